@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* qctl/dist.h: probability distributions named by a text spec.
+ *
+ * Every command that takes a time or a size takes it as a spec:
+ *
+ *   exp:RATE              exponential, mean 1/RATE
+ *   det:VALUE             deterministic
+ *   uniform:A,B           uniform on [A, B]
+ *   erlang:K,RATE         sum of K exponentials of RATE (mean K/RATE)
+ *   hyperexp:P1,R1,P2,R2  exp:R1 with probability P1, else exp:R2 (P1+P2=1)
+ *   gamma:SHAPE,SCALE     mean SHAPE*SCALE
+ *   lognormal:MU,SIGMA    log of it is normal(MU, SIGMA)
+ *   weibull:SHAPE,SCALE   F(x) = 1 - exp(-(x/SCALE)^SHAPE)
+ *   pareto:ALPHA,XM       F(x) = 1 - (XM/x)^ALPHA for x >= XM
+ *   bpareto:ALPHA,L,H     Pareto truncated to [L, H]
+ *   empirical:FILE[,COL]  the samples in FILE, one per line or CSV column COL
+ *                         (1-based number or header name); drawn uniformly
+ *                         from the samples (the empirical distribution)
+ *
+ * Each distribution knows its mean, variance and CDF. Sampling is a switch
+ * on the kind, with the exponential inlined (it is the hot path of most
+ * simulations); the others draw through GSL's variates on the qc_rng.
+ *
+ * Ownership: qc_dist_parse fills a caller-owned qc_dist; an empirical one
+ * holds its samples, released by qc_dist_free (safe on a zeroed qc_dist and
+ * on one whose parse failed). Errors: 0 or a negative QC_E* code with a
+ * message naming the field or character that is wrong. */
+#ifndef QCTL_DIST_H
+#define QCTL_DIST_H
+
+#include <stddef.h>
+
+#include "qctl/error.h"
+#include "qctl/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum qc_dist_kind {
+    QC_DIST_NONE = 0,
+    QC_DIST_EXP,
+    QC_DIST_DET,
+    QC_DIST_UNIFORM,
+    QC_DIST_ERLANG,
+    QC_DIST_HYPEREXP,
+    QC_DIST_GAMMA,
+    QC_DIST_LOGNORMAL,
+    QC_DIST_WEIBULL,
+    QC_DIST_PARETO,
+    QC_DIST_BPARETO,
+    QC_DIST_EMPIRICAL
+} qc_dist_kind;
+
+typedef struct qc_dist {
+    qc_dist_kind kind;
+    double p[4];     /* parameters in spec order (erlang: p[0] = K) */
+    double *samples; /* empirical: sorted ascending, n of them */
+    size_t n;
+} qc_dist;
+
+/* Parses spec into d. On error d is left zeroed (nothing to free) and the
+ * message says which field or character is wrong, e.g.
+ *   "exp:-1": field 1 (RATE) must be > 0
+ *   "gama:1,2": unknown distribution "gama" at column 1
+ * An empirical file that cannot be read or holds a bad number reports
+ * FILE:LINE. */
+int qc_dist_parse(qc_dist *d, const char *spec, qc_err *err);
+
+/* Builds an empirical distribution from n samples (copied). */
+int qc_dist_empirical(qc_dist *d, const double *x, size_t n, qc_err *err);
+
+/* Releases what d holds and zeroes it. */
+void qc_dist_free(qc_dist *d);
+
+/* Writes the canonical spec of d (empirical: "empirical:<n samples>"). */
+int qc_dist_format(const qc_dist *d, char *buf, size_t size);
+
+double qc_dist_mean(const qc_dist *d);
+/* Variance; INFINITY where it does not exist (pareto with ALPHA <= 2). */
+double qc_dist_var(const qc_dist *d);
+/* P(X <= x). */
+double qc_dist_cdf(const qc_dist *d, double x);
+/* Smallest x with P(X <= x) >= q, for q in (0, 1). */
+double qc_dist_quantile(const qc_dist *d, double q);
+
+/* Out-of-line sampler for every kind; prefer qc_dist_sample. */
+double qc__dist_sample_slow(const qc_dist *d, qc_rng *r);
+
+/* One sample from d using stream r. */
+static inline double qc_dist_sample(const qc_dist *d, qc_rng *r)
+{
+    if (d->kind == QC_DIST_EXP)
+        return qc_rng_exp(r, d->p[0]);
+    if (d->kind == QC_DIST_DET)
+        return d->p[0];
+    return qc__dist_sample_slow(d, r);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* qctl/hist.h: a mergeable log-bucketed histogram for percentiles.
+ *
+ * A positive double x = m * 2^e (1 <= m < 2) falls in bucket (e, j) where
+ * j is the top QC_HIST_SUBBITS bits of the mantissa m: each octave is cut
+ * into 2^QC_HIST_SUBBITS equal slices, so a bucket's width is at most
+ * 1/2^QC_HIST_SUBBITS of its lower edge. Reporting a bucket's midpoint
+ * gives a relative error at most 2^-(QC_HIST_SUBBITS+1) = 0.78% < 1%. The
+ * bucket index is computed from the bits of the double, with no log().
+ *
+ * Exponents from QC_HIST_EMIN to QC_HIST_EMAX are kept (about 2.3e-10 to
+ * 4.3e9); smaller positive values count as underflow (reported as the
+ * lower edge), larger as overflow (reported as the upper edge); zero and
+ * negative values are counted apart as zero. Histograms with the same
+ * layout merge by adding counts, so per-replication or per-thread
+ * histograms combine exactly.
+ *
+ * Ownership: qc_hist_alloc returns a histogram the caller frees with
+ * qc_hist_free (which accepts NULL). */
+#ifndef QCTL_HIST_H
+#define QCTL_HIST_H
+
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QC_HIST_SUBBITS 6
+#define QC_HIST_EMIN (-32)
+#define QC_HIST_EMAX 31
+#define QC_HIST_NBUCKETS (((QC_HIST_EMAX) - (QC_HIST_EMIN) + 1) << QC_HIST_SUBBITS)
+
+typedef struct qc_hist {
+    uint64_t total;     /* all values added */
+    uint64_t zero;      /* values <= 0 (and NaN) */
+    uint64_t under;     /* 0 < x < 2^EMIN */
+    uint64_t over;      /* x >= 2^(EMAX+1) */
+    double min, max;    /* exact extremes of the values added */
+    uint64_t count[QC_HIST_NBUCKETS];
+} qc_hist;
+
+/* A new empty histogram, or NULL when out of memory. */
+qc_hist *qc_hist_alloc(void);
+void qc_hist_free(qc_hist *h);
+void qc_hist_reset(qc_hist *h);
+
+/* dst += src. */
+void qc_hist_merge(qc_hist *dst, const qc_hist *src);
+
+/* The q-quantile (0 <= q <= 1) of the values added: the midpoint of the
+ * bucket holding the value of rank ceil(q * total) (rank 1 for q = 0),
+ * clamped to [min, max]. NAN for an empty histogram. */
+double qc_hist_quantile(const qc_hist *h, double q);
+
+/* The bucket index of x > 0 inside the kept range. */
+static inline int qc__hist_index(double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    int e = (int)((bits >> 52) & 0x7ff) - 1023;
+    int j = (int)((bits >> (52 - QC_HIST_SUBBITS)) & ((1u << QC_HIST_SUBBITS) - 1));
+    return ((e - QC_HIST_EMIN) << QC_HIST_SUBBITS) | j;
+}
+
+/* Adds one value. */
+static inline void qc_hist_add(qc_hist *h, double x)
+{
+    h->total++;
+    if (x < h->min)
+        h->min = x;
+    if (x > h->max)
+        h->max = x;
+    if (!(x > 0.0)) {
+        h->zero++;
+        return;
+    }
+    if (x < 0x1.0p-32) {
+        h->under++;
+        return;
+    }
+    if (x >= 0x1.0p32) {
+        h->over++;
+        return;
+    }
+    h->count[qc__hist_index(x)]++;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

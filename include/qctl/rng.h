@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* qctl/rng.h: reproducible, independent random-number streams.
+ *
+ * A run is reproduced bit for bit from one 64-bit seed. Every consumer of
+ * randomness (an arrival source, a server, a replication) owns a stream
+ * whose state is derived from (seed, stream id) alone: adding a stream
+ * never changes the numbers another stream draws, which is what makes
+ * "add a class, keep the other classes' arrivals" and common random numbers
+ * across policies work.
+ *
+ * The generator is xoshiro256** (256-bit state, period 2^256 - 1), its state
+ * filled by splitmix64 from a hash of (seed, id), as its authors recommend
+ * for seeding many streams. A qc_rng *is* a GSL generator: qc_rng_gsl()
+ * gives a gsl_rng view of the same state, so every GSL variate (gamma,
+ * lognormal, ...) draws from the stream, while the hot path (uniforms and
+ * exponentials) is inlined here without a function-pointer call.
+ *
+ * Ownership: a qc_rng is a plain value; it owns nothing and needs no free. */
+#ifndef QCTL_RNG_H
+#define QCTL_RNG_H
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct qc_rng {
+    gsl_rng g;     /* g.type = qc_rng_type, g.state = s */
+    uint64_t s[4]; /* xoshiro256** state; never all zero */
+} qc_rng;
+
+/* The GSL type of qctl's generator (name "qc_xoshiro256ss"). */
+extern const gsl_rng_type *qc_rng_type;
+
+/* Roles of streams, combined with indices by qc_rng_stream(). */
+enum qc_rng_role {
+    QC_STREAM_ARRIVAL = 1,
+    QC_STREAM_SERVICE = 2,
+    QC_STREAM_SERVER = 3,
+    QC_STREAM_ROUTING = 4,
+    QC_STREAM_CONTROL = 5,
+    QC_STREAM_USER = 6,
+    QC_STREAM_MISC = 15
+};
+
+/* A stream id from (replication, role, index): distinct triples give
+ * distinct ids (replication < 2^32, role < 2^8, index < 2^24). */
+static inline uint64_t qc_rng_stream(uint32_t rep, unsigned role, uint32_t index)
+{
+    return ((uint64_t)rep << 32) | ((uint64_t)(role & 0xffu) << 24) |
+           (uint64_t)(index & 0xffffffu);
+}
+
+/* Initializes r as stream `stream` of `seed`. Always succeeds. After this,
+ * r is independent of every other (seed, stream) pair and the gsl_rng view
+ * is valid for as long as r does not move in memory (do not copy a qc_rng
+ * by value and then use the copy's gsl view: call qc_rng_gsl on it). */
+void qc_rng_init(qc_rng *r, uint64_t seed, uint64_t stream);
+
+/* The GSL view of r (re-pointed at r's own state, so it is valid even after
+ * r was copied). */
+static inline gsl_rng *qc_rng_gsl(qc_rng *r)
+{
+    r->g.type = qc_rng_type;
+    r->g.state = r->s;
+    return &r->g;
+}
+
+static inline uint64_t qc__rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+/* Next 64 random bits. */
+static inline uint64_t qc_rng_next(qc_rng *r)
+{
+    uint64_t *s = r->s;
+    const uint64_t result = qc__rotl(s[1] * 5, 7) * 9;
+    const uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = qc__rotl(s[3], 45);
+    return result;
+}
+
+/* Uniform on [0, 1), 53 random bits. */
+static inline double qc_rng_u01(qc_rng *r)
+{
+    return (double)(qc_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+/* Uniform on (0, 1): never 0, so log() of it is finite. */
+static inline double qc_rng_u01_open(qc_rng *r)
+{
+    return ((double)(qc_rng_next(r) >> 11) + 0.5) * 0x1.0p-53;
+}
+
+/* Exponential with the given rate (> 0), by inversion. */
+static inline double qc_rng_exp(qc_rng *r, double rate)
+{
+    return -log(qc_rng_u01_open(r)) / rate;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif
