@@ -97,6 +97,49 @@ static inline double qc_dist_sample(const qc_dist *d, qc_rng *r)
     return qc__dist_sample_slow(d, r);
 }
 
+/* A buffered sampler: draws QC_SAMPLER_BATCH values of d from r at a time
+ * and hands them out one by one. The sequence is exactly that of calling
+ * qc_dist_sample repeatedly on r; only the moment of drawing changes. A
+ * simulation's event chain then does not wait on each log(): the batch
+ * loop has independent iterations the processor overlaps. The sampler
+ * keeps pointers to d and r, which must outlive it and not move. */
+#define QC_SAMPLER_BATCH 64
+
+typedef struct qc_sampler {
+    const qc_dist *d;
+    qc_rng *r;
+    unsigned i;
+    double buf[QC_SAMPLER_BATCH];
+} qc_sampler;
+
+static inline void qc_sampler_init(qc_sampler *s, const qc_dist *d, qc_rng *r)
+{
+    s->d = d;
+    s->r = r;
+    s->i = QC_SAMPLER_BATCH;
+}
+
+static inline void qc__sampler_refill(qc_sampler *s)
+{
+    if (s->d->kind == QC_DIST_EXP) {
+        const double rate = s->d->p[0];
+        for (unsigned k = 0; k < QC_SAMPLER_BATCH; k++)
+            s->buf[k] = qc_rng_exp(s->r, rate);
+    } else {
+        for (unsigned k = 0; k < QC_SAMPLER_BATCH; k++)
+            s->buf[k] = qc_dist_sample(s->d, s->r);
+    }
+    s->i = 0;
+}
+
+/* The next value of the sequence. */
+static inline double qc_sampler_next(qc_sampler *s)
+{
+    if (s->i == QC_SAMPLER_BATCH)
+        qc__sampler_refill(s);
+    return s->buf[s->i++];
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,6 +30,9 @@ extern "C" {
 #define QC_HIST_SUBBITS 6
 #define QC_HIST_EMIN (-32)
 #define QC_HIST_EMAX 31
+/* 2^EMIN and 2^(EMAX+1), as constants the compiler folds. */
+#define QC__HIST_LOWEST (1.0 / 4294967296.0)
+#define QC__HIST_BEYOND 4294967296.0
 #define QC_HIST_NBUCKETS (((QC_HIST_EMAX) - (QC_HIST_EMIN) + 1) << QC_HIST_SUBBITS)
 
 typedef struct qc_hist {
@@ -50,9 +53,13 @@ void qc_hist_reset(qc_hist *h);
 void qc_hist_merge(qc_hist *dst, const qc_hist *src);
 
 /* The q-quantile (0 <= q <= 1) of the values added: the midpoint of the
- * bucket holding the value of rank ceil(q * total) (rank 1 for q = 0),
- * clamped to [min, max]. NAN for an empty histogram. */
+ * bucket holding the value of rank ceil(q * total), clamped to [min, max];
+ * q = 0 and q = 1 give the exact min and max. Values counted as zero
+ * (<= 0 or NaN) report min. NAN for an empty histogram. */
 double qc_hist_quantile(const qc_hist *h, double q);
+
+/* The edges [lo, hi) of bucket i (0 <= i < QC_HIST_NBUCKETS). */
+void qc_hist_bucket_edges(int i, double *lo, double *hi);
 
 /* The bucket index of x > 0 inside the kept range. */
 static inline int qc__hist_index(double x)
@@ -76,11 +83,11 @@ static inline void qc_hist_add(qc_hist *h, double x)
         h->zero++;
         return;
     }
-    if (x < 0x1.0p-32) {
+    if (x < QC__HIST_LOWEST) {
         h->under++;
         return;
     }
-    if (x >= 0x1.0p32) {
+    if (x >= QC__HIST_BEYOND) {
         h->over++;
         return;
     }

@@ -1,2 +1,67 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-int main(void) { return 0; }
+/* main.c: the qctl command: dispatches to its subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef QC_VERSION
+#define QC_VERSION "unknown"
+#endif
+
+static const char usage[] =
+    "usage: qctl COMMAND [SUBCOMMAND] [options]\n"
+    "\n"
+    "qctl keeps servers fast and frugal under changing load: it simulates\n"
+    "queues, identifies and controls servers, and models traffic.\n"
+    "\n"
+    "Commands:\n"
+    "  sim queue     simulate an open G/G/c/K queue (FCFS or processor sharing)\n"
+    "\n"
+    "  --help        this text ('qctl COMMAND --help' for a command)\n"
+    "  --version     print the version\n"
+    "\n"
+    "Exit status: 0 success, 1 failure while running, 2 bad usage or input.\n";
+
+static const char sim_usage[] =
+    "usage: qctl sim MODEL [options]\n"
+    "\n"
+    "Models:\n"
+    "  queue         open G/G/c/K queue, FCFS or processor sharing\n";
+
+int cmd_sim(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(sim_usage, stderr);
+        return QC_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(sim_usage, stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "queue") == 0)
+        return cmd_sim_queue(argc - 1, argv + 1);
+    cli_error("sim: unknown model '%s' (see 'qctl sim --help')", argv[1]);
+    return QC_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return QC_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("qctl %s\n", QC_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "sim") == 0)
+        return cmd_sim(argc - 1, argv + 1);
+    cli_error("unknown command '%s' (see 'qctl --help')", cmd);
+    return QC_EXIT_USAGE;
+}

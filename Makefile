@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The two commands of the README:
+#   make        install missing Debian packages, build, run the demonstration
+#   make check  build and run every test through CTest, normally and then
+#               under AddressSanitizer and UndefinedBehaviorSanitizer
+# and: make bench (benchmarks), make install PREFIX=... DESTDIR=...
+
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD ?= build
+SAN_BUILD ?= build-san
+CTEST_FLAGS ?= --output-on-failure
+
+.PHONY: all deps build demo check test test-san bench install clean
+
+all: deps build demo
+
+deps:
+	@scripts/deps.sh
+
+build:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@scripts/demo.sh $(BUILD)/qctl
+
+check: test test-san
+
+test:
+	@scripts/deps.sh --test
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQC_WERROR=ON >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+	cd $(BUILD) && ctest $(CTEST_FLAGS) -j $(JOBS)
+
+test-san:
+	@scripts/deps.sh --test
+	CC=clang cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQC_SANITIZE=ON -DQC_FUZZ=ON -DQC_WERROR=ON >/dev/null
+	cmake --build $(SAN_BUILD) -j $(JOBS)
+	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest $(CTEST_FLAGS) -j $(JOBS)
+
+bench: build
+	@bench/run.sh $(BUILD)
+
+install: build
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD) $(SAN_BUILD)

@@ -1,0 +1,6 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# run.sh: runs every benchmark of a build directory (default build/).
+set -eu
+build=${1:-build}
+"$build/bench/bench_mm1" "${QC_BENCH_CUSTOMERS:-10000000}"

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* qctl/evq.h: the future-event list of the simulation kernel.
+ *
+ * A binary min-heap ordered by (time, sequence number). The sequence number
+ * is taken from a counter at insertion, so events with equal times leave
+ * in the order they were scheduled: a run never depends on how the heap
+ * happened to break a tie.
+ *
+ * Events live in a slot pool with a free list; the heap holds (time, seq,
+ * slot) triples inline so that sift operations touch one array. Slots and
+ * heap grow by doubling, so after the queue reached its largest size no
+ * event costs an allocation (qc_evq_alloc takes a size hint to avoid even
+ * that). A slot knows its heap position, so an event can be cancelled in
+ * O(log n) through the handle that qc_evq_push returned (processor
+ * sharing reschedules its next departure this way).
+ *
+ * Ownership: qc_evq_alloc returns a queue freed by qc_evq_free (NULL ok). */
+#ifndef QCTL_EVQ_H
+#define QCTL_EVQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qctl/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct qc_evq qc_evq;
+
+/* An event as delivered: its time, the type and payload given at push. */
+typedef struct qc_event {
+    double t;
+    uint32_t type;
+    uint32_t handle; /* the handle push returned (free again once popped) */
+    uint64_t data;
+} qc_event;
+
+/* A new empty queue with room for `hint` events, or NULL when out of
+ * memory. */
+qc_evq *qc_evq_alloc(size_t hint);
+void qc_evq_free(qc_evq *q);
+
+/* Removes every event; keeps the memory. */
+void qc_evq_clear(qc_evq *q);
+
+/* Schedules an event; returns its handle (>= 0) or QC_ENOMEM (the queue is
+ * unchanged then). t must not be NaN. */
+int64_t qc_evq_push(qc_evq *q, double t, uint32_t type, uint64_t data);
+
+/* Removes the earliest event into *ev; QC_EEMPTY if there is none. */
+int qc_evq_pop(qc_evq *q, qc_event *ev);
+
+/* Cancels a pending event by handle; QC_EINVAL if the handle is not
+ * pending (already popped or cancelled). */
+int qc_evq_cancel(qc_evq *q, uint32_t handle);
+
+/* Number of pending events; time of the earliest (INFINITY if none). */
+size_t qc_evq_size(const qc_evq *q);
+double qc_evq_peek_time(const qc_evq *q);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

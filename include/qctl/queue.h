@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* qctl/queue.h: the open G/G/c/K queue, FCFS or processor sharing.
+ *
+ * Customers arrive by a renewal process (i.i.d. inter-arrival times from a
+ * qc_dist), bring an i.i.d. service requirement, and find c servers and room
+ * for K in system (K = 0: unlimited). An arrival that finds K in system is
+ * blocked and lost. FCFS serves in arrival order on the first free server;
+ * PS shares the c servers equally among the n present (each is served at
+ * rate min(1, c/n)), simulated in virtual time so that one departure event
+ * is pending at a time.
+ *
+ * Output analysis. A replication's measured window is cut into
+ * QC_QUEUE_CHUNKS chunks (by arrival count, or by time for a timed run);
+ * each chunk keeps mergeable statistics (counts, areas, Welford sums and a
+ * response-time histogram). A customer's response time goes to the chunk of
+ * its arrival; time areas and departures to the chunk in force.
+ *
+ * Warm-up: either a given number of customers (or a time) simulated before
+ * the window opens, or MSER-5 on the response times in departure order:
+ * the cut it picks is rounded up to whole chunks, which are then left out.
+ *
+ * Confidence intervals: with R >= 2 replications, Student-t over the
+ * replications' estimates; with one replication, batch means over groups
+ * of consecutive kept chunks. The point estimate is the mean over those
+ * units (replications or batches).
+ *
+ * Ownership: qc_queue_run fills a caller-owned result; the result holds a
+ * histogram and a series that qc_queue_result_free releases. */
+#ifndef QCTL_QUEUE_H
+#define QCTL_QUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qctl/dist.h"
+#include "qctl/error.h"
+#include "qctl/hist.h"
+#include "qctl/stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QC_QUEUE_CHUNKS 128
+#define QC_QUEUE_BATCHES 16
+
+typedef enum qc_discipline { QC_FCFS = 0, QC_PS = 1 } qc_discipline;
+
+typedef enum qc_warmup_mode {
+    QC_WARMUP_MSER5 = 0, /* pick the cut from the data */
+    QC_WARMUP_FIXED = 1  /* warmup customers (or time) before the window */
+} qc_warmup_mode;
+
+/* Progress callback: fraction of the whole run done, in [0, 1]. Called
+ * every few hundred thousand events, never per event. */
+typedef void (*qc_progress_fn)(void *ctx, double fraction);
+
+typedef struct qc_queue_params {
+    const qc_dist *arrival; /* inter-arrival time */
+    const qc_dist *service; /* service requirement (time at rate 1) */
+    unsigned servers;       /* c >= 1 */
+    uint64_t capacity;      /* K >= c, or 0 for unlimited */
+    qc_discipline discipline;
+    uint64_t customers;     /* measured arrivals per replication, or 0 */
+    double horizon;         /* measured time per replication, or 0 */
+    qc_warmup_mode warmup_mode;
+    double warmup;          /* FIXED: customers (customers run) or time */
+    unsigned reps;          /* >= 1 */
+    uint64_t seed;
+    double level;           /* confidence level, e.g. 0.95 */
+    double series_dt;       /* > 0: record N(t) of replication 1 in bins */
+    qc_progress_fn progress;
+    void *progress_ctx;
+} qc_queue_params;
+
+/* Fills p with defaults: c = 1, unlimited, FCFS, MSER-5, 1 replication,
+ * seed 1, level 0.95, no series. */
+void qc_queue_params_init(qc_queue_params *p);
+
+enum qc_queue_metric {
+    QC_QM_RESPONSE = 0,  /* mean response (sojourn) time */
+    QC_QM_WAIT,          /* mean waiting time: response minus service */
+    QC_QM_NUMBER,        /* time-average number in system */
+    QC_QM_UTILIZATION,   /* time-average busy servers / c */
+    QC_QM_THROUGHPUT,    /* departures per unit time */
+    QC_QM_BLOCKING,      /* fraction of arrivals blocked */
+    QC_QM_P50,           /* response-time percentiles */
+    QC_QM_P95,
+    QC_QM_P99,
+    QC_QM_COUNT
+};
+
+/* Name of a metric as used in JSON ("response_time", ...). */
+const char *qc_queue_metric_name(int metric);
+
+typedef struct qc_series_point {
+    double t;     /* end of the bin */
+    double mean;  /* time-average number in system over the bin */
+    uint32_t n;   /* number in system at the end of the bin */
+} qc_series_point;
+
+typedef struct qc_queue_result {
+    qc_ci metric[QC_QM_COUNT];
+    const char *ci_method;      /* "replications" or "batch-means" */
+    double load;                /* offered load rho = E[S] / (c E[A]) */
+    double warmup_customers;    /* mean per replication of customers cut */
+    double warmup_time;         /* mean per replication of time cut */
+    uint64_t measured;          /* customers measured, all replications */
+    uint64_t events;            /* events simulated, all replications */
+    double sim_time;            /* simulated time, all replications */
+    qc_hist *response_hist;     /* response times, kept part, all reps */
+    qc_series_point *series;    /* replication 1, when series_dt > 0 */
+    size_t series_len;
+} qc_queue_result;
+
+/* Runs the replications. Errors: QC_EINVAL for bad parameters (message
+ * names the parameter), QC_EUNSTABLE for load >= 1 with unlimited
+ * capacity (the queue would grow without bound: no steady state to
+ * estimate), QC_ENOMEM. On error the result holds nothing to free. */
+int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err);
+
+void qc_queue_result_free(qc_queue_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,30 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# deps.sh: installs the Debian packages qctl needs to build and test, or,
+# when not root, prints the exact apt-get line and stops.
+#   scripts/deps.sh          build and run (gnuplot is optional at run time)
+#   scripts/deps.sh --test   also what the tests need (cmocka, clang for the
+#                            sanitizer and fuzzer builds)
+set -eu
+pkgs="build-essential cmake pkg-config libgsl-dev libjansson-dev gnuplot-nox"
+if [ "${1:-}" = "--test" ]; then
+    pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev"
+fi
+missing=""
+for p in $pkgs; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -eq 0 ]; then
+    echo "qctl: installing:$missing" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $missing >/dev/null
+else
+    echo "qctl: missing Debian packages; run as root:" >&2
+    echo "  apt-get install$missing" >&2
+    exit 1
+fi

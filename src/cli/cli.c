@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* cli.c: flag parsing, error reporting and progress for the subcommands. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("qctl: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cli_exit_code(int code)
+{
+    switch (code) {
+    case QC_EINVAL:
+    case QC_EPARSE:
+    case QC_ERANGE:
+    case QC_EUNSTABLE:
+        return QC_EXIT_USAGE;
+    default:
+        return QC_EXIT_FAIL;
+    }
+}
+
+int cli_double(const char *flag, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    if (*s == '\0') {
+        cli_error("%s: empty value", flag);
+        return QC_EXIT_USAGE;
+    }
+    double x = strtod(s, &end);
+    if (*end != '\0') {
+        cli_error("%s: '%s' is not a number (bad character '%c' at column %d)", flag, s,
+                  *end, (int)(end - s) + 1);
+        return QC_EXIT_USAGE;
+    }
+    if (!isfinite(x) || errno == ERANGE) {
+        cli_error("%s: '%s' is not a finite number", flag, s);
+        return QC_EXIT_USAGE;
+    }
+    *out = x;
+    return 0;
+}
+
+int cli_u64(const char *flag, const char *s, uint64_t *out)
+{
+    double x;
+    if (cli_double(flag, s, &x) != 0)
+        return QC_EXIT_USAGE;
+    /* Accept 1e6 as well as 1000000, but only whole, non-negative values
+     * that a double holds exactly. */
+    if (x < 0 || x != floor(x) || x > 9007199254740992.0) {
+        cli_error("%s: '%s' is not a whole number in [0, 2^53]", flag, s);
+        return QC_EXIT_USAGE;
+    }
+    *out = (uint64_t)x;
+    return 0;
+}
+
+int cli_uint(const char *flag, const char *s, unsigned *out)
+{
+    uint64_t x;
+    if (cli_u64(flag, s, &x) != 0)
+        return QC_EXIT_USAGE;
+    if (x > 4294967295u) {
+        cli_error("%s: '%s' is too large", flag, s);
+        return QC_EXIT_USAGE;
+    }
+    *out = (unsigned)x;
+    return 0;
+}
+
+int cli_bad_option(const char *cmd, const char *arg)
+{
+    cli_error("%s: unknown or incomplete option '%s' (see 'qctl %s --help')", cmd, arg, cmd);
+    return QC_EXIT_USAGE;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void cli_progress_init(cli_progress *p, const char *what, int quiet)
+{
+    memset(p, 0, sizeof *p);
+    p->what = what;
+    p->enabled = !quiet && isatty(STDERR_FILENO);
+    clock_gettime(CLOCK_MONOTONIC, &p->start);
+}
+
+double cli_elapsed(const cli_progress *p)
+{
+    return now_s() - ((double)p->start.tv_sec + 1e-9 * (double)p->start.tv_nsec);
+}
+
+void cli_progress_update(void *ctx, double fraction)
+{
+    cli_progress *p = ctx;
+    if (!p->enabled)
+        return;
+    double el = cli_elapsed(p);
+    if (el < 1.0 || el - p->last < 0.2)
+        return;
+    p->last = el;
+    p->shown = 1;
+    if (fraction > 0.001)
+        fprintf(stderr, "\rqctl: %s %5.1f%%  %.0f s left   ", p->what, 100 * fraction,
+                el * (1 - fraction) / fraction);
+    else
+        fprintf(stderr, "\rqctl: %s %5.1f%%   ", p->what, 100 * fraction);
+    fflush(stderr);
+}
+
+void cli_progress_done(cli_progress *p)
+{
+    if (p->shown)
+        fputs("\r\033[K", stderr);
+    p->shown = 0;
+}

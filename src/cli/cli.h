@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* cli.h: what the qctl subcommands share: strict number parsing for flags,
+ * the error and exit conventions, and the progress line.
+ *
+ * Exit codes: 0 success; 2 bad usage or bad input (the message names the
+ * flag, file and line, or field); 1 a failure while running. Messages go to
+ * stderr as "qctl: ...". */
+#ifndef QCTL_CLI_H
+#define QCTL_CLI_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "qctl/error.h"
+
+enum { QC_EXIT_OK = 0, QC_EXIT_FAIL = 1, QC_EXIT_USAGE = 2 };
+
+/* Prints "qctl: <message>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Exit code for a library error: 2 for bad input, 1 otherwise. */
+int cli_exit_code(int qc_code);
+
+/* Strict parsers for a flag's argument: the whole string must be the
+ * number. On error they print which flag, the value and the first bad
+ * character, and return QC_EXIT_USAGE; else 0. */
+int cli_double(const char *flag, const char *s, double *out);
+int cli_u64(const char *flag, const char *s, uint64_t *out);
+int cli_uint(const char *flag, const char *s, unsigned *out);
+
+/* Reports an unknown or malformed option from getopt for `cmd`. */
+int cli_bad_option(const char *cmd, const char *arg);
+
+/* The progress line on stderr: shown only when stderr is a terminal, the
+ * run has lasted more than a second, and quiet is off. */
+typedef struct cli_progress {
+    int enabled;
+    int shown;
+    const char *what;
+    struct timespec start;
+    double last;
+} cli_progress;
+
+void cli_progress_init(cli_progress *p, const char *what, int quiet);
+void cli_progress_update(void *ctx, double fraction);
+void cli_progress_done(cli_progress *p);
+double cli_elapsed(const cli_progress *p);
+
+/* Subcommands. */
+int cmd_sim(int argc, char **argv);
+int cmd_sim_queue(int argc, char **argv);
+
+#endif

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* sim_queue.c: `qctl sim queue`, the G/G/c/K queue from the command line.
+ * Parses flags, runs qc_queue_run, writes the summary, series and plots. */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "qctl/dist.h"
+#include "qctl/hist.h"
+#include "qctl/output.h"
+#include "qctl/queue.h"
+
+static const char usage[] =
+    "usage: qctl sim queue --arrival SPEC --service SPEC [options]\n"
+    "\n"
+    "Simulates an open G/G/c/K queue (FCFS or processor sharing) and prints\n"
+    "its steady-state measures with confidence intervals.\n"
+    "\n"
+    "  --arrival SPEC       inter-arrival time distribution (e.g. exp:0.9)\n"
+    "  --service SPEC       service time distribution (e.g. exp:1)\n"
+    "  --servers C          number of servers (default 1)\n"
+    "  --capacity K         most customers in system, K >= C (default: unlimited)\n"
+    "  --discipline D       fcfs (default) or ps (processor sharing)\n"
+    "  --customers N        measured arrivals per replication (default 100000)\n"
+    "  --time T             measured simulated time per replication instead\n"
+    "  --warmup W           auto (MSER-5, default), or customers (with --customers)\n"
+    "                       or time (with --time) simulated before measuring\n"
+    "  --reps R             independent replications (default 1: batch means)\n"
+    "  --seed S             seed of every random stream (default 1)\n"
+    "  --confidence L       confidence level of the intervals (default 0.95)\n"
+    "  --json               print the summary as JSON\n"
+    "  --output FILE        also write the JSON summary to FILE\n"
+    "  --series FILE        write number in system over time (replication 1) as CSV\n"
+    "  --series-dt DT       width of a series bin (default: run length / 2000)\n"
+    "  --plot DIR           draw number in system and the response-time histogram\n"
+    "                       into DIR as SVG and PNG (needs gnuplot)\n"
+    "  --quiet              no progress line\n"
+    "  --help               this text\n"
+    "\n"
+    "Distribution specs: exp:RATE det:VALUE uniform:A,B erlang:K,RATE\n"
+    "  hyperexp:P1,R1,P2,R2 gamma:SHAPE,SCALE lognormal:MU,SIGMA\n"
+    "  weibull:SHAPE,SCALE pareto:ALPHA,XM bpareto:ALPHA,L,H empirical:FILE[,COL]\n";
+
+typedef struct opts {
+    const char *arrival, *service;
+    const char *output, *series, *plot;
+    int json, quiet;
+    double series_dt;
+} opts;
+
+static const char *const labels[QC_QM_COUNT] = {
+    "response time", "waiting time", "number in system", "utilization", "throughput",
+    "blocking probability", "response time p50", "response time p95", "response time p99"};
+
+static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
+                            const opts *o, double elapsed)
+{
+    json_t *root = json_object();
+    json_t *model = json_object();
+    char buf[256];
+    json_object_set_new(root, "command", json_string("sim queue"));
+    json_object_set_new(model, "arrival", json_string(o->arrival));
+    json_object_set_new(model, "service", json_string(o->service));
+    qc_dist_format(p->arrival, buf, sizeof buf);
+    json_object_set_new(model, "arrival_canonical", json_string(buf));
+    qc_dist_format(p->service, buf, sizeof buf);
+    json_object_set_new(model, "service_canonical", json_string(buf));
+    json_object_set_new(model, "servers", json_integer(p->servers));
+    json_object_set_new(model, "capacity",
+                        p->capacity ? json_integer((json_int_t)p->capacity) : json_null());
+    json_object_set_new(model, "discipline", json_string(p->discipline == QC_PS ? "ps" : "fcfs"));
+    json_object_set_new(model, "load", qc_json_real_new(r->load));
+    json_object_set_new(root, "model", model);
+
+    json_t *run = json_object();
+    if (p->customers)
+        json_object_set_new(run, "customers", json_integer((json_int_t)p->customers));
+    else
+        json_object_set_new(run, "time", json_real(p->horizon));
+    json_object_set_new(run, "reps", json_integer(p->reps));
+    json_object_set_new(run, "seed", json_integer((json_int_t)p->seed));
+    json_object_set_new(run, "confidence", json_real(p->level));
+    json_object_set_new(run, "ci_method", json_string(r->ci_method));
+    json_t *wu = json_object();
+    json_object_set_new(wu, "method", json_string(p->warmup_mode == QC_WARMUP_MSER5 ? "mser5" : "fixed"));
+    json_object_set_new(wu, "customers_cut", qc_json_real_new(r->warmup_customers));
+    json_object_set_new(wu, "time_cut", qc_json_real_new(r->warmup_time));
+    json_object_set_new(run, "warmup", wu);
+    json_object_set_new(run, "measured_customers", json_integer((json_int_t)r->measured));
+    json_object_set_new(run, "events", json_integer((json_int_t)r->events));
+    json_object_set_new(run, "simulated_time", json_real(r->sim_time));
+    json_object_set_new(run, "elapsed_seconds", json_real(elapsed));
+    json_object_set_new(root, "run", run);
+
+    json_t *m = json_object();
+    for (int i = 0; i < QC_QM_COUNT; i++)
+        json_object_set_new(m, qc_queue_metric_name(i), qc_json_ci_new(&r->metric[i]));
+    json_object_set_new(root, "metrics", m);
+    return root;
+}
+
+static void print_table(const qc_queue_params *p, const qc_queue_result *r, const opts *o)
+{
+    printf("G/G/c/K queue: arrival %s, service %s, c = %u, K = ", o->arrival, o->service,
+           p->servers);
+    if (p->capacity)
+        printf("%llu", (unsigned long long)p->capacity);
+    else
+        printf("unlimited");
+    printf(", %s; offered load %.4g\n", p->discipline == QC_PS ? "PS" : "FCFS", r->load);
+    printf("%u replication%s of ", p->reps, p->reps > 1 ? "s" : "");
+    if (p->customers)
+        printf("%llu customers", (unsigned long long)p->customers);
+    else
+        printf("time %g", p->horizon);
+    printf("; warm-up cut (%s): %.0f customers, time %.4g per replication; CI by %s\n\n",
+           p->warmup_mode == QC_WARMUP_MSER5 ? "MSER-5" : "fixed", r->warmup_customers,
+           r->warmup_time, r->ci_method);
+    printf("%-22s %14s   %g%% confidence interval\n", "metric", "estimate", 100 * p->level);
+    for (int i = 0; i < QC_QM_COUNT; i++) {
+        const qc_ci *c = &r->metric[i];
+        printf("%-22s %14.6g   [%.6g, %.6g]\n", labels[i], c->mean, c->lo, c->hi);
+    }
+}
+
+static int write_series(const char *path, const qc_queue_result *r)
+{
+    qc_err err = {0};
+    qc_ofile f;
+    if (qc_ofile_open(&f, path, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    fprintf(f.fp, "time,mean_number_in_system,number_in_system\n");
+    for (size_t i = 0; i < r->series_len; i++)
+        fprintf(f.fp, "%.10g,%.10g,%u\n", r->series[i].t, r->series[i].mean, r->series[i].n);
+    if (qc_ofile_commit(&f, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    return 0;
+}
+
+static int write_plots(const char *dir, const qc_queue_result *r)
+{
+    qc_err err = {0};
+    if (!qc_plot_available()) {
+        fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
+        return 0;
+    }
+    if (qc_mkdir_p(dir, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    size_t n = strlen(dir) + 64;
+    char *path = malloc(n);
+    char *body = malloc(2 * n + 512);
+    if (!path || !body) {
+        free(path);
+        free(body);
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
+    int rc = 0;
+    snprintf(path, n, "%s/number_in_system.csv", dir);
+    rc = write_series(path, r);
+    if (rc == 0) {
+        snprintf(body, 2 * n + 512,
+                 "set datafile separator ','\nset key top right\n"
+                 "set xlabel 'time'\nset ylabel 'number in system'\n"
+                 "plot '%s' using 1:2 every ::1 with lines lw 1.5 title 'bin average'",
+                 path);
+        if (qc_plot(dir, "number_in_system", body, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+        }
+    }
+    /* Response-time density: one point per non-empty histogram bucket. */
+    snprintf(path, n, "%s/response_time_hist.dat", dir);
+    qc_ofile f;
+    if (rc == 0 && qc_ofile_open(&f, path, &err) == 0) {
+        const qc_hist *h = r->response_hist;
+        fprintf(f.fp, "# lower upper density\n");
+        for (int i = 0; i < QC_HIST_NBUCKETS; i++) {
+            if (h->count[i] == 0)
+                continue;
+            double lo, hi;
+            qc_hist_bucket_edges(i, &lo, &hi);
+            fprintf(f.fp, "%.10g %.10g %.10g\n", lo, hi,
+                    (double)h->count[i] / ((double)h->total * (hi - lo)));
+        }
+        if (qc_ofile_commit(&f, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+        }
+    } else if (rc == 0) {
+        cli_error("%s", err.msg);
+        rc = QC_EXIT_FAIL;
+    }
+    if (rc == 0) {
+        snprintf(body, 2 * n + 512,
+                 "set xlabel 'response time'\nset ylabel 'density'\nset logscale x\n"
+                 "set style fill solid 0.5\nunset key\n"
+                 "plot '%s' using (sqrt($1*$2)):3:1:2 with xerrorbars lc rgb '#1f77b4' pt 7 ps 0.3",
+                 path);
+        if (qc_plot(dir, "response_time_hist", body, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+        }
+    }
+    free(path);
+    free(body);
+    return rc;
+}
+
+int cmd_sim_queue(int argc, char **argv)
+{
+    enum { O_ARR = 256, O_SVC, O_SRV, O_CAP, O_DISC, O_CUST, O_TIME, O_WARM, O_REPS,
+           O_SEED, O_CONF, O_JSON, O_OUT, O_SER, O_SERDT, O_PLOT, O_QUIET, O_HELP };
+    static const struct option longopts[] = {
+        {"arrival", required_argument, 0, O_ARR},   {"service", required_argument, 0, O_SVC},
+        {"servers", required_argument, 0, O_SRV},   {"capacity", required_argument, 0, O_CAP},
+        {"discipline", required_argument, 0, O_DISC}, {"customers", required_argument, 0, O_CUST},
+        {"time", required_argument, 0, O_TIME},     {"warmup", required_argument, 0, O_WARM},
+        {"reps", required_argument, 0, O_REPS},     {"seed", required_argument, 0, O_SEED},
+        {"confidence", required_argument, 0, O_CONF}, {"json", no_argument, 0, O_JSON},
+        {"output", required_argument, 0, O_OUT},    {"series", required_argument, 0, O_SER},
+        {"series-dt", required_argument, 0, O_SERDT}, {"plot", required_argument, 0, O_PLOT},
+        {"quiet", no_argument, 0, O_QUIET},         {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0}};
+    qc_queue_params p;
+    qc_queue_params_init(&p);
+    opts o = {0};
+    const char *warm = "auto";
+    int rc = 0;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_ARR: o.arrival = optarg; break;
+        case O_SVC: o.service = optarg; break;
+        case O_SRV: rc = cli_uint("--servers", optarg, &p.servers); break;
+        case O_CAP:
+            if (strcmp(optarg, "inf") == 0 || strcmp(optarg, "unlimited") == 0)
+                p.capacity = 0;
+            else if ((rc = cli_u64("--capacity", optarg, &p.capacity)) == 0 && p.capacity == 0) {
+                cli_error("--capacity: must be at least the number of servers (or 'inf')");
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_DISC:
+            if (strcmp(optarg, "fcfs") == 0)
+                p.discipline = QC_FCFS;
+            else if (strcmp(optarg, "ps") == 0)
+                p.discipline = QC_PS;
+            else {
+                cli_error("--discipline: '%s' is not fcfs or ps", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_CUST: rc = cli_u64("--customers", optarg, &p.customers); break;
+        case O_TIME: rc = cli_double("--time", optarg, &p.horizon); break;
+        case O_WARM: warm = optarg; break;
+        case O_REPS: rc = cli_uint("--reps", optarg, &p.reps); break;
+        case O_SEED: rc = cli_u64("--seed", optarg, &p.seed); break;
+        case O_CONF: rc = cli_double("--confidence", optarg, &p.level); break;
+        case O_JSON: o.json = 1; break;
+        case O_OUT: o.output = optarg; break;
+        case O_SER: o.series = optarg; break;
+        case O_SERDT: rc = cli_double("--series-dt", optarg, &o.series_dt); break;
+        case O_PLOT: o.plot = optarg; break;
+        case O_QUIET: o.quiet = 1; break;
+        case O_HELP: fputs(usage, stdout); return 0;
+        default: return cli_bad_option("sim queue", argv[optind - 1]);
+        }
+        if (rc != 0)
+            return rc;
+    }
+    if (optind < argc) {
+        cli_error("sim queue: unexpected argument '%s' (see 'qctl sim queue --help')", argv[optind]);
+        return QC_EXIT_USAGE;
+    }
+    if (!o.arrival || !o.service) {
+        cli_error("sim queue: --%s is required (see 'qctl sim queue --help')",
+                  o.arrival ? "service" : "arrival");
+        return QC_EXIT_USAGE;
+    }
+    if (p.customers == 0 && p.horizon == 0)
+        p.customers = 100000;
+    if (p.horizon < 0) {
+        cli_error("--time: must be > 0");
+        return QC_EXIT_USAGE;
+    }
+    if (strcmp(warm, "auto") == 0 || strcmp(warm, "mser5") == 0) {
+        p.warmup_mode = QC_WARMUP_MSER5;
+    } else {
+        p.warmup_mode = QC_WARMUP_FIXED;
+        if ((rc = cli_double("--warmup", warm, &p.warmup)) != 0)
+            return rc;
+        if (p.warmup < 0 || (p.customers && p.warmup != floor(p.warmup))) {
+            cli_error("--warmup: '%s' must be 'auto' or a non-negative %s", warm,
+                      p.customers ? "whole number of customers" : "time");
+            return QC_EXIT_USAGE;
+        }
+    }
+    if (o.series_dt < 0) {
+        cli_error("--series-dt: must be > 0");
+        return QC_EXIT_USAGE;
+    }
+
+    qc_err err = {0};
+    qc_dist arr = {0}, svc = {0};
+    if ((rc = qc_dist_parse(&arr, o.arrival, &err)) != 0) {
+        cli_error("--arrival: %s", err.msg);
+        return cli_exit_code(rc);
+    }
+    if ((rc = qc_dist_parse(&svc, o.service, &err)) != 0) {
+        cli_error("--service: %s", err.msg);
+        qc_dist_free(&arr);
+        return cli_exit_code(rc);
+    }
+    p.arrival = &arr;
+    p.service = &svc;
+    if ((o.series || o.plot) && o.series_dt == 0) {
+        double span = p.customers ? ((double)p.customers + (p.warmup_mode == QC_WARMUP_FIXED ? p.warmup : 0)) *
+                                        qc_dist_mean(&arr)
+                                  : p.horizon + (p.warmup_mode == QC_WARMUP_FIXED ? p.warmup : 0);
+        o.series_dt = span / 2000;
+    }
+    p.series_dt = (o.series || o.plot) ? o.series_dt : 0;
+
+    cli_progress prog;
+    cli_progress_init(&prog, "sim queue", o.quiet);
+    p.progress = cli_progress_update;
+    p.progress_ctx = &prog;
+    qc_queue_result res;
+    rc = qc_queue_run(&p, &res, &err);
+    cli_progress_done(&prog);
+    if (rc != 0) {
+        cli_error("sim queue: %s", err.msg);
+        qc_dist_free(&arr);
+        qc_dist_free(&svc);
+        return cli_exit_code(rc);
+    }
+    json_t *js = summary_json(&p, &res, &o, cli_elapsed(&prog));
+    int out = 0;
+    if (o.json) {
+        if (qc_json_write(js, NULL, &err) != 0) {
+            cli_error("%s", err.msg);
+            out = QC_EXIT_FAIL;
+        }
+    } else {
+        print_table(&p, &res, &o);
+    }
+    if (out == 0 && o.output && qc_json_write(js, o.output, &err) != 0) {
+        cli_error("%s", err.msg);
+        out = QC_EXIT_FAIL;
+    }
+    if (out == 0 && o.series)
+        out = write_series(o.series, &res);
+    if (out == 0 && o.plot)
+        out = write_plots(o.plot, &res);
+    json_decref(js);
+    qc_queue_result_free(&res);
+    qc_dist_free(&arr);
+    qc_dist_free(&svc);
+    return out;
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* evq.c: binary heap of (time, seq, slot) with a slot pool and free list.
+ *
+ * Invariant: for every heap position i > 0, key(parent(i)) <= key(i) where
+ * key = (t, seq); and for every pending slot s, heap[slot[s].pos].slot == s.
+ * Free slots are chained through slot[s].pos (with the flag bit set) so the
+ * pool needs no second array. */
+#include "qctl/evq.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define FREE_BIT 0x80000000u
+#define NIL 0x7fffffffu
+
+typedef struct heap_entry {
+    double t;
+    uint64_t seq;
+    uint32_t slot;
+} heap_entry;
+
+typedef struct slot {
+    uint64_t data;
+    uint32_t type;
+    uint32_t pos; /* heap position, or FREE_BIT | next free slot */
+} slot;
+
+struct qc_evq {
+    heap_entry *heap;
+    slot *slots;
+    size_t n;   /* events pending */
+    size_t cap; /* capacity of heap and slots */
+    uint32_t free_head;
+    uint64_t seq;
+};
+
+static void chain_free(qc_evq *q, size_t from)
+{
+    /* Slots [from, cap) become free, in order, ahead of the old list. */
+    uint32_t next = q->free_head;
+    for (size_t i = q->cap; i-- > from;) {
+        q->slots[i].pos = FREE_BIT | next;
+        next = (uint32_t)i;
+    }
+    q->free_head = next;
+}
+
+static int grow(qc_evq *q, size_t cap)
+{
+    if (cap > NIL)
+        return QC_ENOMEM;
+    heap_entry *h = realloc(q->heap, cap * sizeof *h);
+    if (h == NULL)
+        return QC_ENOMEM;
+    q->heap = h;
+    slot *s = realloc(q->slots, cap * sizeof *s);
+    if (s == NULL)
+        return QC_ENOMEM;
+    q->slots = s;
+    size_t old = q->cap;
+    q->cap = cap;
+    chain_free(q, old);
+    return 0;
+}
+
+qc_evq *qc_evq_alloc(size_t hint)
+{
+    qc_evq *q = calloc(1, sizeof *q);
+    if (q == NULL)
+        return NULL;
+    q->free_head = NIL;
+    if (grow(q, hint < 16 ? 16 : hint) != 0) {
+        qc_evq_free(q);
+        return NULL;
+    }
+    return q;
+}
+
+void qc_evq_free(qc_evq *q)
+{
+    if (q == NULL)
+        return;
+    free(q->heap);
+    free(q->slots);
+    free(q);
+}
+
+void qc_evq_clear(qc_evq *q)
+{
+    q->n = 0;
+    q->free_head = NIL;
+    chain_free(q, 0);
+}
+
+static inline int less(const heap_entry *a, const heap_entry *b)
+{
+    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static inline void place(qc_evq *q, size_t i, heap_entry e)
+{
+    q->heap[i] = e;
+    q->slots[e.slot].pos = (uint32_t)i;
+}
+
+static void sift_up(qc_evq *q, size_t i, heap_entry e)
+{
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!less(&e, &q->heap[p]))
+            break;
+        place(q, i, q->heap[p]);
+        i = p;
+    }
+    place(q, i, e);
+}
+
+static void sift_down(qc_evq *q, size_t i, heap_entry e)
+{
+    size_t n = q->n;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && less(&q->heap[c + 1], &q->heap[c]))
+            c++;
+        if (!less(&q->heap[c], &e))
+            break;
+        place(q, i, q->heap[c]);
+        i = c;
+    }
+    place(q, i, e);
+}
+
+int64_t qc_evq_push(qc_evq *q, double t, uint32_t type, uint64_t data)
+{
+    if (isnan(t))
+        return QC_EINVAL;
+    if (q->free_head == NIL) {
+        int rc = grow(q, q->cap * 2);
+        if (rc != 0)
+            return rc;
+    }
+    uint32_t s = q->free_head;
+    q->free_head = q->slots[s].pos & ~FREE_BIT;
+    q->slots[s].data = data;
+    q->slots[s].type = type;
+    heap_entry e = {t, q->seq++, s};
+    sift_up(q, q->n++, e);
+    return s;
+}
+
+static void release(qc_evq *q, uint32_t s)
+{
+    q->slots[s].pos = FREE_BIT | q->free_head;
+    q->free_head = s;
+}
+
+int qc_evq_pop(qc_evq *q, qc_event *ev)
+{
+    if (q->n == 0)
+        return QC_EEMPTY;
+    heap_entry top = q->heap[0];
+    const slot *s = &q->slots[top.slot];
+    ev->t = top.t;
+    ev->type = s->type;
+    ev->data = s->data;
+    ev->handle = top.slot;
+    release(q, top.slot);
+    if (--q->n > 0)
+        sift_down(q, 0, q->heap[q->n]);
+    return 0;
+}
+
+int qc_evq_cancel(qc_evq *q, uint32_t handle)
+{
+    if (handle >= q->cap || (q->slots[handle].pos & FREE_BIT))
+        return QC_EINVAL;
+    size_t i = q->slots[handle].pos;
+    release(q, handle);
+    if (--q->n == i)
+        return 0;
+    heap_entry last = q->heap[q->n];
+    if (i > 0 && less(&last, &q->heap[(i - 1) / 2]))
+        sift_up(q, i, last);
+    else
+        sift_down(q, i, last);
+    return 0;
+}
+
+size_t qc_evq_size(const qc_evq *q)
+{
+    return q->n;
+}
+
+double qc_evq_peek_time(const qc_evq *q)
+{
+    return q->n ? q->heap[0].t : INFINITY;
+}

@@ -1,0 +1,782 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* queue.c: the G/G/c/K queue (FCFS and processor sharing) with output
+ * analysis in chunks.
+ *
+ * State invariants, between events:
+ *   n     = customers in system = (FCFS) busy servers + waiting line
+ *                               = (PS) jobs in the PS heap;
+ *   busy  = min(n, c) (both disciplines are work conserving);
+ *   areas in chunk `cur` cover [its t_start, tlast], tlast <= now;
+ *   measured_out = customers that arrived inside the window and have not
+ *                  left yet; the run ends when the window has closed and
+ *                  measured_out is 0, so every measured customer's response
+ *                  time is seen (no bias against long sojourns at the end).
+ *
+ * Processor sharing in virtual time: V grows at rate r(n) = min(1, c/n),
+ * the service rate each job receives, so a job arriving at V0 with
+ * requirement S leaves when V reaches V0 + S. Jobs are kept in a min-heap
+ * of these finish tags and only the earliest has a pending event; it is
+ * cancelled and rescheduled when n changes. V restarts at 0 whenever the
+ * system empties, which keeps it small and the tags exact. */
+#include "qctl/queue.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qctl/rng.h"
+#include "qctl/sim.h"
+
+enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_PS_DEPART = 2, EV_TICK = 3 };
+
+#define NOT_MEASURED UINT32_MAX
+#define MSER_CAP 4096
+#define PROGRESS_EVERY (1u << 18)
+
+/* Per chunk, plain sums: a chunk only contributes its totals to the
+ * estimates (the spread comes from replications or batches), and a sum
+ * costs no division on the hot path where Welford's update costs two. */
+typedef struct chunk {
+    uint64_t done;             /* measured customers that departed */
+    double sum_resp, sum_wait;
+    uint64_t arrivals, blocked, departures;
+    double area_n, area_busy;
+    double t_start, t_end;
+    qc_hist *hist;
+} chunk;
+
+typedef struct cust {
+    double arr;
+    double svc;
+    uint32_t chunk;
+} cust;
+
+typedef struct psjob {
+    double tag;
+    cust c;
+} psjob;
+
+typedef struct run {
+    const qc_queue_params *p;
+    qc_sim sim;
+    qc_rng rarr, rsvc;
+    qc_sampler sarr, ssvc;
+    chunk chunks[QC_QUEUE_CHUNKS];
+    int cur; /* chunk in force: -1 before the window, CHUNKS after */
+
+    uint64_t n;
+    unsigned c;
+    double tlast;
+    uint64_t arrivals;     /* arrivals so far in this replication */
+    uint64_t measured_out; /* measured customers still in system */
+    uint64_t warm_n;       /* FIXED warm-up in customers (customers run) */
+    uint64_t next_bound;   /* measured index where the next chunk starts */
+    double win_start, win_end;
+    int done;
+
+    /* FCFS */
+    cust *insvc;
+    unsigned *freesrv;
+    unsigned nfree;
+    cust *ring;
+    size_t rcap, rhead, rlen;
+
+    /* PS */
+    psjob *ps;
+    size_t pscap;
+    double V;
+    int64_t ps_handle; /* pending PS departure, or -1 */
+
+    /* MSER: batch means of response times in departure order */
+    double *mz, *mt;
+    size_t mn;
+    uint64_t mbsize, macc_n;
+    double macc;
+
+    /* series of replication 1 */
+    int series_on;
+    double s_next, s_area;
+    qc_series_point *series;
+    size_t slen, scap;
+    int oom;
+} run;
+
+static const char *const metric_names[QC_QM_COUNT] = {
+    "response_time", "waiting_time", "number_in_system",
+    "utilization",   "throughput",   "blocking_probability",
+    "response_time_p50", "response_time_p95", "response_time_p99"};
+
+const char *qc_queue_metric_name(int metric)
+{
+    return (metric >= 0 && metric < QC_QM_COUNT) ? metric_names[metric] : "?";
+}
+
+void qc_queue_params_init(qc_queue_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->servers = 1;
+    p->discipline = QC_FCFS;
+    p->warmup_mode = QC_WARMUP_MSER5;
+    p->reps = 1;
+    p->seed = 1;
+    p->level = 0.95;
+}
+
+/* ---- validation ---------------------------------------------------- */
+
+static int check_params(const qc_queue_params *p, double *load, qc_err *err)
+{
+    if (p->arrival == NULL || p->arrival->kind == QC_DIST_NONE)
+        return qc_err_set(err, QC_EINVAL, "arrival: no distribution given");
+    if (p->service == NULL || p->service->kind == QC_DIST_NONE)
+        return qc_err_set(err, QC_EINVAL, "service: no distribution given");
+    if (p->servers < 1 || p->servers > 1000000)
+        return qc_err_set(err, QC_EINVAL, "servers: %u is not in [1, 1000000]", p->servers);
+    if (p->capacity != 0 && p->capacity < p->servers)
+        return qc_err_set(err, QC_EINVAL,
+                          "capacity: K = %llu is less than the %u servers",
+                          (unsigned long long)p->capacity, p->servers);
+    if ((p->customers > 0) == (p->horizon > 0))
+        return qc_err_set(err, QC_EINVAL,
+                          "run length: give either a number of customers or a time, not %s",
+                          p->customers > 0 ? "both" : "neither");
+    if (p->customers > 0 && (p->customers < 2 * QC_QUEUE_CHUNKS || p->customers > 1000000000000000ULL))
+        return qc_err_set(err, QC_EINVAL, "customers: %llu is not in [%d, 1e15]",
+                          (unsigned long long)p->customers, 2 * QC_QUEUE_CHUNKS);
+    if (p->customers == 0 && !(p->horizon > 0 && isfinite(p->horizon)))
+        return qc_err_set(err, QC_EINVAL, "time: %g is not a positive finite time", p->horizon);
+    if (p->reps < 1 || p->reps > 1000000)
+        return qc_err_set(err, QC_EINVAL, "reps: %u is not in [1, 1000000]", p->reps);
+    if (!(p->level > 0 && p->level < 1))
+        return qc_err_set(err, QC_EINVAL, "confidence level %g is not in (0, 1)", p->level);
+    if (p->warmup_mode == QC_WARMUP_FIXED && !(p->warmup >= 0 && isfinite(p->warmup) && p->warmup < 1e15))
+        return qc_err_set(err, QC_EINVAL, "warmup: %g is not a non-negative finite amount", p->warmup);
+    if (!(p->series_dt >= 0) || !isfinite(p->series_dt))
+        return qc_err_set(err, QC_EINVAL, "series interval: %g is not >= 0", p->series_dt);
+
+    double ma = qc_dist_mean(p->arrival), ms = qc_dist_mean(p->service);
+    if (!(ma > 0))
+        return qc_err_set(err, QC_EINVAL,
+                          "arrival: mean inter-arrival time is %g; it must be > 0", ma);
+    *load = ms / ((double)p->servers * ma);
+    if (p->capacity == 0 && !(*load < 1.0))
+        return qc_err_set(err, QC_EUNSTABLE,
+                          "offered load rho = E[S]/(c E[A]) = %.6g >= 1 with unlimited capacity: "
+                          "the queue grows without bound and has no steady state; lower the "
+                          "load, add servers, or set --capacity",
+                          *load);
+    return 0;
+}
+
+/* ---- workspace ------------------------------------------------------- */
+
+static void run_free(run *r)
+{
+    for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
+        qc_hist_free(r->chunks[k].hist);
+    qc_sim_destroy(&r->sim);
+    free(r->insvc);
+    free(r->freesrv);
+    free(r->ring);
+    free(r->ps);
+    free(r->mz);
+    free(r->mt);
+    free(r->series);
+}
+
+static int run_alloc(run *r, const qc_queue_params *p)
+{
+    memset(r, 0, sizeof *r);
+    r->p = p;
+    r->c = p->servers;
+    if (qc_sim_init(&r->sim, 64) != 0)
+        goto oom;
+    for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
+        if ((r->chunks[k].hist = qc_hist_alloc()) == NULL)
+            goto oom;
+    size_t start = 1024;
+    if (p->capacity != 0 && p->capacity < start)
+        start = (size_t)p->capacity;
+    if (p->discipline == QC_FCFS) {
+        r->insvc = malloc(r->c * sizeof *r->insvc);
+        r->freesrv = malloc(r->c * sizeof *r->freesrv);
+        r->rcap = start;
+        r->ring = malloc(r->rcap * sizeof *r->ring);
+        if (!r->insvc || !r->freesrv || !r->ring)
+            goto oom;
+    } else {
+        r->pscap = start;
+        r->ps = malloc(r->pscap * sizeof *r->ps);
+        if (!r->ps)
+            goto oom;
+    }
+    r->mz = malloc(MSER_CAP * sizeof *r->mz);
+    r->mt = malloc(MSER_CAP * sizeof *r->mt);
+    if (!r->mz || !r->mt)
+        goto oom;
+    return 0;
+oom:
+    run_free(r);
+    return QC_ENOMEM;
+}
+
+static void run_reset(run *r, unsigned rep)
+{
+    const qc_queue_params *p = r->p;
+    qc_sim_reset(&r->sim);
+    qc_rng_init(&r->rarr, p->seed, qc_rng_stream(rep, QC_STREAM_ARRIVAL, 0));
+    qc_rng_init(&r->rsvc, p->seed, qc_rng_stream(rep, QC_STREAM_SERVICE, 0));
+    qc_sampler_init(&r->sarr, p->arrival, &r->rarr);
+    qc_sampler_init(&r->ssvc, p->service, &r->rsvc);
+    for (int k = 0; k < QC_QUEUE_CHUNKS; k++) {
+        chunk *ch = &r->chunks[k];
+        qc_hist *h = ch->hist;
+        memset(ch, 0, sizeof *ch);
+        qc_hist_reset(h);
+        ch->hist = h;
+    }
+    r->cur = -1;
+    r->n = 0;
+    r->tlast = 0;
+    r->arrivals = 0;
+    r->measured_out = 0;
+    r->done = 0;
+    r->win_start = r->win_end = 0;
+    r->next_bound = 0;
+    r->warm_n = p->warmup_mode == QC_WARMUP_FIXED && p->customers ? (uint64_t)p->warmup : 0;
+    r->nfree = r->c;
+    if (r->freesrv)
+        for (unsigned i = 0; i < r->c; i++)
+            r->freesrv[i] = r->c - 1 - i; /* server 0 on top */
+    r->rhead = r->rlen = 0;
+    r->V = 0;
+    r->ps_handle = -1;
+    r->mn = 0;
+    r->mbsize = 5;
+    r->macc = 0;
+    r->macc_n = 0;
+    r->series_on = rep == 0 && p->series_dt > 0;
+    r->s_next = p->series_dt;
+    r->s_area = 0;
+    r->slen = 0;
+}
+
+/* ---- time accounting ------------------------------------------------ */
+
+static void series_push(run *r, double t, double mean)
+{
+    if (r->slen == r->scap) {
+        size_t cap = r->scap ? 2 * r->scap : 1024;
+        qc_series_point *s = realloc(r->series, cap * sizeof *s);
+        if (s == NULL) {
+            r->oom = 1;
+            r->series_on = 0;
+            return;
+        }
+        r->series = s;
+        r->scap = cap;
+    }
+    r->series[r->slen++] = (qc_series_point){t, mean, (uint32_t)(r->n > UINT32_MAX ? UINT32_MAX : r->n)};
+}
+
+/* Closes every series bin that ends at or before t, then accrues the
+ * area of the open bin up to t. */
+static void series_advance(run *r, double t)
+{
+    double dt = r->p->series_dt;
+    double from = r->tlast;
+    while (t >= r->s_next && r->series_on) {
+        r->s_area += (double)r->n * (r->s_next - from);
+        from = r->s_next;
+        series_push(r, r->s_next, r->s_area / dt);
+        r->s_area = 0;
+        r->s_next += dt;
+    }
+    r->s_area += (double)r->n * (t - from);
+}
+
+/* Accrues the areas of the path up to time t. */
+static inline void advance(run *r, double t)
+{
+    double dt = t - r->tlast;
+    if (r->cur >= 0 && r->cur < QC_QUEUE_CHUNKS) {
+        chunk *ch = &r->chunks[r->cur];
+        double busy = r->n < r->c ? (double)r->n : (double)r->c;
+        ch->area_n += (double)r->n * dt;
+        ch->area_busy += busy * dt;
+    }
+    if (r->series_on)
+        series_advance(r, t);
+    r->tlast = t;
+}
+
+/* Makes chunk k the one in force from time t (areas accrued up to t). */
+static void set_chunk(run *r, int k, double t)
+{
+    if (r->cur >= 0 && r->cur < QC_QUEUE_CHUNKS)
+        r->chunks[r->cur].t_end = t;
+    if (r->cur < 0)
+        r->win_start = t;
+    r->cur = k;
+    if (k < QC_QUEUE_CHUNKS)
+        r->chunks[k].t_start = t;
+    else {
+        r->win_end = t;
+        if (r->measured_out == 0)
+            r->done = 1;
+    }
+}
+
+/* ---- departures and their statistics --------------------------------- */
+
+static void mser_add(run *r, double resp, double t)
+{
+    r->macc += resp;
+    if (++r->macc_n < r->mbsize)
+        return;
+    if (r->mn == MSER_CAP) {
+        /* Full: halve by merging neighbours, doubling the batch size. */
+        for (size_t i = 0; i < MSER_CAP / 2; i++) {
+            r->mz[i] = 0.5 * (r->mz[2 * i] + r->mz[2 * i + 1]);
+            r->mt[i] = r->mt[2 * i + 1];
+        }
+        r->mn = MSER_CAP / 2;
+        r->mbsize *= 2;
+        /* The batch just completed is of the old size: fold it into a
+         * new, half-filled one of the new size. */
+        r->macc_n = r->mbsize / 2;
+        return;
+    }
+    r->mz[r->mn] = r->macc / (double)r->macc_n;
+    r->mt[r->mn] = t;
+    r->mn++;
+    r->macc = 0;
+    r->macc_n = 0;
+}
+
+static inline void depart_stats(run *r, const cust *c, double t)
+{
+    if (r->cur >= 0 && r->cur < QC_QUEUE_CHUNKS)
+        r->chunks[r->cur].departures++;
+    if (c->chunk == NOT_MEASURED)
+        return;
+    chunk *ch = &r->chunks[c->chunk];
+    double resp = t - c->arr;
+    ch->done++;
+    ch->sum_resp += resp;
+    ch->sum_wait += resp - c->svc;
+    qc_hist_add(ch->hist, resp);
+    if (r->p->warmup_mode == QC_WARMUP_MSER5)
+        mser_add(r, resp, t);
+    if (--r->measured_out == 0 && r->cur >= QC_QUEUE_CHUNKS)
+        r->done = 1;
+}
+
+/* ---- FCFS ------------------------------------------------------------ */
+
+static int ring_push(run *r, const cust *c)
+{
+    if (r->rlen == r->rcap) {
+        size_t cap = r->rcap * 2;
+        cust *nr = malloc(cap * sizeof *nr);
+        if (nr == NULL)
+            return QC_ENOMEM;
+        for (size_t i = 0; i < r->rlen; i++)
+            nr[i] = r->ring[(r->rhead + i) % r->rcap];
+        free(r->ring);
+        r->ring = nr;
+        r->rcap = cap;
+        r->rhead = 0;
+    }
+    size_t pos = r->rhead + r->rlen;
+    if (pos >= r->rcap)
+        pos -= r->rcap;
+    r->ring[pos] = *c;
+    r->rlen++;
+    return 0;
+}
+
+static inline int fcfs_start(run *r, unsigned s, const cust *c)
+{
+    r->insvc[s] = *c;
+    int64_t h = qc_sim_after(&r->sim, c->svc, EV_DEPART, s);
+    return h < 0 ? (int)h : 0;
+}
+
+static int fcfs_arrive(run *r, const cust *c)
+{
+    if (r->nfree > 0)
+        return fcfs_start(r, r->freesrv[--r->nfree], c);
+    return ring_push(r, c);
+}
+
+static int fcfs_depart(run *r, unsigned s, double t)
+{
+    depart_stats(r, &r->insvc[s], t);
+    if (r->rlen > 0) {
+        cust next = r->ring[r->rhead];
+        if (++r->rhead == r->rcap)
+            r->rhead = 0;
+        r->rlen--;
+        return fcfs_start(r, s, &next);
+    }
+    r->freesrv[r->nfree++] = s;
+    return 0;
+}
+
+/* ---- processor sharing ----------------------------------------------- */
+
+static inline double ps_rate(const run *r)
+{
+    return r->n <= r->c ? 1.0 : (double)r->c / (double)r->n;
+}
+
+static void ps_sift_up(psjob *h, size_t i)
+{
+    psjob e = h[i];
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!(e.tag < h[p].tag))
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = e;
+}
+
+static void ps_sift_down(psjob *h, size_t n, size_t i)
+{
+    psjob e = h[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1].tag < h[c].tag)
+            c++;
+        if (!(h[c].tag < e.tag))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = e;
+}
+
+/* Reschedules the one pending departure after n or V changed. */
+static int ps_schedule(run *r)
+{
+    if (r->ps_handle >= 0) {
+        qc_evq_cancel(r->sim.evq, (uint32_t)r->ps_handle);
+        r->ps_handle = -1;
+    }
+    if (r->n == 0)
+        return 0;
+    double left = r->ps[0].tag - r->V;
+    if (left < 0)
+        left = 0;
+    int64_t h = qc_sim_after(&r->sim, left / ps_rate(r), EV_PS_DEPART, 0);
+    if (h < 0)
+        return (int)h;
+    r->ps_handle = h;
+    return 0;
+}
+
+/* Advances virtual time to now (call before n changes). */
+static inline void ps_virtual(run *r, double t)
+{
+    r->V += (t - r->tlast) * ps_rate(r);
+}
+
+static int ps_arrive(run *r, const cust *c)
+{
+    if ((size_t)r->n == r->pscap) {
+        size_t cap = r->pscap * 2;
+        psjob *h = realloc(r->ps, cap * sizeof *h);
+        if (h == NULL)
+            return QC_ENOMEM;
+        r->ps = h;
+        r->pscap = cap;
+    }
+    r->ps[r->n] = (psjob){r->V + c->svc, *c};
+    ps_sift_up(r->ps, (size_t)r->n);
+    return 0;
+}
+
+/* ---- the event loop ---------------------------------------------------- */
+
+static uint32_t arrival_chunk(run *r, double t)
+{
+    const qc_queue_params *p = r->p;
+    uint64_t i = r->arrivals++;
+    if (p->customers == 0) /* timed run: ticks move the chunks */
+        return r->cur >= 0 && r->cur < QC_QUEUE_CHUNKS ? (uint32_t)r->cur : NOT_MEASURED;
+    if (i < r->warm_n)
+        return NOT_MEASURED;
+    uint64_t j = i - r->warm_n;
+    if (j >= p->customers) {
+        if (r->cur < QC_QUEUE_CHUNKS)
+            set_chunk(r, QC_QUEUE_CHUNKS, t);
+        return NOT_MEASURED;
+    }
+    if (j == r->next_bound) {
+        /* Chunk k holds indices [ceil(k N / C), ceil((k+1) N / C)); the
+         * boundary is computed once per chunk, not once per arrival. */
+        int k = r->cur + 1;
+        set_chunk(r, k, t);
+        r->next_bound = ((uint64_t)(k + 1) * p->customers + QC_QUEUE_CHUNKS - 1) / QC_QUEUE_CHUNKS;
+    }
+    return (uint32_t)r->cur;
+}
+
+static int on_arrival(run *r, double t)
+{
+    const qc_queue_params *p = r->p;
+    int64_t h = qc_sim_after(&r->sim, qc_sampler_next(&r->sarr), EV_ARRIVAL, 0);
+    if (h < 0)
+        return (int)h;
+    uint32_t k = arrival_chunk(r, t);
+    if (r->done)
+        return 0;
+    if (k != NOT_MEASURED)
+        r->chunks[k].arrivals++;
+    if (p->capacity != 0 && r->n >= p->capacity) {
+        if (k != NOT_MEASURED)
+            r->chunks[k].blocked++;
+        return 0;
+    }
+    cust c = {t, qc_sampler_next(&r->ssvc), k};
+    if (k != NOT_MEASURED)
+        r->measured_out++;
+    if (p->discipline == QC_FCFS) {
+        r->n++;
+        return fcfs_arrive(r, &c);
+    }
+    int rc = ps_arrive(r, &c);
+    if (rc != 0)
+        return rc;
+    r->n++;
+    return ps_schedule(r);
+}
+
+static int on_ps_depart(run *r, double t)
+{
+    r->ps_handle = -1;
+    psjob j = r->ps[0];
+    r->n--;
+    if (r->n > 0) {
+        r->ps[0] = r->ps[r->n];
+        ps_sift_down(r->ps, (size_t)r->n, 0);
+    } else {
+        r->V = 0; /* empty: restart virtual time (no tags left) */
+    }
+    depart_stats(r, &j.c, t);
+    return ps_schedule(r);
+}
+
+static int on_tick(run *r, double t)
+{
+    int k = r->cur + 1;
+    set_chunk(r, k, t);
+    if (k < QC_QUEUE_CHUNKS) {
+        double next = r->win_start + r->p->horizon * (double)(k + 1) / QC_QUEUE_CHUNKS;
+        int64_t h = qc_sim_at(&r->sim, next, EV_TICK, 0);
+        if (h < 0)
+            return (int)h;
+    }
+    return 0;
+}
+
+static int run_once(run *r, unsigned rep, double *work_done, double work_total)
+{
+    const qc_queue_params *p = r->p;
+    run_reset(r, rep);
+    int64_t h = qc_sim_after(&r->sim, qc_sampler_next(&r->sarr), EV_ARRIVAL, 0);
+    if (h < 0)
+        return (int)h;
+    if (p->customers == 0) {
+        double w = p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0.0;
+        h = qc_sim_at(&r->sim, w, EV_TICK, 0);
+        if (h < 0)
+            return (int)h;
+        r->win_start = w;
+    }
+    qc_event ev;
+    uint32_t countdown = PROGRESS_EVERY;
+    int rc = 0;
+    while (!r->done && qc_sim_next(&r->sim, &ev) == 0) {
+        double t = ev.t;
+        if (p->discipline == QC_PS)
+            ps_virtual(r, t);
+        advance(r, t);
+        switch (ev.type) {
+        case EV_ARRIVAL:
+            rc = on_arrival(r, t);
+            break;
+        case EV_DEPART:
+            r->n--;
+            rc = fcfs_depart(r, (unsigned)ev.data, t);
+            break;
+        case EV_PS_DEPART:
+            rc = on_ps_depart(r, t);
+            break;
+        case EV_TICK:
+            rc = on_tick(r, t);
+            break;
+        }
+        if (rc != 0 || r->oom)
+            return rc ? rc : QC_ENOMEM;
+        if (--countdown == 0) {
+            countdown = PROGRESS_EVERY;
+            if (p->progress) {
+                double f = p->customers
+                               ? (double)r->arrivals / ((double)p->customers + (double)r->warm_n)
+                               : t / (p->horizon + (p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0));
+                p->progress(p->progress_ctx, (*work_done + (f < 1 ? f : 1)) / work_total);
+            }
+        }
+    }
+    *work_done += 1.0;
+    return 0;
+}
+
+/* ---- estimates ---------------------------------------------------------- */
+
+/* The estimates of every metric from chunks [a, b), merging their
+ * histograms into tmp (which is reset first). */
+static void summarize(const run *r, int a, int b, qc_hist *tmp, double out[QC_QM_COUNT])
+{
+    uint64_t done = 0;
+    double sum_resp = 0, sum_wait = 0;
+    double area_n = 0, area_busy = 0, time = 0;
+    uint64_t arrivals = 0, blocked = 0, departures = 0;
+    qc_hist_reset(tmp);
+    for (int k = a; k < b; k++) {
+        const chunk *ch = &r->chunks[k];
+        done += ch->done;
+        sum_resp += ch->sum_resp;
+        sum_wait += ch->sum_wait;
+        area_n += ch->area_n;
+        area_busy += ch->area_busy;
+        time += ch->t_end - ch->t_start;
+        arrivals += ch->arrivals;
+        blocked += ch->blocked;
+        departures += ch->departures;
+        qc_hist_merge(tmp, ch->hist);
+    }
+    out[QC_QM_RESPONSE] = done ? sum_resp / (double)done : NAN;
+    out[QC_QM_WAIT] = done ? sum_wait / (double)done : NAN;
+    out[QC_QM_NUMBER] = time > 0 ? area_n / time : NAN;
+    out[QC_QM_UTILIZATION] = time > 0 ? area_busy / (time * (double)r->c) : NAN;
+    out[QC_QM_THROUGHPUT] = time > 0 ? (double)departures / time : NAN;
+    out[QC_QM_BLOCKING] = arrivals ? (double)blocked / (double)arrivals : NAN;
+    out[QC_QM_P50] = qc_hist_quantile(tmp, 0.50);
+    out[QC_QM_P95] = qc_hist_quantile(tmp, 0.95);
+    out[QC_QM_P99] = qc_hist_quantile(tmp, 0.99);
+}
+
+/* First chunk kept after the MSER cut. */
+static int mser_first_chunk(run *r, qc_err *err)
+{
+    if (r->p->warmup_mode != QC_WARMUP_MSER5 || r->mn < 10)
+        return 0;
+    size_t d = 0;
+    if (qc_mser_batches(r->mz, r->mn, &d, err) != 0 || d == 0)
+        return 0;
+    double tcut = r->mt[d - 1];
+    int k = 0;
+    while (k < QC_QUEUE_CHUNKS / 2 && r->chunks[k].t_start < tcut)
+        k++;
+    return k;
+}
+
+int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
+{
+    memset(res, 0, sizeof *res);
+    double load = 0;
+    int rc = check_params(p, &load, err);
+    if (rc != 0)
+        return rc;
+
+    run *r = malloc(sizeof *r);
+    if (r == NULL)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    if (run_alloc(r, p) != 0) {
+        free(r);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    size_t nunits = p->reps >= 2 ? p->reps : QC_QUEUE_BATCHES;
+    double *units = calloc(nunits * QC_QM_COUNT, sizeof *units);
+    double *col = malloc(nunits * sizeof *col);
+    qc_hist *tmp = qc_hist_alloc();
+    qc_hist *all = qc_hist_alloc();
+    if (!units || !col || !tmp || !all) {
+        rc = qc_err_set(err, QC_ENOMEM, "out of memory");
+        goto out;
+    }
+
+    double work_done = 0;
+    double cut_n = 0, cut_t = 0;
+    for (unsigned rep = 0; rep < p->reps; rep++) {
+        rc = run_once(r, rep, &work_done, (double)p->reps);
+        if (rc != 0) {
+            qc_err_set(err, rc, "replication %u: %s", rep + 1, qc_strerror(rc));
+            goto out;
+        }
+        res->events += r->sim.events;
+        res->sim_time += r->sim.now;
+        if (rep == 0 && r->series_on) {
+            res->series = r->series;
+            res->series_len = r->slen;
+            r->series = NULL;
+            r->slen = r->scap = 0;
+        }
+        int k0 = mser_first_chunk(r, err);
+        for (int k = 0; k < k0; k++)
+            cut_n += (double)r->chunks[k].arrivals;
+        if (p->warmup_mode == QC_WARMUP_FIXED)
+            cut_n += p->customers ? p->warmup : 0;
+        cut_t += r->chunks[k0].t_start - (p->warmup_mode == QC_WARMUP_MSER5 ? r->win_start : 0);
+        for (int k = k0; k < QC_QUEUE_CHUNKS; k++) {
+            res->measured += r->chunks[k].done;
+            qc_hist_merge(all, r->chunks[k].hist);
+        }
+        if (p->reps >= 2) {
+            summarize(r, k0, QC_QUEUE_CHUNKS, tmp, &units[rep * QC_QM_COUNT]);
+        } else {
+            /* Batch means: QC_QUEUE_BATCHES groups of consecutive kept
+             * chunks; leftover chunks at the front are dropped. */
+            int m = (QC_QUEUE_CHUNKS - k0) / QC_QUEUE_BATCHES;
+            int first = QC_QUEUE_CHUNKS - m * QC_QUEUE_BATCHES;
+            for (int b = 0; b < QC_QUEUE_BATCHES; b++)
+                summarize(r, first + b * m, first + (b + 1) * m, tmp, &units[b * QC_QM_COUNT]);
+        }
+    }
+    res->load = load;
+    res->warmup_customers = cut_n / p->reps;
+    res->warmup_time = cut_t / p->reps;
+    res->ci_method = p->reps >= 2 ? "replications" : "batch-means";
+    for (int m = 0; m < QC_QM_COUNT; m++) {
+        for (size_t u = 0; u < nunits; u++)
+            col[u] = units[u * QC_QM_COUNT + m];
+        qc_ci_t(col, nunits, p->level, &res->metric[m], NULL);
+    }
+    res->response_hist = all;
+    all = NULL;
+    rc = 0;
+out:
+    if (rc != 0)
+        qc_queue_result_free(res);
+    qc_hist_free(all);
+    qc_hist_free(tmp);
+    free(col);
+    free(units);
+    run_free(r);
+    free(r);
+    return rc;
+}
+
+void qc_queue_result_free(qc_queue_result *res)
+{
+    qc_hist_free(res->response_hist);
+    free(res->series);
+    memset(res, 0, sizeof *res);
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test_evq.c: the event queue and kernel: order, ties, cancellation. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+#include <math.h>
+
+#include "qctl/evq.h"
+#include "qctl/rng.h"
+#include "qctl/sim.h"
+
+typedef struct ref {
+    double t;
+    uint64_t seq;
+    uint64_t data;
+    int live;
+} ref;
+
+static int ref_cmp(const void *a, const void *b)
+{
+    const ref *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Events come out in (time, insertion) order, against a sorted copy. Times
+ * are drawn from a small set so that ties are frequent. */
+static void test_order_and_ties(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    qc_evq *q = qc_evq_alloc(4);
+    assert_non_null(q);
+    ref *r = calloc(N, sizeof *r);
+    qc_rng g;
+    qc_rng_init(&g, 7, 0);
+    for (int i = 0; i < N; i++) {
+        r[i].t = (double)(qc_rng_next(&g) % 100);
+        r[i].seq = (uint64_t)i;
+        r[i].data = (uint64_t)i;
+        assert_true(qc_evq_push(q, r[i].t, 1, r[i].data) >= 0);
+    }
+    assert_int_equal(qc_evq_size(q), N);
+    qsort(r, N, sizeof *r, ref_cmp);
+    qc_event ev;
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(qc_evq_pop(q, &ev), 0);
+        assert_true(ev.t == r[i].t);
+        assert_int_equal(ev.data, r[i].data);
+    }
+    assert_int_equal(qc_evq_pop(q, &ev), QC_EEMPTY);
+    assert_true(isinf(qc_evq_peek_time(q)));
+    free(r);
+    qc_evq_free(q);
+}
+
+/* Interleaved push, pop and cancel, checked against a reference list. */
+static void test_cancel_interleaved(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    qc_evq *q = qc_evq_alloc(16);
+    ref *r = calloc(N, sizeof *r);
+    int64_t *h = calloc(N, sizeof *h);
+    qc_rng g;
+    qc_rng_init(&g, 11, 0);
+    int pushed = 0;
+    double now = 0;
+    for (int step = 0; step < 3 * N; step++) {
+        uint64_t u = qc_rng_next(&g) % 3;
+        if (u == 0 && pushed < N) {
+            r[pushed] = (ref){now + (double)(qc_rng_next(&g) % 50), (uint64_t)pushed, (uint64_t)pushed, 1};
+            h[pushed] = qc_evq_push(q, r[pushed].t, 0, (uint64_t)pushed);
+            assert_true(h[pushed] >= 0);
+            pushed++;
+        } else if (u == 1 && pushed > 0) {
+            int k = (int)(qc_rng_next(&g) % (uint64_t)pushed);
+            int rc = qc_evq_cancel(q, (uint32_t)h[k]);
+            if (r[k].live) {
+                assert_int_equal(rc, 0);
+                r[k].live = 0;
+                h[k] = 0x7ffffff0; /* stale: its slot may be reused */
+            } else {
+                assert_int_not_equal(rc, 0);
+            }
+        } else {
+            /* pop: must be the live minimum */
+            int best = -1;
+            for (int i = 0; i < pushed; i++)
+                if (r[i].live && (best < 0 || ref_cmp(&r[i], &r[best]) < 0))
+                    best = i;
+            qc_event ev;
+            if (best < 0) {
+                assert_int_equal(qc_evq_pop(q, &ev), QC_EEMPTY);
+                continue;
+            }
+            assert_int_equal(qc_evq_pop(q, &ev), 0);
+            assert_int_equal(ev.data, (uint64_t)best);
+            r[best].live = 0;
+            h[best] = 0x7ffffff0;
+            now = ev.t;
+        }
+    }
+    size_t live = 0;
+    for (int i = 0; i < pushed; i++)
+        live += (size_t)r[i].live;
+    assert_int_equal(qc_evq_size(q), live);
+    /* A cancelled handle cannot be cancelled twice. */
+    int64_t x = qc_evq_push(q, 1e9, 0, 0);
+    assert_int_equal(qc_evq_cancel(q, (uint32_t)x), 0);
+    assert_int_equal(qc_evq_cancel(q, (uint32_t)x), QC_EINVAL);
+    assert_int_equal(qc_evq_cancel(q, 0x7ffffff0), QC_EINVAL);
+    free(r);
+    free(h);
+    qc_evq_free(q);
+}
+
+static void test_bad_time_and_clear(void **state)
+{
+    (void)state;
+    qc_evq *q = qc_evq_alloc(0);
+    assert_int_equal(qc_evq_push(q, NAN, 0, 0), QC_EINVAL);
+    assert_int_equal(qc_evq_size(q), 0);
+    for (int i = 0; i < 100; i++)
+        assert_true(qc_evq_push(q, 100.0 - i, 0, (uint64_t)i) >= 0);
+    assert_true(qc_evq_peek_time(q) == 1.0);
+    qc_evq_clear(q);
+    assert_int_equal(qc_evq_size(q), 0);
+    assert_true(qc_evq_push(q, 5, 0, 42) >= 0);
+    qc_event ev;
+    assert_int_equal(qc_evq_pop(q, &ev), 0);
+    assert_int_equal(ev.data, 42);
+    qc_evq_free(q);
+    qc_evq_free(NULL);
+}
+
+/* The kernel: the clock follows events and refuses the past. */
+static void test_kernel_clock(void **state)
+{
+    (void)state;
+    qc_sim s;
+    assert_int_equal(qc_sim_init(&s, 8), 0);
+    assert_true(qc_sim_after(&s, 2.0, 1, 0) >= 0);
+    assert_true(qc_sim_after(&s, 1.0, 2, 0) >= 0);
+    assert_int_equal(qc_sim_after(&s, -1.0, 3, 0), QC_EINVAL);
+    qc_event ev;
+    assert_int_equal(qc_sim_next(&s, &ev), 0);
+    assert_int_equal(ev.type, 2);
+    assert_true(s.now == 1.0);
+    assert_int_equal(qc_sim_at(&s, 0.5, 4, 0), QC_EINVAL);
+    assert_int_equal(qc_sim_next(&s, &ev), 0);
+    assert_true(s.now == 2.0);
+    assert_int_equal(qc_sim_next(&s, &ev), QC_EEMPTY);
+    assert_int_equal(s.events, 2);
+    qc_sim_reset(&s);
+    assert_true(s.now == 0.0);
+    qc_sim_destroy(&s);
+    qc_sim_destroy(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_order_and_ties),
+        cmocka_unit_test(test_cancel_interleaved),
+        cmocka_unit_test(test_bad_time_and_clear),
+        cmocka_unit_test(test_kernel_clock),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
