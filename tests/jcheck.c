@@ -4,7 +4,7 @@
  *   jcheck FILE PATH OP [ARG...]
  *
  * PATH is dot-separated keys (numbers index arrays). OPs:
- *   exists | null | str S | == X | < X | > X | <= X | >= X
+ *   exists | null | str S | eq X | lt X | gt X | le X | ge X
  *   within A B      A <= value <= B
  *   covers X        PATH is a confidence-interval object whose
  *                   [ci_low, ci_high] contains X
@@ -65,15 +65,15 @@ int main(int argc, char **argv)
              num(json_object_get(v, "ci_high"), &hi) == 0 && lo <= a && a <= hi;
     } else if (num(v, &x) != 0)
         ok = 0;
-    else if (strcmp(op, "==") == 0 && argc > 4)
+    else if (strcmp(op, "eq") == 0 && argc > 4)
         ok = x == a;
-    else if (strcmp(op, "<") == 0 && argc > 4)
+    else if (strcmp(op, "lt") == 0 && argc > 4)
         ok = x < a;
-    else if (strcmp(op, ">") == 0 && argc > 4)
+    else if (strcmp(op, "gt") == 0 && argc > 4)
         ok = x > a;
-    else if (strcmp(op, "<=") == 0 && argc > 4)
+    else if (strcmp(op, "le") == 0 && argc > 4)
         ok = x <= a;
-    else if (strcmp(op, ">=") == 0 && argc > 4)
+    else if (strcmp(op, "ge") == 0 && argc > 4)
         ok = x >= a;
     else if (strcmp(op, "within") == 0 && argc > 5)
         ok = a <= x && x <= b;

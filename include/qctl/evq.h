@@ -18,6 +18,7 @@
 #ifndef QCTL_EVQ_H
 #define QCTL_EVQ_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,23 @@ extern "C" {
 #endif
 
 typedef struct qc_evq qc_evq;
+
+/* The layout is here only so that qc_evq_peek_time can be inlined; the
+ * fields are private to evq.c. */
+typedef struct qc__evq_entry {
+    double t;
+    uint64_t seq;
+    uint32_t slot;
+} qc__evq_entry;
+
+struct qc_evq {
+    qc__evq_entry *heap;
+    struct qc__evq_slot *slots;
+    size_t n;   /* events pending */
+    size_t cap; /* capacity of heap and slots */
+    uint32_t free_head;
+    uint64_t seq;
+};
 
 /* An event as delivered: its time, the type and payload given at push. */
 typedef struct qc_event {
@@ -58,7 +76,11 @@ int qc_evq_cancel(qc_evq *q, uint32_t handle);
 
 /* Number of pending events; time of the earliest (INFINITY if none). */
 size_t qc_evq_size(const qc_evq *q);
-double qc_evq_peek_time(const qc_evq *q);
+
+static inline double qc_evq_peek_time(const qc_evq *q)
+{
+    return q->n ? q->heap[0].t : (double)INFINITY;
+}
 
 #ifdef __cplusplus
 }

@@ -317,12 +317,12 @@ int cmd_sim_queue(int argc, char **argv)
     qc_dist arr = {0}, svc = {0};
     if ((rc = qc_dist_parse(&arr, o.arrival, &err)) != 0) {
         cli_error("--arrival: %s", err.msg);
-        return cli_exit_code(rc);
+        return QC_EXIT_USAGE; /* a bad spec or an unreadable file: input */
     }
     if ((rc = qc_dist_parse(&svc, o.service, &err)) != 0) {
         cli_error("--service: %s", err.msg);
         qc_dist_free(&arr);
-        return cli_exit_code(rc);
+        return QC_EXIT_USAGE;
     }
     p.arrival = &arr;
     p.service = &svc;

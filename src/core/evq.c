@@ -13,26 +13,13 @@
 #define FREE_BIT 0x80000000u
 #define NIL 0x7fffffffu
 
-typedef struct heap_entry {
-    double t;
-    uint64_t seq;
-    uint32_t slot;
-} heap_entry;
+typedef qc__evq_entry heap_entry;
 
-typedef struct slot {
+typedef struct qc__evq_slot {
     uint64_t data;
     uint32_t type;
     uint32_t pos; /* heap position, or FREE_BIT | next free slot */
 } slot;
-
-struct qc_evq {
-    heap_entry *heap;
-    slot *slots;
-    size_t n;   /* events pending */
-    size_t cap; /* capacity of heap and slots */
-    uint32_t free_head;
-    uint64_t seq;
-};
 
 static void chain_free(qc_evq *q, size_t from)
 {
@@ -191,9 +178,4 @@ int qc_evq_cancel(qc_evq *q, uint32_t handle)
 size_t qc_evq_size(const qc_evq *q)
 {
     return q->n;
-}
-
-double qc_evq_peek_time(const qc_evq *q)
-{
-    return q->n ? q->heap[0].t : INFINITY;
 }

@@ -3,10 +3,12 @@
  * qctl/sim.h). */
 #include "qctl/sim.h"
 
+#include <math.h>
+#include <string.h>
+
 int qc_sim_init(qc_sim *s, size_t hint)
 {
-    s->now = 0.0;
-    s->events = 0;
+    memset(s, 0, sizeof *s);
     s->evq = qc_evq_alloc(hint);
     return s->evq ? 0 : QC_ENOMEM;
 }
@@ -22,4 +24,15 @@ void qc_sim_reset(qc_sim *s)
     s->now = 0.0;
     s->events = 0;
     qc_evq_clear(s->evq);
+    for (unsigned i = 0; i < s->nsrc; i++)
+        s->src_t[i] = INFINITY;
+}
+
+int qc_sim_source_add(qc_sim *s, uint32_t type)
+{
+    if (s->nsrc >= QC_SIM_MAX_SOURCES)
+        return QC_ERANGE;
+    s->src_t[s->nsrc] = INFINITY;
+    s->src_type[s->nsrc] = type;
+    return (int)s->nsrc++;
 }

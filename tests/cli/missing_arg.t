@@ -1,0 +1,3 @@
+cmd: sim queue --arrival exp:1 --service
+exit: 2
+stderr: option

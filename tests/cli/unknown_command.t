@@ -1,0 +1,3 @@
+cmd: frob
+exit: 2
+stderr: unknown command 'frob'

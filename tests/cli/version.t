@@ -1,0 +1,3 @@
+cmd: --version
+stdout: qctl 0.
+no-stderr:
