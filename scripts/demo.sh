@@ -25,4 +25,5 @@ echo "== M/M/2/10 at offered load 0.95: blocking from the M/M/c/K formula is 0.0
 "$qctl" sim queue --arrival exp:1.9 --service exp:1 --servers 2 --capacity 10 \
     --customers 500000 --reps 10 --seed 1 | grep -E "^(metric|blocking)"
 echo
+echo "Intervals are at 95%: about one in twenty misses the exact value by chance."
 echo "Plots and the JSON summary are in $out/"

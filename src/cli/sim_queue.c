@@ -172,26 +172,53 @@ static int write_plots(const char *dir, const qc_queue_result *r)
         snprintf(body, 2 * n + 512,
                  "set datafile separator ','\nset key top right\n"
                  "set xlabel 'time'\nset ylabel 'number in system'\n"
-                 "plot '%s' using 1:2 every ::1 with lines lw 1.5 title 'bin average'",
+                 "plot '%s' using 1:2 every ::1 with lines lw 1 title 'time-average per bin'",
                  path);
         if (qc_plot(dir, "number_in_system", body, &err) != 0) {
             cli_error("%s", err.msg);
             rc = QC_EXIT_FAIL;
         }
     }
-    /* Response-time density: one point per non-empty histogram bucket. */
-    snprintf(path, n, "%s/response_time_hist.dat", dir);
+    /* Response time: density in equal bins up to the 99.9th percentile
+     * (each histogram bucket assigned by its midpoint), and the
+     * complementary CDF on a log scale, which shows the tail. */
+    snprintf(path, n, "%s/response_time.dat", dir);
     qc_ofile f;
     if (rc == 0 && qc_ofile_open(&f, path, &err) == 0) {
+        enum { NBIN = 80 };
         const qc_hist *h = r->response_hist;
-        fprintf(f.fp, "# lower upper density\n");
-        for (int i = 0; i < QC_HIST_NBUCKETS; i++) {
+        double top = qc_hist_quantile(h, 0.999), width = top / NBIN;
+        double bins[NBIN] = {0};
+        for (int i = 0; i < QC_HIST_NBUCKETS && width > 0; i++) {
             if (h->count[i] == 0)
                 continue;
             double lo, hi;
             qc_hist_bucket_edges(i, &lo, &hi);
-            fprintf(f.fp, "%.10g %.10g %.10g\n", lo, hi,
-                    (double)h->count[i] / ((double)h->total * (hi - lo)));
+            /* spread the bucket over the bins it overlaps (uniform inside
+             * the bucket), so that bins do not alias bucket edges */
+            for (int b = (int)(lo / width); b < NBIN && b * width < hi; b++) {
+                double a = lo > b * width ? lo : b * width;
+                double z = hi < (b + 1) * width ? hi : (b + 1) * width;
+                if (z > a)
+                    bins[b] += (double)h->count[i] * (z - a) / (hi - lo);
+            }
+        }
+        fprintf(f.fp, "# time density P(T>time)\n");
+        for (int b = 0; b < NBIN; b++) {
+            double t = (b + 0.5) * width;
+            double ccdf;
+            /* P(T > t) from the histogram: 1 - fraction at or below t */
+            uint64_t below = 0;
+            for (int i = 0; i < QC_HIST_NBUCKETS; i++) {
+                double lo, hi;
+                qc_hist_bucket_edges(i, &lo, &hi);
+                if (0.5 * (lo + hi) > t)
+                    break;
+                below += h->count[i];
+            }
+            below += h->zero + h->under;
+            ccdf = 1.0 - (double)below / (double)h->total;
+            fprintf(f.fp, "%.10g %.10g %.10g\n", t, bins[b] / ((double)h->total * width), ccdf);
         }
         if (qc_ofile_commit(&f, &err) != 0) {
             cli_error("%s", err.msg);
@@ -203,11 +230,22 @@ static int write_plots(const char *dir, const qc_queue_result *r)
     }
     if (rc == 0) {
         snprintf(body, 2 * n + 512,
-                 "set xlabel 'response time'\nset ylabel 'density'\nset logscale x\n"
-                 "set style fill solid 0.5\nunset key\n"
-                 "plot '%s' using (sqrt($1*$2)):3:1:2 with xerrorbars lc rgb '#1f77b4' pt 7 ps 0.3",
+                 "set xlabel 'response time'\nset ylabel 'density'\nunset key\n"
+                 "set style fill solid 0.5 border\nset yrange [0:*]\n"
+                 "plot '%s' using 1:2 with boxes lc rgb '#1f77b4'",
                  path);
         if (qc_plot(dir, "response_time_hist", body, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+        }
+    }
+    if (rc == 0) {
+        snprintf(body, 2 * n + 512,
+                 "set xlabel 'response time t'\nset ylabel 'P(T > t)'\nunset key\n"
+                 "set logscale y\nset format y '10^{%%L}'\n"
+                 "plot '%s' using 1:($3 > 0 ? $3 : 1/0) with linespoints pt 7 ps 0.4 lc rgb '#d62728'",
+                 path);
+        if (qc_plot(dir, "response_time_ccdf", body, &err) != 0) {
             cli_error("%s", err.msg);
             rc = QC_EXIT_FAIL;
         }
