@@ -2,22 +2,14 @@
 /* queue.c: the G/G/c/K queue (FCFS and processor sharing) with output
  * analysis in chunks.
  *
- * State invariants, between events:
- *   n     = customers in system = (FCFS) busy servers + waiting line
- *                               = (PS) jobs in the PS heap;
- *   busy  = min(n, c) (both disciplines are work conserving);
+ * The service station (FCFS or PS, c servers) is station.c; this file
+ * adds arrivals, blocking and the output analysis. Between events:
  *   areas in chunk `cur` cover [its t_start, tlast], tlast <= now;
  *   measured_out = customers that arrived inside the window and have not
  *                  left yet; the run ends when the window has closed and
  *                  measured_out is 0, so every measured customer's response
  *                  time is seen (no bias against long sojourns at the end).
- *
- * Processor sharing in virtual time: V grows at rate r(n) = min(1, c/n),
- * the service rate each job receives, so a job arriving at V0 with
- * requirement S leaves when V reaches V0 + S. Jobs are kept in a min-heap
- * of these finish tags and only the earliest has a pending event; it is
- * cancelled and rescheduled when n changes. V restarts at 0 whenever the
- * system empties, which keeps it small and the tags exact. */
+ */
 #include "qctl/queue.h"
 
 #include <math.h>
@@ -26,8 +18,9 @@
 
 #include "qctl/rng.h"
 #include "qctl/sim.h"
+#include "station.h"
 
-enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_PS_DEPART = 2, EV_TICK = 3 };
+enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_TICK = 2 };
 
 #define NOT_MEASURED UINT32_MAX
 #define MSER_CAP 4096
@@ -45,16 +38,6 @@ typedef struct chunk {
     qc_hist *hist;
 } chunk;
 
-typedef struct cust {
-    double arr;
-    double svc;
-    uint32_t chunk;
-} cust;
-
-typedef struct psjob {
-    double tag;
-    cust c;
-} psjob;
 
 typedef struct run {
     const qc_queue_params *p;
@@ -64,7 +47,6 @@ typedef struct run {
     chunk chunks[QC_QUEUE_CHUNKS];
     int cur; /* chunk in force: -1 before the window, CHUNKS after */
 
-    uint64_t n;
     unsigned c;
     double tlast;
     uint64_t arrivals;     /* arrivals so far in this replication */
@@ -74,18 +56,7 @@ typedef struct run {
     double win_start, win_end;
     int done;
 
-    /* FCFS */
-    cust *insvc;
-    unsigned *freesrv;
-    unsigned nfree;
-    cust *ring;
-    size_t rcap, rhead, rlen;
-
-    /* PS */
-    psjob *ps;
-    size_t pscap;
-    double V;
-    int64_t ps_handle; /* pending PS departure, or -1 */
+    qc__station st;
 
     /* MSER: batch means of response times in departure order */
     double *mz, *mt;
@@ -174,11 +145,8 @@ static void run_free(run *r)
 {
     for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
         qc_hist_free(r->chunks[k].hist);
+    qc__station_free(&r->st);
     qc_sim_destroy(&r->sim);
-    free(r->insvc);
-    free(r->freesrv);
-    free(r->ring);
-    free(r->ps);
     free(r->mz);
     free(r->mt);
     free(r->series);
@@ -197,19 +165,8 @@ static int run_alloc(run *r, const qc_queue_params *p)
     size_t start = 1024;
     if (p->capacity != 0 && p->capacity < start)
         start = (size_t)p->capacity;
-    if (p->discipline == QC_FCFS) {
-        r->insvc = malloc(r->c * sizeof *r->insvc);
-        r->freesrv = malloc(r->c * sizeof *r->freesrv);
-        r->rcap = start;
-        r->ring = malloc(r->rcap * sizeof *r->ring);
-        if (!r->insvc || !r->freesrv || !r->ring)
-            goto oom;
-    } else {
-        r->pscap = start;
-        r->ps = malloc(r->pscap * sizeof *r->ps);
-        if (!r->ps)
-            goto oom;
-    }
+    if (qc__station_init(&r->st, &r->sim, p->discipline, r->c, start, EV_DEPART) != 0)
+        goto oom;
     r->mz = malloc(MSER_CAP * sizeof *r->mz);
     r->mt = malloc(MSER_CAP * sizeof *r->mt);
     if (!r->mz || !r->mt)
@@ -236,7 +193,7 @@ static void run_reset(run *r, unsigned rep)
         ch->hist = h;
     }
     r->cur = -1;
-    r->n = 0;
+    qc__station_reset(&r->st);
     r->tlast = 0;
     r->arrivals = 0;
     r->measured_out = 0;
@@ -244,13 +201,6 @@ static void run_reset(run *r, unsigned rep)
     r->win_start = r->win_end = 0;
     r->next_bound = 0;
     r->warm_n = p->warmup_mode == QC_WARMUP_FIXED && p->customers ? (uint64_t)p->warmup : 0;
-    r->nfree = r->c;
-    if (r->freesrv)
-        for (unsigned i = 0; i < r->c; i++)
-            r->freesrv[i] = r->c - 1 - i; /* server 0 on top */
-    r->rhead = r->rlen = 0;
-    r->V = 0;
-    r->ps_handle = -1;
     r->mn = 0;
     r->mbsize = 5;
     r->macc = 0;
@@ -276,7 +226,7 @@ static void series_push(run *r, double t, double mean)
         r->series = s;
         r->scap = cap;
     }
-    r->series[r->slen++] = (qc_series_point){t, mean, (uint32_t)(r->n > UINT32_MAX ? UINT32_MAX : r->n)};
+    r->series[r->slen++] = (qc_series_point){t, mean, (uint32_t)(r->st.n > UINT32_MAX ? UINT32_MAX : r->st.n)};
 }
 
 /* Closes every series bin that ends at or before t, then accrues the
@@ -286,13 +236,13 @@ static void series_advance(run *r, double t)
     double dt = r->p->series_dt;
     double from = r->tlast;
     while (t >= r->s_next && r->series_on) {
-        r->s_area += (double)r->n * (r->s_next - from);
+        r->s_area += (double)r->st.n * (r->s_next - from);
         from = r->s_next;
         series_push(r, r->s_next, r->s_area / dt);
         r->s_area = 0;
         r->s_next += dt;
     }
-    r->s_area += (double)r->n * (t - from);
+    r->s_area += (double)r->st.n * (t - from);
 }
 
 /* Accrues the areas of the path up to time t. */
@@ -301,9 +251,8 @@ static inline void advance(run *r, double t)
     double dt = t - r->tlast;
     if (r->cur >= 0 && r->cur < QC_QUEUE_CHUNKS) {
         chunk *ch = &r->chunks[r->cur];
-        double busy = r->n < r->c ? (double)r->n : (double)r->c;
-        ch->area_n += (double)r->n * dt;
-        ch->area_busy += busy * dt;
+        ch->area_n += (double)r->st.n * dt;
+        ch->area_busy += (double)qc__station_busy(&r->st) * dt;
     }
     if (r->series_on)
         series_advance(r, t);
@@ -354,13 +303,13 @@ static void mser_add(run *r, double resp, double t)
     r->macc_n = 0;
 }
 
-static inline void depart_stats(run *r, const cust *c, double t)
+static inline void depart_stats(run *r, const qc__job *c, double t)
 {
     if (r->cur >= 0 && r->cur < QC_QUEUE_CHUNKS)
         r->chunks[r->cur].departures++;
-    if (c->chunk == NOT_MEASURED)
+    if (c->tag == NOT_MEASURED)
         return;
-    chunk *ch = &r->chunks[c->chunk];
+    chunk *ch = &r->chunks[c->tag];
     double resp = t - c->arr;
     ch->done++;
     ch->sum_resp += resp;
@@ -370,135 +319,6 @@ static inline void depart_stats(run *r, const cust *c, double t)
         mser_add(r, resp, t);
     if (--r->measured_out == 0 && r->cur >= QC_QUEUE_CHUNKS)
         r->done = 1;
-}
-
-/* ---- FCFS ------------------------------------------------------------ */
-
-static int ring_push(run *r, const cust *c)
-{
-    if (r->rlen == r->rcap) {
-        size_t cap = r->rcap * 2;
-        cust *nr = malloc(cap * sizeof *nr);
-        if (nr == NULL)
-            return QC_ENOMEM;
-        for (size_t i = 0; i < r->rlen; i++)
-            nr[i] = r->ring[(r->rhead + i) % r->rcap];
-        free(r->ring);
-        r->ring = nr;
-        r->rcap = cap;
-        r->rhead = 0;
-    }
-    size_t pos = r->rhead + r->rlen;
-    if (pos >= r->rcap)
-        pos -= r->rcap;
-    r->ring[pos] = *c;
-    r->rlen++;
-    return 0;
-}
-
-static inline int fcfs_start(run *r, unsigned s, const cust *c)
-{
-    r->insvc[s] = *c;
-    int64_t h = qc_sim_after(&r->sim, c->svc, EV_DEPART, s);
-    return h < 0 ? (int)h : 0;
-}
-
-static int fcfs_arrive(run *r, const cust *c)
-{
-    if (r->nfree > 0)
-        return fcfs_start(r, r->freesrv[--r->nfree], c);
-    return ring_push(r, c);
-}
-
-static int fcfs_depart(run *r, unsigned s, double t)
-{
-    depart_stats(r, &r->insvc[s], t);
-    if (r->rlen > 0) {
-        cust next = r->ring[r->rhead];
-        if (++r->rhead == r->rcap)
-            r->rhead = 0;
-        r->rlen--;
-        return fcfs_start(r, s, &next);
-    }
-    r->freesrv[r->nfree++] = s;
-    return 0;
-}
-
-/* ---- processor sharing ----------------------------------------------- */
-
-static inline double ps_rate(const run *r)
-{
-    return r->n <= r->c ? 1.0 : (double)r->c / (double)r->n;
-}
-
-static void ps_sift_up(psjob *h, size_t i)
-{
-    psjob e = h[i];
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!(e.tag < h[p].tag))
-            break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = e;
-}
-
-static void ps_sift_down(psjob *h, size_t n, size_t i)
-{
-    psjob e = h[i];
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && h[c + 1].tag < h[c].tag)
-            c++;
-        if (!(h[c].tag < e.tag))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = e;
-}
-
-/* Reschedules the one pending departure after n or V changed. */
-static int ps_schedule(run *r)
-{
-    if (r->ps_handle >= 0) {
-        qc_evq_cancel(r->sim.evq, (uint32_t)r->ps_handle);
-        r->ps_handle = -1;
-    }
-    if (r->n == 0)
-        return 0;
-    double left = r->ps[0].tag - r->V;
-    if (left < 0)
-        left = 0;
-    int64_t h = qc_sim_after(&r->sim, left / ps_rate(r), EV_PS_DEPART, 0);
-    if (h < 0)
-        return (int)h;
-    r->ps_handle = h;
-    return 0;
-}
-
-/* Advances virtual time to now (call before n changes). */
-static inline void ps_virtual(run *r, double t)
-{
-    r->V += (t - r->tlast) * ps_rate(r);
-}
-
-static int ps_arrive(run *r, const cust *c)
-{
-    if ((size_t)r->n == r->pscap) {
-        size_t cap = r->pscap * 2;
-        psjob *h = realloc(r->ps, cap * sizeof *h);
-        if (h == NULL)
-            return QC_ENOMEM;
-        r->ps = h;
-        r->pscap = cap;
-    }
-    r->ps[r->n] = (psjob){r->V + c->svc, *c};
-    ps_sift_up(r->ps, (size_t)r->n);
-    return 0;
 }
 
 /* ---- the event loop ---------------------------------------------------- */
@@ -538,38 +358,23 @@ static int on_arrival(run *r, double t)
         return 0;
     if (k != NOT_MEASURED)
         r->chunks[k].arrivals++;
-    if (p->capacity != 0 && r->n >= p->capacity) {
+    if (p->capacity != 0 && r->st.n >= p->capacity) {
         if (k != NOT_MEASURED)
             r->chunks[k].blocked++;
         return 0;
     }
-    cust c = {t, qc_sampler_next(&r->ssvc), k};
+    qc__job c = {t, qc_sampler_next(&r->ssvc), k};
     if (k != NOT_MEASURED)
         r->measured_out++;
-    if (p->discipline == QC_FCFS) {
-        r->n++;
-        return fcfs_arrive(r, &c);
-    }
-    rc = ps_arrive(r, &c);
-    if (rc != 0)
-        return rc;
-    r->n++;
-    return ps_schedule(r);
+    return qc__station_arrive(&r->st, &c);
 }
 
-static int on_ps_depart(run *r, double t)
+static int on_depart(run *r, const qc_event *ev)
 {
-    r->ps_handle = -1;
-    psjob j = r->ps[0];
-    r->n--;
-    if (r->n > 0) {
-        r->ps[0] = r->ps[r->n];
-        ps_sift_down(r->ps, (size_t)r->n, 0);
-    } else {
-        r->V = 0; /* empty: restart virtual time (no tags left) */
-    }
-    depart_stats(r, &j.c, t);
-    return ps_schedule(r);
+    qc__job j;
+    int rc = qc__station_depart(&r->st, ev, &j);
+    depart_stats(r, &j, ev->t);
+    return rc;
 }
 
 static int on_tick(run *r, double t)
@@ -604,8 +409,7 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
     int rc = 0;
     while (!r->done && qc_sim_next(&r->sim, &ev) == 0) {
         double t = ev.t;
-        if (p->discipline == QC_PS)
-            ps_virtual(r, t);
+        qc__station_advance(&r->st, t);
         advance(r, t);
         /* Testing the handle rather than the type lets the compiler fold
          * this test into qc_sim_next's own source-or-heap branch: one
@@ -614,11 +418,7 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
             rc = on_arrival(r, t);
         } else switch (ev.type) {
         case EV_DEPART:
-            r->n--;
-            rc = fcfs_depart(r, (unsigned)ev.data, t);
-            break;
-        case EV_PS_DEPART:
-            rc = on_ps_depart(r, t);
+            rc = on_depart(r, &ev);
             break;
         case EV_TICK:
             rc = on_tick(r, t);

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* qctl/controller.h: discrete-time controllers as step objects.
+ *
+ * A controller is sampled once per control interval: the plant measures,
+ * calls qc_pi_step with the reference and the measurement, and applies the
+ * actuation it returns. No clock, no I/O and no allocation in the step, so
+ * the same object drives a simulated plant, the live proxy, or a user's
+ * own server.
+ *
+ * The PI law in positional form, with e(k) = r(k) - y(k):
+ *
+ *     I(k) = I(k-1) + K_I e(k)                 (integrator)
+ *     v(k) = K_P e(k) + I(k)                   (unsaturated actuation)
+ *     u(k) = min(max(v(k), u_min), u_max)      (what is applied)
+ *
+ * With K_P = 0 this is the integral controller of the MaxUsers work,
+ * u(k) = u(k-1) + K_I e(k), for as long as u stays inside its limits.
+ * When it does not, the integrator winds up: it keeps accumulating error
+ * that the saturated actuator cannot act on, and the loop overshoots when
+ * it comes back. Two standard cures are offered:
+ *
+ *   conditional integration: I(k) = I(k-1) when u is saturated and e(k)
+ *       would drive v further beyond the limit (integration is frozen in
+ *       the direction that cannot help);
+ *   back-calculation: I(k) = I(k-1) + K_I e(k) + K_AW (u(k) - v(k)), so
+ *       that the integrator is pulled back toward the limit at rate K_AW
+ *       (K_AW = 1 makes I track the limit exactly).
+ *
+ * Ownership: plain values; nothing to free. */
+#ifndef QCTL_CONTROLLER_H
+#define QCTL_CONTROLLER_H
+
+#include "qctl/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum qc_antiwindup {
+    QC_AW_NONE = 0,
+    QC_AW_CONDITIONAL = 1,
+    QC_AW_BACKCALC = 2
+} qc_antiwindup;
+
+typedef struct qc_pi_params {
+    double kp, ki;       /* gains; kp = 0 gives integral control */
+    double u_min, u_max; /* actuator limits, u_min < u_max */
+    double u_init;       /* actuation before the first step */
+    qc_antiwindup aw;
+    double k_aw;         /* back-calculation gain, in (0, 1] */
+} qc_pi_params;
+
+typedef struct qc_pi {
+    qc_pi_params p;
+    double integ; /* I(k-1) */
+} qc_pi;
+
+typedef struct qc_pi_sense {
+    double r; /* reference */
+    double y; /* measurement */
+} qc_pi_sense;
+
+typedef struct qc_pi_act {
+    double u;      /* actuation to apply, within the limits */
+    double v;      /* what the law asked for before saturation */
+    int saturated; /* -1 at u_min, +1 at u_max, 0 inside */
+} qc_pi_act;
+
+/* Checks the parameters (finite gains, u_min < u_max, u_init within the
+ * limits, k_aw in (0, 1] for back-calculation) and starts the integrator
+ * at u_init. */
+int qc_pi_init(qc_pi *c, const qc_pi_params *p, qc_err *err);
+
+/* One sample of the law. Never fails on finite input; a NaN measurement
+ * holds the previous actuation (a lost sample) and returns QC_EINVAL. */
+int qc_pi_step(qc_pi *c, const qc_pi_sense *in, qc_pi_act *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

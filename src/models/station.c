@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* station.c: c servers, FCFS or processor sharing (see station.h). */
+#include "station.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int qc__station_init(qc__station *st, qc_sim *sim, qc_discipline disc, unsigned c,
+                     size_t hint, uint32_t ev_depart)
+{
+    memset(st, 0, sizeof *st);
+    st->sim = sim;
+    st->disc = disc;
+    st->c = c;
+    st->ev_depart = ev_depart;
+    if (hint < 16)
+        hint = 16;
+    if (disc == QC_FCFS) {
+        st->insvc = malloc(c * sizeof *st->insvc);
+        st->freesrv = malloc(c * sizeof *st->freesrv);
+        st->rcap = hint;
+        st->ring = malloc(st->rcap * sizeof *st->ring);
+        if (!st->insvc || !st->freesrv || !st->ring)
+            goto oom;
+    } else {
+        st->pscap = hint;
+        st->ps = malloc(st->pscap * sizeof *st->ps);
+        if (!st->ps)
+            goto oom;
+    }
+    qc__station_reset(st);
+    return 0;
+oom:
+    qc__station_free(st);
+    return QC_ENOMEM;
+}
+
+void qc__station_free(qc__station *st)
+{
+    free(st->insvc);
+    free(st->freesrv);
+    free(st->ring);
+    free(st->ps);
+    memset(st, 0, sizeof *st);
+}
+
+void qc__station_reset(qc__station *st)
+{
+    st->n = 0;
+    st->nfree = st->c;
+    if (st->freesrv)
+        for (unsigned i = 0; i < st->c; i++)
+            st->freesrv[i] = st->c - 1 - i; /* server 0 on top */
+    st->rhead = st->rlen = 0;
+    st->V = 0;
+    st->vlast = 0;
+    st->ps_handle = -1;
+}
+
+/* ---- FCFS ---------------------------------------------------------------- */
+
+static int ring_push(qc__station *st, const qc__job *j)
+{
+    if (st->rlen == st->rcap) {
+        size_t cap = st->rcap * 2;
+        qc__job *nr = malloc(cap * sizeof *nr);
+        if (nr == NULL)
+            return QC_ENOMEM;
+        for (size_t i = 0; i < st->rlen; i++)
+            nr[i] = st->ring[(st->rhead + i) % st->rcap];
+        free(st->ring);
+        st->ring = nr;
+        st->rcap = cap;
+        st->rhead = 0;
+    }
+    size_t pos = st->rhead + st->rlen;
+    if (pos >= st->rcap)
+        pos -= st->rcap;
+    st->ring[pos] = *j;
+    st->rlen++;
+    return 0;
+}
+
+static inline int fcfs_start(qc__station *st, unsigned s, const qc__job *j)
+{
+    st->insvc[s] = *j;
+    int64_t h = qc_sim_after(st->sim, j->svc, st->ev_depart, s);
+    return h < 0 ? (int)h : 0;
+}
+
+/* ---- processor sharing ------------------------------------------------------ */
+
+static void ps_sift_up(qc__psjob *h, size_t i)
+{
+    qc__psjob e = h[i];
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!(e.finish < h[p].finish))
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = e;
+}
+
+static void ps_sift_down(qc__psjob *h, size_t n, size_t i)
+{
+    qc__psjob e = h[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1].finish < h[c].finish)
+            c++;
+        if (!(h[c].finish < e.finish))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = e;
+}
+
+/* Reschedules the one pending PS departure after n or V changed. */
+static int ps_schedule(qc__station *st)
+{
+    if (st->ps_handle >= 0) {
+        qc_evq_cancel(st->sim->evq, (uint32_t)st->ps_handle);
+        st->ps_handle = -1;
+    }
+    if (st->n == 0)
+        return 0;
+    double left = st->ps[0].finish - st->V;
+    if (left < 0)
+        left = 0;
+    double r = st->n <= st->c ? 1.0 : (double)st->c / (double)st->n;
+    int64_t h = qc_sim_after(st->sim, left / r, st->ev_depart, 0);
+    if (h < 0)
+        return (int)h;
+    st->ps_handle = h;
+    return 0;
+}
+
+/* ---- both ------------------------------------------------------------------ */
+
+int qc__station_arrive(qc__station *st, const qc__job *job)
+{
+    if (st->disc == QC_FCFS) {
+        st->n++;
+        if (st->nfree > 0)
+            return fcfs_start(st, st->freesrv[--st->nfree], job);
+        return ring_push(st, job);
+    }
+    if ((size_t)st->n == st->pscap) {
+        size_t cap = st->pscap * 2;
+        qc__psjob *h = realloc(st->ps, cap * sizeof *h);
+        if (h == NULL)
+            return QC_ENOMEM;
+        st->ps = h;
+        st->pscap = cap;
+    }
+    st->ps[st->n] = (qc__psjob){st->V + job->svc, *job};
+    ps_sift_up(st->ps, (size_t)st->n);
+    st->n++;
+    return ps_schedule(st);
+}
+
+int qc__station_depart(qc__station *st, const qc_event *ev, qc__job *out)
+{
+    st->n--;
+    if (st->disc == QC_FCFS) {
+        unsigned s = (unsigned)ev->data;
+        *out = st->insvc[s];
+        if (st->rlen > 0) {
+            qc__job next = st->ring[st->rhead];
+            if (++st->rhead == st->rcap)
+                st->rhead = 0;
+            st->rlen--;
+            return fcfs_start(st, s, &next);
+        }
+        st->freesrv[st->nfree++] = s;
+        return 0;
+    }
+    st->ps_handle = -1;
+    *out = st->ps[0].job;
+    if (st->n > 0) {
+        st->ps[0] = st->ps[st->n];
+        ps_sift_down(st->ps, (size_t)st->n, 0);
+    } else {
+        st->V = 0; /* empty: restart virtual time (no tags left) */
+    }
+    return ps_schedule(st);
+}

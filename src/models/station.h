@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* station.h: a service station of c servers, FCFS or processor sharing,
+ * on the simulation kernel; shared by every model that has one (the open
+ * queue, the MaxUsers server, ...). Internal to libqctl (qc__ prefix).
+ *
+ * Invariants between events: n jobs are present; FCFS: min(n, c) are in
+ * service on distinct servers, the rest wait in arrival order in a ring;
+ * PS: all n share the c servers, each served at rate r(n) = min(1, c/n).
+ *
+ * Processor sharing runs in virtual time: V grows at rate r(n), so a job
+ * arriving at V0 with requirement S leaves when V = V0 + S. Jobs sit in a
+ * min-heap of these finish tags and only the earliest has a pending
+ * event, cancelled and rescheduled when n changes. V restarts at 0 when
+ * the station empties, which keeps the tags small and exact.
+ *
+ * The caller must call qc__station_advance(st, now) at every event before
+ * anything changes n (it moves PS virtual time), then deliver departures
+ * of this station's event types to qc__station_depart. */
+#ifndef QCTL_STATION_H
+#define QCTL_STATION_H
+
+#include <stdint.h>
+
+#include "qctl/queue.h"
+#include "qctl/sim.h"
+
+typedef struct qc__job {
+    double arr;    /* arrival time */
+    double svc;    /* service requirement */
+    uint64_t tag;  /* the model's own: a chunk, a user, a class */
+} qc__job;
+
+typedef struct qc__psjob {
+    double finish; /* virtual finish tag */
+    qc__job job;
+} qc__psjob;
+
+typedef struct qc__station {
+    qc_sim *sim;
+    qc_discipline disc;
+    unsigned c;
+    uint64_t n;
+    uint32_t ev_depart; /* event type of a departure (FCFS data = server) */
+    /* FCFS */
+    qc__job *insvc;
+    unsigned *freesrv;
+    unsigned nfree;
+    qc__job *ring;
+    size_t rcap, rhead, rlen;
+    /* PS */
+    qc__psjob *ps;
+    size_t pscap;
+    double V, vlast;
+    int64_t ps_handle;
+} qc__station;
+
+/* Allocates the station (room for `hint` jobs before growing). QC_ENOMEM. */
+int qc__station_init(qc__station *st, qc_sim *sim, qc_discipline disc, unsigned c,
+                     size_t hint, uint32_t ev_depart);
+void qc__station_free(qc__station *st);
+/* Empty again (after qc_sim_reset), keeping the memory. */
+void qc__station_reset(qc__station *st);
+
+/* Moves PS virtual time to now; call at every event before n changes. */
+static inline void qc__station_advance(qc__station *st, double now)
+{
+    if (st->disc == QC_PS) {
+        double r = st->n <= st->c ? 1.0 : (double)st->c / (double)st->n;
+        st->V += (now - st->vlast) * r;
+        st->vlast = now;
+    }
+}
+
+/* A job arrives now; schedules what it must. QC_ENOMEM. */
+int qc__station_arrive(qc__station *st, const qc__job *job);
+
+/* Handles this station's departure event ev; *out is the job that left.
+ * Starts the next job (FCFS) or reschedules (PS). */
+int qc__station_depart(qc__station *st, const qc_event *ev, qc__job *out);
+
+/* Number of busy servers: min(n, c). */
+static inline unsigned qc__station_busy(const qc__station *st)
+{
+    return st->n < st->c ? (unsigned)st->n : st->c;
+}
+
+#endif
