@@ -19,9 +19,9 @@
  * that the saturated actuator cannot act on, and the loop overshoots when
  * it comes back. Two standard cures are offered:
  *
- *   conditional integration: I(k) = I(k-1) when u is saturated and e(k)
- *       would drive v further beyond the limit (integration is frozen in
- *       the direction that cannot help);
+ *   conditional integration (clamping): when e(k) pushes v beyond a limit,
+ *       the integrator moves only as far as the value that puts v at that
+ *       limit (it integrates freely inside the limits and stops at them);
  *   back-calculation: I(k) = I(k-1) + K_I e(k) + K_AW (u(k) - v(k)), so
  *       that the integrator is pulled back toward the limit at rate K_AW
  *       (K_AW = 1 makes I track the limit exactly).
@@ -63,7 +63,7 @@ typedef struct qc_pi_sense {
 typedef struct qc_pi_act {
     double u;      /* actuation to apply, within the limits */
     double v;      /* what the law asked for before saturation */
-    int saturated; /* -1 at u_min, +1 at u_max, 0 inside */
+    int saturated; /* -1 at u_min, +1 at u_max (as asked or beyond), 0 inside */
 } qc_pi_act;
 
 /* Checks the parameters (finite gains, u_min < u_max, u_init within the

@@ -49,5 +49,6 @@ double cli_elapsed(const cli_progress *p);
 /* Subcommands. */
 int cmd_sim(int argc, char **argv);
 int cmd_sim_queue(int argc, char **argv);
+int cmd_sim_maxusers(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ static const char usage[] =
     "\n"
     "Commands:\n"
     "  sim queue     simulate an open G/G/c/K queue (FCFS or processor sharing)\n"
+    "  sim maxusers  MaxUsers feedback control of a closed-population server\n"
     "\n"
     "  --help        this text ('qctl COMMAND --help' for a command)\n"
     "  --version     print the version\n"
@@ -27,7 +28,8 @@ static const char sim_usage[] =
     "usage: qctl sim MODEL [options]\n"
     "\n"
     "Models:\n"
-    "  queue         open G/G/c/K queue, FCFS or processor sharing\n";
+    "  queue         open G/G/c/K queue, FCFS or processor sharing\n"
+    "  maxusers      closed-population server under MaxUsers feedback control\n";
 
 int cmd_sim(int argc, char **argv)
 {
@@ -41,6 +43,8 @@ int cmd_sim(int argc, char **argv)
     }
     if (strcmp(argv[1], "queue") == 0)
         return cmd_sim_queue(argc - 1, argv + 1);
+    if (strcmp(argv[1], "maxusers") == 0)
+        return cmd_sim_maxusers(argc - 1, argv + 1);
     cli_error("sim: unknown model '%s' (see 'qctl sim --help')", argv[1]);
     return QC_EXIT_USAGE;
 }

@@ -47,13 +47,19 @@ int qc_pi_step(qc_pi *c, const qc_pi_sense *in, qc_pi_act *out)
     case QC_AW_NONE:
         break;
     case QC_AW_CONDITIONAL:
-        /* Freeze the integrator when the new error would push v further
-         * past the limit it already exceeds. */
-        if ((v > p->u_max && p->ki * e > 0) || (v < p->u_min && p->ki * e < 0)) {
-            integ = c->integ;
-            v = p->kp * e + integ;
-            u = clamp(v, p->u_min, p->u_max);
+        /* Integrate only as far as the limit that the new error pushes
+         * toward: the integrator may reach the value that puts v at the
+         * limit, never beyond it (and is not pulled back if it already
+         * was beyond, which only a change of limits can cause). */
+        if (v > p->u_max && p->ki * e > 0) {
+            double cap = p->u_max - p->kp * e;
+            integ = c->integ > cap ? c->integ : cap;
+        } else if (v < p->u_min && p->ki * e < 0) {
+            double floor_ = p->u_min - p->kp * e;
+            integ = c->integ < floor_ ? c->integ : floor_;
         }
+        v = p->kp * e + integ;
+        u = clamp(v, p->u_min, p->u_max);
         break;
     case QC_AW_BACKCALC:
         integ += p->k_aw * (u - v);
@@ -62,6 +68,7 @@ int qc_pi_step(qc_pi *c, const qc_pi_sense *in, qc_pi_act *out)
     c->integ = integ;
     out->u = u;
     out->v = v;
-    out->saturated = v < p->u_min ? -1 : v > p->u_max ? 1 : 0;
+    /* at a limit, whether the law asked for more or exactly that */
+    out->saturated = (u <= p->u_min && v <= p->u_min) ? -1 : (u >= p->u_max && v >= p->u_max) ? 1 : 0;
     return 0;
 }

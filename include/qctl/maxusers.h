@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* qctl/maxusers.h: the closed-population server whose MaxUsers is the
+ * control input (the mail-server plant of the MaxUsers feedback work).
+ *
+ * M users cycle through:
+ *
+ *   OFF --(off time)--> wants to connect
+ *       connected < floor(MaxUsers): connect, session of random length
+ *       else: wait a retry time and try again
+ *   CONNECTED: think --(think time)--> send an RPC to the server
+ *              --(response)--> think ...; the first think that ends after
+ *              the session is over disconnects the user --> OFF
+ *
+ * The server is T worker threads, FCFS or processor sharing (the station
+ * of qctl's queue model). Lowering MaxUsers does not cut anyone off: it
+ * stops new connections, and the connected count falls as sessions end;
+ * raising it admits waiting users as they retry. That asymmetry and the
+ * retry and session times are the plant's dynamics.
+ *
+ * Sampled every control interval Delta (default 60 s), the plant reports
+ * RIS, the number of RPCs in the server (queued plus in service), through
+ * two sensors:
+ *   true RIS     the time-average over the interval of RPCs in server
+ *                (and its value at the sample instant);
+ *   logged RIS   what a server computing RIS from its completion log sees:
+ *                an RPC is logged only when it completes, so at the sample
+ *                instant the RPCs still in the server are missing. Logged
+ *                RIS(k) = (1/Delta) * sum over RPCs completed by t_k of the
+ *                time each spent in the server during (t_{k-1}, t_k].
+ * and throughput, mean response time of the RPCs completed in the
+ * interval, and connected users.
+ *
+ * Ownership: qc_maxusers_alloc returns a plant freed by qc_maxusers_free
+ * (NULL ok). The distributions it is given must outlive it. */
+#ifndef QCTL_MAXUSERS_H
+#define QCTL_MAXUSERS_H
+
+#include <stdint.h>
+
+#include "qctl/dist.h"
+#include "qctl/error.h"
+#include "qctl/queue.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct qc_maxusers qc_maxusers;
+
+typedef struct qc_maxusers_params {
+    uint32_t population;    /* M users, 1 .. 100000 (default 1000) */
+    unsigned threads;       /* T worker threads (default 4) */
+    qc_discipline discipline;
+    const qc_dist *think;   /* between a response and the next RPC */
+    const qc_dist *service; /* RPC service requirement */
+    const qc_dist *session; /* connected time of a session */
+    const qc_dist *off;     /* offline time between sessions */
+    const qc_dist *retry;   /* wait before retrying a refused connection */
+    double interval;        /* control interval Delta (default 60) */
+    double maxusers_max;    /* upper limit of MaxUsers (default M) */
+    double maxusers_init;   /* MaxUsers before the first interval */
+    uint64_t seed;
+    uint32_t rep;           /* replication: selects the streams */
+} qc_maxusers_params;
+
+/* Defaults for every field but the distributions (left NULL). */
+void qc_maxusers_params_init(qc_maxusers_params *p);
+
+typedef struct qc_maxusers_sample {
+    double t;            /* end of the interval */
+    double maxusers;     /* MaxUsers applied during the interval */
+    double ris;          /* true RIS, time-average over the interval */
+    double ris_now;      /* true RIS at the sample instant */
+    double ris_logged;   /* logged RIS (completed RPCs only) */
+    double throughput;   /* RPCs completed per unit time */
+    double response;     /* mean response of RPCs completed (NAN if none) */
+    double connected;    /* users connected at the sample instant */
+    double waiting;      /* users refused and waiting to retry */
+    uint64_t completed;  /* RPCs completed in the interval */
+} qc_maxusers_sample;
+
+/* A plant at time 0 with every user offline-then-arriving: each user's
+ * first attempt to connect is drawn from the off-time distribution. */
+qc_maxusers *qc_maxusers_alloc(const qc_maxusers_params *p, qc_err *err);
+void qc_maxusers_free(qc_maxusers *m);
+
+/* Simulates one control interval with MaxUsers = maxusers (saturated to
+ * [0, maxusers_max]) and reports the sample at its end. */
+int qc_maxusers_step(qc_maxusers *m, double maxusers, qc_maxusers_sample *out);
+
+/* Response times of every RPC completed so far (for percentiles). */
+const qc_hist *qc_maxusers_response_hist(const qc_maxusers *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
+
+/* ---- closed-loop and open-loop runs ---------------------------------- */
+
+#include "qctl/controller.h"
+
+#ifndef QCTL_MAXUSERS_RUN_H
+#define QCTL_MAXUSERS_RUN_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A piecewise-constant schedule: value v from time t on (t increasing,
+ * the first t is 0). */
+typedef struct qc_sched_point {
+    double t, v;
+} qc_sched_point;
+
+/* Parses "V" or "V@T,V@T,..." (e.g. "325@0,400@3600"). */
+int qc_sched_parse(const char *s, qc_sched_point *pts, size_t max, size_t *n, qc_err *err);
+double qc_sched_at(const qc_sched_point *pts, size_t n, double t);
+
+typedef enum qc_mu_sensor { QC_SENSOR_TRUE = 0, QC_SENSOR_LOGGED = 1 } qc_mu_sensor;
+
+typedef enum qc_excite_kind {
+    QC_EXCITE_NONE = 0,
+    QC_EXCITE_PRBS,    /* +-A, switching with probability 1/2 every hold */
+    QC_EXCITE_UNIFORM, /* uniform in [-A, A], redrawn every hold */
+    QC_EXCITE_STEPS    /* +A, -A, +A ... every hold */
+} qc_excite_kind;
+
+typedef struct qc_mu_run_params {
+    qc_maxusers_params plant;
+    int closed_loop;          /* 0: MaxUsers follows `input` (+ excitation) */
+    qc_pi_params pi;          /* closed loop: the controller */
+    qc_mu_sensor sensor;      /* which RIS the controller sees */
+    double sensor_gain;       /* closed loop: reference scaled by this into
+                                 the sensor's units (1 = none) */
+    const qc_sched_point *ref;   /* reference schedule (closed loop) */
+    size_t nref;
+    const qc_sched_point *input; /* MaxUsers schedule (open loop) */
+    size_t ninput;
+    qc_excite_kind excite;
+    double excite_amp;        /* A */
+    unsigned excite_hold;     /* intervals between changes (>= 1) */
+    double duration;          /* simulated time */
+    double band;              /* settling band, fraction of r (default 0.05) */
+} qc_mu_run_params;
+
+/* What happened after one reference step (or the start of the run). */
+typedef struct qc_mu_step_metrics {
+    double t_start, t_end; /* the segment */
+    double r, r_prev;
+    double settling;       /* time from t_start until the 5-sample moving
+                              average of true RIS stays within r(1 +- band)
+                              (for 5 samples at least); NAN if it never does */
+    double overshoot;      /* % of the step size beyond r (>= 0) */
+    double sse;            /* (mean RIS over the last half - r) / r */
+} qc_mu_step_metrics;
+
+typedef struct qc_mu_run_result {
+    qc_maxusers_sample *samples; /* one per interval */
+    double *reference;           /* r(k) per interval (closed loop) */
+    size_t n;
+    qc_mu_step_metrics *steps;
+    size_t nsteps;
+    double frac_saturated;       /* intervals with MaxUsers at a limit */
+    double throughput;           /* mean RPCs per unit time */
+    double response_mean;        /* over all RPCs completed */
+    double response_p95;
+} qc_mu_run_result;
+
+/* Runs the plant for duration / interval intervals, with the controller
+ * (closed loop) or the schedule plus excitation (open loop). Excitation
+ * draws from its own stream (QC_STREAM_CONTROL). */
+int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err);
+void qc_mu_run_result_free(qc_mu_run_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* sim_maxusers.c: `qctl sim maxusers`, the MaxUsers server under integral
+ * or PI control, or open loop with an excitation for identification. */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "qctl/maxusers.h"
+#include "qctl/output.h"
+
+static const char usage[] =
+    "usage: qctl sim maxusers [options]\n"
+    "\n"
+    "Simulates a closed population of users on a server whose MaxUsers (the\n"
+    "most users connected at once) is set each control interval by an integral\n"
+    "or PI controller tracking a reference RIS (RPCs in server), or follows a\n"
+    "schedule plus an excitation (open loop, for identification).\n"
+    "\n"
+    "Plant:\n"
+    "  --population M       users (default 1000)\n"
+    "  --threads T          server worker threads (default 4)\n"
+    "  --discipline D       ps (default) or fcfs\n"
+    "  --think SPEC         think time between RPCs (default exp:0.2)\n"
+    "  --service SPEC       RPC service time (default exp:2.5)\n"
+    "  --session SPEC       connected time of a session (default exp:0.0008333)\n"
+    "  --off SPEC           offline time between sessions (default exp:0.0016667)\n"
+    "  --retry SPEC         wait before retrying a refused connection (default det:30)\n"
+    "  --interval DT        control interval (default 60)\n"
+    "  --maxusers-max U     upper limit of MaxUsers (default M)\n"
+    "Control:\n"
+    "  --controller C       integral (default), pi, or open\n"
+    "  --ki K --kp K        gains (default K_I 0.1, K_P 0)\n"
+    "  --antiwindup A       none, conditional (default) or backcalc\n"
+    "  --kaw K              back-calculation gain (default 1)\n"
+    "  --sensor S           true (default) or logged RIS for the controller\n"
+    "  --sensor-gain G      scale the reference into the sensor's units (default 1)\n"
+    "  --reference SCHED    RIS reference: V or V@T,V@T,... (default 325)\n"
+    "  --maxusers SCHED     MaxUsers: the schedule (open) or the start (closed;\n"
+    "                       default 375)\n"
+    "  --excite E           open loop: prbs, uniform or steps around --maxusers\n"
+    "  --amplitude A        excitation amplitude (default 50)\n"
+    "  --hold H             intervals between excitation changes (default 1)\n"
+    "Run and output:\n"
+    "  --duration T         simulated time (default 14400)\n"
+    "  --seed S             (default 1)\n"
+    "  --json               print the summary as JSON\n"
+    "  --series FILE        per interval: time,reference,maxusers,ris,ris_now,\n"
+    "                       ris_logged,throughput,response,connected,waiting\n"
+    "  --plot DIR           RIS and reference, and MaxUsers, over time\n"
+    "  --quiet              no progress line\n";
+
+static int parse_sched(const char *flag, const char *s, qc_sched_point *pts, size_t *n)
+{
+    qc_err err = {0};
+    if (qc_sched_parse(s, pts, 64, n, &err) != 0) {
+        cli_error("%s: %s", flag, err.msg);
+        return QC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int parse_dist(const char *flag, const char *s, qc_dist *d)
+{
+    qc_err err = {0};
+    if (qc_dist_parse(d, s, &err) != 0) {
+        cli_error("%s: %s", flag, err.msg);
+        return QC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int write_series(const char *path, const qc_mu_run_result *r)
+{
+    qc_err err = {0};
+    qc_ofile f;
+    if (qc_ofile_open(&f, path, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    fprintf(f.fp, "time,reference,maxusers,ris,ris_now,ris_logged,throughput,response,"
+                  "connected,waiting\n");
+    for (size_t k = 0; k < r->n; k++) {
+        const qc_maxusers_sample *s = &r->samples[k];
+        fprintf(f.fp, "%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g\n", s->t,
+                r->reference[k], s->maxusers, s->ris, s->ris_now, s->ris_logged, s->throughput,
+                s->response, s->connected, s->waiting);
+    }
+    if (qc_ofile_commit(&f, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    return 0;
+}
+
+static int write_plots(const char *dir, const qc_mu_run_result *r, int closed)
+{
+    qc_err err = {0};
+    if (!qc_plot_available()) {
+        fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
+        return 0;
+    }
+    if (qc_mkdir_p(dir, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    size_t n = strlen(dir) + 64;
+    char *path = malloc(n), *body = malloc(2 * n + 1024);
+    int rc = path && body ? 0 : QC_EXIT_FAIL;
+    if (rc == 0) {
+        snprintf(path, n, "%s/maxusers.csv", dir);
+        rc = write_series(path, r);
+    }
+    if (rc == 0) {
+        snprintf(body, 2 * n + 1024,
+                 "set datafile separator ','\nset key top right\nset xlabel 'time (s)'\n"
+                 "set ylabel 'RPCs in server (RIS)'\n"
+                 "plot '%s' every ::1 using 1:4 with lines lw 1.5 title 'RIS (true)', "
+                 "'' every ::1 using 1:6 with lines lw 1 dt 2 title 'RIS (logged)'%s",
+                 path, closed ? ", '' every ::1 using 1:2 with steps lw 2 lc rgb 'black' title 'reference'" : "");
+        if (qc_plot(dir, "ris", body, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+        }
+    }
+    if (rc == 0) {
+        snprintf(body, 2 * n + 1024,
+                 "set datafile separator ','\nset key top right\nset xlabel 'time (s)'\n"
+                 "set ylabel 'users'\n"
+                 "plot '%s' every ::1 using 1:3 with steps lw 1.5 title 'MaxUsers', "
+                 "'' every ::1 using 1:9 with lines lw 1 title 'connected'",
+                 path);
+        if (qc_plot(dir, "maxusers", body, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+        }
+    }
+    free(path);
+    free(body);
+    return rc;
+}
+
+static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r, const char *ctl)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "command", json_string("sim maxusers"));
+    json_t *run = json_object();
+    json_object_set_new(run, "controller", json_string(ctl));
+    if (p->closed_loop) {
+        json_object_set_new(run, "ki", json_real(p->pi.ki));
+        json_object_set_new(run, "kp", json_real(p->pi.kp));
+        json_object_set_new(run, "sensor",
+                            json_string(p->sensor == QC_SENSOR_LOGGED ? "logged" : "true"));
+    }
+    json_object_set_new(run, "population", json_integer(p->plant.population));
+    json_object_set_new(run, "interval", json_real(p->plant.interval));
+    json_object_set_new(run, "intervals", json_integer((json_int_t)r->n));
+    json_object_set_new(run, "seed", json_integer((json_int_t)p->plant.seed));
+    json_object_set_new(root, "run", run);
+    json_t *steps = json_array();
+    for (size_t i = 0; i < r->nsteps; i++) {
+        const qc_mu_step_metrics *m = &r->steps[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "t_start", json_real(m->t_start));
+        json_object_set_new(o, "reference", json_real(m->r));
+        json_object_set_new(o, "settling_time", qc_json_real_new(m->settling));
+        json_object_set_new(o, "overshoot_percent", qc_json_real_new(m->overshoot));
+        json_object_set_new(o, "steady_state_error", qc_json_real_new(m->sse));
+        json_array_append_new(steps, o);
+    }
+    json_object_set_new(root, "steps", steps);
+    json_t *s = json_object();
+    json_object_set_new(s, "fraction_saturated", json_real(r->frac_saturated));
+    json_object_set_new(s, "throughput", qc_json_real_new(r->throughput));
+    json_object_set_new(s, "response_mean", qc_json_real_new(r->response_mean));
+    json_object_set_new(s, "response_p95", qc_json_real_new(r->response_p95));
+    double ris = 0, mu = 0;
+    size_t h = r->n / 2;
+    for (size_t k = h; k < r->n; k++) {
+        ris += r->samples[k].ris;
+        mu += r->samples[k].maxusers;
+    }
+    json_object_set_new(s, "ris_mean_second_half", json_real(ris / (double)(r->n - h)));
+    json_object_set_new(s, "maxusers_mean_second_half", json_real(mu / (double)(r->n - h)));
+    json_object_set_new(root, "summary", s);
+    return root;
+}
+
+int cmd_sim_maxusers(int argc, char **argv)
+{
+    enum { O_POP = 256, O_THR, O_DISC, O_THINK, O_SVC, O_SESS, O_OFF, O_RETRY, O_INT, O_UMAX,
+           O_CTL, O_KI, O_KP, O_AW, O_KAW, O_SENS, O_SGAIN, O_REF, O_MU, O_EXC, O_AMP, O_HOLD,
+           O_DUR, O_SEED, O_JSON, O_SER, O_PLOT, O_QUIET, O_HELP };
+    static const struct option longopts[] = {
+        {"population", required_argument, 0, O_POP}, {"threads", required_argument, 0, O_THR},
+        {"discipline", required_argument, 0, O_DISC}, {"think", required_argument, 0, O_THINK},
+        {"service", required_argument, 0, O_SVC},    {"session", required_argument, 0, O_SESS},
+        {"off", required_argument, 0, O_OFF},        {"retry", required_argument, 0, O_RETRY},
+        {"interval", required_argument, 0, O_INT},   {"maxusers-max", required_argument, 0, O_UMAX},
+        {"controller", required_argument, 0, O_CTL}, {"ki", required_argument, 0, O_KI},
+        {"kp", required_argument, 0, O_KP},          {"antiwindup", required_argument, 0, O_AW},
+        {"kaw", required_argument, 0, O_KAW},        {"sensor", required_argument, 0, O_SENS},
+        {"sensor-gain", required_argument, 0, O_SGAIN}, {"reference", required_argument, 0, O_REF},
+        {"maxusers", required_argument, 0, O_MU},    {"excite", required_argument, 0, O_EXC},
+        {"amplitude", required_argument, 0, O_AMP},  {"hold", required_argument, 0, O_HOLD},
+        {"duration", required_argument, 0, O_DUR},  {"seed", required_argument, 0, O_SEED},
+        {"json", no_argument, 0, O_JSON},            {"series", required_argument, 0, O_SER},
+        {"plot", required_argument, 0, O_PLOT},      {"quiet", no_argument, 0, O_QUIET},
+        {"help", no_argument, 0, O_HELP},            {0, 0, 0, 0}};
+    qc_mu_run_params p;
+    memset(&p, 0, sizeof p);
+    qc_maxusers_params_init(&p.plant);
+    const char *spec[5] = {"exp:0.2", "exp:2.5", "exp:0.0008333", "exp:0.0016667", "det:30"};
+    const char *ctl = "integral", *ref = "325", *mu = "375", *series = NULL, *plot = NULL;
+    double ki = 0.1, kp = 0, kaw = 1, umax = -1;
+    qc_antiwindup aw = QC_AW_CONDITIONAL;
+    int json = 0, rc = 0;
+    p.duration = 14400;
+    p.excite_amp = 50;
+    p.excite_hold = 1;
+    p.sensor_gain = 1;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_POP: rc = cli_uint("--population", optarg, &p.plant.population); break;
+        case O_THR: rc = cli_uint("--threads", optarg, &p.plant.threads); break;
+        case O_DISC:
+            if (strcmp(optarg, "ps") == 0)
+                p.plant.discipline = QC_PS;
+            else if (strcmp(optarg, "fcfs") == 0)
+                p.plant.discipline = QC_FCFS;
+            else {
+                cli_error("--discipline: '%s' is not ps or fcfs", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_THINK: spec[0] = optarg; break;
+        case O_SVC: spec[1] = optarg; break;
+        case O_SESS: spec[2] = optarg; break;
+        case O_OFF: spec[3] = optarg; break;
+        case O_RETRY: spec[4] = optarg; break;
+        case O_INT: rc = cli_double("--interval", optarg, &p.plant.interval); break;
+        case O_UMAX: rc = cli_double("--maxusers-max", optarg, &umax); break;
+        case O_CTL: ctl = optarg; break;
+        case O_KI: rc = cli_double("--ki", optarg, &ki); break;
+        case O_KP: rc = cli_double("--kp", optarg, &kp); break;
+        case O_AW:
+            if (strcmp(optarg, "none") == 0)
+                aw = QC_AW_NONE;
+            else if (strcmp(optarg, "conditional") == 0)
+                aw = QC_AW_CONDITIONAL;
+            else if (strcmp(optarg, "backcalc") == 0)
+                aw = QC_AW_BACKCALC;
+            else {
+                cli_error("--antiwindup: '%s' is not none, conditional or backcalc", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_KAW: rc = cli_double("--kaw", optarg, &kaw); break;
+        case O_SENS:
+            if (strcmp(optarg, "true") == 0)
+                p.sensor = QC_SENSOR_TRUE;
+            else if (strcmp(optarg, "logged") == 0)
+                p.sensor = QC_SENSOR_LOGGED;
+            else {
+                cli_error("--sensor: '%s' is not true or logged", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_SGAIN: rc = cli_double("--sensor-gain", optarg, &p.sensor_gain); break;
+        case O_REF: ref = optarg; break;
+        case O_MU: mu = optarg; break;
+        case O_EXC:
+            if (strcmp(optarg, "prbs") == 0)
+                p.excite = QC_EXCITE_PRBS;
+            else if (strcmp(optarg, "uniform") == 0)
+                p.excite = QC_EXCITE_UNIFORM;
+            else if (strcmp(optarg, "steps") == 0)
+                p.excite = QC_EXCITE_STEPS;
+            else {
+                cli_error("--excite: '%s' is not prbs, uniform or steps", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_AMP: rc = cli_double("--amplitude", optarg, &p.excite_amp); break;
+        case O_HOLD: rc = cli_uint("--hold", optarg, &p.excite_hold); break;
+        case O_DUR: rc = cli_double("--duration", optarg, &p.duration); break;
+        case O_SEED: rc = cli_u64("--seed", optarg, &p.plant.seed); break;
+        case O_JSON: json = 1; break;
+        case O_SER: series = optarg; break;
+        case O_PLOT: plot = optarg; break;
+        case O_QUIET: break;
+        case O_HELP: fputs(usage, stdout); return 0;
+        default: return cli_bad_option("sim maxusers", argv[optind - 1]);
+        }
+        if (rc != 0)
+            return rc;
+    }
+    if (optind < argc) {
+        cli_error("sim maxusers: unexpected argument '%s'", argv[optind]);
+        return QC_EXIT_USAGE;
+    }
+    if (strcmp(ctl, "integral") == 0) {
+        p.closed_loop = 1;
+        kp = 0;
+    } else if (strcmp(ctl, "pi") == 0) {
+        p.closed_loop = 1;
+    } else if (strcmp(ctl, "open") == 0) {
+        p.closed_loop = 0;
+    } else {
+        cli_error("--controller: '%s' is not integral, pi or open", ctl);
+        return QC_EXIT_USAGE;
+    }
+    if (!(p.excite_amp >= 0)) {
+        cli_error("--amplitude: must be >= 0");
+        return QC_EXIT_USAGE;
+    }
+    if (p.excite != QC_EXCITE_NONE && p.closed_loop) {
+        cli_error("--excite: only with --controller open");
+        return QC_EXIT_USAGE;
+    }
+    qc_sched_point refs[64], mus[64];
+    size_t nref = 0, nmu = 0;
+    if ((rc = parse_sched("--reference", ref, refs, &nref)) != 0 ||
+        (rc = parse_sched("--maxusers", mu, mus, &nmu)) != 0)
+        return rc;
+    qc_dist d[5];
+    memset(d, 0, sizeof d);
+    static const char *const flags[5] = {"--think", "--service", "--session", "--off", "--retry"};
+    for (int i = 0; i < 5 && rc == 0; i++)
+        rc = parse_dist(flags[i], spec[i], &d[i]);
+    if (rc != 0) {
+        for (int i = 0; i < 5; i++)
+            qc_dist_free(&d[i]);
+        return rc;
+    }
+    p.plant.think = &d[0];
+    p.plant.service = &d[1];
+    p.plant.session = &d[2];
+    p.plant.off = &d[3];
+    p.plant.retry = &d[4];
+    p.plant.maxusers_max = umax;
+    double top = umax >= 0 ? umax : (double)p.plant.population;
+    for (size_t i = 0; i < nref; i++)
+        if (!(refs[i].v > 0) || refs[i].v > top) {
+            cli_error("--reference: %g is not reachable: RIS cannot exceed MaxUsers' limit %g "
+                      "(nor be <= 0)", refs[i].v, top);
+            rc = QC_EXIT_USAGE;
+        }
+    p.ref = refs;
+    p.nref = nref;
+    p.input = mus;
+    p.ninput = nmu;
+    p.pi = (qc_pi_params){kp, ki, 0, top, mus[0].v < top ? mus[0].v : top, aw, kaw};
+    qc_mu_run_result res;
+    qc_err err = {0};
+    if (rc == 0 && (rc = qc_mu_run(&p, &res, &err)) != 0) {
+        cli_error("sim maxusers: %s", err.msg);
+        rc = cli_exit_code(rc);
+    }
+    for (int i = 0; i < 5; i++)
+        qc_dist_free(&d[i]);
+    if (rc != 0)
+        return rc;
+    if (json) {
+        json_t *js = summary(&p, &res, ctl);
+        if (qc_json_write(js, NULL, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+        }
+        json_decref(js);
+    } else {
+        printf("MaxUsers server: %u users, %u threads, interval %g s, %s control\n",
+               p.plant.population, p.plant.threads, p.plant.interval, ctl);
+        for (size_t i = 0; i < res.nsteps; i++) {
+            const qc_mu_step_metrics *m = &res.steps[i];
+            printf("  step to %-8g at t=%-8g settling %-8.4g s  overshoot %5.1f%%  "
+                   "steady-state error %+.2f%%\n",
+                   m->r, m->t_start, m->settling, m->overshoot, 100 * m->sse);
+        }
+        printf("  saturated %.1f%% of intervals; throughput %.4g RPC/s; response mean %.4g s, "
+               "p95 %.4g s\n",
+               100 * res.frac_saturated, res.throughput, res.response_mean, res.response_p95);
+    }
+    if (rc == 0 && series)
+        rc = write_series(series, &res);
+    if (rc == 0 && plot)
+        rc = write_plots(plot, &res, p.closed_loop);
+    qc_mu_run_result_free(&res);
+    return rc;
+}

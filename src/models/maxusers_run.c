@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* maxusers_run.c: the MaxUsers plant in a loop: with the PI / integral
+ * controller (closed loop) or with a MaxUsers schedule and an excitation
+ * signal for identification (open loop), plus the step-response metrics.
+ *
+ * At the end of interval k the plant reports its sample; the controller
+ * steps on the chosen sensor's RIS and the reference in force, and its
+ * actuation is MaxUsers for interval k + 1. That one-interval delay is the
+ * plant's input delay of the ARX model y(k+1) = a y(k) + b u(k). */
+#include "qctl/maxusers.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qctl/hist.h"
+#include "qctl/rng.h"
+
+int qc_sched_parse(const char *s, qc_sched_point *pts, size_t max, size_t *n, qc_err *err)
+{
+    size_t k = 0;
+    const char *p = s;
+    if (*p == '\0')
+        return qc_err_set(err, QC_EPARSE, "\"%s\": empty schedule", s);
+    while (*p) {
+        if (k == max)
+            return qc_err_set(err, QC_ERANGE, "\"%s\": more than %zu points", s, max);
+        char *end;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || !isfinite(v))
+            return qc_err_set(err, QC_EPARSE, "\"%s\": bad value at column %d", s,
+                              (int)(p - s) + 1);
+        double t = 0;
+        p = end;
+        if (*p == '@') {
+            const char *q = p + 1;
+            t = strtod(q, &end);
+            if (end == q || !isfinite(t) || t < 0)
+                return qc_err_set(err, QC_EPARSE, "\"%s\": bad time at column %d", s,
+                                  (int)(q - s) + 1);
+            p = end;
+        } else if (k > 0) {
+            return qc_err_set(err, QC_EPARSE, "\"%s\": point %zu needs a time (V@T)", s, k + 1);
+        }
+        if (k == 0 && t != 0)
+            return qc_err_set(err, QC_EPARSE, "\"%s\": the first point must be at time 0", s);
+        if (k > 0 && !(t > pts[k - 1].t))
+            return qc_err_set(err, QC_EPARSE, "\"%s\": times must increase (point %zu)", s,
+                              k + 1);
+        pts[k++] = (qc_sched_point){t, v};
+        if (*p == ',')
+            p++;
+        else if (*p != '\0')
+            return qc_err_set(err, QC_EPARSE, "\"%s\": unexpected '%c' at column %d", s, *p,
+                              (int)(p - s) + 1);
+        else
+            break;
+        if (*p == '\0')
+            return qc_err_set(err, QC_EPARSE, "\"%s\": trailing comma", s);
+    }
+    *n = k;
+    return 0;
+}
+
+double qc_sched_at(const qc_sched_point *pts, size_t n, double t)
+{
+    double v = n ? pts[0].v : NAN;
+    for (size_t i = 1; i < n && pts[i].t <= t; i++)
+        v = pts[i].v;
+    return v;
+}
+
+void qc_mu_run_result_free(qc_mu_run_result *res)
+{
+    free(res->samples);
+    free(res->reference);
+    free(res->steps);
+    memset(res, 0, sizeof *res);
+}
+
+/* Metrics of one reference segment [a, b) of samples. */
+static void segment_metrics(const qc_mu_run_result *res, size_t a, size_t b, double r,
+                            double r_prev, double band, double dt, qc_mu_step_metrics *m)
+{
+    const qc_maxusers_sample *s = res->samples;
+    m->t_start = a ? s[a - 1].t : 0;
+    m->t_end = s[b - 1].t;
+    m->r = r;
+    m->r_prev = r_prev;
+    /* settling: last index whose 5-sample moving average is outside the
+     * band; settled from the next one, if any. */
+    size_t last_out = a;
+    int ever_out = 0;
+    for (size_t k = a; k < b; k++) {
+        size_t lo = k >= a + 4 ? k - 4 : a;
+        double avg = 0;
+        for (size_t j = lo; j <= k; j++)
+            avg += s[j].ris;
+        avg /= (double)(k - lo + 1);
+        if (fabs(avg - r) > band * fabs(r)) {
+            last_out = k;
+            ever_out = 1;
+        }
+    }
+    /* settled only if it then stays in the band for at least 5 samples
+     * (else the segment ended before we could tell) */
+    if (!ever_out)
+        m->settling = dt;
+    else if (last_out + 5 < b)
+        m->settling = s[last_out + 1].t - m->t_start;
+    else
+        m->settling = NAN;
+    double step = r - r_prev, worst = 0;
+    for (size_t k = a; k < b; k++) {
+        double beyond = step >= 0 ? s[k].ris - r : r - s[k].ris;
+        if (beyond > worst)
+            worst = beyond;
+    }
+    m->overshoot = fabs(step) > 0 ? 100 * worst / fabs(step) : 0;
+    size_t h = a + (b - a) / 2;
+    double sum = 0;
+    for (size_t k = h; k < b; k++)
+        sum += s[k].ris;
+    m->sse = (sum / (double)(b - h) - r) / r;
+}
+
+int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err)
+{
+    memset(res, 0, sizeof *res);
+    if (!(p->duration > 0) || !isfinite(p->duration))
+        return qc_err_set(err, QC_EINVAL, "duration: %g is not a positive time", p->duration);
+    double dt = p->plant.interval;
+    if (!(dt > 0))
+        return qc_err_set(err, QC_EINVAL, "interval: %g is not a positive time", dt);
+    size_t n = (size_t)ceil(p->duration / dt);
+    if (n < 2 || n > 10000000)
+        return qc_err_set(err, QC_EINVAL, "duration / interval = %zu intervals; need 2 .. 1e7", n);
+    if (p->closed_loop && (p->ref == NULL || p->nref == 0))
+        return qc_err_set(err, QC_EINVAL, "closed loop: no reference given");
+    if (!p->closed_loop && (p->input == NULL || p->ninput == 0))
+        return qc_err_set(err, QC_EINVAL, "open loop: no MaxUsers schedule given");
+    if (p->excite != QC_EXCITE_NONE && (p->excite_hold < 1 || !(p->excite_amp >= 0)))
+        return qc_err_set(err, QC_EINVAL, "excitation: amplitude must be >= 0 and hold >= 1");
+    double band = p->band > 0 ? p->band : 0.05;
+    double sgain = p->sensor_gain > 0 ? p->sensor_gain : 1.0;
+
+    qc_pi pi;
+    if (p->closed_loop) {
+        int rc = qc_pi_init(&pi, &p->pi, err);
+        if (rc != 0)
+            return rc;
+    }
+    qc_maxusers_params pp = p->plant;
+    double umax = pp.maxusers_max >= 0 ? pp.maxusers_max : (double)pp.population;
+    if (p->closed_loop)
+        pp.maxusers_init = p->pi.u_init;
+    else
+        pp.maxusers_init = qc_sched_at(p->input, p->ninput, 0);
+    if (pp.maxusers_init < 0)
+        pp.maxusers_init = 0;
+    if (pp.maxusers_max >= 0 && pp.maxusers_init > pp.maxusers_max)
+        pp.maxusers_init = pp.maxusers_max;
+    qc_maxusers *m = qc_maxusers_alloc(&pp, err);
+    if (m == NULL)
+        return err ? err->code : QC_EINVAL;
+    res->samples = malloc(n * sizeof *res->samples);
+    res->reference = malloc(n * sizeof *res->reference);
+    res->steps = malloc((p->closed_loop ? p->nref : 1) * sizeof *res->steps);
+    if (!res->samples || !res->reference || !res->steps) {
+        qc_maxusers_free(m);
+        qc_mu_run_result_free(res);
+        return qc_err_set(err, QC_ENOMEM, "out of memory for %zu intervals", n);
+    }
+    qc_rng ex;
+    qc_rng_init(&ex, pp.seed, qc_rng_stream(pp.rep, QC_STREAM_CONTROL, 0));
+    double u = pp.maxusers_init, dev = 0;
+    size_t saturated = 0;
+    for (size_t k = 0; k < n; k++) {
+        double t = (double)k * dt;
+        if (!p->closed_loop) {
+            if (p->excite != QC_EXCITE_NONE && k % p->excite_hold == 0) {
+                double a = p->excite_amp;
+                switch (p->excite) {
+                case QC_EXCITE_PRBS:
+                    if (k == 0)
+                        dev = a;
+                    else if (qc_rng_u01(&ex) < 0.5)
+                        dev = -dev;
+                    break;
+                case QC_EXCITE_UNIFORM:
+                    dev = a * (2 * qc_rng_u01(&ex) - 1);
+                    break;
+                case QC_EXCITE_STEPS:
+                    dev = (k / p->excite_hold) % 2 == 0 ? a : -a;
+                    break;
+                default:
+                    break;
+                }
+            }
+            u = qc_sched_at(p->input, p->ninput, t) + dev;
+        }
+        qc_maxusers_sample *s = &res->samples[k];
+        int rc = qc_maxusers_step(m, u, s);
+        if (rc != 0) {
+            qc_maxusers_free(m);
+            qc_mu_run_result_free(res);
+            return qc_err_set(err, rc, "plant failed at interval %zu: %s", k, qc_strerror(rc));
+        }
+        double r = p->closed_loop ? qc_sched_at(p->ref, p->nref, s->t) : NAN;
+        res->reference[k] = r;
+        if (p->closed_loop) {
+            qc_pi_sense in = {r * sgain, p->sensor == QC_SENSOR_LOGGED ? s->ris_logged : s->ris};
+            qc_pi_act act;
+            qc_pi_step(&pi, &in, &act);
+            u = act.u;
+            saturated += act.saturated != 0;
+        } else {
+            saturated += s->maxusers <= 0 || s->maxusers >= umax;
+        }
+    }
+    res->n = n;
+    /* Step metrics: one segment per reference point (closed loop). */
+    if (p->closed_loop) {
+        size_t a = 0;
+        double r_prev = res->samples[0].ris;
+        for (size_t i = 0; i < p->nref; i++) {
+            double tend = i + 1 < p->nref ? p->ref[i + 1].t : INFINITY;
+            size_t b = a;
+            while (b < n && res->samples[b].t <= tend)
+                b++;
+            if (b <= a)
+                continue;
+            segment_metrics(res, a, b, p->ref[i].v, r_prev, band, dt, &res->steps[res->nsteps++]);
+            r_prev = p->ref[i].v;
+            a = b;
+        }
+    }
+    double thr = 0;
+    for (size_t k = 0; k < n; k++)
+        thr += res->samples[k].throughput;
+    res->throughput = thr / (double)n;
+    const qc_hist *h = qc_maxusers_response_hist(m);
+    double rsum = 0;
+    uint64_t rn = 0;
+    for (size_t k = 0; k < n; k++)
+        if (res->samples[k].completed) {
+            rsum += res->samples[k].response * (double)res->samples[k].completed;
+            rn += res->samples[k].completed;
+        }
+    res->response_mean = rn ? rsum / (double)rn : NAN;
+    res->response_p95 = qc_hist_quantile(h, 0.95);
+    res->frac_saturated = (double)saturated / (double)n;
+    qc_maxusers_free(m);
+    return 0;
+}
