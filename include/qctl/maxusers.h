@@ -77,6 +77,7 @@ typedef struct qc_maxusers_sample {
     double connected;    /* users connected at the sample instant */
     double waiting;      /* users refused and waiting to retry */
     uint64_t completed;  /* RPCs completed in the interval */
+    uint64_t connects;   /* sessions started in the interval */
 } qc_maxusers_sample;
 
 /* A plant at time 0 with every user offline-then-arriving: each user's

@@ -42,7 +42,7 @@ struct qc_maxusers {
     double area;          /* integral of RPCs in server over the interval */
     double logged;        /* logged time in server over the interval */
     double resp_sum;
-    uint64_t done;
+    uint64_t done, connects;
     qc_hist *hist;
 };
 
@@ -159,6 +159,7 @@ static int try_connect(qc_maxusers *m, uint32_t u)
         if (m->state[u] == U_RETRY)
             m->waiting--;
         m->connected++;
+        m->connects++;
         m->state[u] = U_THINK;
         m->session_end[u] = m->sim.now + qc_dist_sample(m->p.session, r);
         return user_timer(m, u, qc_dist_sample(m->p.think, r));
@@ -223,6 +224,7 @@ int qc_maxusers_step(qc_maxusers *m, double maxusers, qc_maxusers_sample *out)
     m->logged = 0;
     m->resp_sum = 0;
     m->done = 0;
+    m->connects = 0;
     /* Users refused under the old limit try again on their own schedule. */
     while (qc_evq_peek_time(m->sim.evq) <= t1) {
         qc_event ev;
@@ -248,5 +250,6 @@ int qc_maxusers_step(qc_maxusers *m, double maxusers, qc_maxusers_sample *out)
     out->connected = m->connected;
     out->waiting = m->waiting;
     out->completed = m->done;
+    out->connects = m->connects;
     return 0;
 }

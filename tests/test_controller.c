@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test_controller.c: the PI / integral step object on hand-written
+ * measurement sequences: the law, saturation and both anti-windup modes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <math.h>
+
+#include "qctl/controller.h"
+
+static qc_pi make(double kp, double ki, qc_antiwindup aw)
+{
+    qc_pi c;
+    qc_pi_params p = {kp, ki, 0, 100, 50, aw, 1.0};
+    assert_int_equal(qc_pi_init(&c, &p, NULL), 0);
+    return c;
+}
+
+/* Inside the limits: u(k) = u(k-1) + K_I e(k) exactly (integral), and the
+ * velocity form u(k) = u(k-1) + (K_P + K_I) e(k) - K_P e(k-1) (PI). */
+static void test_law(void **state)
+{
+    (void)state;
+    qc_pi c = make(0, 0.5, QC_AW_NONE);
+    static const double y[] = {40, 42, 45, 49, 50, 51, 50};
+    double u = 50;
+    for (size_t k = 0; k < sizeof y / sizeof *y; k++) {
+        qc_pi_act a;
+        assert_int_equal(qc_pi_step(&c, &(qc_pi_sense){48, y[k]}, &a), 0);
+        u += 0.5 * (48 - y[k]);
+        assert_true(fabs(a.u - u) < 1e-12);
+        assert_int_equal(a.saturated, 0);
+    }
+    qc_pi d = make(0.3, 0.2, QC_AW_NONE);
+    double up = 50, eprev = 0;
+    for (size_t k = 0; k < sizeof y / sizeof *y; k++) {
+        qc_pi_act a;
+        double e = 48 - y[k];
+        qc_pi_step(&d, &(qc_pi_sense){48, y[k]}, &a);
+        double want = k == 0 ? 50 + 0.3 * e + 0.2 * e : up + 0.5 * e - 0.3 * eprev;
+        assert_true(fabs(a.u - want) < 1e-12);
+        up = a.u;
+        eprev = e;
+    }
+}
+
+/* A long positive error drives u to u_max. Without anti-windup the
+ * integrator runs far past 100 and, when the error turns negative, u stays
+ * at the limit for many samples; with either anti-windup mode it leaves
+ * the limit on the first negative error. */
+static int samples_stuck(qc_antiwindup aw)
+{
+    qc_pi c = make(0, 1.0, aw);
+    qc_pi_act a;
+    for (int k = 0; k < 20; k++) /* e = +20 for 20 samples */
+        qc_pi_step(&c, &(qc_pi_sense){60, 40}, &a);
+    assert_true(a.u == 100);
+    assert_int_equal(a.saturated, 1);
+    int stuck = 0;
+    for (int k = 0; k < 50; k++) { /* then e = -5 */
+        qc_pi_step(&c, &(qc_pi_sense){60, 65}, &a);
+        if (a.u < 100)
+            break;
+        stuck++;
+    }
+    return stuck;
+}
+
+static void test_antiwindup(void **state)
+{
+    (void)state;
+    /* none: integrator at 50 + 20*20 = 450; back to 100 takes 350/5 = 70
+     * samples of e = -5, more than the 50 we wait */
+    assert_int_equal(samples_stuck(QC_AW_NONE), 50);
+    assert_int_equal(samples_stuck(QC_AW_CONDITIONAL), 0);
+    assert_int_equal(samples_stuck(QC_AW_BACKCALC), 0);
+
+    /* back-calculation with k_aw = 1 keeps I at the limit: first step down
+     * from 100 by exactly K_I * 5 */
+    qc_pi c = make(0, 1.0, QC_AW_BACKCALC);
+    qc_pi_act a;
+    for (int k = 0; k < 5; k++)
+        qc_pi_step(&c, &(qc_pi_sense){60, 40}, &a);
+    qc_pi_step(&c, &(qc_pi_sense){60, 65}, &a);
+    assert_true(fabs(a.u - 95) < 1e-12);
+
+    /* the lower limit too */
+    qc_pi d = make(0, 1.0, QC_AW_CONDITIONAL);
+    for (int k = 0; k < 10; k++)
+        qc_pi_step(&d, &(qc_pi_sense){10, 40}, &a);
+    assert_true(a.u == 0);
+    assert_int_equal(a.saturated, -1);
+    qc_pi_step(&d, &(qc_pi_sense){10, 8}, &a);
+    assert_true(fabs(a.u - 2) < 1e-12);
+}
+
+static void test_bad(void **state)
+{
+    (void)state;
+    qc_pi c;
+    qc_err err = {0};
+    qc_pi_params p = {0, 1, 10, 5, 7, QC_AW_NONE, 1};
+    assert_int_equal(qc_pi_init(&c, &p, &err), QC_EINVAL);
+    p = (qc_pi_params){0, NAN, 0, 5, 1, QC_AW_NONE, 1};
+    assert_int_equal(qc_pi_init(&c, &p, &err), QC_EINVAL);
+    p = (qc_pi_params){0, 1, 0, 5, 9, QC_AW_NONE, 1};
+    assert_int_equal(qc_pi_init(&c, &p, &err), QC_ERANGE);
+    p = (qc_pi_params){0, 1, 0, 5, 1, QC_AW_BACKCALC, 0};
+    assert_int_equal(qc_pi_init(&c, &p, &err), QC_ERANGE);
+    /* a lost sample holds the actuation */
+    c = make(0, 1, QC_AW_NONE);
+    qc_pi_act a;
+    qc_pi_step(&c, &(qc_pi_sense){60, 55}, &a);
+    double held = a.u;
+    assert_int_equal(qc_pi_step(&c, &(qc_pi_sense){60, NAN}, &a), QC_EINVAL);
+    assert_true(a.u == held);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_law),
+        cmocka_unit_test(test_antiwindup),
+        cmocka_unit_test(test_bad),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

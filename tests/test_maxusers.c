@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test_maxusers.c: the MaxUsers plant against operational laws, its
+ * sensors, and closed-loop tracking.
+ *
+ * In the default configuration (T = 4 threads, mean service 0.4 s, mean
+ * think Z = 5 s) and MaxUsers = 375, about 667 users want to be connected,
+ * so the limit binds and the server is saturated: its throughput is
+ * X = T / E[S] = 10 RPC/s. Little's law on the thinking users gives
+ * (connected - RIS) = (X + C) Z, where C is the rate of sessions started
+ * (every think ends in an RPC or, once a session is over, in a
+ * disconnection, and disconnections balance connections); on the server,
+ * RIS = X R. Each holds in
+ * expectation over a long run; replications give t-intervals that must
+ * contain the exact values (99% each, three checks). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "qctl/maxusers.h"
+#include "qctl/stats.h"
+
+typedef struct plant_dists {
+    qc_dist think, service, session, off, retry;
+} plant_dists;
+
+static void dists(plant_dists *d)
+{
+    memset(d, 0, sizeof *d);
+    assert_int_equal(qc_dist_parse(&d->think, "exp:0.2", NULL), 0);
+    assert_int_equal(qc_dist_parse(&d->service, "exp:2.5", NULL), 0);
+    assert_int_equal(qc_dist_parse(&d->session, "exp:0.0008333", NULL), 0);
+    assert_int_equal(qc_dist_parse(&d->off, "exp:0.0016667", NULL), 0);
+    assert_int_equal(qc_dist_parse(&d->retry, "det:30", NULL), 0);
+}
+
+static void dists_free(plant_dists *d)
+{
+    qc_dist_free(&d->think);
+    qc_dist_free(&d->service);
+    qc_dist_free(&d->session);
+    qc_dist_free(&d->off);
+    qc_dist_free(&d->retry);
+}
+
+static void plant_params(qc_maxusers_params *p, const plant_dists *d)
+{
+    qc_maxusers_params_init(p);
+    p->think = &d->think;
+    p->service = &d->service;
+    p->session = &d->session;
+    p->off = &d->off;
+    p->retry = &d->retry;
+}
+
+static void test_operational_laws(void **state)
+{
+    (void)state;
+    enum { REPS = 8, N = 240, SKIP = 60 };
+    plant_dists d;
+    dists(&d);
+    double thr[REPS], think_ratio[REPS], little[REPS];
+    for (int rep = 0; rep < REPS; rep++) {
+        qc_maxusers_params p;
+        plant_params(&p, &d);
+        p.rep = (uint32_t)rep;
+        p.maxusers_init = 375;
+        qc_maxusers *m = qc_maxusers_alloc(&p, NULL);
+        assert_non_null(m);
+        double x = 0, ris = 0, conn = 0, rsum = 0, cps = 0;
+        uint64_t done = 0;
+        for (int k = 0; k < N; k++) {
+            qc_maxusers_sample s;
+            assert_int_equal(qc_maxusers_step(m, 375, &s), 0);
+            /* the log misses what is still in the server: never more */
+            assert_true(s.ris_logged <= s.ris + 1e-9);
+            assert_true(s.connected <= 375);
+            if (k < SKIP)
+                continue;
+            x += s.throughput;
+            ris += s.ris;
+            conn += s.connected;
+            cps += (double)s.connects / p.interval;
+            rsum += s.response * (double)s.completed;
+            done += s.completed;
+        }
+        x /= N - SKIP;
+        ris /= N - SKIP;
+        conn /= N - SKIP;
+        cps /= N - SKIP;
+        thr[rep] = x;
+        think_ratio[rep] = (conn - ris) / (x + cps); /* Z by Little's law */
+        little[rep] = ris / (x * rsum / (double)done);
+        qc_maxusers_free(m);
+    }
+    qc_ci ci;
+    assert_int_equal(qc_ci_t(thr, REPS, 0.99, &ci, NULL), 0);
+    printf("  throughput %.4f +- %.4f (exact 10)\n", ci.mean, ci.half);
+    assert_true(ci.lo <= 10 && 10 <= ci.hi && ci.half < 0.1);
+    assert_int_equal(qc_ci_t(think_ratio, REPS, 0.99, &ci, NULL), 0);
+    printf("  (connected - RIS)/(X + C) %.4f +- %.4f (exact Z = 5)\n", ci.mean, ci.half);
+    /* connected is sampled at instants, RIS averaged over intervals: both
+     * unbiased for their time averages, so the ratio's CI must hold 5 */
+    assert_true(ci.lo <= 5 && 5 <= ci.hi && ci.half < 0.25);
+    assert_int_equal(qc_ci_t(little, REPS, 0.99, &ci, NULL), 0);
+    printf("  RIS / (X R) %.5f +- %.5f (exact 1)\n", ci.mean, ci.half);
+    assert_true(ci.lo <= 1 && 1 <= ci.hi && ci.half < 0.02);
+    dists_free(&d);
+}
+
+static void test_reproducible_and_limits(void **state)
+{
+    (void)state;
+    plant_dists d;
+    dists(&d);
+    qc_maxusers_params p;
+    plant_params(&p, &d);
+    p.population = 300;
+    qc_maxusers *a = qc_maxusers_alloc(&p, NULL), *b = qc_maxusers_alloc(&p, NULL);
+    for (int k = 0; k < 30; k++) {
+        qc_maxusers_sample sa, sb;
+        double u = k < 10 ? 1e9 : k < 20 ? -5 : 120; /* saturated to [0, 300] */
+        assert_int_equal(qc_maxusers_step(a, u, &sa), 0);
+        assert_int_equal(qc_maxusers_step(b, u, &sb), 0);
+        assert_memory_equal(&sa, &sb, sizeof sa);
+        assert_true(sa.maxusers == (k < 10 ? 300 : k < 20 ? 0 : 120));
+        if (k >= 10 && k < 20)
+            assert_true(sa.connected <= (k == 10 ? 300 : sb.connected)); /* no new ones */
+    }
+    qc_maxusers_free(a);
+    qc_maxusers_free(b);
+    qc_err err = {0};
+    p.population = 0;
+    assert_null(qc_maxusers_alloc(&p, &err));
+    assert_int_equal(err.code, QC_EINVAL);
+    p.population = 10;
+    p.think = NULL;
+    assert_null(qc_maxusers_alloc(&p, &err));
+    assert_non_null(strstr(err.msg, "think"));
+    dists_free(&d);
+}
+
+/* Closed loop with a low gain: a reference step is tracked with
+ * steady-state error under 5% and no saturation. */
+static void test_low_gain_tracks(void **state)
+{
+    (void)state;
+    plant_dists d;
+    dists(&d);
+    qc_mu_run_params rp;
+    memset(&rp, 0, sizeof rp);
+    plant_params(&rp.plant, &d);
+    qc_sched_point ref[2] = {{0, 325}, {7200, 250}};
+    rp.closed_loop = 1;
+    rp.pi = (qc_pi_params){0, 0.1, 0, 1000, 375, QC_AW_CONDITIONAL, 1};
+    rp.ref = ref;
+    rp.nref = 2;
+    rp.duration = 14400;
+    qc_mu_run_result r;
+    assert_int_equal(qc_mu_run(&rp, &r, NULL), 0);
+    assert_int_equal(r.nsteps, 2);
+    for (size_t i = 0; i < r.nsteps; i++) {
+        printf("  K_I 0.1 step to %g: settling %g s, overshoot %.1f%%, sse %+.2f%%\n", r.steps[i].r,
+               r.steps[i].settling, r.steps[i].overshoot, 100 * r.steps[i].sse);
+        assert_true(fabs(r.steps[i].sse) < 0.05);
+        assert_false(isnan(r.steps[i].settling));
+    }
+    assert_true(r.frac_saturated == 0);
+    qc_mu_run_result_free(&r);
+    dists_free(&d);
+}
+
+static void test_schedule_parse(void **state)
+{
+    (void)state;
+    qc_sched_point pts[8];
+    size_t n;
+    qc_err err = {0};
+    assert_int_equal(qc_sched_parse("325", pts, 8, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(qc_sched_parse("325@0,400@3600", pts, 8, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_true(qc_sched_at(pts, n, 3599) == 325 && qc_sched_at(pts, n, 3600) == 400);
+    assert_int_equal(qc_sched_parse("325@5", pts, 8, &n, &err), QC_EPARSE);
+    assert_int_equal(qc_sched_parse("325@0,400@0", pts, 8, &n, &err), QC_EPARSE);
+    assert_int_equal(qc_sched_parse("325@0,", pts, 8, &n, &err), QC_EPARSE);
+    assert_int_equal(qc_sched_parse("3x5", pts, 8, &n, &err), QC_EPARSE);
+    assert_non_null(strstr(err.msg, "column 2"));
+    assert_int_equal(qc_sched_parse("", pts, 8, &n, &err), QC_EPARSE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_operational_laws),
+        cmocka_unit_test(test_reproducible_and_limits),
+        cmocka_unit_test(test_low_gain_tracks),
+        cmocka_unit_test(test_schedule_parse),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
