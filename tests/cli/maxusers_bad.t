@@ -1,0 +1,3 @@
+cmd: sim maxusers --reference 2000
+exit: 2
+stderr: not reachable

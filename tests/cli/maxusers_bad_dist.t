@@ -1,0 +1,3 @@
+cmd: sim maxusers --think exp:0
+exit: 2
+stderr: --think
