@@ -73,15 +73,23 @@ int qc_dist_empirical(qc_dist *d, const double *x, size_t n, qc_err *err);
 /* Releases what d holds and zeroes it. */
 void qc_dist_free(qc_dist *d);
 
-/* Writes the canonical spec of d (empirical: "empirical:<n samples>"). */
+/* Room that qc_dist_format needs for any distribution. */
+#define QC_DIST_FORMAT_MAX 128
+
+/* Writes the canonical spec of d (empirical: "empirical:<n> samples"),
+ * each number in the shortest form that reads back exactly. Returns 0,
+ * QC_ERANGE if size is too small (buf then holds a truncated string), or
+ * QC_EINVAL for an empty qc_dist. */
 int qc_dist_format(const qc_dist *d, char *buf, size_t size);
 
+/* Mean; INFINITY where it does not exist (pareto with ALPHA <= 1). */
 double qc_dist_mean(const qc_dist *d);
 /* Variance; INFINITY where it does not exist (pareto with ALPHA <= 2). */
 double qc_dist_var(const qc_dist *d);
 /* P(X <= x). */
 double qc_dist_cdf(const qc_dist *d, double x);
-/* Smallest x with P(X <= x) >= q, for q in (0, 1). */
+/* Smallest x with P(X <= x) >= q, for q in (0, 1); q = 0 and q = 1 give
+ * the ends of the support, q outside [0, 1] gives NAN. */
 double qc_dist_quantile(const qc_dist *d, double q);
 
 /* Out-of-line sampler for every kind; prefer qc_dist_sample. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* main.c: the qctl command: dispatches to its subcommands. */
+#include <gsl/gsl_errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,7 +18,10 @@ static const char usage[] =
     "\n"
     "Commands:\n"
     "  sim queue     simulate an open G/G/c/K queue (FCFS or processor sharing)\n"
+    "  sim pool      simulate K removable servers: routing, on/off policies, energy\n"
     "  sim maxusers  MaxUsers feedback control of a closed-population server\n"
+    "  sysid         identify an ARX model of a system from (time, u, y) data\n"
+    "  design        integral and PI controller design from an ARX model\n"
     "\n"
     "  --help        this text ('qctl COMMAND --help' for a command)\n"
     "  --version     print the version\n"
@@ -29,6 +33,7 @@ static const char sim_usage[] =
     "\n"
     "Models:\n"
     "  queue         open G/G/c/K queue, FCFS or processor sharing\n"
+    "  pool          K removable servers with routing and on/off policies\n"
     "  maxusers      closed-population server under MaxUsers feedback control\n";
 
 int cmd_sim(int argc, char **argv)
@@ -43,6 +48,8 @@ int cmd_sim(int argc, char **argv)
     }
     if (strcmp(argv[1], "queue") == 0)
         return cmd_sim_queue(argc - 1, argv + 1);
+    if (strcmp(argv[1], "pool") == 0)
+        return cmd_sim_pool(argc - 1, argv + 1);
     if (strcmp(argv[1], "maxusers") == 0)
         return cmd_sim_maxusers(argc - 1, argv + 1);
     cli_error("sim: unknown model '%s' (see 'qctl sim --help')", argv[1]);
@@ -51,6 +58,9 @@ int cmd_sim(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* GSL's default error handler aborts; the library checks its inputs
+     * and results itself, so a GSL error must never end the process. */
+    gsl_set_error_handler_off();
     if (argc < 2) {
         fputs(usage, stderr);
         return QC_EXIT_USAGE;
@@ -66,6 +76,10 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "sim") == 0)
         return cmd_sim(argc - 1, argv + 1);
+    if (strcmp(cmd, "sysid") == 0)
+        return cmd_sysid(argc - 1, argv + 1);
+    if (strcmp(cmd, "design") == 0)
+        return cmd_design(argc - 1, argv + 1);
     cli_error("unknown command '%s' (see 'qctl --help')", cmd);
     return QC_EXIT_USAGE;
 }
