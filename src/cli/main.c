@@ -18,10 +18,7 @@ static const char usage[] =
     "\n"
     "Commands:\n"
     "  sim queue     simulate an open G/G/c/K queue (FCFS or processor sharing)\n"
-    "  sim pool      simulate K removable servers: routing, on/off policies, energy\n"
     "  sim maxusers  MaxUsers feedback control of a closed-population server\n"
-    "  sysid         identify an ARX model of a system from (time, u, y) data\n"
-    "  design        integral and PI controller design from an ARX model\n"
     "\n"
     "  --help        this text ('qctl COMMAND --help' for a command)\n"
     "  --version     print the version\n"
@@ -33,7 +30,6 @@ static const char sim_usage[] =
     "\n"
     "Models:\n"
     "  queue         open G/G/c/K queue, FCFS or processor sharing\n"
-    "  pool          K removable servers with routing and on/off policies\n"
     "  maxusers      closed-population server under MaxUsers feedback control\n";
 
 int cmd_sim(int argc, char **argv)
@@ -48,8 +44,6 @@ int cmd_sim(int argc, char **argv)
     }
     if (strcmp(argv[1], "queue") == 0)
         return cmd_sim_queue(argc - 1, argv + 1);
-    if (strcmp(argv[1], "pool") == 0)
-        return cmd_sim_pool(argc - 1, argv + 1);
     if (strcmp(argv[1], "maxusers") == 0)
         return cmd_sim_maxusers(argc - 1, argv + 1);
     cli_error("sim: unknown model '%s' (see 'qctl sim --help')", argv[1]);
@@ -76,10 +70,6 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "sim") == 0)
         return cmd_sim(argc - 1, argv + 1);
-    if (strcmp(cmd, "sysid") == 0)
-        return cmd_sysid(argc - 1, argv + 1);
-    if (strcmp(cmd, "design") == 0)
-        return cmd_design(argc - 1, argv + 1);
     cli_error("unknown command '%s' (see 'qctl --help')", cmd);
     return QC_EXIT_USAGE;
 }
