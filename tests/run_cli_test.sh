@@ -3,7 +3,8 @@
 # run_cli_test.sh: runs one command-line test described by a data file.
 #   run_cli_test.sh CASE.t QCTL JCHECK
 # A case file has lines:
-#   cmd: ARGS          arguments to qctl (shell words; $TMP is a scratch dir)
+#   cmd: ARGS          arguments to qctl (shell words; $TMP is a scratch dir,
+#                      $DATA the tests/data directory)
 #   exit: N            expected exit status (default 0)
 #   stdout: TEXT       stdout contains TEXT (fixed string)
 #   stderr: TEXT       stderr contains TEXT
@@ -16,6 +17,8 @@ set -u
 case_file=$1 qctl=$2 jcheck=$3
 TMP=$(mktemp -d)
 export TMP
+DATA=$(cd "$(dirname "$case_file")/../data" && pwd)
+export DATA
 trap 'rm -rf "$TMP"' EXIT
 cmd=$(sed -n 's/^cmd: //p' "$case_file")
 want_exit=$(sed -n 's/^exit: //p' "$case_file")

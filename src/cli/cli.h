@@ -49,6 +49,9 @@ double cli_elapsed(const cli_progress *p);
 /* Subcommands. */
 int cmd_sim(int argc, char **argv);
 int cmd_sim_queue(int argc, char **argv);
+int cmd_sysid(int argc, char **argv);
+int cmd_design(int argc, char **argv);
+int cmd_sim_pool(int argc, char **argv);
 int cmd_sim_maxusers(int argc, char **argv);
 
 #endif

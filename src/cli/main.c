@@ -18,6 +18,7 @@ static const char usage[] =
     "\n"
     "Commands:\n"
     "  sim queue     simulate an open G/G/c/K queue (FCFS or processor sharing)\n"
+    "  sim pool      simulate K removable servers: routing, on/off policies, energy\n"
     "  sim maxusers  MaxUsers feedback control of a closed-population server\n"
     "\n"
     "  --help        this text ('qctl COMMAND --help' for a command)\n"
@@ -30,6 +31,7 @@ static const char sim_usage[] =
     "\n"
     "Models:\n"
     "  queue         open G/G/c/K queue, FCFS or processor sharing\n"
+    "  pool          K removable servers with routing and on/off policies\n"
     "  maxusers      closed-population server under MaxUsers feedback control\n";
 
 int cmd_sim(int argc, char **argv)
@@ -44,6 +46,8 @@ int cmd_sim(int argc, char **argv)
     }
     if (strcmp(argv[1], "queue") == 0)
         return cmd_sim_queue(argc - 1, argv + 1);
+    if (strcmp(argv[1], "pool") == 0)
+        return cmd_sim_pool(argc - 1, argv + 1);
     if (strcmp(argv[1], "maxusers") == 0)
         return cmd_sim_maxusers(argc - 1, argv + 1);
     cli_error("sim: unknown model '%s' (see 'qctl sim --help')", argv[1]);

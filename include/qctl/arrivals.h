@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* qctl/arrivals.h: arrival processes named by a text spec.
+ *
+ *   SPEC                  a renewal process whose inter-arrival times follow
+ *                         the distribution SPEC (see qctl/dist.h); exp:RATE
+ *                         is the Poisson process of rate RATE
+ *   sin:MEAN,AMP,PERIOD   Poisson with rate
+ *                           lambda(t) = MEAN + AMP sin(2 pi t / PERIOD),
+ *                         0 <= AMP <= MEAN, PERIOD > 0
+ *   curve:FILE            Poisson with the rate read from a CSV of points
+ *                         `time,rate` (a daily curve, say): lambda(t) is
+ *                         linear between points, the first point is at
+ *                         time 0 and the last one closes the period, after
+ *                         which the curve repeats
+ *   trace:FILE            the arrival times in FILE, one per line (or the
+ *                         first column of a CSV), non-decreasing; they are
+ *                         shifted so that the first arrival is at time 0,
+ *                         and arrivals stop when the trace ends
+ *
+ * Time-varying rates are drawn by thinning (Lewis and Shedler, 1979):
+ * candidates come from a Poisson process of the peak rate lambda*, and a
+ * candidate at time t is kept with probability lambda(t) / lambda*. The
+ * kept points form a Poisson process of rate lambda(t) exactly, with no
+ * discretisation of time; the cost is lambda* / mean(lambda) candidates
+ * per arrival. Evaluating a curve at increasing times walks a cursor along
+ * its segments, so a draw costs O(1) amortized and allocates nothing.
+ *
+ * Ownership: qc_arrivals_parse fills a caller-owned qc_arrivals, released
+ * by qc_arrivals_free (safe on a zeroed one and after a failed parse). A
+ * generator keeps pointers to its qc_arrivals and qc_rng, which must
+ * outlive it and not move. Errors: 0 or a negative QC_E* code; a file
+ * error names FILE:LINE. */
+#ifndef QCTL_ARRIVALS_H
+#define QCTL_ARRIVALS_H
+
+#include <stddef.h>
+
+#include "qctl/dist.h"
+#include "qctl/error.h"
+#include "qctl/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum qc_arrivals_kind {
+    QC_ARRIVALS_NONE = 0,
+    QC_ARRIVALS_RENEWAL,
+    QC_ARRIVALS_SIN,
+    QC_ARRIVALS_CURVE,
+    QC_ARRIVALS_TRACE
+} qc_arrivals_kind;
+
+typedef struct qc_arrivals {
+    qc_arrivals_kind kind;
+    qc_dist gap;        /* RENEWAL: the inter-arrival time */
+    double mean, amp;   /* SIN */
+    double period;      /* SIN, CURVE */
+    double *t, *rate;   /* CURVE: n points; TRACE: n times in t (rate NULL) */
+    size_t n;
+    double peak;        /* largest rate (the thinning bound); trace: NAN */
+    double avg;         /* long-run mean rate */
+} qc_arrivals;
+
+/* Parses spec into a. On error a is left zeroed and the message names the
+ * field, or FILE:LINE and what is wrong there. */
+int qc_arrivals_parse(qc_arrivals *a, const char *spec, qc_err *err);
+
+/* Releases what a holds and zeroes it. */
+void qc_arrivals_free(qc_arrivals *a);
+
+/* A canonical description ("exp:0.5", "sin:5,4,1000",
+ * "curve:<24 points, period 86400>", "trace:<1000 arrivals>"). */
+int qc_arrivals_format(const qc_arrivals *a, char *buf, size_t size);
+
+/* The long-run mean rate: 1/E[gap]; MEAN; the curve's average over its
+ * period; for a trace, (n - 1) / (last - first) (NAN with fewer than 2
+ * distinct times). */
+double qc_arrivals_mean_rate(const qc_arrivals *a);
+
+/* The rate lambda(t) of the model at time t: constant for a renewal
+ * process (1/E[gap]); NAN for a trace, which has no model rate. */
+double qc_arrivals_rate_at(const qc_arrivals *a, double t);
+
+/* 1 when the rate changes with time (sin, curve), else 0. */
+int qc_arrivals_varies(const qc_arrivals *a);
+
+/* A stream of arrival times. */
+typedef struct qc_arrivals_gen {
+    const qc_arrivals *a;
+    qc_rng *r;
+    qc_sampler s;  /* RENEWAL: buffered gaps */
+    double t;      /* last candidate time */
+    double base;   /* CURVE: start of the period the cursor is in */
+    size_t i;      /* CURVE: segment [t[i], t[i+1]]; TRACE: next index */
+} qc_arrivals_gen;
+
+/* Starts a stream at time 0 drawing from r. */
+void qc_arrivals_gen_init(qc_arrivals_gen *g, const qc_arrivals *a, qc_rng *r);
+
+/* The next arrival time (non-decreasing from call to call); INFINITY when
+ * a trace is exhausted. */
+double qc_arrivals_next(qc_arrivals_gen *g);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

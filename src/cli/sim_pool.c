@@ -1,0 +1,581 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* sim_pool.c: `qctl sim pool`, K removable servers from the command line.
+ * Parses flags, runs qc_pool_run, writes the summary, series and plots.
+ * Power flags are in watts; --price turns watts into cost per unit time
+ * (the cost model of qctl/energy.h), so the JSON reports both. */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "qctl/arrivals.h"
+#include "qctl/dist.h"
+#include "qctl/hist.h"
+#include "qctl/output.h"
+#include "qctl/pool.h"
+
+static const char usage[] =
+    "usage: qctl sim pool --servers K --arrival SPEC [options]\n"
+    "\n"
+    "Simulates K removable servers (OFF, WARMING, ON) under a routing and\n"
+    "on/off policy and prints delay, power and cost with confidence intervals.\n"
+    "\n"
+    "  --servers K          number of servers (required)\n"
+    "  --policy P           djsq (default): delay-JSQ, the shortest non-empty queue,\n"
+    "                         one more server on only when every non-empty queue\n"
+    "                         would exceed T;\n"
+    "                       jsq: join the shortest queue, all servers always on;\n"
+    "                       jsq-off: JSQ, an OFF server counting as empty, servers\n"
+    "                         off when idle;\n"
+    "                       random: uniform routing, servers off when idle;\n"
+    "                       central: one central queue, M/M/k with setup\n"
+    "                         (Gandhi, Harchol-Balter, Adan 2010)\n"
+    "  --threshold T        delay-JSQ threshold, T >= 1 (default 4)\n"
+    "  --arrival SPEC       exp:RATE (Poisson), any distribution spec (renewal\n"
+    "                       inter-arrival times), sin:MEAN,AMP,PERIOD,\n"
+    "                       curve:FILE (CSV time,rate; linear, repeats with its\n"
+    "                       last time as period) or trace:FILE (arrival times)\n"
+    "  --service SPEC       service time (default exp:1)\n"
+    "  --warmup-time SPEC   warm-up (setup) time of a server (default exp:0.1)\n"
+    "  --idle-timer T       an idle server switches off after T (default 0: at\n"
+    "                       once; 'inf': never); ignored by jsq\n"
+    "  --customers N        measured arrivals per replication (default 100000;\n"
+    "                       a trace: all of it)\n"
+    "  --time T             measured simulated time per replication instead\n"
+    "  --transient W        auto (default: MSER cut for stationary arrivals, none\n"
+    "                       for time-varying ones or traces), or customers (with\n"
+    "                       --customers) or time (with --time) simulated first\n"
+    "  --reps R             independent replications (default 10; 1: batch means)\n"
+    "  --seed S             seed of every random stream (default 1)\n"
+    "  --confidence L       confidence level of the intervals (default 0.95)\n"
+    "\n"
+    "Cost (watts x price = cost per unit time):\n"
+    "  --holding H          cost per job per unit time (default 1)\n"
+    "  --busy-power W       watts while serving (default 240)\n"
+    "  --idle-power W       watts while on and idle (default 180)\n"
+    "  --warm-power W       watts while warming (default 240)\n"
+    "  --off-power W        watts while off (default 0)\n"
+    "  --switch-cost C      cost per switch-on (default 0)\n"
+    "  --price P            cost per watt per unit time (default 1)\n"
+    "\n"
+    "  --json               print the summary as JSON\n"
+    "  --output FILE        also write the JSON summary to FILE\n"
+    "  --series FILE        write jobs, servers on and warming and the arrival rate\n"
+    "                       over time (replication 1) as CSV\n"
+    "  --series-dt DT       width of a series bin (default: run length / 2000)\n"
+    "  --plot DIR           draw servers against demand and the response-time tail\n"
+    "                       into DIR as SVG and PNG (needs gnuplot)\n"
+    "  --quiet              no progress line\n"
+    "  --help               this text\n";
+
+typedef struct opts {
+    const char *arrival, *service, *warmup;
+    const char *output, *series, *plot;
+    int json, quiet;
+    double series_dt;
+    double price;
+    double watts[4]; /* busy, idle, warm, off */
+} opts;
+
+static const char *const labels[QC_PM_COUNT] = {
+    "mean jobs",           "response time",        "response time p50",
+    "response time p95",   "response time p99",    "throughput",
+    "mean power (cost)",   "energy per job (cost)", "switch-ons per hour",
+    "fraction warming",    "average cost",         "holding cost",
+    "warming cost",        "servers on",           "servers busy",
+    "servers warming",     "corr(servers on, rate)"};
+
+/* A CI scaled by 1/price: the power in watts. */
+static qc_ci ci_scaled(const qc_ci *c, double f)
+{
+    qc_ci s = *c;
+    s.mean *= f;
+    s.half *= f;
+    s.lo *= f;
+    s.hi *= f;
+    return s;
+}
+
+static json_t *summary_json(const qc_pool_params *p, const qc_pool_result *r, const opts *o,
+                            double elapsed)
+{
+    json_t *root = json_object();
+    json_t *model = json_object();
+    char buf[256];
+    json_object_set_new(root, "command", json_string("sim pool"));
+    json_object_set_new(model, "servers", json_integer(p->servers));
+    json_object_set_new(model, "policy", json_string(qc_pool_policy_name(p->policy)));
+    json_object_set_new(model, "threshold",
+                        p->policy == QC_POOL_DJSQ ? json_integer(p->threshold) : json_null());
+    json_object_set_new(model, "arrival", json_string(o->arrival));
+    qc_arrivals_format(p->arrival, buf, sizeof buf);
+    json_object_set_new(model, "arrival_canonical", json_string(buf));
+    json_object_set_new(model, "mean_arrival_rate",
+                        qc_json_real_new(qc_arrivals_mean_rate(p->arrival)));
+    json_object_set_new(model, "service", json_string(o->service));
+    qc_dist_format(p->service, buf, sizeof buf);
+    json_object_set_new(model, "service_canonical", json_string(buf));
+    json_object_set_new(model, "warmup_time", json_string(o->warmup));
+    qc_dist_format(p->warmup, buf, sizeof buf);
+    json_object_set_new(model, "warmup_canonical", json_string(buf));
+    /* null: an idle server never switches off */
+    json_object_set_new(model, "idle_timer",
+                        p->policy == QC_POOL_JSQ ? json_null() : qc_json_real_new(p->idle_timer));
+    json_object_set_new(model, "load", qc_json_real_new(r->load));
+    json_object_set_new(root, "model", model);
+
+    json_t *cost = json_object();
+    json_object_set_new(cost, "holding", json_real(p->cost.holding));
+    json_object_set_new(cost, "busy_power_w", json_real(o->watts[0]));
+    json_object_set_new(cost, "idle_power_w", json_real(o->watts[1]));
+    json_object_set_new(cost, "warm_power_w", json_real(o->watts[2]));
+    json_object_set_new(cost, "off_power_w", json_real(o->watts[3]));
+    json_object_set_new(cost, "switch_cost", json_real(p->cost.switch_cost));
+    json_object_set_new(cost, "price", json_real(o->price));
+    json_object_set_new(root, "cost", cost);
+
+    json_t *run = json_object();
+    if (p->customers)
+        json_object_set_new(run, "customers", json_integer((json_int_t)p->customers));
+    else
+        json_object_set_new(run, "time", json_real(p->horizon));
+    json_object_set_new(run, "reps", json_integer(p->reps));
+    json_object_set_new(run, "seed", json_integer((json_int_t)p->seed));
+    json_object_set_new(run, "confidence", json_real(p->level));
+    json_object_set_new(run, "ci_method", json_string(r->ci_method));
+    json_t *tr = json_object();
+    json_object_set_new(tr, "method",
+                        json_string(p->transient_mode == QC_POOL_TRANSIENT_FIXED ? "fixed" : "auto"));
+    json_object_set_new(tr, "customers_cut", qc_json_real_new(r->transient_customers));
+    json_object_set_new(tr, "time_cut", qc_json_real_new(r->transient_time));
+    json_object_set_new(run, "transient", tr);
+    json_object_set_new(run, "measured_customers", json_integer((json_int_t)r->measured));
+    json_object_set_new(run, "events", json_integer((json_int_t)r->events));
+    json_object_set_new(run, "simulated_time", json_real(r->sim_time));
+    json_object_set_new(run, "elapsed_seconds", json_real(elapsed));
+    json_object_set_new(root, "run", run);
+
+    json_t *m = json_object();
+    for (int i = 0; i < QC_PM_COUNT; i++)
+        json_object_set_new(m, qc_pool_metric_name(i), qc_json_ci_new(&r->metric[i]));
+    if (o->price > 0) {
+        qc_ci w = ci_scaled(&r->metric[QC_PM_POWER], 1.0 / o->price);
+        json_object_set_new(m, "mean_power_watts", qc_json_ci_new(&w));
+    }
+    json_object_set_new(root, "metrics", m);
+
+    const qc_energy_report *e = &r->report;
+    json_t *er = json_object();
+    json_object_set_new(er, "mean_jobs", qc_json_real_new(e->mean_jobs));
+    json_object_set_new(er, "mean_response", qc_json_real_new(e->mean_response));
+    json_object_set_new(er, "mean_power", qc_json_real_new(e->mean_power));
+    json_object_set_new(er, "energy_per_job", qc_json_real_new(e->energy_per_job));
+    json_object_set_new(er, "switch_ons_per_hour", qc_json_real_new(e->switch_ons_per_hour));
+    json_object_set_new(er, "frac_warming", qc_json_real_new(e->frac_warming));
+    json_object_set_new(er, "average_cost", qc_json_real_new(e->average_cost));
+    json_object_set_new(root, "energy_report", er);
+    return root;
+}
+
+static void print_table(const qc_pool_params *p, const qc_pool_result *r, const opts *o)
+{
+    printf("server pool: K = %u, policy %s", p->servers, qc_pool_policy_name(p->policy));
+    if (p->policy == QC_POOL_DJSQ)
+        printf(" (T = %u)", p->threshold);
+    printf(", arrival %s, service %s, warm-up %s", o->arrival, o->service, o->warmup);
+    if (p->policy != QC_POOL_JSQ)
+        printf(", idle timer %g", p->idle_timer);
+    if (isfinite(r->load))
+        printf("; load %.4g", r->load);
+    printf("\n%u replication%s of ", p->reps, p->reps > 1 ? "s" : "");
+    if (p->customers)
+        printf("%llu customers", (unsigned long long)p->customers);
+    else
+        printf("time %g", p->horizon);
+    printf("; transient cut (%s): %.0f customers, time %.4g per replication; CI by %s\n\n",
+           p->transient_mode == QC_POOL_TRANSIENT_FIXED ? "fixed" : "auto",
+           r->transient_customers, r->transient_time, r->ci_method);
+    printf("%-24s %14s   %g%% confidence interval\n", "metric", "estimate", 100 * p->level);
+    for (int i = 0; i < QC_PM_COUNT; i++) {
+        const qc_ci *c = &r->metric[i];
+        if (i == QC_PM_DEMAND_CORR && c->n == 0)
+            continue;
+        printf("%-24s %14.6g   [%.6g, %.6g]\n", labels[i], c->mean, c->lo, c->hi);
+    }
+    if (o->price > 0) {
+        qc_ci w = ci_scaled(&r->metric[QC_PM_POWER], 1.0 / o->price);
+        printf("%-24s %14.6g   [%.6g, %.6g]\n", "mean power (W)", w.mean, w.lo, w.hi);
+    }
+}
+
+static void csv_num(FILE *fp, double x, const char *sep)
+{
+    if (isfinite(x))
+        fprintf(fp, "%.10g%s", x, sep);
+    else
+        fprintf(fp, "%s", sep);
+}
+
+static int write_series(const char *path, const qc_pool_result *r)
+{
+    qc_err err = {0};
+    qc_ofile f;
+    if (qc_ofile_open(&f, path, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    fprintf(f.fp, "time,jobs,servers_on,servers_warming,servers_busy,arrival_rate,measured_rate\n");
+    for (size_t i = 0; i < r->series_len; i++) {
+        const qc_pool_series_point *s = &r->series[i];
+        fprintf(f.fp, "%.10g,%.10g,%.10g,%.10g,%.10g,", s->t, s->jobs, s->on, s->warming, s->busy);
+        csv_num(f.fp, s->rate, ",");
+        csv_num(f.fp, s->arrivals, "\n");
+    }
+    if (qc_ofile_commit(&f, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    return 0;
+}
+
+/* P(T > t) at the histogram's bucket edges, for the tail plot. */
+static int write_ccdf(const char *path, const qc_hist *h)
+{
+    qc_err err = {0};
+    qc_ofile f;
+    if (qc_ofile_open(&f, path, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    fprintf(f.fp, "# time P(T>time)\n");
+    uint64_t below = h->zero + h->under;
+    for (int i = 0; i < QC_HIST_NBUCKETS && h->total > 0; i++) {
+        if (h->count[i] == 0)
+            continue;
+        double lo, hi;
+        qc_hist_bucket_edges(i, &lo, &hi);
+        below += h->count[i];
+        double ccdf = 1.0 - (double)below / (double)h->total;
+        if (ccdf > 0)
+            fprintf(f.fp, "%.10g %.10g\n", hi, ccdf);
+    }
+    if (qc_ofile_commit(&f, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    return 0;
+}
+
+static int write_plots(const char *dir, const qc_pool_result *r, double mean_service)
+{
+    qc_err err = {0};
+    if (!qc_plot_available()) {
+        fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
+        return 0;
+    }
+    if (qc_mkdir_p(dir, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    size_t n = strlen(dir) + 64, bn = 2 * n + 1024;
+    char *path = malloc(n), *path2 = malloc(n), *body = malloc(bn);
+    int rc = 0;
+    if (!path || !path2 || !body) {
+        cli_error("out of memory");
+        rc = QC_EXIT_FAIL;
+        goto out;
+    }
+    snprintf(path, n, "%s/pool_series.csv", dir);
+    if ((rc = write_series(path, r)) != 0)
+        goto out;
+    /* Demand in servers: lambda(t) E[S] (the measured rate for a trace). */
+    snprintf(body, bn,
+             "set datafile separator ','\nset key top left\nset xlabel 'time'\n"
+             "set ylabel 'servers'\nset y2label 'jobs in system'\nset ytics nomirror\n"
+             "set y2tics\n"
+             "plot '%s' using 1:3 every ::1 with lines lw 2 lc rgb '#1f77b4' title 'servers on', "
+             "'' using 1:4 every ::1 with lines lc rgb '#ff7f0e' title 'servers warming', "
+             "'' using 1:(($6 == $6 ? $6 : $7) * %.10g) every ::1 with lines lc rgb '#2ca02c' "
+             "title 'demand (rate x E[S])', "
+             "'' using 1:2 every ::1 axes x1y2 with lines lc rgb '#999999' title 'jobs'",
+             path, mean_service);
+    if (qc_plot(dir, "servers", body, &err) != 0) {
+        cli_error("%s", err.msg);
+        rc = QC_EXIT_FAIL;
+        goto out;
+    }
+    snprintf(path2, n, "%s/response_time_ccdf.dat", dir);
+    if ((rc = write_ccdf(path2, r->response_hist)) != 0)
+        goto out;
+    snprintf(body, bn,
+             "set xlabel 'response time t'\nset ylabel 'P(T > t)'\nunset key\n"
+             "set logscale y\nset format y '10^{%%L}'\n"
+             "plot '%s' using 1:2 with lines lw 2 lc rgb '#d62728'",
+             path2);
+    if (qc_plot(dir, "response_time_ccdf", body, &err) != 0) {
+        cli_error("%s", err.msg);
+        rc = QC_EXIT_FAIL;
+    }
+out:
+    free(path);
+    free(path2);
+    free(body);
+    return rc;
+}
+
+/* A non-negative finite number for a cost flag. */
+static int cli_nonneg(const char *flag, const char *s, double *out)
+{
+    if (cli_double(flag, s, out) != 0)
+        return QC_EXIT_USAGE;
+    if (*out < 0) {
+        cli_error("%s: '%s' must be >= 0", flag, s);
+        return QC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+int cmd_sim_pool(int argc, char **argv)
+{
+    enum { O_SRV = 256, O_POL, O_THR, O_ARR, O_SVC, O_WUP, O_IDLE, O_CUST, O_TIME, O_TRANS,
+           O_REPS, O_SEED, O_CONF, O_HOLD, O_BUSY, O_IDLEP, O_WARMP, O_OFFP, O_SWC, O_PRICE,
+           O_JSON, O_OUT, O_SER, O_SERDT, O_PLOT, O_QUIET, O_HELP };
+    static const struct option longopts[] = {
+        {"servers", required_argument, 0, O_SRV},      {"policy", required_argument, 0, O_POL},
+        {"threshold", required_argument, 0, O_THR},    {"arrival", required_argument, 0, O_ARR},
+        {"service", required_argument, 0, O_SVC},      {"warmup-time", required_argument, 0, O_WUP},
+        {"idle-timer", required_argument, 0, O_IDLE},  {"customers", required_argument, 0, O_CUST},
+        {"time", required_argument, 0, O_TIME},        {"transient", required_argument, 0, O_TRANS},
+        {"reps", required_argument, 0, O_REPS},        {"seed", required_argument, 0, O_SEED},
+        {"confidence", required_argument, 0, O_CONF},  {"holding", required_argument, 0, O_HOLD},
+        {"busy-power", required_argument, 0, O_BUSY},  {"idle-power", required_argument, 0, O_IDLEP},
+        {"warm-power", required_argument, 0, O_WARMP}, {"off-power", required_argument, 0, O_OFFP},
+        {"switch-cost", required_argument, 0, O_SWC},  {"price", required_argument, 0, O_PRICE},
+        {"json", no_argument, 0, O_JSON},              {"output", required_argument, 0, O_OUT},
+        {"series", required_argument, 0, O_SER},       {"series-dt", required_argument, 0, O_SERDT},
+        {"plot", required_argument, 0, O_PLOT},        {"quiet", no_argument, 0, O_QUIET},
+        {"help", no_argument, 0, O_HELP},              {0, 0, 0, 0}};
+    qc_pool_params p;
+    qc_pool_params_init(&p);
+    opts o = {0};
+    o.service = "exp:1";
+    o.price = 1.0;
+    o.watts[0] = QC_POOL_DEFAULT_BUSY_W;
+    o.watts[1] = QC_POOL_DEFAULT_IDLE_W;
+    o.watts[2] = QC_POOL_DEFAULT_WARM_W;
+    o.watts[3] = QC_POOL_DEFAULT_OFF_W;
+    char warm_default[64];
+    snprintf(warm_default, sizeof warm_default, "exp:%g", QC_POOL_DEFAULT_WARM_RATE);
+    o.warmup = warm_default;
+    const char *trans = "auto";
+    int have_servers = 0;
+    int rc = 0;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_SRV:
+            rc = cli_uint("--servers", optarg, &p.servers);
+            have_servers = 1;
+            if (rc == 0 && (p.servers < 1 || p.servers > QC_POOL_MAX_SERVERS)) {
+                cli_error("--servers: K = %s is not in [1, %d]", optarg, QC_POOL_MAX_SERVERS);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_POL: {
+            int pol = qc_pool_policy_parse(optarg);
+            if (pol < 0) {
+                cli_error("--policy: '%s' is not djsq, jsq, jsq-off, random or central", optarg);
+                rc = QC_EXIT_USAGE;
+            } else {
+                p.policy = (qc_pool_policy)pol;
+            }
+            break;
+        }
+        case O_THR:
+            rc = cli_uint("--threshold", optarg, &p.threshold);
+            if (rc == 0 && p.threshold < 1) {
+                cli_error("--threshold: T = %s; it must be >= 1 (a job joins a non-empty queue "
+                          "only while that queue, with it, holds at most T jobs)",
+                          optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_ARR: o.arrival = optarg; break;
+        case O_SVC: o.service = optarg; break;
+        case O_WUP: o.warmup = optarg; break;
+        case O_IDLE:
+            if (strcmp(optarg, "inf") == 0 || strcmp(optarg, "never") == 0)
+                p.idle_timer = (double)INFINITY;
+            else
+                rc = cli_nonneg("--idle-timer", optarg, &p.idle_timer);
+            break;
+        case O_CUST: rc = cli_u64("--customers", optarg, &p.customers); break;
+        case O_TIME:
+            rc = cli_double("--time", optarg, &p.horizon);
+            if (rc == 0 && !(p.horizon > 0)) {
+                cli_error("--time: '%s' must be > 0", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_TRANS: trans = optarg; break;
+        case O_REPS:
+            rc = cli_uint("--reps", optarg, &p.reps);
+            if (rc == 0 && p.reps < 1) {
+                cli_error("--reps: must be >= 1");
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_SEED: rc = cli_u64("--seed", optarg, &p.seed); break;
+        case O_CONF:
+            rc = cli_double("--confidence", optarg, &p.level);
+            if (rc == 0 && !(p.level > 0 && p.level < 1)) {
+                cli_error("--confidence: '%s' is not in (0, 1)", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_HOLD: rc = cli_nonneg("--holding", optarg, &p.cost.holding); break;
+        case O_BUSY: rc = cli_nonneg("--busy-power", optarg, &o.watts[0]); break;
+        case O_IDLEP: rc = cli_nonneg("--idle-power", optarg, &o.watts[1]); break;
+        case O_WARMP: rc = cli_nonneg("--warm-power", optarg, &o.watts[2]); break;
+        case O_OFFP: rc = cli_nonneg("--off-power", optarg, &o.watts[3]); break;
+        case O_SWC: rc = cli_nonneg("--switch-cost", optarg, &p.cost.switch_cost); break;
+        case O_PRICE: rc = cli_nonneg("--price", optarg, &o.price); break;
+        case O_JSON: o.json = 1; break;
+        case O_OUT: o.output = optarg; break;
+        case O_SER: o.series = optarg; break;
+        case O_SERDT:
+            rc = cli_double("--series-dt", optarg, &o.series_dt);
+            if (rc == 0 && !(o.series_dt > 0)) {
+                cli_error("--series-dt: '%s' must be > 0", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_PLOT: o.plot = optarg; break;
+        case O_QUIET: o.quiet = 1; break;
+        case O_HELP: fputs(usage, stdout); return 0;
+        default: return cli_bad_option("sim pool", argv[optind - 1]);
+        }
+        if (rc != 0)
+            return rc;
+    }
+    if (optind < argc) {
+        cli_error("sim pool: unexpected argument '%s' (see 'qctl sim pool --help')", argv[optind]);
+        return QC_EXIT_USAGE;
+    }
+    if (!have_servers || !o.arrival) {
+        cli_error("sim pool: --%s is required (see 'qctl sim pool --help')",
+                  have_servers ? "arrival" : "servers");
+        return QC_EXIT_USAGE;
+    }
+    if (p.customers > 0 && p.horizon > 0) {
+        cli_error("sim pool: give --customers or --time, not both");
+        return QC_EXIT_USAGE;
+    }
+    if (strcmp(trans, "auto") == 0) {
+        p.transient_mode = QC_POOL_TRANSIENT_AUTO;
+    } else {
+        p.transient_mode = QC_POOL_TRANSIENT_FIXED;
+        if ((rc = cli_double("--transient", trans, &p.transient)) != 0)
+            return rc;
+        if (p.transient < 0 || (p.horizon == 0 && p.transient != floor(p.transient))) {
+            cli_error("--transient: '%s' must be 'auto' or a non-negative %s", trans,
+                      p.horizon == 0 ? "whole number of customers" : "time");
+            return QC_EXIT_USAGE;
+        }
+    }
+    p.cost.power[0] = o.watts[0] * o.price;
+    p.cost.idle_power = o.watts[1] * o.price;
+    p.cost.warm_power = o.watts[2] * o.price;
+    p.cost.off_power = o.watts[3] * o.price;
+
+    qc_err err = {0};
+    qc_arrivals arr = {0};
+    qc_dist svc = {0}, wup = {0};
+    int out = 0;
+    if (qc_arrivals_parse(&arr, o.arrival, &err) != 0) {
+        cli_error("--arrival: %s", err.msg);
+        return QC_EXIT_USAGE;
+    }
+    if (qc_dist_parse(&svc, o.service, &err) != 0) {
+        cli_error("--service: %s", err.msg);
+        out = QC_EXIT_USAGE;
+        goto done;
+    }
+    if (qc_dist_parse(&wup, o.warmup, &err) != 0) {
+        cli_error("--warmup-time: %s", err.msg);
+        out = QC_EXIT_USAGE;
+        goto done;
+    }
+    p.arrival = &arr;
+    p.service = &svc;
+    p.warmup = &wup;
+    if (p.customers == 0 && p.horizon == 0) {
+        if (arr.kind == QC_ARRIVALS_TRACE) {
+            uint64_t cut = p.transient_mode == QC_POOL_TRANSIENT_FIXED ? (uint64_t)p.transient : 0;
+            if (arr.n < cut + 2 * QC_POOL_CHUNKS) {
+                cli_error("--arrival: the trace holds %zu arrivals; at least %llu are needed", arr.n,
+                          (unsigned long long)(cut + 2 * QC_POOL_CHUNKS));
+                out = QC_EXIT_USAGE;
+                goto done;
+            }
+            p.customers = arr.n - cut;
+        } else {
+            p.customers = 100000;
+        }
+    }
+    if ((o.series || o.plot) && o.series_dt == 0) {
+        double span = p.horizon > 0 ? p.horizon + (p.transient_mode == QC_POOL_TRANSIENT_FIXED
+                                                       ? p.transient
+                                                       : 0)
+                                    : ((double)p.customers +
+                                       (p.transient_mode == QC_POOL_TRANSIENT_FIXED ? p.transient
+                                                                                     : 0)) /
+                                          qc_arrivals_mean_rate(&arr);
+        if (arr.kind == QC_ARRIVALS_TRACE && arr.n > 0)
+            span = arr.t[arr.n - 1];
+        o.series_dt = isfinite(span) && span > 0 ? span / 2000 : 1.0;
+    }
+    p.series_dt = (o.series || o.plot) ? o.series_dt : 0;
+
+    cli_progress prog;
+    cli_progress_init(&prog, "sim pool", o.quiet);
+    p.progress = cli_progress_update;
+    p.progress_ctx = &prog;
+    qc_pool_result res;
+    rc = qc_pool_run(&p, &res, &err);
+    cli_progress_done(&prog);
+    if (rc != 0) {
+        cli_error("sim pool: %s", err.msg);
+        out = cli_exit_code(rc);
+        goto done;
+    }
+    json_t *js = summary_json(&p, &res, &o, cli_elapsed(&prog));
+    if (o.json) {
+        if (qc_json_write(js, NULL, &err) != 0) {
+            cli_error("%s", err.msg);
+            out = QC_EXIT_FAIL;
+        }
+    } else {
+        print_table(&p, &res, &o);
+    }
+    if (out == 0 && o.output && qc_json_write(js, o.output, &err) != 0) {
+        cli_error("%s", err.msg);
+        out = QC_EXIT_FAIL;
+    }
+    if (out == 0 && o.series)
+        out = write_series(o.series, &res);
+    if (out == 0 && o.plot)
+        out = write_plots(o.plot, &res, qc_dist_mean(&svc));
+    json_decref(js);
+    qc_pool_result_free(&res);
+done:
+    qc_arrivals_free(&arr);
+    qc_dist_free(&svc);
+    qc_dist_free(&wup);
+    return out;
+}

@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* arrivals.c: renewal, sinusoidal, curve-driven and trace arrivals.
+ *
+ * Thinning. For a rate lambda(t) <= lambda* the next arrival after s is
+ * found by drawing candidates s + E1, s + E1 + E2, ... (E ~ Exp(lambda*))
+ * and keeping the first candidate t with U <= lambda(t) / lambda*. Each
+ * candidate is kept independently with that probability, so the kept
+ * points are a Poisson process of intensity lambda(t) (a thinned Poisson
+ * process); nothing depends on a time step.
+ *
+ * Curves. Points (t_0 = 0, r_0), ..., (t_{n-1} = P, r_{n-1}); between two
+ * points the rate is linear, and lambda(t) = c(t mod P). The mean rate is
+ * the trapezoid integral over [0, P] divided by P. Because candidates only
+ * move forward, the generator keeps the segment it is in and walks
+ * forward; a jump over whole periods is taken by one division.
+ *
+ * Files (curve and trace) are read line by line: blank lines and lines
+ * starting with '#' are skipped, a UTF-8 byte order mark and CR line ends
+ * are accepted, and a first line that does not start with a number is a
+ * header. Every other line must hold numbers, else the error names
+ * FILE:LINE. */
+#include "qctl/arrivals.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TWO_PI 6.283185307179586476925286766559
+
+/* ---- reading a file of numbers --------------------------------------- */
+
+typedef struct vec {
+    double *x;
+    size_t n, cap;
+} vec;
+
+static int vec_push(vec *v, double x)
+{
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 256;
+        double *nx = realloc(v->x, cap * sizeof *nx);
+        if (nx == NULL)
+            return QC_ENOMEM;
+        v->x = nx;
+        v->cap = cap;
+    }
+    v->x[v->n++] = x;
+    return 0;
+}
+
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static int starts_number(char c)
+{
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.';
+}
+
+/* Parses the number in s[0, len) (trimmed); 0 on success. */
+static int field_number(const char *s, size_t len, double *out)
+{
+    while (len > 0 && is_blank(*s)) {
+        s++;
+        len--;
+    }
+    while (len > 0 && is_blank(s[len - 1]))
+        len--;
+    if (len == 0 || len > 63)
+        return -1;
+    char buf[64];
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    char *end;
+    errno = 0;
+    double x = strtod(buf, &end);
+    if (*end != '\0' || !isfinite(x) || errno == ERANGE)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+/* Reads the first `ncol` comma-separated numbers of each data line of
+ * path into cols[0..ncol-1], and the line number of each into lines, so
+ * that a later check of a value can still name FILE:LINE; `what` names
+ * the columns in messages. */
+static int read_columns(const char *path, int ncol, vec *cols, vec *lines, const char *what,
+                        qc_err *err)
+{
+    FILE *fp = fopen(path, "r");
+    if (fp == NULL)
+        return qc_err_set(err, QC_EIO, "%s: cannot read: %s", path, strerror(errno));
+    char *buf = NULL;
+    size_t cap = 0, lineno = 0;
+    ssize_t got;
+    int rc = 0, first = 1;
+    while ((got = getline(&buf, &cap, fp)) >= 0) {
+        const char *line = buf;
+        size_t len = (size_t)got;
+        lineno++;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            len--;
+        if (lineno == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
+            line += 3;
+            len -= 3;
+        }
+        size_t b = 0;
+        while (b < len && is_blank(line[b]))
+            b++;
+        if (b == len || line[b] == '#')
+            continue;
+        if (first && !starts_number(line[b])) {
+            first = 0; /* a header line */
+            continue;
+        }
+        first = 0;
+        size_t pos = 0;
+        for (int c = 0; c < ncol; c++) {
+            size_t e = pos;
+            while (e < len && line[e] != ',')
+                e++;
+            if (pos > len || (e == len && c + 1 < ncol)) {
+                rc = qc_err_set(err, QC_EPARSE, "%s:%zu: expected %s, found %d field%s", path,
+                                lineno, what, c + 1, c ? "s" : "");
+                goto out;
+            }
+            double x;
+            if (field_number(line + pos, e - pos, &x) != 0) {
+                int n = (int)(e - pos > 40 ? 40 : e - pos);
+                rc = qc_err_set(err, QC_EPARSE, "%s:%zu: field %d ('%.*s') is not a number", path,
+                                lineno, c + 1, n, line + pos);
+                goto out;
+            }
+            if ((rc = vec_push(&cols[c], x)) != 0) {
+                qc_err_set(err, rc, "%s:%zu: out of memory", path, lineno);
+                goto out;
+            }
+            pos = e + 1;
+        }
+        if ((rc = vec_push(lines, (double)lineno)) != 0) {
+            qc_err_set(err, rc, "%s:%zu: out of memory", path, lineno);
+            goto out;
+        }
+    }
+    if (ferror(fp))
+        rc = qc_err_set(err, QC_EIO, "%s: read error", path);
+out:
+    free(buf);
+    fclose(fp);
+    return rc;
+}
+
+/* ---- parsing specs ---------------------------------------------------- */
+
+static int parse_sin(qc_arrivals *a, const char *spec, const char *s, qc_err *err)
+{
+    static const char *const names[3] = {"MEAN", "AMP", "PERIOD"};
+    double v[3];
+    const char *p = s;
+    for (int i = 0; i < 3; i++) {
+        const char *e = p;
+        while (*e && *e != ',')
+            e++;
+        if (field_number(p, (size_t)(e - p), &v[i]) != 0)
+            return qc_err_set(err, QC_EPARSE,
+                              "\"%s\": field %d (%s) is not a number (sin takes MEAN,AMP,PERIOD)",
+                              spec, i + 1, names[i]);
+        if (i < 2 && *e != ',')
+            return qc_err_set(err, QC_EPARSE, "\"%s\": sin takes 3 fields MEAN,AMP,PERIOD, got %d",
+                              spec, i + 1);
+        if (i == 2 && *e != '\0')
+            return qc_err_set(err, QC_EPARSE, "\"%s\": sin takes 3 fields MEAN,AMP,PERIOD, got more",
+                              spec);
+        p = e + 1;
+    }
+    if (!(v[0] > 0))
+        return qc_err_set(err, QC_ERANGE, "\"%s\": field 1 (MEAN) must be > 0", spec);
+    if (!(v[1] >= 0 && v[1] <= v[0]))
+        return qc_err_set(err, QC_ERANGE,
+                          "\"%s\": field 2 (AMP) must be in [0, MEAN] so that the rate stays >= 0",
+                          spec);
+    if (!(v[2] > 0))
+        return qc_err_set(err, QC_ERANGE, "\"%s\": field 3 (PERIOD) must be > 0", spec);
+    a->kind = QC_ARRIVALS_SIN;
+    a->mean = v[0];
+    a->amp = v[1];
+    a->period = v[2];
+    a->peak = v[0] + v[1];
+    a->avg = v[0];
+    return 0;
+}
+
+static int parse_curve(qc_arrivals *a, const char *path, qc_err *err)
+{
+    vec cols[2] = {{0}, {0}}, lines = {0};
+    int rc = read_columns(path, 2, cols, &lines, "2 fields time,rate", err);
+    if (rc != 0)
+        goto fail;
+    size_t n = cols[0].n;
+    if (n < 2) {
+        rc = qc_err_set(err, QC_EPARSE, "%s: a curve needs at least 2 points time,rate; found %zu",
+                        path, n);
+        goto fail;
+    }
+    const double *t = cols[0].x, *r = cols[1].x;
+    if (t[0] != 0) {
+        rc = qc_err_set(err, QC_EPARSE, "%s:%.0f: the curve must start at time 0 (found %g)", path,
+                        lines.x[0], t[0]);
+        goto fail;
+    }
+    double peak = 0, area = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(r[i] >= 0)) {
+            rc = qc_err_set(err, QC_ERANGE, "%s:%.0f: rate %g must be >= 0", path, lines.x[i],
+                            r[i]);
+            goto fail;
+        }
+        if (i > 0 && !(t[i] > t[i - 1])) {
+            rc = qc_err_set(err, QC_EPARSE, "%s:%.0f: times must increase strictly (%g after %g)",
+                            path, lines.x[i], t[i], t[i - 1]);
+            goto fail;
+        }
+        if (r[i] > peak)
+            peak = r[i];
+        if (i > 0)
+            area += 0.5 * (r[i] + r[i - 1]) * (t[i] - t[i - 1]);
+    }
+    if (!(peak > 0)) {
+        rc = qc_err_set(err, QC_ERANGE, "%s: every rate is 0: no arrivals", path);
+        goto fail;
+    }
+    free(lines.x);
+    a->kind = QC_ARRIVALS_CURVE;
+    a->t = cols[0].x;
+    a->rate = cols[1].x;
+    a->n = n;
+    a->period = t[n - 1];
+    a->peak = peak;
+    a->avg = area / a->period;
+    return 0;
+fail:
+    free(cols[0].x);
+    free(cols[1].x);
+    free(lines.x);
+    return rc;
+}
+
+static int parse_trace(qc_arrivals *a, const char *path, qc_err *err)
+{
+    vec col = {0}, lines = {0};
+    int rc = read_columns(path, 1, &col, &lines, "an arrival time", err);
+    if (rc != 0)
+        goto fail;
+    if (col.n == 0) {
+        rc = qc_err_set(err, QC_EEMPTY, "%s: no arrival times", path);
+        goto fail;
+    }
+    for (size_t i = 1; i < col.n; i++) {
+        if (!(col.x[i] >= col.x[i - 1])) {
+            rc = qc_err_set(err, QC_EPARSE, "%s:%.0f: times must not decrease (%.17g after %.17g)",
+                            path, lines.x[i], col.x[i], col.x[i - 1]);
+            goto fail;
+        }
+    }
+    free(lines.x);
+    double t0 = col.x[0], span = col.x[col.n - 1] - t0;
+    for (size_t i = 0; i < col.n; i++)
+        col.x[i] -= t0;
+    a->kind = QC_ARRIVALS_TRACE;
+    a->t = col.x;
+    a->n = col.n;
+    a->peak = NAN;
+    a->avg = span > 0 ? (double)(col.n - 1) / span : NAN;
+    return 0;
+fail:
+    free(col.x);
+    free(lines.x);
+    return rc;
+}
+
+int qc_arrivals_parse(qc_arrivals *a, const char *spec, qc_err *err)
+{
+    memset(a, 0, sizeof *a);
+    if (spec == NULL || *spec == '\0')
+        return qc_err_set(err, QC_EINVAL, "empty arrival spec");
+    int rc;
+    if (strncmp(spec, "sin:", 4) == 0) {
+        rc = parse_sin(a, spec, spec + 4, err);
+    } else if (strncmp(spec, "curve:", 6) == 0) {
+        if (spec[6] == '\0')
+            return qc_err_set(err, QC_EPARSE, "\"%s\": curve takes FILE", spec);
+        rc = parse_curve(a, spec + 6, err);
+    } else if (strncmp(spec, "trace:", 6) == 0) {
+        if (spec[6] == '\0')
+            return qc_err_set(err, QC_EPARSE, "\"%s\": trace takes FILE", spec);
+        rc = parse_trace(a, spec + 6, err);
+    } else {
+        rc = qc_dist_parse(&a->gap, spec, err);
+        if (rc == 0) {
+            double m = qc_dist_mean(&a->gap);
+            if (!(m > 0 && isfinite(m))) {
+                qc_dist_free(&a->gap);
+                rc = qc_err_set(err, QC_ERANGE,
+                                "\"%s\": the mean inter-arrival time is %g; it must be > 0 and "
+                                "finite",
+                                spec, m);
+            } else {
+                a->kind = QC_ARRIVALS_RENEWAL;
+                a->avg = 1.0 / m;
+                a->peak = NAN;
+            }
+        }
+    }
+    if (rc != 0)
+        memset(a, 0, sizeof *a);
+    return rc;
+}
+
+void qc_arrivals_free(qc_arrivals *a)
+{
+    qc_dist_free(&a->gap);
+    free(a->t);
+    free(a->rate);
+    memset(a, 0, sizeof *a);
+}
+
+int qc_arrivals_format(const qc_arrivals *a, char *buf, size_t size)
+{
+    char g[128];
+    switch (a->kind) {
+    case QC_ARRIVALS_RENEWAL:
+        qc_dist_format(&a->gap, g, sizeof g);
+        return snprintf(buf, size, "%s", g);
+    case QC_ARRIVALS_SIN:
+        return snprintf(buf, size, "sin:%.10g,%.10g,%.10g", a->mean, a->amp, a->period);
+    case QC_ARRIVALS_CURVE:
+        return snprintf(buf, size, "curve:<%zu points, period %.10g>", a->n, a->period);
+    case QC_ARRIVALS_TRACE:
+        return snprintf(buf, size, "trace:<%zu arrivals>", a->n);
+    default:
+        return snprintf(buf, size, "none");
+    }
+}
+
+double qc_arrivals_mean_rate(const qc_arrivals *a)
+{
+    return a->kind == QC_ARRIVALS_NONE ? NAN : a->avg;
+}
+
+int qc_arrivals_varies(const qc_arrivals *a)
+{
+    return a->kind == QC_ARRIVALS_SIN || a->kind == QC_ARRIVALS_CURVE;
+}
+
+/* Linear interpolation on segment i at time u (t[i] <= u <= t[i+1]). */
+static inline double curve_seg(const qc_arrivals *a, size_t i, double u)
+{
+    double w = (u - a->t[i]) / (a->t[i + 1] - a->t[i]);
+    return a->rate[i] + w * (a->rate[i + 1] - a->rate[i]);
+}
+
+static inline double sin_rate(const qc_arrivals *a, double t)
+{
+    /* fmod keeps the argument small, so sin() stays exact for long runs */
+    return a->mean + a->amp * sin(TWO_PI * fmod(t, a->period) / a->period);
+}
+
+double qc_arrivals_rate_at(const qc_arrivals *a, double t)
+{
+    switch (a->kind) {
+    case QC_ARRIVALS_RENEWAL:
+        return a->avg;
+    case QC_ARRIVALS_SIN:
+        return sin_rate(a, t);
+    case QC_ARRIVALS_CURVE: {
+        double u = fmod(t, a->period);
+        if (u < 0)
+            u += a->period;
+        size_t lo = 0, hi = a->n - 1; /* t[lo] <= u < t[hi] */
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (a->t[mid] <= u)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        return curve_seg(a, lo, u);
+    }
+    default:
+        return NAN;
+    }
+}
+
+void qc_arrivals_gen_init(qc_arrivals_gen *g, const qc_arrivals *a, qc_rng *r)
+{
+    memset(g, 0, sizeof *g);
+    g->a = a;
+    g->r = r;
+    if (a->kind == QC_ARRIVALS_RENEWAL)
+        qc_sampler_init(&g->s, &a->gap, r);
+}
+
+/* The curve's rate at t >= every earlier call's t, by the cursor. */
+static inline double curve_rate_fwd(qc_arrivals_gen *g, double t)
+{
+    const qc_arrivals *a = g->a;
+    double P = a->period;
+    if (t - g->base >= P) {
+        g->base += floor((t - g->base) / P) * P;
+        g->i = 0;
+    }
+    double u = t - g->base;
+    if (u >= P) /* rounding at a period's edge */
+        u = P;
+    while (g->i + 2 < a->n && u >= a->t[g->i + 1])
+        g->i++;
+    return curve_seg(a, g->i, u);
+}
+
+double qc_arrivals_next(qc_arrivals_gen *g)
+{
+    const qc_arrivals *a = g->a;
+    switch (a->kind) {
+    case QC_ARRIVALS_RENEWAL:
+        g->t += qc_sampler_next(&g->s);
+        return g->t;
+    case QC_ARRIVALS_SIN:
+        for (;;) {
+            g->t += qc_rng_exp(g->r, a->peak);
+            if (qc_rng_u01(g->r) * a->peak < sin_rate(a, g->t))
+                return g->t;
+        }
+    case QC_ARRIVALS_CURVE:
+        for (;;) {
+            g->t += qc_rng_exp(g->r, a->peak);
+            if (qc_rng_u01(g->r) * a->peak < curve_rate_fwd(g, g->t))
+                return g->t;
+        }
+    case QC_ARRIVALS_TRACE:
+        if (g->i < a->n)
+            return g->t = a->t[g->i++];
+        return (double)INFINITY;
+    default:
+        return (double)INFINITY;
+    }
+}
