@@ -47,11 +47,15 @@ void cli_progress_done(cli_progress *p);
 double cli_elapsed(const cli_progress *p);
 
 /* Subcommands. */
+int cmd_mdp(int argc, char **argv);
+int cmd_mdp_removable(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_sim_queue(int argc, char **argv);
 int cmd_sysid(int argc, char **argv);
 int cmd_design(int argc, char **argv);
 int cmd_sim_pool(int argc, char **argv);
 int cmd_sim_maxusers(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
 
 #endif

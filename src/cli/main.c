@@ -20,6 +20,8 @@ static const char usage[] =
     "  sim queue     simulate an open G/G/c/K queue (FCFS or processor sharing)\n"
     "  sim pool      simulate K removable servers: routing, on/off policies, energy\n"
     "  sim maxusers  MaxUsers feedback control of a closed-population server\n"
+    "  sysid         identify an ARX model of a system from (time, u, y) data\n"
+    "  design        integral and PI controller design from an ARX model\n"
     "\n"
     "  --help        this text ('qctl COMMAND --help' for a command)\n"
     "  --version     print the version\n"
@@ -74,6 +76,10 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "sim") == 0)
         return cmd_sim(argc - 1, argv + 1);
+    if (strcmp(cmd, "sysid") == 0)
+        return cmd_sysid(argc - 1, argv + 1);
+    if (strcmp(cmd, "design") == 0)
+        return cmd_design(argc - 1, argv + 1);
     cli_error("unknown command '%s' (see 'qctl --help')", cmd);
     return QC_EXIT_USAGE;
 }

@@ -1,0 +1,784 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* design.c: `qctl design`, integral and PI controller design from an ARX
+ * model JSON: the stable range of K_I, pole placement for a wanted
+ * settling time and overshoot, and a root-locus table, for the loop on the
+ * plant output and, when the model has a sensor block, for the loop that
+ * measures through the sensor. Each prediction from the pole rules is
+ * shown beside a simulated step of the model loop, so a user sees where
+ * the rules hold. */
+#include <getopt.h>
+#include <gsl/gsl_errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "qctl/arx.h"
+#include "qctl/design.h"
+#include "qctl/output.h"
+
+static const char usage[] =
+    "usage: qctl design --model FILE [options]\n"
+    "\n"
+    "Designs integral control u(k) = u(k-1) + K_I e(k) and PI control\n"
+    "u(k) = u(k-1) + (K_P + K_I) e(k) - K_P e(k-1) for an ARX model written by\n"
+    "'qctl sysid': the range of K_I that keeps the loop stable, gains placing the\n"
+    "closed-loop poles for a wanted settling time and overshoot, and the poles for\n"
+    "a list of gains (root locus). With a sensor block in the model the loop that\n"
+    "measures through the sensor is designed too, and both are reported.\n"
+    "\n"
+    "  --model FILE       the model JSON\n"
+    "  --settling K       wanted settling time, in samples (2%: pole modulus e^(-4/K))\n"
+    "  --overshoot M      wanted maximum overshoot in [0, 1) (default 0)\n"
+    "  --law L            integral, pi or both (default both)\n"
+    "  --gains K1,K2,...  K_I values for the root-locus table (default: fractions\n"
+    "                     of the stable range)\n"
+    "  --kp KP            K_P for the table and the stable range (default 0)\n"
+    "  --no-sensor        ignore the model's sensor block\n"
+    "  --steps N          length of the simulated step responses (default: automatic)\n"
+    "  --json             print the results as JSON\n"
+    "  --output FILE      also write the JSON to FILE\n"
+    "  --plot DIR         draw the root locus and step responses into DIR (gnuplot)\n"
+    "  --help             this text\n";
+
+#define MAX_GAINS 64
+
+typedef struct opts {
+    const char *model, *output, *plot;
+    int json, no_sensor, law_i, law_pi, have_spec;
+    qc_design_spec spec;
+    double gains[MAX_GAINS];
+    size_t ngains;
+    double kp;
+    unsigned steps;
+} opts;
+
+/* One loop: the plant alone, or the plant measured through the sensor. */
+typedef struct loop {
+    const char *name;
+    const qc_arx_model *plant, *sensor;
+    qc_design_ws *w;
+    qc_design_range range;
+    int have_i, have_pi;
+    qc_design_result di, dpi;
+    double gains[MAX_GAINS];
+    size_t ngains;
+    qc_design_poles rows[MAX_GAINS];
+} loop;
+
+static int parse_gains(const char *s, opts *o)
+{
+    char buf[64];
+    o->ngains = 0;
+    while (*s) {
+        size_t n = strcspn(s, ",");
+        if (n == 0 || n >= sizeof buf) {
+            cli_error("--gains: '%s': %s entry", s, n == 0 ? "empty" : "too long an");
+            return QC_EXIT_USAGE;
+        }
+        if (o->ngains == MAX_GAINS) {
+            cli_error("--gains: at most %d gains", MAX_GAINS);
+            return QC_EXIT_USAGE;
+        }
+        memcpy(buf, s, n);
+        buf[n] = '\0';
+        if (cli_double("--gains", buf, &o->gains[o->ngains]) != 0)
+            return QC_EXIT_USAGE;
+        o->ngains++;
+        s += n;
+        if (*s == ',') {
+            s++;
+            if (*s == '\0') {
+                cli_error("--gains: trailing comma");
+                return QC_EXIT_USAGE;
+            }
+        }
+    }
+    if (o->ngains == 0) {
+        cli_error("--gains: empty list");
+        return QC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Simulated step of the model loop: settling and overshoot of what the
+ * controller measures. NaN when the loop is unstable. */
+static void simulate(const loop *L, double kp, double ki, const qc_design_poles *p,
+                     unsigned steps, double *ks, double *mp)
+{
+    *ks = *mp = NAN;
+    if (!p->stable)
+        return;
+    size_t n = steps;
+    if (n == 0) {
+        double guess = 20 * (isfinite(p->settling) ? p->settling : 100);
+        n = guess < 200 ? 200 : guess > 100000 ? 100000 : (size_t)guess;
+    }
+    double *ym = malloc(n * sizeof *ym);
+    if (ym == NULL)
+        return;
+    qc_design_step_response(L->plant, L->sensor, kp, ki, n, NULL, ym, NULL);
+    qc_design_step_metrics(ym, n, 0, 1, ks, mp);
+    free(ym);
+}
+
+static json_t *poles_json(const qc_design_poles *p)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < p->n; i++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "re", qc_json_real_new(p->re[i]));
+        json_object_set_new(e, "im", qc_json_real_new(p->im[i]));
+        json_object_set_new(e, "modulus", qc_json_real_new(hypot(p->re[i], p->im[i])));
+        json_array_append_new(a, e);
+    }
+    return a;
+}
+
+static json_t *response_json(const loop *L, const qc_design_poles *p, unsigned steps, double dt)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "poles", poles_json(p));
+    json_object_set_new(o, "max_modulus", qc_json_real_new(p->max_modulus));
+    json_object_set_new(o, "stable", json_boolean(p->stable));
+    json_t *pred = json_object();
+    json_object_set_new(pred, "settling_samples", qc_json_real_new(p->settling));
+    if (dt > 0)
+        json_object_set_new(pred, "settling_seconds", qc_json_real_new(p->settling * dt));
+    json_object_set_new(pred, "overshoot", qc_json_real_new(p->overshoot));
+    json_object_set_new(o, "predicted", pred);
+    double ks, mp;
+    simulate(L, p->kp, p->ki, p, steps, &ks, &mp);
+    json_t *sim = json_object();
+    json_object_set_new(sim, "settling_samples", qc_json_real_new(ks));
+    json_object_set_new(sim, "overshoot", qc_json_real_new(mp));
+    json_object_set_new(o, "simulated", sim);
+    return o;
+}
+
+static json_t *design_json(const loop *L, const qc_design_result *d, unsigned steps, double dt)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "k_i", qc_json_real_new(d->ki));
+    json_object_set_new(o, "k_p", qc_json_real_new(d->kp));
+    json_object_set_new(o, "exact", json_boolean(d->exact));
+    json_object_set_new(o, "target_dominant", json_boolean(d->dominant));
+    /* PI: C(z) = ((K_P + K_I) z - K_P) / (z - 1) has its zero at K_P / (K_P + K_I) */
+    json_object_set_new(o, "controller_zero",
+                        d->kp != 0 ? qc_json_real_new(d->kp / (d->kp + d->ki)) : json_null());
+    json_t *r = response_json(L, &d->poles, steps, dt);
+    json_object_update(o, r);
+    json_decref(r);
+    return o;
+}
+
+static json_t *poly_json(const double *c, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, qc_json_real_new(c[i]));
+    return a;
+}
+
+static json_t *loop_json(const loop *L, const opts *o, double dt)
+{
+    json_t *j = json_object();
+    const size_t n = qc_design_order(L->w);
+    double p0[QC_DESIGN_MAX_POLES + 1], pki[QC_DESIGN_MAX_POLES + 1], pkp[QC_DESIGN_MAX_POLES + 1];
+    qc_design_charpoly_parts(L->w, p0, pki, pkp);
+    json_object_set_new(j, "name", json_string(L->name));
+    json_object_set_new(j, "includes_sensor", json_boolean(L->sensor != NULL));
+    json_object_set_new(j, "order", json_integer((json_int_t)n));
+    json_object_set_new(j, "loop_dc_gain", qc_json_real_new(qc_design_loop_gain(L->w)));
+    json_t *cp = json_object();
+    json_object_set_new(cp, "form", json_string("P(z) = P0(z) + K_I PKI(z) + K_P PKP(z), "
+                                                "coefficients in descending powers of z"));
+    json_object_set_new(cp, "p0", poly_json(p0, n + 1));
+    json_object_set_new(cp, "pki", poly_json(pki, n + 1));
+    json_object_set_new(cp, "pkp", poly_json(pkp, n + 1));
+    json_object_set_new(j, "characteristic_polynomial", cp);
+    json_t *sr = json_object();
+    json_object_set_new(sr, "k_p", json_real(o->kp));
+    json_object_set_new(sr, "lo", qc_json_real_new(L->range.lo));
+    json_object_set_new(sr, "hi", qc_json_real_new(L->range.hi));
+    json_t *iv = json_array();
+    for (size_t i = 0; i < L->range.n; i++) {
+        json_t *pair = json_array();
+        json_array_append_new(pair, qc_json_real_new(L->range.ilo[i]));
+        json_array_append_new(pair, qc_json_real_new(L->range.ihi[i]));
+        json_array_append_new(iv, pair);
+    }
+    json_object_set_new(sr, "intervals", iv);
+    json_object_set_new(sr, "scan_abs_min", qc_json_real_new(L->range.scan_lo));
+    json_object_set_new(sr, "scan_abs_max", qc_json_real_new(L->range.scan_hi));
+    json_object_set_new(j, "stable_range", sr);
+    if (L->have_i)
+        json_object_set_new(j, "integral", design_json(L, &L->di, o->steps, dt));
+    if (L->have_pi)
+        json_object_set_new(j, "pi", design_json(L, &L->dpi, o->steps, dt));
+    json_t *rl = json_array();
+    for (size_t i = 0; i < L->ngains; i++) {
+        json_t *row = json_object();
+        json_object_set_new(row, "k_i", qc_json_real_new(L->rows[i].ki));
+        json_object_set_new(row, "k_p", qc_json_real_new(L->rows[i].kp));
+        json_t *r = response_json(L, &L->rows[i], o->steps, dt);
+        json_object_update(row, r);
+        json_decref(r);
+        json_array_append_new(rl, row);
+    }
+    json_object_set_new(j, "root_locus", rl);
+    return j;
+}
+
+/* "0.48+0.4468i" style, with conjugate pairs printed once as "±". */
+static void print_poles(const qc_design_poles *p)
+{
+    /* A double root comes back from the solver as a pair split by about
+     * 1e-8: shown as the two real poles it is. */
+    for (size_t i = 0; i < p->n; i++) {
+        const double im = fabs(p->im[i]) < 1e-6 * fmax(1e-3, fabs(p->re[i])) ? 0 : p->im[i];
+        if (i > 0 && im != 0 && p->im[i] == -p->im[i - 1] && p->re[i] == p->re[i - 1])
+            continue;
+        if (im != 0)
+            printf("%s%.4g±%.4gi", i ? ", " : "", p->re[i], fabs(im));
+        else
+            printf("%s%.4g", i ? ", " : "", p->re[i]);
+    }
+}
+
+static void print_charpoly(const loop *L)
+{
+    const size_t n = qc_design_order(L->w);
+    double p0[QC_DESIGN_MAX_POLES + 1], pki[QC_DESIGN_MAX_POLES + 1], pkp[QC_DESIGN_MAX_POLES + 1];
+    qc_design_charpoly_parts(L->w, p0, pki, pkp);
+    printf("  characteristic polynomial: ");
+    int first = 1;
+    for (size_t i = 0; i <= n; i++) {
+        const size_t pw = n - i;
+        if (p0[i] == 0 && pki[i] == 0 && pkp[i] == 0)
+            continue;
+        printf("%s", first ? "" : " + ");
+        first = 0;
+        int parts = (p0[i] != 0) + (pki[i] != 0) + (pkp[i] != 0);
+        if (parts > 1 || pw == 0)
+            printf("(");
+        int pf = 1; /* nothing of this term printed yet */
+        if (p0[i] != 0 && !(parts == 1 && p0[i] == 1 && pw > 0)) {
+            printf("%.6g", p0[i]);
+            pf = 0;
+        }
+        if (pki[i] != 0) {
+            printf("%s%.6g K_I", pf ? "" : (pki[i] < 0 ? " - " : " + "), pf ? pki[i] : fabs(pki[i]));
+            pf = 0;
+        }
+        if (pkp[i] != 0)
+            printf("%s%.6g K_P", pf ? "" : (pkp[i] < 0 ? " - " : " + "), pf ? pkp[i] : fabs(pkp[i]));
+        if (parts > 1 || pw == 0)
+            printf(")");
+        if (pw >= 1)
+            printf(pw == 1 ? "%sz" : "%sz^%zu", pf && parts == 1 ? "" : " ", pw);
+    }
+    printf("\n");
+}
+
+static void print_design(const loop *L, const char *what, const qc_design_result *d,
+                         const opts *o, double dt)
+{
+    double ks, mp;
+    simulate(L, d->kp, d->ki, &d->poles, o->steps, &ks, &mp);
+    printf("  %s: K_I = %.6g", what, d->ki);
+    if (d->kp != 0 || strcmp(what, "PI") == 0)
+        printf(", K_P = %.6g", d->kp);
+    printf("  (%s)\n", d->exact ? (d->dominant ? "target placed, dominant"
+                                              : "target placed, but another pole is slower")
+                               : "closest dominant pole one gain can reach");
+    printf("    poles: ");
+    print_poles(&d->poles);
+    printf("%s\n", d->poles.stable ? "" : "  UNSTABLE");
+    if (d->kp != 0) {
+        const double zc = d->kp / (d->kp + d->ki);
+        printf("    controller zero at z = %.4g%s\n", zc,
+               fabs(zc) > 1 ? ": outside the unit circle, expect an inverse response" : "");
+    }
+    printf("    predicted: settling %.4g samples", d->poles.settling);
+    if (dt > 0)
+        printf(" (%.4g s)", d->poles.settling * dt);
+    printf(", overshoot %.4g;  simulated step: settling %.4g, overshoot %.4g\n",
+           d->poles.overshoot, ks, mp);
+    if (d->poles.stable && (fabs(ks - d->poles.settling) > 0.2 * d->poles.settling ||
+                            fabs(mp - d->poles.overshoot) > 0.05))
+        printf("    note: the pole rules and the simulated step differ: poles close together,\n"
+               "    a negative real part or a zero near the poles make the rules approximate\n");
+}
+
+static void print_loop(const loop *L, const opts *o, double dt)
+{
+    printf("\n%s (%zu closed-loop poles, loop DC gain %.6g):\n", L->name, qc_design_order(L->w),
+           qc_design_loop_gain(L->w));
+    print_charpoly(L);
+    if (L->range.n == 0)
+        printf("  no K_I in the scanned range keeps the loop stable (K_P = %g)\n", o->kp);
+    else {
+        printf("  stable for %.6g < K_I < %.6g (K_P = %g)", L->range.lo, L->range.hi, o->kp);
+        if (L->range.n > 1)
+            printf(", and %zu more interval%s", L->range.n - 1, L->range.n > 2 ? "s" : "");
+        printf("\n");
+    }
+    if (L->have_i)
+        print_design(L, "integral", &L->di, o, dt);
+    if (L->have_pi)
+        print_design(L, "PI", &L->dpi, o, dt);
+    if (L->ngains == 0)
+        return;
+    printf("  root locus (K_P = %g):\n", o->kp);
+    printf("    %10s  %8s  %6s  %10s %10s  %10s %10s   %s\n", "K_I", "max|p|", "stable",
+           "pred. k_s", "pred. M_p", "sim. k_s", "sim. M_p", "poles");
+    for (size_t i = 0; i < L->ngains; i++) {
+        const qc_design_poles *p = &L->rows[i];
+        double ks, mp;
+        simulate(L, p->kp, p->ki, p, o->steps, &ks, &mp);
+        printf("    %10.4g  %8.5f  %6s  %10.4g %10.4g  %10.4g %10.4g   ", p->ki, p->max_modulus,
+               p->stable ? "yes" : "no", p->settling, p->overshoot, ks, mp);
+        print_poles(p);
+        printf("\n");
+    }
+}
+
+static double round3(double x)
+{
+    if (x == 0 || !isfinite(x))
+        return x;
+    const double e = pow(10, floor(log10(fabs(x))) - 2);
+    return round(x / e) * e;
+}
+
+static int run_loop(loop *L, const opts *o)
+{
+    qc_err err = {0};
+    L->w = qc_design_alloc(L->plant, L->sensor, &err);
+    if (L->w == NULL) {
+        cli_error("%s: %s: %s", o->model, L->name, err.msg);
+        return cli_exit_code(err.code);
+    }
+    int rc = qc_design_stable_range(L->w, o->kp, &L->range, &err);
+    if (rc == 0 && o->have_spec && o->law_i) {
+        rc = qc_design_integral(L->w, &o->spec, &L->di, &err);
+        L->have_i = rc == 0;
+        if (rc == QC_EUNSTABLE) {
+            fprintf(stderr, "qctl: %s: integral design: %s\n", L->name, err.msg);
+            rc = 0;
+        }
+    }
+    if (rc == 0 && o->have_spec && o->law_pi) {
+        rc = qc_design_pi(L->w, &o->spec, &L->dpi, &err);
+        L->have_pi = rc == 0;
+        if (rc == QC_ERANGE) {
+            fprintf(stderr, "qctl: %s: PI design: %s\n", L->name, err.msg);
+            rc = 0;
+        }
+    }
+    if (rc != 0) {
+        cli_error("%s: %s: %s", o->model, L->name, err.msg);
+        return cli_exit_code(rc);
+    }
+    if (o->ngains) {
+        L->ngains = o->ngains;
+        memcpy(L->gains, o->gains, o->ngains * sizeof *o->gains);
+    } else {
+        /* Fractions of the stable range, and one gain past it. */
+        static const double frac[] = {0.01, 0.05, 0.2, 0.5, 0.9, 1.1};
+        const double g = qc_design_loop_gain(L->w);
+        const double top = L->range.n && isfinite(L->range.hi) && L->range.hi > 0 ? L->range.hi
+                           : L->range.n && isfinite(L->range.lo) && L->range.lo < 0
+                               ? L->range.lo
+                               : 10 / g;
+        L->ngains = sizeof frac / sizeof *frac;
+        for (size_t i = 0; i < L->ngains; i++)
+            L->gains[i] = round3(frac[i] * top);
+    }
+    for (size_t i = 0; i < L->ngains; i++)
+        if ((rc = qc_design_poles_at(L->w, o->kp, L->gains[i], &L->rows[i], &err)) != 0) {
+            cli_error("%s: %s: %s", o->model, L->name, err.msg);
+            return cli_exit_code(rc);
+        }
+    return 0;
+}
+
+/* Root locus: every pole for a log grid of gains, the open-loop poles,
+ * and the table's gains, on the complex plane with the unit circle. */
+static int plot_locus(const loop *L, const opts *o, const char *name)
+{
+    qc_err err = {0};
+    const size_t plen = strlen(o->plot) + strlen(name) + 32;
+    char *path = malloc(plen), *body = malloc(4 * plen + 2048);
+    int rc = 0;
+    if (!path || !body) {
+        free(path);
+        free(body);
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
+    const double g = qc_design_loop_gain(L->w), sgn = g > 0 ? 1 : -1;
+    double top = L->range.n && isfinite(L->range.hi) ? 1.5 * fmax(fabs(L->range.hi), fabs(L->range.lo))
+                                                     : 10 / fabs(g);
+    for (size_t i = 0; i < L->ngains; i++)
+        top = fmax(top, 1.2 * fabs(L->gains[i]));
+    const double bottom = top * 1e-4;
+    snprintf(path, plen, "%s/%s.dat", o->plot, name);
+    qc_ofile f;
+    if (qc_ofile_open(&f, path, &err) != 0) {
+        cli_error("%s", err.msg);
+        free(path);
+        free(body);
+        return QC_EXIT_FAIL;
+    }
+    qc_design_poles p;
+    fprintf(f.fp, "# re im |K_I|  (K_P = %g)\n", o->kp);
+    for (int i = 0; i <= 600 && rc == 0; i++) {
+        const double k = sgn * bottom * pow(top / bottom, i / 600.0);
+        if (qc_design_poles_at(L->w, o->kp, k, &p, &err) != 0)
+            continue;
+        for (size_t j = 0; j < p.n; j++)
+            fprintf(f.fp, "%.8g %.8g %.8g\n", p.re[j], p.im[j], fabs(k));
+    }
+    fprintf(f.fp, "\n\n# open loop (K_I = 0)\n");
+    if (qc_design_poles_at(L->w, o->kp, 0, &p, &err) == 0)
+        for (size_t j = 0; j < p.n; j++)
+            fprintf(f.fp, "%.8g %.8g 0\n", p.re[j], p.im[j]);
+    fprintf(f.fp, "\n\n# table gains\n");
+    for (size_t i = 0; i < L->ngains; i++)
+        for (size_t j = 0; j < L->rows[i].n; j++)
+            fprintf(f.fp, "%.8g %.8g %.8g\n", L->rows[i].re[j], L->rows[i].im[j],
+                    fabs(L->rows[i].ki));
+    if (qc_ofile_commit(&f, &err) != 0) {
+        cli_error("%s", err.msg);
+        free(path);
+        free(body);
+        return QC_EXIT_FAIL;
+    }
+    snprintf(body, 4 * plen + 2048,
+             "set title 'root locus: %s (K_P = %g)'\nset size ratio -1\n"
+             "set xlabel 'Re z'\nset ylabel 'Im z'\nset key outside right top\n"
+             "set logscale cb\nset cblabel '|K_I|'\nset palette rgbformulae 33,13,10\n"
+             "set xrange [-1.6:1.6]\nset yrange [-1.3:1.3]\nset parametric\nset trange [0:2*pi]\n"
+             "plot cos(t), sin(t) with lines lc rgb 'gray50' title 'unit circle', "
+             "'%s' index 0 using 1:2:3 with points pt 7 ps 0.35 palette title 'closed-loop poles', "
+             "'%s' index 1 using 1:2 with points pt 2 ps 2 lw 2 lc rgb 'black' title 'open loop', "
+             "'%s' index 2 using 1:2 with points pt 6 ps 1.8 lw 1.5 lc rgb 'red' title 'table gains'",
+             L->name, o->kp, path, path, path);
+    if (qc_plot(o->plot, name, body, &err) != 0) {
+        cli_error("%s", err.msg);
+        rc = QC_EXIT_FAIL;
+    }
+    free(path);
+    free(body);
+    return rc;
+}
+
+/* Step responses of the model loop (what the controller measures) for the
+ * designs and the stable table gains. */
+static int plot_steps(const loop *L, const opts *o, const char *name)
+{
+    qc_err err = {0};
+    enum { MAXC = MAX_GAINS + 2 };
+    double kp[MAXC], ki[MAXC];
+    char label[MAXC][48];
+    size_t nc = 0;
+    double horizon = 20;
+    if (L->have_i && L->di.poles.stable) {
+        kp[nc] = 0;
+        ki[nc] = L->di.ki;
+        snprintf(label[nc++], sizeof label[0], "integral design K_I=%.3g", L->di.ki);
+    }
+    if (L->have_pi && L->dpi.poles.stable) {
+        kp[nc] = L->dpi.kp;
+        ki[nc] = L->dpi.ki;
+        snprintf(label[nc++], sizeof label[0], "PI design K_P=%.3g K_I=%.3g", L->dpi.kp,
+                 L->dpi.ki);
+    }
+    for (size_t i = 0; i < L->ngains; i++)
+        if (L->rows[i].stable) {
+            kp[nc] = o->kp;
+            ki[nc] = L->rows[i].ki;
+            snprintf(label[nc++], sizeof label[0], "K_I=%.3g", L->rows[i].ki);
+        }
+    if (nc == 0)
+        return 0;
+    for (size_t c = 0; c < nc; c++) {
+        qc_design_poles p;
+        if (qc_design_poles_at(L->w, kp[c], ki[c], &p, &err) == 0 && isfinite(p.settling))
+            horizon = fmax(horizon, 2 * p.settling);
+    }
+    const size_t n = horizon > 5000 ? 5000 : (size_t)horizon;
+    double *ym = malloc(nc * n * sizeof *ym);
+    const size_t plen = strlen(o->plot) + strlen(name) + 32;
+    char *path = malloc(plen), *body = malloc(2 * plen + 1024);
+    int rc = 0;
+    if (!ym || !path || !body) {
+        cli_error("out of memory");
+        rc = QC_EXIT_FAIL;
+        goto done;
+    }
+    for (size_t c = 0; c < nc; c++)
+        qc_design_step_response(L->plant, L->sensor, kp[c], ki[c], n, NULL, ym + c * n, NULL);
+    snprintf(path, plen, "%s/%s.csv", o->plot, name);
+    qc_ofile f;
+    if (qc_ofile_open(&f, path, &err) != 0) {
+        cli_error("%s", err.msg);
+        rc = QC_EXIT_FAIL;
+        goto done;
+    }
+    fprintf(f.fp, "k");
+    for (size_t c = 0; c < nc; c++)
+        fprintf(f.fp, ",%s", label[c]);
+    fprintf(f.fp, "\n");
+    for (size_t k = 0; k < n; k++) {
+        fprintf(f.fp, "%zu", k);
+        for (size_t c = 0; c < nc; c++)
+            fprintf(f.fp, ",%.8g", ym[c * n + k]);
+        fprintf(f.fp, "\n");
+    }
+    if (qc_ofile_commit(&f, &err) != 0) {
+        cli_error("%s", err.msg);
+        rc = QC_EXIT_FAIL;
+        goto done;
+    }
+    snprintf(body, 2 * plen + 1024,
+             "set datafile separator ','\nset key autotitle columnhead outside bottom center\n"
+             "set title 'unit reference step, model loop: %s'\n"
+             "set xlabel 'samples after the step'\nset ylabel 'measured output (offset)'\n"
+             "set arrow from graph 0, first 1.02 to graph 1, first 1.02 nohead dt 3 lc rgb 'gray60'\n"
+             "set arrow from graph 0, first 0.98 to graph 1, first 0.98 nohead dt 3 lc rgb 'gray60'\n"
+             "plot for [i=2:%zu] '%s' using 1:i with steps lw 1.5",
+             L->name, nc + 1, path);
+    if (qc_plot(o->plot, name, body, &err) != 0) {
+        cli_error("%s", err.msg);
+        rc = QC_EXIT_FAIL;
+    }
+done:
+    free(ym);
+    free(path);
+    free(body);
+    return rc;
+}
+
+int cmd_design(int argc, char **argv)
+{
+    enum { O_MODEL = 256, O_SETTLE, O_OVER, O_LAW, O_GAINS, O_KP, O_NOSENSOR, O_STEPS, O_JSON,
+           O_OUT, O_PLOT, O_HELP };
+    static const struct option longopts[] = {
+        {"model", required_argument, 0, O_MODEL},   {"settling", required_argument, 0, O_SETTLE},
+        {"overshoot", required_argument, 0, O_OVER}, {"law", required_argument, 0, O_LAW},
+        {"gains", required_argument, 0, O_GAINS},   {"kp", required_argument, 0, O_KP},
+        {"no-sensor", no_argument, 0, O_NOSENSOR},  {"steps", required_argument, 0, O_STEPS},
+        {"json", no_argument, 0, O_JSON},           {"output", required_argument, 0, O_OUT},
+        {"plot", required_argument, 0, O_PLOT},     {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0}};
+    opts o = {0};
+    o.law_i = o.law_pi = 1;
+    int have_over = 0, rc = 0, c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_MODEL: o.model = optarg; break;
+        case O_SETTLE:
+            o.have_spec = 1;
+            if ((rc = cli_double("--settling", optarg, &o.spec.settling)) == 0 &&
+                !(o.spec.settling > 1)) {
+                cli_error("--settling: %s must be > 1 (samples)", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_OVER:
+            have_over = 1;
+            if ((rc = cli_double("--overshoot", optarg, &o.spec.overshoot)) == 0 &&
+                !(o.spec.overshoot >= 0 && o.spec.overshoot < 1)) {
+                cli_error("--overshoot: %s must lie in [0, 1) (a fraction, not percent)", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_LAW:
+            if (strcmp(optarg, "integral") == 0 || strcmp(optarg, "i") == 0)
+                o.law_pi = 0;
+            else if (strcmp(optarg, "pi") == 0)
+                o.law_i = 0;
+            else if (strcmp(optarg, "both") != 0) {
+                cli_error("--law: '%s' is not integral, pi or both", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_GAINS: rc = parse_gains(optarg, &o); break;
+        case O_KP: rc = cli_double("--kp", optarg, &o.kp); break;
+        case O_NOSENSOR: o.no_sensor = 1; break;
+        case O_STEPS:
+            if ((rc = cli_uint("--steps", optarg, &o.steps)) == 0 &&
+                (o.steps < 2 || o.steps > 10000000)) {
+                cli_error("--steps: %s must lie in [2, 10^7]", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_JSON: o.json = 1; break;
+        case O_OUT: o.output = optarg; break;
+        case O_PLOT: o.plot = optarg; break;
+        case O_HELP: fputs(usage, stdout); return 0;
+        default: return cli_bad_option("design", argv[optind - 1]);
+        }
+        if (rc != 0)
+            return rc;
+    }
+    if (optind < argc) {
+        cli_error("design: unexpected argument '%s' (see 'qctl design --help')", argv[optind]);
+        return QC_EXIT_USAGE;
+    }
+    if (o.model == NULL) {
+        cli_error("design: --model is required (see 'qctl design --help')");
+        return QC_EXIT_USAGE;
+    }
+    if (have_over && !o.have_spec) {
+        cli_error("design: --overshoot needs --settling");
+        return QC_EXIT_USAGE;
+    }
+    qc_err err = {0};
+    if (o.have_spec) {
+        double re, im;
+        if (qc_design_target(&o.spec, &re, &im, &err) != 0) {
+            cli_error("--overshoot: %s", err.msg);
+            return QC_EXIT_USAGE;
+        }
+    }
+    /* A program owns GSL's error handler: report failures, do not abort. */
+    gsl_set_error_handler_off();
+
+    qc_arx_system sys;
+    if ((rc = qc_arx_system_read(o.model, &sys, &err)) != 0) {
+        cli_error("%s", err.msg);
+        return cli_exit_code(rc);
+    }
+    if (sys.plant.delay < 0) {
+        cli_error("%s: delay: %d: the plant needs delay >= 0 to be closed by a controller",
+                  o.model, sys.plant.delay);
+        return QC_EXIT_USAGE;
+    }
+    loop *loops = calloc(2, sizeof *loops);
+    if (loops == NULL) {
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
+    size_t nl = 1;
+    loops[0].name = "loop on the plant output";
+    loops[0].plant = &sys.plant;
+    if (sys.has_sensor && !o.no_sensor) {
+        loops[1].name = "loop measured through the sensor";
+        loops[1].plant = &sys.plant;
+        loops[1].sensor = &sys.sensor;
+        nl = 2;
+    }
+    json_t *doc = NULL;
+    for (size_t i = 0; i < nl && rc == 0; i++)
+        rc = run_loop(&loops[i], &o);
+    if (rc != 0)
+        goto done;
+
+    const double dt = sys.plant.dt;
+    doc = json_object();
+    json_object_set_new(doc, "command", json_string("design"));
+    json_object_set_new(doc, "model_file", json_string(o.model));
+    json_t *pm = qc_arx_model_json(&sys.plant);
+    json_object_set_new(pm, "dc_gain", qc_json_real_new(qc_arx_dc_gain(&sys.plant)));
+    json_object_set_new(doc, "plant", pm);
+    if (nl == 2) {
+        json_t *sm = qc_arx_model_json(&sys.sensor);
+        json_object_set_new(sm, "dc_gain", qc_json_real_new(qc_arx_dc_gain(&sys.sensor)));
+        json_object_set_new(doc, "sensor", sm);
+    } else {
+        json_object_set_new(doc, "sensor", json_null());
+    }
+    json_t *rules = json_object();
+    json_object_set_new(rules, "settling", json_string("k_s = -4 / ln r, r the largest pole modulus"));
+    json_object_set_new(rules, "overshoot",
+                        json_string("M_p = r^(pi/theta), dominant pole r e^(i theta); 0 if real positive"));
+    json_object_set_new(rules, "simulated", json_string("unit step on the model loop; 2% band; measured output"));
+    json_object_set_new(doc, "rules", rules);
+    if (o.have_spec) {
+        double re, im;
+        qc_design_target(&o.spec, &re, &im, &err);
+        json_t *sp = json_object();
+        json_object_set_new(sp, "settling_samples", json_real(o.spec.settling));
+        json_object_set_new(sp, "overshoot", json_real(o.spec.overshoot));
+        json_t *tp = json_object();
+        json_object_set_new(tp, "re", json_real(re));
+        json_object_set_new(tp, "im", json_real(im));
+        json_object_set_new(tp, "modulus", json_real(hypot(re, im)));
+        json_object_set_new(tp, "angle", json_real(atan2(im, re)));
+        json_object_set_new(sp, "target_pole", tp);
+        json_object_set_new(doc, "spec", sp);
+    } else {
+        json_object_set_new(doc, "spec", json_null());
+    }
+    json_t *lj = json_array();
+    for (size_t i = 0; i < nl; i++)
+        json_array_append_new(lj, loop_json(&loops[i], &o, dt));
+    json_object_set_new(doc, "loops", lj);
+
+    if (o.json) {
+        if (qc_json_write(doc, NULL, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+            goto done;
+        }
+    } else {
+        const qc_arx_model *m = &sys.plant;
+        printf("Controller design for %s: ARX na = %u, nb = %u, delay = %d, DC gain %.6g\n",
+               o.model, m->na, m->nb, m->delay, qc_arx_dc_gain(m));
+        printf("  operating point u = %.6g, y = %.6g", m->u0, m->y0);
+        if (dt > 0)
+            printf(", sample interval %.6g s", dt);
+        printf("\n");
+        if (nl == 2)
+            printf("  sensor: ARX na = %u, nb = %u, delay = %d, DC gain %.6g (in steady state the\n"
+                   "  loop drives the measured output to the reference: true y = r / %.6g)\n",
+                   sys.sensor.na, sys.sensor.nb, sys.sensor.delay, qc_arx_dc_gain(&sys.sensor),
+                   qc_arx_dc_gain(&sys.sensor));
+        if (o.have_spec) {
+            double re, im;
+            qc_design_target(&o.spec, &re, &im, &err);
+            printf("  wanted: settling %g samples, overshoot %g -> target pole %.4g%+.4gi "
+                   "(modulus %.4g)\n",
+                   o.spec.settling, o.spec.overshoot, re, im, hypot(re, im));
+        }
+        printf("  rules: k_s = -4/ln r (r the largest pole modulus); M_p = r^(pi/theta) of the\n"
+               "  dominant pole; 'simulated' is a unit step on the model loop (2%% band)\n");
+        for (size_t i = 0; i < nl; i++)
+            print_loop(&loops[i], &o, dt);
+    }
+    if (o.output && qc_json_write(doc, o.output, &err) != 0) {
+        cli_error("%s", err.msg);
+        rc = QC_EXIT_FAIL;
+        goto done;
+    }
+    if (o.plot) {
+        if (!qc_plot_available()) {
+            fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
+        } else if (qc_mkdir_p(o.plot, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+        } else {
+            rc = plot_locus(&loops[0], &o, "root_locus");
+            if (rc == 0)
+                rc = plot_steps(&loops[0], &o, "step_response");
+            if (rc == 0 && nl == 2)
+                rc = plot_locus(&loops[1], &o, "root_locus_sensor");
+            if (rc == 0 && nl == 2)
+                rc = plot_steps(&loops[1], &o, "step_response_sensor");
+        }
+    }
+done:
+    json_decref(doc);
+    for (size_t i = 0; i < 2; i++)
+        qc_design_free(loops[i].w);
+    free(loops);
+    return rc;
+}

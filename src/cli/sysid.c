@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* sysid.c: `qctl sysid`, ARX identification of a system from a CSV file.
+ * Reads (time, u, y) columns, calls qc_arx_fit for the plant (and for a
+ * sensor from (time, y, measured y) when asked), prints the candidate
+ * table and the chosen model, writes the model JSON and the plots. */
+#include <getopt.h>
+#include <gsl/gsl_errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "qctl/arx.h"
+#include "qctl/output.h"
+
+static const char usage[] =
+    "usage: qctl sysid --csv FILE [options]\n"
+    "\n"
+    "Identifies an ARX model y(k+1) = a1 y(k) + ... + b1 u(k-d) + ... of a system\n"
+    "from samples of its input u and output y (offsets from an operating point),\n"
+    "by least squares for every candidate order and delay, chosen by AIC, and\n"
+    "validated on the last part of the data.\n"
+    "\n"
+    "  --csv FILE            the data: one row per sample interval\n"
+    "  --columns T,U,Y       time, input and output columns: header names or\n"
+    "                        1-based numbers (default time,u,y; columns 1,2,3 when\n"
+    "                        the file has no header); U,Y alone: no time column\n"
+    "  --operating-point U,Y model offsets from (U, Y)\n"
+    "  --demean              offsets from the means of the estimation part (default)\n"
+    "  --orders A..B         na = nb in A..B (default 1..3)\n"
+    "  --na A..B, --nb A..B  na and nb chosen independently\n"
+    "  --delays A..B         input delays d (default 0..2)\n"
+    "  --criterion C         aic (default): N ln(RSS/N) + 2p, or bic: N ln(RSS/N) + p ln N\n"
+    "  --holdout F           fraction kept at the end for validation (default 0.3)\n"
+    "  --dt SECONDS          sample interval (default: from the time column)\n"
+    "  --skip N              drop the first N rows (a warm-up from an empty system)\n"
+    "  --sensor-csv FILE     also fit a sensor model: true y in, measured y out\n"
+    "  --sensor-columns T,Y,M  its columns (default time,y,ym; 1,2,3 without header)\n"
+    "  --sensor-na A..B      sensor na (default 0..2)\n"
+    "  --sensor-nb A..B      sensor nb (default 1..2)\n"
+    "  --sensor-delays A..B  sensor delays (default -1..1; -1: the measurement at k\n"
+    "                        sees the true output at k)\n"
+    "  -o, --output FILE     write the model JSON (the input of 'qctl design')\n"
+    "  --json                print the model JSON instead of the table\n"
+    "  --plot DIR            draw measured vs predicted output into DIR (gnuplot)\n"
+    "  --help                this text\n";
+
+typedef struct opts {
+    const char *csv, *columns, *sensor_csv, *sensor_columns, *output, *plot;
+    int json;
+    double dt;
+    uint64_t skip;
+} opts;
+
+/* "A..B" or "A" into [lo, hi], each within [min, max]. */
+static int parse_range(const char *flag, const char *s, int min, int max, int *lo, int *hi)
+{
+    char *end;
+    long a = strtol(s, &end, 10), b = a;
+    if (end == s)
+        goto bad;
+    if (strncmp(end, "..", 2) == 0) {
+        const char *t = end + 2;
+        b = strtol(t, &end, 10);
+        if (end == t)
+            goto bad;
+    }
+    if (*end != '\0')
+        goto bad;
+    if (a > b || a < min || b > max) {
+        cli_error("%s: '%s' must be A..B with %d <= A <= B <= %d", flag, s, min, max);
+        return QC_EXIT_USAGE;
+    }
+    *lo = (int)a;
+    *hi = (int)b;
+    return 0;
+bad:
+    cli_error("%s: '%s' is not a range A..B of whole numbers (bad character at column %d)", flag,
+              s, (int)(end - s) + 1);
+    return QC_EXIT_USAGE;
+}
+
+static int parse_urange(const char *flag, const char *s, int min, int max, unsigned *lo,
+                        unsigned *hi)
+{
+    int a, b;
+    int rc = parse_range(flag, s, min, max, &a, &b);
+    if (rc == 0) {
+        *lo = (unsigned)a;
+        *hi = (unsigned)b;
+    }
+    return rc;
+}
+
+static int parse_pair(const char *flag, const char *s, double *x, double *y)
+{
+    const char *comma = strchr(s, ',');
+    if (comma == NULL || strchr(comma + 1, ',') != NULL) {
+        cli_error("%s: '%s' must be two numbers U,Y", flag, s);
+        return QC_EXIT_USAGE;
+    }
+    char first[128];
+    size_t n = (size_t)(comma - s);
+    if (n >= sizeof first) {
+        cli_error("%s: '%s' is too long", flag, s);
+        return QC_EXIT_USAGE;
+    }
+    memcpy(first, s, n);
+    first[n] = '\0';
+    if (cli_double(flag, first, x) != 0 || cli_double(flag, comma + 1, y) != 0)
+        return QC_EXIT_USAGE;
+    return 0;
+}
+
+/* Number of comma-separated entries of s. */
+static size_t count_list(const char *s)
+{
+    size_t n = 1;
+    for (; *s; s++)
+        n += *s == ',';
+    return n;
+}
+
+/* Reads 2 or 3 columns: (time,) input, output. t is NULL without time. */
+typedef struct series {
+    double *t, *u, *y;
+    size_t n;
+} series;
+
+static void series_free(series *s)
+{
+    free(s->t);
+    free(s->u);
+    free(s->y);
+    memset(s, 0, sizeof *s);
+}
+
+static int read_series(const char *path, const char *select, const char *def, size_t skip,
+                       series *s, qc_err *err)
+{
+    memset(s, 0, sizeof *s);
+    const char *sel = select ? select : def;
+    const size_t k = count_list(sel);
+    if (k != 2 && k != 3)
+        return qc_err_set(err, QC_EINVAL, "columns '%s': give T,U,Y or U,Y", sel);
+    double *cols[3] = {0};
+    unsigned flags = (select ? 0 : QC_ARX_CSV_POSITIONAL) | (k == 3 ? QC_ARX_CSV_TIME : 0);
+    int rc = qc_arx_read_csv(path, sel, k, flags, cols, &s->n, err);
+    if (rc != 0)
+        return rc;
+    if (k == 3) {
+        s->t = cols[0];
+        s->u = cols[1];
+        s->y = cols[2];
+    } else {
+        s->u = cols[0];
+        s->y = cols[1];
+    }
+    if (skip >= s->n) {
+        const size_t n = s->n;
+        series_free(s);
+        return qc_err_set(err, QC_EINVAL, "%s: --skip %zu drops all %zu rows", path, skip, n);
+    }
+    if (skip > 0) {
+        double *c[3] = {s->t, s->u, s->y};
+        for (int i = 0; i < 3; i++)
+            if (c[i])
+                memmove(c[i], c[i] + skip, (s->n - skip) * sizeof *c[i]);
+        s->n -= skip;
+    }
+    return 0;
+}
+
+/* The mean sample interval from the time column; 0 without one. */
+static double sample_interval(const series *s)
+{
+    if (s->t == NULL || s->n < 2)
+        return 0;
+    return (s->t[s->n - 1] - s->t[0]) / (double)(s->n - 1);
+}
+
+static int fit_series(const char *path, const series *s, qc_arx_options *o, qc_arx_result *res)
+{
+    qc_err err = {0};
+    qc_arx_ws *w = qc_arx_alloc(s->n < 4 ? 4 : s->n, &err);
+    if (w == NULL) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    int rc = qc_arx_fit(w, s->u, s->y, s->n, o, res, &err);
+    qc_arx_free(w);
+    if (rc != 0) {
+        cli_error("%s: %s", path, err.msg);
+        return cli_exit_code(rc);
+    }
+    return 0;
+}
+
+/* One term " + c name(k+lag)" of the equation (no sign before the first). */
+static void print_term(int first, double c, const char *name, int lag)
+{
+    if (first)
+        printf(" %.6g %s(k", c, name);
+    else
+        printf(" %c %.6g %s(k", c < 0 ? '-' : '+', fabs(c), name);
+    if (lag != 0)
+        printf("%+d", lag);
+    printf(")");
+}
+
+static void print_equation(const qc_arx_model *m, const char *yname, const char *uname)
+{
+    printf("    %s(k+1) =", yname);
+    for (unsigned i = 1; i <= m->na; i++)
+        print_term(i == 1, m->a[i - 1], yname, 1 - (int)i);
+    for (unsigned j = 1; j <= m->nb; j++)
+        print_term(m->na == 0 && j == 1, m->b[j - 1], uname, 1 - m->delay - (int)j);
+    printf("\n");
+}
+
+static void print_result(const char *title, const char *path, const qc_arx_result *r,
+                         const char *uname, const char *yname, int demean)
+{
+    const qc_arx_model *m = &r->model;
+    printf("%s: %s, %zu samples (%zu estimation, %zu validation)\n", title, path, r->n, r->n_est,
+           r->n_val);
+    printf("  operating point %s = %.6g, %s = %.6g (%s)", uname, m->u0, yname, m->y0,
+           demean ? "means of the estimation part" : "given");
+    if (m->dt > 0)
+        printf("; sample interval %.6g s", m->dt);
+    printf("\n  %s = %s over N = %zu common rows\n\n",
+           r->criterion == QC_ARX_BIC ? "BIC" : "AIC",
+           r->criterion == QC_ARX_BIC ? "N ln(RSS/N) + p ln N" : "N ln(RSS/N) + 2p", r->rows);
+    printf("  %3s %3s %5s %6s %14s %14s %14s %9s\n", "na", "nb", "delay", "params", "AIC", "BIC",
+           "resid. var.", "R^2");
+    for (size_t i = 0; i < r->ncand; i++) {
+        const qc_arx_candidate *c = &r->cand[i];
+        if (!c->usable) {
+            printf("  %3u %3u %5d %6u   (rank deficient: not identifiable)\n", c->na, c->nb,
+                   c->delay, c->params);
+            continue;
+        }
+        printf("  %3u %3u %5d %6u %14.6g %14.6g %14.6g %9.5f%s\n", c->na, c->nb, c->delay,
+               c->params, c->aic, c->bic, c->sigma2, c->r2, i == r->best ? "  <- chosen" : "");
+    }
+    printf("\n  chosen: na = %u, nb = %u, delay = %d (offsets)\n", m->na, m->nb, m->delay);
+    print_equation(m, yname, uname);
+    for (unsigned i = 0; i < m->na; i++)
+        printf("    a%u = %12.6g +- %.3g (standard error)\n", i + 1, m->a[i], r->se_a[i]);
+    for (unsigned j = 0; j < m->nb; j++)
+        printf("    b%u = %12.6g +- %.3g (standard error)\n", j + 1, m->b[j], r->se_b[j]);
+    printf("  estimation: R^2 = %.5f, residual variance = %.6g, DC gain = %.6g\n", r->r2,
+           r->sigma2, qc_arx_dc_gain(m));
+    if (r->n_val >= 2)
+        printf("  validation: one-step R^2 = %.5f, simulated fit = %.2f%%\n", r->val_r2,
+               r->val_fit);
+    else
+        printf("  validation: none (no data held out)\n");
+}
+
+static int write_plot(const char *dir, const char *name, const char *title, const series *s,
+                      const qc_arx_result *r, const char *yname)
+{
+    qc_err err = {0};
+    size_t n = s->n;
+    double *one = malloc(n * sizeof *one), *sim = malloc(n * sizeof *sim);
+    size_t plen = strlen(dir) + strlen(name) + 16;
+    char *path = malloc(plen);
+    char *body = malloc(2 * plen + 1024);
+    int rc = 0;
+    if (!one || !sim || !path || !body) {
+        cli_error("out of memory");
+        rc = QC_EXIT_FAIL;
+        goto done;
+    }
+    qc_arx_predict(&r->model, s->u, s->y, n, 0, one, NULL);
+    qc_arx_predict(&r->model, s->u, s->y, n, r->n_est, NULL, sim);
+    snprintf(path, plen, "%s/%s.csv", dir, name);
+    qc_ofile f;
+    if (qc_ofile_open(&f, path, &err) != 0) {
+        cli_error("%s", err.msg);
+        rc = QC_EXIT_FAIL;
+        goto done;
+    }
+    fprintf(f.fp, "time,u,measured,one_step,simulated\n");
+    for (size_t k = 0; k < n; k++) {
+        fprintf(f.fp, "%.10g,%.10g,%.10g,", s->t ? s->t[k] : (double)k, s->u[k], s->y[k]);
+        fprintf(f.fp, isnan(one[k]) ? "," : "%.10g,", one[k]);
+        fprintf(f.fp, isnan(sim[k]) ? "\n" : "%.10g\n", sim[k]);
+    }
+    if (qc_ofile_commit(&f, &err) != 0) {
+        cli_error("%s", err.msg);
+        rc = QC_EXIT_FAIL;
+        goto done;
+    }
+    const double split = s->t ? s->t[r->n_est < n ? r->n_est : n - 1] : (double)r->n_est;
+    snprintf(body, 2 * plen + 1024,
+             "set datafile separator ','\nset datafile missing ''\nset key outside bottom center horizontal\n"
+             "set title '%s'\nset xlabel '%s'\nset ylabel '%s'\n"
+             "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead dt 2 lc rgb 'gray40'\n"
+             "set label 'validation' at %.10g, graph 0.95 offset 1,0\n"
+             "plot '%s' using 1:3 every ::1 with lines lw 1.5 lc rgb '#1f77b4' title 'measured', "
+             "'' using 1:4 every ::1 with lines lw 1 lc rgb '#ff7f0e' title 'one-step prediction', "
+             "'' using 1:5 every ::1 with lines lw 1.5 dt 3 lc rgb '#2ca02c' title 'simulated from u'",
+             title, s->t ? "time (s)" : "sample", yname, split, split, split, path);
+    if (qc_plot(dir, name, body, &err) != 0) {
+        cli_error("%s", err.msg);
+        rc = QC_EXIT_FAIL;
+    }
+done:
+    free(one);
+    free(sim);
+    free(path);
+    free(body);
+    return rc;
+}
+
+int cmd_sysid(int argc, char **argv)
+{
+    enum { O_CSV = 256, O_COLS, O_OP, O_DEMEAN, O_ORDERS, O_NA, O_NB, O_DELAYS, O_CRIT, O_HOLD,
+           O_DT, O_SKIP, O_SCSV, O_SCOLS, O_SNA, O_SNB, O_SDEL, O_OUT, O_JSON, O_PLOT, O_HELP };
+    static const struct option longopts[] = {
+        {"csv", required_argument, 0, O_CSV},
+        {"columns", required_argument, 0, O_COLS},
+        {"operating-point", required_argument, 0, O_OP},
+        {"demean", no_argument, 0, O_DEMEAN},
+        {"orders", required_argument, 0, O_ORDERS},
+        {"na", required_argument, 0, O_NA},
+        {"nb", required_argument, 0, O_NB},
+        {"delays", required_argument, 0, O_DELAYS},
+        {"criterion", required_argument, 0, O_CRIT},
+        {"holdout", required_argument, 0, O_HOLD},
+        {"dt", required_argument, 0, O_DT},
+        {"skip", required_argument, 0, O_SKIP},
+        {"sensor-csv", required_argument, 0, O_SCSV},
+        {"sensor-columns", required_argument, 0, O_SCOLS},
+        {"sensor-na", required_argument, 0, O_SNA},
+        {"sensor-nb", required_argument, 0, O_SNB},
+        {"sensor-delays", required_argument, 0, O_SDEL},
+        {"output", required_argument, 0, O_OUT},
+        {"json", no_argument, 0, O_JSON},
+        {"plot", required_argument, 0, O_PLOT},
+        {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0}};
+    opts o = {0};
+    qc_arx_options po, so;
+    qc_arx_options_init(&po);
+    qc_arx_options_init(&so);
+    so.na_min = 0;
+    so.na_max = 2;
+    so.nb_min = 1;
+    so.nb_max = 2;
+    so.tied = 0;
+    so.d_min = -1;
+    so.d_max = 1;
+    int have_op = 0, have_demean = 0, have_orders = 0, have_nanb = 0;
+    int rc = 0, c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_CSV: o.csv = optarg; break;
+        case O_COLS: o.columns = optarg; break;
+        case O_OP:
+            have_op = 1;
+            po.demean = 0;
+            rc = parse_pair("--operating-point", optarg, &po.u0, &po.y0);
+            break;
+        case O_DEMEAN: have_demean = 1; break;
+        case O_ORDERS:
+            have_orders = 1;
+            rc = parse_urange("--orders", optarg, 1, QC_ARX_MAX_ORDER, &po.na_min, &po.na_max);
+            po.nb_min = po.na_min;
+            po.nb_max = po.na_max;
+            break;
+        case O_NA:
+            have_nanb = 1;
+            rc = parse_urange("--na", optarg, 0, QC_ARX_MAX_ORDER, &po.na_min, &po.na_max);
+            break;
+        case O_NB:
+            have_nanb = 1;
+            rc = parse_urange("--nb", optarg, 1, QC_ARX_MAX_ORDER, &po.nb_min, &po.nb_max);
+            break;
+        case O_DELAYS:
+            rc = parse_range("--delays", optarg, -1, QC_ARX_MAX_DELAY, &po.d_min, &po.d_max);
+            break;
+        case O_CRIT:
+            if (strcmp(optarg, "aic") == 0)
+                po.criterion = so.criterion = QC_ARX_AIC;
+            else if (strcmp(optarg, "bic") == 0)
+                po.criterion = so.criterion = QC_ARX_BIC;
+            else {
+                cli_error("--criterion: '%s' is not aic or bic", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_HOLD:
+            if ((rc = cli_double("--holdout", optarg, &po.holdout)) == 0 &&
+                !(po.holdout >= 0 && po.holdout <= 0.9)) {
+                cli_error("--holdout: %s must lie in [0, 0.9]", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            so.holdout = po.holdout;
+            break;
+        case O_DT:
+            if ((rc = cli_double("--dt", optarg, &o.dt)) == 0 && !(o.dt > 0)) {
+                cli_error("--dt: %s must be > 0", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_SKIP: rc = cli_u64("--skip", optarg, &o.skip); break;
+        case O_SCSV: o.sensor_csv = optarg; break;
+        case O_SCOLS: o.sensor_columns = optarg; break;
+        case O_SNA:
+            rc = parse_urange("--sensor-na", optarg, 0, QC_ARX_MAX_ORDER, &so.na_min, &so.na_max);
+            break;
+        case O_SNB:
+            rc = parse_urange("--sensor-nb", optarg, 1, QC_ARX_MAX_ORDER, &so.nb_min, &so.nb_max);
+            break;
+        case O_SDEL:
+            rc = parse_range("--sensor-delays", optarg, -1, QC_ARX_MAX_DELAY, &so.d_min,
+                             &so.d_max);
+            break;
+        case 'o':
+        case O_OUT: o.output = optarg; break;
+        case O_JSON: o.json = 1; break;
+        case O_PLOT: o.plot = optarg; break;
+        case O_HELP: fputs(usage, stdout); return 0;
+        default: return cli_bad_option("sysid", argv[optind - 1]);
+        }
+        if (rc != 0)
+            return rc;
+    }
+    if (optind < argc) {
+        cli_error("sysid: unexpected argument '%s' (see 'qctl sysid --help')", argv[optind]);
+        return QC_EXIT_USAGE;
+    }
+    if (o.csv == NULL) {
+        cli_error("sysid: --csv is required (see 'qctl sysid --help')");
+        return QC_EXIT_USAGE;
+    }
+    if (have_op && have_demean) {
+        cli_error("sysid: --operating-point and --demean exclude each other");
+        return QC_EXIT_USAGE;
+    }
+    if (have_orders && have_nanb) {
+        cli_error("sysid: --orders (na = nb) and --na/--nb exclude each other");
+        return QC_EXIT_USAGE;
+    }
+    if (have_nanb)
+        po.tied = 0;
+    if (o.sensor_columns && !o.sensor_csv) {
+        cli_error("sysid: --sensor-columns needs --sensor-csv");
+        return QC_EXIT_USAGE;
+    }
+    /* A program owns GSL's error handler: report failures, do not abort. */
+    gsl_set_error_handler_off();
+
+    qc_err err = {0};
+    series s, ss = {0};
+    if ((rc = read_series(o.csv, o.columns, "time,u,y", (size_t)o.skip, &s, &err)) != 0) {
+        cli_error("%s%s", err.msg,
+                  rc == QC_EPARSE && strstr(err.msg, "no column named") ? " (see --columns)" : "");
+        return cli_exit_code(rc);
+    }
+    po.dt = o.dt > 0 ? o.dt : sample_interval(&s);
+    qc_arx_result *pr = malloc(sizeof *pr), *sr = NULL;
+    json_t *doc = NULL;
+    if (pr == NULL) {
+        cli_error("out of memory");
+        rc = QC_EXIT_FAIL;
+        goto done;
+    }
+    if ((rc = fit_series(o.csv, &s, &po, pr)) != 0)
+        goto done;
+    if (o.sensor_csv) {
+        if ((rc = read_series(o.sensor_csv, o.sensor_columns, "time,y,ym", (size_t)o.skip, &ss,
+                              &err)) != 0) {
+            cli_error("%s%s", err.msg,
+                      rc == QC_EPARSE && strstr(err.msg, "no column named")
+                          ? " (see --sensor-columns)"
+                          : "");
+            rc = cli_exit_code(rc);
+            goto done;
+        }
+        /* The sensor maps true output offsets to measured ones: demeaned
+         * from its own data, like the plant unless a point was given. */
+        so.demean = 1;
+        so.dt = o.dt > 0 ? o.dt : sample_interval(&ss);
+        sr = malloc(sizeof *sr);
+        if (sr == NULL) {
+            cli_error("out of memory");
+            rc = QC_EXIT_FAIL;
+            goto done;
+        }
+        if ((rc = fit_series(o.sensor_csv, &ss, &so, sr)) != 0)
+            goto done;
+    }
+
+    doc = qc_arx_result_json(pr);
+    json_t *src = json_object();
+    json_object_set_new(src, "csv", json_string(o.csv));
+    json_object_set_new(src, "columns", json_string(o.columns ? o.columns : "time,u,y"));
+    json_object_set_new(src, "operating_point", json_string(po.demean ? "demean" : "given"));
+    json_object_set_new(doc, "source", src);
+    if (sr) {
+        json_t *sj = qc_arx_result_json(sr);
+        json_t *ssrc = json_object();
+        json_object_set_new(ssrc, "csv", json_string(o.sensor_csv));
+        json_object_set_new(ssrc, "columns",
+                            json_string(o.sensor_columns ? o.sensor_columns : "time,y,ym"));
+        json_object_set_new(ssrc, "input", json_string("true output y"));
+        json_object_set_new(ssrc, "output", json_string("measured output"));
+        json_object_set_new(sj, "source", ssrc);
+        json_object_set_new(doc, "sensor", sj);
+    }
+    if (o.json) {
+        if (qc_json_write(doc, NULL, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+            goto done;
+        }
+    } else {
+        print_result("ARX identification", o.csv, pr, "u", "y", po.demean);
+        if (sr) {
+            printf("\n");
+            print_result("Sensor (true y in, measured ym out)", o.sensor_csv, sr, "y", "ym", 1);
+        }
+        if (o.output)
+            printf("\nmodel written to %s (next: qctl design --model %s)\n", o.output, o.output);
+    }
+    if (o.output && qc_json_write(doc, o.output, &err) != 0) {
+        cli_error("%s", err.msg);
+        rc = QC_EXIT_FAIL;
+        goto done;
+    }
+    if (o.plot) {
+        if (!qc_plot_available()) {
+            fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
+        } else if (qc_mkdir_p(o.plot, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+        } else {
+            rc = write_plot(o.plot, "sysid_fit", "plant: measured vs ARX prediction", &s, pr, "y");
+            if (rc == 0 && sr)
+                rc = write_plot(o.plot, "sensor_fit", "sensor: measured vs ARX prediction", &ss,
+                                sr, "measured y");
+        }
+    }
+done:
+    json_decref(doc);
+    free(pr);
+    free(sr);
+    series_free(&s);
+    series_free(&ss);
+    return rc;
+}

@@ -1,0 +1,973 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* arx.c: ARX identification by least squares, order selection by an
+ * information criterion, validation on held-out data, model I/O.
+ *
+ * With offsets u = U - u0, y = Y - y0 the model
+ *
+ *   y(k+1) = sum_{i=1..na} a_i y(k+1-i) + sum_{j=1..nb} b_j u(k+1-d-j)
+ *
+ * is linear in theta = (a_1..a_na, b_1..b_nb): stacking one row per k,
+ * Y = X theta + e, and least squares gives theta^ = (X'X)^-1 X'Y with
+ * covariance sigma^2 (X'X)^-1, sigma^2 estimated by RSS / (N - p). GSL
+ * solves it by SVD (gsl_multifit_linear_tsvd), which also tells us the
+ * rank: a constant input makes the b columns collinear with nothing to
+ * learn, and that candidate is dropped instead of reported with huge
+ * standard errors.
+ *
+ * Comparing orders needs the same targets for every candidate: a model
+ * with more lags cannot predict the first samples, so all candidates are
+ * fitted on rows k = k0 .. n_est - 2 with k0 the largest lag over the
+ * whole candidate set. Then RSS values are comparable and
+ *
+ *   AIC = N ln(RSS/N) + 2p,    BIC = N ln(RSS/N) + p ln N
+ *
+ * (the Gaussian log-likelihood up to a constant) rank them. AIC tends to
+ * over-fit slightly (a redundant parameter survives with probability
+ * P(chi2_1 > 2) = 16%); BIC is consistent. Both are reported.
+ *
+ * Validation uses the last `holdout` fraction, never seen by the fit:
+ * one-step-ahead R^2 (predictions from measured past outputs) and the
+ * simulation fit 100 (1 - ||y - y_sim|| / ||y - mean y||), where y_sim is
+ * driven by the input alone from measured initial conditions: the harder
+ * test, since errors accumulate as they would in a closed loop. */
+#include "qctl/arx.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <gsl/gsl_multifit.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "qctl/output.h"
+
+/* Singular values below this fraction of the largest are treated as zero:
+ * far above rounding (1e-16) and far below any real excitation. */
+#define RANK_TOL 1e-10
+
+struct qc_arx_ws {
+    size_t n_max;
+    double *du, *dy; /* offsets */
+    gsl_matrix *X;   /* n_max x QC_ARX_MAX_PARAMS */
+    gsl_vector *t;   /* targets */
+    gsl_vector *c;
+    gsl_matrix *cov;
+    gsl_multifit_linear_workspace *mw;
+};
+
+void qc_arx_options_init(qc_arx_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->na_min = 1;
+    o->na_max = 3;
+    o->nb_min = 1;
+    o->nb_max = 3;
+    o->tied = 1;
+    o->d_min = 0;
+    o->d_max = 2;
+    o->criterion = QC_ARX_AIC;
+    o->holdout = 0.3;
+    o->demean = 1;
+}
+
+qc_arx_ws *qc_arx_alloc(size_t n_max, qc_err *err)
+{
+    if (n_max < 4) {
+        qc_err_set(err, QC_EINVAL, "ARX workspace: n_max = %zu, need at least 4", n_max);
+        return NULL;
+    }
+    qc_arx_ws *w = calloc(1, sizeof *w);
+    if (w == NULL)
+        goto err;
+    w->n_max = n_max;
+    w->du = malloc(n_max * sizeof *w->du);
+    w->dy = malloc(n_max * sizeof *w->dy);
+    w->X = gsl_matrix_alloc(n_max, QC_ARX_MAX_PARAMS);
+    w->t = gsl_vector_alloc(n_max);
+    w->c = gsl_vector_alloc(QC_ARX_MAX_PARAMS);
+    w->cov = gsl_matrix_alloc(QC_ARX_MAX_PARAMS, QC_ARX_MAX_PARAMS);
+    w->mw = gsl_multifit_linear_alloc(n_max, QC_ARX_MAX_PARAMS);
+    if (!w->du || !w->dy || !w->X || !w->t || !w->c || !w->cov || !w->mw)
+        goto err;
+    return w;
+err:
+    qc_arx_free(w);
+    qc_err_set(err, QC_ENOMEM, "ARX workspace for %zu samples: out of memory", n_max);
+    return NULL;
+}
+
+void qc_arx_free(qc_arx_ws *w)
+{
+    if (w == NULL)
+        return;
+    free(w->du);
+    free(w->dy);
+    gsl_matrix_free(w->X);
+    gsl_vector_free(w->t);
+    gsl_vector_free(w->c);
+    gsl_matrix_free(w->cov);
+    if (w->mw)
+        gsl_multifit_linear_free(w->mw);
+    free(w);
+}
+
+/* The largest lag of an (na, nb, d) model: y(t) needs y(t - na) and
+ * u(t - d - nb). The first predictable sample is this lag. */
+static size_t max_lag(unsigned na, unsigned nb, int d)
+{
+    const int lu = d + (int)nb;
+    return (size_t)((int)na > lu ? (int)na : lu);
+}
+
+static int check_options(const qc_arx_options *o, qc_err *err)
+{
+    if (o->na_min > o->na_max || o->na_max > QC_ARX_MAX_ORDER)
+        return qc_err_set(err, QC_EINVAL, "na range %u..%u: must lie in 0..%d, low <= high",
+                          o->na_min, o->na_max, QC_ARX_MAX_ORDER);
+    if (o->nb_min < 1 || o->nb_min > o->nb_max || o->nb_max > QC_ARX_MAX_ORDER)
+        return qc_err_set(err, QC_EINVAL, "nb range %u..%u: must lie in 1..%d, low <= high",
+                          o->nb_min, o->nb_max, QC_ARX_MAX_ORDER);
+    if (o->d_min < -1 || o->d_min > o->d_max || o->d_max > QC_ARX_MAX_DELAY)
+        return qc_err_set(err, QC_EINVAL, "delay range %d..%d: must lie in -1..%d, low <= high",
+                          o->d_min, o->d_max, QC_ARX_MAX_DELAY);
+    if (o->tied && (o->na_max < o->nb_min || o->nb_max < o->na_min))
+        return qc_err_set(err, QC_EINVAL,
+                          "na = nb asked but the ranges %u..%u and %u..%u do not overlap",
+                          o->na_min, o->na_max, o->nb_min, o->nb_max);
+    if (!(o->holdout >= 0 && o->holdout <= 0.9))
+        return qc_err_set(err, QC_EINVAL, "holdout %g: must lie in [0, 0.9]", o->holdout);
+    if (!o->demean && !(isfinite(o->u0) && isfinite(o->y0)))
+        return qc_err_set(err, QC_EINVAL, "operating point is not finite");
+    if (!(o->dt >= 0 && isfinite(o->dt)))
+        return qc_err_set(err, QC_EINVAL, "sample interval %g: must be >= 0", o->dt);
+    return 0;
+}
+
+/* Fills the regression of candidate (na, nb, d) on rows k = k0 .. k0+N-1
+ * into the N x p corner of X and the targets into t. */
+static void fill_rows(qc_arx_ws *w, unsigned na, unsigned nb, int d, size_t k0, size_t N)
+{
+    for (size_t r = 0; r < N; r++) {
+        const size_t k = k0 + r;
+        for (unsigned i = 1; i <= na; i++)
+            gsl_matrix_set(w->X, r, i - 1, w->dy[k + 1 - i]);
+        for (unsigned j = 1; j <= nb; j++)
+            gsl_matrix_set(w->X, r, na + j - 1, w->du[(size_t)((long)k + 1 - d - (long)j)]);
+        gsl_vector_set(w->t, r, w->dy[k + 1]);
+    }
+}
+
+/* Least squares for one candidate. Leaves theta in w->c and the
+ * covariance in w->cov (their p-corner). Returns the rank. */
+static size_t solve(qc_arx_ws *w, size_t N, unsigned p, double *rss)
+{
+    gsl_matrix_view X = gsl_matrix_submatrix(w->X, 0, 0, N, p);
+    gsl_vector_view t = gsl_vector_subvector(w->t, 0, N);
+    gsl_vector_view c = gsl_vector_subvector(w->c, 0, p);
+    gsl_matrix_view cov = gsl_matrix_submatrix(w->cov, 0, 0, p, p);
+    size_t rank = 0;
+    double chisq = NAN;
+    if (gsl_multifit_linear_tsvd(&X.matrix, &t.vector, RANK_TOL, &c.vector, &cov.matrix, &chisq,
+                                 &rank, w->mw) != 0)
+        return 0;
+    *rss = chisq;
+    return rank;
+}
+
+static void score(qc_arx_candidate *c, size_t N, double tss)
+{
+    const double n = (double)N, p = (double)c->params;
+    /* A model that explains the data to rounding has RSS ~ 1e-32 TSS, and
+     * ln(0) would make every such model tie at -inf. Flooring RSS far
+     * above rounding and far below any noise lets the 2p term pick the
+     * smallest exact model. */
+    const double floor_rss = 1e-24 * (tss > 0 ? tss : 1.0);
+    const double ll = n * log((c->rss > floor_rss ? c->rss : floor_rss) / n);
+    c->sigma2 = c->rss / (n - p);
+    c->r2 = tss > 0 ? 1 - c->rss / tss : NAN;
+    c->aic = ll + 2 * p;
+    c->bic = ll + p * log(n);
+}
+
+/* Validation on [n_est, n) in offsets. */
+static void validate(const qc_arx_ws *w, const qc_arx_model *m, size_t n_est, size_t n,
+                     double *r2, double *fit)
+{
+    *r2 = *fit = NAN;
+    if (n - n_est < 2)
+        return;
+    double mean = 0;
+    for (size_t t = n_est; t < n; t++)
+        mean += w->dy[t];
+    mean /= (double)(n - n_est);
+    double ss_one = 0, ss_sim = 0, ss_tot = 0;
+    double ysim[QC_ARX_MAX_ORDER] = {0}; /* ysim(t-1), ysim(t-2), ... */
+    for (unsigned i = 0; i < m->na; i++)
+        ysim[i] = w->dy[n_est - 1 - i];
+    for (size_t t = n_est; t < n; t++) {
+        double one = 0, sim = 0;
+        for (unsigned i = 1; i <= m->na; i++) {
+            one += m->a[i - 1] * w->dy[t - i];
+            sim += m->a[i - 1] * ysim[i - 1];
+        }
+        for (unsigned j = 1; j <= m->nb; j++) {
+            const double x = w->du[(size_t)((long)t - m->delay - (long)j)];
+            one += m->b[j - 1] * x;
+            sim += m->b[j - 1] * x;
+        }
+        for (unsigned i = m->na; i > 1; i--)
+            ysim[i - 1] = ysim[i - 2];
+        if (m->na > 0)
+            ysim[0] = sim;
+        ss_one += (w->dy[t] - one) * (w->dy[t] - one);
+        ss_sim += (w->dy[t] - sim) * (w->dy[t] - sim);
+        ss_tot += (w->dy[t] - mean) * (w->dy[t] - mean);
+    }
+    if (ss_tot > 0) {
+        *r2 = 1 - ss_one / ss_tot;
+        *fit = 100 * (1 - sqrt(ss_sim / ss_tot));
+    }
+}
+
+int qc_arx_fit(qc_arx_ws *w, const double *u, const double *y, size_t n,
+               const qc_arx_options *o, qc_arx_result *res, qc_err *err)
+{
+    int rc = check_options(o, err);
+    if (rc != 0)
+        return rc;
+    if (n > w->n_max)
+        return qc_err_set(err, QC_EINVAL, "%zu samples exceed the workspace (%zu)", n, w->n_max);
+    for (size_t k = 0; k < n; k++)
+        if (!isfinite(u[k]) || !isfinite(y[k]))
+            return qc_err_set(err, QC_EINVAL, "sample %zu: %s is not finite", k + 1,
+                              isfinite(u[k]) ? "y" : "u");
+
+    /* The candidate set, its largest lag and its largest parameter count. */
+    size_t k0 = 0;
+    unsigned pmax = 0;
+    for (unsigned na = o->na_min; na <= o->na_max; na++)
+        for (unsigned nb = o->nb_min; nb <= o->nb_max; nb++) {
+            if (o->tied && na != nb)
+                continue;
+            for (int d = o->d_min; d <= o->d_max; d++) {
+                const size_t lag = max_lag(na, nb, d);
+                /* rows start at k with k + 1 >= lag, and k >= 0 */
+                if (lag > 0 && lag - 1 > k0)
+                    k0 = lag - 1;
+                if (na + nb > pmax)
+                    pmax = na + nb;
+            }
+        }
+
+    const size_t n_val = (size_t)floor(o->holdout * (double)n + 0.5);
+    const size_t n_est = n - (n_val < n ? n_val : n);
+    /* Need N - p >= 2: a residual variance with some degrees of freedom. */
+    const size_t need_rows = (size_t)pmax + 2;
+    if (n_est < k0 + 1 + need_rows) {
+        size_t need = n;
+        while (need - (size_t)floor(o->holdout * (double)need + 0.5) < k0 + 1 + need_rows)
+            need++;
+        return qc_err_set(err, QC_EINVAL,
+                          "%zu samples are too few to fit the candidates (up to %u parameters "
+                          "and %zu samples of lag) with %.0f%% held out: need at least %zu",
+                          n, pmax, k0 + 1, 100 * o->holdout, need);
+    }
+    const size_t N = n_est - 1 - k0;
+
+    memset(res, 0, sizeof *res);
+    double u0 = o->u0, y0 = o->y0;
+    if (o->demean) {
+        u0 = y0 = 0;
+        for (size_t k = 0; k < n_est; k++) {
+            u0 += u[k];
+            y0 += y[k];
+        }
+        u0 /= (double)n_est;
+        y0 /= (double)n_est;
+    }
+    for (size_t k = 0; k < n; k++) {
+        w->du[k] = u[k] - u0;
+        w->dy[k] = y[k] - y0;
+    }
+    double tmean = 0, tss = 0;
+    for (size_t k = k0; k + 1 < n_est; k++)
+        tmean += w->dy[k + 1];
+    tmean /= (double)N;
+    for (size_t k = k0; k + 1 < n_est; k++)
+        tss += (w->dy[k + 1] - tmean) * (w->dy[k + 1] - tmean);
+
+    size_t best = SIZE_MAX;
+    for (unsigned na = o->na_min; na <= o->na_max; na++)
+        for (unsigned nb = o->nb_min; nb <= o->nb_max; nb++) {
+            if (o->tied && na != nb)
+                continue;
+            for (int d = o->d_min; d <= o->d_max; d++) {
+                qc_arx_candidate *c = &res->cand[res->ncand];
+                c->na = na;
+                c->nb = nb;
+                c->delay = d;
+                c->params = na + nb;
+                fill_rows(w, na, nb, d, k0, N);
+                c->usable = solve(w, N, c->params, &c->rss) == c->params;
+                if (c->usable)
+                    score(c, N, tss);
+                else
+                    c->rss = c->sigma2 = c->r2 = c->aic = c->bic = NAN;
+                const double s = o->criterion == QC_ARX_BIC ? c->bic : c->aic;
+                if (c->usable && isfinite(s) &&
+                    (best == SIZE_MAX ||
+                     s < (o->criterion == QC_ARX_BIC ? res->cand[best].bic : res->cand[best].aic)))
+                    best = res->ncand;
+                res->ncand++;
+            }
+        }
+    if (best == SIZE_MAX)
+        return qc_err_set(err, QC_ERANGE,
+                          "every candidate model is rank deficient: the input or the output "
+                          "does not vary enough to identify anything");
+
+    /* Refit the chosen candidate for its coefficients and covariance. */
+    const qc_arx_candidate *bc = &res->cand[best];
+    fill_rows(w, bc->na, bc->nb, bc->delay, k0, N);
+    double rss = 0;
+    solve(w, N, bc->params, &rss);
+    qc_arx_model *m = &res->model;
+    m->na = bc->na;
+    m->nb = bc->nb;
+    m->delay = bc->delay;
+    m->u0 = u0;
+    m->y0 = y0;
+    m->dt = o->dt;
+    for (unsigned i = 0; i < bc->params; i++) {
+        const double v = gsl_vector_get(w->c, i);
+        const double se = sqrt(gsl_matrix_get(w->cov, i, i));
+        if (i < bc->na) {
+            m->a[i] = v;
+            res->se_a[i] = se;
+        } else {
+            m->b[i - bc->na] = v;
+            res->se_b[i - bc->na] = se;
+        }
+        for (unsigned j = 0; j < bc->params; j++)
+            res->cov[i][j] = gsl_matrix_get(w->cov, i, j);
+    }
+    res->criterion = o->criterion;
+    res->n = n;
+    res->n_est = n_est;
+    res->n_val = n - n_est;
+    res->rows = N;
+    res->first_row = k0;
+    res->best = best;
+    res->rss = bc->rss;
+    res->sigma2 = bc->sigma2;
+    res->r2 = bc->r2;
+    res->aic = bc->aic;
+    res->bic = bc->bic;
+    validate(w, m, n_est, n, &res->val_r2, &res->val_fit);
+    return 0;
+}
+
+void qc_arx_predict(const qc_arx_model *m, const double *u, const double *y, size_t n,
+                    size_t from, double *yhat1, double *ysim)
+{
+    size_t start = max_lag(m->na, m->nb, m->delay);
+    if (start < from)
+        start = from;
+    for (size_t t = 0; t < n && t < start; t++) {
+        if (yhat1)
+            yhat1[t] = NAN;
+        if (ysim)
+            ysim[t] = NAN;
+    }
+    for (size_t t = start; t < n; t++) {
+        double one = m->y0, sim = m->y0;
+        for (unsigned i = 1; i <= m->na; i++) {
+            one += m->a[i - 1] * (y[t - i] - m->y0);
+            /* before `start` the simulation starts from measured outputs */
+            const double ys = (ysim && t - i >= start) ? ysim[t - i] : y[t - i];
+            sim += m->a[i - 1] * (ys - m->y0);
+        }
+        for (unsigned j = 1; j <= m->nb; j++) {
+            const double x = u[(size_t)((long)t - m->delay - (long)j)] - m->u0;
+            one += m->b[j - 1] * x;
+            sim += m->b[j - 1] * x;
+        }
+        if (yhat1)
+            yhat1[t] = one;
+        if (ysim)
+            ysim[t] = sim;
+    }
+}
+
+double qc_arx_dc_gain(const qc_arx_model *m)
+{
+    double a1 = 1, b1 = 0;
+    for (unsigned i = 0; i < m->na; i++)
+        a1 -= m->a[i];
+    for (unsigned j = 0; j < m->nb; j++)
+        b1 += m->b[j];
+    if (a1 == 0)
+        return b1 == 0 ? NAN : copysign(INFINITY, b1);
+    return b1 / a1;
+}
+
+void qc_arx_state_init(qc_arx_state *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+double qc_arx_state_output(const qc_arx_model *m, const qc_arx_state *s, double x_t)
+{
+    double v = 0;
+    for (unsigned i = 1; i <= m->na; i++)
+        v += m->a[i - 1] * s->y[i - 1];
+    for (unsigned j = 1; j <= m->nb; j++) {
+        /* y(t) uses x(t - d - j); lag 0 (d = -1, j = 1) is x(t) itself */
+        const int lag = m->delay + (int)j;
+        v += m->b[j - 1] * (lag == 0 ? x_t - m->u0 : s->x[lag - 1]);
+    }
+    return m->y0 + v;
+}
+
+void qc_arx_state_push(const qc_arx_model *m, qc_arx_state *s, double x_t, double y_t)
+{
+    const size_t nx = sizeof s->x / sizeof s->x[0], ny = sizeof s->y / sizeof s->y[0];
+    memmove(s->x + 1, s->x, (nx - 1) * sizeof s->x[0]);
+    memmove(s->y + 1, s->y, (ny - 1) * sizeof s->y[0]);
+    s->x[0] = x_t - m->u0;
+    s->y[0] = y_t - m->y0;
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+#define CSV_MAX_COLS 8
+
+typedef struct csv_sel {
+    size_t num;       /* 1-based column, 0 while a name is unresolved */
+    char name[64];
+} csv_sel;
+
+typedef struct span {
+    size_t beg, end;
+} span;
+
+static int is_blank(char ch)
+{
+    return ch == ' ' || ch == '\t';
+}
+
+static int starts_number(char ch)
+{
+    return isdigit((unsigned char)ch) || ch == '+' || ch == '-' || ch == '.';
+}
+
+/* Splits line[0, len) at commas into at most max fields, each trimmed of
+ * blanks and one pair of double quotes. Returns the number of fields. */
+static size_t split_fields(const char *line, size_t len, span *f, size_t max)
+{
+    size_t k = 0, beg = 0;
+    for (size_t i = 0; i <= len && k < max; i++) {
+        if (i < len && line[i] != ',')
+            continue;
+        size_t b = beg, e = i;
+        while (b < e && is_blank(line[b]))
+            b++;
+        while (e > b && is_blank(line[e - 1]))
+            e--;
+        if (e - b >= 2 && line[b] == '"' && line[e - 1] == '"') {
+            b++;
+            e--;
+        }
+        f[k].beg = b;
+        f[k].end = e;
+        k++;
+        beg = i + 1;
+    }
+    return k;
+}
+
+/* Parses "a,b,c" into k selectors. */
+static int parse_select(const char *select, size_t k, csv_sel *sel, qc_err *err)
+{
+    size_t len = strlen(select), got = 0;
+    span f[CSV_MAX_COLS + 1];
+    size_t nf = split_fields(select, len, f, CSV_MAX_COLS + 1);
+    if (nf != k)
+        return qc_err_set(err, QC_EINVAL, "columns \"%s\": expected %zu names or numbers, got %zu",
+                          select, k, nf);
+    for (got = 0; got < k; got++) {
+        const char *s = select + f[got].beg;
+        const size_t n = f[got].end - f[got].beg;
+        if (n == 0 || n >= sizeof sel[got].name)
+            return qc_err_set(err, QC_EINVAL, "columns \"%s\": selector %zu is %s", select,
+                              got + 1, n == 0 ? "empty" : "too long");
+        memcpy(sel[got].name, s, n);
+        sel[got].name[n] = '\0';
+        size_t i = 0;
+        unsigned long num = 0;
+        while (i < n && isdigit((unsigned char)s[i]) && num < 100000)
+            num = num * 10 + (unsigned long)(s[i++] - '0');
+        if (i == n) {
+            if (num < 1 || num > 100000)
+                return qc_err_set(err, QC_EINVAL, "columns \"%s\": column %s out of range",
+                                  select, sel[got].name);
+            sel[got].num = num;
+        } else {
+            sel[got].num = 0;
+        }
+    }
+    return 0;
+}
+
+typedef struct colvec {
+    double *v[CSV_MAX_COLS];
+    size_t n, cap, k;
+} colvec;
+
+static int colvec_push(colvec *c, const double *row)
+{
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 256;
+        for (size_t i = 0; i < c->k; i++) {
+            double *p = realloc(c->v[i], cap * sizeof *p);
+            if (p == NULL)
+                return QC_ENOMEM;
+            c->v[i] = p;
+        }
+        c->cap = cap;
+    }
+    for (size_t i = 0; i < c->k; i++)
+        c->v[i][c->n] = row[i];
+    c->n++;
+    return 0;
+}
+
+/* Copies a field for messages, with non-printing bytes as '?'. */
+static void field_text(char *out, size_t size, const char *s, size_t n)
+{
+    if (n > size - 1)
+        n = size - 1;
+    for (size_t i = 0; i < n; i++)
+        out[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
+    out[n] = '\0';
+}
+
+/* Resolves name selectors against a header line. */
+static int resolve_names(const char *path, size_t lineno, const char *line, const span *f,
+                         size_t nf, csv_sel *sel, size_t k, qc_err *err)
+{
+    for (size_t i = 0; i < k; i++) {
+        if (sel[i].num != 0)
+            continue;
+        const size_t ln = strlen(sel[i].name);
+        for (size_t j = 0; j < nf; j++)
+            if (f[j].end - f[j].beg == ln && memcmp(line + f[j].beg, sel[i].name, ln) == 0) {
+                sel[i].num = j + 1;
+                break;
+            }
+        if (sel[i].num == 0)
+            return qc_err_set(err, QC_EPARSE, "%s:%zu:1: no column named \"%s\" in the header",
+                              path, lineno, sel[i].name);
+    }
+    return 0;
+}
+
+int qc_arx_read_csv(const char *path, const char *select, size_t k, unsigned flags,
+                    double *cols[], size_t *n, qc_err *err)
+{
+    if (k == 0 || k > CSV_MAX_COLS)
+        return qc_err_set(err, QC_EINVAL, "%zu columns asked, at most %d", k, CSV_MAX_COLS);
+    csv_sel sel[CSV_MAX_COLS];
+    int rc = parse_select(select, k, sel, err);
+    if (rc != 0)
+        return rc;
+    size_t maxcol = 0;
+    for (size_t i = 0; i < k; i++)
+        if (sel[i].num > maxcol)
+            maxcol = sel[i].num;
+    FILE *fp = fopen(path, "r");
+    if (fp == NULL)
+        return qc_err_set(err, QC_EIO, "%s: cannot open: %s", path, strerror(errno));
+
+    enum { MAXF = 4096 };
+    span *f = malloc(MAXF * sizeof *f);
+    colvec cv = {.k = k};
+    char *buf = NULL;
+    size_t cap = 0, lineno = 0;
+    int seen_first = 0;
+    double prev_t = -INFINITY;
+    ssize_t got;
+    if (f == NULL) {
+        rc = qc_err_set(err, QC_ENOMEM, "%s: out of memory", path);
+        goto done;
+    }
+    while ((got = getline(&buf, &cap, fp)) >= 0) {
+        const char *line = buf;
+        size_t len = (size_t)got;
+        lineno++;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            len--;
+        if (lineno == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
+            line += 3; /* UTF-8 byte order mark, as spreadsheets write */
+            len -= 3;
+        }
+        size_t start = 0;
+        while (start < len && is_blank(line[start]))
+            start++;
+        if (start == len || line[start] == '#')
+            continue;
+        const size_t nf = split_fields(line, len, f, MAXF);
+        if (!seen_first) {
+            seen_first = 1;
+            int header = 0;
+            for (size_t j = 0; j < nf; j++)
+                if (f[j].end > f[j].beg && !starts_number(line[f[j].beg]))
+                    header = 1;
+            int names = 0;
+            for (size_t i = 0; i < k; i++)
+                names |= sel[i].num == 0;
+            if (header && names) {
+                if ((rc = resolve_names(path, lineno, line, f, nf, sel, k, err)) != 0)
+                    goto done;
+            } else if (names && (flags & QC_ARX_CSV_POSITIONAL)) {
+                for (size_t i = 0; i < k; i++)
+                    sel[i].num = i + 1;
+            } else if (names) {
+                for (size_t i = 0; i < k; i++)
+                    if (sel[i].num == 0) {
+                        rc = qc_err_set(err, QC_EPARSE,
+                                        "%s:%zu:1: no header line to find column \"%s\" in; "
+                                        "select columns by number",
+                                        path, lineno, sel[i].name);
+                        goto done;
+                    }
+            }
+            maxcol = 0;
+            for (size_t i = 0; i < k; i++)
+                if (sel[i].num > maxcol)
+                    maxcol = sel[i].num;
+            if (header)
+                continue;
+        }
+        if (nf < maxcol) {
+            size_t i = 0;
+            while (sel[i].num <= nf)
+                i++;
+            rc = qc_err_set(err, QC_EPARSE,
+                            "%s:%zu:%zu: %zu field%s, column %zu (\"%s\") is missing", path,
+                            lineno, len + 1, nf, nf == 1 ? "" : "s", sel[i].num, sel[i].name);
+            goto done;
+        }
+        double row[CSV_MAX_COLS];
+        for (size_t i = 0; i < k; i++) {
+            const span s = f[sel[i].num - 1];
+            const size_t fl = s.end - s.beg;
+            char num[80], shown[48];
+            field_text(shown, sizeof shown, line + s.beg, fl);
+            if (fl == 0) {
+                rc = qc_err_set(err, QC_EPARSE, "%s:%zu:%zu: column %zu (\"%s\") is empty", path,
+                                lineno, s.beg + 1, sel[i].num, sel[i].name);
+                goto done;
+            }
+            char *end = NULL;
+            double x = NAN;
+            if (fl < sizeof num) {
+                memcpy(num, line + s.beg, fl);
+                num[fl] = '\0';
+                errno = 0;
+                x = strtod(num, &end);
+            }
+            if (fl >= sizeof num || end == num || *end != '\0') {
+                const size_t at = (fl < sizeof num && end != NULL) ? (size_t)(end - num) : 0;
+                rc = qc_err_set(err, QC_EPARSE,
+                                "%s:%zu:%zu: column %zu (\"%s\"): \"%s\" is not a number", path,
+                                lineno, s.beg + at + 1, sel[i].num, sel[i].name, shown);
+                goto done;
+            }
+            if (!isfinite(x)) {
+                rc = qc_err_set(err, QC_EPARSE,
+                                "%s:%zu:%zu: column %zu (\"%s\"): \"%s\" is not a finite number",
+                                path, lineno, s.beg + 1, sel[i].num, sel[i].name, shown);
+                goto done;
+            }
+            row[i] = x;
+        }
+        if (flags & QC_ARX_CSV_TIME) {
+            if (!(row[0] > prev_t)) {
+                rc = qc_err_set(err, QC_EPARSE,
+                                "%s:%zu:%zu: time %.10g is not after the previous time %.10g",
+                                path, lineno, f[sel[0].num - 1].beg + 1, row[0], prev_t);
+                goto done;
+            }
+            prev_t = row[0];
+        }
+        if (colvec_push(&cv, row) != 0) {
+            rc = qc_err_set(err, QC_ENOMEM, "%s:%zu: out of memory", path, lineno);
+            goto done;
+        }
+    }
+    if (ferror(fp))
+        rc = qc_err_set(err, QC_EIO, "%s: read error: %s", path, strerror(errno));
+    else if (cv.n == 0)
+        rc = qc_err_set(err, QC_EEMPTY, "%s: no data rows", path);
+done:
+    free(buf);
+    free(f);
+    fclose(fp);
+    if (rc != 0) {
+        for (size_t i = 0; i < k; i++)
+            free(cv.v[i]);
+        return rc;
+    }
+    for (size_t i = 0; i < k; i++)
+        cols[i] = cv.v[i];
+    *n = cv.n;
+    return 0;
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static json_t *real_array(const double *x, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, qc_json_real_new(x[i]));
+    return a;
+}
+
+json_t *qc_arx_model_json(const qc_arx_model *m)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "type", json_string("arx"));
+    json_object_set_new(o, "na", json_integer(m->na));
+    json_object_set_new(o, "nb", json_integer(m->nb));
+    json_object_set_new(o, "delay", json_integer(m->delay));
+    json_object_set_new(o, "a", real_array(m->a, m->na));
+    json_object_set_new(o, "b", real_array(m->b, m->nb));
+    json_t *op = json_object();
+    json_object_set_new(op, "u", qc_json_real_new(m->u0));
+    json_object_set_new(op, "y", qc_json_real_new(m->y0));
+    json_object_set_new(o, "operating_point", op);
+    json_object_set_new(o, "sample_interval", m->dt > 0 ? json_real(m->dt) : json_null());
+    return o;
+}
+
+json_t *qc_arx_result_json(const qc_arx_result *r)
+{
+    json_t *o = qc_arx_model_json(&r->model);
+    json_t *fit = json_object();
+    const unsigned p = r->model.na + r->model.nb;
+    json_object_set_new(fit, "method", json_string("least squares"));
+    json_object_set_new(fit, "criterion", json_string(r->criterion == QC_ARX_BIC ? "bic" : "aic"));
+    json_object_set_new(fit, "criterion_form", json_string(r->criterion == QC_ARX_BIC
+                                                               ? "N ln(RSS/N) + p ln N"
+                                                               : "N ln(RSS/N) + 2p"));
+    json_object_set_new(fit, "samples", json_integer((json_int_t)r->n));
+    json_object_set_new(fit, "estimation_samples", json_integer((json_int_t)r->n_est));
+    json_object_set_new(fit, "validation_samples", json_integer((json_int_t)r->n_val));
+    json_object_set_new(fit, "rows", json_integer((json_int_t)r->rows));
+    json_object_set_new(fit, "r2", qc_json_real_new(r->r2));
+    json_object_set_new(fit, "residual_variance", qc_json_real_new(r->sigma2));
+    json_object_set_new(fit, "rss", qc_json_real_new(r->rss));
+    json_object_set_new(fit, "aic", qc_json_real_new(r->aic));
+    json_object_set_new(fit, "bic", qc_json_real_new(r->bic));
+    json_object_set_new(fit, "se_a", real_array(r->se_a, r->model.na));
+    json_object_set_new(fit, "se_b", real_array(r->se_b, r->model.nb));
+    json_t *cov = json_array();
+    for (unsigned i = 0; i < p; i++)
+        json_array_append_new(cov, real_array(r->cov[i], p));
+    json_object_set_new(fit, "covariance", cov);
+    if (r->n_val >= 2) {
+        json_t *v = json_object();
+        json_object_set_new(v, "r2_one_step", qc_json_real_new(r->val_r2));
+        json_object_set_new(v, "fit_percent", qc_json_real_new(r->val_fit));
+        json_object_set_new(fit, "validation", v);
+    } else {
+        json_object_set_new(fit, "validation", json_null());
+    }
+    json_t *cands = json_array();
+    for (size_t i = 0; i < r->ncand; i++) {
+        const qc_arx_candidate *c = &r->cand[i];
+        json_t *e = json_object();
+        json_object_set_new(e, "na", json_integer(c->na));
+        json_object_set_new(e, "nb", json_integer(c->nb));
+        json_object_set_new(e, "delay", json_integer(c->delay));
+        json_object_set_new(e, "params", json_integer(c->params));
+        json_object_set_new(e, "usable", json_boolean(c->usable));
+        json_object_set_new(e, "aic", qc_json_real_new(c->aic));
+        json_object_set_new(e, "bic", qc_json_real_new(c->bic));
+        json_object_set_new(e, "residual_variance", qc_json_real_new(c->sigma2));
+        json_object_set_new(e, "r2", qc_json_real_new(c->r2));
+        json_array_append_new(cands, e);
+    }
+    json_object_set_new(fit, "candidates", cands);
+    json_object_set_new(fit, "chosen", json_integer((json_int_t)r->best));
+    json_object_set_new(o, "fit", fit);
+    return o;
+}
+
+/* "where.key", or "key" at the top. */
+static void key_path(char *out, size_t size, const char *where, const char *key)
+{
+    if (where == NULL || where[0] == '\0')
+        snprintf(out, size, "%s", key);
+    else
+        snprintf(out, size, "%s.%s", where, key);
+}
+
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+static int get_int(const json_t *o, const char *where, const char *key, long lo, long hi,
+                   long *out, qc_err *err)
+{
+    char p[160];
+    key_path(p, sizeof p, where, key);
+    const json_t *v = json_object_get(o, key);
+    if (v == NULL)
+        return qc_err_set(err, QC_EPARSE, "%s: missing field", p);
+    double x;
+    if (json_is_integer(v))
+        x = (double)json_integer_value(v);
+    else if (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)))
+        x = json_real_value(v);
+    else
+        return qc_err_set(err, QC_EPARSE, "%s: expected a whole number, got %s", p,
+                          json_is_real(v) ? "a fraction" : type_name(v));
+    if (x < (double)lo || x > (double)hi)
+        return qc_err_set(err, QC_EPARSE, "%s: %.0f is out of range [%ld, %ld]", p, x, lo, hi);
+    *out = (long)x;
+    return 0;
+}
+
+static int get_real(const json_t *o, const char *where, const char *key, double *out,
+                    qc_err *err)
+{
+    char p[160];
+    key_path(p, sizeof p, where, key);
+    const json_t *v = json_object_get(o, key);
+    if (v == NULL)
+        return qc_err_set(err, QC_EPARSE, "%s: missing field", p);
+    if (!json_is_number(v))
+        return qc_err_set(err, QC_EPARSE, "%s: expected a number, got %s", p, type_name(v));
+    *out = json_number_value(v);
+    return 0;
+}
+
+static int get_coefs(const json_t *o, const char *where, const char *key, const char *order,
+                     size_t n, double *out, qc_err *err)
+{
+    char p[160];
+    key_path(p, sizeof p, where, key);
+    const json_t *v = json_object_get(o, key);
+    if (v == NULL)
+        return qc_err_set(err, QC_EPARSE, "%s: missing field", p);
+    if (!json_is_array(v) || json_array_size(v) != n)
+        return qc_err_set(err, QC_EPARSE,
+                          "%s: expected an array of %zu number%s (%s = %zu), got %s%zu", p, n,
+                          n == 1 ? "" : "s", order, n, json_is_array(v) ? "" : type_name(v),
+                          json_is_array(v) ? json_array_size(v) : 0);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *e = json_array_get(v, i);
+        if (!json_is_number(e))
+            return qc_err_set(err, QC_EPARSE, "%s.%zu: expected a number, got %s", p, i,
+                              type_name(e));
+        out[i] = json_number_value(e);
+        if (!isfinite(out[i]))
+            return qc_err_set(err, QC_EPARSE, "%s.%zu: not a finite number", p, i);
+    }
+    return 0;
+}
+
+int qc_arx_model_from_json(const json_t *v, const char *where, qc_arx_model *m, qc_err *err)
+{
+    char p[160];
+    memset(m, 0, sizeof *m);
+    if (!json_is_object(v))
+        return qc_err_set(err, QC_EPARSE, "%s: expected an object, got %s",
+                          where && *where ? where : "model", type_name(v));
+    const json_t *t = json_object_get(v, "type");
+    key_path(p, sizeof p, where, "type");
+    if (t == NULL)
+        return qc_err_set(err, QC_EPARSE, "%s: missing field (expected \"arx\")", p);
+    if (!json_is_string(t) || strcmp(json_string_value(t), "arx") != 0)
+        return qc_err_set(err, QC_EPARSE, "%s: expected the string \"arx\"", p);
+    long na, nb, d;
+    int rc;
+    if ((rc = get_int(v, where, "na", 0, QC_ARX_MAX_ORDER, &na, err)) != 0 ||
+        (rc = get_int(v, where, "nb", 1, QC_ARX_MAX_ORDER, &nb, err)) != 0 ||
+        (rc = get_int(v, where, "delay", -1, QC_ARX_MAX_DELAY, &d, err)) != 0)
+        return rc;
+    m->na = (unsigned)na;
+    m->nb = (unsigned)nb;
+    m->delay = (int)d;
+    if ((rc = get_coefs(v, where, "a", "na", m->na, m->a, err)) != 0 ||
+        (rc = get_coefs(v, where, "b", "nb", m->nb, m->b, err)) != 0)
+        return rc;
+    const json_t *op = json_object_get(v, "operating_point");
+    key_path(p, sizeof p, where, "operating_point");
+    if (op == NULL)
+        return qc_err_set(err, QC_EPARSE, "%s: missing field", p);
+    if (!json_is_object(op))
+        return qc_err_set(err, QC_EPARSE, "%s: expected an object {\"u\": U, \"y\": Y}, got %s",
+                          p, type_name(op));
+    char opw[160];
+    snprintf(opw, sizeof opw, "%s", p);
+    if ((rc = get_real(op, opw, "u", &m->u0, err)) != 0 ||
+        (rc = get_real(op, opw, "y", &m->y0, err)) != 0)
+        return rc;
+    const json_t *dt = json_object_get(v, "sample_interval");
+    key_path(p, sizeof p, where, "sample_interval");
+    if (dt != NULL && !json_is_null(dt)) {
+        if (!json_is_number(dt) || !(json_number_value(dt) > 0))
+            return qc_err_set(err, QC_EPARSE, "%s: expected a number > 0 or null", p);
+        m->dt = json_number_value(dt);
+    }
+    const json_t *fit = json_object_get(v, "fit");
+    key_path(p, sizeof p, where, "fit");
+    if (fit != NULL && !json_is_object(fit) && !json_is_null(fit))
+        return qc_err_set(err, QC_EPARSE, "%s: expected an object, got %s", p, type_name(fit));
+    return 0;
+}
+
+int qc_arx_system_read(const char *path, qc_arx_system *s, qc_err *err)
+{
+    memset(s, 0, sizeof *s);
+    json_error_t e;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+    if (root == NULL) {
+        if (json_error_code(&e) == json_error_cannot_open_file)
+            return qc_err_set(err, QC_EIO, "%s: cannot open: %s", path, strerror(errno));
+        /* jansson quotes the offending text, raw newlines included: keep
+         * the message on one line */
+        char text[sizeof e.text];
+        field_text(text, sizeof text, e.text, strnlen(e.text, sizeof e.text));
+        return qc_err_set(err, QC_EPARSE, "%s:%d:%d: %s", path, e.line, e.column, text);
+    }
+    int rc = qc_arx_model_from_json(root, "", &s->plant, err);
+    if (rc == 0) {
+        const json_t *sen = json_object_get(root, "sensor");
+        if (sen != NULL && !json_is_null(sen)) {
+            rc = qc_arx_model_from_json(sen, "sensor", &s->sensor, err);
+            s->has_sensor = rc == 0;
+        }
+    }
+    json_decref(root);
+    if (rc != 0)
+        qc_err_prefix(err, "%s", path);
+    return rc;
+}
