@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "qctl/arx.h"
+#include "qctl/design.h"
 #include "qctl/maxusers.h"
 #include "qctl/stats.h"
 
@@ -175,6 +177,84 @@ static void test_low_gain_tracks(void **state)
     dists_free(&d);
 }
 
+/* The whole method on the simulated server: identify a first-order model
+ * from a PRBS experiment, compute the stable K_I range, then close the
+ * loop. A gain at 1.5 times the upper bound never settles on either step;
+ * a gain at 1% of it tracks both steps with steady-state error under 5%. */
+static void test_identified_stable_range(void **state)
+{
+    (void)state;
+    plant_dists d;
+    dists(&d);
+    qc_mu_run_params rp;
+    memset(&rp, 0, sizeof rp);
+    plant_params(&rp.plant, &d);
+    qc_sched_point mu = {0, 375};
+    rp.input = &mu;
+    rp.ninput = 1;
+    rp.excite = QC_EXCITE_PRBS;
+    rp.excite_amp = 50;
+    rp.excite_hold = 2;
+    rp.duration = 48000;
+    qc_mu_run_result r;
+    assert_int_equal(qc_mu_run(&rp, &r, NULL), 0);
+    enum { SKIP = 30 };
+    size_t n = r.n - SKIP;
+    double u[800], y[800];
+    assert_true(n <= 800);
+    for (size_t k = 0; k < n; k++) {
+        u[k] = r.samples[SKIP + k].maxusers;
+        y[k] = r.samples[SKIP + k].ris;
+    }
+    qc_mu_run_result_free(&r);
+    qc_arx_options o;
+    qc_arx_options_init(&o);
+    o.na_min = o.na_max = o.nb_min = o.nb_max = 1;
+    o.d_min = o.d_max = 0;
+    qc_err err = {0};
+    qc_arx_ws *w = qc_arx_alloc(n, &err);
+    qc_arx_result fit;
+    assert_int_equal(qc_arx_fit(w, u, y, n, &o, &fit, &err), 0);
+    qc_arx_free(w);
+    printf("  identified: a = %.4f, b = %.4f, R^2 = %.3f\n", fit.model.a[0], fit.model.b[0], fit.r2);
+    /* a first-order fit of the saturated server: stable, positive gain */
+    assert_true(fit.model.a[0] > 0 && fit.model.a[0] < 1 && fit.model.b[0] > 0);
+    qc_design_ws *dw = qc_design_alloc(&fit.model, NULL, &err);
+    assert_non_null(dw);
+    qc_design_range range;
+    assert_int_equal(qc_design_stable_range(dw, 0, &range, &err), 0);
+    qc_design_free(dw);
+    double analytic = 2 * (1 + fit.model.a[0]) / fit.model.b[0];
+    printf("  stable for 0 < K_I < %.4f (analytic 2(1+a)/b = %.4f)\n", range.hi, analytic);
+    assert_true(fabs(range.hi - analytic) < 1e-3 * analytic);
+
+    qc_sched_point ref[2] = {{0, 250}, {10800, 325}};
+    memset(&rp, 0, sizeof rp);
+    plant_params(&rp.plant, &d);
+    rp.closed_loop = 1;
+    rp.ref = ref;
+    rp.nref = 2;
+    rp.duration = 21600;
+    rp.warmup = 7200;
+    rp.pi = (qc_pi_params){0, 1.5 * range.hi, 0, 1000, 375, QC_AW_NONE, 1};
+    assert_int_equal(qc_mu_run(&rp, &r, NULL), 0);
+    for (size_t i = 0; i < r.nsteps; i++)
+        assert_true(isnan(r.steps[i].settling));
+    printf("  K_I = %.3g: saturated %.0f%% of intervals, never settles\n", 1.5 * range.hi,
+           100 * r.frac_saturated);
+    qc_mu_run_result_free(&r);
+    rp.pi.ki = 0.01 * range.hi;
+    assert_int_equal(qc_mu_run(&rp, &r, NULL), 0);
+    for (size_t i = 0; i < r.nsteps; i++) {
+        printf("  K_I = %.3g step to %g: settling %g s, sse %+.2f%%\n", rp.pi.ki, r.steps[i].r,
+               r.steps[i].settling, 100 * r.steps[i].sse);
+        assert_false(isnan(r.steps[i].settling));
+        assert_true(fabs(r.steps[i].sse) < 0.05);
+    }
+    qc_mu_run_result_free(&r);
+    dists_free(&d);
+}
+
 static void test_schedule_parse(void **state)
 {
     (void)state;
@@ -200,6 +280,7 @@ int main(void)
         cmocka_unit_test(test_operational_laws),
         cmocka_unit_test(test_reproducible_and_limits),
         cmocka_unit_test(test_low_gain_tracks),
+        cmocka_unit_test(test_identified_stable_range),
         cmocka_unit_test(test_schedule_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

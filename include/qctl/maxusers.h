@@ -131,8 +131,9 @@ typedef struct qc_mu_run_params {
     int closed_loop;          /* 0: MaxUsers follows `input` (+ excitation) */
     qc_pi_params pi;          /* closed loop: the controller */
     qc_mu_sensor sensor;      /* which RIS the controller sees */
-    double sensor_gain;       /* closed loop: reference scaled by this into
-                                 the sensor's units (1 = none) */
+    double sensor_gain;       /* closed loop: the reference r is mapped into */
+    double sensor_offset;     /* the sensor's units as offset + gain * r
+                                 (gain 1, offset 0: none) */
     const qc_sched_point *ref;   /* reference schedule (closed loop) */
     size_t nref;
     const qc_sched_point *input; /* MaxUsers schedule (open loop) */
@@ -141,7 +142,10 @@ typedef struct qc_mu_run_params {
     double excite_amp;        /* A */
     unsigned excite_hold;     /* intervals between changes (>= 1) */
     double duration;          /* simulated time */
-    double band;              /* settling band, fraction of r (default 0.05) */
+    double warmup;            /* time run open loop at the initial MaxUsers
+                                 before the loop closes (not recorded), so
+                                 that steps start from a steady state */
+    double band;              /* settling band, fraction of r (default 0.1) */
 } qc_mu_run_params;
 
 /* What happened after one reference step (or the start of the run). */
@@ -151,7 +155,8 @@ typedef struct qc_mu_step_metrics {
     double settling;       /* time from t_start until the 5-sample moving
                               average of true RIS stays within r(1 +- band)
                               (for 5 samples at least); NAN if it never does */
-    double overshoot;      /* % of the step size beyond r (>= 0) */
+    double overshoot;      /* % of the step size that the 5-sample moving
+                              average goes beyond r (>= 0) */
     double sse;            /* (mean RIS over the last half - r) / r */
 } qc_mu_step_metrics;
 

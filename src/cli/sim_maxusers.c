@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "qctl/arx.h"
 #include "qctl/maxusers.h"
 #include "qctl/output.h"
 
@@ -38,6 +39,8 @@ static const char usage[] =
     "  --kaw K              back-calculation gain (default 1)\n"
     "  --sensor S           true (default) or logged RIS for the controller\n"
     "  --sensor-gain G      scale the reference into the sensor's units (default 1)\n"
+    "  --sensor-model FILE  map the reference through the sensor block of a model\n"
+    "                       from 'qctl sysid' (r_m = ym0 + G (r - y0), G its DC gain)\n"
     "  --reference SCHED    RIS reference: V or V@T,V@T,... (default 325)\n"
     "  --maxusers SCHED     MaxUsers: the schedule (open) or the start (closed;\n"
     "                       default 375)\n"
@@ -46,6 +49,9 @@ static const char usage[] =
     "  --hold H             intervals between excitation changes (default 1)\n"
     "Run and output:\n"
     "  --duration T         simulated time (default 14400)\n"
+    "  --warmup T           first run open loop at --maxusers for T (not recorded),\n"
+    "                       so that steps start from a steady state (default 0)\n"
+    "  --band F             settling band, fraction of the reference (default 0.1)\n"
     "  --seed S             (default 1)\n"
     "  --json               print the summary as JSON\n"
     "  --series FILE        per interval: time,reference,maxusers,ris,ris_now,\n"
@@ -192,8 +198,8 @@ static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r, con
 int cmd_sim_maxusers(int argc, char **argv)
 {
     enum { O_POP = 256, O_THR, O_DISC, O_THINK, O_SVC, O_SESS, O_OFF, O_RETRY, O_INT, O_UMAX,
-           O_CTL, O_KI, O_KP, O_AW, O_KAW, O_SENS, O_SGAIN, O_REF, O_MU, O_EXC, O_AMP, O_HOLD,
-           O_DUR, O_SEED, O_JSON, O_SER, O_PLOT, O_QUIET, O_HELP };
+           O_CTL, O_KI, O_KP, O_AW, O_KAW, O_SENS, O_SGAIN, O_SMODEL, O_REF, O_MU, O_EXC, O_AMP, O_HOLD,
+           O_DUR, O_WARM, O_BAND, O_SEED, O_JSON, O_SER, O_PLOT, O_QUIET, O_HELP };
     static const struct option longopts[] = {
         {"population", required_argument, 0, O_POP}, {"threads", required_argument, 0, O_THR},
         {"discipline", required_argument, 0, O_DISC}, {"think", required_argument, 0, O_THINK},
@@ -203,10 +209,11 @@ int cmd_sim_maxusers(int argc, char **argv)
         {"controller", required_argument, 0, O_CTL}, {"ki", required_argument, 0, O_KI},
         {"kp", required_argument, 0, O_KP},          {"antiwindup", required_argument, 0, O_AW},
         {"kaw", required_argument, 0, O_KAW},        {"sensor", required_argument, 0, O_SENS},
-        {"sensor-gain", required_argument, 0, O_SGAIN}, {"reference", required_argument, 0, O_REF},
+        {"sensor-gain", required_argument, 0, O_SGAIN}, {"sensor-model", required_argument, 0, O_SMODEL}, {"reference", required_argument, 0, O_REF},
         {"maxusers", required_argument, 0, O_MU},    {"excite", required_argument, 0, O_EXC},
         {"amplitude", required_argument, 0, O_AMP},  {"hold", required_argument, 0, O_HOLD},
-        {"duration", required_argument, 0, O_DUR},  {"seed", required_argument, 0, O_SEED},
+        {"duration", required_argument, 0, O_DUR},  {"warmup", required_argument, 0, O_WARM},
+        {"band", required_argument, 0, O_BAND},  {"seed", required_argument, 0, O_SEED},
         {"json", no_argument, 0, O_JSON},            {"series", required_argument, 0, O_SER},
         {"plot", required_argument, 0, O_PLOT},      {"quiet", no_argument, 0, O_QUIET},
         {"help", no_argument, 0, O_HELP},            {0, 0, 0, 0}};
@@ -273,6 +280,26 @@ int cmd_sim_maxusers(int argc, char **argv)
             }
             break;
         case O_SGAIN: rc = cli_double("--sensor-gain", optarg, &p.sensor_gain); break;
+        case O_SMODEL: {
+            qc_arx_system sys;
+            qc_err e = {0};
+            if (qc_arx_system_read(optarg, &sys, &e) != 0) {
+                cli_error("--sensor-model: %s", e.msg);
+                return QC_EXIT_USAGE;
+            }
+            if (!sys.has_sensor) {
+                cli_error("--sensor-model: %s has no sensor block", optarg);
+                return QC_EXIT_USAGE;
+            }
+            double g = qc_arx_dc_gain(&sys.sensor);
+            if (!(g > 0) || !isfinite(g)) {
+                cli_error("--sensor-model: sensor DC gain %g is not positive and finite", g);
+                return QC_EXIT_USAGE;
+            }
+            p.sensor_gain = g;
+            p.sensor_offset = sys.sensor.y0 - g * sys.sensor.u0;
+            break;
+        }
         case O_REF: ref = optarg; break;
         case O_MU: mu = optarg; break;
         case O_EXC:
@@ -290,6 +317,14 @@ int cmd_sim_maxusers(int argc, char **argv)
         case O_AMP: rc = cli_double("--amplitude", optarg, &p.excite_amp); break;
         case O_HOLD: rc = cli_uint("--hold", optarg, &p.excite_hold); break;
         case O_DUR: rc = cli_double("--duration", optarg, &p.duration); break;
+        case O_WARM: rc = cli_double("--warmup", optarg, &p.warmup); break;
+        case O_BAND:
+            rc = cli_double("--band", optarg, &p.band);
+            if (rc == 0 && !(p.band > 0 && p.band < 1)) {
+                cli_error("--band: %g is not in (0, 1)", p.band);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
         case O_SEED: rc = cli_u64("--seed", optarg, &p.plant.seed); break;
         case O_JSON: json = 1; break;
         case O_SER: series = optarg; break;
@@ -318,6 +353,10 @@ int cmd_sim_maxusers(int argc, char **argv)
     }
     if (!(p.excite_amp >= 0)) {
         cli_error("--amplitude: must be >= 0");
+        return QC_EXIT_USAGE;
+    }
+    if (!(p.sensor_gain > 0)) {
+        cli_error("--sensor-gain: must be > 0");
         return QC_EXIT_USAGE;
     }
     if (p.excite != QC_EXCITE_NONE && p.closed_loop) {

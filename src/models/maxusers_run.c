@@ -93,12 +93,18 @@ static void segment_metrics(const qc_mu_run_result *res, size_t a, size_t b, dou
      * band; settled from the next one, if any. */
     size_t last_out = a;
     int ever_out = 0;
+    double step = r - r_prev, worst = 0;
     for (size_t k = a; k < b; k++) {
         size_t lo = k >= a + 4 ? k - 4 : a;
         double avg = 0;
         for (size_t j = lo; j <= k; j++)
             avg += s[j].ris;
         avg /= (double)(k - lo + 1);
+        /* The moving average keeps the sampling noise of RIS (a few % per
+         * interval) from passing for overshoot or for a lost settling. */
+        double beyond = step >= 0 ? avg - r : r - avg;
+        if (beyond > worst)
+            worst = beyond;
         if (fabs(avg - r) > band * fabs(r)) {
             last_out = k;
             ever_out = 1;
@@ -112,12 +118,6 @@ static void segment_metrics(const qc_mu_run_result *res, size_t a, size_t b, dou
         m->settling = s[last_out + 1].t - m->t_start;
     else
         m->settling = NAN;
-    double step = r - r_prev, worst = 0;
-    for (size_t k = a; k < b; k++) {
-        double beyond = step >= 0 ? s[k].ris - r : r - s[k].ris;
-        if (beyond > worst)
-            worst = beyond;
-    }
     m->overshoot = fabs(step) > 0 ? 100 * worst / fabs(step) : 0;
     size_t h = a + (b - a) / 2;
     double sum = 0;
@@ -129,6 +129,8 @@ static void segment_metrics(const qc_mu_run_result *res, size_t a, size_t b, dou
 int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err)
 {
     memset(res, 0, sizeof *res);
+    if (!(p->warmup >= 0) || !isfinite(p->warmup))
+        return qc_err_set(err, QC_EINVAL, "warm-up: %g is not a non-negative time", p->warmup);
     if (!(p->duration > 0) || !isfinite(p->duration))
         return qc_err_set(err, QC_EINVAL, "duration: %g is not a positive time", p->duration);
     double dt = p->plant.interval;
@@ -143,7 +145,7 @@ int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err)
         return qc_err_set(err, QC_EINVAL, "open loop: no MaxUsers schedule given");
     if (p->excite != QC_EXCITE_NONE && (p->excite_hold < 1 || !(p->excite_amp >= 0)))
         return qc_err_set(err, QC_EINVAL, "excitation: amplitude must be >= 0 and hold >= 1");
-    double band = p->band > 0 ? p->band : 0.05;
+    double band = p->band > 0 ? p->band : 0.10;
     double sgain = p->sensor_gain > 0 ? p->sensor_gain : 1.0;
 
     qc_pi pi;
@@ -176,9 +178,18 @@ int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err)
     qc_rng ex;
     qc_rng_init(&ex, pp.seed, qc_rng_stream(pp.rep, QC_STREAM_CONTROL, 0));
     double u = pp.maxusers_init, dev = 0;
+    for (double tw = 0; tw < p->warmup; tw += dt) {
+        qc_maxusers_sample w;
+        int rc = qc_maxusers_step(m, u, &w);
+        if (rc != 0) {
+            qc_maxusers_free(m);
+            qc_mu_run_result_free(res);
+            return qc_err_set(err, rc, "plant failed during the warm-up: %s", qc_strerror(rc));
+        }
+    }
     size_t saturated = 0;
     for (size_t k = 0; k < n; k++) {
-        double t = (double)k * dt;
+        double t = (double)k * dt; /* time since the loop started */
         if (!p->closed_loop) {
             if (p->excite != QC_EXCITE_NONE && k % p->excite_hold == 0) {
                 double a = p->excite_amp;
@@ -208,10 +219,11 @@ int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err)
             qc_mu_run_result_free(res);
             return qc_err_set(err, rc, "plant failed at interval %zu: %s", k, qc_strerror(rc));
         }
+        s->t = (double)(k + 1) * dt; /* times count from the end of the warm-up */
         double r = p->closed_loop ? qc_sched_at(p->ref, p->nref, s->t) : NAN;
         res->reference[k] = r;
         if (p->closed_loop) {
-            qc_pi_sense in = {r * sgain, p->sensor == QC_SENSOR_LOGGED ? s->ris_logged : s->ris};
+            qc_pi_sense in = {p->sensor_offset + r * sgain, p->sensor == QC_SENSOR_LOGGED ? s->ris_logged : s->ris};
             qc_pi_act act;
             qc_pi_step(&pi, &in, &act);
             u = act.u;
