@@ -98,9 +98,18 @@ typedef struct qc_arrivals_gen {
 /* Starts a stream at time 0 drawing from r. */
 void qc_arrivals_gen_init(qc_arrivals_gen *g, const qc_arrivals *a, qc_rng *r);
 
+/* Out-of-line part of qc_arrivals_next (every kind). */
+double qc__arrivals_next_slow(qc_arrivals_gen *g);
+
 /* The next arrival time (non-decreasing from call to call); INFINITY when
- * a trace is exhausted. */
-double qc_arrivals_next(qc_arrivals_gen *g);
+ * a trace is exhausted. The renewal case, the hot path of most
+ * simulations, is inline. */
+static inline double qc_arrivals_next(qc_arrivals_gen *g)
+{
+    if (g->a->kind == QC_ARRIVALS_RENEWAL)
+        return g->t += qc_sampler_next(&g->s);
+    return qc__arrivals_next_slow(g);
+}
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,8 @@
 /* qctl/queue.h: the open G/G/c/K queue, FCFS or processor sharing.
  *
  * Customers arrive by a renewal process (i.i.d. inter-arrival times from a
- * qc_dist), bring an i.i.d. service requirement, and find c servers and room
+ * qc_dist) or any process of qctl/arrivals.h (time-varying Poisson, a
+ * trace of arrival times), bring an i.i.d. service requirement, and find c servers and room
  * for K in system (K = 0: unlimited). An arrival that finds K in system is
  * blocked and lost. FCFS serves in arrival order on the first free server;
  * PS shares the c servers equally among the n present (each is served at
@@ -18,6 +19,9 @@
  * Warm-up: either a given number of customers (or a time) simulated before
  * the window opens, or MSER-5 on the response times in departure order:
  * the cut it picks is rounded up to whole chunks, which are then left out.
+ * MSER needs a stationary output, so with a time-varying rate or a trace
+ * it cuts nothing (a fixed warm-up still applies). A trace ends the
+ * measured window when it runs out of arrivals.
  *
  * Confidence intervals: with R >= 2 replications, Student-t over the
  * replications' estimates; with one replication, batch means over groups
@@ -32,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qctl/arrivals.h"
 #include "qctl/dist.h"
 #include "qctl/error.h"
 #include "qctl/hist.h"
@@ -56,7 +61,10 @@ typedef enum qc_warmup_mode {
 typedef void (*qc_progress_fn)(void *ctx, double fraction);
 
 typedef struct qc_queue_params {
-    const qc_dist *arrival; /* inter-arrival time */
+    const qc_dist *arrival; /* inter-arrival time (renewal arrivals) */
+    const qc_arrivals *arrivals; /* or any arrival process (qctl/arrivals.h):
+                                    time-varying rates, traces; overrides
+                                    `arrival` when not NULL */
     const qc_dist *service; /* service requirement (time at rate 1) */
     unsigned servers;       /* c >= 1 */
     uint64_t capacity;      /* K >= c, or 0 for unlimited */

@@ -55,6 +55,7 @@ int cmd_sysid(int argc, char **argv);
 int cmd_design(int argc, char **argv);
 int cmd_sim_pool(int argc, char **argv);
 int cmd_sim_maxusers(int argc, char **argv);
+int cmd_sim_admission(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 

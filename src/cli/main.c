@@ -20,6 +20,7 @@ static const char usage[] =
     "  sim queue     simulate an open G/G/c/K queue (FCFS or processor sharing)\n"
     "  sim pool      simulate K removable servers: routing, on/off policies, energy\n"
     "  sim maxusers  MaxUsers feedback control of a closed-population server\n"
+    "  sim admission autonomic admission control of delay-bounded classes\n"
     "  sysid         identify an ARX model of a system from (time, u, y) data\n"
     "  design        integral and PI controller design from an ARX model\n"
     "\n"
@@ -34,7 +35,8 @@ static const char sim_usage[] =
     "Models:\n"
     "  queue         open G/G/c/K queue, FCFS or processor sharing\n"
     "  pool          K removable servers with routing and on/off policies\n"
-    "  maxusers      closed-population server under MaxUsers feedback control\n";
+    "  maxusers      closed-population server under MaxUsers feedback control\n"
+    "  admission     delay-bounded classes and best effort: admission control\n";
 
 int cmd_sim(int argc, char **argv)
 {
@@ -52,6 +54,8 @@ int cmd_sim(int argc, char **argv)
         return cmd_sim_pool(argc - 1, argv + 1);
     if (strcmp(argv[1], "maxusers") == 0)
         return cmd_sim_maxusers(argc - 1, argv + 1);
+    if (strcmp(argv[1], "admission") == 0)
+        return cmd_sim_admission(argc - 1, argv + 1);
     cli_error("sim: unknown model '%s' (see 'qctl sim --help')", argv[1]);
     return QC_EXIT_USAGE;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "qctl/arrivals.h"
 #include "qctl/dist.h"
 #include "qctl/hist.h"
 #include "qctl/output.h"
@@ -20,7 +21,9 @@ static const char usage[] =
     "Simulates an open G/G/c/K queue (FCFS or processor sharing) and prints\n"
     "its steady-state measures with confidence intervals.\n"
     "\n"
-    "  --arrival SPEC       inter-arrival time distribution (e.g. exp:0.9)\n"
+    "  --arrival SPEC       inter-arrival time distribution (e.g. exp:0.9), or\n"
+    "                       sin:MEAN,AMP,PERIOD or curve:FILE (Poisson with a\n"
+    "                       time-varying rate), or trace:FILE (arrival times)\n"
     "  --service SPEC       service time distribution (e.g. exp:1)\n"
     "  --servers C          number of servers (default 1)\n"
     "  --capacity K         most customers in system, K >= C (default: unlimited)\n"
@@ -65,7 +68,7 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
     json_object_set_new(root, "command", json_string("sim queue"));
     json_object_set_new(model, "arrival", json_string(o->arrival));
     json_object_set_new(model, "service", json_string(o->service));
-    qc_dist_format(p->arrival, buf, sizeof buf);
+    qc_arrivals_format(p->arrivals, buf, sizeof buf);
     json_object_set_new(model, "arrival_canonical", json_string(buf));
     qc_dist_format(p->service, buf, sizeof buf);
     json_object_set_new(model, "service_canonical", json_string(buf));
@@ -352,21 +355,22 @@ int cmd_sim_queue(int argc, char **argv)
     }
 
     qc_err err = {0};
-    qc_dist arr = {0}, svc = {0};
-    if ((rc = qc_dist_parse(&arr, o.arrival, &err)) != 0) {
+    qc_arrivals arr = {0};
+    qc_dist svc = {0};
+    if ((rc = qc_arrivals_parse(&arr, o.arrival, &err)) != 0) {
         cli_error("--arrival: %s", err.msg);
         return QC_EXIT_USAGE; /* a bad spec or an unreadable file: input */
     }
     if ((rc = qc_dist_parse(&svc, o.service, &err)) != 0) {
         cli_error("--service: %s", err.msg);
-        qc_dist_free(&arr);
+        qc_arrivals_free(&arr);
         return QC_EXIT_USAGE;
     }
-    p.arrival = &arr;
+    p.arrivals = &arr;
     p.service = &svc;
     if ((o.series || o.plot) && o.series_dt == 0) {
         double span = p.customers ? ((double)p.customers + (p.warmup_mode == QC_WARMUP_FIXED ? p.warmup : 0)) *
-                                        qc_dist_mean(&arr)
+                                        (1.0 / qc_arrivals_mean_rate(&arr))
                                   : p.horizon + (p.warmup_mode == QC_WARMUP_FIXED ? p.warmup : 0);
         o.series_dt = span / 2000;
     }
@@ -381,7 +385,7 @@ int cmd_sim_queue(int argc, char **argv)
     cli_progress_done(&prog);
     if (rc != 0) {
         cli_error("sim queue: %s", err.msg);
-        qc_dist_free(&arr);
+        qc_arrivals_free(&arr);
         qc_dist_free(&svc);
         return cli_exit_code(rc);
     }
@@ -405,7 +409,7 @@ int cmd_sim_queue(int argc, char **argv)
         out = write_plots(o.plot, &res);
     json_decref(js);
     qc_queue_result_free(&res);
-    qc_dist_free(&arr);
+    qc_arrivals_free(&arr);
     qc_dist_free(&svc);
     return out;
 }

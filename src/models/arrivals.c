@@ -420,7 +420,7 @@ static inline double curve_rate_fwd(qc_arrivals_gen *g, double t)
     return curve_seg(a, g->i, u);
 }
 
-double qc_arrivals_next(qc_arrivals_gen *g)
+double qc__arrivals_next_slow(qc_arrivals_gen *g)
 {
     const qc_arrivals *a = g->a;
     switch (a->kind) {

@@ -43,7 +43,10 @@ typedef struct run {
     const qc_queue_params *p;
     qc_sim sim;
     qc_rng rarr, rsvc;
-    qc_sampler sarr, ssvc;
+    qc_arrivals renewal;  /* wraps p->arrival when no process is given */
+    const qc_arrivals *arr;
+    qc_arrivals_gen garr;
+    qc_sampler ssvc;
     chunk chunks[QC_QUEUE_CHUNKS];
     int cur; /* chunk in force: -1 before the window, CHUNKS after */
 
@@ -97,8 +100,10 @@ void qc_queue_params_init(qc_queue_params *p)
 
 static int check_params(const qc_queue_params *p, double *load, qc_err *err)
 {
-    if (p->arrival == NULL || p->arrival->kind == QC_DIST_NONE)
+    if (p->arrivals == NULL && (p->arrival == NULL || p->arrival->kind == QC_DIST_NONE))
         return qc_err_set(err, QC_EINVAL, "arrival: no distribution given");
+    if (p->arrivals != NULL && p->arrivals->kind == QC_ARRIVALS_NONE)
+        return qc_err_set(err, QC_EINVAL, "arrival: empty arrival process");
     if (p->service == NULL || p->service->kind == QC_DIST_NONE)
         return qc_err_set(err, QC_EINVAL, "service: no distribution given");
     if (p->servers < 1 || p->servers > 1000000)
@@ -125,12 +130,23 @@ static int check_params(const qc_queue_params *p, double *load, qc_err *err)
     if (!(p->series_dt >= 0) || !isfinite(p->series_dt))
         return qc_err_set(err, QC_EINVAL, "series interval: %g is not >= 0", p->series_dt);
 
-    double ma = qc_dist_mean(p->arrival), ms = qc_dist_mean(p->service);
+    double ms = qc_dist_mean(p->service);
+    double ma = p->arrivals ? 1.0 / qc_arrivals_mean_rate(p->arrivals) : qc_dist_mean(p->arrival);
+    if (p->arrivals && p->arrivals->kind == QC_ARRIVALS_TRACE) {
+        if (!(p->arrivals->n >= 2))
+            return qc_err_set(err, QC_EINVAL, "arrival: a trace needs at least 2 arrivals");
+        if (p->customers > 0 && p->customers + (uint64_t)(p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0) > p->arrivals->n)
+            return qc_err_set(err, QC_EINVAL,
+                              "customers: the trace has %zu arrivals, fewer than the %llu "
+                              "asked for (plus warm-up); use --time or fewer customers",
+                              p->arrivals->n, (unsigned long long)p->customers);
+    }
     if (!(ma > 0))
         return qc_err_set(err, QC_EINVAL,
                           "arrival: mean inter-arrival time is %g; it must be > 0", ma);
     *load = ms / ((double)p->servers * ma);
-    if (p->capacity == 0 && !(*load < 1.0))
+    int finite = p->arrivals && p->arrivals->kind == QC_ARRIVALS_TRACE;
+    if (p->capacity == 0 && !(*load < 1.0) && !finite)
         return qc_err_set(err, QC_EUNSTABLE,
                           "offered load rho = E[S]/(c E[A]) = %.6g >= 1 with unlimited capacity: "
                           "the queue grows without bound and has no steady state; lower the "
@@ -156,6 +172,14 @@ static int run_alloc(run *r, const qc_queue_params *p)
 {
     memset(r, 0, sizeof *r);
     r->p = p;
+    if (p->arrivals) {
+        r->arr = p->arrivals;
+    } else {
+        /* a view of the caller's distribution: not owned, never freed */
+        r->renewal.kind = QC_ARRIVALS_RENEWAL;
+        r->renewal.gap = *p->arrival;
+        r->arr = &r->renewal;
+    }
     r->c = p->servers;
     if (qc_sim_init(&r->sim, 64) != 0 || qc_sim_source_add(&r->sim, EV_ARRIVAL) != 0)
         goto oom;
@@ -183,7 +207,7 @@ static void run_reset(run *r, unsigned rep)
     qc_sim_reset(&r->sim);
     qc_rng_init(&r->rarr, p->seed, qc_rng_stream(rep, QC_STREAM_ARRIVAL, 0));
     qc_rng_init(&r->rsvc, p->seed, qc_rng_stream(rep, QC_STREAM_SERVICE, 0));
-    qc_sampler_init(&r->sarr, p->arrival, &r->rarr);
+    qc_arrivals_gen_init(&r->garr, r->arr, &r->rarr);
     qc_sampler_init(&r->ssvc, p->service, &r->rsvc);
     for (int k = 0; k < QC_QUEUE_CHUNKS; k++) {
         chunk *ch = &r->chunks[k];
@@ -350,7 +374,8 @@ static uint32_t arrival_chunk(run *r, double t)
 static int on_arrival(run *r, double t)
 {
     const qc_queue_params *p = r->p;
-    int rc = qc_sim_source_at(&r->sim, 0, t + qc_sampler_next(&r->sarr));
+    double next = qc_arrivals_next(&r->garr);
+    int rc = isinf(next) ? 0 : qc_sim_source_at(&r->sim, 0, next);
     if (rc != 0)
         return rc;
     uint32_t k = arrival_chunk(r, t);
@@ -394,7 +419,7 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
 {
     const qc_queue_params *p = r->p;
     run_reset(r, rep);
-    int64_t h = qc_sim_source_at(&r->sim, 0, qc_sampler_next(&r->sarr));
+    int64_t h = qc_sim_source_at(&r->sim, 0, qc_arrivals_next(&r->garr));
     if (h < 0)
         return (int)h;
     if (p->customers == 0) {
@@ -435,6 +460,15 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
                 p->progress(p->progress_ctx, (*work_done + (f < 1 ? f : 1)) / work_total);
             }
         }
+    }
+    if (r->cur < QC_QUEUE_CHUNKS) {
+        /* a trace ran out before the window closed: it closes now, and
+         * the chunks never reached stay empty (left out of the estimates) */
+        advance(r, r->sim.now);
+        int last = r->cur;
+        set_chunk(r, QC_QUEUE_CHUNKS, r->sim.now);
+        for (int k = last + 1; k < QC_QUEUE_CHUNKS; k++)
+            r->chunks[k].t_start = r->chunks[k].t_end = r->sim.now;
     }
     *work_done += 1.0;
     return 0;
@@ -480,6 +514,8 @@ static int mser_first_chunk(run *r, qc_err *err)
 {
     if (r->p->warmup_mode != QC_WARMUP_MSER5 || r->mn < 10)
         return 0;
+    if (qc_arrivals_varies(r->arr) || r->arr->kind == QC_ARRIVALS_TRACE)
+        return 0; /* no stationary output to truncate toward */
     size_t d = 0;
     if (qc_mser_batches(r->mz, r->mn, &d, err) != 0 || d == 0)
         return 0;

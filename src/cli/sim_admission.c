@@ -1,0 +1,854 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* sim_admission.c: `qctl sim admission`, autonomic admission control of
+ * delay-bounded classes on a shared server, and its baselines. Reads the
+ * scenario (JSON), runs qc_mc_run for one policy or for all of them on the
+ * same random numbers, writes the summary, the per-cycle series and plots.
+ *
+ * Scenario file:
+ *   { "classes": [
+ *       { "name": "gold", "arrival": "exp:0.2", "service": "exp:1",
+ *         "bound": 2.0 },                            admitted from time 0
+ *       { "name": "silver", "arrival": "exp:0.3", "service": "exp:1",
+ *         "bound": 2.3, "start": 20000, "candidate": true },
+ *       { "name": "web", "arrival": "exp:0.3", "service": "exp:1",
+ *         "best_effort": true } ],
+ *     "time": 200000, "warmup": 10000, "window": 10000,     optional
+ *     "epsilon": 0.05, "alpha": 20, "discipline": "dps" }  optional
+ * A class may also give "priority" (its static priority, and the starting
+ * one of an admitted class); "candidate" defaults to start > 0. Flags
+ * override the run fields. */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "qctl/dist.h"
+#include "qctl/multiclass.h"
+#include "qctl/output.h"
+
+static const char usage[] =
+    "usage: qctl sim admission --scenario FILE [options]\n"
+    "\n"
+    "Simulates one server shared by priority among delay-bounded classes and a\n"
+    "best-effort class, where each bounded class sets its own priority from its\n"
+    "own busy-cycle delay samples (autonomic admission control: admitted classes\n"
+    "track (1 - epsilon) x bound, candidates slow-start and are admitted or\n"
+    "rejected), or under a baseline policy. Prints each class's delay against\n"
+    "its bound with confidence intervals over replications.\n"
+    "\n"
+    "  --scenario FILE      the classes (JSON; see docs/admission.md)\n"
+    "  --policy P           autonomic (default), static, utilization, gradient2,\n"
+    "                       vegas, envoy, or all (one comparison table)\n"
+    "  --discipline D       dps (default: DPS by class), dps-job (DPS by job), or\n"
+    "                       weighted (non-preemptive, request granularity)\n"
+    "  --epsilon E          target margin, 0 <= E < 1 (default 0.1)\n"
+    "  --alpha A            slow-start constant, > 0; larger is gentler (default 20)\n"
+    "  --gain G             tracking gain of the admitted classes (default 0.3)\n"
+    "  --min-completions M  completions that make a delay sample (default 20)\n"
+    "  --u-max U            utilization test threshold (default 0.9)\n"
+    "  --time T             simulated time per replication (default 100000)\n"
+    "  --warmup W           time left out of the means (default T/10)\n"
+    "  --window W           window of the delay excursions (default (T-W)/20)\n"
+    "  --reps R             replications (default 10)\n"
+    "  --seed S             seed of every random stream (default 1)\n"
+    "  --confidence L       confidence level (default 0.95)\n"
+    "  --json               print the summary as JSON\n"
+    "  --output FILE        also write the JSON summary to FILE\n"
+    "  --series FILE        replication 1 per busy cycle with a sample: each class's\n"
+    "                       delay sample, bound, priority, weight and state (CSV)\n"
+    "  --plot DIR           each bounded class's delay, bound and priority over\n"
+    "                       busy cycles, as SVG and PNG (needs gnuplot)\n"
+    "  --quiet              no progress line\n"
+    "  --help               this text\n";
+
+typedef struct scenario {
+    json_t *root;
+    const char *path;
+    unsigned n;
+    qc_mc_run_class cls[QC_MC_MAX_CLASSES];
+    qc_dist arr[QC_MC_MAX_CLASSES], svc[QC_MC_MAX_CLASSES];
+    const char *arr_spec[QC_MC_MAX_CLASSES], *svc_spec[QC_MC_MAX_CLASSES];
+    /* optional run fields (NAN / NULL when absent) */
+    double time, warmup, window, epsilon, alpha;
+    const char *discipline;
+} scenario;
+
+static void scenario_free(scenario *s)
+{
+    for (unsigned k = 0; k < QC_MC_MAX_CLASSES; k++) {
+        qc_dist_free(&s->arr[k]);
+        qc_dist_free(&s->svc[k]);
+    }
+    json_decref(s->root);
+    s->root = NULL;
+}
+
+/* A number field: *out set and 0; 1 when absent; -1 (reported) when not a number. */
+static int get_num(const char *path, const char *where, json_t *o, const char *key, double *out)
+{
+    json_t *v = json_object_get(o, key);
+    if (v == NULL)
+        return 1;
+    if (!json_is_number(v)) {
+        cli_error("%s: %s: \"%s\" must be a number", path, where, key);
+        return -1;
+    }
+    *out = json_number_value(v);
+    if (!isfinite(*out)) {
+        cli_error("%s: %s: \"%s\" must be finite", path, where, key);
+        return -1;
+    }
+    return 0;
+}
+
+static int get_bool(const char *path, const char *where, json_t *o, const char *key, int *out)
+{
+    json_t *v = json_object_get(o, key);
+    if (v == NULL)
+        return 1;
+    if (!json_is_boolean(v)) {
+        cli_error("%s: %s: \"%s\" must be true or false", path, where, key);
+        return -1;
+    }
+    *out = json_is_true(v);
+    return 0;
+}
+
+static int get_str(const char *path, const char *where, json_t *o, const char *key,
+                   const char **out)
+{
+    json_t *v = json_object_get(o, key);
+    if (v == NULL)
+        return 1;
+    if (!json_is_string(v)) {
+        cli_error("%s: %s: \"%s\" must be a string", path, where, key);
+        return -1;
+    }
+    *out = json_string_value(v);
+    return 0;
+}
+
+static int parse_class(scenario *s, unsigned k, json_t *o)
+{
+    const char *path = s->path;
+    char where[96];
+    snprintf(where, sizeof where, "classes[%u]", k);
+    if (!json_is_object(o)) {
+        cli_error("%s: %s: must be an object", path, where);
+        return -1;
+    }
+    static const char *const known[] = {"name", "arrival", "service", "bound", "start",
+                                        "candidate", "admitted", "priority", "best_effort"};
+    const char *key;
+    json_t *val;
+    json_object_foreach(o, key, val) {
+        size_t i = 0;
+        while (i < sizeof known / sizeof *known && strcmp(key, known[i]) != 0)
+            i++;
+        if (i == sizeof known / sizeof *known) {
+            cli_error("%s: %s: unknown field \"%s\"", path, where, key);
+            return -1;
+        }
+    }
+    qc_mc_run_class *c = &s->cls[k];
+    memset(c, 0, sizeof *c);
+    const char *name = NULL;
+    int rc = get_str(path, where, o, "name", &name);
+    if (rc < 0)
+        return -1;
+    if (rc > 0) {
+        cli_error("%s: %s: \"name\" is missing", path, where);
+        return -1;
+    }
+    snprintf(where, sizeof where, "classes[%u] (%s)", k, name);
+    for (unsigned j = 0; j < k; j++)
+        if (strcmp(s->cls[j].c.name, name) == 0) {
+            cli_error("%s: %s: the name is used twice", path, where);
+            return -1;
+        }
+    c->c.name = name;
+    int be = 0, cand = 0, adm = 0;
+    if ((rc = get_bool(path, where, o, "best_effort", &be)) < 0)
+        return -1;
+    c->c.best_effort = be;
+    const char *spec[2] = {NULL, NULL};
+    static const char *const which[2] = {"arrival", "service"};
+    for (int i = 0; i < 2; i++) {
+        rc = get_str(path, where, o, which[i], &spec[i]);
+        if (rc < 0)
+            return -1;
+        if (rc > 0) {
+            cli_error("%s: %s: \"%s\" is missing (a distribution spec such as exp:0.5)", path,
+                      where, which[i]);
+            return -1;
+        }
+        qc_err err = {0};
+        qc_dist *d = i == 0 ? &s->arr[k] : &s->svc[k];
+        if (qc_dist_parse(d, spec[i], &err) != 0) {
+            cli_error("%s: %s: %s: %s", path, where, which[i], err.msg);
+            return -1;
+        }
+    }
+    s->arr_spec[k] = spec[0];
+    s->svc_spec[k] = spec[1];
+    c->c.arrival = &s->arr[k];
+    c->c.service = &s->svc[k];
+    rc = get_num(path, where, o, "bound", &c->bound);
+    if (rc < 0)
+        return -1;
+    if (rc > 0 && !be) {
+        cli_error("%s: %s: \"bound\" is missing (the class's mean-delay bound; or set "
+                  "\"best_effort\": true)", path, where);
+        return -1;
+    }
+    if (rc == 0 && !be && !(c->bound > 0)) {
+        cli_error("%s: %s: \"bound\" is %g; it must be > 0", path, where, c->bound);
+        return -1;
+    }
+    c->c.start = 0;
+    if ((rc = get_num(path, where, o, "start", &c->c.start)) < 0)
+        return -1;
+    if (!(c->c.start >= 0)) {
+        cli_error("%s: %s: \"start\" is %g; it must be >= 0", path, where, c->c.start);
+        return -1;
+    }
+    cand = c->c.start > 0;
+    if (get_bool(path, where, o, "candidate", &cand) < 0)
+        return -1;
+    if ((rc = get_bool(path, where, o, "admitted", &adm)) < 0)
+        return -1;
+    if (rc == 0) {
+        if (json_object_get(o, "candidate") && adm == cand) {
+            cli_error("%s: %s: \"candidate\" and \"admitted\" disagree", path, where);
+            return -1;
+        }
+        cand = !adm;
+    }
+    c->candidate = be ? 0 : cand;
+    if ((rc = get_num(path, where, o, "priority", &c->c.priority)) < 0)
+        return -1;
+    if (rc == 0 && !(c->c.priority > 0)) {
+        cli_error("%s: %s: \"priority\" is %g; it must be > 0", path, where, c->c.priority);
+        return -1;
+    }
+    return 0;
+}
+
+static int scenario_load(scenario *s, const char *path)
+{
+    memset(s, 0, sizeof *s);
+    s->path = path;
+    s->time = s->warmup = s->window = s->epsilon = s->alpha = NAN;
+    json_error_t e;
+    s->root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+    if (s->root == NULL) {
+        if (e.line < 0)
+            cli_error("%s: %s", path, e.text);
+        else
+            cli_error("%s:%d:%d: %s", path, e.line, e.column, e.text);
+        return -1;
+    }
+    if (!json_is_object(s->root)) {
+        cli_error("%s: the scenario must be a JSON object with \"classes\"", path);
+        return -1;
+    }
+    static const char *const known[] = {"classes", "time", "warmup", "window", "epsilon",
+                                        "alpha", "discipline", "description"};
+    const char *key;
+    json_t *val;
+    json_object_foreach(s->root, key, val) {
+        size_t i = 0;
+        while (i < sizeof known / sizeof *known && strcmp(key, known[i]) != 0)
+            i++;
+        if (i == sizeof known / sizeof *known) {
+            cli_error("%s: unknown field \"%s\"", path, key);
+            return -1;
+        }
+    }
+    json_t *cl = json_object_get(s->root, "classes");
+    if (cl == NULL) {
+        cli_error("%s: \"classes\" is missing", path);
+        return -1;
+    }
+    if (!json_is_array(cl)) {
+        cli_error("%s: \"classes\" must be an array", path);
+        return -1;
+    }
+    size_t n = json_array_size(cl);
+    if (n == 0) {
+        cli_error("%s: \"classes\" is empty: give at least one delay-bounded class", path);
+        return -1;
+    }
+    if (n > QC_MC_MAX_CLASSES) {
+        cli_error("%s: %zu classes; at most %d", path, n, QC_MC_MAX_CLASSES);
+        return -1;
+    }
+    s->n = (unsigned)n;
+    for (unsigned k = 0; k < s->n; k++)
+        if (parse_class(s, k, json_array_get(cl, k)) != 0)
+            return -1;
+    if (get_num(path, "scenario", s->root, "time", &s->time) < 0 ||
+        get_num(path, "scenario", s->root, "warmup", &s->warmup) < 0 ||
+        get_num(path, "scenario", s->root, "window", &s->window) < 0 ||
+        get_num(path, "scenario", s->root, "epsilon", &s->epsilon) < 0 ||
+        get_num(path, "scenario", s->root, "alpha", &s->alpha) < 0 ||
+        get_str(path, "scenario", s->root, "discipline", &s->discipline) < 0)
+        return -1;
+    return 0;
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+static const char *role(const qc_mc_run_class *c)
+{
+    return c->c.best_effort ? "best-effort" : c->candidate ? "candidate" : "admitted";
+}
+
+static json_t *ci_or_null(const qc_ci *ci)
+{
+    return isnan(ci->mean) ? json_null() : qc_json_ci_new(ci);
+}
+
+static json_t *result_json(const qc_mc_run_params *p, const scenario *s,
+                           const qc_mc_run_result *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "policy", json_string(qc_mc_policy_name(p->policy)));
+    json_t *cls = json_array();
+    for (unsigned k = 0; k < s->n; k++) {
+        const qc_mc_run_class_result *c = &r->cls[k];
+        json_t *x = json_object();
+        json_object_set_new(x, "name", json_string(s->cls[k].c.name));
+        json_object_set_new(x, "role", json_string(role(&s->cls[k])));
+        json_object_set_new(x, "bound", s->cls[k].c.best_effort ? json_null()
+                                                                 : json_real(s->cls[k].bound));
+        json_object_set_new(x, "delay", ci_or_null(&c->delay));
+        json_object_set_new(x, "admitted_delay", ci_or_null(&c->admitted_delay));
+        json_object_set_new(x, "worst_excursion", ci_or_null(&c->worst));
+        json_t *ew = ci_or_null(&c->worst_mean);
+        if (json_is_object(ew))
+            json_object_set_new(ew, "window_start", qc_json_real_new(c->worst_mean_t));
+        json_object_set_new(x, "expected_worst_excursion", ew);
+        json_object_set_new(x, "throughput", ci_or_null(&c->throughput));
+        json_object_set_new(x, "offered", qc_json_real_new(c->offered));
+        json_object_set_new(x, "shed", ci_or_null(&c->shed));
+        json_object_set_new(x, "priority", ci_or_null(&c->priority));
+        json_object_set_new(x, "admit_time", ci_or_null(&c->admit_time));
+        json_object_set_new(x, "admitted", json_integer(c->admitted));
+        json_object_set_new(x, "rejected", json_integer(c->rejected));
+        json_object_set_new(x, "undecided", json_integer(c->undecided));
+        json_array_append_new(cls, x);
+    }
+    json_object_set_new(o, "classes", cls);
+    json_t *sm = json_object();
+    json_object_set_new(sm, "worst_excursion", ci_or_null(&r->worst));
+    json_object_set_new(sm, "worst_excursion_max", qc_json_real_new(r->worst_max));
+    json_t *em = ci_or_null(&r->worst_mean);
+    if (json_is_object(em)) {
+        json_object_set_new(em, "class", json_string(s->cls[r->worst_mean_class].c.name));
+        json_object_set_new(em, "window_start", qc_json_real_new(r->worst_mean_t));
+    }
+    json_object_set_new(sm, "expected_worst_excursion", em);
+    json_object_set_new(sm, "best_effort_throughput", ci_or_null(&r->be_throughput));
+    json_object_set_new(sm, "best_effort_offered", qc_json_real_new(r->be_offered));
+    json_object_set_new(sm, "events", json_integer((json_int_t)r->events));
+    json_object_set_new(o, "summary", sm);
+    return o;
+}
+
+static json_t *model_json(const qc_mc_run_params *p, const scenario *s,
+                          const qc_mc_run_result *r)
+{
+    json_t *m = json_object();
+    json_object_set_new(m, "discipline", json_string(qc_mc_discipline_name(p->discipline)));
+    json_object_set_new(m, "be_floor", json_real(p->be_floor));
+    json_object_set_new(m, "min_completions", json_integer(p->min_completions));
+    json_object_set_new(m, "cycle_max", qc_json_real_new(r->cycle_max));
+    double load = 0;
+    json_t *cls = json_array();
+    for (unsigned k = 0; k < s->n; k++) {
+        json_t *x = json_object();
+        const qc_mc_run_class *c = &s->cls[k];
+        json_object_set_new(x, "name", json_string(c->c.name));
+        json_object_set_new(x, "role", json_string(role(c)));
+        json_object_set_new(x, "arrival", json_string(s->arr_spec[k]));
+        json_object_set_new(x, "service", json_string(s->svc_spec[k]));
+        json_object_set_new(x, "start", json_real(c->c.start));
+        json_object_set_new(x, "bound", c->c.best_effort ? json_null() : json_real(c->bound));
+        json_object_set_new(x, "target", c->c.best_effort
+                                             ? json_null()
+                                             : json_real((1 - p->adm.epsilon) * c->bound));
+        json_object_set_new(x, "load", qc_json_real_new(r->cls[k].load));
+        json_object_set_new(x, "least_delay", qc_json_real_new(r->cls[k].min_delay));
+        load += r->cls[k].load;
+        json_array_append_new(cls, x);
+    }
+    json_object_set_new(m, "classes", cls);
+    json_object_set_new(m, "load", qc_json_real_new(load));
+    return m;
+}
+
+static json_t *verdict(int v)
+{
+    return v < 0 ? json_null() : json_boolean(v);
+}
+
+static json_t *summary_json(const qc_mc_run_params *p, const scenario *s,
+                            const qc_mc_run_result *res, const qc_mc_policy *pols, unsigned npol,
+                            double elapsed)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "command", json_string("sim admission"));
+    json_object_set_new(root, "scenario", json_string(s->path));
+    json_object_set_new(root, "model", model_json(p, s, &res[0]));
+    json_t *run = json_object();
+    json_object_set_new(run, "epsilon", json_real(p->adm.epsilon));
+    json_object_set_new(run, "alpha", json_real(p->adm.alpha));
+    json_object_set_new(run, "gain", json_real(p->adm.gain));
+    json_object_set_new(run, "time", json_real(p->horizon));
+    json_object_set_new(run, "warmup", json_real(p->warmup));
+    json_object_set_new(run, "window", json_real(p->window));
+    json_object_set_new(run, "reps", json_integer(p->reps));
+    json_object_set_new(run, "seed", json_integer((json_int_t)p->seed));
+    json_object_set_new(run, "confidence", json_real(p->level));
+    json_object_set_new(run, "elapsed_seconds", json_real(elapsed));
+    json_object_set_new(root, "run", run);
+    json_t *adm = json_object();
+    json_object_set_new(adm, "method",
+                        json_string(p->discipline == QC_MC_WEIGHTED
+                                        ? "achievable region, non-preemptive (Kleinrock)"
+                                        : "achievable region, exponential classes "
+                                          "(Coffman-Mitrani)"));
+    json_object_set_new(adm, "bounds", verdict(res[0].region_bounds));
+    json_object_set_new(adm, "targets", verdict(res[0].region_targets));
+    json_object_set_new(adm, "margin", res[0].region_bounds < 0
+                                           ? json_null()
+                                           : qc_json_real_new(res[0].region_margin));
+    json_object_set_new(root, "admissibility", adm);
+    if (npol == 1) {
+        json_t *one = result_json(p, s, &res[0]);
+        json_object_update(root, one);
+        json_decref(one);
+    } else {
+        json_t *arr = json_array();
+        for (unsigned i = 0; i < npol; i++) {
+            qc_mc_run_params q = *p;
+            q.policy = pols[i];
+            json_array_append_new(arr, result_json(&q, s, &res[i]));
+        }
+        json_object_set_new(root, "policies", arr);
+    }
+    return root;
+}
+
+static void print_ci(const qc_ci *c)
+{
+    if (isnan(c->mean))
+        printf(" %22s", "-");
+    else if (isnan(c->half))
+        printf(" %10.4g %11s", c->mean, "");
+    else
+        printf(" %10.4g +- %-7.3g", c->mean, c->half);
+}
+
+static void print_one(const qc_mc_run_params *p, const scenario *s, const qc_mc_run_result *r)
+{
+    printf("%s: %s, %s, epsilon %g, alpha %g; %u replications of time %g (warm-up %g); %g%% "
+           "intervals\n",
+           s->path, qc_mc_policy_name(p->policy), qc_mc_discipline_name(p->discipline),
+           p->adm.epsilon, p->adm.alpha, p->reps, p->horizon, p->warmup, 100 * p->level);
+    printf("admissible (achievable region): bounds %s, targets %s\n\n",
+           r->region_bounds < 0 ? "unknown" : r->region_bounds ? "yes" : "no",
+           r->region_targets < 0 ? "unknown" : r->region_targets ? "yes" : "no");
+    printf("%-12s %-11s %7s %22s %22s %22s %5s %5s %22s %22s\n", "class", "role", "bound",
+           "mean delay", "delay while admitted", "worst excursion", "adm", "rej",
+           "time to admit", "throughput");
+    for (unsigned k = 0; k < s->n; k++) {
+        const qc_mc_run_class *c = &s->cls[k];
+        const qc_mc_run_class_result *x = &r->cls[k];
+        printf("%-12s %-11s ", c->c.name, role(c));
+        if (c->c.best_effort)
+            printf("%7s", "-");
+        else
+            printf("%7.4g", c->bound);
+        print_ci(&x->delay);
+        print_ci(&x->admitted_delay);
+        print_ci(&x->worst);
+        printf(" %5u %5u", x->admitted, x->rejected);
+        print_ci(&x->admit_time);
+        print_ci(&x->throughput);
+        printf("\n");
+    }
+    printf("\nworst excursion of an admitted class above its bound, (delay - D)/D over "
+           "windows of %g:\n", p->window);
+    printf("  per replication (largest): %.4g, CI [%.4g, %.4g], largest of all %.4g\n",
+           r->worst.mean, r->worst.lo, r->worst.hi, r->worst_max);
+    if (!isnan(r->worst_mean.mean))
+        printf("  of the mean over replications: %.4g, CI [%.4g, %.4g] (%s, window at %g)\n",
+               r->worst_mean.mean, r->worst_mean.lo, r->worst_mean.hi,
+               s->cls[r->worst_mean_class].c.name, r->worst_mean_t);
+    if (!isnan(r->be_offered))
+        printf("best-effort throughput %.4g +- %.3g (offered %.4g)\n", r->be_throughput.mean,
+               r->be_throughput.half, r->be_offered);
+}
+
+static void print_table(const qc_mc_run_params *p, const scenario *s, const qc_mc_run_result *r,
+                        const qc_mc_policy *pols, unsigned npol)
+{
+    printf("%s: %s, epsilon %g, alpha %g; %u replications of time %g; %g%% intervals; same "
+           "random numbers for every policy\n\n",
+           s->path, qc_mc_discipline_name(p->discipline), p->adm.epsilon, p->adm.alpha, p->reps,
+           p->horizon, 100 * p->level);
+    printf("%-12s", "policy");
+    for (unsigned k = 0; k < s->n; k++)
+        if (!s->cls[k].c.best_effort)
+            printf(" %14s %5s", s->cls[k].c.name, "in");
+    printf(" %18s %14s %8s\n", "worst excursion", "BE throughput", "shed");
+    printf("%-12s", "");
+    for (unsigned k = 0; k < s->n; k++)
+        if (!s->cls[k].c.best_effort)
+            printf(" %14s %5s", "delay/bound", "");
+    printf(" %18s %14s %8s\n", "(mean, CI high)", "", "");
+    for (unsigned i = 0; i < npol; i++) {
+        const qc_mc_run_result *x = &r[i];
+        printf("%-12s", qc_mc_policy_name(pols[i]));
+        double shed = 0, arr = 0;
+        for (unsigned k = 0; k < s->n; k++) {
+            const qc_mc_run_class_result *c = &x->cls[k];
+            if (!isnan(c->shed.mean)) {
+                shed += c->shed.mean * c->offered;
+                arr += c->offered;
+            }
+            if (s->cls[k].c.best_effort)
+                continue;
+            double d = !isnan(c->admitted_delay.mean) ? c->admitted_delay.mean : c->delay.mean;
+            printf(" %14.3f %2u/%-2u", d / s->cls[k].bound, c->admitted, p->reps);
+        }
+        printf(" %8.3f %8.3f", x->worst_mean.mean, x->worst_mean.hi);
+        if (!isnan(x->be_offered))
+            printf(" %14.4g", x->be_throughput.mean);
+        else
+            printf(" %14s", "-");
+        printf(" %7.2f%%\n", arr > 0 ? 100 * shed / arr : 0);
+    }
+    printf("\ndelay/bound: mean delay per job while admitted (or over the run if never), over "
+           "the bound; in: replications that ended with the class admitted; worst excursion: "
+           "largest over classes and windows of the mean over replications of (delay - D)/D\n");
+}
+
+/* ---- series and plots ---------------------------------------------------------- */
+
+static int write_series(const char *path, const scenario *s, const qc_mc_run_result *r)
+{
+    qc_err err = {0};
+    qc_ofile f;
+    if (qc_ofile_open(&f, path, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    fprintf(f.fp, "time");
+    for (unsigned k = 0; k < s->n; k++) {
+        const char *nm = s->cls[k].c.name;
+        fprintf(f.fp, ",delay_%s,bound_%s,priority_%s,weight_%s,state_%s", nm, nm, nm, nm, nm);
+    }
+    fprintf(f.fp, ",limit\n");
+    for (size_t i = 0; i < r->series_len; i++) {
+        const qc_mc_series_row *w = &r->series[i];
+        fprintf(f.fp, "%.10g", w->t);
+        for (unsigned k = 0; k < s->n; k++) {
+            const qc_mc_run_class *c = &s->cls[k];
+            fprintf(f.fp, ",");
+            if (!isnan(w->delay[k]))
+                fprintf(f.fp, "%.8g", w->delay[k]);
+            fprintf(f.fp, ",");
+            if (!c->c.best_effort)
+                fprintf(f.fp, "%.8g", c->bound);
+            fprintf(f.fp, ",");
+            if (!isnan(w->priority[k]))
+                fprintf(f.fp, "%.8g", w->priority[k]);
+            fprintf(f.fp, ",%.8g,%s", w->weight[k],
+                    qc_adm_state_name((qc_adm_state)w->state[k]));
+        }
+        fprintf(f.fp, ",");
+        if (isfinite(w->limit))
+            fprintf(f.fp, "%.8g", w->limit);
+        fprintf(f.fp, "\n");
+    }
+    if (qc_ofile_commit(&f, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    return 0;
+}
+
+static int write_plots(const char *dir, const qc_mc_run_params *p, const scenario *s,
+                       const qc_mc_run_result *r)
+{
+    qc_err err = {0};
+    if (!qc_plot_available()) {
+        fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
+        return 0;
+    }
+    if (qc_mkdir_p(dir, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    size_t n = strlen(dir) + 64;
+    char *path = malloc(n);
+    size_t bn = 2 * n + 2048;
+    char *body = malloc(bn);
+    int rc = path && body ? 0 : QC_EXIT_FAIL;
+    if (rc == 0) {
+        snprintf(path, n, "%s/admission.csv", dir);
+        rc = write_series(path, s, r);
+    }
+    /* columns: 1 time, then 5 per class: delay, bound, priority, weight, state */
+    for (unsigned k = 0; k < s->n && rc == 0; k++) {
+        const qc_mc_run_class *c = &s->cls[k];
+        if (c->c.best_effort)
+            continue;
+        unsigned col = 2 + 5 * k;
+        char name[96];
+        snprintf(name, sizeof name, "class_%s", c->c.name);
+        snprintf(body, bn,
+                 "set datafile separator ','\nset datafile missing ''\nset key top right\n"
+                 "set xlabel 'time (end of busy cycle)'\nset ylabel 'mean delay of the sample'\n"
+                 "set y2label 'priority'\nset logscale y2\nset y2tics\nset ytics nomirror\n"
+                 "set yrange [0:%g]\n"
+                 "set title '%s (%s, %s): delay samples, bound and target; priority'\n"
+                 "plot '%s' every ::1 using 1:%u with points pt 7 ps 0.25 lc rgb '#9ecae1' "
+                 "title 'delay sample', "
+                 "'' every ::1 using 1:%u with lines lw 2 lc rgb '#d62728' title 'bound D', "
+                 "'' every ::1 using 1:($%u*%.10g) with lines lw 1 dt 2 lc rgb '#ff7f0e' "
+                 "title 'target (1-eps) D', "
+                 "'' every ::1 using 1:%u axes x1y2 with steps lw 1.5 lc rgb '#2ca02c' "
+                 "title 'priority'",
+                 3 * c->bound, c->c.name, role(c), qc_mc_policy_name(p->policy), path, col,
+                 col + 1, col + 1,
+                 1 - p->adm.epsilon, col + 2);
+        if (qc_plot(dir, name, body, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+        }
+    }
+    if (rc == 0) {
+        size_t off = (size_t)snprintf(body, bn,
+                                      "set datafile separator ','\nset datafile missing ''\n"
+                                      "set key top left\nset xlabel 'time'\n"
+                                      "set ylabel 'weight in the discipline'\nset logscale y\n"
+                                      "plot ");
+        for (unsigned k = 0; k < s->n && off < bn; k++)
+            off += (size_t)snprintf(body + off, bn - off,
+                                    "%s'%s' every ::1 using 1:%u with steps lw 1.5 title '%s'",
+                                    k ? ", " : "", path, 2 + 5 * k + 3, s->cls[k].c.name);
+        if (qc_plot(dir, "weights", body, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+        }
+    }
+    free(path);
+    free(body);
+    return rc;
+}
+
+/* ---- the command ----------------------------------------------------------------- */
+
+static int parse_policy(const char *s, qc_mc_policy *p)
+{
+    static const qc_mc_policy all[] = {QC_POL_AUTONOMIC, QC_POL_STATIC, QC_POL_UTILIZATION,
+                                       QC_POL_GRADIENT2, QC_POL_VEGAS, QC_POL_ENVOY};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        if (strcmp(s, qc_mc_policy_name(all[i])) == 0) {
+            *p = all[i];
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_discipline(const char *s, qc_mc_discipline *d)
+{
+    static const qc_mc_discipline all[] = {QC_MC_DPS, QC_MC_DPS_JOB, QC_MC_WEIGHTED};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        if (strcmp(s, qc_mc_discipline_name(all[i])) == 0) {
+            *d = all[i];
+            return 0;
+        }
+    return -1;
+}
+
+int cmd_sim_admission(int argc, char **argv)
+{
+    enum { O_SCEN = 256, O_POL, O_DISC, O_EPS, O_ALPHA, O_GAIN, O_MINC, O_UMAX, O_TIME, O_WARM,
+           O_WIN, O_REPS, O_SEED, O_CONF, O_JSON, O_OUT, O_SER, O_PLOT, O_QUIET, O_HELP };
+    static const struct option longopts[] = {
+        {"scenario", required_argument, 0, O_SCEN}, {"policy", required_argument, 0, O_POL},
+        {"discipline", required_argument, 0, O_DISC}, {"epsilon", required_argument, 0, O_EPS},
+        {"alpha", required_argument, 0, O_ALPHA},   {"gain", required_argument, 0, O_GAIN},
+        {"min-completions", required_argument, 0, O_MINC},
+        {"u-max", required_argument, 0, O_UMAX},     {"time", required_argument, 0, O_TIME},
+        {"warmup", required_argument, 0, O_WARM},   {"window", required_argument, 0, O_WIN},
+        {"reps", required_argument, 0, O_REPS},     {"seed", required_argument, 0, O_SEED},
+        {"confidence", required_argument, 0, O_CONF}, {"json", no_argument, 0, O_JSON},
+        {"output", required_argument, 0, O_OUT},    {"series", required_argument, 0, O_SER},
+        {"plot", required_argument, 0, O_PLOT},     {"quiet", no_argument, 0, O_QUIET},
+        {"help", no_argument, 0, O_HELP},           {0, 0, 0, 0}};
+    qc_mc_run_params p;
+    qc_mc_run_params_init(&p);
+    const char *scen = NULL, *pol = "autonomic", *disc = NULL, *output = NULL, *series = NULL,
+               *plot = NULL;
+    double eps = NAN, alpha = NAN, horizon = NAN, warm = NAN, win = NAN;
+    int json = 0, quiet = 0, rc = 0;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_SCEN: scen = optarg; break;
+        case O_POL: pol = optarg; break;
+        case O_DISC: disc = optarg; break;
+        case O_EPS: rc = cli_double("--epsilon", optarg, &eps); break;
+        case O_ALPHA: rc = cli_double("--alpha", optarg, &alpha); break;
+        case O_GAIN: rc = cli_double("--gain", optarg, &p.adm.gain); break;
+        case O_MINC: rc = cli_uint("--min-completions", optarg, &p.min_completions); break;
+        case O_UMAX: rc = cli_double("--u-max", optarg, &p.u_max); break;
+        case O_TIME: rc = cli_double("--time", optarg, &horizon); break;
+        case O_WARM: rc = cli_double("--warmup", optarg, &warm); break;
+        case O_WIN: rc = cli_double("--window", optarg, &win); break;
+        case O_REPS: rc = cli_uint("--reps", optarg, &p.reps); break;
+        case O_SEED: rc = cli_u64("--seed", optarg, &p.seed); break;
+        case O_CONF: rc = cli_double("--confidence", optarg, &p.level); break;
+        case O_JSON: json = 1; break;
+        case O_OUT: output = optarg; break;
+        case O_SER: series = optarg; break;
+        case O_PLOT: plot = optarg; break;
+        case O_QUIET: quiet = 1; break;
+        case O_HELP: fputs(usage, stdout); return 0;
+        default: return cli_bad_option("sim admission", argv[optind - 1]);
+        }
+        if (rc != 0)
+            return rc;
+    }
+    if (optind < argc) {
+        cli_error("sim admission: unexpected argument '%s' (see 'qctl sim admission --help')",
+                  argv[optind]);
+        return QC_EXIT_USAGE;
+    }
+    if (!scen) {
+        cli_error("sim admission: --scenario is required (see 'qctl sim admission --help')");
+        return QC_EXIT_USAGE;
+    }
+    qc_mc_policy pols[6];
+    unsigned npol = 1;
+    if (strcmp(pol, "all") == 0) {
+        static const qc_mc_policy all[6] = {QC_POL_AUTONOMIC, QC_POL_STATIC, QC_POL_UTILIZATION,
+                                            QC_POL_GRADIENT2, QC_POL_VEGAS, QC_POL_ENVOY};
+        memcpy(pols, all, sizeof all);
+        npol = 6;
+        if (series || plot) {
+            cli_error("--policy all: --series and --plot need a single policy");
+            return QC_EXIT_USAGE;
+        }
+    } else if (parse_policy(pol, &pols[0]) != 0) {
+        cli_error("--policy: '%s' is not autonomic, static, utilization, gradient2, vegas, "
+                  "envoy or all", pol);
+        return QC_EXIT_USAGE;
+    }
+    if (!isnan(eps) && eps < 0) {
+        cli_error("--epsilon: %g is negative; it must be in [0, 1)", eps);
+        return QC_EXIT_USAGE;
+    }
+    if (!isnan(eps) && !(eps < 1)) {
+        cli_error("--epsilon: %g must be < 1", eps);
+        return QC_EXIT_USAGE;
+    }
+    if (!isnan(alpha) && !(alpha > 0)) {
+        cli_error("--alpha: %g must be > 0 (larger is a gentler slow start)", alpha);
+        return QC_EXIT_USAGE;
+    }
+    if (p.reps < 1) {
+        cli_error("--reps: must be >= 1");
+        return QC_EXIT_USAGE;
+    }
+    if (p.min_completions < 1) {
+        cli_error("--min-completions: must be >= 1");
+        return QC_EXIT_USAGE;
+    }
+    scenario s;
+    if (scenario_load(&s, scen) != 0) {
+        scenario_free(&s);
+        return QC_EXIT_USAGE;
+    }
+    const char *dname = disc ? disc : s.discipline ? s.discipline : "dps";
+    if (parse_discipline(dname, &p.discipline) != 0) {
+        cli_error("%s: '%s' is not dps, dps-job or weighted", disc ? "--discipline" : scen,
+                  dname);
+        scenario_free(&s);
+        return QC_EXIT_USAGE;
+    }
+    p.adm.epsilon = !isnan(eps) ? eps : !isnan(s.epsilon) ? s.epsilon : 0.1;
+    p.adm.alpha = !isnan(alpha) ? alpha : !isnan(s.alpha) ? s.alpha : 20;
+    p.horizon = !isnan(horizon) ? horizon : !isnan(s.time) ? s.time : 1e5;
+    p.warmup = !isnan(warm) ? warm : !isnan(s.warmup) ? s.warmup : p.horizon / 10;
+    p.window = !isnan(win) ? win : !isnan(s.window) ? s.window : (p.horizon - p.warmup) / 20;
+    p.nclass = s.n;
+    p.cls = s.cls;
+    p.series = series != NULL || plot != NULL;
+    /* The envoy limiter's clock: its intervals in units of the mean service. */
+    double es = 0;
+    for (unsigned k = 0; k < s.n; k++)
+        es += qc_dist_mean(s.cls[k].c.service) / (double)s.n;
+    p.envoy.sample_interval = 10 * es;
+    p.envoy.min_rtt_interval = 2000 * es;
+    /* The Netflix limiters' defaults assume a server with many threads; this
+     * one serves one job at a time, so let the limit go down to 1. */
+    p.g2.min_limit = 1;
+    p.g2.initial_limit = 10;
+
+    cli_progress prog;
+    cli_progress_init(&prog, "sim admission", quiet);
+    p.progress = cli_progress_update;
+    p.progress_ctx = &prog;
+    qc_mc_run_result res[6];
+    memset(res, 0, sizeof res);
+    qc_err err = {0};
+    for (unsigned i = 0; i < npol && rc == 0; i++) {
+        qc_mc_run_params q = p;
+        q.policy = pols[i];
+        if ((rc = qc_mc_run(&q, &res[i], &err)) != 0) {
+            cli_progress_done(&prog);
+            cli_error("%s: %s", scen, err.msg);
+            rc = cli_exit_code(rc);
+        }
+    }
+    cli_progress_done(&prog);
+    if (rc == 0) {
+        p.policy = pols[0];
+        json_t *js = summary_json(&p, &s, res, pols, npol, cli_elapsed(&prog));
+        if (json) {
+            if (qc_json_write(js, NULL, &err) != 0) {
+                cli_error("%s", err.msg);
+                rc = QC_EXIT_FAIL;
+            }
+        } else if (npol == 1) {
+            print_one(&p, &s, &res[0]);
+        } else {
+            print_table(&p, &s, res, pols, npol);
+        }
+        if (rc == 0 && output && qc_json_write(js, output, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+        }
+        json_decref(js);
+        if (rc == 0 && series)
+            rc = write_series(series, &s, &res[0]);
+        if (rc == 0 && plot)
+            rc = write_plots(plot, &p, &s, &res[0]);
+    }
+    for (unsigned i = 0; i < npol; i++)
+        qc_mc_run_result_free(&res[i]);
+    scenario_free(&s);
+    return rc;
+}

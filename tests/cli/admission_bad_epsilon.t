@@ -1,0 +1,3 @@
+cmd: sim admission --scenario $DATA/../../examples/admission/admissible.json --epsilon -0.1
+exit: 2
+stderr: --epsilon: -0.1 is negative
