@@ -58,5 +58,8 @@ int cmd_sim_maxusers(int argc, char **argv);
 int cmd_sim_admission(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_backend(int argc, char **argv);
+int cmd_load(int argc, char **argv);
+int cmd_proxy(int argc, char **argv);
 
 #endif

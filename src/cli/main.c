@@ -23,6 +23,8 @@ static const char usage[] =
     "  sim admission autonomic admission control of delay-bounded classes\n"
     "  sysid         identify an ARX model of a system from (time, u, y) data\n"
     "  design        integral and PI controller design from an ARX model\n"
+    "  fit           traffic models (per activity) from a capture: fits, copula, on/off\n"
+    "  gen           generate many users' traffic from models (pcap or CSV); --validate\n"
     "\n"
     "  --help        this text ('qctl COMMAND --help' for a command)\n"
     "  --version     print the version\n"
@@ -84,6 +86,10 @@ int main(int argc, char **argv)
         return cmd_sysid(argc - 1, argv + 1);
     if (strcmp(cmd, "design") == 0)
         return cmd_design(argc - 1, argv + 1);
+    if (strcmp(cmd, "fit") == 0)
+        return cmd_fit(argc - 1, argv + 1);
+    if (strcmp(cmd, "gen") == 0)
+        return cmd_gen(argc - 1, argv + 1);
     cli_error("unknown command '%s' (see 'qctl --help')", cmd);
     return QC_EXIT_USAGE;
 }

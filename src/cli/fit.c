@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* fit.c: `qctl fit`, traffic models from a capture. Reads the capture (or
+ * CSV), applies labels, splits it into groups, learns one model per group
+ * (qc_traffic_fit_group), prints the fits and writes model files and a
+ * report of plots. */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "qctl/output.h"
+#include "qctl/traffic.h"
+#include "traffic_cli.h"
+
+static const char usage[] =
+    "usage: qctl fit CAPTURE [options]\n"
+    "\n"
+    "Learns traffic models from a capture (pcap, pcapng, or CSV time,size[,flow][,activity]):\n"
+    "maximum-likelihood fits of packet size and gap, on/off sessions, and the\n"
+    "empirical copula of (size, gap) and of consecutive packets.\n"
+    "\n"
+    "  --labels FILE        rules mapping flows or time ranges to activities\n"
+    "  --split MODE         none, flow, host or activity (default: activity when\n"
+    "                       packets are labelled, else none)\n"
+    "  --activity NAME      fit only this group (with --split none: the model's name,\n"
+    "                       default 'all')\n"
+    "  --gap-threshold T    idle gap threshold: auto (default), none, or seconds\n"
+    "  --families LIST      families to try, comma-separated (default all: exp,gamma,\n"
+    "                       lognormal,weibull,pareto,lnmix2,lnmix3,expmix2,expmix3)\n"
+    "  --criterion C        bic (default) or aic\n"
+    "  --confidence L       level of the parameter intervals (default 0.95)\n"
+    "  --gpd-quantile Q     threshold of the generalized Pareto tail (default 0.9)\n"
+    "  --copula-points N    transitions kept in the copula (default 10000)\n"
+    "  --min-packets N      skip groups with fewer packets (default 50)\n"
+    "  --out DIR            write one model file per group, DIR/NAME.json\n"
+    "  --csv FILE           also write the decoded packets as CSV\n"
+    "  --report DIR         densities over histograms, Q-Q plots, copula scatter\n"
+    "                       (SVG and PNG; needs gnuplot)\n"
+    "  --json               print the summary as JSON\n"
+    "  --quiet              no warnings about the capture on stderr\n"
+    "  --help               this text\n";
+
+static int parse_families(const char *s, unsigned *mask)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s);
+    *mask = 0;
+    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        qc_fit_family f;
+        if (qc_fit_family_parse(w, &f) != 0 || f == QC_FIT_GPD || f == QC_FIT_EMPIRICAL) {
+            cli_error("--families: unknown family '%s' (exp, gamma, lognormal, weibull, pareto, "
+                      "lnmix2, lnmix3, expmix2, expmix3)",
+                      w);
+            return QC_EXIT_USAGE;
+        }
+        *mask |= 1u << f;
+    }
+    if (*mask == 0) {
+        cli_error("--families: empty list");
+        return QC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static void print_fits(const char *what, const qc_traffic_fits *f, const char *unit)
+{
+    printf("  %s (%zu values%s%s), ranked:\n", what, f->n, unit[0] ? ", " : "", unit);
+    printf("    %-9s %12s %12s %8s %9s  parameters [%s]\n", "family", "BIC", "AIC", "KS", "AD",
+           "confidence interval");
+    for (size_t i = 0; i < f->nranked; i++) {
+        const qc_fit_result *r = &f->r[f->order[i]];
+        printf("    %-9s %12.1f %12.1f %8.4f %9.2f ", qc_fit_family_name(r->dist.family), r->bic,
+               r->aic, r->ks, r->ad);
+        for (int j = 0; j < qc_fit_nstored(r->dist.family); j++)
+            printf(" %s=%.4g[%.4g,%.4g]", qc_fit_param_name(r->dist.family, j), r->dist.p[j],
+                   r->lo[j], r->hi[j]);
+        printf("  (%s)\n", r->ci_method);
+    }
+    const qc_fit_result *g = &f->r[QC_FIT_GPD];
+    if (g->ok)
+        printf("    tail above %.4g (%.0f%% of values): generalized Pareto xi=%.3f[%.3f,%.3f] "
+               "sigma=%.4g, KS %.4f\n",
+               g->dist.p[2], 100 * g->dist.p[3], g->dist.p[0], g->lo[0], g->hi[0], g->dist.p[1],
+               g->ks);
+}
+
+static void print_group(const qc_trace_group *g, const qc_traffic_model *m,
+                        const qc_traffic_report *rep, const char *file)
+{
+    printf("\n== %s: %zu packets, %s, server port %u\n", g->name, g->n,
+           m->proto == 6 ? "tcp" : "udp", m->port);
+    if (isinf(m->threshold))
+        printf("  on/off: none (one session)\n");
+    else
+        printf("  on/off: threshold %.6g s (%s), %zu sessions, %.3g packets per session\n",
+               m->threshold, m->threshold_method, rep->sessions,
+               (double)g->n / (double)rep->sessions);
+    printf("  rate: source %.6g packets/s, fitted model %.6g, copula model %.6g\n",
+           m->src_duration > 0 ? (double)(m->src_packets - 1) / m->src_duration : NAN,
+           qc_traffic_model_rate(m, QC_TRAFFIC_FITTED), qc_traffic_model_rate(m, QC_TRAFFIC_COPULA));
+    print_fits("size", &rep->size, "bytes");
+    print_fits("gap", &rep->gap, "seconds, in sessions");
+    if (rep->off.n)
+        print_fits("off period", &rep->off, "seconds");
+    printf("  dependence (Kendall tau / Spearman rho): size-gap %.3f / %.3f, "
+           "size lag 1 %.3f / %.3f, gap lag 1 %.3f / %.3f\n",
+           rep->tau_sg, rep->rho_sg, rep->tau_ss, rep->rho_ss, rep->tau_gg, rep->rho_gg);
+    printf("  copula: %zu transitions, %u x %u grid\n", m->copula.n, m->copula.grid,
+           m->copula.grid);
+    if (file)
+        printf("  model: %s\n", file);
+}
+
+/* The summary form of a model: without the copula points and tables. */
+static json_t *summary_model(const qc_traffic_model *m, const qc_traffic_report *rep)
+{
+    json_t *j = qc_traffic_model_json(m, rep);
+    if (j == NULL)
+        return NULL;
+    json_t *c = json_object_get(j, "copula");
+    json_object_del(c, "prev");
+    json_object_del(c, "next");
+    json_object_del(c, "mark");
+    static const char *const parts[] = {"size", "gap"};
+    for (int i = 0; i < 2; i++)
+        json_object_del(json_object_get(j, parts[i]), "empirical");
+    json_t *oo = json_object_get(j, "onoff");
+    json_object_del(oo, "session_packets");
+    json_t *off = json_object_get(oo, "off");
+    if (json_is_object(off))
+        json_object_del(off, "empirical");
+    return j;
+}
+
+int cmd_fit(int argc, char **argv)
+{
+    enum { O_LABELS = 256, O_SPLIT, O_ACT, O_GAP, O_FAM, O_CRIT, O_CONF, O_GPDQ, O_CPTS, O_MINP,
+           O_OUT, O_CSV, O_REPORT, O_JSON, O_QUIET, O_HELP };
+    static const struct option longopts[] = {
+        {"labels", required_argument, 0, O_LABELS}, {"split", required_argument, 0, O_SPLIT},
+        {"activity", required_argument, 0, O_ACT}, {"gap-threshold", required_argument, 0, O_GAP},
+        {"families", required_argument, 0, O_FAM}, {"criterion", required_argument, 0, O_CRIT},
+        {"confidence", required_argument, 0, O_CONF}, {"gpd-quantile", required_argument, 0, O_GPDQ},
+        {"copula-points", required_argument, 0, O_CPTS}, {"min-packets", required_argument, 0, O_MINP},
+        {"out", required_argument, 0, O_OUT}, {"csv", required_argument, 0, O_CSV},
+        {"report", required_argument, 0, O_REPORT}, {"json", no_argument, 0, O_JSON},
+        {"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
+    qc_traffic_fit_opts fo;
+    qc_traffic_fit_opts_init(&fo);
+    const char *labels = NULL, *activity = NULL, *out = NULL, *csv = NULL, *report = NULL;
+    int split = -1, json = 0, quiet = 0, rc = 0;
+    uint64_t minp = 50, cpts = 10000;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_LABELS: labels = optarg; break;
+        case O_SPLIT:
+            if (strcmp(optarg, "none") == 0) split = QC_SPLIT_NONE;
+            else if (strcmp(optarg, "flow") == 0) split = QC_SPLIT_FLOW;
+            else if (strcmp(optarg, "host") == 0) split = QC_SPLIT_HOST;
+            else if (strcmp(optarg, "activity") == 0) split = QC_SPLIT_ACTIVITY;
+            else {
+                cli_error("--split: '%s' is not none, flow, host or activity", optarg);
+                return QC_EXIT_USAGE;
+            }
+            break;
+        case O_ACT: activity = optarg; break;
+        case O_GAP: rc = cli_gap_threshold(optarg, &fo.threshold); break;
+        case O_FAM: rc = parse_families(optarg, &fo.families); break;
+        case O_CRIT:
+            if (strcmp(optarg, "bic") == 0) fo.fit.crit = QC_FIT_BIC;
+            else if (strcmp(optarg, "aic") == 0) fo.fit.crit = QC_FIT_AIC;
+            else {
+                cli_error("--criterion: '%s' is not bic or aic", optarg);
+                return QC_EXIT_USAGE;
+            }
+            break;
+        case O_CONF:
+            if ((rc = cli_double("--confidence", optarg, &fo.fit.level)) == 0 &&
+                !(fo.fit.level > 0 && fo.fit.level < 1)) {
+                cli_error("--confidence: must be in (0, 1)");
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_GPDQ:
+            if ((rc = cli_double("--gpd-quantile", optarg, &fo.fit.gpd_quantile)) == 0 &&
+                !(fo.fit.gpd_quantile > 0 && fo.fit.gpd_quantile < 1)) {
+                cli_error("--gpd-quantile: must be in (0, 1)");
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_CPTS:
+            if ((rc = cli_u64("--copula-points", optarg, &cpts)) == 0 && (cpts < 10 || cpts > 10000000)) {
+                cli_error("--copula-points: must be in [10, 10^7]");
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_MINP:
+            if ((rc = cli_u64("--min-packets", optarg, &minp)) == 0 && minp < 10) {
+                cli_error("--min-packets: must be at least 10");
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_OUT: out = optarg; break;
+        case O_CSV: csv = optarg; break;
+        case O_REPORT: report = optarg; break;
+        case O_JSON: json = 1; break;
+        case O_QUIET: quiet = 1; break;
+        case O_HELP: fputs(usage, stdout); return 0;
+        default: return cli_bad_option("fit", argv[optind - 1]);
+        }
+        if (rc != 0)
+            return rc;
+    }
+    if (optind >= argc) {
+        cli_error("fit: a CAPTURE file is required (see 'qctl fit --help')");
+        return QC_EXIT_USAGE;
+    }
+    if (optind + 1 < argc) {
+        cli_error("fit: unexpected argument '%s' (see 'qctl fit --help')", argv[optind + 1]);
+        return QC_EXIT_USAGE;
+    }
+    fo.copula_points = (size_t)cpts;
+    const char *capture = argv[optind];
+
+    qc_err err = {0};
+    qc_trace tr;
+    cli_groups groups = {0};
+    if ((rc = cli_load_trace(capture, labels, quiet, &tr)) != 0)
+        return rc;
+    if (split < 0)
+        split = tr.nacts > 0 ? QC_SPLIT_ACTIVITY : QC_SPLIT_NONE;
+    if (split == QC_SPLIT_ACTIVITY && tr.nacts == 0) {
+        cli_error("--split activity: %s has no activity labels (give --labels FILE or an "
+                  "activity column)",
+                  capture);
+        qc_trace_free(&tr);
+        return QC_EXIT_USAGE;
+    }
+    if (csv && qc_trace_write_csv(&tr, csv, &err) != 0) {
+        cli_error("%s", err.msg);
+        qc_trace_free(&tr);
+        return QC_EXIT_FAIL;
+    }
+    if ((rc = qc_trace_split_groups(&tr, (qc_trace_split)split, &groups.g, &groups.n, &err)) != 0) {
+        cli_error("fit: %s", err.msg);
+        qc_trace_free(&tr);
+        return QC_EXIT_FAIL;
+    }
+    if (split == QC_SPLIT_NONE && activity)
+        snprintf(groups.g[0].name, sizeof groups.g[0].name, "%s", activity);
+    if (out && qc_mkdir_p(out, &err) != 0) {
+        cli_error("--out: %s", err.msg);
+        rc = QC_EXIT_FAIL;
+        goto end;
+    }
+    if (report && qc_mkdir_p(report, &err) != 0) {
+        cli_error("--report: %s", err.msg);
+        rc = QC_EXIT_FAIL;
+        goto end;
+    }
+    json_t *summary = json_object(), *jg = json_array();
+    json_object_set_new(summary, "command", json_string("fit"));
+    json_object_set_new(summary, "capture", cli_trace_json(capture, &tr));
+    if (!json)
+        cli_print_trace(capture, &tr);
+    size_t fitted = 0, matched = 0;
+    for (size_t i = 0; i < groups.n && rc == 0; i++) {
+        const qc_trace_group *g = &groups.g[i];
+        if (activity && split != QC_SPLIT_NONE && strcmp(g->name, activity) != 0)
+            continue;
+        matched++;
+        if (g->n < minp) {
+            if (!json)
+                printf("\n== %s: %zu packets, fewer than --min-packets %llu: skipped\n", g->name,
+                       g->n, (unsigned long long)minp);
+            continue;
+        }
+        qc_traffic_model m;
+        qc_traffic_report rep;
+        if ((rc = qc_traffic_fit_group(&m, &tr, g, &fo, &rep, &err)) != 0) {
+            if (rc == QC_EEMPTY) { /* too few packets in sessions: skip it */
+                if (!json)
+                    printf("\n== %s: %s: skipped\n", g->name, err.msg);
+                rc = 0;
+                continue;
+            }
+            cli_error("fit: %s", err.msg);
+            rc = cli_exit_code(rc);
+            break;
+        }
+        fitted++;
+        char *file = NULL;
+        if (out) {
+            file = cli_model_path(out, g->name);
+            if (file == NULL || qc_traffic_model_save(&m, &rep, file, &err) != 0) {
+                cli_error("%s", file ? err.msg : "out of memory");
+                rc = QC_EXIT_FAIL;
+            }
+        }
+        if (!json)
+            print_group(g, &m, &rep, file);
+        json_t *gj = json_object();
+        json_object_set_new(gj, "name", json_string(g->name));
+        json_object_set_new(gj, "packets", json_integer((json_int_t)g->n));
+        json_object_set_new(gj, "sessions", json_integer((json_int_t)rep.sessions));
+        json_object_set_new(gj, "model_file", file ? json_string(file) : json_null());
+        json_object_set_new(gj, "model", summary_model(&m, &rep));
+        json_array_append_new(jg, gj);
+        if (rc == 0 && report && cli_fit_report(report, g->name, &m, &rep) != 0)
+            rc = QC_EXIT_FAIL;
+        free(file);
+        qc_traffic_model_free(&m);
+        qc_traffic_report_free(&rep);
+    }
+    json_object_set_new(summary, "groups", jg);
+    if (rc == 0 && activity && matched == 0) {
+        cli_error("--activity: no group named '%s' in %s", activity, capture);
+        rc = QC_EXIT_USAGE;
+    } else if (rc == 0 && fitted == 0) {
+        cli_error("fit: %s: no group has enough packets for a model (see --min-packets)", capture);
+        rc = QC_EXIT_USAGE;
+    }
+    if (rc == 0 && json && qc_json_write(summary, NULL, &err) != 0) {
+        cli_error("%s", err.msg);
+        rc = QC_EXIT_FAIL;
+    }
+    json_decref(summary);
+end:
+    qc_trace_groups_free(groups.g, groups.n);
+    qc_trace_free(&tr);
+    return rc;
+}

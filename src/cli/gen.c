@@ -1,0 +1,497 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* gen.c: `qctl gen`, traffic from model files: a mix of users and
+ * activities written as pcap or CSV; and `qctl gen --validate CAPTURE`,
+ * the fitted-distribution and copula approaches compared with a real
+ * capture side by side. */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "qctl/output.h"
+#include "qctl/traffic.h"
+#include "traffic_cli.h"
+
+static const char usage[] =
+    "usage: qctl gen --model FILE... (--duration T | --packets N) --output FILE [options]\n"
+    "       qctl gen --validate CAPTURE [--model FILE] [options]\n"
+    "\n"
+    "Generates the traffic of many users from traffic models (written by\n"
+    "'qctl fit --out DIR'), each user an independent random stream.\n"
+    "\n"
+    "  --model FILE         a model file; repeat for a mix of activities\n"
+    "  --users LIST         users per activity, e.g. web=300,video=50,gaming=20\n"
+    "                       (default 1 of each model)\n"
+    "  --duration T         seconds of traffic\n"
+    "  --packets N          or a number of packets\n"
+    "  --output FILE        where to write (pcap, or CSV if it ends in .csv)\n"
+    "  --format F           pcap or csv (overrides the file name)\n"
+    "  --snaplen N          bytes kept of each frame in a pcap (default 65535;\n"
+    "                       sizes stay true in the IP length field)\n"
+    "  --approach A         copula (default), fitted, or copula-fitted (the copula\n"
+    "                       over the fitted marginals)\n"
+    "  --seed S             seed of every user's stream (default 1)\n"
+    "  --json               print the summary as JSON\n"
+    "\n"
+    "Validation (--validate CAPTURE): generates as many packets as the capture\n"
+    "holds with the fitted and the copula approach and compares each with it:\n"
+    "KS on size and gap, Kendall's tau, autocorrelation of counts, Hurst\n"
+    "exponent (variance-time). Without --model the model is fitted from the\n"
+    "capture itself (in-sample).\n"
+    "  --labels FILE, --activity NAME   compare one activity of the capture\n"
+    "  --gap-threshold T    as in 'qctl fit' (when fitting here)\n"
+    "  --plot DIR           variance-time, autocorrelation and gap CDF plots\n"
+    "  --help               this text\n";
+
+typedef struct mix {
+    qc_traffic_model *m;
+    uint32_t *users;
+    size_t n;
+} mix;
+
+static void mix_free(mix *x)
+{
+    for (size_t i = 0; i < x->n; i++)
+        qc_traffic_model_free(&x->m[i]);
+    free(x->m);
+    free(x->users);
+    memset(x, 0, sizeof *x);
+}
+
+/* Applies "--users a=N,b=M" to the loaded models. */
+static int apply_users(mix *x, const char *spec)
+{
+    char buf[4096];
+    if (strlen(spec) >= sizeof buf) {
+        cli_error("--users: too long");
+        return QC_EXIT_USAGE;
+    }
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (size_t i = 0; i < x->n; i++)
+        x->users[i] = 0;
+    int col = 1;
+    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(w, '=');
+        if (eq == NULL) {
+            cli_error("--users: '%s' is not NAME=COUNT (entry at column %d)", w, col);
+            return QC_EXIT_USAGE;
+        }
+        *eq = '\0';
+        unsigned cnt;
+        char flag[160];
+        snprintf(flag, sizeof flag, "--users %s", w);
+        if (cli_uint(flag, eq + 1, &cnt) != 0)
+            return QC_EXIT_USAGE;
+        if (cnt >= (1u << 24)) {
+            cli_error("--users %s: at most 16777215 users per activity", w);
+            return QC_EXIT_USAGE;
+        }
+        size_t i = 0;
+        while (i < x->n && strcmp(x->m[i].name, w) != 0)
+            i++;
+        if (i == x->n) {
+            cli_error("--users: no model for activity '%s' (models given:%s%s%s)", w,
+                      x->n > 0 ? " " : "", x->n > 0 ? x->m[0].name : "", x->n > 1 ? ", ..." : "");
+            return QC_EXIT_USAGE;
+        }
+        x->users[i] = cnt;
+        col += (int)(strlen(w) + strlen(eq + 1)) + 2;
+    }
+    return 0;
+}
+
+static int add_model(mix *x, const char *path)
+{
+    qc_traffic_model *m = realloc(x->m, (x->n + 1) * sizeof *m);
+    if (m)
+        x->m = m;
+    uint32_t *u = realloc(x->users, (x->n + 1) * sizeof *u);
+    if (u)
+        x->users = u;
+    if (!m || !u) {
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
+    qc_err err = {0};
+    const int rc = qc_traffic_model_load(&x->m[x->n], path, &err);
+    if (rc != 0) {
+        cli_error("--model: %s", err.msg);
+        return rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+    }
+    x->users[x->n++] = 1;
+    return 0;
+}
+
+static const char *approach_name(qc_traffic_approach a)
+{
+    return a == QC_TRAFFIC_FITTED ? "fitted" : a == QC_TRAFFIC_COPULA ? "copula" : "copula-fitted";
+}
+
+static int generate(mix *x, const qc_traffic_gen_opts *o, const char *output, qc_traffic_format fmt,
+                    uint32_t snaplen, int json)
+{
+    const qc_traffic_model **mp = malloc(x->n * sizeof *mp);
+    if (mp == NULL)
+        return QC_EXIT_FAIL;
+    for (size_t i = 0; i < x->n; i++)
+        mp[i] = &x->m[i];
+    qc_err err = {0};
+    qc_traffic_gen *g;
+    int rc = qc_traffic_gen_new(&g, mp, x->users, x->n, o, &err);
+    free(mp);
+    if (rc != 0) {
+        cli_error("gen: %s", err.msg);
+        return cli_exit_code(rc);
+    }
+    cli_progress prog;
+    cli_progress_init(&prog, "gen", 1);
+    uint64_t count = 0;
+    rc = qc_traffic_write(g, output, fmt, snaplen, &count, &err);
+    qc_traffic_gen_free(g);
+    if (rc != 0) {
+        cli_error("gen: %s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    const double el = cli_elapsed(&prog);
+    double expected = 0;
+    json_t *s = json_object(), *acts = json_array();
+    for (size_t i = 0; i < x->n; i++) {
+        const double r = qc_traffic_model_rate(&x->m[i], o->approach);
+        expected += x->users[i] * r;
+        json_t *a = json_object();
+        json_object_set_new(a, "activity", json_string(x->m[i].name));
+        json_object_set_new(a, "users", json_integer(x->users[i]));
+        json_object_set_new(a, "packets_per_second_per_user", qc_json_real_new(r));
+        json_array_append_new(acts, a);
+    }
+    json_object_set_new(s, "command", json_string("gen"));
+    json_object_set_new(s, "output", json_string(output));
+    json_object_set_new(s, "format", json_string(fmt == QC_TRAFFIC_CSV ? "csv" : "pcap"));
+    json_object_set_new(s, "approach", json_string(approach_name(o->approach)));
+    json_object_set_new(s, "seed", json_integer((json_int_t)o->seed));
+    json_object_set_new(s, "activities", acts);
+    json_object_set_new(s, "packets", json_integer((json_int_t)count));
+    json_object_set_new(s, "duration", o->duration > 0 ? json_real(o->duration) : json_null());
+    json_object_set_new(s, "expected_packets_per_second", qc_json_real_new(expected));
+    json_object_set_new(s, "packets_per_second",
+                        o->duration > 0 ? qc_json_real_new((double)count / o->duration) : json_null());
+    json_object_set_new(s, "elapsed_seconds", json_real(el));
+    if (json) {
+        if (qc_json_write(s, NULL, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+        }
+    } else {
+        printf("%s: %llu packets (%s, %s approach, seed %llu)\n", output,
+               (unsigned long long)count, fmt == QC_TRAFFIC_CSV ? "csv" : "pcap",
+               approach_name(o->approach), (unsigned long long)o->seed);
+        for (size_t i = 0; i < x->n; i++)
+            printf("  %-16s %8u users x %.6g packets/s\n", x->m[i].name, x->users[i],
+                   qc_traffic_model_rate(&x->m[i], o->approach));
+        if (o->duration > 0)
+            printf("  rate: %.6g packets/s generated, %.6g expected (sum over users)\n",
+                   (double)count / o->duration, expected);
+    }
+    json_decref(s);
+    return rc;
+}
+
+/* ---- validation ---------------------------------------------------------- */
+
+typedef struct vrow {
+    const char *name;
+    double real, fit, cop; /* real NAN: the values are distances already */
+} vrow;
+
+static const char *closer(const vrow *r)
+{
+    const double a = isnan(r->real) ? r->fit : fabs(r->fit - r->real);
+    const double b = isnan(r->real) ? r->cop : fabs(r->cop - r->real);
+    if (!isfinite(a) && !isfinite(b))
+        return "-";
+    if (!isfinite(a) || b < a)
+        return "copula";
+    if (!isfinite(b) || a < b)
+        return "fitted";
+    return "tie";
+}
+
+static double acf_rms(const qc_traffic_stats *a, const qc_traffic_stats *b)
+{
+    double s = 0;
+    int n = 0;
+    for (int k = 1; k <= QC_TRAFFIC_ACF_LAGS; k++)
+        if (isfinite(a->acf[k]) && isfinite(b->acf[k])) {
+            s += (a->acf[k] - b->acf[k]) * (a->acf[k] - b->acf[k]);
+            n++;
+        }
+    return n ? sqrt(s / n) : NAN;
+}
+
+static int validate(const char *capture, const char *model_file, const char *labels,
+                    const char *activity, const qc_traffic_fit_opts *fo, uint64_t seed, int json,
+                    const char *plot_dir)
+{
+    qc_err err = {0};
+    qc_trace tr;
+    int rc = cli_load_trace(capture, labels, json, &tr);
+    if (rc != 0)
+        return rc;
+    /* The packets compared: the whole capture, or one activity. */
+    cli_groups gs = {0};
+    const qc_trace_split how = activity && tr.nacts ? QC_SPLIT_ACTIVITY : QC_SPLIT_NONE;
+    if (qc_trace_split_groups(&tr, how, &gs.g, &gs.n, &err) != 0) {
+        cli_error("gen: %s", err.msg);
+        qc_trace_free(&tr);
+        return QC_EXIT_FAIL;
+    }
+    size_t gi = 0;
+    if (how == QC_SPLIT_ACTIVITY) {
+        while (gi < gs.n && strcmp(gs.g[gi].name, activity) != 0)
+            gi++;
+        if (gi == gs.n) {
+            cli_error("--activity: no activity '%s' in %s", activity, capture);
+            rc = QC_EXIT_USAGE;
+            goto end_groups;
+        }
+    } else if (activity) {
+        snprintf(gs.g[0].name, sizeof gs.g[0].name, "%s", activity);
+    }
+    const qc_trace_group *g = &gs.g[gi];
+    qc_traffic_model m;
+    if (model_file) {
+        if ((rc = qc_traffic_model_load(&m, model_file, &err)) != 0) {
+            cli_error("--model: %s", err.msg);
+            rc = rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+            goto end_groups;
+        }
+    } else if ((rc = qc_traffic_fit_group(&m, &tr, g, fo, NULL, &err)) != 0) {
+        cli_error("gen --validate: %s", err.msg);
+        rc = cli_exit_code(rc) == QC_EXIT_FAIL && rc != QC_ENOMEM ? QC_EXIT_USAGE : cli_exit_code(rc);
+        goto end_groups;
+    }
+    double *t = malloc(g->n * sizeof *t);
+    uint32_t *sz = malloc(g->n * sizeof *sz);
+    qc_traffic_validation v;
+    memset(&v, 0, sizeof v);
+    if (!t || !sz) {
+        cli_error("out of memory");
+        rc = QC_EXIT_FAIL;
+        goto end_model;
+    }
+    for (size_t i = 0; i < g->n; i++) {
+        t[i] = tr.pkt[g->idx[i]].t;
+        sz[i] = tr.pkt[g->idx[i]].size;
+    }
+    if ((rc = qc_traffic_validate(&m, t, sz, g->n, seed, &v, &err)) != 0) {
+        cli_error("gen --validate: %s", err.msg);
+        rc = rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+        goto end_model;
+    }
+    const qc_traffic_stats *R = &v.real, *F = &v.gen[0], *C = &v.gen[1];
+    const vrow rows[] = {
+        {"packets_per_second", R->rate, F->rate, C->rate},
+        {"mean_size", R->mean_size, F->mean_size, C->mean_size},
+        {"ks_size", NAN, v.ks_size[0], v.ks_size[1]},
+        {"ks_gap", NAN, v.ks_gap[0], v.ks_gap[1]},
+        {"kendall_size_gap", R->tau_sg, F->tau_sg, C->tau_sg},
+        {"kendall_size_lag1", R->tau_ss, F->tau_ss, C->tau_ss},
+        {"kendall_gap_lag1", R->tau_gg, F->tau_gg, C->tau_gg},
+        {"acf_counts_lag1", R->acf[1], F->acf[1], C->acf[1]},
+        {"acf_counts_rms_diff", NAN, acf_rms(F, R), acf_rms(C, R)},
+        {"hurst", R->hurst, F->hurst, C->hurst},
+    };
+    const size_t nrows = sizeof rows / sizeof rows[0];
+    int wins[2] = {0, 0};
+    for (size_t i = 0; i < nrows; i++) {
+        const char *w = closer(&rows[i]);
+        wins[0] += strcmp(w, "fitted") == 0;
+        wins[1] += strcmp(w, "copula") == 0;
+    }
+    if (json) {
+        json_t *s = json_object(), *mt = json_object();
+        json_object_set_new(s, "command", json_string("gen --validate"));
+        json_object_set_new(s, "capture", cli_trace_json(capture, &tr));
+        json_object_set_new(s, "activity", json_string(m.name));
+        json_object_set_new(s, "model", model_file ? json_string(model_file) : json_string("fitted in-sample"));
+        json_object_set_new(s, "packets", json_integer((json_int_t)g->n));
+        json_object_set_new(s, "bin_seconds", qc_json_real_new(R->bin));
+        for (size_t i = 0; i < nrows; i++) {
+            json_t *r = json_object();
+            if (!isnan(rows[i].real))
+                json_object_set_new(r, "real", qc_json_real_new(rows[i].real));
+            json_object_set_new(r, "fitted", qc_json_real_new(rows[i].fit));
+            json_object_set_new(r, "copula", qc_json_real_new(rows[i].cop));
+            json_object_set_new(r, "closer", json_string(closer(&rows[i])));
+            json_object_set_new(mt, rows[i].name, r);
+        }
+        json_object_set_new(s, "metrics", mt);
+        json_t *sc = json_object();
+        json_object_set_new(sc, "fitted", json_integer(wins[0]));
+        json_object_set_new(sc, "copula", json_integer(wins[1]));
+        json_object_set_new(s, "closer_count", sc);
+        if (qc_json_write(s, NULL, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+        }
+        json_decref(s);
+    } else {
+        printf("validation of '%s' against %s (%zu packets; %s; count bins of %.4g s)\n",
+               m.name, capture, g->n, model_file ? model_file : "model fitted in-sample", R->bin);
+        printf("%-22s %12s %12s %12s   %s\n", "metric", "real", "fitted", "copula", "closer");
+        for (size_t i = 0; i < nrows; i++) {
+            if (isnan(rows[i].real))
+                printf("%-22s %12s %12.4g %12.4g   %s\n", rows[i].name, "(distance)",
+                       rows[i].fit, rows[i].cop, closer(&rows[i]));
+            else
+                printf("%-22s %12.4g %12.4g %12.4g   %s\n", rows[i].name, rows[i].real,
+                       rows[i].fit, rows[i].cop, closer(&rows[i]));
+        }
+        printf("closer to the capture: copula on %d, fitted on %d of %zu metrics\n", wins[1],
+               wins[0], nrows);
+    }
+    if (rc == 0 && plot_dir) {
+        if (qc_mkdir_p(plot_dir, &err) != 0) {
+            cli_error("--plot: %s", err.msg);
+            rc = QC_EXIT_FAIL;
+        } else {
+            rc = cli_validation_plots(plot_dir, &v, t, g->n);
+        }
+    }
+end_model:
+    qc_traffic_validation_free(&v);
+    free(t);
+    free(sz);
+    qc_traffic_model_free(&m);
+end_groups:
+    qc_trace_groups_free(gs.g, gs.n);
+    qc_trace_free(&tr);
+    return rc;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    enum { O_MODEL = 256, O_USERS, O_DUR, O_PKTS, O_OUT, O_FMT, O_SNAP, O_APP, O_SEED, O_JSON,
+           O_VAL, O_LABELS, O_ACT, O_GAP, O_PLOT, O_HELP };
+    static const struct option longopts[] = {
+        {"model", required_argument, 0, O_MODEL}, {"users", required_argument, 0, O_USERS},
+        {"duration", required_argument, 0, O_DUR}, {"packets", required_argument, 0, O_PKTS},
+        {"output", required_argument, 0, O_OUT}, {"format", required_argument, 0, O_FMT},
+        {"snaplen", required_argument, 0, O_SNAP}, {"approach", required_argument, 0, O_APP},
+        {"seed", required_argument, 0, O_SEED}, {"json", no_argument, 0, O_JSON},
+        {"validate", required_argument, 0, O_VAL}, {"labels", required_argument, 0, O_LABELS},
+        {"activity", required_argument, 0, O_ACT}, {"gap-threshold", required_argument, 0, O_GAP},
+        {"plot", required_argument, 0, O_PLOT}, {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
+    mix x = {0};
+    qc_traffic_gen_opts o;
+    qc_traffic_gen_opts_init(&o);
+    qc_traffic_fit_opts fo;
+    qc_traffic_fit_opts_init(&fo);
+    const char *users = NULL, *output = NULL, *format = NULL, *validate_cap = NULL;
+    const char *labels = NULL, *activity = NULL, *plot_dir = NULL, *model_file = NULL;
+    unsigned snaplen = 65535;
+    int json = 0, rc = 0;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_MODEL:
+            model_file = optarg;
+            rc = add_model(&x, optarg);
+            break;
+        case O_USERS: users = optarg; break;
+        case O_DUR:
+            if ((rc = cli_double("--duration", optarg, &o.duration)) == 0 && !(o.duration > 0)) {
+                cli_error("--duration: must be > 0");
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_PKTS:
+            if ((rc = cli_u64("--packets", optarg, &o.packets)) == 0 && o.packets == 0) {
+                cli_error("--packets: must be > 0");
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_OUT: output = optarg; break;
+        case O_FMT:
+            if (strcmp(optarg, "pcap") != 0 && strcmp(optarg, "csv") != 0) {
+                cli_error("--format: '%s' is not pcap or csv", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            format = optarg;
+            break;
+        case O_SNAP:
+            if ((rc = cli_uint("--snaplen", optarg, &snaplen)) == 0 &&
+                (snaplen < 64 || snaplen > 65535)) {
+                cli_error("--snaplen: must be in [64, 65535]");
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_APP:
+            if (strcmp(optarg, "copula") == 0) o.approach = QC_TRAFFIC_COPULA;
+            else if (strcmp(optarg, "fitted") == 0) o.approach = QC_TRAFFIC_FITTED;
+            else if (strcmp(optarg, "copula-fitted") == 0) o.approach = QC_TRAFFIC_COPULA_FITTED;
+            else {
+                cli_error("--approach: '%s' is not copula, fitted or copula-fitted", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_SEED: rc = cli_u64("--seed", optarg, &o.seed); break;
+        case O_JSON: json = 1; break;
+        case O_VAL: validate_cap = optarg; break;
+        case O_LABELS: labels = optarg; break;
+        case O_ACT: activity = optarg; break;
+        case O_GAP: rc = cli_gap_threshold(optarg, &fo.threshold); break;
+        case O_PLOT: plot_dir = optarg; break;
+        case O_HELP: mix_free(&x); fputs(usage, stdout); return 0;
+        default: mix_free(&x); return cli_bad_option("gen", argv[optind - 1]);
+        }
+        if (rc != 0) {
+            mix_free(&x);
+            return rc;
+        }
+    }
+    if (optind < argc) {
+        cli_error("gen: unexpected argument '%s' (see 'qctl gen --help')", argv[optind]);
+        mix_free(&x);
+        return QC_EXIT_USAGE;
+    }
+    if (validate_cap) {
+        if (x.n > 1) {
+            cli_error("--validate: give at most one --model");
+            mix_free(&x);
+            return QC_EXIT_USAGE;
+        }
+        mix_free(&x);
+        return validate(validate_cap, model_file, labels, activity, &fo, o.seed, json, plot_dir);
+    }
+    if (x.n == 0) {
+        cli_error("gen: --model is required (see 'qctl gen --help')");
+        return QC_EXIT_USAGE;
+    }
+    if (!output) {
+        cli_error("gen: --output is required (see 'qctl gen --help')");
+        mix_free(&x);
+        return QC_EXIT_USAGE;
+    }
+    if (o.duration == 0 && o.packets == 0) {
+        cli_error("gen: give --duration or --packets");
+        mix_free(&x);
+        return QC_EXIT_USAGE;
+    }
+    if (users && (rc = apply_users(&x, users)) != 0) {
+        mix_free(&x);
+        return rc;
+    }
+    qc_traffic_format fmt = QC_TRAFFIC_PCAP;
+    const size_t ol = strlen(output);
+    if (format ? strcmp(format, "csv") == 0 : (ol > 4 && strcmp(output + ol - 4, ".csv") == 0))
+        fmt = QC_TRAFFIC_CSV;
+    rc = generate(&x, &o, output, fmt, snaplen, json);
+    mix_free(&x);
+    return rc;
+}

@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* traffic_cli.c: capture loading, summaries and plots shared by `qctl fit`
+ * and `qctl gen`. Plots are data files beside gnuplot scripts (qc_plot):
+ * densities over histograms (gaps on a log10 axis, where the density of
+ * y = log10 x is f(x) x ln 10), Q-Q plots of the selected family against
+ * the data at 200 probabilities, and copula scatters of pseudo-observations. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcap/dlt.h>
+
+#include "cli.h"
+#include "qctl/output.h"
+#include "traffic_cli.h"
+
+int cli_load_trace(const char *path, const char *labels, int quiet, qc_trace *tr)
+{
+    qc_err err = {0};
+    int rc = qc_trace_read(tr, path, &err);
+    if (rc != 0) {
+        cli_error("%s", err.msg);
+        return rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+    }
+    if (!quiet)
+        for (int i = 0; i < tr->nwarn; i++)
+            fprintf(stderr, "qctl: warning: %s\n", tr->warn[i]);
+    if (labels) {
+        qc_trace_labels *l;
+        if ((rc = qc_trace_labels_load(&l, labels, &err)) != 0) {
+            cli_error("--labels: %s", err.msg);
+            qc_trace_free(tr);
+            return rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+        }
+        size_t none = 0;
+        rc = qc_trace_apply_labels(tr, l, &none, &err);
+        qc_trace_labels_free(l);
+        if (rc != 0) {
+            cli_error("--labels: %s", err.msg);
+            qc_trace_free(tr);
+            return QC_EXIT_FAIL;
+        }
+        if (none && !quiet)
+            fprintf(stderr, "qctl: warning: %s: %zu of %zu packets match no rule of %s\n", path,
+                    none, tr->n, labels);
+    }
+    return 0;
+}
+
+int cli_gap_threshold(const char *s, double *out)
+{
+    if (strcmp(s, "auto") == 0) {
+        *out = -1;
+        return 0;
+    }
+    if (strcmp(s, "none") == 0) {
+        *out = INFINITY;
+        return 0;
+    }
+    if (cli_double("--gap-threshold", s, out) != 0)
+        return QC_EXIT_USAGE;
+    if (!(*out > 0)) {
+        cli_error("--gap-threshold: must be auto, none or a time > 0");
+        return QC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static const char *format_name(const qc_trace *tr)
+{
+    return tr->format == QC_TRACE_PCAPNG ? "pcapng" : tr->format == QC_TRACE_CSV ? "csv" : "pcap";
+}
+
+static const char *link_name(const qc_trace *tr)
+{
+    if (tr->linktype < 0)
+        return "none";
+    switch (tr->linktype) {
+    case DLT_EN10MB:
+        return "ethernet";
+    case DLT_LINUX_SLL:
+        return "linux-sll";
+    case 276:
+        return "linux-sll2";
+    case DLT_NULL:
+    case DLT_LOOP:
+        return "loopback";
+    default:
+        return "raw-ip";
+    }
+}
+
+json_t *cli_trace_json(const char *path, const qc_trace *tr)
+{
+    json_t *o = json_object(), *w = json_array();
+    json_object_set_new(o, "file", json_string(path));
+    json_object_set_new(o, "format", json_string(format_name(tr)));
+    json_object_set_new(o, "link", json_string(link_name(tr)));
+    json_object_set_new(o, "packets", json_integer((json_int_t)tr->n));
+    json_object_set_new(o, "records", json_integer((json_int_t)tr->records));
+    json_object_set_new(o, "skipped", json_integer((json_int_t)tr->skipped));
+    json_object_set_new(o, "flows", json_integer((json_int_t)tr->nflows));
+    json_object_set_new(o, "duration", qc_json_real_new(tr->n ? tr->pkt[tr->n - 1].t : 0));
+    json_object_set_new(o, "partial", json_boolean(tr->partial));
+    for (int i = 0; i < tr->nwarn; i++)
+        json_array_append_new(w, json_string(tr->warn[i]));
+    json_object_set_new(o, "warnings", w);
+    return o;
+}
+
+void cli_print_trace(const char *path, const qc_trace *tr)
+{
+    printf("%s: %s (%s), %zu IP packets in %zu flows over %.6g s", path, format_name(tr),
+           link_name(tr), tr->n, tr->nflows, tr->n ? tr->pkt[tr->n - 1].t : 0.0);
+    if (tr->skipped)
+        printf(", %llu records skipped (not IP)", (unsigned long long)tr->skipped);
+    if (tr->partial)
+        printf(", read up to a damaged record");
+    printf("\n");
+}
+
+char *cli_model_path(const char *dir, const char *name)
+{
+    const size_t n = strlen(dir) + strlen(name) + 8;
+    char *p = malloc(n);
+    if (p == NULL)
+        return NULL;
+    int w = snprintf(p, n, "%s/", dir);
+    for (const char *s = name; *s; s++) {
+        const char c = *s;
+        const int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '-' || c == '_' || (c == '.' && s != name);
+        p[w++] = ok ? c : '_';
+    }
+    snprintf(p + w, n - (size_t)w, ".json");
+    return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* Plots                                                              */
+/* ------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Opens dir/file for a data file; prints and returns NULL on error. */
+static FILE *open_data(qc_ofile *f, const char *dir, const char *file)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    qc_err err = {0};
+    if (qc_ofile_open(f, path, &err) != 0) {
+        cli_error("%s", err.msg);
+        return NULL;
+    }
+    return f->fp;
+}
+
+static int close_data(qc_ofile *f)
+{
+    qc_err err = {0};
+    if (qc_ofile_commit(f, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    return 0;
+}
+
+static int plot(const char *dir, const char *name, const char *body)
+{
+    qc_err err = {0};
+    if (qc_plot(dir, name, body, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    return 0;
+}
+
+/* Density over histogram and Q-Q plot of one marginal. */
+static int marginal_plots(const char *dir, const char *base, const char *what,
+                          const qc_traffic_fits *f, int logx)
+{
+    if (f->n < 2 || f->nranked == 0)
+        return 0;
+    double *x = malloc(f->n * sizeof *x);
+    if (x == NULL)
+        return QC_EXIT_FAIL;
+    memcpy(x, f->x, f->n * sizeof *x);
+    qsort(x, f->n, sizeof *x, cmp_double);
+    const size_t n = f->n;
+    double lo = x[0], hi = x[(size_t)(0.999 * (double)(n - 1))];
+    if (logx) {
+        double pos = lo;
+        for (size_t i = 0; i < n && !(pos > 0); i++)
+            pos = x[i];
+        lo = log10(pos > 0 ? pos : 1e-9);
+        hi = log10(hi > 0 ? hi : 1);
+    }
+    if (!(hi > lo))
+        hi = lo + 1;
+    enum { NB = 60, NP = 300 };
+    double h[NB] = {0};
+    const double w = (hi - lo) / NB;
+    for (size_t i = 0; i < n; i++) {
+        const double y = logx ? (x[i] > 0 ? log10(x[i]) : lo) : x[i];
+        long b = (long)floor((y - lo) / w);
+        if (b >= 0 && b < NB)
+            h[b] += 1;
+    }
+    char file[512], body[4096];
+    qc_ofile of;
+    int rc = 0;
+    snprintf(file, sizeof file, "%s_%s.dat", base, what);
+    FILE *fp = open_data(&of, dir, file);
+    if (fp == NULL) {
+        free(x);
+        return QC_EXIT_FAIL;
+    }
+    const size_t top = f->nranked < 3 ? f->nranked : 3;
+    fprintf(fp, "# histogram: center density\n");
+    for (int b = 0; b < NB; b++)
+        fprintf(fp, "%.10g %.10g\n", lo + (b + 0.5) * w, h[b] / ((double)n * w));
+    fprintf(fp, "\n\n# fitted densities: x");
+    for (size_t k = 0; k < top; k++)
+        fprintf(fp, " %s", qc_fit_family_name(f->order[k]));
+    fprintf(fp, "\n");
+    for (int i = 0; i <= NP; i++) {
+        const double y = lo + (hi - lo) * i / NP, xv = logx ? pow(10, y) : y;
+        fprintf(fp, "%.10g", y);
+        for (size_t k = 0; k < top; k++) {
+            double d = qc_fit_pdf(&f->r[f->order[k]].dist, xv);
+            if (logx)
+                d *= xv * log(10.0);
+            fprintf(fp, " %.10g", isfinite(d) ? d : 0.0);
+        }
+        fprintf(fp, "\n");
+    }
+    if ((rc = close_data(&of)) != 0) {
+        free(x);
+        return rc;
+    }
+    int o = snprintf(body, sizeof body,
+                     "set xlabel '%s%s'\nset ylabel 'density'\nset key top right\n"
+                     "set style fill solid 0.4 border\nset yrange [0:*]\n"
+                     "plot '%s/%s' index 0 using 1:2 with boxes lc rgb '#999999' title 'data'",
+                     logx ? "log10 " : "", what, dir, file);
+    for (size_t k = 0; k < top; k++)
+        o += snprintf(body + o, sizeof body - (size_t)o,
+                      ", '' index 1 using 1:%zu with lines lw 2 title '%s'", k + 2,
+                      qc_fit_family_name(f->order[k]));
+    char name[512];
+    snprintf(name, sizeof name, "%s_%s_density", base, what);
+    if ((rc = plot(dir, name, body)) != 0) {
+        free(x);
+        return rc;
+    }
+    /* Q-Q of the selected family. */
+    const qc_fit_dist *best = &f->r[f->order[0]].dist;
+    snprintf(file, sizeof file, "%s_%s_qq.dat", base, what);
+    if ((fp = open_data(&of, dir, file)) == NULL) {
+        free(x);
+        return QC_EXIT_FAIL;
+    }
+    const size_t K = n < 200 ? n : 200;
+    fprintf(fp, "# fitted quantile, data quantile\n");
+    for (size_t i = 0; i < K; i++) {
+        const double q = ((double)i + 0.5) / (double)K;
+        size_t r = (size_t)(q * (double)n);
+        if (r >= n)
+            r = n - 1;
+        fprintf(fp, "%.10g %.10g\n", qc_fit_quantile(best, q), x[r]);
+    }
+    free(x);
+    if ((rc = close_data(&of)) != 0)
+        return rc;
+    snprintf(body, sizeof body,
+             "set xlabel '%s quantile of %s'\nset ylabel 'data quantile'\nunset key\n%s"
+             "plot '%s/%s' using 1:2 with points pt 7 ps 0.5, x with lines lc rgb '#777777'",
+             qc_fit_family_name(best->family), what,
+             logx ? "set logscale xy\n" : "", dir, file);
+    snprintf(name, sizeof name, "%s_%s_qq", base, what);
+    return plot(dir, name, body);
+}
+
+int cli_fit_report(const char *dir, const char *name, const qc_traffic_model *m,
+                   const qc_traffic_report *rep)
+{
+    (void)m;
+    if (strchr(dir, '\'')) {
+        cli_error("--report: a directory name with a quote cannot be given to gnuplot");
+        return QC_EXIT_USAGE;
+    }
+    if (!qc_plot_available()) {
+        fprintf(stderr, "qctl: gnuplot not found; --report plots skipped\n");
+        return 0;
+    }
+    char *path = cli_model_path(".", name);
+    if (path == NULL)
+        return QC_EXIT_FAIL;
+    char base[256];
+    snprintf(base, sizeof base, "%.*s", (int)(strlen(path) - 7), path + 2); /* drop "./" ".json" */
+    free(path);
+    int rc = marginal_plots(dir, base, "size", &rep->size, 0);
+    if (rc == 0)
+        rc = marginal_plots(dir, base, "gap", &rep->gap, 1);
+    if (rc == 0 && rep->off.n >= 2)
+        rc = marginal_plots(dir, base, "off", &rep->off, 1);
+    if (rc != 0 || rep->n < 2)
+        return rc;
+    char file[512], body[2048], pname[512];
+    qc_ofile of;
+    snprintf(file, sizeof file, "%s_copula.dat", base);
+    FILE *fp = open_data(&of, dir, file);
+    if (fp == NULL)
+        return QC_EXIT_FAIL;
+    const size_t step = rep->n > 5000 ? rep->n / 5000 : 1;
+    fprintf(fp, "# u(size) v(gap) u(next size)\n");
+    for (size_t i = 0; i + 1 < rep->n; i += step)
+        fprintf(fp, "%.6f %.6f %.6f\n", rep->u[i], rep->v[i], rep->u[i + 1]);
+    if ((rc = close_data(&of)) != 0)
+        return rc;
+    /* Two plots, not a multiplot: qc_plot redraws the PNG with 'replot',
+     * which repeats only the last plot of a multiplot. */
+    snprintf(body, sizeof body,
+             "set size ratio -1\nunset key\nset xrange [0:1]\nset yrange [0:1]\n"
+             "set title 'copula of size and gap (Kendall tau %.3f)'\n"
+             "set xlabel 'size rank'\nset ylabel 'gap rank'\n"
+             "plot '%s/%s' using 1:2 with points pt 7 ps 0.5",
+             rep->tau_sg, dir, file);
+    snprintf(pname, sizeof pname, "%s_copula", base);
+    if ((rc = plot(dir, pname, body)) != 0)
+        return rc;
+    snprintf(body, sizeof body,
+             "set size ratio -1\nunset key\nset xrange [0:1]\nset yrange [0:1]\n"
+             "set title 'copula of consecutive sizes (Kendall tau %.3f)'\n"
+             "set xlabel 'size rank'\nset ylabel 'next size rank'\n"
+             "plot '%s/%s' using 1:3 with points pt 7 ps 0.5",
+             rep->tau_ss, dir, file);
+    snprintf(pname, sizeof pname, "%s_copula_lag1", base);
+    return plot(dir, pname, body);
+}
+
+/* The ECDF of x (n values) at up to 400 points, into fp. */
+static void ecdf(FILE *fp, const double *x, size_t n)
+{
+    double *s = malloc(n * sizeof *s);
+    if (s == NULL)
+        return;
+    memcpy(s, x, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    const size_t step = n > 400 ? n / 400 : 1;
+    for (size_t i = 0; i < n; i += step)
+        fprintf(fp, "%.10g %.10g\n", s[i], (double)(i + 1) / (double)n);
+    fprintf(fp, "\n\n");
+    free(s);
+}
+
+int cli_validation_plots(const char *dir, const qc_traffic_validation *v, const double *real_t,
+                         size_t n)
+{
+    if (strchr(dir, '\'')) {
+        cli_error("--plot: a directory name with a quote cannot be given to gnuplot");
+        return QC_EXIT_USAGE;
+    }
+    if (!qc_plot_available()) {
+        fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
+        return 0;
+    }
+    qc_ofile of;
+    FILE *fp = open_data(&of, dir, "validation.dat");
+    if (fp == NULL)
+        return QC_EXIT_FAIL;
+    const qc_traffic_stats *st[3] = {&v->real, &v->gen[0], &v->gen[1]};
+    fprintf(fp, "# blocks 0-2: variance-time (m, var) real, fitted, copula\n");
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < st[k]->nvt; i++)
+            fprintf(fp, "%.10g %.10g\n", st[k]->vt_m[i], st[k]->vt_var[i]);
+        fprintf(fp, "\n\n");
+    }
+    fprintf(fp, "# blocks 3-5: autocorrelation of counts (lag, acf)\n");
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i <= QC_TRAFFIC_ACF_LAGS; i++)
+            fprintf(fp, "%d %.10g\n", i, st[k]->acf[i]);
+        fprintf(fp, "\n\n");
+    }
+    fprintf(fp, "# blocks 6-8: ECDF of gaps real, fitted, copula\n");
+    double *g = malloc((n > 1 ? n - 1 : 1) * sizeof *g);
+    if (g) {
+        for (size_t i = 1; i < n; i++)
+            g[i - 1] = real_t[i] - real_t[i - 1];
+        ecdf(fp, g, n - 1);
+        for (int a = 0; a < 2; a++) {
+            for (size_t i = 1; i < v->gen_n[a]; i++)
+                g[i - 1] = v->gen_t[a][i] - v->gen_t[a][i - 1];
+            ecdf(fp, g, v->gen_n[a] - 1);
+        }
+        free(g);
+    }
+    int rc = close_data(&of);
+    if (rc != 0)
+        return rc;
+    char body[2048];
+    snprintf(body, sizeof body,
+             "set logscale xy\nset xlabel 'aggregation m (bins of %.4g s)'\n"
+             "set ylabel 'variance of the mean count'\nset key bottom left\n"
+             "plot '%s/validation.dat' index 0 with linespoints pt 7 title 'real (H %.2f)', "
+             "'' index 1 with linespoints pt 5 title 'fitted (H %.2f)', "
+             "'' index 2 with linespoints pt 9 title 'copula (H %.2f)'",
+             v->real.bin, dir, v->real.hurst, v->gen[0].hurst, v->gen[1].hurst);
+    if ((rc = plot(dir, "variance_time", body)) != 0)
+        return rc;
+    snprintf(body, sizeof body,
+             "set xlabel 'lag (bins of %.4g s)'\nset ylabel 'autocorrelation of counts'\n"
+             "set key top right\n"
+             "plot '%s/validation.dat' index 3 with linespoints pt 7 title 'real', "
+             "'' index 4 with linespoints pt 5 title 'fitted', "
+             "'' index 5 with linespoints pt 9 title 'copula'",
+             v->real.bin, dir);
+    if ((rc = plot(dir, "acf_counts", body)) != 0)
+        return rc;
+    snprintf(body, sizeof body,
+             "set logscale x\nset xlabel 'gap (s)'\nset ylabel 'P(gap <= x)'\nset key top left\n"
+             "plot '%s/validation.dat' index 6 with lines lw 2 title 'real', "
+             "'' index 7 with lines title 'fitted', '' index 8 with lines title 'copula'",
+             dir);
+    return plot(dir, "gap_cdf", body);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* traffic_cli.h: what `qctl fit` and `qctl gen` share: loading a capture
+ * with its labels and warnings, the capture summary, model file names and
+ * the fit report plots. */
+#ifndef QCTL_TRAFFIC_CLI_H
+#define QCTL_TRAFFIC_CLI_H
+
+#include <jansson.h>
+
+#include "qctl/traffic.h"
+
+typedef struct cli_groups {
+    qc_trace_group *g;
+    size_t n;
+} cli_groups;
+
+/* Reads path into tr and applies the label file (if not NULL); prints
+ * the reader's warnings unless quiet. Returns 0 or an exit code (2 when
+ * nothing usable was read, with the reason printed). */
+int cli_load_trace(const char *path, const char *labels, int quiet, qc_trace *tr);
+
+/* "auto", "none" or seconds (> 0) into *out (-1 auto, INFINITY none). */
+int cli_gap_threshold(const char *s, double *out);
+
+/* The capture's summary (format, link type, packets, flows, duration,
+ * partial, warnings), as JSON and as text. */
+json_t *cli_trace_json(const char *path, const qc_trace *tr);
+void cli_print_trace(const char *path, const qc_trace *tr);
+
+/* DIR/NAME.json with NAME made safe for a file name; malloc'd. */
+char *cli_model_path(const char *dir, const char *name);
+
+/* Plots of one model's fits into dir: densities over histograms, Q-Q
+ * plots, the copula scatter. 0, or an exit code after a message. */
+int cli_fit_report(const char *dir, const char *name, const qc_traffic_model *m,
+                   const qc_traffic_report *rep);
+
+/* Plots of a validation into dir. */
+int cli_validation_plots(const char *dir, const qc_traffic_validation *v, const double *real_t,
+                         size_t n);
+
+#endif

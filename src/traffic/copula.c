@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* copula.c: Kendall's tau, Spearman's rho, pseudo-observations and the
+ * empirical Markov copula of (size, gap) sequences.
+ *
+ * Knight's algorithm for tau-b. With n0 = n(n-1)/2 pairs, n1 and n2 the
+ * pairs tied in x and in y, n3 those tied in both, and S the number of
+ * discordant pairs,
+ *   tau_b = (n0 - n1 - n2 + n3 - 2 S) / sqrt((n0 - n1)(n0 - n2)).
+ * After sorting by (x, y), a pair i < j is discordant exactly when
+ * y_i > y_j with x_i != x_j; a stable merge sort by y counts pairs with
+ * y_i > y_j as it moves elements past each other, and pairs tied in x are
+ * never out of order in y (the first sort put them in y order), so the
+ * swap count is S. Counts are kept in doubles: n0 exceeds 2^53 only past
+ * 1.3e8 values, where the relative error of a double is still 1e-16.
+ *
+ * The chain (see copula.h) picks among transitions with one uniform; all
+ * its randomness comes from the caller's stream. */
+#include "qctl/copula.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pair {
+    double x, y;
+} pair;
+
+static int cmp_xy(const void *a, const void *b)
+{
+    const pair *p = a, *q = b;
+    if (p->x != q->x)
+        return (p->x > q->x) - (p->x < q->x);
+    return (p->y > q->y) - (p->y < q->y);
+}
+
+/* Merge sort of p by y; returns the number of inversions. */
+static double sort_count(pair *p, pair *tmp, size_t n)
+{
+    double swaps = 0;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            const size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) {
+                if (p[j].y < p[i].y) {
+                    swaps += (double)(mid - i);
+                    tmp[k++] = p[j++];
+                } else {
+                    tmp[k++] = p[i++];
+                }
+            }
+            while (i < mid)
+                tmp[k++] = p[i++];
+            while (j < hi)
+                tmp[k++] = p[j++];
+        }
+        memcpy(p, tmp, n * sizeof *p);
+    }
+    return swaps;
+}
+
+int qc_copula_kendall(const double *x, const double *y, size_t n, double *tau, qc_err *err)
+{
+    *tau = NAN;
+    if (n < 2)
+        return 0;
+    pair *p = malloc(n * sizeof *p), *tmp = malloc(n * sizeof *tmp);
+    if (p == NULL || tmp == NULL) {
+        free(p);
+        free(tmp);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        p[i].x = x[i];
+        p[i].y = y[i];
+    }
+    qsort(p, n, sizeof *p, cmp_xy);
+    double n1 = 0, n3 = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && p[j].x == p[i].x)
+            j++;
+        const double t = (double)(j - i);
+        n1 += t * (t - 1) / 2;
+        for (size_t a = i; a < j;) { /* joint ties inside the x block */
+            size_t b = a;
+            while (b < j && p[b].y == p[a].y)
+                b++;
+            const double u = (double)(b - a);
+            n3 += u * (u - 1) / 2;
+            a = b;
+        }
+        i = j;
+    }
+    const double s = sort_count(p, tmp, n);
+    double n2 = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && p[j].y == p[i].y)
+            j++;
+        const double t = (double)(j - i);
+        n2 += t * (t - 1) / 2;
+        i = j;
+    }
+    free(p);
+    free(tmp);
+    const double n0 = (double)n * (double)(n - 1) / 2;
+    const double den = sqrt((n0 - n1) * (n0 - n2));
+    *tau = den > 0 ? (n0 - n1 - n2 + n3 - 2 * s) / den : NAN;
+    return 0;
+}
+
+typedef struct idx_val {
+    double v;
+    size_t i;
+} idx_val;
+
+static int cmp_iv(const void *a, const void *b)
+{
+    const idx_val *p = a, *q = b;
+    return (p->v > q->v) - (p->v < q->v);
+}
+
+/* Mid-ranks (1-based) of x into r. */
+static int midranks(const double *x, size_t n, double *r)
+{
+    idx_val *s = malloc(n * sizeof *s);
+    if (s == NULL)
+        return QC_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        s[i].v = x[i];
+        s[i].i = i;
+    }
+    qsort(s, n, sizeof *s, cmp_iv);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && s[j].v == s[i].v)
+            j++;
+        const double mid = ((double)i + 1 + (double)j) / 2;
+        for (size_t k = i; k < j; k++)
+            r[s[k].i] = mid;
+        i = j;
+    }
+    free(s);
+    return 0;
+}
+
+int qc_copula_pseudo(const double *x, size_t n, double *u, qc_err *err)
+{
+    if (n == 0)
+        return 0;
+    if (midranks(x, n, u) != 0)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        u[i] = (u[i] - 0.5) / (double)n;
+    return 0;
+}
+
+int qc_copula_spearman(const double *x, const double *y, size_t n, double *rho, qc_err *err)
+{
+    *rho = NAN;
+    if (n < 2)
+        return 0;
+    double *rx = malloc(n * sizeof *rx), *ry = malloc(n * sizeof *ry);
+    if (rx == NULL || ry == NULL || midranks(x, n, rx) != 0 || midranks(y, n, ry) != 0) {
+        free(rx);
+        free(ry);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    const double m = ((double)n + 1) / 2;
+    double sxy = 0, sxx = 0, syy = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double a = rx[i] - m, b = ry[i] - m;
+        sxy += a * b;
+        sxx += a * a;
+        syy += b * b;
+    }
+    free(rx);
+    free(ry);
+    *rho = sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The Markov copula                                                  */
+/* ------------------------------------------------------------------ */
+
+void qc_copula_free(qc_copula *c)
+{
+    free(c->prev);
+    free(c->next);
+    free(c->mark);
+    free(c->start);
+    free(c->order);
+    free(c->alias);
+    memset(c, 0, sizeof *c);
+}
+
+static unsigned cell_of(const qc_copula *c, double u, double v)
+{
+    unsigned a = (unsigned)(u * c->grid), b = (unsigned)(v * c->grid);
+    if (a >= c->grid)
+        a = c->grid - 1;
+    if (b >= c->grid)
+        b = c->grid - 1;
+    return a * c->grid + b;
+}
+
+/* The CSR index by cell of prev, and the alias of empty cells (nearest
+ * non-empty cell in the max norm, ties to the lower index). */
+static int index_build(qc_copula *c, qc_err *err)
+{
+    const size_t g2 = (size_t)c->grid * c->grid;
+    c->start = calloc(g2 + 1, sizeof *c->start);
+    c->order = malloc(c->n * sizeof *c->order);
+    c->alias = malloc(g2 * sizeof *c->alias);
+    size_t *fill = calloc(g2, sizeof *fill);
+    if (!c->start || !c->order || !c->alias || !fill) {
+        free(fill);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < c->n; i++)
+        c->start[cell_of(c, c->prev[2 * i], c->prev[2 * i + 1]) + 1]++;
+    for (size_t k = 0; k < g2; k++)
+        c->start[k + 1] += c->start[k];
+    for (size_t i = 0; i < c->n; i++) {
+        const unsigned k = cell_of(c, c->prev[2 * i], c->prev[2 * i + 1]);
+        c->order[c->start[k] + fill[k]++] = i;
+    }
+    free(fill);
+    const int g = (int)c->grid;
+    for (int a = 0; a < g; a++)
+        for (int b = 0; b < g; b++) {
+            const size_t k = (size_t)a * c->grid + (size_t)b;
+            c->alias[k] = (uint32_t)k;
+            if (c->start[k + 1] > c->start[k])
+                continue;
+            int found = 0;
+            for (int rad = 1; rad < g && !found; rad++)
+                for (int da = -rad; da <= rad && !found; da++)
+                    for (int db = -rad; db <= rad && !found; db++) {
+                        if (abs(da) != rad && abs(db) != rad)
+                            continue;
+                        const int x = a + da, y = b + db;
+                        if (x < 0 || y < 0 || x >= g || y >= g)
+                            continue;
+                        const size_t kk = (size_t)x * c->grid + (size_t)y;
+                        if (c->start[kk + 1] > c->start[kk]) {
+                            c->alias[k] = (uint32_t)kk;
+                            found = 1;
+                        }
+                    }
+        }
+    return 0;
+}
+
+static unsigned choose_grid(size_t n)
+{
+    unsigned g = (unsigned)floor(sqrt((double)n / 20));
+    return g < 1 ? 1 : g > 16 ? 16 : g;
+}
+
+int qc_copula_from_points(qc_copula *c, const double *prev, const double *next,
+                          const uint8_t *mark, size_t n, unsigned grid, qc_err *err)
+{
+    memset(c, 0, sizeof *c);
+    if (n == 0)
+        return qc_err_set(err, QC_EEMPTY, "copula: no transitions");
+    for (size_t i = 0; i < 2 * n; i++)
+        if (!(prev[i] >= 0 && prev[i] <= 1) || !(next[i] >= 0 && next[i] <= 1))
+            return qc_err_set(err, QC_ERANGE,
+                              "copula: point %zu has a coordinate outside [0, 1]", i / 2 + 1);
+    if (grid > 64)
+        return qc_err_set(err, QC_ERANGE, "copula: grid %u is larger than 64", grid);
+    c->n = n;
+    c->grid = grid ? grid : choose_grid(n);
+    c->prev = malloc(2 * n * sizeof *c->prev);
+    c->next = malloc(2 * n * sizeof *c->next);
+    c->mark = calloc(n, 1);
+    if (!c->prev || !c->next || !c->mark) {
+        qc_copula_free(c);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    memcpy(c->prev, prev, 2 * n * sizeof *prev);
+    memcpy(c->next, next, 2 * n * sizeof *next);
+    if (mark)
+        memcpy(c->mark, mark, n);
+    if (index_build(c, err) != 0) {
+        qc_copula_free(c);
+        return QC_ENOMEM;
+    }
+    return 0;
+}
+
+int qc_copula_build(qc_copula *c, const double *a, const double *b, const uint8_t *mark,
+                    size_t n, size_t max_points, qc_err *err)
+{
+    memset(c, 0, sizeof *c);
+    if (n < 2)
+        return qc_err_set(err, QC_EEMPTY, "copula: needs at least 2 packets, got %zu", n);
+    double *u = malloc(n * sizeof *u), *v = malloc(n * sizeof *v);
+    if (!u || !v || qc_copula_pseudo(a, n, u, err) != 0 || qc_copula_pseudo(b, n, v, err) != 0) {
+        free(u);
+        free(v);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    const size_t nt = n - 1;
+    const size_t keep = max_points && nt > max_points ? max_points : nt;
+    double *prev = malloc(2 * keep * sizeof *prev), *next = malloc(2 * keep * sizeof *next);
+    uint8_t *mk = malloc(keep);
+    int rc = 0;
+    if (!prev || !next || !mk) {
+        rc = qc_err_set(err, QC_ENOMEM, "out of memory");
+    } else {
+        for (size_t k = 0; k < keep; k++) {
+            /* Evenly spaced transitions over the whole sequence. */
+            const size_t t = keep == nt ? k : (size_t)((double)k * (double)nt / (double)keep);
+            prev[2 * k] = u[t];
+            prev[2 * k + 1] = v[t];
+            next[2 * k] = u[t + 1];
+            next[2 * k + 1] = v[t + 1];
+            mk[k] = mark ? mark[t + 1] : 0;
+        }
+        rc = qc_copula_from_points(c, prev, next, mk, keep, 0, err);
+    }
+    free(u);
+    free(v);
+    free(prev);
+    free(next);
+    free(mk);
+    return rc;
+}
+
+static size_t pick_index(qc_rng *r, size_t n)
+{
+    size_t i = (size_t)(qc_rng_u01(r) * (double)n);
+    return i < n ? i : n - 1;
+}
+
+void qc_copula_walk_init(qc_copula_walk *w, const qc_copula *c, qc_rng *r)
+{
+    w->c = c;
+    w->r = r;
+    w->cur = pick_index(r, c->n);
+}
+
+void qc_copula_walk_next(qc_copula_walk *w, double *u, double *v, uint8_t *mark)
+{
+    const qc_copula *c = w->c;
+    const double *z = c->next + 2 * w->cur;
+    const uint32_t k = c->alias[cell_of(c, z[0], z[1])];
+    const size_t lo = c->start[k], cnt = c->start[k + 1] - lo;
+    w->cur = c->order[lo + pick_index(w->r, cnt)];
+    *u = c->next[2 * w->cur];
+    *v = c->next[2 * w->cur + 1];
+    *mark = c->mark[w->cur];
+}

@@ -1,0 +1,1580 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* fit.c: maximum-likelihood fitting of distribution families, goodness of
+ * fit and confidence intervals.
+ *
+ * Everything works on qc_fit_data: the distinct values v_i, sorted, with
+ * counts c_i, n = sum c_i. A weighted sum over the m distinct values is
+ * the same as the plain sum over the n values, so each estimator below is
+ * the textbook one written with weights:
+ *   exp        r = n / sum c x
+ *   lognormal  mu = sum c log x / n,  sigma^2 = sum c (log x - mu)^2 / n
+ *   gamma      log k - psi(k) = s := log mean - mean log   (s > 0 by
+ *              Jensen unless all values are equal), scale = mean / k;
+ *              Minka's generalized Newton step on 1/k, from his closed
+ *              approximation, converges in 3-5 steps
+ *   weibull    h(k) = sum c z^k log z / sum c z^k - 1/k - mean log z = 0
+ *              with z = x / max x (so z^k <= 1 never overflows); h is
+ *              increasing, and a bracketed secant/bisection finds its root;
+ *              scale = max x (sum c z^k / n)^{1/k}
+ *   pareto     xm = min x,  alpha = n / sum c log(x / xm)
+ *   gpd        over exceedances y = x - u: the profile log-likelihood in
+ *              tau = xi / sigma, xi(tau) = mean log(1 + tau y),
+ *              l(tau) = -n log(xi / tau) - n (1 + xi), maximized over a
+ *              grid and refined by golden section; tau -> 0 is the
+ *              exponential tail (xi = 0). Points with xi <= -1, where the
+ *              likelihood is unbounded, are excluded.
+ *   mixtures   EM (Dempster, Laird, Rubin 1977): responsibilities
+ *              r_ij = w_j f_j(x_i) / sum_l w_l f_l(x_i) in logs (log-sum-
+ *              exp), then weighted closed-form M-steps; the log-likelihood
+ *              never decreases, and iteration stops when its relative
+ *              change is below em_tol.
+ *
+ * The rounding floor on lognormal components: data recorded on a grid of
+ * step delta (whole bytes, microsecond timestamps) have atoms, and a
+ * continuous component centred on an atom with sigma -> 0 has an unbounded
+ * likelihood. Treating each value as the interval of width delta around
+ * it gives the component at least the spread of a uniform on that
+ * interval, delta / sqrt(12) on the x scale, i.e. delta / (sqrt(12) e^mu)
+ * on the log scale. delta is estimated as the smallest difference between
+ * distinct values, which for continuous data is negligible.
+ *
+ * GSL is called only where it cannot reach its error handler (which
+ * aborts): digamma and trigamma of positive arguments, normal CDF and
+ * quantile, log-gamma. Chi-square quantiles go through qc_dist's gamma
+ * quantile (bisection on a CDF that is safe for every shape), and the
+ * small matrices of the score information are inverted here. */
+#include "qctl/fit.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_sf_gamma.h>
+#include <gsl/gsl_sf_psi.h>
+
+#define LOG_SQRT_2PI 0.91893853320467274178
+#define EULER_GAMMA 0.57721566490153286061
+#define PI_SQ_6 1.64493406684822643647
+
+/* ------------------------------------------------------------------ */
+/* Names                                                              */
+/* ------------------------------------------------------------------ */
+
+static const char *const family_names[QC_FIT_NFAMILIES] = {
+    "exp", "gamma", "lognormal", "weibull", "pareto", "lnmix2",
+    "lnmix3", "expmix2", "expmix3", "gpd", "empirical"};
+
+static const int nstored[QC_FIT_NFAMILIES] = {1, 2, 2, 2, 2, 6, 9, 4, 6, 4, 0};
+static const int nfree[QC_FIT_NFAMILIES] = {1, 2, 2, 2, 2, 5, 8, 3, 5, 2, 0};
+
+const char *qc_fit_family_name(qc_fit_family f)
+{
+    return (unsigned)f < QC_FIT_NFAMILIES ? family_names[f] : "?";
+}
+
+int qc_fit_npar(qc_fit_family f)
+{
+    return (unsigned)f < QC_FIT_NFAMILIES ? nfree[f] : 0;
+}
+
+int qc_fit_nstored(qc_fit_family f)
+{
+    return (unsigned)f < QC_FIT_NFAMILIES ? nstored[f] : 0;
+}
+
+int qc_fit_family_parse(const char *s, qc_fit_family *f)
+{
+    for (int i = 0; i < QC_FIT_NFAMILIES; i++)
+        if (strcmp(s, family_names[i]) == 0) {
+            *f = (qc_fit_family)i;
+            return 0;
+        }
+    return QC_EINVAL;
+}
+
+static int mix_k(qc_fit_family f)
+{
+    return f == QC_FIT_LNMIX3 || f == QC_FIT_EXPMIX3 ? 3 : f == QC_FIT_LNMIX2 || f == QC_FIT_EXPMIX2 ? 2 : 1;
+}
+
+static int is_lnmix(qc_fit_family f)
+{
+    return f == QC_FIT_LNMIX2 || f == QC_FIT_LNMIX3;
+}
+
+static int is_expmix(qc_fit_family f)
+{
+    return f == QC_FIT_EXPMIX2 || f == QC_FIT_EXPMIX3;
+}
+
+const char *qc_fit_param_name(qc_fit_family f, int i)
+{
+    static const char *const one[][4] = {
+        {"rate"}, {"shape", "scale"}, {"mu", "sigma"}, {"shape", "scale"},
+        {"alpha", "xm"}};
+    static const char *const lnm[] = {"w1", "w2", "w3", "mu1", "mu2", "mu3",
+                                      "sigma1", "sigma2", "sigma3"};
+    static const char *const exm[] = {"w1", "w2", "w3", "rate1", "rate2", "rate3"};
+    static const char *const gpd[] = {"xi", "sigma", "u", "p_u"};
+    if (i < 0 || i >= qc_fit_nstored(f))
+        return "?";
+    const int k = mix_k(f);
+    if (f <= QC_FIT_PARETO)
+        return one[f][i];
+    if (is_lnmix(f))
+        return lnm[(i / k) * 3 + i % k];
+    if (is_expmix(f))
+        return exm[(i / k) * 3 + i % k];
+    if (f == QC_FIT_GPD)
+        return gpd[i];
+    return "?";
+}
+
+/* ------------------------------------------------------------------ */
+/* Data                                                               */
+/* ------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void qc_fit_data_free(qc_fit_data *d)
+{
+    free(d->v);
+    free(d->c);
+    memset(d, 0, sizeof *d);
+}
+
+/* The grid step of the data: the smallest difference between distinct
+ * values (see the essay). */
+static double resolution(const qc_fit_data *d)
+{
+    double r = INFINITY;
+    for (size_t i = 1; i < d->m; i++)
+        if (d->v[i] - d->v[i - 1] < r)
+            r = d->v[i] - d->v[i - 1];
+    return isfinite(r) ? r : 0;
+}
+
+int qc_fit_data_init(qc_fit_data *d, const double *x, size_t n, qc_err *err)
+{
+    memset(d, 0, sizeof *d);
+    if (n == 0)
+        return qc_err_set(err, QC_EEMPTY, "no values to fit");
+    double *s = malloc(n * sizeof *s);
+    if (s == NULL)
+        return qc_err_set(err, QC_ENOMEM, "out of memory (%zu values)", n);
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] >= 0) || !isfinite(x[i])) {
+            free(s);
+            return qc_err_set(err, QC_EINVAL, "value %zu is %g: values must be finite and >= 0",
+                              i + 1, x[i]);
+        }
+        s[i] = x[i];
+    }
+    qsort(s, n, sizeof *s, cmp_double);
+    size_t z = 0;
+    while (z < n && s[z] == 0)
+        z++;
+    if (z == n) {
+        free(s);
+        return qc_err_set(err, QC_EEMPTY, "all %zu values are 0", n);
+    }
+    const double floor0 = s[z] / 2;
+    for (size_t i = 0; i < z; i++)
+        s[i] = floor0;
+    d->raised = z;
+    /* Merge ties in place: v over s, counts beside. */
+    double *c = malloc(n * sizeof *c);
+    if (c == NULL) {
+        free(s);
+        return qc_err_set(err, QC_ENOMEM, "out of memory (%zu values)", n);
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && s[j] == s[i])
+            j++;
+        s[m] = s[i];
+        c[m++] = (double)(j - i);
+        i = j;
+    }
+    double *v2 = realloc(s, m * sizeof *v2), *c2 = realloc(c, m * sizeof *c2);
+    d->v = v2 ? v2 : s;
+    d->c = c2 ? c2 : c;
+    d->m = m;
+    d->n = (double)n;
+    /* Means and variance in two passes (stable for large means). */
+    double sum = 0, sl = 0;
+    int integer = 1;
+    for (size_t i = 0; i < m; i++) {
+        sum += d->c[i] * d->v[i];
+        sl += d->c[i] * log(d->v[i]);
+        integer &= d->v[i] == floor(d->v[i]);
+    }
+    d->mean = sum / d->n;
+    d->mean_log = sl / d->n;
+    double ss = 0;
+    for (size_t i = 0; i < m; i++)
+        ss += d->c[i] * (d->v[i] - d->mean) * (d->v[i] - d->mean);
+    d->var = ss / d->n;
+    d->integer = integer && z == 0;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Distributions                                                      */
+/* ------------------------------------------------------------------ */
+
+void qc_fit_dist_free(qc_fit_dist *m)
+{
+    qc_dist_free(&m->d);
+    memset(m, 0, sizeof *m);
+}
+
+static int bad_param(qc_err *err, qc_fit_family f, int i, double v)
+{
+    return qc_err_set(err, QC_ERANGE, "%s: parameter %s = %.17g is out of range",
+                      qc_fit_family_name(f), qc_fit_param_name(f, i), v);
+}
+
+int qc_fit_dist_set(qc_fit_dist *m, qc_fit_family f, const double *p, int np, qc_err *err)
+{
+    memset(m, 0, sizeof *m);
+    if ((unsigned)f >= QC_FIT_NFAMILIES || f == QC_FIT_EMPIRICAL)
+        return qc_err_set(err, QC_EINVAL, "family %d cannot be set from parameters", (int)f);
+    if (np != nstored[f])
+        return qc_err_set(err, QC_EINVAL, "%s takes %d parameters, got %d", family_names[f],
+                          nstored[f], np);
+    for (int i = 0; i < np; i++)
+        if (!isfinite(p[i]))
+            return bad_param(err, f, i, p[i]);
+    const int k = mix_k(f);
+    m->family = f;
+    m->k = k;
+    memcpy(m->p, p, (size_t)np * sizeof *p);
+    switch (f) {
+    case QC_FIT_EXP:
+    case QC_FIT_GAMMA:
+    case QC_FIT_WEIBULL:
+    case QC_FIT_PARETO:
+        for (int i = 0; i < np; i++)
+            if (!(p[i] > 0))
+                return bad_param(err, f, i, p[i]);
+        break;
+    case QC_FIT_LOGNORMAL:
+        if (!(p[1] > 0))
+            return bad_param(err, f, 1, p[1]);
+        break;
+    case QC_FIT_LNMIX2:
+    case QC_FIT_LNMIX3:
+    case QC_FIT_EXPMIX2:
+    case QC_FIT_EXPMIX3: {
+        double sw = 0;
+        for (int j = 0; j < k; j++) {
+            if (!(p[j] >= 0 && p[j] <= 1))
+                return bad_param(err, f, j, p[j]);
+            sw += p[j];
+        }
+        if (fabs(sw - 1) > 1e-6)
+            return qc_err_set(err, QC_ERANGE, "%s: weights sum to %.17g, not 1",
+                              family_names[f], sw);
+        for (int j = 0; j < k; j++)
+            m->p[j] = p[j] / sw;
+        const int first_pos = is_lnmix(f) ? 2 * k : k;
+        for (int i = first_pos; i < np; i++)
+            if (!(p[i] > 0))
+                return bad_param(err, f, i, p[i]);
+        break;
+    }
+    case QC_FIT_GPD:
+        if (!(p[1] > 0))
+            return bad_param(err, f, 1, p[1]);
+        if (!(p[2] >= 0))
+            return bad_param(err, f, 2, p[2]);
+        if (!(p[3] > 0 && p[3] <= 1))
+            return bad_param(err, f, 3, p[3]);
+        break;
+    default:
+        break;
+    }
+    /* The qc_dist view, where dist.h has the family. */
+    qc_dist *d = &m->d;
+    switch (f) {
+    case QC_FIT_EXP:
+        d->kind = QC_DIST_EXP;
+        d->p[0] = p[0];
+        break;
+    case QC_FIT_GAMMA:
+        d->kind = QC_DIST_GAMMA;
+        d->p[0] = p[0];
+        d->p[1] = p[1];
+        break;
+    case QC_FIT_LOGNORMAL:
+        d->kind = QC_DIST_LOGNORMAL;
+        d->p[0] = p[0];
+        d->p[1] = p[1];
+        break;
+    case QC_FIT_WEIBULL:
+        d->kind = QC_DIST_WEIBULL;
+        d->p[0] = p[0];
+        d->p[1] = p[1];
+        break;
+    case QC_FIT_PARETO:
+        d->kind = QC_DIST_PARETO;
+        d->p[0] = p[0];
+        d->p[1] = p[1];
+        break;
+    case QC_FIT_EXPMIX2:
+        d->kind = QC_DIST_HYPEREXP;
+        d->p[0] = m->p[0];
+        d->p[1] = m->p[2];
+        d->p[2] = 1 - m->p[0];
+        d->p[3] = m->p[3];
+        break;
+    default:
+        d->kind = QC_DIST_NONE;
+        break;
+    }
+    return 0;
+}
+
+int qc_fit_dist_empirical(qc_fit_dist *m, const double *x, size_t n, qc_err *err)
+{
+    memset(m, 0, sizeof *m);
+    m->family = QC_FIT_EMPIRICAL;
+    m->k = 1;
+    return qc_dist_empirical(&m->d, x, n, err);
+}
+
+/* log f_j for the lognormal component j of a mixture at y = log x (the
+ * density of log X; the density of X divides by x). */
+static double lnorm_logpdf_y(double y, double mu, double s)
+{
+    const double z = (y - mu) / s;
+    return -log(s) - LOG_SQRT_2PI - 0.5 * z * z;
+}
+
+static double gpd_logpdf(const double *p, double x)
+{
+    const double xi = p[0], s = p[1], y = x - p[2];
+    if (y < 0)
+        return -INFINITY;
+    if (fabs(xi) < 1e-12)
+        return -log(s) - y / s;
+    const double a = 1 + xi * y / s;
+    if (!(a > 0))
+        return -INFINITY;
+    return -log(s) - (1 / xi + 1) * log(a);
+}
+
+/* log f(x) for every family with a density. */
+static double logpdf(const qc_fit_dist *m, double x)
+{
+    const double *p = m->p;
+    const int k = m->k;
+    switch (m->family) {
+    case QC_FIT_EXP:
+        return x < 0 ? -INFINITY : log(p[0]) - p[0] * x;
+    case QC_FIT_GAMMA:
+        if (!(x > 0))
+            return -INFINITY;
+        return (p[0] - 1) * log(x) - x / p[1] - gsl_sf_lngamma(p[0]) - p[0] * log(p[1]);
+    case QC_FIT_LOGNORMAL:
+        if (!(x > 0))
+            return -INFINITY;
+        return lnorm_logpdf_y(log(x), p[0], p[1]) - log(x);
+    case QC_FIT_WEIBULL: {
+        if (!(x > 0))
+            return -INFINITY;
+        const double lz = log(x) - log(p[1]);
+        return log(p[0]) - log(p[1]) + (p[0] - 1) * lz - exp(p[0] * lz);
+    }
+    case QC_FIT_PARETO:
+        if (x < p[1])
+            return -INFINITY;
+        return log(p[0]) + p[0] * log(p[1]) - (p[0] + 1) * log(x);
+    case QC_FIT_LNMIX2:
+    case QC_FIT_LNMIX3: {
+        if (!(x > 0))
+            return -INFINITY;
+        const double y = log(x);
+        double lp[3], mx = -INFINITY;
+        for (int j = 0; j < k; j++) {
+            lp[j] = p[j] > 0 ? log(p[j]) + lnorm_logpdf_y(y, p[k + j], p[2 * k + j]) : -INFINITY;
+            if (lp[j] > mx)
+                mx = lp[j];
+        }
+        double s = 0;
+        for (int j = 0; j < k; j++)
+            s += exp(lp[j] - mx);
+        return mx + log(s) - y;
+    }
+    case QC_FIT_EXPMIX2:
+    case QC_FIT_EXPMIX3: {
+        if (x < 0)
+            return -INFINITY;
+        double lp[3], mx = -INFINITY;
+        for (int j = 0; j < k; j++) {
+            lp[j] = p[j] > 0 ? log(p[j]) + log(p[k + j]) - p[k + j] * x : -INFINITY;
+            if (lp[j] > mx)
+                mx = lp[j];
+        }
+        double s = 0;
+        for (int j = 0; j < k; j++)
+            s += exp(lp[j] - mx);
+        return mx + log(s);
+    }
+    case QC_FIT_GPD:
+        return gpd_logpdf(p, x);
+    default:
+        return NAN;
+    }
+}
+
+double qc_fit_pdf(const qc_fit_dist *m, double x)
+{
+    if (m->family == QC_FIT_EMPIRICAL)
+        return NAN;
+    return exp(logpdf(m, x));
+}
+
+static double gpd_cdf(const double *p, double x)
+{
+    const double xi = p[0], s = p[1], y = x - p[2];
+    if (y <= 0)
+        return 0;
+    if (fabs(xi) < 1e-12)
+        return -expm1(-y / s);
+    const double a = 1 + xi * y / s;
+    if (!(a > 0))
+        return 1; /* beyond the upper end (xi < 0) */
+    return -expm1(-log(a) / xi);
+}
+
+double qc_fit_cdf(const qc_fit_dist *m, double x)
+{
+    const double *p = m->p;
+    const int k = m->k;
+    if (isnan(x))
+        return NAN;
+    if (m->d.kind != QC_DIST_NONE)
+        return qc_dist_cdf(&m->d, x);
+    switch (m->family) {
+    case QC_FIT_LNMIX2:
+    case QC_FIT_LNMIX3: {
+        if (!(x > 0))
+            return 0;
+        const double y = log(x);
+        double f = 0;
+        for (int j = 0; j < k; j++)
+            f += p[j] * gsl_cdf_ugaussian_P((y - p[k + j]) / p[2 * k + j]);
+        return f > 1 ? 1 : f;
+    }
+    case QC_FIT_EXPMIX3: {
+        if (!(x > 0))
+            return 0;
+        double f = 0;
+        for (int j = 0; j < k; j++)
+            f += p[j] * -expm1(-p[k + j] * x);
+        return f > 1 ? 1 : f;
+    }
+    case QC_FIT_GPD:
+        return gpd_cdf(p, x);
+    default:
+        return NAN;
+    }
+}
+
+static uint64_t bits_of(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static double double_of(uint64_t u)
+{
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* Bisection over the bit patterns of doubles in [0, inf] (as dist.c
+ * does): exact to one ulp in at most 64 CDF evaluations. */
+static double invert_cdf(const qc_fit_dist *m, double q)
+{
+    uint64_t lo = bits_of(0.0), hi = bits_of(INFINITY);
+    if (qc_fit_cdf(m, 0.0) >= q)
+        return 0.0;
+    while (hi - lo > 1) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        if (qc_fit_cdf(m, double_of(mid)) >= q)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return double_of(hi);
+}
+
+double qc_fit_quantile(const qc_fit_dist *m, double q)
+{
+    if (!(q >= 0 && q <= 1))
+        return NAN;
+    if (m->d.kind != QC_DIST_NONE)
+        return qc_dist_quantile(&m->d, q);
+    if (m->family == QC_FIT_GPD) {
+        const double *p = m->p;
+        if (q == 1)
+            return p[0] < 0 ? p[2] - p[1] / p[0] : INFINITY;
+        if (fabs(p[0]) < 1e-12)
+            return p[2] - p[1] * log1p(-q);
+        return p[2] + p[1] / p[0] * expm1(-p[0] * log1p(-q));
+    }
+    if (q == 0)
+        return 0;
+    if (q == 1)
+        return INFINITY;
+    return invert_cdf(m, q);
+}
+
+double qc_fit_mean(const qc_fit_dist *m)
+{
+    const double *p = m->p;
+    const int k = m->k;
+    if (m->d.kind != QC_DIST_NONE)
+        return qc_dist_mean(&m->d);
+    switch (m->family) {
+    case QC_FIT_LNMIX2:
+    case QC_FIT_LNMIX3: {
+        double s = 0;
+        for (int j = 0; j < k; j++)
+            s += p[j] * exp(p[k + j] + 0.5 * p[2 * k + j] * p[2 * k + j]);
+        return s;
+    }
+    case QC_FIT_EXPMIX3: {
+        double s = 0;
+        for (int j = 0; j < k; j++)
+            s += p[j] / p[k + j];
+        return s;
+    }
+    case QC_FIT_GPD:
+        return p[0] < 1 ? p[2] + p[1] / (1 - p[0]) : INFINITY;
+    default:
+        return NAN;
+    }
+}
+
+/* Picks a mixture component by one uniform. */
+static int pick(const double *w, int k, double u)
+{
+    for (int j = 0; j < k - 1; j++) {
+        if (u < w[j])
+            return j;
+        u -= w[j];
+    }
+    return k - 1;
+}
+
+double qc_fit_sample(const qc_fit_dist *m, qc_rng *r)
+{
+    const double *p = m->p;
+    const int k = m->k;
+    if (m->d.kind != QC_DIST_NONE)
+        return qc_dist_sample(&m->d, r);
+    switch (m->family) {
+    case QC_FIT_LNMIX2:
+    case QC_FIT_LNMIX3: {
+        const int j = pick(p, k, qc_rng_u01(r));
+        return exp(p[k + j] + p[2 * k + j] * gsl_ran_gaussian_ziggurat(qc_rng_gsl(r), 1.0));
+    }
+    case QC_FIT_EXPMIX3: {
+        const int j = pick(p, k, qc_rng_u01(r));
+        return qc_rng_exp(r, p[k + j]);
+    }
+    case QC_FIT_GPD:
+        return qc_fit_quantile(m, qc_rng_u01(r));
+    default:
+        return NAN;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Helpers for intervals                                              */
+/* ------------------------------------------------------------------ */
+
+/* The q-quantile of chi-square with nu degrees of freedom, through
+ * qc_dist's gamma(nu / 2, 2) (safe for every nu). */
+static double chisq_quantile(double q, double nu)
+{
+    qc_dist g = {QC_DIST_GAMMA, {nu / 2, 2.0, 0, 0}, NULL, 0};
+    return qc_dist_quantile(&g, q);
+}
+
+static double z_of(double level)
+{
+    return gsl_cdf_ugaussian_Pinv(0.5 + level / 2);
+}
+
+static void wald(qc_fit_result *r, int i, double z, int positive)
+{
+    const double t = r->dist.p[i], se = r->se[i];
+    if (!isfinite(se)) {
+        r->lo[i] = r->hi[i] = NAN;
+        return;
+    }
+    if (positive && t > 0) {
+        r->lo[i] = t * exp(-z * se / t);
+        r->hi[i] = t * exp(z * se / t);
+    } else {
+        r->lo[i] = t - z * se;
+        r->hi[i] = t + z * se;
+    }
+}
+
+static void no_ci(qc_fit_result *r)
+{
+    for (int i = 0; i < QC_FIT_MAXPAR; i++)
+        r->se[i] = r->lo[i] = r->hi[i] = NAN;
+}
+
+/* Inverts the symmetric p x p matrix a in place (Gauss-Jordan, partial
+ * pivoting); -1 when it is singular to working precision. */
+static int invert(double *a, int p)
+{
+    double inv[QC_FIT_MAXPAR * QC_FIT_MAXPAR];
+    for (int i = 0; i < p * p; i++)
+        inv[i] = 0;
+    for (int i = 0; i < p; i++)
+        inv[i * p + i] = 1;
+    double scale = 0;
+    for (int i = 0; i < p; i++)
+        if (fabs(a[i * p + i]) > scale)
+            scale = fabs(a[i * p + i]);
+    for (int c = 0; c < p; c++) {
+        int best = c;
+        for (int r = c + 1; r < p; r++)
+            if (fabs(a[r * p + c]) > fabs(a[best * p + c]))
+                best = r;
+        if (!(fabs(a[best * p + c]) > 1e-13 * scale))
+            return -1;
+        if (best != c)
+            for (int j = 0; j < p; j++) {
+                double t = a[c * p + j];
+                a[c * p + j] = a[best * p + j];
+                a[best * p + j] = t;
+                t = inv[c * p + j];
+                inv[c * p + j] = inv[best * p + j];
+                inv[best * p + j] = t;
+            }
+        const double d = a[c * p + c];
+        for (int j = 0; j < p; j++) {
+            a[c * p + j] /= d;
+            inv[c * p + j] /= d;
+        }
+        for (int r = 0; r < p; r++) {
+            if (r == c)
+                continue;
+            const double f = a[r * p + c];
+            if (f == 0)
+                continue;
+            for (int j = 0; j < p; j++) {
+                a[r * p + j] -= f * a[c * p + j];
+                inv[r * p + j] -= f * inv[c * p + j];
+            }
+        }
+    }
+    memcpy(a, inv, (size_t)(p * p) * sizeof *a);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Goodness of fit                                                    */
+/* ------------------------------------------------------------------ */
+
+/* KS and AD over distinct values v (counts c, total n) against cdf(m).
+ * With ties the rank sums of the AD formula
+ *   A^2 = -n - (1/n) sum_i (2i - 1) [log F(x_(i)) + log(1 - F(x_(n+1-i)))]
+ * are summed in closed form per distinct value: ranks s+1..s+c contribute
+ * (s+c)^2 - s^2 to the first term, and as x_(n+1-i) the same value has
+ * i in n-s-c+1..n-s, contributing (n-s)^2 - (n-s-c)^2 to the second. */
+static void gof_range(const double *v, const double *c, size_t m, double n,
+                      const qc_fit_dist *dist, double *ks, double *ad)
+{
+    double s = 0, dmax = 0, sum = 0;
+    for (size_t i = 0; i < m; i++) {
+        double f = qc_fit_cdf(dist, v[i]);
+        if (!(f >= 0))
+            f = 0;
+        const double lo = s / n, hi = (s + c[i]) / n;
+        const double a = fabs(hi - f), b = fabs(f - lo);
+        if (a > dmax)
+            dmax = a;
+        if (b > dmax)
+            dmax = b;
+        const double fc = f < 1e-300 ? 1e-300 : f;
+        const double gc = 1 - f < 1e-16 ? 1e-16 : 1 - f;
+        const double t1 = (s + c[i]) * (s + c[i]) - s * s;
+        const double t2 = (n - s) * (n - s) - (n - s - c[i]) * (n - s - c[i]);
+        sum += t1 * log(fc) + t2 * log(gc);
+        s += c[i];
+    }
+    *ks = dmax;
+    *ad = -n - sum / n;
+}
+
+void qc_fit_gof(const qc_fit_data *d, const qc_fit_dist *m, double *ks, double *ad)
+{
+    gof_range(d->v, d->c, d->m, d->n, m, ks, ad);
+}
+
+/* ------------------------------------------------------------------ */
+/* Single families                                                    */
+/* ------------------------------------------------------------------ */
+
+/* The log-likelihood. For whole-number data (packet sizes) it is binned:
+ * each value x stands for the rounding interval [x - 1/2, x + 1/2], of
+ * probability F(x + 1/2) - F(x - 1/2). A density on data with atoms (40-
+ * byte ACKs) is otherwise unbounded at a family's boundary: a Pareto with
+ * xm on the smallest, most frequent size would "win" any ranking while
+ * missing every other mode. The binned value is comparable across
+ * families, which is all the ranking needs; where an interval is too
+ * narrow relative to x for a CDF difference (x > 1e7) the density is used. */
+static double loglik(const qc_fit_data *d, const qc_fit_dist *m)
+{
+    double ll = 0;
+    if (m->family == QC_FIT_GAMMA && !d->integer) {
+        /* The hot case for long traces: constants out of the loop. */
+        const double k = m->p[0], s = m->p[1];
+        const double c0 = -gsl_sf_lngamma(k) - k * log(s);
+        for (size_t i = 0; i < d->m; i++)
+            ll += d->c[i] * ((k - 1) * log(d->v[i]) - d->v[i] / s + c0);
+        return ll;
+    }
+    for (size_t i = 0; i < d->m; i++) {
+        const double x = d->v[i];
+        double l;
+        if (d->integer && x < 1e7) {
+            const double pr = qc_fit_cdf(m, x + 0.5) - qc_fit_cdf(m, x - 0.5);
+            l = pr > 0 ? log(pr) : -INFINITY;
+            if (!(pr > 1e-12)) /* far in a tail: the density is more accurate */
+                l = logpdf(m, x);
+        } else {
+            l = logpdf(m, x);
+        }
+        ll += d->c[i] * l;
+    }
+    return ll;
+}
+
+static int set_dist(qc_fit_result *r, qc_fit_family f, const double *p, qc_err *err)
+{
+    qc_err e = {0};
+    if (qc_fit_dist_set(&r->dist, f, p, nstored[f], &e) != 0) {
+        r->ok = 0;
+        snprintf(r->why, sizeof r->why, "%s", e.msg);
+        (void)err;
+        return -1;
+    }
+    return 0;
+}
+
+static void fit_exp(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r, qc_err *err)
+{
+    const double p[1] = {1 / d->mean};
+    if (set_dist(r, QC_FIT_EXP, p, err) != 0)
+        return;
+    /* 2 r sum x ~ chi2(2n), exactly. */
+    const double sx = d->mean * d->n, a = (1 - o->level) / 2;
+    r->se[0] = p[0] / sqrt(d->n);
+    r->lo[0] = chisq_quantile(a, 2 * d->n) / (2 * sx);
+    r->hi[0] = chisq_quantile(1 - a, 2 * d->n) / (2 * sx);
+    r->ci_method = "exact";
+    r->converged = 1;
+    r->ok = 1;
+}
+
+static void fit_lognormal(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r,
+                          qc_err *err)
+{
+    double ss = 0;
+    for (size_t i = 0; i < d->m; i++) {
+        const double t = log(d->v[i]) - d->mean_log;
+        ss += d->c[i] * t * t;
+    }
+    const double sigma = sqrt(ss / d->n);
+    if (!(sigma > 0)) {
+        snprintf(r->why, sizeof r->why, "all values are equal");
+        return;
+    }
+    const double p[2] = {d->mean_log, sigma};
+    if (set_dist(r, QC_FIT_LOGNORMAL, p, err) != 0)
+        return;
+    const double z = z_of(o->level);
+    r->se[0] = sigma / sqrt(d->n);
+    r->se[1] = sigma / sqrt(2 * d->n);
+    wald(r, 0, z, 0);
+    wald(r, 1, z, 1);
+    r->ci_method = "fisher";
+    r->converged = 1;
+    r->ok = 1;
+}
+
+static void fit_gamma(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r,
+                      qc_err *err)
+{
+    const double s = log(d->mean) - d->mean_log;
+    if (!(s > 1e-14)) {
+        snprintf(r->why, sizeof r->why, "all values are equal");
+        return;
+    }
+    /* Minka (2002): start and generalized Newton on 1/k. */
+    double k = (3 - s + sqrt((s - 3) * (s - 3) + 24 * s)) / (12 * s);
+    unsigned it;
+    int conv = 0;
+    for (it = 1; it <= 100; it++) {
+        const double g = log(k) - gsl_sf_psi(k) - s;
+        const double gp = 1 / k - gsl_sf_psi_1(k);
+        const double inv = 1 / k + g / (k * k * gp);
+        const double kn = inv > 0 ? 1 / inv : k * 2;
+        const double delta = fabs(kn - k);
+        k = kn;
+        if (delta <= 1e-12 * k) {
+            conv = 1;
+            break;
+        }
+    }
+    const double p[2] = {k, d->mean / k};
+    if (set_dist(r, QC_FIT_GAMMA, p, err) != 0)
+        return;
+    /* Inverse Fisher information: Var k = k / (n (k psi1 - 1)),
+     * Var scale = scale^2 psi1 / (n (k psi1 - 1)). */
+    const double t1 = gsl_sf_psi_1(k), det = k * t1 - 1;
+    const double z = z_of(o->level);
+    r->se[0] = det > 0 ? sqrt(k / (d->n * det)) : NAN;
+    r->se[1] = det > 0 ? p[1] * sqrt(t1 / (d->n * det)) : NAN;
+    wald(r, 0, z, 1);
+    wald(r, 1, z, 1);
+    r->ci_method = "fisher";
+    r->iterations = it;
+    r->converged = conv;
+    r->ok = 1;
+}
+
+/* h(k) of the Weibull profile equation, with lz[i] = log(x_i / max). */
+static double weibull_h(const qc_fit_data *d, const double *lz, double k, double mean_log_z,
+                        double *sz)
+{
+    double a = 0, b = 0;
+    for (size_t i = 0; i < d->m; i++) {
+        const double e = d->c[i] * exp(k * lz[i]);
+        a += e * lz[i];
+        b += e;
+    }
+    if (sz)
+        *sz = b;
+    return a / b - 1 / k - mean_log_z;
+}
+
+static void fit_weibull(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r,
+                        qc_err *err)
+{
+    if (d->m < 2) {
+        snprintf(r->why, sizeof r->why, "all values are equal");
+        return;
+    }
+    const double lmax = log(d->v[d->m - 1]), mlz = d->mean_log - lmax;
+    double *lz = malloc(d->m * sizeof *lz);
+    if (lz == NULL) {
+        snprintf(r->why, sizeof r->why, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < d->m; i++)
+        lz[i] = log(d->v[i]) - lmax;
+    /* Bracket the root in log k, then bisection with secant steps. */
+    double lo = log(1e-3), hi = log(1e3);
+    double hlo = weibull_h(d, lz, exp(lo), mlz, NULL), hhi = weibull_h(d, lz, exp(hi), mlz, NULL);
+    unsigned it = 0;
+    if (!(hlo < 0 && hhi > 0)) {
+        snprintf(r->why, sizeof r->why, "shape outside [0.001, 1000]");
+        free(lz);
+        return;
+    }
+    double x = 0;
+    for (it = 1; it <= 200; it++) {
+        x = lo - hlo * (hi - lo) / (hhi - hlo);
+        if (!(x > lo && x < hi) || it % 3 == 0)
+            x = (lo + hi) / 2; /* every third step halves: guaranteed progress */
+        const double hx = weibull_h(d, lz, exp(x), mlz, NULL);
+        if (hx < 0) {
+            lo = x;
+            hlo = hx;
+        } else {
+            hi = x;
+            hhi = hx;
+        }
+        if (hi - lo < 1e-13)
+            break;
+    }
+    const double k = exp((lo + hi) / 2);
+    double sz;
+    weibull_h(d, lz, k, mlz, &sz);
+    free(lz);
+    const double scale = d->v[d->m - 1] * pow(sz / d->n, 1 / k);
+    const double p[2] = {k, scale};
+    if (set_dist(r, QC_FIT_WEIBULL, p, err) != 0)
+        return;
+    /* Inverse Fisher information: Var k = 6 k^2 / (pi^2 n),
+     * Var scale = 6 ((1-g)^2 + pi^2/6) scale^2 / (pi^2 k^2 n). */
+    const double a = (1 - EULER_GAMMA) * (1 - EULER_GAMMA) + PI_SQ_6;
+    const double z = z_of(o->level);
+    r->se[0] = sqrt(k * k / (PI_SQ_6 * d->n));
+    r->se[1] = sqrt(a * scale * scale / (PI_SQ_6 * k * k * d->n));
+    wald(r, 0, z, 1);
+    wald(r, 1, z, 1);
+    r->ci_method = "fisher";
+    r->iterations = it;
+    r->converged = hi - lo < 1e-10;
+    r->ok = 1;
+}
+
+static void fit_pareto(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r,
+                       qc_err *err)
+{
+    const double xm = d->v[0];
+    const double sl = d->n * (d->mean_log - log(xm));
+    if (!(sl > 0) || d->n < 2) {
+        snprintf(r->why, sizeof r->why, "all values are equal");
+        return;
+    }
+    const double alpha = d->n / sl;
+    const double p[2] = {alpha, xm};
+    if (set_dist(r, QC_FIT_PARETO, p, err) != 0)
+        return;
+    /* 2 n alpha / alpha^ ~ chi2(2(n-1)); min/xm has P(> c) = c^(-n alpha). */
+    const double a = (1 - o->level) / 2, nu = 2 * (d->n - 1);
+    r->se[0] = alpha / sqrt(d->n);
+    r->lo[0] = alpha * chisq_quantile(a, nu) / (2 * d->n);
+    r->hi[0] = alpha * chisq_quantile(1 - a, nu) / (2 * d->n);
+    r->se[1] = NAN;
+    r->lo[1] = xm * pow(1 - o->level, 1 / (d->n * alpha));
+    r->hi[1] = xm;
+    r->ci_method = "exact";
+    r->converged = 1;
+    r->ok = 1;
+}
+
+/* ---- GPD ------------------------------------------------------------ */
+
+typedef struct exc {
+    const double *y; /* exceedances x - u (ascending) */
+    const double *c;
+    size_t m;
+    double n, ymean, ymax;
+} exc;
+
+/* Profile log-likelihood at tau; *xi_out receives xi(tau). */
+static double gpd_profile(const exc *e, double tau, double *xi_out)
+{
+    if (tau == 0) {
+        *xi_out = 0;
+        return -e->n * log(e->ymean) - e->n;
+    }
+    double s = 0;
+    for (size_t i = 0; i < e->m; i++)
+        s += e->c[i] * log1p(tau * e->y[i]);
+    const double xi = s / e->n;
+    *xi_out = xi;
+    if (!(xi > -1) || !(xi / tau > 0))
+        return -INFINITY;
+    return -e->n * log(xi / tau) - e->n * (1 + xi);
+}
+
+static void fit_gpd(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r, qc_err *err)
+{
+    /* Threshold: the value at rank ceil(q n). */
+    const double rank = ceil(o->gpd_quantile * d->n);
+    double cum = 0;
+    size_t iu = 0;
+    while (iu < d->m && cum + d->c[iu] < rank)
+        cum += d->c[iu++];
+    if (iu >= d->m)
+        iu = d->m - 1;
+    const double u = d->v[iu];
+    const size_t first = iu + 1, m = d->m - first;
+    double ne = 0;
+    for (size_t i = first; i < d->m; i++)
+        ne += d->c[i];
+    if (ne < 20 || m < 3) {
+        snprintf(r->why, sizeof r->why, "fewer than 20 values above the threshold %g", u);
+        return;
+    }
+    double *y = malloc(m * sizeof *y);
+    if (y == NULL) {
+        snprintf(r->why, sizeof r->why, "out of memory");
+        return;
+    }
+    double sy = 0;
+    for (size_t i = 0; i < m; i++) {
+        y[i] = d->v[first + i] - u;
+        sy += d->c[first + i] * y[i];
+    }
+    exc e = {y, d->c + first, m, ne, sy / ne, y[m - 1]};
+    /* Grid in s = tau * ymean: negative side towards -ymean/ymax, positive
+     * side over decades; then golden section around the best point. */
+    enum { NG = 81 };
+    double grid[NG], val[NG];
+    const double smin = -e.ymean / e.ymax;
+    int ng = 0;
+    for (int j = 20; j >= 1; j--)
+        grid[ng++] = smin * (1 - pow(2, -j / 2.0));
+    grid[ng++] = 0;
+    for (int j = 0; j < NG - 21; j++)
+        grid[ng++] = pow(10, -4 + 8.0 * j / (NG - 22));
+    int best = 0;
+    double xi;
+    for (int j = 0; j < ng; j++) {
+        val[j] = gpd_profile(&e, grid[j] / e.ymean, &xi);
+        if (val[j] > val[best])
+            best = j;
+    }
+    double a = grid[best > 0 ? best - 1 : 0], b = grid[best < ng - 1 ? best + 1 : ng - 1];
+    const double gr = 0.6180339887498949;
+    double x1 = b - gr * (b - a), x2 = a + gr * (b - a);
+    double f1 = gpd_profile(&e, x1 / e.ymean, &xi), f2 = gpd_profile(&e, x2 / e.ymean, &xi);
+    unsigned it = 0;
+    for (it = 0; it < 100 && b - a > 1e-10 * (1 + fabs(a) + fabs(b)); it++) {
+        if (f1 > f2) {
+            b = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = b - gr * (b - a);
+            f1 = gpd_profile(&e, x1 / e.ymean, &xi);
+        } else {
+            a = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = a + gr * (b - a);
+            f2 = gpd_profile(&e, x2 / e.ymean, &xi);
+        }
+    }
+    double sbest = f1 > f2 ? x1 : x2, fbest = f1 > f2 ? f1 : f2;
+    if (val[best] > fbest) {
+        sbest = grid[best];
+        fbest = val[best];
+    }
+    const double tau = sbest / e.ymean;
+    gpd_profile(&e, tau, &xi);
+    const double sigma = tau == 0 ? e.ymean : xi / tau;
+    free(y);
+    if (!isfinite(fbest) || !(sigma > 0)) {
+        snprintf(r->why, sizeof r->why, "no maximum of the likelihood found");
+        return;
+    }
+    const double p[4] = {xi, sigma, u, ne / d->n};
+    if (set_dist(r, QC_FIT_GPD, p, err) != 0)
+        return;
+    r->nfit = (size_t)ne;
+    r->loglik = fbest;
+    no_ci(r);
+    if (xi > -0.5) {
+        /* Smith (1987): n Cov = (1 + xi) [[1 + xi, -sigma], [-sigma, 2 sigma^2]]. */
+        const double z = z_of(o->level);
+        r->se[0] = (1 + xi) / sqrt(ne);
+        r->se[1] = sigma * sqrt(2 * (1 + xi) / ne);
+        wald(r, 0, z, 0);
+        wald(r, 1, z, 1);
+        r->ci_method = "fisher";
+    } else {
+        r->ci_method = "none";
+    }
+    r->iterations = it;
+    r->converged = 1;
+    r->ok = 1;
+    gof_range(d->v + first, d->c + first, m, ne, &r->dist, &r->ks, &r->ad);
+}
+
+/* ---- mixtures by EM --------------------------------------------------- */
+
+typedef struct mixw {
+    const double *x, *c; /* values and counts */
+    size_t m;
+    double n;
+} mixw;
+
+/* One EM iteration over w (or only the log-likelihood when update is 0);
+ * p holds weights, then mu/sigma or rates. Returns the log-likelihood. */
+static double em_step(const mixw *w, int lognormal, int k, double *p, double delta, int update)
+{
+    double W[3] = {0}, A[3] = {0}, B[3] = {0};
+    double lw[3], ls[3];
+    for (int j = 0; j < k; j++) {
+        lw[j] = p[j] > 0 ? log(p[j]) : -INFINITY;
+        ls[j] = lognormal ? log(p[2 * k + j]) : log(p[k + j]);
+    }
+    double ll = 0;
+    for (size_t i = 0; i < w->m; i++) {
+        const double x = w->x[i], y = lognormal ? log(x) : x;
+        double lp[3], mx = -INFINITY;
+        for (int j = 0; j < k; j++) {
+            if (lognormal) {
+                const double zz = (y - p[k + j]) / p[2 * k + j];
+                lp[j] = lw[j] - ls[j] - 0.5 * zz * zz;
+            } else {
+                lp[j] = lw[j] + ls[j] - p[k + j] * x;
+            }
+            if (lp[j] > mx)
+                mx = lp[j];
+        }
+        double s = 0, e[3];
+        for (int j = 0; j < k; j++)
+            s += (e[j] = exp(lp[j] - mx));
+        ll += w->c[i] * (mx + log(s) - (lognormal ? LOG_SQRT_2PI + y : 0));
+        if (!update)
+            continue;
+        for (int j = 0; j < k; j++) {
+            const double rc = w->c[i] * e[j] / s;
+            W[j] += rc;
+            if (lognormal) {
+                const double t = y - p[k + j]; /* about the old mean: stable */
+                A[j] += rc * t;
+                B[j] += rc * t * t;
+            } else {
+                A[j] += rc * x;
+            }
+        }
+    }
+    if (!update)
+        return ll;
+    for (int j = 0; j < k; j++) {
+        if (!(W[j] > 1e-12 * w->n)) {
+            p[j] = 0; /* an empty component: it keeps its place, weight 0 */
+            continue;
+        }
+        p[j] = W[j] / w->n;
+        if (lognormal) {
+            const double dm = A[j] / W[j];
+            const double var = B[j] / W[j] - dm * dm;
+            p[k + j] += dm;
+            double sg = sqrt(var > 0 ? var : 0);
+            const double fl = delta > 0 ? delta / (3.4641016151377544 * exp(p[k + j])) : 0;
+            if (sg < fl)
+                sg = fl;
+            if (!(sg > 1e-9))
+                sg = 1e-9;
+            p[2 * k + j] = sg;
+        } else {
+            p[k + j] = W[j] / A[j];
+        }
+    }
+    return ll;
+}
+
+/* Starting point: k groups of equal total count over the sorted values. */
+static void em_init(const mixw *w, int lognormal, int k, double *p)
+{
+    double target = w->n / k, cum = 0;
+    size_t i = 0;
+    double tot_y = 0, tot_y2 = 0;
+    for (size_t t = 0; t < w->m; t++) {
+        const double y = lognormal ? log(w->x[t]) : w->x[t];
+        tot_y += w->c[t] * y;
+        tot_y2 += w->c[t] * y * y;
+    }
+    const double all_mean = tot_y / w->n;
+    double all_sd = sqrt(fmax(tot_y2 / w->n - all_mean * all_mean, 0));
+    if (!(all_sd > 0))
+        all_sd = 1;
+    for (int j = 0; j < k; j++) {
+        double s0 = 0, s1 = 0, s2 = 0;
+        const double stop = (j + 1) * target;
+        while (i < w->m && (cum < stop || j == k - 1)) {
+            const double y = lognormal ? log(w->x[i]) : w->x[i];
+            s0 += w->c[i];
+            s1 += w->c[i] * y;
+            s2 += w->c[i] * y * y;
+            cum += w->c[i];
+            i++;
+        }
+        if (s0 == 0) { /* one heavy tie took the group: reuse the overall */
+            s0 = 1;
+            s1 = all_mean;
+            s2 = all_mean * all_mean + all_sd * all_sd;
+        }
+        const double mu = s1 / s0;
+        double sd = sqrt(fmax(s2 / s0 - mu * mu, 0));
+        if (sd < 0.1 * all_sd)
+            sd = 0.1 * all_sd;
+        p[j] = 1.0 / k;
+        if (lognormal) {
+            p[k + j] = mu;
+            p[2 * k + j] = sd;
+        } else {
+            p[k + j] = mu > 0 ? 1 / mu : 1 / w->x[w->m - 1];
+        }
+    }
+}
+
+/* Components in order of increasing mean. */
+static void sort_components(int lognormal, int k, double *p)
+{
+    for (int a = 0; a < k; a++)
+        for (int b = a + 1; b < k; b++) {
+            const double ma = lognormal ? exp(p[k + a] + 0.5 * p[2 * k + a] * p[2 * k + a])
+                                        : 1 / p[k + a];
+            const double mb = lognormal ? exp(p[k + b] + 0.5 * p[2 * k + b] * p[2 * k + b])
+                                        : 1 / p[k + b];
+            if (mb < ma) {
+                const int np = lognormal ? 3 : 2;
+                for (int q = 0; q < np; q++) {
+                    const double t = p[q * k + a];
+                    p[q * k + a] = p[q * k + b];
+                    p[q * k + b] = t;
+                }
+            }
+        }
+}
+
+/* Empirical (outer-product-of-scores) information over w, scaled to n
+ * values; free parameters: w_1..w_{k-1}, then mu_j, sigma_j or rate_j. */
+static int opg_se(const mixw *w, double n, int lognormal, int k, const double *p, double *se)
+{
+    const int np = (k - 1) + (lognormal ? 2 * k : k);
+    double J[QC_FIT_MAXPAR * QC_FIT_MAXPAR] = {0};
+    for (size_t i = 0; i < w->m; i++) {
+        const double x = w->x[i], y = lognormal ? log(x) : x;
+        double f[3], fs = 0;
+        for (int j = 0; j < k; j++) {
+            if (lognormal) {
+                const double zz = (y - p[k + j]) / p[2 * k + j];
+                f[j] = exp(-0.5 * zz * zz) / p[2 * k + j];
+            } else {
+                f[j] = p[k + j] * exp(-p[k + j] * x);
+            }
+            fs += p[j] * f[j];
+        }
+        if (!(fs > 0))
+            continue;
+        double s[QC_FIT_MAXPAR];
+        int q = 0;
+        for (int j = 0; j < k - 1; j++)
+            s[q++] = (f[j] - f[k - 1]) / fs;
+        for (int j = 0; j < k; j++) {
+            const double rr = p[j] * f[j] / fs;
+            if (lognormal) {
+                const double sg = p[2 * k + j], t = y - p[k + j];
+                s[q + j] = rr * t / (sg * sg);
+                s[q + k + j] = rr * (t * t / (sg * sg * sg) - 1 / sg);
+            } else {
+                s[q + j] = rr * (1 / p[k + j] - x);
+            }
+        }
+        for (int a = 0; a < np; a++)
+            for (int b = 0; b <= a; b++)
+                J[a * np + b] += w->c[i] * s[a] * s[b];
+    }
+    const double scale = n / w->n;
+    for (int a = 0; a < np; a++)
+        for (int b = 0; b <= a; b++) {
+            J[a * np + b] *= scale;
+            J[b * np + a] = J[a * np + b];
+        }
+    if (invert(J, np) != 0)
+        return -1;
+    double vw = 0;
+    for (int a = 0; a < k - 1; a++) {
+        se[a] = sqrt(fmax(J[a * np + a], 0));
+        for (int b = 0; b < k - 1; b++)
+            vw += J[a * np + b];
+    }
+    se[k - 1] = sqrt(fmax(vw, 0));
+    for (int j = k - 1; j < np; j++)
+        se[j + 1] = sqrt(fmax(J[j * np + j], 0));
+    return 0;
+}
+
+static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts *o,
+                        qc_fit_result *r, qc_err *err)
+{
+    const int k = mix_k(f), lognormal = is_lnmix(f);
+    if (d->m < (size_t)(2 * k)) {
+        snprintf(r->why, sizeof r->why, "fewer than %d distinct values", 2 * k);
+        return;
+    }
+    mixw full = {d->v, d->c, d->m, d->n}, sub = full;
+    double *sx = NULL, *sc = NULL;
+    if (d->m > QC_FIT_EM_MAX) {
+        /* Evenly spaced order statistics: the value at rank (i + 1/2) n / M. */
+        const size_t M = QC_FIT_EM_MAX;
+        sx = malloc(M * sizeof *sx);
+        sc = malloc(M * sizeof *sc);
+        if (sx == NULL || sc == NULL) {
+            free(sx);
+            free(sc);
+            snprintf(r->why, sizeof r->why, "out of memory");
+            return;
+        }
+        double cum = d->c[0];
+        size_t t = 0;
+        for (size_t i = 0; i < M; i++) {
+            const double rank = (i + 0.5) * d->n / (double)M;
+            while (t + 1 < d->m && cum < rank)
+                cum += d->c[++t];
+            sx[i] = d->v[t];
+            sc[i] = 1;
+        }
+        sub.x = sx;
+        sub.c = sc;
+        sub.m = M;
+        sub.n = (double)M;
+    }
+    const double delta = resolution(d);
+    double p[QC_FIT_MAXPAR] = {0};
+    em_init(&sub, lognormal, k, p);
+    double ll = -INFINITY;
+    unsigned it;
+    int conv = 0;
+    for (it = 1; it <= o->em_max_iter; it++) {
+        const double lln = em_step(&sub, lognormal, k, p, delta, 1);
+        if (!isfinite(lln))
+            break;
+        if (it > 1 && fabs(lln - ll) <= o->em_tol * fabs(lln)) {
+            ll = lln;
+            conv = 1;
+            break;
+        }
+        ll = lln;
+    }
+    if (sub.x != full.x) /* polish on all the data */
+        for (int s = 0; s < 2; s++)
+            em_step(&full, lognormal, k, p, delta, 1);
+    int empty = 0;
+    for (int j = 0; j < k; j++)
+        empty |= !(p[j] > 0);
+    if (empty) {
+        snprintf(r->why, sizeof r->why, "a component lost all its weight (fewer modes than %d)", k);
+        free(sx);
+        free(sc);
+        return;
+    }
+    sort_components(lognormal, k, p);
+    if (set_dist(r, f, p, err) != 0) {
+        free(sx);
+        free(sc);
+        return;
+    }
+    no_ci(r);
+    double se[QC_FIT_MAXPAR];
+    if (opg_se(&sub, d->n, lognormal, k, r->dist.p, se) == 0) {
+        const double z = z_of(o->level);
+        for (int i = 0; i < nstored[f]; i++) {
+            r->se[i] = se[i];
+            const int positive = lognormal ? i >= 2 * k : i >= k;
+            wald(r, i, z, positive);
+            if (i < k) { /* weights stay in [0, 1] */
+                r->lo[i] = fmax(r->lo[i], 0);
+                r->hi[i] = fmin(r->hi[i], 1);
+            }
+        }
+        r->ci_method = "opg";
+    } else {
+        r->ci_method = "none";
+    }
+    free(sx);
+    free(sc);
+    r->iterations = it;
+    r->converged = conv;
+    r->ok = 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry points                                                       */
+/* ------------------------------------------------------------------ */
+
+void qc_fit_opts_init(qc_fit_opts *o)
+{
+    o->level = 0.95;
+    o->gpd_quantile = 0.9;
+    o->crit = QC_FIT_BIC;
+    o->gof = 1;
+    o->em_max_iter = 300;
+    o->em_tol = 1e-8;
+}
+
+void qc_fit_result_free(qc_fit_result *r)
+{
+    qc_fit_dist_free(&r->dist);
+}
+
+int qc_fit_one(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts *o, qc_fit_result *r,
+               qc_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->dist.family = f;
+    r->loglik = r->aic = r->bic = r->ks = r->ad = NAN;
+    no_ci(r);
+    r->ci_method = "none";
+    r->npar = qc_fit_npar(f);
+    r->nfit = (size_t)d->n;
+    if ((unsigned)f >= QC_FIT_NFAMILIES)
+        return qc_err_set(err, QC_EINVAL, "unknown family %d", (int)f);
+    if (d->m == 0)
+        return qc_err_set(err, QC_EEMPTY, "no data");
+    if (!(o->level > 0 && o->level < 1))
+        return qc_err_set(err, QC_EINVAL, "confidence level %g is not in (0, 1)", o->level);
+    switch (f) {
+    case QC_FIT_EXP:
+        fit_exp(d, o, r, err);
+        break;
+    case QC_FIT_GAMMA:
+        fit_gamma(d, o, r, err);
+        break;
+    case QC_FIT_LOGNORMAL:
+        fit_lognormal(d, o, r, err);
+        break;
+    case QC_FIT_WEIBULL:
+        fit_weibull(d, o, r, err);
+        break;
+    case QC_FIT_PARETO:
+        fit_pareto(d, o, r, err);
+        break;
+    case QC_FIT_LNMIX2:
+    case QC_FIT_LNMIX3:
+    case QC_FIT_EXPMIX2:
+    case QC_FIT_EXPMIX3:
+        fit_mixture(d, f, o, r, err);
+        break;
+    case QC_FIT_GPD:
+        if (!(o->gpd_quantile > 0 && o->gpd_quantile < 1))
+            return qc_err_set(err, QC_EINVAL, "GPD threshold quantile %g is not in (0, 1)",
+                              o->gpd_quantile);
+        fit_gpd(d, o, r, err);
+        return 0; /* its own likelihood and GOF, on exceedances */
+    case QC_FIT_EMPIRICAL: {
+        /* The distinct values repeated by their counts. */
+        double *x = malloc((size_t)d->n * sizeof *x);
+        if (x == NULL)
+            return qc_err_set(err, QC_ENOMEM, "out of memory");
+        size_t t = 0;
+        for (size_t i = 0; i < d->m; i++)
+            for (double c = 0; c < d->c[i]; c++)
+                x[t++] = d->v[i];
+        const int rc = qc_fit_dist_empirical(&r->dist, x, t, err);
+        free(x);
+        if (rc != 0)
+            return rc;
+        r->ok = 1;
+        r->converged = 1;
+        r->ks = 0;
+        return 0;
+    }
+    default:
+        break;
+    }
+    if (!r->ok)
+        return 0;
+    r->loglik = loglik(d, &r->dist);
+    r->aic = 2 * r->npar - 2 * r->loglik;
+    r->bic = r->npar * log(d->n) - 2 * r->loglik;
+    if (o->gof)
+        qc_fit_gof(d, &r->dist, &r->ks, &r->ad);
+    return 0;
+}
+
+int qc_fit_all(const qc_fit_data *d, unsigned families, const qc_fit_opts *o, qc_fit_result *r,
+               qc_fit_family *order, size_t *nranked, qc_err *err)
+{
+    if (families == 0)
+        families = (1u << QC_FIT_NFAMILIES) - 1;
+    *nranked = 0;
+    for (int f = 0; f < QC_FIT_NFAMILIES; f++) {
+        memset(&r[f], 0, sizeof r[f]);
+        r[f].dist.family = (qc_fit_family)f;
+        r[f].ci_method = "none";
+        snprintf(r[f].why, sizeof r[f].why, "not requested");
+    }
+    for (int f = 0; f < QC_FIT_NFAMILIES; f++) {
+        if (!(families & (1u << f)))
+            continue;
+        const int rc = qc_fit_one(d, (qc_fit_family)f, o, &r[f], err);
+        if (rc != 0) {
+            for (int g = 0; g <= f; g++)
+                qc_fit_result_free(&r[g]);
+            return rc;
+        }
+        if (r[f].ok && f != QC_FIT_GPD && f != QC_FIT_EMPIRICAL && isfinite(r[f].loglik))
+            order[(*nranked)++] = (qc_fit_family)f;
+    }
+    /* Insertion sort by the criterion (a dozen entries). */
+    for (size_t i = 1; i < *nranked; i++) {
+        const qc_fit_family t = order[i];
+        const double vt = o->crit == QC_FIT_AIC ? r[t].aic : r[t].bic;
+        size_t j = i;
+        while (j > 0 && (o->crit == QC_FIT_AIC ? r[order[j - 1]].aic : r[order[j - 1]].bic) > vt) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = t;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Two-sample KS                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Q_KS(l) = 2 sum_{j>=1} (-1)^{j-1} e^{-2 j^2 l^2}. */
+static double q_ks(double l)
+{
+    if (l < 0.2)
+        return 1;
+    double s = 0;
+    for (int j = 1; j <= 100; j++) {
+        const double t = exp(-2.0 * j * j * l * l);
+        s += (j % 2 ? 2 : -2) * t;
+        if (t < 1e-16)
+            break;
+    }
+    return s < 0 ? 0 : s > 1 ? 1 : s;
+}
+
+int qc_fit_ks2(const double *x, size_t nx, const double *y, size_t ny, double *d, double *p,
+               qc_err *err)
+{
+    if (nx == 0 || ny == 0)
+        return qc_err_set(err, QC_EEMPTY, "two-sample KS needs two non-empty samples");
+    double *a = malloc(nx * sizeof *a), *b = malloc(ny * sizeof *b);
+    if (a == NULL || b == NULL) {
+        free(a);
+        free(b);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    memcpy(a, x, nx * sizeof *a);
+    memcpy(b, y, ny * sizeof *b);
+    qsort(a, nx, sizeof *a, cmp_double);
+    qsort(b, ny, sizeof *b, cmp_double);
+    size_t i = 0, j = 0;
+    double dm = 0;
+    while (i < nx && j < ny) {
+        const double v = a[i] < b[j] ? a[i] : b[j];
+        while (i < nx && a[i] == v)
+            i++;
+        while (j < ny && b[j] == v)
+            j++;
+        const double t = fabs((double)i / (double)nx - (double)j / (double)ny);
+        if (t > dm)
+            dm = t;
+    }
+    free(a);
+    free(b);
+    const double ne = (double)nx * (double)ny / ((double)nx + (double)ny), sn = sqrt(ne);
+    *d = dm;
+    if (p)
+        *p = q_ks((sn + 0.12 + 0.11 / sn) * dm);
+    return 0;
+}

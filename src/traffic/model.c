@@ -1,0 +1,1050 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* model.c: learning a traffic model from packets (on/off split, marginal
+ * fits, copula) and reading and writing model files.
+ *
+ * The split into sessions is the first step because it decides which
+ * gaps are "in-session" and which are idle periods: fitting one family to
+ * both mixes two populations that differ by orders of magnitude (a page's
+ * objects milliseconds apart, pages seconds apart), and no single family
+ * fits that. With the split, the in-session packets get the marginal fits
+ * and the copula; the idle gaps get their own distribution; sessions
+ * their length in packets. The automatic threshold is the Bayes boundary
+ * of a two-component lognormal mixture of all gaps (equation in
+ * traffic.h), which is where a gap becomes more likely idle than not.
+ *
+ * Empirical marginals are kept as tables of distinct values with
+ * cumulative fractions; above table_max distinct values they are cut to
+ * table_max evenly spaced quantiles, which changes any quantile by less
+ * than one table step. Copula states are stored as pseudo-observations
+ * rounded to 1e-6, well below the 1/n of a rank for n up to 10^5.
+ *
+ * A model file is checked field by field when read: every number finite
+ * and in range, tables increasing, copula points in [0, 1]; a message
+ * names the file and the field path (e.g. "gap.params.sigma"). */
+#include "qctl/traffic.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qctl/output.h"
+
+/* ------------------------------------------------------------------ */
+/* Tables                                                             */
+/* ------------------------------------------------------------------ */
+
+static void table_free(qc_traffic_table *t)
+{
+    free(t->v);
+    free(t->cum);
+    memset(t, 0, sizeof *t);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The empirical table of x[0..n-1] (copied and sorted). */
+static int table_from(qc_traffic_table *t, const double *x, size_t n, size_t max, qc_err *err)
+{
+    memset(t, 0, sizeof *t);
+    if (n == 0)
+        return qc_err_set(err, QC_EEMPTY, "no values for an empirical table");
+    double *s = malloc(n * sizeof *s);
+    if (s == NULL)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    memcpy(s, x, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    size_t m = 1;
+    for (size_t i = 1; i < n; i++)
+        m += s[i] != s[i - 1];
+    if (max < 2)
+        max = 2;
+    const size_t cap = m < max ? m : max;
+    t->v = malloc(cap * sizeof *t->v);
+    t->cum = malloc(cap * sizeof *t->cum);
+    if (!t->v || !t->cum) {
+        free(s);
+        table_free(t);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    if (m <= max) {
+        for (size_t i = 0; i < n; i++) {
+            if (t->m > 0 && t->v[t->m - 1] == s[i]) {
+                t->cum[t->m - 1] = (double)(i + 1) / (double)n;
+                continue;
+            }
+            t->v[t->m] = s[i];
+            t->cum[t->m++] = (double)(i + 1) / (double)n;
+        }
+    } else {
+        /* max evenly spaced quantiles, equally likely, ties merged */
+        for (size_t k = 0; k < max; k++) {
+            size_t i = (size_t)(((double)k + 0.5) * (double)n / (double)max);
+            if (i >= n)
+                i = n - 1;
+            const double c = (double)(k + 1) / (double)max;
+            if (t->m > 0 && t->v[t->m - 1] == s[i]) {
+                t->cum[t->m - 1] = c;
+                continue;
+            }
+            t->v[t->m] = s[i];
+            t->cum[t->m++] = c;
+        }
+    }
+    t->cum[t->m - 1] = 1;
+    free(s);
+    return 0;
+}
+
+static double table_mean(const qc_traffic_table *t)
+{
+    double s = 0, prev = 0;
+    for (size_t j = 0; j < t->m; j++) {
+        s += t->v[j] * (t->cum[j] - prev);
+        prev = t->cum[j];
+    }
+    return s;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fitting                                                            */
+/* ------------------------------------------------------------------ */
+
+void qc_traffic_fit_opts_init(qc_traffic_fit_opts *o)
+{
+    o->threshold = -1;
+    qc_fit_opts_init(&o->fit);
+    o->families = 0;
+    o->copula_points = 10000;
+    o->table_max = 20000;
+}
+
+void qc_traffic_model_free(qc_traffic_model *m)
+{
+    qc_fit_dist_free(&m->size.fitted);
+    qc_fit_dist_free(&m->gap.fitted);
+    qc_fit_dist_free(&m->off.fitted);
+    table_free(&m->size.emp);
+    table_free(&m->gap.emp);
+    table_free(&m->off.emp);
+    table_free(&m->session);
+    qc_copula_free(&m->copula);
+    memset(m, 0, sizeof *m);
+}
+
+static void fits_free(qc_traffic_fits *f)
+{
+    for (int i = 0; i < QC_FIT_NFAMILIES; i++)
+        qc_fit_result_free(&f->r[i]);
+    free(f->x);
+    memset(f, 0, sizeof *f);
+}
+
+void qc_traffic_report_free(qc_traffic_report *r)
+{
+    fits_free(&r->size);
+    fits_free(&r->gap);
+    fits_free(&r->off);
+    free(r->u);
+    free(r->v);
+    memset(r, 0, sizeof *r);
+}
+
+/* Fits the families of mask to x and copies the best into *best; fits
+ * receives every result (or they are freed when fits is NULL). */
+static int fit_marginal(const double *x, size_t n, unsigned mask, const qc_fit_opts *o,
+                        qc_fit_dist *best, qc_traffic_fits *fits, const char *what, qc_err *err)
+{
+    qc_fit_data d;
+    int rc = qc_fit_data_init(&d, x, n, err);
+    if (rc != 0) {
+        qc_err_prefix(err, "%s", what);
+        return rc;
+    }
+    qc_traffic_fits local;
+    qc_traffic_fits *f = fits ? fits : &local;
+    memset(f, 0, sizeof *f);
+    rc = qc_fit_all(&d, mask, o, f->r, f->order, &f->nranked, err);
+    qc_fit_data_free(&d);
+    if (rc != 0) {
+        qc_err_prefix(err, "%s", what);
+        return rc;
+    }
+    if (f->nranked == 0) {
+        /* Nothing parametric fits (e.g. one repeated value): a degenerate
+         * exponential with the right mean keeps the rate right. */
+        double mean = 0;
+        for (size_t i = 0; i < n; i++)
+            mean += x[i] / (double)n;
+        const double p[1] = {1 / (mean > 0 ? mean : 1e-9)};
+        rc = qc_fit_dist_set(best, QC_FIT_EXP, p, 1, err);
+    } else {
+        const qc_fit_dist *src = &f->r[f->order[0]].dist;
+        rc = qc_fit_dist_set(best, src->family, src->p, qc_fit_nstored(src->family), err);
+    }
+    if (fits == NULL)
+        fits_free(&local);
+    else if ((f->x = malloc(n * sizeof *f->x)) != NULL) {
+        memcpy(f->x, x, n * sizeof *x);
+        f->n = n;
+    }
+    return rc;
+}
+
+/* log of the density of log-gap y under components [a, b) of a fitted
+ * lognormal mixture p (K components; weights, mus, sigmas). */
+static double comp_logdens(const double *p, int K, int a, int b, double y)
+{
+    double mx = -INFINITY, l[3];
+    for (int j = a; j < b; j++) {
+        const double z = (y - p[K + j]) / p[2 * K + j];
+        l[j] = log(p[j]) - log(p[2 * K + j]) - z * z / 2;
+        if (l[j] > mx)
+            mx = l[j];
+    }
+    double s = 0;
+    for (int j = a; j < b; j++)
+        s += exp(l[j] - mx);
+    return mx + log(s);
+}
+
+/* The idle threshold of the gaps, or INFINITY when they show no idle
+ * population (see traffic.h): of lognormal mixtures with 2 and 3
+ * components, the one with the best BIC (it must beat one lognormal);
+ * its longest component is the idle one, and the threshold is the Bayes
+ * boundary between it and the others, found by bisection between the
+ * two longest components' medians. */
+/* An empty stretch in the sorted gaps: the largest ratio between
+ * consecutive distinct gaps in the upper half with at least 3 gaps above
+ * it; when that ratio is at least 4 the threshold is its geometric middle.
+ * (Heavy-tailed gaps with no idle population rarely show it: for Pareto
+ * gaps of index 1 the ratio of the 3rd to the 4th largest exceeds 4 with
+ * probability 4^-3.) */
+static double gap_jump(const double *g, size_t n)
+{
+    double *s = malloc(n * sizeof *s);
+    if (s == NULL)
+        return INFINITY;
+    memcpy(s, g, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    double best = 0, th = INFINITY;
+    for (size_t i = n / 2; i + 3 < n; i++) {
+        if (!(s[i] > 0) || s[i + 1] == s[i])
+            continue;
+        const double r = s[i + 1] / s[i];
+        if (r > best) {
+            best = r;
+            th = sqrt(s[i] * s[i + 1]);
+        }
+    }
+    free(s);
+    return best >= 4 ? th : INFINITY;
+}
+
+static double auto_threshold(const double *g, size_t n, const qc_fit_opts *o)
+{
+    if (n < 20)
+        return INFINITY;
+    const double jump = gap_jump(g, n);
+    if (isfinite(jump))
+        return jump;
+    qc_fit_data d;
+    if (qc_fit_data_init(&d, g, n, NULL) != 0)
+        return INFINITY;
+    qc_fit_opts fo = *o;
+    fo.gof = 0; /* only the likelihoods are compared here */
+    o = &fo;
+    qc_fit_result one, mix[2];
+    memset(mix, 0, sizeof mix);
+    double th = INFINITY;
+    int best = -1;
+    if (qc_fit_one(&d, QC_FIT_LOGNORMAL, o, &one, NULL) == 0 && one.ok) {
+        double bic = one.bic;
+        for (int k = 0; k < 2; k++)
+            if (qc_fit_one(&d, k ? QC_FIT_LNMIX3 : QC_FIT_LNMIX2, o, &mix[k], NULL) == 0 &&
+                mix[k].ok && mix[k].bic < bic) {
+                bic = mix[k].bic;
+                best = k;
+            }
+    }
+    if (best >= 0) {
+        const int K = best + 2;
+        const double *p = mix[best].dist.p; /* components by increasing mean */
+        const double m1 = p[K + K - 2], m2 = p[K + K - 1];
+        if (m2 - m1 >= log(10.0)) {
+            double lo = m1, hi = m2;
+            for (int it = 0; it < 100; it++) {
+                const double y = (lo + hi) / 2;
+                if (comp_logdens(p, K, 0, K - 1, y) > comp_logdens(p, K, K - 1, K, y))
+                    lo = y;
+                else
+                    hi = y;
+            }
+            const double cand = exp((lo + hi) / 2);
+            size_t idle = 0;
+            for (size_t i = 0; i < n; i++)
+                idle += g[i] > cand;
+            if (idle >= 2 && idle < n)
+                th = cand;
+        }
+    }
+    qc_fit_result_free(&one);
+    qc_fit_result_free(&mix[0]);
+    qc_fit_result_free(&mix[1]);
+    qc_fit_data_free(&d);
+    return th;
+}
+
+/* Kendall and Spearman of x against y; NAN on error. Above 200000 pairs
+ * they are estimated on evenly spaced pairs (a sample of the same pair
+ * population: the standard error at 2 10^5 pairs is below 0.003), which
+ * keeps a 10^7-packet fit from spending most of its time ranking. */
+#define QC_DEP_MAX 200000
+
+static void dependence(const double *x, const double *y, size_t n, double *tau, double *rho)
+{
+    double *a = NULL, *b = NULL;
+    if (n > QC_DEP_MAX) {
+        a = malloc(QC_DEP_MAX * sizeof *a);
+        b = malloc(QC_DEP_MAX * sizeof *b);
+        if (!a || !b) {
+            free(a);
+            free(b);
+            *tau = *rho = NAN;
+            return;
+        }
+        for (size_t k = 0; k < QC_DEP_MAX; k++) {
+            const size_t i = (size_t)((double)k * (double)n / QC_DEP_MAX);
+            a[k] = x[i];
+            b[k] = y[i];
+        }
+        x = a;
+        y = b;
+        n = QC_DEP_MAX;
+    }
+    if (qc_copula_kendall(x, y, n, tau, NULL) != 0)
+        *tau = NAN;
+    if (qc_copula_spearman(x, y, n, rho, NULL) != 0)
+        *rho = NAN;
+    free(a);
+    free(b);
+}
+
+int qc_traffic_fit(qc_traffic_model *m, const char *name, const double *t, const uint32_t *size,
+                   const uint8_t *dir, size_t n, const qc_traffic_fit_opts *o,
+                   qc_traffic_report *rep, qc_err *err)
+{
+    memset(m, 0, sizeof *m);
+    if (rep)
+        memset(rep, 0, sizeof *rep);
+    if (n < 10)
+        return qc_err_set(err, QC_EEMPTY, "%s: %zu packets; a model needs at least 10", name, n);
+    for (size_t i = 1; i < n; i++)
+        if (!(t[i] >= t[i - 1]))
+            return qc_err_set(err, QC_EINVAL, "%s: packet %zu is earlier than packet %zu", name,
+                              i + 1, i);
+    snprintf(m->name, sizeof m->name, "%s", name);
+    m->proto = 17;
+    m->src_packets = n;
+    m->src_duration = t[n - 1] - t[0];
+    double *gaps = malloc((n - 1) * sizeof *gaps);
+    double *sz = malloc(n * sizeof *sz), *gi = malloc(n * sizeof *gi);
+    double *off = malloc(n * sizeof *off), *sess = malloc(n * sizeof *sess);
+    uint8_t *di = malloc(n);
+    int rc = 0;
+    if (!gaps || !sz || !gi || !off || !sess || !di) {
+        rc = qc_err_set(err, QC_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 1; i < n; i++)
+        gaps[i - 1] = t[i] - t[i - 1];
+    size_t fwd = 0;
+    for (size_t i = 0; i < n; i++)
+        fwd += dir == NULL || dir[i] == 0;
+    m->fwd_fraction = (double)fwd / (double)n;
+
+    /* Threshold and sessions. */
+    if (o->threshold < 0) {
+        m->threshold = auto_threshold(gaps, n - 1, &o->fit);
+        snprintf(m->threshold_method, sizeof m->threshold_method, "%s",
+                 isinf(m->threshold) ? "none" : "auto");
+    } else {
+        m->threshold = o->threshold;
+        snprintf(m->threshold_method, sizeof m->threshold_method, "%s",
+                 isinf(o->threshold) ? "none" : "given");
+    }
+    size_t nin = 0, noff = 0, nsess = 0, cur = 1;
+    for (size_t i = 1; i < n; i++) {
+        if (gaps[i - 1] > m->threshold) {
+            off[noff++] = gaps[i - 1];
+            sess[nsess++] = (double)cur;
+            cur = 1;
+            continue;
+        }
+        cur++;
+        sz[nin] = size[i];
+        gi[nin] = gaps[i - 1];
+        di[nin++] = dir ? dir[i] : 0;
+    }
+    sess[nsess++] = (double)cur;
+    if (nin < 10) {
+        rc = qc_err_set(err, QC_EEMPTY,
+                        "%s: only %zu packets inside sessions (threshold %g s); a model needs "
+                        "at least 10",
+                        name, nin, m->threshold);
+        goto done;
+    }
+    if (noff == 0) {
+        m->threshold = INFINITY;
+        snprintf(m->threshold_method, sizeof m->threshold_method, "none");
+    }
+
+    /* Marginals. */
+    /* Every family but the empirical one, whose table is kept apart. */
+    const unsigned all = ((1u << QC_FIT_NFAMILIES) - 1) & ~(1u << QC_FIT_EMPIRICAL);
+    const unsigned mask = o->families ? o->families | (1u << QC_FIT_GPD) : all;
+    if ((rc = fit_marginal(sz, nin, mask, &o->fit, &m->size.fitted, rep ? &rep->size : NULL,
+                           "size", err)) != 0 ||
+        (rc = table_from(&m->size.emp, sz, nin, o->table_max, err)) != 0)
+        goto done;
+    if ((rc = fit_marginal(gi, nin, mask, &o->fit, &m->gap.fitted, rep ? &rep->gap : NULL, "gap",
+                           err)) != 0 ||
+        (rc = table_from(&m->gap.emp, gi, nin, o->table_max, err)) != 0)
+        goto done;
+    if (noff > 0) {
+        const unsigned omask = (1u << QC_FIT_EXP) | (1u << QC_FIT_GAMMA) |
+                               (1u << QC_FIT_LOGNORMAL) | (1u << QC_FIT_WEIBULL) |
+                               (1u << QC_FIT_PARETO) | (1u << QC_FIT_LNMIX2) |
+                               (1u << QC_FIT_EXPMIX2);
+        if ((rc = fit_marginal(off, noff, omask, &o->fit, &m->off.fitted,
+                               rep ? &rep->off : NULL, "off", err)) != 0 ||
+            (rc = table_from(&m->off.emp, off, noff, o->table_max, err)) != 0)
+            goto done;
+    }
+    if ((rc = table_from(&m->session, sess, nsess, o->table_max, err)) != 0)
+        goto done;
+
+    /* Copula of the in-session sequence. */
+    if ((rc = qc_copula_build(&m->copula, sz, gi, di, nin, o->copula_points, err)) != 0)
+        goto done;
+    if (rep) {
+        rep->sessions = nsess;
+        dependence(sz, gi, nin, &rep->tau_sg, &rep->rho_sg);
+        dependence(sz, sz + 1, nin - 1, &rep->tau_ss, &rep->rho_ss);
+        dependence(gi, gi + 1, nin - 1, &rep->tau_gg, &rep->rho_gg);
+        rep->u = malloc(nin * sizeof *rep->u);
+        rep->v = malloc(nin * sizeof *rep->v);
+        if (rep->u && rep->v && qc_copula_pseudo(sz, nin, rep->u, NULL) == 0 &&
+            qc_copula_pseudo(gi, nin, rep->v, NULL) == 0)
+            rep->n = nin;
+    }
+done:
+    free(gaps);
+    free(sz);
+    free(gi);
+    free(off);
+    free(sess);
+    free(di);
+    if (rc != 0) {
+        qc_traffic_model_free(m);
+        if (rep)
+            qc_traffic_report_free(rep);
+    }
+    return rc;
+}
+
+int qc_traffic_fit_group(qc_traffic_model *m, const qc_trace *tr, const qc_trace_group *g,
+                         const qc_traffic_fit_opts *o, qc_traffic_report *rep, qc_err *err)
+{
+    const size_t n = g->n;
+    double *t = malloc((n ? n : 1) * sizeof *t);
+    uint32_t *s = malloc((n ? n : 1) * sizeof *s);
+    uint8_t *d = malloc(n ? n : 1);
+    if (!t || !s || !d) {
+        free(t);
+        free(s);
+        free(d);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    /* The most common protocol and responder port, by packets. */
+    size_t ntcp = 0, nudp = 0;
+    uint16_t port = 0;
+    uint64_t best = 0;
+    for (size_t i = 0; i < n; i++) {
+        const qc_trace_pkt *p = &tr->pkt[g->idx[i]];
+        t[i] = p->t;
+        s[i] = p->size;
+        d[i] = p->dir;
+        ntcp += p->proto == 6;
+        nudp += p->proto == 17;
+    }
+    for (size_t f = 0; f < tr->nflows; f++) {
+        const qc_trace_flow *fl = &tr->flows[f];
+        if (fl->af != 0 && fl->packets > best) {
+            int in_group = 0; /* only flows with packets in this group count */
+            for (size_t i = 0; i < n && !in_group; i++)
+                in_group = tr->pkt[g->idx[i]].flow == f;
+            if (in_group) {
+                best = fl->packets;
+                port = fl->dport;
+            }
+        }
+    }
+    int rc = qc_traffic_fit(m, g->name, t, s, d, n, o, rep, err);
+    if (rc == 0) {
+        m->proto = ntcp > nudp ? 6 : 17;
+        m->port = port;
+    }
+    free(t);
+    free(s);
+    free(d);
+    return rc;
+}
+
+double qc_traffic_model_mean_size(const qc_traffic_model *m, qc_traffic_approach a)
+{
+    return a == QC_TRAFFIC_COPULA ? table_mean(&m->size.emp) : qc_fit_mean(&m->size.fitted);
+}
+
+double qc_traffic_model_rate(const qc_traffic_model *m, qc_traffic_approach a)
+{
+    const double eg = a == QC_TRAFFIC_COPULA ? table_mean(&m->gap.emp) : qc_fit_mean(&m->gap.fitted);
+    if (isinf(m->threshold) || m->off.emp.m == 0)
+        return 1 / eg;
+    const double en = table_mean(&m->session);
+    const double eoff = a == QC_TRAFFIC_COPULA ? table_mean(&m->off.emp) : qc_fit_mean(&m->off.fitted);
+    return en / ((en - 1) * eg + eoff);
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON out                                                           */
+/* ------------------------------------------------------------------ */
+
+static json_t *num(double x)
+{
+    return qc_json_real_new(x);
+}
+
+static json_t *table_json(const qc_traffic_table *t)
+{
+    json_t *o = json_object(), *v = json_array(), *c = json_array();
+    for (size_t j = 0; j < t->m; j++) {
+        json_array_append_new(v, json_real(t->v[j]));
+        json_array_append_new(c, json_real(t->cum[j]));
+    }
+    json_object_set_new(o, "values", v);
+    json_object_set_new(o, "cum", c);
+    return o;
+}
+
+static json_t *dist_json(const qc_fit_dist *d)
+{
+    json_t *o = json_object(), *p = json_object();
+    json_object_set_new(o, "family", json_string(qc_fit_family_name(d->family)));
+    for (int i = 0; i < qc_fit_nstored(d->family); i++)
+        json_object_set_new(p, qc_fit_param_name(d->family, i), num(d->p[i]));
+    json_object_set_new(o, "params", p);
+    json_object_set_new(o, "mean", num(qc_fit_mean(d)));
+    return o;
+}
+
+static json_t *result_json(const qc_fit_result *r)
+{
+    json_t *o = dist_json(&r->dist), *ci = json_object(), *se = json_object();
+    for (int i = 0; i < qc_fit_nstored(r->dist.family); i++) {
+        const char *pn = qc_fit_param_name(r->dist.family, i);
+        json_t *a = json_array();
+        json_array_append_new(a, num(r->lo[i]));
+        json_array_append_new(a, num(r->hi[i]));
+        json_object_set_new(ci, pn, a);
+        json_object_set_new(se, pn, num(r->se[i]));
+    }
+    json_object_set_new(o, "se", se);
+    json_object_set_new(o, "ci", ci);
+    json_object_set_new(o, "ci_method", json_string(r->ci_method ? r->ci_method : "none"));
+    json_object_set_new(o, "loglik", num(r->loglik));
+    json_object_set_new(o, "aic", num(r->aic));
+    json_object_set_new(o, "bic", num(r->bic));
+    json_object_set_new(o, "ks", num(r->ks));
+    json_object_set_new(o, "ad", num(r->ad));
+    json_object_set_new(o, "n", json_integer((json_int_t)r->nfit));
+    json_object_set_new(o, "converged", json_boolean(r->converged));
+    return o;
+}
+
+static json_t *marginal_json(const qc_traffic_marginal *mg, const qc_traffic_fits *f,
+                             const qc_fit_opts *fo)
+{
+    json_t *o = dist_json(&mg->fitted);
+    json_object_set_new(o, "empirical", table_json(&mg->emp));
+    if (f) {
+        json_t *c = json_array();
+        for (size_t i = 0; i < f->nranked; i++)
+            json_array_append_new(c, result_json(&f->r[f->order[i]]));
+        json_object_set_new(o, "criterion", json_string(fo && fo->crit == QC_FIT_AIC ? "aic" : "bic"));
+        json_object_set_new(o, "candidates", c);
+        const qc_fit_result *g = &f->r[QC_FIT_GPD];
+        json_object_set_new(o, "gpd_tail", g->ok ? result_json(g) : json_null());
+    }
+    return o;
+}
+
+static double round6(double x)
+{
+    return round(x * 1e6) / 1e6;
+}
+
+static json_t *dep_json(double tau, double rho)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "kendall", num(tau));
+    json_object_set_new(o, "spearman", num(rho));
+    return o;
+}
+
+json_t *qc_traffic_model_json(const qc_traffic_model *m, const qc_traffic_report *rep)
+{
+    json_t *o = json_object();
+    if (o == NULL)
+        return NULL;
+    json_object_set_new(o, "format", json_string("qctl-traffic-model"));
+    json_object_set_new(o, "version", json_integer(1));
+    json_object_set_new(o, "activity", json_string(m->name));
+    json_t *src = json_object();
+    json_object_set_new(src, "packets", json_integer((json_int_t)m->src_packets));
+    json_object_set_new(src, "duration", num(m->src_duration));
+    json_object_set_new(o, "source", src);
+    json_t *tp = json_object();
+    json_object_set_new(tp, "protocol", json_string(m->proto == 6 ? "tcp" : "udp"));
+    json_object_set_new(tp, "server_port", json_integer(m->port));
+    json_object_set_new(o, "transport", tp);
+    json_object_set_new(o, "forward_fraction", num(m->fwd_fraction));
+    json_t *rate = json_object();
+    json_object_set_new(rate, "fitted", num(qc_traffic_model_rate(m, QC_TRAFFIC_FITTED)));
+    json_object_set_new(rate, "copula", num(qc_traffic_model_rate(m, QC_TRAFFIC_COPULA)));
+    json_object_set_new(rate, "source",
+                        num(m->src_duration > 0 ? (double)(m->src_packets - 1) / m->src_duration : NAN));
+    json_object_set_new(o, "packets_per_second", rate);
+    json_t *oo = json_object();
+    json_object_set_new(oo, "method", json_string(m->threshold_method));
+    json_object_set_new(oo, "threshold", num(m->threshold));
+    json_object_set_new(oo, "session_packets", table_json(&m->session));
+    json_object_set_new(oo, "off", m->off.emp.m ? marginal_json(&m->off, rep ? &rep->off : NULL, NULL)
+                                                : json_null());
+    json_object_set_new(o, "onoff", oo);
+    json_object_set_new(o, "size", marginal_json(&m->size, rep ? &rep->size : NULL, NULL));
+    json_object_set_new(o, "gap", marginal_json(&m->gap, rep ? &rep->gap : NULL, NULL));
+    if (rep) {
+        json_t *dep = json_object();
+        json_object_set_new(dep, "size_gap", dep_json(rep->tau_sg, rep->rho_sg));
+        json_object_set_new(dep, "size_lag1", dep_json(rep->tau_ss, rep->rho_ss));
+        json_object_set_new(dep, "gap_lag1", dep_json(rep->tau_gg, rep->rho_gg));
+        json_object_set_new(o, "dependence", dep);
+    }
+    const qc_copula *c = &m->copula;
+    json_t *cj = json_object(), *pv = json_array(), *nx = json_array(), *mk = json_array();
+    for (size_t i = 0; i < 2 * c->n; i++) {
+        json_array_append_new(pv, json_real(round6(c->prev[i])));
+        json_array_append_new(nx, json_real(round6(c->next[i])));
+    }
+    for (size_t i = 0; i < c->n; i++)
+        json_array_append_new(mk, json_integer(c->mark[i]));
+    json_object_set_new(cj, "grid", json_integer(c->grid));
+    json_object_set_new(cj, "transitions", json_integer((json_int_t)c->n));
+    json_object_set_new(cj, "prev", pv);
+    json_object_set_new(cj, "next", nx);
+    json_object_set_new(cj, "mark", mk);
+    json_object_set_new(o, "copula", cj);
+    return o;
+}
+
+/* Two levels of indentation, then compact: readable at the top, and a
+ * copula of 10^4 points stays a few lines rather than 10^5. */
+static int dump_value(FILE *fp, const json_t *v)
+{
+    /* 17 digits: a double read back is the same double, so tables stay
+     * strictly increasing and a saved model generates what it did. */
+    char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
+                                JSON_REAL_PRECISION(17));
+    if (s == NULL)
+        return -1;
+    fputs(s, fp);
+    free(s);
+    return 0;
+}
+
+static int dump_model(FILE *fp, const json_t *o)
+{
+    const char *k;
+    json_t *v;
+    size_t i = 0, n = json_object_size(o);
+    fputs("{\n", fp);
+    json_object_foreach((json_t *)o, k, v)
+    {
+        json_t *key = json_string(k);
+        fputs("  ", fp);
+        dump_value(fp, key);
+        json_decref(key);
+        fputs(": ", fp);
+        if (json_is_object(v) && json_object_size(v) > 0) {
+            const char *k2;
+            json_t *v2;
+            size_t j = 0, n2 = json_object_size(v);
+            fputs("{\n", fp);
+            json_object_foreach(v, k2, v2)
+            {
+                json_t *key2 = json_string(k2);
+                fputs("    ", fp);
+                dump_value(fp, key2);
+                json_decref(key2);
+                fputs(": ", fp);
+                if (dump_value(fp, v2) != 0)
+                    return -1;
+                fputs(++j < n2 ? ",\n" : "\n", fp);
+            }
+            fputs("  }", fp);
+        } else if (dump_value(fp, v) != 0) {
+            return -1;
+        }
+        fputs(++i < n ? ",\n" : "\n", fp);
+    }
+    fputs("}\n", fp);
+    return 0;
+}
+
+int qc_traffic_model_save(const qc_traffic_model *m, const qc_traffic_report *rep,
+                          const char *path, qc_err *err)
+{
+    json_t *o = qc_traffic_model_json(m, rep);
+    if (o == NULL)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    qc_ofile f;
+    int rc = qc_ofile_open(&f, path, err);
+    if (rc == 0) {
+        if (dump_model(f.fp, o) != 0) {
+            qc_ofile_abort(&f);
+            rc = qc_err_set(err, QC_ENOMEM, "%s: out of memory while writing", path);
+        } else {
+            rc = qc_ofile_commit(&f, err);
+        }
+    }
+    json_decref(o);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON in                                                            */
+/* ------------------------------------------------------------------ */
+
+typedef struct rd {
+    const char *name;
+    qc_err *err;
+} rd;
+
+static int bad(const rd *r, const char *path, const char *what)
+{
+    return qc_err_set(r->err, QC_EPARSE, "%s: field '%s': %s", r->name, path, what);
+}
+
+static const json_t *member(const rd *r, const json_t *o, const char *key, const char *path,
+                            int *rc)
+{
+    const json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
+    if (v == NULL)
+        *rc = bad(r, path, "missing");
+    return v;
+}
+
+static int get_num(const rd *r, const json_t *o, const char *key, const char *path, double *out)
+{
+    int rc = 0;
+    const json_t *v = member(r, o, key, path, &rc);
+    if (rc)
+        return rc;
+    if (!json_is_number(v))
+        return bad(r, path, "not a number");
+    *out = json_number_value(v);
+    if (!isfinite(*out))
+        return bad(r, path, "not finite");
+    return 0;
+}
+
+static int read_table(const rd *r, const json_t *o, const char *path, qc_traffic_table *t)
+{
+    char p[128];
+    memset(t, 0, sizeof *t);
+    if (!json_is_object(o))
+        return bad(r, path, "not an object with 'values' and 'cum'");
+    const json_t *v = json_object_get(o, "values"), *c = json_object_get(o, "cum");
+    snprintf(p, sizeof p, "%s.values", path);
+    if (!json_is_array(v) || json_array_size(v) == 0)
+        return bad(r, p, "missing or not a non-empty array");
+    snprintf(p, sizeof p, "%s.cum", path);
+    if (!json_is_array(c) || json_array_size(c) != json_array_size(v))
+        return bad(r, p, "missing, or not as long as 'values'");
+    const size_t m = json_array_size(v);
+    t->v = malloc(m * sizeof *t->v);
+    t->cum = malloc(m * sizeof *t->cum);
+    if (!t->v || !t->cum) {
+        table_free(t);
+        return qc_err_set(r->err, QC_ENOMEM, "out of memory");
+    }
+    t->m = m;
+    for (size_t j = 0; j < m; j++) {
+        const json_t *a = json_array_get(v, j), *b = json_array_get(c, j);
+        const double x = json_number_value(a), q = json_number_value(b);
+        char what[96];
+        if (!json_is_number(a) || !isfinite(x) || x < 0 || (j > 0 && !(x > t->v[j - 1]))) {
+            snprintf(p, sizeof p, "%s.values.%zu", path, j);
+            table_free(t);
+            return bad(r, p, "values must be finite, >= 0 and increasing");
+        }
+        if (!json_is_number(b) || !(q > 0 && q <= 1 + 1e-9) || (j > 0 && !(q >= t->cum[j - 1]))) {
+            snprintf(p, sizeof p, "%s.cum.%zu", path, j);
+            snprintf(what, sizeof what, "cumulative fractions must be in (0, 1] and non-decreasing");
+            table_free(t);
+            return bad(r, p, what);
+        }
+        t->v[j] = x;
+        t->cum[j] = q;
+    }
+    if (fabs(t->cum[m - 1] - 1) > 1e-6) {
+        snprintf(p, sizeof p, "%s.cum.%zu", path, m - 1);
+        table_free(t);
+        return bad(r, p, "the last cumulative fraction must be 1");
+    }
+    t->cum[m - 1] = 1;
+    return 0;
+}
+
+static int read_dist(const rd *r, const json_t *o, const char *path, qc_fit_dist *d)
+{
+    char p[128];
+    int rc = 0;
+    snprintf(p, sizeof p, "%s.family", path);
+    const json_t *fam = member(r, o, "family", p, &rc);
+    if (rc)
+        return rc;
+    qc_fit_family f;
+    if (!json_is_string(fam) || qc_fit_family_parse(json_string_value(fam), &f) != 0 ||
+        f == QC_FIT_EMPIRICAL)
+        return bad(r, p, "not a family name (exp, gamma, lognormal, weibull, pareto, lnmix2, "
+                         "lnmix3, expmix2, expmix3, gpd)");
+    snprintf(p, sizeof p, "%s.params", path);
+    const json_t *ps = member(r, o, "params", p, &rc);
+    if (rc)
+        return rc;
+    double v[QC_FIT_MAXPAR];
+    const int np = qc_fit_nstored(f);
+    for (int i = 0; i < np; i++) {
+        char pp[160];
+        snprintf(pp, sizeof pp, "%s.params.%s", path, qc_fit_param_name(f, i));
+        if ((rc = get_num(r, ps, qc_fit_param_name(f, i), pp, &v[i])) != 0)
+            return rc;
+    }
+    qc_err e = {0};
+    if (qc_fit_dist_set(d, f, v, np, &e) != 0)
+        return bad(r, p, e.msg);
+    return 0;
+}
+
+static int read_marginal(const rd *r, const json_t *o, const char *path, qc_traffic_marginal *mg)
+{
+    char p[128];
+    int rc;
+    if (!json_is_object(o))
+        return bad(r, path, "missing or not an object");
+    if ((rc = read_dist(r, o, path, &mg->fitted)) != 0)
+        return rc;
+    snprintf(p, sizeof p, "%s.empirical", path);
+    return read_table(r, json_object_get(o, "empirical"), p, &mg->emp);
+}
+
+static int read_points(const rd *r, const json_t *a, const char *path, size_t n, double **out)
+{
+    if (!json_is_array(a) || json_array_size(a) != 2 * n)
+        return bad(r, path, "must be an array of 2 x transitions numbers");
+    double *x = malloc(2 * n * sizeof *x);
+    if (x == NULL)
+        return qc_err_set(r->err, QC_ENOMEM, "out of memory");
+    for (size_t i = 0; i < 2 * n; i++) {
+        const json_t *e = json_array_get(a, i);
+        x[i] = json_number_value(e);
+        if (!json_is_number(e) || !(x[i] >= 0 && x[i] <= 1)) {
+            char p[128];
+            snprintf(p, sizeof p, "%s.%zu", path, i);
+            free(x);
+            return bad(r, p, "must be a number in [0, 1]");
+        }
+    }
+    *out = x;
+    return 0;
+}
+
+static int read_copula(const rd *r, const json_t *o, qc_copula *c)
+{
+    int rc = 0;
+    double grid = 0, nt = 0;
+    if (!json_is_object(o))
+        return bad(r, "copula", "missing or not an object");
+    if ((rc = get_num(r, o, "grid", "copula.grid", &grid)) != 0 ||
+        (rc = get_num(r, o, "transitions", "copula.transitions", &nt)) != 0)
+        return rc;
+    if (!(grid >= 1 && grid <= 64 && grid == floor(grid)))
+        return bad(r, "copula.grid", "must be a whole number in [1, 64]");
+    if (!(nt >= 1 && nt <= 1e7 && nt == floor(nt)))
+        return bad(r, "copula.transitions", "must be a whole number in [1, 10^7]");
+    const size_t n = (size_t)nt;
+    double *prev = NULL, *next = NULL;
+    uint8_t *mark = calloc(n, 1);
+    if (mark == NULL)
+        return qc_err_set(r->err, QC_ENOMEM, "out of memory");
+    if ((rc = read_points(r, json_object_get(o, "prev"), "copula.prev", n, &prev)) == 0 &&
+        (rc = read_points(r, json_object_get(o, "next"), "copula.next", n, &next)) == 0) {
+        const json_t *mk = json_object_get(o, "mark");
+        if (mk != NULL) {
+            if (!json_is_array(mk) || json_array_size(mk) != n)
+                rc = bad(r, "copula.mark", "must be an array of one 0 or 1 per transition");
+            for (size_t i = 0; rc == 0 && i < n; i++) {
+                const json_t *e = json_array_get(mk, i);
+                if (!json_is_integer(e) || (json_integer_value(e) != 0 && json_integer_value(e) != 1))
+                    rc = bad(r, "copula.mark", "must be an array of one 0 or 1 per transition");
+                else
+                    mark[i] = (uint8_t)json_integer_value(e);
+            }
+        }
+        if (rc == 0)
+            rc = qc_copula_from_points(c, prev, next, mark, n, (unsigned)grid, r->err);
+    }
+    free(prev);
+    free(next);
+    free(mark);
+    return rc;
+}
+
+int qc_traffic_model_from_json(qc_traffic_model *m, const json_t *j, const char *name,
+                               qc_err *err)
+{
+    memset(m, 0, sizeof *m);
+    rd r = {name, err};
+    int rc = 0;
+    const json_t *v;
+    if (!json_is_object(j))
+        return qc_err_set(err, QC_EPARSE, "%s: not a JSON object", name);
+    v = json_object_get(j, "format");
+    if (!json_is_string(v) || strcmp(json_string_value(v), "qctl-traffic-model") != 0)
+        return bad(&r, "format", "must be \"qctl-traffic-model\"");
+    double ver = 0;
+    if ((rc = get_num(&r, j, "version", "version", &ver)) != 0)
+        return rc;
+    if (ver != 1)
+        return bad(&r, "version", "only version 1 is known");
+    v = json_object_get(j, "activity");
+    if (!json_is_string(v) || json_string_length(v) == 0 || json_string_length(v) >= sizeof m->name)
+        return bad(&r, "activity", "must be a name of 1 to 63 characters");
+    snprintf(m->name, sizeof m->name, "%s", json_string_value(v));
+    m->proto = 17;
+    const json_t *tp = json_object_get(j, "transport");
+    if (tp) {
+        const json_t *pr = json_object_get(tp, "protocol"), *po = json_object_get(tp, "server_port");
+        if (pr) {
+            if (!json_is_string(pr) || (strcmp(json_string_value(pr), "tcp") != 0 &&
+                                        strcmp(json_string_value(pr), "udp") != 0))
+                return bad(&r, "transport.protocol", "must be \"tcp\" or \"udp\"");
+            m->proto = json_string_value(pr)[0] == 't' ? 6 : 17;
+        }
+        if (po) {
+            if (!json_is_integer(po) || json_integer_value(po) < 0 || json_integer_value(po) > 65535)
+                return bad(&r, "transport.server_port", "must be a port number in [0, 65535]");
+            m->port = (uint16_t)json_integer_value(po);
+        }
+    }
+    const json_t *src = json_object_get(j, "source");
+    if (json_is_object(src)) {
+        const json_t *a = json_object_get(src, "packets"), *b = json_object_get(src, "duration");
+        if (json_is_integer(a) && json_integer_value(a) >= 0)
+            m->src_packets = (uint64_t)json_integer_value(a);
+        if (json_is_number(b) && isfinite(json_number_value(b)))
+            m->src_duration = json_number_value(b);
+    }
+    if ((rc = get_num(&r, j, "forward_fraction", "forward_fraction", &m->fwd_fraction)) != 0)
+        goto fail;
+    if (!(m->fwd_fraction >= 0 && m->fwd_fraction <= 1)) {
+        rc = bad(&r, "forward_fraction", "must be in [0, 1]");
+        goto fail;
+    }
+    const json_t *oo = json_object_get(j, "onoff");
+    if (!json_is_object(oo)) {
+        rc = bad(&r, "onoff", "missing or not an object");
+        goto fail;
+    }
+    const json_t *th = json_object_get(oo, "threshold");
+    const json_t *off = json_object_get(oo, "off");
+    if (th == NULL || json_is_null(th) || off == NULL || json_is_null(off)) {
+        m->threshold = INFINITY;
+        snprintf(m->threshold_method, sizeof m->threshold_method, "none");
+    } else {
+        if ((rc = get_num(&r, oo, "threshold", "onoff.threshold", &m->threshold)) != 0)
+            goto fail;
+        if (!(m->threshold >= 0)) {
+            rc = bad(&r, "onoff.threshold", "must be >= 0 (or null for no on/off)");
+            goto fail;
+        }
+        const json_t *me = json_object_get(oo, "method");
+        snprintf(m->threshold_method, sizeof m->threshold_method, "%s",
+                 json_is_string(me) ? json_string_value(me) : "given");
+        if ((rc = read_marginal(&r, off, "onoff.off", &m->off)) != 0)
+            goto fail;
+    }
+    if ((rc = read_table(&r, json_object_get(oo, "session_packets"), "onoff.session_packets",
+                         &m->session)) != 0)
+        goto fail;
+    if (m->session.v[0] < 1) {
+        rc = bad(&r, "onoff.session_packets.values", "sessions have at least 1 packet");
+        goto fail;
+    }
+    if ((rc = read_marginal(&r, json_object_get(j, "size"), "size", &m->size)) != 0 ||
+        (rc = read_marginal(&r, json_object_get(j, "gap"), "gap", &m->gap)) != 0 ||
+        (rc = read_copula(&r, json_object_get(j, "copula"), &m->copula)) != 0)
+        goto fail;
+    if (m->size.emp.v[m->size.emp.m - 1] > 4294967295.0) {
+        rc = bad(&r, "size.empirical.values", "sizes must be below 2^32");
+        goto fail;
+    }
+    return 0;
+fail:
+    qc_traffic_model_free(m);
+    return rc;
+}
+
+int qc_traffic_model_load_mem(qc_traffic_model *m, const char *buf, size_t len, const char *name,
+                              qc_err *err)
+{
+    memset(m, 0, sizeof *m);
+    json_error_t je;
+    json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+    if (j == NULL)
+        return qc_err_set(err, QC_EPARSE, "%s:%d:%d: %s", name, je.line, je.column, je.text);
+    const int rc = qc_traffic_model_from_json(m, j, name, err);
+    json_decref(j);
+    return rc;
+}
+
+int qc_traffic_model_load(qc_traffic_model *m, const char *path, qc_err *err)
+{
+    memset(m, 0, sizeof *m);
+    json_error_t je;
+    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (j == NULL) {
+        if (je.line <= 0)
+            return qc_err_set(err, QC_EIO, "%s: %s", path, je.text);
+        return qc_err_set(err, QC_EPARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+    }
+    const int rc = qc_traffic_model_from_json(m, j, path, err);
+    json_decref(j);
+    return rc;
+}

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test_fit.c: maximum-likelihood fits: parameter recovery within the
+ * reported intervals, coverage of those intervals, model selection, the
+ * goodness-of-fit statistics, and bad input.
+ *
+ * Tolerances and why:
+ *  - Recovery: each family is fitted to 4000 of its own samples (fixed
+ *    seed) and every parameter's 99.9% interval must hold the truth. For
+ *    correct estimators and intervals each check fails with probability
+ *    0.001, so the ~30 checks all pass with probability ~0.97 for an
+ *    arbitrary seed (and, the seed being fixed, always).
+ *  - Coverage: 200 replications of n = 400; the number of 95% intervals
+ *    that cover is Binomial(200, 0.95) (mean 190, sd 3.1) when the
+ *    intervals are right; accepted in [178, 199] (about 4 sd below, and
+ *    not all 200, which would show intervals far too wide).
+ *  - Selection by BIC with n = 3000: a wrong family loses by tens of
+ *    units of BIC at this n (measured margins are 40 to 10^4); a nested
+ *    family (exp inside gamma and Weibull) loses the extra parameter's
+ *    log(3000) = 8 units unless its likelihood ratio chi-square(1)
+ *    exceeds 8, probability 0.005. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+#include "qctl/fit.h"
+
+#define SEED UINT64_C(20240611)
+
+static double *draw(qc_fit_family f, const double *p, size_t n, uint64_t stream)
+{
+    qc_fit_dist m;
+    qc_err err = {0};
+    assert_int_equal(qc_fit_dist_set(&m, f, p, qc_fit_nstored(f), &err), 0);
+    qc_rng r;
+    qc_rng_init(&r, SEED, stream);
+    double *x = malloc(n * sizeof *x);
+    assert_non_null(x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = qc_fit_sample(&m, &r);
+    qc_fit_dist_free(&m);
+    return x;
+}
+
+typedef struct fcase {
+    qc_fit_family f;
+    double p[QC_FIT_MAXPAR];
+} fcase;
+
+static const fcase cases[] = {
+    {QC_FIT_EXP, {2.0}},
+    {QC_FIT_GAMMA, {2.5, 0.4}},
+    {QC_FIT_GAMMA, {0.5, 3.0}},
+    {QC_FIT_LOGNORMAL, {1.0, 0.7}},
+    {QC_FIT_WEIBULL, {0.6, 3.0}},
+    {QC_FIT_WEIBULL, {2.0, 1.5}},
+    {QC_FIT_PARETO, {1.8, 2.0}},
+    {QC_FIT_LNMIX2, {0.3, 0.7, 3.5, 7.2, 0.3, 0.2}},
+    {QC_FIT_LNMIX3, {0.2, 0.5, 0.3, 3.6, 5.5, 7.2, 0.2, 0.3, 0.1}},
+    {QC_FIT_EXPMIX2, {0.6, 0.4, 20.0, 0.5}},
+};
+#define NCASES (sizeof cases / sizeof cases[0])
+
+static void check_covered(const qc_fit_result *r, const double *truth, const char *fam)
+{
+    for (int i = 0; i < qc_fit_nstored(r->dist.family); i++) {
+        if (!(r->lo[i] <= truth[i] && truth[i] <= r->hi[i])) {
+            print_error("%s: %s = %.6g, interval [%.6g, %.6g] misses the true %.6g\n", fam,
+                        qc_fit_param_name(r->dist.family, i), r->dist.p[i], r->lo[i], r->hi[i],
+                        truth[i]);
+            fail();
+        }
+    }
+}
+
+static void test_recovery(void **state)
+{
+    (void)state;
+    qc_fit_opts o;
+    qc_fit_opts_init(&o);
+    o.level = 0.999;
+    for (size_t k = 0; k < NCASES; k++) {
+        const fcase *c = &cases[k];
+        const size_t n = 4000;
+        double *x = draw(c->f, c->p, n, k);
+        qc_fit_data d;
+        qc_err err = {0};
+        assert_int_equal(qc_fit_data_init(&d, x, n, &err), 0);
+        qc_fit_result r;
+        assert_int_equal(qc_fit_one(&d, c->f, &o, &r, &err), 0);
+        assert_true(r.ok);
+        assert_true(r.converged);
+        check_covered(&r, c->p, qc_fit_family_name(c->f));
+        assert_true(isfinite(r.loglik) && isfinite(r.bic) && isfinite(r.aic));
+        /* A correct model fits its own data: KS below the 0.001 critical
+         * value 1.95 / sqrt(n) (conservative with estimated parameters). */
+        assert_true(r.ks < 1.95 / sqrt((double)n));
+        qc_fit_result_free(&r);
+        qc_fit_data_free(&d);
+        free(x);
+    }
+}
+
+/* The generalized Pareto tail: exceedances over u of a spliced sample
+ * (uniform body below u, GPD above) recover xi and sigma. */
+static void test_gpd(void **state)
+{
+    (void)state;
+    const double xi[] = {0.3, -0.2, 0.0}, sigma = 2.0, u = 10.0;
+    for (int k = 0; k < 3; k++) {
+        const size_t n = 20000;
+        qc_fit_dist g;
+        qc_err err = {0};
+        const double p[4] = {xi[k], sigma, u, 0.25};
+        assert_int_equal(qc_fit_dist_set(&g, QC_FIT_GPD, p, 4, &err), 0);
+        qc_rng r;
+        qc_rng_init(&r, SEED, 100 + (uint64_t)k);
+        double *x = malloc(n * sizeof *x);
+        for (size_t i = 0; i < n; i++)
+            x[i] = qc_rng_u01(&r) < 0.75 ? u * qc_rng_u01(&r) : qc_fit_sample(&g, &r);
+        qc_fit_data d;
+        assert_int_equal(qc_fit_data_init(&d, x, n, &err), 0);
+        qc_fit_opts o;
+        qc_fit_opts_init(&o);
+        o.level = 0.999;
+        o.gpd_quantile = 0.76; /* above u (P(X > u) = 0.25): only tail values */
+        qc_fit_result res;
+        assert_int_equal(qc_fit_one(&d, QC_FIT_GPD, &o, &res, &err), 0);
+        assert_true(res.ok);
+        /* Exceedances over u' > u of a GPD(xi, sigma) at u are
+         * GPD(xi, sigma + xi (u' - u)): the truth at the fitted threshold. */
+        assert_true(res.dist.p[2] > u);
+        const double truth[2] = {xi[k], sigma + xi[k] * (res.dist.p[2] - u)};
+        for (int i = 0; i < 2; i++)
+            if (!(res.lo[i] <= truth[i] && truth[i] <= res.hi[i])) {
+                print_error("gpd xi=%g: %s = %g, interval [%g, %g]\n", xi[k],
+                            qc_fit_param_name(QC_FIT_GPD, i), res.dist.p[i], res.lo[i], res.hi[i]);
+                fail();
+            }
+        qc_fit_result_free(&res);
+        qc_fit_data_free(&d);
+        qc_fit_dist_free(&g);
+        free(x);
+    }
+}
+
+static void test_coverage(void **state)
+{
+    (void)state;
+    static const fcase cov[] = {
+        {QC_FIT_EXP, {2.0}},
+        {QC_FIT_GAMMA, {2.5, 0.4}},
+        {QC_FIT_LOGNORMAL, {1.0, 0.7}},
+        {QC_FIT_WEIBULL, {0.6, 3.0}},
+        {QC_FIT_PARETO, {1.8, 2.0}},
+        {QC_FIT_LNMIX2, {0.4, 0.6, 2.0, 5.0, 0.4, 0.5}},
+    };
+    qc_fit_opts o;
+    qc_fit_opts_init(&o);
+    const int R = 200;
+    for (size_t k = 0; k < sizeof cov / sizeof cov[0]; k++) {
+        const int np = qc_fit_nstored(cov[k].f);
+        int covered[QC_FIT_MAXPAR] = {0};
+        for (int rep = 0; rep < R; rep++) {
+            const size_t n = 400;
+            double *x = draw(cov[k].f, cov[k].p, n, 1000 * (k + 1) + (uint64_t)rep);
+            qc_fit_data d;
+            qc_err err = {0};
+            assert_int_equal(qc_fit_data_init(&d, x, n, &err), 0);
+            qc_fit_result r;
+            assert_int_equal(qc_fit_one(&d, cov[k].f, &o, &r, &err), 0);
+            assert_true(r.ok);
+            for (int i = 0; i < np; i++)
+                covered[i] += r.lo[i] <= cov[k].p[i] && cov[k].p[i] <= r.hi[i];
+            qc_fit_result_free(&r);
+            qc_fit_data_free(&d);
+            free(x);
+        }
+        for (int i = 0; i < np; i++) {
+            if (cov[k].f == QC_FIT_LNMIX2 && i == 1)
+                continue; /* w2 = 1 - w1: the same interval event as w1 */
+            if (covered[i] < 178 || covered[i] > 199) {
+                print_error("%s %s: %d of %d 95%% intervals cover\n",
+                            qc_fit_family_name(cov[k].f), qc_fit_param_name(cov[k].f, i),
+                            covered[i], R);
+                fail();
+            }
+        }
+    }
+}
+
+static void test_selection(void **state)
+{
+    (void)state;
+    qc_fit_opts o;
+    qc_fit_opts_init(&o);
+    for (size_t k = 0; k < NCASES; k++) {
+        const size_t n = 3000;
+        double *x = draw(cases[k].f, cases[k].p, n, 500 + k);
+        qc_fit_data d;
+        qc_err err = {0};
+        assert_int_equal(qc_fit_data_init(&d, x, n, &err), 0);
+        qc_fit_result r[QC_FIT_NFAMILIES];
+        qc_fit_family order[QC_FIT_NFAMILIES];
+        size_t nr = 0;
+        assert_int_equal(qc_fit_all(&d, 0, &o, r, order, &nr, &err), 0);
+        assert_true(nr >= 5);
+        if (order[0] != cases[k].f) {
+            print_error("samples of %s: BIC picked %s (%.1f vs %.1f)\n",
+                        qc_fit_family_name(cases[k].f), qc_fit_family_name(order[0]),
+                        r[order[0]].bic, r[cases[k].f].bic);
+            fail();
+        }
+        /* The ranking is sorted by BIC. */
+        for (size_t i = 1; i < nr; i++)
+            assert_true(r[order[i - 1]].bic <= r[order[i]].bic);
+        for (int f = 0; f < QC_FIT_NFAMILIES; f++)
+            qc_fit_result_free(&r[f]);
+        qc_fit_data_free(&d);
+        free(x);
+    }
+}
+
+/* Whole-number data with a heavy atom at the minimum (pure ACKs) and a
+ * second mode: the binned likelihood keeps Pareto (xm on the atom) from
+ * winning, and a mixture is chosen. */
+static void test_binned_atoms(void **state)
+{
+    (void)state;
+    const size_t n = 3000;
+    double *x = malloc(n * sizeof *x);
+    qc_rng r;
+    qc_rng_init(&r, SEED, 77);
+    for (size_t i = 0; i < n; i++)
+        x[i] = qc_rng_u01(&r) < 0.5 ? 52 : round(exp(7.0 + 0.3 * gsl_ran_gaussian_ziggurat(qc_rng_gsl(&r), 1)));
+    qc_fit_data d;
+    qc_err err = {0};
+    assert_int_equal(qc_fit_data_init(&d, x, n, &err), 0);
+    assert_true(d.integer);
+    qc_fit_opts o;
+    qc_fit_opts_init(&o);
+    qc_fit_result res[QC_FIT_NFAMILIES];
+    qc_fit_family order[QC_FIT_NFAMILIES];
+    size_t nr;
+    assert_int_equal(qc_fit_all(&d, 0, &o, res, order, &nr, &err), 0);
+    assert_true(order[0] == QC_FIT_LNMIX2 || order[0] == QC_FIT_LNMIX3);
+    assert_true(res[QC_FIT_PARETO].bic > res[order[0]].bic + 100);
+    /* Binned log-likelihoods are log-probabilities: <= 0. */
+    for (size_t i = 0; i < nr; i++)
+        assert_true(res[order[i]].loglik <= 0);
+    for (int f = 0; f < QC_FIT_NFAMILIES; f++)
+        qc_fit_result_free(&res[f]);
+    qc_fit_data_free(&d);
+    free(x);
+}
+
+/* KS and AD with ties against the textbook formulas on expanded data. */
+static void test_gof(void **state)
+{
+    (void)state;
+    const double x[] = {0.1, 0.5, 0.5, 0.5, 1, 1.5, 2, 2, 3, 7};
+    const size_t n = sizeof x / sizeof x[0];
+    qc_fit_data d;
+    qc_err err = {0};
+    assert_int_equal(qc_fit_data_init(&d, x, n, &err), 0);
+    assert_int_equal((int)d.m, 7);
+    qc_fit_dist m;
+    const double p[1] = {0.6};
+    assert_int_equal(qc_fit_dist_set(&m, QC_FIT_EXP, p, 1, &err), 0);
+    double ks, ad;
+    qc_fit_gof(&d, &m, &ks, &ad);
+    double dmax = 0, s = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double f = 1 - exp(-0.6 * x[i]);
+        /* the largest of |i/n - F|, |(i+1)/n - F| over the sorted sample
+         * is the KS statistic also with ties (F_n's jumps at a tie add up) */
+        dmax = fmax(dmax, fmax(fabs((double)(i + 1) / n - f), fabs(f - (double)i / n)));
+        const double g = 1 - exp(-0.6 * x[n - 1 - i]);
+        s += (2.0 * (double)i + 1) * (log(f) + log(1 - g));
+    }
+    const double ad_ref = -(double)n - s / (double)n;
+    assert_true(fabs(ks - dmax) < 1e-12);
+    assert_true(fabs(ad - ad_ref) < 1e-9 * fabs(ad_ref));
+    qc_fit_dist_free(&m);
+    qc_fit_data_free(&d);
+}
+
+static void test_ks2(void **state)
+{
+    (void)state;
+    const size_t n = 2000;
+    const double pe[1] = {1.0}, pe2[1] = {0.5};
+    double *a = draw(QC_FIT_EXP, pe, n, 900), *b = draw(QC_FIT_EXP, pe, n, 901),
+           *c = draw(QC_FIT_EXP, pe2, n, 902);
+    double dd, p;
+    qc_err err = {0};
+    assert_int_equal(qc_fit_ks2(a, n, a, n, &dd, &p, &err), 0);
+    assert_true(dd == 0 && p == 1);
+    assert_int_equal(qc_fit_ks2(a, n, b, n, &dd, &p, &err), 0);
+    assert_true(p > 0.001); /* same law: p below 0.001 with probability 0.001 */
+    assert_int_equal(qc_fit_ks2(a, n, c, n, &dd, &p, &err), 0);
+    assert_true(dd > 0.15 && p < 1e-10); /* means 1 vs 2: D about 0.25 */
+    assert_int_equal(qc_fit_ks2(a, 0, c, n, &dd, &p, &err), QC_EEMPTY);
+    free(a);
+    free(b);
+    free(c);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    qc_fit_data d;
+    qc_err err = {0};
+    const double neg[] = {1, -2, 3};
+    assert_int_equal(qc_fit_data_init(&d, neg, 3, &err), QC_EINVAL);
+    assert_non_null(strstr(err.msg, "value 2"));
+    const double nan_[] = {1, NAN};
+    assert_int_equal(qc_fit_data_init(&d, nan_, 2, &err), QC_EINVAL);
+    assert_int_equal(qc_fit_data_init(&d, neg, 0, &err), QC_EEMPTY);
+    const double zeros[] = {0, 0, 0};
+    assert_int_equal(qc_fit_data_init(&d, zeros, 3, &err), QC_EEMPTY);
+    /* Zeros are raised to half the smallest positive value. */
+    const double z[] = {0, 0, 2, 4};
+    assert_int_equal(qc_fit_data_init(&d, z, 4, &err), 0);
+    assert_true(d.raised == 2 && d.v[0] == 1.0);
+    qc_fit_data_free(&d);
+    /* All equal: the families with a spread say why they cannot fit. */
+    const double eq[] = {3, 3, 3, 3, 3, 3};
+    assert_int_equal(qc_fit_data_init(&d, eq, 6, &err), 0);
+    qc_fit_opts o;
+    qc_fit_opts_init(&o);
+    qc_fit_result r;
+    assert_int_equal(qc_fit_one(&d, QC_FIT_GAMMA, &o, &r, &err), 0);
+    assert_false(r.ok);
+    assert_non_null(strstr(r.why, "equal"));
+    qc_fit_result_free(&r);
+    assert_int_equal(qc_fit_one(&d, QC_FIT_EXP, &o, &r, &err), 0);
+    assert_true(r.ok && fabs(r.dist.p[0] - 1.0 / 3) < 1e-15);
+    qc_fit_result_free(&r);
+    o.level = 1.5;
+    assert_int_equal(qc_fit_one(&d, QC_FIT_EXP, &o, &r, &err), QC_EINVAL);
+    qc_fit_data_free(&d);
+    /* Parameters are checked. */
+    qc_fit_dist m;
+    const double bad[2] = {-1, 2};
+    assert_int_equal(qc_fit_dist_set(&m, QC_FIT_GAMMA, bad, 2, &err), QC_ERANGE);
+    assert_non_null(strstr(err.msg, "shape"));
+    const double w[6] = {0.5, 0.6, 1, 2, 1, 1};
+    assert_int_equal(qc_fit_dist_set(&m, QC_FIT_LNMIX2, w, 6, &err), QC_ERANGE);
+    assert_int_equal(qc_fit_dist_set(&m, QC_FIT_EXP, bad, 2, &err), QC_EINVAL);
+    qc_fit_family f;
+    assert_int_equal(qc_fit_family_parse("lnmix3", &f), 0);
+    assert_int_equal(f, QC_FIT_LNMIX3);
+    assert_int_equal(qc_fit_family_parse("normal", &f), QC_EINVAL);
+}
+
+/* Quantile inverts the CDF, and pdf integrates to the CDF, for the
+ * families dist.h does not have. */
+static void test_mixture_functions(void **state)
+{
+    (void)state;
+    qc_fit_dist m;
+    qc_err err = {0};
+    const double p[9] = {0.2, 0.5, 0.3, 1, 2, 3, 0.3, 0.5, 0.2};
+    assert_int_equal(qc_fit_dist_set(&m, QC_FIT_LNMIX3, p, 9, &err), 0);
+    for (double q = 0.01; q < 1; q += 0.07) {
+        const double x = qc_fit_quantile(&m, q);
+        assert_true(fabs(qc_fit_cdf(&m, x) - q) < 1e-12);
+    }
+    /* Simpson's rule of the pdf over [0.5, 10] against the CDF. */
+    const int N = 2000;
+    const double a = 0.5, b = 10, h = (b - a) / N;
+    double s = qc_fit_pdf(&m, a) + qc_fit_pdf(&m, b);
+    for (int i = 1; i < N; i++)
+        s += (i % 2 ? 4 : 2) * qc_fit_pdf(&m, a + i * h);
+    assert_true(fabs(s * h / 3 - (qc_fit_cdf(&m, b) - qc_fit_cdf(&m, a))) < 1e-7);
+    const double mean = 0.2 * exp(1 + 0.045) + 0.5 * exp(2 + 0.125) + 0.3 * exp(3 + 0.02);
+    assert_true(fabs(qc_fit_mean(&m) - mean) < 1e-12 * mean);
+    qc_fit_dist_free(&m);
+    const double e3[6] = {0.5, 0.3, 0.2, 10, 1, 0.1};
+    assert_int_equal(qc_fit_dist_set(&m, QC_FIT_EXPMIX3, e3, 6, &err), 0);
+    assert_true(fabs(qc_fit_mean(&m) - (0.05 + 0.3 + 2)) < 1e-12);
+    const double x = qc_fit_quantile(&m, 0.9);
+    assert_true(fabs(qc_fit_cdf(&m, x) - 0.9) < 1e-12);
+    qc_fit_dist_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_recovery),   cmocka_unit_test(test_gpd),
+        cmocka_unit_test(test_coverage),   cmocka_unit_test(test_selection),
+        cmocka_unit_test(test_binned_atoms), cmocka_unit_test(test_gof),
+        cmocka_unit_test(test_ks2),        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_mixture_functions),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
