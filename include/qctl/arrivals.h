@@ -13,7 +13,8 @@
  *                         time 0 and the last one closes the period, after
  *                         which the curve repeats
  *   trace:FILE            the arrival times in FILE, one per line (or the
- *                         first column of a CSV), non-decreasing; they are
+ *                         first column of a CSV), non-decreasing, or the
+ *                         packet times of a pcap/pcapng capture; they are
  *                         shifted so that the first arrival is at time 0,
  *                         and arrivals stop when the trace ends
  *

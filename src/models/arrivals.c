@@ -20,6 +20,7 @@
  * header. Every other line must hold numbers, else the error names
  * FILE:LINE. */
 #include "qctl/arrivals.h"
+#include "qctl/trace.h"
 
 #include <errno.h>
 #include <math.h>
@@ -248,8 +249,38 @@ fail:
     return rc;
 }
 
+/* 1 when the file starts with a pcap or pcapng magic number. */
+static int is_capture(const char *path)
+{
+    unsigned char m[4];
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL)
+        return 0;
+    size_t got = fread(m, 1, 4, fp);
+    fclose(fp);
+    if (got != 4)
+        return 0;
+    uint32_t le = (uint32_t)m[0] | (uint32_t)m[1] << 8 | (uint32_t)m[2] << 16 | (uint32_t)m[3] << 24;
+    return le == 0xa1b2c3d4u || le == 0xd4c3b2a1u || le == 0xa1b23c4du || le == 0x4d3cb2a1u ||
+           le == 0x0a0d0d0au;
+}
+
 static int parse_trace(qc_arrivals *a, const char *path, qc_err *err)
 {
+    if (is_capture(path)) {
+        /* a capture: its packets' times are the arrivals */
+        double *t = NULL;
+        size_t n = 0;
+        int rc = qc_trace_times(path, &t, &n, err);
+        if (rc != 0)
+            return rc;
+        a->kind = QC_ARRIVALS_TRACE;
+        a->t = t;
+        a->n = n;
+        a->peak = NAN;
+        a->avg = n > 1 && t[n - 1] > t[0] ? (double)(n - 1) / (t[n - 1] - t[0]) : NAN;
+        return 0;
+    }
     vec col = {0}, lines = {0};
     int rc = read_columns(path, 1, &col, &lines, "an arrival time", err);
     if (rc != 0)
