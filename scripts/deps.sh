@@ -6,7 +6,7 @@
 #   scripts/deps.sh --test   also what the tests need (cmocka, clang for the
 #                            sanitizer and fuzzer builds)
 set -eu
-pkgs="build-essential cmake pkg-config libgsl-dev libjansson-dev libpcap-dev tcpdump gnuplot-nox"
+pkgs="build-essential cmake pkg-config libgsl-dev libjansson-dev libpcap-dev libuv1-dev tcpdump gnuplot-nox"
 if [ "${1:-}" = "--test" ]; then
     pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev"
 fi

@@ -25,6 +25,9 @@ static const char usage[] =
     "  design        integral and PI controller design from an ARX model\n"
     "  fit           traffic models (per activity) from a capture: fits, copula, on/off\n"
     "  gen           generate many users' traffic from models (pcap or CSV); --validate\n"
+    "  proxy         HTTP reverse proxy with live admission control\n"
+    "  backend       HTTP server with a service-time distribution (demos, tests)\n"
+    "  load          open-loop HTTP load generator\n"
     "\n"
     "  --help        this text ('qctl COMMAND --help' for a command)\n"
     "  --version     print the version\n"
@@ -90,6 +93,12 @@ int main(int argc, char **argv)
         return cmd_fit(argc - 1, argv + 1);
     if (strcmp(cmd, "gen") == 0)
         return cmd_gen(argc - 1, argv + 1);
+    if (strcmp(cmd, "proxy") == 0)
+        return cmd_proxy(argc - 1, argv + 1);
+    if (strcmp(cmd, "backend") == 0)
+        return cmd_backend(argc - 1, argv + 1);
+    if (strcmp(cmd, "load") == 0)
+        return cmd_load(argc - 1, argv + 1);
     cli_error("unknown command '%s' (see 'qctl --help')", cmd);
     return QC_EXIT_USAGE;
 }

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* qctl/limiter.h: an embeddable concurrency limiter for a live server.
+ *
+ * A server asks qc_limiter_acquire before it starts a request, calls
+ * qc_limiter_release with the measured latency when the request is done,
+ * and calls qc_limiter_tick once per control interval from one thread of
+ * its choice. The tick runs a controller (the step objects of
+ * qctl/controller.h and qctl/limiters.h) and publishes the new limit.
+ *
+ * The admit path (acquire) takes no lock and allocates nothing: it reads
+ * the published limit L and moves the in-flight count n from n to n + 1
+ * with a compare-and-swap only while n < L. Since every increment is
+ * checked against L by the CAS itself, n can never be raised past L; it
+ * can exceed a limit only when the tick lowers L below requests already
+ * admitted, which then finish normally (a limiter never cuts off work it
+ * let in). Release is lock-free too: it adds the sample to atomic
+ * aggregates (count, latency sum, minimum, largest in-flight, drops).
+ *
+ * The tick drains those aggregates into one sample per control interval,
+ * as Netflix concurrency-limits' WindowedLimit does: the mean latency, the
+ * largest in-flight seen at admission, and whether any request dropped.
+ * Per algorithm:
+ *
+ *   FIXED      the limit never moves.
+ *   MAXUSERS   integral control (qc_pi) of the number of requests in the
+ *              server: y = (sum of the latencies completed in the
+ *              interval) / interval, the "logged RIS" sensor of the
+ *              MaxUsers work (by Little's law the time-average in flight),
+ *              or the value given to qc_limiter_observe; limit(k+1) =
+ *              limit(k) + K_I (r - y(k)), clamped with anti-windup; and
+ *              held while it asks for more but no request reached the
+ *              limit in the interval (a limit nobody reaches is not what
+ *              holds y down, and raising it only winds up a burst).
+ *   AIMD       Netflix AIMDLimit: dropped, or mean latency above
+ *              aimd_timeout: limit *= aimd_backoff; else if in-flight * 2
+ *              >= limit: limit += 1.
+ *   GRADIENT2, VEGAS, ENVOY: the step objects of qctl/limiters.h, given
+ *              the interval's sample (Envoy also gets a clock tick).
+ *
+ * A sample that straddles a tick may have its count in one interval and
+ * its latency in the next: the aggregates are separate atomics, not one
+ * snapshot. The error is one request per tick at most.
+ *
+ * Ownership: qc_limiter_new returns a limiter freed by qc_limiter_free
+ * (NULL ok); no request may be in acquire or release during the free.
+ * Errors: 0 or a negative QC_E* code, messages name the field. */
+#ifndef QCTL_LIMITER_H
+#define QCTL_LIMITER_H
+
+#include <stdint.h>
+
+#include "qctl/controller.h"
+#include "qctl/error.h"
+#include "qctl/limiters.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QC_LIMITER_CLASSES_MAX 16
+
+typedef enum qc_limiter_algo {
+    QC_LIMITER_FIXED = 0,
+    QC_LIMITER_MAXUSERS,
+    QC_LIMITER_AIMD,
+    QC_LIMITER_VEGAS,
+    QC_LIMITER_GRADIENT2,
+    QC_LIMITER_ENVOY
+} qc_limiter_algo;
+
+typedef struct qc_limiter_config {
+    qc_limiter_algo algo;
+    double initial_limit; /* limit before the first tick (>= 1) */
+    double min_limit;     /* floor (>= 1) */
+    double max_limit;     /* ceiling (> min_limit) */
+    unsigned classes;     /* 1..QC_LIMITER_CLASSES_MAX (counters per class) */
+    /* MAXUSERS */
+    double reference; /* r: requests in the server to hold */
+    double ki, kp;    /* gains (kp = 0: integral control) */
+    /* AIMD */
+    double aimd_backoff; /* in (0, 1), default 0.9 */
+    double aimd_timeout; /* latency counted as a drop, seconds (default 5) */
+    /* the step objects' own parameters (defaults from their _params_init) */
+    qc_lim_gradient2_params gradient2;
+    qc_lim_vegas_params vegas;
+    qc_lim_envoy_params envoy;
+} qc_limiter_config;
+
+/* Defaults for algo: initial 20, min 1, max 1000, one class; MaxUsers
+ * r = 10, K_I = 0.5; AIMD 0.9 and 5 s; the step objects' defaults, with
+ * Envoy's min_rtt_requests lowered to 5 since it sees one sample a tick. */
+void qc_limiter_config_init(qc_limiter_config *c, qc_limiter_algo algo);
+
+/* "fixed", "maxusers", "aimd", "vegas", "gradient2", "envoy". */
+const char *qc_limiter_algo_name(qc_limiter_algo a);
+/* The algorithm named s; QC_EINVAL (message lists the names) otherwise. */
+int qc_limiter_algo_parse(const char *s, qc_limiter_algo *a, qc_err *err);
+
+typedef struct qc_limiter qc_limiter;
+
+/* What acquire hands back and release takes back. Plain value. */
+typedef struct qc_limiter_token {
+    uint32_t inflight; /* in flight once admitted, itself included */
+    uint16_t cls;
+    uint16_t live; /* 1 between acquire and release */
+} qc_limiter_token;
+
+enum { QC_LIMITER_REFUSE = 0, QC_LIMITER_ADMIT = 1 };
+/* Outcomes for release. */
+enum { QC_LIMITER_OK = 0, QC_LIMITER_DROPPED = 1, QC_LIMITER_IGNORE = 2 };
+
+/* Checks the configuration and builds a limiter; now is the caller's
+ * clock in seconds (Envoy starts its first minRTT window there).
+ * QC_EINVAL or QC_ERANGE naming the field, QC_ENOMEM. *out is NULL on
+ * error. */
+int qc_limiter_new(const qc_limiter_config *c, double now, qc_limiter **out, qc_err *err);
+void qc_limiter_free(qc_limiter *l);
+
+/* Admit (QC_LIMITER_ADMIT, token filled) or refuse (QC_LIMITER_REFUSE)
+ * one request of class cls; a class beyond the configured ones counts as
+ * the last class. Lock-free, allocation-free, thread-safe. */
+int qc_limiter_acquire(qc_limiter *l, unsigned cls, qc_limiter_token *tok);
+
+/* The request of tok is done after `latency` seconds; outcome is
+ * QC_LIMITER_OK, QC_LIMITER_DROPPED (failed or timed out: a congestion
+ * signal) or QC_LIMITER_IGNORE (not a sample, e.g. cancelled by the
+ * client). Releasing a token twice is a no-op (its live flag is cleared).
+ * Lock-free, thread-safe. */
+void qc_limiter_release(qc_limiter *l, qc_limiter_token *tok, double latency, int outcome);
+
+/* Sets the MaxUsers measurement y for the next tick (e.g. a queue length
+ * the server measures itself) instead of the logged in-flight. */
+void qc_limiter_observe(qc_limiter *l, double y);
+
+/* Changes the MaxUsers reference r at run time (thread-safe). */
+void qc_limiter_set_reference(qc_limiter *l, double r);
+
+/* Runs the controller on the samples since the last tick and publishes
+ * the new limit. now is the caller's clock in seconds, non-decreasing.
+ * Thread-safe (a mutex: it is not the admit path). Returns 0, or
+ * QC_EINVAL for a clock that went backwards (nothing changes). */
+int qc_limiter_tick(qc_limiter *l, double now);
+
+typedef struct qc_limiter_stats {
+    double limit;  /* the controller's limit (a real number) */
+    uint32_t gate; /* the published integer limit */
+    uint32_t inflight;
+    uint64_t admitted, refused, completed, dropped;
+    uint64_t class_admitted[QC_LIMITER_CLASSES_MAX];
+    uint64_t class_refused[QC_LIMITER_CLASSES_MAX];
+    double last_y;   /* MAXUSERS: the last measurement (NAN before) */
+    double last_rtt; /* mean latency of the last interval (NAN: none) */
+} qc_limiter_stats;
+
+/* A snapshot of the counters (each read atomically, not all at once). */
+void qc_limiter_get_stats(qc_limiter *l, qc_limiter_stats *st);
+
+/* The published integer limit. */
+uint32_t qc_limiter_limit(const qc_limiter *l);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

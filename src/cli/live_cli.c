@@ -1,0 +1,554 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* live_cli.c: `qctl backend`, `qctl load` and `qctl proxy`: flags in,
+ * the live programs of src/live/ out. */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "live/live.h"
+#include "qctl/output.h"
+
+static const char backend_usage[] =
+    "usage: qctl backend [options]\n"
+    "\n"
+    "A small HTTP/1.1 server for demos and tests: each request takes one of\n"
+    "N workers for a service time drawn from SPEC (waiting FCFS when all are\n"
+    "busy) and is answered 200. GET /health answers at once. Stops on "
+    "SIGTERM.\n"
+    "\n"
+    "  --listen HOST:PORT   address (default 127.0.0.1:8081; port 0: any "
+    "free)\n"
+    "  --port-file FILE     write the bound port to FILE\n"
+    "  --service SPEC       service time in seconds (default exp:100)\n"
+    "  --workers N          requests served at once (default 1)\n"
+    "  --mode sleep|cpu     wait on a timer (default) or burn CPU\n"
+    "  --seed S             seed of the service times (default 1)\n"
+    "  --help               this text\n";
+
+int cmd_backend(int argc, char **argv)
+{
+    enum { O_LISTEN = 1, O_PF, O_SVC, O_WORK, O_MODE, O_SEED, O_HELP };
+    static const struct option longopts[] = {
+        {"listen", required_argument, 0, O_LISTEN}, {"port-file", required_argument, 0, O_PF},
+        {"service", required_argument, 0, O_SVC},   {"workers", required_argument, 0, O_WORK},
+        {"mode", required_argument, 0, O_MODE},     {"seed", required_argument, 0, O_SEED},
+        {"help", no_argument, 0, O_HELP},           {0, 0, 0, 0}};
+    qc_backend_opts o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
+    const char *service = "exp:100";
+    int c, rc = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_LISTEN:
+            o.listen = optarg;
+            break;
+        case O_PF:
+            o.port_file = optarg;
+            break;
+        case O_SVC:
+            service = optarg;
+            break;
+        case O_WORK:
+            rc = cli_uint("--workers", optarg, &o.workers);
+            break;
+        case O_MODE:
+            if (strcmp(optarg, "sleep") == 0)
+                o.cpu = 0;
+            else if (strcmp(optarg, "cpu") == 0)
+                o.cpu = 1;
+            else {
+                cli_error("--mode: '%s' is not sleep or cpu", optarg);
+                return QC_EXIT_USAGE;
+            }
+            break;
+        case O_SEED:
+            rc = cli_u64("--seed", optarg, &o.seed);
+            break;
+        case O_HELP:
+            fputs(backend_usage, stdout);
+            return 0;
+        default:
+            return cli_bad_option("backend", argv[optind - 1]);
+        }
+        if (rc)
+            return rc;
+    }
+    if (optind < argc) {
+        cli_error("backend: unexpected argument '%s'", argv[optind]);
+        return QC_EXIT_USAGE;
+    }
+    if (o.workers == 0) {
+        cli_error("--workers: must be >= 1");
+        return QC_EXIT_USAGE;
+    }
+    qc_err err = {0};
+    if (qc_dist_parse(&o.service, service, &err) != 0) {
+        cli_error("--service: %s", err.msg);
+        return QC_EXIT_USAGE;
+    }
+    struct sockaddr_in a;
+    if (qc__addr_parse(o.listen, &a, &err) != 0) {
+        qc_dist_free(&o.service);
+        cli_error("--listen: %s", err.msg);
+        return QC_EXIT_USAGE;
+    }
+    rc = qc_backend_run(&o, &err);
+    qc_dist_free(&o.service);
+    if (rc) {
+        cli_error("backend: %s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    return 0;
+}
+
+static const char load_usage[] =
+    "usage: qctl load --target HOST:PORT (--requests N | --duration T) "
+    "[options]\n"
+    "\n"
+    "Open-loop HTTP load: requests are due at arrival times drawn from the\n"
+    "spec whatever the server does, and latency is measured from the time a\n"
+    "request was due (so queueing in the generator is not hidden). Reports\n"
+    "sent, answered (2xx, 503, other), errors and timeouts, with latency\n"
+    "percentiles; sent = answered + errors + timeouts.\n"
+    "\n"
+    "  --target HOST:PORT   server to load\n"
+    "  --path P             request target (default /)\n"
+    "  --rate R             Poisson arrivals at R per second (same as exp:R)\n"
+    "  --arrival SPEC       inter-arrival time distribution instead\n"
+    "  --requests N         stop issuing after N requests\n"
+    "  --duration T         stop issuing after T seconds\n"
+    "  --connections C      most connections open at once (default 64)\n"
+    "  --timeout T          wait at most T s for answers at the end (default "
+    "10)\n"
+    "  --header 'N: V'      send this header (e.g. a class)\n"
+    "  --seed S             seed of the arrivals (default 1)\n"
+    "  --json               print the summary as JSON\n"
+    "  --help               this text\n";
+
+int cmd_load(int argc, char **argv)
+{
+    enum {
+        O_TGT = 1,
+        O_PATH,
+        O_RATE,
+        O_ARR,
+        O_REQ,
+        O_DUR,
+        O_CONN,
+        O_TMO,
+        O_HDR,
+        O_SEED,
+        O_JSON,
+        O_HELP
+    };
+    static const struct option longopts[] = {{"target", required_argument, 0, O_TGT},
+                                             {"path", required_argument, 0, O_PATH},
+                                             {"rate", required_argument, 0, O_RATE},
+                                             {"arrival", required_argument, 0, O_ARR},
+                                             {"requests", required_argument, 0, O_REQ},
+                                             {"duration", required_argument, 0, O_DUR},
+                                             {"connections", required_argument, 0, O_CONN},
+                                             {"timeout", required_argument, 0, O_TMO},
+                                             {"header", required_argument, 0, O_HDR},
+                                             {"seed", required_argument, 0, O_SEED},
+                                             {"json", no_argument, 0, O_JSON},
+                                             {"help", no_argument, 0, O_HELP},
+                                             {0, 0, 0, 0}};
+    qc_load_opts o = {.path = "/", .connections = 64, .timeout = 10, .seed = 1};
+    const char *arrival = NULL;
+    double rate = 0;
+    int json = 0, c, rc = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_TGT:
+            o.target = optarg;
+            break;
+        case O_PATH:
+            o.path = optarg;
+            break;
+        case O_RATE:
+            rc = cli_double("--rate", optarg, &rate);
+            break;
+        case O_ARR:
+            arrival = optarg;
+            break;
+        case O_REQ:
+            rc = cli_u64("--requests", optarg, &o.requests);
+            break;
+        case O_DUR:
+            rc = cli_double("--duration", optarg, &o.duration);
+            break;
+        case O_CONN:
+            rc = cli_uint("--connections", optarg, &o.connections);
+            break;
+        case O_TMO:
+            rc = cli_double("--timeout", optarg, &o.timeout);
+            break;
+        case O_HDR:
+            o.class_header = optarg;
+            break;
+        case O_SEED:
+            rc = cli_u64("--seed", optarg, &o.seed);
+            break;
+        case O_JSON:
+            json = 1;
+            break;
+        case O_HELP:
+            fputs(load_usage, stdout);
+            return 0;
+        default:
+            return cli_bad_option("load", argv[optind - 1]);
+        }
+        if (rc)
+            return rc;
+    }
+    if (optind < argc) {
+        cli_error("load: unexpected argument '%s'", argv[optind]);
+        return QC_EXIT_USAGE;
+    }
+    if (!o.target) {
+        cli_error("load: --target is required");
+        return QC_EXIT_USAGE;
+    }
+    if (!o.requests && !(o.duration > 0)) {
+        cli_error("load: a bound is required: --requests N or --duration T");
+        return QC_EXIT_USAGE;
+    }
+    if (o.duration < 0 || !isfinite(o.duration)) {
+        cli_error("--duration: %g must be >= 0", o.duration);
+        return QC_EXIT_USAGE;
+    }
+    if (!(o.timeout > 0) || !isfinite(o.timeout)) {
+        cli_error("--timeout: %g must be > 0", o.timeout);
+        return QC_EXIT_USAGE;
+    }
+    if (o.connections == 0) {
+        cli_error("--connections: must be >= 1");
+        return QC_EXIT_USAGE;
+    }
+    if ((arrival != NULL) == (rate > 0)) {
+        cli_error("load: give exactly one of --rate R (> 0) or --arrival SPEC");
+        return QC_EXIT_USAGE;
+    }
+    if (o.class_header && (strchr(o.class_header, '\r') || strchr(o.class_header, '\n') ||
+                           !strchr(o.class_header, ':'))) {
+        cli_error("--header: '%s' is not 'Name: value'", o.class_header);
+        return QC_EXIT_USAGE;
+    }
+    qc_err err = {0};
+    char spec[64];
+    if (!arrival) {
+        snprintf(spec, sizeof spec, "exp:%.17g", rate);
+        arrival = spec;
+    }
+    if (qc_dist_parse(&o.arrival, arrival, &err) != 0) {
+        cli_error("%s: %s", rate > 0 ? "--rate" : "--arrival", err.msg);
+        return QC_EXIT_USAGE;
+    }
+    struct sockaddr_in a;
+    if (qc__addr_parse(o.target, &a, &err) != 0) {
+        qc_dist_free(&o.arrival);
+        cli_error("--target: %s", err.msg);
+        return QC_EXIT_USAGE;
+    }
+    qc_load_result r;
+    rc = qc_load_run(&o, &r, &err);
+    qc_dist_free(&o.arrival);
+    if (rc) {
+        cli_error("load: %s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    if (json) {
+        json_t *root = json_object();
+        json_object_set_new(root, "command", json_string("load"));
+        json_object_set_new(root, "target", json_string(o.target));
+        json_object_set_new(root, "arrival", json_string(arrival));
+        json_object_set_new(root, "sent", json_integer((json_int_t)r.sent));
+        json_object_set_new(root, "answered", json_integer((json_int_t)r.answered));
+        json_object_set_new(root, "ok", json_integer((json_int_t)r.ok));
+        json_object_set_new(root, "refused_503", json_integer((json_int_t)r.refused));
+        json_object_set_new(root, "other_status", json_integer((json_int_t)r.other));
+        json_object_set_new(root, "errors", json_integer((json_int_t)r.errors));
+        json_object_set_new(root, "timeouts", json_integer((json_int_t)r.timeouts));
+        json_object_set_new(root, "elapsed", json_real(r.elapsed));
+        json_object_set_new(root, "throughput_ok",
+                            qc_json_real_new(r.elapsed > 0 ? (double)r.ok / r.elapsed : NAN));
+        json_t *lat = json_object();
+        json_object_set_new(lat, "p50", qc_json_real_new(r.p50));
+        json_object_set_new(lat, "p95", qc_json_real_new(r.p95));
+        json_object_set_new(lat, "p99", qc_json_real_new(r.p99));
+        json_object_set_new(lat, "max", qc_json_real_new(r.max));
+        json_object_set_new(lat, "ok_p50", qc_json_real_new(r.ok_p50));
+        json_object_set_new(lat, "ok_p95", qc_json_real_new(r.ok_p95));
+        json_object_set_new(lat, "ok_p99", qc_json_real_new(r.ok_p99));
+        json_object_set_new(root, "latency", lat);
+        rc = qc_json_write(root, NULL, &err);
+        json_decref(root);
+        if (rc) {
+            cli_error("%s", err.msg);
+            return QC_EXIT_FAIL;
+        }
+    } else {
+        printf("sent %llu: ok %llu, 503 %llu, other %llu, errors %llu, timeouts "
+               "%llu in %.3f s\n",
+               (unsigned long long)r.sent, (unsigned long long)r.ok, (unsigned long long)r.refused,
+               (unsigned long long)r.other, (unsigned long long)r.errors,
+               (unsigned long long)r.timeouts, r.elapsed);
+        printf("latency p50 %.6g s, p95 %.6g s, p99 %.6g s; ok p95 %.6g s\n", r.p50, r.p95, r.p99,
+               r.ok_p95);
+    }
+    return 0;
+}
+
+static const char proxy_usage[] =
+    "usage: qctl proxy --backend HOST:PORT [--backend ...] [options]\n"
+    "\n"
+    "HTTP/1.1 reverse proxy with admission control: a request beyond the\n"
+    "current limit waits in a bounded queue until its class's deadline, then\n"
+    "gets 503 with Retry-After. The limit is set every control interval by\n"
+    "the controller from the proxy's own measurements; backends are chosen\n"
+    "by join-the-shortest-queue. SIGTERM drains: admitted requests finish,\n"
+    "waiting and new ones are refused, then it exits.\n"
+    "\n"
+    "  --listen HOST:PORT   address (default 127.0.0.1:8080; port 0: any "
+    "free)\n"
+    "  --port-file FILE     write the bound port to FILE\n"
+    "  --admin HOST:PORT    admin endpoint: GET /metrics (Prometheus), GET\n"
+    "                       /status (JSON), POST /reference?value=R\n"
+    "  --admin-port-file F  write the admin port to F\n"
+    "  --backend HOST:PORT  a backend (repeat for more)\n"
+    "  --limiter NAME       none, fixed, maxusers (default), aimd, vegas,\n"
+    "                       gradient2, envoy\n"
+    "  --limit L            initial (fixed: the) limit (default 20)\n"
+    "  --min-limit L        least limit (default 1)\n"
+    "  --max-limit L        largest limit (default 1000)\n"
+    "  --reference R        maxusers: requests in the backends to hold (10)\n"
+    "  --gain K             maxusers: integral gain K_I (default 0.5)\n"
+    "  --interval T         control interval, seconds (default 0.1)\n"
+    "  --queue N            waiting room (default 128)\n"
+    "  --queue-timeout T    best-effort wait deadline, seconds (default 1)\n"
+    "  --class-header NAME  header naming a request's class\n"
+    "  --class NAME:BOUND   a class and its wait bound in seconds (repeat)\n"
+    "  --header-timeout T   seconds for a request head to arrive (default 10)\n"
+    "  --idle-timeout T     idle client connection (default 60)\n"
+    "  --backend-timeout T  backend answer, else 504 (default 30)\n"
+    "  --series FILE        CSV of the control loop, one line per interval\n"
+    "  --help               this text\n";
+
+static int positive(const char *flag, double v)
+{
+    if (!(v > 0) || !isfinite(v)) {
+        cli_error("%s: %g must be > 0", flag, v);
+        return QC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+int cmd_proxy(int argc, char **argv)
+{
+    enum {
+        O_LISTEN = 1,
+        O_PF,
+        O_ADMIN,
+        O_APF,
+        O_BK,
+        O_LIM,
+        O_L,
+        O_MINL,
+        O_MAXL,
+        O_REF,
+        O_GAIN,
+        O_INT,
+        O_Q,
+        O_QT,
+        O_CH,
+        O_CL,
+        O_HT,
+        O_IT,
+        O_BT,
+        O_SER,
+        O_HELP
+    };
+    static const struct option longopts[] = {{"listen", required_argument, 0, O_LISTEN},
+                                             {"port-file", required_argument, 0, O_PF},
+                                             {"admin", required_argument, 0, O_ADMIN},
+                                             {"admin-port-file", required_argument, 0, O_APF},
+                                             {"backend", required_argument, 0, O_BK},
+                                             {"limiter", required_argument, 0, O_LIM},
+                                             {"limit", required_argument, 0, O_L},
+                                             {"min-limit", required_argument, 0, O_MINL},
+                                             {"max-limit", required_argument, 0, O_MAXL},
+                                             {"reference", required_argument, 0, O_REF},
+                                             {"gain", required_argument, 0, O_GAIN},
+                                             {"interval", required_argument, 0, O_INT},
+                                             {"queue", required_argument, 0, O_Q},
+                                             {"queue-timeout", required_argument, 0, O_QT},
+                                             {"class-header", required_argument, 0, O_CH},
+                                             {"class", required_argument, 0, O_CL},
+                                             {"header-timeout", required_argument, 0, O_HT},
+                                             {"idle-timeout", required_argument, 0, O_IT},
+                                             {"backend-timeout", required_argument, 0, O_BT},
+                                             {"series", required_argument, 0, O_SER},
+                                             {"help", no_argument, 0, O_HELP},
+                                             {0, 0, 0, 0}};
+    qc_proxy_opts o;
+    qc_proxy_opts_init(&o);
+    const char *limiter = "maxusers";
+    double limit = NAN, minl = NAN, maxl = NAN, ref = NAN, gain = NAN;
+    int c, rc = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_LISTEN:
+            o.listen = optarg;
+            break;
+        case O_PF:
+            o.port_file = optarg;
+            break;
+        case O_ADMIN:
+            o.admin = optarg;
+            break;
+        case O_APF:
+            o.admin_port_file = optarg;
+            break;
+        case O_BK:
+            if (o.nbackends >= QC_PROXY_BACKENDS_MAX) {
+                cli_error("--backend: at most %d backends", QC_PROXY_BACKENDS_MAX);
+                return QC_EXIT_USAGE;
+            }
+            o.backend[o.nbackends++] = optarg;
+            break;
+        case O_LIM:
+            limiter = optarg;
+            break;
+        case O_L:
+            rc = cli_double("--limit", optarg, &limit);
+            break;
+        case O_MINL:
+            rc = cli_double("--min-limit", optarg, &minl);
+            break;
+        case O_MAXL:
+            rc = cli_double("--max-limit", optarg, &maxl);
+            break;
+        case O_REF:
+            rc = cli_double("--reference", optarg, &ref);
+            break;
+        case O_GAIN:
+            rc = cli_double("--gain", optarg, &gain);
+            break;
+        case O_INT:
+            rc = cli_double("--interval", optarg, &o.interval);
+            break;
+        case O_Q:
+            rc = cli_uint("--queue", optarg, &o.queue);
+            break;
+        case O_QT:
+            rc = cli_double("--queue-timeout", optarg, &o.queue_timeout);
+            break;
+        case O_CH:
+            o.class_header = optarg;
+            break;
+        case O_CL: {
+            const char *colon = strrchr(optarg, ':');
+            if (!colon || colon == optarg) {
+                cli_error("--class: '%s' is not NAME:BOUND", optarg);
+                return QC_EXIT_USAGE;
+            }
+            if (o.nclasses >= QC_PROXY_CLASSES_MAX) {
+                cli_error("--class: at most %d classes", QC_PROXY_CLASSES_MAX);
+                return QC_EXIT_USAGE;
+            }
+            if ((rc = cli_double("--class", colon + 1, &o.class_bound[o.nclasses])) != 0)
+                return rc;
+            if ((rc = positive("--class", o.class_bound[o.nclasses])) != 0)
+                return rc;
+            o.class_name[o.nclasses++] = strndup(optarg, (size_t)(colon - optarg));
+            break;
+        }
+        case O_HT:
+            rc = cli_double("--header-timeout", optarg, &o.header_timeout);
+            break;
+        case O_IT:
+            rc = cli_double("--idle-timeout", optarg, &o.idle_timeout);
+            break;
+        case O_BT:
+            rc = cli_double("--backend-timeout", optarg, &o.backend_timeout);
+            break;
+        case O_SER:
+            o.series = optarg;
+            break;
+        case O_HELP:
+            fputs(proxy_usage, stdout);
+            return 0;
+        default:
+            return cli_bad_option("proxy", argv[optind - 1]);
+        }
+        if (rc)
+            goto out;
+    }
+    rc = QC_EXIT_USAGE;
+    if (optind < argc) {
+        cli_error("proxy: unexpected argument '%s'", argv[optind]);
+        goto out;
+    }
+    if (o.nbackends == 0) {
+        cli_error("proxy: at least one --backend HOST:PORT is required");
+        goto out;
+    }
+    qc_err err = {0};
+    if (strcmp(limiter, "none") == 0) {
+        o.control = 0;
+    } else {
+        qc_limiter_algo a;
+        if (qc_limiter_algo_parse(limiter, &a, &err) != 0) {
+            cli_error("--limiter: %s", err.msg);
+            goto out;
+        }
+        qc_limiter_config_init(&o.limiter, a);
+    }
+    if (!isnan(limit))
+        o.limiter.initial_limit = limit;
+    if (!isnan(minl))
+        o.limiter.min_limit = minl;
+    if (!isnan(maxl))
+        o.limiter.max_limit = maxl;
+    if (!isnan(ref))
+        o.limiter.reference = ref;
+    if (!isnan(gain))
+        o.limiter.ki = gain;
+    if (positive("--interval", o.interval) || positive("--queue-timeout", o.queue_timeout) ||
+        positive("--header-timeout", o.header_timeout) ||
+        positive("--idle-timeout", o.idle_timeout) ||
+        positive("--backend-timeout", o.backend_timeout))
+        goto out;
+    struct sockaddr_in a;
+    for (unsigned i = 0; i < o.nbackends; i++)
+        if (qc__addr_parse(o.backend[i], &a, &err) != 0) {
+            cli_error("--backend: %s", err.msg);
+            goto out;
+        }
+    if (qc__addr_parse(o.listen, &a, &err) != 0) {
+        cli_error("--listen: %s", err.msg);
+        goto out;
+    }
+    if (o.admin && qc__addr_parse(o.admin, &a, &err) != 0) {
+        cli_error("--admin: %s", err.msg);
+        goto out;
+    }
+    int r = qc_proxy_run(&o, &err);
+    if (r) {
+        cli_error("proxy: %s", err.msg);
+        rc = cli_exit_code(r) == QC_EXIT_USAGE ? QC_EXIT_USAGE : QC_EXIT_FAIL;
+        goto out;
+    }
+    rc = 0;
+out:
+    for (unsigned i = 0; i < o.nclasses; i++)
+        free((char *)o.class_name[i]);
+    return rc;
+}

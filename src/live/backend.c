@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* backend.c: `qctl backend`, a small HTTP server whose service time is a
+ * distribution: the plant the live proxy is tested and demonstrated on.
+ *
+ * It is a queue with W servers: a parsed request takes one of W workers
+ * for a service time drawn from the spec, and waits FCFS when all are
+ * busy, so its capacity is W / E[S] requests per second and overload
+ * shows as a growing queue, as in the models of `qctl sim`. A worker
+ * either sleeps (a timer: the loop stays free, thousands of requests can
+ * be in service) or burns CPU on libuv's thread pool (the machine itself
+ * becomes the bottleneck). One request per connection is served at a
+ * time; pipelined requests wait in the connection's buffer. GET /health
+ * answers at once, outside the queue. */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "live/http.h"
+#include "live/live.h"
+#include "qctl/rng.h"
+
+typedef struct bconn bconn;
+
+typedef struct backend {
+    uv_loop_t *loop;
+    uv_tcp_t server;
+    uv_signal_t sigterm, sigint;
+    const qc_backend_opts *o;
+    qc_rng rng;
+    unsigned busy;
+    bconn *wait_head, *wait_tail;
+} backend;
+
+struct bconn {
+    uv_tcp_t tcp; /* first: the handle's address is the connection's */
+    uv_timer_t timer;
+    uv_work_t work;
+    backend *b;
+    qc__buf in;
+    double service;
+    int busy, keep, closing, handles_open, working, queued;
+    bconn *next;
+};
+
+static void process(bconn *c);
+
+static void maybe_free(bconn *c)
+{
+    if (c->handles_open == 0 && !c->working) {
+        qc__buf_free(&c->in);
+        free(c);
+    }
+}
+
+static void on_handle_closed(uv_handle_t *h)
+{
+    bconn *c = h->data;
+    c->handles_open--;
+    maybe_free(c);
+}
+
+static void unqueue(bconn *c)
+{
+    backend *b = c->b;
+    bconn **pp = &b->wait_head, *prev = NULL;
+    while (*pp && *pp != c) {
+        prev = *pp;
+        pp = &(*pp)->next;
+    }
+    if (*pp) {
+        *pp = c->next;
+        if (b->wait_tail == c)
+            b->wait_tail = prev;
+    }
+    c->queued = 0;
+}
+
+static void conn_close(bconn *c)
+{
+    if (c->closing)
+        return;
+    c->closing = 1;
+    if (c->queued)
+        unqueue(c);
+    uv_close((uv_handle_t *)&c->tcp, on_handle_closed);
+    uv_close((uv_handle_t *)&c->timer, on_handle_closed);
+}
+
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+    (void)status;
+    conn_close(req->data);
+    free(req);
+}
+
+/* Closes after the pending writes are out (uv_close would cancel them). */
+static void close_after_write(bconn *c)
+{
+    uv_read_stop((uv_stream_t *)&c->tcp);
+    uv_shutdown_t *req = malloc(sizeof *req);
+    if (!req || uv_shutdown(req, (uv_stream_t *)&c->tcp, on_shutdown) != 0) {
+        free(req);
+        conn_close(c);
+        return;
+    }
+    req->data = c;
+}
+
+static void respond(bconn *c, int status, const char *reason, const char *body, int keep)
+{
+    char head[512];
+    size_t n = strlen(body);
+    int k = snprintf(head, sizeof head,
+                     "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: "
+                     "%zu\r\n%s\r\n%s",
+                     status, reason, n, keep ? "" : "Connection: close\r\n", body);
+    if (k > 0 && (size_t)k < sizeof head)
+        qc__write_copy((uv_stream_t *)&c->tcp, head, (size_t)k);
+}
+
+static void bad_request(bconn *c, const char *why)
+{
+    char body[256];
+    snprintf(body, sizeof body, "bad request: %s\n", why);
+    respond(c, 400, "Bad Request", body, 0);
+    close_after_write(c);
+}
+
+static void start_next(backend *b);
+
+static void served(bconn *c)
+{
+    backend *b = c->b;
+    b->busy--;
+    c->busy = 0;
+    if (!c->closing) {
+        respond(c, 200, "OK", "ok\n", c->keep);
+        if (c->keep)
+            process(c);
+        else
+            close_after_write(c);
+    }
+    start_next(b);
+}
+
+static void on_timer(uv_timer_t *t)
+{
+    served(t->data);
+}
+
+static void burn(uv_work_t *w)
+{
+    bconn *c = w->data;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    volatile double x = 1;
+    do {
+        for (int i = 0; i < 1000; i++)
+            x = x * 1.0000001 + 1e-9;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 < c->service);
+}
+
+static void after_burn(uv_work_t *w, int status)
+{
+    (void)status;
+    bconn *c = w->data;
+    c->working = 0;
+    served(c);
+    if (c->closing)
+        maybe_free(c);
+}
+
+static void start(bconn *c)
+{
+    backend *b = c->b;
+    b->busy++;
+    double s = qc_dist_sample(&b->o->service, &b->rng);
+    c->service = s > 0 && isfinite(s) ? s : 0;
+    if (b->o->cpu) {
+        c->working = 1;
+        c->work.data = c;
+        uv_queue_work(b->loop, &c->work, burn, after_burn);
+    } else {
+        uv_timer_start(&c->timer, on_timer, (uint64_t)llround(c->service * 1000), 0);
+    }
+}
+
+static void start_next(backend *b)
+{
+    while (b->busy < b->o->workers && b->wait_head) {
+        bconn *c = b->wait_head;
+        b->wait_head = c->next;
+        if (!b->wait_head)
+            b->wait_tail = NULL;
+        c->queued = 0;
+        start(c);
+    }
+}
+
+/* Parses the next complete request in the buffer, if any, and queues it. */
+static void process(bconn *c)
+{
+    if (c->busy || c->closing)
+        return;
+    qc__http_head h;
+    const char *why = "malformed request";
+    int rc = qc__http_parse_head(c->in.data, c->in.len, 1, &h, &why);
+    if (rc < 0) {
+        bad_request(c, why);
+        return;
+    }
+    if (rc == 0)
+        return;
+    size_t total = h.head_len;
+    if (h.chunked) {
+        qc__http_chunked ch = {0};
+        int done = 0;
+        long n = qc__http_chunked_feed(&ch, c->in.data + total, c->in.len - total, &done, &why);
+        if (n < 0) {
+            bad_request(c, why);
+            return;
+        }
+        if (!done)
+            return;
+        total += (size_t)n;
+    } else if (h.content_length > 0) {
+        if (h.content_length > (1 << 24)) {
+            bad_request(c, "body too large");
+            return;
+        }
+        if (c->in.len - total < (size_t)h.content_length)
+            return;
+        total += (size_t)h.content_length;
+    }
+    int health = h.target.len == 7 && memcmp(c->in.data + h.target.off, "/health", 7) == 0;
+    c->keep = h.keep_alive;
+    qc__buf_consume(&c->in, total);
+    if (health) {
+        respond(c, 200, "OK", "ready\n", c->keep);
+        if (c->keep)
+            process(c);
+        else
+            close_after_write(c);
+        return;
+    }
+    c->busy = 1;
+    backend *b = c->b;
+    if (b->busy < b->o->workers) {
+        start(c);
+        return;
+    }
+    c->queued = 1;
+    c->next = NULL;
+    if (b->wait_tail)
+        b->wait_tail->next = c;
+    else
+        b->wait_head = c;
+    b->wait_tail = c;
+}
+
+static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
+{
+    (void)h;
+    (void)hint;
+    static char slab[65536]; /* the loop is single-threaded; on_read copies */
+    *buf = uv_buf_init(slab, sizeof slab);
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+    bconn *c = s->data;
+    if (n < 0) {
+        conn_close(c);
+        return;
+    }
+    if (n == 0)
+        return;
+    if (qc__buf_append(&c->in, buf->base, (size_t)n) != 0) {
+        conn_close(c);
+        return;
+    }
+    process(c);
+}
+
+static void on_connection(uv_stream_t *server, int status)
+{
+    backend *b = server->data;
+    if (status < 0)
+        return;
+    bconn *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    c->b = b;
+    uv_tcp_init(b->loop, &c->tcp);
+    uv_timer_init(b->loop, &c->timer);
+    c->tcp.data = c->timer.data = c;
+    c->handles_open = 2;
+    if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
+        conn_close(c);
+        return;
+    }
+    uv_tcp_nodelay(&c->tcp, 1);
+    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+}
+
+static void close_walk(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (uv_is_closing(h))
+        return;
+    if (h->type == UV_TCP && h->data && h->data != arg) {
+        bconn *c = h->data;
+        conn_close(c);
+    } else if (h->type != UV_TIMER) {
+        uv_close(h, NULL);
+    }
+}
+
+static void on_signal(uv_signal_t *s, int sig)
+{
+    (void)sig;
+    backend *b = s->data;
+    uv_close((uv_handle_t *)&b->server, NULL);
+    uv_walk(b->loop, close_walk, b);
+}
+
+int qc_backend_run(const qc_backend_opts *o, qc_err *err)
+{
+    struct sockaddr_in addr;
+    int rc = qc__addr_parse(o->listen, &addr, err);
+    if (rc)
+        return rc;
+    if (o->workers == 0)
+        return qc_err_set(err, QC_EINVAL, "workers: must be >= 1");
+    if (o->cpu) {
+        char n[16];
+        snprintf(n, sizeof n, "%u", o->workers > 1024 ? 1024 : o->workers);
+        setenv("UV_THREADPOOL_SIZE", n, 1);
+    }
+    signal(SIGPIPE, SIG_IGN);
+    backend b = {.loop = uv_default_loop(), .o = o};
+    qc_rng_init(&b.rng, o->seed, qc_rng_stream(0, QC_STREAM_SERVICE, 0));
+    uv_tcp_init(b.loop, &b.server);
+    b.server.data = &b;
+    if ((rc = uv_tcp_bind(&b.server, (struct sockaddr *)&addr, 0)) != 0 ||
+        (rc = uv_listen((uv_stream_t *)&b.server, 1024, on_connection)) != 0) {
+        uv_close((uv_handle_t *)&b.server, NULL);
+        uv_run(b.loop, UV_RUN_DEFAULT);
+        uv_loop_close(b.loop);
+        return qc_err_set(err, QC_EIO, "%s: %s", o->listen, uv_strerror(rc));
+    }
+    if (o->port_file && (rc = qc__write_port(&b.server, o->port_file, err)) != 0) {
+        uv_close((uv_handle_t *)&b.server, NULL);
+        uv_run(b.loop, UV_RUN_DEFAULT);
+        uv_loop_close(b.loop);
+        return rc;
+    }
+    uv_signal_init(b.loop, &b.sigterm);
+    uv_signal_init(b.loop, &b.sigint);
+    b.sigterm.data = b.sigint.data = &b;
+    uv_signal_start(&b.sigterm, on_signal, SIGTERM);
+    uv_signal_start(&b.sigint, on_signal, SIGINT);
+    uv_run(b.loop, UV_RUN_DEFAULT);
+    uv_loop_close(b.loop);
+    return 0;
+}

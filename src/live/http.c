@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* http.c: the strict HTTP/1.1 head parser and chunked framer of http.h.
+ *
+ * A head is complete at the first CRLF CRLF; nothing is interpreted
+ * before that, so a partial head never yields a partial answer. Each
+ * line is then checked against RFC 9112's grammar, narrowed: token
+ * characters in methods and field names, visible characters in the
+ * target, no control characters but HTAB in values. Framing follows
+ * RFC 9112 section 6.3: a Transfer-Encoding other than chunked, or one
+ * next to a Content-Length, is refused rather than guessed at. */
+#include "live/http.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "qctl/error.h"
+
+static int is_tchar(unsigned char c)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+        return 1;
+    return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+}
+
+static int fail(const char **why, const char *msg)
+{
+    if (why)
+        *why = msg;
+    return QC_EPARSE;
+}
+
+static int eq_nocase(const char *a, size_t n, const char *lit)
+{
+    return strlen(lit) == n && strncasecmp(a, lit, n) == 0;
+}
+
+/* End of the head (index just past CRLF CRLF), or 0. A bare LF is an
+ * error found later by the line checks, not a terminator. */
+static size_t head_end(const char *buf, size_t len)
+{
+    for (size_t i = 3; i < len; i++)
+        if (buf[i] == '\n' && buf[i - 1] == '\r' && buf[i - 2] == '\n' && buf[i - 3] == '\r')
+            return i + 1;
+    return 0;
+}
+
+static int parse_version(const char *p, size_t n, int *minor)
+{
+    if (n != 8 || memcmp(p, "HTTP/1.", 7) != 0 || p[7] < '0' || p[7] > '9')
+        return -1;
+    *minor = p[7] - '0';
+    return 0;
+}
+
+static int start_line(const char *buf, size_t n, int request, qc__http_head *h, const char **why)
+{
+    if (request) {
+        size_t i = 0;
+        while (i < n && is_tchar((unsigned char)buf[i]))
+            i++;
+        if (i == 0 || i > 32 || i >= n || buf[i] != ' ')
+            return fail(why, "bad method in request line");
+        h->method = (qc__http_span){0, (uint32_t)i};
+        size_t t = ++i;
+        while (i < n && (unsigned char)buf[i] > 0x20 && (unsigned char)buf[i] < 0x7f)
+            i++;
+        if (i == t || i >= n || buf[i] != ' ')
+            return fail(why, "bad target in request line");
+        h->target = (qc__http_span){(uint32_t)t, (uint32_t)(i - t)};
+        if (parse_version(buf + i + 1, n - i - 1, &h->minor) != 0)
+            return fail(why, "bad HTTP version in request line");
+        return 0;
+    }
+    if (n < 12 || parse_version(buf, 8, &h->minor) != 0 || buf[8] != ' ')
+        return fail(why, "bad status line");
+    int st = 0;
+    for (int i = 9; i < 12; i++) {
+        if (buf[i] < '0' || buf[i] > '9')
+            return fail(why, "bad status code");
+        st = st * 10 + (buf[i] - '0');
+    }
+    if (st < 100 || (n > 12 && buf[12] != ' '))
+        return fail(why, "bad status code");
+    for (size_t i = 13; i < n; i++)
+        if ((unsigned char)buf[i] < 0x20 && buf[i] != '\t')
+            return fail(why, "control character in reason phrase");
+    h->status = st;
+    return 0;
+}
+
+static int content_length(const char *v, size_t n, int64_t *out)
+{
+    if (n == 0 || n > 15)
+        return -1;
+    int64_t x = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] < '0' || v[i] > '9')
+            return -1;
+        x = x * 10 + (v[i] - '0');
+    }
+    *out = x;
+    return 0;
+}
+
+/* Connection: a comma list; "close" and "keep-alive" matter. */
+static void connection(const char *v, size_t n, qc__http_head *h)
+{
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
+            i++;
+        size_t s = i;
+        while (i < n && v[i] != ',' && v[i] != ' ' && v[i] != '\t')
+            i++;
+        if (eq_nocase(v + s, i - s, "close"))
+            h->keep_alive = 0;
+        else if (eq_nocase(v + s, i - s, "keep-alive"))
+            h->keep_alive = 1;
+    }
+}
+
+static int field(const char *buf, size_t off, size_t n, qc__http_head *h, int *saw_te,
+                 const char **why)
+{
+    const char *p = buf + off;
+    size_t i = 0;
+    while (i < n && is_tchar((unsigned char)p[i]))
+        i++;
+    if (i == 0 || i >= n || p[i] != ':')
+        return fail(why, (n && (p[0] == ' ' || p[0] == '\t')) ? "folded header line"
+                                                              : "bad header name");
+    size_t name_len = i++;
+    while (i < n && (p[i] == ' ' || p[i] == '\t'))
+        i++;
+    size_t vs = i, ve = n;
+    while (ve > vs && (p[ve - 1] == ' ' || p[ve - 1] == '\t'))
+        ve--;
+    for (size_t k = vs; k < ve; k++)
+        if (((unsigned char)p[k] < 0x20 && p[k] != '\t') || p[k] == 0x7f)
+            return fail(why, "control character in header value");
+    if (h->nhdr >= QC__HTTP_HDR_MAX)
+        return fail(why, "too many header fields");
+    h->name[h->nhdr] = (qc__http_span){(uint32_t)off, (uint32_t)name_len};
+    h->value[h->nhdr] = (qc__http_span){(uint32_t)(off + vs), (uint32_t)(ve - vs)};
+    h->nhdr++;
+    const char *v = p + vs;
+    size_t vn = ve - vs;
+    if (eq_nocase(p, name_len, "content-length")) {
+        int64_t cl;
+        if (content_length(v, vn, &cl) != 0)
+            return fail(why, "bad Content-Length");
+        if (h->content_length >= 0 && h->content_length != cl)
+            return fail(why, "conflicting Content-Length");
+        h->content_length = cl;
+    } else if (eq_nocase(p, name_len, "transfer-encoding")) {
+        if (*saw_te || !eq_nocase(v, vn, "chunked"))
+            return fail(why, "unsupported Transfer-Encoding");
+        *saw_te = 1;
+        h->chunked = 1;
+    }
+    return 0;
+}
+
+int qc__http_parse_head(const char *buf, size_t len, int request, qc__http_head *h,
+                        const char **why)
+{
+    size_t end = head_end(buf, len < QC__HTTP_HEAD_MAX ? len : QC__HTTP_HEAD_MAX);
+    if (end == 0)
+        return len >= QC__HTTP_HEAD_MAX ? fail(why, "header too large") : 0;
+    memset(h, 0, offsetof(qc__http_head, name));
+    h->request = request;
+    h->content_length = -1;
+    size_t pos = 0;
+    int line = 0, saw_te = 0;
+    while (pos < end - 2) {
+        const char *nl = memchr(buf + pos, '\n', end - pos);
+        size_t n = (size_t)(nl - (buf + pos));
+        if (n == 0 || buf[pos + n - 1] != '\r')
+            return fail(why, "line not ended by CRLF");
+        n--;
+        if (memchr(buf + pos, '\r', n) || memchr(buf + pos, '\0', n))
+            return fail(why, "stray CR or NUL in head");
+        int rc = line == 0 ? start_line(buf + pos, n, request, h, why)
+                           : field(buf, pos, n, h, &saw_te, why);
+        if (rc)
+            return rc;
+        pos += n + 2;
+        line++;
+    }
+    if (line == 0)
+        return fail(why, "empty request line");
+    if (h->chunked && h->content_length >= 0)
+        return fail(why, "both Content-Length and Transfer-Encoding");
+    if (h->minor == 0 && h->chunked)
+        return fail(why, "chunked body in HTTP/1.0");
+    /* HTTP/1.1 keeps the connection unless told to close; 1.0 the reverse. */
+    h->keep_alive = h->minor >= 1;
+    for (unsigned i = 0; i < h->nhdr; i++)
+        if (eq_nocase(buf + h->name[i].off, h->name[i].len, "connection"))
+            connection(buf + h->value[i].off, h->value[i].len, h);
+    h->head_len = end;
+    return (int)end;
+}
+
+const char *qc__http_header(const char *buf, const qc__http_head *h, const char *name, size_t *n)
+{
+    for (unsigned i = 0; i < h->nhdr; i++)
+        if (eq_nocase(buf + h->name[i].off, h->name[i].len, name)) {
+            *n = h->value[i].len;
+            return buf + h->value[i].off;
+        }
+    return NULL;
+}
+
+enum {
+    CH_SIZE,
+    CH_EXT,
+    CH_SIZE_LF,
+    CH_DATA,
+    CH_DATA_CR,
+    CH_DATA_LF,
+    CH_TRAILER,
+    CH_TRAILER_LF,
+    CH_DONE
+};
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+long qc__http_chunked_feed(qc__http_chunked *c, const char *buf, size_t len, int *done,
+                           const char **why)
+{
+    size_t i = 0;
+    *done = c->state == CH_DONE;
+    while (i < len && c->state != CH_DONE) {
+        char ch = buf[i];
+        switch (c->state) {
+        case CH_SIZE: {
+            int v = hexval(ch);
+            if (v >= 0) {
+                if (++c->digits > 15)
+                    return fail(why, "chunk size too large");
+                c->left = c->left * 16 + (uint64_t)v;
+            } else if (c->digits && (ch == ';' || ch == ' ' || ch == '\t')) {
+                c->state = CH_EXT;
+            } else if (c->digits && ch == '\r') {
+                c->state = CH_SIZE_LF;
+            } else {
+                return fail(why, "bad chunk size");
+            }
+            i++;
+            break;
+        }
+        case CH_EXT:
+            if (ch == '\r')
+                c->state = CH_SIZE_LF;
+            else if (((unsigned char)ch < 0x20 && ch != '\t') || ++c->line > 1024)
+                return fail(why, "bad chunk extension");
+            i++;
+            break;
+        case CH_SIZE_LF:
+            if (ch != '\n')
+                return fail(why, "chunk size line not ended by CRLF");
+            i++;
+            c->line = 0;
+            c->state = c->left ? CH_DATA : CH_TRAILER;
+            break;
+        case CH_DATA: {
+            size_t take = len - i;
+            if (take > c->left)
+                take = (size_t)c->left;
+            c->left -= take;
+            i += take;
+            if (c->left == 0)
+                c->state = CH_DATA_CR;
+            break;
+        }
+        case CH_DATA_CR:
+            if (ch != '\r')
+                return fail(why, "chunk data not followed by CRLF");
+            c->state = CH_DATA_LF;
+            i++;
+            break;
+        case CH_DATA_LF:
+            if (ch != '\n')
+                return fail(why, "chunk data not followed by CRLF");
+            c->state = CH_SIZE;
+            c->digits = 0;
+            i++;
+            break;
+        case CH_TRAILER:
+            if (ch == '\r') {
+                c->state = CH_TRAILER_LF;
+            } else if (((unsigned char)ch < 0x20 && ch != '\t') || ++c->line > 4096) {
+                return fail(why, "bad trailer");
+            }
+            i++;
+            break;
+        case CH_TRAILER_LF:
+            if (ch != '\n')
+                return fail(why, "trailer not ended by CRLF");
+            i++;
+            c->state = c->line == 0 ? CH_DONE : CH_TRAILER;
+            c->line = 0;
+            break;
+        }
+    }
+    *done = c->state == CH_DONE;
+    return (long)i;
+}

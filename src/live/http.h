@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* http.h: qctl's strict HTTP/1.1 message head parser and chunked-body
+ * framer, internal to src/live/.
+ *
+ * The parser is incremental by rescanning: it is handed the bytes read so
+ * far and answers "need more", "complete, the head is N bytes", or
+ * "malformed, here is why" (the proxy and backend answer 400 with that
+ * text). A head is bounded (QC__HTTP_HEAD_MAX bytes, QC__HTTP_HDR_MAX
+ * fields), so rescanning costs at most a few kilobytes per read.
+ *
+ * Strictness is the point: a proxy that accepts what its backend reads
+ * differently is a request-smuggling hole. So: CRLF line ends only, no
+ * whitespace before a colon, no folded lines, one Content-Length value
+ * (repeats must agree), Transfer-Encoding only "chunked", and never both.
+ * The header and its values point into the caller's buffer (no copies). */
+#ifndef QCTL_LIVE_HTTP_H
+#define QCTL_LIVE_HTTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define QC__HTTP_HEAD_MAX 8192
+#define QC__HTTP_HDR_MAX 64
+
+typedef struct qc__http_span {
+    uint32_t off, len; /* into the buffer given to the parser */
+} qc__http_span;
+
+typedef struct qc__http_head {
+    int request;                  /* 1 request, 0 response */
+    qc__http_span method, target; /* request */
+    int status;                   /* response */
+    int minor;                    /* HTTP/1.minor */
+    int keep_alive;               /* after this message */
+    int chunked;
+    int64_t content_length; /* -1: none given */
+    size_t head_len;        /* bytes up to and including the blank line */
+    unsigned nhdr;
+    qc__http_span name[QC__HTTP_HDR_MAX], value[QC__HTTP_HDR_MAX];
+} qc__http_head;
+
+/* Parses a request (request = 1) or response head at the start of
+ * buf[0..len). Returns head_len (> 0) when complete, 0 when more bytes
+ * are needed, or QC_EPARSE with *why set to a short static reason. */
+int qc__http_parse_head(const char *buf, size_t len, int request, qc__http_head *h,
+                        const char **why);
+
+/* The value of header `name` (case-insensitive), or NULL; *n its length. */
+const char *qc__http_header(const char *buf, const qc__http_head *h, const char *name, size_t *n);
+
+/* A chunked body, framed incrementally. Zero-initialize it. */
+typedef struct qc__http_chunked {
+    int state;
+    uint64_t left; /* bytes of chunk data still to come */
+    unsigned digits;
+    unsigned line; /* length of the current size or trailer line */
+} qc__http_chunked;
+
+/* Consumes bytes of a chunked body from buf[0..len) and returns how many
+ * belong to it (all of them unless the body ends inside buf); *done is set
+ * once the last chunk and the trailers are over. QC_EPARSE (*why set) on
+ * malformed framing. */
+long qc__http_chunked_feed(qc__http_chunked *c, const char *buf, size_t len, int *done,
+                           const char **why);
+
+#endif

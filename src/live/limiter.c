@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* limiter.c: the embeddable limiter: a lock-free gate in front of the
+ * controllers of src/control/.
+ *
+ * The invariant is that the in-flight count n only ever grows by a CAS
+ * from a value below the published gate G, so no interleaving of
+ * acquires can take n past G. Everything else (aggregates, counters) is
+ * relaxed atomics: they are statistics, and a tick that reads them a
+ * request early or late does not break the gate. The controller state is
+ * touched only by tick, under a mutex, so the step objects need not be
+ * thread-safe. */
+#include "qctl/limiter.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct qc_limiter {
+    /* hot: read by every acquire */
+    _Atomic uint32_t gate;
+    _Atomic uint32_t inflight;
+    unsigned classes;
+    /* aggregates since the last tick (latencies in nanoseconds) */
+    _Atomic uint64_t agg_n, agg_sum_ns, agg_min_ns, agg_drops;
+    _Atomic uint32_t agg_max_inflight;
+    /* totals */
+    _Atomic uint64_t admitted[QC_LIMITER_CLASSES_MAX];
+    _Atomic uint64_t refused[QC_LIMITER_CLASSES_MAX];
+    _Atomic uint64_t completed, dropped;
+    /* controller, under mu */
+    pthread_mutex_t mu;
+    qc_limiter_config cfg;
+    double limit, last_tick, last_y, last_rtt, observed;
+    int have_observed;
+    qc_pi pi;
+    qc_lim_conc conc;
+};
+
+static double clampd(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* In the order of qc_limiter_algo. */
+static const char *const algo_names[] = {"fixed", "maxusers",  "aimd",
+                                         "vegas", "gradient2", "envoy"};
+
+const char *qc_limiter_algo_name(qc_limiter_algo a)
+{
+    if ((unsigned)a < sizeof algo_names / sizeof *algo_names)
+        return algo_names[a];
+    return "unknown";
+}
+
+int qc_limiter_algo_parse(const char *s, qc_limiter_algo *a, qc_err *err)
+{
+    for (int i = QC_LIMITER_FIXED; i <= QC_LIMITER_ENVOY; i++)
+        if (strcmp(s, qc_limiter_algo_name((qc_limiter_algo)i)) == 0) {
+            *a = (qc_limiter_algo)i;
+            return 0;
+        }
+    return qc_err_set(err, QC_EINVAL,
+                      "unknown limiter '%s' (fixed, maxusers, aimd, vegas, gradient2, envoy)", s);
+}
+
+void qc_limiter_config_init(qc_limiter_config *c, qc_limiter_algo algo)
+{
+    memset(c, 0, sizeof *c);
+    c->algo = algo;
+    c->initial_limit = 20;
+    c->min_limit = 1;
+    c->max_limit = 1000;
+    c->classes = 1;
+    c->reference = 10;
+    c->ki = 0.5;
+    c->kp = 0;
+    c->aimd_backoff = 0.9;
+    c->aimd_timeout = 5;
+    qc_lim_gradient2_params_init(&c->gradient2);
+    qc_lim_vegas_params_init(&c->vegas);
+    qc_lim_envoy_params_init(&c->envoy);
+    c->envoy.min_rtt_requests = 5;
+}
+
+static uint32_t gate_of(double limit)
+{
+    double f = floor(limit);
+    return f < 1 ? 1u : f > 4e9 ? 4000000000u : (uint32_t)f;
+}
+
+static int check_config(const qc_limiter_config *c, qc_err *err)
+{
+    if ((unsigned)c->algo > QC_LIMITER_ENVOY)
+        return qc_err_set(err, QC_EINVAL, "algo: %d is not a limiter", (int)c->algo);
+    if (!(c->min_limit >= 1) || !isfinite(c->min_limit))
+        return qc_err_set(err, QC_ERANGE, "min_limit: %g must be >= 1", c->min_limit);
+    if (!(c->max_limit > c->min_limit) || !(c->max_limit <= 4e9))
+        return qc_err_set(err, QC_ERANGE, "max_limit: %g must be > min_limit %g and <= 4e9",
+                          c->max_limit, c->min_limit);
+    if (!(c->initial_limit >= c->min_limit && c->initial_limit <= c->max_limit))
+        return qc_err_set(err, QC_ERANGE, "initial_limit: %g is outside [%g, %g]", c->initial_limit,
+                          c->min_limit, c->max_limit);
+    if (c->classes < 1 || c->classes > QC_LIMITER_CLASSES_MAX)
+        return qc_err_set(err, QC_ERANGE, "classes: %u must be in [1, %d]", c->classes,
+                          QC_LIMITER_CLASSES_MAX);
+    if (c->algo == QC_LIMITER_MAXUSERS && (!(c->reference > 0) || !isfinite(c->reference)))
+        return qc_err_set(err, QC_ERANGE, "reference: %g must be > 0", c->reference);
+    if (c->algo == QC_LIMITER_AIMD) {
+        if (!(c->aimd_backoff > 0 && c->aimd_backoff < 1))
+            return qc_err_set(err, QC_ERANGE, "aimd_backoff: %g must be in (0, 1)",
+                              c->aimd_backoff);
+        if (!(c->aimd_timeout > 0))
+            return qc_err_set(err, QC_ERANGE, "aimd_timeout: %g must be > 0", c->aimd_timeout);
+    }
+    return 0;
+}
+
+static int init_controller(qc_limiter *l, double now, qc_err *err)
+{
+    const qc_limiter_config *c = &l->cfg;
+    switch (c->algo) {
+    case QC_LIMITER_FIXED:
+    case QC_LIMITER_AIMD:
+        return 0;
+    case QC_LIMITER_MAXUSERS: {
+        qc_pi_params p = {.kp = c->kp,
+                          .ki = c->ki,
+                          .u_min = c->min_limit,
+                          .u_max = c->max_limit,
+                          .u_init = c->initial_limit,
+                          .aw = QC_AW_CONDITIONAL,
+                          .k_aw = 1};
+        return qc_pi_init(&l->pi, &p, err);
+    }
+    case QC_LIMITER_GRADIENT2: {
+        qc_lim_gradient2_params p = c->gradient2;
+        p.initial_limit = c->initial_limit;
+        p.min_limit = c->min_limit;
+        p.max_limit = c->max_limit;
+        l->conc.kind = QC_LIM_GRADIENT2;
+        return qc_lim_gradient2_init(&l->conc.u.g2, &p, err);
+    }
+    case QC_LIMITER_VEGAS: {
+        qc_lim_vegas_params p = c->vegas;
+        p.initial_limit = c->initial_limit;
+        p.max_limit = c->max_limit;
+        l->conc.kind = QC_LIM_VEGAS;
+        return qc_lim_vegas_init(&l->conc.u.vegas, &p, err);
+    }
+    case QC_LIMITER_ENVOY: {
+        qc_lim_envoy_params p = c->envoy;
+        p.max_limit = c->max_limit;
+        l->conc.kind = QC_LIM_ENVOY;
+        return qc_lim_envoy_init(&l->conc.u.envoy, &p, now, err);
+    }
+    }
+    return QC_EINVAL;
+}
+
+int qc_limiter_new(const qc_limiter_config *c, double now, qc_limiter **out, qc_err *err)
+{
+    *out = NULL;
+    int rc = check_config(c, err);
+    if (rc)
+        return rc;
+    qc_limiter *l = calloc(1, sizeof *l);
+    if (!l)
+        return qc_err_set(err, QC_ENOMEM, "limiter: out of memory");
+    l->cfg = *c;
+    l->classes = c->classes;
+    l->limit = c->initial_limit;
+    l->last_tick = now;
+    l->last_y = NAN;
+    l->last_rtt = NAN;
+    rc = init_controller(l, now, err);
+    if (rc) {
+        free(l);
+        return rc;
+    }
+    if (c->algo == QC_LIMITER_ENVOY)
+        l->limit = l->conc.u.envoy.limit;
+    atomic_init(&l->gate, gate_of(l->limit));
+    atomic_init(&l->inflight, 0);
+    atomic_init(&l->agg_min_ns, UINT64_MAX);
+    if (pthread_mutex_init(&l->mu, NULL) != 0) {
+        if (c->algo == QC_LIMITER_ENVOY)
+            qc_lim_envoy_free(&l->conc.u.envoy);
+        free(l);
+        return qc_err_set(err, QC_ENOMEM, "limiter: cannot create its mutex");
+    }
+    *out = l;
+    return 0;
+}
+
+void qc_limiter_free(qc_limiter *l)
+{
+    if (!l)
+        return;
+    if (l->cfg.algo == QC_LIMITER_ENVOY)
+        qc_lim_envoy_free(&l->conc.u.envoy);
+    pthread_mutex_destroy(&l->mu);
+    free(l);
+}
+
+int qc_limiter_acquire(qc_limiter *l, unsigned cls, qc_limiter_token *tok)
+{
+    if (cls >= l->classes)
+        cls = l->classes - 1;
+    uint32_t gate = atomic_load_explicit(&l->gate, memory_order_relaxed);
+    uint32_t n = atomic_load_explicit(&l->inflight, memory_order_relaxed);
+    do {
+        if (n >= gate) {
+            atomic_fetch_add_explicit(&l->refused[cls], 1, memory_order_relaxed);
+            return QC_LIMITER_REFUSE;
+        }
+    } while (!atomic_compare_exchange_weak_explicit(&l->inflight, &n, n + 1, memory_order_acquire,
+                                                    memory_order_relaxed));
+    atomic_fetch_add_explicit(&l->admitted[cls], 1, memory_order_relaxed);
+    tok->inflight = n + 1;
+    tok->cls = (uint16_t)cls;
+    tok->live = 1;
+    return QC_LIMITER_ADMIT;
+}
+
+static void atomic_max32(_Atomic uint32_t *a, uint32_t v)
+{
+    uint32_t cur = atomic_load_explicit(a, memory_order_relaxed);
+    while (cur < v && !atomic_compare_exchange_weak_explicit(a, &cur, v, memory_order_relaxed,
+                                                             memory_order_relaxed))
+        ;
+}
+
+static void atomic_min64(_Atomic uint64_t *a, uint64_t v)
+{
+    uint64_t cur = atomic_load_explicit(a, memory_order_relaxed);
+    while (cur > v && !atomic_compare_exchange_weak_explicit(a, &cur, v, memory_order_relaxed,
+                                                             memory_order_relaxed))
+        ;
+}
+
+void qc_limiter_release(qc_limiter *l, qc_limiter_token *tok, double latency, int outcome)
+{
+    if (!tok->live)
+        return;
+    tok->live = 0;
+    atomic_fetch_sub_explicit(&l->inflight, 1, memory_order_release);
+    atomic_fetch_add_explicit(&l->completed, 1, memory_order_relaxed);
+    if (outcome == QC_LIMITER_DROPPED)
+        atomic_fetch_add_explicit(&l->dropped, 1, memory_order_relaxed);
+    if (outcome == QC_LIMITER_IGNORE || !(latency >= 0) || !isfinite(latency))
+        return;
+    double ns = latency * 1e9;
+    uint64_t v = ns > 1.8e19 ? UINT64_MAX / 2 : (uint64_t)ns;
+    atomic_fetch_add_explicit(&l->agg_sum_ns, v, memory_order_relaxed);
+    atomic_min64(&l->agg_min_ns, v);
+    atomic_max32(&l->agg_max_inflight, tok->inflight);
+    if (outcome == QC_LIMITER_DROPPED)
+        atomic_fetch_add_explicit(&l->agg_drops, 1, memory_order_relaxed);
+    /* The count last: a tick that sees it has (almost always) the sum. */
+    atomic_fetch_add_explicit(&l->agg_n, 1, memory_order_release);
+}
+
+void qc_limiter_observe(qc_limiter *l, double y)
+{
+    pthread_mutex_lock(&l->mu);
+    l->observed = y;
+    l->have_observed = 1;
+    pthread_mutex_unlock(&l->mu);
+}
+
+void qc_limiter_set_reference(qc_limiter *l, double r)
+{
+    pthread_mutex_lock(&l->mu);
+    if (r > 0 && isfinite(r))
+        l->cfg.reference = r;
+    pthread_mutex_unlock(&l->mu);
+}
+
+/* AIMD on one windowed sample (Netflix AIMDLimit). */
+static double aimd_step(const qc_limiter_config *c, double limit, double rtt, uint32_t inflight,
+                        int dropped)
+{
+    if (dropped || rtt > c->aimd_timeout)
+        limit *= c->aimd_backoff;
+    else if ((double)inflight * 2 >= limit)
+        limit += 1;
+    return clampd(limit, c->min_limit, c->max_limit);
+}
+
+int qc_limiter_tick(qc_limiter *l, double now)
+{
+    pthread_mutex_lock(&l->mu);
+    if (!(now >= l->last_tick)) {
+        pthread_mutex_unlock(&l->mu);
+        return QC_EINVAL;
+    }
+    double dt = now - l->last_tick;
+    uint64_t n = atomic_exchange_explicit(&l->agg_n, 0, memory_order_acquire);
+    uint64_t sum = atomic_exchange_explicit(&l->agg_sum_ns, 0, memory_order_relaxed);
+    uint64_t mn = atomic_exchange_explicit(&l->agg_min_ns, UINT64_MAX, memory_order_relaxed);
+    uint64_t drops = atomic_exchange_explicit(&l->agg_drops, 0, memory_order_relaxed);
+    uint32_t maxin = atomic_exchange_explicit(&l->agg_max_inflight, 0, memory_order_relaxed);
+    uint32_t cur = atomic_load_explicit(&l->inflight, memory_order_relaxed);
+    (void)mn;
+    double rtt = n ? (double)sum / 1e9 / (double)n : NAN;
+    l->last_rtt = rtt;
+    const qc_limiter_config *c = &l->cfg;
+    switch (c->algo) {
+    case QC_LIMITER_FIXED:
+        break;
+    case QC_LIMITER_MAXUSERS: {
+        double y = l->have_observed ? l->observed : dt > 0 ? (double)sum / 1e9 / dt : NAN;
+        l->have_observed = 0;
+        /* Raising a limit that nobody reached does nothing now and lets a
+         * burst through later: while the gate was not binding and the
+         * error asks for more, hold (conditional integration on an
+         * actuator that demand, not the limit, saturates). */
+        uint32_t peak = maxin > cur ? maxin : cur;
+        int slack = (double)peak < floor(l->limit) && y < c->reference;
+        if (isfinite(y) && !slack) {
+            qc_pi_sense in = {.r = c->reference, .y = y};
+            qc_pi_act act;
+            if (qc_pi_step(&l->pi, &in, &act) == 0)
+                l->limit = act.u;
+        }
+        if (isfinite(y))
+            l->last_y = y;
+        break;
+    }
+    case QC_LIMITER_AIMD:
+        if (n)
+            l->limit = aimd_step(c, l->limit, rtt, maxin, drops > 0);
+        break;
+    case QC_LIMITER_GRADIENT2:
+    case QC_LIMITER_VEGAS:
+    case QC_LIMITER_ENVOY: {
+        qc_lim_act act;
+        qc_lim_sample s = {
+            .t = now, .rtt = NAN, .t_start = now, .inflight = maxin, .dropped = drops > 0};
+        if (n && rtt > 0) {
+            s.rtt = rtt;
+            s.t_start = now - rtt;
+            qc_lim_conc_step(&l->conc, &s, &act);
+        } else if (c->algo == QC_LIMITER_ENVOY) {
+            qc_lim_conc_step(&l->conc, &s, &act); /* a clock tick */
+        }
+        l->limit = clampd(qc_lim_conc_limit(&l->conc), 1, c->max_limit);
+        break;
+    }
+    }
+    l->last_tick = now;
+    atomic_store_explicit(&l->gate, gate_of(l->limit), memory_order_relaxed);
+    pthread_mutex_unlock(&l->mu);
+    return 0;
+}
+
+uint32_t qc_limiter_limit(const qc_limiter *l)
+{
+    return atomic_load_explicit(&((qc_limiter *)l)->gate, memory_order_relaxed);
+}
+
+void qc_limiter_get_stats(qc_limiter *l, qc_limiter_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    pthread_mutex_lock(&l->mu);
+    st->limit = l->limit;
+    st->last_y = l->last_y;
+    st->last_rtt = l->last_rtt;
+    pthread_mutex_unlock(&l->mu);
+    st->gate = atomic_load(&l->gate);
+    st->inflight = atomic_load(&l->inflight);
+    for (unsigned i = 0; i < l->classes; i++) {
+        st->class_admitted[i] = atomic_load(&l->admitted[i]);
+        st->class_refused[i] = atomic_load(&l->refused[i]);
+        st->admitted += st->class_admitted[i];
+        st->refused += st->class_refused[i];
+    }
+    st->completed = atomic_load(&l->completed);
+    st->dropped = atomic_load(&l->dropped);
+}

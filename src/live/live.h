@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* live.h: qctl's live programs on libuv (backend, load generator, proxy)
+ * and the small pieces they share, internal to src/live/ and src/cli/.
+ *
+ * Each program runs one libuv loop on the calling thread until it is done
+ * (load) or told to stop by SIGTERM or SIGINT (backend, proxy). Buffers
+ * are owned by the connection they belong to and freed in its close
+ * callback, libuv's ownership rule. */
+#ifndef QCTL_LIVE_LIVE_H
+#define QCTL_LIVE_LIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "qctl/dist.h"
+#include "qctl/error.h"
+#include "qctl/limiter.h"
+
+/* A growable byte buffer. */
+typedef struct qc__buf {
+    char *data;
+    size_t len, cap;
+} qc__buf;
+
+int qc__buf_append(qc__buf *b, const char *p, size_t n);
+void qc__buf_consume(qc__buf *b, size_t n);
+void qc__buf_free(qc__buf *b);
+
+/* Parses "HOST:PORT" (IPv4, port 0..65535) into addr. */
+int qc__addr_parse(const char *s, struct sockaddr_in *addr, qc_err *err);
+
+/* Writes a copy of p[0..n) to stream (the copy is freed when written). */
+int qc__write_copy(uv_stream_t *stream, const char *p, size_t n);
+
+/* Seconds on the monotonic clock. */
+double qc__now(void);
+
+/* Writes the bound port of a TCP handle to path (for tests using port 0). */
+int qc__write_port(uv_tcp_t *tcp, const char *path, qc_err *err);
+
+typedef struct qc_backend_opts {
+    const char *listen;    /* HOST:PORT */
+    const char *port_file; /* NULL or where to write the bound port */
+    qc_dist service;       /* service time, seconds */
+    unsigned workers;      /* requests served at once (others wait FCFS) */
+    int cpu;               /* 1: burn CPU for the service time; 0: sleep */
+    uint64_t seed;
+} qc_backend_opts;
+
+/* Runs the backend until SIGTERM/SIGINT. */
+int qc_backend_run(const qc_backend_opts *o, qc_err *err);
+
+typedef struct qc_load_opts {
+    const char *target;       /* HOST:PORT */
+    const char *path;         /* request target, e.g. "/" */
+    qc_dist arrival;          /* inter-arrival times, seconds */
+    uint64_t requests;        /* stop issuing after this many (0: no bound) */
+    double duration;          /* or after this long (0: no bound) */
+    unsigned connections;     /* most connections open at once */
+    double timeout;           /* a request unanswered this long is an error */
+    const char *class_header; /* NULL, or "Name: value" sent with each request */
+    uint64_t seed;
+} qc_load_opts;
+
+typedef struct qc_load_result {
+    uint64_t sent, answered, ok, refused, other, errors, timeouts;
+    double elapsed, p50, p95, p99, ok_p50, ok_p95, ok_p99, max;
+} qc_load_result;
+
+/* Runs the load; fills r. Fails only on bad options or a setup error. */
+int qc_load_run(const qc_load_opts *o, qc_load_result *r, qc_err *err);
+
+#define QC_PROXY_BACKENDS_MAX 64
+#define QC_PROXY_CLASSES_MAX 8
+
+typedef struct qc_proxy_opts {
+    const char *listen, *admin; /* HOST:PORT; admin may be NULL */
+    const char *port_file, *admin_port_file;
+    const char *backend[QC_PROXY_BACKENDS_MAX];
+    unsigned nbackends;
+    qc_limiter_config limiter;
+    int control;              /* 0: no admission control at all */
+    double interval;          /* control interval, seconds */
+    unsigned queue;           /* waiting room */
+    double queue_timeout;     /* default wait deadline, seconds */
+    const char *class_header; /* NULL: one class */
+    const char *class_name[QC_PROXY_CLASSES_MAX];
+    double class_bound[QC_PROXY_CLASSES_MAX]; /* wait deadline per class */
+    unsigned nclasses;                        /* named classes; best effort is extra */
+    double header_timeout, idle_timeout, backend_timeout;
+    const char *series; /* NULL or CSV of the control loop */
+} qc_proxy_opts;
+
+void qc_proxy_opts_init(qc_proxy_opts *o);
+/* Runs the proxy until SIGTERM/SIGINT, then drains. */
+int qc_proxy_run(const qc_proxy_opts *o, qc_err *err);
+
+#endif

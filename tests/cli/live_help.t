@@ -1,0 +1,3 @@
+cmd: proxy --help
+stdout: usage: qctl proxy --backend HOST:PORT
+stdout: Retry-After

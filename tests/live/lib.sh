@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# lib.sh: helpers of the live tests: start qctl's backend and proxy on
+# ephemeral 127.0.0.1 ports, and stop what was started (by pid).
+# Needs QCTL and TMP in the environment (run_cli_test.sh exports them).
+PIDS=""
+cleanup() {
+    for p in $PIDS; do kill "$p" 2>/dev/null; done
+    for p in $PIDS; do wait "$p" 2>/dev/null; done
+    # a sanitizer build reports leaks and errors on the servers' stderr
+    if cat "$TMP"/*.err 2>/dev/null | grep -q 'Sanitizer\|runtime error'; then
+        echo "FAIL: sanitizer report from a server:"
+        cat "$TMP"/*.err
+        exit 1
+    fi
+}
+trap cleanup EXIT
+wait_file() { # FILE: wait up to 5 s for it to appear
+    i=0
+    while [ ! -s "$1" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    [ -s "$1" ] || { echo "FAIL: $1 never appeared"; exit 1; }
+}
+start_backend() { # NAME ARGS...: sets ${NAME}_PORT and ${NAME}_PID
+    name=$1; shift
+    rm -f "$TMP/$name.port"
+    "$QCTL" backend --listen 127.0.0.1:0 --port-file "$TMP/$name.port" "$@" 2>"$TMP/$name.err" &
+    eval "${name}_PID=$!"
+    PIDS="$PIDS $!"
+    wait_file "$TMP/$name.port"
+    eval "${name}_PORT=$(cat "$TMP/$name.port")"
+}
+start_proxy() { # ARGS...: sets PROXY_PORT, ADMIN_PORT, PROXY_PID
+    rm -f "$TMP/proxy.port" "$TMP/admin.port"
+    "$QCTL" proxy --listen 127.0.0.1:0 --port-file "$TMP/proxy.port" \
+        --admin 127.0.0.1:0 --admin-port-file "$TMP/admin.port" "$@" 2>"$TMP/proxy.err" &
+    PROXY_PID=$!
+    PIDS="$PIDS $!"
+    wait_file "$TMP/proxy.port"
+    wait_file "$TMP/admin.port"
+    PROXY_PORT=$(cat "$TMP/proxy.port")
+    ADMIN_PORT=$(cat "$TMP/admin.port")
+}
+# num FILE KEY: the integer value of "KEY": in qctl load's JSON summary
+num() { sed -n "s/^ *\"$2\": \([0-9]*\),*\$/\1/p" "$1" | head -n 1; }
+fail() { echo "FAIL: $*"; for f in "$TMP"/*.err; do echo "--- $f"; tail -n 5 "$f"; done; exit 1; }
+# conserved FILE: every request sent was answered 2xx or 503 (or, with
+# ALLOW_OTHER=1, another status such as a 502); none lost or timed out
+conserved() {
+    sent=$(num "$1" sent) ok=$(num "$1" ok) r=$(num "$1" refused_503)
+    other=$(num "$1" other_status) err=$(num "$1" errors) to=$(num "$1" timeouts)
+    [ -n "$sent" ] && [ "$sent" -gt 0 ] || fail "no requests sent"
+    [ "$err" -eq 0 ] || fail "$err connection errors"
+    [ "$to" -eq 0 ] || fail "$to requests never answered"
+    [ "${ALLOW_OTHER:-0}" -eq 1 ] || [ "$other" -eq 0 ] || fail "$other unexpected statuses"
+    [ $((ok + r + other)) -eq "$sent" ] || fail "sent $sent != ok $ok + 503 $r + other $other"
+}
