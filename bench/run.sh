@@ -4,5 +4,6 @@
 set -eu
 build=${1:-build}
 "$build/bench/bench_mm1" "${QC_BENCH_CUSTOMERS:-10000000}"
+"$build/bench/bench_mdp"
 "$build/bench/bench_traffic" "${QC_BENCH_TRAFFIC_PACKETS:-10000000}"
 "$(dirname "$0")/bench_live.sh" "$build/qctl"

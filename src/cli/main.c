@@ -25,6 +25,7 @@ static const char usage[] =
     "  design        integral and PI controller design from an ARX model\n"
     "  fit           traffic models (per activity) from a capture: fits, copula, on/off\n"
     "  gen           generate many users' traffic from models (pcap or CSV); --validate\n"
+    "  mdp removable optimal on/off and speed policy of a removable server (MDP)\n"
     "  proxy         HTTP reverse proxy with live admission control\n"
     "  backend       HTTP server with a service-time distribution (demos, tests)\n"
     "  load          open-loop HTTP load generator\n"
@@ -89,6 +90,8 @@ int main(int argc, char **argv)
         return cmd_sysid(argc - 1, argv + 1);
     if (strcmp(cmd, "design") == 0)
         return cmd_design(argc - 1, argv + 1);
+    if (strcmp(cmd, "mdp") == 0)
+        return cmd_mdp(argc - 1, argv + 1);
     if (strcmp(cmd, "fit") == 0)
         return cmd_fit(argc - 1, argv + 1);
     if (strcmp(cmd, "gen") == 0)

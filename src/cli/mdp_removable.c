@@ -1,0 +1,718 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* mdp_removable.c: `qctl mdp removable`, the optimal on/off and speed
+ * policy of an M/M/1 queue with a removable server. Parses flags, calls
+ * qc_removable_solve, prints the policy, its exact performance, the
+ * structural checks and the comparison with simple policies; writes JSON
+ * and a plot. The model and its equations are in docs/energy-mdp.md. */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "qctl/output.h"
+#include "qctl/removable.h"
+
+static const char usage[] =
+    "usage: qctl mdp removable --lambda X --rates R1,R2,.. --power P1,P2,.. --warm-rate A\n"
+    "                          [options]\n"
+    "\n"
+    "Solves the average-cost optimal on/off and speed policy of an M/M/1 queue whose\n"
+    "server can be switched off (and takes an exponential warm-up to come back) and\n"
+    "serves at one of finitely many rates; prints the policy, its exact performance,\n"
+    "whether it is work conserving, has a switch-on threshold and a rate rising with\n"
+    "the queue, and how simple policies compare on the same cost.\n"
+    "\n"
+    "  --lambda X          arrival rate (must be below the fastest rate)\n"
+    "  --rates R1,R2,..    service rates, strictly increasing\n"
+    "  --power P1,P2,..    power (cost rate) while serving at each rate\n"
+    "  --idle-power X      power while on and idle (default 0)\n"
+    "  --warm-power X      power while warming up (default 0)\n"
+    "  --off-power X       power while off (default 0)\n"
+    "  --warm-rate A       warm-up rate: warm-ups are exponential with mean 1/A\n"
+    "  --switch-cost K     fixed cost per switch-on (default 0)\n"
+    "  --holding H         cost per job per unit time (default 1; must be > 0)\n"
+    "  --price P           multiplies every power figure, e.g. watts to cost (default 1)\n"
+    "  --tol T             relative tolerance of the gain: value iteration stops when\n"
+    "                      the span of Tv - v is below T times the always-on cost\n"
+    "                      (default 1e-9)\n"
+    "  --tail-tol E        truncation: probability mass at and beyond the largest\n"
+    "                      queue length kept must be below E (default 1e-8)\n"
+    "  --max-states S      most states the truncation may use (default 3000000)\n"
+    "  --levels N          use queue lengths 0..N exactly (no truncation search)\n"
+    "  --method M          rvi, pi or both (default both: they must agree)\n"
+    "  --max-sweeps K      most value-iteration sweeps (default 200000); value\n"
+    "                      iteration needs about 8 N sweeps for N levels, far more\n"
+    "                      near saturation: for large N use --method pi\n"
+    "  --json              print the results as JSON\n"
+    "  --output FILE       also write the JSON to FILE\n"
+    "  --plot DIR          draw the policy (switch-on decision and rate against the\n"
+    "                      number of jobs) into DIR as SVG and PNG (needs gnuplot)\n"
+    "  --quiet             no notices on stderr\n"
+    "  --help              this text\n";
+
+#define MAXLIST QC_ENERGY_MAX_RATES
+
+typedef struct opts {
+    int json, quiet;
+    const char *output, *plot;
+    double price;
+} opts;
+
+/* Parses a comma-separated list of numbers for `flag`; prints which
+ * element is wrong and returns QC_EXIT_USAGE, else 0. */
+static int parse_list(const char *flag, const char *s, double *out, size_t *n)
+{
+    *n = 0;
+    if (*s == '\0') {
+        cli_error("%s: empty list", flag);
+        return QC_EXIT_USAGE;
+    }
+    const char *p = s;
+    for (size_t i = 1;; i++) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == 0) {
+            cli_error("%s: element %zu is empty in '%s'", flag, i, s);
+            return QC_EXIT_USAGE;
+        }
+        if (i > MAXLIST) {
+            cli_error("%s: more than %d values in '%s'", flag, MAXLIST, s);
+            return QC_EXIT_USAGE;
+        }
+        char buf[64];
+        if (len >= sizeof buf) {
+            cli_error("%s: element %zu is not a number", flag, i);
+            return QC_EXIT_USAGE;
+        }
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+        char *end;
+        errno = 0;
+        double x = strtod(buf, &end);
+        if (*end != '\0' || end == buf || !isfinite(x) || errno == ERANGE) {
+            cli_error("%s: element %zu ('%s') is not a finite number", flag, i, buf);
+            return QC_EXIT_USAGE;
+        }
+        out[(*n)++] = x;
+        if (!comma)
+            return 0;
+        p = comma + 1;
+    }
+}
+
+static int nonneg(const char *flag, double x)
+{
+    if (x < 0) {
+        cli_error("%s: %g is negative; costs must be >= 0", flag, x);
+        return QC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Flag-level checks, so that a message names the flag; the library checks
+ * the same again. */
+static int check_inputs(const qc_removable_params *p, size_t npower, const opts *o)
+{
+    const qc_energy_cost *c = &p->cost;
+    if (c->nrates == 0) {
+        cli_error("--rates: required (a comma-separated list of service rates)");
+        return QC_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < c->nrates; i++) {
+        if (!(c->rate[i] > 0)) {
+            cli_error("--rates: element %zu (%g) must be > 0", i + 1, c->rate[i]);
+            return QC_EXIT_USAGE;
+        }
+        if (i > 0 && !(c->rate[i] > c->rate[i - 1])) {
+            cli_error("--rates: rates must increase strictly: element %zu (%g) is not above "
+                      "element %zu (%g)",
+                      i + 1, c->rate[i], i, c->rate[i - 1]);
+            return QC_EXIT_USAGE;
+        }
+    }
+    if (npower == 0) {
+        cli_error("--power: required (one power figure per rate)");
+        return QC_EXIT_USAGE;
+    }
+    if (npower != c->nrates) {
+        cli_error("--power: %zu value%s for %zu rate%s; give one per rate", npower,
+                  npower == 1 ? "" : "s", c->nrates, c->nrates == 1 ? "" : "s");
+        return QC_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < npower; i++) {
+        if (c->power[i] < 0) {
+            cli_error("--power: element %zu (%g) is negative; costs must be >= 0", i + 1,
+                      c->power[i] / o->price);
+            return QC_EXIT_USAGE;
+        }
+    }
+    int rc;
+    if ((rc = nonneg("--idle-power", c->idle_power)) || (rc = nonneg("--warm-power", c->warm_power)) ||
+        (rc = nonneg("--off-power", c->off_power)) || (rc = nonneg("--switch-cost", c->switch_cost)) ||
+        (rc = nonneg("--holding", c->holding)))
+        return rc;
+    if (!(c->holding > 0)) {
+        cli_error("--holding: must be > 0: with no cost on waiting, leaving the server off "
+                  "forever is optimal and the queue has no steady state");
+        return QC_EXIT_USAGE;
+    }
+    if (!(c->warm_rate > 0)) {
+        cli_error(c->warm_rate == 0 ? "--warm-rate: required and > 0 (warm-ups have mean "
+                                      "1/A)"
+                                    : "--warm-rate: must be > 0");
+        return QC_EXIT_USAGE;
+    }
+    if (!(p->lambda > 0)) {
+        cli_error("--lambda: required and > 0 (the arrival rate)");
+        return QC_EXIT_USAGE;
+    }
+    double mx = c->rate[c->nrates - 1];
+    if (!(p->lambda < mx)) {
+        cli_error("--lambda: %g >= the fastest rate %g (--rates): the queue is unstable under "
+                  "every policy",
+                  p->lambda, mx);
+        return QC_EXIT_USAGE;
+    }
+    if (!(p->tol > 0 && p->tol < 1)) {
+        cli_error("--tol: %g is not in (0, 1)", p->tol);
+        return QC_EXIT_USAGE;
+    }
+    if (!(p->tail_tol >= 0 && p->tail_tol < 1)) {
+        cli_error("--tail-tol: %g is not in [0, 1)", p->tail_tol);
+        return QC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static const char *action_name(int a, const qc_energy_cost *c, char *buf, size_t n)
+{
+    if (a == QC_REMOVABLE_IDLE)
+        return "idle";
+    if (a == QC_REMOVABLE_OFF)
+        return "switch off";
+    snprintf(buf, n, "rate %g", c->rate[a]);
+    return buf;
+}
+
+static json_t *perf_json(const qc_removable_perf *pf)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "mean_jobs", qc_json_real_new(pf->e.mean_jobs));
+    json_object_set_new(o, "mean_response", qc_json_real_new(pf->e.mean_response));
+    json_object_set_new(o, "mean_power", qc_json_real_new(pf->e.mean_power));
+    json_object_set_new(o, "energy_per_job", qc_json_real_new(pf->e.energy_per_job));
+    json_object_set_new(o, "switch_ons_per_hour", qc_json_real_new(pf->e.switch_ons_per_hour));
+    json_object_set_new(o, "switch_ons_per_time", qc_json_real_new(pf->switch_on_rate));
+    json_object_set_new(o, "frac_warming", qc_json_real_new(pf->e.frac_warming));
+    json_object_set_new(o, "frac_off", qc_json_real_new(pf->frac_off));
+    json_object_set_new(o, "frac_idle", qc_json_real_new(pf->frac_idle));
+    json_object_set_new(o, "frac_serving", qc_json_real_new(pf->frac_serving));
+    json_object_set_new(o, "average_cost", qc_json_real_new(pf->e.average_cost));
+    json_object_set_new(o, "holding_cost", qc_json_real_new(pf->holding_cost));
+    json_object_set_new(o, "power_cost", qc_json_real_new(pf->power_cost));
+    json_object_set_new(o, "switching_cost", qc_json_real_new(pf->switching_cost));
+    json_object_set_new(o, "throughput", qc_json_real_new(pf->throughput));
+    json_object_set_new(o, "blocking", qc_json_real_new(pf->blocking));
+    return o;
+}
+
+static json_t *num_array(const double *x, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, qc_json_real_new(x[i]));
+    return a;
+}
+
+static const char *method_name(qc_removable_method m)
+{
+    return m == QC_REMOVABLE_RVI ? "rvi" : m == QC_REMOVABLE_PI ? "pi" : "both";
+}
+
+static json_t *result_json(const qc_removable_params *p, const qc_removable_result *r,
+                           const opts *o, double elapsed)
+{
+    const qc_energy_cost *c = &p->cost;
+    json_t *root = json_object();
+    json_object_set_new(root, "command", json_string("mdp removable"));
+
+    json_t *m = json_object();
+    json_object_set_new(m, "lambda", json_real(p->lambda));
+    json_object_set_new(m, "rates", num_array(c->rate, c->nrates));
+    json_object_set_new(m, "power", num_array(c->power, c->nrates));
+    json_object_set_new(m, "idle_power", json_real(c->idle_power));
+    json_object_set_new(m, "warm_power", json_real(c->warm_power));
+    json_object_set_new(m, "off_power", json_real(c->off_power));
+    json_object_set_new(m, "warm_rate", json_real(c->warm_rate));
+    json_object_set_new(m, "switch_cost", json_real(c->switch_cost));
+    json_object_set_new(m, "holding", json_real(c->holding));
+    json_object_set_new(m, "price", json_real(o->price));
+    json_object_set_new(root, "model", m);
+
+    json_t *t = json_object();
+    json_object_set_new(t, "N", json_integer((json_int_t)r->nmax));
+    json_object_set_new(t, "states", json_integer((json_int_t)r->states));
+    json_object_set_new(t, "pairs", json_integer((json_int_t)r->pairs));
+    json_object_set_new(t, "transitions", json_integer((json_int_t)r->transitions));
+    json_object_set_new(t, "rounds", json_integer((json_int_t)r->rounds));
+    json_object_set_new(t, "mass_at_N", qc_json_real_new(r->perf.blocking));
+    json_object_set_new(t, "tail_mass", qc_json_real_new(r->perf.tail_mass));
+    json_object_set_new(t, "tail_tol", json_real(p->tail_tol));
+    json_object_set_new(t, "tail_ok", json_boolean(r->tail_ok));
+    json_object_set_new(t, "forced", json_boolean(p->levels > 0));
+    json_object_set_new(t, "uniformization", json_real(r->unif));
+    json_object_set_new(root, "truncation", t);
+
+    json_t *s = json_object();
+    json_object_set_new(s, "method", json_string(method_name(p->method)));
+    json_object_set_new(s, "tol", json_real(p->tol));
+    json_object_set_new(s, "span_tol", json_real(r->tol_abs));
+    json_object_set_new(s, "span_tol_at_rounding_floor", json_boolean(r->tol_floored));
+    if (p->method & QC_REMOVABLE_PI) {
+        json_t *pi = json_object();
+        json_object_set_new(pi, "gain", qc_json_real_new(r->gain_pi));
+        json_object_set_new(pi, "iterations", json_integer((json_int_t)r->pi_iterations));
+        json_object_set_new(s, "pi", pi);
+    }
+    if (p->method & QC_REMOVABLE_RVI) {
+        json_t *rv = json_object();
+        json_object_set_new(rv, "gain_low", qc_json_real_new(r->gain_lo));
+        json_object_set_new(rv, "gain_high", qc_json_real_new(r->gain_hi));
+        json_object_set_new(rv, "span", qc_json_real_new(r->gain_hi - r->gain_lo));
+        json_object_set_new(rv, "iterations", json_integer((json_int_t)r->rvi_iterations));
+        json_object_set_new(rv, "converged", json_boolean(r->rvi_converged));
+        json_object_set_new(rv, "tau", json_real(r->rvi_tau));
+        json_object_set_new(rv, "sweep", json_string(p->sweep == QC_MDP_JACOBI ? "jacobi"
+                                                                             : "gauss-seidel"));
+        json_object_set_new(s, "rvi", rv);
+    }
+    if (p->method == QC_REMOVABLE_BOTH) {
+        json_t *ag = json_object();
+        json_object_set_new(ag, "agree", json_boolean(r->policies_agree));
+        json_object_set_new(ag, "bounds_contain_pi", json_boolean(r->bounds_contain_pi));
+        json_object_set_new(ag, "differences", json_integer((json_int_t)r->policy_diffs));
+        json_object_set_new(ag, "ties", json_integer((json_int_t)r->policy_ties));
+        json_object_set_new(s, "agreement", ag);
+    }
+    json_object_set_new(s, "elapsed_seconds", json_real(elapsed));
+    json_object_set_new(root, "solver", s);
+    json_object_set_new(root, "gain", qc_json_real_new(r->gain));
+
+    json_t *pol = json_object(), *sw = json_array(), *rate = json_array(), *on = json_array();
+    for (size_t n = 0; n <= r->nmax; n++) {
+        int a = r->policy.on_action[n];
+        json_array_append_new(sw, json_integer(r->policy.switch_on[n]));
+        json_array_append_new(rate, a >= 0 ? json_real(c->rate[a]) : json_null());
+        json_array_append_new(on, json_string(a == QC_REMOVABLE_IDLE  ? "idle"
+                                              : a == QC_REMOVABLE_OFF ? "off"
+                                                                      : "serve"));
+    }
+    json_object_set_new(pol, "switch_on", sw);
+    json_object_set_new(pol, "rate", rate);
+    json_object_set_new(pol, "when_on", on);
+    json_object_set_new(root, "policy", pol);
+
+    const qc_removable_structure *st = &r->structure;
+    json_t *sj = json_object();
+    json_object_set_new(sj, "work_conserving", json_boolean(st->work_conserving));
+    json_object_set_new(sj, "switch_on_threshold", json_boolean(st->threshold));
+    json_object_set_new(sj, "threshold_n",
+                        st->threshold_n >= 0 ? json_integer(st->threshold_n) : json_null());
+    json_object_set_new(sj, "rate_nondecreasing", json_boolean(st->monotone_rate));
+    json_object_set_new(sj, "off_when_idle", json_boolean(st->off_when_idle));
+    json_object_set_new(sj, "checked_levels", json_integer((json_int_t)st->upto + 1));
+    json_object_set_new(sj, "boundary_from",
+                        st->boundary >= 0 ? json_integer(st->boundary) : json_null());
+    json_object_set_new(root, "structure", sj);
+
+    json_object_set_new(root, "performance", perf_json(&r->perf));
+
+    json_t *cmp = json_array();
+    json_t *opt = json_object();
+    json_object_set_new(opt, "policy", json_string("optimal (MDP)"));
+    json_object_set_new(opt, "parameter_name", json_null());
+    json_object_set_new(opt, "parameter", json_null());
+    json_t *opf = perf_json(&r->perf);
+    json_object_update(opt, opf);
+    json_decref(opf);
+    json_array_append_new(cmp, opt);
+    for (int i = 0; r->have_baselines && i < QC_RB_COUNT; i++) {
+        const qc_removable_baseline *b = &r->baseline[i];
+        json_t *e = perf_json(&b->perf);
+        json_object_set_new(e, "policy", json_string(b->name));
+        json_object_set_new(e, "parameter_name", json_string(b->param_name));
+        json_object_set_new(e, "parameter", qc_json_real_new(b->param));
+        json_array_append_new(cmp, e);
+    }
+    json_object_set_new(root, "comparison", cmp);
+    return root;
+}
+
+static void print_list(const double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        printf("%s%g", i ? ", " : "", x[i]);
+}
+
+static void print_text(const qc_removable_params *p, const qc_removable_result *r)
+{
+    const qc_energy_cost *c = &p->cost;
+    char b1[64];
+    printf("M/M/1 with a removable server: lambda %g; rates ", p->lambda);
+    print_list(c->rate, c->nrates);
+    printf("; power ");
+    print_list(c->power, c->nrates);
+    printf("\n  idle power %g, warm-up power %g (warm-up rate %g), off power %g, switch-on "
+           "cost %g, holding cost %g\n",
+           c->idle_power, c->warm_power, c->warm_rate, c->off_power, c->switch_cost,
+           c->holding);
+    printf("truncation N = %zu (%zu states, %zu round%s): mass at N %.3g, beyond N ~%.3g "
+           "(target %g)%s\n",
+           r->nmax, r->states, r->rounds, r->rounds == 1 ? "" : "s", r->perf.blocking,
+           r->perf.tail_mass, p->tail_tol, r->tail_ok ? "" : "  NOT MET");
+    printf("uniformization constant L = %g\n\n", r->unif);
+
+    printf("gain (average cost per unit time): %.10g\n", r->gain);
+    if (p->method & QC_REMOVABLE_PI)
+        printf("  policy iteration         %.10g  (%zu step%s)\n", r->gain_pi, r->pi_iterations,
+               r->pi_iterations == 1 ? "" : "s");
+    if (p->method & QC_REMOVABLE_RVI)
+        printf("  value iteration bounds   [%.10g, %.10g]  (%zu sweeps, span %.3g, %s)\n",
+               r->gain_lo, r->gain_hi, r->rvi_iterations, r->gain_hi - r->gain_lo,
+               r->rvi_converged ? "converged" : "NOT converged");
+    if ((p->method & QC_REMOVABLE_RVI) && r->tol_floored)
+        printf("  (span tolerance raised to %.3g, the rounding floor of relative values "
+               "of this size)\n",
+               r->tol_abs);
+    if (p->method == QC_REMOVABLE_BOTH && r->rvi_converged)
+        printf("  agreement                %s  (policies differ at %zu states, %zu of them "
+               "near-ties)\n",
+               r->policies_agree ? "yes" : "NO", r->policy_diffs, r->policy_ties);
+    else if (p->method == QC_REMOVABLE_BOTH)
+        printf("  agreement                not established: value iteration stopped at the "
+               "sweep limit;\n"
+               "                           its bounds %s the policy-iteration gain\n",
+               r->bounds_contain_pi ? "contain" : "DO NOT contain");
+
+    printf("\noptimal policy\n  %-10s %-12s %s\n", "jobs n", "when off", "when on");
+    size_t n = 0;
+    while (n <= r->nmax) {
+        size_t e = n;
+        while (e + 1 <= r->nmax && r->policy.switch_on[e + 1] == r->policy.switch_on[n] &&
+               r->policy.on_action[e + 1] == r->policy.on_action[n])
+            e++;
+        char range[48];
+        if (e == n)
+            snprintf(range, sizeof range, "%zu", n);
+        else if (e == r->nmax)
+            snprintf(range, sizeof range, "%zu-%zu (N)", n, e);
+        else
+            snprintf(range, sizeof range, "%zu-%zu", n, e);
+        printf("  %-10s %-12s %s\n", range, r->policy.switch_on[n] ? "switch on" : "stay off",
+               action_name(r->policy.on_action[n], c, b1, sizeof b1));
+        n = e + 1;
+    }
+
+    const qc_removable_structure *st = &r->structure;
+    printf("\nstructure (checked on n = 0..%zu", st->upto);
+    if (st->boundary >= 0)
+        printf("; from n = %ld the decisions change when N is doubled: boundary layer of the "
+               "truncation", st->boundary);
+    else if (st->boundary == -2)
+        printf("; not compared with a truncation at 2N: over the state budget");
+    printf(")\n");
+    printf("  work conserving          %s", st->work_conserving ? "yes" : "no");
+    if (!st->work_conserving)
+        printf("  (on with %ld jobs it does not serve)", st->violation[0]);
+    printf("\n  switch-on threshold      %s", st->threshold ? "yes" : "no");
+    if (st->threshold)
+        printf("  (when off, switches on iff n >= %ld)", st->threshold_n);
+    else if (st->threshold_n < 0)
+        printf("  (never switches on)");
+    else
+        printf("  (switches on at n = %ld but not at n = %ld)", st->threshold_n,
+               st->violation[1]);
+    printf("\n  rate non-decreasing      %s", st->monotone_rate ? "yes" : "no");
+    if (!st->monotone_rate)
+        printf("  (the rate drops at n = %ld)", st->violation[2]);
+    printf("\n  when empty and on        %s\n",
+           st->off_when_idle ? "switches off" : "stays on, idle");
+
+    const qc_removable_perf *pf = &r->perf;
+    printf("\nperformance of the optimal policy (exact, stationary distribution)\n");
+    printf("  mean jobs                %.6g\n", pf->e.mean_jobs);
+    printf("  mean response time       %.6g\n", pf->e.mean_response);
+    printf("  mean power               %.6g\n", pf->e.mean_power);
+    printf("  energy per job           %.6g\n", pf->e.energy_per_job);
+    printf("  switch-ons per hour      %.6g\n", pf->e.switch_ons_per_hour);
+    printf("  fraction warming         %.6g\n", pf->e.frac_warming);
+    printf("  average cost             %.6g  (holding %.6g + power %.6g + switching %.6g)\n",
+           pf->e.average_cost, pf->holding_cost, pf->power_cost, pf->switching_cost);
+
+    if (!r->have_baselines)
+        return;
+    printf("\ncomparison on the same chain and cost\n");
+    printf("  %-26s %-16s %14s %14s %12s\n", "policy", "parameter", "average cost",
+           "mean response", "mean power");
+    printf("  %-26s %-16s %14.6g %14.6g %12.6g\n", "optimal (MDP)", "-", pf->e.average_cost,
+           pf->e.mean_response, pf->e.mean_power);
+    for (int i = 0; i < QC_RB_COUNT; i++) {
+        const qc_removable_baseline *b = &r->baseline[i];
+        char par[48];
+        snprintf(par, sizeof par, "%s = %.4g", b->param_name, b->param);
+        printf("  %-26s %-16s %14.6g %14.6g %12.6g\n", b->name, par, b->perf.e.average_cost,
+               b->perf.e.mean_response, b->perf.e.mean_power);
+    }
+}
+
+static int write_plot(const char *dir, const qc_removable_params *p,
+                      const qc_removable_result *r)
+{
+    qc_err err = {0};
+    if (!qc_plot_available()) {
+        fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
+        return 0;
+    }
+    if (qc_mkdir_p(dir, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    /* Show the levels where the policy changes, with room after the last
+     * change; beyond it the policy stays the same up to N. */
+    size_t last = 0;
+    for (size_t n = 1; n <= r->nmax; n++)
+        if (r->policy.switch_on[n] != r->policy.switch_on[n - 1] ||
+            r->policy.on_action[n] != r->policy.on_action[n - 1])
+            last = n;
+    size_t show = 2 * last + 5 > 20 ? 2 * last + 5 : 20;
+    if (show > r->nmax)
+        show = r->nmax;
+    size_t len = strlen(dir) + 32;
+    char *path = malloc(len);
+    char *body = malloc(2 * len + 1024);
+    if (!path || !body) {
+        free(path);
+        free(body);
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
+    snprintf(path, len, "%s/policy.dat", dir);
+    qc_ofile f;
+    int rc = 0;
+    if (qc_ofile_open(&f, path, &err) != 0) {
+        cli_error("%s", err.msg);
+        rc = QC_EXIT_FAIL;
+    } else {
+        fprintf(f.fp, "# n switch_on_when_off rate_when_on (nan: idle or off)\n");
+        for (size_t n = 0; n <= show; n++) {
+            int a = r->policy.on_action[n];
+            if (a >= 0)
+                fprintf(f.fp, "%zu %d %.10g\n", n, r->policy.switch_on[n], p->cost.rate[a]);
+            else
+                fprintf(f.fp, "%zu %d NaN\n", n, r->policy.switch_on[n]);
+        }
+        if (qc_ofile_commit(&f, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+        }
+    }
+    if (rc == 0) {
+        char thr[96] = "";
+        if (r->structure.threshold)
+            snprintf(thr, sizeof thr,
+                     "set arrow from %ld, graph 0 to %ld, graph 1 nohead dt 2 lc rgb '#888888'\n",
+                     r->structure.threshold_n, r->structure.threshold_n);
+        snprintf(body, 2 * len + 1024,
+                 "set xlabel 'number of jobs n'\nset ylabel 'service rate when on'\n"
+                 "set y2label 'switch on when off (1 = yes)'\nset y2range [-0.1:1.1]\n"
+                 "set y2tics (0, 1)\nset ytics nomirror\nset yrange [0:%g]\n"
+                 "set key bottom right\n%s"
+                 "plot '%s' using 1:3 with steps lw 2 lc rgb '#1f77b4' title 'rate when on', "
+                 "'' using 1:2 axes x1y2 with points pt 7 lc rgb '#d62728' "
+                 "title 'switch on when off'",
+                 1.15 * p->cost.rate[p->cost.nrates - 1], thr, path);
+        if (qc_plot(dir, "policy", body, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+        }
+    }
+    free(path);
+    free(body);
+    return rc;
+}
+
+int cmd_mdp_removable(int argc, char **argv)
+{
+    enum { O_LAM = 256, O_RATES, O_POWER, O_IDLE, O_WARMP, O_OFFP, O_WARMR, O_SWITCH, O_HOLD,
+           O_PRICE, O_TOL, O_TAIL, O_MAXS, O_LEVELS, O_METHOD, O_SWEEPS, O_JSON, O_OUT, O_PLOT,
+           O_QUIET, O_HELP };
+    static const struct option longopts[] = {
+        {"lambda", required_argument, 0, O_LAM},       {"rates", required_argument, 0, O_RATES},
+        {"power", required_argument, 0, O_POWER},      {"idle-power", required_argument, 0, O_IDLE},
+        {"warm-power", required_argument, 0, O_WARMP}, {"off-power", required_argument, 0, O_OFFP},
+        {"warm-rate", required_argument, 0, O_WARMR},  {"switch-cost", required_argument, 0, O_SWITCH},
+        {"holding", required_argument, 0, O_HOLD},     {"price", required_argument, 0, O_PRICE},
+        {"tol", required_argument, 0, O_TOL},          {"tail-tol", required_argument, 0, O_TAIL},
+        {"max-states", required_argument, 0, O_MAXS}, {"levels", required_argument, 0, O_LEVELS},
+        {"method", required_argument, 0, O_METHOD},    {"max-sweeps", required_argument, 0, O_SWEEPS},
+        {"json", no_argument, 0, O_JSON},
+        {"output", required_argument, 0, O_OUT},       {"plot", required_argument, 0, O_PLOT},
+        {"quiet", no_argument, 0, O_QUIET},            {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0}};
+    qc_removable_params p;
+    qc_removable_params_init(&p);
+    qc_energy_cost *c = &p.cost;
+    c->holding = 1;
+    opts o = {0};
+    o.price = 1;
+    size_t npower = 0;
+    uint64_t u = 0;
+    int rc = 0, ch;
+    opterr = 0;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (ch) {
+        case O_LAM: rc = cli_double("--lambda", optarg, &p.lambda); break;
+        case O_RATES: rc = parse_list("--rates", optarg, c->rate, &c->nrates); break;
+        case O_POWER: rc = parse_list("--power", optarg, c->power, &npower); break;
+        case O_IDLE: rc = cli_double("--idle-power", optarg, &c->idle_power); break;
+        case O_WARMP: rc = cli_double("--warm-power", optarg, &c->warm_power); break;
+        case O_OFFP: rc = cli_double("--off-power", optarg, &c->off_power); break;
+        case O_WARMR: rc = cli_double("--warm-rate", optarg, &c->warm_rate); break;
+        case O_SWITCH: rc = cli_double("--switch-cost", optarg, &c->switch_cost); break;
+        case O_HOLD: rc = cli_double("--holding", optarg, &c->holding); break;
+        case O_PRICE:
+            if ((rc = cli_double("--price", optarg, &o.price)) == 0 && !(o.price > 0)) {
+                cli_error("--price: %g must be > 0", o.price);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_TOL: rc = cli_double("--tol", optarg, &p.tol); break;
+        case O_TAIL: rc = cli_double("--tail-tol", optarg, &p.tail_tol); break;
+        case O_MAXS:
+            if ((rc = cli_u64("--max-states", optarg, &u)) == 0) {
+                if (u < 51 || u > 3ull * 1000000000ull) {
+                    cli_error("--max-states: %s is not in [51, 3e9]", optarg);
+                    rc = QC_EXIT_USAGE;
+                }
+                p.max_states = (size_t)u;
+            }
+            break;
+        case O_LEVELS:
+            if ((rc = cli_u64("--levels", optarg, &u)) == 0) {
+                if (u < 1 || u > 1000000000ull) {
+                    cli_error("--levels: %s is not in [1, 1e9]", optarg);
+                    rc = QC_EXIT_USAGE;
+                }
+                p.levels = (size_t)u;
+            }
+            break;
+        case O_METHOD:
+            if (strcmp(optarg, "rvi") == 0)
+                p.method = QC_REMOVABLE_RVI;
+            else if (strcmp(optarg, "pi") == 0)
+                p.method = QC_REMOVABLE_PI;
+            else if (strcmp(optarg, "both") == 0)
+                p.method = QC_REMOVABLE_BOTH;
+            else {
+                cli_error("--method: '%s' is not rvi, pi or both", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_SWEEPS:
+            if ((rc = cli_u64("--max-sweeps", optarg, &u)) == 0) {
+                if (u < 1) {
+                    cli_error("--max-sweeps: must be >= 1");
+                    rc = QC_EXIT_USAGE;
+                }
+                p.max_iter = (size_t)u;
+            }
+            break;
+        case O_JSON: o.json = 1; break;
+        case O_OUT: o.output = optarg; break;
+        case O_PLOT: o.plot = optarg; break;
+        case O_QUIET: o.quiet = 1; break;
+        case O_HELP: fputs(usage, stdout); return 0;
+        default: return cli_bad_option("mdp removable", argv[optind - 1]);
+        }
+        if (rc != 0)
+            return rc;
+    }
+    if (optind < argc) {
+        cli_error("mdp removable: unexpected argument '%s' (see 'qctl mdp removable --help')",
+                  argv[optind]);
+        return QC_EXIT_USAGE;
+    }
+    qc_energy_scale_power(c, o.price);
+    if ((rc = check_inputs(&p, npower, &o)) != 0)
+        return rc;
+
+    cli_progress clock;
+    cli_progress_init(&clock, "mdp removable", 1);
+    qc_err err = {0};
+    qc_removable_result r;
+    rc = qc_removable_solve(&p, &r, &err);
+    if (rc != 0) {
+        cli_error("mdp removable: %s", err.msg);
+        return cli_exit_code(rc);
+    }
+    double elapsed = cli_elapsed(&clock);
+    if (!o.quiet && !r.tail_ok)
+        fprintf(stderr, "qctl: mdp removable: the tail target %g was not met within %zu "
+                "states (mass at N %.3g); raise --max-states\n",
+                p.tail_tol, r.states, r.perf.blocking);
+    if (!o.quiet && (p.method & QC_REMOVABLE_RVI) && !r.rvi_converged)
+        fprintf(stderr, "qctl: mdp removable: value iteration did not reach the tolerance in "
+                "%zu sweeps (span %.3g); its bounds are still valid; raise --max-sweeps or use "
+                "--method pi\n",
+                r.rvi_iterations, r.gain_hi - r.gain_lo);
+    else if (!o.quiet && p.method == QC_REMOVABLE_BOTH && !r.policies_agree)
+        fprintf(stderr, "qctl: mdp removable: value iteration and policy iteration disagree "
+                "(see solver.agreement)\n");
+    json_t *js = result_json(&p, &r, &o, elapsed);
+    int out = 0;
+    if (o.json) {
+        if (qc_json_write(js, NULL, &err) != 0) {
+            cli_error("%s", err.msg);
+            out = QC_EXIT_FAIL;
+        }
+    } else {
+        print_text(&p, &r);
+    }
+    if (out == 0 && o.output && qc_json_write(js, o.output, &err) != 0) {
+        cli_error("%s", err.msg);
+        out = QC_EXIT_FAIL;
+    }
+    if (out == 0 && o.plot)
+        out = write_plot(o.plot, &p, &r);
+    json_decref(js);
+    qc_removable_result_free(&r);
+    return out;
+}
+
+static const char mdp_usage[] =
+    "usage: qctl mdp MODEL [options]\n"
+    "\n"
+    "Models:\n"
+    "  removable     M/M/1 with a removable server and finitely many rates:\n"
+    "                average-cost optimal on/off and speed policy\n";
+
+int cmd_mdp(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(mdp_usage, stderr);
+        return QC_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(mdp_usage, stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "removable") == 0)
+        return cmd_mdp_removable(argc - 1, argv + 1);
+    cli_error("mdp: unknown model '%s' (see 'qctl mdp --help')", argv[1]);
+    return QC_EXIT_USAGE;
+}
