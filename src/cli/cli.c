@@ -89,6 +89,12 @@ int cli_bad_option(const char *cmd, const char *arg)
     return QC_EXIT_USAGE;
 }
 
+int cli_extra_operand(const char *cmd, const char *arg)
+{
+    cli_error("%s: unexpected argument '%s' (see 'qctl %s --help')", cmd, arg, cmd);
+    return QC_EXIT_USAGE;
+}
+
 static double now_s(void)
 {
     struct timespec ts;

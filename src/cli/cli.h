@@ -31,6 +31,9 @@ int cli_uint(const char *flag, const char *s, unsigned *out);
 /* Reports an unknown or malformed option from getopt for `cmd`. */
 int cli_bad_option(const char *cmd, const char *arg);
 
+/* Reports an operand that `cmd` does not take; returns QC_EXIT_USAGE. */
+int cli_extra_operand(const char *cmd, const char *arg);
+
 /* The progress line on stderr: shown only when stderr is a terminal, the
  * run has lasted more than a second, and quiet is off. */
 typedef struct cli_progress {

@@ -629,10 +629,8 @@ int cmd_design(int argc, char **argv)
         if (rc != 0)
             return rc;
     }
-    if (optind < argc) {
-        cli_error("design: unexpected argument '%s' (see 'qctl design --help')", argv[optind]);
-        return QC_EXIT_USAGE;
-    }
+    if (optind < argc)
+        return cli_extra_operand("design", argv[optind]);
     if (o.model == NULL) {
         cli_error("design: --model is required (see 'qctl design --help')");
         return QC_EXIT_USAGE;

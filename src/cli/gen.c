@@ -456,9 +456,8 @@ int cmd_gen(int argc, char **argv)
         }
     }
     if (optind < argc) {
-        cli_error("gen: unexpected argument '%s' (see 'qctl gen --help')", argv[optind]);
         mix_free(&x);
-        return QC_EXIT_USAGE;
+        return cli_extra_operand("gen", argv[optind]);
     }
     if (validate_cap) {
         if (x.n > 1) {

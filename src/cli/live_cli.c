@@ -77,10 +77,8 @@ int cmd_backend(int argc, char **argv)
         if (rc)
             return rc;
     }
-    if (optind < argc) {
-        cli_error("backend: unexpected argument '%s'", argv[optind]);
-        return QC_EXIT_USAGE;
-    }
+    if (optind < argc)
+        return cli_extra_operand("backend", argv[optind]);
     if (o.workers == 0) {
         cli_error("--workers: must be >= 1");
         return QC_EXIT_USAGE;
@@ -207,10 +205,8 @@ int cmd_load(int argc, char **argv)
         if (rc)
             return rc;
     }
-    if (optind < argc) {
-        cli_error("load: unexpected argument '%s'", argv[optind]);
-        return QC_EXIT_USAGE;
-    }
+    if (optind < argc)
+        return cli_extra_operand("load", argv[optind]);
     if (!o.target) {
         cli_error("load: --target is required");
         return QC_EXIT_USAGE;
@@ -493,7 +489,7 @@ int cmd_proxy(int argc, char **argv)
     }
     rc = QC_EXIT_USAGE;
     if (optind < argc) {
-        cli_error("proxy: unexpected argument '%s'", argv[optind]);
+        cli_extra_operand("proxy", argv[optind]);
         goto out;
     }
     if (o.nbackends == 0) {

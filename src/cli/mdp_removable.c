@@ -642,11 +642,8 @@ int cmd_mdp_removable(int argc, char **argv)
         if (rc != 0)
             return rc;
     }
-    if (optind < argc) {
-        cli_error("mdp removable: unexpected argument '%s' (see 'qctl mdp removable --help')",
-                  argv[optind]);
-        return QC_EXIT_USAGE;
-    }
+    if (optind < argc)
+        return cli_extra_operand("mdp removable", argv[optind]);
     qc_energy_scale_power(c, o.price);
     if ((rc = check_inputs(&p, npower, &o)) != 0)
         return rc;

@@ -731,11 +731,8 @@ int cmd_sim_admission(int argc, char **argv)
         if (rc != 0)
             return rc;
     }
-    if (optind < argc) {
-        cli_error("sim admission: unexpected argument '%s' (see 'qctl sim admission --help')",
-                  argv[optind]);
-        return QC_EXIT_USAGE;
-    }
+    if (optind < argc)
+        return cli_extra_operand("sim admission", argv[optind]);
     if (!scen) {
         cli_error("sim admission: --scenario is required (see 'qctl sim admission --help')");
         return QC_EXIT_USAGE;

@@ -336,10 +336,8 @@ int cmd_sim_maxusers(int argc, char **argv)
         if (rc != 0)
             return rc;
     }
-    if (optind < argc) {
-        cli_error("sim maxusers: unexpected argument '%s'", argv[optind]);
-        return QC_EXIT_USAGE;
-    }
+    if (optind < argc)
+        return cli_extra_operand("sim maxusers", argv[optind]);
     if (strcmp(ctl, "integral") == 0) {
         p.closed_loop = 1;
         kp = 0;

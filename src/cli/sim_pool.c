@@ -463,10 +463,8 @@ int cmd_sim_pool(int argc, char **argv)
         if (rc != 0)
             return rc;
     }
-    if (optind < argc) {
-        cli_error("sim pool: unexpected argument '%s' (see 'qctl sim pool --help')", argv[optind]);
-        return QC_EXIT_USAGE;
-    }
+    if (optind < argc)
+        return cli_extra_operand("sim pool", argv[optind]);
     if (!have_servers || !o.arrival) {
         cli_error("sim pool: --%s is required (see 'qctl sim pool --help')",
                   have_servers ? "arrival" : "servers");

@@ -322,10 +322,8 @@ int cmd_sim_queue(int argc, char **argv)
         if (rc != 0)
             return rc;
     }
-    if (optind < argc) {
-        cli_error("sim queue: unexpected argument '%s' (see 'qctl sim queue --help')", argv[optind]);
-        return QC_EXIT_USAGE;
-    }
+    if (optind < argc)
+        return cli_extra_operand("sim queue", argv[optind]);
     if (!o.arrival || !o.service) {
         cli_error("sim queue: --%s is required (see 'qctl sim queue --help')",
                   o.arrival ? "service" : "arrival");

@@ -434,10 +434,8 @@ int cmd_sysid(int argc, char **argv)
         if (rc != 0)
             return rc;
     }
-    if (optind < argc) {
-        cli_error("sysid: unexpected argument '%s' (see 'qctl sysid --help')", argv[optind]);
-        return QC_EXIT_USAGE;
-    }
+    if (optind < argc)
+        return cli_extra_operand("sysid", argv[optind]);
     if (o.csv == NULL) {
         cli_error("sysid: --csv is required (see 'qctl sysid --help')");
         return QC_EXIT_USAGE;
