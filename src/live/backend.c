@@ -10,7 +10,9 @@
  * be in service) or burns CPU on libuv's thread pool (the machine itself
  * becomes the bottleneck). One request per connection is served at a
  * time; pipelined requests wait in the connection's buffer. GET /health
- * answers at once, outside the queue. */
+ * (or the --health path) answers at once, outside the queue: 503 during a
+ * random warm-up after start (--warmup), then 200, so that a backend the
+ * proxy unparks has a real warm-up, like the model's setup time. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,6 +34,7 @@ typedef struct backend {
     qc_rng rng;
     unsigned busy;
     bconn *wait_head, *wait_tail;
+    double ready_at; /* the health path answers 503 until then (--warmup) */
 } backend;
 
 struct bconn {
@@ -236,11 +239,15 @@ static void process(bconn *c)
             return;
         total += (size_t)h.content_length;
     }
-    int health = h.target.len == 7 && memcmp(c->in.data + h.target.off, "/health", 7) == 0;
+    const char *hp = c->b->o->health ? c->b->o->health : "/health";
+    int health = h.target.len == strlen(hp) && memcmp(c->in.data + h.target.off, hp, h.target.len) == 0;
     c->keep = h.keep_alive;
     qc__buf_consume(&c->in, total);
     if (health) {
-        respond(c, 200, "OK", "ready\n", c->keep);
+        if (qc__now() < c->b->ready_at)
+            respond(c, 503, "Service Unavailable", "warming up\n", c->keep);
+        else
+            respond(c, 200, "OK", "ready\n", c->keep);
         if (c->keep)
             process(c);
         else
@@ -344,6 +351,13 @@ int qc_backend_run(const qc_backend_opts *o, qc_err *err)
     signal(SIGPIPE, SIG_IGN);
     backend b = {.loop = uv_default_loop(), .o = o};
     qc_rng_init(&b.rng, o->seed, qc_rng_stream(0, QC_STREAM_SERVICE, 0));
+    b.ready_at = qc__now();
+    if (o->has_warmup) { /* its own stream: the service times stay as without */
+        qc_rng wr;
+        qc_rng_init(&wr, o->seed, qc_rng_stream(0, QC_STREAM_SERVER, 0));
+        double w = qc_dist_sample(&o->warmup, &wr);
+        b.ready_at += w > 0 && isfinite(w) ? w : 0;
+    }
     uv_tcp_init(b.loop, &b.server);
     b.server.data = &b;
     if ((rc = uv_tcp_bind(&b.server, (struct sockaddr *)&addr, 0)) != 0 ||
