@@ -27,18 +27,22 @@ static const char backend_usage[] =
     "  --workers N          requests served at once (default 1)\n"
     "  --mode sleep|cpu     wait on a timer (default) or burn CPU\n"
     "  --seed S             seed of the service times (default 1)\n"
+    "  --health PATH        the health path (default /health)\n"
+    "  --warmup SPEC        the health path answers 503 for a warm-up drawn\n"
+    "                       from SPEC (seconds) after start, then 200\n"
     "  --help               this text\n";
 
 int cmd_backend(int argc, char **argv)
 {
-    enum { O_LISTEN = 1, O_PF, O_SVC, O_WORK, O_MODE, O_SEED, O_HELP };
+    enum { O_LISTEN = 1, O_PF, O_SVC, O_WORK, O_MODE, O_SEED, O_HELP, O_HEALTH, O_WARMUP };
     static const struct option longopts[] = {
         {"listen", required_argument, 0, O_LISTEN}, {"port-file", required_argument, 0, O_PF},
         {"service", required_argument, 0, O_SVC},   {"workers", required_argument, 0, O_WORK},
         {"mode", required_argument, 0, O_MODE},     {"seed", required_argument, 0, O_SEED},
-        {"help", no_argument, 0, O_HELP},           {0, 0, 0, 0}};
+        {"help", no_argument, 0, O_HELP},           {"health", required_argument, 0, O_HEALTH},
+        {"warmup", required_argument, 0, O_WARMUP}, {0, 0, 0, 0}};
     qc_backend_opts o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
-    const char *service = "exp:100";
+    const char *service = "exp:100", *warmup = NULL;
     int c, rc = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -68,6 +72,16 @@ int cmd_backend(int argc, char **argv)
         case O_SEED:
             rc = cli_u64("--seed", optarg, &o.seed);
             break;
+        case O_HEALTH:
+            if (optarg[0] != '/') {
+                cli_error("--health: '%s' does not start with /", optarg);
+                return QC_EXIT_USAGE;
+            }
+            o.health = optarg;
+            break;
+        case O_WARMUP:
+            warmup = optarg;
+            break;
         case O_HELP:
             fputs(backend_usage, stdout);
             return 0;
@@ -88,14 +102,26 @@ int cmd_backend(int argc, char **argv)
         cli_error("--service: %s", err.msg);
         return QC_EXIT_USAGE;
     }
+    if (warmup) {
+        if (qc_dist_parse(&o.warmup, warmup, &err) != 0) {
+            qc_dist_free(&o.service);
+            cli_error("--warmup: %s", err.msg);
+            return QC_EXIT_USAGE;
+        }
+        o.has_warmup = 1;
+    }
     struct sockaddr_in a;
     if (qc__addr_parse(o.listen, &a, &err) != 0) {
         qc_dist_free(&o.service);
+        if (o.has_warmup)
+            qc_dist_free(&o.warmup);
         cli_error("--listen: %s", err.msg);
         return QC_EXIT_USAGE;
     }
     rc = qc_backend_run(&o, &err);
     qc_dist_free(&o.service);
+    if (o.has_warmup)
+        qc_dist_free(&o.warmup);
     if (rc) {
         cli_error("backend: %s", err.msg);
         return QC_EXIT_FAIL;

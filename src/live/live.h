@@ -17,6 +17,8 @@
 #include "qctl/error.h"
 #include "qctl/limiter.h"
 
+#include "live/fleet.h"
+
 /* A growable byte buffer. */
 typedef struct qc__buf {
     char *data;
@@ -46,6 +48,9 @@ typedef struct qc_backend_opts {
     unsigned workers;      /* requests served at once (others wait FCFS) */
     int cpu;               /* 1: burn CPU for the service time; 0: sleep */
     uint64_t seed;
+    const char *health; /* health path (default /health) */
+    qc_dist warmup;     /* health answers 503 this long after start */
+    int has_warmup;
 } qc_backend_opts;
 
 /* Runs the backend until SIGTERM/SIGINT. */
@@ -90,6 +95,13 @@ typedef struct qc_proxy_opts {
     unsigned nclasses;                        /* named classes; best effort is extra */
     double header_timeout, idle_timeout, backend_timeout;
     const char *series; /* NULL or CSV of the control loop */
+    /* backend fleet power control (fleet.h) */
+    qc__fleet_config fleet;
+    const char *unpark_cmd, *park_cmd; /* /bin/sh -c, {backend} {host} {port} */
+    const char *health;                /* NULL, or GET PATH until 2xx while warming */
+    double health_interval;            /* seconds between health probes */
+    double cmd_timeout;                /* an un/park command killed after this */
+    double warmup_timeout;             /* warming this long without health: off */
 } qc_proxy_opts;
 
 void qc_proxy_opts_init(qc_proxy_opts *o);
