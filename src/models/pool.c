@@ -32,6 +32,7 @@
 
 #include "qctl/rng.h"
 #include "qctl/sim.h"
+#include "units.h"
 
 enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_WARM = 2, EV_TIMER = 3, EV_TICK = 4 };
 
@@ -980,13 +981,15 @@ static int mser_first_chunk(const run *r)
     return (int)d;
 }
 
-static void fill_ci(const double *col, size_t n, double level, qc_ci *out)
+typedef struct summary_ctx {
+    const run *r;
+    qc_hist *tmp;
+} summary_ctx;
+
+static void summarize_cb(void *ctx, int a, int b, double *out)
 {
-    if (qc_ci_t(col, n, level, out, NULL) != 0) {
-        out->mean = out->half = out->lo = out->hi = NAN;
-        out->level = level;
-        out->n = n;
-    }
+    summary_ctx *c = ctx;
+    summarize(c->r, a, b, c->tmp, out);
 }
 
 int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
@@ -1005,12 +1008,12 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
         free(r);
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     }
-    size_t nunits = p->reps >= 2 ? p->reps : QC_POOL_BATCHES;
-    double *units = calloc(nunits * QC_PM_COUNT, sizeof *units);
-    double *col = malloc(nunits * sizeof *col);
+    qc__units units;
+    int urc = qc__units_init(&units, p->reps, QC_POOL_BATCHES, QC_PM_COUNT);
     qc_hist *tmp = qc_hist_alloc();
     qc_hist *all = qc_hist_alloc();
-    if (!units || !col || !tmp || !all) {
+    summary_ctx sc = {r, tmp};
+    if (urc != 0 || !tmp || !all) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
@@ -1040,27 +1043,17 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
             res->measured += r->chunks[k].done;
             qc_hist_merge(all, r->chunks[k].hist);
         }
-        if (p->reps >= 2) {
-            double *u = &units[rep * QC_PM_COUNT];
-            summarize(r, k0, QC_POOL_CHUNKS, tmp, u);
-            u[QC_PM_DEMAND_CORR] = corr_value(r);
-        } else {
-            int m = (QC_POOL_CHUNKS - k0) / QC_POOL_BATCHES;
-            int first = QC_POOL_CHUNKS - m * QC_POOL_BATCHES;
-            for (int b = 0; b < QC_POOL_BATCHES; b++)
-                summarize(r, first + b * m, first + (b + 1) * m, tmp, &units[b * QC_PM_COUNT]);
+        qc__units_add(&units, rep, k0, QC_POOL_CHUNKS, summarize_cb, &sc);
+        if (p->reps >= 2)
+            qc__units_row(&units, rep)[QC_PM_DEMAND_CORR] = corr_value(r);
+        else
             corr1 = corr_value(r);
-        }
     }
     res->load = p->arrival->kind == QC_ARRIVALS_TRACE ? NAN : load;
     res->transient_customers = cut_n / p->reps;
     res->transient_time = cut_t / p->reps;
     res->ci_method = p->reps >= 2 ? "replications" : "batch-means";
-    for (int m = 0; m < QC_PM_COUNT; m++) {
-        for (size_t u = 0; u < nunits; u++)
-            col[u] = units[u * QC_PM_COUNT + m];
-        fill_ci(col, nunits, p->level, &res->metric[m]);
-    }
+    qc__units_ci(&units, p->level, res->metric);
     if (p->reps < 2) {
         /* one replication: its correlation, without an interval */
         qc_ci *c = &res->metric[QC_PM_DEMAND_CORR];
@@ -1084,8 +1077,7 @@ out:
         qc_pool_result_free(res);
     qc_hist_free(all);
     qc_hist_free(tmp);
-    free(col);
-    free(units);
+    qc__units_free(&units);
     run_free(r);
     free(r);
     return rc;

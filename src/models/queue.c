@@ -19,6 +19,7 @@
 #include "qctl/rng.h"
 #include "qctl/sim.h"
 #include "station.h"
+#include "units.h"
 
 enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_TICK = 2 };
 
@@ -509,6 +510,17 @@ static void summarize(const run *r, int a, int b, qc_hist *tmp, double out[QC_QM
     out[QC_QM_P99] = qc_hist_quantile(tmp, 0.99);
 }
 
+typedef struct summary_ctx {
+    const run *r;
+    qc_hist *tmp;
+} summary_ctx;
+
+static void summarize_cb(void *ctx, int a, int b, double *out)
+{
+    summary_ctx *c = ctx;
+    summarize(c->r, a, b, c->tmp, out);
+}
+
 /* First chunk kept after the MSER cut. */
 static int mser_first_chunk(run *r, qc_err *err)
 {
@@ -541,12 +553,12 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
         free(r);
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     }
-    size_t nunits = p->reps >= 2 ? p->reps : QC_QUEUE_BATCHES;
-    double *units = calloc(nunits * QC_QM_COUNT, sizeof *units);
-    double *col = malloc(nunits * sizeof *col);
+    qc__units units;
+    int urc = qc__units_init(&units, p->reps, QC_QUEUE_BATCHES, QC_QM_COUNT);
     qc_hist *tmp = qc_hist_alloc();
     qc_hist *all = qc_hist_alloc();
-    if (!units || !col || !tmp || !all) {
+    summary_ctx sc = {r, tmp};
+    if (urc != 0 || !tmp || !all) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
@@ -577,26 +589,13 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
             res->measured += r->chunks[k].done;
             qc_hist_merge(all, r->chunks[k].hist);
         }
-        if (p->reps >= 2) {
-            summarize(r, k0, QC_QUEUE_CHUNKS, tmp, &units[rep * QC_QM_COUNT]);
-        } else {
-            /* Batch means: QC_QUEUE_BATCHES groups of consecutive kept
-             * chunks; leftover chunks at the front are dropped. */
-            int m = (QC_QUEUE_CHUNKS - k0) / QC_QUEUE_BATCHES;
-            int first = QC_QUEUE_CHUNKS - m * QC_QUEUE_BATCHES;
-            for (int b = 0; b < QC_QUEUE_BATCHES; b++)
-                summarize(r, first + b * m, first + (b + 1) * m, tmp, &units[b * QC_QM_COUNT]);
-        }
+        qc__units_add(&units, rep, k0, QC_QUEUE_CHUNKS, summarize_cb, &sc);
     }
     res->load = load;
     res->warmup_customers = cut_n / p->reps;
     res->warmup_time = cut_t / p->reps;
     res->ci_method = p->reps >= 2 ? "replications" : "batch-means";
-    for (int m = 0; m < QC_QM_COUNT; m++) {
-        for (size_t u = 0; u < nunits; u++)
-            col[u] = units[u * QC_QM_COUNT + m];
-        qc_ci_t(col, nunits, p->level, &res->metric[m], NULL);
-    }
+    qc__units_ci(&units, p->level, res->metric);
     res->response_hist = all;
     all = NULL;
     rc = 0;
@@ -605,8 +604,7 @@ out:
         qc_queue_result_free(res);
     qc_hist_free(all);
     qc_hist_free(tmp);
-    free(col);
-    free(units);
+    qc__units_free(&units);
     run_free(r);
     free(r);
     return rc;
