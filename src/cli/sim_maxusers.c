@@ -12,6 +12,7 @@
 #include "qctl/arx.h"
 #include "qctl/maxusers.h"
 #include "qctl/output.h"
+#include "report_cli.h"
 
 static const char usage[] =
     "usage: qctl sim maxusers [options]\n"
@@ -57,6 +58,8 @@ static const char usage[] =
     "  --series FILE        per interval: time,reference,maxusers,ris,ris_now,\n"
     "                       ris_logged,throughput,response,connected,waiting\n"
     "  --plot DIR           RIS and reference, and MaxUsers, over time\n"
+    "  --report DIR         write DIR/index.html: parameters, summary tables and the\n"
+    "                       plots of --plot, in one self-contained page\n"
     "  --quiet              no progress line\n";
 
 static int parse_sched(const char *flag, const char *s, qc_sched_point *pts, size_t *n)
@@ -199,7 +202,7 @@ int cmd_sim_maxusers(int argc, char **argv)
 {
     enum { O_POP = 256, O_THR, O_DISC, O_THINK, O_SVC, O_SESS, O_OFF, O_RETRY, O_INT, O_UMAX,
            O_CTL, O_KI, O_KP, O_AW, O_KAW, O_SENS, O_SGAIN, O_SMODEL, O_REF, O_MU, O_EXC, O_AMP, O_HOLD,
-           O_DUR, O_WARM, O_BAND, O_SEED, O_JSON, O_SER, O_PLOT, O_QUIET, O_HELP };
+           O_DUR, O_WARM, O_BAND, O_SEED, O_JSON, O_SER, O_PLOT, O_REPORT, O_QUIET, O_HELP };
     static const struct option longopts[] = {
         {"population", required_argument, 0, O_POP}, {"threads", required_argument, 0, O_THR},
         {"discipline", required_argument, 0, O_DISC}, {"think", required_argument, 0, O_THINK},
@@ -216,12 +219,14 @@ int cmd_sim_maxusers(int argc, char **argv)
         {"band", required_argument, 0, O_BAND},  {"seed", required_argument, 0, O_SEED},
         {"json", no_argument, 0, O_JSON},            {"series", required_argument, 0, O_SER},
         {"plot", required_argument, 0, O_PLOT},      {"quiet", no_argument, 0, O_QUIET},
+        {"report", required_argument, 0, O_REPORT},
         {"help", no_argument, 0, O_HELP},            {0, 0, 0, 0}};
     qc_mu_run_params p;
     memset(&p, 0, sizeof p);
     qc_maxusers_params_init(&p.plant);
     const char *spec[5] = {"exp:0.2", "exp:2.5", "exp:0.0008333", "exp:0.0016667", "det:30"};
-    const char *ctl = "integral", *ref = "325", *mu = "375", *series = NULL, *plot = NULL;
+    const char *ctl = "integral", *ref = "325", *mu = "375", *series = NULL, *plot = NULL,
+               *report = NULL;
     double ki = 0.1, kp = 0, kaw = 1, umax = -1;
     qc_antiwindup aw = QC_AW_CONDITIONAL;
     int json = 0, rc = 0;
@@ -329,6 +334,7 @@ int cmd_sim_maxusers(int argc, char **argv)
         case O_JSON: json = 1; break;
         case O_SER: series = optarg; break;
         case O_PLOT: plot = optarg; break;
+        case O_REPORT: report = optarg; break;
         case O_QUIET: break;
         case O_HELP: fputs(usage, stdout); return 0;
         default: return cli_bad_option("sim maxusers", argv[optind - 1]);
@@ -338,6 +344,8 @@ int cmd_sim_maxusers(int argc, char **argv)
     }
     if (optind < argc)
         return cli_extra_operand("sim maxusers", argv[optind]);
+    if (report && (rc = cli_report_prepare(report)) != 0)
+        return rc;
     if (strcmp(ctl, "integral") == 0) {
         p.closed_loop = 1;
         kp = 0;
@@ -428,6 +436,15 @@ int cmd_sim_maxusers(int argc, char **argv)
         rc = write_series(series, &res);
     if (rc == 0 && plot)
         rc = write_plots(plot, &res, p.closed_loop);
+    if (rc == 0 && report) {
+        static const char *const names[] = {"ris", "maxusers"};
+        if (qc_plot_available())
+            rc = write_plots(report, &res, p.closed_loop);
+        json_t *js = summary(&p, &res, ctl);
+        if (rc == 0)
+            rc = cli_report_write(report, "sim maxusers", argc, argv, js, names, 2);
+        json_decref(js);
+    }
     qc_mu_run_result_free(&res);
     return rc;
 }
