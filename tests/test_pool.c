@@ -813,6 +813,73 @@ static void test_trace_pool(void **state)
     unlink(spec + 6);
 }
 
+/* Counts arrivals of spec in [lo, hi); the count must be within 4
+ * standard deviations of the Poisson mean `expect`. */
+static void window_check(const char *spec, double lo, double hi, double expect)
+{
+    qc_arrivals a;
+    qc_err err = {0};
+    if (qc_arrivals_parse(&a, spec, &err) != 0)
+        fail_msg("%s: %s", spec, err.msg);
+    qc_rng r;
+    qc_rng_init(&r, SEED, qc_rng_stream(0, QC_STREAM_ARRIVAL, 0));
+    qc_arrivals_gen g;
+    qc_arrivals_gen_init(&g, &a, &r);
+    double n = 0, t, last = 0;
+    while ((t = qc_arrivals_next(&g)) < hi) {
+        assert_true(t >= last);
+        last = t;
+        n += t >= lo;
+    }
+    printf("  %-28s [%g, %g): %.0f arrivals (expected %.1f)\n", spec, lo, hi, n, expect);
+    assert_true(fabs(n - expect) <= 4 * sqrt(expect));
+    qc_arrivals_free(&a);
+}
+
+/* A rate schedule: each step's window holds rate x length arrivals (a
+ * Poisson count), a zero step holds none, and a final zero ends it. */
+static void test_arrival_steps(void **state)
+{
+    (void)state;
+    const char *spec = "steps:0:50,100:150,200:0,300:20";
+    window_check(spec, 0, 100, 5000);
+    window_check(spec, 100, 200, 15000);
+    window_check(spec, 200, 300, 0.0);
+    window_check(spec, 300, 1300, 20000);
+    window_check("steps:0:0,10:7", 0, 1010, 7000);
+    qc_arrivals a;
+    assert_int_equal(qc_arrivals_parse(&a, spec, NULL), 0);
+    assert_int_equal(a.kind, QC_ARRIVALS_STEPS);
+    assert_true(qc_arrivals_varies(&a));
+    assert_true(qc_arrivals_rate_at(&a, 99.9) == 50);
+    assert_true(qc_arrivals_rate_at(&a, 100) == 150);
+    assert_true(qc_arrivals_rate_at(&a, 250) == 0);
+    assert_true(qc_arrivals_rate_at(&a, 1e9) == 20);
+    assert_true(qc_arrivals_mean_rate(&a) == 20);
+    char buf[128];
+    assert_int_equal(qc_arrivals_format(&a, buf, sizeof buf), (int)strlen(spec));
+    assert_string_equal(buf, spec);
+    char small[10];
+    assert_int_equal(qc_arrivals_format(&a, small, sizeof small), (int)strlen(spec));
+    assert_string_equal(small, "steps:0:5");
+    qc_arrivals_free(&a);
+
+    /* a final rate of 0: the stream ends after the last positive step */
+    assert_int_equal(qc_arrivals_parse(&a, "steps:0:100,2:0", NULL), 0);
+    qc_rng r;
+    qc_rng_init(&r, SEED, 3);
+    qc_arrivals_gen g;
+    qc_arrivals_gen_init(&g, &a, &r);
+    double t, n = 0;
+    while (isfinite(t = qc_arrivals_next(&g))) {
+        assert_true(t < 2);
+        n++;
+    }
+    assert_true(fabs(n - 200) < 4 * sqrt(200));
+    assert_true(isinf(qc_arrivals_next(&g)));
+    qc_arrivals_free(&a);
+}
+
 static void expect_parse_error(const char *file_text, const char *prefix, const char *want)
 {
     char spec[128];
@@ -897,6 +964,28 @@ static void test_bad_input(void **state)
     expect_parse_error("0,1\n", "curve:", "at least 2 points");
     expect_parse_error("1\n2\n1.5\n", "trace:", ":3: times must not decrease");
     expect_parse_error("# nothing\n", "trace:", "no arrival times");
+    static const struct {
+        const char *spec, *want;
+        int rc;
+    } steps_bad[] = {
+        {"steps:", "steps takes", QC_EPARSE},
+        {"steps:0:5,10", "step 2 ('10') is not TIME:RATE", QC_EPARSE},
+        {"steps:0:5,x:3", "step 2: TIME 'x' is not a number", QC_EPARSE},
+        {"steps:0:5,10:", "step 2: RATE '' is not a number", QC_EPARSE},
+        {"steps:0:5,10:3,", "step 3 ('') is not TIME:RATE", QC_EPARSE},
+        {"steps:1:5", "step 1: TIME must be 0", QC_ERANGE},
+        {"steps:0:5,10:1,10:2", "step 3: TIME 10 must be after step 2's", QC_ERANGE},
+        {"steps:0:5,10:-1", "step 2: RATE -1 must be >= 0", QC_ERANGE},
+        {"steps:0:0,5:0", "every RATE is 0", QC_ERANGE},
+    };
+    for (size_t i = 0; i < sizeof steps_bad / sizeof steps_bad[0]; i++) {
+        int rc = qc_arrivals_parse(&a, steps_bad[i].spec, &err);
+        printf("  %-22s -> %s\n", steps_bad[i].spec, err.msg);
+        assert_int_equal(rc, steps_bad[i].rc);
+        assert_int_equal(a.kind, QC_ARRIVALS_NONE);
+        if (strstr(err.msg, steps_bad[i].want) == NULL)
+            fail_msg("message '%s' lacks '%s'", err.msg, steps_bad[i].want);
+    }
 }
 
 int main(void)
@@ -913,6 +1002,7 @@ int main(void)
         cmocka_unit_test(test_servers_follow_demand),
         cmocka_unit_test(test_reproducible_and_series),
         cmocka_unit_test(test_arrival_processes),
+        cmocka_unit_test(test_arrival_steps),
         cmocka_unit_test(test_trace_pool),
         cmocka_unit_test(test_bad_input),
     };

@@ -12,6 +12,11 @@
  *                         linear between points, the first point is at
  *                         time 0 and the last one closes the period, after
  *                         which the curve repeats
+ *   steps:T0:R0,T1:R1,... Poisson with a piecewise-constant rate: R_k
+ *                         from time T_k on, until T_{k+1} (the last rate
+ *                         holds for ever); T0 = 0, times increase
+ *                         strictly, rates >= 0, at least one > 0 (a rate
+ *                         schedule: steps:0:50,10:150,20:50)
  *   trace:FILE            the arrival times in FILE, one per line (or the
  *                         first column of a CSV), non-decreasing, or the
  *                         packet times of a pcap/pcapng capture; they are
@@ -25,6 +30,9 @@
  * discretisation of time; the cost is lambda* / mean(lambda) candidates
  * per arrival. Evaluating a curve at increasing times walks a cursor along
  * its segments, so a draw costs O(1) amortized and allocates nothing.
+ * Steps need no thinning: the integrated rate is piecewise linear, so an
+ * Exp(1) draw is mapped through its inverse (time rescaling), walking the
+ * steps forward; a final rate of 0 ends the stream.
  *
  * Ownership: qc_arrivals_parse fills a caller-owned qc_arrivals, released
  * by qc_arrivals_free (safe on a zeroed one and after a failed parse). A
@@ -49,7 +57,8 @@ typedef enum qc_arrivals_kind {
     QC_ARRIVALS_RENEWAL,
     QC_ARRIVALS_SIN,
     QC_ARRIVALS_CURVE,
-    QC_ARRIVALS_TRACE
+    QC_ARRIVALS_TRACE,
+    QC_ARRIVALS_STEPS
 } qc_arrivals_kind;
 
 typedef struct qc_arrivals {
@@ -57,7 +66,7 @@ typedef struct qc_arrivals {
     qc_dist gap;        /* RENEWAL: the inter-arrival time */
     double mean, amp;   /* SIN */
     double period;      /* SIN, CURVE */
-    double *t, *rate;   /* CURVE: n points; TRACE: n times in t (rate NULL) */
+    double *t, *rate;   /* CURVE, STEPS: n points; TRACE: n times in t (rate NULL) */
     size_t n;
     double peak;        /* largest rate (the thinning bound); trace: NAN */
     double avg;         /* long-run mean rate */
@@ -71,11 +80,12 @@ int qc_arrivals_parse(qc_arrivals *a, const char *spec, qc_err *err);
 void qc_arrivals_free(qc_arrivals *a);
 
 /* A canonical description ("exp:0.5", "sin:5,4,1000",
- * "curve:<24 points, period 86400>", "trace:<1000 arrivals>"). */
+ * "curve:<24 points, period 86400>", "steps:0:50,10:150",
+ * "trace:<1000 arrivals>"). */
 int qc_arrivals_format(const qc_arrivals *a, char *buf, size_t size);
 
 /* The long-run mean rate: 1/E[gap]; MEAN; the curve's average over its
- * period; for a trace, (n - 1) / (last - first) (NAN with fewer than 2
+ * period; the last step's rate; for a trace, (n - 1) / (last - first) (NAN with fewer than 2
  * distinct times). */
 double qc_arrivals_mean_rate(const qc_arrivals *a);
 
@@ -83,7 +93,7 @@ double qc_arrivals_mean_rate(const qc_arrivals *a);
  * process (1/E[gap]); NAN for a trace, which has no model rate. */
 double qc_arrivals_rate_at(const qc_arrivals *a, double t);
 
-/* 1 when the rate changes with time (sin, curve), else 0. */
+/* 1 when the rate changes with time (sin, curve, steps), else 0. */
 int qc_arrivals_varies(const qc_arrivals *a);
 
 /* A stream of arrival times. */
@@ -93,7 +103,7 @@ typedef struct qc_arrivals_gen {
     qc_sampler s;  /* RENEWAL: buffered gaps */
     double t;      /* last candidate time */
     double base;   /* CURVE: start of the period the cursor is in */
-    size_t i;      /* CURVE: segment [t[i], t[i+1]]; TRACE: next index */
+    size_t i;      /* CURVE: segment [t[i], t[i+1]]; STEPS: step; TRACE: next index */
 } qc_arrivals_gen;
 
 /* Starts a stream at time 0 drawing from r. */
@@ -103,7 +113,7 @@ void qc_arrivals_gen_init(qc_arrivals_gen *g, const qc_arrivals *a, qc_rng *r);
 double qc__arrivals_next_slow(qc_arrivals_gen *g);
 
 /* The next arrival time (non-decreasing from call to call); INFINITY when
- * a trace is exhausted. The renewal case, the hot path of most
+ * a trace is exhausted or the last step's rate is 0. The renewal case, the hot path of most
  * simulations, is inline. */
 static inline double qc_arrivals_next(qc_arrivals_gen *g)
 {

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "qctl/arrivals.h"
 #include "qctl/dist.h"
 #include "qctl/error.h"
 #include "qctl/limiter.h"
@@ -59,7 +60,7 @@ int qc_backend_run(const qc_backend_opts *o, qc_err *err);
 typedef struct qc_load_opts {
     const char *target;       /* HOST:PORT */
     const char *path;         /* request target, e.g. "/" */
-    qc_dist arrival;          /* inter-arrival times, seconds */
+    const qc_arrivals *arrival; /* when requests are due, seconds from the start */
     uint64_t requests;        /* stop issuing after this many (0: no bound) */
     double duration;          /* or after this long (0: no bound) */
     unsigned connections;     /* most connections open at once */

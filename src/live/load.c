@@ -2,8 +2,9 @@
 /* load.c: `qctl load`, an open-loop HTTP load generator.
  *
  * Open loop means arrivals do not wait for answers: request i is due at
- * t_i = t_{i-1} + A_i (A from the arrival spec), whatever the server is
- * doing. Its latency is measured from t_i, its intended send time, not
+ * t_0 + T_i, T_i the i-th time of the arrival process (qctl/arrivals.h: a
+ * renewal process, a rate schedule, a curve, a trace), whatever the
+ * server is doing. Its latency is measured from t_i, its intended send time, not
  * from when a connection was free to carry it; otherwise a slow server
  * would slow the generator down and hide its own queueing (coordinated
  * omission). A request due while every connection is busy waits in the
@@ -36,6 +37,7 @@ typedef struct load {
     const qc_load_opts *o;
     struct sockaddr_in addr;
     qc_rng rng;
+    qc_arrivals_gen gen;
     uv_timer_t arrive, tick;
     double t0, next_due;
     int issuing;
@@ -283,8 +285,12 @@ static void on_arrive(uv_timer_t *t)
             break;
         }
         issue(L, L->next_due);
-        double a = qc_dist_sample(&L->o->arrival, &L->rng);
-        L->next_due += a > 0 && isfinite(a) ? a : 0;
+        double at = qc_arrivals_next(&L->gen);
+        if (!isfinite(at)) { /* a trace or a schedule ended */
+            L->issuing = 0;
+            break;
+        }
+        L->next_due = L->t0 + at;
     }
     if (L->issuing) {
         double wait = L->next_due - qc__now();
@@ -338,7 +344,7 @@ int qc_load_run(const qc_load_opts *o, qc_load_result *r, qc_err *err)
     int rc = qc__addr_parse(o->target, &L.addr, err);
     if (rc)
         return rc;
-    if (!o->requests && !(o->duration > 0))
+    if (!o->requests && !(o->duration > 0) && o->arrival->kind != QC_ARRIVALS_TRACE)
         return qc_err_set(err, QC_EINVAL, "a bound is needed: --requests or --duration");
     if (o->connections == 0)
         return qc_err_set(err, QC_EINVAL, "connections: must be >= 1");
@@ -361,8 +367,11 @@ int qc_load_run(const qc_load_opts *o, qc_load_result *r, qc_err *err)
     uv_timer_init(L.loop, &L.arrive);
     uv_timer_init(L.loop, &L.tick);
     L.arrive.data = L.tick.data = &L;
-    L.t0 = L.next_due = qc__now();
-    L.issuing = 1;
+    qc_arrivals_gen_init(&L.gen, o->arrival, &L.rng);
+    double first = qc_arrivals_next(&L.gen);
+    L.t0 = qc__now();
+    L.next_due = L.t0 + first;
+    L.issuing = isfinite(first);
     uv_timer_start(&L.arrive, on_arrive, 0, 0);
     uv_timer_start(&L.tick, on_tick, 10, 10);
     uv_run(L.loop, UV_RUN_DEFAULT);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* arrivals.c: renewal, sinusoidal, curve-driven and trace arrivals.
+/* arrivals.c: renewal, sinusoidal, curve-driven, stepped and trace arrivals.
  *
  * Thinning. For a rate lambda(t) <= lambda* the next arrival after s is
  * found by drawing candidates s + E1, s + E1 + E2, ... (E ~ Exp(lambda*))
@@ -13,6 +13,14 @@
  * the trapezoid integral over [0, P] divided by P. Because candidates only
  * move forward, the generator keeps the segment it is in and walks
  * forward; a jump over whole periods is taken by one division.
+ *
+ * Steps. With a piecewise-constant rate the integrated rate
+ * Lambda(t) = int_0^t lambda is piecewise linear and increasing where the
+ * rate is positive; arrivals are Lambda^{-1} of a unit-rate Poisson
+ * process (time rescaling). From s, draw E ~ Exp(1) and spend it step by
+ * step: in step k, reaching the next step's start T_{k+1} costs
+ * R_k (T_{k+1} - s); the arrival is where E runs out. Exact, no
+ * rejections, and a zero rate is simply skipped.
  *
  * Files (curve and trace) are read line by line: blank lines and lines
  * starting with '#' are skipped, a UTF-8 byte order mark and CR line ends
@@ -249,6 +257,79 @@ fail:
     return rc;
 }
 
+/* steps:T0:R0,T1:R1,...: one TIME:RATE pair per comma-separated field. */
+static int parse_steps(qc_arrivals *a, const char *spec, const char *s, qc_err *err)
+{
+    size_t n = 1;
+    for (const char *p = s; *p; p++)
+        n += *p == ',';
+    double *t = malloc(n * sizeof *t), *r = malloc(n * sizeof *r);
+    int rc = 0;
+    if (t == NULL || r == NULL) {
+        rc = qc_err_set(err, QC_ENOMEM, "out of memory");
+        goto fail;
+    }
+    double peak = 0;
+    const char *p = s;
+    for (size_t k = 0; k < n; k++) {
+        const char *e = p, *colon = NULL;
+        while (*e && *e != ',') {
+            if (*e == ':' && colon == NULL)
+                colon = e;
+            e++;
+        }
+        if (colon == NULL) {
+            rc = qc_err_set(err, QC_EPARSE, "\"%s\": step %zu ('%.*s') is not TIME:RATE", spec,
+                            k + 1, (int)(e - p > 40 ? 40 : e - p), p);
+            goto fail;
+        }
+        if (field_number(p, (size_t)(colon - p), &t[k]) != 0) {
+            rc = qc_err_set(err, QC_EPARSE, "\"%s\": step %zu: TIME '%.*s' is not a number", spec,
+                            k + 1, (int)(colon - p > 40 ? 40 : colon - p), p);
+            goto fail;
+        }
+        if (field_number(colon + 1, (size_t)(e - colon - 1), &r[k]) != 0) {
+            rc = qc_err_set(err, QC_EPARSE, "\"%s\": step %zu: RATE '%.*s' is not a number", spec,
+                            k + 1, (int)(e - colon - 1 > 40 ? 40 : e - colon - 1), colon + 1);
+            goto fail;
+        }
+        if (k == 0 && t[0] != 0) {
+            rc = qc_err_set(err, QC_ERANGE, "\"%s\": step 1: TIME must be 0 (found %g)", spec,
+                            t[0]);
+            goto fail;
+        }
+        if (k > 0 && !(t[k] > t[k - 1])) {
+            rc = qc_err_set(err, QC_ERANGE,
+                            "\"%s\": step %zu: TIME %g must be after step %zu's (%g)", spec, k + 1,
+                            t[k], k, t[k - 1]);
+            goto fail;
+        }
+        if (!(r[k] >= 0)) {
+            rc = qc_err_set(err, QC_ERANGE, "\"%s\": step %zu: RATE %g must be >= 0", spec, k + 1,
+                            r[k]);
+            goto fail;
+        }
+        if (r[k] > peak)
+            peak = r[k];
+        p = e + 1;
+    }
+    if (!(peak > 0)) {
+        rc = qc_err_set(err, QC_ERANGE, "\"%s\": every RATE is 0: no arrivals", spec);
+        goto fail;
+    }
+    a->kind = QC_ARRIVALS_STEPS;
+    a->t = t;
+    a->rate = r;
+    a->n = n;
+    a->peak = peak;
+    a->avg = r[n - 1];
+    return 0;
+fail:
+    free(t);
+    free(r);
+    return rc;
+}
+
 /* 1 when the file starts with a pcap or pcapng magic number. */
 static int is_capture(const char *path)
 {
@@ -324,6 +405,10 @@ int qc_arrivals_parse(qc_arrivals *a, const char *spec, qc_err *err)
         if (spec[6] == '\0')
             return qc_err_set(err, QC_EPARSE, "\"%s\": curve takes FILE", spec);
         rc = parse_curve(a, spec + 6, err);
+    } else if (strncmp(spec, "steps:", 6) == 0) {
+        if (spec[6] == '\0')
+            return qc_err_set(err, QC_EPARSE, "\"%s\": steps takes T0:R0,T1:R1,...", spec);
+        rc = parse_steps(a, spec, spec + 6, err);
     } else if (strncmp(spec, "trace:", 6) == 0) {
         if (spec[6] == '\0')
             return qc_err_set(err, QC_EPARSE, "\"%s\": trace takes FILE", spec);
@@ -371,6 +456,16 @@ int qc_arrivals_format(const qc_arrivals *a, char *buf, size_t size)
         return snprintf(buf, size, "curve:<%zu points, period %.10g>", a->n, a->period);
     case QC_ARRIVALS_TRACE:
         return snprintf(buf, size, "trace:<%zu arrivals>", a->n);
+    case QC_ARRIVALS_STEPS: {
+        int len = snprintf(buf, size, "steps:");
+        for (size_t k = 0; k < a->n && len >= 0; k++) {
+            size_t at = (size_t)len < size ? (size_t)len : size;
+            int m = snprintf(buf + at, size - at, "%s%.10g:%.10g", k ? "," : "", a->t[k],
+                             a->rate[k]);
+            len = m < 0 ? m : len + m;
+        }
+        return len;
+    }
     default:
         return snprintf(buf, size, "none");
     }
@@ -383,7 +478,8 @@ double qc_arrivals_mean_rate(const qc_arrivals *a)
 
 int qc_arrivals_varies(const qc_arrivals *a)
 {
-    return a->kind == QC_ARRIVALS_SIN || a->kind == QC_ARRIVALS_CURVE;
+    return a->kind == QC_ARRIVALS_SIN || a->kind == QC_ARRIVALS_CURVE ||
+           a->kind == QC_ARRIVALS_STEPS;
 }
 
 /* Linear interpolation on segment i at time u (t[i] <= u <= t[i+1]). */
@@ -419,6 +515,12 @@ double qc_arrivals_rate_at(const qc_arrivals *a, double t)
                 hi = mid;
         }
         return curve_seg(a, lo, u);
+    }
+    case QC_ARRIVALS_STEPS: {
+        size_t k = 0;
+        while (k + 1 < a->n && t >= a->t[k + 1])
+            k++;
+        return a->rate[k];
     }
     default:
         return NAN;
@@ -470,6 +572,21 @@ double qc__arrivals_next_slow(qc_arrivals_gen *g)
             if (qc_rng_u01(g->r) * a->peak < curve_rate_fwd(g, g->t))
                 return g->t;
         }
+    case QC_ARRIVALS_STEPS: {
+        double need = qc_rng_exp(g->r, 1.0);
+        for (;;) {
+            double r = a->rate[g->i];
+            int last = g->i + 1 >= a->n;
+            double end = last ? (double)INFINITY : a->t[g->i + 1];
+            if (r > 0 && (last || need < r * (end - g->t)))
+                return g->t += need / r;
+            if (last)
+                return g->t = (double)INFINITY;
+            need -= r * (end - g->t);
+            g->t = end;
+            g->i++;
+        }
+    }
     case QC_ARRIVALS_TRACE:
         if (g->i < a->n)
             return g->t = a->t[g->i++];
