@@ -36,6 +36,27 @@
  *              >= limit: limit += 1.
  *   GRADIENT2, VEGAS, ENVOY: the step objects of qctl/limiters.h, given
  *              the interval's sample (Envoy also gets a clock tick).
+ *   ADMISSION  the autonomic multi-class admission control of
+ *              qctl/admission.h on a live server: the limit stays at
+ *              initial_limit (the backends' parallelism, so that the queue
+ *              forms in front of them where priorities act), and each
+ *              class with a bound D_i (bound[i] > 0) runs its own qc_adm
+ *              controller on its own mean delay, measured per busy cycle:
+ *              a busy cycle ends when the in-flight count returns to 0
+ *              (the release that empties the server closes it), and one
+ *              that outlasts a whole control interval is cut at the tick
+ *              (sustained load: the interval is the measurement window).
+ *              A class reports a sample once it holds adm_min_completions
+ *              completions (fewer are carried over), as in the model.
+ *              Admitted classes track (1 - eps) D_i with their priority;
+ *              candidates (bit i of adm_candidates) grow theirs by slow
+ *              start and are admitted or rejected. A rejected class is
+ *              refused by acquire for good (QC_LIMITER_REJECTED); classes
+ *              with bound 0 are best effort and share the weight left,
+ *              max(1 - sum of the bounded classes' priorities, be_floor).
+ *              The server dequeues its waiting requests by these weights
+ *              (qc_limiter_weight); the latency given to release must be
+ *              the request's whole delay (queue + service) for this one.
  *
  * A sample that straddles a tick may have its count in one interval and
  * its latency in the next: the aggregates are separate atomics, not one
@@ -49,6 +70,7 @@
 
 #include <stdint.h>
 
+#include "qctl/admission.h"
 #include "qctl/controller.h"
 #include "qctl/error.h"
 #include "qctl/limiters.h"
@@ -65,7 +87,8 @@ typedef enum qc_limiter_algo {
     QC_LIMITER_AIMD,
     QC_LIMITER_VEGAS,
     QC_LIMITER_GRADIENT2,
-    QC_LIMITER_ENVOY
+    QC_LIMITER_ENVOY,
+    QC_LIMITER_ADMISSION
 } qc_limiter_algo;
 
 typedef struct qc_limiter_config {
@@ -84,6 +107,15 @@ typedef struct qc_limiter_config {
     qc_lim_gradient2_params gradient2;
     qc_lim_vegas_params vegas;
     qc_lim_envoy_params envoy;
+    /* ADMISSION: bound[i] > 0 is class i's delay bound D_i in seconds,
+     * 0 makes it best effort; bit i of adm_candidates: class i starts as
+     * a candidate (else admitted). */
+    double bound[QC_LIMITER_CLASSES_MAX];
+    uint32_t adm_candidates;
+    double adm_epsilon;            /* eps in [0, 1) (default 0.1) */
+    double adm_alpha;              /* slow-start constant > 0 (default 20) */
+    unsigned adm_min_completions;  /* m >= 1: completions per sample (20) */
+    double be_floor;               /* least best-effort weight (0.01) */
 } qc_limiter_config;
 
 /* Defaults for algo: initial 20, min 1, max 1000, one class; MaxUsers
@@ -91,7 +123,7 @@ typedef struct qc_limiter_config {
  * Envoy's min_rtt_requests lowered to 5 since it sees one sample a tick. */
 void qc_limiter_config_init(qc_limiter_config *c, qc_limiter_algo algo);
 
-/* "fixed", "maxusers", "aimd", "vegas", "gradient2", "envoy". */
+/* "fixed", "maxusers", "aimd", "vegas", "gradient2", "envoy", "admission". */
 const char *qc_limiter_algo_name(qc_limiter_algo a);
 /* The algorithm named s; QC_EINVAL (message lists the names) otherwise. */
 int qc_limiter_algo_parse(const char *s, qc_limiter_algo *a, qc_err *err);
@@ -105,7 +137,9 @@ typedef struct qc_limiter_token {
     uint16_t live; /* 1 between acquire and release */
 } qc_limiter_token;
 
-enum { QC_LIMITER_REFUSE = 0, QC_LIMITER_ADMIT = 1 };
+/* REJECTED: the class was rejected by admission control; refuse it now
+ * rather than let it wait (it will not be let in). */
+enum { QC_LIMITER_REFUSE = 0, QC_LIMITER_ADMIT = 1, QC_LIMITER_REJECTED = 2 };
 /* Outcomes for release. */
 enum { QC_LIMITER_OK = 0, QC_LIMITER_DROPPED = 1, QC_LIMITER_IGNORE = 2 };
 
@@ -116,9 +150,10 @@ enum { QC_LIMITER_OK = 0, QC_LIMITER_DROPPED = 1, QC_LIMITER_IGNORE = 2 };
 int qc_limiter_new(const qc_limiter_config *c, double now, qc_limiter **out, qc_err *err);
 void qc_limiter_free(qc_limiter *l);
 
-/* Admit (QC_LIMITER_ADMIT, token filled) or refuse (QC_LIMITER_REFUSE)
- * one request of class cls; a class beyond the configured ones counts as
- * the last class. Lock-free, allocation-free, thread-safe. */
+/* Admit (QC_LIMITER_ADMIT, token filled) or refuse (QC_LIMITER_REFUSE,
+ * or QC_LIMITER_REJECTED for a class admission control rejected) one
+ * request of class cls; a class beyond the configured ones counts as the
+ * last class. Lock-free, allocation-free, thread-safe. */
 int qc_limiter_acquire(qc_limiter *l, unsigned cls, qc_limiter_token *tok);
 
 /* The request of tok is done after `latency` seconds; outcome is
@@ -135,6 +170,17 @@ void qc_limiter_observe(qc_limiter *l, double y);
 /* Changes the MaxUsers reference r at run time (thread-safe). */
 void qc_limiter_set_reference(qc_limiter *l, double r);
 
+/* ADMISSION: class cls's scheduling weight now (its priority, the
+ * best-effort share, or 0 once rejected); 1 for the other algorithms.
+ * Lock-free (published by tick). */
+double qc_limiter_weight(const qc_limiter *l, unsigned cls);
+
+/* ADMISSION: sets class cls's delay bound D (> 0, finite) from the next
+ * tick on. QC_ERANGE for a class out of range or a class that is best
+ * effort, QC_EINVAL for a bad D or another algorithm; nothing changes
+ * then. Thread-safe. */
+int qc_limiter_set_bound(qc_limiter *l, unsigned cls, double bound, qc_err *err);
+
 /* Runs the controller on the samples since the last tick and publishes
  * the new limit. now is the caller's clock in seconds, non-decreasing.
  * Thread-safe (a mutex: it is not the admit path). Returns 0, or
@@ -150,6 +196,14 @@ typedef struct qc_limiter_stats {
     uint64_t class_refused[QC_LIMITER_CLASSES_MAX];
     double last_y;   /* MAXUSERS: the last measurement (NAN before) */
     double last_rtt; /* mean latency of the last interval (NAN: none) */
+    /* ADMISSION, per class: weight, state (qc_adm_state; -1 best effort),
+     * bound, the last sample's mean delay (NAN before) and samples so far */
+    double class_weight[QC_LIMITER_CLASSES_MAX];
+    int class_state[QC_LIMITER_CLASSES_MAX];
+    double class_bound[QC_LIMITER_CLASSES_MAX];
+    double class_delay[QC_LIMITER_CLASSES_MAX];
+    uint64_t class_samples[QC_LIMITER_CLASSES_MAX];
+    uint64_t busy_cycles; /* ended (by idle) since the start */
 } qc_limiter_stats;
 
 /* A snapshot of the counters (each read atomically, not all at once). */

@@ -8,7 +8,16 @@
  * relaxed atomics: they are statistics, and a tick that reads them a
  * request early or late does not break the gate. The controller state is
  * touched only by tick, under a mutex, so the step objects need not be
- * thread-safe. */
+ * thread-safe.
+ *
+ * ADMISSION adds per-class busy-cycle aggregates: release adds a sample to
+ * its class's cycle sums *before* it lowers the in-flight count, and the
+ * release that takes the count to 0 moves every class's cycle sums into
+ * the closed sums (a busy cycle ended). A completion racing that move from
+ * another thread may land in the cycle before or after its own; the error
+ * is one request per cycle boundary at most. The tick turns closed sums
+ * into samples for the qc_adm controllers and publishes the weights, which
+ * acquire and the server's scheduler read without a lock. */
 #include "qctl/limiter.h"
 
 #include <math.h>
@@ -29,6 +38,13 @@ struct qc_limiter {
     _Atomic uint64_t admitted[QC_LIMITER_CLASSES_MAX];
     _Atomic uint64_t refused[QC_LIMITER_CLASSES_MAX];
     _Atomic uint64_t completed, dropped;
+    /* ADMISSION: published by tick, read lock-free */
+    _Atomic uint32_t rejected[QC_LIMITER_CLASSES_MAX];
+    _Atomic uint64_t weight_bits[QC_LIMITER_CLASSES_MAX]; /* a double's bits */
+    /* ADMISSION: the current busy cycle's and the closed cycles' sums */
+    _Atomic uint64_t cyc_n[QC_LIMITER_CLASSES_MAX], cyc_sum_ns[QC_LIMITER_CLASSES_MAX];
+    _Atomic uint64_t closed_n[QC_LIMITER_CLASSES_MAX], closed_sum_ns[QC_LIMITER_CLASSES_MAX];
+    _Atomic uint64_t cycles_ended;
     /* controller, under mu */
     pthread_mutex_t mu;
     qc_limiter_config cfg;
@@ -36,6 +52,14 @@ struct qc_limiter {
     int have_observed;
     qc_pi pi;
     qc_lim_conc conc;
+    /* ADMISSION, under mu */
+    qc_adm adm[QC_LIMITER_CLASSES_MAX];
+    double pend_n[QC_LIMITER_CLASSES_MAX], pend_sum[QC_LIMITER_CLASSES_MAX];
+    double new_bound[QC_LIMITER_CLASSES_MAX]; /* 0: no change pending */
+    double last_delay[QC_LIMITER_CLASSES_MAX];
+    uint64_t samples[QC_LIMITER_CLASSES_MAX];
+    uint64_t cycles_seen;
+    int busy_at_tick;
 };
 
 static double clampd(double v, double lo, double hi)
@@ -44,8 +68,8 @@ static double clampd(double v, double lo, double hi)
 }
 
 /* In the order of qc_limiter_algo. */
-static const char *const algo_names[] = {"fixed", "maxusers",  "aimd",
-                                         "vegas", "gradient2", "envoy"};
+static const char *const algo_names[] = {"fixed",     "maxusers", "aimd",     "vegas",
+                                         "gradient2", "envoy",    "admission"};
 
 const char *qc_limiter_algo_name(qc_limiter_algo a)
 {
@@ -56,13 +80,15 @@ const char *qc_limiter_algo_name(qc_limiter_algo a)
 
 int qc_limiter_algo_parse(const char *s, qc_limiter_algo *a, qc_err *err)
 {
-    for (int i = QC_LIMITER_FIXED; i <= QC_LIMITER_ENVOY; i++)
+    for (int i = QC_LIMITER_FIXED; i <= QC_LIMITER_ADMISSION; i++)
         if (strcmp(s, qc_limiter_algo_name((qc_limiter_algo)i)) == 0) {
             *a = (qc_limiter_algo)i;
             return 0;
         }
     return qc_err_set(err, QC_EINVAL,
-                      "unknown limiter '%s' (fixed, maxusers, aimd, vegas, gradient2, envoy)", s);
+                      "unknown limiter '%s' (fixed, maxusers, aimd, vegas, gradient2, envoy, "
+                      "admission)",
+                      s);
 }
 
 void qc_limiter_config_init(qc_limiter_config *c, qc_limiter_algo algo)
@@ -82,6 +108,10 @@ void qc_limiter_config_init(qc_limiter_config *c, qc_limiter_algo algo)
     qc_lim_vegas_params_init(&c->vegas);
     qc_lim_envoy_params_init(&c->envoy);
     c->envoy.min_rtt_requests = 5;
+    c->adm_epsilon = 0.1;
+    c->adm_alpha = 20;
+    c->adm_min_completions = 20;
+    c->be_floor = 0.01;
 }
 
 static uint32_t gate_of(double limit)
@@ -92,7 +122,7 @@ static uint32_t gate_of(double limit)
 
 static int check_config(const qc_limiter_config *c, qc_err *err)
 {
-    if ((unsigned)c->algo > QC_LIMITER_ENVOY)
+    if ((unsigned)c->algo > QC_LIMITER_ADMISSION)
         return qc_err_set(err, QC_EINVAL, "algo: %d is not a limiter", (int)c->algo);
     if (!(c->min_limit >= 1) || !isfinite(c->min_limit))
         return qc_err_set(err, QC_ERANGE, "min_limit: %g must be >= 1", c->min_limit);
@@ -114,6 +144,64 @@ static int check_config(const qc_limiter_config *c, qc_err *err)
         if (!(c->aimd_timeout > 0))
             return qc_err_set(err, QC_ERANGE, "aimd_timeout: %g must be > 0", c->aimd_timeout);
     }
+    if (c->algo == QC_LIMITER_ADMISSION) {
+        if (!(c->be_floor > 0 && c->be_floor < 1))
+            return qc_err_set(err, QC_ERANGE, "be_floor: %g must be in (0, 1)", c->be_floor);
+        if (c->adm_min_completions < 1)
+            return qc_err_set(err, QC_ERANGE, "adm_min_completions: must be >= 1");
+        for (unsigned i = 0; i < c->classes; i++)
+            if (!(c->bound[i] >= 0) || !isfinite(c->bound[i]))
+                return qc_err_set(err, QC_ERANGE, "bound[%u]: %g must be >= 0 (0: best effort)",
+                                  i, c->bound[i]);
+    }
+    return 0;
+}
+
+static void publish_weight(qc_limiter *l, unsigned i, double w)
+{
+    uint64_t b;
+    memcpy(&b, &w, sizeof b);
+    atomic_store_explicit(&l->weight_bits[i], b, memory_order_relaxed);
+}
+
+/* The weights the server schedules by: a bounded class its priority (0
+ * once rejected), a best-effort class what is left of a unit of mass. */
+static void publish_weights(qc_limiter *l)
+{
+    const qc_limiter_config *c = &l->cfg;
+    double mass = 0;
+    for (unsigned i = 0; i < c->classes; i++)
+        if (c->bound[i] > 0 && l->adm[i].state != QC_ADM_REJECTED)
+            mass += qc_adm_priority(&l->adm[i]);
+    double be = 1 - mass > c->be_floor ? 1 - mass : c->be_floor;
+    for (unsigned i = 0; i < c->classes; i++) {
+        double w = c->bound[i] <= 0                        ? be
+                   : l->adm[i].state == QC_ADM_REJECTED ? 0
+                                                        : qc_adm_priority(&l->adm[i]);
+        publish_weight(l, i, w);
+        atomic_store_explicit(&l->rejected[i], l->adm[i].state == QC_ADM_REJECTED && c->bound[i] > 0,
+                              memory_order_relaxed);
+    }
+}
+
+static int init_admission(qc_limiter *l, qc_err *err)
+{
+    const qc_limiter_config *c = &l->cfg;
+    for (unsigned i = 0; i < c->classes; i++) {
+        l->last_delay[i] = NAN;
+        if (!(c->bound[i] > 0))
+            continue;
+        qc_adm_params p;
+        qc_adm_params_init(&p, c->bound[i], c->adm_epsilon, c->adm_alpha,
+                           !(c->adm_candidates >> i & 1u));
+        p.ref_count = c->adm_min_completions;
+        int rc = qc_adm_init(&l->adm[i], &p, err);
+        if (rc) {
+            qc_err_prefix(err, "class %u", i);
+            return rc;
+        }
+    }
+    publish_weights(l);
     return 0;
 }
 
@@ -124,6 +212,8 @@ static int init_controller(qc_limiter *l, double now, qc_err *err)
     case QC_LIMITER_FIXED:
     case QC_LIMITER_AIMD:
         return 0;
+    case QC_LIMITER_ADMISSION:
+        return init_admission(l, err);
     case QC_LIMITER_MAXUSERS: {
         qc_pi_params p = {.kp = c->kp,
                           .ki = c->ki,
@@ -174,6 +264,8 @@ int qc_limiter_new(const qc_limiter_config *c, double now, qc_limiter **out, qc_
     l->last_tick = now;
     l->last_y = NAN;
     l->last_rtt = NAN;
+    for (unsigned i = 0; i < QC_LIMITER_CLASSES_MAX; i++)
+        l->last_delay[i] = NAN;
     rc = init_controller(l, now, err);
     if (rc) {
         free(l);
@@ -208,6 +300,10 @@ int qc_limiter_acquire(qc_limiter *l, unsigned cls, qc_limiter_token *tok)
 {
     if (cls >= l->classes)
         cls = l->classes - 1;
+    if (atomic_load_explicit(&l->rejected[cls], memory_order_relaxed)) {
+        atomic_fetch_add_explicit(&l->refused[cls], 1, memory_order_relaxed);
+        return QC_LIMITER_REJECTED;
+    }
     uint32_t gate = atomic_load_explicit(&l->gate, memory_order_relaxed);
     uint32_t n = atomic_load_explicit(&l->inflight, memory_order_relaxed);
     do {
@@ -240,12 +336,41 @@ static void atomic_min64(_Atomic uint64_t *a, uint64_t v)
         ;
 }
 
+/* Adds the delay to its class's cycle, then leaves; the release that
+ * empties the server closes the busy cycle for every class. */
+static void release_admission(qc_limiter *l, const qc_limiter_token *tok, double latency,
+                              int outcome)
+{
+    unsigned k = tok->cls;
+    if (outcome != QC_LIMITER_IGNORE && latency >= 0 && isfinite(latency)) {
+        double ns = latency * 1e9;
+        uint64_t v = ns > 1.8e19 ? UINT64_MAX / 2 : (uint64_t)ns;
+        atomic_fetch_add_explicit(&l->cyc_sum_ns[k], v, memory_order_relaxed);
+        atomic_fetch_add_explicit(&l->cyc_n[k], 1, memory_order_relaxed);
+    }
+    if (atomic_fetch_sub_explicit(&l->inflight, 1, memory_order_acq_rel) != 1)
+        return;
+    for (unsigned i = 0; i < l->classes; i++) {
+        uint64_t n = atomic_exchange_explicit(&l->cyc_n[i], 0, memory_order_relaxed);
+        uint64_t s = atomic_exchange_explicit(&l->cyc_sum_ns[i], 0, memory_order_relaxed);
+        if (n) {
+            atomic_fetch_add_explicit(&l->closed_sum_ns[i], s, memory_order_relaxed);
+            atomic_fetch_add_explicit(&l->closed_n[i], n, memory_order_relaxed);
+        }
+    }
+    atomic_fetch_add_explicit(&l->cycles_ended, 1, memory_order_release);
+}
+
 void qc_limiter_release(qc_limiter *l, qc_limiter_token *tok, double latency, int outcome)
 {
     if (!tok->live)
         return;
     tok->live = 0;
-    atomic_fetch_sub_explicit(&l->inflight, 1, memory_order_release);
+    if (l->cfg.algo == QC_LIMITER_ADMISSION) {
+        release_admission(l, tok, latency, outcome);
+    } else {
+        atomic_fetch_sub_explicit(&l->inflight, 1, memory_order_release);
+    }
     atomic_fetch_add_explicit(&l->completed, 1, memory_order_relaxed);
     if (outcome == QC_LIMITER_DROPPED)
         atomic_fetch_add_explicit(&l->dropped, 1, memory_order_relaxed);
@@ -276,6 +401,75 @@ void qc_limiter_set_reference(qc_limiter *l, double r)
     if (r > 0 && isfinite(r))
         l->cfg.reference = r;
     pthread_mutex_unlock(&l->mu);
+}
+
+double qc_limiter_weight(const qc_limiter *l, unsigned cls)
+{
+    if (l->cfg.algo != QC_LIMITER_ADMISSION)
+        return 1;
+    if (cls >= l->classes)
+        cls = l->classes - 1;
+    uint64_t b = atomic_load_explicit(&((qc_limiter *)l)->weight_bits[cls], memory_order_relaxed);
+    double w;
+    memcpy(&w, &b, sizeof w);
+    return w;
+}
+
+int qc_limiter_set_bound(qc_limiter *l, unsigned cls, double bound, qc_err *err)
+{
+    if (l->cfg.algo != QC_LIMITER_ADMISSION)
+        return qc_err_set(err, QC_EINVAL, "bound: the %s limiter has no class bounds",
+                          qc_limiter_algo_name(l->cfg.algo));
+    if (cls >= l->classes)
+        return qc_err_set(err, QC_ERANGE, "class %u: no such class", cls);
+    if (!(bound > 0) || !isfinite(bound))
+        return qc_err_set(err, QC_EINVAL, "bound: %g must be a positive time", bound);
+    pthread_mutex_lock(&l->mu);
+    int bounded = l->cfg.bound[cls] > 0;
+    if (bounded)
+        l->new_bound[cls] = bound;
+    pthread_mutex_unlock(&l->mu);
+    if (!bounded)
+        return qc_err_set(err, QC_ERANGE, "class %u: best effort has no bound", cls);
+    return 0;
+}
+
+/* One control interval of ADMISSION: close the busy cycles (cut one that
+ * lasted the whole interval), turn each class's closed completions into a
+ * sample once it holds m of them, step its controller, publish weights. */
+static void tick_admission(qc_limiter *l)
+{
+    qc_limiter_config *c = &l->cfg;
+    uint64_t ended = atomic_load_explicit(&l->cycles_ended, memory_order_acquire);
+    uint32_t cur = atomic_load_explicit(&l->inflight, memory_order_relaxed);
+    int cut = ended == l->cycles_seen && cur > 0 && l->busy_at_tick;
+    l->cycles_seen = ended;
+    l->busy_at_tick = cur > 0;
+    for (unsigned i = 0; i < c->classes; i++) {
+        if (cut) {
+            l->pend_n[i] += (double)atomic_exchange_explicit(&l->cyc_n[i], 0, memory_order_relaxed);
+            l->pend_sum[i] +=
+                (double)atomic_exchange_explicit(&l->cyc_sum_ns[i], 0, memory_order_relaxed) / 1e9;
+        }
+        l->pend_n[i] += (double)atomic_exchange_explicit(&l->closed_n[i], 0, memory_order_relaxed);
+        l->pend_sum[i] +=
+            (double)atomic_exchange_explicit(&l->closed_sum_ns[i], 0, memory_order_relaxed) / 1e9;
+        if (l->new_bound[i] > 0) {
+            c->bound[i] = l->adm[i].p.bound = l->new_bound[i];
+            l->new_bound[i] = 0;
+        }
+        if (l->pend_n[i] < (double)c->adm_min_completions)
+            continue;
+        l->last_delay[i] = l->pend_sum[i] / l->pend_n[i];
+        l->samples[i]++;
+        if (c->bound[i] > 0) {
+            qc_adm_sense in = {.delay = l->last_delay[i], .count = l->pend_n[i]};
+            qc_adm_act act;
+            qc_adm_step(&l->adm[i], &in, &act);
+        }
+        l->pend_n[i] = l->pend_sum[i] = 0;
+    }
+    publish_weights(l);
 }
 
 /* AIMD on one windowed sample (Netflix AIMDLimit). */
@@ -309,6 +503,9 @@ int qc_limiter_tick(qc_limiter *l, double now)
     const qc_limiter_config *c = &l->cfg;
     switch (c->algo) {
     case QC_LIMITER_FIXED:
+        break;
+    case QC_LIMITER_ADMISSION:
+        tick_admission(l);
         break;
     case QC_LIMITER_MAXUSERS: {
         double y = l->have_observed ? l->observed : dt > 0 ? (double)sum / 1e9 / dt : NAN;
@@ -368,6 +565,15 @@ void qc_limiter_get_stats(qc_limiter *l, qc_limiter_stats *st)
     st->limit = l->limit;
     st->last_y = l->last_y;
     st->last_rtt = l->last_rtt;
+    for (unsigned i = 0; i < l->classes; i++) {
+        int adm = l->cfg.algo == QC_LIMITER_ADMISSION;
+        st->class_weight[i] = qc_limiter_weight(l, i);
+        st->class_bound[i] = adm ? l->cfg.bound[i] : NAN;
+        st->class_state[i] = adm && l->cfg.bound[i] > 0 ? (int)l->adm[i].state : -1;
+        st->class_delay[i] = l->last_delay[i];
+        st->class_samples[i] = l->samples[i];
+    }
+    st->busy_cycles = atomic_load(&l->cycles_ended);
     pthread_mutex_unlock(&l->mu);
     st->gate = atomic_load(&l->gate);
     st->inflight = atomic_load(&l->inflight);
