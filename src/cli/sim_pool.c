@@ -16,6 +16,7 @@
 #include "qctl/hist.h"
 #include "qctl/output.h"
 #include "qctl/pool.h"
+#include "report_cli.h"
 
 static const char usage[] =
     "usage: qctl sim pool --servers K --arrival SPEC [options]\n"
@@ -68,12 +69,14 @@ static const char usage[] =
     "  --series-dt DT       width of a series bin (default: run length / 2000)\n"
     "  --plot DIR           draw servers against demand and the response-time tail\n"
     "                       into DIR as SVG and PNG (needs gnuplot)\n"
+    "  --report DIR         write DIR/index.html: parameters, summary tables and the\n"
+    "                       plots of --plot, in one self-contained page\n"
     "  --quiet              no progress line\n"
     "  --help               this text\n";
 
 typedef struct opts {
     const char *arrival, *service, *warmup;
-    const char *output, *series, *plot;
+    const char *output, *series, *plot, *report;
     int json, quiet;
     double series_dt;
     double price;
@@ -342,7 +345,7 @@ int cmd_sim_pool(int argc, char **argv)
 {
     enum { O_SRV = 256, O_POL, O_THR, O_ARR, O_SVC, O_WUP, O_IDLE, O_CUST, O_TIME, O_TRANS,
            O_REPS, O_SEED, O_CONF, O_HOLD, O_BUSY, O_IDLEP, O_WARMP, O_OFFP, O_SWC, O_PRICE,
-           O_JSON, O_OUT, O_SER, O_SERDT, O_PLOT, O_QUIET, O_HELP };
+           O_JSON, O_OUT, O_SER, O_SERDT, O_PLOT, O_REPORT, O_QUIET, O_HELP };
     static const struct option longopts[] = {
         {"servers", required_argument, 0, O_SRV},      {"policy", required_argument, 0, O_POL},
         {"threshold", required_argument, 0, O_THR},    {"arrival", required_argument, 0, O_ARR},
@@ -357,6 +360,7 @@ int cmd_sim_pool(int argc, char **argv)
         {"json", no_argument, 0, O_JSON},              {"output", required_argument, 0, O_OUT},
         {"series", required_argument, 0, O_SER},       {"series-dt", required_argument, 0, O_SERDT},
         {"plot", required_argument, 0, O_PLOT},        {"quiet", no_argument, 0, O_QUIET},
+        {"report", required_argument, 0, O_REPORT},
         {"help", no_argument, 0, O_HELP},              {0, 0, 0, 0}};
     qc_pool_params p;
     qc_pool_params_init(&p);
@@ -456,6 +460,7 @@ int cmd_sim_pool(int argc, char **argv)
             }
             break;
         case O_PLOT: o.plot = optarg; break;
+        case O_REPORT: o.report = optarg; break;
         case O_QUIET: o.quiet = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         default: return cli_bad_option("sim pool", argv[optind - 1]);
@@ -465,6 +470,8 @@ int cmd_sim_pool(int argc, char **argv)
     }
     if (optind < argc)
         return cli_extra_operand("sim pool", argv[optind]);
+    if (o.report && (rc = cli_report_prepare(o.report)) != 0)
+        return rc;
     if (!have_servers || !o.arrival) {
         cli_error("sim pool: --%s is required (see 'qctl sim pool --help')",
                   have_servers ? "arrival" : "servers");
@@ -526,7 +533,7 @@ int cmd_sim_pool(int argc, char **argv)
             p.customers = 100000;
         }
     }
-    if ((o.series || o.plot) && o.series_dt == 0) {
+    if ((o.series || o.plot || o.report) && o.series_dt == 0) {
         double span = p.horizon > 0 ? p.horizon + (p.transient_mode == QC_POOL_TRANSIENT_FIXED
                                                        ? p.transient
                                                        : 0)
@@ -538,7 +545,7 @@ int cmd_sim_pool(int argc, char **argv)
             span = arr.t[arr.n - 1];
         o.series_dt = isfinite(span) && span > 0 ? span / 2000 : 1.0;
     }
-    p.series_dt = (o.series || o.plot) ? o.series_dt : 0;
+    p.series_dt = (o.series || o.plot || o.report) ? o.series_dt : 0;
 
     cli_progress prog;
     cli_progress_init(&prog, "sim pool", o.quiet);
@@ -569,6 +576,13 @@ int cmd_sim_pool(int argc, char **argv)
         out = write_series(o.series, &res);
     if (out == 0 && o.plot)
         out = write_plots(o.plot, &res, qc_dist_mean(&svc));
+    if (out == 0 && o.report) {
+        static const char *const names[] = {"servers", "response_time_ccdf"};
+        if (qc_plot_available())
+            out = write_plots(o.report, &res, qc_dist_mean(&svc));
+        if (out == 0)
+            out = cli_report_write(o.report, "sim pool", argc, argv, js, names, 2);
+    }
     json_decref(js);
     qc_pool_result_free(&res);
 done:

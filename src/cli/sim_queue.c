@@ -14,6 +14,7 @@
 #include "qctl/hist.h"
 #include "qctl/output.h"
 #include "qctl/queue.h"
+#include "report_cli.h"
 
 static const char usage[] =
     "usage: qctl sim queue --arrival SPEC --service SPEC [options]\n"
@@ -41,6 +42,8 @@ static const char usage[] =
     "  --series-dt DT       width of a series bin (default: run length / 2000)\n"
     "  --plot DIR           draw number in system and the response-time histogram\n"
     "                       into DIR as SVG and PNG (needs gnuplot)\n"
+    "  --report DIR         write DIR/index.html: parameters, summary tables and the\n"
+    "                       plots of --plot, in one self-contained page\n"
     "  --quiet              no progress line\n"
     "  --help               this text\n"
     "\n"
@@ -50,7 +53,7 @@ static const char usage[] =
 
 typedef struct opts {
     const char *arrival, *service;
-    const char *output, *series, *plot;
+    const char *output, *series, *plot, *report;
     int json, quiet;
     double series_dt;
 } opts;
@@ -261,7 +264,7 @@ static int write_plots(const char *dir, const qc_queue_result *r)
 int cmd_sim_queue(int argc, char **argv)
 {
     enum { O_ARR = 256, O_SVC, O_SRV, O_CAP, O_DISC, O_CUST, O_TIME, O_WARM, O_REPS,
-           O_SEED, O_CONF, O_JSON, O_OUT, O_SER, O_SERDT, O_PLOT, O_QUIET, O_HELP };
+           O_SEED, O_CONF, O_JSON, O_OUT, O_SER, O_SERDT, O_PLOT, O_REPORT, O_QUIET, O_HELP };
     static const struct option longopts[] = {
         {"arrival", required_argument, 0, O_ARR},   {"service", required_argument, 0, O_SVC},
         {"servers", required_argument, 0, O_SRV},   {"capacity", required_argument, 0, O_CAP},
@@ -272,7 +275,7 @@ int cmd_sim_queue(int argc, char **argv)
         {"output", required_argument, 0, O_OUT},    {"series", required_argument, 0, O_SER},
         {"series-dt", required_argument, 0, O_SERDT}, {"plot", required_argument, 0, O_PLOT},
         {"quiet", no_argument, 0, O_QUIET},         {"help", no_argument, 0, O_HELP},
-        {0, 0, 0, 0}};
+        {"report", required_argument, 0, O_REPORT}, {0, 0, 0, 0}};
     qc_queue_params p;
     qc_queue_params_init(&p);
     opts o = {0};
@@ -315,6 +318,7 @@ int cmd_sim_queue(int argc, char **argv)
         case O_SER: o.series = optarg; break;
         case O_SERDT: rc = cli_double("--series-dt", optarg, &o.series_dt); break;
         case O_PLOT: o.plot = optarg; break;
+        case O_REPORT: o.report = optarg; break;
         case O_QUIET: o.quiet = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         default: return cli_bad_option("sim queue", argv[optind - 1]);
@@ -324,6 +328,8 @@ int cmd_sim_queue(int argc, char **argv)
     }
     if (optind < argc)
         return cli_extra_operand("sim queue", argv[optind]);
+    if (o.report && (rc = cli_report_prepare(o.report)) != 0)
+        return rc;
     if (!o.arrival || !o.service) {
         cli_error("sim queue: --%s is required (see 'qctl sim queue --help')",
                   o.arrival ? "service" : "arrival");
@@ -366,13 +372,13 @@ int cmd_sim_queue(int argc, char **argv)
     }
     p.arrivals = &arr;
     p.service = &svc;
-    if ((o.series || o.plot) && o.series_dt == 0) {
+    if ((o.series || o.plot || o.report) && o.series_dt == 0) {
         double span = p.customers ? ((double)p.customers + (p.warmup_mode == QC_WARMUP_FIXED ? p.warmup : 0)) *
                                         (1.0 / qc_arrivals_mean_rate(&arr))
                                   : p.horizon + (p.warmup_mode == QC_WARMUP_FIXED ? p.warmup : 0);
         o.series_dt = span / 2000;
     }
-    p.series_dt = (o.series || o.plot) ? o.series_dt : 0;
+    p.series_dt = (o.series || o.plot || o.report) ? o.series_dt : 0;
 
     cli_progress prog;
     cli_progress_init(&prog, "sim queue", o.quiet);
@@ -405,6 +411,14 @@ int cmd_sim_queue(int argc, char **argv)
         out = write_series(o.series, &res);
     if (out == 0 && o.plot)
         out = write_plots(o.plot, &res);
+    if (out == 0 && o.report) {
+        static const char *const names[] = {"number_in_system", "response_time_hist",
+                                            "response_time_ccdf"};
+        if (qc_plot_available())
+            out = write_plots(o.report, &res);
+        if (out == 0)
+            out = cli_report_write(o.report, "sim queue", argc, argv, js, names, 3);
+    }
     json_decref(js);
     qc_queue_result_free(&res);
     qc_arrivals_free(&arr);
