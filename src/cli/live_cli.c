@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "live/config.h"
 #include "live/live.h"
 #include "qctl/output.h"
 
@@ -157,11 +158,42 @@ static const char proxy_usage[] =
     "  --queue N            waiting room (default 128)\n"
     "  --queue-timeout T    best-effort wait deadline, seconds (default 1)\n"
     "  --class-header NAME  header naming a request's class\n"
-    "  --class NAME:BOUND   a class and its wait bound in seconds (repeat)\n"
+    "  --class NAME=BOUND   a class and its bound in seconds (repeat; NAME:BOUND\n"
+    "                       too): its wait deadline, or under --limiter\n"
+    "                       admission the bound on its mean delay\n"
+    "  --class-prefix NAME=/PATH  requests whose path starts with /PATH are\n"
+    "                       of class NAME (repeat; the longest prefix wins;\n"
+    "                       before --class-header; unmatched: best-effort)\n"
+    "  --candidate NAME     admission: NAME starts as a candidate (slow start,\n"
+    "                       then admitted or rejected) instead of admitted\n"
+    "  --epsilon E          admission: track (1 - E) of each bound (0.1)\n"
+    "  --alpha A            admission: slow-start constant (default 20)\n"
+    "  --min-completions M  admission: completions per delay sample (20)\n"
+    "  --config FILE.json   options from a JSON object {\"flag\": value, ...}:\n"
+    "                       true for a bare flag, arrays to repeat a flag;\n"
+    "                       flags on the command line override its keys\n"
+    "  --check              validate everything, print the effective\n"
+    "                       configuration as JSON and exit\n"
     "  --header-timeout T   seconds for a request head to arrive (default 10)\n"
     "  --idle-timeout T     idle client connection (default 60)\n"
     "  --backend-timeout T  backend answer, else 504 (default 30)\n"
     "  --series FILE        CSV of the control loop, one line per interval\n"
+    "Backend fleet (power control, docs/live.md):\n"
+    "  --route jsq|djsq     jsq: every backend on, fewest in flight (default);\n"
+    "                       djsq: delay-JSQ, backends unparked and parked\n"
+    "  --djsq-threshold T   djsq: join a busy backend while it holds <= T\n"
+    "                       with the new request (default 4)\n"
+    "  --idle-off SECONDS   djsq: park a backend idle this long (default never)\n"
+    "  --min-on N           djsq: backends kept on or warming (default 1)\n"
+    "  --max-on N           djsq: backends powered at most (default all)\n"
+    "  --initially-on N     djsq: the first N on at start, the rest off\n"
+    "  --unpark-cmd CMD     run by /bin/sh -c to switch a backend on; {backend},\n"
+    "                       {host} and {port} are replaced by its address\n"
+    "  --park-cmd CMD       the same, to switch one off\n"
+    "  --cmd-timeout T      an un/park command killed after T s (default 10)\n"
+    "  --health PATH        while warming, GET PATH until a 2xx marks it on\n"
+    "  --health-interval T  seconds between health probes (default 0.1)\n"
+    "  --warmup-timeout T   not healthy after T s: back off (default 30)\n"
     "  --help               this text\n";
 
 static int positive(const char *flag, double v)
@@ -198,6 +230,21 @@ int cmd_proxy(int argc, char **argv)
         O_SER,
         O_HELP
     };
+    enum { O_CPFX = 200, O_CAND, O_EPS, O_ALPHA, O_MINC, O_CONFIG, O_CHECK };
+    enum {
+        O_ROUTE = 100,
+        O_DJT,
+        O_IOFF,
+        O_MINON,
+        O_MAXON,
+        O_INITON,
+        O_UNPARK,
+        O_PARK,
+        O_CMDT,
+        O_HEALTH,
+        O_HINT,
+        O_WUT
+    };
     static const struct option longopts[] = {{"listen", required_argument, 0, O_LISTEN},
                                              {"port-file", required_argument, 0, O_PF},
                                              {"admin", required_argument, 0, O_ADMIN},
@@ -214,17 +261,48 @@ int cmd_proxy(int argc, char **argv)
                                              {"queue-timeout", required_argument, 0, O_QT},
                                              {"class-header", required_argument, 0, O_CH},
                                              {"class", required_argument, 0, O_CL},
+                                             {"class-prefix", required_argument, 0, O_CPFX},
+                                             {"candidate", required_argument, 0, O_CAND},
+                                             {"epsilon", required_argument, 0, O_EPS},
+                                             {"alpha", required_argument, 0, O_ALPHA},
+                                             {"min-completions", required_argument, 0, O_MINC},
+                                             {"config", required_argument, 0, O_CONFIG},
+                                             {"check", no_argument, 0, O_CHECK},
                                              {"header-timeout", required_argument, 0, O_HT},
                                              {"idle-timeout", required_argument, 0, O_IT},
                                              {"backend-timeout", required_argument, 0, O_BT},
                                              {"series", required_argument, 0, O_SER},
+                                             {"route", required_argument, 0, O_ROUTE},
+                                             {"djsq-threshold", required_argument, 0, O_DJT},
+                                             {"idle-off", required_argument, 0, O_IOFF},
+                                             {"min-on", required_argument, 0, O_MINON},
+                                             {"max-on", required_argument, 0, O_MAXON},
+                                             {"initially-on", required_argument, 0, O_INITON},
+                                             {"unpark-cmd", required_argument, 0, O_UNPARK},
+                                             {"park-cmd", required_argument, 0, O_PARK},
+                                             {"cmd-timeout", required_argument, 0, O_CMDT},
+                                             {"health", required_argument, 0, O_HEALTH},
+                                             {"health-interval", required_argument, 0, O_HINT},
+                                             {"warmup-timeout", required_argument, 0, O_WUT},
                                              {"help", no_argument, 0, O_HELP},
                                              {0, 0, 0, 0}};
     qc_proxy_opts o;
     qc_proxy_opts_init(&o);
     const char *limiter = "maxusers";
     double limit = NAN, minl = NAN, maxl = NAN, ref = NAN, gain = NAN;
-    int c, rc = 0;
+    double eps = NAN, alpha = NAN;
+    unsigned minc = 0;
+    const char *prefix_spec[QC_PROXY_CLASSES_MAX * 4], *cand_spec[QC_PROXY_CLASSES_MAX];
+    unsigned nprefix = 0, ncand = 0;
+    int c, rc = 0, check = 0;
+    /* --config FILE: its keys become flag words ahead of the command
+     * line's, parsed by the loop below like any flag (one code path);
+     * a key the command line also gives is dropped from the file's */
+    proxy_argv pa;
+    if ((rc = proxy_config_argv(argc, argv, longopts, &pa)) != 0)
+        return rc;
+    argc = pa.argc;
+    argv = pa.argv;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
@@ -243,7 +321,8 @@ int cmd_proxy(int argc, char **argv)
         case O_BK:
             if (o.nbackends >= QC_PROXY_BACKENDS_MAX) {
                 cli_error("--backend: at most %d backends", QC_PROXY_BACKENDS_MAX);
-                return QC_EXIT_USAGE;
+                rc = QC_EXIT_USAGE;
+                break;
             }
             o.backend[o.nbackends++] = optarg;
             break;
@@ -278,22 +357,59 @@ int cmd_proxy(int argc, char **argv)
             o.class_header = optarg;
             break;
         case O_CL: {
-            const char *colon = strrchr(optarg, ':');
+            const char *colon = strchr(optarg, '=');
+            if (!colon)
+                colon = strrchr(optarg, ':');
             if (!colon || colon == optarg) {
-                cli_error("--class: '%s' is not NAME:BOUND", optarg);
-                return QC_EXIT_USAGE;
+                cli_error("--class: '%s' is not NAME=BOUND", optarg);
+                rc = QC_EXIT_USAGE;
+                break;
             }
             if (o.nclasses >= QC_PROXY_CLASSES_MAX) {
                 cli_error("--class: at most %d classes", QC_PROXY_CLASSES_MAX);
-                return QC_EXIT_USAGE;
+                rc = QC_EXIT_USAGE;
+                break;
             }
-            if ((rc = cli_double("--class", colon + 1, &o.class_bound[o.nclasses])) != 0)
-                return rc;
-            if ((rc = positive("--class", o.class_bound[o.nclasses])) != 0)
-                return rc;
+            if ((rc = cli_double("--class", colon + 1, &o.class_bound[o.nclasses])) != 0 ||
+                (rc = positive("--class", o.class_bound[o.nclasses])) != 0)
+                break;
             o.class_name[o.nclasses++] = strndup(optarg, (size_t)(colon - optarg));
             break;
         }
+        case O_CPFX:
+            if (nprefix >= sizeof prefix_spec / sizeof *prefix_spec) {
+                cli_error("--class-prefix: at most %zu prefixes",
+                          sizeof prefix_spec / sizeof *prefix_spec);
+                rc = QC_EXIT_USAGE;
+                break;
+            }
+            prefix_spec[nprefix++] = optarg;
+            break;
+        case O_CAND:
+            if (ncand >= QC_PROXY_CLASSES_MAX) {
+                cli_error("--candidate: at most %d", QC_PROXY_CLASSES_MAX);
+                rc = QC_EXIT_USAGE;
+                break;
+            }
+            cand_spec[ncand++] = optarg;
+            break;
+        case O_EPS:
+            rc = cli_double("--epsilon", optarg, &eps);
+            break;
+        case O_ALPHA:
+            rc = cli_double("--alpha", optarg, &alpha);
+            break;
+        case O_MINC:
+            if ((rc = cli_uint("--min-completions", optarg, &minc)) == 0 && minc == 0) {
+                cli_error("--min-completions: must be >= 1");
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_CONFIG: /* read before the loop */
+            break;
+        case O_CHECK:
+            check = 1;
+            break;
         case O_HT:
             rc = cli_double("--header-timeout", optarg, &o.header_timeout);
             break;
@@ -305,6 +421,57 @@ int cmd_proxy(int argc, char **argv)
             break;
         case O_SER:
             o.series = optarg;
+            break;
+        case O_ROUTE:
+            if (strcmp(optarg, "jsq") == 0)
+                o.fleet.route = QC_FLEET_JSQ;
+            else if (strcmp(optarg, "djsq") == 0)
+                o.fleet.route = QC_FLEET_DJSQ;
+            else {
+                cli_error("--route: '%s' is not jsq or djsq", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_DJT:
+            rc = cli_uint("--djsq-threshold", optarg, &o.fleet.threshold);
+            break;
+        case O_IOFF:
+            if ((rc = cli_double("--idle-off", optarg, &o.fleet.idle_off)) == 0)
+                rc = positive("--idle-off", o.fleet.idle_off);
+            break;
+        case O_MINON:
+            rc = cli_uint("--min-on", optarg, &o.fleet.min_on);
+            break;
+        case O_MAXON:
+            rc = cli_uint("--max-on", optarg, &o.fleet.max_on);
+            break;
+        case O_INITON:
+            rc = cli_uint("--initially-on", optarg, &o.fleet.initially_on);
+            break;
+        case O_UNPARK:
+            o.unpark_cmd = optarg;
+            break;
+        case O_PARK:
+            o.park_cmd = optarg;
+            break;
+        case O_CMDT:
+            if ((rc = cli_double("--cmd-timeout", optarg, &o.cmd_timeout)) == 0)
+                rc = positive("--cmd-timeout", o.cmd_timeout);
+            break;
+        case O_HEALTH:
+            if (optarg[0] != '/' || strlen(optarg) > 256 || strpbrk(optarg, " \r\n")) {
+                cli_error("--health: '%s' is not a path (/..., no spaces)", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            o.health = optarg;
+            break;
+        case O_HINT:
+            if ((rc = cli_double("--health-interval", optarg, &o.health_interval)) == 0)
+                rc = positive("--health-interval", o.health_interval);
+            break;
+        case O_WUT:
+            if ((rc = cli_double("--warmup-timeout", optarg, &o.warmup_timeout)) == 0)
+                rc = positive("--warmup-timeout", o.warmup_timeout);
             break;
         case O_HELP:
             fputs(proxy_usage, stdout);
@@ -350,6 +517,15 @@ int cmd_proxy(int argc, char **argv)
         positive("--idle-timeout", o.idle_timeout) ||
         positive("--backend-timeout", o.backend_timeout))
         goto out;
+    if (o.fleet.route == QC_FLEET_JSQ &&
+        (isfinite(o.fleet.idle_off) || o.fleet.initially_on || o.fleet.max_on || o.unpark_cmd)) {
+        cli_error("proxy: --idle-off, --initially-on, --max-on and --unpark-cmd need --route djsq");
+        goto out;
+    }
+    if (qc__fleet_check(&o.fleet, o.nbackends, &err) != 0) {
+        cli_error("proxy: %s", err.msg);
+        goto out;
+    }
     struct sockaddr_in a;
     for (unsigned i = 0; i < o.nbackends; i++)
         if (qc__addr_parse(o.backend[i], &a, &err) != 0) {

@@ -39,16 +39,48 @@ typedef struct cconn cconn;
 typedef struct uconn uconn;
 typedef struct proxy proxy;
 
+typedef struct probe probe;
+typedef struct fcmd fcmd;
+
+/* A backend: its address and links; its power state and counts are in
+ * P->fleet (fleet.h), at the same index. */
 typedef struct pbackend {
+    int kind, what; /* K_FLEET, F_BACKEND: see close_walk */
     struct sockaddr_in addr;
     const char *name;
-    unsigned inflight;
-    uint64_t answered, failed;
-    double down_until; /* a failed connect keeps it out of routing a while */
+    char host[64];
+    int port;
+    unsigned index;
+    proxy *P;
     uconn *idle;
+    uconn *wait_head, *wait_tail; /* requests waiting for its warm-up */
+    fcmd *cmd;                    /* its un/park command running, or NULL */
+    probe *probe;                 /* its health probe in flight, or NULL */
+    uv_timer_t health;            /* polls the health path while WARMING */
 } pbackend;
 
-enum { K_CLIENT = 1, K_UPSTREAM = 2 };
+enum { K_CLIENT = 1, K_UPSTREAM = 2, K_FLEET = 3 };
+enum { F_BACKEND = 1, F_PROBE, F_CMD };
+
+/* One GET of the health path of a WARMING backend. */
+struct probe {
+    int kind, what; /* K_FLEET, F_PROBE */
+    uv_tcp_t tcp;
+    uv_connect_t connect;
+    pbackend *b;
+    char buf[64];
+    size_t len;
+    int closing;
+};
+
+/* An un/park command running through /bin/sh -c. */
+struct fcmd {
+    int kind, what; /* K_FLEET, F_CMD */
+    uv_process_t proc;
+    uv_timer_t timer; /* its time bound */
+    pbackend *b;
+    int park, spawned, exited, timed_out, closing, handles_open;
+};
 
 struct cconn {
     int kind; /* K_CLIENT: first, see close_walk */
@@ -84,6 +116,9 @@ struct uconn {
     double t_admit;
     int busy, closing, handles_open, to_close; /* to_close: body ends at EOF */
     uconn *next_idle;
+    int placed;          /* PLACED_*: waiting at a warming backend, or sent */
+    int connected;       /* the link to b is up or being made */
+    uconn *next_wait;    /* b's list of requests waiting for its warm-up */
 };
 
 typedef struct pclass {
@@ -103,6 +138,8 @@ struct proxy {
     qc_limiter *lim;
     pbackend backend[QC_PROXY_BACKENDS_MAX];
     unsigned nb, rr;
+    qc__fleet fleet;
+    uint64_t unpark_failures, park_failures, warm_timeouts;
     pclass cls[QC_PROXY_CLASSES_MAX + 1];
     unsigned ncls;
     cconn *qhead, *qtail;
@@ -117,6 +154,12 @@ struct proxy {
 static void client_process(cconn *c);
 static void pump_queue(proxy *P);
 static void forward(cconn *c, uconn *u);
+static void fleet_request_done(uconn *u, int ok);
+static void unwait(uconn *u);
+static void warmup_deadline(uconn *u);
+static int backend_is_on(const pbackend *b);
+static void park_start(pbackend *b);
+static void unpark_start(pbackend *b);
 
 static void alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 {
@@ -242,6 +285,118 @@ static void on_client_timer(uv_timer_t *t)
 
 /* ---- metrics ------------------------------------------------------------ */
 
+/* The fleet's lines of /metrics: states, per-backend counts, unparks,
+ * warm-ups and the time spent in each state (server-seconds). */
+static size_t fleet_metrics(proxy *P, char *buf, size_t size)
+{
+    const qc__fleet *f = &P->fleet;
+    double now = qc__now(), tot[QC_FLEET_NSTATES] = {0};
+    uint64_t unparks = 0, parks = 0;
+    size_t n = 0;
+#define OUT(...) n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__)
+    OUT("# TYPE qctl_backends gauge\n");
+    for (unsigned s = 0; s < QC_FLEET_NSTATES; s++)
+        OUT("qctl_backends{state=\"%s\"} %u\n", qc__fleet_state_name(s),
+            qc__fleet_count(f, (qc__fleet_state)s));
+    OUT("# TYPE qctl_backend_inflight gauge\n");
+    for (unsigned i = 0; i < P->nb; i++)
+        OUT("qctl_backend_inflight{backend=\"%s\"} %u\n", P->backend[i].name, f->b[i].inflight);
+    OUT("# TYPE qctl_backend_waiting gauge\n");
+    for (unsigned i = 0; i < P->nb; i++)
+        OUT("qctl_backend_waiting{backend=\"%s\"} %u\n", P->backend[i].name, f->b[i].waiting);
+    OUT("# TYPE qctl_backend_answered_total counter\n");
+    for (unsigned i = 0; i < P->nb; i++)
+        OUT("qctl_backend_answered_total{backend=\"%s\"} %llu\n", P->backend[i].name,
+            (unsigned long long)f->b[i].answered);
+    OUT("# TYPE qctl_backend_failed_total counter\n");
+    for (unsigned i = 0; i < P->nb; i++)
+        OUT("qctl_backend_failed_total{backend=\"%s\"} %llu\n", P->backend[i].name,
+            (unsigned long long)f->b[i].failed);
+    OUT("# TYPE qctl_backend_state gauge\n");
+    for (unsigned i = 0; i < P->nb; i++)
+        for (unsigned s = 0; s < QC_FLEET_NSTATES; s++)
+            OUT("qctl_backend_state{backend=\"%s\",state=\"%s\"} %d\n", P->backend[i].name,
+                qc__fleet_state_name(s), f->b[i].state == s);
+    OUT("# TYPE qctl_backend_seconds_total counter\n");
+    for (unsigned i = 0; i < P->nb; i++) {
+        double t[QC_FLEET_NSTATES];
+        qc__fleet_times(f, i, now, t);
+        for (unsigned s = 0; s < QC_FLEET_NSTATES; s++) {
+            OUT("qctl_backend_seconds_total{backend=\"%s\",state=\"%s\"} %.3f\n",
+                P->backend[i].name, qc__fleet_state_name(s), t[s]);
+            tot[s] += t[s];
+        }
+        unparks += f->b[i].unparks;
+        parks += f->b[i].parks;
+    }
+    OUT("# TYPE qctl_fleet_seconds_total counter\n");
+    for (unsigned s = 0; s < QC_FLEET_NSTATES; s++)
+        OUT("qctl_fleet_seconds_total{state=\"%s\"} %.3f\n", qc__fleet_state_name(s), tot[s]);
+    OUT("# TYPE qctl_unparks_total counter\nqctl_unparks_total %llu\n"
+        "# TYPE qctl_parks_total counter\nqctl_parks_total %llu\n",
+        (unsigned long long)unparks, (unsigned long long)parks);
+    OUT("# TYPE qctl_fleet_failures_total counter\nqctl_fleet_failures_total{kind=\"unpark\"} "
+        "%llu\nqctl_fleet_failures_total{kind=\"park\"} %llu\n"
+        "# TYPE qctl_warmup_refused_total counter\nqctl_warmup_refused_total %llu\n",
+        (unsigned long long)P->unpark_failures, (unsigned long long)P->park_failures,
+        (unsigned long long)P->warm_timeouts);
+    OUT("# TYPE qctl_warmup_seconds histogram\n");
+    for (unsigned k = 0; k < QC_FLEET_WARM_BUCKETS; k++) {
+        if (isinf(qc__fleet_warm_le[k]))
+            OUT("qctl_warmup_seconds_bucket{le=\"+Inf\"} %llu\n",
+                (unsigned long long)f->warm_bucket[k]);
+        else
+            OUT("qctl_warmup_seconds_bucket{le=\"%g\"} %llu\n", qc__fleet_warm_le[k],
+                (unsigned long long)f->warm_bucket[k]);
+    }
+    OUT("qctl_warmup_seconds_sum %g\nqctl_warmup_seconds_count %llu\n", f->warm_sum,
+        (unsigned long long)f->warmups);
+#undef OUT
+    return n;
+}
+
+/* The fleet in /status: its rule, counts and time totals. */
+static json_t *fleet_json(proxy *P)
+{
+    const qc__fleet *f = &P->fleet;
+    double now = qc__now(), tot[QC_FLEET_NSTATES] = {0};
+    uint64_t unparks = 0, parks = 0;
+    for (unsigned i = 0; i < P->nb; i++) {
+        double t[QC_FLEET_NSTATES];
+        qc__fleet_times(f, i, now, t);
+        for (unsigned s = 0; s < QC_FLEET_NSTATES; s++)
+            tot[s] += t[s];
+        unparks += f->b[i].unparks;
+        parks += f->b[i].parks;
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "route", json_string(f->cfg.route == QC_FLEET_DJSQ ? "djsq" : "jsq"));
+    json_object_set_new(o, "threshold", json_integer(f->cfg.threshold));
+    json_object_set_new(o, "idle_off", qc_json_real_new(f->cfg.idle_off));
+    json_object_set_new(o, "min_on", json_integer(f->cfg.min_on));
+    json_object_set_new(o, "max_on", json_integer(f->cfg.max_on));
+    json_t *cnt = json_object(), *sec = json_object();
+    for (unsigned s = 0; s < QC_FLEET_NSTATES; s++) {
+        json_object_set_new(cnt, qc__fleet_state_name(s),
+                            json_integer(qc__fleet_count(f, (qc__fleet_state)s)));
+        json_object_set_new(sec, qc__fleet_state_name(s), json_real(tot[s]));
+    }
+    json_object_set_new(o, "backends", cnt);
+    json_object_set_new(o, "seconds", sec);
+    json_object_set_new(o, "powered_seconds",
+                        json_real(tot[QC_FLEET_ON] + tot[QC_FLEET_WARMING] + tot[QC_FLEET_PARKING]));
+    json_object_set_new(o, "unparks", json_integer((json_int_t)unparks));
+    json_object_set_new(o, "parks", json_integer((json_int_t)parks));
+    json_object_set_new(o, "unpark_failures", json_integer((json_int_t)P->unpark_failures));
+    json_object_set_new(o, "park_failures", json_integer((json_int_t)P->park_failures));
+    json_object_set_new(o, "warmup_refused", json_integer((json_int_t)P->warm_timeouts));
+    json_object_set_new(o, "warmups", json_integer((json_int_t)f->warmups));
+    json_object_set_new(o, "warmup_mean",
+                        f->warmups ? json_real(f->warm_sum / (double)f->warmups) : json_null());
+    json_object_set_new(o, "warmup_max", f->warmups ? json_real(f->warm_max) : json_null());
+    return o;
+}
+
 static size_t metrics_text(proxy *P, char *buf, size_t size)
 {
     qc_limiter_stats st;
@@ -276,13 +431,7 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
         OUT("qctl_latency_seconds_count{class=\"%s\"} %llu\n", P->cls[i].name,
             (unsigned long long)P->cls[i].lat->total);
     }
-    OUT("# TYPE qctl_backends gauge\nqctl_backends{state=\"on\"} %u\n"
-        "qctl_backends{state=\"warming\"} 0\nqctl_backends{state=\"off\"} 0\n",
-        P->nb);
-    OUT("# TYPE qctl_backend_inflight gauge\n");
-    for (unsigned i = 0; i < P->nb; i++)
-        OUT("qctl_backend_inflight{backend=\"%s\"} %u\n", P->backend[i].name,
-            P->backend[i].inflight);
+    n += fleet_metrics(P, buf + (n < size ? n : size), n < size ? size - n : 0);
     OUT("# TYPE qctl_errors_total counter\nqctl_errors_total{kind=\"400\"} %llu\n"
         "qctl_errors_total{kind=\"502\"} %llu\nqctl_errors_total{kind=\"504\"} "
         "%llu\n",
@@ -319,15 +468,25 @@ static char *status_json(proxy *P)
     json_object_set_new(root, "classes", cl);
     json_t *bk = json_array();
     for (unsigned i = 0; i < P->nb; i++) {
+        const qc__fleet_backend *fb = &P->fleet.b[i];
         json_t *o = json_object();
         json_object_set_new(o, "address", json_string(P->backend[i].name));
-        json_object_set_new(o, "state", json_string("on"));
-        json_object_set_new(o, "inflight", json_integer(P->backend[i].inflight));
-        json_object_set_new(o, "answered", json_integer((json_int_t)P->backend[i].answered));
-        json_object_set_new(o, "failed", json_integer((json_int_t)P->backend[i].failed));
+        json_object_set_new(o, "state", json_string(qc__fleet_state_name(fb->state)));
+        json_object_set_new(o, "inflight", json_integer(fb->inflight));
+        json_object_set_new(o, "waiting", json_integer(fb->waiting));
+        json_object_set_new(o, "answered", json_integer((json_int_t)fb->answered));
+        json_object_set_new(o, "failed", json_integer((json_int_t)fb->failed));
+        json_object_set_new(o, "unparks", json_integer((json_int_t)fb->unparks));
+        double t[QC_FLEET_NSTATES];
+        qc__fleet_times(&P->fleet, i, qc__now(), t);
+        json_t *sec = json_object();
+        for (unsigned k = 0; k < QC_FLEET_NSTATES; k++)
+            json_object_set_new(sec, qc__fleet_state_name(k), json_real(t[k]));
+        json_object_set_new(o, "seconds", sec);
         json_array_append_new(bk, o);
     }
     json_object_set_new(root, "backends", bk);
+    json_object_set_new(root, "fleet", fleet_json(P));
     char *s = json_dumps(root, JSON_INDENT(2));
     json_decref(root);
     return s;
@@ -399,6 +558,8 @@ static void upstream_close(uconn *u)
     u->closing = 1;
     if (!u->busy)
         remove_idle(u);
+    else if (u->placed == 1) /* PLACED_WAITING, at exit */
+        unwait(u);
     uv_close((uv_handle_t *)&u->tcp, upstream_closed);
     uv_close((uv_handle_t *)&u->timer, upstream_closed);
 }
@@ -412,7 +573,7 @@ static void upstream_done(uconn *u, int outcome)
         u->has_tok = 0;
     }
     u->busy = 0;
-    u->b->inflight--;
+    fleet_request_done(u, outcome == QC_LIMITER_OK);
     P->inflight--;
     uv_timer_stop(&u->timer);
     pump_queue(P);
@@ -425,7 +586,6 @@ static void upstream_fail(uconn *u, int status)
     if (u->closing)
         return;
     cconn *c = u->client;
-    u->b->failed++;
     if (u->busy) {
         u->client = NULL;
         upstream_done(u, QC_LIMITER_DROPPED);
@@ -447,7 +607,12 @@ static void upstream_fail(uconn *u, int status)
 
 static void on_upstream_timer(uv_timer_t *t)
 {
-    upstream_fail(t->data, 504);
+    uconn *u = t->data;
+    if (u->placed == 1) { /* PLACED_WAITING: the client's deadline passed */
+        warmup_deadline(u);
+        return;
+    }
+    upstream_fail(u, 504);
 }
 
 static void deliver(uconn *u, size_t total, int keep)
@@ -455,7 +620,6 @@ static void deliver(uconn *u, size_t total, int keep)
     proxy *P = u->P;
     cconn *c = u->client;
     u->client = NULL;
-    u->b->answered++;
     if (c) {
         pclass *k = &P->cls[c->cls];
         k->answered++;
@@ -465,7 +629,7 @@ static void deliver(uconn *u, size_t total, int keep)
     }
     qc__buf_consume(&u->in, total);
     upstream_done(u, QC_LIMITER_OK);
-    if (keep && u->in.len == 0 && !P->draining) {
+    if (keep && u->in.len == 0 && !P->draining && backend_is_on(u->b)) {
         u->next_idle = u->b->idle;
         u->b->idle = u;
     } else {
@@ -559,7 +723,7 @@ static void on_upstream_connect(uv_connect_t *req, int status)
 {
     uconn *u = req->data;
     if (status < 0) {
-        u->b->down_until = qc__now() + 1;
+        qc__fleet_connect_failed(&u->P->fleet, u->b->index, qc__now());
         upstream_fail(u, 502);
         return;
     }
@@ -567,29 +731,472 @@ static void on_upstream_connect(uv_connect_t *req, int status)
     uv_read_start((uv_stream_t *)&u->tcp, alloc_cb, on_upstream_read);
 }
 
-static pbackend *pick(proxy *P)
+/* ---- backend fleet: un/parking, health checks, routing ----------------- */
+
+/* A request is placed at most once at a time: waiting at a WARMING backend
+ * (its uconn in the backend's wait list, never connected, its timer the
+ * client's deadline) or sent (counted in flight at the backend). Leaving
+ * either is counted back in fleet_request_done, so the fleet's counts stay
+ * equal to the uconns that hold them. A request whose backend fails to
+ * warm up is routed again; one whose deadline passes while it waits is
+ * answered 503, like one that waited in the admission queue. */
+enum { PLACED_NONE = 0, PLACED_WAITING, PLACED_SENT };
+
+static void unwait(uconn *u)
 {
-    pbackend *best = NULL;
-    double now = qc__now();
-    int best_down = 1;
-    for (unsigned k = 0; k < P->nb; k++) {
-        pbackend *b = &P->backend[(P->rr + k) % P->nb];
-        int down = b->down_until > now; /* used only if all are down */
-        if (!best || (best_down && !down) || (down == best_down && b->inflight < best->inflight)) {
-            best = b;
-            best_down = down;
+    pbackend *b = u->b;
+    uconn *prev = NULL;
+    for (uconn *w = b->wait_head; w; prev = w, w = w->next_wait)
+        if (w == u) {
+            if (prev)
+                prev->next_wait = w->next_wait;
+            else
+                b->wait_head = w->next_wait;
+            if (b->wait_tail == w)
+                b->wait_tail = prev;
+            break;
         }
-    }
-    P->rr++;
-    return best;
+    u->next_wait = NULL;
+    qc__fleet_unwait(&u->P->fleet, b->index, qc__now());
+    u->placed = PLACED_NONE;
 }
 
-/* Sends c's request to the shortest backend queue. */
+static void fleet_request_done(uconn *u, int ok)
+{
+    proxy *P = u->P;
+    if (u->placed == PLACED_WAITING) {
+        unwait(u);
+    } else if (u->placed == PLACED_SENT) {
+        u->placed = PLACED_NONE;
+        if (qc__fleet_done(&P->fleet, u->b->index, ok, qc__now()))
+            park_start(u->b);
+    }
+}
+
+static int backend_is_on(const pbackend *b)
+{
+    return b->P->fleet.b[b->index].state == QC_FLEET_ON;
+}
+
+static void close_idle(pbackend *b)
+{
+    while (b->idle)
+        upstream_close(b->idle); /* removes it from the list */
+}
+
+/* Sends u's request to its backend (ON): connects a new link first. */
+static void send_request(uconn *u)
+{
+    proxy *P = u->P;
+    cconn *c = u->client;
+    qc__fleet_sent(&P->fleet, u->b->index);
+    u->placed = PLACED_SENT;
+    u->t_admit = qc__now();
+    uv_timer_start(&u->timer, on_upstream_timer, (uint64_t)(P->o->backend_timeout * 1000), 0);
+    if (!u->connected) {
+        u->connected = 1;
+        if (uv_tcp_connect(&u->connect, &u->tcp, (struct sockaddr *)&u->b->addr,
+                           on_upstream_connect) != 0) {
+            upstream_fail(u, 502);
+            return;
+        }
+    }
+    if (qc__write_copy((uv_stream_t *)&u->tcp, c->req.data, c->req.len) != 0)
+        upstream_fail(u, 502);
+}
+
+/* u waits for its backend's warm-up until its client's deadline. */
+static void wait_warmup(uconn *u)
+{
+    proxy *P = u->P;
+    pbackend *b = u->b;
+    cconn *c = u->client;
+    u->placed = PLACED_WAITING;
+    u->next_wait = NULL;
+    if (b->wait_tail)
+        b->wait_tail->next_wait = u;
+    else
+        b->wait_head = u;
+    b->wait_tail = u;
+    qc__fleet_wait(&P->fleet, b->index);
+    double left = c->t_arrive + P->cls[c->cls].bound - qc__now();
+    uv_timer_start(&u->timer, on_upstream_timer, left > 0.001 ? (uint64_t)(left * 1000) : 1, 0);
+}
+
+/* The deadline of a request waiting for a warm-up passed: 503. */
+static void warmup_deadline(uconn *u)
+{
+    proxy *P = u->P;
+    cconn *c = u->client;
+    u->client = NULL;
+    P->warm_timeouts++;
+    upstream_done(u, QC_LIMITER_IGNORE);
+    upstream_close(u);
+    if (c) {
+        c->up = NULL;
+        refuse(c);
+    }
+}
+
+static void place(uconn *u, int i, int unparked)
+{
+    proxy *P = u->P;
+    u->b = &P->backend[i];
+    if (P->fleet.b[i].state == QC_FLEET_WARMING)
+        wait_warmup(u);
+    else
+        send_request(u);
+    if (unparked)
+        unpark_start(&P->backend[i]);
+}
+
+/* Routes u (its backend failed to warm up) again, or answers 503. */
+static void reroute(uconn *u)
+{
+    proxy *P = u->P;
+    cconn *c = u->client;
+    int unparked = 0;
+    int i = c ? qc__fleet_route(&P->fleet, qc__now(), &unparked) : -1;
+    if (i >= 0) {
+        place(u, i, unparked);
+        return;
+    }
+    u->client = NULL;
+    upstream_done(u, QC_LIMITER_IGNORE);
+    upstream_close(u);
+    if (c) {
+        c->up = NULL;
+        refuse(c);
+    }
+}
+
+static void probe_closed(uv_handle_t *h)
+{
+    free(h->data);
+}
+
+static void probe_close(probe *p)
+{
+    if (p->closing)
+        return;
+    p->closing = 1;
+    if (p->b->probe == p)
+        p->b->probe = NULL;
+    uv_close((uv_handle_t *)&p->tcp, probe_closed);
+}
+
+static void health_stop(pbackend *b)
+{
+    uv_timer_stop(&b->health);
+    if (b->probe)
+        probe_close(b->probe);
+}
+
+/* WARMING -> ON: the waiting requests go to it, in their order. */
+static void backend_ready(pbackend *b)
+{
+    proxy *P = b->P;
+    health_stop(b);
+    qc__fleet_ready(&P->fleet, b->index, qc__now());
+    while (b->wait_head) {
+        uconn *u = b->wait_head;
+        unwait(u);
+        if (!u->client) { /* its client went away while it waited */
+            upstream_done(u, QC_LIMITER_IGNORE);
+            upstream_close(u);
+            continue;
+        }
+        send_request(u);
+    }
+}
+
+static void unpark_fail(pbackend *b, const char *why)
+{
+    proxy *P = b->P;
+    fprintf(stderr, "qctl proxy: unpark %s failed: %s; it stays off\n", b->name, why);
+    P->unpark_failures++;
+    health_stop(b);
+    uconn *list = NULL, **tail = &list;
+    while (b->wait_head) {
+        uconn *u = b->wait_head;
+        unwait(u);
+        *tail = u;
+        tail = &u->next_wait;
+    }
+    qc__fleet_unpark_failed(&P->fleet, b->index, qc__now());
+    while (list) {
+        uconn *u = list;
+        list = u->next_wait;
+        u->next_wait = NULL;
+        reroute(u);
+    }
+}
+
+static void on_probe_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+    probe *p = s->data;
+    if (n == 0)
+        return;
+    if (n < 0) {
+        probe_close(p);
+        return;
+    }
+    size_t k = (size_t)n < sizeof p->buf - p->len ? (size_t)n : sizeof p->buf - p->len;
+    memcpy(p->buf + p->len, buf->base, k);
+    p->len += k;
+    if (p->len < 12)
+        return;
+    /* "HTTP/1.x NNN": only the status matters */
+    int ok = memcmp(p->buf, "HTTP/1.", 7) == 0 && p->buf[9] == '2';
+    pbackend *b = p->b;
+    int current = b->probe == p;
+    probe_close(p);
+    if (ok && current && b->P->fleet.b[b->index].state == QC_FLEET_WARMING)
+        backend_ready(b);
+}
+
+static void on_probe_connect(uv_connect_t *req, int status)
+{
+    probe *p = req->data;
+    if (status < 0 || p->closing) {
+        probe_close(p);
+        return;
+    }
+    char get[512];
+    int k = snprintf(get, sizeof get, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
+                     p->b->P->o->health, p->b->name);
+    if (k <= 0 || (size_t)k >= sizeof get ||
+        qc__write_copy((uv_stream_t *)&p->tcp, get, (size_t)k) != 0 ||
+        uv_read_start((uv_stream_t *)&p->tcp, alloc_cb, on_probe_read) != 0)
+        probe_close(p);
+}
+
+static void on_health_tick(uv_timer_t *t)
+{
+    pbackend *b = t->data;
+    proxy *P = b->P;
+    if (P->fleet.b[b->index].state != QC_FLEET_WARMING) {
+        health_stop(b);
+        return;
+    }
+    if (qc__now() - P->fleet.b[b->index].unparked_at > P->o->warmup_timeout) {
+        char why[96];
+        snprintf(why, sizeof why, "not healthy after %g s", P->o->warmup_timeout);
+        unpark_fail(b, why);
+        return;
+    }
+    if (b->probe) /* unanswered for a whole interval: try afresh */
+        probe_close(b->probe);
+    probe *p = calloc(1, sizeof *p);
+    if (!p)
+        return;
+    p->kind = K_FLEET;
+    p->what = F_PROBE;
+    p->b = b;
+    uv_tcp_init(P->loop, &p->tcp);
+    p->tcp.data = p->connect.data = p;
+    b->probe = p;
+    if (uv_tcp_connect(&p->connect, &p->tcp, (struct sockaddr *)&b->addr, on_probe_connect) != 0)
+        probe_close(p);
+}
+
+/* After the unpark command: poll the health path, or be ON at once. */
+static void health_start(pbackend *b)
+{
+    proxy *P = b->P;
+    if (!P->o->health) {
+        backend_ready(b);
+        return;
+    }
+    uint64_t ms = (uint64_t)llround(P->o->health_interval * 1000);
+    uv_timer_start(&b->health, on_health_tick, 0, ms ? ms : 1);
+}
+
+static void on_cmd_closed(uv_handle_t *h)
+{
+    fcmd *c = h->data;
+    if (--c->handles_open == 0)
+        free(c);
+}
+
+static void cmd_close(fcmd *c)
+{
+    if (c->closing)
+        return;
+    c->closing = 1;
+    if (c->b->cmd == c)
+        c->b->cmd = NULL;
+    if (!c->exited && c->spawned)
+        uv_process_kill(&c->proc, SIGKILL);
+    uv_close((uv_handle_t *)&c->proc, on_cmd_closed);
+    uv_close((uv_handle_t *)&c->timer, on_cmd_closed);
+}
+
+/* An un/park command ended (or failed to start): ok, or why not. */
+static void cmd_finished(pbackend *b, int park, const char *why)
+{
+    proxy *P = b->P;
+    if (!park) {
+        if (why)
+            unpark_fail(b, why);
+        else
+            health_start(b);
+        return;
+    }
+    if (why) {
+        fprintf(stderr, "qctl proxy: park %s failed: %s; counted off\n", b->name, why);
+        P->park_failures++;
+    }
+    qc__fleet_off(&P->fleet, b->index, qc__now());
+}
+
+static void on_cmd_exit(uv_process_t *proc, int64_t status, int sig)
+{
+    fcmd *c = proc->data;
+    char why[96] = "";
+    c->exited = 1;
+    if (c->timed_out)
+        snprintf(why, sizeof why, "command timed out after %g s", c->b->P->o->cmd_timeout);
+    else if (sig)
+        snprintf(why, sizeof why, "command killed by signal %d", sig);
+    else if (status)
+        snprintf(why, sizeof why, "command exited with status %lld", (long long)status);
+    pbackend *b = c->b;
+    int park = c->park;
+    cmd_close(c);
+    cmd_finished(b, park, why[0] ? why : NULL);
+}
+
+static void on_cmd_timer(uv_timer_t *t)
+{
+    fcmd *c = t->data;
+    c->timed_out = 1;
+    uv_process_kill(&c->proc, SIGKILL);
+}
+
+/* CMD with {backend}, {host} and {port} replaced by b's. */
+static int expand(const pbackend *b, const char *cmd, char *out, size_t size)
+{
+    size_t n = 0;
+    char port[16];
+    snprintf(port, sizeof port, "%d", b->port);
+    for (const char *s = cmd; *s;) {
+        const char *v = NULL;
+        size_t skip = 1;
+        if (strncmp(s, "{backend}", 9) == 0)
+            v = b->name, skip = 9;
+        else if (strncmp(s, "{host}", 6) == 0)
+            v = b->host, skip = 6;
+        else if (strncmp(s, "{port}", 6) == 0)
+            v = port, skip = 6;
+        size_t k = v ? strlen(v) : 1;
+        if (n + k >= size)
+            return -1;
+        memcpy(out + n, v ? v : s, k);
+        n += k;
+        s += skip;
+    }
+    out[n] = 0;
+    return 0;
+}
+
+/* Runs the un/park command of b through /bin/sh -c, bounded in time. */
+static void run_cmd(pbackend *b, int park)
+{
+    proxy *P = b->P;
+    const char *tmpl = park ? P->o->park_cmd : P->o->unpark_cmd;
+    char cmd[4096];
+    if (expand(b, tmpl, cmd, sizeof cmd) != 0) {
+        cmd_finished(b, park, "command too long");
+        return;
+    }
+    fcmd *c = calloc(1, sizeof *c);
+    if (!c) {
+        cmd_finished(b, park, "out of memory");
+        return;
+    }
+    c->kind = K_FLEET;
+    c->what = F_CMD;
+    c->b = b;
+    c->park = park;
+    c->handles_open = 2;
+    c->proc.data = c->timer.data = c;
+    uv_timer_init(P->loop, &c->timer);
+    char *args[] = {"/bin/sh", "-c", cmd, NULL};
+    uv_stdio_container_t io[3] = {{.flags = UV_IGNORE},
+                                  {.flags = UV_INHERIT_FD, .data.fd = 2},
+                                  {.flags = UV_INHERIT_FD, .data.fd = 2}};
+    uv_process_options_t po = {
+        .exit_cb = on_cmd_exit, .file = "/bin/sh", .args = args, .stdio_count = 3, .stdio = io};
+    int rc = uv_spawn(P->loop, &c->proc, &po);
+    if (rc != 0) {
+        char why[96];
+        snprintf(why, sizeof why, "cannot run /bin/sh: %s", uv_strerror(rc));
+        c->exited = 1;
+        cmd_close(c);
+        cmd_finished(b, park, why);
+        return;
+    }
+    c->spawned = 1;
+    b->cmd = c;
+    uv_timer_start(&c->timer, on_cmd_timer, (uint64_t)llround(P->o->cmd_timeout * 1000), 0);
+}
+
+static void unpark_start(pbackend *b)
+{
+    if (b->P->o->unpark_cmd)
+        run_cmd(b, 0);
+    else
+        health_start(b);
+}
+
+/* b is PARKING with nothing in flight: no link to it is kept. */
+static void park_start(pbackend *b)
+{
+    close_idle(b);
+    if (b->P->o->park_cmd)
+        run_cmd(b, 1);
+    else
+        qc__fleet_off(&b->P->fleet, b->index, qc__now());
+}
+
+/* Every control interval: the idle timer and min-on. */
+static void fleet_tick(proxy *P, double now)
+{
+    unsigned park[QC_FLEET_MAX], unpark[QC_FLEET_MAX], np, nu;
+    qc__fleet_tick(&P->fleet, now, park, &np, unpark, &nu);
+    for (unsigned k = 0; k < np; k++)
+        park_start(&P->backend[park[k]]);
+    for (unsigned k = 0; k < nu; k++)
+        unpark_start(&P->backend[unpark[k]]);
+}
+
+/* Closes a fleet handle at exit (close_walk). */
+static void fleet_handle_close(uv_handle_t *h)
+{
+    int what = ((const int *)h->data)[1];
+    if (what == F_PROBE)
+        probe_close(h->data);
+    else if (what == F_CMD)
+        cmd_close(h->data);
+    else
+        uv_close(h, NULL); /* a backend's health timer */
+}
+
+/* Sends c's request to the backend the fleet's routing chooses. */
 static void forward(cconn *c, uconn *tok_holder)
 {
     proxy *P = c->P;
-    pbackend *b = pick(P);
-    uconn *u = b->idle;
+    int unparked = 0;
+    int i = qc__fleet_route(&P->fleet, qc__now(), &unparked);
+    if (i < 0) { /* nothing on and nothing may be unparked */
+        if (tok_holder->has_tok)
+            qc_limiter_release(P->lim, &tok_holder->tok, 0, QC_LIMITER_IGNORE);
+        refuse(c);
+        return;
+    }
+    pbackend *b = &P->backend[i];
+    uconn *u = backend_is_on(b) ? b->idle : NULL;
     if (u) {
         b->idle = u->next_idle;
     } else {
@@ -598,29 +1205,17 @@ static void forward(cconn *c, uconn *tok_holder)
             if (tok_holder->has_tok)
                 qc_limiter_release(P->lim, &tok_holder->tok, 0, QC_LIMITER_IGNORE);
             P->errors502++;
+            if (unparked)
+                unpark_start(b);
             client_reply(c, 502, "Bad Gateway", NULL, "text/plain", "out of memory\n", 14);
             return;
         }
         u->kind = K_UPSTREAM;
         u->P = P;
-        u->b = b;
         uv_tcp_init(P->loop, &u->tcp);
         uv_timer_init(P->loop, &u->timer);
         u->tcp.data = u->timer.data = u->connect.data = u;
         u->handles_open = 2;
-        if (uv_tcp_connect(&u->connect, &u->tcp, (struct sockaddr *)&b->addr,
-                           on_upstream_connect) != 0) {
-            u->busy = 1;
-            u->client = c;
-            u->tok = tok_holder->tok;
-            u->has_tok = tok_holder->has_tok;
-            b->inflight++;
-            P->inflight++;
-            c->up = u;
-            c->state = C_UPSTREAM;
-            upstream_fail(u, 502);
-            return;
-        }
     }
     u->tok = tok_holder->tok;
     u->has_tok = tok_holder->has_tok;
@@ -629,14 +1224,11 @@ static void forward(cconn *c, uconn *tok_holder)
     u->busy = 1;
     u->client = c;
     u->in.len = 0;
-    b->inflight++;
     P->inflight++;
     c->up = u;
     c->state = C_UPSTREAM;
     uv_timer_stop(&c->timer);
-    uv_timer_start(&u->timer, on_upstream_timer, (uint64_t)(P->o->backend_timeout * 1000), 0);
-    if (qc__write_copy((uv_stream_t *)&u->tcp, c->req.data, c->req.len) != 0)
-        upstream_fail(u, 502);
+    place(u, i, unparked);
 }
 
 /* Admits c now if the limiter lets it in. */
@@ -849,6 +1441,8 @@ static void close_walk(uv_handle_t *h, void *arg)
     }
     if (*(int *)h->data == K_CLIENT)
         client_close(h->data);
+    else if (*(int *)h->data == K_FLEET)
+        fleet_handle_close(h);
     else
         upstream_close(h->data);
 }
@@ -861,6 +1455,7 @@ static void on_control(uv_timer_t *t)
         qc_limiter_tick(P->lim, now);
         pump_queue(P);
     }
+    fleet_tick(P, now);
     if (P->series) {
         qc_limiter_stats st;
         qc_limiter_get_stats(P->lim, &st);
@@ -869,9 +1464,13 @@ static void on_control(uv_timer_t *t)
             adm += P->cls[i].admitted;
             ref += P->cls[i].refused;
         }
-        fprintf(P->series, "%.3f,%g,%u,%u,%llu,%llu,%g\n", now - P->t0,
+        fprintf(P->series, "%.3f,%g,%u,%u,%llu,%llu,%g", now - P->t0,
                 P->o->control ? st.limit : NAN, P->inflight, P->qlen, (unsigned long long)adm,
                 (unsigned long long)ref, st.last_y);
+        fprintf(P->series, ",%u,%u,%u,%u\n", qc__fleet_count(&P->fleet, QC_FLEET_ON),
+                qc__fleet_count(&P->fleet, QC_FLEET_WARMING),
+                qc__fleet_count(&P->fleet, QC_FLEET_OFF),
+                qc__fleet_count(&P->fleet, QC_FLEET_PARKING));
     }
     if (P->draining && P->inflight == 0 && P->qlen == 0)
         uv_walk(P->loop, close_walk, P);
@@ -914,6 +1513,11 @@ void qc_proxy_opts_init(qc_proxy_opts *o)
     o->header_timeout = 10;
     o->idle_timeout = 60;
     o->backend_timeout = 30;
+    o->fleet = (qc__fleet_config){
+        .route = QC_FLEET_JSQ, .threshold = 4, .idle_off = INFINITY, .min_on = 1};
+    o->health_interval = 0.1;
+    o->cmd_timeout = 10;
+    o->warmup_timeout = 30;
 }
 
 static int listen_on(proxy *P, uv_tcp_t *t, const char *where, const char *port_file,
@@ -952,9 +1556,23 @@ int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
             qc_err_prefix(err, "--backend");
             goto out;
         }
-        P->backend[i].name = o->backend[i];
+        pbackend *b = &P->backend[i];
+        b->name = o->backend[i];
+        b->kind = K_FLEET;
+        b->what = F_BACKEND;
+        b->index = i;
+        b->P = P;
+        b->port = ntohs(b->addr.sin_port);
+        uv_ip4_name(&b->addr, b->host, sizeof b->host);
     }
     P->nb = o->nbackends;
+    if ((rc = qc__fleet_check(&o->fleet, P->nb, err)) != 0)
+        goto out;
+    if (!(o->health_interval > 0) || !(o->cmd_timeout > 0) || !(o->warmup_timeout > 0)) {
+        rc = qc_err_set(err, QC_EINVAL, "health interval, command and warm-up timeouts must be > 0");
+        goto out;
+    }
+    qc__fleet_init(&P->fleet, &o->fleet, P->nb, P->t0);
     for (unsigned i = 0; i < o->nclasses; i++) {
         P->cls[i].name = o->class_name[i];
         P->cls[i].bound = o->class_bound[i];
@@ -979,7 +1597,8 @@ int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
             rc = qc_err_set(err, QC_EIO, "%s: cannot write", o->series);
             goto out;
         }
-        fprintf(P->series, "t,limit,inflight,queue,admitted,refused,measured\n");
+        fprintf(P->series, "t,limit,inflight,queue,admitted,refused,measured,"
+                           "on,warming,off,parking\n");
     }
     signal(SIGPIPE, SIG_IGN);
     if ((rc = listen_on(P, &P->listener, o->listen, o->port_file, on_connection, err)) != 0)
@@ -999,6 +1618,10 @@ int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
     P->control.data = P;
     uint64_t ms = (uint64_t)llround(o->interval * 1000);
     uv_timer_start(&P->control, on_control, ms ? ms : 1, ms ? ms : 1);
+    for (unsigned i = 0; i < P->nb; i++) {
+        uv_timer_init(P->loop, &P->backend[i].health);
+        P->backend[i].health.data = &P->backend[i];
+    }
     uv_run(P->loop, UV_RUN_DEFAULT);
     goto out_close;
 out_loop:
