@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "live/config.h"
 #include "live/live.h"
 #include "qctl/output.h"
 
@@ -158,22 +157,7 @@ static const char proxy_usage[] =
     "  --queue N            waiting room (default 128)\n"
     "  --queue-timeout T    best-effort wait deadline, seconds (default 1)\n"
     "  --class-header NAME  header naming a request's class\n"
-    "  --class NAME=BOUND   a class and its bound in seconds (repeat; NAME:BOUND\n"
-    "                       too): its wait deadline, or under --limiter\n"
-    "                       admission the bound on its mean delay\n"
-    "  --class-prefix NAME=/PATH  requests whose path starts with /PATH are\n"
-    "                       of class NAME (repeat; the longest prefix wins;\n"
-    "                       before --class-header; unmatched: best-effort)\n"
-    "  --candidate NAME     admission: NAME starts as a candidate (slow start,\n"
-    "                       then admitted or rejected) instead of admitted\n"
-    "  --epsilon E          admission: track (1 - E) of each bound (0.1)\n"
-    "  --alpha A            admission: slow-start constant (default 20)\n"
-    "  --min-completions M  admission: completions per delay sample (20)\n"
-    "  --config FILE.json   options from a JSON object {\"flag\": value, ...}:\n"
-    "                       true for a bare flag, arrays to repeat a flag;\n"
-    "                       flags on the command line override its keys\n"
-    "  --check              validate everything, print the effective\n"
-    "                       configuration as JSON and exit\n"
+    "  --class NAME:BOUND   a class and its wait bound in seconds (repeat)\n"
     "  --header-timeout T   seconds for a request head to arrive (default 10)\n"
     "  --idle-timeout T     idle client connection (default 60)\n"
     "  --backend-timeout T  backend answer, else 504 (default 30)\n"
@@ -230,7 +214,6 @@ int cmd_proxy(int argc, char **argv)
         O_SER,
         O_HELP
     };
-    enum { O_CPFX = 200, O_CAND, O_EPS, O_ALPHA, O_MINC, O_CONFIG, O_CHECK };
     enum {
         O_ROUTE = 100,
         O_DJT,
@@ -261,13 +244,6 @@ int cmd_proxy(int argc, char **argv)
                                              {"queue-timeout", required_argument, 0, O_QT},
                                              {"class-header", required_argument, 0, O_CH},
                                              {"class", required_argument, 0, O_CL},
-                                             {"class-prefix", required_argument, 0, O_CPFX},
-                                             {"candidate", required_argument, 0, O_CAND},
-                                             {"epsilon", required_argument, 0, O_EPS},
-                                             {"alpha", required_argument, 0, O_ALPHA},
-                                             {"min-completions", required_argument, 0, O_MINC},
-                                             {"config", required_argument, 0, O_CONFIG},
-                                             {"check", no_argument, 0, O_CHECK},
                                              {"header-timeout", required_argument, 0, O_HT},
                                              {"idle-timeout", required_argument, 0, O_IT},
                                              {"backend-timeout", required_argument, 0, O_BT},
@@ -290,19 +266,7 @@ int cmd_proxy(int argc, char **argv)
     qc_proxy_opts_init(&o);
     const char *limiter = "maxusers";
     double limit = NAN, minl = NAN, maxl = NAN, ref = NAN, gain = NAN;
-    double eps = NAN, alpha = NAN;
-    unsigned minc = 0;
-    const char *prefix_spec[QC_PROXY_CLASSES_MAX * 4], *cand_spec[QC_PROXY_CLASSES_MAX];
-    unsigned nprefix = 0, ncand = 0;
-    int c, rc = 0, check = 0;
-    /* --config FILE: its keys become flag words ahead of the command
-     * line's, parsed by the loop below like any flag (one code path);
-     * a key the command line also gives is dropped from the file's */
-    proxy_argv pa;
-    if ((rc = proxy_config_argv(argc, argv, longopts, &pa)) != 0)
-        return rc;
-    argc = pa.argc;
-    argv = pa.argv;
+    int c, rc = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
@@ -321,8 +285,7 @@ int cmd_proxy(int argc, char **argv)
         case O_BK:
             if (o.nbackends >= QC_PROXY_BACKENDS_MAX) {
                 cli_error("--backend: at most %d backends", QC_PROXY_BACKENDS_MAX);
-                rc = QC_EXIT_USAGE;
-                break;
+                return QC_EXIT_USAGE;
             }
             o.backend[o.nbackends++] = optarg;
             break;
@@ -357,59 +320,22 @@ int cmd_proxy(int argc, char **argv)
             o.class_header = optarg;
             break;
         case O_CL: {
-            const char *colon = strchr(optarg, '=');
-            if (!colon)
-                colon = strrchr(optarg, ':');
+            const char *colon = strrchr(optarg, ':');
             if (!colon || colon == optarg) {
-                cli_error("--class: '%s' is not NAME=BOUND", optarg);
-                rc = QC_EXIT_USAGE;
-                break;
+                cli_error("--class: '%s' is not NAME:BOUND", optarg);
+                return QC_EXIT_USAGE;
             }
             if (o.nclasses >= QC_PROXY_CLASSES_MAX) {
                 cli_error("--class: at most %d classes", QC_PROXY_CLASSES_MAX);
-                rc = QC_EXIT_USAGE;
-                break;
+                return QC_EXIT_USAGE;
             }
-            if ((rc = cli_double("--class", colon + 1, &o.class_bound[o.nclasses])) != 0 ||
-                (rc = positive("--class", o.class_bound[o.nclasses])) != 0)
-                break;
+            if ((rc = cli_double("--class", colon + 1, &o.class_bound[o.nclasses])) != 0)
+                return rc;
+            if ((rc = positive("--class", o.class_bound[o.nclasses])) != 0)
+                return rc;
             o.class_name[o.nclasses++] = strndup(optarg, (size_t)(colon - optarg));
             break;
         }
-        case O_CPFX:
-            if (nprefix >= sizeof prefix_spec / sizeof *prefix_spec) {
-                cli_error("--class-prefix: at most %zu prefixes",
-                          sizeof prefix_spec / sizeof *prefix_spec);
-                rc = QC_EXIT_USAGE;
-                break;
-            }
-            prefix_spec[nprefix++] = optarg;
-            break;
-        case O_CAND:
-            if (ncand >= QC_PROXY_CLASSES_MAX) {
-                cli_error("--candidate: at most %d", QC_PROXY_CLASSES_MAX);
-                rc = QC_EXIT_USAGE;
-                break;
-            }
-            cand_spec[ncand++] = optarg;
-            break;
-        case O_EPS:
-            rc = cli_double("--epsilon", optarg, &eps);
-            break;
-        case O_ALPHA:
-            rc = cli_double("--alpha", optarg, &alpha);
-            break;
-        case O_MINC:
-            if ((rc = cli_uint("--min-completions", optarg, &minc)) == 0 && minc == 0) {
-                cli_error("--min-completions: must be >= 1");
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_CONFIG: /* read before the loop */
-            break;
-        case O_CHECK:
-            check = 1;
-            break;
         case O_HT:
             rc = cli_double("--header-timeout", optarg, &o.header_timeout);
             break;
