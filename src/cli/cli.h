@@ -64,5 +64,6 @@ int cmd_gen(int argc, char **argv);
 int cmd_backend(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_proxy(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 #endif

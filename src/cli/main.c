@@ -26,6 +26,7 @@ static const char usage[] =
     "  fit           traffic models (per activity) from a capture: fits, copula, on/off\n"
     "  gen           generate many users' traffic from models (pcap or CSV); --validate\n"
     "  mdp removable optimal on/off and speed policy of a removable server (MDP)\n"
+    "  sweep         run an experiment over a grid of parameters (local or MPI)\n"
     "  proxy         HTTP reverse proxy with live admission control\n"
     "  backend       HTTP server with a service-time distribution (demos, tests)\n"
     "  load          open-loop HTTP load generator\n"
@@ -98,6 +99,8 @@ int main(int argc, char **argv)
         return cmd_gen(argc - 1, argv + 1);
     if (strcmp(cmd, "proxy") == 0)
         return cmd_proxy(argc - 1, argv + 1);
+    if (strcmp(cmd, "sweep") == 0)
+        return cmd_sweep(argc - 1, argv + 1);
     if (strcmp(cmd, "backend") == 0)
         return cmd_backend(argc - 1, argv + 1);
     if (strcmp(cmd, "load") == 0)
