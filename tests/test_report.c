@@ -148,6 +148,7 @@ static void test_tables_by_shape(void **state)
                       " \"policies\": [{\"name\": \"a\", \"cost\": 1},"
                       "                {\"name\": \"b\", \"cost\": 2}],"
                       " \"mixed\": [{\"x\": 1}, {\"y\": 2}],"
+                      " \"reordered\": [{\"a\": 1, \"b\": 2}, {\"b\": 4, \"a\": 3}],"
                       " \"list\": [1, 2, 3]}",
                       0, NULL);
     /* top-level scalars: one key/value table, scalar array in one cell */
@@ -167,6 +168,12 @@ static void test_tables_by_shape(void **state)
     assert_non_null(strstr(pol, "<tr><th>name</th><th>cost</th></tr>\n"
                                 "<tr><td>a</td><td class=\"num\">1</td></tr>\n"
                                 "<tr><td>b</td><td class=\"num\">2</td></tr>"));
+    /* the same keys in another order: one table, columns of the first row */
+    const char *re = strstr(s, "<h3>reordered</h3>");
+    assert_non_null(re);
+    assert_non_null(strstr(re, "<tr><th>a</th><th>b</th></tr>\n"
+                               "<tr><td class=\"num\">1</td><td class=\"num\">2</td></tr>\n"
+                               "<tr><td class=\"num\">3</td><td class=\"num\">4</td></tr>"));
     /* unlike objects: each element on its own */
     assert_non_null(strstr(s, "<h3>mixed[0]</h3>"));
     assert_non_null(strstr(s, "<h3>mixed[1]</h3>"));

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "report_cli.h"
 #include "qctl/output.h"
 #include "qctl/removable.h"
 
@@ -50,7 +51,10 @@ static const char usage[] =
     "  --json              print the results as JSON\n"
     "  --output FILE       also write the JSON to FILE\n"
     "  --plot DIR          draw the policy (switch-on decision and rate against the\n"
-    "                      number of jobs) into DIR as SVG and PNG (needs gnuplot)\n"
+    "                      number of jobs) and the costs of the optimal and the simple\n"
+    "                      policies into DIR as SVG and PNG (needs gnuplot)\n"
+    "  --report DIR        write DIR/index.html: parameters, results tables and the\n"
+    "                      plots of --plot, in one self-contained page\n"
     "  --quiet             no notices on stderr\n"
     "  --help              this text\n";
 
@@ -58,7 +62,7 @@ static const char usage[] =
 
 typedef struct opts {
     int json, quiet;
-    const char *output, *plot;
+    const char *output, *plot, *report;
     double price;
 } opts;
 
@@ -469,6 +473,61 @@ static void print_text(const qc_removable_params *p, const qc_removable_result *
     }
 }
 
+/* One row of costs.dat: a quoted label, then holding, power and switching
+ * cost per unit time. */
+static void cost_row(FILE *fp, const char *label, const qc_removable_perf *pf)
+{
+    fprintf(fp, "\"%s\" %.10g %.10g %.10g\n", label, pf->holding_cost, pf->power_cost,
+            pf->switching_cost);
+}
+
+/* The costs of the optimal policy and of the simple ones side by side,
+ * each bar split into holding, power and switching cost (stacked). path
+ * and body are the caller's buffers, reused. */
+static int write_costs_plot(const char *dir, const qc_removable_result *r, char *path,
+                            size_t len, char *body, size_t blen)
+{
+    qc_err err = {0};
+    qc_ofile f;
+    snprintf(path, len, "%s/costs.dat", dir);
+    if (qc_ofile_open(&f, path, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    fprintf(f.fp, "# policy holding_cost power_cost switching_cost (per unit time)\n");
+    cost_row(f.fp, "optimal", &r->perf);
+    for (int i = 0; r->have_baselines && i < QC_RB_COUNT; i++) {
+        const qc_removable_baseline *b = &r->baseline[i];
+        char label[128];
+        if (b->param_name && b->param_name[0])
+            snprintf(label, sizeof label, "%s (%s = %g)", b->name, b->param_name, b->param);
+        else
+            snprintf(label, sizeof label, "%s", b->name);
+        for (char *s = label; *s; s++)
+            if (*s == '"')
+                *s = '\'';
+        cost_row(f.fp, label, &b->perf);
+    }
+    if (qc_ofile_commit(&f, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    snprintf(body, blen,
+             "set style data histograms\nset style histogram rowstacked\n"
+             "set style fill solid 0.8 border -1\nset boxwidth 0.6\n"
+             "set ylabel 'cost per unit time'\nset yrange [0:*]\nset key top left\n"
+             "set xtics rotate by -20 noenhanced\nset bmargin 6\n"
+             "plot '%s' using 2:xtic(1) title 'holding' lc rgb '#1f77b4', "
+             "'' using 3 title 'power' lc rgb '#ff7f0e', "
+             "'' using 4 title 'switching' lc rgb '#2ca02c'",
+             path);
+    if (qc_plot(dir, "costs", body, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    return 0;
+}
+
 static int write_plot(const char *dir, const qc_removable_params *p,
                       const qc_removable_result *r)
 {
@@ -540,6 +599,8 @@ static int write_plot(const char *dir, const qc_removable_params *p,
             rc = QC_EXIT_FAIL;
         }
     }
+    if (rc == 0)
+        rc = write_costs_plot(dir, r, path, len, body, 2 * len + 1024);
     free(path);
     free(body);
     return rc;
@@ -549,7 +610,7 @@ int cmd_mdp_removable(int argc, char **argv)
 {
     enum { O_LAM = 256, O_RATES, O_POWER, O_IDLE, O_WARMP, O_OFFP, O_WARMR, O_SWITCH, O_HOLD,
            O_PRICE, O_TOL, O_TAIL, O_MAXS, O_LEVELS, O_METHOD, O_SWEEPS, O_JSON, O_OUT, O_PLOT,
-           O_QUIET, O_HELP };
+           O_REPORT, O_QUIET, O_HELP };
     static const struct option longopts[] = {
         {"lambda", required_argument, 0, O_LAM},       {"rates", required_argument, 0, O_RATES},
         {"power", required_argument, 0, O_POWER},      {"idle-power", required_argument, 0, O_IDLE},
@@ -562,7 +623,7 @@ int cmd_mdp_removable(int argc, char **argv)
         {"json", no_argument, 0, O_JSON},
         {"output", required_argument, 0, O_OUT},       {"plot", required_argument, 0, O_PLOT},
         {"quiet", no_argument, 0, O_QUIET},            {"help", no_argument, 0, O_HELP},
-        {0, 0, 0, 0}};
+        {"report", required_argument, 0, O_REPORT},    {0, 0, 0, 0}};
     qc_removable_params p;
     qc_removable_params_init(&p);
     qc_energy_cost *c = &p.cost;
@@ -635,6 +696,7 @@ int cmd_mdp_removable(int argc, char **argv)
         case O_JSON: o.json = 1; break;
         case O_OUT: o.output = optarg; break;
         case O_PLOT: o.plot = optarg; break;
+        case O_REPORT: o.report = optarg; break;
         case O_QUIET: o.quiet = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         default: return cli_bad_option("mdp removable", argv[optind - 1]);
@@ -644,6 +706,8 @@ int cmd_mdp_removable(int argc, char **argv)
     }
     if (optind < argc)
         return cli_extra_operand("mdp removable", argv[optind]);
+    if (o.report && (rc = cli_report_prepare(o.report)) != 0)
+        return rc;
     qc_energy_scale_power(c, o.price);
     if ((rc = check_inputs(&p, npower, &o)) != 0)
         return rc;
@@ -686,6 +750,13 @@ int cmd_mdp_removable(int argc, char **argv)
     }
     if (out == 0 && o.plot)
         out = write_plot(o.plot, &p, &r);
+    if (out == 0 && o.report) {
+        static const char *const names[] = {"policy", "costs"};
+        if (qc_plot_available())
+            out = write_plot(o.report, &p, &r);
+        if (out == 0)
+            out = cli_report_write(o.report, "mdp removable", argc, argv, js, names, 2);
+    }
     json_decref(js);
     qc_removable_result_free(&r);
     return out;

@@ -30,7 +30,7 @@ static const char page_style[] =
     "th,td{border:1px solid #999;padding:.15rem .5rem;text-align:left;vertical-align:top}\n"
     "th{background:#eee}td.num{text-align:right;font-family:monospace}\n"
     "figure{margin:1rem 0}figure svg{width:100%;height:auto;max-width:800px;display:block}\n"
-    "figcaption{font-family:monospace}\n"
+    "figcaption{font-family:monospace}div.wide{overflow-x:auto}\n"
     "p.missing{border:1px solid #c90;background:#fff6e0;padding:.3rem .5rem}\n";
 
 /* Counts the inlined plots the browser laid out: those whose bounding box
@@ -165,8 +165,8 @@ static void put_td(FILE *fp, const json_t *v)
     fputs("</td>", fp);
 }
 
-/* 1 when arr is a non-empty array of objects with the same keys in the
- * same order, every value a cell. */
+/* 1 when arr is a non-empty array of objects with the same keys (in any
+ * order), every value a cell. */
 static int is_row_table(const json_t *arr)
 {
     if (!json_is_array(arr) || json_array_size(arr) == 0)
@@ -182,12 +182,10 @@ static int is_row_table(const json_t *arr)
             return 0;
         const char *k;
         json_t *v;
-        void *it0 = json_object_iter((json_t *)first);
         json_object_foreach(row, k, v)
         {
-            if (it0 == NULL || strcmp(k, json_object_iter_key(it0)) != 0 || !is_cell(v))
+            if (json_object_get(first, k) == NULL || !is_cell(v))
                 return 0;
-            it0 = json_object_iter_next((json_t *)first, it0);
         }
     }
     return 1;
@@ -205,7 +203,7 @@ static void put_row_table(FILE *fp, const json_t *arr)
     const json_t *first = json_array_get(arr, 0);
     const char *k;
     json_t *v;
-    fputs("<table>\n<tr>", fp);
+    fputs("<div class=\"wide\"><table>\n<tr>", fp);
     json_object_foreach((json_t *)first, k, v)
     {
         (void)v;
@@ -218,12 +216,13 @@ static void put_row_table(FILE *fp, const json_t *arr)
     json_t *row;
     json_array_foreach(arr, i, row)
     {
+        /* columns in the first row's order */
         fputs("<tr>", fp);
-        json_object_foreach(row, k, v)
-            put_td(fp, v);
+        json_object_foreach((json_t *)first, k, v)
+            put_td(fp, json_object_get(row, k));
         fputs("</tr>\n", fp);
     }
-    fputs("</table>\n", fp);
+    fputs("</table></div>\n", fp);
 }
 
 static char *join_path(const char *base, const char *key)
