@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "report_cli.h"
 #include "qctl/arx.h"
 #include "qctl/design.h"
 #include "qctl/output.h"
@@ -41,12 +42,14 @@ static const char usage[] =
     "  --json             print the results as JSON\n"
     "  --output FILE      also write the JSON to FILE\n"
     "  --plot DIR         draw the root locus and step responses into DIR (gnuplot)\n"
+    "  --report DIR       write DIR/index.html: model, design tables and the plots of\n"
+    "                     --plot, in one self-contained page\n"
     "  --help             this text\n";
 
 #define MAX_GAINS 64
 
 typedef struct opts {
-    const char *model, *output, *plot;
+    const char *model, *output, *plot, *report;
     int json, no_sensor, law_i, law_pi, have_spec;
     qc_design_spec spec;
     double gains[MAX_GAINS];
@@ -408,10 +411,10 @@ static int run_loop(loop *L, const opts *o)
 
 /* Root locus: every pole for a log grid of gains, the open-loop poles,
  * and the table's gains, on the complex plane with the unit circle. */
-static int plot_locus(const loop *L, const opts *o, const char *name)
+static int plot_locus(const char *dir, const loop *L, const opts *o, const char *name)
 {
     qc_err err = {0};
-    const size_t plen = strlen(o->plot) + strlen(name) + 32;
+    const size_t plen = strlen(dir) + strlen(name) + 32;
     char *path = malloc(plen), *body = malloc(4 * plen + 2048);
     int rc = 0;
     if (!path || !body) {
@@ -426,7 +429,7 @@ static int plot_locus(const loop *L, const opts *o, const char *name)
     for (size_t i = 0; i < L->ngains; i++)
         top = fmax(top, 1.2 * fabs(L->gains[i]));
     const double bottom = top * 1e-4;
-    snprintf(path, plen, "%s/%s.dat", o->plot, name);
+    snprintf(path, plen, "%s/%s.dat", dir, name);
     qc_ofile f;
     if (qc_ofile_open(&f, path, &err) != 0) {
         cli_error("%s", err.msg);
@@ -468,7 +471,7 @@ static int plot_locus(const loop *L, const opts *o, const char *name)
              "'%s' index 1 using 1:2 with points pt 2 ps 2 lw 2 lc rgb 'black' title 'open loop', "
              "'%s' index 2 using 1:2 with points pt 6 ps 1.8 lw 1.5 lc rgb 'red' title 'table gains'",
              L->name, o->kp, path, path, path);
-    if (qc_plot(o->plot, name, body, &err) != 0) {
+    if (qc_plot(dir, name, body, &err) != 0) {
         cli_error("%s", err.msg);
         rc = QC_EXIT_FAIL;
     }
@@ -479,7 +482,7 @@ static int plot_locus(const loop *L, const opts *o, const char *name)
 
 /* Step responses of the model loop (what the controller measures) for the
  * designs and the stable table gains. */
-static int plot_steps(const loop *L, const opts *o, const char *name)
+static int plot_steps(const char *dir, const loop *L, const opts *o, const char *name)
 {
     qc_err err = {0};
     enum { MAXC = MAX_GAINS + 2 };
@@ -513,7 +516,7 @@ static int plot_steps(const loop *L, const opts *o, const char *name)
     }
     const size_t n = horizon > 5000 ? 5000 : (size_t)horizon;
     double *ym = malloc(nc * n * sizeof *ym);
-    const size_t plen = strlen(o->plot) + strlen(name) + 32;
+    const size_t plen = strlen(dir) + strlen(name) + 32;
     char *path = malloc(plen), *body = malloc(2 * plen + 1024);
     int rc = 0;
     if (!ym || !path || !body) {
@@ -523,7 +526,7 @@ static int plot_steps(const loop *L, const opts *o, const char *name)
     }
     for (size_t c = 0; c < nc; c++)
         qc_design_step_response(L->plant, L->sensor, kp[c], ki[c], n, NULL, ym + c * n, NULL);
-    snprintf(path, plen, "%s/%s.csv", o->plot, name);
+    snprintf(path, plen, "%s/%s.csv", dir, name);
     qc_ofile f;
     if (qc_ofile_open(&f, path, &err) != 0) {
         cli_error("%s", err.msg);
@@ -553,7 +556,7 @@ static int plot_steps(const loop *L, const opts *o, const char *name)
              "set arrow from graph 0, first 0.98 to graph 1, first 0.98 nohead dt 3 lc rgb 'gray60'\n"
              "plot for [i=2:%zu] '%s' using 1:i with steps lw 1.5",
              L->name, nc + 1, path);
-    if (qc_plot(o->plot, name, body, &err) != 0) {
+    if (qc_plot(dir, name, body, &err) != 0) {
         cli_error("%s", err.msg);
         rc = QC_EXIT_FAIL;
     }
@@ -564,10 +567,33 @@ done:
     return rc;
 }
 
+/* The root locus and the step responses of each loop into dir; the
+ * names are those of design_plots below. */
+static const char *const design_plots[] = {"root_locus", "step_response", "root_locus_sensor",
+                                           "step_response_sensor"};
+
+static int write_plots(const char *dir, const loop *loops, size_t nl, const opts *o)
+{
+    qc_err err = {0};
+    if (!qc_plot_available())
+        return 0;
+    if (qc_mkdir_p(dir, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < nl && rc == 0; i++) {
+        rc = plot_locus(dir, &loops[i], o, design_plots[2 * i]);
+        if (rc == 0)
+            rc = plot_steps(dir, &loops[i], o, design_plots[2 * i + 1]);
+    }
+    return rc;
+}
+
 int cmd_design(int argc, char **argv)
 {
     enum { O_MODEL = 256, O_SETTLE, O_OVER, O_LAW, O_GAINS, O_KP, O_NOSENSOR, O_STEPS, O_JSON,
-           O_OUT, O_PLOT, O_HELP };
+           O_OUT, O_PLOT, O_REPORT, O_HELP };
     static const struct option longopts[] = {
         {"model", required_argument, 0, O_MODEL},   {"settling", required_argument, 0, O_SETTLE},
         {"overshoot", required_argument, 0, O_OVER}, {"law", required_argument, 0, O_LAW},
@@ -575,7 +601,7 @@ int cmd_design(int argc, char **argv)
         {"no-sensor", no_argument, 0, O_NOSENSOR},  {"steps", required_argument, 0, O_STEPS},
         {"json", no_argument, 0, O_JSON},           {"output", required_argument, 0, O_OUT},
         {"plot", required_argument, 0, O_PLOT},     {"help", no_argument, 0, O_HELP},
-        {0, 0, 0, 0}};
+        {"report", required_argument, 0, O_REPORT}, {0, 0, 0, 0}};
     opts o = {0};
     o.law_i = o.law_pi = 1;
     int have_over = 0, rc = 0, c;
@@ -623,6 +649,7 @@ int cmd_design(int argc, char **argv)
         case O_JSON: o.json = 1; break;
         case O_OUT: o.output = optarg; break;
         case O_PLOT: o.plot = optarg; break;
+        case O_REPORT: o.report = optarg; break;
         case O_HELP: fputs(usage, stdout); return 0;
         default: return cli_bad_option("design", argv[optind - 1]);
         }
@@ -631,6 +658,8 @@ int cmd_design(int argc, char **argv)
     }
     if (optind < argc)
         return cli_extra_operand("design", argv[optind]);
+    if (o.report && (rc = cli_report_prepare(o.report)) != 0)
+        return rc;
     if (o.model == NULL) {
         cli_error("design: --model is required (see 'qctl design --help')");
         return QC_EXIT_USAGE;
@@ -758,20 +787,15 @@ int cmd_design(int argc, char **argv)
         goto done;
     }
     if (o.plot) {
-        if (!qc_plot_available()) {
+        if (!qc_plot_available())
             fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
-        } else if (qc_mkdir_p(o.plot, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        } else {
-            rc = plot_locus(&loops[0], &o, "root_locus");
-            if (rc == 0)
-                rc = plot_steps(&loops[0], &o, "step_response");
-            if (rc == 0 && nl == 2)
-                rc = plot_locus(&loops[1], &o, "root_locus_sensor");
-            if (rc == 0 && nl == 2)
-                rc = plot_steps(&loops[1], &o, "step_response_sensor");
-        }
+        else
+            rc = write_plots(o.plot, loops, nl, &o);
+    }
+    if (rc == 0 && o.report) {
+        rc = write_plots(o.report, loops, nl, &o);
+        if (rc == 0)
+            rc = cli_report_write(o.report, "design", argc, argv, doc, design_plots, 2 * nl);
     }
 done:
     json_decref(doc);
