@@ -4,11 +4,12 @@
 # when not root, prints the exact apt-get line and stops.
 #   scripts/deps.sh          build and run (gnuplot is optional at run time)
 #   scripts/deps.sh --test   also what the tests need (cmocka, clang for the
-#                            sanitizer and fuzzer builds)
+#                            sanitizer and fuzzer builds, curl for the
+#                            proxy's admin endpoints)
 set -eu
 pkgs="build-essential cmake pkg-config libgsl-dev libjansson-dev libpcap-dev libuv1-dev tcpdump gnuplot-nox"
 if [ "${1:-}" = "--test" ]; then
-    pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev"
+    pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev curl"
 fi
 missing=""
 for p in $pkgs; do

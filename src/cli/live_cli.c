@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "live/config.h"
 #include "live/live.h"
 #include "qctl/output.h"
 
@@ -157,7 +158,22 @@ static const char proxy_usage[] =
     "  --queue N            waiting room (default 128)\n"
     "  --queue-timeout T    best-effort wait deadline, seconds (default 1)\n"
     "  --class-header NAME  header naming a request's class\n"
-    "  --class NAME:BOUND   a class and its wait bound in seconds (repeat)\n"
+    "  --class NAME=BOUND   a class and its bound in seconds (repeat; NAME:BOUND\n"
+    "                       too): its wait deadline, or under --limiter\n"
+    "                       admission the bound on its mean delay\n"
+    "  --class-prefix NAME=/PATH  requests whose path starts with /PATH are\n"
+    "                       of class NAME (repeat; the longest prefix wins;\n"
+    "                       before --class-header; unmatched: best-effort)\n"
+    "  --candidate NAME     admission: NAME starts as a candidate (slow start,\n"
+    "                       then admitted or rejected) instead of admitted\n"
+    "  --epsilon E          admission: track (1 - E) of each bound (0.1)\n"
+    "  --alpha A            admission: slow-start constant (default 20)\n"
+    "  --min-completions M  admission: completions per delay sample (20)\n"
+    "  --config FILE.json   options from a JSON object {\"flag\": value, ...}:\n"
+    "                       true for a bare flag, arrays to repeat a flag;\n"
+    "                       flags on the command line override its keys\n"
+    "  --check              validate everything, print the effective\n"
+    "                       configuration as JSON and exit\n"
     "  --header-timeout T   seconds for a request head to arrive (default 10)\n"
     "  --idle-timeout T     idle client connection (default 60)\n"
     "  --backend-timeout T  backend answer, else 504 (default 30)\n"
@@ -189,6 +205,207 @@ static int positive(const char *flag, double v)
     return 0;
 }
 
+/* The argument vector cmd_proxy parses: argv[0], the config file's flag
+ * words (those the command line does not override), the command line. */
+typedef struct proxy_argv {
+    int argc;
+    char **argv;
+    qc__config_args cfg;
+} proxy_argv;
+
+static void proxy_argv_free(proxy_argv *pa)
+{
+    free(pa->argv);
+    qc__config_args_free(&pa->cfg);
+    pa->argv = NULL;
+}
+
+static int proxy_config_argv(int argc, char **argv, const struct option *longopts,
+                             proxy_argv *pa)
+{
+    memset(pa, 0, sizeof *pa);
+    /* a first pass over a copy of the command line: which flags it gives,
+     * and the config file (getopt reorders its argument vector) */
+    char **copy = malloc(((size_t)argc + 1) * sizeof *copy);
+    unsigned char given[256] = {0};
+    size_t nopts = 0;
+    while (longopts[nopts].name)
+        nopts++;
+    if (!copy || nopts > sizeof given) {
+        free(copy);
+        cli_error("proxy: out of memory");
+        return QC_EXIT_FAIL;
+    }
+    memcpy(copy, argv, ((size_t)argc + 1) * sizeof *copy);
+    const char *file = NULL;
+    int c, idx, saved = opterr;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, copy, "", longopts, &idx)) != -1)
+        if (c != '?' && c != ':') {
+            given[idx] = 1;
+            if (strcmp(longopts[idx].name, "config") == 0)
+                file = optarg;
+        }
+    opterr = saved;
+    free(copy);
+    if (file) {
+        static const char *const forbidden[] = {"config", "check", "help", NULL};
+        qc_err err = {0};
+        if (qc__config_args_load(file, longopts, forbidden, &pa->cfg, &err) != 0) {
+            cli_error("--config: %s", err.msg);
+            return QC_EXIT_USAGE;
+        }
+    }
+    pa->argv = malloc(((size_t)argc + (size_t)pa->cfg.n + 1) * sizeof *pa->argv);
+    if (!pa->argv) {
+        qc__config_args_free(&pa->cfg);
+        cli_error("proxy: out of memory");
+        return QC_EXIT_FAIL;
+    }
+    pa->argv[pa->argc++] = argv[0];
+    for (int i = 0; i < pa->cfg.n; i++) {
+        size_t k = 0;
+        while (strcmp(longopts[k].name, pa->cfg.key[i]) != 0)
+            k++;
+        if (!given[k])
+            pa->argv[pa->argc++] = pa->cfg.word[i];
+    }
+    for (int i = 1; i < argc; i++)
+        pa->argv[pa->argc++] = argv[i];
+    pa->argv[pa->argc] = NULL;
+    return 0;
+}
+
+/* Resolves --class-prefix NAME=/PATH and --candidate NAME against the
+ * classes: names must be classes (or best-effort for a prefix), prefixes
+ * start with '/', class names are distinct. */
+static int proxy_classes(qc_proxy_opts *o, const char *const *prefix, unsigned nprefix,
+                         const char *const *cand, unsigned ncand)
+{
+    for (unsigned i = 0; i < o->nclasses; i++) {
+        if (strcmp(o->class_name[i], "best-effort") == 0) {
+            cli_error("--class: 'best-effort' is the name of the unbounded class");
+            return QC_EXIT_USAGE;
+        }
+        for (unsigned j = 0; j < i; j++)
+            if (strcmp(o->class_name[i], o->class_name[j]) == 0) {
+                cli_error("--class: '%s' given twice", o->class_name[i]);
+                return QC_EXIT_USAGE;
+            }
+    }
+    for (unsigned p = 0; p < nprefix; p++) {
+        const char *eq = strchr(prefix[p], '=');
+        if (!eq || eq == prefix[p] || eq[1] != '/') {
+            cli_error("--class-prefix: '%s' is not NAME=/PATH", prefix[p]);
+            return QC_EXIT_USAGE;
+        }
+        size_t n = (size_t)(eq - prefix[p]);
+        unsigned k = 0;
+        while (k < o->nclasses &&
+               !(strlen(o->class_name[k]) == n && memcmp(o->class_name[k], prefix[p], n) == 0))
+            k++;
+        if (k == o->nclasses && !(n == 11 && memcmp(prefix[p], "best-effort", 11) == 0)) {
+            cli_error("--class-prefix: '%.*s' is not a --class", (int)n, prefix[p]);
+            return QC_EXIT_USAGE;
+        }
+        o->prefix[o->nprefixes] = eq + 1;
+        o->prefix_class[o->nprefixes++] = k;
+    }
+    for (unsigned c = 0; c < ncand; c++) {
+        unsigned k = 0;
+        while (k < o->nclasses && strcmp(o->class_name[k], cand[c]) != 0)
+            k++;
+        if (k == o->nclasses) {
+            cli_error("--candidate: '%s' is not a --class", cand[c]);
+            return QC_EXIT_USAGE;
+        }
+        o->class_candidate |= 1u << k;
+    }
+    return 0;
+}
+
+/* A flag's argument as JSON: a number if it is all one, else the string. */
+static json_t *check_value(const char *s)
+{
+    char *end;
+    double d = strtod(s, &end);
+    if (end == s || *end || !isfinite(d) || strspn(s, "0123456789.eE+-") != strlen(s))
+        return json_string(s);
+    if (strspn(s, "0123456789") == strlen(s) && d < 9e15)
+        return json_integer((json_int_t)d);
+    return json_real(d);
+}
+
+/* --check: the effective configuration as a JSON object of flags (it
+ * loads back as a --config): each flag the file or the command line gave,
+ * by its final value (an array for a repeated flag), then the defaults of
+ * the main ones. */
+static int proxy_print_check(const qc_proxy_opts *o, const char *limiter, int argc, char **argv,
+                             const struct option *longopts)
+{
+    json_t *root = json_object();
+    int c, idx;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, &idx)) != -1) {
+        if (c == '?' || c == ':')
+            continue;
+        const char *name = longopts[idx].name;
+        if (strcmp(name, "check") == 0 || strcmp(name, "config") == 0)
+            continue;
+        json_t *v = longopts[idx].has_arg == no_argument ? json_true() : check_value(optarg);
+        json_t *old = json_object_get(root, name);
+        int repeat = strcmp(name, "backend") == 0 || strcmp(name, "class") == 0 ||
+                     strcmp(name, "class-prefix") == 0 || strcmp(name, "candidate") == 0;
+        if (repeat && !old) {
+            old = json_array();
+            json_object_set_new(root, name, old);
+        }
+        if (repeat)
+            json_array_append_new(old, v);
+        else
+            json_object_set_new(root, name, v);
+    }
+    opterr = 1;
+#define DEF(name, v)                                                                             \
+    do {                                                                                         \
+        if (!json_object_get(root, name))                                                        \
+            json_object_set_new(root, name, v);                                                  \
+    } while (0)
+    DEF("listen", json_string(o->listen));
+    DEF("limiter", json_string(limiter));
+    if (o->control) {
+        DEF("limit", json_real(o->limiter.initial_limit));
+        DEF("min-limit", json_real(o->limiter.min_limit));
+        DEF("max-limit", json_real(o->limiter.max_limit));
+    }
+    if (o->control && o->limiter.algo == QC_LIMITER_MAXUSERS) {
+        DEF("reference", json_real(o->limiter.reference));
+        DEF("gain", json_real(o->limiter.ki));
+    }
+    if (o->control && o->limiter.algo == QC_LIMITER_ADMISSION) {
+        DEF("epsilon", json_real(o->limiter.adm_epsilon));
+        DEF("alpha", json_real(o->limiter.adm_alpha));
+        DEF("min-completions", json_integer(o->limiter.adm_min_completions));
+    }
+    DEF("interval", json_real(o->interval));
+    DEF("queue", json_integer(o->queue));
+    DEF("queue-timeout", json_real(o->queue_timeout));
+    DEF("header-timeout", json_real(o->header_timeout));
+    DEF("idle-timeout", json_real(o->idle_timeout));
+    DEF("backend-timeout", json_real(o->backend_timeout));
+#undef DEF
+    qc_err err = {0};
+    int rc = qc_json_write(root, NULL, &err);
+    json_decref(root);
+    if (rc) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    return 0;
+}
+
 int cmd_proxy(int argc, char **argv)
 {
     enum {
@@ -214,6 +431,7 @@ int cmd_proxy(int argc, char **argv)
         O_SER,
         O_HELP
     };
+    enum { O_CPFX = 200, O_CAND, O_EPS, O_ALPHA, O_MINC, O_CONFIG, O_CHECK };
     enum {
         O_ROUTE = 100,
         O_DJT,
@@ -244,6 +462,13 @@ int cmd_proxy(int argc, char **argv)
                                              {"queue-timeout", required_argument, 0, O_QT},
                                              {"class-header", required_argument, 0, O_CH},
                                              {"class", required_argument, 0, O_CL},
+                                             {"class-prefix", required_argument, 0, O_CPFX},
+                                             {"candidate", required_argument, 0, O_CAND},
+                                             {"epsilon", required_argument, 0, O_EPS},
+                                             {"alpha", required_argument, 0, O_ALPHA},
+                                             {"min-completions", required_argument, 0, O_MINC},
+                                             {"config", required_argument, 0, O_CONFIG},
+                                             {"check", no_argument, 0, O_CHECK},
                                              {"header-timeout", required_argument, 0, O_HT},
                                              {"idle-timeout", required_argument, 0, O_IT},
                                              {"backend-timeout", required_argument, 0, O_BT},
@@ -266,7 +491,19 @@ int cmd_proxy(int argc, char **argv)
     qc_proxy_opts_init(&o);
     const char *limiter = "maxusers";
     double limit = NAN, minl = NAN, maxl = NAN, ref = NAN, gain = NAN;
-    int c, rc = 0;
+    double eps = NAN, alpha = NAN;
+    unsigned minc = 0;
+    const char *prefix_spec[QC_PROXY_CLASSES_MAX * 4], *cand_spec[QC_PROXY_CLASSES_MAX];
+    unsigned nprefix = 0, ncand = 0;
+    int c, rc = 0, check = 0;
+    /* --config FILE: its keys become flag words ahead of the command
+     * line's, parsed by the loop below like any flag (one code path);
+     * a key the command line also gives is dropped from the file's */
+    proxy_argv pa;
+    if ((rc = proxy_config_argv(argc, argv, longopts, &pa)) != 0)
+        return rc;
+    argc = pa.argc;
+    argv = pa.argv;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
@@ -285,7 +522,8 @@ int cmd_proxy(int argc, char **argv)
         case O_BK:
             if (o.nbackends >= QC_PROXY_BACKENDS_MAX) {
                 cli_error("--backend: at most %d backends", QC_PROXY_BACKENDS_MAX);
-                return QC_EXIT_USAGE;
+                rc = QC_EXIT_USAGE;
+                break;
             }
             o.backend[o.nbackends++] = optarg;
             break;
@@ -320,22 +558,59 @@ int cmd_proxy(int argc, char **argv)
             o.class_header = optarg;
             break;
         case O_CL: {
-            const char *colon = strrchr(optarg, ':');
+            const char *colon = strchr(optarg, '=');
+            if (!colon)
+                colon = strrchr(optarg, ':');
             if (!colon || colon == optarg) {
-                cli_error("--class: '%s' is not NAME:BOUND", optarg);
-                return QC_EXIT_USAGE;
+                cli_error("--class: '%s' is not NAME=BOUND", optarg);
+                rc = QC_EXIT_USAGE;
+                break;
             }
             if (o.nclasses >= QC_PROXY_CLASSES_MAX) {
                 cli_error("--class: at most %d classes", QC_PROXY_CLASSES_MAX);
-                return QC_EXIT_USAGE;
+                rc = QC_EXIT_USAGE;
+                break;
             }
-            if ((rc = cli_double("--class", colon + 1, &o.class_bound[o.nclasses])) != 0)
-                return rc;
-            if ((rc = positive("--class", o.class_bound[o.nclasses])) != 0)
-                return rc;
+            if ((rc = cli_double("--class", colon + 1, &o.class_bound[o.nclasses])) != 0 ||
+                (rc = positive("--class", o.class_bound[o.nclasses])) != 0)
+                break;
             o.class_name[o.nclasses++] = strndup(optarg, (size_t)(colon - optarg));
             break;
         }
+        case O_CPFX:
+            if (nprefix >= sizeof prefix_spec / sizeof *prefix_spec) {
+                cli_error("--class-prefix: at most %zu prefixes",
+                          sizeof prefix_spec / sizeof *prefix_spec);
+                rc = QC_EXIT_USAGE;
+                break;
+            }
+            prefix_spec[nprefix++] = optarg;
+            break;
+        case O_CAND:
+            if (ncand >= QC_PROXY_CLASSES_MAX) {
+                cli_error("--candidate: at most %d", QC_PROXY_CLASSES_MAX);
+                rc = QC_EXIT_USAGE;
+                break;
+            }
+            cand_spec[ncand++] = optarg;
+            break;
+        case O_EPS:
+            rc = cli_double("--epsilon", optarg, &eps);
+            break;
+        case O_ALPHA:
+            rc = cli_double("--alpha", optarg, &alpha);
+            break;
+        case O_MINC:
+            if ((rc = cli_uint("--min-completions", optarg, &minc)) == 0 && minc == 0) {
+                cli_error("--min-completions: must be >= 1");
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_CONFIG: /* read before the loop */
+            break;
+        case O_CHECK:
+            check = 1;
+            break;
         case O_HT:
             rc = cli_double("--header-timeout", optarg, &o.header_timeout);
             break;
@@ -401,9 +676,11 @@ int cmd_proxy(int argc, char **argv)
             break;
         case O_HELP:
             fputs(proxy_usage, stdout);
-            return 0;
+            rc = 0;
+            goto out;
         default:
-            return cli_bad_option("proxy", argv[optind - 1]);
+            rc = cli_bad_option("proxy", argv[optind - 1]);
+            goto out;
         }
         if (rc)
             goto out;
@@ -466,6 +743,40 @@ int cmd_proxy(int argc, char **argv)
         cli_error("--admin: %s", err.msg);
         goto out;
     }
+    if (proxy_classes(&o, prefix_spec, nprefix, cand_spec, ncand) != 0)
+        goto out;
+    if (o.limiter.algo == QC_LIMITER_ADMISSION && o.control) {
+        if (!isnan(eps))
+            o.limiter.adm_epsilon = eps;
+        if (!isnan(alpha))
+            o.limiter.adm_alpha = alpha;
+        if (minc)
+            o.limiter.adm_min_completions = minc;
+        if (o.nclasses == 0) {
+            cli_error("proxy: --limiter admission needs at least one --class NAME=BOUND");
+            goto out;
+        }
+        /* the limiter's own checks (epsilon, alpha, bounds), named */
+        qc_limiter_config lc = o.limiter;
+        lc.classes = o.nclasses + 1;
+        for (unsigned i = 0; i < o.nclasses; i++)
+            lc.bound[i] = o.class_bound[i];
+        lc.adm_candidates = o.class_candidate;
+        qc_limiter *l;
+        if (qc_limiter_new(&lc, 0, &l, &err) != 0) {
+            cli_error("proxy: admission: %s", err.msg);
+            goto out;
+        }
+        qc_limiter_free(l);
+    } else if (!isnan(eps) || !isnan(alpha) || minc || ncand) {
+        cli_error("proxy: --epsilon, --alpha, --min-completions and --candidate need "
+                  "--limiter admission");
+        goto out;
+    }
+    if (check) {
+        rc = proxy_print_check(&o, limiter, argc, argv, longopts);
+        goto out;
+    }
     int r = qc_proxy_run(&o, &err);
     if (r) {
         cli_error("proxy: %s", err.msg);
@@ -476,5 +787,6 @@ int cmd_proxy(int argc, char **argv)
 out:
     for (unsigned i = 0; i < o.nclasses; i++)
         free((char *)o.class_name[i]);
+    proxy_argv_free(&pa);
     return rc;
 }

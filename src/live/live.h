@@ -92,8 +92,14 @@ typedef struct qc_proxy_opts {
     double queue_timeout;     /* default wait deadline, seconds */
     const char *class_header; /* NULL: one class */
     const char *class_name[QC_PROXY_CLASSES_MAX];
-    double class_bound[QC_PROXY_CLASSES_MAX]; /* wait deadline per class */
+    double class_bound[QC_PROXY_CLASSES_MAX]; /* wait deadline per class; under the
+                                                 admission limiter its delay bound */
     unsigned nclasses;                        /* named classes; best effort is extra */
+    /* classes by path prefix, the longest matching wins (before the header) */
+    const char *prefix[QC_PROXY_CLASSES_MAX * 4];
+    unsigned prefix_class[QC_PROXY_CLASSES_MAX * 4];
+    unsigned nprefixes;
+    uint32_t class_candidate; /* admission: bit i, class i starts a candidate */
     double header_timeout, idle_timeout, backend_timeout;
     const char *series; /* NULL or CSV of the control loop */
     /* backend fleet power control (fleet.h) */

@@ -114,6 +114,7 @@ struct uconn {
     int has_tok;
     unsigned cls;
     double t_admit;
+    double t_arrive; /* its client's request arrived (the delay ADMISSION measures) */
     int busy, closing, handles_open, to_close; /* to_close: body ends at EOF */
     uconn *next_idle;
     int placed;          /* PLACED_*: waiting at a warming backend, or sent */
@@ -121,11 +122,28 @@ struct uconn {
     uconn *next_wait;    /* b's list of requests waiting for its warm-up */
 };
 
+/* Latency histogram buckets of /metrics (seconds; +Inf implied). */
+static const double lat_le[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                0.25,  0.5,    1,     2.5,  5,     10};
+#define LAT_BUCKETS (sizeof lat_le / sizeof *lat_le)
+
+/* A class: its counts, and its own FIFO of requests waiting for a slot.
+ * The FIFOs are served by start-time fair queueing on the limiter's
+ * weights (1 each but under ADMISSION): the backlogged class with the
+ * least pass goes next and is charged est / weight, est being the class's
+ * mean time at the backend (a request's own cost is known only once it
+ * is over); a class that becomes backlogged starts at the pass of the
+ * request last started, so idling earns no credit. */
 typedef struct pclass {
     const char *name;
     double bound;
     uint64_t admitted, refused, answered;
     qc_hist *lat;
+    uint64_t lat_bucket[LAT_BUCKETS + 1];
+    double lat_sum;
+    cconn *qhead, *qtail;
+    unsigned qlen;
+    double pass, est;
 } pclass;
 
 struct proxy {
@@ -142,8 +160,8 @@ struct proxy {
     uint64_t unpark_failures, park_failures, warm_timeouts;
     pclass cls[QC_PROXY_CLASSES_MAX + 1];
     unsigned ncls;
-    cconn *qhead, *qtail;
-    unsigned qlen;
+    unsigned qlen; /* waiting, all classes */
+    double vt;     /* pass of the request last started */
     unsigned inflight;
     int draining;
     uint64_t bad_requests, errors502, errors504, conns;
@@ -184,18 +202,52 @@ static void client_closed(uv_handle_t *h)
 static void unqueue(cconn *c)
 {
     proxy *P = c->P;
+    pclass *k = &P->cls[c->cls];
     cconn *prev = NULL;
-    for (cconn *q = P->qhead; q; prev = q, q = q->qnext)
+    for (cconn *q = k->qhead; q; prev = q, q = q->qnext)
         if (q == c) {
             if (prev)
                 prev->qnext = q->qnext;
             else
-                P->qhead = q->qnext;
-            if (P->qtail == q)
-                P->qtail = prev;
+                k->qhead = q->qnext;
+            if (k->qtail == q)
+                k->qtail = prev;
+            k->qlen--;
             P->qlen--;
             return;
         }
+}
+
+/* Appends c to its class's queue. */
+static void enqueue(cconn *c)
+{
+    proxy *P = c->P;
+    pclass *k = &P->cls[c->cls];
+    if (!k->qhead && k->pass < P->vt)
+        k->pass = P->vt; /* newly backlogged: no credit for idling */
+    c->state = C_QUEUED;
+    c->qnext = NULL;
+    if (k->qtail)
+        k->qtail->qnext = c;
+    else
+        k->qhead = c;
+    k->qtail = c;
+    k->qlen++;
+    P->qlen++;
+}
+
+/* Takes the head of class i's queue off it. */
+static cconn *dequeue(proxy *P, unsigned i)
+{
+    pclass *k = &P->cls[i];
+    cconn *c = k->qhead;
+    k->qhead = c->qnext;
+    if (!k->qhead)
+        k->qtail = NULL;
+    k->qlen--;
+    P->qlen--;
+    c->state = C_READ;
+    return c;
 }
 
 static void client_close(cconn *c)
@@ -259,6 +311,16 @@ static void client_reply(cconn *c, int status, const char *reason, const char *e
     }
     client_idle(c);
     client_process(c);
+}
+
+static void record_latency(pclass *k, double s)
+{
+    qc_hist_add(k->lat, s);
+    unsigned b = 0;
+    while (b < LAT_BUCKETS && s > lat_le[b])
+        b++;
+    k->lat_bucket[b]++;
+    k->lat_sum += s;
 }
 
 static void refuse(cconn *c)
@@ -420,16 +482,52 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
     for (unsigned i = 0; i < P->ncls; i++)
         OUT("qctl_answered_total{class=\"%s\"} %llu\n", P->cls[i].name,
             (unsigned long long)P->cls[i].answered);
-    OUT("# TYPE qctl_latency_seconds summary\n");
+    OUT("# HELP qctl_latency_seconds Time from a request read to its answer's end.\n"
+        "# TYPE qctl_latency_seconds histogram\n");
+    for (unsigned i = 0; i < P->ncls; i++) {
+        const pclass *k = &P->cls[i];
+        uint64_t cum = 0;
+        for (unsigned b = 0; b <= LAT_BUCKETS; b++) {
+            cum += k->lat_bucket[b];
+            if (b < LAT_BUCKETS)
+                OUT("qctl_latency_seconds_bucket{class=\"%s\",le=\"%g\"} %llu\n", k->name,
+                    lat_le[b], (unsigned long long)cum);
+            else
+                OUT("qctl_latency_seconds_bucket{class=\"%s\",le=\"+Inf\"} %llu\n", k->name,
+                    (unsigned long long)cum);
+        }
+        OUT("qctl_latency_seconds_sum{class=\"%s\"} %.9g\n", k->name, k->lat_sum);
+        OUT("qctl_latency_seconds_count{class=\"%s\"} %llu\n", k->name, (unsigned long long)cum);
+    }
+    OUT("# TYPE qctl_latency_quantile_seconds gauge\n");
     for (unsigned i = 0; i < P->ncls; i++) {
         static const double q[] = {0.5, 0.95, 0.99};
         for (int k = 0; k < 3; k++) {
             double v = qc_hist_quantile(P->cls[i].lat, q[k]);
-            OUT("qctl_latency_seconds{class=\"%s\",quantile=\"%g\"} %g\n", P->cls[i].name, q[k],
-                isnan(v) ? 0.0 : v);
+            OUT("qctl_latency_quantile_seconds{class=\"%s\",quantile=\"%g\"} %g\n",
+                P->cls[i].name, q[k], isnan(v) ? 0.0 : v);
         }
-        OUT("qctl_latency_seconds_count{class=\"%s\"} %llu\n", P->cls[i].name,
-            (unsigned long long)P->cls[i].lat->total);
+    }
+    if (P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION) {
+        OUT("# HELP qctl_class_weight Scheduling weight of a class (admission control).\n"
+            "# TYPE qctl_class_weight gauge\n");
+        for (unsigned i = 0; i < P->ncls; i++)
+            OUT("qctl_class_weight{class=\"%s\"} %g\n", P->cls[i].name, st.class_weight[i]);
+        OUT("# TYPE qctl_class_bound_seconds gauge\n");
+        for (unsigned i = 0; i + 1 < P->ncls; i++)
+            OUT("qctl_class_bound_seconds{class=\"%s\"} %g\n", P->cls[i].name,
+                st.class_bound[i]);
+        OUT("# TYPE qctl_class_delay_seconds gauge\n");
+        for (unsigned i = 0; i < P->ncls; i++)
+            OUT("qctl_class_delay_seconds{class=\"%s\"} %g\n", P->cls[i].name,
+                isnan(st.class_delay[i]) ? 0.0 : st.class_delay[i]);
+        OUT("# TYPE qctl_class_state gauge\n");
+        for (unsigned i = 0; i + 1 < P->ncls; i++)
+            for (int s = 0; s < 3; s++)
+                OUT("qctl_class_state{class=\"%s\",state=\"%s\"} %d\n", P->cls[i].name,
+                    qc_adm_state_name((qc_adm_state)s), st.class_state[i] == s);
+        OUT("# TYPE qctl_busy_cycles_total counter\nqctl_busy_cycles_total %llu\n",
+            (unsigned long long)st.busy_cycles);
     }
     n += fleet_metrics(P, buf + (n < size ? n : size), n < size ? size - n : 0);
     OUT("# TYPE qctl_errors_total counter\nqctl_errors_total{kind=\"400\"} %llu\n"
@@ -463,6 +561,17 @@ static char *status_json(proxy *P)
         json_object_set_new(o, "refused", json_integer((json_int_t)P->cls[i].refused));
         json_object_set_new(o, "answered", json_integer((json_int_t)P->cls[i].answered));
         json_object_set_new(o, "p95", qc_json_real_new(qc_hist_quantile(P->cls[i].lat, 0.95)));
+        json_object_set_new(o, "waiting", json_integer(P->cls[i].qlen));
+        if (P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION) {
+            int s = st.class_state[i];
+            json_object_set_new(o, "state",
+                                json_string(s < 0 ? "best-effort"
+                                                  : qc_adm_state_name((qc_adm_state)s)));
+            json_object_set_new(o, "delay_bound", qc_json_real_new(s < 0 ? NAN : st.class_bound[i]));
+            json_object_set_new(o, "weight", qc_json_real_new(st.class_weight[i]));
+            json_object_set_new(o, "mean_delay", qc_json_real_new(st.class_delay[i]));
+            json_object_set_new(o, "samples", json_integer((json_int_t)st.class_samples[i]));
+        }
         json_array_append_new(cl, o);
     }
     json_object_set_new(root, "classes", cl);
@@ -492,10 +601,72 @@ static char *status_json(proxy *P)
     return s;
 }
 
-/* GET /metrics, GET /status, POST /reference?value=R. */
+/* POST /bound?class=NAME&value=D: a class's bound from the next control
+ * interval on (the admission limiter's delay bound, else the class's
+ * wait deadline for requests queued from now on). */
+static void admin_bound(cconn *c, const char *q)
+{
+    proxy *P = c->P;
+    char name[128] = "", msg[256];
+    double v = NAN;
+    const char *cp = strstr(q, "class="), *vp = strstr(q, "value=");
+    if (cp && (cp == q || cp[-1] == '&')) {
+        size_t n = strcspn(cp + 6, "&");
+        if (n < sizeof name) {
+            memcpy(name, cp + 6, n);
+            name[n] = 0;
+        }
+    }
+    if (vp && (vp == q || vp[-1] == '&')) {
+        char num[32], *end;
+        size_t n = strcspn(vp + 6, "&");
+        if (n > 0 && n < sizeof num) {
+            memcpy(num, vp + 6, n);
+            num[n] = 0;
+            v = strtod(num, &end);
+            if (*end)
+                v = NAN;
+        }
+    }
+    if (!name[0] || !(v > 0) || !isfinite(v)) {
+        int k = snprintf(msg, sizeof msg, "bad request: want class=NAME&value=SECONDS (> 0)\n");
+        client_reply(c, 400, "Bad Request", NULL, "text/plain", msg, (size_t)k);
+        return;
+    }
+    unsigned i = 0;
+    while (i + 1 < P->ncls && strcmp(P->cls[i].name, name) != 0)
+        i++;
+    if (i + 1 >= P->ncls) {
+        int k = snprintf(msg, sizeof msg, "no bounded class '%s'\n", name);
+        client_reply(c, 404, "Not Found", NULL, "text/plain", msg, (size_t)k);
+        return;
+    }
+    if (P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION) {
+        qc_err err = {0};
+        if (qc_limiter_set_bound(P->lim, i, v, &err) != 0) {
+            int k = snprintf(msg, sizeof msg, "%s\n", err.msg);
+            client_reply(c, 400, "Bad Request", NULL, "text/plain", msg, (size_t)k);
+            return;
+        }
+    }
+    P->cls[i].bound = v;
+    int k = snprintf(msg, sizeof msg, "%s %g\n", name, v);
+    client_reply(c, 200, "OK", NULL, "text/plain", msg, (size_t)k);
+}
+
+/* GET /metrics, GET /status, POST /reference?value=R,
+ * POST /bound?class=NAME&value=D. */
 static void admin_request(cconn *c, const char *target, size_t tlen)
 {
     proxy *P = c->P;
+    if (tlen > 7 && memcmp(target, "/bound?", 7) == 0) {
+        char q[256];
+        size_t n = tlen - 7 < sizeof q - 1 ? tlen - 7 : sizeof q - 1;
+        memcpy(q, target + 7, n);
+        q[n] = 0;
+        admin_bound(c, q);
+        return;
+    }
     if (tlen == 8 && memcmp(target, "/metrics", 8) == 0) {
         char *buf = malloc(1 << 16);
         if (!buf) {
@@ -522,10 +693,13 @@ static void admin_request(cconn *c, const char *target, size_t tlen)
         double r = strtod(num, &end);
         if (*end == 0 && r > 0 && isfinite(r)) {
             qc_limiter_set_reference(P->lim, r);
-            client_reply(c, 200, "OK", NULL, "text/plain", "ok\n", 3);
+            char msg[64];
+            int k = snprintf(msg, sizeof msg, "reference %g\n", r);
+            client_reply(c, 200, "OK", NULL, "text/plain", msg, (size_t)k);
             return;
         }
-        client_reply(c, 400, "Bad Request", NULL, "text/plain", "bad value\n", 10);
+        client_reply(c, 400, "Bad Request", NULL, "text/plain",
+                     "bad value: want /reference?value=R (> 0)\n", 41);
         return;
     }
     client_reply(c, 404, "Not Found", NULL, "text/plain", "not found\n", 10);
@@ -568,9 +742,17 @@ static void upstream_close(uconn *u)
 static void upstream_done(uconn *u, int outcome)
 {
     proxy *P = u->P;
+    double now = qc__now();
     if (u->has_tok) {
-        qc_limiter_release(P->lim, &u->tok, qc__now() - u->t_admit, outcome);
+        /* ADMISSION tracks the whole delay (queue + backend), the others
+         * the backend's answer time */
+        int adm = P->o->limiter.algo == QC_LIMITER_ADMISSION;
+        qc_limiter_release(P->lim, &u->tok, now - (adm ? u->t_arrive : u->t_admit), outcome);
         u->has_tok = 0;
+    }
+    if (outcome == QC_LIMITER_OK && u->cls < P->ncls) {
+        pclass *k = &P->cls[u->cls];
+        k->est += 0.1 * ((now - u->t_admit) - k->est);
     }
     u->busy = 0;
     fleet_request_done(u, outcome == QC_LIMITER_OK);
@@ -623,7 +805,7 @@ static void deliver(uconn *u, size_t total, int keep)
     if (c) {
         pclass *k = &P->cls[c->cls];
         k->answered++;
-        qc_hist_add(k->lat, qc__now() - c->t_arrive);
+        record_latency(k, qc__now() - c->t_arrive);
         c->up = NULL;
         qc__write_copy((uv_stream_t *)&c->tcp, u->in.data, total);
     }
@@ -1221,6 +1403,7 @@ static void forward(cconn *c, uconn *tok_holder)
     u->has_tok = tok_holder->has_tok;
     u->cls = c->cls;
     u->t_admit = qc__now();
+    u->t_arrive = c->t_arrive;
     u->busy = 1;
     u->client = c;
     u->in.len = 0;
@@ -1231,38 +1414,66 @@ static void forward(cconn *c, uconn *tok_holder)
     place(u, i, unparked);
 }
 
-/* Admits c now if the limiter lets it in. */
+/* Admits c now if the limiter lets it in: 1 admitted (and sent), 0 no
+ * slot, -1 its class was rejected by admission control (never admitted). */
 static int try_admit(cconn *c)
 {
     proxy *P = c->P;
     uconn holder = {0};
     if (P->o->control) {
-        if (qc_limiter_acquire(P->lim, c->cls, &holder.tok) != QC_LIMITER_ADMIT)
-            return 0;
+        int rc = qc_limiter_acquire(P->lim, c->cls, &holder.tok);
+        if (rc != QC_LIMITER_ADMIT)
+            return rc == QC_LIMITER_REJECTED ? -1 : 0;
         holder.has_tok = 1;
     }
-    P->cls[c->cls].admitted++;
+    pclass *k = &P->cls[c->cls];
+    double w = qc_limiter_weight(P->lim, c->cls);
+    P->vt = k->pass;
+    k->pass += k->est / (w > 0 ? w : 1e-9);
+    k->admitted++;
     forward(c, &holder);
     return 1;
 }
 
+/* Answers 503 to everything waiting in class i's queue. */
+static void refuse_class(proxy *P, unsigned i)
+{
+    while (P->cls[i].qhead)
+        refuse(dequeue(P, i));
+}
+
+/* Lets waiting requests in while there are slots: the backlogged class
+ * with the least pass first (see pclass). */
 static void pump_queue(proxy *P)
 {
-    while (P->qhead) {
-        cconn *c = P->qhead;
+    while (P->qlen) {
         if (P->o->control && qc_limiter_limit(P->lim) <= P->inflight)
-            return; /* no slot: the head waits, and so does everyone behind */
-        P->qhead = c->qnext;
-        if (!P->qhead)
-            P->qtail = NULL;
-        P->qlen--;
-        c->state = C_READ;
-        if (!try_admit(c)) { /* refused after all: back to the head */
+            return; /* no slot: everyone waits */
+        unsigned best = P->ncls;
+        for (unsigned i = 0; i < P->ncls; i++) {
+            if (!P->cls[i].qhead)
+                continue;
+            if (P->o->control && qc_limiter_weight(P->lim, i) <= 0) {
+                refuse_class(P, i); /* rejected meanwhile */
+                continue;
+            }
+            if (best == P->ncls || P->cls[i].pass < P->cls[best].pass)
+                best = i;
+        }
+        if (best == P->ncls)
+            return;
+        cconn *c = dequeue(P, best);
+        int rc = try_admit(c);
+        if (rc < 0) {
+            refuse(c);
+        } else if (rc == 0) { /* refused after all: back to the head */
+            pclass *k = &P->cls[best];
             c->state = C_QUEUED;
-            c->qnext = P->qhead;
-            P->qhead = c;
-            if (!P->qtail)
-                P->qtail = c;
+            c->qnext = k->qhead;
+            k->qhead = c;
+            if (!k->qtail)
+                k->qtail = c;
+            k->qlen++;
             P->qlen++;
             return;
         }
@@ -1271,9 +1482,32 @@ static void pump_queue(proxy *P)
 
 /* ---- reading requests --------------------------------------------------- */
 
+/* How long a request of class i may wait for a slot: its bound, but under
+ * ADMISSION (where the bound is a mean-delay target the controller must
+ * see exceeded, not a cut-off) the common --queue-timeout. */
+static double wait_deadline(proxy *P, unsigned i)
+{
+    if (P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION)
+        return P->o->queue_timeout;
+    return P->cls[i].bound;
+}
+
+/* A request's class: by the longest --class-prefix its path starts with,
+ * else by the --class-header value, else best effort (the last). */
 static unsigned class_of(proxy *P, const char *buf, const qc__http_head *h)
 {
     unsigned best_effort = P->ncls - 1;
+    size_t longest = 0;
+    unsigned by_prefix = best_effort;
+    for (unsigned i = 0; i < P->o->nprefixes; i++) {
+        size_t n = strlen(P->o->prefix[i]);
+        if (n > longest && n <= h->target.len && memcmp(buf + h->target.off, P->o->prefix[i], n) == 0) {
+            longest = n;
+            by_prefix = P->o->prefix_class[i];
+        }
+    }
+    if (longest)
+        return by_prefix;
     if (!P->o->class_header)
         return best_effort;
     size_t n;
@@ -1357,21 +1591,16 @@ static void client_process(cconn *c)
         refuse(c);
         return;
     }
-    if (!P->qhead && try_admit(c))
+    int adm = P->qlen ? (P->o->control && qc_limiter_weight(P->lim, c->cls) <= 0 ? -1 : 0)
+                      : try_admit(c);
+    if (adm > 0)
         return;
-    if (P->qlen >= P->o->queue) {
+    if (adm < 0 || P->qlen >= P->o->queue) { /* rejected class, or no room */
         refuse(c);
         return;
     }
-    c->state = C_QUEUED;
-    c->qnext = NULL;
-    if (P->qtail)
-        P->qtail->qnext = c;
-    else
-        P->qhead = c;
-    P->qtail = c;
-    P->qlen++;
-    uv_timer_start(&c->timer, on_client_timer, (uint64_t)(P->cls[c->cls].bound * 1000), 0);
+    enqueue(c);
+    uv_timer_start(&c->timer, on_client_timer, (uint64_t)(wait_deadline(P, c->cls) * 1000), 0);
 }
 
 static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
@@ -1478,14 +1707,8 @@ static void on_control(uv_timer_t *t)
 
 static void drain_queue(proxy *P)
 {
-    while (P->qhead) {
-        cconn *c = P->qhead;
-        P->qhead = c->qnext;
-        P->qlen--;
-        c->state = C_READ;
-        refuse(c);
-    }
-    P->qtail = NULL;
+    for (unsigned i = 0; i < P->ncls; i++)
+        refuse_class(P, i);
 }
 
 static void on_signal(uv_signal_t *s, int sig)
@@ -1580,13 +1803,20 @@ int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
     P->cls[o->nclasses].name = "best-effort";
     P->cls[o->nclasses].bound = o->queue_timeout;
     P->ncls = o->nclasses + 1;
-    for (unsigned i = 0; i < P->ncls; i++)
+    for (unsigned i = 0; i < P->ncls; i++) {
+        P->cls[i].est = 0.01; /* a first guess of the time at a backend */
         if (!(P->cls[i].lat = qc_hist_alloc())) {
             rc = qc_err_set(err, QC_ENOMEM, "out of memory");
             goto out;
         }
+    }
     qc_limiter_config lc = o->limiter;
     lc.classes = P->ncls;
+    if (lc.algo == QC_LIMITER_ADMISSION) { /* named classes bounded, the last best effort */
+        for (unsigned i = 0; i < P->ncls; i++)
+            lc.bound[i] = i < o->nclasses ? o->class_bound[i] : 0;
+        lc.adm_candidates = o->class_candidate;
+    }
     if ((rc = qc_limiter_new(&lc, P->t0, &P->lim, err)) != 0) {
         qc_err_prefix(err, "limiter");
         goto out;
