@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "report_cli.h"
 #include "qctl/arx.h"
 #include "qctl/output.h"
 
@@ -46,10 +47,12 @@ static const char usage[] =
     "  -o, --output FILE     write the model JSON (the input of 'qctl design')\n"
     "  --json                print the model JSON instead of the table\n"
     "  --plot DIR            draw measured vs predicted output into DIR (gnuplot)\n"
+    "  --report DIR          write DIR/index.html: the fits, the model and the plots\n"
+    "                        of --plot, in one self-contained page\n"
     "  --help                this text\n";
 
 typedef struct opts {
-    const char *csv, *columns, *sensor_csv, *sensor_columns, *output, *plot;
+    const char *csv, *columns, *sensor_csv, *sensor_columns, *output, *plot, *report;
     int json;
     double dt;
     uint64_t skip;
@@ -318,10 +321,30 @@ done:
     return rc;
 }
 
+static const char *const sysid_plots[] = {"sysid_fit", "sensor_fit"};
+
+/* The plant's fit (and the sensor's, when sr is not NULL) into dir. */
+static int write_plots(const char *dir, const series *s, const qc_arx_result *pr,
+                       const series *ss, const qc_arx_result *sr)
+{
+    qc_err err = {0};
+    if (!qc_plot_available())
+        return 0;
+    if (qc_mkdir_p(dir, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    int rc = write_plot(dir, sysid_plots[0], "plant: measured vs ARX prediction", s, pr, "y");
+    if (rc == 0 && sr)
+        rc = write_plot(dir, sysid_plots[1], "sensor: measured vs ARX prediction", ss, sr,
+                        "measured y");
+    return rc;
+}
+
 int cmd_sysid(int argc, char **argv)
 {
     enum { O_CSV = 256, O_COLS, O_OP, O_DEMEAN, O_ORDERS, O_NA, O_NB, O_DELAYS, O_CRIT, O_HOLD,
-           O_DT, O_SKIP, O_SCSV, O_SCOLS, O_SNA, O_SNB, O_SDEL, O_OUT, O_JSON, O_PLOT, O_HELP };
+           O_DT, O_SKIP, O_SCSV, O_SCOLS, O_SNA, O_SNB, O_SDEL, O_OUT, O_JSON, O_PLOT, O_REPORT, O_HELP };
     static const struct option longopts[] = {
         {"csv", required_argument, 0, O_CSV},
         {"columns", required_argument, 0, O_COLS},
@@ -343,6 +366,7 @@ int cmd_sysid(int argc, char **argv)
         {"output", required_argument, 0, O_OUT},
         {"json", no_argument, 0, O_JSON},
         {"plot", required_argument, 0, O_PLOT},
+        {"report", required_argument, 0, O_REPORT},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
     opts o = {0};
@@ -428,6 +452,7 @@ int cmd_sysid(int argc, char **argv)
         case O_OUT: o.output = optarg; break;
         case O_JSON: o.json = 1; break;
         case O_PLOT: o.plot = optarg; break;
+        case O_REPORT: o.report = optarg; break;
         case O_HELP: fputs(usage, stdout); return 0;
         default: return cli_bad_option("sysid", argv[optind - 1]);
         }
@@ -436,6 +461,8 @@ int cmd_sysid(int argc, char **argv)
     }
     if (optind < argc)
         return cli_extra_operand("sysid", argv[optind]);
+    if (o.report && (rc = cli_report_prepare(o.report)) != 0)
+        return rc;
     if (o.csv == NULL) {
         cli_error("sysid: --csv is required (see 'qctl sysid --help')");
         return QC_EXIT_USAGE;
@@ -536,17 +563,15 @@ int cmd_sysid(int argc, char **argv)
         goto done;
     }
     if (o.plot) {
-        if (!qc_plot_available()) {
+        if (!qc_plot_available())
             fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
-        } else if (qc_mkdir_p(o.plot, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        } else {
-            rc = write_plot(o.plot, "sysid_fit", "plant: measured vs ARX prediction", &s, pr, "y");
-            if (rc == 0 && sr)
-                rc = write_plot(o.plot, "sensor_fit", "sensor: measured vs ARX prediction", &ss,
-                                sr, "measured y");
-        }
+        else
+            rc = write_plots(o.plot, &s, pr, &ss, sr);
+    }
+    if (rc == 0 && o.report) {
+        rc = write_plots(o.report, &s, pr, &ss, sr);
+        if (rc == 0)
+            rc = cli_report_write(o.report, "sysid", argc, argv, doc, sysid_plots, sr ? 2 : 1);
     }
 done:
     json_decref(doc);
