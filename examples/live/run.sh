@@ -6,8 +6,14 @@
 # 10 ms) behind qctl proxy; open-loop Poisson load rising in steps to 3x
 # that (100, 200, 400, 600 requests/s, 4 s each), once without control
 # and once with the MaxUsers integral controller holding 4 requests in
-# the backend. Writes per-step JSON summaries, the proxy's control series,
-# a table, and plots (gnuplot) to OUTDIR (default examples/live/results).
+# the backend. Then backend power control: three backends behind delay-JSQ
+# (qctl proxy --route djsq), one on at start; the others are started by
+# the unpark command (a qctl backend with a 1 s warm-up) and stopped by the
+# park command after 2 s idle, as Poisson load moves 60 -> 400 -> 60
+# requests/s (3, 5 and 4 s); the same load on all three always on (jsq) for comparison.
+# Writes per-step JSON summaries, the proxy's control series, a table, a
+# fleet summary and plots (gnuplot) to OUTDIR (default
+# examples/live/results).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 QCTL=${1:-$here/../../build/qctl}
@@ -57,4 +63,97 @@ plot "$OUT/series_maxusers.csv" every ::1 using 1:2 with lines title "limit (max
      "$OUT/series_none.csv" every ::1 using 1:3 with lines title "in flight, no control"
 GP
     echo "plot: $OUT/control.svg"
+fi
+
+# ---- backend power control: delay-JSQ with parking --------------------
+# three free ports: bind port 0, read it, let it go
+PORTS=""
+for k in 1 2 3; do
+    rm -f "$OUT/f.port"
+    "$QCTL" backend --listen 127.0.0.1:0 --port-file "$OUT/f.port" &
+    fp=$!
+    waitf "$OUT/f.port"
+    PORTS="$PORTS $(cat "$OUT/f.port")"
+    kill $fp
+    wait $fp 2>/dev/null || :
+done
+set -- $PORTS
+BK="--backend 127.0.0.1:$1 --backend 127.0.0.1:$2 --backend 127.0.0.1:$3"
+SVC="--service exp:100 --workers 2 --health /healthz"
+start_on() { # PORT: a backend already on, as the unpark command would leave it
+    "$QCTL" backend --listen 127.0.0.1:$1 $SVC &
+    echo $! >"$OUT/pid$1"
+    PIDS="$PIDS $!"
+}
+stop_all() { for f in "$OUT"/pid*; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; rm -f "$f"; done; }
+trap 'stop_all; for p in $PIDS; do kill $p 2>/dev/null || :; done' EXIT
+SCHED=0:60,3:400,8:60
+for run in djsq jsq; do
+    stop_all
+    set -- $PORTS
+    if [ $run = djsq ]; then
+        start_on $1
+        FLEET="--route djsq --djsq-threshold 4 --initially-on 1 --idle-off 2"
+        set -- --unpark-cmd "'$QCTL' backend --listen {backend} $SVC --warmup det:1 & echo \$! >'$OUT/pid{port}'" \
+            --park-cmd "kill \$(cat '$OUT/pid{port}') && rm '$OUT/pid{port}'"
+    else
+        start_on $1; start_on $2; start_on $3
+        FLEET="--route jsq"
+        set --
+    fi
+    sleep 0.3
+    rm -f "$OUT/p.port" "$OUT/a.port"
+    "$QCTL" proxy --listen 127.0.0.1:0 --port-file "$OUT/p.port" --admin 127.0.0.1:0 \
+        --admin-port-file "$OUT/a.port" $BK --limiter none --queue-timeout 5 --interval 0.1 \
+        $FLEET --health /healthz --health-interval 0.05 --series "$OUT/series_fleet_$run.csv" \
+        "$@" &
+    PP=$!
+    waitf "$OUT/p.port"
+    waitf "$OUT/a.port"
+    "$QCTL" load --target 127.0.0.1:$(cat "$OUT/p.port") --schedule $SCHED --duration 12 \
+        --connections 512 --timeout 30 --json >"$OUT/fleet_$run.json"
+    curl -s "http://127.0.0.1:$(cat "$OUT/a.port")/status" >"$OUT/fleet_status_$run.json" 2>/dev/null ||
+        wget -qO "$OUT/fleet_status_$run.json" "http://127.0.0.1:$(cat "$OUT/a.port")/status" || :
+    kill -TERM $PP
+    wait $PP
+done
+stop_all
+# powered server-seconds (on + warming + parking) over the run, p95
+pw() { sed -n 's/^ *"powered_seconds": \([-0-9.e]*\),*$/\1/p' "$1" | tail -n 1; }
+{
+    printf "%-16s %8s %8s %8s %10s %10s\n" fleet sent ok 503 p95 powered_s
+    for run in djsq jsq; do
+        f=$OUT/fleet_$run.json
+        printf "%-16s %8s %8s %8s %10.4f %10.1f\n" "$run" "$(val $f sent)" "$(val $f ok)" \
+            "$(val $f refused_503)" "$(val $f p95)" "$(pw "$OUT/fleet_status_$run.json")"
+    done
+    d=$(pw "$OUT/fleet_status_djsq.json") j=$(pw "$OUT/fleet_status_jsq.json")
+    awk -v d="$d" -v j="$j" 'BEGIN { if (j > 0) printf "parking: %.1f server-seconds powered vs %.1f all on (%.0f%% saved)\n", d, j, 100 * (1 - d / j) }'
+    w=$(sed -n 's/^ *"warmup_mean": \([-0-9.e]*\),*$/\1/p' "$OUT/fleet_status_djsq.json")
+    u=$(sed -n 's/^ *"unparks": \([0-9]*\),*$/\1/p' "$OUT/fleet_status_djsq.json" | tail -n 1)
+    echo "djsq: $u unparks, mean warm-up ${w:-none} s (unpark to first healthy answer)"
+} | tee "$OUT/fleet.txt"
+if command -v gnuplot >/dev/null; then
+    # offered load per 0.5 s from the series' cumulative admitted count
+    awk -F, 'NR > 1 { if (NR % 5 == 2) { if (t0 != "") print $1 "," ($5 - a0) / ($1 - t0) "," $8 "," $9 "," $10 "," $11; t0 = $1; a0 = $5 } }' \
+        "$OUT/series_fleet_djsq.csv" >"$OUT/fleet_plot.csv"
+    gnuplot <<GP
+set datafile separator ","
+set terminal svg size 900,650
+set output "$OUT/fleet.svg"
+set multiplot layout 2,1 title "delay-JSQ with parking: offered load and backend states"
+set key outside
+set ylabel "requests/s"
+plot "$OUT/fleet_plot.csv" using 1:2 with lines lw 2 title "offered load"
+set xlabel "time (s)"
+set ylabel "backends"
+set yrange [-0.2:3.4]
+set ytics 1
+plot "$OUT/fleet_plot.csv" using 1:3 with steps lw 2 title "on", \
+     "$OUT/fleet_plot.csv" using 1:4 with steps lw 2 title "warming", \
+     "$OUT/fleet_plot.csv" using 1:5 with steps lw 2 title "off", \
+     "$OUT/fleet_plot.csv" using 1:6 with steps title "parking"
+unset multiplot
+GP
+    echo "plot: $OUT/fleet.svg"
 fi
