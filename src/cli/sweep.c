@@ -164,9 +164,11 @@ int sweep_master_open(sweep_master *m, const qc_sweep *sw, const char *journal, 
         }
         free(h);
     }
+    /* Failed points are journaled but run again: only finished ones count. */
     size_t n = 0;
     free(sweep_master_todo(m, &n));
     m->pending = n;
+    m->resumed = qc_sweep_npoints(sw) - n;
     cli_progress_init(&m->prog, m->what, quiet);
     snprintf(m->what, sizeof m->what, "sweep");
     return 0;

@@ -33,7 +33,7 @@ typedef struct sweep_master {
     qc_sweep_point *pts;
     const char *journal; /* path */
     int fd;              /* the journal, locked */
-    size_t resumed;      /* points read from the journal */
+    size_t resumed;      /* finished points read from the journal */
     size_t done_now;     /* points finished by this invocation */
     size_t pending;      /* points left when it started */
     size_t runs;         /* children started by this invocation */

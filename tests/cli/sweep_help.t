@@ -1,0 +1,3 @@
+cmd: sweep --help
+stdout: usage: qctl sweep FILE
+stdout: --set PATH=JSON
