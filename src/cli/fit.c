@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "qctl/output.h"
 #include "qctl/traffic.h"
+#include "report_cli.h"
 #include "traffic_cli.h"
 
 static const char usage[] =
@@ -38,7 +39,8 @@ static const char usage[] =
     "  --out DIR            write one model file per group, DIR/NAME.json\n"
     "  --csv FILE           also write the decoded packets as CSV\n"
     "  --report DIR         densities over histograms, Q-Q plots, copula scatter\n"
-    "                       (SVG and PNG; needs gnuplot)\n"
+    "                       (SVG and PNG; needs gnuplot), and DIR/index.html: the\n"
+    "                       capture, the fits and these plots in one page\n"
     "  --json               print the summary as JSON\n"
     "  --quiet              no warnings about the capture on stderr\n"
     "  --help               this text\n";
@@ -227,6 +229,8 @@ int cmd_fit(int argc, char **argv)
     }
     fo.copula_points = (size_t)cpts;
     const char *capture = argv[optind];
+    if (report && (rc = cli_report_prepare(report)) != 0)
+        return rc;
 
     qc_err err = {0};
     qc_trace tr;
@@ -259,11 +263,8 @@ int cmd_fit(int argc, char **argv)
         rc = QC_EXIT_FAIL;
         goto end;
     }
-    if (report && qc_mkdir_p(report, &err) != 0) {
-        cli_error("--report: %s", err.msg);
-        rc = QC_EXIT_FAIL;
-        goto end;
-    }
+    char **plots = NULL; /* the page's plots, group by group */
+    size_t nplots = 0;
     json_t *summary = json_object(), *jg = json_array();
     json_object_set_new(summary, "command", json_string("fit"));
     json_object_set_new(summary, "capture", cli_trace_json(capture, &tr));
@@ -314,6 +315,10 @@ int cmd_fit(int argc, char **argv)
         json_array_append_new(jg, gj);
         if (rc == 0 && report && cli_fit_report(report, g->name, &m, &rep) != 0)
             rc = QC_EXIT_FAIL;
+        if (rc == 0 && report && cli_fit_report_names(g->name, &rep, &plots, &nplots) != 0) {
+            cli_error("out of memory");
+            rc = QC_EXIT_FAIL;
+        }
         free(file);
         qc_traffic_model_free(&m);
         qc_traffic_report_free(&rep);
@@ -330,6 +335,12 @@ int cmd_fit(int argc, char **argv)
         cli_error("%s", err.msg);
         rc = QC_EXIT_FAIL;
     }
+    if (rc == 0 && report)
+        rc = cli_report_write(report, "fit", argc, argv, summary, (const char *const *)plots,
+                              nplots);
+    for (size_t i = 0; i < nplots; i++)
+        free(plots[i]);
+    free(plots);
     json_decref(summary);
 end:
     qc_trace_groups_free(groups.g, groups.n);

@@ -287,6 +287,56 @@ static int marginal_plots(const char *dir, const char *base, const char *what,
     return plot(dir, name, body);
 }
 
+/* The file-name stem of a group's plots: its model file name without
+ * the directory and ".json". */
+static int report_base(const char *name, char *base, size_t size)
+{
+    char *path = cli_model_path(".", name);
+    if (path == NULL)
+        return QC_EXIT_FAIL;
+    snprintf(base, size, "%.*s", (int)(strlen(path) - 7), path + 2); /* drop "./" ".json" */
+    free(path);
+    return 0;
+}
+
+static int add_name(char ***names, size_t *n, const char *base, const char *suffix)
+{
+    char **nn = realloc(*names, (*n + 1) * sizeof **names);
+    if (nn == NULL)
+        return QC_EXIT_FAIL;
+    *names = nn;
+    size_t len = strlen(base) + strlen(suffix) + 1;
+    if ((nn[*n] = malloc(len)) == NULL)
+        return QC_EXIT_FAIL;
+    snprintf(nn[*n], len, "%s%s", base, suffix);
+    (*n)++;
+    return 0;
+}
+
+int cli_fit_report_names(const char *name, const qc_traffic_report *rep, char ***names,
+                         size_t *n)
+{
+    char base[256];
+    int rc = report_base(name, base, sizeof base);
+    /* as in marginal_plots and cli_fit_report below */
+    const qc_traffic_fits *f[3] = {&rep->size, &rep->gap, &rep->off};
+    static const char *const what[3][2] = {{"_size_density", "_size_qq"},
+                                           {"_gap_density", "_gap_qq"},
+                                           {"_off_density", "_off_qq"}};
+    for (int i = 0; i < 3 && rc == 0; i++) {
+        if (f[i]->n < 2 || f[i]->nranked == 0)
+            continue;
+        rc = add_name(names, n, base, what[i][0]);
+        if (rc == 0)
+            rc = add_name(names, n, base, what[i][1]);
+    }
+    if (rc == 0 && rep->n >= 2)
+        rc = add_name(names, n, base, "_copula");
+    if (rc == 0 && rep->n >= 2)
+        rc = add_name(names, n, base, "_copula_lag1");
+    return rc;
+}
+
 int cli_fit_report(const char *dir, const char *name, const qc_traffic_model *m,
                    const qc_traffic_report *rep)
 {
@@ -299,12 +349,9 @@ int cli_fit_report(const char *dir, const char *name, const qc_traffic_model *m,
         fprintf(stderr, "qctl: gnuplot not found; --report plots skipped\n");
         return 0;
     }
-    char *path = cli_model_path(".", name);
-    if (path == NULL)
-        return QC_EXIT_FAIL;
     char base[256];
-    snprintf(base, sizeof base, "%.*s", (int)(strlen(path) - 7), path + 2); /* drop "./" ".json" */
-    free(path);
+    if (report_base(name, base, sizeof base) != 0)
+        return QC_EXIT_FAIL;
     int rc = marginal_plots(dir, base, "size", &rep->size, 0);
     if (rc == 0)
         rc = marginal_plots(dir, base, "gap", &rep->gap, 1);

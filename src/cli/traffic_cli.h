@@ -35,6 +35,12 @@ char *cli_model_path(const char *dir, const char *name);
 int cli_fit_report(const char *dir, const char *name, const qc_traffic_model *m,
                    const qc_traffic_report *rep);
 
+/* The names of the plots cli_fit_report draws for one group (under the
+ * same conditions), appended to *names (malloc'd strings; *n counts them),
+ * for the HTML page of --report. 0, or QC_EXIT_FAIL when out of memory. */
+int cli_fit_report_names(const char *name, const qc_traffic_report *rep, char ***names,
+                         size_t *n);
+
 /* Plots of a validation into dir. */
 int cli_validation_plots(const char *dir, const qc_traffic_validation *v, const double *real_t,
                          size_t n);
