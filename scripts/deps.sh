@@ -7,7 +7,7 @@
 #                            sanitizer and fuzzer builds, curl for the
 #                            proxy's admin endpoints)
 set -eu
-pkgs="build-essential cmake pkg-config libgsl-dev libjansson-dev libpcap-dev libuv1-dev tcpdump gnuplot-nox"
+pkgs="build-essential cmake pkg-config libgsl-dev libjansson-dev libpcap-dev libuv1-dev libopenmpi-dev openmpi-bin tcpdump gnuplot-nox"
 if [ "${1:-}" = "--test" ]; then
     pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev curl"
 fi

@@ -240,7 +240,8 @@ static void process(bconn *c)
         total += (size_t)h.content_length;
     }
     const char *hp = c->b->o->health ? c->b->o->health : "/health";
-    int health = h.target.len == strlen(hp) && memcmp(c->in.data + h.target.off, hp, h.target.len) == 0;
+    int health =
+        h.target.len == strlen(hp) && memcmp(c->in.data + h.target.off, hp, h.target.len) == 0;
     c->keep = h.keep_alive;
     qc__buf_consume(&c->in, total);
     if (health) {

@@ -445,8 +445,8 @@ static json_t *fleet_json(proxy *P)
     }
     json_object_set_new(o, "backends", cnt);
     json_object_set_new(o, "seconds", sec);
-    json_object_set_new(o, "powered_seconds",
-                        json_real(tot[QC_FLEET_ON] + tot[QC_FLEET_WARMING] + tot[QC_FLEET_PARKING]));
+    double powered = tot[QC_FLEET_ON] + tot[QC_FLEET_WARMING] + tot[QC_FLEET_PARKING];
+    json_object_set_new(o, "powered_seconds", json_real(powered));
     json_object_set_new(o, "unparks", json_integer((json_int_t)unparks));
     json_object_set_new(o, "parks", json_integer((json_int_t)parks));
     json_object_set_new(o, "unpark_failures", json_integer((json_int_t)P->unpark_failures));
@@ -1792,7 +1792,8 @@ int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
     if ((rc = qc__fleet_check(&o->fleet, P->nb, err)) != 0)
         goto out;
     if (!(o->health_interval > 0) || !(o->cmd_timeout > 0) || !(o->warmup_timeout > 0)) {
-        rc = qc_err_set(err, QC_EINVAL, "health interval, command and warm-up timeouts must be > 0");
+        rc = qc_err_set(err, QC_EINVAL,
+                        "health interval, command and warm-up timeouts must be > 0");
         goto out;
     }
     qc__fleet_init(&P->fleet, &o->fleet, P->nb, P->t0);
