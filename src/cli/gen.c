@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "qctl/output.h"
 #include "qctl/traffic.h"
+#include "report_cli.h"
 #include "traffic_cli.h"
 
 static const char usage[] =
@@ -35,6 +36,8 @@ static const char usage[] =
     "                       over the fitted marginals)\n"
     "  --seed S             seed of every user's stream (default 1)\n"
     "  --json               print the summary as JSON\n"
+    "  --report DIR         write DIR/index.html: the run's summary tables (and with\n"
+    "                       --validate, the plots of --plot) in one page\n"
     "\n"
     "Validation (--validate CAPTURE): generates as many packets as the capture\n"
     "holds with the fitted and the copula approach and compares each with it:\n"
@@ -45,6 +48,13 @@ static const char usage[] =
     "  --gap-threshold T    as in 'qctl fit' (when fitting here)\n"
     "  --plot DIR           variance-time, autocorrelation and gap CDF plots\n"
     "  --help               this text\n";
+
+/* Where --report writes, and the command line it shows. */
+typedef struct report_ctx {
+    const char *dir;
+    int argc;
+    char **argv;
+} report_ctx;
 
 typedef struct mix {
     qc_traffic_model *m;
@@ -131,7 +141,7 @@ static const char *approach_name(qc_traffic_approach a)
 }
 
 static int generate(mix *x, const qc_traffic_gen_opts *o, const char *output, qc_traffic_format fmt,
-                    uint32_t snaplen, int json)
+                    uint32_t snaplen, int json, const report_ctx *rep)
 {
     const qc_traffic_model **mp = malloc(x->n * sizeof *mp);
     if (mp == NULL)
@@ -195,6 +205,8 @@ static int generate(mix *x, const qc_traffic_gen_opts *o, const char *output, qc
             printf("  rate: %.6g packets/s generated, %.6g expected (sum over users)\n",
                    (double)count / o->duration, expected);
     }
+    if (rc == 0 && rep->dir)
+        rc = cli_report_write(rep->dir, "gen", rep->argc, rep->argv, s, NULL, 0);
     json_decref(s);
     return rc;
 }
@@ -231,9 +243,40 @@ static double acf_rms(const qc_traffic_stats *a, const qc_traffic_stats *b)
     return n ? sqrt(s / n) : NAN;
 }
 
+/* The validation summary of --json and --report. */
+static json_t *validation_json(const char *capture, const qc_trace *tr, const char *name,
+                               const char *model_file, size_t packets, double bin,
+                               const vrow *rows, size_t nrows, const int wins[2])
+{
+    json_t *s = json_object(), *mt = json_object();
+    json_object_set_new(s, "command", json_string("gen --validate"));
+    json_object_set_new(s, "capture", cli_trace_json(capture, tr));
+    json_object_set_new(s, "activity", json_string(name));
+    json_object_set_new(s, "model", model_file ? json_string(model_file) : json_string("fitted in-sample"));
+    json_object_set_new(s, "packets", json_integer((json_int_t)packets));
+    json_object_set_new(s, "bin_seconds", qc_json_real_new(bin));
+    for (size_t i = 0; i < nrows; i++) {
+        json_t *r = json_object();
+        if (!isnan(rows[i].real))
+            json_object_set_new(r, "real", qc_json_real_new(rows[i].real));
+        json_object_set_new(r, "fitted", qc_json_real_new(rows[i].fit));
+        json_object_set_new(r, "copula", qc_json_real_new(rows[i].cop));
+        json_object_set_new(r, "closer", json_string(closer(&rows[i])));
+        json_object_set_new(mt, rows[i].name, r);
+    }
+    json_object_set_new(s, "metrics", mt);
+    json_t *sc = json_object();
+    json_object_set_new(sc, "fitted", json_integer(wins[0]));
+    json_object_set_new(sc, "copula", json_integer(wins[1]));
+    json_object_set_new(s, "closer_count", sc);
+    return s;
+}
+
+static const char *const validation_plots[] = {"variance_time", "acf_counts", "gap_cdf"};
+
 static int validate(const char *capture, const char *model_file, const char *labels,
                     const char *activity, const qc_traffic_fit_opts *fo, uint64_t seed, int json,
-                    const char *plot_dir)
+                    const char *plot_dir, const report_ctx *rep)
 {
     qc_err err = {0};
     qc_trace tr;
@@ -312,27 +355,8 @@ static int validate(const char *capture, const char *model_file, const char *lab
         wins[1] += strcmp(w, "copula") == 0;
     }
     if (json) {
-        json_t *s = json_object(), *mt = json_object();
-        json_object_set_new(s, "command", json_string("gen --validate"));
-        json_object_set_new(s, "capture", cli_trace_json(capture, &tr));
-        json_object_set_new(s, "activity", json_string(m.name));
-        json_object_set_new(s, "model", model_file ? json_string(model_file) : json_string("fitted in-sample"));
-        json_object_set_new(s, "packets", json_integer((json_int_t)g->n));
-        json_object_set_new(s, "bin_seconds", qc_json_real_new(R->bin));
-        for (size_t i = 0; i < nrows; i++) {
-            json_t *r = json_object();
-            if (!isnan(rows[i].real))
-                json_object_set_new(r, "real", qc_json_real_new(rows[i].real));
-            json_object_set_new(r, "fitted", qc_json_real_new(rows[i].fit));
-            json_object_set_new(r, "copula", qc_json_real_new(rows[i].cop));
-            json_object_set_new(r, "closer", json_string(closer(&rows[i])));
-            json_object_set_new(mt, rows[i].name, r);
-        }
-        json_object_set_new(s, "metrics", mt);
-        json_t *sc = json_object();
-        json_object_set_new(sc, "fitted", json_integer(wins[0]));
-        json_object_set_new(sc, "copula", json_integer(wins[1]));
-        json_object_set_new(s, "closer_count", sc);
+        json_t *s = validation_json(capture, &tr, m.name, model_file, g->n, R->bin, rows, nrows,
+                                    wins);
         if (qc_json_write(s, NULL, &err) != 0) {
             cli_error("%s", err.msg);
             rc = QC_EXIT_FAIL;
@@ -361,6 +385,15 @@ static int validate(const char *capture, const char *model_file, const char *lab
             rc = cli_validation_plots(plot_dir, &v, t, g->n);
         }
     }
+    if (rc == 0 && rep->dir) {
+        if (qc_plot_available())
+            rc = cli_validation_plots(rep->dir, &v, t, g->n);
+        json_t *s = validation_json(capture, &tr, m.name, model_file, g->n, R->bin, rows, nrows,
+                                    wins);
+        if (rc == 0)
+            rc = cli_report_write(rep->dir, "gen", rep->argc, rep->argv, s, validation_plots, 3);
+        json_decref(s);
+    }
 end_model:
     qc_traffic_validation_free(&v);
     free(t);
@@ -375,7 +408,7 @@ end_groups:
 int cmd_gen(int argc, char **argv)
 {
     enum { O_MODEL = 256, O_USERS, O_DUR, O_PKTS, O_OUT, O_FMT, O_SNAP, O_APP, O_SEED, O_JSON,
-           O_VAL, O_LABELS, O_ACT, O_GAP, O_PLOT, O_HELP };
+           O_VAL, O_LABELS, O_ACT, O_GAP, O_PLOT, O_REPORT, O_HELP };
     static const struct option longopts[] = {
         {"model", required_argument, 0, O_MODEL}, {"users", required_argument, 0, O_USERS},
         {"duration", required_argument, 0, O_DUR}, {"packets", required_argument, 0, O_PKTS},
@@ -384,7 +417,8 @@ int cmd_gen(int argc, char **argv)
         {"seed", required_argument, 0, O_SEED}, {"json", no_argument, 0, O_JSON},
         {"validate", required_argument, 0, O_VAL}, {"labels", required_argument, 0, O_LABELS},
         {"activity", required_argument, 0, O_ACT}, {"gap-threshold", required_argument, 0, O_GAP},
-        {"plot", required_argument, 0, O_PLOT}, {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
+        {"plot", required_argument, 0, O_PLOT}, {"help", no_argument, 0, O_HELP},
+        {"report", required_argument, 0, O_REPORT}, {0, 0, 0, 0}};
     mix x = {0};
     qc_traffic_gen_opts o;
     qc_traffic_gen_opts_init(&o);
@@ -394,6 +428,7 @@ int cmd_gen(int argc, char **argv)
     const char *labels = NULL, *activity = NULL, *plot_dir = NULL, *model_file = NULL;
     unsigned snaplen = 65535;
     int json = 0, rc = 0;
+    report_ctx rep = {NULL, argc, argv};
     opterr = 0;
     optind = 1;
     int c;
@@ -447,6 +482,7 @@ int cmd_gen(int argc, char **argv)
         case O_ACT: activity = optarg; break;
         case O_GAP: rc = cli_gap_threshold(optarg, &fo.threshold); break;
         case O_PLOT: plot_dir = optarg; break;
+        case O_REPORT: rep.dir = optarg; break;
         case O_HELP: mix_free(&x); fputs(usage, stdout); return 0;
         default: mix_free(&x); return cli_bad_option("gen", argv[optind - 1]);
         }
@@ -459,6 +495,10 @@ int cmd_gen(int argc, char **argv)
         mix_free(&x);
         return cli_extra_operand("gen", argv[optind]);
     }
+    if (rep.dir && (rc = cli_report_prepare(rep.dir)) != 0) {
+        mix_free(&x);
+        return rc;
+    }
     if (validate_cap) {
         if (x.n > 1) {
             cli_error("--validate: give at most one --model");
@@ -466,7 +506,8 @@ int cmd_gen(int argc, char **argv)
             return QC_EXIT_USAGE;
         }
         mix_free(&x);
-        return validate(validate_cap, model_file, labels, activity, &fo, o.seed, json, plot_dir);
+        return validate(validate_cap, model_file, labels, activity, &fo, o.seed, json, plot_dir,
+                        &rep);
     }
     if (x.n == 0) {
         cli_error("gen: --model is required (see 'qctl gen --help')");
@@ -490,7 +531,7 @@ int cmd_gen(int argc, char **argv)
     const size_t ol = strlen(output);
     if (format ? strcmp(format, "csv") == 0 : (ol > 4 && strcmp(output + ol - 4, ".csv") == 0))
         fmt = QC_TRAFFIC_CSV;
-    rc = generate(&x, &o, output, fmt, snaplen, json);
+    rc = generate(&x, &o, output, fmt, snaplen, json, &rep);
     mix_free(&x);
     return rc;
 }
