@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "report_cli.h"
 #include "qctl/dist.h"
 #include "qctl/multiclass.h"
 #include "qctl/output.h"
@@ -61,6 +62,8 @@ static const char usage[] =
     "                       delay sample, bound, priority, weight and state (CSV)\n"
     "  --plot DIR           each bounded class's delay, bound and priority over\n"
     "                       busy cycles, as SVG and PNG (needs gnuplot)\n"
+    "  --report DIR         write DIR/index.html: the scenario, the results tables and\n"
+    "                       (one policy) the plots of --plot, in one page\n"
     "  --quiet              no progress line\n"
     "  --help               this text\n";
 
@@ -654,6 +657,35 @@ static int write_plots(const char *dir, const qc_mc_run_params *p, const scenari
     return rc;
 }
 
+/* The page of --report: the plots write_plots draws (none for several
+ * policies), then the summary. */
+static int write_report(const char *dir, int argc, char **argv, const qc_mc_run_params *p,
+                        const scenario *s, const qc_mc_run_result *r, const json_t *js,
+                        unsigned npol)
+{
+    char(*names)[96] = malloc((s->n + 1) * sizeof *names);
+    const char **ptrs = malloc((s->n + 1) * sizeof *ptrs);
+    int rc = names && ptrs ? 0 : QC_EXIT_FAIL;
+    size_t n = 0;
+    if (rc == 0 && npol == 1) {
+        if (qc_plot_available())
+            rc = write_plots(dir, p, s, r);
+        for (unsigned k = 0; k < s->n; k++)
+            if (!s->cls[k].c.best_effort)
+                snprintf(names[n++], sizeof names[0], "class_%s", s->cls[k].c.name);
+        snprintf(names[n++], sizeof names[0], "weights");
+    }
+    for (size_t i = 0; i < n; i++)
+        ptrs[i] = names[i];
+    if (rc == 0)
+        rc = cli_report_write(dir, "sim admission", argc, argv, js, ptrs, n);
+    else if (!names || !ptrs)
+        cli_error("out of memory");
+    free(names);
+    free(ptrs);
+    return rc;
+}
+
 /* ---- the command ----------------------------------------------------------------- */
 
 static int parse_policy(const char *s, qc_mc_policy *p)
@@ -682,7 +714,7 @@ static int parse_discipline(const char *s, qc_mc_discipline *d)
 int cmd_sim_admission(int argc, char **argv)
 {
     enum { O_SCEN = 256, O_POL, O_DISC, O_EPS, O_ALPHA, O_GAIN, O_MINC, O_UMAX, O_TIME, O_WARM,
-           O_WIN, O_REPS, O_SEED, O_CONF, O_JSON, O_OUT, O_SER, O_PLOT, O_QUIET, O_HELP };
+           O_WIN, O_REPS, O_SEED, O_CONF, O_JSON, O_OUT, O_SER, O_PLOT, O_REPORT, O_QUIET, O_HELP };
     static const struct option longopts[] = {
         {"scenario", required_argument, 0, O_SCEN}, {"policy", required_argument, 0, O_POL},
         {"discipline", required_argument, 0, O_DISC}, {"epsilon", required_argument, 0, O_EPS},
@@ -694,11 +726,12 @@ int cmd_sim_admission(int argc, char **argv)
         {"confidence", required_argument, 0, O_CONF}, {"json", no_argument, 0, O_JSON},
         {"output", required_argument, 0, O_OUT},    {"series", required_argument, 0, O_SER},
         {"plot", required_argument, 0, O_PLOT},     {"quiet", no_argument, 0, O_QUIET},
+        {"report", required_argument, 0, O_REPORT},
         {"help", no_argument, 0, O_HELP},           {0, 0, 0, 0}};
     qc_mc_run_params p;
     qc_mc_run_params_init(&p);
     const char *scen = NULL, *pol = "autonomic", *disc = NULL, *output = NULL, *series = NULL,
-               *plot = NULL;
+               *plot = NULL, *report = NULL;
     double eps = NAN, alpha = NAN, horizon = NAN, warm = NAN, win = NAN;
     int json = 0, quiet = 0, rc = 0;
     opterr = 0;
@@ -724,6 +757,7 @@ int cmd_sim_admission(int argc, char **argv)
         case O_OUT: output = optarg; break;
         case O_SER: series = optarg; break;
         case O_PLOT: plot = optarg; break;
+        case O_REPORT: report = optarg; break;
         case O_QUIET: quiet = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         default: return cli_bad_option("sim admission", argv[optind - 1]);
@@ -733,6 +767,8 @@ int cmd_sim_admission(int argc, char **argv)
     }
     if (optind < argc)
         return cli_extra_operand("sim admission", argv[optind]);
+    if (report && (rc = cli_report_prepare(report)) != 0)
+        return rc;
     if (!scen) {
         cli_error("sim admission: --scenario is required (see 'qctl sim admission --help')");
         return QC_EXIT_USAGE;
@@ -792,7 +828,7 @@ int cmd_sim_admission(int argc, char **argv)
     p.window = !isnan(win) ? win : !isnan(s.window) ? s.window : (p.horizon - p.warmup) / 20;
     p.nclass = s.n;
     p.cls = s.cls;
-    p.series = series != NULL || plot != NULL;
+    p.series = series != NULL || plot != NULL || (report != NULL && npol == 1);
     /* The envoy limiter's clock: its intervals in units of the mean service. */
     double es = 0;
     for (unsigned k = 0; k < s.n; k++)
@@ -838,11 +874,13 @@ int cmd_sim_admission(int argc, char **argv)
             cli_error("%s", err.msg);
             rc = QC_EXIT_FAIL;
         }
-        json_decref(js);
         if (rc == 0 && series)
             rc = write_series(series, &s, &res[0]);
         if (rc == 0 && plot)
             rc = write_plots(plot, &p, &s, &res[0]);
+        if (rc == 0 && report)
+            rc = write_report(report, argc, argv, &p, &s, &res[0], js, npol);
+        json_decref(js);
     }
     for (unsigned i = 0; i < npol; i++)
         qc_mc_run_result_free(&res[i]);
