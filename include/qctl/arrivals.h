@@ -76,6 +76,11 @@ typedef struct qc_arrivals {
  * field, or FILE:LINE and what is wrong there. */
 int qc_arrivals_parse(qc_arrivals *a, const char *spec, qc_err *err);
 
+/* Makes a a trace of the n >= 1 non-decreasing times t (malloc'd, shifted
+ * here so that the first is 0), taking t over: a frees it, and so does a
+ * failure (QC_EEMPTY for n = 0, QC_EPARSE for a decreasing time). */
+int qc_arrivals_from_times(qc_arrivals *a, double *t, size_t n, qc_err *err);
+
 /* Releases what a holds and zeroes it. */
 void qc_arrivals_free(qc_arrivals *a);
 

@@ -52,6 +52,8 @@ typedef struct qc_backend_opts {
     const char *health; /* health path (default /health) */
     qc_dist warmup;     /* health answers 503 this long after start */
     int has_warmup;
+    uint64_t body; /* > 0: answer with this many bytes of qc__body_pattern */
+    int chunked;   /* send that body chunked */
 } qc_backend_opts;
 
 /* Runs the backend until SIGTERM/SIGINT. */
@@ -67,15 +69,48 @@ typedef struct qc_load_opts {
     double timeout;           /* a request unanswered this long is an error */
     const char *class_header; /* NULL, or "Name: value" sent with each request */
     uint64_t seed;
+    /* closed loop (users > 0; arrival unused): think and off times in
+     * seconds, session = requests per session (NULL: one endless session) */
+    unsigned users;
+    const qc_dist *think, *session, *off;
+    const char *series;     /* NULL or a CSV written every series_interval s */
+    double series_interval;
 } qc_load_opts;
 
 typedef struct qc_load_result {
     uint64_t sent, answered, ok, refused, other, errors, timeouts;
-    double elapsed, p50, p95, p99, ok_p50, ok_p95, ok_p99, max;
+    double elapsed, mean, p50, p90, p95, p99, p999, ok_p50, ok_p95, ok_p99, max;
+    double think_mean; /* closed loop: the think times drawn, on average */
 } qc_load_result;
 
 /* Runs the load; fills r. Fails only on bad options or a setup error. */
 int qc_load_run(const qc_load_opts *o, qc_load_result *r, qc_err *err);
+
+/* The arrival times of requests drawn from a traffic model (qctl gen's
+ * JSON): `users` users of the model generated with the copula approach
+ * from `seed`; each packet a user sends (direction 0) is a request, or,
+ * with per_session, only the first packet of each of its sessions. Times
+ * up to `duration` (0: no limit) and at most `max` of them (0: no limit;
+ * one of the two is needed) fill a as a trace (qc_arrivals_free). */
+int qc_load_traffic_arrivals(qc_arrivals *a, const char *model, uint32_t users, int per_session,
+                             uint64_t seed, double duration, uint64_t max, qc_err *err);
+
+/* `qctl load --udp`: one datagram per packet of a trace, at its time. */
+typedef struct qc_replay_opts {
+    const char *target; /* HOST:PORT */
+    const char *file;   /* pcap, pcapng or CSV (qctl/trace.h) */
+    int pattern;        /* payload: 0 zeros, 1 the bytes 0, 1, ..., 255, 0, ... */
+} qc_replay_opts;
+
+typedef struct qc_replay_result {
+    uint64_t packets, sent, failed, bytes, capped; /* capped: cut to 65507 */
+    double span, elapsed;            /* the trace's and the replay's duration */
+    double err_p50, err_p99, err_max; /* send time - scheduled time, s */
+} qc_replay_result;
+
+/* Replays o->file to o->target; fills r. Fails on a bad address, an
+ * unreadable trace or no socket. */
+int qc_replay_run(const qc_replay_opts *o, qc_replay_result *r, qc_err *err);
 
 #define QC_PROXY_BACKENDS_MAX 64
 #define QC_PROXY_CLASSES_MAX 8

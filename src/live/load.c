@@ -13,7 +13,22 @@
  * Accounting is the point of the tests built on it: every request issued
  * ends exactly once, as answered (by status: 2xx, 503, other), as an
  * error (its connection failed before a full answer) or as a timeout, so
- * sent = answered + errors + timeouts at the end of every run. */
+ * sent = answered + errors + timeouts at the end of every run.
+ *
+ * Closed loop (users > 0): N users each own one connection and have at
+ * most one request out. A user sends, waits for the answer (or the
+ * failure), then thinks for Z (a draw of the think spec) and sends again;
+ * with sessions, after a session's K requests (K a draw of the session
+ * spec, rounded up, at least 1) it is off for a draw of the off spec
+ * instead. A request is due when the think (or off) time ends, and its
+ * latency is measured from then, so the time a user spends is exactly the
+ * sum of its think times and latencies, and the throughput obeys the
+ * closed-network law X = N / (R + Z) up to the last, partial cycle. The
+ * same accounting holds (sent = answered + errors + timeouts); a user
+ * whose connection failed thinks and sends on a new one.
+ *
+ * Series: every interval a CSV row counts what was sent and answered in
+ * it, with the percentiles of the latencies answered in it. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +38,8 @@
 #include "live/http.h"
 #include "live/live.h"
 #include "qctl/hist.h"
+#include "qctl/output.h"
+#include "qctl/traffic.h"
 #include "qctl/rng.h"
 
 typedef struct lconn lconn;
@@ -32,15 +49,27 @@ typedef struct pending {
     struct pending *next;
 } pending;
 
+typedef struct user user;
+
 typedef struct load {
     uv_loop_t *loop;
     const qc_load_opts *o;
     struct sockaddr_in addr;
-    qc_rng rng;
+    qc_rng rng, urng;
     qc_arrivals_gen gen;
-    uv_timer_t arrive, tick;
-    double t0, next_due;
+    uv_timer_t arrive, tick, stime;
+    double t0, next_due, stop_at, last_done;
     int issuing;
+    user *users;
+    double think_sum;
+    uint64_t think_n;
+    double lat_sum;
+    /* series: counters at the start of the interval, and its histogram */
+    qc_ofile series;
+    int series_on;
+    uint64_t s_sent, s_answered, s_ok, s_refused, s_errors;
+    double s_next;
+    qc_hist *iv;
     unsigned open_conns;
     lconn *idle;
     pending *wait_head, *wait_tail;
@@ -59,7 +88,22 @@ struct lconn {
     int connected, active, closing;
     double due; /* of the request in flight */
     lconn *next_idle;
+    user *u;    /* closed loop: the user owning it */
 };
+
+struct user {
+    load *L;
+    lconn *c;         /* NULL until the first send or after a close */
+    uv_timer_t timer; /* end of the think or off time */
+    double due;       /* when the next request is due */
+    double think;     /* the think time before it */
+    int after_off;    /* 1: it follows an off time, not a think time */
+    uint64_t left;    /* requests left in the session */
+    int stopped;
+};
+
+static void user_answered(user *u);
+static int done_issuing(load *L);
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
 static void dispatch(load *L);
@@ -74,9 +118,13 @@ static void on_closed(uv_handle_t *h)
 
 static void finish(load *L, double due, int status)
 {
-    double lat = qc__now() - due;
+    double now = qc__now(), lat = now - due;
+    L->last_done = now;
     L->r->answered++;
+    L->lat_sum += lat;
     qc_hist_add(L->all, lat);
+    if (L->iv)
+        qc_hist_add(L->iv, lat);
     if (status >= 200 && status < 300) {
         L->r->ok++;
         qc_hist_add(L->ok, lat);
@@ -102,13 +150,22 @@ static void conn_fail(lconn *c)
     if (c->closing)
         return;
     c->closing = 1;
+    int was_active = c->active;
     if (c->active) {
         L->r->errors++;
+        L->last_done = qc__now();
         c->active = 0;
     }
     remove_idle(L, c);
     L->open_conns--;
     uv_close((uv_handle_t *)&c->tcp, on_closed);
+    if (c->u) {
+        user *u = c->u;
+        u->c = NULL;
+        if (was_active)
+            user_answered(u);
+        return;
+    }
     dispatch(L);
 }
 
@@ -141,6 +198,33 @@ static void alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
     *buf = uv_buf_init(slab, sizeof slab);
 }
 
+/* Opens a connection (user u's, or one of the open-loop pool when u is
+ * NULL) and sends the request due at `due` on it: the request is written
+ * at once, libuv queues it until the connection is up. Returns 0 (a
+ * failed connect is counted as the request's error), or -1 when out of
+ * memory, with nothing counted. */
+static int open_and_send(load *L, user *u, double due)
+{
+    lconn *c = calloc(1, sizeof *c);
+    if (!c)
+        return -1;
+    c->L = L;
+    c->u = u;
+    uv_tcp_init(L->loop, &c->tcp);
+    c->tcp.data = c->connect.data = c;
+    L->open_conns++;
+    if (u)
+        u->c = c;
+    if (uv_tcp_connect(&c->connect, &c->tcp, (struct sockaddr *)&L->addr, on_connect) != 0) {
+        L->r->sent++;
+        c->active = 1;
+        conn_fail(c);
+        return 0;
+    }
+    send_on(c, due);
+    return 0;
+}
+
 /* Sends the request due at `due` on an idle connection, a new one, or
  * queues it. */
 static void issue(load *L, double due)
@@ -151,26 +235,8 @@ static void issue(load *L, double due)
         send_on(c, due);
         return;
     }
-    if (L->open_conns < L->o->connections) {
-        lconn *c = calloc(1, sizeof *c);
-        if (c) {
-            c->L = L;
-            uv_tcp_init(L->loop, &c->tcp);
-            c->tcp.data = c->connect.data = c;
-            L->open_conns++;
-            /* The request is written at once; libuv queues it until the
-             * connection is up. */
-            if (uv_tcp_connect(&c->connect, &c->tcp, (struct sockaddr *)&L->addr, on_connect) !=
-                0) {
-                L->r->sent++;
-                c->active = 1;
-                conn_fail(c);
-                return;
-            }
-            send_on(c, due);
-            return;
-        }
-    }
+    if (L->open_conns < L->o->connections && open_and_send(L, NULL, due) == 0)
+        return;
     pending *p = malloc(sizeof *p);
     if (!p) {
         L->r->sent++;
@@ -249,8 +315,17 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
             c->closing = 1;
             L->open_conns--;
             uv_close((uv_handle_t *)&c->tcp, on_closed);
+            if (c->u) {
+                c->u->c = NULL;
+                user_answered(c->u);
+                return;
+            }
             dispatch(L);
             return;
+        }
+        if (c->u) {
+            user_answered(c->u);
+            continue; /* an unasked answer then fails the connection */
         }
         if (L->wait_head) {
             pending *p = L->wait_head;
@@ -275,19 +350,104 @@ static int done_issuing(load *L)
     return L->o->duration > 0 && L->next_due - L->t0 >= L->o->duration;
 }
 
+static void stop_issuing(load *L)
+{
+    if (L->issuing) {
+        L->issuing = 0;
+        L->stop_at = qc__now();
+    }
+}
+
+/* ---- closed loop -------------------------------------------------------- */
+
+static void user_fire(uv_timer_t *t);
+
+/* Starts the user's timer so that its next request is due `delay` from
+ * now. */
+static void user_wait(user *u, double delay)
+{
+    u->due = qc__now() + delay;
+    uv_timer_start(&u->timer, user_fire, (uint64_t)(delay * 1000), 0);
+}
+
+static double draw(const qc_dist *d, qc_rng *r)
+{
+    if (!d)
+        return 0;
+    double x = qc_dist_sample(d, r);
+    return x > 0 && isfinite(x) ? x : 0;
+}
+
+static uint64_t session_length(load *L)
+{
+    if (!L->o->session)
+        return UINT64_MAX;
+    double k = ceil(qc_dist_sample(L->o->session, &L->urng));
+    return k >= 1 && k < 1e18 ? (uint64_t)k : 1;
+}
+
+/* The user's request ended (answered or failed): think, or go off. */
+static void user_answered(user *u)
+{
+    load *L = u->L;
+    if (u->stopped)
+        return;
+    if (u->left != UINT64_MAX)
+        u->left--;
+    if (u->left == 0) {
+        u->left = session_length(L);
+        u->after_off = 1;
+        user_wait(u, draw(L->o->off, &L->urng));
+    } else {
+        u->after_off = 0;
+        u->think = draw(L->o->think, &L->urng);
+        user_wait(u, u->think);
+    }
+}
+
+static void user_fire(uv_timer_t *t)
+{
+    user *u = t->data;
+    load *L = u->L;
+    double now = qc__now();
+    if (now < u->due) { /* libuv's timers have millisecond steps */
+        uv_timer_start(&u->timer, user_fire, (uint64_t)((u->due - now) * 1000), 0);
+        return;
+    }
+    L->next_due = u->due;
+    if (!L->issuing || done_issuing(L)) {
+        stop_issuing(L);
+        u->stopped = 1;
+        return;
+    }
+    if (!u->after_off) {
+        /* the think times that precede requests: with the response times,
+         * they make up each user's time */
+        L->think_sum += u->think;
+        L->think_n++;
+    }
+    if (u->c) /* open (or still connecting: written when it is up) */
+        send_on(u->c, u->due);
+    else if (open_and_send(L, u, u->due) != 0) {
+        L->r->sent++;
+        L->r->errors++;
+        user_answered(u);
+    }
+}
+
 static void on_arrive(uv_timer_t *t)
 {
     load *L = t->data;
     double now = qc__now();
     while (L->issuing && L->next_due <= now) {
         if (done_issuing(L)) {
-            L->issuing = 0;
+            stop_issuing(L);
             break;
         }
         issue(L, L->next_due);
         double at = qc_arrivals_next(&L->gen);
         if (!isfinite(at)) { /* a trace or a schedule ended */
-            L->issuing = 0;
+            stop_issuing(L);
             break;
         }
         L->next_due = L->t0 + at;
@@ -312,18 +472,63 @@ static void close_all(uv_handle_t *h, void *arg)
     }
 }
 
+/* ---- series -------------------------------------------------------------- */
+
+static void series_row(load *L, double now)
+{
+    const qc_load_result *r = L->r;
+    double p50 = qc_hist_quantile(L->iv, 0.5), p95 = qc_hist_quantile(L->iv, 0.95);
+    fprintf(L->series.fp, "%.3f,%llu,%llu,%llu,%llu,%llu,", now - L->t0,
+            (unsigned long long)(r->sent - L->s_sent),
+            (unsigned long long)(r->answered - L->s_answered),
+            (unsigned long long)(r->ok - L->s_ok), (unsigned long long)(r->refused - L->s_refused),
+            (unsigned long long)(r->errors - L->s_errors));
+    if (isnan(p50))
+        fputs(",\n", L->series.fp);
+    else
+        fprintf(L->series.fp, "%.6g,%.6g\n", p50, p95);
+    L->s_sent = r->sent;
+    L->s_answered = r->answered;
+    L->s_ok = r->ok;
+    L->s_refused = r->refused;
+    L->s_errors = r->errors;
+    qc_hist_reset(L->iv);
+}
+
+/* One row per timer expiry, labelled with the interval's nominal end:
+ * libuv's clock and qc__now() may differ by a millisecond, so the row is
+ * written when the timer fires rather than when the clock says so; a
+ * stalled loop's missed intervals get rows too. */
+static void on_series(uv_timer_t *t)
+{
+    load *L = t->data;
+    double now = qc__now(), dt = L->o->series_interval;
+    do {
+        series_row(L, L->s_next);
+        L->s_next += dt;
+    } while (now >= L->s_next + 0.5 * dt);
+}
+
 /* Ends the run once nothing is in flight, or times the stragglers out. */
 static void on_tick(uv_timer_t *t)
 {
     load *L = t->data;
+    double now = qc__now();
+    if (L->issuing && L->users &&
+        ((L->o->requests && L->r->sent >= L->o->requests) ||
+         (L->o->duration > 0 && now - L->t0 >= L->o->duration)))
+        stop_issuing(L); /* even if every user waits on an answer */
     if (L->issuing)
         return;
-    double now = qc__now();
     uint64_t outstanding = L->r->sent + L->waiting - L->r->answered - L->r->errors;
-    int late = now - L->next_due > L->o->timeout;
+    int late = now - L->stop_at > L->o->timeout;
     if (outstanding && !late)
         return;
     L->r->timeouts += outstanding;
+    L->r->sent += L->waiting; /* queued then timed out: sent in intent */
+    L->r->elapsed = (outstanding || !(L->last_done > L->t0) ? now : L->last_done) - L->t0;
+    if (L->series_on && now > L->s_next - L->o->series_interval + 1e-6)
+        series_row(L, now); /* the last, partial interval */
     uv_walk(L->loop, close_all, NULL);
     pending *p = L->wait_head;
     while (p) {
@@ -331,10 +536,30 @@ static void on_tick(uv_timer_t *t)
         free(p);
         p = next;
     }
-    L->r->sent += L->waiting; /* queued then timed out: sent in intent */
     L->wait_head = L->wait_tail = NULL;
     L->waiting = 0;
-    L->r->elapsed = now - L->t0;
+}
+
+static int check_opts(const qc_load_opts *o, qc_err *err)
+{
+    if (o->users == 0 && !o->arrival)
+        return qc_err_set(err, QC_EINVAL, "an arrival process or users are needed");
+    if (!o->requests && !(o->duration > 0) &&
+        (o->users || o->arrival->kind != QC_ARRIVALS_TRACE))
+        return qc_err_set(err, QC_EINVAL, "a bound is needed: --requests or --duration");
+    if (o->connections == 0)
+        return qc_err_set(err, QC_EINVAL, "connections: must be >= 1");
+    if (o->series && !(o->series_interval > 0 && isfinite(o->series_interval)))
+        return qc_err_set(err, QC_EINVAL, "series interval: must be > 0");
+    return 0;
+}
+
+static void release(load *L)
+{
+    qc_hist_free(L->all);
+    qc_hist_free(L->ok);
+    qc_hist_free(L->iv);
+    free(L->users);
 }
 
 int qc_load_run(const qc_load_opts *o, qc_load_result *r, qc_err *err)
@@ -342,12 +567,8 @@ int qc_load_run(const qc_load_opts *o, qc_load_result *r, qc_err *err)
     memset(r, 0, sizeof *r);
     load L = {.o = o, .r = r};
     int rc = qc__addr_parse(o->target, &L.addr, err);
-    if (rc)
+    if (rc || (rc = check_opts(o, err)) != 0)
         return rc;
-    if (!o->requests && !(o->duration > 0) && o->arrival->kind != QC_ARRIVALS_TRACE)
-        return qc_err_set(err, QC_EINVAL, "a bound is needed: --requests or --duration");
-    if (o->connections == 0)
-        return qc_err_set(err, QC_EINVAL, "connections: must be >= 1");
     int k =
         snprintf(L.req, sizeof L.req, "GET %s HTTP/1.1\r\nHost: %s\r\n%s%s\r\n", o->path, o->target,
                  o->class_header ? o->class_header : "", o->class_header ? "\r\n" : "");
@@ -356,34 +577,134 @@ int qc_load_run(const qc_load_opts *o, qc_load_result *r, qc_err *err)
     L.req_len = (size_t)k;
     L.all = qc_hist_alloc();
     L.ok = qc_hist_alloc();
-    if (!L.all || !L.ok) {
-        qc_hist_free(L.all);
-        qc_hist_free(L.ok);
+    L.iv = o->series ? qc_hist_alloc() : NULL;
+    L.users = o->users ? calloc(o->users, sizeof *L.users) : NULL;
+    if (!L.all || !L.ok || (o->series && !L.iv) || (o->users && !L.users)) {
+        release(&L);
         return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    if (o->series) {
+        if ((rc = qc_ofile_open(&L.series, o->series, err)) != 0) {
+            release(&L);
+            return rc;
+        }
+        L.series_on = 1;
+        fputs("time,sent,answered,ok,refused,errors,p50,p95\n", L.series.fp);
     }
     signal(SIGPIPE, SIG_IGN);
     L.loop = uv_default_loop();
     qc_rng_init(&L.rng, o->seed, qc_rng_stream(0, QC_STREAM_ARRIVAL, 0));
+    qc_rng_init(&L.urng, o->seed, qc_rng_stream(0, QC_STREAM_USER, 0));
     uv_timer_init(L.loop, &L.arrive);
     uv_timer_init(L.loop, &L.tick);
-    L.arrive.data = L.tick.data = &L;
-    qc_arrivals_gen_init(&L.gen, o->arrival, &L.rng);
-    double first = qc_arrivals_next(&L.gen);
+    uv_timer_init(L.loop, &L.stime);
+    L.arrive.data = L.tick.data = L.stime.data = &L;
     L.t0 = qc__now();
-    L.next_due = L.t0 + first;
-    L.issuing = isfinite(first);
-    uv_timer_start(&L.arrive, on_arrive, 0, 0);
+    L.issuing = 1;
+    if (o->users) {
+        /* every user starts with a think time, so that users with random
+         * think times do not all send at once */
+        for (unsigned i = 0; i < o->users; i++) {
+            user *u = &L.users[i];
+            u->L = &L;
+            u->left = session_length(&L);
+            uv_timer_init(L.loop, &u->timer);
+            u->timer.data = u;
+            u->think = draw(o->think, &L.urng);
+            user_wait(u, u->think);
+        }
+    } else {
+        qc_arrivals_gen_init(&L.gen, o->arrival, &L.rng);
+        double first = qc_arrivals_next(&L.gen);
+        L.next_due = L.t0 + first;
+        L.issuing = isfinite(first);
+        L.stop_at = L.t0;
+        uv_timer_start(&L.arrive, on_arrive, 0, 0);
+    }
+    if (o->series) {
+        L.s_next = L.t0 + o->series_interval;
+        uint64_t ms = (uint64_t)(o->series_interval * 1000);
+        uv_timer_start(&L.stime, on_series, ms, ms ? ms : 1);
+    }
     uv_timer_start(&L.tick, on_tick, 10, 10);
     uv_run(L.loop, UV_RUN_DEFAULT);
     uv_loop_close(L.loop);
     r->p50 = qc_hist_quantile(L.all, 0.5);
+    r->p90 = qc_hist_quantile(L.all, 0.9);
     r->p95 = qc_hist_quantile(L.all, 0.95);
     r->p99 = qc_hist_quantile(L.all, 0.99);
+    r->p999 = qc_hist_quantile(L.all, 0.999);
     r->max = qc_hist_quantile(L.all, 1);
+    r->mean = r->answered ? L.lat_sum / (double)r->answered : NAN;
     r->ok_p50 = qc_hist_quantile(L.ok, 0.5);
     r->ok_p95 = qc_hist_quantile(L.ok, 0.95);
     r->ok_p99 = qc_hist_quantile(L.ok, 0.99);
-    qc_hist_free(L.all);
-    qc_hist_free(L.ok);
-    return 0;
+    r->think_mean = L.think_n ? L.think_sum / (double)L.think_n : NAN;
+    rc = 0;
+    if (L.series_on)
+        rc = qc_ofile_commit(&L.series, err);
+    release(&L);
+    return rc;
+}
+
+/* ---- requests from a traffic model ----------------------------------------- */
+
+int qc_load_traffic_arrivals(qc_arrivals *a, const char *model, uint32_t users, int per_session,
+                             uint64_t seed, double duration, uint64_t max, qc_err *err)
+{
+    memset(a, 0, sizeof *a);
+    if (users == 0)
+        return qc_err_set(err, QC_EINVAL, "traffic users: must be >= 1");
+    if (max == 0 && !(duration > 0))
+        return qc_err_set(err, QC_EINVAL, "a bound is needed: --requests or --duration");
+    qc_traffic_model m = {0};
+    int rc = qc_traffic_model_load(&m, model, err);
+    if (rc)
+        return rc;
+    qc_traffic_gen_opts go;
+    qc_traffic_gen_opts_init(&go);
+    go.seed = seed;
+    go.duration = duration > 0 ? duration : 0;
+    const qc_traffic_model *ms[1] = {&m};
+    qc_traffic_gen *g = NULL;
+    uint32_t *last = calloc(users, sizeof *last); /* session + 1 of the last request */
+    double *t = NULL;
+    size_t n = 0, cap = 0;
+    if (!last) {
+        rc = qc_err_set(err, QC_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = qc_traffic_gen_new(&g, ms, &users, 1, &go, err)) != 0)
+        goto out;
+    qc_traffic_pkt p;
+    while ((max == 0 || n < max) && qc_traffic_gen_next(g, &p) == 1) {
+        if (p.dir != 0 || p.t < 0)
+            continue;
+        if (per_session) {
+            if (last[p.user] == p.session + 1)
+                continue;
+            last[p.user] = p.session + 1;
+        }
+        if (n == cap) {
+            size_t nc = cap ? 2 * cap : 1024;
+            double *nt = realloc(t, nc * sizeof *nt);
+            if (!nt) {
+                rc = qc_err_set(err, QC_ENOMEM, "out of memory");
+                goto out;
+            }
+            t = nt;
+            cap = nc;
+        }
+        t[n++] = p.t;
+    }
+    rc = qc_arrivals_from_times(a, t, n, err);
+    t = NULL;
+    if (rc == QC_EEMPTY)
+        qc_err_set(err, rc, "%s: the model generated no requests in the bounds", model);
+out:
+    free(t);
+    free(last);
+    qc_traffic_gen_free(g);
+    qc_traffic_model_free(&m);
+    return rc;
 }

@@ -393,6 +393,31 @@ fail:
     return rc;
 }
 
+int qc_arrivals_from_times(qc_arrivals *a, double *t, size_t n, qc_err *err)
+{
+    memset(a, 0, sizeof *a);
+    if (n == 0) {
+        free(t);
+        return qc_err_set(err, QC_EEMPTY, "no arrival times");
+    }
+    for (size_t i = 1; i < n; i++)
+        if (!(t[i] >= t[i - 1])) {
+            double bad = t[i], prev = t[i - 1];
+            free(t);
+            return qc_err_set(err, QC_EPARSE, "arrival %zu: time %.17g is before %.17g", i + 1,
+                              bad, prev);
+        }
+    double t0 = t[0], span = t[n - 1] - t0;
+    for (size_t i = 0; i < n; i++)
+        t[i] -= t0;
+    a->kind = QC_ARRIVALS_TRACE;
+    a->t = t;
+    a->n = n;
+    a->peak = NAN;
+    a->avg = span > 0 ? (double)(n - 1) / span : NAN;
+    return 0;
+}
+
 int qc_arrivals_parse(qc_arrivals *a, const char *spec, qc_err *err)
 {
     memset(a, 0, sizeof *a);
