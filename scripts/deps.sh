@@ -5,11 +5,12 @@
 #   scripts/deps.sh          build and run (gnuplot is optional at run time)
 #   scripts/deps.sh --test   also what the tests need (cmocka, clang for the
 #                            sanitizer and fuzzer builds, curl for the
-#                            proxy's admin endpoints)
+#                            proxy's admin endpoints, chromium to check the
+#                            HTML reports in a real browser engine)
 set -eu
 pkgs="build-essential cmake pkg-config libgsl-dev libjansson-dev libpcap-dev libuv1-dev libopenmpi-dev openmpi-bin tcpdump gnuplot-nox"
 if [ "${1:-}" = "--test" ]; then
-    pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev curl"
+    pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev curl chromium"
 fi
 missing=""
 for p in $pkgs; do
