@@ -31,6 +31,9 @@ static const char backend_usage[] =
     "  --health PATH        the health path (default /health)\n"
     "  --warmup SPEC        the health path answers 503 for a warm-up drawn\n"
     "                       from SPEC (seconds) after start, then 200\n"
+    "  --body BYTES         answer with a body of BYTES bytes of a fixed\n"
+    "                       pattern instead of \"ok\" (any size, not buffered)\n"
+    "  --chunked            send that body chunked (1 MiB chunks)\n"
     "  --help               this text\n";
 
 int cmd_backend(int argc, char **argv)
@@ -41,7 +44,8 @@ int cmd_backend(int argc, char **argv)
         {"service", required_argument, 0, O_SVC},   {"workers", required_argument, 0, O_WORK},
         {"mode", required_argument, 0, O_MODE},     {"seed", required_argument, 0, O_SEED},
         {"help", no_argument, 0, O_HELP},           {"health", required_argument, 0, O_HEALTH},
-        {"warmup", required_argument, 0, O_WARMUP}, {0, 0, 0, 0}};
+        {"warmup", required_argument, 0, O_WARMUP}, {"body", required_argument, 0, 300},
+        {"chunked", no_argument, 0, 301},           {0, 0, 0, 0}};
     qc_backend_opts o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
     const char *service = "exp:100", *warmup = NULL;
     int c, rc = 0;
@@ -82,6 +86,12 @@ int cmd_backend(int argc, char **argv)
             break;
         case O_WARMUP:
             warmup = optarg;
+            break;
+        case 300: /* --body */
+            rc = cli_u64("--body", optarg, &o.body);
+            break;
+        case 301: /* --chunked */
+            o.chunked = 1;
             break;
         case O_HELP:
             fputs(backend_usage, stdout);

@@ -124,6 +124,57 @@ static void respond(bconn *c, int status, const char *reason, const char *body, 
         qc__write_copy((uv_stream_t *)&c->tcp, head, (size_t)k);
 }
 
+/* --body: a body of o->body bytes, written as 1 MiB pieces of one static
+ * pattern (byte i of a piece is (7 i + 3) mod 256), so no size needs a
+ * buffer of its size; chunked, each piece is one chunk. */
+#define PIECE (1u << 20)
+static unsigned char piece[PIECE];
+
+static void on_piece_written(uv_write_t *req, int status)
+{
+    (void)status;
+    free(req);
+}
+
+static void write_static(bconn *c, const void *p, size_t n)
+{
+    uv_write_t *req = malloc(sizeof *req);
+    uv_buf_t b = uv_buf_init((char *)p, (unsigned)n);
+    if (req && uv_write(req, (uv_stream_t *)&c->tcp, &b, 1, on_piece_written) != 0)
+        free(req);
+}
+
+static void respond_body(bconn *c, uint64_t size, int chunked, int keep)
+{
+    char head[256];
+    int k = chunked ? snprintf(head, sizeof head,
+                               "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+                               "Transfer-Encoding: chunked\r\n%s\r\n",
+                               keep ? "" : "Connection: close\r\n")
+                    : snprintf(head, sizeof head,
+                               "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+                               "Content-Length: %llu\r\n%s\r\n",
+                               (unsigned long long)size, keep ? "" : "Connection: close\r\n");
+    qc__write_copy((uv_stream_t *)&c->tcp, head, (size_t)k);
+    if (piece[0] == 0)
+        for (size_t i = 0; i < PIECE; i++)
+            piece[i] = (unsigned char)(7 * i + 3);
+    static const char crlf[] = "\r\n", last[] = "0\r\n\r\n";
+    for (uint64_t off = 0; off < size; off += PIECE) {
+        size_t n = size - off < PIECE ? (size_t)(size - off) : PIECE;
+        if (chunked) {
+            char line[32];
+            int m = snprintf(line, sizeof line, "%zx\r\n", n);
+            qc__write_copy((uv_stream_t *)&c->tcp, line, (size_t)m);
+        }
+        write_static(c, piece, n);
+        if (chunked)
+            write_static(c, crlf, 2);
+    }
+    if (chunked)
+        write_static(c, last, sizeof last - 1);
+}
+
 static void bad_request(bconn *c, const char *why)
 {
     char body[256];
@@ -140,7 +191,10 @@ static void served(bconn *c)
     b->busy--;
     c->busy = 0;
     if (!c->closing) {
-        respond(c, 200, "OK", "ok\n", c->keep);
+        if (b->o->body)
+            respond_body(c, b->o->body, b->o->chunked, c->keep);
+        else
+            respond(c, 200, "OK", "ok\n", c->keep);
         if (c->keep)
             process(c);
         else

@@ -52,7 +52,7 @@ typedef struct qc_backend_opts {
     const char *health; /* health path (default /health) */
     qc_dist warmup;     /* health answers 503 this long after start */
     int has_warmup;
-    uint64_t body; /* > 0: answer with this many bytes of qc__body_pattern */
+    uint64_t body; /* > 0: answer with a body of this many bytes (a fixed pattern) */
     int chunked;   /* send that body chunked */
 } qc_backend_opts;
 

@@ -18,9 +18,13 @@
  * limiter only gates new ones, and SIGTERM stops the listeners, refuses
  * what waits, and exits once the admitted requests are answered.
  *
- * Responses are read whole from the backend (Content-Length, chunked or
- * to the close) and written verbatim, so chunked framing and trailers
- * pass through untouched. Requests and responses are bounded in size. */
+ * Responses are streamed: head, then body bytes as they arrive
+ * (Content-Length, chunked or to the close), verbatim, so chunked framing
+ * and trailers pass through untouched, with backpressure from the
+ * client's write queue and no bound on their size (see "streaming the
+ * response"). A response cut by its backend after its head was sent
+ * cannot become a 502: the client's connection is closed instead.
+ * Requests are read whole and bounded in size. */
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
@@ -115,6 +119,10 @@ struct uconn {
     unsigned cls;
     double t_admit;
     double t_arrive; /* its client's request arrived (the delay ADMISSION measures) */
+    /* the response being streamed (see response_end) */
+    int rstate, framing, keep_resp, head_sent, paused;
+    uint64_t left; /* F_LENGTH: body bytes still to come */
+    qc__http_chunked ch;
     int busy, closing, handles_open, to_close; /* to_close: body ends at EOF */
     uconn *next_idle;
     int placed;          /* PLACED_*: waiting at a warming backend, or sent */
@@ -170,6 +178,9 @@ struct proxy {
 };
 
 static void client_process(cconn *c);
+static void upstream_resume(uconn *u);
+static void on_upstream_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
+static void on_upstream_timer(uv_timer_t *t);
 static void pump_queue(proxy *P);
 static void forward(cconn *c, uconn *u);
 static void fleet_request_done(uconn *u, int ok);
@@ -258,8 +269,10 @@ static void client_close(cconn *c)
     c->closing = 1;
     if (c->state == C_QUEUED)
         unqueue(c);
-    if (c->up)
+    if (c->up) {
         c->up->client = NULL; /* the backend's answer will be dropped */
+        upstream_resume(c->up); /* read (and drop) the rest, if it was paused */
+    }
     c->up = NULL;
     uv_close((uv_handle_t *)&c->tcp, client_closed);
     uv_close((uv_handle_t *)&c->timer, client_closed);
@@ -778,7 +791,10 @@ static void upstream_fail(uconn *u, int status)
                 P->errors504++;
             else
                 P->errors502++;
-            if (status == 504)
+            if (u->head_sent) { /* too late for a status: cut the response */
+                u->head_sent = 0;
+                client_close(c);
+            } else if (status == 504)
                 client_reply(c, 504, "Gateway Timeout", NULL, "text/plain", "backend timeout\n",
                              16);
             else
@@ -798,21 +814,100 @@ static void on_upstream_timer(uv_timer_t *t)
     upstream_fail(u, 504);
 }
 
-static void deliver(uconn *u, size_t total, int keep)
+/* ---- streaming the response -------------------------------------------- */
+
+/* A response is forwarded as it arrives: its head once whole, then body
+ * bytes as they are read, framed by Content-Length, chunked (passed
+ * through verbatim, trailers included: the framer only finds the end) or
+ * the backend's close. Backpressure: while the client's write queue holds
+ * more than WQ_HIGH bytes the backend is not read (TCP then slows it);
+ * once the queue drains below WQ_LOW reading resumes. So the proxy holds
+ * at most about WQ_HIGH + one read per response, whatever its size. While
+ * paused, the upstream timer bounds the client's stall (--idle-timeout);
+ * while reading, it bounds the backend's silence (--backend-timeout).
+ * Once the head is sent a failure can no longer become a 502: the client
+ * connection is closed, cutting the response short (a client sees the
+ * framing end early). The link is kept for another request only when the
+ * response ended cleanly: its framing ended, no byte beyond it, and
+ * keep-alive. The latency the limiter gets ends with the last byte. */
+#define WQ_HIGH (256u << 10)
+#define WQ_LOW (64u << 10)
+
+enum { R_HEAD = 0, R_BODY };
+enum { F_LENGTH = 0, F_CHUNKED, F_CLOSE };
+
+typedef struct cwrite {
+    uv_write_t req;
+    cconn *c;
+    char data[];
+} cwrite;
+
+static void upstream_resume(uconn *u)
+{
+    if (!u->paused || u->closing)
+        return;
+    u->paused = 0;
+    uv_read_start((uv_stream_t *)&u->tcp, alloc_cb, on_upstream_read);
+    uv_timer_start(&u->timer, on_upstream_timer, (uint64_t)(u->P->o->backend_timeout * 1000), 0);
+}
+
+static void on_client_write(uv_write_t *req, int status)
+{
+    (void)status;
+    cwrite *w = (cwrite *)req;
+    cconn *c = w->c;
+    free(w);
+    /* a write is called back before its stream's close callback, so c is
+     * still there */
+    if (c->closing || !c->up || !c->up->paused)
+        return;
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) <= WQ_LOW)
+        upstream_resume(c->up);
+}
+
+/* Writes a copy of p[0..n) to u's client; pauses u past WQ_HIGH. */
+static void stream_out(uconn *u, const char *p, size_t n)
+{
+    cconn *c = u->client;
+    if (!c || c->closing || n == 0)
+        return;
+    cwrite *w = malloc(sizeof *w + n);
+    if (!w) {
+        client_close(c);
+        return;
+    }
+    memcpy(w->data, p, n);
+    w->c = c;
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)n);
+    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_client_write) != 0) {
+        free(w);
+        client_close(c);
+        return;
+    }
+    if (!u->paused && uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) > WQ_HIGH) {
+        u->paused = 1;
+        uv_read_stop((uv_stream_t *)&u->tcp);
+        uv_timer_start(&u->timer, on_upstream_timer, (uint64_t)(u->P->o->idle_timeout * 1000), 0);
+    }
+}
+
+/* The response on u ended (clean: the link may carry another request). */
+static void response_end(uconn *u, int clean)
 {
     proxy *P = u->P;
     cconn *c = u->client;
     u->client = NULL;
+    u->rstate = R_HEAD;
+    u->head_sent = 0;
+    u->paused = 0;
     if (c) {
         pclass *k = &P->cls[c->cls];
         k->answered++;
         record_latency(k, qc__now() - c->t_arrive);
         c->up = NULL;
-        qc__write_copy((uv_stream_t *)&c->tcp, u->in.data, total);
     }
-    qc__buf_consume(&u->in, total);
     upstream_done(u, QC_LIMITER_OK);
-    if (keep && u->in.len == 0 && !P->draining && backend_is_on(u->b)) {
+    if (clean && !P->draining && backend_is_on(u->b)) {
         u->next_idle = u->b->idle;
         u->b->idle = u;
     } else {
@@ -829,48 +924,81 @@ static void deliver(uconn *u, size_t total, int keep)
     }
 }
 
-static void upstream_parse(uconn *u, int eof)
+/* Body bytes p[0..n) (eof: the backend closed after them). u may be
+ * reused or gone when this returns. */
+static void body_feed(uconn *u, const char *p, size_t n, int eof)
 {
-    qc__http_head h;
-    const char *why;
-    int rc = qc__http_parse_head(u->in.data, u->in.len, 0, &h, &why);
-    if (rc < 0 || (rc == 0 && eof)) {
-        upstream_fail(u, 502);
-        return;
-    }
-    if (rc == 0)
-        return;
-    size_t total = h.head_len;
-    if (h.status / 100 == 1) { /* interim: not carried; wait for the final */
-        qc__buf_consume(&u->in, total);
-        upstream_parse(u, eof);
-        return;
-    }
-    if (h.chunked) {
-        qc__http_chunked ch = {0};
-        int done = 0;
-        long n = qc__http_chunked_feed(&ch, u->in.data + total, u->in.len - total, &done, &why);
-        if (n < 0 || (!done && eof)) {
+    size_t take = n;
+    int done = 0;
+    if (u->framing == F_LENGTH) {
+        take = (uint64_t)n < u->left ? n : (size_t)u->left;
+        u->left -= take;
+        done = u->left == 0;
+    } else if (u->framing == F_CHUNKED) {
+        const char *why;
+        long k = qc__http_chunked_feed(&u->ch, p, n, &done, &why);
+        if (k < 0) {
             upstream_fail(u, 502);
             return;
         }
-        if (!done)
-            return;
-        total += (size_t)n;
-    } else if (h.content_length >= 0) {
-        if (u->in.len - total < (size_t)h.content_length) {
-            if (eof)
-                upstream_fail(u, 502);
+        take = (size_t)k;
+    } else {
+        done = eof;
+    }
+    stream_out(u, p, take);
+    if (done) {
+        response_end(u, u->keep_resp && take == n && !eof);
+        return;
+    }
+    if (eof) /* cut short by the backend */
+        upstream_fail(u, 502);
+}
+
+/* Bytes p[0..n) of the response on u (eof: the backend closed). */
+static void upstream_feed(uconn *u, const char *p, size_t n, int eof)
+{
+    if (u->rstate == R_BODY) {
+        body_feed(u, p, n, eof);
+        return;
+    }
+    if (n && qc__buf_append(&u->in, p, n) != 0) {
+        upstream_fail(u, 502);
+        return;
+    }
+    qc__http_head h;
+    const char *why;
+    for (;;) {
+        int rc = qc__http_parse_head(u->in.data, u->in.len, 0, &h, &why);
+        if (rc < 0 || (rc == 0 && eof)) {
+            upstream_fail(u, 502);
             return;
         }
-        total += (size_t)h.content_length;
-    } else if (h.status != 204 && h.status != 304) {
-        if (!eof) /* the body ends when the backend closes */
+        if (rc == 0)
             return;
-        total = u->in.len;
-        h.keep_alive = 0;
+        if (h.status / 100 != 1)
+            break;
+        qc__buf_consume(&u->in, h.head_len); /* interim: not carried */
     }
-    deliver(u, total, h.keep_alive);
+    u->keep_resp = h.keep_alive;
+    if (h.chunked) {
+        u->framing = F_CHUNKED;
+        memset(&u->ch, 0, sizeof u->ch);
+    } else if (h.content_length >= 0 || h.status == 204 || h.status == 304) {
+        u->framing = F_LENGTH;
+        u->left = h.content_length > 0 ? (uint64_t)h.content_length : 0;
+    } else {
+        u->framing = F_CLOSE; /* the body ends when the backend closes */
+        u->keep_resp = 0;
+    }
+    u->rstate = R_BODY;
+    u->head_sent = 1;
+    /* the buffer leaves u: body_feed may end the response and hand u to
+     * the next request */
+    qc__buf b = u->in;
+    memset(&u->in, 0, sizeof u->in);
+    stream_out(u, b.data, h.head_len);
+    body_feed(u, b.data + h.head_len, b.len - h.head_len, eof);
+    qc__buf_free(&b);
 }
 
 static void on_upstream_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
@@ -879,8 +1007,8 @@ static void on_upstream_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     if (n == 0)
         return;
     if (n < 0) {
-        if (u->busy && n == UV_EOF && u->in.len) {
-            upstream_parse(u, 1);
+        if (u->busy && n == UV_EOF) {
+            upstream_feed(u, NULL, 0, 1);
             if (!u->closing)
                 upstream_close(u);
             return;
@@ -891,15 +1019,14 @@ static void on_upstream_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
             upstream_close(u);
         return;
     }
-    if (!u->busy || u->in.len + (size_t)n > BODY_MAX ||
-        qc__buf_append(&u->in, buf->base, (size_t)n) != 0) {
-        if (u->busy)
-            upstream_fail(u, 502);
-        else
-            upstream_close(u);
+    if (!u->busy) { /* bytes nobody asked for */
+        upstream_close(u);
         return;
     }
-    upstream_parse(u, 0);
+    if (u->rstate == R_BODY && !u->paused) /* the backend's silence is bounded */
+        uv_timer_start(&u->timer, on_upstream_timer, (uint64_t)(u->P->o->backend_timeout * 1000),
+                       0);
+    upstream_feed(u, buf->base, (size_t)n, 0);
 }
 
 static void on_upstream_connect(uv_connect_t *req, int status)
