@@ -275,11 +275,13 @@ static int plot_metric(const qc_sweep *sw, const qc_sweep_point *pts, size_t m, 
     /* A log range's points spread evenly on a log axis. */
     const int logx = xmin > 0 && xmax / xmin >= 100;
     bn = (size_t)snprintf(body, bcap,
-                          "%sset key outside right\nset xlabel '%s'\nset ylabel '%s'\n"
-                          "set title '%s against %s (%.0f%% intervals)'\nset bars small\n",
+                          "%sset key outside right noenhanced\nset xlabel '%s' noenhanced\n"
+                          "set ylabel '%s' noenhanced\n"
+                          "set title '%s against %s (%.0f%% intervals)' noenhanced\n"
+                          "set bars small\n",
                           logx ? "set logscale x\n" : "", xname, mname, mname, xname,
                           100 * qc_sweep_confidence(sw));
-    size_t block = 0;
+    size_t block = 0, rows = 0;
     for (size_t a = 0; a < np; a++) {
         if (seen[a])
             continue;
@@ -292,6 +294,10 @@ static int plot_metric(const qc_sweep *sw, const qc_sweep_point *pts, size_t m, 
                 tn += (size_t)snprintf(title + tn, sizeof title - tn, "%s%s=%s", tn ? " " : "",
                                        qc_sweep_param_name(sw, k),
                                        qc_sweep_param_text(sw, k, qc_sweep_point_index(sw, a, k)));
+        /* A value's quote would end gnuplot's string. */
+        for (char *q = title; *q; q++)
+            if (*q == '\'' || *q == '\\')
+                *q = ' ';
         for (size_t b = a; b < np; b++) {
             if (seen[b] || !same_rest(sw, a, b, x))
                 continue;
@@ -300,6 +306,7 @@ static int plot_metric(const qc_sweep *sw, const qc_sweep_point *pts, size_t m, 
             if (pts[b].state != QC_SWEEP_DONE || !isfinite(pts[b].m[m].value))
                 continue;
             const qc_sweep_val *v = &pts[b].m[m];
+            rows++;
             fprintf(f.fp, "%.10g %.10g %.10g %.10g\n", xv, v->value,
                     isfinite(v->lo) ? v->lo : v->value, isfinite(v->hi) ? v->hi : v->value);
         }
@@ -324,6 +331,10 @@ static int plot_metric(const qc_sweep *sw, const qc_sweep_point *pts, size_t m, 
     }
     if ((rc = qc_ofile_commit(&f, &err)) != 0)
         goto out;
+    if (rows == 0) {
+        rc = QC_EEMPTY; /* no point has a value: nothing to draw */
+        goto out;
+    }
     if (qc_plot(dir, mname, body, &err) != 0 && err.code != QC_ENOTSUP)
         cli_error("sweep: %s", err.msg);
 out:
