@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# lib.sh: what the --report browser tests share. A page written by
+# `qctl ... --report DIR` is opened in headless Chromium (its own profile
+# directory under $TMP, so that two tests at once share nothing), and the
+# test asserts, on the DOM Chromium dumps after running the page's script
+# and on Chromium's log:
+#   - every plot was laid out: <body data-plots-rendered="N"> equals the
+#     number of plots the command draws (the script counts inline <svg>
+#     whose getBBox() has width and height > 0);
+#   - no script error, console message or failed load in the log;
+#   - the page is self-contained: no http(s) URI but the SVG, XLink and
+#     XHTML namespaces, every href a fragment of the page, no src=.
+# Without gnuplot the page must instead hold one note per plot and no SVG.
+# Sourced by tests/report/*.sh with QCTL and DATA set; exits 77 (skipped)
+# when Chromium is not installed.
+set -u
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fail() {
+    echo "FAIL: $*"
+    exit 1
+}
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$CHROMIUM" ] || { echo "chromium not installed: skipped"; exit 77; }
+
+# run_qctl ARGS...: qctl must succeed
+run_qctl() {
+    "$QCTL" "$@" >"$TMP/qctl.out" 2>"$TMP/qctl.err" </dev/null ||
+        { cat "$TMP/qctl.err"; fail "qctl $* exited $?"; }
+}
+
+# check_report DIR PLOTS: the page DIR/index.html and its PLOTS plots
+check_report() {
+    dir=$1 want=$2
+    page=$dir/index.html
+    [ -s "$page" ] || fail "no $page"
+    if ! command -v gnuplot >/dev/null; then
+        notes=$(grep -c '<p class="missing">' "$page")
+        [ "$notes" -eq "$want" ] || fail "without gnuplot: $notes notes, expected $want"
+        want=0
+    fi
+    [ "$want" -eq 0 ] || grep -q "data-plots=\"$want\"" "$page" || fail "page does not hold $want plots"
+    # self-contained: the only URIs are XML namespaces
+    others=$(grep -o 'https\{0,1\}://[^"'"'"' <>)]*' "$page" |
+        grep -v -x -e 'http://www.w3.org/2000/svg' -e 'http://www.w3.org/1999/xlink' \
+            -e 'http://www.w3.org/1999/xhtml' | sort -u)
+    [ -z "$others" ] || fail "external references in the page: $others"
+    grep -q ' src=' "$page" && fail "a src= attribute in the page"
+    grep -o "href=[\"'][^\"']" "$page" | grep -v "href=[\"']#" >/dev/null &&
+        fail "an href that is not a fragment of the page"
+    mkdir -p "$TMP/chrome"
+    HOME=$TMP XDG_CONFIG_HOME=$TMP/xdg XDG_CACHE_HOME=$TMP/xdg \
+        timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --no-first-run --user-data-dir="$TMP/chrome" --enable-logging=stderr --v=0 \
+        --virtual-time-budget=2000 --dump-dom "file://$(cd "$dir" && pwd)/index.html" \
+        >"$TMP/dom.html" 2>"$TMP/chrome.log" || { tail -20 "$TMP/chrome.log"; fail "chromium failed"; }
+    body=$(grep -o '<body[^>]*>' "$TMP/dom.html" | head -1)
+    [ -n "$body" ] || fail "no <body> in the DOM Chromium dumped"
+    got=$(echo "$body" | sed -n 's/.*data-plots-rendered="\([0-9]*\)".*/\1/p')
+    [ "$got" = "$want" ] || fail "plots laid out: '$got', expected $want ($body)"
+    if grep -e 'Uncaught' -e 'CONSOLE' -e 'Failed to load' -e 'net::ERR_' "$TMP/chrome.log"; then
+        fail "script error, console message or failed load in Chromium's log"
+    fi
+    # the tables survived the parser: as many in the DOM as in the page
+    [ "$(grep -o '<table' "$TMP/dom.html" | wc -l)" -eq "$(grep -o '<table' "$page" | wc -l)" ] ||
+        fail "the DOM lost tables (invalid nesting?)"
+    return 0
+}
