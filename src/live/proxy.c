@@ -11,9 +11,14 @@
  * proxy measured itself (latencies and in-flight counts of the requests
  * it carried) and publishes the new limit.
  *
+ * The backends are a fleet (fleet.h): with --route djsq they are unparked
+ * and parked with the load by commands, a warm-up ending at the first
+ * healthy answer; a request routed to a warming backend waits for it
+ * within its deadline (see "backend fleet").
+ *
  * The invariant the tests check: every request read is answered exactly
- * once, by the backend's response, a 503 (refused, queue deadline,
- * draining), a 502 (backend failed) or a 504 (backend too slow), unless
+ * once, by the backend's response, a 503 (refused, queue or warm-up
+ * deadline, draining), a 502 (backend failed) or a 504 (backend too slow), unless
  * the client went away first. A request admitted is never dropped: the
  * limiter only gates new ones, and SIGTERM stops the listeners, refuses
  * what waits, and exits once the admitted requests are answered.
