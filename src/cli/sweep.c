@@ -540,6 +540,14 @@ static char *self_exe(void)
     return strdup(buf);
 }
 
+/* 1 when both paths name one existing file. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     sweep_opts o = {0};
@@ -563,6 +571,11 @@ int cmd_sweep(int argc, char **argv)
     if (exe == NULL || c.journal == NULL || c.csv == NULL || c.json == NULL) {
         cli_error("out of memory");
         rc = QC_EXIT_FAIL;
+        goto out;
+    }
+    if (same_file(o.file, c.json) || same_file(o.file, c.csv) || same_file(o.file, c.journal)) {
+        cli_error("sweep: --results %s would overwrite the sweep file %s", o.base, o.file);
+        rc = QC_EXIT_USAGE;
         goto out;
     }
     if (o.report != NULL && (rc = cli_report_prepare(o.report)) != 0)
