@@ -23,6 +23,28 @@ int cli_report_prepare(const char *dir)
         cli_error("--report: '%s' exists and is not a directory", dir);
         return QC_EXIT_USAGE;
     }
+    /* a parent that is a file is the same mistake, one level up */
+    int bad = 0;
+    char *p = malloc(strlen(dir) + 1);
+    if (p == NULL) {
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
+    strcpy(p, dir);
+    for (size_t i = strlen(p); i-- > 1 && !bad;) {
+        if (p[i] != '/')
+            continue;
+        p[i] = '\0';
+        if (stat(p, &st) == 0) { /* the deepest existing parent */
+            bad = !S_ISDIR(st.st_mode);
+            break;
+        }
+    }
+    if (bad)
+        cli_error("--report: '%s' is not a directory (in '%s')", p, dir);
+    free(p);
+    if (bad)
+        return QC_EXIT_USAGE;
     qc_err err = {0};
     if (qc_mkdir_p(dir, &err) != 0) {
         cli_error("--report: %s", err.msg);
