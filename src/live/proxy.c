@@ -904,7 +904,10 @@ static void response_end(uconn *u, int clean)
     u->client = NULL;
     u->rstate = R_HEAD;
     u->head_sent = 0;
-    u->paused = 0;
+    if (u->paused) { /* the last bytes paused it: a link kept must read again */
+        u->paused = 0;
+        uv_read_start((uv_stream_t *)&u->tcp, alloc_cb, on_upstream_read);
+    }
     if (c) {
         pclass *k = &P->cls[c->cls];
         k->answered++;
