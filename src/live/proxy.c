@@ -687,12 +687,12 @@ static void admin_request(cconn *c, const char *target, size_t tlen)
         return;
     }
     if (tlen == 8 && memcmp(target, "/metrics", 8) == 0) {
-        char *buf = malloc(1 << 16);
+        char *buf = malloc(1 << 18); /* 64 backends' and 9 classes' lines fit */
         if (!buf) {
             client_close(c);
             return;
         }
-        size_t n = metrics_text(P, buf, 1 << 16);
+        size_t n = metrics_text(P, buf, 1 << 18);
         client_reply(c, 200, "OK", NULL, "text/plain; version=0.0.4", buf, n);
         free(buf);
         return;
