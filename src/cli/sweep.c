@@ -222,18 +222,24 @@ void sweep_master_close(sweep_master *m)
 
 /* ---- the report ---- */
 
-/* The first parameter whose values are all numbers, or nparams. */
+/* The x axis of the plots: the first parameter whose values are all
+ * numbers, preferring one with more than one value; nparams if none. */
 static size_t first_numeric(const qc_sweep *sw)
 {
+    size_t single = qc_sweep_nparams(sw);
     for (size_t k = 0; k < qc_sweep_nparams(sw); k++) {
         size_t i;
         for (i = 0; i < qc_sweep_param_nvalues(sw, k); i++)
             if (!qc_sweep_param_is_number(sw, k, i))
                 break;
-        if (i == qc_sweep_param_nvalues(sw, k))
+        if (i < qc_sweep_param_nvalues(sw, k))
+            continue;
+        if (i > 1)
             return k;
+        if (single == qc_sweep_nparams(sw))
+            single = k;
     }
-    return qc_sweep_nparams(sw);
+    return single;
 }
 
 /* Points sharing every parameter but x (a line of the plot) have the same
