@@ -1,53 +1,101 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
-# bench_live.sh: qctl proxy (control on) against nginx as a reverse proxy,
-# both in front of the same qctl backend, driven by wrk in the same run.
+# bench_live.sh: qctl proxy against nginx as a reverse proxy, both in front
+# of qctl backends, in the same run. 127.0.0.1 only, one worker each.
 #   bench/bench_live.sh [QCTL] [SECONDS]
-# Needs wrk and nginx (Debian: wrk, nginx-light). Reports requests/s of
-# each, the ratio, and the latency each adds to the backend alone (p50,
-# p99 from wrk --latency). One worker each; 127.0.0.1 only.
+# Needs wrk and nginx (Debian: wrk, nginx-light); without them it prints a
+# notice and exits 0. About 100 s in all. Three parts:
+#  1. throughput: wrk -t1 -c32 for SECONDS (default 5) through each, the
+#     backend answering at once; requests/s and the qctl/nginx ratio.
+#  2. added latency at low load: wrk -t1 -c1 (one request at a time), five
+#     rounds of 1 s against the backend alone, through qctl proxy (control
+#     on: gradient2) and through nginx in turn; p50 and p99 are medians
+#     over rounds, and the added microseconds the medians of the per-round
+#     differences from the backend alone. Target: qctl adds under 50 us at
+#     p50.
+#  3. 3x overload: a backend of capacity C = 400/s (det:0.01, 4 workers)
+#     offered 1200/s open loop (Poisson) by qctl load for 10 s, through
+#     qctl proxy with the maxusers controller, and through nginx with a
+#     static limit_conn (limit_conn_status 503) tuned by hand: a few values
+#     tried for 4 s each, the best goodput (ties: lower p95) rerun for 10 s.
+#     Reported: goodput (2xx/s), p95 of admitted (2xx) requests measured
+#     from their intended send times, refused fraction, and the ratios.
+# PARTS=13 (say) runs some parts only; KEEP=1 keeps the scratch directory.
 set -eu
 QCTL=${1:-build/qctl}
+PARTS=${PARTS:-123}
 DUR=${2:-5}
 command -v wrk >/dev/null || { echo "bench_live: needs wrk"; exit 0; }
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$NGINX" ] || { echo "bench_live: needs nginx"; exit 0; }
 T=$(mktemp -d)
 PIDS=""
-trap 'for p in $PIDS; do kill $p 2>/dev/null || :; done; rm -rf "$T"' EXIT
+trap 'for p in $PIDS; do kill $p 2>/dev/null || :; done; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 waitf() { i=0; while [ ! -s "$1" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; }
-"$QCTL" backend --listen 127.0.0.1:0 --port-file "$T/b" --service det:0 --workers 100000 &
-PIDS="$PIDS $!"
-waitf "$T/b"
-BP=$(cat "$T/b")
-"$QCTL" proxy --listen 127.0.0.1:0 --port-file "$T/p" --backend 127.0.0.1:$BP \
-    --limiter gradient2 --max-limit 1000 --limit 200 2>/dev/null &
-PIDS="$PIDS $!"
-waitf "$T/p"
-PP=$(cat "$T/p")
-NP=$((BP + 1))
-cat >"$T/nginx.conf" <<NG
-worker_processes 1;
-daemon off;
-master_process off;
-pid $T/nginx.pid;
-error_log $T/error.log;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path $T; proxy_temp_path $T; fastcgi_temp_path $T;
-    uwsgi_temp_path $T; scgi_temp_path $T;
-    upstream b { server 127.0.0.1:$BP; keepalive 64; }
-    server {
-        listen 127.0.0.1:$NP;
-        location / { proxy_pass http://b; proxy_http_version 1.1;
-                     proxy_set_header Connection ""; }
-    }
+backend() { # NAME ARGS...: a backend on a free port, its port in $NAME.port
+    name=$1; shift
+    "$QCTL" backend --listen 127.0.0.1:0 --port-file "$T/$name.port" "$@" &
+    PIDS="$PIDS $!"
+    waitf "$T/$name.port"
 }
-NG
-"$NGINX" -p "$T" -c "$T/nginx.conf" &
-PIDS="$PIDS $!"
-sleep 0.5
+proxy() { # NAME BACKEND_PORT ARGS...
+    name=$1 bp=$2; shift 2
+    "$QCTL" proxy --listen 127.0.0.1:0 --port-file "$T/$name.port" --backend 127.0.0.1:$bp \
+        "$@" 2>/dev/null &
+    PIDS="$PIDS $!"
+    eval "${name}_PID=$!"
+    waitf "$T/$name.port"
+}
+nginx_conf() { # NAME PORT BACKEND_PORT [LIMIT]: writes $T/NAME.conf
+    lim=${4:-}
+    mkdir -p "$T/$1"
+    {
+        echo "worker_processes 1; daemon off; master_process off;"
+        echo "pid $T/$1/nginx.pid; error_log $T/$1/error.log;"
+        echo "events { worker_connections 4096; }"
+        echo "http {"
+        echo "    access_log off;"
+        echo "    client_body_temp_path $T/$1; proxy_temp_path $T/$1; fastcgi_temp_path $T/$1;"
+        echo "    uwsgi_temp_path $T/$1; scgi_temp_path $T/$1;"
+        echo "    upstream b { server 127.0.0.1:$3; keepalive 64; }"
+        [ -n "$lim" ] && echo "    limit_conn_zone \$binary_remote_addr zone=c:1m;"
+        echo "    server {"
+        echo "        listen 127.0.0.1:$2;"
+        [ -n "$lim" ] && echo "        limit_conn c $lim; limit_conn_status 503;"
+        echo "        location / { proxy_pass http://b; proxy_http_version 1.1;"
+        echo "                     proxy_set_header Connection \"\"; }"
+        echo "    }"
+        echo "}"
+    } >"$T/$1.conf"
+}
+nginx_start() { # NAME
+    "$NGINX" -p "$T/$1" -c "$T/$1.conf" 2>>"$T/nginx.err" &
+    eval "${1}_PID=$!"
+    PIDS="$PIDS $!"
+    sleep 0.3
+}
+free_port() { # a port nothing listens on now (the kernel's choice, released)
+    "$QCTL" backend --listen 127.0.0.1:0 --port-file "$T/fp" >/dev/null 2>&1 &
+    fp=$!
+    waitf "$T/fp"
+    cat "$T/fp"
+    kill $fp; wait $fp 2>/dev/null || :
+    rm -f "$T/fp"
+}
+us() { # a wrk duration (123.45us, 1.20ms, 1.00s) in microseconds
+    echo "$1" | awk '{ v = $1 + 0; if ($1 ~ /us$/) f = 1; else if ($1 ~ /ms$/) f = 1e3;
+                      else if ($1 ~ /s$/) f = 1e6; else f = 1; printf "%.1f", v * f }'
+}
+
+part() { case $PARTS in *$1*) return 0 ;; *) return 1 ;; esac; }
+if part 1 || part 2; then
+backend fast --service det:0 --workers 100000
+FP=$(cat "$T/fast.port")
+proxy qfast "$FP" --limiter gradient2 --max-limit 1000 --limit 200
+QP=$(cat "$T/qfast.port")
+NP=$(free_port)
+nginx_conf nfast "$NP" "$FP"
+nginx_start nfast
 run() { # NAME PORT
     wrk -t1 -c32 -d"${DUR}s" --latency "http://127.0.0.1:$2/" >"$T/$1.txt" 2>&1
     rps=$(sed -n 's/^Requests\/sec: *//p' "$T/$1.txt")
@@ -56,7 +104,86 @@ run() { # NAME PORT
     printf "%-8s %12s req/s   p50 %10s   p99 %10s\n" "$1" "$rps" "$p50" "$p99"
     eval "rps_$1=$rps"
 }
-run backend $BP
-run nginx $NP
-run qctl $PP
+if part 1; then
+echo "== throughput: wrk -t1 -c32 -d${DUR}s, backend det:0"
+run backend "$FP"
+run nginx "$NP"
+run qctl "$QP"
 awk -v q="$rps_qctl" -v n="$rps_nginx" 'BEGIN { printf "qctl/nginx throughput: %.2f\n", q / n }'
+fi
+
+if part 2; then
+echo "== added latency at low load: wrk -t1 -c1, 5 rounds of 1 s each in turn, medians"
+# Rounds alternate backend, qctl, nginx so that a busy host slows all three
+# alike; the added latency is the median over rounds of the difference
+# from the backend alone in the same round.
+median() { echo "$@" | tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END {
+    printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+wrk1() { # PORT: prints "p50 p99" in us of a 1 s run
+    wrk -t1 -c1 -d1s --latency "http://127.0.0.1:$1/" >"$T/l.txt" 2>&1
+    echo "$(us "$(awk '$1 == "50%" {print $2}' "$T/l.txt")")" \
+        "$(us "$(awk '$1 == "99%" {print $2}' "$T/l.txt")")"
+}
+b50="" b99="" q50="" q99="" n50="" n99="" dq50="" dq99="" dn50="" dn99=""
+for i in 1 2 3 4 5; do
+    set -- $(wrk1 "$FP") $(wrk1 "$QP") $(wrk1 "$NP")
+    b50="$b50 $1" b99="$b99 $2" q50="$q50 $3" q99="$q99 $4" n50="$n50 $5" n99="$n99 $6"
+    dq50="$dq50 $(awk -v a="$3" -v b="$1" 'BEGIN { print a - b }')"
+    dq99="$dq99 $(awk -v a="$4" -v b="$2" 'BEGIN { print a - b }')"
+    dn50="$dn50 $(awk -v a="$5" -v b="$1" 'BEGIN { print a - b }')"
+    dn99="$dn99 $(awk -v a="$6" -v b="$2" 'BEGIN { print a - b }')"
+done
+printf "%-8s p50 %7s us   p99 %8s us\n" backend "$(median $b50)" "$(median $b99)"
+printf "%-8s p50 %7s us   p99 %8s us   added: p50 %6s us, p99 %8s us\n" qctl \
+    "$(median $q50)" "$(median $q99)" "$(median $dq50)" "$(median $dq99)"
+printf "%-8s p50 %7s us   p99 %8s us   added: p50 %6s us, p99 %8s us\n" nginx \
+    "$(median $n50)" "$(median $n99)" "$(median $dn50)" "$(median $dn99)"
+awk -v d="$(median $dq50)" 'BEGIN {
+    printf "qctl adds %.1f us at p50 (target < 50): %s\n", d, d < 50 ? "met" : "NOT met" }'
+fi
+kill $qfast_PID $nfast_PID 2>/dev/null || :
+fi
+part 3 || exit 0
+
+echo "== 3x overload: backend det:0.01 x 4 workers (C = 400/s), 1200/s Poisson for 10 s"
+backend slow --service det:0.01 --workers 4
+SP=$(cat "$T/slow.port")
+over() { # NAME PORT SECONDS: qctl load's JSON in $T/NAME.json; sets g_, p95_, ref_ NAME
+    "$QCTL" load --target 127.0.0.1:$2 --rate 1200 --duration "$3" --connections 512 \
+        --timeout 5 --seed 7 --json >"$T/$1.json"
+    j() { sed -n "s/^ *\"$1\": \([-0-9.e]*\),*\$/\1/p" "$T/$2.json" | head -n 1; }
+    eval "g_$1=$(awk -v ok="$(j ok "$1")" -v e="$(j elapsed "$1")" 'BEGIN { printf "%.1f", ok / e }')"
+    eval "p95_$1=$(awk -v x="$(j ok_p95 "$1")" 'BEGIN { printf "%.1f", x * 1e3 }')"
+    eval "ref_$1=$(awk -v r="$(j refused_503 "$1")" -v s="$(j sent "$1")" 'BEGIN { printf "%.3f", r / s }')"
+    eval "oth_$1=$(($(j other_status "$1") + $(j errors "$1") + $(j timeouts "$1")))"
+}
+show() { # NAME LABEL
+    eval "printf '%-34s goodput %7.1f/s   admitted p95 %7.1f ms   refused %5.3f   other/errors %s\n' \
+        \"\$2\" \$g_$1 \$p95_$1 \$ref_$1 \$oth_$1"
+}
+proxy qover "$SP" --limiter maxusers --reference 6 --interval 0.05 --queue 0 \
+    --queue-timeout 0.01
+over qctl "$(cat "$T/qover.port")" 10
+show qctl "qctl proxy (maxusers, ref 6, no queue)"
+kill $qover_PID 2>/dev/null || :
+best="" bestg=0 bestp=0
+for lim in 4 6 8; do
+    port=$(free_port)
+    nginx_conf "nl$lim" "$port" "$SP" "$lim"
+    nginx_start "nl$lim"
+    over "try$lim" "$port" 4
+    show "try$lim" "  nginx limit_conn $lim (4 s trial)"
+    eval "g=\$g_try$lim p=\$p95_try$lim"
+    if awk -v g="$g" -v p="$p" -v bg="$bestg" -v bp="$bestp" \
+        'BEGIN { exit !(g > bg * 1.01 || (g > bg * 0.99 && p < bp)) }'; then
+        best=$lim bestg=$g bestp=$p
+    fi
+    eval "kill \$nl${lim}_PID" 2>/dev/null || :
+done
+port=$(free_port)
+nginx_conf nbest "$port" "$SP" "$best"
+nginx_start nbest
+over nginx "$port" 10
+show nginx "nginx limit_conn $best (best tried)"
+awk -v gq="$g_qctl" -v gn="$g_nginx" -v pq="$p95_qctl" -v pn="$p95_nginx" 'BEGIN {
+    printf "qctl/nginx under 3x overload: goodput %.2f, admitted p95 %.2f\n", gq / gn, pq / pn }'
