@@ -12,258 +12,272 @@
 
 #include "live/fleet.h"
 
-const double qc__fleet_warm_le[QC_FLEET_WARM_BUCKETS] = {
-    0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, INFINITY};
+const double qc__fleet_warm_le[QC_FLEET_WARM_BUCKETS] = {0.1, 0.25, 0.5, 1,       2.5,
+                                                         5,   10,   30,  INFINITY};
 
-const char *qc__fleet_state_name(qc__fleet_state s) {
-  static const char *const names[QC_FLEET_NSTATES] = {"off", "warming", "on",
-                                                      "parking"};
-  return (unsigned)s < QC_FLEET_NSTATES ? names[s] : "?";
+const char *qc__fleet_state_name(qc__fleet_state s)
+{
+    static const char *const names[QC_FLEET_NSTATES] = {"off", "warming", "on", "parking"};
+    return (unsigned)s < QC_FLEET_NSTATES ? names[s] : "?";
 }
 
-int qc__fleet_check(const qc__fleet_config *cfg, unsigned n, qc_err *err) {
-  if (n == 0 || n > QC_FLEET_MAX)
-    return qc_err_set(err, QC_EINVAL, "backends: between 1 and %d",
-                      QC_FLEET_MAX);
-  if (cfg->route == QC_FLEET_DJSQ && cfg->threshold < 1)
-    return qc_err_set(err, QC_EINVAL, "djsq threshold: must be >= 1");
-  if (!(cfg->idle_off > 0))
-    return qc_err_set(err, QC_EINVAL, "idle-off: must be > 0");
-  if (cfg->min_on < 1 || cfg->min_on > n)
-    return qc_err_set(err, QC_EINVAL,
-                      "min-on: %u is not between 1 and the %u backends",
-                      cfg->min_on, n);
-  if (cfg->max_on && (cfg->max_on < cfg->min_on || cfg->max_on > n))
-    return qc_err_set(err, QC_EINVAL,
-                      "max-on: %u is not between min-on %u and the %u backends",
-                      cfg->max_on, cfg->min_on, n);
-  if (cfg->initially_on &&
-      (cfg->initially_on < cfg->min_on || cfg->initially_on > n))
-    return qc_err_set(
-        err, QC_EINVAL,
-        "initially-on: %u is not between min-on %u and the %u backends",
-        cfg->initially_on, cfg->min_on, n);
-  if (cfg->max_on && cfg->initially_on > cfg->max_on)
-    return qc_err_set(err, QC_EINVAL, "initially-on: %u is above max-on %u",
-                      cfg->initially_on, cfg->max_on);
-  if (cfg->route == QC_FLEET_JSQ && cfg->initially_on && cfg->initially_on < n)
-    return qc_err_set(err, QC_EINVAL,
-                      "initially-on: jsq keeps every backend on (use djsq)");
-  return 0;
+int qc__fleet_check(const qc__fleet_config *cfg, unsigned n, qc_err *err)
+{
+    if (n == 0 || n > QC_FLEET_MAX)
+        return qc_err_set(err, QC_EINVAL, "backends: between 1 and %d", QC_FLEET_MAX);
+    if (cfg->route == QC_FLEET_DJSQ && cfg->threshold < 1)
+        return qc_err_set(err, QC_EINVAL, "djsq threshold: must be >= 1");
+    if (!(cfg->idle_off > 0))
+        return qc_err_set(err, QC_EINVAL, "idle-off: must be > 0");
+    if (cfg->min_on < 1 || cfg->min_on > n)
+        return qc_err_set(err, QC_EINVAL, "min-on: %u is not between 1 and the %u backends",
+                          cfg->min_on, n);
+    if (cfg->max_on && (cfg->max_on < cfg->min_on || cfg->max_on > n))
+        return qc_err_set(err, QC_EINVAL, "max-on: %u is not between min-on %u and the %u backends",
+                          cfg->max_on, cfg->min_on, n);
+    if (cfg->initially_on && (cfg->initially_on < cfg->min_on || cfg->initially_on > n))
+        return qc_err_set(err, QC_EINVAL,
+                          "initially-on: %u is not between min-on %u and the %u backends",
+                          cfg->initially_on, cfg->min_on, n);
+    if (cfg->max_on && cfg->initially_on > cfg->max_on)
+        return qc_err_set(err, QC_EINVAL, "initially-on: %u is above max-on %u", cfg->initially_on,
+                          cfg->max_on);
+    if (cfg->route == QC_FLEET_JSQ && cfg->initially_on && cfg->initially_on < n)
+        return qc_err_set(err, QC_EINVAL, "initially-on: jsq keeps every backend on (use djsq)");
+    return 0;
 }
 
-static void set_state(qc__fleet *f, unsigned i, qc__fleet_state s, double now) {
-  qc__fleet_backend *b = &f->b[i];
-  b->time[b->state] += now - b->since;
-  b->state = s;
-  b->since = now;
-}
-
-void qc__fleet_init(qc__fleet *f, const qc__fleet_config *cfg, unsigned n,
-                    double now) {
-  *f = (qc__fleet){.cfg = *cfg, .n = n};
-  if (cfg->route == QC_FLEET_JSQ) {
-    f->cfg.idle_off = INFINITY;
-    f->cfg.initially_on = n;
-    f->cfg.min_on = n;
-  }
-  if (!f->cfg.max_on)
-    f->cfg.max_on = n;
-  if (!f->cfg.initially_on)
-    f->cfg.initially_on = n;
-  for (unsigned i = 0; i < n; i++) {
+static void set_state(qc__fleet *f, unsigned i, qc__fleet_state s, double now)
+{
     qc__fleet_backend *b = &f->b[i];
-    b->state = i < f->cfg.initially_on ? QC_FLEET_ON : QC_FLEET_OFF;
-    b->since = b->idle_since = now;
-    b->down_until = -INFINITY;
-  }
+    b->time[b->state] += now - b->since;
+    b->state = s;
+    b->since = now;
 }
 
-unsigned qc__fleet_count(const qc__fleet *f, qc__fleet_state s) {
-  unsigned k = 0;
-  for (unsigned i = 0; i < f->n; i++)
-    k += f->b[i].state == s;
-  return k;
+void qc__fleet_init(qc__fleet *f, const qc__fleet_config *cfg, unsigned n, double now)
+{
+    *f = (qc__fleet){.cfg = *cfg, .n = n};
+    if (cfg->route == QC_FLEET_JSQ) {
+        f->cfg.idle_off = INFINITY;
+        f->cfg.initially_on = n;
+        f->cfg.min_on = n;
+    }
+    if (!f->cfg.max_on)
+        f->cfg.max_on = n;
+    if (!f->cfg.initially_on)
+        f->cfg.initially_on = n;
+    for (unsigned i = 0; i < n; i++) {
+        qc__fleet_backend *b = &f->b[i];
+        b->state = i < f->cfg.initially_on ? QC_FLEET_ON : QC_FLEET_OFF;
+        b->since = b->idle_since = now;
+        b->down_until = -INFINITY;
+    }
 }
 
-static unsigned powered(const qc__fleet *f) {
-  return f->n - qc__fleet_count(f, QC_FLEET_OFF);
+unsigned qc__fleet_count(const qc__fleet *f, qc__fleet_state s)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; i < f->n; i++)
+        k += f->b[i].state == s;
+    return k;
+}
+
+static unsigned powered(const qc__fleet *f)
+{
+    return f->n - qc__fleet_count(f, QC_FLEET_OFF);
 }
 
 /* Fewest in flight among the ON backends, from a rotating start. */
-static int route_jsq(qc__fleet *f, double now, int avoid_down) {
-  int best = -1;
-  for (unsigned k = 0; k < f->n; k++) {
-    unsigned i = (f->rr + k) % f->n;
-    const qc__fleet_backend *b = &f->b[i];
-    if (b->state != QC_FLEET_ON || (avoid_down && b->down_until > now))
-      continue;
-    if (best < 0 || b->inflight < f->b[best].inflight)
-      best = (int)i;
-  }
-  return best;
+static int route_jsq(qc__fleet *f, double now, int avoid_down)
+{
+    int best = -1;
+    for (unsigned k = 0; k < f->n; k++) {
+        unsigned i = (f->rr + k) % f->n;
+        const qc__fleet_backend *b = &f->b[i];
+        if (b->state != QC_FLEET_ON || (avoid_down && b->down_until > now))
+            continue;
+        if (best < 0 || b->inflight < f->b[best].inflight)
+            best = (int)i;
+    }
+    return best;
 }
 
 /* One scan finds the shortest non-empty queue (ties: ON before WARMING,
  * then the lowest index), the idle ON backend idle last, a WARMING one
  * with an empty queue (unparked for min_on: better to wait for it than to
  * unpark another) and the first OFF one. */
-static int route_djsq(qc__fleet *f, double now, int avoid_down) {
-  int best = -1, idle = -1, warm = -1, off = -1;
-  unsigned bestq = 0;
-  int best_on = 0;
-  for (unsigned i = 0; i < f->n; i++) {
-    const qc__fleet_backend *b = &f->b[i];
-    if (avoid_down && b->down_until > now)
-      continue;
-    unsigned q = b->inflight + b->waiting;
-    int on = b->state == QC_FLEET_ON;
-    if (b->state == QC_FLEET_OFF) {
-      if (off < 0)
-        off = (int)i;
-    } else if (b->state == QC_FLEET_PARKING) {
-      continue;
-    } else if (q > 0) {
-      if (best < 0 || q < bestq || (q == bestq && on && !best_on)) {
-        best = (int)i;
-        bestq = q;
-        best_on = on;
-      }
-    } else if (!on) {
-      if (warm < 0)
-        warm = (int)i;
-    } else if (idle < 0 || b->idle_since > f->b[idle].idle_since) {
-      idle = (int)i;
+static int route_djsq(qc__fleet *f, double now, int avoid_down)
+{
+    int best = -1, idle = -1, warm = -1, off = -1;
+    unsigned bestq = 0;
+    int best_on = 0;
+    for (unsigned i = 0; i < f->n; i++) {
+        const qc__fleet_backend *b = &f->b[i];
+        if (avoid_down && b->down_until > now)
+            continue;
+        unsigned q = b->inflight + b->waiting;
+        int on = b->state == QC_FLEET_ON;
+        if (b->state == QC_FLEET_OFF) {
+            if (off < 0)
+                off = (int)i;
+        } else if (b->state == QC_FLEET_PARKING) {
+            continue;
+        } else if (q > 0) {
+            if (best < 0 || q < bestq || (q == bestq && on && !best_on)) {
+                best = (int)i;
+                bestq = q;
+                best_on = on;
+            }
+        } else if (!on) {
+            if (warm < 0)
+                warm = (int)i;
+        } else if (idle < 0 || b->idle_since > f->b[idle].idle_since) {
+            idle = (int)i;
+        }
     }
-  }
-  if (best >= 0 &&
-      bestq < f->cfg.threshold) /* with the new one: bestq + 1 <= T */
+    if (best >= 0 && bestq < f->cfg.threshold) /* with the new one: bestq + 1 <= T */
+        return best;
+    if (idle >= 0)
+        return idle;
+    if (warm >= 0)
+        return warm;
+    if (off >= 0 && powered(f) < f->cfg.max_on)
+        return off;
     return best;
-  if (idle >= 0)
-    return idle;
-  if (warm >= 0)
-    return warm;
-  if (off >= 0 && powered(f) < f->cfg.max_on)
-    return off;
-  return best;
 }
 
-int qc__fleet_route(qc__fleet *f, double now, int *unparked) {
-  *unparked = 0;
-  int i;
-  if (f->cfg.route == QC_FLEET_JSQ) {
-    if ((i = route_jsq(f, now, 1)) < 0)
-      i = route_jsq(f, now, 0);
-    f->rr++;
-  } else if ((i = route_djsq(f, now, 1)) < 0) {
-    i = route_djsq(f, now, 0);
-  }
-  if (i >= 0 && f->b[i].state == QC_FLEET_OFF) {
-    qc__fleet_unpark(f, (unsigned)i, now);
-    *unparked = 1;
-  }
-  return i;
+int qc__fleet_route(qc__fleet *f, double now, int *unparked)
+{
+    *unparked = 0;
+    int i;
+    if (f->cfg.route == QC_FLEET_JSQ) {
+        if ((i = route_jsq(f, now, 1)) < 0)
+            i = route_jsq(f, now, 0);
+        f->rr++;
+    } else if ((i = route_djsq(f, now, 1)) < 0) {
+        i = route_djsq(f, now, 0);
+    }
+    if (i >= 0 && f->b[i].state == QC_FLEET_OFF) {
+        qc__fleet_unpark(f, (unsigned)i, now);
+        *unparked = 1;
+    }
+    return i;
 }
 
-void qc__fleet_wait(qc__fleet *f, unsigned i) { f->b[i].waiting++; }
-
-void qc__fleet_unwait(qc__fleet *f, unsigned i, double now) {
-  qc__fleet_backend *b = &f->b[i];
-  if (b->waiting)
-    b->waiting--;
-  if (b->state == QC_FLEET_ON && b->waiting + b->inflight == 0)
-    b->idle_since = now;
+void qc__fleet_wait(qc__fleet *f, unsigned i)
+{
+    f->b[i].waiting++;
 }
 
-void qc__fleet_sent(qc__fleet *f, unsigned i) { f->b[i].inflight++; }
-
-int qc__fleet_done(qc__fleet *f, unsigned i, int ok, double now) {
-  qc__fleet_backend *b = &f->b[i];
-  if (b->inflight)
-    b->inflight--;
-  if (ok)
-    b->answered++;
-  else
-    b->failed++;
-  if (b->inflight + b->waiting > 0)
-    return 0;
-  if (b->state == QC_FLEET_ON)
-    b->idle_since = now;
-  return b->state == QC_FLEET_PARKING;
-}
-
-void qc__fleet_connect_failed(qc__fleet *f, unsigned i, double now) {
-  f->b[i].down_until = now + 1;
-}
-
-void qc__fleet_unpark(qc__fleet *f, unsigned i, double now) {
-  qc__fleet_backend *b = &f->b[i];
-  b->unparks++;
-  b->unparked_at = now;
-  set_state(f, i, QC_FLEET_WARMING, now);
-}
-
-void qc__fleet_ready(qc__fleet *f, unsigned i, double now) {
-  qc__fleet_backend *b = &f->b[i];
-  double w = now - b->unparked_at;
-  f->warmups++;
-  f->warm_sum += w;
-  if (w > f->warm_max)
-    f->warm_max = w;
-  for (unsigned k = 0; k < QC_FLEET_WARM_BUCKETS; k++)
-    f->warm_bucket[k] += w <= qc__fleet_warm_le[k];
-  set_state(f, i, QC_FLEET_ON, now);
-  b->idle_since = now;
-  b->down_until = -INFINITY;
-}
-
-void qc__fleet_unpark_failed(qc__fleet *f, unsigned i, double now) {
-  qc__fleet_backend *b = &f->b[i];
-  b->unpark_failures++;
-  b->waiting = 0; /* the caller routes them again */
-  b->down_until = now + 1;
-  set_state(f, i, QC_FLEET_OFF, now);
-}
-
-int qc__fleet_park(qc__fleet *f, unsigned i, double now) {
-  qc__fleet_backend *b = &f->b[i];
-  b->parks++;
-  set_state(f, i, QC_FLEET_PARKING, now);
-  return b->inflight == 0;
-}
-
-void qc__fleet_off(qc__fleet *f, unsigned i, double now) {
-  set_state(f, i, QC_FLEET_OFF, now);
-}
-
-void qc__fleet_tick(qc__fleet *f, double now, unsigned *park, unsigned *npark,
-                    unsigned *unpark, unsigned *nunpark) {
-  *npark = *nunpark = 0;
-  unsigned up =
-      qc__fleet_count(f, QC_FLEET_ON) + qc__fleet_count(f, QC_FLEET_WARMING);
-  for (unsigned i = 0; i < f->n && up > f->cfg.min_on; i++) {
+void qc__fleet_unwait(qc__fleet *f, unsigned i, double now)
+{
     qc__fleet_backend *b = &f->b[i];
-    if (b->state != QC_FLEET_ON || b->inflight + b->waiting > 0 ||
-        now - b->idle_since < f->cfg.idle_off)
-      continue;
-    up--;
-    if (qc__fleet_park(f, i, now))
-      park[(*npark)++] = i;
-  }
-  for (unsigned i = 0; i < f->n && up < f->cfg.min_on; i++) {
-    qc__fleet_backend *b = &f->b[i];
-    if (b->state != QC_FLEET_OFF || b->down_until > now)
-      continue;
-    up++;
-    qc__fleet_unpark(f, i, now);
-    unpark[(*nunpark)++] = i;
-  }
+    if (b->waiting)
+        b->waiting--;
+    if (b->state == QC_FLEET_ON && b->waiting + b->inflight == 0)
+        b->idle_since = now;
 }
 
-void qc__fleet_times(const qc__fleet *f, unsigned i, double now,
-                     double out[QC_FLEET_NSTATES]) {
-  const qc__fleet_backend *b = &f->b[i];
-  for (unsigned s = 0; s < QC_FLEET_NSTATES; s++)
-    out[s] = b->time[s];
-  out[b->state] += now - b->since;
+void qc__fleet_sent(qc__fleet *f, unsigned i)
+{
+    f->b[i].inflight++;
+}
+
+int qc__fleet_done(qc__fleet *f, unsigned i, int ok, double now)
+{
+    qc__fleet_backend *b = &f->b[i];
+    if (b->inflight)
+        b->inflight--;
+    if (ok)
+        b->answered++;
+    else
+        b->failed++;
+    if (b->inflight + b->waiting > 0)
+        return 0;
+    if (b->state == QC_FLEET_ON)
+        b->idle_since = now;
+    return b->state == QC_FLEET_PARKING;
+}
+
+void qc__fleet_connect_failed(qc__fleet *f, unsigned i, double now)
+{
+    f->b[i].down_until = now + 1;
+}
+
+void qc__fleet_unpark(qc__fleet *f, unsigned i, double now)
+{
+    qc__fleet_backend *b = &f->b[i];
+    b->unparks++;
+    b->unparked_at = now;
+    set_state(f, i, QC_FLEET_WARMING, now);
+}
+
+void qc__fleet_ready(qc__fleet *f, unsigned i, double now)
+{
+    qc__fleet_backend *b = &f->b[i];
+    double w = now - b->unparked_at;
+    f->warmups++;
+    f->warm_sum += w;
+    if (w > f->warm_max)
+        f->warm_max = w;
+    for (unsigned k = 0; k < QC_FLEET_WARM_BUCKETS; k++)
+        f->warm_bucket[k] += w <= qc__fleet_warm_le[k];
+    set_state(f, i, QC_FLEET_ON, now);
+    b->idle_since = now;
+    b->down_until = -INFINITY;
+}
+
+void qc__fleet_unpark_failed(qc__fleet *f, unsigned i, double now)
+{
+    qc__fleet_backend *b = &f->b[i];
+    b->unpark_failures++;
+    b->waiting = 0; /* the caller routes them again */
+    b->down_until = now + 1;
+    set_state(f, i, QC_FLEET_OFF, now);
+}
+
+int qc__fleet_park(qc__fleet *f, unsigned i, double now)
+{
+    qc__fleet_backend *b = &f->b[i];
+    b->parks++;
+    set_state(f, i, QC_FLEET_PARKING, now);
+    return b->inflight == 0;
+}
+
+void qc__fleet_off(qc__fleet *f, unsigned i, double now)
+{
+    set_state(f, i, QC_FLEET_OFF, now);
+}
+
+void qc__fleet_tick(qc__fleet *f, double now, unsigned *park, unsigned *npark, unsigned *unpark,
+                    unsigned *nunpark)
+{
+    *npark = *nunpark = 0;
+    unsigned up = qc__fleet_count(f, QC_FLEET_ON) + qc__fleet_count(f, QC_FLEET_WARMING);
+    for (unsigned i = 0; i < f->n && up > f->cfg.min_on; i++) {
+        qc__fleet_backend *b = &f->b[i];
+        if (b->state != QC_FLEET_ON || b->inflight + b->waiting > 0 ||
+            now - b->idle_since < f->cfg.idle_off)
+            continue;
+        up--;
+        if (qc__fleet_park(f, i, now))
+            park[(*npark)++] = i;
+    }
+    for (unsigned i = 0; i < f->n && up < f->cfg.min_on; i++) {
+        qc__fleet_backend *b = &f->b[i];
+        if (b->state != QC_FLEET_OFF || b->down_until > now)
+            continue;
+        up++;
+        qc__fleet_unpark(f, i, now);
+        unpark[(*nunpark)++] = i;
+    }
+}
+
+void qc__fleet_times(const qc__fleet *f, unsigned i, double now, double out[QC_FLEET_NSTATES])
+{
+    const qc__fleet_backend *b = &f->b[i];
+    for (unsigned s = 0; s < QC_FLEET_NSTATES; s++)
+        out[s] = b->time[s];
+    out[b->state] += now - b->since;
 }

@@ -41,23 +41,18 @@
 
 #define QC_FLEET_MAX 64
 
-typedef enum {
-  QC_FLEET_OFF = 0,
-  QC_FLEET_WARMING,
-  QC_FLEET_ON,
-  QC_FLEET_PARKING
-} qc__fleet_state;
+typedef enum { QC_FLEET_OFF = 0, QC_FLEET_WARMING, QC_FLEET_ON, QC_FLEET_PARKING } qc__fleet_state;
 #define QC_FLEET_NSTATES 4
 
 typedef enum { QC_FLEET_JSQ = 0, QC_FLEET_DJSQ } qc__fleet_routing;
 
 typedef struct qc__fleet_config {
-  qc__fleet_routing route;
-  unsigned threshold;    /* djsq's T, >= 1 */
-  double idle_off;       /* seconds idle before parking; INFINITY: never */
-  unsigned min_on;       /* ON + WARMING kept at least (>= 1) */
-  unsigned max_on;       /* ON + WARMING + PARKING at most (0: all) */
-  unsigned initially_on; /* the first N are ON at start (0: all) */
+    qc__fleet_routing route;
+    unsigned threshold;    /* djsq's T, >= 1 */
+    double idle_off;       /* seconds idle before parking; INFINITY: never */
+    unsigned min_on;       /* ON + WARMING kept at least (>= 1) */
+    unsigned max_on;       /* ON + WARMING + PARKING at most (0: all) */
+    unsigned initially_on; /* the first N are ON at start (0: all) */
 } qc__fleet_config;
 
 /* Upper bounds (seconds) of the warm-up histogram's buckets; +Inf last. */
@@ -65,24 +60,24 @@ typedef struct qc__fleet_config {
 extern const double qc__fleet_warm_le[QC_FLEET_WARM_BUCKETS];
 
 typedef struct qc__fleet_backend {
-  qc__fleet_state state;
-  unsigned inflight; /* sent and not yet answered */
-  unsigned waiting;  /* routed here while WARMING, not yet sent */
-  uint64_t answered, failed, unparks, parks, unpark_failures;
-  double since;       /* when the state began */
-  double idle_since;  /* ON with an empty queue since */
-  double unparked_at; /* when the last unpark began */
-  double down_until;  /* a failed connect or unpark: avoided until then */
-  double time[QC_FLEET_NSTATES]; /* seconds in each state before `since` */
+    qc__fleet_state state;
+    unsigned inflight; /* sent and not yet answered */
+    unsigned waiting;  /* routed here while WARMING, not yet sent */
+    uint64_t answered, failed, unparks, parks, unpark_failures;
+    double since;                  /* when the state began */
+    double idle_since;             /* ON with an empty queue since */
+    double unparked_at;            /* when the last unpark began */
+    double down_until;             /* a failed connect or unpark: avoided until then */
+    double time[QC_FLEET_NSTATES]; /* seconds in each state before `since` */
 } qc__fleet_backend;
 
 typedef struct qc__fleet {
-  qc__fleet_config cfg;
-  unsigned n, rr;
-  qc__fleet_backend b[QC_FLEET_MAX];
-  uint64_t warmups;                            /* measured warm-ups */
-  double warm_sum, warm_max;                   /* their total and longest */
-  uint64_t warm_bucket[QC_FLEET_WARM_BUCKETS]; /* cumulative counts */
+    qc__fleet_config cfg;
+    unsigned n, rr;
+    qc__fleet_backend b[QC_FLEET_MAX];
+    uint64_t warmups;                            /* measured warm-ups */
+    double warm_sum, warm_max;                   /* their total and longest */
+    uint64_t warm_bucket[QC_FLEET_WARM_BUCKETS]; /* cumulative counts */
 } qc__fleet;
 
 const char *qc__fleet_state_name(qc__fleet_state s);
@@ -92,8 +87,7 @@ int qc__fleet_check(const qc__fleet_config *cfg, unsigned n, qc_err *err);
 
 /* Starts the fleet: the first initially_on backends ON, the others OFF
  * (jsq: all ON). cfg must have passed qc__fleet_check. */
-void qc__fleet_init(qc__fleet *f, const qc__fleet_config *cfg, unsigned n,
-                    double now);
+void qc__fleet_init(qc__fleet *f, const qc__fleet_config *cfg, unsigned n, double now);
 
 /* Chooses the backend for a new request, or -1 when none can take it
  * (every backend OFF or PARKING and none may be unparked). When the
@@ -133,11 +127,10 @@ void qc__fleet_off(qc__fleet *f, unsigned i, double now);
  * indices that must be parked now, nothing in flight, go to park[]) and
  * unparks OFF ones while fewer than min_on are ON or WARMING (to
  * unpark[]). Returns the counts in *npark and *nunpark. */
-void qc__fleet_tick(qc__fleet *f, double now, unsigned *park, unsigned *npark,
-                    unsigned *unpark, unsigned *nunpark);
+void qc__fleet_tick(qc__fleet *f, double now, unsigned *park, unsigned *npark, unsigned *unpark,
+                    unsigned *nunpark);
 
 /* Seconds backend i has spent in each state up to now. */
-void qc__fleet_times(const qc__fleet *f, unsigned i, double now,
-                     double out[QC_FLEET_NSTATES]);
+void qc__fleet_times(const qc__fleet *f, unsigned i, double now, double out[QC_FLEET_NSTATES]);
 
 #endif
