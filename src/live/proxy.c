@@ -130,9 +130,9 @@ struct uconn {
     qc__http_chunked ch;
     int busy, closing, handles_open, to_close; /* to_close: body ends at EOF */
     uconn *next_idle;
-    int placed;          /* PLACED_*: waiting at a warming backend, or sent */
-    int connected;       /* the link to b is up or being made */
-    uconn *next_wait;    /* b's list of requests waiting for its warm-up */
+    int placed;       /* PLACED_*: waiting at a warming backend, or sent */
+    int connected;    /* the link to b is up or being made */
+    uconn *next_wait; /* b's list of requests waiting for its warm-up */
 };
 
 /* Latency histogram buckets of /metrics (seconds; +Inf implied). */
