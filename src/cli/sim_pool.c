@@ -71,13 +71,16 @@ static const char usage[] =
     "                       into DIR as SVG and PNG (needs gnuplot)\n"
     "  --report DIR         write DIR/index.html: parameters, summary tables and the\n"
     "                       plots of --plot, in one self-contained page\n"
+    "  --compare            also run every other policy on the same input with the\n"
+    "                       same seed, and compare cost, delay and power: a table,\n"
+    "                       'comparison' in the JSON, a plot with --plot or --report\n"
     "  --quiet              no progress line\n"
     "  --help               this text\n";
 
 typedef struct opts {
     const char *arrival, *service, *warmup;
     const char *output, *series, *plot, *report;
-    int json, quiet;
+    int json, quiet, compare;
     double series_dt;
     double price;
     double watts[4]; /* busy, idle, warm, off */
@@ -272,7 +275,127 @@ static int write_ccdf(const char *path, const qc_hist *h)
     return 0;
 }
 
-static int write_plots(const char *dir, const qc_pool_result *r, double mean_service)
+/* --compare: the same arrivals, service, warm-up and costs under every
+ * policy, with the same seed (common random numbers, so that the
+ * differences are the policies' and not the samples'); the run's own
+ * policy first. */
+typedef struct pool_cmp {
+    size_t n;
+    qc_pool_policy pol[QC_POOL_NPOLICIES];
+    const qc_pool_result *r[QC_POOL_NPOLICIES];
+    qc_pool_result other[QC_POOL_NPOLICIES];
+    size_t nother;
+} pool_cmp;
+
+static void pool_cmp_free(pool_cmp *c)
+{
+    for (size_t i = 0; i < c->nother; i++)
+        qc_pool_result_free(&c->other[i]);
+    c->nother = c->n = 0;
+}
+
+static int run_comparison(const qc_pool_params *p, const qc_pool_result *own, pool_cmp *c,
+                          qc_err *err)
+{
+    c->pol[0] = p->policy;
+    c->r[0] = own;
+    c->n = 1;
+    c->nother = 0;
+    for (int k = 0; k < QC_POOL_NPOLICIES; k++) {
+        if (k == (int)p->policy)
+            continue;
+        qc_pool_params q = *p;
+        q.policy = (qc_pool_policy)k;
+        q.series_dt = 0;
+        q.progress = NULL;
+        q.progress_ctx = NULL;
+        int rc = qc_pool_run(&q, &c->other[c->nother], err);
+        if (rc != 0) {
+            qc_err_prefix(err, "--compare: policy %s", qc_pool_policy_name(q.policy));
+            return rc;
+        }
+        c->pol[c->n] = q.policy;
+        c->r[c->n++] = &c->other[c->nother++];
+    }
+    return 0;
+}
+
+/* The metrics compared, as JSON keys (qc_pool_metric_name) and columns. */
+static const int cmp_metrics[] = {QC_PM_COST, QC_PM_HOLDING_COST, QC_PM_POWER, QC_PM_WARMING_COST,
+                                  QC_PM_RESPONSE, QC_PM_P95, QC_PM_SERVERS_ON,
+                                  QC_PM_SWITCH_ONS_PER_HOUR};
+#define NCMP (sizeof cmp_metrics / sizeof cmp_metrics[0])
+
+static json_t *comparison_json(const pool_cmp *c)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < c->n; i++) {
+        json_t *row = json_object();
+        json_object_set_new(row, "policy", json_string(qc_pool_policy_name(c->pol[i])));
+        for (size_t j = 0; j < NCMP; j++)
+            json_object_set_new(row, qc_pool_metric_name(cmp_metrics[j]),
+                                qc_json_ci_new(&c->r[i]->metric[cmp_metrics[j]]));
+        json_array_append_new(a, row);
+    }
+    return a;
+}
+
+static void print_comparison(const pool_cmp *c, double level)
+{
+    printf("\npolicy comparison (same input and seed; %g%% half-widths):\n", 100 * level);
+    printf("%-8s %22s %22s %22s %12s\n", "policy", "average cost", "response time",
+           "mean power (cost)", "servers on");
+    for (size_t i = 0; i < c->n; i++) {
+        const qc_ci *m = c->r[i]->metric;
+        printf("%-8s %12.6g +- %-7.2g %12.6g +- %-7.2g %12.6g +- %-7.2g %12.4g\n",
+               qc_pool_policy_name(c->pol[i]), m[QC_PM_COST].mean, m[QC_PM_COST].half,
+               m[QC_PM_RESPONSE].mean, m[QC_PM_RESPONSE].half, m[QC_PM_POWER].mean,
+               m[QC_PM_POWER].half, m[QC_PM_SERVERS_ON].mean);
+    }
+}
+
+/* The average cost of each policy with its interval, the holding part
+ * shaded inside it (the rest is power and switching). */
+static int plot_comparison(const char *dir, const pool_cmp *c, char *path, size_t n, char *body,
+                           size_t bn)
+{
+    qc_err err = {0};
+    qc_ofile f;
+    snprintf(path, n, "%s/policy_comparison.dat", dir);
+    if (qc_ofile_open(&f, path, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    fprintf(f.fp, "# policy average_cost holding_cost ci_low ci_high\n");
+    for (size_t i = 0; i < c->n; i++) {
+        const qc_ci *m = c->r[i]->metric;
+        fprintf(f.fp, "%s %.10g %.10g %.10g %.10g\n", qc_pool_policy_name(c->pol[i]),
+                m[QC_PM_COST].mean, m[QC_PM_HOLDING_COST].mean, m[QC_PM_COST].lo,
+                m[QC_PM_COST].hi);
+    }
+    if (qc_ofile_commit(&f, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    snprintf(body, bn,
+             "set style fill solid 0.7 border -1\nset boxwidth 0.6\nset yrange [0:*]\n"
+             "set xrange [-0.6:%zu.6]\nset ylabel 'average cost per unit time'\n"
+             "set key below\n"
+             "plot '%s' using 0:2:xtic(1) with boxes lc rgb '#ff7f0e' "
+             "title 'power and switching', "
+             "'' using 0:3 with boxes lc rgb '#1f77b4' title 'holding', "
+             "'' using 0:2:4:5 with yerrorbars lc rgb 'black' pt 7 ps 0.5 "
+             "title 'average cost (interval)'",
+             c->n - 1, path);
+    if (qc_plot(dir, "policy_comparison", body, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    return 0;
+}
+
+static int write_plots(const char *dir, const qc_pool_result *r, double mean_service,
+                       const pool_cmp *cmp)
 {
     qc_err err = {0};
     if (!qc_plot_available()) {
@@ -321,7 +444,10 @@ static int write_plots(const char *dir, const qc_pool_result *r, double mean_ser
     if (qc_plot(dir, "response_time_ccdf", body, &err) != 0) {
         cli_error("%s", err.msg);
         rc = QC_EXIT_FAIL;
+        goto out;
     }
+    if (cmp->n > 1)
+        rc = plot_comparison(dir, cmp, path, n, body, bn);
 out:
     free(path);
     free(path2);
@@ -345,7 +471,7 @@ int cmd_sim_pool(int argc, char **argv)
 {
     enum { O_SRV = 256, O_POL, O_THR, O_ARR, O_SVC, O_WUP, O_IDLE, O_CUST, O_TIME, O_TRANS,
            O_REPS, O_SEED, O_CONF, O_HOLD, O_BUSY, O_IDLEP, O_WARMP, O_OFFP, O_SWC, O_PRICE,
-           O_JSON, O_OUT, O_SER, O_SERDT, O_PLOT, O_REPORT, O_QUIET, O_HELP };
+           O_JSON, O_OUT, O_SER, O_SERDT, O_PLOT, O_REPORT, O_COMPARE, O_QUIET, O_HELP };
     static const struct option longopts[] = {
         {"servers", required_argument, 0, O_SRV},      {"policy", required_argument, 0, O_POL},
         {"threshold", required_argument, 0, O_THR},    {"arrival", required_argument, 0, O_ARR},
@@ -360,7 +486,7 @@ int cmd_sim_pool(int argc, char **argv)
         {"json", no_argument, 0, O_JSON},              {"output", required_argument, 0, O_OUT},
         {"series", required_argument, 0, O_SER},       {"series-dt", required_argument, 0, O_SERDT},
         {"plot", required_argument, 0, O_PLOT},        {"quiet", no_argument, 0, O_QUIET},
-        {"report", required_argument, 0, O_REPORT},
+        {"report", required_argument, 0, O_REPORT},    {"compare", no_argument, 0, O_COMPARE},
         {"help", no_argument, 0, O_HELP},              {0, 0, 0, 0}};
     qc_pool_params p;
     qc_pool_params_init(&p);
@@ -461,6 +587,7 @@ int cmd_sim_pool(int argc, char **argv)
             break;
         case O_PLOT: o.plot = optarg; break;
         case O_REPORT: o.report = optarg; break;
+        case O_COMPARE: o.compare = 1; break;
         case O_QUIET: o.quiet = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         default: return cli_bad_option("sim pool", argv[optind - 1]);
@@ -559,7 +686,18 @@ int cmd_sim_pool(int argc, char **argv)
         out = cli_exit_code(rc);
         goto done;
     }
-    json_t *js = summary_json(&p, &res, &o, cli_elapsed(&prog));
+    double elapsed = cli_elapsed(&prog);
+    pool_cmp cmp = {0};
+    if (o.compare && (rc = run_comparison(&p, &res, &cmp, &err)) != 0) {
+        cli_error("sim pool: %s", err.msg);
+        out = cli_exit_code(rc);
+        pool_cmp_free(&cmp);
+        qc_pool_result_free(&res);
+        goto done;
+    }
+    json_t *js = summary_json(&p, &res, &o, elapsed);
+    if (o.compare)
+        json_object_set_new(js, "comparison", comparison_json(&cmp));
     if (o.json) {
         if (qc_json_write(js, NULL, &err) != 0) {
             cli_error("%s", err.msg);
@@ -567,6 +705,8 @@ int cmd_sim_pool(int argc, char **argv)
         }
     } else {
         print_table(&p, &res, &o);
+        if (o.compare)
+            print_comparison(&cmp, p.level);
     }
     if (out == 0 && o.output && qc_json_write(js, o.output, &err) != 0) {
         cli_error("%s", err.msg);
@@ -575,15 +715,18 @@ int cmd_sim_pool(int argc, char **argv)
     if (out == 0 && o.series)
         out = write_series(o.series, &res);
     if (out == 0 && o.plot)
-        out = write_plots(o.plot, &res, qc_dist_mean(&svc));
+        out = write_plots(o.plot, &res, qc_dist_mean(&svc), &cmp);
     if (out == 0 && o.report) {
-        static const char *const names[] = {"servers", "response_time_ccdf"};
+        static const char *const names[] = {"servers", "response_time_ccdf",
+                                            "policy_comparison"};
         if (qc_plot_available())
-            out = write_plots(o.report, &res, qc_dist_mean(&svc));
+            out = write_plots(o.report, &res, qc_dist_mean(&svc), &cmp);
         if (out == 0)
-            out = cli_report_write(o.report, "sim pool", argc, argv, js, names, 2);
+            out = cli_report_write(o.report, "sim pool", argc, argv, js, names,
+                                   o.compare ? 3 : 2);
     }
     json_decref(js);
+    pool_cmp_free(&cmp);
     qc_pool_result_free(&res);
 done:
     qc_arrivals_free(&arr);

@@ -1,10 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
-# sim pool --report: servers on against demand over time and the
-# response-time tail.
+# sim pool --report: servers on against demand over time, the
+# response-time tail and (--compare) the policy comparison.
 . "$(dirname "$0")/lib.sh"
 run_qctl sim pool --servers 5 --policy jsq-off --idle-timer 2 --arrival exp:2 \
-    --customers 20000 --reps 3 --report "$TMP/r" --quiet
-check_report "$TMP/r" 2
+    --customers 20000 --reps 3 --compare --report "$TMP/r" --quiet
+check_report "$TMP/r" 3
 grep -q '<figcaption>servers</figcaption>' "$TMP/r/index.html" || fail "no servers plot"
+grep -q '<figcaption>policy_comparison</figcaption>' "$TMP/r/index.html" ||
+    fail "no policy comparison plot"
+grep -q '<th>policy</th><th>average_cost</th>' "$TMP/r/index.html" || fail "no comparison table"
 echo ok
