@@ -864,6 +864,23 @@ static void test_arrival_steps(void **state)
     assert_string_equal(small, "steps:0:5");
     qc_arrivals_free(&a);
 
+    /* a trace from times in memory: shifted to 0, owned by a */
+    double *tm = malloc(3 * sizeof *tm);
+    assert_non_null(tm);
+    tm[0] = 5, tm[1] = 5.5, tm[2] = 7;
+    assert_int_equal(qc_arrivals_from_times(&a, tm, 3, NULL), 0);
+    assert_int_equal(a.kind, QC_ARRIVALS_TRACE);
+    assert_true(a.t[0] == 0 && a.t[2] == 2 && qc_arrivals_mean_rate(&a) == 1);
+    qc_arrivals_free(&a);
+    qc_err err = {0};
+    tm = malloc(2 * sizeof *tm);
+    assert_non_null(tm);
+    tm[0] = 1, tm[1] = 0.5;
+    assert_int_equal(qc_arrivals_from_times(&a, tm, 2, &err), QC_EPARSE);
+    assert_non_null(strstr(err.msg, "arrival 2"));
+    assert_int_equal(a.kind, QC_ARRIVALS_NONE);
+    assert_int_equal(qc_arrivals_from_times(&a, malloc(8), 0, &err), QC_EEMPTY);
+
     /* a final rate of 0: the stream ends after the last positive step */
     assert_int_equal(qc_arrivals_parse(&a, "steps:0:100,2:0", NULL), 0);
     qc_rng r;

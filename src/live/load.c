@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* load.c: `qctl load`, an open-loop HTTP load generator.
+/* load.c: `qctl load`, an HTTP load generator, open or closed loop.
  *
  * Open loop means arrivals do not wait for answers: request i is due at
  * t_0 + T_i, T_i the i-th time of the arrival process (qctl/arrivals.h: a
- * renewal process, a rate schedule, a curve, a trace), whatever the
- * server is doing. Its latency is measured from t_i, its intended send time, not
- * from when a connection was free to carry it; otherwise a slow server
+ * renewal process, a rate schedule, a curve, a trace, or the request times
+ * drawn from a traffic model), whatever the server is doing. Its latency
+ * is measured from t_0 + T_i, its intended send time, not from when a
+ * connection was free to carry it; otherwise a slow server
  * would slow the generator down and hide its own queueing (coordinated
  * omission). A request due while every connection is busy waits in the
  * generator's own queue, and that wait counts.
@@ -39,8 +40,8 @@
 #include "live/live.h"
 #include "qctl/hist.h"
 #include "qctl/output.h"
-#include "qctl/traffic.h"
 #include "qctl/rng.h"
+#include "qctl/traffic.h"
 
 typedef struct lconn lconn;
 
