@@ -16,7 +16,7 @@
 
 static const char load_usage[] =
     "usage: qctl load --target HOST:PORT (--requests N | --duration T) [options]\n"
-    "       qctl load --udp HOST:PORT --replay FILE [--payload zeros|pattern] [--json]\n"
+    "       qctl load --udp HOST:PORT --replay FILE [--payload P] [--json]\n"
     "\n"
     "HTTP load, open loop (default): requests are due at the times of an\n"
     "arrival process whatever the server does, and latency is measured from\n"
