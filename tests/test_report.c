@@ -149,7 +149,9 @@ static void test_tables_by_shape(void **state)
                       "                {\"name\": \"b\", \"cost\": 2}],"
                       " \"mixed\": [{\"x\": 1}, {\"y\": 2}],"
                       " \"reordered\": [{\"a\": 1, \"b\": 2}, {\"b\": 4, \"a\": 3}],"
-                      " \"list\": [1, 2, 3]}",
+                      " \"list\": [1, 2, 3],"
+                      " \"metrics\": {\"ks\": {\"fitted\": 0.1, \"copula\": 0.2},"
+                      "             \"rate\": {\"real\": 5, \"fitted\": 4, \"copula\": 6}}}",
                       0, NULL);
     /* top-level scalars: one key/value table, scalar array in one cell */
     assert_non_null(strstr(s, "<tr><th>command</th><td>sim pool</td></tr>"));
@@ -174,6 +176,16 @@ static void test_tables_by_shape(void **state)
     assert_non_null(strstr(re, "<tr><th>a</th><th>b</th></tr>\n"
                                "<tr><td class=\"num\">1</td><td class=\"num\">2</td></tr>\n"
                                "<tr><td class=\"num\">3</td><td class=\"num\">4</td></tr>"));
+    /* an object of like objects: one table, a row per member, the union of
+     * their keys as columns, a missing value an empty cell */
+    const char *mt = strstr(s, "<h3>metrics</h3>");
+    assert_non_null(mt);
+    assert_non_null(strstr(mt, "<tr><th></th><th>fitted</th><th>copula</th><th>real</th></tr>\n"
+                               "<tr><th>ks</th><td class=\"num\">0.1</td><td class=\"num\">0.2</td>"
+                               "<td></td></tr>\n"
+                               "<tr><th>rate</th><td class=\"num\">4</td><td class=\"num\">6</td>"
+                               "<td class=\"num\">5</td></tr>"));
+    assert_null(strstr(s, "<h3>metrics / ks</h3>"));
     /* unlike objects: each element on its own */
     assert_non_null(strstr(s, "<h3>mixed[0]</h3>"));
     assert_non_null(strstr(s, "<h3>mixed[1]</h3>"));

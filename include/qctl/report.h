@@ -13,6 +13,10 @@
  *   - a nested object is its own table under a heading naming its path;
  *   - an array of objects that all have the same keys, each a scalar, is
  *     one table with those keys as columns (one row per element);
+ *   - likewise a nested object whose members (two or more) are all
+ *     objects of scalars: one table, a row per member named in its first
+ *     column, the columns the keys met (at most 16; a missing one is an
+ *     empty cell);
  *   - a confidence-interval object {"value", "ci_low", "ci_high", ...}
  *     counts as a scalar: one cell "value [low, high]";
  *   - an array of scalars is one cell listing them (the first 20, then

@@ -273,6 +273,71 @@ static int put_object(FILE *fp, const char *path, const json_t *obj, int depth)
     return 0;
 }
 
+/* The columns of an object of like objects (see obj_table_keys). */
+#define REPORT_MAX_COLUMNS 16
+
+/* An object whose members (two or more) are all objects of cells, not
+ * intervals, with at most REPORT_MAX_COLUMNS distinct keys among them: one
+ * table, a row per member. The keys, in the order first seen, go to keys;
+ * returns their count, or 0 when obj is not such an object. */
+static size_t obj_table_keys(const json_t *obj, const char **keys)
+{
+    if (!json_is_object(obj) || is_ci(obj) || json_object_size(obj) < 2)
+        return 0;
+    size_t nk = 0;
+    const char *name;
+    json_t *row;
+    json_object_foreach((json_t *)obj, name, row)
+    {
+        if (!json_is_object(row) || is_ci(row) || json_object_size(row) == 0)
+            return 0;
+        const char *k;
+        json_t *v;
+        json_object_foreach(row, k, v)
+        {
+            if (!is_cell(v))
+                return 0;
+            size_t j = 0;
+            while (j < nk && strcmp(keys[j], k) != 0)
+                j++;
+            if (j == nk) {
+                if (nk == REPORT_MAX_COLUMNS)
+                    return 0;
+                keys[nk++] = k;
+            }
+        }
+    }
+    return nk;
+}
+
+static void put_obj_table(FILE *fp, const json_t *obj, const char **keys, size_t nk)
+{
+    fputs("<div class=\"wide\"><table>\n<tr><th></th>", fp);
+    for (size_t j = 0; j < nk; j++) {
+        fputs("<th>", fp);
+        put_esc(fp, keys[j]);
+        fputs("</th>", fp);
+    }
+    fputs("</tr>\n", fp);
+    const char *name;
+    json_t *row;
+    json_object_foreach((json_t *)obj, name, row)
+    {
+        fputs("<tr><th>", fp);
+        put_esc(fp, name);
+        fputs("</th>", fp);
+        for (size_t j = 0; j < nk; j++) {
+            const json_t *v = json_object_get(row, keys[j]);
+            if (v)
+                put_td(fp, v);
+            else
+                fputs("<td></td>", fp);
+        }
+        fputs("</tr>\n", fp);
+    }
+    fputs("</table></div>\n", fp);
+}
+
 static int put_value(FILE *fp, const char *path, const json_t *v, int depth)
 {
     /* Summaries are a few levels deep; a runaway nesting is cut, not
@@ -283,6 +348,12 @@ static int put_value(FILE *fp, const char *path, const json_t *v, int depth)
     }
     if (*path)
         put_heading(fp, path);
+    const char *keys[REPORT_MAX_COLUMNS];
+    size_t nk = *path ? obj_table_keys(v, keys) : 0;
+    if (nk > 0) {
+        put_obj_table(fp, v, keys, nk);
+        return 0;
+    }
     if (json_is_object(v))
         return put_object(fp, path, v, depth);
     if (is_row_table(v)) {
