@@ -7,7 +7,8 @@
  * fuzz_dist, and a fuzzer must not open arbitrary paths.
  *
  * A failed parse must leave the process zeroed with a message; a parsed
- * one must behave: a mean rate that is not NaN for the model kinds, rates
+ * one must behave: a mean rate that is not NaN for the model kinds, a
+ * period > 0 when the rate varies, rates
  * >= 0 at probe times, a formatted description that fits any buffer, and
  * a stream of arrival times that never decreases and is never NaN. A
  * violation traps. */
@@ -30,6 +31,8 @@
 static void exercise(const qc_arrivals *a)
 {
     CHECK(!isnan(qc_arrivals_mean_rate(a)) && qc_arrivals_mean_rate(a) >= 0);
+    /* a time-varying rate has a time scale: sim pool bins by it */
+    CHECK(!qc_arrivals_varies(a) || (a->period > 0 && isfinite(a->period)));
     static const double ts[] = {0, 1e-9, 0.5, 1, 10, 1e6, 1e300};
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
         double r = qc_arrivals_rate_at(a, ts[i]);

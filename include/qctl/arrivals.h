@@ -15,8 +15,9 @@
  *   steps:T0:R0,T1:R1,... Poisson with a piecewise-constant rate: R_k
  *                         from time T_k on, until T_{k+1} (the last rate
  *                         holds for ever); T0 = 0, times increase
- *                         strictly, rates >= 0, at least one > 0 (a rate
- *                         schedule: steps:0:50,10:150,20:50)
+ *                         strictly, rates >= 0 and the last one > 0, so
+ *                         the stream never ends (a rate schedule:
+ *                         steps:0:50,10:150,20:50)
  *   trace:FILE            the arrival times in FILE, one per line (or the
  *                         first column of a CSV), non-decreasing, or the
  *                         packet times of a pcap/pcapng capture; they are
@@ -32,7 +33,7 @@
  * its segments, so a draw costs O(1) amortized and allocates nothing.
  * Steps need no thinning: the integrated rate is piecewise linear, so an
  * Exp(1) draw is mapped through its inverse (time rescaling), walking the
- * steps forward; a final rate of 0 ends the stream.
+ * steps forward.
  *
  * Ownership: qc_arrivals_parse fills a caller-owned qc_arrivals, released
  * by qc_arrivals_free (safe on a zeroed one and after a failed parse). A
@@ -65,7 +66,8 @@ typedef struct qc_arrivals {
     qc_arrivals_kind kind;
     qc_dist gap;        /* RENEWAL: the inter-arrival time */
     double mean, amp;   /* SIN */
-    double period;      /* SIN, CURVE */
+    double period;      /* SIN, CURVE; STEPS: the last step's start (the
+                           schedule's span, the time scale of its changes) */
     double *t, *rate;   /* CURVE, STEPS: n points; TRACE: n times in t (rate NULL) */
     size_t n;
     double peak;        /* largest rate (the thinning bound); trace: NAN */
@@ -98,7 +100,8 @@ double qc_arrivals_mean_rate(const qc_arrivals *a);
  * process (1/E[gap]); NAN for a trace, which has no model rate. */
 double qc_arrivals_rate_at(const qc_arrivals *a, double t);
 
-/* 1 when the rate changes with time (sin, curve, steps), else 0. */
+/* 1 when the rate changes with time (sin, curve, steps with more than
+ * one step), else 0; then period > 0. */
 int qc_arrivals_varies(const qc_arrivals *a);
 
 /* A stream of arrival times. */
@@ -118,7 +121,7 @@ void qc_arrivals_gen_init(qc_arrivals_gen *g, const qc_arrivals *a, qc_rng *r);
 double qc__arrivals_next_slow(qc_arrivals_gen *g);
 
 /* The next arrival time (non-decreasing from call to call); INFINITY when
- * a trace is exhausted or the last step's rate is 0. The renewal case, the hot path of most
+ * a trace is exhausted. The renewal case, the hot path of most
  * simulations, is inline. */
 static inline double qc_arrivals_next(qc_arrivals_gen *g)
 {

@@ -452,6 +452,10 @@ static void on_arrive(uv_timer_t *t)
             break;
         }
         L->next_due = L->t0 + at;
+        if (done_issuing(L)) { /* not one more wait past the bound */
+            stop_issuing(L);
+            break;
+        }
     }
     if (L->issuing) {
         double wait = L->next_due - qc__now();

@@ -313,14 +313,18 @@ static int parse_steps(qc_arrivals *a, const char *spec, const char *s, qc_err *
             peak = r[k];
         p = e + 1;
     }
-    if (!(peak > 0)) {
-        rc = qc_err_set(err, QC_ERANGE, "\"%s\": every RATE is 0: no arrivals", spec);
+    if (!(r[n - 1] > 0)) {
+        /* a stream that ends would stall a simulation waiting for its
+         * customers; a load is bounded by its duration anyway */
+        rc = qc_err_set(err, QC_ERANGE, "\"%s\": step %zu: the last RATE must be > 0 (it holds for ever)",
+                        spec, n);
         goto fail;
     }
     a->kind = QC_ARRIVALS_STEPS;
     a->t = t;
     a->rate = r;
     a->n = n;
+    a->period = t[n - 1];
     a->peak = peak;
     a->avg = r[n - 1];
     return 0;
@@ -504,7 +508,7 @@ double qc_arrivals_mean_rate(const qc_arrivals *a)
 int qc_arrivals_varies(const qc_arrivals *a)
 {
     return a->kind == QC_ARRIVALS_SIN || a->kind == QC_ARRIVALS_CURVE ||
-           a->kind == QC_ARRIVALS_STEPS;
+           (a->kind == QC_ARRIVALS_STEPS && a->n > 1);
 }
 
 /* Linear interpolation on segment i at time u (t[i] <= u <= t[i+1]). */
