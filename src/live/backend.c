@@ -45,6 +45,7 @@ struct bconn {
     qc__buf in;
     double service;
     int busy, keep, closing, handles_open, working, queued;
+    int head_method; /* the request is HEAD: answer the head alone */
     bconn *next;
 };
 
@@ -121,7 +122,7 @@ static void respond(bconn *c, int status, const char *reason, const char *body, 
                      "%zu\r\n%s\r\n%s",
                      status, reason, n, keep ? "" : "Connection: close\r\n", body);
     if (k > 0 && (size_t)k < sizeof head)
-        qc__write_copy((uv_stream_t *)&c->tcp, head, (size_t)k);
+        qc__write_copy((uv_stream_t *)&c->tcp, head, (size_t)k - (c->head_method ? n : 0));
 }
 
 /* --body: a body of o->body bytes, written as 1 MiB pieces of one static
@@ -156,6 +157,8 @@ static void respond_body(bconn *c, uint64_t size, int chunked, int keep)
                                "Content-Length: %llu\r\n%s\r\n",
                                (unsigned long long)size, keep ? "" : "Connection: close\r\n");
     qc__write_copy((uv_stream_t *)&c->tcp, head, (size_t)k);
+    if (c->head_method)
+        return;
     if (piece[0] == 0)
         for (size_t i = 0; i < PIECE; i++)
             piece[i] = (unsigned char)(7 * i + 3);
@@ -177,6 +180,7 @@ static void respond_body(bconn *c, uint64_t size, int chunked, int keep)
 
 static void bad_request(bconn *c, const char *why)
 {
+    c->head_method = 0;
     char body[256];
     snprintf(body, sizeof body, "bad request: %s\n", why);
     respond(c, 400, "Bad Request", body, 0);
@@ -297,6 +301,7 @@ static void process(bconn *c)
     int health =
         h.target.len == strlen(hp) && memcmp(c->in.data + h.target.off, hp, h.target.len) == 0;
     c->keep = h.keep_alive;
+    c->head_method = h.method.len == 4 && memcmp(c->in.data + h.method.off, "HEAD", 4) == 0;
     qc__buf_consume(&c->in, total);
     if (health) {
         if (qc__now() < c->b->ready_at)

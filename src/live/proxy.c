@@ -102,6 +102,7 @@ struct cconn {
     int state; /* C_READ, C_QUEUED, C_UPSTREAM */
     int keep;
     int head_timer_on;
+    int head_method; /* the request is HEAD: its response has no body */
     unsigned cls;
     double t_arrive;
     uconn *up;
@@ -122,6 +123,7 @@ struct uconn {
     qc_limiter_token tok;
     int has_tok;
     unsigned cls;
+    int head_method; /* answering a HEAD request: no body follows the head */
     double t_admit;
     double t_arrive; /* its client's request arrived (the delay ADMISSION measures) */
     /* the response being streamed (see response_end) */
@@ -988,10 +990,13 @@ static void upstream_feed(uconn *u, const char *p, size_t n, int eof)
         qc__buf_consume(&u->in, h.head_len); /* interim: not carried */
     }
     u->keep_resp = h.keep_alive;
-    if (h.chunked) {
+    if (u->head_method || h.status == 204 || h.status == 304) {
+        u->framing = F_LENGTH; /* no body, whatever the head announces */
+        u->left = 0;
+    } else if (h.chunked) {
         u->framing = F_CHUNKED;
         memset(&u->ch, 0, sizeof u->ch);
-    } else if (h.content_length >= 0 || h.status == 204 || h.status == 304) {
+    } else if (h.content_length >= 0) {
         u->framing = F_LENGTH;
         u->left = h.content_length > 0 ? (uint64_t)h.content_length : 0;
     } else {
@@ -1538,6 +1543,7 @@ static void forward(cconn *c, uconn *tok_holder)
     u->tok = tok_holder->tok;
     u->has_tok = tok_holder->has_tok;
     u->cls = c->cls;
+    u->head_method = c->head_method;
     u->t_admit = qc__now();
     u->t_arrive = c->t_arrive;
     u->busy = 1;
@@ -1707,6 +1713,7 @@ static void client_process(cconn *c)
         total += (size_t)h.content_length;
     }
     c->keep = h.keep_alive;
+    c->head_method = h.method.len == 4 && memcmp(c->in.data + h.method.off, "HEAD", 4) == 0;
     c->t_arrive = qc__now();
     if (c->admin) {
         char target[256];
