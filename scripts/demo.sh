@@ -11,7 +11,7 @@ mkdir -p "$out"
 
 echo "== M/M/1 at load 0.9: theory E[T] = 1/(1 - 0.9) = 10, p95 = ln(20)/0.1 = 29.96"
 "$qctl" sim queue --arrival exp:0.9 --service exp:1 --customers 1000000 --reps 10 \
-    --seed 1 --plot "$out/mm1" --output "$out/mm1.json"
+    --seed 1 --plot "$out/mm1" --output "$out/mm1.json" --report "$out/report"
 echo
 echo "== M/D/1 at load 0.9: theory E[T] = 1 + 0.9/(2*0.1) = 5.5"
 "$qctl" sim queue --arrival exp:0.9 --service det:1 --customers 500000 --reps 10 --seed 1 \
@@ -26,4 +26,4 @@ echo "== M/M/2/10 at offered load 0.95: blocking from the M/M/c/K formula is 0.0
     --customers 500000 --reps 10 --seed 1 | grep -E "^(metric|blocking)"
 echo
 echo "Intervals are at 95%: about one in twenty misses the exact value by chance."
-echo "Plots and the JSON summary are in $out/"
+echo "Plots and the JSON summary are in $out/; the M/M/1 run's page is $out/report/index.html"
