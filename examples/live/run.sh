@@ -52,30 +52,32 @@ cat "$OUT/table.txt"
 if command -v gnuplot >/dev/null; then
     gnuplot <<GP
 set datafile separator ","
-set terminal svg size 900,500
+set terminal svg size 900,700
 set output "$OUT/control.svg"
+set multiplot layout 2,1
 set key outside
-set xlabel "time (s)"
 set ylabel "requests"
-plot "$OUT/series_maxusers.csv" every ::1 using 1:2 with lines title "limit (maxusers)", \
+set title "MaxUsers integral control (reference 4 in the backend; load 100, 200, 400, 600/s, 4 s each)"
+plot "$OUT/series_maxusers.csv" every ::1 using 1:2 with lines title "limit", \
      "$OUT/series_maxusers.csv" every ::1 using 1:7 with lines title "in backend, measured", \
-     "$OUT/series_maxusers.csv" every ::1 using 1:4 with lines title "proxy queue", \
-     "$OUT/series_none.csv" every ::1 using 1:3 with lines title "in flight, no control"
+     4 with lines dt 2 title "reference", \
+     "$OUT/series_maxusers.csv" every ::1 using 1:4 with lines title "proxy queue"
+set title "no control: the same load"
+set xlabel "time (s)"
+plot "$OUT/series_none.csv" every ::1 using 1:3 with lines title "in flight"
+unset multiplot
 GP
     echo "plot: $OUT/control.svg"
 fi
 
 # ---- backend power control: delay-JSQ with parking --------------------
-# three free ports: bind port 0, read it, let it go
+# three free ports below the ephemeral range (see scripts/free_port.sh)
+FREE_PORT_DIR=$OUT
+. "$here/../../scripts/free_port.sh"
 PORTS=""
 for k in 1 2 3; do
-    rm -f "$OUT/f.port"
-    "$QCTL" backend --listen 127.0.0.1:0 --port-file "$OUT/f.port" &
-    fp=$!
-    waitf "$OUT/f.port"
-    PORTS="$PORTS $(cat "$OUT/f.port")"
-    kill $fp
-    wait $fp 2>/dev/null || :
+    free_port port
+    PORTS="$PORTS $port"
 done
 set -- $PORTS
 BK="--backend 127.0.0.1:$1 --backend 127.0.0.1:$2 --backend 127.0.0.1:$3"
@@ -85,7 +87,7 @@ start_on() { # PORT: a backend already on, as the unpark command would leave it
     echo $! >"$OUT/pid$1"
     PIDS="$PIDS $!"
 }
-stop_all() { for f in "$OUT"/pid*; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; rm -f "$f"; done; }
+stop_all() { for f in "$OUT"/pid*; do [ -f "$f" ] && { kill "$(cat "$f")" 2>/dev/null || :; }; rm -f "$f"; done; }
 trap 'stop_all; for p in $PIDS; do kill $p 2>/dev/null || :; done' EXIT
 SCHED=0:60,3:400,8:60
 for run in djsq jsq; do
@@ -131,6 +133,7 @@ pw() { sed -n 's/^ *"powered_seconds": \([-0-9.e]*\),*$/\1/p' "$1" | tail -n 1; 
     awk -v d="$d" -v j="$j" 'BEGIN { if (j > 0) printf "parking: %.1f server-seconds powered vs %.1f all on (%.0f%% saved)\n", d, j, 100 * (1 - d / j) }'
     w=$(sed -n 's/^ *"warmup_mean": \([-0-9.e]*\),*$/\1/p' "$OUT/fleet_status_djsq.json")
     u=$(sed -n 's/^ *"unparks": \([0-9]*\),*$/\1/p' "$OUT/fleet_status_djsq.json" | tail -n 1)
+    [ -n "$w" ] && w=$(printf "%.3f" "$w")
     echo "djsq: $u unparks, mean warm-up ${w:-none} s (unpark to first healthy answer)"
 } | tee "$OUT/fleet.txt"
 if command -v gnuplot >/dev/null; then

@@ -8,12 +8,9 @@
 # after the idle timer, and answer every request once (2xx or 503).
 set -u
 . "$(dirname "$0")/lib.sh"
-# Free ports for the parked backends: bind port 0, read, let go.
-start_backend f2 --service det:0.001
-start_backend f3 --service det:0.001
-P2=$f2_PORT P3=$f3_PORT
-kill "$f2_PID" "$f3_PID"
-wait "$f2_PID" "$f3_PID" 2>/dev/null
+# Free ports for the parked backends (see free_port in lib.sh).
+free_port P2 || fail "no free port"
+free_port P3 || fail "no free port"
 start_backend b1 --service det:0.02 --workers 4 --health /healthz
 echo "$b1_PID" >"$TMP/pid$b1_PORT" # parked like the others if the timer picks it
 stop_unparked() { for f in "$TMP"/pid*; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; done; }

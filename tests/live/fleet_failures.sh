@@ -7,10 +7,7 @@
 # answers them 503. Every request is answered once.
 set -u
 . "$(dirname "$0")/lib.sh"
-start_backend f2 --service det:0.001
-P2=$f2_PORT
-kill "$f2_PID"
-wait "$f2_PID" 2>/dev/null
+free_port P2 || fail "no free port" # see lib.sh
 start_backend b1 --service det:0.01 --workers 8
 FLEET="--limiter none --route djsq --djsq-threshold 1 --initially-on 1 --interval 0.05"
 mnum() { awk -v s="$2" 'index($0, s) == 1 { t += $NF } END { printf "%d\n", t }' "$1"; }

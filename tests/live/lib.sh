@@ -39,6 +39,8 @@ start_proxy() { # ARGS...: sets PROXY_PORT, ADMIN_PORT, PROXY_PID
     PROXY_PORT=$(cat "$TMP/proxy.port")
     ADMIN_PORT=$(cat "$TMP/admin.port")
 }
+# free_port VAR: a free port for a backend started later on a fixed port
+. "$(dirname "$0")/../../scripts/free_port.sh"
 # num FILE KEY: the integer value of "KEY": in qctl load's JSON summary
 num() { sed -n "s/^ *\"$2\": \([0-9]*\),*\$/\1/p" "$1" | head -n 1; }
 fail() { echo "FAIL: $*"; for f in "$TMP"/*.err; do echo "--- $f"; tail -n 5 "$f"; done; exit 1; }
