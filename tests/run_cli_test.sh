@@ -23,8 +23,8 @@ trap 'rm -rf "$TMP"' EXIT
 cmd=$(sed -n 's/^cmd: //p' "$case_file")
 want_exit=$(sed -n 's/^exit: //p' "$case_file")
 [ -n "$want_exit" ] || want_exit=0
-QCTL=$qctl
-export QCTL
+QCTL=$qctl JCHECK=$jcheck
+export QCTL JCHECK
 eval "set -- $cmd"
 "$qctl" "$@" >"$TMP/stdout" 2>"$TMP/stderr" </dev/null
 got=$?
