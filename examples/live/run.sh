@@ -38,9 +38,17 @@ for run in none maxusers; do
         --interval 0.1 --series "$OUT/series_$run.csv" &
     PP=$!
     waitf "$OUT/p.port"
+    : >"$OUT/latency_$run.csv"
+    t0=$(date +%s.%N)
     for rate in 100 200 400 600; do
+        off=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
         "$QCTL" load --target 127.0.0.1:$(cat "$OUT/p.port") --rate $rate --duration 4 \
-            --connections 512 --timeout 60 --json >"$OUT/${run}_$rate.json"
+            --connections 512 --timeout 60 --series "$OUT/lat_${run}_$rate.csv" \
+            --series-interval 0.25 --json >"$OUT/${run}_$rate.json"
+        # the step's latency series on the run's clock (a step lasts until
+        # its last request is answered, past its 4 s when the queue grew)
+        awk -F, -v off="$off" 'NR > 1 { printf "%.3f,%s,%s\n", $1 + off, $8, $9 }' \
+            "$OUT/lat_${run}_$rate.csv" >>"$OUT/latency_$run.csv"
         f=$OUT/${run}_$rate.json
         printf "%-8s %6s %8s %8s %8s %10.4f %10.4f\n" $run $rate "$(val $f sent)" "$(val $f ok)" \
             "$(val $f refused_503)" "$(val $f ok_p50)" "$(val $f ok_p95)" >>"$OUT/table.txt"
@@ -52,9 +60,9 @@ cat "$OUT/table.txt"
 if command -v gnuplot >/dev/null; then
     gnuplot <<GP
 set datafile separator ","
-set terminal svg size 900,700
+set terminal svg size 900,1000
 set output "$OUT/control.svg"
-set multiplot layout 2,1
+set multiplot layout 3,1
 set key outside
 set ylabel "requests"
 set title "MaxUsers integral control (reference 4 in the backend; load 100, 200, 400, 600/s, 4 s each)"
@@ -63,8 +71,14 @@ plot "$OUT/series_maxusers.csv" every ::1 using 1:2 with lines title "limit", \
      4 with lines dt 2 title "reference", \
      "$OUT/series_maxusers.csv" every ::1 using 1:4 with lines title "proxy queue"
 set title "no control: the same load"
-set xlabel "time (s)"
 plot "$OUT/series_none.csv" every ::1 using 1:3 with lines title "in flight"
+set title "p95 latency per 0.25 s, from each request's intended send time"
+set xlabel "time (s)"
+set ylabel "seconds"
+set logscale y
+plot "$OUT/latency_none.csv" using 1:2 with lines title "no control", \
+     "$OUT/latency_maxusers.csv" using 1:3 with lines title "maxusers, admitted (2xx)", \
+     "$OUT/latency_maxusers.csv" using 1:2 with lines dt 2 title "maxusers, all answers (503 included)"
 unset multiplot
 GP
     echo "plot: $OUT/control.svg"

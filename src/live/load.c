@@ -70,7 +70,7 @@ typedef struct load {
     int series_on;
     uint64_t s_sent, s_answered, s_ok, s_refused, s_errors;
     double s_next;
-    qc_hist *iv;
+    qc_hist *iv, *iv_ok; /* this interval's latencies: all answers, 2xx */
     unsigned open_conns;
     lconn *idle;
     pending *wait_head, *wait_tail;
@@ -129,6 +129,8 @@ static void finish(load *L, double due, int status)
     if (status >= 200 && status < 300) {
         L->r->ok++;
         qc_hist_add(L->ok, lat);
+        if (L->iv_ok)
+            qc_hist_add(L->iv_ok, lat);
     } else if (status == 503) {
         L->r->refused++;
     } else {
@@ -488,16 +490,22 @@ static void series_row(load *L, double now)
             (unsigned long long)(r->answered - L->s_answered),
             (unsigned long long)(r->ok - L->s_ok), (unsigned long long)(r->refused - L->s_refused),
             (unsigned long long)(r->errors - L->s_errors));
+    double ok95 = qc_hist_quantile(L->iv_ok, 0.95);
     if (isnan(p50))
-        fputs(",\n", L->series.fp);
+        fputs(",,", L->series.fp);
     else
-        fprintf(L->series.fp, "%.6g,%.6g\n", p50, p95);
+        fprintf(L->series.fp, "%.6g,%.6g,", p50, p95);
+    if (isnan(ok95))
+        fputs("\n", L->series.fp);
+    else
+        fprintf(L->series.fp, "%.6g\n", ok95);
     L->s_sent = r->sent;
     L->s_answered = r->answered;
     L->s_ok = r->ok;
     L->s_refused = r->refused;
     L->s_errors = r->errors;
     qc_hist_reset(L->iv);
+    qc_hist_reset(L->iv_ok);
 }
 
 /* One row per timer expiry, labelled with the interval's nominal end:
@@ -564,6 +572,7 @@ static void release(load *L)
     qc_hist_free(L->all);
     qc_hist_free(L->ok);
     qc_hist_free(L->iv);
+    qc_hist_free(L->iv_ok);
     free(L->users);
 }
 
@@ -583,8 +592,9 @@ int qc_load_run(const qc_load_opts *o, qc_load_result *r, qc_err *err)
     L.all = qc_hist_alloc();
     L.ok = qc_hist_alloc();
     L.iv = o->series ? qc_hist_alloc() : NULL;
+    L.iv_ok = o->series ? qc_hist_alloc() : NULL;
     L.users = o->users ? calloc(o->users, sizeof *L.users) : NULL;
-    if (!L.all || !L.ok || (o->series && !L.iv) || (o->users && !L.users)) {
+    if (!L.all || !L.ok || (o->series && (!L.iv || !L.iv_ok)) || (o->users && !L.users)) {
         release(&L);
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     }
@@ -594,7 +604,7 @@ int qc_load_run(const qc_load_opts *o, qc_load_result *r, qc_err *err)
             return rc;
         }
         L.series_on = 1;
-        fputs("time,sent,answered,ok,refused,errors,p50,p95\n", L.series.fp);
+        fputs("time,sent,answered,ok,refused,errors,p50,p95,ok_p95\n", L.series.fp);
     }
     signal(SIGPIPE, SIG_IGN);
     L.loop = uv_default_loop();

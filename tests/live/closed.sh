@@ -44,7 +44,7 @@ conserved "$TMP/sess.json"
 [ "$(num "$TMP/sess.json" sent)" -gt 40 ] || fail "too few session requests"
 # the series: a header, 4 full intervals and a partial one; its counts
 # add up to the summary's
-head -n 1 "$TMP/s.csv" | grep -q '^time,sent,answered,ok,refused,errors,p50,p95$' || fail "series header"
+head -n 1 "$TMP/s.csv" | grep -q '^time,sent,answered,ok,refused,errors,p50,p95,ok_p95$' || fail "series header"
 rows=$(($(wc -l <"$TMP/s.csv") - 1))
 [ "$rows" -ge 4 ] && [ "$rows" -le 6 ] || fail "$rows series rows"
 sums=$(awk -F, 'NR > 1 { s += $2; a += $3; o += $4 } END { print s, a, o }' "$TMP/s.csv")
