@@ -33,6 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (unsigned i = 0; i < h.nhdr; i++)
         if ((size_t)h.value[i].off + h.value[i].len > len || h.name[i].off + h.name[i].len > len)
             abort();
+    /* the whole message's length: within the input, at least the head */
+    long whole = qc__http_message_len(buf, len, &h, 1u << 20, &why);
+    if (whole > 0 && ((size_t)whole > len || (size_t)whole < h.head_len))
+        abort();
     if (!h.chunked)
         return 0;
     qc__http_chunked c = {0};
@@ -49,5 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         pos += (size_t)n;
     }
+    /* framed 7 bytes at a time or all at once, the body ends at one place */
+    if (done != (whole > 0) || (done && (size_t)whole != pos))
+        abort();
     return 0;
 }

@@ -93,24 +93,15 @@ static void conn_close(bconn *c)
     uv_close((uv_handle_t *)&c->timer, on_handle_closed);
 }
 
-static void on_shutdown(uv_shutdown_t *req, int status)
+static void conn_close_cb(void *c)
 {
-    (void)status;
-    conn_close(req->data);
-    free(req);
+    conn_close(c);
 }
 
-/* Closes after the pending writes are out (uv_close would cancel them). */
+/* Closes after the pending writes are out. */
 static void close_after_write(bconn *c)
 {
-    uv_read_stop((uv_stream_t *)&c->tcp);
-    uv_shutdown_t *req = malloc(sizeof *req);
-    if (!req || uv_shutdown(req, (uv_stream_t *)&c->tcp, on_shutdown) != 0) {
-        free(req);
-        conn_close(c);
-        return;
-    }
-    req->data = c;
+    qc__close_after_write((uv_stream_t *)&c->tcp, conn_close_cb, c);
 }
 
 static void respond(bconn *c, int status, const char *reason, const char *body, int keep)
@@ -276,33 +267,19 @@ static void process(bconn *c)
     }
     if (rc == 0)
         return;
-    size_t total = h.head_len;
-    if (h.chunked) {
-        qc__http_chunked ch = {0};
-        int done = 0;
-        long n = qc__http_chunked_feed(&ch, c->in.data + total, c->in.len - total, &done, &why);
-        if (n < 0) {
-            bad_request(c, why);
-            return;
-        }
-        if (!done)
-            return;
-        total += (size_t)n;
-    } else if (h.content_length > 0) {
-        if (h.content_length > (1 << 24)) {
-            bad_request(c, "body too large");
-            return;
-        }
-        if (c->in.len - total < (size_t)h.content_length)
-            return;
-        total += (size_t)h.content_length;
+    long total = qc__http_message_len(c->in.data, c->in.len, &h, 1u << 24, &why);
+    if (total < 0) {
+        bad_request(c, why);
+        return;
     }
+    if (total == 0)
+        return;
     const char *hp = c->b->o->health ? c->b->o->health : "/health";
     int health =
         h.target.len == strlen(hp) && memcmp(c->in.data + h.target.off, hp, h.target.len) == 0;
     c->keep = h.keep_alive;
-    c->head_method = h.method.len == 4 && memcmp(c->in.data + h.method.off, "HEAD", 4) == 0;
-    qc__buf_consume(&c->in, total);
+    c->head_method = qc__http_is_head(c->in.data, &h);
+    qc__buf_consume(&c->in, (size_t)total);
     if (health) {
         if (qc__now() < c->b->ready_at)
             respond(c, 503, "Service Unavailable", "warming up\n", c->keep);

@@ -316,3 +316,32 @@ long qc__http_chunked_feed(qc__http_chunked *c, const char *buf, size_t len, int
     *done = c->state == CH_DONE;
     return (long)i;
 }
+
+long qc__http_message_len(const char *buf, size_t len, const qc__http_head *h,
+                          uint64_t max_body, const char **why)
+{
+    size_t total = h->head_len;
+    if (h->chunked) {
+        qc__http_chunked ch = {0};
+        int done = 0;
+        long n = qc__http_chunked_feed(&ch, buf + total, len - total, &done, why);
+        if (n < 0)
+            return n;
+        return done ? (long)(total + (size_t)n) : 0;
+    }
+    if (h->content_length > 0) {
+        if ((uint64_t)h->content_length > max_body) {
+            *why = "body too large";
+            return QC_EPARSE;
+        }
+        if (len - total < (size_t)h->content_length)
+            return 0;
+        total += (size_t)h->content_length;
+    }
+    return (long)total;
+}
+
+int qc__http_is_head(const char *buf, const qc__http_head *h)
+{
+    return h->method.len == 4 && memcmp(buf + h->method.off, "HEAD", 4) == 0;
+}

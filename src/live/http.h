@@ -63,4 +63,18 @@ typedef struct qc__http_chunked {
 long qc__http_chunked_feed(qc__http_chunked *c, const char *buf, size_t len, int *done,
                            const char **why);
 
+/* The length of the whole message whose head h was parsed from the start
+ * of buf[0..len): the head and its body, framed by chunked coding or by
+ * Content-Length (a message with neither has no body here: a response
+ * read to the close is the caller's case). Returns the length (> 0) once
+ * the message is complete in buf, 0 while bytes are missing, or
+ * QC_EPARSE with *why set on malformed chunking or a Content-Length over
+ * max_body. */
+long qc__http_message_len(const char *buf, size_t len, const qc__http_head *h,
+                          uint64_t max_body, const char **why);
+
+/* 1 when the request whose head h was parsed from buf is a HEAD request
+ * (its response has no body, RFC 9110 9.3.2). */
+int qc__http_is_head(const char *buf, const qc__http_head *h);
+
 #endif

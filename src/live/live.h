@@ -36,6 +36,11 @@ int qc__addr_parse(const char *s, struct sockaddr_in *addr, qc_err *err);
 /* Writes a copy of p[0..n) to stream (the copy is freed when written). */
 int qc__write_copy(uv_stream_t *stream, const char *p, size_t n);
 
+/* Stops reading stream, lets its pending writes go out (uv_close would
+ * cancel them) and half-closes it, then calls close(arg); at once when the
+ * shutdown cannot be started. */
+void qc__close_after_write(uv_stream_t *stream, void (*close)(void *), void *arg);
+
 /* Seconds on the monotonic clock. */
 double qc__now(void);
 

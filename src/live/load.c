@@ -291,27 +291,18 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         }
         if (rc == 0)
             return;
-        size_t total = h.head_len;
-        if (h.chunked) {
-            qc__http_chunked ch = {0};
-            int done = 0;
-            long m = qc__http_chunked_feed(&ch, c->in.data + total, c->in.len - total, &done, &why);
-            if (m < 0) {
-                conn_fail(c);
-                return;
-            }
-            if (!done)
-                return;
-            total += (size_t)m;
-        } else if (h.content_length > 0) {
-            if (c->in.len - total < (size_t)h.content_length)
-                return;
-            total += (size_t)h.content_length;
-        } else if (h.content_length < 0 && h.status != 204 && h.status != 304) {
+        if (!h.chunked && h.content_length < 0 && h.status != 204 && h.status != 304) {
             conn_fail(c); /* a body to the close: not used by qctl's servers */
             return;
         }
-        qc__buf_consume(&c->in, total);
+        long total = qc__http_message_len(c->in.data, c->in.len, &h, UINT64_MAX, &why);
+        if (total < 0) {
+            conn_fail(c);
+            return;
+        }
+        if (total == 0)
+            return;
+        qc__buf_consume(&c->in, (size_t)total);
         c->active = 0;
         finish(L, c->due, h.status);
         if (!h.keep_alive) {

@@ -84,6 +84,34 @@ int qc__write_copy(uv_stream_t *stream, const char *p, size_t n)
     return 0;
 }
 
+typedef struct sreq {
+    uv_shutdown_t req;
+    void (*then)(void *);
+    void *arg;
+} sreq;
+
+static void on_shut(uv_shutdown_t *req, int status)
+{
+    (void)status;
+    sreq *s = (sreq *)req;
+    s->then(s->arg);
+    free(s);
+}
+
+void qc__close_after_write(uv_stream_t *stream, void (*close)(void *), void *arg)
+{
+    uv_read_stop(stream);
+    sreq *s = malloc(sizeof *s);
+    if (s) {
+        s->then = close;
+        s->arg = arg;
+    }
+    if (!s || uv_shutdown(&s->req, stream, on_shut) != 0) {
+        free(s);
+        close(arg);
+    }
+}
+
 double qc__now(void)
 {
     return (double)uv_hrtime() * 1e-9;

@@ -285,23 +285,14 @@ static void client_close(cconn *c)
     uv_close((uv_handle_t *)&c->timer, client_closed);
 }
 
-static void on_client_shutdown(uv_shutdown_t *req, int status)
+static void client_close_cb(void *c)
 {
-    (void)status;
-    client_close(req->data);
-    free(req);
+    client_close(c);
 }
 
 static void client_close_after_write(cconn *c)
 {
-    uv_read_stop((uv_stream_t *)&c->tcp);
-    uv_shutdown_t *req = malloc(sizeof *req);
-    if (!req || uv_shutdown(req, (uv_stream_t *)&c->tcp, on_client_shutdown) != 0) {
-        free(req);
-        client_close(c);
-        return;
-    }
-    req->data = c;
+    qc__close_after_write((uv_stream_t *)&c->tcp, client_close_cb, c);
 }
 
 static void on_client_timer(uv_timer_t *t);
@@ -1691,29 +1682,16 @@ static void client_process(cconn *c)
     }
     if (rc == 0)
         return;
-    size_t total = h.head_len;
-    if (h.chunked) {
-        qc__http_chunked ch = {0};
-        int done = 0;
-        long n = qc__http_chunked_feed(&ch, c->in.data + total, c->in.len - total, &done, &why);
-        if (n < 0) {
-            bad_request(c, why);
-            return;
-        }
-        if (!done)
-            return;
-        total += (size_t)n;
-    } else if (h.content_length > 0) {
-        if (h.content_length > (int64_t)BODY_MAX) {
-            bad_request(c, "body too large");
-            return;
-        }
-        if (c->in.len - total < (size_t)h.content_length)
-            return;
-        total += (size_t)h.content_length;
+    long n = qc__http_message_len(c->in.data, c->in.len, &h, BODY_MAX, &why);
+    if (n < 0) {
+        bad_request(c, why);
+        return;
     }
+    if (n == 0)
+        return;
+    size_t total = (size_t)n;
     c->keep = h.keep_alive;
-    c->head_method = h.method.len == 4 && memcmp(c->in.data + h.method.off, "HEAD", 4) == 0;
+    c->head_method = qc__http_is_head(c->in.data, &h);
     c->t_arrive = qc__now();
     if (c->admin) {
         char target[256];
