@@ -139,3 +139,18 @@ void cli_progress_done(cli_progress *p)
         fputs("\r\033[K", stderr);
     p->shown = 0;
 }
+
+json_t *cli_json_run(uint64_t customers, double horizon, unsigned reps, uint64_t seed,
+                     double level, const char *ci_method)
+{
+    json_t *run = json_object();
+    if (customers)
+        json_object_set_new(run, "customers", json_integer((json_int_t)customers));
+    else
+        json_object_set_new(run, "time", json_real(horizon));
+    json_object_set_new(run, "reps", json_integer(reps));
+    json_object_set_new(run, "seed", json_integer((json_int_t)seed));
+    json_object_set_new(run, "confidence", json_real(level));
+    json_object_set_new(run, "ci_method", json_string(ci_method));
+    return run;
+}

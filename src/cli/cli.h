@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "qctl/error.h"
 
 enum { QC_EXIT_OK = 0, QC_EXIT_FAIL = 1, QC_EXIT_USAGE = 2 };
@@ -65,5 +67,11 @@ int cmd_backend(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_proxy(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+
+/* The "run" object of a chunked simulation's JSON summary (sim queue,
+ * sim pool): its length (customers, or simulated time when customers is
+ * 0), replications, seed, confidence level and interval method. */
+json_t *cli_json_run(uint64_t customers, double horizon, unsigned reps, uint64_t seed,
+                     double level, const char *ci_method);
 
 #endif

@@ -145,15 +145,7 @@ static json_t *summary_json(const qc_pool_params *p, const qc_pool_result *r, co
     json_object_set_new(cost, "price", json_real(o->price));
     json_object_set_new(root, "cost", cost);
 
-    json_t *run = json_object();
-    if (p->customers)
-        json_object_set_new(run, "customers", json_integer((json_int_t)p->customers));
-    else
-        json_object_set_new(run, "time", json_real(p->horizon));
-    json_object_set_new(run, "reps", json_integer(p->reps));
-    json_object_set_new(run, "seed", json_integer((json_int_t)p->seed));
-    json_object_set_new(run, "confidence", json_real(p->level));
-    json_object_set_new(run, "ci_method", json_string(r->ci_method));
+    json_t *run = cli_json_run(p->customers, p->horizon, p->reps, p->seed, p->level, r->ci_method);
     json_t *tr = json_object();
     json_object_set_new(tr, "method",
                         json_string(p->transient_mode == QC_POOL_TRANSIENT_FIXED ? "fixed" : "auto"));

@@ -83,15 +83,7 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
     json_object_set_new(model, "load", qc_json_real_new(r->load));
     json_object_set_new(root, "model", model);
 
-    json_t *run = json_object();
-    if (p->customers)
-        json_object_set_new(run, "customers", json_integer((json_int_t)p->customers));
-    else
-        json_object_set_new(run, "time", json_real(p->horizon));
-    json_object_set_new(run, "reps", json_integer(p->reps));
-    json_object_set_new(run, "seed", json_integer((json_int_t)p->seed));
-    json_object_set_new(run, "confidence", json_real(p->level));
-    json_object_set_new(run, "ci_method", json_string(r->ci_method));
+    json_t *run = cli_json_run(p->customers, p->horizon, p->reps, p->seed, p->level, r->ci_method);
     json_t *wu = json_object();
     json_object_set_new(wu, "method", json_string(p->warmup_mode == QC_WARMUP_MSER5 ? "mser5" : "fixed"));
     json_object_set_new(wu, "customers_cut", qc_json_real_new(r->warmup_customers));
