@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "live/fleet.h"
+#include "qctl/fleet.h"
 
 const double qc__fleet_warm_le[QC_FLEET_WARM_BUCKETS] = {0.1, 0.25, 0.5, 1,       2.5,
                                                          5,   10,   30,  INFINITY};
@@ -103,48 +104,22 @@ static int route_jsq(qc__fleet *f, double now, int avoid_down)
     return best;
 }
 
-/* One scan finds the shortest non-empty queue (ties: ON before WARMING,
- * then the lowest index), the idle ON backend idle last, a WARMING one
- * with an empty queue (unparked for min_on: better to wait for it than to
- * unpark another) and the first OFF one. */
+/* delay-JSQ, the rule of qctl/fleet.h: a PARKING backend takes nothing
+ * new, nor (avoid_down) one whose last connect or unpark failed a moment
+ * ago; an OFF one may be unparked while fewer than max_on are powered. */
 static int route_djsq(qc__fleet *f, double now, int avoid_down)
 {
-    int best = -1, idle = -1, warm = -1, off = -1;
-    unsigned bestq = 0;
-    int best_on = 0;
+    static const qc_djsq_state as[QC_FLEET_NSTATES] = {
+        [QC_FLEET_OFF] = QC_DJSQ_OFF, [QC_FLEET_WARMING] = QC_DJSQ_WARMING,
+        [QC_FLEET_ON] = QC_DJSQ_ON, [QC_FLEET_PARKING] = QC_DJSQ_SKIP};
+    qc_djsq_server view[QC_FLEET_MAX];
     for (unsigned i = 0; i < f->n; i++) {
         const qc__fleet_backend *b = &f->b[i];
-        if (avoid_down && b->down_until > now)
-            continue;
-        unsigned q = b->inflight + b->waiting;
-        int on = b->state == QC_FLEET_ON;
-        if (b->state == QC_FLEET_OFF) {
-            if (off < 0)
-                off = (int)i;
-        } else if (b->state == QC_FLEET_PARKING) {
-            continue;
-        } else if (q > 0) {
-            if (best < 0 || q < bestq || (q == bestq && on && !best_on)) {
-                best = (int)i;
-                bestq = q;
-                best_on = on;
-            }
-        } else if (!on) {
-            if (warm < 0)
-                warm = (int)i;
-        } else if (idle < 0 || b->idle_since > f->b[idle].idle_since) {
-            idle = (int)i;
-        }
+        int skip = avoid_down && b->down_until > now;
+        view[i] = (qc_djsq_server){skip ? QC_DJSQ_SKIP : as[b->state], b->inflight + b->waiting,
+                                   b->idle_since};
     }
-    if (best >= 0 && bestq < f->cfg.threshold) /* with the new one: bestq + 1 <= T */
-        return best;
-    if (idle >= 0)
-        return idle;
-    if (warm >= 0)
-        return warm;
-    if (off >= 0 && powered(f) < f->cfg.max_on)
-        return off;
-    return best;
+    return qc_djsq_route(view, f->n, f->cfg.threshold, powered(f) < f->cfg.max_on);
 }
 
 int qc__fleet_route(qc__fleet *f, double now, int *unparked)

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qctl/fleet.h"
 #include "qctl/rng.h"
 #include "qctl/sim.h"
 #include "units.h"
@@ -88,6 +89,7 @@ typedef struct run {
     qc_rng rarr, rsvc, rwarm, rroute;
     qc_arrivals_gen gen;
     qc_sampler ssvc, swarm;
+    qc_djsq_server *view; /* the servers as qc_djsq_route sees them */
     chunk chunks[QC_POOL_CHUNKS];
     int cur; /* chunk in force: -1 before the window, CHUNKS after */
 
@@ -254,6 +256,7 @@ static void run_free(run *r)
         qc_hist_free(r->chunks[k].hist);
     qc_sim_destroy(&r->sim);
     free(r->srv);
+    free(r->view);
     free(r->jobs);
     free(r->series);
 }
@@ -278,9 +281,10 @@ static int run_alloc(run *r, const qc_pool_params *p, const qc_energy_cost *cost
         if ((r->chunks[k].hist = qc_hist_alloc()) == NULL)
             goto oom;
     r->srv = calloc(r->K, sizeof *r->srv);
+    r->view = calloc(r->K, sizeof *r->view);
     r->jcap = 1024;
     r->jobs = malloc(r->jcap * sizeof *r->jobs);
-    if (!r->srv || !r->jobs)
+    if (!r->srv || !r->view || !r->jobs)
         goto oom;
     return 0;
 oom:
@@ -559,43 +563,19 @@ static void wake(run *r, unsigned s)
 
 /* ---- routing (per-server queues) ------------------------------------- */
 
-/* delay-JSQ. One scan finds: the shortest non-empty queue (ties: an ON
- * server before a WARMING one, then the lowest index), the idle ON server
- * that fell idle last (it is the one whose timer is furthest from firing,
- * which leaves the others free to switch off), and the first OFF server. */
+/* delay-JSQ, the rule of qctl/fleet.h. A WARMING server here always
+ * holds the job that turned it on, so the rule's third step (a WARMING
+ * server with an empty queue) never applies, and there is no limit on
+ * the servers on. */
 static unsigned route_djsq(const run *r)
 {
-    const unsigned K = r->K;
-    unsigned best = K, idle = K, off = K;
-    uint32_t bestq = UINT32_MAX;
-    int best_on = 0;
-    double idle_t = -INFINITY;
-    for (unsigned i = 0; i < K; i++) {
+    static const qc_djsq_state as[3] = {
+        [QC_SERVER_OFF] = QC_DJSQ_OFF, [QC_SERVER_WARMING] = QC_DJSQ_WARMING, [QC_SERVER_ON] = QC_DJSQ_ON};
+    for (unsigned i = 0; i < r->K; i++) {
         const server *v = &r->srv[i];
-        uint32_t q = v->q.len;
-        if (q > 0) {
-            int on = v->state == QC_SERVER_ON;
-            if (q < bestq || (q == bestq && on && !best_on)) {
-                best = i;
-                bestq = q;
-                best_on = on;
-            }
-        } else if (v->state == QC_SERVER_ON) {
-            if (v->idle_since > idle_t) {
-                idle = i;
-                idle_t = v->idle_since;
-            }
-        } else if (off == K) {
-            off = i;
-        }
+        r->view[i] = (qc_djsq_server){as[v->state], v->q.len, v->idle_since};
     }
-    if (best < K && bestq < r->p->threshold) /* with the job: bestq + 1 <= T */
-        return best;
-    if (idle < K)
-        return idle;
-    if (off < K)
-        return off;
-    return best; /* every server holds jobs: plain JSQ */
+    return (unsigned)qc_djsq_route(r->view, r->K, r->p->threshold, 1);
 }
 
 /* JSQ counting an OFF server as an empty queue. Order: fewest jobs, then
