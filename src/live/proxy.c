@@ -41,6 +41,7 @@
 #include "live/live.h"
 #include "qctl/hist.h"
 #include "qctl/output.h"
+#include "qctl/sfq.h"
 
 #define BODY_MAX (1u << 24)
 
@@ -143,12 +144,12 @@ static const double lat_le[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
 #define LAT_BUCKETS (sizeof lat_le / sizeof *lat_le)
 
 /* A class: its counts, and its own FIFO of requests waiting for a slot.
- * The FIFOs are served by start-time fair queueing on the limiter's
- * weights (1 each but under ADMISSION): the backlogged class with the
- * least pass goes next and is charged est / weight, est being the class's
- * mean time at the backend (a request's own cost is known only once it
- * is over); a class that becomes backlogged starts at the pass of the
- * request last started, so idling earns no credit. */
+ * The FIFOs are served by start-time fair queueing (qctl/sfq.h) on the
+ * limiter's weights (1 each but under ADMISSION): the backlogged class
+ * with the least pass goes next and is charged at its start est / weight,
+ * est being the class's running mean time at the backend (requests are
+ * chosen while others are in flight, and a request's own cost is known
+ * only once it is over). */
 typedef struct pclass {
     const char *name;
     double bound;
@@ -158,8 +159,10 @@ typedef struct pclass {
     double lat_sum;
     cconn *qhead, *qtail;
     unsigned qlen;
-    double pass, est;
+    double est;
 } pclass;
+
+_Static_assert(QC_PROXY_CLASSES_MAX + 1 <= QC_SFQ_MAX_CLASSES, "a class bit per class in qc_sfq_pick");
 
 struct proxy {
     uv_loop_t *loop;
@@ -176,7 +179,7 @@ struct proxy {
     pclass cls[QC_PROXY_CLASSES_MAX + 1];
     unsigned ncls;
     unsigned qlen; /* waiting, all classes */
-    double vt;     /* pass of the request last started */
+    qc_sfq sfq;    /* the order of the class queues */
     unsigned inflight;
     int draining;
     uint64_t bad_requests, errors502, errors504, conns;
@@ -242,8 +245,8 @@ static void enqueue(cconn *c)
 {
     proxy *P = c->P;
     pclass *k = &P->cls[c->cls];
-    if (!k->qhead && k->pass < P->vt)
-        k->pass = P->vt; /* newly backlogged: no credit for idling */
+    if (!k->qhead)
+        qc_sfq_join(&P->sfq, c->cls); /* newly backlogged: no credit for idling */
     c->state = C_QUEUED;
     c->qnext = NULL;
     if (k->qtail)
@@ -1561,8 +1564,8 @@ static int try_admit(cconn *c)
     }
     pclass *k = &P->cls[c->cls];
     double w = qc_limiter_weight(P->lim, c->cls);
-    P->vt = k->pass;
-    k->pass += k->est / (w > 0 ? w : 1e-9);
+    qc_sfq_start(&P->sfq, c->cls);
+    qc_sfq_charge(&P->sfq, c->cls, k->est, w);
     k->admitted++;
     forward(c, &holder);
     return 1;
@@ -1582,7 +1585,7 @@ static void pump_queue(proxy *P)
     while (P->qlen) {
         if (P->o->control && qc_limiter_limit(P->lim) <= P->inflight)
             return; /* no slot: everyone waits */
-        unsigned best = P->ncls;
+        uint32_t backlogged = 0;
         for (unsigned i = 0; i < P->ncls; i++) {
             if (!P->cls[i].qhead)
                 continue;
@@ -1590,11 +1593,12 @@ static void pump_queue(proxy *P)
                 refuse_class(P, i); /* rejected meanwhile */
                 continue;
             }
-            if (best == P->ncls || P->cls[i].pass < P->cls[best].pass)
-                best = i;
+            backlogged |= 1u << i;
         }
-        if (best == P->ncls)
+        int pick = qc_sfq_pick(&P->sfq, backlogged);
+        if (pick < 0)
             return;
+        unsigned best = (unsigned)pick;
         cconn *c = dequeue(P, best);
         int rc = try_admit(c);
         if (rc < 0) {
@@ -1925,6 +1929,7 @@ int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
     P->cls[o->nclasses].name = "best-effort";
     P->cls[o->nclasses].bound = o->queue_timeout;
     P->ncls = o->nclasses + 1;
+    qc_sfq_init(&P->sfq, P->ncls);
     for (unsigned i = 0; i < P->ncls; i++) {
         P->cls[i].est = 0.01; /* a first guess of the time at a backend */
         if (!(P->cls[i].lat = qc_hist_alloc())) {

@@ -11,9 +11,10 @@
  *        while n_all > 0 (dep_handle), for the class whose head tag is
  *        reached first at the current rates;
  *   weighted: at most one job in service (insvc, of class svc_cls), the
- *        others wait in their class's FIFO ring; pass_k is the class's
- *        next start tag once backlogged; vt is the pass of the job last
- *        started;
+ *        others wait in their class's FIFO ring, and start-time fair
+ *        queueing (qctl/sfq.h, in sfq) chooses the next: each job is
+ *        charged its actual service time at its departure, before the
+ *        next choice;
  *   measurement: acc_n[k], acc_sum[k] hold the completions not yet
  *        reported in a sample; cycle_t0 is the start of the current
  *        measurement cycle (meaningful while busy).
@@ -28,7 +29,10 @@
 #include <string.h>
 
 #include "qctl/rng.h"
+#include "qctl/sfq.h"
 #include "qctl/sim.h"
+
+_Static_assert(QC_MC_MAX_CLASSES <= QC_SFQ_MAX_CLASSES, "a class bit per class in qc_sfq_pick");
 
 enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_START = 2, EV_CUT = 3 };
 
@@ -57,7 +61,6 @@ typedef struct mc_cls {
     /* weighted */
     mc_job *ring;
     size_t rcap, rhead, rlen;
-    double pass;
     /* measurement */
     double acc_sum;
     uint64_t acc_n;
@@ -80,7 +83,7 @@ struct qc_mc {
     int busy;
     unsigned svc_cls;
     mc_job insvc;
-    double vt;
+    qc_sfq sfq;
     /* busy cycles */
     double cycle_t0;
     int64_t cut_handle;
@@ -278,7 +281,7 @@ static int wfq_start(qc_mc *m, unsigned k, const mc_job *j)
     m->busy = 1;
     m->svc_cls = k;
     m->insvc = *j;
-    m->vt = m->c[k].pass;
+    qc_sfq_start(&m->sfq, k);
     int64_t h = qc_sim_after(&m->sim, j->svc, EV_DEPART, k);
     return h < 0 ? (int)h : 0;
 }
@@ -287,8 +290,8 @@ static int wfq_arrive(qc_mc *m, unsigned k, const mc_job *j)
 {
     mc_cls *c = &m->c[k];
     /* Newly backlogged: no credit for the time it had nothing to send. */
-    if (c->n == 0 && c->pass < m->vt)
-        c->pass = m->vt;
+    if (c->rlen == 0)
+        qc_sfq_join(&m->sfq, k);
     c->n++;
     m->n_all++;
     if (!m->busy)
@@ -301,16 +304,14 @@ static int wfq_depart(qc_mc *m, mc_job *out)
     unsigned k = m->svc_cls;
     mc_cls *c = &m->c[k];
     *out = m->insvc;
-    c->pass += out->svc / m->w[k];
+    qc_sfq_charge(&m->sfq, k, out->svc, m->w[k]);
     c->n--;
     m->n_all--;
     m->busy = 0;
-    int best = -1;
-    for (unsigned i = 0; i < m->K; i++) {
-        const mc_cls *ci = &m->c[i];
-        if (ci->rlen > 0 && (best < 0 || ci->pass < m->c[best].pass))
-            best = (int)i;
-    }
+    uint32_t backlogged = 0;
+    for (unsigned i = 0; i < m->K; i++)
+        backlogged |= (uint32_t)(m->c[i].rlen > 0) << i;
+    int best = qc_sfq_pick(&m->sfq, backlogged);
     if (best < 0)
         return 0;
     mc_cls *cb = &m->c[best];
@@ -391,6 +392,7 @@ qc_mc *qc_mc_alloc(const qc_mc_params *p, qc_err *err)
     m->limit = INFINITY;
     m->dep_handle = -1;
     m->cut_handle = -1;
+    qc_sfq_init(&m->sfq, m->K);
     if (qc_sim_init(&m->sim, 64) != 0) {
         qc_mc_free(m);
         qc_err_set(err, QC_ENOMEM, "out of memory");

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* sfq.c: start-time fair queueing by class weight (the rule and how cost
+ * is charged are in qctl/sfq.h).
+ *
+ * Invariant: every backlogged class has pass >= vt, because vt is only
+ * ever set to the least pass among the backlogged classes (or, with none
+ * backlogged, to the pass of the class that starts), passes only grow,
+ * and a class that joins is lifted to vt. */
+#include "qctl/sfq.h"
+
+#include <math.h>
+
+#include "qctl/error.h"
+
+int qc_sfq_init(qc_sfq *q, unsigned n)
+{
+    if (n < 1 || n > QC_SFQ_MAX_CLASSES)
+        return QC_EINVAL;
+    *q = (qc_sfq){.n = n};
+    return 0;
+}
+
+void qc_sfq_join(qc_sfq *q, unsigned k)
+{
+    if (q->pass[k] < q->vt)
+        q->pass[k] = q->vt;
+}
+
+int qc_sfq_pick(const qc_sfq *q, uint32_t backlogged)
+{
+    int best = -1;
+    for (unsigned k = 0; k < q->n; k++)
+        if ((backlogged >> k & 1u) && (best < 0 || q->pass[k] < q->pass[best]))
+            best = (int)k;
+    return best;
+}
+
+void qc_sfq_start(qc_sfq *q, unsigned k)
+{
+    q->vt = q->pass[k];
+}
+
+void qc_sfq_charge(qc_sfq *q, unsigned k, double cost, double weight)
+{
+    q->pass[k] += weight > 0 ? cost / weight : INFINITY;
+}
