@@ -71,6 +71,7 @@
 
 #include <stdint.h>
 
+#include "qctl/aimd.h"
 #include "qctl/error.h"
 #include "qctl/hist.h"
 #include "qctl/rng.h"
@@ -210,8 +211,13 @@ int qc_lim_envoy_init(qc_lim_envoy *c, const qc_lim_envoy_params *p, double t0, 
 void qc_lim_envoy_free(qc_lim_envoy *c);
 int qc_lim_envoy_step(qc_lim_envoy *c, const qc_lim_sample *in, qc_lim_act *out);
 
-/* One of the three, chosen at run time. */
-typedef enum qc_lim_kind { QC_LIM_GRADIENT2 = 0, QC_LIM_VEGAS = 1, QC_LIM_ENVOY = 2 } qc_lim_kind;
+/* One of the three, or AIMD (qctl/aimd.h), chosen at run time. */
+typedef enum qc_lim_kind {
+    QC_LIM_GRADIENT2 = 0,
+    QC_LIM_VEGAS = 1,
+    QC_LIM_ENVOY = 2,
+    QC_LIM_AIMD = 3
+} qc_lim_kind;
 
 typedef struct qc_lim_conc {
     qc_lim_kind kind;
@@ -219,6 +225,7 @@ typedef struct qc_lim_conc {
         qc_lim_gradient2 g2;
         qc_lim_vegas vegas;
         qc_lim_envoy envoy;
+        qc_lim_aimd aimd;
     } u;
 } qc_lim_conc;
 

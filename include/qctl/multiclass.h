@@ -243,16 +243,17 @@ int qc_mc_region_admissible(qc_mc_discipline d, unsigned K, const qc_mc_class *c
  *   UTILIZATION  static priorities; a class starting after time 0 is let
  *                in iff the utilization test admits it (qc_lim_util),
  *                else it never sends
- *   GRADIENT2, VEGAS, ENVOY   static priorities, every class let in, and
- *                one concurrency limiter gates every request to the server
- *                (stepped at each completion, and at its timers) */
+ *   GRADIENT2, VEGAS, ENVOY, AIMD   static priorities, every class let
+ *                in, and one concurrency limiter gates every request to the
+ *                server (stepped at each completion, and at its timers) */
 typedef enum qc_mc_policy {
     QC_POL_AUTONOMIC = 0,
     QC_POL_STATIC,
     QC_POL_UTILIZATION,
     QC_POL_GRADIENT2,
     QC_POL_VEGAS,
-    QC_POL_ENVOY
+    QC_POL_ENVOY,
+    QC_POL_AIMD
 } qc_mc_policy;
 
 const char *qc_mc_policy_name(qc_mc_policy p);
@@ -287,6 +288,7 @@ typedef struct qc_mc_run_params {
     qc_lim_gradient2_params g2;
     qc_lim_vegas_params vegas;
     qc_lim_envoy_params envoy;
+    qc_lim_aimd_params aimd;
     int series;                 /* record replication 1, one row per cycle
                                    in which some class has a sample */
     qc_progress_fn progress;

@@ -42,7 +42,7 @@ static const char usage[] =
     "\n"
     "  --scenario FILE      the classes (JSON; see docs/admission.md)\n"
     "  --policy P           autonomic (default), static, utilization, gradient2,\n"
-    "                       vegas, envoy, or all (one comparison table)\n"
+    "                       vegas, envoy, aimd, or all (one comparison table)\n"
     "  --discipline D       dps (default: DPS by class), dps-job (DPS by job), or\n"
     "                       weighted (non-preemptive, request granularity)\n"
     "  --epsilon E          target margin, 0 <= E < 1 (default 0.1)\n"
@@ -691,7 +691,8 @@ static int write_report(const char *dir, int argc, char **argv, const qc_mc_run_
 static int parse_policy(const char *s, qc_mc_policy *p)
 {
     static const qc_mc_policy all[] = {QC_POL_AUTONOMIC, QC_POL_STATIC, QC_POL_UTILIZATION,
-                                       QC_POL_GRADIENT2, QC_POL_VEGAS, QC_POL_ENVOY};
+                                       QC_POL_GRADIENT2, QC_POL_VEGAS, QC_POL_ENVOY,
+                                       QC_POL_AIMD};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         if (strcmp(s, qc_mc_policy_name(all[i])) == 0) {
             *p = all[i];
@@ -773,20 +774,21 @@ int cmd_sim_admission(int argc, char **argv)
         cli_error("sim admission: --scenario is required (see 'qctl sim admission --help')");
         return QC_EXIT_USAGE;
     }
-    qc_mc_policy pols[6];
+    qc_mc_policy pols[7];
     unsigned npol = 1;
     if (strcmp(pol, "all") == 0) {
-        static const qc_mc_policy all[6] = {QC_POL_AUTONOMIC, QC_POL_STATIC, QC_POL_UTILIZATION,
-                                            QC_POL_GRADIENT2, QC_POL_VEGAS, QC_POL_ENVOY};
+        static const qc_mc_policy all[7] = {QC_POL_AUTONOMIC, QC_POL_STATIC, QC_POL_UTILIZATION,
+                                            QC_POL_GRADIENT2, QC_POL_VEGAS, QC_POL_ENVOY,
+                                            QC_POL_AIMD};
         memcpy(pols, all, sizeof all);
-        npol = 6;
+        npol = 7;
         if (series || plot) {
             cli_error("--policy all: --series and --plot need a single policy");
             return QC_EXIT_USAGE;
         }
     } else if (parse_policy(pol, &pols[0]) != 0) {
         cli_error("--policy: '%s' is not autonomic, static, utilization, gradient2, vegas, "
-                  "envoy or all", pol);
+                  "envoy, aimd or all", pol);
         return QC_EXIT_USAGE;
     }
     if (!isnan(eps) && eps < 0) {
@@ -839,12 +841,15 @@ int cmd_sim_admission(int argc, char **argv)
      * one serves one job at a time, so let the limit go down to 1. */
     p.g2.min_limit = 1;
     p.g2.initial_limit = 10;
+    p.aimd.min_limit = 1;
+    p.aimd.initial_limit = 10;
+    p.aimd.timeout = 5 * es; /* AIMDLimit's 5 s, in units of the mean service */
 
     cli_progress prog;
     cli_progress_init(&prog, "sim admission", quiet);
     p.progress = cli_progress_update;
     p.progress_ctx = &prog;
-    qc_mc_run_result res[6];
+    qc_mc_run_result res[7];
     memset(res, 0, sizeof res);
     qc_err err = {0};
     for (unsigned i = 0; i < npol && rc == 0; i++) {

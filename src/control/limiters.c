@@ -387,6 +387,8 @@ int qc_lim_conc_step(qc_lim_conc *c, const qc_lim_sample *in, qc_lim_act *out)
         return qc_lim_vegas_step(&c->u.vegas, in, out);
     case QC_LIM_ENVOY:
         return qc_lim_envoy_step(&c->u.envoy, in, out);
+    case QC_LIM_AIMD:
+        return qc_lim_aimd_step(&c->u.aimd, in, out);
     }
     return QC_EINVAL;
 }
@@ -400,6 +402,8 @@ double qc_lim_conc_limit(const qc_lim_conc *c)
         return c->u.vegas.limit;
     case QC_LIM_ENVOY:
         return c->u.envoy.limit;
+    case QC_LIM_AIMD:
+        return c->u.aimd.limit;
     }
     return NAN;
 }
@@ -413,6 +417,8 @@ const char *qc_lim_kind_name(qc_lim_kind k)
         return "vegas";
     case QC_LIM_ENVOY:
         return "envoy";
+    case QC_LIM_AIMD:
+        return "aimd";
     }
     return "?";
 }

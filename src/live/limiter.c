@@ -210,8 +210,16 @@ static int init_controller(qc_limiter *l, double now, qc_err *err)
     const qc_limiter_config *c = &l->cfg;
     switch (c->algo) {
     case QC_LIMITER_FIXED:
-    case QC_LIMITER_AIMD:
         return 0;
+    case QC_LIMITER_AIMD: {
+        qc_lim_aimd_params p = {.initial_limit = c->initial_limit,
+                                .min_limit = c->min_limit,
+                                .max_limit = c->max_limit,
+                                .backoff = c->aimd_backoff,
+                                .timeout = c->aimd_timeout};
+        l->conc.kind = QC_LIM_AIMD;
+        return qc_lim_aimd_init(&l->conc.u.aimd, &p, err);
+    }
     case QC_LIMITER_ADMISSION:
         return init_admission(l, err);
     case QC_LIMITER_MAXUSERS: {
@@ -472,17 +480,6 @@ static void tick_admission(qc_limiter *l)
     publish_weights(l);
 }
 
-/* AIMD on one windowed sample (Netflix AIMDLimit). */
-static double aimd_step(const qc_limiter_config *c, double limit, double rtt, uint32_t inflight,
-                        int dropped)
-{
-    if (dropped || rtt > c->aimd_timeout)
-        limit *= c->aimd_backoff;
-    else if ((double)inflight * 2 >= limit)
-        limit += 1;
-    return clampd(limit, c->min_limit, c->max_limit);
-}
-
 int qc_limiter_tick(qc_limiter *l, double now)
 {
     pthread_mutex_lock(&l->mu);
@@ -527,8 +524,13 @@ int qc_limiter_tick(qc_limiter *l, double now)
         break;
     }
     case QC_LIMITER_AIMD:
-        if (n)
-            l->limit = aimd_step(c, l->limit, rtt, maxin, drops > 0);
+        if (n) { /* one sample per interval: its mean latency, its peak in flight */
+            qc_lim_sample s = {
+                .t = now, .rtt = rtt, .t_start = now - rtt, .inflight = maxin, .dropped = drops > 0};
+            qc_lim_act act;
+            qc_lim_aimd_step(&l->conc.u.aimd, &s, &act);
+            l->limit = act.limit;
+        }
         break;
     case QC_LIMITER_GRADIENT2:
     case QC_LIMITER_VEGAS:

@@ -38,6 +38,8 @@ const char *qc_mc_policy_name(qc_mc_policy p)
         return "vegas";
     case QC_POL_ENVOY:
         return "envoy";
+    case QC_POL_AIMD:
+        return "aimd";
     }
     return "?";
 }
@@ -74,6 +76,7 @@ void qc_mc_run_params_init(qc_mc_run_params *p)
     qc_lim_gradient2_params_init(&p->g2);
     qc_lim_vegas_params_init(&p->vegas);
     qc_lim_envoy_params_init(&p->envoy);
+    qc_lim_aimd_params_init(&p->aimd);
 }
 
 /* ---- validation ------------------------------------------------------------ */
@@ -385,6 +388,11 @@ static int rep_init(rep_state *r, unsigned rep, qc_mc_class *plant, qc_err *err)
         r->has_lim = rc == 0;
         break;
     }
+    case QC_POL_AIMD:
+        r->lim.kind = QC_LIM_AIMD;
+        rc = qc_lim_aimd_init(&r->lim.u.aimd, &p->aimd, err);
+        r->has_lim = 1;
+        break;
     default:
         break;
     }
