@@ -11,7 +11,9 @@
  *       pass_k = max(pass_k, vt)      (idling earns no credit)
  *   choosing the next request to start:
  *       the backlogged class with the least pass (ties: lowest index)
- *   starting a request of class k:     vt = pass_k
+ *   starting a request of class k:     pass_k = max(pass_k, vt); vt = pass_k
+ *       (a request let in at once, without waiting in a queue, joins and
+ *       starts in the same breath)
  *   charging it, with cost c and the class's weight w > 0:
  *       pass_k += c / w               (w <= 0: an infinite charge, the
  *                                      class goes after every other)
@@ -55,7 +57,7 @@ void qc_sfq_join(qc_sfq *q, unsigned k);
  * (bit k: class k has a request waiting), or -1 when none is. */
 int qc_sfq_pick(const qc_sfq *q, uint32_t backlogged);
 
-/* A request of class k starts: vt = pass_k. */
+/* A request of class k starts: pass_k = max(pass_k, vt), vt = pass_k. */
 void qc_sfq_start(qc_sfq *q, unsigned k);
 
 /* Charges class k for one request: pass_k += cost / weight. */

@@ -37,6 +37,7 @@ int qc_sfq_pick(const qc_sfq *q, uint32_t backlogged)
 
 void qc_sfq_start(qc_sfq *q, unsigned k)
 {
+    qc_sfq_join(q, k);
     q->vt = q->pass[k];
 }
 
