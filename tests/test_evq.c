@@ -80,13 +80,15 @@ static void test_cancel_interleaved(void **state)
             pushed++;
         } else if (u == 1 && pushed > 0) {
             int k = (int)(qc_rng_next(&g) % (uint64_t)pushed);
-            int rc = qc_evq_cancel(q, (uint32_t)h[k]);
+            /* a popped or cancelled event's handle is kept: its slot is
+             * reused, and the stale cancel must fail and leave the new
+             * event alone (the pops below would notice) */
+            int rc = qc_evq_cancel(q, h[k]);
             if (r[k].live) {
                 assert_int_equal(rc, 0);
                 r[k].live = 0;
-                h[k] = 0x7ffffff0; /* stale: its slot may be reused */
             } else {
-                assert_int_not_equal(rc, 0);
+                assert_int_equal(rc, QC_EINVAL);
             }
         } else {
             /* pop: must be the live minimum */
@@ -101,8 +103,8 @@ static void test_cancel_interleaved(void **state)
             }
             assert_int_equal(qc_evq_pop(q, &ev), 0);
             assert_int_equal(ev.data, (uint64_t)best);
+            assert_true(ev.handle == h[best]);
             r[best].live = 0;
-            h[best] = 0x7ffffff0;
             now = ev.t;
         }
     }
@@ -112,11 +114,46 @@ static void test_cancel_interleaved(void **state)
     assert_int_equal(qc_evq_size(q), live);
     /* A cancelled handle cannot be cancelled twice. */
     int64_t x = qc_evq_push(q, 1e9, 0, 0);
-    assert_int_equal(qc_evq_cancel(q, (uint32_t)x), 0);
-    assert_int_equal(qc_evq_cancel(q, (uint32_t)x), QC_EINVAL);
+    assert_int_equal(qc_evq_cancel(q, x), 0);
+    assert_int_equal(qc_evq_cancel(q, x), QC_EINVAL);
     assert_int_equal(qc_evq_cancel(q, 0x7ffffff0), QC_EINVAL);
+    assert_int_equal(qc_evq_cancel(q, -1), QC_EINVAL);
     free(r);
     free(h);
+    qc_evq_free(q);
+}
+
+/* push A, pop A, push B (in A's slot), cancel(A): fails, B stays. The
+ * same after a cancel and after a clear. */
+static void test_stale_handle(void **state)
+{
+    (void)state;
+    qc_evq *q = qc_evq_alloc(1);
+    assert_non_null(q);
+    qc_event ev;
+    int64_t a = qc_evq_push(q, 1, 7, 100);
+    assert_true(a >= 0);
+    assert_int_equal(qc_evq_pop(q, &ev), 0);
+    assert_true(ev.handle == a);
+    int64_t b = qc_evq_push(q, 2, 7, 200);
+    assert_true(b >= 0 && b != a);
+    assert_true((b & 0xffffffff) == (a & 0xffffffff)); /* the same slot, reused */
+    assert_int_equal(qc_evq_cancel(q, a), QC_EINVAL);
+    assert_int_equal(qc_evq_size(q), 1);
+    int64_t c = qc_evq_push(q, 3, 7, 300);
+    assert_int_equal(qc_evq_cancel(q, b), 0); /* cancel B, C takes its slot */
+    int64_t d = qc_evq_push(q, 4, 7, 400);
+    assert_int_equal(qc_evq_cancel(q, b), QC_EINVAL);
+    assert_int_equal(qc_evq_size(q), 2);
+    qc_evq_clear(q);
+    assert_int_equal(qc_evq_cancel(q, c), QC_EINVAL);
+    assert_int_equal(qc_evq_cancel(q, d), QC_EINVAL);
+    int64_t e = qc_evq_push(q, 5, 7, 500);
+    assert_int_equal(qc_evq_cancel(q, c), QC_EINVAL);
+    assert_int_equal(qc_evq_cancel(q, d), QC_EINVAL);
+    assert_int_equal(qc_evq_pop(q, &ev), 0);
+    assert_true(ev.handle == e && ev.data == 500);
+    assert_int_equal(qc_evq_pop(q, &ev), QC_EEMPTY);
     qc_evq_free(q);
 }
 
@@ -168,6 +205,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_order_and_ties),
         cmocka_unit_test(test_cancel_interleaved),
+        cmocka_unit_test(test_stale_handle),
         cmocka_unit_test(test_bad_time_and_clear),
         cmocka_unit_test(test_kernel_clock),
     };

@@ -14,6 +14,12 @@
  * O(log n) through the handle that qc_evq_push returned (processor
  * sharing reschedules its next departure this way).
  *
+ * A handle is the slot and the slot's generation, (gen << 32) | slot; the
+ * generation changes each time the slot is freed (pop, cancel, clear), so
+ * a handle names one event only: once that event is popped or cancelled,
+ * cancelling its handle fails with QC_EINVAL even if the slot now holds
+ * another event, which stays pending.
+ *
  * Ownership: qc_evq_alloc returns a queue freed by qc_evq_free (NULL ok). */
 #ifndef QCTL_EVQ_H
 #define QCTL_EVQ_H
@@ -51,7 +57,7 @@ struct qc_evq {
 typedef struct qc_event {
     double t;
     uint32_t type;
-    uint32_t handle; /* the handle push returned (free again once popped) */
+    int64_t handle; /* the handle push returned (stale once popped) */
     uint64_t data;
 } qc_event;
 
@@ -70,9 +76,10 @@ int64_t qc_evq_push(qc_evq *q, double t, uint32_t type, uint64_t data);
 /* Removes the earliest event into *ev; QC_EEMPTY if there is none. */
 int qc_evq_pop(qc_evq *q, qc_event *ev);
 
-/* Cancels a pending event by handle; QC_EINVAL if the handle is not
- * pending (already popped or cancelled). */
-int qc_evq_cancel(qc_evq *q, uint32_t handle);
+/* Cancels a pending event by the handle push returned; QC_EINVAL (the
+ * queue unchanged) if that event is not pending: already popped,
+ * cancelled or cleared, or a handle push never returned. */
+int qc_evq_cancel(qc_evq *q, int64_t handle);
 
 /* Number of pending events; time of the earliest (INFINITY if none). */
 size_t qc_evq_size(const qc_evq *q);

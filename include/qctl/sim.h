@@ -37,7 +37,7 @@ extern "C" {
 
 #define QC_SIM_MAX_SOURCES 8
 /* ev.handle of an event delivered from a source. */
-#define QC_SIM_SOURCE_HANDLE UINT32_MAX
+#define QC_SIM_SOURCE_HANDLE INT64_MAX
 
 typedef struct qc_sim {
     double now;
@@ -69,6 +69,13 @@ static inline int64_t qc_sim_at(qc_sim *s, double t, uint32_t type, uint64_t dat
     if (!(t >= s->now))
         return QC_EINVAL;
     return qc_evq_push(s->evq, t, type, data);
+}
+
+/* Cancels the pending event of handle h (from qc_sim_after or qc_sim_at);
+ * QC_EINVAL when it is not pending (popped or cancelled already). */
+static inline int qc_sim_cancel(qc_sim *s, int64_t h)
+{
+    return qc_evq_cancel(s->evq, h);
 }
 
 /* Declares a source whose events have the given type; returns its index

@@ -19,7 +19,15 @@ typedef struct qc__evq_slot {
     uint64_t data;
     uint32_t type;
     uint32_t pos; /* heap position, or FREE_BIT | next free slot */
+    uint32_t gen; /* bumped when the slot is freed: stale handles fail */
 } slot;
+
+#define GEN_MASK 0x7fffffffu /* handles stay >= 0 as int64_t */
+
+static inline int64_t handle_of(const qc_evq *q, uint32_t s)
+{
+    return (int64_t)((uint64_t)q->slots[s].gen << 32 | s);
+}
 
 static void chain_free(qc_evq *q, size_t from)
 {
@@ -45,6 +53,8 @@ static int grow(qc_evq *q, size_t cap)
         return QC_ENOMEM;
     q->slots = s;
     size_t old = q->cap;
+    for (size_t i = old; i < cap; i++)
+        s[i].gen = 0;
     q->cap = cap;
     chain_free(q, old);
     return 0;
@@ -74,6 +84,10 @@ void qc_evq_free(qc_evq *q)
 
 void qc_evq_clear(qc_evq *q)
 {
+    for (size_t i = 0; i < q->n; i++) { /* the pending handles go stale */
+        slot *s = &q->slots[q->heap[i].slot];
+        s->gen = (s->gen + 1) & GEN_MASK;
+    }
     q->n = 0;
     q->free_head = NIL;
     chain_free(q, 0);
@@ -134,11 +148,12 @@ int64_t qc_evq_push(qc_evq *q, double t, uint32_t type, uint64_t data)
     q->slots[s].type = type;
     heap_entry e = {t, q->seq++, s};
     sift_up(q, q->n++, e);
-    return s;
+    return handle_of(q, s);
 }
 
 static void release(qc_evq *q, uint32_t s)
 {
+    q->slots[s].gen = (q->slots[s].gen + 1) & GEN_MASK;
     q->slots[s].pos = FREE_BIT | q->free_head;
     q->free_head = s;
 }
@@ -152,19 +167,26 @@ int qc_evq_pop(qc_evq *q, qc_event *ev)
     ev->t = top.t;
     ev->type = s->type;
     ev->data = s->data;
-    ev->handle = top.slot;
+    ev->handle = handle_of(q, top.slot);
     release(q, top.slot);
     if (--q->n > 0)
         sift_down(q, 0, q->heap[q->n]);
     return 0;
 }
 
-int qc_evq_cancel(qc_evq *q, uint32_t handle)
+int qc_evq_cancel(qc_evq *q, int64_t handle)
 {
-    if (handle >= q->cap || (q->slots[handle].pos & FREE_BIT))
+    if (handle < 0)
         return QC_EINVAL;
-    size_t i = q->slots[handle].pos;
-    release(q, handle);
+    uint64_t slot_no = (uint64_t)handle & 0xffffffffu;
+    uint32_t gen = (uint32_t)((uint64_t)handle >> 32);
+    if (slot_no >= q->cap)
+        return QC_EINVAL;
+    uint32_t s = (uint32_t)slot_no;
+    if ((q->slots[s].pos & FREE_BIT) || q->slots[s].gen != gen)
+        return QC_EINVAL;
+    size_t i = q->slots[s].pos;
+    release(q, s);
     if (--q->n == i)
         return 0;
     heap_entry last = q->heap[q->n];

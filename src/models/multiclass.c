@@ -191,8 +191,10 @@ static void heap_down(mc_psjob *h, size_t n, size_t i)
 static int dps_schedule(qc_mc *m)
 {
     if (m->dep_handle >= 0) {
-        qc_evq_cancel(m->sim.evq, (uint32_t)m->dep_handle);
+        int rc = qc_sim_cancel(&m->sim, m->dep_handle);
         m->dep_handle = -1;
+        if (rc != 0)
+            return rc;
     }
     if (m->n_all == 0)
         return 0;
@@ -515,8 +517,10 @@ static int on_depart(qc_mc *m, const qc_event *ev, qc_mc_report *out)
     out->inflight = j.inflight;
     if (m->n_all == 0) {
         if (m->cut_handle >= 0) {
-            qc_evq_cancel(m->sim.evq, (uint32_t)m->cut_handle);
+            int crc = qc_sim_cancel(&m->sim, m->cut_handle);
             m->cut_handle = -1;
+            if (crc != 0)
+                return crc;
         }
         close_cycle(m, out, 0);
     }
@@ -600,8 +604,10 @@ int qc_mc_stop_class(qc_mc *m, unsigned k)
         return 0;
     c->stopped = 1;
     if (c->arr_handle >= 0) {
-        qc_evq_cancel(m->sim.evq, (uint32_t)c->arr_handle);
+        int rc = qc_sim_cancel(&m->sim, c->arr_handle);
         c->arr_handle = -1;
+        if (rc != 0)
+            return rc;
     }
     dps_advance(m, m->sim.now);
     compute_weights(m);

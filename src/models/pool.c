@@ -552,13 +552,15 @@ static int go_idle(run *r, unsigned s)
 }
 
 /* An idle ON server is given work: its idle timer no longer applies. */
-static void wake(run *r, unsigned s)
+static int wake(run *r, unsigned s)
 {
     server *v = &r->srv[s];
+    int rc = 0;
     if (v->handle >= 0) {
-        qc_evq_cancel(r->sim.evq, (uint32_t)v->handle);
+        rc = qc_sim_cancel(&r->sim, v->handle);
         v->handle = -1;
     }
+    return rc;
 }
 
 /* ---- routing (per-server queues) ------------------------------------- */
@@ -638,8 +640,8 @@ static int route(run *r, uint32_t j)
     if (v->state == QC_SERVER_OFF)
         return start_warm(r, s);
     if (v->state == QC_SERVER_ON && !v->busy) {
-        wake(r, s);
-        return start_service(r, s, j);
+        int rc = wake(r, s);
+        return rc ? rc : start_service(r, s, j);
     }
     return 0;
 }
@@ -659,7 +661,9 @@ static int central_arrive(run *r, uint32_t j)
                 last = v->idle_since;
             }
         }
-        wake(r, s);
+        int rc = wake(r, s);
+        if (rc != 0)
+            return rc;
         r->srv[s].cur = j;
         return start_service(r, s, j);
     }
@@ -681,7 +685,7 @@ static int central_arrive(run *r, uint32_t j)
  * of test_pool.c). Begun last is also, for setups that are more likely to
  * end the longer they have run (deterministic ones, say), the one furthest
  * from done. */
-static void central_cancel_setup(run *r)
+static int central_cancel_setup(run *r)
 {
     unsigned s = r->K;
     double latest = -INFINITY;
@@ -693,10 +697,11 @@ static void central_cancel_setup(run *r)
         }
     }
     server *v = &r->srv[s];
-    qc_evq_cancel(r->sim.evq, (uint32_t)v->handle);
+    int rc = qc_sim_cancel(&r->sim, v->handle);
     v->handle = -1;
     v->state = QC_SERVER_OFF;
     r->n_warm--;
+    return rc;
 }
 
 /* ---- events ------------------------------------------------------------ */
@@ -789,7 +794,7 @@ static int on_depart(run *r, unsigned s, double t)
         v->cur = nx;
         int rc = start_service(r, s, nx);
         if (rc == 0 && r->n_warm > r->central.len)
-            central_cancel_setup(r);
+            rc = central_cancel_setup(r);
         return rc;
     }
     uint32_t j = fifo_pop(r, &v->q);

@@ -76,11 +76,11 @@ static inline void advance(srun *r, double t)
     r->tlast = t;
 }
 
-static void cancel(srun *r, int64_t *h)
+static int cancel(srun *r, int64_t *h)
 {
-    if (*h >= 0)
-        qc_evq_cancel(r->sim.evq, (uint32_t)*h);
+    int rc = *h >= 0 ? qc_sim_cancel(&r->sim, *h) : 0;
     *h = -1;
+    return rc;
 }
 
 static int schedule(srun *r, double delay, uint32_t type, int64_t *h)
@@ -96,6 +96,7 @@ static int schedule(srun *r, double delay, uint32_t type, int64_t *h)
 static int apply(srun *r)
 {
     const qc_removable_policy *pol = r->pol;
+    int rc;
     for (int pass = 0; pass < 2; pass++) {
         if (r->status == QC_SERVER_OFF) {
             if (!pol->switch_on[r->n])
@@ -110,14 +111,15 @@ static int apply(srun *r)
             return 0;
         int a = pol->on_action[r->n];
         if (a == QC_REMOVABLE_OFF) {
-            cancel(r, &r->dep);
-            cancel(r, &r->tim);
+            if ((rc = cancel(r, &r->dep)) != 0 || (rc = cancel(r, &r->tim)) != 0)
+                return rc;
             r->rate = -1;
             r->status = QC_SERVER_OFF;
             continue;
         }
         if (a == QC_REMOVABLE_IDLE) {
-            cancel(r, &r->dep);
+            if ((rc = cancel(r, &r->dep)) != 0)
+                return rc;
             r->rate = -1;
             if (r->n == 0 && pol->timer > 0 && r->tim < 0) {
                 double d = r->p->timer_deterministic ? 1 / pol->timer
@@ -126,9 +128,11 @@ static int apply(srun *r)
             }
             return 0;
         }
-        cancel(r, &r->tim);
+        if ((rc = cancel(r, &r->tim)) != 0)
+            return rc;
         if (a != r->rate || r->dep < 0) {
-            cancel(r, &r->dep);
+            if ((rc = cancel(r, &r->dep)) != 0)
+                return rc;
             r->rate = a;
             return schedule(r, qc_rng_exp(&r->rsvc, r->c->rate[a]), EV_DEPART, &r->dep);
         }
@@ -149,7 +153,9 @@ static int on_event(srun *r, const qc_event *ev)
             size_t pos = (r->head + r->n) % r->cap;
             r->ring[pos] = t;
             r->n++;
-            cancel(r, &r->tim); /* the timer runs only while empty */
+            rc = cancel(r, &r->tim); /* the timer runs only while empty */
+            if (rc != 0)
+                return rc;
         }
         return apply(r);
     }

@@ -124,8 +124,10 @@ static void ps_sift_down(qc__psjob *h, size_t n, size_t i)
 static int ps_schedule(qc__station *st)
 {
     if (st->ps_handle >= 0) {
-        qc_evq_cancel(st->sim->evq, (uint32_t)st->ps_handle);
+        int rc = qc_sim_cancel(st->sim, st->ps_handle);
         st->ps_handle = -1;
+        if (rc != 0)
+            return rc;
     }
     if (st->n == 0)
         return 0;
