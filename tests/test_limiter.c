@@ -165,6 +165,11 @@ static void test_tick_maxusers(void **state)
     for (int i = 0; i < 14; i++)
         assert_int_equal(qc_limiter_acquire(l, 0, &hold[i]), QC_LIMITER_ADMIT);
     assert_int_equal(qc_limiter_acquire(l, 0, &hold[14]), QC_LIMITER_REFUSE);
+    /* 0 admits, every refusal is negative: `if (acquire(...))` refuses */
+    assert_int_equal(QC_LIMITER_ADMIT, 0);
+    assert_true(QC_LIMITER_REFUSE < 0 && QC_LIMITER_REJECTED < 0);
+    assert_int_not_equal(QC_LIMITER_REFUSE, QC_LIMITER_REJECTED);
+    assert_string_equal(qc_strerror(QC_LIMITER_REFUSE), "refused: no free slot");
     qc_limiter_observe(l, 5); /* the server's own queue, limit binding: e = 5 */
     assert_int_equal(qc_limiter_tick(l, 0.5), 0);
     assert_float_equal(limit_of(l), 17.25, 1e-6);

@@ -36,7 +36,7 @@ static void *worker(void *arg)
     qc_limiter *l = arg;
     while (!atomic_load(&stop)) {
         qc_limiter_token tok;
-        if (qc_limiter_acquire(l, 0, &tok) != QC_LIMITER_ADMIT) {
+        if (qc_limiter_acquire(l, 0, &tok) != 0) { /* 0: admitted */
             sleep_s(0.0005); /* refused: a real server would answer 503 */
             continue;
         }

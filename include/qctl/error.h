@@ -24,7 +24,9 @@ extern "C" {
     X(EUNSTABLE, -6, "unstable system")                             \
     X(EEMPTY, -7, "empty")                                          \
     X(ENOTSUP, -8, "not supported")                                 \
-    X(EINTR, -9, "interrupted")
+    X(EINTR, -9, "interrupted")                                     \
+    X(EREFUSED, -10, "refused: no free slot")                       \
+    X(EREJECTED, -11, "class rejected by admission control")
 
 enum {
 #define QC__ERR_ENUM(name, val, desc) QC_##name = (val),

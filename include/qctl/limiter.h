@@ -137,9 +137,16 @@ typedef struct qc_limiter_token {
     uint16_t live; /* 1 between acquire and release */
 } qc_limiter_token;
 
-/* REJECTED: the class was rejected by admission control; refuse it now
- * rather than let it wait (it will not be let in). */
-enum { QC_LIMITER_REFUSE = 0, QC_LIMITER_ADMIT = 1, QC_LIMITER_REJECTED = 2 };
+/* What acquire answers: 0 when the request is admitted, a negative code
+ * otherwise (so `if (qc_limiter_acquire(...) != 0) refuse();`).
+ * REFUSE: no slot now (it may wait and ask again). REJECTED: the class
+ * was rejected by admission control; refuse it now rather than let it
+ * wait (it will not be let in). Both are QC_E* codes (qc_strerror). */
+enum {
+    QC_LIMITER_ADMIT = 0,
+    QC_LIMITER_REFUSE = QC_EREFUSED,
+    QC_LIMITER_REJECTED = QC_EREJECTED
+};
 /* Outcomes for release. */
 enum { QC_LIMITER_OK = 0, QC_LIMITER_DROPPED = 1, QC_LIMITER_IGNORE = 2 };
 
@@ -150,8 +157,9 @@ enum { QC_LIMITER_OK = 0, QC_LIMITER_DROPPED = 1, QC_LIMITER_IGNORE = 2 };
 int qc_limiter_new(const qc_limiter_config *c, double now, qc_limiter **out, qc_err *err);
 void qc_limiter_free(qc_limiter *l);
 
-/* Admit (QC_LIMITER_ADMIT, token filled) or refuse (QC_LIMITER_REFUSE,
- * or QC_LIMITER_REJECTED for a class admission control rejected) one
+/* Admit (QC_LIMITER_ADMIT = 0, token filled) or refuse (the negative
+ * QC_LIMITER_REFUSE, or QC_LIMITER_REJECTED for a class admission control
+ * rejected; token untouched) one
  * request of class cls; a class beyond the configured ones counts as the
  * last class. Lock-free, allocation-free, thread-safe. */
 int qc_limiter_acquire(qc_limiter *l, unsigned cls, qc_limiter_token *tok);
