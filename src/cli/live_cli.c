@@ -784,7 +784,13 @@ int cmd_proxy(int argc, char **argv)
                   "--limiter admission");
         goto out;
     }
-    if (check) {
+    if (check) { /* the proxy's own validation, as the run would do it */
+        int r = qc_proxy_check(&o, &err);
+        if (r) {
+            cli_error("proxy: %s", err.msg);
+            rc = cli_exit_code(r) == QC_EXIT_USAGE ? QC_EXIT_USAGE : QC_EXIT_FAIL;
+            goto out;
+        }
         rc = proxy_print_check(&o, limiter, argc, argv, longopts);
         goto out;
     }

@@ -153,6 +153,11 @@ typedef struct qc_proxy_opts {
 
 void qc_proxy_opts_init(qc_proxy_opts *o);
 /* Runs the proxy until SIGTERM/SIGINT, then drains. */
+/* Every check qc_proxy_run makes before it opens anything (backends,
+ * addresses, fleet, timeouts, the limiter's configuration), with the
+ * same messages: qc_proxy_run fails on a configuration iff this does.
+ * QC_EINVAL or QC_ERANGE naming the field; nothing is opened. */
+int qc_proxy_check(const qc_proxy_opts *o, qc_err *err);
 int qc_proxy_run(const qc_proxy_opts *o, qc_err *err);
 
 #endif

@@ -1885,20 +1885,72 @@ static int listen_on(proxy *P, uv_tcp_t *t, const char *where, const char *port_
     return 0;
 }
 
-int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
+/* The limiter's configuration for o: its classes are o's named ones
+ * (bounded under ADMISSION) and best effort last. */
+static qc_limiter_config proxy_limiter_config(const qc_proxy_opts *o)
+{
+    qc_limiter_config lc = o->limiter;
+    lc.classes = o->nclasses + 1;
+    if (lc.algo == QC_LIMITER_ADMISSION) { /* named classes bounded, the last best effort */
+        for (unsigned i = 0; i < lc.classes; i++)
+            lc.bound[i] = i < o->nclasses ? o->class_bound[i] : 0;
+        lc.adm_candidates = o->class_candidate;
+    }
+    return lc;
+}
+
+int qc_proxy_check(const qc_proxy_opts *o, qc_err *err)
 {
     if (o->nbackends == 0)
         return qc_err_set(err, QC_EINVAL, "at least one --backend is needed");
+    if (o->nbackends > QC_PROXY_BACKENDS_MAX)
+        return qc_err_set(err, QC_EINVAL, "at most %d backends", QC_PROXY_BACKENDS_MAX);
+    if (o->nclasses > QC_PROXY_CLASSES_MAX)
+        return qc_err_set(err, QC_EINVAL, "at most %d classes", QC_PROXY_CLASSES_MAX);
     if (!(o->interval > 0) || !(o->queue_timeout > 0) || !(o->header_timeout > 0) ||
         !(o->idle_timeout > 0) || !(o->backend_timeout > 0))
         return qc_err_set(err, QC_EINVAL, "intervals and timeouts must be > 0");
+    struct sockaddr_in addr;
+    int rc;
+    for (unsigned i = 0; i < o->nbackends; i++)
+        if ((rc = qc__addr_parse(o->backend[i], &addr, err)) != 0) {
+            qc_err_prefix(err, "--backend");
+            return rc;
+        }
+    if ((rc = qc__addr_parse(o->listen, &addr, err)) != 0) {
+        qc_err_prefix(err, "--listen");
+        return rc;
+    }
+    if (o->admin && (rc = qc__addr_parse(o->admin, &addr, err)) != 0) {
+        qc_err_prefix(err, "--admin");
+        return rc;
+    }
+    if ((rc = qc__fleet_check(&o->fleet, o->nbackends, err)) != 0)
+        return rc;
+    if (!(o->health_interval > 0) || !(o->cmd_timeout > 0) || !(o->warmup_timeout > 0))
+        return qc_err_set(err, QC_EINVAL,
+                          "health interval, command and warm-up timeouts must be > 0");
+    qc_limiter_config lc = proxy_limiter_config(o);
+    qc_limiter *l;
+    if ((rc = qc_limiter_new(&lc, 0, &l, err)) != 0) {
+        qc_err_prefix(err, "limiter");
+        return rc;
+    }
+    qc_limiter_free(l);
+    return 0;
+}
+
+int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
+{
+    int rc = qc_proxy_check(o, err);
+    if (rc != 0)
+        return rc;
     proxy *P = calloc(1, sizeof *P);
     if (!P)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     P->o = o;
     P->loop = uv_default_loop();
     P->t0 = qc__now();
-    int rc = 0;
     for (unsigned i = 0; i < o->nbackends; i++) {
         if ((rc = qc__addr_parse(o->backend[i], &P->backend[i].addr, err)) != 0) {
             qc_err_prefix(err, "--backend");
@@ -1937,13 +1989,7 @@ int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
             goto out;
         }
     }
-    qc_limiter_config lc = o->limiter;
-    lc.classes = P->ncls;
-    if (lc.algo == QC_LIMITER_ADMISSION) { /* named classes bounded, the last best effort */
-        for (unsigned i = 0; i < P->ncls; i++)
-            lc.bound[i] = i < o->nclasses ? o->class_bound[i] : 0;
-        lc.adm_candidates = o->class_candidate;
-    }
+    qc_limiter_config lc = proxy_limiter_config(o);
     if ((rc = qc_limiter_new(&lc, P->t0, &P->lim, err)) != 0) {
         qc_err_prefix(err, "limiter");
         goto out;
