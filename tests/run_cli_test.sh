@@ -11,8 +11,13 @@
 #   no-stderr:         stderr is empty
 #   json: PATH OP ARG  jcheck on stdout parsed as JSON
 #   file: PATH         the file exists (and is not empty) after the run
-#   sh: COMMAND        a shell assertion run after qctl ($TMP set)
-# Blank lines and lines starting with # are ignored.
+#   sh: COMMAND        a shell assertion run after qctl ($TMP set); one
+#                      that exits 77 says a tool it needs is missing
+#   needs: TOOL...     the case needs these programs: without one of them
+#                      it is skipped before anything runs
+# Blank lines and lines starting with # are ignored. Exit status: 0 passed,
+# 1 failed, 77 skipped (a needed tool missing and nothing else failed;
+# CTest's SKIP_RETURN_CODE), so that a missing tool never passes a test.
 set -u
 case_file=$1 qctl=$2 jcheck=$3
 TMP=$(mktemp -d)
@@ -20,6 +25,9 @@ export TMP
 DATA=$(cd "$(dirname "$case_file")/../data" && pwd)
 export DATA
 trap 'rm -rf "$TMP"' EXIT
+for tool in $(sed -n 's/^needs: //p' "$case_file"); do
+    command -v "$tool" >/dev/null 2>&1 || { echo "skip: $tool not found"; exit 77; }
+done
 cmd=$(sed -n 's/^cmd: //p' "$case_file")
 want_exit=$(sed -n 's/^exit: //p' "$case_file")
 [ -n "$want_exit" ] || want_exit=0
@@ -28,7 +36,7 @@ export QCTL JCHECK
 eval "set -- $cmd"
 "$qctl" "$@" >"$TMP/stdout" 2>"$TMP/stderr" </dev/null
 got=$?
-fail=0
+fail=0 skip=0
 if [ "$got" -ne "$want_exit" ]; then
     echo "FAIL: exit status $got, expected $want_exit"
     fail=1
@@ -50,7 +58,15 @@ while IFS= read -r line; do
         f=$(eval "echo ${line#file: }")
         [ -s "$f" ] || { echo "FAIL: missing or empty file $f"; fail=1; } ;;
     sh:\ *)
-        sh -c "${line#sh: }" || { echo "FAIL: $line"; fail=1; } ;;
+        sh -c "${line#sh: }"
+        st=$?
+        if [ "$st" -eq 77 ]; then
+            echo "skip: a tool is missing for: $line"
+            skip=1
+        elif [ "$st" -ne 0 ]; then
+            echo "FAIL: $line"
+            fail=1
+        fi ;;
     esac
 done <"$case_file"
 if [ "$fail" -ne 0 ]; then
@@ -58,4 +74,5 @@ if [ "$fail" -ne 0 ]; then
     echo "--- stdout:"; head -c 4000 "$TMP/stdout"
     echo "--- stderr:"; head -c 4000 "$TMP/stderr"
 fi
+[ "$fail" -eq 0 ] && [ "$skip" -ne 0 ] && exit 77
 exit "$fail"

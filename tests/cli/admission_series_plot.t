@@ -3,4 +3,4 @@ cmd: sim admission --scenario $DATA/../../examples/admission/admissible.json --r
 stdout: delay while admitted
 file: $TMP/s.csv
 sh: head -1 $TMP/s.csv | grep -q '^time,delay_gold,bound_gold,priority_gold,weight_gold,state_gold,delay_silver'
-sh: if command -v gnuplot >/dev/null; then [ -s $TMP/p/class_gold.svg ] && [ -s $TMP/p/class_silver.png ] && [ -s $TMP/p/weights.svg ]; else true; fi
+sh: command -v gnuplot >/dev/null || exit 77; [ -s $TMP/p/class_gold.svg ] && [ -s $TMP/p/class_silver.png ] && [ -s $TMP/p/weights.svg ]

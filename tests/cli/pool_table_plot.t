@@ -4,4 +4,4 @@ stdout: switch-ons per hour
 stdout: mean power (W)
 stdout: idle timer 2
 file: $TMP/s.json
-sh: if command -v gnuplot >/dev/null; then [ -s $TMP/p/servers.svg ] && [ -s $TMP/p/response_time_ccdf.png ] && [ -s $TMP/p/pool_series.csv ]; else true; fi
+sh: command -v gnuplot >/dev/null || exit 77; [ -s $TMP/p/servers.svg ] && [ -s $TMP/p/response_time_ccdf.png ] && [ -s $TMP/p/pool_series.csv ]

@@ -6,4 +6,4 @@ file: $TMP/r.csv
 file: $TMP/r.json
 sh: grep -q "xlabel 'servers'" $TMP/rep/response.gp && grep -q "title 'load=0.8'" $TMP/rep/response.gp
 sh: grep -q 'load' $TMP/rep/index.html
-sh: ! command -v gnuplot >/dev/null || grep -q '<svg' $TMP/rep/index.html
+sh: command -v gnuplot >/dev/null || exit 77; grep -q '<svg' $TMP/rep/index.html

@@ -16,7 +16,7 @@
 # once (2xx or 503).
 set -u
 . "$(dirname "$0")/lib.sh"
-command -v curl >/dev/null || { echo "curl missing (scripts/deps.sh --test)"; exit 1; }
+command -v curl >/dev/null || { echo "skip: curl not found (scripts/deps.sh --test)"; exit 77; }
 OPTS="--limiter admission --limit 1 --class gold=0.1 --class-header X-Class --candidate silver
       --alpha 2 --min-completions 3 --interval 0.05 --queue 1000 --queue-timeout 2"
 for s in no yes; do

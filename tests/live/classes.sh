@@ -8,7 +8,7 @@
 # 404/400 with a message for a bad one) shows from the next interval on.
 set -u
 . "$(dirname "$0")/lib.sh"
-command -v curl >/dev/null || { echo "curl missing (scripts/deps.sh --test)"; exit 1; }
+command -v curl >/dev/null || { echo "skip: curl not found (scripts/deps.sh --test)"; exit 77; }
 start_backend b --service det:0.002 --workers 4
 cat >"$TMP/proxy.json" <<JSON
 {

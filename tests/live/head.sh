@@ -8,7 +8,7 @@
 # that never comes (which would end in a 504 after --backend-timeout).
 set -u
 . "$(dirname "$0")/lib.sh"
-command -v curl >/dev/null || { echo "curl missing (scripts/deps.sh --test)"; exit 1; }
+command -v curl >/dev/null || { echo "skip: curl not found (scripts/deps.sh --test)"; exit 77; }
 start_backend small --service det:0 --workers 2
 start_backend big --service det:0 --workers 2 --body 100000
 start_backend ch --service det:0 --workers 2 --body 5000 --chunked

@@ -14,7 +14,7 @@ set -u
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=1"
 export ASAN_OPTIONS
 . "$(dirname "$0")/lib.sh"
-command -v curl >/dev/null || { echo "curl missing (scripts/deps.sh --test)"; exit 1; }
+command -v curl >/dev/null || { echo "skip: curl not found (scripts/deps.sh --test)"; exit 77; }
 start_backend big --service det:0 --workers 4 --body 67108864
 start_backend half --service det:0 --workers 4 --body 33554432
 start_backend ch --service det:0 --workers 4 --body 8388609 --chunked
