@@ -42,6 +42,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "core/gsl_quiet.h"
 #include "qctl/output.h"
 
 /* Singular values below this fraction of the largest are treated as zero:
@@ -170,8 +171,11 @@ static size_t solve(qc_arx_ws *w, size_t N, unsigned p, double *rss)
     gsl_matrix_view cov = gsl_matrix_submatrix(w->cov, 0, 0, p, p);
     size_t rank = 0;
     double chisq = NAN;
-    if (gsl_multifit_linear_tsvd(&X.matrix, &t.vector, RANK_TOL, &c.vector, &cov.matrix, &chisq,
-                                 &rank, w->mw) != 0)
+    gsl_error_handler_t *h = qc__gsl_quiet();
+    int rc = gsl_multifit_linear_tsvd(&X.matrix, &t.vector, RANK_TOL, &c.vector, &cov.matrix,
+                                      &chisq, &rank, w->mw);
+    qc__gsl_restore(h);
+    if (rc != 0)
         return 0;
     *rss = chisq;
     return rank;

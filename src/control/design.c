@@ -27,6 +27,7 @@
  * polynomial with a nonzero constant term (one solver workspace per
  * degree, allocated with the loop). */
 #include "qctl/design.h"
+#include "core/gsl_quiet.h"
 
 #include <complex.h>
 #include <gsl/gsl_poly.h>
@@ -207,7 +208,10 @@ int qc_design_poles_at(qc_design_ws *w, double kp, double ki, qc_design_poles *o
         w->z[0] = -w->coef[extra] / w->coef[extra + 1];
         w->z[1] = 0;
     } else if (m >= 2) {
-        if (gsl_poly_complex_solve(w->coef + extra, m + 1, w->pw[m], w->z) != 0)
+        gsl_error_handler_t *h = qc__gsl_quiet();
+        int rc = gsl_poly_complex_solve(w->coef + extra, m + 1, w->pw[m], w->z);
+        qc__gsl_restore(h);
+        if (rc != 0)
             return qc_err_set(err, QC_ERANGE,
                               "closed-loop poles at K_P = %g, K_I = %g: the root solver did "
                               "not converge",

@@ -59,6 +59,7 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include "core/gsl_quiet.h"
 #include <gsl/gsl_randist.h>
 
 /* Shapes above this use Temme's expansion for the gamma CDF. Measured
@@ -863,7 +864,10 @@ static double gamma_p(double a, double y, double ly)
         return 1.0;
     if (a > QC_GAMMA_TEMME_MIN)
         return gamma_p_temme(a, y);
-    return gsl_cdf_gamma_P(y, a, 1.0);
+    gsl_error_handler_t *h = qc__gsl_quiet(); /* never reached below the Temme cut */
+    double p = gsl_cdf_gamma_P(y, a, 1.0);
+    qc__gsl_restore(h);
+    return p;
 }
 
 /* ------------------------------------------------------------------ */

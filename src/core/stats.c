@@ -22,6 +22,7 @@
 #include "qctl/stats.h"
 
 #include <gsl/gsl_cdf.h>
+#include "core/gsl_quiet.h"
 #include <math.h>
 
 void qc_welford_merge(qc_welford *dst, const qc_welford *src)
@@ -82,7 +83,9 @@ static void ci_from_moments(const qc_welford *w, double level, qc_ci *out)
         return;
     }
     const double nu = (double)(w->n - 1);
+    gsl_error_handler_t *h = qc__gsl_quiet();
     const double tq = gsl_cdf_tdist_Qinv((1.0 - level) / 2.0, nu);
+    qc__gsl_restore(h);
     const double se = sqrt(qc_welford_var(w) / (double)w->n);
     out->half = tq * se;
     out->lo = w->mean - out->half;

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/gsl_quiet.h"
 #include "qctl/rng.h"
 #include "qctl/sfq.h"
 #include "qctl/sim.h"
@@ -680,8 +681,12 @@ int qc_mc_dps_exp_delays(unsigned K, const double *lambda, const double *mu, con
     gsl_vector_view X = gsl_vector_view_array(x, K);
     gsl_permutation perm = {K, perm_data};
     int sign;
-    if (gsl_linalg_LU_decomp(&A.matrix, &perm, &sign) != 0 ||
-        gsl_linalg_LU_solve(&A.matrix, &perm, &B.vector, &X.vector) != 0)
+    gsl_error_handler_t *h = qc__gsl_quiet();
+    int rc = gsl_linalg_LU_decomp(&A.matrix, &perm, &sign);
+    if (rc == 0)
+        rc = gsl_linalg_LU_solve(&A.matrix, &perm, &B.vector, &X.vector);
+    qc__gsl_restore(h);
+    if (rc != 0)
         return qc_err_set(err, QC_ERANGE, "DPS delay system is singular");
     for (unsigned k = 0; k < K; k++)
         T[k] = x[k];

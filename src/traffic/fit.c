@@ -55,6 +55,24 @@
 #include <gsl/gsl_sf_gamma.h>
 #include <gsl/gsl_sf_psi.h>
 
+#include "core/gsl_quiet.h"
+
+/* GSL's special functions with its error handler off (core/gsl_quiet.h):
+ * an argument out of their domain gives NaN, which the fits check,
+ * instead of aborting the host. */
+#define QSF(name)                                                                                  \
+    static double q##name(double x)                                                                \
+    {                                                                                              \
+        gsl_error_handler_t *h = qc__gsl_quiet();                                                  \
+        double r = gsl_##name(x);                                                                  \
+        qc__gsl_restore(h);                                                                        \
+        return r;                                                                                  \
+    }
+QSF(sf_lngamma)
+QSF(sf_psi)
+QSF(sf_psi_1)
+#undef QSF
+
 #define LOG_SQRT_2PI 0.91893853320467274178
 #define EULER_GAMMA 0.57721566490153286061
 #define PI_SQ_6 1.64493406684822643647
@@ -384,7 +402,7 @@ static double logpdf(const qc_fit_dist *m, double x)
     case QC_FIT_GAMMA:
         if (!(x > 0))
             return -INFINITY;
-        return (p[0] - 1) * log(x) - x / p[1] - gsl_sf_lngamma(p[0]) - p[0] * log(p[1]);
+        return (p[0] - 1) * log(x) - x / p[1] - qsf_lngamma(p[0]) - p[0] * log(p[1]);
     case QC_FIT_LOGNORMAL:
         if (!(x > 0))
             return -INFINITY;
@@ -751,7 +769,7 @@ static double loglik(const qc_fit_data *d, const qc_fit_dist *m)
     if (m->family == QC_FIT_GAMMA && !d->integer) {
         /* The hot case for long traces: constants out of the loop. */
         const double k = m->p[0], s = m->p[1];
-        const double c0 = -gsl_sf_lngamma(k) - k * log(s);
+        const double c0 = -qsf_lngamma(k) - k * log(s);
         for (size_t i = 0; i < d->m; i++)
             ll += d->c[i] * ((k - 1) * log(d->v[i]) - d->v[i] / s + c0);
         return ll;
@@ -838,8 +856,8 @@ static void fit_gamma(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result 
     unsigned it;
     int conv = 0;
     for (it = 1; it <= 100; it++) {
-        const double g = log(k) - gsl_sf_psi(k) - s;
-        const double gp = 1 / k - gsl_sf_psi_1(k);
+        const double g = log(k) - qsf_psi(k) - s;
+        const double gp = 1 / k - qsf_psi_1(k);
         const double inv = 1 / k + g / (k * k * gp);
         const double kn = inv > 0 ? 1 / inv : k * 2;
         const double delta = fabs(kn - k);
@@ -854,7 +872,7 @@ static void fit_gamma(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result 
         return;
     /* Inverse Fisher information: Var k = k / (n (k psi1 - 1)),
      * Var scale = scale^2 psi1 / (n (k psi1 - 1)). */
-    const double t1 = gsl_sf_psi_1(k), det = k * t1 - 1;
+    const double t1 = qsf_psi_1(k), det = k * t1 - 1;
     const double z = z_of(o->level);
     r->se[0] = det > 0 ? sqrt(k / (d->n * det)) : NAN;
     r->se[1] = det > 0 ? p[1] * sqrt(t1 / (d->n * det)) : NAN;
