@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,7 @@ int cmd_backend(int argc, char **argv)
         cli_error("--listen: %s", err.msg);
         return QC_EXIT_USAGE;
     }
+    signal(SIGPIPE, SIG_IGN); /* a client gone mid-response is not fatal */
     rc = qc_backend_run(&o, &err);
     qc_dist_free(&o.service);
     if (o.has_warmup)
@@ -417,6 +419,13 @@ static int proxy_print_check(const qc_proxy_opts *o, const char *limiter, int ar
     return 0;
 }
 
+/* The proxy's event lines, on stderr. */
+static void proxy_log(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, "qctl proxy: %s\n", line);
+}
+
 int cmd_proxy(int argc, char **argv)
 {
     enum {
@@ -500,6 +509,7 @@ int cmd_proxy(int argc, char **argv)
                                              {0, 0, 0, 0}};
     qc_proxy_opts o;
     qc_proxy_opts_init(&o);
+    o.log = proxy_log;
     const char *limiter = "maxusers";
     double limit = NAN, minl = NAN, maxl = NAN, ref = NAN, gain = NAN;
     double eps = NAN, alpha = NAN;
@@ -794,6 +804,7 @@ int cmd_proxy(int argc, char **argv)
         rc = proxy_print_check(&o, limiter, argc, argv, longopts);
         goto out;
     }
+    signal(SIGPIPE, SIG_IGN); /* a peer gone mid-response is not fatal */
     int r = qc_proxy_run(&o, &err);
     if (r) {
         cli_error("proxy: %s", err.msg);

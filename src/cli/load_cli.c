@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -486,6 +487,7 @@ int cmd_load(int argc, char **argv)
         a.o.arrival = &arr;
     }
     qc_load_result r;
+    signal(SIGPIPE, SIG_IGN); /* a server gone mid-request is not fatal */
     if (qc_load_run(&a.o, &r, &err) != 0) {
         cli_error("load: %s", err.msg);
         rc = QC_EXIT_FAIL;

@@ -385,8 +385,10 @@ int qc_backend_run(const qc_backend_opts *o, qc_err *err)
         snprintf(n, sizeof n, "%u", o->workers > 1024 ? 1024 : o->workers);
         setenv("UV_THREADPOOL_SIZE", n, 1);
     }
-    signal(SIGPIPE, SIG_IGN);
-    backend b = {.loop = uv_default_loop(), .o = o};
+    uv_loop_t loop; /* its own loop: nothing process-wide */
+    if ((rc = uv_loop_init(&loop)) != 0)
+        return qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
+    backend b = {.loop = &loop, .o = o};
     qc_rng_init(&b.rng, o->seed, qc_rng_stream(0, QC_STREAM_SERVICE, 0));
     b.ready_at = qc__now();
     if (o->has_warmup) { /* its own stream: the service times stay as without */

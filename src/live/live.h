@@ -149,15 +149,23 @@ typedef struct qc_proxy_opts {
     double health_interval;            /* seconds between health probes */
     double cmd_timeout;                /* an un/park command killed after this */
     double warmup_timeout;             /* warming this long without health: off */
+    /* events worth a line (a failed un/park command), one line each
+     * without a newline; NULL: not reported (the counters have them) */
+    void (*log)(void *ctx, const char *line);
+    void *log_ctx;
 } qc_proxy_opts;
 
 void qc_proxy_opts_init(qc_proxy_opts *o);
-/* Runs the proxy until SIGTERM/SIGINT, then drains. */
 /* Every check qc_proxy_run makes before it opens anything (backends,
  * addresses, fleet, timeouts, the limiter's configuration), with the
  * same messages: qc_proxy_run fails on a configuration iff this does.
  * QC_EINVAL or QC_ERANGE naming the field; nothing is opened. */
 int qc_proxy_check(const qc_proxy_opts *o, qc_err *err);
+/* Runs the proxy on its own event loop until SIGTERM/SIGINT, then
+ * drains. Nothing process-wide is changed: the caller ignores SIGPIPE
+ * (a peer that goes away while a response is written would otherwise end
+ * the process; qctl's commands do). The same holds for qc_backend_run
+ * and qc_load_run. */
 int qc_proxy_run(const qc_proxy_opts *o, qc_err *err);
 
 #endif

@@ -31,7 +31,6 @@
  * Series: every interval a CSV row counts what was sent and answered in
  * it, with the percentiles of the latencies answered in it. */
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -597,8 +596,12 @@ int qc_load_run(const qc_load_opts *o, qc_load_result *r, qc_err *err)
         L.series_on = 1;
         fputs("time,sent,answered,ok,refused,errors,p50,p95,ok_p95\n", L.series.fp);
     }
-    signal(SIGPIPE, SIG_IGN);
-    L.loop = uv_default_loop();
+    uv_loop_t loop; /* its own loop: nothing process-wide */
+    if ((rc = uv_loop_init(&loop)) != 0) {
+        release(&L);
+        return qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
+    }
+    L.loop = &loop;
     qc_rng_init(&L.rng, o->seed, qc_rng_stream(0, QC_STREAM_ARRIVAL, 0));
     qc_rng_init(&L.urng, o->seed, qc_rng_stream(0, QC_STREAM_USER, 0));
     uv_timer_init(L.loop, &L.arrive);

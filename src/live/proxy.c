@@ -33,6 +33,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,7 +166,8 @@ typedef struct pclass {
 _Static_assert(QC_PROXY_CLASSES_MAX + 1 <= QC_SFQ_MAX_CLASSES, "a class bit per class in qc_sfq_pick");
 
 struct proxy {
-    uv_loop_t *loop;
+    uv_loop_t *loop; /* &loop_own: nothing process-wide */
+    uv_loop_t loop_own;
     const qc_proxy_opts *o;
     uv_tcp_t listener, admin;
     int admin_on;
@@ -1227,10 +1229,25 @@ static void backend_ready(pbackend *b)
     }
 }
 
+/* Reports an event through the caller's log callback (none: silent; the
+ * counters of /metrics have it). */
+static void plog(const proxy *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void plog(const proxy *P, const char *fmt, ...)
+{
+    if (!P->o->log)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    P->o->log(P->o->log_ctx, line);
+}
+
 static void unpark_fail(pbackend *b, const char *why)
 {
     proxy *P = b->P;
-    fprintf(stderr, "qctl proxy: unpark %s failed: %s; it stays off\n", b->name, why);
+    plog(P, "unpark %s failed: %s; it stays off", b->name, why);
     P->unpark_failures++;
     health_stop(b);
     uconn *list = NULL, **tail = &list;
@@ -1361,7 +1378,7 @@ static void cmd_finished(pbackend *b, int park, const char *why)
         return;
     }
     if (why) {
-        fprintf(stderr, "qctl proxy: park %s failed: %s; counted off\n", b->name, why);
+        plog(P, "park %s failed: %s; counted off", b->name, why);
         P->park_failures++;
     }
     qc__fleet_off(&P->fleet, b->index, qc__now());
@@ -1949,7 +1966,6 @@ int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
     if (!P)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     P->o = o;
-    P->loop = uv_default_loop();
     P->t0 = qc__now();
     for (unsigned i = 0; i < o->nbackends; i++) {
         if ((rc = qc__addr_parse(o->backend[i], &P->backend[i].addr, err)) != 0) {
@@ -2003,7 +2019,11 @@ int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
         fprintf(P->series, "t,limit,inflight,queue,admitted,refused,measured,"
                            "on,warming,off,parking\n");
     }
-    signal(SIGPIPE, SIG_IGN);
+    if ((rc = uv_loop_init(&P->loop_own)) != 0) {
+        rc = qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
+        goto out;
+    }
+    P->loop = &P->loop_own;
     if ((rc = listen_on(P, &P->listener, o->listen, o->port_file, on_connection, err)) != 0)
         goto out_loop;
     if (o->admin) {
