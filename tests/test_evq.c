@@ -34,7 +34,7 @@ static void test_order_and_ties(void **state)
 {
     (void)state;
     enum { N = 20000 };
-    qc_evq *q = qc_evq_alloc(4);
+    qc_evq *q = qc_evq_alloc(4, NULL);
     assert_non_null(q);
     ref *r = calloc(N, sizeof *r);
     qc_rng g;
@@ -64,7 +64,7 @@ static void test_cancel_interleaved(void **state)
 {
     (void)state;
     enum { N = 5000 };
-    qc_evq *q = qc_evq_alloc(16);
+    qc_evq *q = qc_evq_alloc(16, NULL);
     ref *r = calloc(N, sizeof *r);
     int64_t *h = calloc(N, sizeof *h);
     qc_rng g;
@@ -128,7 +128,7 @@ static void test_cancel_interleaved(void **state)
 static void test_stale_handle(void **state)
 {
     (void)state;
-    qc_evq *q = qc_evq_alloc(1);
+    qc_evq *q = qc_evq_alloc(1, NULL);
     assert_non_null(q);
     qc_event ev;
     int64_t a = qc_evq_push(q, 1, 7, 100);
@@ -160,7 +160,7 @@ static void test_stale_handle(void **state)
 static void test_bad_time_and_clear(void **state)
 {
     (void)state;
-    qc_evq *q = qc_evq_alloc(0);
+    qc_evq *q = qc_evq_alloc(0, NULL);
     assert_int_equal(qc_evq_push(q, NAN, 0, 0), QC_EINVAL);
     assert_int_equal(qc_evq_size(q), 0);
     for (int i = 0; i < 100; i++)

@@ -358,9 +358,9 @@ static void test_bad_input(void **state)
     assert_int_equal(qc_fit_dist_set(&m, QC_FIT_LNMIX2, w, 6, &err), QC_ERANGE);
     assert_int_equal(qc_fit_dist_set(&m, QC_FIT_EXP, bad, 2, &err), QC_EINVAL);
     qc_fit_family f;
-    assert_int_equal(qc_fit_family_parse("lnmix3", &f), 0);
+    assert_int_equal(qc_fit_family_parse("lnmix3", &f, NULL), 0);
     assert_int_equal(f, QC_FIT_LNMIX3);
-    assert_int_equal(qc_fit_family_parse("normal", &f), QC_EINVAL);
+    assert_int_equal(qc_fit_family_parse("normal", &f, NULL), QC_EINVAL);
 }
 
 /* Quantile inverts the CDF, and pdf integrates to the CDF, for the

@@ -61,9 +61,9 @@ typedef struct qc_event {
     uint64_t data;
 } qc_event;
 
-/* A new empty queue with room for `hint` events, or NULL when out of
- * memory. */
-qc_evq *qc_evq_alloc(size_t hint);
+/* A new empty queue with room for `hint` events, or NULL with err set
+ * (QC_ENOMEM) when out of memory; err may be NULL. */
+qc_evq *qc_evq_alloc(size_t hint, qc_err *err);
 void qc_evq_free(qc_evq *q);
 
 /* Removes every event; keeps the memory. */

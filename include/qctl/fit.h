@@ -140,8 +140,9 @@ const char *qc_fit_family_name(qc_fit_family f);
 const char *qc_fit_param_name(qc_fit_family f, int i);
 /* Number of stored parameters of f (p[0..count-1]). */
 int qc_fit_nstored(qc_fit_family f);
-/* The family named s; QC_EINVAL if none. */
-int qc_fit_family_parse(const char *s, qc_fit_family *f);
+/* The family named s into *f: 0, or QC_EINVAL (message naming s; *f
+ * unchanged). err may be NULL. */
+int qc_fit_family_parse(const char *s, qc_fit_family *f, qc_err *err);
 
 typedef enum qc_fit_criterion { QC_FIT_BIC = 0, QC_FIT_AIC } qc_fit_criterion;
 

@@ -258,6 +258,10 @@ typedef enum qc_mc_policy {
 
 const char *qc_mc_policy_name(qc_mc_policy p);
 const char *qc_mc_discipline_name(qc_mc_discipline d);
+/* The policy / discipline named s into *v: 0, or QC_EINVAL (message
+ * listing the names; *v unchanged). err may be NULL. */
+int qc_mc_policy_parse(const char *s, qc_mc_policy *v, qc_err *err);
+int qc_mc_discipline_parse(const char *s, qc_mc_discipline *v, qc_err *err);
 
 typedef struct qc_mc_run_class {
     qc_mc_class c;   /* name, laws, start, priority (static, and the start of

@@ -95,8 +95,9 @@ typedef enum qc_pool_policy {
 
 /* "djsq", "jsq", "jsq-off", "random", "central". */
 const char *qc_pool_policy_name(qc_pool_policy p);
-/* The policy named s, or -1. */
-int qc_pool_policy_parse(const char *s);
+/* The policy named s into *p: 0, or QC_EINVAL (message listing the
+ * names; *p unchanged). */
+int qc_pool_policy_parse(const char *s, qc_pool_policy *p, qc_err *err);
 
 typedef enum qc_pool_transient {
     QC_POOL_TRANSIENT_AUTO = 0, /* MSER (stationary arrivals), else none */

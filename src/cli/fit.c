@@ -52,7 +52,7 @@ static int parse_families(const char *s, unsigned *mask)
     *mask = 0;
     for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
         qc_fit_family f;
-        if (qc_fit_family_parse(w, &f) != 0 || f == QC_FIT_GPD || f == QC_FIT_EMPIRICAL) {
+        if (qc_fit_family_parse(w, &f, NULL) != 0 || f == QC_FIT_GPD || f == QC_FIT_EMPIRICAL) {
             cli_error("--families: unknown family '%s' (exp, gamma, lognormal, weibull, pareto, "
                       "lnmix2, lnmix3, expmix2, expmix3)",
                       w);

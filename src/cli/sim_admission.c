@@ -688,30 +688,6 @@ static int write_report(const char *dir, int argc, char **argv, const qc_mc_run_
 
 /* ---- the command ----------------------------------------------------------------- */
 
-static int parse_policy(const char *s, qc_mc_policy *p)
-{
-    static const qc_mc_policy all[] = {QC_POL_AUTONOMIC, QC_POL_STATIC, QC_POL_UTILIZATION,
-                                       QC_POL_GRADIENT2, QC_POL_VEGAS, QC_POL_ENVOY,
-                                       QC_POL_AIMD};
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-        if (strcmp(s, qc_mc_policy_name(all[i])) == 0) {
-            *p = all[i];
-            return 0;
-        }
-    return -1;
-}
-
-static int parse_discipline(const char *s, qc_mc_discipline *d)
-{
-    static const qc_mc_discipline all[] = {QC_MC_DPS, QC_MC_DPS_JOB, QC_MC_WEIGHTED};
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-        if (strcmp(s, qc_mc_discipline_name(all[i])) == 0) {
-            *d = all[i];
-            return 0;
-        }
-    return -1;
-}
-
 int cmd_sim_admission(int argc, char **argv)
 {
     enum { O_SCEN = 256, O_POL, O_DISC, O_EPS, O_ALPHA, O_GAIN, O_MINC, O_UMAX, O_TIME, O_WARM,
@@ -786,7 +762,7 @@ int cmd_sim_admission(int argc, char **argv)
             cli_error("--policy all: --series and --plot need a single policy");
             return QC_EXIT_USAGE;
         }
-    } else if (parse_policy(pol, &pols[0]) != 0) {
+    } else if (qc_mc_policy_parse(pol, &pols[0], NULL) != 0) {
         cli_error("--policy: '%s' is not autonomic, static, utilization, gradient2, vegas, "
                   "envoy, aimd or all", pol);
         return QC_EXIT_USAGE;
@@ -817,7 +793,7 @@ int cmd_sim_admission(int argc, char **argv)
         return QC_EXIT_USAGE;
     }
     const char *dname = disc ? disc : s.discipline ? s.discipline : "dps";
-    if (parse_discipline(dname, &p.discipline) != 0) {
+    if (qc_mc_discipline_parse(dname, &p.discipline, NULL) != 0) {
         cli_error("%s: '%s' is not dps, dps-job or weighted", disc ? "--discipline" : scen,
                   dname);
         scenario_free(&s);

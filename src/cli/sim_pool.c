@@ -511,12 +511,10 @@ int cmd_sim_pool(int argc, char **argv)
             }
             break;
         case O_POL: {
-            int pol = qc_pool_policy_parse(optarg);
-            if (pol < 0) {
-                cli_error("--policy: '%s' is not djsq, jsq, jsq-off, random or central", optarg);
+            qc_err perr = {0};
+            if (qc_pool_policy_parse(optarg, &p.policy, &perr) != 0) {
+                cli_error("--policy: %s", perr.msg);
                 rc = QC_EXIT_USAGE;
-            } else {
-                p.policy = (qc_pool_policy)pol;
             }
             break;
         }

@@ -60,14 +60,17 @@ static int grow(qc_evq *q, size_t cap)
     return 0;
 }
 
-qc_evq *qc_evq_alloc(size_t hint)
+qc_evq *qc_evq_alloc(size_t hint, qc_err *err)
 {
     qc_evq *q = calloc(1, sizeof *q);
-    if (q == NULL)
+    if (q == NULL) {
+        qc_err_set(err, QC_ENOMEM, "event queue: out of memory");
         return NULL;
+    }
     q->free_head = NIL;
     if (grow(q, hint < 16 ? 16 : hint) != 0) {
         qc_evq_free(q);
+        qc_err_set(err, QC_ENOMEM, "event queue: out of memory for %zu events", hint);
         return NULL;
     }
     return q;

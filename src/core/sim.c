@@ -9,7 +9,7 @@
 int qc_sim_init(qc_sim *s, size_t hint)
 {
     memset(s, 0, sizeof *s);
-    s->evq = qc_evq_alloc(hint);
+    s->evq = qc_evq_alloc(hint, NULL);
     return s->evq ? 0 : QC_ENOMEM;
 }
 

@@ -57,6 +57,28 @@ const char *qc_mc_discipline_name(qc_mc_discipline d)
     return "?";
 }
 
+int qc_mc_policy_parse(const char *s, qc_mc_policy *v, qc_err *err)
+{
+    for (int i = QC_POL_AUTONOMIC; i <= QC_POL_AIMD; i++)
+        if (strcmp(s, qc_mc_policy_name((qc_mc_policy)i)) == 0) {
+            *v = (qc_mc_policy)i;
+            return 0;
+        }
+    return qc_err_set(err, QC_EINVAL,
+                      "'%s' is not autonomic, static, utilization, gradient2, vegas, envoy or aimd",
+                      s);
+}
+
+int qc_mc_discipline_parse(const char *s, qc_mc_discipline *v, qc_err *err)
+{
+    for (int i = QC_MC_DPS; i <= QC_MC_WEIGHTED; i++)
+        if (strcmp(s, qc_mc_discipline_name((qc_mc_discipline)i)) == 0) {
+            *v = (qc_mc_discipline)i;
+            return 0;
+        }
+    return qc_err_set(err, QC_EINVAL, "'%s' is not dps, dps-job or weighted", s);
+}
+
 void qc_mc_run_params_init(qc_mc_run_params *p)
 {
     memset(p, 0, sizeof *p);

@@ -124,12 +124,14 @@ const char *qc_pool_policy_name(qc_pool_policy p)
     return (unsigned)p < QC_POOL_NPOLICIES ? policy_names[p] : "?";
 }
 
-int qc_pool_policy_parse(const char *s)
+int qc_pool_policy_parse(const char *s, qc_pool_policy *p, qc_err *err)
 {
     for (int i = 0; i < QC_POOL_NPOLICIES; i++)
-        if (strcmp(s, policy_names[i]) == 0)
-            return i;
-    return -1;
+        if (strcmp(s, policy_names[i]) == 0) {
+            *p = (qc_pool_policy)i;
+            return 0;
+        }
+    return qc_err_set(err, QC_EINVAL, "'%s' is not djsq, jsq, jsq-off, random or central", s);
 }
 
 static const char *const metric_names[QC_PM_COUNT] = {

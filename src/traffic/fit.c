@@ -103,14 +103,14 @@ int qc_fit_nstored(qc_fit_family f)
     return (unsigned)f < QC_FIT_NFAMILIES ? nstored[f] : 0;
 }
 
-int qc_fit_family_parse(const char *s, qc_fit_family *f)
+int qc_fit_family_parse(const char *s, qc_fit_family *f, qc_err *err)
 {
     for (int i = 0; i < QC_FIT_NFAMILIES; i++)
         if (strcmp(s, family_names[i]) == 0) {
             *f = (qc_fit_family)i;
             return 0;
         }
-    return QC_EINVAL;
+    return qc_err_set(err, QC_EINVAL, "'%s' is not a distribution family", s);
 }
 
 static int mix_k(qc_fit_family f)

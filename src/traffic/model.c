@@ -830,7 +830,7 @@ static int read_dist(const rd *r, const json_t *o, const char *path, qc_fit_dist
     if (rc)
         return rc;
     qc_fit_family f;
-    if (!json_is_string(fam) || qc_fit_family_parse(json_string_value(fam), &f) != 0 ||
+    if (!json_is_string(fam) || qc_fit_family_parse(json_string_value(fam), &f, NULL) != 0 ||
         f == QC_FIT_EMPIRICAL)
         return bad(r, p, "not a family name (exp, gamma, lognormal, weibull, pareto, lnmix2, "
                          "lnmix3, expmix2, expmix3, gpd)");
