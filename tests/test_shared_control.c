@@ -345,6 +345,7 @@ static void test_aimd_sim_and_limiter(void **state)
     assert_int_equal(qc_lim_aimd_init(&sim.u.aimd, &ap, &err), 0);
 
     int moved_up = 0, moved_down = 0, held = 0;
+    double ref = 20; /* AIMDLimit's rule read literally (qctl/aimd.h) */
     for (size_t i = 0; i < n; i++) {
         qc_limiter_token tok[64];
         unsigned got = 0;
@@ -365,6 +366,12 @@ static void test_aimd_sim_and_limiter(void **state)
         qc_lim_act act;
         assert_int_equal(qc_lim_conc_step(&sim, &s, &act), 0);
         assert_true(act.limit == st.limit);
+        if (seq[i].dropped || seq[i].rtt > 5)
+            ref = ref * 0.9;
+        else if (got * 2 >= ref)
+            ref = ref + 1;
+        ref = ref < 2 ? 2 : ref > 30 ? 30 : ref;
+        assert_true(fabs(act.limit - ref) <= 1e-12 * ref);
         assert_int_equal((uint32_t)floor(act.limit), st.gate);
         moved_up += act.limit > before;
         moved_down += act.limit < before;
