@@ -82,7 +82,21 @@ static int parse_dist(const char *flag, const char *s, qc_dist *d)
     return 0;
 }
 
-static int write_series(const char *path, const qc_mu_run_result *r)
+/* A number, or an empty field when there is none (never "nan"). */
+static void put_num(FILE *fp, double v, const char *sep)
+{
+    if (isfinite(v))
+        fprintf(fp, "%.10g%s", v, sep);
+    else
+        fputs(sep, fp);
+}
+
+/* One row per sample instant k = 0 .. n (qctl/maxusers.h): maxusers is
+ * u(k), set at `time` and in force over (time, time + interval]; the
+ * measurements are y(k), taken at `time` (RIS averaged over the interval
+ * that ends there). So row k's RIS answers row k-1's MaxUsers, which is
+ * the pairing y(k+1) = a y(k) + b u(k) that `qctl sysid` fits. */
+static int write_series(const char *path, const qc_mu_run_params *p, const qc_mu_run_result *r)
 {
     qc_err err = {0};
     qc_ofile f;
@@ -90,13 +104,31 @@ static int write_series(const char *path, const qc_mu_run_result *r)
         cli_error("%s", err.msg);
         return QC_EXIT_FAIL;
     }
+    fprintf(f.fp, "# qctl sim maxusers: one row per sample instant k (time = k x %g s). maxusers is "
+                  "u(k), set at time and in force until time + %g; the other columns are "
+                  "measured at time (RIS, throughput and response over the interval ending "
+                  "there).\n",
+            p->plant.interval, p->plant.interval);
+    fprintf(f.fp, "# ris_logged_bound=%.10g (threads / mean service x interval / 2: the most the "
+                  "logged RIS can read)\n",
+            r->logged_bound);
     fprintf(f.fp, "time,reference,maxusers,ris,ris_now,ris_logged,throughput,response,"
                   "connected,waiting\n");
-    for (size_t k = 0; k < r->n; k++) {
-        const qc_maxusers_sample *s = &r->samples[k];
-        fprintf(f.fp, "%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g\n", s->t,
-                r->reference[k], s->maxusers, s->ris, s->ris_now, s->ris_logged, s->throughput,
-                s->response, s->connected, s->waiting);
+    double dt = p->plant.interval;
+    for (size_t k = 0; k <= r->n; k++) {
+        const qc_maxusers_sample *y = k ? &r->samples[k - 1] : &r->initial;
+        double u = k < r->n ? r->samples[k].maxusers : r->u_next;
+        double ref = p->closed_loop ? qc_sched_at(p->ref, p->nref, (double)k * dt) : NAN;
+        fprintf(f.fp, "%.10g,", (double)k * dt);
+        put_num(f.fp, ref, ",");
+        put_num(f.fp, u, ",");
+        put_num(f.fp, y->ris, ",");
+        put_num(f.fp, y->ris_now, ",");
+        put_num(f.fp, y->ris_logged, ",");
+        put_num(f.fp, y->throughput, ",");
+        put_num(f.fp, y->completed ? y->response : NAN, ",");
+        put_num(f.fp, y->connected, ",");
+        put_num(f.fp, y->waiting, "\n");
     }
     if (qc_ofile_commit(&f, &err) != 0) {
         cli_error("%s", err.msg);
@@ -105,7 +137,7 @@ static int write_series(const char *path, const qc_mu_run_result *r)
     return 0;
 }
 
-static int write_plots(const char *dir, const qc_mu_run_result *r, int closed)
+static int write_plots(const char *dir, const qc_mu_run_params *p, const qc_mu_run_result *r)
 {
     qc_err err = {0};
     if (!qc_plot_available()) {
@@ -121,7 +153,7 @@ static int write_plots(const char *dir, const qc_mu_run_result *r, int closed)
     int rc = path && body ? 0 : QC_EXIT_FAIL;
     if (rc == 0) {
         snprintf(path, n, "%s/maxusers.csv", dir);
-        rc = write_series(path, r);
+        rc = write_series(path, p, r);
     }
     if (rc == 0) {
         snprintf(body, 2 * n + 1024,
@@ -129,7 +161,7 @@ static int write_plots(const char *dir, const qc_mu_run_result *r, int closed)
                  "set ylabel 'RPCs in server (RIS)'\n"
                  "plot '%s' every ::1 using 1:4 with lines lw 1.5 title 'RIS (true)', "
                  "'' every ::1 using 1:6 with lines lw 1 dt 2 title 'RIS (logged)'%s",
-                 path, closed ? ", '' every ::1 using 1:2 with steps lw 2 lc rgb 'black' title 'reference'" : "");
+                 path, p->closed_loop ? ", '' every ::1 using 1:2 with steps lw 2 lc rgb 'black' title 'reference'" : "");
         if (qc_plot(dir, "ris", body, &err) != 0) {
             cli_error("%s", err.msg);
             rc = QC_EXIT_FAIL;
@@ -433,13 +465,13 @@ int cmd_sim_maxusers(int argc, char **argv)
                100 * res.frac_saturated, res.throughput, res.response_mean, res.response_p95);
     }
     if (rc == 0 && series)
-        rc = write_series(series, &res);
+        rc = write_series(series, &p, &res);
     if (rc == 0 && plot)
-        rc = write_plots(plot, &res, p.closed_loop);
+        rc = write_plots(plot, &p, &res);
     if (rc == 0 && report) {
         static const char *const names[] = {"ris", "maxusers"};
         if (qc_plot_available())
-            rc = write_plots(report, &res, p.closed_loop);
+            rc = write_plots(report, &p, &res);
         json_t *js = summary(&p, &res, ctl);
         if (rc == 0)
             rc = cli_report_write(report, "sim maxusers", argc, argv, js, names, 2);
