@@ -163,7 +163,8 @@ typedef struct qc_mu_step_metrics {
                               average of true RIS stays within r(1 +- band)
                               (for 5 samples at least); NAN if it never does */
     double overshoot;      /* % of the step size that the 5-sample moving
-                              average goes beyond r (>= 0) */
+                              average goes beyond r (>= 0); NAN when the
+                              step is smaller than the band (no step) */
     double sse;            /* (mean RIS over the last half - r) / r */
 } qc_mu_step_metrics;
 

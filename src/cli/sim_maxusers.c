@@ -12,6 +12,7 @@
 #include "qctl/arx.h"
 #include "qctl/maxusers.h"
 #include "qctl/output.h"
+#include "qctl/stats.h"
 #include "report_cli.h"
 
 static const char usage[] =
@@ -54,6 +55,9 @@ static const char usage[] =
     "                       so that steps start from a steady state (default 0)\n"
     "  --band F             settling band, fraction of the reference (default 0.1)\n"
     "  --seed S             (default 1)\n"
+    "  --reps R             independent replications (default 1); the summary gives\n"
+    "                       means with t confidence intervals over them\n"
+    "  --confidence L       confidence level of the intervals (default 0.95)\n"
     "  --json               print the summary as JSON\n"
     "  --series FILE        per interval: time,reference,maxusers,ris,ris_now,\n"
     "                       ris_logged,throughput,response,connected,waiting\n"
@@ -184,7 +188,80 @@ static int write_plots(const char *dir, const qc_mu_run_params *p, const qc_mu_r
     return rc;
 }
 
-static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r, const char *ctl)
+/* Step metrics and saturation over replications: the result of rep 0
+ * (series, plots) plus, per step, the values of every replication. */
+typedef struct reps_stats {
+    unsigned reps;
+    double level;
+    size_t nsteps;
+    double *settling, *overshoot, *sse; /* [step * reps + rep] */
+    double *sat, *held;                 /* [rep] */
+    double bound;                       /* logged sensor's reach */
+    double ref_m[64];                   /* references mapped into the sensor */
+    int unreachable[64];
+} reps_stats;
+
+/* Finite values of x[0..n) into buf; their count. */
+static size_t finite_of(const double *x, size_t n, double *buf)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i]))
+            buf[k++] = x[i];
+    return k;
+}
+
+/* {"mean","half_width","lo","hi","n"} of the finite values, or null. */
+static json_t *ci_json(const double *x, size_t n, double level)
+{
+    double buf[4096];
+    size_t k = finite_of(x, n < 4096 ? n : 4096, buf);
+    if (k == 0)
+        return json_null();
+    qc_ci ci;
+    if (qc_ci_t(buf, k, level, &ci, NULL) != 0)
+        return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "mean", json_real(ci.mean));
+    json_object_set_new(o, "half_width", qc_json_real_new(ci.half));
+    json_object_set_new(o, "lo", qc_json_real_new(ci.lo));
+    json_object_set_new(o, "hi", qc_json_real_new(ci.hi));
+    json_object_set_new(o, "n", json_integer((json_int_t)k));
+    return o;
+}
+
+/* "m" or "m +- h" of the finite values into out (scaled by f); the count. */
+static size_t ci_text(const double *x, size_t n, double level, double f, const char *fmt,
+                      char *out, size_t len)
+{
+    double buf[4096];
+    size_t k = finite_of(x, n < 4096 ? n : 4096, buf);
+    qc_ci ci;
+    if (k == 0 || qc_ci_t(buf, k, level, &ci, NULL) != 0) {
+        snprintf(out, len, "-");
+        return 0;
+    }
+    char m[64], h[64];
+    snprintf(m, sizeof m, fmt, f * ci.mean);
+    if (k >= 2 && isfinite(ci.half)) {
+        snprintf(h, sizeof h, fmt, f * ci.half);
+        snprintf(out, len, "%s +- %s", m, h);
+    } else {
+        snprintf(out, len, "%s", m);
+    }
+    return k;
+}
+
+static size_t count_finite(const double *x, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += isfinite(x[i]) != 0;
+    return k;
+}
+
+static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r,
+                       const reps_stats *st, const char *ctl)
 {
     json_t *root = json_object();
     json_object_set_new(root, "command", json_string("sim maxusers"));
@@ -195,26 +272,62 @@ static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r, con
         json_object_set_new(run, "kp", json_real(p->pi.kp));
         json_object_set_new(run, "sensor",
                             json_string(p->sensor == QC_SENSOR_LOGGED ? "logged" : "true"));
+        json_object_set_new(run, "sensor_gain", json_real(p->sensor_gain > 0 ? p->sensor_gain : 1));
+        json_object_set_new(run, "sensor_offset", json_real(p->sensor_offset));
     }
     json_object_set_new(run, "population", json_integer(p->plant.population));
     json_object_set_new(run, "interval", json_real(p->plant.interval));
     json_object_set_new(run, "intervals", json_integer((json_int_t)r->n));
     json_object_set_new(run, "seed", json_integer((json_int_t)p->plant.seed));
+    json_object_set_new(run, "reps", json_integer((json_int_t)st->reps));
+    json_object_set_new(run, "confidence", json_real(st->level));
+    json_object_set_new(run, "band", json_real(p->band > 0 ? p->band : 0.1));
+    json_object_set_new(run, "logged_ris_bound", qc_json_real_new(st->bound));
     json_object_set_new(root, "run", run);
     json_t *steps = json_array();
-    for (size_t i = 0; i < r->nsteps; i++) {
+    const unsigned R = st->reps;
+    for (size_t i = 0; i < st->nsteps; i++) {
         const qc_mu_step_metrics *m = &r->steps[i];
+        const double *se = st->settling + i * R, *ov = st->overshoot + i * R,
+                     *ss = st->sse + i * R;
+        size_t settled = count_finite(se, R);
         json_t *o = json_object();
         json_object_set_new(o, "t_start", json_real(m->t_start));
         json_object_set_new(o, "reference", json_real(m->r));
-        json_object_set_new(o, "settling_time", qc_json_real_new(m->settling));
-        json_object_set_new(o, "overshoot_percent", qc_json_real_new(m->overshoot));
-        json_object_set_new(o, "steady_state_error", qc_json_real_new(m->sse));
+        if (p->closed_loop) {
+            json_object_set_new(o, "reference_measured", json_real(st->ref_m[i]));
+            json_object_set_new(o, "reachable", json_boolean(!st->unreachable[i]));
+        }
+        json_object_set_new(o, "settled_reps", json_integer((json_int_t)settled));
+        /* the mean settling time only when every replication settled */
+        json_t *sci = ci_json(se, R, st->level);
+        json_object_set_new(o, "settling_time",
+                            settled == R && json_is_object(sci)
+                                ? json_real(json_number_value(json_object_get(sci, "mean")))
+                                : json_null());
+        json_object_set_new(o, "settling_time_ci", settled == R ? sci : (json_decref(sci), json_null()));
+        json_t *oci = ci_json(ov, R, st->level);
+        json_object_set_new(o, "overshoot_percent",
+                            json_is_object(oci) ? json_real(json_number_value(json_object_get(oci, "mean")))
+                                                : json_null());
+        json_object_set_new(o, "overshoot_percent_ci", oci);
+        json_t *eci = ci_json(ss, R, st->level);
+        json_object_set_new(o, "steady_state_error",
+                            json_is_object(eci) ? json_real(json_number_value(json_object_get(eci, "mean")))
+                                                : json_null());
+        json_object_set_new(o, "steady_state_error_ci", eci);
         json_array_append_new(steps, o);
     }
     json_object_set_new(root, "steps", steps);
     json_t *s = json_object();
-    json_object_set_new(s, "fraction_saturated", json_real(r->frac_saturated));
+    json_t *sat = ci_json(st->sat, R, st->level);
+    json_object_set_new(s, "fraction_saturated",
+                        json_real(json_number_value(json_object_get(sat, "mean"))));
+    json_object_set_new(s, "fraction_saturated_ci", sat);
+    json_t *hl = ci_json(st->held, R, st->level);
+    json_object_set_new(s, "fraction_held",
+                        json_real(json_number_value(json_object_get(hl, "mean"))));
+    json_object_set_new(s, "fraction_held_ci", hl);
     json_object_set_new(s, "throughput", qc_json_real_new(r->throughput));
     json_object_set_new(s, "response_mean", qc_json_real_new(r->response_mean));
     json_object_set_new(s, "response_p95", qc_json_real_new(r->response_p95));
@@ -234,7 +347,7 @@ int cmd_sim_maxusers(int argc, char **argv)
 {
     enum { O_POP = 256, O_THR, O_DISC, O_THINK, O_SVC, O_SESS, O_OFF, O_RETRY, O_INT, O_UMAX,
            O_CTL, O_KI, O_KP, O_AW, O_KAW, O_SENS, O_SGAIN, O_SMODEL, O_REF, O_MU, O_EXC, O_AMP, O_HOLD,
-           O_DUR, O_WARM, O_BAND, O_SEED, O_JSON, O_SER, O_PLOT, O_REPORT, O_QUIET, O_HELP };
+           O_DUR, O_WARM, O_BAND, O_SEED, O_REPS, O_CONF, O_JSON, O_SER, O_PLOT, O_REPORT, O_QUIET, O_HELP };
     static const struct option longopts[] = {
         {"population", required_argument, 0, O_POP}, {"threads", required_argument, 0, O_THR},
         {"discipline", required_argument, 0, O_DISC}, {"think", required_argument, 0, O_THINK},
@@ -248,7 +361,8 @@ int cmd_sim_maxusers(int argc, char **argv)
         {"maxusers", required_argument, 0, O_MU},    {"excite", required_argument, 0, O_EXC},
         {"amplitude", required_argument, 0, O_AMP},  {"hold", required_argument, 0, O_HOLD},
         {"duration", required_argument, 0, O_DUR},  {"warmup", required_argument, 0, O_WARM},
-        {"band", required_argument, 0, O_BAND},  {"seed", required_argument, 0, O_SEED},
+        {"band", required_argument, 0, O_BAND},
+        {"reps", required_argument, 0, O_REPS},  {"confidence", required_argument, 0, O_CONF},  {"seed", required_argument, 0, O_SEED},
         {"json", no_argument, 0, O_JSON},            {"series", required_argument, 0, O_SER},
         {"plot", required_argument, 0, O_PLOT},      {"quiet", no_argument, 0, O_QUIET},
         {"report", required_argument, 0, O_REPORT},
@@ -262,6 +376,9 @@ int cmd_sim_maxusers(int argc, char **argv)
     double ki = 0.1, kp = 0, kaw = 1, umax = -1;
     qc_antiwindup aw = QC_AW_CONDITIONAL;
     int json = 0, rc = 0;
+    unsigned reps = 1;
+    double level = 0.95;
+    int have_affine = 0;
     p.duration = 14400;
     p.excite_amp = 50;
     p.excite_hold = 1;
@@ -328,11 +445,19 @@ int cmd_sim_maxusers(int argc, char **argv)
                 cli_error("--sensor-model: %s has no sensor block", optarg);
                 return QC_EXIT_USAGE;
             }
+            if (sys.has_affine) {
+                /* the affine map identified around the reference */
+                p.sensor_gain = sys.affine.gain;
+                p.sensor_offset = sys.affine.offset;
+                have_affine = 1;
+                break;
+            }
             double g = qc_arx_dc_gain(&sys.sensor);
             if (!(g > 0) || !isfinite(g)) {
                 cli_error("--sensor-model: sensor DC gain %g is not positive and finite", g);
                 return QC_EXIT_USAGE;
             }
+            /* tangent at the identification's operating point */
             p.sensor_gain = g;
             p.sensor_offset = sys.sensor.y0 - g * sys.sensor.u0;
             break;
@@ -363,6 +488,18 @@ int cmd_sim_maxusers(int argc, char **argv)
             }
             break;
         case O_SEED: rc = cli_u64("--seed", optarg, &p.plant.seed); break;
+        case O_REPS:
+            if ((rc = cli_uint("--reps", optarg, &reps)) == 0 && (reps < 1 || reps > 1000)) {
+                cli_error("--reps: %s is not in 1..1000", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_CONF:
+            if ((rc = cli_double("--confidence", optarg, &level)) == 0 && !(level > 0 && level < 1)) {
+                cli_error("--confidence: %s is not in (0, 1)", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
         case O_JSON: json = 1; break;
         case O_SER: series = optarg; break;
         case O_PLOT: plot = optarg; break;
@@ -434,35 +571,113 @@ int cmd_sim_maxusers(int argc, char **argv)
     p.input = mus;
     p.ninput = nmu;
     p.pi = (qc_pi_params){kp, ki, 0, top, mus[0].v < top ? mus[0].v : top, aw, kaw};
+    reps_stats st;
+    memset(&st, 0, sizeof st);
+    st.reps = reps;
+    st.level = level;
+    st.bound = qc_mu_logged_bound(&p.plant);
+    double sg = p.sensor_gain > 0 ? p.sensor_gain : 1;
+    for (size_t i = 0; i < nref && p.closed_loop && rc == 0; i++) {
+        st.ref_m[i] = p.sensor_offset + sg * refs[i].v;
+        if (p.sensor == QC_SENSOR_LOGGED && !(st.ref_m[i] < st.bound)) {
+            st.unreachable[i] = 1;
+            fprintf(stderr,
+                    "qctl: warning: --reference %g is %g on the logged sensor, which cannot read "
+                    "more than %g (threads / mean service x interval / 2): unreachable; the "
+                    "controller will wind MaxUsers up to its limit\n",
+                    refs[i].v, st.ref_m[i], st.bound);
+        }
+    }
+    (void)have_affine;
     qc_mu_run_result res;
+    memset(&res, 0, sizeof res);
     qc_err err = {0};
-    if (rc == 0 && (rc = qc_mu_run(&p, &res, &err)) != 0) {
-        cli_error("sim maxusers: %s", err.msg);
-        rc = cli_exit_code(rc);
+    st.settling = malloc((nref + 1) * reps * sizeof(double));
+    st.overshoot = malloc((nref + 1) * reps * sizeof(double));
+    st.sse = malloc((nref + 1) * reps * sizeof(double));
+    st.sat = malloc(reps * sizeof(double));
+    st.held = malloc(reps * sizeof(double));
+    if (rc == 0 && (!st.settling || !st.overshoot || !st.sse || !st.sat || !st.held)) {
+        cli_error("out of memory");
+        rc = QC_EXIT_FAIL;
+    }
+    for (unsigned k = 0; k < reps && rc == 0; k++) {
+        qc_mu_run_params pk = p;
+        pk.plant.rep = k;
+        qc_mu_run_result rk;
+        if ((rc = qc_mu_run(&pk, &rk, &err)) != 0) {
+            cli_error("sim maxusers: replication %u: %s", k, err.msg);
+            rc = cli_exit_code(rc);
+            break;
+        }
+        st.nsteps = rk.nsteps;
+        for (size_t i = 0; i < rk.nsteps; i++) {
+            st.settling[i * reps + k] = rk.steps[i].settling;
+            st.overshoot[i * reps + k] = rk.steps[i].overshoot;
+            st.sse[i * reps + k] = rk.steps[i].sse;
+        }
+        st.sat[k] = rk.frac_saturated;
+        st.held[k] = rk.frac_held;
+        if (k == 0)
+            res = rk;
+        else
+            qc_mu_run_result_free(&rk);
     }
     for (int i = 0; i < 5; i++)
         qc_dist_free(&d[i]);
-    if (rc != 0)
+    if (rc != 0) {
+        qc_mu_run_result_free(&res);
+        free(st.settling);
+        free(st.overshoot);
+        free(st.sse);
+        free(st.sat);
+        free(st.held);
         return rc;
+    }
     if (json) {
-        json_t *js = summary(&p, &res, ctl);
+        json_t *js = summary(&p, &res, &st, ctl);
         if (qc_json_write(js, NULL, &err) != 0) {
             cli_error("%s", err.msg);
             rc = QC_EXIT_FAIL;
         }
         json_decref(js);
     } else {
-        printf("MaxUsers server: %u users, %u threads, interval %g s, %s control\n",
-               p.plant.population, p.plant.threads, p.plant.interval, ctl);
-        for (size_t i = 0; i < res.nsteps; i++) {
+        printf("MaxUsers server: %u users, %u threads, interval %g s, %s control", p.plant.population,
+               p.plant.threads, p.plant.interval, ctl);
+        if (reps > 1)
+            printf(", %u replications (+- %g%% confidence half-widths)", reps, 100 * level);
+        printf("\n");
+        for (size_t i = 0; i < st.nsteps; i++) {
             const qc_mu_step_metrics *m = &res.steps[i];
-            printf("  step to %-8g at t=%-8g settling %-8.4g s  overshoot %5.1f%%  "
-                   "steady-state error %+.2f%%\n",
-                   m->r, m->t_start, m->settling, m->overshoot, 100 * m->sse);
+            const double *se = st.settling + i * reps, *ov = st.overshoot + i * reps,
+                         *ss = st.sse + i * reps;
+            char a[128], b[128], e3[128];
+            size_t settled = ci_text(se, reps, level, 1, "%.4g", a, sizeof a);
+            ci_text(ov, reps, level, 1, "%.1f", b, sizeof b);
+            ci_text(ss, reps, level, 100, "%+.2f", e3, sizeof e3);
+            printf("  step to %-8g at t=%-8g ", m->r, m->t_start);
+            if (settled == reps)
+                printf("settling %s s", a);
+            else if (settled == 0)
+                printf("never settles (not within %g%% of the reference to the end)",
+                       100 * (p.band > 0 ? p.band : 0.1));
+            else
+                printf("settles in %zu of %u replications (%s s when it does)", settled, reps, a);
+            if (count_finite(ov, reps) > 0)
+                printf("  overshoot %s%%", b);
+            else
+                printf("  overshoot: no step (starts at the reference)");
+            printf("  steady-state error %s%%", e3);
+            if (p.closed_loop && st.unreachable[i])
+                printf("  UNREACHABLE on the logged sensor (%g > %g)", st.ref_m[i], st.bound);
+            printf("\n");
         }
-        printf("  saturated %.1f%% of intervals; throughput %.4g RPC/s; response mean %.4g s, "
-               "p95 %.4g s\n",
-               100 * res.frac_saturated, res.throughput, res.response_mean, res.response_p95);
+        char a[128], b[128];
+        ci_text(st.sat, reps, level, 100, "%.1f", a, sizeof a);
+        ci_text(st.held, reps, level, 100, "%.1f", b, sizeof b);
+        printf("  MaxUsers saturated %s%% of intervals, held by the demand hold %s%%; "
+               "throughput %.4g RPC/s; response mean %.4g s, p95 %.4g s\n",
+               a, b, res.throughput, res.response_mean, res.response_p95);
     }
     if (rc == 0 && series)
         rc = write_series(series, &p, &res);
@@ -472,11 +687,16 @@ int cmd_sim_maxusers(int argc, char **argv)
         static const char *const names[] = {"ris", "maxusers"};
         if (qc_plot_available())
             rc = write_plots(report, &p, &res);
-        json_t *js = summary(&p, &res, ctl);
+        json_t *js = summary(&p, &res, &st, ctl);
         if (rc == 0)
             rc = cli_report_write(report, "sim maxusers", argc, argv, js, names, 2);
         json_decref(js);
     }
     qc_mu_run_result_free(&res);
+    free(st.settling);
+    free(st.overshoot);
+    free(st.sse);
+    free(st.sat);
+    free(st.held);
     return rc;
 }

@@ -121,7 +121,9 @@ static void segment_metrics(const qc_mu_run_result *res, size_t a, size_t b, dou
         m->settling = s[last_out + 1].t - m->t_start;
     else
         m->settling = NAN;
-    m->overshoot = fabs(step) > 0 ? 100 * worst / fabs(step) : 0;
+    /* a step smaller than the band is no step: its overshoot in % of the
+     * step would be noise over a tiny number */
+    m->overshoot = fabs(step) > band * fabs(r) ? 100 * worst / fabs(step) : NAN;
     size_t h = a + (b - a) / 2;
     double sum = 0;
     for (size_t k = h; k < b; k++)
