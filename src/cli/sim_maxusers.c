@@ -40,15 +40,23 @@ static const char usage[] =
     "  --antiwindup A       none, conditional (default) or backcalc\n"
     "  --kaw K              back-calculation gain (default 1)\n"
     "  --sensor S           true (default) or logged RIS for the controller\n"
-    "  --sensor-gain G      scale the reference into the sensor's units (default 1)\n"
-    "  --sensor-model FILE  map the reference through the sensor block of a model\n"
-    "                       from 'qctl sysid' (r_m = ym0 + G (r - y0), G its DC gain)\n"
+    "  --sensor-gain G      map the reference into the sensor's units as\n"
+    "  --sensor-offset C    r_m = C + G r (default 1 and 0: the sensor reads y)\n"
+    "  --sensor-model FILE  take C and G from the sensor block of a model from\n"
+    "                       'qctl sysid': its affine map (sysid --sensor-at R, the\n"
+    "                       map around the reference), else the tangent at the\n"
+    "                       identification's mean (ym0 + G (r - y0), G its DC gain).\n"
+    "                       A reference that maps above what the logged sensor can\n"
+    "                       read (threads / mean service x interval / 2) is flagged\n"
     "  --reference SCHED    RIS reference: V or V@T,V@T,... (default 325)\n"
     "  --maxusers SCHED     MaxUsers: the schedule (open) or the start (closed;\n"
     "                       default 375)\n"
     "  --excite E           open loop: prbs, uniform or steps around --maxusers\n"
     "  --amplitude A        excitation amplitude (default 50)\n"
-    "  --hold H             intervals between excitation changes (default 1)\n"
+    "  --hold H             intervals between excitation changes (default 3). Rule:\n"
+    "                       at least the plant's time constant in intervals,\n"
+    "                       -1 / ln a of a first fit (a = 0.66: 2.4 for the default\n"
+    "                       plant), so each level shows the static gain\n"
     "Run and output:\n"
     "  --duration T         simulated time (default 14400)\n"
     "  --warmup T           first run open loop at --maxusers for T (not recorded),\n"
@@ -59,8 +67,13 @@ static const char usage[] =
     "                       means with t confidence intervals over them\n"
     "  --confidence L       confidence level of the intervals (default 0.95)\n"
     "  --json               print the summary as JSON\n"
-    "  --series FILE        per interval: time,reference,maxusers,ris,ris_now,\n"
-    "                       ris_logged,throughput,response,connected,waiting\n"
+    "  --series FILE        one row per sample instant k (time = k interval):\n"
+    "                       time,reference,maxusers,ris,ris_now,ris_logged,\n"
+    "                       throughput,response,connected,waiting; maxusers is\n"
+    "                       u(k), set at time and in force until the next row,\n"
+    "                       the rest y(k), measured at time (over the interval\n"
+    "                       ending there); '#' comment lines state it and the\n"
+    "                       logged sensor's bound (ris_logged_bound=V)\n"
     "  --plot DIR           RIS and reference, and MaxUsers, over time\n"
     "  --report DIR         write DIR/index.html: parameters, summary tables and the\n"
     "                       plots of --plot, in one self-contained page\n"
@@ -244,7 +257,11 @@ static size_t ci_text(const double *x, size_t n, double level, double f, const c
     char m[64], h[64];
     snprintf(m, sizeof m, fmt, f * ci.mean);
     if (k >= 2 && isfinite(ci.half)) {
-        snprintf(h, sizeof h, fmt, f * ci.half);
+        char hf[16];
+        snprintf(hf, sizeof hf, "%s", fmt);
+        if (hf[1] == '+') /* a half-width has no sign */
+            memmove(hf + 1, hf + 2, strlen(hf + 2) + 1);
+        snprintf(h, sizeof h, hf, f * ci.half);
         snprintf(out, len, "%s +- %s", m, h);
     } else {
         snprintf(out, len, "%s", m);
@@ -346,7 +363,7 @@ static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r,
 int cmd_sim_maxusers(int argc, char **argv)
 {
     enum { O_POP = 256, O_THR, O_DISC, O_THINK, O_SVC, O_SESS, O_OFF, O_RETRY, O_INT, O_UMAX,
-           O_CTL, O_KI, O_KP, O_AW, O_KAW, O_SENS, O_SGAIN, O_SMODEL, O_REF, O_MU, O_EXC, O_AMP, O_HOLD,
+           O_CTL, O_KI, O_KP, O_AW, O_KAW, O_SENS, O_SGAIN, O_SOFF, O_SMODEL, O_REF, O_MU, O_EXC, O_AMP, O_HOLD,
            O_DUR, O_WARM, O_BAND, O_SEED, O_REPS, O_CONF, O_JSON, O_SER, O_PLOT, O_REPORT, O_QUIET, O_HELP };
     static const struct option longopts[] = {
         {"population", required_argument, 0, O_POP}, {"threads", required_argument, 0, O_THR},
@@ -357,7 +374,7 @@ int cmd_sim_maxusers(int argc, char **argv)
         {"controller", required_argument, 0, O_CTL}, {"ki", required_argument, 0, O_KI},
         {"kp", required_argument, 0, O_KP},          {"antiwindup", required_argument, 0, O_AW},
         {"kaw", required_argument, 0, O_KAW},        {"sensor", required_argument, 0, O_SENS},
-        {"sensor-gain", required_argument, 0, O_SGAIN}, {"sensor-model", required_argument, 0, O_SMODEL}, {"reference", required_argument, 0, O_REF},
+        {"sensor-gain", required_argument, 0, O_SGAIN}, {"sensor-offset", required_argument, 0, O_SOFF}, {"sensor-model", required_argument, 0, O_SMODEL}, {"reference", required_argument, 0, O_REF},
         {"maxusers", required_argument, 0, O_MU},    {"excite", required_argument, 0, O_EXC},
         {"amplitude", required_argument, 0, O_AMP},  {"hold", required_argument, 0, O_HOLD},
         {"duration", required_argument, 0, O_DUR},  {"warmup", required_argument, 0, O_WARM},
@@ -381,7 +398,7 @@ int cmd_sim_maxusers(int argc, char **argv)
     int have_affine = 0;
     p.duration = 14400;
     p.excite_amp = 50;
-    p.excite_hold = 1;
+    p.excite_hold = 3;
     p.sensor_gain = 1;
     opterr = 0;
     optind = 1;
@@ -434,6 +451,7 @@ int cmd_sim_maxusers(int argc, char **argv)
             }
             break;
         case O_SGAIN: rc = cli_double("--sensor-gain", optarg, &p.sensor_gain); break;
+        case O_SOFF: rc = cli_double("--sensor-offset", optarg, &p.sensor_offset); break;
         case O_SMODEL: {
             qc_arx_system sys;
             qc_err e = {0};
@@ -584,7 +602,8 @@ int cmd_sim_maxusers(int argc, char **argv)
             fprintf(stderr,
                     "qctl: warning: --reference %g is %g on the logged sensor, which cannot read "
                     "more than %g (threads / mean service x interval / 2): unreachable; the "
-                    "controller will wind MaxUsers up to its limit\n",
+                    "controller will raise MaxUsers until it no longer binds, and the true RIS "
+                    "will be far above the reference\n",
                     refs[i].v, st.ref_m[i], st.bound);
         }
     }
