@@ -24,7 +24,7 @@ wilson() { # successes trials -> "p [lo, hi]"
         printf "%.3f [%.3f, %.3f]", p, c - h, c + h }'
 }
 lower() { wilson "$1" "$2" | sed 's/.*\[\([0-9.]*\),.*/\1/'; }
-ok=0 cover=0 comp=0 ncomp=0 gmin=9 gmax=0 rmin=9 rmax=0
+ok=0 cover=0 comp=0 ncomp=0 gmin=9 gmax=0 rmin=9 rmax=0 ok_i=0 cov_i=0
 seed=2
 while [ "$seed" -le $((N + 1)) ]; do
     "$QCTL" sim maxusers --controller open --maxusers 375 --excite prbs --amplitude 50 --hold 3 \
