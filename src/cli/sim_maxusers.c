@@ -695,8 +695,13 @@ int cmd_sim_maxusers(int argc, char **argv)
         ci_text(st.sat, reps, level, 100, "%.1f", a, sizeof a);
         ci_text(st.held, reps, level, 100, "%.1f", b, sizeof b);
         printf("  MaxUsers saturated %s%% of intervals, held by the demand hold %s%%; "
-               "throughput %.4g RPC/s; response mean %.4g s, p95 %.4g s\n",
-               a, b, res.throughput, res.response_mean, res.response_p95);
+               "throughput %.4g RPC/s; ",
+               a, b, res.throughput);
+        if (isfinite(res.response_mean) && isfinite(res.response_p95))
+            printf("response mean %.4g s, p95 %.4g s", res.response_mean, res.response_p95);
+        else
+            printf("no RPC completed: no response time");
+        printf("%s\n", reps > 1 ? " (throughput and response: first replication)" : "");
     }
     if (rc == 0 && series)
         rc = write_series(series, &p, &res);
