@@ -307,6 +307,16 @@ static void print_charpoly(const loop *L)
     printf("\n");
 }
 
+/* A number in a table column, or a word when there is none. */
+static const char *num_or(char *buf, size_t n, double v, const char *none)
+{
+    if (isfinite(v))
+        snprintf(buf, n, "%.4g", v);
+    else
+        snprintf(buf, n, "%s", none);
+    return buf;
+}
+
 static void print_design(const loop *L, const char *what, const qc_design_result *d,
                          const opts *o, double dt)
 {
@@ -326,11 +336,13 @@ static void print_design(const loop *L, const char *what, const qc_design_result
         printf("    controller zero at z = %.4g%s\n", zc,
                fabs(zc) > 1 ? ": outside the unit circle, expect an inverse response" : "");
     }
-    printf("    predicted: settling %.4g samples", d->poles.settling);
-    if (dt > 0)
+    char b1[32], b2[32], b3[32];
+    printf("    predicted: settling %s samples", num_or(b1, sizeof b1, d->poles.settling, "never"));
+    if (dt > 0 && isfinite(d->poles.settling))
         printf(" (%.4g s)", d->poles.settling * dt);
-    printf(", overshoot %.4g;  simulated step: settling %.4g, overshoot %.4g\n",
-           d->poles.overshoot, ks, mp);
+    printf(", overshoot %s;  simulated step: settling %s, overshoot %s\n",
+           num_or(b1, sizeof b1, d->poles.overshoot, "none (unstable)"),
+           num_or(b2, sizeof b2, ks, "never"), num_or(b3, sizeof b3, mp, "-"));
     if (d->poles.stable && (fabs(ks - d->poles.settling) > 0.2 * d->poles.settling ||
                             fabs(mp - d->poles.overshoot) > 0.05))
         printf("    note: the pole rules and the simulated step differ: poles close together,\n"
@@ -363,8 +375,11 @@ static void print_loop(const loop *L, const opts *o, double dt)
         const qc_design_poles *p = &L->rows[i];
         double ks, mp;
         simulate(L, p->kp, p->ki, p, o->steps, &ks, &mp);
-        printf("    %10.4g  %8.5f  %6s  %10.4g %10.4g  %10.4g %10.4g   ", p->ki, p->max_modulus,
-               p->stable ? "yes" : "no", p->settling, p->overshoot, ks, mp);
+        char b1[32], b2[32], b3[32], b4[32];
+        printf("    %10.4g  %8.5f  %6s  %10s %10s  %10s %10s   ", p->ki, p->max_modulus,
+               p->stable ? "yes" : "no", num_or(b1, sizeof b1, p->settling, "never"),
+               num_or(b2, sizeof b2, p->overshoot, "-"), num_or(b3, sizeof b3, ks, "never"),
+               num_or(b4, sizeof b4, mp, "-"));
         print_poles(p);
         printf("\n");
     }
