@@ -8,3 +8,4 @@ build=${1:-build}
 "$build/bench/bench_traffic" "${QC_BENCH_TRAFFIC_PACKETS:-10000000}"
 "$(dirname "$0")/bench_live.sh" "$build/qctl"
 "$(dirname "$0")/bench_sweep.sh" "$build/qctl"
+"$(dirname "$0")/bench_maxusers.sh" "$build/qctl"

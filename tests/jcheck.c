@@ -4,7 +4,7 @@
  *   jcheck FILE PATH OP [ARG...]
  *
  * PATH is dot-separated keys (numbers index arrays). OPs:
- *   exists | null | str S | eq X | lt X | gt X | le X | ge X
+ *   exists | null | true | false | str S | eq X | lt X | gt X | le X | ge X
  *   within A B      A <= value <= B
  *   covers X        PATH is a confidence-interval object whose
  *                   [ci_low, ci_high] contains X
@@ -57,6 +57,10 @@ int main(int argc, char **argv)
         ok = v != NULL;
     else if (strcmp(op, "null") == 0)
         ok = json_is_null(v);
+    else if (strcmp(op, "true") == 0)
+        ok = json_is_true(v);
+    else if (strcmp(op, "false") == 0)
+        ok = json_is_false(v);
     else if (strcmp(op, "str") == 0 && argc > 4)
         ok = json_is_string(v) && strcmp(json_string_value(v), argv[4]) == 0;
     else if (strcmp(op, "covers") == 0 && argc > 4) {

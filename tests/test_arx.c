@@ -207,8 +207,9 @@ static void test_interval_coverage(void **state)
     qc_err err = {0};
     qc_arx_ws *w = qc_arx_alloc(N, &err);
     assert_non_null(w);
-    int cover_a = 0, cover_b = 0;
+    int cover_a = 0, cover_b = 0, cover_g = 0;
     double bias_a = 0;
+    const double g_true = t.b[0] / (1 - t.a[0]);
     for (int rep = 0; rep < R; rep++) {
         qc_rng r;
         qc_rng_init(&r, SEED, 1000 + (uint64_t)rep);
@@ -217,6 +218,7 @@ static void test_interval_coverage(void **state)
         assert_int_equal(qc_arx_fit(w, u, y, N, &o, &res, &err), 0);
         cover_a += fabs(res.model.a[0] - t.a[0]) <= 1.96 * res.se_a[0];
         cover_b += fabs(res.model.b[0] - t.b[0]) <= 1.96 * res.se_b[0];
+        cover_g += fabs(qc_arx_dc_gain(&res.model) - g_true) <= 1.96 * qc_arx_dc_gain_se(&res);
         bias_a += res.model.a[0] - t.a[0];
     }
     qc_arx_free(w);
@@ -226,6 +228,44 @@ static void test_interval_coverage(void **state)
     /* binomial sd sqrt(R 0.95 0.05) = 4.4: 4 sd = 17.4 either side of 380 */
     assert_in_range(cover_a, 380 - 18, 380 + 18);
     assert_in_range(cover_b, 380 - 18, 380 + 18);
+    /* the static gain's delta-method interval, same bounds */
+    printf("  static gain %.4f: covered %d\n", g_true, cover_g);
+    assert_in_range(cover_g, 380 - 18, 380 + 18);
+}
+
+/* The affine sensor map: exact on an affine sensor (up to noise), and
+ * the tangent of a curved one, against closed forms. */
+static void test_affine_map(void **state)
+{
+    (void)state;
+    enum { N = 4000 };
+    static double y[N], ym[N];
+    qc_rng r;
+    qc_rng_init(&r, SEED, 77);
+    gsl_rng *g = qc_rng_gsl(&r);
+    for (size_t i = 0; i < N; i++) {
+        y[i] = 200 + 200 * gsl_rng_uniform(g);
+        ym[i] = 50 + 0.3 * y[i] + gsl_ran_gaussian(g, 2.0);
+    }
+    qc_arx_affine a;
+    qc_err err = {0};
+    assert_int_equal(qc_arx_affine_fit(y, ym, N, 300, 45, 0.3, &a, &err), 0);
+    /* about 0.45 N / 2 effective samples: se of the value < 0.15 */
+    assert_close(a.offset + a.gain * 300, 140, 0.6);
+    assert_close(a.gain, 0.3, 0);
+    assert_true(a.points > 500);
+    /* the logged-RIS curve in steady state with deterministic response
+     * times, ym = y - y^2 / 1200 (X = 10, interval 60): tangent at 250 */
+    for (size_t i = 0; i < N; i++)
+        ym[i] = y[i] - y[i] * y[i] / 1200;
+    assert_int_equal(qc_arx_affine_fit(y, ym, N, 250, 37.5, 1 - 250.0 / 600, &a, &err), 0);
+    /* bias: the curvature -1/600 times half the weighted variance of
+     * y - 250 within +-37.5 (< 37.5^2 / 6): below 0.2 */
+    assert_close(a.offset + a.gain * 250, 250 - 250.0 * 250 / 1200, 0.2);
+    /* the data do not reach 100 */
+    assert_int_equal(qc_arx_affine_fit(y, ym, N, 100, 20, 0.5, &a, &err), QC_ERANGE);
+    assert_non_null(strstr(err.msg, "do not reach"));
+    assert_int_equal(qc_arx_affine_fit(y, ym, N, 300, 0, 0.5, &a, &err), QC_EINVAL);
 }
 
 /* The chosen (na, nb, d) over independent replications. */
@@ -639,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_first_order_recovery),
         cmocka_unit_test(test_second_order_recovery),
         cmocka_unit_test(test_interval_coverage),
+        cmocka_unit_test(test_affine_map),
         cmocka_unit_test(test_order_selection),
         cmocka_unit_test(test_validation_figures),
         cmocka_unit_test(test_noiseless),

@@ -119,12 +119,47 @@ static void test_bad(void **state)
     assert_true(a.u == held);
 }
 
+/* The MaxUsers controller's demand hold: u and the integrator stay put
+ * when the limit did not bind (peak < floor(u)) and the error asks for
+ * more; in every other case it is the PI law. */
+static void test_mu_hold(void **state)
+{
+    (void)state;
+    qc_mu_ctl c;
+    qc_pi_params p = {0, 0.5, 0, 100, 50, QC_AW_CONDITIONAL, 1};
+    assert_int_equal(qc_mu_ctl_init(&c, &p, NULL), 0);
+    qc_mu_ctl_act a;
+    /* binding (peak 50 = floor(50)), e = 10: 55 */
+    assert_int_equal(qc_mu_ctl_step(&c, &(qc_mu_ctl_sense){60, 50, 50}, &a), 0);
+    assert_true(a.u == 55 && !a.held);
+    /* slack (peak 40 < 55), e = 20: held */
+    assert_int_equal(qc_mu_ctl_step(&c, &(qc_mu_ctl_sense){60, 40, 40}, &a), 0);
+    assert_true(a.u == 55 && a.held);
+    /* slack but e = -10 asks for less: the law, 50 */
+    assert_int_equal(qc_mu_ctl_step(&c, &(qc_mu_ctl_sense){60, 70, 40}, &a), 0);
+    assert_true(a.u == 50 && !a.held);
+    /* the integrator did not move while held: binding, e = 4: 52 */
+    assert_int_equal(qc_mu_ctl_step(&c, &(qc_mu_ctl_sense){60, 56, 50}, &a), 0);
+    assert_true(a.u == 52 && !a.held);
+    /* an unknown peak never holds */
+    assert_int_equal(qc_mu_ctl_step(&c, &(qc_mu_ctl_sense){60, 56, NAN}, &a), 0);
+    assert_true(a.u == 54 && !a.held);
+    /* a lost measurement keeps u */
+    assert_int_equal(qc_mu_ctl_step(&c, &(qc_mu_ctl_sense){60, NAN, 54}, &a), QC_EINVAL);
+    assert_true(a.u == 54 && !a.held);
+    /* at u_max the law saturates */
+    for (int k = 0; k < 40; k++)
+        qc_mu_ctl_step(&c, &(qc_mu_ctl_sense){60, 0, 1000}, &a);
+    assert_true(a.u == 100 && a.saturated == 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_law),
         cmocka_unit_test(test_antiwindup),
         cmocka_unit_test(test_bad),
+        cmocka_unit_test(test_mu_hold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qctl/controller.h"
 #include "qctl/design.h"
 
 #ifndef M_PI
@@ -691,6 +692,91 @@ static void test_library_step_response(void **state)
     assert_close(mp2, mp, 1e-15);
 }
 
+/* The saturation-aware prediction: with limits that never bind it is the
+ * linear loop's step response (qc_design_step_response, scaled), and its
+ * settling and overshoot are the 5-sample moving-average metrics computed
+ * here from that response; limits and the fall rate only slow it. */
+static void ma_metrics(const double *x, size_t n, double y0, double r, double band, double *ks,
+                       double *mp)
+{
+    size_t last_out = 0;
+    int out = 0;
+    double worst = 0, step = r - y0;
+    for (size_t k = 0; k < n; k++) {
+        size_t lo = k >= 4 ? k - 4 : 0;
+        double avg = 0;
+        for (size_t j = lo; j <= k; j++)
+            avg += x[j];
+        avg /= (double)(k - lo + 1);
+        double beyond = step >= 0 ? avg - r : r - avg;
+        if (beyond > worst)
+            worst = beyond;
+        if (fabs(avg - r) > band * fabs(r)) {
+            last_out = k;
+            out = 1;
+        }
+    }
+    *ks = !out ? 1 : last_out + 5 < n ? (double)last_out + 2 : NAN;
+    *mp = 100 * worst / fabs(step);
+}
+
+static void test_predict(void **state)
+{
+    (void)state;
+    enum { N = 150 };
+    const double a1[] = {0.66}, b1[] = {0.34};
+    qc_arx_model p = arx(1, 1, 0, a1, b1);
+    p.u0 = 375;
+    p.y0 = 325;
+    qc_design_ws *w = alloc_ok(&p, NULL);
+    qc_err err = {0};
+    const double kis[] = {0.1, 1, 3};
+    for (size_t i = 0; i < 3; i++) {
+        double y[N + 1];
+        qc_design_step_response(&p, NULL, 0, kis[i], N + 1, y, NULL, NULL);
+        double x[N];
+        for (size_t k = 0; k < N; k++) /* run sample k is y(k+1) */
+            x[k] = 325 + (250 - 325) * y[k + 1];
+        double ks, mp;
+        ma_metrics(x, N, 325, 250, 0.1, &ks, &mp);
+        qc_design_predict_params pp = {.kp = 0, .ki = kis[i], .u_min = -1e9, .u_max = 1e9,
+                                       .antiwindup = QC_AW_NONE, .y_start = 325, .r = 250,
+                                       .band = 0.1, .horizon = N};
+        qc_design_prediction q;
+        assert_int_equal(qc_design_predict(w, &p, &pp, &q, &err), 0);
+        printf("  K_I = %g: settling %g (independent %g), overshoot %.3f%% (%.3f%%)\n", kis[i],
+               q.settling, ks, q.overshoot, mp);
+        assert_true(q.stable);
+        assert_close(q.u_start, 375, 1e-9);
+        assert_close(q.settling, ks, 0);
+        assert_close(q.overshoot, mp, 1e-9);
+        assert_close(q.y_end, x[N - 1], 1e-9);
+        assert_close(q.frac_saturated, 0, 0);
+        /* MaxUsers cannot fall faster than 5% a sample: later, and
+         * beyond some gain the actuator sits at its limit */
+        pp.u_min = 0;
+        pp.u_max = 1000;
+        pp.fall = 0.05;
+        qc_design_prediction f;
+        assert_int_equal(qc_design_predict(w, &p, &pp, &f, &err), 0);
+        assert_true(!f.settled || f.settling >= q.settling);
+    }
+    qc_design_predict_params pp = {.kp = 0, .ki = 5, .u_min = 0, .u_max = 1000,
+                                   .antiwindup = QC_AW_NONE, .y_start = 325, .r = 250,
+                                   .band = 0.1, .horizon = N, .fall = 0.05};
+    qc_design_prediction q;
+    assert_int_equal(qc_design_predict(w, &p, &pp, &q, &err), 0);
+    assert_true(q.stable);         /* in the linear model */
+    assert_true(q.frac_saturated > 0.5); /* but a limit cycle on the limits */
+    assert_false(q.settled);
+    pp.horizon = 5;
+    assert_int_equal(qc_design_predict(w, &p, &pp, &q, &err), QC_EINVAL);
+    pp.horizon = N;
+    pp.fall = 1;
+    assert_int_equal(qc_design_predict(w, &p, &pp, &q, &err), QC_EINVAL);
+    qc_design_free(w);
+}
+
 static void test_bad_models(void **state)
 {
     (void)state;
@@ -733,6 +819,7 @@ int main(void)
         cmocka_unit_test(test_integral_design),
         cmocka_unit_test(test_step_response_matches_poles),
         cmocka_unit_test(test_library_step_response),
+        cmocka_unit_test(test_predict),
         cmocka_unit_test(test_bad_models),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

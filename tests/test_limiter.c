@@ -186,6 +186,60 @@ static void test_tick_maxusers(void **state)
     qc_limiter_free(l);
 }
 
+/* One MaxUsers controller: the same hand-written measurements through the
+ * sim path (qc_mu_ctl_step, as qc_mu_run calls it with the plant's
+ * connected peak) and the live path (the MAXUSERS limiter: the peak is
+ * what was in flight at once, y what the server observed) give the same
+ * limits, bit for bit, hold included. */
+static void test_maxusers_same_controller(void **state)
+{
+    (void)state;
+    static const double y[] = {4, 4, 6, 9, 14, 18, 25, 30, 22, 16, 12, 9, 9, 8, 7, 10, 11, 13,
+                               12, 10, 3, 2, 2, 5, 8, 40, 40, 1, 1, 12};
+    /* 1: the limit was binding (in flight reached floor(limit)); 0: slack */
+    static const int binding[] = {1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 1, 1,
+                                  0, 1, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1};
+    const size_t n = sizeof y / sizeof y[0];
+    qc_limiter_config cfg;
+    qc_limiter_config_init(&cfg, QC_LIMITER_MAXUSERS);
+    cfg.initial_limit = 12;
+    cfg.min_limit = 1;
+    cfg.max_limit = 40;
+    cfg.reference = 10;
+    cfg.ki = 0.7;
+    qc_limiter *l;
+    assert_int_equal(qc_limiter_new(&cfg, 0, &l, NULL), 0);
+    qc_mu_ctl sim;
+    qc_pi_params pp = {cfg.kp, cfg.ki, cfg.min_limit, cfg.max_limit, cfg.initial_limit,
+                       QC_AW_CONDITIONAL, 1};
+    assert_int_equal(qc_mu_ctl_init(&sim, &pp, NULL), 0);
+    int held = 0, moved = 0, at_max = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t gate = qc_limiter_limit(l);
+        uint32_t peak = binding[k] ? gate : gate / 2;
+        qc_limiter_token tok[64];
+        for (uint32_t i = 0; i < peak; i++)
+            assert_int_equal(qc_limiter_acquire(l, 0, &tok[i]), QC_LIMITER_ADMIT);
+        for (uint32_t i = 0; i < peak; i++) /* completions carry the peak */
+            qc_limiter_release(l, &tok[i], 0.001, QC_LIMITER_OK);
+        qc_limiter_observe(l, y[k]);
+        assert_int_equal(qc_limiter_tick(l, 1.0 + (double)k), 0);
+        qc_mu_ctl_sense in = {cfg.reference, y[k], (double)peak};
+        qc_mu_ctl_act act;
+        double before = sim.u;
+        assert_int_equal(qc_mu_ctl_step(&sim, &in, &act), 0);
+        assert_true(limit_of(l) == act.u); /* identical, not merely close */
+        held += act.held;
+        moved += act.u != before;
+        at_max += act.saturated != 0;
+    }
+    /* the sequence exercises the hold, the law and a limit */
+    assert_true(held >= 3);
+    assert_true(moved >= 10);
+    assert_true(at_max >= 1);
+    qc_limiter_free(l);
+}
+
 /* AIMD: +1 while in flight * 2 >= limit, x0.9 on a drop or a timeout. */
 static void test_tick_aimd(void **state)
 {
@@ -312,7 +366,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_fixed),  cmocka_unit_test(test_threads_ticking),
-        cmocka_unit_test(test_tick_maxusers),  cmocka_unit_test(test_tick_aimd),
+        cmocka_unit_test(test_tick_maxusers),  cmocka_unit_test(test_maxusers_same_controller),  cmocka_unit_test(test_tick_aimd),
         cmocka_unit_test(test_tick_gradient2), cmocka_unit_test(test_tick_vegas_envoy),
         cmocka_unit_test(test_gate),           cmocka_unit_test(test_config_errors),
     };

@@ -58,11 +58,39 @@ typedef struct qc_arx_model {
 /* The system a design works on: the plant, and optionally a sensor (an
  * ARX model whose input is the plant's true output and whose output is
  * what the controller measures, e.g. the RIS computed from a log). */
+/* The sensor's static map around one operating point, ym = offset + gain y
+ * (true y in, measured ym out), fitted by locally weighted least squares
+ * near y = at. A sensor is rarely a pure gain: the logged RIS, for one, is
+ * about 0.55 of the true RIS near 325 but not 0.55 y everywhere, so a
+ * reference is compensated as r_m = offset + gain r, which is exact at
+ * r = at and first-order accurate near it. */
+typedef struct qc_arx_affine {
+    double at;      /* the true output the map is centred on */
+    double gain;    /* d ym / d y there */
+    double offset;  /* ym at y = 0 of the tangent line */
+    double width;   /* half-width of the neighbourhood used */
+    size_t points;  /* samples in it */
+} qc_arx_affine;
+
 typedef struct qc_arx_system {
     qc_arx_model plant;
     int has_sensor;
     qc_arx_model sensor;
+    int has_affine;      /* "sensor": {"affine": {at, gain, offset, ...}} */
+    qc_arx_affine affine;
+    double sensor_max;   /* "sensor": {"max": V}: the most the sensor can
+                            read (INFINITY when not given) */
 } qc_arx_system;
+
+/* The affine map of ym on y near y = at, with slope `gain` (the sensor
+ * model's DC gain: the dynamics are in the ARX model, a regression of ym
+ * on y over transients would not give the steady-state slope): the value
+ * at `at` is the tricube-weighted mean of ym - gain (y - at) over the
+ * samples with |y - at| < width. QC_ERANGE when fewer than 10 samples fall
+ * in the neighbourhood (the data do not reach that operating point). */
+int qc_arx_affine_fit(const double *y, const double *ym, size_t n, double at, double width,
+                      double gain, qc_arx_affine *out, qc_err *err);
+json_t *qc_arx_affine_json(const qc_arx_affine *a);
 
 typedef enum qc_arx_criterion { QC_ARX_AIC = 0, QC_ARX_BIC = 1 } qc_arx_criterion;
 
@@ -143,6 +171,12 @@ void qc_arx_predict(const qc_arx_model *m, const double *u, const double *y, siz
 /* The DC gain B(1) / A(1): the change of y per unit change of u at rest.
  * Infinite when A(1) = 0 (an integrator). */
 double qc_arx_dc_gain(const qc_arx_model *m);
+
+/* Standard error of the DC gain of a fitted model, by the delta method on
+ * the coefficient covariance: grad' cov grad with dg/da_i = B(1)/A(1)^2,
+ * dg/db_j = 1/A(1). NaN when A(1) = 0. The covariance assumes white
+ * residuals; correlated residuals make it optimistic. */
+double qc_arx_dc_gain_se(const qc_arx_result *r);
 
 /* Running a model sample by sample, e.g. as a plant or a sensor in a loop.
  * The state keeps past inputs and outputs (offsets). */

@@ -75,6 +75,47 @@ int qc_pi_init(qc_pi *c, const qc_pi_params *p, qc_err *err);
  * holds the previous actuation (a lost sample) and returns QC_EINVAL. */
 int qc_pi_step(qc_pi *c, const qc_pi_sense *in, qc_pi_act *out);
 
+/* The MaxUsers controller: the PI law above on a limit u (MaxUsers, or
+ * the gate of a limiter) with a demand hold. It is the one controller
+ * `qctl sim maxusers` runs on the simulated server and the MAXUSERS
+ * limiter runs in `qctl proxy` and in a user's server.
+ *
+ * Sampled at instant k, it sees the reference r(k), the measurement y(k)
+ * and `peak`, the most users (or requests) admitted at once during
+ * (k-1, k] under the limit u(k-1) then in force. When
+ *
+ *     peak < floor(u(k-1))   and   y(k) < r(k)
+ *
+ * the limit was not binding (nobody was refused) and the error asks for
+ * a higher one: raising it would change nothing now, and the integrator
+ * would wind up above the demand (up to u_max), so that when the demand
+ * returns the limit lets a burst through and takes many intervals to come
+ * back down. The controller then holds: u(k) = u(k-1) and the integrator
+ * does not move. This is conditional integration for an actuator that the
+ * demand, not u_max, saturates. In every other case it is qc_pi_step.
+ * A NaN peak means "unknown" and never holds. */
+typedef struct qc_mu_ctl {
+    qc_pi pi;
+    double u; /* the limit in force, u(k-1) */
+} qc_mu_ctl;
+
+typedef struct qc_mu_ctl_sense {
+    double r, y;  /* reference and measurement at the instant */
+    double peak;  /* most admitted at once under the limit in force (NaN: unknown) */
+} qc_mu_ctl_sense;
+
+typedef struct qc_mu_ctl_act {
+    double u;      /* the limit for the next interval */
+    int saturated; /* as qc_pi_act: -1 at u_min, +1 at u_max, 0 inside */
+    int held;      /* 1: the demand hold applied (u unchanged) */
+} qc_mu_ctl_act;
+
+/* qc_pi_init, and u = u_init. */
+int qc_mu_ctl_init(qc_mu_ctl *c, const qc_pi_params *p, qc_err *err);
+
+/* One sample. A non-finite y or r holds u and returns QC_EINVAL. */
+int qc_mu_ctl_step(qc_mu_ctl *c, const qc_mu_ctl_sense *in, qc_mu_ctl_act *out);
+
 #ifdef __cplusplus
 }
 #endif

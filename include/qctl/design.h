@@ -170,6 +170,45 @@ void qc_design_step_response(const qc_arx_model *plant, const qc_arx_model *sens
 void qc_design_step_metrics(const double *x, size_t n, double x0, double ref, double *settling,
                             double *overshoot);
 
+/* What the loop will do for one reference step, in the plant's absolute
+ * units and with the actuator's limits: the model plant driven by the
+ * MaxUsers controller (qc_mu_ctl of qctl/controller.h, the object `qctl sim
+ * maxusers` and the live limiter run; without a demand peak its hold never
+ * applies) from rest at y_start to the reference r, sampled as the
+ * simulation is (u(k) from y(k), in force over (k, k+1]). Settling and
+ * overshoot are measured as `qctl sim maxusers` measures them: on the
+ * 5-sample moving average of y, settled from the first sample after which
+ * it stays within r (1 +- band) (for 5 samples at least, else not settled),
+ * overshoot in % of the step beyond r; so a prediction and a measurement
+ * compare in the same band. */
+typedef struct qc_design_predict_params {
+    double kp, ki;
+    double u_min, u_max;   /* actuator limits (absolute) */
+    int antiwindup;        /* a qc_antiwindup */
+    double y_start, r;     /* from rest at y_start to the reference r */
+    double band;           /* settling band, fraction of r (e.g. 0.1) */
+    size_t horizon;        /* samples simulated, >= 10 */
+    double fall;           /* the most the input in effect can fall per sample,
+                              as a fraction of itself (0: no limit). MaxUsers
+                              cuts nobody off: connections end only as
+                              sessions do, so the connected count falls by at
+                              most about interval / mean session per interval
+                              however low MaxUsers goes */
+} qc_design_predict_params;
+
+typedef struct qc_design_prediction {
+    int stable;            /* the linear loop's poles inside the unit circle */
+    int settled;           /* settled within the horizon */
+    double settling;       /* samples (as sim: (first settled sample + 1)); NAN if not */
+    double overshoot;      /* % of the step; NAN when the step is below the band */
+    double frac_saturated; /* samples with u at a limit */
+    double u_start;        /* u at rest at y_start (u0 + (y_start - y0) / G, clamped) */
+    double y_end;          /* y at the horizon */
+} qc_design_prediction;
+
+int qc_design_predict(qc_design_ws *w, const qc_arx_model *plant,
+                      const qc_design_predict_params *p, qc_design_prediction *out, qc_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,15 +22,19 @@
  * Per algorithm:
  *
  *   FIXED      the limit never moves.
- *   MAXUSERS   integral control (qc_pi) of the number of requests in the
+ *   MAXUSERS   the MaxUsers controller (qc_mu_ctl of qctl/controller.h, the
+ *              same object `qctl sim maxusers` runs) on the number of
+ *              requests in the
  *              server: y = (sum of the latencies completed in the
  *              interval) / interval, the "logged RIS" sensor of the
  *              MaxUsers work (by Little's law the time-average in flight),
  *              or the value given to qc_limiter_observe; limit(k+1) =
  *              limit(k) + K_I (r - y(k)), clamped with anti-windup; and
- *              held while it asks for more but no request reached the
- *              limit in the interval (a limit nobody reaches is not what
- *              holds y down, and raising it only winds up a burst).
+ *              held (its demand hold) while it asks for more but no
+ *              request reached the limit in the interval (a limit nobody
+ *              reaches is not what holds y down, and raising it only
+ *              winds up a burst). The peak is the most requests in flight
+ *              at once, from the completions of the interval.
  *   AIMD       Netflix AIMDLimit: dropped, or mean latency above
  *              aimd_timeout: limit *= aimd_backoff; else if in-flight * 2
  *              >= limit: limit += 1.

@@ -66,15 +66,22 @@ typedef struct qc_maxusers_params {
 /* Defaults for every field but the distributions (left NULL). */
 void qc_maxusers_params_init(qc_maxusers_params *p);
 
+/* The sample instants: MaxUsers u(k) is set at instant k = k Delta and is
+ * in force over (k, k+1]; a measurement y(k) is taken at instant k (for
+ * RIS, averaged over (k-1, k]). qc_maxusers_step(m, u(k)) simulates
+ * (k, k+1] and returns the sample of instant k+1: its `maxusers` is u(k),
+ * the value that produced it, and its RIS fields are y(k+1). The ARX model
+ * y(k+1) = a y(k) + b u(k) pairs them the same way. */
 typedef struct qc_maxusers_sample {
-    double t;            /* end of the interval */
-    double maxusers;     /* MaxUsers applied during the interval */
+    double t;            /* end of the interval: the instant k+1 */
+    double maxusers;     /* u(k): MaxUsers in force during the interval */
     double ris;          /* true RIS, time-average over the interval */
     double ris_now;      /* true RIS at the sample instant */
     double ris_logged;   /* logged RIS (completed RPCs only) */
     double throughput;   /* RPCs completed per unit time */
     double response;     /* mean response of RPCs completed (NAN if none) */
     double connected;    /* users connected at the sample instant */
+    double connected_peak; /* most users connected at once in the interval */
     double waiting;      /* users refused and waiting to retry */
     uint64_t completed;  /* RPCs completed in the interval */
     uint64_t connects;   /* sessions started in the interval */
@@ -156,7 +163,8 @@ typedef struct qc_mu_step_metrics {
                               average of true RIS stays within r(1 +- band)
                               (for 5 samples at least); NAN if it never does */
     double overshoot;      /* % of the step size that the 5-sample moving
-                              average goes beyond r (>= 0) */
+                              average goes beyond r (>= 0); NAN when the
+                              step is smaller than the band (no step) */
     double sse;            /* (mean RIS over the last half - r) / r */
 } qc_mu_step_metrics;
 
@@ -166,7 +174,14 @@ typedef struct qc_mu_run_result {
     size_t n;
     qc_mu_step_metrics *steps;
     size_t nsteps;
+    qc_maxusers_sample initial;  /* the measurement y(0) at the instant the
+                                    run starts (the warm-up's last sample;
+                                    an empty server without warm-up) */
+    double u_next;               /* u(n): what the controller (or schedule)
+                                    sets at the last instant */
     double frac_saturated;       /* intervals with MaxUsers at a limit */
+    double frac_held;            /* intervals the demand hold kept MaxUsers */
+    double logged_bound;         /* qc_mu_logged_bound of the plant */
     double throughput;           /* mean RPCs per unit time */
     double response_mean;        /* over all RPCs completed */
     double response_p95;
@@ -176,6 +191,13 @@ typedef struct qc_mu_run_result {
  * (closed loop) or the schedule plus excitation (open loop). Excitation
  * draws from its own stream (QC_STREAM_CONTROL). */
 int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err);
+
+/* The most the logged-RIS sensor can read in steady state: every RPC
+ * completed in (k-1, k] adds at most the time since k-1, so at a
+ * throughput of at most X_max = threads / E[service] the logged RIS is at
+ * most X_max Delta / 2, however long the queue. A reference mapped above
+ * this is unreachable on that sensor. */
+double qc_mu_logged_bound(const qc_maxusers_params *p);
 void qc_mu_run_result_free(qc_mu_run_result *res);
 
 #ifdef __cplusplus

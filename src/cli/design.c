@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "report_cli.h"
 #include "qctl/arx.h"
+#include "qctl/controller.h"
 #include "qctl/design.h"
 #include "qctl/output.h"
 
@@ -38,6 +39,22 @@ static const char usage[] =
     "                     of the stable range)\n"
     "  --kp KP            K_P for the table and the stable range (default 0)\n"
     "  --no-sensor        ignore the model's sensor block\n"
+    "  --reference R      predict the step to R (plant units) for each gain of\n"
+    "                     --gains (or the designed K_I): the model loop run with the\n"
+    "                     actuator limits, settling and overshoot measured as 'qctl\n"
+    "                     sim maxusers' measures them, and a verdict. With a sensor\n"
+    "                     that has a reach ('max'), a reference it cannot reach is\n"
+    "                     refused (exit 2) with the bound\n"
+    "  --from Y           the step starts at rest at Y (default: the operating point)\n"
+    "  --u-min U --u-max U  actuator limits (default 0 and 1e9)\n"
+    "  --antiwindup A     none, conditional (default) or backcalc, as in sim\n"
+    "  --band F           settling band, fraction of R (default 0.1, as in sim)\n"
+    "  --horizon N        samples predicted (default 180)\n"
+    "  --fall F           the input in effect falls by at most the fraction F per\n"
+    "                     sample (MaxUsers: interval / mean session, 0.05 in the\n"
+    "                     example: connections end only as sessions do); default 0\n"
+    "  --sensor-reference the reference is in the sensor's units (compared with the\n"
+    "                     measurement as is, not compensated)\n"
     "  --steps N          length of the simulated step responses (default: automatic)\n"
     "  --json             print the results as JSON\n"
     "  --output FILE      also write the JSON to FILE\n"
@@ -56,6 +73,10 @@ typedef struct opts {
     size_t ngains;
     double kp;
     unsigned steps;
+    double reference, from, u_min, u_max, band;
+    int antiwindup, sensor_reference;
+    unsigned horizon;
+    double fall;
 } opts;
 
 /* One loop: the plant alone, or the plant measured through the sensor. */
@@ -286,6 +307,16 @@ static void print_charpoly(const loop *L)
     printf("\n");
 }
 
+/* A number in a table column, or a word when there is none. */
+static const char *num_or(char *buf, size_t n, double v, const char *none)
+{
+    if (isfinite(v))
+        snprintf(buf, n, "%.4g", v);
+    else
+        snprintf(buf, n, "%s", none);
+    return buf;
+}
+
 static void print_design(const loop *L, const char *what, const qc_design_result *d,
                          const opts *o, double dt)
 {
@@ -305,11 +336,13 @@ static void print_design(const loop *L, const char *what, const qc_design_result
         printf("    controller zero at z = %.4g%s\n", zc,
                fabs(zc) > 1 ? ": outside the unit circle, expect an inverse response" : "");
     }
-    printf("    predicted: settling %.4g samples", d->poles.settling);
-    if (dt > 0)
+    char b1[32], b2[32], b3[32];
+    printf("    predicted: settling %s samples", num_or(b1, sizeof b1, d->poles.settling, "never"));
+    if (dt > 0 && isfinite(d->poles.settling))
         printf(" (%.4g s)", d->poles.settling * dt);
-    printf(", overshoot %.4g;  simulated step: settling %.4g, overshoot %.4g\n",
-           d->poles.overshoot, ks, mp);
+    printf(", overshoot %s;  simulated step: settling %s, overshoot %s\n",
+           num_or(b1, sizeof b1, d->poles.overshoot, "none (unstable)"),
+           num_or(b2, sizeof b2, ks, "never"), num_or(b3, sizeof b3, mp, "-"));
     if (d->poles.stable && (fabs(ks - d->poles.settling) > 0.2 * d->poles.settling ||
                             fabs(mp - d->poles.overshoot) > 0.05))
         printf("    note: the pole rules and the simulated step differ: poles close together,\n"
@@ -342,8 +375,11 @@ static void print_loop(const loop *L, const opts *o, double dt)
         const qc_design_poles *p = &L->rows[i];
         double ks, mp;
         simulate(L, p->kp, p->ki, p, o->steps, &ks, &mp);
-        printf("    %10.4g  %8.5f  %6s  %10.4g %10.4g  %10.4g %10.4g   ", p->ki, p->max_modulus,
-               p->stable ? "yes" : "no", p->settling, p->overshoot, ks, mp);
+        char b1[32], b2[32], b3[32], b4[32];
+        printf("    %10.4g  %8.5f  %6s  %10s %10s  %10s %10s   ", p->ki, p->max_modulus,
+               p->stable ? "yes" : "no", num_or(b1, sizeof b1, p->settling, "never"),
+               num_or(b2, sizeof b2, p->overshoot, "-"), num_or(b3, sizeof b3, ks, "never"),
+               num_or(b4, sizeof b4, mp, "-"));
         print_poles(p);
         printf("\n");
     }
@@ -593,7 +629,7 @@ static int write_plots(const char *dir, const loop *loops, size_t nl, const opts
 int cmd_design(int argc, char **argv)
 {
     enum { O_MODEL = 256, O_SETTLE, O_OVER, O_LAW, O_GAINS, O_KP, O_NOSENSOR, O_STEPS, O_JSON,
-           O_OUT, O_PLOT, O_REPORT, O_HELP };
+           O_OUT, O_PLOT, O_REPORT, O_HELP, O_REF, O_FROM, O_UMIN, O_UMAX, O_AW, O_BAND, O_HOR, O_FALL, O_SREF };
     static const struct option longopts[] = {
         {"model", required_argument, 0, O_MODEL},   {"settling", required_argument, 0, O_SETTLE},
         {"overshoot", required_argument, 0, O_OVER}, {"law", required_argument, 0, O_LAW},
@@ -601,8 +637,20 @@ int cmd_design(int argc, char **argv)
         {"no-sensor", no_argument, 0, O_NOSENSOR},  {"steps", required_argument, 0, O_STEPS},
         {"json", no_argument, 0, O_JSON},           {"output", required_argument, 0, O_OUT},
         {"plot", required_argument, 0, O_PLOT},     {"help", no_argument, 0, O_HELP},
-        {"report", required_argument, 0, O_REPORT}, {0, 0, 0, 0}};
+        {"report", required_argument, 0, O_REPORT}, {"reference", required_argument, 0, O_REF},
+        {"from", required_argument, 0, O_FROM},     {"u-min", required_argument, 0, O_UMIN},
+        {"u-max", required_argument, 0, O_UMAX},    {"antiwindup", required_argument, 0, O_AW},
+        {"band", required_argument, 0, O_BAND},     {"horizon", required_argument, 0, O_HOR},
+        {"fall", required_argument, 0, O_FALL},     {"sensor-reference", no_argument, 0, O_SREF},
+        {0, 0, 0, 0}};
     opts o = {0};
+    o.reference = NAN;
+    o.from = NAN;
+    o.u_min = 0;
+    o.u_max = 1e9;
+    o.band = 0.1;
+    o.antiwindup = QC_AW_CONDITIONAL;
+    o.horizon = 180;
     o.law_i = o.law_pi = 1;
     int have_over = 0, rc = 0, c;
     opterr = 0;
@@ -639,6 +687,42 @@ int cmd_design(int argc, char **argv)
         case O_GAINS: rc = parse_gains(optarg, &o); break;
         case O_KP: rc = cli_double("--kp", optarg, &o.kp); break;
         case O_NOSENSOR: o.no_sensor = 1; break;
+        case O_REF: rc = cli_double("--reference", optarg, &o.reference); break;
+        case O_FROM: rc = cli_double("--from", optarg, &o.from); break;
+        case O_SREF: o.sensor_reference = 1; break;
+        case O_FALL:
+            if ((rc = cli_double("--fall", optarg, &o.fall)) == 0 && !(o.fall >= 0 && o.fall < 1)) {
+                cli_error("--fall: %s is not in [0, 1)", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_UMIN: rc = cli_double("--u-min", optarg, &o.u_min); break;
+        case O_UMAX: rc = cli_double("--u-max", optarg, &o.u_max); break;
+        case O_AW:
+            if (strcmp(optarg, "none") == 0)
+                o.antiwindup = QC_AW_NONE;
+            else if (strcmp(optarg, "conditional") == 0)
+                o.antiwindup = QC_AW_CONDITIONAL;
+            else if (strcmp(optarg, "backcalc") == 0)
+                o.antiwindup = QC_AW_BACKCALC;
+            else {
+                cli_error("--antiwindup: '%s' is not none, conditional or backcalc", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_BAND:
+            if ((rc = cli_double("--band", optarg, &o.band)) == 0 && !(o.band > 0 && o.band < 1)) {
+                cli_error("--band: %s is not in (0, 1)", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_HOR:
+            if ((rc = cli_uint("--horizon", optarg, &o.horizon)) == 0 &&
+                (o.horizon < 10 || o.horizon > 10000000)) {
+                cli_error("--horizon: %s must lie in [10, 10^7]", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
         case O_STEPS:
             if ((rc = cli_uint("--steps", optarg, &o.steps)) == 0 &&
                 (o.steps < 2 || o.steps > 10000000)) {
@@ -662,6 +746,18 @@ int cmd_design(int argc, char **argv)
         return rc;
     if (o.model == NULL) {
         cli_error("design: --model is required (see 'qctl design --help')");
+        return QC_EXIT_USAGE;
+    }
+    if (!(o.u_min < o.u_max)) {
+        cli_error("design: --u-min %g is not below --u-max %g", o.u_min, o.u_max);
+        return QC_EXIT_USAGE;
+    }
+    if (o.sensor_reference && !isfinite(o.reference)) {
+        cli_error("design: --sensor-reference needs --reference");
+        return QC_EXIT_USAGE;
+    }
+    if (isfinite(o.from) && !isfinite(o.reference)) {
+        cli_error("design: --from needs --reference");
         return QC_EXIT_USAGE;
     }
     if (have_over && !o.have_spec) {
@@ -689,6 +785,32 @@ int cmd_design(int argc, char **argv)
                   o.model, sys.plant.delay);
         return QC_EXIT_USAGE;
     }
+    /* A reference the sensor cannot reach: refused before any design. */
+    double ref_m = NAN;
+    if (isfinite(o.reference) && sys.has_sensor && !o.no_sensor) {
+        double g, off;
+        if (sys.has_affine) {
+            g = sys.affine.gain;
+            off = sys.affine.offset;
+        } else {
+            g = qc_arx_dc_gain(&sys.sensor);
+            off = sys.sensor.y0 - g * sys.sensor.u0;
+        }
+        ref_m = o.sensor_reference ? o.reference : off + g * o.reference;
+        if (!(ref_m < sys.sensor_max)) {
+            if (o.sensor_reference)
+                cli_error("--reference %g is not reachable: the sensor cannot read more than %g",
+                          o.reference, sys.sensor_max);
+            else
+                cli_error("--reference %g is not reachable through the sensor: it maps to %g "
+                          "(%s), and the sensor cannot read more than %g; the largest reference "
+                          "it can hold is below %g",
+                          o.reference, ref_m,
+                          sys.has_affine ? "its affine map" : "its DC-gain tangent",
+                          sys.sensor_max, (sys.sensor_max - off) / g);
+            return QC_EXIT_USAGE;
+        }
+    }
     loop *loops = calloc(2, sizeof *loops);
     if (loops == NULL) {
         cli_error("out of memory");
@@ -710,6 +832,39 @@ int cmd_design(int argc, char **argv)
         goto done;
 
     const double dt = sys.plant.dt;
+    /* Predictions for a reference step with the actuator limits. */
+    size_t npred = 0;
+    double pk[MAX_GAINS];
+    qc_design_prediction pred[MAX_GAINS];
+    qc_design_predict_params pp = {0};
+    if (isfinite(o.reference)) {
+        if (o.ngains > 0)
+            for (size_t i = 0; i < o.ngains; i++)
+                pk[npred++] = o.gains[i];
+        else if (loops[0].have_i)
+            pk[npred++] = loops[0].di.ki;
+        else
+            for (size_t i = 0; i < loops[0].ngains; i++)
+                pk[npred++] = loops[0].gains[i];
+        pp.kp = o.kp;
+        pp.u_min = o.u_min;
+        pp.u_max = o.u_max;
+        pp.antiwindup = o.antiwindup;
+        pp.y_start = isfinite(o.from) ? o.from : sys.plant.y0;
+        pp.r = o.reference;
+        pp.band = o.band;
+        pp.horizon = o.horizon;
+        pp.fall = o.fall;
+        for (size_t i = 0; i < npred && rc == 0; i++) {
+            pp.ki = pk[i];
+            if ((rc = qc_design_predict(loops[0].w, &sys.plant, &pp, &pred[i], &err)) != 0) {
+                cli_error("prediction at K_I = %g: %s", pk[i], err.msg);
+                rc = cli_exit_code(rc);
+            }
+        }
+        if (rc != 0)
+            goto done;
+    }
     doc = json_object();
     json_object_set_new(doc, "command", json_string("design"));
     json_object_set_new(doc, "model_file", json_string(o.model));
@@ -749,6 +904,36 @@ int cmd_design(int argc, char **argv)
     for (size_t i = 0; i < nl; i++)
         json_array_append_new(lj, loop_json(&loops[i], &o, dt));
     json_object_set_new(doc, "loops", lj);
+    if (isfinite(o.reference)) {
+        json_t *pj = json_object();
+        json_object_set_new(pj, "reference", json_real(o.reference));
+        json_object_set_new(pj, "reference_measured", qc_json_real_new(ref_m));
+        json_object_set_new(pj, "from", json_real(pp.y_start));
+        json_object_set_new(pj, "u_min", json_real(o.u_min));
+        json_object_set_new(pj, "u_max", json_real(o.u_max));
+        json_object_set_new(pj, "band", json_real(o.band));
+        json_object_set_new(pj, "horizon", json_integer(o.horizon));
+        json_object_set_new(pj, "fall", json_real(o.fall));
+        json_t *rows = json_array();
+        for (size_t i = 0; i < npred; i++) {
+            const qc_design_prediction *q = &pred[i];
+            json_t *r = json_object();
+            json_object_set_new(r, "ki", json_real(pk[i]));
+            json_object_set_new(r, "stable", json_boolean(q->stable));
+            json_object_set_new(r, "settled", json_boolean(q->settled));
+            json_object_set_new(r, "settling_samples", qc_json_real_new(q->settling));
+            json_object_set_new(r, "settling_time",
+                                dt > 0 ? qc_json_real_new(q->settling * dt) : json_null());
+            json_object_set_new(r, "overshoot_percent", qc_json_real_new(q->overshoot));
+            json_object_set_new(r, "fraction_saturated", json_real(q->frac_saturated));
+            json_object_set_new(r, "verdict", json_string(!q->stable ? "unstable"
+                                                          : q->frac_saturated > 0.05 ? "saturates"
+                                                          : q->settled ? "settles" : "does not settle"));
+            json_array_append_new(rows, r);
+        }
+        json_object_set_new(pj, "gains", rows);
+        json_object_set_new(doc, "prediction", pj);
+    }
 
     if (o.json) {
         if (qc_json_write(doc, NULL, &err) != 0) {
@@ -764,11 +949,21 @@ int cmd_design(int argc, char **argv)
         if (dt > 0)
             printf(", sample interval %.6g s", dt);
         printf("\n");
-        if (nl == 2)
-            printf("  sensor: ARX na = %u, nb = %u, delay = %d, DC gain %.6g (in steady state the\n"
-                   "  loop drives the measured output to the reference: true y = r / %.6g)\n",
-                   sys.sensor.na, sys.sensor.nb, sys.sensor.delay, qc_arx_dc_gain(&sys.sensor),
-                   qc_arx_dc_gain(&sys.sensor));
+        if (nl == 2) {
+            printf("  sensor: ARX na = %u, nb = %u, delay = %d, DC gain %.6g\n", sys.sensor.na,
+                   sys.sensor.nb, sys.sensor.delay, qc_arx_dc_gain(&sys.sensor));
+            if (sys.has_affine)
+                printf("  sensor affine map near y = %g: ym = %.6g + %.6g y; a loop on the sensor\n"
+                       "  holds the true output at r when given the reference %.6g + %.6g r\n",
+                       sys.affine.at, sys.affine.offset, sys.affine.gain, sys.affine.offset,
+                       sys.affine.gain);
+            else
+                printf("  (in offsets from the operating point: true y - %.6g = (ym - %.6g) / %.6g;\n"
+                       "  identify with --sensor-at R for the map around a reference)\n",
+                       sys.sensor.u0, sys.sensor.y0, qc_arx_dc_gain(&sys.sensor));
+            if (isfinite(sys.sensor_max))
+                printf("  the sensor reads at most %g\n", sys.sensor_max);
+        }
         if (o.have_spec) {
             double re, im;
             qc_design_target(&o.spec, &re, &im, &err);
@@ -780,6 +975,33 @@ int cmd_design(int argc, char **argv)
                "  dominant pole; 'simulated' is a unit step on the model loop (2%% band)\n");
         for (size_t i = 0; i < nl; i++)
             print_loop(&loops[i], &o, dt);
+        if (isfinite(o.reference)) {
+            printf("\nprediction: step from %g to %g on the plant loop, MaxUsers controller with\n"
+                   "limits [%g, %g] and %s anti-windup; settling on the 5-sample moving average\n"
+                   "within %g%% of the reference, as 'qctl sim maxusers' measures it:\n",
+                   pp.y_start, o.reference, o.u_min, o.u_max,
+                   o.antiwindup == QC_AW_NONE ? "no" : o.antiwindup == QC_AW_BACKCALC ? "back-calculation" : "conditional",
+                   100 * o.band);
+            printf("  %10s  %8s  %14s  %10s  %10s  %s\n", "K_I", "linear", "settling (s)",
+                   "overshoot", "saturated", "verdict");
+            for (size_t i = 0; i < npred; i++) {
+                const qc_design_prediction *q = &pred[i];
+                char st[32], ov[32];
+                if (q->settled)
+                    snprintf(st, sizeof st, "%.4g", dt > 0 ? q->settling * dt : q->settling);
+                else
+                    snprintf(st, sizeof st, "never");
+                if (isfinite(q->overshoot))
+                    snprintf(ov, sizeof ov, "%.1f%%", q->overshoot);
+                else
+                    snprintf(ov, sizeof ov, "no step");
+                const char *v = !q->stable ? "unstable"
+                                : q->frac_saturated > 0.05 ? "saturates: the linear prediction does not hold"
+                                : q->settled ? "settles" : "does not settle";
+                printf("  %10.4g  %8s  %14s  %10s  %9.1f%%  %s\n", pk[i],
+                       q->stable ? "stable" : "UNSTABLE", st, ov, 100 * q->frac_saturated, v);
+            }
+        }
     }
     if (o.output && qc_json_write(doc, o.output, &err) != 0) {
         cli_error("%s", err.msg);

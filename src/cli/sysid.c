@@ -38,12 +38,24 @@ static const char usage[] =
     "  --holdout F           fraction kept at the end for validation (default 0.3)\n"
     "  --dt SECONDS          sample interval (default: from the time column)\n"
     "  --skip N              drop the first N rows (a warm-up from an empty system)\n"
+    "  --input-lag L         rows of the input column are L instants late: row k\n"
+    "                        holds u(k-L) (default 0; 1 for a log whose input on\n"
+    "                        each row is the one in force over the interval ending\n"
+    "                        at that row). The convention is u(k) set at instant k,\n"
+    "                        in force over (k, k+1], y(k) measured at instant k\n"
     "  --sensor-csv FILE     also fit a sensor model: true y in, measured y out\n"
     "  --sensor-columns T,Y,M  its columns (default time,y,ym; 1,2,3 without header)\n"
     "  --sensor-na A..B      sensor na (default 0..2)\n"
     "  --sensor-nb A..B      sensor nb (default 1..2)\n"
     "  --sensor-delays A..B  sensor delays (default -1..1; -1: the measurement at k\n"
     "                        sees the true output at k)\n"
+    "  --sensor-at Y         also fit the sensor's affine map ym = offset + gain y\n"
+    "                        near the true output Y (the reference the loop will\n"
+    "                        track), for compensating the reference\n"
+    "  --sensor-width W      half-width of that neighbourhood (default 0.15 |Y|)\n"
+    "  --sensor-max V        the most the sensor can read (default: a comment\n"
+    "                        '# NAME_bound=V' in the sensor file, NAME its measured\n"
+    "                        column, as 'qctl sim maxusers --series' writes)\n"
     "  -o, --output FILE     write the model JSON (the input of 'qctl design')\n"
     "  --json                print the model JSON instead of the table\n"
     "  --plot DIR            draw measured vs predicted output into DIR (gnuplot)\n"
@@ -55,7 +67,8 @@ typedef struct opts {
     const char *csv, *columns, *sensor_csv, *sensor_columns, *output, *plot, *report;
     int json;
     double dt;
-    uint64_t skip;
+    uint64_t skip, input_lag;
+    double sensor_at, sensor_width, sensor_max;
 } opts;
 
 /* "A..B" or "A" into [lo, hi], each within [min, max]. */
@@ -142,7 +155,7 @@ static void series_free(series *s)
 }
 
 static int read_series(const char *path, const char *select, const char *def, size_t skip,
-                       series *s, qc_err *err)
+                       size_t lag, series *s, qc_err *err)
 {
     memset(s, 0, sizeof *s);
     const char *sel = select ? select : def;
@@ -174,7 +187,53 @@ static int read_series(const char *path, const char *select, const char *def, si
                 memmove(c[i], c[i] + skip, (s->n - skip) * sizeof *c[i]);
         s->n -= skip;
     }
+    if (lag > 0) {
+        /* u(k) is on row k + lag: pair it with y(k), drop the last rows */
+        if (lag + 4 > s->n) {
+            const size_t n = s->n;
+            series_free(s);
+            return qc_err_set(err, QC_EINVAL, "%s: --input-lag %zu leaves too few of %zu rows",
+                              path, lag, n);
+        }
+        memmove(s->u, s->u + lag, (s->n - lag) * sizeof *s->u);
+        s->n -= lag;
+    }
     return 0;
+}
+
+/* The value V of a comment line "# KEY=V" in path; NAN if none. */
+static double comment_value(const char *path, const char *key)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return NAN;
+    char line[1024];
+    double v = NAN;
+    size_t kl = strlen(key);
+    while (fgets(line, sizeof line, f)) {
+        const char *p = line;
+        if (*p != '#')
+            break;
+        p++;
+        while (*p == ' ')
+            p++;
+        if (strncmp(p, key, kl) == 0 && p[kl] == '=') {
+            char *end;
+            double x = strtod(p + kl + 1, &end);
+            if (end != p + kl + 1 && isfinite(x))
+                v = x;
+            break;
+        }
+    }
+    fclose(f);
+    return v;
+}
+
+/* The last name of a T,Y,M column selection (the measured column). */
+static void last_column(const char *sel, char *out, size_t n)
+{
+    const char *c = strrchr(sel, ',');
+    snprintf(out, n, "%s", c ? c + 1 : sel);
 }
 
 /* The mean sample interval from the time column; 0 without one. */
@@ -255,8 +314,17 @@ static void print_result(const char *title, const char *path, const qc_arx_resul
         printf("    a%u = %12.6g +- %.3g (standard error)\n", i + 1, m->a[i], r->se_a[i]);
     for (unsigned j = 0; j < m->nb; j++)
         printf("    b%u = %12.6g +- %.3g (standard error)\n", j + 1, m->b[j], r->se_b[j]);
-    printf("  estimation: R^2 = %.5f, residual variance = %.6g, DC gain = %.6g\n", r->r2,
-           r->sigma2, qc_arx_dc_gain(m));
+    printf("  estimation: R^2 = %.5f, residual variance = %.6g\n", r->r2, r->sigma2);
+    const double g = qc_arx_dc_gain(m), gse = qc_arx_dc_gain_se(r);
+    if (isfinite(gse)) {
+        printf("  static (DC) gain = %.4g +- %.2g (95%%: %.4g .. %.4g)", g, 1.96 * gse,
+               g - 1.96 * gse, g + 1.96 * gse);
+        if (1.96 * gse > 0.15 * fabs(g))
+            printf("  POORLY DETERMINED: hold the excitation longer or run longer");
+        printf("\n");
+    } else {
+        printf("  static (DC) gain = %.6g (no interval: A(1) = 0)\n", g);
+    }
     if (r->n_val >= 2)
         printf("  validation: one-step R^2 = %.5f, simulated fit = %.2f%%\n", r->val_r2,
                r->val_fit);
@@ -344,7 +412,7 @@ static int write_plots(const char *dir, const series *s, const qc_arx_result *pr
 int cmd_sysid(int argc, char **argv)
 {
     enum { O_CSV = 256, O_COLS, O_OP, O_DEMEAN, O_ORDERS, O_NA, O_NB, O_DELAYS, O_CRIT, O_HOLD,
-           O_DT, O_SKIP, O_SCSV, O_SCOLS, O_SNA, O_SNB, O_SDEL, O_OUT, O_JSON, O_PLOT, O_REPORT, O_HELP };
+           O_DT, O_SKIP, O_LAG, O_SAT, O_SWIDTH, O_SMAX, O_SCSV, O_SCOLS, O_SNA, O_SNB, O_SDEL, O_OUT, O_JSON, O_PLOT, O_REPORT, O_HELP };
     static const struct option longopts[] = {
         {"csv", required_argument, 0, O_CSV},
         {"columns", required_argument, 0, O_COLS},
@@ -358,6 +426,10 @@ int cmd_sysid(int argc, char **argv)
         {"holdout", required_argument, 0, O_HOLD},
         {"dt", required_argument, 0, O_DT},
         {"skip", required_argument, 0, O_SKIP},
+        {"input-lag", required_argument, 0, O_LAG},
+        {"sensor-at", required_argument, 0, O_SAT},
+        {"sensor-width", required_argument, 0, O_SWIDTH},
+        {"sensor-max", required_argument, 0, O_SMAX},
         {"sensor-csv", required_argument, 0, O_SCSV},
         {"sensor-columns", required_argument, 0, O_SCOLS},
         {"sensor-na", required_argument, 0, O_SNA},
@@ -370,6 +442,9 @@ int cmd_sysid(int argc, char **argv)
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
     opts o = {0};
+    o.sensor_at = NAN;
+    o.sensor_width = NAN;
+    o.sensor_max = NAN;
     qc_arx_options po, so;
     qc_arx_options_init(&po);
     qc_arx_options_init(&so);
@@ -436,6 +511,27 @@ int cmd_sysid(int argc, char **argv)
             }
             break;
         case O_SKIP: rc = cli_u64("--skip", optarg, &o.skip); break;
+        case O_LAG:
+            if ((rc = cli_u64("--input-lag", optarg, &o.input_lag)) == 0 && o.input_lag > 100) {
+                cli_error("--input-lag: %s is not in 0..100", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_SAT: rc = cli_double("--sensor-at", optarg, &o.sensor_at); break;
+        case O_SWIDTH:
+            if ((rc = cli_double("--sensor-width", optarg, &o.sensor_width)) == 0 &&
+                !(o.sensor_width > 0)) {
+                cli_error("--sensor-width: %s must be > 0", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_SMAX:
+            if ((rc = cli_double("--sensor-max", optarg, &o.sensor_max)) == 0 &&
+                !(o.sensor_max > 0)) {
+                cli_error("--sensor-max: %s must be > 0", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
         case O_SCSV: o.sensor_csv = optarg; break;
         case O_SCOLS: o.sensor_columns = optarg; break;
         case O_SNA:
@@ -477,6 +573,15 @@ int cmd_sysid(int argc, char **argv)
     }
     if (have_nanb)
         po.tied = 0;
+    if ((isfinite(o.sensor_at) || isfinite(o.sensor_width) || isfinite(o.sensor_max)) &&
+        !o.sensor_csv) {
+        cli_error("sysid: --sensor-at, --sensor-width and --sensor-max need --sensor-csv");
+        return QC_EXIT_USAGE;
+    }
+    if (isfinite(o.sensor_width) && !isfinite(o.sensor_at)) {
+        cli_error("sysid: --sensor-width needs --sensor-at");
+        return QC_EXIT_USAGE;
+    }
     if (o.sensor_columns && !o.sensor_csv) {
         cli_error("sysid: --sensor-columns needs --sensor-csv");
         return QC_EXIT_USAGE;
@@ -486,13 +591,16 @@ int cmd_sysid(int argc, char **argv)
 
     qc_err err = {0};
     series s, ss = {0};
-    if ((rc = read_series(o.csv, o.columns, "time,u,y", (size_t)o.skip, &s, &err)) != 0) {
+    if ((rc = read_series(o.csv, o.columns, "time,u,y", (size_t)o.skip, (size_t)o.input_lag, &s,
+                          &err)) != 0) {
         cli_error("%s%s", err.msg,
                   rc == QC_EPARSE && strstr(err.msg, "no column named") ? " (see --columns)" : "");
         return cli_exit_code(rc);
     }
     po.dt = o.dt > 0 ? o.dt : sample_interval(&s);
     qc_arx_result *pr = malloc(sizeof *pr), *sr = NULL;
+    qc_arx_affine affine;
+    int have_affine = 0;
     json_t *doc = NULL;
     if (pr == NULL) {
         cli_error("out of memory");
@@ -502,8 +610,8 @@ int cmd_sysid(int argc, char **argv)
     if ((rc = fit_series(o.csv, &s, &po, pr)) != 0)
         goto done;
     if (o.sensor_csv) {
-        if ((rc = read_series(o.sensor_csv, o.sensor_columns, "time,y,ym", (size_t)o.skip, &ss,
-                              &err)) != 0) {
+        if ((rc = read_series(o.sensor_csv, o.sensor_columns, "time,y,ym", (size_t)o.skip, 0,
+                              &ss, &err)) != 0) {
             cli_error("%s%s", err.msg,
                       rc == QC_EPARSE && strstr(err.msg, "no column named")
                           ? " (see --sensor-columns)"
@@ -523,6 +631,22 @@ int cmd_sysid(int argc, char **argv)
         }
         if ((rc = fit_series(o.sensor_csv, &ss, &so, sr)) != 0)
             goto done;
+        if (isfinite(o.sensor_at)) {
+            double w = isfinite(o.sensor_width) ? o.sensor_width : 0.15 * fabs(o.sensor_at);
+            if ((rc = qc_arx_affine_fit(ss.u, ss.y, ss.n, o.sensor_at, w,
+                                         qc_arx_dc_gain(&sr->model), &affine, &err)) != 0) {
+                cli_error("%s: --sensor-at %g: %s", o.sensor_csv, o.sensor_at, err.msg);
+                rc = cli_exit_code(rc);
+                goto done;
+            }
+            have_affine = 1;
+        }
+        if (!isfinite(o.sensor_max)) {
+            char name[128], key[160];
+            last_column(o.sensor_columns ? o.sensor_columns : "time,y,ym", name, sizeof name);
+            snprintf(key, sizeof key, "%s_bound", name);
+            o.sensor_max = comment_value(o.sensor_csv, key);
+        }
     }
 
     doc = qc_arx_result_json(pr);
@@ -540,6 +664,10 @@ int cmd_sysid(int argc, char **argv)
         json_object_set_new(ssrc, "input", json_string("true output y"));
         json_object_set_new(ssrc, "output", json_string("measured output"));
         json_object_set_new(sj, "source", ssrc);
+        if (have_affine)
+            json_object_set_new(sj, "affine", qc_arx_affine_json(&affine));
+        if (isfinite(o.sensor_max))
+            json_object_set_new(sj, "max", json_real(o.sensor_max));
         json_object_set_new(doc, "sensor", sj);
     }
     if (o.json) {
@@ -553,6 +681,13 @@ int cmd_sysid(int argc, char **argv)
         if (sr) {
             printf("\n");
             print_result("Sensor (true y in, measured ym out)", o.sensor_csv, sr, "y", "ym", 1);
+            if (have_affine)
+                printf("  affine map near y = %g (%zu samples within %g): ym = %.6g + %.6g y "
+                       "(ym = %.6g at y = %g)\n",
+                       affine.at, affine.points, affine.width, affine.offset, affine.gain,
+                       affine.offset + affine.gain * affine.at, affine.at);
+            if (isfinite(o.sensor_max))
+                printf("  the sensor reads at most %g\n", o.sensor_max);
         }
         if (o.output)
             printf("\nmodel written to %s (next: qctl design --model %s)\n", o.output, o.output);

@@ -418,6 +418,30 @@ double qc_arx_dc_gain(const qc_arx_model *m)
     return b1 / a1;
 }
 
+double qc_arx_dc_gain_se(const qc_arx_result *r)
+{
+    const qc_arx_model *m = &r->model;
+    double a1 = 1, b1 = 0;
+    for (unsigned i = 0; i < m->na; i++)
+        a1 -= m->a[i];
+    for (unsigned j = 0; j < m->nb; j++)
+        b1 += m->b[j];
+    if (a1 == 0)
+        return NAN;
+    /* g = B(1) / A(1): dg/da_i = B(1) / A(1)^2, dg/db_j = 1 / A(1) */
+    double grad[QC_ARX_MAX_PARAMS];
+    const unsigned p = m->na + m->nb;
+    for (unsigned i = 0; i < m->na; i++)
+        grad[i] = b1 / (a1 * a1);
+    for (unsigned j = 0; j < m->nb; j++)
+        grad[m->na + j] = 1 / a1;
+    double v = 0;
+    for (unsigned i = 0; i < p; i++)
+        for (unsigned j = 0; j < p; j++)
+            v += grad[i] * r->cov[i][j] * grad[j];
+    return v >= 0 ? sqrt(v) : NAN;
+}
+
 void qc_arx_state_init(qc_arx_state *s)
 {
     memset(s, 0, sizeof *s);
@@ -779,6 +803,17 @@ json_t *qc_arx_result_json(const qc_arx_result *r)
     json_object_set_new(fit, "aic", qc_json_real_new(r->aic));
     json_object_set_new(fit, "bic", qc_json_real_new(r->bic));
     json_object_set_new(fit, "se_a", real_array(r->se_a, r->model.na));
+    {
+        const double g = qc_arx_dc_gain(&r->model), se = qc_arx_dc_gain_se(r);
+        json_t *dc = json_object();
+        json_object_set_new(dc, "value", qc_json_real_new(g));
+        json_object_set_new(dc, "se", qc_json_real_new(se));
+        json_t *ci = json_array();
+        json_array_append_new(ci, qc_json_real_new(g - 1.96 * se));
+        json_array_append_new(ci, qc_json_real_new(g + 1.96 * se));
+        json_object_set_new(dc, "ci95", isfinite(se) ? ci : (json_decref(ci), json_null()));
+        json_object_set_new(fit, "dc_gain", dc);
+    }
     json_object_set_new(fit, "se_b", real_array(r->se_b, r->model.nb));
     json_t *cov = json_array();
     for (unsigned i = 0; i < p; i++)
@@ -963,15 +998,92 @@ int qc_arx_system_read(const char *path, qc_arx_system *s, qc_err *err)
         return qc_err_set(err, QC_EPARSE, "%s:%d:%d: %s", path, e.line, e.column, text);
     }
     int rc = qc_arx_model_from_json(root, "", &s->plant, err);
+    s->sensor_max = INFINITY;
     if (rc == 0) {
         const json_t *sen = json_object_get(root, "sensor");
         if (sen != NULL && !json_is_null(sen)) {
             rc = qc_arx_model_from_json(sen, "sensor", &s->sensor, err);
             s->has_sensor = rc == 0;
         }
+        const json_t *mx = sen ? json_object_get(sen, "max") : NULL;
+        if (rc == 0 && mx != NULL && !json_is_null(mx)) {
+            if (!json_is_number(mx) || !(json_number_value(mx) > 0))
+                rc = qc_err_set(err, QC_EPARSE, "sensor.max: expected a positive number");
+            else
+                s->sensor_max = json_number_value(mx);
+        }
+        const json_t *af = sen ? json_object_get(sen, "affine") : NULL;
+        if (rc == 0 && af != NULL && !json_is_null(af)) {
+            static const char *const keys[3] = {"at", "gain", "offset"};
+            double v[3];
+            for (int i = 0; i < 3 && rc == 0; i++) {
+                const json_t *x = json_object_get(af, keys[i]);
+                if (!json_is_number(x) || !isfinite(json_number_value(x)))
+                    rc = qc_err_set(err, QC_EPARSE, "sensor.affine.%s: expected a finite number",
+                                    keys[i]);
+                else
+                    v[i] = json_number_value(x);
+            }
+            if (rc == 0 && !(v[1] > 0))
+                rc = qc_err_set(err, QC_EPARSE, "sensor.affine.gain: %g is not positive", v[1]);
+            if (rc == 0) {
+                s->has_affine = 1;
+                s->affine.at = v[0];
+                s->affine.gain = v[1];
+                s->affine.offset = v[2];
+                const json_t *w = json_object_get(af, "width");
+                s->affine.width = json_is_number(w) ? json_number_value(w) : NAN;
+                const json_t *np = json_object_get(af, "points");
+                s->affine.points = json_is_integer(np) ? (size_t)json_integer_value(np) : 0;
+            }
+        }
     }
     json_decref(root);
     if (rc != 0)
         qc_err_prefix(err, "%s", path);
     return rc;
+}
+
+int qc_arx_affine_fit(const double *y, const double *ym, size_t n, double at, double width,
+                      double gain, qc_arx_affine *out, qc_err *err)
+{
+    if (!isfinite(at) || !(width > 0) || !(gain > 0) || !isfinite(gain))
+        return qc_err_set(err, QC_EINVAL, "affine sensor map: centre %g, half-width %g, gain %g",
+                          at, width, gain);
+    /* the value at `at`: tricube-weighted mean of ym - gain (y - at) */
+    double sw = 0, sv = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = (y[i] - at) / width;
+        if (!(fabs(d) < 1) || !isfinite(ym[i]))
+            continue;
+        double t = 1 - fabs(d) * fabs(d) * fabs(d);
+        double w = t * t * t;
+        sw += w;
+        sv += w * (ym[i] - gain * (y[i] - at));
+        k++;
+    }
+    if (k < 10)
+        return qc_err_set(err, QC_ERANGE,
+                          "affine sensor map: only %zu samples within %g of %g (need 10): the "
+                          "data do not reach that operating point",
+                          k, width, at);
+    out->at = at;
+    out->gain = gain;
+    out->offset = sv / sw - gain * at;
+    out->width = width;
+    out->points = k;
+    return 0;
+}
+
+json_t *qc_arx_affine_json(const qc_arx_affine *a)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "at", json_real(a->at));
+    json_object_set_new(o, "gain", json_real(a->gain));
+    json_object_set_new(o, "offset", json_real(a->offset));
+    json_object_set_new(o, "value_at", json_real(a->offset + a->gain * a->at));
+    json_object_set_new(o, "width", json_real(a->width));
+    json_object_set_new(o, "points", json_integer((json_int_t)a->points));
+    return o;
 }

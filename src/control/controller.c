@@ -72,3 +72,35 @@ int qc_pi_step(qc_pi *c, const qc_pi_sense *in, qc_pi_act *out)
     out->saturated = (u <= p->u_min && v <= p->u_min) ? -1 : (u >= p->u_max && v >= p->u_max) ? 1 : 0;
     return 0;
 }
+
+int qc_mu_ctl_init(qc_mu_ctl *c, const qc_pi_params *p, qc_err *err)
+{
+    int rc = qc_pi_init(&c->pi, p, err);
+    if (rc == 0)
+        c->u = p->u_init;
+    return rc;
+}
+
+int qc_mu_ctl_step(qc_mu_ctl *c, const qc_mu_ctl_sense *in, qc_mu_ctl_act *out)
+{
+    const qc_pi_params *p = &c->pi.p;
+    out->held = 0;
+    if (!isfinite(in->y) || !isfinite(in->r)) {
+        out->u = c->u;
+        out->saturated = c->u <= p->u_min ? -1 : c->u >= p->u_max ? 1 : 0;
+        return QC_EINVAL;
+    }
+    if (in->peak < floor(c->u) && in->y < in->r) {
+        out->u = c->u;
+        out->saturated = 0;
+        out->held = 1;
+        return 0;
+    }
+    qc_pi_sense s = {in->r, in->y};
+    qc_pi_act a;
+    int rc = qc_pi_step(&c->pi, &s, &a);
+    c->u = a.u;
+    out->u = a.u;
+    out->saturated = a.saturated;
+    return rc;
+}

@@ -27,6 +27,7 @@
  * polynomial with a nonzero constant term (one solver workspace per
  * degree, allocated with the loop). */
 #include "qctl/design.h"
+#include "qctl/controller.h"
 #include "core/gsl_quiet.h"
 
 #include <complex.h>
@@ -584,4 +585,87 @@ void qc_design_step_metrics(const double *x, size_t n, double x0, double ref, do
         *settling = INFINITY;
     else
         *settling = (double)(last_out + 1);
+}
+
+int qc_design_predict(qc_design_ws *w, const qc_arx_model *plant,
+                      const qc_design_predict_params *p, qc_design_prediction *out, qc_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (p->horizon < 10 || p->horizon > 10000000)
+        return qc_err_set(err, QC_EINVAL, "prediction horizon %zu is not in 10 .. 1e7", p->horizon);
+    if (!(p->fall >= 0 && p->fall < 1))
+        return qc_err_set(err, QC_EINVAL, "prediction: fall rate %g is not in [0, 1)", p->fall);
+    if (!(p->band > 0 && p->band < 1) || !isfinite(p->r) || !isfinite(p->y_start))
+        return qc_err_set(err, QC_EINVAL, "prediction: band %g, reference %g, start %g", p->band,
+                          p->r, p->y_start);
+    qc_design_poles poles;
+    int rc = qc_design_poles_at(w, p->kp, p->ki, &poles, err);
+    if (rc != 0)
+        return rc;
+    out->stable = poles.stable;
+    double g = qc_arx_dc_gain(plant);
+    double u_start = plant->u0 + (isfinite(g) && g != 0 ? (p->y_start - plant->y0) / g : 0);
+    u_start = u_start < p->u_min ? p->u_min : u_start > p->u_max ? p->u_max : u_start;
+    out->u_start = u_start;
+    qc_pi_params pp = {p->kp, p->ki, p->u_min, p->u_max, u_start, (qc_antiwindup)p->antiwindup, 1};
+    qc_mu_ctl c;
+    if ((rc = qc_mu_ctl_init(&c, &pp, err)) != 0)
+        return rc;
+    qc_arx_state st;
+    qc_arx_state_init(&st);
+    for (size_t i = 0; i < sizeof st.y / sizeof st.y[0]; i++)
+        st.y[i] = p->y_start - plant->y0;
+    for (size_t i = 0; i < sizeof st.x / sizeof st.x[0]; i++)
+        st.x[i] = u_start - plant->u0;
+    const size_t n = p->horizon;
+    double u_eff = u_start;
+    double y = p->y_start, step = p->r - p->y_start, worst = 0;
+    double hist[5] = {0};
+    size_t last_out = 0, sat = 0;
+    int ever_out = 0;
+    for (size_t k = 0; k < n; k++) {
+        qc_mu_ctl_sense in = {p->r, y, NAN};
+        qc_mu_ctl_act act;
+        qc_mu_ctl_step(&c, &in, &act);
+        sat += act.u <= p->u_min || act.u >= p->u_max;
+        /* the input in effect: it follows u up at once, down at most by
+         * the fall rate */
+        double floor_ = u_eff * (1 - p->fall);
+        u_eff = p->fall > 0 && act.u < floor_ ? floor_ : act.u;
+        qc_arx_state_push(plant, &st, u_eff, y);
+        y = qc_arx_state_output(plant, &st, 0);
+        if (!isfinite(y) || fabs(y) > 1e12) { /* diverged */
+            ever_out = 1;
+            last_out = n;
+            break;
+        }
+        /* sample k of the run is y(k+1): the same moving average */
+        hist[k % 5] = y;
+        size_t m = k + 1 < 5 ? k + 1 : 5;
+        double avg = 0;
+        for (size_t j = 0; j < m; j++)
+            avg += hist[j];
+        avg /= (double)m;
+        double beyond = step >= 0 ? avg - p->r : p->r - avg;
+        if (beyond > worst)
+            worst = beyond;
+        if (fabs(avg - p->r) > p->band * fabs(p->r)) {
+            last_out = k;
+            ever_out = 1;
+        }
+    }
+    out->y_end = y;
+    out->frac_saturated = (double)sat / (double)n;
+    if (!ever_out) {
+        out->settled = 1;
+        out->settling = 1;
+    } else if (last_out + 5 < n) {
+        out->settled = 1;
+        out->settling = (double)last_out + 2;
+    } else {
+        out->settled = 0;
+        out->settling = NAN;
+    }
+    out->overshoot = fabs(step) > p->band * fabs(p->r) ? 100 * worst / fabs(step) : NAN;
+    return 0;
 }

@@ -50,7 +50,7 @@ struct qc_limiter {
     qc_limiter_config cfg;
     double limit, last_tick, last_y, last_rtt, observed;
     int have_observed;
-    qc_pi pi;
+    qc_mu_ctl mu_ctl; /* MAXUSERS: the controller of src/control */
     qc_lim_conc conc;
     /* ADMISSION, under mu */
     qc_adm adm[QC_LIMITER_CLASSES_MAX];
@@ -230,7 +230,7 @@ static int init_controller(qc_limiter *l, double now, qc_err *err)
                           .u_init = c->initial_limit,
                           .aw = QC_AW_CONDITIONAL,
                           .k_aw = 1};
-        return qc_pi_init(&l->pi, &p, err);
+        return qc_mu_ctl_init(&l->mu_ctl, &p, err);
     }
     case QC_LIMITER_GRADIENT2: {
         qc_lim_gradient2_params p = c->gradient2;
@@ -507,18 +507,13 @@ int qc_limiter_tick(qc_limiter *l, double now)
     case QC_LIMITER_MAXUSERS: {
         double y = l->have_observed ? l->observed : dt > 0 ? (double)sum / 1e9 / dt : NAN;
         l->have_observed = 0;
-        /* Raising a limit that nobody reached does nothing now and lets a
-         * burst through later: while the gate was not binding and the
-         * error asks for more, hold (conditional integration on an
-         * actuator that demand, not the limit, saturates). */
+        /* The MaxUsers controller with its demand hold (qctl/controller.h):
+         * the peak in flight says whether the gate was binding. */
         uint32_t peak = maxin > cur ? maxin : cur;
-        int slack = (double)peak < floor(l->limit) && y < c->reference;
-        if (isfinite(y) && !slack) {
-            qc_pi_sense in = {.r = c->reference, .y = y};
-            qc_pi_act act;
-            if (qc_pi_step(&l->pi, &in, &act) == 0)
-                l->limit = act.u;
-        }
+        qc_mu_ctl_sense in = {.r = c->reference, .y = y, .peak = (double)peak};
+        qc_mu_ctl_act act;
+        if (qc_mu_ctl_step(&l->mu_ctl, &in, &act) == 0)
+            l->limit = act.u;
         if (isfinite(y))
             l->last_y = y;
         break;

@@ -36,6 +36,7 @@ struct qc_maxusers {
     uint8_t *state;
     double *session_end;
     uint32_t connected, waiting;
+    uint32_t peak;        /* most connected at once in the interval */
     double maxusers;      /* in force */
     double t0;            /* start of the current interval */
     double tlast;         /* last time areas were updated */
@@ -159,6 +160,8 @@ static int try_connect(qc_maxusers *m, uint32_t u)
         if (m->state[u] == U_RETRY)
             m->waiting--;
         m->connected++;
+        if (m->connected > m->peak)
+            m->peak = m->connected;
         m->connects++;
         m->state[u] = U_THINK;
         m->session_end[u] = m->sim.now + qc_dist_sample(m->p.session, r);
@@ -225,6 +228,7 @@ int qc_maxusers_step(qc_maxusers *m, double maxusers, qc_maxusers_sample *out)
     m->resp_sum = 0;
     m->done = 0;
     m->connects = 0;
+    m->peak = m->connected;
     /* Users refused under the old limit try again on their own schedule. */
     while (qc_evq_peek_time(m->sim.evq) <= t1) {
         qc_event ev;
@@ -248,6 +252,7 @@ int qc_maxusers_step(qc_maxusers *m, double maxusers, qc_maxusers_sample *out)
     out->throughput = (double)m->done / d;
     out->response = m->done ? m->resp_sum / (double)m->done : NAN;
     out->connected = m->connected;
+    out->connected_peak = m->peak;
     out->waiting = m->waiting;
     out->completed = m->done;
     out->connects = m->connects;

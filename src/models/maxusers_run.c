@@ -3,10 +3,13 @@
  * controller (closed loop) or with a MaxUsers schedule and an excitation
  * signal for identification (open loop), plus the step-response metrics.
  *
- * At the end of interval k the plant reports its sample; the controller
- * steps on the chosen sensor's RIS and the reference in force, and its
- * actuation is MaxUsers for interval k + 1. That one-interval delay is the
- * plant's input delay of the ARX model y(k+1) = a y(k) + b u(k). */
+ * Sample instants (qctl/maxusers.h): at instant k the plant has reported
+ * y(k); the controller (qc_mu_ctl, the same object the live limiter runs)
+ * steps on the chosen sensor's y(k) and r(k) and sets u(k), in force over
+ * (k, k+1]. With a warm-up the loop closes at instant 0 on the warm-up's
+ * last sample; without one u(0) is the initial MaxUsers. This is the
+ * pairing of the ARX model y(k+1) = a y(k) + b u(k) that `qctl sysid`
+ * fits and `qctl design` designs for. */
 #include "qctl/maxusers.h"
 
 #include <errno.h>
@@ -118,7 +121,9 @@ static void segment_metrics(const qc_mu_run_result *res, size_t a, size_t b, dou
         m->settling = s[last_out + 1].t - m->t_start;
     else
         m->settling = NAN;
-    m->overshoot = fabs(step) > 0 ? 100 * worst / fabs(step) : 0;
+    /* a step smaller than the band is no step: its overshoot in % of the
+     * step would be noise over a tiny number */
+    m->overshoot = fabs(step) > band * fabs(r) ? 100 * worst / fabs(step) : NAN;
     size_t h = a + (b - a) / 2;
     double sum = 0;
     for (size_t k = h; k < b; k++)
@@ -148,9 +153,9 @@ int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err)
     double band = p->band > 0 ? p->band : 0.10;
     double sgain = p->sensor_gain > 0 ? p->sensor_gain : 1.0;
 
-    qc_pi pi;
+    qc_mu_ctl ctl;
     if (p->closed_loop) {
-        int rc = qc_pi_init(&pi, &p->pi, err);
+        int rc = qc_mu_ctl_init(&ctl, &p->pi, err);
         if (rc != 0)
             return rc;
     }
@@ -178,16 +183,30 @@ int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err)
     qc_rng ex;
     qc_rng_init(&ex, pp.seed, qc_rng_stream(pp.rep, QC_STREAM_CONTROL, 0));
     double u = pp.maxusers_init, dev = 0;
+    memset(&res->initial, 0, sizeof res->initial);
+    res->initial.maxusers = u;
     for (double tw = 0; tw < p->warmup; tw += dt) {
-        qc_maxusers_sample w;
-        int rc = qc_maxusers_step(m, u, &w);
+        qc_maxusers_sample *w = &res->initial;
+        int rc = qc_maxusers_step(m, u, w);
         if (rc != 0) {
             qc_maxusers_free(m);
             qc_mu_run_result_free(res);
             return qc_err_set(err, rc, "plant failed during the warm-up: %s", qc_strerror(rc));
         }
     }
-    size_t saturated = 0;
+    res->initial.t = 0;
+    size_t saturated = 0, held = 0;
+    if (p->closed_loop && p->warmup > 0) {
+        /* the loop closes at instant 0 on the warm-up's last measurement */
+        double r0 = qc_sched_at(p->ref, p->nref, 0);
+        qc_mu_ctl_sense in = {p->sensor_offset + r0 * sgain,
+                              p->sensor == QC_SENSOR_LOGGED ? res->initial.ris_logged
+                                                            : res->initial.ris,
+                              res->initial.connected_peak};
+        qc_mu_ctl_act act;
+        qc_mu_ctl_step(&ctl, &in, &act);
+        u = act.u;
+    }
     for (size_t k = 0; k < n; k++) {
         double t = (double)k * dt; /* time since the loop started */
         if (!p->closed_loop) {
@@ -223,15 +242,19 @@ int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err)
         double r = p->closed_loop ? qc_sched_at(p->ref, p->nref, s->t) : NAN;
         res->reference[k] = r;
         if (p->closed_loop) {
-            qc_pi_sense in = {p->sensor_offset + r * sgain, p->sensor == QC_SENSOR_LOGGED ? s->ris_logged : s->ris};
-            qc_pi_act act;
-            qc_pi_step(&pi, &in, &act);
+            qc_mu_ctl_sense in = {p->sensor_offset + r * sgain,
+                                  p->sensor == QC_SENSOR_LOGGED ? s->ris_logged : s->ris,
+                                  s->connected_peak};
+            qc_mu_ctl_act act;
+            qc_mu_ctl_step(&ctl, &in, &act);
             u = act.u;
-            saturated += act.saturated != 0;
-        } else {
-            saturated += s->maxusers <= 0 || s->maxusers >= umax;
+            held += act.held;
         }
+        saturated += s->maxusers <= 0 || s->maxusers >= umax;
     }
+    if (!p->closed_loop) /* the excitation's next switch is not drawn */
+        u = qc_sched_at(p->input, p->ninput, (double)n * dt) + dev;
+    res->u_next = u < 0 ? 0 : u > umax ? umax : u;
     res->n = n;
     /* Step metrics: one segment per reference point (closed loop). */
     if (p->closed_loop) {
@@ -264,6 +287,16 @@ int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err)
     res->response_mean = rn ? rsum / (double)rn : NAN;
     res->response_p95 = qc_hist_quantile(h, 0.95);
     res->frac_saturated = (double)saturated / (double)n;
+    res->frac_held = (double)held / (double)n;
+    res->logged_bound = qc_mu_logged_bound(&pp);
     qc_maxusers_free(m);
     return 0;
+}
+
+double qc_mu_logged_bound(const qc_maxusers_params *p)
+{
+    double es = p->service ? qc_dist_mean(p->service) : NAN;
+    if (!(es > 0))
+        return INFINITY;
+    return (double)p->threads / es * p->interval / 2;
 }

@@ -6,4 +6,4 @@ json: steps.1.steady_state_error within -0.05 0.05
 json: summary.fraction_saturated eq 0
 json: steps.1.settling_time lt 3600
 file: $TMP/s.csv
-sh: head -1 $TMP/s.csv | grep -q '^time,reference,maxusers,ris,ris_now,ris_logged'
+sh: grep -v '^#' $TMP/s.csv | head -1 | grep -q '^time,reference,maxusers,ris,ris_now,ris_logged'

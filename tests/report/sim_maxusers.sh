@@ -6,6 +6,6 @@
 run_qctl sim maxusers --duration 3600 --report "$TMP/r" --quiet
 check_report "$TMP/r" 2
 grep -q '<figcaption>ris</figcaption>' "$TMP/r/index.html" || fail "no RIS plot"
-grep -q '<th>t_start</th><th>reference</th><th>settling_time</th>' "$TMP/r/index.html" ||
+grep -q '<th>t_start</th>' "$TMP/r/index.html" && grep -q 'settling_time' "$TMP/r/index.html" ||
     fail "no step table"
 echo ok
