@@ -46,7 +46,7 @@ static qc_adm make(double bound, double eps, double alpha, int admitted)
 static qc_adm_act step(qc_adm *c, double d, double n)
 {
     qc_adm_act a;
-    qc_adm_sense in = {d, n};
+    qc_adm_sense in = {d, n, NULL, 0};
     assert_int_equal(qc_adm_step(c, &in, &a), 0);
     return a;
 }
@@ -209,8 +209,8 @@ static void test_bad_params(void **state)
     /* a lost sample holds the priority */
     qc_adm d = make(2, 0.1, 20, 1);
     qc_adm_act a;
-    assert_int_equal(qc_adm_step(&d, &(qc_adm_sense){NAN, 20}, &a), QC_EINVAL);
-    assert_int_equal(qc_adm_step(&d, &(qc_adm_sense){1, 0}, &a), QC_EINVAL);
+    assert_int_equal(qc_adm_step(&d, &(qc_adm_sense){NAN, 20, NULL, 0}, &a), QC_EINVAL);
+    assert_int_equal(qc_adm_step(&d, &(qc_adm_sense){1, 0, NULL, 0}, &a), QC_EINVAL);
     assert_true(NEAR(a.priority, 0.1));
 }
 
