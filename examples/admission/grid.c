@@ -54,8 +54,8 @@ static const shape SHAPES[] = {
     {"3 classes, exp", 3, {0.3, 0.25, 0.25}, {2.0, 2.6, 0}, {0.5, 0.3, 0}, 0},
     {"5 classes, exp", 5, {0.15, 0.15, 0.15, 0.15, 0.2}, {2.0, 2.5, 3.0, 2.5, 0},
      {0.3, 0.2, 0.15, 0.2, 0}, 0},
-    {"3 classes, Pareto", 3, {0.3, 0.25, 0.25}, {3.0, 3.6, 0}, {0.5, 0.3, 0}, 1},
-    {"5 classes, Pareto", 5, {0.15, 0.15, 0.15, 0.15, 0.2}, {3.0, 3.5, 4.0, 3.5, 0},
+    {"3 classes, lognormal", 3, {0.25, 0.2, 0.25}, {3.0, 3.6, 0}, {0.5, 0.3, 0}, 1},
+    {"5 classes, lognormal", 5, {0.12, 0.12, 0.12, 0.12, 0.2}, {3.0, 3.5, 4.0, 3.5, 0},
      {0.3, 0.2, 0.15, 0.2, 0}, 1},
 };
 #define NSHAPE (sizeof SHAPES / sizeof SHAPES[0])
@@ -78,7 +78,7 @@ static int scen_build(scen *s, const shape *sh, double margin)
     s->margin = margin;
     s->disc = sh->heavy ? QC_MC_WEIGHTED : QC_MC_DPS;
     char spec[64];
-    if (qc_dist_parse(&s->svc, sh->heavy ? "pareto:2.5,0.6" : "exp:1", NULL) != 0)
+    if (qc_dist_parse(&s->svc, sh->heavy ? "lognormal:-0.5,1" : "exp:1", NULL) != 0)
         return -1;
     for (unsigned k = 0; k < sh->n; k++) {
         snprintf(spec, sizeof spec, "exp:%.17g", sh->lambda[k]);
@@ -170,6 +170,21 @@ static int run_cell(const scen *s, qc_mc_policy pol, double eps, double alpha, u
         p.window = 5000;
         p.reps = 1;
         p.seed = 1000003u * seed + 17;
+        const char *ev;
+        if ((ev = getenv("ADM_CONF")))
+            p.adm.confidence = atof(ev);
+        if ((ev = getenv("ADM_SETTLE")))
+            p.adm.settle = (unsigned)atoi(ev);
+        if ((ev = getenv("ADM_K")))
+            p.adm.admit_window = (unsigned)atoi(ev);
+        if ((ev = getenv("ADM_KMAX")))
+            p.adm.window_max = (unsigned)atoi(ev);
+        if ((ev = getenv("ADM_RISE")))
+            p.adm.peer_rise = atof(ev);
+        if ((ev = getenv("ADM_CARRY")))
+            p.adm.carry_max = atof(ev);
+        if ((ev = getenv("ADM_PROBE")))
+            p.adm.probe = atof(ev);
         qc_mc_run_result r;
         qc_err err = {0};
         if (qc_mc_run(&p, &r, &err) != 0) {
@@ -177,6 +192,13 @@ static int run_cell(const scen *s, qc_mc_policy pol, double eps, double alpha, u
             return -1;
         }
         const qc_mc_run_class_result *c = &r.cls[cand];
+        if (getenv("ADM_DEBUG") && c->admitted && s->margin < 0) {
+            fprintf(stderr, "seed %llu admitted at %g; bounds", (unsigned long long)p.seed,
+                    c->admit_time.mean);
+            for (unsigned k = 0; k < n; k++)
+                fprintf(stderr, " %.17g", s->cls[k].bound);
+            fprintf(stderr, "\n");
+        }
         out->runs++;
         out->adm += c->admitted;
         out->rej += c->rejected;
@@ -314,8 +336,14 @@ int main(int argc, char **argv)
     cell *c = malloc(sizeof *c);
     if (c == NULL)
         return 1;
+    int only_shape = getenv("ADM_SHAPE") ? atoi(getenv("ADM_SHAPE")) : -1;
+    double only_margin = getenv("ADM_MARGIN") ? atof(getenv("ADM_MARGIN")) : NAN;
     for (size_t si = 0; si < nshape; si++) {
+        if (only_shape >= 0 && (size_t)only_shape != si)
+            continue;
         for (size_t mi = 0; mi < nm; mi++) {
+            if (isfinite(only_margin) && fabs(only_margin - margins[mi]) > 1e-9)
+                continue;
             scen s;
             if (scen_build(&s, &SHAPES[si], margins[mi]) != 0) {
                 fprintf(stderr, "adm_grid: cannot build scenario\n");

@@ -15,12 +15,15 @@
  * applied at a bounded rate with the remainder carried (never dropped):
  *
  *     a(k)   = r(k-1) + (n(k) / m) (d(k) - T) / T
- *     u(k)   = clip( a(k), -x_sat, x_sat ),   r(k) = a(k) - u(k)
+ *     u(k)   = clip( a(k), -x_sat, x_sat ),
+ *     r(k)   = clip( a(k) - u(k), -r_max, r_max )
  *     p(k+1) = clip( p(k) exp(g u(k)), p_min, p_max ).
  *
- *   log p(k) - log p(0) = g (sum_jobs (d_j - T) / (m T) - r(k)), so a
- *   priority that stays inside (p_min, p_max) forces the mean delay per
- *   job to T whatever the sample size: no error is clipped away.
+ *   With no cap (r_max = INFINITY, the default), log p(k) - log p(0) =
+ *   g (sum_jobs (d_j - T) / (m T) - r(k)): a priority that stays inside
+ *   (p_min, p_max) forces the mean delay per job to T whatever the
+ *   sample size. A finite r_max smooths p after a very long busy cycle
+ *   at the price of a bias (docs/admission.md).
  *
  * Candidate class: Reno-like slow start, with a smoothed delay
  * s(k) = (1 - lambda) s(k-1) + lambda d(k) (s(1) = d(1)), and the weights
@@ -39,14 +42,16 @@
  *     the admitted classes settle, then a test window gathers its own
  *     samples and the admitted weights. At K, 2K, 4K ... K_max samples
  *     (the looks) it computes the mean delay per job mu of the window and
- *     its standard error se (ratio estimator over samples), and the rise
+ *     its standard error se by batch means (B batches of consecutive
+ *     samples, so that slow swings of the admitted weights, which make
+ *     its samples correlated, widen the interval), and the rise
  *     of each admitted class's log weight over the window (least
  *     squares). It is ADMITTED when mu + z se <= D and no admitted
  *     weight rose by more than log(1 + eta); the test FAILS when
  *     mu - z se > D, or at K_max; a failed test makes it grow for at
  *     least one epoch before it may freeze again. z is the one-sided
- *     normal quantile of the confidence, split over the looks
- *     (Bonferroni);
+ *     Student-t quantile (B - 1 degrees of freedom) of the confidence,
+ *     split over the looks (Bonferroni);
  *   - it is REJECTED at once when an admitted class's weight reaches the
  *     ceiling W (that class can only keep its bound by near-absolute
  *     priority, which the candidate is contesting), or after F back-offs.
@@ -64,6 +69,7 @@ extern "C" {
 #endif
 
 #define QC_ADM_PEERS_MAX 16
+#define QC_ADM_WINDOW_MAX 512
 
 typedef enum qc_adm_state {
     QC_ADM_CANDIDATE = 0,
@@ -102,8 +108,11 @@ typedef struct qc_adm_params {
     double probe;           /* eps_p in [0, 1): a candidate freezes when its
                                delay is below (1 - max(eps, eps_p)) D (0.05) */
     unsigned settle;        /* S: probation samples before the test (20) */
-    unsigned admit_window;  /* K >= 2: samples at the first look (40) */
-    unsigned window_max;    /* K_max >= K: samples at the last look (160) */
+    unsigned admit_window;  /* K >= 2: samples at the first look (80) */
+    unsigned window_max;    /* K_max in [K, QC_ADM_WINDOW_MAX]: samples at
+                               the last look (320) */
+    unsigned batches;       /* B in [2, 32]: batches of the window (8) */
+    double carry_max;       /* largest |carried error| (INFINITY: none) */
     double confidence;      /* of the admission test, in (0.5, 1) (0.99) */
     double peer_rise;       /* eta > 0: an admitted weight rising more over
                                the window has not settled (0.25) */
@@ -134,10 +143,10 @@ typedef struct qc_adm {
     int frozen;             /* candidate on probation */
     unsigned held;          /* probation samples so far */
     unsigned next_look;     /* window size of the next look */
-    double z;               /* test quantile (per look) */
-    /* test window: own samples (sums of n, n d, n^2, (n d)^2, n * n d) */
+    double z;               /* test quantile (per look; Student t, B - 1 df) */
+    /* test window: own samples (count, count x delay) */
     unsigned win_len;
-    double w_n, w_nd, w_nn, w_ndnd, w_nnd;
+    double win_n[QC_ADM_WINDOW_MAX], win_nd[QC_ADM_WINDOW_MAX];
     /* admitted weights over the window: sums of log w and t log w */
     unsigned npeer;
     double pk_y[QC_ADM_PEERS_MAX], pk_ty[QC_ADM_PEERS_MAX];

@@ -15,6 +15,8 @@
 
 #include <math.h>
 #include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <gsl/gsl_cdf.h>
 
@@ -38,8 +40,10 @@ void qc_adm_params_init(qc_adm_params *p, double bound, double epsilon, double a
     p->max_backoffs = 3;
     p->probe = 0.05;
     p->settle = 20;
-    p->admit_window = 40;
-    p->window_max = 160;
+    p->admit_window = 80;
+    p->window_max = 320;
+    p->batches = 8;
+    p->carry_max = INFINITY;
     p->confidence = 0.99;
     p->peer_rise = 0.25;
     p->peer_ceiling = 1e4;
@@ -94,12 +98,17 @@ int qc_adm_init(qc_adm *c, const qc_adm_params *p, qc_err *err)
         return qc_err_set(err, QC_EINVAL, "worsen: %g must be > 0", p->worsen);
     if (p->settle > 100000)
         return qc_err_set(err, QC_EINVAL, "settle: %u is more than 100000 samples", p->settle);
-    if (p->admit_window < 2 || p->admit_window > 1000000)
-        return qc_err_set(err, QC_EINVAL, "admit_window: %u is not in [2, 1000000]",
-                          p->admit_window);
-    if (p->window_max < p->admit_window || p->window_max > 1000000)
-        return qc_err_set(err, QC_EINVAL, "window_max: %u is not in [admit_window %u, 1000000]",
-                          p->window_max, p->admit_window);
+    if (p->admit_window < 2 || p->admit_window > QC_ADM_WINDOW_MAX)
+        return qc_err_set(err, QC_EINVAL, "admit_window: %u is not in [2, %d]", p->admit_window,
+                          QC_ADM_WINDOW_MAX);
+    if (p->window_max < p->admit_window || p->window_max > QC_ADM_WINDOW_MAX)
+        return qc_err_set(err, QC_EINVAL, "window_max: %u is not in [admit_window %u, %d]",
+                          p->window_max, p->admit_window, QC_ADM_WINDOW_MAX);
+    if (p->batches < 2 || p->batches > 32 || p->batches > p->admit_window)
+        return qc_err_set(err, QC_EINVAL, "batches: %u is not in [2, min(32, admit_window)]",
+                          p->batches);
+    if (!(p->carry_max >= 0))
+        return qc_err_set(err, QC_EINVAL, "carry_max: %g must be >= 0", p->carry_max);
     if (!(p->probe >= 0 && p->probe < 1))
         return qc_err_set(err, QC_EINVAL, "probe: %g is not in [0, 1)", p->probe);
     if (!(p->confidence > 0.5 && p->confidence < 1))
@@ -123,7 +132,7 @@ int qc_adm_init(qc_adm *c, const qc_adm_params *p, qc_err *err)
     unsigned looks = 1;
     for (unsigned k = p->admit_window; k < p->window_max; k *= 2)
         looks++;
-    c->z = gsl_cdf_ugaussian_Qinv((1 - p->confidence) / looks);
+    c->z = gsl_cdf_tdist_Qinv((1 - p->confidence) / looks, (double)(p->batches - 1));
     return 0;
 }
 
@@ -156,7 +165,7 @@ static void track(qc_adm *c, const qc_adm_sense *in)
     double T = target(c);
     double a = c->carry + (in->count / c->p.ref_count) * (in->delay - T) / T;
     double u = clampd(a, -c->p.x_sat, c->p.x_sat);
-    c->carry = a - u;
+    c->carry = clampd(a - u, -c->p.carry_max, c->p.carry_max);
     double p = c->prio * exp(c->p.gain * u);
     if (p >= c->p.p_max || p <= c->p.p_min)
         c->carry = 0;
@@ -190,7 +199,10 @@ static qc_adm_event back_off(qc_adm *c)
 static qc_adm_event grow(qc_adm *c)
 {
     const qc_adm_params *p = &c->p;
-    if (c->prio >= p->p_arm) {
+    /* The back-off tests read "growth no longer buys delay" only while
+     * the delay is still above the probe target: below it, a candidate
+     * that grows after an undecided test has nothing left to gain. */
+    if (c->prio >= p->p_arm && c->s > probe_target(c)) {
         if (!c->epoch_on) {
             c->epoch_on = 1;
             c->s_ref = c->s;
@@ -217,7 +229,6 @@ static qc_adm_event grow(qc_adm *c)
 static void window_reset(qc_adm *c)
 {
     c->win_len = 0;
-    c->w_n = c->w_nd = c->w_nn = c->w_ndnd = c->w_nnd = 0;
     c->npeer = 0;
     memset(c->pk_y, 0, sizeof c->pk_y);
     memset(c->pk_ty, 0, sizeof c->pk_ty);
@@ -243,13 +254,9 @@ static void window_add(qc_adm *c, const qc_adm_sense *in)
     if (c->win_len > 0 && np != c->npeer)
         window_reset(c);
     c->npeer = np;
-    double n = in->count, nd = in->count * in->delay;
     double t = (double)c->win_len;
-    c->w_n += n;
-    c->w_nd += nd;
-    c->w_nn += n * n;
-    c->w_ndnd += nd * nd;
-    c->w_nnd += n * nd;
+    c->win_n[c->win_len] = in->count;
+    c->win_nd[c->win_len] = in->count * in->delay;
     for (unsigned j = 0; j < np; j++) {
         double y = log(in->peer[j] > 0 ? in->peer[j] : c->p.p_min);
         c->pk_y[j] += y;
@@ -258,25 +265,43 @@ static void window_add(qc_adm *c, const qc_adm_sense *in)
     c->win_len++;
 }
 
-/* The test at a look. Own delay: the ratio estimator mu = sum n d / sum n
- * and its standard error over the k samples (each sample a sum over busy
- * cycles, nearly independent of the others),
- *     se^2 = k/(k-1) sum (n_i d_i - mu n_i)^2 / (sum n)^2.
- * Admitted weights: the least-squares slope b of log w on the sample
- * index; the rise over the window is b (k - 1). */
+/* The test at a look. Own delay: mu = sum n d / sum n over the k
+ * samples, and its standard error by batch means: the window is cut into
+ * B batches of consecutive samples, mu_b their own ratios, N_b their
+ * completions, N the total,
+ *     se^2 = B/(B-1) sum_b (N_b (mu_b - mu))^2 / N^2.
+ * Batches rather than samples, because the samples of a candidate are
+ * correlated through the admitted weights, which wander slowly; the
+ * interval then has B - 1 degrees of freedom. Admitted weights: the
+ * least-squares slope b of log w on the sample index; the rise over the
+ * window is b (k - 1). */
 static void window_eval(qc_adm *c, double *mu, double *se, double *rise)
 {
-    double k = (double)c->win_len;
-    double m = c->w_nd / c->w_n;
-    double ss = c->w_ndnd - 2 * m * c->w_nnd + m * m * c->w_nn;
+    unsigned kk = c->win_len, B = c->p.batches;
+    double k = (double)kk;
+    double N = 0, S = 0;
+    for (unsigned i = 0; i < kk; i++) {
+        N += c->win_n[i];
+        S += c->win_nd[i];
+    }
+    double m = S / N, ss = 0;
+    for (unsigned b = 0; b < B; b++) {
+        unsigned lo = b * kk / B, hi = (b + 1) * kk / B;
+        double nb = 0, sb = 0;
+        for (unsigned i = lo; i < hi; i++) {
+            nb += c->win_n[i];
+            sb += c->win_nd[i];
+        }
+        ss += (sb - m * nb) * (sb - m * nb);
+    }
     *mu = m;
-    *se = ss > 0 && k > 1 ? sqrt(ss * k / (k - 1)) / c->w_n : 0;
+    *se = sqrt(ss * B / (B - 1)) / N;
     double st = k * (k - 1) / 2, stt = (k - 1) * k * (2 * k - 1) / 6;
     double den = k * stt - st * st;
-    double r = -INFINITY;
+    double r = 0;
     for (unsigned j = 0; j < c->npeer; j++) {
         double b = den > 0 ? (k * c->pk_ty[j] - st * c->pk_y[j]) / den : 0;
-        if (b * (k - 1) > r)
+        if (fabs(b * (k - 1)) > fabs(r))
             r = b * (k - 1);
     }
     *rise = c->npeer ? r : 0;
@@ -301,7 +326,11 @@ static qc_adm_event probation(qc_adm *c, const qc_adm_sense *in)
     c->test_mean = mu;
     c->test_se = se;
     c->test_rise = rise;
-    int settled = rise <= log(1 + c->p.peer_rise);
+    int settled = fabs(rise) <= log(1 + c->p.peer_rise);
+    if (getenv("ADM_TRACE"))
+        fprintf(stderr, "look k=%u mu=%.4f se=%.4f z=%.2f D=%.4f rise=%.3f p=%.3g peer=%.3g\n",
+                c->win_len, mu, se, c->z, c->p.bound, rise, c->prio,
+                in->npeer ? in->peer[0] : -1.0);
     if (settled && mu + c->z * se <= c->p.bound) {
         c->frozen = 0;
         c->tests++;
