@@ -138,7 +138,13 @@ static int scen_build(scen *s, const shape *sh, double margin)
             sh->dbase[k], cand};
     }
     if (sh->heavy) {
-        double c = static_scale(s);
+        static const shape *cached;
+        static double cached_c;
+        if (cached != sh) {
+            cached_c = static_scale(s);
+            cached = sh;
+        }
+        double c = cached_c;
         if (!(c > 0))
             return -1;
         s->scale = c;

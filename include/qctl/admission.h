@@ -113,7 +113,7 @@ typedef struct qc_adm_params {
                                the last look (320) */
     unsigned batches;       /* B in [2, 32]: batches of the window (8) */
     double carry_max;       /* largest |carried error| (INFINITY: none) */
-    double confidence;      /* of the admission test, in (0.5, 1) (0.99) */
+    double confidence;      /* of the admission test, in (0.5, 1) (0.999) */
     double peer_rise;       /* eta > 0: an admitted weight rising more over
                                the window has not settled (0.25) */
     double peer_ceiling;    /* W > 0: an admitted weight this high rejects

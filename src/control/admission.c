@@ -15,8 +15,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include <gsl/gsl_cdf.h>
 
@@ -44,7 +42,7 @@ void qc_adm_params_init(qc_adm_params *p, double bound, double epsilon, double a
     p->window_max = 320;
     p->batches = 8;
     p->carry_max = INFINITY;
-    p->confidence = 0.99;
+    p->confidence = 0.999;
     p->peer_rise = 0.25;
     p->peer_ceiling = 1e4;
     p->smoothing = 0.2;
@@ -327,10 +325,6 @@ static qc_adm_event probation(qc_adm *c, const qc_adm_sense *in)
     c->test_se = se;
     c->test_rise = rise;
     int settled = fabs(rise) <= log(1 + c->p.peer_rise);
-    if (getenv("ADM_TRACE"))
-        fprintf(stderr, "look k=%u mu=%.4f se=%.4f z=%.2f D=%.4f rise=%.3f p=%.3g peer=%.3g\n",
-                c->win_len, mu, se, c->z, c->p.bound, rise, c->prio,
-                in->npeer ? in->peer[0] : -1.0);
     if (settled && mu + c->z * se <= c->p.bound) {
         c->frozen = 0;
         c->tests++;
