@@ -359,13 +359,13 @@ int main(int argc, char **argv)
         }
     }
     if (seeds == 0)
-        seeds = quick ? 6 : 40;
+        seeds = quick ? 10 : 40;
     if (seeds > 4096 || bseeds > 4096) {
         fprintf(stderr, "adm_grid: --seeds and --baselines: at most 4096\n");
         return 2;
     }
     if (horizon == 0)
-        horizon = quick ? 150000 : 300000;
+        horizon = quick ? 1000000 : 1000000;
     if (!(horizon > START + 10000)) {
         fprintf(stderr, "adm_grid: --time: must be above %g\n", START + 10000);
         return 2;
