@@ -243,6 +243,8 @@ static int run_cell(const scen *s, qc_mc_policy pol, double eps, double alpha, u
             p.adm.window_max = (unsigned)atoi(ev);
         if ((ev = getenv("ADM_RISE")))
             p.adm.peer_rise = atof(ev);
+        if ((ev = getenv("ADM_CEIL")))
+            p.adm.peer_ceiling = atof(ev);
         if ((ev = getenv("ADM_CARRY")))
             p.adm.carry_max = atof(ev);
         if ((ev = getenv("ADM_PROBE")))
@@ -359,13 +361,13 @@ int main(int argc, char **argv)
         }
     }
     if (seeds == 0)
-        seeds = quick ? 10 : 40;
+        seeds = quick ? 10 : 30;
     if (seeds > 4096 || bseeds > 4096) {
         fprintf(stderr, "adm_grid: --seeds and --baselines: at most 4096\n");
         return 2;
     }
     if (horizon == 0)
-        horizon = quick ? 1000000 : 1000000;
+        horizon = quick ? 1000000 : 1500000;
     if (!(horizon > START + 10000)) {
         fprintf(stderr, "adm_grid: --time: must be above %g\n", START + 10000);
         return 2;
@@ -462,6 +464,8 @@ int main(int argc, char **argv)
         fprintf(o, "| scenario | margin | policy | let in | worst class delay/D (mean ± 95%%) "
                    "| largest run |\n|---|---|---|---|---|---|\n");
         for (size_t si = 0; si < NSHAPE; si++) {
+            if (only_shape >= 0 && (size_t)only_shape != si)
+                continue;
             for (size_t mi = 0; mi < 3; mi++) {
                 scen s;
                 if (scen_build(&s, &SHAPES[si], bmargins[mi]) != 0)

@@ -117,7 +117,7 @@ typedef struct qc_adm_params {
     double peer_rise;       /* eta > 0: an admitted weight rising more over
                                the window has not settled (0.25) */
     double peer_ceiling;    /* W > 0: an admitted weight this high rejects
-                               the candidate (1e4) */
+                               the candidate (1e6, the default p_max) */
     double smoothing;       /* lambda in (0, 1]: smoothing of s (0.2) */
     int admitted;           /* 1: starts admitted; 0: a candidate */
 } qc_adm_params;

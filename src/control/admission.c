@@ -44,7 +44,7 @@ void qc_adm_params_init(qc_adm_params *p, double bound, double epsilon, double a
     p->carry_max = INFINITY;
     p->confidence = 0.999;
     p->peer_rise = 0.25;
-    p->peer_ceiling = 1e4;
+    p->peer_ceiling = 1e6;
     p->smoothing = 0.2;
     p->admitted = admitted;
 }
@@ -198,9 +198,11 @@ static qc_adm_event grow(qc_adm *c)
 {
     const qc_adm_params *p = &c->p;
     /* The back-off tests read "growth no longer buys delay" only while
-     * the delay is still above the probe target: below it, a candidate
-     * that grows after an undecided test has nothing left to gain. */
-    if (c->prio >= p->p_arm && c->s > probe_target(c)) {
+     * the delay is above the bound: between the probe target and the
+     * bound a noisy delay improves little per epoch, and growing further
+     * there costs nothing if the set is admissible (if it is not, the
+     * admitted classes' answer soon lifts the delay above the bound). */
+    if (c->prio >= p->p_arm && c->s > p->bound) {
         if (!c->epoch_on) {
             c->epoch_on = 1;
             c->s_ref = c->s;
