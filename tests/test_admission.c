@@ -272,11 +272,11 @@ static void test_probation(void **state)
     a = step_peer(&d, 1.0, 20, 0.5);
     assert_int_equal(a.event, QC_ADM_EV_HOLD);
 
-    /* an admitted weight at the ceiling W = 1e4 rejects at once */
+    /* an admitted weight at the ceiling W = 1e6 (p_max) rejects at once */
     qc_adm r = make(2, 0.1, 10, 0);
     a = step_peer(&r, 5, 20, 0.5);
     assert_int_equal(a.event, QC_ADM_EV_GROW);
-    a = step_peer(&r, 5, 20, 1e4);
+    a = step_peer(&r, 5, 20, 1e6);
     assert_int_equal(a.event, QC_ADM_EV_REJECT);
     assert_true(NEAR(a.priority, 1e-3));
 }
