@@ -31,7 +31,11 @@
  * Usage: adm_grid [--quick] [--seeds N] [--time T] [--baselines N]
  *                 [--out FILE]
  * --quick runs a small grid and exits 1 if a claim fails (the CTest
- * version); the full grid writes a Markdown report (stdout or --out). */
+ * version); the full grid writes a Markdown report (stdout or --out).
+ * Environment (experiments only): ADM_SHAPE, ADM_MARGIN select cells;
+ * ADM_CONF, ADM_SETTLE, ADM_K, ADM_KMAX, ADM_RISE, ADM_PROBE, ADM_CEIL,
+ * ADM_CARRY override controller parameters; ADM_DEBUG=1 names the seeds
+ * of wrong admissions. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
