@@ -12,33 +12,50 @@
  *
  * Admitted class: tracks the target T = (1 - eps) D below its bound D
  * with a multiplicative integral law on the completion-weighted error,
+ * applied at a bounded rate with the remainder carried (never dropped):
  *
- *     x(k) = sat( (n(k) / m) (d(k) - T) / T, x_sat )
- *     p(k+1) = clip( p(k) exp(g x(k)), p_min, p_max ).
+ *     a(k)   = r(k-1) + (n(k) / m) (d(k) - T) / T
+ *     u(k)   = clip( a(k), -x_sat, x_sat ),
+ *     r(k)   = clip( a(k) - u(k), -r_max, r_max )
+ *     p(k+1) = clip( p(k) exp(g u(k)), p_min, p_max ).
  *
- *   The law is scale free (only ratios of priorities matter to the
- *   server), and its drift is zero only when sum n (d - T) = 0 on average,
- *   i.e. when the mean delay per job (not per sample) equals T.
+ *   With no cap (r_max = INFINITY, the default), log p(k) - log p(0) =
+ *   g (sum_jobs (d_j - T) / (m T) - r(k)): a priority that stays inside
+ *   (p_min, p_max) forces the mean delay per job to T whatever the
+ *   sample size. A finite r_max smooths p after a very long busy cycle
+ *   at the price of a bias (docs/admission.md).
  *
  * Candidate class: Reno-like slow start, with a smoothed delay
- * s(k) = (1 - lambda) s(k-1) + lambda d(k) (s(1) = d(1)):
+ * s(k) = (1 - lambda) s(k-1) + lambda d(k) (s(1) = d(1)), and the weights
+ * the admitted classes publish (the server applies them, so they are
+ * known without any signalling):
  *
- *   - when s <= T it freezes its priority for S + K samples (probation):
- *     the first S let the admitted classes answer; it is admitted if its
- *     mean delay per job over the last K is at most D, else it grows
- *     again;
- *   - while s > T (and not on probation) it grows: slow start
+ *   - it grows while s > T_p = (1 - max(eps, eps_p)) D: slow start
  *     p <- p (1 + 1/alpha) until its first back-off, then congestion
  *     avoidance p <- p + ssthresh / alpha (larger alpha: gentler);
- *   - once p >= p_arm (a share no best-effort class can outweigh), it
- *     backs off, p <- beta p and ssthresh <- p, when its own delay is not
- *     improving: at the end of each epoch of ceil(alpha) growth samples
- *     s has not fallen below (1 - delta) of its value at the epoch's
- *     start, or at any sample s rose above (1 + theta) of it. Both mean
- *     the admitted classes are answering its growth with theirs, which is
- *     what they do when it hurts them;
- *   - after more than F back-offs it is rejected: p <- p_min for good,
- *     and the plant stops its traffic.
+ *   - once p >= p_arm it backs off (p <- beta p, ssthresh <- p) when its
+ *     own delay is not improving: at the end of each epoch of
+ *     ceil(alpha) growth samples s has not fallen below (1 - delta) of its
+ *     value at the epoch's start, or at any sample s rose above
+ *     (1 + theta) of it; after more than F back-offs it is rejected;
+ *   - when s <= T_p it freezes its priority (probation): S samples let
+ *     the admitted classes settle, then a test window gathers its own
+ *     samples and the admitted weights. At K, 2K, 4K ... K_max samples
+ *     (the looks) it computes the mean delay per job mu of the window and
+ *     its standard error se by batch means (B batches of consecutive
+ *     samples, so that slow swings of the admitted weights, which make
+ *     its samples correlated, widen the interval), and the rise
+ *     of each admitted class's log weight over the window (least
+ *     squares). It is ADMITTED when mu + z se <= D and no admitted
+ *     weight rose by more than log(1 + eta); the test FAILS when
+ *     mu - z se > D, or at K_max; a failed test makes it grow for at
+ *     least one epoch before it may freeze again. z is the one-sided
+ *     Student-t quantile (B - 1 degrees of freedom) of the confidence,
+ *     split over the looks (Bonferroni);
+ *   - it is REJECTED at once when an admitted class's weight reaches the
+ *     ceiling W (that class can only keep its bound by near-absolute
+ *     priority, which the candidate is contesting), or after F back-offs.
+ *     A rejected class holds p_min and the plant stops its traffic.
  *
  * Ownership: plain values; nothing to free. Errors: 0 or a negative
  * QC_E* code; init messages name the parameter. */
@@ -51,7 +68,8 @@
 extern "C" {
 #endif
 
-#define QC_ADM_WINDOW_MAX 64
+#define QC_ADM_PEERS_MAX 16
+#define QC_ADM_WINDOW_MAX 512
 
 typedef enum qc_adm_state {
     QC_ADM_CANDIDATE = 0,
@@ -67,7 +85,8 @@ typedef enum qc_adm_event {
     QC_ADM_EV_HOLD,     /* candidate on probation, priority frozen */
     QC_ADM_EV_BACKOFF,  /* candidate backed off */
     QC_ADM_EV_ADMIT,    /* candidate admitted at this sample */
-    QC_ADM_EV_REJECT    /* candidate rejected at this sample */
+    QC_ADM_EV_REJECT,   /* candidate rejected at this sample */
+    QC_ADM_EV_RETRY     /* candidate's test failed: it grew again */
 } qc_adm_event;
 
 typedef struct qc_adm_params {
@@ -76,7 +95,8 @@ typedef struct qc_adm_params {
     double alpha;           /* alpha > 0: slow-start constant */
     double gain;            /* g in (0, 4]: tracking gain (default 0.3) */
     unsigned ref_count;     /* m >= 1: completions of a nominal sample (20) */
-    double x_sat;           /* saturation of the tracking error (2) */
+    double x_sat;           /* largest tracking step applied per sample; the
+                               rest is carried (2) */
     double p_min, p_max;    /* priority limits, 0 < p_min < p_max (1e-3, 1e6) */
     double p_init;          /* priority at start (0.01 for a candidate,
                                0.1 for an admitted class) */
@@ -85,8 +105,19 @@ typedef struct qc_adm_params {
     double stall;           /* delta in [0, 1): least improvement per epoch (0.05) */
     double worsen;          /* theta > 0: rise that backs off at once (0.5) */
     unsigned max_backoffs;  /* F: rejected after more back-offs (3) */
+    double probe;           /* eps_p in [0, 1): a candidate freezes when its
+                               delay is below (1 - max(eps, eps_p)) D (0.05) */
     unsigned settle;        /* S: probation samples before the test (20) */
-    unsigned admit_window;  /* K in [1, QC_ADM_WINDOW_MAX]: test samples (40) */
+    unsigned admit_window;  /* K >= 2: samples at the first look (80) */
+    unsigned window_max;    /* K_max in [K, QC_ADM_WINDOW_MAX]: samples at
+                               the last look (320) */
+    unsigned batches;       /* B in [2, 32]: batches of the window (8) */
+    double carry_max;       /* largest |carried error| (INFINITY: none) */
+    double confidence;      /* of the admission test, in (0.5, 1) (0.999) */
+    double peer_rise;       /* eta > 0: an admitted weight rising more over
+                               the window has not settled (0.25) */
+    double peer_ceiling;    /* W > 0: an admitted weight this high rejects
+                               the candidate (1e6, the default p_max) */
     double smoothing;       /* lambda in (0, 1]: smoothing of s (0.2) */
     int admitted;           /* 1: starts admitted; 0: a candidate */
 } qc_adm_params;
@@ -100,6 +131,7 @@ typedef struct qc_adm {
     qc_adm_params p;
     qc_adm_state state;
     double prio;
+    double carry;           /* tracking error not yet applied (r above) */
     int avoid;              /* 0: slow start, 1: congestion avoidance */
     double ssthresh;
     double s;               /* smoothed delay (NAN before the first sample) */
@@ -107,16 +139,32 @@ typedef struct qc_adm {
     double s_ref;           /* s at the epoch's start */
     unsigned epoch_n;       /* growth samples in the epoch */
     unsigned backoffs;
+    unsigned must_grow;     /* growth samples owed after a failed test */
     int frozen;             /* candidate on probation */
     unsigned held;          /* probation samples so far */
-    double win_sum[QC_ADM_WINDOW_MAX], win_n[QC_ADM_WINDOW_MAX];
+    unsigned next_look;     /* window size of the next look */
+    double z;               /* test quantile (per look; Student t, B - 1 df) */
+    /* test window: own samples (count, count x delay) */
     unsigned win_len;
+    double win_n[QC_ADM_WINDOW_MAX], win_nd[QC_ADM_WINDOW_MAX];
+    /* admitted weights over the window: sums of log w and t log w */
+    unsigned npeer;
+    double pk_y[QC_ADM_PEERS_MAX], pk_ty[QC_ADM_PEERS_MAX];
+    /* last test: mean, standard error, largest admitted rise */
+    double test_mean, test_se, test_rise;
+    unsigned tests;         /* tests decided (admitted or failed) */
     unsigned long samples;
 } qc_adm;
 
 typedef struct qc_adm_sense {
     double delay; /* mean delay over the sample */
     double count; /* completions in it (> 0) */
+    /* The weights the admitted classes (other than this one) have now, as
+     * the server applies them; a candidate uses them, an admitted class
+     * ignores them. npeer <= QC_ADM_PEERS_MAX (more are ignored); NULL
+     * with npeer 0 when there are none. */
+    const double *peer;
+    unsigned npeer;
 } qc_adm_sense;
 
 typedef struct qc_adm_act {

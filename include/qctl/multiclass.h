@@ -316,6 +316,8 @@ typedef struct qc_mc_run_class_result {
     double worst_mean_t; /* start of that window */
     qc_ci priority;    /* priority at the end */
     qc_ci admit_time;  /* from its start to its admission (admitted reps) */
+    qc_ci decide_time; /* candidate: from its start to its admission or
+                          rejection (decided reps) */
     unsigned admitted, rejected, undecided; /* replications, by final state */
     double offered;    /* lambda = 1 / E[A] */
     double load;       /* rho = E[S] / E[A] */

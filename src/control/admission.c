@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* admission.c: the per-class admission controller (delay tracking for an
- * admitted class, Reno-like slow start for a candidate); the rules are in
- * qctl/admission.h and docs/admission.md.
+ * admitted class, Reno-like slow start and a test on evidence for a
+ * candidate); the rules are in qctl/admission.h and docs/admission.md.
  *
- * Invariants between steps: p_min <= prio <= p_max; a rejected class has
- * prio = p_min and never changes again; while a candidate is frozen
- * (probation), win_* hold its win_len < K samples since it froze (sum of
- * delays, count); epoch_on only once the candidate is armed, and epoch_n
- * counts its growth samples in the epoch. */
+ * Invariants between steps: p_min <= prio <= p_max; |carry| <= any one
+ * sample's error plus x_sat, and carry + the errors applied so far equals
+ * the sum of all errors (nothing is dropped unless p is held at a limit);
+ * a rejected class has prio = p_min and never changes again; while a
+ * candidate is frozen past its S settling samples, the w_* and pk_* sums
+ * hold its win_len test samples since the window (re)started; epoch_on only
+ * once the candidate is armed, and epoch_n counts its growth samples in the
+ * epoch. */
 #include "qctl/admission.h"
 
 #include <math.h>
 #include <string.h>
+
+#include <gsl/gsl_cdf.h>
 
 void qc_adm_params_init(qc_adm_params *p, double bound, double epsilon, double alpha,
                         int admitted)
@@ -31,8 +36,15 @@ void qc_adm_params_init(qc_adm_params *p, double bound, double epsilon, double a
     p->stall = 0.05;
     p->worsen = 0.5;
     p->max_backoffs = 3;
-    p->admit_window = 40;
+    p->probe = 0.05;
     p->settle = 20;
+    p->admit_window = 80;
+    p->window_max = 320;
+    p->batches = 8;
+    p->carry_max = INFINITY;
+    p->confidence = 0.999;
+    p->peer_rise = 0.25;
+    p->peer_ceiling = 1e6;
     p->smoothing = 0.2;
     p->admitted = admitted;
 }
@@ -84,9 +96,25 @@ int qc_adm_init(qc_adm *c, const qc_adm_params *p, qc_err *err)
         return qc_err_set(err, QC_EINVAL, "worsen: %g must be > 0", p->worsen);
     if (p->settle > 100000)
         return qc_err_set(err, QC_EINVAL, "settle: %u is more than 100000 samples", p->settle);
-    if (p->admit_window < 1 || p->admit_window > QC_ADM_WINDOW_MAX)
-        return qc_err_set(err, QC_EINVAL, "admit_window: %u is not in [1, %d]", p->admit_window,
+    if (p->admit_window < 2 || p->admit_window > QC_ADM_WINDOW_MAX)
+        return qc_err_set(err, QC_EINVAL, "admit_window: %u is not in [2, %d]", p->admit_window,
                           QC_ADM_WINDOW_MAX);
+    if (p->window_max < p->admit_window || p->window_max > QC_ADM_WINDOW_MAX)
+        return qc_err_set(err, QC_EINVAL, "window_max: %u is not in [admit_window %u, %d]",
+                          p->window_max, p->admit_window, QC_ADM_WINDOW_MAX);
+    if (p->batches < 2 || p->batches > 32 || p->batches > p->admit_window)
+        return qc_err_set(err, QC_EINVAL, "batches: %u is not in [2, min(32, admit_window)]",
+                          p->batches);
+    if (!(p->carry_max >= 0))
+        return qc_err_set(err, QC_EINVAL, "carry_max: %g must be >= 0", p->carry_max);
+    if (!(p->probe >= 0 && p->probe < 1))
+        return qc_err_set(err, QC_EINVAL, "probe: %g is not in [0, 1)", p->probe);
+    if (!(p->confidence > 0.5 && p->confidence < 1))
+        return qc_err_set(err, QC_EINVAL, "confidence: %g is not in (0.5, 1)", p->confidence);
+    if (!(p->peer_rise > 0) || !isfinite(p->peer_rise))
+        return qc_err_set(err, QC_EINVAL, "peer_rise: %g must be > 0", p->peer_rise);
+    if (!(p->peer_ceiling > 0))
+        return qc_err_set(err, QC_EINVAL, "peer_ceiling: %g must be > 0", p->peer_ceiling);
     if (!(p->smoothing > 0 && p->smoothing <= 1))
         return qc_err_set(err, QC_EINVAL, "smoothing: %g is not in (0, 1]", p->smoothing);
     memset(c, 0, sizeof *c);
@@ -95,6 +123,14 @@ int qc_adm_init(qc_adm *c, const qc_adm_params *p, qc_err *err)
     c->prio = p->p_init;
     c->ssthresh = INFINITY;
     c->s = NAN;
+    c->test_mean = c->test_se = c->test_rise = NAN;
+    /* Looks at K, 2K, 4K, ..., and K_max: the confidence is split over
+     * them (Bonferroni), so that one probation admits a candidate whose
+     * mean delay is above D with probability at most 1 - confidence. */
+    unsigned looks = 1;
+    for (unsigned k = p->admit_window; k < p->window_max; k *= 2)
+        looks++;
+    c->z = gsl_cdf_tdist_Qinv((1 - p->confidence) / looks, (double)(p->batches - 1));
     return 0;
 }
 
@@ -108,13 +144,30 @@ static double target(const qc_adm *c)
     return (1 - c->p.epsilon) * c->p.bound;
 }
 
-/* The tracking law: p <- p exp(g sat((n/m)(d - T)/T)). */
+static double probe_target(const qc_adm *c)
+{
+    double e = c->p.epsilon > c->p.probe ? c->p.epsilon : c->p.probe;
+    return (1 - e) * c->p.bound;
+}
+
+/* The tracking law: the completion-weighted error joins what is carried,
+ * at most x_sat of it is applied, p <- p exp(g u), and the rest waits for
+ * the next sample. Applying a bounded step keeps one long busy cycle from
+ * moving p by orders of magnitude; carrying the rest, rather than clipping
+ * it, keeps the law unbiased: the error of a long cycle of late jobs, the
+ * skewed side of the delay distribution, is applied in full. At a priority
+ * limit the step that cannot be taken is dropped (there is no use in
+ * carrying a demand the limit will refuse). */
 static void track(qc_adm *c, const qc_adm_sense *in)
 {
     double T = target(c);
-    double x = (in->count / c->p.ref_count) * (in->delay - T) / T;
-    x = clampd(x, -c->p.x_sat, c->p.x_sat);
-    c->prio = clampd(c->prio * exp(c->p.gain * x), c->p.p_min, c->p.p_max);
+    double a = c->carry + (in->count / c->p.ref_count) * (in->delay - T) / T;
+    double u = clampd(a, -c->p.x_sat, c->p.x_sat);
+    c->carry = clampd(a - u, -c->p.carry_max, c->p.carry_max);
+    double p = c->prio * exp(c->p.gain * u);
+    if (p >= c->p.p_max || p <= c->p.p_min)
+        c->carry = 0;
+    c->prio = clampd(p, c->p.p_min, c->p.p_max);
 }
 
 /* Multiplicative back-off; rejection after max_backoffs of them. */
@@ -144,7 +197,12 @@ static qc_adm_event back_off(qc_adm *c)
 static qc_adm_event grow(qc_adm *c)
 {
     const qc_adm_params *p = &c->p;
-    if (c->prio >= p->p_arm) {
+    /* The back-off tests read "growth no longer buys delay" only while
+     * the delay is above the bound: between the probe target and the
+     * bound a noisy delay improves little per epoch, and growing further
+     * there costs nothing if the set is admissible (if it is not, the
+     * admitted classes' answer soon lifts the delay above the bound). */
+    if (c->prio >= p->p_arm && c->s > p->bound) {
         if (!c->epoch_on) {
             c->epoch_on = 1;
             c->s_ref = c->s;
@@ -168,6 +226,139 @@ static qc_adm_event grow(qc_adm *c)
     return QC_ADM_EV_GROW;
 }
 
+static void window_reset(qc_adm *c)
+{
+    c->win_len = 0;
+    c->npeer = 0;
+    memset(c->pk_y, 0, sizeof c->pk_y);
+    memset(c->pk_ty, 0, sizeof c->pk_ty);
+    c->next_look = c->p.admit_window;
+}
+
+static int peer_at_ceiling(const qc_adm *c, const qc_adm_sense *in)
+{
+    unsigned np = in->peer ? (in->npeer < QC_ADM_PEERS_MAX ? in->npeer : QC_ADM_PEERS_MAX) : 0;
+    for (unsigned j = 0; j < np; j++)
+        if (in->peer[j] >= c->p.peer_ceiling)
+            return 1;
+    return 0;
+}
+
+/* Adds a test sample: its own (n, d) and the admitted weights. The set of
+ * admitted classes can change within a window (another candidate got in):
+ * the window starts over then, since a rise cannot be fitted on a series
+ * that changes meaning. */
+static void window_add(qc_adm *c, const qc_adm_sense *in)
+{
+    unsigned np = in->peer ? (in->npeer < QC_ADM_PEERS_MAX ? in->npeer : QC_ADM_PEERS_MAX) : 0;
+    if (c->win_len > 0 && np != c->npeer)
+        window_reset(c);
+    c->npeer = np;
+    double t = (double)c->win_len;
+    c->win_n[c->win_len] = in->count;
+    c->win_nd[c->win_len] = in->count * in->delay;
+    for (unsigned j = 0; j < np; j++) {
+        double y = log(in->peer[j] > 0 ? in->peer[j] : c->p.p_min);
+        c->pk_y[j] += y;
+        c->pk_ty[j] += t * y;
+    }
+    c->win_len++;
+}
+
+/* The test at a look. Own delay: mu = sum n d / sum n over the k
+ * samples, and its standard error by batch means: the window is cut into
+ * B batches of consecutive samples, mu_b their own ratios, N_b their
+ * completions, N the total,
+ *     se^2 = B/(B-1) sum_b (N_b (mu_b - mu))^2 / N^2.
+ * Batches rather than samples, because the samples of a candidate are
+ * correlated through the admitted weights, which wander slowly; the
+ * interval then has B - 1 degrees of freedom. Admitted weights: the
+ * least-squares slope b of log w on the sample index; the rise over the
+ * window is b (k - 1). */
+static void window_eval(qc_adm *c, double *mu, double *se, double *rise)
+{
+    unsigned kk = c->win_len, B = c->p.batches;
+    double k = (double)kk;
+    double N = 0, S = 0;
+    for (unsigned i = 0; i < kk; i++) {
+        N += c->win_n[i];
+        S += c->win_nd[i];
+    }
+    double m = S / N, ss = 0;
+    for (unsigned b = 0; b < B; b++) {
+        unsigned lo = b * kk / B, hi = (b + 1) * kk / B;
+        double nb = 0, sb = 0;
+        for (unsigned i = lo; i < hi; i++) {
+            nb += c->win_n[i];
+            sb += c->win_nd[i];
+        }
+        ss += (sb - m * nb) * (sb - m * nb);
+    }
+    *mu = m;
+    *se = sqrt(ss * B / (B - 1)) / N;
+    double st = k * (k - 1) / 2, stt = (k - 1) * k * (2 * k - 1) / 6;
+    double den = k * stt - st * st;
+    double r = 0;
+    for (unsigned j = 0; j < c->npeer; j++) {
+        double b = den > 0 ? (k * c->pk_ty[j] - st * c->pk_y[j]) / den : 0;
+        if (fabs(b * (k - 1)) > fabs(r))
+            r = b * (k - 1);
+    }
+    *rise = c->npeer ? r : 0;
+}
+
+/* Probation: frozen priority, S settling samples, then looks at K, 2K,
+ * ... K_max. Returns the event. */
+static qc_adm_event probation(qc_adm *c, const qc_adm_sense *in)
+{
+    if (!c->frozen) {
+        c->frozen = 1;
+        c->held = 0;
+        window_reset(c);
+    }
+    if (++c->held <= c->p.settle)
+        return QC_ADM_EV_HOLD;
+    window_add(c, in);
+    if (c->win_len < c->next_look)
+        return QC_ADM_EV_HOLD;
+    double mu, se, rise;
+    window_eval(c, &mu, &se, &rise);
+    c->test_mean = mu;
+    c->test_se = se;
+    c->test_rise = rise;
+    int settled = fabs(rise) <= log(1 + c->p.peer_rise);
+    if (settled && mu + c->z * se <= c->p.bound) {
+        c->frozen = 0;
+        c->tests++;
+        c->state = QC_ADM_ADMITTED;
+        c->carry = 0;
+        return QC_ADM_EV_ADMIT;
+    }
+    if (mu - c->z * se > c->p.bound || c->next_look >= c->p.window_max) {
+        if (!settled && !(mu - c->z * se > c->p.bound)) {
+            /* Undecided because the admitted classes are still moving:
+             * their answer to the priority taken is not in yet. Start
+             * the window again, frozen. */
+            window_reset(c);
+            return QC_ADM_EV_HOLD;
+        }
+        /* Failed: its delay at this priority is not shown within D. It
+         * grows for at least one epoch before it may freeze again, so
+         * that the stall test sees whether growth still buys it delay. */
+        c->frozen = 0;
+        c->tests++;
+        c->must_grow = (unsigned)ceil(c->p.alpha);
+        qc_adm_event ev = grow(c);
+        if (ev == QC_ADM_EV_GROW)
+            c->must_grow--;
+        else
+            c->must_grow = 0;
+        return ev == QC_ADM_EV_GROW ? QC_ADM_EV_RETRY : ev;
+    }
+    c->next_look = 2 * c->next_look < c->p.window_max ? 2 * c->next_look : c->p.window_max;
+    return QC_ADM_EV_HOLD;
+}
+
 int qc_adm_step(qc_adm *c, const qc_adm_sense *in, qc_adm_act *out)
 {
     int rc = 0;
@@ -181,41 +372,22 @@ int qc_adm_step(qc_adm *c, const qc_adm_sense *in, qc_adm_act *out)
         if (c->state == QC_ADM_ADMITTED) {
             track(c, in);
             out->event = QC_ADM_EV_TRACK;
-        } else if (c->frozen || c->s <= target(c)) {
-            /* Probation: the candidate reached its target and freezes its
-             * priority for S + K samples: the first S give the admitted
-             * classes time to answer the priority it took (they raise
-             * theirs if it hurt them, which raises its delay), the last K
-             * are the test: it is admitted if its mean delay per job over
-             * them is within its bound, else it grows again. Freezing,
-             * rather than tracking, keeps it from pushing while the
-             * admitted classes settle. */
-            if (!c->frozen) {
-                c->frozen = 1;
-                c->held = 0;
-                c->win_len = 0;
-            }
-            out->event = QC_ADM_EV_HOLD;
-            if (++c->held > c->p.settle) {
-                c->win_sum[c->win_len] = in->delay * in->count;
-                c->win_n[c->win_len] = in->count;
-                c->win_len++;
-            }
-            if (c->win_len == c->p.admit_window) {
-                double sum = 0, n = 0;
-                for (unsigned i = 0; i < c->win_len; i++) {
-                    sum += c->win_sum[i];
-                    n += c->win_n[i];
-                }
-                c->frozen = 0;
-                c->win_len = 0;
-                if (sum / n <= c->p.bound) {
-                    c->state = QC_ADM_ADMITTED;
-                    out->event = QC_ADM_EV_ADMIT;
-                }
-            }
+        } else if (peer_at_ceiling(c, in)) {
+            /* An admitted class had to take a near-absolute priority to
+             * hold its bound against this candidate: the bounds cannot
+             * all hold with it. */
+            c->state = QC_ADM_REJECTED;
+            c->prio = c->p.p_min;
+            c->frozen = 0;
+            out->event = QC_ADM_EV_REJECT;
+        } else if (c->frozen || (c->must_grow == 0 && c->s <= probe_target(c))) {
+            out->event = probation(c, in);
         } else {
             out->event = grow(c);
+            if (out->event == QC_ADM_EV_GROW && c->must_grow > 0)
+                c->must_grow--;
+            else if (out->event == QC_ADM_EV_BACKOFF)
+                c->must_grow = 0;
         }
     }
     out->priority = c->prio;

@@ -471,7 +471,14 @@ static void tick_admission(qc_limiter *l)
         l->last_delay[i] = l->pend_sum[i] / l->pend_n[i];
         l->samples[i]++;
         if (c->bound[i] > 0) {
-            qc_adm_sense in = {.delay = l->last_delay[i], .count = l->pend_n[i]};
+            /* the weights the admitted classes publish: all a candidate sees of them */
+            double peer[QC_LIMITER_CLASSES_MAX];
+            unsigned np = 0;
+            for (unsigned j = 0; j < c->classes; j++)
+                if (j != i && c->bound[j] > 0 && l->adm[j].state == QC_ADM_ADMITTED)
+                    peer[np++] = qc_adm_priority(&l->adm[j]);
+            qc_adm_sense in = {.delay = l->last_delay[i], .count = l->pend_n[i], .peer = peer,
+                               .npeer = np};
             qc_adm_act act;
             qc_adm_step(&l->adm[i], &in, &act);
         }

@@ -213,6 +213,7 @@ typedef struct rep_state {
     int bounded[QC_MC_MAX_CLASSES];
     int state[QC_MC_MAX_CLASSES];       /* qc_adm_state; admitted at start for non-autonomic */
     double t_admit[QC_MC_MAX_CLASSES];  /* time admitted (INFINITY: not yet) */
+    double t_reject[QC_MC_MAX_CLASSES]; /* time rejected (INFINITY: not) */
     int rejected[QC_MC_MAX_CLASSES];
     qc_lim_util util;
     qc_lim_conc lim;
@@ -292,8 +293,15 @@ static int on_cycle(rep_state *r, const qc_mc_report *rep)
         any = 1;
         if (p->policy != QC_POL_AUTONOMIC || !r->bounded[k] || r->rejected[k])
             continue;
+        /* The weights the admitted classes have now: what a candidate
+         * may see of the others (the server applies them), no more. */
+        double peer[QC_MC_MAX_CLASSES];
+        unsigned np = 0;
+        for (unsigned j = 0; j < r->K; j++)
+            if (j != k && r->bounded[j] && !r->rejected[j] && r->state[j] == QC_ADM_ADMITTED)
+                peer[np++] = qc_adm_priority(&r->adm[j]);
         qc_adm_act act;
-        qc_adm_sense in = {rep->sample[k].delay, (double)rep->sample[k].count};
+        qc_adm_sense in = {rep->sample[k].delay, (double)rep->sample[k].count, peer, np};
         qc_adm_step(&r->adm[k], &in, &act);
         r->state[k] = act.state;
         int rc = qc_mc_set_priority(r->m, k, act.priority);
@@ -303,6 +311,7 @@ static int on_cycle(rep_state *r, const qc_mc_report *rep)
             r->t_admit[k] = rep->t;
         if (act.event == QC_ADM_EV_REJECT) {
             r->rejected[k] = 1;
+            r->t_reject[k] = rep->t;
             rc = qc_mc_stop_class(r->m, k);
             if (rc != 0)
                 return rc;
@@ -322,6 +331,7 @@ static int on_start(rep_state *r, unsigned k, double t)
         qc_lim_util_step(&r->util, &(qc_lim_util_sense){QC_LIM_JOIN, load}, &act);
         if (!act.admit) {
             r->rejected[k] = 1;
+            r->t_reject[k] = t;
             r->state[k] = QC_ADM_REJECTED;
             return qc_mc_stop_class(r->m, k);
         }
@@ -358,6 +368,7 @@ static int rep_init(rep_state *r, unsigned rep, qc_mc_class *plant, qc_err *err)
         const qc_mc_run_class *c = &p->cls[k];
         r->bounded[k] = !c->c.best_effort;
         r->t_admit[k] = INFINITY;
+        r->t_reject[k] = INFINITY;
         r->rejected[k] = 0;
         r->state[k] = QC_ADM_ADMITTED;
         if (r->bounded[k]) {
@@ -487,7 +498,7 @@ static int rep_run(rep_state *r, double *done, double total)
 /* ---- summary ---------------------------------------------------------------------- */
 
 /* Per replication figures, [rep][field][class]. */
-enum { F_DELAY, F_THR, F_SHED, F_WORST, F_PRIO, F_ADMIT, F_ADELAY, F_COUNT };
+enum { F_DELAY, F_THR, F_SHED, F_WORST, F_PRIO, F_ADMIT, F_ADELAY, F_DECIDE, F_COUNT };
 
 static void rep_summary(rep_state *r, double *f /* [F_COUNT][K] */, double *worst_rep,
                         int *final_state, double *wx /* [nwin][K], NAN: not admitted */)
@@ -510,6 +521,8 @@ static void rep_summary(rep_state *r, double *f /* [F_COUNT][K] */, double *wors
         f[F_ADMIT * K + k] = isfinite(r->t_admit[k]) && p->cls[k].candidate
                                  ? r->t_admit[k] - p->cls[k].c.start
                                  : NAN;
+        double td = isfinite(r->t_admit[k]) ? r->t_admit[k] : r->t_reject[k];
+        f[F_DECIDE * K + k] = isfinite(td) && p->cls[k].candidate ? td - p->cls[k].c.start : NAN;
         final_state[k] = r->state[k];
         double worst = -INFINITY, asum = 0, an = 0;
         for (size_t j = 0; j < r->nwin; j++)
@@ -690,6 +703,7 @@ int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err)
         ci_finite(&f[F_WORST * K + k], R, stride, p->level, tmp, &c->worst);
         ci_finite(&f[F_PRIO * K + k], R, stride, p->level, tmp, &c->priority);
         ci_finite(&f[F_ADMIT * K + k], R, stride, p->level, tmp, &c->admit_time);
+        ci_finite(&f[F_DECIDE * K + k], R, stride, p->level, tmp, &c->decide_time);
         ci_finite(&f[F_ADELAY * K + k], R, stride, p->level, tmp, &c->admitted_delay);
         for (unsigned rep = 0; rep < R; rep++) {
             int s = fs[(size_t)rep * K + k];

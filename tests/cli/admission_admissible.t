@@ -1,6 +1,6 @@
 # Property (ii), admissible: the region conditions hold and silver is admitted
 # in every replication; gold stays within its bound.
-cmd: sim admission --scenario $DATA/../../examples/admission/admissible.json --reps 4 --time 80000 --json
+cmd: sim admission --scenario $DATA/../../examples/admission/admissible.json --reps 4 --time 300000 --json
 no-stderr:
 json: admissibility.margin gt 0
 json: classes.1.name str silver
