@@ -35,6 +35,10 @@ static int grow(qc__units *u)
     if (u->reps < u->cap)
         return 0;
     unsigned cap = u->cap ? 2 * u->cap : 16;
+    int *k0s = realloc(u->k0s, (size_t)cap * sizeof *k0s);
+    if (k0s == NULL)
+        return QC_ENOMEM;
+    u->k0s = k0s;
     double *rows = realloc(u->rows, (size_t)cap * u->ncand * u->nmetrics * sizeof *rows);
     if (rows == NULL)
         return QC_ENOMEM;
@@ -87,16 +91,19 @@ static size_t mser(const double *z, size_t m, int *past_half)
     return best;
 }
 
-/* The cut on the mean series of replications [0, reps). */
-static int cut_of(qc__units *u, unsigned reps)
+/* The cut on the mean series of replications [0, reps) except `skip`
+ * (reps: none skipped). */
+static int cut_of(qc__units *u, unsigned reps, unsigned skip)
 {
     u->cut_past_half = 0;
-    if (!u->mser || reps == 0)
+    if (!u->mser || reps == 0 || (reps == 1 && skip == 0))
         return 0;
     double *z = u->col;
     for (size_t k = 0; k < u->nchunks; k++) {
         double a = 0, b = 0;
         for (unsigned r = 0; r < reps; r++) {
+            if (r == skip)
+                continue;
             a += u->num[(size_t)r * u->nchunks + k];
             b += u->den[(size_t)r * u->nchunks + k];
         }
@@ -109,7 +116,7 @@ static int cut_of(qc__units *u, unsigned reps)
 
 int qc__units_cut(qc__units *u)
 {
-    return cut_of(u, u->reps);
+    return cut_of(u, u->reps, u->reps);
 }
 
 /* One run: the batches of chunks [k0, nchunks) by Fishman's rule. */
@@ -145,7 +152,7 @@ int qc__units_add(qc__units *u, const double *num, const double *den, qc__summar
     memcpy(&u->den[(size_t)r * u->nchunks], den, u->nchunks * sizeof *den);
     u->reps++;
     if (u->one_run) {
-        u->k0 = cut_of(u, u->reps);
+        u->k0 = cut_of(u, u->reps, u->reps);
         choose_batches(u, u->k0, f, ctx);
         return 0;
     }
@@ -169,7 +176,13 @@ void qc__units_finish(qc__units *u, double level, qc_ci *out)
 {
     size_t n;
     if (!u->one_run) {
-        u->k0 = cut_of(u, u->reps);
+        /* each replication's cut from the others' mean series: a cut that
+         * cannot see the replication's own excursions cannot select on
+         * them (one chosen on all of them removed early highs and biased
+         * heavy-tailed cases low) */
+        for (unsigned r = 0; r < u->reps; r++)
+            u->k0s[r] = cut_of(u, u->reps, r);
+        u->k0 = cut_of(u, u->reps, u->reps);
         n = u->reps;
     } else {
         n = u->nbatches;
@@ -177,7 +190,8 @@ void qc__units_finish(qc__units *u, double level, qc_ci *out)
     for (size_t m = 0; m < u->nci; m++) {
         size_t nv = 0;
         for (size_t i = 0; i < n; i++) {
-            double v = u->one_run ? u->brows[i * u->nmetrics + m] : row(u, (unsigned)i, (size_t)u->k0)[m];
+            double v = u->one_run ? u->brows[i * u->nmetrics + m]
+                                  : row(u, (unsigned)i, (size_t)u->k0s[i])[m];
             if (isfinite(v))
                 u->col[nv++] = v;
         }
@@ -197,13 +211,14 @@ double qc__units_sum(const qc__units *u, size_t m)
         return s;
     }
     for (unsigned r = 0; r < u->reps; r++)
-        s += row(u, r, (size_t)u->k0)[m];
+        s += row(u, r, (size_t)u->k0s[r])[m];
     return s;
 }
 
 void qc__units_free(qc__units *u)
 {
     free(u->rows);
+    free(u->k0s);
     free(u->num);
     free(u->den);
     free(u->brows);

@@ -9,11 +9,14 @@
  * customers), which is what the warm-up cut is chosen on.
  *
  * Warm-up (automatic): MSER on the series averaged across replications
- * (ratio of the sums over replications, chunk by chunk), one cut for all
- * replications, at most half the window (White 1997; Hoad, Robinson and
- * Davies 2010 for the cross-replication mean). One cut chosen on all the
- * replications cannot follow one replication's excursions, which is what
- * biases a cut chosen per replication. To allow any cut, each replication
+ * (ratio of the sums over replications, chunk by chunk), at most half the
+ * window (White 1997; Hoad, Robinson and Davies 2010 for the
+ * cross-replication mean). Each replication is cut where MSER puts the cut
+ * on the mean series of the *other* replications: its cut is then
+ * independent of its own data, so it cannot select on its excursions (a
+ * cut chosen per replication, or on a mean that includes the replication,
+ * removes early highs more often than early lows and biases the mean low,
+ * badly so for heavy-tailed service). To allow any cut, each replication
  * keeps its summary for every candidate cut k0 = 0..nchunks/2.
  *
  * Intervals:
@@ -54,11 +57,12 @@ typedef struct qc__units {
     int tested;         /* metric the batch independence test is on */
     unsigned reps, cap; /* replications added, room for */
     double *rows;       /* reps x ncand x nmetrics (replications) */
+    int *k0s;           /* reps: each replication's cut (after finish) */
     double *num, *den;  /* reps x nchunks: the warm-up series */
     double *brows;      /* QC__UNITS_BMAX x nmetrics (one run) */
     double *col;        /* scratch */
     /* results of qc__units_finish */
-    int k0;             /* chunks cut */
+    int k0;             /* chunks cut: one run, or on all replications */
     int cut_past_half;  /* MSER over all cuts prefers one past half */
     size_t nbatches;    /* one run: batch count chosen */
     int independent;    /* one run: von Neumann test passed */
@@ -89,7 +93,7 @@ int qc__units_cut(qc__units *u);
  * out[0..nci). */
 void qc__units_finish(qc__units *u, double level, qc_ci *out);
 
-/* After finish: metric m summed over the replications at the chosen cut
+/* After finish: metric m summed over the replications, each at its cut
  * (or over the batches of the one run). */
 double qc__units_sum(const qc__units *u, size_t m);
 
