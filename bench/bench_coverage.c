@@ -158,9 +158,10 @@ static int run_case(const bcase *bc, unsigned nexp, int quick)
         double me = sum_est[m] / nexp;
         double sd = sqrt(fmax(0, (sum_est2[m] - nexp * me * me) / (nexp - 1)));
         printf("  %-22s exact %-10.6g covered %3u/%-3u = %.2f  [%.2f, %.2f]  target %.2f  %-12s"
-               " bias %+.2f%%  width ratio %.2f\n",
+               " bias %+.2f%% (%+.1f se)  width ratio %.2f\n",
                qc_queue_metric_name(m), x, cover[m], nexp, frac, lo, hi, target,
                ok ? "ok" : (quick ? "COLLAPSED" : "BELOW TARGET"), 100 * (me - x) / x,
+               sd > 0 ? (me - x) / (sd / sqrt(nexp)) : NAN,
                sd > 0 ? (sum_half[m] / nexp) / (1.959964 * sd) : NAN);
     }
     fflush(stdout);

@@ -1053,7 +1053,7 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
             rc = qc_err_set(err, QC_ENOMEM, "out of memory");
             goto out;
         }
-        int kc = units.one_run ? units.k0 : qc__units_cut(&units);
+        int kc = units.one_run ? units.k0 : qc__units_cut_last(&units);
         for (int k = kc; k < QC_POOL_CHUNKS; k++)
             qc_hist_merge(all, r->chunks[k].hist);
         if (units.one_run) {

@@ -141,6 +141,14 @@ static int check_params(const qc_queue_params *p, double *load, qc_err *err)
                           "arrival: mean inter-arrival time is %g; it must be > 0", ma);
     *load = ms / ((double)p->servers * ma);
     int finite = p->arrivals && p->arrivals->kind == QC_ARRIVALS_TRACE;
+    if (p->capacity == 0 && !isfinite(ms)) {
+        char spec[QC_DIST_FORMAT_MAX];
+        qc_dist_format(p->service, spec, sizeof spec);
+        return qc_err_set(err, QC_EUNSTABLE,
+                          "service: %s has an infinite mean, so the mean response time is "
+                          "infinite and, without a capacity, the queue grows without bound",
+                          spec);
+    }
     if (p->capacity == 0 && !(*load < 1.0) && !finite)
         return qc_err_set(err, QC_EUNSTABLE,
                           "offered load rho = E[S]/(c E[A]) = %.6g >= 1 with unlimited capacity: "
@@ -520,7 +528,7 @@ static const char *infinite_reason(const qc_queue_params *p, double load, char *
     qc_dist_format(p->service, spec, sizeof spec);
     if (!isfinite(ms)) {
         snprintf(buf, n, "the service time %s has an infinite mean, so the mean response "
-                 "time is infinite", spec);
+                 "and waiting times are infinite", spec);
         return buf;
     }
     if (p->capacity == 0 && p->discipline == QC_FCFS && !isfinite(qc_dist_var(p->service)) &&
@@ -577,7 +585,7 @@ static int run_reps(const qc_queue_params *p, state *s, qc_queue_result *res, un
         if (qc__units_add(s->u, num, den, summarize_cb, s->sc) != 0)
             return qc_err_set(err, QC_ENOMEM, "out of memory");
         /* the histogram of the plots: the kept part by the cut so far */
-        int kc = s->u->one_run ? s->u->k0 : qc__units_cut(s->u);
+        int kc = s->u->one_run ? s->u->k0 : qc__units_cut_last(s->u);
         for (int k = kc; k < QC_QUEUE_CHUNKS; k++)
             qc_hist_merge(s->all, r->chunks[k].hist);
         if (s->u->one_run) {
@@ -706,6 +714,26 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
     res->measured = (uint64_t)qc__units_sum(&units, X_DONE);
     res->ci_method = one_run ? "batch-means" : "replications";
 
+    /* Percentiles by sectioning (Asmussen and Glynn 2007, III.5a;
+     * Nakayama 2014): the point estimate is the quantile of all the kept
+     * response times pooled, the half-width that of the replications' (or
+     * batches') own quantiles. A quantile of a short stretch of correlated
+     * values is biased (low for a high percentile); the pooled one is far
+     * less so, and the spread of the sections still measures its error. */
+    {
+        static const double qs[3] = {0.50, 0.95, 0.99};
+        for (int i = 0; i < 3; i++) {
+            qc_ci *c = &res->metric[QC_QM_P50 + i];
+            double x = qc_hist_quantile(all, qs[i]);
+            if (!isfinite(x))
+                continue;
+            c->mean = x;
+            if (isfinite(c->half)) {
+                c->lo = x - c->half;
+                c->hi = x + c->half;
+            }
+        }
+    }
     /* A percentile is never below the least possible response time (the
      * least service requirement), nor any interval of a non-negative
      * measure below 0. */
@@ -725,10 +753,17 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
         static const int inf[] = {QC_QM_RESPONSE, QC_QM_WAIT, QC_QM_NUMBER};
         for (size_t i = 0; i < 3; i++) {
             qc_ci *c = &res->metric[inf[i]];
-            if (inf[i] == QC_QM_WAIT && !isfinite(qc_dist_mean(p->service)) && p->capacity)
-                continue;
+            if (inf[i] == QC_QM_NUMBER && p->capacity)
+                continue; /* at most K in system */
             *c = (qc_ci){INFINITY, NAN, NAN, NAN, p->level, c->n};
         }
+    }
+    if (!isfinite(qc_dist_mean(p->service))) {
+        res->transient = 1;
+        snprintf(res->transient_reason, sizeof res->transient_reason,
+                 "the service time has an infinite mean: in the long run the throughput is 0 "
+                 "and the blocking probability 1, so what a finite run measures depends on its "
+                 "length, not on a steady state");
     }
     /* Offered load at or above what the servers can do: the steady state
      * has the buffer full part of the time. A run that never filled it in

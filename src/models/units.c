@@ -39,6 +39,14 @@ static int grow(qc__units *u)
     if (k0s == NULL)
         return QC_ENOMEM;
     u->k0s = k0s;
+    /* scratch: a series of nchunks, or one value per replication */
+    size_t ncol = u->nchunks > QC__UNITS_BMAX ? u->nchunks : QC__UNITS_BMAX;
+    if (cap > ncol)
+        ncol = cap;
+    double *col = realloc(u->col, (ncol + 1) * sizeof *col);
+    if (col == NULL)
+        return QC_ENOMEM;
+    u->col = col;
     double *rows = realloc(u->rows, (size_t)cap * u->ncand * u->nmetrics * sizeof *rows);
     if (rows == NULL)
         return QC_ENOMEM;
@@ -96,8 +104,10 @@ static size_t mser(const double *z, size_t m, int *past_half)
 static int cut_of(qc__units *u, unsigned reps, unsigned skip)
 {
     u->cut_past_half = 0;
-    if (!u->mser || reps == 0 || (reps == 1 && skip == 0))
+    if (!u->mser)
         return 0;
+    if (reps == 0 || (reps == 1 && skip == 0))
+        return 1;
     double *z = u->col;
     for (size_t k = 0; k < u->nchunks; k++) {
         double a = 0, b = 0;
@@ -108,15 +118,21 @@ static int cut_of(qc__units *u, unsigned reps, unsigned skip)
             b += u->den[(size_t)r * u->nchunks + k];
         }
         if (!(b > 0) || !isfinite(a))
-            return 0; /* a chunk with nothing in it: no series to cut on */
+            return 1; /* a chunk with nothing in it: no series to cut on */
         z[k] = a / b;
     }
-    return (int)mser(z, u->nchunks, &u->cut_past_half);
+    /* At least the first chunk: it holds the empty start, whose effect
+     * on a measure MSER does not look at (the throughput, through the
+     * number in system at the window's start) can still be many of its
+     * standard errors when that measure is nearly deterministic. */
+    size_t d = mser(z, u->nchunks, &u->cut_past_half);
+    return d > 0 ? (int)d : 1;
 }
 
-int qc__units_cut(qc__units *u)
+int qc__units_cut_last(qc__units *u)
 {
-    return cut_of(u, u->reps, u->reps);
+    unsigned before = u->reps - 1;
+    return before == 0 ? cut_of(u, 1, 1) : cut_of(u, before, before);
 }
 
 /* One run: the batches of chunks [k0, nchunks) by Fishman's rule. */

@@ -86,8 +86,10 @@ int qc__units_add(qc__units *u, const double *num, const double *den, qc__summar
  * model computes beside the chunks). */
 void qc__units_set(qc__units *u, unsigned rep, size_t m, double v);
 
-/* The cut over the replications so far (MSER on their mean series). */
-int qc__units_cut(qc__units *u);
+/* The cut for the replication just added, from the mean series of the
+ * replications before it (its own series when it is the first): a cut
+ * independent of its data, for a histogram pooled over replications. */
+int qc__units_cut_last(qc__units *u);
 
 /* Chooses the cut (replications) and forms every interval into
  * out[0..nci). */
