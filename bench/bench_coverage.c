@@ -54,7 +54,7 @@ static const bcase cases[] = {
     {"D/M/1 0.8, 10 reps x 50000", "det:1.25", "exp:1", 1, 0, QC_FCFS, 50000, 10, 0, 0, 0},
     {"M/M/3 0.8, 10 reps x 50000", "exp:2.4", "exp:1", 3, 0, QC_FCFS, 50000, 10, 0, 0, 0},
     {"M/M/1 0.9, --precision 0.05, one run", "exp:0.9", "exp:1", 1, 0, QC_FCFS, 100000, 1, 0.05, 0, 0},
-    {"M/M/1 0.9, --precision 0.05, reps", "exp:0.9", "exp:1", 1, 0, QC_FCFS, 10000, 10, 0.05, 0, 0},
+    {"M/M/1 0.9, --precision 0.05, reps of 20000", "exp:0.9", "exp:1", 1, 0, QC_FCFS, 20000, 10, 0.05, 0, 0},
 };
 
 static int is_pct(int m)

@@ -609,7 +609,10 @@ static int precise_enough(const qc_queue_params *p, const qc_ci *m)
             continue;
         if (!(c->mean > 0))
             continue; /* nothing measured, or exactly 0: nothing relative */
-        if (!(c->half <= p->precision * c->mean))
+        /* relative to the estimate, the interval's end nearest 0 can be
+         * off by the half-width itself: half <= REL |x| / (1 + REL) bounds
+         * the relative error by REL (Law and Kelton, sequential procedure) */
+        if (!(c->half <= p->precision / (1 + p->precision) * c->mean))
             return 0;
     }
     return 1;
@@ -683,8 +686,9 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
             done_reps = 0;
             st.work_done = 0;
         } else {
-            /* half as many replications again, within the bounds */
-            unsigned next = q.reps + (q.reps + 1) / 2;
+            /* twice the replications, within the bounds: few looks at the
+             * data, as each look that may stop lowers the coverage */
+            unsigned next = 2 * q.reps;
             if (next > max_reps)
                 next = max_reps;
             uint64_t room = (max_cust - total) / q.customers;
