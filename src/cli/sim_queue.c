@@ -33,13 +33,15 @@ static const char usage[] =
     "  --discipline D       fcfs (default) or ps (processor sharing)\n"
     "  --customers N        measured arrivals per replication (default 100000)\n"
     "  --time T             measured simulated time per replication instead\n"
-    "  --warmup W           auto (MSER-5, default), or customers (with --customers)\n"
-    "                       or time (with --time) simulated before measuring\n"
+    "  --warmup W           auto (default: MSER on the other replications' mean\n"
+    "                       series, docs/output-analysis.md), or customers (with\n"
+    "                       --customers) or time (with --time) simulated before\n"
+    "                       measuring\n"
     "  --reps R             independent replications (default 1: batch means)\n"
     "  --precision REL      run until every mean's half-width is at most REL times\n"
-    "                       its estimate: more replications (half as many again\n"
-    "                       each round), or with one replication the run repeated\n"
-    "                       with twice the customers; says whether it got there\n"
+    "                       its estimate: twice the replications each round, or\n"
+    "                       with one replication the run repeated with twice the\n"
+    "                       customers; says whether it got there\n"
     "  --max-customers N    with --precision: most customers in all rounds\n"
     "                       (default 1e9)\n"
     "  --max-reps R         with --precision: most replications (default 10000)\n"
@@ -168,7 +170,7 @@ static void print_table(const qc_queue_params *p, const qc_queue_result *r,
         printf("time %g", p->horizon);
     if (p->warmup_mode == QC_WARMUP_MSER5)
         printf("; warm-up cut by MSER on the %s: %.0f customers, time %.4g%s\n",
-               r->reps > 1 ? "mean over the replications" : "run", r->warmup_customers,
+               r->reps > 1 ? "other replications' mean" : "run", r->warmup_customers,
                r->warmup_time, r->reps > 1 ? " per replication" : "");
     else
         printf("; fixed warm-up: %.0f customers, time %.4g%s\n", r->warmup_customers,
