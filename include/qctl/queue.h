@@ -31,9 +31,9 @@
  * docs/output-analysis.md says why and what coverage this gives.
  *
  * Precision (precision > 0): after the run, while some mean's half-width
- * exceeds precision times its estimate, replications are added (half as
- * many again each time), or the one run is repeated with twice the
- * customers, within max_reps and max_customers (all rounds together).
+ * exceeds precision / (1 + precision) times its estimate, the replications
+ * are doubled, or the one run is repeated with twice the customers, within
+ * max_reps and max_customers (all rounds together).
  *
  * Means that do not exist (an infinite mean service time, or FCFS with an
  * infinite second moment of service and no capacity) are INFINITY with
