@@ -118,7 +118,9 @@ static void test_mm1_fcfs(void **state)
         expect(&r, QC_QM_P50, log(2.0) / (1 - rho), tol, name);
         /* tail percentiles rest on fewer samples: wider bounds */
         expect(&r, QC_QM_P95, log(20.0) / (1 - rho), 1.5 * tol, name);
-        expect(&r, QC_QM_P99, log(100.0) / (1 - rho), 2.5 * tol, name);
+        /* percentile intervals over 10 groups of the 30 replications
+         * (9 degrees of freedom at the family level) are the widest */
+        expect(&r, QC_QM_P99, log(100.0) / (1 - rho), 3 * tol, name);
         assert_true(r.metric[QC_QM_BLOCKING].mean == 0.0);
         qc_queue_result_free(&r);
     }
