@@ -476,7 +476,7 @@ int cmd_sim_queue(int argc, char **argv)
         cli_error("--time: must be > 0");
         return QC_EXIT_USAGE;
     }
-    if (strcmp(warm, "auto") == 0 || strcmp(warm, "mser5") == 0) {
+    if (strcmp(warm, "auto") == 0 || strcmp(warm, "mser") == 0 || strcmp(warm, "mser5") == 0) {
         p.warmup_mode = QC_WARMUP_MSER5;
     } else {
         p.warmup_mode = QC_WARMUP_FIXED;
