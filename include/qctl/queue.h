@@ -140,7 +140,6 @@ typedef struct qc_queue_result {
     uint64_t total_customers;   /* customers simulated in all rounds */
     int precision_met;          /* precision > 0: every mean within it */
     int warmup_chunks;          /* MSER: chunks cut (of QC_QUEUE_CHUNKS) */
-    int warmup_past_half;       /* MSER over any cut would cut past half */
     size_t batches;             /* one run: batch count chosen */
     int batches_independent;    /* one run: von Neumann test passed */
     double von_neumann;         /* one run: its statistic (NAN: untested) */

@@ -715,7 +715,6 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
     res->total_customers = total;
     res->load = load;
     res->warmup_chunks = units.k0;
-    res->warmup_past_half = units.cut_past_half;
     res->batches = one_run ? units.nbatches : 0;
     res->batches_independent = one_run ? units.independent : 1;
     res->von_neumann = one_run ? units.vn_stat : NAN;

@@ -69,33 +69,27 @@ static double *row(const qc__units *u, unsigned rep, size_t k)
 }
 
 /* MSER over z[0..m): the smallest minimizer d of M2(z[d..m)) / (m - d)^2
- * over d <= m/2, and whether the minimizer over d <= m - 2 lies past m/2
- * (the run never settles: see White, Cobb and Spratt 2000). */
-static size_t mser(const double *z, size_t m, int *past_half)
+ * over d <= m/2. */
+static size_t mser(const double *z, size_t m)
 {
-    *past_half = 0;
     if (m < 4)
         return 0;
     qc_welford suf;
     qc_welford_init(&suf);
-    size_t best = 0, best_all = 0;
-    double best_val = INFINITY, best_all_val = INFINITY;
+    size_t best = 0;
+    double best_val = INFINITY;
     for (size_t d = m; d-- > 0;) {
         qc_welford_add(&suf, z[d]);
-        if (d + 2 > m)
+        if (d > m / 2)
             continue;
         double k = (double)(m - d);
         double v = suf.m2 / (k * k);
-        if (v <= best_all_val) {
-            best_all_val = v;
-            best_all = d;
-        }
-        if (d <= m / 2 && v <= best_val) {
+        /* walking d down, "<=" keeps the smallest d among ties */
+        if (v <= best_val) {
             best_val = v;
             best = d;
         }
     }
-    *past_half = best_all > m / 2;
     return best;
 }
 
@@ -103,7 +97,6 @@ static size_t mser(const double *z, size_t m, int *past_half)
  * (reps: none skipped). */
 static int cut_of(qc__units *u, unsigned reps, unsigned skip)
 {
-    u->cut_past_half = 0;
     if (!u->mser)
         return 0;
     if (reps == 0 || (reps == 1 && skip == 0))
@@ -125,7 +118,7 @@ static int cut_of(qc__units *u, unsigned reps, unsigned skip)
      * on a measure MSER does not look at (the throughput, through the
      * number in system at the window's start) can still be many of its
      * standard errors when that measure is nearly deterministic. */
-    size_t d = mser(z, u->nchunks, &u->cut_past_half);
+    size_t d = mser(z, u->nchunks);
     return d > 0 ? (int)d : 1;
 }
 

@@ -63,7 +63,6 @@ typedef struct qc__units {
     double *col;        /* scratch */
     /* results of qc__units_finish */
     int k0;             /* chunks cut: one run, or on all replications */
-    int cut_past_half;  /* MSER over all cuts prefers one past half */
     size_t nbatches;    /* one run: batch count chosen */
     int independent;    /* one run: von Neumann test passed */
     double vn_stat;     /* one run: its statistic C / sd */
