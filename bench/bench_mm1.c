@@ -5,7 +5,7 @@
  * does nothing but draw two exponentials per customer from the same
  * generator and add: no event list, no statistics. The kernel run is
  * qc_queue_run, the code behind `qctl sim queue`, with its full output
- * analysis (chunks, histogram, MSER-5). Both are timed in this process,
+ * analysis (chunks, histogram, MSER warm-up). Both are timed in this process,
  * best of three, and their time per customer compared. Peak RSS is read
  * from child processes that run 10^6 and 10^7 customers, to show memory
  * does not grow with the horizon.

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 # demo.sh: the main demonstration: an M/M/1 queue at load 0.9 simulated by
-# qctl and checked against the closed form E[T] = 1/(mu - lambda) = 10,
+# qctl and checked against the closed form E[T] = 1/(mu - lambda) = 10
+# (qctl prints the closed forms in its "exact" column),
 # then the same load through processor sharing, an M/D/1 (Pollaczek-Khinchine)
 # and an M/M/2/10 with blocking; plots go to out/demo when gnuplot is there.
 set -eu
@@ -25,5 +26,6 @@ echo "== M/M/2/10 at offered load 0.95: blocking from the M/M/c/K formula is 0.0
 "$qctl" sim queue --arrival exp:1.9 --service exp:1 --servers 2 --capacity 10 \
     --customers 500000 --reps 10 --seed 1 | grep -E "^(metric|blocking)"
 echo
-echo "Intervals are at 95%: about one in twenty misses the exact value by chance."
+echo "Intervals are at 95%: about one in twenty misses the exact value by chance"
+echo "(make bench measures how often they cover it: README, docs/output-analysis.md)."
 echo "Plots and the JSON summary are in $out/; the M/M/1 run's page is $out/report/index.html"

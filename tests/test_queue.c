@@ -118,7 +118,9 @@ static void test_mm1_fcfs(void **state)
         expect(&r, QC_QM_P50, log(2.0) / (1 - rho), tol, name);
         /* tail percentiles rest on fewer samples: wider bounds */
         expect(&r, QC_QM_P95, log(20.0) / (1 - rho), 1.5 * tol, name);
-        expect(&r, QC_QM_P99, log(100.0) / (1 - rho), 2.5 * tol, name);
+        /* percentile intervals over 10 groups of the 30 replications
+         * (9 degrees of freedom at the family level) are the widest */
+        expect(&r, QC_QM_P99, log(100.0) / (1 - rho), 3 * tol, name);
         assert_true(r.metric[QC_QM_BLOCKING].mean == 0.0);
         qc_queue_result_free(&r);
     }
@@ -246,7 +248,11 @@ static void test_batch_means_and_timed_run(void **state)
     qc_queue_result r;
     run_scenario(&s, &r);
     assert_string_equal(r.ci_method, "batch-means");
-    assert_int_equal(r.metric[QC_QM_RESPONSE].n, QC_QUEUE_BATCHES);
+    /* Fishman's rule: 32, 16 or 8 batches, the count the von Neumann
+     * test accepted (or 8, said not independent) */
+    assert_int_equal(r.metric[QC_QM_RESPONSE].n, r.batches);
+    assert_true(r.batches == 32 || r.batches == 16 || r.batches == 8);
+    assert_true(r.batches_independent || r.batches == 8);
     expect(&r, QC_QM_RESPONSE, 5.0, 0.06, "M/M/1 rho=0.8 batch means");
     qc_queue_result_free(&r);
 

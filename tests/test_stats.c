@@ -557,9 +557,54 @@ static void test_lag1_hand(void **state)
     assert_true(isnan(qc_lag1_autocorr(a, 2)));
 }
 
+/* ---- von Neumann's ratio test ------------------------------------------ */
+
+static void test_von_neumann_hand(void **state)
+{
+    (void)state;
+    /* {1..5}: mean 3, sum of squares 10, sum of squared differences 4:
+     * C = 1 - 4/20 = 0.8, sd sqrt(3/24): 0.8 / 0.353553 = 2.262742 */
+    const double a[] = {1, 2, 3, 4, 5};
+    assert_true(fabs(qc_von_neumann(a, 5) - 0.8 / sqrt(3.0 / 24.0)) < 1e-12);
+    /* alternating: squares 4, three differences of 4: C = 1 - 12/8 =
+     * -0.5, over sqrt(2/15) */
+    const double b[] = {1, -1, 1, -1};
+    assert_true(fabs(qc_von_neumann(b, 4) + 0.5 / sqrt(2.0 / 15.0)) < 1e-12);
+    const double c[] = {2, 2, 2, 2};
+    assert_true(isnan(qc_von_neumann(c, 4)));
+    assert_true(isnan(qc_von_neumann(a, 2)));
+}
+
+/* Independent normal batches of 32: the one-sided test at 0.10 rejects
+ * 10% of them (band 3.29 sd over 4000 trials); AR(1) with phi = 0.5, the
+ * correlation of batches that are too short, is rejected most of the time. */
+static void test_von_neumann_rate(void **state)
+{
+    (void)state;
+    enum { T = 4000, B = 32 };
+    const double z90 = 1.2815516;
+    double x[B];
+    qc_rng r;
+    qc_rng_init(&r, SEED, 11);
+    unsigned rej = 0, rej_ar = 0;
+    for (unsigned t = 0; t < T; t++) {
+        for (int i = 0; i < B; i++)
+            x[i] = gsl_ran_gaussian(qc_rng_gsl(&r), 1.0);
+        rej += qc_von_neumann(x, B) > z90;
+        ar1_fill(x, B, 0.0, 0.5, qc_rng_gsl(&r));
+        rej_ar += qc_von_neumann(x, B) > z90;
+    }
+    double f = (double)rej / T, fa = (double)rej_ar / T;
+    printf("von Neumann at 0.10: independent %.4f, AR(1) 0.5 %.4f\n", f, fa);
+    assert_true(fabs(f - 0.10) <= binom_band(0.10, T));
+    assert_true(fa > 0.6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_von_neumann_hand),
+        cmocka_unit_test(test_von_neumann_rate),
         cmocka_unit_test(test_welford_large_offset),
         cmocka_unit_test(test_welford_merge),
         cmocka_unit_test(test_welford_small),

@@ -38,10 +38,12 @@
  * areas (jobs, servers busy, ON, warming) and counts (departures,
  * switch-ons) to the chunk in force. The transient is cut either as given
  * (customers, or time) or by MSER on the chunks' mean number of jobs
- * (stationary arrivals only; a time-varying or traced input has no steady
- * state to wait for, so nothing is cut unless asked). With R >= 2
- * replications the intervals are Student-t over replications; with R = 1,
- * batch means over groups of chunks.
+ * averaged across the replications, one cut for all of them (stationary
+ * arrivals only; a time-varying or traced input has no steady state to
+ * wait for, so nothing is cut unless asked). With R >= 2 replications the
+ * intervals are Student-t over replications; with R = 1, batch means over
+ * groups of chunks, as many batches (32, 16 or 8) as pass von Neumann's
+ * independence test (docs/output-analysis.md).
  *
  * Costs use qctl/energy.h in cost rates (power already multiplied by the
  * energy price): holding h per job per unit time, power[0] while serving,
@@ -70,7 +72,6 @@ extern "C" {
 #endif
 
 #define QC_POOL_CHUNKS 128
-#define QC_POOL_BATCHES 16
 #define QC_POOL_MAX_SERVERS 100000
 
 /* Default cost model (watts from the illustrative figures of the removable

@@ -17,16 +17,28 @@
  * its arrival; time areas and departures to the chunk in force.
  *
  * Warm-up: either a given number of customers (or a time) simulated before
- * the window opens, or MSER-5 on the response times in departure order:
- * the cut it picks is rounded up to whole chunks, which are then left out.
- * MSER needs a stationary output, so with a time-varying rate or a trace
- * it cuts nothing (a fixed warm-up still applies). A trace ends the
- * measured window when it runs out of arrivals.
+ * the window opens, or MSER on the chunks' mean response times averaged
+ * across the replications: one cut, in whole chunks (at most half of
+ * them), for every replication. MSER needs a stationary output, so with a
+ * time-varying rate or a trace it cuts nothing (a fixed warm-up still
+ * applies). A trace ends the measured window when it runs out of arrivals.
  *
  * Confidence intervals: with R >= 2 replications, Student-t over the
  * replications' estimates; with one replication, batch means over groups
- * of consecutive kept chunks. The point estimate is the mean over those
- * units (replications or batches).
+ * of consecutive kept chunks, as many batches (32, 16 or 8) as pass von
+ * Neumann's test of independence (Fishman's LBATCH rule). The point
+ * estimate is the mean over those units (replications or batches).
+ * docs/output-analysis.md says why and what coverage this gives.
+ *
+ * Precision (precision > 0): after the run, while some mean's half-width
+ * exceeds precision / (1 + precision) times its estimate, the replications
+ * are doubled, or the one run is repeated with twice the customers, within
+ * max_reps and max_customers (all rounds together).
+ *
+ * Means that do not exist (an infinite mean service time, or FCFS with an
+ * infinite second moment of service and no capacity) are INFINITY with
+ * the reason in infinite_reason. A run whose offered load is >= 1 and
+ * that never filled its buffer is flagged transient with the evidence.
  *
  * Ownership: qc_queue_run fills a caller-owned result; the result holds a
  * histogram and a series that qc_queue_result_free releases. */
@@ -47,7 +59,6 @@ extern "C" {
 #endif
 
 #define QC_QUEUE_CHUNKS 128
-#define QC_QUEUE_BATCHES 16
 
 typedef enum qc_discipline { QC_FCFS = 0, QC_PS = 1 } qc_discipline;
 
@@ -77,6 +88,11 @@ typedef struct qc_queue_params {
     uint64_t seed;
     double level;           /* confidence level, e.g. 0.95 */
     double series_dt;       /* > 0: record N(t) of replication 1 in bins */
+    double precision;       /* > 0: relative half-width to reach (customers
+                               runs only); 0: run as given */
+    uint64_t max_customers; /* precision: most customers, all rounds (0: no
+                               bound) */
+    unsigned max_reps;      /* precision: most replications (0: 1000000) */
     qc_progress_fn progress;
     void *progress_ctx;
 } qc_queue_params;
@@ -119,6 +135,17 @@ typedef struct qc_queue_result {
     qc_hist *response_hist;     /* response times, kept part, all reps */
     qc_series_point *series;    /* replication 1, when series_dt > 0 */
     size_t series_len;
+    unsigned reps;              /* replications run (precision may add) */
+    uint64_t customers;         /* customers per replication, as run */
+    uint64_t total_customers;   /* customers simulated in all rounds */
+    int precision_met;          /* precision > 0: every mean within it */
+    int warmup_chunks;          /* MSER: chunks cut (of QC_QUEUE_CHUNKS) */
+    size_t batches;             /* one run: batch count chosen */
+    int batches_independent;    /* one run: von Neumann test passed */
+    double von_neumann;         /* one run: its statistic (NAN: untested) */
+    int transient;              /* the run shows no steady state */
+    char transient_reason[320];
+    char infinite_reason[256];  /* set when some mean is INFINITY */
 } qc_queue_result;
 
 /* Runs the replications. Errors: QC_EINVAL for bad parameters (message

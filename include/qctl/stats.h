@@ -114,6 +114,15 @@ int qc_mser_batches(const double *z, size_t nb, size_t *dropped, qc_err *err);
 /* Lag-1 autocorrelation of x[0..n-1] (NAN when n < 3 or constant). */
 double qc_lag1_autocorr(const double *x, size_t n);
 
+/* Von Neumann's ratio test of independence of x[0..n-1] (von Neumann
+ * 1941; as used for batch means by Fishman 1978): the statistic
+ *     C = 1 - sum_{i<n-1} (x[i] - x[i+1])^2 / (2 sum (x[i] - mean)^2)
+ * divided by its standard deviation sqrt((n - 2) / (n^2 - 1)) under
+ * independence, approximately standard normal then; a large positive
+ * value says the values are positively correlated. NAN when n < 3 or the
+ * values are all equal or not finite. */
+double qc_von_neumann(const double *x, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "qctl/arrivals.h"
 #include "qctl/dist.h"
+#include "qctl/exact.h"
 #include "qctl/hist.h"
 #include "qctl/output.h"
 #include "qctl/queue.h"
@@ -32,9 +33,18 @@ static const char usage[] =
     "  --discipline D       fcfs (default) or ps (processor sharing)\n"
     "  --customers N        measured arrivals per replication (default 100000)\n"
     "  --time T             measured simulated time per replication instead\n"
-    "  --warmup W           auto (MSER-5, default), or customers (with --customers)\n"
-    "                       or time (with --time) simulated before measuring\n"
+    "  --warmup W           auto (default: MSER on the other replications' mean\n"
+    "                       series, docs/output-analysis.md), or customers (with\n"
+    "                       --customers) or time (with --time) simulated before\n"
+    "                       measuring\n"
     "  --reps R             independent replications (default 1: batch means)\n"
+    "  --precision REL      run until every mean's half-width is at most REL times\n"
+    "                       its estimate: twice the replications each round, or\n"
+    "                       with one replication the run repeated with twice the\n"
+    "                       customers; says whether it got there\n"
+    "  --max-customers N    with --precision: most customers in all rounds\n"
+    "                       (default 1e9)\n"
+    "  --max-reps R         with --precision: most replications (default 10000)\n"
     "  --seed S             seed of every random stream (default 1)\n"
     "  --confidence L       confidence level of the intervals (default 0.95)\n"
     "  --json               print the summary as JSON\n"
@@ -63,8 +73,13 @@ static const char *const labels[QC_QM_COUNT] = {
     "response time", "waiting time", "number in system", "utilization", "throughput",
     "blocking probability", "response time p50", "response time p95", "response time p99"};
 
+static int is_percentile(int i)
+{
+    return i >= QC_QM_P50 && i <= QC_QM_P99;
+}
+
 static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
-                            const opts *o, double elapsed)
+                            const qc_queue_exact *ex, const opts *o, double elapsed)
 {
     json_t *root = json_object();
     json_t *model = json_object();
@@ -81,14 +96,35 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
                         p->capacity ? json_integer((json_int_t)p->capacity) : json_null());
     json_object_set_new(model, "discipline", json_string(p->discipline == QC_PS ? "ps" : "fcfs"));
     json_object_set_new(model, "load", qc_json_real_new(r->load));
+    json_object_set_new(model, "exact_model", ex->model[0] ? json_string(ex->model) : json_null());
     json_object_set_new(root, "model", model);
 
-    json_t *run = cli_json_run(p->customers, p->horizon, p->reps, p->seed, p->level, r->ci_method);
+    json_t *run = cli_json_run(r->customers, p->horizon, r->reps, p->seed, p->level, r->ci_method);
     json_t *wu = json_object();
-    json_object_set_new(wu, "method", json_string(p->warmup_mode == QC_WARMUP_MSER5 ? "mser5" : "fixed"));
+    json_object_set_new(wu, "method", json_string(p->warmup_mode == QC_WARMUP_MSER5 ? "mser" : "fixed"));
     json_object_set_new(wu, "customers_cut", qc_json_real_new(r->warmup_customers));
     json_object_set_new(wu, "time_cut", qc_json_real_new(r->warmup_time));
+    json_object_set_new(wu, "chunks_cut", json_integer(r->warmup_chunks));
+    json_object_set_new(wu, "chunks", json_integer(QC_QUEUE_CHUNKS));
     json_object_set_new(run, "warmup", wu);
+    if (r->batches) {
+        json_t *bm = json_object();
+        json_object_set_new(bm, "batches", json_integer((json_int_t)r->batches));
+        json_object_set_new(bm, "rule", json_string("Fishman LBATCH: von Neumann test at 0.10"));
+        json_object_set_new(bm, "von_neumann_statistic", qc_json_real_new(r->von_neumann));
+        json_object_set_new(bm, "independent", json_boolean(r->batches_independent));
+        json_object_set_new(run, "batch_means", bm);
+    }
+    if (p->precision > 0) {
+        json_t *pr = json_object();
+        json_object_set_new(pr, "relative_half_width", json_real(p->precision));
+        json_object_set_new(pr, "reached", json_boolean(r->precision_met));
+        json_object_set_new(pr, "customers_per_replication", json_integer((json_int_t)r->customers));
+        json_object_set_new(pr, "replications", json_integer(r->reps));
+        json_object_set_new(pr, "customers_all_rounds", json_integer((json_int_t)r->total_customers));
+        json_object_set_new(run, "precision", pr);
+    }
+    json_object_set_new(run, "transient", r->transient ? json_string(r->transient_reason) : json_null());
     json_object_set_new(run, "measured_customers", json_integer((json_int_t)r->measured));
     json_object_set_new(run, "events", json_integer((json_int_t)r->events));
     json_object_set_new(run, "simulated_time", json_real(r->sim_time));
@@ -96,13 +132,29 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
     json_object_set_new(root, "run", run);
 
     json_t *m = json_object();
-    for (int i = 0; i < QC_QM_COUNT; i++)
-        json_object_set_new(m, qc_queue_metric_name(i), qc_json_ci_new(&r->metric[i]));
+    for (int i = 0; i < QC_QM_COUNT; i++) {
+        const qc_ci *c = &r->metric[i];
+        json_t *mj = qc_json_ci_new(c);
+        if (isinf(c->mean)) {
+            json_object_set_new(mj, "infinite", json_true());
+            json_object_set_new(mj, "reason", json_string(r->infinite_reason));
+        } else if (isnan(c->half)) {
+            json_object_set_new(mj, "reason",
+                                json_string(isnan(c->mean) ? "nothing measured"
+                                                           : "one value: no interval"));
+        }
+        double e = ex->value[i];
+        json_object_set_new(mj, "exact", qc_json_real_new(e));
+        if (isinf(e))
+            json_object_set_new(mj, "exact_infinite", json_true());
+        json_object_set_new(m, qc_queue_metric_name(i), mj);
+    }
     json_object_set_new(root, "metrics", m);
     return root;
 }
 
-static void print_table(const qc_queue_params *p, const qc_queue_result *r, const opts *o)
+static void print_table(const qc_queue_params *p, const qc_queue_result *r,
+                        const qc_queue_exact *ex, const opts *o)
 {
     printf("G/G/c/K queue: arrival %s, service %s, c = %u, K = ", o->arrival, o->service,
            p->servers);
@@ -111,19 +163,73 @@ static void print_table(const qc_queue_params *p, const qc_queue_result *r, cons
     else
         printf("unlimited");
     printf(", %s; offered load %.4g\n", p->discipline == QC_PS ? "PS" : "FCFS", r->load);
-    printf("%u replication%s of ", p->reps, p->reps > 1 ? "s" : "");
+    printf("%u replication%s of ", r->reps, r->reps > 1 ? "s" : "");
     if (p->customers)
-        printf("%llu customers", (unsigned long long)p->customers);
+        printf("%llu customers", (unsigned long long)r->customers);
     else
         printf("time %g", p->horizon);
-    printf("; warm-up cut (%s): %.0f customers, time %.4g per replication; CI by %s\n\n",
-           p->warmup_mode == QC_WARMUP_MSER5 ? "MSER-5" : "fixed", r->warmup_customers,
-           r->warmup_time, r->ci_method);
-    printf("%-22s %14s   %g%% confidence interval\n", "metric", "estimate", 100 * p->level);
+    if (p->warmup_mode == QC_WARMUP_MSER5)
+        printf("; warm-up cut by MSER on the %s: %.0f customers, time %.4g%s\n",
+               r->reps > 1 ? "other replications' mean" : "run", r->warmup_customers,
+               r->warmup_time, r->reps > 1 ? " per replication" : "");
+    else
+        printf("; fixed warm-up: %.0f customers, time %.4g%s\n", r->warmup_customers,
+               r->warmup_time, r->reps > 1 ? " per replication" : "");
+    if (r->batches)
+        printf("CI by batch means: %zu batches, %s (von Neumann statistic %.2f)\n", r->batches,
+               r->batches_independent ? "independent by von Neumann's test"
+                                      : "NOT independent even at 8 batches: intervals may be "
+                                        "too narrow; run longer",
+               r->von_neumann);
+    else
+        printf("CI by replications\n");
+    if (p->precision > 0) {
+        if (r->precision_met)
+            printf("precision %g%% reached with %llu customers%s (%llu simulated in all rounds)\n",
+                   100 * p->precision, (unsigned long long)(r->customers * r->reps),
+                   r->reps > 1 ? " in all replications" : "",
+                   (unsigned long long)r->total_customers);
+        else
+            printf("precision %g%% NOT reached within --max-customers/--max-reps: "
+                   "stopped at %u replication%s of %llu customers\n",
+                   100 * p->precision, r->reps, r->reps > 1 ? "s" : "",
+                   (unsigned long long)r->customers);
+    }
+    if (r->transient)
+        printf("TRANSIENT, NOT A STEADY STATE: %s\n", r->transient_reason);
+    char lvl[48];
+    snprintf(lvl, sizeof lvl, "%g%% confidence interval", 100 * p->level);
+    printf("\n%-22s %14s   %-32s %s\n", "metric", "estimate", lvl, "exact");
     for (int i = 0; i < QC_QM_COUNT; i++) {
         const qc_ci *c = &r->metric[i];
-        printf("%-22s %14.6g   [%.6g, %.6g]\n", labels[i], c->mean, c->lo, c->hi);
+        char est[32], ci[96], exs[32];
+        if (isinf(c->mean)) {
+            snprintf(est, sizeof est, "infinite");
+            snprintf(ci, sizeof ci, "no mean exists (see below)");
+        } else if (isnan(c->mean)) {
+            snprintf(est, sizeof est, "none");
+            snprintf(ci, sizeof ci, "nothing measured");
+        } else {
+            snprintf(est, sizeof est, "%.6g", c->mean);
+            if (isnan(c->half))
+                snprintf(ci, sizeof ci, "no interval from %zu value%s", c->n, c->n == 1 ? "" : "s");
+            else
+                snprintf(ci, sizeof ci, "[%.6g, %.6g]", c->lo, c->hi);
+        }
+        double e = ex->value[i];
+        if (isinf(e))
+            snprintf(exs, sizeof exs, "infinite");
+        else if (isnan(e))
+            snprintf(exs, sizeof exs, "-");
+        else
+            snprintf(exs, sizeof exs, "%.6g", e);
+        printf("%-22s %14s   %-32s %s\n", labels[i], est, ci, exs);
     }
+    if (r->infinite_reason[0])
+        printf("\nNo finite mean: %s.\n", r->infinite_reason);
+    if (ex->model[0])
+        printf("\nexact: %s closed form%s\n", ex->model,
+               is_percentile(QC_QM_P50) && isnan(ex->value[QC_QM_P50]) ? " (means only)" : "");
 }
 
 static int write_series(const char *path, const qc_queue_result *r)
@@ -257,7 +363,8 @@ static int write_plots(const char *dir, const qc_queue_result *r)
 int cmd_sim_queue(int argc, char **argv)
 {
     enum { O_ARR = 256, O_SVC, O_SRV, O_CAP, O_DISC, O_CUST, O_TIME, O_WARM, O_REPS,
-           O_SEED, O_CONF, O_JSON, O_OUT, O_SER, O_SERDT, O_PLOT, O_REPORT, O_QUIET, O_HELP };
+           O_SEED, O_CONF, O_JSON, O_OUT, O_SER, O_SERDT, O_PLOT, O_REPORT, O_QUIET, O_HELP,
+           O_PREC, O_MAXC, O_MAXR };
     static const struct option longopts[] = {
         {"arrival", required_argument, 0, O_ARR},   {"service", required_argument, 0, O_SVC},
         {"servers", required_argument, 0, O_SRV},   {"capacity", required_argument, 0, O_CAP},
@@ -268,7 +375,9 @@ int cmd_sim_queue(int argc, char **argv)
         {"output", required_argument, 0, O_OUT},    {"series", required_argument, 0, O_SER},
         {"series-dt", required_argument, 0, O_SERDT}, {"plot", required_argument, 0, O_PLOT},
         {"quiet", no_argument, 0, O_QUIET},         {"help", no_argument, 0, O_HELP},
-        {"report", required_argument, 0, O_REPORT}, {0, 0, 0, 0}};
+        {"report", required_argument, 0, O_REPORT}, {"precision", required_argument, 0, O_PREC},
+        {"max-customers", required_argument, 0, O_MAXC}, {"max-reps", required_argument, 0, O_MAXR},
+        {0, 0, 0, 0}};
     qc_queue_params p;
     qc_queue_params_init(&p);
     opts o = {0};
@@ -313,6 +422,15 @@ int cmd_sim_queue(int argc, char **argv)
         case O_PLOT: o.plot = optarg; break;
         case O_REPORT: o.report = optarg; break;
         case O_QUIET: o.quiet = 1; break;
+        case O_PREC:
+            if ((rc = cli_double("--precision", optarg, &p.precision)) == 0 &&
+                !(p.precision > 0 && p.precision < 1)) {
+                cli_error("--precision: %s is not a relative half-width in (0, 1), e.g. 0.01", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_MAXC: rc = cli_u64("--max-customers", optarg, &p.max_customers); break;
+        case O_MAXR: rc = cli_uint("--max-reps", optarg, &p.max_reps); break;
         case O_HELP: fputs(usage, stdout); return 0;
         default: return cli_bad_option("sim queue", argv[optind - 1]);
         }
@@ -330,11 +448,35 @@ int cmd_sim_queue(int argc, char **argv)
     }
     if (p.customers == 0 && p.horizon == 0)
         p.customers = 100000;
+    if ((p.max_customers || p.max_reps) && p.precision == 0) {
+        cli_error("--%s: only with --precision", p.max_customers ? "max-customers" : "max-reps");
+        return QC_EXIT_USAGE;
+    }
+    if (p.precision > 0) {
+        if (p.horizon > 0) {
+            cli_error("--precision: needs the run length in customers (--customers), not --time");
+            return QC_EXIT_USAGE;
+        }
+        if (p.max_customers == 0)
+            p.max_customers = 1000000000;
+        if (p.max_reps == 0)
+            p.max_reps = 10000;
+        if (p.max_reps < p.reps) {
+            cli_error("--max-reps: %u is fewer than the %u replications of --reps", p.max_reps, p.reps);
+            return QC_EXIT_USAGE;
+        }
+        if (p.max_customers < p.customers * p.reps) {
+            cli_error("--max-customers: %llu is fewer than the first round's %llu",
+                      (unsigned long long)p.max_customers,
+                      (unsigned long long)(p.customers * p.reps));
+            return QC_EXIT_USAGE;
+        }
+    }
     if (p.horizon < 0) {
         cli_error("--time: must be > 0");
         return QC_EXIT_USAGE;
     }
-    if (strcmp(warm, "auto") == 0 || strcmp(warm, "mser5") == 0) {
+    if (strcmp(warm, "auto") == 0 || strcmp(warm, "mser") == 0 || strcmp(warm, "mser5") == 0) {
         p.warmup_mode = QC_WARMUP_MSER5;
     } else {
         p.warmup_mode = QC_WARMUP_FIXED;
@@ -386,7 +528,9 @@ int cmd_sim_queue(int argc, char **argv)
         qc_dist_free(&svc);
         return cli_exit_code(rc);
     }
-    json_t *js = summary_json(&p, &res, &o, cli_elapsed(&prog));
+    qc_queue_exact ex;
+    qc_queue_exact_values(&p, &ex);
+    json_t *js = summary_json(&p, &res, &ex, &o, cli_elapsed(&prog));
     int out = 0;
     if (o.json) {
         if (qc_json_write(js, NULL, &err) != 0) {
@@ -394,7 +538,11 @@ int cmd_sim_queue(int argc, char **argv)
             out = QC_EXIT_FAIL;
         }
     } else {
-        print_table(&p, &res, &o);
+        print_table(&p, &res, &ex, &o);
+    }
+    if (out == 0 && res.transient) {
+        cli_error("sim queue: no steady state: %s", res.transient_reason);
+        out = QC_EXIT_FAIL;
     }
     if (out == 0 && o.output && qc_json_write(js, o.output, &err) != 0) {
         cli_error("%s", err.msg);

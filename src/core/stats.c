@@ -240,3 +240,24 @@ double qc_lag1_autocorr(const double *x, size_t n)
         return NAN;
     return c1 / w.m2;
 }
+
+double qc_von_neumann(const double *x, size_t n)
+{
+    if (n < 3 || x == NULL)
+        return NAN;
+    qc_welford w;
+    qc_welford_init(&w);
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(x[i]))
+            return NAN;
+        qc_welford_add(&w, x[i]);
+    }
+    if (!(w.m2 > 0.0))
+        return NAN;
+    double d2 = 0.0;
+    for (size_t i = 0; i + 1 < n; i++)
+        d2 += (x[i] - x[i + 1]) * (x[i] - x[i + 1]);
+    const double c = 1.0 - d2 / (2.0 * w.m2);
+    const double nn = (double)n;
+    return c / sqrt((nn - 2.0) / (nn * nn - 1.0));
+}

@@ -896,38 +896,63 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
 
 /* ---- estimates ----------------------------------------------------------- */
 
-static void summarize(const run *r, int a, int b, qc_hist *tmp, double out[QC_PM_COUNT])
+/* Beside the metrics, each summary carries sums the run reports. */
+enum { X_DONE = QC_PM_COUNT, X_CUT_N, X_CUT_T, X_COUNT };
+
+/* The summary of chunks [a, b). Called for a = C/2 down to 0 with the
+ * same b, it adds chunk a to the running suffix instead of starting over. */
+typedef struct summary_ctx {
+    const run *r;
+    qc_hist *tmp;
+    int a, b;
+    uint64_t done, departures, switch_ons;
+    double sum_resp, area_n, area_busy, area_on, area_warm, time;
+} summary_ctx;
+
+static void acc_chunk(summary_ctx *c, const chunk *ch)
 {
-    const qc_energy_cost *c = &r->cost;
-    uint64_t done = 0, departures = 0, switch_ons = 0;
-    double sum_resp = 0, area_n = 0, area_busy = 0, area_on = 0, area_warm = 0, time = 0;
-    qc_hist_reset(tmp);
-    for (int k = a; k < b; k++) {
-        const chunk *ch = &r->chunks[k];
-        done += ch->done;
-        sum_resp += ch->sum_resp;
-        departures += ch->departures;
-        switch_ons += ch->switch_ons;
-        area_n += ch->area_n;
-        area_busy += ch->area_busy;
-        area_on += ch->area_on;
-        area_warm += ch->area_warm;
-        time += ch->t_end - ch->t_start;
-        qc_hist_merge(tmp, ch->hist);
+    c->done += ch->done;
+    c->sum_resp += ch->sum_resp;
+    c->departures += ch->departures;
+    c->switch_ons += ch->switch_ons;
+    c->area_n += ch->area_n;
+    c->area_busy += ch->area_busy;
+    c->area_on += ch->area_on;
+    c->area_warm += ch->area_warm;
+    c->time += ch->t_end - ch->t_start;
+    qc_hist_merge(c->tmp, ch->hist);
+}
+
+static void summarize_cb(void *ctx, int a, int b, double *out)
+{
+    summary_ctx *s = ctx;
+    const run *r = s->r;
+    if (!(b == s->b && a == s->a - 1)) {
+        s->done = s->departures = s->switch_ons = 0;
+        s->sum_resp = s->area_n = s->area_busy = s->area_on = s->area_warm = s->time = 0;
+        qc_hist_reset(s->tmp);
+        for (int k = a; k < b; k++)
+            acc_chunk(s, &r->chunks[k]);
+    } else {
+        acc_chunk(s, &r->chunks[a]);
     }
-    double jobs = area_n / time, busy = area_busy / time, on = area_on / time,
-           warm = area_warm / time, K = (double)r->K;
+    s->a = a;
+    s->b = b;
+    const qc_energy_cost *c = &r->cost;
+    double time = s->time;
+    double jobs = s->area_n / time, busy = s->area_busy / time, on = s->area_on / time,
+           warm = s->area_warm / time, K = (double)r->K;
     double power = c->power[0] * busy + c->idle_power * (on - busy) + c->warm_power * warm +
                    c->off_power * (K - on - warm);
-    double sw = (double)switch_ons / time;
+    double sw = (double)s->switch_ons / time;
     out[QC_PM_JOBS] = jobs;
-    out[QC_PM_RESPONSE] = done ? sum_resp / (double)done : NAN;
-    out[QC_PM_P50] = qc_hist_quantile(tmp, 0.50);
-    out[QC_PM_P95] = qc_hist_quantile(tmp, 0.95);
-    out[QC_PM_P99] = qc_hist_quantile(tmp, 0.99);
-    out[QC_PM_THROUGHPUT] = (double)departures / time;
+    out[QC_PM_RESPONSE] = s->done ? s->sum_resp / (double)s->done : NAN;
+    out[QC_PM_P50] = qc_hist_quantile(s->tmp, 0.50);
+    out[QC_PM_P95] = qc_hist_quantile(s->tmp, 0.95);
+    out[QC_PM_P99] = qc_hist_quantile(s->tmp, 0.99);
+    out[QC_PM_THROUGHPUT] = (double)s->departures / time;
     out[QC_PM_POWER] = power;
-    out[QC_PM_ENERGY_PER_JOB] = departures ? power * time / (double)departures : NAN;
+    out[QC_PM_ENERGY_PER_JOB] = s->departures ? power * time / (double)s->departures : NAN;
     out[QC_PM_SWITCH_ONS_PER_HOUR] = 3600.0 * sw;
     out[QC_PM_FRAC_WARMING] = warm / K;
     out[QC_PM_HOLDING_COST] = c->holding * jobs;
@@ -937,6 +962,12 @@ static void summarize(const run *r, int a, int b, qc_hist *tmp, double out[QC_PM
     out[QC_PM_SERVERS_BUSY] = busy;
     out[QC_PM_SERVERS_WARMING] = warm;
     out[QC_PM_DEMAND_CORR] = NAN;
+    out[X_DONE] = (double)s->done;
+    double cut = 0;
+    for (int k = 0; k < a; k++)
+        cut += (double)r->chunks[k].arrivals;
+    out[X_CUT_N] = cut;
+    out[X_CUT_T] = r->chunks[a].t_start;
 }
 
 static double corr_value(const run *r)
@@ -949,34 +980,13 @@ static double corr_value(const run *r)
     return (r->cn * r->sxy - r->sx * r->sy) / sqrt(vx * vy);
 }
 
-/* First chunk kept after the MSER cut on the chunks' mean number of jobs
- * (only for stationary arrivals, and only when the cut is automatic). */
-static int mser_first_chunk(const run *r)
+/* The warm-up series: each chunk's time-average number of jobs. */
+static void warm_series(const run *r, double *num, double *den)
 {
-    const qc_pool_params *p = r->p;
-    if (p->transient_mode != QC_POOL_TRANSIENT_AUTO || qc_arrivals_varies(p->arrival) ||
-        p->arrival->kind == QC_ARRIVALS_TRACE)
-        return 0;
-    double z[QC_POOL_CHUNKS];
     for (int k = 0; k < QC_POOL_CHUNKS; k++) {
-        double d = r->chunks[k].t_end - r->chunks[k].t_start;
-        z[k] = d > 0 ? r->chunks[k].area_n / d : 0;
+        num[k] = r->chunks[k].area_n;
+        den[k] = r->chunks[k].t_end - r->chunks[k].t_start;
     }
-    size_t d = 0;
-    if (qc_mser_batches(z, QC_POOL_CHUNKS, &d, NULL) != 0)
-        return 0;
-    return (int)d;
-}
-
-typedef struct summary_ctx {
-    const run *r;
-    qc_hist *tmp;
-} summary_ctx;
-
-static void summarize_cb(void *ctx, int a, int b, double *out)
-{
-    summary_ctx *c = ctx;
-    summarize(c->r, a, b, c->tmp, out);
 }
 
 int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
@@ -995,17 +1005,21 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
         free(r);
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     }
+    int mser = p->transient_mode == QC_POOL_TRANSIENT_AUTO && !qc_arrivals_varies(p->arrival) &&
+               p->arrival->kind != QC_ARRIVALS_TRACE;
     qc__units units;
-    int urc = qc__units_init(&units, p->reps, QC_POOL_BATCHES, QC_PM_COUNT);
+    int urc = qc__units_init(&units, p->reps < 2, mser, QC_POOL_CHUNKS, X_COUNT, QC_PM_COUNT,
+                             QC_PM_JOBS);
     qc_hist *tmp = qc_hist_alloc();
     qc_hist *all = qc_hist_alloc();
-    summary_ctx sc = {r, tmp};
+    summary_ctx sc = {r, tmp, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     if (urc != 0 || !tmp || !all) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
 
-    double work_done = 0, cut_n = 0, cut_t = 0, corr1 = NAN;
+    double work_done = 0, corr1 = NAN;
+    double num[QC_POOL_CHUNKS], den[QC_POOL_CHUNKS];
     for (unsigned rep = 0; rep < p->reps; rep++) {
         rc = run_once(r, rep, &work_done, (double)p->reps);
         if (rc != 0) {
@@ -1020,27 +1034,52 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
             r->series = NULL;
             r->slen = r->scap = 0;
         }
-        int k0 = mser_first_chunk(r);
-        for (int k = 0; k < k0; k++)
-            cut_n += (double)r->chunks[k].arrivals;
-        if (p->transient_mode == QC_POOL_TRANSIENT_FIXED)
-            cut_n += p->customers ? p->transient : 0;
-        cut_t += r->chunks[k0].t_start;
-        for (int k = k0; k < QC_POOL_CHUNKS; k++) {
-            res->measured += r->chunks[k].done;
-            qc_hist_merge(all, r->chunks[k].hist);
+        warm_series(r, num, den);
+        sc.a = sc.b = -1;
+        if (qc__units_add(&units, num, den, summarize_cb, &sc) != 0) {
+            rc = qc_err_set(err, QC_ENOMEM, "out of memory");
+            goto out;
         }
-        qc__units_add(&units, rep, k0, QC_POOL_CHUNKS, summarize_cb, &sc);
-        if (p->reps >= 2)
-            qc__units_row(&units, rep)[QC_PM_DEMAND_CORR] = corr_value(r);
-        else
+        int kc = units.one_run ? units.k0 : qc__units_cut_last(&units);
+        for (int k = kc; k < QC_POOL_CHUNKS; k++)
+            qc_hist_merge(all, r->chunks[k].hist);
+        if (units.one_run) {
+            res->transient_customers = 0;
+            for (int k = 0; k < kc; k++)
+                res->transient_customers += (double)r->chunks[k].arrivals;
+            res->transient_time = r->chunks[kc].t_start;
             corr1 = corr_value(r);
+        } else {
+            qc__units_set(&units, rep, QC_PM_DEMAND_CORR, corr_value(r));
+        }
     }
     res->load = p->arrival->kind == QC_ARRIVALS_TRACE ? NAN : load;
-    res->transient_customers = cut_n / p->reps;
-    res->transient_time = cut_t / p->reps;
+    qc__units_finish(&units, p->level, res->metric);
+    /* Percentiles by sectioning, as in sim queue: centred on the quantile
+     * of all kept response times, with the units' spread for half-width. */
+    {
+        static const double qs[3] = {0.50, 0.95, 0.99};
+        static const int pm[3] = {QC_PM_P50, QC_PM_P95, QC_PM_P99};
+        for (int i = 0; i < 3; i++) {
+            qc_ci *c = &res->metric[pm[i]];
+            double x = qc_hist_quantile(all, qs[i]);
+            if (!isfinite(x))
+                continue;
+            c->mean = x;
+            if (isfinite(c->half)) {
+                c->lo = x - c->half;
+                c->hi = x + c->half;
+            }
+        }
+    }
+    if (!units.one_run) {
+        res->transient_customers = qc__units_sum(&units, X_CUT_N) / p->reps;
+        res->transient_time = qc__units_sum(&units, X_CUT_T) / p->reps;
+    }
+    if (p->transient_mode == QC_POOL_TRANSIENT_FIXED)
+        res->transient_customers = p->customers ? p->transient : 0;
+    res->measured = (uint64_t)qc__units_sum(&units, X_DONE);
     res->ci_method = p->reps >= 2 ? "replications" : "batch-means";
-    qc__units_ci(&units, p->level, res->metric);
     if (p->reps < 2) {
         /* one replication: its correlation, without an interval */
         qc_ci *c = &res->metric[QC_PM_DEMAND_CORR];

@@ -24,7 +24,7 @@
 enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_TICK = 2 };
 
 #define NOT_MEASURED UINT32_MAX
-#define MSER_CAP 4096
+#define QC_QUEUE_SECTIONS 10 /* percentile sections of grouped replications */
 #define PROGRESS_EVERY (1u << 18)
 
 /* Per chunk, plain sums: a chunk only contributes its totals to the
@@ -61,12 +61,7 @@ typedef struct run {
     int done;
 
     qc__station st;
-
-    /* MSER: batch means of response times in departure order */
-    double *mz, *mt;
-    size_t mn;
-    uint64_t mbsize, macc_n;
-    double macc;
+    uint64_t nmax; /* most customers in system at once */
 
     /* series of replication 1 */
     int series_on;
@@ -147,6 +142,14 @@ static int check_params(const qc_queue_params *p, double *load, qc_err *err)
                           "arrival: mean inter-arrival time is %g; it must be > 0", ma);
     *load = ms / ((double)p->servers * ma);
     int finite = p->arrivals && p->arrivals->kind == QC_ARRIVALS_TRACE;
+    if (p->capacity == 0 && !isfinite(ms)) {
+        char spec[QC_DIST_FORMAT_MAX];
+        qc_dist_format(p->service, spec, sizeof spec);
+        return qc_err_set(err, QC_EUNSTABLE,
+                          "service: %s has an infinite mean, so the mean response time is "
+                          "infinite and, without a capacity, the queue grows without bound",
+                          spec);
+    }
     if (p->capacity == 0 && !(*load < 1.0) && !finite)
         return qc_err_set(err, QC_EUNSTABLE,
                           "offered load rho = E[S]/(c E[A]) = %.6g >= 1 with unlimited capacity: "
@@ -164,8 +167,6 @@ static void run_free(run *r)
         qc_hist_free(r->chunks[k].hist);
     qc__station_free(&r->st);
     qc_sim_destroy(&r->sim);
-    free(r->mz);
-    free(r->mt);
     free(r->series);
 }
 
@@ -191,10 +192,6 @@ static int run_alloc(run *r, const qc_queue_params *p)
     if (p->capacity != 0 && p->capacity < start)
         start = (size_t)p->capacity;
     if (qc__station_init(&r->st, &r->sim, p->discipline, r->c, start, EV_DEPART) != 0)
-        goto oom;
-    r->mz = malloc(MSER_CAP * sizeof *r->mz);
-    r->mt = malloc(MSER_CAP * sizeof *r->mt);
-    if (!r->mz || !r->mt)
         goto oom;
     return 0;
 oom:
@@ -226,10 +223,7 @@ static void run_reset(run *r, unsigned rep)
     r->win_start = r->win_end = 0;
     r->next_bound = 0;
     r->warm_n = p->warmup_mode == QC_WARMUP_FIXED && p->customers ? (uint64_t)p->warmup : 0;
-    r->mn = 0;
-    r->mbsize = 5;
-    r->macc = 0;
-    r->macc_n = 0;
+    r->nmax = 0;
     r->series_on = rep == 0 && p->series_dt > 0;
     r->s_next = p->series_dt;
     r->s_area = 0;
@@ -303,31 +297,6 @@ static void set_chunk(run *r, int k, double t)
 
 /* ---- departures and their statistics --------------------------------- */
 
-static void mser_add(run *r, double resp, double t)
-{
-    r->macc += resp;
-    if (++r->macc_n < r->mbsize)
-        return;
-    if (r->mn == MSER_CAP) {
-        /* Full: halve by merging neighbours, doubling the batch size. */
-        for (size_t i = 0; i < MSER_CAP / 2; i++) {
-            r->mz[i] = 0.5 * (r->mz[2 * i] + r->mz[2 * i + 1]);
-            r->mt[i] = r->mt[2 * i + 1];
-        }
-        r->mn = MSER_CAP / 2;
-        r->mbsize *= 2;
-        /* The batch just completed is of the old size: fold it into a
-         * new, half-filled one of the new size. */
-        r->macc_n = r->mbsize / 2;
-        return;
-    }
-    r->mz[r->mn] = r->macc / (double)r->macc_n;
-    r->mt[r->mn] = t;
-    r->mn++;
-    r->macc = 0;
-    r->macc_n = 0;
-}
-
 static inline void depart_stats(run *r, const qc__job *c, double t)
 {
     if (r->cur >= 0 && r->cur < QC_QUEUE_CHUNKS)
@@ -340,8 +309,6 @@ static inline void depart_stats(run *r, const qc__job *c, double t)
     ch->sum_resp += resp;
     ch->sum_wait += resp - c->svc;
     qc_hist_add(ch->hist, resp);
-    if (r->p->warmup_mode == QC_WARMUP_MSER5)
-        mser_add(r, resp, t);
     if (--r->measured_out == 0 && r->cur >= QC_QUEUE_CHUNKS)
         r->done = 1;
 }
@@ -392,7 +359,10 @@ static int on_arrival(run *r, double t)
     qc__job c = {t, qc_sampler_next(&r->ssvc), k};
     if (k != NOT_MEASURED)
         r->measured_out++;
-    return qc__station_arrive(&r->st, &c);
+    rc = qc__station_arrive(&r->st, &c);
+    if (r->st.n > r->nmax)
+        r->nmax = r->st.n;
+    return rc;
 }
 
 static int on_depart(run *r, const qc_event *ev)
@@ -477,65 +447,180 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
 
 /* ---- estimates ---------------------------------------------------------- */
 
-/* The estimates of every metric from chunks [a, b), merging their
- * histograms into tmp (which is reset first). */
-static void summarize(const run *r, int a, int b, qc_hist *tmp, double out[QC_QM_COUNT])
-{
-    uint64_t done = 0;
-    double sum_resp = 0, sum_wait = 0;
-    double area_n = 0, area_busy = 0, time = 0;
-    uint64_t arrivals = 0, blocked = 0, departures = 0;
-    qc_hist_reset(tmp);
-    for (int k = a; k < b; k++) {
-        const chunk *ch = &r->chunks[k];
-        done += ch->done;
-        sum_resp += ch->sum_resp;
-        sum_wait += ch->sum_wait;
-        area_n += ch->area_n;
-        area_busy += ch->area_busy;
-        time += ch->t_end - ch->t_start;
-        arrivals += ch->arrivals;
-        blocked += ch->blocked;
-        departures += ch->departures;
-        qc_hist_merge(tmp, ch->hist);
-    }
-    out[QC_QM_RESPONSE] = done ? sum_resp / (double)done : NAN;
-    out[QC_QM_WAIT] = done ? sum_wait / (double)done : NAN;
-    out[QC_QM_NUMBER] = time > 0 ? area_n / time : NAN;
-    out[QC_QM_UTILIZATION] = time > 0 ? area_busy / (time * (double)r->c) : NAN;
-    out[QC_QM_THROUGHPUT] = time > 0 ? (double)departures / time : NAN;
-    out[QC_QM_BLOCKING] = arrivals ? (double)blocked / (double)arrivals : NAN;
-    out[QC_QM_P50] = qc_hist_quantile(tmp, 0.50);
-    out[QC_QM_P95] = qc_hist_quantile(tmp, 0.95);
-    out[QC_QM_P99] = qc_hist_quantile(tmp, 0.99);
-}
+/* Beside the metrics, each summary carries sums the run reports. */
+enum { X_DONE = QC_QM_COUNT, X_CUT_N, X_CUT_T, X_COUNT };
 
+/* The summary of chunks [a, b). Called for a = C/2 down to 0 with the
+ * same b, it adds chunk a to the running suffix instead of starting over
+ * (one histogram merge per chunk, not per chunk and cut). */
 typedef struct summary_ctx {
     const run *r;
     qc_hist *tmp;
+    int a, b; /* range held in acc and tmp; a = b = -1: none */
+    uint64_t done, arrivals, blocked, departures;
+    double sum_resp, sum_wait, area_n, area_busy, time;
 } summary_ctx;
+
+static void acc_chunk(summary_ctx *c, const chunk *ch)
+{
+    c->done += ch->done;
+    c->sum_resp += ch->sum_resp;
+    c->sum_wait += ch->sum_wait;
+    c->area_n += ch->area_n;
+    c->area_busy += ch->area_busy;
+    c->time += ch->t_end - ch->t_start;
+    c->arrivals += ch->arrivals;
+    c->blocked += ch->blocked;
+    c->departures += ch->departures;
+    qc_hist_merge(c->tmp, ch->hist);
+}
 
 static void summarize_cb(void *ctx, int a, int b, double *out)
 {
     summary_ctx *c = ctx;
-    summarize(c->r, a, b, c->tmp, out);
+    const run *r = c->r;
+    if (!(b == c->b && a == c->a - 1)) {
+        c->done = c->arrivals = c->blocked = c->departures = 0;
+        c->sum_resp = c->sum_wait = c->area_n = c->area_busy = c->time = 0;
+        qc_hist_reset(c->tmp);
+        for (int k = a; k < b; k++)
+            acc_chunk(c, &r->chunks[k]);
+    } else {
+        acc_chunk(c, &r->chunks[a]);
+    }
+    c->a = a;
+    c->b = b;
+    double done = (double)c->done, time = c->time;
+    out[QC_QM_RESPONSE] = c->done ? c->sum_resp / done : NAN;
+    out[QC_QM_WAIT] = c->done ? c->sum_wait / done : NAN;
+    out[QC_QM_NUMBER] = time > 0 ? c->area_n / time : NAN;
+    out[QC_QM_UTILIZATION] = time > 0 ? c->area_busy / (time * (double)r->c) : NAN;
+    out[QC_QM_THROUGHPUT] = time > 0 ? (double)c->departures / time : NAN;
+    out[QC_QM_BLOCKING] = c->arrivals ? (double)c->blocked / (double)c->arrivals : NAN;
+    out[QC_QM_P50] = qc_hist_quantile(c->tmp, 0.50);
+    out[QC_QM_P95] = qc_hist_quantile(c->tmp, 0.95);
+    out[QC_QM_P99] = qc_hist_quantile(c->tmp, 0.99);
+    out[X_DONE] = done;
+    double cut = 0;
+    for (int k = 0; k < a; k++)
+        cut += (double)r->chunks[k].arrivals;
+    out[X_CUT_N] = cut;
+    out[X_CUT_T] = r->chunks[a].t_start - (r->p->warmup_mode == QC_WARMUP_MSER5 ? r->win_start : 0);
 }
 
-/* First chunk kept after the MSER cut. */
-static int mser_first_chunk(run *r, qc_err *err)
+/* The warm-up series: each chunk's mean response time, as a ratio. */
+static void warm_series(const run *r, double *num, double *den)
 {
-    if (r->p->warmup_mode != QC_WARMUP_MSER5 || r->mn < 10)
-        return 0;
-    if (qc_arrivals_varies(r->arr) || r->arr->kind == QC_ARRIVALS_TRACE)
-        return 0; /* no stationary output to truncate toward */
-    size_t d = 0;
-    if (qc_mser_batches(r->mz, r->mn, &d, err) != 0 || d == 0)
-        return 0;
-    double tcut = r->mt[d - 1];
-    int k = 0;
-    while (k < QC_QUEUE_CHUNKS / 2 && r->chunks[k].t_start < tcut)
-        k++;
-    return k;
+    for (int k = 0; k < QC_QUEUE_CHUNKS; k++) {
+        num[k] = r->chunks[k].sum_resp;
+        den[k] = (double)r->chunks[k].done;
+    }
+}
+
+/* Means that do not exist, whatever a run prints: returns the reason or
+ * NULL. E[S] = inf: no mean response time in any queue. FCFS without a
+ * capacity and E[S^2] = inf: the mean wait is infinite in GI/G/1
+ * (Kiefer and Wolfowitz 1956) and in GI/G/c when lambda E[S] > c - 1
+ * (Scheller-Wolff and Sigman 1997). */
+static const char *infinite_reason(const qc_queue_params *p, double load, char *buf, size_t n)
+{
+    double ms = qc_dist_mean(p->service);
+    char spec[QC_DIST_FORMAT_MAX];
+    qc_dist_format(p->service, spec, sizeof spec);
+    if (!isfinite(ms)) {
+        snprintf(buf, n, "the service time %s has an infinite mean, so the mean response "
+                 "and waiting times are infinite", spec);
+        return buf;
+    }
+    if (p->capacity == 0 && p->discipline == QC_FCFS && !isfinite(qc_dist_var(p->service)) &&
+        (p->servers == 1 || load * p->servers > p->servers - 1)) {
+        if (p->servers == 1)
+            snprintf(buf, n, "the service time %s has an infinite second moment, so the mean "
+                     "waiting time of a FCFS single-server queue is infinite "
+                     "(Kiefer-Wolfowitz)", spec);
+        else
+            snprintf(buf, n, "the service time %s has an infinite second moment and "
+                     "lambda E[S] = %.4g > c - 1 = %u, so the mean waiting time is infinite "
+                     "(Scheller-Wolff and Sigman)", spec, load * p->servers, p->servers - 1);
+        return buf;
+    }
+    return NULL;
+}
+
+/* Replications [0, reps) or one run of `customers` (or the horizon),
+ * added to u. */
+typedef struct state {
+    run *r;
+    qc__units *u;
+    summary_ctx *sc;
+    qc_hist *all;
+    qc_hist *sect[QC_QUEUE_SECTIONS]; /* replication r goes to r % SECTIONS */
+    double work_done, work_total;
+    uint64_t nmax_min; /* least over replications of the most in system */
+    uint64_t blocked;
+} state;
+
+static int run_reps(const qc_queue_params *p, state *s, qc_queue_result *res, unsigned from,
+                    unsigned to, qc_err *err)
+{
+    double num[QC_QUEUE_CHUNKS], den[QC_QUEUE_CHUNKS];
+    run *r = s->r;
+    for (unsigned rep = from; rep < to; rep++) {
+        int rc = run_once(r, rep, &s->work_done, s->work_total);
+        if (rc != 0)
+            return qc_err_set(err, rc, "replication %u: %s", rep + 1, qc_strerror(rc));
+        res->events += r->sim.events;
+        res->sim_time += r->sim.now;
+        if (rep == 0 && r->series_on) {
+            free(res->series);
+            res->series = r->series;
+            res->series_len = r->slen;
+            r->series = NULL;
+            r->slen = r->scap = 0;
+        }
+        if (r->nmax < s->nmax_min)
+            s->nmax_min = r->nmax;
+        for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
+            s->blocked += r->chunks[k].blocked;
+        warm_series(r, num, den);
+        s->sc->a = s->sc->b = -1;
+        if (qc__units_add(s->u, num, den, summarize_cb, s->sc) != 0)
+            return qc_err_set(err, QC_ENOMEM, "out of memory");
+        /* the histogram of the plots: the kept part by the cut so far */
+        int kc = s->u->one_run ? s->u->k0 : qc__units_cut_last(s->u);
+        for (int k = kc; k < QC_QUEUE_CHUNKS; k++) {
+            qc_hist_merge(s->all, r->chunks[k].hist);
+            if (!s->u->one_run)
+                qc_hist_merge(s->sect[rep % QC_QUEUE_SECTIONS], r->chunks[k].hist);
+        }
+        if (s->u->one_run) {
+            res->warmup_customers = 0;
+            for (int k = 0; k < kc; k++)
+                res->warmup_customers += (double)r->chunks[k].arrivals;
+            res->warmup_time = r->chunks[kc].t_start - (p->warmup_mode == QC_WARMUP_MSER5 ? r->win_start : 0);
+        }
+    }
+    return 0;
+}
+
+/* Every reported mean (estimate > 0) within rel of its estimate. */
+static int precise_enough(const qc_queue_params *p, const qc_ci *m)
+{
+    static const int means[] = {QC_QM_RESPONSE, QC_QM_WAIT, QC_QM_NUMBER, QC_QM_UTILIZATION,
+                                QC_QM_THROUGHPUT, QC_QM_BLOCKING};
+    for (size_t i = 0; i < sizeof means / sizeof means[0]; i++) {
+        const qc_ci *c = &m[means[i]];
+        if (means[i] == QC_QM_BLOCKING && p->capacity == 0)
+            continue;
+        if (!(c->mean > 0))
+            continue; /* nothing measured, or exactly 0: nothing relative */
+        /* relative to the estimate, the interval's end nearest 0 can be
+         * off by the half-width itself: half <= REL |x| / (1 + REL) bounds
+         * the relative error by REL (Law and Kelton, sequential procedure) */
+        if (!(c->half <= p->precision / (1 + p->precision) * c->mean))
+            return 0;
+    }
+    return 1;
 }
 
 int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
@@ -545,6 +630,12 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
     int rc = check_params(p, &load, err);
     if (rc != 0)
         return rc;
+    if (!(p->precision >= 0 && p->precision < 1))
+        return qc_err_set(err, QC_EINVAL, "precision: %g is not in (0, 1)", p->precision);
+    if (p->precision > 0 && p->customers == 0)
+        return qc_err_set(err, QC_EINVAL,
+                          "precision: a precision-driven run needs its length in customers, "
+                          "not in time");
 
     run *r = malloc(sizeof *r);
     if (r == NULL)
@@ -553,49 +644,172 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
         free(r);
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     }
+    int mser = p->warmup_mode == QC_WARMUP_MSER5 && !qc_arrivals_varies(r->arr) &&
+               r->arr->kind != QC_ARRIVALS_TRACE;
+    int one_run = p->reps < 2;
     qc__units units;
-    int urc = qc__units_init(&units, p->reps, QC_QUEUE_BATCHES, QC_QM_COUNT);
+    int urc = qc__units_init(&units, one_run, mser, QC_QUEUE_CHUNKS, X_COUNT, QC_QM_COUNT,
+                             QC_QM_RESPONSE);
     qc_hist *tmp = qc_hist_alloc();
     qc_hist *all = qc_hist_alloc();
-    summary_ctx sc = {r, tmp};
+    summary_ctx sc = {r, tmp, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    state st = {r, &units, &sc, all, {0}, 0, (double)p->reps, UINT64_MAX, 0};
+    for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
+        if ((st.sect[j] = qc_hist_alloc()) == NULL)
+            urc = QC_ENOMEM;
+    qc_queue_params q = *p; /* the run as extended by --precision */
     if (urc != 0 || !tmp || !all) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
-
-    double work_done = 0;
-    double cut_n = 0, cut_t = 0;
-    for (unsigned rep = 0; rep < p->reps; rep++) {
-        rc = run_once(r, rep, &work_done, (double)p->reps);
-        if (rc != 0) {
-            qc_err_set(err, rc, "replication %u: %s", rep + 1, qc_strerror(rc));
+    r->p = &q;
+    uint64_t max_cust = p->max_customers ? p->max_customers : UINT64_MAX;
+    unsigned max_reps = p->max_reps ? p->max_reps : 1000000;
+    uint64_t total = 0;
+    unsigned done_reps = 0;
+    for (;;) {
+        rc = run_reps(&q, &st, res, done_reps, q.reps, err);
+        if (rc != 0)
             goto out;
+        total += (uint64_t)(q.reps - done_reps) * q.customers;
+        done_reps = q.reps;
+        qc__units_finish(&units, p->level, res->metric);
+        if (p->precision <= 0)
+            break;
+        res->precision_met = precise_enough(p, res->metric);
+        if (res->precision_met)
+            break;
+        if (one_run) {
+            /* a longer run: twice the customers, from the start */
+            if (q.customers > max_cust / 2 || total + 2 * q.customers > max_cust)
+                break;
+            q.customers *= 2;
+            qc__units_free(&units);
+            qc_hist_reset(all);
+            for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
+                qc_hist_reset(st.sect[j]);
+            if (qc__units_init(&units, 1, mser, QC_QUEUE_CHUNKS, X_COUNT, QC_QM_COUNT,
+                               QC_QM_RESPONSE) != 0) {
+                rc = qc_err_set(err, QC_ENOMEM, "out of memory");
+                goto out;
+            }
+            done_reps = 0;
+            st.work_done = 0;
+        } else {
+            /* twice the replications, within the bounds: few looks at the
+             * data, as each look that may stop lowers the coverage */
+            unsigned next = 2 * q.reps;
+            if (next > max_reps)
+                next = max_reps;
+            uint64_t room = (max_cust - total) / q.customers;
+            if (max_cust != UINT64_MAX && next - q.reps > room)
+                next = q.reps + (unsigned)room;
+            if (next <= q.reps)
+                break;
+            q.reps = next;
+            st.work_total = next;
         }
-        res->events += r->sim.events;
-        res->sim_time += r->sim.now;
-        if (rep == 0 && r->series_on) {
-            res->series = r->series;
-            res->series_len = r->slen;
-            r->series = NULL;
-            r->slen = r->scap = 0;
-        }
-        int k0 = mser_first_chunk(r, err);
-        for (int k = 0; k < k0; k++)
-            cut_n += (double)r->chunks[k].arrivals;
-        if (p->warmup_mode == QC_WARMUP_FIXED)
-            cut_n += p->customers ? p->warmup : 0;
-        cut_t += r->chunks[k0].t_start - (p->warmup_mode == QC_WARMUP_MSER5 ? r->win_start : 0);
-        for (int k = k0; k < QC_QUEUE_CHUNKS; k++) {
-            res->measured += r->chunks[k].done;
-            qc_hist_merge(all, r->chunks[k].hist);
-        }
-        qc__units_add(&units, rep, k0, QC_QUEUE_CHUNKS, summarize_cb, &sc);
     }
+    res->reps = q.reps;
+    res->customers = q.customers;
+    res->total_customers = total;
     res->load = load;
-    res->warmup_customers = cut_n / p->reps;
-    res->warmup_time = cut_t / p->reps;
-    res->ci_method = p->reps >= 2 ? "replications" : "batch-means";
-    qc__units_ci(&units, p->level, res->metric);
+    res->warmup_chunks = units.k0;
+    res->batches = one_run ? units.nbatches : 0;
+    res->batches_independent = one_run ? units.independent : 1;
+    res->von_neumann = one_run ? units.vn_stat : NAN;
+    if (!one_run) {
+        res->warmup_customers = qc__units_sum(&units, X_CUT_N) / q.reps;
+        res->warmup_time = qc__units_sum(&units, X_CUT_T) / q.reps;
+    }
+    if (p->warmup_mode == QC_WARMUP_FIXED)
+        res->warmup_customers = q.customers ? p->warmup : 0;
+    res->measured = (uint64_t)qc__units_sum(&units, X_DONE);
+    res->ci_method = one_run ? "batch-means" : "replications";
+
+    /* Percentiles by sectioning (Asmussen and Glynn 2007, III.5a;
+     * Nakayama 2014): the point estimate is the quantile of all the kept
+     * response times pooled, the half-width that of the replications' (or
+     * batches') own quantiles. A quantile of a short stretch of correlated
+     * values is biased (low for a high percentile); the pooled one is far
+     * less so, and the spread of the sections still measures its error. */
+    /* With 2 SECTIONS or more replications, the sections are groups of
+     * replications (replication r in group r % SECTIONS): a short
+     * replication's own quantile is biased and its spread understates the
+     * pooled quantile's error (p99 of M/M/1 at 0.9, 40 x 20000: 0.85 of
+     * the width needed); groups of 2 or more are long enough. */
+    {
+        static const double qs[3] = {0.50, 0.95, 0.99};
+        int grouped = !one_run && q.reps >= 2 * QC_QUEUE_SECTIONS;
+        for (int i = 0; i < 3; i++) {
+            qc_ci *c = &res->metric[QC_QM_P50 + i];
+            double x = qc_hist_quantile(all, qs[i]);
+            if (!isfinite(x))
+                continue;
+            c->mean = x;
+            if (grouped) {
+                double v[QC_QUEUE_SECTIONS];
+                qc_ci g;
+                for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
+                    v[j] = qc_hist_quantile(st.sect[j], qs[i]);
+                if (qc_ci_t(v, QC_QUEUE_SECTIONS, p->level, &g, NULL) == 0) {
+                    c->half = g.half;
+                    c->n = g.n;
+                }
+            }
+            if (isfinite(c->half)) {
+                c->lo = x - c->half;
+                c->hi = x + c->half;
+            }
+        }
+    }
+    /* A percentile is never below the least possible response time (the
+     * least service requirement), nor any interval of a non-negative
+     * measure below 0. */
+    double least = qc_dist_quantile(p->service, 0);
+    if (!(least >= 0))
+        least = 0;
+    for (int m = 0; m < QC_QM_COUNT; m++) {
+        qc_ci *c = &res->metric[m];
+        double floor_m = (m >= QC_QM_P50 && m <= QC_QM_P99) ? least : 0;
+        if (floor_m > c->mean)
+            floor_m = c->mean > 0 ? 0 : floor_m;
+        if (c->lo < floor_m)
+            c->lo = floor_m;
+    }
+    const char *why = infinite_reason(p, load, res->infinite_reason, sizeof res->infinite_reason);
+    if (why != NULL) {
+        static const int inf[] = {QC_QM_RESPONSE, QC_QM_WAIT, QC_QM_NUMBER};
+        for (size_t i = 0; i < 3; i++) {
+            qc_ci *c = &res->metric[inf[i]];
+            if (inf[i] == QC_QM_NUMBER && p->capacity)
+                continue; /* at most K in system */
+            *c = (qc_ci){INFINITY, NAN, NAN, NAN, p->level, c->n};
+        }
+    }
+    if (!isfinite(qc_dist_mean(p->service))) {
+        res->transient = 1;
+        snprintf(res->transient_reason, sizeof res->transient_reason,
+                 "the service time has an infinite mean: in the long run the throughput is 0 "
+                 "and the blocking probability 1, so what a finite run measures depends on its "
+                 "length, not on a steady state");
+    }
+    /* Offered load at or above what the servers can do: the steady state
+     * has the buffer full part of the time. A run that never filled it in
+     * some replication was still filling up: what it measured is the
+     * transient, not a steady state. */
+    if (load >= 1 && p->capacity != 0 && st.nmax_min < p->capacity &&
+        r->arr->kind != QC_ARRIVALS_TRACE && !qc_arrivals_varies(r->arr)) {
+        res->transient = 1;
+        snprintf(res->transient_reason, sizeof res->transient_reason,
+                 "offered load %.4g >= 1, yet a replication never filled the buffer of "
+                 "K = %llu (at most %llu in system, %llu arrivals blocked in all): the queue "
+                 "was still filling up when the run ended, so these are not steady-state "
+                 "values; a run long enough to fill the buffer, or a smaller --capacity, "
+                 "reaches the steady state",
+                 load, (unsigned long long)p->capacity, (unsigned long long)st.nmax_min,
+                 (unsigned long long)st.blocked);
+    }
     res->response_hist = all;
     all = NULL;
     rc = 0;
@@ -604,6 +818,8 @@ out:
         qc_queue_result_free(res);
     qc_hist_free(all);
     qc_hist_free(tmp);
+    for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
+        qc_hist_free(st.sect[j]);
     qc__units_free(&units);
     run_free(r);
     free(r);

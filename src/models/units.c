@@ -1,54 +1,236 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* units.c: replications or batch means over chunks (see units.h). */
+/* units.c: the warm-up cut and the intervals over chunks (see units.h). */
 #include "units.h"
 
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-int qc__units_init(qc__units *u, unsigned reps, size_t batches, size_t nmetrics)
+int qc__units_init(qc__units *u, int one_run, int mser, size_t nchunks, size_t nmetrics,
+                   size_t nci, int tested)
 {
     memset(u, 0, sizeof *u);
-    u->reps = reps;
-    u->batches = batches;
+    u->one_run = one_run;
+    u->mser = mser;
+    u->nchunks = nchunks;
+    u->ncand = nchunks / 2 + 1;
     u->nmetrics = nmetrics;
-    u->nunits = reps >= 2 ? reps : batches;
-    u->v = calloc(u->nunits * nmetrics, sizeof *u->v);
-    u->col = malloc(u->nunits * sizeof *u->col);
-    if (!u->v || !u->col) {
+    u->nci = nci;
+    u->tested = tested;
+    u->independent = 1;
+    u->vn_stat = NAN;
+    size_t ncol = nchunks > QC__UNITS_BMAX ? nchunks : QC__UNITS_BMAX;
+    u->col = malloc((ncol + 1) * sizeof *u->col);
+    u->brows = calloc(QC__UNITS_BMAX * nmetrics, sizeof *u->brows);
+    if (!u->col || !u->brows) {
         qc__units_free(u);
         return QC_ENOMEM;
     }
     return 0;
 }
 
-void qc__units_add(qc__units *u, unsigned rep, int k0, int nchunks, qc__summarize_fn f,
-                   void *ctx)
+static int grow(qc__units *u)
 {
-    if (u->reps >= 2) {
-        f(ctx, k0, nchunks, qc__units_row(u, rep));
-        return;
-    }
-    int b = (int)u->batches;
-    int m = (nchunks - k0) / b;
-    int first = nchunks - m * b;
-    for (int i = 0; i < b; i++)
-        f(ctx, first + i * m, first + (i + 1) * m, qc__units_row(u, (size_t)i));
+    if (u->reps < u->cap)
+        return 0;
+    unsigned cap = u->cap ? 2 * u->cap : 16;
+    int *k0s = realloc(u->k0s, (size_t)cap * sizeof *k0s);
+    if (k0s == NULL)
+        return QC_ENOMEM;
+    u->k0s = k0s;
+    /* scratch: a series of nchunks, or one value per replication */
+    size_t ncol = u->nchunks > QC__UNITS_BMAX ? u->nchunks : QC__UNITS_BMAX;
+    if (cap > ncol)
+        ncol = cap;
+    double *col = realloc(u->col, (ncol + 1) * sizeof *col);
+    if (col == NULL)
+        return QC_ENOMEM;
+    u->col = col;
+    double *rows = realloc(u->rows, (size_t)cap * u->ncand * u->nmetrics * sizeof *rows);
+    if (rows == NULL)
+        return QC_ENOMEM;
+    u->rows = rows;
+    double *num = realloc(u->num, (size_t)cap * u->nchunks * sizeof *num);
+    if (num == NULL)
+        return QC_ENOMEM;
+    u->num = num;
+    double *den = realloc(u->den, (size_t)cap * u->nchunks * sizeof *den);
+    if (den == NULL)
+        return QC_ENOMEM;
+    u->den = den;
+    u->cap = cap;
+    return 0;
 }
 
-void qc__units_ci(qc__units *u, double level, qc_ci *out)
+static double *row(const qc__units *u, unsigned rep, size_t k)
 {
-    for (size_t m = 0; m < u->nmetrics; m++) {
-        for (size_t i = 0; i < u->nunits; i++)
-            u->col[i] = u->v[i * u->nmetrics + m];
-        if (qc_ci_t(u->col, u->nunits, level, &out[m], NULL) != 0)
-            out[m] = (qc_ci){NAN, NAN, NAN, NAN, level, u->nunits};
+    return &u->rows[((size_t)rep * u->ncand + k) * u->nmetrics];
+}
+
+/* MSER over z[0..m): the smallest minimizer d of M2(z[d..m)) / (m - d)^2
+ * over d <= m/2. */
+static size_t mser(const double *z, size_t m)
+{
+    if (m < 4)
+        return 0;
+    qc_welford suf;
+    qc_welford_init(&suf);
+    size_t best = 0;
+    double best_val = INFINITY;
+    for (size_t d = m; d-- > 0;) {
+        qc_welford_add(&suf, z[d]);
+        if (d > m / 2)
+            continue;
+        double k = (double)(m - d);
+        double v = suf.m2 / (k * k);
+        /* walking d down, "<=" keeps the smallest d among ties */
+        if (v <= best_val) {
+            best_val = v;
+            best = d;
+        }
     }
+    return best;
+}
+
+/* The cut on the mean series of replications [0, reps) except `skip`
+ * (reps: none skipped). */
+static int cut_of(qc__units *u, unsigned reps, unsigned skip)
+{
+    if (!u->mser)
+        return 0;
+    if (reps == 0 || (reps == 1 && skip == 0))
+        return 1;
+    double *z = u->col;
+    for (size_t k = 0; k < u->nchunks; k++) {
+        double a = 0, b = 0;
+        for (unsigned r = 0; r < reps; r++) {
+            if (r == skip)
+                continue;
+            a += u->num[(size_t)r * u->nchunks + k];
+            b += u->den[(size_t)r * u->nchunks + k];
+        }
+        if (!(b > 0) || !isfinite(a))
+            return 1; /* a chunk with nothing in it: no series to cut on */
+        z[k] = a / b;
+    }
+    /* At least the first chunk: it holds the empty start, whose effect
+     * on a measure MSER does not look at (the throughput, through the
+     * number in system at the window's start) can still be many of its
+     * standard errors when that measure is nearly deterministic. */
+    size_t d = mser(z, u->nchunks);
+    return d > 0 ? (int)d : 1;
+}
+
+int qc__units_cut_last(qc__units *u)
+{
+    unsigned before = u->reps - 1;
+    return before == 0 ? cut_of(u, 1, 1) : cut_of(u, before, before);
+}
+
+/* One run: the batches of chunks [k0, nchunks) by Fishman's rule. */
+static void choose_batches(qc__units *u, int k0, qc__summarize_fn f, void *ctx)
+{
+    int kept = (int)u->nchunks - k0;
+    for (int b = QC__UNITS_BMAX; b >= QC__UNITS_BMIN; b /= 2) {
+        int m = kept / b;
+        if (m < 1)
+            continue;
+        int first = (int)u->nchunks - m * b;
+        for (int i = 0; i < b; i++)
+            f(ctx, first + i * m, first + (i + 1) * m, &u->brows[(size_t)i * u->nmetrics]);
+        for (int i = 0; i < b; i++)
+            u->col[i] = u->brows[(size_t)i * u->nmetrics + (size_t)u->tested];
+        u->nbatches = (size_t)b;
+        u->vn_stat = qc_von_neumann(u->col, (size_t)b);
+        /* a series without spread or without values cannot be tested:
+         * nothing says the batches are dependent */
+        u->independent = !(u->vn_stat > gsl_cdf_ugaussian_Qinv(0.10));
+        if (u->independent)
+            return;
+    }
+}
+
+int qc__units_add(qc__units *u, const double *num, const double *den, qc__summarize_fn f,
+                  void *ctx)
+{
+    if (grow(u) != 0)
+        return QC_ENOMEM;
+    unsigned r = u->reps;
+    memcpy(&u->num[(size_t)r * u->nchunks], num, u->nchunks * sizeof *num);
+    memcpy(&u->den[(size_t)r * u->nchunks], den, u->nchunks * sizeof *den);
+    u->reps++;
+    if (u->one_run) {
+        u->k0 = cut_of(u, u->reps, u->reps);
+        choose_batches(u, u->k0, f, ctx);
+        return 0;
+    }
+    for (size_t k = u->ncand; k-- > 0;)
+        f(ctx, (int)k, (int)u->nchunks, row(u, r, k));
+    return 0;
+}
+
+void qc__units_set(qc__units *u, unsigned rep, size_t m, double v)
+{
+    if (u->one_run) {
+        for (size_t i = 0; i < QC__UNITS_BMAX; i++)
+            u->brows[i * u->nmetrics + m] = v;
+        return;
+    }
+    for (size_t k = 0; k < u->ncand; k++)
+        row(u, rep, k)[m] = v;
+}
+
+void qc__units_finish(qc__units *u, double level, qc_ci *out)
+{
+    size_t n;
+    if (!u->one_run) {
+        /* each replication's cut from the others' mean series: a cut that
+         * cannot see the replication's own excursions cannot select on
+         * them (one chosen on all of them removed early highs and biased
+         * heavy-tailed cases low) */
+        for (unsigned r = 0; r < u->reps; r++)
+            u->k0s[r] = cut_of(u, u->reps, r);
+        u->k0 = cut_of(u, u->reps, u->reps);
+        n = u->reps;
+    } else {
+        n = u->nbatches;
+    }
+    for (size_t m = 0; m < u->nci; m++) {
+        size_t nv = 0;
+        for (size_t i = 0; i < n; i++) {
+            double v = u->one_run ? u->brows[i * u->nmetrics + m]
+                                  : row(u, (unsigned)i, (size_t)u->k0s[i])[m];
+            if (isfinite(v))
+                u->col[nv++] = v;
+        }
+        /* A metric undefined in some units (no customer in a batch, say)
+         * rests on the units where it is defined. */
+        if (nv == 0 || qc_ci_t(u->col, nv, level, &out[m], NULL) != 0)
+            out[m] = (qc_ci){NAN, NAN, NAN, NAN, level, nv};
+    }
+}
+
+double qc__units_sum(const qc__units *u, size_t m)
+{
+    double s = 0;
+    if (u->one_run) {
+        for (size_t i = 0; i < u->nbatches; i++)
+            s += u->brows[i * u->nmetrics + m];
+        return s;
+    }
+    for (unsigned r = 0; r < u->reps; r++)
+        s += row(u, r, (size_t)u->k0s[r])[m];
+    return s;
 }
 
 void qc__units_free(qc__units *u)
 {
-    free(u->v);
+    free(u->rows);
+    free(u->k0s);
+    free(u->num);
+    free(u->den);
+    free(u->brows);
     free(u->col);
-    u->v = u->col = NULL;
+    memset(u, 0, sizeof *u);
 }

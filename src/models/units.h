@@ -2,18 +2,36 @@
 /* units.h: the output analysis qctl's chunked simulation models share
  * (sim queue, sim pool); internal to src/models/.
  *
- * A replication's measured window is cut into chunks, and the model knows
- * how to summarize a range of consecutive chunks into its metrics. The
- * independent units the confidence intervals are taken over are:
- *   - with two or more replications, the replications, each one unit of
- *     all its kept chunks [k0, nchunks);
- *   - with one replication, batch means: the kept chunks are cut into
- *     `batches` groups of m = (nchunks - k0) / batches consecutive chunks,
- *     and the (nchunks - k0) % batches chunks left over at the front are
- *     dropped.
- * Each metric's interval is the Student-t interval over the units; an
- * interval that cannot be formed (a metric undefined in every unit) is
- * all NAN rather than garbage.
+ * A replication's measured window is cut into nchunks chunks, and the
+ * model knows how to summarize a range of consecutive chunks into its
+ * metrics. It also gives, per chunk, one value of a warm-up series as a
+ * ratio num/den (e.g. the sum of the chunk's response times over its
+ * customers), which is what the warm-up cut is chosen on.
+ *
+ * Warm-up (automatic): MSER on the series averaged across replications
+ * (ratio of the sums over replications, chunk by chunk), at most half the
+ * window (White 1997; Hoad, Robinson and Davies 2010 for the
+ * cross-replication mean). Each replication is cut where MSER puts the cut
+ * on the mean series of the *other* replications: its cut is then
+ * independent of its own data, so it cannot select on its excursions (a
+ * cut chosen per replication, or on a mean that includes the replication,
+ * removes early highs more often than early lows and biases the mean low,
+ * badly so for heavy-tailed service). To allow any cut, each replication
+ * keeps its summary for every candidate cut k0 = 0..nchunks/2.
+ *
+ * Intervals:
+ *   - two or more replications: the Student-t interval over the
+ *     replications' summaries of chunks [k0, nchunks);
+ *   - one replication: batch means with the batch count chosen by
+ *     Fishman's rule (LBATCH, Fishman 1978; Fishman and Yarberry 1997):
+ *     starting from QC__UNITS_BMAX batches, the count is halved (batch
+ *     size doubled) until von Neumann's ratio test does not reject
+ *     independence of the batch means of the tested metric at level 0.10;
+ *     if 8 batches still fail, 8 are used and independence is reported as
+ *     not reached. The (kept % batches) chunks left over are dropped
+ *     from the front.
+ * An interval that cannot be formed (one unit, or a metric undefined in
+ * every unit) has half = NAN; the caller says so in words.
  *
  * Ownership: qc__units_init allocates, qc__units_free releases (safe on a
  * zeroed value and after a failed init). */
@@ -24,31 +42,61 @@
 
 #include "qctl/stats.h"
 
-/* Writes the metrics of chunks [first, last) to out[0..nmetrics). */
+#define QC__UNITS_BMAX 32
+#define QC__UNITS_BMIN 8
+
+/* Writes the metrics of chunks [first, last) to out[0..nmetrics). Called
+ * for k0 = nchunks/2 down to 0 with the same `last`: a model may keep a
+ * running suffix rather than summarize from scratch. */
 typedef void (*qc__summarize_fn)(void *ctx, int first, int last, double *out);
 
 typedef struct qc__units {
-    unsigned reps;
-    size_t batches, nmetrics, nunits;
-    double *v;   /* nunits rows of nmetrics values */
-    double *col; /* scratch: one metric across the units */
+    int one_run;        /* batch means over one replication */
+    int mser;           /* choose the cut by MSER (else k0 = 0) */
+    size_t nchunks, ncand, nmetrics, nci;
+    int tested;         /* metric the batch independence test is on */
+    unsigned reps, cap; /* replications added, room for */
+    double *rows;       /* reps x ncand x nmetrics (replications) */
+    int *k0s;           /* reps: each replication's cut (after finish) */
+    double *num, *den;  /* reps x nchunks: the warm-up series */
+    double *brows;      /* QC__UNITS_BMAX x nmetrics (one run) */
+    double *col;        /* scratch */
+    /* results of qc__units_finish */
+    int k0;             /* chunks cut: one run, or on all replications */
+    size_t nbatches;    /* one run: batch count chosen */
+    int independent;    /* one run: von Neumann test passed */
+    double vn_stat;     /* one run: its statistic C / sd */
 } qc__units;
 
-/* QC_ENOMEM or 0. */
-int qc__units_init(qc__units *u, unsigned reps, size_t batches, size_t nmetrics);
+/* one_run: one replication (batch means); mser: automatic cut; nmetrics
+ * values per summary of which the first nci get intervals (the others are
+ * sums the model reads with qc__units_sum); tested: the metric the batch
+ * independence test looks at. QC_ENOMEM or 0. */
+int qc__units_init(qc__units *u, int one_run, int mser, size_t nchunks, size_t nmetrics,
+                   size_t nci, int tested);
 
-/* Adds replication rep (0-based), whose kept chunks are [k0, nchunks). */
-void qc__units_add(qc__units *u, unsigned rep, int k0, int nchunks, qc__summarize_fn f,
-                   void *ctx);
+/* Adds the next replication; num/den: its warm-up series (nchunks each).
+ * QC_ENOMEM or 0. In one-run mode this chooses the cut and the batches at
+ * once (the model's chunks are still there). */
+int qc__units_add(qc__units *u, const double *num, const double *den, qc__summarize_fn f,
+                  void *ctx);
 
-/* The row of unit i (for metrics a model computes beside the chunks). */
-static inline double *qc__units_row(qc__units *u, size_t i)
-{
-    return &u->v[i * u->nmetrics];
-}
+/* Sets metric m of replication rep in every candidate summary (a value a
+ * model computes beside the chunks). */
+void qc__units_set(qc__units *u, unsigned rep, size_t m, double v);
 
-/* The interval of every metric at the given level into out[0..nmetrics). */
-void qc__units_ci(qc__units *u, double level, qc_ci *out);
+/* The cut for the replication just added, from the mean series of the
+ * replications before it (its own series when it is the first): a cut
+ * independent of its data, for a histogram pooled over replications. */
+int qc__units_cut_last(qc__units *u);
+
+/* Chooses the cut (replications) and forms every interval into
+ * out[0..nci). */
+void qc__units_finish(qc__units *u, double level, qc_ci *out);
+
+/* After finish: metric m summed over the replications, each at its cut
+ * (or over the batches of the one run). */
+double qc__units_sum(const qc__units *u, size_t m);
 
 void qc__units_free(qc__units *u);
 

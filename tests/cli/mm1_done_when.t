@@ -9,5 +9,5 @@ json: metrics.number_in_system covers 9
 json: metrics.blocking_probability.value eq 0
 json: model.load within 0.8999999 0.9000001
 json: run.ci_method str replications
-json: run.warmup.method str mser5
+json: run.warmup.method str mser
 json: run.measured_customers gt 9000000

@@ -2,6 +2,6 @@
 cmd: sim queue --arrival exp:0.5 --service exp:1 --customers 20000 --output $TMP/s.json
 stdout: response time
 stdout: 95% confidence interval
-stdout: batch-means
+stdout: CI by batch means
 file: $TMP/s.json
 no-stderr:

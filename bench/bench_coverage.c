@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* bench_coverage.c: how often qctl's 95% intervals cover the exact value.
+ *
+ * For each case (a queue with closed forms, a run length and a way of
+ * forming intervals) it runs independent experiments (seeds 1..N, each a
+ * whole qc_queue_run as `qctl sim queue` does it) and counts, per metric
+ * with a finite exact value (qctl/exact.h), the experiments whose interval
+ * holds it. The fraction comes with its Wilson 95% interval. Targets:
+ * means 0.93, percentiles 0.90 (the histogram's buckets and the quantile
+ * estimator's bias leave percentiles a little below the nominal 0.95).
+ *
+ * usage: bench_coverage [experiments]      (default 100; prints the table)
+ *        bench_coverage --quick            (CTest: 20 fixed seeds on three
+ *            short cases; exit 1 when a mean's coverage collapses, that is
+ *            below 16 of 20, which a true 0.95 gives with probability 0.016
+ *            and the 0.60 of a biased warm-up cut almost always) */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "qctl/dist.h"
+#include "qctl/exact.h"
+#include "qctl/queue.h"
+
+typedef struct bcase {
+    const char *name, *arr, *svc;
+    unsigned c;
+    uint64_t K;
+    qc_discipline disc;
+    uint64_t customers;
+    unsigned reps;
+    double precision; /* > 0: precision-driven */
+    int quick;        /* in the CTest set, with quick_customers */
+    uint64_t quick_customers;
+} bcase;
+
+/* lognormal with mean 1 and SCV 4: sigma^2 = ln 5, mu = -sigma^2 / 2;
+ * H2 with mean 1, SCV 4 and balanced means: p = (1 + sqrt(3/5)) / 2,
+ * rates 2p and 2(1-p). */
+#define LOGN4 "lognormal:-0.8047189562170501,1.2686362411795196"
+#define H2_4 "hyperexp:0.8872983346207417,1.7745966692414834,0.1127016653792583,0.2254033307585166"
+
+static const bcase cases[] = {
+    {"M/M/1 0.9, 40 reps x 20000", "exp:0.9", "exp:1", 1, 0, QC_FCFS, 20000, 40, 0, 1, 20000},
+    {"M/M/1 0.9, 10 reps x 200000", "exp:0.9", "exp:1", 1, 0, QC_FCFS, 200000, 10, 0, 0, 0},
+    {"M/M/1 0.9, one run of 2e6", "exp:0.9", "exp:1", 1, 0, QC_FCFS, 2000000, 1, 0, 1, 1000000},
+    {"M/D/1 0.9, 10 reps x 100000", "exp:0.9", "det:1", 1, 0, QC_FCFS, 100000, 10, 0, 0, 0},
+    {"M/G/1 lognormal SCV 4, 0.7, 10 x 1e5", "exp:0.7", LOGN4, 1, 0, QC_FCFS, 100000, 10, 0, 1, 100000},
+    {"M/H2/1-PS SCV 4, 0.7, 10 x 1e5", "exp:0.7", H2_4, 1, 0, QC_PS, 100000, 10, 0, 0, 0},
+    {"M/M/4/10 0.9, 10 reps x 50000", "exp:3.6", "exp:1", 4, 10, QC_FCFS, 50000, 10, 0, 0, 0},
+    {"D/M/1 0.8, 10 reps x 50000", "det:1.25", "exp:1", 1, 0, QC_FCFS, 50000, 10, 0, 0, 0},
+    {"M/M/3 0.8, 10 reps x 50000", "exp:2.4", "exp:1", 3, 0, QC_FCFS, 50000, 10, 0, 0, 0},
+    {"M/M/1 0.9, --precision 0.05, one run", "exp:0.9", "exp:1", 1, 0, QC_FCFS, 100000, 1, 0.05, 0, 0},
+    {"M/M/1 0.9, --precision 0.05, reps of 20000", "exp:0.9", "exp:1", 1, 0, QC_FCFS, 20000, 10, 0.05, 0, 0},
+};
+
+static int is_pct(int m)
+{
+    return m >= QC_QM_P50 && m <= QC_QM_P99;
+}
+
+/* Wilson score interval of k successes in n at 95%. */
+static void wilson(unsigned k, unsigned n, double *lo, double *hi)
+{
+    const double z = 1.959964;
+    double p = (double)k / n, z2 = z * z / n;
+    double mid = (p + z2 / 2) / (1 + z2);
+    double half = z * sqrt(p * (1 - p) / n + z * z / (4.0 * n * n)) / (1 + z2);
+    *lo = mid - half;
+    *hi = mid + half;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Runs one case; returns how many mean metrics fell below `collapse`
+ * covered experiments (quick mode) or below target (full mode). */
+static int run_case(const bcase *bc, unsigned nexp, int quick)
+{
+    qc_dist a = {0}, s = {0};
+    if (qc_dist_parse(&a, bc->arr, NULL) != 0 || qc_dist_parse(&s, bc->svc, NULL) != 0) {
+        fprintf(stderr, "bench_coverage: bad spec in case %s\n", bc->name);
+        exit(2);
+    }
+    qc_queue_params p;
+    qc_queue_params_init(&p);
+    p.arrival = &a;
+    p.service = &s;
+    p.servers = bc->c;
+    p.capacity = bc->K;
+    p.discipline = bc->disc;
+    p.customers = quick ? bc->quick_customers : bc->customers;
+    p.reps = bc->reps;
+    p.precision = bc->precision;
+    p.max_customers = bc->precision > 0 ? 200000000 : 0;
+    p.max_reps = bc->precision > 0 ? 100000 : 0;
+    qc_queue_exact ex;
+    qc_queue_exact_values(&p, &ex);
+    unsigned cover[QC_QM_COUNT] = {0};
+    double sum_est[QC_QM_COUNT] = {0}, sum_est2[QC_QM_COUNT] = {0}, sum_half[QC_QM_COUNT] = {0};
+    unsigned reached = 0;
+    double cust = 0, relw = 0;
+    double t0 = now();
+    for (unsigned e = 0; e < nexp; e++) {
+        p.seed = 1 + e;
+        qc_queue_result r;
+        qc_err err = {0};
+        if (qc_queue_run(&p, &r, &err) != 0) {
+            fprintf(stderr, "bench_coverage: %s: %s\n", bc->name, err.msg);
+            exit(1);
+        }
+        for (int m = 0; m < QC_QM_COUNT; m++) {
+            const qc_ci *c = &r.metric[m];
+            if (c->lo <= ex.value[m] && ex.value[m] <= c->hi)
+                cover[m]++;
+            sum_est[m] += c->mean;
+            sum_est2[m] += c->mean * c->mean;
+            sum_half[m] += c->half;
+        }
+        reached += (unsigned)r.precision_met;
+        cust += (double)r.total_customers;
+        relw += r.metric[QC_QM_RESPONSE].half / r.metric[QC_QM_RESPONSE].mean;
+        qc_queue_result_free(&r);
+    }
+    double secs = now() - t0;
+    int bad = 0;
+    printf("%s  (%s; %u experiments, %.1f s", bc->name, ex.model, nexp, secs);
+    if (bc->precision > 0)
+        printf("; precision reached in %u, mean %.3g customers, mean relative half-width %.4f",
+               reached, cust / nexp, relw / nexp);
+    printf(")\n");
+    for (int m = 0; m < QC_QM_COUNT; m++) {
+        double x = ex.value[m];
+        if (!isfinite(x))
+            continue;
+        if (m == QC_QM_BLOCKING && bc->K == 0)
+            continue; /* 0 exactly, an interval [0, 0]: nothing to cover */
+        double lo, hi;
+        wilson(cover[m], nexp, &lo, &hi);
+        double target = is_pct(m) ? 0.90 : 0.93;
+        double frac = (double)cover[m] / nexp;
+        int ok;
+        if (quick)
+            ok = is_pct(m) || cover[m] * 20 >= 16 * nexp;
+        else
+            ok = frac >= target;
+        bad += !ok;
+        /* bias of the mean estimate (relative), and the mean half-width
+         * against 1.96 times the spread of the estimates over experiments
+         * (about 1 when the intervals are as wide as they should be) */
+        double me = sum_est[m] / nexp;
+        double sd = sqrt(fmax(0, (sum_est2[m] - nexp * me * me) / (nexp - 1)));
+        printf("  %-22s exact %-10.6g covered %3u/%-3u = %.2f  [%.2f, %.2f]  target %.2f  %-12s"
+               " bias %+.2f%% (%+.1f se)  width ratio %.2f\n",
+               qc_queue_metric_name(m), x, cover[m], nexp, frac, lo, hi, target,
+               ok ? "ok" : (quick ? "COLLAPSED" : "BELOW TARGET"), 100 * (me - x) / x,
+               sd > 0 ? (me - x) / (sd / sqrt(nexp)) : NAN,
+               sd > 0 ? (sum_half[m] / nexp) / (1.959964 * sd) : NAN);
+    }
+    fflush(stdout);
+    qc_dist_free(&a);
+    qc_dist_free(&s);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    unsigned nexp = quick ? 20 : 100;
+    const char *only = NULL;
+    if (!quick && argc > 1) {
+        char *end;
+        unsigned long v = strtoul(argv[1], &end, 10);
+        if (*end != '\0' || v < 2 || v > 100000) {
+            fprintf(stderr, "usage: bench_coverage [experiments] [case-substring] | --quick\n");
+            return 2;
+        }
+        nexp = (unsigned)v;
+        if (argc > 2)
+            only = argv[2];
+    }
+    printf("coverage of 95%% intervals, %u experiments per case (seeds 1..%u)%s\n\n", nexp, nexp,
+           quick ? ", quick set" : "");
+    int bad = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (quick && !cases[i].quick)
+            continue;
+        if (only && strstr(cases[i].name, only) == NULL)
+            continue;
+        bad += run_case(&cases[i], nexp, quick);
+    }
+    printf("\n%s\n", bad ? "some coverage below target" : "every coverage at its target");
+    return quick && bad ? 1 : 0;
+}
