@@ -48,6 +48,9 @@ extern "C" {
 
 typedef struct qc_trace_pkt {
     double t;      /* seconds since the first packet */
+    int64_t ns;    /* the same in whole nanoseconds, exact: differences of
+                      these are the capture's gaps with no rounding, even
+                      years into a capture */
     uint32_t size; /* bytes of the IP packet */
     uint32_t flow; /* index into qc_trace.flows */
     uint16_t act;  /* index into qc_trace.acts, or QC_TRACE_NOACT */

@@ -236,13 +236,14 @@ static int flow_lookup(qc_trace *tr, uint8_t af, uint8_t proto, const uint8_t *s
     return 0;
 }
 
-static int push_packet(qc_trace *tr, double t, uint32_t size, uint32_t flow, uint8_t dir,
-                       uint8_t proto)
+static int push_packet(qc_trace *tr, double t, int64_t ns, uint32_t size, uint32_t flow,
+                       uint8_t dir, uint8_t proto)
 {
     if (grow((void **)&tr->pkt, &tr->cap, tr->n + 1, sizeof *tr->pkt) != 0)
         return QC_ENOMEM;
     qc_trace_pkt *p = &tr->pkt[tr->n++];
     p->t = t;
+    p->ns = ns;
     p->size = size;
     p->flow = flow;
     p->act = QC_TRACE_NOACT;
@@ -315,7 +316,8 @@ static int link_supported(int dlt)
 
 /* Decodes one record into the trace; returns 1 when it was added, 0 when
  * skipped, or a negative error. */
-static int decode(qc_trace *tr, double t, const uint8_t *d, uint32_t caplen, uint32_t len)
+static int decode(qc_trace *tr, double t, int64_t ns, const uint8_t *d, uint32_t caplen,
+                  uint32_t len)
 {
     const long off = link_offset(tr->linktype, d, caplen);
     if (off < 0 || caplen < (uint32_t)off + 1)
@@ -389,7 +391,7 @@ static int decode(qc_trace *tr, double t, const uint8_t *d, uint32_t caplen, uin
     uint8_t dir;
     int rc = flow_lookup(tr, af, proto, src, sport, dst, dport, t, &flow, &dir);
     if (rc == 0)
-        rc = push_packet(tr, t, size, flow, dir, proto);
+        rc = push_packet(tr, t, ns, size, flow, dir, proto);
     return rc < 0 ? rc : 1;
 }
 
@@ -468,9 +470,11 @@ static int read_pcap(qc_trace *tr, FILE *fp, const uint8_t *head, size_t headlen
             sec0 = (long long)h->ts.tv_sec;
             nsec0 = (long long)h->ts.tv_usec; /* nanoseconds at this precision */
         }
+        const int64_t ns = ((int64_t)h->ts.tv_sec - sec0) * 1000000000 +
+                           ((int64_t)h->ts.tv_usec - nsec0);
         const double t = (double)((long long)h->ts.tv_sec - sec0) +
                          1e-9 * (double)((long long)h->ts.tv_usec - nsec0);
-        const int added = decode(tr, t, data, h->caplen, h->len);
+        const int added = decode(tr, t, ns, data, h->caplen, h->len);
         if (added < 0) {
             rc = qc_err_set(err, added, "%s: record %llu: %s", name,
                             (unsigned long long)tr->records, qc_strerror(added));
@@ -562,6 +566,18 @@ static int csv_header(char **f, int n, csv_cols *c, const char *name, size_t lin
                           "%s:%zu: the header needs columns 'time' and 'size' (found '%s'%s)",
                           name, line, f[0], n > 1 ? ", ..." : "");
     return 0;
+}
+
+/* Seconds since the first line as whole nanoseconds (a CSV time has
+ * what precision its text gave; beyond 292 years it saturates). */
+static int64_t csv_ns(double rt)
+{
+    const double ns = rt * 1e9;
+    if (ns >= 9.2e18)
+        return INT64_MAX;
+    if (ns <= -9.2e18)
+        return -INT64_MAX;
+    return (int64_t)llround(ns);
 }
 
 static int csv_number(const char *s, double *out)
@@ -680,7 +696,7 @@ static int read_csv(qc_trace *tr, FILE *fp, const char *name, qc_err *out_err)
         uint32_t flow;
         const char *fl = c.flow >= 0 ? f[c.flow] : "";
         if ((rc = csv_flow(tr, fl, &last_flow, rt, &flow)) != 0 ||
-            (rc = push_packet(tr, rt, (uint32_t)sz, flow, 0, 0)) != 0) {
+            (rc = push_packet(tr, rt, csv_ns(rt), (uint32_t)sz, flow, 0, 0)) != 0) {
             qc_err_set(err, rc, "%s:%zu: out of memory", name, lineno);
             break;
         }
@@ -729,7 +745,7 @@ static int read_csv(qc_trace *tr, FILE *fp, const char *name, qc_err *out_err)
 static int cmp_pkt_time(const void *a, const void *b)
 {
     const qc_trace_pkt *x = a, *y = b;
-    return (x->t > y->t) - (x->t < y->t);
+    return (x->ns > y->ns) - (x->ns < y->ns);
 }
 
 /* Merge sort by time, stable (qsort is not): packets with equal times
@@ -738,7 +754,7 @@ static int sort_packets(qc_trace *tr)
 {
     int sorted = 1;
     for (size_t i = 1; i < tr->n && sorted; i++)
-        sorted = tr->pkt[i].t >= tr->pkt[i - 1].t;
+        sorted = tr->pkt[i].ns >= tr->pkt[i - 1].ns;
     if (sorted)
         goto shift;
     qc_trace_pkt *tmp = malloc(tr->n * sizeof *tmp);
@@ -763,9 +779,12 @@ shift:;
     /* Times are relative to the earliest packet, which may not have been
      * the first record (nor an IP packet). */
     const double shift = tr->n ? tr->pkt[0].t : 0;
-    if (shift != 0) {
-        for (size_t i = 0; i < tr->n; i++)
-            tr->pkt[i].t -= shift;
+    const int64_t shift_ns = tr->n ? tr->pkt[0].ns : 0;
+    if (shift != 0 || shift_ns != 0) {
+        for (size_t i = 0; i < tr->n; i++) {
+            tr->pkt[i].ns -= shift_ns;
+            tr->pkt[i].t = 1e-9 * (double)tr->pkt[i].ns;
+        }
         for (size_t i = 0; i < tr->nflows; i++) {
             tr->flows[i].first -= shift;
             tr->flows[i].last -= shift;
