@@ -224,6 +224,10 @@ static int generate(mix *x, const qc_traffic_gen_opts *o, const char *output, qc
 /* Each metric over the realisations: per approach its mean and a 95%
  * Student-t interval of the mean, and the same for its distance to the
  * capture (|value - real|, or the value itself for a distance metric).
+ * The packet rate is (n - 1) / mean duration, its interval that of the
+ * mean duration turned over: the mean of per-realisation rates would be
+ * biased upwards (E[1/D] > 1/E[D]), by 25% on a game capture's 1000
+ * packets of strongly correlated gaps.
  * An approach is "closer" only when its distance interval lies wholly
  * below the other's: one realisation is noise (a Hurst exponent or an
  * autocorrelation from 2000 packets moves by 0.1 from seed to seed). */
@@ -237,6 +241,7 @@ typedef struct vstat {
 typedef struct vrow {
     const char *name;
     double real;        /* NAN: the values are distances already */
+    double per;         /* > 0: the values are durations, shown as per / mean */
     double *x[2];       /* per realisation: fitted, copula */
     vstat v[2], d[2];   /* values and distances */
     const char *closer;
@@ -278,6 +283,14 @@ static void row_finish(vrow *r, size_t n)
         summarise(d, n, &r->d[a]);
     }
     free(d);
+    if (r->per > 0) /* a rate: the packets over the mean duration */
+        for (int a = 0; a < 2; a++) {
+            vstat *v = &r->v[a];
+            const double m = v->mean, lo = v->lo, hi = v->hi;
+            v->mean = m > 0 ? r->per / m : NAN;
+            v->lo = hi > 0 ? r->per / hi : NAN;
+            v->hi = lo > 0 ? r->per / lo : (isnan(lo) ? NAN : INFINITY);
+        }
     const vstat *f = &r->d[0], *c = &r->d[1];
     if (isnan(f->lo) || isnan(c->lo))
         r->closer = f->n == 0 && c->n == 0 ? "no values" : "undecided";
@@ -456,12 +469,12 @@ static int validate(const char *capture, const char *model_file, const char *lab
             goto end_model;
         }
         const qc_traffic_stats *R = &vk.real;
-        const double real[NMETRICS] = {R->rate,   R->mean_size, NAN,        NAN,
+        const double real[NMETRICS] = {R->duration, R->mean_size, NAN,      NAN,
                                        R->tau_sg, R->tau_ss,    R->tau_gg,  R->acf[1],
                                        NAN,       R->hurst};
         for (int a = 0; a < 2; a++) {
             const qc_traffic_stats *G = &vk.gen[a];
-            const double x[NMETRICS] = {G->rate,      G->mean_size,    vk.ks_size[a],
+            const double x[NMETRICS] = {G->duration,  G->mean_size,    vk.ks_size[a],
                                         vk.ks_gap[a], G->tau_sg,       G->tau_ss,
                                         G->tau_gg,    G->acf[1],       acf_rms(G, R),
                                         G->hurst};
@@ -477,8 +490,11 @@ static int validate(const char *capture, const char *model_file, const char *lab
             qc_traffic_validation_free(&vk);
     }
     int wins[2] = {0, 0};
+    rows[0].per = (double)(g->n - 1);
     for (size_t i = 0; i < NMETRICS; i++) {
         row_finish(&rows[i], realisations);
+        if (i == 0)
+            rows[0].real = rows[0].real > 0 ? rows[0].per / rows[0].real : NAN;
         wins[0] += strcmp(rows[i].closer, "fitted") == 0;
         wins[1] += strcmp(rows[i].closer, "copula") == 0;
     }
