@@ -443,7 +443,7 @@ static int validate(const char *capture, const char *model_file, const char *lab
     size_t segments = 1;
     const double seg_gap = m.segment_gap > 0 ? m.segment_gap : fo->segment_gap;
     qc_traffic_join_segments(ns, g->n, seg_gap, t, &segments);
-    if (segments > 1 && !json)
+    if (segments > 1)
         fprintf(stderr,
                 "qctl: warning: %s: %zu segments (gaps over %g s removed); the real "
                 "statistics are of the segments joined end to end\n",

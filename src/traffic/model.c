@@ -299,6 +299,7 @@ static double auto_threshold(const double *g, size_t n, double res, const qc_fit
     }
     qc_fit_opts fo = *o;
     fo.gof = 0; /* only the likelihoods are compared here */
+    fo.resolution = res;
     o = &fo;
     qc_fit_result one, mix[2];
     memset(mix, 0, sizeof mix);
@@ -538,7 +539,9 @@ int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
                            rep ? &rep->size : NULL, "size", err)) != 0 ||
         (rc = table_from(&m->size.emp, sz, nin, o->table_max, err)) != 0)
         goto done;
-    if ((rc = fit_marginal(gi, nin, mask, &o->fit, tol, &m->gap.fitted, rep ? &rep->gap : NULL,
+    qc_fit_opts tfo = o->fit; /* times: the sigma floor from the clock */
+    tfo.resolution = m->resolution;
+    if ((rc = fit_marginal(gi, nin, mask, &tfo, tol, &m->gap.fitted, rep ? &rep->gap : NULL,
                            "gap", err)) != 0 ||
         (rc = table_from(&m->gap.emp, gi, nin, o->table_max, err)) != 0)
         goto done;
@@ -546,7 +549,7 @@ int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
                            (1u << QC_FIT_WEIBULL) | (1u << QC_FIT_PARETO) |
                            (1u << QC_FIT_LNMIX2) | (1u << QC_FIT_EXPMIX2);
     if (noff > 0) {
-        if ((rc = fit_marginal(off, noff, omask, &o->fit, tol, &m->off.fitted,
+        if ((rc = fit_marginal(off, noff, omask, &tfo, tol, &m->off.fitted,
                                rep ? &rep->off : NULL, "off", err)) != 0 ||
             (rc = table_from(&m->off.emp, off, noff, o->table_max, err)) != 0)
             goto done;
