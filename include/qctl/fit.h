@@ -131,9 +131,10 @@ typedef struct qc_fit_dist {
     qc_fit_family family;
     int k;                   /* mixture components (else 1) */
     double p[QC_FIT_MAXPAR]; /* parameters, in the order above */
-    qc_dist d;               /* the same as a qc_dist where dist.h has the
-                                family (exp, gamma, lognormal, weibull,
-                                pareto, expmix2 as hyperexp, empirical) */
+    qc_dist d;               /* the same distribution as a qc_dist (every
+                                family; gpd: the tail given X > u), which
+                                does its CDF, quantile, mean and sampling:
+                                qc_dist_format(&d) is its spec */
 } qc_fit_dist;
 
 /* Fills m for family f with parameters p (count by family; an empirical

@@ -330,12 +330,29 @@ int qc_fit_dist_set(qc_fit_dist *m, qc_fit_family f, const double *p, int np, qc
         d->p[0] = p[0];
         d->p[1] = p[1];
         break;
+    case QC_FIT_LNMIX2:
+    case QC_FIT_LNMIX3:
+        d->kind = QC_DIST_LNMIX; /* grouped by component: w, mu, sigma */
+        for (int j = 0; j < k; j++) {
+            d->p[3 * j] = m->p[j];
+            d->p[3 * j + 1] = m->p[k + j];
+            d->p[3 * j + 2] = m->p[2 * k + j];
+        }
+        break;
     case QC_FIT_EXPMIX2:
-        d->kind = QC_DIST_HYPEREXP;
-        d->p[0] = m->p[0];
-        d->p[1] = m->p[2];
-        d->p[2] = 1 - m->p[0];
-        d->p[3] = m->p[3];
+    case QC_FIT_EXPMIX3:
+        d->kind = QC_DIST_EXPMIX; /* grouped by component: w, rate */
+        for (int j = 0; j < k; j++) {
+            d->p[2 * j] = m->p[j];
+            d->p[2 * j + 1] = m->p[k + j];
+        }
+        break;
+    case QC_FIT_GPD:
+        /* the tail above u, given X > u (P(X > u) stays in m->p[3]) */
+        d->kind = QC_DIST_GPD;
+        d->p[0] = p[0];
+        d->p[1] = p[1];
+        d->p[2] = p[2];
         break;
     default:
         d->kind = QC_DIST_NONE;
@@ -444,164 +461,26 @@ double qc_fit_pdf(const qc_fit_dist *m, double x)
     return exp(logpdf(m, x));
 }
 
-static double gpd_cdf(const double *p, double x)
-{
-    const double xi = p[0], s = p[1], y = x - p[2];
-    if (y <= 0)
-        return 0;
-    if (fabs(xi) < 1e-12)
-        return -expm1(-y / s);
-    const double a = 1 + xi * y / s;
-    if (!(a > 0))
-        return 1; /* beyond the upper end (xi < 0) */
-    return -expm1(-log(a) / xi);
-}
-
+/* Every family's CDF, quantile, mean and sampler are those of its qc_dist
+ * (dist.c): one implementation of each distribution in the library. */
 double qc_fit_cdf(const qc_fit_dist *m, double x)
 {
-    const double *p = m->p;
-    const int k = m->k;
-    if (isnan(x))
-        return NAN;
-    if (m->d.kind != QC_DIST_NONE)
-        return qc_dist_cdf(&m->d, x);
-    switch (m->family) {
-    case QC_FIT_LNMIX2:
-    case QC_FIT_LNMIX3: {
-        if (!(x > 0))
-            return 0;
-        const double y = log(x);
-        double f = 0;
-        for (int j = 0; j < k; j++)
-            f += p[j] * gsl_cdf_ugaussian_P((y - p[k + j]) / p[2 * k + j]);
-        return f > 1 ? 1 : f;
-    }
-    case QC_FIT_EXPMIX3: {
-        if (!(x > 0))
-            return 0;
-        double f = 0;
-        for (int j = 0; j < k; j++)
-            f += p[j] * -expm1(-p[k + j] * x);
-        return f > 1 ? 1 : f;
-    }
-    case QC_FIT_GPD:
-        return gpd_cdf(p, x);
-    default:
-        return NAN;
-    }
-}
-
-static uint64_t bits_of(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static double double_of(uint64_t u)
-{
-    double x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
-/* Bisection over the bit patterns of doubles in [0, inf] (as dist.c
- * does): exact to one ulp in at most 64 CDF evaluations. */
-static double invert_cdf(const qc_fit_dist *m, double q)
-{
-    uint64_t lo = bits_of(0.0), hi = bits_of(INFINITY);
-    if (qc_fit_cdf(m, 0.0) >= q)
-        return 0.0;
-    while (hi - lo > 1) {
-        const uint64_t mid = lo + (hi - lo) / 2;
-        if (qc_fit_cdf(m, double_of(mid)) >= q)
-            hi = mid;
-        else
-            lo = mid;
-    }
-    return double_of(hi);
+    return m->d.kind != QC_DIST_NONE && !isnan(x) ? qc_dist_cdf(&m->d, x) : NAN;
 }
 
 double qc_fit_quantile(const qc_fit_dist *m, double q)
 {
-    if (!(q >= 0 && q <= 1))
-        return NAN;
-    if (m->d.kind != QC_DIST_NONE)
-        return qc_dist_quantile(&m->d, q);
-    if (m->family == QC_FIT_GPD) {
-        const double *p = m->p;
-        if (q == 1)
-            return p[0] < 0 ? p[2] - p[1] / p[0] : INFINITY;
-        if (fabs(p[0]) < 1e-12)
-            return p[2] - p[1] * log1p(-q);
-        return p[2] + p[1] / p[0] * expm1(-p[0] * log1p(-q));
-    }
-    if (q == 0)
-        return 0;
-    if (q == 1)
-        return INFINITY;
-    return invert_cdf(m, q);
+    return m->d.kind != QC_DIST_NONE ? qc_dist_quantile(&m->d, q) : NAN;
 }
 
 double qc_fit_mean(const qc_fit_dist *m)
 {
-    const double *p = m->p;
-    const int k = m->k;
-    if (m->d.kind != QC_DIST_NONE)
-        return qc_dist_mean(&m->d);
-    switch (m->family) {
-    case QC_FIT_LNMIX2:
-    case QC_FIT_LNMIX3: {
-        double s = 0;
-        for (int j = 0; j < k; j++)
-            s += p[j] * exp(p[k + j] + 0.5 * p[2 * k + j] * p[2 * k + j]);
-        return s;
-    }
-    case QC_FIT_EXPMIX3: {
-        double s = 0;
-        for (int j = 0; j < k; j++)
-            s += p[j] / p[k + j];
-        return s;
-    }
-    case QC_FIT_GPD:
-        return p[0] < 1 ? p[2] + p[1] / (1 - p[0]) : INFINITY;
-    default:
-        return NAN;
-    }
-}
-
-/* Picks a mixture component by one uniform. */
-static int pick(const double *w, int k, double u)
-{
-    for (int j = 0; j < k - 1; j++) {
-        if (u < w[j])
-            return j;
-        u -= w[j];
-    }
-    return k - 1;
+    return m->d.kind != QC_DIST_NONE ? qc_dist_mean(&m->d) : NAN;
 }
 
 double qc_fit_sample(const qc_fit_dist *m, qc_rng *r)
 {
-    const double *p = m->p;
-    const int k = m->k;
-    if (m->d.kind != QC_DIST_NONE)
-        return qc_dist_sample(&m->d, r);
-    switch (m->family) {
-    case QC_FIT_LNMIX2:
-    case QC_FIT_LNMIX3: {
-        const int j = pick(p, k, qc_rng_u01(r));
-        return exp(p[k + j] + p[2 * k + j] * gsl_ran_gaussian_ziggurat(qc_rng_gsl(r), 1.0));
-    }
-    case QC_FIT_EXPMIX3: {
-        const int j = pick(p, k, qc_rng_u01(r));
-        return qc_rng_exp(r, p[k + j]);
-    }
-    case QC_FIT_GPD:
-        return qc_fit_quantile(m, qc_rng_u01(r));
-    default:
-        return NAN;
-    }
+    return m->d.kind != QC_DIST_NONE ? qc_dist_sample(&m->d, r) : NAN;
 }
 
 /* ------------------------------------------------------------------ */
