@@ -12,7 +12,7 @@
  *         packet in the trace), 1 when sent towards it,
  *   act   the activity it was labelled with (an index into acts), or
  *         QC_TRACE_NOACT.
- * Link layers read: Ethernet (with up to two VLAN tags), Linux cooked v1
+ * Link layers read: Ethernet (with any number of VLAN tags), Linux cooked v1
  * and v2, raw IP, BSD loopback; IPv4 and IPv6 (extension headers skipped);
  * ports for TCP and UDP (other protocols have ports 0).
  *
