@@ -12,6 +12,9 @@
  *         packet in the trace), 1 when sent towards it,
  *   act   the activity it was labelled with (an index into acts), or
  *         QC_TRACE_NOACT.
+ * A pcapng file whose interfaces have different link types (which
+ * libpcap refuses) is read block by block, each packet decoded with its
+ * interface's link type and time resolution.
  * Link layers read: Ethernet (with any number of VLAN tags), Linux cooked v1
  * and v2, raw IP, BSD loopback; IPv4 and IPv6 (extension headers skipped);
  * ports for TCP and UDP (other protocols have ports 0).
