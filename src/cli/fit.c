@@ -87,17 +87,26 @@ static void print_fits(const char *what, const qc_traffic_fits *f, const char *u
         const qc_fit_result *r = &f->r[f->order[i]];
         printf("    %-9s %12.1f %12.1f %8.4f %9.2f ", qc_fit_family_name(r->dist.family), r->bic,
                r->aic, r->ks, r->ad);
-        for (int j = 0; j < qc_fit_nstored(r->dist.family); j++)
-            printf(" %s=%.4g[%.4g,%.4g]", qc_fit_param_name(r->dist.family, j), r->dist.p[j],
-                   r->lo[j], r->hi[j]);
+        for (int j = 0; j < qc_fit_nstored(r->dist.family); j++) {
+            if (isfinite(r->lo[j]) && isfinite(r->hi[j]))
+                printf(" %s=%.4g[%.4g,%.4g]", qc_fit_param_name(r->dist.family, j), r->dist.p[j],
+                       r->lo[j], r->hi[j]);
+            else
+                printf(" %s=%.4g[no interval]", qc_fit_param_name(r->dist.family, j),
+                       r->dist.p[j]);
+        }
         printf("  (%s)\n", r->ci_method);
     }
     const qc_fit_result *g = &f->r[QC_FIT_GPD];
-    if (g->ok)
+    if (g->ok && isfinite(g->lo[0]) && isfinite(g->hi[0]))
         printf("    tail above %.4g (%.0f%% of values): generalized Pareto xi=%.3f[%.3f,%.3f] "
                "sigma=%.4g, KS %.4f\n",
                g->dist.p[2], 100 * g->dist.p[3], g->dist.p[0], g->lo[0], g->hi[0], g->dist.p[1],
                g->ks);
+    else if (g->ok)
+        printf("    tail above %.4g (%.0f%% of values): generalized Pareto xi=%.3f (no interval: "
+               "the information matrix exists only for xi > -1/2) sigma=%.4g, KS %.4f\n",
+               g->dist.p[2], 100 * g->dist.p[3], g->dist.p[0], g->dist.p[1], g->ks);
 }
 
 static void print_group(const qc_trace_group *g, const qc_traffic_model *m,
