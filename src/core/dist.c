@@ -2,7 +2,8 @@
 /* dist.c: distributions named by a text spec: parsing, sampling, moments,
  * CDF and quantiles.
  *
- * A qc_dist is a tagged value: a kind and up to four parameters, checked
+ * A qc_dist is a tagged value: a kind and up to nine parameters (a
+ * three-component lognormal mixture, as 'qctl fit' finds them), checked
  * once at parse time so that every later call may assume them valid. All
  * the kinds describe times or sizes, so every support lies in [0, inf):
  * that is why det and uniform refuse negative values, and why the parser,
@@ -1037,8 +1038,9 @@ static double mix_mean(const qc_dist *d)
     double m = 0;
     for (int j = 0; j < mix_ncomp(d); j++)
         if (p[mix_group(d->kind) * j] > 0)
-            m += d->kind == QC_DIST_LNMIX ? p[3 * j] * exp(p[3 * j + 1] + p[3 * j + 2] * p[3 * j + 2] / 2)
-                                      : p[2 * j] / p[2 * j + 1];
+            m += d->kind == QC_DIST_LNMIX
+                     ? p[3 * j] * exp(p[3 * j + 1] + p[3 * j + 2] * p[3 * j + 2] / 2)
+                     : p[2 * j] / p[2 * j + 1];
     return m;
 }
 
@@ -1065,8 +1067,9 @@ static double mix_cdf(const qc_dist *d, double x)
     double f = 0;
     for (int j = 0; j < mix_ncomp(d); j++)
         if (p[mix_group(d->kind) * j] > 0)
-            f += d->kind == QC_DIST_LNMIX ? p[3 * j] * gsl_cdf_lognormal_P(x, p[3 * j + 1], p[3 * j + 2])
-                                      : p[2 * j] * -expm1(-p[2 * j + 1] * x);
+            f += d->kind == QC_DIST_LNMIX
+                     ? p[3 * j] * gsl_cdf_lognormal_P(x, p[3 * j + 1], p[3 * j + 2])
+                     : p[2 * j] * -expm1(-p[2 * j + 1] * x);
     return f < 1 ? f : 1.0;
 }
 
