@@ -582,7 +582,15 @@ static int read_pcapng_mixed(qc_trace *tr, FILE *fp, const char *name, qc_err *e
         const ng_if *f = &ifs[id];
         /* Units to nanoseconds in integers: whole seconds, then the rest. */
         const uint64_t sec = ts / f->per_sec, frac = ts % f->per_sec;
-        const int64_t ns = (int64_t)(sec + (uint64_t)f->offset) * 1000000000 +
+        if (sec > (uint64_t)9000000000 || f->offset > INT64_C(9000000000) ||
+            f->offset < -INT64_C(9000000000)) { /* past year 2255: not a time */
+            tr->partial = 1;
+            warn(tr, "%s: packet block at byte offset %ld has time %llu s (offset %lld s): out of "
+                     "range",
+                 name, offset, (unsigned long long)sec, (long long)f->offset);
+            break;
+        }
+        const int64_t ns = ((int64_t)sec + f->offset) * 1000000000 +
                            (int64_t)((long double)frac * 1e9L / (long double)f->per_sec);
         if (tr->records++ == 0)
             ns0 = ns;
