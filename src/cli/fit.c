@@ -466,6 +466,12 @@ int cmd_fit(int argc, char **argv)
             break;
         }
         fitted++;
+        if (m.segments > 1 && !quiet)
+            fprintf(stderr,
+                    "qctl: warning: %s: %s: %u segments: %u gap%s over %g s (concatenated or "
+                    "stopped captures) split the packets; not counted as idle periods\n",
+                    capture, g->name, m.segments, m.segments - 1, m.segments > 2 ? "s" : "",
+                    m.segment_gap);
         char *file = NULL;
         if (out) {
             file = cli_model_path(out, g->name);
