@@ -472,7 +472,7 @@ static int read_pcapng_mixed(qc_trace *tr, FILE *fp, const char *name, qc_err *e
     uint8_t *b = NULL;
     size_t bcap = 0;
     int swap = 0, rc = 0;
-    int64_t ns0 = 0;
+    int64_t sec_first = 0; /* whole seconds of the first record */
     int64_t last = INT64_MIN;
     uint64_t unordered = 0;
     long offset = 0;
@@ -582,24 +582,31 @@ static int read_pcapng_mixed(qc_trace *tr, FILE *fp, const char *name, qc_err *e
         const ng_if *f = &ifs[id];
         /* Units to nanoseconds in integers: whole seconds, then the rest. */
         const uint64_t sec = ts / f->per_sec, frac = ts % f->per_sec;
-        if (sec > (uint64_t)9000000000 || f->offset > INT64_C(9000000000) ||
-            f->offset < -INT64_C(9000000000)) { /* past year 2255: not a time */
+        /* Whole seconds, kept far from overflow: a time beyond is refused
+         * below anyway. */
+        const int64_t lim = INT64_C(8000000000);
+        const int64_t off = f->offset > lim ? lim : f->offset < -lim ? -lim : f->offset;
+        const int64_t whole = sec > (uint64_t)lim ? INT64_MAX : (int64_t)sec + off;
+        if (tr->records == 0)
+            sec_first = whole;
+        if (whole == INT64_MAX || whole - sec_first > INT64_C(4000000000) ||
+            whole - sec_first < -INT64_C(4000000000)) {
+            /* 126 years from the first record: not a time (and nanosecond
+             * differences of such times would overflow) */
             tr->partial = 1;
-            warn(tr, "%s: packet block at byte offset %ld has time %llu s (offset %lld s): out of "
-                     "range",
-                 name, offset, (unsigned long long)sec, (long long)f->offset);
+            warn(tr, "%s: packet block at byte offset %ld: its time is out of range", name,
+                 offset);
             break;
         }
-        const int64_t ns = ((int64_t)sec + f->offset) * 1000000000 +
+        const int64_t ns = (whole - sec_first) * 1000000000 +
                            (int64_t)((long double)frac * 1e9L / (long double)f->per_sec);
-        if (tr->records++ == 0)
-            ns0 = ns;
-        const double t = 1e-9 * (double)(ns - ns0);
+        tr->records++;
+        const double t = 1e-9 * (double)ns;
         if (!link_supported(f->dlt)) {
             tr->skipped++;
             continue;
         }
-        const int added = decode(tr, f->dlt, t, ns - ns0, b + 20, caplen, olen);
+        const int added = decode(tr, f->dlt, t, ns, b + 20, caplen, olen);
         if (added < 0) {
             rc = qc_err_set(err, added, "%s: record %llu: %s", name,
                             (unsigned long long)tr->records, qc_strerror(added));
@@ -619,7 +626,7 @@ static int read_pcapng_mixed(qc_trace *tr, FILE *fp, const char *name, qc_err *e
     fclose(fp);
     if (rc != 0)
         return rc;
-    tr->t0 = 1e-9 * (double)ns0;
+    tr->t0 = (double)sec_first;
     if (unordered)
         warn(tr, "%s: %llu packets out of time order; sorted", name,
              (unsigned long long)unordered);
@@ -687,8 +694,18 @@ static int read_pcap(qc_trace *tr, FILE *fp, const uint8_t *head, size_t headlen
             sec0 = (long long)h->ts.tv_sec;
             nsec0 = (long long)h->ts.tv_usec; /* nanoseconds at this precision */
         }
-        const int64_t ns = ((int64_t)h->ts.tv_sec - sec0) * 1000000000 +
-                           ((int64_t)h->ts.tv_usec - nsec0);
+        const int64_t dsec = (int64_t)h->ts.tv_sec - sec0;
+        if (dsec > INT64_C(4000000000) || dsec < -INT64_C(4000000000)) {
+            /* 126 years from the first record: not a time (and nanosecond
+             * differences of such times would overflow) */
+            tr->partial = 1;
+            warn(tr, "%s: stopped at record %llu (byte offset %ld): its time is %lld s from the "
+                     "first record's",
+                 name, (unsigned long long)tr->records, offset - 16 - (long)h->caplen,
+                 (long long)dsec);
+            break;
+        }
+        const int64_t ns = dsec * 1000000000 + ((int64_t)h->ts.tv_usec - nsec0);
         const double t = (double)((long long)h->ts.tv_sec - sec0) +
                          1e-9 * (double)((long long)h->ts.tv_usec - nsec0);
         const int added = decode(tr, tr->linktype, t, ns, data, h->caplen, h->len);
@@ -786,14 +803,14 @@ static int csv_header(char **f, int n, csv_cols *c, const char *name, size_t lin
 }
 
 /* Seconds since the first line as whole nanoseconds (a CSV time has
- * what precision its text gave; beyond 292 years it saturates). */
+ * what precision its text gave; beyond 126 years it saturates). */
 static int64_t csv_ns(double rt)
 {
     const double ns = rt * 1e9;
-    if (ns >= 9.2e18)
-        return INT64_MAX;
-    if (ns <= -9.2e18)
-        return -INT64_MAX;
+    if (ns >= 4e18) /* 126 years: differences of such times still fit */
+        return INT64_C(4000000000000000000);
+    if (ns <= -4e18)
+        return -INT64_C(4000000000000000000);
     return (int64_t)llround(ns);
 }
 
@@ -997,11 +1014,14 @@ shift:;
      * the first record (nor an IP packet). */
     const double shift = tr->n ? tr->pkt[0].t : 0;
     const int64_t shift_ns = tr->n ? tr->pkt[0].ns : 0;
-    if (shift != 0 || shift_ns != 0) {
-        for (size_t i = 0; i < tr->n; i++) {
-            tr->pkt[i].ns -= shift_ns;
-            tr->pkt[i].t = 1e-9 * (double)tr->pkt[i].ns;
-        }
+    /* Seconds from the exact nanoseconds, always: in the order of ns
+     * (which the sort followed), even where a CSV's decimal times round
+     * to the same nanosecond. */
+    for (size_t i = 0; i < tr->n; i++) {
+        tr->pkt[i].ns -= shift_ns;
+        tr->pkt[i].t = 1e-9 * (double)tr->pkt[i].ns;
+    }
+    if (shift != 0) {
         for (size_t i = 0; i < tr->nflows; i++) {
             tr->flows[i].first -= shift;
             tr->flows[i].last -= shift;
