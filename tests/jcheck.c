@@ -6,11 +6,14 @@
  * PATH is dot-separated keys (numbers index arrays). OPs:
  *   exists | null | true | false | str S | eq X | lt X | gt X | le X | ge X
  *   within A B      A <= value <= B
+ *   near PATH2 R    |value - v2| <= R |v2|, v2 the number at PATH2 (a
+ *                   relative tolerance against another field)
  *   covers X        PATH is a confidence-interval object whose
  *                   [ci_low, ci_high] contains X
  * Exit 0 when the assertion holds; 1 with a message when it does not;
  * 2 on bad usage or an unreadable document. */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +84,10 @@ int main(int argc, char **argv)
         ok = x >= a;
     else if (strcmp(op, "within") == 0 && argc > 5)
         ok = a <= x && x <= b;
+    else if (strcmp(op, "near") == 0 && argc > 5) {
+        double y;
+        ok = num(walk(root, argv[4]), &y) == 0 && fabs(x - y) <= b * fabs(y);
+    }
     else {
         fprintf(stderr, "jcheck: bad operator or arguments: %s\n", op);
         free(got);

@@ -115,6 +115,13 @@ static ks_case ks_cases[] = {
     {"bpareto:1.2,1,1000", 1},
     {"bpareto:1,0.5,50", 1},   /* alpha = 1 */
     {"bpareto:2,1,10", 1},     /* alpha = 2 */
+    {"lnmix:0.3,0,0.5,0.7,2,0.25", 1},
+    {"lnmix:0.5,-6,0.3,0.3,-4,0.5,0.2,-2,1", 1},
+    {"expmix:0.9,10,0.1,0.5", 1},
+    {"expmix:0.2,100,0.5,10,0.3,1", 1},
+    {"gpd:0.3,2,1", 1},
+    {"gpd:0,1,0", 1},
+    {"gpd:-0.4,1,0.5", 1},     /* bounded support [0.5, 3] */
     {"empirical:" QC_TEST_DATA "/dist_two_cols.csv,service", 0},
     {NULL, 0},
 };
@@ -167,6 +174,65 @@ static void test_ks(void **state)
     }
     free(x);
     qc_dist_free(&d);
+}
+
+/* The mixtures and the GPD against the laws they reduce to, whose
+ * formulas are independent of theirs: expmix with two components is
+ * hyperexp; a lognormal mixture of two equal components is that
+ * lognormal; gpd:0,SIGMA,U is U + exponential of mean SIGMA; gpd:XI,
+ * XI XM,XM is pareto:1/XI,XM. Then the specs' errors. */
+static void same_law(const char *a, const char *b)
+{
+    qc_dist x, y;
+    parse_ok(&x, a);
+    parse_ok(&y, b);
+    assert_rel(qc_dist_mean(&x), qc_dist_mean(&y), 1e-12);
+    if (isfinite(qc_dist_var(&y)))
+        assert_rel(qc_dist_var(&x), qc_dist_var(&y), 1e-9);
+    for (double q = 0.01; q < 1; q += 0.07) {
+        const double v = qc_dist_quantile(&y, q);
+        assert_close(qc_dist_cdf(&x, v), q, 1e-9);
+        assert_rel(qc_dist_quantile(&x, q), v, 1e-9);
+    }
+    qc_dist_free(&x);
+    qc_dist_free(&y);
+}
+
+static void test_mixtures(void **state)
+{
+    (void)state;
+    same_law("expmix:0.3,2,0.7,0.25", "hyperexp:0.3,2,0.7,0.25");
+    same_law("lnmix:0.4,1.5,0.7,0.6,1.5,0.7", "lognormal:1.5,0.7");
+    same_law("lnmix:0.4,1.5,0.7,0.6,1.5,0.7,0,3,1", "lognormal:1.5,0.7");
+    same_law("gpd:0,2,0", "exp:0.5");
+    same_law("gpd:0.25,0.5,2", "pareto:4,2");
+    /* Three-component moments by hand: E[X] = sum w e^(mu + s^2/2). */
+    qc_dist d;
+    parse_ok(&d, "lnmix:0.5,0,1,0.25,1,0.5,0.25,2,0.1");
+    assert_rel(qc_dist_mean(&d),
+               0.5 * exp(0.5) + 0.25 * exp(1.125) + 0.25 * exp(2.005), 1e-12);
+    char buf[QC_DIST_FORMAT_MAX];
+    assert_int_equal(qc_dist_format(&d, buf, sizeof buf), 0);
+    assert_string_equal(buf, "lnmix:0.5,0,1,0.25,1,0.5,0.25,2,0.1");
+    qc_dist_free(&d);
+    parse_ok(&d, "expmix:0.5,1,0.5,3");
+    assert_int_equal(qc_dist_format(&d, buf, sizeof buf), 0);
+    assert_string_equal(buf, "expmix:0.5,1,0.5,3");
+    qc_dist_free(&d);
+    static const char *const bad[] = {
+        "lnmix:0.5,0,1,0.6,1,1",     /* weights sum to 1.1 */
+        "lnmix:0.5,0,1",             /* one component */
+        "lnmix:0.5,0,1,0.5,1,0",     /* SIGMA2 = 0 */
+        "expmix:0.5,1,0.5,3,0.1",    /* 5 fields */
+        "expmix:1.5,1,-0.5,3",       /* a weight outside [0, 1] */
+        "gpd:0.1,0,0",               /* SIGMA = 0 */
+        "gpd:0.1,1,-1",              /* U < 0 */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        qc_err err = {0};
+        assert_int_not_equal(qc_dist_parse(&d, bad[i], &err), 0);
+        assert_true(err.msg[0] != '\0');
+    }
 }
 
 static void test_det(void **state)
@@ -743,6 +809,7 @@ int main(void)
         cmocka_unit_test(test_empirical_array),
         cmocka_unit_test(test_format_round_trip),
         cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_mixtures),
     };
     for (size_t k = 0; k < sizeof rest / sizeof rest[0]; k++)
         tests[n++] = rest[k];

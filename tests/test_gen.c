@@ -98,6 +98,81 @@ static void test_threshold(void **state)
     qc_traffic_model_free(&m);
 }
 
+/* Session structure: two captures of the synthetic on/off traffic joined
+ * 5.8 years apart (integer nanoseconds), with openers of a size of their
+ * own (a 40-byte request; in-session packets are 60 to 1100 bytes). The
+ * long gap splits segments instead of becoming an idle period or an
+ * in-session gap; the rate is that of the segments; the model's mean size
+ * counts openers at their size; the threshold's evidence is kept and lies
+ * above the floor of 1000 x the clock's resolution (1 us here). */
+static void test_segments_openers(void **state)
+{
+    (void)state;
+    const size_t n = 3000;
+    double *t = malloc(n * sizeof *t);
+    uint32_t *s = malloc(n * sizeof *s);
+    uint8_t *d = malloc(n);
+    int64_t *ns = malloc(n * sizeof *ns);
+    assert_true(t && s && d && ns);
+    synthetic(n, 3, t, s, d, 1);
+    const int64_t years = INT64_C(183000000) * 1000000000; /* 5.8 years */
+    double span = 0, bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        ns[i] = (int64_t)llround(t[i] * 1e6) * 1000 + (i >= n / 2 ? years : 0); /* 1 us clock */
+        const int opens = i == 0 || i == n / 2 || t[i] - t[i - 1] > 0.45;
+        if (opens)
+            s[i] = 40;
+        bytes += s[i];
+        if (i > 0 && i != n / 2)
+            span += 1e-9 * (double)(ns[i] - ns[i - 1]);
+    }
+    qc_traffic_fit_opts o;
+    qc_traffic_fit_opts_init(&o);
+    qc_traffic_model m;
+    qc_err err = {0};
+    assert_int_equal(qc_traffic_fit_ns(&m, "joined", ns, s, d, n, &o, NULL, &err), 0);
+    assert_int_equal(m.segments, 2);
+    assert_true(fabs(m.src_duration - span) < 1e-6);
+    assert_true(fabs(m.resolution - 1e-6) < 1e-15);
+    assert_true(m.threshold > 0.03 && m.threshold < 0.5);
+    assert_true(strcmp(m.idle.rule, "jump") == 0 || strcmp(m.idle.rule, "mixture") == 0);
+    assert_true(m.threshold >= m.idle.floor && m.idle.floor >= 1e-3);
+    assert_true(m.idle.idle_fraction > 0.02 && m.idle.idle_fraction < 0.1);
+    /* openers: every one 40 bytes */
+    assert_int_equal(m.opener.emp.m, 1);
+    assert_true(m.opener.emp.v[0] == 40);
+    /* rate and mean size of both approaches against the capture's: the
+     * copula approach's are the empirical means (exact up to the session
+     * table); the fitted one keeps its families' means within 2% */
+    const double rate = (double)(n - 2) / span, mean = bytes / (double)n;
+    for (int a = 0; a < 2; a++) {
+        const qc_traffic_approach ap = a ? QC_TRAFFIC_COPULA : QC_TRAFFIC_FITTED;
+        assert_true(fabs(qc_traffic_model_rate(&m, ap) / rate - 1) < 0.03);
+        assert_true(fabs(qc_traffic_model_mean_size(&m, ap) / mean - 1) < 0.03);
+    }
+    /* joined times: the same span */
+    size_t seg = 0;
+    qc_traffic_join_segments(ns, n, o.segment_gap, t, &seg);
+    assert_int_equal(seg, 2);
+    assert_true(fabs(t[n - 1] - span) < 1e-6);
+    /* the model file keeps it all */
+    json_t *j = qc_traffic_model_json(&m, NULL);
+    qc_traffic_model back;
+    assert_int_equal(qc_traffic_model_from_json(&back, j, "mem", &err), 0);
+    assert_int_equal(back.segments, 2);
+    assert_int_equal(back.opener.emp.m, 1);
+    assert_string_equal(back.idle.rule, m.idle.rule);
+    assert_true(fabs(qc_traffic_model_mean_size(&back, QC_TRAFFIC_COPULA) -
+                     qc_traffic_model_mean_size(&m, QC_TRAFFIC_COPULA)) < 1e-9);
+    json_decref(j);
+    qc_traffic_model_free(&back);
+    qc_traffic_model_free(&m);
+    free(t);
+    free(s);
+    free(d);
+    free(ns);
+}
+
 static char *tmpname(const char *suffix)
 {
     static int k;
@@ -439,6 +514,7 @@ int main(void)
         cmocka_unit_test(test_summed_rate), cmocka_unit_test(test_streams),
         cmocka_unit_test(test_model_file), cmocka_unit_test(test_bad_model),
         cmocka_unit_test(test_validation), cmocka_unit_test(test_source),
+        cmocka_unit_test(test_segments_openers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -449,12 +449,131 @@ static void test_csv_round_trip(void **state)
     qc_trace_free(&b);
 }
 
+/* ---- pcapng with two link types, and stacked VLAN tags -------------- */
+
+static size_t put_le32(uint8_t *b, uint32_t v)
+{
+    b[0] = (uint8_t)v;
+    b[1] = (uint8_t)(v >> 8);
+    b[2] = (uint8_t)(v >> 16);
+    b[3] = (uint8_t)(v >> 24);
+    return 4;
+}
+
+/* An IPv4/UDP header of total length size at ip (20 + 8 bytes). */
+static void put_ipv4(uint8_t *ip, uint16_t size, uint8_t host)
+{
+    memset(ip, 0, 28);
+    ip[0] = 0x45;
+    ip[2] = (uint8_t)(size >> 8);
+    ip[3] = (uint8_t)size;
+    ip[8] = 64;
+    ip[9] = 17;
+    ip[12] = 10, ip[15] = host;
+    ip[16] = 192, ip[19] = 1;
+    ip[20] = 0x13, ip[21] = 0x88; /* ports 5000 > 53 */
+    ip[23] = 53;
+}
+
+/* A pcapng section: interface 0 Ethernet (microseconds), interface 1
+ * Linux cooked v1 (if_tsresol 9: nanoseconds); packets alternate, the
+ * Ethernet ones with `tags` VLAN tags. libpcap refuses such a file. */
+static size_t make_mixed_pcapng(uint8_t *f, int tags, int npk)
+{
+    size_t o = 0;
+    /* SHB */
+    o += put_le32(f + o, 0x0a0d0d0a);
+    o += put_le32(f + o, 28);
+    o += put_le32(f + o, 0x1a2b3c4d);
+    f[o++] = 1, f[o++] = 0, f[o++] = 0, f[o++] = 0; /* version 1.0 */
+    o += put_le32(f + o, 0xffffffff);
+    o += put_le32(f + o, 0xffffffff);
+    o += put_le32(f + o, 28);
+    /* IDB 0: Ethernet */
+    o += put_le32(f + o, 1);
+    o += put_le32(f + o, 20);
+    f[o++] = 1, f[o++] = 0, f[o++] = 0, f[o++] = 0;
+    o += put_le32(f + o, 65535);
+    o += put_le32(f + o, 20);
+    /* IDB 1: Linux cooked, if_tsresol = 9 */
+    o += put_le32(f + o, 1);
+    o += put_le32(f + o, 32);
+    f[o++] = 113, f[o++] = 0, f[o++] = 0, f[o++] = 0;
+    o += put_le32(f + o, 65535);
+    f[o++] = 9, f[o++] = 0, f[o++] = 1, f[o++] = 0; /* option 9, length 1 */
+    f[o++] = 9, f[o++] = 0, f[o++] = 0, f[o++] = 0;
+    o += put_le32(f + o, 0); /* end of options */
+    o += put_le32(f + o, 32);
+    for (int k = 0; k < npk; k++) {
+        uint8_t frame[128];
+        size_t fl;
+        const uint16_t size = (uint16_t)(100 + k);
+        uint64_t ts;
+        const int eth = k % 2 == 0;
+        memset(frame, 0, sizeof frame);
+        if (eth) {
+            size_t e = 12;
+            for (int t = 0; t < tags; t++, e += 4) {
+                frame[e] = 0x81, frame[e + 1] = 0x00;
+                frame[e + 3] = (uint8_t)(t + 1);
+            }
+            frame[e] = 0x08, frame[e + 1] = 0x00;
+            put_ipv4(frame + e + 2, size, (uint8_t)(k + 1));
+            fl = e + 2 + 28;
+            ts = 1700000000ull * 1000000 + (uint64_t)k * 1500; /* microseconds */
+        } else {
+            frame[14] = 0x08, frame[15] = 0x00;
+            put_ipv4(frame + 16, size, (uint8_t)(k + 1));
+            fl = 16 + 28;
+            ts = 1700000000ull * 1000000000 + (uint64_t)k * 1500000 + 7; /* ns */
+        }
+        const size_t pad = (fl + 3) & ~(size_t)3, blen = 32 + pad;
+        o += put_le32(f + o, 6);
+        o += put_le32(f + o, (uint32_t)blen);
+        o += put_le32(f + o, eth ? 0 : 1);
+        o += put_le32(f + o, (uint32_t)(ts >> 32));
+        o += put_le32(f + o, (uint32_t)ts);
+        o += put_le32(f + o, (uint32_t)fl);
+        o += put_le32(f + o, (uint32_t)fl);
+        memcpy(f + o, frame, fl);
+        memset(f + o + fl, 0, pad - fl);
+        o += pad;
+        o += put_le32(f + o, (uint32_t)blen);
+    }
+    return o;
+}
+
+static void test_pcapng_mixed_links(void **state)
+{
+    (void)state;
+    for (int tags = 0; tags <= 3; tags += 3) {
+        static uint8_t ng[16384];
+        const int npk = 40;
+        const size_t len = make_mixed_pcapng(ng, tags, npk);
+        qc_trace tr;
+        qc_err err = {0};
+        const int rc = qc_trace_read_mem(&tr, ng, len, "mixed.pcapng", &err);
+        if (rc != 0)
+            print_error("%s\n", err.msg);
+        assert_int_equal(rc, 0);
+        assert_int_equal(tr.n, npk);
+        assert_int_equal(tr.skipped, 0);
+        for (int k = 0; k < npk; k++) {
+            assert_int_equal(tr.pkt[k].size, 100 + k);
+            /* 1.5 ms apart; the cooked interface's are 7 ns late */
+            assert_true(tr.pkt[k].ns == (int64_t)k * 1500000 + (k % 2 ? 7 : 0));
+        }
+        qc_trace_free(&tr);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shipped),     cmocka_unit_test(test_damaged),
         cmocka_unit_test(test_link_layers), cmocka_unit_test(test_csv),
         cmocka_unit_test(test_labels),      cmocka_unit_test(test_csv_round_trip),
+        cmocka_unit_test(test_pcapng_mixed_links),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

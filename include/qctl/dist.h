@@ -13,6 +13,13 @@
  *   weibull:SHAPE,SCALE   F(x) = 1 - exp(-(x/SCALE)^SHAPE)
  *   pareto:ALPHA,XM       F(x) = 1 - (XM/x)^ALPHA for x >= XM
  *   bpareto:ALPHA,L,H     Pareto truncated to [L, H]
+ *   lnmix:W1,MU1,SIGMA1,W2,MU2,SIGMA2[,W3,MU3,SIGMA3]
+ *                         mixture of 2 or 3 lognormals, weights summing to 1
+ *   expmix:W1,R1,W2,R2[,W3,R3]
+ *                         mixture of 2 or 3 exponentials (hyperexponential)
+ *   gpd:XI,SIGMA,U        generalized Pareto above U: for y = x - U >= 0,
+ *                         P(X - U > y) = (1 + XI y / SIGMA)^(-1/XI)
+ *                         (exp(-y / SIGMA) for XI = 0)
  *   empirical:FILE[,COL]  the samples in FILE, one per line or CSV column COL
  *                         (1-based number or header name); drawn uniformly
  *                         from the samples (the empirical distribution)
@@ -49,12 +56,20 @@ typedef enum qc_dist_kind {
     QC_DIST_WEIBULL,
     QC_DIST_PARETO,
     QC_DIST_BPARETO,
-    QC_DIST_EMPIRICAL
+    QC_DIST_EMPIRICAL,
+    QC_DIST_LNMIX,
+    QC_DIST_EXPMIX,
+    QC_DIST_GPD
 } qc_dist_kind;
+
+#define QC_DIST_MAXPAR 9
 
 typedef struct qc_dist {
     qc_dist_kind kind;
-    double p[4];     /* parameters in spec order (erlang: p[0] = K) */
+    double p[QC_DIST_MAXPAR]; /* parameters in spec order (erlang: p[0] = K;
+                                 mixtures: weight, then the component's
+                                 parameters, component by component; a
+                                 two-component one has zeros after them) */
     double *samples; /* empirical: sorted ascending, n of them */
     size_t n;
 } qc_dist;
@@ -74,7 +89,7 @@ int qc_dist_empirical(qc_dist *d, const double *x, size_t n, qc_err *err);
 void qc_dist_free(qc_dist *d);
 
 /* Room that qc_dist_format needs for any distribution. */
-#define QC_DIST_FORMAT_MAX 128
+#define QC_DIST_FORMAT_MAX 320
 
 /* Writes the canonical spec of d (empirical: "empirical:<n> samples"),
  * each number in the shortest form that reads back exactly. Returns 0,

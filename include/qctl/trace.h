@@ -12,7 +12,10 @@
  *         packet in the trace), 1 when sent towards it,
  *   act   the activity it was labelled with (an index into acts), or
  *         QC_TRACE_NOACT.
- * Link layers read: Ethernet (with up to two VLAN tags), Linux cooked v1
+ * A pcapng file whose interfaces have different link types (which
+ * libpcap refuses) is read block by block, each packet decoded with its
+ * interface's link type and time resolution.
+ * Link layers read: Ethernet (with any number of VLAN tags), Linux cooked v1
  * and v2, raw IP, BSD loopback; IPv4 and IPv6 (extension headers skipped);
  * ports for TCP and UDP (other protocols have ports 0).
  *
@@ -48,6 +51,9 @@ extern "C" {
 
 typedef struct qc_trace_pkt {
     double t;      /* seconds since the first packet */
+    int64_t ns;    /* the same in whole nanoseconds, exact: differences of
+                      these are the capture's gaps with no rounding, even
+                      years into a capture */
     uint32_t size; /* bytes of the IP packet */
     uint32_t flow; /* index into qc_trace.flows */
     uint16_t act;  /* index into qc_trace.acts, or QC_TRACE_NOACT */

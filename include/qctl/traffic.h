@@ -6,24 +6,60 @@
  * gaming) as a sequence of packets, each with a size S (bytes of the IP
  * packet), a gap G (seconds since the previous packet) and a direction.
  *
+ * Time base. Packet times are whole nanoseconds (qc_trace_pkt.ns), so a
+ * gap is an exact integer even years into a capture. The capture's time
+ * resolution r is the greatest common divisor of its gaps (1 us for a
+ * microsecond pcap).
+ *
+ * Segments. A gap longer than segment_gap (default one hour: no user of
+ * one activity idles that long inside one capture; a longer gap means
+ * captures concatenated or a stopped capture) splits the capture into
+ * segments. Such a gap is neither an in-session gap nor an idle period:
+ * the next packet opens a new session, the model's duration is the sum of
+ * the segments', and qc_traffic_model.segments counts them (the command
+ * warns).
+ *
  * On/off structure. Gaps longer than a threshold theta are idle periods
  * ("off"); the packets between two of them form a session ("on"). theta
- * is given, or chosen automatically, in two steps:
- *  1. an empty stretch: in the upper half of the sorted gaps, the largest
- *     ratio g_(i+1) / g_(i) between consecutive distinct gaps with at
- *     least 3 gaps above; if it is at least 4, theta = sqrt(g_(i) g_(i+1));
- *  2. else two overlapping populations: lognormal mixtures with 2 and 3
- *     components are fitted to the gaps and the best by BIC kept (it must
- *     beat one lognormal); its longest component is the idle population
- *     and theta is where a gap becomes as likely idle as not,
- *       w_K f_K(y) = sum_{j<K} w_j f_j(y),  y = log theta,
- *     between the medians of the two longest components, which must be
- *     at least a decade apart, with at least 2 gaps idle.
- * Otherwise there is no on/off structure (one session). A model then holds
- * the distribution of session lengths N (packets, empirical), of off
- * periods (fitted and empirical), and of in-session (S, G). One user's long-run packet rate is
+ * is given, or chosen automatically. The automatic rule works on the gaps
+ * of all segments, with a floor
+ *   F = max(1000 r, 10 median gap)
+ * (an idle period lasts many in-session gaps and is far longer than the
+ * clock's tick; without it sub-millisecond "idle" gaps would cut real
+ * captures into sessions of two or three packets), and tries, in order:
+ *  1. an empty stretch: among the gaps above F in the upper half of the
+ *     sorted gaps, the largest ratio g_(i+1) / g_(i) between consecutive
+ *     distinct gaps with at least 3 gaps above; if it is at least 4,
+ *     theta = sqrt(g_(i) g_(i+1));
+ *  2. two overlapping populations: lognormal mixtures with 2 and 3
+ *     components (multi-start EM) are fitted to the gaps and the best by
+ *     BIC kept (it must beat one lognormal); its longest component is the
+ *     idle population and theta is where a gap becomes as likely idle as
+ *     not,  w_K f_K(y) = sum_{j<K} w_j f_j(y),  y = log theta,  between
+ *     the medians of the two longest components, which must be at least a
+ *     decade apart; the idle component may hold at most 1/5 of the gaps
+ *     (sessions average at least 5 packets) and theta must be >= F.
+ * Each rule also needs at least 2 gaps above theta, and at most 1/5 of
+ * the gaps. Otherwise there is no on/off structure (one session per
+ * segment). The evidence (rule, floor, ratio or the two populations'
+ * medians and the idle weight, fraction of gaps idle) is kept in the model.
+ *
+ * A model holds the distribution of session lengths N (packets,
+ * empirical), of off periods (fitted and empirical), of the size of a
+ * session's first packet (the opener: a request or a handshake, often
+ * smaller than what follows) and of in-session (S, G). One user's
+ * long-run packet rate is
  *   lambda = E[N] / ((E[N] - 1) E[G] + E[off])      (1 / E[G] without
- * on/off), and a mix of users has the sum of their rates.
+ * on/off), a mix of users has the sum of their rates, and the mean size is
+ *   (E[S_open] + (E[N] - 1) E[S]) / E[N].
+ *
+ * The fitted distribution used for generation (size, gap, opener, off) is
+ * the best by the criterion among the families whose mean is within
+ * mean_tol (default 2%) of the sample mean; the exponential, gamma and
+ * exponential-mixture fits always qualify (their maximum-likelihood fits
+ * have the sample mean), so the fitted approach keeps the capture's rate
+ * and mean size while a lognormal mixture whose tail overstates the mean
+ * is passed over. Every candidate stays in the report.
  *
  * Two ways to draw in-session packets, compared by `qctl gen --validate`:
  *  - fitted: S and G independent, each i.i.d. from its best fitted family
@@ -81,6 +117,17 @@ typedef struct qc_traffic_marginal {
     qc_traffic_table emp;
 } qc_traffic_marginal;
 
+/* The evidence behind an automatic idle threshold (see above). */
+typedef struct qc_traffic_idle_evidence {
+    char rule[12];        /* "jump", "mixture", "none" (auto), or "given" */
+    double floor;         /* F (s) */
+    double ratio;         /* jump: g_(i+1) / g_(i) at the threshold; else 0 */
+    double busy_median;   /* mixture: median of the in-session population (s) */
+    double idle_median;   /* mixture: median of the idle population (s) */
+    double idle_weight;   /* mixture: weight of the idle population */
+    double idle_fraction; /* fraction of gaps above the threshold */
+} qc_traffic_idle_evidence;
+
 typedef struct qc_traffic_model {
     char name[64];           /* the activity */
     uint8_t proto;           /* 6 or 17: the transport of generated packets */
@@ -90,7 +137,13 @@ typedef struct qc_traffic_model {
     double fwd_fraction;     /* P(direction = 0) */
     double threshold;        /* gap threshold; INFINITY: no on/off */
     char threshold_method[8];/* "auto", "given" or "none" */
+    qc_traffic_idle_evidence idle; /* how an automatic threshold was found */
+    double resolution;       /* time resolution of the source (s; 0: unknown) */
+    uint32_t segments;       /* segments of the source (>= 1; 0: unknown) */
+    double segment_gap;      /* the gap that split segments (s) */
     qc_traffic_marginal size, gap, off;
+    qc_traffic_marginal opener; /* size of a session's first packet (emp.m == 0:
+                                   none kept, openers draw from size) */
     qc_traffic_table session;/* packets per session (empirical) */
     qc_copula copula;
 } qc_traffic_model;
@@ -104,6 +157,8 @@ typedef struct qc_traffic_fit_opts {
     unsigned families;      /* families tried for size and gap (0: all) */
     size_t copula_points;   /* transitions kept (default 10000) */
     size_t table_max;       /* distinct values kept per marginal (20000) */
+    double segment_gap;     /* longer gaps split segments (default 3600 s) */
+    double mean_tol;        /* relative tolerance on a fitted mean (0.02) */
 } qc_traffic_fit_opts;
 
 void qc_traffic_fit_opts_init(qc_traffic_fit_opts *o);
@@ -118,7 +173,7 @@ typedef struct qc_traffic_fits {
 } qc_traffic_fits;
 
 typedef struct qc_traffic_report {
-    qc_traffic_fits size, gap, off;
+    qc_traffic_fits size, gap, off, opener;
     /* Rank dependence in the source: (size, gap) of a packet, and lag 1
      * of sizes and of gaps (in-session packets). */
     double tau_sg, rho_sg, tau_ss, rho_ss, tau_gg, rho_gg;
@@ -130,10 +185,22 @@ typedef struct qc_traffic_report {
 void qc_traffic_report_free(qc_traffic_report *r);
 
 /* Learns a model from packets t[i] (seconds, non-decreasing), size[i],
- * dir[i] (may be NULL), i = 0..n-1, n >= 10. rep may be NULL. */
+ * dir[i] (may be NULL), i = 0..n-1, n >= 10. rep may be NULL. The times
+ * are taken to the nanosecond. */
 int qc_traffic_fit(qc_traffic_model *m, const char *name, const double *t, const uint32_t *size,
                    const uint8_t *dir, size_t n, const qc_traffic_fit_opts *o,
                    qc_traffic_report *rep, qc_err *err);
+/* The same with times in whole nanoseconds (non-decreasing). */
+int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
+                      const uint32_t *size, const uint8_t *dir, size_t n,
+                      const qc_traffic_fit_opts *o, qc_traffic_report *rep, qc_err *err);
+
+/* The times ns[0..n-1] in seconds from the first, with every gap longer
+ * than segment_gap removed (the segments joined end to end), into
+ * t[0..n-1]; *segments receives their number. What the model's rate is
+ * compared with. */
+void qc_traffic_join_segments(const int64_t *ns, size_t n, double segment_gap, double *t,
+                              size_t *segments);
 
 /* The same for a group of a trace (its packets, with the transport and
  * server port taken from the group's most common flow protocol and

@@ -18,6 +18,7 @@
 
 static const char usage[] =
     "usage: qctl fit CAPTURE [options]\n"
+    "       qctl fit --column FILE[:COL] [--families LIST] [--criterion C] [--spec]\n"
     "\n"
     "Learns traffic models from a capture (pcap, pcapng, or CSV time,size[,flow][,activity]):\n"
     "maximum-likelihood fits of packet size and gap, on/off sessions, and the\n"
@@ -41,8 +42,18 @@ static const char usage[] =
     "  --report DIR         densities over histograms, Q-Q plots, copula scatter\n"
     "                       (SVG and PNG; needs gnuplot), and DIR/index.html: the\n"
     "                       capture, the fits and these plots in one page\n"
+    "  --segment-gap T      longer gaps split the capture into segments (default\n"
+    "                       3600 s: concatenated captures); the model keeps neither\n"
+    "                       as a gap nor as an idle period\n"
     "  --json               print the summary as JSON\n"
     "  --quiet              no warnings about the capture on stderr\n"
+    "\n"
+    "Any sample (--column FILE[:COL]): fits the families to the numbers in column\n"
+    "COL of FILE (1-based number or header name; default 1; one value a line or\n"
+    "CSV) and prints the ranking and the best model as a distribution spec that\n"
+    "every 'qctl sim' command takes (e.g. --service), such as\n"
+    "lnmix:W1,MU1,SIGMA1,W2,MU2,SIGMA2.\n"
+    "  --spec               print only that spec (for $(qctl fit --column ... --spec))\n"
     "  --help               this text\n";
 
 static int parse_families(const char *s, unsigned *mask)
@@ -76,17 +87,26 @@ static void print_fits(const char *what, const qc_traffic_fits *f, const char *u
         const qc_fit_result *r = &f->r[f->order[i]];
         printf("    %-9s %12.1f %12.1f %8.4f %9.2f ", qc_fit_family_name(r->dist.family), r->bic,
                r->aic, r->ks, r->ad);
-        for (int j = 0; j < qc_fit_nstored(r->dist.family); j++)
-            printf(" %s=%.4g[%.4g,%.4g]", qc_fit_param_name(r->dist.family, j), r->dist.p[j],
-                   r->lo[j], r->hi[j]);
+        for (int j = 0; j < qc_fit_nstored(r->dist.family); j++) {
+            if (isfinite(r->lo[j]) && isfinite(r->hi[j]))
+                printf(" %s=%.4g[%.4g,%.4g]", qc_fit_param_name(r->dist.family, j), r->dist.p[j],
+                       r->lo[j], r->hi[j]);
+            else
+                printf(" %s=%.4g[no interval]", qc_fit_param_name(r->dist.family, j),
+                       r->dist.p[j]);
+        }
         printf("  (%s)\n", r->ci_method);
     }
     const qc_fit_result *g = &f->r[QC_FIT_GPD];
-    if (g->ok)
+    if (g->ok && isfinite(g->lo[0]) && isfinite(g->hi[0]))
         printf("    tail above %.4g (%.0f%% of values): generalized Pareto xi=%.3f[%.3f,%.3f] "
                "sigma=%.4g, KS %.4f\n",
                g->dist.p[2], 100 * g->dist.p[3], g->dist.p[0], g->lo[0], g->hi[0], g->dist.p[1],
                g->ks);
+    else if (g->ok)
+        printf("    tail above %.4g (%.0f%% of values): generalized Pareto xi=%.3f (no interval: "
+               "the information matrix exists only for xi > -1/2) sigma=%.4g, KS %.4f\n",
+               g->dist.p[2], 100 * g->dist.p[3], g->dist.p[0], g->dist.p[1], g->ks);
 }
 
 static void print_group(const qc_trace_group *g, const qc_traffic_model *m,
@@ -94,12 +114,43 @@ static void print_group(const qc_trace_group *g, const qc_traffic_model *m,
 {
     printf("\n== %s: %zu packets, %s, server port %u\n", g->name, g->n,
            m->proto == 6 ? "tcp" : "udp", m->port);
+    if (m->segments > 1)
+        printf("  segments: %u (gaps over %g s split the capture; not counted as idle)\n",
+               m->segments, m->segment_gap);
     if (isinf(m->threshold))
-        printf("  on/off: none (one session)\n");
+        printf("  on/off: none (one session%s)", m->segments > 1 ? " per segment" : "");
     else
-        printf("  on/off: threshold %.6g s (%s), %zu sessions, %.3g packets per session\n",
+        printf("  on/off: threshold %.6g s (%s), %zu sessions, %.3g packets per session",
                m->threshold, m->threshold_method, rep->sessions,
                (double)g->n / (double)rep->sessions);
+    const qc_traffic_idle_evidence *ev = &m->idle;
+    if (strcmp(ev->rule, "jump") == 0)
+        printf("; rule: empty stretch, ratio %.3g, floor %.3g s, %.3g%% of gaps idle\n",
+               ev->ratio, ev->floor, 100 * ev->idle_fraction);
+    else if (strcmp(ev->rule, "mixture") == 0)
+        printf("; rule: mixture, busy median %.3g s, idle median %.3g s (weight %.3g), floor "
+               "%.3g s, %.3g%% of gaps idle\n",
+               ev->busy_median, ev->idle_median, ev->idle_weight, ev->floor,
+               100 * ev->idle_fraction);
+    else if (strcmp(ev->rule, "none") == 0 && ev->floor > 0)
+        printf("; no idle population above the floor %.3g s (1000 x resolution %.3g s, or 10 x "
+               "median gap)\n",
+               ev->floor, m->resolution);
+    else
+        printf("\n");
+    if (m->opener.emp.m > 0) {
+        double om = 0, prev = 0, im = 0, ip = 0;
+        for (size_t j = 0; j < m->opener.emp.m; j++) {
+            om += m->opener.emp.v[j] * (m->opener.emp.cum[j] - prev);
+            prev = m->opener.emp.cum[j];
+        }
+        for (size_t j = 0; j < m->size.emp.m; j++) {
+            im += m->size.emp.v[j] * (m->size.emp.cum[j] - ip);
+            ip = m->size.emp.cum[j];
+        }
+        printf("  openers: %zu session-opening packets, mean size %.4g bytes (in-session %.4g)\n",
+               rep->sessions, om, im);
+    }
     printf("  rate: source %.6g packets/s, fitted model %.6g, copula model %.6g\n",
            m->src_duration > 0 ? (double)(m->src_packets - 1) / m->src_duration : NAN,
            qc_traffic_model_rate(m, QC_TRAFFIC_FITTED), qc_traffic_model_rate(m, QC_TRAFFIC_COPULA));
@@ -137,10 +188,105 @@ static json_t *summary_model(const qc_traffic_model *m, const qc_traffic_report 
     return j;
 }
 
+/* `fit --column FILE[:COL]`: the families fitted to one column of
+ * numbers, the best printed as a qc_dist spec. The column is read by the
+ * empirical spec's reader, so its messages (FILE:LINE) are the same. */
+static int fit_column(const char *arg, const qc_fit_opts *fo, unsigned families, int json,
+                      int spec_only)
+{
+    char spec[4200];
+    const char *colon = strrchr(arg, ':'), *slash = strrchr(arg, '/');
+    if (strlen(arg) > 4000) {
+        cli_error("--column: file name too long");
+        return QC_EXIT_USAGE;
+    }
+    if (colon && colon[1] != '\0' && (slash == NULL || colon > slash))
+        snprintf(spec, sizeof spec, "empirical:%.*s,%s", (int)(colon - arg), arg, colon + 1);
+    else
+        snprintf(spec, sizeof spec, "empirical:%s", arg);
+    qc_err err = {0};
+    qc_dist emp;
+    int rc = qc_dist_parse(&emp, spec, &err);
+    if (rc != 0) {
+        cli_error("--column: %s", err.msg);
+        return rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+    }
+    qc_fit_data d;
+    if ((rc = qc_fit_data_init(&d, emp.samples, emp.n, &err)) != 0) {
+        cli_error("--column %s: %s", arg, err.msg);
+        qc_dist_free(&emp);
+        return rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+    }
+    qc_traffic_fits f;
+    memset(&f, 0, sizeof f);
+    const unsigned all = ((1u << QC_FIT_NFAMILIES) - 1) & ~(1u << QC_FIT_EMPIRICAL);
+    const unsigned mask = families ? families | (1u << QC_FIT_GPD) : all;
+    rc = qc_fit_all(&d, mask, fo, f.r, f.order, &f.nranked, &err);
+    f.x = emp.samples;
+    f.n = emp.n;
+    if (rc != 0) {
+        cli_error("--column %s: %s", arg, err.msg);
+        rc = cli_exit_code(rc);
+    } else if (f.nranked == 0) {
+        cli_error("--column %s: no family fits these %zu values (%s)", arg, emp.n,
+                  f.r[QC_FIT_LOGNORMAL].why[0] ? f.r[QC_FIT_LOGNORMAL].why : "see --families");
+        rc = QC_EXIT_USAGE;
+    }
+    char best[QC_DIST_FORMAT_MAX] = "";
+    if (rc == 0 && qc_dist_format(&f.r[f.order[0]].dist.d, best, sizeof best) != 0) {
+        cli_error("--column %s: the best family has no spec", arg);
+        rc = QC_EXIT_FAIL;
+    }
+    if (rc == 0 && spec_only) {
+        printf("%s\n", best);
+    } else if (rc == 0 && json) {
+        json_t *o = json_object(), *c = json_array();
+        json_object_set_new(o, "command", json_string("fit --column"));
+        json_object_set_new(o, "column", json_string(arg));
+        json_object_set_new(o, "values", json_integer((json_int_t)emp.n));
+        json_object_set_new(o, "mean", qc_json_real_new(d.mean));
+        json_object_set_new(o, "criterion", json_string(fo->crit == QC_FIT_AIC ? "aic" : "bic"));
+        json_object_set_new(o, "best", json_string(qc_fit_family_name(f.r[f.order[0]].dist.family)));
+        json_object_set_new(o, "spec", json_string(best));
+        for (size_t i = 0; i < f.nranked; i++) {
+            const qc_fit_result *r = &f.r[f.order[i]];
+            char sp[QC_DIST_FORMAT_MAX];
+            json_t *e = json_object();
+            json_object_set_new(e, "family", json_string(qc_fit_family_name(r->dist.family)));
+            json_object_set_new(e, "spec", qc_dist_format(&r->dist.d, sp, sizeof sp) == 0
+                                               ? json_string(sp)
+                                               : json_null());
+            json_object_set_new(e, "loglik", qc_json_real_new(r->loglik));
+            json_object_set_new(e, "bic", qc_json_real_new(r->bic));
+            json_object_set_new(e, "aic", qc_json_real_new(r->aic));
+            json_object_set_new(e, "ks", qc_json_real_new(r->ks));
+            json_object_set_new(e, "mean", qc_json_real_new(qc_fit_mean(&r->dist)));
+            json_object_set_new(e, "ci_method", json_string(r->ci_method ? r->ci_method : "none"));
+            json_array_append_new(c, e);
+        }
+        json_object_set_new(o, "candidates", c);
+        if (qc_json_write(o, NULL, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = QC_EXIT_FAIL;
+        }
+        json_decref(o);
+    } else if (rc == 0) {
+        printf("%s: %zu values, mean %.6g\n", arg, emp.n, d.mean);
+        print_fits("values", &f, "");
+        printf("best by %s: %s\n", fo->crit == QC_FIT_AIC ? "AIC" : "BIC", best);
+    }
+    f.x = NULL;
+    for (int i = 0; i < QC_FIT_NFAMILIES; i++)
+        qc_fit_result_free(&f.r[i]);
+    qc_fit_data_free(&d);
+    qc_dist_free(&emp);
+    return rc;
+}
+
 int cmd_fit(int argc, char **argv)
 {
     enum { O_LABELS = 256, O_SPLIT, O_ACT, O_GAP, O_FAM, O_CRIT, O_CONF, O_GPDQ, O_CPTS, O_MINP,
-           O_OUT, O_CSV, O_REPORT, O_JSON, O_QUIET, O_HELP };
+           O_OUT, O_CSV, O_REPORT, O_JSON, O_QUIET, O_COLUMN, O_SPEC, O_SEGGAP, O_HELP };
     static const struct option longopts[] = {
         {"labels", required_argument, 0, O_LABELS}, {"split", required_argument, 0, O_SPLIT},
         {"activity", required_argument, 0, O_ACT}, {"gap-threshold", required_argument, 0, O_GAP},
@@ -149,11 +295,14 @@ int cmd_fit(int argc, char **argv)
         {"copula-points", required_argument, 0, O_CPTS}, {"min-packets", required_argument, 0, O_MINP},
         {"out", required_argument, 0, O_OUT}, {"csv", required_argument, 0, O_CSV},
         {"report", required_argument, 0, O_REPORT}, {"json", no_argument, 0, O_JSON},
-        {"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
+        {"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, O_HELP},
+        {"column", required_argument, 0, O_COLUMN}, {"spec", no_argument, 0, O_SPEC},
+        {"segment-gap", required_argument, 0, O_SEGGAP}, {0, 0, 0, 0}};
     qc_traffic_fit_opts fo;
     qc_traffic_fit_opts_init(&fo);
     const char *labels = NULL, *activity = NULL, *out = NULL, *csv = NULL, *report = NULL;
-    int split = -1, json = 0, quiet = 0, rc = 0;
+    const char *column = NULL;
+    int split = -1, json = 0, quiet = 0, rc = 0, spec_only = 0;
     uint64_t minp = 50, cpts = 10000;
     opterr = 0;
     optind = 1;
@@ -213,11 +362,32 @@ int cmd_fit(int argc, char **argv)
         case O_REPORT: report = optarg; break;
         case O_JSON: json = 1; break;
         case O_QUIET: quiet = 1; break;
+        case O_COLUMN: column = optarg; break;
+        case O_SPEC: spec_only = 1; break;
+        case O_SEGGAP:
+            if ((rc = cli_double("--segment-gap", optarg, &fo.segment_gap)) == 0 &&
+                !(fo.segment_gap > 0)) {
+                cli_error("--segment-gap: must be > 0 seconds");
+                rc = QC_EXIT_USAGE;
+            }
+            break;
         case O_HELP: fputs(usage, stdout); return 0;
         default: return cli_bad_option("fit", argv[optind - 1]);
         }
         if (rc != 0)
             return rc;
+    }
+    if (column) {
+        if (optind < argc) {
+            cli_error("fit --column: unexpected argument '%s' (see 'qctl fit --help')",
+                      argv[optind]);
+            return QC_EXIT_USAGE;
+        }
+        return fit_column(column, &fo.fit, fo.families, json, spec_only);
+    }
+    if (spec_only) {
+        cli_error("--spec: only with --column");
+        return QC_EXIT_USAGE;
     }
     if (optind >= argc) {
         cli_error("fit: a CAPTURE file is required (see 'qctl fit --help')");
@@ -296,6 +466,12 @@ int cmd_fit(int argc, char **argv)
             break;
         }
         fitted++;
+        if (m.segments > 1 && !quiet)
+            fprintf(stderr,
+                    "qctl: warning: %s: %s: %u segments: %u gap%s over %g s (concatenated or "
+                    "stopped captures) split the packets; not counted as idle periods\n",
+                    capture, g->name, m.segments, m.segments - 1, m.segments > 2 ? "s" : "",
+                    m.segment_gap);
         char *file = NULL;
         if (out) {
             file = cli_model_path(out, g->name);

@@ -4,6 +4,7 @@
  * the fitted-distribution and copula approaches compared with a real
  * capture side by side. */
 #include <getopt.h>
+#include <gsl/gsl_cdf.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -40,13 +41,20 @@ static const char usage[] =
     "                       --validate, the plots of --plot) in one page\n"
     "\n"
     "Validation (--validate CAPTURE): generates as many packets as the capture\n"
-    "holds with the fitted and the copula approach and compares each with it:\n"
+    "holds with the fitted and the copula approach, several times, and compares\n"
+    "each with it:\n"
     "KS on size and gap, Kendall's tau, autocorrelation of counts, Hurst\n"
     "exponent (variance-time). Without --model the model is fitted from the\n"
     "capture itself (in-sample).\n"
     "  --labels FILE, --activity NAME   compare one activity of the capture\n"
     "  --gap-threshold T    as in 'qctl fit' (when fitting here)\n"
-    "  --plot DIR           variance-time, autocorrelation and gap CDF plots\n"
+    "  --segment-gap T      as in 'qctl fit' (default 3600 s)\n"
+    "  --realisations N     generated sequences per approach (default 10; seeds S,\n"
+    "                       S+1, ...): each metric's mean and 95% interval, and an\n"
+    "                       approach called closer only when its interval of the\n"
+    "                       distance to the capture lies wholly below the other's\n"
+    "  --plot DIR           variance-time, autocorrelation and gap CDF plots (of the\n"
+    "                       first realisation)\n"
     "  --help               this text\n";
 
 /* Where --report writes, and the command line it shows. */
@@ -213,22 +221,85 @@ static int generate(mix *x, const qc_traffic_gen_opts *o, const char *output, qc
 
 /* ---- validation ---------------------------------------------------------- */
 
+/* Each metric over the realisations: per approach its mean and a 95%
+ * Student-t interval of the mean, and the same for its distance to the
+ * capture (|value - real|, or the value itself for a distance metric).
+ * The packet rate is (n - 1) / mean duration, its interval that of the
+ * mean duration turned over: the mean of per-realisation rates would be
+ * biased upwards (E[1/D] > 1/E[D]), by 25% on a game capture's 1000
+ * packets of strongly correlated gaps.
+ * An approach is "closer" only when its distance interval lies wholly
+ * below the other's: one realisation is noise (a Hurst exponent or an
+ * autocorrelation from 2000 packets moves by 0.1 from seed to seed). */
+#define NMETRICS 10
+
+typedef struct vstat {
+    double mean, lo, hi; /* NAN when fewer than 2 finite values */
+    size_t n;            /* finite values */
+} vstat;
+
 typedef struct vrow {
     const char *name;
-    double real, fit, cop; /* real NAN: the values are distances already */
+    double real;        /* NAN: the values are distances already */
+    double per;         /* > 0: the values are durations, shown as per / mean */
+    double *x[2];       /* per realisation: fitted, copula */
+    vstat v[2], d[2];   /* values and distances */
+    const char *closer;
 } vrow;
 
-static const char *closer(const vrow *r)
+static void summarise(const double *x, size_t n, vstat *s)
 {
-    const double a = isnan(r->real) ? r->fit : fabs(r->fit - r->real);
-    const double b = isnan(r->real) ? r->cop : fabs(r->cop - r->real);
-    if (!isfinite(a) && !isfinite(b))
-        return "-";
-    if (!isfinite(a) || b < a)
-        return "copula";
-    if (!isfinite(b) || a < b)
-        return "fitted";
-    return "tie";
+    double sum = 0, ss = 0;
+    s->n = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i])) {
+            sum += x[i];
+            s->n++;
+        }
+    s->mean = s->n ? sum / (double)s->n : NAN;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i]))
+            ss += (x[i] - s->mean) * (x[i] - s->mean);
+    s->lo = s->hi = NAN;
+    if (s->n >= 2) {
+        const double se = sqrt(ss / (double)(s->n - 1) / (double)s->n);
+        const double q = gsl_cdf_tdist_Pinv(0.975, (double)(s->n - 1));
+        s->lo = s->mean - q * se;
+        s->hi = s->mean + q * se;
+    }
+}
+
+static void row_finish(vrow *r, size_t n)
+{
+    double *d = malloc((n ? n : 1) * sizeof *d);
+    for (int a = 0; a < 2; a++) {
+        summarise(r->x[a], n, &r->v[a]);
+        if (d == NULL) {
+            r->d[a] = r->v[a];
+            continue;
+        }
+        for (size_t k = 0; k < n; k++)
+            d[k] = isnan(r->real) ? r->x[a][k] : fabs(r->x[a][k] - r->real);
+        summarise(d, n, &r->d[a]);
+    }
+    free(d);
+    if (r->per > 0) /* a rate: the packets over the mean duration */
+        for (int a = 0; a < 2; a++) {
+            vstat *v = &r->v[a];
+            const double m = v->mean, lo = v->lo, hi = v->hi;
+            v->mean = m > 0 ? r->per / m : NAN;
+            v->lo = hi > 0 ? r->per / hi : NAN;
+            v->hi = lo > 0 ? r->per / lo : (isnan(lo) ? NAN : INFINITY);
+        }
+    const vstat *f = &r->d[0], *c = &r->d[1];
+    if (isnan(f->lo) || isnan(c->lo))
+        r->closer = f->n == 0 && c->n == 0 ? "no values" : "undecided";
+    else if (f->hi < c->lo)
+        r->closer = "fitted";
+    else if (c->hi < f->lo)
+        r->closer = "copula";
+    else
+        r->closer = "overlap";
 }
 
 static double acf_rms(const qc_traffic_stats *a, const qc_traffic_stats *b)
@@ -243,25 +314,50 @@ static double acf_rms(const qc_traffic_stats *a, const qc_traffic_stats *b)
     return n ? sqrt(s / n) : NAN;
 }
 
+static json_t *num_or_null(double x)
+{
+    return isfinite(x) ? qc_json_real_new(x) : json_null();
+}
+
+static json_t *vstat_json(const vstat *s)
+{
+    json_t *o = json_object(), *ci = json_array();
+    json_object_set_new(o, "mean", num_or_null(s->mean));
+    json_array_append_new(ci, num_or_null(s->lo));
+    json_array_append_new(ci, num_or_null(s->hi));
+    json_object_set_new(o, "ci95", ci);
+    json_object_set_new(o, "n", json_integer((json_int_t)s->n));
+    return o;
+}
+
 /* The validation summary of --json and --report. */
-static json_t *validation_json(const char *capture, const qc_trace *tr, const char *name,
+static json_t *validation_json(const char *capture, const qc_trace *tr, const qc_traffic_model *m,
                                const char *model_file, size_t packets, double bin,
-                               const vrow *rows, size_t nrows, const int wins[2])
+                               unsigned realisations, size_t segments, const vrow *rows,
+                               size_t nrows, const int wins[2])
 {
     json_t *s = json_object(), *mt = json_object();
     json_object_set_new(s, "command", json_string("gen --validate"));
     json_object_set_new(s, "capture", cli_trace_json(capture, tr));
-    json_object_set_new(s, "activity", json_string(name));
+    json_object_set_new(s, "activity", json_string(m->name));
     json_object_set_new(s, "model", model_file ? json_string(model_file) : json_string("fitted in-sample"));
     json_object_set_new(s, "packets", json_integer((json_int_t)packets));
+    json_object_set_new(s, "segments", json_integer((json_int_t)segments));
+    json_object_set_new(s, "realisations", json_integer(realisations));
     json_object_set_new(s, "bin_seconds", qc_json_real_new(bin));
+    json_t *mr = json_object();
+    json_object_set_new(mr, "fitted", num_or_null(qc_traffic_model_rate(m, QC_TRAFFIC_FITTED)));
+    json_object_set_new(mr, "copula", num_or_null(qc_traffic_model_rate(m, QC_TRAFFIC_COPULA)));
+    json_object_set_new(s, "model_packets_per_second", mr);
     for (size_t i = 0; i < nrows; i++) {
         json_t *r = json_object();
         if (!isnan(rows[i].real))
-            json_object_set_new(r, "real", qc_json_real_new(rows[i].real));
-        json_object_set_new(r, "fitted", qc_json_real_new(rows[i].fit));
-        json_object_set_new(r, "copula", qc_json_real_new(rows[i].cop));
-        json_object_set_new(r, "closer", json_string(closer(&rows[i])));
+            json_object_set_new(r, "real", num_or_null(rows[i].real));
+        json_object_set_new(r, "fitted", vstat_json(&rows[i].v[0]));
+        json_object_set_new(r, "copula", vstat_json(&rows[i].v[1]));
+        json_object_set_new(r, "fitted_distance", vstat_json(&rows[i].d[0]));
+        json_object_set_new(r, "copula_distance", vstat_json(&rows[i].d[1]));
+        json_object_set_new(r, "closer", json_string(rows[i].closer));
         json_object_set_new(mt, rows[i].name, r);
     }
     json_object_set_new(s, "metrics", mt);
@@ -274,9 +370,21 @@ static json_t *validation_json(const char *capture, const qc_trace *tr, const ch
 
 static const char *const validation_plots[] = {"variance_time", "acf_counts", "gap_cdf"};
 
+/* "12.34 [11.9, 12.8]" or "12.34" or "no value" into buf. */
+static const char *fmt_stat(const vstat *s, char *buf, size_t len)
+{
+    if (!isfinite(s->mean))
+        snprintf(buf, len, "no value");
+    else if (isnan(s->lo))
+        snprintf(buf, len, "%.4g", s->mean);
+    else
+        snprintf(buf, len, "%.4g [%.4g, %.4g]", s->mean, s->lo, s->hi);
+    return buf;
+}
+
 static int validate(const char *capture, const char *model_file, const char *labels,
-                    const char *activity, const qc_traffic_fit_opts *fo, uint64_t seed, int json,
-                    const char *plot_dir, const report_ctx *rep)
+                    const char *activity, const qc_traffic_fit_opts *fo, uint64_t seed,
+                    unsigned realisations, int json, const char *plot_dir, const report_ctx *rep)
 {
     qc_err err = {0};
     qc_trace tr;
@@ -317,65 +425,109 @@ static int validate(const char *capture, const char *model_file, const char *lab
         goto end_groups;
     }
     double *t = malloc(g->n * sizeof *t);
+    int64_t *ns = malloc(g->n * sizeof *ns);
     uint32_t *sz = malloc(g->n * sizeof *sz);
+    double *vals = calloc(2 * NMETRICS * (size_t)realisations, sizeof *vals);
     qc_traffic_validation v;
     memset(&v, 0, sizeof v);
-    if (!t || !sz) {
+    if (!t || !ns || !sz || !vals) {
         cli_error("out of memory");
         rc = QC_EXIT_FAIL;
         goto end_model;
     }
     for (size_t i = 0; i < g->n; i++) {
-        t[i] = tr.pkt[g->idx[i]].t;
+        ns[i] = tr.pkt[g->idx[i]].ns;
         sz[i] = tr.pkt[g->idx[i]].size;
     }
-    if ((rc = qc_traffic_validate(&m, t, sz, g->n, seed, &v, &err)) != 0) {
-        cli_error("gen --validate: %s", err.msg);
-        rc = rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
-        goto end_model;
+    /* The capture's segments joined end to end, as the model sees them. */
+    size_t segments = 1;
+    const double seg_gap = m.segment_gap > 0 ? m.segment_gap : fo->segment_gap;
+    qc_traffic_join_segments(ns, g->n, seg_gap, t, &segments);
+    if (segments > 1)
+        fprintf(stderr,
+                "qctl: warning: %s: %zu segments (gaps over %g s removed); the real "
+                "statistics are of the segments joined end to end\n",
+                capture, segments, seg_gap);
+    static const char *const names[NMETRICS] = {
+        "packets_per_second", "mean_size",         "ks_size",          "ks_gap",
+        "kendall_size_gap",   "kendall_size_lag1", "kendall_gap_lag1", "acf_counts_lag1",
+        "acf_counts_rms_diff", "hurst"};
+    vrow rows[NMETRICS];
+    memset(rows, 0, sizeof rows);
+    for (size_t i = 0; i < NMETRICS; i++) {
+        rows[i].name = names[i];
+        rows[i].real = i == 2 || i == 3 || i == 8 ? NAN : 0; /* NAN: distances */
     }
-    const qc_traffic_stats *R = &v.real, *F = &v.gen[0], *C = &v.gen[1];
-    const vrow rows[] = {
-        {"packets_per_second", R->rate, F->rate, C->rate},
-        {"mean_size", R->mean_size, F->mean_size, C->mean_size},
-        {"ks_size", NAN, v.ks_size[0], v.ks_size[1]},
-        {"ks_gap", NAN, v.ks_gap[0], v.ks_gap[1]},
-        {"kendall_size_gap", R->tau_sg, F->tau_sg, C->tau_sg},
-        {"kendall_size_lag1", R->tau_ss, F->tau_ss, C->tau_ss},
-        {"kendall_gap_lag1", R->tau_gg, F->tau_gg, C->tau_gg},
-        {"acf_counts_lag1", R->acf[1], F->acf[1], C->acf[1]},
-        {"acf_counts_rms_diff", NAN, acf_rms(F, R), acf_rms(C, R)},
-        {"hurst", R->hurst, F->hurst, C->hurst},
-    };
-    const size_t nrows = sizeof rows / sizeof rows[0];
+    for (size_t i = 0; i < NMETRICS; i++)
+        for (int a = 0; a < 2; a++)
+            rows[i].x[a] = vals + (2 * i + (size_t)a) * realisations;
+    for (unsigned k = 0; k < realisations; k++) {
+        qc_traffic_validation vk;
+        if ((rc = qc_traffic_validate(&m, t, sz, g->n, seed + k, &vk, &err)) != 0) {
+            cli_error("gen --validate: %s", err.msg);
+            rc = rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+            goto end_model;
+        }
+        const qc_traffic_stats *R = &vk.real;
+        const double real[NMETRICS] = {R->duration, R->mean_size, NAN,      NAN,
+                                       R->tau_sg, R->tau_ss,    R->tau_gg,  R->acf[1],
+                                       NAN,       R->hurst};
+        for (int a = 0; a < 2; a++) {
+            const qc_traffic_stats *G = &vk.gen[a];
+            const double x[NMETRICS] = {G->duration,  G->mean_size,    vk.ks_size[a],
+                                        vk.ks_gap[a], G->tau_sg,       G->tau_ss,
+                                        G->tau_gg,    G->acf[1],       acf_rms(G, R),
+                                        G->hurst};
+            for (size_t i = 0; i < NMETRICS; i++)
+                rows[i].x[a][k] = x[i];
+        }
+        for (size_t i = 0; i < NMETRICS; i++)
+            if (!isnan(rows[i].real))
+                rows[i].real = real[i];
+        if (k == 0)
+            v = vk; /* the first realisation is plotted */
+        else
+            qc_traffic_validation_free(&vk);
+    }
     int wins[2] = {0, 0};
-    for (size_t i = 0; i < nrows; i++) {
-        const char *w = closer(&rows[i]);
-        wins[0] += strcmp(w, "fitted") == 0;
-        wins[1] += strcmp(w, "copula") == 0;
+    rows[0].per = (double)(g->n - 1);
+    for (size_t i = 0; i < NMETRICS; i++) {
+        row_finish(&rows[i], realisations);
+        if (i == 0)
+            rows[0].real = rows[0].real > 0 ? rows[0].per / rows[0].real : NAN;
+        wins[0] += strcmp(rows[i].closer, "fitted") == 0;
+        wins[1] += strcmp(rows[i].closer, "copula") == 0;
     }
+    const double bin = v.real.bin;
     if (json) {
-        json_t *s = validation_json(capture, &tr, m.name, model_file, g->n, R->bin, rows, nrows,
-                                    wins);
+        json_t *s = validation_json(capture, &tr, &m, model_file, g->n, bin, realisations,
+                                    segments, rows, NMETRICS, wins);
         if (qc_json_write(s, NULL, &err) != 0) {
             cli_error("%s", err.msg);
             rc = QC_EXIT_FAIL;
         }
         json_decref(s);
     } else {
-        printf("validation of '%s' against %s (%zu packets; %s; count bins of %.4g s)\n",
-               m.name, capture, g->n, model_file ? model_file : "model fitted in-sample", R->bin);
-        printf("%-22s %12s %12s %12s   %s\n", "metric", "real", "fitted", "copula", "closer");
-        for (size_t i = 0; i < nrows; i++) {
+        printf("validation of '%s' against %s (%zu packets; %s; %u realisations, mean and 95%% "
+               "interval; count bins of %.4g s)\n",
+               m.name, capture, g->n, model_file ? model_file : "model fitted in-sample",
+               realisations, bin);
+        printf("%-20s %11s  %-32s %-32s %s\n", "metric", "real", "fitted", "copula", "closer");
+        for (size_t i = 0; i < NMETRICS; i++) {
+            char a[64], b[64], r[32];
             if (isnan(rows[i].real))
-                printf("%-22s %12s %12.4g %12.4g   %s\n", rows[i].name, "(distance)",
-                       rows[i].fit, rows[i].cop, closer(&rows[i]));
+                snprintf(r, sizeof r, "(distance)");
+            else if (!isfinite(rows[i].real))
+                snprintf(r, sizeof r, "no value");
             else
-                printf("%-22s %12.4g %12.4g %12.4g   %s\n", rows[i].name, rows[i].real,
-                       rows[i].fit, rows[i].cop, closer(&rows[i]));
+                snprintf(r, sizeof r, "%.4g", rows[i].real);
+            printf("%-20s %11s  %-32s %-32s %s\n", rows[i].name, r,
+                   fmt_stat(&rows[i].v[0], a, sizeof a), fmt_stat(&rows[i].v[1], b, sizeof b),
+                   rows[i].closer);
         }
-        printf("closer to the capture: copula on %d, fitted on %d of %zu metrics\n", wins[1],
-               wins[0], nrows);
+        printf("closer to the capture (distance intervals apart): copula on %d, fitted on %d of "
+               "%d metrics\n",
+               wins[1], wins[0], NMETRICS);
     }
     if (rc == 0 && plot_dir) {
         if (qc_mkdir_p(plot_dir, &err) != 0) {
@@ -388,8 +540,8 @@ static int validate(const char *capture, const char *model_file, const char *lab
     if (rc == 0 && rep->dir) {
         if (qc_plot_available())
             rc = cli_validation_plots(rep->dir, &v, t, g->n);
-        json_t *s = validation_json(capture, &tr, m.name, model_file, g->n, R->bin, rows, nrows,
-                                    wins);
+        json_t *s = validation_json(capture, &tr, &m, model_file, g->n, bin, realisations,
+                                    segments, rows, NMETRICS, wins);
         if (rc == 0)
             rc = cli_report_write(rep->dir, "gen", rep->argc, rep->argv, s, validation_plots, 3);
         json_decref(s);
@@ -397,7 +549,9 @@ static int validate(const char *capture, const char *model_file, const char *lab
 end_model:
     qc_traffic_validation_free(&v);
     free(t);
+    free(ns);
     free(sz);
+    free(vals);
     qc_traffic_model_free(&m);
 end_groups:
     qc_trace_groups_free(gs.g, gs.n);
@@ -408,7 +562,7 @@ end_groups:
 int cmd_gen(int argc, char **argv)
 {
     enum { O_MODEL = 256, O_USERS, O_DUR, O_PKTS, O_OUT, O_FMT, O_SNAP, O_APP, O_SEED, O_JSON,
-           O_VAL, O_LABELS, O_ACT, O_GAP, O_PLOT, O_REPORT, O_HELP };
+           O_VAL, O_LABELS, O_ACT, O_GAP, O_PLOT, O_REPORT, O_REAL, O_SEGGAP, O_HELP };
     static const struct option longopts[] = {
         {"model", required_argument, 0, O_MODEL}, {"users", required_argument, 0, O_USERS},
         {"duration", required_argument, 0, O_DUR}, {"packets", required_argument, 0, O_PKTS},
@@ -418,7 +572,9 @@ int cmd_gen(int argc, char **argv)
         {"validate", required_argument, 0, O_VAL}, {"labels", required_argument, 0, O_LABELS},
         {"activity", required_argument, 0, O_ACT}, {"gap-threshold", required_argument, 0, O_GAP},
         {"plot", required_argument, 0, O_PLOT}, {"help", no_argument, 0, O_HELP},
-        {"report", required_argument, 0, O_REPORT}, {0, 0, 0, 0}};
+        {"report", required_argument, 0, O_REPORT},
+        {"realisations", required_argument, 0, O_REAL},
+        {"segment-gap", required_argument, 0, O_SEGGAP}, {0, 0, 0, 0}};
     mix x = {0};
     qc_traffic_gen_opts o;
     qc_traffic_gen_opts_init(&o);
@@ -426,7 +582,7 @@ int cmd_gen(int argc, char **argv)
     qc_traffic_fit_opts_init(&fo);
     const char *users = NULL, *output = NULL, *format = NULL, *validate_cap = NULL;
     const char *labels = NULL, *activity = NULL, *plot_dir = NULL, *model_file = NULL;
-    unsigned snaplen = 65535;
+    unsigned snaplen = 65535, realisations = 10;
     int json = 0, rc = 0;
     report_ctx rep = {NULL, argc, argv};
     opterr = 0;
@@ -483,6 +639,20 @@ int cmd_gen(int argc, char **argv)
         case O_GAP: rc = cli_gap_threshold(optarg, &fo.threshold); break;
         case O_PLOT: plot_dir = optarg; break;
         case O_REPORT: rep.dir = optarg; break;
+        case O_REAL:
+            if ((rc = cli_uint("--realisations", optarg, &realisations)) == 0 &&
+                (realisations < 1 || realisations > 1000)) {
+                cli_error("--realisations: must be in [1, 1000]");
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_SEGGAP:
+            if ((rc = cli_double("--segment-gap", optarg, &fo.segment_gap)) == 0 &&
+                !(fo.segment_gap > 0)) {
+                cli_error("--segment-gap: must be > 0 seconds");
+                rc = QC_EXIT_USAGE;
+            }
+            break;
         case O_HELP: mix_free(&x); fputs(usage, stdout); return 0;
         default: mix_free(&x); return cli_bad_option("gen", argv[optind - 1]);
         }
@@ -506,8 +676,8 @@ int cmd_gen(int argc, char **argv)
             return QC_EXIT_USAGE;
         }
         mix_free(&x);
-        return validate(validate_cap, model_file, labels, activity, &fo, o.seed, json, plot_dir,
-                        &rep);
+        return validate(validate_cap, model_file, labels, activity, &fo, o.seed, realisations,
+                        json, plot_dir, &rep);
     }
     if (x.n == 0) {
         cli_error("gen: --model is required (see 'qctl gen --help')");

@@ -60,7 +60,9 @@ static const char usage[] =
     "\n"
     "Distribution specs: exp:RATE det:VALUE uniform:A,B erlang:K,RATE\n"
     "  hyperexp:P1,R1,P2,R2 gamma:SHAPE,SCALE lognormal:MU,SIGMA\n"
-    "  weibull:SHAPE,SCALE pareto:ALPHA,XM bpareto:ALPHA,L,H empirical:FILE[,COL]\n";
+    "  weibull:SHAPE,SCALE pareto:ALPHA,XM bpareto:ALPHA,L,H empirical:FILE[,COL]\n"
+    "  lnmix:W1,MU1,SIGMA1,W2,MU2,SIGMA2[,W3,MU3,SIGMA3] expmix:W1,R1,W2,R2[,W3,R3]\n"
+    "  gpd:XI,SIGMA,U (a fitted one: qctl fit --column FILE[:COL] --spec)\n";
 
 typedef struct opts {
     const char *arrival, *service;

@@ -2,7 +2,8 @@
 /* dist.c: distributions named by a text spec: parsing, sampling, moments,
  * CDF and quantiles.
  *
- * A qc_dist is a tagged value: a kind and up to four parameters, checked
+ * A qc_dist is a tagged value: a kind and up to nine parameters (a
+ * three-component lognormal mixture, as 'qctl fit' finds them), checked
  * once at parse time so that every later call may assume them valid. All
  * the kinds describe times or sizes, so every support lies in [0, inf):
  * that is why det and uniform refuse negative values, and why the parser,
@@ -95,7 +96,7 @@ typedef struct dist_def {
     const char *name;
     qc_dist_kind kind;
     int nfield;           /* empirical: 0, parsed apart */
-    const char *field[4]; /* names used in messages */
+    const char *field[QC_DIST_MAXPAR]; /* names used in messages */
     const char *usage;
 } dist_def;
 
@@ -111,7 +112,26 @@ static const dist_def dist_defs[] = {
     {"pareto", QC_DIST_PARETO, 2, {"ALPHA", "XM"}, "ALPHA,XM"},
     {"bpareto", QC_DIST_BPARETO, 3, {"ALPHA", "L", "H"}, "ALPHA,L,H"},
     {"empirical", QC_DIST_EMPIRICAL, 0, {"FILE", "COL"}, "FILE[,COL]"},
+    /* Mixtures take 2 or 3 components: nfield is the most, parse_spec
+     * also accepts two groups. */
+    {"lnmix", QC_DIST_LNMIX, 9, {"W1", "MU1", "SIGMA1", "W2", "MU2", "SIGMA2", "W3", "MU3", "SIGMA3"},
+     "W1,MU1,SIGMA1,W2,MU2,SIGMA2[,W3,MU3,SIGMA3]"},
+    {"expmix", QC_DIST_EXPMIX, 6, {"W1", "R1", "W2", "R2", "W3", "R3"}, "W1,R1,W2,R2[,W3,R3]"},
+    {"gpd", QC_DIST_GPD, 3, {"XI", "SIGMA", "U"}, "XI,SIGMA,U"},
 };
+
+/* Fields per component of a mixture (0 for other kinds). */
+static int mix_group(qc_dist_kind kind)
+{
+    return kind == QC_DIST_LNMIX ? 3 : kind == QC_DIST_EXPMIX ? 2 : 0;
+}
+
+/* Components of a mixture: 3 when the third's SIGMA or R is set (> 0). */
+static int mix_ncomp(const qc_dist *d)
+{
+    const int g = mix_group(d->kind);
+    return d->p[2 * g + g - 1] > 0 ? 3 : 2;
+}
 
 #define QC_NDEFS (sizeof dist_defs / sizeof dist_defs[0])
 
@@ -178,6 +198,7 @@ static void char_repr(char out[8], unsigned char ch)
 typedef struct parse_ctx {
     const char *spec;
     qc_err *err;
+    int k; /* mixtures: components, once the fields are counted */
 } parse_ctx;
 
 static int spec_error(const parse_ctx *c, int code, const char *fmt, ...)
@@ -342,6 +363,29 @@ static int check_range(const parse_ctx *c, const dist_def *def, const double *p)
         if (!(p[2] > p[1]))
             return spec_error(c, QC_ERANGE, "field 3 (H) must be > L (%.17g), got %.17g", p[1],
                               p[2]);
+        return 0;
+    case QC_DIST_LNMIX:
+    case QC_DIST_EXPMIX: {
+        const int g = mix_group(def->kind), k = c->k;
+        double wsum = 0;
+        for (int j = 0; j < k; j++) {
+            if ((rc = need_probability(c, def, p, g * j)))
+                return rc;
+            wsum += p[g * j];
+            /* lnmix: MU any finite number, SIGMA > 0; expmix: R > 0 */
+            if ((rc = need_positive(c, def, p, g * j + g - 1)))
+                return rc;
+        }
+        if (fabs(wsum - 1) > QC_HYPEREXP_TOL)
+            return spec_error(c, QC_ERANGE, "the weights must sum to 1 (within %g), got %.17g",
+                              QC_HYPEREXP_TOL, wsum);
+        return 0;
+    }
+    case QC_DIST_GPD:
+        if ((rc = need_positive(c, def, p, 1)))
+            return rc;
+        if (!(p[2] >= 0))
+            return spec_error(c, QC_ERANGE, "field 3 (U) must be >= 0, got %.17g", p[2]);
         return 0;
     case QC_DIST_NONE:
     case QC_DIST_EMPIRICAL:
@@ -637,7 +681,7 @@ static void known_names(char *out, size_t size)
     }
 }
 
-static int parse_spec(const parse_ctx *c, qc_dist *d)
+static int parse_spec(parse_ctx *c, qc_dist *d)
 {
     const char *spec = c->spec;
     const size_t len = strlen(spec);
@@ -670,10 +714,16 @@ static int parse_spec(const parse_ctx *c, qc_dist *d)
         for (size_t i = beg; i < len; i++)
             nf += spec[i] == ',';
     }
-    if (nf != def->nfield)
+    const int grp = mix_group(def->kind);
+    if (grp > 0 ? nf != 2 * grp && nf != 3 * grp : nf != def->nfield) {
+        if (grp > 0)
+            return spec_error(c, QC_EPARSE, "%s takes %d or %d fields (%s), got %d", def->name,
+                              2 * grp, 3 * grp, def->usage, nf);
         return spec_error(c, QC_EPARSE, "%s takes %d field%s (%s), got %d", def->name,
                           def->nfield, def->nfield == 1 ? "" : "s", def->usage, nf);
-    double p[4] = {0, 0, 0, 0};
+    }
+    c->k = grp > 0 ? nf / grp : 0;
+    double p[QC_DIST_MAXPAR] = {0};
     size_t fb = beg;
     for (int i = 0; i < nf; i++) {
         const char *comma = memchr(spec + fb, ',', len - fb);
@@ -701,7 +751,7 @@ int qc_dist_parse(qc_dist *d, const char *spec, qc_err *err)
     memset(d, 0, sizeof *d);
     if (spec == NULL)
         return qc_err_set(err, QC_EINVAL, "qc_dist_parse: no spec");
-    const parse_ctx c = {spec, err};
+    parse_ctx c = {spec, err, 0};
     const int rc = parse_spec(&c, d);
     if (rc != 0)
         memset(d, 0, sizeof *d); /* parse_spec fills d only on success */
@@ -770,6 +820,19 @@ int qc_dist_format(const qc_dist *d, char *buf, size_t size)
     int w;
     if (d->kind == QC_DIST_EMPIRICAL) {
         w = snprintf(buf, size, "empirical:%zu samples", d->n);
+    } else if (mix_group(d->kind) > 0) {
+        const int nf = mix_group(d->kind) * mix_ncomp(d);
+        size_t o = 0;
+        w = snprintf(buf, size, "%s:", def->name);
+        for (int i = 0; i < nf && w >= 0; i++) {
+            char num[32];
+            shortest(num, d->p[i]);
+            o += (size_t)w;
+            w = snprintf(o < size ? buf + o : NULL, o < size ? size - o : 0, "%s%s",
+                         i ? "," : "", num);
+        }
+        if (w >= 0)
+            w += (int)o;
     } else {
         char num[4][32];
         for (int i = 0; i < def->nfield; i++)
@@ -970,6 +1033,89 @@ static double empirical_mean(const qc_dist *d)
     return s;
 }
 
+/* Mixtures and the GPD, for the fitted models of traffic and of
+ * latency logs (qctl fit). Component j of a mixture has weight p[g j]
+ * and its parameters after it (g = 3 for lnmix, 2 for expmix). */
+static double mix_mean(const qc_dist *d)
+{
+    const double *p = d->p;
+    double m = 0;
+    for (int j = 0; j < mix_ncomp(d); j++)
+        if (p[mix_group(d->kind) * j] > 0)
+            m += d->kind == QC_DIST_LNMIX
+                     ? p[3 * j] * exp(p[3 * j + 1] + p[3 * j + 2] * p[3 * j + 2] / 2)
+                     : p[2 * j] / p[2 * j + 1];
+    return m;
+}
+
+static double mix_var(const qc_dist *d)
+{
+    const double *p = d->p;
+    double m2 = 0;
+    for (int j = 0; j < mix_ncomp(d); j++)
+        if (p[mix_group(d->kind) * j] > 0)
+            m2 += d->kind == QC_DIST_LNMIX
+                  ? p[3 * j] * exp(2 * p[3 * j + 1] + 2 * p[3 * j + 2] * p[3 * j + 2])
+                  : 2 * p[2 * j] / (p[2 * j + 1] * p[2 * j + 1]);
+    if (isinf(m2))
+        return INFINITY;
+    const double m = mix_mean(d), v = m2 - m * m;
+    return v > 0 ? v : 0;
+}
+
+static double mix_cdf(const qc_dist *d, double x)
+{
+    const double *p = d->p;
+    if (!(x > 0))
+        return 0.0;
+    double f = 0;
+    for (int j = 0; j < mix_ncomp(d); j++)
+        if (p[mix_group(d->kind) * j] > 0)
+            f += d->kind == QC_DIST_LNMIX
+                     ? p[3 * j] * gsl_cdf_lognormal_P(x, p[3 * j + 1], p[3 * j + 2])
+                     : p[2 * j] * -expm1(-p[2 * j + 1] * x);
+    return f < 1 ? f : 1.0;
+}
+
+static double mix_sample(const qc_dist *d, qc_rng *r)
+{
+    const double *p = d->p;
+    const int g = mix_group(d->kind);
+    const double u = qc_rng_u01(r);
+    double acc = 0;
+    const int k = mix_ncomp(d);
+    int j = k - 1; /* the last takes what rounding leaves */
+    for (int i = 0; i < k - 1; i++)
+        if (u < (acc += p[g * i])) {
+            j = i;
+            break;
+        }
+    if (d->kind == QC_DIST_LNMIX)
+        return gsl_ran_lognormal(qc_rng_gsl(r), p[3 * j + 1], p[3 * j + 2]);
+    return qc_rng_exp(r, p[2 * j + 1]);
+}
+
+/* GPD quantile: U + SIGMA ((1 - q)^-XI - 1) / XI, as -log1p for XI = 0. */
+static double gpd_inv(const double *p, double q)
+{
+    if (p[0] == 0)
+        return p[2] - p[1] * log1p(-q);
+    return p[2] + p[1] * expm1(-p[0] * log1p(-q)) / p[0];
+}
+
+static double gpd_cdf(const double *p, double x)
+{
+    const double y = x - p[2];
+    if (!(y > 0))
+        return 0.0;
+    if (p[0] == 0)
+        return -expm1(-y / p[1]);
+    const double t = 1 + p[0] * y / p[1];
+    if (!(t > 0))
+        return 1.0; /* beyond the end of a bounded support (XI < 0) */
+    return -expm1(-log(t) / p[0]);
+}
+
 double qc_dist_mean(const qc_dist *d)
 {
     const double *p = d->p;
@@ -999,6 +1145,11 @@ double qc_dist_mean(const qc_dist *d)
         return bpareto_moment(p, 1);
     case QC_DIST_EMPIRICAL:
         return d->n ? empirical_mean(d) : NAN;
+    case QC_DIST_LNMIX:
+    case QC_DIST_EXPMIX:
+        return mix_mean(d);
+    case QC_DIST_GPD:
+        return p[0] < 1 ? p[2] + p[1] / (1 - p[0]) : INFINITY;
     case QC_DIST_NONE:
         break;
     }
@@ -1077,6 +1228,13 @@ double qc_dist_var(const qc_dist *d)
         }
         return s;
     }
+    case QC_DIST_LNMIX:
+    case QC_DIST_EXPMIX:
+        return mix_var(d);
+    case QC_DIST_GPD:
+        if (p[0] >= 0.5)
+            return INFINITY;
+        return p[1] * p[1] / ((1 - p[0]) * (1 - p[0]) * (1 - 2 * p[0]));
     case QC_DIST_NONE:
         break;
     }
@@ -1137,6 +1295,11 @@ double qc_dist_cdf(const qc_dist *d, double x)
         return bpareto_cdf(p, x);
     case QC_DIST_EMPIRICAL:
         return d->n ? (double)count_le(d, x) / (double)d->n : NAN;
+    case QC_DIST_LNMIX:
+    case QC_DIST_EXPMIX:
+        return mix_cdf(d, x);
+    case QC_DIST_GPD:
+        return gpd_cdf(p, x);
     case QC_DIST_NONE:
         break;
     }
@@ -1209,6 +1372,8 @@ static double support_end(const qc_dist *d, int upper)
         return upper ? p[2] : p[1];
     case QC_DIST_EMPIRICAL:
         return d->n ? d->samples[upper ? d->n - 1 : 0] : NAN;
+    case QC_DIST_GPD:
+        return upper ? (p[0] < 0 ? p[2] - p[1] / p[0] : INFINITY) : p[2];
     case QC_DIST_NONE:
         return NAN;
     default:
@@ -1233,7 +1398,11 @@ double qc_dist_quantile(const qc_dist *d, double q)
     case QC_DIST_ERLANG:
     case QC_DIST_GAMMA:
     case QC_DIST_HYPEREXP:
+    case QC_DIST_LNMIX:
+    case QC_DIST_EXPMIX:
         return invert_cdf(d, q);
+    case QC_DIST_GPD:
+        return gpd_inv(p, q);
     case QC_DIST_LOGNORMAL:
         return gsl_cdf_lognormal_Pinv(q, p[0], p[1]);
     case QC_DIST_WEIBULL:
@@ -1305,6 +1474,11 @@ double qc__dist_sample_slow(const qc_dist *d, qc_rng *r)
             i = d->n - 1;
         return d->samples[i];
     }
+    case QC_DIST_LNMIX:
+    case QC_DIST_EXPMIX:
+        return mix_sample(d, r);
+    case QC_DIST_GPD:
+        return gpd_inv(p, qc_rng_u01(r));
     case QC_DIST_NONE:
         break;
     }

@@ -348,12 +348,29 @@ int qc_fit_dist_set(qc_fit_dist *m, qc_fit_family f, const double *p, int np, qc
         d->p[0] = p[0];
         d->p[1] = p[1];
         break;
+    case QC_FIT_LNMIX2:
+    case QC_FIT_LNMIX3:
+        d->kind = QC_DIST_LNMIX; /* grouped by component: w, mu, sigma */
+        for (int j = 0; j < k; j++) {
+            d->p[3 * j] = m->p[j];
+            d->p[3 * j + 1] = m->p[k + j];
+            d->p[3 * j + 2] = m->p[2 * k + j];
+        }
+        break;
     case QC_FIT_EXPMIX2:
-        d->kind = QC_DIST_HYPEREXP;
-        d->p[0] = m->p[0];
-        d->p[1] = m->p[2];
-        d->p[2] = 1 - m->p[0];
-        d->p[3] = m->p[3];
+    case QC_FIT_EXPMIX3:
+        d->kind = QC_DIST_EXPMIX; /* grouped by component: w, rate */
+        for (int j = 0; j < k; j++) {
+            d->p[2 * j] = m->p[j];
+            d->p[2 * j + 1] = m->p[k + j];
+        }
+        break;
+    case QC_FIT_GPD:
+        /* the tail above u, given X > u (P(X > u) stays in m->p[3]) */
+        d->kind = QC_DIST_GPD;
+        d->p[0] = p[0];
+        d->p[1] = p[1];
+        d->p[2] = p[2];
         break;
     default:
         d->kind = QC_DIST_NONE;
@@ -462,164 +479,26 @@ double qc_fit_pdf(const qc_fit_dist *m, double x)
     return exp(logpdf(m, x));
 }
 
-static double gpd_cdf(const double *p, double x)
-{
-    const double xi = p[0], s = p[1], y = x - p[2];
-    if (y <= 0)
-        return 0;
-    if (fabs(xi) < 1e-12)
-        return -expm1(-y / s);
-    const double a = 1 + xi * y / s;
-    if (!(a > 0))
-        return 1; /* beyond the upper end (xi < 0) */
-    return -expm1(-log(a) / xi);
-}
-
+/* Every family's CDF, quantile, mean and sampler are those of its qc_dist
+ * (dist.c): one implementation of each distribution in the library. */
 double qc_fit_cdf(const qc_fit_dist *m, double x)
 {
-    const double *p = m->p;
-    const int k = m->k;
-    if (isnan(x))
-        return NAN;
-    if (m->d.kind != QC_DIST_NONE)
-        return qc_dist_cdf(&m->d, x);
-    switch (m->family) {
-    case QC_FIT_LNMIX2:
-    case QC_FIT_LNMIX3: {
-        if (!(x > 0))
-            return 0;
-        const double y = log(x);
-        double f = 0;
-        for (int j = 0; j < k; j++)
-            f += p[j] * gsl_cdf_ugaussian_P((y - p[k + j]) / p[2 * k + j]);
-        return f > 1 ? 1 : f;
-    }
-    case QC_FIT_EXPMIX3: {
-        if (!(x > 0))
-            return 0;
-        double f = 0;
-        for (int j = 0; j < k; j++)
-            f += p[j] * -expm1(-p[k + j] * x);
-        return f > 1 ? 1 : f;
-    }
-    case QC_FIT_GPD:
-        return gpd_cdf(p, x);
-    default:
-        return NAN;
-    }
-}
-
-static uint64_t bits_of(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static double double_of(uint64_t u)
-{
-    double x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
-/* Bisection over the bit patterns of doubles in [0, inf] (as dist.c
- * does): exact to one ulp in at most 64 CDF evaluations. */
-static double invert_cdf(const qc_fit_dist *m, double q)
-{
-    uint64_t lo = bits_of(0.0), hi = bits_of(INFINITY);
-    if (qc_fit_cdf(m, 0.0) >= q)
-        return 0.0;
-    while (hi - lo > 1) {
-        const uint64_t mid = lo + (hi - lo) / 2;
-        if (qc_fit_cdf(m, double_of(mid)) >= q)
-            hi = mid;
-        else
-            lo = mid;
-    }
-    return double_of(hi);
+    return m->d.kind != QC_DIST_NONE && !isnan(x) ? qc_dist_cdf(&m->d, x) : NAN;
 }
 
 double qc_fit_quantile(const qc_fit_dist *m, double q)
 {
-    if (!(q >= 0 && q <= 1))
-        return NAN;
-    if (m->d.kind != QC_DIST_NONE)
-        return qc_dist_quantile(&m->d, q);
-    if (m->family == QC_FIT_GPD) {
-        const double *p = m->p;
-        if (q == 1)
-            return p[0] < 0 ? p[2] - p[1] / p[0] : INFINITY;
-        if (fabs(p[0]) < 1e-12)
-            return p[2] - p[1] * log1p(-q);
-        return p[2] + p[1] / p[0] * expm1(-p[0] * log1p(-q));
-    }
-    if (q == 0)
-        return 0;
-    if (q == 1)
-        return INFINITY;
-    return invert_cdf(m, q);
+    return m->d.kind != QC_DIST_NONE ? qc_dist_quantile(&m->d, q) : NAN;
 }
 
 double qc_fit_mean(const qc_fit_dist *m)
 {
-    const double *p = m->p;
-    const int k = m->k;
-    if (m->d.kind != QC_DIST_NONE)
-        return qc_dist_mean(&m->d);
-    switch (m->family) {
-    case QC_FIT_LNMIX2:
-    case QC_FIT_LNMIX3: {
-        double s = 0;
-        for (int j = 0; j < k; j++)
-            s += p[j] * exp(p[k + j] + 0.5 * p[2 * k + j] * p[2 * k + j]);
-        return s;
-    }
-    case QC_FIT_EXPMIX3: {
-        double s = 0;
-        for (int j = 0; j < k; j++)
-            s += p[j] / p[k + j];
-        return s;
-    }
-    case QC_FIT_GPD:
-        return p[0] < 1 ? p[2] + p[1] / (1 - p[0]) : INFINITY;
-    default:
-        return NAN;
-    }
-}
-
-/* Picks a mixture component by one uniform. */
-static int pick(const double *w, int k, double u)
-{
-    for (int j = 0; j < k - 1; j++) {
-        if (u < w[j])
-            return j;
-        u -= w[j];
-    }
-    return k - 1;
+    return m->d.kind != QC_DIST_NONE ? qc_dist_mean(&m->d) : NAN;
 }
 
 double qc_fit_sample(const qc_fit_dist *m, qc_rng *r)
 {
-    const double *p = m->p;
-    const int k = m->k;
-    if (m->d.kind != QC_DIST_NONE)
-        return qc_dist_sample(&m->d, r);
-    switch (m->family) {
-    case QC_FIT_LNMIX2:
-    case QC_FIT_LNMIX3: {
-        const int j = pick(p, k, qc_rng_u01(r));
-        return exp(p[k + j] + p[2 * k + j] * gsl_ran_gaussian_ziggurat(qc_rng_gsl(r), 1.0));
-    }
-    case QC_FIT_EXPMIX3: {
-        const int j = pick(p, k, qc_rng_u01(r));
-        return qc_rng_exp(r, p[k + j]);
-    }
-    case QC_FIT_GPD:
-        return qc_fit_quantile(m, qc_rng_u01(r));
-    default:
-        return NAN;
-    }
+    return m->d.kind != QC_DIST_NONE ? qc_dist_sample(&m->d, r) : NAN;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1316,6 +1195,380 @@ static int opg_se(const mixw *w, double n, int lognormal, int k, const double *p
     return 0;
 }
 
+/* A k-means++ start: centres drawn with probability proportional to
+ * count times squared distance to the nearest centre chosen (the first by
+ * count alone), five Lloyd passes, then each cluster's weight, mean and
+ * spread as a component. */
+static void em_init_kpp(const mixw *w, int lognormal, int k, qc_rng *r, double *p)
+{
+    double cen[3];
+    double all_m = 0, all_s = 0;
+    for (size_t i = 0; i < w->m; i++)
+        all_m += w->c[i] * (lognormal ? log(w->x[i]) : w->x[i]);
+    all_m /= w->n;
+    for (size_t i = 0; i < w->m; i++) {
+        const double y = (lognormal ? log(w->x[i]) : w->x[i]) - all_m;
+        all_s += w->c[i] * y * y;
+    }
+    all_s = sqrt(all_s / w->n);
+    if (!(all_s > 0))
+        all_s = 1;
+    for (int j = 0; j < k; j++) {
+        double tot = 0;
+        for (size_t i = 0; i < w->m; i++) {
+            const double y = lognormal ? log(w->x[i]) : w->x[i];
+            double dmin = 1;
+            for (int q = 0; q < j; q++)
+                dmin = q == 0 ? (y - cen[q]) * (y - cen[q]) : fmin(dmin, (y - cen[q]) * (y - cen[q]));
+            tot += w->c[i] * dmin;
+        }
+        double u = qc_rng_u01(r) * tot, acc = 0;
+        size_t pick_i = w->m - 1;
+        for (size_t i = 0; i < w->m; i++) {
+            const double y = lognormal ? log(w->x[i]) : w->x[i];
+            double dmin = 1;
+            for (int q = 0; q < j; q++)
+                dmin = q == 0 ? (y - cen[q]) * (y - cen[q]) : fmin(dmin, (y - cen[q]) * (y - cen[q]));
+            acc += w->c[i] * dmin;
+            if (acc >= u) {
+                pick_i = i;
+                break;
+            }
+        }
+        cen[j] = lognormal ? log(w->x[pick_i]) : w->x[pick_i];
+    }
+    double s0[3], s1[3], s2[3];
+    for (int pass = 0; pass < 6; pass++) {
+        for (int j = 0; j < k; j++)
+            s0[j] = s1[j] = s2[j] = 0;
+        for (size_t i = 0; i < w->m; i++) {
+            const double y = lognormal ? log(w->x[i]) : w->x[i];
+            int best = 0;
+            for (int j = 1; j < k; j++)
+                if (fabs(y - cen[j]) < fabs(y - cen[best]))
+                    best = j;
+            s0[best] += w->c[i];
+            s1[best] += w->c[i] * y;
+            s2[best] += w->c[i] * y * y;
+        }
+        for (int j = 0; j < k; j++)
+            if (s0[j] > 0)
+                cen[j] = s1[j] / s0[j];
+    }
+    for (int j = 0; j < k; j++) {
+        const double mu = s0[j] > 0 ? s1[j] / s0[j] : cen[j];
+        double sd = s0[j] > 0 ? sqrt(fmax(s2[j] / s0[j] - mu * mu, 0)) : all_s;
+        if (sd < 0.1 * all_s)
+            sd = 0.1 * all_s;
+        p[j] = (s0[j] > 0 ? s0[j] : 1) / w->n;
+        if (lognormal) {
+            p[k + j] = mu;
+            p[2 * k + j] = sd;
+        } else {
+            p[k + j] = mu > 0 ? 1 / mu : 1 / w->x[w->m - 1];
+        }
+    }
+    double ws = 0;
+    for (int j = 0; j < k; j++)
+        ws += p[j];
+    for (int j = 0; j < k; j++)
+        p[j] /= ws;
+}
+
+/* An atom start: components 0..na-1 sit on na of the most frequent
+ * values (drawn with probability proportional to count squared, distinct;
+ * or, when r is NULL, the na most frequent), each with the weight of its
+ * value and a narrow spread; the other components share the remaining
+ * values by k-means++ (quantile groups when r is NULL). Real sizes have
+ * sharp modes (ACKs, full segments) that broad starts rarely isolate. */
+static void em_init_atoms(const mixw *w, int lognormal, int k, int na, qc_rng *r, double *p)
+{
+    size_t at[3];
+    for (int a = 0; a < na; a++) {
+        double tot = 0;
+        for (size_t i = 0; i < w->m; i++) {
+            int used = 0;
+            for (int b = 0; b < a; b++)
+                used |= at[b] == i;
+            if (!used && w->c[i] >= 2)
+                tot += w->c[i] * w->c[i];
+        }
+        size_t pick_i = 0;
+        if (r != NULL) {
+            const double u = qc_rng_u01(r) * tot;
+            double acc = 0;
+            for (size_t i = 0; i < w->m; i++) {
+                int used = 0;
+                for (int b = 0; b < a; b++)
+                    used |= at[b] == i;
+                if (used || !(w->c[i] >= 2))
+                    continue;
+                acc += w->c[i] * w->c[i];
+                pick_i = i;
+                if (acc >= u)
+                    break;
+            }
+        } else {
+            double bc = -1;
+            for (size_t i = 0; i < w->m; i++) {
+                int used = 0;
+                for (int b = 0; b < a; b++)
+                    used |= at[b] == i;
+                if (!used && w->c[i] > bc) {
+                    bc = w->c[i];
+                    pick_i = i;
+                }
+            }
+        }
+        at[a] = pick_i;
+    }
+    /* The rest: the values left, as their own data set. */
+    double *rc = malloc(w->m * sizeof *rc);
+    double rest = 0;
+    if (rc == NULL) {
+        em_init(w, lognormal, k, p);
+        return;
+    }
+    for (size_t i = 0; i < w->m; i++) {
+        int used = 0;
+        for (int a = 0; a < na; a++)
+            used |= at[a] == i;
+        rc[i] = used ? 0 : w->c[i];
+        rest += rc[i];
+    }
+    const int kr = k - na;
+    double q[QC_FIT_MAXPAR] = {0};
+    mixw rw = {w->x, rc, w->m, rest};
+    if (rest > 0 && kr > 0) {
+        if (r != NULL)
+            em_init_kpp(&rw, lognormal, kr, r, q);
+        else
+            em_init(&rw, lognormal, kr, q);
+    }
+    free(rc);
+    for (int a = 0; a < na; a++) {
+        const double x = w->x[at[a]];
+        p[a] = w->c[at[a]] / w->n;
+        if (lognormal) {
+            p[k + a] = log(x);
+            p[2 * k + a] = 0.01;
+        } else {
+            p[k + a] = 1 / x;
+        }
+    }
+    for (int j = 0; j < kr; j++) {
+        p[na + j] = (rest > 0 ? q[j] * rest : 1) / w->n;
+        if (lognormal) {
+            p[k + na + j] = q[kr + j];
+            p[2 * k + na + j] = q[2 * kr + j] > 0 ? q[2 * kr + j] : 1;
+        } else {
+            p[k + na + j] = q[kr + j] > 0 ? q[kr + j] : 1 / w->x[w->m - 1];
+        }
+    }
+    double ws = 0;
+    for (int j = 0; j < k; j++)
+        ws += p[j];
+    for (int j = 0; j < k; j++)
+        p[j] /= ws;
+}
+
+/* A mode start: a histogram of the (log) values in 40 bins; its local
+ * maxima ranked by mass; components 0..k-2 start on the modes ranked
+ * off..off+k-2 (mean and mass of the bin and its neighbours, spread one
+ * bin), the last on everything else. Real gaps have narrow clusters (a
+ * video's frame pacing) that neither quantile groups nor k-means++ isolate. */
+#define QC_FIT_HBINS 40
+static void em_init_modes(const mixw *w, int lognormal, int k, int off, double *p)
+{
+    double h[QC_FIT_HBINS] = {0};
+    const double y0 = lognormal ? log(w->x[0]) : w->x[0];
+    const double y1 = lognormal ? log(w->x[w->m - 1]) : w->x[w->m - 1];
+    const double bw = (y1 - y0) / QC_FIT_HBINS;
+    if (!(bw > 0)) {
+        em_init(w, lognormal, k, p);
+        return;
+    }
+    for (size_t i = 0; i < w->m; i++) {
+        const double y = lognormal ? log(w->x[i]) : w->x[i];
+        int b = (int)((y - y0) / bw);
+        h[b < 0 ? 0 : b >= QC_FIT_HBINS ? QC_FIT_HBINS - 1 : b] += w->c[i];
+    }
+    int modes[QC_FIT_HBINS], nm = 0;
+    for (int b = 0; b < QC_FIT_HBINS; b++)
+        if (h[b] > 0 && (b == 0 || h[b] >= h[b - 1]) && (b == QC_FIT_HBINS - 1 || h[b] > h[b + 1]))
+            modes[nm++] = b;
+    for (int a = 0; a < nm; a++) /* by mass, largest first */
+        for (int b2 = a + 1; b2 < nm; b2++)
+            if (h[modes[b2]] > h[modes[a]]) {
+                const int t = modes[a];
+                modes[a] = modes[b2];
+                modes[b2] = t;
+            }
+    if (nm < k - 1 + off) {
+        em_init(w, lognormal, k, p);
+        return;
+    }
+    double s0[3] = {0}, s1[3] = {0}, s2[3] = {0};
+    for (size_t i = 0; i < w->m; i++) {
+        const double y = lognormal ? log(w->x[i]) : w->x[i];
+        int b = (int)((y - y0) / bw), j = k - 1;
+        b = b < 0 ? 0 : b >= QC_FIT_HBINS ? QC_FIT_HBINS - 1 : b;
+        for (int a = 0; a < k - 1; a++)
+            if (abs(b - modes[off + a]) <= 1) {
+                j = a;
+                break;
+            }
+        s0[j] += w->c[i];
+        s1[j] += w->c[i] * y;
+        s2[j] += w->c[i] * y * y;
+    }
+    for (int j = 0; j < k; j++) {
+        const double m0 = s0[j] > 0 ? s0[j] : 1;
+        const double mu = s0[j] > 0 ? s1[j] / m0 : y0 + bw * (modes[off] + 0.5);
+        double sd = sqrt(fmax(s2[j] / m0 - mu * mu, 0));
+        if (j < k - 1)
+            sd = fmin(fmax(sd, bw / 4), bw);
+        else if (!(sd > bw))
+            sd = bw;
+        p[j] = m0 / w->n;
+        if (lognormal) {
+            p[k + j] = mu;
+            p[2 * k + j] = sd;
+        } else {
+            p[k + j] = mu > 0 ? 1 / mu : 1 / w->x[w->m - 1];
+        }
+    }
+    double ws = 0;
+    for (int j = 0; j < k; j++)
+        ws += p[j];
+    for (int j = 0; j < k; j++)
+        p[j] /= ws;
+}
+
+/* EM from p for at most iters iterations; returns the last
+ * log-likelihood (-INFINITY when a step failed), *conv set when the
+ * relative change fell below tol. */
+static double em_run(const mixw *w, int lognormal, int k, double *p, double delta, unsigned iters,
+                     double tol, unsigned *used, int *conv)
+{
+    double ll = -INFINITY;
+    *conv = 0;
+    unsigned it;
+    for (it = 1; it <= iters; it++) {
+        const double lln = em_step(w, lognormal, k, p, delta, 1);
+        if (!isfinite(lln)) {
+            ll = -INFINITY;
+            break;
+        }
+        if (it > 1 && fabs(lln - ll) <= tol * fabs(lln)) {
+            ll = lln;
+            *conv = 1;
+            break;
+        }
+        ll = lln;
+    }
+    if (used)
+        *used += it;
+    return ll;
+}
+
+static int has_empty(int k, const double *p)
+{
+    for (int j = 0; j < k; j++)
+        if (!(p[j] > 0))
+            return 1;
+    return 0;
+}
+
+/* Percentile bootstrap intervals (and standard errors) of a mixture:
+ * QC_FIT_BOOT resamples of w, each refitted by EM from the estimate p
+ * (components sorted the same way). Used when the information matrix is
+ * singular, as it is when a sigma sits at its floor: the bootstrap needs
+ * no derivative. Returns 0, or -1 on no memory. */
+#define QC_FIT_BOOT 60
+static int boot_ci(const mixw *w, int lognormal, int k, const double *p, double delta,
+                   double level, uint64_t seed, double *se, double *lo, double *hi)
+{
+    const int np = lognormal ? 3 * k : 2 * k;
+    const size_t m = w->m, nn = (size_t)w->n;
+    double *bc = malloc(m * sizeof *bc), *cum = malloc(m * sizeof *cum);
+    double *est = malloc((size_t)QC_FIT_BOOT * (size_t)np * sizeof *est);
+    if (!bc || !cum || !est) {
+        free(bc);
+        free(cum);
+        free(est);
+        return -1;
+    }
+    double acc = 0;
+    for (size_t i = 0; i < m; i++)
+        cum[i] = (acc += w->c[i]);
+    qc_rng r;
+    qc_rng_init(&r, seed, qc_rng_stream(0x600d, QC_STREAM_MISC, 1));
+    int nb = 0;
+    for (int b = 0; b < QC_FIT_BOOT; b++) {
+        memset(bc, 0, m * sizeof *bc);
+        for (size_t t = 0; t < nn; t++) {
+            const double u = qc_rng_u01(&r) * acc;
+            size_t lo_i = 0, hi_i = m - 1;
+            while (lo_i < hi_i) {
+                const size_t mid = lo_i + (hi_i - lo_i) / 2;
+                if (cum[mid] > u)
+                    hi_i = mid;
+                else
+                    lo_i = mid + 1;
+            }
+            bc[lo_i] += 1;
+        }
+        mixw bw = {w->x, bc, m, w->n};
+        double q[QC_FIT_MAXPAR];
+        memcpy(q, p, (size_t)np * sizeof *q);
+        int conv;
+        if (!isfinite(em_run(&bw, lognormal, k, q, delta, 60, 1e-7, NULL, &conv)) ||
+            has_empty(k, q))
+            continue;
+        sort_components(lognormal, k, q);
+        memcpy(est + (size_t)nb * (size_t)np, q, (size_t)np * sizeof *q);
+        nb++;
+    }
+    free(bc);
+    free(cum);
+    if (nb < 10) {
+        free(est);
+        return -1;
+    }
+    double *col = malloc((size_t)nb * sizeof *col);
+    if (col == NULL) {
+        free(est);
+        return -1;
+    }
+    for (int j = 0; j < np; j++) {
+        double mu = 0, ss = 0;
+        for (int b = 0; b < nb; b++) {
+            col[b] = est[(size_t)b * (size_t)np + (size_t)j];
+            mu += col[b] / nb;
+        }
+        for (int b = 0; b < nb; b++)
+            ss += (col[b] - mu) * (col[b] - mu);
+        se[j] = sqrt(ss / (nb - 1));
+        qsort(col, (size_t)nb, sizeof *col, cmp_double);
+        const double a = (1 - level) / 2;
+        const double ia = a * (nb - 1), ib = (1 - a) * (nb - 1);
+        const size_t i0 = (size_t)floor(ia), i1 = (size_t)floor(ib);
+        lo[j] = col[i0] + (ia - (double)i0) * (i0 + 1 < (size_t)nb ? col[i0 + 1] - col[i0] : 0);
+        hi[j] = col[i1] + (ib - (double)i1) * (i1 + 1 < (size_t)nb ? col[i1 + 1] - col[i1] : 0);
+        /* the estimate stays inside its interval */
+        lo[j] = fmin(lo[j], p[j]);
+        hi[j] = fmax(hi[j], p[j]);
+    }
+    free(col);
+    free(est);
+    return 0;
+}
+
+/* Multi-start EM (see the essay): every start runs QC_FIT_EM_SHORT
+ * iterations, the two best go on to convergence, and the one with the
+ * higher log-likelihood wins. */
+#define QC_FIT_EM_SHORT 40
 static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts *o,
                         qc_fit_result *r, qc_err *err)
 {
@@ -1351,30 +1604,82 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
         sub.m = M;
         sub.n = (double)M;
     }
-    const double delta = resolution(d);
-    double p[QC_FIT_MAXPAR] = {0};
-    em_init(&sub, lognormal, k, p);
-    double ll = -INFINITY;
-    unsigned it;
-    int conv = 0;
-    for (it = 1; it <= o->em_max_iter; it++) {
-        const double lln = em_step(&sub, lognormal, k, p, delta, 1);
-        if (!isfinite(lln))
-            break;
-        if (it > 1 && fabs(lln - ll) <= o->em_tol * fabs(lln)) {
-            ll = lln;
-            conv = 1;
-            break;
+    /* The sigma floor: a component is at least as wide as the grid the
+     * data are recorded on (1 for whole numbers, the clock's resolution
+     * for times when given, else the smallest step between values). */
+    const double delta = d->integer ? 1 : o->resolution > 0 ? o->resolution : resolution(d);
+    const int starts = o->em_starts > 0 ? (int)o->em_starts : 1;
+    const int np = lognormal ? 3 * k : 2 * k;
+    double best[2][QC_FIT_MAXPAR], bestll[2] = {-INFINITY, -INFINITY};
+    unsigned it = 0;
+    qc_rng rng;
+    qc_rng_init(&rng, o->em_seed, qc_rng_stream((uint32_t)f, QC_STREAM_MISC, 0));
+    int natoms = 0;
+    for (size_t i = 0; i < sub.m && natoms < 3; i++)
+        natoms += sub.c[i] >= 2;
+    for (int st = 0; st < starts; st++) {
+        double p[QC_FIT_MAXPAR] = {0};
+        /* Start 0: quantile groups; 1: the k - 1 most frequent values as
+         * atoms; 2: the k - 1 largest histogram modes; then in turn
+         * k-means++, random atoms (1 to k - 1; when the data have atoms,
+         * values seen at least twice) and the next modes. */
+        if (st == 0)
+            em_init(&sub, lognormal, k, p);
+        else if (st == 1 && lognormal && natoms >= k - 1)
+            em_init_atoms(&sub, lognormal, k, k - 1, NULL, p);
+        else if (st % 3 == 2)
+            em_init_modes(&sub, lognormal, k, st / 3, p);
+        else if (st % 3 == 1 && lognormal && natoms >= 1 + (st / 3) % (k - 1))
+            em_init_atoms(&sub, lognormal, k, 1 + (st / 3) % (k - 1), &rng, p);
+        else
+            em_init_kpp(&sub, lognormal, k, &rng, p);
+        int conv;
+        const unsigned short_it = starts > 1 ? QC_FIT_EM_SHORT : o->em_max_iter;
+        const double ll = em_run(&sub, lognormal, k, p, delta, short_it, o->em_tol, &it, &conv);
+        if (!isfinite(ll) || has_empty(k, p))
+            continue;
+        if (ll > bestll[0]) {
+            memcpy(best[1], best[0], sizeof best[0]);
+            bestll[1] = bestll[0];
+            memcpy(best[0], p, sizeof p);
+            bestll[0] = ll;
+        } else if (ll > bestll[1]) {
+            memcpy(best[1], p, sizeof p);
+            bestll[1] = ll;
         }
-        ll = lln;
     }
-    if (sub.x != full.x) /* polish on all the data */
-        for (int s = 0; s < 2; s++)
-            em_step(&full, lognormal, k, p, delta, 1);
-    int empty = 0;
-    for (int j = 0; j < k; j++)
-        empty |= !(p[j] > 0);
-    if (empty) {
+    if (!isfinite(bestll[0])) {
+        snprintf(r->why, sizeof r->why, "a component lost all its weight (fewer modes than %d)", k);
+        free(sx);
+        free(sc);
+        return;
+    }
+    double p[QC_FIT_MAXPAR] = {0};
+    double ll_win = -INFINITY;
+    int conv = 0;
+    for (int c = 0; c < 2; c++) {
+        if (!isfinite(bestll[c]))
+            continue;
+        double q[QC_FIT_MAXPAR];
+        memcpy(q, best[c], sizeof q);
+        int cv = 1;
+        double ll = bestll[c];
+        if (starts > 1)
+            ll = em_run(&sub, lognormal, k, q, delta, o->em_max_iter, o->em_tol, &it, &cv);
+        if (sub.x != full.x) /* polish on all the data */
+            for (int s2 = 0; s2 < 2; s2++)
+                ll = em_step(&full, lognormal, k, q, delta, 1);
+        if (!isfinite(ll) || has_empty(k, q))
+            continue;
+        if (sub.x != full.x)
+            ll = em_step(&full, lognormal, k, q, delta, 0);
+        if (ll > ll_win) {
+            ll_win = ll;
+            memcpy(p, q, sizeof p);
+            conv = cv;
+        }
+    }
+    if (!isfinite(ll_win)) {
         snprintf(r->why, sizeof r->why, "a component lost all its weight (fewer modes than %d)", k);
         free(sx);
         free(sc);
@@ -1388,8 +1693,16 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
     }
     no_ci(r);
     double se[QC_FIT_MAXPAR];
-    if (opg_se(&sub, d->n, lognormal, k, r->dist.p, se) == 0) {
-        const double z = z_of(o->level);
+    int at_floor = 0;
+    if (lognormal)
+        for (int j = 0; j < k; j++)
+            at_floor |= r->dist.p[2 * k + j] <= 1.000001 * delta / (3.4641016151377544 *
+                                                                   exp(r->dist.p[k + j]));
+    int opg_ok = !at_floor && opg_se(&sub, d->n, lognormal, k, r->dist.p, se) == 0;
+    for (int i = 0; opg_ok && i < np; i++)
+        opg_ok = isfinite(se[i]) && se[i] > 0;
+    const double z = z_of(o->level);
+    if (opg_ok) {
         for (int i = 0; i < nstored[f]; i++) {
             r->se[i] = se[i];
             const int positive = lognormal ? i >= 2 * k : i >= k;
@@ -1398,8 +1711,15 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
                 r->lo[i] = fmax(r->lo[i], 0);
                 r->hi[i] = fmin(r->hi[i], 1);
             }
+            opg_ok &= isfinite(r->lo[i]) && isfinite(r->hi[i]);
         }
         r->ci_method = "opg";
+    }
+    if (opg_ok) {
+        /* done */
+    } else if (boot_ci(&sub, lognormal, k, r->dist.p, delta, o->level, o->em_seed, r->se, r->lo,
+                       r->hi) == 0) {
+        r->ci_method = "bootstrap";
     } else {
         r->ci_method = "none";
     }
@@ -1422,6 +1742,9 @@ void qc_fit_opts_init(qc_fit_opts *o)
     o->gof = 1;
     o->em_max_iter = 300;
     o->em_tol = 1e-8;
+    o->em_starts = 8;
+    o->em_seed = 1;
+    o->resolution = 0;
 }
 
 void qc_fit_result_free(qc_fit_result *r)

@@ -181,6 +181,11 @@ static void advance(const qc_traffic_gen_opts *o, user *u)
     draw_state(o, u, &size, &gap, &dir);
     if (u->first) {
         dir = 0; /* a session opens from the user's side */
+        const qc_traffic_marginal *op = &u->m->opener;
+        if (op->emp.m > 0) /* with its own size distribution */
+            size = o->approach == QC_TRAFFIC_FITTED && op->fitted.family != QC_FIT_EMPIRICAL
+                       ? qc_fit_sample(&op->fitted, &u->r)
+                       : table_draw(&op->emp, &u->r);
     } else {
         u->t += nonneg(gap);
     }

@@ -121,6 +121,8 @@ void qc_traffic_fit_opts_init(qc_traffic_fit_opts *o)
     o->families = 0;
     o->copula_points = 10000;
     o->table_max = 20000;
+    o->segment_gap = 3600;
+    o->mean_tol = 0.02;
 }
 
 void qc_traffic_model_free(qc_traffic_model *m)
@@ -128,6 +130,8 @@ void qc_traffic_model_free(qc_traffic_model *m)
     qc_fit_dist_free(&m->size.fitted);
     qc_fit_dist_free(&m->gap.fitted);
     qc_fit_dist_free(&m->off.fitted);
+    qc_fit_dist_free(&m->opener.fitted);
+    table_free(&m->opener.emp);
     table_free(&m->size.emp);
     table_free(&m->gap.emp);
     table_free(&m->off.emp);
@@ -149,15 +153,18 @@ void qc_traffic_report_free(qc_traffic_report *r)
     fits_free(&r->size);
     fits_free(&r->gap);
     fits_free(&r->off);
+    fits_free(&r->opener);
     free(r->u);
     free(r->v);
     memset(r, 0, sizeof *r);
 }
 
-/* Fits the families of mask to x and copies the best into *best; fits
- * receives every result (or they are freed when fits is NULL). */
+/* Fits the families of mask to x and copies into *best the best one
+ * whose mean is within tol (relative) of the sample mean (see traffic.h);
+ * fits receives every result (or they are freed when fits is NULL). */
 static int fit_marginal(const double *x, size_t n, unsigned mask, const qc_fit_opts *o,
-                        qc_fit_dist *best, qc_traffic_fits *fits, const char *what, qc_err *err)
+                        double tol, qc_fit_dist *best, qc_traffic_fits *fits, const char *what,
+                        qc_err *err)
 {
     qc_fit_data d;
     int rc = qc_fit_data_init(&d, x, n, err);
@@ -174,16 +181,24 @@ static int fit_marginal(const double *x, size_t n, unsigned mask, const qc_fit_o
         qc_err_prefix(err, "%s", what);
         return rc;
     }
-    if (f->nranked == 0) {
-        /* Nothing parametric fits (e.g. one repeated value): a degenerate
-         * exponential with the right mean keeps the rate right. */
-        double mean = 0;
-        for (size_t i = 0; i < n; i++)
-            mean += x[i] / (double)n;
+    double mean = 0;
+    for (size_t i = 0; i < n; i++)
+        mean += x[i] / (double)n;
+    const qc_fit_dist *src = NULL;
+    for (size_t i = 0; i < f->nranked && src == NULL; i++) {
+        const qc_fit_dist *c = &f->r[f->order[i]].dist;
+        const double cm = qc_fit_mean(c);
+        if (isfinite(cm) && fabs(cm - mean) <= tol * mean)
+            src = c;
+    }
+    if (src == NULL && f->nranked > 0 && !(tol >= 0))
+        src = &f->r[f->order[0]].dist;
+    if (src == NULL) {
+        /* Nothing parametric fits (e.g. one repeated value) or none keeps
+         * the mean: an exponential with the sample mean keeps the rate. */
         const double p[1] = {1 / (mean > 0 ? mean : 1e-9)};
         rc = qc_fit_dist_set(best, QC_FIT_EXP, p, 1, err);
     } else {
-        const qc_fit_dist *src = &f->r[f->order[0]].dist;
         rc = qc_fit_dist_set(best, src->family, src->p, qc_fit_nstored(src->family), err);
     }
     if (fits == NULL)
@@ -212,55 +227,82 @@ static double comp_logdens(const double *p, int K, int a, int b, double y)
     return mx + log(s);
 }
 
-/* The idle threshold of the gaps, or INFINITY when they show no idle
- * population (see traffic.h): of lognormal mixtures with 2 and 3
- * components, the one with the best BIC (it must beat one lognormal);
- * its longest component is the idle one, and the threshold is the Bayes
- * boundary between it and the others, found by bisection between the
- * two longest components' medians. */
-/* An empty stretch in the sorted gaps: the largest ratio between
- * consecutive distinct gaps in the upper half with at least 3 gaps above
- * it; when that ratio is at least 4 the threshold is its geometric middle.
- * (Heavy-tailed gaps with no idle population rarely show it: for Pareto
- * gaps of index 1 the ratio of the 3rd to the 4th largest exceeds 4 with
- * probability 4^-3.) */
-static double gap_jump(const double *g, size_t n)
+/* An empty stretch in the sorted gaps s[0..n-1] (see traffic.h): the
+ * largest ratio between consecutive distinct gaps above the floor in the
+ * upper half, with at least 3 gaps above it; when that ratio is at least
+ * 4 the threshold is its geometric middle. (Heavy-tailed gaps with no idle
+ * population rarely show it: for Pareto gaps of index 1 the ratio of the
+ * 3rd to the 4th largest exceeds 4 with probability 4^-3.) */
+static double gap_jump(const double *s, size_t n, double floor_, double *ratio)
 {
+    double best = 0, th = INFINITY;
+    for (size_t i = n / 2; i + 3 < n; i++) {
+        if (!(s[i] > 0) || s[i + 1] == s[i] || !(s[i + 1] > floor_))
+            continue;
+        const double r = s[i + 1] / s[i];
+        const double cand = sqrt(s[i] * s[i + 1]);
+        if (r > best && cand >= floor_) {
+            best = r;
+            th = cand;
+        }
+    }
+    *ratio = best;
+    return best >= 4 ? th : INFINITY;
+}
+
+/* Gaps of the sorted s[0..n-1] above th. */
+static size_t count_above(const double *s, size_t n, double th)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (s[mid] > th)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return n - lo;
+}
+
+/* The automatic idle threshold of gaps g[0..n-1] with time resolution
+ * res (see traffic.h), or INFINITY; ev receives the evidence. */
+static double auto_threshold(const double *g, size_t n, double res, const qc_fit_opts *o,
+                             qc_traffic_idle_evidence *ev)
+{
+    memset(ev, 0, sizeof *ev);
+    snprintf(ev->rule, sizeof ev->rule, "none");
+    if (n < 20)
+        return INFINITY;
     double *s = malloc(n * sizeof *s);
     if (s == NULL)
         return INFINITY;
     memcpy(s, g, n * sizeof *s);
     qsort(s, n, sizeof *s, cmp_double);
-    double best = 0, th = INFINITY;
-    for (size_t i = n / 2; i + 3 < n; i++) {
-        if (!(s[i] > 0) || s[i + 1] == s[i])
-            continue;
-        const double r = s[i + 1] / s[i];
-        if (r > best) {
-            best = r;
-            th = sqrt(s[i] * s[i + 1]);
-        }
+    const double median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    ev->floor = fmax(1000 * res, 10 * median);
+    const size_t max_idle = n / 5;
+    double ratio = 0;
+    double th = gap_jump(s, n, ev->floor, &ratio);
+    size_t idle = isfinite(th) ? count_above(s, n, th) : 0;
+    if (isfinite(th) && idle >= 2 && idle <= max_idle) {
+        snprintf(ev->rule, sizeof ev->rule, "jump");
+        ev->ratio = ratio;
+        ev->idle_fraction = (double)idle / (double)n;
+        free(s);
+        return th;
     }
-    free(s);
-    return best >= 4 ? th : INFINITY;
-}
-
-static double auto_threshold(const double *g, size_t n, const qc_fit_opts *o)
-{
-    if (n < 20)
-        return INFINITY;
-    const double jump = gap_jump(g, n);
-    if (isfinite(jump))
-        return jump;
+    th = INFINITY;
     qc_fit_data d;
-    if (qc_fit_data_init(&d, g, n, NULL) != 0)
+    if (qc_fit_data_init(&d, g, n, NULL) != 0) {
+        free(s);
         return INFINITY;
+    }
     qc_fit_opts fo = *o;
     fo.gof = 0; /* only the likelihoods are compared here */
+    fo.resolution = res;
     o = &fo;
     qc_fit_result one, mix[2];
     memset(mix, 0, sizeof mix);
-    double th = INFINITY;
     int best = -1;
     if (qc_fit_one(&d, QC_FIT_LOGNORMAL, o, &one, NULL) == 0 && one.ok) {
         double bic = one.bic;
@@ -275,7 +317,7 @@ static double auto_threshold(const double *g, size_t n, const qc_fit_opts *o)
         const int K = best + 2;
         const double *p = mix[best].dist.p; /* components by increasing mean */
         const double m1 = p[K + K - 2], m2 = p[K + K - 1];
-        if (m2 - m1 >= log(10.0)) {
+        if (m2 - m1 >= log(10.0) && p[K - 1] <= 0.2) {
             double lo = m1, hi = m2;
             for (int it = 0; it < 100; it++) {
                 const double y = (lo + hi) / 2;
@@ -285,17 +327,22 @@ static double auto_threshold(const double *g, size_t n, const qc_fit_opts *o)
                     hi = y;
             }
             const double cand = exp((lo + hi) / 2);
-            size_t idle = 0;
-            for (size_t i = 0; i < n; i++)
-                idle += g[i] > cand;
-            if (idle >= 2 && idle < n)
+            idle = count_above(s, n, cand);
+            if (cand >= ev->floor && idle >= 2 && idle <= max_idle) {
                 th = cand;
+                snprintf(ev->rule, sizeof ev->rule, "mixture");
+                ev->busy_median = exp(m1);
+                ev->idle_median = exp(m2);
+                ev->idle_weight = p[K - 1];
+                ev->idle_fraction = (double)idle / (double)n;
+            }
         }
     }
     qc_fit_result_free(&one);
     qc_fit_result_free(&mix[0]);
     qc_fit_result_free(&mix[1]);
     qc_fit_data_free(&d);
+    free(s);
     return th;
 }
 
@@ -334,6 +381,35 @@ static void dependence(const double *x, const double *y, size_t n, double *tau, 
     free(b);
 }
 
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        const uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+void qc_traffic_join_segments(const int64_t *ns, size_t n, double segment_gap, double *t,
+                              size_t *segments)
+{
+    int64_t acc = 0;
+    size_t seg = n > 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0) {
+            const int64_t g = ns[i] - ns[i - 1];
+            if (1e-9 * (double)g > segment_gap)
+                seg++;
+            else
+                acc += g;
+        }
+        t[i] = 1e-9 * (double)acc;
+    }
+    if (segments)
+        *segments = seg;
+}
+
 int qc_traffic_fit(qc_traffic_model *m, const char *name, const double *t, const uint32_t *size,
                    const uint8_t *dir, size_t n, const qc_traffic_fit_opts *o,
                    qc_traffic_report *rep, qc_err *err)
@@ -341,27 +417,70 @@ int qc_traffic_fit(qc_traffic_model *m, const char *name, const double *t, const
     memset(m, 0, sizeof *m);
     if (rep)
         memset(rep, 0, sizeof *rep);
+    for (size_t i = 1; i < n; i++)
+        if (!(t[i] >= t[i - 1]))
+            return qc_err_set(err, QC_EINVAL, "%s: packet %zu is earlier than packet %zu", name,
+                              i + 1, i);
+    if (n > 0 && !(fabs(t[n - 1] - t[0]) < 9e9))
+        return qc_err_set(err, QC_ERANGE, "%s: the packets span %g s; at most 9e9 s", name,
+                          t[n - 1] - t[0]);
+    int64_t *ns = malloc((n ? n : 1) * sizeof *ns);
+    if (ns == NULL)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        ns[i] = (int64_t)llround((t[i] - t[0]) * 1e9);
+    const int rc = qc_traffic_fit_ns(m, name, ns, size, dir, n, o, rep, err);
+    free(ns);
+    return rc;
+}
+
+int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
+                      const uint32_t *size, const uint8_t *dir, size_t n,
+                      const qc_traffic_fit_opts *o, qc_traffic_report *rep, qc_err *err)
+{
+    memset(m, 0, sizeof *m);
+    if (rep)
+        memset(rep, 0, sizeof *rep);
     if (n < 10)
         return qc_err_set(err, QC_EEMPTY, "%s: %zu packets; a model needs at least 10", name, n);
     for (size_t i = 1; i < n; i++)
-        if (!(t[i] >= t[i - 1]))
+        if (!(ns[i] >= ns[i - 1]))
             return qc_err_set(err, QC_EINVAL, "%s: packet %zu is earlier than packet %zu", name,
                               i + 1, i);
     snprintf(m->name, sizeof m->name, "%s", name);
     m->proto = 17;
     m->src_packets = n;
-    m->src_duration = t[n - 1] - t[0];
+    m->segment_gap = o->segment_gap;
     double *gaps = malloc((n - 1) * sizeof *gaps);
     double *sz = malloc(n * sizeof *sz), *gi = malloc(n * sizeof *gi);
     double *off = malloc(n * sizeof *off), *sess = malloc(n * sizeof *sess);
-    uint8_t *di = malloc(n);
+    double *op = malloc(n * sizeof *op);
+    uint8_t *di = malloc(n), *brk = calloc(n, 1);
     int rc = 0;
-    if (!gaps || !sz || !gi || !off || !sess || !di) {
+    if (!gaps || !sz || !gi || !off || !sess || !op || !di || !brk) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto done;
     }
-    for (size_t i = 1; i < n; i++)
-        gaps[i - 1] = t[i] - t[i - 1];
+    /* Gaps in seconds from exact integer differences; segment breaks
+     * left out of them. */
+    size_t ng = 0;
+    uint64_t res = 0;
+    int64_t span = 0;
+    m->segments = 1;
+    for (size_t i = 1; i < n; i++) {
+        const int64_t g = ns[i] - ns[i - 1];
+        if (1e-9 * (double)g > o->segment_gap) {
+            brk[i] = 1;
+            m->segments++;
+            continue;
+        }
+        span += g;
+        gaps[ng++] = 1e-9 * (double)g;
+        if (g > 0)
+            res = gcd64(res, (uint64_t)g);
+    }
+    m->src_duration = 1e-9 * (double)span;
+    m->resolution = 1e-9 * (double)(res ? res : 1);
     size_t fwd = 0;
     for (size_t i = 0; i < n; i++)
         fwd += dir == NULL || dir[i] == 0;
@@ -369,28 +488,36 @@ int qc_traffic_fit(qc_traffic_model *m, const char *name, const double *t, const
 
     /* Threshold and sessions. */
     if (o->threshold < 0) {
-        m->threshold = auto_threshold(gaps, n - 1, &o->fit);
+        m->threshold = ng > 0 ? auto_threshold(gaps, ng, m->resolution, &o->fit, &m->idle)
+                              : INFINITY;
         snprintf(m->threshold_method, sizeof m->threshold_method, "%s",
                  isinf(m->threshold) ? "none" : "auto");
     } else {
         m->threshold = o->threshold;
         snprintf(m->threshold_method, sizeof m->threshold_method, "%s",
                  isinf(o->threshold) ? "none" : "given");
+        snprintf(m->idle.rule, sizeof m->idle.rule, "%s", isinf(o->threshold) ? "none" : "given");
     }
-    size_t nin = 0, noff = 0, nsess = 0, cur = 1;
+    size_t nin = 0, noff = 0, nsess = 0, nop = 0, cur = 1;
+    op[nop++] = size[0];
     for (size_t i = 1; i < n; i++) {
-        if (gaps[i - 1] > m->threshold) {
-            off[noff++] = gaps[i - 1];
+        const double g = 1e-9 * (double)(ns[i] - ns[i - 1]);
+        if (brk[i] || g > m->threshold) {
+            if (!brk[i])
+                off[noff++] = g;
             sess[nsess++] = (double)cur;
+            op[nop++] = size[i];
             cur = 1;
             continue;
         }
         cur++;
         sz[nin] = size[i];
-        gi[nin] = gaps[i - 1];
+        gi[nin] = g;
         di[nin++] = dir ? dir[i] : 0;
     }
     sess[nsess++] = (double)cur;
+    if (noff > 0 && m->threshold_method[0] == 'a')
+        m->idle.idle_fraction = (double)noff / (double)ng;
     if (nin < 10) {
         rc = qc_err_set(err, QC_EEMPTY,
                         "%s: only %zu packets inside sessions (threshold %g s); a model needs "
@@ -407,24 +534,38 @@ int qc_traffic_fit(qc_traffic_model *m, const char *name, const double *t, const
     /* Every family but the empirical one, whose table is kept apart. */
     const unsigned all = ((1u << QC_FIT_NFAMILIES) - 1) & ~(1u << QC_FIT_EMPIRICAL);
     const unsigned mask = o->families ? o->families | (1u << QC_FIT_GPD) : all;
-    if ((rc = fit_marginal(sz, nin, mask, &o->fit, &m->size.fitted, rep ? &rep->size : NULL,
-                           "size", err)) != 0 ||
+    const double tol = o->mean_tol;
+    if ((rc = fit_marginal(sz, nin, mask, &o->fit, tol, &m->size.fitted,
+                           rep ? &rep->size : NULL, "size", err)) != 0 ||
         (rc = table_from(&m->size.emp, sz, nin, o->table_max, err)) != 0)
         goto done;
-    if ((rc = fit_marginal(gi, nin, mask, &o->fit, &m->gap.fitted, rep ? &rep->gap : NULL, "gap",
-                           err)) != 0 ||
+    qc_fit_opts tfo = o->fit; /* times: the sigma floor from the clock */
+    tfo.resolution = m->resolution;
+    if ((rc = fit_marginal(gi, nin, mask, &tfo, tol, &m->gap.fitted, rep ? &rep->gap : NULL,
+                           "gap", err)) != 0 ||
         (rc = table_from(&m->gap.emp, gi, nin, o->table_max, err)) != 0)
         goto done;
+    const unsigned omask = (1u << QC_FIT_EXP) | (1u << QC_FIT_GAMMA) | (1u << QC_FIT_LOGNORMAL) |
+                           (1u << QC_FIT_WEIBULL) | (1u << QC_FIT_PARETO) |
+                           (1u << QC_FIT_LNMIX2) | (1u << QC_FIT_EXPMIX2);
     if (noff > 0) {
-        const unsigned omask = (1u << QC_FIT_EXP) | (1u << QC_FIT_GAMMA) |
-                               (1u << QC_FIT_LOGNORMAL) | (1u << QC_FIT_WEIBULL) |
-                               (1u << QC_FIT_PARETO) | (1u << QC_FIT_LNMIX2) |
-                               (1u << QC_FIT_EXPMIX2);
-        if ((rc = fit_marginal(off, noff, omask, &o->fit, &m->off.fitted,
+        if ((rc = fit_marginal(off, noff, omask, &tfo, tol, &m->off.fitted,
                                rep ? &rep->off : NULL, "off", err)) != 0 ||
             (rc = table_from(&m->off.emp, off, noff, o->table_max, err)) != 0)
             goto done;
     }
+    /* Openers: fitted when there are enough of them to fit, else their
+     * empirical distribution serves both approaches. */
+    if (nop >= 20) {
+        if ((rc = fit_marginal(op, nop, omask, &o->fit, tol, &m->opener.fitted,
+                               rep ? &rep->opener : NULL, "opener", err)) != 0)
+            goto done;
+    } else {
+        m->opener.fitted.family = QC_FIT_EMPIRICAL; /* drawn from opener.emp */
+        m->opener.fitted.k = 1;
+    }
+    if ((rc = table_from(&m->opener.emp, op, nop, o->table_max, err)) != 0)
+        goto done;
     if ((rc = table_from(&m->session, sess, nsess, o->table_max, err)) != 0)
         goto done;
 
@@ -448,7 +589,9 @@ done:
     free(gi);
     free(off);
     free(sess);
+    free(op);
     free(di);
+    free(brk);
     if (rc != 0) {
         qc_traffic_model_free(m);
         if (rep)
@@ -461,7 +604,7 @@ int qc_traffic_fit_group(qc_traffic_model *m, const qc_trace *tr, const qc_trace
                          const qc_traffic_fit_opts *o, qc_traffic_report *rep, qc_err *err)
 {
     const size_t n = g->n;
-    double *t = malloc((n ? n : 1) * sizeof *t);
+    int64_t *t = malloc((n ? n : 1) * sizeof *t);
     uint32_t *s = malloc((n ? n : 1) * sizeof *s);
     uint8_t *d = malloc(n ? n : 1);
     if (!t || !s || !d) {
@@ -476,7 +619,7 @@ int qc_traffic_fit_group(qc_traffic_model *m, const qc_trace *tr, const qc_trace
     uint64_t best = 0;
     for (size_t i = 0; i < n; i++) {
         const qc_trace_pkt *p = &tr->pkt[g->idx[i]];
-        t[i] = p->t;
+        t[i] = p->ns;
         s[i] = p->size;
         d[i] = p->dir;
         ntcp += p->proto == 6;
@@ -494,7 +637,7 @@ int qc_traffic_fit_group(qc_traffic_model *m, const qc_trace *tr, const qc_trace
             }
         }
     }
-    int rc = qc_traffic_fit(m, g->name, t, s, d, n, o, rep, err);
+    int rc = qc_traffic_fit_ns(m, g->name, t, s, d, n, o, rep, err);
     if (rc == 0) {
         m->proto = ntcp > nudp ? 6 : 17;
         m->port = port;
@@ -505,18 +648,32 @@ int qc_traffic_fit_group(qc_traffic_model *m, const qc_trace *tr, const qc_trace
     return rc;
 }
 
+static double marginal_mean(const qc_traffic_marginal *mg, qc_traffic_approach a)
+{
+    return a == QC_TRAFFIC_COPULA || mg->fitted.family == QC_FIT_EMPIRICAL
+               ? table_mean(&mg->emp)
+               : qc_fit_mean(&mg->fitted);
+}
+
 double qc_traffic_model_mean_size(const qc_traffic_model *m, qc_traffic_approach a)
 {
-    return a == QC_TRAFFIC_COPULA ? table_mean(&m->size.emp) : qc_fit_mean(&m->size.fitted);
+    const double s = marginal_mean(&m->size, a);
+    if (m->opener.emp.m == 0 || m->session.m == 0)
+        return s;
+    const double en =
+        isinf(m->threshold) || m->off.emp.m == 0 ? INFINITY : table_mean(&m->session);
+    if (!isfinite(en) || !(en >= 1))
+        return s;
+    return (marginal_mean(&m->opener, a) + (en - 1) * s) / en;
 }
 
 double qc_traffic_model_rate(const qc_traffic_model *m, qc_traffic_approach a)
 {
-    const double eg = a == QC_TRAFFIC_COPULA ? table_mean(&m->gap.emp) : qc_fit_mean(&m->gap.fitted);
+    const double eg = marginal_mean(&m->gap, a);
     if (isinf(m->threshold) || m->off.emp.m == 0)
         return 1 / eg;
     const double en = table_mean(&m->session);
-    const double eoff = a == QC_TRAFFIC_COPULA ? table_mean(&m->off.emp) : qc_fit_mean(&m->off.fitted);
+    const double eoff = marginal_mean(&m->off, a);
     return en / ((en - 1) * eg + eoff);
 }
 
@@ -544,6 +701,11 @@ static json_t *table_json(const qc_traffic_table *t)
 static json_t *dist_json(const qc_fit_dist *d)
 {
     json_t *o = json_object(), *p = json_object();
+    if (d->family == QC_FIT_EMPIRICAL) { /* its values are the table beside */
+        json_object_set_new(o, "family", json_string("empirical"));
+        json_object_set_new(o, "params", p);
+        return o;
+    }
     json_object_set_new(o, "family", json_string(qc_fit_family_name(d->family)));
     for (int i = 0; i < qc_fit_nstored(d->family); i++)
         json_object_set_new(p, qc_fit_param_name(d->family, i), num(d->p[i]));
@@ -617,6 +779,9 @@ json_t *qc_traffic_model_json(const qc_traffic_model *m, const qc_traffic_report
     json_t *src = json_object();
     json_object_set_new(src, "packets", json_integer((json_int_t)m->src_packets));
     json_object_set_new(src, "duration", num(m->src_duration));
+    json_object_set_new(src, "resolution", m->resolution > 0 ? num(m->resolution) : json_null());
+    json_object_set_new(src, "segments", json_integer((json_int_t)m->segments));
+    json_object_set_new(src, "segment_gap", num(m->segment_gap));
     json_object_set_new(o, "source", src);
     json_t *tp = json_object();
     json_object_set_new(tp, "protocol", json_string(m->proto == 6 ? "tcp" : "udp"));
@@ -632,7 +797,22 @@ json_t *qc_traffic_model_json(const qc_traffic_model *m, const qc_traffic_report
     json_t *oo = json_object();
     json_object_set_new(oo, "method", json_string(m->threshold_method));
     json_object_set_new(oo, "threshold", num(m->threshold));
+    json_t *ev = json_object();
+    json_object_set_new(ev, "rule", json_string(m->idle.rule[0] ? m->idle.rule : "none"));
+    json_object_set_new(ev, "floor", m->idle.floor > 0 ? num(m->idle.floor) : json_null());
+    json_object_set_new(ev, "ratio", m->idle.ratio > 0 ? num(m->idle.ratio) : json_null());
+    json_object_set_new(ev, "busy_median",
+                        m->idle.busy_median > 0 ? num(m->idle.busy_median) : json_null());
+    json_object_set_new(ev, "idle_median",
+                        m->idle.idle_median > 0 ? num(m->idle.idle_median) : json_null());
+    json_object_set_new(ev, "idle_weight",
+                        m->idle.idle_weight > 0 ? num(m->idle.idle_weight) : json_null());
+    json_object_set_new(ev, "idle_fraction", num(m->idle.idle_fraction));
+    json_object_set_new(oo, "evidence", ev);
     json_object_set_new(oo, "session_packets", table_json(&m->session));
+    json_object_set_new(oo, "opener",
+                        m->opener.emp.m ? marginal_json(&m->opener, rep ? &rep->opener : NULL, NULL)
+                                        : json_null());
     json_object_set_new(oo, "off", m->off.emp.m ? marginal_json(&m->off, rep ? &rep->off : NULL, NULL)
                                                 : json_null());
     json_object_set_new(o, "onoff", oo);
@@ -858,8 +1038,14 @@ static int read_marginal(const rd *r, const json_t *o, const char *path, qc_traf
     int rc;
     if (!json_is_object(o))
         return bad(r, path, "missing or not an object");
-    if ((rc = read_dist(r, o, path, &mg->fitted)) != 0)
+    const json_t *fam = json_object_get(o, "family");
+    if (json_is_string(fam) && strcmp(json_string_value(fam), "empirical") == 0) {
+        memset(&mg->fitted, 0, sizeof mg->fitted);
+        mg->fitted.family = QC_FIT_EMPIRICAL; /* drawn from the table */
+        mg->fitted.k = 1;
+    } else if ((rc = read_dist(r, o, path, &mg->fitted)) != 0) {
         return rc;
+    }
     snprintf(p, sizeof p, "%s.empirical", path);
     return read_table(r, json_object_get(o, "empirical"), p, &mg->emp);
 }
@@ -970,6 +1156,11 @@ int qc_traffic_model_from_json(qc_traffic_model *m, const json_t *j, const char 
             m->src_packets = (uint64_t)json_integer_value(a);
         if (json_is_number(b) && isfinite(json_number_value(b)))
             m->src_duration = json_number_value(b);
+        const json_t *rs = json_object_get(src, "resolution"), *sg = json_object_get(src, "segments");
+        if (json_is_number(rs) && json_number_value(rs) > 0 && isfinite(json_number_value(rs)))
+            m->resolution = json_number_value(rs);
+        if (json_is_integer(sg) && json_integer_value(sg) >= 1 && json_integer_value(sg) < (1LL << 32))
+            m->segments = (uint32_t)json_integer_value(sg);
     }
     if ((rc = get_num(&r, j, "forward_fraction", "forward_fraction", &m->fwd_fraction)) != 0)
         goto fail;
@@ -1006,6 +1197,25 @@ int qc_traffic_model_from_json(qc_traffic_model *m, const json_t *j, const char 
     if (m->session.v[0] < 1) {
         rc = bad(&r, "onoff.session_packets.values", "sessions have at least 1 packet");
         goto fail;
+    }
+    const json_t *opj = json_object_get(oo, "opener");
+    if (opj != NULL && !json_is_null(opj) &&
+        (rc = read_marginal(&r, opj, "onoff.opener", &m->opener)) != 0)
+        goto fail;
+    const json_t *evj = json_object_get(oo, "evidence");
+    if (json_is_object(evj)) {
+        const json_t *ru = json_object_get(evj, "rule");
+        if (json_is_string(ru))
+            snprintf(m->idle.rule, sizeof m->idle.rule, "%s", json_string_value(ru));
+        const char *keys[] = {"floor", "ratio", "busy_median", "idle_median", "idle_weight",
+                              "idle_fraction"};
+        double *dst[] = {&m->idle.floor, &m->idle.ratio, &m->idle.busy_median,
+                         &m->idle.idle_median, &m->idle.idle_weight, &m->idle.idle_fraction};
+        for (int q = 0; q < 6; q++) {
+            const json_t *e = json_object_get(evj, keys[q]);
+            if (json_is_number(e) && isfinite(json_number_value(e)))
+                *dst[q] = json_number_value(e);
+        }
     }
     if ((rc = read_marginal(&r, json_object_get(j, "size"), "size", &m->size)) != 0 ||
         (rc = read_marginal(&r, json_object_get(j, "gap"), "gap", &m->gap)) != 0 ||

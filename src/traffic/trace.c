@@ -236,13 +236,14 @@ static int flow_lookup(qc_trace *tr, uint8_t af, uint8_t proto, const uint8_t *s
     return 0;
 }
 
-static int push_packet(qc_trace *tr, double t, uint32_t size, uint32_t flow, uint8_t dir,
-                       uint8_t proto)
+static int push_packet(qc_trace *tr, double t, int64_t ns, uint32_t size, uint32_t flow,
+                       uint8_t dir, uint8_t proto)
 {
     if (grow((void **)&tr->pkt, &tr->cap, tr->n + 1, sizeof *tr->pkt) != 0)
         return QC_ENOMEM;
     qc_trace_pkt *p = &tr->pkt[tr->n++];
     p->t = t;
+    p->ns = ns;
     p->size = size;
     p->flow = flow;
     p->act = QC_TRACE_NOACT;
@@ -274,7 +275,7 @@ static long link_offset(int dlt, const uint8_t *d, uint32_t caplen)
     switch (dlt) {
     case DLT_EN10MB: {
         uint32_t off = 12;
-        for (int tags = 0; tags < 3; tags++) {
+        for (;;) { /* any number of VLAN tags; each takes 4 of caplen's bytes */
             if (caplen < off + 2)
                 return -1;
             const uint16_t et = rd16(d + off);
@@ -284,7 +285,6 @@ static long link_offset(int dlt, const uint8_t *d, uint32_t caplen)
                 return -1;
             off += 4; /* a VLAN tag: TPID already read, skip TCI */
         }
-        return -1;
     }
     case DLT_LINUX_SLL:
         if (caplen < 16)
@@ -315,9 +315,10 @@ static int link_supported(int dlt)
 
 /* Decodes one record into the trace; returns 1 when it was added, 0 when
  * skipped, or a negative error. */
-static int decode(qc_trace *tr, double t, const uint8_t *d, uint32_t caplen, uint32_t len)
+static int decode(qc_trace *tr, int dlt, double t, int64_t ns, const uint8_t *d,
+                  uint32_t caplen, uint32_t len)
 {
-    const long off = link_offset(tr->linktype, d, caplen);
+    const long off = link_offset(dlt, d, caplen);
     if (off < 0 || caplen < (uint32_t)off + 1)
         return 0;
     const uint8_t *ip = d + off;
@@ -389,7 +390,7 @@ static int decode(qc_trace *tr, double t, const uint8_t *d, uint32_t caplen, uin
     uint8_t dir;
     int rc = flow_lookup(tr, af, proto, src, sport, dst, dport, t, &flow, &dir);
     if (rc == 0)
-        rc = push_packet(tr, t, size, flow, dir, proto);
+        rc = push_packet(tr, t, ns, size, flow, dir, proto);
     return rc < 0 ? rc : 1;
 }
 
@@ -405,6 +406,231 @@ static uint32_t rd32le(const uint8_t *p)
 static uint32_t bswap32(uint32_t x)
 {
     return (x >> 24) | ((x >> 8) & 0xff00) | ((x << 8) & 0xff0000) | (x << 24);
+}
+
+/* ---- pcapng with interfaces of different link types ------------------
+ * libpcap refuses a pcapng file whose interfaces differ in link type
+ * (Ethernet and Linux cooked, as tshark writes when capturing on several
+ * devices). Such a file is read here, block by block: section headers
+ * (byte order), interface descriptions (link type, if_tsresol,
+ * if_tsoffset) and enhanced packet blocks, each decoded with its own
+ * interface's link type. Simple packet blocks have no time and are
+ * skipped; other blocks are ignored. Blocks are bounded (64 MiB). */
+#define PCAPNG_BLOCK_MAX (64u << 20)
+#define PCAPNG_MAX_IF 65536u
+
+typedef struct ng_if {
+    int dlt;
+    uint64_t per_sec; /* timestamp units per second */
+    int64_t offset;   /* if_tsoffset, seconds */
+} ng_if;
+
+static uint32_t ng32(const uint8_t *p, int swap)
+{
+    const uint32_t v = rd32le(p);
+    return swap ? bswap32(v) : v;
+}
+
+static uint16_t ng16(const uint8_t *p, int swap)
+{
+    const uint16_t v = (uint16_t)(p[0] | p[1] << 8);
+    return swap ? (uint16_t)(v >> 8 | v << 8) : v;
+}
+
+/* Link types of the file's interfaces: 1 when they differ. Reads block
+ * headers and interface descriptions only, then rewinds. */
+static int pcapng_mixed(FILE *fp)
+{
+    uint8_t h[12];
+    int swap = 0, first = -1, mixed = 0;
+    while (!mixed && fread(h, 1, 12, fp) == 12) {
+        const uint32_t type = rd32le(h);
+        if (type == 0x0a0d0d0au)
+            swap = rd32le(h + 8) != 0x1a2b3c4du;
+        const uint32_t len = ng32(h + 4, swap);
+        if (len < 12 || len % 4 != 0 || len > PCAPNG_BLOCK_MAX)
+            break;
+        if (ng32(h, swap) == 1) {
+            const int dlt = ng16(h + 8, swap);
+            if (first < 0)
+                first = dlt;
+            else if (dlt != first)
+                mixed = 1;
+        }
+        if (fseek(fp, (long)len - 12, SEEK_CUR) != 0)
+            break;
+    }
+    rewind(fp);
+    return mixed;
+}
+
+static int read_pcapng_mixed(qc_trace *tr, FILE *fp, const char *name, qc_err *err)
+{
+    tr->format = QC_TRACE_PCAPNG;
+    ng_if *ifs = NULL;
+    size_t nif = 0, ifcap = 0;
+    uint8_t *b = NULL;
+    size_t bcap = 0;
+    int swap = 0, rc = 0;
+    int64_t sec_first = 0; /* whole seconds of the first record */
+    int64_t last = INT64_MIN;
+    uint64_t unordered = 0;
+    long offset = 0;
+    tr->linktype = -1;
+    for (;;) {
+        uint8_t h[8];
+        offset = ftell(fp);
+        const size_t got = fread(h, 1, 8, fp);
+        if (got == 0)
+            break;
+        const uint32_t type0 = rd32le(h);
+        if (got < 8) {
+            tr->partial = 1;
+            warn(tr, "%s: truncated block header at byte offset %ld", name, offset);
+            break;
+        }
+        if (type0 == 0x0a0d0d0au) {
+            uint8_t bom[4];
+            if (fread(bom, 1, 4, fp) != 4) {
+                tr->partial = 1;
+                warn(tr, "%s: truncated section header at byte offset %ld", name, offset);
+                break;
+            }
+            swap = rd32le(bom) != 0x1a2b3c4du;
+            if (fseek(fp, -4, SEEK_CUR) != 0)
+                break;
+            nif = 0; /* interfaces are numbered per section */
+        }
+        const uint32_t type = ng32(h, swap), len = ng32(h + 4, swap);
+        if (len < 12 || len % 4 != 0 || len > PCAPNG_BLOCK_MAX) {
+            tr->partial = 1;
+            warn(tr, "%s: block at byte offset %ld has length %u (not a multiple of 4 in [12, "
+                     "64 MiB])",
+                 name, offset, len);
+            break;
+        }
+        const size_t body = len - 8;
+        if (grow((void **)&b, &bcap, body, 1) != 0) {
+            rc = qc_err_set(err, QC_ENOMEM, "%s: out of memory", name);
+            break;
+        }
+        if (fread(b, 1, body, fp) != body) {
+            tr->partial = 1;
+            warn(tr, "%s: truncated block at byte offset %ld", name, offset);
+            break;
+        }
+        const size_t blen = body - 4; /* without the trailing length */
+        if (type == 1) { /* interface description */
+            if (blen < 8 || nif >= PCAPNG_MAX_IF) {
+                tr->partial = 1;
+                warn(tr, "%s: bad interface description at byte offset %ld", name, offset);
+                break;
+            }
+            if (grow((void **)&ifs, &ifcap, nif + 1, sizeof *ifs) != 0) {
+                rc = qc_err_set(err, QC_ENOMEM, "%s: out of memory", name);
+                break;
+            }
+            ng_if *f = &ifs[nif++];
+            f->dlt = ng16(b, swap);
+            f->per_sec = 1000000;
+            f->offset = 0;
+            if (tr->linktype < 0)
+                tr->linktype = f->dlt;
+            for (size_t o = 8; o + 4 <= blen;) {
+                const uint16_t code = ng16(b + o, swap), ol = ng16(b + o + 2, swap);
+                if (code == 0 || o + 4 + ol > blen)
+                    break;
+                if (code == 9 && ol >= 1) {
+                    const uint8_t v = b[o + 4];
+                    const unsigned e = v & 0x7f;
+                    uint64_t u = 1;
+                    for (unsigned k = 0; k < e && u <= UINT64_MAX / 10; k++)
+                        u *= (v & 0x80) ? 2 : 10;
+                    if ((v & 0x80) && e < 64)
+                        u = (uint64_t)1 << e;
+                    f->per_sec = u;
+                } else if (code == 14 && ol >= 8) {
+                    const uint64_t lo = ng32(b + o + 4, swap), hi = ng32(b + o + 8, swap);
+                    f->offset = (int64_t)(swap ? (lo << 32 | hi) : (hi << 32 | lo));
+                }
+                o += 4 + (((size_t)ol + 3) & ~(size_t)3);
+            }
+            continue;
+        }
+        if (type == 3) { /* simple packet: no time */
+            tr->records++;
+            tr->skipped++;
+            continue;
+        }
+        if (type != 6)
+            continue;
+        if (blen < 20) {
+            tr->partial = 1;
+            warn(tr, "%s: enhanced packet block too short at byte offset %ld", name, offset);
+            break;
+        }
+        const uint32_t id = ng32(b, swap);
+        const uint64_t ts = (uint64_t)ng32(b + 4, swap) << 32 | ng32(b + 8, swap);
+        const uint32_t caplen = ng32(b + 12, swap), olen = ng32(b + 16, swap);
+        if (id >= nif || caplen > blen - 20) {
+            tr->partial = 1;
+            warn(tr, "%s: packet block at byte offset %ld names interface %u of %zu or holds "
+                     "more than its block",
+                 name, offset, id, nif);
+            break;
+        }
+        const ng_if *f = &ifs[id];
+        /* Units to nanoseconds in integers: whole seconds, then the rest. */
+        const uint64_t sec = ts / f->per_sec, frac = ts % f->per_sec;
+        /* Whole seconds, kept far from overflow: a time beyond is refused
+         * below anyway. */
+        const int64_t lim = INT64_C(8000000000);
+        const int64_t off = f->offset > lim ? lim : f->offset < -lim ? -lim : f->offset;
+        const int64_t whole = sec > (uint64_t)lim ? INT64_MAX : (int64_t)sec + off;
+        if (tr->records == 0)
+            sec_first = whole;
+        if (whole == INT64_MAX || whole - sec_first > INT64_C(4000000000) ||
+            whole - sec_first < -INT64_C(4000000000)) {
+            /* 126 years from the first record: not a time (and nanosecond
+             * differences of such times would overflow) */
+            tr->partial = 1;
+            warn(tr, "%s: packet block at byte offset %ld: its time is out of range", name,
+                 offset);
+            break;
+        }
+        const int64_t ns = (whole - sec_first) * 1000000000 +
+                           (int64_t)((long double)frac * 1e9L / (long double)f->per_sec);
+        tr->records++;
+        const double t = 1e-9 * (double)ns;
+        if (!link_supported(f->dlt)) {
+            tr->skipped++;
+            continue;
+        }
+        const int added = decode(tr, f->dlt, t, ns, b + 20, caplen, olen);
+        if (added < 0) {
+            rc = qc_err_set(err, added, "%s: record %llu: %s", name,
+                            (unsigned long long)tr->records, qc_strerror(added));
+            break;
+        }
+        if (added == 0) {
+            tr->skipped++;
+            continue;
+        }
+        if (ns < last)
+            unordered++;
+        else
+            last = ns;
+    }
+    free(b);
+    free(ifs);
+    fclose(fp);
+    if (rc != 0)
+        return rc;
+    tr->t0 = (double)sec_first;
+    if (unordered)
+        warn(tr, "%s: %llu packets out of time order; sorted", name,
+             (unsigned long long)unordered);
+    return 0;
 }
 
 static int read_pcap(qc_trace *tr, FILE *fp, const uint8_t *head, size_t headlen,
@@ -468,9 +694,21 @@ static int read_pcap(qc_trace *tr, FILE *fp, const uint8_t *head, size_t headlen
             sec0 = (long long)h->ts.tv_sec;
             nsec0 = (long long)h->ts.tv_usec; /* nanoseconds at this precision */
         }
+        const int64_t dsec = (int64_t)h->ts.tv_sec - sec0;
+        if (dsec > INT64_C(4000000000) || dsec < -INT64_C(4000000000)) {
+            /* 126 years from the first record: not a time (and nanosecond
+             * differences of such times would overflow) */
+            tr->partial = 1;
+            warn(tr, "%s: stopped at record %llu (byte offset %ld): its time is %lld s from the "
+                     "first record's",
+                 name, (unsigned long long)tr->records, offset - 16 - (long)h->caplen,
+                 (long long)dsec);
+            break;
+        }
+        const int64_t ns = dsec * 1000000000 + ((int64_t)h->ts.tv_usec - nsec0);
         const double t = (double)((long long)h->ts.tv_sec - sec0) +
                          1e-9 * (double)((long long)h->ts.tv_usec - nsec0);
-        const int added = decode(tr, t, data, h->caplen, h->len);
+        const int added = decode(tr, tr->linktype, t, ns, data, h->caplen, h->len);
         if (added < 0) {
             rc = qc_err_set(err, added, "%s: record %llu: %s", name,
                             (unsigned long long)tr->records, qc_strerror(added));
@@ -562,6 +800,18 @@ static int csv_header(char **f, int n, csv_cols *c, const char *name, size_t lin
                           "%s:%zu: the header needs columns 'time' and 'size' (found '%s'%s)",
                           name, line, f[0], n > 1 ? ", ..." : "");
     return 0;
+}
+
+/* Seconds since the first line as whole nanoseconds (a CSV time has
+ * what precision its text gave; beyond 126 years it saturates). */
+static int64_t csv_ns(double rt)
+{
+    const double ns = rt * 1e9;
+    if (ns >= 4e18) /* 126 years: differences of such times still fit */
+        return INT64_C(4000000000000000000);
+    if (ns <= -4e18)
+        return -INT64_C(4000000000000000000);
+    return (int64_t)llround(ns);
 }
 
 static int csv_number(const char *s, double *out)
@@ -680,7 +930,7 @@ static int read_csv(qc_trace *tr, FILE *fp, const char *name, qc_err *out_err)
         uint32_t flow;
         const char *fl = c.flow >= 0 ? f[c.flow] : "";
         if ((rc = csv_flow(tr, fl, &last_flow, rt, &flow)) != 0 ||
-            (rc = push_packet(tr, rt, (uint32_t)sz, flow, 0, 0)) != 0) {
+            (rc = push_packet(tr, rt, csv_ns(rt), (uint32_t)sz, flow, 0, 0)) != 0) {
             qc_err_set(err, rc, "%s:%zu: out of memory", name, lineno);
             break;
         }
@@ -729,7 +979,7 @@ static int read_csv(qc_trace *tr, FILE *fp, const char *name, qc_err *out_err)
 static int cmp_pkt_time(const void *a, const void *b)
 {
     const qc_trace_pkt *x = a, *y = b;
-    return (x->t > y->t) - (x->t < y->t);
+    return (x->ns > y->ns) - (x->ns < y->ns);
 }
 
 /* Merge sort by time, stable (qsort is not): packets with equal times
@@ -738,7 +988,7 @@ static int sort_packets(qc_trace *tr)
 {
     int sorted = 1;
     for (size_t i = 1; i < tr->n && sorted; i++)
-        sorted = tr->pkt[i].t >= tr->pkt[i - 1].t;
+        sorted = tr->pkt[i].ns >= tr->pkt[i - 1].ns;
     if (sorted)
         goto shift;
     qc_trace_pkt *tmp = malloc(tr->n * sizeof *tmp);
@@ -763,9 +1013,15 @@ shift:;
     /* Times are relative to the earliest packet, which may not have been
      * the first record (nor an IP packet). */
     const double shift = tr->n ? tr->pkt[0].t : 0;
+    const int64_t shift_ns = tr->n ? tr->pkt[0].ns : 0;
+    /* Seconds from the exact nanoseconds, always: in the order of ns
+     * (which the sort followed), even where a CSV's decimal times round
+     * to the same nanosecond. */
+    for (size_t i = 0; i < tr->n; i++) {
+        tr->pkt[i].ns -= shift_ns;
+        tr->pkt[i].t = 1e-9 * (double)tr->pkt[i].ns;
+    }
     if (shift != 0) {
-        for (size_t i = 0; i < tr->n; i++)
-            tr->pkt[i].t -= shift;
         for (size_t i = 0; i < tr->nflows; i++) {
             tr->flows[i].first -= shift;
             tr->flows[i].last -= shift;
@@ -799,7 +1055,10 @@ static int read_stream(qc_trace *tr, FILE *fp, const char *name, qc_err *err)
     const uint32_t m = got >= 4 ? rd32le(head) : 0;
     if (m == 0xa1b2c3d4u || m == 0xd4c3b2a1u || m == 0xa1b23c4du || m == 0x4d3cb2a1u ||
         m == 0x0a0d0d0au) {
-        rc = read_pcap(tr, fp, head, got, name, err);
+        if (m == 0x0a0d0d0au && pcapng_mixed(fp))
+            rc = read_pcapng_mixed(tr, fp, name, err);
+        else
+            rc = read_pcap(tr, fp, head, got, name, err);
     } else if (looks_like_text(head, got)) {
         rc = read_csv(tr, fp, name, err);
     } else {
