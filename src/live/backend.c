@@ -253,27 +253,28 @@ static void start_next(backend *b)
     }
 }
 
-/* Parses the next complete request in the buffer, if any, and queues it. */
-static void process(bconn *c)
+/* Parses the next complete request in the buffer, if any, and queues it;
+ * 1 when it answered one at once (a health check) and the next may follow. */
+static int process_one(bconn *c)
 {
     if (c->busy || c->closing)
-        return;
+        return 0;
     qc__http_head h;
     const char *why = "malformed request";
     int rc = qc__http_parse_head(c->in.data, c->in.len, 1, &h, &why);
     if (rc < 0) {
         bad_request(c, why);
-        return;
+        return 0;
     }
     if (rc == 0)
-        return;
+        return 0;
     long total = qc__http_message_len(c->in.data, c->in.len, &h, 1u << 24, &why);
     if (total < 0) {
         bad_request(c, why);
-        return;
+        return 0;
     }
     if (total == 0)
-        return;
+        return 0;
     const char *hp = c->b->o->health ? c->b->o->health : "/health";
     int health =
         h.target.len == strlen(hp) && memcmp(c->in.data + h.target.off, hp, h.target.len) == 0;
@@ -285,17 +286,17 @@ static void process(bconn *c)
             respond(c, 503, "Service Unavailable", "warming up\n", c->keep);
         else
             respond(c, 200, "OK", "ready\n", c->keep);
-        if (c->keep)
-            process(c);
-        else
+        if (!c->keep) {
             close_after_write(c);
-        return;
+            return 0;
+        }
+        return 1;
     }
     c->busy = 1;
     backend *b = c->b;
     if (b->busy < b->o->workers) {
         start(c);
-        return;
+        return 0;
     }
     c->queued = 1;
     c->next = NULL;
@@ -304,6 +305,16 @@ static void process(bconn *c)
     else
         b->wait_head = c;
     b->wait_tail = c;
+    return 0;
+}
+
+/* Answers the buffered requests in a loop (pipelined health checks are
+ * answered at once: a recursion per request would let one burst exhaust
+ * the stack). */
+static void process(bconn *c)
+{
+    while (process_one(c))
+        ;
 }
 
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)

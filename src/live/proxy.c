@@ -105,6 +105,9 @@ struct cconn {
     int keep;
     int head_timer_on;
     int head_method; /* the request is HEAD: its response has no body */
+    int processing;  /* client_process's loop is running: see there */
+    int rpaused;     /* reading stopped: see client_flow */
+    int ending;      /* its last answer is written: closes after it */
     unsigned cls;
     double t_arrive;
     uconn *up;
@@ -297,6 +300,7 @@ static void client_close_cb(void *c)
 
 static void client_close_after_write(cconn *c)
 {
+    c->ending = 1; /* requests pipelined after the last are not read */
     qc__close_after_write((uv_stream_t *)&c->tcp, client_close_cb, c);
 }
 
@@ -309,18 +313,104 @@ static void client_idle(cconn *c)
     uv_timer_start(&c->timer, on_client_timer, (uint64_t)(c->P->o->idle_timeout * 1000), 0);
 }
 
-/* Writes a response qctl makes itself, then reads the next request. */
+/* Writes to a client go through one path (client_write) whose completion
+ * (on_client_write) resumes whatever waited for the client's write queue
+ * to drain: an upstream streaming to it (see stream_out) or the client's
+ * own pipelined requests (see client_process). WQ_HIGH bounds the unsent
+ * bytes held for one client; WQ_LOW is where waiting ends. */
+#define WQ_HIGH (256u << 10)
+#define WQ_LOW (64u << 10)
+/* Request bytes read ahead while a request is being carried: beyond it the
+ * client is not read until its current request is answered. */
+#define IN_HIGH (64u << 10)
+/* Unsent answers beyond which a client's pipelined requests wait: small
+ * answers cost several times their size in write requests. */
+#define WQ_REPLIES (32u << 10)
+
+enum { R_HEAD = 0, R_BODY };
+enum { F_LENGTH = 0, F_CHUNKED, F_CLOSE };
+
+typedef struct cwrite {
+    uv_write_t req;
+    cconn *c;
+    char data[];
+} cwrite;
+
+static void upstream_resume(uconn *u)
+{
+    if (!u->paused || u->closing)
+        return;
+    u->paused = 0;
+    uv_read_start((uv_stream_t *)&u->tcp, alloc_cb, on_upstream_read);
+    uv_timer_start(&u->timer, on_upstream_timer, (uint64_t)(u->P->o->backend_timeout * 1000), 0);
+}
+
+static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
+
+static size_t client_wq(cconn *c)
+{
+    return uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
+}
+
+/* A write to a client is done: below WQ_LOW, a paused upstream streaming
+ * to it reads again, and a client whose reading was stopped (see
+ * client_flow) is served and read again. */
+static void on_client_write(uv_write_t *req, int status)
+{
+    (void)status;
+    cwrite *w = (cwrite *)req;
+    cconn *c = w->c;
+    free(w);
+    /* a write is called back before its stream's close callback, so c is
+     * still there */
+    if (c->closing || client_wq(c) > WQ_LOW)
+        return;
+    if (c->up && c->up->paused)
+        upstream_resume(c->up);
+    if (c->rpaused)
+        client_process(c);
+}
+
+/* Queues a copy of p[0..n) to c. On failure c is closed and it returns
+ * nonzero. */
+static int client_write(cconn *c, const char *p, size_t n)
+{
+    if (c->closing)
+        return -1;
+    cwrite *w = malloc(sizeof *w + n);
+    if (!w) {
+        client_close(c);
+        return -1;
+    }
+    memcpy(w->data, p, n);
+    w->c = c;
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)n);
+    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_client_write) != 0) {
+        free(w);
+        client_close(c);
+        return -1;
+    }
+    return 0;
+}
+
+
+/* Writes a response qctl makes itself, then goes on with the next request
+ * (client_process, which does not recurse: see there). */
 static void client_reply(cconn *c, int status, const char *reason, const char *extra,
                          const char *ctype, const char *body, size_t blen)
 {
-    char head[512];
+    char msg[1024];
     int keep = c->keep && !c->P->draining;
     int k = snprintf(
-        head, sizeof head, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n",
+        msg, sizeof msg, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n",
         status, reason, ctype, blen, extra ? extra : "", keep ? "" : "Connection: close\r\n");
-    qc__write_copy((uv_stream_t *)&c->tcp, head, (size_t)k);
-    if (blen)
-        qc__write_copy((uv_stream_t *)&c->tcp, body, blen);
+    if ((size_t)k + blen <= sizeof msg) { /* one write: the common, small answer */
+        memcpy(msg + k, body, blen);
+        if (client_write(c, msg, (size_t)k + blen) != 0)
+            return; /* closed */
+    } else if (client_write(c, msg, (size_t)k) != 0 || (blen && client_write(c, body, blen) != 0)) {
+        return;
+    }
     c->state = C_READ;
     if (!keep) {
         client_close_after_write(c);
@@ -673,9 +763,20 @@ static void admin_bound(cconn *c, const char *q)
 
 /* GET /metrics, GET /status, POST /reference?value=R,
  * POST /bound?class=NAME&value=D. */
-static void admin_request(cconn *c, const char *target, size_t tlen)
+/* Answers an admin request. Reads are GET (or HEAD); a change of state
+ * (/bound, /reference) only by POST, else 405: a GET can be made by any
+ * web page a browser on the host opens, or replayed by a cache. */
+static void admin_request(cconn *c, const char *target, size_t tlen, int post)
 {
     proxy *P = c->P;
+    int change = (tlen > 7 && memcmp(target, "/bound?", 7) == 0) ||
+                 (tlen > 11 && memcmp(target, "/reference?", 11) == 0);
+    if (change && !post) {
+        static const char body[] = "method not allowed: use POST to change state\n";
+        client_reply(c, 405, "Method Not Allowed", "Allow: POST\r\n", "text/plain", body,
+                     sizeof body - 1);
+        return;
+    }
     if (tlen > 7 && memcmp(target, "/bound?", 7) == 0) {
         char q[256];
         size_t n = tlen - 7 < sizeof q - 1 ? tlen - 7 : sizeof q - 1;
@@ -832,41 +933,8 @@ static void on_upstream_timer(uv_timer_t *t)
  * connection is closed, cutting the response short (a client sees the
  * framing end early). The link is kept for another request only when the
  * response ended cleanly: its framing ended, no byte beyond it, and
- * keep-alive. The latency the limiter gets ends with the last byte. */
-#define WQ_HIGH (256u << 10)
-#define WQ_LOW (64u << 10)
-
-enum { R_HEAD = 0, R_BODY };
-enum { F_LENGTH = 0, F_CHUNKED, F_CLOSE };
-
-typedef struct cwrite {
-    uv_write_t req;
-    cconn *c;
-    char data[];
-} cwrite;
-
-static void upstream_resume(uconn *u)
-{
-    if (!u->paused || u->closing)
-        return;
-    u->paused = 0;
-    uv_read_start((uv_stream_t *)&u->tcp, alloc_cb, on_upstream_read);
-    uv_timer_start(&u->timer, on_upstream_timer, (uint64_t)(u->P->o->backend_timeout * 1000), 0);
-}
-
-static void on_client_write(uv_write_t *req, int status)
-{
-    (void)status;
-    cwrite *w = (cwrite *)req;
-    cconn *c = w->c;
-    free(w);
-    /* a write is called back before its stream's close callback, so c is
-     * still there */
-    if (c->closing || !c->up || !c->up->paused)
-        return;
-    if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) <= WQ_LOW)
-        upstream_resume(c->up);
-}
+ * keep-alive. The latency the limiter gets ends with the last byte
+ * (WQ_HIGH, WQ_LOW: see client_write). */
 
 /* Writes a copy of p[0..n) to u's client; pauses u past WQ_HIGH. */
 static void stream_out(uconn *u, const char *p, size_t n)
@@ -874,20 +942,9 @@ static void stream_out(uconn *u, const char *p, size_t n)
     cconn *c = u->client;
     if (!c || c->closing || n == 0)
         return;
-    cwrite *w = malloc(sizeof *w + n);
-    if (!w) {
-        client_close(c);
+    if (client_write(c, p, n) != 0)
         return;
-    }
-    memcpy(w->data, p, n);
-    w->c = c;
-    uv_buf_t b = uv_buf_init(w->data, (unsigned)n);
-    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_client_write) != 0) {
-        free(w);
-        client_close(c);
-        return;
-    }
-    if (!u->paused && uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) > WQ_HIGH) {
+    if (!u->paused && client_wq(c) > WQ_HIGH) {
         u->paused = 1;
         uv_read_stop((uv_stream_t *)&u->tcp);
         uv_timer_start(&u->timer, on_upstream_timer, (uint64_t)(u->P->o->idle_timeout * 1000), 0);
@@ -1683,18 +1740,19 @@ static void bad_request(cconn *c, const char *why)
     client_reply(c, 400, "Bad Request", NULL, "text/plain", body, (size_t)n);
 }
 
-/* Takes the next whole request out of c->in and carries it. */
-static void client_process(cconn *c)
+/* Takes the next whole request out of c->in and carries it; 0 when there
+ * is none yet (or c is closing). */
+static int client_next(cconn *c)
 {
     proxy *P = c->P;
     if (c->closing || c->state != C_READ || c->in.len == 0)
-        return;
+        return 0;
     qc__http_head h;
     const char *why = "malformed request";
     int rc = qc__http_parse_head(c->in.data, c->in.len, 1, &h, &why);
     if (rc < 0) {
         bad_request(c, why);
-        return;
+        return 0;
     }
     if (!c->head_timer_on) { /* the head has started: it has header_timeout to end
                               */
@@ -1702,14 +1760,14 @@ static void client_process(cconn *c)
         uv_timer_start(&c->timer, on_client_timer, (uint64_t)(P->o->header_timeout * 1000), 0);
     }
     if (rc == 0)
-        return;
+        return 0;
     long n = qc__http_message_len(c->in.data, c->in.len, &h, BODY_MAX, &why);
     if (n < 0) {
         bad_request(c, why);
-        return;
+        return 0;
     }
     if (n == 0)
-        return;
+        return 0;
     size_t total = (size_t)n;
     c->keep = h.keep_alive;
     c->head_method = qc__http_is_head(c->in.data, &h);
@@ -1718,31 +1776,74 @@ static void client_process(cconn *c)
         char target[256];
         size_t tl = h.target.len < sizeof target ? h.target.len : sizeof target - 1;
         memcpy(target, c->in.data + h.target.off, tl);
+        int post = h.method.len == 4 && memcmp(c->in.data + h.method.off, "POST", 4) == 0;
         qc__buf_consume(&c->in, total);
-        admin_request(c, target, tl);
-        return;
+        admin_request(c, target, tl, post);
+        return 1;
     }
     c->cls = class_of(P, c->in.data, &h);
     c->req.len = 0;
     if (qc__buf_append(&c->req, c->in.data, total) != 0) {
         client_close(c);
-        return;
+        return 1;
     }
     qc__buf_consume(&c->in, total);
     if (P->draining) {
         refuse(c);
-        return;
+        return 1;
     }
     int adm = P->qlen ? (P->o->control && qc_limiter_weight(P->lim, c->cls) <= 0 ? -1 : 0)
                       : try_admit(c);
     if (adm > 0)
-        return;
+        return 1;
     if (adm < 0 || P->qlen >= P->o->queue) { /* rejected class, or no room */
         refuse(c);
-        return;
+        return 1;
     }
     enqueue(c);
     uv_timer_start(&c->timer, on_client_timer, (uint64_t)(wait_deadline(P, c->cls) * 1000), 0);
+    return 1;
+}
+
+/* Reads c or not. Reading stops while c's unsent answers exceed WQ_HIGH
+ * (it sends requests faster than it takes the answers), or while a request
+ * of c's is being carried and IN_HIGH bytes of the next ones are already
+ * buffered; it resumes when the answers drain below WQ_LOW and the
+ * request is done. So one client holds at most about WQ_HIGH of answers,
+ * plus one request and IN_HIGH of read-ahead, whatever it sends: TCP
+ * slows the rest down in its own buffers. */
+static void client_flow(cconn *c)
+{
+    if (c->closing || c->ending)
+        return;
+    size_t wq = client_wq(c);
+    int stop = wq > WQ_REPLIES || (c->state != C_READ && c->in.len >= IN_HIGH);
+    if (stop && !c->rpaused) {
+        c->rpaused = 1;
+        uv_read_stop((uv_stream_t *)&c->tcp);
+    } else if (!stop && c->rpaused && wq <= WQ_LOW) {
+        c->rpaused = 0;
+        uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, on_client_read);
+    }
+}
+
+/* Carries the requests buffered in c one after another, in a loop: an
+ * answer qctl makes itself (a refusal, a 400, an admin page) calls back
+ * here, and a recursion per pipelined request would let one client's
+ * burst exhaust the stack. A call made while the loop runs returns at once
+ * and the loop goes on. The loop stops while c's unsent answers exceed
+ * WQ_HIGH; client_flow then stops reading c until they drain. */
+static void client_process(cconn *c)
+{
+    if (c->processing)
+        return;
+    c->processing = 1;
+    while (!c->closing && !c->ending && c->state == C_READ && c->in.len &&
+           client_wq(c) <= WQ_REPLIES)
+        if (!client_next(c))
+            break;
+    c->processing = 0;
+    client_flow(c);
 }
 
 static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
