@@ -157,7 +157,10 @@ static const char proxy_usage[] =
     "  --port-file FILE     write the bound port to FILE\n"
     "  --admin HOST:PORT    admin endpoint: GET /metrics (Prometheus), GET\n"
     "                       /status (JSON), POST /reference?value=R\n"
+    "                       (loopback only unless --admin-public; state\n"
+    "                       changes by POST only, GET gets 405)\n"
     "  --admin-port-file F  write the admin port to F\n"
+    "  --admin-public       allow --admin on a non-loopback address\n"
     "  --backend HOST:PORT  a backend (repeat for more)\n"
     "  --limiter NAME       none, fixed, maxusers (default), aimd, vegas,\n"
     "                       gradient2, envoy, admission (per-class delay\n"
@@ -433,6 +436,7 @@ int cmd_proxy(int argc, char **argv)
         O_PF,
         O_ADMIN,
         O_APF,
+        O_APUB,
         O_BK,
         O_LIM,
         O_L,
@@ -470,6 +474,7 @@ int cmd_proxy(int argc, char **argv)
                                              {"port-file", required_argument, 0, O_PF},
                                              {"admin", required_argument, 0, O_ADMIN},
                                              {"admin-port-file", required_argument, 0, O_APF},
+                                             {"admin-public", no_argument, 0, O_APUB},
                                              {"backend", required_argument, 0, O_BK},
                                              {"limiter", required_argument, 0, O_LIM},
                                              {"limit", required_argument, 0, O_L},
@@ -539,6 +544,9 @@ int cmd_proxy(int argc, char **argv)
             break;
         case O_APF:
             o.admin_port_file = optarg;
+            break;
+        case O_APUB:
+            o.admin_public = 1;
             break;
         case O_BK:
             if (o.nbackends >= QC_PROXY_BACKENDS_MAX) {

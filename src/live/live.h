@@ -123,6 +123,7 @@ int qc_replay_run(const qc_replay_opts *o, qc_replay_result *r, qc_err *err);
 typedef struct qc_proxy_opts {
     const char *listen, *admin; /* HOST:PORT; admin may be NULL */
     const char *port_file, *admin_port_file;
+    int admin_public; /* admin may bind a non-loopback address */
     const char *backend[QC_PROXY_BACKENDS_MAX];
     unsigned nbackends;
     qc_limiter_config limiter;

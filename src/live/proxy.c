@@ -2043,6 +2043,13 @@ int qc_proxy_check(const qc_proxy_opts *o, qc_err *err)
         qc_err_prefix(err, "--admin");
         return rc;
     }
+    /* the admin port changes the proxy's state and has no authentication:
+     * loopback (127.0.0.0/8) only, unless the user says otherwise */
+    if (o->admin && !o->admin_public && (ntohl(addr.sin_addr.s_addr) >> 24) != 127)
+        return qc_err_set(err, QC_EINVAL,
+                          "--admin: '%s' is not a loopback address; the admin port changes "
+                          "the proxy's state without authentication (--admin-public to allow it)",
+                          o->admin);
     if ((rc = qc__fleet_check(&o->fleet, o->nbackends, err)) != 0)
         return rc;
     if (!(o->health_interval > 0) || !(o->cmd_timeout > 0) || !(o->warmup_timeout > 0))
