@@ -1199,6 +1199,30 @@ static int opg_se(const mixw *w, double n, int lognormal, int k, const double *p
  * count times squared distance to the nearest centre chosen (the first by
  * count alone), five Lloyd passes, then each cluster's weight, mean and
  * spread as a component. */
+
+/* A start's component j: lognormal (log-mean mu, log-sd sd) or exponential
+ * (rate 1/mu, or 1/max when mu is 0); its weight p[j] is set by the caller. */
+static void start_component(const mixw *w, double *p, int k, int j, int lognormal, double mu,
+                            double sd)
+{
+    if (lognormal) {
+        p[k + j] = mu;
+        p[2 * k + j] = sd;
+    } else {
+        p[k + j] = mu > 0 ? 1 / mu : 1 / w->x[w->m - 1];
+    }
+}
+
+/* Scales a start's weights p[0..k) to sum to 1. */
+static void start_normalise(double *p, int k)
+{
+    double ws = 0;
+    for (int j = 0; j < k; j++)
+        ws += p[j];
+    for (int j = 0; j < k; j++)
+        p[j] /= ws;
+}
+
 static void em_init_kpp(const mixw *w, int lognormal, int k, qc_rng *r, double *p)
 {
     double cen[3];
@@ -1261,18 +1285,9 @@ static void em_init_kpp(const mixw *w, int lognormal, int k, qc_rng *r, double *
         if (sd < 0.1 * all_s)
             sd = 0.1 * all_s;
         p[j] = (s0[j] > 0 ? s0[j] : 1) / w->n;
-        if (lognormal) {
-            p[k + j] = mu;
-            p[2 * k + j] = sd;
-        } else {
-            p[k + j] = mu > 0 ? 1 / mu : 1 / w->x[w->m - 1];
-        }
+        start_component(w, p, k, j, lognormal, mu, sd);
     }
-    double ws = 0;
-    for (int j = 0; j < k; j++)
-        ws += p[j];
-    for (int j = 0; j < k; j++)
-        p[j] /= ws;
+    start_normalise(p, k);
 }
 
 /* An atom start: components 0..na-1 sit on na of the most frequent
@@ -1431,18 +1446,9 @@ static void em_init_modes(const mixw *w, int lognormal, int k, int off, double *
         else if (!(sd > bw))
             sd = bw;
         p[j] = m0 / w->n;
-        if (lognormal) {
-            p[k + j] = mu;
-            p[2 * k + j] = sd;
-        } else {
-            p[k + j] = mu > 0 ? 1 / mu : 1 / w->x[w->m - 1];
-        }
+        start_component(w, p, k, j, lognormal, mu, sd);
     }
-    double ws = 0;
-    for (int j = 0; j < k; j++)
-        ws += p[j];
-    for (int j = 0; j < k; j++)
-        p[j] /= ws;
+    start_normalise(p, k);
 }
 
 /* EM from p for at most iters iterations; returns the last
