@@ -398,6 +398,41 @@ static int decode(qc_trace *tr, int dlt, double t, int64_t ns, const uint8_t *d,
 /* pcap and pcapng                                                    */
 /* ------------------------------------------------------------------ */
 
+/* One record of either capture format, its time already in integer
+ * nanoseconds from the first record: decoded and counted the same way for
+ * pcap and pcapng, and checked for order on the nanoseconds (the order the
+ * sort follows), never on rounded seconds. Returns 0 or a negative code
+ * set in err. */
+typedef struct rec_order {
+    int64_t last;       /* greatest time kept so far */
+    uint64_t unordered; /* records kept earlier than one before them */
+} rec_order;
+
+static int record_add(qc_trace *tr, int dlt, int64_t ns, const uint8_t *d, uint32_t caplen,
+                      uint32_t len, rec_order *o, const char *name, qc_err *err)
+{
+    const int added = decode(tr, dlt, 1e-9 * (double)ns, ns, d, caplen, len);
+    if (added < 0)
+        return qc_err_set(err, added, "%s: record %llu: %s", name,
+                          (unsigned long long)tr->records, qc_strerror(added));
+    if (added == 0) {
+        tr->skipped++;
+        return 0;
+    }
+    if (ns < o->last)
+        o->unordered++;
+    else
+        o->last = ns;
+    return 0;
+}
+
+static void record_order_warn(qc_trace *tr, const rec_order *o, const char *name)
+{
+    if (o->unordered)
+        warn(tr, "%s: %llu packets out of time order; sorted", name,
+             (unsigned long long)o->unordered);
+}
+
 static uint32_t rd32le(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -473,8 +508,7 @@ static int read_pcapng_mixed(qc_trace *tr, FILE *fp, const char *name, qc_err *e
     size_t bcap = 0;
     int swap = 0, rc = 0;
     int64_t sec_first = 0; /* whole seconds of the first record */
-    int64_t last = INT64_MIN;
-    uint64_t unordered = 0;
+    rec_order order = {INT64_MIN, 0};
     long offset = 0;
     tr->linktype = -1;
     for (;;) {
@@ -601,25 +635,13 @@ static int read_pcapng_mixed(qc_trace *tr, FILE *fp, const char *name, qc_err *e
         const int64_t ns = (whole - sec_first) * 1000000000 +
                            (int64_t)((long double)frac * 1e9L / (long double)f->per_sec);
         tr->records++;
-        const double t = 1e-9 * (double)ns;
         if (!link_supported(f->dlt)) {
             tr->skipped++;
             continue;
         }
-        const int added = decode(tr, f->dlt, t, ns, b + 20, caplen, olen);
-        if (added < 0) {
-            rc = qc_err_set(err, added, "%s: record %llu: %s", name,
-                            (unsigned long long)tr->records, qc_strerror(added));
+        rc = record_add(tr, f->dlt, ns, b + 20, caplen, olen, &order, name, err);
+        if (rc != 0)
             break;
-        }
-        if (added == 0) {
-            tr->skipped++;
-            continue;
-        }
-        if (ns < last)
-            unordered++;
-        else
-            last = ns;
     }
     free(b);
     free(ifs);
@@ -627,9 +649,7 @@ static int read_pcapng_mixed(qc_trace *tr, FILE *fp, const char *name, qc_err *e
     if (rc != 0)
         return rc;
     tr->t0 = (double)sec_first;
-    if (unordered)
-        warn(tr, "%s: %llu packets out of time order; sorted", name,
-             (unsigned long long)unordered);
+    record_order_warn(tr, &order, name);
     return 0;
 }
 
@@ -668,8 +688,7 @@ static int read_pcap(qc_trace *tr, FILE *fp, const uint8_t *head, size_t headlen
      * first record: an epoch time in one double would keep only about
      * 0.2 microseconds of resolution. */
     long long sec0 = 0, nsec0 = 0;
-    double last = -INFINITY;
-    uint64_t unordered = 0;
+    rec_order order = {INT64_MIN, 0};
     int rc = 0;
     /* The byte offset of each record: pcap's is counted (24 header bytes,
      * then 16 + caplen per record), sparing a system call per packet;
@@ -706,30 +725,15 @@ static int read_pcap(qc_trace *tr, FILE *fp, const uint8_t *head, size_t headlen
             break;
         }
         const int64_t ns = dsec * 1000000000 + ((int64_t)h->ts.tv_usec - nsec0);
-        const double t = (double)((long long)h->ts.tv_sec - sec0) +
-                         1e-9 * (double)((long long)h->ts.tv_usec - nsec0);
-        const int added = decode(tr, tr->linktype, t, ns, data, h->caplen, h->len);
-        if (added < 0) {
-            rc = qc_err_set(err, added, "%s: record %llu: %s", name,
-                            (unsigned long long)tr->records, qc_strerror(added));
+        rc = record_add(tr, tr->linktype, ns, data, h->caplen, h->len, &order, name, err);
+        if (rc != 0)
             break;
-        }
-        if (added == 0) {
-            tr->skipped++;
-            continue;
-        }
-        if (t < last)
-            unordered++;
-        else
-            last = t;
     }
     pcap_close(p);
     if (rc != 0)
         return rc;
     tr->t0 = (double)sec0 + 1e-9 * (double)nsec0;
-    if (unordered)
-        warn(tr, "%s: %llu packets out of time order; sorted", name,
-             (unsigned long long)unordered);
+    record_order_warn(tr, &order, name);
     return 0;
 }
 
