@@ -122,7 +122,7 @@ int cmd_backend(int argc, char **argv)
         }
         o.has_warmup = 1;
     }
-    struct sockaddr_in a;
+    struct sockaddr_storage a;
     if (qc__addr_parse(o.listen, &a, &err) != 0) {
         qc_dist_free(&o.service);
         if (o.has_warmup)
@@ -758,7 +758,7 @@ int cmd_proxy(int argc, char **argv)
         cli_error("proxy: %s", err.msg);
         goto out;
     }
-    struct sockaddr_in a;
+    struct sockaddr_storage a;
     for (unsigned i = 0; i < o.nbackends; i++)
         if (qc__addr_parse(o.backend[i], &a, &err) != 0) {
             cli_error("--backend: %s", err.msg);

@@ -246,7 +246,7 @@ static int run_udp(const load_args *a)
         return QC_EXIT_USAGE;
     }
     qc_err err = {0};
-    struct sockaddr_in sa;
+    struct sockaddr_storage sa;
     if (qc__addr_parse(a->udp, &sa, &err) != 0) {
         cli_error("--udp: %s", err.msg);
         return QC_EXIT_USAGE;
@@ -460,7 +460,7 @@ int cmd_load(int argc, char **argv)
     if ((rc = check_args(&a)) != 0)
         return rc;
     qc_err err = {0};
-    struct sockaddr_in sa;
+    struct sockaddr_storage sa;
     if (qc__addr_parse(a.o.target, &sa, &err) != 0) {
         cli_error("--target: %s", err.msg);
         return QC_EXIT_USAGE;
