@@ -51,6 +51,15 @@ int qc__write_copy(uv_stream_t *stream, const char *p, size_t n);
  * shutdown cannot be started. */
 void qc__close_after_write(uv_stream_t *stream, void (*close)(void *), void *arg);
 
+/* The proxy's live page (page.c) when target[0..tlen) asks for it ("/" or
+ * "/?..."), its length in *len; NULL otherwise. The page is a constant. */
+const char *qc__admin_page(const char *target, size_t tlen, size_t *len);
+/* The headers it is sent with: not cached; no script, style, image or
+ * connection from anywhere but the page itself and its own origin. */
+#define QC_ADMIN_PAGE_HEADERS                                                                      \
+    "Cache-Control: no-store\r\nContent-Security-Policy: default-src 'none'; script-src "         \
+    "'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'\r\n"
+
 /* Seconds on the monotonic clock. */
 double qc__now(void);
 

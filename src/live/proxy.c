@@ -785,6 +785,12 @@ static void admin_request(cconn *c, const char *target, size_t tlen, int post)
         admin_bound(c, q);
         return;
     }
+    const char *page;
+    size_t plen;
+    if ((page = qc__admin_page(target, tlen, &plen)) != NULL) { /* GET /: page.c */
+        client_reply(c, 200, "OK", QC_ADMIN_PAGE_HEADERS, "text/html; charset=utf-8", page, plen);
+        return;
+    }
     if (tlen == 8 && memcmp(target, "/metrics", 8) == 0) {
         char *buf = malloc(1 << 18); /* 64 backends' and 9 classes' lines fit */
         if (!buf) {
