@@ -20,14 +20,35 @@
 #     tried for 4 s each, the best goodput (ties: lower p95) rerun for 10 s.
 #     Reported: goodput (2xx/s), p95 of admitted (2xx) requests measured
 #     from their intended send times, refused fraction, and the ratios.
+#  4. 3x overload with the default queue: the same backend and offered
+#     load, through `qctl proxy` with its defaults (maxusers, 128 places,
+#     1 s deadline); through nginx limit_conn (503 beyond it, no queue),
+#     limits 4, 6, 8 and 12 tried for 4 s each and the best (goodput, then
+#     lower p99) rerun; and through haproxy with `maxconn` per server and
+#     its queue bounded as qctl's default is (`timeout queue 1s`, 503 when
+#     the wait runs out; 503 at once while 128 wait, by an http-request
+#     deny on queue(b): haproxy's queue has no length bound of its own, and
+#     unbounded it holds more requests than the client has connections),
+#     maxconn 4 and 8 tried and the best
+#     rerun. Each measured run lasts 10 s. Reported for each: goodput
+#     (2xx/s), admitted p50 and p99 (from intended send times), refused
+#     fraction, and qctl's ratios against each reference in the same run.
+#     haproxy is optional (Debian: haproxy); without it that line is
+#     skipped with a notice. About 60 s.
+# Parts 1 and 2 need wrk, parts 3 and 4 nginx; a part whose tools are
+# missing is skipped with a notice (exit 0).
 # PARTS=13 (say) runs some parts only; KEEP=1 keeps the scratch directory.
 set -eu
 QCTL=${1:-build/qctl}
-PARTS=${PARTS:-123}
+PARTS=${PARTS:-1234}
 DUR=${2:-5}
-command -v wrk >/dev/null || { echo "bench_live: needs wrk"; exit 0; }
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-[ -x "$NGINX" ] || { echo "bench_live: needs nginx"; exit 0; }
+[ -x "$NGINX" ] || { echo "bench_live: needs nginx (Debian: nginx-light): skipped"; exit 0; }
+HAPROXY=$(command -v haproxy || echo /usr/sbin/haproxy)
+if ! command -v wrk >/dev/null; then
+    echo "bench_live: parts 1 and 2 need wrk: skipped"
+    PARTS=$(echo "$PARTS" | tr -d 12)
+fi
 T=$(mktemp -d)
 PIDS=""
 trap 'for p in $PIDS; do kill $p 2>/dev/null || :; done; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
@@ -143,20 +164,22 @@ awk -v d="$(median $dq50)" 'BEGIN {
 fi
 kill $qfast_PID $nfast_PID 2>/dev/null || :
 fi
-part 3 || exit 0
-
-echo "== 3x overload: backend det:0.01 x 4 workers (C = 400/s), 1200/s Poisson for 10 s"
+part 3 || part 4 || exit 0
 backend slow --service det:0.01 --workers 4
 SP=$(cat "$T/slow.port")
-over() { # NAME PORT SECONDS: qctl load's JSON in $T/NAME.json; sets g_, p95_, ref_ NAME
+over() { # NAME PORT SECONDS: qctl load's JSON in $T/NAME.json; sets g_, p50_, p95_, p99_, ref_ NAME
     "$QCTL" load --target 127.0.0.1:$2 --rate 1200 --duration "$3" --connections 512 \
         --timeout 5 --seed 7 --json >"$T/$1.json"
     j() { sed -n "s/^ *\"$1\": \([-0-9.e]*\),*\$/\1/p" "$T/$2.json" | head -n 1; }
     eval "g_$1=$(awk -v ok="$(j ok "$1")" -v e="$(j elapsed "$1")" 'BEGIN { printf "%.1f", ok / e }')"
-    eval "p95_$1=$(awk -v x="$(j ok_p95 "$1")" 'BEGIN { printf "%.1f", x * 1e3 }')"
+    for q in 50 95 99; do
+        eval "p${q}_$1=$(awk -v x="$(j ok_p$q "$1")" 'BEGIN { printf "%.1f", x * 1e3 }')"
+    done
     eval "ref_$1=$(awk -v r="$(j refused_503 "$1")" -v s="$(j sent "$1")" 'BEGIN { printf "%.3f", r / s }')"
     eval "oth_$1=$(($(j other_status "$1") + $(j errors "$1") + $(j timeouts "$1")))"
 }
+if part 3; then
+echo "== 3x overload: backend det:0.01 x 4 workers (C = 400/s), 1200/s Poisson for 10 s"
 show() { # NAME LABEL
     eval "printf '%-34s goodput %7.1f/s   admitted p95 %7.1f ms   refused %5.3f   other/errors %s\n' \
         \"\$2\" \$g_$1 \$p95_$1 \$ref_$1 \$oth_$1"
@@ -187,3 +210,95 @@ over nginx "$port" 10
 show nginx "nginx limit_conn $best (best tried)"
 awk -v gq="$g_qctl" -v gn="$g_nginx" -v pq="$p95_qctl" -v pn="$p95_nginx" 'BEGIN {
     printf "qctl/nginx under 3x overload: goodput %.2f, admitted p95 %.2f\n", gq / gn, pq / pn }'
+kill $nbest_PID 2>/dev/null || :
+fi
+
+part 4 || exit 0
+echo "== 3x overload, default queue: backend det:0.01 x 4 workers (C = 400/s), 1200/s Poisson"
+show4() { # NAME LABEL
+    eval "printf '%-36s goodput %6.1f/s  admitted p50 %7.1f ms  p99 %7.1f ms  refused %5.3f  other %s\n' \
+        \"\$2\" \$g_$1 \$p50_$1 \$p99_$1 \$ref_$1 \$oth_$1"
+}
+# better NAME: is NAME's goodput higher than the best so far (1% margin), or as
+# high with a lower p99? then it becomes the best
+better() {
+    eval "g=\$g_$1 p=\$p99_$1"
+    awk -v g="$g" -v p="$p" -v bg="$bestg" -v bp="$bestp" \
+        'BEGIN { exit !(g > bg * 1.01 || (g > bg * 0.99 && p < bp)) }' || return 1
+    bestg=$g bestp=$p
+}
+proxy qdef "$SP"
+over qdef "$(cat "$T/qdef.port")" 10
+show4 qdef "qctl proxy (defaults)"
+kill $qdef_PID 2>/dev/null || :
+best="" bestg=0 bestp=0
+for lim in 4 6 8 12; do
+    port=$(free_port)
+    nginx_conf "n4l$lim" "$port" "$SP" "$lim"
+    nginx_start "n4l$lim"
+    over "n4try$lim" "$port" 4
+    show4 "n4try$lim" "  nginx limit_conn $lim (4 s trial)"
+    better "n4try$lim" && best=$lim
+    eval "kill \$n4l${lim}_PID" 2>/dev/null || :
+done
+port=$(free_port)
+nginx_conf n4best "$port" "$SP" "$best"
+nginx_start n4best
+over n4 "$port" 10
+show4 n4 "nginx limit_conn $best (best tried)"
+kill $n4best_PID 2>/dev/null || :
+ratio() { # NAME LABEL: qctl's ratios against NAME (in words when NAME admitted nothing)
+    eval "awk -v gq=\$g_qdef -v g=\$g_$1 -v a=\$p50_qdef -v b=\$p50_$1 -v c=\$p99_qdef -v d=\$p99_$1" \
+        "'BEGIN { if (!(g > 0 && b > 0 && d > 0)) printf \"qctl/%s: no ratio, no request admitted through it\\n\", \"$2\";
+                 else printf \"qctl/%s: goodput %.2f, admitted p50 %.2f, p99 %.2f\\n\", \"$2\", gq / g, a / b, c / d }'"
+}
+ratio n4 "nginx limit_conn $best"
+awk -v c="$p99_qdef" -v d="$p99_n4" 'BEGIN { if (d > 0)
+    printf "admitted p99 within 2x of nginx limit_conn: %s (%.2f)\n", c <= 2 * d ? "met" : "NOT met", c / d }'
+if [ -x "$HAPROXY" ]; then
+haproxy_conf() { # NAME PORT BACKEND_PORT MAXCONN: writes $T/NAME.cfg
+    cat >"$T/$1.cfg" <<CFG
+global
+    maxconn 4096
+    nbthread 1
+defaults
+    mode http
+    timeout connect 1s
+    timeout client 30s
+    timeout server 30s
+    timeout queue 1s
+    option http-keep-alive
+frontend f
+    bind 127.0.0.1:$2
+    http-request deny deny_status 503 if { queue(b) ge 128 }
+    default_backend b
+backend b
+    server s1 127.0.0.1:$3 maxconn $4
+CFG
+}
+haproxy_start() { # NAME
+    "$HAPROXY" -f "$T/$1.cfg" -db 2>>"$T/haproxy.err" &
+    eval "${1}_PID=$!"
+    PIDS="$PIDS $!"
+    sleep 0.3
+}
+best="" bestg=0 bestp=0
+for mc in 4 8; do
+    port=$(free_port)
+    haproxy_conf "h4m$mc" "$port" "$SP" "$mc"
+    haproxy_start "h4m$mc"
+    over "h4try$mc" "$port" 4
+    show4 "h4try$mc" "  haproxy maxconn $mc (4 s trial)"
+    better "h4try$mc" && best=$mc
+    eval "kill \$h4m${mc}_PID" 2>/dev/null || :
+done
+port=$(free_port)
+haproxy_conf h4best "$port" "$SP" "$best"
+haproxy_start h4best
+over h4 "$port" 10
+show4 h4 "haproxy maxconn $best, queue 1 s (best)"
+kill $h4best_PID 2>/dev/null || :
+ratio h4 "haproxy maxconn $best"
+else
+    echo "haproxy not installed (Debian: haproxy): its comparison skipped"
+fi

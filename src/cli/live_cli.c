@@ -23,7 +23,9 @@ static const char backend_usage[] =
     "SIGTERM.\n"
     "\n"
     "  --listen HOST:PORT   address (default 127.0.0.1:8081; port 0: any "
-    "free)\n"
+    "free);\n"
+    "                       HOST is 1.2.3.4, [::1] or a name (resolved once\n"
+    "                       at start, the first address taken)\n"
     "  --port-file FILE     write the bound port to FILE\n"
     "  --service SPEC       service time in seconds (default exp:100)\n"
     "  --workers N          requests served at once (default 1)\n"
@@ -122,7 +124,7 @@ int cmd_backend(int argc, char **argv)
         }
         o.has_warmup = 1;
     }
-    struct sockaddr_in a;
+    struct sockaddr_storage a;
     if (qc__addr_parse(o.listen, &a, &err) != 0) {
         qc_dist_free(&o.service);
         if (o.has_warmup)
@@ -153,9 +155,13 @@ static const char proxy_usage[] =
     "waiting and new ones are refused, then it exits.\n"
     "\n"
     "  --listen HOST:PORT   address (default 127.0.0.1:8080; port 0: any "
-    "free)\n"
+    "free);\n"
+    "                       in every address flag HOST is 1.2.3.4, [::1] or\n"
+    "                       a name (resolved once at start, the first\n"
+    "                       address taken)\n"
     "  --port-file FILE     write the bound port to FILE\n"
-    "  --admin HOST:PORT    admin endpoint: GET /metrics (Prometheus), GET\n"
+    "  --admin HOST:PORT    admin endpoint: GET / (a live page drawing the\n"
+    "                       last minutes), GET /metrics (Prometheus), GET\n"
     "                       /status (JSON), POST /reference?value=R\n"
     "                       (loopback only unless --admin-public; state\n"
     "                       changes by POST only, GET gets 405)\n"
@@ -758,7 +764,7 @@ int cmd_proxy(int argc, char **argv)
         cli_error("proxy: %s", err.msg);
         goto out;
     }
-    struct sockaddr_in a;
+    struct sockaddr_storage a;
     for (unsigned i = 0; i < o.nbackends; i++)
         if (qc__addr_parse(o.backend[i], &a, &err) != 0) {
             cli_error("--backend: %s", err.msg);

@@ -27,7 +27,8 @@ static const char load_usage[] =
     "(2xx, 503, other), errors and timeouts, with latency percentiles;\n"
     "sent = answered + errors + timeouts.\n"
     "\n"
-    "  --target HOST:PORT   server to load\n"
+    "  --target HOST:PORT   server to load (HOST: 1.2.3.4, [::1] or a name,\n"
+    "                       resolved once before the load starts)\n"
     "  --path P             request target (default /)\n"
     "open loop, one of:\n"
     "  --rate R             Poisson arrivals at R per second (same as exp:R)\n"
@@ -246,7 +247,7 @@ static int run_udp(const load_args *a)
         return QC_EXIT_USAGE;
     }
     qc_err err = {0};
-    struct sockaddr_in sa;
+    struct sockaddr_storage sa;
     if (qc__addr_parse(a->udp, &sa, &err) != 0) {
         cli_error("--udp: %s", err.msg);
         return QC_EXIT_USAGE;
@@ -460,7 +461,7 @@ int cmd_load(int argc, char **argv)
     if ((rc = check_args(&a)) != 0)
         return rc;
     qc_err err = {0};
-    struct sockaddr_in sa;
+    struct sockaddr_storage sa;
     if (qc__addr_parse(a.o.target, &sa, &err) != 0) {
         cli_error("--target: %s", err.msg);
         return QC_EXIT_USAGE;

@@ -385,7 +385,7 @@ static void on_signal(uv_signal_t *s, int sig)
 
 int qc_backend_run(const qc_backend_opts *o, qc_err *err)
 {
-    struct sockaddr_in addr;
+    struct sockaddr_storage addr;
     int rc = qc__addr_parse(o->listen, &addr, err);
     if (rc)
         return rc;

@@ -30,8 +30,18 @@ int qc__buf_append(qc__buf *b, const char *p, size_t n);
 void qc__buf_consume(qc__buf *b, size_t n);
 void qc__buf_free(qc__buf *b);
 
-/* Parses "HOST:PORT" (IPv4, port 0..65535) into addr. */
-int qc__addr_parse(const char *s, struct sockaddr_in *addr, qc_err *err);
+/* Parses an address into addr: "1.2.3.4:PORT", "[::1]:PORT" or
+ * "NAME:PORT" (port 0..65535). A name is resolved here with getaddrinfo,
+ * which blocks: call it before the event loop serves anything; the first
+ * answer is taken. QC_EINVAL with a message quoting s; addr is then
+ * unspecified. */
+int qc__addr_parse(const char *s, struct sockaddr_storage *addr, qc_err *err);
+/* 1 if addr is a loopback address (127.0.0.0/8, ::1, ::ffff:127.0.0.0/104). */
+int qc__addr_is_loopback(const struct sockaddr_storage *addr);
+/* addr's port, its numeric host (n >= 46 for IPv6) and its sockaddr length. */
+int qc__addr_port(const struct sockaddr_storage *addr);
+void qc__addr_host(const struct sockaddr_storage *addr, char *host, size_t n);
+unsigned qc__addr_len(const struct sockaddr_storage *addr);
 
 /* Writes a copy of p[0..n) to stream (the copy is freed when written). */
 int qc__write_copy(uv_stream_t *stream, const char *p, size_t n);
@@ -40,6 +50,15 @@ int qc__write_copy(uv_stream_t *stream, const char *p, size_t n);
  * cancel them) and half-closes it, then calls close(arg); at once when the
  * shutdown cannot be started. */
 void qc__close_after_write(uv_stream_t *stream, void (*close)(void *), void *arg);
+
+/* The proxy's live page (page.c) when target[0..tlen) asks for it ("/" or
+ * "/?..."), its length in *len; NULL otherwise. The page is a constant. */
+const char *qc__admin_page(const char *target, size_t tlen, size_t *len);
+/* The headers it is sent with: not cached; no script, style, image or
+ * connection from anywhere but the page itself and its own origin. */
+#define QC_ADMIN_PAGE_HEADERS                                                                      \
+    "Cache-Control: no-store\r\nContent-Security-Policy: default-src 'none'; script-src "         \
+    "'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'\r\n"
 
 /* Seconds on the monotonic clock. */
 double qc__now(void);

@@ -54,7 +54,7 @@ typedef struct user user;
 typedef struct load {
     uv_loop_t *loop;
     const qc_load_opts *o;
-    struct sockaddr_in addr;
+    struct sockaddr_storage addr;
     qc_rng rng, urng;
     qc_arrivals_gen gen;
     uv_timer_t arrive, tick, stime;

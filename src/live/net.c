@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* net.c: the small pieces the live programs share: a byte buffer, address
- * parsing, copying writes and the clock. The buffer grows by doubling and
+ * parsing (IPv4, [IPv6] and names, resolved once), copying writes and the clock. The buffer grows by doubling and
  * is compacted on consume, so a connection's steady state allocates
  * nothing once its buffer has reached the size of its largest message. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netdb.h>
+#include <netinet/in.h>
 
 #include "live/live.h"
 
@@ -42,21 +44,115 @@ void qc__buf_free(qc__buf *b)
     *b = (qc__buf){0};
 }
 
-int qc__addr_parse(const char *s, struct sockaddr_in *addr, qc_err *err)
+/* Splits "HOST:PORT", "[V6]:PORT" into host and port; 0 or QC_EINVAL. */
+static int addr_split(const char *s, char *host, size_t hostsz, int *bracketed, long *port,
+                      qc_err *err)
 {
-    const char *colon = strrchr(s, ':');
-    char host[64];
-    if (!colon || (size_t)(colon - s) >= sizeof host || colon == s)
+    const char *h = s, *hend, *colon;
+    *bracketed = s[0] == '[';
+    if (*bracketed) {
+        h = s + 1;
+        hend = strchr(h, ']');
+        if (!hend || hend[1] != ':')
+            return qc_err_set(err, QC_EINVAL, "'%s' is not [IPv6]:PORT", s);
+        colon = hend + 1;
+    } else {
+        colon = strrchr(s, ':');
+        if (!colon)
+            return qc_err_set(err, QC_EINVAL, "'%s' is not HOST:PORT", s);
+        if (memchr(s, ':', (size_t)(colon - s)))
+            return qc_err_set(err, QC_EINVAL,
+                              "'%s': an IPv6 address goes in brackets, as [::1]:8080", s);
+        hend = colon;
+    }
+    if (hend == h || (size_t)(hend - h) >= hostsz)
         return qc_err_set(err, QC_EINVAL, "'%s' is not HOST:PORT", s);
-    memcpy(host, s, (size_t)(colon - s));
-    host[colon - s] = 0;
-    char *end;
-    long port = strtol(colon + 1, &end, 10);
-    if (colon[1] == 0 || *end || port < 0 || port > 65535)
+    memcpy(host, h, (size_t)(hend - h));
+    host[hend - h] = 0;
+    const char *p = colon + 1;
+    *port = 0;
+    if (!*p)
         return qc_err_set(err, QC_EINVAL, "'%s': bad port", s);
-    if (uv_ip4_addr(host, (int)port, addr) != 0)
-        return qc_err_set(err, QC_EINVAL, "'%s': bad IPv4 address '%s'", s, host);
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9' || (*port = *port * 10 + (*p - '0')) > 65535)
+            return qc_err_set(err, QC_EINVAL, "'%s': bad port (0..65535)", s);
+    }
     return 0;
+}
+
+int qc__addr_parse(const char *s, struct sockaddr_storage *addr, qc_err *err)
+{
+    char host[256];
+    int bracketed;
+    long port;
+    int rc = addr_split(s, host, sizeof host, &bracketed, &port, err);
+    if (rc)
+        return rc;
+    memset(addr, 0, sizeof *addr);
+    struct sockaddr_in *a4 = (struct sockaddr_in *)addr;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)addr;
+    if (!bracketed && uv_ip4_addr(host, (int)port, a4) == 0)
+        return 0;
+    if (bracketed) {
+        if (uv_ip6_addr(host, (int)port, a6) != 0)
+            return qc_err_set(err, QC_EINVAL, "'%s': bad IPv6 address '%s'", s, host);
+        return 0;
+    }
+    /* a name: resolved here, once, before any event loop runs (getaddrinfo
+     * blocks); the first answer is taken, in the system's preference order */
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    int g = getaddrinfo(host, NULL, &hints, &res);
+    if (g != 0)
+        return qc_err_set(err, QC_EINVAL, "'%s': cannot resolve '%s': %s", s, host,
+                          gai_strerror(g));
+    const struct addrinfo *r = res;
+    while (r && r->ai_family != AF_INET && r->ai_family != AF_INET6)
+        r = r->ai_next;
+    if (!r) {
+        freeaddrinfo(res);
+        return qc_err_set(err, QC_EINVAL, "'%s': '%s' has no IPv4 or IPv6 address", s, host);
+    }
+    memcpy(addr, r->ai_addr, r->ai_addrlen);
+    freeaddrinfo(res);
+    if (addr->ss_family == AF_INET)
+        a4->sin_port = htons((uint16_t)port);
+    else
+        a6->sin6_port = htons((uint16_t)port);
+    return 0;
+}
+
+int qc__addr_is_loopback(const struct sockaddr_storage *addr)
+{
+    if (addr->ss_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)addr)->sin_addr.s_addr) >> 24) == 127;
+    if (addr->ss_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)addr)->sin6_addr;
+        if (IN6_IS_ADDR_LOOPBACK(a))
+            return 1;
+        /* ::ffff:127.x.y.z, an IPv4 loopback address in IPv6 clothes */
+        return IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127;
+    }
+    return 0;
+}
+
+int qc__addr_port(const struct sockaddr_storage *addr)
+{
+    if (addr->ss_family == AF_INET6)
+        return ntohs(((const struct sockaddr_in6 *)addr)->sin6_port);
+    return ntohs(((const struct sockaddr_in *)addr)->sin_port);
+}
+
+void qc__addr_host(const struct sockaddr_storage *addr, char *host, size_t n)
+{
+    if (addr->ss_family == AF_INET6)
+        uv_ip6_name((const struct sockaddr_in6 *)addr, host, n);
+    else
+        uv_ip4_name((const struct sockaddr_in *)addr, host, n);
+}
+
+unsigned qc__addr_len(const struct sockaddr_storage *addr)
+{
+    return addr->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
 }
 
 typedef struct wreq {
@@ -123,7 +219,7 @@ int qc__write_port(uv_tcp_t *tcp, const char *path, qc_err *err)
     int len = sizeof ss;
     if (uv_tcp_getsockname(tcp, (struct sockaddr *)&ss, &len) != 0)
         return qc_err_set(err, QC_EIO, "cannot read the bound address");
-    int port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+    int port = qc__addr_port(&ss);
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "w");

@@ -57,7 +57,7 @@ typedef struct fcmd fcmd;
  * P->fleet (fleet.h), at the same index. */
 typedef struct pbackend {
     int kind, what; /* K_FLEET, F_BACKEND: see close_walk */
-    struct sockaddr_in addr;
+    struct sockaddr_storage addr;
     const char *name;
     char host[64];
     int port;
@@ -783,6 +783,12 @@ static void admin_request(cconn *c, const char *target, size_t tlen, int post)
         memcpy(q, target + 7, n);
         q[n] = 0;
         admin_bound(c, q);
+        return;
+    }
+    const char *page;
+    size_t plen;
+    if ((page = qc__admin_page(target, tlen, &plen)) != NULL) { /* GET /: page.c */
+        client_reply(c, 200, "OK", QC_ADMIN_PAGE_HEADERS, "text/html; charset=utf-8", page, plen);
         return;
     }
     if (tlen == 8 && memcmp(target, "/metrics", 8) == 0) {
@@ -1989,7 +1995,7 @@ void qc_proxy_opts_init(qc_proxy_opts *o)
 static int listen_on(proxy *P, uv_tcp_t *t, const char *where, const char *port_file,
                      uv_connection_cb cb, qc_err *err)
 {
-    struct sockaddr_in addr;
+    struct sockaddr_storage addr;
     int rc = qc__addr_parse(where, &addr, err);
     if (rc)
         return rc;
@@ -2028,7 +2034,7 @@ int qc_proxy_check(const qc_proxy_opts *o, qc_err *err)
     if (!(o->interval > 0) || !(o->queue_timeout > 0) || !(o->header_timeout > 0) ||
         !(o->idle_timeout > 0) || !(o->backend_timeout > 0))
         return qc_err_set(err, QC_EINVAL, "intervals and timeouts must be > 0");
-    struct sockaddr_in addr;
+    struct sockaddr_storage addr;
     int rc;
     for (unsigned i = 0; i < o->nbackends; i++)
         if ((rc = qc__addr_parse(o->backend[i], &addr, err)) != 0) {
@@ -2044,8 +2050,8 @@ int qc_proxy_check(const qc_proxy_opts *o, qc_err *err)
         return rc;
     }
     /* the admin port changes the proxy's state and has no authentication:
-     * loopback (127.0.0.0/8) only, unless the user says otherwise */
-    if (o->admin && !o->admin_public && (ntohl(addr.sin_addr.s_addr) >> 24) != 127)
+     * loopback (127.0.0.0/8, ::1) only, unless the user says otherwise */
+    if (o->admin && !o->admin_public && !qc__addr_is_loopback(&addr))
         return qc_err_set(err, QC_EINVAL,
                           "--admin: '%s' is not a loopback address; the admin port changes "
                           "the proxy's state without authentication (--admin-public to allow it)",
@@ -2086,8 +2092,8 @@ int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
         b->what = F_BACKEND;
         b->index = i;
         b->P = P;
-        b->port = ntohs(b->addr.sin_port);
-        uv_ip4_name(&b->addr, b->host, sizeof b->host);
+        b->port = qc__addr_port(&b->addr);
+        qc__addr_host(&b->addr, b->host, sizeof b->host);
     }
     P->nb = o->nbackends;
     if ((rc = qc__fleet_check(&o->fleet, P->nb, err)) != 0)

@@ -49,7 +49,7 @@ static void wait_until(double due)
 int qc_replay_run(const qc_replay_opts *o, qc_replay_result *r, qc_err *err)
 {
     memset(r, 0, sizeof *r);
-    struct sockaddr_in addr;
+    struct sockaddr_storage addr;
     int rc = qc__addr_parse(o->target, &addr, err);
     if (rc)
         return rc;
@@ -60,7 +60,7 @@ int qc_replay_run(const qc_replay_opts *o, qc_replay_result *r, qc_err *err)
     for (size_t i = 0; i < sizeof payload; i++)
         payload[i] = o->pattern ? (char)(i & 0xff) : 0;
     qc_hist *h = qc_hist_alloc();
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    int fd = socket(addr.ss_family, SOCK_DGRAM, 0);
     if (!h || fd < 0) {
         rc = h ? qc_err_set(err, QC_EIO, "socket: %s", strerror(errno))
                : qc_err_set(err, QC_ENOMEM, "out of memory");
@@ -81,7 +81,7 @@ int qc_replay_run(const qc_replay_opts *o, qc_replay_result *r, qc_err *err)
         double now = qc__now();
         ssize_t got;
         do
-            got = sendto(fd, payload, len, 0, (struct sockaddr *)&addr, sizeof addr);
+            got = sendto(fd, payload, len, 0, (struct sockaddr *)&addr, qc__addr_len(&addr));
         while (got < 0 && errno == EINTR);
         qc_hist_add(h, now - due);
         if (got == (ssize_t)len) {
