@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/live/config.h"
+#include "../src/app/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
  * outside (title, argv, JSON keys and strings, plot names) goes through
  * put_esc; the SVG files are trusted to be gnuplot's output and are copied
  * with only their prolog dropped and their ids made unique to the page. */
-#include "qctl/report.h"
+#include "app/report.h"
 
 #include <errno.h>
 #include <stdio.h>
