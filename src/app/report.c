@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* report.c: a run's self-contained HTML report (see qctl/report.h).
+/* report.c: a run's self-contained HTML report (see app/report.h).
  *
  * The page is streamed straight into a qc_ofile: the summary is walked
  * once, in the object's insertion order (jansson keeps it), so the bytes
