@@ -7,7 +7,8 @@
 #  - it runs;
 #  - neither it nor anything it loads (ldd) is libuv, libpcap or jansson,
 #    and it calls no uv_, pcap_ or json_ function (nm -u);
-#  - qctl/limiter.h pulls in no header of GSL, libuv, libpcap or jansson.
+#  - qctl/limiter.h pulls in no header of GSL, libuv, libpcap or jansson;
+#  - the installed umbrella header qctl/qctl.h compiles on its own.
 # The same checks are run on the example linked with the whole libqctl
 # (pkg-config qctl), where they must find libuv: so they can fail.
 #
@@ -92,6 +93,14 @@ check installed "$tmp/p/$libdir/pkgconfig" "$tmp/p/$libdir"
 
 # the detector detects: the same example against the whole libqctl
 cflags=$(PKG_CONFIG_PATH=$tmp/p/$libdir/pkgconfig pkg-config --define-prefix --cflags qctl)
+# (and the installed headers stand alone: the umbrella compiles from them)
+# shellcheck disable=SC2086
+if ! printf '#include <qctl/qctl.h>\nint qc_probe(void);\nint qc_probe(void) { return 0; }\n' |
+    "$cc" -std=c11 -Wall -Wextra -Werror $cflags -fsyntax-only -x c - 2>"$tmp/err"; then
+    echo "FAIL: the installed qctl/qctl.h does not compile:"
+    sed 's/^/    /' "$tmp/err"
+    fail=1
+fi
 libs=$(PKG_CONFIG_PATH=$tmp/p/$libdir/pkgconfig pkg-config --define-prefix --libs qctl)
 # shellcheck disable=SC2086
 if "$cc" $san $cflags -o "$tmp/full" "$ex" $libs 2>"$tmp/err"; then
