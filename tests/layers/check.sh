@@ -63,22 +63,27 @@ all="core control io mdp traffic models live app"
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1 # an empty directory: quoted includes resolve only through -I
 
 flags() { sed 's/^/-I/' "$layers/$1.flags" | tr '\n' ' '; }
-compile() { # layer file [extra...]
+compile() { # layer file [extra...]  (errors in $w/err)
     l=$1
     f=$2
     shift 2
     # shellcheck disable=SC2046
-    "$cc" -std=c11 -D_POSIX_C_SOURCE=200809L -fsyntax-only $(flags "$l") "$@" "$f" 2>"$tmp/err"
+    "$cc" -std=c11 -D_POSIX_C_SOURCE=200809L -fsyntax-only $(flags "$l") "$@" "$f" 2>"$w/err"
 }
 
-fail=0
-passes=0
-refusals=0
-for l in $all; do
-    [ -s "$layers/$l.flags" ] || { echo "FAIL: $layers/$l.flags missing"; exit 1; }
+# all checks of layer $1, in a directory of its own (an empty one: quoted
+# includes resolve only through -I); prints failures, then a last line
+# "fail passes refusals"
+check_layer() {
+    l=$1
+    w=$tmp/$l
+    mkdir "$w" && cd "$w" || exit 1
+    fail=0
+    passes=0
+    refusals=0
+    [ -s "$layers/$l.flags" ] || { echo "FAIL: $layers/$l.flags missing"; echo "1 0 0"; return; }
     for m in $all; do
         allowed=0
         for s in $(sees "$l"); do [ "$s" = "$m" ] && allowed=1; done
@@ -94,13 +99,13 @@ for l in $all; do
             else
                 if [ $allowed = 1 ]; then
                     echo "FAIL: layer $l cannot include $h (layer $m is below it):"
-                    sed 's/^/    /' "$tmp/err"
+                    sed 's/^/    /' "$w/err"
                     fail=1
-                elif grep -q "$h.*\(No such file\|not found\)" "$tmp/err"; then
+                elif grep -q "$h.*\(No such file\|not found\)" "$w/err"; then
                     refusals=$((refusals + 1))
                 else
                     echo "FAIL: layer $l including $h failed, but not for the missing header:"
-                    sed 's/^/    /' "$tmp/err"
+                    sed 's/^/    /' "$w/err"
                     fail=1
                 fi
             fi
@@ -110,21 +115,45 @@ for l in $all; do
     f=$src/$(source_of "$l")
     if ! compile "$l" "$f"; then
         echo "FAIL: $f does not compile with layer $l's flags:"
-        sed 's/^/    /' "$tmp/err"
+        sed 's/^/    /' "$w/err"
         fail=1
     fi
     if [ "$l" != app ]; then
         if compile "$l" "$f" -include app/sweep.h; then
             echo "FAIL: $f compiles with app/sweep.h included"
             fail=1
-        elif ! grep -q "app/sweep.h.*\(No such file\|not found\)" "$tmp/err"; then
+        elif ! grep -q "app/sweep.h.*\(No such file\|not found\)" "$w/err"; then
             echo "FAIL: $f with app/sweep.h failed, but not for the missing header:"
-            sed 's/^/    /' "$tmp/err"
+            sed 's/^/    /' "$w/err"
             fail=1
         else
             refusals=$((refusals + 1))
         fi
     fi
+    echo "$fail $passes $refusals"
+}
+
+# two layers at a time
+set -- $all
+while [ $# -gt 0 ]; do
+    check_layer "$1" >"$tmp/$1.log" &
+    if [ $# -gt 1 ]; then
+        check_layer "$2" >"$tmp/$2.log" &
+        shift
+    fi
+    shift
+    wait
+done
+
+fail=0
+passes=0
+refusals=0
+for l in $all; do
+    sed '$d' "$tmp/$l.log"
+    set -- $(tail -n 1 "$tmp/$l.log")
+    [ "$1" = 0 ] || fail=1
+    passes=$((passes + $2))
+    refusals=$((refusals + $3))
 done
 echo "layers: $passes includes allowed and compiled, $refusals upward includes refused"
 exit $fail
