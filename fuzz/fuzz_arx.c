@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "qctl/arx.h"
+#include "qctl/arx_json.h"
 #include "qctl/design.h"
 
 /* The one temporary file, rewritten for each input (harness state). */

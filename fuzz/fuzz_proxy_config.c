@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz_proxy_config.c: libFuzzer harness for the --config loader of
- * qctl proxy (src/live/config.c) against a long-option table like the
+ * qctl proxy (src/app/config.c) against a long-option table like the
  * proxy's (flags with and without a value, forbidden keys). Invariants
  * checked: success gives only words "--NAME" or "--NAME=..." of known
  * flags (a bare word exactly for a bare flag) with their key pointing
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/live/config.h"
+#include "../src/app/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qctl/sweep.h"
+#include "../src/app/sweep.h"
 
 #define CHECK(cond)                                                                   \
     do {                                                                              \

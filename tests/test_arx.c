@@ -38,7 +38,9 @@
 #include <unistd.h>
 
 #include "qctl/arx.h"
+#include "qctl/arx_json.h"
 #include "qctl/rng.h"
+#include "qctl/rng_gsl.h"
 
 #define SEED UINT64_C(20261129)
 #define BURN 200

@@ -28,6 +28,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "qctl/copula.h"
+#include "qctl/rng_gsl.h"
 
 #define SEED UINT64_C(424242)
 #define PI 3.14159265358979323846

@@ -34,6 +34,7 @@
 
 #include "qctl/fit.h"
 #include "qctl/trace.h"
+#include "qctl/rng_gsl.h"
 
 #define SEED UINT64_C(20240611)
 

@@ -23,6 +23,7 @@
 
 #include "qctl/hist.h"
 #include "qctl/rng.h"
+#include "qctl/rng_gsl.h"
 
 #define SEED 20240611u
 #define SUB (1 << QC_HIST_SUBBITS)

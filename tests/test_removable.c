@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "qctl/removable.h"
+#include "qctl/removable_sim.h"
 
 #define REL 1e-9
 

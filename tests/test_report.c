@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "qctl/report.h"
+#include "app/report.h"
 
 /* A fresh scratch directory per test. */
 static char *scratch(void)

@@ -22,6 +22,7 @@
 
 #include "qctl/rng.h"
 #include "qctl/stats.h"
+#include "qctl/rng_gsl.h"
 
 #define SEED 20240611u
 

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qctl/sweep.h"
+#include "app/sweep.h"
 
 static qc_sweep *parse_ok(const char *text, const char *const *sets, size_t nsets)
 {

@@ -6,8 +6,9 @@
  * slows down when crowded). The limiter admits or refuses each one, and a
  * control thread ticks it every 10 ms with the MaxUsers integral
  * controller holding about 4 requests in the server. Build with CMake
- * (target limiter_example) or:
- *   cc limiter_example.c $(pkg-config --cflags --libs qctl) -o limiter_example
+ * (target limiter_example) or against the control library alone (no
+ * libuv, libpcap or jansson):
+ *   cc limiter_example.c $(pkg-config --cflags --libs qctl-control) -o limiter_example
  */
 #include <qctl/limiter.h>
 

@@ -62,11 +62,13 @@
 #ifndef QCTL_ADMISSION_H
 #define QCTL_ADMISSION_H
 
+#include "qctl/api.h"
 #include "qctl/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 #define QC_ADM_PEERS_MAX 16
 #define QC_ADM_WINDOW_MAX 512
@@ -191,6 +193,7 @@ static inline double qc_adm_priority(const qc_adm *c)
 
 const char *qc_adm_state_name(qc_adm_state s);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

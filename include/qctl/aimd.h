@@ -21,9 +21,12 @@
 #ifndef QCTL_AIMD_H
 #define QCTL_AIMD_H
 
+#include "qctl/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 #include "qctl/error.h"
 
@@ -48,6 +51,7 @@ int qc_lim_aimd_init(qc_lim_aimd *c, const qc_lim_aimd_params *p, qc_err *err);
 /* One sample (see above); out->next_tick is INFINITY. */
 int qc_lim_aimd_step(qc_lim_aimd *c, const struct qc_lim_sample *in, struct qc_lim_act *out);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -45,6 +45,7 @@
 
 #include <stddef.h>
 
+#include "qctl/api.h"
 #include "qctl/dist.h"
 #include "qctl/error.h"
 #include "qctl/rng.h"
@@ -52,6 +53,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 typedef enum qc_arrivals_kind {
     QC_ARRIVALS_NONE = 0,
@@ -130,6 +132,7 @@ static inline double qc_arrivals_next(qc_arrivals_gen *g)
     return qc__arrivals_next_slow(g);
 }
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -22,22 +22,23 @@
  * Ownership: models, results and states are plain values. A workspace
  * (qc_arx_ws) is allocated once for the largest data set and freed with
  * qc_arx_free (NULL is fine). qc_arx_read_csv returns malloc'ed columns the
- * caller frees with free(). JSON values follow jansson's reference counts;
- * *_json functions return a new reference.
+ * caller frees with free(). The JSON forms of models and results are in
+ * qctl/arx_json.h (this header needs no JSON library).
  *
  * Errors: 0 or a negative QC_E* code with a message naming the file, line
  * and column (CSV) or the key path (JSON, e.g. "sensor.b"). */
 #ifndef QCTL_ARX_H
 #define QCTL_ARX_H
 
-#include <jansson.h>
 #include <stddef.h>
 
+#include "qctl/api.h"
 #include "qctl/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 #define QC_ARX_MAX_ORDER 5 /* largest na and nb */
 #define QC_ARX_MAX_DELAY 5 /* largest d */
@@ -90,7 +91,6 @@ typedef struct qc_arx_system {
  * in the neighbourhood (the data do not reach that operating point). */
 int qc_arx_affine_fit(const double *y, const double *ym, size_t n, double at, double width,
                       double gain, qc_arx_affine *out, qc_err *err);
-json_t *qc_arx_affine_json(const qc_arx_affine *a);
 
 typedef enum qc_arx_criterion { QC_ARX_AIC = 0, QC_ARX_BIC = 1 } qc_arx_criterion;
 
@@ -214,25 +214,7 @@ enum {
 int qc_arx_read_csv(const char *path, const char *select, size_t k, unsigned flags,
                     double *cols[], size_t *n, qc_err *err);
 
-/* {"type":"arx","na","nb","delay","a":[],"b":[],"operating_point":{"u","y"},
- *  "sample_interval"} */
-json_t *qc_arx_model_json(const qc_arx_model *m);
-/* The model JSON with "fit": {criterion, R^2, residual variance, standard
- * errors, validation, the candidate table}. */
-json_t *qc_arx_result_json(const qc_arx_result *r);
-
-/* Reads a model object. `where` is the key path of v for messages ("" at
- * the top, "sensor" for the sensor block). Every field is checked: a
- * missing field, a wrong type, an array of the wrong length, an order or
- * delay out of range, a non-finite coefficient: QC_EPARSE with the path,
- * e.g. "sensor.b: expected an array of 2 numbers (nb = 2), got 1". */
-int qc_arx_model_from_json(const json_t *v, const char *where, qc_arx_model *m, qc_err *err);
-
-/* Reads a model file: the plant at the top level, an optional "sensor"
- * block. Messages start with the file name (and line:column for JSON
- * syntax errors). */
-int qc_arx_system_read(const char *path, qc_arx_system *s, qc_err *err);
-
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -30,11 +30,13 @@
 #ifndef QCTL_CONTROLLER_H
 #define QCTL_CONTROLLER_H
 
+#include "qctl/api.h"
 #include "qctl/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 typedef enum qc_antiwindup {
     QC_AW_NONE = 0,
@@ -116,6 +118,7 @@ int qc_mu_ctl_init(qc_mu_ctl *c, const qc_pi_params *p, qc_err *err);
 /* One sample. A non-finite y or r holds u and returns QC_EINVAL. */
 int qc_mu_ctl_step(qc_mu_ctl *c, const qc_mu_ctl_sense *in, qc_mu_ctl_act *out);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

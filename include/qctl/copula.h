@@ -42,12 +42,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qctl/api.h"
 #include "qctl/error.h"
 #include "qctl/rng.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 /* Kendall's tau-b of (x_i, y_i); NAN when either is constant. */
 int qc_copula_kendall(const double *x, const double *y, size_t n, double *tau, qc_err *err);
@@ -95,6 +97,7 @@ void qc_copula_walk_init(qc_copula_walk *w, const qc_copula *c, qc_rng *r);
 /* The next state (u, v) and its mark. */
 void qc_copula_walk_next(qc_copula_walk *w, double *u, double *v, uint8_t *mark);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -44,12 +44,14 @@
 
 #include <stddef.h>
 
+#include "qctl/api.h"
 #include "qctl/arx.h"
 #include "qctl/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 /* Most closed-loop poles: 1 + plant order + sensor order. */
 #define QC_DESIGN_MAX_POLES (1 + 2 * (QC_ARX_MAX_ORDER + QC_ARX_MAX_DELAY) + 1)
@@ -209,6 +211,7 @@ typedef struct qc_design_prediction {
 int qc_design_predict(qc_design_ws *w, const qc_arx_model *plant,
                       const qc_design_predict_params *p, qc_design_prediction *out, qc_err *err);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -37,12 +37,14 @@
 
 #include <stddef.h>
 
+#include "qctl/api.h"
 #include "qctl/error.h"
 #include "qctl/rng.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 typedef enum qc_dist_kind {
     QC_DIST_NONE = 0,
@@ -163,6 +165,7 @@ static inline double qc_sampler_next(qc_sampler *s)
     return s->buf[s->i++];
 }
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

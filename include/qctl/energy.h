@@ -24,11 +24,13 @@
 
 #include <stddef.h>
 
+#include "qctl/api.h"
 #include "qctl/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 #define QC_ENERGY_MAX_RATES 16
 
@@ -70,6 +72,7 @@ typedef struct qc_energy_report {
     double average_cost;       /* holding + power + switching, per time */
 } qc_energy_report;
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -10,9 +10,12 @@
 
 #include <stddef.h>
 
+#include "qctl/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 /* X(name, value, description): one table for codes and qc_strerror(). */
 #define QC_ERRNO_MAP(X)                                             \
@@ -54,6 +57,7 @@ int qc_err_set(qc_err *err, int code, const char *fmt, ...)
 void qc_err_prefix(qc_err *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -28,11 +28,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qctl/api.h"
 #include "qctl/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 typedef struct qc_evq qc_evq;
 
@@ -89,6 +91,7 @@ static inline double qc_evq_peek_time(const qc_evq *q)
     return q->n ? q->heap[0].t : (double)INFINITY;
 }
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -24,12 +24,14 @@
 #ifndef QCTL_EXACT_H
 #define QCTL_EXACT_H
 
+#include "qctl/api.h"
 #include "qctl/dist.h"
 #include "qctl/queue.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 typedef struct qc_queue_exact {
     double value[QC_QM_COUNT]; /* NAN: no closed form; INFINITY: infinite */
@@ -63,6 +65,7 @@ double qc_gm1_sigma(const qc_dist *a, double mu);
  * that have one in closed form here; NAN for the others. */
 double qc_dist_lst(const qc_dist *a, double s);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

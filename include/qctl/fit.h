@@ -83,6 +83,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qctl/api.h"
 #include "qctl/dist.h"
 #include "qctl/error.h"
 #include "qctl/rng.h"
@@ -90,6 +91,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 typedef enum qc_fit_family {
     QC_FIT_EXP = 0,
@@ -216,6 +218,7 @@ void qc_fit_gof(const qc_fit_data *d, const qc_fit_dist *m, double *ks, double *
 int qc_fit_ks2(const double *x, size_t nx, const double *y, size_t ny, double *d, double *p,
                qc_err *err);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

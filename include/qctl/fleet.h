@@ -30,9 +30,12 @@
 #ifndef QCTL_FLEET_H
 #define QCTL_FLEET_H
 
+#include "qctl/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 typedef enum qc_djsq_state {
     QC_DJSQ_OFF = 0,
@@ -53,6 +56,7 @@ typedef struct qc_djsq_server {
  * on (or n = 0). */
 int qc_djsq_route(const qc_djsq_server *s, unsigned n, unsigned threshold, int may_turn_on);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -23,9 +23,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "qctl/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 #define QC_HIST_SUBBITS 6
 #define QC_HIST_EMIN (-32)
@@ -94,6 +97,7 @@ static inline void qc_hist_add(qc_hist *h, double x)
     h->count[qc__hist_index(x)]++;
 }
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

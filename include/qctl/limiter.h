@@ -74,6 +74,7 @@
 
 #include <stdint.h>
 
+#include "qctl/api.h"
 #include "qctl/admission.h"
 #include "qctl/controller.h"
 #include "qctl/error.h"
@@ -82,6 +83,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 #define QC_LIMITER_CLASSES_MAX 16
 
@@ -224,6 +226,7 @@ void qc_limiter_get_stats(qc_limiter *l, qc_limiter_stats *st);
 /* The published integer limit. */
 uint32_t qc_limiter_limit(const qc_limiter *l);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

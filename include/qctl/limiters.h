@@ -71,6 +71,7 @@
 
 #include <stdint.h>
 
+#include "qctl/api.h"
 #include "qctl/aimd.h"
 #include "qctl/error.h"
 #include "qctl/hist.h"
@@ -79,6 +80,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 /* ---- static priority ---------------------------------------------------- */
 
@@ -233,6 +235,7 @@ int qc_lim_conc_step(qc_lim_conc *c, const qc_lim_sample *in, qc_lim_act *out);
 double qc_lim_conc_limit(const qc_lim_conc *c);
 const char *qc_lim_kind_name(qc_lim_kind k);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -37,6 +37,7 @@
 
 #include <stdint.h>
 
+#include "qctl/api.h"
 #include "qctl/dist.h"
 #include "qctl/error.h"
 #include "qctl/queue.h"
@@ -44,6 +45,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 typedef struct qc_maxusers qc_maxusers;
 
@@ -99,6 +101,7 @@ int qc_maxusers_step(qc_maxusers *m, double maxusers, qc_maxusers_sample *out);
 /* Response times of every RPC completed so far (for percentiles). */
 const qc_hist *qc_maxusers_response_hist(const qc_maxusers *m);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif
@@ -107,22 +110,14 @@ const qc_hist *qc_maxusers_response_hist(const qc_maxusers *m);
 /* ---- closed-loop and open-loop runs ---------------------------------- */
 
 #include "qctl/controller.h"
+#include "qctl/sched.h"
 
 #ifndef QCTL_MAXUSERS_RUN_H
 #define QCTL_MAXUSERS_RUN_H
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* A piecewise-constant schedule: value v from time t on (t increasing,
- * the first t is 0). */
-typedef struct qc_sched_point {
-    double t, v;
-} qc_sched_point;
-
-/* Parses "V" or "V@T,V@T,..." (e.g. "325@0,400@3600"). */
-int qc_sched_parse(const char *s, qc_sched_point *pts, size_t max, size_t *n, qc_err *err);
-double qc_sched_at(const qc_sched_point *pts, size_t n, double t);
+QC_API_BEGIN
 
 typedef enum qc_mu_sensor { QC_SENSOR_TRUE = 0, QC_SENSOR_LOGGED = 1 } qc_mu_sensor;
 
@@ -200,6 +195,7 @@ int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err);
 double qc_mu_logged_bound(const qc_maxusers_params *p);
 void qc_mu_run_result_free(qc_mu_run_result *res);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -75,11 +75,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qctl/api.h"
 #include "qctl/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 typedef struct qc_mdp qc_mdp;
 typedef struct qc_mdp_ws qc_mdp_ws;
@@ -210,6 +212,7 @@ int qc_mdp_evaluate(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_opts *o,
 int qc_mdp_stationary(const qc_mdp *m, qc_mdp_ws *w, const unsigned *policy, double *pi,
                       qc_err *err);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

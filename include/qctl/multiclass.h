@@ -79,6 +79,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qctl/api.h"
 #include "qctl/admission.h"
 #include "qctl/dist.h"
 #include "qctl/error.h"
@@ -89,6 +90,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 #define QC_MC_MAX_CLASSES 16
 
@@ -368,6 +370,7 @@ typedef struct qc_mc_run_result {
 int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err);
 void qc_mc_run_result_free(qc_mc_run_result *res);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

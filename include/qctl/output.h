@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* qctl/output.h: writing results: JSON summaries, CSV time series, plots.
+/* qctl/output.h: writing results: JSON summaries, CSV time series.
  *
  * Every file is written to a temporary name in the same directory and
  * renamed into place when complete, so an interrupted run never leaves a
- * half-written file where a finished one is expected. Plots go through
- * gnuplot when it is installed (SVG and PNG of the same script); when it is
- * not, qc_plot reports QC_ENOTSUP and the caller prints a one-line notice.
+ * half-written file where a finished one is expected. (Plots are drawn
+ * by the qctl command, not the library.)
  *
  * Ownership: JSON values follow jansson's reference counting; functions
  * named *_new return a new reference. */
@@ -15,12 +14,14 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "qctl/api.h"
 #include "qctl/error.h"
 #include "qctl/stats.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 /* A number, or JSON null when x is not finite (JSON has no NaN). */
 json_t *qc_json_real_new(double x);
@@ -51,14 +52,7 @@ void qc_ofile_abort(qc_ofile *f);
 /* Makes directory dir (and its parents) if missing. */
 int qc_mkdir_p(const char *dir, qc_err *err);
 
-/* 1 if gnuplot is on PATH, else 0. */
-int qc_plot_available(void);
-
-/* Runs the gnuplot commands `body` (which may refer to data files in dir)
- * twice, writing dir/name.svg and dir/name.png. QC_ENOTSUP when gnuplot is
- * missing; QC_EIO when it fails (the message holds its exit status). */
-int qc_plot(const char *dir, const char *name, const char *body, qc_err *err);
-
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -60,6 +60,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qctl/api.h"
 #include "qctl/arrivals.h"
 #include "qctl/dist.h"
 #include "qctl/energy.h"
@@ -70,6 +71,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 #define QC_POOL_CHUNKS 128
 #define QC_POOL_MAX_SERVERS 100000
@@ -190,6 +192,7 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err);
 
 void qc_pool_result_free(qc_pool_result *res);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -48,6 +48,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qctl/api.h"
 #include "qctl/arrivals.h"
 #include "qctl/dist.h"
 #include "qctl/error.h"
@@ -57,6 +58,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 #define QC_QUEUE_CHUNKS 128
 
@@ -156,6 +158,7 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err);
 
 void qc_queue_result_free(qc_queue_result *res);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -43,6 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qctl/api.h"
 #include "qctl/energy.h"
 #include "qctl/error.h"
 #include "qctl/mdp.h"
@@ -51,6 +52,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 /* on_action values besides a rate index 0 .. nrates-1 */
 #define QC_REMOVABLE_IDLE (-1) /* stay on without serving */
@@ -238,37 +240,7 @@ int qc_removable_build(qc_mdp *m, double lambda, const qc_energy_cost *c, size_t
 void qc_removable_policy_from_mdp(const qc_mdp *m, const unsigned *mdp_policy,
                                   qc_removable_policy *p);
 
-/* ---- simulation ---------------------------------------------------------
- *
- * A discrete-event simulation of the same server on the qctl kernel: FCFS,
- * Poisson arrivals, exponential services at the rate in force (re-drawn
- * when the rate changes, exact by memorylessness), exponential warm-ups,
- * decisions from the policy table at every event, arrivals lost at
- * n = nmax. Each replication starts empty and off, drops a warm-up time,
- * then measures for `horizon`; figures get Student-t intervals over the
- * replications. The response time is measured per job (not by Little's
- * law), so it checks the chain's E[N] / throughput independently. */
-typedef struct qc_removable_sim_params {
-    double lambda;
-    const qc_energy_cost *cost;
-    const qc_removable_policy *policy;
-    double horizon;          /* measured time per replication */
-    double warmup;           /* time cut first */
-    unsigned reps;           /* >= 2 */
-    uint64_t seed;
-    double level;            /* e.g. 0.99 */
-    int timer_deterministic; /* DelayedOff timer of fixed length 1/timer */
-} qc_removable_sim_params;
-
-typedef struct qc_removable_sim_result {
-    qc_ci mean_jobs, mean_response, mean_power, switch_on_rate, frac_warming,
-        average_cost, throughput;
-    uint64_t events;
-} qc_removable_sim_result;
-
-int qc_removable_simulate(const qc_removable_sim_params *p, qc_removable_sim_result *r,
-                          qc_err *err);
-
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

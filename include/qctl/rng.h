@@ -11,29 +11,34 @@
  * The generator is xoshiro256** (256-bit state, period 2^256 - 1), its state
  * filled by splitmix64 from a hash of (seed, id), as its authors recommend
  * for seeding many streams. A qc_rng *is* a GSL generator: qc_rng_gsl()
- * gives a gsl_rng view of the same state, so every GSL variate (gamma,
- * lognormal, ...) draws from the stream, while the hot path (uniforms and
- * exponentials) is inlined here without a function-pointer call.
+ * (qctl/rng_gsl.h) gives a gsl_rng view of the same state, so every GSL
+ * variate (gamma, lognormal, ...) draws from the stream, while the hot path
+ * (uniforms and exponentials) is inlined here without a function-pointer
+ * call. This header itself needs no GSL.
  *
  * Ownership: a qc_rng is a plain value; it owns nothing and needs no free. */
 #ifndef QCTL_RNG_H
 #define QCTL_RNG_H
 
-#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdint.h>
+
+#include "qctl/api.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 typedef struct qc_rng {
-    gsl_rng g;     /* g.type = qc_rng_type, g.state = s */
+    /* storage of the gsl_rng view (qctl/rng_gsl.h): a gsl_rng's two
+     * pointers, type = qc_rng_type and state = s */
+    struct {
+        const void *type;
+        void *state;
+    } g;
     uint64_t s[4]; /* xoshiro256** state; never all zero */
 } qc_rng;
-
-/* The GSL type of qctl's generator (name "qc_xoshiro256ss"). */
-extern const gsl_rng_type *qc_rng_type;
 
 /* Roles of streams, combined with indices by qc_rng_stream(). */
 enum qc_rng_role {
@@ -59,15 +64,6 @@ static inline uint64_t qc_rng_stream(uint32_t rep, unsigned role, uint32_t index
  * is valid for as long as r does not move in memory (do not copy a qc_rng
  * by value and then use the copy's gsl view: call qc_rng_gsl on it). */
 void qc_rng_init(qc_rng *r, uint64_t seed, uint64_t stream);
-
-/* The GSL view of r (re-pointed at r's own state, so it is valid even after
- * r was copied). */
-static inline gsl_rng *qc_rng_gsl(qc_rng *r)
-{
-    r->g.type = qc_rng_type;
-    r->g.state = r->s;
-    return &r->g;
-}
 
 static inline uint64_t qc__rotl(uint64_t x, int k)
 {
@@ -107,6 +103,7 @@ static inline double qc_rng_exp(qc_rng *r, double rate)
     return -log(qc_rng_u01_open(r)) / rate;
 }
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

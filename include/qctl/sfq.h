@@ -34,9 +34,12 @@
 
 #include <stdint.h>
 
+#include "qctl/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 #define QC_SFQ_MAX_CLASSES 32
 
@@ -63,6 +66,7 @@ void qc_sfq_start(qc_sfq *q, unsigned k);
 /* Charges class k for one request: pass_k += cost / weight. */
 void qc_sfq_charge(qc_sfq *q, unsigned k, double cost, double weight);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -28,12 +28,14 @@
 
 #include <stdint.h>
 
+#include "qctl/api.h"
 #include "qctl/error.h"
 #include "qctl/evq.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 #define QC_SIM_MAX_SOURCES 8
 /* ev.handle of an event delivered from a source. */
@@ -125,6 +127,7 @@ static inline int qc_sim_next(qc_sim *s, qc_event *ev)
     return rc;
 }
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

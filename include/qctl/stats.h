@@ -23,11 +23,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qctl/api.h"
 #include "qctl/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 typedef struct qc_welford {
     uint64_t n;
@@ -123,6 +125,7 @@ double qc_lag1_autocorr(const double *x, size_t n);
  * values are all equal or not finite. */
 double qc_von_neumann(const double *x, size_t n);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -40,11 +40,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qctl/api.h"
 #include "qctl/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 #define QC_TRACE_NOACT UINT16_MAX
 #define QC_TRACE_MAXWARN 4
@@ -173,6 +175,7 @@ int qc_trace_write_csv(const qc_trace *tr, const char *path, qc_err *err);
  * dropped; use qc_trace_read to see them. */
 int qc_trace_times(const char *path, double **t, size_t *n, qc_err *err);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -96,6 +96,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qctl/api.h"
 #include "qctl/copula.h"
 #include "qctl/error.h"
 #include "qctl/fit.h"
@@ -104,6 +105,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+QC_API_BEGIN
 
 /* An empirical marginal: distinct values and cumulative fractions. */
 typedef struct qc_traffic_table {
@@ -329,6 +331,7 @@ double qc_traffic_source_next(qc_traffic_source *s, uint32_t *size);
 double qc_traffic_source_rate(const qc_traffic_source *s);
 void qc_traffic_source_free(qc_traffic_source *s);
 
+QC_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "app/plot.h"
 #include "qctl/error.h"
 
 enum { QC_EXIT_OK = 0, QC_EXIT_FAIL = 1, QC_EXIT_USAGE = 2 };

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "report_cli.h"
 #include "qctl/arx.h"
+#include "qctl/arx_json.h"
 #include "qctl/controller.h"
 #include "qctl/design.h"
 #include "qctl/output.h"

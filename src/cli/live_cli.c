@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "live/config.h"
+#include "app/config.h"
 #include "live/live.h"
 #include "qctl/output.h"
 

@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "qctl/output.h"
-#include "qctl/report.h"
+#include "app/report.h"
 
 int cli_report_prepare(const char *dir)
 {

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "qctl/arx.h"
+#include "qctl/arx_json.h"
 #include "qctl/maxusers.h"
 #include "qctl/output.h"
 #include "qctl/stats.h"

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "app/plot.h"
 #include "qctl/output.h"
 #include "report_cli.h"
 #include "sweep_cli.h"

@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "cli.h"
-#include "qctl/sweep.h"
+#include "app/sweep.h"
 
 /* Called when every replication of a point has ended: vals (nmetrics
  * aggregated values) or error (the first failing run's message). */

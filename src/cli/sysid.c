@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "report_cli.h"
 #include "qctl/arx.h"
+#include "qctl/arx_json.h"
 #include "qctl/output.h"
 
 static const char usage[] =

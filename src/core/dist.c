@@ -48,6 +48,7 @@
 #endif
 
 #include "qctl/dist.h"
+#include "qctl/rng_gsl.h"
 
 #include <ctype.h>
 #include <errno.h>

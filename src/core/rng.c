@@ -8,7 +8,14 @@
  * of xoshiro) cannot come out of four consecutive splitmix64 outputs. */
 #include "qctl/rng.h"
 
+#include <stddef.h>
 #include <string.h>
+
+#include "qctl/rng_gsl.h"
+
+/* qc_rng_gsl hands out qc_rng.g as a gsl_rng: the two must agree. */
+_Static_assert(sizeof(((qc_rng *)0)->g) == sizeof(gsl_rng), "gsl_rng view size");
+_Static_assert(offsetof(gsl_rng, state) == sizeof(const void *), "gsl_rng view layout");
 
 static uint64_t splitmix64(uint64_t *x)
 {

@@ -22,7 +22,7 @@
  * response time (its own clock, not Little's law). Replications start
  * empty and off, use their own streams (arrivals, services, warm-ups,
  * timer) derived from the seed, and give Student-t intervals. */
-#include "qctl/removable.h"
+#include "qctl/removable_sim.h"
 
 #include <math.h>
 #include <stdlib.h>

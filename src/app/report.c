@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* report.c: a run's self-contained HTML report (see qctl/report.h).
+/* report.c: a run's self-contained HTML report (see app/report.h).
  *
  * The page is streamed straight into a qc_ofile: the summary is walked
  * once, in the object's insertion order (jansson keeps it), so the bytes
@@ -7,7 +7,7 @@
  * outside (title, argv, JSON keys and strings, plot names) goes through
  * put_esc; the SVG files are trusted to be gnuplot's output and are copied
  * with only their prolog dropped and their ids made unique to the page. */
-#include "qctl/report.h"
+#include "app/report.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* qctl/report.h: a run's HTML report, one self-contained page.
+/* app/report.h (not installed): a run's HTML report, one self-contained page.
  *
  * The page is what a person opens to see a run: its title, the command
  * line, the JSON summary laid out as tables, and the plots inlined as SVG.

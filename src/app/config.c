@@ -6,7 +6,7 @@
  * messages as on the command line. So the only things decided here are
  * the key's existence (in the long-option table), whether the flag takes
  * a value, and the JSON type of the value. */
-#include "live/config.h"
+#include "app/config.h"
 
 #include <errno.h>
 #include <jansson.h>

@@ -6,7 +6,7 @@
  * expanded; the command line, the seed, the journal key and the CSV are all
  * made from them, so two runs of the same definition agree on every byte
  * whatever order, parallelism or interruption came between them. */
-#include "qctl/sweep.h"
+#include "app/sweep.h"
 
 #include <ctype.h>
 #include <errno.h>

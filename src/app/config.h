@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* config.h: a command's options from a JSON file, internal to src/live/
- * and src/cli/.
+/* app/config.h (not installed): a command's options from a JSON file,
+ * used by src/cli/.
  *
  * The file is one JSON object whose keys are the command's long flag
  * names and whose values are their arguments: a string or a number for a

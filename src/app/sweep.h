@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* qctl/sweep.h: parameter sweeps: the sweep file, its grid, per-run seeds,
+/* app/sweep.h (not installed): parameter sweeps: the sweep file, its grid, per-run seeds,
  * metric extraction, aggregation over replications, and the results
  * (journal, CSV, JSON).
  *

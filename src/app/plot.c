@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* plot.c: the gnuplot runner (see app/plot.h). */
+#include "app/plot.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int qc_plot_available(void)
+{
+    const char *path = getenv("PATH");
+    if (path == NULL)
+        return 0;
+    char buf[4096];
+    while (*path) {
+        size_t n = strcspn(path, ":");
+        if (n > 0 && n + 9 < sizeof buf) {
+            memcpy(buf, path, n);
+            memcpy(buf + n, "/gnuplot", 9);
+            if (access(buf, X_OK) == 0)
+                return 1;
+        }
+        path += n;
+        if (*path == ':')
+            path++;
+    }
+    return 0;
+}
+
+/* Runs gnuplot on a script file; 0 when it exits 0. */
+static int run_gnuplot(const char *script)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        execlp("gnuplot", "gnuplot", script, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+int qc_plot(const char *dir, const char *name, const char *body, qc_err *err)
+{
+    if (!qc_plot_available())
+        return qc_err_set(err, QC_ENOTSUP, "gnuplot not found on PATH; plots skipped");
+    size_t n = strlen(dir) + strlen(name) + 16;
+    char *script = malloc(n);
+    if (script == NULL)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    snprintf(script, n, "%s/%s.gp", dir, name);
+    FILE *fp = fopen(script, "w");
+    if (fp == NULL) {
+        int e = errno;
+        qc_err_set(err, QC_EIO, "%s: cannot write: %s", script, strerror(e));
+        free(script);
+        return QC_EIO;
+    }
+    /* The script is kept beside the images so a user can restyle a plot. */
+    fprintf(fp,
+            "set terminal svg size 800,500 dynamic enhanced font 'sans,12'\n"
+            "set output '%s/%s.svg'\n"
+            "set grid\n%s\n"
+            "set terminal pngcairo size 800,500 enhanced font 'sans,10'\n"
+            "set output '%s/%s.png'\n"
+            "replot\nunset output\n",
+            dir, name, body, dir, name);
+    int bad = ferror(fp) != 0;
+    bad |= fclose(fp) != 0;
+    int rc = 0;
+    if (bad) {
+        rc = qc_err_set(err, QC_EIO, "%s: write failed", script);
+    } else {
+        int st = run_gnuplot(script);
+        if (st != 0)
+            rc = qc_err_set(err, QC_EIO, "gnuplot failed on %s (status %d)", script, st);
+    }
+    free(script);
+    return rc;
+}
