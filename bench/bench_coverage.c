@@ -49,6 +49,7 @@ static const bcase cases[] = {
     {"M/M/1 0.9, one run of 2e6", "exp:0.9", "exp:1", 1, 0, QC_FCFS, 2000000, 1, 0, 1, 1000000},
     {"M/D/1 0.9, 10 reps x 100000", "exp:0.9", "det:1", 1, 0, QC_FCFS, 100000, 10, 0, 0, 0},
     {"M/G/1 lognormal SCV 4, 0.7, 10 x 1e5", "exp:0.7", LOGN4, 1, 0, QC_FCFS, 100000, 10, 0, 1, 100000},
+    {"M/G/1 lognormal SCV 4, 0.7, 40 x 25000", "exp:0.7", LOGN4, 1, 0, QC_FCFS, 25000, 40, 0, 0, 0},
     {"M/H2/1-PS SCV 4, 0.7, 10 x 1e5", "exp:0.7", H2_4, 1, 0, QC_PS, 100000, 10, 0, 0, 0},
     {"M/M/4/10 0.9, 10 reps x 50000", "exp:3.6", "exp:1", 4, 10, QC_FCFS, 50000, 10, 0, 0, 0},
     {"D/M/1 0.8, 10 reps x 50000", "det:1.25", "exp:1", 1, 0, QC_FCFS, 50000, 10, 0, 0, 0},
