@@ -9,7 +9,7 @@ build=${1:-build}
 # experiments, about 3 more minutes: 100 cannot tell a coverage of 0.94
 # from the 0.93 target (docs/output-analysis.md)
 "$build/bench/bench_coverage" "${QC_BENCH_COVERAGE_EXPERIMENTS:-100}"
-"$build/bench/bench_coverage" "${QC_BENCH_COVERAGE_HEAVY:-400}" "SCV 4"
+"$build/bench/bench_coverage" "${QC_BENCH_COVERAGE_HEAVY:-400}" "10 x 1e5"
 "$build/bench/bench_mdp"
 "$build/bench/bench_traffic" "${QC_BENCH_TRAFFIC_PACKETS:-10000000}"
 "$(dirname "$0")/bench_live.sh" "$build/qctl"

@@ -38,8 +38,8 @@
  * Means that do not exist (an infinite mean service time, or FCFS with an
  * infinite second moment of service and no capacity) are INFINITY with
  * the reason in infinite_reason. A run whose offered load is >= 1 and
- * that never filled its buffer, or whose response times still trend up
- * or down over the last half of the window (a slope significant at 0.001
+ * that never filled its buffer, or whose response times still rise over
+ * the last half of the window (a slope significant at 0.001, one-sided,
  * and of 10% or more of the level), is flagged transient with the
  * evidence.
  *
@@ -153,10 +153,11 @@ typedef struct qc_queue_result {
      * replications) or over 16 batch means of one run. trend_tested 0:
      * not tested (arrivals that vary or a trace, a gap in the series). */
     int trend_tested;
-    int trend_detected;         /* p < 0.001 and a change of 10% or more */
+    int trend_detected;         /* a rise: one-sided p < 0.001 and a
+                                   change of +10% or more */
     double trend_t;             /* t statistic of the slope */
     unsigned trend_df;          /* its degrees of freedom */
-    double trend_p;             /* two-sided p-value */
+    double trend_p;             /* one-sided p-value (of a rise) */
     double trend_change;        /* fitted change over the half window,
                                    relative to its mean level */
     char infinite_reason[256];  /* set when some mean is INFINITY */

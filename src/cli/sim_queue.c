@@ -135,9 +135,9 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
         json_t *tr = json_object();
         json_object_set_new(tr, "rule", json_string(r->reps >= 2
             ? "OLS slope of each replication's response time over the last half of the window; "
-              "t over the replications; p < 0.001 and a change of 10% or more"
+              "t over the replications; a rise, one-sided p < 0.001 and a change of +10% or more"
             : "OLS slope of 16 batch means over the last half of the window; "
-              "p < 0.001 and a change of 10% or more"));
+              "a rise, one-sided p < 0.001 and a change of +10% or more"));
         json_object_set_new(tr, "t_statistic", qc_json_real_new(r->trend_t));
         json_object_set_new(tr, "degrees_of_freedom", json_integer(r->trend_df));
         json_object_set_new(tr, "p_value", qc_json_real_new(r->trend_p));

@@ -811,8 +811,8 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
                  (unsigned long long)st.blocked);
     }
     /* A trend across the run: the response times of the window's last
-     * half still rising (or falling) is what a queue with no steady
-     * state, or one far from it for the run's length, looks like. */
+     * half still rising is what a queue with no steady state, or one far
+     * from it for the run's length, looks like. */
     if (r->arr->kind != QC_ARRIVALS_TRACE && !qc_arrivals_varies(r->arr) &&
         isfinite(qc_dist_mean(p->service))) {
         qc__trend tr;
@@ -832,11 +832,10 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
                          "(%d of %d chunks)", units.k0, QC_QUEUE_CHUNKS);
             snprintf(res->transient_reason + len, sizeof res->transient_reason - len,
                      "%sa trend across the run: over the last half of the window the mean "
-                     "response time %s by %.3g%% (slope t = %.3g on %u degrees of freedom, "
-                     "p = %.2g, over %s)%s; a longer run, or a load further below 1, "
-                     "reaches a steady state",
-                     len ? "; also " : "", tr.rise > 0 ? "rises" : "falls",
-                     100 * fabs(tr.rise), tr.stat, tr.df, tr.p,
+                     "response time rises by %.3g%% (slope t = %.3g on %u degrees of "
+                     "freedom, one-sided p = %.2g, over %s)%s; a longer run, or a load "
+                     "further below 1, reaches a steady state",
+                     len ? "; also " : "", 100 * tr.rise, tr.stat, tr.df, tr.p,
                      one_run ? "16 batch means of the run" : "the replications' slopes", cut);
             res->transient = 1;
         }

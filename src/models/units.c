@@ -299,8 +299,9 @@ int qc__units_trend(qc__units *u, qc__trend *t)
         t->stat = se > 0 ? b1 / se : (b1 != 0 ? copysign(INFINITY, b1) : 0);
         t->rise = ym > 0 ? b1 * (double)nb / ym : NAN;
     }
-    t->p = isfinite(t->stat) ? 2 * gsl_cdf_tdist_Q(fabs(t->stat), (double)t->df) : 0;
-    t->detected = t->p < QC__UNITS_TREND_LEVEL && fabs(t->rise) >= QC__UNITS_TREND_RISE;
+    /* one-sided: only a rise is evidence (see units.h) */
+    t->p = isnan(t->stat) ? NAN : gsl_cdf_tdist_Q(t->stat, (double)t->df);
+    t->detected = t->p < QC__UNITS_TREND_LEVEL && t->rise >= QC__UNITS_TREND_RISE;
     return 0;
 }
 

@@ -108,8 +108,11 @@ double qc__units_sum(const qc__units *u, size_t m);
  * QC__UNITS_TREND_BATCHES batch means over the last half and its t
  * statistic (batches - 2 degrees of freedom). `rise` is the fitted change
  * across the half window relative to its mean level. A trend is reported
- * when it is significant at QC__UNITS_TREND_LEVEL (two-sided) and at
- * least QC__UNITS_TREND_RISE of the level: many replications make even
+ * when the slope is positive, significant at QC__UNITS_TREND_LEVEL
+ * (one-sided) and at least QC__UNITS_TREND_RISE of the level. One-sided:
+ * the run starts empty, and from an empty start a queue's waiting time is
+ * stochastically increasing (Loynes 1962), so a run still short of its
+ * steady state shows a rise; a fall is chance. Many replications make even
  * the few-percent residue of a start from empty significant, which is
  * not what a run with no steady state looks like. Returns -1 (t untested)
  * when the series has a gap (a chunk with nothing in it). */
@@ -119,7 +122,7 @@ double qc__units_sum(const qc__units *u, size_t m);
 typedef struct qc__trend {
     double stat;  /* t statistic of the slope */
     unsigned df;  /* its degrees of freedom */
-    double p;     /* two-sided p-value */
+    double p;     /* one-sided p-value (a rise) */
     double rise;  /* fitted change over the half window / mean level */
     int detected;
 } qc__trend;
