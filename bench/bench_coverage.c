@@ -223,9 +223,12 @@ int main(int argc, char **argv)
     }
     /* the README's table: intervals that covered the exact value, out of
      * nexp; bold below target (means 0.93, percentiles 0.90) */
-    printf("\n| case | E[T] | E[W] | E[N] | util. | thr. | block. | p50 | p95 | p99 | transient |\n");
-    printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-    for (size_t i = 0; i < nrows; i++) {
+    if (!quick) {
+        printf("\n| case | E[T] | E[W] | E[N] | util. | thr. | block. | p50 | p95 | p99 |"
+               " transient |\n");
+        printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    }
+    for (size_t i = 0; i < (quick ? 0 : nrows); i++) {
         const brow *b = &rows[i];
         printf("| %s", b->name);
         if (b->precision > 0)
