@@ -361,6 +361,66 @@ static void test_empty_extremes_reset(void **state)
     qc_hist_free(NULL);
 }
 
+/* The interpolated (grouped-data) quantile. (1) It stays in the bucket of
+ * the value it stands for: within a bucket width (1/64 of the value) of
+ * the sorted sample's value of rank ceil(q n). (2) It is not quantised:
+ * on exponential data, over q = 0.001..0.999, its mean relative error
+ * against the sample is under a quarter of the midpoint rule's (the
+ * midpoint's error is spread over the bucket's half-width; the
+ * interpolated one only carries the unevenness of the density inside a
+ * bucket and the sampling noise of a few values). (3) Against values laid
+ * evenly across one bucket it is exact: the k-th of n evenly spaced
+ * values at q = k / n. */
+static void test_interpolated_quantiles(void **state)
+{
+    (void)state;
+    enum { N = 1000000 };
+    double *x = malloc(N * sizeof *x);
+    qc_hist *h = qc_hist_alloc();
+    assert_non_null(x);
+    assert_non_null(h);
+    qc_rng r;
+    qc_rng_init(&r, SEED, 4);
+    for (size_t i = 0; i < N; i++) {
+        x[i] = qc_rng_exp(&r, 1.0);
+        qc_hist_add(h, x[i]);
+    }
+    qsort(x, N, sizeof *x, cmp_double);
+    double err_mid = 0, err_int = 0;
+    for (int t = 1; t < 1000; t++) {
+        const double p = t / 1000.0;
+        const double s = sample_quantile(x, N, p);
+        const double gi = qc_hist_quantile_interp(h, p), gm = qc_hist_quantile(h, p);
+        assert_true(fabs(gi - s) <= s * 2 * REL_BOUND);
+        err_int += fabs(gi - s) / s;
+        err_mid += fabs(gm - s) / s;
+    }
+    printf("interpolated: mean relative error %.6f, midpoint %.6f\n", err_int / 999,
+           err_mid / 999);
+    assert_true(err_int < 0.25 * err_mid);
+    assert_true(qc_hist_quantile_interp(h, 0.0) == x[0]);
+    assert_true(qc_hist_quantile_interp(h, 1.0) == x[N - 1]);
+
+    /* n values at the centres of n equal slices of [1, 1 + 1/64): the
+     * cumulative count reaches k at 1 + k / (64 n) */
+    qc_hist_reset(h);
+    enum { M = 100 };
+    for (int k = 0; k < M; k++)
+        qc_hist_add(h, 1.0 + (k + 0.5) / (64.0 * M));
+    for (int k = 1; k < M; k++) {
+        const double want = 1.0 + (double)k / (64.0 * M);
+        assert_true(fabs(qc_hist_quantile_interp(h, (double)k / M) - want) < 1e-12);
+    }
+    /* empty and out of range: NAN */
+    qc_hist_reset(h);
+    assert_true(isnan(qc_hist_quantile_interp(h, 0.5)));
+    qc_hist_add(h, 2.0);
+    assert_true(isnan(qc_hist_quantile_interp(h, 1.5)));
+    assert_true(qc_hist_quantile_interp(h, 0.5) == 2.0);
+    free(x);
+    qc_hist_free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -372,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_merge),
         cmocka_unit_test(test_special_values),
         cmocka_unit_test(test_empty_extremes_reset),
+        cmocka_unit_test(test_interpolated_quantiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

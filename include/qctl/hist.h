@@ -61,6 +61,14 @@ void qc_hist_merge(qc_hist *dst, const qc_hist *src);
  * (<= 0 or NaN) report min. NAN for an empty histogram. */
 double qc_hist_quantile(const qc_hist *h, double q);
 
+/* The q-quantile with the counts of each bucket spread uniformly over it
+ * (the grouped-data quantile): where the linearly interpolated cumulative
+ * count reaches q * total, clamped to [min, max]. It moves continuously
+ * with the data instead of in steps of a bucket; sim queue and sim pool
+ * report their percentiles with it. Zero, underflow and overflow as in
+ * qc_hist_quantile; NAN for an empty histogram. */
+double qc_hist_quantile_interp(const qc_hist *h, double q);
+
 /* The edges [lo, hi) of bucket i (0 <= i < QC_HIST_NBUCKETS). */
 void qc_hist_bucket_edges(int i, double *lo, double *hi);
 

@@ -38,7 +38,10 @@
  * Means that do not exist (an infinite mean service time, or FCFS with an
  * infinite second moment of service and no capacity) are INFINITY with
  * the reason in infinite_reason. A run whose offered load is >= 1 and
- * that never filled its buffer is flagged transient with the evidence.
+ * that never filled its buffer, or whose response times still rise over
+ * the last half of the window (a slope significant at 0.001, one-sided,
+ * and of 10% or more of the level), is flagged transient with the
+ * evidence.
  *
  * Ownership: qc_queue_run fills a caller-owned result; the result holds a
  * histogram and a series that qc_queue_result_free releases. */
@@ -146,7 +149,19 @@ typedef struct qc_queue_result {
     int batches_independent;    /* one run: von Neumann test passed */
     double von_neumann;         /* one run: its statistic (NAN: untested) */
     int transient;              /* the run shows no steady state */
-    char transient_reason[320];
+    char transient_reason[768];
+    /* The trend test (docs/output-analysis.md): the response time's OLS
+     * slope over the last half of the window, per replication (t over the
+     * replications) or over 16 batch means of one run. trend_tested 0:
+     * not tested (arrivals that vary or a trace, a gap in the series). */
+    int trend_tested;
+    int trend_detected;         /* a rise: one-sided p < 0.001 and a
+                                   change of +10% or more */
+    double trend_t;             /* t statistic of the slope */
+    unsigned trend_df;          /* its degrees of freedom */
+    double trend_p;             /* one-sided p-value (of a rise) */
+    double trend_change;        /* fitted change over the half window,
+                                   relative to its mean level */
     char infinite_reason[256];  /* set when some mean is INFINITY */
 } qc_queue_result;
 

@@ -58,6 +58,10 @@ static const char usage[] =
     "  --quiet              no progress line\n"
     "  --help               this text\n"
     "\n"
+    "A run with no steady state (offered load >= 1 and a buffer it never\n"
+    "filled, or response times that still trend over the last half of the\n"
+    "window) is printed marked TRANSIENT with the evidence, and exits 1.\n"
+    "\n"
     "Distribution specs: exp:RATE det:VALUE uniform:A,B erlang:K,RATE\n"
     "  hyperexp:P1,R1,P2,R2 gamma:SHAPE,SCALE lognormal:MU,SIGMA\n"
     "  weibull:SHAPE,SCALE pareto:ALPHA,XM bpareto:ALPHA,L,H empirical:FILE[,COL]\n"
@@ -127,6 +131,22 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
         json_object_set_new(run, "precision", pr);
     }
     json_object_set_new(run, "transient", r->transient ? json_string(r->transient_reason) : json_null());
+    if (r->trend_tested) {
+        json_t *tr = json_object();
+        json_object_set_new(tr, "rule", json_string(r->reps >= 2
+            ? "OLS slope of each replication's response time over the last half of the window; "
+              "t over the replications; a rise, one-sided p < 0.001 and a change of +10% or more"
+            : "OLS slope of 16 batch means over the last half of the window; "
+              "a rise, one-sided p < 0.001 and a change of +10% or more"));
+        json_object_set_new(tr, "t_statistic", qc_json_real_new(r->trend_t));
+        json_object_set_new(tr, "degrees_of_freedom", json_integer(r->trend_df));
+        json_object_set_new(tr, "p_value", qc_json_real_new(r->trend_p));
+        json_object_set_new(tr, "relative_change", qc_json_real_new(r->trend_change));
+        json_object_set_new(tr, "detected", json_boolean(r->trend_detected));
+        json_object_set_new(run, "trend", tr);
+    } else {
+        json_object_set_new(run, "trend", json_null());
+    }
     json_object_set_new(run, "measured_customers", json_integer((json_int_t)r->measured));
     json_object_set_new(run, "events", json_integer((json_int_t)r->events));
     json_object_set_new(run, "simulated_time", json_real(r->sim_time));

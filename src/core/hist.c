@@ -128,3 +128,35 @@ double qc_hist_quantile(const qc_hist *h, double q)
     }
     return clamp(ldexp(1.0, QC_HIST_EMAX + 1), h->min, h->max);
 }
+
+/* The grouped-data quantile: the counts of a bucket spread uniformly over
+ * it, so the cumulative count rises linearly across each bucket, and the
+ * quantile is where it reaches q * total. The midpoint rule above moves
+ * in steps of a bucket (up to 0.78% of the value); this one moves
+ * continuously with the data, which is what an interval formed from
+ * several quantiles needs. */
+double qc_hist_quantile_interp(const qc_hist *h, double q)
+{
+    if (h->total == 0 || !(q >= 0.0 && q <= 1.0) || h->min > h->max)
+        return NAN;
+    if (q == 0.0)
+        return h->min;
+    if (q == 1.0)
+        return h->max;
+    const double t = q * (double)h->total;
+    double c = (double)h->zero;
+    if (t <= c)
+        return h->min;
+    c += (double)h->under;
+    if (t <= c)
+        return clamp(ldexp(1.0, QC_HIST_EMIN), h->min, h->max);
+    for (size_t i = 0; i < QC_HIST_NBUCKETS; i++) {
+        const double n = (double)h->count[i];
+        if (n > 0 && t <= c + n) {
+            const double f = (t - c) / n;
+            return clamp(bucket_point(i, f), h->min, h->max);
+        }
+        c += n;
+    }
+    return clamp(ldexp(1.0, QC_HIST_EMAX + 1), h->min, h->max);
+}

@@ -947,9 +947,9 @@ static void summarize_cb(void *ctx, int a, int b, double *out)
     double sw = (double)s->switch_ons / time;
     out[QC_PM_JOBS] = jobs;
     out[QC_PM_RESPONSE] = s->done ? s->sum_resp / (double)s->done : NAN;
-    out[QC_PM_P50] = qc_hist_quantile(s->tmp, 0.50);
-    out[QC_PM_P95] = qc_hist_quantile(s->tmp, 0.95);
-    out[QC_PM_P99] = qc_hist_quantile(s->tmp, 0.99);
+    out[QC_PM_P50] = qc_hist_quantile_interp(s->tmp, 0.50);
+    out[QC_PM_P95] = qc_hist_quantile_interp(s->tmp, 0.95);
+    out[QC_PM_P99] = qc_hist_quantile_interp(s->tmp, 0.99);
     out[QC_PM_THROUGHPUT] = (double)s->departures / time;
     out[QC_PM_POWER] = power;
     out[QC_PM_ENERGY_PER_JOB] = s->departures ? power * time / (double)s->departures : NAN;
@@ -1062,7 +1062,7 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
         static const int pm[3] = {QC_PM_P50, QC_PM_P95, QC_PM_P99};
         for (int i = 0; i < 3; i++) {
             qc_ci *c = &res->metric[pm[i]];
-            double x = qc_hist_quantile(all, qs[i]);
+            double x = qc_hist_quantile_interp(all, qs[i]);
             if (!isfinite(x))
                 continue;
             c->mean = x;

@@ -498,9 +498,9 @@ static void summarize_cb(void *ctx, int a, int b, double *out)
     out[QC_QM_UTILIZATION] = time > 0 ? c->area_busy / (time * (double)r->c) : NAN;
     out[QC_QM_THROUGHPUT] = time > 0 ? (double)c->departures / time : NAN;
     out[QC_QM_BLOCKING] = c->arrivals ? (double)c->blocked / (double)c->arrivals : NAN;
-    out[QC_QM_P50] = qc_hist_quantile(c->tmp, 0.50);
-    out[QC_QM_P95] = qc_hist_quantile(c->tmp, 0.95);
-    out[QC_QM_P99] = qc_hist_quantile(c->tmp, 0.99);
+    out[QC_QM_P50] = qc_hist_quantile_interp(c->tmp, 0.50);
+    out[QC_QM_P95] = qc_hist_quantile_interp(c->tmp, 0.95);
+    out[QC_QM_P99] = qc_hist_quantile_interp(c->tmp, 0.99);
     out[X_DONE] = done;
     double cut = 0;
     for (int k = 0; k < a; k++)
@@ -744,7 +744,7 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
         int grouped = !one_run && q.reps >= 2 * QC_QUEUE_SECTIONS;
         for (int i = 0; i < 3; i++) {
             qc_ci *c = &res->metric[QC_QM_P50 + i];
-            double x = qc_hist_quantile(all, qs[i]);
+            double x = qc_hist_quantile_interp(all, qs[i]);
             if (!isfinite(x))
                 continue;
             c->mean = x;
@@ -752,7 +752,7 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
                 double v[QC_QUEUE_SECTIONS];
                 qc_ci g;
                 for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
-                    v[j] = qc_hist_quantile(st.sect[j], qs[i]);
+                    v[j] = qc_hist_quantile_interp(st.sect[j], qs[i]);
                 if (qc_ci_t(v, QC_QUEUE_SECTIONS, p->level, &g, NULL) == 0) {
                     c->half = g.half;
                     c->n = g.n;
@@ -810,6 +810,36 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
                  "reaches the steady state",
                  load, (unsigned long long)p->capacity, (unsigned long long)st.nmax_min,
                  (unsigned long long)st.blocked);
+    }
+    /* A trend across the run: the response times of the window's last
+     * half still rising is what a queue with no steady state, or one far
+     * from it for the run's length, looks like. */
+    if (r->arr->kind != QC_ARRIVALS_TRACE && !qc_arrivals_varies(r->arr) &&
+        isfinite(qc_dist_mean(p->service))) {
+        qc__trend tr;
+        if (qc__units_trend(&units, &tr) == 0) {
+            res->trend_tested = 1;
+            res->trend_detected = tr.detected;
+            res->trend_t = tr.stat;
+            res->trend_df = tr.df;
+            res->trend_p = tr.p;
+            res->trend_change = tr.rise;
+        }
+        if (res->trend_detected) {
+            size_t len = res->transient ? strlen(res->transient_reason) : 0;
+            char cut[128] = "";
+            if (mser && units.k0 >= (int)units.ncand - 1)
+                snprintf(cut, sizeof cut, "; the warm-up cut is at its limit, half the window "
+                         "(%d of %d chunks)", units.k0, QC_QUEUE_CHUNKS);
+            snprintf(res->transient_reason + len, sizeof res->transient_reason - len,
+                     "%sa trend across the run: over the last half of the window the mean "
+                     "response time rises by %.3g%% (slope t = %.3g on %u degrees of "
+                     "freedom, one-sided p = %.2g, over %s)%s; a longer run, or a load "
+                     "further below 1, reaches a steady state",
+                     len ? "; also " : "", 100 * tr.rise, tr.stat, tr.df, tr.p,
+                     one_run ? "16 batch means of the run" : "the replications' slopes", cut);
+            res->transient = 1;
+        }
     }
     res->response_hist = all;
     all = NULL;

@@ -211,6 +211,100 @@ void qc__units_finish(qc__units *u, double level, qc_ci *out)
     }
 }
 
+/* Ordinary least squares of y on 0..n-1: slope, its standard error (NAN
+ * when n < 3) and the mean of y. */
+static void ols(const double *y, size_t n, double *slope, double *se, double *mean)
+{
+    double xm = ((double)n - 1) / 2, ym = 0;
+    for (size_t i = 0; i < n; i++)
+        ym += y[i];
+    ym /= (double)n;
+    double sxx = 0, sxy = 0;
+    for (size_t i = 0; i < n; i++) {
+        sxx += ((double)i - xm) * ((double)i - xm);
+        sxy += ((double)i - xm) * (y[i] - ym);
+    }
+    *mean = ym;
+    *slope = sxx > 0 ? sxy / sxx : NAN;
+    *se = NAN;
+    if (n < 3 || !(sxx > 0))
+        return;
+    double sse = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = y[i] - ym - *slope * ((double)i - xm);
+        sse += e * e;
+    }
+    *se = sqrt(sse / ((double)n - 2) / sxx);
+}
+
+int qc__units_trend(qc__units *u, qc__trend *t)
+{
+    memset(t, 0, sizeof *t);
+    t->stat = t->p = t->rise = NAN;
+    size_t h = u->nchunks / 2, len = u->nchunks - h;
+    if (u->reps == 0 || len < 8)
+        return -1;
+    if (u->reps >= 2) {
+        /* each replication's OLS slope over the last half of its window:
+         * independent and identically distributed across replications,
+         * so their t statistic needs no model of the dependence inside a
+         * replication */
+        qc_welford w;
+        qc_welford_init(&w);
+        double level = 0;
+        unsigned nlevel = 0;
+        double *y = u->col; /* room for nchunks */
+        for (unsigned r = 0; r < u->reps; r++) {
+            size_t n = 0;
+            for (size_t k = h; k < u->nchunks; k++) {
+                double a = u->num[(size_t)r * u->nchunks + k];
+                double b = u->den[(size_t)r * u->nchunks + k];
+                if (!(b > 0) || !isfinite(a))
+                    return -1; /* a gap in the series: no slope to compare */
+                y[n++] = a / b;
+            }
+            double b1, se, ym;
+            ols(y, n, &b1, &se, &ym);
+            if (!isfinite(b1))
+                return -1;
+            qc_welford_add(&w, b1 * (double)len);
+            level += ym;
+            nlevel++;
+        }
+        double sd = sqrt(qc_welford_var(&w));
+        level /= nlevel;
+        t->df = u->reps - 1;
+        t->stat = sd > 0 ? w.mean / (sd / sqrt((double)w.n)) : (w.mean != 0 ? copysign(INFINITY, w.mean) : 0);
+        t->rise = level > 0 ? w.mean / level : NAN;
+    } else {
+        /* one run: QC__UNITS_TREND_BATCHES batch means over the last half,
+         * and the OLS slope's t statistic on them */
+        const size_t nb = QC__UNITS_TREND_BATCHES, m = len / nb;
+        double y[QC__UNITS_TREND_BATCHES];
+        for (size_t i = 0; i < nb; i++) {
+            double a = 0, b = 0;
+            for (size_t k = u->nchunks - (nb - i) * m; k < u->nchunks - (nb - i - 1) * m; k++) {
+                a += u->num[k];
+                b += u->den[k];
+            }
+            if (!(b > 0) || !isfinite(a))
+                return -1;
+            y[i] = a / b;
+        }
+        double b1, se, ym;
+        ols(y, nb, &b1, &se, &ym);
+        if (!isfinite(b1) || !isfinite(se))
+            return -1;
+        t->df = (unsigned)nb - 2;
+        t->stat = se > 0 ? b1 / se : (b1 != 0 ? copysign(INFINITY, b1) : 0);
+        t->rise = ym > 0 ? b1 * (double)nb / ym : NAN;
+    }
+    /* one-sided: only a rise is evidence (see units.h) */
+    t->p = isnan(t->stat) ? NAN : gsl_cdf_tdist_Q(t->stat, (double)t->df);
+    t->detected = t->p < QC__UNITS_TREND_LEVEL && t->rise >= QC__UNITS_TREND_RISE;
+    return 0;
+}
+
 double qc__units_sum(const qc__units *u, size_t m)
 {
     double s = 0;

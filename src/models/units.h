@@ -98,6 +98,36 @@ void qc__units_finish(qc__units *u, double level, qc_ci *out);
  * (or over the batches of the one run). */
 double qc__units_sum(const qc__units *u, size_t m);
 
+/* A trend across the run (after add, at any time): the warm-up series
+ * (num/den per chunk) over the last half of the window, which every
+ * automatic cut leaves in and which a stationary run has long settled
+ * into. With replications, each one's OLS slope over those chunks, and
+ * the t statistic of the slopes' mean (R - 1 degrees of freedom: the
+ * replications are independent, so nothing about the dependence inside a
+ * run needs modelling). With one run, the OLS slope of
+ * QC__UNITS_TREND_BATCHES batch means over the last half and its t
+ * statistic (batches - 2 degrees of freedom). `rise` is the fitted change
+ * across the half window relative to its mean level. A trend is reported
+ * when the slope is positive, significant at QC__UNITS_TREND_LEVEL
+ * (one-sided) and at least QC__UNITS_TREND_RISE of the level. One-sided:
+ * the run starts empty, and from an empty start a queue's waiting time is
+ * stochastically increasing (Loynes 1962), so a run still short of its
+ * steady state shows a rise; a fall is chance. Many replications make even
+ * the few-percent residue of a start from empty significant, which is
+ * not what a run with no steady state looks like. Returns -1 (t untested)
+ * when the series has a gap (a chunk with nothing in it). */
+#define QC__UNITS_TREND_BATCHES 16
+#define QC__UNITS_TREND_LEVEL 0.001
+#define QC__UNITS_TREND_RISE 0.10
+typedef struct qc__trend {
+    double stat;  /* t statistic of the slope */
+    unsigned df;  /* its degrees of freedom */
+    double p;     /* one-sided p-value (a rise) */
+    double rise;  /* fitted change over the half window / mean level */
+    int detected;
+} qc__trend;
+int qc__units_trend(qc__units *u, qc__trend *t);
+
 void qc__units_free(qc__units *u);
 
 #endif
