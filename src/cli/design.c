@@ -51,8 +51,9 @@ static const char usage[] =
     "  --band F           settling band, fraction of R (default 0.1, as in sim)\n"
     "  --horizon N        samples predicted (default 180)\n"
     "  --fall F           the input in effect falls by at most the fraction F per\n"
-    "                     sample (MaxUsers: interval / mean session, 0.05 in the\n"
-    "                     example: connections end only as sessions do); default 0\n"
+    "                     sample (MaxUsers: connections end only as sessions do);\n"
+    "                     default: the model's input_fall ('qctl sysid --fall'),\n"
+    "                     else 0. The model's u is then the input in effect\n"
     "  --sensor-reference the reference is in the sensor's units (compared with the\n"
     "                     measurement as is, not compensated)\n"
     "  --steps N          length of the simulated step responses (default: automatic)\n"
@@ -651,6 +652,7 @@ int cmd_design(int argc, char **argv)
     o.band = 0.1;
     o.antiwindup = QC_AW_CONDITIONAL;
     o.horizon = 180;
+    o.fall = NAN;
     o.law_i = o.law_pi = 1;
     int have_over = 0, rc = 0, c;
     opterr = 0;
@@ -780,6 +782,8 @@ int cmd_design(int argc, char **argv)
         cli_error("%s", err.msg);
         return cli_exit_code(rc);
     }
+    if (isnan(o.fall))
+        o.fall = sys.input_fall;
     if (sys.plant.delay < 0) {
         cli_error("%s: delay: %d: the plant needs delay >= 0 to be closed by a controller",
                   o.model, sys.plant.delay);
