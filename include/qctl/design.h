@@ -194,6 +194,13 @@ typedef struct qc_design_predict_params {
                               sessions do, so the connected count falls by at
                               most about interval / mean session per interval
                               however low MaxUsers goes */
+    const qc_arx_model *sensor; /* NULL: the controller measures y. Else it
+                              measures the sensor's output driven by y, and
+                              is given r_m; settling and overshoot are still
+                              of y against r, as 'sim maxusers' measures a
+                              loop closed on the logged RIS */
+    double r_m;            /* the reference in the sensor's units */
+    double sensor_max;     /* the most the sensor reads (> 0), else no bound */
 } qc_design_predict_params;
 
 typedef struct qc_design_prediction {

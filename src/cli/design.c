@@ -627,6 +627,57 @@ static int write_plots(const char *dir, const loop *loops, size_t nl, const opts
     return rc;
 }
 
+static const char *verdict(const qc_design_prediction *q, int words)
+{
+    if (!q->stable)
+        return "unstable";
+    if (q->frac_saturated > 0.05)
+        return words ? "saturates: the linear prediction does not hold" : "saturates";
+    return q->settled ? "settles" : "does not settle";
+}
+
+static json_t *prediction_rows(const qc_design_prediction *pred, const double *pk, size_t n,
+                               double dt)
+{
+    json_t *rows = json_array();
+    for (size_t i = 0; i < n; i++) {
+        const qc_design_prediction *q = &pred[i];
+        json_t *r = json_object();
+        json_object_set_new(r, "ki", json_real(pk[i]));
+        json_object_set_new(r, "stable", json_boolean(q->stable));
+        json_object_set_new(r, "settled", json_boolean(q->settled));
+        json_object_set_new(r, "settling_samples", qc_json_real_new(q->settling));
+        json_object_set_new(r, "settling_time",
+                            dt > 0 ? qc_json_real_new(q->settling * dt) : json_null());
+        json_object_set_new(r, "overshoot_percent", qc_json_real_new(q->overshoot));
+        json_object_set_new(r, "fraction_saturated", json_real(q->frac_saturated));
+        json_object_set_new(r, "verdict", json_string(verdict(q, 0)));
+        json_array_append_new(rows, r);
+    }
+    return rows;
+}
+
+static void print_predictions(const qc_design_prediction *pred, const double *pk, size_t n,
+                              double dt)
+{
+    printf("  %10s  %8s  %14s  %10s  %10s  %s\n", "K_I", "linear", "settling (s)", "overshoot",
+           "saturated", "verdict");
+    for (size_t i = 0; i < n; i++) {
+        const qc_design_prediction *q = &pred[i];
+        char st[32], ov[32];
+        if (q->settled)
+            snprintf(st, sizeof st, "%.4g", dt > 0 ? q->settling * dt : q->settling);
+        else
+            snprintf(st, sizeof st, "never");
+        if (isfinite(q->overshoot))
+            snprintf(ov, sizeof ov, "%.1f%%", q->overshoot);
+        else
+            snprintf(ov, sizeof ov, "no step");
+        printf("  %10.4g  %8s  %14s  %10s  %9.1f%%  %s\n", pk[i], q->stable ? "stable" : "UNSTABLE",
+               st, ov, 100 * q->frac_saturated, verdict(q, 1));
+    }
+}
+
 int cmd_design(int argc, char **argv)
 {
     enum { O_MODEL = 256, O_SETTLE, O_OVER, O_LAW, O_GAINS, O_KP, O_NOSENSOR, O_STEPS, O_JSON,
@@ -839,7 +890,8 @@ int cmd_design(int argc, char **argv)
     /* Predictions for a reference step with the actuator limits. */
     size_t npred = 0;
     double pk[MAX_GAINS];
-    qc_design_prediction pred[MAX_GAINS];
+    qc_design_prediction pred[MAX_GAINS], pred_s[MAX_GAINS];
+    int have_pred_s = 0;
     qc_design_predict_params pp = {0};
     if (isfinite(o.reference)) {
         if (o.ngains > 0)
@@ -868,6 +920,28 @@ int cmd_design(int argc, char **argv)
         }
         if (rc != 0)
             goto done;
+        if (nl == 2) {
+            /* the loop closed on the sensor: its model, moved onto the
+             * affine map near the reference when there is one (the same
+             * slope, the sensor's DC gain), given the reference r_m */
+            qc_arx_model sens = sys.sensor;
+            if (sys.has_affine)
+                sens.y0 = sys.affine.offset + sys.affine.gain * sens.u0;
+            qc_design_predict_params sp = pp;
+            sp.sensor = &sens;
+            sp.r_m = ref_m;
+            sp.sensor_max = isfinite(sys.sensor_max) ? sys.sensor_max : 0;
+            for (size_t i = 0; i < npred && rc == 0; i++) {
+                sp.ki = pk[i];
+                if ((rc = qc_design_predict(loops[1].w, &sys.plant, &sp, &pred_s[i], &err)) != 0) {
+                    cli_error("prediction through the sensor at K_I = %g: %s", pk[i], err.msg);
+                    rc = cli_exit_code(rc);
+                }
+            }
+            if (rc != 0)
+                goto done;
+            have_pred_s = 1;
+        }
     }
     doc = json_object();
     json_object_set_new(doc, "command", json_string("design"));
@@ -918,24 +992,9 @@ int cmd_design(int argc, char **argv)
         json_object_set_new(pj, "band", json_real(o.band));
         json_object_set_new(pj, "horizon", json_integer(o.horizon));
         json_object_set_new(pj, "fall", json_real(o.fall));
-        json_t *rows = json_array();
-        for (size_t i = 0; i < npred; i++) {
-            const qc_design_prediction *q = &pred[i];
-            json_t *r = json_object();
-            json_object_set_new(r, "ki", json_real(pk[i]));
-            json_object_set_new(r, "stable", json_boolean(q->stable));
-            json_object_set_new(r, "settled", json_boolean(q->settled));
-            json_object_set_new(r, "settling_samples", qc_json_real_new(q->settling));
-            json_object_set_new(r, "settling_time",
-                                dt > 0 ? qc_json_real_new(q->settling * dt) : json_null());
-            json_object_set_new(r, "overshoot_percent", qc_json_real_new(q->overshoot));
-            json_object_set_new(r, "fraction_saturated", json_real(q->frac_saturated));
-            json_object_set_new(r, "verdict", json_string(!q->stable ? "unstable"
-                                                          : q->frac_saturated > 0.05 ? "saturates"
-                                                          : q->settled ? "settles" : "does not settle"));
-            json_array_append_new(rows, r);
-        }
-        json_object_set_new(pj, "gains", rows);
+        json_object_set_new(pj, "gains", prediction_rows(pred, pk, npred, dt));
+        json_object_set_new(pj, "gains_through_sensor",
+                            have_pred_s ? prediction_rows(pred_s, pk, npred, dt) : json_null());
         json_object_set_new(doc, "prediction", pj);
     }
 
@@ -986,24 +1045,17 @@ int cmd_design(int argc, char **argv)
                    pp.y_start, o.reference, o.u_min, o.u_max,
                    o.antiwindup == QC_AW_NONE ? "no" : o.antiwindup == QC_AW_BACKCALC ? "back-calculation" : "conditional",
                    100 * o.band);
-            printf("  %10s  %8s  %14s  %10s  %10s  %s\n", "K_I", "linear", "settling (s)",
-                   "overshoot", "saturated", "verdict");
-            for (size_t i = 0; i < npred; i++) {
-                const qc_design_prediction *q = &pred[i];
-                char st[32], ov[32];
-                if (q->settled)
-                    snprintf(st, sizeof st, "%.4g", dt > 0 ? q->settling * dt : q->settling);
-                else
-                    snprintf(st, sizeof st, "never");
-                if (isfinite(q->overshoot))
-                    snprintf(ov, sizeof ov, "%.1f%%", q->overshoot);
-                else
-                    snprintf(ov, sizeof ov, "no step");
-                const char *v = !q->stable ? "unstable"
-                                : q->frac_saturated > 0.05 ? "saturates: the linear prediction does not hold"
-                                : q->settled ? "settles" : "does not settle";
-                printf("  %10.4g  %8s  %14s  %10s  %9.1f%%  %s\n", pk[i],
-                       q->stable ? "stable" : "UNSTABLE", st, ov, 100 * q->frac_saturated, v);
+            print_predictions(pred, pk, npred, dt);
+            if (have_pred_s) {
+                char cap[64] = "";
+                if (isfinite(sys.sensor_max))
+                    snprintf(cap, sizeof cap, ", capped at %g,", sys.sensor_max);
+                printf("\nprediction through the sensor: the controller measures the sensor model's\n"
+                       "output%s%s against %g; settling and overshoot of the plant output\n"
+                       "against %g:\n",
+                       sys.has_affine ? " (on its affine map near the reference)" : "", cap, ref_m,
+                       o.reference);
+                print_predictions(pred_s, pk, npred, dt);
             }
         }
     }

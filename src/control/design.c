@@ -598,6 +598,8 @@ int qc_design_predict(qc_design_ws *w, const qc_arx_model *plant,
     if (!(p->band > 0 && p->band < 1) || !isfinite(p->r) || !isfinite(p->y_start))
         return qc_err_set(err, QC_EINVAL, "prediction: band %g, reference %g, start %g", p->band,
                           p->r, p->y_start);
+    if (p->sensor && (!isfinite(p->r_m) || p->sensor->delay < -1))
+        return qc_err_set(err, QC_EINVAL, "prediction: sensor reference %g", p->r_m);
     qc_design_poles poles;
     int rc = qc_design_poles_at(w, p->kp, p->ki, &poles, err);
     if (rc != 0)
@@ -611,12 +613,23 @@ int qc_design_predict(qc_design_ws *w, const qc_arx_model *plant,
     qc_mu_ctl c;
     if ((rc = qc_mu_ctl_init(&c, &pp, err)) != 0)
         return rc;
-    qc_arx_state st;
+    qc_arx_state st, ss;
     qc_arx_state_init(&st);
+    qc_arx_state_init(&ss);
     for (size_t i = 0; i < sizeof st.y / sizeof st.y[0]; i++)
         st.y[i] = p->y_start - plant->y0;
     for (size_t i = 0; i < sizeof st.x / sizeof st.x[0]; i++)
         st.x[i] = u_start - plant->u0;
+    const qc_arx_model *sm = p->sensor;
+    if (sm) {
+        /* at rest at y_start: the sensor reads its static map there */
+        const double gs = qc_arx_dc_gain(sm);
+        for (size_t i = 0; i < sizeof ss.y / sizeof ss.y[0]; i++)
+            ss.y[i] = gs * (p->y_start - sm->u0);
+        for (size_t i = 0; i < sizeof ss.x / sizeof ss.x[0]; i++)
+            ss.x[i] = p->y_start - sm->u0;
+    }
+    const double r_ctl = sm ? p->r_m : p->r;
     const size_t n = p->horizon;
     double u_eff = u_start;
     double y = p->y_start, step = p->r - p->y_start, worst = 0;
@@ -624,7 +637,14 @@ int qc_design_predict(qc_design_ws *w, const qc_arx_model *plant,
     size_t last_out = 0, sat = 0;
     int ever_out = 0;
     for (size_t k = 0; k < n; k++) {
-        qc_mu_ctl_sense in = {p->r, y, NAN};
+        double meas = y;
+        if (sm) {
+            meas = qc_arx_state_output(sm, &ss, y);
+            qc_arx_state_push(sm, &ss, y, meas);
+            if (p->sensor_max > 0 && meas > p->sensor_max)
+                meas = p->sensor_max;
+        }
+        qc_mu_ctl_sense in = {r_ctl, meas, NAN};
         qc_mu_ctl_act act;
         qc_mu_ctl_step(&c, &in, &act);
         sat += act.u <= p->u_min || act.u >= p->u_max;
