@@ -29,7 +29,7 @@ wilson() { # successes trials -> "p [lo, hi]"
 lower() { wilson "$1" "$2" | sed 's/.*\[\([0-9.]*\),.*/\1/'; }
 agree() { # kind (s or %), predicted, measured -> 1 or 0
     awk -v kind="$1" -v p="$2" -v m="$3" 'BEGIN {
-        if (p == "never" || m ~ /never|settles in/) { print ((p == "never") == (m ~ /never|settles in/)) ? 1 : 0; exit }
+        if (p ~ /never|\// || m ~ /never|settles in/) { print ((p ~ /never|\//) == (m ~ /never|settles in/)) ? 1 : 0; exit }
         gsub(/%/, "", p); gsub(/%/, "", m)
         n = split(m, x, " "); mv = x[1] + 0; h = n >= 3 ? x[3] + 0 : 0
         tol = kind == "s" ? 60 : 5

@@ -82,6 +82,8 @@ typedef struct qc_arx_system {
                             read (INFINITY when not given) */
     double input_fall;   /* "input_fall": F: the plant sees the input in
                             effect of qc_arx_fall_input (0 when not given) */
+    double plant_noise_var, sensor_noise_var; /* "fit": {"residual_variance"}
+                            of the plant and the sensor (NAN when absent) */
 } qc_arx_system;
 
 /* The affine map of ym on y near y = at, with slope `gain` (the sensor
