@@ -818,6 +818,33 @@ static void test_predict_sensor(void **state)
     assert_true(qs.frac_saturated > 0.5);
     sp.r_m = NAN;
     assert_int_equal(qc_design_predict(ws, &p, &sp, &qs, &err), QC_EINVAL);
+
+    /* Noise realisations: with zero noise they repeat the noiseless run;
+     * at K_I = 0.1 the noiseless loop does not overshoot, and with noise
+     * of sd 5 on a step of 75 the 5-sample average's largest excursion
+     * beyond the reference over 150 samples is positive in every
+     * realisation; the same seed gives the same figures. */
+    pp.ki = 0.1;
+    assert_int_equal(qc_design_predict(w, &p, &pp, &q, &err), 0);
+    assert_close(q.overshoot, 0, 0);
+    assert_int_equal(q.reps, 1);
+    pp.reps = 10;
+    pp.seed = 3;
+    qc_design_prediction z;
+    assert_int_equal(qc_design_predict(w, &p, &pp, &z, &err), 0);
+    assert_int_equal(z.reps, 10);
+    assert_close(z.overshoot, q.overshoot, 1e-12);
+    assert_close(z.settling, q.settling, 1e-12);
+    pp.noise_sd = 5;
+    qc_design_prediction n1, n2;
+    assert_int_equal(qc_design_predict(w, &p, &pp, &n1, &err), 0);
+    assert_int_equal(qc_design_predict(w, &p, &pp, &n2, &err), 0);
+    printf("  K_I 0.1 with noise sd 5: overshoot %.2f%% (noiseless 0), settled %u of %u\n",
+           n1.overshoot, n1.reps_settled, n1.reps);
+    assert_true(n1.overshoot > 0);
+    assert_close(n2.overshoot, n1.overshoot, 0);
+    pp.noise_sd = -1;
+    assert_int_equal(qc_design_predict(w, &p, &pp, &n1, &err), QC_EINVAL);
     qc_design_free(w);
     qc_design_free(ws);
 }
