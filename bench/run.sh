@@ -15,3 +15,4 @@ build=${1:-build}
 "$(dirname "$0")/bench_live.sh" "$build/qctl"
 "$(dirname "$0")/bench_sweep.sh" "$build/qctl"
 "$(dirname "$0")/bench_maxusers.sh" "$build/qctl"
+"$(dirname "$0")/bench_maxusers_predict.sh" "$build/qctl"

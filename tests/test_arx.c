@@ -197,6 +197,74 @@ static void test_second_order_recovery(void **state)
     check_recovery(&t2, 3000, 4);
 }
 
+/* The rate-limited input by hand, then a Hammerstein plant with a known
+ * fall rate: PRBS MaxUsers-like levels 325 / 425 held 4 samples, the
+ * input in effect falling at most F = 0.05 of itself per sample, then
+ * y(k+1) = 0.3 y(k) + 0.7 ueff(k) + e, sigma_e = 5. qc_arx_fit_fall must
+ * find F within 0.005 (its grid step is 1e-4; at this noise the
+ * criterion's minimum is sharp: ueff off by 0.005 a sample leaves
+ * residuals of several units after a fall) and a, b within 4 se; the plain fit of u averages
+ * the two speeds into a slower, worse model. */
+static void test_fall_rate(void **state)
+{
+    (void)state;
+    const double u[8] = {10, 5, 2, 20, 0, 0, 30, 29};
+    double out[8];
+    qc_arx_fall_input(u, 8, 0.1, out);
+    const double want[8] = {10, 9, 8.1, 20, 18, 16.2, 30, 29};
+    for (int k = 0; k < 8; k++)
+        assert_close(out[k], want[k], 1e-12);
+    qc_arx_fall_input(u, 8, 0, out);
+    for (int k = 0; k < 8; k++)
+        assert_close(out[k], u[k], 0);
+
+    const size_t n = 1500;
+    const double F = 0.05, a = 0.3, b = 0.7, sig = 5;
+    double *uu = malloc(n * sizeof *uu), *ue = malloc(n * sizeof *ue), *y = malloc(n * sizeof *y),
+           *buf = malloc(n * sizeof *buf);
+    assert_non_null(uu);
+    assert_non_null(ue);
+    assert_non_null(y);
+    assert_non_null(buf);
+    qc_rng r;
+    qc_rng_init(&r, SEED, 40);
+    gsl_rng *g = qc_rng_gsl(&r);
+    double lvl = 425;
+    for (size_t k = 0; k < n; k++) {
+        if (k % 4 == 0)
+            lvl = gsl_rng_uniform(g) < 0.5 ? 325 : 425;
+        uu[k] = lvl;
+    }
+    qc_arx_fall_input(uu, n, F, ue);
+    y[0] = ue[0];
+    for (size_t k = 0; k + 1 < n; k++)
+        y[k + 1] = a * y[k] + b * ue[k] + sig * gsl_ran_gaussian(g, 1.0);
+    qc_arx_options o;
+    options_exact(&o, 1, 1, 0);
+    o.demean = 1;
+    qc_err err = {0};
+    qc_arx_ws *w = qc_arx_alloc(n, &err);
+    assert_non_null(w);
+    qc_arx_result res, plain;
+    double f = -1;
+    assert_int_equal(qc_arx_fit_fall(w, uu, y, n, &o, 0.5, buf, &f, &res, &err), 0);
+    printf("  fall rate %.4f (truth %.2f); a = %.4f +- %.4f, b = %.4f +- %.4f, R^2 %.4f\n", f, F,
+           res.model.a[0], res.se_a[0], res.model.b[0], res.se_b[0], res.r2);
+    assert_close(f, F, 0.005);
+    assert_close(res.model.a[0], a, 4 * res.se_a[0]);
+    assert_close(res.model.b[0], b, 4 * res.se_b[0]);
+    assert_int_equal(qc_arx_fit(w, uu, y, n, &o, &plain, &err), 0);
+    printf("  without the fall rate: a = %.4f, R^2 %.4f\n", plain.model.a[0], plain.r2);
+    assert_true(plain.r2 < res.r2);
+    assert_true(plain.model.a[0] > a + 4 * res.se_a[0]);
+    assert_int_equal(qc_arx_fit_fall(w, uu, y, n, &o, 1.0, buf, &f, &res, &err), QC_EINVAL);
+    qc_arx_free(w);
+    free(uu);
+    free(ue);
+    free(y);
+    free(buf);
+}
+
 /* Nominal 95% intervals cover at close to 95% over replications. */
 static void test_interval_coverage(void **state)
 {
@@ -682,6 +750,7 @@ int main(void)
         cmocka_unit_test(test_second_order_recovery),
         cmocka_unit_test(test_interval_coverage),
         cmocka_unit_test(test_affine_map),
+        cmocka_unit_test(test_fall_rate),
         cmocka_unit_test(test_order_selection),
         cmocka_unit_test(test_validation_figures),
         cmocka_unit_test(test_noiseless),

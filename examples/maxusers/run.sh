@@ -3,12 +3,14 @@
 # MaxUsers feedback control, reproduced end to end in one command:
 #   1. identify a first-order ARX model of the simulated mail server around
 #      MaxUsers = 375 (RIS about 325) from a PRBS experiment whose hold is
-#      chosen from the plant's time constant, with the logged-RIS sensor;
+#      chosen from the plant's time constant, with the rate at which the
+#      input in effect can fall (sessions end) and the logged-RIS sensor;
 #   2. design: stable K_I range, and for K_I = 0.1, 1, 5 a prediction of
 #      both reference steps with MaxUsers' limits and the rate at which
 #      connections can end, in the band the simulation measures;
-#   3. run the loop with each gain (true RIS, 5 replications) and put the
-#      measured settling, overshoot and saturation beside the predictions;
+#   3. run the loop with each gain (true RIS, 8 replications) and put the
+#      measured settling, overshoot and saturation beside the predictions,
+#      with whether they agree (criterion below);
 #   4. close the loop on the logged RIS: a reference beyond what the log can
 #      show is refused by design and flagged by the simulation; the affine
 #      sensor map identified around the reference puts the true RIS on it.
@@ -20,13 +22,10 @@ Q=${1:-$here/../../build/qctl}
 out=${OUT:-$here/results}
 mkdir -p "$out"
 seed=1
-reps=5
+reps=8
 ref="250@0,325@10800"
 dur=21600
 warm=7200
-session=1200 # mean session (s): connections end at interval / session per interval
-interval=60
-fall=$(awk -v i=$interval -v s=$session 'BEGIN{printf "%.4g", i / s}')
 
 # Sections of the identification output, one line each.
 gain_line() { sed -n "$1"',/static (DC) gain/{/static (DC) gain/p}' "$2" | head -1 | sed 's/^ *//'; }
@@ -46,19 +45,20 @@ echo "   pilot: a = $a, time constant $(awk -v a="$a" 'BEGIN{printf "%.2f", -1 /
 "$Q" sim maxusers --controller open --maxusers 375 --excite prbs --amplitude 50 --hold "$hold" \
     --duration 72000 --seed $seed --series "$out/ident.csv" --quiet >/dev/null
 "$Q" sysid --csv "$out/ident.csv" --columns time,maxusers,ris --skip 30 --orders 1..1 \
-    --delays 0..0 --sensor-csv "$out/ident.csv" --sensor-columns time,ris,ris_logged \
+    --delays 0..0 --fall auto --sensor-csv "$out/ident.csv" --sensor-columns time,ris,ris_logged \
     --sensor-at 325 -o "$out/model.json" --plot "$out/sysid" >"$out/sysid.txt"
 # the same experiment around the lower reference, for its sensor map
 "$Q" sim maxusers --controller open --maxusers 300 --excite prbs --amplitude 50 --hold "$hold" \
     --duration 72000 --seed $seed --series "$out/ident250.csv" --quiet >/dev/null
 "$Q" sysid --csv "$out/ident250.csv" --columns time,maxusers,ris --skip 30 --orders 1..1 \
-    --delays 0..0 --sensor-csv "$out/ident250.csv" --sensor-columns time,ris,ris_logged \
+    --delays 0..0 --fall auto --sensor-csv "$out/ident250.csv" --sensor-columns time,ris,ris_logged \
     --sensor-at 250 -o "$out/model250.json" >"$out/sysid250.txt"
 eq=$(sed -n 's/^    y(k+1) = /y(k+1) = /p' "$out/sysid.txt" | head -1)
 pg=$(gain_line '/^ARX identification/' "$out/sysid.txt")
 pr2=$(r2_line '/^ARX identification/' "$out/sysid.txt")
 val=$(sed -n 's/^ *validation: one-step R^2 = \([0-9.]*\).*/\1/p' "$out/sysid.txt" | head -1)
-echo "   $eq; $pg; $pr2 (held out: $val)"
+fall=$(sed -n 's/^ *input in effect: falls at most \([0-9.e-]*\) .*/\1/p' "$out/sysid.txt" | head -1)
+echo "   $eq; $pg; $pr2 (held out: $val); input in effect falls at most $fall a sample"
 
 echo "2. design and predictions"
 "$Q" design --model "$out/model.json" --no-sensor --law integral --gains 0.1,1,5 \
@@ -66,15 +66,34 @@ echo "2. design and predictions"
 hi=$(awk '/stable for 0 < K_I </{print $7; exit}' "$out/design.txt")
 echo "   stable for 0 < K_I < $hi (linear model)"
 # predicted settling (s), overshoot, saturated, verdict for gain $1, step $2 -> $3
-pred() {
-    "$Q" design --model "$out/model.json" --no-sensor --law integral --gains "$1" \
-        --reference "$3" --from "$2" --u-min 0 --u-max 1000 --antiwindup none \
-        --fall "$fall" |
-        awk -v k="$1" '/^prediction:/{f=1; next} f && $1 == k {
+pred() { # gain, from, to, [extra design args]; the sensor loop's table with --sensor
+    k=$1 from=$2 to=$3
+    shift 3
+    "$Q" design --model "$out/model.json" --law integral --gains "$k" --reference "$to" \
+        --from "$from" --u-min 0 --u-max 1000 --antiwindup none "$@" |
+        awk -v k="$k" -v want="${table:-^prediction:}" '$0 ~ want {f=1; next} f && $1 == k {
             v = $6; for (i = 7; i <= NF; i++) v = v " " $i
             sub(/:.*/, "", v); print $3 "|" $4 "|" $5 "|" v; exit}'
 }
-# measured, 5 replications: settling (s) and overshoot of both steps,
+# Agreement: a predicted settling time or overshoot agrees with the measured
+# one when it lies within the replications' 95% interval widened by the
+# larger of one sample (60 s) or 5 points of the step, and 15% of the
+# measured value (the 5-sample average of a loop that does not overshoot
+# still rises a few % above the reference on noise; the model is fitted,
+# not exact); "never" or "k/n" (settled in k of n noise realisations)
+# agrees only with a loop that does not settle in every replication.
+agree() { # kind (s or %), predicted, measured
+    awk -v kind="$1" -v p="$2" -v m="$3" 'BEGIN {
+        if (p ~ /never|\// || m ~ /never|settles in/) { print ((p ~ /never|\//) == (m ~ /never|settles in/)) ? "yes" : "NO"; exit }
+        gsub(/%/, "", p); gsub(/%/, "", m)
+        n = split(m, x, " "); mv = x[1] + 0; h = n >= 3 ? x[3] + 0 : 0
+        tol = kind == "s" ? 60 : 5
+        if (0.15 * mv > tol) tol = 0.15 * mv
+        d = p - mv; if (d < 0) d = -d
+        print d <= h + tol ? "yes" : "NO"
+    }'
+}
+# measured, $reps replications: settling (s) and overshoot of both steps,
 # saturation, verdict
 meas() {
     "$Q" sim maxusers "$@" --maxusers 375 --warmup $warm --reference "$ref" --duration $dur \
@@ -107,17 +126,25 @@ echo "3. closed loop on the true RIS"
     echo "The loop closes after 2 h at MaxUsers 375 (RIS about 325) with reference 250, then 325 at"
     echo "t = 10800 s; interval 60 s; no anti-windup. Settling: the 5-sample moving average of the"
     echo "true RIS stays within 10% of the reference; overshoot on the same average, in % of the"
-    echo "step. Predicted: the identified model in the same loop with MaxUsers in [0, 1000] and"
-    echo "falling at most $fall of itself per interval (connections end only as sessions do)."
-    echo "Measured: $reps replications, mean +- 95% half-width."
+    echo "step. Predicted: the identified model in the same loop (the MaxUsers controller), with"
+    echo "MaxUsers in [0, 1000], the input in effect falling at most $fall of itself per"
+    echo "interval (identified with the model: connections end only as sessions do), and the"
+    echo "fit's residual noise added (means over 20 realisations; 'k/n': settled in k of n)."
+    echo "Measured: $reps replications, mean +- 95% half-width. Agree: the prediction lies in the"
+    echo "95% interval widened by the larger of one sample (60 s) or 5 points of the step, and"
+    echo "15% of the measured value; 'never' or 'k/n' agrees only with a loop that does not settle in every replication."
     echo
-    echo "| K_I | step | predicted settling (s) | measured settling (s) | predicted overshoot | measured overshoot | predicted saturated | measured saturated | predicted verdict | measured verdict |"
-    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    echo "| K_I | step | predicted settling (s) | measured settling (s) | predicted overshoot | measured overshoot | agree | predicted saturated | measured saturated | predicted verdict | measured verdict |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } >"$out/results.md"
-for k in 0.1 1 5; do
-    p1=$(pred "$k" 325 250)
-    p2=$(pred "$k" 250 325)
-    m=$(meas --ki "$k" --antiwindup none --plot "$out/ki_$k")
+# one gain: both steps predicted and measured, two table rows; $1 gain,
+# $2 label of the loop; the rest: sim arguments
+compare() {
+    k=$1 what=$2
+    shift 2
+    p1=$(pred "$k" 325 250 $dargs)
+    p2=$(pred "$k" 250 325 $dargs)
+    m=$(meas --ki "$k" --antiwindup none "$@")
     IFS='|'
     # shellcheck disable=SC2086
     set -- $p1
@@ -129,12 +156,20 @@ for k in 0.1 1 5; do
     set -- $m
     ms1=$1 ms2=$2 mo1=$3 mo2=$4 msat=$5 mv=$6
     unset IFS
+    a1="$(agree s "$ps1" "$ms1") / $(agree % "$po1" "$mo1")"
+    a2="$(agree s "$ps2" "$ms2") / $(agree % "$po2" "$mo2")"
     # one verdict per gain: the worse of the two steps
     pv=$pv1
     [ "$pv1" = settles ] && pv=$pv2
-    echo "   K_I = $k: predicted $pv (settling $ps1 / $ps2 s, overshoot $po1 / $po2, saturated $psat1 / $psat2); measured $mv (settling $ms1 / $ms2 s, overshoot $mo1 / $mo2, saturated $msat)"
-    echo "| $k | 325 -> 250 | $ps1 | $ms1 | $po1 | $mo1 | $psat1 | $msat (whole run) | $pv1 | $mv |" >>"$out/results.md"
-    echo "| $k | 250 -> 325 | $ps2 | $ms2 | $po2 | $mo2 | $psat2 | | $pv2 | |" >>"$out/results.md"
+    [ "$pv" = unstable ] && [ "$mv" = saturates ] && pv="unstable (saturates)"
+    echo "   $what K_I = $k: predicted $pv (settling $ps1 / $ps2 s, overshoot $po1 / $po2, saturated $psat1 / $psat2); measured $mv (settling $ms1 / $ms2 s, overshoot $mo1 / $mo2, saturated $msat); agree (settling / overshoot) $a1, $a2"
+    echo "| $k | 325 -> 250 | $ps1 | $ms1 | $po1 | $mo1 | $a1 | $psat1 | $msat (whole run) | $pv1 | $mv |" >>"$out/results.md"
+    echo "| $k | 250 -> 325 | $ps2 | $ms2 | $po2 | $mo2 | $a2 | $psat2 | | $pv2 | |" >>"$out/results.md"
+}
+dargs="--no-sensor"
+table="^prediction:"
+for k in 0.1 1 5; do
+    compare "$k" "true RIS," --plot "$out/ki_$k"
 done
 
 echo "4. closed loop on the logged RIS"
@@ -155,8 +190,10 @@ last_hour() {
     echo "## Measuring through the log"
     echo
     echo "The logged RIS counts an RPC only when it completes, and only the time it spent in the"
-    echo "interval: at most (threads / mean service) x interval / 2 = $bound however long the queue."
-    echo "A reference of 325 given to the logged sensor as is cannot be reached:"
+    echo "interval: with N in the server it reads N - (N^2/X D)(1 - exp(-X D/N)) (X = threads /"
+    echo "mean service, D the interval; below X D / 2 however long the queue), and the plant holds"
+    echo "at most N = 617 (the users who want a session, less those thinking): the log reads at"
+    echo "most $bound. A reference of 325 given to the logged sensor as is cannot be reached:"
     echo "\`qctl design --reference 325 --sensor-reference\` exits with $code: \"$refused\"."
     echo
     echo "The sensor is affine, not proportional. Identified near the reference (\`sysid --sensor-at\`):"
@@ -196,6 +233,21 @@ for case in "logged, reference as is|325|" \
     echo "   $1 (reference $r): true RIS error $2; saturated $3, held $4"
     [ -s "$out/warn.txt" ] && echo "     $(sed 's/^qctl: //' "$out/warn.txt")"
     echo "| $1 (reference $r) | $given | $2 | $3 | $4 |" >>"$out/results.md"
+done
+{
+    echo
+    echo "The same steps closed on the logged RIS, with the affine map near 325 (r_m = offset +"
+    echo "gain r): the design predicts them with the sensor model (its dynamics, on the affine map,"
+    echo "capped at the reach); settling and overshoot are of the true RIS against r. Gains 4x"
+    echo "those above (the sensor's gain is about 1/4)."
+    echo
+    echo "| K_I | step | predicted settling (s) | measured settling (s) | predicted overshoot | measured overshoot | agree | predicted saturated | measured saturated | predicted verdict | measured verdict |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+} >>"$out/results.md"
+dargs=""
+table="^prediction through the sensor"
+for k in 0.4 4 20; do
+    compare "$k" "logged RIS," --sensor logged --sensor-model "$out/model.json"
 done
 "$Q" sim maxusers --ki 0.4 --sensor logged --sensor-model "$out/model.json" --maxusers 375 \
     --warmup $warm --reference 325 --duration $dur --seed $seed --plot "$out/logged_affine" \

@@ -81,6 +81,10 @@ typedef struct qc_arx_system {
     qc_arx_affine affine;
     double sensor_max;   /* "sensor": {"max": V}: the most the sensor can
                             read (INFINITY when not given) */
+    double input_fall;   /* "input_fall": F: the plant sees the input in
+                            effect of qc_arx_fall_input (0 when not given) */
+    double plant_noise_var, sensor_noise_var; /* "fit": {"residual_variance"}
+                            of the plant and the sensor (NAN when absent) */
 } qc_arx_system;
 
 /* The affine map of ym on y near y = at, with slope `gain` (the sensor
@@ -177,6 +181,28 @@ double qc_arx_dc_gain(const qc_arx_model *m);
  * dg/db_j = 1/A(1). NaN when A(1) = 0. The covariance assumes white
  * residuals; correlated residuals make it optimistic. */
 double qc_arx_dc_gain_se(const qc_arx_result *r);
+
+/* The input in effect of a plant whose input acts at once upward but can
+ * fall by at most the fraction `fall` of itself per sample (MaxUsers: a
+ * lower limit refuses new connections, and the connected count falls only
+ * as sessions end, by about interval / mean session a sample):
+ *   out(0) = u(0),  out(k) = max(u(k), (1 - fall) out(k-1)).
+ * The rate limit is the plant's nonlinearity; the ARX model is fitted
+ * from out to y (a Hammerstein model), so that a first-order model need
+ * not average a fast rise and a slow fall into one time constant. out may
+ * be u. fall = 0 copies u. */
+void qc_arx_fall_input(const double *u, size_t n, double fall, double *out);
+
+/* Identifies the fall rate with the model: qc_arx_fit on
+ * qc_arx_fall_input(u, F) for F on a grid over [0, fall_max] (steps of
+ * fall_max / 100, then refined to fall_max / 5000 around the best), F
+ * chosen by the criterion of o on the estimation part (the same rows for
+ * every F; F is one more parameter for all of them). *fall is the chosen
+ * F, ueff (n entries) its input in effect, res its fit. Errors as
+ * qc_arx_fit; QC_EINVAL when fall_max is not in (0, 1). */
+int qc_arx_fit_fall(qc_arx_ws *w, const double *u, const double *y, size_t n,
+                    const qc_arx_options *o, double fall_max, double *ueff, double *fall,
+                    qc_arx_result *res, qc_err *err);
 
 /* Running a model sample by sample, e.g. as a plant or a sensor in a loop.
  * The state keeps past inputs and outputs (offsets). */

@@ -44,6 +44,8 @@
 
 #include <stddef.h>
 
+#include <stdint.h>
+
 #include "qctl/api.h"
 #include "qctl/arx.h"
 #include "qctl/error.h"
@@ -196,14 +198,31 @@ typedef struct qc_design_predict_params {
                               sessions do, so the connected count falls by at
                               most about interval / mean session per interval
                               however low MaxUsers goes */
+    const qc_arx_model *sensor; /* NULL: the controller measures y. Else it
+                              measures the sensor's output driven by y, and
+                              is given r_m; settling and overshoot are still
+                              of y against r, as 'sim maxusers' measures a
+                              loop closed on the logged RIS */
+    double r_m;            /* the reference in the sensor's units */
+    double sensor_max;     /* the most the sensor reads (> 0), else no bound */
+    /* Noise: with reps > 0, the loop is run reps times with white Gaussian
+     * equation errors of these standard deviations added to the plant's
+     * and the sensor's outputs (their fits' residuals), and the figures
+     * are over the realisations. The measured overshoot of a loop with
+     * none is its noise's excursion, which a noiseless run cannot show. */
+    double noise_sd, sensor_noise_sd;
+    unsigned reps;         /* 0: one noiseless run */
+    uint64_t seed;
 } qc_design_predict_params;
 
 typedef struct qc_design_prediction {
     int stable;            /* the linear loop's poles inside the unit circle */
-    int settled;           /* settled within the horizon */
-    double settling;       /* samples (as sim: (first settled sample + 1)); NAN if not */
-    double overshoot;      /* % of the step; NAN when the step is below the band */
-    double frac_saturated; /* samples with u at a limit */
+    int settled;           /* settled within the horizon (every realisation) */
+    unsigned reps, reps_settled; /* realisations run (1 without noise), settled */
+    double settling;       /* samples (as sim: (first settled sample + 1)); mean over
+                              the realisations that settled; NAN if none did */
+    double overshoot;      /* % of the step, mean; NAN when the step is below the band */
+    double frac_saturated; /* samples with u at a limit (mean) */
     double u_start;        /* u at rest at y_start (u0 + (y_start - y0) / G, clamped) */
     double y_end;          /* y at the horizon */
 } qc_design_prediction;

@@ -187,11 +187,24 @@ typedef struct qc_mu_run_result {
  * draws from its own stream (QC_STREAM_CONTROL). */
 int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err);
 
-/* The most the logged-RIS sensor can read in steady state: every RPC
- * completed in (k-1, k] adds at most the time since k-1, so at a
- * throughput of at most X_max = threads / E[service] the logged RIS is at
- * most X_max Delta / 2, however long the queue. A reference mapped above
- * this is unreachable on that sensor. */
+/* What the logged-RIS sensor reads in steady state with `ris` RPCs in the
+ * server. An RPC still in the server at the sample instant is missing from
+ * the log, with the time it spent in the interval, min(age, Delta); with
+ * N in the server at throughput X_max = threads / E[service], the ages of
+ * those present are exponential with mean N / X_max under processor
+ * sharing with exponential service (each completes at rate X_max / N),
+ * and uniform on [0, N / X_max] under FCFS. So
+ *   PS:   f(N) = N - (N^2 / (X_max Delta)) (1 - exp(-X_max Delta / N))
+ *   FCFS: f(N) = N - N^2 / (2 X_max Delta)  (N <= X_max Delta; then X_max Delta / 2)
+ * increasing in N, with the limit X_max Delta / 2 however long the queue. */
+double qc_mu_logged_at(const qc_maxusers_params *p, double ris);
+
+/* The most the logged-RIS sensor can read: f at the largest RIS the plant
+ * can hold, N_max = min(MaxUsers' limit, M E[session] / (E[session] +
+ * E[off])) - X_max E[think] (Little's law with the server saturated: the
+ * connected users are in the server or thinking). A reference mapped
+ * above this is unreachable on that sensor. INFINITY without a service
+ * distribution. */
 double qc_mu_logged_bound(const qc_maxusers_params *p);
 void qc_mu_run_result_free(qc_mu_run_result *res);
 

@@ -52,8 +52,14 @@ static const char usage[] =
     "  --band F           settling band, fraction of R (default 0.1, as in sim)\n"
     "  --horizon N        samples predicted (default 180)\n"
     "  --fall F           the input in effect falls by at most the fraction F per\n"
-    "                     sample (MaxUsers: interval / mean session, 0.05 in the\n"
-    "                     example: connections end only as sessions do); default 0\n"
+    "                     sample (MaxUsers: connections end only as sessions do);\n"
+    "                     default: the model's input_fall ('qctl sysid --fall'),\n"
+    "                     else 0. The model's u is then the input in effect\n"
+    "  --noise-reps N     realisations of the prediction with the fits' residual\n"
+    "                     noise added to the plant's and the sensor's outputs\n"
+    "                     (default 20 when the model has residual variances; 0:\n"
+    "                     one noiseless run). A loop without overshoot still\n"
+    "                     measures the excursions of its noise; figures are means\n"
     "  --sensor-reference the reference is in the sensor's units (compared with the\n"
     "                     measurement as is, not compensated)\n"
     "  --steps N          length of the simulated step responses (default: automatic)\n"
@@ -78,6 +84,7 @@ typedef struct opts {
     int antiwindup, sensor_reference;
     unsigned horizon;
     double fall;
+    long noise_reps; /* -1: default */
 } opts;
 
 /* One loop: the plant alone, or the plant measured through the sensor. */
@@ -627,10 +634,65 @@ static int write_plots(const char *dir, const loop *loops, size_t nl, const opts
     return rc;
 }
 
+static const char *verdict(const qc_design_prediction *q, int words)
+{
+    if (!q->stable)
+        return "unstable";
+    if (q->frac_saturated > 0.05)
+        return words ? "saturates: the linear prediction does not hold" : "saturates";
+    return q->settled ? "settles" : "does not settle";
+}
+
+static json_t *prediction_rows(const qc_design_prediction *pred, const double *pk, size_t n,
+                               double dt)
+{
+    json_t *rows = json_array();
+    for (size_t i = 0; i < n; i++) {
+        const qc_design_prediction *q = &pred[i];
+        json_t *r = json_object();
+        json_object_set_new(r, "ki", json_real(pk[i]));
+        json_object_set_new(r, "stable", json_boolean(q->stable));
+        json_object_set_new(r, "settled", json_boolean(q->settled));
+        json_object_set_new(r, "realisations", json_integer(q->reps));
+        json_object_set_new(r, "realisations_settled", json_integer(q->reps_settled));
+        json_object_set_new(r, "settling_samples", qc_json_real_new(q->settling));
+        json_object_set_new(r, "settling_time",
+                            dt > 0 ? qc_json_real_new(q->settling * dt) : json_null());
+        json_object_set_new(r, "overshoot_percent", qc_json_real_new(q->overshoot));
+        json_object_set_new(r, "fraction_saturated", json_real(q->frac_saturated));
+        json_object_set_new(r, "verdict", json_string(verdict(q, 0)));
+        json_array_append_new(rows, r);
+    }
+    return rows;
+}
+
+static void print_predictions(const qc_design_prediction *pred, const double *pk, size_t n,
+                              double dt)
+{
+    printf("  %10s  %8s  %14s  %10s  %10s  %s\n", "K_I", "linear", "settling (s)", "overshoot",
+           "saturated", "verdict");
+    for (size_t i = 0; i < n; i++) {
+        const qc_design_prediction *q = &pred[i];
+        char st[32], ov[32];
+        if (q->settled)
+            snprintf(st, sizeof st, "%.4g", dt > 0 ? q->settling * dt : q->settling);
+        else if (q->reps_settled > 0)
+            snprintf(st, sizeof st, "%u/%u", q->reps_settled, q->reps);
+        else
+            snprintf(st, sizeof st, "never");
+        if (isfinite(q->overshoot))
+            snprintf(ov, sizeof ov, "%.1f%%", q->overshoot);
+        else
+            snprintf(ov, sizeof ov, "no step");
+        printf("  %10.4g  %8s  %14s  %10s  %9.1f%%  %s\n", pk[i], q->stable ? "stable" : "UNSTABLE",
+               st, ov, 100 * q->frac_saturated, verdict(q, 1));
+    }
+}
+
 int cmd_design(int argc, char **argv)
 {
     enum { O_MODEL = 256, O_SETTLE, O_OVER, O_LAW, O_GAINS, O_KP, O_NOSENSOR, O_STEPS, O_JSON,
-           O_OUT, O_PLOT, O_REPORT, O_HELP, O_REF, O_FROM, O_UMIN, O_UMAX, O_AW, O_BAND, O_HOR, O_FALL, O_SREF };
+           O_OUT, O_PLOT, O_REPORT, O_HELP, O_REF, O_FROM, O_UMIN, O_UMAX, O_AW, O_BAND, O_HOR, O_FALL, O_SREF, O_NREPS };
     static const struct option longopts[] = {
         {"model", required_argument, 0, O_MODEL},   {"settling", required_argument, 0, O_SETTLE},
         {"overshoot", required_argument, 0, O_OVER}, {"law", required_argument, 0, O_LAW},
@@ -642,7 +704,7 @@ int cmd_design(int argc, char **argv)
         {"from", required_argument, 0, O_FROM},     {"u-min", required_argument, 0, O_UMIN},
         {"u-max", required_argument, 0, O_UMAX},    {"antiwindup", required_argument, 0, O_AW},
         {"band", required_argument, 0, O_BAND},     {"horizon", required_argument, 0, O_HOR},
-        {"fall", required_argument, 0, O_FALL},     {"sensor-reference", no_argument, 0, O_SREF},
+        {"fall", required_argument, 0, O_FALL},     {"noise-reps", required_argument, 0, O_NREPS},     {"sensor-reference", no_argument, 0, O_SREF},
         {0, 0, 0, 0}};
     opts o = {0};
     o.reference = NAN;
@@ -652,6 +714,8 @@ int cmd_design(int argc, char **argv)
     o.band = 0.1;
     o.antiwindup = QC_AW_CONDITIONAL;
     o.horizon = 180;
+    o.fall = NAN;
+    o.noise_reps = -1;
     o.law_i = o.law_pi = 1;
     int have_over = 0, rc = 0, c;
     opterr = 0;
@@ -697,6 +761,15 @@ int cmd_design(int argc, char **argv)
                 rc = QC_EXIT_USAGE;
             }
             break;
+        case O_NREPS: {
+            uint64_t v;
+            if ((rc = cli_u64("--noise-reps", optarg, &v)) == 0 && v > 10000) {
+                cli_error("--noise-reps: %s is not in 0..10000", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            o.noise_reps = (long)v;
+            break;
+        }
         case O_UMIN: rc = cli_double("--u-min", optarg, &o.u_min); break;
         case O_UMAX: rc = cli_double("--u-max", optarg, &o.u_max); break;
         case O_AW:
@@ -781,6 +854,8 @@ int cmd_design(int argc, char **argv)
         cli_error("%s", err.msg);
         return cli_exit_code(rc);
     }
+    if (isnan(o.fall))
+        o.fall = sys.input_fall;
     if (sys.plant.delay < 0) {
         cli_error("%s: delay: %d: the plant needs delay >= 0 to be closed by a controller",
                   o.model, sys.plant.delay);
@@ -836,7 +911,8 @@ int cmd_design(int argc, char **argv)
     /* Predictions for a reference step with the actuator limits. */
     size_t npred = 0;
     double pk[MAX_GAINS];
-    qc_design_prediction pred[MAX_GAINS];
+    qc_design_prediction pred[MAX_GAINS], pred_s[MAX_GAINS];
+    int have_pred_s = 0;
     qc_design_predict_params pp = {0};
     if (isfinite(o.reference)) {
         if (o.ngains > 0)
@@ -856,6 +932,11 @@ int cmd_design(int argc, char **argv)
         pp.band = o.band;
         pp.horizon = o.horizon;
         pp.fall = o.fall;
+        const int have_var = isfinite(sys.plant_noise_var) &&
+                             (!(nl == 2) || isfinite(sys.sensor_noise_var));
+        pp.reps = o.noise_reps >= 0 ? (unsigned)o.noise_reps : have_var ? 20 : 0;
+        pp.noise_sd = isfinite(sys.plant_noise_var) ? sqrt(sys.plant_noise_var) : 0;
+        pp.seed = 1;
         for (size_t i = 0; i < npred && rc == 0; i++) {
             pp.ki = pk[i];
             if ((rc = qc_design_predict(loops[0].w, &sys.plant, &pp, &pred[i], &err)) != 0) {
@@ -865,6 +946,29 @@ int cmd_design(int argc, char **argv)
         }
         if (rc != 0)
             goto done;
+        if (nl == 2) {
+            /* the loop closed on the sensor: its model, moved onto the
+             * affine map near the reference when there is one (the same
+             * slope, the sensor's DC gain), given the reference r_m */
+            qc_arx_model sens = sys.sensor;
+            if (sys.has_affine)
+                sens.y0 = sys.affine.offset + sys.affine.gain * sens.u0;
+            qc_design_predict_params sp = pp;
+            sp.sensor = &sens;
+            sp.r_m = ref_m;
+            sp.sensor_max = isfinite(sys.sensor_max) ? sys.sensor_max : 0;
+            sp.sensor_noise_sd = isfinite(sys.sensor_noise_var) ? sqrt(sys.sensor_noise_var) : 0;
+            for (size_t i = 0; i < npred && rc == 0; i++) {
+                sp.ki = pk[i];
+                if ((rc = qc_design_predict(loops[1].w, &sys.plant, &sp, &pred_s[i], &err)) != 0) {
+                    cli_error("prediction through the sensor at K_I = %g: %s", pk[i], err.msg);
+                    rc = cli_exit_code(rc);
+                }
+            }
+            if (rc != 0)
+                goto done;
+            have_pred_s = 1;
+        }
     }
     doc = json_object();
     json_object_set_new(doc, "command", json_string("design"));
@@ -915,24 +1019,11 @@ int cmd_design(int argc, char **argv)
         json_object_set_new(pj, "band", json_real(o.band));
         json_object_set_new(pj, "horizon", json_integer(o.horizon));
         json_object_set_new(pj, "fall", json_real(o.fall));
-        json_t *rows = json_array();
-        for (size_t i = 0; i < npred; i++) {
-            const qc_design_prediction *q = &pred[i];
-            json_t *r = json_object();
-            json_object_set_new(r, "ki", json_real(pk[i]));
-            json_object_set_new(r, "stable", json_boolean(q->stable));
-            json_object_set_new(r, "settled", json_boolean(q->settled));
-            json_object_set_new(r, "settling_samples", qc_json_real_new(q->settling));
-            json_object_set_new(r, "settling_time",
-                                dt > 0 ? qc_json_real_new(q->settling * dt) : json_null());
-            json_object_set_new(r, "overshoot_percent", qc_json_real_new(q->overshoot));
-            json_object_set_new(r, "fraction_saturated", json_real(q->frac_saturated));
-            json_object_set_new(r, "verdict", json_string(!q->stable ? "unstable"
-                                                          : q->frac_saturated > 0.05 ? "saturates"
-                                                          : q->settled ? "settles" : "does not settle"));
-            json_array_append_new(rows, r);
-        }
-        json_object_set_new(pj, "gains", rows);
+        json_object_set_new(pj, "noise_realisations", json_integer(pp.reps));
+        json_object_set_new(pj, "noise_sd", json_real(pp.reps > 0 ? pp.noise_sd : 0));
+        json_object_set_new(pj, "gains", prediction_rows(pred, pk, npred, dt));
+        json_object_set_new(pj, "gains_through_sensor",
+                            have_pred_s ? prediction_rows(pred_s, pk, npred, dt) : json_null());
         json_object_set_new(doc, "prediction", pj);
     }
 
@@ -979,28 +1070,28 @@ int cmd_design(int argc, char **argv)
         if (isfinite(o.reference)) {
             printf("\nprediction: step from %g to %g on the plant loop, MaxUsers controller with\n"
                    "limits [%g, %g] and %s anti-windup; settling on the 5-sample moving average\n"
-                   "within %g%% of the reference, as 'qctl sim maxusers' measures it:\n",
+                   "within %g%% of the reference, as 'qctl sim maxusers' measures it; input in\n"
+                   "effect falling at most %g a sample; ",
                    pp.y_start, o.reference, o.u_min, o.u_max,
                    o.antiwindup == QC_AW_NONE ? "no" : o.antiwindup == QC_AW_BACKCALC ? "back-calculation" : "conditional",
-                   100 * o.band);
-            printf("  %10s  %8s  %14s  %10s  %10s  %s\n", "K_I", "linear", "settling (s)",
-                   "overshoot", "saturated", "verdict");
-            for (size_t i = 0; i < npred; i++) {
-                const qc_design_prediction *q = &pred[i];
-                char st[32], ov[32];
-                if (q->settled)
-                    snprintf(st, sizeof st, "%.4g", dt > 0 ? q->settling * dt : q->settling);
-                else
-                    snprintf(st, sizeof st, "never");
-                if (isfinite(q->overshoot))
-                    snprintf(ov, sizeof ov, "%.1f%%", q->overshoot);
-                else
-                    snprintf(ov, sizeof ov, "no step");
-                const char *v = !q->stable ? "unstable"
-                                : q->frac_saturated > 0.05 ? "saturates: the linear prediction does not hold"
-                                : q->settled ? "settles" : "does not settle";
-                printf("  %10.4g  %8s  %14s  %10s  %9.1f%%  %s\n", pk[i],
-                       q->stable ? "stable" : "UNSTABLE", st, ov, 100 * q->frac_saturated, v);
+                   100 * o.band, o.fall);
+            if (pp.reps > 0)
+                printf("means over %u realisations with the fit's residual noise (sd %.3g)\n"
+                       "added to the output (settling 'k/n': settled in k of n):\n",
+                       pp.reps, pp.noise_sd);
+            else
+                printf("one noiseless run:\n");
+            print_predictions(pred, pk, npred, dt);
+            if (have_pred_s) {
+                char cap[64] = "";
+                if (isfinite(sys.sensor_max))
+                    snprintf(cap, sizeof cap, ", capped at %g,", sys.sensor_max);
+                printf("\nprediction through the sensor: the controller measures the sensor model's\n"
+                       "output%s%s against %g; settling and overshoot of the plant output\n"
+                       "against %g%s:\n",
+                       sys.has_affine ? " (on its affine map near the reference)" : "", cap, ref_m,
+                       o.reference, pp.reps > 0 ? "; the sensor's residual noise added too" : "");
+                print_predictions(pred_s, pk, npred, dt);
             }
         }
     }

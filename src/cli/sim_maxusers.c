@@ -48,7 +48,11 @@ static const char usage[] =
     "                       map around the reference), else the tangent at the\n"
     "                       identification's mean (ym0 + G (r - y0), G its DC gain).\n"
     "                       A reference that maps above what the logged sensor can\n"
-    "                       read (threads / mean service x interval / 2) is flagged\n"
+    "                       read is flagged: the logged RIS of N in the server is\n"
+    "                       N - (N^2/X D)(1 - exp(-X D/N)) (PS; X = threads / mean\n"
+    "                       service, D the interval), at the largest N the plant\n"
+    "                       holds (MaxUsers' limit or the users who want a session,\n"
+    "                       less X x mean think)\n"
     "  --reference SCHED    RIS reference: V or V@T,V@T,... (default 325)\n"
     "  --maxusers SCHED     MaxUsers: the schedule (open) or the start (closed;\n"
     "                       default 375)\n"
@@ -127,8 +131,8 @@ static int write_series(const char *path, const qc_mu_run_params *p, const qc_mu
                   "measured at time (RIS, throughput and response over the interval ending "
                   "there).\n",
             p->plant.interval, p->plant.interval);
-    fprintf(f.fp, "# ris_logged_bound=%.10g (threads / mean service x interval / 2: the most the "
-                  "logged RIS can read)\n",
+    fprintf(f.fp, "# ris_logged_bound=%.10g (the most the logged RIS can read: its closed form "
+                  "at the largest RIS the plant can hold)\n",
             r->logged_bound);
     fprintf(f.fp, "time,reference,maxusers,ris,ris_now,ris_logged,throughput,response,"
                   "connected,waiting\n");
@@ -602,7 +606,8 @@ int cmd_sim_maxusers(int argc, char **argv)
             st.unreachable[i] = 1;
             fprintf(stderr,
                     "qctl: warning: --reference %g is %g on the logged sensor, which cannot read "
-                    "more than %g (threads / mean service x interval / 2): unreachable; the "
+                    "more than %g (its closed form at the largest RIS the plant holds): "
+                    "unreachable; the "
                     "controller will raise MaxUsers until it no longer binds, and the true RIS "
                     "will be far above the reference\n",
                     refs[i].v, st.ref_m[i], st.bound);

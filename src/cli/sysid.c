@@ -44,6 +44,13 @@ static const char usage[] =
     "                        each row is the one in force over the interval ending\n"
     "                        at that row). The convention is u(k) set at instant k,\n"
     "                        in force over (k, k+1], y(k) measured at instant k\n"
+    "  --fall F              the input in effect falls by at most the fraction F\n"
+    "                        per sample, ueff(k) = max(u(k), (1 - F) ueff(k-1)), and\n"
+    "                        the model is fitted from ueff to y (MaxUsers: lowering\n"
+    "                        it cuts nobody off, the connected users fall only as\n"
+    "                        sessions end); 'auto': F chosen with the model by the\n"
+    "                        criterion over 0..0.5. Written to the model as\n"
+    "                        input_fall, which 'qctl design' uses (default 0: none)\n"
     "  --sensor-csv FILE     also fit a sensor model: true y in, measured y out\n"
     "  --sensor-columns T,Y,M  its columns (default time,y,ym; 1,2,3 without header)\n"
     "  --sensor-na A..B      sensor na (default 0..2)\n"
@@ -70,6 +77,8 @@ typedef struct opts {
     double dt;
     uint64_t skip, input_lag;
     double sensor_at, sensor_width, sensor_max;
+    double fall; /* NaN: auto */
+    int fall_auto;
 } opts;
 
 /* "A..B" or "A" into [lo, hi], each within [min, max]. */
@@ -413,7 +422,7 @@ static int write_plots(const char *dir, const series *s, const qc_arx_result *pr
 int cmd_sysid(int argc, char **argv)
 {
     enum { O_CSV = 256, O_COLS, O_OP, O_DEMEAN, O_ORDERS, O_NA, O_NB, O_DELAYS, O_CRIT, O_HOLD,
-           O_DT, O_SKIP, O_LAG, O_SAT, O_SWIDTH, O_SMAX, O_SCSV, O_SCOLS, O_SNA, O_SNB, O_SDEL, O_OUT, O_JSON, O_PLOT, O_REPORT, O_HELP };
+           O_DT, O_SKIP, O_LAG, O_SAT, O_SWIDTH, O_SMAX, O_SCSV, O_SCOLS, O_SNA, O_SNB, O_SDEL, O_FALL, O_OUT, O_JSON, O_PLOT, O_REPORT, O_HELP };
     static const struct option longopts[] = {
         {"csv", required_argument, 0, O_CSV},
         {"columns", required_argument, 0, O_COLS},
@@ -436,6 +445,7 @@ int cmd_sysid(int argc, char **argv)
         {"sensor-na", required_argument, 0, O_SNA},
         {"sensor-nb", required_argument, 0, O_SNB},
         {"sensor-delays", required_argument, 0, O_SDEL},
+        {"fall", required_argument, 0, O_FALL},
         {"output", required_argument, 0, O_OUT},
         {"json", no_argument, 0, O_JSON},
         {"plot", required_argument, 0, O_PLOT},
@@ -545,6 +555,15 @@ int cmd_sysid(int argc, char **argv)
             rc = parse_range("--sensor-delays", optarg, -1, QC_ARX_MAX_DELAY, &so.d_min,
                              &so.d_max);
             break;
+        case O_FALL:
+            if (strcmp(optarg, "auto") == 0)
+                o.fall = NAN;
+            else if ((rc = cli_double("--fall", optarg, &o.fall)) == 0 &&
+                     !(o.fall >= 0 && o.fall < 1)) {
+                cli_error("--fall: %s is not in [0, 1) or 'auto'", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
         case 'o':
         case O_OUT: o.output = optarg; break;
         case O_JSON: o.json = 1; break;
@@ -608,8 +627,32 @@ int cmd_sysid(int argc, char **argv)
         rc = QC_EXIT_FAIL;
         goto done;
     }
-    if ((rc = fit_series(o.csv, &s, &po, pr)) != 0)
-        goto done;
+    if (isnan(o.fall)) {
+        /* the fall rate with the model; s.u becomes the input in effect */
+        double *ueff = malloc(s.n * sizeof *ueff);
+        qc_arx_ws *aw = ueff ? qc_arx_alloc(s.n < 4 ? 4 : s.n, &err) : NULL;
+        if (aw == NULL) {
+            cli_error("%s", ueff ? err.msg : "out of memory");
+            free(ueff);
+            rc = QC_EXIT_FAIL;
+            goto done;
+        }
+        rc = qc_arx_fit_fall(aw, s.u, s.y, s.n, &po, 0.5, ueff, &o.fall, pr, &err);
+        qc_arx_free(aw);
+        if (rc != 0) {
+            free(ueff);
+            cli_error("%s: %s", o.csv, err.msg);
+            rc = cli_exit_code(rc);
+            goto done;
+        }
+        free(s.u);
+        s.u = ueff;
+        o.fall_auto = 1;
+    } else {
+        qc_arx_fall_input(s.u, s.n, o.fall, s.u);
+        if ((rc = fit_series(o.csv, &s, &po, pr)) != 0)
+            goto done;
+    }
     if (o.sensor_csv) {
         if ((rc = read_series(o.sensor_csv, o.sensor_columns, "time,y,ym", (size_t)o.skip, 0,
                               &ss, &err)) != 0) {
@@ -656,6 +699,8 @@ int cmd_sysid(int argc, char **argv)
     json_object_set_new(src, "columns", json_string(o.columns ? o.columns : "time,u,y"));
     json_object_set_new(src, "operating_point", json_string(po.demean ? "demean" : "given"));
     json_object_set_new(doc, "source", src);
+    if (o.fall > 0 || o.fall_auto)
+        json_object_set_new(doc, "input_fall", json_real(o.fall));
     if (sr) {
         json_t *sj = qc_arx_result_json(sr);
         json_t *ssrc = json_object();
@@ -679,6 +724,10 @@ int cmd_sysid(int argc, char **argv)
         }
     } else {
         print_result("ARX identification", o.csv, pr, "u", "y", po.demean);
+        if (o.fall > 0 || o.fall_auto)
+            printf("  input in effect: falls at most %.4g of itself per sample (%s); the model's u "
+                   "is that input\n",
+                   o.fall, o.fall_auto ? "chosen by the criterion" : "--fall");
         if (sr) {
             printf("\n");
             print_result("Sensor (true y in, measured ym out)", o.sensor_csv, sr, "y", "ym", 1);

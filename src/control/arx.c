@@ -406,6 +406,52 @@ void qc_arx_predict(const qc_arx_model *m, const double *u, const double *y, siz
     }
 }
 
+void qc_arx_fall_input(const double *u, size_t n, double fall, double *out)
+{
+    double prev = 0;
+    for (size_t k = 0; k < n; k++) {
+        const double floor_ = (1 - fall) * prev;
+        prev = k > 0 && fall > 0 && u[k] < floor_ ? floor_ : u[k];
+        out[k] = prev;
+    }
+}
+
+static double criterion_of(const qc_arx_result *r)
+{
+    return r->criterion == QC_ARX_BIC ? r->bic : r->aic;
+}
+
+int qc_arx_fit_fall(qc_arx_ws *w, const double *u, const double *y, size_t n,
+                    const qc_arx_options *o, double fall_max, double *ueff, double *fall,
+                    qc_arx_result *res, qc_err *err)
+{
+    if (!(fall_max > 0 && fall_max < 1))
+        return qc_err_set(err, QC_EINVAL, "fall rate bound %g is not in (0, 1)", fall_max);
+    double best = NAN, best_c = INFINITY;
+    int rc;
+    /* coarse grid, then a fine one around the best point */
+    for (int pass = 0; pass < 2; pass++) {
+        const double step = pass == 0 ? fall_max / 100 : fall_max / 5000;
+        const double lo = pass == 0 ? 0 : fmax(0, best - fall_max / 100);
+        const double hi = pass == 0 ? fall_max : fmin(fall_max, best + fall_max / 100);
+        const int npts = (int)lround((hi - lo) / step);
+        for (int i = 0; i <= npts; i++) {
+            const double f = lo + step * i;
+            qc_arx_fall_input(u, n, f, ueff);
+            if ((rc = qc_arx_fit(w, ueff, y, n, o, res, err)) != 0)
+                return rc;
+            const double c = criterion_of(res);
+            if (c < best_c) {
+                best_c = c;
+                best = f;
+            }
+        }
+    }
+    *fall = best;
+    qc_arx_fall_input(u, n, best, ueff);
+    return qc_arx_fit(w, ueff, y, n, o, res, err);
+}
+
 double qc_arx_dc_gain(const qc_arx_model *m)
 {
     double a1 = 1, b1 = 0;

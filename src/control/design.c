@@ -28,10 +28,12 @@
  * degree, allocated with the loop). */
 #include "qctl/design.h"
 #include "qctl/controller.h"
+#include "qctl/rng.h"
 #include "core/gsl_quiet.h"
 
 #include <complex.h>
 #include <gsl/gsl_poly.h>
+#include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -587,36 +589,30 @@ void qc_design_step_metrics(const double *x, size_t n, double x0, double ref, do
         *settling = (double)(last_out + 1);
 }
 
-int qc_design_predict(qc_design_ws *w, const qc_arx_model *plant,
-                      const qc_design_predict_params *p, qc_design_prediction *out, qc_err *err)
+/* One run of the prediction loop; g NULL: noiseless. */
+static void predict_once(const qc_arx_model *plant, const qc_design_predict_params *p,
+                         double u_start, gsl_rng *g, qc_design_prediction *out)
 {
-    memset(out, 0, sizeof *out);
-    if (p->horizon < 10 || p->horizon > 10000000)
-        return qc_err_set(err, QC_EINVAL, "prediction horizon %zu is not in 10 .. 1e7", p->horizon);
-    if (!(p->fall >= 0 && p->fall < 1))
-        return qc_err_set(err, QC_EINVAL, "prediction: fall rate %g is not in [0, 1)", p->fall);
-    if (!(p->band > 0 && p->band < 1) || !isfinite(p->r) || !isfinite(p->y_start))
-        return qc_err_set(err, QC_EINVAL, "prediction: band %g, reference %g, start %g", p->band,
-                          p->r, p->y_start);
-    qc_design_poles poles;
-    int rc = qc_design_poles_at(w, p->kp, p->ki, &poles, err);
-    if (rc != 0)
-        return rc;
-    out->stable = poles.stable;
-    double g = qc_arx_dc_gain(plant);
-    double u_start = plant->u0 + (isfinite(g) && g != 0 ? (p->y_start - plant->y0) / g : 0);
-    u_start = u_start < p->u_min ? p->u_min : u_start > p->u_max ? p->u_max : u_start;
-    out->u_start = u_start;
     qc_pi_params pp = {p->kp, p->ki, p->u_min, p->u_max, u_start, (qc_antiwindup)p->antiwindup, 1};
     qc_mu_ctl c;
-    if ((rc = qc_mu_ctl_init(&c, &pp, err)) != 0)
-        return rc;
-    qc_arx_state st;
+    qc_mu_ctl_init(&c, &pp, NULL); /* checked by the caller */
+    qc_arx_state st, ss;
     qc_arx_state_init(&st);
+    qc_arx_state_init(&ss);
     for (size_t i = 0; i < sizeof st.y / sizeof st.y[0]; i++)
         st.y[i] = p->y_start - plant->y0;
     for (size_t i = 0; i < sizeof st.x / sizeof st.x[0]; i++)
         st.x[i] = u_start - plant->u0;
+    const qc_arx_model *sm = p->sensor;
+    if (sm) {
+        /* at rest at y_start: the sensor reads its static map there */
+        const double gs = qc_arx_dc_gain(sm);
+        for (size_t i = 0; i < sizeof ss.y / sizeof ss.y[0]; i++)
+            ss.y[i] = gs * (p->y_start - sm->u0);
+        for (size_t i = 0; i < sizeof ss.x / sizeof ss.x[0]; i++)
+            ss.x[i] = p->y_start - sm->u0;
+    }
+    const double r_ctl = sm ? p->r_m : p->r;
     const size_t n = p->horizon;
     double u_eff = u_start;
     double y = p->y_start, step = p->r - p->y_start, worst = 0;
@@ -624,7 +620,16 @@ int qc_design_predict(qc_design_ws *w, const qc_arx_model *plant,
     size_t last_out = 0, sat = 0;
     int ever_out = 0;
     for (size_t k = 0; k < n; k++) {
-        qc_mu_ctl_sense in = {p->r, y, NAN};
+        double meas = y;
+        if (sm) {
+            meas = qc_arx_state_output(sm, &ss, y);
+            if (g && p->sensor_noise_sd > 0)
+                meas += gsl_ran_gaussian(g, p->sensor_noise_sd);
+            qc_arx_state_push(sm, &ss, y, meas);
+            if (p->sensor_max > 0 && meas > p->sensor_max)
+                meas = p->sensor_max;
+        }
+        qc_mu_ctl_sense in = {r_ctl, meas, NAN};
         qc_mu_ctl_act act;
         qc_mu_ctl_step(&c, &in, &act);
         sat += act.u <= p->u_min || act.u >= p->u_max;
@@ -634,6 +639,8 @@ int qc_design_predict(qc_design_ws *w, const qc_arx_model *plant,
         u_eff = p->fall > 0 && act.u < floor_ ? floor_ : act.u;
         qc_arx_state_push(plant, &st, u_eff, y);
         y = qc_arx_state_output(plant, &st, 0);
+        if (g && p->noise_sd > 0)
+            y += gsl_ran_gaussian(g, p->noise_sd);
         if (!isfinite(y) || fabs(y) > 1e12) { /* diverged */
             ever_out = 1;
             last_out = n;
@@ -667,5 +674,60 @@ int qc_design_predict(qc_design_ws *w, const qc_arx_model *plant,
         out->settling = NAN;
     }
     out->overshoot = fabs(step) > p->band * fabs(p->r) ? 100 * worst / fabs(step) : NAN;
+}
+
+int qc_design_predict(qc_design_ws *w, const qc_arx_model *plant,
+                      const qc_design_predict_params *p, qc_design_prediction *out, qc_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (p->horizon < 10 || p->horizon > 10000000)
+        return qc_err_set(err, QC_EINVAL, "prediction horizon %zu is not in 10 .. 1e7", p->horizon);
+    if (!(p->fall >= 0 && p->fall < 1))
+        return qc_err_set(err, QC_EINVAL, "prediction: fall rate %g is not in [0, 1)", p->fall);
+    if (!(p->band > 0 && p->band < 1) || !isfinite(p->r) || !isfinite(p->y_start))
+        return qc_err_set(err, QC_EINVAL, "prediction: band %g, reference %g, start %g", p->band,
+                          p->r, p->y_start);
+    if (p->sensor && (!isfinite(p->r_m) || p->sensor->delay < -1))
+        return qc_err_set(err, QC_EINVAL, "prediction: sensor reference %g", p->r_m);
+    if (p->reps > 100000 || !(p->noise_sd >= 0) || !(p->sensor_noise_sd >= 0) ||
+        !isfinite(p->noise_sd) || !isfinite(p->sensor_noise_sd))
+        return qc_err_set(err, QC_EINVAL, "prediction: %u realisations, noise sd %g and %g",
+                          p->reps, p->noise_sd, p->sensor_noise_sd);
+    qc_design_poles poles;
+    int rc = qc_design_poles_at(w, p->kp, p->ki, &poles, err);
+    if (rc != 0)
+        return rc;
+    double g = qc_arx_dc_gain(plant);
+    double u_start = plant->u0 + (isfinite(g) && g != 0 ? (p->y_start - plant->y0) / g : 0);
+    u_start = u_start < p->u_min ? p->u_min : u_start > p->u_max ? p->u_max : u_start;
+    qc_pi_params pp = {p->kp, p->ki, p->u_min, p->u_max, u_start, (qc_antiwindup)p->antiwindup, 1};
+    qc_mu_ctl c;
+    if ((rc = qc_mu_ctl_init(&c, &pp, err)) != 0)
+        return rc;
+    const unsigned reps = p->reps > 0 ? p->reps : 1;
+    qc_rng r;
+    qc_rng_init(&r, p->seed, 0);
+    double set_sum = 0, os_sum = 0, sat_sum = 0, y_sum = 0;
+    unsigned settled = 0;
+    for (unsigned i = 0; i < reps; i++) {
+        qc_design_prediction one;
+        predict_once(plant, p, u_start, p->reps > 0 ? qc_rng_gsl(&r) : NULL, &one);
+        if (one.settled) {
+            settled++;
+            set_sum += one.settling;
+        }
+        os_sum += one.overshoot;
+        sat_sum += one.frac_saturated;
+        y_sum += one.y_end;
+    }
+    out->stable = poles.stable;
+    out->u_start = u_start;
+    out->reps = reps;
+    out->reps_settled = settled;
+    out->settled = settled == reps;
+    out->settling = settled > 0 ? set_sum / settled : NAN;
+    out->overshoot = os_sum / reps;
+    out->frac_saturated = sat_sum / reps;
+    out->y_end = y_sum / reps;
     return 0;
 }

@@ -238,6 +238,14 @@ int qc_arx_model_from_json(const json_t *v, const char *where, qc_arx_model *m, 
     return 0;
 }
 
+/* fit.residual_variance of a model object, NAN when absent or not >= 0 */
+static double residual_variance(const json_t *m)
+{
+    const json_t *fit = m ? json_object_get(m, "fit") : NULL;
+    const json_t *v = fit ? json_object_get(fit, "residual_variance") : NULL;
+    return json_is_number(v) && json_number_value(v) >= 0 ? json_number_value(v) : NAN;
+}
+
 int qc_arx_system_read(const char *path, qc_arx_system *s, qc_err *err)
 {
     memset(s, 0, sizeof *s);
@@ -254,6 +262,15 @@ int qc_arx_system_read(const char *path, qc_arx_system *s, qc_err *err)
     }
     int rc = qc_arx_model_from_json(root, "", &s->plant, err);
     s->sensor_max = INFINITY;
+    s->plant_noise_var = residual_variance(root);
+    s->sensor_noise_var = residual_variance(json_object_get(root, "sensor"));
+    const json_t *fl = json_object_get(root, "input_fall");
+    if (rc == 0 && fl != NULL && !json_is_null(fl)) {
+        if (!json_is_number(fl) || !(json_number_value(fl) >= 0 && json_number_value(fl) < 1))
+            rc = qc_err_set(err, QC_EPARSE, "input_fall: expected a number in [0, 1)");
+        else
+            s->input_fall = json_number_value(fl);
+    }
     if (rc == 0) {
         const json_t *sen = json_object_get(root, "sensor");
         if (sen != NULL && !json_is_null(sen)) {

@@ -238,10 +238,40 @@ int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err)
     return 0;
 }
 
+double qc_mu_logged_at(const qc_maxusers_params *p, double ris)
+{
+    const double es = p->service ? qc_dist_mean(p->service) : NAN;
+    if (!(es > 0) || !(ris > 0))
+        return ris > 0 ? INFINITY : 0;
+    const double xd = (double)p->threads / es * p->interval; /* X_max Delta */
+    if (p->discipline == QC_FCFS)
+        return ris < xd ? ris - ris * ris / (2 * xd) : xd / 2;
+    /* PS: N - (N^2 / X Delta)(1 - e^{-X Delta / N}), written so that
+     * large N loses no digits: (N^2/xd)(1 - e^-x) = N (1 - e^-x) / x */
+    const double x = xd / ris;
+    return ris * (1 - (-expm1(-x)) / x);
+}
+
 double qc_mu_logged_bound(const qc_maxusers_params *p)
 {
-    double es = p->service ? qc_dist_mean(p->service) : NAN;
+    const double es = p->service ? qc_dist_mean(p->service) : NAN;
     if (!(es > 0))
         return INFINITY;
-    return (double)p->threads / es * p->interval / 2;
+    const double xmax = (double)p->threads / es;
+    /* the most users that can be connected: MaxUsers' limit, or the
+     * users whose sessions want to be (M E[session] / (E[session] +
+     * E[off])), whichever is less; the rest think */
+    double umax = p->maxusers_max > 0 ? p->maxusers_max : (double)p->population;
+    const double sess = p->session ? qc_dist_mean(p->session) : NAN;
+    const double off = p->off ? qc_dist_mean(p->off) : NAN;
+    if (sess > 0 && off >= 0 && isfinite(sess) && isfinite(off)) {
+        const double want = (double)p->population * sess / (sess + off);
+        if (want < umax)
+            umax = want;
+    }
+    const double think = p->think ? qc_dist_mean(p->think) : 0;
+    double n = umax - xmax * (think > 0 ? think : 0);
+    if (!(n > 0))
+        n = umax; /* the server is not saturated: RIS below the connected count */
+    return qc_mu_logged_at(p, n);
 }
