@@ -29,6 +29,7 @@
 #include "qctl/design.h"
 #include "qctl/controller.h"
 #include "qctl/rng.h"
+#include "qctl/rng_gsl.h"
 #include "core/gsl_quiet.h"
 
 #include <complex.h>
