@@ -548,7 +548,7 @@ static void test_property_ii(void **state)
      * work-conserving discipline can meet both bounds); silver is
      * rejected and gold keeps its bound */
     scen_init(&x, 0.3, 1.7);
-    run(&x, QC_POL_AUTONOMIC, 0.1, 20, 150000, 8, &r);
+    run(&x, QC_POL_AUTONOMIC, 0.1, 20, 300000, 8, &r);
     show("inadmissible, autonomic eps 0.1 alpha 20", &r);
     assert_int_equal(r.region_bounds, 0);
     assert_int_equal(r.cls[1].admitted, 0); /* undecided is allowed */
@@ -579,13 +579,13 @@ static void test_property_i(void **state)
     assert_true(r.worst_mean.lo > 0); /* gold pushed above its bound */
     assert_int_equal(r.worst_mean_class, 0);
     qc_mc_run_result_free(&r);
-    run(&x, QC_POL_AUTONOMIC, 0.05, 20, 80000, 8, &r);
+    run(&x, QC_POL_AUTONOMIC, 0.05, 20, 200000, 8, &r);
     show("contested, eps 0.05 alpha 20", &r);
     assert_true(r.cls[0].admitted_delay.hi < 2.0);
     assert_true(r.worst_mean.mean < harsh / 2);
     double t20 = r.cls[1].admit_time.mean;
     qc_mc_run_result_free(&r);
-    run(&x, QC_POL_AUTONOMIC, 0.05, 5, 80000, 8, &r);
+    run(&x, QC_POL_AUTONOMIC, 0.05, 5, 200000, 8, &r);
     show("contested, eps 0.05 alpha 5", &r);
     assert_true(r.cls[1].admit_time.mean < t20); /* gentler is slower */
     qc_mc_run_result_free(&r);

@@ -419,6 +419,10 @@ int main(int argc, char **argv)
             }
             for (size_t ei = 0; ei < ne; ei++) {
                 for (size_t ai = 0; ai < na; ai++) {
+                    if (getenv("ADM_EPS") && fabs(atof(getenv("ADM_EPS")) - epss[ei]) > 1e-9)
+                        continue;
+                    if (getenv("ADM_ALPHA") && fabs(atof(getenv("ADM_ALPHA")) - alphas[ai]) > 1e-9)
+                        continue;
                     if (run_cell(&s, QC_POL_AUTONOMIC, epss[ei], alphas[ai], seeds, horizon, c))
                         return 1;
                     double wm, wh;
