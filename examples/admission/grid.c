@@ -451,9 +451,29 @@ typedef struct grid_cfg {
     int quick;
     unsigned seeds, bseeds;
     double horizon;
-    const double *margins, *epss, *alphas;
-    size_t nm, ne, na;
+    const double *margins, *epss, *alphas, *bmargins;
+    size_t nm, ne, na, nbm;
 } grid_cfg;
+
+/* Parses "--margins 0.1,-0.05": at most 16 values in (-1, 1), not 0. */
+static int parse_margins(const char *arg, double *m, size_t *n)
+{
+    *n = 0;
+    const char *p = arg;
+    while (*p) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || !(v > -1 && v < 1) || v == 0 || *n == 16)
+            return -1;
+        m[(*n)++] = v;
+        p = end;
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return -1;
+    }
+    return *n > 0 ? 0 : -1;
+}
 
 /* What one shape's grid adds to the claims. */
 typedef struct totals {
@@ -544,10 +564,9 @@ static int baselines_shape(FILE *o, size_t si, const grid_cfg *g, cell *c)
     static const qc_mc_policy pols[] = {QC_POL_AUTONOMIC, QC_POL_STATIC, QC_POL_UTILIZATION,
                                         QC_POL_GRADIENT2, QC_POL_VEGAS,  QC_POL_ENVOY,
                                         QC_POL_AIMD};
-    static const double bmargins[] = {0.20, 0.10, -0.05, -0.15};
-    for (size_t mi = 0; mi < sizeof bmargins / sizeof bmargins[0]; mi++) {
+    for (size_t mi = 0; mi < g->nbm; mi++) {
         scen s;
-        if (scen_build(&s, &SHAPES[si], bmargins[mi]) != 0)
+        if (scen_build(&s, &SHAPES[si], g->bmargins[mi]) != 0)
             return -1;
         for (size_t pi = 0; pi < sizeof pols / sizeof pols[0]; pi++) {
             if (run_cell(&s, pols[pi], 0.05, 20, g->bseeds, g->horizon, c))
@@ -615,6 +634,8 @@ int main(int argc, char **argv)
 {
     int quick = 0;
     unsigned seeds = 0, bseeds = 10, jobs = 1;
+    double user_m[16];
+    size_t n_user_m = 0;
     double horizon = 0;
     const char *outp = NULL;
     for (int i = 1; i < argc; i++) {
@@ -630,9 +651,16 @@ int main(int argc, char **argv)
             horizon = strtod(argv[++i], NULL);
         else if (!strcmp(argv[i], "--out") && i + 1 < argc)
             outp = argv[++i];
-        else {
+        else if (!strcmp(argv[i], "--margins") && i + 1 < argc) {
+            if (parse_margins(argv[++i], user_m, &n_user_m) != 0) {
+                fprintf(stderr, "adm_grid: --margins: %s is not a list of at most 16 values in "
+                                "(-1, 1), none 0 (e.g. 0.1,-0.05)\n",
+                        argv[i]);
+                return 2;
+            }
+        } else {
             fprintf(stderr, "usage: adm_grid [--quick] [--seeds N] [--baselines N] [--time T] "
-                            "[--jobs N] [--out FILE]\n");
+                            "[--jobs N] [--margins LIST] [--out FILE]\n");
             return 2;
         }
     }
@@ -663,16 +691,19 @@ int main(int argc, char **argv)
     static const double full_alpha[] = {5, 20};
     static const double quick_eps[] = {0.02};
     static const double quick_alpha[] = {5};
+    static const double base_margins[] = {0.20, 0.10, -0.05, -0.15};
     grid_cfg g = {quick,
                   seeds,
                   bseeds,
                   horizon,
-                  quick ? quick_margins : full_margins,
+                  n_user_m ? user_m : quick ? quick_margins : full_margins,
                   quick ? quick_eps : full_eps,
                   quick ? quick_alpha : full_alpha,
-                  quick ? 2 : 7,
+                  n_user_m ? user_m : base_margins,
+                  n_user_m ? n_user_m : quick ? 2 : 7,
                   quick ? 1 : 2,
-                  quick ? 1 : 2};
+                  quick ? 1 : 2,
+                  n_user_m ? n_user_m : 4};
     size_t nshape = quick ? 2 : NSHAPE;
     int only_shape = getenv("ADM_SHAPE") ? atoi(getenv("ADM_SHAPE")) : -1;
 
