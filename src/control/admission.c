@@ -7,10 +7,11 @@
  * sample's error plus x_sat, and carry + the errors applied so far equals
  * the sum of all errors (nothing is dropped unless p is held at a limit);
  * a rejected class has prio = p_min and never changes again; while a
- * candidate is frozen past its S settling samples, the w_* and pk_* sums
- * hold its win_len test samples since the window (re)started; epoch_on only
- * once the candidate is armed, and epoch_n counts its growth samples in the
- * epoch. */
+ * candidate is frozen past its S settling samples, win_n, win_nd and
+ * win_y (log of the admitted weights) hold its win_len test samples since
+ * the window (re)started; q_sum / q_n is the mean relative variance of the
+ * windows it has ended; epoch_on only once the candidate is armed, and
+ * epoch_n counts its growth samples in the epoch. */
 #include "qctl/admission.h"
 
 #include <math.h>
@@ -268,25 +269,6 @@ static void window_add(qc_adm *c, const qc_adm_sense *in)
     c->win_len++;
 }
 
-/* The test at a look. Own delay: mu = sum n d / sum n over the k
- * samples, and its standard error by batch means: the window is cut into
- * B batches of consecutive samples, mu_b their own ratios, N_b their
- * completions, N the total,
- *     se_w^2 = B/(B-1) sum_b (N_b (mu_b - mu))^2 / N^2.
- * Batches rather than samples, because the samples of a candidate are
- * correlated through the admitted weights, which wander slowly; the
- * interval then has B - 1 degrees of freedom. The se used is
- *     se = max(se_w, mu sqrt(q / N)),  q = mean of N se^2 / mu^2 over the
- * windows this class has ended so far:
- * with heavy-tailed delays a window that happens to hold no long busy
- * cycle shows a low mean and a small spread together, and the spread the
- * class has already seen is the evidence against trusting it.
- * Admitted weights: the least-squares slope of the B batch means of log w
- * on their mean sample index, with its standard error from the B - 2
- * residual degrees of freedom; the rise over the window is the slope
- * times k - 1. A weight that only wanders about a level (the integral law
- * at rest) has residuals as large as its slope; one still answering the
- * candidate climbs steadily, a large slope with small residuals. */
 /* Batch-means standard error of the window's ratio mean m over nb
  * batches, and von Neumann's statistic of the batch ratios (NAN when it
  * has none: a batch without completions, or all equal). */
@@ -312,6 +294,21 @@ static double batch_se(const qc_adm *c, unsigned nb, double m, double N, double 
     return sqrt(ss * nb / (nb - 1)) / N;
 }
 
+/* The test at a look. Own delay: mu = sum n d / sum n over the k
+ * samples, and its standard error by batch means: the window is cut into
+ * B batches of consecutive samples, mu_b their own ratios, N_b their
+ * completions, N the total,
+ *     se_w^2 = B/(B-1) sum_b (N_b (mu_b - mu))^2 / N^2.
+ * Batches rather than samples, because the samples of a candidate are
+ * correlated through the admitted weights, which wander slowly; the
+ * interval then has B - 1 degrees of freedom (B' batches by the rule
+ * below). The caller floors se_w (probation()). 
+ * Admitted weights: the least-squares slope of the B batch means of log w
+ * on their mean sample index, with its standard error from the B - 2
+ * residual degrees of freedom; the rise over the window is the slope
+ * times k - 1. A weight that only wanders about a level (the integral law
+ * at rest) has residuals as large as its slope; one still answering the
+ * candidate climbs steadily, a large slope with small residuals. */
 static void window_eval(qc_adm *c, double *mu, double *se, double *z, double *n_tot,
                         double *rise, double *rise_se)
 {
@@ -410,6 +407,11 @@ static qc_adm_event probation(qc_adm *c, const qc_adm_sense *in)
         return QC_ADM_EV_HOLD;
     double mu, se_w, z, N, rise, rise_se;
     window_eval(c, &mu, &se_w, &z, &N, &rise, &rise_se);
+    /* The floor: the relative spread this class has shown in the windows
+     * it ended before. With heavy-tailed delays a window that happens to
+     * hold no long busy cycle shows a low mean and a small spread
+     * together; what was seen before is the evidence against trusting
+     * it. */
     double se = se_w;
     if (c->q_n > 0 && mu > 0) {
         double floor = mu * sqrt(c->q_sum / c->q_n / N);
