@@ -17,6 +17,8 @@
  * Each figure is then a t-interval over the replications, which are
  * independent (each uses its own streams: rep r of the seed). */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "qctl/multiclass.h"
