@@ -281,6 +281,90 @@ static void test_probation(void **state)
     assert_true(NEAR(a.priority, 1e-3));
 }
 
+/* A fixed pseudo-random standard normal (sum of 12 uniforms from an LCG),
+ * so the sequences below are the same on every run. */
+static double lcg_normal(uint64_t *x)
+{
+    double s = 0;
+    for (int i = 0; i < 12; i++) {
+        *x = *x * 6364136223846793005u + 1442695040888963407u;
+        s += (double)(*x >> 11) / 9007199254740992.0;
+    }
+    return s - 6;
+}
+
+/* Runs a candidate (D = 2, eps 0.1, alpha 10) from a first sample of 1.0
+ * (it freezes at once) through S + 80 samples of delay d_i and admitted
+ * weight w_i: 1 if admitted at the first look. */
+static int first_look_admits(qc_adm *c, const double *d, const double *w)
+{
+    qc_adm_act a = step_peer(c, 1.0, 20, w[0]);
+    for (int i = 1; i < 100; i++)
+        a = step_peer(c, d[i], 20, w[i]);
+    return a.event == QC_ADM_EV_ADMIT;
+}
+
+/* The evidence rules that go beyond a single batch-means interval. */
+static void test_probation_evidence(void **state)
+{
+    (void)state;
+    double d[100], w[100];
+    uint64_t x = 12345;
+
+    /* An admitted weight that wanders about a level (log w with sd 1 per
+     * sample, no trend) is read as steady: its fitted rise is within
+     * what the batch means' residuals allow; the rule that compared the
+     * raw rise with log(1.25) would not have admitted here. */
+    for (int i = 0; i < 100; i++) {
+        d[i] = 1.9;
+        w[i] = 0.5 * exp(lcg_normal(&x));
+    }
+    qc_adm a = make(2, 0.1, 10, 0);
+    assert_true(first_look_admits(&a, d, w));
+    assert_true(fabs(a.test_rise) > log(1.25));
+    assert_true(fabs(a.test_rise) - a.z_rise * a.test_rise_se <= log(1.25));
+
+    /* The same kind of noise (sd 0.3) on a weight that doubles over the
+     * window: the climb is shown, not admitted. */
+    for (int i = 0; i < 100; i++)
+        w[i] = 0.5 * exp(0.3 * lcg_normal(&x) + (i < 20 ? 0 : log(2) * (i - 20) / 79.0));
+    qc_adm b = make(2, 0.1, 10, 0);
+    assert_false(first_look_admits(&b, d, w));
+    assert_true(b.test_rise - b.z_rise * b.test_rise_se > log(1.25));
+
+    /* A window with a small spread is not trusted by a class that has
+     * shown a large one before (the heavy-tail floor). History: a window
+     * whose delays swing between 0.5 and 4 in long runs fails at its last
+     * look; then, after the epoch of growth it owes, a window of delays
+     * 1.9 +- 0.02 comes. A fresh controller admits that window at its
+     * first look; the one with the history does not, and its se is at
+     * least mu sqrt(q / N). */
+    for (int i = 0; i < 100; i++) {
+        d[i] = 1.9 + (i % 2 ? 0.02 : -0.02);
+        w[i] = 0.5;
+    }
+    qc_adm fresh = make(2, 0.1, 10, 0);
+    assert_true(first_look_admits(&fresh, d, w));
+    qc_adm h = make(2, 0.1, 10, 0);
+    qc_adm_act ev = step_peer(&h, 1.0, 20, 0.5);
+    int failed = 0;
+    for (int i = 1; i < 2000 && !failed; i++) {
+        ev = step_peer(&h, ((i / 40) % 2) ? 4.0 : 0.5, 20, 0.5);
+        failed = ev.event == QC_ADM_EV_RETRY;
+    }
+    assert_true(failed);
+    assert_int_equal(h.q_n, 1);
+    for (int i = 0; i < 200 && h.frozen == 0; i++)
+        step_peer(&h, 1.0, 20, 0.5);
+    assert_true(h.frozen);
+    int admitted = 0;
+    for (int i = 0; i < 99 && !admitted; i++)
+        admitted = step_peer(&h, d[i + 1], 20, 0.5).event == QC_ADM_EV_ADMIT;
+    assert_false(admitted);
+    assert_true(h.test_se >= h.test_mean * sqrt(h.q_sum / h.q_n / (80 * 20)) * (1 - 1e-12));
+    assert_true(h.test_se > fresh.test_se);
+}
+
 static void test_bad_params(void **state)
 {
     (void)state;
@@ -548,7 +632,7 @@ static void test_property_ii(void **state)
      * work-conserving discipline can meet both bounds); silver is
      * rejected and gold keeps its bound */
     scen_init(&x, 0.3, 1.7);
-    run(&x, QC_POL_AUTONOMIC, 0.1, 20, 150000, 8, &r);
+    run(&x, QC_POL_AUTONOMIC, 0.1, 20, 300000, 8, &r);
     show("inadmissible, autonomic eps 0.1 alpha 20", &r);
     assert_int_equal(r.region_bounds, 0);
     assert_int_equal(r.cls[1].admitted, 0); /* undecided is allowed */
@@ -579,13 +663,13 @@ static void test_property_i(void **state)
     assert_true(r.worst_mean.lo > 0); /* gold pushed above its bound */
     assert_int_equal(r.worst_mean_class, 0);
     qc_mc_run_result_free(&r);
-    run(&x, QC_POL_AUTONOMIC, 0.05, 20, 80000, 8, &r);
+    run(&x, QC_POL_AUTONOMIC, 0.05, 20, 200000, 8, &r);
     show("contested, eps 0.05 alpha 20", &r);
     assert_true(r.cls[0].admitted_delay.hi < 2.0);
     assert_true(r.worst_mean.mean < harsh / 2);
     double t20 = r.cls[1].admit_time.mean;
     qc_mc_run_result_free(&r);
-    run(&x, QC_POL_AUTONOMIC, 0.05, 5, 80000, 8, &r);
+    run(&x, QC_POL_AUTONOMIC, 0.05, 5, 200000, 8, &r);
     show("contested, eps 0.05 alpha 5", &r);
     assert_true(r.cls[1].admit_time.mean < t20); /* gentler is slower */
     qc_mc_run_result_free(&r);
@@ -635,6 +719,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tracking_law),
+        cmocka_unit_test(test_probation_evidence),
         cmocka_unit_test(test_slow_start_and_backoff),
         cmocka_unit_test(test_improving_no_backoff),
         cmocka_unit_test(test_tracking_unbiased),

@@ -40,6 +40,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "qctl/dist.h"
 #include "qctl/multiclass.h"
@@ -59,6 +62,8 @@ static const shape SHAPES[] = {
     {"5 classes, exp", 5, {0.15, 0.15, 0.15, 0.15, 0.2}, {2.0, 2.5, 3.0, 2.5, 0},
      {0.3, 0.2, 0.15, 0.2, 0}, 0},
     {"3 classes, Pareto", 3, {0.3, 0.25, 0.25}, {2.0, 2.6, 0}, {0.5, 0.3, 0}, 1},
+    {"5 classes, Pareto", 5, {0.15, 0.15, 0.15, 0.15, 0.2}, {2.0, 2.5, 3.0, 2.5, 0},
+     {0.3, 0.2, 0.15, 0.2, 0}, 1},
 };
 #define NSHAPE (sizeof SHAPES / sizeof SHAPES[0])
 
@@ -121,6 +126,71 @@ static double static_scale(const scen *s)
     return c;
 }
 
+/* c* of a shape with more than two bounded classes and non-exponential
+ * service, by a search over fixed priority vectors with the static
+ * policy: best effort at its least weight, the bounded weights (mass 100)
+ * moved by w_k <- w_k (x_k / g)^1.5, x_k = T_k / D_k and g their geometric
+ * mean, which drives the ratios to a common value (DPS: a class's delay
+ * falls as its weight rises); c* is the least max_k x_k over the 16
+ * vectors tried. It is an achievable value (a static vector meets c* D),
+ * so margins above it are admissible; how close it is to the least such
+ * value shows in the spread of the ratios at the best vector, which the
+ * report prints. Runs as static_scale. */
+static double static_scale_n(const scen *s, double *spread)
+{
+    unsigned n = s->sh->n, nb = n - 1;
+    qc_mc_run_class cl[5];
+    double w[5], best = INFINITY;
+    *spread = NAN;
+    for (unsigned k = 0; k < nb; k++)
+        w[k] = 100.0 / nb;
+    for (int it = 0; it < 16; it++) {
+        memcpy(cl, s->cls, sizeof cl);
+        for (unsigned k = 0; k < nb; k++) {
+            cl[k].c.priority = w[k];
+            cl[k].c.start = 0;
+            cl[k].candidate = 0;
+            cl[k].bound = 1e3;
+        }
+        qc_mc_run_params p;
+        qc_mc_run_params_init(&p);
+        p.nclass = n;
+        p.cls = cl;
+        p.policy = QC_POL_STATIC;
+        p.horizon = 1e6;
+        p.warmup = 1e4;
+        p.window = 1e5;
+        p.reps = 4;
+        p.seed = 99;
+        qc_mc_run_result res;
+        qc_err err = {0};
+        if (qc_mc_run(&p, &res, &err) != 0) {
+            fprintf(stderr, "adm_grid: static search: %s\n", err.msg);
+            return NAN;
+        }
+        double x[5], mx = 0, mn = INFINITY, lg = 0;
+        for (unsigned k = 0; k < nb; k++) {
+            x[k] = res.cls[k].delay.mean / s->sh->dbase[k];
+            mx = x[k] > mx ? x[k] : mx;
+            mn = x[k] < mn ? x[k] : mn;
+            lg += log(x[k]) / nb;
+        }
+        qc_mc_run_result_free(&res);
+        if (mx < best) {
+            best = mx;
+            *spread = mx / mn - 1;
+        }
+        double sum = 0;
+        for (unsigned k = 0; k < nb; k++) {
+            w[k] *= pow(x[k] / exp(lg), 1.5);
+            sum += w[k];
+        }
+        for (unsigned k = 0; k < nb; k++)
+            w[k] *= 100 / sum;
+    }
+    return best;
+}
+
 static int scen_build(scen *s, const shape *sh, double margin)
 {
     memset(s, 0, sizeof *s);
@@ -145,8 +215,11 @@ static int scen_build(scen *s, const shape *sh, double margin)
         static const shape *cached;
         static double cached_c;
         if (cached != sh) {
-            cached_c = static_scale(s);
+            double spread = 0;
+            cached_c = sh->n == 3 ? static_scale(s) : static_scale_n(s, &spread);
             cached = sh;
+            fprintf(stderr, "adm_grid: %s: c* = %.4f (ratio spread at the best vector %.4f)\n",
+                    sh->name, cached_c, spread);
         }
         double c = cached_c;
         if (!(c > 0))
@@ -214,6 +287,9 @@ typedef struct cell {
     unsigned ndec;
     double worst_run;
     int bad_class;
+    unsigned over;           /* runs in which some admitted class's mean is above its bound */
+    double shed_adm, shed_cand; /* sums over runs of the shed fractions */
+    unsigned nshed_adm, nshed_cand;
 } cell;
 
 static int run_cell(const scen *s, qc_mc_policy pol, double eps, double alpha, unsigned seeds,
@@ -289,6 +365,20 @@ static int run_cell(const scen *s, qc_mc_policy pol, double eps, double alpha, u
         }
         if (isfinite(worst))
             out->ratio[out->nratio++] = worst;
+        if (isfinite(worst) && worst > 1)
+            out->over++;
+        for (unsigned k = 0; k + 1 < n; k++) {
+            double f = r.cls[k].shed.mean;
+            if (!isfinite(f))
+                continue;
+            if (k == cand) {
+                out->shed_cand += f;
+                out->nshed_cand++;
+            } else {
+                out->shed_adm += f;
+                out->nshed_adm++;
+            }
+        }
         qc_mc_run_result_free(&r);
     }
     return 0;
@@ -319,6 +409,22 @@ static void cell_worst_class(const cell *c, unsigned n, double *mean, double *ha
     }
 }
 
+/* Wilson score interval of x successes in n at 95%. */
+static void wilson(unsigned x, unsigned n, double *lo, double *hi)
+{
+    const double z = 1.959963984540054;
+    if (n == 0) {
+        *lo = 0;
+        *hi = 1;
+        return;
+    }
+    double p = (double)x / n, d = 1 + z * z / n;
+    double c = (p + z * z / (2.0 * n)) / d;
+    double h = z * sqrt(p * (1 - p) / n + z * z / (4.0 * n * n)) / d;
+    *lo = c - h < 0 ? 0 : c - h;
+    *hi = c + h > 1 ? 1 : c + h;
+}
+
 static void fmt_ratio(char *buf, size_t len, double mean, double half)
 {
     if (!isfinite(mean))
@@ -341,10 +447,195 @@ static void fmt_decide(char *buf, size_t len, const cell *c)
     snprintf(buf, len, "%.0f", s / c->ndec);
 }
 
+typedef struct grid_cfg {
+    int quick;
+    unsigned seeds, bseeds;
+    double horizon;
+    const double *margins, *epss, *alphas, *bmargins;
+    size_t nm, ne, na, nbm;
+} grid_cfg;
+
+/* Parses "--margins 0.1,-0.05": at most 16 values in (-1, 1), not 0. */
+static int parse_margins(const char *arg, double *m, size_t *n)
+{
+    *n = 0;
+    const char *p = arg;
+    while (*p) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || !(v > -1 && v < 1) || v == 0 || *n == 16)
+            return -1;
+        m[(*n)++] = v;
+        p = end;
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return -1;
+    }
+    return *n > 0 ? 0 : -1;
+}
+
+/* What one shape's grid adds to the claims. */
+typedef struct totals {
+    unsigned fails;          /* cells that break a claim */
+    unsigned inad, inad_adm; /* inadmissible runs, and those admitted */
+    unsigned adm10, adm10_in; /* margin >= 10%: runs, and those admitted */
+    unsigned low_x, low_n;   /* margin >= 10%: the cell with the least share */
+    unsigned cells, cells_over; /* cells with an admitted class; over its bound on average */
+    unsigned runs_over;      /* single runs with an admitted class over its bound */
+} totals;
+
+static void fmt_share(char *buf, size_t len, unsigned x, unsigned n)
+{
+    double lo, hi;
+    wilson(x, n, &lo, &hi);
+    snprintf(buf, len, "%.0f%% [%.0f, %.0f]", 100.0 * x / n, 100 * lo, 100 * hi);
+}
+
+static int grid_shape(FILE *o, size_t si, const grid_cfg *g, totals *t, cell *c)
+{
+    double only_margin = getenv("ADM_MARGIN") ? atof(getenv("ADM_MARGIN")) : NAN;
+    for (size_t mi = 0; mi < g->nm; mi++) {
+        if (isfinite(only_margin) && fabs(only_margin - g->margins[mi]) > 1e-9)
+            continue;
+        scen s;
+        if (scen_build(&s, &SHAPES[si], g->margins[mi]) != 0) {
+            fprintf(stderr, "adm_grid: cannot build scenario\n");
+            return -1;
+        }
+        for (size_t ei = 0; ei < g->ne; ei++) {
+            for (size_t ai = 0; ai < g->na; ai++) {
+                if (getenv("ADM_EPS") && fabs(atof(getenv("ADM_EPS")) - g->epss[ei]) > 1e-9)
+                    continue;
+                if (getenv("ADM_ALPHA") && fabs(atof(getenv("ADM_ALPHA")) - g->alphas[ai]) > 1e-9)
+                    continue;
+                if (run_cell(&s, QC_POL_AUTONOMIC, g->epss[ei], g->alphas[ai], g->seeds,
+                             g->horizon, c))
+                    return -1;
+                double wm, wh;
+                int wc;
+                cell_worst_class(c, s.sh->n, &wm, &wh, &wc);
+                char rb[64], db[64], lr[32], sh[48];
+                fmt_ratio(rb, sizeof rb, wm, wh);
+                fmt_decide(db, sizeof db, c);
+                fmt_share(sh, sizeof sh, c->adm, c->runs);
+                if (isfinite(c->worst_run))
+                    snprintf(lr, sizeof lr, "%.3f", c->worst_run);
+                else
+                    snprintf(lr, sizeof lr, "none admitted");
+                fprintf(o, "| %s | %s%.0f%% | %.2f | %.0f | %u | %s | %u | %u | %s | %s | %s |\n",
+                        s.sh->name, s.margin > 0 ? "+" : "−", fabs(100 * s.margin), g->epss[ei],
+                        g->alphas[ai], c->adm, sh, c->rej, c->und, rb, lr, db);
+                fflush(o);
+                /* the claims */
+                if (s.margin < 0) {
+                    t->inad += c->runs;
+                    t->inad_adm += c->adm;
+                    if (c->adm > 0)
+                        t->fails++;
+                }
+                if (s.margin >= 0.10 - 1e-9) {
+                    t->adm10 += c->runs;
+                    t->adm10_in += c->adm;
+                    if (t->low_n == 0 || (double)c->adm / c->runs < (double)t->low_x / t->low_n) {
+                        t->low_x = c->adm;
+                        t->low_n = c->runs;
+                    }
+                    if (c->adm < 0.95 * c->runs)
+                        t->fails++;
+                }
+                if (isfinite(wm)) {
+                    t->cells++;
+                    if (wm > 1) {
+                        t->cells_over++;
+                        t->fails++;
+                    }
+                }
+                t->runs_over += c->over;
+            }
+        }
+        scen_free(&s);
+    }
+    return 0;
+}
+
+static int baselines_shape(FILE *o, size_t si, const grid_cfg *g, cell *c)
+{
+    static const qc_mc_policy pols[] = {QC_POL_AUTONOMIC, QC_POL_STATIC, QC_POL_UTILIZATION,
+                                        QC_POL_GRADIENT2, QC_POL_VEGAS,  QC_POL_ENVOY,
+                                        QC_POL_AIMD};
+    for (size_t mi = 0; mi < g->nbm; mi++) {
+        scen s;
+        if (scen_build(&s, &SHAPES[si], g->bmargins[mi]) != 0)
+            return -1;
+        for (size_t pi = 0; pi < sizeof pols / sizeof pols[0]; pi++) {
+            if (run_cell(&s, pols[pi], 0.05, 20, g->bseeds, g->horizon, c))
+                return -1;
+            double wm, wh;
+            int wc;
+            cell_worst_class(c, s.sh->n, &wm, &wh, &wc);
+            char rb[64], lr[32], sa[32], sc[32];
+            fmt_ratio(rb, sizeof rb, wm, wh);
+            if (isfinite(c->worst_run))
+                snprintf(lr, sizeof lr, "%.3f", c->worst_run);
+            else
+                snprintf(lr, sizeof lr, "none admitted");
+            if (c->nshed_adm)
+                snprintf(sa, sizeof sa, "%.1f%%", 100 * c->shed_adm / c->nshed_adm);
+            else
+                snprintf(sa, sizeof sa, "no value (no traffic)");
+            if (c->nshed_cand)
+                snprintf(sc, sizeof sc, "%.1f%%", 100 * c->shed_cand / c->nshed_cand);
+            else
+                snprintf(sc, sizeof sc, "no value (no traffic)");
+            fprintf(o, "| %s | %s%.0f%% | %s | %u/%u | %s | %s | %u/%u | %s | %s |\n",
+                    s.sh->name, s.margin > 0 ? "+" : "−", fabs(100 * s.margin),
+                    qc_mc_policy_name(pols[pi]), c->adm, c->runs, sa, sc, c->over, c->runs, rb,
+                    lr);
+            fflush(o);
+        }
+        scen_free(&s);
+    }
+    return 0;
+}
+
+/* One shape's share of the work, into its own files (a child process
+ * when --jobs > 1). */
+static int shape_work(size_t si, const grid_cfg *g, FILE *rows, FILE *brows, FILE *tots)
+{
+    cell *c = malloc(sizeof *c);
+    if (c == NULL)
+        return -1;
+    totals t = {0};
+    int rc = grid_shape(rows, si, g, &t, c);
+    if (rc == 0 && !g->quick && g->bseeds > 0)
+        rc = baselines_shape(brows, si, g, c);
+    free(c);
+    if (rc == 0 && fwrite(&t, sizeof t, 1, tots) != 1)
+        rc = -1;
+    fflush(rows);
+    fflush(brows);
+    fflush(tots);
+    return rc;
+}
+
+static int copy_file(FILE *from, FILE *to)
+{
+    char buf[4096];
+    size_t n;
+    rewind(from);
+    while ((n = fread(buf, 1, sizeof buf, from)) > 0)
+        if (fwrite(buf, 1, n, to) != n)
+            return -1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int quick = 0;
-    unsigned seeds = 0, bseeds = 10;
+    unsigned seeds = 0, bseeds = 10, jobs = 1;
+    double user_m[16];
+    size_t n_user_m = 0;
     double horizon = 0;
     const char *outp = NULL;
     for (int i = 1; i < argc; i++) {
@@ -354,13 +645,22 @@ int main(int argc, char **argv)
             seeds = (unsigned)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--baselines") && i + 1 < argc)
             bseeds = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--jobs") && i + 1 < argc)
+            jobs = (unsigned)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--time") && i + 1 < argc)
             horizon = strtod(argv[++i], NULL);
         else if (!strcmp(argv[i], "--out") && i + 1 < argc)
             outp = argv[++i];
-        else {
+        else if (!strcmp(argv[i], "--margins") && i + 1 < argc) {
+            if (parse_margins(argv[++i], user_m, &n_user_m) != 0) {
+                fprintf(stderr, "adm_grid: --margins: %s is not a list of at most 16 values in "
+                                "(-1, 1), none 0 (e.g. 0.1,-0.05)\n",
+                        argv[i]);
+                return 2;
+            }
+        } else {
             fprintf(stderr, "usage: adm_grid [--quick] [--seeds N] [--baselines N] [--time T] "
-                            "[--out FILE]\n");
+                            "[--jobs N] [--margins LIST] [--out FILE]\n");
             return 2;
         }
     }
@@ -368,6 +668,10 @@ int main(int argc, char **argv)
         seeds = quick ? 10 : 30;
     if (seeds > 4096 || bseeds > 4096) {
         fprintf(stderr, "adm_grid: --seeds and --baselines: at most 4096\n");
+        return 2;
+    }
+    if (jobs < 1 || jobs > 8) {
+        fprintf(stderr, "adm_grid: --jobs: 1 to 8\n");
         return 2;
     }
     if (horizon == 0)
@@ -387,119 +691,152 @@ int main(int argc, char **argv)
     static const double full_alpha[] = {5, 20};
     static const double quick_eps[] = {0.02};
     static const double quick_alpha[] = {5};
-    const double *margins = quick ? quick_margins : full_margins;
-    size_t nm = quick ? 2 : 7;
-    const double *epss = quick ? quick_eps : full_eps;
-    const double *alphas = quick ? quick_alpha : full_alpha;
-    size_t ne = quick ? 1 : 2, na = quick ? 1 : 2;
+    static const double base_margins[] = {0.20, 0.10, -0.05, -0.15};
+    grid_cfg g = {quick,
+                  seeds,
+                  bseeds,
+                  horizon,
+                  n_user_m ? user_m : quick ? quick_margins : full_margins,
+                  quick ? quick_eps : full_eps,
+                  quick ? quick_alpha : full_alpha,
+                  n_user_m ? user_m : base_margins,
+                  n_user_m ? n_user_m : quick ? 2 : 7,
+                  quick ? 1 : 2,
+                  quick ? 1 : 2,
+                  n_user_m ? n_user_m : 4};
     size_t nshape = quick ? 2 : NSHAPE;
+    int only_shape = getenv("ADM_SHAPE") ? atoi(getenv("ADM_SHAPE")) : -1;
+
+    /* Each shape into its own temporary files, up to `jobs` shapes at a
+     * time in child processes; the report is assembled in shape order. */
+    FILE *rows[NSHAPE] = {0}, *brows[NSHAPE] = {0}, *tots[NSHAPE] = {0};
+    pid_t pid[NSHAPE];
+    unsigned running = 0;
+    int failed = 0;
+    for (size_t si = 0; si < nshape; si++) {
+        pid[si] = 0;
+        if (only_shape >= 0 && (size_t)only_shape != si)
+            continue;
+        rows[si] = tmpfile();
+        brows[si] = tmpfile();
+        tots[si] = tmpfile();
+        if (!rows[si] || !brows[si] || !tots[si]) {
+            perror("adm_grid: tmpfile");
+            return 1;
+        }
+        if (jobs == 1) {
+            if (shape_work(si, &g, rows[si], brows[si], tots[si]) != 0)
+                return 1;
+            continue;
+        }
+        if (running == jobs) {
+            int st;
+            if (wait(&st) > 0) {
+                running--;
+                if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                    failed = 1;
+            }
+        }
+        fflush(NULL);
+        pid[si] = fork();
+        if (pid[si] < 0) {
+            perror("adm_grid: fork");
+            return 1;
+        }
+        if (pid[si] == 0)
+            _exit(shape_work(si, &g, rows[si], brows[si], tots[si]) == 0 ? 0 : 1);
+        running++;
+    }
+    while (running > 0) {
+        int st;
+        if (wait(&st) <= 0)
+            break;
+        running--;
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            failed = 1;
+    }
+    if (failed) {
+        fprintf(stderr, "adm_grid: a shape's run failed\n");
+        return 1;
+    }
 
     fprintf(o, "Autonomic admission, %u seeds per cell, time %g per run (candidate from %g).\n\n",
             seeds, horizon, START);
-    fprintf(o, "| scenario | margin | ε | α | admitted | rejected | undecided | "
-               "worst class delay/D (mean ± 95%%) | largest run | time to decide |\n");
-    fprintf(o, "|---|---|---|---|---|---|---|---|---|---|\n");
-    unsigned fails = 0;
-    unsigned tot_inad = 0, tot_inad_adm = 0, tot_adm10 = 0, tot_adm10_in = 0;
-    cell *c = malloc(sizeof *c);
-    if (c == NULL)
-        return 1;
-    int only_shape = getenv("ADM_SHAPE") ? atoi(getenv("ADM_SHAPE")) : -1;
-    double only_margin = getenv("ADM_MARGIN") ? atof(getenv("ADM_MARGIN")) : NAN;
+    fprintf(o, "| scenario | margin | ε | α | admitted | admitted share [95%% Wilson] | rejected | "
+               "undecided | worst class delay/D (mean ± 95%%) | largest run | time to decide |\n");
+    fprintf(o, "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    totals t = {0};
     for (size_t si = 0; si < nshape; si++) {
-        if (only_shape >= 0 && (size_t)only_shape != si)
+        if (!rows[si])
             continue;
-        for (size_t mi = 0; mi < nm; mi++) {
-            if (isfinite(only_margin) && fabs(only_margin - margins[mi]) > 1e-9)
-                continue;
-            scen s;
-            if (scen_build(&s, &SHAPES[si], margins[mi]) != 0) {
-                fprintf(stderr, "adm_grid: cannot build scenario\n");
-                return 1;
-            }
-            for (size_t ei = 0; ei < ne; ei++) {
-                for (size_t ai = 0; ai < na; ai++) {
-                    if (run_cell(&s, QC_POL_AUTONOMIC, epss[ei], alphas[ai], seeds, horizon, c))
-                        return 1;
-                    double wm, wh;
-                    int wc;
-                    cell_worst_class(c, s.sh->n, &wm, &wh, &wc);
-                    char rb[64], db[64], lr[32];
-                    fmt_ratio(rb, sizeof rb, wm, wh);
-                    fmt_decide(db, sizeof db, c);
-                    if (isfinite(c->worst_run))
-                        snprintf(lr, sizeof lr, "%.3f", c->worst_run);
-                    else
-                        snprintf(lr, sizeof lr, "none admitted");
-                    fprintf(o, "| %s | %s%.0f%% | %.2f | %.0f | %u | %u | %u | %s | %s | %s |\n",
-                            s.sh->name, s.margin > 0 ? "+" : "−", fabs(100 * s.margin),
-                            epss[ei], alphas[ai], c->adm, c->rej, c->und, rb, lr, db);
-                    fflush(o);
-                    /* the claims */
-                    if (s.margin < 0) {
-                        tot_inad += c->runs;
-                        tot_inad_adm += c->adm;
-                        if (c->adm > 0)
-                            fails++;
-                    }
-                    if (s.margin >= 0.10 - 1e-9) {
-                        tot_adm10 += c->runs;
-                        tot_adm10_in += c->adm;
-                        if (c->adm < 0.95 * c->runs)
-                            fails++;
-                    }
-                    if (isfinite(wm) && wm > 1)
-                        fails++;
-                }
-            }
-            scen_free(&s);
+        totals ts;
+        rewind(tots[si]);
+        if (copy_file(rows[si], o) != 0 || fread(&ts, sizeof ts, 1, tots[si]) != 1) {
+            fprintf(stderr, "adm_grid: lost a shape's results\n");
+            return 1;
         }
+        t.fails += ts.fails;
+        t.inad += ts.inad;
+        t.inad_adm += ts.inad_adm;
+        t.adm10 += ts.adm10;
+        t.adm10_in += ts.adm10_in;
+        if (ts.low_n && (t.low_n == 0 || (double)ts.low_x / ts.low_n < (double)t.low_x / t.low_n)) {
+            t.low_x = ts.low_x;
+            t.low_n = ts.low_n;
+        }
+        t.cells += ts.cells;
+        t.cells_over += ts.cells_over;
+        t.runs_over += ts.runs_over;
     }
-    fprintf(o, "\nInadmissible candidates admitted: %u of %u runs. Admissible with margin >= "
-               "10%%: admitted in %u of %u runs.\n",
-            tot_inad_adm, tot_inad, tot_adm10_in, tot_adm10);
+    double lo, hi;
+    wilson(t.inad_adm, t.inad, &lo, &hi);
+    fprintf(o, "\nInadmissible candidates admitted: %u of %u runs", t.inad_adm, t.inad);
+    if (t.inad > 0) {
+        fprintf(o, " (95%% upper bound on the rate: Wilson %.2f%%", 100 * hi);
+        if (t.inad_adm == 0)
+            fprintf(o, ", rule of three %.2f%%", 300.0 / t.inad);
+        fprintf(o, ")");
+    }
+    fprintf(o, ". Admissible with margin >= 10%%: admitted in %u of %u runs", t.adm10_in, t.adm10);
+    if (t.adm10 > 0) {
+        char sh[48];
+        fmt_share(sh, sizeof sh, t.adm10_in, t.adm10);
+        fprintf(o, " (%s)", sh);
+    }
+    if (t.low_n > 0) {
+        char sh[48];
+        fmt_share(sh, sizeof sh, t.low_x, t.low_n);
+        fprintf(o, "; the least cell %u of %u (%s)", t.low_x, t.low_n, sh);
+    }
+    fprintf(o, ". Cells whose worst admitted class has a mean delay above its bound: %u of %u; "
+               "single runs with an admitted class above its bound: %u.\n",
+            t.cells_over, t.cells, t.runs_over);
     if (!quick && bseeds > 0) {
-        static const qc_mc_policy pols[] = {QC_POL_STATIC, QC_POL_UTILIZATION, QC_POL_GRADIENT2,
-                                            QC_POL_VEGAS, QC_POL_ENVOY};
-        static const double bmargins[] = {0.20, 0.10, -0.15};
-        fprintf(o, "\nBaselines (%u seeds per cell, same scenarios; the candidate is let in "
-                   "unless the policy refuses it):\n\n",
+        fprintf(o, "\nBaselines and the autonomic rule (ε 0.05, α 20), %u seeds per cell, same "
+                   "scenarios and time. *let in*: runs whose candidate ended admitted (the "
+                   "baselines let it in unless their test refuses it); *refused*: mean fraction "
+                   "of requests the policy's gate turned away, admitted classes and candidate; "
+                   "*over bound*: runs in which an admitted class's mean delay was above its "
+                   "bound.\n\n",
                 bseeds);
-        fprintf(o, "| scenario | margin | policy | let in | worst class delay/D (mean ± 95%%) "
-                   "| largest run |\n|---|---|---|---|---|---|\n");
-        for (size_t si = 0; si < NSHAPE; si++) {
-            if (only_shape >= 0 && (size_t)only_shape != si)
-                continue;
-            for (size_t mi = 0; mi < 3; mi++) {
-                scen s;
-                if (scen_build(&s, &SHAPES[si], bmargins[mi]) != 0)
-                    return 1;
-                for (size_t pi = 0; pi < 5; pi++) {
-                    if (run_cell(&s, pols[pi], 0.05, 20, bseeds, horizon, c))
-                        return 1;
-                    double wm, wh;
-                    int wc;
-                    cell_worst_class(c, s.sh->n, &wm, &wh, &wc);
-                    char rb[64], lr[32];
-                    fmt_ratio(rb, sizeof rb, wm, wh);
-                    if (isfinite(c->worst_run))
-                        snprintf(lr, sizeof lr, "%.3f", c->worst_run);
-                    else
-                        snprintf(lr, sizeof lr, "none admitted");
-                    fprintf(o, "| %s | %s%.0f%% | %s | %u/%u | %s | %s |\n", s.sh->name,
-                            s.margin > 0 ? "+" : "−", fabs(100 * s.margin),
-                            qc_mc_policy_name(pols[pi]), c->adm, c->runs, rb, lr);
-                    fflush(o);
-                }
-                scen_free(&s);
-            }
+        fprintf(o, "| scenario | margin | policy | let in | refused (admitted) | refused "
+                   "(candidate) | over bound | worst class delay/D (mean ± 95%%) | largest run "
+                   "|\n|---|---|---|---|---|---|---|---|---|\n");
+        for (size_t si = 0; si < nshape; si++)
+            if (brows[si] && copy_file(brows[si], o) != 0)
+                return 1;
+    }
+    for (size_t si = 0; si < nshape; si++) {
+        if (rows[si]) {
+            fclose(rows[si]);
+            fclose(brows[si]);
+            fclose(tots[si]);
         }
     }
-    free(c);
     if (o != stdout)
         fclose(o);
-    if (fails) {
-        fprintf(stderr, "adm_grid: %u cell(s) break a claim\n", fails);
+    if (t.fails) {
+        fprintf(stderr, "adm_grid: %u cell(s) break a claim\n", t.fails);
         return 1;
     }
     return 0;

@@ -42,16 +42,25 @@
  *     the admitted classes settle, then a test window gathers its own
  *     samples and the admitted weights. At K, 2K, 4K ... K_max samples
  *     (the looks) it computes the mean delay per job mu of the window and
- *     its standard error se by batch means (B batches of consecutive
- *     samples, so that slow swings of the admitted weights, which make
- *     its samples correlated, widen the interval), and the rise
- *     of each admitted class's log weight over the window (least
- *     squares). It is ADMITTED when mu + z se <= D and no admitted
- *     weight rose by more than log(1 + eta); the test FAILS when
- *     mu - z se > D, or at K_max; a failed test makes it grow for at
- *     least one epoch before it may freeze again. z is the one-sided
- *     Student-t quantile (B - 1 degrees of freedom) of the confidence,
- *     split over the looks (Bonferroni);
+ *     its standard error se by batch means: B' batches of consecutive
+ *     samples, B' the most of B, 2B, 4B (<= 32) with batches no shorter
+ *     than K / B samples whose batch ratios von Neumann's test does not
+ *     find correlated at 0.10 (else B), so that slow swings of the
+ *     admitted weights widen the interval; se is then floored at
+ *     mu sqrt(q / N), q the mean relative variance per completion
+ *     (N se^2 / mu^2) of the windows this class ended before (a window
+ *     that missed the rare long cycles of a heavy-tailed delay shows a
+ *     small spread; the spread seen before is not forgotten). For each
+ *     admitted class it fits the B batch means of log w on the sample
+ *     index: the rise r_j over the window and its standard error s_j.
+ *     It is ADMITTED when mu + z se <= D and no admitted weight is shown
+ *     to move: |r_j| - z_r s_j <= log(1 + eta) for every j; the test
+ *     FAILS when mu - z se > D, or at K_max with the weights steady (the
+ *     window restarts, still frozen, if one moved); a failed test makes
+ *     it grow for at least one epoch before it may freeze again. z is the
+ *     one-sided Student-t quantile (B' - 1 degrees of freedom) of the
+ *     confidence split over the looks (Bonferroni); z_r the two-sided
+ *     t quantile (B - 2 degrees of freedom) of rise_confidence;
  *   - it is REJECTED at once when an admitted class's weight reaches the
  *     ceiling W (that class can only keep its bound by near-absolute
  *     priority, which the candidate is contesting), or after F back-offs.
@@ -72,6 +81,7 @@ QC_API_BEGIN
 
 #define QC_ADM_PEERS_MAX 16
 #define QC_ADM_WINDOW_MAX 512
+#define QC_ADM_BATCHES_MAX 32
 
 typedef enum qc_adm_state {
     QC_ADM_CANDIDATE = 0,
@@ -113,11 +123,13 @@ typedef struct qc_adm_params {
     unsigned admit_window;  /* K >= 2: samples at the first look (80) */
     unsigned window_max;    /* K_max in [K, QC_ADM_WINDOW_MAX]: samples at
                                the last look (320) */
-    unsigned batches;       /* B in [2, 32]: batches of the window (8) */
+    unsigned batches;       /* B in [3, 32]: batches of the window (8) */
     double carry_max;       /* largest |carried error| (INFINITY: none) */
     double confidence;      /* of the admission test, in (0.5, 1) (0.999) */
-    double peer_rise;       /* eta > 0: an admitted weight rising more over
-                               the window has not settled (0.25) */
+    double peer_rise;       /* eta > 0: an admitted weight shown to rise
+                               more over the window has not settled (0.25) */
+    double rise_confidence; /* in (0.5, 1): two-sided level at which a rise
+                               beyond eta must be shown (0.9) */
     double peer_ceiling;    /* W > 0: an admitted weight this high rejects
                                the candidate (1e6, the default p_max) */
     double smoothing;       /* lambda in (0, 1]: smoothing of s (0.2) */
@@ -149,11 +161,20 @@ typedef struct qc_adm {
     /* test window: own samples (count, count x delay) */
     unsigned win_len;
     double win_n[QC_ADM_WINDOW_MAX], win_nd[QC_ADM_WINDOW_MAX];
-    /* admitted weights over the window: sums of log w and t log w */
+    double z_b[3];          /* the same for 2B and 4B batches (the batch
+                               rule; entries past QC_ADM_BATCHES_MAX unused) */
+    double z_rise;          /* rise quantile (Student t, B - 2 df) */
+    /* admitted weights over the window: log w per sample */
     unsigned npeer;
-    double pk_y[QC_ADM_PEERS_MAX], pk_ty[QC_ADM_PEERS_MAX];
-    /* last test: mean, standard error, largest admitted rise */
-    double test_mean, test_se, test_rise;
+    double win_y[QC_ADM_PEERS_MAX][QC_ADM_WINDOW_MAX];
+    /* relative variance per completion, N se^2 / mu^2, of the windows
+     * ended so far (their sum and number): the spread this class has
+     * shown, which a later window's se is not allowed to forget */
+    double q_sum;
+    unsigned q_n;
+    /* last test: mean, standard error (after the floor), the admitted
+     * rise with the least evidence of steadiness, and its standard error */
+    double test_mean, test_se, test_rise, test_rise_se;
     unsigned tests;         /* tests decided (admitted or failed) */
     unsigned long samples;
 } qc_adm;

@@ -7,16 +7,19 @@
  * sample's error plus x_sat, and carry + the errors applied so far equals
  * the sum of all errors (nothing is dropped unless p is held at a limit);
  * a rejected class has prio = p_min and never changes again; while a
- * candidate is frozen past its S settling samples, the w_* and pk_* sums
- * hold its win_len test samples since the window (re)started; epoch_on only
- * once the candidate is armed, and epoch_n counts its growth samples in the
- * epoch. */
+ * candidate is frozen past its S settling samples, win_n, win_nd and
+ * win_y (log of the admitted weights) hold its win_len test samples since
+ * the window (re)started; q_sum / q_n is the mean relative variance of the
+ * windows it has ended; epoch_on only once the candidate is armed, and
+ * epoch_n counts its growth samples in the epoch. */
 #include "qctl/admission.h"
 
 #include <math.h>
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+
+#include "qctl/stats.h"
 
 void qc_adm_params_init(qc_adm_params *p, double bound, double epsilon, double alpha,
                         int admitted)
@@ -44,6 +47,7 @@ void qc_adm_params_init(qc_adm_params *p, double bound, double epsilon, double a
     p->carry_max = INFINITY;
     p->confidence = 0.999;
     p->peer_rise = 0.25;
+    p->rise_confidence = 0.9;
     p->peer_ceiling = 1e6;
     p->smoothing = 0.2;
     p->admitted = admitted;
@@ -102,9 +106,9 @@ int qc_adm_init(qc_adm *c, const qc_adm_params *p, qc_err *err)
     if (p->window_max < p->admit_window || p->window_max > QC_ADM_WINDOW_MAX)
         return qc_err_set(err, QC_EINVAL, "window_max: %u is not in [admit_window %u, %d]",
                           p->window_max, p->admit_window, QC_ADM_WINDOW_MAX);
-    if (p->batches < 2 || p->batches > 32 || p->batches > p->admit_window)
-        return qc_err_set(err, QC_EINVAL, "batches: %u is not in [2, min(32, admit_window)]",
-                          p->batches);
+    if (p->batches < 3 || p->batches > QC_ADM_BATCHES_MAX || p->batches > p->admit_window)
+        return qc_err_set(err, QC_EINVAL, "batches: %u is not in [3, min(%d, admit_window)]",
+                          p->batches, QC_ADM_BATCHES_MAX);
     if (!(p->carry_max >= 0))
         return qc_err_set(err, QC_EINVAL, "carry_max: %g must be >= 0", p->carry_max);
     if (!(p->probe >= 0 && p->probe < 1))
@@ -113,6 +117,9 @@ int qc_adm_init(qc_adm *c, const qc_adm_params *p, qc_err *err)
         return qc_err_set(err, QC_EINVAL, "confidence: %g is not in (0.5, 1)", p->confidence);
     if (!(p->peer_rise > 0) || !isfinite(p->peer_rise))
         return qc_err_set(err, QC_EINVAL, "peer_rise: %g must be > 0", p->peer_rise);
+    if (!(p->rise_confidence > 0.5 && p->rise_confidence < 1))
+        return qc_err_set(err, QC_EINVAL, "rise_confidence: %g is not in (0.5, 1)",
+                          p->rise_confidence);
     if (!(p->peer_ceiling > 0))
         return qc_err_set(err, QC_EINVAL, "peer_ceiling: %g must be > 0", p->peer_ceiling);
     if (!(p->smoothing > 0 && p->smoothing <= 1))
@@ -123,7 +130,7 @@ int qc_adm_init(qc_adm *c, const qc_adm_params *p, qc_err *err)
     c->prio = p->p_init;
     c->ssthresh = INFINITY;
     c->s = NAN;
-    c->test_mean = c->test_se = c->test_rise = NAN;
+    c->test_mean = c->test_se = c->test_rise = c->test_rise_se = NAN;
     /* Looks at K, 2K, 4K, ..., and K_max: the confidence is split over
      * them (Bonferroni), so that one probation admits a candidate whose
      * mean delay is above D with probability at most 1 - confidence. */
@@ -131,6 +138,9 @@ int qc_adm_init(qc_adm *c, const qc_adm_params *p, qc_err *err)
     for (unsigned k = p->admit_window; k < p->window_max; k *= 2)
         looks++;
     c->z = gsl_cdf_tdist_Qinv((1 - p->confidence) / looks, (double)(p->batches - 1));
+    for (unsigned l = 0, nb = p->batches; l < 3; l++, nb *= 2)
+        c->z_b[l] = gsl_cdf_tdist_Qinv((1 - p->confidence) / looks, (double)(nb - 1));
+    c->z_rise = gsl_cdf_tdist_Qinv((1 - p->rise_confidence) / 2, (double)(p->batches - 2));
     return 0;
 }
 
@@ -230,8 +240,6 @@ static void window_reset(qc_adm *c)
 {
     c->win_len = 0;
     c->npeer = 0;
-    memset(c->pk_y, 0, sizeof c->pk_y);
-    memset(c->pk_ty, 0, sizeof c->pk_ty);
     c->next_look = c->p.admit_window;
 }
 
@@ -254,28 +262,55 @@ static void window_add(qc_adm *c, const qc_adm_sense *in)
     if (c->win_len > 0 && np != c->npeer)
         window_reset(c);
     c->npeer = np;
-    double t = (double)c->win_len;
     c->win_n[c->win_len] = in->count;
     c->win_nd[c->win_len] = in->count * in->delay;
-    for (unsigned j = 0; j < np; j++) {
-        double y = log(in->peer[j] > 0 ? in->peer[j] : c->p.p_min);
-        c->pk_y[j] += y;
-        c->pk_ty[j] += t * y;
-    }
+    for (unsigned j = 0; j < np; j++)
+        c->win_y[j][c->win_len] = log(in->peer[j] > 0 ? in->peer[j] : c->p.p_min);
     c->win_len++;
+}
+
+/* Batch-means standard error of the window's ratio mean m over nb
+ * batches, and von Neumann's statistic of the batch ratios (NAN when it
+ * has none: a batch without completions, or all equal). */
+static double batch_se(const qc_adm *c, unsigned nb, double m, double N, double *vn)
+{
+    unsigned kk = c->win_len;
+    double ss = 0, mb[QC_ADM_BATCHES_MAX];
+    int ok = 1;
+    for (unsigned b = 0; b < nb; b++) {
+        unsigned lo = b * kk / nb, hi = (b + 1) * kk / nb;
+        double n = 0, sd = 0;
+        for (unsigned i = lo; i < hi; i++) {
+            n += c->win_n[i];
+            sd += c->win_nd[i];
+        }
+        ss += (sd - m * n) * (sd - m * n);
+        if (n > 0)
+            mb[b] = sd / n;
+        else
+            ok = 0;
+    }
+    *vn = ok ? qc_von_neumann(mb, nb) : NAN;
+    return sqrt(ss * nb / (nb - 1)) / N;
 }
 
 /* The test at a look. Own delay: mu = sum n d / sum n over the k
  * samples, and its standard error by batch means: the window is cut into
  * B batches of consecutive samples, mu_b their own ratios, N_b their
  * completions, N the total,
- *     se^2 = B/(B-1) sum_b (N_b (mu_b - mu))^2 / N^2.
+ *     se_w^2 = B/(B-1) sum_b (N_b (mu_b - mu))^2 / N^2.
  * Batches rather than samples, because the samples of a candidate are
  * correlated through the admitted weights, which wander slowly; the
- * interval then has B - 1 degrees of freedom. Admitted weights: the
- * least-squares slope b of log w on the sample index; the rise over the
- * window is b (k - 1). */
-static void window_eval(qc_adm *c, double *mu, double *se, double *rise)
+ * interval then has B - 1 degrees of freedom (B' batches by the rule
+ * below). The caller floors se_w (probation()). 
+ * Admitted weights: the least-squares slope of the B batch means of log w
+ * on their mean sample index, with its standard error from the B - 2
+ * residual degrees of freedom; the rise over the window is the slope
+ * times k - 1. A weight that only wanders about a level (the integral law
+ * at rest) has residuals as large as its slope; one still answering the
+ * candidate climbs steadily, a large slope with small residuals. */
+static void window_eval(qc_adm *c, double *mu, double *se, double *z, double *n_tot,
+                        double *rise, double *rise_se)
 {
     unsigned kk = c->win_len, B = c->p.batches;
     double k = (double)kk;
@@ -284,27 +319,76 @@ static void window_eval(qc_adm *c, double *mu, double *se, double *rise)
         N += c->win_n[i];
         S += c->win_nd[i];
     }
-    double m = S / N, ss = 0;
+    double m = S / N;
+    *mu = m;
+    *n_tot = N;
+    /* The batch count: the most of B, 2B, 4B, ... (at most
+     * QC_ADM_BATCHES_MAX) whose batches are no shorter than at the first
+     * look (K / B samples) and whose batch ratios von Neumann's test does
+     * not find positively correlated (statistic below z_0.90 = 1.2816);
+     * B itself when none is. More batches, more degrees of freedom and a
+     * smaller quantile, where the window is long enough to cut finely
+     * without correlated batches. */
+    unsigned lvl = 0;
+    for (unsigned nb = B; lvl < 3 && nb <= QC_ADM_BATCHES_MAX && kk / nb >= c->p.admit_window / B;
+         nb *= 2, lvl++)
+        ;
+    while (lvl-- > 0) { /* lvl >= 1 here: k >= K, so B batches always qualify */
+        double vn;
+        *se = batch_se(c, B << lvl, m, N, &vn);
+        *z = c->z_b[lvl];
+        if (lvl == 0 || (isfinite(vn) && vn < 1.2816))
+            break;
+    }
+    double tb[QC_ADM_BATCHES_MAX], yb[QC_ADM_BATCHES_MAX], tm = 0;
     for (unsigned b = 0; b < B; b++) {
         unsigned lo = b * kk / B, hi = (b + 1) * kk / B;
-        double nb = 0, sb = 0;
-        for (unsigned i = lo; i < hi; i++) {
-            nb += c->win_n[i];
-            sb += c->win_nd[i];
-        }
-        ss += (sb - m * nb) * (sb - m * nb);
+        tb[b] = (lo + hi - 1) / 2.0;
+        tm += tb[b] / B;
     }
-    *mu = m;
-    *se = sqrt(ss * B / (B - 1)) / N;
-    double st = k * (k - 1) / 2, stt = (k - 1) * k * (2 * k - 1) / 6;
-    double den = k * stt - st * st;
-    double r = 0;
+    double stt = 0;
+    for (unsigned b = 0; b < B; b++)
+        stt += (tb[b] - tm) * (tb[b] - tm);
+    double worst = -INFINITY, r = 0, rse = 0;
     for (unsigned j = 0; j < c->npeer; j++) {
-        double b = den > 0 ? (k * c->pk_ty[j] - st * c->pk_y[j]) / den : 0;
-        if (fabs(b * (k - 1)) > fabs(r))
-            r = b * (k - 1);
+        double ym = 0;
+        for (unsigned b = 0; b < B; b++) {
+            unsigned lo = b * kk / B, hi = (b + 1) * kk / B;
+            double sy = 0;
+            for (unsigned i = lo; i < hi; i++)
+                sy += c->win_y[j][i];
+            yb[b] = sy / (hi - lo);
+            ym += yb[b] / B;
+        }
+        double sty = 0;
+        for (unsigned b = 0; b < B; b++)
+            sty += (tb[b] - tm) * (yb[b] - ym);
+        double slope = stt > 0 ? sty / stt : 0, res = 0;
+        for (unsigned b = 0; b < B; b++) {
+            double e = yb[b] - ym - slope * (tb[b] - tm);
+            res += e * e;
+        }
+        double sse = stt > 0 ? sqrt(res / (B - 2) / stt) : 0;
+        double rj = slope * (k - 1), rsej = sse * (k - 1);
+        double excess = fabs(rj) - c->z_rise * rsej;
+        if (excess > worst) {
+            worst = excess;
+            r = rj;
+            rse = rsej;
+        }
     }
-    *rise = c->npeer ? r : 0;
+    *rise = r;
+    *rise_se = rse;
+}
+
+/* A window ends (failed, or restarted at its last look): its relative
+ * variance per completion joins the class's record. */
+static void window_record(qc_adm *c, double mu, double se, double N)
+{
+    if (mu > 0 && N > 0 && isfinite(se)) {
+        c->q_sum += N * se * se / (mu * mu);
+        c->q_n++;
+    }
 }
 
 /* Probation: frozen priority, S settling samples, then looks at K, 2K,
@@ -321,27 +405,41 @@ static qc_adm_event probation(qc_adm *c, const qc_adm_sense *in)
     window_add(c, in);
     if (c->win_len < c->next_look)
         return QC_ADM_EV_HOLD;
-    double mu, se, rise;
-    window_eval(c, &mu, &se, &rise);
+    double mu, se_w, z, N, rise, rise_se;
+    window_eval(c, &mu, &se_w, &z, &N, &rise, &rise_se);
+    /* The floor: the relative spread this class has shown in the windows
+     * it ended before. With heavy-tailed delays a window that happens to
+     * hold no long busy cycle shows a low mean and a small spread
+     * together; what was seen before is the evidence against trusting
+     * it. */
+    double se = se_w;
+    if (c->q_n > 0 && mu > 0) {
+        double floor = mu * sqrt(c->q_sum / c->q_n / N);
+        if (floor > se)
+            se = floor;
+    }
     c->test_mean = mu;
     c->test_se = se;
     c->test_rise = rise;
-    int settled = fabs(rise) <= log(1 + c->p.peer_rise);
-    if (settled && mu + c->z * se <= c->p.bound) {
+    c->test_rise_se = rise_se;
+    int settled = fabs(rise) - c->z_rise * rise_se <= log(1 + c->p.peer_rise);
+    if (settled && mu + z * se <= c->p.bound) {
         c->frozen = 0;
         c->tests++;
         c->state = QC_ADM_ADMITTED;
         c->carry = 0;
         return QC_ADM_EV_ADMIT;
     }
-    if (mu - c->z * se > c->p.bound || c->next_look >= c->p.window_max) {
-        if (!settled && !(mu - c->z * se > c->p.bound)) {
+    if (mu - z * se > c->p.bound || c->next_look >= c->p.window_max) {
+        if (!settled && !(mu - z * se > c->p.bound)) {
             /* Undecided because the admitted classes are still moving:
              * their answer to the priority taken is not in yet. Start
              * the window again, frozen. */
+            window_record(c, mu, se_w, N);
             window_reset(c);
             return QC_ADM_EV_HOLD;
         }
+        window_record(c, mu, se_w, N);
         /* Failed: its delay at this priority is not shown within D. It
          * grows for at least one epoch before it may freeze again, so
          * that the stall test sees whether growth still buys it delay. */
