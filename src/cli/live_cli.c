@@ -35,6 +35,10 @@ static const char backend_usage[] =
     "  --body BYTES         answer with a body of BYTES bytes of a fixed\n"
     "                       pattern instead of \"ok\" (any size, not buffered)\n"
     "  --chunked            send that body chunked (1 MiB chunks)\n"
+    "  --keepalive-timeout T  close a kept-alive connection idle T s\n"
+    "                       (default: never)\n"
+    "  --http10             answer HTTP/1.0 without Content-Length, the body\n"
+    "                       ended by closing the connection\n"
     "  --help               this text\n";
 
 int cmd_backend(int argc, char **argv)
@@ -46,6 +50,7 @@ int cmd_backend(int argc, char **argv)
         {"mode", required_argument, 0, O_MODE},     {"seed", required_argument, 0, O_SEED},
         {"help", no_argument, 0, O_HELP},           {"health", required_argument, 0, O_HEALTH},
         {"warmup", required_argument, 0, O_WARMUP}, {"body", required_argument, 0, 300},
+        {"keepalive-timeout", required_argument, 0, 302}, {"http10", no_argument, 0, 303},
         {"chunked", no_argument, 0, 301},           {0, 0, 0, 0}};
     qc_backend_opts o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
     const char *service = "exp:100", *warmup = NULL;
@@ -93,6 +98,16 @@ int cmd_backend(int argc, char **argv)
             break;
         case 301: /* --chunked */
             o.chunked = 1;
+            break;
+        case 302: /* --keepalive-timeout */
+            if ((rc = cli_double("--keepalive-timeout", optarg, &o.keepalive_timeout)) == 0 &&
+                !(o.keepalive_timeout > 0 && isfinite(o.keepalive_timeout))) {
+                cli_error("--keepalive-timeout: %s must be > 0", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case 303: /* --http10 */
+            o.http10 = 1;
             break;
         case O_HELP:
             fputs(backend_usage, stdout);
@@ -207,9 +222,23 @@ static const char proxy_usage[] =
     "                       {host} and {port} are replaced by its address\n"
     "  --park-cmd CMD       the same, to switch one off\n"
     "  --cmd-timeout T      an un/park command killed after T s (default 10)\n"
-    "  --health PATH        while warming, GET PATH until a 2xx marks it on\n"
-    "  --health-interval T  seconds between health probes (default 0.1)\n"
+    "  --health PATH        while warming, GET PATH until a 2xx marks it on;\n"
+    "                       the probe of --health-check and --max-fails too\n"
+    "  --health-interval T  seconds between health probes of a warming or\n"
+    "                       out-of-rotation backend (default 0.1)\n"
     "  --warmup-timeout T   not healthy after T s: back off (default 30)\n"
+    "Retries and health (docs/live.md):\n"
+    "  --retries N          send a request again at most N times (0-10,\n"
+    "                       default 2) when its backend failed before any\n"
+    "                       answer: a failed connect (any method), or a link\n"
+    "                       closed before the head (idempotent methods only)\n"
+    "  --retry-budget F     retries at most F per admitted request, plus 5\n"
+    "                       a second (0-1, default 0.2)\n"
+    "  --max-fails N        N failures in a row take a backend out of\n"
+    "                       rotation until a probe succeeds (default 3; 0:\n"
+    "                       never)\n"
+    "  --health-check T     probe every on backend every T s (GET --health,\n"
+    "                       else a connect; default 0: none)\n"
     "  --help               this text\n";
 
 static int positive(const char *flag, double v)
@@ -411,6 +440,10 @@ static int proxy_print_check(const qc_proxy_opts *o, const char *limiter, int ar
     DEF("header-timeout", json_real(o->header_timeout));
     DEF("idle-timeout", json_real(o->idle_timeout));
     DEF("backend-timeout", json_real(o->backend_timeout));
+    DEF("retries", json_integer(o->retries));
+    DEF("retry-budget", json_real(o->retry_budget));
+    DEF("max-fails", json_integer(o->max_fails));
+    DEF("health-check", json_real(o->health_check));
 #undef DEF
     qc_err err = {0};
     int rc = qc_json_write(root, NULL, &err);
@@ -468,7 +501,11 @@ int cmd_proxy(int argc, char **argv)
         O_CMDT,
         O_HEALTH,
         O_HINT,
-        O_WUT
+        O_WUT,
+        O_RETRIES,
+        O_RBUDGET,
+        O_MAXFAILS,
+        O_HCHECK
     };
     static const struct option longopts[] = {{"listen", required_argument, 0, O_LISTEN},
                                              {"port-file", required_argument, 0, O_PF},
@@ -510,6 +547,10 @@ int cmd_proxy(int argc, char **argv)
                                              {"health", required_argument, 0, O_HEALTH},
                                              {"health-interval", required_argument, 0, O_HINT},
                                              {"warmup-timeout", required_argument, 0, O_WUT},
+                                             {"retries", required_argument, 0, O_RETRIES},
+                                             {"retry-budget", required_argument, 0, O_RBUDGET},
+                                             {"max-fails", required_argument, 0, O_MAXFAILS},
+                                             {"health-check", required_argument, 0, O_HCHECK},
                                              {"help", no_argument, 0, O_HELP},
                                              {0, 0, 0, 0}};
     qc_proxy_opts o;
@@ -702,6 +743,18 @@ int cmd_proxy(int argc, char **argv)
         case O_WUT:
             if ((rc = cli_double("--warmup-timeout", optarg, &o.warmup_timeout)) == 0)
                 rc = positive("--warmup-timeout", o.warmup_timeout);
+            break;
+        case O_RETRIES:
+            rc = cli_uint("--retries", optarg, &o.retries);
+            break;
+        case O_RBUDGET:
+            rc = cli_double("--retry-budget", optarg, &o.retry_budget);
+            break;
+        case O_MAXFAILS:
+            rc = cli_uint("--max-fails", optarg, &o.max_fails);
+            break;
+        case O_HCHECK:
+            rc = cli_double("--health-check", optarg, &o.health_check);
             break;
         case O_HELP:
             fputs(proxy_usage, stdout);

@@ -59,6 +59,8 @@ typedef struct qc_backend_opts {
     int has_warmup;
     uint64_t body; /* > 0: answer with a body of this many bytes (a fixed pattern) */
     int chunked;   /* send that body chunked */
+    double keepalive_timeout; /* > 0: close a kept-alive connection idle this long */
+    int http10; /* answer HTTP/1.0, no Content-Length, closing after the body */
 } qc_backend_opts;
 
 /* Runs the backend until SIGTERM/SIGINT. */
@@ -150,6 +152,11 @@ typedef struct qc_proxy_opts {
     double health_interval;            /* seconds between health probes */
     double cmd_timeout;                /* an un/park command killed after this */
     double warmup_timeout;             /* warming this long without health: off */
+    /* retries and health (see proxy.c, "retries" and "health") */
+    unsigned retries;    /* sends again of one request at most (0: none) */
+    double retry_budget; /* retries per admitted request, over time, in [0, 1] */
+    unsigned max_fails;  /* failures in a row that take a backend out (0: never) */
+    double health_check; /* probe ON backends every this many seconds (0: never) */
     /* events worth a line (a failed un/park command), one line each
      * without a newline; NULL: not reported (the counters have them) */
     void (*log)(void *ctx, const char *line);

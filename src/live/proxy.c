@@ -67,7 +67,11 @@ typedef struct pbackend {
     uconn *wait_head, *wait_tail; /* requests waiting for its warm-up */
     fcmd *cmd;                    /* its un/park command running, or NULL */
     probe *probe;                 /* its health probe in flight, or NULL */
-    uv_timer_t health;            /* polls the health path while WARMING */
+    uv_timer_t health;            /* polls the health path while WARMING, probes
+                                     an ON one (out of rotation, or --health-check) */
+    unsigned fails;               /* failures in a row (passive health) */
+    int out;                      /* taken out of rotation: see backend_failed */
+    uint64_t ejections;
 } pbackend;
 
 enum { K_CLIENT = 1, K_UPSTREAM = 2, K_FLEET = 3 };
@@ -108,6 +112,8 @@ struct cconn {
     int processing;  /* client_process's loop is running: see there */
     int rpaused;     /* reading stopped: see client_flow */
     int ending;      /* its last answer is written: closes after it */
+    int idem;        /* the request's method is idempotent (RFC 9110 9.2.2) */
+    unsigned tries;  /* times the request was sent again: see retry */
     unsigned cls;
     double t_arrive;
     uconn *up;
@@ -115,6 +121,8 @@ struct cconn {
 };
 
 enum { C_READ = 0, C_QUEUED, C_UPSTREAM };
+/* uconn.placed: see "backend fleet" */
+enum { PLACED_NONE = 0, PLACED_WAITING, PLACED_SENT };
 
 struct uconn {
     int kind; /* K_UPSTREAM */
@@ -139,6 +147,8 @@ struct uconn {
     uconn *next_idle;
     int placed;       /* PLACED_*: waiting at a warming backend, or sent */
     int connected;    /* the link to b is up or being made */
+    int link_up;      /* the connect succeeded (a kept link: before) */
+    int reused;       /* the link carried a request before this one */
     uconn *next_wait; /* b's list of requests waiting for its warm-up */
 };
 
@@ -188,6 +198,8 @@ struct proxy {
     unsigned inflight;
     int draining;
     uint64_t bad_requests, errors502, errors504, conns;
+    double retry_tokens, retry_t; /* the retry budget: see retry_allowed */
+    uint64_t retries, retries_denied;
     double t0;
     FILE *series;
 };
@@ -197,7 +209,9 @@ static void upstream_resume(uconn *u);
 static void on_upstream_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
 static void on_upstream_timer(uv_timer_t *t);
 static void pump_queue(proxy *P);
-static void forward(cconn *c, uconn *u);
+static void forward(cconn *c, uconn *u, int avoid);
+static void backend_failed(pbackend *b);
+static void backend_answered(pbackend *b);
 static void fleet_request_done(uconn *u, int ok);
 static void unwait(uconn *u);
 static void warmup_deadline(uconn *u);
@@ -637,6 +651,12 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
             (unsigned long long)st.busy_cycles);
     }
     n += fleet_metrics(P, buf + (n < size ? n : size), n < size ? size - n : 0);
+    OUT("# TYPE qctl_retries_total counter\nqctl_retries_total %llu\n"
+        "# TYPE qctl_retries_denied_total counter\nqctl_retries_denied_total %llu\n",
+        (unsigned long long)P->retries, (unsigned long long)P->retries_denied);
+    OUT("# TYPE qctl_backend_out gauge\n");
+    for (unsigned i = 0; i < P->nb; i++)
+        OUT("qctl_backend_out{backend=\"%s\"} %d\n", P->backend[i].name, P->backend[i].out);
     OUT("# TYPE qctl_errors_total counter\nqctl_errors_total{kind=\"400\"} %llu\n"
         "qctl_errors_total{kind=\"502\"} %llu\nqctl_errors_total{kind=\"504\"} "
         "%llu\n",
@@ -659,6 +679,10 @@ static char *status_json(proxy *P)
     json_object_set_new(root, "queue", json_integer(P->qlen));
     json_object_set_new(root, "draining", json_boolean(P->draining));
     json_object_set_new(root, "uptime", json_real(qc__now() - P->t0));
+    json_object_set_new(root, "retries", json_integer((json_int_t)P->retries));
+    json_object_set_new(root, "retries_denied", json_integer((json_int_t)P->retries_denied));
+    json_object_set_new(root, "errors502", json_integer((json_int_t)P->errors502));
+    json_object_set_new(root, "errors504", json_integer((json_int_t)P->errors504));
     json_t *cl = json_array();
     for (unsigned i = 0; i < P->ncls; i++) {
         json_t *o = json_object();
@@ -693,6 +717,8 @@ static char *status_json(proxy *P)
         json_object_set_new(o, "answered", json_integer((json_int_t)fb->answered));
         json_object_set_new(o, "failed", json_integer((json_int_t)fb->failed));
         json_object_set_new(o, "unparks", json_integer((json_int_t)fb->unparks));
+        json_object_set_new(o, "out", json_boolean(P->backend[i].out));
+        json_object_set_new(o, "ejections", json_integer((json_int_t)P->backend[i].ejections));
         double t[QC_FLEET_NSTATES];
         qc__fleet_times(&P->fleet, i, qc__now(), t);
         json_t *sec = json_object();
@@ -879,13 +905,102 @@ static void upstream_done(uconn *u, int outcome)
     pump_queue(P);
 }
 
-/* A backend failed the request: answer 502 or 504 and drop the link. */
+/* ---- retries ------------------------------------------------------------
+ *
+ * A request is sent again when its backend failed it before the first
+ * byte of an answer: the connect failed (nothing was sent: any method),
+ * or the link closed or broke before the response head (the backend may
+ * have acted on it: idempotent methods only, RFC 9110 9.2.2; a kept-alive
+ * link its backend closed while idle is the common case). It goes to
+ * another backend where there is one, over a new link, at most --retries
+ * times. Timeouts are not retried (the backend may still be working: a
+ * retry would double the load it is failing under) and a malformed answer
+ * is not either.
+ *
+ * Retries are paid from a budget, so that a failing fleet does not get
+ * more load from them: each admitted request deposits --retry-budget
+ * tokens (0.2: retries at most a fifth of the requests), RETRY_FLOOR
+ * tokens a second come whatever the traffic (a quiet proxy may still
+ * retry), the bank holds at most RETRY_CAP, and a retry takes one token.
+ * A retry keeps its request's slot: the limiter sees one request. */
+#define RETRY_FLOOR 5.0
+#define RETRY_CAP 20.0
+
+static void retry_deposit(proxy *P)
+{
+    P->retry_tokens += P->o->retry_budget;
+    if (P->retry_tokens > RETRY_CAP)
+        P->retry_tokens = RETRY_CAP;
+}
+
+static int retry_allowed(proxy *P)
+{
+    double now = qc__now();
+    P->retry_tokens += RETRY_FLOOR * (now - P->retry_t);
+    P->retry_t = now;
+    if (P->retry_tokens > RETRY_CAP)
+        P->retry_tokens = RETRY_CAP;
+    if (P->retry_tokens < 1) {
+        P->retries_denied++;
+        return 0;
+    }
+    P->retry_tokens -= 1;
+    return 1;
+}
+
+static int method_idempotent(const char *m, size_t n)
+{
+    static const char *const idem[] = {"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"};
+    for (size_t i = 0; i < sizeof idem / sizeof *idem; i++)
+        if (strlen(idem[i]) == n && memcmp(m, idem[i], n) == 0)
+            return 1;
+    return 0;
+}
+
+/* u's backend failed its request with nothing answered: sends it again
+ * (1) or leaves u as it is (0: not retryable, or no budget). */
+static int retry(uconn *u)
+{
+    proxy *P = u->P;
+    cconn *c = u->client;
+    if (!c || c->closing || u->placed != PLACED_SENT || u->rstate != R_HEAD || u->in.len ||
+        u->head_sent || c->tries >= P->o->retries || !(c->idem || !u->link_up) || P->draining)
+        return 0;
+    if (!retry_allowed(P))
+        return 0;
+    uconn holder = {0};
+    holder.tok = u->tok;
+    holder.has_tok = u->has_tok;
+    u->has_tok = 0;
+    u->client = NULL;
+    c->up = NULL;
+    u->busy = 0;
+    fleet_request_done(u, 0);
+    P->inflight--;
+    int avoid = (int)u->b->index;
+    upstream_close(u);
+    c->tries++;
+    P->retries++;
+    c->state = C_READ;
+    forward(c, &holder, avoid);
+    return 1;
+}
+
+/* A backend failed the request: send it again (see retry), or answer 502
+ * or 504, and drop the link. */
 static void upstream_fail(uconn *u, int status)
 {
     proxy *P = u->P;
     if (u->closing)
         return;
     cconn *c = u->client;
+    /* a kept link closed before the answer is most often one the backend
+     * closed while idle: not a sign of a failing backend */
+    int stale = u->reused && status == 502 && u->rstate == R_HEAD && u->in.len == 0;
+    if (u->busy && u->placed == PLACED_SENT && !stale)
+        backend_failed(u->b);
+    if (u->busy && status == 502 && retry(u))
+        return;
     if (u->busy) {
         u->client = NULL;
         upstream_done(u, QC_LIMITER_DROPPED);
@@ -1042,6 +1157,7 @@ static void upstream_feed(uconn *u, const char *p, size_t n, int eof)
             break;
         qc__buf_consume(&u->in, h.head_len); /* interim: not carried */
     }
+    backend_answered(u->b);
     u->keep_resp = h.keep_alive;
     if (u->head_method || h.status == 204 || h.status == 304) {
         u->framing = F_LENGTH; /* no body, whatever the head announces */
@@ -1099,10 +1215,12 @@ static void on_upstream_connect(uv_connect_t *req, int status)
 {
     uconn *u = req->data;
     if (status < 0) {
-        qc__fleet_connect_failed(&u->P->fleet, u->b->index, qc__now());
+        if (!u->b->out) /* out: kept out until a probe succeeds */
+            qc__fleet_connect_failed(&u->P->fleet, u->b->index, qc__now());
         upstream_fail(u, 502);
         return;
     }
+    u->link_up = 1;
     uv_tcp_nodelay(&u->tcp, 1);
     uv_read_start((uv_stream_t *)&u->tcp, alloc_cb, on_upstream_read);
 }
@@ -1116,7 +1234,6 @@ static void on_upstream_connect(uv_connect_t *req, int status)
  * equal to the uconns that hold them. A request whose backend fails to
  * warm up is routed again; one whose deadline passes while it waits is
  * answered 503, like one that waited in the admission queue. */
-enum { PLACED_NONE = 0, PLACED_WAITING, PLACED_SENT };
 
 static void unwait(uconn *u)
 {
@@ -1268,12 +1385,17 @@ static void health_stop(pbackend *b)
         probe_close(b->probe);
 }
 
+static void health_schedule(pbackend *b);
+
 /* WARMING -> ON: the waiting requests go to it, in their order. */
 static void backend_ready(pbackend *b)
 {
     proxy *P = b->P;
     health_stop(b);
     qc__fleet_ready(&P->fleet, b->index, qc__now());
+    b->out = 0;
+    b->fails = 0;
+    health_schedule(b);
     while (b->wait_head) {
         uconn *u = b->wait_head;
         unwait(u);
@@ -1323,13 +1445,74 @@ static void unpark_fail(pbackend *b, const char *why)
     }
 }
 
+/* ---- health ------------------------------------------------------------
+ *
+ * Passive: a backend that fails --max-fails requests in a row (a connect
+ * refused, a link broken before the answer, a timeout) is taken out of
+ * rotation: the routing avoids it while another can take the request
+ * (fleet.h's down_until, held at infinity), and a probe every
+ * --health-interval brings it back at its first success. Active
+ * (--health-check T): every T seconds each ON backend is probed, and a
+ * failed probe counts as a failed request. A probe is a GET of --health
+ * (a 2xx is a success) or, without --health, a TCP connect. A WARMING
+ * backend is probed by the same machinery until its first success. */
+
+/* A request or probe of b failed. */
+static void backend_failed(pbackend *b)
+{
+    proxy *P = b->P;
+    unsigned max = P->o->max_fails;
+    if (b->out || max == 0 || ++b->fails < max ||
+        P->fleet.b[b->index].state != QC_FLEET_ON)
+        return;
+    b->out = 1;
+    b->ejections++;
+    P->fleet.b[b->index].down_until = INFINITY;
+    plog(P, "backend %s out of rotation after %u failures in a row; probed every %g s", b->name,
+         b->fails, P->o->health_interval);
+    health_schedule(b);
+}
+
+/* b answered a request or a probe. */
+static void backend_answered(pbackend *b)
+{
+    b->fails = 0;
+    if (!b->out)
+        return;
+    proxy *P = b->P;
+    b->out = 0;
+    P->fleet.b[b->index].down_until = -INFINITY;
+    plog(P, "backend %s back in rotation", b->name);
+    health_schedule(b);
+}
+
+/* The outcome of probe p; p is closed. */
+static void probe_result(probe *p, int ok)
+{
+    pbackend *b = p->b;
+    int current = b->probe == p;
+    probe_close(p);
+    if (!current)
+        return;
+    qc__fleet_state st = b->P->fleet.b[b->index].state;
+    if (st == QC_FLEET_WARMING) {
+        if (ok)
+            backend_ready(b);
+    } else if (st == QC_FLEET_ON) {
+        if (ok)
+            backend_answered(b);
+        else
+            backend_failed(b);
+    }
+}
+
 static void on_probe_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
     probe *p = s->data;
     if (n == 0)
         return;
     if (n < 0) {
-        probe_close(p);
+        probe_result(p, 0);
         return;
     }
     size_t k = (size_t)n < sizeof p->buf - p->len ? (size_t)n : sizeof p->buf - p->len;
@@ -1338,19 +1521,16 @@ static void on_probe_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     if (p->len < 12)
         return;
     /* "HTTP/1.x NNN": only the status matters */
-    int ok = memcmp(p->buf, "HTTP/1.", 7) == 0 && p->buf[9] == '2';
-    pbackend *b = p->b;
-    int current = b->probe == p;
-    probe_close(p);
-    if (ok && current && b->P->fleet.b[b->index].state == QC_FLEET_WARMING)
-        backend_ready(b);
+    probe_result(p, memcmp(p->buf, "HTTP/1.", 7) == 0 && p->buf[9] == '2');
 }
 
 static void on_probe_connect(uv_connect_t *req, int status)
 {
     probe *p = req->data;
-    if (status < 0 || p->closing) {
-        probe_close(p);
+    if (p->closing)
+        return;
+    if (status < 0 || !p->b->P->o->health) { /* without a path, the connect is the probe */
+        probe_result(p, status >= 0);
         return;
     }
     char get[512];
@@ -1359,25 +1539,29 @@ static void on_probe_connect(uv_connect_t *req, int status)
     if (k <= 0 || (size_t)k >= sizeof get ||
         qc__write_copy((uv_stream_t *)&p->tcp, get, (size_t)k) != 0 ||
         uv_read_start((uv_stream_t *)&p->tcp, alloc_cb, on_probe_read) != 0)
-        probe_close(p);
+        probe_result(p, 0);
 }
 
 static void on_health_tick(uv_timer_t *t)
 {
     pbackend *b = t->data;
     proxy *P = b->P;
-    if (P->fleet.b[b->index].state != QC_FLEET_WARMING) {
+    qc__fleet_state st = P->fleet.b[b->index].state;
+    if (st != QC_FLEET_WARMING && !(st == QC_FLEET_ON && (b->out || P->o->health_check > 0))) {
         health_stop(b);
         return;
     }
-    if (qc__now() - P->fleet.b[b->index].unparked_at > P->o->warmup_timeout) {
+    if (st == QC_FLEET_WARMING &&
+        qc__now() - P->fleet.b[b->index].unparked_at > P->o->warmup_timeout) {
         char why[96];
         snprintf(why, sizeof why, "not healthy after %g s", P->o->warmup_timeout);
         unpark_fail(b, why);
         return;
     }
-    if (b->probe) /* unanswered for a whole interval: try afresh */
-        probe_close(b->probe);
+    if (b->probe) /* unanswered for a whole interval: a failure; try afresh */
+        probe_result(b->probe, 0);
+    if (P->fleet.b[b->index].state != st)
+        return;
     probe *p = calloc(1, sizeof *p);
     if (!p)
         return;
@@ -1389,6 +1573,22 @@ static void on_health_tick(uv_timer_t *t)
     b->probe = p;
     if (uv_tcp_connect(&p->connect, &p->tcp, (struct sockaddr *)&b->addr, on_probe_connect) != 0)
         probe_close(p);
+}
+
+/* The probes of an ON backend: every --health-interval while out of
+ * rotation, else every --health-check seconds (0: none). */
+static void health_schedule(pbackend *b)
+{
+    proxy *P = b->P;
+    if (P->fleet.b[b->index].state != QC_FLEET_ON)
+        return;
+    double every = b->out ? P->o->health_interval : P->o->health_check;
+    if (!(every > 0)) {
+        health_stop(b);
+        return;
+    }
+    uint64_t ms = (uint64_t)llround(every * 1000);
+    uv_timer_start(&b->health, on_health_tick, ms ? ms : 1, ms ? ms : 1);
 }
 
 /* After the unpark command: poll the health path, or be ON at once. */
@@ -1574,12 +1774,21 @@ static void fleet_handle_close(uv_handle_t *h)
         uv_close(h, NULL); /* a backend's health timer */
 }
 
-/* Sends c's request to the backend the fleet's routing chooses. */
-static void forward(cconn *c, uconn *tok_holder)
+/* Sends c's request to the backend the fleet's routing chooses; a retry
+ * (avoid >= 0) to another than backend avoid where there is one, over a
+ * new link. */
+static void forward(cconn *c, uconn *tok_holder, int avoid)
 {
     proxy *P = c->P;
     int unparked = 0;
-    int i = qc__fleet_route(&P->fleet, qc__now(), &unparked);
+    double now = qc__now(), saved = 0;
+    if (avoid >= 0) { /* routed as if avoid had just failed a connect */
+        saved = P->fleet.b[avoid].down_until;
+        P->fleet.b[avoid].down_until = INFINITY;
+    }
+    int i = qc__fleet_route(&P->fleet, now, &unparked);
+    if (avoid >= 0)
+        P->fleet.b[avoid].down_until = saved;
     if (i < 0) { /* nothing on and nothing may be unparked */
         if (tok_holder->has_tok)
             qc_limiter_release(P->lim, &tok_holder->tok, 0, QC_LIMITER_IGNORE);
@@ -1587,9 +1796,10 @@ static void forward(cconn *c, uconn *tok_holder)
         return;
     }
     pbackend *b = &P->backend[i];
-    uconn *u = backend_is_on(b) ? b->idle : NULL;
+    uconn *u = backend_is_on(b) && avoid < 0 ? b->idle : NULL;
     if (u) {
         b->idle = u->next_idle;
+        u->reused = 1;
     } else {
         u = calloc(1, sizeof *u);
         if (!u) {
@@ -1641,7 +1851,8 @@ static int try_admit(cconn *c)
     qc_sfq_start(&P->sfq, c->cls);
     qc_sfq_charge(&P->sfq, c->cls, k->est, w);
     k->admitted++;
-    forward(c, &holder);
+    retry_deposit(P);
+    forward(c, &holder, -1);
     return 1;
 }
 
@@ -1771,6 +1982,8 @@ static int client_next(cconn *c)
     size_t total = (size_t)n;
     c->keep = h.keep_alive;
     c->head_method = qc__http_is_head(c->in.data, &h);
+    c->idem = method_idempotent(c->in.data + h.method.off, h.method.len);
+    c->tries = 0;
     c->t_arrive = qc__now();
     if (c->admin) {
         char target[256];
@@ -1984,6 +2197,9 @@ void qc_proxy_opts_init(qc_proxy_opts *o)
     o->health_interval = 0.1;
     o->cmd_timeout = 10;
     o->warmup_timeout = 30;
+    o->retries = 2;
+    o->retry_budget = 0.2;
+    o->max_fails = 3;
 }
 
 static int listen_on(proxy *P, uv_tcp_t *t, const char *where, const char *port_file,
@@ -2055,6 +2271,13 @@ int qc_proxy_check(const qc_proxy_opts *o, qc_err *err)
     if (!(o->health_interval > 0) || !(o->cmd_timeout > 0) || !(o->warmup_timeout > 0))
         return qc_err_set(err, QC_EINVAL,
                           "health interval, command and warm-up timeouts must be > 0");
+    if (o->retries > 10)
+        return qc_err_set(err, QC_EINVAL, "--retries: %u is more than 10", o->retries);
+    if (!(o->retry_budget >= 0 && o->retry_budget <= 1))
+        return qc_err_set(err, QC_EINVAL, "--retry-budget: %g is not in [0, 1]", o->retry_budget);
+    if (!(o->health_check >= 0) || !isfinite(o->health_check))
+        return qc_err_set(err, QC_EINVAL, "--health-check: %g must be >= 0 (0: none)",
+                          o->health_check);
     qc_limiter_config lc = proxy_limiter_config(o);
     qc_limiter *l;
     if ((rc = qc_limiter_new(&lc, 0, &l, err)) != 0) {
@@ -2075,6 +2298,8 @@ int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     P->o = o;
     P->t0 = qc__now();
+    P->retry_tokens = RETRY_CAP;
+    P->retry_t = P->t0;
     for (unsigned i = 0; i < o->nbackends; i++) {
         if ((rc = qc__addr_parse(o->backend[i], &P->backend[i].addr, err)) != 0) {
             qc_err_prefix(err, "--backend");
@@ -2152,6 +2377,7 @@ int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
     for (unsigned i = 0; i < P->nb; i++) {
         uv_timer_init(P->loop, &P->backend[i].health);
         P->backend[i].health.data = &P->backend[i];
+        health_schedule(&P->backend[i]);
     }
     uv_run(P->loop, UV_RUN_DEFAULT);
     goto out_close;
