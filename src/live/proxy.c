@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "live/http.h"
 #include "live/live.h"
@@ -113,6 +114,7 @@ struct cconn {
     int rpaused;     /* reading stopped: see client_flow */
     int ending;      /* its last answer is written: closes after it */
     int idem;        /* the request's method is idempotent (RFC 9110 9.2.2) */
+    int minor;       /* the request's HTTP/1.minor */
     unsigned tries;  /* times the request was sent again: see retry */
     unsigned cls;
     double t_arrive;
@@ -144,6 +146,7 @@ struct uconn {
     uint64_t left; /* F_LENGTH: body bytes still to come */
     qc__http_chunked ch;
     int busy, closing, handles_open, to_close; /* to_close: body ends at EOF */
+    int reframe; /* a body to the close, sent to the client chunked */
     uconn *next_idle;
     int placed;       /* PLACED_*: waiting at a warming backend, or sent */
     int connected;    /* the link to b is up or being made */
@@ -1066,6 +1069,85 @@ static void stream_out(uconn *u, const char *p, size_t n)
     }
 }
 
+/* Writes body bytes p[0..n) to u's client as one chunk (u->reframe). */
+static void stream_chunk(uconn *u, const char *p, size_t n)
+{
+    if (n == 0)
+        return;
+    char line[24];
+    int k = snprintf(line, sizeof line, "%zx\r\n", n);
+    stream_out(u, line, (size_t)k);
+    stream_out(u, p, n);
+    stream_out(u, "\r\n", 2);
+}
+
+/* 1 when header i of h is hop-by-hop (RFC 9110 7.6.1): Connection,
+ * Keep-Alive, Proxy-*, TE, Upgrade, one the Connection header names, and
+ * (reframing) Transfer-Encoding. Transfer-Encoding and Trailer stay
+ * otherwise: chunked bodies and their trailers are passed through. */
+static int hop_by_hop(const char *buf, const qc__http_head *h, unsigned i, int reframe)
+{
+    const char *n = buf + h->name[i].off;
+    size_t len = h->name[i].len;
+#define IS(s) (len == sizeof s - 1 && strncasecmp(n, s, len) == 0)
+    if (IS("Connection") || IS("Keep-Alive") || IS("TE") || IS("Upgrade") ||
+        (len >= 6 && strncasecmp(n, "Proxy-", 6) == 0) || (reframe && IS("Transfer-Encoding")))
+        return 1;
+#undef IS
+    for (unsigned j = 0; j < h->nhdr; j++) { /* named by a Connection header */
+        if (h->name[j].len != 10 || strncasecmp(buf + h->name[j].off, "Connection", 10) != 0)
+            continue;
+        const char *v = buf + h->value[j].off, *end = v + h->value[j].len;
+        while (v < end) {
+            while (v < end && (*v == ' ' || *v == '\t' || *v == ','))
+                v++;
+            const char *t = v;
+            while (v < end && *v != ',' && *v != ' ' && *v != '\t')
+                v++;
+            if ((size_t)(v - t) == len && strncasecmp(t, n, len) == 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* The head the client gets for response head h in buf: HTTP/1.1, the
+ * backend's status and reason, its headers less the hop-by-hop ones, then
+ * Transfer-Encoding: chunked (reframe) and Connection: close (close).
+ * Returns its length in out (<= size) or 0 when it does not fit. */
+static size_t client_head(const char *buf, const qc__http_head *h, int reframe, int close,
+                          char *out, size_t size)
+{
+    const char *eol = memchr(buf, '\r', h->head_len);
+    if (!eol || eol - buf < 12)
+        return 0;
+    size_t n = 0;
+#define PUT(p, k)                                                                                \
+    do {                                                                                         \
+        if (n + (k) > size)                                                                      \
+            return 0;                                                                            \
+        memcpy(out + n, p, k);                                                                   \
+        n += (k);                                                                                \
+    } while (0)
+    PUT("HTTP/1.1", 8);
+    PUT(buf + 8, (size_t)(eol - buf) - 8 + 2); /* " NNN reason\r\n" */
+    for (unsigned i = 0; i < h->nhdr; i++) {
+        if (hop_by_hop(buf, h, i, reframe))
+            continue;
+        PUT(buf + h->name[i].off, h->name[i].len);
+        PUT(": ", 2);
+        PUT(buf + h->value[i].off, h->value[i].len);
+        PUT("\r\n", 2);
+    }
+    if (reframe)
+        PUT("Transfer-Encoding: chunked\r\n", 28);
+    if (close)
+        PUT("Connection: close\r\n", 19);
+    PUT("\r\n", 2);
+#undef PUT
+    return n;
+}
+
 /* The response on u ended (clean: the link may carry another request). */
 static void response_end(uconn *u, int clean)
 {
@@ -1123,7 +1205,13 @@ static void body_feed(uconn *u, const char *p, size_t n, int eof)
     } else {
         done = eof;
     }
-    stream_out(u, p, take);
+    if (u->reframe) {
+        stream_chunk(u, p, take);
+        if (done)
+            stream_out(u, "0\r\n\r\n", 5);
+    } else {
+        stream_out(u, p, take);
+    }
     if (done) {
         response_end(u, u->keep_resp && take == n && !eof);
         return;
@@ -1135,6 +1223,7 @@ static void body_feed(uconn *u, const char *p, size_t n, int eof)
 /* Bytes p[0..n) of the response on u (eof: the backend closed). */
 static void upstream_feed(uconn *u, const char *p, size_t n, int eof)
 {
+    proxy *P = u->P;
     if (u->rstate == R_BODY) {
         body_feed(u, p, n, eof);
         return;
@@ -1172,13 +1261,33 @@ static void upstream_feed(uconn *u, const char *p, size_t n, int eof)
         u->framing = F_CLOSE; /* the body ends when the backend closes */
         u->keep_resp = 0;
     }
+    /* a body ended by the backend's close cannot end the client's kept
+     * connection: an HTTP/1.1 client gets it chunked, an HTTP/1.0 one the
+     * close */
+    cconn *c = u->client;
+    u->reframe = 0;
+    if (u->framing == F_CLOSE && c) {
+        if (c->minor >= 1)
+            u->reframe = 1;
+        else
+            c->keep = 0;
+    }
+    int close = !c || !c->keep || P->draining;
     u->rstate = R_BODY;
     u->head_sent = 1;
     /* the buffer leaves u: body_feed may end the response and hand u to
      * the next request */
     qc__buf b = u->in;
     memset(&u->in, 0, sizeof u->in);
-    stream_out(u, b.data, h.head_len);
+    char head[QC__HTTP_HEAD_MAX + 128];
+    size_t hn = client_head(b.data, &h, u->reframe, close, head, sizeof head);
+    if (hn == 0) { /* cannot happen: the head was parsed, and grows by 111 at most */
+        qc__buf_free(&b);
+        u->head_sent = 0;
+        upstream_fail(u, 502);
+        return;
+    }
+    stream_out(u, head, hn);
     body_feed(u, b.data + h.head_len, b.len - h.head_len, eof);
     qc__buf_free(&b);
 }
@@ -1981,6 +2090,7 @@ static int client_next(cconn *c)
         return 0;
     size_t total = (size_t)n;
     c->keep = h.keep_alive;
+    c->minor = h.minor;
     c->head_method = qc__http_is_head(c->in.data, &h);
     c->idem = method_idempotent(c->in.data + h.method.off, h.method.len);
     c->tries = 0;
