@@ -209,6 +209,12 @@ static const char proxy_usage[] =
     "  --idle-timeout T     idle client connection (default 60)\n"
     "  --backend-timeout T  backend answer, else 504 (default 30)\n"
     "  --series FILE        CSV of the control loop, one line per interval\n"
+    "  --max-body BYTES     a larger request body gets 413 (default 16777216)\n"
+    "  --max-connections N  client connections beyond N get 503 and are\n"
+    "                       closed (default 0: no cap but the file limit)\n"
+    "  --max-memory BYTES   request bytes buffered over all clients: a client\n"
+    "                       that would grow them past it gets 503 (default\n"
+    "                       268435456; 0: no cap; at least 1 MiB)\n"
     "Backend fleet (power control, docs/live.md):\n"
     "  --route jsq|djsq     jsq: every backend on, fewest in flight (default);\n"
     "                       djsq: delay-JSQ, backends unparked and parked\n"
@@ -444,6 +450,9 @@ static int proxy_print_check(const qc_proxy_opts *o, const char *limiter, int ar
     DEF("retry-budget", json_real(o->retry_budget));
     DEF("max-fails", json_integer(o->max_fails));
     DEF("health-check", json_real(o->health_check));
+    DEF("max-body", json_integer((json_int_t)o->max_body));
+    DEF("max-connections", json_integer(o->max_connections));
+    DEF("max-memory", json_integer((json_int_t)o->max_memory));
 #undef DEF
     qc_err err = {0};
     int rc = qc_json_write(root, NULL, &err);
@@ -505,7 +514,10 @@ int cmd_proxy(int argc, char **argv)
         O_RETRIES,
         O_RBUDGET,
         O_MAXFAILS,
-        O_HCHECK
+        O_HCHECK,
+        O_MAXBODY,
+        O_MAXCONN,
+        O_MAXMEM
     };
     static const struct option longopts[] = {{"listen", required_argument, 0, O_LISTEN},
                                              {"port-file", required_argument, 0, O_PF},
@@ -551,6 +563,9 @@ int cmd_proxy(int argc, char **argv)
                                              {"retry-budget", required_argument, 0, O_RBUDGET},
                                              {"max-fails", required_argument, 0, O_MAXFAILS},
                                              {"health-check", required_argument, 0, O_HCHECK},
+                                             {"max-body", required_argument, 0, O_MAXBODY},
+                                             {"max-connections", required_argument, 0, O_MAXCONN},
+                                             {"max-memory", required_argument, 0, O_MAXMEM},
                                              {"help", no_argument, 0, O_HELP},
                                              {0, 0, 0, 0}};
     qc_proxy_opts o;
@@ -756,6 +771,18 @@ int cmd_proxy(int argc, char **argv)
         case O_HCHECK:
             rc = cli_double("--health-check", optarg, &o.health_check);
             break;
+        case O_MAXBODY:
+            rc = cli_u64("--max-body", optarg, &o.max_body);
+            break;
+        case O_MAXCONN:
+            rc = cli_uint("--max-connections", optarg, &o.max_connections);
+            break;
+        case O_MAXMEM: {
+            uint64_t m;
+            if ((rc = cli_u64("--max-memory", optarg, &m)) == 0)
+                o.max_memory = m > SIZE_MAX ? SIZE_MAX : (size_t)m;
+            break;
+        }
         case O_HELP:
             fputs(proxy_usage, stdout);
             rc = 0;

@@ -157,6 +157,10 @@ typedef struct qc_proxy_opts {
     double retry_budget; /* retries per admitted request, over time, in [0, 1] */
     unsigned max_fails;  /* failures in a row that take a backend out (0: never) */
     double health_check; /* probe ON backends every this many seconds (0: never) */
+    /* bounds (see proxy.c, "reading requests") */
+    uint64_t max_body;        /* a request body larger gets 413 */
+    unsigned max_connections; /* client connections beyond get 503 (0: no cap) */
+    size_t max_memory;        /* request bytes buffered beyond get 503 (0: no cap) */
     /* events worth a line (a failed un/park command), one line each
      * without a newline; NULL: not reported (the counters have them) */
     void (*log)(void *ctx, const char *line);

@@ -45,7 +45,6 @@
 #include "qctl/output.h"
 #include "qctl/sfq.h"
 
-#define BODY_MAX (1u << 24)
 
 typedef struct cconn cconn;
 typedef struct uconn uconn;
@@ -115,6 +114,8 @@ struct cconn {
     int ending;      /* its last answer is written: closes after it */
     int idem;        /* the request's method is idempotent (RFC 9110 9.2.2) */
     int minor;       /* the request's HTTP/1.minor */
+    int continued;   /* 100 Continue sent for the request being read */
+    size_t mem;      /* its buffers' bytes counted in P->mem */
     unsigned tries;  /* times the request was sent again: see retry */
     unsigned cls;
     double t_arrive;
@@ -203,6 +204,9 @@ struct proxy {
     uint64_t bad_requests, errors502, errors504, conns;
     double retry_tokens, retry_t; /* the retry budget: see retry_allowed */
     uint64_t retries, retries_denied;
+    size_t mem;        /* bytes in the clients' request buffers (--max-memory) */
+    unsigned nclients; /* client connections open (--max-connections) */
+    uint64_t refused_conns, refused_mem, too_large;
     double t0;
     FILE *series;
 };
@@ -233,12 +237,22 @@ static void alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 
 /* ---- clients ------------------------------------------------------------ */
 
+/* Accounts c's request buffers in P->mem (--max-memory). */
+static void client_mem(cconn *c)
+{
+    size_t now = c->in.cap + c->req.cap;
+    c->P->mem = c->P->mem - c->mem + now;
+    c->mem = now;
+}
+
 static void client_closed(uv_handle_t *h)
 {
     cconn *c = h->data;
     if (--c->handles_open == 0) {
         qc__buf_free(&c->in);
         qc__buf_free(&c->req);
+        client_mem(c);
+        c->P->nclients -= !c->admin;
         free(c);
     }
 }
@@ -323,10 +337,20 @@ static void client_close_after_write(cconn *c)
 
 static void on_client_timer(uv_timer_t *t);
 
+/* Buffers larger than this are given back once their request is over: a
+ * large body is not kept while its connection idles. */
+#define BUF_KEEP (64u << 10)
+
 static void client_idle(cconn *c)
 {
     c->state = C_READ;
     c->head_timer_on = 0;
+    c->continued = 0;
+    if (c->req.cap > BUF_KEEP)
+        qc__buf_free(&c->req);
+    if (c->in.len == 0 && c->in.cap > BUF_KEEP)
+        qc__buf_free(&c->in);
+    client_mem(c);
     uv_timer_start(&c->timer, on_client_timer, (uint64_t)(c->P->o->idle_timeout * 1000), 0);
 }
 
@@ -657,6 +681,14 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
     OUT("# TYPE qctl_retries_total counter\nqctl_retries_total %llu\n"
         "# TYPE qctl_retries_denied_total counter\nqctl_retries_denied_total %llu\n",
         (unsigned long long)P->retries, (unsigned long long)P->retries_denied);
+    OUT("# TYPE qctl_connections gauge\nqctl_connections %u\n"
+        "# TYPE qctl_buffered_bytes gauge\nqctl_buffered_bytes %zu\n"
+        "# TYPE qctl_refused_connections_total counter\n"
+        "qctl_refused_connections_total{why=\"max-connections\"} %llu\n"
+        "qctl_refused_connections_total{why=\"max-memory\"} %llu\n"
+        "# TYPE qctl_too_large_total counter\nqctl_too_large_total %llu\n",
+        P->nclients, P->mem, (unsigned long long)P->refused_conns,
+        (unsigned long long)P->refused_mem, (unsigned long long)P->too_large);
     OUT("# TYPE qctl_backend_out gauge\n");
     for (unsigned i = 0; i < P->nb; i++)
         OUT("qctl_backend_out{backend=\"%s\"} %d\n", P->backend[i].name, P->backend[i].out);
@@ -2060,6 +2092,29 @@ static void bad_request(cconn *c, const char *why)
     client_reply(c, 400, "Bad Request", NULL, "text/plain", body, (size_t)n);
 }
 
+/* A request over --max-body: 413, and the connection closes (its body is
+ * not read). */
+static void too_large(cconn *c)
+{
+    static const char body[] = "request body over --max-body\n";
+    c->P->too_large++;
+    c->keep = 0;
+    client_reply(c, 413, "Content Too Large", NULL, "text/plain", body, sizeof body - 1);
+}
+
+/* The head of c's request is whole but its body is not: an
+ * "Expect: 100-continue" gets its 100 Continue once (RFC 9110 10.1.1). */
+static void expect_continue(cconn *c, const qc__http_head *h)
+{
+    size_t n;
+    const char *v = qc__http_header(c->in.data, h, "Expect", &n);
+    if (c->continued || !v || n != 12 || strncasecmp(v, "100-continue", 12) != 0 || h->minor < 1)
+        return;
+    c->continued = 1;
+    static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+    client_write(c, cont, sizeof cont - 1);
+}
+
 /* Takes the next whole request out of c->in and carries it; 0 when there
  * is none yet (or c is closing). */
 static int client_next(cconn *c)
@@ -2081,13 +2136,20 @@ static int client_next(cconn *c)
     }
     if (rc == 0)
         return 0;
-    long n = qc__http_message_len(c->in.data, c->in.len, &h, BODY_MAX, &why);
+    if ((h.content_length > 0 && (uint64_t)h.content_length > P->o->max_body) ||
+        (h.chunked && c->in.len - h.head_len > P->o->max_body + P->o->max_body / 8 + 64)) {
+        too_large(c); /* chunked: the body with its framing (an eighth more) */
+        return 0;
+    }
+    long n = qc__http_message_len(c->in.data, c->in.len, &h, P->o->max_body, &why);
     if (n < 0) {
         bad_request(c, why);
         return 0;
     }
-    if (n == 0)
+    if (n == 0) {
+        expect_continue(c, &h);
         return 0;
+    }
     size_t total = (size_t)n;
     c->keep = h.keep_alive;
     c->minor = h.minor;
@@ -2106,11 +2168,18 @@ static int client_next(cconn *c)
     }
     c->cls = class_of(P, c->in.data, &h);
     c->req.len = 0;
-    if (qc__buf_append(&c->req, c->in.data, total) != 0) {
-        client_close(c);
-        return 1;
+    if (total == c->in.len) { /* the request is all there is: no copy */
+        qc__buf t = c->req;
+        c->req = c->in;
+        c->in = t;
+    } else {
+        if (qc__buf_append(&c->req, c->in.data, total) != 0) {
+            client_close(c);
+            return 1;
+        }
+        qc__buf_consume(&c->in, total);
     }
-    qc__buf_consume(&c->in, total);
+    client_mem(c);
     if (P->draining) {
         refuse(c);
         return 1;
@@ -2176,13 +2245,29 @@ static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         client_close(c);
         return;
     }
-    if (n == 0)
+    if (n == 0 || c->ending)
+        return; /* ending: its last answer is out, what follows is dropped */
+    proxy *P = c->P;
+    /* --max-memory: a client with no request carried that would grow the
+     * buffers past the cap is answered 503 and closed (a little is always
+     * read, so that heads get through) */
+    if (P->o->max_memory && c->in.len + (size_t)n > c->in.cap && c->in.len >= 16384 &&
+        P->mem + (size_t)n > P->o->max_memory && c->state == C_READ && !c->up) {
+        static const char body[] = "proxy memory full: retry later\n";
+        P->refused_mem++;
+        c->keep = 0;
+        c->in.len = 0;
+        client_reply(c, 503, "Service Unavailable", "Retry-After: 1\r\n", "text/plain", body,
+                     sizeof body - 1);
         return;
-    if (c->in.len + (size_t)n > BODY_MAX + QC__HTTP_HEAD_MAX ||
+    }
+    if (c->in.len + (size_t)n > P->o->max_body + P->o->max_body / 8 + 2 * QC__HTTP_HEAD_MAX +
+                                    IN_HIGH ||
         qc__buf_append(&c->in, buf->base, (size_t)n) != 0) {
         client_close(c);
         return;
     }
+    client_mem(c);
     client_process(c);
 }
 
@@ -2201,6 +2286,7 @@ static void accept_client(uv_stream_t *server, int status, int admin)
     uv_timer_init(P->loop, &c->timer);
     c->tcp.data = c->timer.data = c;
     c->handles_open = 2;
+    P->nclients += !admin; /* counted back in client_closed */
     if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
         client_close(c);
         return;
@@ -2208,6 +2294,14 @@ static void accept_client(uv_stream_t *server, int status, int admin)
     P->conns++;
     uv_tcp_nodelay(&c->tcp, 1);
     client_idle(c);
+    if (!admin && P->o->max_connections && P->nclients > P->o->max_connections) {
+        static const char body[] = "too many connections: retry later\n";
+        P->refused_conns++;
+        c->keep = 0;
+        client_reply(c, 503, "Service Unavailable", "Retry-After: 1\r\n", "text/plain", body,
+                     sizeof body - 1);
+        return;
+    }
     uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, on_client_read);
 }
 
@@ -2310,6 +2404,8 @@ void qc_proxy_opts_init(qc_proxy_opts *o)
     o->retries = 2;
     o->retry_budget = 0.2;
     o->max_fails = 3;
+    o->max_body = 1u << 24;
+    o->max_memory = (size_t)256 << 20;
 }
 
 static int listen_on(proxy *P, uv_tcp_t *t, const char *where, const char *port_file,
@@ -2385,6 +2481,12 @@ int qc_proxy_check(const qc_proxy_opts *o, qc_err *err)
         return qc_err_set(err, QC_EINVAL, "--retries: %u is more than 10", o->retries);
     if (!(o->retry_budget >= 0 && o->retry_budget <= 1))
         return qc_err_set(err, QC_EINVAL, "--retry-budget: %g is not in [0, 1]", o->retry_budget);
+    if (o->max_body == 0 || o->max_body > ((uint64_t)1 << 40))
+        return qc_err_set(err, QC_EINVAL, "--max-body: %llu is not in [1, 2^40]",
+                          (unsigned long long)o->max_body);
+    if (o->max_memory && o->max_memory < ((size_t)1 << 20))
+        return qc_err_set(err, QC_EINVAL, "--max-memory: %zu is under 1 MiB (0: no cap)",
+                          o->max_memory);
     if (!(o->health_check >= 0) || !isfinite(o->health_check))
         return qc_err_set(err, QC_EINVAL, "--health-check: %g must be >= 0 (0: none)",
                           o->health_check);
