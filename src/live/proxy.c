@@ -218,6 +218,7 @@ static void on_upstream_timer(uv_timer_t *t);
 static void pump_queue(proxy *P);
 static void forward(cconn *c, uconn *u, int avoid);
 static void backend_failed(pbackend *b);
+static void plog(const proxy *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void backend_answered(pbackend *b);
 static void fleet_request_done(uconn *u, int ok);
 static void unwait(uconn *u);
@@ -1268,7 +1269,18 @@ static void upstream_feed(uconn *u, const char *p, size_t n, int eof)
     const char *why;
     for (;;) {
         int rc = qc__http_parse_head(u->in.data, u->in.len, 0, &h, &why);
-        if (rc < 0 || (rc == 0 && eof)) {
+        if (rc < 0) {
+            plog(P, "backend %s: malformed response head (%s): 502", u->b->name, why);
+            upstream_fail(u, 502);
+            return;
+        }
+        if (rc == 0 && eof) {
+            upstream_fail(u, 502);
+            return;
+        }
+        if (h.status == 101) { /* no upgrade was asked for: see request_out */
+            plog(P, "backend %s: 101 Switching Protocols to a request without Upgrade: 502",
+                 u->b->name);
             upstream_fail(u, 502);
             return;
         }
@@ -1311,9 +1323,9 @@ static void upstream_feed(uconn *u, const char *p, size_t n, int eof)
      * the next request */
     qc__buf b = u->in;
     memset(&u->in, 0, sizeof u->in);
-    char head[QC__HTTP_HEAD_MAX + 128];
+    char head[QC__HTTP_HEAD_MAX + 256];
     size_t hn = client_head(b.data, &h, u->reframe, close, head, sizeof head);
-    if (hn == 0) { /* cannot happen: the head was parsed, and grows by 111 at most */
+    if (hn == 0) { /* cannot happen: the head was parsed, and grows by 175 at most */
         qc__buf_free(&b);
         u->head_sent = 0;
         upstream_fail(u, 502);
@@ -2083,13 +2095,111 @@ static unsigned class_of(proxy *P, const char *buf, const qc__http_head *h)
     return best_effort;
 }
 
-static void bad_request(cconn *c, const char *why)
+/* A request qctl will not carry: 400, or the status its reason has
+ * (qc__http_error_status: 414, 431, 501, 505; or a caller's 405), and the
+ * connection closes after it. */
+static void reject_request(cconn *c, int status, const char *why)
 {
+    static const struct {
+        int status;
+        const char *reason;
+    } st[] = {{400, "Bad Request"},
+              {405, "Method Not Allowed"},
+              {414, "URI Too Long"},
+              {431, "Request Header Fields Too Large"},
+              {501, "Not Implemented"},
+              {505, "HTTP Version Not Supported"}};
+    const char *reason = "Bad Request";
+    for (size_t i = 0; i < sizeof st / sizeof *st; i++)
+        if (st[i].status == status)
+            reason = st[i].reason;
     char body[256];
-    int n = snprintf(body, sizeof body, "bad request: %s\n", why);
+    int n = snprintf(body, sizeof body, "%s: %s\n", reason, why);
     c->P->bad_requests++;
     c->keep = 0;
-    client_reply(c, 400, "Bad Request", NULL, "text/plain", body, (size_t)n);
+    client_reply(c, status, reason, status == 405 ? "Allow: GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH\r\n" : NULL,
+                 "text/plain", body, (size_t)n);
+}
+
+static void bad_request(cconn *c, const char *why)
+{
+    reject_request(c, qc__http_error_status(why), why);
+}
+
+/* Requests the proxy refuses to carry though they parse (RFC 9112 3.2,
+ * as nginx answers them): HTTP/1.1 without Host or with two, CONNECT
+ * (405: no tunnels), a target not in origin or absolute form (OPTIONS *:
+ * 400). Returns 1 when c was answered. */
+static int refused_form(cconn *c, const qc__http_head *h)
+{
+    const char *buf = c->in.data;
+    unsigned hosts = 0;
+    for (unsigned i = 0; i < h->nhdr; i++)
+        hosts += h->name[i].len == 4 && strncasecmp(buf + h->name[i].off, "Host", 4) == 0;
+    if (h->minor >= 1 && hosts == 0) {
+        bad_request(c, "HTTP/1.1 request without Host");
+        return 1;
+    }
+    if (hosts > 1) {
+        bad_request(c, "more than one Host");
+        return 1;
+    }
+    if (h->method.len == 7 && memcmp(buf + h->method.off, "CONNECT", 7) == 0) {
+        reject_request(c, 405, "CONNECT is not carried");
+        return 1;
+    }
+    const char *t = buf + h->target.off;
+    if (t[0] != '/' && !(h->target.len > 7 && (strncasecmp(t, "http://", 7) == 0 ||
+                                               strncasecmp(t, "https://", 8) == 0))) {
+        bad_request(c, "request target not in origin or absolute form");
+        return 1;
+    }
+    return 0;
+}
+
+static int hop_by_hop(const char *buf, const qc__http_head *h, unsigned i, int reframe);
+
+/* The request c->in[0..total) whose head is h goes to c->req without its
+ * hop-by-hop headers (an Upgrade among them: the backend never sees an
+ * upgrade, so none is carried out). 0, or -1 out of memory. */
+static int request_out(cconn *c, const qc__http_head *h, size_t total)
+{
+    const char *buf = c->in.data;
+    int hop = 0;
+    for (unsigned i = 0; i < h->nhdr && !hop; i++)
+        hop = hop_by_hop(buf, h, i, 0);
+    c->req.len = 0;
+    if (!hop && total == c->in.len) { /* the request is all there is: no copy */
+        qc__buf t = c->req;
+        c->req = c->in;
+        c->in = t;
+        return 0;
+    }
+    if (!hop) {
+        if (qc__buf_append(&c->req, buf, total) != 0)
+            return -1;
+        qc__buf_consume(&c->in, total);
+        return 0;
+    }
+    const char *eol = memchr(buf, '\n', h->head_len);
+    if (qc__buf_append(&c->req, buf, (size_t)(eol - buf) + 1) != 0)
+        return -1;
+    for (unsigned i = 0; i < h->nhdr; i++) {
+        if (hop_by_hop(buf, h, i, 0))
+            continue;
+        /* a field line as read: name to the end of its value, then CRLF */
+        size_t from = h->name[i].off, to = h->value[i].off + h->value[i].len;
+        if (qc__buf_append(&c->req, buf + from, to - from) != 0 ||
+            qc__buf_append(&c->req, "\r\n", 2) != 0)
+            return -1;
+    }
+    if (c->minor == 0 && c->keep && qc__buf_append(&c->req, "Connection: keep-alive\r\n", 24) != 0)
+        return -1;
+    if (qc__buf_append(&c->req, "\r\n", 2) != 0 ||
+        qc__buf_append(&c->req, buf + h->head_len, total - h->head_len) != 0)
+        return -1;
+    qc__buf_consume(&c->in, total);
+    return 0;
 }
 
 /* A request over --max-body: 413, and the connection closes (its body is
@@ -2166,18 +2276,12 @@ static int client_next(cconn *c)
         admin_request(c, target, tl, post);
         return 1;
     }
+    if (refused_form(c, &h))
+        return 1;
     c->cls = class_of(P, c->in.data, &h);
-    c->req.len = 0;
-    if (total == c->in.len) { /* the request is all there is: no copy */
-        qc__buf t = c->req;
-        c->req = c->in;
-        c->in = t;
-    } else {
-        if (qc__buf_append(&c->req, c->in.data, total) != 0) {
-            client_close(c);
-            return 1;
-        }
-        qc__buf_consume(&c->in, total);
+    if (request_out(c, &h, total) != 0) {
+        client_close(c);
+        return 1;
     }
     client_mem(c);
     if (P->draining) {
