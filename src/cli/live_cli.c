@@ -188,6 +188,11 @@ static const char proxy_usage[] =
     "  --interval T         control interval, seconds (default 0.1)\n"
     "  --queue N            waiting room (default 128)\n"
     "  --queue-timeout T    best-effort wait deadline, seconds (default 1)\n"
+    "  --queue-discipline D codel (default): while the queue stands (its least\n"
+    "                       wait over an interval above --queue-target) the\n"
+    "                       deadline is --queue-target; fifo: always the\n"
+    "                       class's deadline\n"
+    "  --queue-target T     codel's target wait, seconds (default 0.05)\n"
     "  --class-header NAME  header naming a request's class\n"
     "  --class NAME=BOUND   a class and its bound in seconds (repeat; NAME:BOUND\n"
     "                       too): its wait deadline, or under --limiter\n"
@@ -453,6 +458,9 @@ static int proxy_print_check(const qc_proxy_opts *o, const char *limiter, int ar
     DEF("max-body", json_integer((json_int_t)o->max_body));
     DEF("max-connections", json_integer(o->max_connections));
     DEF("max-memory", json_integer((json_int_t)o->max_memory));
+    DEF("queue-discipline",
+        json_string(o->queue_discipline == QC_QUEUE_CODEL ? "codel" : "fifo"));
+    DEF("queue-target", json_real(o->queue_target));
 #undef DEF
     qc_err err = {0};
     int rc = qc_json_write(root, NULL, &err);
@@ -517,7 +525,9 @@ int cmd_proxy(int argc, char **argv)
         O_HCHECK,
         O_MAXBODY,
         O_MAXCONN,
-        O_MAXMEM
+        O_MAXMEM,
+        O_QDISC,
+        O_QTARGET
     };
     static const struct option longopts[] = {{"listen", required_argument, 0, O_LISTEN},
                                              {"port-file", required_argument, 0, O_PF},
@@ -566,6 +576,8 @@ int cmd_proxy(int argc, char **argv)
                                              {"max-body", required_argument, 0, O_MAXBODY},
                                              {"max-connections", required_argument, 0, O_MAXCONN},
                                              {"max-memory", required_argument, 0, O_MAXMEM},
+                                             {"queue-discipline", required_argument, 0, O_QDISC},
+                                             {"queue-target", required_argument, 0, O_QTARGET},
                                              {"help", no_argument, 0, O_HELP},
                                              {0, 0, 0, 0}};
     qc_proxy_opts o;
@@ -783,6 +795,19 @@ int cmd_proxy(int argc, char **argv)
                 o.max_memory = m > SIZE_MAX ? SIZE_MAX : (size_t)m;
             break;
         }
+        case O_QDISC:
+            if (strcmp(optarg, "fifo") == 0)
+                o.queue_discipline = QC_QUEUE_FIFO;
+            else if (strcmp(optarg, "codel") == 0)
+                o.queue_discipline = QC_QUEUE_CODEL;
+            else {
+                cli_error("--queue-discipline: '%s' is not fifo or codel", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_QTARGET:
+            rc = cli_double("--queue-target", optarg, &o.queue_target);
+            break;
         case O_HELP:
             fputs(proxy_usage, stdout);
             rc = 0;

@@ -122,6 +122,8 @@ int qc_replay_run(const qc_replay_opts *o, qc_replay_result *r, qc_err *err);
 #define QC_PROXY_BACKENDS_MAX 64
 #define QC_PROXY_CLASSES_MAX 8
 
+enum { QC_QUEUE_FIFO = 0, QC_QUEUE_CODEL = 1 };
+
 typedef struct qc_proxy_opts {
     const char *listen, *admin; /* HOST:PORT; admin may be NULL */
     const char *port_file, *admin_port_file;
@@ -161,6 +163,8 @@ typedef struct qc_proxy_opts {
     uint64_t max_body;        /* a request body larger gets 413 */
     unsigned max_connections; /* client connections beyond get 503 (0: no cap) */
     size_t max_memory;        /* request bytes buffered beyond get 503 (0: no cap) */
+    int queue_discipline;     /* QC_QUEUE_FIFO or QC_QUEUE_CODEL (see proxy.c) */
+    double queue_target;      /* codel: the wait beyond which the queue is standing */
     /* events worth a line (a failed un/park command), one line each
      * without a newline; NULL: not reported (the counters have them) */
     void (*log)(void *ctx, const char *line);

@@ -205,6 +205,9 @@ struct proxy {
     double retry_tokens, retry_t; /* the retry budget: see retry_allowed */
     uint64_t retries, retries_denied;
     size_t mem;        /* bytes in the clients' request buffers (--max-memory) */
+    double q_min;      /* least wait of a request let in this interval (codel) */
+    int q_standing;    /* the queue stood through the last interval (codel) */
+    uint64_t q_shed;   /* requests refused by the short deadline (codel) */
     unsigned nclients; /* client connections open (--max-connections) */
     uint64_t refused_conns, refused_mem, too_large;
     double t0;
@@ -687,9 +690,12 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
         "# TYPE qctl_refused_connections_total counter\n"
         "qctl_refused_connections_total{why=\"max-connections\"} %llu\n"
         "qctl_refused_connections_total{why=\"max-memory\"} %llu\n"
-        "# TYPE qctl_too_large_total counter\nqctl_too_large_total %llu\n",
+        "# TYPE qctl_too_large_total counter\nqctl_too_large_total %llu\n"
+        "# TYPE qctl_queue_standing gauge\nqctl_queue_standing %d\n"
+        "# TYPE qctl_queue_shed_total counter\nqctl_queue_shed_total %llu\n",
         P->nclients, P->mem, (unsigned long long)P->refused_conns,
-        (unsigned long long)P->refused_mem, (unsigned long long)P->too_large);
+        (unsigned long long)P->refused_mem, (unsigned long long)P->too_large, P->q_standing,
+        (unsigned long long)P->q_shed);
     OUT("# TYPE qctl_backend_out gauge\n");
     for (unsigned i = 0; i < P->nb; i++)
         OUT("qctl_backend_out{backend=\"%s\"} %d\n", P->backend[i].name, P->backend[i].out);
@@ -2038,6 +2044,14 @@ static void pump_queue(proxy *P)
             return;
         unsigned best = (unsigned)pick;
         cconn *c = dequeue(P, best);
+        double waited = qc__now() - c->t_arrive;
+        if (P->q_standing && waited > P->o->queue_target) { /* see codel_tick */
+            P->q_shed++;
+            refuse(c);
+            continue;
+        }
+        if (waited < P->q_min)
+            P->q_min = waited;
         int rc = try_admit(c);
         if (rc < 0) {
             refuse(c);
@@ -2062,9 +2076,47 @@ static void pump_queue(proxy *P)
  * see exceeded, not a cut-off) the common --queue-timeout. */
 static double wait_deadline(proxy *P, unsigned i)
 {
-    if (P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION)
-        return P->o->queue_timeout;
-    return P->cls[i].bound;
+    double d = P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION
+                   ? P->o->queue_timeout
+                   : P->cls[i].bound;
+    if (P->q_standing && P->o->queue_target < d)
+        d = P->o->queue_target;
+    return d;
+}
+
+/* ---- queue discipline (--queue-discipline codel) --------------------------
+ *
+ * A FIFO with a fixed deadline makes every admitted request wait nearly
+ * the whole deadline under sustained overload: the queue stays full and
+ * each request gets in just before its time is up. CoDel's observation
+ * (Nichols and Jacobson, 2012) is that a good queue drains: one whose least
+ * wait over an interval stays above a target is standing, and holding it
+ * only adds delay. So each control interval the least wait of the requests
+ * let in (0 when one got in without waiting; none let in while requests
+ * wait counts as standing) is compared with --queue-target: while the
+ * queue stands, a request's deadline is --queue-target instead of its
+ * class's, and those already waiting longer are refused 503 at once; once
+ * the queue drains, deadlines are the configured ones again. Admitted
+ * requests then wait about --queue-target at most under overload, and a
+ * burst still gets the whole deadline to be absorbed. Not under the
+ * admission limiter: there the waits are what the controller tracks
+ * against each class's bound, and its weights order the queue. */
+static void codel_tick(proxy *P, double now)
+{
+    if (P->o->queue_discipline != QC_QUEUE_CODEL ||
+        (P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION)) {
+        P->q_standing = 0;
+        return;
+    }
+    P->q_standing = P->qlen > 0 && P->q_min > P->o->queue_target;
+    P->q_min = INFINITY;
+    if (!P->q_standing)
+        return;
+    for (unsigned i = 0; i < P->ncls; i++)
+        while (P->cls[i].qhead && now - P->cls[i].qhead->t_arrive > P->o->queue_target) {
+            P->q_shed++;
+            refuse(dequeue(P, i));
+        }
 }
 
 /* A request's class: by the longest --class-prefix its path starts with,
@@ -2290,8 +2342,10 @@ static int client_next(cconn *c)
     }
     int adm = P->qlen ? (P->o->control && qc_limiter_weight(P->lim, c->cls) <= 0 ? -1 : 0)
                       : try_admit(c);
-    if (adm > 0)
+    if (adm > 0) {
+        P->q_min = 0; /* in without waiting: the queue is not standing */
         return 1;
+    }
     if (adm < 0 || P->qlen >= P->o->queue) { /* rejected class, or no room */
         refuse(c);
         return 1;
@@ -2448,6 +2502,7 @@ static void on_control(uv_timer_t *t)
         qc_limiter_tick(P->lim, now);
         pump_queue(P);
     }
+    codel_tick(P, now);
     fleet_tick(P, now);
     if (P->series) {
         qc_limiter_stats st;
@@ -2510,6 +2565,8 @@ void qc_proxy_opts_init(qc_proxy_opts *o)
     o->max_fails = 3;
     o->max_body = 1u << 24;
     o->max_memory = (size_t)256 << 20;
+    o->queue_discipline = QC_QUEUE_CODEL;
+    o->queue_target = 0.05;
 }
 
 static int listen_on(proxy *P, uv_tcp_t *t, const char *where, const char *port_file,
@@ -2591,6 +2648,10 @@ int qc_proxy_check(const qc_proxy_opts *o, qc_err *err)
     if (o->max_memory && o->max_memory < ((size_t)1 << 20))
         return qc_err_set(err, QC_EINVAL, "--max-memory: %zu is under 1 MiB (0: no cap)",
                           o->max_memory);
+    if (o->queue_discipline != QC_QUEUE_FIFO && o->queue_discipline != QC_QUEUE_CODEL)
+        return qc_err_set(err, QC_EINVAL, "--queue-discipline: not fifo or codel");
+    if (!(o->queue_target > 0) || !isfinite(o->queue_target))
+        return qc_err_set(err, QC_EINVAL, "--queue-target: %g must be > 0", o->queue_target);
     if (!(o->health_check >= 0) || !isfinite(o->health_check))
         return qc_err_set(err, QC_EINVAL, "--health-check: %g must be >= 0 (0: none)",
                           o->health_check);
@@ -2616,6 +2677,7 @@ int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
     P->t0 = qc__now();
     P->retry_tokens = RETRY_CAP;
     P->retry_t = P->t0;
+    P->q_min = INFINITY;
     for (unsigned i = 0; i < o->nbackends; i++) {
         if ((rc = qc__addr_parse(o->backend[i], &P->backend[i].addr, err)) != 0) {
             qc_err_prefix(err, "--backend");
