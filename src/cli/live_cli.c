@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cli.h"
 #include "live/config.h"
@@ -176,6 +177,12 @@ static const char proxy_usage[] =
     "                       changes by POST only, GET gets 405)\n"
     "  --admin-port-file F  write the admin port to F\n"
     "  --admin-public       allow --admin on a non-loopback address\n"
+    "  --admin-token-file F state changes need \"Authorization: Bearer TOKEN\",\n"
+    "                       TOKEN the first line of F (16-255 characters;\n"
+    "                       401 otherwise)\n"
+    "  --admin-read-only    the admin port changes nothing (403)\n"
+    "  --drain-timeout T    after SIGTERM/SIGINT, stop anyway after T s\n"
+    "                       (default 30); a second signal stops at once\n"
     "  --backend HOST:PORT  a backend (repeat for more)\n"
     "  --limiter NAME       none, fixed, maxusers (default), aimd, vegas,\n"
     "                       gradient2, envoy, admission (per-class delay\n"
@@ -461,6 +468,7 @@ static int proxy_print_check(const qc_proxy_opts *o, const char *limiter, int ar
     DEF("queue-discipline",
         json_string(o->queue_discipline == QC_QUEUE_CODEL ? "codel" : "fifo"));
     DEF("queue-target", json_real(o->queue_target));
+    DEF("drain-timeout", json_real(o->drain_timeout));
 #undef DEF
     qc_err err = {0};
     int rc = qc_json_write(root, NULL, &err);
@@ -527,7 +535,10 @@ int cmd_proxy(int argc, char **argv)
         O_MAXCONN,
         O_MAXMEM,
         O_QDISC,
-        O_QTARGET
+        O_QTARGET,
+        O_DRAIN,
+        O_ATOKEN,
+        O_AREAD
     };
     static const struct option longopts[] = {{"listen", required_argument, 0, O_LISTEN},
                                              {"port-file", required_argument, 0, O_PF},
@@ -578,6 +589,9 @@ int cmd_proxy(int argc, char **argv)
                                              {"max-memory", required_argument, 0, O_MAXMEM},
                                              {"queue-discipline", required_argument, 0, O_QDISC},
                                              {"queue-target", required_argument, 0, O_QTARGET},
+                                             {"drain-timeout", required_argument, 0, O_DRAIN},
+                                             {"admin-token-file", required_argument, 0, O_ATOKEN},
+                                             {"admin-read-only", no_argument, 0, O_AREAD},
                                              {"help", no_argument, 0, O_HELP},
                                              {0, 0, 0, 0}};
     qc_proxy_opts o;
@@ -808,6 +822,15 @@ int cmd_proxy(int argc, char **argv)
         case O_QTARGET:
             rc = cli_double("--queue-target", optarg, &o.queue_target);
             break;
+        case O_DRAIN:
+            rc = cli_double("--drain-timeout", optarg, &o.drain_timeout);
+            break;
+        case O_ATOKEN:
+            o.admin_token_file = optarg;
+            break;
+        case O_AREAD:
+            o.admin_read_only = 1;
+            break;
         case O_HELP:
             fputs(proxy_usage, stdout);
             rc = 0;
@@ -918,6 +941,12 @@ int cmd_proxy(int argc, char **argv)
         goto out;
     }
     signal(SIGPIPE, SIG_IGN); /* a peer gone mid-response is not fatal */
+    /* a connection is a file: as many as the hard limit allows */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
     int r = qc_proxy_run(&o, &err);
     if (r) {
         cli_error("proxy: %s", err.msg);

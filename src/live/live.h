@@ -165,6 +165,9 @@ typedef struct qc_proxy_opts {
     size_t max_memory;        /* request bytes buffered beyond get 503 (0: no cap) */
     int queue_discipline;     /* QC_QUEUE_FIFO or QC_QUEUE_CODEL (see proxy.c) */
     double queue_target;      /* codel: the wait beyond which the queue is standing */
+    double drain_timeout;     /* after SIGTERM, stop anyway after this many seconds */
+    const char *admin_token_file; /* NULL, or a file whose first line is the admin token */
+    int admin_read_only;          /* the admin port changes nothing (403) */
     /* events worth a line (a failed un/park command), one line each
      * without a newline; NULL: not reported (the counters have them) */
     void (*log)(void *ctx, const char *line);

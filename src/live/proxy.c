@@ -208,6 +208,9 @@ struct proxy {
     double q_min;      /* least wait of a request let in this interval (codel) */
     int q_standing;    /* the queue stood through the last interval (codel) */
     uint64_t q_shed;   /* requests refused by the short deadline (codel) */
+    char token[256];   /* --admin-token-file's token, or empty */
+    double drain_until; /* draining: stop at this time (--drain-timeout) */
+    int stopping;       /* closing everything: see stop_now */
     unsigned nclients; /* client connections open (--max-connections) */
     uint64_t refused_conns, refused_mem, too_large;
     double t0;
@@ -221,6 +224,7 @@ static void on_upstream_timer(uv_timer_t *t);
 static void pump_queue(proxy *P);
 static void forward(cconn *c, uconn *u, int avoid);
 static void backend_failed(pbackend *b);
+static void stop_now(proxy *P, const char *why);
 static void plog(const proxy *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void backend_answered(pbackend *b);
 static void fleet_request_done(uconn *u, int ok);
@@ -834,7 +838,11 @@ static void admin_bound(cconn *c, const char *q)
 /* Answers an admin request. Reads are GET (or HEAD); a change of state
  * (/bound, /reference) only by POST, else 405: a GET can be made by any
  * web page a browser on the host opens, or replayed by a cache. */
-static void admin_request(cconn *c, const char *target, size_t tlen, int post)
+/* A state change on the admin port: POST only (405), none at all under
+ * --admin-read-only (403), and with --admin-token-file only with
+ * "Authorization: Bearer TOKEN" (401). authorized: the request carried
+ * the token (or none is needed). */
+static void admin_request(cconn *c, const char *target, size_t tlen, int post, int authorized)
 {
     proxy *P = c->P;
     int change = (tlen > 7 && memcmp(target, "/bound?", 7) == 0) ||
@@ -842,6 +850,17 @@ static void admin_request(cconn *c, const char *target, size_t tlen, int post)
     if (change && !post) {
         static const char body[] = "method not allowed: use POST to change state\n";
         client_reply(c, 405, "Method Not Allowed", "Allow: POST\r\n", "text/plain", body,
+                     sizeof body - 1);
+        return;
+    }
+    if (change && P->o->admin_read_only) {
+        static const char body[] = "forbidden: the admin port is read-only\n";
+        client_reply(c, 403, "Forbidden", NULL, "text/plain", body, sizeof body - 1);
+        return;
+    }
+    if (change && !authorized) {
+        static const char body[] = "unauthorized: Authorization: Bearer TOKEN required\n";
+        client_reply(c, 401, "Unauthorized", "WWW-Authenticate: Bearer\r\n", "text/plain", body,
                      sizeof body - 1);
         return;
     }
@@ -2277,6 +2296,23 @@ static void expect_continue(cconn *c, const qc__http_head *h)
     client_write(c, cont, sizeof cont - 1);
 }
 
+/* 1 when no admin token is set, or the request carries it as
+ * "Authorization: Bearer TOKEN" (compared in constant time). */
+static int admin_authorized(const proxy *P, const char *buf, const qc__http_head *h)
+{
+    if (!P->token[0])
+        return 1;
+    size_t n;
+    const char *v = qc__http_header(buf, h, "Authorization", &n);
+    size_t tn = strlen(P->token);
+    if (!v || n != 7 + tn || strncasecmp(v, "Bearer ", 7) != 0)
+        return 0;
+    unsigned char d = 0;
+    for (size_t i = 0; i < tn; i++)
+        d |= (unsigned char)(v[7 + i] ^ P->token[i]);
+    return d == 0;
+}
+
 /* Takes the next whole request out of c->in and carries it; 0 when there
  * is none yet (or c is closing). */
 static int client_next(cconn *c)
@@ -2324,8 +2360,9 @@ static int client_next(cconn *c)
         size_t tl = h.target.len < sizeof target ? h.target.len : sizeof target - 1;
         memcpy(target, c->in.data + h.target.off, tl);
         int post = h.method.len == 4 && memcmp(c->in.data + h.method.off, "POST", 4) == 0;
+        int authorized = admin_authorized(P, c->in.data, &h);
         qc__buf_consume(&c->in, total);
-        admin_request(c, target, tl, post);
+        admin_request(c, target, tl, post, authorized);
         return 1;
     }
     if (refused_form(c, &h))
@@ -2520,8 +2557,12 @@ static void on_control(uv_timer_t *t)
                 qc__fleet_count(&P->fleet, QC_FLEET_OFF),
                 qc__fleet_count(&P->fleet, QC_FLEET_PARKING));
     }
-    if (P->draining && P->inflight == 0 && P->qlen == 0)
+    if (P->draining && P->inflight == 0 && P->qlen == 0 && !P->stopping) {
+        P->stopping = 1;
         uv_walk(P->loop, close_walk, P);
+    } else if (P->draining && now >= P->drain_until) {
+        stop_now(P, "drain deadline passed");
+    }
 }
 
 static void drain_queue(proxy *P)
@@ -2530,13 +2571,27 @@ static void drain_queue(proxy *P)
         refuse_class(P, i);
 }
 
+/* Closes every handle: the loop then ends (a second signal, or the
+ * drain deadline). Requests still in flight are cut. */
+static void stop_now(proxy *P, const char *why)
+{
+    if (P->stopping)
+        return;
+    P->stopping = 1;
+    plog(P, "%s: stopping with %u requests in flight", why, P->inflight);
+    uv_walk(P->loop, close_walk, P);
+}
+
 static void on_signal(uv_signal_t *s, int sig)
 {
     (void)sig;
     proxy *P = s->data;
-    if (P->draining)
+    if (P->draining) {
+        stop_now(P, "second signal");
         return;
+    }
     P->draining = 1;
+    P->drain_until = qc__now() + P->o->drain_timeout;
     uv_close((uv_handle_t *)&P->listener, NULL);
     if (P->admin_on)
         uv_close((uv_handle_t *)&P->admin, NULL);
@@ -2567,6 +2622,32 @@ void qc_proxy_opts_init(qc_proxy_opts *o)
     o->max_memory = (size_t)256 << 20;
     o->queue_discipline = QC_QUEUE_CODEL;
     o->queue_target = 0.05;
+    o->drain_timeout = 30;
+}
+
+/* Reads --admin-token-file: its first line, the token (printable ASCII,
+ * 16 to 255 characters). */
+static int read_token(const char *path, char *out, size_t size, qc_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return qc_err_set(err, QC_EIO, "--admin-token-file: %s: cannot read", path);
+    char line[512];
+    int ok = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    size_t n = ok ? strcspn(line, "\r\n") : 0;
+    line[n] = 0;
+    if (n < 16 || n >= size)
+        return qc_err_set(err, QC_EINVAL,
+                          "--admin-token-file: %s:1: the token must be 16 to %zu characters", path,
+                          size - 1);
+    for (size_t i = 0; i < n; i++)
+        if (line[i] <= 0x20 || line[i] >= 0x7f)
+            return qc_err_set(err, QC_EINVAL,
+                              "--admin-token-file: %s:1: a space or control character in the token",
+                              path);
+    memcpy(out, line, n + 1);
+    return 0;
 }
 
 static int listen_on(proxy *P, uv_tcp_t *t, const char *where, const char *port_file,
@@ -2648,6 +2729,11 @@ int qc_proxy_check(const qc_proxy_opts *o, qc_err *err)
     if (o->max_memory && o->max_memory < ((size_t)1 << 20))
         return qc_err_set(err, QC_EINVAL, "--max-memory: %zu is under 1 MiB (0: no cap)",
                           o->max_memory);
+    if (!(o->drain_timeout > 0) || !isfinite(o->drain_timeout))
+        return qc_err_set(err, QC_EINVAL, "--drain-timeout: %g must be > 0", o->drain_timeout);
+    char token[256];
+    if (o->admin_token_file && (rc = read_token(o->admin_token_file, token, sizeof token, err)) != 0)
+        return rc;
     if (o->queue_discipline != QC_QUEUE_FIFO && o->queue_discipline != QC_QUEUE_CODEL)
         return qc_err_set(err, QC_EINVAL, "--queue-discipline: not fifo or codel");
     if (!(o->queue_target > 0) || !isfinite(o->queue_target))
@@ -2678,6 +2764,9 @@ int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
     P->retry_tokens = RETRY_CAP;
     P->retry_t = P->t0;
     P->q_min = INFINITY;
+    if (o->admin_token_file &&
+        (rc = read_token(o->admin_token_file, P->token, sizeof P->token, err)) != 0)
+        goto out;
     for (unsigned i = 0; i < o->nbackends; i++) {
         if ((rc = qc__addr_parse(o->backend[i], &P->backend[i].addr, err)) != 0) {
             qc_err_prefix(err, "--backend");
