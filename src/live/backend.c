@@ -109,8 +109,9 @@ static void respond(bconn *c, int status, const char *reason, const char *body, 
     char head[512];
     size_t n = strlen(body);
     int k = c->b->o->http10 /* close-delimited: the caller closes after it */
-                ? snprintf(head, sizeof head, "HTTP/1.0 %d %s\r\nContent-Type: text/plain\r\n\r\n%s",
-                           status, reason, body)
+                ? snprintf(head, sizeof head,
+                           "HTTP/1.0 %d %s\r\nContent-Type: text/plain\r\n\r\n%s", status, reason,
+                           body)
                 : snprintf(head, sizeof head,
                            "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: "
                            "%zu\r\n%s\r\n%s",

@@ -2188,8 +2188,8 @@ static void reject_request(cconn *c, int status, const char *why)
     int n = snprintf(body, sizeof body, "%s: %s\n", reason, why);
     c->P->bad_requests++;
     c->keep = 0;
-    client_reply(c, status, reason, status == 405 ? "Allow: GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH\r\n" : NULL,
-                 "text/plain", body, (size_t)n);
+    const char *allow = "Allow: GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH\r\n";
+    client_reply(c, status, reason, status == 405 ? allow : NULL, "text/plain", body, (size_t)n);
 }
 
 static void bad_request(cconn *c, const char *why)
@@ -2732,7 +2732,8 @@ int qc_proxy_check(const qc_proxy_opts *o, qc_err *err)
     if (!(o->drain_timeout > 0) || !isfinite(o->drain_timeout))
         return qc_err_set(err, QC_EINVAL, "--drain-timeout: %g must be > 0", o->drain_timeout);
     char token[256];
-    if (o->admin_token_file && (rc = read_token(o->admin_token_file, token, sizeof token, err)) != 0)
+    if (o->admin_token_file &&
+        (rc = read_token(o->admin_token_file, token, sizeof token, err)) != 0)
         return rc;
     if (o->queue_discipline != QC_QUEUE_FIFO && o->queue_discipline != QC_QUEUE_CODEL)
         return qc_err_set(err, QC_EINVAL, "--queue-discipline: not fifo or codel");
