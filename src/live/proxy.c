@@ -29,7 +29,12 @@
  * client's write queue and no bound on their size (see "streaming the
  * response"). A response cut by its backend after its head was sent
  * cannot become a 502: the client's connection is closed instead.
- * Requests are read whole and bounded in size. */
+ * Requests are read whole and bounded in size (--max-body, --max-memory,
+ * --max-connections: see "reading requests"). A request its backend
+ * failed before any answer is sent again within a budget (see
+ * "retries"), and backends that keep failing leave the rotation until a
+ * probe brings them back (see "health"). Under a standing queue the wait
+ * deadlines shrink to --queue-target (see "queue discipline"). */
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
