@@ -26,6 +26,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (split < len && qc__http_parse_head(buf, split, request, &h, &why) < 0 && !why)
         abort();
     int rc = qc__http_parse_head(buf, len, request, &h, &why);
+    if (rc < 0) { /* every reason maps to a status the proxy can send */
+        int st = why ? qc__http_error_status(why) : 0;
+        if (st != 400 && st != 414 && st != 431 && st != 501 && st != 505)
+            abort();
+    }
     if (rc <= 0)
         return 0;
     if ((size_t)rc > len || h.head_len != (size_t)rc)

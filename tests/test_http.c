@@ -88,6 +88,20 @@ static void test_malformed(void **state)
     const char *why = NULL;
     assert_int_equal(parse(big, 1, &h, &why), QC_EPARSE);
     assert_string_equal(why, "header too large");
+    assert_int_equal(qc__http_error_status(why), 431);
+    /* a request line with no end within the bound: 414 */
+    memset(big, 'a', sizeof big - 1);
+    memcpy(big, "GET /", 5);
+    assert_int_equal(parse(big, 1, &h, &why), QC_EPARSE);
+    assert_int_equal(qc__http_error_status(why), 414);
+    /* a bare LF is refused at once, before a blank line */
+    assert_int_equal(parse("GET / HTTP/1.1\nHost: a\n", 1, &h, &why), QC_EPARSE);
+    assert_int_equal(qc__http_error_status(why), 400);
+    assert_int_equal(parse("GET / HTTP/2.0\r\n\r\n", 1, &h, &why), QC_EPARSE);
+    assert_int_equal(qc__http_error_status(why), 505);
+    assert_int_equal(parse("GET / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 1, &h, &why),
+                     QC_EPARSE);
+    assert_int_equal(qc__http_error_status(why), 501);
 }
 
 static void test_chunked(void **state)

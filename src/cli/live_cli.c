@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cli.h"
 #include "app/config.h"
@@ -37,6 +38,10 @@ static const char backend_usage[] =
     "  --body BYTES         answer with a body of BYTES bytes of a fixed\n"
     "                       pattern instead of \"ok\" (any size, not buffered)\n"
     "  --chunked            send that body chunked (1 MiB chunks)\n"
+    "  --keepalive-timeout T  close a kept-alive connection idle T s\n"
+    "                       (default: never)\n"
+    "  --http10             answer HTTP/1.0 without Content-Length, the body\n"
+    "                       ended by closing the connection\n"
     "  --help               this text\n";
 
 int cmd_backend(int argc, char **argv)
@@ -48,6 +53,7 @@ int cmd_backend(int argc, char **argv)
         {"mode", required_argument, 0, O_MODE},     {"seed", required_argument, 0, O_SEED},
         {"help", no_argument, 0, O_HELP},           {"health", required_argument, 0, O_HEALTH},
         {"warmup", required_argument, 0, O_WARMUP}, {"body", required_argument, 0, 300},
+        {"keepalive-timeout", required_argument, 0, 302}, {"http10", no_argument, 0, 303},
         {"chunked", no_argument, 0, 301},           {0, 0, 0, 0}};
     qc_backend_opts o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
     const char *service = "exp:100", *warmup = NULL;
@@ -95,6 +101,16 @@ int cmd_backend(int argc, char **argv)
             break;
         case 301: /* --chunked */
             o.chunked = 1;
+            break;
+        case 302: /* --keepalive-timeout */
+            if ((rc = cli_double("--keepalive-timeout", optarg, &o.keepalive_timeout)) == 0 &&
+                !(o.keepalive_timeout > 0 && isfinite(o.keepalive_timeout))) {
+                cli_error("--keepalive-timeout: %s must be > 0", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case 303: /* --http10 */
+            o.http10 = 1;
             break;
         case O_HELP:
             fputs(backend_usage, stdout);
@@ -167,6 +183,12 @@ static const char proxy_usage[] =
     "                       changes by POST only, GET gets 405)\n"
     "  --admin-port-file F  write the admin port to F\n"
     "  --admin-public       allow --admin on a non-loopback address\n"
+    "  --admin-token-file F state changes need \"Authorization: Bearer TOKEN\",\n"
+    "                       TOKEN the first line of F (16-255 characters;\n"
+    "                       401 otherwise)\n"
+    "  --admin-read-only    the admin port changes nothing (403)\n"
+    "  --drain-timeout T    after SIGTERM/SIGINT, stop anyway after T s\n"
+    "                       (default 30); a second signal stops at once\n"
     "  --backend HOST:PORT  a backend (repeat for more)\n"
     "  --limiter NAME       none, fixed, maxusers (default), aimd, vegas,\n"
     "                       gradient2, envoy, admission (per-class delay\n"
@@ -179,6 +201,11 @@ static const char proxy_usage[] =
     "  --interval T         control interval, seconds (default 0.1)\n"
     "  --queue N            waiting room (default 128)\n"
     "  --queue-timeout T    best-effort wait deadline, seconds (default 1)\n"
+    "  --queue-discipline D codel (default): while the queue stands (its least\n"
+    "                       wait over an interval above --queue-target) the\n"
+    "                       deadline is --queue-target; fifo: always the\n"
+    "                       class's deadline\n"
+    "  --queue-target T     codel's target wait, seconds (default 0.05)\n"
     "  --class-header NAME  header naming a request's class\n"
     "  --class NAME=BOUND   a class and its bound in seconds (repeat; NAME:BOUND\n"
     "                       too): its wait deadline, or under --limiter\n"
@@ -200,6 +227,12 @@ static const char proxy_usage[] =
     "  --idle-timeout T     idle client connection (default 60)\n"
     "  --backend-timeout T  backend answer, else 504 (default 30)\n"
     "  --series FILE        CSV of the control loop, one line per interval\n"
+    "  --max-body BYTES     a larger request body gets 413 (default 16777216)\n"
+    "  --max-connections N  client connections beyond N get 503 and are\n"
+    "                       closed (default 0: no cap but the file limit)\n"
+    "  --max-memory BYTES   request bytes buffered over all clients: a client\n"
+    "                       that would grow them past it gets 503 (default\n"
+    "                       268435456; 0: no cap; at least 1 MiB)\n"
     "Backend fleet (power control, docs/live.md):\n"
     "  --route jsq|djsq     jsq: every backend on, fewest in flight (default);\n"
     "                       djsq: delay-JSQ, backends unparked and parked\n"
@@ -213,9 +246,23 @@ static const char proxy_usage[] =
     "                       {host} and {port} are replaced by its address\n"
     "  --park-cmd CMD       the same, to switch one off\n"
     "  --cmd-timeout T      an un/park command killed after T s (default 10)\n"
-    "  --health PATH        while warming, GET PATH until a 2xx marks it on\n"
-    "  --health-interval T  seconds between health probes (default 0.1)\n"
+    "  --health PATH        while warming, GET PATH until a 2xx marks it on;\n"
+    "                       the probe of --health-check and --max-fails too\n"
+    "  --health-interval T  seconds between health probes of a warming or\n"
+    "                       out-of-rotation backend (default 0.1)\n"
     "  --warmup-timeout T   not healthy after T s: back off (default 30)\n"
+    "Retries and health (docs/live.md):\n"
+    "  --retries N          send a request again at most N times (0-10,\n"
+    "                       default 2) when its backend failed before any\n"
+    "                       answer: a failed connect (any method), or a link\n"
+    "                       closed before the head (idempotent methods only)\n"
+    "  --retry-budget F     retries at most F per admitted request, plus 5\n"
+    "                       a second (0-1, default 0.2)\n"
+    "  --max-fails N        N failures in a row take a backend out of\n"
+    "                       rotation until a probe succeeds (default 3; 0:\n"
+    "                       never)\n"
+    "  --health-check T     probe every on backend every T s (GET --health,\n"
+    "                       else a connect; default 0: none)\n"
     "  --help               this text\n";
 
 static int positive(const char *flag, double v)
@@ -417,6 +464,17 @@ static int proxy_print_check(const qc_proxy_opts *o, const char *limiter, int ar
     DEF("header-timeout", json_real(o->header_timeout));
     DEF("idle-timeout", json_real(o->idle_timeout));
     DEF("backend-timeout", json_real(o->backend_timeout));
+    DEF("retries", json_integer(o->retries));
+    DEF("retry-budget", json_real(o->retry_budget));
+    DEF("max-fails", json_integer(o->max_fails));
+    DEF("health-check", json_real(o->health_check));
+    DEF("max-body", json_integer((json_int_t)o->max_body));
+    DEF("max-connections", json_integer(o->max_connections));
+    DEF("max-memory", json_integer((json_int_t)o->max_memory));
+    DEF("queue-discipline",
+        json_string(o->queue_discipline == QC_QUEUE_CODEL ? "codel" : "fifo"));
+    DEF("queue-target", json_real(o->queue_target));
+    DEF("drain-timeout", json_real(o->drain_timeout));
 #undef DEF
     qc_err err = {0};
     int rc = qc_json_write(root, NULL, &err);
@@ -474,7 +532,19 @@ int cmd_proxy(int argc, char **argv)
         O_CMDT,
         O_HEALTH,
         O_HINT,
-        O_WUT
+        O_WUT,
+        O_RETRIES,
+        O_RBUDGET,
+        O_MAXFAILS,
+        O_HCHECK,
+        O_MAXBODY,
+        O_MAXCONN,
+        O_MAXMEM,
+        O_QDISC,
+        O_QTARGET,
+        O_DRAIN,
+        O_ATOKEN,
+        O_AREAD
     };
     static const struct option longopts[] = {{"listen", required_argument, 0, O_LISTEN},
                                              {"port-file", required_argument, 0, O_PF},
@@ -516,6 +586,18 @@ int cmd_proxy(int argc, char **argv)
                                              {"health", required_argument, 0, O_HEALTH},
                                              {"health-interval", required_argument, 0, O_HINT},
                                              {"warmup-timeout", required_argument, 0, O_WUT},
+                                             {"retries", required_argument, 0, O_RETRIES},
+                                             {"retry-budget", required_argument, 0, O_RBUDGET},
+                                             {"max-fails", required_argument, 0, O_MAXFAILS},
+                                             {"health-check", required_argument, 0, O_HCHECK},
+                                             {"max-body", required_argument, 0, O_MAXBODY},
+                                             {"max-connections", required_argument, 0, O_MAXCONN},
+                                             {"max-memory", required_argument, 0, O_MAXMEM},
+                                             {"queue-discipline", required_argument, 0, O_QDISC},
+                                             {"queue-target", required_argument, 0, O_QTARGET},
+                                             {"drain-timeout", required_argument, 0, O_DRAIN},
+                                             {"admin-token-file", required_argument, 0, O_ATOKEN},
+                                             {"admin-read-only", no_argument, 0, O_AREAD},
                                              {"help", no_argument, 0, O_HELP},
                                              {0, 0, 0, 0}};
     qc_proxy_opts o;
@@ -709,6 +791,52 @@ int cmd_proxy(int argc, char **argv)
             if ((rc = cli_double("--warmup-timeout", optarg, &o.warmup_timeout)) == 0)
                 rc = positive("--warmup-timeout", o.warmup_timeout);
             break;
+        case O_RETRIES:
+            rc = cli_uint("--retries", optarg, &o.retries);
+            break;
+        case O_RBUDGET:
+            rc = cli_double("--retry-budget", optarg, &o.retry_budget);
+            break;
+        case O_MAXFAILS:
+            rc = cli_uint("--max-fails", optarg, &o.max_fails);
+            break;
+        case O_HCHECK:
+            rc = cli_double("--health-check", optarg, &o.health_check);
+            break;
+        case O_MAXBODY:
+            rc = cli_u64("--max-body", optarg, &o.max_body);
+            break;
+        case O_MAXCONN:
+            rc = cli_uint("--max-connections", optarg, &o.max_connections);
+            break;
+        case O_MAXMEM: {
+            uint64_t m;
+            if ((rc = cli_u64("--max-memory", optarg, &m)) == 0)
+                o.max_memory = m > SIZE_MAX ? SIZE_MAX : (size_t)m;
+            break;
+        }
+        case O_QDISC:
+            if (strcmp(optarg, "fifo") == 0)
+                o.queue_discipline = QC_QUEUE_FIFO;
+            else if (strcmp(optarg, "codel") == 0)
+                o.queue_discipline = QC_QUEUE_CODEL;
+            else {
+                cli_error("--queue-discipline: '%s' is not fifo or codel", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_QTARGET:
+            rc = cli_double("--queue-target", optarg, &o.queue_target);
+            break;
+        case O_DRAIN:
+            rc = cli_double("--drain-timeout", optarg, &o.drain_timeout);
+            break;
+        case O_ATOKEN:
+            o.admin_token_file = optarg;
+            break;
+        case O_AREAD:
+            o.admin_read_only = 1;
+            break;
         case O_HELP:
             fputs(proxy_usage, stdout);
             rc = 0;
@@ -819,6 +947,12 @@ int cmd_proxy(int argc, char **argv)
         goto out;
     }
     signal(SIGPIPE, SIG_IGN); /* a peer gone mid-response is not fatal */
+    /* a connection is a file: as many as the hard limit allows */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
     int r = qc_proxy_run(&o, &err);
     if (r) {
         cli_error("proxy: %s", err.msg);

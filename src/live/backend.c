@@ -108,10 +108,14 @@ static void respond(bconn *c, int status, const char *reason, const char *body, 
 {
     char head[512];
     size_t n = strlen(body);
-    int k = snprintf(head, sizeof head,
-                     "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: "
-                     "%zu\r\n%s\r\n%s",
-                     status, reason, n, keep ? "" : "Connection: close\r\n", body);
+    int k = c->b->o->http10 /* close-delimited: the caller closes after it */
+                ? snprintf(head, sizeof head,
+                           "HTTP/1.0 %d %s\r\nContent-Type: text/plain\r\n\r\n%s", status, reason,
+                           body)
+                : snprintf(head, sizeof head,
+                           "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: "
+                           "%zu\r\n%s\r\n%s",
+                           status, reason, n, keep ? "" : "Connection: close\r\n", body);
     if (k > 0 && (size_t)k < sizeof head)
         qc__write_copy((uv_stream_t *)&c->tcp, head, (size_t)k - (c->head_method ? n : 0));
 }
@@ -139,7 +143,12 @@ static void write_static(bconn *c, const void *p, size_t n)
 static void respond_body(bconn *c, uint64_t size, int chunked, int keep)
 {
     char head[256];
-    int k = chunked ? snprintf(head, sizeof head,
+    if (c->b->o->http10)
+        chunked = 0;
+    int k = c->b->o->http10
+                ? snprintf(head, sizeof head,
+                           "HTTP/1.0 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n")
+            : chunked ? snprintf(head, sizeof head,
                                "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
                                "Transfer-Encoding: chunked\r\n%s\r\n",
                                keep ? "" : "Connection: close\r\n")
@@ -180,6 +189,20 @@ static void bad_request(bconn *c, const char *why)
 
 static void start_next(backend *b);
 
+static void on_keepalive_timer(uv_timer_t *t)
+{
+    conn_close(t->data);
+}
+
+/* --keepalive-timeout: an idle kept-alive connection is closed after it
+ * (the timer is the service timer's, free while no request is served). */
+static void keepalive_wait(bconn *c)
+{
+    double t = c->b->o->keepalive_timeout;
+    if (t > 0 && !c->busy && !c->closing && !c->working)
+        uv_timer_start(&c->timer, on_keepalive_timer, (uint64_t)llround(t * 1000), 0);
+}
+
 static void served(bconn *c)
 {
     backend *b = c->b;
@@ -190,10 +213,12 @@ static void served(bconn *c)
             respond_body(c, b->o->body, b->o->chunked, c->keep);
         else
             respond(c, 200, "OK", "ok\n", c->keep);
-        if (c->keep)
+        if (c->keep && !b->o->http10) {
             process(c);
-        else
+            keepalive_wait(c);
+        } else {
             close_after_write(c);
+        }
     }
     start_next(b);
 }
@@ -286,7 +311,7 @@ static int process_one(bconn *c)
             respond(c, 503, "Service Unavailable", "warming up\n", c->keep);
         else
             respond(c, 200, "OK", "ready\n", c->keep);
-        if (!c->keep) {
+        if (!c->keep || c->b->o->http10) {
             close_after_write(c);
             return 0;
         }
@@ -334,11 +359,14 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     }
     if (n == 0)
         return;
+    if (!c->busy)
+        uv_timer_stop(&c->timer); /* the keep-alive wait is over */
     if (qc__buf_append(&c->in, buf->base, (size_t)n) != 0) {
         conn_close(c);
         return;
     }
     process(c);
+    keepalive_wait(c);
 }
 
 static void on_connection(uv_stream_t *server, int status)
@@ -360,6 +388,7 @@ static void on_connection(uv_stream_t *server, int status)
     }
     uv_tcp_nodelay(&c->tcp, 1);
     uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+    keepalive_wait(c);
 }
 
 static void close_walk(uv_handle_t *h, void *arg)

@@ -67,8 +67,13 @@ static int start_line(const char *buf, size_t n, int request, qc__http_head *h, 
         if (i == t || i >= n || buf[i] != ' ')
             return fail(why, "bad target in request line");
         h->target = (qc__http_span){(uint32_t)t, (uint32_t)(i - t)};
-        if (parse_version(buf + i + 1, n - i - 1, &h->minor) != 0)
+        if (parse_version(buf + i + 1, n - i - 1, &h->minor) != 0) {
+            const char *v = buf + i + 1;
+            if (n - i - 1 == 8 && memcmp(v, "HTTP/", 5) == 0 && v[5] >= '0' && v[5] <= '9' &&
+                v[6] == '.' && v[7] >= '0' && v[7] <= '9')
+                return fail(why, QC__HTTP_WHY_VERSION);
             return fail(why, "bad HTTP version in request line");
+        }
         return 0;
     }
     if (n < 12 || parse_version(buf, 8, &h->minor) != 0 || buf[8] != ' ')
@@ -154,7 +159,7 @@ static int field(const char *buf, size_t off, size_t n, qc__http_head *h, int *s
         h->content_length = cl;
     } else if (eq_nocase(p, name_len, "transfer-encoding")) {
         if (*saw_te || !eq_nocase(v, vn, "chunked"))
-            return fail(why, "unsupported Transfer-Encoding");
+            return fail(why, QC__HTTP_WHY_CODING);
         *saw_te = 1;
         h->chunked = 1;
     }
@@ -164,9 +169,17 @@ static int field(const char *buf, size_t off, size_t n, qc__http_head *h, int *s
 int qc__http_parse_head(const char *buf, size_t len, int request, qc__http_head *h,
                         const char **why)
 {
-    size_t end = head_end(buf, len < QC__HTTP_HEAD_MAX ? len : QC__HTTP_HEAD_MAX);
-    if (end == 0)
-        return len >= QC__HTTP_HEAD_MAX ? fail(why, "header too large") : 0;
+    size_t lim = len < QC__HTTP_HEAD_MAX ? len : QC__HTTP_HEAD_MAX;
+    size_t end = head_end(buf, lim);
+    if (end == 0) {
+        /* a bare LF ends no head here: say so now rather than wait */
+        for (size_t i = 0; i < lim; i++)
+            if (buf[i] == '\n' && (i == 0 || buf[i - 1] != '\r'))
+                return fail(why, "line not ended by CRLF");
+        if (len < QC__HTTP_HEAD_MAX)
+            return 0;
+        return fail(why, memchr(buf, '\n', lim) ? QC__HTTP_WHY_HEAD : QC__HTTP_WHY_LINE);
+    }
     memset(h, 0, offsetof(qc__http_head, name));
     h->request = request;
     h->content_length = -1;
@@ -344,4 +357,17 @@ long qc__http_message_len(const char *buf, size_t len, const qc__http_head *h,
 int qc__http_is_head(const char *buf, const qc__http_head *h)
 {
     return h->method.len == 4 && memcmp(buf + h->method.off, "HEAD", 4) == 0;
+}
+
+int qc__http_error_status(const char *why)
+{
+    if (strcmp(why, QC__HTTP_WHY_HEAD) == 0 || strcmp(why, "too many header fields") == 0)
+        return 431;
+    if (strcmp(why, QC__HTTP_WHY_LINE) == 0)
+        return 414;
+    if (strcmp(why, QC__HTTP_WHY_CODING) == 0)
+        return 501;
+    if (strcmp(why, QC__HTTP_WHY_VERSION) == 0)
+        return 505;
+    return 400;
 }

@@ -20,7 +20,13 @@
 #include <stdint.h>
 
 #define QC__HTTP_HEAD_MAX 8192
-#define QC__HTTP_HDR_MAX 64
+#define QC__HTTP_HDR_MAX 128
+
+/* Reasons with a status of their own (qc__http_error_status). */
+#define QC__HTTP_WHY_HEAD "header too large"
+#define QC__HTTP_WHY_LINE "request line too long"
+#define QC__HTTP_WHY_CODING "unsupported Transfer-Encoding"
+#define QC__HTTP_WHY_VERSION "HTTP version not supported"
 
 typedef struct qc__http_span {
     uint32_t off, len; /* into the buffer given to the parser */
@@ -44,6 +50,12 @@ typedef struct qc__http_head {
  * are needed, or QC_EPARSE with *why set to a short static reason. */
 int qc__http_parse_head(const char *buf, size_t len, int request, qc__http_head *h,
                         const char **why);
+
+/* The status that answers a malformed request whose reason is why: 431
+ * (head or header count too large), 414 (request line too long), 501
+ * (a transfer coding other than chunked), 505 (an HTTP version other than
+ * 1.x), else 400 (RFC 9110 15.5, 15.6; RFC 6585 5). */
+int qc__http_error_status(const char *why);
 
 /* The value of header `name` (case-insensitive), or NULL; *n its length. */
 const char *qc__http_header(const char *buf, const qc__http_head *h, const char *name, size_t *n);

@@ -78,6 +78,8 @@ typedef struct qc_backend_opts {
     int has_warmup;
     uint64_t body; /* > 0: answer with a body of this many bytes (a fixed pattern) */
     int chunked;   /* send that body chunked */
+    double keepalive_timeout; /* > 0: close a kept-alive connection idle this long */
+    int http10; /* answer HTTP/1.0, no Content-Length, closing after the body */
 } qc_backend_opts;
 
 /* Runs the backend until SIGTERM/SIGINT. */
@@ -139,6 +141,8 @@ int qc_replay_run(const qc_replay_opts *o, qc_replay_result *r, qc_err *err);
 #define QC_PROXY_BACKENDS_MAX 64
 #define QC_PROXY_CLASSES_MAX 8
 
+enum { QC_QUEUE_FIFO = 0, QC_QUEUE_CODEL = 1 };
+
 typedef struct qc_proxy_opts {
     const char *listen, *admin; /* HOST:PORT; admin may be NULL */
     const char *port_file, *admin_port_file;
@@ -169,6 +173,20 @@ typedef struct qc_proxy_opts {
     double health_interval;            /* seconds between health probes */
     double cmd_timeout;                /* an un/park command killed after this */
     double warmup_timeout;             /* warming this long without health: off */
+    /* retries and health (see proxy.c, "retries" and "health") */
+    unsigned retries;    /* sends again of one request at most (0: none) */
+    double retry_budget; /* retries per admitted request, over time, in [0, 1] */
+    unsigned max_fails;  /* failures in a row that take a backend out (0: never) */
+    double health_check; /* probe ON backends every this many seconds (0: never) */
+    /* bounds (see proxy.c, "reading requests") */
+    uint64_t max_body;        /* a request body larger gets 413 */
+    unsigned max_connections; /* client connections beyond get 503 (0: no cap) */
+    size_t max_memory;        /* request bytes buffered beyond get 503 (0: no cap) */
+    int queue_discipline;     /* QC_QUEUE_FIFO or QC_QUEUE_CODEL (see proxy.c) */
+    double queue_target;      /* codel: the wait beyond which the queue is standing */
+    double drain_timeout;     /* after SIGTERM, stop anyway after this many seconds */
+    const char *admin_token_file; /* NULL, or a file whose first line is the admin token */
+    int admin_read_only;          /* the admin port changes nothing (403) */
     /* events worth a line (a failed un/park command), one line each
      * without a newline; NULL: not reported (the counters have them) */
     void (*log)(void *ctx, const char *line);

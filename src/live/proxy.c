@@ -29,7 +29,12 @@
  * client's write queue and no bound on their size (see "streaming the
  * response"). A response cut by its backend after its head was sent
  * cannot become a 502: the client's connection is closed instead.
- * Requests are read whole and bounded in size. */
+ * Requests are read whole and bounded in size (--max-body, --max-memory,
+ * --max-connections: see "reading requests"). A request its backend
+ * failed before any answer is sent again within a budget (see
+ * "retries"), and backends that keep failing leave the rotation until a
+ * probe brings them back (see "health"). Under a standing queue the wait
+ * deadlines shrink to --queue-target (see "queue discipline"). */
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
@@ -37,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "live/http.h"
 #include "live/live.h"
@@ -44,7 +50,6 @@
 #include "qctl/output.h"
 #include "qctl/sfq.h"
 
-#define BODY_MAX (1u << 24)
 
 typedef struct cconn cconn;
 typedef struct uconn uconn;
@@ -67,7 +72,11 @@ typedef struct pbackend {
     uconn *wait_head, *wait_tail; /* requests waiting for its warm-up */
     fcmd *cmd;                    /* its un/park command running, or NULL */
     probe *probe;                 /* its health probe in flight, or NULL */
-    uv_timer_t health;            /* polls the health path while WARMING */
+    uv_timer_t health;            /* polls the health path while WARMING, probes
+                                     an ON one (out of rotation, or --health-check) */
+    unsigned fails;               /* failures in a row (passive health) */
+    int out;                      /* taken out of rotation: see backend_failed */
+    uint64_t ejections;
 } pbackend;
 
 enum { K_CLIENT = 1, K_UPSTREAM = 2, K_FLEET = 3 };
@@ -108,6 +117,11 @@ struct cconn {
     int processing;  /* client_process's loop is running: see there */
     int rpaused;     /* reading stopped: see client_flow */
     int ending;      /* its last answer is written: closes after it */
+    int idem;        /* the request's method is idempotent (RFC 9110 9.2.2) */
+    int minor;       /* the request's HTTP/1.minor */
+    int continued;   /* 100 Continue sent for the request being read */
+    size_t mem;      /* its buffers' bytes counted in P->mem */
+    unsigned tries;  /* times the request was sent again: see retry */
     unsigned cls;
     double t_arrive;
     uconn *up;
@@ -115,6 +129,8 @@ struct cconn {
 };
 
 enum { C_READ = 0, C_QUEUED, C_UPSTREAM };
+/* uconn.placed: see "backend fleet" */
+enum { PLACED_NONE = 0, PLACED_WAITING, PLACED_SENT };
 
 struct uconn {
     int kind; /* K_UPSTREAM */
@@ -136,9 +152,12 @@ struct uconn {
     uint64_t left; /* F_LENGTH: body bytes still to come */
     qc__http_chunked ch;
     int busy, closing, handles_open, to_close; /* to_close: body ends at EOF */
+    int reframe; /* a body to the close, sent to the client chunked */
     uconn *next_idle;
     int placed;       /* PLACED_*: waiting at a warming backend, or sent */
     int connected;    /* the link to b is up or being made */
+    int link_up;      /* the connect succeeded (a kept link: before) */
+    int reused;       /* the link carried a request before this one */
     uconn *next_wait; /* b's list of requests waiting for its warm-up */
 };
 
@@ -188,6 +207,17 @@ struct proxy {
     unsigned inflight;
     int draining;
     uint64_t bad_requests, errors502, errors504, conns;
+    double retry_tokens, retry_t; /* the retry budget: see retry_allowed */
+    uint64_t retries, retries_denied;
+    size_t mem;        /* bytes in the clients' request buffers (--max-memory) */
+    double q_min;      /* least wait of a request let in this interval (codel) */
+    int q_standing;    /* the queue stood through the last interval (codel) */
+    uint64_t q_shed;   /* requests refused by the short deadline (codel) */
+    char token[256];   /* --admin-token-file's token, or empty */
+    double drain_until; /* draining: stop at this time (--drain-timeout) */
+    int stopping;       /* closing everything: see stop_now */
+    unsigned nclients; /* client connections open (--max-connections) */
+    uint64_t refused_conns, refused_mem, too_large;
     double t0;
     FILE *series;
 };
@@ -197,7 +227,11 @@ static void upstream_resume(uconn *u);
 static void on_upstream_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
 static void on_upstream_timer(uv_timer_t *t);
 static void pump_queue(proxy *P);
-static void forward(cconn *c, uconn *u);
+static void forward(cconn *c, uconn *u, int avoid);
+static void backend_failed(pbackend *b);
+static void stop_now(proxy *P, const char *why);
+static void plog(const proxy *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void backend_answered(pbackend *b);
 static void fleet_request_done(uconn *u, int ok);
 static void unwait(uconn *u);
 static void warmup_deadline(uconn *u);
@@ -216,12 +250,22 @@ static void alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 
 /* ---- clients ------------------------------------------------------------ */
 
+/* Accounts c's request buffers in P->mem (--max-memory). */
+static void client_mem(cconn *c)
+{
+    size_t now = c->in.cap + c->req.cap;
+    c->P->mem = c->P->mem - c->mem + now;
+    c->mem = now;
+}
+
 static void client_closed(uv_handle_t *h)
 {
     cconn *c = h->data;
     if (--c->handles_open == 0) {
         qc__buf_free(&c->in);
         qc__buf_free(&c->req);
+        client_mem(c);
+        c->P->nclients -= !c->admin;
         free(c);
     }
 }
@@ -306,10 +350,20 @@ static void client_close_after_write(cconn *c)
 
 static void on_client_timer(uv_timer_t *t);
 
+/* Buffers larger than this are given back once their request is over: a
+ * large body is not kept while its connection idles. */
+#define BUF_KEEP (64u << 10)
+
 static void client_idle(cconn *c)
 {
     c->state = C_READ;
     c->head_timer_on = 0;
+    c->continued = 0;
+    if (c->req.cap > BUF_KEEP)
+        qc__buf_free(&c->req);
+    if (c->in.len == 0 && c->in.cap > BUF_KEEP)
+        qc__buf_free(&c->in);
+    client_mem(c);
     uv_timer_start(&c->timer, on_client_timer, (uint64_t)(c->P->o->idle_timeout * 1000), 0);
 }
 
@@ -637,6 +691,23 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
             (unsigned long long)st.busy_cycles);
     }
     n += fleet_metrics(P, buf + (n < size ? n : size), n < size ? size - n : 0);
+    OUT("# TYPE qctl_retries_total counter\nqctl_retries_total %llu\n"
+        "# TYPE qctl_retries_denied_total counter\nqctl_retries_denied_total %llu\n",
+        (unsigned long long)P->retries, (unsigned long long)P->retries_denied);
+    OUT("# TYPE qctl_connections gauge\nqctl_connections %u\n"
+        "# TYPE qctl_buffered_bytes gauge\nqctl_buffered_bytes %zu\n"
+        "# TYPE qctl_refused_connections_total counter\n"
+        "qctl_refused_connections_total{why=\"max-connections\"} %llu\n"
+        "qctl_refused_connections_total{why=\"max-memory\"} %llu\n"
+        "# TYPE qctl_too_large_total counter\nqctl_too_large_total %llu\n"
+        "# TYPE qctl_queue_standing gauge\nqctl_queue_standing %d\n"
+        "# TYPE qctl_queue_shed_total counter\nqctl_queue_shed_total %llu\n",
+        P->nclients, P->mem, (unsigned long long)P->refused_conns,
+        (unsigned long long)P->refused_mem, (unsigned long long)P->too_large, P->q_standing,
+        (unsigned long long)P->q_shed);
+    OUT("# TYPE qctl_backend_out gauge\n");
+    for (unsigned i = 0; i < P->nb; i++)
+        OUT("qctl_backend_out{backend=\"%s\"} %d\n", P->backend[i].name, P->backend[i].out);
     OUT("# TYPE qctl_errors_total counter\nqctl_errors_total{kind=\"400\"} %llu\n"
         "qctl_errors_total{kind=\"502\"} %llu\nqctl_errors_total{kind=\"504\"} "
         "%llu\n",
@@ -659,6 +730,10 @@ static char *status_json(proxy *P)
     json_object_set_new(root, "queue", json_integer(P->qlen));
     json_object_set_new(root, "draining", json_boolean(P->draining));
     json_object_set_new(root, "uptime", json_real(qc__now() - P->t0));
+    json_object_set_new(root, "retries", json_integer((json_int_t)P->retries));
+    json_object_set_new(root, "retries_denied", json_integer((json_int_t)P->retries_denied));
+    json_object_set_new(root, "errors502", json_integer((json_int_t)P->errors502));
+    json_object_set_new(root, "errors504", json_integer((json_int_t)P->errors504));
     json_t *cl = json_array();
     for (unsigned i = 0; i < P->ncls; i++) {
         json_t *o = json_object();
@@ -693,6 +768,8 @@ static char *status_json(proxy *P)
         json_object_set_new(o, "answered", json_integer((json_int_t)fb->answered));
         json_object_set_new(o, "failed", json_integer((json_int_t)fb->failed));
         json_object_set_new(o, "unparks", json_integer((json_int_t)fb->unparks));
+        json_object_set_new(o, "out", json_boolean(P->backend[i].out));
+        json_object_set_new(o, "ejections", json_integer((json_int_t)P->backend[i].ejections));
         double t[QC_FLEET_NSTATES];
         qc__fleet_times(&P->fleet, i, qc__now(), t);
         json_t *sec = json_object();
@@ -766,7 +843,11 @@ static void admin_bound(cconn *c, const char *q)
 /* Answers an admin request. Reads are GET (or HEAD); a change of state
  * (/bound, /reference) only by POST, else 405: a GET can be made by any
  * web page a browser on the host opens, or replayed by a cache. */
-static void admin_request(cconn *c, const char *target, size_t tlen, int post)
+/* A state change on the admin port: POST only (405), none at all under
+ * --admin-read-only (403), and with --admin-token-file only with
+ * "Authorization: Bearer TOKEN" (401). authorized: the request carried
+ * the token (or none is needed). */
+static void admin_request(cconn *c, const char *target, size_t tlen, int post, int authorized)
 {
     proxy *P = c->P;
     int change = (tlen > 7 && memcmp(target, "/bound?", 7) == 0) ||
@@ -774,6 +855,17 @@ static void admin_request(cconn *c, const char *target, size_t tlen, int post)
     if (change && !post) {
         static const char body[] = "method not allowed: use POST to change state\n";
         client_reply(c, 405, "Method Not Allowed", "Allow: POST\r\n", "text/plain", body,
+                     sizeof body - 1);
+        return;
+    }
+    if (change && P->o->admin_read_only) {
+        static const char body[] = "forbidden: the admin port is read-only\n";
+        client_reply(c, 403, "Forbidden", NULL, "text/plain", body, sizeof body - 1);
+        return;
+    }
+    if (change && !authorized) {
+        static const char body[] = "unauthorized: Authorization: Bearer TOKEN required\n";
+        client_reply(c, 401, "Unauthorized", "WWW-Authenticate: Bearer\r\n", "text/plain", body,
                      sizeof body - 1);
         return;
     }
@@ -885,13 +977,102 @@ static void upstream_done(uconn *u, int outcome)
     pump_queue(P);
 }
 
-/* A backend failed the request: answer 502 or 504 and drop the link. */
+/* ---- retries ------------------------------------------------------------
+ *
+ * A request is sent again when its backend failed it before the first
+ * byte of an answer: the connect failed (nothing was sent: any method),
+ * or the link closed or broke before the response head (the backend may
+ * have acted on it: idempotent methods only, RFC 9110 9.2.2; a kept-alive
+ * link its backend closed while idle is the common case). It goes to
+ * another backend where there is one, over a new link, at most --retries
+ * times. Timeouts are not retried (the backend may still be working: a
+ * retry would double the load it is failing under) and a malformed answer
+ * is not either.
+ *
+ * Retries are paid from a budget, so that a failing fleet does not get
+ * more load from them: each admitted request deposits --retry-budget
+ * tokens (0.2: retries at most a fifth of the requests), RETRY_FLOOR
+ * tokens a second come whatever the traffic (a quiet proxy may still
+ * retry), the bank holds at most RETRY_CAP, and a retry takes one token.
+ * A retry keeps its request's slot: the limiter sees one request. */
+#define RETRY_FLOOR 5.0
+#define RETRY_CAP 20.0
+
+static void retry_deposit(proxy *P)
+{
+    P->retry_tokens += P->o->retry_budget;
+    if (P->retry_tokens > RETRY_CAP)
+        P->retry_tokens = RETRY_CAP;
+}
+
+static int retry_allowed(proxy *P)
+{
+    double now = qc__now();
+    P->retry_tokens += RETRY_FLOOR * (now - P->retry_t);
+    P->retry_t = now;
+    if (P->retry_tokens > RETRY_CAP)
+        P->retry_tokens = RETRY_CAP;
+    if (P->retry_tokens < 1) {
+        P->retries_denied++;
+        return 0;
+    }
+    P->retry_tokens -= 1;
+    return 1;
+}
+
+static int method_idempotent(const char *m, size_t n)
+{
+    static const char *const idem[] = {"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"};
+    for (size_t i = 0; i < sizeof idem / sizeof *idem; i++)
+        if (strlen(idem[i]) == n && memcmp(m, idem[i], n) == 0)
+            return 1;
+    return 0;
+}
+
+/* u's backend failed its request with nothing answered: sends it again
+ * (1) or leaves u as it is (0: not retryable, or no budget). */
+static int retry(uconn *u)
+{
+    proxy *P = u->P;
+    cconn *c = u->client;
+    if (!c || c->closing || u->placed != PLACED_SENT || u->rstate != R_HEAD || u->in.len ||
+        u->head_sent || c->tries >= P->o->retries || !(c->idem || !u->link_up) || P->draining)
+        return 0;
+    if (!retry_allowed(P))
+        return 0;
+    uconn holder = {0};
+    holder.tok = u->tok;
+    holder.has_tok = u->has_tok;
+    u->has_tok = 0;
+    u->client = NULL;
+    c->up = NULL;
+    u->busy = 0;
+    fleet_request_done(u, 0);
+    P->inflight--;
+    int avoid = (int)u->b->index;
+    upstream_close(u);
+    c->tries++;
+    P->retries++;
+    c->state = C_READ;
+    forward(c, &holder, avoid);
+    return 1;
+}
+
+/* A backend failed the request: send it again (see retry), or answer 502
+ * or 504, and drop the link. */
 static void upstream_fail(uconn *u, int status)
 {
     proxy *P = u->P;
     if (u->closing)
         return;
     cconn *c = u->client;
+    /* a kept link closed before the answer is most often one the backend
+     * closed while idle: not a sign of a failing backend */
+    int stale = u->reused && status == 502 && u->rstate == R_HEAD && u->in.len == 0;
+    if (u->busy && u->placed == PLACED_SENT && !stale)
+        backend_failed(u->b);
+    if (u->busy && status == 502 && retry(u))
+        return;
     if (u->busy) {
         u->client = NULL;
         upstream_done(u, QC_LIMITER_DROPPED);
@@ -957,6 +1138,85 @@ static void stream_out(uconn *u, const char *p, size_t n)
     }
 }
 
+/* Writes body bytes p[0..n) to u's client as one chunk (u->reframe). */
+static void stream_chunk(uconn *u, const char *p, size_t n)
+{
+    if (n == 0)
+        return;
+    char line[24];
+    int k = snprintf(line, sizeof line, "%zx\r\n", n);
+    stream_out(u, line, (size_t)k);
+    stream_out(u, p, n);
+    stream_out(u, "\r\n", 2);
+}
+
+/* 1 when header i of h is hop-by-hop (RFC 9110 7.6.1): Connection,
+ * Keep-Alive, Proxy-*, TE, Upgrade, one the Connection header names, and
+ * (reframing) Transfer-Encoding. Transfer-Encoding and Trailer stay
+ * otherwise: chunked bodies and their trailers are passed through. */
+static int hop_by_hop(const char *buf, const qc__http_head *h, unsigned i, int reframe)
+{
+    const char *n = buf + h->name[i].off;
+    size_t len = h->name[i].len;
+#define IS(s) (len == sizeof s - 1 && strncasecmp(n, s, len) == 0)
+    if (IS("Connection") || IS("Keep-Alive") || IS("TE") || IS("Upgrade") ||
+        (len >= 6 && strncasecmp(n, "Proxy-", 6) == 0) || (reframe && IS("Transfer-Encoding")))
+        return 1;
+#undef IS
+    for (unsigned j = 0; j < h->nhdr; j++) { /* named by a Connection header */
+        if (h->name[j].len != 10 || strncasecmp(buf + h->name[j].off, "Connection", 10) != 0)
+            continue;
+        const char *v = buf + h->value[j].off, *end = v + h->value[j].len;
+        while (v < end) {
+            while (v < end && (*v == ' ' || *v == '\t' || *v == ','))
+                v++;
+            const char *t = v;
+            while (v < end && *v != ',' && *v != ' ' && *v != '\t')
+                v++;
+            if ((size_t)(v - t) == len && strncasecmp(t, n, len) == 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* The head the client gets for response head h in buf: HTTP/1.1, the
+ * backend's status and reason, its headers less the hop-by-hop ones, then
+ * Transfer-Encoding: chunked (reframe) and Connection: close (close).
+ * Returns its length in out (<= size) or 0 when it does not fit. */
+static size_t client_head(const char *buf, const qc__http_head *h, int reframe, int close,
+                          char *out, size_t size)
+{
+    const char *eol = memchr(buf, '\r', h->head_len);
+    if (!eol || eol - buf < 12)
+        return 0;
+    size_t n = 0;
+#define PUT(p, k)                                                                                \
+    do {                                                                                         \
+        if (n + (k) > size)                                                                      \
+            return 0;                                                                            \
+        memcpy(out + n, p, k);                                                                   \
+        n += (k);                                                                                \
+    } while (0)
+    PUT("HTTP/1.1", 8);
+    PUT(buf + 8, (size_t)(eol - buf) - 8 + 2); /* " NNN reason\r\n" */
+    for (unsigned i = 0; i < h->nhdr; i++) {
+        if (hop_by_hop(buf, h, i, reframe))
+            continue;
+        PUT(buf + h->name[i].off, h->name[i].len);
+        PUT(": ", 2);
+        PUT(buf + h->value[i].off, h->value[i].len);
+        PUT("\r\n", 2);
+    }
+    if (reframe)
+        PUT("Transfer-Encoding: chunked\r\n", 28);
+    if (close)
+        PUT("Connection: close\r\n", 19);
+    PUT("\r\n", 2);
+#undef PUT
+    return n;
+}
+
 /* The response on u ended (clean: the link may carry another request). */
 static void response_end(uconn *u, int clean)
 {
@@ -1014,7 +1274,13 @@ static void body_feed(uconn *u, const char *p, size_t n, int eof)
     } else {
         done = eof;
     }
-    stream_out(u, p, take);
+    if (u->reframe) {
+        stream_chunk(u, p, take);
+        if (done)
+            stream_out(u, "0\r\n\r\n", 5);
+    } else {
+        stream_out(u, p, take);
+    }
     if (done) {
         response_end(u, u->keep_resp && take == n && !eof);
         return;
@@ -1026,6 +1292,7 @@ static void body_feed(uconn *u, const char *p, size_t n, int eof)
 /* Bytes p[0..n) of the response on u (eof: the backend closed). */
 static void upstream_feed(uconn *u, const char *p, size_t n, int eof)
 {
+    proxy *P = u->P;
     if (u->rstate == R_BODY) {
         body_feed(u, p, n, eof);
         return;
@@ -1038,7 +1305,18 @@ static void upstream_feed(uconn *u, const char *p, size_t n, int eof)
     const char *why;
     for (;;) {
         int rc = qc__http_parse_head(u->in.data, u->in.len, 0, &h, &why);
-        if (rc < 0 || (rc == 0 && eof)) {
+        if (rc < 0) {
+            plog(P, "backend %s: malformed response head (%s): 502", u->b->name, why);
+            upstream_fail(u, 502);
+            return;
+        }
+        if (rc == 0 && eof) {
+            upstream_fail(u, 502);
+            return;
+        }
+        if (h.status == 101) { /* no upgrade was asked for: see request_out */
+            plog(P, "backend %s: 101 Switching Protocols to a request without Upgrade: 502",
+                 u->b->name);
             upstream_fail(u, 502);
             return;
         }
@@ -1048,6 +1326,7 @@ static void upstream_feed(uconn *u, const char *p, size_t n, int eof)
             break;
         qc__buf_consume(&u->in, h.head_len); /* interim: not carried */
     }
+    backend_answered(u->b);
     u->keep_resp = h.keep_alive;
     if (u->head_method || h.status == 204 || h.status == 304) {
         u->framing = F_LENGTH; /* no body, whatever the head announces */
@@ -1062,13 +1341,33 @@ static void upstream_feed(uconn *u, const char *p, size_t n, int eof)
         u->framing = F_CLOSE; /* the body ends when the backend closes */
         u->keep_resp = 0;
     }
+    /* a body ended by the backend's close cannot end the client's kept
+     * connection: an HTTP/1.1 client gets it chunked, an HTTP/1.0 one the
+     * close */
+    cconn *c = u->client;
+    u->reframe = 0;
+    if (u->framing == F_CLOSE && c) {
+        if (c->minor >= 1)
+            u->reframe = 1;
+        else
+            c->keep = 0;
+    }
+    int close = !c || !c->keep || P->draining;
     u->rstate = R_BODY;
     u->head_sent = 1;
     /* the buffer leaves u: body_feed may end the response and hand u to
      * the next request */
     qc__buf b = u->in;
     memset(&u->in, 0, sizeof u->in);
-    stream_out(u, b.data, h.head_len);
+    char head[QC__HTTP_HEAD_MAX + 256];
+    size_t hn = client_head(b.data, &h, u->reframe, close, head, sizeof head);
+    if (hn == 0) { /* cannot happen: the head was parsed, and grows by 175 at most */
+        qc__buf_free(&b);
+        u->head_sent = 0;
+        upstream_fail(u, 502);
+        return;
+    }
+    stream_out(u, head, hn);
     body_feed(u, b.data + h.head_len, b.len - h.head_len, eof);
     qc__buf_free(&b);
 }
@@ -1105,10 +1404,12 @@ static void on_upstream_connect(uv_connect_t *req, int status)
 {
     uconn *u = req->data;
     if (status < 0) {
-        qc__fleet_connect_failed(&u->P->fleet, u->b->index, qc__now());
+        if (!u->b->out) /* out: kept out until a probe succeeds */
+            qc__fleet_connect_failed(&u->P->fleet, u->b->index, qc__now());
         upstream_fail(u, 502);
         return;
     }
+    u->link_up = 1;
     uv_tcp_nodelay(&u->tcp, 1);
     uv_read_start((uv_stream_t *)&u->tcp, alloc_cb, on_upstream_read);
 }
@@ -1122,7 +1423,6 @@ static void on_upstream_connect(uv_connect_t *req, int status)
  * equal to the uconns that hold them. A request whose backend fails to
  * warm up is routed again; one whose deadline passes while it waits is
  * answered 503, like one that waited in the admission queue. */
-enum { PLACED_NONE = 0, PLACED_WAITING, PLACED_SENT };
 
 static void unwait(uconn *u)
 {
@@ -1274,12 +1574,17 @@ static void health_stop(pbackend *b)
         probe_close(b->probe);
 }
 
+static void health_schedule(pbackend *b);
+
 /* WARMING -> ON: the waiting requests go to it, in their order. */
 static void backend_ready(pbackend *b)
 {
     proxy *P = b->P;
     health_stop(b);
     qc__fleet_ready(&P->fleet, b->index, qc__now());
+    b->out = 0;
+    b->fails = 0;
+    health_schedule(b);
     while (b->wait_head) {
         uconn *u = b->wait_head;
         unwait(u);
@@ -1329,13 +1634,74 @@ static void unpark_fail(pbackend *b, const char *why)
     }
 }
 
+/* ---- health ------------------------------------------------------------
+ *
+ * Passive: a backend that fails --max-fails requests in a row (a connect
+ * refused, a link broken before the answer, a timeout) is taken out of
+ * rotation: the routing avoids it while another can take the request
+ * (fleet.h's down_until, held at infinity), and a probe every
+ * --health-interval brings it back at its first success. Active
+ * (--health-check T): every T seconds each ON backend is probed, and a
+ * failed probe counts as a failed request. A probe is a GET of --health
+ * (a 2xx is a success) or, without --health, a TCP connect. A WARMING
+ * backend is probed by the same machinery until its first success. */
+
+/* A request or probe of b failed. */
+static void backend_failed(pbackend *b)
+{
+    proxy *P = b->P;
+    unsigned max = P->o->max_fails;
+    if (b->out || max == 0 || ++b->fails < max ||
+        P->fleet.b[b->index].state != QC_FLEET_ON)
+        return;
+    b->out = 1;
+    b->ejections++;
+    P->fleet.b[b->index].down_until = INFINITY;
+    plog(P, "backend %s out of rotation after %u failures in a row; probed every %g s", b->name,
+         b->fails, P->o->health_interval);
+    health_schedule(b);
+}
+
+/* b answered a request or a probe. */
+static void backend_answered(pbackend *b)
+{
+    b->fails = 0;
+    if (!b->out)
+        return;
+    proxy *P = b->P;
+    b->out = 0;
+    P->fleet.b[b->index].down_until = -INFINITY;
+    plog(P, "backend %s back in rotation", b->name);
+    health_schedule(b);
+}
+
+/* The outcome of probe p; p is closed. */
+static void probe_result(probe *p, int ok)
+{
+    pbackend *b = p->b;
+    int current = b->probe == p;
+    probe_close(p);
+    if (!current)
+        return;
+    qc__fleet_state st = b->P->fleet.b[b->index].state;
+    if (st == QC_FLEET_WARMING) {
+        if (ok)
+            backend_ready(b);
+    } else if (st == QC_FLEET_ON) {
+        if (ok)
+            backend_answered(b);
+        else
+            backend_failed(b);
+    }
+}
+
 static void on_probe_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
     probe *p = s->data;
     if (n == 0)
         return;
     if (n < 0) {
-        probe_close(p);
+        probe_result(p, 0);
         return;
     }
     size_t k = (size_t)n < sizeof p->buf - p->len ? (size_t)n : sizeof p->buf - p->len;
@@ -1344,19 +1710,16 @@ static void on_probe_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     if (p->len < 12)
         return;
     /* "HTTP/1.x NNN": only the status matters */
-    int ok = memcmp(p->buf, "HTTP/1.", 7) == 0 && p->buf[9] == '2';
-    pbackend *b = p->b;
-    int current = b->probe == p;
-    probe_close(p);
-    if (ok && current && b->P->fleet.b[b->index].state == QC_FLEET_WARMING)
-        backend_ready(b);
+    probe_result(p, memcmp(p->buf, "HTTP/1.", 7) == 0 && p->buf[9] == '2');
 }
 
 static void on_probe_connect(uv_connect_t *req, int status)
 {
     probe *p = req->data;
-    if (status < 0 || p->closing) {
-        probe_close(p);
+    if (p->closing)
+        return;
+    if (status < 0 || !p->b->P->o->health) { /* without a path, the connect is the probe */
+        probe_result(p, status >= 0);
         return;
     }
     char get[512];
@@ -1365,25 +1728,29 @@ static void on_probe_connect(uv_connect_t *req, int status)
     if (k <= 0 || (size_t)k >= sizeof get ||
         qc__write_copy((uv_stream_t *)&p->tcp, get, (size_t)k) != 0 ||
         uv_read_start((uv_stream_t *)&p->tcp, alloc_cb, on_probe_read) != 0)
-        probe_close(p);
+        probe_result(p, 0);
 }
 
 static void on_health_tick(uv_timer_t *t)
 {
     pbackend *b = t->data;
     proxy *P = b->P;
-    if (P->fleet.b[b->index].state != QC_FLEET_WARMING) {
+    qc__fleet_state st = P->fleet.b[b->index].state;
+    if (st != QC_FLEET_WARMING && !(st == QC_FLEET_ON && (b->out || P->o->health_check > 0))) {
         health_stop(b);
         return;
     }
-    if (qc__now() - P->fleet.b[b->index].unparked_at > P->o->warmup_timeout) {
+    if (st == QC_FLEET_WARMING &&
+        qc__now() - P->fleet.b[b->index].unparked_at > P->o->warmup_timeout) {
         char why[96];
         snprintf(why, sizeof why, "not healthy after %g s", P->o->warmup_timeout);
         unpark_fail(b, why);
         return;
     }
-    if (b->probe) /* unanswered for a whole interval: try afresh */
-        probe_close(b->probe);
+    if (b->probe) /* unanswered for a whole interval: a failure; try afresh */
+        probe_result(b->probe, 0);
+    if (P->fleet.b[b->index].state != st)
+        return;
     probe *p = calloc(1, sizeof *p);
     if (!p)
         return;
@@ -1395,6 +1762,22 @@ static void on_health_tick(uv_timer_t *t)
     b->probe = p;
     if (uv_tcp_connect(&p->connect, &p->tcp, (struct sockaddr *)&b->addr, on_probe_connect) != 0)
         probe_close(p);
+}
+
+/* The probes of an ON backend: every --health-interval while out of
+ * rotation, else every --health-check seconds (0: none). */
+static void health_schedule(pbackend *b)
+{
+    proxy *P = b->P;
+    if (P->fleet.b[b->index].state != QC_FLEET_ON)
+        return;
+    double every = b->out ? P->o->health_interval : P->o->health_check;
+    if (!(every > 0)) {
+        health_stop(b);
+        return;
+    }
+    uint64_t ms = (uint64_t)llround(every * 1000);
+    uv_timer_start(&b->health, on_health_tick, ms ? ms : 1, ms ? ms : 1);
 }
 
 /* After the unpark command: poll the health path, or be ON at once. */
@@ -1580,12 +1963,21 @@ static void fleet_handle_close(uv_handle_t *h)
         uv_close(h, NULL); /* a backend's health timer */
 }
 
-/* Sends c's request to the backend the fleet's routing chooses. */
-static void forward(cconn *c, uconn *tok_holder)
+/* Sends c's request to the backend the fleet's routing chooses; a retry
+ * (avoid >= 0) to another than backend avoid where there is one, over a
+ * new link. */
+static void forward(cconn *c, uconn *tok_holder, int avoid)
 {
     proxy *P = c->P;
     int unparked = 0;
-    int i = qc__fleet_route(&P->fleet, qc__now(), &unparked);
+    double now = qc__now(), saved = 0;
+    if (avoid >= 0) { /* routed as if avoid had just failed a connect */
+        saved = P->fleet.b[avoid].down_until;
+        P->fleet.b[avoid].down_until = INFINITY;
+    }
+    int i = qc__fleet_route(&P->fleet, now, &unparked);
+    if (avoid >= 0)
+        P->fleet.b[avoid].down_until = saved;
     if (i < 0) { /* nothing on and nothing may be unparked */
         if (tok_holder->has_tok)
             qc_limiter_release(P->lim, &tok_holder->tok, 0, QC_LIMITER_IGNORE);
@@ -1593,9 +1985,10 @@ static void forward(cconn *c, uconn *tok_holder)
         return;
     }
     pbackend *b = &P->backend[i];
-    uconn *u = backend_is_on(b) ? b->idle : NULL;
+    uconn *u = backend_is_on(b) && avoid < 0 ? b->idle : NULL;
     if (u) {
         b->idle = u->next_idle;
+        u->reused = 1;
     } else {
         u = calloc(1, sizeof *u);
         if (!u) {
@@ -1647,7 +2040,8 @@ static int try_admit(cconn *c)
     qc_sfq_start(&P->sfq, c->cls);
     qc_sfq_charge(&P->sfq, c->cls, k->est, w);
     k->admitted++;
-    forward(c, &holder);
+    retry_deposit(P);
+    forward(c, &holder, -1);
     return 1;
 }
 
@@ -1680,6 +2074,14 @@ static void pump_queue(proxy *P)
             return;
         unsigned best = (unsigned)pick;
         cconn *c = dequeue(P, best);
+        double waited = qc__now() - c->t_arrive;
+        if (P->q_standing && waited > P->o->queue_target) { /* see codel_tick */
+            P->q_shed++;
+            refuse(c);
+            continue;
+        }
+        if (waited < P->q_min)
+            P->q_min = waited;
         int rc = try_admit(c);
         if (rc < 0) {
             refuse(c);
@@ -1704,9 +2106,47 @@ static void pump_queue(proxy *P)
  * see exceeded, not a cut-off) the common --queue-timeout. */
 static double wait_deadline(proxy *P, unsigned i)
 {
-    if (P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION)
-        return P->o->queue_timeout;
-    return P->cls[i].bound;
+    double d = P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION
+                   ? P->o->queue_timeout
+                   : P->cls[i].bound;
+    if (P->q_standing && P->o->queue_target < d)
+        d = P->o->queue_target;
+    return d;
+}
+
+/* ---- queue discipline (--queue-discipline codel) --------------------------
+ *
+ * A FIFO with a fixed deadline makes every admitted request wait nearly
+ * the whole deadline under sustained overload: the queue stays full and
+ * each request gets in just before its time is up. CoDel's observation
+ * (Nichols and Jacobson, 2012) is that a good queue drains: one whose least
+ * wait over an interval stays above a target is standing, and holding it
+ * only adds delay. So each control interval the least wait of the requests
+ * let in (0 when one got in without waiting; none let in while requests
+ * wait counts as standing) is compared with --queue-target: while the
+ * queue stands, a request's deadline is --queue-target instead of its
+ * class's, and those already waiting longer are refused 503 at once; once
+ * the queue drains, deadlines are the configured ones again. Admitted
+ * requests then wait about --queue-target at most under overload, and a
+ * burst still gets the whole deadline to be absorbed. Not under the
+ * admission limiter: there the waits are what the controller tracks
+ * against each class's bound, and its weights order the queue. */
+static void codel_tick(proxy *P, double now)
+{
+    if (P->o->queue_discipline != QC_QUEUE_CODEL ||
+        (P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION)) {
+        P->q_standing = 0;
+        return;
+    }
+    P->q_standing = P->qlen > 0 && P->q_min > P->o->queue_target;
+    P->q_min = INFINITY;
+    if (!P->q_standing)
+        return;
+    for (unsigned i = 0; i < P->ncls; i++)
+        while (P->cls[i].qhead && now - P->cls[i].qhead->t_arrive > P->o->queue_target) {
+            P->q_shed++;
+            refuse(dequeue(P, i));
+        }
 }
 
 /* A request's class: by the longest --class-prefix its path starts with,
@@ -1737,13 +2177,151 @@ static unsigned class_of(proxy *P, const char *buf, const qc__http_head *h)
     return best_effort;
 }
 
-static void bad_request(cconn *c, const char *why)
+/* A request qctl will not carry: 400, or the status its reason has
+ * (qc__http_error_status: 414, 431, 501, 505; or a caller's 405), and the
+ * connection closes after it. */
+static void reject_request(cconn *c, int status, const char *why)
 {
+    static const struct {
+        int status;
+        const char *reason;
+    } st[] = {{400, "Bad Request"},
+              {405, "Method Not Allowed"},
+              {414, "URI Too Long"},
+              {431, "Request Header Fields Too Large"},
+              {501, "Not Implemented"},
+              {505, "HTTP Version Not Supported"}};
+    const char *reason = "Bad Request";
+    for (size_t i = 0; i < sizeof st / sizeof *st; i++)
+        if (st[i].status == status)
+            reason = st[i].reason;
     char body[256];
-    int n = snprintf(body, sizeof body, "bad request: %s\n", why);
+    int n = snprintf(body, sizeof body, "%s: %s\n", reason, why);
     c->P->bad_requests++;
     c->keep = 0;
-    client_reply(c, 400, "Bad Request", NULL, "text/plain", body, (size_t)n);
+    const char *allow = "Allow: GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH\r\n";
+    client_reply(c, status, reason, status == 405 ? allow : NULL, "text/plain", body, (size_t)n);
+}
+
+static void bad_request(cconn *c, const char *why)
+{
+    reject_request(c, qc__http_error_status(why), why);
+}
+
+/* Requests the proxy refuses to carry though they parse (RFC 9112 3.2,
+ * as nginx answers them): HTTP/1.1 without Host or with two, CONNECT
+ * (405: no tunnels), a target not in origin or absolute form (OPTIONS *:
+ * 400). Returns 1 when c was answered. */
+static int refused_form(cconn *c, const qc__http_head *h)
+{
+    const char *buf = c->in.data;
+    unsigned hosts = 0;
+    for (unsigned i = 0; i < h->nhdr; i++)
+        hosts += h->name[i].len == 4 && strncasecmp(buf + h->name[i].off, "Host", 4) == 0;
+    if (h->minor >= 1 && hosts == 0) {
+        bad_request(c, "HTTP/1.1 request without Host");
+        return 1;
+    }
+    if (hosts > 1) {
+        bad_request(c, "more than one Host");
+        return 1;
+    }
+    if (h->method.len == 7 && memcmp(buf + h->method.off, "CONNECT", 7) == 0) {
+        reject_request(c, 405, "CONNECT is not carried");
+        return 1;
+    }
+    const char *t = buf + h->target.off;
+    if (t[0] != '/' && !(h->target.len > 7 && (strncasecmp(t, "http://", 7) == 0 ||
+                                               strncasecmp(t, "https://", 8) == 0))) {
+        bad_request(c, "request target not in origin or absolute form");
+        return 1;
+    }
+    return 0;
+}
+
+static int hop_by_hop(const char *buf, const qc__http_head *h, unsigned i, int reframe);
+
+/* The request c->in[0..total) whose head is h goes to c->req without its
+ * hop-by-hop headers (an Upgrade among them: the backend never sees an
+ * upgrade, so none is carried out). 0, or -1 out of memory. */
+static int request_out(cconn *c, const qc__http_head *h, size_t total)
+{
+    const char *buf = c->in.data;
+    int hop = 0;
+    for (unsigned i = 0; i < h->nhdr && !hop; i++)
+        hop = hop_by_hop(buf, h, i, 0);
+    c->req.len = 0;
+    if (!hop && total == c->in.len) { /* the request is all there is: no copy */
+        qc__buf t = c->req;
+        c->req = c->in;
+        c->in = t;
+        return 0;
+    }
+    if (!hop) {
+        if (qc__buf_append(&c->req, buf, total) != 0)
+            return -1;
+        qc__buf_consume(&c->in, total);
+        return 0;
+    }
+    const char *eol = memchr(buf, '\n', h->head_len);
+    if (qc__buf_append(&c->req, buf, (size_t)(eol - buf) + 1) != 0)
+        return -1;
+    for (unsigned i = 0; i < h->nhdr; i++) {
+        if (hop_by_hop(buf, h, i, 0))
+            continue;
+        /* a field line as read: name to the end of its value, then CRLF */
+        size_t from = h->name[i].off, to = h->value[i].off + h->value[i].len;
+        if (qc__buf_append(&c->req, buf + from, to - from) != 0 ||
+            qc__buf_append(&c->req, "\r\n", 2) != 0)
+            return -1;
+    }
+    if (c->minor == 0 && c->keep && qc__buf_append(&c->req, "Connection: keep-alive\r\n", 24) != 0)
+        return -1;
+    if (qc__buf_append(&c->req, "\r\n", 2) != 0 ||
+        qc__buf_append(&c->req, buf + h->head_len, total - h->head_len) != 0)
+        return -1;
+    qc__buf_consume(&c->in, total);
+    return 0;
+}
+
+/* A request over --max-body: 413, and the connection closes (its body is
+ * not read). */
+static void too_large(cconn *c)
+{
+    static const char body[] = "request body over --max-body\n";
+    c->P->too_large++;
+    c->keep = 0;
+    client_reply(c, 413, "Content Too Large", NULL, "text/plain", body, sizeof body - 1);
+}
+
+/* The head of c's request is whole but its body is not: an
+ * "Expect: 100-continue" gets its 100 Continue once (RFC 9110 10.1.1). */
+static void expect_continue(cconn *c, const qc__http_head *h)
+{
+    size_t n;
+    const char *v = qc__http_header(c->in.data, h, "Expect", &n);
+    if (c->continued || !v || n != 12 || strncasecmp(v, "100-continue", 12) != 0 || h->minor < 1)
+        return;
+    c->continued = 1;
+    static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+    client_write(c, cont, sizeof cont - 1);
+}
+
+/* 1 when no admin token is set, or the request carries it as
+ * "Authorization: Bearer TOKEN" (compared in constant time). */
+static int admin_authorized(const proxy *P, const char *buf, const qc__http_head *h)
+{
+    if (!P->token[0])
+        return 1;
+    size_t n;
+    const char *v = qc__http_header(buf, h, "Authorization", &n);
+    size_t tn = strlen(P->token);
+    if (!v || n != 7 + tn || strncasecmp(v, "Bearer ", 7) != 0)
+        return 0;
+    unsigned char d = 0;
+    for (size_t i = 0; i < tn; i++)
+        d |= (unsigned char)(v[7 + i] ^ P->token[i]);
+    return d == 0;
 }
 
 /* Takes the next whole request out of c->in and carries it; 0 when there
@@ -1767,41 +2345,55 @@ static int client_next(cconn *c)
     }
     if (rc == 0)
         return 0;
-    long n = qc__http_message_len(c->in.data, c->in.len, &h, BODY_MAX, &why);
+    if ((h.content_length > 0 && (uint64_t)h.content_length > P->o->max_body) ||
+        (h.chunked && c->in.len - h.head_len > P->o->max_body + P->o->max_body / 8 + 64)) {
+        too_large(c); /* chunked: the body with its framing (an eighth more) */
+        return 0;
+    }
+    long n = qc__http_message_len(c->in.data, c->in.len, &h, P->o->max_body, &why);
     if (n < 0) {
         bad_request(c, why);
         return 0;
     }
-    if (n == 0)
+    if (n == 0) {
+        expect_continue(c, &h);
         return 0;
+    }
     size_t total = (size_t)n;
     c->keep = h.keep_alive;
+    c->minor = h.minor;
     c->head_method = qc__http_is_head(c->in.data, &h);
+    c->idem = method_idempotent(c->in.data + h.method.off, h.method.len);
+    c->tries = 0;
     c->t_arrive = qc__now();
     if (c->admin) {
         char target[256];
         size_t tl = h.target.len < sizeof target ? h.target.len : sizeof target - 1;
         memcpy(target, c->in.data + h.target.off, tl);
         int post = h.method.len == 4 && memcmp(c->in.data + h.method.off, "POST", 4) == 0;
+        int authorized = admin_authorized(P, c->in.data, &h);
         qc__buf_consume(&c->in, total);
-        admin_request(c, target, tl, post);
+        admin_request(c, target, tl, post, authorized);
         return 1;
     }
+    if (refused_form(c, &h))
+        return 1;
     c->cls = class_of(P, c->in.data, &h);
-    c->req.len = 0;
-    if (qc__buf_append(&c->req, c->in.data, total) != 0) {
+    if (request_out(c, &h, total) != 0) {
         client_close(c);
         return 1;
     }
-    qc__buf_consume(&c->in, total);
+    client_mem(c);
     if (P->draining) {
         refuse(c);
         return 1;
     }
     int adm = P->qlen ? (P->o->control && qc_limiter_weight(P->lim, c->cls) <= 0 ? -1 : 0)
                       : try_admit(c);
-    if (adm > 0)
+    if (adm > 0) {
+        P->q_min = 0; /* in without waiting: the queue is not standing */
         return 1;
+    }
     if (adm < 0 || P->qlen >= P->o->queue) { /* rejected class, or no room */
         refuse(c);
         return 1;
@@ -1859,13 +2451,29 @@ static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         client_close(c);
         return;
     }
-    if (n == 0)
+    if (n == 0 || c->ending)
+        return; /* ending: its last answer is out, what follows is dropped */
+    proxy *P = c->P;
+    /* --max-memory: a client with no request carried that would grow the
+     * buffers past the cap is answered 503 and closed (a little is always
+     * read, so that heads get through) */
+    if (P->o->max_memory && c->in.len + (size_t)n > c->in.cap && c->in.len >= 16384 &&
+        P->mem + (size_t)n > P->o->max_memory && c->state == C_READ && !c->up) {
+        static const char body[] = "proxy memory full: retry later\n";
+        P->refused_mem++;
+        c->keep = 0;
+        c->in.len = 0;
+        client_reply(c, 503, "Service Unavailable", "Retry-After: 1\r\n", "text/plain", body,
+                     sizeof body - 1);
         return;
-    if (c->in.len + (size_t)n > BODY_MAX + QC__HTTP_HEAD_MAX ||
+    }
+    if (c->in.len + (size_t)n > P->o->max_body + P->o->max_body / 8 + 2 * QC__HTTP_HEAD_MAX +
+                                    IN_HIGH ||
         qc__buf_append(&c->in, buf->base, (size_t)n) != 0) {
         client_close(c);
         return;
     }
+    client_mem(c);
     client_process(c);
 }
 
@@ -1884,6 +2492,7 @@ static void accept_client(uv_stream_t *server, int status, int admin)
     uv_timer_init(P->loop, &c->timer);
     c->tcp.data = c->timer.data = c;
     c->handles_open = 2;
+    P->nclients += !admin; /* counted back in client_closed */
     if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
         client_close(c);
         return;
@@ -1891,6 +2500,14 @@ static void accept_client(uv_stream_t *server, int status, int admin)
     P->conns++;
     uv_tcp_nodelay(&c->tcp, 1);
     client_idle(c);
+    if (!admin && P->o->max_connections && P->nclients > P->o->max_connections) {
+        static const char body[] = "too many connections: retry later\n";
+        P->refused_conns++;
+        c->keep = 0;
+        client_reply(c, 503, "Service Unavailable", "Retry-After: 1\r\n", "text/plain", body,
+                     sizeof body - 1);
+        return;
+    }
     uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, on_client_read);
 }
 
@@ -1933,6 +2550,7 @@ static void on_control(uv_timer_t *t)
         qc_limiter_tick(P->lim, now);
         pump_queue(P);
     }
+    codel_tick(P, now);
     fleet_tick(P, now);
     if (P->series) {
         qc_limiter_stats st;
@@ -1950,8 +2568,12 @@ static void on_control(uv_timer_t *t)
                 qc__fleet_count(&P->fleet, QC_FLEET_OFF),
                 qc__fleet_count(&P->fleet, QC_FLEET_PARKING));
     }
-    if (P->draining && P->inflight == 0 && P->qlen == 0)
+    if (P->draining && P->inflight == 0 && P->qlen == 0 && !P->stopping) {
+        P->stopping = 1;
         uv_walk(P->loop, close_walk, P);
+    } else if (P->draining && now >= P->drain_until) {
+        stop_now(P, "drain deadline passed");
+    }
 }
 
 static void drain_queue(proxy *P)
@@ -1960,13 +2582,27 @@ static void drain_queue(proxy *P)
         refuse_class(P, i);
 }
 
+/* Closes every handle: the loop then ends (a second signal, or the
+ * drain deadline). Requests still in flight are cut. */
+static void stop_now(proxy *P, const char *why)
+{
+    if (P->stopping)
+        return;
+    P->stopping = 1;
+    plog(P, "%s: stopping with %u requests in flight", why, P->inflight);
+    uv_walk(P->loop, close_walk, P);
+}
+
 static void on_signal(uv_signal_t *s, int sig)
 {
     (void)sig;
     proxy *P = s->data;
-    if (P->draining)
+    if (P->draining) {
+        stop_now(P, "second signal");
         return;
+    }
     P->draining = 1;
+    P->drain_until = qc__now() + P->o->drain_timeout;
     uv_close((uv_handle_t *)&P->listener, NULL);
     if (P->admin_on)
         uv_close((uv_handle_t *)&P->admin, NULL);
@@ -1990,6 +2626,39 @@ void qc_proxy_opts_init(qc_proxy_opts *o)
     o->health_interval = 0.1;
     o->cmd_timeout = 10;
     o->warmup_timeout = 30;
+    o->retries = 2;
+    o->retry_budget = 0.2;
+    o->max_fails = 3;
+    o->max_body = 1u << 24;
+    o->max_memory = (size_t)256 << 20;
+    o->queue_discipline = QC_QUEUE_CODEL;
+    o->queue_target = 0.05;
+    o->drain_timeout = 30;
+}
+
+/* Reads --admin-token-file: its first line, the token (printable ASCII,
+ * 16 to 255 characters). */
+static int read_token(const char *path, char *out, size_t size, qc_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return qc_err_set(err, QC_EIO, "--admin-token-file: %s: cannot read", path);
+    char line[512];
+    int ok = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    size_t n = ok ? strcspn(line, "\r\n") : 0;
+    line[n] = 0;
+    if (n < 16 || n >= size)
+        return qc_err_set(err, QC_EINVAL,
+                          "--admin-token-file: %s:1: the token must be 16 to %zu characters", path,
+                          size - 1);
+    for (size_t i = 0; i < n; i++)
+        if (line[i] <= 0x20 || line[i] >= 0x7f)
+            return qc_err_set(err, QC_EINVAL,
+                              "--admin-token-file: %s:1: a space or control character in the token",
+                              path);
+    memcpy(out, line, n + 1);
+    return 0;
 }
 
 static int listen_on(proxy *P, uv_tcp_t *t, const char *where, const char *port_file,
@@ -2061,6 +2730,29 @@ int qc_proxy_check(const qc_proxy_opts *o, qc_err *err)
     if (!(o->health_interval > 0) || !(o->cmd_timeout > 0) || !(o->warmup_timeout > 0))
         return qc_err_set(err, QC_EINVAL,
                           "health interval, command and warm-up timeouts must be > 0");
+    if (o->retries > 10)
+        return qc_err_set(err, QC_EINVAL, "--retries: %u is more than 10", o->retries);
+    if (!(o->retry_budget >= 0 && o->retry_budget <= 1))
+        return qc_err_set(err, QC_EINVAL, "--retry-budget: %g is not in [0, 1]", o->retry_budget);
+    if (o->max_body == 0 || o->max_body > ((uint64_t)1 << 40))
+        return qc_err_set(err, QC_EINVAL, "--max-body: %llu is not in [1, 2^40]",
+                          (unsigned long long)o->max_body);
+    if (o->max_memory && o->max_memory < ((size_t)1 << 20))
+        return qc_err_set(err, QC_EINVAL, "--max-memory: %zu is under 1 MiB (0: no cap)",
+                          o->max_memory);
+    if (!(o->drain_timeout > 0) || !isfinite(o->drain_timeout))
+        return qc_err_set(err, QC_EINVAL, "--drain-timeout: %g must be > 0", o->drain_timeout);
+    char token[256];
+    if (o->admin_token_file &&
+        (rc = read_token(o->admin_token_file, token, sizeof token, err)) != 0)
+        return rc;
+    if (o->queue_discipline != QC_QUEUE_FIFO && o->queue_discipline != QC_QUEUE_CODEL)
+        return qc_err_set(err, QC_EINVAL, "--queue-discipline: not fifo or codel");
+    if (!(o->queue_target > 0) || !isfinite(o->queue_target))
+        return qc_err_set(err, QC_EINVAL, "--queue-target: %g must be > 0", o->queue_target);
+    if (!(o->health_check >= 0) || !isfinite(o->health_check))
+        return qc_err_set(err, QC_EINVAL, "--health-check: %g must be >= 0 (0: none)",
+                          o->health_check);
     qc_limiter_config lc = proxy_limiter_config(o);
     qc_limiter *l;
     if ((rc = qc_limiter_new(&lc, 0, &l, err)) != 0) {
@@ -2081,6 +2773,12 @@ int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     P->o = o;
     P->t0 = qc__now();
+    P->retry_tokens = RETRY_CAP;
+    P->retry_t = P->t0;
+    P->q_min = INFINITY;
+    if (o->admin_token_file &&
+        (rc = read_token(o->admin_token_file, P->token, sizeof P->token, err)) != 0)
+        goto out;
     for (unsigned i = 0; i < o->nbackends; i++) {
         if ((rc = qc__addr_parse(o->backend[i], &P->backend[i].addr, err)) != 0) {
             qc_err_prefix(err, "--backend");
@@ -2158,6 +2856,7 @@ int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
     for (unsigned i = 0; i < P->nb; i++) {
         uv_timer_init(P->loop, &P->backend[i].health);
         P->backend[i].health.data = &P->backend[i];
+        health_schedule(&P->backend[i]);
     }
     uv_run(P->loop, UV_RUN_DEFAULT);
     goto out_close;
