@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
 #include "qctl/output.h"
 #include "qctl/traffic.h"
 #include "report_cli.h"
@@ -307,7 +308,7 @@ int cmd_fit(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_LABELS: labels = optarg; break;
         case O_SPLIT:

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
 #include "qctl/output.h"
 #include "qctl/traffic.h"
 #include "report_cli.h"
@@ -588,7 +589,7 @@ int cmd_gen(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_MODEL:
             model_file = optarg;

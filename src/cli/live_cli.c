@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
 #include "live/config.h"
 #include "live/live.h"
 #include "qctl/output.h"
@@ -51,7 +52,7 @@ int cmd_backend(int argc, char **argv)
     const char *service = "exp:100", *warmup = NULL;
     int c, rc = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_LISTEN:
             o.listen = optarg;
@@ -531,7 +532,7 @@ int cmd_proxy(int argc, char **argv)
     argc = pa.argc;
     argv = pa.argv;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_LISTEN:
             o.listen = optarg;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
 #include "live/live.h"
 #include "qctl/arrivals.h"
 #include "qctl/output.h"
@@ -133,7 +134,7 @@ static int parse_args(int argc, char **argv, load_args *a)
     qc_load_opts *o = &a->o;
     int c, rc = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_TGT:
             o->target = optarg;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
 #include "report_cli.h"
 #include "qctl/output.h"
 #include "qctl/removable.h"
@@ -635,7 +636,7 @@ int cmd_mdp_removable(int argc, char **argv)
     int rc = 0, ch;
     opterr = 0;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((ch = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (ch) {
         case O_LAM: rc = cli_double("--lambda", optarg, &p.lambda); break;
         case O_RATES: rc = parse_list("--rates", optarg, c->rate, &c->nrates); break;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
 #include "qctl/arx.h"
 #include "qctl/maxusers.h"
 #include "qctl/output.h"
@@ -403,7 +404,7 @@ int cmd_sim_maxusers(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_POP: rc = cli_uint("--population", optarg, &p.plant.population); break;
         case O_THR: rc = cli_uint("--threads", optarg, &p.plant.threads); break;

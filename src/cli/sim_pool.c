@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
 #include "qctl/arrivals.h"
 #include "qctl/dist.h"
 #include "qctl/hist.h"
@@ -500,7 +501,7 @@ int cmd_sim_pool(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_SRV:
             rc = cli_uint("--servers", optarg, &p.servers);

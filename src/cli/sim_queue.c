@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
 #include "qctl/arrivals.h"
 #include "qctl/dist.h"
 #include "qctl/exact.h"
@@ -388,7 +389,7 @@ int cmd_sim_queue(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_ARR: o.arrival = optarg; break;
         case O_SVC: o.service = optarg; break;

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "flags.h"
 #include "qctl/output.h"
 #include "report_cli.h"
 #include "sweep_cli.h"
@@ -475,7 +476,7 @@ static int parse_opts(int argc, char **argv, sweep_opts *o)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "j:", longs, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "j:", longs, NULL)) != -1) {
         int rc = 0;
         switch (c) {
         case O_SET: o->sets[o->nsets++] = optarg; break;
