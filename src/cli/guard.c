@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "flags.h"
 
 /* Which flags name files, by command. A command or flag missing here
  * names no file. */
@@ -280,6 +281,29 @@ int cli_check_output_size(const char *flag, double bytes, const char *what, cons
     if (bytes > CLI_OUTPUT_BUDGET && !force) {
         cli_error("%s: %s would be about %s (limit %s without --force)", flag, what,
                   cli_bytes(bytes, a, sizeof a), cli_bytes(CLI_OUTPUT_BUDGET, b, sizeof b));
+        return QC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+int cli_check_series(const char *flag, double span, double dt, size_t point_bytes)
+{
+    char what[96];
+    double points = span / dt;
+    if (!(span > 0) || !isfinite(span) || !(dt > 0))
+        return 0;
+    /* the points of replication 1 in an array that doubles as it grows */
+    snprintf(what, sizeof what, "a series of %.3g points (%.3g s of simulated time / %g s)",
+             points, span, dt);
+    return cli_check_memory(flag, 2.0 * points * (double)point_bytes, what, cli_force);
+}
+
+int cli_check_warmup(const char *flag, double warmup, double length, const char *unit)
+{
+    if (warmup > length && !cli_force) {
+        cli_error("%s: a warm-up of %g %s is longer than the %g %s measured after it; "
+                  "lengthen the run or give --force",
+                  flag, warmup, unit, length, unit);
         return QC_EXIT_USAGE;
     }
     return 0;

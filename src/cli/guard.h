@@ -55,6 +55,16 @@ int cli_check_memory(const char *flag, double bytes, const char *what, int force
 int cli_check_output_size(const char *flag, double bytes, const char *what, const char *path,
                           int force);
 
+/* A time series of span / dt points of point_bytes each (the bins of a
+ * simulation's replication 1): refused, naming flag, when it passes the
+ * memory budget (cli_force lifts that) or the machine's memory. */
+int cli_check_series(const char *flag, double span, double dt, size_t point_bytes);
+
+/* A warm-up (customers or time, `unit`) longer than the measured run it
+ * precedes is almost always a slip (1e12 for 1e2): refused unless
+ * cli_force. */
+int cli_check_warmup(const char *flag, double warmup, double length, const char *unit);
+
 /* "1.5 GB", "320 MB", "12 kB": bytes for a message. */
 const char *cli_bytes(double bytes, char *buf, size_t n);
 

@@ -59,6 +59,9 @@ static const char load_usage[] =
     "                       refused, errors, p50, p95 of that interval's\n"
     "                       answers, p95 of its 2xx answers (ok_p95)\n"
     "  --series-interval T  its interval in seconds (default 1)\n"
+    "  --max-errors F       exit 1 when more than this fraction of the requests\n"
+    "                       failed (connection errors and timeouts; default 0:\n"
+    "                       any failure)\n"
     "  --json               print the summary as JSON\n"
     "UDP replay:\n"
     "  --udp HOST:PORT      send one datagram per packet of --replay FILE\n"
@@ -70,7 +73,7 @@ static const char load_usage[] =
 typedef struct load_args {
     qc_load_opts o;
     const char *arrival, *schedule, *traffic, *think, *session, *off, *udp, *replay;
-    double rate;
+    double rate, max_errors;
     unsigned traffic_users;
     int per_session, pattern, json;
 } load_args;
@@ -103,7 +106,8 @@ static int parse_args(int argc, char **argv, load_args *a)
         O_UDP,
         O_REPLAY,
         O_PAYLOAD,
-        O_HELP
+        O_HELP,
+        O_MAXERR
     };
     static const struct option longopts[] = {{"target", required_argument, 0, O_TGT},
                                              {"path", required_argument, 0, O_PATH},
@@ -130,6 +134,7 @@ static int parse_args(int argc, char **argv, load_args *a)
                                              {"replay", required_argument, 0, O_REPLAY},
                                              {"payload", required_argument, 0, O_PAYLOAD},
                                              {"help", no_argument, 0, O_HELP},
+                                             {"max-errors", required_argument, 0, O_MAXERR},
                                              {0, 0, 0, 0}};
     qc_load_opts *o = &a->o;
     int c, rc = 0;
@@ -222,6 +227,9 @@ static int parse_args(int argc, char **argv, load_args *a)
                 return QC_EXIT_USAGE;
             }
             break;
+        case O_MAXERR:
+            rc = cli_double("--max-errors", optarg, &a->max_errors);
+            break;
         case O_HELP:
             fputs(load_usage, stdout);
             return -1;
@@ -311,8 +319,15 @@ static void print_summary(const load_args *a, const char *spec, const qc_load_re
            (unsigned long long)r->sent, (unsigned long long)r->ok,
            (unsigned long long)r->refused, (unsigned long long)r->other,
            (unsigned long long)r->errors, (unsigned long long)r->timeouts, r->elapsed);
-    printf("latency mean %.6g s, p50 %.6g s, p95 %.6g s, p99 %.6g s; ok p95 %.6g s\n", r->mean,
-           r->p50, r->p95, r->p99, r->ok_p95);
+    if (isfinite(r->mean))
+        printf("latency mean %.6g s, p50 %.6g s, p95 %.6g s, p99 %.6g s", r->mean, r->p50, r->p95,
+               r->p99);
+    else
+        fputs("latency: none (no request was answered)", stdout);
+    if (isfinite(r->ok_p95))
+        printf("; ok p95 %.6g s\n", r->ok_p95);
+    else
+        fputs("; ok p95: none (no 2xx answer)\n", stdout);
     if (a->o.users)
         printf("closed loop: %u users, mean think %.6g s, throughput %.6g/s\n", a->o.users,
                r->think_mean, r->elapsed > 0 ? (double)r->answered / r->elapsed : NAN);
@@ -437,6 +452,20 @@ static int check_args(const load_args *a)
                   "--traffic MODEL or --users N");
         return QC_EXIT_USAGE;
     }
+    if (a->rate > 1e6) {
+        cli_error("--rate: %g requests/s is more than one load generator sends (at most 1e6/s); "
+                  "requests it cannot send would pile up in memory", a->rate);
+        return QC_EXIT_USAGE;
+    }
+    if (o->users > 1000000) {
+        cli_error("--users: %u closed-loop users is more than one load generator holds "
+                  "(at most 1e6)", o->users);
+        return QC_EXIT_USAGE;
+    }
+    if (!(a->max_errors >= 0 && a->max_errors <= 1)) {
+        cli_error("--max-errors: %g is not a fraction in [0, 1]", a->max_errors);
+        return QC_EXIT_USAGE;
+    }
     if (!o->users && (a->think || a->session || a->off)) {
         cli_error("load: --think, --session and --off need --users N");
         return QC_EXIT_USAGE;
@@ -498,6 +527,14 @@ int cmd_load(int argc, char **argv)
         rc = print_json(&a, spec, &r);
     else
         print_summary(&a, spec, &r);
+    /* connection errors and timeouts: the run measured a broken target */
+    uint64_t bad = r.errors + r.timeouts;
+    if (rc == 0 && r.sent > 0 && (double)bad > a.max_errors * (double)r.sent) {
+        cli_error("load: %llu of %llu requests failed (errors or timeouts), more than "
+                  "--max-errors %g allows",
+                  (unsigned long long)bad, (unsigned long long)r.sent, a.max_errors);
+        rc = QC_EXIT_FAIL;
+    }
 out:
     qc_dist_free(&think);
     qc_dist_free(&session);

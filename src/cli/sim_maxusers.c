@@ -426,8 +426,21 @@ int cmd_sim_maxusers(int argc, char **argv)
         case O_INT: rc = cli_double("--interval", optarg, &p.plant.interval); break;
         case O_UMAX: rc = cli_double("--maxusers-max", optarg, &umax); break;
         case O_CTL: ctl = optarg; break;
-        case O_KI: rc = cli_double("--ki", optarg, &ki); break;
-        case O_KP: rc = cli_double("--kp", optarg, &kp); break;
+        case O_KI:
+            if ((rc = cli_double("--ki", optarg, &ki)) == 0 && !(ki > 0 && ki <= 1e6)) {
+                cli_error("--ki: %s is not in (0, 1e6]: a gain <= 0 is no control or positive "
+                          "feedback (--controller open runs without one), a larger one moves "
+                          "MaxUsers across any population in one interval ('qctl design' gives "
+                          "stable gains)", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_KP:
+            if ((rc = cli_double("--kp", optarg, &kp)) == 0 && !(kp >= 0 && kp <= 1e6)) {
+                cli_error("--kp: %s is not in [0, 1e6]", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
         case O_AW:
             if (strcmp(optarg, "none") == 0)
                 aw = QC_AW_NONE;
