@@ -9,10 +9,13 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "flags.h"
+#include "guard.h"
 #include "qctl/output.h"
 #include "qctl/traffic.h"
 #include "report_cli.h"
@@ -149,6 +152,61 @@ static const char *approach_name(qc_traffic_approach a)
     return a == QC_TRAFFIC_FITTED ? "fitted" : a == QC_TRAFFIC_COPULA ? "copula" : "copula-fitted";
 }
 
+/* The temporary file the atomic writer fills (qc_ofile: OUT.tmp-PID),
+ * removed when SIGINT or SIGTERM ends the run. */
+static char gen_tmp[4096];
+
+static void gen_interrupted(int sig)
+{
+    if (gen_tmp[0])
+        unlink(gen_tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static double mean_size(const qc_traffic_model *m)
+{
+    const qc_traffic_table *t = &m->size.emp;
+    double s = 0, prev = 0;
+    for (size_t j = 0; j < t->m; j++) {
+        s += t->v[j] * (t->cum[j] - prev);
+        prev = t->cum[j];
+    }
+    return t->m ? s : 1500;
+}
+
+/* The memory of the users and the size of the output, estimated from the
+ * models' packet rates and mean sizes, before a run that could fill a
+ * disk: about 128 bytes per user; per packet a CSV line, or a pcap
+ * record of 16 bytes and the frame cut at snaplen. */
+static int check_gen_size(const mix *x, const qc_traffic_gen_opts *o, const char *output,
+                          qc_traffic_format fmt, unsigned snaplen)
+{
+    double users = 0, rate = 0, bytes_per = 0;
+    for (size_t i = 0; i < x->n; i++) {
+        double r = x->users[i] * qc_traffic_model_rate(&x->m[i], o->approach);
+        users += x->users[i];
+        rate += r;
+        double b = fmt == QC_TRAFFIC_CSV ? 30.0 + (double)strlen(x->m[i].name)
+                                         : 16.0 + fmin((double)snaplen, mean_size(&x->m[i]) + 14);
+        bytes_per += r * b;
+    }
+    char what[160];
+    snprintf(what, sizeof what, "%.0f users", users);
+    int rc = cli_check_memory("--users", 128.0 * users, what, cli_force);
+    if (rc != 0 || !(rate > 0))
+        return rc;
+    double packets = o->duration > 0 ? rate * o->duration : INFINITY;
+    if (o->packets > 0 && (double)o->packets < packets)
+        packets = (double)o->packets;
+    double bytes = packets * bytes_per / rate;
+    snprintf(what, sizeof what, "the output (%.3g packets of %.0f users at %.3g packets/s)",
+             packets, users, rate);
+    return cli_check_output_size(o->packets > 0 && (double)o->packets == packets ? "--packets"
+                                                                                 : "--duration",
+                                 bytes, what, output, cli_force);
+}
+
 static int generate(mix *x, const qc_traffic_gen_opts *o, const char *output, qc_traffic_format fmt,
                     uint32_t snaplen, int json, const report_ctx *rep)
 {
@@ -168,7 +226,15 @@ static int generate(mix *x, const qc_traffic_gen_opts *o, const char *output, qc
     cli_progress prog;
     cli_progress_init(&prog, "gen", 1);
     uint64_t count = 0;
+    snprintf(gen_tmp, sizeof gen_tmp, "%s.tmp-%ld", output, (long)getpid());
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = gen_interrupted;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
     rc = qc_traffic_write(g, output, fmt, snaplen, &count, &err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    gen_tmp[0] = '\0';
     qc_traffic_gen_free(g);
     if (rc != 0) {
         cli_error("gen: %s", err.msg);
@@ -702,6 +768,10 @@ int cmd_gen(int argc, char **argv)
     const size_t ol = strlen(output);
     if (format ? strcmp(format, "csv") == 0 : (ol > 4 && strcmp(output + ol - 4, ".csv") == 0))
         fmt = QC_TRAFFIC_CSV;
+    if ((rc = check_gen_size(&x, &o, output, fmt, snaplen)) != 0) {
+        mix_free(&x);
+        return rc;
+    }
     rc = generate(&x, &o, output, fmt, snaplen, json, &rep);
     mix_free(&x);
     return rc;
