@@ -107,6 +107,19 @@ static int table_value(const cli_flag *f, const char *s)
     switch (f->type) {
     case CLI_BOOL: *(int *)f->dest = 1; return 0;
     case CLI_HELP: return 0;
+    case CLI_CHOICE: {
+        const char *c = f->choices;
+        for (int k = 0; c && *c; k++) {
+            size_t n = strcspn(c, ",");
+            if (strlen(s) == n && strncmp(c, s, n) == 0) {
+                *(int *)f->dest = k;
+                return 0;
+            }
+            c += n + (c[n] == ',');
+        }
+        cli_error("%s: '%s' is not one of %s", flag, s, f->choices);
+        return QC_EXIT_USAGE;
+    }
     case CLI_STR:
         if (f->path && (rc = cli_check_path(flag, s, (cli_path_kind)f->path)) != 0)
             return rc;

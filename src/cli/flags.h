@@ -48,11 +48,12 @@ typedef enum cli_ftype {
     CLI_DOUBLE, /* *(double *)dest, finite, in [min, max] */
     CLI_U64,    /* *(uint64_t *)dest, whole, in [min, max] */
     CLI_UINT,   /* *(unsigned *)dest, whole, in [min, max] */
+    CLI_CHOICE, /* *(int *)dest = the index of the argument in choices */
     CLI_HELP    /* prints the usage text and stops with 0 */
 } cli_ftype;
 
 /* One flag. min and max bound a number (both 0: no bound beyond the
- * type's); path, when not 0, is the guard.h kind of a CLI_STR path; arg
+ * type's); choices lists a CLI_CHOICE's words; path, when not 0, is the guard.h kind of a CLI_STR path; arg
  * names the value in the help ("N", "FILE"); help may hold '\n' for more
  * lines. A table ends with a row whose name is NULL. */
 typedef struct cli_flag {
@@ -63,6 +64,7 @@ typedef struct cli_flag {
     int path;
     const char *arg;
     const char *help;
+    const char *choices; /* CLI_CHOICE: "a,b,c" */
 } cli_flag;
 
 /* Parses argv (argv[0] the command's last word) against the table: each
