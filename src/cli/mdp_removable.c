@@ -737,10 +737,14 @@ int cmd_mdp_removable(int argc, char **argv)
               "(--method pi skips the check)\n", stderr);
 
     cli_progress clock;
-    cli_progress_init(&clock, "mdp removable", 1);
+    cli_progress_init(&clock, p.method == QC_REMOVABLE_PI ? "mdp removable"
+                              : "mdp removable: value iteration", o.quiet);
+    p.progress = cli_progress_update;
+    p.progress_ctx = &clock;
     qc_err err = {0};
     qc_removable_result r;
     rc = qc_removable_solve(&p, &r, &err);
+    cli_progress_done(&clock);
     if (rc != 0) {
         cli_error("mdp removable: %s", err.msg);
         return cli_exit_code(rc);
