@@ -392,6 +392,7 @@ int cmd_sim_maxusers(int argc, char **argv)
     const char *ctl = "integral", *ref = "325", *mu = "375", *series = NULL, *plot = NULL,
                *report = NULL;
     double ki = 0.1, kp = 0, kaw = 1, umax = -1;
+    int quiet = 0;
     qc_antiwindup aw = QC_AW_CONDITIONAL;
     int json = 0, rc = 0;
     unsigned reps = 1;
@@ -536,7 +537,7 @@ int cmd_sim_maxusers(int argc, char **argv)
         case O_SER: series = optarg; break;
         case O_PLOT: plot = optarg; break;
         case O_REPORT: report = optarg; break;
-        case O_QUIET: break;
+        case O_QUIET: quiet = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         default: return cli_bad_option("sim maxusers", argv[optind - 1]);
         }
@@ -634,7 +635,10 @@ int cmd_sim_maxusers(int argc, char **argv)
         cli_error("out of memory");
         rc = QC_EXIT_FAIL;
     }
+    cli_progress prog; /* by replication: each is one run of the loop */
+    cli_progress_init(&prog, "sim maxusers", quiet);
     for (unsigned k = 0; k < reps && rc == 0; k++) {
+        cli_progress_update(&prog, (double)k / reps);
         qc_mu_run_params pk = p;
         pk.plant.rep = k;
         qc_mu_run_result rk;
@@ -656,6 +660,7 @@ int cmd_sim_maxusers(int argc, char **argv)
         else
             qc_mu_run_result_free(&rk);
     }
+    cli_progress_done(&prog);
     for (int i = 0; i < 5; i++)
         qc_dist_free(&d[i]);
     if (rc != 0) {
