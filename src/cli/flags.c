@@ -106,7 +106,8 @@ static int table_value(const cli_flag *f, const char *s)
     int rc = 0;
     switch (f->type) {
     case CLI_BOOL: *(int *)f->dest = 1; return 0;
-    case CLI_HELP: return 0;
+    case CLI_HELP:
+    case CLI_NOTE: return 0;
     case CLI_CHOICE: {
         const char *c = f->choices;
         for (int k = 0; c && *c; k++) {
@@ -171,11 +172,14 @@ int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
         cli_error("out of memory");
         return QC_EXIT_FAIL;
     }
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        lo[i].name = t[i].name;
-        lo[i].has_arg = t[i].type == CLI_BOOL || t[i].type == CLI_HELP ? no_argument
+        if (t[i].type == CLI_NOTE)
+            continue;
+        lo[k].name = t[i].name;
+        lo[k].has_arg = t[i].type == CLI_BOOL || t[i].type == CLI_HELP ? no_argument
                                                                         : required_argument;
-        lo[i].val = 256 + (int)i;
+        lo[k++].val = 256 + (int)i;
     }
     if (given)
         memset(given, 0, n * sizeof *given);
@@ -211,6 +215,10 @@ void cli_flags_usage(FILE *f, const char *synopsis, const char *about, const cli
         fprintf(f, "\n%s", about);
     fputs("\nOptions:\n", f);
     for (size_t i = 0; t[i].name; i++) {
+        if (t[i].type == CLI_NOTE) {
+            fprintf(f, "%s\n", t[i].help);
+            continue;
+        }
         char head[64];
         snprintf(head, sizeof head, "--%s%s%s", t[i].name, t[i].arg ? " " : "",
                  t[i].arg ? t[i].arg : "");

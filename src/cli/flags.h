@@ -49,6 +49,7 @@ typedef enum cli_ftype {
     CLI_U64,    /* *(uint64_t *)dest, whole, in [min, max] */
     CLI_UINT,   /* *(unsigned *)dest, whole, in [min, max] */
     CLI_CHOICE, /* *(int *)dest = the index of the argument in choices */
+    CLI_NOTE,   /* not a flag: a heading in the usage text (name "") */
     CLI_HELP    /* prints the usage text and stops with 0 */
 } cli_ftype;
 
