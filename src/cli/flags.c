@@ -81,12 +81,16 @@ int cli_getopt(int argc, char *const argv[], const char *shortopts,
     int c = getopt_long(argc, argv, shortopts, longopts, &idx);
     if (longindex)
         *longindex = idx;
-    if (c == -1 || c == '?' || c == ':' || idx < 0 || optarg == NULL)
+    if (c == -1 || c == '?' || c == ':' || optarg == NULL)
         return c;
-    cli_path_kind kind = cli_path_flag(cli_command, longopts[idx].name);
+    /* the short options are -o for --output (sysid) and -j for --jobs */
+    const char *name = idx >= 0 ? longopts[idx].name : c == 'o' ? "output" : NULL;
+    if (name == NULL)
+        return c;
+    cli_path_kind kind = cli_path_flag(cli_command, name);
     if (kind) {
         char what[96];
-        snprintf(what, sizeof what, "--%s", longopts[idx].name);
+        snprintf(what, sizeof what, idx >= 0 ? "--%s" : "-o (--%s)", name);
         if (cli_check_path(what, optarg, kind) != 0) {
             cli_flag_reported = 1;
             return '?';
