@@ -150,6 +150,11 @@ typedef struct qc_mdp_opts {
     size_t eval_max;   /* iterative evaluation: most sweeps */
     size_t ref;        /* RVI (Jacobi): v(ref) = 0. PI: preferred r */
     double omega;      /* Gauss-Seidel relaxation (1: none) */
+    /* RVI: called now and then with the fraction done, from how far the
+     * span has fallen towards tol on a log scale (or the sweeps used of
+     * max_iter, if larger); NULL: none */
+    void (*progress)(void *ctx, double fraction);
+    void *progress_ctx;
 } qc_mdp_opts;
 
 /* tol 1e-9, tau automatic, max_iter 10^6, Gauss-Seidel, automatic

@@ -169,6 +169,8 @@ typedef struct qc_removable_params {
                             saturation), so it is bounded; a run that hits
                             the bound still reports valid gain bounds */
     int baselines;       /* evaluate the simple policies (default 1) */
+    void (*progress)(void *ctx, double fraction); /* value iteration's, or NULL */
+    void *progress_ctx;
 } qc_removable_params;
 
 void qc_removable_params_init(qc_removable_params *p);

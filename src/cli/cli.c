@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli.c: flag parsing, error reporting and progress for the subcommands. */
 #include "cli.h"
+#include "flags.h"
 
 #include <errno.h>
 #include <math.h>
@@ -85,6 +86,8 @@ int cli_uint(const char *flag, const char *s, unsigned *out)
 
 int cli_bad_option(const char *cmd, const char *arg)
 {
+    if (cli_flag_reported) /* cli_getopt said what was wrong */
+        return QC_EXIT_USAGE;
     cli_error("%s: unknown or incomplete option '%s' (see 'qctl %s --help')", cmd, arg, cmd);
     return QC_EXIT_USAGE;
 }
@@ -106,7 +109,7 @@ void cli_progress_init(cli_progress *p, const char *what, int quiet)
 {
     memset(p, 0, sizeof *p);
     p->what = what;
-    p->enabled = !quiet && isatty(STDERR_FILENO);
+    p->enabled = !quiet && (cli_progress_forced || isatty(STDERR_FILENO));
     clock_gettime(CLOCK_MONOTONIC, &p->start);
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
 #include "report_cli.h"
 #include "qctl/arx.h"
 #include "qctl/arx_json.h"
@@ -720,7 +721,7 @@ int cmd_design(int argc, char **argv)
     int have_over = 0, rc = 0, c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_MODEL: o.model = optarg; break;
         case O_SETTLE:

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
 #include "qctl/output.h"
 #include "qctl/traffic.h"
 #include "report_cli.h"
@@ -46,7 +47,7 @@ static const char usage[] =
     "                       3600 s: concatenated captures); the model keeps neither\n"
     "                       as a gap nor as an idle period\n"
     "  --json               print the summary as JSON\n"
-    "  --quiet              no warnings about the capture on stderr\n"
+    "  --quiet              no warnings about the capture and no progress line\n"
     "\n"
     "Any sample (--column FILE[:COL]): fits the families to the numbers in column\n"
     "COL of FILE (1-based number or header name; default 1; one value a line or\n"
@@ -307,7 +308,7 @@ int cmd_fit(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_LABELS: labels = optarg; break;
         case O_SPLIT:
@@ -440,7 +441,12 @@ int cmd_fit(int argc, char **argv)
     json_object_set_new(summary, "capture", cli_trace_json(capture, &tr));
     if (!json)
         cli_print_trace(capture, &tr);
-    size_t fitted = 0, matched = 0;
+    size_t fitted = 0, matched = 0, total = 0, done = 0;
+    for (size_t i = 0; i < groups.n; i++)
+        total += groups.g[i].n;
+    /* by packets fitted; cleared before each group's text */
+    cli_progress prog;
+    cli_progress_init(&prog, "fit", quiet);
     for (size_t i = 0; i < groups.n && rc == 0; i++) {
         const qc_trace_group *g = &groups.g[i];
         if (activity && split != QC_SPLIT_NONE && strcmp(g->name, activity) != 0)
@@ -454,7 +460,11 @@ int cmd_fit(int argc, char **argv)
         }
         qc_traffic_model m;
         qc_traffic_report rep;
-        if ((rc = qc_traffic_fit_group(&m, &tr, g, &fo, &rep, &err)) != 0) {
+        cli_progress_update(&prog, total ? (double)done / (double)total : 0);
+        rc = qc_traffic_fit_group(&m, &tr, g, &fo, &rep, &err);
+        done += g->n;
+        cli_progress_done(&prog);
+        if (rc != 0) {
             if (rc == QC_EEMPTY) { /* too few packets in sessions: skip it */
                 if (!json)
                     printf("\n== %s: %s: skipped\n", g->name, err.msg);

@@ -9,9 +9,15 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "flags.h"
+#include "guard.h"
 #include "qctl/output.h"
 #include "qctl/traffic.h"
 #include "report_cli.h"
@@ -36,6 +42,8 @@ static const char usage[] =
     "  --approach A         copula (default), fitted, or copula-fitted (the copula\n"
     "                       over the fitted marginals)\n"
     "  --seed S             seed of every user's stream (default 1)\n"
+    "  --quiet              no progress line (shown on a terminal, or with\n"
+    "                       --progress, during a long write)\n"
     "  --json               print the summary as JSON\n"
     "  --report DIR         write DIR/index.html: the run's summary tables (and with\n"
     "                       --validate, the plots of --plot) in one page\n"
@@ -148,8 +156,82 @@ static const char *approach_name(qc_traffic_approach a)
     return a == QC_TRAFFIC_FITTED ? "fitted" : a == QC_TRAFFIC_COPULA ? "copula" : "copula-fitted";
 }
 
+/* The temporary file the atomic writer fills (qc_ofile: OUT.tmp-PID),
+ * removed when SIGINT or SIGTERM ends the run. */
+static char gen_tmp[4096];
+
+/* The progress line: the bytes of the temporary file against the size
+ * estimated before the run (check_gen_size), polled by a thread so that
+ * the writer's loop stays as it is. */
+static double gen_estimate;
+static volatile int gen_done;
+
+static void *gen_watch(void *ctx)
+{
+    while (!gen_done) {
+        struct timespec ts = {0, 200000000};
+        nanosleep(&ts, NULL);
+        struct stat st;
+        if (!gen_done && gen_estimate > 0 && stat(gen_tmp, &st) == 0)
+            cli_progress_update(ctx, fmin(0.999, (double)st.st_size / gen_estimate));
+    }
+    return NULL;
+}
+
+static void gen_interrupted(int sig)
+{
+    if (gen_tmp[0])
+        unlink(gen_tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static double mean_size(const qc_traffic_model *m)
+{
+    const qc_traffic_table *t = &m->size.emp;
+    double s = 0, prev = 0;
+    for (size_t j = 0; j < t->m; j++) {
+        s += t->v[j] * (t->cum[j] - prev);
+        prev = t->cum[j];
+    }
+    return t->m ? s : 1500;
+}
+
+/* The memory of the users and the size of the output, estimated from the
+ * models' packet rates and mean sizes, before a run that could fill a
+ * disk: about 128 bytes per user; per packet a CSV line, or a pcap
+ * record of 16 bytes and the frame cut at snaplen. */
+static int check_gen_size(const mix *x, const qc_traffic_gen_opts *o, const char *output,
+                          qc_traffic_format fmt, unsigned snaplen)
+{
+    double users = 0, rate = 0, bytes_per = 0;
+    for (size_t i = 0; i < x->n; i++) {
+        double r = x->users[i] * qc_traffic_model_rate(&x->m[i], o->approach);
+        users += x->users[i];
+        rate += r;
+        double b = fmt == QC_TRAFFIC_CSV ? 30.0 + (double)strlen(x->m[i].name)
+                                         : 16.0 + fmin((double)snaplen, mean_size(&x->m[i]) + 14);
+        bytes_per += r * b;
+    }
+    char what[160];
+    snprintf(what, sizeof what, "%.0f users", users);
+    int rc = cli_check_memory("--users", 128.0 * users, what, cli_force);
+    if (rc != 0 || !(rate > 0))
+        return rc;
+    double packets = o->duration > 0 ? rate * o->duration : INFINITY;
+    if (o->packets > 0 && (double)o->packets < packets)
+        packets = (double)o->packets;
+    double bytes = packets * bytes_per / rate;
+    gen_estimate = isfinite(bytes) ? bytes : 0;
+    snprintf(what, sizeof what, "the output (%.3g packets of %.0f users at %.3g packets/s)",
+             packets, users, rate);
+    return cli_check_output_size(o->packets > 0 && (double)o->packets == packets ? "--packets"
+                                                                                 : "--duration",
+                                 bytes, what, output, cli_force);
+}
+
 static int generate(mix *x, const qc_traffic_gen_opts *o, const char *output, qc_traffic_format fmt,
-                    uint32_t snaplen, int json, const report_ctx *rep)
+                    uint32_t snaplen, int json, int quiet, const report_ctx *rep)
 {
     const qc_traffic_model **mp = malloc(x->n * sizeof *mp);
     if (mp == NULL)
@@ -165,9 +247,24 @@ static int generate(mix *x, const qc_traffic_gen_opts *o, const char *output, qc
         return cli_exit_code(rc);
     }
     cli_progress prog;
-    cli_progress_init(&prog, "gen", 1);
+    cli_progress_init(&prog, "gen", quiet);
     uint64_t count = 0;
+    snprintf(gen_tmp, sizeof gen_tmp, "%s.tmp-%ld", output, (long)getpid());
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = gen_interrupted;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    pthread_t watcher;
+    gen_done = 0;
+    int watching = prog.enabled && pthread_create(&watcher, NULL, gen_watch, &prog) == 0;
     rc = qc_traffic_write(g, output, fmt, snaplen, &count, &err);
+    gen_done = 1;
+    if (watching)
+        pthread_join(watcher, NULL);
+    cli_progress_done(&prog);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    gen_tmp[0] = '\0';
     qc_traffic_gen_free(g);
     if (rc != 0) {
         cli_error("gen: %s", err.msg);
@@ -562,7 +659,7 @@ end_groups:
 int cmd_gen(int argc, char **argv)
 {
     enum { O_MODEL = 256, O_USERS, O_DUR, O_PKTS, O_OUT, O_FMT, O_SNAP, O_APP, O_SEED, O_JSON,
-           O_VAL, O_LABELS, O_ACT, O_GAP, O_PLOT, O_REPORT, O_REAL, O_SEGGAP, O_HELP };
+           O_VAL, O_LABELS, O_ACT, O_GAP, O_PLOT, O_REPORT, O_REAL, O_SEGGAP, O_HELP, O_QUIET };
     static const struct option longopts[] = {
         {"model", required_argument, 0, O_MODEL}, {"users", required_argument, 0, O_USERS},
         {"duration", required_argument, 0, O_DUR}, {"packets", required_argument, 0, O_PKTS},
@@ -572,6 +669,7 @@ int cmd_gen(int argc, char **argv)
         {"validate", required_argument, 0, O_VAL}, {"labels", required_argument, 0, O_LABELS},
         {"activity", required_argument, 0, O_ACT}, {"gap-threshold", required_argument, 0, O_GAP},
         {"plot", required_argument, 0, O_PLOT}, {"help", no_argument, 0, O_HELP},
+        {"quiet", no_argument, 0, O_QUIET},
         {"report", required_argument, 0, O_REPORT},
         {"realisations", required_argument, 0, O_REAL},
         {"segment-gap", required_argument, 0, O_SEGGAP}, {0, 0, 0, 0}};
@@ -583,12 +681,12 @@ int cmd_gen(int argc, char **argv)
     const char *users = NULL, *output = NULL, *format = NULL, *validate_cap = NULL;
     const char *labels = NULL, *activity = NULL, *plot_dir = NULL, *model_file = NULL;
     unsigned snaplen = 65535, realisations = 10;
-    int json = 0, rc = 0;
+    int json = 0, quiet = 0, rc = 0;
     report_ctx rep = {NULL, argc, argv};
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_MODEL:
             model_file = optarg;
@@ -653,6 +751,7 @@ int cmd_gen(int argc, char **argv)
                 rc = QC_EXIT_USAGE;
             }
             break;
+        case O_QUIET: quiet = 1; break;
         case O_HELP: mix_free(&x); fputs(usage, stdout); return 0;
         default: mix_free(&x); return cli_bad_option("gen", argv[optind - 1]);
         }
@@ -701,7 +800,11 @@ int cmd_gen(int argc, char **argv)
     const size_t ol = strlen(output);
     if (format ? strcmp(format, "csv") == 0 : (ol > 4 && strcmp(output + ol - 4, ".csv") == 0))
         fmt = QC_TRAFFIC_CSV;
-    rc = generate(&x, &o, output, fmt, snaplen, json, &rep);
+    if ((rc = check_gen_size(&x, &o, output, fmt, snaplen)) != 0) {
+        mix_free(&x);
+        return rc;
+    }
+    rc = generate(&x, &o, output, fmt, snaplen, json, quiet, &rep);
     mix_free(&x);
     return rc;
 }

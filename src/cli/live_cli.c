@@ -12,117 +12,64 @@
 
 #include "cli.h"
 #include "app/config.h"
+#include "flags.h"
+#include "guard.h"
 #include "live/live.h"
 #include "qctl/output.h"
 
-static const char backend_usage[] =
-    "usage: qctl backend [options]\n"
-    "\n"
+static const char backend_about[] =
     "A small HTTP/1.1 server for demos and tests: each request takes one of\n"
     "N workers for a service time drawn from SPEC (waiting FCFS when all are\n"
     "busy) and is answered 200. GET /health answers at once. Stops on "
-    "SIGTERM.\n"
-    "\n"
-    "  --listen HOST:PORT   address (default 127.0.0.1:8081; port 0: any "
-    "free);\n"
-    "                       HOST is 1.2.3.4, [::1] or a name (resolved once\n"
-    "                       at start, the first address taken)\n"
-    "  --port-file FILE     write the bound port to FILE\n"
-    "  --service SPEC       service time in seconds (default exp:100)\n"
-    "  --workers N          requests served at once (default 1)\n"
-    "  --mode sleep|cpu     wait on a timer (default) or burn CPU\n"
-    "  --seed S             seed of the service times (default 1)\n"
-    "  --health PATH        the health path (default /health)\n"
-    "  --warmup SPEC        the health path answers 503 for a warm-up drawn\n"
-    "                       from SPEC (seconds) after start, then 200\n"
-    "  --body BYTES         answer with a body of BYTES bytes of a fixed\n"
-    "                       pattern instead of \"ok\" (any size, not buffered)\n"
-    "  --chunked            send that body chunked (1 MiB chunks)\n"
-    "  --keepalive-timeout T  close a kept-alive connection idle T s\n"
-    "                       (default: never)\n"
-    "  --http10             answer HTTP/1.0 without Content-Length, the body\n"
-    "                       ended by closing the connection\n"
-    "  --help               this text\n";
+    "SIGTERM.\n";
 
 int cmd_backend(int argc, char **argv)
 {
-    enum { O_LISTEN = 1, O_PF, O_SVC, O_WORK, O_MODE, O_SEED, O_HELP, O_HEALTH, O_WARMUP };
-    static const struct option longopts[] = {
-        {"listen", required_argument, 0, O_LISTEN}, {"port-file", required_argument, 0, O_PF},
-        {"service", required_argument, 0, O_SVC},   {"workers", required_argument, 0, O_WORK},
-        {"mode", required_argument, 0, O_MODE},     {"seed", required_argument, 0, O_SEED},
-        {"help", no_argument, 0, O_HELP},           {"health", required_argument, 0, O_HEALTH},
-        {"warmup", required_argument, 0, O_WARMUP}, {"body", required_argument, 0, 300},
-        {"keepalive-timeout", required_argument, 0, 302}, {"http10", no_argument, 0, 303},
-        {"chunked", no_argument, 0, 301},           {0, 0, 0, 0}};
     qc_backend_opts o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
     const char *service = "exp:100", *warmup = NULL;
-    int c, rc = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_LISTEN:
-            o.listen = optarg;
-            break;
-        case O_PF:
-            o.port_file = optarg;
-            break;
-        case O_SVC:
-            service = optarg;
-            break;
-        case O_WORK:
-            rc = cli_uint("--workers", optarg, &o.workers);
-            break;
-        case O_MODE:
-            if (strcmp(optarg, "sleep") == 0)
-                o.cpu = 0;
-            else if (strcmp(optarg, "cpu") == 0)
-                o.cpu = 1;
-            else {
-                cli_error("--mode: '%s' is not sleep or cpu", optarg);
-                return QC_EXIT_USAGE;
-            }
-            break;
-        case O_SEED:
-            rc = cli_u64("--seed", optarg, &o.seed);
-            break;
-        case O_HEALTH:
-            if (optarg[0] != '/') {
-                cli_error("--health: '%s' does not start with /", optarg);
-                return QC_EXIT_USAGE;
-            }
-            o.health = optarg;
-            break;
-        case O_WARMUP:
-            warmup = optarg;
-            break;
-        case 300: /* --body */
-            rc = cli_u64("--body", optarg, &o.body);
-            break;
-        case 301: /* --chunked */
-            o.chunked = 1;
-            break;
-        case 302: /* --keepalive-timeout */
-            if ((rc = cli_double("--keepalive-timeout", optarg, &o.keepalive_timeout)) == 0 &&
-                !(o.keepalive_timeout > 0 && isfinite(o.keepalive_timeout))) {
-                cli_error("--keepalive-timeout: %s must be > 0", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case 303: /* --http10 */
-            o.http10 = 1;
-            break;
-        case O_HELP:
-            fputs(backend_usage, stdout);
-            return 0;
-        default:
-            return cli_bad_option("backend", argv[optind - 1]);
-        }
-        if (rc)
-            return rc;
+    int help = 0, first = 0;
+    /* one row per flag: the parser, this help and the completion */
+    const cli_flag flags[] = {
+        {"listen", CLI_STR, &o.listen, .arg = "HOST:PORT",
+         .help = "address (default 127.0.0.1:8081; port 0: any free);\nHOST is 1.2.3.4, [::1] or a "
+                 "name (resolved once\nat start, the first address taken)"},
+        {"port-file", CLI_STR, &o.port_file, .path = CLI_PATH_OUT, .arg = "FILE",
+         .help = "write the bound port to FILE"},
+        {"service", CLI_STR, &service, .arg = "SPEC",
+         .help = "service time in seconds (default exp:100)"},
+        {"workers", CLI_UINT, &o.workers, 1, 65536, .arg = "N",
+         .help = "requests served at once (default 1)"},
+        {"mode", CLI_CHOICE, &o.cpu, .arg = "sleep|cpu", .choices = "sleep,cpu",
+         .help = "wait on a timer (default) or burn CPU"},
+        {"seed", CLI_U64, &o.seed, .arg = "S", .help = "seed of the service times (default 1)"},
+        {"health", CLI_STR, &o.health, .arg = "PATH", .help = "the health path (default /health)"},
+        {"warmup", CLI_STR, &warmup, .arg = "SPEC",
+         .help = "the health path answers 503 for a warm-up drawn\nfrom SPEC (seconds) after "
+                 "start, then 200"},
+        {"body", CLI_U64, &o.body, .arg = "BYTES",
+         .help = "answer with a body of BYTES bytes of a fixed\npattern instead of \"ok\" (any "
+                 "size, not buffered)"},
+        {"chunked", CLI_BOOL, &o.chunked, .help = "send that body chunked (1 MiB chunks)"},
+        {"keepalive-timeout", CLI_DOUBLE, &o.keepalive_timeout, 1e-3, 1e9, .arg = "T",
+         .help = "close a kept-alive connection idle T s\n(default: never)"},
+        {"http10", CLI_BOOL, &o.http10,
+         .help = "answer HTTP/1.0 without Content-Length, the body\nended by closing the "
+                 "connection"},
+        {"help", CLI_HELP, &help, .help = "this text"},
+        {0}};
+    int rc = cli_flags_parse("backend", flags, argc, argv, &first, NULL);
+    if (rc < 0) {
+        cli_flags_usage(stdout, "qctl backend [options]", backend_about, flags);
+        return 0;
     }
-    if (optind < argc)
-        return cli_extra_operand("backend", argv[optind]);
+    if (rc != 0)
+        return rc;
+    if (first < argc)
+        return cli_extra_operand("backend", argv[first]);
+    if (o.health && o.health[0] != '/') {
+        cli_error("--health: '%s' does not start with /", o.health);
+        return QC_EXIT_USAGE;
+    }
     if (o.workers == 0) {
         cli_error("--workers: must be >= 1");
         return QC_EXIT_USAGE;
@@ -619,7 +566,7 @@ int cmd_proxy(int argc, char **argv)
     argc = pa.argc;
     argv = pa.argv;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_LISTEN:
             o.listen = optarg;

@@ -11,228 +11,108 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
+#include "guard.h"
 #include "live/live.h"
 #include "qctl/arrivals.h"
 #include "qctl/output.h"
 
-static const char load_usage[] =
-    "usage: qctl load --target HOST:PORT (--requests N | --duration T) [options]\n"
-    "       qctl load --udp HOST:PORT --replay FILE [--payload P] [--json]\n"
-    "\n"
+static const char load_synopsis[] =
+    "qctl load --target HOST:PORT (--requests N | --duration T) [options]\n"
+    "       qctl load --udp HOST:PORT --replay FILE [--payload P] [--json]";
+
+static const char load_about[] =
     "HTTP load, open loop (default): requests are due at the times of an\n"
     "arrival process whatever the server does, and latency is measured from\n"
     "the time a request was due (so queueing in the generator is not\n"
     "hidden). Closed loop (--users N): each of N users sends a request,\n"
     "waits for its answer, thinks, and sends again. Reports sent, answered\n"
     "(2xx, 503, other), errors and timeouts, with latency percentiles;\n"
-    "sent = answered + errors + timeouts.\n"
-    "\n"
-    "  --target HOST:PORT   server to load (HOST: 1.2.3.4, [::1] or a name,\n"
-    "                       resolved once before the load starts)\n"
-    "  --path P             request target (default /)\n"
-    "open loop, one of:\n"
-    "  --rate R             Poisson arrivals at R per second (same as exp:R)\n"
-    "  --arrival SPEC       an arrival process: a distribution of the gaps,\n"
-    "                       sin:MEAN,AMP,PERIOD, curve:FILE,\n"
-    "                       steps:T0:R0,T1:R1,... or trace:FILE\n"
-    "  --schedule T0:R0,... Poisson at rate R_k from T_k s on (same as\n"
-    "                       --arrival steps:...), e.g. 0:50,10:150,20:50\n"
-    "  --traffic MODEL.json requests at the packet times of a traffic model\n"
-    "                       (qctl gen): each packet a user sends is a request\n"
-    "  --traffic-users U    users of the model (default 1)\n"
-    "  --per packet|session a request per user packet (default) or per\n"
-    "                       session (its first packet)\n"
-    "closed loop:\n"
-    "  --users N            N users, each with one request out at most\n"
-    "  --think SPEC         think time in seconds after an answer (default det:0)\n"
-    "  --session SPEC       requests per session (rounded up; default: one\n"
-    "                       endless session)\n"
-    "  --off SPEC           off time between sessions (default det:0)\n"
-    "bounds and output:\n"
-    "  --requests N         stop issuing after N requests\n"
-    "  --duration T         stop issuing after T seconds\n"
-    "  --connections C      open loop: most connections at once (default 64)\n"
-    "  --timeout T          wait at most T s for answers at the end (default 10)\n"
-    "  --header 'N: V'      send this header (e.g. a class)\n"
-    "  --seed S             seed of the arrivals and think times (default 1)\n"
-    "  --series FILE        CSV per interval: time, sent, answered, ok,\n"
-    "                       refused, errors, p50, p95 of that interval's\n"
-    "                       answers, p95 of its 2xx answers (ok_p95)\n"
-    "  --series-interval T  its interval in seconds (default 1)\n"
-    "  --json               print the summary as JSON\n"
-    "UDP replay:\n"
-    "  --udp HOST:PORT      send one datagram per packet of --replay FILE\n"
-    "  --replay FILE        pcap, pcapng or CSV (time,size): each packet's\n"
-    "                       size (at most 65507) at its time from the first\n"
-    "  --payload zeros|pattern  datagram bytes (default zeros)\n"
-    "  --help               this text\n";
+    "sent = answered + errors + timeouts.\n";
+
 
 typedef struct load_args {
     qc_load_opts o;
     const char *arrival, *schedule, *traffic, *think, *session, *off, *udp, *replay;
-    double rate;
+    double rate, max_errors;
     unsigned traffic_users;
     int per_session, pattern, json;
 } load_args;
 
-/* Parses argv into a; 0, or the exit status to return (help: -1). */
+/* Parses argv into a; 0, or the exit status to return (help: -1). One
+ * row per flag: the parser, the help, the completion and the man page. */
 static int parse_args(int argc, char **argv, load_args *a)
 {
-    enum {
-        O_TGT = 1,
-        O_PATH,
-        O_RATE,
-        O_ARR,
-        O_SCHED,
-        O_TRAF,
-        O_TUSERS,
-        O_PER,
-        O_USERS,
-        O_THINK,
-        O_SESS,
-        O_OFF,
-        O_REQ,
-        O_DUR,
-        O_CONN,
-        O_TMO,
-        O_HDR,
-        O_SEED,
-        O_SERIES,
-        O_SINT,
-        O_JSON,
-        O_UDP,
-        O_REPLAY,
-        O_PAYLOAD,
-        O_HELP
-    };
-    static const struct option longopts[] = {{"target", required_argument, 0, O_TGT},
-                                             {"path", required_argument, 0, O_PATH},
-                                             {"rate", required_argument, 0, O_RATE},
-                                             {"arrival", required_argument, 0, O_ARR},
-                                             {"schedule", required_argument, 0, O_SCHED},
-                                             {"traffic", required_argument, 0, O_TRAF},
-                                             {"traffic-users", required_argument, 0, O_TUSERS},
-                                             {"per", required_argument, 0, O_PER},
-                                             {"users", required_argument, 0, O_USERS},
-                                             {"think", required_argument, 0, O_THINK},
-                                             {"session", required_argument, 0, O_SESS},
-                                             {"off", required_argument, 0, O_OFF},
-                                             {"requests", required_argument, 0, O_REQ},
-                                             {"duration", required_argument, 0, O_DUR},
-                                             {"connections", required_argument, 0, O_CONN},
-                                             {"timeout", required_argument, 0, O_TMO},
-                                             {"header", required_argument, 0, O_HDR},
-                                             {"seed", required_argument, 0, O_SEED},
-                                             {"series", required_argument, 0, O_SERIES},
-                                             {"series-interval", required_argument, 0, O_SINT},
-                                             {"json", no_argument, 0, O_JSON},
-                                             {"udp", required_argument, 0, O_UDP},
-                                             {"replay", required_argument, 0, O_REPLAY},
-                                             {"payload", required_argument, 0, O_PAYLOAD},
-                                             {"help", no_argument, 0, O_HELP},
-                                             {0, 0, 0, 0}};
     qc_load_opts *o = &a->o;
-    int c, rc = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_TGT:
-            o->target = optarg;
-            break;
-        case O_PATH:
-            o->path = optarg;
-            break;
-        case O_RATE:
-            rc = cli_double("--rate", optarg, &a->rate);
-            break;
-        case O_ARR:
-            a->arrival = optarg;
-            break;
-        case O_SCHED:
-            a->schedule = optarg;
-            break;
-        case O_TRAF:
-            a->traffic = optarg;
-            break;
-        case O_TUSERS:
-            rc = cli_uint("--traffic-users", optarg, &a->traffic_users);
-            break;
-        case O_PER:
-            if (strcmp(optarg, "packet") == 0)
-                a->per_session = 0;
-            else if (strcmp(optarg, "session") == 0)
-                a->per_session = 1;
-            else {
-                cli_error("--per: '%s' is not packet or session", optarg);
-                return QC_EXIT_USAGE;
-            }
-            break;
-        case O_USERS:
-            rc = cli_uint("--users", optarg, &o->users);
-            break;
-        case O_THINK:
-            a->think = optarg;
-            break;
-        case O_SESS:
-            a->session = optarg;
-            break;
-        case O_OFF:
-            a->off = optarg;
-            break;
-        case O_REQ:
-            rc = cli_u64("--requests", optarg, &o->requests);
-            break;
-        case O_DUR:
-            rc = cli_double("--duration", optarg, &o->duration);
-            break;
-        case O_CONN:
-            rc = cli_uint("--connections", optarg, &o->connections);
-            break;
-        case O_TMO:
-            rc = cli_double("--timeout", optarg, &o->timeout);
-            break;
-        case O_HDR:
-            o->class_header = optarg;
-            break;
-        case O_SEED:
-            rc = cli_u64("--seed", optarg, &o->seed);
-            break;
-        case O_SERIES:
-            o->series = optarg;
-            break;
-        case O_SINT:
-            rc = cli_double("--series-interval", optarg, &o->series_interval);
-            break;
-        case O_JSON:
-            a->json = 1;
-            break;
-        case O_UDP:
-            a->udp = optarg;
-            break;
-        case O_REPLAY:
-            a->replay = optarg;
-            break;
-        case O_PAYLOAD:
-            if (strcmp(optarg, "zeros") == 0)
-                a->pattern = 0;
-            else if (strcmp(optarg, "pattern") == 0)
-                a->pattern = 1;
-            else {
-                cli_error("--payload: '%s' is not zeros or pattern", optarg);
-                return QC_EXIT_USAGE;
-            }
-            break;
-        case O_HELP:
-            fputs(load_usage, stdout);
-            return -1;
-        default:
-            return cli_bad_option("load", argv[optind - 1]);
-        }
-        if (rc)
-            return rc;
+    int help = 0, first = 0;
+    const cli_flag flags[] = {
+        {"target", CLI_STR, &o->target, .arg = "HOST:PORT",
+         .help = "server to load (HOST: 1.2.3.4, [::1] or a name,\nresolved once before the load starts)"},
+        {"path", CLI_STR, &o->path, .arg = "P", .help = "request target (default /)"},
+        {"", CLI_NOTE, NULL, .help = "open loop, one of:"},
+        {"rate", CLI_DOUBLE, &a->rate, .arg = "R",
+         .help = "Poisson arrivals at R per second (same as exp:R)"},
+        {"arrival", CLI_STR, &a->arrival, .arg = "SPEC",
+         .help = "an arrival process: a distribution of the gaps,\nsin:MEAN,AMP,PERIOD, "
+                 "curve:FILE,\nsteps:T0:R0,T1:R1,... or trace:FILE"},
+        {"schedule", CLI_STR, &a->schedule, .arg = "T0:R0,...",
+         .help = "Poisson at rate R_k from T_k s on (same as\n--arrival steps:...), e.g. "
+                 "0:50,10:150,20:50"},
+        {"traffic", CLI_STR, &a->traffic, .path = CLI_PATH_IN_NONEMPTY, .arg = "MODEL.json",
+         .help = "requests at the packet times of a traffic model\n(qctl gen): each packet a "
+                 "user sends is a request"},
+        {"traffic-users", CLI_UINT, &a->traffic_users, .arg = "U",
+         .help = "users of the model (default 1)"},
+        {"per", CLI_CHOICE, &a->per_session, .arg = "packet|session", .choices = "packet,session",
+         .help = "a request per user packet (default) or per\nsession (its first packet)"},
+        {"", CLI_NOTE, NULL, .help = "closed loop:"},
+        {"users", CLI_UINT, &o->users, .arg = "N",
+         .help = "N users, each with one request out at most"},
+        {"think", CLI_STR, &a->think, .arg = "SPEC",
+         .help = "think time in seconds after an answer (default det:0)"},
+        {"session", CLI_STR, &a->session, .arg = "SPEC",
+         .help = "requests per session (rounded up; default: one\nendless session)"},
+        {"off", CLI_STR, &a->off, .arg = "SPEC",
+         .help = "off time between sessions (default det:0)"},
+        {"", CLI_NOTE, NULL, .help = "bounds and output:"},
+        {"requests", CLI_U64, &o->requests, .arg = "N", .help = "stop issuing after N requests"},
+        {"duration", CLI_DOUBLE, &o->duration, .arg = "T", .help = "stop issuing after T seconds"},
+        {"connections", CLI_UINT, &o->connections, .arg = "C",
+         .help = "open loop: most connections at once (default 64)"},
+        {"timeout", CLI_DOUBLE, &o->timeout, .arg = "T",
+         .help = "wait at most T s for answers at the end (default 10)"},
+        {"header", CLI_STR, &o->class_header, .arg = "'N: V'",
+         .help = "send this header (e.g. a class)"},
+        {"seed", CLI_U64, &o->seed, .arg = "S",
+         .help = "seed of the arrivals and think times (default 1)"},
+        {"series", CLI_STR, &o->series, .path = CLI_PATH_OUT, .arg = "FILE",
+         .help = "CSV per interval: time, sent, answered, ok,\nrefused, errors, p50, p95 of "
+                 "that interval's\nanswers, p95 of its 2xx answers (ok_p95)"},
+        {"series-interval", CLI_DOUBLE, &o->series_interval, .arg = "T",
+         .help = "its interval in seconds (default 1)"},
+        {"max-errors", CLI_DOUBLE, &a->max_errors, 0, 1, .arg = "F",
+         .help = "exit 1 when more than this fraction of the requests\nfailed (connection "
+                 "errors and timeouts; default 0:\nany failure)"},
+        {"json", CLI_BOOL, &a->json, .help = "print the summary as JSON"},
+        {"", CLI_NOTE, NULL, .help = "UDP replay:"},
+        {"udp", CLI_STR, &a->udp, .arg = "HOST:PORT",
+         .help = "send one datagram per packet of --replay FILE"},
+        {"replay", CLI_STR, &a->replay, .path = CLI_PATH_IN_NONEMPTY, .arg = "FILE",
+         .help = "pcap, pcapng or CSV (time,size): each packet's\nsize (at most 65507) at its "
+                 "time from the first"},
+        {"payload", CLI_CHOICE, &a->pattern, .arg = "zeros|pattern", .choices = "zeros,pattern",
+         .help = "datagram bytes (default zeros)"},
+        {"help", CLI_HELP, &help, .help = "this text"},
+        {0}};
+    int rc = cli_flags_parse("load", flags, argc, argv, &first, NULL);
+    if (rc < 0) {
+        cli_flags_usage(stdout, load_synopsis, load_about, flags);
+        return -1;
     }
-    if (optind < argc)
-        return cli_extra_operand("load", argv[optind]);
+    if (rc != 0)
+        return rc;
+    if (first < argc)
+        return cli_extra_operand("load", argv[first]);
     return 0;
 }
 
@@ -311,8 +191,15 @@ static void print_summary(const load_args *a, const char *spec, const qc_load_re
            (unsigned long long)r->sent, (unsigned long long)r->ok,
            (unsigned long long)r->refused, (unsigned long long)r->other,
            (unsigned long long)r->errors, (unsigned long long)r->timeouts, r->elapsed);
-    printf("latency mean %.6g s, p50 %.6g s, p95 %.6g s, p99 %.6g s; ok p95 %.6g s\n", r->mean,
-           r->p50, r->p95, r->p99, r->ok_p95);
+    if (isfinite(r->mean))
+        printf("latency mean %.6g s, p50 %.6g s, p95 %.6g s, p99 %.6g s", r->mean, r->p50, r->p95,
+               r->p99);
+    else
+        fputs("latency: none (no request was answered)", stdout);
+    if (isfinite(r->ok_p95))
+        printf("; ok p95 %.6g s\n", r->ok_p95);
+    else
+        fputs("; ok p95: none (no 2xx answer)\n", stdout);
     if (a->o.users)
         printf("closed loop: %u users, mean think %.6g s, throughput %.6g/s\n", a->o.users,
                r->think_mean, r->elapsed > 0 ? (double)r->answered / r->elapsed : NAN);
@@ -437,6 +324,20 @@ static int check_args(const load_args *a)
                   "--traffic MODEL or --users N");
         return QC_EXIT_USAGE;
     }
+    if (a->rate > 1e6) {
+        cli_error("--rate: %g requests/s is more than one load generator sends (at most 1e6/s); "
+                  "requests it cannot send would pile up in memory", a->rate);
+        return QC_EXIT_USAGE;
+    }
+    if (o->users > 1000000) {
+        cli_error("--users: %u closed-loop users is more than one load generator holds "
+                  "(at most 1e6)", o->users);
+        return QC_EXIT_USAGE;
+    }
+    if (!(a->max_errors >= 0 && a->max_errors <= 1)) {
+        cli_error("--max-errors: %g is not a fraction in [0, 1]", a->max_errors);
+        return QC_EXIT_USAGE;
+    }
     if (!o->users && (a->think || a->session || a->off)) {
         cli_error("load: --think, --session and --off need --users N");
         return QC_EXIT_USAGE;
@@ -498,6 +399,14 @@ int cmd_load(int argc, char **argv)
         rc = print_json(&a, spec, &r);
     else
         print_summary(&a, spec, &r);
+    /* connection errors and timeouts: the run measured a broken target */
+    uint64_t bad = r.errors + r.timeouts;
+    if (rc == 0 && r.sent > 0 && (double)bad > a.max_errors * (double)r.sent) {
+        cli_error("load: %llu of %llu requests failed (errors or timeouts), more than "
+                  "--max-errors %g allows",
+                  (unsigned long long)bad, (unsigned long long)r.sent, a.max_errors);
+        rc = QC_EXIT_FAIL;
+    }
 out:
     qc_dist_free(&think);
     qc_dist_free(&session);

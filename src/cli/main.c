@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
 
 #ifndef QC_VERSION
 #define QC_VERSION "unknown"
@@ -30,9 +31,18 @@ static const char usage[] =
     "  proxy         HTTP reverse proxy with live admission control\n"
     "  backend       HTTP server with a service-time distribution (demos, tests)\n"
     "  load          open-loop HTTP load generator\n"
+    "  help          the help of a command: qctl help COMMAND [SUBCOMMAND]\n"
+    "  completion    shell completion: qctl completion bash|zsh\n"
     "\n"
-    "  --help        this text ('qctl COMMAND --help' for a command)\n"
+    "  -h, --help    this text ('qctl COMMAND --help' or -h for a command)\n"
     "  --version     print the version\n"
+    "\n"
+    "Global options, accepted by every command:\n"
+    "  --progress    show the progress line of a long run even when stderr\n"
+    "                is not a terminal (--quiet silences it)\n"
+    "  --force       run although the memory or output size the flags imply\n"
+    "                passes its budget (1 GB); never past the machine's\n"
+    "                memory or the free disk space\n"
     "\n"
     "Exit status: 0 success, 1 failure while running, 2 bad usage or input.\n";
 
@@ -72,12 +82,13 @@ int main(int argc, char **argv)
     /* GSL's default error handler aborts; the library checks its inputs
      * and results itself, so a GSL error must never end the process. */
     gsl_set_error_handler_off();
+    argc = cli_take_global_flags(argc, argv);
     if (argc < 2) {
         fputs(usage, stderr);
         return QC_EXIT_USAGE;
     }
     const char *cmd = argv[1];
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         fputs(usage, stdout);
         return 0;
     }
@@ -85,26 +96,20 @@ int main(int argc, char **argv)
         printf("qctl %s\n", QC_VERSION);
         return 0;
     }
-    if (strcmp(cmd, "sim") == 0)
-        return cmd_sim(argc - 1, argv + 1);
-    if (strcmp(cmd, "sysid") == 0)
-        return cmd_sysid(argc - 1, argv + 1);
-    if (strcmp(cmd, "design") == 0)
-        return cmd_design(argc - 1, argv + 1);
-    if (strcmp(cmd, "mdp") == 0)
-        return cmd_mdp(argc - 1, argv + 1);
-    if (strcmp(cmd, "fit") == 0)
-        return cmd_fit(argc - 1, argv + 1);
-    if (strcmp(cmd, "gen") == 0)
-        return cmd_gen(argc - 1, argv + 1);
-    if (strcmp(cmd, "proxy") == 0)
-        return cmd_proxy(argc - 1, argv + 1);
-    if (strcmp(cmd, "sweep") == 0)
-        return cmd_sweep(argc - 1, argv + 1);
-    if (strcmp(cmd, "backend") == 0)
-        return cmd_backend(argc - 1, argv + 1);
-    if (strcmp(cmd, "load") == 0)
-        return cmd_load(argc - 1, argv + 1);
-    cli_error("unknown command '%s' (see 'qctl --help')", cmd);
-    return QC_EXIT_USAGE;
+    /* the longest command name the words match: "sim queue" before "sim" */
+    int used = 0;
+    const cli_command_row *c = cli_find_command(argc - 1, argv + 1, &used);
+    if (c == NULL) {
+        cli_error("unknown command '%s' (see 'qctl --help')", cmd);
+        return QC_EXIT_USAGE;
+    }
+    cli_command = c->name;
+    if (c->fn == cmd_help) {
+        int rc = cmd_help(argc - 1, argv + 1);
+        if (rc >= 0)
+            return rc;
+        fputs(usage, stdout);
+        return 0;
+    }
+    return c->fn(argc - used, argv + used);
 }

@@ -11,8 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "flags.h"
+#include "guard.h"
 #include "report_cli.h"
 #include "qctl/output.h"
 #include "qctl/removable.h"
@@ -632,10 +635,10 @@ int cmd_mdp_removable(int argc, char **argv)
     o.price = 1;
     size_t npower = 0;
     uint64_t u = 0;
-    int rc = 0, ch;
+    int rc = 0, ch, max_states_given = 0;
     opterr = 0;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((ch = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (ch) {
         case O_LAM: rc = cli_double("--lambda", optarg, &p.lambda); break;
         case O_RATES: rc = parse_list("--rates", optarg, c->rate, &c->nrates); break;
@@ -661,6 +664,7 @@ int cmd_mdp_removable(int argc, char **argv)
                     rc = QC_EXIT_USAGE;
                 }
                 p.max_states = (size_t)u;
+                max_states_given = 1;
             }
             break;
         case O_LEVELS:
@@ -711,12 +715,36 @@ int cmd_mdp_removable(int argc, char **argv)
     qc_energy_scale_power(c, o.price);
     if ((rc = check_inputs(&p, npower, &o)) != 0)
         return rc;
+    /* the model, its workspaces and the 2N-level structure check take
+     * about 420 bytes per state-action pair, (rates + 5) pairs a level */
+    {
+        char what[96];
+        double per_level = 420.0 * (double)(c->nrates + 5);
+        if (p.levels) {
+            snprintf(what, sizeof what, "a chain of %zu levels", p.levels);
+            if ((rc = cli_check_memory("--levels", per_level * (double)p.levels, what,
+                                       cli_force)) != 0)
+                return rc;
+        } else if (max_states_given) {
+            snprintf(what, sizeof what, "a chain of up to %zu states", p.max_states);
+            if ((rc = cli_check_memory("--max-states", per_level * (double)p.max_states / 3, what,
+                                       cli_force)) != 0)
+                return rc;
+        }
+    }
+    if (!o.quiet && p.method == QC_REMOVABLE_BOTH && (cli_progress_forced || isatty(2)))
+        fputs("qctl: mdp removable: policy iteration, then value iteration as a check "
+              "(--method pi skips the check)\n", stderr);
 
     cli_progress clock;
-    cli_progress_init(&clock, "mdp removable", 1);
+    cli_progress_init(&clock, p.method == QC_REMOVABLE_PI ? "mdp removable"
+                              : "mdp removable: value iteration", o.quiet);
+    p.progress = cli_progress_update;
+    p.progress_ctx = &clock;
     qc_err err = {0};
     qc_removable_result r;
     rc = qc_removable_solve(&p, &r, &err);
+    cli_progress_done(&clock);
     if (rc != 0) {
         cli_error("mdp removable: %s", err.msg);
         return cli_exit_code(rc);

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
 #include "report_cli.h"
 #include "qctl/dist.h"
 #include "qctl/multiclass.h"
@@ -714,7 +715,7 @@ int cmd_sim_admission(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_SCEN: scen = optarg; break;
         case O_POL: pol = optarg; break;

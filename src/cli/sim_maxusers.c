@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
 #include "qctl/arx.h"
 #include "qctl/arx_json.h"
 #include "qctl/maxusers.h"
@@ -396,6 +397,7 @@ int cmd_sim_maxusers(int argc, char **argv)
     const char *ctl = "integral", *ref = "325", *mu = "375", *series = NULL, *plot = NULL,
                *report = NULL;
     double ki = 0.1, kp = 0, kaw = 1, umax = -1;
+    int quiet = 0;
     qc_antiwindup aw = QC_AW_CONDITIONAL;
     int json = 0, rc = 0;
     unsigned reps = 1;
@@ -408,7 +410,7 @@ int cmd_sim_maxusers(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_POP: rc = cli_uint("--population", optarg, &p.plant.population); break;
         case O_THR: rc = cli_uint("--threads", optarg, &p.plant.threads); break;
@@ -430,8 +432,21 @@ int cmd_sim_maxusers(int argc, char **argv)
         case O_INT: rc = cli_double("--interval", optarg, &p.plant.interval); break;
         case O_UMAX: rc = cli_double("--maxusers-max", optarg, &umax); break;
         case O_CTL: ctl = optarg; break;
-        case O_KI: rc = cli_double("--ki", optarg, &ki); break;
-        case O_KP: rc = cli_double("--kp", optarg, &kp); break;
+        case O_KI:
+            if ((rc = cli_double("--ki", optarg, &ki)) == 0 && !(ki > 0 && ki <= 1e6)) {
+                cli_error("--ki: %s is not in (0, 1e6]: a gain <= 0 is no control or positive "
+                          "feedback (--controller open runs without one), a larger one moves "
+                          "MaxUsers across any population in one interval ('qctl design' gives "
+                          "stable gains)", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
+        case O_KP:
+            if ((rc = cli_double("--kp", optarg, &kp)) == 0 && !(kp >= 0 && kp <= 1e6)) {
+                cli_error("--kp: %s is not in [0, 1e6]", optarg);
+                rc = QC_EXIT_USAGE;
+            }
+            break;
         case O_AW:
             if (strcmp(optarg, "none") == 0)
                 aw = QC_AW_NONE;
@@ -527,7 +542,7 @@ int cmd_sim_maxusers(int argc, char **argv)
         case O_SER: series = optarg; break;
         case O_PLOT: plot = optarg; break;
         case O_REPORT: report = optarg; break;
-        case O_QUIET: break;
+        case O_QUIET: quiet = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         default: return cli_bad_option("sim maxusers", argv[optind - 1]);
         }
@@ -626,7 +641,10 @@ int cmd_sim_maxusers(int argc, char **argv)
         cli_error("out of memory");
         rc = QC_EXIT_FAIL;
     }
+    cli_progress prog; /* by replication: each is one run of the loop */
+    cli_progress_init(&prog, "sim maxusers", quiet);
     for (unsigned k = 0; k < reps && rc == 0; k++) {
+        cli_progress_update(&prog, (double)k / reps);
         qc_mu_run_params pk = p;
         pk.plant.rep = k;
         qc_mu_run_result rk;
@@ -648,6 +666,7 @@ int cmd_sim_maxusers(int argc, char **argv)
         else
             qc_mu_run_result_free(&rk);
     }
+    cli_progress_done(&prog);
     for (int i = 0; i < 5; i++)
         qc_dist_free(&d[i]);
     if (rc != 0) {

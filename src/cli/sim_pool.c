@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
+#include "guard.h"
 #include "qctl/arrivals.h"
 #include "qctl/dist.h"
 #include "qctl/hist.h"
@@ -500,7 +502,7 @@ int cmd_sim_pool(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_SRV:
             rc = cli_uint("--servers", optarg, &p.servers);
@@ -536,7 +538,12 @@ int cmd_sim_pool(int argc, char **argv)
             else
                 rc = cli_nonneg("--idle-timer", optarg, &p.idle_timer);
             break;
-        case O_CUST: rc = cli_u64("--customers", optarg, &p.customers); break;
+        case O_CUST:
+            if ((rc = cli_u64("--customers", optarg, &p.customers)) == 0 && p.customers == 0) {
+                cli_error("--customers: must be at least 1 (or give --time for a run in time)");
+                rc = QC_EXIT_USAGE;
+            }
+            break;
         case O_TIME:
             rc = cli_double("--time", optarg, &p.horizon);
             if (rc == 0 && !(p.horizon > 0)) {
@@ -652,19 +659,26 @@ int cmd_sim_pool(int argc, char **argv)
             p.customers = 100000;
         }
     }
-    if ((o.series || o.plot || o.report) && o.series_dt == 0) {
-        double span = p.horizon > 0 ? p.horizon + (p.transient_mode == QC_POOL_TRANSIENT_FIXED
+    double span = p.horizon > 0 ? p.horizon + (p.transient_mode == QC_POOL_TRANSIENT_FIXED
                                                        ? p.transient
                                                        : 0)
                                     : ((double)p.customers +
                                        (p.transient_mode == QC_POOL_TRANSIENT_FIXED ? p.transient
                                                                                      : 0)) /
                                           qc_arrivals_mean_rate(&arr);
-        if (arr.kind == QC_ARRIVALS_TRACE && arr.n > 0)
-            span = arr.t[arr.n - 1];
+    if (arr.kind == QC_ARRIVALS_TRACE && arr.n > 0)
+        span = arr.t[arr.n - 1];
+    if ((o.series || o.plot || o.report) && o.series_dt == 0)
         o.series_dt = isfinite(span) && span > 0 ? span / 2000 : 1.0;
-    }
     p.series_dt = (o.series || o.plot || o.report) ? o.series_dt : 0;
+    if (p.series_dt > 0 && (out = cli_check_series("--series-dt", span, p.series_dt,
+                                                   sizeof(qc_pool_series_point))) != 0)
+        goto done;
+    if (p.transient_mode == QC_POOL_TRANSIENT_FIXED &&
+        (out = cli_check_warmup("--transient", p.transient,
+                                p.horizon > 0 ? p.horizon : (double)p.customers,
+                                p.horizon > 0 ? "s" : "customers")) != 0)
+        goto done;
 
     cli_progress prog;
     cli_progress_init(&prog, "sim pool", o.quiet);

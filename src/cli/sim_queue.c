@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
+#include "guard.h"
 #include "qctl/arrivals.h"
 #include "qctl/dist.h"
 #include "qctl/exact.h"
@@ -408,7 +410,7 @@ int cmd_sim_queue(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_ARR: o.arrival = optarg; break;
         case O_SVC: o.service = optarg; break;
@@ -431,7 +433,12 @@ int cmd_sim_queue(int argc, char **argv)
                 rc = QC_EXIT_USAGE;
             }
             break;
-        case O_CUST: rc = cli_u64("--customers", optarg, &p.customers); break;
+        case O_CUST:
+            if ((rc = cli_u64("--customers", optarg, &p.customers)) == 0 && p.customers == 0) {
+                cli_error("--customers: must be at least 1 (or give --time for a run in time)");
+                rc = QC_EXIT_USAGE;
+            }
+            break;
         case O_TIME: rc = cli_double("--time", optarg, &p.horizon); break;
         case O_WARM: warm = optarg; break;
         case O_REPS: rc = cli_uint("--reps", optarg, &p.reps); break;
@@ -509,6 +516,10 @@ int cmd_sim_queue(int argc, char **argv)
                       p.customers ? "whole number of customers" : "time");
             return QC_EXIT_USAGE;
         }
+        if ((rc = cli_check_warmup("--warmup", p.warmup,
+                                   p.customers ? (double)p.customers : p.horizon,
+                                   p.customers ? "customers" : "s")) != 0)
+            return rc;
     }
     if (o.series_dt < 0) {
         cli_error("--series-dt: must be > 0");
@@ -536,6 +547,16 @@ int cmd_sim_queue(int argc, char **argv)
         o.series_dt = span / 2000;
     }
     p.series_dt = (o.series || o.plot || o.report) ? o.series_dt : 0;
+    if (p.series_dt > 0) {
+        double span = p.customers ? ((double)p.customers + (p.warmup_mode == QC_WARMUP_FIXED ? p.warmup : 0)) /
+                                        qc_arrivals_mean_rate(&arr)
+                                  : p.horizon + (p.warmup_mode == QC_WARMUP_FIXED ? p.warmup : 0);
+        if ((rc = cli_check_series("--series-dt", span, p.series_dt, sizeof(qc_series_point))) != 0) {
+            qc_arrivals_free(&arr);
+            qc_dist_free(&svc);
+            return rc;
+        }
+    }
 
     cli_progress prog;
     cli_progress_init(&prog, "sim queue", o.quiet);

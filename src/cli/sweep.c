@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "app/plot.h"
+#include "flags.h"
+#include "guard.h"
 #include "qctl/output.h"
 #include "report_cli.h"
 #include "sweep_cli.h"
@@ -476,7 +478,7 @@ static int parse_opts(int argc, char **argv, sweep_opts *o)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "j:", longs, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "j:", longs, NULL)) != -1) {
         int rc = 0;
         switch (c) {
         case O_SET: o->sets[o->nsets++] = optarg; break;
@@ -507,8 +509,59 @@ static int parse_opts(int argc, char **argv, sweep_opts *o)
     return 0;
 }
 
+/* The flags of the experiment's command line (point 0: every point has
+ * the same flags) checked against the flags that command accepts, so a
+ * misspelled argument stops the sweep before any point runs. */
+static int check_sweep_flags(const qc_sweep *sw, const char *file)
+{
+    char **av = NULL;
+    size_t ac = 0;
+    qc_err err = {0};
+    if (qc_sweep_argv(sw, 0, 0, &av, &ac, &err) != 0) {
+        cli_error("sweep: %s: %s", file, err.msg);
+        return QC_EXIT_USAGE;
+    }
+    int used = 0, rc = 0;
+    const cli_command_row *c = cli_find_command((int)ac, av, &used);
+    static char list[16384];
+    if (c == NULL || c->fn == cmd_help || c->fn == cmd_completion || c->fn == cmd_sweep ||
+        cli_list_flags(c, list, sizeof list) <= 0) {
+        cli_error("sweep: %s: experiment '%s' is not a qctl command that takes flags", file,
+                  qc_sweep_experiment(sw));
+        rc = QC_EXIT_USAGE;
+    }
+    for (size_t i = (size_t)used; rc == 0 && i < ac; i++) {
+        if (strncmp(av[i], "--", 2) != 0)
+            continue;
+        const char *name = av[i] + 2;
+        size_t len = strcspn(name, "=");
+        int found = 0, takes = 0;
+        for (const char *l = list; *l && !found;) {
+            size_t n = strcspn(l, "=\n");
+            if (n == len && strncmp(l, name, len) == 0) {
+                found = 1;
+                takes = l[n] == '=';
+            }
+            l += strcspn(l, "\n");
+            if (*l)
+                l++;
+        }
+        if (!found) {
+            cli_error("sweep: %s: '%.*s' is not a flag of 'qctl %s' (see 'qctl help %s')", file,
+                      (int)len + 2, av[i], c->name, c->name);
+            rc = QC_EXIT_USAGE;
+        } else if (takes && name[len] != '=') {
+            i++; /* its value */
+        }
+    }
+    qc_sweep_argv_free(av);
+    return rc;
+}
+
 static qc_sweep *load_sweep(const sweep_opts *o, int *rc)
 {
+    if ((*rc = cli_check_path("sweep FILE", o->file, CLI_PATH_IN_NONEMPTY)) != 0)
+        return NULL;
     FILE *fp = fopen(o->file, "rb");
     if (fp == NULL) {
         cli_error("sweep: %s: %s", o->file, strerror(errno));
@@ -530,6 +583,10 @@ static qc_sweep *load_sweep(const sweep_opts *o, int *rc)
     if (e != 0) {
         cli_error("sweep: %s", err.msg);
         *rc = cli_exit_code(e);
+        return NULL;
+    }
+    if ((*rc = check_sweep_flags(sw, o->file)) != 0) {
+        qc_sweep_free(sw);
         return NULL;
     }
     return sw;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
 #include "report_cli.h"
 #include "qctl/arx.h"
 #include "qctl/arx_json.h"
@@ -470,7 +471,7 @@ int cmd_sysid(int argc, char **argv)
     int rc = 0, c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "o:", longopts, NULL)) != -1) {
         switch (c) {
         case O_CSV: o.csv = optarg; break;
         case O_COLS: o.columns = optarg; break;

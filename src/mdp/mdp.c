@@ -952,9 +952,23 @@ static void jacobi_pass(const qc_mdp *m, const double *v, double *y, unsigned *p
     *hi = mx;
 }
 
+/* The fraction of an RVI run done: the span's fall from its first value
+ * towards tol, on a log scale (spans fall geometrically), or the sweeps
+ * used of max_iter, whichever is further. */
+static void rvi_progress(const qc_mdp_opts *o, double span0, double span, size_t it)
+{
+    if (o->progress == NULL)
+        return;
+    double f = (double)it / (double)o->max_iter;
+    if (span0 > o->tol && span > 0 && isfinite(span0) && isfinite(span))
+        f = fmax(f, log(span0 / span) / log(span0 / o->tol));
+    o->progress(o->progress_ctx, fmin(fmax(f, 0), 1));
+}
+
 int qc_mdp_rvi(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_opts *o, double *v,
                unsigned *policy, qc_mdp_result *res, qc_err *err)
 {
+    double span0 = NAN;
     int rc;
     memset(res, 0, sizeof *res);
     if ((rc = check_call(m, w, err)) != 0)
@@ -978,6 +992,10 @@ int qc_mdp_rvi(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_opts *o, double *v,
         while (it < o->max_iter) {
             jacobi_pass(m, v, y, policy, tau, &lo, &hi);
             it++;
+            if (isnan(span0))
+                span0 = hi - lo;
+            if ((it & 255) == 0)
+                rvi_progress(o, span0, hi - lo, it);
             if (hi - lo <= o->tol) {
                 done = 1;
                 break;
@@ -1008,6 +1026,9 @@ int qc_mdp_rvi(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_opts *o, double *v,
                 since = 0;
                 jacobi_pass(m, v, y, policy, tau, &lo, &hi);
                 it++;
+                if (isnan(span0))
+                    span0 = hi - lo;
+                rvi_progress(o, span0, hi - lo, it);
                 if (hi - lo <= o->tol) {
                     done = 1;
                     break;

@@ -643,6 +643,8 @@ int qc_removable_solve(const qc_removable_params *p, qc_removable_result *r, qc_
     qc_mdp_opts_init(&o);
     o.max_iter = p->max_iter;
     o.sweep = p->sweep;
+    o.progress = p->progress;
+    o.progress_ctx = p->progress_ctx;
     int use_pi = (p->method & QC_REMOVABLE_PI) != 0;
     level_ws lw = {0};
     evaluator ev = {0};

@@ -1,5 +1,5 @@
 # UDP replay of a file that does not exist: the message names it.
 cmd: load --udp 127.0.0.1:9 --replay $TMP/missing.pcap
-exit: 1
+exit: 2
 stderr: --replay:
 stderr: missing.pcap

@@ -9,7 +9,7 @@ start_backend b1 --service det:0.005 --workers 4
 start_backend b2 --service det:0.005 --workers 4
 start_proxy --backend 127.0.0.1:$b1_PORT --backend 127.0.0.1:$b2_PORT \
     --limiter aimd --limit 8 --queue 64 --interval 0.05 --backend-timeout 2
-"$QCTL" load --target 127.0.0.1:$PROXY_PORT --rate 400 --requests 800 \
+"$QCTL" load --target 127.0.0.1:$PROXY_PORT --max-errors 1 --rate 400 --requests 800 \
     --connections 64 --timeout 10 --json >"$TMP/kill.json" &
 LOAD=$!
 sleep 0.6
@@ -18,7 +18,7 @@ wait "$LOAD" || fail "load failed"
 ALLOW_OTHER=1 conserved "$TMP/kill.json"
 [ "$(num "$TMP/kill.json" ok)" -gt 200 ] || fail "too few answered"
 
-"$QCTL" load --target 127.0.0.1:$PROXY_PORT --rate 300 --requests 600 \
+"$QCTL" load --target 127.0.0.1:$PROXY_PORT --max-errors 1 --rate 300 --requests 600 \
     --connections 64 --timeout 5 --json >"$TMP/drain.json" &
 LOAD=$!
 sleep 0.7

@@ -15,7 +15,7 @@ metrics() { curl -s "http://127.0.0.1:$ADMIN_PORT/metrics" >"$TMP/$1.txt" || fai
 
 # 1. the command fails at once
 start_proxy --backend 127.0.0.1:$b1_PORT --backend 127.0.0.1:$P2 $FLEET --unpark-cmd "exit 3"
-"$QCTL" load --target 127.0.0.1:$PROXY_PORT --rate 200 --requests 200 --connections 64 \
+"$QCTL" load --max-errors 1 --target 127.0.0.1:$PROXY_PORT --rate 200 --requests 200 --connections 64 \
     --timeout 10 --json >"$TMP/fail.json" || fail "load failed"
 conserved "$TMP/fail.json"
 metrics fail
@@ -30,7 +30,7 @@ kill -TERM "$PROXY_PID"; wait "$PROXY_PID" || fail "proxy exit status"
 # 2. the command hangs: killed after --cmd-timeout
 start_proxy --backend 127.0.0.1:$b1_PORT --backend 127.0.0.1:$P2 $FLEET --unpark-cmd "sleep 5" \
     --cmd-timeout 0.3 --queue-timeout 3
-"$QCTL" load --target 127.0.0.1:$PROXY_PORT --rate 200 --requests 100 --connections 64 \
+"$QCTL" load --max-errors 1 --target 127.0.0.1:$PROXY_PORT --rate 200 --requests 100 --connections 64 \
     --timeout 10 --json >"$TMP/hang.json" || fail "load failed"
 conserved "$TMP/hang.json"
 grep -q "unpark 127.0.0.1:$P2 failed: command timed out after 0.3 s" "$TMP/proxy.err" ||
@@ -45,7 +45,7 @@ trap 'stop_unparked; cleanup' EXIT
 start_proxy --backend 127.0.0.1:$b1_PORT --backend 127.0.0.1:$P2 $FLEET --queue-timeout 0.3 \
     --health /health --health-interval 0.05 \
     --unpark-cmd "'$QCTL' backend --listen {backend} --warmup det:2 2>>'$TMP/b2.err' & echo \$! >'$TMP/pid2'"
-"$QCTL" load --target 127.0.0.1:$PROXY_PORT --rate 300 --requests 150 --connections 64 \
+"$QCTL" load --max-errors 1 --target 127.0.0.1:$PROXY_PORT --rate 300 --requests 150 --connections 64 \
     --timeout 10 --json >"$TMP/slow.json" || fail "load failed"
 conserved "$TMP/slow.json"
 metrics slow

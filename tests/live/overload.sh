@@ -9,7 +9,7 @@ set -u
 start_backend b --service det:0.01 --workers 2      # capacity 200/s
 start_proxy --backend 127.0.0.1:$b_PORT --limiter maxusers --reference 2 \
     --queue 16 --queue-timeout 0.2 --interval 0.05
-"$QCTL" load --target 127.0.0.1:$PROXY_PORT --rate 600 --requests 1200 \
+"$QCTL" load --max-errors 1 --target 127.0.0.1:$PROXY_PORT --rate 600 --requests 1200 \
     --connections 256 --timeout 10 --json >"$TMP/ctl.json" || fail "load failed"
 conserved "$TMP/ctl.json"
 [ "$(num "$TMP/ctl.json" ok)" -gt 100 ] || fail "too few answered"
@@ -24,7 +24,7 @@ if [ -n "$adm" ]; then
 fi
 kill -TERM "$PROXY_PID"; wait "$PROXY_PID" || fail "proxy exit status $?"
 start_proxy --backend 127.0.0.1:$b_PORT --limiter none
-"$QCTL" load --target 127.0.0.1:$PROXY_PORT --rate 300 --requests 300 \
+"$QCTL" load --max-errors 1 --target 127.0.0.1:$PROXY_PORT --rate 300 --requests 300 \
     --connections 256 --timeout 10 --json >"$TMP/none.json" || fail "load failed"
 conserved "$TMP/none.json"
 [ "$(num "$TMP/none.json" refused_503)" -eq 0 ] || fail "refused without control"

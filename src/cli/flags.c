@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* flags.c: the flag tables, cli_getopt, help, shell completion and the
+ * man page's command sections (see flags.h).
+ *
+ * Completion and the man page are generated from what the parsers accept,
+ * not from a second list: cli_list_flags runs a command in a child process
+ * whose first call to the parser writes the parser's table to a pipe and
+ * exits, so a flag added to a command appears in its completion without
+ * another edit. */
+#include "flags.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "guard.h"
+
+const char *cli_command = NULL;
+int cli_progress_forced = 0;
+int cli_force = 0;
+int cli_flag_reported = 0;
+
+/* >= 0 in a child of cli_list_flags: where the parser writes its table */
+static int listing_fd = -1;
+
+static void list_and_exit(const struct option *lo)
+{
+    for (size_t i = 0; lo[i].name; i++) {
+        char line[128];
+        int n = snprintf(line, sizeof line, "%s%s\n", lo[i].name,
+                         lo[i].has_arg == no_argument ? "" : "=");
+        if (n > 0 && write(listing_fd, line, (size_t)n) < 0)
+            break;
+    }
+    _exit(0);
+}
+
+int cli_take_global_flags(int argc, char **argv)
+{
+    int w = 1, rest = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!rest && strcmp(argv[i], "--") == 0)
+            rest = 1;
+        if (!rest && strcmp(argv[i], "--progress") == 0)
+            cli_progress_forced = 1;
+        else if (!rest && strcmp(argv[i], "--force") == 0)
+            cli_force = 1;
+        else
+            argv[w++] = argv[i];
+    }
+    argv[w] = NULL;
+    return w;
+}
+
+static int help_val(const struct option *lo)
+{
+    for (size_t i = 0; lo[i].name; i++)
+        if (strcmp(lo[i].name, "help") == 0 && lo[i].flag == NULL)
+            return lo[i].val;
+    return 0;
+}
+
+int cli_getopt(int argc, char *const argv[], const char *shortopts,
+               const struct option *longopts, int *longindex)
+{
+    if (listing_fd >= 0)
+        list_and_exit(longopts);
+    /* -h anywhere before "--" is --help, as in most commands people know */
+    int hv = help_val(longopts);
+    if (optind == 1 && hv) {
+        for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+            if (strcmp(argv[i], "-h") == 0) {
+                optind = argc;
+                return hv;
+            }
+    }
+    int idx = -1;
+    int c = getopt_long(argc, argv, shortopts, longopts, &idx);
+    if (longindex)
+        *longindex = idx;
+    if (c == -1 || c == '?' || c == ':' || optarg == NULL)
+        return c;
+    /* the short options are -o for --output (sysid) and -j for --jobs */
+    const char *name = idx >= 0 ? longopts[idx].name : c == 'o' ? "output" : NULL;
+    if (name == NULL)
+        return c;
+    cli_path_kind kind = cli_path_flag(cli_command, name);
+    if (kind) {
+        char what[96];
+        snprintf(what, sizeof what, idx >= 0 ? "--%s" : "-o (--%s)", name);
+        if (cli_check_path(what, optarg, kind) != 0) {
+            cli_flag_reported = 1;
+            return '?';
+        }
+    }
+    return c;
+}
+
+/* ---- the declarative table ----------------------------------------------- */
+
+static int table_value(const cli_flag *f, const char *s)
+{
+    char flag[96];
+    snprintf(flag, sizeof flag, "--%s", f->name);
+    int bounded = f->min != 0 || f->max != 0;
+    double x = 0;
+    int rc = 0;
+    switch (f->type) {
+    case CLI_BOOL: *(int *)f->dest = 1; return 0;
+    case CLI_HELP:
+    case CLI_NOTE: return 0;
+    case CLI_CHOICE: {
+        const char *c = f->choices;
+        for (int k = 0; c && *c; k++) {
+            size_t n = strcspn(c, ",");
+            if (strlen(s) == n && strncmp(c, s, n) == 0) {
+                *(int *)f->dest = k;
+                return 0;
+            }
+            c += n + (c[n] == ',');
+        }
+        cli_error("%s: '%s' is not one of %s", flag, s, f->choices);
+        return QC_EXIT_USAGE;
+    }
+    case CLI_STR:
+        if (f->path && (rc = cli_check_path(flag, s, (cli_path_kind)f->path)) != 0)
+            return rc;
+        *(const char **)f->dest = s;
+        return 0;
+    case CLI_DOUBLE: rc = cli_double(flag, s, &x); break;
+    case CLI_U64: {
+        uint64_t u;
+        if ((rc = cli_u64(flag, s, &u)) == 0)
+            x = (double)u;
+        break;
+    }
+    case CLI_UINT: {
+        unsigned u;
+        if ((rc = cli_uint(flag, s, &u)) == 0)
+            x = (double)u;
+        break;
+    }
+    }
+    if (rc != 0)
+        return rc;
+    if (bounded && !(x >= f->min && x <= f->max)) {
+        cli_error("%s: %s is not in [%g, %g]", flag, s, f->min, f->max);
+        return QC_EXIT_USAGE;
+    }
+    if (f->type == CLI_DOUBLE)
+        *(double *)f->dest = x;
+    else if (f->type == CLI_U64)
+        *(uint64_t *)f->dest = (uint64_t)x;
+    else
+        *(unsigned *)f->dest = (unsigned)x;
+    return 0;
+}
+
+static size_t table_len(const cli_flag *t)
+{
+    size_t n = 0;
+    while (t[n].name)
+        n++;
+    return n;
+}
+
+int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
+                    int *first_operand, unsigned *given)
+{
+    size_t n = table_len(t);
+    struct option *lo = calloc(n + 1, sizeof *lo);
+    if (lo == NULL) {
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].type == CLI_NOTE)
+            continue;
+        lo[k].name = t[i].name;
+        lo[k].has_arg = t[i].type == CLI_BOOL || t[i].type == CLI_HELP ? no_argument
+                                                                        : required_argument;
+        lo[k++].val = 256 + (int)i;
+    }
+    if (given)
+        memset(given, 0, n * sizeof *given);
+    if (listing_fd >= 0)
+        list_and_exit(lo);
+    int c, rc = 0;
+    opterr = 0;
+    optind = 1;
+    while ((c = cli_getopt(argc, argv, "", lo, NULL)) != -1) {
+        if (c < 256 || c >= 256 + (int)n) {
+            rc = cli_bad_option(cmd, argv[optind - 1]);
+            break;
+        }
+        const cli_flag *f = &t[c - 256];
+        if (given)
+            given[c - 256]++;
+        if (f->type == CLI_HELP) {
+            rc = -1;
+            break;
+        }
+        if ((rc = table_value(f, optarg)) != 0)
+            break;
+    }
+    free(lo);
+    *first_operand = optind;
+    return rc;
+}
+
+void cli_flags_usage(FILE *f, const char *synopsis, const char *about, const cli_flag *t)
+{
+    fprintf(f, "usage: %s\n", synopsis);
+    if (about)
+        fprintf(f, "\n%s", about);
+    fputs("\nOptions:\n", f);
+    for (size_t i = 0; t[i].name; i++) {
+        if (t[i].type == CLI_NOTE) {
+            fprintf(f, "%s\n", t[i].help);
+            continue;
+        }
+        char head[64];
+        snprintf(head, sizeof head, "--%s%s%s", t[i].name, t[i].arg ? " " : "",
+                 t[i].arg ? t[i].arg : "");
+        fprintf(f, "  %-20s", head);
+        if (strlen(head) > 20)
+            fprintf(f, "\n  %-20s", "");
+        const char *h = t[i].help ? t[i].help : "";
+        for (;;) {
+            const char *nl = strchr(h, '\n');
+            if (nl == NULL) {
+                fprintf(f, " %s\n", h);
+                break;
+            }
+            fprintf(f, " %.*s\n  %-20s", (int)(nl - h), h, "");
+            h = nl + 1;
+        }
+    }
+}
+
+/* ---- commands, help, completion, man -------------------------------------- */
+
+static int cmd_sim_group(int argc, char **argv) { return cmd_sim(argc, argv); }
+static int cmd_mdp_group(int argc, char **argv) { return cmd_mdp(argc, argv); }
+
+const cli_command_row cli_commands[] = {
+    {"sim", cmd_sim_group, "simulation models (queue, pool, maxusers, admission)"},
+    {"sim queue", cmd_sim_queue, "simulate an open G/G/c/K queue (FCFS or processor sharing)"},
+    {"sim pool", cmd_sim_pool, "simulate K removable servers: routing, on/off policies, energy"},
+    {"sim maxusers", cmd_sim_maxusers, "MaxUsers feedback control of a closed-population server"},
+    {"sim admission", cmd_sim_admission, "autonomic admission control of delay-bounded classes"},
+    {"sysid", cmd_sysid, "identify an ARX model of a system from (time, u, y) data"},
+    {"design", cmd_design, "integral and PI controller design from an ARX model"},
+    {"fit", cmd_fit, "traffic models (per activity) from a capture: fits, copula, on/off"},
+    {"gen", cmd_gen, "generate many users' traffic from models (pcap or CSV); --validate"},
+    {"mdp", cmd_mdp_group, "Markov decision processes (removable)"},
+    {"mdp removable", cmd_mdp_removable, "optimal on/off and speed policy of a removable server"},
+    {"sweep", cmd_sweep, "run an experiment over a grid of parameters (local or MPI)"},
+    {"proxy", cmd_proxy, "HTTP reverse proxy with live admission control"},
+    {"backend", cmd_backend, "HTTP server with a service-time distribution (demos, tests)"},
+    {"load", cmd_load, "open-loop HTTP load generator"},
+    {"help", cmd_help, "the help of a command: qctl help COMMAND [SUBCOMMAND]"},
+    {"completion", cmd_completion, "shell completion (bash, zsh) or the man page's command sections"},
+    {NULL, NULL, NULL}};
+
+static const char *last_word(const char *name)
+{
+    const char *sp = strrchr(name, ' ');
+    return sp ? sp + 1 : name;
+}
+
+static int is_group(const cli_command_row *c)
+{
+    return c->fn == cmd_sim_group || c->fn == cmd_mdp_group;
+}
+
+const cli_command_row *cli_find_command(int argc, char **argv, int *used)
+{
+    const cli_command_row *best = NULL;
+    for (const cli_command_row *c = cli_commands; c->name; c++) {
+        char w[64];
+        snprintf(w, sizeof w, "%s", c->name);
+        int k = 0, ok = 1;
+        for (char *save = NULL, *tok = strtok_r(w, " ", &save); tok;
+             tok = strtok_r(NULL, " ", &save), k++)
+            if (k >= argc || strcmp(tok, argv[k]) != 0) {
+                ok = 0;
+                break;
+            }
+        if (ok && (!best || k > *used)) {
+            best = c;
+            *used = k;
+        }
+    }
+    return best;
+}
+
+/* Runs c in a child with argv {last word, extra}, its stdout into buf
+ * when capture is set; in listing mode the parser writes its table. */
+static int run_child(const cli_command_row *c, const char *extra, int listing, char *buf,
+                     size_t n)
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        return -1;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        FILE *null = fopen("/dev/null", "w");
+        if (null) {
+            dup2(fileno(null), STDERR_FILENO);
+            if (listing)
+                dup2(fileno(null), STDOUT_FILENO);
+        }
+        if (listing)
+            listing_fd = fd[1];
+        else
+            dup2(fd[1], STDOUT_FILENO);
+        char *argv[3] = {(char *)last_word(c->name), (char *)extra, NULL};
+        cli_command = c->name;
+        int rc = c->fn(extra ? 2 : 1, argv);
+        fflush(stdout);
+        _exit(listing ? 100 : rc);
+    }
+    close(fd[1]);
+    size_t len = 0;
+    ssize_t r;
+    while ((r = read(fd[0], buf + len, n - 1 - len)) > 0)
+        if ((len += (size_t)r) >= n - 1)
+            break;
+    close(fd[0]);
+    buf[len] = '\0';
+    int st;
+    waitpid(pid, &st, 0);
+    if (!WIFEXITED(st) || (listing && WEXITSTATUS(st) != 0))
+        return -1;
+    return (int)len;
+}
+
+int cli_list_flags(const cli_command_row *c, char *buf, size_t n)
+{
+    if (run_child(c, NULL, 1, buf, n) < 0)
+        return -1;
+    int count = 0;
+    for (const char *p = buf; *p; p++)
+        count += *p == '\n';
+    return count;
+}
+
+static const char help_usage[] =
+    "usage: qctl help [COMMAND [SUBCOMMAND]]\n"
+    "\n"
+    "Prints the help of a command (the same as 'qctl COMMAND --help'), or\n"
+    "the list of commands.\n";
+
+int cmd_help(int argc, char **argv)
+{
+    if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+        fputs(help_usage, stdout);
+        return 0;
+    }
+    if (argc < 2)
+        return -1; /* main prints the list of commands */
+    int used = 0;
+    const cli_command_row *c = cli_find_command(argc - 1, argv + 1, &used);
+    if (c == NULL || used != argc - 1) {
+        cli_error("help: no command '%s' (see 'qctl --help')", argv[argc - 1]);
+        return QC_EXIT_USAGE;
+    }
+    if (c->fn == cmd_help) {
+        fputs(help_usage, stdout);
+        return 0;
+    }
+    char *a[3] = {(char *)last_word(c->name), "--help", NULL};
+    cli_command = c->name;
+    return c->fn(2, a);
+}
+
+static const char completion_usage[] =
+    "usage: qctl completion bash|zsh|man\n"
+    "\n"
+    "Prints a completion script for bash or zsh, generated from the flags\n"
+    "each command's parser accepts:\n"
+    "  bash: source <(qctl completion bash)\n"
+    "  zsh:  source <(qctl completion zsh)   (after compinit)\n"
+    "'man' prints the man page's section of every command's options (roff),\n"
+    "from the same commands' help texts.\n";
+
+#define LIST_MAX 16384
+
+/* The words of the flags in out, "--a --b ", without the '='. */
+static void flag_words(const char *buf, char *out)
+{
+    char *w = out;
+    for (const char *r = buf; *r; r++) {
+        if (r == buf || r[-1] == '\n') {
+            *w++ = '-';
+            *w++ = '-';
+        }
+        if (*r == '\n')
+            *w++ = ' ';
+        else if (*r != '=')
+            *w++ = *r;
+    }
+    *w = '\0';
+}
+
+static int completion_bash(void)
+{
+    char *buf = malloc(LIST_MAX * 2);
+    if (buf == NULL)
+        return QC_EXIT_FAIL;
+    puts("# bash completion for qctl, generated by 'qctl completion bash'");
+    puts("_qctl() {");
+    puts("    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}");
+    puts("    local cmd=${COMP_WORDS[1]} sub=${COMP_WORDS[2]} flags=");
+    puts("    if [ \"$COMP_CWORD\" -eq 1 ]; then");
+    fputs("        COMPREPLY=($(compgen -W \"", stdout);
+    for (const cli_command_row *c = cli_commands; c->name; c++)
+        if (!strchr(c->name, ' '))
+            printf("%s ", c->name);
+    puts("--help --version\" -- \"$cur\")); return");
+    puts("    fi");
+    puts("    case \"$cmd $sub\" in");
+    for (const cli_command_row *c = cli_commands; c->name; c++) {
+        if (is_group(c) || c->fn == cmd_help || c->fn == cmd_completion)
+            continue;
+        if (cli_list_flags(c, buf, LIST_MAX) < 0)
+            continue;
+        flag_words(buf, buf + LIST_MAX);
+        printf("    \"%s\"%s) flags=\"%s--progress --force\" ;;\n", c->name,
+               strchr(c->name, ' ') ? "" : "\\ *", buf + LIST_MAX);
+    }
+    /* the groups: their subcommands */
+    puts("    \"sim \"*) COMPREPLY=($(compgen -W \"queue pool maxusers admission\" -- \"$cur\")); return ;;");
+    puts("    \"mdp \"*) COMPREPLY=($(compgen -W \"removable\" -- \"$cur\")); return ;;");
+    puts("    \"help \"*) COMPREPLY=($(compgen -W \"sim mdp sysid design fit gen sweep proxy backend load completion\" -- \"$cur\")); return ;;");
+    puts("    \"completion \"*) COMPREPLY=($(compgen -W \"bash zsh man\" -- \"$cur\")); return ;;");
+    puts("    esac");
+    puts("    case \"$prev\" in");
+    puts("    --output|--series|--plot|--report|--csv|--sensor-csv|--model|--scenario|--out|--labels|\\");
+    puts("    --validate|--results|--traffic|--replay|--config|--port-file|--admin-port-file|--sensor-model)");
+    puts("        COMPREPLY=($(compgen -f -- \"$cur\")); return ;;");
+    puts("    esac");
+    puts("    if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \"$flags\" -- \"$cur\"));");
+    puts("    else COMPREPLY=($(compgen -f -- \"$cur\")); fi");
+    puts("}");
+    puts("complete -F _qctl qctl");
+    free(buf);
+    return 0;
+}
+
+static int completion_zsh(void)
+{
+    char *buf = malloc(LIST_MAX * 2);
+    if (buf == NULL)
+        return QC_EXIT_FAIL;
+    puts("#compdef qctl");
+    puts("# zsh completion for qctl, generated by 'qctl completion zsh'");
+    puts("_qctl() {");
+    puts("    local -a cmds flags");
+    fputs("    cmds=(", stdout);
+    for (const cli_command_row *c = cli_commands; c->name; c++)
+        if (!strchr(c->name, ' ')) {
+            printf("'%s:", c->name);
+            for (const char *s = c->summary; *s; s++)
+                fputs(*s == '\'' ? "'\\''" : *s == ':' ? "\\:" : (char[2]){*s, 0}, stdout);
+            fputs("' ", stdout);
+        }
+    puts(")");
+    puts("    if (( CURRENT == 2 )); then _describe command cmds; return; fi");
+    puts("    case \"${words[2]} ${words[3]}\" in");
+    for (const cli_command_row *c = cli_commands; c->name; c++) {
+        if (is_group(c) || c->fn == cmd_help || c->fn == cmd_completion)
+            continue;
+        if (cli_list_flags(c, buf, LIST_MAX) < 0)
+            continue;
+        /* a flag taking a value completes it as a file */
+        fputs("    ", stdout);
+        printf("\"%s\"%s) flags=(", c->name, strchr(c->name, ' ') ? "" : "\\ *");
+        for (char *save = NULL, *tok = strtok_r(buf, "\n", &save); tok;
+             tok = strtok_r(NULL, "\n", &save)) {
+            size_t l = strlen(tok);
+            if (tok[l - 1] == '=')
+                printf("'--%.*s=:value:_files' ", (int)(l - 1), tok);
+            else
+                printf("'--%s' ", tok);
+        }
+        puts("'--progress' '--force') ;;");
+    }
+    puts("    \"sim \"*) _values model queue pool maxusers admission; return ;;");
+    puts("    \"mdp \"*) _values model removable; return ;;");
+    puts("    \"help \"*) _describe command cmds; return ;;");
+    puts("    \"completion \"*) _values shell bash zsh man; return ;;");
+    puts("    esac");
+    puts("    _arguments -s '*:file:_files' $flags");
+    puts("}");
+    puts("compdef _qctl qctl");
+    free(buf);
+    return 0;
+}
+
+/* The help text as roff: backslashes and leading dots escaped. */
+static void roff_text(const char *s)
+{
+    int bol = 1;
+    for (; *s; s++) {
+        if (bol && (*s == '.' || *s == '\''))
+            fputs("\\&", stdout);
+        if (*s == '\\')
+            fputs("\\e", stdout);
+        else if (*s == '-')
+            fputs("\\-", stdout);
+        else
+            putchar(*s);
+        bol = *s == '\n';
+    }
+}
+
+static int completion_man(void)
+{
+    char *buf = malloc(LIST_MAX * 4);
+    if (buf == NULL)
+        return QC_EXIT_FAIL;
+    puts(".\\\" generated by 'qctl completion man' from each command's --help");
+    for (const cli_command_row *c = cli_commands; c->name; c++) {
+        if (is_group(c))
+            continue;
+        char *a = buf;
+        if (c->fn == cmd_help)
+            a = (char *)help_usage;
+        else if (c->fn == cmd_completion)
+            a = (char *)completion_usage;
+        else if (run_child(c, "--help", 0, buf, LIST_MAX * 4) < 0)
+            continue;
+        printf(".SS \"qctl %s\"\n", c->name);
+        roff_text(c->summary);
+        putchar(10);
+        puts(".PP\n.nf");
+        roff_text(a);
+        puts(".fi");
+    }
+    free(buf);
+    return 0;
+}
+
+int cmd_completion(int argc, char **argv)
+{
+    if (argc != 2) {
+        fputs(completion_usage, argc == 1 ? stderr : stdout);
+        if (argc > 2 || argc == 1)
+            cli_error("completion: give one of bash, zsh, man");
+        return QC_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        fputs(completion_usage, stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "bash") == 0)
+        return completion_bash();
+    if (strcmp(argv[1], "zsh") == 0)
+        return completion_zsh();
+    if (strcmp(argv[1], "man") == 0)
+        return completion_man();
+    cli_error("completion: '%s' is not bash, zsh or man", argv[1]);
+    return QC_EXIT_USAGE;
+}
