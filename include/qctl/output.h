@@ -4,7 +4,8 @@
  * Every file is written to a temporary name in the same directory and
  * renamed into place when complete, so an interrupted run never leaves a
  * half-written file where a finished one is expected. Plots go through
- * gnuplot when it is installed (SVG and PNG of the same script); when it is
+ * gnuplot when it is installed (SVG, PNG and, with pdfcairo, PDF of the same
+ * script, saved as DIR/NAME.gp with paths relative to DIR); when it is
  * not, qc_plot reports QC_ENOTSUP and the caller prints a one-line notice.
  *
  * Ownership: JSON values follow jansson's reference counting; functions
@@ -54,8 +55,10 @@ int qc_mkdir_p(const char *dir, qc_err *err);
 /* 1 if gnuplot is on PATH, else 0. */
 int qc_plot_available(void);
 
-/* Runs the gnuplot commands `body` (which may refer to data files in dir)
- * twice, writing dir/name.svg and dir/name.png. QC_ENOTSUP when gnuplot is
+/* Runs the gnuplot commands `body` (which may refer to data files in dir
+ * as 'DIR/file'; the saved script names them 'file') inside dir, writing
+ * dir/name.svg, dir/name.png and, when gnuplot has the pdfcairo terminal,
+ * dir/name.pdf; the script stays as dir/name.gp and reruns from dir. QC_ENOTSUP when gnuplot is
  * missing; QC_EIO when it fails (the message holds its exit status). */
 int qc_plot(const char *dir, const char *name, const char *body, qc_err *err);
 

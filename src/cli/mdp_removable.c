@@ -513,13 +513,17 @@ static int write_costs_plot(const char *dir, const qc_removable_result *r, char 
         return QC_EXIT_FAIL;
     }
     snprintf(body, blen,
-             "set style data histograms\nset style histogram rowstacked\n"
-             "set style fill solid 0.8 border -1\nset boxwidth 0.6\n"
-             "set ylabel 'cost per unit time'\nset yrange [0:*]\nset key top left\n"
-             "set xtics rotate by -20 noenhanced\nset bmargin 6\n"
-             "plot '%s' using 2:xtic(1) title 'holding' lc rgb '#1f77b4', "
-             "'' using 3 title 'power' lc rgb '#ff7f0e', "
-             "'' using 4 title 'switching' lc rgb '#2ca02c'",
+             /* horizontal stacked bars: the policy names read level on
+              * the left, none rotated or cut */
+             "set style fill solid 0.8 border -1\n"
+             "set xlabel 'cost per unit time'\nset xrange [0:*]\nset key below horizontal\n"
+             "set ytics noenhanced nomirror\nset yrange [*:*] reverse\nset offsets 0, 0, 0.3, 0.3\n"
+             "set grid noytics\n"
+             "plot '%s' using ($2/2):0:($2/2):(0.3):ytic(1) with boxxyerror title 'holding' "
+             "lc rgb '#1f77b4', "
+             "'' using ($2+$3/2):0:($3/2):(0.3) with boxxyerror title 'power' lc rgb '#ff7f0e', "
+             "'' using ($2+$3+$4/2):0:($4/2):(0.3) with boxxyerror title 'switching' "
+             "lc rgb '#2ca02c'",
              path);
     if (qc_plot(dir, "costs", body, &err) != 0) {
         cli_error("%s", err.msg);
@@ -589,7 +593,7 @@ static int write_plot(const char *dir, const qc_removable_params *p,
                  "set xlabel 'number of jobs n'\nset ylabel 'service rate when on'\n"
                  "set y2label 'switch on when off (1 = yes)'\nset y2range [-0.1:1.1]\n"
                  "set y2tics (0, 1)\nset ytics nomirror\nset yrange [0:%g]\n"
-                 "set key bottom right\n%s"
+                 "set key below horizontal\n%s"
                  "plot '%s' using 1:3 with steps lw 2 lc rgb '#1f77b4' title 'rate when on', "
                  "'' using 1:2 axes x1y2 with points pt 7 lc rgb '#d62728' "
                  "title 'switch on when off'",

@@ -413,7 +413,7 @@ static int write_plots(const char *dir, const qc_pool_result *r, double mean_ser
         goto out;
     /* Demand in servers: lambda(t) E[S] (the measured rate for a trace). */
     snprintf(body, bn,
-             "set datafile separator ','\nset key top left\nset xlabel 'time'\n"
+             "set datafile separator ','\nset key below horizontal\nset xlabel 'time (s)'\n"
              "set ylabel 'servers'\nset y2label 'jobs in system'\nset ytics nomirror\n"
              "set y2tics\n"
              "plot '%s' using 1:3 every ::1 with lines lw 2 lc rgb '#1f77b4' title 'servers on', "
@@ -431,7 +431,7 @@ static int write_plots(const char *dir, const qc_pool_result *r, double mean_ser
     if ((rc = write_ccdf(path2, r->response_hist)) != 0)
         goto out;
     snprintf(body, bn,
-             "set xlabel 'response time t'\nset ylabel 'P(T > t)'\nunset key\n"
+             "set xlabel 'response time t (s)'\nset ylabel 'P(T > t)'\nunset key\n"
              "set logscale y\nset format y '10^{%%L}'\n"
              "plot '%s' using 1:2 with lines lw 2 lc rgb '#d62728'",
              path2);
