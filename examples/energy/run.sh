@@ -33,7 +33,7 @@ mkdir -p "$out" "$js"
 # exp:0.1 (10 s on average), servers 240 W busy, 180 W idle, 240 W warming,
 # 0 W off, holding cost 1 per job per second, price 0.1 per watt-second: a
 # busy server costs 24 per second, as much as 24 waiting jobs.
-common="--service exp:1 --warmup-time exp:0.1 --price 0.1 --holding 1 --quiet --json"
+common="--service exp:1 --setup-time exp:0.1 --price 0.1 --holding 1 --quiet --json"
 
 # get FILE METRIC [FIELD]: a field (default value) of a metric in a summary.
 get() {

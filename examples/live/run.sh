@@ -135,7 +135,7 @@ for run in djsq jsq; do
     if [ $run = djsq ]; then
         start_on $1
         FLEET="--route djsq --djsq-threshold 4 --initially-on 1 --idle-off 2"
-        set -- --unpark-cmd "'$QCTL' backend --listen {backend} $SVC --warmup det:1 & echo \$! >'$OUT/pid{port}'" \
+        set -- --unpark-cmd "'$QCTL' backend --listen {backend} $SVC --setup det:1 & echo \$! >'$OUT/pid{port}'" \
             --park-cmd "kill \$(cat '$OUT/pid{port}') && rm '$OUT/pid{port}'"
     else
         start_on $1; start_on $2; start_on $3

@@ -30,8 +30,9 @@ static const char backend_usage[] =
     "  --mode sleep|cpu     wait on a timer (default) or burn CPU\n"
     "  --seed S             seed of the service times (default 1)\n"
     "  --health PATH        the health path (default /health)\n"
-    "  --warmup SPEC        the health path answers 503 for a warm-up drawn\n"
+    "  --setup SPEC         the health path answers 503 for a setup time drawn\n"
     "                       from SPEC (seconds) after start, then 200\n"
+    "                       (--warmup: old name)\n"
     "  --body BYTES         answer with a body of BYTES bytes of a fixed\n"
     "                       pattern instead of \"ok\" (any size, not buffered)\n"
     "  --chunked            send that body chunked (1 MiB chunks)\n"
@@ -39,14 +40,17 @@ static const char backend_usage[] =
 
 int cmd_backend(int argc, char **argv)
 {
-    enum { O_LISTEN = 1, O_PF, O_SVC, O_WORK, O_MODE, O_SEED, O_HELP, O_HEALTH, O_WARMUP };
+    enum { O_LISTEN = 1, O_PF, O_SVC, O_WORK, O_MODE, O_SEED, O_HELP, O_HEALTH, O_WARMUP,
+           O_WARMUP_OLD };
     static const struct option longopts[] = {
         {"listen", required_argument, 0, O_LISTEN}, {"port-file", required_argument, 0, O_PF},
         {"service", required_argument, 0, O_SVC},   {"workers", required_argument, 0, O_WORK},
         {"mode", required_argument, 0, O_MODE},     {"seed", required_argument, 0, O_SEED},
         {"help", no_argument, 0, O_HELP},           {"health", required_argument, 0, O_HEALTH},
-        {"warmup", required_argument, 0, O_WARMUP}, {"body", required_argument, 0, 300},
-        {"chunked", no_argument, 0, 301},           {0, 0, 0, 0}};
+        {"setup", required_argument, 0, O_WARMUP},  {"body", required_argument, 0, 300},
+        {"chunked", no_argument, 0, 301},
+        {"warmup", required_argument, 0, O_WARMUP_OLD}, /* old name of --setup */
+        {0, 0, 0, 0}};
     qc_backend_opts o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
     const char *service = "exp:100", *warmup = NULL;
     int c, rc = 0;
@@ -85,6 +89,10 @@ int cmd_backend(int argc, char **argv)
             }
             o.health = optarg;
             break;
+        case O_WARMUP_OLD:
+            fprintf(stderr, "qctl: --warmup is deprecated; use --setup (same meaning)\n");
+            warmup = optarg;
+            break;
         case O_WARMUP:
             warmup = optarg;
             break;
@@ -117,7 +125,7 @@ int cmd_backend(int argc, char **argv)
     if (warmup) {
         if (qc_dist_parse(&o.warmup, warmup, &err) != 0) {
             qc_dist_free(&o.service);
-            cli_error("--warmup: %s", err.msg);
+            cli_error("--setup: %s", err.msg);
             return QC_EXIT_USAGE;
         }
         o.has_warmup = 1;
@@ -209,7 +217,8 @@ static const char proxy_usage[] =
     "  --cmd-timeout T      an un/park command killed after T s (default 10)\n"
     "  --health PATH        while warming, GET PATH until a 2xx marks it on\n"
     "  --health-interval T  seconds between health probes (default 0.1)\n"
-    "  --warmup-timeout T   not healthy after T s: back off (default 30)\n"
+    "  --setup-timeout T    not healthy T s after an unpark: back off (default 30;\n"
+    "                       --warmup-timeout: old name)\n"
     "  --help               this text\n";
 
 static int positive(const char *flag, double v)
@@ -468,7 +477,8 @@ int cmd_proxy(int argc, char **argv)
         O_CMDT,
         O_HEALTH,
         O_HINT,
-        O_WUT
+        O_WUT,
+        O_WUT_OLD
     };
     static const struct option longopts[] = {{"listen", required_argument, 0, O_LISTEN},
                                              {"port-file", required_argument, 0, O_PF},
@@ -509,7 +519,9 @@ int cmd_proxy(int argc, char **argv)
                                              {"cmd-timeout", required_argument, 0, O_CMDT},
                                              {"health", required_argument, 0, O_HEALTH},
                                              {"health-interval", required_argument, 0, O_HINT},
-                                             {"warmup-timeout", required_argument, 0, O_WUT},
+                                             {"setup-timeout", required_argument, 0, O_WUT},
+                                             /* old name of --setup-timeout */
+                                             {"warmup-timeout", required_argument, 0, O_WUT_OLD},
                                              {"help", no_argument, 0, O_HELP},
                                              {0, 0, 0, 0}};
     qc_proxy_opts o;
@@ -532,6 +544,11 @@ int cmd_proxy(int argc, char **argv)
     argv = pa.argv;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        if (c == O_WUT_OLD) {
+            fprintf(stderr, "qctl: --warmup-timeout is deprecated; use --setup-timeout "
+                            "(same meaning)\n");
+            c = O_WUT;
+        }
         switch (c) {
         case O_LISTEN:
             o.listen = optarg;
@@ -700,8 +717,8 @@ int cmd_proxy(int argc, char **argv)
                 rc = positive("--health-interval", o.health_interval);
             break;
         case O_WUT:
-            if ((rc = cli_double("--warmup-timeout", optarg, &o.warmup_timeout)) == 0)
-                rc = positive("--warmup-timeout", o.warmup_timeout);
+            if ((rc = cli_double("--setup-timeout", optarg, &o.warmup_timeout)) == 0)
+                rc = positive("--setup-timeout", o.warmup_timeout);
             break;
         case O_HELP:
             fputs(proxy_usage, stdout);
