@@ -132,6 +132,9 @@ static void test_ci_cell(void **state)
     free(s);
     s = page_of(d, "{\"x\": 3.14159265358979, \"big\": 12345678901, \"t\": true}", 0, NULL);
     assert_non_null(strstr(s, "<td class=\"num\">3.14159</td>"));
+    /* no interval anywhere: the top-level numbers are the main figures */
+    assert_non_null(strstr(s, "<li>x: <strong>3.14159</strong></li>"));
+    assert_non_null(strstr(s, "computed, not estimated"));
     assert_non_null(strstr(s, "<td class=\"num\">12345678901</td>"));
     assert_non_null(strstr(s, "<td>true</td>"));
     free(s);
@@ -227,7 +230,7 @@ static void test_human_page(void **state)
     /* the narrative: what was run (escaped), what it shows */
     assert_non_null(strstr(s, "<h2>What was run</h2>\n<p>A pool of &lt;servers&gt;."));
     assert_non_null(strstr(s, "<h2>What it shows</h2>"));
-    assert_non_null(strstr(s, "<li>response time (s): <b>2</b>, 95% confidence interval [1.5, 2.5]</li>"));
+    assert_non_null(strstr(s, "<li>response time (s): <strong>2</strong>, 95% confidence interval [1.5, 2.5]</li>"));
     assert_non_null(strstr(s, "<p class=\"warn\">Warning: short run</p>"));
     /* keys as words with their units */
     assert_non_null(strstr(s, "<tr><th>mean power (W)</th><td class=\"num\">12.5</td></tr>"));
@@ -277,7 +280,7 @@ static void test_svg_inlined_and_missing_note(void **state)
     assert_non_null(strstr(s, "id=\"p4-c1\""));
     /* data-grid is not an id attribute */
     assert_non_null(strstr(s, "data-grid=\"x\""));
-    assert_non_null(strstr(s, "<figcaption><b>Figure 1.</b> steps. <span class=\"files\">(steps.svg"));
+    assert_non_null(strstr(s, "<figcaption><strong>Figure 1.</strong> steps. <span class=\"files\">(steps.svg"));
     /* the missing plot and the bad file are visible notes */
     assert_non_null(strstr(s, "<p class=\"missing\">Plot <code>absent</code> not drawn: gnuplot is not installed"));
     assert_non_null(strstr(s, "<p class=\"missing\">Plot <code>notsvg</code> not shown"));

@@ -27,10 +27,8 @@ static const char page_style[] =
     "pre.cmd{font-family:monospace;background:#f4f4f4;border:1px solid #ddd;padding:.5rem;"
     "white-space:pre-wrap;word-break:break-all}\n"
     "table{border-collapse:collapse;margin:.3rem 0 1rem}"
-    "th,td{border:1px solid #999;padding:.15rem .5rem;text-align:left;vertical-align:top;"
-    "overflow-wrap:anywhere}\n"
-    "th{background:#eee;font-weight:600}td.num{text-align:right;font-family:monospace;"
-    "white-space:nowrap}\n"
+    "th,td{border:1px solid #999;padding:.15rem .5rem;text-align:left;vertical-align:top}\n"
+    "th{background:#eee;font-weight:600}td.num{text-align:right;font-family:monospace}\n"
     "figure{margin:1.5rem 0}figure svg{width:100%;height:auto;max-width:800px;display:block}\n"
     "figcaption{font-size:.95rem}figcaption .files{font-family:monospace;color:#555}\n"
     "div.wide{overflow-x:auto;max-width:100%}\n"
@@ -820,13 +818,14 @@ static int key_figures(FILE *fp, const char *outer, const json_t *obj, int depth
             if (shown == 0)
                 fputs("<ul class=\"key\">\n", fp);
             fputs("<li>", fp);
-            if (outer)
+            /* "metrics › x" says no more than "x" */
+            if (outer && strcmp(outer, "metrics") != 0)
                 put_key2(fp, outer, k);
             else
                 put_key_unit(fp, k);
-            fputs(": <b>", fp);
+            fputs(": <strong>", fp);
             put_number(fp, json_object_get(v, "value"));
-            fputs("</b>", fp);
+            fputs("</strong>", fp);
             if (json_is_number(json_object_get(v, "ci_low"))) {
                 fputs(", ", fp);
                 if (json_is_number(lv))
@@ -864,11 +863,33 @@ static void put_findings(FILE *fp, const json_t *summary, size_t nplots, size_t 
 {
     fputs("<h2>What it shows</h2>\n", fp);
     int shown = summary ? key_figures(fp, NULL, summary, 0, 0) : 0;
-    if (shown > 0)
+    int exact = 0;
+    if (shown == 0 && summary != NULL) {
+        /* no estimate with an interval: the summary's top-level numbers,
+         * exact figures (a solver's gain, an identified coefficient) */
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)summary, k, v)
+        {
+            if (!json_is_number(v) || exact >= REPORT_KEY_FIGURES)
+                continue;
+            fputs(exact == 0 ? "<ul class=\"key\">\n<li>" : "<li>", fp);
+            put_key_unit(fp, k);
+            fputs(": <strong>", fp);
+            put_number(fp, v);
+            fputs("</strong></li>\n", fp);
+            exact++;
+        }
+    }
+    if (shown > 0 || exact > 0)
         fputs("</ul>\n", fp);
     fputs("<p>", fp);
     if (shown > 0)
         fputs("Above, the main estimates with their confidence intervals. ", fp);
+    else if (exact > 0)
+        fputs("Above, the main figures; they are computed, not estimated, so they have "
+              "no confidence interval. ",
+              fp);
     if (summary != NULL)
         fputs("Every figure of the run is in the tables under <a href=\"#results\">Results"
               "</a>; deeper details are collapsed and open with a click. ",
@@ -1052,7 +1073,7 @@ static int put_plot(FILE *fp, const char *dir, const char *name, size_t i, int *
     snprintf(pfx, sizeof pfx, "p%zu-", i + 1);
     fputs("<figure class=\"plot\">\n", fp);
     put_svg(fp, b, e, pfx);
-    fprintf(fp, "\n<figcaption><b>Figure %zu.</b> ", i + 1);
+    fprintf(fp, "\n<figcaption><strong>Figure %zu.</strong> ", i + 1);
     put_caption(fp, name);
     fputs(" <span class=\"files\">(", fp);
     put_esc(fp, name);
