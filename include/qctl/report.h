@@ -53,8 +53,9 @@
  * data-legend-inside (legend labels meeting the frame of a plot's data
  * area), data-text-clipped (plot texts reaching outside their image),
  * data-long-ticks (plot texts that are numbers with more than five
- * decimals) and data-frames (plots whose frame was found). The browser
- * tests under tests/report read them.
+ * decimals, or hold an unexpanded format such as "%L") and data-frames
+ * (plots whose frame was found). The browser tests under tests/report
+ * read them.
  *
  * Determinism: the same inputs give the same bytes (no date, no host, no
  * absolute path of DIR in the page).

@@ -306,7 +306,7 @@ static int marginal_plots(const char *dir, const char *base, const char *what,
              "plot '%s/%s' using 1:2 with points pt 7 ps 0.5, x with lines lc rgb '#777777'",
              qc_fit_family_name(best->family), what, strcmp(what, "size") == 0 ? "bytes" : "s",
              strcmp(what, "size") == 0 ? "bytes" : "s",
-             logx ? "set logscale xy\nset format x '10^{%%L}'\nset format y '10^{%%L}'\n" : "",
+             logx ? "set logscale xy\nset format x '10^{%L}'\nset format y '10^{%L}'\n" : "",
              dir, file);
     snprintf(name, sizeof name, "%s_%s_qq", base, what);
     return plot(dir, name, body);

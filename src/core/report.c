@@ -46,7 +46,9 @@ static const char page_style[] =
  *                        whose box meets the frame of the data area;
  *   data-text-clipped    texts of a plot that reach outside its image;
  *   data-long-ticks      texts of a plot that are numbers with more than
- *                        five decimals (unreadable tick labels);
+ *                        five decimals (unreadable tick labels), or that
+ *                        hold a format directive gnuplot did not expand
+ *                        ("10^%L");
  *   data-frames          plots in which a frame was found to measure. */
 static const char page_script[] =
     "window.addEventListener('load',function(){\n"
@@ -62,7 +64,8 @@ static const char page_script[] =
     "    for(j=0;j<t.length;j++){var r=t[j].getBoundingClientRect();\n"
     "      if(r.width==0)continue;\n"
     "      if(r.left<box.left-1||r.right>box.right+1||r.top<box.top-1||r.bottom>box.bottom+1)clip++;\n"
-    "      if(/^\\s*-?\\d*\\.\\d{6,}\\s*$/.test(t[j].textContent))ticks++;}\n"
+    "      if(/^\\s*-?\\d*\\.\\d{6,}\\s*$/.test(t[j].textContent)||"
+    "/%[a-zA-Z]/.test(t[j].textContent))ticks++;}\n"
     "    var p=s[i].querySelectorAll('path'),frame=null,area=0;\n"
     "    for(j=0;j<p.length;j++){if(p[j].closest('[id*=\"gnuplot_plot_\"]'))continue;\n"
     "      if(!frameRe.test(p[j].getAttribute('d')||''))continue;\n"

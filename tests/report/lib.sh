@@ -15,7 +15,8 @@
 #   - in every plot whose data frame is found, no legend label meets the
 #     frame (data-legend-inside="0": legends sit outside the data), no text
 #     reaches outside the image (data-text-clipped="0": no label cut off)
-#     and no number label has more than five decimals (data-long-ticks="0");
+#     and no number label has more than five decimals or an unexpanded
+#     format such as "%L" (data-long-ticks="0");
 #   - each plot has its PDF beside the SVG and PNG (where gnuplot has the
 #     pdfcairo terminal), and its .gp script, run by gnuplot in a copy of
 #     the report folder placed elsewhere, redraws the SVG there.
