@@ -80,7 +80,7 @@ static char *page_of(const char *dir, const char *summary, int argc, char *const
 {
     json_t *js = summary ? parse(summary) : NULL;
     qc_err err = {0};
-    assert_int_equal(qc_report_write(dir, "t", argc, argv, js, NULL, 0, &err), 0);
+    assert_int_equal(qc_report_write(dir, "t", NULL, argc, argv, js, NULL, 0, &err), 0);
     json_decref(js);
     return slurp(dir, "index.html");
 }
@@ -93,7 +93,7 @@ static void test_escapes_outside_text(void **state)
     json_t *js = parse("{\"<b>key\": \"a<b>&\\\"c\\\"\", \"n\": 3}");
     const char *plots[] = {"<i>plot"};
     qc_err err = {0};
-    assert_int_equal(qc_report_write(d, "T<&>\"", 6, argv, js, plots, 1, &err), 0);
+    assert_int_equal(qc_report_write(d, "T<&>\"", "about <x>", 6, argv, js, plots, 1, &err), 0);
     json_decref(js);
     char *s = slurp(d, "index.html");
     /* nothing that came in raw reaches the page raw */
@@ -132,6 +132,9 @@ static void test_ci_cell(void **state)
     free(s);
     s = page_of(d, "{\"x\": 3.14159265358979, \"big\": 12345678901, \"t\": true}", 0, NULL);
     assert_non_null(strstr(s, "<td class=\"num\">3.14159</td>"));
+    /* no interval anywhere: the top-level numbers are the main figures */
+    assert_non_null(strstr(s, "<li>x: <strong>3.14159</strong></li>"));
+    assert_non_null(strstr(s, "computed, not estimated"));
     assert_non_null(strstr(s, "<td class=\"num\">12345678901</td>"));
     assert_non_null(strstr(s, "<td>true</td>"));
     free(s);
@@ -156,14 +159,13 @@ static void test_tables_by_shape(void **state)
     /* top-level scalars: one key/value table, scalar array in one cell */
     assert_non_null(strstr(s, "<tr><th>command</th><td>sim pool</td></tr>"));
     assert_non_null(strstr(s, "<tr><th>list</th><td>1, 2, 3</td></tr>"));
-    /* nested objects under headings naming their path */
+    /* a nested object under a heading; its object of scalars folded into
+     * its table as rows "name › member" */
     const char *run = strstr(s, "<h3>run</h3>");
-    const char *wu = strstr(s, "<h3>run / warmup</h3>");
     assert_non_null(run);
-    assert_non_null(wu);
-    assert_true(run < wu);
     assert_non_null(strstr(run, "<tr><th>seed</th><td class=\"num\">7</td></tr>"));
-    assert_non_null(strstr(wu, "<tr><th>method</th><td>mser5</td></tr>"));
+    assert_non_null(strstr(run, "<tr><th>warmup \xe2\x80\xba method</th><td>mser5</td></tr>"));
+    assert_null(strstr(s, "run / warmup"));
     /* array of like objects: one table, keys as columns */
     const char *pol = strstr(s, "<h3>policies</h3>");
     assert_non_null(pol);
@@ -181,14 +183,14 @@ static void test_tables_by_shape(void **state)
     const char *mt = strstr(s, "<h3>metrics</h3>");
     assert_non_null(mt);
     assert_non_null(strstr(mt, "<tr><th></th><th>fitted</th><th>copula</th><th>real</th></tr>\n"
-                               "<tr><th>ks</th><td class=\"num\">0.1</td><td class=\"num\">0.2</td>"
+                               "<tr><th>Kolmogorov-Smirnov</th><td class=\"num\">0.1</td><td class=\"num\">0.2</td>"
                                "<td></td></tr>\n"
                                "<tr><th>rate</th><td class=\"num\">4</td><td class=\"num\">6</td>"
                                "<td class=\"num\">5</td></tr>"));
     assert_null(strstr(s, "<h3>metrics / ks</h3>"));
-    /* unlike objects: each element on its own */
-    assert_non_null(strstr(s, "<h3>mixed[0]</h3>"));
-    assert_non_null(strstr(s, "<h3>mixed[1]</h3>"));
+    /* like objects with other keys: one table, the union of the columns */
+    assert_non_null(strstr(s, "<tr><th>x</th><th>y</th></tr>\n"
+                              "<tr><td class=\"num\">1</td><td></td></tr>"));
     free(s);
     /* a long scalar array is cut to its head and a count */
     json_t *big = json_array();
@@ -197,11 +199,50 @@ static void test_tables_by_shape(void **state)
     json_t *root = json_object();
     json_object_set_new(root, "series", big);
     qc_err err = {0};
-    assert_int_equal(qc_report_write(d, "t", 0, NULL, root, NULL, 0, &err), 0);
+    assert_int_equal(qc_report_write(d, "t", NULL, 0, NULL, root, NULL, 0, &err), 0);
     json_decref(root);
     s = slurp(d, "index.html");
     assert_non_null(strstr(s, "18, 19, &hellip; (100 values)"));
     assert_null(strstr(s, ", 20,"));
+    free(s);
+    rm_dir(d);
+}
+
+static void test_human_page(void **state)
+{
+    (void)state;
+    char *d = scratch();
+    json_t *js = parse("{\"mean_power_w\": 12.5, \"response_time\": {\"value\": 2, \"ci_low\": 1.5,"
+                       " \"ci_high\": 2.5, \"level\": 0.95},"
+                       " \"groups\": [{\"name\": \"web\", \"model\": {\"size\": {\"deep\":"
+                       " {\"list\": [{\"a\": {\"b\": 1}}, {\"c\": [1]}]}}}}],"
+                       " \"fits\": [{\"family\": \"exp\", \"aic\": 3,"
+                       "   \"params\": {\"p1\":1,\"p2\":1,\"p3\":1,\"p4\":1,\"p5\":1,\"p6\":1,\"p7\":1,"
+                       "   \"p8\":1,\"p9\":1,\"p10\":1,\"p11\":1,\"p12\":1},"
+                       "   \"se\": {\"p1\":1,\"p2\":1,\"p3\":1,\"p4\":1,\"p5\":1,\"p6\":1,\"p7\":1,"
+                       "   \"p8\":1,\"p9\":1,\"p10\":1,\"p11\":1,\"p12\":1}}],"
+                       " \"warnings\": [\"short run\"]}");
+    char *argv[] = {"qctl", "sim", "pool"};
+    qc_err err = {0};
+    assert_int_equal(qc_report_write(d, "t", "A pool of <servers>.", 3, argv, js, NULL, 0, &err), 0);
+    json_decref(js);
+    char *s = slurp(d, "index.html");
+    /* the narrative: what was run (escaped), what it shows */
+    assert_non_null(strstr(s, "<h2>What was run</h2>\n<p>A pool of &lt;servers&gt;."));
+    assert_non_null(strstr(s, "<h2>What it shows</h2>"));
+    assert_non_null(strstr(s, "<li>response time (s): <strong>2</strong>, 95% confidence interval [1.5, 2.5]</li>"));
+    assert_non_null(strstr(s, "<p class=\"warn\">Warning: short run</p>"));
+    /* keys as words with their units */
+    assert_non_null(strstr(s, "<tr><th>mean power (W)</th><td class=\"num\">12.5</td></tr>"));
+    /* an array element named by its name, deep sections collapsed */
+    assert_non_null(strstr(s, "<h4>groups \xe2\x80\xba web</h4>"));
+    assert_non_null(strstr(s, "<details><summary>groups \xe2\x80\xba web \xe2\x80\xba model</summary>"));
+    assert_null(strstr(s, "[0]"));
+    /* rows too wide when flattened: their scalars as one table, their
+     * parameters and standard errors side by side in a collapsed table */
+    assert_non_null(strstr(s, "<tr><th>family</th><th>AIC</th></tr>\n<tr><td>exp</td>"));
+    assert_non_null(strstr(s, "<details><summary>fits \xe2\x80\xba exp</summary>"));
+    assert_non_null(strstr(s, "<tr><th>standard error</th>"));
     free(s);
     rm_dir(d);
 }
@@ -224,7 +265,7 @@ static void test_svg_inlined_and_missing_note(void **state)
     put(d, "notsvg.svg", "hello");
     const char *plots[] = {"steps", "absent", "notsvg", "steps"};
     qc_err err = {0};
-    assert_int_equal(qc_report_write(d, "t", 0, NULL, NULL, plots, 4, &err), 0);
+    assert_int_equal(qc_report_write(d, "t", NULL, 0, NULL, NULL, plots, 4, &err), 0);
     char *s = slurp(d, "index.html");
     assert_null(strstr(s, "<?xml"));
     assert_null(strstr(s, "DOCTYPE svg"));
@@ -239,7 +280,7 @@ static void test_svg_inlined_and_missing_note(void **state)
     assert_non_null(strstr(s, "id=\"p4-c1\""));
     /* data-grid is not an id attribute */
     assert_non_null(strstr(s, "data-grid=\"x\""));
-    assert_non_null(strstr(s, "<figcaption>steps</figcaption>"));
+    assert_non_null(strstr(s, "<figcaption><strong>Figure 1.</strong> steps. <span class=\"files\">(steps.svg"));
     /* the missing plot and the bad file are visible notes */
     assert_non_null(strstr(s, "<p class=\"missing\">Plot <code>absent</code> not drawn: gnuplot is not installed"));
     assert_non_null(strstr(s, "<p class=\"missing\">Plot <code>notsvg</code> not shown"));
@@ -259,9 +300,9 @@ static void test_deterministic(void **state)
     const char *plots[] = {"a", "b"};
     json_t *js = parse("{\"z\": 1, \"a\": {\"q\": [1.5, 2.5]}, \"m\": 0.1}");
     qc_err err = {0};
-    assert_int_equal(qc_report_write(d, "same", 4, argv, js, plots, 2, &err), 0);
+    assert_int_equal(qc_report_write(d, "same", NULL, 4, argv, js, plots, 2, &err), 0);
     char *s1 = slurp(d, "index.html");
-    assert_int_equal(qc_report_write(d, "same", 4, argv, js, plots, 2, &err), 0);
+    assert_int_equal(qc_report_write(d, "same", NULL, 4, argv, js, plots, 2, &err), 0);
     char *s2 = slurp(d, "index.html");
     assert_string_equal(s1, s2);
     /* insertion order, not sorted: z before a before m */
@@ -272,7 +313,7 @@ static void test_deterministic(void **state)
     assert_int_equal(system(cmd), 0);
     /* and a different input does change the page */
     json_object_set_new(js, "m", json_real(0.2));
-    assert_int_equal(qc_report_write(d, "same", 4, argv, js, plots, 2, &err), 0);
+    assert_int_equal(qc_report_write(d, "same", NULL, 4, argv, js, plots, 2, &err), 0);
     char *s3 = slurp(d, "index.html");
     assert_string_not_equal(s1, s3);
     json_decref(js);
@@ -291,16 +332,16 @@ static void test_unwritable_dir(void **state)
     snprintf(bad, sizeof bad, "%s/file/sub", d); /* below a regular file */
     qc_err err = {0};
     json_t *js = parse("{}");
-    assert_int_equal(qc_report_write(bad, "t", 0, NULL, js, NULL, 0, &err), QC_EIO);
+    assert_int_equal(qc_report_write(bad, "t", NULL, 0, NULL, js, NULL, 0, &err), QC_EIO);
     assert_non_null(strstr(err.msg, bad));
     assert_non_null(strstr(err.msg, "index.html"));
     /* a directory that does not exist */
     snprintf(bad, sizeof bad, "%s/none", d);
-    assert_int_equal(qc_report_write(bad, "t", 0, NULL, js, NULL, 0, &err), QC_EIO);
+    assert_int_equal(qc_report_write(bad, "t", NULL, 0, NULL, js, NULL, 0, &err), QC_EIO);
     assert_non_null(strstr(err.msg, bad));
     /* a summary that is not an object */
     json_t *arr = json_array();
-    assert_int_equal(qc_report_write(d, "t", 0, NULL, arr, NULL, 0, &err), QC_EINVAL);
+    assert_int_equal(qc_report_write(d, "t", NULL, 0, NULL, arr, NULL, 0, &err), QC_EINVAL);
     json_decref(arr);
     json_decref(js);
     rm_dir(d);
@@ -314,7 +355,7 @@ static void test_self_contained(void **state)
     const char *plots[] = {"a"};
     json_t *js = parse("{\"k\": \"v\"}");
     qc_err err = {0};
-    assert_int_equal(qc_report_write(d, "t", 0, NULL, js, plots, 1, &err), 0);
+    assert_int_equal(qc_report_write(d, "t", NULL, 0, NULL, js, plots, 1, &err), 0);
     json_decref(js);
     char *s = slurp(d, "index.html");
     /* the only URIs are the SVG namespaces */
@@ -335,6 +376,7 @@ int main(void)
         cmocka_unit_test(test_escapes_outside_text),
         cmocka_unit_test(test_ci_cell),
         cmocka_unit_test(test_tables_by_shape),
+        cmocka_unit_test(test_human_page),
         cmocka_unit_test(test_svg_inlined_and_missing_note),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_unwritable_dir),

@@ -1,9 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 # run.sh: reproduces the energy experiments of `qctl sim pool` (docs/pool.md)
-# and writes their data, plots and the results section of README.md.
+# and writes their data, plots and tables (results.md) into an output
+# directory; it changes no tracked file.
 #
-#   examples/energy/run.sh [QCTL]        (QCTL defaults to build/qctl)
+#   examples/energy/run.sh [QCTL] [OUTDIR]
+#       QCTL defaults to build/qctl, OUTDIR to build/examples/energy
+#
+# The results kept in the repository (results/ and the tables of
+# README.md) were made with this script; compare a rerun's results.md with
+# them (diff OUTDIR/results.md against README.md's results section).
 #
 # 1. Cost, mean response time and power against load, K = 10, every policy.
 # 2. Stability: delay-JSQ at loads 0.95 and 0.98 beside JSQ with all on.
@@ -19,7 +25,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 QCTL=${1:-$root/build/qctl}
 [ -x "$QCTL" ] || { echo "run.sh: no qctl at $QCTL (build it, or pass its path)" >&2; exit 2; }
-out=$here/results
+out=${2:-$root/build/examples/energy}
 js=$out/json # the summaries of every run
 mkdir -p "$out" "$js"
 
@@ -27,7 +33,7 @@ mkdir -p "$out" "$js"
 # exp:0.1 (10 s on average), servers 240 W busy, 180 W idle, 240 W warming,
 # 0 W off, holding cost 1 per job per second, price 0.1 per watt-second: a
 # busy server costs 24 per second, as much as 24 waiting jobs.
-common="--service exp:1 --warmup-time exp:0.1 --price 0.1 --holding 1 --quiet --json"
+common="--service exp:1 --setup-time exp:0.1 --price 0.1 --holding 1 --quiet --json"
 
 # get FILE METRIC [FIELD]: a field (default value) of a metric in a summary.
 get() {
@@ -208,12 +214,4 @@ res=$out/results.md
     done
 } >"$res"
 
-# Splice the tables between the markers of README.md.
-readme=$here/README.md
-if [ -f "$readme" ] && grep -q '<!-- results -->' "$readme"; then
-    awk -v f="$res" '
-        /<!-- results -->/ { print; while ((getline l < f) > 0) print l; skip = 1; next }
-        /<!-- end results -->/ { skip = 0 }
-        !skip' "$readme" >"$readme.tmp" && mv "$readme.tmp" "$readme"
-fi
-echo "run.sh: done; tables in $res and README.md, data and plots in $out" >&2
+echo "run.sh: done; tables in $res, data and plots in $out" >&2

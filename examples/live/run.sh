@@ -14,6 +14,9 @@
 # Writes per-step JSON summaries, the proxy's control series, a table, a
 # fleet summary and plots (gnuplot) to OUTDIR (default
 # examples/live/results).
+# It stops at the first failure (a server that does not start, a port in
+# use, a load run with no answer or mostly failures, a status it cannot
+# read) instead of computing figures from a broken run.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 QCTL=${1:-$here/../../build/qctl}
@@ -21,13 +24,32 @@ OUT=${2:-$here/results}
 mkdir -p "$OUT"
 PIDS=""
 trap 'for p in $PIDS; do kill $p 2>/dev/null || :; done' EXIT
-waitf() { i=0; while [ ! -s "$1" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; }
+die() { echo "run.sh: $*; stopping" >&2; exit 1; }
+[ -x "$QCTL" ] || die "no qctl at $QCTL (build it, or pass its path)"
+command -v curl >/dev/null || command -v wget >/dev/null || die "neither curl nor wget found"
+# waitf FILE PID: wait (5 s at most) for a port file written by process PID
+waitf() {
+    i=0
+    while [ ! -s "$1" ] && [ $i -lt 100 ]; do
+        kill -0 "$2" 2>/dev/null || die "process $2 exited before writing $1 (port in use?)"
+        sleep 0.05
+        i=$((i+1))
+    done
+    [ -s "$1" ] || die "no $1 after 5 s"
+}
+# check_load FILE: the load run answered, and mostly not with failures
+check_load() {
+    sent=$(val "$1" sent) ok=$(val "$1" ok) r503=$(val "$1" refused_503)
+    [ -n "$sent" ] && [ -n "$ok" ] || die "$1: no summary from qctl load"
+    awk -v s="$sent" -v o="$ok" -v r="${r503:-0}" 'BEGIN { exit !(o > 0 && s - o - r <= 0.5 * s) }' ||
+        die "$1: $ok of $sent requests answered (${r503:-0} refused): the run is broken"
+}
 val() { sed -n "s/^ *\"$2\": \\([-0-9.e]*\\),*\$/\\1/p" "$1" | head -n 1; }
 
 rm -f "$OUT/b.port"
 "$QCTL" backend --listen 127.0.0.1:0 --port-file "$OUT/b.port" --service exp:100 --workers 2 &
 PIDS="$PIDS $!"
-waitf "$OUT/b.port"
+waitf "$OUT/b.port" $!
 BP=$(cat "$OUT/b.port")
 
 printf "%-8s %6s %8s %8s %8s %10s %10s\n" run rate sent ok 503 ok_p50 ok_p95 >"$OUT/table.txt"
@@ -37,14 +59,15 @@ for run in none maxusers; do
         --limiter $run --limit 4 --reference 4 --gain 0.3 --queue 64 --queue-timeout 10 \
         --interval 0.1 --series "$OUT/series_$run.csv" &
     PP=$!
-    waitf "$OUT/p.port"
+    waitf "$OUT/p.port" $PP
     : >"$OUT/latency_$run.csv"
     t0=$(date +%s.%N)
     for rate in 100 200 400 600; do
         off=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
         "$QCTL" load --target 127.0.0.1:$(cat "$OUT/p.port") --rate $rate --duration 4 \
             --connections 512 --timeout 60 --series "$OUT/lat_${run}_$rate.csv" \
-            --series-interval 0.25 --json >"$OUT/${run}_$rate.json"
+            --series-interval 0.25 --json >"$OUT/${run}_$rate.json" || :
+        check_load "$OUT/${run}_$rate.json"
         # the step's latency series on the run's clock (a step lasts until
         # its last request is answered, past its 4 s when the queue grew)
         awk -F, -v off="$off" 'NR > 1 { printf "%.3f,%s,%s\n", $1 + off, $8, $9 }' \
@@ -100,6 +123,8 @@ start_on() { # PORT: a backend already on, as the unpark command would leave it
     "$QCTL" backend --listen 127.0.0.1:$1 $SVC &
     echo $! >"$OUT/pid$1"
     PIDS="$PIDS $!"
+    sleep 0.2
+    kill -0 $! 2>/dev/null || die "the backend on port $1 did not start (port in use?)"
 }
 stop_all() { for f in "$OUT"/pid*; do [ -f "$f" ] && { kill "$(cat "$f")" 2>/dev/null || :; }; rm -f "$f"; done; }
 trap 'stop_all; for p in $PIDS; do kill $p 2>/dev/null || :; done' EXIT
@@ -110,7 +135,7 @@ for run in djsq jsq; do
     if [ $run = djsq ]; then
         start_on $1
         FLEET="--route djsq --djsq-threshold 4 --initially-on 1 --idle-off 2"
-        set -- --unpark-cmd "'$QCTL' backend --listen {backend} $SVC --warmup det:1 & echo \$! >'$OUT/pid{port}'" \
+        set -- --unpark-cmd "'$QCTL' backend --listen {backend} $SVC --setup det:1 & echo \$! >'$OUT/pid{port}'" \
             --park-cmd "kill \$(cat '$OUT/pid{port}') && rm '$OUT/pid{port}'"
     else
         start_on $1; start_on $2; start_on $3
@@ -124,12 +149,16 @@ for run in djsq jsq; do
         $FLEET --health /healthz --health-interval 0.05 --series "$OUT/series_fleet_$run.csv" \
         "$@" &
     PP=$!
-    waitf "$OUT/p.port"
-    waitf "$OUT/a.port"
+    waitf "$OUT/p.port" $PP
+    waitf "$OUT/a.port" $PP
     "$QCTL" load --target 127.0.0.1:$(cat "$OUT/p.port") --schedule $SCHED --duration 12 \
-        --connections 512 --timeout 30 --json >"$OUT/fleet_$run.json"
-    curl -s "http://127.0.0.1:$(cat "$OUT/a.port")/status" >"$OUT/fleet_status_$run.json" 2>/dev/null ||
-        wget -qO "$OUT/fleet_status_$run.json" "http://127.0.0.1:$(cat "$OUT/a.port")/status" || :
+        --connections 512 --timeout 30 --json >"$OUT/fleet_$run.json" || :
+    check_load "$OUT/fleet_$run.json"
+    curl -sf "http://127.0.0.1:$(cat "$OUT/a.port")/status" >"$OUT/fleet_status_$run.json" 2>/dev/null ||
+        wget -qO "$OUT/fleet_status_$run.json" "http://127.0.0.1:$(cat "$OUT/a.port")/status" ||
+        die "cannot read the proxy's /status"
+    grep -q '"powered_seconds"' "$OUT/fleet_status_$run.json" ||
+        die "$OUT/fleet_status_$run.json: no powered_seconds"
     kill -TERM $PP
     wait $PP
 done

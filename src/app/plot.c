@@ -30,13 +30,16 @@ int qc_plot_available(void)
     return 0;
 }
 
-/* Runs gnuplot on a script file; 0 when it exits 0. */
-static int run_gnuplot(const char *script)
+/* Runs gnuplot on a script file inside dir (the script names its data and
+ * images relative to dir); 0 when it exits 0. */
+static int run_gnuplot(const char *dir, const char *script)
 {
     pid_t pid = fork();
     if (pid < 0)
         return -1;
     if (pid == 0) {
+        if (chdir(dir) != 0)
+            _exit(126);
         execlp("gnuplot", "gnuplot", script, (char *)NULL);
         _exit(127);
     }
@@ -45,6 +48,26 @@ static int run_gnuplot(const char *script)
         if (errno != EINTR)
             return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Writes body with every quoted reference to a file in dir ('DIR/x' or
+ * "DIR/x") made relative to dir ('x'), so that the saved script reruns from
+ * the report folder whatever the directory qctl ran in. */
+static void put_relative(FILE *fp, const char *body, const char *dir)
+{
+    size_t dn = strlen(dir);
+    while (dn > 1 && dir[dn - 1] == '/')
+        dn--;
+    for (const char *s = body; *s;) {
+        if ((*s == '\'' || *s == '"') && strncmp(s + 1, dir, dn) == 0 && s[1 + dn] == '/') {
+            fputc(*s, fp);
+            s += 1 + dn;
+            while (*s == '/')
+                s++;
+            continue;
+        }
+        fputc(*s++, fp);
+    }
 }
 
 int qc_plot(const char *dir, const char *name, const char *body, qc_err *err)
@@ -63,22 +86,36 @@ int qc_plot(const char *dir, const char *name, const char *body, qc_err *err)
         free(script);
         return QC_EIO;
     }
-    /* The script is kept beside the images so a user can restyle a plot. */
+    /* The script is kept beside the images so a user can restyle a plot:
+     * `gnuplot NAME.gp` in that folder redraws the SVG, the PNG and, where
+     * gnuplot has the pdfcairo terminal, a PDF for a paper. */
     fprintf(fp,
+            "# qctl plot %s: run `gnuplot %s.gp` in this folder to redraw\n"
+            "# %s.svg, %s.png and (with the pdfcairo terminal) %s.pdf\n"
             "set terminal svg size 800,500 dynamic enhanced font 'sans,12'\n"
-            "set output '%s/%s.svg'\n"
-            "set grid\n%s\n"
-            "set terminal pngcairo size 800,500 enhanced font 'sans,10'\n"
-            "set output '%s/%s.png'\n"
-            "replot\nunset output\n",
-            dir, name, body, dir, name);
+            "set output '%s.svg'\n"
+            "set grid\n",
+            name, name, name, name, name, name);
+    put_relative(fp, body, dir);
+    fprintf(fp,
+            "\nset terminal pngcairo size 800,500 enhanced font 'sans,10'\n"
+            "set output '%s.png'\n"
+            "replot\nunset output\n"
+            "if (strstrt(GPVAL_TERMINALS, 'pdfcairo') > 0) {\n"
+            "    set terminal pdfcairo size 16cm,10cm enhanced font 'sans,9'\n"
+            "    set output '%s.pdf'\n"
+            "    replot\n"
+            "    unset output\n"
+            "}\n",
+            name, name);
     int bad = ferror(fp) != 0;
     bad |= fclose(fp) != 0;
     int rc = 0;
     if (bad) {
         rc = qc_err_set(err, QC_EIO, "%s: write failed", script);
     } else {
-        int st = run_gnuplot(script);
+        char *base = strrchr(script, '/') + 1;
+        int st = run_gnuplot(dir, base);
         if (st != 0)
             rc = qc_err_set(err, QC_EIO, "gnuplot failed on %s (status %d)", script, st);
     }

@@ -23,23 +23,66 @@ static const char page_style[] =
     "body{font-family:sans-serif;max-width:60rem;margin:1rem auto;padding:0 1rem;"
     "color:#222;line-height:1.4}\n"
     "h1{font-size:1.5rem}h2{font-size:1.25rem;border-bottom:1px solid #ccc}"
-    "h3{font-size:1.05rem;margin-bottom:.3rem}\n"
+    "h3{font-size:1.05rem;margin-bottom:.3rem}h4{font-size:1rem;margin-bottom:.2rem}\n"
     "pre.cmd{font-family:monospace;background:#f4f4f4;border:1px solid #ddd;padding:.5rem;"
     "white-space:pre-wrap;word-break:break-all}\n"
     "table{border-collapse:collapse;margin:.3rem 0 1rem}"
     "th,td{border:1px solid #999;padding:.15rem .5rem;text-align:left;vertical-align:top}\n"
-    "th{background:#eee}td.num{text-align:right;font-family:monospace}\n"
-    "figure{margin:1rem 0}figure svg{width:100%;height:auto;max-width:800px;display:block}\n"
-    "figcaption{font-family:monospace}div.wide{overflow-x:auto}\n"
-    "p.missing{border:1px solid #c90;background:#fff6e0;padding:.3rem .5rem}\n";
+    "th{background:#eee;font-weight:600}td.num{text-align:right;font-family:monospace}\n"
+    "figure{margin:1.5rem 0}figure svg{width:100%;height:auto;max-width:800px;display:block}\n"
+    "figcaption{font-size:.95rem}figcaption .files{font-family:monospace;color:#555}\n"
+    "div.wide{overflow-x:auto;max-width:100%}\n"
+    "details{margin:.3rem 0 .6rem;border-left:3px solid #ddd;padding-left:.6rem}"
+    "summary{cursor:pointer;font-weight:600}\n"
+    "p.missing,p.warn{border:1px solid #c90;background:#fff6e0;padding:.3rem .5rem}\n"
+    "ul.key li{margin:.15rem 0}\n";
 
-/* Counts the inlined plots the browser laid out: those whose bounding box
- * has an area. Kept tiny and free of any external reference. */
+/* Runs once the page is laid out, with every collapsed section opened for
+ * the measurement (and closed again), and writes what it measured on
+ * <body> for a test (or a curious reader) to read:
+ *   data-plots-rendered  inlined plots with a non-empty bounding box;
+ *   data-overflow        pixels the page is wider than the window (0: none);
+ *   data-legend-inside   legend labels (the text of a gnuplot plot group)
+ *                        whose box meets the frame of the data area;
+ *   data-text-clipped    texts of a plot that reach outside its image;
+ *   data-long-ticks      texts of a plot that are numbers with more than
+ *                        five decimals (unreadable tick labels), or that
+ *                        hold a format directive gnuplot did not expand
+ *                        ("10^%L");
+ *   data-frames          plots in which a frame was found to measure. */
 static const char page_script[] =
     "window.addEventListener('load',function(){\n"
-    "  var s=document.querySelectorAll('figure.plot > svg'),n=0;\n"
-    "  for(var i=0;i<s.length;i++){var b=s[i].getBBox();if(b.width>0&&b.height>0)n++;}\n"
-    "  document.body.setAttribute('data-plots-rendered',String(n));\n"
+    "  var d=document.querySelectorAll('details'),i,j;\n"
+    "  for(i=0;i<d.length;i++)d[i].open=true;\n"
+    "  var s=document.querySelectorAll('figure.plot > svg'),n=0,leg=0,clip=0,ticks=0,fr=0;\n"
+    "  function meet(a,b){return a.left<b.right-1&&b.left<a.right-1&&"
+    "a.top<b.bottom-1&&b.top<a.bottom-1;}\n"
+    "  var frameRe=/^M[-\\d.]+,[-\\d.]+( L[-\\d.]+,[-\\d.]+){4} Z\\s*$/;\n"
+    "  for(i=0;i<s.length;i++){\n"
+    "    var b=s[i].getBBox();if(b.width>0&&b.height>0)n++;\n"
+    "    var box=s[i].getBoundingClientRect(),t=s[i].querySelectorAll('text');\n"
+    "    for(j=0;j<t.length;j++){var r=t[j].getBoundingClientRect();\n"
+    "      if(r.width==0)continue;\n"
+    "      if(r.left<box.left-1||r.right>box.right+1||r.top<box.top-1||r.bottom>box.bottom+1)clip++;\n"
+    "      if(/^\\s*-?\\d*\\.\\d{6,}\\s*$/.test(t[j].textContent)||"
+    "/%[a-zA-Z]/.test(t[j].textContent))ticks++;}\n"
+    "    var p=s[i].querySelectorAll('path'),frame=null,area=0;\n"
+    "    for(j=0;j<p.length;j++){if(p[j].closest('[id*=\"gnuplot_plot_\"]'))continue;\n"
+    "      if(!frameRe.test(p[j].getAttribute('d')||''))continue;\n"
+    "      var q=p[j].getBoundingClientRect();if(q.width*q.height>area){area=q.width*q.height;frame=q;}}\n"
+    "    if(!frame)continue;fr++;\n"
+    "    var k=s[i].querySelectorAll('[id*=\"gnuplot_plot_\"] text');\n"
+    "    for(j=0;j<k.length;j++){var r2=k[j].getBoundingClientRect();\n"
+    "      if(r2.width>0&&meet(r2,frame))leg++;}\n"
+    "  }\n"
+    "  var over=document.documentElement.scrollWidth-window.innerWidth;\n"
+    "  for(i=0;i<d.length;i++)d[i].open=false;\n"
+    "  var B=document.body;B.setAttribute('data-plots-rendered',String(n));\n"
+    "  B.setAttribute('data-overflow',String(over>0?over:0));\n"
+    "  B.setAttribute('data-legend-inside',String(leg));\n"
+    "  B.setAttribute('data-text-clipped',String(clip));\n"
+    "  B.setAttribute('data-long-ticks',String(ticks));\n"
+    "  B.setAttribute('data-frames',String(fr));\n"
     "});\n";
 
 static void put_esc_n(FILE *fp, const char *s, size_t n)
@@ -110,6 +153,134 @@ static int is_cell(const json_t *v)
     return 1;
 }
 
+/* An object (not an interval) whose members are all cells: it folds into
+ * its parent's table as rows or columns "name › member". */
+static int is_cell_obj(const json_t *v)
+{
+    if (!json_is_object(v) || is_ci(v) || json_object_size(v) == 0)
+        return 0;
+    const char *k;
+    json_t *m;
+    json_object_foreach((json_t *)v, k, m)
+    {
+        if (!is_cell(m))
+            return 0;
+    }
+    return 1;
+}
+
+/* A cell, or an object of cells (shown flattened). */
+static int is_flat(const json_t *v)
+{
+    return is_cell(v) || is_cell_obj(v);
+}
+
+/* ---- human names ------------------------------------------------------ */
+
+/* Whole keys with a name of their own (symbols, acronyms). */
+static const char *const key_names[][2] = {
+    {"N", "N"}, {"ad", "Anderson-Darling"}, {"aic", "AIC"}, {"bic", "BIC"},
+    {"ks", "Kolmogorov-Smirnov"}, {"r2", "R\xc2\xb2"}, {"r2_one_step", "R\xc2\xb2 (one step)"},
+    {"se", "standard error"}, {"ci", "confidence interval"}, {"ci95", "95% interval"},
+    {"p95", "95th percentile"}, {"p0", "p0"}, {"k_i", "K_I"}, {"ki", "K_I"},
+    {"k_p", "K_P"}, {"kp", "K_P"}, {"pki", "pole (K_I)"}, {"pkp", "pole (K_P)"},
+    {"loglik", "log-likelihood"}, {"lambda", "\xce\xbb (arrival rate)"},
+    {"mu", "\xce\xbc"}, {"sigma", "\xcf\x83"}, {"tau", "\xcf\x84"}, {"xi", "\xce\xbe"},
+    {"alpha", "\xce\xb1"}, {"epsilon", "\xce\xb5"}, {"params", "parameters"},
+    {"lo", "low"}, {"hi", "high"}, {"rss", "residual sum of squares"}, {"re", "real part"},
+    {"im", "imaginary part"}, {"gpd_tail", "generalised Pareto tail"},
+    {"frac_idle", "fraction idle"}, {"frac_off", "fraction off"},
+    {"frac_serving", "fraction serving"}, {"frac_warming", "fraction warming"},
+    {"util", "utilization"}, {"reps", "replications"}, {"onoff", "on/off"},
+    {"mass_at_N", "mass at N"}, {"ris_mean_second_half", "RIS mean (second half)"},
+    {"maxusers_mean_second_half", "MaxUsers mean (second half)"}, {"na", "n_a"},
+    {"nb", "n_b"}, {"w1", "w1"}, {"w2", "w2"}, {"w3", "w3"},
+};
+
+/* Units by the key's ending or by the whole key; simulated and measured
+ * time is in seconds throughout qctl. */
+static const char *const key_units[][2] = {
+    {"_power_w", "W"}, {"_w", "W"}, {"_watts", "W"}, {"_seconds", "s"}, {"_s", "s"},
+    {"_percent", "%"}, {"_per_hour", "1/h"}, {"packets_per_second_per_user", "packets/s per user"},
+    {"packets_per_second", "packets/s"}, {"response_time_p50", "s"},
+    {"response_time_p95", "s"}, {"response_time_p99", "s"}, {"response_time", "s"},
+    {"response_mean", "s"}, {"response_p95", "s"}, {"mean_response", "s"},
+    {"waiting_time", "s"}, {"settling_time", "s"}, {"admit_time", "s"}, {"time_cut", "s"},
+    {"simulated_time", "s"}, {"duration", "s"}, {"idle_timer", "s"},
+    {"sample_interval", "s"}, {"admitted_delay", "s"}, {"throughput", "jobs/s"},
+    {"mean_arrival_rate", "1/s"}, {"switch_ons_per_time", "1/s"}, {"mean_jobs", "jobs"},
+    {"overshoot_percent", "%"}, {"fit_percent", "%"},
+};
+
+static int ends_with(const char *s, const char *end)
+{
+    size_t n = strlen(s), m = strlen(end);
+    return n >= m && strcmp(s + n - m, end) == 0;
+}
+
+static const char *unit_of(const char *key)
+{
+    for (size_t i = 0; i < sizeof key_units / sizeof key_units[0]; i++)
+        if (key_units[i][0][0] == '_' ? ends_with(key, key_units[i][0])
+                                      : strcmp(key, key_units[i][0]) == 0)
+            return key_units[i][1];
+    return NULL;
+}
+
+/* A key as words: a known name, else underscores as spaces with the unit
+ * suffix dropped (the unit is shown apart). */
+static void put_key(FILE *fp, const char *key)
+{
+    for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++)
+        if (strcmp(key, key_names[i][0]) == 0) {
+            put_esc(fp, key_names[i][1]);
+            return;
+        }
+    size_t n = strlen(key);
+    static const char *const drop[] = {"_power_w", "_watts", "_seconds", "_percent", "_w", "_s"};
+    for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
+        if (ends_with(key, drop[i]) && n > strlen(drop[i])) {
+            n -= strlen(drop[i]);
+            if (strcmp(drop[i], "_power_w") == 0)
+                n += strlen("_power");
+            break;
+        }
+    for (size_t i = 0; i < n; i++) {
+        if (key[i] == '_')
+            fputc(' ', fp);
+        else
+            put_esc_n(fp, key + i, 1);
+    }
+}
+
+/* The key with its unit, for a table heading: "response time (s)". */
+static void put_key_unit(FILE *fp, const char *key)
+{
+    put_key(fp, key);
+    const char *u = unit_of(key);
+    if (u != NULL) {
+        fputs(" (", fp);
+        put_esc(fp, u);
+        fputc(')', fp);
+    }
+}
+
+/* A two-level name "outer › inner" (inner's unit, else outer's). */
+static void put_key2(FILE *fp, const char *outer, const char *inner)
+{
+    put_key(fp, outer);
+    fputs(" \xe2\x80\xba ", fp);
+    put_key(fp, inner);
+    const char *u = unit_of(inner) ? unit_of(inner) : unit_of(outer);
+    if (u != NULL) {
+        fputs(" (", fp);
+        put_esc(fp, u);
+        fputc(')', fp);
+    }
+}
+
+/* ---- cells ------------------------------------------------------------- */
+
 static void put_number(FILE *fp, const json_t *v)
 {
     if (json_is_integer(v))
@@ -165,129 +336,153 @@ static void put_td(FILE *fp, const json_t *v)
     fputs("</td>", fp);
 }
 
-/* 1 when arr is a non-empty array of objects with the same keys (in any
- * order), every value a cell. */
-static int is_row_table(const json_t *arr)
+/* ---- headings ---------------------------------------------------------- */
+
+/* A path of human names, each level " › "-separated; built as the summary
+ * is walked. An array element is named by its "name" (or "activity",
+ * "policy", "family", "class", "label") member when it has one, else by
+ * its number from 1. */
+static const char *element_label(const json_t *e)
 {
-    if (!json_is_array(arr) || json_array_size(arr) == 0)
-        return 0;
-    const json_t *first = json_array_get(arr, 0);
-    if (!json_is_object(first) || is_ci(first) || json_object_size(first) == 0)
-        return 0;
-    size_t i;
-    json_t *row;
-    json_array_foreach(arr, i, row)
-    {
-        if (!json_is_object(row) || json_object_size(row) != json_object_size(first))
-            return 0;
-        const char *k;
-        json_t *v;
-        json_object_foreach(row, k, v)
-        {
-            if (json_object_get(first, k) == NULL || !is_cell(v))
-                return 0;
-        }
+    static const char *const tags[] = {"name", "activity", "policy", "family",
+                                       "class", "label",    "parameter"};
+    if (!json_is_object(e))
+        return NULL;
+    for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
+        const json_t *t = json_object_get(e, tags[i]);
+        if (json_is_string(t))
+            return json_string_value(t);
     }
-    return 1;
+    return NULL;
 }
 
-static void put_heading(FILE *fp, const char *path)
-{
-    fputs("<h3>", fp);
-    put_esc(fp, path);
-    fputs("</h3>\n", fp);
-}
+typedef struct {
+    char *buf;
+    size_t len, cap;
+} strbuf;
 
-static void put_row_table(FILE *fp, const json_t *arr)
+static int sb_put(strbuf *b, const char *s, size_t n)
 {
-    const json_t *first = json_array_get(arr, 0);
-    const char *k;
-    json_t *v;
-    fputs("<div class=\"wide\"><table>\n<tr>", fp);
-    json_object_foreach((json_t *)first, k, v)
-    {
-        (void)v;
-        fputs("<th>", fp);
-        put_esc(fp, k);
-        fputs("</th>", fp);
-    }
-    fputs("</tr>\n", fp);
-    size_t i;
-    json_t *row;
-    json_array_foreach(arr, i, row)
-    {
-        /* columns in the first row's order */
-        fputs("<tr>", fp);
-        json_object_foreach((json_t *)first, k, v)
-            put_td(fp, json_object_get(row, k));
-        fputs("</tr>\n", fp);
-    }
-    fputs("</table></div>\n", fp);
-}
-
-static char *join_path(const char *base, const char *key)
-{
-    size_t n = strlen(base) + strlen(key) + 4;
-    char *s = malloc(n);
-    if (s != NULL)
-        snprintf(s, n, "%s%s%s", base, *base ? " / " : "", key);
-    return s;
-}
-
-static int put_value(FILE *fp, const char *path, const json_t *v, int depth);
-
-/* An object: its cells as one key/value table, then each member that is
- * not a cell under its own heading. */
-static int put_object(FILE *fp, const char *path, const json_t *obj, int depth)
-{
-    const char *k;
-    json_t *v;
-    int any = 0;
-    json_object_foreach((json_t *)obj, k, v)
-    {
-        if (!is_cell(v))
-            continue;
-        if (!any)
-            fputs("<table>\n", fp);
-        any = 1;
-        fputs("<tr><th>", fp);
-        put_esc(fp, k);
-        fputs("</th>", fp);
-        put_td(fp, v);
-        fputs("</tr>\n", fp);
-    }
-    if (any)
-        fputs("</table>\n", fp);
-    json_object_foreach((json_t *)obj, k, v)
-    {
-        if (is_cell(v))
-            continue;
-        char *sub = join_path(path, k);
-        if (sub == NULL)
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = (b->len + n + 1) * 2;
+        char *nb = realloc(b->buf, cap);
+        if (nb == NULL)
             return QC_ENOMEM;
-        int rc = put_value(fp, sub, v, depth + 1);
-        free(sub);
-        if (rc != 0)
-            return rc;
+        b->buf = nb;
+        b->cap = cap;
     }
+    memcpy(b->buf + b->len, s, n);
+    b->len += n;
+    b->buf[b->len] = '\0';
     return 0;
 }
 
-/* The columns of an object of like objects (see obj_table_keys). */
-#define REPORT_MAX_COLUMNS 16
-
-/* An object whose members (two or more) are all objects of cells, not
- * intervals, with at most REPORT_MAX_COLUMNS distinct keys among them: one
- * table, a row per member. The keys, in the order first seen, go to keys;
- * returns their count, or 0 when obj is not such an object. */
-static size_t obj_table_keys(const json_t *obj, const char **keys)
+/* Appends one level to the human path (escaped, ready for the page). */
+static int sb_level(strbuf *b, const char *key, size_t index, const json_t *elem)
 {
-    if (!json_is_object(obj) || is_ci(obj) || json_object_size(obj) < 2)
+    char *mem = NULL;
+    size_t mlen = 0;
+    FILE *fp = open_memstream(&mem, &mlen);
+    if (fp == NULL)
+        return QC_ENOMEM;
+    if (b->len > 0)
+        fputs(" \xe2\x80\xba ", fp);
+    if (key != NULL) {
+        put_key(fp, key);
+    } else {
+        const char *lab = element_label(elem);
+        if (lab != NULL)
+            put_esc(fp, lab);
+        else
+            fprintf(fp, "no. %zu", index + 1);
+    }
+    if (fclose(fp) != 0) {
+        free(mem);
+        return QC_ENOMEM;
+    }
+    int rc = sb_put(b, mem, mlen);
+    free(mem);
+    return rc;
+}
+
+/* ---- tables ------------------------------------------------------------ */
+
+/* The columns of a table of like rows: each a key, or a key and a member
+ * of its object of cells. */
+#define REPORT_MAX_COLUMNS 24
+#define REPORT_OBJ_COLUMNS 16
+typedef struct {
+    const char *k, *sub;
+} column;
+
+static size_t add_column(column *cols, size_t nc, const char *k, const char *sub)
+{
+    for (size_t j = 0; j < nc; j++)
+        if (strcmp(cols[j].k, k) == 0 &&
+            ((sub == NULL && cols[j].sub == NULL) ||
+             (sub && cols[j].sub && strcmp(cols[j].sub, sub) == 0)))
+            return nc;
+    if (nc == REPORT_MAX_COLUMNS)
+        return nc + 1;
+    cols[nc].k = k;
+    cols[nc].sub = sub;
+    return nc + 1;
+}
+
+/* Adds the flattened columns of one row; returns the new count (more than
+ * REPORT_MAX_COLUMNS when there are too many). */
+static size_t row_columns(const json_t *row, column *cols, size_t nc, int scalar_only)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)row, k, v)
+    {
+        if (is_cell(v)) {
+            nc = add_column(cols, nc, k, NULL);
+        } else if (!scalar_only) {
+            const char *k2;
+            json_t *v2;
+            json_object_foreach(v, k2, v2)
+            {
+                (void)v2;
+                nc = add_column(cols, nc, k, k2);
+                if (nc > REPORT_MAX_COLUMNS)
+                    return nc;
+            }
+        }
+        if (nc > REPORT_MAX_COLUMNS)
+            return nc;
+    }
+    return nc;
+}
+
+static const json_t *column_value(const json_t *row, const column *c)
+{
+    const json_t *v = json_object_get(row, c->k);
+    if (v == NULL || c->sub == NULL)
+        return v && is_cell(v) ? v : NULL;
+    return is_cell_obj(v) ? json_object_get(v, c->sub) : NULL;
+}
+
+static void put_column_head(FILE *fp, const column *c)
+{
+    fputs("<th>", fp);
+    if (c->sub)
+        put_key2(fp, c->k, c->sub);
+    else
+        put_key_unit(fp, c->k);
+    fputs("</th>", fp);
+}
+
+/* An array of objects whose members are flat, with at most
+ * REPORT_MAX_COLUMNS columns in all: one table, a row per element. */
+static size_t row_table_columns(const json_t *arr, column *cols, int scalar_only)
+{
+    if (!json_is_array(arr) || json_array_size(arr) == 0)
         return 0;
-    size_t nk = 0;
-    const char *name;
+    size_t i, nc = 0;
     json_t *row;
-    json_object_foreach((json_t *)obj, name, row)
+    json_array_foreach(arr, i, row)
     {
         if (!json_is_object(row) || is_ci(row) || json_object_size(row) == 0)
             return 0;
@@ -295,39 +490,29 @@ static size_t obj_table_keys(const json_t *obj, const char **keys)
         json_t *v;
         json_object_foreach(row, k, v)
         {
-            if (!is_cell(v))
+            if (!is_flat(v))
                 return 0;
-            size_t j = 0;
-            while (j < nk && strcmp(keys[j], k) != 0)
-                j++;
-            if (j == nk) {
-                if (nk == REPORT_MAX_COLUMNS)
-                    return 0;
-                keys[nk++] = k;
-            }
         }
+        nc = row_columns(row, cols, nc, scalar_only);
+        if (nc > REPORT_MAX_COLUMNS)
+            return 0;
     }
-    return nk;
+    return nc;
 }
 
-static void put_obj_table(FILE *fp, const json_t *obj, const char **keys, size_t nk)
+static void put_row_table(FILE *fp, const json_t *arr, const column *cols, size_t nc)
 {
-    fputs("<div class=\"wide\"><table>\n<tr><th></th>", fp);
-    for (size_t j = 0; j < nk; j++) {
-        fputs("<th>", fp);
-        put_esc(fp, keys[j]);
-        fputs("</th>", fp);
-    }
+    fputs("<div class=\"wide\"><table>\n<tr>", fp);
+    for (size_t j = 0; j < nc; j++)
+        put_column_head(fp, &cols[j]);
     fputs("</tr>\n", fp);
-    const char *name;
+    size_t i;
     json_t *row;
-    json_object_foreach((json_t *)obj, name, row)
+    json_array_foreach(arr, i, row)
     {
-        fputs("<tr><th>", fp);
-        put_esc(fp, name);
-        fputs("</th>", fp);
-        for (size_t j = 0; j < nk; j++) {
-            const json_t *v = json_object_get(row, keys[j]);
+        fputs("<tr>", fp);
+        for (size_t j = 0; j < nc; j++) {
+            const json_t *v = column_value(row, &cols[j]);
             if (v)
                 put_td(fp, v);
             else
@@ -338,7 +523,235 @@ static void put_obj_table(FILE *fp, const json_t *obj, const char **keys, size_t
     fputs("</table></div>\n", fp);
 }
 
-static int put_value(FILE *fp, const char *path, const json_t *v, int depth)
+/* An object whose members (two or more) are all flat objects: one table, a
+ * row per member named in its first column. */
+static size_t obj_table_columns(const json_t *obj, column *cols)
+{
+    if (!json_is_object(obj) || is_ci(obj) || json_object_size(obj) < 2)
+        return 0;
+    size_t nc = 0;
+    const char *name;
+    json_t *row;
+    json_object_foreach((json_t *)obj, name, row)
+    {
+        if (!json_is_object(row) || is_ci(row) || json_object_size(row) == 0)
+            return 0;
+        const char *k;
+        json_t *v;
+        json_object_foreach(row, k, v)
+        {
+            if (!is_flat(v))
+                return 0;
+        }
+        nc = row_columns(row, cols, nc, 0);
+        if (nc > REPORT_OBJ_COLUMNS)
+            return 0;
+    }
+    /* rows that share few columns (an input, its exact figures and its
+     * metrics) read better as sections of their own */
+    json_object_foreach((json_t *)obj, name, row)
+    {
+        column own[REPORT_MAX_COLUMNS];
+        if (2 * row_columns(row, own, 0, 0) < nc)
+            return 0;
+    }
+    return nc;
+}
+
+static void put_obj_table(FILE *fp, const json_t *obj, const column *cols, size_t nc)
+{
+    fputs("<div class=\"wide\"><table>\n<tr><th></th>", fp);
+    for (size_t j = 0; j < nc; j++)
+        put_column_head(fp, &cols[j]);
+    fputs("</tr>\n", fp);
+    const char *name;
+    json_t *row;
+    json_object_foreach((json_t *)obj, name, row)
+    {
+        fputs("<tr><th>", fp);
+        put_key(fp, name);
+        fputs("</th>", fp);
+        for (size_t j = 0; j < nc; j++) {
+            const json_t *v = column_value(row, &cols[j]);
+            if (v)
+                put_td(fp, v);
+            else
+                fputs("<td></td>", fp);
+        }
+        fputs("</tr>\n", fp);
+    }
+    fputs("</table></div>\n", fp);
+}
+
+/* The members of obj that are objects of cells, as a new object (borrowed
+ * values), or NULL when there are fewer than two. */
+static json_t *cell_objects(const json_t *obj)
+{
+    size_t n = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)obj, k, v)
+        n += is_cell_obj(v);
+    if (n < 2)
+        return NULL;
+    json_t *o = json_object();
+    if (o == NULL)
+        return NULL;
+    json_object_foreach((json_t *)obj, k, v)
+    {
+        if (is_cell_obj(v))
+            json_object_set(o, k, v);
+    }
+    return o;
+}
+
+/* An object's flat members: its cells as one two-column table; its objects
+ * of cells as rows "name › member" of the same table when there is one,
+ * else as one table of their own, a row per object and a column per
+ * member (parameters, their standard errors and intervals side by side). */
+static int put_flat_members(FILE *fp, const json_t *obj, int cells_only)
+{
+    const char *k;
+    json_t *v;
+    int any = 0;
+    json_t *group = cells_only ? NULL : cell_objects(obj);
+    json_object_foreach((json_t *)obj, k, v)
+    {
+        if (!is_flat(v) || ((group || cells_only) && !is_cell(v)))
+            continue;
+        if (!any)
+            fputs("<div class=\"wide\"><table>\n", fp);
+        any = 1;
+        if (is_cell(v)) {
+            fputs("<tr><th>", fp);
+            put_key_unit(fp, k);
+            fputs("</th>", fp);
+            put_td(fp, v);
+            fputs("</tr>\n", fp);
+            continue;
+        }
+        const char *k2;
+        json_t *v2;
+        json_object_foreach(v, k2, v2)
+        {
+            fputs("<tr><th>", fp);
+            put_key2(fp, k, k2);
+            fputs("</th>", fp);
+            put_td(fp, v2);
+            fputs("</tr>\n", fp);
+        }
+    }
+    if (any)
+        fputs("</table></div>\n", fp);
+    if (group != NULL) {
+        column cols[REPORT_MAX_COLUMNS];
+        size_t nc = obj_table_columns(group, cols);
+        if (nc > 0) {
+            put_obj_table(fp, group, cols, nc);
+            any = 1;
+        } else {
+            /* too many columns: one row per "name › member" */
+            fputs("<div class=\"wide\"><table>\n", fp);
+            json_object_foreach(group, k, v)
+            {
+                const char *k2;
+                json_t *v2;
+                json_object_foreach(v, k2, v2)
+                {
+                    fputs("<tr><th>", fp);
+                    put_key2(fp, k, k2);
+                    fputs("</th>", fp);
+                    put_td(fp, v2);
+                    fputs("</tr>\n", fp);
+                }
+            }
+            fputs("</table></div>\n", fp);
+        }
+        json_decref(group);
+    }
+    return any;
+}
+
+/* Rows whose objects of cells did not fit as columns: after the table of
+ * their scalars, each row's objects collapsed under the row's name. */
+static void put_row_details(FILE *fp, const json_t *arr, const strbuf *path)
+{
+    size_t i;
+    json_t *row;
+    json_array_foreach(arr, i, row)
+    {
+        int has = 0;
+        const char *k;
+        json_t *v;
+        json_object_foreach(row, k, v)
+            has |= is_cell_obj(v);
+        if (!has)
+            continue;
+        json_t *only = json_object();
+        if (only == NULL)
+            return;
+        json_object_foreach(row, k, v)
+        {
+            if (is_cell_obj(v))
+                json_object_set(only, k, v);
+        }
+        fputs("<details><summary>", fp);
+        if (path->buf)
+            fputs(path->buf, fp);
+        fputs(" \xe2\x80\xba ", fp);
+        const char *lab = element_label(row);
+        if (lab)
+            put_esc(fp, lab);
+        else
+            fprintf(fp, "no. %zu", i + 1);
+        fputs("</summary>\n", fp);
+        put_flat_members(fp, only, 0);
+        fputs("</details>\n", fp);
+        json_decref(only);
+    }
+}
+
+/* ---- the walk ---------------------------------------------------------- */
+
+/* Sections two levels down and deeper are collapsed (<details>): the page
+ * opens on the figures a reader looks for, the rest is a click away. */
+#define REPORT_OPEN_DEPTH 2
+
+static int put_value(FILE *fp, strbuf *path, const json_t *v, int depth);
+
+static void open_section(FILE *fp, const strbuf *path, int depth)
+{
+    if (depth > REPORT_OPEN_DEPTH) {
+        fputs("<details><summary>", fp);
+        fputs(path->buf, fp);
+        fputs("</summary>\n", fp);
+    } else {
+        fprintf(fp, "<h%d>", depth <= 1 ? 3 : 4);
+        fputs(path->buf, fp);
+        fprintf(fp, "</h%d>\n", depth <= 1 ? 3 : 4);
+    }
+}
+
+static void close_section(FILE *fp, int depth)
+{
+    if (depth > REPORT_OPEN_DEPTH)
+        fputs("</details>\n", fp);
+}
+
+static int put_child(FILE *fp, strbuf *path, const char *key, size_t index, const json_t *v,
+                     int depth)
+{
+    size_t keep = path->len;
+    int rc = sb_level(path, key, index, v);
+    if (rc == 0)
+        rc = put_value(fp, path, v, depth + 1);
+    path->len = keep;
+    if (path->buf)
+        path->buf[keep] = '\0';
+    return rc;
+}
+
+static int put_value(FILE *fp, strbuf *path, const json_t *v, int depth)
 {
     /* Summaries are a few levels deep; a runaway nesting is cut, not
      * followed down the stack. */
@@ -346,47 +759,162 @@ static int put_value(FILE *fp, const char *path, const json_t *v, int depth)
         fputs("<p>(nested too deep)</p>\n", fp);
         return 0;
     }
-    if (*path)
-        put_heading(fp, path);
-    const char *keys[REPORT_MAX_COLUMNS];
-    size_t nk = *path ? obj_table_keys(v, keys) : 0;
-    if (nk > 0) {
-        put_obj_table(fp, v, keys, nk);
-        return 0;
-    }
-    if (json_is_object(v))
-        return put_object(fp, path, v, depth);
-    if (is_row_table(v)) {
-        put_row_table(fp, v);
-        return 0;
-    }
-    if (json_is_array(v)) {
+    if (depth > 0)
+        open_section(fp, path, depth);
+    column cols[REPORT_MAX_COLUMNS];
+    size_t nc;
+    int rc = 0;
+    if (depth > 0 && (nc = obj_table_columns(v, cols)) > 0) {
+        put_obj_table(fp, v, cols, nc);
+    } else if (json_is_object(v) && !is_ci(v)) {
+        /* at the top, an object of cells is a section of its own */
+        put_flat_members(fp, v, depth == 0);
+        const char *k;
+        json_t *m;
+        json_object_foreach((json_t *)v, k, m)
+        {
+            if (depth == 0 ? is_cell(m) : is_flat(m))
+                continue;
+            if ((rc = put_child(fp, path, k, 0, m, depth)) != 0)
+                break;
+        }
+    } else if ((nc = row_table_columns(v, cols, 0)) > 0) {
+        put_row_table(fp, v, cols, nc);
+    } else if ((nc = row_table_columns(v, cols, 1)) > 0) {
+        put_row_table(fp, v, cols, nc);
+        put_row_details(fp, v, path);
+    } else if (json_is_array(v) && !is_cell(v)) {
         size_t i;
         json_t *e;
         json_array_foreach(v, i, e)
         {
-            size_t n = strlen(path) + 32;
-            char *sub = malloc(n);
-            if (sub == NULL)
-                return QC_ENOMEM;
-            snprintf(sub, n, "%s[%zu]", path, i);
-            int rc = is_cell(e) ? 0 : put_value(fp, sub, e, depth + 1);
-            if (is_cell(e)) {
-                put_heading(fp, sub);
-                fputs("<table><tr>", fp);
-                put_td(fp, e);
-                fputs("</tr></table>\n", fp);
-            }
-            free(sub);
-            if (rc != 0)
-                return rc;
+            if ((rc = put_child(fp, path, NULL, i, e, depth)) != 0)
+                break;
         }
-        return 0;
+    } else {
+        fputs("<table><tr>", fp);
+        put_td(fp, v);
+        fputs("</tr></table>\n", fp);
     }
-    fputs("<table><tr>", fp);
-    put_td(fp, v);
-    fputs("</tr></table>\n", fp);
-    return 0;
+    if (depth > 0)
+        close_section(fp, depth);
+    return rc;
+}
+
+/* ---- the narrative ----------------------------------------------------- */
+
+/* The main estimates, as a list a reader takes in at a glance: the
+ * intervals found in the first two levels of the summary (at most eight),
+ * then the summary's warnings. */
+#define REPORT_KEY_FIGURES 8
+
+static int key_figures(FILE *fp, const char *outer, const json_t *obj, int depth, int shown)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)obj, k, v)
+    {
+        if (shown >= REPORT_KEY_FIGURES)
+            return shown;
+        if (is_ci(v)) {
+            const json_t *lv = json_object_get(v, "level");
+            if (shown == 0)
+                fputs("<ul class=\"key\">\n", fp);
+            fputs("<li>", fp);
+            /* "metrics › x" says no more than "x" */
+            if (outer && strcmp(outer, "metrics") != 0)
+                put_key2(fp, outer, k);
+            else
+                put_key_unit(fp, k);
+            fputs(": <strong>", fp);
+            put_number(fp, json_object_get(v, "value"));
+            fputs("</strong>", fp);
+            if (json_is_number(json_object_get(v, "ci_low"))) {
+                fputs(", ", fp);
+                if (json_is_number(lv))
+                    fprintf(fp, "%.0f%% ", 100 * json_number_value(lv));
+                fputs("confidence interval [", fp);
+                put_number(fp, json_object_get(v, "ci_low"));
+                fputs(", ", fp);
+                put_number(fp, json_object_get(v, "ci_high"));
+                fputs("]", fp);
+            } else {
+                fputs(" (no interval: too few independent samples)", fp);
+            }
+            fputs("</li>\n", fp);
+            shown++;
+        } else if (depth == 0 && json_is_object(v)) {
+            shown = key_figures(fp, k, v, depth + 1, shown);
+        }
+    }
+    return shown;
+}
+
+static void put_narrative(FILE *fp, const char *about)
+{
+    fputs("<h2>What was run</h2>\n<p>", fp);
+    if (about != NULL && *about)
+        put_esc(fp, about);
+    else
+        fputs("The command below was run.", fp);
+    fputs(" It can be repeated exactly with the same command line (every random stream "
+          "derives from its seed).</p>\n",
+          fp);
+}
+
+static void put_findings(FILE *fp, const json_t *summary, size_t nplots, size_t nsvg)
+{
+    fputs("<h2>What it shows</h2>\n", fp);
+    int shown = summary ? key_figures(fp, NULL, summary, 0, 0) : 0;
+    int exact = 0;
+    if (shown == 0 && summary != NULL) {
+        /* no estimate with an interval: the summary's top-level numbers,
+         * exact figures (a solver's gain, an identified coefficient) */
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)summary, k, v)
+        {
+            if (!json_is_number(v) || exact >= REPORT_KEY_FIGURES)
+                continue;
+            fputs(exact == 0 ? "<ul class=\"key\">\n<li>" : "<li>", fp);
+            put_key_unit(fp, k);
+            fputs(": <strong>", fp);
+            put_number(fp, v);
+            fputs("</strong></li>\n", fp);
+            exact++;
+        }
+    }
+    if (shown > 0 || exact > 0)
+        fputs("</ul>\n", fp);
+    fputs("<p>", fp);
+    if (shown > 0)
+        fputs("Above, the main estimates with their confidence intervals. ", fp);
+    else if (exact > 0)
+        fputs("Above, the main figures; they are computed, not estimated, so they have "
+              "no confidence interval. ",
+              fp);
+    if (summary != NULL)
+        fputs("Every figure of the run is in the tables under <a href=\"#results\">Results"
+              "</a>; deeper details are collapsed and open with a click. ",
+              fp);
+    if (nplots > 0)
+        fprintf(fp,
+                "%zu figure%s follow%s (%zu drawn); each is also saved beside this page as "
+                "SVG, PNG and (where gnuplot has pdfcairo) PDF, with the gnuplot script that "
+                "redraws it from this folder.",
+                nplots, nplots == 1 ? "" : "s", nplots == 1 ? "s" : "", nsvg);
+    fputs("</p>\n", fp);
+    const json_t *w = summary ? json_object_get(summary, "warnings") : NULL;
+    if (json_is_array(w) && json_array_size(w) > 0) {
+        size_t i;
+        json_t *e;
+        json_array_foreach(w, i, e)
+        {
+            fputs("<p class=\"warn\">Warning: ", fp);
+            put_cell_value(fp, e);
+            fputs("</p>\n", fp);
+        }
+    }
 }
 
 /* Reads a whole file; *out NULL and 0 returned when it does not exist. */
@@ -458,6 +986,63 @@ static void put_svg(FILE *fp, const char *s, const char *end, const char *pfx)
     }
 }
 
+/* What a plot shows, with its units, by the names the commands give their
+ * plots; a name not listed is shown as words. */
+static const char *const plot_captions[][2] = {
+    {"number_in_system", "Number in system over simulated time (s): the time average per bin."},
+    {"response_time_hist", "Histogram of the response time (s), as a density."},
+    {"response_time_ccdf", "Tail of the response time: P(T > t) against t (s), log scale."},
+    {"costs", "Average cost per unit time of each policy, split into holding, power and switching."},
+    {"policy", "The optimal policy: service rate when on and the switch-on decision against the number of jobs."},
+    {"ris", "RPCs in server (RIS) and its reference over time (s)."},
+    {"maxusers", "MaxUsers (the control input) and users connected over time (s)."},
+    {"policy_comparison", "Average cost per unit time of each routing and on/off policy, with 95% intervals."},
+    {"servers", "Servers on and warming, demand (arrival rate times mean service time) and jobs over time (s)."},
+    {"weights", "Scheduling weight of each class over time (s)."},
+    {"variance_time", "Variance-time plot of the packet counts, real against generated (log-log)."},
+    {"acf_counts", "Autocorrelation of the packet counts per bin, real against generated."},
+    {"gap_cdf", "Distribution of the gaps between packets (s), real against generated, log time axis."},
+};
+
+static void put_caption(FILE *fp, const char *name)
+{
+    for (size_t i = 0; i < sizeof plot_captions / sizeof plot_captions[0]; i++)
+        if (strcmp(name, plot_captions[i][0]) == 0) {
+            put_esc(fp, plot_captions[i][1]);
+            return;
+        }
+    static const char *const ends[][2] = {
+        {"_size_density", "Packet size (bytes): histogram of the capture against the fitted density, log scale."},
+        {"_gap_density", "Gap between packets (s): histogram of the capture against the fitted density, log scale."},
+        {"_size_qq", "Q-Q plot of packet size (bytes): fitted quantiles against the capture's."},
+        {"_gap_qq", "Q-Q plot of the gap between packets (s): fitted quantiles against the capture's."},
+        {"_copula_lag1", "Copula of consecutive packet sizes (ranks)."},
+        {"_copula", "Copula of packet size and gap (ranks)."},
+        {"_step", "Step response of the closed loop."},
+        {"_fit", "Identified model against the measured output."},
+    };
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++)
+        if (ends_with(name, ends[i][0])) {
+            put_esc_n(fp, name, strlen(name) - strlen(ends[i][0]));
+            fputs(": ", fp);
+            put_esc(fp, ends[i][1]);
+            return;
+        }
+    put_key(fp, name);
+    fputc('.', fp);
+}
+
+static int file_exists(const char *dir, const char *name, const char *ext)
+{
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s%s", dir, name, ext) >= sizeof path)
+        return 0;
+    FILE *fp = fopen(path, "rb");
+    if (fp)
+        fclose(fp);
+    return fp != NULL;
+}
+
 /* Inlines DIR/NAME.svg as plot number i, or writes the note on its absence. */
 static int put_plot(FILE *fp, const char *dir, const char *name, size_t i, int *inlined,
                     qc_err *err)
@@ -491,8 +1076,16 @@ static int put_plot(FILE *fp, const char *dir, const char *name, size_t i, int *
     snprintf(pfx, sizeof pfx, "p%zu-", i + 1);
     fputs("<figure class=\"plot\">\n", fp);
     put_svg(fp, b, e, pfx);
-    fputs("\n<figcaption>", fp);
+    fprintf(fp, "\n<figcaption><strong>Figure %zu.</strong> ", i + 1);
+    put_caption(fp, name);
+    fputs(" <span class=\"files\">(", fp);
     put_esc(fp, name);
+    fputs(".svg, .png, ", fp);
+    if (file_exists(dir, name, ".pdf"))
+        fputs(".pdf, ", fp);
+    fputs(".gp)</span>", fp);
+    if (!file_exists(dir, name, ".pdf"))
+        fputs(" No PDF: this gnuplot has no pdfcairo terminal.", fp);
     fputs("</figcaption>\n</figure>\n", fp);
     free(text);
     (*inlined)++;
@@ -523,8 +1116,8 @@ static int count_svgs(const char *dir, const char *const *plots, size_t nplots, 
     return 0;
 }
 
-int qc_report_write(const char *dir, const char *title, int argc, char *const argv[],
-                    const json_t *summary, const char *const *plots, size_t nplots,
+int qc_report_write(const char *dir, const char *title, const char *about, int argc,
+                    char *const argv[], const json_t *summary, const char *const *plots, size_t nplots,
                     qc_err *err)
 {
     if (dir == NULL || (summary != NULL && !json_is_object(summary)) ||
@@ -554,20 +1147,25 @@ int qc_report_write(const char *dir, const char *title, int argc, char *const ar
     fprintf(fp, "</title>\n<style>\n%s</style>\n</head>\n", page_style);
     fprintf(fp, "<body data-plots=\"%zu\" data-plots-rendered=\"0\">\n<h1>", nsvg);
     put_esc(fp, title);
-    fputs("</h1>\n<h2>Command</h2>\n<pre class=\"cmd\">", fp);
+    fputs("</h1>\n", fp);
+    put_narrative(fp, about);
+    fputs("<pre class=\"cmd\">", fp);
     for (int i = 0; i < argc; i++) {
         if (i)
             fputc(' ', fp);
         put_shell_word(fp, argv[i]);
     }
     fputs("</pre>\n", fp);
+    put_findings(fp, summary, nplots, nsvg);
     if (summary != NULL) {
-        fputs("<h2>Summary</h2>\n", fp);
-        rc = put_value(fp, "", summary, 0);
+        strbuf hp = {0};
+        fputs("<h2 id=\"results\">Results</h2>\n", fp);
+        rc = put_value(fp, &hp, summary, 0);
+        free(hp.buf);
     }
     if (rc == 0 && nplots > 0) {
         int inlined = 0;
-        fputs("<h2>Plots</h2>\n", fp);
+        fputs("<h2>Figures</h2>\n", fp);
         for (size_t i = 0; i < nplots && rc == 0; i++)
             rc = put_plot(fp, dir, plots[i], i, &inlined, err);
     }

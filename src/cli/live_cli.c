@@ -26,7 +26,7 @@ static const char backend_about[] =
 int cmd_backend(int argc, char **argv)
 {
     qc_backend_opts o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
-    const char *service = "exp:100", *warmup = NULL;
+    const char *service = "exp:100", *warmup = NULL, *warmup_old = NULL;
     int help = 0, first = 0;
     /* one row per flag: the parser, this help and the completion */
     const cli_flag flags[] = {
@@ -43,9 +43,10 @@ int cmd_backend(int argc, char **argv)
          .help = "wait on a timer (default) or burn CPU"},
         {"seed", CLI_U64, &o.seed, .arg = "S", .help = "seed of the service times (default 1)"},
         {"health", CLI_STR, &o.health, .arg = "PATH", .help = "the health path (default /health)"},
-        {"warmup", CLI_STR, &warmup, .arg = "SPEC",
-         .help = "the health path answers 503 for a warm-up drawn\nfrom SPEC (seconds) after "
+        {"setup", CLI_STR, &warmup, .arg = "SPEC",
+         .help = "the health path answers 503 for a setup time drawn\nfrom SPEC (seconds) after "
                  "start, then 200"},
+        {"warmup", CLI_STR, &warmup_old, .arg = "SPEC", .help = "old name of --setup"},
         {"body", CLI_U64, &o.body, .arg = "BYTES",
          .help = "answer with a body of BYTES bytes of a fixed\npattern instead of \"ok\" (any "
                  "size, not buffered)"},
@@ -66,6 +67,11 @@ int cmd_backend(int argc, char **argv)
         return rc;
     if (first < argc)
         return cli_extra_operand("backend", argv[first]);
+    if (warmup_old != NULL) {
+        fprintf(stderr, "qctl: --warmup is deprecated; use --setup (same meaning)\n");
+        if (warmup == NULL)
+            warmup = warmup_old;
+    }
     if (o.health && o.health[0] != '/') {
         cli_error("--health: '%s' does not start with /", o.health);
         return QC_EXIT_USAGE;
@@ -82,7 +88,7 @@ int cmd_backend(int argc, char **argv)
     if (warmup) {
         if (qc_dist_parse(&o.warmup, warmup, &err) != 0) {
             qc_dist_free(&o.service);
-            cli_error("--warmup: %s", err.msg);
+            cli_error("--setup: %s", err.msg);
             return QC_EXIT_USAGE;
         }
         o.has_warmup = 1;
@@ -197,7 +203,8 @@ static const char proxy_usage[] =
     "                       the probe of --health-check and --max-fails too\n"
     "  --health-interval T  seconds between health probes of a warming or\n"
     "                       out-of-rotation backend (default 0.1)\n"
-    "  --warmup-timeout T   not healthy after T s: back off (default 30)\n"
+    "  --setup-timeout T    not healthy T s after an unpark: back off (default 30;\n"
+    "                       --warmup-timeout: old name)\n"
     "Retries and health (docs/live.md):\n"
     "  --retries N          send a request again at most N times (0-10,\n"
     "                       default 2) when its backend failed before any\n"
@@ -491,7 +498,8 @@ int cmd_proxy(int argc, char **argv)
         O_QTARGET,
         O_DRAIN,
         O_ATOKEN,
-        O_AREAD
+        O_AREAD,
+        O_WUT_OLD
     };
     static const struct option longopts[] = {{"listen", required_argument, 0, O_LISTEN},
                                              {"port-file", required_argument, 0, O_PF},
@@ -532,7 +540,9 @@ int cmd_proxy(int argc, char **argv)
                                              {"cmd-timeout", required_argument, 0, O_CMDT},
                                              {"health", required_argument, 0, O_HEALTH},
                                              {"health-interval", required_argument, 0, O_HINT},
-                                             {"warmup-timeout", required_argument, 0, O_WUT},
+                                             {"setup-timeout", required_argument, 0, O_WUT},
+                                             /* old name of --setup-timeout */
+                                             {"warmup-timeout", required_argument, 0, O_WUT_OLD},
                                              {"retries", required_argument, 0, O_RETRIES},
                                              {"retry-budget", required_argument, 0, O_RBUDGET},
                                              {"max-fails", required_argument, 0, O_MAXFAILS},
@@ -567,6 +577,11 @@ int cmd_proxy(int argc, char **argv)
     argv = pa.argv;
     optind = 1;
     while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
+        if (c == O_WUT_OLD) {
+            fprintf(stderr, "qctl: --warmup-timeout is deprecated; use --setup-timeout "
+                            "(same meaning)\n");
+            c = O_WUT;
+        }
         switch (c) {
         case O_LISTEN:
             o.listen = optarg;
@@ -735,8 +750,8 @@ int cmd_proxy(int argc, char **argv)
                 rc = positive("--health-interval", o.health_interval);
             break;
         case O_WUT:
-            if ((rc = cli_double("--warmup-timeout", optarg, &o.warmup_timeout)) == 0)
-                rc = positive("--warmup-timeout", o.warmup_timeout);
+            if ((rc = cli_double("--setup-timeout", optarg, &o.warmup_timeout)) == 0)
+                rc = positive("--setup-timeout", o.warmup_timeout);
             break;
         case O_RETRIES:
             rc = cli_uint("--retries", optarg, &o.retries);

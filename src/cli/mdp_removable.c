@@ -21,11 +21,11 @@
 #include "qctl/removable.h"
 
 static const char usage[] =
-    "usage: qctl mdp removable --lambda X --rates R1,R2,.. --power P1,P2,.. --warm-rate A\n"
+    "usage: qctl mdp removable --lambda X --rates R1,R2,.. --power P1,P2,.. --setup-rate A\n"
     "                          [options]\n"
     "\n"
     "Solves the average-cost optimal on/off and speed policy of an M/M/1 queue whose\n"
-    "server can be switched off (and takes an exponential warm-up to come back) and\n"
+    "server can be switched off (and takes an exponential setup time to come back) and\n"
     "serves at one of finitely many rates; prints the policy, its exact performance,\n"
     "whether it is work conserving, has a switch-on threshold and a rate rising with\n"
     "the queue, and how simple policies compare on the same cost.\n"
@@ -33,10 +33,16 @@ static const char usage[] =
     "  --lambda X          arrival rate (must be below the fastest rate)\n"
     "  --rates R1,R2,..    service rates, strictly increasing\n"
     "  --power P1,P2,..    power (cost rate) while serving at each rate\n"
-    "  --idle-power X      power while on and idle (default 0)\n"
-    "  --warm-power X      power while warming up (default 0)\n"
+    "  --idle-power X      power while on and idle (default 0: the cost model of the\n"
+    "                      removable-server papers, which charge power by service\n"
+    "                      rate; sim pool's defaults are a server's watts, 180 W\n"
+    "                      idle, and `--idle-power 180 --setup-power 240\n"
+    "                      --off-power 0` reproduces them)\n"
+    "  --setup-power X     power during the setup time (default 0; --warm-power:\n"
+    "                      old name)\n"
     "  --off-power X       power while off (default 0)\n"
-    "  --warm-rate A       warm-up rate: warm-ups are exponential with mean 1/A\n"
+    "  --setup-rate A      setup rate: setup times are exponential with mean 1/A\n"
+    "                      (--warm-rate: old name)\n"
     "  --switch-cost K     fixed cost per switch-on (default 0)\n"
     "  --holding H         cost per job per unit time (default 1; must be > 0)\n"
     "  --price P           multiplies every power figure, e.g. watts to cost (default 1)\n"
@@ -158,7 +164,7 @@ static int check_inputs(const qc_removable_params *p, size_t npower, const opts 
         }
     }
     int rc;
-    if ((rc = nonneg("--idle-power", c->idle_power)) || (rc = nonneg("--warm-power", c->warm_power)) ||
+    if ((rc = nonneg("--idle-power", c->idle_power)) || (rc = nonneg("--setup-power", c->warm_power)) ||
         (rc = nonneg("--off-power", c->off_power)) || (rc = nonneg("--switch-cost", c->switch_cost)) ||
         (rc = nonneg("--holding", c->holding)))
         return rc;
@@ -168,9 +174,9 @@ static int check_inputs(const qc_removable_params *p, size_t npower, const opts 
         return QC_EXIT_USAGE;
     }
     if (!(c->warm_rate > 0)) {
-        cli_error(c->warm_rate == 0 ? "--warm-rate: required and > 0 (warm-ups have mean "
+        cli_error(c->warm_rate == 0 ? "--setup-rate: required and > 0 (setup times have mean "
                                       "1/A)"
-                                    : "--warm-rate: must be > 0");
+                                    : "--setup-rate: must be > 0");
         return QC_EXIT_USAGE;
     }
     if (!(p->lambda > 0)) {
@@ -252,9 +258,9 @@ static json_t *result_json(const qc_removable_params *p, const qc_removable_resu
     json_object_set_new(m, "rates", num_array(c->rate, c->nrates));
     json_object_set_new(m, "power", num_array(c->power, c->nrates));
     json_object_set_new(m, "idle_power", json_real(c->idle_power));
-    json_object_set_new(m, "warm_power", json_real(c->warm_power));
+    json_object_set_new(m, "setup_power", json_real(c->warm_power));
     json_object_set_new(m, "off_power", json_real(c->off_power));
-    json_object_set_new(m, "warm_rate", json_real(c->warm_rate));
+    json_object_set_new(m, "setup_rate", json_real(c->warm_rate));
     json_object_set_new(m, "switch_cost", json_real(c->switch_cost));
     json_object_set_new(m, "holding", json_real(c->holding));
     json_object_set_new(m, "price", json_real(o->price));
@@ -373,7 +379,7 @@ static void print_text(const qc_removable_params *p, const qc_removable_result *
     print_list(c->rate, c->nrates);
     printf("; power ");
     print_list(c->power, c->nrates);
-    printf("\n  idle power %g, warm-up power %g (warm-up rate %g), off power %g, switch-on "
+    printf("\n  idle power %g, setup power %g (setup rate %g), off power %g, switch-on "
            "cost %g, holding cost %g\n",
            c->idle_power, c->warm_power, c->warm_rate, c->off_power, c->switch_cost,
            c->holding);
@@ -516,13 +522,17 @@ static int write_costs_plot(const char *dir, const qc_removable_result *r, char 
         return QC_EXIT_FAIL;
     }
     snprintf(body, blen,
-             "set style data histograms\nset style histogram rowstacked\n"
-             "set style fill solid 0.8 border -1\nset boxwidth 0.6\n"
-             "set ylabel 'cost per unit time'\nset yrange [0:*]\nset key top left\n"
-             "set xtics rotate by -20 noenhanced\nset bmargin 6\n"
-             "plot '%s' using 2:xtic(1) title 'holding' lc rgb '#1f77b4', "
-             "'' using 3 title 'power' lc rgb '#ff7f0e', "
-             "'' using 4 title 'switching' lc rgb '#2ca02c'",
+             /* horizontal stacked bars: the policy names read level on
+              * the left, none rotated or cut */
+             "set style fill solid 0.8 border -1\n"
+             "set xlabel 'cost per unit time'\nset xrange [0:*]\nset key below horizontal\n"
+             "set ytics noenhanced nomirror\nset yrange [*:*] reverse\nset offsets 0, 0, 0.3, 0.3\n"
+             "set grid noytics\n"
+             "plot '%s' using ($2/2):0:($2/2):(0.3):ytic(1) with boxxyerror title 'holding' "
+             "lc rgb '#1f77b4', "
+             "'' using ($2+$3/2):0:($3/2):(0.3) with boxxyerror title 'power' lc rgb '#ff7f0e', "
+             "'' using ($2+$3+$4/2):0:($4/2):(0.3) with boxxyerror title 'switching' "
+             "lc rgb '#2ca02c'",
              path);
     if (qc_plot(dir, "costs", body, &err) != 0) {
         cli_error("%s", err.msg);
@@ -592,7 +602,7 @@ static int write_plot(const char *dir, const qc_removable_params *p,
                  "set xlabel 'number of jobs n'\nset ylabel 'service rate when on'\n"
                  "set y2label 'switch on when off (1 = yes)'\nset y2range [-0.1:1.1]\n"
                  "set y2tics (0, 1)\nset ytics nomirror\nset yrange [0:%g]\n"
-                 "set key bottom right\n%s"
+                 "set key below horizontal\n%s"
                  "plot '%s' using 1:3 with steps lw 2 lc rgb '#1f77b4' title 'rate when on', "
                  "'' using 1:2 axes x1y2 with points pt 7 lc rgb '#d62728' "
                  "title 'switch on when off'",
@@ -613,12 +623,12 @@ int cmd_mdp_removable(int argc, char **argv)
 {
     enum { O_LAM = 256, O_RATES, O_POWER, O_IDLE, O_WARMP, O_OFFP, O_WARMR, O_SWITCH, O_HOLD,
            O_PRICE, O_TOL, O_TAIL, O_MAXS, O_LEVELS, O_METHOD, O_SWEEPS, O_JSON, O_OUT, O_PLOT,
-           O_REPORT, O_QUIET, O_HELP };
+           O_REPORT, O_QUIET, O_HELP, O_WARMP_OLD, O_WARMR_OLD };
     static const struct option longopts[] = {
         {"lambda", required_argument, 0, O_LAM},       {"rates", required_argument, 0, O_RATES},
         {"power", required_argument, 0, O_POWER},      {"idle-power", required_argument, 0, O_IDLE},
-        {"warm-power", required_argument, 0, O_WARMP}, {"off-power", required_argument, 0, O_OFFP},
-        {"warm-rate", required_argument, 0, O_WARMR},  {"switch-cost", required_argument, 0, O_SWITCH},
+        {"setup-power", required_argument, 0, O_WARMP}, {"off-power", required_argument, 0, O_OFFP},
+        {"setup-rate", required_argument, 0, O_WARMR},  {"switch-cost", required_argument, 0, O_SWITCH},
         {"holding", required_argument, 0, O_HOLD},     {"price", required_argument, 0, O_PRICE},
         {"tol", required_argument, 0, O_TOL},          {"tail-tol", required_argument, 0, O_TAIL},
         {"max-states", required_argument, 0, O_MAXS}, {"levels", required_argument, 0, O_LEVELS},
@@ -626,7 +636,12 @@ int cmd_mdp_removable(int argc, char **argv)
         {"json", no_argument, 0, O_JSON},
         {"output", required_argument, 0, O_OUT},       {"plot", required_argument, 0, O_PLOT},
         {"quiet", no_argument, 0, O_QUIET},            {"help", no_argument, 0, O_HELP},
-        {"report", required_argument, 0, O_REPORT},    {0, 0, 0, 0}};
+        {"report", required_argument, 0, O_REPORT},
+        /* the old names, still accepted ("setup" is a server's start-up
+         * time in every command) */
+        {"warm-power", required_argument, 0, O_WARMP_OLD},
+        {"warm-rate", required_argument, 0, O_WARMR_OLD},
+        {0, 0, 0, 0}};
     qc_removable_params p;
     qc_removable_params_init(&p);
     qc_energy_cost *c = &p.cost;
@@ -639,14 +654,20 @@ int cmd_mdp_removable(int argc, char **argv)
     opterr = 0;
     optind = 1;
     while ((ch = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
+        if (ch == O_WARMP_OLD || ch == O_WARMR_OLD) {
+            fprintf(stderr, "qctl: %s is deprecated; use %s (same meaning)\n",
+                    ch == O_WARMP_OLD ? "--warm-power" : "--warm-rate",
+                    ch == O_WARMP_OLD ? "--setup-power" : "--setup-rate");
+            ch = ch == O_WARMP_OLD ? O_WARMP : O_WARMR;
+        }
         switch (ch) {
         case O_LAM: rc = cli_double("--lambda", optarg, &p.lambda); break;
         case O_RATES: rc = parse_list("--rates", optarg, c->rate, &c->nrates); break;
         case O_POWER: rc = parse_list("--power", optarg, c->power, &npower); break;
         case O_IDLE: rc = cli_double("--idle-power", optarg, &c->idle_power); break;
-        case O_WARMP: rc = cli_double("--warm-power", optarg, &c->warm_power); break;
+        case O_WARMP: rc = cli_double("--setup-power", optarg, &c->warm_power); break;
         case O_OFFP: rc = cli_double("--off-power", optarg, &c->off_power); break;
-        case O_WARMR: rc = cli_double("--warm-rate", optarg, &c->warm_rate); break;
+        case O_WARMR: rc = cli_double("--setup-rate", optarg, &c->warm_rate); break;
         case O_SWITCH: rc = cli_double("--switch-cost", optarg, &c->switch_cost); break;
         case O_HOLD: rc = cli_double("--holding", optarg, &c->holding); break;
         case O_PRICE:

@@ -618,8 +618,8 @@ static int write_plots(const char *dir, const qc_mc_run_params *p, const scenari
         char name[96];
         snprintf(name, sizeof name, "class_%s", c->c.name);
         snprintf(body, bn,
-                 "set datafile separator ','\nset datafile missing ''\nset key top right\n"
-                 "set xlabel 'time (end of busy cycle)'\nset ylabel 'mean delay of the sample'\n"
+                 "set datafile separator ','\nset datafile missing ''\nset key below horizontal\n"
+                 "set xlabel 'time (s; end of busy cycle)'\nset ylabel 'mean delay of the sample (s)'\n"
                  "set y2label 'priority'\nset logscale y2\nset y2tics\nset ytics nomirror\n"
                  "set yrange [0:%g]\n"
                  "set title '%s (%s, %s): delay samples, bound and target; priority'\n"
@@ -641,7 +641,7 @@ static int write_plots(const char *dir, const qc_mc_run_params *p, const scenari
     if (rc == 0) {
         size_t off = (size_t)snprintf(body, bn,
                                       "set datafile separator ','\nset datafile missing ''\n"
-                                      "set key top left\nset xlabel 'time'\n"
+                                      "set key below horizontal\nset xlabel 'time (s)'\n"
                                       "set ylabel 'weight in the discipline'\nset logscale y\n"
                                       "plot ");
         for (unsigned k = 0; k < s->n && off < bn; k++)

@@ -180,7 +180,7 @@ static int write_plots(const char *dir, const qc_mu_run_params *p, const qc_mu_r
     }
     if (rc == 0) {
         snprintf(body, 2 * n + 1024,
-                 "set datafile separator ','\nset key top right\nset xlabel 'time (s)'\n"
+                 "set datafile separator ','\nset key below horizontal\nset xlabel 'time (s)'\n"
                  "set ylabel 'RPCs in server (RIS)'\n"
                  "plot '%s' every ::1 using 1:4 with lines lw 1.5 title 'RIS (true)', "
                  "'' every ::1 using 1:6 with lines lw 1 dt 2 title 'RIS (logged)'%s",
@@ -192,7 +192,7 @@ static int write_plots(const char *dir, const qc_mu_run_params *p, const qc_mu_r
     }
     if (rc == 0) {
         snprintf(body, 2 * n + 1024,
-                 "set datafile separator ','\nset key top right\nset xlabel 'time (s)'\n"
+                 "set datafile separator ','\nset key below horizontal\nset xlabel 'time (s)'\n"
                  "set ylabel 'users'\n"
                  "plot '%s' every ::1 using 1:3 with steps lw 1.5 title 'MaxUsers', "
                  "'' every ::1 using 1:9 with lines lw 1 title 'connected'",

@@ -44,13 +44,15 @@ static const char usage[] =
     "                       R_k from T_k on, the last one for ever)\n"
     "                       or trace:FILE (arrival times)\n"
     "  --service SPEC       service time (default exp:1)\n"
-    "  --warmup-time SPEC   warm-up (setup) time of a server (default exp:0.1)\n"
+    "  --setup-time SPEC    setup time of a server switched on, before it serves\n"
+    "                       (default exp:0.1; --warmup-time: old name)\n"
     "  --idle-timer T       an idle server switches off after T (default 0: at\n"
     "                       once; 'inf': never); ignored by jsq\n"
     "  --customers N        measured arrivals per replication (default 100000;\n"
     "                       a trace: all of it)\n"
     "  --time T             measured simulated time per replication instead\n"
-    "  --transient W        auto (default: MSER cut for stationary arrivals, none\n"
+    "  --warmup W           statistical warm-up cut (--transient: old name):\n"
+    "                       auto (default: MSER cut for stationary arrivals, none\n"
     "                       for time-varying ones or traces), or customers (with\n"
     "                       --customers) or time (with --time) simulated first\n"
     "  --reps R             independent replications (default 10; 1: batch means)\n"
@@ -61,7 +63,8 @@ static const char usage[] =
     "  --holding H          cost per job per unit time (default 1)\n"
     "  --busy-power W       watts while serving (default 240)\n"
     "  --idle-power W       watts while on and idle (default 180)\n"
-    "  --warm-power W       watts while warming (default 240)\n"
+    "  --setup-power W      watts during the setup time (default 240;\n"
+    "                       --warm-power: old name)\n"
     "  --off-power W        watts while off (default 0)\n"
     "  --switch-cost C      cost per switch-on (default 0)\n"
     "  --price P            cost per watt per unit time (default 1)\n"
@@ -128,9 +131,9 @@ static json_t *summary_json(const qc_pool_params *p, const qc_pool_result *r, co
     json_object_set_new(model, "service", json_string(o->service));
     qc_dist_format(p->service, buf, sizeof buf);
     json_object_set_new(model, "service_canonical", json_string(buf));
-    json_object_set_new(model, "warmup_time", json_string(o->warmup));
+    json_object_set_new(model, "setup_time", json_string(o->warmup));
     qc_dist_format(p->warmup, buf, sizeof buf);
-    json_object_set_new(model, "warmup_canonical", json_string(buf));
+    json_object_set_new(model, "setup_canonical", json_string(buf));
     /* null: an idle server never switches off */
     json_object_set_new(model, "idle_timer",
                         p->policy == QC_POOL_JSQ ? json_null() : qc_json_real_new(p->idle_timer));
@@ -141,7 +144,7 @@ static json_t *summary_json(const qc_pool_params *p, const qc_pool_result *r, co
     json_object_set_new(cost, "holding", json_real(p->cost.holding));
     json_object_set_new(cost, "busy_power_w", json_real(o->watts[0]));
     json_object_set_new(cost, "idle_power_w", json_real(o->watts[1]));
-    json_object_set_new(cost, "warm_power_w", json_real(o->watts[2]));
+    json_object_set_new(cost, "setup_power_w", json_real(o->watts[2]));
     json_object_set_new(cost, "off_power_w", json_real(o->watts[3]));
     json_object_set_new(cost, "switch_cost", json_real(p->cost.switch_cost));
     json_object_set_new(cost, "price", json_real(o->price));
@@ -153,7 +156,7 @@ static json_t *summary_json(const qc_pool_params *p, const qc_pool_result *r, co
                         json_string(p->transient_mode == QC_POOL_TRANSIENT_FIXED ? "fixed" : "auto"));
     json_object_set_new(tr, "customers_cut", qc_json_real_new(r->transient_customers));
     json_object_set_new(tr, "time_cut", qc_json_real_new(r->transient_time));
-    json_object_set_new(run, "transient", tr);
+    json_object_set_new(run, "warmup", tr);
     json_object_set_new(run, "measured_customers", json_integer((json_int_t)r->measured));
     json_object_set_new(run, "events", json_integer((json_int_t)r->events));
     json_object_set_new(run, "simulated_time", json_real(r->sim_time));
@@ -187,7 +190,7 @@ static void print_table(const qc_pool_params *p, const qc_pool_result *r, const 
     printf("server pool: K = %u, policy %s", p->servers, qc_pool_policy_name(p->policy));
     if (p->policy == QC_POOL_DJSQ)
         printf(" (T = %u)", p->threshold);
-    printf(", arrival %s, service %s, warm-up %s", o->arrival, o->service, o->warmup);
+    printf(", arrival %s, service %s, setup %s", o->arrival, o->service, o->warmup);
     if (p->policy != QC_POOL_JSQ)
         printf(", idle timer %g", p->idle_timer);
     if (isfinite(r->load))
@@ -197,7 +200,7 @@ static void print_table(const qc_pool_params *p, const qc_pool_result *r, const 
         printf("%llu customers", (unsigned long long)p->customers);
     else
         printf("time %g", p->horizon);
-    printf("; transient cut (%s): %.0f customers, time %.4g per replication; CI by %s\n\n",
+    printf("; warm-up cut (%s): %.0f customers, time %.4g per replication; CI by %s\n\n",
            p->transient_mode == QC_POOL_TRANSIENT_FIXED ? "fixed" : "auto",
            r->transient_customers, r->transient_time, r->ci_method);
     printf("%-24s %14s   %g%% confidence interval\n", "metric", "estimate", 100 * p->level);
@@ -271,7 +274,7 @@ static int write_ccdf(const char *path, const qc_hist *h)
     return 0;
 }
 
-/* --compare: the same arrivals, service, warm-up and costs under every
+/* --compare: the same arrivals, service, setup and costs under every
  * policy, with the same seed (common random numbers, so that the
  * differences are the policies' and not the samples'); the run's own
  * policy first. */
@@ -415,7 +418,7 @@ static int write_plots(const char *dir, const qc_pool_result *r, double mean_ser
         goto out;
     /* Demand in servers: lambda(t) E[S] (the measured rate for a trace). */
     snprintf(body, bn,
-             "set datafile separator ','\nset key top left\nset xlabel 'time'\n"
+             "set datafile separator ','\nset key below horizontal\nset xlabel 'time (s)'\n"
              "set ylabel 'servers'\nset y2label 'jobs in system'\nset ytics nomirror\n"
              "set y2tics\n"
              "plot '%s' using 1:3 every ::1 with lines lw 2 lc rgb '#1f77b4' title 'servers on', "
@@ -433,7 +436,7 @@ static int write_plots(const char *dir, const qc_pool_result *r, double mean_ser
     if ((rc = write_ccdf(path2, r->response_hist)) != 0)
         goto out;
     snprintf(body, bn,
-             "set xlabel 'response time t'\nset ylabel 'P(T > t)'\nunset key\n"
+             "set xlabel 'response time t (s)'\nset ylabel 'P(T > t)'\nunset key\n"
              "set logscale y\nset format y '10^{%%L}'\n"
              "plot '%s' using 1:2 with lines lw 2 lc rgb '#d62728'",
              path2);
@@ -467,23 +470,30 @@ int cmd_sim_pool(int argc, char **argv)
 {
     enum { O_SRV = 256, O_POL, O_THR, O_ARR, O_SVC, O_WUP, O_IDLE, O_CUST, O_TIME, O_TRANS,
            O_REPS, O_SEED, O_CONF, O_HOLD, O_BUSY, O_IDLEP, O_WARMP, O_OFFP, O_SWC, O_PRICE,
-           O_JSON, O_OUT, O_SER, O_SERDT, O_PLOT, O_REPORT, O_COMPARE, O_QUIET, O_HELP };
+           O_JSON, O_OUT, O_SER, O_SERDT, O_PLOT, O_REPORT, O_COMPARE, O_QUIET, O_HELP,
+           O_WUP_OLD, O_TRANS_OLD, O_WARMP_OLD };
     static const struct option longopts[] = {
         {"servers", required_argument, 0, O_SRV},      {"policy", required_argument, 0, O_POL},
         {"threshold", required_argument, 0, O_THR},    {"arrival", required_argument, 0, O_ARR},
-        {"service", required_argument, 0, O_SVC},      {"warmup-time", required_argument, 0, O_WUP},
+        {"service", required_argument, 0, O_SVC},      {"setup-time", required_argument, 0, O_WUP},
         {"idle-timer", required_argument, 0, O_IDLE},  {"customers", required_argument, 0, O_CUST},
-        {"time", required_argument, 0, O_TIME},        {"transient", required_argument, 0, O_TRANS},
+        {"time", required_argument, 0, O_TIME},        {"warmup", required_argument, 0, O_TRANS},
         {"reps", required_argument, 0, O_REPS},        {"seed", required_argument, 0, O_SEED},
         {"confidence", required_argument, 0, O_CONF},  {"holding", required_argument, 0, O_HOLD},
         {"busy-power", required_argument, 0, O_BUSY},  {"idle-power", required_argument, 0, O_IDLEP},
-        {"warm-power", required_argument, 0, O_WARMP}, {"off-power", required_argument, 0, O_OFFP},
+        {"setup-power", required_argument, 0, O_WARMP}, {"off-power", required_argument, 0, O_OFFP},
         {"switch-cost", required_argument, 0, O_SWC},  {"price", required_argument, 0, O_PRICE},
         {"json", no_argument, 0, O_JSON},              {"output", required_argument, 0, O_OUT},
         {"series", required_argument, 0, O_SER},       {"series-dt", required_argument, 0, O_SERDT},
         {"plot", required_argument, 0, O_PLOT},        {"quiet", no_argument, 0, O_QUIET},
         {"report", required_argument, 0, O_REPORT},    {"compare", no_argument, 0, O_COMPARE},
-        {"help", no_argument, 0, O_HELP},              {0, 0, 0, 0}};
+        {"help", no_argument, 0, O_HELP},
+        /* the old names, still accepted (one vocabulary: "setup" for a
+         * server's start-up time, "warm-up" for the statistical cut) */
+        {"warmup-time", required_argument, 0, O_WUP_OLD},
+        {"transient", required_argument, 0, O_TRANS_OLD},
+        {"warm-power", required_argument, 0, O_WARMP_OLD},
+        {0, 0, 0, 0}};
     qc_pool_params p;
     qc_pool_params_init(&p);
     opts o = {0};
@@ -503,6 +513,15 @@ int cmd_sim_pool(int argc, char **argv)
     optind = 1;
     int c;
     while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
+        if (c == O_WUP_OLD || c == O_TRANS_OLD || c == O_WARMP_OLD) {
+            static const char *const names[][2] = {{"--warmup-time", "--setup-time"},
+                                                   {"--transient", "--warmup"},
+                                                   {"--warm-power", "--setup-power"}};
+            const int k = c - O_WUP_OLD;
+            fprintf(stderr, "qctl: %s is deprecated; use %s (same meaning)\n", names[k][0],
+                    names[k][1]);
+            c = c == O_WUP_OLD ? O_WUP : c == O_TRANS_OLD ? O_TRANS : O_WARMP;
+        }
         switch (c) {
         case O_SRV:
             rc = cli_uint("--servers", optarg, &p.servers);
@@ -570,7 +589,7 @@ int cmd_sim_pool(int argc, char **argv)
         case O_HOLD: rc = cli_nonneg("--holding", optarg, &p.cost.holding); break;
         case O_BUSY: rc = cli_nonneg("--busy-power", optarg, &o.watts[0]); break;
         case O_IDLEP: rc = cli_nonneg("--idle-power", optarg, &o.watts[1]); break;
-        case O_WARMP: rc = cli_nonneg("--warm-power", optarg, &o.watts[2]); break;
+        case O_WARMP: rc = cli_nonneg("--setup-power", optarg, &o.watts[2]); break;
         case O_OFFP: rc = cli_nonneg("--off-power", optarg, &o.watts[3]); break;
         case O_SWC: rc = cli_nonneg("--switch-cost", optarg, &p.cost.switch_cost); break;
         case O_PRICE: rc = cli_nonneg("--price", optarg, &o.price); break;
@@ -611,10 +630,10 @@ int cmd_sim_pool(int argc, char **argv)
         p.transient_mode = QC_POOL_TRANSIENT_AUTO;
     } else {
         p.transient_mode = QC_POOL_TRANSIENT_FIXED;
-        if ((rc = cli_double("--transient", trans, &p.transient)) != 0)
+        if ((rc = cli_double("--warmup", trans, &p.transient)) != 0)
             return rc;
         if (p.transient < 0 || (p.horizon == 0 && p.transient != floor(p.transient))) {
-            cli_error("--transient: '%s' must be 'auto' or a non-negative %s", trans,
+            cli_error("--warmup: '%s' must be 'auto' or a non-negative %s", trans,
                       p.horizon == 0 ? "whole number of customers" : "time");
             return QC_EXIT_USAGE;
         }
@@ -638,7 +657,7 @@ int cmd_sim_pool(int argc, char **argv)
         goto done;
     }
     if (qc_dist_parse(&wup, o.warmup, &err) != 0) {
-        cli_error("--warmup-time: %s", err.msg);
+        cli_error("--setup-time: %s", err.msg);
         out = QC_EXIT_USAGE;
         goto done;
     }

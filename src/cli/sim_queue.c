@@ -299,8 +299,8 @@ static int write_plots(const char *dir, const qc_queue_result *r)
     rc = write_series(path, r);
     if (rc == 0) {
         snprintf(body, 2 * n + 512,
-                 "set datafile separator ','\nset key top right\n"
-                 "set xlabel 'time'\nset ylabel 'number in system'\n"
+                 "set datafile separator ','\nset key below horizontal\n"
+                 "set xlabel 'time (s)'\nset ylabel 'number in system'\n"
                  "plot '%s' using 1:2 every ::1 with lines lw 1 title 'time-average per bin'",
                  path);
         if (qc_plot(dir, "number_in_system", body, &err) != 0) {
@@ -359,7 +359,7 @@ static int write_plots(const char *dir, const qc_queue_result *r)
     }
     if (rc == 0) {
         snprintf(body, 2 * n + 512,
-                 "set xlabel 'response time'\nset ylabel 'density'\nunset key\n"
+                 "set xlabel 'response time (s)'\nset ylabel 'density'\nunset key\n"
                  "set style fill solid 0.5 border\nset yrange [0:*]\n"
                  "plot '%s' using 1:2 with boxes lc rgb '#1f77b4'",
                  path);
@@ -370,7 +370,7 @@ static int write_plots(const char *dir, const qc_queue_result *r)
     }
     if (rc == 0) {
         snprintf(body, 2 * n + 512,
-                 "set xlabel 'response time t'\nset ylabel 'P(T > t)'\nunset key\n"
+                 "set xlabel 'response time t (s)'\nset ylabel 'P(T > t)'\nunset key\n"
                  "set logscale y\nset format y '10^{%%L}'\n"
                  "plot '%s' using 1:($3 > 0 ? $3 : 1/0) with linespoints pt 7 ps 0.4 lc rgb '#d62728'",
                  path);

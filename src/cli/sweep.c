@@ -225,24 +225,25 @@ void sweep_master_close(sweep_master *m)
 
 /* ---- the report ---- */
 
-/* The x axis of the plots: the first parameter whose values are all
- * numbers, preferring one with more than one value; nparams if none. */
+/* The x axis of the plots: of the parameters whose values are all
+ * numbers, the one with the most values (the first of equals), so that the
+ * lines are as long and as few as they can be; nparams if none. */
 static size_t first_numeric(const qc_sweep *sw)
 {
-    size_t single = qc_sweep_nparams(sw);
+    size_t best = qc_sweep_nparams(sw), most = 0;
     for (size_t k = 0; k < qc_sweep_nparams(sw); k++) {
-        size_t i;
-        for (i = 0; i < qc_sweep_param_nvalues(sw, k); i++)
+        size_t i, n = qc_sweep_param_nvalues(sw, k);
+        for (i = 0; i < n; i++)
             if (!qc_sweep_param_is_number(sw, k, i))
                 break;
-        if (i < qc_sweep_param_nvalues(sw, k))
+        if (i < n)
             continue;
-        if (i > 1)
-            return k;
-        if (single == qc_sweep_nparams(sw))
-            single = k;
+        if (best == qc_sweep_nparams(sw) || n > most) {
+            best = k;
+            most = n;
+        }
     }
-    return single;
+    return best;
 }
 
 /* Points sharing every parameter but x (a line of the plot) have the same
@@ -287,7 +288,10 @@ static int plot_metric(const qc_sweep *sw, const qc_sweep_point *pts, size_t m, 
                           "%sset key outside right noenhanced\nset xlabel '%s' noenhanced\n"
                           "set ylabel '%s' noenhanced\n"
                           "set title '%s against %s (%.0f%% intervals)' noenhanced\n"
-                          "set bars small\n",
+                          "set bars small\n"
+                          /* room around the points, so that no error bar
+                           * lies on the frame and hides in it */
+                          "set offsets graph 0.05, graph 0.05, graph 0.08, graph 0.08\n",
                           logx ? "set logscale x\n" : "", xname, mname, mname, xname,
                           100 * qc_sweep_confidence(sw));
     size_t block = 0, rows = 0;

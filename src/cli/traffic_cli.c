@@ -244,11 +244,34 @@ static int marginal_plots(const char *dir, const char *base, const char *what,
         free(x);
         return rc;
     }
+    /* On a log axis the bins are equal in log10 x; the ticks are labelled
+     * with the values themselves (1, 2, 5 times a power of ten). */
+    char tics[1024] = "";
+    if (logx) {
+        int t = snprintf(tics, sizeof tics, "set xtics (");
+        int first = 1;
+        for (int k = (int)floor(lo); k <= (int)ceil(hi) && t < (int)sizeof tics - 64; k++)
+            for (int m = 0; m < 3; m++) {
+                const double v = (m == 0 ? 1 : m == 1 ? 2 : 5) * pow(10, k);
+                if (log10(v) < lo || log10(v) > hi)
+                    continue;
+                t += snprintf(tics + t, sizeof tics - (size_t)t, "%s'%g' %.10g",
+                              first ? "" : ", ", v, log10(v));
+                first = 0;
+            }
+        if (first)
+            tics[0] = '\0';
+        else
+            snprintf(tics + t, sizeof tics - (size_t)t, ")\n");
+    }
     int o = snprintf(body, sizeof body,
-                     "set xlabel '%s%s'\nset ylabel 'density'\nset key top right\n"
+                     "set xlabel '%s (%s%s)'\nset ylabel '%s'\n"
+                     "set key below horizontal\n%s"
                      "set style fill solid 0.4 border\nset yrange [0:*]\n"
                      "plot '%s/%s' index 0 using 1:2 with boxes lc rgb '#999999' title 'data'",
-                     logx ? "log10 " : "", what, dir, file);
+                     what, strcmp(what, "size") == 0 ? "bytes" : "s",
+                     logx ? ", log scale" : "",
+                     logx ? "density (per unit of log10 x)" : "density", tics, dir, file);
     for (size_t k = 0; k < top; k++)
         o += snprintf(body + o, sizeof body - (size_t)o,
                       ", '' index 1 using 1:%zu with lines lw 2 title '%s'", k + 2,
@@ -279,10 +302,12 @@ static int marginal_plots(const char *dir, const char *base, const char *what,
     if ((rc = close_data(&of)) != 0)
         return rc;
     snprintf(body, sizeof body,
-             "set xlabel '%s quantile of %s'\nset ylabel 'data quantile'\nunset key\n%s"
+             "set xlabel '%s quantile of %s (%s)'\nset ylabel 'data quantile (%s)'\nunset key\n%s"
              "plot '%s/%s' using 1:2 with points pt 7 ps 0.5, x with lines lc rgb '#777777'",
-             qc_fit_family_name(best->family), what,
-             logx ? "set logscale xy\n" : "", dir, file);
+             qc_fit_family_name(best->family), what, strcmp(what, "size") == 0 ? "bytes" : "s",
+             strcmp(what, "size") == 0 ? "bytes" : "s",
+             logx ? "set logscale xy\nset format x '10^{%L}'\nset format y '10^{%L}'\n" : "",
+             dir, file);
     snprintf(name, sizeof name, "%s_%s_qq", base, what);
     return plot(dir, name, body);
 }
@@ -352,7 +377,7 @@ int cli_fit_report(const char *dir, const char *name, const qc_traffic_model *m,
     char base[256];
     if (report_base(name, base, sizeof base) != 0)
         return QC_EXIT_FAIL;
-    int rc = marginal_plots(dir, base, "size", &rep->size, 0);
+    int rc = marginal_plots(dir, base, "size", &rep->size, 1);
     if (rc == 0)
         rc = marginal_plots(dir, base, "gap", &rep->gap, 1);
     if (rc == 0 && rep->off.n >= 2)
@@ -453,8 +478,8 @@ int cli_validation_plots(const char *dir, const qc_traffic_validation *v, const 
         return rc;
     char body[2048];
     snprintf(body, sizeof body,
-             "set logscale xy\nset xlabel 'aggregation m (bins of %.4g s)'\n"
-             "set ylabel 'variance of the mean count'\nset key bottom left\n"
+             "set logscale xy\nset format y '10^{%%L}'\nset xlabel 'aggregation m (bins of %.4g s)'\n"
+             "set ylabel 'variance of the mean count'\nset key below horizontal\n"
              "plot '%s/validation.dat' index 0 with linespoints pt 7 title 'real (H %.2f)', "
              "'' index 1 with linespoints pt 5 title 'fitted (H %.2f)', "
              "'' index 2 with linespoints pt 9 title 'copula (H %.2f)'",
@@ -463,7 +488,7 @@ int cli_validation_plots(const char *dir, const qc_traffic_validation *v, const 
         return rc;
     snprintf(body, sizeof body,
              "set xlabel 'lag (bins of %.4g s)'\nset ylabel 'autocorrelation of counts'\n"
-             "set key top right\n"
+             "set key below horizontal\n"
              "plot '%s/validation.dat' index 3 with linespoints pt 7 title 'real', "
              "'' index 4 with linespoints pt 5 title 'fitted', "
              "'' index 5 with linespoints pt 9 title 'copula'",
@@ -471,7 +496,7 @@ int cli_validation_plots(const char *dir, const qc_traffic_validation *v, const 
     if ((rc = plot(dir, "acf_counts", body)) != 0)
         return rc;
     snprintf(body, sizeof body,
-             "set logscale x\nset xlabel 'gap (s)'\nset ylabel 'P(gap <= x)'\nset key top left\n"
+             "set logscale x\nset format x '10^{%%L}'\nset xlabel 'gap (s)'\nset ylabel 'P(gap <= x)'\nset key below horizontal\n"
              "plot '%s/validation.dat' index 6 with lines lw 2 title 'real', "
              "'' index 7 with lines title 'fitted', '' index 8 with lines title 'copula'",
              dir);

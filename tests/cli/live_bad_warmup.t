@@ -1,4 +1,6 @@
-# qctl backend names a bad warm-up distribution.
-cmd: backend --warmup det:-1
+# qctl backend names a bad setup-time distribution (--warmup, its old name,
+# still works, with a note).
+cmd: backend --setup det:-1
 exit: 2
-stderr: --warmup:
+stderr: --setup:
+sh: $QCTL backend --warmup det:-1 2>&1 >/dev/null | grep -q -- '--warmup is deprecated; use --setup'

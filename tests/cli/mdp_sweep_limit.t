@@ -1,6 +1,6 @@
 # Value iteration stopped by --max-sweeps: still valid bounds (they contain
 # the policy-iteration gain), reported as not converged, with a notice.
-cmd: mdp removable --lambda 0.4 --rates 0.5,1,1.5 --power 1,2,4 --idle-power 1 --warm-power 2 --warm-rate 1 --switch-cost 3 --holding 0.1 --max-sweeps 50 --json
+cmd: mdp removable --lambda 0.4 --rates 0.5,1,1.5 --power 1,2,4 --idle-power 1 --setup-power 2 --setup-rate 1 --switch-cost 3 --holding 0.1 --max-sweeps 50 --json
 stderr: value iteration did not reach the tolerance in
 json: solver.rvi.iterations le 51
 json: solver.rvi.gain_low le 1.2442527

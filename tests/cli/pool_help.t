@@ -1,7 +1,7 @@
 # qctl sim pool --help lists its flags; qctl --help and qctl sim --help list the model
 cmd: sim pool --help
 stdout: --threshold
-stdout: --warmup-time
+stdout: --setup-time
 stdout: --idle-timer
 stdout: central
 no-stderr:

@@ -15,7 +15,7 @@ start_backend b1 --service det:0.02 --workers 4 --health /healthz
 echo "$b1_PID" >"$TMP/pid$b1_PORT" # parked like the others if the timer picks it
 stop_unparked() { for f in "$TMP"/pid*; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; done; }
 trap 'stop_unparked; cleanup' EXIT
-SVC="--service det:0.02 --workers 4 --health /healthz --warmup det:0.5"
+SVC="--service det:0.02 --workers 4 --health /healthz --setup det:0.5"
 start_proxy --backend 127.0.0.1:$b1_PORT --backend 127.0.0.1:$P2 --backend 127.0.0.1:$P3 \
     --limiter none --route djsq --djsq-threshold 4 --initially-on 1 --idle-off 1 \
     --health /healthz --health-interval 0.05 --interval 0.05 --series "$TMP/series.csv" \

@@ -44,7 +44,7 @@ stop_unparked() { [ -f "$TMP/pid2" ] && kill "$(cat "$TMP/pid2")" 2>/dev/null; }
 trap 'stop_unparked; cleanup' EXIT
 start_proxy --backend 127.0.0.1:$b1_PORT --backend 127.0.0.1:$P2 $FLEET --queue-timeout 0.3 \
     --health /health --health-interval 0.05 \
-    --unpark-cmd "'$QCTL' backend --listen {backend} --warmup det:2 2>>'$TMP/b2.err' & echo \$! >'$TMP/pid2'"
+    --unpark-cmd "'$QCTL' backend --listen {backend} --setup det:2 2>>'$TMP/b2.err' & echo \$! >'$TMP/pid2'"
 "$QCTL" load --max-errors 1 --target 127.0.0.1:$PROXY_PORT --rate 300 --requests 150 --connections 64 \
     --timeout 10 --json >"$TMP/slow.json" || fail "load failed"
 conserved "$TMP/slow.json"

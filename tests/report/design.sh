@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 run_qctl design --model "$DATA/arx_model.json" --settling 20 --gains 0.1,1,5 --report "$TMP/r"
 check_report "$TMP/r" 4
-grep -q '<figcaption>root_locus</figcaption>' "$TMP/r/index.html" || fail "no root locus"
+grep -q '(root_locus\.svg, \.png' "$TMP/r/index.html" || fail "no root locus"
 # the same run again gives the same page (but for the directory's name)
 run_qctl design --model "$DATA/arx_model.json" --settling 20 --gains 0.1,1,5 --report "$TMP/r2"
 sed "s|$TMP/r2|DIR|g" "$TMP/r2/index.html" >"$TMP/p2"

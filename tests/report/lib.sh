@@ -9,7 +9,17 @@
 #     whose getBBox() has width and height > 0);
 #   - no script error, console message or failed load in the log;
 #   - the page is self-contained: no http(s) URI but the SVG, XLink and
-#     XHTML namespaces, every href a fragment of the page, no src=.
+#     XHTML namespaces, every href a fragment of the page, no src=;
+#   - laid out in a 1280 px wide window, the page is no wider than the
+#     window (data-overflow="0");
+#   - in every plot whose data frame is found, no legend label meets the
+#     frame (data-legend-inside="0": legends sit outside the data), no text
+#     reaches outside the image (data-text-clipped="0": no label cut off)
+#     and no number label has more than five decimals or an unexpanded
+#     format such as "%L" (data-long-ticks="0");
+#   - each plot has its PDF beside the SVG and PNG (where gnuplot has the
+#     pdfcairo terminal), and its .gp script, run by gnuplot in a copy of
+#     the report folder placed elsewhere, redraws the SVG there.
 # Without gnuplot (or with NO_GNUPLOT set: the run was made without it)
 # the page must instead hold one note per plot and no SVG.
 # Sourced by tests/report/*.sh with QCTL and DATA set; exits 77 (skipped)
@@ -28,6 +38,22 @@ CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 run_qctl() {
     "$QCTL" "$@" >"$TMP/qctl.out" 2>"$TMP/qctl.err" </dev/null ||
         { cat "$TMP/qctl.err"; fail "qctl $* exited $?"; }
+}
+
+# check_scripts DIR: every DIR/*.gp reruns in a copy of DIR elsewhere and
+# redraws its SVG there; a PDF beside each SVG when gnuplot has pdfcairo.
+check_scripts() {
+    rm -rf "$TMP/rerun" && mkdir -p "$TMP/rerun/copy" && cp -R "$1/." "$TMP/rerun/copy/"
+    pdf=$(gnuplot -e "print strstrt(GPVAL_TERMINALS, 'pdfcairo') > 0" 2>&1)
+    for gp in "$TMP"/rerun/copy/*.gp; do
+        [ -e "$gp" ] || fail "no gnuplot script in $1"
+        name=$(basename "$gp" .gp)
+        [ "$pdf" != 1 ] || [ -s "$1/$name.pdf" ] || fail "no $name.pdf beside $name.svg"
+        rm -f "$TMP/rerun/copy/$name.svg"
+        (cd "$TMP/rerun" && cd copy && gnuplot "$name.gp" >/dev/null 2>"$TMP/rerun/gp.err") ||
+            { cat "$TMP/rerun/gp.err"; fail "$name.gp does not rerun from its folder"; }
+        [ -s "$TMP/rerun/copy/$name.svg" ] || fail "$name.gp did not redraw $name.svg"
+    done
 }
 
 # check_report DIR PLOTS: the page DIR/index.html and its PLOTS plots
@@ -54,12 +80,21 @@ check_report() {
         timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
         --disable-background-networking --disable-component-update --disable-sync \
         --no-first-run --user-data-dir="$TMP/chrome" --enable-logging=stderr --v=0 \
-        --virtual-time-budget=2000 --dump-dom "file://$(cd "$dir" && pwd)/index.html" \
+        --window-size=1280,900 --virtual-time-budget=2000 --dump-dom "file://$(cd "$dir" && pwd)/index.html" \
         >"$TMP/dom.html" 2>"$TMP/chrome.log" || { tail -20 "$TMP/chrome.log"; fail "chromium failed"; }
     body=$(grep -o '<body[^>]*>' "$TMP/dom.html" | head -1)
     [ -n "$body" ] || fail "no <body> in the DOM Chromium dumped"
     got=$(echo "$body" | sed -n 's/.*data-plots-rendered="\([0-9]*\)".*/\1/p')
     [ "$got" = "$want" ] || fail "plots laid out: '$got', expected $want ($body)"
+    for attr in overflow legend-inside text-clipped long-ticks; do
+        v=$(echo "$body" | sed -n "s/.*data-$attr=\"\([0-9]*\)\".*/\1/p")
+        [ "$v" = 0 ] || fail "data-$attr is '$v', expected 0 ($body)"
+    done
+    if [ "$want" -gt 0 ]; then
+        frames=$(echo "$body" | sed -n 's/.*data-frames="\([0-9]*\)".*/\1/p')
+        [ "${frames:-0}" -gt 0 ] || fail "no plot frame found to measure ($body)"
+        check_scripts "$dir"
+    fi
     if grep -e 'Uncaught' -e 'CONSOLE' -e 'Failed to load' -e 'net::ERR_' "$TMP/chrome.log"; then
         fail "script error, console message or failed load in Chromium's log"
     fi

@@ -4,8 +4,8 @@
 # the simple policies; the comparison as one table.
 . "$(dirname "$0")/lib.sh"
 run_qctl mdp removable --lambda 0.4 --rates 0.5,1,1.5 --power 1,2,4 --idle-power 1 \
-    --warm-power 2 --warm-rate 1 --switch-cost 3 --holding 0.1 --report "$TMP/r" --quiet
+    --setup-power 2 --setup-rate 1 --switch-cost 3 --holding 0.1 --report "$TMP/r" --quiet
 check_report "$TMP/r" 2
-grep -q '<figcaption>costs</figcaption>' "$TMP/r/index.html" || fail "no costs plot"
+grep -q '(costs\.svg, \.png' "$TMP/r/index.html" || fail "no costs plot"
 grep -q '<td>optimal (MDP)</td>' "$TMP/r/index.html" || fail "no comparison table"
 echo ok

@@ -9,6 +9,6 @@ PATH="$TMP/nobin" "$QCTL" sim queue --arrival exp:0.5 --service exp:1 --customer
 grep -q 'gnuplot not found' "$TMP/err" || fail "no notice on stderr"
 [ "$(grep -c '<p class="missing">' "$TMP/r/index.html")" -eq 3 ] || fail "not 3 notes"
 grep -q '<svg' "$TMP/r/index.html" && fail "an SVG without gnuplot"
-grep -q '<th>response_time</th>' "$TMP/r/index.html" || fail "no metrics table"
+grep -q '<th>response time (s)</th>' "$TMP/r/index.html" || fail "no metrics table"
 NO_GNUPLOT=1 check_report "$TMP/r" 3
 echo ok

@@ -8,6 +8,6 @@ run_qctl sim admission --scenario "$scen" --reps 2 --time 20000 --report "$TMP/r
 check_report "$TMP/r" 3
 run_qctl sim admission --scenario "$scen" --reps 2 --time 20000 --policy all \
     --report "$TMP/all" --quiet
-grep -q '<h2>Plots</h2>' "$TMP/all/index.html" && fail "plots section for --policy all"
+grep -q '<h2>Figures</h2>' "$TMP/all/index.html" && fail "plots section for --policy all"
 check_report "$TMP/all" 0
 echo ok

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 run_qctl sim maxusers --duration 3600 --report "$TMP/r" --quiet
 check_report "$TMP/r" 2
-grep -q '<figcaption>ris</figcaption>' "$TMP/r/index.html" || fail "no RIS plot"
-grep -q '<th>t_start</th>' "$TMP/r/index.html" && grep -q 'settling_time' "$TMP/r/index.html" ||
+grep -q '(ris\.svg, \.png' "$TMP/r/index.html" || fail "no RIS plot"
+grep -q '<th>t start</th>' "$TMP/r/index.html" && grep -q 'settling time' "$TMP/r/index.html" ||
     fail "no step table"
 echo ok

@@ -6,8 +6,8 @@
 run_qctl sim pool --servers 5 --policy jsq-off --idle-timer 2 --arrival exp:2 \
     --customers 20000 --reps 3 --compare --report "$TMP/r" --quiet
 check_report "$TMP/r" 3
-grep -q '<figcaption>servers</figcaption>' "$TMP/r/index.html" || fail "no servers plot"
-grep -q '<figcaption>policy_comparison</figcaption>' "$TMP/r/index.html" ||
+grep -q '(servers\.svg, \.png' "$TMP/r/index.html" || fail "no servers plot"
+grep -q '(policy_comparison\.svg, \.png' "$TMP/r/index.html" ||
     fail "no policy comparison plot"
-grep -q '<th>policy</th><th>average_cost</th>' "$TMP/r/index.html" || fail "no comparison table"
+grep -q '<th>policy</th><th>average cost</th>' "$TMP/r/index.html" || fail "no comparison table"
 echo ok

@@ -6,7 +6,7 @@
 run_qctl sim queue --arrival exp:0.8 --service exp:1 --customers 20000 --reps 2 --seed 3 \
     --report "$TMP/r" --quiet
 check_report "$TMP/r" 3
-grep -q '<th>response_time</th><td class="num">[0-9.e+-]* \[[0-9.e+-]*, [0-9.e+-]*\]</td>' \
+grep -q '<th>response time (s)</th><td class="num">[0-9.e+-]* \[[0-9.e+-]*, [0-9.e+-]*\]</td>' \
     "$TMP/r/index.html" || fail "no response-time interval cell"
 grep -q '<pre class="cmd">qctl sim queue --arrival exp:0.8' "$TMP/r/index.html" ||
     fail "command line not shown"

@@ -6,5 +6,5 @@
 run_qctl sysid --csv "$DATA/arx_first_order.csv" --sensor-csv "$DATA/arx_sensor.csv" \
     --report "$TMP/r"
 check_report "$TMP/r" 2
-grep -q '<figcaption>sensor_fit</figcaption>' "$TMP/r/index.html" || fail "no sensor plot"
+grep -q '(sensor_fit\.svg, \.png' "$TMP/r/index.html" || fail "no sensor plot"
 echo ok
