@@ -694,7 +694,7 @@ int cmd_sim_pool(int argc, char **argv)
                                                    sizeof(qc_pool_series_point))) != 0)
         goto done;
     if (p.transient_mode == QC_POOL_TRANSIENT_FIXED &&
-        (out = cli_check_warmup("--transient", p.transient,
+        (out = cli_check_warmup("--warmup", p.transient,
                                 p.horizon > 0 ? p.horizon : (double)p.customers,
                                 p.horizon > 0 ? "s" : "customers")) != 0)
         goto done;
