@@ -6,11 +6,13 @@
 #   scripts/deps.sh --test   also what the tests need (cmocka, clang for the
 #                            sanitizer and fuzzer builds, curl for the
 #                            proxy's admin endpoints, chromium to check the
-#                            HTML reports in a real browser engine)
+#                            HTML reports in a real browser engine; python3-dev,
+#                            -cffi, -numpy, -pytest, -simpy3 for the Python
+#                            package's tests and examples)
 set -eu
 pkgs="build-essential cmake pkg-config libgsl-dev libjansson-dev libpcap-dev libuv1-dev libopenmpi-dev openmpi-bin tcpdump gnuplot-nox"
 if [ "${1:-}" = "--test" ]; then
-    pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev curl chromium"
+    pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev curl chromium python3-dev python3-cffi python3-numpy python3-pytest python3-simpy3"
 fi
 missing=""
 for p in $pkgs; do

@@ -1,0 +1,302 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""build_ffi.py: the C source of qctl._ffi, the cffi binding of libqctl.
+
+cffi's API mode: the declarations below are checked by the C compiler
+against qctl's own headers (a struct given with "...;" lists only the
+fields Python reads or writes; the compiler supplies the layout), so a
+change of a struct in include/qctl/ cannot silently shift a field.
+
+    python3 build_ffi.py OUT.c
+
+writes the C source of the extension module; CMake (python/CMakeLists.txt)
+compiles it against the headers and links it to libqctl.so, so the module
+needs no compiler at run time and nothing but cffi's small runtime
+(_cffi_backend, Debian's python3-cffi-backend). The few helpers in
+SOURCE are binding code (batch sampling through the inline samplers,
+the inline accessors), not library API.
+"""
+import sys
+
+import cffi
+
+CDEF = r"""
+/* ---- errors ---- */
+#define QC_ERR_MSG_MAX 512
+typedef struct qc_err { int code; char msg[512]; } qc_err;
+const char *qc_strerror(int code);
+
+/* ---- rng ---- */
+typedef struct qc_rng { ...; } qc_rng;
+void qc_rng_init(qc_rng *r, uint64_t seed, uint64_t stream);
+
+/* ---- stats ---- */
+typedef struct qc_ci {
+    double mean;
+    double half;
+    double lo, hi;
+    double level;
+    size_t n;
+} qc_ci;
+int qc_ci_t(const double *x, size_t n, double level, qc_ci *out, qc_err *err);
+
+/* ---- distributions ---- */
+typedef struct qc_dist { ...; } qc_dist;
+int qc_dist_parse(qc_dist *d, const char *spec, qc_err *err);
+int qc_dist_empirical(qc_dist *d, const double *x, size_t n, qc_err *err);
+void qc_dist_free(qc_dist *d);
+int qc_dist_format(const qc_dist *d, char *buf, size_t size);
+double qc_dist_mean(const qc_dist *d);
+double qc_dist_var(const qc_dist *d);
+double qc_dist_cdf(const qc_dist *d, double x);
+double qc_dist_quantile(const qc_dist *d, double q);
+
+/* ---- arrivals ---- */
+typedef struct qc_arrivals { ...; } qc_arrivals;
+int qc_arrivals_parse(qc_arrivals *a, const char *spec, qc_err *err);
+void qc_arrivals_free(qc_arrivals *a);
+int qc_arrivals_format(const qc_arrivals *a, char *buf, size_t size);
+double qc_arrivals_mean_rate(const qc_arrivals *a);
+
+/* ---- the G/G/c/K queue ---- */
+#define QC_QUEUE_CHUNKS 128
+typedef enum qc_discipline { QC_FCFS = 0, QC_PS = 1 } qc_discipline;
+typedef enum qc_warmup_mode { QC_WARMUP_MSER5 = 0, QC_WARMUP_FIXED = 1 } qc_warmup_mode;
+typedef void (*qc_progress_fn)(void *ctx, double fraction);
+typedef struct qc_queue_params {
+    const qc_dist *arrival;
+    const qc_arrivals *arrivals;
+    const qc_dist *service;
+    unsigned servers;
+    uint64_t capacity;
+    qc_discipline discipline;
+    uint64_t customers;
+    double horizon;
+    qc_warmup_mode warmup_mode;
+    double warmup;
+    unsigned reps;
+    uint64_t seed;
+    double level;
+    double series_dt;
+    double precision;
+    uint64_t max_customers;
+    unsigned max_reps;
+    qc_progress_fn progress;
+    void *progress_ctx;
+    ...;
+} qc_queue_params;
+void qc_queue_params_init(qc_queue_params *p);
+#define QC_QM_COUNT ...
+const char *qc_queue_metric_name(int metric);
+typedef struct qc_queue_result {
+    qc_ci metric[9];
+    const char *ci_method;
+    double load;
+    double warmup_customers;
+    double warmup_time;
+    uint64_t measured;
+    uint64_t events;
+    double sim_time;
+    unsigned reps;
+    uint64_t customers;
+    uint64_t total_customers;
+    int precision_met;
+    int warmup_chunks;
+    size_t batches;
+    int batches_independent;
+    double von_neumann;
+    int transient;
+    char transient_reason[768];
+    int trend_tested;
+    int trend_detected;
+    double trend_t;
+    unsigned trend_df;
+    double trend_p;
+    double trend_change;
+    char infinite_reason[256];
+    ...;
+} qc_queue_result;
+int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err);
+void qc_queue_result_free(qc_queue_result *res);
+typedef struct qc_queue_exact {
+    double value[9];
+    char model[32];
+} qc_queue_exact;
+int qc_queue_exact_values(const qc_queue_params *p, qc_queue_exact *out);
+double qc_erlang_c(unsigned c, double a);
+double qc_mmc_response_quantile(double lambda, double mu, unsigned c, double q);
+
+/* ---- PI control ---- */
+typedef enum qc_antiwindup { QC_AW_NONE = 0, QC_AW_CONDITIONAL = 1, QC_AW_BACKCALC = 2 } qc_antiwindup;
+typedef struct qc_pi_params {
+    double kp, ki;
+    double u_min, u_max;
+    double u_init;
+    qc_antiwindup aw;
+    double k_aw;
+} qc_pi_params;
+typedef struct qc_pi { qc_pi_params p; double integ; } qc_pi;
+typedef struct qc_pi_sense { double r; double y; } qc_pi_sense;
+typedef struct qc_pi_act { double u; double v; int saturated; } qc_pi_act;
+int qc_pi_init(qc_pi *c, const qc_pi_params *p, qc_err *err);
+int qc_pi_step(qc_pi *c, const qc_pi_sense *in, qc_pi_act *out);
+typedef struct qc_mu_ctl { double u; ...; } qc_mu_ctl;
+typedef struct qc_mu_ctl_sense { double r, y; double peak; } qc_mu_ctl_sense;
+typedef struct qc_mu_ctl_act { double u; int saturated; int held; } qc_mu_ctl_act;
+int qc_mu_ctl_init(qc_mu_ctl *c, const qc_pi_params *p, qc_err *err);
+int qc_mu_ctl_step(qc_mu_ctl *c, const qc_mu_ctl_sense *in, qc_mu_ctl_act *out);
+
+/* ---- admission control ---- */
+#define QC_ADM_PEERS_MAX 16
+typedef enum qc_adm_state { QC_ADM_CANDIDATE = 0, QC_ADM_ADMITTED = 1, QC_ADM_REJECTED = 2 } qc_adm_state;
+typedef enum qc_adm_event {
+    QC_ADM_EV_NONE = 0, QC_ADM_EV_TRACK, QC_ADM_EV_GROW, QC_ADM_EV_HOLD,
+    QC_ADM_EV_BACKOFF, QC_ADM_EV_ADMIT, QC_ADM_EV_REJECT, QC_ADM_EV_RETRY
+} qc_adm_event;
+typedef struct qc_adm_params {
+    double bound;
+    double epsilon;
+    double alpha;
+    double gain;
+    unsigned ref_count;
+    double x_sat;
+    double p_min, p_max;
+    double p_init;
+    double backoff;
+    double p_arm;
+    double stall;
+    double worsen;
+    unsigned max_backoffs;
+    double probe;
+    unsigned settle;
+    unsigned admit_window;
+    unsigned window_max;
+    unsigned batches;
+    double carry_max;
+    double confidence;
+    double peer_rise;
+    double rise_confidence;
+    double peer_ceiling;
+    double smoothing;
+    int admitted;
+} qc_adm_params;
+void qc_adm_params_init(qc_adm_params *p, double bound, double epsilon, double alpha, int admitted);
+typedef struct qc_adm {
+    qc_adm_state state;
+    double prio;
+    double carry;
+    unsigned backoffs;
+    unsigned long samples;
+    ...;
+} qc_adm;
+typedef struct qc_adm_sense {
+    double delay;
+    double count;
+    const double *peer;
+    unsigned npeer;
+} qc_adm_sense;
+typedef struct qc_adm_act {
+    double priority;
+    qc_adm_state state;
+    qc_adm_event event;
+    double target;
+    double smoothed;
+} qc_adm_act;
+int qc_adm_init(qc_adm *c, const qc_adm_params *p, qc_err *err);
+int qc_adm_step(qc_adm *c, const qc_adm_sense *in, qc_adm_act *out);
+const char *qc_adm_state_name(qc_adm_state s);
+
+/* ---- the embeddable limiter ---- */
+#define QC_LIMITER_CLASSES_MAX 16
+typedef enum qc_limiter_algo {
+    QC_LIMITER_FIXED = 0, QC_LIMITER_MAXUSERS, QC_LIMITER_AIMD, QC_LIMITER_VEGAS,
+    QC_LIMITER_GRADIENT2, QC_LIMITER_ENVOY, QC_LIMITER_ADMISSION
+} qc_limiter_algo;
+typedef struct qc_limiter_config {
+    qc_limiter_algo algo;
+    double initial_limit;
+    double min_limit;
+    double max_limit;
+    unsigned classes;
+    double reference;
+    double ki, kp;
+    double aimd_backoff;
+    double aimd_timeout;
+    double bound[16];
+    uint32_t adm_candidates;
+    double adm_epsilon;
+    double adm_alpha;
+    unsigned adm_min_completions;
+    double be_floor;
+    ...;
+} qc_limiter_config;
+void qc_limiter_config_init(qc_limiter_config *c, qc_limiter_algo algo);
+const char *qc_limiter_algo_name(qc_limiter_algo a);
+int qc_limiter_algo_parse(const char *s, qc_limiter_algo *a, qc_err *err);
+typedef struct qc_limiter qc_limiter;
+typedef struct qc_limiter_token { uint32_t inflight; uint16_t cls; uint16_t live; } qc_limiter_token;
+int qc_limiter_new(const qc_limiter_config *c, double now, qc_limiter **out, qc_err *err);
+void qc_limiter_free(qc_limiter *l);
+int qc_limiter_acquire(qc_limiter *l, unsigned cls, qc_limiter_token *tok);
+void qc_limiter_release(qc_limiter *l, qc_limiter_token *tok, double latency, int outcome);
+void qc_limiter_observe(qc_limiter *l, double y);
+void qc_limiter_set_reference(qc_limiter *l, double r);
+double qc_limiter_weight(const qc_limiter *l, unsigned cls);
+int qc_limiter_set_bound(qc_limiter *l, unsigned cls, double bound, qc_err *err);
+int qc_limiter_tick(qc_limiter *l, double now);
+typedef struct qc_limiter_stats {
+    double limit;
+    uint32_t gate;
+    uint32_t inflight;
+    uint64_t admitted, refused, completed, dropped;
+    uint64_t class_admitted[16];
+    uint64_t class_refused[16];
+    double last_y;
+    double last_rtt;
+    double class_weight[16];
+    int class_state[16];
+    double class_bound[16];
+    double class_delay[16];
+    uint64_t class_samples[16];
+    uint64_t busy_cycles;
+} qc_limiter_stats;
+void qc_limiter_get_stats(qc_limiter *l, qc_limiter_stats *st);
+uint32_t qc_limiter_limit(const qc_limiter *l);
+
+/* ---- binding helpers (SOURCE below) ---- */
+void qcpy_dist_sample(const qc_dist *d, qc_rng *r, double *out, size_t n);
+size_t qcpy_sizeof_dist(void);
+"""
+
+SOURCE = r"""
+#include <math.h>
+#include "qctl/qctl.h"
+
+/* n draws of d from the stream r into out (a numpy array's buffer),
+ * through the batched sampler the simulations use. */
+static void qcpy_dist_sample(const qc_dist *d, qc_rng *r, double *out, size_t n)
+{
+    qc_sampler s;
+    qc_sampler_init(&s, d, r);
+    for (size_t i = 0; i < n; i++)
+        out[i] = qc_sampler_next(&s);
+}
+
+static size_t qcpy_sizeof_dist(void)
+{
+    return sizeof(qc_dist);
+}
+"""
+
+
+def builder(include_dir=None):
+    ffi = cffi.FFI()
+    ffi.cdef(CDEF)
+    ffi.set_source("qctl._ffi", SOURCE,
+                   include_dirs=[include_dir] if include_dir else [])
+    return ffi
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: build_ffi.py OUT.c")
+    builder().emit_c_code(sys.argv[1])

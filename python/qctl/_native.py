@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""_native.py: the compiled binding (qctl._ffi), qctl's errors as Python
+exceptions, and long calls run so that Ctrl-C reaches Python at once.
+
+Every libqctl function returns 0 or a negative QC_E* code and fills a
+qc_err with a one-line message; check() turns that into QctlError (the
+code in .code, qc_strerror's name in .name, the message as str()).
+Codes that mean "the caller gave something wrong" (invalid argument,
+malformed input, out of range) raise QctlValueError, which is also a
+ValueError, with the message the command prints for the same input.
+"""
+import threading
+
+from ._ffi import ffi, lib
+
+_NAMES = {-1: "EINVAL", -2: "ENOMEM", -3: "EPARSE", -4: "EIO", -5: "ERANGE",
+          -6: "EUNSTABLE", -7: "EEMPTY", -8: "ENOTSUP", -9: "EINTR",
+          -10: "EREFUSED", -11: "EREJECTED"}
+_BAD_INPUT = (-1, -3, -5)
+
+
+class QctlError(Exception):
+    """A libqctl call failed: .code (negative QC_E* code), .name ("EINVAL",
+    ...), .description (qc_strerror), str() the library's message."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.name = _NAMES.get(code, "E%d" % -code)
+        self.description = ffi.string(lib.qc_strerror(code)).decode()
+
+
+class QctlValueError(QctlError, ValueError):
+    """Bad input refused by libqctl (or by the binding, with the message the
+    command prints): both a QctlError and a ValueError."""
+
+
+def error(code, message):
+    cls = QctlValueError if code in _BAD_INPUT else QctlError
+    return cls(code, message)
+
+
+def bad(message):
+    """A bad argument found by the binding itself: ValueError with the
+    command's message."""
+    return QctlValueError(-1, message)
+
+
+def new_err():
+    return ffi.new("qc_err *")
+
+
+def message(err):
+    return ffi.string(err.msg).decode(errors="replace")
+
+
+def check(rc, err, prefix=""):
+    if rc < 0:
+        msg = message(err) if err is not None else ""
+        if not msg:
+            msg = ffi.string(lib.qc_strerror(rc)).decode()
+        raise error(rc, prefix + msg)
+    return rc
+
+
+def run_interruptible(fn, *args):
+    """Calls fn(*args) (a cffi call, which releases the GIL) on a worker
+    thread and waits for it in short slices, so that Ctrl-C raises
+    KeyboardInterrupt in the caller at once instead of after the run.
+    libqctl's runs have no cancel hook: an interrupted run goes on to its
+    end on the worker thread (which keeps the arguments alive) and its
+    result is dropped."""
+    if threading.current_thread() is not threading.main_thread():
+        return fn(*args)  # signals are only delivered to the main thread
+    box = {}
+
+    def work():
+        try:
+            box["rc"] = fn(*args)
+        except BaseException as e:  # pragma: no cover - re-raised below
+            box["exc"] = e
+
+    t = threading.Thread(target=work, name="qctl-run", daemon=True)
+    t.start()
+    while t.is_alive():
+        t.join(0.05)
+    if "exc" in box:
+        raise box["exc"]
+    return box["rc"]
+
+
+def cstr(s):
+    return s.encode() if isinstance(s, str) else s

@@ -1,0 +1,321 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""qctl.sim: qctl's simulations from Python.
+
+    r = qctl.sim.queue(arrival="exp:0.9", service="exp:1", customers=10**6, reps=10, seed=1)
+    print(r)                       # the table `qctl sim queue` prints
+    r["response_time"].value, r["response_time"].ci, r["response_time"].exact
+    r.to_dict(); r.to_frame()      # the latter with pandas installed
+
+The arguments are the command's flags (--arrival is arrival=, --series-dt
+is series_dt=), checked as the command checks them, with its messages
+(ValueError). The same seed gives the same estimates as the command,
+digit for digit: both call qc_queue_run on the same parameters.
+"""
+import math
+
+from . import dist as _dist
+from ._native import bad, check, cstr, ffi, lib, new_err, run_interruptible
+
+_LABELS = ["response time", "waiting time", "number in system", "utilization", "throughput",
+           "blocking probability", "response time p50", "response time p95",
+           "response time p99"]
+
+
+def _metric_names():
+    return [ffi.string(lib.qc_queue_metric_name(i)).decode() for i in range(lib.QC_QM_COUNT)]
+
+
+class Estimate:
+    """One metric: value (the point estimate), its confidence interval
+    (lo, hi, half-width; NaN when there is none), the level, the number n
+    of independent values it rests on, and the exact value where a closed
+    form exists (NaN otherwise; inf when infinite)."""
+
+    __slots__ = ("name", "label", "value", "lo", "hi", "half", "level", "n", "exact")
+
+    def __init__(self, name, label, ci, exact):
+        self.name, self.label = name, label
+        self.value, self.lo, self.hi, self.half = ci.mean, ci.lo, ci.hi, ci.half
+        self.level, self.n, self.exact = ci.level, int(ci.n), exact
+
+    @property
+    def ci(self):
+        return (self.lo, self.hi)
+
+    def covers(self, x=None):
+        """Whether the interval holds x (default: the exact value)."""
+        x = self.exact if x is None else x
+        return bool(self.lo <= x <= self.hi)
+
+    def to_dict(self):
+        return {"value": self.value, "ci_low": self.lo, "ci_high": self.hi,
+                "half_width": self.half, "level": self.level, "n": self.n, "exact": self.exact}
+
+    def __repr__(self):
+        return "Estimate(%s=%.6g, ci=[%.6g, %.6g], exact=%.6g)" % (
+            self.name, self.value, self.lo, self.hi, self.exact)
+
+
+class QueueResult:
+    """What qctl.sim.queue returns: the estimates by metric name
+    (result["response_time"], or result.metrics) and the run's facts."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def __getitem__(self, name):
+        return self.metrics[name]
+
+    def __iter__(self):
+        return iter(self.metrics.values())
+
+    def to_dict(self):
+        """The summary, with the fields of `qctl sim queue --json`'s model,
+        run and metrics that a Python user reads."""
+        return {
+            "command": "sim queue",
+            "model": {"arrival": self.arrival, "service": self.service,
+                      "arrival_canonical": self.arrival_canonical,
+                      "service_canonical": self.service_canonical,
+                      "servers": self.servers, "capacity": self.capacity,
+                      "discipline": self.discipline, "load": self.load,
+                      "exact_model": self.exact_model},
+            "run": {"customers": self.customers, "time": self.time, "reps": self.reps,
+                    "seed": self.seed, "confidence": self.level, "ci_method": self.ci_method,
+                    "warmup": {"method": self.warmup_method,
+                               "customers_cut": self.warmup_customers,
+                               "time_cut": self.warmup_time,
+                               "chunks_cut": self.warmup_chunks},
+                    "batches": self.batches, "transient": self.transient_reason or None,
+                    "measured_customers": self.measured, "events": self.events,
+                    "simulated_time": self.sim_time},
+            "metrics": {k: v.to_dict() for k, v in self.metrics.items()},
+        }
+
+    def to_frame(self):
+        """The metrics as a pandas DataFrame, one row per metric (needs
+        pandas: Debian's python3-pandas)."""
+        try:
+            import pandas as pd
+        except ImportError as e:
+            raise ImportError("to_frame needs pandas (apt-get install python3-pandas); "
+                              "to_dict() needs nothing") from e
+        rows = {k: v.to_dict() for k, v in self.metrics.items()}
+        return pd.DataFrame.from_dict(rows, orient="index")
+
+    def __str__(self):
+        """The table `qctl sim queue` prints for the same run."""
+        out = []
+        cap = str(self.capacity) if self.capacity else "unlimited"
+        out.append("G/G/c/K queue: arrival %s, service %s, c = %u, K = %s, %s; offered load %.4g"
+                   % (self.arrival, self.service, self.servers, cap,
+                      "PS" if self.discipline == "ps" else "FCFS", self.load))
+        line = "%u replication%s of " % (self.reps, "s" if self.reps > 1 else "")
+        if self.time is None:
+            line += "%d customers" % self.customers
+        else:
+            line += "time %g" % self.time
+        per = " per replication" if self.reps > 1 else ""
+        if self.warmup_method == "mser":
+            line += "; warm-up cut by MSER on the %s: %.0f customers, time %.4g%s" % (
+                "other replications' mean" if self.reps > 1 else "run",
+                self.warmup_customers, self.warmup_time, per)
+        else:
+            line += "; fixed warm-up: %.0f customers, time %.4g%s" % (
+                self.warmup_customers, self.warmup_time, per)
+        out.append(line)
+        if self.batches:
+            out.append("CI by batch means: %d batches, %s (von Neumann statistic %.2f)" % (
+                self.batches,
+                "independent by von Neumann's test" if self.batches_independent
+                else "NOT independent even at 8 batches: intervals may be too narrow; run longer",
+                self.von_neumann))
+        else:
+            out.append("CI by replications")
+        if self.precision:
+            if self.precision_met:
+                out.append("precision %g%% reached with %d customers%s (%d simulated in all rounds)"
+                           % (100 * self.precision, self.customers * self.reps,
+                              " in all replications" if self.reps > 1 else "",
+                              self.total_customers))
+            else:
+                out.append("precision %g%% NOT reached within --max-customers/--max-reps: "
+                           "stopped at %u replication%s of %d customers"
+                           % (100 * self.precision, self.reps, "s" if self.reps > 1 else "",
+                              self.customers))
+        if self.transient:
+            out.append("TRANSIENT, NOT A STEADY STATE: %s" % self.transient_reason)
+        out.append("")
+        out.append("%-22s %14s   %-32s %s" % ("metric", "estimate",
+                                              "%g%% confidence interval" % (100 * self.level),
+                                              "exact"))
+        for m in self.metrics.values():
+            if math.isinf(m.value):
+                est, ci = "infinite", "no mean exists (see below)"
+            elif math.isnan(m.value):
+                est, ci = "none", "nothing measured"
+            else:
+                est = "%.6g" % m.value
+                if math.isnan(m.half):
+                    ci = "no interval from %d value%s" % (m.n, "" if m.n == 1 else "s")
+                else:
+                    ci = "[%.6g, %.6g]" % (m.lo, m.hi)
+            e = m.exact
+            exs = "infinite" if math.isinf(e) else "-" if math.isnan(e) else "%.6g" % e
+            out.append("%-22s %14s   %-32s %s" % (m.label, est, ci, exs))
+        if self.infinite_reason:
+            out.append("")
+            out.append("No finite mean: %s." % self.infinite_reason)
+        if self.exact_model:
+            out.append("")
+            out.append("exact: %s closed form%s" % (
+                self.exact_model,
+                " (means only)" if math.isnan(list(self.metrics.values())[6].exact) else ""))
+        return "\n".join(out)
+
+    def __repr__(self):
+        return self.__str__()
+
+
+def _int(flag, v, lo=0):
+    if isinstance(v, bool) or not isinstance(v, int):
+        if isinstance(v, float) and v.is_integer() and 0 <= v <= 2 ** 53:
+            v = int(v)
+        else:
+            raise bad("%s: '%s' is not a whole number in [0, 2^53]" % (flag, v))
+    if v < 0 or v > 2 ** 53:
+        raise bad("%s: '%s' is not a whole number in [0, 2^53]" % (flag, v))
+    return v
+
+
+def _num(flag, v):
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        raise bad("%s: '%s' is not a number" % (flag, v)) from None
+    if not math.isfinite(x):
+        raise bad("%s: '%s' is not a finite number" % (flag, v))
+    return x
+
+
+def queue(arrival, service, servers=1, capacity=None, discipline="fcfs", customers=None,
+          time=None, warmup="auto", reps=1, seed=1, confidence=0.95, precision=None,
+          max_customers=None, max_reps=None):
+    """Simulates the G/G/c/K queue as `qctl sim queue` does with the same
+    flags (see its --help): arrival and service are specs (or qctl.dist
+    objects for service), capacity None is unlimited, customers defaults
+    to 100000 unless time= is given. Returns a QueueResult. Bad arguments
+    raise ValueError with the command's message; an unstable queue
+    (offered load >= 1, no capacity) raises qctl.QctlError (EUNSTABLE).
+    The GIL is released while it runs; Ctrl-C interrupts the wait."""
+    p = ffi.new("qc_queue_params *")
+    lib.qc_queue_params_init(p)
+    p.servers = _int("--servers", servers)
+    if capacity is not None and capacity not in ("inf", "unlimited"):
+        p.capacity = _int("--capacity", capacity)
+        if p.capacity == 0:
+            raise bad("--capacity: must be at least the number of servers (or 'inf')")
+    if discipline == "fcfs":
+        p.discipline = lib.QC_FCFS
+    elif discipline == "ps":
+        p.discipline = lib.QC_PS
+    else:
+        raise bad("--discipline: '%s' is not fcfs or ps" % discipline)
+    if customers is not None:
+        p.customers = _int("--customers", customers)
+        if p.customers == 0:
+            raise bad("--customers: must be at least 1 (or give --time for a run in time)")
+    if time is not None:
+        p.horizon = _num("--time", time)
+    p.reps = _int("--reps", reps)
+    p.seed = _int("--seed", seed)
+    p.level = _num("--confidence", confidence)
+    if precision is not None:
+        p.precision = _num("--precision", precision)
+        if not (0 < p.precision < 1):
+            raise bad("--precision: %s is not a relative half-width in (0, 1), e.g. 0.01"
+                      % precision)
+    if max_customers is not None:
+        p.max_customers = _int("--max-customers", max_customers)
+    if max_reps is not None:
+        p.max_reps = _int("--max-reps", max_reps)
+    if p.customers == 0 and p.horizon == 0:
+        p.customers = 100000
+    if (p.max_customers or p.max_reps) and p.precision == 0:
+        raise bad("--%s: only with --precision"
+                  % ("max-customers" if p.max_customers else "max-reps"))
+    if p.precision > 0:
+        if p.horizon > 0:
+            raise bad("--precision: needs the run length in customers (--customers), not --time")
+        if p.max_customers == 0:
+            p.max_customers = 1000000000
+        if p.max_reps == 0:
+            p.max_reps = 10000
+        if p.max_reps < p.reps:
+            raise bad("--max-reps: %u is fewer than the %u replications of --reps"
+                      % (p.max_reps, p.reps))
+        if p.max_customers < p.customers * p.reps:
+            raise bad("--max-customers: %d is fewer than the first round's %d"
+                      % (p.max_customers, p.customers * p.reps))
+    if p.horizon < 0:
+        raise bad("--time: must be > 0")
+    if warmup in ("auto", "mser", "mser5"):
+        p.warmup_mode = lib.QC_WARMUP_MSER5
+    else:
+        p.warmup_mode = lib.QC_WARMUP_FIXED
+        p.warmup = _num("--warmup", warmup)
+        if p.warmup < 0 or (p.customers and p.warmup != math.floor(p.warmup)):
+            raise bad("--warmup: '%s' must be 'auto' or a non-negative %s"
+                      % (warmup, "whole number of customers" if p.customers else "time"))
+        length = float(p.customers) if p.customers else p.horizon
+        unit = "customers" if p.customers else "s"
+        if p.warmup > length:
+            raise bad("--warmup: a warm-up of %g %s is longer than the %g %s measured after it; "
+                      "lengthen the run or give --force" % (p.warmup, unit, length, unit))
+
+    err = new_err()
+    if not isinstance(arrival, str):
+        raise bad("--arrival: a spec such as 'exp:0.9' (a string)")
+    arr = ffi.new("qc_arrivals *")
+    check(lib.qc_arrivals_parse(arr, cstr(arrival), err), err, "--arrival: ")
+    arr = ffi.gc(arr, lib.qc_arrivals_free)
+    svc = _dist.parse(service, "--service")
+    service_spec = svc.spec
+    p.arrivals = arr
+    p.service = svc._d
+
+    res = ffi.new("qc_queue_result *")
+    rc = run_interruptible(lib.qc_queue_run, p, res, err)
+    check(rc, err, "sim queue: ")
+    try:
+        ex = ffi.new("qc_queue_exact *")
+        lib.qc_queue_exact_values(p, ex)
+        names = _metric_names()
+        metrics = {}
+        for i, name in enumerate(names):
+            metrics[name] = Estimate(name, _LABELS[i], res.metric[i], ex.value[i])
+        buf = ffi.new("char[]", 1024)
+        lib.qc_arrivals_format(arr, buf, 1024)
+        arrival_canonical = ffi.string(buf).decode()
+        return QueueResult(
+            arrival=arrival, service=service_spec, arrival_canonical=arrival_canonical,
+            service_canonical=svc.canonical, servers=p.servers,
+            capacity=int(p.capacity) or None,
+            discipline="ps" if p.discipline == lib.QC_PS else "fcfs",
+            load=res.load, exact_model=ffi.string(ex.model).decode() or None,
+            customers=int(res.customers) if p.customers else None,
+            time=p.horizon if not p.customers else None, reps=res.reps, seed=int(p.seed),
+            level=p.level, ci_method=ffi.string(res.ci_method).decode(),
+            warmup_method="mser" if p.warmup_mode == lib.QC_WARMUP_MSER5 else "fixed",
+            warmup_customers=res.warmup_customers, warmup_time=res.warmup_time,
+            warmup_chunks=res.warmup_chunks, batches=int(res.batches),
+            batches_independent=bool(res.batches_independent), von_neumann=res.von_neumann,
+            precision=p.precision, precision_met=bool(res.precision_met),
+            total_customers=int(res.total_customers),
+            transient=bool(res.transient),
+            transient_reason=ffi.string(res.transient_reason).decode(),
+            infinite_reason=ffi.string(res.infinite_reason).decode(),
+            measured=int(res.measured), events=int(res.events), sim_time=res.sim_time,
+            metrics=metrics)
+    finally:
+        lib.qc_queue_result_free(res)
