@@ -2,17 +2,18 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # deps.sh: installs the Debian packages qctl needs to build and test, or,
 # when not root, prints the exact apt-get line and stops.
-#   scripts/deps.sh          build and run (gnuplot is optional at run time)
+#   scripts/deps.sh          build and run (gnuplot is optional at run time;
+#                            python3-dev, -cffi and -numpy build the Python
+#                            package)
 #   scripts/deps.sh --test   also what the tests need (cmocka, clang for the
 #                            sanitizer and fuzzer builds, curl for the
 #                            proxy's admin endpoints, chromium to check the
-#                            HTML reports in a real browser engine; python3-dev,
-#                            -cffi, -numpy, -pytest, -simpy3 for the Python
-#                            package's tests and examples)
+#                            HTML reports in a real browser engine; pytest and
+#                            SimPy for the Python package's tests and examples)
 set -eu
-pkgs="build-essential cmake pkg-config libgsl-dev libjansson-dev libpcap-dev libuv1-dev libopenmpi-dev openmpi-bin tcpdump gnuplot-nox"
+pkgs="build-essential cmake pkg-config libgsl-dev libjansson-dev libpcap-dev libuv1-dev libopenmpi-dev openmpi-bin tcpdump gnuplot-nox python3-dev python3-cffi python3-numpy"
 if [ "${1:-}" = "--test" ]; then
-    pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev curl chromium python3-dev python3-cffi python3-numpy python3-pytest python3-simpy3"
+    pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev curl chromium python3-pytest python3-simpy3"
 fi
 missing=""
 for p in $pkgs; do
