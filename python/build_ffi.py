@@ -272,13 +272,12 @@ SOURCE = r"""
 #include "qctl/qctl.h"
 
 /* n draws of d from the stream r into out (a numpy array's buffer),
- * through the batched sampler the simulations use. */
+ * one by one (the sequence the batched qc_sampler gives, without its
+ * read-ahead, so that a stream continues exactly across calls). */
 static void qcpy_dist_sample(const qc_dist *d, qc_rng *r, double *out, size_t n)
 {
-    qc_sampler s;
-    qc_sampler_init(&s, d, r);
     for (size_t i = 0; i < n; i++)
-        out[i] = qc_sampler_next(&s);
+        out[i] = qc_dist_sample(d, r);
 }
 
 static size_t qcpy_sizeof_dist(void)
