@@ -262,6 +262,83 @@ typedef struct qc_limiter_stats {
 void qc_limiter_get_stats(qc_limiter *l, qc_limiter_stats *st);
 uint32_t qc_limiter_limit(const qc_limiter *l);
 
+/* ---- the removable server's MDP ---- */
+#define QC_ENERGY_MAX_RATES 16
+#define QC_REMOVABLE_IDLE -1
+#define QC_REMOVABLE_OFF -2
+typedef struct qc_energy_cost {
+    double holding;
+    size_t nrates;
+    double rate[16];
+    double power[16];
+    double idle_power;
+    double warm_power;
+    double off_power;
+    double switch_cost;
+    double warm_rate;
+} qc_energy_cost;
+typedef struct qc_energy_report {
+    double mean_jobs;
+    double mean_response;
+    double mean_power;
+    double frac_warming;
+    ...;
+} qc_energy_report;
+typedef struct qc_removable_policy {
+    size_t nmax;
+    unsigned char *switch_on;
+    int *on_action;
+    double timer;
+} qc_removable_policy;
+typedef struct qc_removable_perf {
+    qc_energy_report e;
+    double switch_on_rate;
+    double throughput;
+    double blocking;
+    double tail_mass;
+    double holding_cost;
+    double power_cost;
+    double switching_cost;
+    double frac_off, frac_idle, frac_serving;
+} qc_removable_perf;
+typedef enum qc_removable_method { QC_REMOVABLE_RVI = 1, QC_REMOVABLE_PI = 2, QC_REMOVABLE_BOTH = 3 } qc_removable_method;
+typedef struct qc_removable_params {
+    double lambda;
+    qc_energy_cost cost;
+    double tol;
+    double tail_tol;
+    size_t max_states;
+    size_t levels;
+    qc_removable_method method;
+    size_t max_iter;
+    int baselines;
+    ...;
+} qc_removable_params;
+void qc_removable_params_init(qc_removable_params *p);
+typedef struct qc_removable_baseline {
+    const char *name;
+    const char *param_name;
+    double param;
+    qc_removable_perf perf;
+} qc_removable_baseline;
+typedef struct qc_removable_result {
+    size_t nmax;
+    size_t states, pairs, transitions;
+    int tail_ok;
+    double gain;
+    double gain_pi;
+    double gain_lo, gain_hi;
+    int rvi_converged;
+    int policies_agree;
+    qc_removable_policy policy;
+    qc_removable_perf perf;
+    qc_removable_baseline baseline[4];
+    int have_baselines;
+    ...;
+} qc_removable_result;
+int qc_removable_solve(const qc_removable_params *p, qc_removable_result *r, qc_err *err);
+void qc_removable_result_free(qc_removable_result *r);
+
 /* ---- binding helpers (SOURCE below) ---- */
 void qcpy_dist_sample(const qc_dist *d, qc_rng *r, double *out, size_t n);
 size_t qcpy_sizeof_dist(void);
