@@ -339,14 +339,122 @@ typedef struct qc_removable_result {
 int qc_removable_solve(const qc_removable_params *p, qc_removable_result *r, qc_err *err);
 void qc_removable_result_free(qc_removable_result *r);
 
+/* ---- ARX identification and design ---- */
+#define QC_ARX_MAX_ORDER 5
+#define QC_ARX_MAX_DELAY 5
+#define QC_ARX_MAX_CANDIDATES ...
+typedef struct qc_arx_model {
+    unsigned na;
+    unsigned nb;
+    int delay;
+    double a[5];
+    double b[5];
+    double u0, y0;
+    double dt;
+} qc_arx_model;
+typedef enum qc_arx_criterion { QC_ARX_AIC = 0, QC_ARX_BIC = 1 } qc_arx_criterion;
+typedef struct qc_arx_options {
+    unsigned na_min, na_max;
+    unsigned nb_min, nb_max;
+    int tied;
+    int d_min, d_max;
+    qc_arx_criterion criterion;
+    double holdout;
+    int demean;
+    double u0, y0;
+    double dt;
+} qc_arx_options;
+typedef struct qc_arx_candidate {
+    unsigned na, nb;
+    int delay;
+    unsigned params;
+    int usable;
+    double rss;
+    double sigma2;
+    double r2;
+    double aic;
+    double bic;
+} qc_arx_candidate;
+typedef struct qc_arx_result {
+    qc_arx_model model;
+    qc_arx_criterion criterion;
+    size_t n;
+    size_t n_est, n_val;
+    size_t rows;
+    double rss, sigma2, r2, aic, bic;
+    double se_a[5];
+    double se_b[5];
+    double val_r2;
+    double val_fit;
+    size_t ncand, best;
+    qc_arx_candidate cand[...];
+    ...;
+} qc_arx_result;
+typedef struct qc_arx_ws qc_arx_ws;
+void qc_arx_options_init(qc_arx_options *o);
+qc_arx_ws *qc_arx_alloc(size_t n_max, qc_err *err);
+void qc_arx_free(qc_arx_ws *w);
+int qc_arx_fit(qc_arx_ws *w, const double *u, const double *y, size_t n,
+               const qc_arx_options *o, qc_arx_result *res, qc_err *err);
+void qc_arx_predict(const qc_arx_model *m, const double *u, const double *y, size_t n,
+                    size_t from, double *yhat1, double *ysim);
+double qc_arx_dc_gain(const qc_arx_model *m);
+double qc_arx_dc_gain_se(const qc_arx_result *r);
+
+#define QC_DESIGN_MAX_POLES ...
+#define QC_DESIGN_MAX_INTERVALS 8
+typedef struct qc_design_ws qc_design_ws;
+typedef struct qc_design_poles {
+    double kp, ki;
+    size_t n;
+    double re[...];
+    double im[...];
+    double max_modulus;
+    double dom_re, dom_im;
+    double settling;
+    double overshoot;
+    int stable;
+} qc_design_poles;
+typedef struct qc_design_range {
+    double lo, hi;
+    size_t n;
+    double ilo[8], ihi[8];
+    double scan_lo, scan_hi;
+} qc_design_range;
+typedef struct qc_design_spec { double settling; double overshoot; } qc_design_spec;
+typedef struct qc_design_result {
+    double kp, ki;
+    double target_re, target_im;
+    int exact;
+    int dominant;
+    qc_design_poles poles;
+} qc_design_result;
+qc_design_ws *qc_design_alloc(const qc_arx_model *plant, const qc_arx_model *sensor, qc_err *err);
+void qc_design_free(qc_design_ws *w);
+double qc_design_loop_gain(const qc_design_ws *w);
+int qc_design_poles_at(qc_design_ws *w, double kp, double ki, qc_design_poles *out, qc_err *err);
+int qc_design_stable_range(qc_design_ws *w, double kp, qc_design_range *out, qc_err *err);
+int qc_design_integral(qc_design_ws *w, const qc_design_spec *spec, qc_design_result *out, qc_err *err);
+int qc_design_pi(qc_design_ws *w, const qc_design_spec *spec, qc_design_result *out, qc_err *err);
+
 /* ---- binding helpers (SOURCE below) ---- */
 void qcpy_dist_sample(const qc_dist *d, qc_rng *r, double *out, size_t n);
+void qcpy_init(void);
 size_t qcpy_sizeof_dist(void);
 """
 
 SOURCE = r"""
 #include <math.h>
+#include <gsl/gsl_errno.h>
 #include "qctl/qctl.h"
+
+/* At import: GSL's default error handler aborts the process; the qctl
+ * command turns it off (src/cli/main.c) so that libqctl returns its
+ * QC_E* codes instead, and so does the module. */
+static void qcpy_init(void)
+{
+    gsl_set_error_handler_off();
+}
 
 /* n draws of d from the stream r into out (a numpy array's buffer),
  * one by one (the sequence the batched qc_sampler gives, without its

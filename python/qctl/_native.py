@@ -13,6 +13,8 @@ import threading
 
 from ._ffi import ffi, lib
 
+lib.qcpy_init()  # GSL errors become return codes, not an abort
+
 _NAMES = {-1: "EINVAL", -2: "ENOMEM", -3: "EPARSE", -4: "EIO", -5: "ERANGE",
           -6: "EUNSTABLE", -7: "EEMPTY", -8: "ENOTSUP", -9: "EINTR",
           -10: "EREFUSED", -11: "EREJECTED"}

@@ -243,3 +243,172 @@ class Limiter:
                 "dropped": s.dropped, "last_y": s.last_y, "last_rtt": s.last_rtt,
                 "class_weight": np.array(list(s.class_weight)),
                 "class_state": list(s.class_state), "busy_cycles": s.busy_cycles}
+
+
+# ---- identification and design ------------------------------------------
+
+class ArxModel:
+    """An ARX model y(k+1) = sum a_i y(k-i+1) + sum b_j u(k-d-j+1), in
+    offsets from the operating point (u0, y0) (qctl/arx.h). Returned by
+    arx_fit (with the fit's statistics) or built from coefficients."""
+
+    def __init__(self, a, b, delay=0, u0=0.0, y0=0.0, dt=0.0):
+        if len(a) > lib.QC_ARX_MAX_ORDER or not 1 <= len(b) <= lib.QC_ARX_MAX_ORDER:
+            raise bad("ARX model: na <= %d and 1 <= nb <= %d" % (lib.QC_ARX_MAX_ORDER,
+                                                               lib.QC_ARX_MAX_ORDER))
+        if not -1 <= delay <= lib.QC_ARX_MAX_DELAY:
+            raise bad("ARX model: delay %d is not in [-1, %d]" % (delay, lib.QC_ARX_MAX_DELAY))
+        self._m = ffi.new("qc_arx_model *")
+        m = self._m
+        m.na, m.nb, m.delay, m.u0, m.y0, m.dt = len(a), len(b), delay, u0, y0, dt
+        for i, v in enumerate(a):
+            m.a[i] = v
+        for j, v in enumerate(b):
+            m.b[j] = v
+
+    @classmethod
+    def _from(cls, m):
+        self = cls.__new__(cls)
+        self._m = ffi.new("qc_arx_model *", m[0] if isinstance(m, ffi.CData) and
+                          ffi.typeof(m).kind == "pointer" else m)
+        return self
+
+    a = property(lambda s: np.array([s._m.a[i] for i in range(s._m.na)]))
+    b = property(lambda s: np.array([s._m.b[j] for j in range(s._m.nb)]))
+    delay = property(lambda s: s._m.delay)
+    u0 = property(lambda s: s._m.u0)
+    y0 = property(lambda s: s._m.y0)
+    dt = property(lambda s: s._m.dt)
+
+    @property
+    def dc_gain(self):
+        return lib.qc_arx_dc_gain(self._m)
+
+    def predict(self, u, y, start=0):
+        """One-step-ahead predictions and the free simulation over samples
+        [start, n) (absolute units), as numpy arrays (NaN before)."""
+        ua = np.ascontiguousarray(u, dtype=np.float64)
+        ya = np.ascontiguousarray(y, dtype=np.float64)
+        if ua.shape != ya.shape or ua.ndim != 1:
+            raise bad("predict: u and y must be 1-d arrays of one length")
+        y1 = np.empty_like(ya)
+        ys = np.empty_like(ya)
+        lib.qc_arx_predict(self._m, ffi.from_buffer("double[]", ua),
+                           ffi.from_buffer("double[]", ya), ua.size, start,
+                           ffi.from_buffer("double[]", y1), ffi.from_buffer("double[]", ys))
+        return y1, ys
+
+    def __repr__(self):
+        return "ArxModel(a=%s, b=%s, delay=%d, u0=%g, y0=%g)" % (
+            list(self.a), list(self.b), self.delay, self.u0, self.y0)
+
+
+class ArxFit(ArxModel):
+    """The chosen model of arx_fit with the fit: se_a, se_b, sigma2, r2,
+    aic, bic, dc_gain_se, val_r2 (one step ahead on the held-out part),
+    val_fit (percent, free simulation), candidates (a list of dicts)."""
+
+
+def arx_fit(u, y, na=(1, 3), nb=(1, 3), delay=(0, 2), tied=True, criterion="aic",
+            holdout=0.3, demean=True, u0=0.0, y0=0.0, dt=0.0):
+    """Identifies an ARX model of y driven by u (numpy arrays, absolute
+    units) as `qctl sysid` does: every (na, nb, d) in the ranges, least
+    squares on common rows, the best by AIC or BIC, validated on the last
+    `holdout` of the data. Returns an ArxFit."""
+    ua = np.ascontiguousarray(u, dtype=np.float64)
+    ya = np.ascontiguousarray(y, dtype=np.float64)
+    if ua.ndim != 1 or ua.shape != ya.shape:
+        raise bad("sysid: u and y must be 1-d arrays of one length")
+    if criterion not in ("aic", "bic"):
+        raise bad("--criterion: '%s' is not aic or bic" % criterion)
+    o = ffi.new("qc_arx_options *")
+    lib.qc_arx_options_init(o)
+    o.na_min, o.na_max = na
+    o.nb_min, o.nb_max = nb
+    o.d_min, o.d_max = delay
+    o.tied = 1 if tied else 0
+    o.criterion = 0 if criterion == "aic" else 1
+    o.holdout, o.demean, o.u0, o.y0, o.dt = holdout, 1 if demean else 0, u0, y0, dt
+    err = new_err()
+    w = lib.qc_arx_alloc(max(ua.size, 4), err)
+    if w == ffi.NULL:
+        check(-2, err)
+    try:
+        r = ffi.new("qc_arx_result *")
+        check(lib.qc_arx_fit(w, ffi.from_buffer("double[]", ua), ffi.from_buffer("double[]", ya),
+                             ua.size, o, r, err), err, "sysid: ")
+    finally:
+        lib.qc_arx_free(w)
+    f = ArxFit._from(ffi.addressof(r, "model"))
+    f.__class__ = ArxFit
+    m = r.model
+    f.se_a = np.array([r.se_a[i] for i in range(m.na)])
+    f.se_b = np.array([r.se_b[j] for j in range(m.nb)])
+    f.sigma2, f.r2, f.aic, f.bic = r.sigma2, r.r2, r.aic, r.bic
+    f.rss, f.rows, f.n_est, f.n_val = r.rss, int(r.rows), int(r.n_est), int(r.n_val)
+    f.val_r2, f.val_fit = r.val_r2, r.val_fit
+    f.dc_gain_se = lib.qc_arx_dc_gain_se(r)
+    f.candidates = [dict(na=c.na, nb=c.nb, delay=c.delay, usable=bool(c.usable), rss=c.rss,
+                         sigma2=c.sigma2, r2=c.r2, aic=c.aic, bic=c.bic)
+                    for c in (r.cand[i] for i in range(r.ncand))]
+    return f
+
+
+class Poles:
+    def __init__(self, p):
+        self.kp, self.ki = p.kp, p.ki
+        self.poles = np.array([complex(p.re[i], p.im[i]) for i in range(p.n)])
+        self.max_modulus, self.settling, self.overshoot = p.max_modulus, p.settling, p.overshoot
+        self.dominant = complex(p.dom_re, p.dom_im)
+        self.stable = bool(p.stable)
+
+    def __repr__(self):
+        return "Poles(kp=%g, ki=%g, max_modulus=%.6g, stable=%s)" % (
+            self.kp, self.ki, self.max_modulus, self.stable)
+
+
+class Design:
+    """Controller design on a plant (and optional sensor) ARX model, as
+    `qctl design` does: poles at given gains, the stable range of K_I, and
+    integral or PI gains by pole placement for a settling time (samples)
+    and an overshoot."""
+
+    def __init__(self, plant, sensor=None):
+        err = new_err()
+        w = lib.qc_design_alloc(plant._m, sensor._m if sensor is not None else ffi.NULL, err)
+        if w == ffi.NULL:
+            check(err.code or -1, err, "design: ")
+        self._w = ffi.gc(w, lib.qc_design_free)
+        self.plant, self.sensor = plant, sensor
+
+    @property
+    def loop_gain(self):
+        return lib.qc_design_loop_gain(self._w)
+
+    def poles(self, kp, ki):
+        out = ffi.new("qc_design_poles *")
+        err = new_err()
+        check(lib.qc_design_poles_at(self._w, kp, ki, out, err), err, "design: ")
+        return Poles(out)
+
+    def stable_range(self, kp=0.0):
+        """(lo, hi) of K_I keeping the loop stable at K_P = kp, and every
+        stable interval the scan found."""
+        out = ffi.new("qc_design_range *")
+        err = new_err()
+        check(lib.qc_design_stable_range(self._w, kp, out, err), err, "design: ")
+        return (out.lo, out.hi), [(out.ilo[i], out.ihi[i]) for i in range(out.n)]
+
+    def _design(self, f, settling, overshoot):
+        spec = ffi.new("qc_design_spec *", {"settling": settling, "overshoot": overshoot})
+        out = ffi.new("qc_design_result *")
+        err = new_err()
+        check(f(self._w, spec, out, err), err, "design: ")
+        return _Act(kp=out.kp, ki=out.ki, target=complex(out.target_re, out.target_im),
+                    exact=bool(out.exact), dominant=bool(out.dominant), poles=Poles(out.poles))
+
+    def integral(self, settling, overshoot=0.0):
+        return self._design(lib.qc_design_integral, settling, overshoot)
+
+    def pi(self, settling, overshoot=0.0):
+        return self._design(lib.qc_design_pi, settling, overshoot)
