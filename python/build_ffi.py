@@ -125,6 +125,62 @@ int qc_queue_exact_values(const qc_queue_params *p, qc_queue_exact *out);
 double qc_erlang_c(unsigned c, double a);
 double qc_mmc_response_quantile(double lambda, double mu, unsigned c, double q);
 
+/* ---- the pool of removable servers ---- */
+typedef struct qc_energy_cost {
+    double holding;
+    size_t nrates;
+    double rate[16];
+    double power[16];
+    double idle_power;
+    double warm_power;
+    double off_power;
+    double switch_cost;
+    double warm_rate;
+} qc_energy_cost;
+
+#define QC_POOL_CHUNKS 128
+#define QC_POOL_MAX_SERVERS 100000
+typedef enum qc_pool_policy { QC_POOL_DJSQ = 0, QC_POOL_JSQ, QC_POOL_JSQ_OFF, QC_POOL_RANDOM,
+                              QC_POOL_CENTRAL, QC_POOL_NPOLICIES } qc_pool_policy;
+const char *qc_pool_policy_name(qc_pool_policy p);
+int qc_pool_policy_parse(const char *s, qc_pool_policy *p, qc_err *err);
+typedef enum qc_pool_transient { QC_POOL_TRANSIENT_AUTO = 0, QC_POOL_TRANSIENT_FIXED = 1 } qc_pool_transient;
+#define QC_PM_COUNT ...
+const char *qc_pool_metric_name(int metric);
+typedef struct qc_pool_params {
+    unsigned servers;
+    qc_pool_policy policy;
+    unsigned threshold;
+    const qc_arrivals *arrival;
+    const qc_dist *service;
+    const qc_dist *warmup;
+    double idle_timer;
+    qc_energy_cost cost;
+    uint64_t customers;
+    double horizon;
+    qc_pool_transient transient_mode;
+    double transient;
+    unsigned reps;
+    uint64_t seed;
+    double level;
+    double series_dt;
+    ...;
+} qc_pool_params;
+void qc_pool_params_init(qc_pool_params *p);
+typedef struct qc_pool_result {
+    qc_ci metric[...];
+    const char *ci_method;
+    double load;
+    double transient_customers;
+    double transient_time;
+    uint64_t measured;
+    uint64_t events;
+    double sim_time;
+    ...;
+} qc_pool_result;
+int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err);
+void qc_pool_result_free(qc_pool_result *res);
+
 /* ---- PI control ---- */
 typedef enum qc_antiwindup { QC_AW_NONE = 0, QC_AW_CONDITIONAL = 1, QC_AW_BACKCALC = 2 } qc_antiwindup;
 typedef struct qc_pi_params {
@@ -266,17 +322,6 @@ uint32_t qc_limiter_limit(const qc_limiter *l);
 #define QC_ENERGY_MAX_RATES 16
 #define QC_REMOVABLE_IDLE -1
 #define QC_REMOVABLE_OFF -2
-typedef struct qc_energy_cost {
-    double holding;
-    size_t nrates;
-    double rate[16];
-    double power[16];
-    double idle_power;
-    double warm_power;
-    double off_power;
-    double switch_cost;
-    double warm_rate;
-} qc_energy_cost;
 typedef struct qc_energy_report {
     double mean_jobs;
     double mean_response;

@@ -52,8 +52,9 @@ class Estimate:
                 "half_width": self.half, "level": self.level, "n": self.n, "exact": self.exact}
 
     def __repr__(self):
-        return "Estimate(%s=%.6g, ci=[%.6g, %.6g], exact=%.6g)" % (
-            self.name, self.value, self.lo, self.hi, self.exact)
+        return "Estimate(%s=%s, ci=%s%s)" % (
+            self.name, _num_words(self.value), _ci_words(self),
+            "" if math.isnan(self.exact) else ", exact=%s" % _num_words(self.exact))
 
 
 class QueueResult:
@@ -175,6 +176,23 @@ class QueueResult:
 
     def __repr__(self):
         return self.__str__()
+
+
+def _num_words(x):
+    """A number as qctl prints it: never 'nan'."""
+    if math.isnan(x):
+        return "none"
+    if math.isinf(x):
+        return "infinite" if x > 0 else "-infinite"
+    return "%.6g" % x
+
+
+def _ci_words(m):
+    if math.isnan(m.value):
+        return "nothing measured"
+    if math.isnan(m.half):
+        return "no interval from %d value%s" % (m.n, "" if m.n == 1 else "s")
+    return "[%.6g, %.6g]" % (m.lo, m.hi)
 
 
 def _int(flag, v, lo=0):
@@ -319,3 +337,139 @@ def queue(arrival, service, servers=1, capacity=None, discipline="fcfs", custome
             metrics=metrics)
     finally:
         lib.qc_queue_result_free(res)
+
+
+class PoolResult:
+    """What qctl.sim.pool returns: r[name] per metric (an Estimate; exact
+    is NaN: the pool has no closed form in general) and the run's facts."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def __getitem__(self, name):
+        return self.metrics[name]
+
+    def to_dict(self):
+        return {"command": "sim pool",
+                "model": {"servers": self.servers, "policy": self.policy,
+                          "arrival": self.arrival, "service": self.service,
+                          "setup_time": self.setup_time, "load": self.load},
+                "run": {"reps": self.reps, "seed": self.seed, "ci_method": self.ci_method,
+                        "measured_customers": self.measured, "events": self.events},
+                "metrics": {k: v.to_dict() for k, v in self.metrics.items()}}
+
+    def to_frame(self):
+        try:
+            import pandas as pd
+        except ImportError as e:
+            raise ImportError("to_frame needs pandas (apt-get install python3-pandas)") from e
+        return pd.DataFrame.from_dict({k: v.to_dict() for k, v in self.metrics.items()},
+                                      orient="index")
+
+    def __repr__(self):
+        lines = ["pool of %d servers, %s; arrival %s, service %s, setup %s; load %.4g"
+                 % (self.servers, self.policy, self.arrival, self.service, self.setup_time,
+                    self.load)]
+        for m in self.metrics.values():
+            lines.append("%-24s %14s   %s" % (m.name, _num_words(m.value), _ci_words(m)))
+        return "\n".join(lines)
+
+
+def pool(servers, arrival, service="exp:1", setup_time="exp:0.1", policy="djsq", threshold=4,
+         idle_timer=0.0, customers=None, time=None, warmup="auto", reps=10, seed=1,
+         confidence=0.95, holding=1.0, busy_power=240.0, idle_power=180.0, setup_power=240.0,
+         off_power=0.0, switch_cost=0.0, price=1.0):
+    """Simulates K removable servers as `qctl sim pool` does with the same
+    flags (idle_timer=math.inf or "inf": never switch off). Returns a
+    PoolResult; bad arguments raise ValueError with the command's message."""
+    p = ffi.new("qc_pool_params *")
+    lib.qc_pool_params_init(p)
+    p.servers = _int("--servers", servers)
+    if not 1 <= p.servers <= lib.QC_POOL_MAX_SERVERS:
+        raise bad("--servers: K = %s is not in [1, %d]" % (servers, lib.QC_POOL_MAX_SERVERS))
+    err = new_err()
+    pol = ffi.new("qc_pool_policy *")
+    check(lib.qc_pool_policy_parse(cstr(policy), pol, err), err, "--policy: ")
+    p.policy = pol[0]
+    p.threshold = _int("--threshold", threshold)
+    if p.threshold < 1:
+        raise bad("--threshold: T = %s; it must be >= 1 (a job joins a non-empty queue "
+                  "only while that queue, with it, holds at most T jobs)" % threshold)
+    if idle_timer in ("inf", "never") or idle_timer == math.inf:
+        p.idle_timer = math.inf
+    else:
+        p.idle_timer = _num("--idle-timer", idle_timer)
+        if p.idle_timer < 0:
+            raise bad("--idle-timer: '%s' is negative" % idle_timer)
+    if customers is not None:
+        p.customers = _int("--customers", customers)
+        if p.customers == 0:
+            raise bad("--customers: must be at least 1 (or give --time for a run in time)")
+    if time is not None:
+        p.horizon = _num("--time", time)
+        if not p.horizon > 0:
+            raise bad("--time: '%s' must be > 0" % time)
+    p.reps = _int("--reps", reps)
+    if p.reps < 1:
+        raise bad("--reps: must be >= 1")
+    p.seed = _int("--seed", seed)
+    p.level = _num("--confidence", confidence)
+    if not 0 < p.level < 1:
+        raise bad("--confidence: '%s' is not in (0, 1)" % confidence)
+    watts = []
+    for flag, v in (("--holding", holding), ("--busy-power", busy_power),
+                    ("--idle-power", idle_power), ("--setup-power", setup_power),
+                    ("--off-power", off_power), ("--switch-cost", switch_cost),
+                    ("--price", price)):
+        x = _num(flag, v)
+        if x < 0:
+            raise bad("%s: '%s' is negative" % (flag, v))
+        watts.append(x)
+    if p.customers > 0 and p.horizon > 0:
+        raise bad("sim pool: give --customers or --time, not both")
+    if warmup == "auto":
+        p.transient_mode = lib.QC_POOL_TRANSIENT_AUTO
+    else:
+        p.transient_mode = lib.QC_POOL_TRANSIENT_FIXED
+        p.transient = _num("--warmup", warmup)
+        if p.transient < 0 or (p.horizon == 0 and p.transient != math.floor(p.transient)):
+            raise bad("--warmup: '%s' must be 'auto' or a non-negative %s"
+                      % (warmup, "whole number of customers" if p.horizon == 0 else "time"))
+    c = p.cost
+    c.holding, c.switch_cost = watts[0], watts[5]
+    c.power[0], c.idle_power = watts[1] * watts[6], watts[2] * watts[6]
+    c.warm_power, c.off_power = watts[3] * watts[6], watts[4] * watts[6]
+
+    if not isinstance(arrival, str):
+        raise bad("--arrival: a spec such as 'exp:0.9' (a string)")
+    arr = ffi.new("qc_arrivals *")
+    check(lib.qc_arrivals_parse(arr, cstr(arrival), err), err, "--arrival: ")
+    arr = ffi.gc(arr, lib.qc_arrivals_free)
+    svc = _dist.parse(service, "--service")
+    wup = _dist.parse(setup_time, "--setup-time")
+    p.arrival, p.service, p.warmup = arr, svc._d, wup._d
+    if p.customers == 0 and p.horizon == 0:
+        p.customers = 100000  # (a trace:FILE run measures the whole trace in the command)
+    if p.transient_mode == lib.QC_POOL_TRANSIENT_FIXED:
+        length = p.horizon if p.horizon > 0 else float(p.customers)
+        unit = "s" if p.horizon > 0 else "customers"
+        if p.transient > length:
+            raise bad("--warmup: a warm-up of %g %s is longer than the %g %s measured after it; "
+                      "lengthen the run or give --force" % (p.transient, unit, length, unit))
+
+    res = ffi.new("qc_pool_result *")
+    check(run_interruptible(lib.qc_pool_run, p, res, err), err, "sim pool: ")
+    try:
+        metrics = {}
+        for i in range(lib.QC_PM_COUNT):
+            name = ffi.string(lib.qc_pool_metric_name(i)).decode()
+            metrics[name] = Estimate(name, name.replace("_", " "), res.metric[i], math.nan)
+        return PoolResult(
+            servers=p.servers, policy=ffi.string(lib.qc_pool_policy_name(p.policy)).decode(),
+            arrival=arrival, service=svc.spec, setup_time=wup.spec, load=res.load,
+            reps=p.reps, seed=int(p.seed), ci_method=ffi.string(res.ci_method).decode(),
+            warmup_customers=res.transient_customers, warmup_time=res.transient_time,
+            measured=int(res.measured), events=int(res.events), sim_time=res.sim_time,
+            metrics=metrics)
+    finally:
+        lib.qc_pool_result_free(res)
