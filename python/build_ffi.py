@@ -482,6 +482,66 @@ int qc_design_stable_range(qc_design_ws *w, double kp, qc_design_range *out, qc_
 int qc_design_integral(qc_design_ws *w, const qc_design_spec *spec, qc_design_result *out, qc_err *err);
 int qc_design_pi(qc_design_ws *w, const qc_design_spec *spec, qc_design_result *out, qc_err *err);
 
+/* ---- traffic models ---- */
+typedef struct qc_traffic_model { char name[64]; double threshold; ...; } qc_traffic_model;
+typedef struct qc_traffic_report { size_t sessions; ...; } qc_traffic_report;
+typedef struct qc_traffic_fit_opts { double threshold; unsigned families; ...; } qc_traffic_fit_opts;
+void qc_traffic_model_free(qc_traffic_model *m);
+void qc_traffic_report_free(qc_traffic_report *r);
+void qc_traffic_fit_opts_init(qc_traffic_fit_opts *o);
+int qc_traffic_fit(qc_traffic_model *m, const char *name, const double *t, const uint32_t *size,
+                   const uint8_t *dir, size_t n, const qc_traffic_fit_opts *o,
+                   qc_traffic_report *rep, qc_err *err);
+typedef enum qc_traffic_approach { QC_TRAFFIC_FITTED = 0, QC_TRAFFIC_COPULA, QC_TRAFFIC_COPULA_FITTED } qc_traffic_approach;
+double qc_traffic_model_rate(const qc_traffic_model *m, qc_traffic_approach a);
+double qc_traffic_model_mean_size(const qc_traffic_model *m, qc_traffic_approach a);
+int qc_traffic_model_load(qc_traffic_model *m, const char *path, qc_err *err);
+int qc_traffic_model_save(const qc_traffic_model *m, const qc_traffic_report *rep,
+                          const char *path, qc_err *err);
+typedef struct qc_traffic_gen_opts {
+    qc_traffic_approach approach;
+    uint64_t seed;
+    double duration;
+    uint64_t packets;
+    int no_phase;
+} qc_traffic_gen_opts;
+void qc_traffic_gen_opts_init(qc_traffic_gen_opts *o);
+typedef struct qc_traffic_gen qc_traffic_gen;
+int qc_traffic_gen_new(qc_traffic_gen **g, const qc_traffic_model *const *models,
+                       const uint32_t *users, size_t nmodels, const qc_traffic_gen_opts *o,
+                       qc_err *err);
+void qc_traffic_gen_free(qc_traffic_gen *g);
+typedef struct qc_traffic_stats {
+    size_t n;
+    double duration, rate, mean_size;
+    double tau_sg, tau_ss, tau_gg;
+    double hurst;
+    ...;
+} qc_traffic_stats;
+typedef struct qc_traffic_validation {
+    qc_traffic_stats real, gen[2];
+    double ks_size[2], ks_gap[2];
+    double p_size[2], p_gap[2];
+    ...;
+} qc_traffic_validation;
+int qc_traffic_validate(const qc_traffic_model *m, const double *t, const uint32_t *size,
+                        size_t n, uint64_t seed, qc_traffic_validation *v, qc_err *err);
+void qc_traffic_validation_free(qc_traffic_validation *v);
+typedef struct qc_trace_pkt {
+    double t;
+    int64_t ns;
+    uint32_t size;
+    uint32_t flow;
+    uint16_t act;
+    uint8_t dir;
+    uint8_t proto;
+} qc_trace_pkt;
+typedef struct qc_trace { qc_trace_pkt *pkt; size_t n; size_t nflows; double t0; ...; } qc_trace;
+int qc_trace_read(qc_trace *tr, const char *path, qc_err *err);
+void qc_trace_free(qc_trace *tr);
+size_t qcpy_traffic_fill(qc_traffic_gen *g, double *t, uint32_t *size, uint32_t *user,
+                         uint16_t *act, uint8_t *dir, size_t cap);
+
 /* ---- binding helpers (SOURCE below) ---- */
 void qcpy_dist_sample(const qc_dist *d, qc_rng *r, double *out, size_t n);
 void qcpy_init(void);
@@ -508,6 +568,24 @@ static void qcpy_dist_sample(const qc_dist *d, qc_rng *r, double *out, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         out[i] = qc_dist_sample(d, r);
+}
+
+/* Up to cap packets of g into the arrays (numpy buffers); fewer when the
+ * generator reaches its limit. */
+static size_t qcpy_traffic_fill(qc_traffic_gen *g, double *t, uint32_t *size, uint32_t *user,
+                                uint16_t *act, uint8_t *dir, size_t cap)
+{
+    qc_traffic_pkt p;
+    size_t i = 0;
+    while (i < cap && qc_traffic_gen_next(g, &p) == 1) {
+        t[i] = p.t;
+        size[i] = p.size;
+        user[i] = p.user;
+        act[i] = p.act;
+        dir[i] = p.dir;
+        i++;
+    }
+    return i;
 }
 
 static size_t qcpy_sizeof_dist(void)

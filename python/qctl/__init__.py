@@ -11,8 +11,8 @@ Modules: qctl.sim (simulations), qctl.dist (distributions), qctl.control
 .name, the library's message); bad input: qctl.QctlValueError, a
 ValueError.
 """
-from . import control, dist, mdp, sim
+from . import control, dist, mdp, sim, traffic
 from ._native import QctlError, QctlValueError
 
-__all__ = ["sim", "dist", "control", "mdp", "QctlError", "QctlValueError"]
+__all__ = ["sim", "dist", "control", "mdp", "traffic", "QctlError", "QctlValueError"]
 __version__ = "0.1.0"
