@@ -181,6 +181,42 @@ typedef struct qc_pool_result {
 int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err);
 void qc_pool_result_free(qc_pool_result *res);
 
+/* ---- the MaxUsers plant ---- */
+typedef struct qc_maxusers qc_maxusers;
+typedef struct qc_maxusers_params {
+    uint32_t population;
+    unsigned threads;
+    qc_discipline discipline;
+    const qc_dist *think;
+    const qc_dist *service;
+    const qc_dist *session;
+    const qc_dist *off;
+    const qc_dist *retry;
+    double interval;
+    double maxusers_max;
+    double maxusers_init;
+    uint64_t seed;
+    uint32_t rep;
+} qc_maxusers_params;
+void qc_maxusers_params_init(qc_maxusers_params *p);
+typedef struct qc_maxusers_sample {
+    double t;
+    double maxusers;
+    double ris;
+    double ris_now;
+    double ris_logged;
+    double throughput;
+    double response;
+    double connected;
+    double connected_peak;
+    double waiting;
+    uint64_t completed;
+    uint64_t connects;
+} qc_maxusers_sample;
+qc_maxusers *qc_maxusers_alloc(const qc_maxusers_params *p, qc_err *err);
+void qc_maxusers_free(qc_maxusers *m);
+int qc_maxusers_step(qc_maxusers *m, double maxusers, qc_maxusers_sample *out);
+
 /* ---- PI control ---- */
 typedef enum qc_antiwindup { QC_AW_NONE = 0, QC_AW_CONDITIONAL = 1, QC_AW_BACKCALC = 2 } qc_antiwindup;
 typedef struct qc_pi_params {

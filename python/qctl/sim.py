@@ -473,3 +473,54 @@ def pool(servers, arrival, service="exp:1", setup_time="exp:0.1", policy="djsq",
             metrics=metrics)
     finally:
         lib.qc_pool_result_free(res)
+
+
+class MaxUsersPlant:
+    """The closed-population server of `qctl sim maxusers` (qctl/maxusers.h)
+    as a plant a Python loop steps: step(maxusers) simulates one control
+    interval with that MaxUsers and returns its sample (a dict: t,
+    maxusers, ris, ris_now, ris_logged, throughput, response, connected,
+    connected_peak, waiting, completed, connects). Drive it with
+    qctl.control.MaxUsers, or with a controller of your own. Defaults are
+    the command's (think exp:0.2, service exp:2.5, session exp:0.0008333,
+    off exp:0.0016667, retry det:30, interval 60)."""
+
+    def __init__(self, population=1000, threads=4, think="exp:0.2", service="exp:2.5",
+                 session="exp:0.0008333", off="exp:0.0016667", retry="det:30",
+                 interval=60.0, discipline="ps", maxusers_max=None, maxusers_init=None,
+                 seed=1, rep=0):
+        p = ffi.new("qc_maxusers_params *")
+        lib.qc_maxusers_params_init(p)
+        p.population = _int("--population", population)
+        p.threads = _int("--threads", threads)
+        if discipline not in ("fcfs", "ps"):
+            raise bad("--discipline: '%s' is not fcfs or ps" % discipline)
+        p.discipline = lib.QC_PS if discipline == "ps" else lib.QC_FCFS
+        self._d = [_dist.parse(think, "--think"), _dist.parse(service, "--service"),
+                   _dist.parse(session, "--session"), _dist.parse(off, "--off"),
+                   _dist.parse(retry, "--retry")]
+        p.think, p.service, p.session, p.off, p.retry = [d._d for d in self._d]
+        p.interval = _num("--interval", interval)
+        if maxusers_max is not None:
+            p.maxusers_max = _num("--maxusers-max", maxusers_max)
+        if maxusers_init is not None:
+            p.maxusers_init = _num("--maxusers-init", maxusers_init)
+        p.seed = _int("--seed", seed)
+        p.rep = _int("rep", rep)
+        err = new_err()
+        m = lib.qc_maxusers_alloc(p, err)
+        if m == ffi.NULL:
+            check(err.code or -1, err, "sim maxusers: ")
+        self._m = ffi.gc(m, lib.qc_maxusers_free)
+        self._p = p
+        self._out = ffi.new("qc_maxusers_sample *")
+
+    def step(self, maxusers):
+        rc = lib.qc_maxusers_step(self._m, float(maxusers), self._out)
+        if rc < 0:
+            raise bad("maxusers: %r is not a usable limit" % maxusers)
+        o = self._out
+        return {k: getattr(o, k) for k in ("t", "maxusers", "ris", "ris_now", "ris_logged",
+                                           "throughput", "response", "connected",
+                                           "connected_peak", "waiting", "completed",
+                                           "connects")}
