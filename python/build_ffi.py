@@ -87,6 +87,7 @@ typedef struct qc_queue_params {
 void qc_queue_params_init(qc_queue_params *p);
 #define QC_QM_COUNT ...
 const char *qc_queue_metric_name(int metric);
+typedef struct qc_series_point { double t; double mean; uint32_t n; } qc_series_point;
 typedef struct qc_queue_result {
     qc_ci metric[9];
     const char *ci_method;
@@ -96,6 +97,8 @@ typedef struct qc_queue_result {
     uint64_t measured;
     uint64_t events;
     double sim_time;
+    qc_series_point *series;
+    size_t series_len;
     unsigned reps;
     uint64_t customers;
     uint64_t total_customers;

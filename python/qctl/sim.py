@@ -13,6 +13,8 @@ digit for digit: both call qc_queue_run on the same parameters.
 """
 import math
 
+import numpy as np
+
 from . import dist as _dist
 from ._native import bad, check, cstr, ffi, lib, new_err, run_interruptible
 
@@ -218,13 +220,16 @@ def _num(flag, v):
 
 def queue(arrival, service, servers=1, capacity=None, discipline="fcfs", customers=None,
           time=None, warmup="auto", reps=1, seed=1, confidence=0.95, precision=None,
-          max_customers=None, max_reps=None):
+          max_customers=None, max_reps=None, series_dt=None):
     """Simulates the G/G/c/K queue as `qctl sim queue` does with the same
     flags (see its --help): arrival and service are specs (or qctl.dist
     objects for service), capacity None is unlimited, customers defaults
     to 100000 unless time= is given. Returns a QueueResult. Bad arguments
     raise ValueError with the command's message; an unstable queue
     (offered load >= 1, no capacity) raises qctl.QctlError (EUNSTABLE).
+    series_dt > 0 records the number in system of replication 1 in bins of
+    that width: result.series is then a dict of numpy arrays t (end of
+    the bin), mean (time average over the bin), n (number at its end).
     The GIL is released while it runs; Ctrl-C interrupts the wait."""
     p = ffi.new("qc_queue_params *")
     lib.qc_queue_params_init(p)
@@ -277,6 +282,10 @@ def queue(arrival, service, servers=1, capacity=None, discipline="fcfs", custome
                       % (p.max_customers, p.customers * p.reps))
     if p.horizon < 0:
         raise bad("--time: must be > 0")
+    if series_dt is not None:
+        p.series_dt = _num("--series-dt", series_dt)
+        if not p.series_dt > 0:
+            raise bad("--series-dt: must be > 0")
     if warmup in ("auto", "mser", "mser5"):
         p.warmup_mode = lib.QC_WARMUP_MSER5
     else:
@@ -312,6 +321,18 @@ def queue(arrival, service, servers=1, capacity=None, discipline="fcfs", custome
         metrics = {}
         for i, name in enumerate(names):
             metrics[name] = Estimate(name, _LABELS[i], res.metric[i], ex.value[i])
+        series = None
+        if p.series_dt > 0:
+            k = int(res.series_len)
+            size = ffi.sizeof("qc_series_point")
+            dt = np.dtype({"names": ["t", "mean", "n"],
+                           "formats": [np.float64, np.float64, np.uint32],
+                           "offsets": [ffi.offsetof("qc_series_point", f)
+                                       for f in ("t", "mean", "n")],
+                           "itemsize": size})
+            raw = np.frombuffer(ffi.buffer(res.series, k * size), dtype=dt, count=k) if k \
+                else np.zeros(0, dtype=dt)
+            series = {f: raw[f].copy() for f in ("t", "mean", "n")}
         buf = ffi.new("char[]", 1024)
         lib.qc_arrivals_format(arr, buf, 1024)
         arrival_canonical = ffi.string(buf).decode()
@@ -334,7 +355,7 @@ def queue(arrival, service, servers=1, capacity=None, discipline="fcfs", custome
             transient_reason=ffi.string(res.transient_reason).decode(),
             infinite_reason=ffi.string(res.infinite_reason).decode(),
             measured=int(res.measured), events=int(res.events), sim_time=res.sim_time,
-            metrics=metrics)
+            series=series, metrics=metrics)
     finally:
         lib.qc_queue_result_free(res)
 

@@ -185,3 +185,19 @@ def test_gil_released_during_run():
         th.join()
     assert r.reps == 2 and r.customers == 300000
     assert during > 0.1 * rate, (during, rate)
+
+
+def test_series_same_as_cli(qctl_bin, tmp_path):
+    """result.series (numpy arrays) is the CSV `--series` writes."""
+    out = tmp_path / "s.csv"
+    t = cli(qctl_bin, "--arrival", "exp:0.5", "--service", "exp:1", "--customers", "20000",
+            "--seed", "1", "--series", str(out), "--series-dt", "100")
+    assert t.returncode == 0, t.stderr
+    import numpy as np
+    rows = np.loadtxt(out, delimiter=",", skiprows=1)
+    r = qctl.sim.queue(arrival="exp:0.5", service="exp:1", customers=20000, seed=1,
+                       series_dt=100)
+    s = r.series
+    assert len(s["t"]) == len(rows) > 100
+    assert np.array_equal(np.array([float("%.10g" % x) for x in s["mean"]]), rows[:, 1])
+    assert np.array_equal(s["n"], rows[:, 2].astype(np.uint32))
