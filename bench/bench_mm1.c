@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -84,6 +85,20 @@ static long child_rss(uint64_t n)
 
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "--once") == 0) {
+        /* one run of the floor or the kernel, for callgrind */
+        uint64_t m = strtoull(argv[3], NULL, 10);
+        if (strcmp(argv[2], "floor") == 0) {
+            printf("%.6f\n", lindley(m, 0.9, 1.0));
+            return 0;
+        }
+        qc_queue_result r;
+        if (kernel(m, &r) != 0)
+            return 1;
+        printf("%.6f\n", r.metric[QC_QM_RESPONSE].mean);
+        qc_queue_result_free(&r);
+        return 0;
+    }
     uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000ULL;
     double best_floor = INFINITY, best_kernel = INFINITY, floor_mean = 0;
     qc_queue_result res = {0};
