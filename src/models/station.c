@@ -59,25 +59,18 @@ void qc__station_reset(qc__station *st)
 
 /* ---- FCFS ---------------------------------------------------------------- */
 
-int qc__station_wait(qc__station *st, const qc__job *j)
+int qc__station_grow(qc__station *st)
 {
-    if (st->rlen == st->rcap) {
-        size_t cap = st->rcap * 2;
-        qc__job *nr = malloc(cap * sizeof *nr);
-        if (nr == NULL)
-            return QC_ENOMEM;
-        for (size_t i = 0; i < st->rlen; i++)
-            nr[i] = st->ring[(st->rhead + i) % st->rcap];
-        free(st->ring);
-        st->ring = nr;
-        st->rcap = cap;
-        st->rhead = 0;
-    }
-    size_t pos = st->rhead + st->rlen;
-    if (pos >= st->rcap)
-        pos -= st->rcap;
-    st->ring[pos] = *j;
-    st->rlen++;
+    size_t cap = st->rcap * 2;
+    qc__job *nr = malloc(cap * sizeof *nr);
+    if (nr == NULL)
+        return QC_ENOMEM;
+    for (size_t i = 0; i < st->rlen; i++)
+        nr[i] = st->ring[(st->rhead + i) % st->rcap];
+    free(st->ring);
+    st->ring = nr;
+    st->rcap = cap;
+    st->rhead = 0;
     return 0;
 }
 

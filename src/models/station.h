@@ -71,9 +71,9 @@ static inline void qc__station_advance(qc__station *st, double now)
     }
 }
 
-/* Out-of-line parts of the two below: a FCFS job that must wait (the
- * ring may grow), and every processor-sharing arrival and departure. */
-int qc__station_wait(qc__station *st, const qc__job *job);
+/* Out-of-line parts of the two below: doubling the FCFS ring when it is
+ * full (QC_ENOMEM), and every processor-sharing arrival and departure. */
+int qc__station_grow(qc__station *st);
 int qc__station_ps_arrive(qc__station *st, const qc__job *job);
 int qc__station_ps_depart(qc__station *st, qc__job *out);
 
@@ -94,7 +94,14 @@ static inline int qc__station_arrive(qc__station *st, const qc__job *job)
     st->n++;
     if (st->nfree > 0)
         return qc__station_start(st, st->freesrv[--st->nfree], job);
-    return qc__station_wait(st, job);
+    if (st->rlen == st->rcap && qc__station_grow(st) != 0)
+        return QC_ENOMEM;
+    size_t pos = st->rhead + st->rlen;
+    if (pos >= st->rcap)
+        pos -= st->rcap;
+    st->ring[pos] = *job;
+    st->rlen++;
+    return 0;
 }
 
 /* Handles this station's departure event ev; *out is the job that left.
