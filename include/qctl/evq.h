@@ -38,17 +38,28 @@ QC_API_BEGIN
 
 typedef struct qc_evq qc_evq;
 
-/* The layout is here only so that qc_evq_peek_time can be inlined; the
- * fields are private to evq.c. */
+/* The layout is here only so that the kernel's fast paths (below, and
+ * qc_sim_next) can be inlined; the fields are private to evq.c. */
 typedef struct qc__evq_entry {
     double t;
     uint64_t seq;
     uint32_t slot;
 } qc__evq_entry;
 
+typedef struct qc__evq_slot {
+    uint64_t data;
+    uint32_t type;
+    uint32_t pos; /* heap position, or QC__EVQ_FREE | next free slot */
+    uint32_t gen; /* bumped when the slot is freed: stale handles fail */
+} qc__evq_slot;
+
+#define QC__EVQ_FREE 0x80000000u
+#define QC__EVQ_NIL 0x7fffffffu
+#define QC__EVQ_GEN_MASK 0x7fffffffu /* handles stay >= 0 as int64_t */
+
 struct qc_evq {
     qc__evq_entry *heap;
-    struct qc__evq_slot *slots;
+    qc__evq_slot *slots;
     size_t n;   /* events pending */
     size_t cap; /* capacity of heap and slots */
     uint32_t free_head;
@@ -89,6 +100,47 @@ size_t qc_evq_size(const qc_evq *q);
 static inline double qc_evq_peek_time(const qc_evq *q)
 {
     return q->n ? q->heap[0].t : (double)INFINITY;
+}
+
+/* The small-queue fast paths of the kernel. A simulation with one server
+ * and renewal arrivals (its arrivals in a qc_sim source) has at most one
+ * event in the heap, its next departure: then a push lands in an empty
+ * heap and a pop empties it, with no sift and no call. These do exactly
+ * what qc_evq_push and qc_evq_pop do (same slot, handle, sequence number
+ * and free list), so a run is the same event for event; any other case
+ * goes to them. */
+static inline int64_t qc__evq_push_inline(qc_evq *q, double t, uint32_t type, uint64_t data)
+{
+    uint32_t s = q->free_head;
+    if (q->n != 0 || s == QC__EVQ_NIL || isnan(t))
+        return qc_evq_push(q, t, type, data);
+    qc__evq_slot *sl = &q->slots[s];
+    q->free_head = sl->pos & ~QC__EVQ_FREE;
+    sl->data = data;
+    sl->type = type;
+    sl->pos = 0;
+    q->heap[0].t = t;
+    q->heap[0].seq = q->seq++;
+    q->heap[0].slot = s;
+    q->n = 1;
+    return (int64_t)((uint64_t)sl->gen << 32 | s);
+}
+
+static inline int qc__evq_pop_inline(qc_evq *q, qc_event *ev)
+{
+    if (q->n != 1)
+        return qc_evq_pop(q, ev);
+    uint32_t s = q->heap[0].slot;
+    qc__evq_slot *sl = &q->slots[s];
+    ev->t = q->heap[0].t;
+    ev->type = sl->type;
+    ev->data = sl->data;
+    ev->handle = (int64_t)((uint64_t)sl->gen << 32 | s);
+    sl->gen = (sl->gen + 1) & QC__EVQ_GEN_MASK;
+    sl->pos = QC__EVQ_FREE | q->free_head;
+    q->free_head = s;
+    q->n = 0;
+    return 0;
 }
 
 QC_API_END

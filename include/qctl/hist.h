@@ -82,14 +82,27 @@ static inline int qc__hist_index(double x)
     return ((e - QC_HIST_EMIN) << QC_HIST_SUBBITS) | j;
 }
 
-/* Adds one value. */
+/* Adds one value. A positive double's bits grow with it, so one
+ * unsigned compare of the bits against those of 2^EMIN and 2^(EMAX+1)
+ * finds the values in the kept range (negative numbers, NaN and infinity
+ * fall outside), and the bucket index is then the top bits of the
+ * difference: exponent - EMIN above the top SUBBITS mantissa bits, which
+ * is qc__hist_index(x). */
 static inline void qc_hist_add(qc_hist *h, double x)
 {
+    const uint64_t lo = (uint64_t)(1023 + QC_HIST_EMIN) << 52;
+    const uint64_t hi = (uint64_t)(1023 + QC_HIST_EMAX + 1) << 52;
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
     h->total++;
     if (x < h->min)
         h->min = x;
     if (x > h->max)
         h->max = x;
+    if (bits - lo < hi - lo) {
+        h->count[(bits - lo) >> (52 - QC_HIST_SUBBITS)]++;
+        return;
+    }
     if (!(x > 0.0)) {
         h->zero++;
         return;

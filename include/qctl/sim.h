@@ -62,7 +62,7 @@ static inline int64_t qc_sim_after(qc_sim *s, double delay, uint32_t type, uint6
 {
     if (!(delay >= 0.0))
         return QC_EINVAL;
-    return qc_evq_push(s->evq, s->now + delay, type, data);
+    return qc__evq_push_inline(s->evq, s->now + delay, type, data);
 }
 
 /* Schedules an event at absolute time t (>= now). */
@@ -70,7 +70,7 @@ static inline int64_t qc_sim_at(qc_sim *s, double t, uint32_t type, uint64_t dat
 {
     if (!(t >= s->now))
         return QC_EINVAL;
-    return qc_evq_push(s->evq, t, type, data);
+    return qc__evq_push_inline(s->evq, t, type, data);
 }
 
 /* Cancels the pending event of handle h (from qc_sim_after or qc_sim_at);
@@ -101,12 +101,17 @@ static inline int qc_sim_source_at(qc_sim *s, unsigned i, double t)
  * idle until the model sets its next time. */
 static inline int qc_sim_next(qc_sim *s, qc_event *ev)
 {
-    double ts = (double)INFINITY;
+    /* One source (an open model's renewal arrivals) is the common case:
+     * its time is read without a loop; an idle one reads INFINITY. */
+    double ts = s->src_t[0];
     unsigned best = 0;
-    for (unsigned i = 0; i < s->nsrc; i++) {
-        if (s->src_t[i] < ts) {
-            ts = s->src_t[i];
-            best = i;
+    if (s->nsrc != 1) {
+        ts = (double)INFINITY;
+        for (unsigned i = 0; i < s->nsrc; i++) {
+            if (s->src_t[i] < ts) {
+                ts = s->src_t[i];
+                best = i;
+            }
         }
     }
     if (ts < qc_evq_peek_time(s->evq)) {
@@ -119,7 +124,7 @@ static inline int qc_sim_next(qc_sim *s, qc_event *ev)
         s->events++;
         return 0;
     }
-    int rc = qc_evq_pop(s->evq, ev);
+    int rc = qc__evq_pop_inline(s->evq, ev);
     if (rc == 0) {
         s->now = ev->t;
         s->events++;

@@ -10,19 +10,12 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define FREE_BIT 0x80000000u
-#define NIL 0x7fffffffu
+#define FREE_BIT QC__EVQ_FREE
+#define NIL QC__EVQ_NIL
+#define GEN_MASK QC__EVQ_GEN_MASK
 
 typedef qc__evq_entry heap_entry;
-
-typedef struct qc__evq_slot {
-    uint64_t data;
-    uint32_t type;
-    uint32_t pos; /* heap position, or FREE_BIT | next free slot */
-    uint32_t gen; /* bumped when the slot is freed: stale handles fail */
-} slot;
-
-#define GEN_MASK 0x7fffffffu /* handles stay >= 0 as int64_t */
+typedef qc__evq_slot slot;
 
 static inline int64_t handle_of(const qc_evq *q, uint32_t s)
 {

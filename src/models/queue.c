@@ -24,6 +24,14 @@
 
 enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_TICK = 2 };
 
+/* The event handlers are one loop with the kernel's inline parts: kept
+ * inline, the run's state stays in registers across an event. */
+#if defined(__GNUC__)
+#define HOT static inline __attribute__((always_inline))
+#else
+#define HOT static inline
+#endif
+
 #define NOT_MEASURED UINT32_MAX
 #define QC_QUEUE_SECTIONS 10 /* percentile sections of grouped replications */
 #define PROGRESS_EVERY (1u << 18)
@@ -51,6 +59,13 @@ typedef struct run {
     qc_sampler ssvc;
     chunk chunks[QC_QUEUE_CHUNKS];
     int cur; /* chunk in force: -1 before the window, CHUNKS after */
+    /* The hot path's view of cur, kept by set_chunk: the chunk whose areas
+     * and departures accrue (&sink outside the window, so that accruing
+     * needs no test; sink is never read), and the tag of an arrival now
+     * (cur inside the window, else NOT_MEASURED). */
+    chunk *in_force;
+    uint32_t tag;
+    chunk sink;
 
     unsigned c;
     double tlast;
@@ -58,6 +73,8 @@ typedef struct run {
     uint64_t measured_out; /* measured customers still in system */
     uint64_t warm_n;       /* FIXED warm-up in customers (customers run) */
     uint64_t next_bound;   /* measured index where the next chunk starts */
+    uint64_t mark;         /* arrival index at which cur may change next
+                              (customers run; UINT64_MAX: never) */
     double win_start, win_end;
     int done;
 
@@ -216,6 +233,8 @@ static void run_reset(run *r, unsigned rep)
         ch->hist = h;
     }
     r->cur = -1;
+    r->in_force = &r->sink;
+    r->tag = NOT_MEASURED;
     qc__station_reset(&r->st);
     r->tlast = 0;
     r->arrivals = 0;
@@ -224,6 +243,7 @@ static void run_reset(run *r, unsigned rep)
     r->win_start = r->win_end = 0;
     r->next_bound = 0;
     r->warm_n = p->warmup_mode == QC_WARMUP_FIXED && p->customers ? (uint64_t)p->warmup : 0;
+    r->mark = p->customers ? r->warm_n : UINT64_MAX;
     r->nmax = 0;
     r->series_on = rep == 0 && p->series_dt > 0;
     r->s_next = p->series_dt;
@@ -265,15 +285,16 @@ static void series_advance(run *r, double t)
     r->s_area += (double)r->st.n * (t - from);
 }
 
-/* Accrues the areas of the path up to time t. */
-static inline void advance(run *r, double t)
+/* Accrues the areas of the path up to time t. The counts convert
+ * through int64_t (they are far below 2^53, so the value is the same):
+ * x86-64 converts a signed integer in one instruction, an unsigned 64-bit
+ * one in several. */
+HOT void advance(run *r, double t)
 {
     double dt = t - r->tlast;
-    if (r->cur >= 0 && r->cur < QC_QUEUE_CHUNKS) {
-        chunk *ch = &r->chunks[r->cur];
-        ch->area_n += (double)r->st.n * dt;
-        ch->area_busy += (double)qc__station_busy(&r->st) * dt;
-    }
+    chunk *ch = r->in_force;
+    ch->area_n += (double)(int64_t)r->st.n * dt;
+    ch->area_busy += (double)(int32_t)qc__station_busy(&r->st) * dt;
     if (r->series_on)
         series_advance(r, t);
     r->tlast = t;
@@ -287,6 +308,8 @@ static void set_chunk(run *r, int k, double t)
     if (r->cur < 0)
         r->win_start = t;
     r->cur = k;
+    r->in_force = k < QC_QUEUE_CHUNKS ? &r->chunks[k] : &r->sink;
+    r->tag = k < QC_QUEUE_CHUNKS ? (uint32_t)k : NOT_MEASURED;
     if (k < QC_QUEUE_CHUNKS)
         r->chunks[k].t_start = t;
     else {
@@ -298,10 +321,9 @@ static void set_chunk(run *r, int k, double t)
 
 /* ---- departures and their statistics --------------------------------- */
 
-static inline void depart_stats(run *r, const qc__job *c, double t)
+HOT void depart_stats(run *r, const qc__job *c, double t)
 {
-    if (r->cur >= 0 && r->cur < QC_QUEUE_CHUNKS)
-        r->chunks[r->cur].departures++;
+    r->in_force->departures++;
     if (c->tag == NOT_MEASURED)
         return;
     chunk *ch = &r->chunks[c->tag];
@@ -316,31 +338,39 @@ static inline void depart_stats(run *r, const qc__job *c, double t)
 
 /* ---- the event loop ---------------------------------------------------- */
 
-static uint32_t arrival_chunk(run *r, double t)
+/* Arrival number i (from 0) of a customers run has reached r->mark:
+ * the end of a fixed warm-up, a chunk boundary or the end of the window.
+ * Moves the chunk in force and sets the next mark. */
+static void arrival_mark(run *r, uint64_t i, double t)
 {
     const qc_queue_params *p = r->p;
-    uint64_t i = r->arrivals++;
-    if (p->customers == 0) /* timed run: ticks move the chunks */
-        return r->cur >= 0 && r->cur < QC_QUEUE_CHUNKS ? (uint32_t)r->cur : NOT_MEASURED;
-    if (i < r->warm_n)
-        return NOT_MEASURED;
     uint64_t j = i - r->warm_n;
     if (j >= p->customers) {
         if (r->cur < QC_QUEUE_CHUNKS)
             set_chunk(r, QC_QUEUE_CHUNKS, t);
-        return NOT_MEASURED;
+        r->mark = UINT64_MAX;
+        return;
     }
-    if (j == r->next_bound) {
-        /* Chunk k holds indices [ceil(k N / C), ceil((k+1) N / C)); the
-         * boundary is computed once per chunk, not once per arrival. */
-        int k = r->cur + 1;
-        set_chunk(r, k, t);
-        r->next_bound = ((uint64_t)(k + 1) * p->customers + QC_QUEUE_CHUNKS - 1) / QC_QUEUE_CHUNKS;
-    }
-    return (uint32_t)r->cur;
+    /* Chunk k holds indices [ceil(k N / C), ceil((k+1) N / C)); the
+     * boundary is computed once per chunk, not once per arrival. */
+    int k = r->cur + 1;
+    set_chunk(r, k, t);
+    r->next_bound = ((uint64_t)(k + 1) * p->customers + QC_QUEUE_CHUNKS - 1) / QC_QUEUE_CHUNKS;
+    r->mark = r->warm_n + r->next_bound;
 }
 
-static int on_arrival(run *r, double t)
+/* The chunk an arrival at t belongs to, or NOT_MEASURED (warm-up, after
+ * the window). Between marks the answer does not change: one compare. A
+ * timed run has no marks; its ticks move the chunks. */
+static inline uint32_t arrival_chunk(run *r, double t)
+{
+    uint64_t i = r->arrivals++;
+    if (i == r->mark)
+        arrival_mark(r, i, t);
+    return r->tag;
+}
+
+HOT int on_arrival(run *r, double t)
 {
     const qc_queue_params *p = r->p;
     double next = qc_arrivals_next(&r->garr);
@@ -366,7 +396,7 @@ static int on_arrival(run *r, double t)
     return rc;
 }
 
-static int on_depart(run *r, const qc_event *ev)
+HOT int on_depart(run *r, const qc_event *ev)
 {
     qc__job j;
     int rc = qc__station_depart(&r->st, ev, &j);

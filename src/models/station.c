@@ -59,33 +59,19 @@ void qc__station_reset(qc__station *st)
 
 /* ---- FCFS ---------------------------------------------------------------- */
 
-static int ring_push(qc__station *st, const qc__job *j)
+int qc__station_grow(qc__station *st)
 {
-    if (st->rlen == st->rcap) {
-        size_t cap = st->rcap * 2;
-        qc__job *nr = malloc(cap * sizeof *nr);
-        if (nr == NULL)
-            return QC_ENOMEM;
-        for (size_t i = 0; i < st->rlen; i++)
-            nr[i] = st->ring[(st->rhead + i) % st->rcap];
-        free(st->ring);
-        st->ring = nr;
-        st->rcap = cap;
-        st->rhead = 0;
-    }
-    size_t pos = st->rhead + st->rlen;
-    if (pos >= st->rcap)
-        pos -= st->rcap;
-    st->ring[pos] = *j;
-    st->rlen++;
+    size_t cap = st->rcap * 2;
+    qc__job *nr = malloc(cap * sizeof *nr);
+    if (nr == NULL)
+        return QC_ENOMEM;
+    for (size_t i = 0; i < st->rlen; i++)
+        nr[i] = st->ring[(st->rhead + i) % st->rcap];
+    free(st->ring);
+    st->ring = nr;
+    st->rcap = cap;
+    st->rhead = 0;
     return 0;
-}
-
-static inline int fcfs_start(qc__station *st, unsigned s, const qc__job *j)
-{
-    st->insvc[s] = *j;
-    int64_t h = qc_sim_after(st->sim, j->svc, st->ev_depart, s);
-    return h < 0 ? (int)h : 0;
 }
 
 /* ---- processor sharing ------------------------------------------------------ */
@@ -142,16 +128,10 @@ static int ps_schedule(qc__station *st)
     return 0;
 }
 
-/* ---- both ------------------------------------------------------------------ */
+/* ---- processor sharing: arrivals and departures ------------------------ */
 
-int qc__station_arrive(qc__station *st, const qc__job *job)
+int qc__station_ps_arrive(qc__station *st, const qc__job *job)
 {
-    if (st->disc == QC_FCFS) {
-        st->n++;
-        if (st->nfree > 0)
-            return fcfs_start(st, st->freesrv[--st->nfree], job);
-        return ring_push(st, job);
-    }
     if ((size_t)st->n == st->pscap) {
         size_t cap = st->pscap * 2;
         qc__psjob *h = realloc(st->ps, cap * sizeof *h);
@@ -166,22 +146,9 @@ int qc__station_arrive(qc__station *st, const qc__job *job)
     return ps_schedule(st);
 }
 
-int qc__station_depart(qc__station *st, const qc_event *ev, qc__job *out)
+int qc__station_ps_depart(qc__station *st, qc__job *out)
 {
     st->n--;
-    if (st->disc == QC_FCFS) {
-        unsigned s = (unsigned)ev->data;
-        *out = st->insvc[s];
-        if (st->rlen > 0) {
-            qc__job next = st->ring[st->rhead];
-            if (++st->rhead == st->rcap)
-                st->rhead = 0;
-            st->rlen--;
-            return fcfs_start(st, s, &next);
-        }
-        st->freesrv[st->nfree++] = s;
-        return 0;
-    }
     st->ps_handle = -1;
     *out = st->ps[0].job;
     if (st->n > 0) {

@@ -71,12 +71,58 @@ static inline void qc__station_advance(qc__station *st, double now)
     }
 }
 
-/* A job arrives now; schedules what it must. QC_ENOMEM. */
-int qc__station_arrive(qc__station *st, const qc__job *job);
+/* Out-of-line parts of the two below: doubling the FCFS ring when it is
+ * full (QC_ENOMEM), and every processor-sharing arrival and departure. */
+int qc__station_grow(qc__station *st);
+int qc__station_ps_arrive(qc__station *st, const qc__job *job);
+int qc__station_ps_depart(qc__station *st, qc__job *out);
+
+/* Starts job j on free FCFS server s: schedules its departure. */
+static inline int qc__station_start(qc__station *st, unsigned s, const qc__job *j)
+{
+    st->insvc[s] = *j;
+    int64_t h = qc_sim_after(st->sim, j->svc, st->ev_depart, s);
+    return h < 0 ? (int)h : 0;
+}
+
+/* A job arrives now; schedules what it must. QC_ENOMEM. FCFS is inline
+ * here: it is every event of the common open queue. */
+static inline int qc__station_arrive(qc__station *st, const qc__job *job)
+{
+    if (st->disc != QC_FCFS)
+        return qc__station_ps_arrive(st, job);
+    st->n++;
+    if (st->nfree > 0)
+        return qc__station_start(st, st->freesrv[--st->nfree], job);
+    if (st->rlen == st->rcap && qc__station_grow(st) != 0)
+        return QC_ENOMEM;
+    size_t pos = st->rhead + st->rlen;
+    if (pos >= st->rcap)
+        pos -= st->rcap;
+    st->ring[pos] = *job;
+    st->rlen++;
+    return 0;
+}
 
 /* Handles this station's departure event ev; *out is the job that left.
  * Starts the next job (FCFS) or reschedules (PS). */
-int qc__station_depart(qc__station *st, const qc_event *ev, qc__job *out);
+static inline int qc__station_depart(qc__station *st, const qc_event *ev, qc__job *out)
+{
+    if (st->disc != QC_FCFS)
+        return qc__station_ps_depart(st, out);
+    st->n--;
+    unsigned s = (unsigned)ev->data;
+    *out = st->insvc[s];
+    if (st->rlen > 0) {
+        const qc__job *next = &st->ring[st->rhead];
+        if (++st->rhead == st->rcap)
+            st->rhead = 0;
+        st->rlen--;
+        return qc__station_start(st, s, next);
+    }
+    st->freesrv[st->nfree++] = s;
+    return 0;
+}
 
 /* Number of busy servers: min(n, c). */
 static inline unsigned qc__station_busy(const qc__station *st)
