@@ -217,6 +217,7 @@ typedef struct cwrite {
     char data[];
 } cwrite;
 
+/* The retry budget's tokens: see "retries" in proxy_upstream.c. */
 #define RETRY_FLOOR 5.0
 #define RETRY_CAP 20.0
 
