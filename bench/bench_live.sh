@@ -22,7 +22,7 @@
 #     from their intended send times, refused fraction, and the ratios.
 #  4. 3x overload with the default queue: the same backend and offered
 #     load, through `qctl proxy` with its defaults (maxusers, 128 places,
-#     1 s deadline); through nginx limit_conn (503 beyond it, no queue),
+#     1 s deadline, codel queue discipline with a 0.05 s target); through nginx limit_conn (503 beyond it, no queue),
 #     limits 4, 6, 8 and 12 tried for 4 s each and the best (goodput, then
 #     lower p99) rerun; and through haproxy with `maxconn` per server and
 #     its queue bounded as qctl's default is (`timeout queue 1s`, 503 when
@@ -169,7 +169,7 @@ backend slow --service det:0.01 --workers 4
 SP=$(cat "$T/slow.port")
 over() { # NAME PORT SECONDS: qctl load's JSON in $T/NAME.json; sets g_, p50_, p95_, p99_, ref_ NAME
     "$QCTL" load --target 127.0.0.1:$2 --rate 1200 --duration "$3" --connections 512 \
-        --timeout 5 --seed 7 --json >"$T/$1.json"
+        --timeout 5 --seed 7 --max-errors 1 --json >"$T/$1.json"
     j() { sed -n "s/^ *\"$1\": \([-0-9.e]*\),*\$/\1/p" "$T/$2.json" | head -n 1; }
     eval "g_$1=$(awk -v ok="$(j ok "$1")" -v e="$(j elapsed "$1")" 'BEGIN { printf "%.1f", ok / e }')"
     for q in 50 95 99; do

@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* proxy_admin.c: the proxy's admin listener.
+ *
+ * GET / (the live page), /metrics (Prometheus text) and /status (JSON)
+ * read the proxy's counters; POST /bound and POST /reference change the
+ * controller's bounds and reference, behind the optional bearer token and
+ * the read-only mode. Anything that changes state needs POST: a GET gets
+ * 405, since any web page can make a browser on the host send one. */
+#include <jansson.h>
+
+#include "live/proxy_int.h"
+#include "qctl/output.h"
+
+const double qc__proxy_lat_le[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                     0.25,  0.5,    1,     2.5,  5,     10};
+_Static_assert(sizeof qc__proxy_lat_le / sizeof *qc__proxy_lat_le == LAT_BUCKETS,
+               "a bound per bucket");
+
+/* ---- metrics ------------------------------------------------------------ */
+
+/* The fleet's lines of /metrics: states, per-backend counts, unparks,
+ * warm-ups and the time spent in each state (server-seconds). */
+static size_t fleet_metrics(proxy *P, char *buf, size_t size)
+{
+    const qc__fleet *f = &P->fleet;
+    double now = qc__now(), tot[QC_FLEET_NSTATES] = {0};
+    uint64_t unparks = 0, parks = 0;
+    size_t n = 0;
+#define OUT(...) n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__)
+    OUT("# TYPE qctl_backends gauge\n");
+    for (unsigned s = 0; s < QC_FLEET_NSTATES; s++)
+        OUT("qctl_backends{state=\"%s\"} %u\n", qc__fleet_state_name(s),
+            qc__fleet_count(f, (qc__fleet_state)s));
+    OUT("# TYPE qctl_backend_inflight gauge\n");
+    for (unsigned i = 0; i < P->nb; i++)
+        OUT("qctl_backend_inflight{backend=\"%s\"} %u\n", P->backend[i].name, f->b[i].inflight);
+    OUT("# TYPE qctl_backend_waiting gauge\n");
+    for (unsigned i = 0; i < P->nb; i++)
+        OUT("qctl_backend_waiting{backend=\"%s\"} %u\n", P->backend[i].name, f->b[i].waiting);
+    OUT("# TYPE qctl_backend_answered_total counter\n");
+    for (unsigned i = 0; i < P->nb; i++)
+        OUT("qctl_backend_answered_total{backend=\"%s\"} %llu\n", P->backend[i].name,
+            (unsigned long long)f->b[i].answered);
+    OUT("# TYPE qctl_backend_failed_total counter\n");
+    for (unsigned i = 0; i < P->nb; i++)
+        OUT("qctl_backend_failed_total{backend=\"%s\"} %llu\n", P->backend[i].name,
+            (unsigned long long)f->b[i].failed);
+    OUT("# TYPE qctl_backend_state gauge\n");
+    for (unsigned i = 0; i < P->nb; i++)
+        for (unsigned s = 0; s < QC_FLEET_NSTATES; s++)
+            OUT("qctl_backend_state{backend=\"%s\",state=\"%s\"} %d\n", P->backend[i].name,
+                qc__fleet_state_name(s), f->b[i].state == s);
+    OUT("# TYPE qctl_backend_seconds_total counter\n");
+    for (unsigned i = 0; i < P->nb; i++) {
+        double t[QC_FLEET_NSTATES];
+        qc__fleet_times(f, i, now, t);
+        for (unsigned s = 0; s < QC_FLEET_NSTATES; s++) {
+            OUT("qctl_backend_seconds_total{backend=\"%s\",state=\"%s\"} %.3f\n",
+                P->backend[i].name, qc__fleet_state_name(s), t[s]);
+            tot[s] += t[s];
+        }
+        unparks += f->b[i].unparks;
+        parks += f->b[i].parks;
+    }
+    OUT("# TYPE qctl_fleet_seconds_total counter\n");
+    for (unsigned s = 0; s < QC_FLEET_NSTATES; s++)
+        OUT("qctl_fleet_seconds_total{state=\"%s\"} %.3f\n", qc__fleet_state_name(s), tot[s]);
+    OUT("# TYPE qctl_unparks_total counter\nqctl_unparks_total %llu\n"
+        "# TYPE qctl_parks_total counter\nqctl_parks_total %llu\n",
+        (unsigned long long)unparks, (unsigned long long)parks);
+    OUT("# TYPE qctl_fleet_failures_total counter\nqctl_fleet_failures_total{kind=\"unpark\"} "
+        "%llu\nqctl_fleet_failures_total{kind=\"park\"} %llu\n"
+        "# TYPE qctl_warmup_refused_total counter\nqctl_warmup_refused_total %llu\n",
+        (unsigned long long)P->unpark_failures, (unsigned long long)P->park_failures,
+        (unsigned long long)P->warm_timeouts);
+    OUT("# TYPE qctl_warmup_seconds histogram\n");
+    for (unsigned k = 0; k < QC_FLEET_WARM_BUCKETS; k++) {
+        if (isinf(qc__fleet_warm_le[k]))
+            OUT("qctl_warmup_seconds_bucket{le=\"+Inf\"} %llu\n",
+                (unsigned long long)f->warm_bucket[k]);
+        else
+            OUT("qctl_warmup_seconds_bucket{le=\"%g\"} %llu\n", qc__fleet_warm_le[k],
+                (unsigned long long)f->warm_bucket[k]);
+    }
+    OUT("qctl_warmup_seconds_sum %g\nqctl_warmup_seconds_count %llu\n", f->warm_sum,
+        (unsigned long long)f->warmups);
+#undef OUT
+    return n;
+}
+
+/* The fleet in /status: its rule, counts and time totals. */
+static json_t *fleet_json(proxy *P)
+{
+    const qc__fleet *f = &P->fleet;
+    double now = qc__now(), tot[QC_FLEET_NSTATES] = {0};
+    uint64_t unparks = 0, parks = 0;
+    for (unsigned i = 0; i < P->nb; i++) {
+        double t[QC_FLEET_NSTATES];
+        qc__fleet_times(f, i, now, t);
+        for (unsigned s = 0; s < QC_FLEET_NSTATES; s++)
+            tot[s] += t[s];
+        unparks += f->b[i].unparks;
+        parks += f->b[i].parks;
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "route", json_string(f->cfg.route == QC_FLEET_DJSQ ? "djsq" : "jsq"));
+    json_object_set_new(o, "threshold", json_integer(f->cfg.threshold));
+    json_object_set_new(o, "idle_off", qc_json_real_new(f->cfg.idle_off));
+    json_object_set_new(o, "min_on", json_integer(f->cfg.min_on));
+    json_object_set_new(o, "max_on", json_integer(f->cfg.max_on));
+    json_t *cnt = json_object(), *sec = json_object();
+    for (unsigned s = 0; s < QC_FLEET_NSTATES; s++) {
+        json_object_set_new(cnt, qc__fleet_state_name(s),
+                            json_integer(qc__fleet_count(f, (qc__fleet_state)s)));
+        json_object_set_new(sec, qc__fleet_state_name(s), json_real(tot[s]));
+    }
+    json_object_set_new(o, "backends", cnt);
+    json_object_set_new(o, "seconds", sec);
+    double powered = tot[QC_FLEET_ON] + tot[QC_FLEET_WARMING] + tot[QC_FLEET_PARKING];
+    json_object_set_new(o, "powered_seconds", json_real(powered));
+    json_object_set_new(o, "unparks", json_integer((json_int_t)unparks));
+    json_object_set_new(o, "parks", json_integer((json_int_t)parks));
+    json_object_set_new(o, "unpark_failures", json_integer((json_int_t)P->unpark_failures));
+    json_object_set_new(o, "park_failures", json_integer((json_int_t)P->park_failures));
+    json_object_set_new(o, "warmup_refused", json_integer((json_int_t)P->warm_timeouts));
+    json_object_set_new(o, "warmups", json_integer((json_int_t)f->warmups));
+    json_object_set_new(o, "warmup_mean",
+                        f->warmups ? json_real(f->warm_sum / (double)f->warmups) : json_null());
+    json_object_set_new(o, "warmup_max", f->warmups ? json_real(f->warm_max) : json_null());
+    return o;
+}
+
+static size_t metrics_text(proxy *P, char *buf, size_t size)
+{
+    qc_limiter_stats st;
+    qc_limiter_get_stats(P->lim, &st);
+    size_t n = 0;
+#define OUT(...) n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__)
+    OUT("# HELP qctl_limit Concurrency limit the controller set.\n# TYPE "
+        "qctl_limit gauge\n");
+    OUT("qctl_limit %g\n", P->o->control ? st.limit : INFINITY);
+    OUT("# TYPE qctl_inflight gauge\nqctl_inflight %u\n", P->inflight);
+    OUT("# TYPE qctl_queue gauge\nqctl_queue %u\n", P->qlen);
+    OUT("# TYPE qctl_admitted_total counter\n");
+    for (unsigned i = 0; i < P->ncls; i++)
+        OUT("qctl_admitted_total{class=\"%s\"} %llu\n", P->cls[i].name,
+            (unsigned long long)P->cls[i].admitted);
+    OUT("# TYPE qctl_refused_total counter\n");
+    for (unsigned i = 0; i < P->ncls; i++)
+        OUT("qctl_refused_total{class=\"%s\"} %llu\n", P->cls[i].name,
+            (unsigned long long)P->cls[i].refused);
+    OUT("# TYPE qctl_answered_total counter\n");
+    for (unsigned i = 0; i < P->ncls; i++)
+        OUT("qctl_answered_total{class=\"%s\"} %llu\n", P->cls[i].name,
+            (unsigned long long)P->cls[i].answered);
+    OUT("# HELP qctl_latency_seconds Time from a request read to its answer's end.\n"
+        "# TYPE qctl_latency_seconds histogram\n");
+    for (unsigned i = 0; i < P->ncls; i++) {
+        const pclass *k = &P->cls[i];
+        uint64_t cum = 0;
+        for (unsigned b = 0; b <= LAT_BUCKETS; b++) {
+            cum += k->lat_bucket[b];
+            if (b < LAT_BUCKETS)
+                OUT("qctl_latency_seconds_bucket{class=\"%s\",le=\"%g\"} %llu\n", k->name,
+                    qc__proxy_lat_le[b], (unsigned long long)cum);
+            else
+                OUT("qctl_latency_seconds_bucket{class=\"%s\",le=\"+Inf\"} %llu\n", k->name,
+                    (unsigned long long)cum);
+        }
+        OUT("qctl_latency_seconds_sum{class=\"%s\"} %.9g\n", k->name, k->lat_sum);
+        OUT("qctl_latency_seconds_count{class=\"%s\"} %llu\n", k->name, (unsigned long long)cum);
+    }
+    OUT("# TYPE qctl_latency_quantile_seconds gauge\n");
+    for (unsigned i = 0; i < P->ncls; i++) {
+        static const double q[] = {0.5, 0.95, 0.99};
+        for (int k = 0; k < 3; k++) {
+            double v = qc_hist_quantile(P->cls[i].lat, q[k]);
+            OUT("qctl_latency_quantile_seconds{class=\"%s\",quantile=\"%g\"} %g\n",
+                P->cls[i].name, q[k], isnan(v) ? 0.0 : v);
+        }
+    }
+    if (P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION) {
+        OUT("# HELP qctl_class_weight Scheduling weight of a class (admission control).\n"
+            "# TYPE qctl_class_weight gauge\n");
+        for (unsigned i = 0; i < P->ncls; i++)
+            OUT("qctl_class_weight{class=\"%s\"} %g\n", P->cls[i].name, st.class_weight[i]);
+        OUT("# TYPE qctl_class_bound_seconds gauge\n");
+        for (unsigned i = 0; i + 1 < P->ncls; i++)
+            OUT("qctl_class_bound_seconds{class=\"%s\"} %g\n", P->cls[i].name,
+                st.class_bound[i]);
+        OUT("# TYPE qctl_class_delay_seconds gauge\n");
+        for (unsigned i = 0; i < P->ncls; i++)
+            OUT("qctl_class_delay_seconds{class=\"%s\"} %g\n", P->cls[i].name,
+                isnan(st.class_delay[i]) ? 0.0 : st.class_delay[i]);
+        OUT("# TYPE qctl_class_state gauge\n");
+        for (unsigned i = 0; i + 1 < P->ncls; i++)
+            for (int s = 0; s < 3; s++)
+                OUT("qctl_class_state{class=\"%s\",state=\"%s\"} %d\n", P->cls[i].name,
+                    qc_adm_state_name((qc_adm_state)s), st.class_state[i] == s);
+        OUT("# TYPE qctl_busy_cycles_total counter\nqctl_busy_cycles_total %llu\n",
+            (unsigned long long)st.busy_cycles);
+    }
+    n += fleet_metrics(P, buf + (n < size ? n : size), n < size ? size - n : 0);
+    OUT("# TYPE qctl_retries_total counter\nqctl_retries_total %llu\n"
+        "# TYPE qctl_retries_denied_total counter\nqctl_retries_denied_total %llu\n",
+        (unsigned long long)P->retries, (unsigned long long)P->retries_denied);
+    OUT("# TYPE qctl_connections gauge\nqctl_connections %u\n"
+        "# TYPE qctl_buffered_bytes gauge\nqctl_buffered_bytes %zu\n"
+        "# TYPE qctl_refused_connections_total counter\n"
+        "qctl_refused_connections_total{why=\"max-connections\"} %llu\n"
+        "qctl_refused_connections_total{why=\"max-memory\"} %llu\n"
+        "# TYPE qctl_too_large_total counter\nqctl_too_large_total %llu\n"
+        "# TYPE qctl_queue_standing gauge\nqctl_queue_standing %d\n"
+        "# TYPE qctl_queue_shed_total counter\nqctl_queue_shed_total %llu\n",
+        P->nclients, P->mem, (unsigned long long)P->refused_conns,
+        (unsigned long long)P->refused_mem, (unsigned long long)P->too_large, P->q_standing,
+        (unsigned long long)P->q_shed);
+    OUT("# TYPE qctl_backend_out gauge\n");
+    for (unsigned i = 0; i < P->nb; i++)
+        OUT("qctl_backend_out{backend=\"%s\"} %d\n", P->backend[i].name, P->backend[i].out);
+    OUT("# TYPE qctl_errors_total counter\nqctl_errors_total{kind=\"400\"} %llu\n"
+        "qctl_errors_total{kind=\"502\"} %llu\nqctl_errors_total{kind=\"504\"} "
+        "%llu\n",
+        (unsigned long long)P->bad_requests, (unsigned long long)P->errors502,
+        (unsigned long long)P->errors504);
+#undef OUT
+    return n < size ? n : size - 1;
+}
+
+static char *status_json(proxy *P)
+{
+    qc_limiter_stats st;
+    qc_limiter_get_stats(P->lim, &st);
+    json_t *root = json_object();
+    json_object_set_new(
+        root, "controller",
+        json_string(P->o->control ? qc_limiter_algo_name(P->o->limiter.algo) : "none"));
+    json_object_set_new(root, "limit", P->o->control ? qc_json_real_new(st.limit) : json_null());
+    json_object_set_new(root, "inflight", json_integer(P->inflight));
+    json_object_set_new(root, "queue", json_integer(P->qlen));
+    json_object_set_new(root, "draining", json_boolean(P->draining));
+    json_object_set_new(root, "uptime", json_real(qc__now() - P->t0));
+    json_object_set_new(root, "retries", json_integer((json_int_t)P->retries));
+    json_object_set_new(root, "retries_denied", json_integer((json_int_t)P->retries_denied));
+    json_object_set_new(root, "errors502", json_integer((json_int_t)P->errors502));
+    json_object_set_new(root, "errors504", json_integer((json_int_t)P->errors504));
+    json_t *cl = json_array();
+    for (unsigned i = 0; i < P->ncls; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(P->cls[i].name));
+        json_object_set_new(o, "bound", qc_json_real_new(P->cls[i].bound));
+        json_object_set_new(o, "admitted", json_integer((json_int_t)P->cls[i].admitted));
+        json_object_set_new(o, "refused", json_integer((json_int_t)P->cls[i].refused));
+        json_object_set_new(o, "answered", json_integer((json_int_t)P->cls[i].answered));
+        json_object_set_new(o, "p95", qc_json_real_new(qc_hist_quantile(P->cls[i].lat, 0.95)));
+        json_object_set_new(o, "waiting", json_integer(P->cls[i].qlen));
+        if (P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION) {
+            int s = st.class_state[i];
+            json_object_set_new(o, "state",
+                                json_string(s < 0 ? "best-effort"
+                                                  : qc_adm_state_name((qc_adm_state)s)));
+            json_object_set_new(o, "delay_bound", qc_json_real_new(s < 0 ? NAN : st.class_bound[i]));
+            json_object_set_new(o, "weight", qc_json_real_new(st.class_weight[i]));
+            json_object_set_new(o, "mean_delay", qc_json_real_new(st.class_delay[i]));
+            json_object_set_new(o, "samples", json_integer((json_int_t)st.class_samples[i]));
+        }
+        json_array_append_new(cl, o);
+    }
+    json_object_set_new(root, "classes", cl);
+    json_t *bk = json_array();
+    for (unsigned i = 0; i < P->nb; i++) {
+        const qc__fleet_backend *fb = &P->fleet.b[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "address", json_string(P->backend[i].name));
+        json_object_set_new(o, "state", json_string(qc__fleet_state_name(fb->state)));
+        json_object_set_new(o, "inflight", json_integer(fb->inflight));
+        json_object_set_new(o, "waiting", json_integer(fb->waiting));
+        json_object_set_new(o, "answered", json_integer((json_int_t)fb->answered));
+        json_object_set_new(o, "failed", json_integer((json_int_t)fb->failed));
+        json_object_set_new(o, "unparks", json_integer((json_int_t)fb->unparks));
+        json_object_set_new(o, "out", json_boolean(P->backend[i].out));
+        json_object_set_new(o, "ejections", json_integer((json_int_t)P->backend[i].ejections));
+        double t[QC_FLEET_NSTATES];
+        qc__fleet_times(&P->fleet, i, qc__now(), t);
+        json_t *sec = json_object();
+        for (unsigned k = 0; k < QC_FLEET_NSTATES; k++)
+            json_object_set_new(sec, qc__fleet_state_name(k), json_real(t[k]));
+        json_object_set_new(o, "seconds", sec);
+        json_array_append_new(bk, o);
+    }
+    json_object_set_new(root, "backends", bk);
+    json_object_set_new(root, "fleet", fleet_json(P));
+    char *s = json_dumps(root, JSON_INDENT(2));
+    json_decref(root);
+    return s;
+}
+
+/* POST /bound?class=NAME&value=D: a class's bound from the next control
+ * interval on (the admission limiter's delay bound, else the class's
+ * wait deadline for requests queued from now on). */
+static void admin_bound(cconn *c, const char *q)
+{
+    proxy *P = c->P;
+    char name[128] = "", msg[256];
+    double v = NAN;
+    const char *cp = strstr(q, "class="), *vp = strstr(q, "value=");
+    if (cp && (cp == q || cp[-1] == '&')) {
+        size_t n = strcspn(cp + 6, "&");
+        if (n < sizeof name) {
+            memcpy(name, cp + 6, n);
+            name[n] = 0;
+        }
+    }
+    if (vp && (vp == q || vp[-1] == '&')) {
+        char num[32], *end;
+        size_t n = strcspn(vp + 6, "&");
+        if (n > 0 && n < sizeof num) {
+            memcpy(num, vp + 6, n);
+            num[n] = 0;
+            v = strtod(num, &end);
+            if (*end)
+                v = NAN;
+        }
+    }
+    if (!name[0] || !(v > 0) || !isfinite(v)) {
+        int k = snprintf(msg, sizeof msg, "bad request: want class=NAME&value=SECONDS (> 0)\n");
+        qc__proxy_client_reply(c, 400, "Bad Request", NULL, "text/plain", msg, (size_t)k);
+        return;
+    }
+    unsigned i = 0;
+    while (i + 1 < P->ncls && strcmp(P->cls[i].name, name) != 0)
+        i++;
+    if (i + 1 >= P->ncls) {
+        int k = snprintf(msg, sizeof msg, "no bounded class '%s'\n", name);
+        qc__proxy_client_reply(c, 404, "Not Found", NULL, "text/plain", msg, (size_t)k);
+        return;
+    }
+    if (P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION) {
+        qc_err err = {0};
+        if (qc_limiter_set_bound(P->lim, i, v, &err) != 0) {
+            int k = snprintf(msg, sizeof msg, "%s\n", err.msg);
+            qc__proxy_client_reply(c, 400, "Bad Request", NULL, "text/plain", msg, (size_t)k);
+            return;
+        }
+    }
+    P->cls[i].bound = v;
+    int k = snprintf(msg, sizeof msg, "%s %g\n", name, v);
+    qc__proxy_client_reply(c, 200, "OK", NULL, "text/plain", msg, (size_t)k);
+}
+
+/* GET /metrics, GET /status, POST /reference?value=R,
+ * POST /bound?class=NAME&value=D. */
+/* Answers an admin request. Reads are GET (or HEAD); a change of state
+ * (/bound, /reference) only by POST, else 405: a GET can be made by any
+ * web page a browser on the host opens, or replayed by a cache. */
+/* A state change on the admin port: POST only (405), none at all under
+ * --admin-read-only (403), and with --admin-token-file only with
+ * "Authorization: Bearer TOKEN" (401). authorized: the request carried
+ * the token (or none is needed). */
+void qc__proxy_admin_request(cconn *c, const char *target, size_t tlen, int post, int authorized)
+{
+    proxy *P = c->P;
+    int change = (tlen > 7 && memcmp(target, "/bound?", 7) == 0) ||
+                 (tlen > 11 && memcmp(target, "/reference?", 11) == 0);
+    if (change && !post) {
+        static const char body[] = "method not allowed: use POST to change state\n";
+        qc__proxy_client_reply(c, 405, "Method Not Allowed", "Allow: POST\r\n", "text/plain", body,
+                               sizeof body - 1);
+        return;
+    }
+    if (change && P->o->admin_read_only) {
+        static const char body[] = "forbidden: the admin port is read-only\n";
+        qc__proxy_client_reply(c, 403, "Forbidden", NULL, "text/plain", body, sizeof body - 1);
+        return;
+    }
+    if (change && !authorized) {
+        static const char body[] = "unauthorized: Authorization: Bearer TOKEN required\n";
+        qc__proxy_client_reply(c, 401, "Unauthorized", "WWW-Authenticate: Bearer\r\n", "text/plain", body,
+                               sizeof body - 1);
+        return;
+    }
+    if (tlen > 7 && memcmp(target, "/bound?", 7) == 0) {
+        char q[256];
+        size_t n = tlen - 7 < sizeof q - 1 ? tlen - 7 : sizeof q - 1;
+        memcpy(q, target + 7, n);
+        q[n] = 0;
+        admin_bound(c, q);
+        return;
+    }
+    const char *page;
+    size_t plen;
+    if ((page = qc__admin_page(target, tlen, &plen)) != NULL) { /* GET /: page.c */
+        qc__proxy_client_reply(c, 200, "OK", QC_ADMIN_PAGE_HEADERS, "text/html; charset=utf-8", page, plen);
+        return;
+    }
+    if (tlen == 8 && memcmp(target, "/metrics", 8) == 0) {
+        char *buf = malloc(1 << 18); /* 64 backends' and 9 classes' lines fit */
+        if (!buf) {
+            qc__proxy_client_close(c);
+            return;
+        }
+        size_t n = metrics_text(P, buf, 1 << 18);
+        qc__proxy_client_reply(c, 200, "OK", NULL, "text/plain; version=0.0.4", buf, n);
+        free(buf);
+        return;
+    }
+    if (tlen == 7 && memcmp(target, "/status", 7) == 0) {
+        char *s = status_json(P);
+        qc__proxy_client_reply(c, 200, "OK", NULL, "application/json", s ? s : "{}", s ? strlen(s) : 2);
+        free(s);
+        return;
+    }
+    if (tlen > 17 && memcmp(target, "/reference?value=", 17) == 0) {
+        char num[32];
+        size_t n = tlen - 17 < sizeof num - 1 ? tlen - 17 : sizeof num - 1;
+        memcpy(num, target + 17, n);
+        num[n] = 0;
+        char *end;
+        double r = strtod(num, &end);
+        if (*end == 0 && r > 0 && isfinite(r)) {
+            qc_limiter_set_reference(P->lim, r);
+            char msg[64];
+            int k = snprintf(msg, sizeof msg, "reference %g\n", r);
+            qc__proxy_client_reply(c, 200, "OK", NULL, "text/plain", msg, (size_t)k);
+            return;
+        }
+        qc__proxy_client_reply(c, 400, "Bad Request", NULL, "text/plain",
+                               "bad value: want /reference?value=R (> 0)\n", 41);
+        return;
+    }
+    qc__proxy_client_reply(c, 404, "Not Found", NULL, "text/plain", "not found\n", 10);
+}
+
+/* 1 when no admin token is set, or the request carries it as
+ * "Authorization: Bearer TOKEN" (compared in constant time). */
+int qc__proxy_admin_authorized(const proxy *P, const char *buf, const qc__http_head *h)
+{
+    if (!P->token[0])
+        return 1;
+    size_t n;
+    const char *v = qc__http_header(buf, h, "Authorization", &n);
+    size_t tn = strlen(P->token);
+    if (!v || n != 7 + tn || strncasecmp(v, "Bearer ", 7) != 0)
+        return 0;
+    unsigned char d = 0;
+    for (size_t i = 0; i < tn; i++)
+        d |= (unsigned char)(v[7 + i] ^ P->token[i]);
+    return d == 0;
+}
+
+void qc__proxy_on_admin_connection(uv_stream_t *server, int status)
+{
+    qc__proxy_accept_client(server, status, 1);
+}
+
+/* Reads --admin-token-file: its first line, the token (printable ASCII,
+ * 16 to 255 characters). */
+int qc__proxy_read_token(const char *path, char *out, size_t size, qc_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return qc_err_set(err, QC_EIO, "--admin-token-file: %s: cannot read", path);
+    char line[512];
+    int ok = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    size_t n = ok ? strcspn(line, "\r\n") : 0;
+    line[n] = 0;
+    if (n < 16 || n >= size)
+        return qc_err_set(err, QC_EINVAL,
+                          "--admin-token-file: %s:1: the token must be 16 to %zu characters", path,
+                          size - 1);
+    for (size_t i = 0; i < n; i++)
+        if (line[i] <= 0x20 || line[i] >= 0x7f)
+            return qc_err_set(err, QC_EINVAL,
+                              "--admin-token-file: %s:1: a space or control character in the token",
+                              path);
+    memcpy(out, line, n + 1);
+    return 0;
+}

@@ -1,0 +1,528 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* proxy_client.c: the proxy's client connections.
+ *
+ * A client's bytes are read into c->in and its requests taken out one
+ * after another in a loop (client_process: never by recursion, so a
+ * pipelined burst of any length is answered in full), each parsed
+ * strictly, classed, and admitted, queued or answered by qctl itself
+ * (400/413/414/431/501/503/505). Reading stops while the client's unsent
+ * answers or read-ahead exceed their bounds (client_flow), so one client
+ * cannot grow the process. */
+#include "live/proxy_int.h"
+
+static void on_client_timer(uv_timer_t *t);
+static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
+
+/* ---- clients ------------------------------------------------------------ */
+
+/* Accounts c's request buffers in P->mem (--max-memory). */
+static void client_mem(cconn *c)
+{
+    size_t now = c->in.cap + c->req.cap;
+    c->P->mem = c->P->mem - c->mem + now;
+    c->mem = now;
+}
+
+static void client_closed(uv_handle_t *h)
+{
+    cconn *c = h->data;
+    if (--c->handles_open == 0) {
+        qc__buf_free(&c->in);
+        qc__buf_free(&c->req);
+        client_mem(c);
+        c->P->nclients -= !c->admin;
+        free(c);
+    }
+}
+
+void qc__proxy_client_close(cconn *c)
+{
+    if (c->closing)
+        return;
+    c->closing = 1;
+    if (c->state == C_QUEUED)
+        qc__proxy_unqueue(c);
+    if (c->up) {
+        c->up->client = NULL; /* the backend's answer will be dropped */
+        qc__proxy_upstream_resume(c->up); /* read (and drop) the rest, if it was paused */
+    }
+    c->up = NULL;
+    uv_close((uv_handle_t *)&c->tcp, client_closed);
+    uv_close((uv_handle_t *)&c->timer, client_closed);
+}
+
+static void client_close_cb(void *c)
+{
+    qc__proxy_client_close(c);
+}
+
+void qc__proxy_client_close_after_write(cconn *c)
+{
+    c->ending = 1; /* requests pipelined after the last are not read */
+    qc__close_after_write((uv_stream_t *)&c->tcp, client_close_cb, c);
+}
+
+void qc__proxy_client_idle(cconn *c)
+{
+    c->state = C_READ;
+    c->head_timer_on = 0;
+    c->continued = 0;
+    if (c->req.cap > BUF_KEEP)
+        qc__buf_free(&c->req);
+    if (c->in.len == 0 && c->in.cap > BUF_KEEP)
+        qc__buf_free(&c->in);
+    client_mem(c);
+    uv_timer_start(&c->timer, on_client_timer, (uint64_t)(c->P->o->idle_timeout * 1000), 0);
+}
+
+size_t qc__proxy_client_wq(cconn *c)
+{
+    return uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
+}
+
+/* A write to a client is done: below WQ_LOW, a paused upstream streaming
+ * to it reads again, and a client whose reading was stopped (see
+ * client_flow) is served and read again. */
+static void on_client_write(uv_write_t *req, int status)
+{
+    (void)status;
+    cwrite *w = (cwrite *)req;
+    cconn *c = w->c;
+    free(w);
+    /* a write is called back before its stream's close callback, so c is
+     * still there */
+    if (c->closing || qc__proxy_client_wq(c) > WQ_LOW)
+        return;
+    if (c->up && c->up->paused)
+        qc__proxy_upstream_resume(c->up);
+    if (c->rpaused)
+        qc__proxy_client_process(c);
+}
+
+/* Queues a copy of p[0..n) to c. On failure c is closed and it returns
+ * nonzero. */
+int qc__proxy_client_write(cconn *c, const char *p, size_t n)
+{
+    if (c->closing)
+        return -1;
+    cwrite *w = malloc(sizeof *w + n);
+    if (!w) {
+        qc__proxy_client_close(c);
+        return -1;
+    }
+    memcpy(w->data, p, n);
+    w->c = c;
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)n);
+    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_client_write) != 0) {
+        free(w);
+        qc__proxy_client_close(c);
+        return -1;
+    }
+    return 0;
+}
+
+/* Writes a response qctl makes itself, then goes on with the next request
+ * (qc__proxy_client_process, which does not recurse: see there). */
+void qc__proxy_client_reply(cconn *c, int status, const char *reason, const char *extra,
+                            const char *ctype, const char *body, size_t blen)
+{
+    char msg[1024];
+    int keep = c->keep && !c->P->draining;
+    int k = snprintf(
+        msg, sizeof msg, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n",
+        status, reason, ctype, blen, extra ? extra : "", keep ? "" : "Connection: close\r\n");
+    if ((size_t)k + blen <= sizeof msg) { /* one write: the common, small answer */
+        memcpy(msg + k, body, blen);
+        if (qc__proxy_client_write(c, msg, (size_t)k + blen) != 0)
+            return; /* closed */
+    } else if (qc__proxy_client_write(c, msg, (size_t)k) != 0 || (blen && qc__proxy_client_write(c, body, blen) != 0)) {
+        return;
+    }
+    c->state = C_READ;
+    if (!keep) {
+        qc__proxy_client_close_after_write(c);
+        return;
+    }
+    qc__proxy_client_idle(c);
+    qc__proxy_client_process(c);
+}
+
+void qc__proxy_record_latency(pclass *k, double s)
+{
+    qc_hist_add(k->lat, s);
+    unsigned b = 0;
+    while (b < LAT_BUCKETS && s > qc__proxy_lat_le[b])
+        b++;
+    k->lat_bucket[b]++;
+    k->lat_sum += s;
+}
+
+void qc__proxy_refuse(cconn *c)
+{
+    proxy *P = c->P;
+    P->cls[c->cls].refused++;
+    static const char body[] = "overloaded: retry later\n";
+    qc__proxy_client_reply(c, 503, "Service Unavailable", "Retry-After: 1\r\n", "text/plain", body,
+                           sizeof body - 1);
+}
+
+static void on_client_timer(uv_timer_t *t)
+{
+    cconn *c = t->data;
+    if (c->state == C_QUEUED) { /* the class's deadline passed */
+        qc__proxy_unqueue(c);
+        c->state = C_READ;
+        qc__proxy_refuse(c);
+        return;
+    }
+    if (c->state == C_READ)
+        qc__proxy_client_close(c); /* idle, or a head too slow to arrive */
+}
+
+/* A request's class: by the longest --class-prefix its path starts with,
+ * else by the --class-header value, else best effort (the last). */
+static unsigned class_of(proxy *P, const char *buf, const qc__http_head *h)
+{
+    unsigned best_effort = P->ncls - 1;
+    size_t longest = 0;
+    unsigned by_prefix = best_effort;
+    for (unsigned i = 0; i < P->o->nprefixes; i++) {
+        size_t n = strlen(P->o->prefix[i]);
+        if (n > longest && n <= h->target.len && memcmp(buf + h->target.off, P->o->prefix[i], n) == 0) {
+            longest = n;
+            by_prefix = P->o->prefix_class[i];
+        }
+    }
+    if (longest)
+        return by_prefix;
+    if (!P->o->class_header)
+        return best_effort;
+    size_t n;
+    const char *v = qc__http_header(buf, h, P->o->class_header, &n);
+    if (!v)
+        return best_effort;
+    for (unsigned i = 0; i + 1 < P->ncls; i++)
+        if (strlen(P->cls[i].name) == n && memcmp(P->cls[i].name, v, n) == 0)
+            return i;
+    return best_effort;
+}
+
+/* A request qctl will not carry: 400, or the status its reason has
+ * (qc__http_error_status: 414, 431, 501, 505; or a caller's 405), and the
+ * connection closes after it. */
+static void reject_request(cconn *c, int status, const char *why)
+{
+    static const struct {
+        int status;
+        const char *reason;
+    } st[] = {{400, "Bad Request"},
+              {405, "Method Not Allowed"},
+              {414, "URI Too Long"},
+              {431, "Request Header Fields Too Large"},
+              {501, "Not Implemented"},
+              {505, "HTTP Version Not Supported"}};
+    const char *reason = "Bad Request";
+    for (size_t i = 0; i < sizeof st / sizeof *st; i++)
+        if (st[i].status == status)
+            reason = st[i].reason;
+    char body[256];
+    int n = snprintf(body, sizeof body, "%s: %s\n", reason, why);
+    c->P->bad_requests++;
+    c->keep = 0;
+    const char *allow = "Allow: GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH\r\n";
+    qc__proxy_client_reply(c, status, reason, status == 405 ? allow : NULL, "text/plain", body, (size_t)n);
+}
+
+static void bad_request(cconn *c, const char *why)
+{
+    reject_request(c, qc__http_error_status(why), why);
+}
+
+/* Requests the proxy refuses to carry though they parse (RFC 9112 3.2,
+ * as nginx answers them): HTTP/1.1 without Host or with two, CONNECT
+ * (405: no tunnels), a target not in origin or absolute form (OPTIONS *:
+ * 400). Returns 1 when c was answered. */
+static int refused_form(cconn *c, const qc__http_head *h)
+{
+    const char *buf = c->in.data;
+    unsigned hosts = 0;
+    for (unsigned i = 0; i < h->nhdr; i++)
+        hosts += h->name[i].len == 4 && strncasecmp(buf + h->name[i].off, "Host", 4) == 0;
+    if (h->minor >= 1 && hosts == 0) {
+        bad_request(c, "HTTP/1.1 request without Host");
+        return 1;
+    }
+    if (hosts > 1) {
+        bad_request(c, "more than one Host");
+        return 1;
+    }
+    if (h->method.len == 7 && memcmp(buf + h->method.off, "CONNECT", 7) == 0) {
+        reject_request(c, 405, "CONNECT is not carried");
+        return 1;
+    }
+    const char *t = buf + h->target.off;
+    if (t[0] != '/' && !(h->target.len > 7 && (strncasecmp(t, "http://", 7) == 0 ||
+                                               strncasecmp(t, "https://", 8) == 0))) {
+        bad_request(c, "request target not in origin or absolute form");
+        return 1;
+    }
+    return 0;
+}
+
+/* The request c->in[0..total) whose head is h goes to c->req without its
+ * hop-by-hop headers (an Upgrade among them: the backend never sees an
+ * upgrade, so none is carried out). 0, or -1 out of memory. */
+static int request_out(cconn *c, const qc__http_head *h, size_t total)
+{
+    const char *buf = c->in.data;
+    int hop = 0;
+    for (unsigned i = 0; i < h->nhdr && !hop; i++)
+        hop = qc__proxy_hop_by_hop(buf, h, i, 0);
+    c->req.len = 0;
+    if (!hop && total == c->in.len) { /* the request is all there is: no copy */
+        qc__buf t = c->req;
+        c->req = c->in;
+        c->in = t;
+        return 0;
+    }
+    if (!hop) {
+        if (qc__buf_append(&c->req, buf, total) != 0)
+            return -1;
+        qc__buf_consume(&c->in, total);
+        return 0;
+    }
+    const char *eol = memchr(buf, '\n', h->head_len);
+    if (qc__buf_append(&c->req, buf, (size_t)(eol - buf) + 1) != 0)
+        return -1;
+    for (unsigned i = 0; i < h->nhdr; i++) {
+        if (qc__proxy_hop_by_hop(buf, h, i, 0))
+            continue;
+        /* a field line as read: name to the end of its value, then CRLF */
+        size_t from = h->name[i].off, to = h->value[i].off + h->value[i].len;
+        if (qc__buf_append(&c->req, buf + from, to - from) != 0 ||
+            qc__buf_append(&c->req, "\r\n", 2) != 0)
+            return -1;
+    }
+    if (c->minor == 0 && c->keep && qc__buf_append(&c->req, "Connection: keep-alive\r\n", 24) != 0)
+        return -1;
+    if (qc__buf_append(&c->req, "\r\n", 2) != 0 ||
+        qc__buf_append(&c->req, buf + h->head_len, total - h->head_len) != 0)
+        return -1;
+    qc__buf_consume(&c->in, total);
+    return 0;
+}
+
+/* A request over --max-body: 413, and the connection closes (its body is
+ * not read). */
+void qc__proxy_too_large(cconn *c)
+{
+    static const char body[] = "request body over --max-body\n";
+    c->P->too_large++;
+    c->keep = 0;
+    qc__proxy_client_reply(c, 413, "Content Too Large", NULL, "text/plain", body, sizeof body - 1);
+}
+
+/* The head of c's request is whole but its body is not: an
+ * "Expect: 100-continue" gets its 100 Continue once (RFC 9110 10.1.1). */
+static void expect_continue(cconn *c, const qc__http_head *h)
+{
+    size_t n;
+    const char *v = qc__http_header(c->in.data, h, "Expect", &n);
+    if (c->continued || !v || n != 12 || strncasecmp(v, "100-continue", 12) != 0 || h->minor < 1)
+        return;
+    c->continued = 1;
+    static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+    qc__proxy_client_write(c, cont, sizeof cont - 1);
+}
+
+/* Takes the next whole request out of c->in and carries it; 0 when there
+ * is none yet (or c is closing). */
+static int client_next(cconn *c)
+{
+    proxy *P = c->P;
+    if (c->closing || c->state != C_READ || c->in.len == 0)
+        return 0;
+    qc__http_head h;
+    const char *why = "malformed request";
+    int rc = qc__http_parse_head(c->in.data, c->in.len, 1, &h, &why);
+    if (rc < 0) {
+        bad_request(c, why);
+        return 0;
+    }
+    if (!c->head_timer_on) { /* the head has started: it has header_timeout to end
+                              */
+        c->head_timer_on = 1;
+        uv_timer_start(&c->timer, on_client_timer, (uint64_t)(P->o->header_timeout * 1000), 0);
+    }
+    if (rc == 0)
+        return 0;
+    if ((h.content_length > 0 && (uint64_t)h.content_length > P->o->max_body) ||
+        (h.chunked && c->in.len - h.head_len > P->o->max_body + P->o->max_body / 8 + 64)) {
+        qc__proxy_too_large(c); /* chunked: the body with its framing (an eighth more) */
+        return 0;
+    }
+    long n = qc__http_message_len(c->in.data, c->in.len, &h, P->o->max_body, &why);
+    if (n < 0) {
+        bad_request(c, why);
+        return 0;
+    }
+    if (n == 0) {
+        expect_continue(c, &h);
+        return 0;
+    }
+    size_t total = (size_t)n;
+    c->keep = h.keep_alive;
+    c->minor = h.minor;
+    c->head_method = qc__http_is_head(c->in.data, &h);
+    c->idem = qc__proxy_method_idempotent(c->in.data + h.method.off, h.method.len);
+    c->tries = 0;
+    c->t_arrive = qc__now();
+    if (c->admin) {
+        char target[256];
+        size_t tl = h.target.len < sizeof target ? h.target.len : sizeof target - 1;
+        memcpy(target, c->in.data + h.target.off, tl);
+        int post = h.method.len == 4 && memcmp(c->in.data + h.method.off, "POST", 4) == 0;
+        int authorized = qc__proxy_admin_authorized(P, c->in.data, &h);
+        qc__buf_consume(&c->in, total);
+        qc__proxy_admin_request(c, target, tl, post, authorized);
+        return 1;
+    }
+    if (refused_form(c, &h))
+        return 1;
+    c->cls = class_of(P, c->in.data, &h);
+    if (request_out(c, &h, total) != 0) {
+        qc__proxy_client_close(c);
+        return 1;
+    }
+    client_mem(c);
+    if (P->draining) {
+        qc__proxy_refuse(c);
+        return 1;
+    }
+    int adm = P->qlen ? (P->o->control && qc_limiter_weight(P->lim, c->cls) <= 0 ? -1 : 0)
+                      : qc__proxy_try_admit(c);
+    if (adm > 0) {
+        P->q_min = 0; /* in without waiting: the queue is not standing */
+        return 1;
+    }
+    if (adm < 0 || P->qlen >= P->o->queue) { /* rejected class, or no room */
+        qc__proxy_refuse(c);
+        return 1;
+    }
+    qc__proxy_enqueue(c);
+    uv_timer_start(&c->timer, on_client_timer, (uint64_t)(qc__proxy_wait_deadline(P, c->cls) * 1000), 0);
+    return 1;
+}
+
+/* Reads c or not. Reading stops while c's unsent answers exceed WQ_HIGH
+ * (it sends requests faster than it takes the answers), or while a request
+ * of c's is being carried and IN_HIGH bytes of the next ones are already
+ * buffered; it resumes when the answers drain below WQ_LOW and the
+ * request is done. So one client holds at most about WQ_HIGH of answers,
+ * plus one request and IN_HIGH of read-ahead, whatever it sends: TCP
+ * slows the rest down in its own buffers. */
+static void client_flow(cconn *c)
+{
+    if (c->closing || c->ending)
+        return;
+    size_t wq = qc__proxy_client_wq(c);
+    int stop = wq > WQ_REPLIES || (c->state != C_READ && c->in.len >= IN_HIGH);
+    if (stop && !c->rpaused) {
+        c->rpaused = 1;
+        uv_read_stop((uv_stream_t *)&c->tcp);
+    } else if (!stop && c->rpaused && wq <= WQ_LOW) {
+        c->rpaused = 0;
+        uv_read_start((uv_stream_t *)&c->tcp, qc__proxy_alloc_cb, on_client_read);
+    }
+}
+
+/* Carries the requests buffered in c one after another, in a loop: an
+ * answer qctl makes itself (a refusal, a 400, an admin page) calls back
+ * here, and a recursion per pipelined request would let one client's
+ * burst exhaust the stack. A call made while the loop runs returns at once
+ * and the loop goes on. The loop stops while c's unsent answers exceed
+ * WQ_HIGH; client_flow then stops reading c until they drain. */
+void qc__proxy_client_process(cconn *c)
+{
+    if (c->processing)
+        return;
+    c->processing = 1;
+    while (!c->closing && !c->ending && c->state == C_READ && c->in.len &&
+           qc__proxy_client_wq(c) <= WQ_REPLIES)
+        if (!client_next(c))
+            break;
+    c->processing = 0;
+    client_flow(c);
+}
+
+static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+    cconn *c = s->data;
+    if (n < 0) {
+        qc__proxy_client_close(c);
+        return;
+    }
+    if (n == 0 || c->ending)
+        return; /* ending: its last answer is out, what follows is dropped */
+    proxy *P = c->P;
+    /* --max-memory: a client with no request carried that would grow the
+     * buffers past the cap is answered 503 and closed (a little is always
+     * read, so that heads get through) */
+    if (P->o->max_memory && c->in.len + (size_t)n > c->in.cap && c->in.len >= 16384 &&
+        P->mem + (size_t)n > P->o->max_memory && c->state == C_READ && !c->up) {
+        static const char body[] = "proxy memory full: retry later\n";
+        P->refused_mem++;
+        c->keep = 0;
+        c->in.len = 0;
+        qc__proxy_client_reply(c, 503, "Service Unavailable", "Retry-After: 1\r\n", "text/plain", body,
+                               sizeof body - 1);
+        return;
+    }
+    if (c->in.len + (size_t)n > P->o->max_body + P->o->max_body / 8 + 2 * QC__HTTP_HEAD_MAX +
+                                    IN_HIGH ||
+        qc__buf_append(&c->in, buf->base, (size_t)n) != 0) {
+        qc__proxy_client_close(c);
+        return;
+    }
+    client_mem(c);
+    qc__proxy_client_process(c);
+}
+
+void qc__proxy_accept_client(uv_stream_t *server, int status, int admin)
+{
+    proxy *P = server->data;
+    if (status < 0)
+        return;
+    cconn *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    c->kind = K_CLIENT;
+    c->P = P;
+    c->admin = admin;
+    uv_tcp_init(P->loop, &c->tcp);
+    uv_timer_init(P->loop, &c->timer);
+    c->tcp.data = c->timer.data = c;
+    c->handles_open = 2;
+    P->nclients += !admin; /* counted back in client_closed */
+    if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
+        qc__proxy_client_close(c);
+        return;
+    }
+    P->conns++;
+    uv_tcp_nodelay(&c->tcp, 1);
+    qc__proxy_client_idle(c);
+    if (!admin && P->o->max_connections && P->nclients > P->o->max_connections) {
+        static const char body[] = "too many connections: retry later\n";
+        P->refused_conns++;
+        c->keep = 0;
+        qc__proxy_client_reply(c, 503, "Service Unavailable", "Retry-After: 1\r\n", "text/plain", body,
+                               sizeof body - 1);
+        return;
+    }
+    uv_read_start((uv_stream_t *)&c->tcp, qc__proxy_alloc_cb, on_client_read);
+}
+
+void qc__proxy_on_connection(uv_stream_t *server, int status)
+{
+    qc__proxy_accept_client(server, status, 0);
+}

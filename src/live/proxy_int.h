@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* proxy_int.h: what the files of `qctl proxy` share (not installed).
+ *
+ * The proxy is one loop over client connections (proxy_client.c), backend
+ * links (proxy_upstream.c), the backend fleet (proxy_fleet.c) and the admin
+ * listener (proxy_admin.c), with the setup, the control interval and the
+ * queue in proxy.c; proxy.c's opening comment gives the invariant they keep
+ * together. Functions one file calls in another are named qc__proxy_. */
+#ifndef QC_LIVE_PROXY_INT_H
+#define QC_LIVE_PROXY_INT_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "live/http.h"
+#include "live/live.h"
+#include "qctl/hist.h"
+#include "qctl/sfq.h"
+
+typedef struct cconn cconn;
+typedef struct uconn uconn;
+typedef struct proxy proxy;
+
+typedef struct probe probe;
+typedef struct fcmd fcmd;
+
+/* A backend: its address and links; its power state and counts are in
+ * P->fleet (fleet.h), at the same index. */
+typedef struct pbackend {
+    int kind, what; /* K_FLEET, F_BACKEND: see close_walk */
+    struct sockaddr_storage addr;
+    const char *name;
+    char host[64];
+    int port;
+    unsigned index;
+    proxy *P;
+    uconn *idle;
+    uconn *wait_head, *wait_tail; /* requests waiting for its warm-up */
+    fcmd *cmd;                    /* its un/park command running, or NULL */
+    probe *probe;                 /* its health probe in flight, or NULL */
+    uv_timer_t health;            /* polls the health path while WARMING, probes
+                                     an ON one (out of rotation, or --health-check) */
+    unsigned fails;               /* failures in a row (passive health) */
+    int out;                      /* taken out of rotation: see backend_failed */
+    uint64_t ejections;
+} pbackend;
+
+enum { K_CLIENT = 1, K_UPSTREAM = 2, K_FLEET = 3 };
+enum { F_BACKEND = 1, F_PROBE, F_CMD };
+
+/* One GET of the health path of a WARMING backend. */
+struct probe {
+    int kind, what; /* K_FLEET, F_PROBE */
+    uv_tcp_t tcp;
+    uv_connect_t connect;
+    pbackend *b;
+    char buf[64];
+    size_t len;
+    int closing;
+};
+
+/* An un/park command running through /bin/sh -c. */
+struct fcmd {
+    int kind, what; /* K_FLEET, F_CMD */
+    uv_process_t proc;
+    uv_timer_t timer; /* its time bound */
+    pbackend *b;
+    int park, spawned, exited, timed_out, closing, handles_open;
+};
+
+struct cconn {
+    int kind; /* K_CLIENT: first, see close_walk */
+    uv_tcp_t tcp;
+    uv_timer_t timer;
+    proxy *P;
+    qc__buf in;
+    qc__buf req; /* the request being carried */
+    int admin, closing, handles_open;
+    int state; /* C_READ, C_QUEUED, C_UPSTREAM */
+    int keep;
+    int head_timer_on;
+    int head_method; /* the request is HEAD: its response has no body */
+    int processing;  /* client_process's loop is running: see there */
+    int rpaused;     /* reading stopped: see client_flow */
+    int ending;      /* its last answer is written: closes after it */
+    int idem;        /* the request's method is idempotent (RFC 9110 9.2.2) */
+    int minor;       /* the request's HTTP/1.minor */
+    int continued;   /* 100 Continue sent for the request being read */
+    size_t mem;      /* its buffers' bytes counted in P->mem */
+    unsigned tries;  /* times the request was sent again: see retry */
+    unsigned cls;
+    double t_arrive;
+    uconn *up;
+    cconn *qnext;
+};
+
+enum { C_READ = 0, C_QUEUED, C_UPSTREAM };
+/* uconn.placed: see "backend fleet" */
+enum { PLACED_NONE = 0, PLACED_WAITING, PLACED_SENT };
+
+struct uconn {
+    int kind; /* K_UPSTREAM */
+    uv_tcp_t tcp;
+    uv_connect_t connect;
+    uv_timer_t timer;
+    proxy *P;
+    pbackend *b;
+    cconn *client;
+    qc__buf in;
+    qc_limiter_token tok;
+    int has_tok;
+    unsigned cls;
+    int head_method; /* answering a HEAD request: no body follows the head */
+    double t_admit;
+    double t_arrive; /* its client's request arrived (the delay ADMISSION measures) */
+    /* the response being streamed (see response_end) */
+    int rstate, framing, keep_resp, head_sent, paused;
+    uint64_t left; /* F_LENGTH: body bytes still to come */
+    qc__http_chunked ch;
+    int busy, closing, handles_open, to_close; /* to_close: body ends at EOF */
+    int reframe; /* a body to the close, sent to the client chunked */
+    uconn *next_idle;
+    int placed;       /* PLACED_*: waiting at a warming backend, or sent */
+    int connected;    /* the link to b is up or being made */
+    int link_up;      /* the connect succeeded (a kept link: before) */
+    int reused;       /* the link carried a request before this one */
+    uconn *next_wait; /* b's list of requests waiting for its warm-up */
+};
+
+/* Latency histogram buckets of /metrics (seconds; +Inf implied). */
+#define LAT_BUCKETS 13
+extern const double qc__proxy_lat_le[LAT_BUCKETS];
+/* A class: its counts, and its own FIFO of requests waiting for a slot.
+ * The FIFOs are served by start-time fair queueing (qctl/sfq.h) on the
+ * limiter's weights (1 each but under ADMISSION): the backlogged class
+ * with the least pass goes next and is charged at its start est / weight,
+ * est being the class's running mean time at the backend (requests are
+ * chosen while others are in flight, and a request's own cost is known
+ * only once it is over). */
+typedef struct pclass {
+    const char *name;
+    double bound;
+    uint64_t admitted, refused, answered;
+    qc_hist *lat;
+    uint64_t lat_bucket[LAT_BUCKETS + 1];
+    double lat_sum;
+    cconn *qhead, *qtail;
+    unsigned qlen;
+    double est;
+} pclass;
+
+_Static_assert(QC_PROXY_CLASSES_MAX + 1 <= QC_SFQ_MAX_CLASSES, "a class bit per class in qc_sfq_pick");
+
+struct proxy {
+    uv_loop_t *loop; /* &loop_own: nothing process-wide */
+    uv_loop_t loop_own;
+    const qc_proxy_opts *o;
+    uv_tcp_t listener, admin;
+    int admin_on;
+    uv_signal_t sigterm, sigint;
+    uv_timer_t control;
+    qc_limiter *lim;
+    pbackend backend[QC_PROXY_BACKENDS_MAX];
+    unsigned nb, rr;
+    qc__fleet fleet;
+    uint64_t unpark_failures, park_failures, warm_timeouts;
+    pclass cls[QC_PROXY_CLASSES_MAX + 1];
+    unsigned ncls;
+    unsigned qlen; /* waiting, all classes */
+    qc_sfq sfq;    /* the order of the class queues */
+    unsigned inflight;
+    int draining;
+    uint64_t bad_requests, errors502, errors504, conns;
+    double retry_tokens, retry_t; /* the retry budget: see retry_allowed */
+    uint64_t retries, retries_denied;
+    size_t mem;        /* bytes in the clients' request buffers (--max-memory) */
+    double q_min;      /* least wait of a request let in this interval (codel) */
+    int q_standing;    /* the queue is standing: short deadlines (codel) */
+    int q_drained;     /* the queue emptied by admission this interval (codel) */
+    uint64_t q_shed;   /* requests refused by the short deadline (codel) */
+    char token[256];   /* --admin-token-file's token, or empty */
+    double drain_until; /* draining: stop at this time (--drain-timeout) */
+    int stopping;       /* closing everything: see stop_now */
+    unsigned nclients; /* client connections open (--max-connections) */
+    uint64_t refused_conns, refused_mem, too_large;
+    double t0;
+    FILE *series;
+};
+
+/* Buffers larger than this are given back once their request is over: a
+ * large body is not kept while its connection idles. */
+#define BUF_KEEP (64u << 10)
+
+/* Writes to a client go through one path (client_write) whose completion
+ * (on_client_write) resumes whatever waited for the client's write queue
+ * to drain: an upstream streaming to it (see stream_out) or the client's
+ * own pipelined requests (see client_process). WQ_HIGH bounds the unsent
+ * bytes held for one client; WQ_LOW is where waiting ends. */
+#define WQ_HIGH (256u << 10)
+#define WQ_LOW (64u << 10)
+/* Request bytes read ahead while a request is being carried: beyond it the
+ * client is not read until its current request is answered. */
+#define IN_HIGH (64u << 10)
+/* Unsent answers beyond which a client's pipelined requests wait: small
+ * answers cost several times their size in write requests. */
+#define WQ_REPLIES (32u << 10)
+
+enum { R_HEAD = 0, R_BODY };
+enum { F_LENGTH = 0, F_CHUNKED, F_CLOSE };
+
+typedef struct cwrite {
+    uv_write_t req;
+    cconn *c;
+    char data[];
+} cwrite;
+
+/* The retry budget's tokens: see "retries" in proxy_upstream.c. */
+#define RETRY_FLOOR 5.0
+#define RETRY_CAP 20.0
+
+/* proxy_client.c */
+void qc__proxy_accept_client(uv_stream_t *server, int status, int admin);
+void qc__proxy_client_close(cconn *c);
+void qc__proxy_client_close_after_write(cconn *c);
+void qc__proxy_client_idle(cconn *c);
+void qc__proxy_client_process(cconn *c);
+void qc__proxy_client_reply(cconn *c, int status, const char *reason, const char *extra,
+                            const char *ctype, const char *body, size_t blen);
+size_t qc__proxy_client_wq(cconn *c);
+int qc__proxy_client_write(cconn *c, const char *p, size_t n);
+void qc__proxy_on_connection(uv_stream_t *server, int status);
+void qc__proxy_record_latency(pclass *k, double s);
+void qc__proxy_refuse(cconn *c);
+void qc__proxy_too_large(cconn *c);
+
+/* proxy_upstream.c */
+void qc__proxy_forward(cconn *c, uconn *tok_holder, int avoid);
+int qc__proxy_hop_by_hop(const char *buf, const qc__http_head *h, unsigned i, int reframe);
+int qc__proxy_method_idempotent(const char *m, size_t n);
+void qc__proxy_on_upstream_timer(uv_timer_t *t);
+void qc__proxy_retry_deposit(proxy *P);
+void qc__proxy_send_request(uconn *u);
+void qc__proxy_upstream_close(uconn *u);
+void qc__proxy_upstream_done(uconn *u, int outcome);
+void qc__proxy_upstream_resume(uconn *u);
+
+/* proxy_fleet.c */
+void qc__proxy_backend_answered(pbackend *b);
+void qc__proxy_backend_failed(pbackend *b);
+int qc__proxy_backend_is_on(const pbackend *b);
+void qc__proxy_fleet_handle_close(uv_handle_t *h);
+void qc__proxy_fleet_request_done(uconn *u, int ok);
+void qc__proxy_fleet_tick(proxy *P, double now);
+void qc__proxy_health_schedule(pbackend *b);
+void qc__proxy_place(uconn *u, int i, int unparked);
+void qc__proxy_unpark_start(pbackend *b);
+void qc__proxy_unwait(uconn *u);
+void qc__proxy_warmup_deadline(uconn *u);
+
+/* proxy_admin.c */
+int qc__proxy_admin_authorized(const proxy *P, const char *buf, const qc__http_head *h);
+void qc__proxy_admin_request(cconn *c, const char *target, size_t tlen, int post, int authorized);
+void qc__proxy_on_admin_connection(uv_stream_t *server, int status);
+int qc__proxy_read_token(const char *path, char *out, size_t size, qc_err *err);
+
+/* proxy.c */
+void qc__proxy_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf);
+void qc__proxy_enqueue(cconn *c);
+void qc__proxy_plog(const proxy *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void qc__proxy_pump_queue(proxy *P);
+int qc__proxy_try_admit(cconn *c);
+void qc__proxy_unqueue(cconn *c);
+double qc__proxy_wait_deadline(proxy *P, unsigned i);
+
+#endif
