@@ -14,5 +14,6 @@ build=${1:-build}
 "$build/bench/bench_traffic" "${QC_BENCH_TRAFFIC_PACKETS:-10000000}"
 "$(dirname "$0")/bench_live.sh" "$build/qctl"
 "$(dirname "$0")/bench_sweep.sh" "$build/qctl"
+"$(dirname "$0")/bench_jobs.sh" "$build/qctl" "${QC_BENCH_JOBS_CUSTOMERS:-1000000}"
 "$(dirname "$0")/bench_maxusers.sh" "$build/qctl"
 "$(dirname "$0")/bench_maxusers_predict.sh" "$build/qctl"

@@ -187,6 +187,23 @@ typedef struct qc_mu_run_result {
  * draws from its own stream (QC_STREAM_CONTROL). */
 int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err);
 
+/* Called once per replication, in replication order (0, 1, ...), one call
+ * at a time, with its result, which the callee then owns (it frees it
+ * with qc_mu_run_result_free or keeps it). A non-zero return stops the
+ * replications and is returned by qc_mu_run_reps. */
+typedef int (*qc_mu_rep_fn)(void *ctx, unsigned rep, qc_mu_run_result *res);
+
+/* Replications 0..reps-1 of qc_mu_run (replication k: p with plant.rep =
+ * k), `jobs` of them at once on that many threads (0 or 1: one at a time;
+ * at most 256). Each is handed to `each` in replication order, so what
+ * the caller builds is the same for any `jobs`. progress (may be NULL):
+ * the fraction of replications finished, called one call at a time.
+ * Errors: those of qc_mu_run, for the first failing replication in
+ * order (*failed: its index; may be NULL), or each's code. */
+int qc_mu_run_reps(const qc_mu_run_params *p, unsigned reps, unsigned jobs, qc_mu_rep_fn each,
+                   void *ctx, qc_progress_fn progress, void *progress_ctx, unsigned *failed,
+                   qc_err *err);
+
 /* What the logged-RIS sensor reads in steady state with `ris` RPCs in the
  * server. An RPC still in the server at the sample instant is missing from
  * the log, with the time it spent in the interval, min(age, Delta); with

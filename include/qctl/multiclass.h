@@ -297,8 +297,14 @@ typedef struct qc_mc_run_params {
     qc_lim_aimd_params aimd;
     int series;                 /* record replication 1, one row per cycle
                                    in which some class has a sample */
-    qc_progress_fn progress;
+    qc_progress_fn progress;    /* with jobs > 1, called from the worker
+                                   threads, one call at a time */
     void *progress_ctx;
+    unsigned jobs;              /* replications run at once on that many
+                                   threads (0 or 1: one at a time, at most
+                                   256); the result is the same for any
+                                   value (replications are folded in in
+                                   order) */
 } qc_mc_run_params;
 
 /* Defaults: DPS, AUTONOMIC, qc_adm_params_init(eps 0.1, alpha 20), the

@@ -127,8 +127,14 @@ typedef struct qc_pool_params {
     double level;              /* confidence level */
     double series_dt;          /* > 0: record replication 1 in bins of dt */
     double corr_dt;            /* bin of the demand correlation; 0: period/100 */
-    qc_pool_progress_fn progress;
+    qc_pool_progress_fn progress; /* with jobs > 1, called from the worker
+                                     threads, one call at a time */
     void *progress_ctx;
+    unsigned jobs;             /* replications run at once on that many
+                                  threads (0 or 1: one at a time, at most
+                                  256); folded into the result in
+                                  replication order, so the result is the
+                                  same for any value */
 } qc_pool_params;
 
 /* Defaults: K = 1, djsq with T = QC_POOL_DEFAULT_THRESHOLD, idle timer 0,

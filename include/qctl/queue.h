@@ -35,6 +35,12 @@
  * are doubled, or the one run is repeated with twice the customers, within
  * max_reps and max_customers (all rounds together).
  *
+ * Threads (jobs > 1): replications run at the same time, each on its own
+ * streams and workspace, and are folded into the result in replication
+ * order, so the result is the same bytes for any number of threads.
+ * Precision rounds are decided only on complete rounds. The progress
+ * function is then called from the worker threads, one call at a time.
+ *
  * Means that do not exist (an infinite mean service time, or FCFS with an
  * infinite second moment of service and no capacity) are INFINITY with
  * the reason in infinite_reason. A run whose offered load is >= 1 and
@@ -64,6 +70,7 @@ extern "C" {
 QC_API_BEGIN
 
 #define QC_QUEUE_CHUNKS 128
+#define QC_QUEUE_JOBS_MAX 256 /* most threads for replications */
 
 typedef enum qc_discipline { QC_FCFS = 0, QC_PS = 1 } qc_discipline;
 
@@ -100,6 +107,10 @@ typedef struct qc_queue_params {
     unsigned max_reps;      /* precision: most replications (0: 1000000) */
     qc_progress_fn progress;
     void *progress_ctx;
+    unsigned jobs;          /* replications run at once, on that many
+                               threads (0 or 1: one at a time; at most
+                               QC_QUEUE_JOBS_MAX); the result is the same
+                               for any value */
 } qc_queue_params;
 
 /* Fills p with defaults: c = 1, unlimited, FCFS, MSER-5, 1 replication,

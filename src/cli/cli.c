@@ -84,6 +84,25 @@ int cli_uint(const char *flag, const char *s, unsigned *out)
     return 0;
 }
 
+int cli_jobs(const char *s, unsigned *out)
+{
+    unsigned j;
+    if (cli_uint("--jobs", s, &j) != 0)
+        return QC_EXIT_USAGE;
+    if (j < 1 || j > 256) {
+        cli_error("--jobs: %s is not a number of threads in [1, 256]", s);
+        return QC_EXIT_USAGE;
+    }
+    *out = j;
+    return 0;
+}
+
+unsigned cli_jobs_default(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
+}
+
 int cli_bad_option(const char *cmd, const char *arg)
 {
     if (cli_flag_reported) /* cli_getopt said what was wrong */

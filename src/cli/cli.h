@@ -31,6 +31,11 @@ int cli_double(const char *flag, const char *s, double *out);
 int cli_u64(const char *flag, const char *s, uint64_t *out);
 int cli_uint(const char *flag, const char *s, unsigned *out);
 
+/* -j N, --jobs N of the sim commands: replications run at once, 1 to 256
+ * (the results do not depend on it). cli_jobs_default: the online cores. */
+int cli_jobs(const char *s, unsigned *out);
+unsigned cli_jobs_default(void);
+
 /* Reports an unknown or malformed option from getopt for `cmd`. */
 int cli_bad_option(const char *cmd, const char *arg);
 

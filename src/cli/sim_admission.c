@@ -55,6 +55,8 @@ static const char usage[] =
     "  --warmup W           time left out of the means (default T/10)\n"
     "  --window W           window of the delay excursions (default (T-W)/20)\n"
     "  --reps R             replications (default 10)\n"
+    "  -j, --jobs N         replications run at once, on N threads (default: the\n"
+    "                       online cores); the results are the same for any N\n"
     "  --seed S             seed of every random stream (default 1)\n"
     "  --confidence L       confidence level (default 0.95)\n"
     "  --json               print the summary as JSON\n"
@@ -701,6 +703,7 @@ int cmd_sim_admission(int argc, char **argv)
         {"u-max", required_argument, 0, O_UMAX},     {"time", required_argument, 0, O_TIME},
         {"warmup", required_argument, 0, O_WARM},   {"window", required_argument, 0, O_WIN},
         {"reps", required_argument, 0, O_REPS},     {"seed", required_argument, 0, O_SEED},
+        {"jobs", required_argument, 0, 'j'},
         {"confidence", required_argument, 0, O_CONF}, {"json", no_argument, 0, O_JSON},
         {"output", required_argument, 0, O_OUT},    {"series", required_argument, 0, O_SER},
         {"plot", required_argument, 0, O_PLOT},     {"quiet", no_argument, 0, O_QUIET},
@@ -715,7 +718,8 @@ int cmd_sim_admission(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
+    p.jobs = cli_jobs_default();
+    while ((c = cli_getopt(argc, argv, "j:", longopts, NULL)) != -1) {
         switch (c) {
         case O_SCEN: scen = optarg; break;
         case O_POL: pol = optarg; break;
@@ -730,6 +734,7 @@ int cmd_sim_admission(int argc, char **argv)
         case O_WIN: rc = cli_double("--window", optarg, &win); break;
         case O_REPS: rc = cli_uint("--reps", optarg, &p.reps); break;
         case O_SEED: rc = cli_u64("--seed", optarg, &p.seed); break;
+        case 'j': rc = cli_jobs(optarg, &p.jobs); break;
         case O_CONF: rc = cli_double("--confidence", optarg, &p.level); break;
         case O_JSON: json = 1; break;
         case O_OUT: output = optarg; break;

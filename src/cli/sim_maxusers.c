@@ -71,6 +71,8 @@ static const char usage[] =
     "  --seed S             (default 1)\n"
     "  --reps R             independent replications (default 1); the summary gives\n"
     "                       means with t confidence intervals over them\n"
+    "  -j, --jobs N         replications run at once, on N threads (default: the\n"
+    "                       online cores); the results are the same for any N\n"
     "  --confidence L       confidence level of the intervals (default 0.95)\n"
     "  --json               print the summary as JSON\n"
     "  --series FILE        one row per sample instant k (time = k interval):\n"
@@ -283,6 +285,33 @@ static size_t count_finite(const double *x, size_t n)
     return k;
 }
 
+/* One replication's result, in replication order: its step metrics into
+ * st; replication 0's result kept whole in *res0 (series, plots). */
+typedef struct mu_each_ctx {
+    reps_stats *st;
+    qc_mu_run_result *res0;
+} mu_each_ctx;
+
+static int mu_each(void *ctx, unsigned k, qc_mu_run_result *rk)
+{
+    mu_each_ctx *e = ctx;
+    reps_stats *st = e->st;
+    const unsigned reps = st->reps;
+    st->nsteps = rk->nsteps;
+    for (size_t i = 0; i < rk->nsteps; i++) {
+        st->settling[i * reps + k] = rk->steps[i].settling;
+        st->overshoot[i * reps + k] = rk->steps[i].overshoot;
+        st->sse[i * reps + k] = rk->steps[i].sse;
+    }
+    st->sat[k] = rk->frac_saturated;
+    st->held[k] = rk->frac_held;
+    if (k == 0)
+        *e->res0 = *rk;
+    else
+        qc_mu_run_result_free(rk);
+    return 0;
+}
+
 static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r,
                        const reps_stats *st, const char *ctl)
 {
@@ -386,6 +415,7 @@ int cmd_sim_maxusers(int argc, char **argv)
         {"duration", required_argument, 0, O_DUR},  {"warmup", required_argument, 0, O_WARM},
         {"band", required_argument, 0, O_BAND},
         {"reps", required_argument, 0, O_REPS},  {"confidence", required_argument, 0, O_CONF},  {"seed", required_argument, 0, O_SEED},
+        {"jobs", required_argument, 0, 'j'},
         {"json", no_argument, 0, O_JSON},            {"series", required_argument, 0, O_SER},
         {"plot", required_argument, 0, O_PLOT},      {"quiet", no_argument, 0, O_QUIET},
         {"report", required_argument, 0, O_REPORT},
@@ -401,6 +431,7 @@ int cmd_sim_maxusers(int argc, char **argv)
     qc_antiwindup aw = QC_AW_CONDITIONAL;
     int json = 0, rc = 0;
     unsigned reps = 1;
+    unsigned jobs = cli_jobs_default();
     double level = 0.95;
     int have_affine = 0;
     p.duration = 14400;
@@ -410,8 +441,9 @@ int cmd_sim_maxusers(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "j:", longopts, NULL)) != -1) {
         switch (c) {
+        case 'j': rc = cli_jobs(optarg, &jobs); break;
         case O_POP: rc = cli_uint("--population", optarg, &p.plant.population); break;
         case O_THR: rc = cli_uint("--threads", optarg, &p.plant.threads); break;
         case O_DISC:
@@ -643,28 +675,13 @@ int cmd_sim_maxusers(int argc, char **argv)
     }
     cli_progress prog; /* by replication: each is one run of the loop */
     cli_progress_init(&prog, "sim maxusers", quiet);
-    for (unsigned k = 0; k < reps && rc == 0; k++) {
-        cli_progress_update(&prog, (double)k / reps);
-        qc_mu_run_params pk = p;
-        pk.plant.rep = k;
-        qc_mu_run_result rk;
-        if ((rc = qc_mu_run(&pk, &rk, &err)) != 0) {
-            cli_error("sim maxusers: replication %u: %s", k, err.msg);
-            rc = cli_exit_code(rc);
-            break;
-        }
-        st.nsteps = rk.nsteps;
-        for (size_t i = 0; i < rk.nsteps; i++) {
-            st.settling[i * reps + k] = rk.steps[i].settling;
-            st.overshoot[i * reps + k] = rk.steps[i].overshoot;
-            st.sse[i * reps + k] = rk.steps[i].sse;
-        }
-        st.sat[k] = rk.frac_saturated;
-        st.held[k] = rk.frac_held;
-        if (k == 0)
-            res = rk;
-        else
-            qc_mu_run_result_free(&rk);
+    mu_each_ctx ec = {&st, &res};
+    unsigned failed = 0;
+    if (rc == 0 && (rc = qc_mu_run_reps(&p, reps, jobs, mu_each, &ec, cli_progress_update, &prog,
+                                        &failed, &err)) != 0) {
+        cli_progress_done(&prog);
+        cli_error("sim maxusers: replication %u: %s", failed, err.msg);
+        rc = cli_exit_code(rc);
     }
     cli_progress_done(&prog);
     for (int i = 0; i < 5; i++)

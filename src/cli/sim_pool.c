@@ -56,6 +56,8 @@ static const char usage[] =
     "                       for time-varying ones or traces), or customers (with\n"
     "                       --customers) or time (with --time) simulated first\n"
     "  --reps R             independent replications (default 10; 1: batch means)\n"
+    "  -j, --jobs N         replications run at once, on N threads (default: the\n"
+    "                       online cores); the results are the same for any N\n"
     "  --seed S             seed of every random stream (default 1)\n"
     "  --confidence L       confidence level of the intervals (default 0.95)\n"
     "\n"
@@ -479,6 +481,7 @@ int cmd_sim_pool(int argc, char **argv)
         {"idle-timer", required_argument, 0, O_IDLE},  {"customers", required_argument, 0, O_CUST},
         {"time", required_argument, 0, O_TIME},        {"warmup", required_argument, 0, O_TRANS},
         {"reps", required_argument, 0, O_REPS},        {"seed", required_argument, 0, O_SEED},
+        {"jobs", required_argument, 0, 'j'},
         {"confidence", required_argument, 0, O_CONF},  {"holding", required_argument, 0, O_HOLD},
         {"busy-power", required_argument, 0, O_BUSY},  {"idle-power", required_argument, 0, O_IDLEP},
         {"setup-power", required_argument, 0, O_WARMP}, {"off-power", required_argument, 0, O_OFFP},
@@ -512,7 +515,8 @@ int cmd_sim_pool(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
+    p.jobs = cli_jobs_default();
+    while ((c = cli_getopt(argc, argv, "j:", longopts, NULL)) != -1) {
         if (c == O_WUP_OLD || c == O_TRANS_OLD || c == O_WARMP_OLD) {
             static const char *const names[][2] = {{"--warmup-time", "--setup-time"},
                                                    {"--transient", "--warmup"},
@@ -579,6 +583,7 @@ int cmd_sim_pool(int argc, char **argv)
             }
             break;
         case O_SEED: rc = cli_u64("--seed", optarg, &p.seed); break;
+        case 'j': rc = cli_jobs(optarg, &p.jobs); break;
         case O_CONF:
             rc = cli_double("--confidence", optarg, &p.level);
             if (rc == 0 && !(p.level > 0 && p.level < 1)) {

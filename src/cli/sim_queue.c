@@ -47,6 +47,8 @@ static const char usage[] =
     "  --max-customers N    with --precision: most customers in all rounds\n"
     "                       (default 1e9)\n"
     "  --max-reps R         with --precision: most replications (default 10000)\n"
+    "  -j, --jobs N         replications run at once, on N threads (default: the\n"
+    "                       online cores); the results are the same for any N\n"
     "  --seed S             seed of every random stream (default 1)\n"
     "  --confidence L       confidence level of the intervals (default 0.95)\n"
     "  --json               print the summary as JSON\n"
@@ -401,7 +403,7 @@ int cmd_sim_queue(int argc, char **argv)
         {"quiet", no_argument, 0, O_QUIET},         {"help", no_argument, 0, O_HELP},
         {"report", required_argument, 0, O_REPORT}, {"precision", required_argument, 0, O_PREC},
         {"max-customers", required_argument, 0, O_MAXC}, {"max-reps", required_argument, 0, O_MAXR},
-        {0, 0, 0, 0}};
+        {"jobs", required_argument, 0, 'j'}, {0, 0, 0, 0}};
     qc_queue_params p;
     qc_queue_params_init(&p);
     opts o = {0};
@@ -410,8 +412,10 @@ int cmd_sim_queue(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
+    p.jobs = cli_jobs_default();
+    while ((c = cli_getopt(argc, argv, "j:", longopts, NULL)) != -1) {
         switch (c) {
+        case 'j': rc = cli_jobs(optarg, &p.jobs); break;
         case O_ARR: o.arrival = optarg; break;
         case O_SVC: o.service = optarg; break;
         case O_SRV: rc = cli_uint("--servers", optarg, &p.servers); break;

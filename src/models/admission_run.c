@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "qctl/multiclass.h"
+#include "reps.h"
 
 const char *qc_mc_policy_name(qc_mc_policy p)
 {
@@ -627,6 +628,75 @@ static void region(const qc_mc_run_params *p, const qc_mc_class *plant, qc_mc_ru
         res->region_targets = ok;
 }
 
+/* Replications on the workers of reps.h. A worker has its own
+ * replication state, parameters (whose progress hook reports to the
+ * harness) and plant classes (the multi-class server reads them during a
+ * run); adm_run_rep writes only the replication's own rows of the
+ * per-replication arrays, adm_merge_rep does what depends on order. */
+typedef struct adm_worker {
+    rep_state *r;
+    qc_mc_run_params p;
+    qc_mc_class plant[QC_MC_MAX_CLASSES];
+} adm_worker;
+
+typedef struct adm_state {
+    const qc_mc_run_params *p;
+    qc_mc_run_result *res;
+    qc_mc_class *plant; /* the caller's: the last replication's, as run */
+    double *f, *wr;
+    int *fs;
+    double *wx;
+    size_t nwin;
+} adm_state;
+
+static int adm_run_rep(void *ctx, void *wsp, unsigned rep, qc__reps_worker *w, qc_err *err)
+{
+    adm_state *s = ctx;
+    adm_worker *wk = wsp;
+    rep_state *r = wk->r;
+    const qc_mc_run_params *p = s->p;
+    unsigned K = p->nclass;
+    wk->p.progress_ctx = w;
+    memset(r->wsum, 0, r->nwin * K * sizeof *r->wsum);
+    memset(r->wn, 0, r->nwin * K * sizeof *r->wn);
+    r->warm_taken = 0;
+    r->series_on = rep == 0 && p->series;
+    for (unsigned k = 0; k < K; k++)
+        wk->plant[k] = p->cls[k].c;
+    double done = 0;
+    int rc = rep_init(r, rep, wk->plant, err);
+    if (rc == 0)
+        rc = rep_run(r, &done, 1.0);
+    if (rc != 0) {
+        if (err->code == 0)
+            qc_err_set(err, rc, "replication %u: %s", rep + 1, qc_strerror(rc));
+        rep_free(r);
+        return err->code;
+    }
+    rep_summary(r, &s->f[(size_t)rep * F_COUNT * K], &s->wr[rep], &s->fs[(size_t)rep * K],
+                &s->wx[(size_t)rep * s->nwin * K]);
+    return 0;
+}
+
+static int adm_merge_rep(void *ctx, void *wsp, unsigned rep, qc_err *err)
+{
+    (void)err;
+    adm_state *s = ctx;
+    adm_worker *wk = wsp;
+    rep_state *r = wk->r;
+    s->res->events += qc_mc_events(r->m);
+    s->res->sim_time += s->p->horizon;
+    rep_free(r);
+    memcpy(s->plant, wk->plant, s->p->nclass * sizeof *s->plant);
+    if (rep == 0 && r->series) {
+        s->res->series = r->series;
+        s->res->series_len = r->slen;
+        r->series = NULL;
+        r->slen = r->scap = 0;
+    }
+    return 0;
+}
+
 int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err)
 {
     memset(res, 0, sizeof *res);
@@ -646,6 +716,8 @@ int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err)
         }
         cycle_max = 1000 * es;
     }
+    adm_worker *wk = NULL;
+    unsigned nwk = 0;
     rep_state *r = calloc(1, sizeof *r);
     double *f = calloc((size_t)R * F_COUNT * K, sizeof *f);
     double *wr = calloc(R, sizeof *wr), *tmp = calloc(R, sizeof *tmp);
@@ -658,39 +730,56 @@ int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err)
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
-    r->p = p;
-    r->K = K;
-    r->cycle_max = cycle_max;
-    r->nwin = nwin;
-    r->wsum = malloc(r->nwin * K * sizeof *r->wsum);
-    r->wn = malloc(r->nwin * K * sizeof *r->wn);
-    if (!r->wsum || !r->wn) {
-        rc = qc_err_set(err, QC_ENOMEM, "out of memory for %zu windows", r->nwin);
+    unsigned nw = p->jobs ? p->jobs : 1;
+    if (nw > R)
+        nw = R;
+    if (nw > 256)
+        nw = 256;
+    wk = calloc(nw, sizeof *wk);
+    if (wk == NULL) {
+        rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
-    double done = 0;
-    for (unsigned rep = 0; rep < R; rep++) {
-        memset(r->wsum, 0, r->nwin * K * sizeof *r->wsum);
-        memset(r->wn, 0, r->nwin * K * sizeof *r->wn);
-        r->warm_taken = 0;
-        r->series_on = rep == 0 && p->series;
-        for (unsigned k = 0; k < K; k++)
-            plant[k] = p->cls[k].c;
-        rc = rep_init(r, rep, plant, err);
-        if (rc == 0)
-            rc = rep_run(r, &done, (double)R);
-        if (rc != 0) {
-            if (err && err->code == 0)
-                qc_err_set(err, rc, "replication %u: %s", rep + 1, qc_strerror(rc));
-            rep_free(r);
-            goto out;
+    adm_state st = {p, res, plant, f, wr, fs, wx, nwin};
+    for (nwk = 0; nwk < nw; nwk++) {
+        adm_worker *w = &wk[nwk];
+        rep_state *x = nwk == 0 ? r : calloc(1, sizeof *x);
+        if (x == NULL)
+            break;
+        w->r = x;
+        w->p = *p;
+        w->p.progress = p->progress ? qc__reps_progress_cb : NULL;
+        x->p = &w->p;
+        x->K = K;
+        x->cycle_max = cycle_max;
+        x->nwin = nwin;
+        x->wsum = malloc(x->nwin * K * sizeof *x->wsum);
+        x->wn = malloc(x->nwin * K * sizeof *x->wn);
+        if (!x->wsum || !x->wn) {
+            if (nwk == 0) {
+                rc = qc_err_set(err, QC_ENOMEM, "out of memory for %zu windows", x->nwin);
+                goto out;
+            }
+            free(x->wsum); /* fewer workers: the same result */
+            free(x->wn);
+            free(x);
+            w->r = NULL;
+            break;
         }
-        rep_summary(r, &f[(size_t)rep * F_COUNT * K], &wr[rep], &fs[(size_t)rep * K],
-                    &wx[(size_t)rep * nwin * K]);
-        res->events += qc_mc_events(r->m);
-        res->sim_time += p->horizon;
-        rep_free(r);
     }
+    void **ws = calloc(nwk, sizeof *ws);
+    if (ws == NULL) {
+        rc = qc_err_set(err, QC_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (unsigned i = 0; i < nwk; i++)
+        ws[i] = &wk[i];
+    qc__reps h = {nwk, ws, adm_run_rep, adm_merge_rep, &st, p->progress, p->progress_ctx, 0,
+                  (double)R};
+    rc = qc__reps_run(&h, 0, R, NULL, err);
+    free(ws);
+    if (rc != 0)
+        goto out;
     res->nclass = K;
     res->cycle_max = cycle_max;
     res->be_offered = NAN;
@@ -726,16 +815,25 @@ int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err)
             res->worst_max = wr[rep];
     ensemble_worst(p, wx, nwin, tmp, res);
     region(p, plant, res);
-    res->series = r->series;
-    res->series_len = r->slen;
-    r->series = NULL;
     rc = 0;
 out:
+    for (unsigned i = 0; wk && i < nwk; i++)
+        if (wk[i].r)
+            rep_free(wk[i].r); /* a replication run but not merged */
     if (r) {
         free(r->series);
         free(r->wsum);
         free(r->wn);
     }
+    for (unsigned i = 1; wk && i < nwk; i++) {
+        if (wk[i].r) {
+            free(wk[i].r->series);
+            free(wk[i].r->wsum);
+            free(wk[i].r->wn);
+            free(wk[i].r);
+        }
+    }
+    free(wk);
     free(r);
     free(f);
     free(wr);

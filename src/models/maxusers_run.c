@@ -19,6 +19,7 @@
 
 #include "qctl/hist.h"
 #include "qctl/rng.h"
+#include "reps.h"
 
 void qc_mu_run_result_free(qc_mu_run_result *res)
 {
@@ -274,4 +275,74 @@ double qc_mu_logged_bound(const qc_maxusers_params *p)
     if (!(n > 0))
         n = umax; /* the server is not saturated: RIS below the connected count */
     return qc_mu_logged_at(p, n);
+}
+
+/* ---- replications on threads (reps.h) ---------------------------------- */
+
+typedef struct mu_reps {
+    const qc_mu_run_params *p;
+    qc_mu_rep_fn each;
+    void *ctx;
+} mu_reps;
+
+typedef struct mu_slot {
+    qc_mu_run_result res; /* the replication run here, until merged */
+    int held;
+} mu_slot;
+
+static int mu_run_rep(void *ctx, void *ws, unsigned rep, qc__reps_worker *w, qc_err *err)
+{
+    (void)w;
+    const mu_reps *m = ctx;
+    mu_slot *slot = ws;
+    qc_mu_run_params pk = *m->p;
+    pk.plant.rep = rep;
+    int rc = qc_mu_run(&pk, &slot->res, err);
+    slot->held = rc == 0;
+    return rc;
+}
+
+static int mu_merge_rep(void *ctx, void *ws, unsigned rep, qc_err *err)
+{
+    const mu_reps *m = ctx;
+    mu_slot *slot = ws;
+    slot->held = 0;
+    int rc = m->each(m->ctx, rep, &slot->res);
+    if (rc != 0)
+        return qc_err_set(err, rc, "replication %u: %s", rep + 1, qc_strerror(rc));
+    return 0;
+}
+
+int qc_mu_run_reps(const qc_mu_run_params *p, unsigned reps, unsigned jobs, qc_mu_rep_fn each,
+                   void *ctx, qc_progress_fn progress, void *progress_ctx, unsigned *failed,
+                   qc_err *err)
+{
+    if (each == NULL)
+        return qc_err_set(err, QC_EINVAL, "qc_mu_run_reps: no callback");
+    if (jobs == 0)
+        jobs = 1;
+    if (jobs > reps)
+        jobs = reps;
+    if (jobs > 256)
+        jobs = 256;
+    if (reps == 0)
+        return 0;
+    mu_slot *slot = calloc(jobs, sizeof *slot);
+    void **ws = calloc(jobs, sizeof *ws);
+    if (slot == NULL || ws == NULL) {
+        free(slot);
+        free(ws);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    for (unsigned i = 0; i < jobs; i++)
+        ws[i] = &slot[i];
+    mu_reps m = {p, each, ctx};
+    qc__reps h = {jobs, ws, mu_run_rep, mu_merge_rep, &m, progress, progress_ctx, 0, reps};
+    int rc = qc__reps_run(&h, 0, reps, failed, err);
+    for (unsigned i = 0; i < jobs; i++)
+        if (slot[i].held) /* run, but not merged: a replication before it failed */
+            qc_mu_run_result_free(&slot[i].res);
+    free(slot);
+    free(ws);
+    return rc;
 }

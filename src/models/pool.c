@@ -33,6 +33,7 @@
 #include "qctl/fleet.h"
 #include "qctl/rng.h"
 #include "qctl/sim.h"
+#include "reps.h"
 #include "units.h"
 
 enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_WARM = 2, EV_TIMER = 3, EV_TICK = 4 };
@@ -989,6 +990,64 @@ static void warm_series(const run *r, double *num, double *den)
     }
 }
 
+/* Replications on the workers of reps.h: pool_run_rep runs one in a
+ * worker's workspace, pool_merge_rep folds it into the result in
+ * replication order. */
+typedef struct pool_state {
+    const qc_pool_params *p;
+    qc_pool_result *res;
+    qc__units *units;
+    summary_ctx *sc;
+    qc_hist *all;
+    double corr1;
+} pool_state;
+
+static int pool_run_rep(void *ctx, void *wsp, unsigned rep, qc__reps_worker *w, qc_err *err)
+{
+    (void)ctx;
+    run *r = wsp;
+    ((qc_pool_params *)r->p)->progress_ctx = w;
+    double done = 0;
+    int rc = run_once(r, rep, &done, 1.0);
+    if (rc != 0)
+        return qc_err_set(err, rc, "replication %u: %s", rep + 1, qc_strerror(rc));
+    return 0;
+}
+
+static int pool_merge_rep(void *ctx, void *wsp, unsigned rep, qc_err *err)
+{
+    pool_state *s = ctx;
+    run *r = wsp;
+    qc_pool_result *res = s->res;
+    double num[QC_POOL_CHUNKS], den[QC_POOL_CHUNKS];
+    res->events += r->sim.events;
+    res->sim_time += r->sim.now;
+    if (rep == 0 && r->series_on) {
+        res->series = r->series;
+        res->series_len = r->slen;
+        r->series = NULL;
+        r->slen = r->scap = 0;
+    }
+    warm_series(r, num, den);
+    s->sc->r = r;
+    s->sc->a = s->sc->b = -1;
+    if (qc__units_add(s->units, num, den, summarize_cb, s->sc) != 0)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    int kc = s->units->one_run ? s->units->k0 : qc__units_cut_last(s->units);
+    for (int k = kc; k < QC_POOL_CHUNKS; k++)
+        qc_hist_merge(s->all, r->chunks[k].hist);
+    if (s->units->one_run) {
+        res->transient_customers = 0;
+        for (int k = 0; k < kc; k++)
+            res->transient_customers += (double)r->chunks[k].arrivals;
+        res->transient_time = r->chunks[kc].t_start;
+        s->corr1 = corr_value(r);
+    } else {
+        qc__units_set(s->units, rep, QC_PM_DEMAND_CORR, corr_value(r));
+    }
+    return 0;
+}
+
 int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
 {
     memset(res, 0, sizeof *res);
@@ -998,6 +1057,9 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
     if (rc != 0)
         return rc;
 
+    run **ws = NULL;          /* the workers' workspaces, ws[0] = r */
+    qc_pool_params *pq = NULL; /* their parameters */
+    unsigned nws = 0;
     run *r = malloc(sizeof *r);
     if (r == NULL)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
@@ -1018,41 +1080,37 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
         goto out;
     }
 
-    double work_done = 0, corr1 = NAN;
-    double num[QC_POOL_CHUNKS], den[QC_POOL_CHUNKS];
-    for (unsigned rep = 0; rep < p->reps; rep++) {
-        rc = run_once(r, rep, &work_done, (double)p->reps);
-        if (rc != 0) {
-            qc_err_set(err, rc, "replication %u: %s", rep + 1, qc_strerror(rc));
-            goto out;
-        }
-        res->events += r->sim.events;
-        res->sim_time += r->sim.now;
-        if (rep == 0 && r->series_on) {
-            res->series = r->series;
-            res->series_len = r->slen;
-            r->series = NULL;
-            r->slen = r->scap = 0;
-        }
-        warm_series(r, num, den);
-        sc.a = sc.b = -1;
-        if (qc__units_add(&units, num, den, summarize_cb, &sc) != 0) {
-            rc = qc_err_set(err, QC_ENOMEM, "out of memory");
-            goto out;
-        }
-        int kc = units.one_run ? units.k0 : qc__units_cut_last(&units);
-        for (int k = kc; k < QC_POOL_CHUNKS; k++)
-            qc_hist_merge(all, r->chunks[k].hist);
-        if (units.one_run) {
-            res->transient_customers = 0;
-            for (int k = 0; k < kc; k++)
-                res->transient_customers += (double)r->chunks[k].arrivals;
-            res->transient_time = r->chunks[kc].t_start;
-            corr1 = corr_value(r);
-        } else {
-            qc__units_set(&units, rep, QC_PM_DEMAND_CORR, corr_value(r));
-        }
+    pool_state st = {p, res, &units, &sc, all, NAN};
+    unsigned nw = p->jobs ? p->jobs : 1;
+    if (nw > p->reps)
+        nw = p->reps;
+    if (nw > 256)
+        nw = 256;
+    ws = calloc(nw, sizeof *ws);
+    pq = calloc(nw, sizeof *pq);
+    if (ws == NULL || pq == NULL) {
+        rc = qc_err_set(err, QC_ENOMEM, "out of memory");
+        goto out;
     }
+    ws[0] = r;
+    for (nws = 1; nws < nw; nws++) {
+        run *x = malloc(sizeof *x);
+        if (x == NULL || run_alloc(x, p, &cost) != 0) {
+            free(x);
+            break; /* fewer workers: the same result */
+        }
+        ws[nws] = x;
+    }
+    for (unsigned i = 0; i < nws; i++) {
+        pq[i] = *p;
+        pq[i].progress = p->progress ? qc__reps_progress_cb : NULL;
+        ws[i]->p = &pq[i];
+    }
+    qc__reps h = {nws, (void **)ws, pool_run_rep, pool_merge_rep, &st, p->progress,
+                  p->progress_ctx, 0, (double)p->reps};
+    if ((rc = qc__reps_run(&h, 0, p->reps, NULL, err)) != 0)
+        goto out;
+    double corr1 = st.corr1;
     res->load = p->arrival->kind == QC_ARRIVALS_TRACE ? NAN : load;
     qc__units_finish(&units, p->level, res->metric);
     /* Percentiles by sectioning, as in sim queue: centred on the quantile
@@ -1104,6 +1162,12 @@ out:
     qc_hist_free(all);
     qc_hist_free(tmp);
     qc__units_free(&units);
+    for (unsigned i = 1; i < nws; i++) {
+        run_free(ws[i]);
+        free(ws[i]);
+    }
+    free(ws);
+    free(pq);
     run_free(r);
     free(r);
     return rc;

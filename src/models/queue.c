@@ -20,6 +20,7 @@
 #include "qctl/rng.h"
 #include "qctl/sim.h"
 #include "station.h"
+#include "reps.h"
 #include "units.h"
 
 enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_TICK = 2 };
@@ -579,9 +580,15 @@ static const char *infinite_reason(const qc_queue_params *p, double load, char *
 }
 
 /* Replications [0, reps) or one run of `customers` (or the horizon),
- * added to u. */
+ * added to u. The replications run on up to `nw` workers, each with its
+ * own workspace w[i] reading its own copy of the parameters pq[i] (whose
+ * progress hook reports to the harness); merge_rep folds them into the
+ * result in replication order (reps.h), so the result does not depend on
+ * the number of workers. */
 typedef struct state {
-    run *r;
+    run **w;                 /* w[0..nw): the workers' workspaces */
+    qc_queue_params *pq;     /* pq[i]: worker i's parameters */
+    unsigned nw;
     qc__units *u;
     summary_ctx *sc;
     qc_hist *all;
@@ -589,49 +596,79 @@ typedef struct state {
     double work_done, work_total;
     uint64_t nmax_min; /* least over replications of the most in system */
     uint64_t blocked;
+    const qc_queue_params *p;
+    qc_queue_result *res;
 } state;
+
+static int run_rep(void *ctx, void *ws, unsigned rep, qc__reps_worker *w, qc_err *err)
+{
+    (void)ctx;
+    run *r = ws;
+    qc_queue_params *pq = (qc_queue_params *)r->p;
+    pq->progress_ctx = w;
+    double done = 0;
+    int rc = run_once(r, rep, &done, 1.0);
+    if (rc != 0)
+        return qc_err_set(err, rc, "replication %u: %s", rep + 1, qc_strerror(rc));
+    return 0;
+}
+
+static int merge_rep(void *ctx, void *ws, unsigned rep, qc_err *err)
+{
+    state *s = ctx;
+    run *r = ws;
+    const qc_queue_params *p = s->p;
+    qc_queue_result *res = s->res;
+    double num[QC_QUEUE_CHUNKS], den[QC_QUEUE_CHUNKS];
+    res->events += r->sim.events;
+    res->sim_time += r->sim.now;
+    if (rep == 0 && r->series_on) {
+        free(res->series);
+        res->series = r->series;
+        res->series_len = r->slen;
+        r->series = NULL;
+        r->slen = r->scap = 0;
+    }
+    if (r->nmax < s->nmax_min)
+        s->nmax_min = r->nmax;
+    for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
+        s->blocked += r->chunks[k].blocked;
+    warm_series(r, num, den);
+    s->sc->r = r;
+    s->sc->a = s->sc->b = -1;
+    if (qc__units_add(s->u, num, den, summarize_cb, s->sc) != 0)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    /* the histogram of the plots: the kept part by the cut so far */
+    int kc = s->u->one_run ? s->u->k0 : qc__units_cut_last(s->u);
+    for (int k = kc; k < QC_QUEUE_CHUNKS; k++) {
+        qc_hist_merge(s->all, r->chunks[k].hist);
+        if (!s->u->one_run)
+            qc_hist_merge(s->sect[rep % QC_QUEUE_SECTIONS], r->chunks[k].hist);
+    }
+    if (s->u->one_run) {
+        res->warmup_customers = 0;
+        for (int k = 0; k < kc; k++)
+            res->warmup_customers += (double)r->chunks[k].arrivals;
+        res->warmup_time = r->chunks[kc].t_start - (p->warmup_mode == QC_WARMUP_MSER5 ? r->win_start : 0);
+    }
+    return 0;
+}
 
 static int run_reps(const qc_queue_params *p, state *s, qc_queue_result *res, unsigned from,
                     unsigned to, qc_err *err)
 {
-    double num[QC_QUEUE_CHUNKS], den[QC_QUEUE_CHUNKS];
-    run *r = s->r;
-    for (unsigned rep = from; rep < to; rep++) {
-        int rc = run_once(r, rep, &s->work_done, s->work_total);
-        if (rc != 0)
-            return qc_err_set(err, rc, "replication %u: %s", rep + 1, qc_strerror(rc));
-        res->events += r->sim.events;
-        res->sim_time += r->sim.now;
-        if (rep == 0 && r->series_on) {
-            free(res->series);
-            res->series = r->series;
-            res->series_len = r->slen;
-            r->series = NULL;
-            r->slen = r->scap = 0;
-        }
-        if (r->nmax < s->nmax_min)
-            s->nmax_min = r->nmax;
-        for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
-            s->blocked += r->chunks[k].blocked;
-        warm_series(r, num, den);
-        s->sc->a = s->sc->b = -1;
-        if (qc__units_add(s->u, num, den, summarize_cb, s->sc) != 0)
-            return qc_err_set(err, QC_ENOMEM, "out of memory");
-        /* the histogram of the plots: the kept part by the cut so far */
-        int kc = s->u->one_run ? s->u->k0 : qc__units_cut_last(s->u);
-        for (int k = kc; k < QC_QUEUE_CHUNKS; k++) {
-            qc_hist_merge(s->all, r->chunks[k].hist);
-            if (!s->u->one_run)
-                qc_hist_merge(s->sect[rep % QC_QUEUE_SECTIONS], r->chunks[k].hist);
-        }
-        if (s->u->one_run) {
-            res->warmup_customers = 0;
-            for (int k = 0; k < kc; k++)
-                res->warmup_customers += (double)r->chunks[k].arrivals;
-            res->warmup_time = r->chunks[kc].t_start - (p->warmup_mode == QC_WARMUP_MSER5 ? r->win_start : 0);
-        }
+    for (unsigned i = 0; i < s->nw; i++) {
+        s->pq[i] = *p;
+        s->pq[i].progress = p->progress ? qc__reps_progress_cb : NULL;
+        s->w[i]->p = &s->pq[i];
     }
-    return 0;
+    s->p = p;
+    s->res = res;
+    qc__reps h = {s->nw, (void **)s->w, run_rep, merge_rep, s, p->progress, p->progress_ctx,
+                  s->work_done, s->work_total};
+    int rc = qc__reps_run(&h, from, to, NULL, err);
+    s->work_done += to - from;
+    return rc;
 }
 
 /* Every reported mean (estimate > 0) within rel of its estimate. */
@@ -684,16 +721,36 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
     qc_hist *tmp = qc_hist_alloc();
     qc_hist *all = qc_hist_alloc();
     summary_ctx sc = {r, tmp, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    state st = {r, &units, &sc, all, {0}, 0, (double)p->reps, UINT64_MAX, 0};
+    state st = {NULL, NULL, 0, &units, &sc, all, {0}, 0, (double)p->reps, UINT64_MAX, 0, p, res};
     for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
         if ((st.sect[j] = qc_hist_alloc()) == NULL)
             urc = QC_ENOMEM;
     qc_queue_params q = *p; /* the run as extended by --precision */
-    if (urc != 0 || !tmp || !all) {
+    /* workers: as many as asked, but no more than replications can run */
+    unsigned nw = p->jobs ? p->jobs : 1;
+    unsigned most = p->precision > 0 && !one_run ? (p->max_reps ? p->max_reps : 1000000) : p->reps;
+    if (nw > most)
+        nw = most;
+    if (nw > QC_QUEUE_JOBS_MAX)
+        nw = QC_QUEUE_JOBS_MAX;
+    st.w = calloc(nw, sizeof *st.w);
+    st.pq = calloc(nw, sizeof *st.pq);
+    if (st.w && st.pq) {
+        st.w[0] = r;
+        for (st.nw = 1; st.nw < nw; st.nw++) {
+            run *x = malloc(sizeof *x);
+            if (x == NULL || run_alloc(x, p) != 0) {
+                free(x);
+                urc = QC_ENOMEM;
+                break;
+            }
+            st.w[st.nw] = x;
+        }
+    }
+    if (urc != 0 || !tmp || !all || !st.w || !st.pq) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
-    r->p = &q;
     uint64_t max_cust = p->max_customers ? p->max_customers : UINT64_MAX;
     unsigned max_reps = p->max_reps ? p->max_reps : 1000000;
     uint64_t total = 0;
@@ -882,6 +939,12 @@ out:
     for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
         qc_hist_free(st.sect[j]);
     qc__units_free(&units);
+    for (unsigned i = 1; i < st.nw; i++) {
+        run_free(st.w[i]);
+        free(st.w[i]);
+    }
+    free(st.w);
+    free(st.pq);
     run_free(r);
     free(r);
     return rc;

@@ -1,7 +1,7 @@
 # lambda 0.7, rates 0.5,1,1.5 with powers rising convexly (watts times a
 # price), slow warm-up (rate 0.1), holding 1: staying on is optimal, at rate
 # 1 with one job and 1.5 above; RVI and PI agree.
-cmd: mdp removable --lambda 0.7 --rates 0.5,1,1.5 --power 195,240,315 --idle-power 180 --setup-power 240 --setup-rate 0.1 --price 0.01 --json
+cmd: mdp removable --lambda 0.7 --rates 0.5,1,1.5 --power 195,240,315 --idle-power 180 --setup-power 240 --setup-rate 0.1 --price 0.01 --method both --json
 no-stderr:
 json: gain within 3.3049999 3.3050000
 json: solver.pi.gain within 3.3049999 3.3050000

@@ -2,7 +2,7 @@
 # when idle, back on at 4 jobs, and raises the rate 0.5 -> 1 -> 1.5 with the
 # queue. The top level of the truncation decides differently when N is
 # doubled (blocking there makes serving less urgent): the checks stop below.
-cmd: mdp removable --lambda 0.4 --rates 0.5,1,1.5 --power 1,2,4 --idle-power 1 --setup-power 2 --setup-rate 1 --switch-cost 3 --holding 0.1 --json
+cmd: mdp removable --lambda 0.4 --rates 0.5,1,1.5 --power 1,2,4 --idle-power 1 --setup-power 2 --setup-rate 1 --switch-cost 3 --holding 0.1 --method both --json
 json: structure.threshold_n eq 4
 json: structure.boundary_from eq 32
 json: structure.checked_levels eq 32

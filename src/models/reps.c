@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* reps.c: replications on several threads, merged in order (reps.h).
+ *
+ * The invariant: replication r is merged only after replications
+ * 0..r-1 (from..r-1) have been merged, and merges never overlap. A worker
+ * holding a finished replication waits on `turn` until `next_merge`
+ * reaches it; everything shared (the counters, the progress fractions,
+ * the caller's result through `merge`) is touched only under `mu`. */
+#include "reps.h"
+
+#include <gsl/gsl_errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/gsl_quiet.h"
+
+struct qc__reps_worker {
+    struct shared *sh;
+    unsigned id;
+    double frac; /* of the replication in flight, under sh->mu */
+    qc_err err;
+};
+
+typedef struct shared {
+    const qc__reps *h;
+    pthread_mutex_t mu;
+    pthread_cond_t turn;
+    unsigned next_take, next_merge, to;
+    unsigned finished; /* replications run to the end (merged or not) */
+    int stop;          /* a replication failed: take no more */
+    int rc;            /* its code */
+    unsigned failed;   /* its index */
+    qc_err err;        /* its message */
+    int threaded;
+    qc__reps_worker *w;
+} shared;
+
+static void lock(shared *s)
+{
+    if (s->threaded)
+        pthread_mutex_lock(&s->mu);
+}
+
+static void unlock(shared *s)
+{
+    if (s->threaded)
+        pthread_mutex_unlock(&s->mu);
+}
+
+static void report(shared *s)
+{
+    const qc__reps *h = s->h;
+    if (!h->progress || !(h->total > 0))
+        return;
+    double f = h->done + (double)s->finished;
+    for (unsigned i = 0; i < h->jobs; i++)
+        f += s->w[i].frac;
+    f /= h->total;
+    h->progress(h->progress_ctx, f < 1 ? f : 1);
+}
+
+void qc__reps_progress(qc__reps_worker *w, double fraction)
+{
+    shared *s = w->sh;
+    lock(s);
+    w->frac = fraction < 0 ? 0 : fraction > 1 ? 1 : fraction;
+    report(s);
+    unlock(s);
+}
+
+void qc__reps_progress_cb(void *ctx, double fraction)
+{
+    qc__reps_progress(ctx, fraction);
+}
+
+static void fail(shared *s, int rc, unsigned rep, const qc_err *err)
+{
+    s->stop = 1;
+    s->rc = rc;
+    s->failed = rep;
+    if (err)
+        s->err = *err;
+}
+
+static void *work(void *arg)
+{
+    qc__reps_worker *w = arg;
+    shared *s = w->sh;
+    const qc__reps *h = s->h;
+    void *ws = h->ws[w->id];
+    lock(s);
+    while (!s->stop && s->next_take < s->to) {
+        unsigned rep = s->next_take++;
+        unlock(s);
+        memset(&w->err, 0, sizeof w->err);
+        int rc = h->run(h->ctx, ws, rep, w, &w->err);
+        lock(s);
+        w->frac = 0;
+        if (rc == 0)
+            s->finished++;
+        while (!s->stop && s->next_merge != rep)
+            pthread_cond_wait(&s->turn, &s->mu); /* only reached when threaded */
+        if (s->stop)
+            break;
+        if (rc == 0 && h->merge)
+            rc = h->merge(h->ctx, ws, rep, &w->err);
+        if (rc != 0)
+            fail(s, rc, rep, &w->err);
+        s->next_merge++;
+        if (s->threaded)
+            pthread_cond_broadcast(&s->turn);
+        report(s);
+    }
+    unlock(s);
+    return NULL;
+}
+
+int qc__reps_run(const qc__reps *h, unsigned from, unsigned to, unsigned *failed, qc_err *err)
+{
+    if (from >= to)
+        return 0;
+    unsigned jobs = h->jobs ? h->jobs : 1;
+    if (jobs > to - from)
+        jobs = to - from;
+    qc__reps_worker *w = calloc(h->jobs ? h->jobs : 1, sizeof *w);
+    if (w == NULL)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    shared s;
+    memset(&s, 0, sizeof s);
+    s.h = h;
+    s.next_take = s.next_merge = from;
+    s.to = to;
+    s.w = w;
+    for (unsigned i = 0; i < (h->jobs ? h->jobs : 1); i++) {
+        w[i].sh = &s;
+        w[i].id = i;
+    }
+    pthread_t *tid = NULL;
+    unsigned started = 0;
+    gsl_error_handler_t *gh = NULL;
+    if (jobs > 1 && pthread_mutex_init(&s.mu, NULL) == 0) {
+        if (pthread_cond_init(&s.turn, NULL) != 0) {
+            pthread_mutex_destroy(&s.mu);
+        } else {
+            s.threaded = 1;
+            gh = qc__gsl_quiet();
+            tid = calloc(jobs - 1, sizeof *tid);
+            for (unsigned i = 1; tid && i < jobs; i++) {
+                if (pthread_create(&tid[i - 1], NULL, work, &w[i]) != 0)
+                    break;
+                started++;
+            }
+        }
+    }
+    work(&w[0]);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    if (s.threaded) {
+        qc__gsl_restore(gh);
+        pthread_cond_destroy(&s.turn);
+        pthread_mutex_destroy(&s.mu);
+    }
+    free(tid);
+    free(w);
+    if (s.stop) {
+        if (failed)
+            *failed = s.failed;
+        if (err)
+            *err = s.err;
+        return s.rc;
+    }
+    return 0;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* reps.h: independent replications on several threads, merged in
+ * replication order; internal to src/models/.
+ *
+ * A model's replication r draws only from its own streams (rep r of the
+ * seed) and writes only its own workspace, so replications can run at
+ * the same time. What a model does with a finished replication (add it
+ * to the output analysis, merge histograms, keep replication 1's series)
+ * is order-dependent, so it is done by `merge`, one replication at a
+ * time, strictly in the order 0, 1, 2, ...: the result is then the same
+ * bytes whatever the number of threads or the timing of the threads.
+ *
+ * Workers: `jobs` of them, the calling thread being one. Worker i runs
+ * replications in its workspace ws[i]: it takes the next replication not
+ * yet taken, runs it (`run`, outside any lock, concurrently with the
+ * others), then waits for its turn and merges it (`merge`, under the
+ * harness's lock) before it takes another. At most `jobs` replications
+ * are in flight, each in its own workspace.
+ *
+ * Errors: the first replication in replication order whose run or merge
+ * fails stops the harness; later replications are not merged (those
+ * already running finish first). The harness returns that replication's
+ * code and index, and copies its worker's message, as a one-thread run
+ * would have failed.
+ *
+ * Progress: `run` reports the fraction of its replication done through
+ * qc__reps_progress; the harness adds the replications finished and
+ * calls the caller's progress function (under its lock, so that function
+ * needs no locking of its own) with the fraction of the whole.
+ *
+ * GSL's error handler is process-wide: the library turns it off around
+ * its GSL calls (core/gsl_quiet.h). With more than one worker the harness
+ * turns it off once before the workers start and puts it back after they
+ * stop, so that no worker can save and later restore another worker's
+ * "off" over the host's handler. */
+#ifndef QCTL_MODELS_REPS_H
+#define QCTL_MODELS_REPS_H
+
+#include "qctl/error.h"
+#include "qctl/queue.h" /* qc_progress_fn */
+
+typedef struct qc__reps_worker qc__reps_worker;
+
+typedef struct qc__reps {
+    unsigned jobs;  /* workers (0 or 1: the calling thread alone) */
+    void **ws;      /* ws[0..jobs): one workspace per worker */
+    /* Runs replication rep in ws, touching nothing shared. err: the
+     * worker's own message buffer. */
+    int (*run)(void *ctx, void *ws, unsigned rep, qc__reps_worker *w, qc_err *err);
+    /* Folds replication rep (in ws) into the shared result; called in
+     * replication order, one at a time. May be NULL. */
+    int (*merge)(void *ctx, void *ws, unsigned rep, qc_err *err);
+    void *ctx;
+    qc_progress_fn progress; /* may be NULL */
+    void *progress_ctx;
+    double done, total; /* progress: the whole is (done + replications
+                           finished here + fractions) / total */
+} qc__reps;
+
+/* Runs replications [from, to). Returns 0, or the first failing
+ * replication's code with *failed set to its index and err holding its
+ * message. Falls back to fewer threads when threads cannot be started
+ * (the result does not depend on the count). */
+int qc__reps_run(const qc__reps *h, unsigned from, unsigned to, unsigned *failed, qc_err *err);
+
+/* From inside `run`: the fraction of this replication done, in [0, 1]. */
+void qc__reps_progress(qc__reps_worker *w, double fraction);
+
+/* A qc_progress_fn to hand a model's own progress hook: ctx is the
+ * worker. */
+void qc__reps_progress_cb(void *ctx, double fraction);
+
+#endif
