@@ -1040,8 +1040,8 @@ static double em_step(const mixw *w, int lognormal, int k, double *p, double del
                 mx = lp[j];
         }
         double s = 0, e[3];
-        for (int j = 0; j < k; j++)
-            s += (e[j] = exp(lp[j] - mx));
+        for (int j = 0; j < k; j++) /* exp(0) is 1 exactly: no call for the largest */
+            s += (e[j] = lp[j] == mx && isfinite(mx) ? 1 : exp(lp[j] - mx));
         ll += w->c[i] * (mx + log(s) - (lognormal ? LOG_SQRT_2PI + y : 0));
         if (!update)
             continue;

@@ -24,10 +24,13 @@
 #include "qctl/traffic.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "core/gsl_quiet.h"
 #include "qctl/output.h"
 #include "traffic/fit_given.h"
 #include "traffic/sort.h"
@@ -271,6 +274,43 @@ static size_t count_above(const double *s, size_t n, double th)
     return n - lo;
 }
 
+/* The two- and three-component lognormal mixtures of d into mix[0] and
+ * mix[1] (qc_fit_one's codes in rc), the second in a thread of its own
+ * when d is large and a second core is there (the results are the same). */
+typedef struct mix_job {
+    const qc_fit_data *d;
+    const qc_fit_opts *o;
+    qc_fit_result *r;
+    int rc;
+} mix_job;
+
+static void *mix_worker(void *arg)
+{
+    mix_job *j = arg;
+    j->rc = qc_fit_one(j->d, QC_FIT_LNMIX3, j->o, j->r, NULL);
+    return NULL;
+}
+
+static void mix_pair(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *mix, int *rc)
+{
+    mix_job j = {d, o, &mix[1], -1};
+    pthread_t th;
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (d->n >= 20000 && o->threads != 1 && cores > 1) {
+        gsl_error_handler_t *h = qc__gsl_quiet(); /* process-wide: off throughout */
+        if (pthread_create(&th, NULL, mix_worker, &j) == 0) {
+            rc[0] = qc_fit_one(d, QC_FIT_LNMIX2, o, &mix[0], NULL);
+            pthread_join(th, NULL);
+            rc[1] = j.rc;
+            qc__gsl_restore(h);
+            return;
+        }
+        qc__gsl_restore(h);
+    }
+    rc[0] = qc_fit_one(d, QC_FIT_LNMIX2, o, &mix[0], NULL);
+    rc[1] = qc_fit_one(d, QC_FIT_LNMIX3, o, &mix[1], NULL);
+}
+
 /* The automatic idle threshold of gaps g[0..n-1] with time resolution
  * res (see traffic.h), or INFINITY; ev receives the evidence. When the
  * families were fitted (the mixture rule was tried), *kd receives the fit
@@ -321,9 +361,12 @@ static double auto_threshold(const double *g, size_t n, double res, const qc_fit
     if (qc_fit_one(&d, QC_FIT_LOGNORMAL, o, &one, NULL) == 0) {
         fitted |= 1u << QC_FIT_LOGNORMAL;
         double bic = one.bic;
+        int rcm[2] = {-1, -1};
+        if (one.ok)
+            mix_pair(&d, o, mix, rcm);
         for (int k = 0; k < 2 && one.ok; k++) {
             const qc_fit_family f = k ? QC_FIT_LNMIX3 : QC_FIT_LNMIX2;
-            if (qc_fit_one(&d, f, o, &mix[k], NULL) != 0)
+            if (rcm[k] != 0)
                 continue;
             fitted |= 1u << f;
             if (mix[k].ok && mix[k].bic < bic) {
