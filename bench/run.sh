@@ -12,6 +12,7 @@ build=${1:-build}
 "$build/bench/bench_coverage" "${QC_BENCH_COVERAGE_HEAVY:-400}" "10 x 1e5"
 "$build/bench/bench_mdp"
 "$build/bench/bench_traffic" "${QC_BENCH_TRAFFIC_PACKETS:-10000000}"
+"$(dirname "$0")/bench_fit.sh" "$build/qctl"
 "$(dirname "$0")/bench_live.sh" "$build/qctl"
 "$(dirname "$0")/bench_sweep.sh" "$build/qctl"
 "$(dirname "$0")/bench_jobs.sh" "$build/qctl" "${QC_BENCH_JOBS_CUSTOMERS:-1000000}"

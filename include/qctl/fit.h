@@ -57,7 +57,9 @@
  *                that is singular (a sigma at its floor, a component on
  *                one value) a percentile bootstrap: 60 resamples, each
  *                refitted by EM from the estimate ("bootstrap"), so every
- *                parameter has an interval
+ *                parameter has an interval (a resample of more than 10^5
+ *                values is drawn as multinomial counts over the distinct
+ *                values by conditional binomials, not value by value)
  * Positive parameters get intervals theta exp(+-z se / theta) (the Wald
  * interval of log theta), others theta +- z se.
  *
@@ -175,6 +177,9 @@ typedef struct qc_fit_opts {
     uint64_t em_seed;      /* seed of the k-means++ starts and the bootstrap (1) */
     double resolution;     /* grid of non-integer data, for the sigma floor
                               (0: the smallest step between values) */
+    unsigned threads;      /* threads fitting families at once in qc_fit_all
+                              (default 0: one per online core, at most 4; 1:
+                              none); the results do not depend on it */
 } qc_fit_opts;
 
 void qc_fit_opts_init(qc_fit_opts *o);

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "traffic/sort.h"
+
 typedef struct pair {
     double x, y;
 } pair;
@@ -110,38 +112,24 @@ int qc_copula_kendall(const double *x, const double *y, size_t n, double *tau, q
     return 0;
 }
 
-typedef struct idx_val {
-    double v;
-    size_t i;
-} idx_val;
-
-static int cmp_iv(const void *a, const void *b)
-{
-    const idx_val *p = a, *q = b;
-    return (p->v > q->v) - (p->v < q->v);
-}
-
 /* Mid-ranks (1-based) of x into r. */
 static int midranks(const double *x, size_t n, double *r)
 {
-    idx_val *s = malloc(n * sizeof *s);
-    if (s == NULL)
+    size_t *o = malloc((n ? n : 1) * sizeof *o);
+    if (o == NULL || qc__sort_order(x, n, o) != 0) {
+        free(o);
         return QC_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        s[i].v = x[i];
-        s[i].i = i;
     }
-    qsort(s, n, sizeof *s, cmp_iv);
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        while (j < n && s[j].v == s[i].v)
+        while (j < n && x[o[j]] == x[o[i]])
             j++;
         const double mid = ((double)i + 1 + (double)j) / 2;
         for (size_t k = i; k < j; k++)
-            r[s[k].i] = mid;
+            r[o[k]] = mid;
         i = j;
     }
-    free(s);
+    free(o);
     return 0;
 }
 

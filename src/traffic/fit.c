@@ -46,6 +46,9 @@
 #include "qctl/fit.h"
 
 #include <float.h>
+#include <limits.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +59,9 @@
 #include <gsl/gsl_sf_psi.h>
 
 #include "core/gsl_quiet.h"
+#include "qctl/rng_gsl.h"
+#include "traffic/fit_given.h"
+#include "traffic/sort.h"
 
 /* GSL's special functions with its error handler off (core/gsl_quiet.h):
  * an argument out of their domain gives NaN, which the fits check,
@@ -195,7 +201,11 @@ int qc_fit_data_init(qc_fit_data *d, const double *x, size_t n, qc_err *err)
         }
         s[i] = x[i];
     }
-    qsort(s, n, sizeof *s, cmp_double);
+    size_t up = 1; /* already sorted (a caller's sorted copy): no sort */
+    while (up < n && s[up - 1] <= s[up])
+        up++;
+    if (up < n)
+        qc__sort_doubles(s, n);
     size_t z = 0;
     while (z < n && s[z] == 0)
         z++;
@@ -1002,6 +1012,7 @@ typedef struct mixw {
     const double *x, *c; /* values and counts */
     size_t m;
     double n;
+    const double *y; /* log x for lognormal mixtures (computed once), else x */
 } mixw;
 
 /* One EM iteration over w (or only the log-likelihood when update is 0);
@@ -1016,7 +1027,7 @@ static double em_step(const mixw *w, int lognormal, int k, double *p, double del
     }
     double ll = 0;
     for (size_t i = 0; i < w->m; i++) {
-        const double x = w->x[i], y = lognormal ? log(x) : x;
+        const double x = w->x[i], y = w->y[i];
         double lp[3], mx = -INFINITY;
         for (int j = 0; j < k; j++) {
             if (lognormal) {
@@ -1029,8 +1040,8 @@ static double em_step(const mixw *w, int lognormal, int k, double *p, double del
                 mx = lp[j];
         }
         double s = 0, e[3];
-        for (int j = 0; j < k; j++)
-            s += (e[j] = exp(lp[j] - mx));
+        for (int j = 0; j < k; j++) /* exp(0) is 1 exactly: no call for the largest */
+            s += (e[j] = lp[j] == mx && isfinite(mx) ? 1 : exp(lp[j] - mx));
         ll += w->c[i] * (mx + log(s) - (lognormal ? LOG_SQRT_2PI + y : 0));
         if (!update)
             continue;
@@ -1079,7 +1090,7 @@ static void em_init(const mixw *w, int lognormal, int k, double *p)
     size_t i = 0;
     double tot_y = 0, tot_y2 = 0;
     for (size_t t = 0; t < w->m; t++) {
-        const double y = lognormal ? log(w->x[t]) : w->x[t];
+        const double y = w->y[t];
         tot_y += w->c[t] * y;
         tot_y2 += w->c[t] * y * y;
     }
@@ -1091,7 +1102,7 @@ static void em_init(const mixw *w, int lognormal, int k, double *p)
         double s0 = 0, s1 = 0, s2 = 0;
         const double stop = (j + 1) * target;
         while (i < w->m && (cum < stop || j == k - 1)) {
-            const double y = lognormal ? log(w->x[i]) : w->x[i];
+            const double y = w->y[i];
             s0 += w->c[i];
             s1 += w->c[i] * y;
             s2 += w->c[i] * y * y;
@@ -1144,7 +1155,7 @@ static int opg_se(const mixw *w, double n, int lognormal, int k, const double *p
     const int np = (k - 1) + (lognormal ? 2 * k : k);
     double J[QC_FIT_MAXPAR * QC_FIT_MAXPAR] = {0};
     for (size_t i = 0; i < w->m; i++) {
-        const double x = w->x[i], y = lognormal ? log(x) : x;
+        const double x = w->x[i], y = w->y[i];
         double f[3], fs = 0;
         for (int j = 0; j < k; j++) {
             if (lognormal) {
@@ -1228,10 +1239,10 @@ static void em_init_kpp(const mixw *w, int lognormal, int k, qc_rng *r, double *
     double cen[3];
     double all_m = 0, all_s = 0;
     for (size_t i = 0; i < w->m; i++)
-        all_m += w->c[i] * (lognormal ? log(w->x[i]) : w->x[i]);
+        all_m += w->c[i] * w->y[i];
     all_m /= w->n;
     for (size_t i = 0; i < w->m; i++) {
-        const double y = (lognormal ? log(w->x[i]) : w->x[i]) - all_m;
+        const double y = w->y[i] - all_m;
         all_s += w->c[i] * y * y;
     }
     all_s = sqrt(all_s / w->n);
@@ -1240,7 +1251,7 @@ static void em_init_kpp(const mixw *w, int lognormal, int k, qc_rng *r, double *
     for (int j = 0; j < k; j++) {
         double tot = 0;
         for (size_t i = 0; i < w->m; i++) {
-            const double y = lognormal ? log(w->x[i]) : w->x[i];
+            const double y = w->y[i];
             double dmin = 1;
             for (int q = 0; q < j; q++)
                 dmin = q == 0 ? (y - cen[q]) * (y - cen[q]) : fmin(dmin, (y - cen[q]) * (y - cen[q]));
@@ -1249,7 +1260,7 @@ static void em_init_kpp(const mixw *w, int lognormal, int k, qc_rng *r, double *
         double u = qc_rng_u01(r) * tot, acc = 0;
         size_t pick_i = w->m - 1;
         for (size_t i = 0; i < w->m; i++) {
-            const double y = lognormal ? log(w->x[i]) : w->x[i];
+            const double y = w->y[i];
             double dmin = 1;
             for (int q = 0; q < j; q++)
                 dmin = q == 0 ? (y - cen[q]) * (y - cen[q]) : fmin(dmin, (y - cen[q]) * (y - cen[q]));
@@ -1259,14 +1270,14 @@ static void em_init_kpp(const mixw *w, int lognormal, int k, qc_rng *r, double *
                 break;
             }
         }
-        cen[j] = lognormal ? log(w->x[pick_i]) : w->x[pick_i];
+        cen[j] = w->y[pick_i];
     }
     double s0[3], s1[3], s2[3];
     for (int pass = 0; pass < 6; pass++) {
         for (int j = 0; j < k; j++)
             s0[j] = s1[j] = s2[j] = 0;
         for (size_t i = 0; i < w->m; i++) {
-            const double y = lognormal ? log(w->x[i]) : w->x[i];
+            const double y = w->y[i];
             int best = 0;
             for (int j = 1; j < k; j++)
                 if (fabs(y - cen[j]) < fabs(y - cen[best]))
@@ -1353,7 +1364,7 @@ static void em_init_atoms(const mixw *w, int lognormal, int k, int na, qc_rng *r
     }
     const int kr = k - na;
     double q[QC_FIT_MAXPAR] = {0};
-    mixw rw = {w->x, rc, w->m, rest};
+    mixw rw = {w->x, rc, w->m, rest, w->y};
     if (rest > 0 && kr > 0) {
         if (r != NULL)
             em_init_kpp(&rw, lognormal, kr, r, q);
@@ -1396,15 +1407,15 @@ static void em_init_atoms(const mixw *w, int lognormal, int k, int na, qc_rng *r
 static void em_init_modes(const mixw *w, int lognormal, int k, int off, double *p)
 {
     double h[QC_FIT_HBINS] = {0};
-    const double y0 = lognormal ? log(w->x[0]) : w->x[0];
-    const double y1 = lognormal ? log(w->x[w->m - 1]) : w->x[w->m - 1];
+    const double y0 = w->y[0];
+    const double y1 = w->y[w->m - 1];
     const double bw = (y1 - y0) / QC_FIT_HBINS;
     if (!(bw > 0)) {
         em_init(w, lognormal, k, p);
         return;
     }
     for (size_t i = 0; i < w->m; i++) {
-        const double y = lognormal ? log(w->x[i]) : w->x[i];
+        const double y = w->y[i];
         int b = (int)((y - y0) / bw);
         h[b < 0 ? 0 : b >= QC_FIT_HBINS ? QC_FIT_HBINS - 1 : b] += w->c[i];
     }
@@ -1425,7 +1436,7 @@ static void em_init_modes(const mixw *w, int lognormal, int k, int off, double *
     }
     double s0[3] = {0}, s1[3] = {0}, s2[3] = {0};
     for (size_t i = 0; i < w->m; i++) {
-        const double y = lognormal ? log(w->x[i]) : w->x[i];
+        const double y = w->y[i];
         int b = (int)((y - y0) / bw), j = k - 1;
         b = b < 0 ? 0 : b >= QC_FIT_HBINS ? QC_FIT_HBINS - 1 : b;
         for (int a = 0; a < k - 1; a++)
@@ -1492,6 +1503,8 @@ static int has_empty(int k, const double *p)
  * singular, as it is when a sigma sits at its floor: the bootstrap needs
  * no derivative. Returns 0, or -1 on no memory. */
 #define QC_FIT_BOOT 60
+/* Resamples of more values than this are drawn as multinomial counts. */
+#define QC_FIT_BOOT_DRAWS 100000
 static int boot_ci(const mixw *w, int lognormal, int k, const double *p, double delta,
                    double level, uint64_t seed, double *se, double *lo, double *hi)
 {
@@ -1513,19 +1526,37 @@ static int boot_ci(const mixw *w, int lognormal, int k, const double *p, double 
     int nb = 0;
     for (int b = 0; b < QC_FIT_BOOT; b++) {
         memset(bc, 0, m * sizeof *bc);
-        for (size_t t = 0; t < nn; t++) {
-            const double u = qc_rng_u01(&r) * acc;
-            size_t lo_i = 0, hi_i = m - 1;
-            while (lo_i < hi_i) {
-                const size_t mid = lo_i + (hi_i - lo_i) / 2;
-                if (cum[mid] > u)
-                    hi_i = mid;
-                else
-                    lo_i = mid + 1;
+        if (nn > QC_FIT_BOOT_DRAWS && nn <= UINT_MAX) {
+            /* The same multinomial counts by conditional binomials: value
+             * i gets Bin(left, c_i / mass left) of the draws not yet
+             * placed. O(m) variates instead of O(n): a 10^6-packet size
+             * sample (a few thousand distinct values) resamples in
+             * microseconds instead of tens of milliseconds. */
+            gsl_rng *g = qc_rng_gsl(&r);
+            double mass = acc;
+            unsigned left = (unsigned)nn;
+            for (size_t i = 0; i < m && left > 0; i++) {
+                const double pr = i + 1 == m ? 1 : fmin(w->c[i] / mass, 1);
+                const unsigned k_i = pr > 0 ? gsl_ran_binomial(g, pr, left) : 0;
+                bc[i] = k_i;
+                left -= k_i;
+                mass -= w->c[i];
             }
-            bc[lo_i] += 1;
+        } else {
+            for (size_t t = 0; t < nn; t++) {
+                const double u = qc_rng_u01(&r) * acc;
+                size_t lo_i = 0, hi_i = m - 1;
+                while (lo_i < hi_i) {
+                    const size_t mid = lo_i + (hi_i - lo_i) / 2;
+                    if (cum[mid] > u)
+                        hi_i = mid;
+                    else
+                        lo_i = mid + 1;
+                }
+                bc[lo_i] += 1;
+            }
         }
-        mixw bw = {w->x, bc, m, w->n};
+        mixw bw = {w->x, bc, m, w->n, w->y};
         double q[QC_FIT_MAXPAR];
         memcpy(q, p, (size_t)np * sizeof *q);
         int conv;
@@ -1583,8 +1614,18 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
         snprintf(r->why, sizeof r->why, "fewer than %d distinct values", 2 * k);
         return;
     }
-    mixw full = {d->v, d->c, d->m, d->n}, sub = full;
-    double *sx = NULL, *sc = NULL;
+    mixw full = {d->v, d->c, d->m, d->n, d->v}, sub = full;
+    double *sx = NULL, *sc = NULL, *fy = NULL, *sy = NULL;
+    if (lognormal) {
+        /* EM works on log x: taken once here, not in every iteration. */
+        if ((fy = malloc(d->m * sizeof *fy)) == NULL) {
+            snprintf(r->why, sizeof r->why, "out of memory");
+            return;
+        }
+        for (size_t i = 0; i < d->m; i++)
+            fy[i] = log(d->v[i]);
+        full.y = sub.y = fy;
+    }
     if (d->m > QC_FIT_EM_MAX) {
         /* Evenly spaced order statistics: the value at rank (i + 1/2) n / M. */
         const size_t M = QC_FIT_EM_MAX;
@@ -1593,6 +1634,7 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
         if (sx == NULL || sc == NULL) {
             free(sx);
             free(sc);
+            free(fy);
             snprintf(r->why, sizeof r->why, "out of memory");
             return;
         }
@@ -1609,6 +1651,19 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
         sub.c = sc;
         sub.m = M;
         sub.n = (double)M;
+        sub.y = sx;
+        if (lognormal) {
+            if ((sy = malloc(M * sizeof *sy)) == NULL) {
+                free(sx);
+                free(sc);
+                free(fy);
+                snprintf(r->why, sizeof r->why, "out of memory");
+                return;
+            }
+            for (size_t i = 0; i < M; i++)
+                sy[i] = log(sx[i]);
+            sub.y = sy;
+        }
     }
     /* The sigma floor: a component is at least as wide as the grid the
      * data are recorded on (1 for whole numbers, the clock's resolution
@@ -1658,6 +1713,8 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
         snprintf(r->why, sizeof r->why, "a component lost all its weight (fewer modes than %d)", k);
         free(sx);
         free(sc);
+        free(sy);
+        free(fy);
         return;
     }
     double p[QC_FIT_MAXPAR] = {0};
@@ -1689,12 +1746,16 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
         snprintf(r->why, sizeof r->why, "a component lost all its weight (fewer modes than %d)", k);
         free(sx);
         free(sc);
+        free(sy);
+        free(fy);
         return;
     }
     sort_components(lognormal, k, p);
     if (set_dist(r, f, p, err) != 0) {
         free(sx);
         free(sc);
+        free(sy);
+        free(fy);
         return;
     }
     no_ci(r);
@@ -1731,6 +1792,8 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
     }
     free(sx);
     free(sc);
+    free(sy);
+    free(fy);
     r->iterations = it;
     r->converged = conv;
     r->ok = 1;
@@ -1751,6 +1814,7 @@ void qc_fit_opts_init(qc_fit_opts *o)
     o->em_starts = 8;
     o->em_seed = 1;
     o->resolution = 0;
+    o->threads = 0;
 }
 
 void qc_fit_result_free(qc_fit_result *r)
@@ -1836,6 +1900,64 @@ int qc_fit_one(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts *o, qc_f
 int qc_fit_all(const qc_fit_data *d, unsigned families, const qc_fit_opts *o, qc_fit_result *r,
                qc_fit_family *order, size_t *nranked, qc_err *err)
 {
+    return qc__fit_all_given(d, families, o, r, order, nranked, NULL, 0, err);
+}
+
+/* Families for the threads of qc_fit_all, the costliest first (EM with
+ * its starts and bootstrap; then the incomplete-gamma CDF of the GOF pass)
+ * so that the last ones to start are short. */
+static const qc_fit_family by_cost[QC_FIT_NFAMILIES] = {
+    QC_FIT_LNMIX3, QC_FIT_EXPMIX3, QC_FIT_LNMIX2, QC_FIT_EXPMIX2, QC_FIT_GAMMA, QC_FIT_WEIBULL,
+    QC_FIT_GPD,    QC_FIT_LOGNORMAL, QC_FIT_PARETO, QC_FIT_EXP,  QC_FIT_EMPIRICAL};
+
+typedef struct fit_job {
+    const qc_fit_data *d;
+    const qc_fit_opts *o;
+    unsigned todo; /* families to fit */
+    qc_fit_result *r;
+    int rc[QC_FIT_NFAMILIES];
+    qc_err err[QC_FIT_NFAMILIES];
+    pthread_mutex_t mu;
+    int next; /* index into by_cost */
+} fit_job;
+
+static void *fit_worker(void *arg)
+{
+    fit_job *j = arg;
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        while (j->next < QC_FIT_NFAMILIES && !(j->todo & (1u << by_cost[j->next])))
+            j->next++;
+        const int at = j->next < QC_FIT_NFAMILIES ? j->next++ : -1;
+        pthread_mutex_unlock(&j->mu);
+        if (at < 0)
+            return NULL;
+        const qc_fit_family f = by_cost[at];
+        j->rc[f] = qc_fit_one(j->d, f, j->o, &j->r[f], &j->err[f]);
+    }
+}
+
+/* The number of threads for a qc_fit_all of d: 1 for small data (a thread
+ * costs more than the fit). */
+static unsigned fit_threads(const qc_fit_data *d, const qc_fit_opts *o, unsigned todo)
+{
+    unsigned t = o->threads;
+    if (t == 0) {
+        const long c = sysconf(_SC_NPROCESSORS_ONLN);
+        t = c < 1 ? 1 : c > 4 ? 4 : (unsigned)c;
+    }
+    unsigned nf = 0;
+    for (int f = 0; f < QC_FIT_NFAMILIES; f++)
+        nf += (todo >> f) & 1;
+    if (t > nf)
+        t = nf;
+    return d->n < 20000 || t < 1 ? 1 : t;
+}
+
+int qc__fit_all_given(const qc_fit_data *d, unsigned families, const qc_fit_opts *o,
+                      qc_fit_result *r, qc_fit_family *order, size_t *nranked,
+                      qc_fit_result *given, unsigned given_mask, qc_err *err)
+{
     if (families == 0)
         families = (1u << QC_FIT_NFAMILIES) - 1;
     *nranked = 0;
@@ -1845,18 +1967,63 @@ int qc_fit_all(const qc_fit_data *d, unsigned families, const qc_fit_opts *o, qc
         r[f].ci_method = "none";
         snprintf(r[f].why, sizeof r[f].why, "not requested");
     }
-    for (int f = 0; f < QC_FIT_NFAMILIES; f++) {
-        if (!(families & (1u << f)))
-            continue;
-        const int rc = qc_fit_one(d, (qc_fit_family)f, o, &r[f], err);
-        if (rc != 0) {
-            for (int g = 0; g <= f; g++)
+    if (given == NULL)
+        given_mask = 0;
+    given_mask &= families;
+    for (int f = 0; f < QC_FIT_NFAMILIES; f++)
+        if (given_mask & (1u << f)) {
+            /* Fitted before to the same data without the GOF statistics. */
+            r[f] = given[f];
+            memset(&given[f], 0, sizeof given[f]);
+            if (r[f].ok && o->gof)
+                qc_fit_gof(d, &r[f].dist, &r[f].ks, &r[f].ad);
+        }
+    /* The others, each on its own (in threads when the data are large:
+     * every family's fit reads only d and o, so the results are the same
+     * in any order). */
+    fit_job *job = calloc(1, sizeof *job);
+    if (job == NULL)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    job->d = d;
+    job->o = o;
+    job->todo = families & ~given_mask;
+    job->r = r;
+    const unsigned nt = fit_threads(d, o, job->todo);
+    pthread_t th[4];
+    unsigned started = 0;
+    if (nt > 1 && pthread_mutex_init(&job->mu, NULL) == 0) {
+        /* GSL's handler is process-wide: off for the whole parallel
+         * section, so that no worker's restore turns it back on under
+         * another (core/gsl_quiet.h). */
+        gsl_error_handler_t *h = qc__gsl_quiet();
+        for (unsigned t = 1; t < nt; t++)
+            if (pthread_create(&th[started], NULL, fit_worker, job) == 0)
+                started++;
+        fit_worker(job);
+        for (unsigned t = 0; t < started; t++)
+            pthread_join(th[t], NULL);
+        qc__gsl_restore(h);
+        pthread_mutex_destroy(&job->mu);
+    } else {
+        for (int f = 0; f < QC_FIT_NFAMILIES; f++)
+            if (job->todo & (1u << f))
+                job->rc[f] = qc_fit_one(d, (qc_fit_family)f, o, &r[f], &job->err[f]);
+    }
+    for (int f = 0; f < QC_FIT_NFAMILIES; f++)
+        if (job->rc[f] != 0) { /* the first family's error, as fitted in turn */
+            const int rc = job->rc[f];
+            if (err)
+                *err = job->err[f];
+            for (int g = 0; g < QC_FIT_NFAMILIES; g++)
                 qc_fit_result_free(&r[g]);
+            free(job);
             return rc;
         }
-        if (r[f].ok && f != QC_FIT_GPD && f != QC_FIT_EMPIRICAL && isfinite(r[f].loglik))
+    free(job);
+    for (int f = 0; f < QC_FIT_NFAMILIES; f++)
+        if ((families & (1u << f)) && r[f].ok && f != QC_FIT_GPD && f != QC_FIT_EMPIRICAL &&
+            isfinite(r[f].loglik))
             order[(*nranked)++] = (qc_fit_family)f;
-    }
     /* Insertion sort by the criterion (a dozen entries). */
     for (size_t i = 1; i < *nranked; i++) {
         const qc_fit_family t = order[i];

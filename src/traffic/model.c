@@ -24,11 +24,16 @@
 #include "qctl/traffic.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "core/gsl_quiet.h"
 #include "qctl/output.h"
+#include "traffic/fit_given.h"
+#include "traffic/sort.h"
 
 /* ------------------------------------------------------------------ */
 /* Tables                                                             */
@@ -41,12 +46,6 @@ static void table_free(qc_traffic_table *t)
     memset(t, 0, sizeof *t);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The empirical table of x[0..n-1] (copied and sorted). */
 static int table_from(qc_traffic_table *t, const double *x, size_t n, size_t max, qc_err *err)
 {
@@ -57,7 +56,7 @@ static int table_from(qc_traffic_table *t, const double *x, size_t n, size_t max
     if (s == NULL)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     memcpy(s, x, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double);
+    qc__sort_doubles(s, n);
     size_t m = 1;
     for (size_t i = 1; i < n; i++)
         m += s[i] != s[i - 1];
@@ -159,24 +158,25 @@ void qc_traffic_report_free(qc_traffic_report *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Fits the families of mask to x and copies into *best the best one
- * whose mean is within tol (relative) of the sample mean (see traffic.h);
- * fits receives every result (or they are freed when fits is NULL). */
-static int fit_marginal(const double *x, size_t n, unsigned mask, const qc_fit_opts *o,
-                        double tol, qc_fit_dist *best, qc_traffic_fits *fits, const char *what,
-                        qc_err *err)
+/* fit_marginal, with the fit data of x already built (gd, or NULL) and
+ * the families of given_mask already fitted (see traffic/fit_given.h). */
+static int fit_marginal_given(const double *x, size_t n, unsigned mask, const qc_fit_opts *o,
+                              double tol, qc_fit_dist *best, qc_traffic_fits *fits,
+                              const char *what, const qc_fit_data *gd, qc_fit_result *given,
+                              unsigned given_mask, qc_err *err)
 {
-    qc_fit_data d;
-    int rc = qc_fit_data_init(&d, x, n, err);
+    qc_fit_data own = {0};
+    int rc = gd ? 0 : qc_fit_data_init(&own, x, n, err);
     if (rc != 0) {
         qc_err_prefix(err, "%s", what);
         return rc;
     }
+    const qc_fit_data *d = gd ? gd : &own;
     qc_traffic_fits local;
     qc_traffic_fits *f = fits ? fits : &local;
     memset(f, 0, sizeof *f);
-    rc = qc_fit_all(&d, mask, o, f->r, f->order, &f->nranked, err);
-    qc_fit_data_free(&d);
+    rc = qc__fit_all_given(d, mask, o, f->r, f->order, &f->nranked, given, given_mask, err);
+    qc_fit_data_free(&own);
     if (rc != 0) {
         qc_err_prefix(err, "%s", what);
         return rc;
@@ -208,6 +208,16 @@ static int fit_marginal(const double *x, size_t n, unsigned mask, const qc_fit_o
         f->n = n;
     }
     return rc;
+}
+
+/* Fits the families of mask to x and copies into *best the best one
+ * whose mean is within tol (relative) of the sample mean (see traffic.h);
+ * fits receives every result (or they are freed when fits is NULL). */
+static int fit_marginal(const double *x, size_t n, unsigned mask, const qc_fit_opts *o,
+                        double tol, qc_fit_dist *best, qc_traffic_fits *fits, const char *what,
+                        qc_err *err)
+{
+    return fit_marginal_given(x, n, mask, o, tol, best, fits, what, NULL, NULL, 0, err);
 }
 
 /* log of the density of log-gap y under components [a, b) of a fitted
@@ -264,11 +274,54 @@ static size_t count_above(const double *s, size_t n, double th)
     return n - lo;
 }
 
-/* The automatic idle threshold of gaps g[0..n-1] with time resolution
- * res (see traffic.h), or INFINITY; ev receives the evidence. */
-static double auto_threshold(const double *g, size_t n, double res, const qc_fit_opts *o,
-                             qc_traffic_idle_evidence *ev)
+/* The two- and three-component lognormal mixtures of d into mix[0] and
+ * mix[1] (qc_fit_one's codes in rc), the second in a thread of its own
+ * when d is large and a second core is there (the results are the same). */
+typedef struct mix_job {
+    const qc_fit_data *d;
+    const qc_fit_opts *o;
+    qc_fit_result *r;
+    int rc;
+} mix_job;
+
+static void *mix_worker(void *arg)
 {
+    mix_job *j = arg;
+    j->rc = qc_fit_one(j->d, QC_FIT_LNMIX3, j->o, j->r, NULL);
+    return NULL;
+}
+
+static void mix_pair(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *mix, int *rc)
+{
+    mix_job j = {d, o, &mix[1], -1};
+    pthread_t th;
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (d->n >= 20000 && o->threads != 1 && cores > 1) {
+        gsl_error_handler_t *h = qc__gsl_quiet(); /* process-wide: off throughout */
+        if (pthread_create(&th, NULL, mix_worker, &j) == 0) {
+            rc[0] = qc_fit_one(d, QC_FIT_LNMIX2, o, &mix[0], NULL);
+            pthread_join(th, NULL);
+            rc[1] = j.rc;
+            qc__gsl_restore(h);
+            return;
+        }
+        qc__gsl_restore(h);
+    }
+    rc[0] = qc_fit_one(d, QC_FIT_LNMIX2, o, &mix[0], NULL);
+    rc[1] = qc_fit_one(d, QC_FIT_LNMIX3, o, &mix[1], NULL);
+}
+
+/* The automatic idle threshold of gaps g[0..n-1] with time resolution
+ * res (see traffic.h), or INFINITY; ev receives the evidence. When the
+ * families were fitted (the mixture rule was tried), *kd receives the fit
+ * data of g and keep[f] the results (without GOF) of the families in
+ * *kept, for the caller to reuse or free. */
+static double auto_threshold(const double *g, size_t n, double res, const qc_fit_opts *o,
+                             qc_traffic_idle_evidence *ev, qc_fit_data *kd, qc_fit_result *keep,
+                             unsigned *kept)
+{
+    *kept = 0;
+    memset(kd, 0, sizeof *kd);
     memset(ev, 0, sizeof *ev);
     snprintf(ev->rule, sizeof ev->rule, "none");
     if (n < 20)
@@ -277,7 +330,7 @@ static double auto_threshold(const double *g, size_t n, double res, const qc_fit
     if (s == NULL)
         return INFINITY;
     memcpy(s, g, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double);
+    qc__sort_doubles(s, n);
     const double median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
     ev->floor = fmax(1000 * res, 10 * median);
     const size_t max_idle = n / 5;
@@ -293,7 +346,7 @@ static double auto_threshold(const double *g, size_t n, double res, const qc_fit
     }
     th = INFINITY;
     qc_fit_data d;
-    if (qc_fit_data_init(&d, g, n, NULL) != 0) {
+    if (qc_fit_data_init(&d, s, n, NULL) != 0) { /* s is sorted: no sort again */
         free(s);
         return INFINITY;
     }
@@ -304,14 +357,23 @@ static double auto_threshold(const double *g, size_t n, double res, const qc_fit
     qc_fit_result one, mix[2];
     memset(mix, 0, sizeof mix);
     int best = -1;
-    if (qc_fit_one(&d, QC_FIT_LOGNORMAL, o, &one, NULL) == 0 && one.ok) {
+    unsigned fitted = 0; /* families whose qc_fit_one succeeded */
+    if (qc_fit_one(&d, QC_FIT_LOGNORMAL, o, &one, NULL) == 0) {
+        fitted |= 1u << QC_FIT_LOGNORMAL;
         double bic = one.bic;
-        for (int k = 0; k < 2; k++)
-            if (qc_fit_one(&d, k ? QC_FIT_LNMIX3 : QC_FIT_LNMIX2, o, &mix[k], NULL) == 0 &&
-                mix[k].ok && mix[k].bic < bic) {
+        int rcm[2] = {-1, -1};
+        if (one.ok)
+            mix_pair(&d, o, mix, rcm);
+        for (int k = 0; k < 2 && one.ok; k++) {
+            const qc_fit_family f = k ? QC_FIT_LNMIX3 : QC_FIT_LNMIX2;
+            if (rcm[k] != 0)
+                continue;
+            fitted |= 1u << f;
+            if (mix[k].ok && mix[k].bic < bic) {
                 bic = mix[k].bic;
                 best = k;
             }
+        }
     }
     if (best >= 0) {
         const int K = best + 2;
@@ -338,10 +400,11 @@ static double auto_threshold(const double *g, size_t n, double res, const qc_fit
             }
         }
     }
-    qc_fit_result_free(&one);
-    qc_fit_result_free(&mix[0]);
-    qc_fit_result_free(&mix[1]);
-    qc_fit_data_free(&d);
+    keep[QC_FIT_LOGNORMAL] = one;
+    keep[QC_FIT_LNMIX2] = mix[0];
+    keep[QC_FIT_LNMIX3] = mix[1];
+    *kept = fitted;
+    *kd = d;
     free(s);
     return th;
 }
@@ -457,6 +520,10 @@ int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
     double *op = malloc(n * sizeof *op);
     uint8_t *di = malloc(n), *brk = calloc(n, 1);
     int rc = 0;
+    qc_fit_data kd = {0};
+    qc_fit_result keep[QC_FIT_NFAMILIES];
+    unsigned kept = 0;
+    memset(keep, 0, sizeof keep);
     if (!gaps || !sz || !gi || !off || !sess || !op || !di || !brk) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto done;
@@ -488,7 +555,8 @@ int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
 
     /* Threshold and sessions. */
     if (o->threshold < 0) {
-        m->threshold = ng > 0 ? auto_threshold(gaps, ng, m->resolution, &o->fit, &m->idle)
+        m->threshold = ng > 0 ? auto_threshold(gaps, ng, m->resolution, &o->fit, &m->idle, &kd,
+                                               keep, &kept)
                               : INFINITY;
         snprintf(m->threshold_method, sizeof m->threshold_method, "%s",
                  isinf(m->threshold) ? "none" : "auto");
@@ -541,8 +609,13 @@ int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
         goto done;
     qc_fit_opts tfo = o->fit; /* times: the sigma floor from the clock */
     tfo.resolution = m->resolution;
-    if ((rc = fit_marginal(gi, nin, mask, &tfo, tol, &m->gap.fitted, rep ? &rep->gap : NULL,
-                           "gap", err)) != 0 ||
+    /* Without idle gaps (and segment breaks only between), the in-session
+     * gaps are the gaps the threshold search fitted: its data and fits are
+     * taken over (same data, same options but for GOF: same results). */
+    const int same = noff == 0 && nin == ng && kd.m > 0;
+    if ((rc = fit_marginal_given(gi, nin, mask, &tfo, tol, &m->gap.fitted,
+                                 rep ? &rep->gap : NULL, "gap", same ? &kd : NULL, keep,
+                                 same ? kept & mask : 0, err)) != 0 ||
         (rc = table_from(&m->gap.emp, gi, nin, o->table_max, err)) != 0)
         goto done;
     const unsigned omask = (1u << QC_FIT_EXP) | (1u << QC_FIT_GAMMA) | (1u << QC_FIT_LOGNORMAL) |
@@ -584,6 +657,9 @@ int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
             rep->n = nin;
     }
 done:
+    for (int f = 0; f < QC_FIT_NFAMILIES; f++)
+        qc_fit_result_free(&keep[f]);
+    qc_fit_data_free(&kd);
     free(gaps);
     free(sz);
     free(gi);
