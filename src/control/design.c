@@ -25,7 +25,14 @@
  * powers of z) are split off once, and a constant term that vanishes at
  * particular gains is deflated at each solve, so GSL always sees a
  * polynomial with a nonzero constant term (one solver workspace per
- * degree, allocated with the loop). */
+ * degree, allocated with the loop).
+ *
+ * The predictions (qc_design_predict) run the loop itself, not its poles:
+ * the MaxUsers controller, the actuator's limits, the input's fall rate
+ * and, for a loop closed on a sensor, either the sensor's linear model or
+ * a Wiener sensor (its dynamics at unit DC gain, then a completion log's
+ * curve), since a curved sensor puts the loop's steady state where the
+ * curve, not its tangent, meets the reference. */
 #include "qctl/design.h"
 #include "qctl/controller.h"
 #include "qctl/rng.h"
