@@ -338,6 +338,49 @@ static void test_affine_map(void **state)
     assert_int_equal(qc_arx_affine_fit(y, ym, N, 300, 0, 0.5, &a, &err), QC_EINVAL);
 }
 
+/* The completion-log curve against its closed forms, and its fit: a
+ * static sensor (ym(k) = y(k) + noise) with ym = f_600(y) and noise of
+ * sd 0.02 y gives back S = 600 and the relative noise. */
+static void test_curve(void **state)
+{
+    (void)state;
+    /* f(S) = S e^-1; f(N) ~ S / 2 - S^2 / (6 N) for N >> S; f(N) ~ N - N^2 / S
+     * for N << S */
+    assert_close(qc_arx_curve_at(600, 600), 600 * exp(-1.0), 1e-9);
+    assert_close(qc_arx_curve_at(600, 6e6), 300 - 0.01, 1e-6);
+    assert_close(qc_arx_curve_at(600, 30), 30 - 900.0 / 600, 1e-6);
+    assert_close(qc_arx_curve_at(600, 0), 0, 0);
+    enum { N = 3000 };
+    static double y[N], ym[N];
+    qc_rng r;
+    qc_rng_init(&r, SEED, 78);
+    gsl_rng *g = qc_rng_gsl(&r);
+    for (size_t i = 0; i < N; i++) {
+        y[i] = 250 + 150 * gsl_rng_uniform(g);
+        ym[i] = qc_arx_curve_at(600, y[i]) + gsl_ran_gaussian(g, 0.02 * y[i]);
+    }
+    qc_arx_model m = {0};
+    m.na = 0;
+    m.nb = 1;
+    m.delay = -1;
+    m.b[0] = 1;
+    m.u0 = 300;
+    m.y0 = 300;
+    qc_arx_curve c;
+    qc_err err = {0};
+    assert_int_equal(qc_arx_curve_fit(&m, y, ym, N, &c, &err), 0);
+    /* the slope dS of f at N ~ 325 is ~ 0.03 per unit of S: noise sd ~6.5
+     * over 3000 samples moves S by well under 1% */
+    printf("  curve: S = %.2f, residual cv %.4f\n", c.scale, c.residual_cv);
+    assert_close(c.scale, 600, 6);
+    assert_close(c.residual_cv, 0.02, 0.001);
+    assert_true(c.points == N - 5);
+    m.b[0] = -1;
+    assert_int_equal(qc_arx_curve_fit(&m, y, ym, N, &c, &err), QC_EINVAL);
+    m.b[0] = 1;
+    assert_int_equal(qc_arx_curve_fit(&m, y, ym, 12, &c, &err), QC_ERANGE);
+}
+
 /* The chosen (na, nb, d) over independent replications. */
 static void selection_rate(const truth *t, qc_arx_criterion crit, int rep0, int R, size_t n,
                            int *exact, int *under)
@@ -756,6 +799,7 @@ int main(void)
         cmocka_unit_test(test_noiseless),
         cmocka_unit_test(test_predict_and_state),
         cmocka_unit_test(test_too_few_and_rank),
+        cmocka_unit_test(test_curve),
         cmocka_unit_test(test_csv_read),
         cmocka_unit_test(test_csv_errors),
         cmocka_unit_test(test_json_roundtrip),

@@ -46,7 +46,7 @@ echo "   pilot: a = $a, time constant $(awk -v a="$a" 'BEGIN{printf "%.2f", -1 /
     --duration 72000 --seed $seed --series "$out/ident.csv" --quiet >/dev/null
 "$Q" sysid --csv "$out/ident.csv" --columns time,maxusers,ris --skip 30 --orders 1..1 \
     --delays 0..0 --fall auto --sensor-csv "$out/ident.csv" --sensor-columns time,ris,ris_logged \
-    --sensor-at 325 -o "$out/model.json" --plot "$out/sysid" >"$out/sysid.txt"
+    --sensor-at 325 --sensor-curve -o "$out/model.json" --plot "$out/sysid" >"$out/sysid.txt"
 # the same experiment around the lower reference, for its sensor map
 "$Q" sim maxusers --controller open --maxusers 300 --excite prbs --amplitude 50 --hold "$hold" \
     --duration 72000 --seed $seed --series "$out/ident250.csv" --quiet >/dev/null
@@ -163,10 +163,20 @@ compare() {
     [ "$pv1" = settles ] && pv=$pv2
     [ "$pv" = unstable ] && [ "$mv" = saturates ] && pv="unstable (saturates)"
     echo "   $what K_I = $k: predicted $pv (settling $ps1 / $ps2 s, overshoot $po1 / $po2, saturated $psat1 / $psat2); measured $mv (settling $ms1 / $ms2 s, overshoot $mo1 / $mo2, saturated $msat); agree (settling / overshoot) $a1, $a2"
+    if [ -n "$lin" ]; then
+        l1=$(pred "$k" 325 250 --sensor-linear | cut -d'|' -f1,2)
+        l2=$(pred "$k" 250 325 --sensor-linear | cut -d'|' -f1,2)
+        la1="$(agree s "${l1%%|*}" "$ms1") / $(agree % "${l1#*|}" "$mo1")"
+        la2="$(agree s "${l2%%|*}" "$ms2") / $(agree % "${l2#*|}" "$mo2")"
+        echo "| $k | 325 -> 250 | $ps1 | $ms1 | $po1 | $mo1 | $a1 | $psat1 | $msat (whole run) | $pv1 | $mv | ${l1%%|*}, ${l1#*|} | $la1 |" >>"$out/results.md"
+        echo "| $k | 250 -> 325 | $ps2 | $ms2 | $po2 | $mo2 | $a2 | $psat2 | | $pv2 | | ${l2%%|*}, ${l2#*|} | $la2 |" >>"$out/results.md"
+        return
+    fi
     echo "| $k | 325 -> 250 | $ps1 | $ms1 | $po1 | $mo1 | $a1 | $psat1 | $msat (whole run) | $pv1 | $mv |" >>"$out/results.md"
     echo "| $k | 250 -> 325 | $ps2 | $ms2 | $po2 | $mo2 | $a2 | $psat2 | | $pv2 | |" >>"$out/results.md"
 }
 dargs="--no-sensor"
+lin=""
 table="^prediction:"
 for k in 0.1 1 5; do
     compare "$k" "true RIS," --plot "$out/ki_$k"
@@ -175,6 +185,8 @@ done
 echo "4. closed loop on the logged RIS"
 bound=$(sed -n 's/^# ris_logged_bound=\([0-9.e+]*\).*/\1/p' "$out/ident.csv")
 aff=$(sed -n 's/^ *affine map near y = 325.*: \(ym = .*\) (ym.*/\1/p' "$out/sysid.txt")
+scurve=$(sed -n 's/^ *S = \([0-9.]*\) (.*/S = \1/p' "$out/sysid.txt" | head -1)
+scv=$(sed -n 's/.*"residual_cv": \([0-9.e-]*\).*/\1/p' "$out/model.json" | head -1)
 aff250=$(sed -n 's/^ *affine map near y = 250.*: \(ym = .*\) (ym.*/\1/p' "$out/sysid250.txt")
 set +e
 "$Q" design --model "$out/model.json" --reference 325 --sensor-reference >/dev/null 2>"$out/refused.txt"
@@ -237,14 +249,19 @@ done
 {
     echo
     echo "The same steps closed on the logged RIS, with the affine map near 325 (r_m = offset +"
-    echo "gain r): the design predicts them with the sensor model (its dynamics, on the affine map,"
-    echo "capped at the reach); settling and overshoot are of the true RIS against r. Gains 4x"
-    echo "those above (the sensor's gain is about 1/4)."
+    echo "gain r). The design predicts them with a Wiener sensor (\`sysid --sensor-curve\`): the"
+    echo "sensor model's dynamics at unit DC gain, then the completion log's curve"
+    echo "f(N) = N - (N^2/S)(1 - exp(-S/N)) with S fitted from the identification data ($scurve;"
+    echo "truth: throughput x interval = 600), noise of sd ${scv} x the queue, capped at the reach;"
+    echo "settling and overshoot are of the true RIS against r. Gains 4x those above (the sensor's"
+    echo "gain is about 1/4). Last two columns: the prediction with the affine sensor model instead"
+    echo "(\`design --sensor-linear\`)."
     echo
-    echo "| K_I | step | predicted settling (s) | measured settling (s) | predicted overshoot | measured overshoot | agree | predicted saturated | measured saturated | predicted verdict | measured verdict |"
-    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    echo "| K_I | step | predicted settling (s) | measured settling (s) | predicted overshoot | measured overshoot | agree | predicted saturated | measured saturated | predicted verdict | measured verdict | affine model: settling, overshoot | agree |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } >>"$out/results.md"
 dargs=""
+lin=1
 table="^prediction through the sensor"
 for k in 0.4 4 20; do
     compare "$k" "logged RIS," --sensor logged --sensor-model "$out/model.json"

@@ -73,6 +73,28 @@ typedef struct qc_arx_affine {
     size_t points;  /* samples in it */
 } qc_arx_affine;
 
+/* The static curve of a sensor that reads a queue from its completion log
+ * (a Wiener sensor: the sensor model's dynamics scaled to unit DC gain,
+ * then this curve). With N in the server, service completing at a total
+ * rate X (processor sharing, exponential work: the ages of those present
+ * are exponential with mean N / X) and a log interval D, the interval's
+ * log misses the time of those still in the server,
+ *
+ *   f(N) = N - (N^2 / S) (1 - e^(-S / N)),   S = X D,
+ *
+ * concave, increasing from 0 toward S / 2. One affine map follows it only
+ * near its centre: the slope is 0.33 at N = 250 and 0.25 at 325 for S =
+ * 600. */
+typedef struct qc_arx_curve {
+    double scale;             /* S = X D */
+    double residual_variance; /* of ym - f(v) over the fit's samples */
+    double residual_cv;       /* sqrt(mean((ym - f(v))^2 / v^2)): the residual's sd
+                                 in proportion to v (a completion log's sampling
+                                 noise grows with the queue: sd 5.7 near v = 290,
+                                 7.4 near 350 in the example's data) */
+    size_t points;            /* samples fitted */
+} qc_arx_curve;
+
 typedef struct qc_arx_system {
     qc_arx_model plant;
     int has_sensor;
@@ -85,6 +107,8 @@ typedef struct qc_arx_system {
                             effect of qc_arx_fall_input (0 when not given) */
     double plant_noise_var, sensor_noise_var; /* "fit": {"residual_variance"}
                             of the plant and the sensor (NAN when absent) */
+    int has_curve;       /* "sensor": {"curve": {"form": "completion_log", "scale", ...}} */
+    qc_arx_curve curve;
 } qc_arx_system;
 
 /* The affine map of ym on y near y = at, with slope `gain` (the sensor
@@ -95,6 +119,23 @@ typedef struct qc_arx_system {
  * in the neighbourhood (the data do not reach that operating point). */
 int qc_arx_affine_fit(const double *y, const double *ym, size_t n, double at, double width,
                       double gain, qc_arx_affine *out, qc_err *err);
+
+/* f(y) of qc_arx_curve with scale S > 0; y itself for y <= 0. */
+double qc_arx_curve_at(double scale, double y);
+
+/* The linear part of a Wiener sensor at one instant: the sensor model's
+ * output moved to unit DC gain, v = u0 + (ym_lin - y0) / DC gain, so that
+ * v = y at rest. The caller runs the model's state on (y, ym_lin). */
+double qc_arx_wiener_input(const qc_arx_model *sensor, double ym_lin);
+
+/* Fits the scale S of the completion-log curve to a sensor's data: the
+ * true output y[0..n) drives the sensor model (from rest at y[0]), its
+ * output at unit DC gain is v, and S minimises the sum of (ym - f_S(v))^2
+ * (a log-grid scan over S in [max ym, 1e4 max v], then golden section).
+ * QC_EINVAL for a sensor model whose DC gain is not positive and finite,
+ * QC_ERANGE for fewer than 10 usable samples (finite, v > 0). */
+int qc_arx_curve_fit(const qc_arx_model *sensor, const double *y, const double *ym, size_t n,
+                     qc_arx_curve *out, qc_err *err);
 
 typedef enum qc_arx_criterion { QC_ARX_AIC = 0, QC_ARX_BIC = 1 } qc_arx_criterion;
 

@@ -44,6 +44,9 @@ int qc_arx_model_from_json(const json_t *v, const char *where, qc_arx_model *m, 
 int qc_arx_system_read(const char *path, qc_arx_system *s, qc_err *err);
 
 json_t *qc_arx_affine_json(const qc_arx_affine *a);
+/* The sensor's completion-log curve as {"form": "completion_log", "scale",
+ * "residual_variance", "points"}, the "curve" member of a model's sensor. */
+json_t *qc_arx_curve_json(const qc_arx_curve *c);
 
 QC_API_END
 #ifdef __cplusplus

@@ -205,6 +205,15 @@ typedef struct qc_design_predict_params {
                               loop closed on the logged RIS */
     double r_m;            /* the reference in the sensor's units */
     double sensor_max;     /* the most the sensor reads (> 0), else no bound */
+    double sensor_curve;   /* > 0: a Wiener sensor, the sensor model's dynamics
+                              at unit DC gain followed by the completion-log
+                              curve with this scale (qc_arx_curve_at); its
+                              offset and slope are then the curve's, and the
+                              sensor model's operating point is not used.
+                              0: the sensor model as it is (linear) */
+    double sensor_noise_cv; /* with a curve and > 0: the sensor's noise sd is
+                              this fraction of v (it grows with the queue),
+                              instead of sensor_noise_sd */
     /* Noise: with reps > 0, the loop is run reps times with white Gaussian
      * equation errors of these standard deviations added to the plant's
      * and the sensor's outputs (their fits' residuals), and the figures

@@ -63,6 +63,11 @@ static const char usage[] =
     "                     measures the excursions of its noise; figures are means\n"
     "  --sensor-reference the reference is in the sensor's units (compared with the\n"
     "                     measurement as is, not compensated)\n"
+    "  --sensor-linear    predict the loop through the sensor with its linear model\n"
+    "                     on the affine map even when the model has the sensor's\n"
+    "                     completion-log curve ('qctl sysid --sensor-curve'; with\n"
+    "                     the curve the sensor model's dynamics at unit DC gain\n"
+    "                     are followed by the curve)\n"
     "  --steps N          length of the simulated step responses (default: automatic)\n"
     "  --json             print the results as JSON\n"
     "  --output FILE      also write the JSON to FILE\n"
@@ -82,7 +87,7 @@ typedef struct opts {
     double kp;
     unsigned steps;
     double reference, from, u_min, u_max, band;
-    int antiwindup, sensor_reference;
+    int antiwindup, sensor_reference, sensor_linear;
     unsigned horizon;
     double fall;
     long noise_reps; /* -1: default */
@@ -693,7 +698,7 @@ static void print_predictions(const qc_design_prediction *pred, const double *pk
 int cmd_design(int argc, char **argv)
 {
     enum { O_MODEL = 256, O_SETTLE, O_OVER, O_LAW, O_GAINS, O_KP, O_NOSENSOR, O_STEPS, O_JSON,
-           O_OUT, O_PLOT, O_REPORT, O_HELP, O_REF, O_FROM, O_UMIN, O_UMAX, O_AW, O_BAND, O_HOR, O_FALL, O_SREF, O_NREPS };
+           O_OUT, O_PLOT, O_REPORT, O_HELP, O_REF, O_FROM, O_UMIN, O_UMAX, O_AW, O_BAND, O_HOR, O_FALL, O_SREF, O_NREPS, O_SLIN };
     static const struct option longopts[] = {
         {"model", required_argument, 0, O_MODEL},   {"settling", required_argument, 0, O_SETTLE},
         {"overshoot", required_argument, 0, O_OVER}, {"law", required_argument, 0, O_LAW},
@@ -706,6 +711,7 @@ int cmd_design(int argc, char **argv)
         {"u-max", required_argument, 0, O_UMAX},    {"antiwindup", required_argument, 0, O_AW},
         {"band", required_argument, 0, O_BAND},     {"horizon", required_argument, 0, O_HOR},
         {"fall", required_argument, 0, O_FALL},     {"noise-reps", required_argument, 0, O_NREPS},     {"sensor-reference", no_argument, 0, O_SREF},
+        {"sensor-linear", no_argument, 0, O_SLIN},
         {0, 0, 0, 0}};
     opts o = {0};
     o.reference = NAN;
@@ -756,6 +762,7 @@ int cmd_design(int argc, char **argv)
         case O_REF: rc = cli_double("--reference", optarg, &o.reference); break;
         case O_FROM: rc = cli_double("--from", optarg, &o.from); break;
         case O_SREF: o.sensor_reference = 1; break;
+        case O_SLIN: o.sensor_linear = 1; break;
         case O_FALL:
             if ((rc = cli_double("--fall", optarg, &o.fall)) == 0 && !(o.fall >= 0 && o.fall < 1)) {
                 cli_error("--fall: %s is not in [0, 1)", optarg);
@@ -909,6 +916,7 @@ int cmd_design(int argc, char **argv)
         goto done;
 
     const double dt = sys.plant.dt;
+    const int use_curve = nl == 2 && sys.has_curve && !o.sensor_linear;
     /* Predictions for a reference step with the actuator limits. */
     size_t npred = 0;
     double pk[MAX_GAINS];
@@ -959,6 +967,13 @@ int cmd_design(int argc, char **argv)
             sp.r_m = ref_m;
             sp.sensor_max = isfinite(sys.sensor_max) ? sys.sensor_max : 0;
             sp.sensor_noise_sd = isfinite(sys.sensor_noise_var) ? sqrt(sys.sensor_noise_var) : 0;
+            if (use_curve) {
+                sp.sensor_curve = sys.curve.scale;
+                if (isfinite(sys.curve.residual_variance))
+                    sp.sensor_noise_sd = sqrt(sys.curve.residual_variance);
+                if (isfinite(sys.curve.residual_cv))
+                    sp.sensor_noise_cv = sys.curve.residual_cv;
+            }
             for (size_t i = 0; i < npred && rc == 0; i++) {
                 sp.ki = pk[i];
                 if ((rc = qc_design_predict(loops[1].w, &sys.plant, &sp, &pred_s[i], &err)) != 0) {
@@ -980,6 +995,7 @@ int cmd_design(int argc, char **argv)
     if (nl == 2) {
         json_t *sm = qc_arx_model_json(&sys.sensor);
         json_object_set_new(sm, "dc_gain", qc_json_real_new(qc_arx_dc_gain(&sys.sensor)));
+        json_object_set_new(sm, "curve", sys.has_curve ? qc_arx_curve_json(&sys.curve) : json_null());
         json_object_set_new(doc, "sensor", sm);
     } else {
         json_object_set_new(doc, "sensor", json_null());
@@ -1023,6 +1039,9 @@ int cmd_design(int argc, char **argv)
         json_object_set_new(pj, "noise_realisations", json_integer(pp.reps));
         json_object_set_new(pj, "noise_sd", json_real(pp.reps > 0 ? pp.noise_sd : 0));
         json_object_set_new(pj, "gains", prediction_rows(pred, pk, npred, dt));
+        json_object_set_new(pj, "sensor_model",
+                            nl != 2 ? json_null()
+                                    : json_string(use_curve ? "wiener_completion_log" : "linear"));
         json_object_set_new(pj, "gains_through_sensor",
                             have_pred_s ? prediction_rows(pred_s, pk, npred, dt) : json_null());
         json_object_set_new(doc, "prediction", pj);
@@ -1054,6 +1073,10 @@ int cmd_design(int argc, char **argv)
                 printf("  (in offsets from the operating point: true y - %.6g = (ym - %.6g) / %.6g;\n"
                        "  identify with --sensor-at R for the map around a reference)\n",
                        sys.sensor.u0, sys.sensor.y0, qc_arx_dc_gain(&sys.sensor));
+            if (sys.has_curve)
+                printf("  sensor completion-log curve: ym = f(v), f(N) = N - (N^2/S)(1 - exp(-S/N)),\n"
+                       "  S = %.5g, v the sensor model's output at unit DC gain%s\n",
+                       sys.curve.scale, o.sensor_linear ? " (not used: --sensor-linear)" : "");
             if (isfinite(sys.sensor_max))
                 printf("  the sensor reads at most %g\n", sys.sensor_max);
         }
@@ -1087,11 +1110,18 @@ int cmd_design(int argc, char **argv)
                 char cap[64] = "";
                 if (isfinite(sys.sensor_max))
                     snprintf(cap, sizeof cap, ", capped at %g,", sys.sensor_max);
-                printf("\nprediction through the sensor: the controller measures the sensor model's\n"
-                       "output%s%s against %g; settling and overshoot of the plant output\n"
-                       "against %g%s:\n",
-                       sys.has_affine ? " (on its affine map near the reference)" : "", cap, ref_m,
-                       o.reference, pp.reps > 0 ? "; the sensor's residual noise added too" : "");
+                if (use_curve)
+                    printf("\nprediction through the sensor: the controller measures the sensor model's\n"
+                           "dynamics at unit DC gain followed by its completion-log curve (S = %.5g)%s\n"
+                           "against %g; settling and overshoot of the plant output against %g%s:\n",
+                           sys.curve.scale, cap, ref_m, o.reference,
+                           pp.reps > 0 ? "; the curve fit's residual noise added too" : "");
+                else
+                    printf("\nprediction through the sensor: the controller measures the sensor model's\n"
+                           "output%s%s against %g; settling and overshoot of the plant output\n"
+                           "against %g%s:\n",
+                           sys.has_affine ? " (on its affine map near the reference)" : "", cap, ref_m,
+                           o.reference, pp.reps > 0 ? "; the sensor's residual noise added too" : "");
                 print_predictions(pred_s, pk, npred, dt);
             }
         }

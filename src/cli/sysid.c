@@ -62,6 +62,11 @@ static const char usage[] =
     "                        near the true output Y (the reference the loop will\n"
     "                        track), for compensating the reference\n"
     "  --sensor-width W      half-width of that neighbourhood (default 0.15 |Y|)\n"
+    "  --sensor-curve        also fit the static curve of a sensor that reads a queue\n"
+    "                        from its completion log, ym = f(v), f(N) = N - (N^2/S)\n"
+    "                        (1 - exp(-S/N)), v the sensor model's output at unit DC\n"
+    "                        gain; the scale S (throughput x interval) goes into the\n"
+    "                        model, and 'qctl design' predicts the loop with it\n"
     "  --sensor-max V        the most the sensor can read (default: a comment\n"
     "                        '# NAME_bound=V' in the sensor file, NAME its measured\n"
     "                        column, as 'qctl sim maxusers --series' writes)\n"
@@ -80,6 +85,7 @@ typedef struct opts {
     double sensor_at, sensor_width, sensor_max;
     double fall; /* NaN: auto */
     int fall_auto;
+    int sensor_curve;
 } opts;
 
 /* "A..B" or "A" into [lo, hi], each within [min, max]. */
@@ -423,7 +429,7 @@ static int write_plots(const char *dir, const series *s, const qc_arx_result *pr
 int cmd_sysid(int argc, char **argv)
 {
     enum { O_CSV = 256, O_COLS, O_OP, O_DEMEAN, O_ORDERS, O_NA, O_NB, O_DELAYS, O_CRIT, O_HOLD,
-           O_DT, O_SKIP, O_LAG, O_SAT, O_SWIDTH, O_SMAX, O_SCSV, O_SCOLS, O_SNA, O_SNB, O_SDEL, O_FALL, O_OUT, O_JSON, O_PLOT, O_REPORT, O_HELP };
+           O_DT, O_SKIP, O_LAG, O_SAT, O_SWIDTH, O_SMAX, O_SCSV, O_SCOLS, O_SNA, O_SNB, O_SDEL, O_SCURVE, O_FALL, O_OUT, O_JSON, O_PLOT, O_REPORT, O_HELP };
     static const struct option longopts[] = {
         {"csv", required_argument, 0, O_CSV},
         {"columns", required_argument, 0, O_COLS},
@@ -446,6 +452,7 @@ int cmd_sysid(int argc, char **argv)
         {"sensor-na", required_argument, 0, O_SNA},
         {"sensor-nb", required_argument, 0, O_SNB},
         {"sensor-delays", required_argument, 0, O_SDEL},
+        {"sensor-curve", no_argument, 0, O_SCURVE},
         {"fall", required_argument, 0, O_FALL},
         {"output", required_argument, 0, O_OUT},
         {"json", no_argument, 0, O_JSON},
@@ -545,6 +552,7 @@ int cmd_sysid(int argc, char **argv)
             }
             break;
         case O_SCSV: o.sensor_csv = optarg; break;
+        case O_SCURVE: o.sensor_curve = 1; break;
         case O_SCOLS: o.sensor_columns = optarg; break;
         case O_SNA:
             rc = parse_urange("--sensor-na", optarg, 0, QC_ARX_MAX_ORDER, &so.na_min, &so.na_max);
@@ -603,6 +611,10 @@ int cmd_sysid(int argc, char **argv)
         cli_error("sysid: --sensor-width needs --sensor-at");
         return QC_EXIT_USAGE;
     }
+    if (o.sensor_curve && !o.sensor_csv) {
+        cli_error("sysid: --sensor-curve needs --sensor-csv");
+        return QC_EXIT_USAGE;
+    }
     if (o.sensor_columns && !o.sensor_csv) {
         cli_error("sysid: --sensor-columns needs --sensor-csv");
         return QC_EXIT_USAGE;
@@ -622,6 +634,7 @@ int cmd_sysid(int argc, char **argv)
     qc_arx_result *pr = malloc(sizeof *pr), *sr = NULL;
     qc_arx_affine affine;
     int have_affine = 0;
+    qc_arx_curve curve = {0};
     json_t *doc = NULL;
     if (pr == NULL) {
         cli_error("out of memory");
@@ -686,6 +699,12 @@ int cmd_sysid(int argc, char **argv)
             }
             have_affine = 1;
         }
+        if (o.sensor_curve &&
+            (rc = qc_arx_curve_fit(&sr->model, ss.u, ss.y, ss.n, &curve, &err)) != 0) {
+            cli_error("%s: --sensor-curve: %s", o.sensor_csv, err.msg);
+            rc = cli_exit_code(rc);
+            goto done;
+        }
         if (!isfinite(o.sensor_max)) {
             char name[128], key[160];
             last_column(o.sensor_columns ? o.sensor_columns : "time,y,ym", name, sizeof name);
@@ -713,6 +732,8 @@ int cmd_sysid(int argc, char **argv)
         json_object_set_new(sj, "source", ssrc);
         if (have_affine)
             json_object_set_new(sj, "affine", qc_arx_affine_json(&affine));
+        if (o.sensor_curve)
+            json_object_set_new(sj, "curve", qc_arx_curve_json(&curve));
         if (isfinite(o.sensor_max))
             json_object_set_new(sj, "max", json_real(o.sensor_max));
         json_object_set_new(doc, "sensor", sj);
@@ -737,6 +758,15 @@ int cmd_sysid(int argc, char **argv)
                        "(ym = %.6g at y = %g)\n",
                        affine.at, affine.points, affine.width, affine.offset, affine.gain,
                        affine.offset + affine.gain * affine.at, affine.at);
+            if (o.sensor_curve) {
+                const double y0 = sr->model.u0;
+                printf("  completion-log curve: ym = f(v), f(N) = N - (N^2/S)(1 - exp(-S/N)),\n"
+                       "  S = %.5g (%zu samples, residual sd %.3g, against %.3g for the linear\n"
+                       "  model); at the operating point f(%.4g) = %.4g; f rises toward S/2 = %.4g\n",
+                       curve.scale, curve.points, sqrt(curve.residual_variance),
+                       sqrt(sr->sigma2), y0, qc_arx_curve_at(curve.scale, y0),
+                       0.5 * curve.scale);
+            }
             if (isfinite(o.sensor_max))
                 printf("  the sensor reads at most %g\n", o.sensor_max);
         }

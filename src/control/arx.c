@@ -824,3 +824,125 @@ int qc_arx_affine_fit(const double *y, const double *ym, size_t n, double at, do
     out->points = k;
     return 0;
 }
+
+double qc_arx_curve_at(double scale, double y)
+{
+    if (!(y > 0))
+        return y;
+    return y - (y * y / scale) * -expm1(-scale / y);
+}
+
+double qc_arx_wiener_input(const qc_arx_model *sensor, double ym_lin)
+{
+    return sensor->u0 + (ym_lin - sensor->y0) / qc_arx_dc_gain(sensor);
+}
+
+/* Sum of squares of ym - f_S(v) over the usable samples. */
+static double curve_sse(double scale, const double *v, const double *ym, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] > 0 && isfinite(ym[i])) {
+            const double d = ym[i] - qc_arx_curve_at(scale, v[i]);
+            s += d * d;
+        }
+    return s;
+}
+
+#define CURVE_BURN 5        /* samples while the sensor state leaves its rest */
+#define CURVE_GRID 400
+
+int qc_arx_curve_fit(const qc_arx_model *sensor, const double *y, const double *ym, size_t n,
+                     qc_arx_curve *out, qc_err *err)
+{
+    memset(out, 0, sizeof *out);
+    const double gs = qc_arx_dc_gain(sensor);
+    if (!(gs > 0) || !isfinite(gs))
+        return qc_err_set(err, QC_EINVAL,
+                          "sensor curve: the sensor model's DC gain %g is not positive", gs);
+    if (n <= CURVE_BURN)
+        return qc_err_set(err, QC_ERANGE, "sensor curve: %zu samples (need at least %d)", n,
+                          CURVE_BURN + 10);
+    double *v = malloc((n - CURVE_BURN) * sizeof *v);
+    if (v == NULL)
+        return qc_err_set(err, QC_ENOMEM, "sensor curve: out of memory");
+    /* the sensor's dynamics from rest at y[0], moved to unit DC gain */
+    qc_arx_state st;
+    qc_arx_state_init(&st);
+    const double y_init = isfinite(y[0]) ? y[0] : sensor->u0;
+    for (size_t i = 0; i < sizeof st.y / sizeof st.y[0]; i++)
+        st.y[i] = gs * (y_init - sensor->u0);
+    for (size_t i = 0; i < sizeof st.x / sizeof st.x[0]; i++)
+        st.x[i] = y_init - sensor->u0;
+    size_t usable = 0;
+    double vmax = 0, ymax = 0;
+    for (size_t k = 0; k < n; k++) {
+        const double yk = isfinite(y[k]) ? y[k] : sensor->u0 + st.x[0];
+        const double lin = qc_arx_state_output(sensor, &st, yk);
+        qc_arx_state_push(sensor, &st, yk, lin);
+        if (k < CURVE_BURN)
+            continue;
+        const double vk = isfinite(y[k]) ? qc_arx_wiener_input(sensor, lin) : NAN;
+        v[k - CURVE_BURN] = vk;
+        if (vk > 0 && isfinite(vk) && isfinite(ym[k])) {
+            usable++;
+            vmax = fmax(vmax, vk);
+            ymax = fmax(ymax, ym[k]);
+        }
+    }
+    const double *m = ym + CURVE_BURN;
+    const size_t nv = n - CURVE_BURN;
+    if (usable < 10 || !(ymax > 0)) {
+        free(v);
+        return qc_err_set(err, QC_ERANGE,
+                          "sensor curve: %zu usable samples (need 10 with a positive true and "
+                          "measured output)",
+                          usable);
+    }
+    /* f_S < S / 2: S below 2 max ym cannot reach the data */
+    const double lo = ymax, hi = 1e4 * fmax(vmax, ymax);
+    double best = INFINITY;
+    int bi = 0;
+    for (int i = 0; i < CURVE_GRID; i++) {
+        const double sc = lo * pow(hi / lo, (double)i / (CURVE_GRID - 1));
+        const double e = curve_sse(sc, v, m, nv);
+        if (e < best) {
+            best = e;
+            bi = i;
+        }
+    }
+    double a = log(lo) + log(hi / lo) * (double)(bi > 0 ? bi - 1 : 0) / (CURVE_GRID - 1);
+    double b = log(lo) + log(hi / lo) * (double)(bi < CURVE_GRID - 1 ? bi + 1 : bi) /
+                             (CURVE_GRID - 1);
+    const double g = (sqrt(5.0) - 1) / 2;
+    double x1 = b - g * (b - a), x2 = a + g * (b - a);
+    double f1 = curve_sse(exp(x1), v, m, nv), f2 = curve_sse(exp(x2), v, m, nv);
+    for (int it = 0; it < 200 && b - a > 1e-12; it++) {
+        if (f1 <= f2) {
+            b = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = b - g * (b - a);
+            f1 = curve_sse(exp(x1), v, m, nv);
+        } else {
+            a = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = a + g * (b - a);
+            f2 = curve_sse(exp(x2), v, m, nv);
+        }
+    }
+    const double sc = exp(0.5 * (a + b));
+    out->scale = sc;
+    out->points = usable;
+    out->residual_variance = curve_sse(sc, v, m, nv) / (double)(usable - 1);
+    double rel = 0;
+    for (size_t i = 0; i < nv; i++)
+        if (v[i] > 0 && isfinite(m[i])) {
+            const double d = (m[i] - qc_arx_curve_at(sc, v[i])) / v[i];
+            rel += d * d;
+        }
+    out->residual_cv = sqrt(rel / (double)(usable - 1));
+    free(v);
+    return 0;
+}

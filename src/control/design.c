@@ -25,7 +25,14 @@
  * powers of z) are split off once, and a constant term that vanishes at
  * particular gains is deflated at each solve, so GSL always sees a
  * polynomial with a nonzero constant term (one solver workspace per
- * degree, allocated with the loop). */
+ * degree, allocated with the loop).
+ *
+ * The predictions (qc_design_predict) run the loop itself, not its poles:
+ * the MaxUsers controller, the actuator's limits, the input's fall rate
+ * and, for a loop closed on a sensor, either the sensor's linear model or
+ * a Wiener sensor (its dynamics at unit DC gain, then a completion log's
+ * curve), since a curved sensor puts the loop's steady state where the
+ * curve, not its tangent, meets the reference. */
 #include "qctl/design.h"
 #include "qctl/controller.h"
 #include "qctl/rng.h"
@@ -622,7 +629,20 @@ static void predict_once(const qc_arx_model *plant, const qc_design_predict_para
     int ever_out = 0;
     for (size_t k = 0; k < n; k++) {
         double meas = y;
-        if (sm) {
+        if (sm && p->sensor_curve > 0) {
+            /* Wiener: the dynamics at unit DC gain, then the curve; the
+             * noise is the curve fit's, on the output */
+            const double lin = qc_arx_state_output(sm, &ss, y);
+            qc_arx_state_push(sm, &ss, y, lin);
+            const double v = qc_arx_wiener_input(sm, lin);
+            meas = qc_arx_curve_at(p->sensor_curve, v);
+            const double sd = p->sensor_noise_cv > 0 ? p->sensor_noise_cv * fabs(v)
+                                                     : p->sensor_noise_sd;
+            if (g && sd > 0)
+                meas += gsl_ran_gaussian(g, sd);
+            if (p->sensor_max > 0 && meas > p->sensor_max)
+                meas = p->sensor_max;
+        } else if (sm) {
             meas = qc_arx_state_output(sm, &ss, y);
             if (g && p->sensor_noise_sd > 0)
                 meas += gsl_ran_gaussian(g, p->sensor_noise_sd);
@@ -690,6 +710,13 @@ int qc_design_predict(qc_design_ws *w, const qc_arx_model *plant,
                           p->r, p->y_start);
     if (p->sensor && (!isfinite(p->r_m) || p->sensor->delay < -1))
         return qc_err_set(err, QC_EINVAL, "prediction: sensor reference %g", p->r_m);
+    if (p->sensor && (!(p->sensor_curve >= 0) || !isfinite(p->sensor_curve) ||
+                      !(p->sensor_noise_cv >= 0) || !isfinite(p->sensor_noise_cv) ||
+                      (p->sensor_curve > 0 && !(qc_arx_dc_gain(p->sensor) > 0))))
+        return qc_err_set(err, QC_EINVAL,
+                          "prediction: sensor curve scale %g (needs a sensor model with a "
+                          "positive DC gain)",
+                          p->sensor_curve);
     if (p->reps > 100000 || !(p->noise_sd >= 0) || !(p->sensor_noise_sd >= 0) ||
         !isfinite(p->noise_sd) || !isfinite(p->sensor_noise_sd))
         return qc_err_set(err, QC_EINVAL, "prediction: %u realisations, noise sd %g and %g",

@@ -309,6 +309,34 @@ int qc_arx_system_read(const char *path, qc_arx_system *s, qc_err *err)
                 s->affine.points = json_is_integer(np) ? (size_t)json_integer_value(np) : 0;
             }
         }
+        const json_t *cv = sen ? json_object_get(sen, "curve") : NULL;
+        if (rc == 0 && cv != NULL && !json_is_null(cv)) {
+            const json_t *form = json_object_get(cv, "form");
+            const json_t *sc = json_object_get(cv, "scale");
+            const json_t *rv = json_object_get(cv, "residual_variance");
+            if (!json_is_string(form) || strcmp(json_string_value(form), "completion_log") != 0)
+                rc = qc_err_set(err, QC_EPARSE,
+                                "sensor.curve.form: expected \"completion_log\"");
+            else if (!json_is_number(sc) || !(json_number_value(sc) > 0) ||
+                     !isfinite(json_number_value(sc)))
+                rc = qc_err_set(err, QC_EPARSE, "sensor.curve.scale: expected a positive number");
+            else if (rv != NULL && !json_is_null(rv) &&
+                     (!json_is_number(rv) || !(json_number_value(rv) >= 0) ||
+                      !isfinite(json_number_value(rv))))
+                rc = qc_err_set(err, QC_EPARSE,
+                                "sensor.curve.residual_variance: expected a number >= 0");
+            else {
+                s->has_curve = 1;
+                s->curve.scale = json_number_value(sc);
+                s->curve.residual_variance = json_is_number(rv) ? json_number_value(rv) : NAN;
+                const json_t *rc_ = json_object_get(cv, "residual_cv");
+                s->curve.residual_cv = json_is_number(rc_) && json_number_value(rc_) >= 0
+                                           ? json_number_value(rc_)
+                                           : NAN;
+                const json_t *np = json_object_get(cv, "points");
+                s->curve.points = json_is_integer(np) ? (size_t)json_integer_value(np) : 0;
+            }
+        }
     }
     json_decref(root);
     if (rc != 0)
@@ -325,5 +353,16 @@ json_t *qc_arx_affine_json(const qc_arx_affine *a)
     json_object_set_new(o, "value_at", json_real(a->offset + a->gain * a->at));
     json_object_set_new(o, "width", json_real(a->width));
     json_object_set_new(o, "points", json_integer((json_int_t)a->points));
+    return o;
+}
+
+json_t *qc_arx_curve_json(const qc_arx_curve *c)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "form", json_string("completion_log"));
+    json_object_set_new(o, "scale", json_real(c->scale));
+    json_object_set_new(o, "residual_variance", json_real(c->residual_variance));
+    json_object_set_new(o, "residual_cv", json_real(c->residual_cv));
+    json_object_set_new(o, "points", json_integer((json_int_t)c->points));
     return o;
 }
