@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cli.h"
 #include "flags.h"
@@ -159,6 +160,12 @@ int cmd_gate(int argc, char **argv)
         return QC_EXIT_USAGE;
     }
     signal(SIGPIPE, SIG_IGN); /* a peer gone mid-write is not fatal */
+    /* a session is two files: as many as the hard limit allows */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
     if ((rc = qc_gate_run(&o, &err)) != 0) {
         cli_error("gate: %s", err.msg);
         return cli_exit_code(rc);

@@ -13,7 +13,7 @@
  * bytes queued, resuming when the queue falls under half of it (nginx's
  * rule: a slow reader slows its writer, end to end). So a session holds at
  * most about 2 x (buffer + 64 KiB) of memory, and a waiting one at most
- * `buffer` bytes read ahead. An end of stream read from one side is
+ * 16 KiB read ahead (so a full FIFO of N holds at most N x 16 KiB). An end of stream read from one side is
  * passed on as a shutdown of the other's write side once what was queued
  * is written (a half-close); the session closes when both directions have
  * ended, or at once on an error on either side.
@@ -38,6 +38,7 @@
 
 #define READ_CHUNK 65536
 #define ADMIN_CONNS_MAX 32
+#define READ_AHEAD 16384 /* a waiting client's bytes read ahead, at most */
 
 enum { S_WAIT, S_CONNECT, S_RELAY };
 
@@ -303,7 +304,7 @@ static void on_client_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
             sess_close(s);
             return;
         }
-        if (s->pending.len >= G->o->buffer) {
+        if (s->pending.len >= READ_AHEAD || s->pending.len >= G->o->buffer) {
             s->c_paused = 1;
             uv_read_stop(st);
         }

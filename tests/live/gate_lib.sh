@@ -30,11 +30,12 @@ client() { python3 "$LIVE/gate_client.py" "$@"; }
 metric() { curl -s --max-time 3 "http://127.0.0.1:$1/metrics" | awk -v k="$2" 'index($0, k " ") == 1 { print $2 }'; }
 # column FILE NAME: the values of a CSV column (comment lines skipped)
 column() { awk -F, -v k="$2" '/^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == k) c = i; h = 1; next } { print $c }' "$1"; }
-# wait_connected ADMINPORT N: wait up to 5 s for N sessions connected
+# wait_connected ADMINPORT N [-ge]: wait up to 100 polls for N sessions
+# connected (with -ge: at least N)
 wait_connected() {
-    wc_i=0
-    while [ "$(metric $1 'qctl_gate_sessions{state="connected"}')" != "$2" ] && [ $wc_i -lt 100 ]; do
+    wc_i=0 wc_op=${3:--eq}
+    while ! [ "$(metric $1 'qctl_gate_sessions{state="connected"}')" $wc_op "$2" ] && [ $wc_i -lt 100 ]; do
         sleep 0.05; wc_i=$((wc_i + 1))
     done
-    [ "$(metric $1 'qctl_gate_sessions{state="connected"}')" = "$2" ] || fail "never $2 sessions connected"
+    [ "$(metric $1 'qctl_gate_sessions{state="connected"}')" $wc_op "$2" ] || fail "never $2 sessions connected"
 }
