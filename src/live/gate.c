@@ -550,7 +550,7 @@ static char *status_json(const gate *G)
     json_object_set_new(r, "uptime", json_real(now - G->t0));
     json_object_set_new(r, "controller", json_string(controller_name(o->controller)));
     if (o->controller == QC_GATE_INTEGRAL || o->controller == QC_GATE_PI)
-        json_object_set_new(r, "reference", json_real(o->reference));
+        json_object_set_new(r, "reference", json_real(qc_sched_at(o->ref, o->nref, now - G->t0)));
     json_object_set_new(r, "limit", json_integer(G->limit));
     json_object_set_new(r, "limit_controller", json_real(G->u));
     json_object_set_new(r, "connected", json_integer(G->active.n));
@@ -743,7 +743,7 @@ static void write_row(gate *G, int ok, double y, double now)
     FILE *f = G->series;
     int closed = o->controller == QC_GATE_INTEGRAL || o->controller == QC_GATE_PI;
     put_num(f, G->tick_t - G->t0, ",");
-    put_num(f, closed ? o->reference : NAN, ",");
+    put_num(f, closed ? qc_sched_at(o->ref, o->nref, G->tick_t - G->t0) : NAN, ",");
     fprintf(f, "%.10g,%u,%u,%u,%u,%llu,%llu,%llu,", G->u, G->limit, G->tick_connected,
             G->tick_peak, G->tick_waiting, G->admitted, G->refused, G->expired);
     put_num(f, ok ? y : NAN, ",");
@@ -781,7 +781,8 @@ static void decide(gate *G, int ok, double y)
             break;
         }
         {
-            qc_mu_ctl_sense in = {o->reference, y, (double)G->tick_peak};
+            double r = qc_sched_at(o->ref, o->nref, G->tick_t - G->t0);
+            qc_mu_ctl_sense in = {r, y, (double)G->tick_peak};
             qc_mu_ctl_act act;
             qc_mu_ctl_step(&G->ctl, &in, &act);
             G->u = act.u;
@@ -891,7 +892,6 @@ void qc_gate_opts_init(qc_gate_opts *o)
     o->listen = "127.0.0.1:5433";
     o->controller = QC_GATE_STATIC;
     o->limit = NAN;
-    o->reference = NAN;
     o->ki = 0.1;
     o->min_limit = 1;
     o->max_limit = 1000;
@@ -957,7 +957,7 @@ int qc_gate_check(const qc_gate_opts *o, qc_err *err)
         break;
     case QC_GATE_INTEGRAL:
     case QC_GATE_PI: {
-        if (!isfinite(o->reference))
+        if (o->nref == 0)
             return qc_err_set(err, QC_EINVAL, "--reference: needed by --controller %s",
                               controller_name(o->controller));
         if (o->controller == QC_GATE_INTEGRAL && o->kp != 0)

@@ -7,7 +7,8 @@
 # --max-limit); then the error is 3 - min(u, 8), u goes 1, 2, 2.5, 3 and
 # stays, and the backend never sees more than 3 at once. Open loop, PRBS
 # on the levels 2 and 5: the applied limit takes only those values, both,
-# and the sessions connected fill it while it is 5 (127.0.0.1, < 10 s).
+# and the sessions connected fill it while it is 5. A reference schedule
+# (3@0,5@0.4) is the reference of the rows (127.0.0.1, < 10 s).
 set -u
 . "$(dirname "$0")/gate_lib.sh"
 start_echo e
@@ -26,6 +27,12 @@ kill $c 2>/dev/null; wait $c 2>/dev/null
 column "$TMP/i.csv" limit | awk '$1 > 3 { exit 1 }' || fail "integral went over 3"
 awk -F, '/^#/ || /^time/ { next } $5 == 0 && $3 != 1 { exit 1 } $5 == 0 { h = $14 } END { exit h < 1 }' \
     "$TMP/i.csv" || fail "integral: no demand hold before the clients came"
+# a reference schedule: 3, then 5 from 0.4 s (the series' reference column)
+start_gate r --backend 127.0.0.1:$e_PORT --controller integral --reference 3@0,5@0.4 --ki 0.5 \
+    --interval 0.1 --duration 1 --series "$TMP/r.csv"
+wait "$r_PID" || fail "gate --duration: exit status $?"
+refs=$(column "$TMP/r.csv" reference | uniq | tr '\n' ' ')
+[ "$refs" = "3 5 " ] || fail "reference schedule 3@0,5@0.4: the series has '$refs'"
 start_echo e2
 start_gate o --backend 127.0.0.1:$e2_PORT --controller open --excite prbs --excite-levels 2,5 \
     --hold 2 --seed 7 --interval 0.1 --queue 20 --drain-timeout 0 --series "$TMP/o.csv"
