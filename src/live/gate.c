@@ -815,6 +815,8 @@ static void on_control(uv_timer_t *t)
         stop_all(G);
         return;
     }
+    if (G->pending) /* the last sample never came (a timer late under load) */
+        decide(G, 0, 0);
     G->tick_t = now;
     G->tick_connected = G->active.n;
     G->tick_waiting = G->waiting.n;

@@ -38,7 +38,7 @@ struct qc__sensor {
     qc__sensor_cb cb;
     void *ctx;
     double scale;
-    int closing;
+    int closing, mute;
     unsigned jobs_open;
     struct job *cur;
     unsigned long long samples, failed;
@@ -171,7 +171,7 @@ static void answer(qc__sensor *S, int ok, double v, const char *why)
         S->failed++;
         S->why = why;
     }
-    if (!S->closing)
+    if (!S->closing && !S->mute)
         S->cb(S->ctx, ok, ok ? v * S->scale : 0);
 }
 
@@ -628,9 +628,13 @@ void qc__sensor_start(qc__sensor *S, double timeout)
 {
     if (S->closing || S->kind == QC__SENSOR_NONE)
         return;
-    if (S->cur)
+    if (S->cur) { /* still running: late, counted, and not answered (the
+                     caller has moved on to this sample) */
+        S->mute = 1;
         job_answer(S->cur, 0, 0, S->kind == QC__SENSOR_CMD ? "the command did not finish in time"
                                                            : "the URL did not answer in time");
+        S->mute = 0;
+    }
     if (S->kind == QC__SENSOR_LOG) {
         log_sample(S);
         return;

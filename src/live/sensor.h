@@ -71,8 +71,9 @@ int qc__sensor_new(uv_loop_t *loop, const qc__sensor_opts *o, qc__sensor_cb cb, 
                    qc__sensor **out, qc_err *err);
 
 /* Starts a sample that must be answered within timeout seconds (a later
- * one is killed and answered ok = 0). A sample still running is answered
- * ok = 0 first. */
+ * one is killed and answered ok = 0). A sample still running is killed
+ * and counted as failed, without a callback: the caller, who starts a new
+ * one, has already given up on it. */
 void qc__sensor_start(qc__sensor *s, double timeout);
 
 /* Samples answered and, of them, failed or late; the last failure's
