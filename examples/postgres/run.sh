@@ -45,16 +45,16 @@ out=${OUT:-$here/results}
 CLIENTS=${CLIENTS:-150}   # pgbench clients: the users
 THINK_MS=${THINK_MS:-500} # mean think time before each statement
 SERVICE_US=${SERVICE_US:-10000} # mean time a statement holds the hot row
-KMAX=${KMAX:-9}           # statements per session: uniform on 1..KMAX
+KMAX=${KMAX:-5}           # statements per session: uniform on 1..KMAX
 DT=${DT:-1}               # control interval (s)
 L0=${L0:-100}             # operating point of the limit
 AMP=${AMP:-30}            # PRBS amplitude: the limit switches between L0 -+ AMP
-HOLD=${HOLD:-4}           # PRBS hold (intervals)
+HOLD=${HOLD:-5}           # PRBS hold (intervals)
 ID_DUR=${ID_DUR:-150}     # identification run (s)
 CL_DUR=${CL_DUR:-75}      # each closed-loop run (s)
 ST_DUR=${ST_DUR:-45}      # each static-limit run (s)
 WARM=${WARM:-10}          # seconds cut at the start of each run
-REF=${REF:-30}            # the RIS reference of the closed loops
+REF=${REF:-50}            # the RIS reference of the closed loops
 LMIN=${LMIN:-1}           # the controller's limits
 LMAX=${LMAX:-$CLIENTS}
 
@@ -89,6 +89,11 @@ if ! B=$(pgbin); then
         exit 0
     fi
 fi
+if [ ! -x "$Q" ] && [ $# -eq 0 ]; then
+    note "building qctl (scripts/deps.sh, then make build)"
+    { "$here/../../scripts/deps.sh" && make -C "$here/../.." build >/dev/null; } ||
+        { note "qctl could not be built"; exit 1; }
+fi
 if ! "$Q" gate --help >/dev/null 2>&1; then
     note "$Q has no 'gate' command (build qctl first: make)"
     exit 1
@@ -108,11 +113,12 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/qctl-pg.XXXXXX")
 chmod 755 "$tmp"
 pg=$tmp/pg
-gate_pid="" bench_pid="" started=""
+gate_pid="" bench_pid="" sampler_pid="" started=""
 cleanup() {
     set +e
     [ -n "$bench_pid" ] && kill "$bench_pid" 2>/dev/null && wait "$bench_pid" 2>/dev/null
     [ -n "$gate_pid" ] && kill "$gate_pid" 2>/dev/null && wait "$gate_pid" 2>/dev/null
+    [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null && wait "$sampler_pid" 2>/dev/null
     [ -n "$started" ] && as_pg "$B/pg_ctl" -D "$pg/data" -m immediate -w stop >/dev/null 2>&1
     rm -rf "$tmp"
 }
@@ -138,13 +144,19 @@ synchronous_commit = off
 full_page_writes = off
 shared_buffers = 32MB
 EOF
-# pg_start [extra postgres options]: on a free port (tries a few)
+# pg_start [extra postgres options]: the first time on a free port, tried
+# below the kernel's ephemeral range (where an outgoing connection could
+# take the port between a stop and a start; scripts/free_port.sh), then on
+# the same one
 port=""
 pg_start() {
     if [ -z "$port" ]; then
+        lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+        base=10000
+        [ "$lo" -gt $((base + 1000)) ] || base=1024
         i=0
         while [ $i -lt 20 ]; do
-            p=$((20000 + ($$ * 31 + i * 977) % 40000))
+            p=$((base + ($$ * 97 + i * 7919) % (lo - base)))
             if as_pg "$B/pg_ctl" -D "$pg/data" -l "$pg/server.log" -w -t 60 \
                 -o "-p $p $*" start >/dev/null 2>&1; then
                 port=$p
@@ -178,19 +190,22 @@ begin
   update hot set n = n + 1 where id = 1;
   perform pg_sleep(us / 1e6);
 end $$;
--- the true RIS: client backends executing a statement, k fresh snapshots
--- gap seconds apart, averaged; the calling backend is not counted
-create function ris_sample(k int, gap float8) returns float8 language plpgsql as $$
-declare s int := 0; c int;
+-- the true RIS: the users' backends executing a statement, sampled every
+-- gap seconds for secs seconds into ris_samples (each sample committed;
+-- pg_stat_activity read afresh each time)
+create table ris_samples (t timestamptz not null, n int not null);
+create index on ris_samples (t);
+create procedure ris_sampler(gap float8, secs float8) language plpgsql as $$
+declare stop timestamptz := clock_timestamp() + secs * interval '1 s';
 begin
-  for i in 1..k loop
+  while clock_timestamp() < stop loop
     perform pg_stat_clear_snapshot();
-    select count(*) into c from pg_stat_activity
-     where state = 'active' and backend_type = 'client backend' and pid <> pg_backend_pid();
-    s := s + c;
-    if i < k then perform pg_sleep(gap); end if;
+    insert into ris_samples
+      select clock_timestamp(), count(*) from pg_stat_activity
+       where state = 'active' and usename = 'bench';
+    commit;
+    perform pg_sleep(gap);
   end loop;
-  return s::float8 / k;
 end $$;
 EOF
 ver=$(PSQL -Atc "show server_version")
@@ -238,6 +253,9 @@ run() {
             --drain-timeout 60 --duration $((dur + 120)) --series "$tmp/gate.csv" "$@" \
             2>"$d/gate.err" &
         gate_pid=$!
+        PGAPPNAME=ris_sampler PSQL -c "call ris_sampler(0.05, $((dur + 130)))" \
+            >/dev/null 2>&1 &
+        sampler_pid=$!
         i=0
         while [ ! -s "$tmp/port" ]; do
             i=$((i + 1))
@@ -261,6 +279,10 @@ run() {
         kill -TERM "$gate_pid" 2>/dev/null || true
         wait "$gate_pid" || { note "qctl gate failed:"; cat "$d/gate.err" >&2; exit 1; }
         gate_pid=""
+        PSQL -c "select pg_cancel_backend(pid) from pg_stat_activity
+                 where application_name = 'ris_sampler'" >/dev/null
+        wait "$sampler_pid" 2>/dev/null || true
+        sampler_pid=""
     fi
     tail -c +$((off + 1)) "$pg/server.log" >"$tmp/run.log"
     n=$(awk -v d="$dur" -v dt="$DT" 'BEGIN{print int(d / dt + 0.5)}')
@@ -324,10 +346,17 @@ bench_summary() {
          END {printf "%s|%s|%d\n", t == "" ? "none" : t, c == "" ? "none" : c, ab}' "$1"
 }
 
-# Columns of a series by name.
-col() { awk -F, -v c="$2" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == c) k = i; next} {print $k}' "$1"; }
+meanris() { awk -F, -v w="$WARM" 'NR > 1 && $1 >= w && $9 != "" {s += $9; n++} END {printf "%.1f", n ? s / n : 0}' "$1"; }
+static_row() { # name, label
+    IFS='|'
+    # shellcheck disable=SC2046
+    set -- $(cat "$out/$1/latency.txt") $(bench_summary "$out/$1/pgbench.txt")
+    unset IFS
+    echo "| $label | $1 | $2 | $3 | $4 | $5 | $6 | $7 | $(meanris "$out/$name/series.csv") |" >>"$out/results.md"
+    echo "     $label: $1 statements/s, latency mean $2 ms, p95 $3 ms; $5 sessions/s, connection $6 ms, $7 clients aborted"
+}
 
-sensor_true() { echo "$here/sensor.sh $B/psql $port 3 0.1"; }
+sensor_true() { echo "$here/sensor.sh $B/psql $port $DT"; }
 # the log sensor: the gate sums the durations (ms) of the statements
 # completed in each interval; scaled by 1/(1000 DT) it reads RIS
 log_pattern='duration: ([0-9.]+) ms  statement: select rpc'
@@ -345,10 +374,18 @@ awk -F, 'NR == 1 {print; next} {if ($7 == "") {$7 = last; $8 = last; miss++} els
          END {print miss + 0 > "/dev/stderr"}' OFS=, "$out/ident/series.csv" \
     >"$tmp/ident.csv" 2>"$tmp/ident_missing.txt"
 miss=$(cat "$tmp/ident_missing.txt")
-"$Q" sysid --csv "$tmp/ident.csv" --columns time,limit,sensor --skip "$skip" --orders 1..2 \
-    --delays 0..1 --fall auto --sensor-csv "$tmp/ident.csv" \
-    --sensor-columns time,sensor,ris_completed --sensor-at "$REF" \
-    -o "$out/model.json" --plot "$out/sysid" --report "$out/sysid" >"$out/sysid.txt"
+# the log sensor's affine map near REF needs samples near it; without them
+# the log loop is given REF as is
+identify() {
+    "$Q" sysid --csv "$tmp/ident.csv" --columns time,limit,sensor --skip "$skip" --orders 1..2 \
+        --delays 0..1 --fall auto --sensor-csv "$tmp/ident.csv" \
+        --sensor-columns time,sensor,ris_completed "$@" \
+        -o "$out/model.json" --plot "$out/sysid" --report "$out/sysid" >"$out/sysid.txt"
+}
+if ! identify --sensor-at "$REF" 2>"$tmp/sysid.err"; then
+    note "$(sed 's/^qctl: //' "$tmp/sysid.err"); identified without the map"
+    identify
+fi
 eq=$(sed -n 's/^    y(k+1) = /y(k+1) = /p' "$out/sysid.txt" | head -1)
 pg_gain=$(sed -n '/^ARX identification/,/static (DC) gain/{/static (DC) gain/p}' "$out/sysid.txt" | head -1 | sed 's/^ *//')
 r2=$(sed -n 's/^ *estimation: R^2 = \([0-9.]*\).*/\1/p' "$out/sysid.txt" | head -1)
@@ -364,7 +401,7 @@ levels=$(awk -F, -v w="$WARM" 'NR > 1 && $1 >= w && $8 != "" {
         if ($3 == last) { n[$3]++; if (n[$3] >= 2) { s[$3] += $8; c[$3]++ } } else n[$3] = 0
         last = $3 }
         END {for (l in c) printf "%s %.2f %d\n", l, s[l] / c[l], c[l]}' "$out/ident/series.csv" | sort -n)
-echo "   mean true RIS by limit (samples 3+ of each hold): $(echo "$levels" | awk '{printf "%s%s -> %s (%d samples)", NR > 1 ? "; " : "", $1, $2, $3}')"
+echo "   mean true RIS by limit (samples 3+ of each hold): $(echo "$levels" | awk '{printf "%s%s -> %s (%d samples)", (NR > 1 ? "; " : ""), $1, $2, $3}')"
 lstar=$(echo "$levels" | awk -v r="$REF" 'NR == 1 {u1 = $1; y1 = $2} NR == 2 {u2 = $1; y2 = $2}
         END {u = u1 + (r - y1) * (u2 - u1) / (y2 - y1); printf "%d", u + 0.5}')
 y0=$(echo "$levels" | awk -v l0="$L0" 'NR == 1 {u1 = $1; y1 = $2} NR == 2 {u2 = $1; y2 = $2}
@@ -373,9 +410,9 @@ echo "   true RIS at the operating point L0 = $L0: $y0 (interpolated); limit for
 
 # --- 2. design ---------------------------------------------------------------
 hi=$("$Q" design --model "$out/model.json" --no-sensor --law integral | awk '/stable for 0 < K_I </{print $7; exit}')
-klo=$(awk -v h="$hi" 'BEGIN{printf "%.3g", 0.1 * h}')
+klo=$(awk -v h="$hi" 'BEGIN{printf "%.3g", 0.2 * h}')
 khi=$(awk -v h="$hi" 'BEGIN{printf "%.3g", 1.5 * h}')
-echo "2. design: stable for 0 < K_I < $hi; low gain $klo (0.1 of it), high gain $khi (1.5 of it)"
+echo "2. design: stable for 0 < K_I < $hi; low gain $klo (0.2 of it), high gain $khi (1.5 of it)"
 "$Q" design --model "$out/model.json" --no-sensor --law integral --gains "$klo,$khi" \
     --reference "$REF" --from "$y0" --u-min "$LMIN" --u-max "$LMAX" --antiwindup none \
     --plot "$out/design" --report "$out/design" >"$out/design.txt"
@@ -450,7 +487,7 @@ stepstats() {
     echo "$eq; $pg_gain; estimation R^2 $r2, held-out one-step R^2 $val; the limit in effect falls at"
     echo "most $fall a sample. True RIS sensor samples missing: $miss of $(($(wc -l <"$out/ident/series.csv") - 1))."
     echo "Log sensor (sum of the durations logged in the interval / interval) near RIS $REF: $aff."
-    echo "Mean true RIS by limit: $(echo "$levels" | awk '{printf "%s%s -> %s", NR > 1 ? "; " : "", $1, $2}')."
+    echo "Mean true RIS by limit: $(echo "$levels" | awk '{printf "%s%s -> %s", (NR > 1 ? "; " : ""), $1, $2}')."
     echo
     echo "## Closed loop, reference $REF, from the limit $L0 (RIS about $y0)"
     echo
@@ -507,15 +544,6 @@ echo "4. static limits at the same load"
     echo "| limit | statements/s | latency mean (ms) | latency p95 (ms) | statements | sessions/s | connection time (ms) | clients aborted | mean exact RIS |"
     echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } >>"$out/results.md"
-meanris() { awk -F, -v w="$WARM" 'NR > 1 && $1 >= w && $9 != "" {s += $9; n++} END {printf "%.1f", n ? s / n : 0}' "$1"; }
-static_row() { # name, label
-    IFS='|'
-    # shellcheck disable=SC2046
-    set -- $(cat "$out/$1/latency.txt") $(bench_summary "$out/$1/pgbench.txt")
-    unset IFS
-    echo "| $label | $1 | $2 | $3 | $4 | $5 | $6 | $7 | $(meanris "$out/$name/series.csv") |" >>"$out/results.md"
-    echo "     $label: $1 statements/s, latency mean $2 ms, p95 $3 ms; $5 sessions/s, connection $6 ms, $7 clients aborted"
-}
 for row in "lo_true|integral control, K_I = $klo (the run of step 3)" \
            "lo_log|integral control on the log, K_I = $klo_log (step 3)"; do
     name=${row%%|*} label=${row#*|}
