@@ -261,6 +261,7 @@ const cli_command_row cli_commands[] = {
     {"mdp removable", cmd_mdp_removable, "optimal on/off and speed policy of a removable server"},
     {"sweep", cmd_sweep, "run an experiment over a grid of parameters (local or MPI)"},
     {"proxy", cmd_proxy, "HTTP reverse proxy with live admission control"},
+    {"gate", cmd_gate, "TCP proxy limiting the sessions connected at once (MaxUsers), live control"},
     {"backend", cmd_backend, "HTTP server with a service-time distribution (demos, tests)"},
     {"load", cmd_load, "open-loop HTTP load generator"},
     {"help", cmd_help, "the help of a command: qctl help COMMAND [SUBCOMMAND]"},
@@ -445,7 +446,7 @@ static int completion_bash(void)
     /* the groups: their subcommands */
     puts("    \"sim \"*) COMPREPLY=($(compgen -W \"queue pool maxusers admission\" -- \"$cur\")); return ;;");
     puts("    \"mdp \"*) COMPREPLY=($(compgen -W \"removable\" -- \"$cur\")); return ;;");
-    puts("    \"help \"*) COMPREPLY=($(compgen -W \"sim mdp sysid design fit gen sweep proxy backend load completion\" -- \"$cur\")); return ;;");
+    puts("    \"help \"*) COMPREPLY=($(compgen -W \"sim mdp sysid design fit gen sweep proxy gate backend load completion\" -- \"$cur\")); return ;;");
     puts("    \"completion \"*) COMPREPLY=($(compgen -W \"bash zsh man\" -- \"$cur\")); return ;;");
     puts("    esac");
     puts("    case \"$prev\" in");

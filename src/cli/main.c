@@ -29,6 +29,7 @@ static const char usage[] =
     "  mdp removable optimal on/off and speed policy of a removable server (MDP)\n"
     "  sweep         run an experiment over a grid of parameters (local or MPI)\n"
     "  proxy         HTTP reverse proxy with live admission control\n"
+    "  gate          TCP proxy limiting the sessions connected at once (MaxUsers)\n"
     "  backend       HTTP server with a service-time distribution (demos, tests)\n"
     "  load          open-loop HTTP load generator\n"
     "  help          the help of a command: qctl help COMMAND [SUBCOMMAND]\n"

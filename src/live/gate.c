@@ -1,0 +1,1096 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* gate.c: `qctl gate`, MaxUsers at the TCP session level (see gate.h).
+ *
+ * The invariant is the one MaxUsers states: at most `limit` sessions hold
+ * a place (connecting to or connected to the backend) at once, except
+ * when the controller lowers the limit below the sessions already in,
+ * which then end on their own (a gate never cuts a session it let in).
+ * A place is taken when a session is admitted and given back when it
+ * closes; the FIFO is pumped whenever a place frees or the limit rises.
+ *
+ * Relaying knows no protocol: each read is written to the other side, and
+ * reading from one side stops while the other side has more than `buffer`
+ * bytes queued, resuming when the queue falls under half of it (nginx's
+ * rule: a slow reader slows its writer, end to end). So a session holds at
+ * most about 2 x (buffer + 64 KiB) of memory, and a waiting one at most
+ * `buffer` bytes read ahead. An end of stream read from one side is
+ * passed on as a shutdown of the other's write side once what was queued
+ * is written (a half-close); the session closes when both directions have
+ * ended, or at once on an error on either side.
+ *
+ * The control loop runs every interval: the tick notes the sessions and
+ * the peak of the interval, and starts a sensor sample (sensor.h) with a
+ * deadline of 0.9 interval; its answer (or the sessions connected, with
+ * no sensor) steps the controller, sets the limit and writes the series
+ * row. A failed or late sample leaves the limit as it was (held). */
+#include "live/gate.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "live/http.h"
+#include "live/live.h"
+#include "qctl/rng.h"
+
+#define READ_CHUNK 65536
+#define ADMIN_CONNS_MAX 32
+
+enum { S_WAIT, S_CONNECT, S_RELAY };
+
+typedef struct gate gate;
+
+typedef struct sess {
+    gate *G;
+    uv_tcp_t client, up;
+    uv_timer_t timer; /* wait deadline, then connect deadline */
+    uv_connect_t conn;
+    int state;
+    unsigned handles;
+    int closing, up_init, counted;
+    int c_eof, u_eof;       /* end of stream read from the client / upstream */
+    int c_shut, u_shut;     /* their write sides shut down (done) */
+    int c_paused, u_paused; /* reading stopped for backpressure */
+    qc__buf pending;        /* client bytes read before the relay */
+    struct sess *prev, *next;
+} sess;
+
+typedef struct wreq {
+    uv_write_t req;
+    sess *s;
+    char *base;
+} wreq;
+
+typedef struct shreq {
+    uv_shutdown_t req;
+    sess *s;
+} shreq;
+
+typedef struct aconn {
+    gate *G;
+    uv_tcp_t tcp;
+    uv_timer_t timer;
+    unsigned handles;
+    int done;
+    qc__buf in;
+    struct aconn *prev, *next;
+} aconn;
+
+typedef struct slist {
+    sess *head, *tail;
+    unsigned n;
+} slist;
+
+struct gate {
+    const qc_gate_opts *o;
+    uv_loop_t loop;
+    uv_tcp_t listener, admin;
+    int admin_on;
+    uv_signal_t sigterm, sigint;
+    uv_timer_t control, duration;
+    struct sockaddr_storage backend;
+    qc_mu_ctl ctl;
+    qc_rng rng;
+    qc__sensor *sensor;
+    double u;       /* the controller's limit (a real number) */
+    unsigned limit; /* the limit applied: floor(u) */
+    unsigned connected, peak;
+    slist waiting, active;
+    aconn *admins;
+    unsigned nadmins;
+    unsigned long long accepted, admitted, refused, expired, left, backend_errors, done;
+    unsigned long long bytes_up, bytes_down;
+    unsigned long long intervals, held_demand, held_missing, missing, saturated;
+    double t0;
+    /* the interval being decided */
+    double tick_t;
+    unsigned tick_connected, tick_waiting, tick_peak;
+    int pending;
+    /* the last good sample, and when it was started */
+    double value, value_t;
+    int have_value;
+    int level;
+    int draining, stopping, in_pump;
+    double drain_until;
+    FILE *series;
+};
+
+static void stop_all(gate *G);
+static void pump(gate *G);
+
+/* ---- lists -------------------------------------------------------------- */
+
+static void list_push(slist *l, sess *s)
+{
+    s->prev = l->tail;
+    s->next = NULL;
+    if (l->tail)
+        l->tail->next = s;
+    else
+        l->head = s;
+    l->tail = s;
+    l->n++;
+}
+
+static void list_remove(slist *l, sess *s)
+{
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        l->head = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    else
+        l->tail = s->prev;
+    s->prev = s->next = NULL;
+    l->n--;
+}
+
+/* ---- sessions ----------------------------------------------------------- */
+
+static void sess_closed(uv_handle_t *h)
+{
+    sess *s = h->data;
+    if (--s->handles > 0)
+        return;
+    qc__buf_free(&s->pending);
+    free(s);
+}
+
+static void hclose(uv_handle_t *h)
+{
+    if (!uv_is_closing(h))
+        uv_close(h, sess_closed);
+}
+
+/* Closes s (every handle; pending writes are cancelled) and gives its
+ * place back. */
+static void sess_close(sess *s)
+{
+    if (s->closing)
+        return;
+    gate *G = s->G;
+    s->closing = 1;
+    list_remove(s->state == S_WAIT ? &G->waiting : &G->active, s);
+    hclose((uv_handle_t *)&s->client);
+    hclose((uv_handle_t *)&s->timer);
+    if (s->up_init)
+        hclose((uv_handle_t *)&s->up);
+    if (s->counted) {
+        s->counted = 0;
+        G->connected--;
+        G->done++;
+        if (G->draining && G->connected == 0)
+            stop_all(G);
+        else
+            pump(G);
+    }
+}
+
+static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
+{
+    (void)h;
+    (void)want;
+    char *p = malloc(READ_CHUNK);
+    *b = uv_buf_init(p, p ? READ_CHUNK : 0);
+}
+
+static void on_client_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b);
+static void on_up_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b);
+
+static void on_written(uv_write_t *req, int status)
+{
+    wreq *w = (wreq *)req;
+    sess *s = w->s;
+    uv_stream_t *dst = req->handle;
+    free(w->base);
+    free(w);
+    if (s->closing)
+        return;
+    if (status < 0) {
+        sess_close(s);
+        return;
+    }
+    size_t low = s->G->o->buffer / 2;
+    if (s->state != S_RELAY || uv_stream_get_write_queue_size(dst) > low)
+        return;
+    if (dst == (uv_stream_t *)&s->up && s->c_paused && !s->c_eof) {
+        s->c_paused = 0;
+        uv_read_start((uv_stream_t *)&s->client, on_alloc, on_client_read);
+    } else if (dst == (uv_stream_t *)&s->client && s->u_paused && !s->u_eof) {
+        s->u_paused = 0;
+        uv_read_start((uv_stream_t *)&s->up, on_alloc, on_up_read);
+    }
+}
+
+/* Writes base[0..n) (owned, freed when written) to dst. */
+static int relay_write(sess *s, uv_stream_t *dst, char *base, size_t n)
+{
+    wreq *w = malloc(sizeof *w);
+    if (!w) {
+        free(base);
+        return -1;
+    }
+    w->s = s;
+    w->base = base;
+    uv_buf_t b = uv_buf_init(base, (unsigned)n);
+    if (uv_write(&w->req, dst, &b, 1, on_written) != 0) {
+        free(base);
+        free(w);
+        return -1;
+    }
+    return 0;
+}
+
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+    shreq *r = (shreq *)req;
+    sess *s = r->s;
+    int to_client = req->handle == (uv_stream_t *)&s->client;
+    free(r);
+    if (s->closing || status == UV_ECANCELED)
+        return;
+    if (to_client)
+        s->c_shut = 1;
+    else
+        s->u_shut = 1;
+    if (status < 0 || (s->c_shut && s->u_shut))
+        sess_close(s);
+}
+
+/* Passes an end of stream on: shuts dst's write side once its queued
+ * writes are out. */
+static void shut(sess *s, uv_stream_t *dst)
+{
+    shreq *r = malloc(sizeof *r);
+    if (r) {
+        r->s = s;
+        if (uv_shutdown(&r->req, dst, on_shutdown) == 0)
+            return;
+        free(r);
+    }
+    sess_close(s);
+}
+
+static void client_read_start(sess *s)
+{
+    uv_read_start((uv_stream_t *)&s->client, on_alloc, on_client_read);
+}
+
+static void on_client_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
+{
+    sess *s = st->data;
+    gate *G = s->G;
+    if (n > 0 && s->state == S_RELAY) {
+        G->bytes_up += (unsigned long long)n;
+        if (relay_write(s, (uv_stream_t *)&s->up, b->base, (size_t)n) != 0) {
+            sess_close(s);
+            return;
+        }
+        if (uv_stream_get_write_queue_size((uv_stream_t *)&s->up) > G->o->buffer) {
+            s->c_paused = 1;
+            uv_read_stop(st);
+        }
+        return;
+    }
+    if (n > 0) { /* not yet relayed: held, up to buffer bytes */
+        int rc = qc__buf_append(&s->pending, b->base, (size_t)n);
+        free(b->base);
+        if (rc != 0) {
+            sess_close(s);
+            return;
+        }
+        if (s->pending.len >= G->o->buffer) {
+            s->c_paused = 1;
+            uv_read_stop(st);
+        }
+        return;
+    }
+    free(b->base);
+    if (n == 0)
+        return;
+    if (n != UV_EOF) {
+        sess_close(s);
+        return;
+    }
+    s->c_eof = 1;
+    if (s->state == S_RELAY) {
+        shut(s, (uv_stream_t *)&s->up);
+    } else if (s->pending.len == 0) { /* gone before it got in */
+        G->left++;
+        sess_close(s);
+    } /* else: half-closed with bytes to send once it is in */
+}
+
+static void on_up_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
+{
+    sess *s = st->data;
+    gate *G = s->G;
+    if (n > 0) {
+        G->bytes_down += (unsigned long long)n;
+        if (relay_write(s, (uv_stream_t *)&s->client, b->base, (size_t)n) != 0) {
+            sess_close(s);
+            return;
+        }
+        if (uv_stream_get_write_queue_size((uv_stream_t *)&s->client) > G->o->buffer) {
+            s->u_paused = 1;
+            uv_read_stop(st);
+        }
+        return;
+    }
+    free(b->base);
+    if (n == 0)
+        return;
+    if (n != UV_EOF) {
+        sess_close(s);
+        return;
+    }
+    s->u_eof = 1;
+    shut(s, (uv_stream_t *)&s->client);
+}
+
+static void on_up_connect(uv_connect_t *req, int status)
+{
+    sess *s = req->data;
+    if (s->closing || status == UV_ECANCELED)
+        return;
+    if (status < 0) {
+        s->G->backend_errors++;
+        sess_close(s);
+        return;
+    }
+    uv_timer_stop(&s->timer);
+    s->state = S_RELAY;
+    uv_tcp_nodelay(&s->client, 1);
+    uv_tcp_nodelay(&s->up, 1);
+    if (s->pending.len) {
+        char *p = s->pending.data;
+        size_t n = s->pending.len;
+        s->pending = (qc__buf){0}; /* the write owns the bytes now */
+        s->G->bytes_up += n;
+        if (relay_write(s, (uv_stream_t *)&s->up, p, n) != 0) {
+            sess_close(s);
+            return;
+        }
+    }
+    if (s->c_eof) {
+        shut(s, (uv_stream_t *)&s->up);
+        if (s->closing)
+            return;
+    } else if (s->c_paused) {
+        s->c_paused = 0;
+        client_read_start(s);
+    }
+    uv_read_start((uv_stream_t *)&s->up, on_alloc, on_up_read);
+}
+
+static void on_sess_timer(uv_timer_t *t)
+{
+    sess *s = t->data;
+    if (s->state == S_WAIT)
+        s->G->expired++;
+    else
+        s->G->backend_errors++; /* the backend did not accept in time */
+    sess_close(s);
+}
+
+/* Takes a place for s and connects it to the backend. */
+static void admit(gate *G, sess *s)
+{
+    if (s->state == S_WAIT)
+        list_remove(&G->waiting, s);
+    s->state = S_CONNECT;
+    list_push(&G->active, s);
+    s->counted = 1;
+    G->connected++;
+    if (G->connected > G->peak)
+        G->peak = G->connected;
+    G->admitted++;
+    uv_tcp_init(&G->loop, &s->up);
+    s->up.data = s;
+    s->up_init = 1;
+    s->handles++;
+    s->conn.data = s;
+    uv_timer_start(&s->timer, on_sess_timer, (uint64_t)(G->o->connect_timeout * 1000), 0);
+    if (uv_tcp_connect(&s->conn, &s->up, (const struct sockaddr *)&G->backend, on_up_connect) !=
+        0) {
+        G->backend_errors++;
+        sess_close(s);
+    }
+}
+
+/* Admits waiting sessions, oldest first, while there are places. Not
+ * reentrant: a session closed while pumping frees a place the loop sees. */
+static void pump(gate *G)
+{
+    if (G->in_pump)
+        return;
+    G->in_pump = 1;
+    while (!G->draining && !G->stopping && G->waiting.head && G->connected < G->limit)
+        admit(G, G->waiting.head);
+    G->in_pump = 0;
+}
+
+static void on_client(uv_stream_t *server, int status)
+{
+    gate *G = server->data;
+    if (status < 0)
+        return;
+    sess *s = calloc(1, sizeof *s);
+    if (!s)
+        return;
+    s->G = G;
+    uv_tcp_init(&G->loop, &s->client);
+    uv_timer_init(&G->loop, &s->timer);
+    s->client.data = s->timer.data = s;
+    s->handles = 2;
+    s->state = S_WAIT;
+    list_push(&G->waiting, s); /* removed by admit or close */
+    if (uv_accept(server, (uv_stream_t *)&s->client) != 0) {
+        sess_close(s);
+        return;
+    }
+    G->accepted++;
+    if (G->draining || G->stopping) {
+        G->refused++;
+        sess_close(s);
+        return;
+    }
+    client_read_start(s);
+    if (G->waiting.n == 1 && G->connected < G->limit) {
+        admit(G, s);
+    } else if (G->waiting.n <= G->o->queue) {
+        uv_timer_start(&s->timer, on_sess_timer, (uint64_t)(G->o->queue_timeout * 1000), 0);
+    } else {
+        G->refused++;
+        sess_close(s);
+    }
+}
+
+/* ---- admin -------------------------------------------------------------- */
+
+static const char *controller_name(int c)
+{
+    static const char *names[] = {"static", "integral", "pi", "open"};
+    return c >= 0 && c <= 3 ? names[c] : "?";
+}
+
+static size_t metrics_text(const gate *G, char *buf, size_t cap)
+{
+    double now = qc__now();
+    unsigned long long samples = 0, failed = 0;
+    const char *why = "";
+    if (G->sensor)
+        qc__sensor_counts(G->sensor, &samples, &failed, &why);
+    else
+        samples = G->intervals;
+    int n = snprintf(
+        buf, cap,
+        "# HELP qctl_gate_limit The session limit applied (MaxUsers).\n"
+        "# TYPE qctl_gate_limit gauge\nqctl_gate_limit %u\n"
+        "# HELP qctl_gate_limit_controller The controller's limit before rounding down.\n"
+        "# TYPE qctl_gate_limit_controller gauge\nqctl_gate_limit_controller %g\n"
+        "# HELP qctl_gate_sessions Sessions by state.\n# TYPE qctl_gate_sessions gauge\n"
+        "qctl_gate_sessions{state=\"connected\"} %u\nqctl_gate_sessions{state=\"waiting\"} %u\n"
+        "# HELP qctl_gate_sessions_total Sessions by outcome.\n"
+        "# TYPE qctl_gate_sessions_total counter\n"
+        "qctl_gate_sessions_total{outcome=\"accepted\"} %llu\n"
+        "qctl_gate_sessions_total{outcome=\"admitted\"} %llu\n"
+        "qctl_gate_sessions_total{outcome=\"refused\"} %llu\n"
+        "qctl_gate_sessions_total{outcome=\"expired\"} %llu\n"
+        "qctl_gate_sessions_total{outcome=\"left\"} %llu\n"
+        "qctl_gate_sessions_total{outcome=\"backend_error\"} %llu\n"
+        "qctl_gate_sessions_total{outcome=\"done\"} %llu\n"
+        "# HELP qctl_gate_bytes_total Bytes relayed.\n# TYPE qctl_gate_bytes_total counter\n"
+        "qctl_gate_bytes_total{direction=\"up\"} %llu\n"
+        "qctl_gate_bytes_total{direction=\"down\"} %llu\n"
+        "# HELP qctl_gate_intervals_total Control intervals decided.\n"
+        "# TYPE qctl_gate_intervals_total counter\nqctl_gate_intervals_total %llu\n"
+        "# HELP qctl_gate_holds_total Intervals the controller held the limit.\n"
+        "# TYPE qctl_gate_holds_total counter\n"
+        "qctl_gate_holds_total{reason=\"demand\"} %llu\n"
+        "qctl_gate_holds_total{reason=\"missing_sample\"} %llu\n"
+        "# HELP qctl_gate_sensor_samples_total Sensor samples, and the failed or late ones.\n"
+        "# TYPE qctl_gate_sensor_samples_total counter\n"
+        "qctl_gate_sensor_samples_total %llu\nqctl_gate_sensor_missing_total %llu\n",
+        G->limit, G->u, G->active.n, G->waiting.n, G->accepted, G->admitted, G->refused,
+        G->expired, G->left, G->backend_errors, G->done, G->bytes_up, G->bytes_down,
+        G->intervals, G->held_demand, G->held_missing, samples, failed);
+    if (n < 0 || (size_t)n >= cap)
+        return 0;
+    if (G->have_value) {
+        int m = snprintf(buf + n, cap - (size_t)n,
+                         "# HELP qctl_gate_sensor_value The last good sample.\n"
+                         "# TYPE qctl_gate_sensor_value gauge\nqctl_gate_sensor_value %g\n"
+                         "# HELP qctl_gate_sensor_age_seconds Since that sample was started.\n"
+                         "# TYPE qctl_gate_sensor_age_seconds gauge\n"
+                         "qctl_gate_sensor_age_seconds %.3f\n",
+                         G->value, now - G->value_t);
+        if (m > 0 && (size_t)(n + m) < cap)
+            n += m;
+    }
+    int m = snprintf(buf + n, cap - (size_t)n,
+                     "# HELP qctl_gate_draining 1 while draining.\n"
+                     "# TYPE qctl_gate_draining gauge\nqctl_gate_draining %d\n",
+                     G->draining);
+    if (m > 0 && (size_t)(n + m) < cap)
+        n += m;
+    return (size_t)n;
+}
+
+static char *status_json(const gate *G)
+{
+    const qc_gate_opts *o = G->o;
+    double now = qc__now();
+    json_t *r = json_object();
+    json_object_set_new(r, "uptime", json_real(now - G->t0));
+    json_object_set_new(r, "controller", json_string(controller_name(o->controller)));
+    if (o->controller == QC_GATE_INTEGRAL || o->controller == QC_GATE_PI)
+        json_object_set_new(r, "reference", json_real(o->reference));
+    json_object_set_new(r, "limit", json_integer(G->limit));
+    json_object_set_new(r, "limit_controller", json_real(G->u));
+    json_object_set_new(r, "connected", json_integer(G->active.n));
+    json_object_set_new(r, "waiting", json_integer(G->waiting.n));
+    json_object_set_new(r, "queue", json_integer(o->queue));
+    json_object_set_new(r, "accepted", json_integer((json_int_t)G->accepted));
+    json_object_set_new(r, "admitted", json_integer((json_int_t)G->admitted));
+    json_object_set_new(r, "refused", json_integer((json_int_t)G->refused));
+    json_object_set_new(r, "expired", json_integer((json_int_t)G->expired));
+    json_object_set_new(r, "left", json_integer((json_int_t)G->left));
+    json_object_set_new(r, "backend_errors", json_integer((json_int_t)G->backend_errors));
+    json_object_set_new(r, "bytes_up", json_integer((json_int_t)G->bytes_up));
+    json_object_set_new(r, "bytes_down", json_integer((json_int_t)G->bytes_down));
+    json_object_set_new(r, "intervals", json_integer((json_int_t)G->intervals));
+    json_object_set_new(r, "held_demand", json_integer((json_int_t)G->held_demand));
+    json_object_set_new(r, "held_missing", json_integer((json_int_t)G->held_missing));
+    json_t *sn = json_object();
+    static const char *kinds[] = {"sessions", "cmd", "url", "log"};
+    json_object_set_new(sn, "kind", json_string(kinds[qc__sensor_kind_of(&o->sensor)]));
+    if (G->have_value) {
+        json_object_set_new(sn, "value", json_real(G->value));
+        json_object_set_new(sn, "age", json_real(now - G->value_t));
+    }
+    if (G->sensor) {
+        unsigned long long samples, failed;
+        const char *why;
+        qc__sensor_counts(G->sensor, &samples, &failed, &why);
+        json_object_set_new(sn, "samples", json_integer((json_int_t)samples));
+        json_object_set_new(sn, "missing", json_integer((json_int_t)failed));
+        if (why[0])
+            json_object_set_new(sn, "last_failure", json_string(why));
+    }
+    json_object_set_new(r, "sensor", sn);
+    json_object_set_new(r, "draining", json_boolean(G->draining));
+    char *s = json_dumps(r, JSON_COMPACT);
+    json_decref(r);
+    return s;
+}
+
+static void admin_closed(uv_handle_t *h)
+{
+    aconn *a = h->data;
+    if (--a->handles > 0)
+        return;
+    qc__buf_free(&a->in);
+    free(a);
+}
+
+static void admin_close(void *arg)
+{
+    aconn *a = arg;
+    gate *G = a->G;
+    if (a->prev)
+        a->prev->next = a->next;
+    else if (G->admins == a)
+        G->admins = a->next;
+    if (a->next)
+        a->next->prev = a->prev;
+    a->prev = a->next = NULL;
+    if (!a->done) {
+        a->done = 1;
+        G->nadmins--;
+    }
+    if (!uv_is_closing((uv_handle_t *)&a->tcp))
+        uv_close((uv_handle_t *)&a->tcp, admin_closed);
+    if (!uv_is_closing((uv_handle_t *)&a->timer))
+        uv_close((uv_handle_t *)&a->timer, admin_closed);
+}
+
+static void admin_reply(aconn *a, int status, const char *reason, const char *type,
+                        const char *body, size_t n)
+{
+    char head[256];
+    int k = snprintf(head, sizeof head,
+                     "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+                     "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
+                     status, reason, type, n);
+    uv_read_stop((uv_stream_t *)&a->tcp);
+    uv_timer_stop(&a->timer);
+    if (qc__write_copy((uv_stream_t *)&a->tcp, head, (size_t)k) != 0 ||
+        (n && qc__write_copy((uv_stream_t *)&a->tcp, body, n) != 0)) {
+        admin_close(a);
+        return;
+    }
+    qc__close_after_write((uv_stream_t *)&a->tcp, admin_close, a);
+}
+
+static void admin_route(aconn *a, const qc__http_head *h)
+{
+    const char *buf = a->in.data;
+    const char *target = buf + h->target.off;
+    size_t tl = h->target.len;
+    size_t ml = h->method.len;
+    if (!(ml == 3 && memcmp(buf + h->method.off, "GET", 3) == 0)) {
+        admin_reply(a, 405, "Method Not Allowed", "text/plain", "GET only\n", 9);
+        return;
+    }
+    if (tl == 8 && memcmp(target, "/metrics", 8) == 0) {
+        char *m = malloc(8192);
+        size_t n = m ? metrics_text(a->G, m, 8192) : 0;
+        admin_reply(a, 200, "OK", "text/plain; version=0.0.4", m ? m : "", n);
+        free(m);
+        return;
+    }
+    if (tl == 7 && memcmp(target, "/status", 7) == 0) {
+        char *s = status_json(a->G);
+        admin_reply(a, 200, "OK", "application/json", s ? s : "{}", s ? strlen(s) : 2);
+        free(s);
+        return;
+    }
+    admin_reply(a, 404, "Not Found", "text/plain", "not found: /status or /metrics\n", 31);
+}
+
+static void on_admin_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
+{
+    aconn *a = st->data;
+    if (n <= 0) {
+        free(b->base);
+        if (n < 0)
+            admin_close(a);
+        return;
+    }
+    size_t room = QC__HTTP_HEAD_MAX - a->in.len;
+    int rc = qc__buf_append(&a->in, b->base, (size_t)n < room ? (size_t)n : room);
+    free(b->base);
+    if (rc != 0) {
+        admin_close(a);
+        return;
+    }
+    qc__http_head h;
+    const char *why = NULL;
+    int r = qc__http_parse_head(a->in.data, a->in.len, 1, &h, &why);
+    if (r > 0)
+        admin_route(a, &h);
+    else if (r < 0)
+        admin_reply(a, 400, "Bad Request", "text/plain", "bad request\n", 12);
+    else if (a->in.len >= QC__HTTP_HEAD_MAX)
+        admin_reply(a, 431, "Request Header Fields Too Large", "text/plain", "too large\n", 10);
+}
+
+static void on_admin_timer(uv_timer_t *t) { admin_close(t->data); }
+
+static void admin_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
+{
+    (void)h;
+    (void)want;
+    char *p = malloc(4096);
+    *b = uv_buf_init(p, p ? 4096 : 0);
+}
+
+static void on_admin(uv_stream_t *server, int status)
+{
+    gate *G = server->data;
+    if (status < 0)
+        return;
+    aconn *a = calloc(1, sizeof *a);
+    if (!a)
+        return;
+    a->G = G;
+    uv_tcp_init(&G->loop, &a->tcp);
+    uv_timer_init(&G->loop, &a->timer);
+    a->tcp.data = a->timer.data = a;
+    a->handles = 2;
+    a->next = G->admins;
+    if (G->admins)
+        G->admins->prev = a;
+    G->admins = a;
+    G->nadmins++;
+    if (uv_accept(server, (uv_stream_t *)&a->tcp) != 0 || G->nadmins > ADMIN_CONNS_MAX) {
+        admin_close(a);
+        return;
+    }
+    uv_timer_start(&a->timer, on_admin_timer, 5000, 0);
+    uv_read_start((uv_stream_t *)&a->tcp, admin_alloc, on_admin_read);
+}
+
+/* ---- control ------------------------------------------------------------ */
+
+static void put_num(FILE *f, double v, const char *sep)
+{
+    if (isfinite(v))
+        fprintf(f, "%.10g%s", v, sep);
+    else
+        fputs(sep, f); /* empty: no value (never "nan") */
+}
+
+static void write_row(gate *G, int ok, double y, double now)
+{
+    const qc_gate_opts *o = G->o;
+    FILE *f = G->series;
+    int closed = o->controller == QC_GATE_INTEGRAL || o->controller == QC_GATE_PI;
+    put_num(f, G->tick_t - G->t0, ",");
+    put_num(f, closed ? o->reference : NAN, ",");
+    fprintf(f, "%.10g,%u,%u,%u,%u,%llu,%llu,%llu,", G->u, G->limit, G->tick_connected,
+            G->tick_peak, G->tick_waiting, G->admitted, G->refused, G->expired);
+    put_num(f, ok ? y : NAN, ",");
+    put_num(f, G->have_value ? now - G->value_t : NAN, ",");
+    fprintf(f, "%llu,%llu\n", G->missing, G->held_demand + G->held_missing);
+    fflush(f);
+}
+
+/* The interval's answer: steps the controller (or holds), applies the
+ * limit, writes the row. */
+static void decide(gate *G, int ok, double y)
+{
+    const qc_gate_opts *o = G->o;
+    double now = qc__now();
+    G->pending = 0;
+    if (ok) {
+        G->value = y;
+        G->value_t = G->tick_t;
+        G->have_value = 1;
+    } else {
+        G->missing++;
+    }
+    switch (o->controller) {
+    case QC_GATE_OPEN:
+        if (G->intervals % o->hold == 0 && G->intervals > 0) {
+            if (o->excite == QC_GATE_STEPS || qc_rng_u01(&G->rng) < 0.5)
+                G->level = !G->level;
+        }
+        G->u = o->levels[G->level];
+        break;
+    case QC_GATE_INTEGRAL:
+    case QC_GATE_PI:
+        if (!ok) {
+            G->held_missing++; /* no sample: the limit stays */
+            break;
+        }
+        {
+            qc_mu_ctl_sense in = {o->reference, y, (double)G->tick_peak};
+            qc_mu_ctl_act act;
+            qc_mu_ctl_step(&G->ctl, &in, &act);
+            G->u = act.u;
+            G->held_demand += (unsigned long long)act.held;
+            G->saturated += act.saturated != 0;
+        }
+        break;
+    default:
+        break;
+    }
+    G->intervals++;
+    G->limit = (unsigned)floor(G->u + 1e-9);
+    if (G->series)
+        write_row(G, ok, y, now);
+    pump(G);
+}
+
+static void on_sample(void *ctx, int ok, double v)
+{
+    gate *G = ctx;
+    if (G->pending && !G->stopping)
+        decide(G, ok, v);
+}
+
+static void on_control(uv_timer_t *t)
+{
+    gate *G = t->data;
+    double now = qc__now();
+    if (G->draining && now >= G->drain_until) {
+        stop_all(G);
+        return;
+    }
+    G->tick_t = now;
+    G->tick_connected = G->active.n;
+    G->tick_waiting = G->waiting.n;
+    G->tick_peak = G->peak;
+    G->peak = G->connected;
+    G->pending = 1;
+    if (G->sensor)
+        qc__sensor_start(G->sensor, 0.9 * G->o->interval);
+    else
+        decide(G, 1, (double)G->tick_connected);
+}
+
+/* ---- drain and stop ----------------------------------------------------- */
+
+static void close_if_open(uv_handle_t *h)
+{
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+static void stop_all(gate *G)
+{
+    if (G->stopping)
+        return;
+    G->stopping = 1;
+    close_if_open((uv_handle_t *)&G->control);
+    close_if_open((uv_handle_t *)&G->duration);
+    close_if_open((uv_handle_t *)&G->sigterm);
+    close_if_open((uv_handle_t *)&G->sigint);
+    close_if_open((uv_handle_t *)&G->listener);
+    if (G->admin_on)
+        close_if_open((uv_handle_t *)&G->admin);
+    qc__sensor_close(G->sensor);
+    G->sensor = NULL;
+    while (G->waiting.head)
+        sess_close(G->waiting.head);
+    while (G->active.head)
+        sess_close(G->active.head);
+    while (G->admins)
+        admin_close(G->admins);
+}
+
+static void start_drain(gate *G)
+{
+    if (G->draining)
+        return;
+    G->draining = 1;
+    G->drain_until = qc__now() + G->o->drain_timeout;
+    close_if_open((uv_handle_t *)&G->listener);
+    while (G->waiting.head) {
+        G->refused++;
+        sess_close(G->waiting.head);
+    }
+    if (G->connected == 0)
+        stop_all(G);
+}
+
+static void on_signal(uv_signal_t *s, int sig)
+{
+    (void)sig;
+    gate *G = s->data;
+    if (G->draining)
+        stop_all(G);
+    else
+        start_drain(G);
+}
+
+static void on_duration(uv_timer_t *t) { start_drain(t->data); }
+
+/* ---- setup -------------------------------------------------------------- */
+
+void qc_gate_opts_init(qc_gate_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->listen = "127.0.0.1:5433";
+    o->controller = QC_GATE_STATIC;
+    o->limit = NAN;
+    o->reference = NAN;
+    o->ki = 0.1;
+    o->min_limit = 1;
+    o->max_limit = 1000;
+    o->aw = QC_AW_CONDITIONAL;
+    o->k_aw = 1;
+    o->hold = 3;
+    o->seed = 1;
+    o->levels[0] = o->levels[1] = NAN;
+    o->interval = 1;
+    o->queue = 128;
+    o->queue_timeout = 10;
+    o->connect_timeout = 5;
+    o->drain_timeout = 30;
+    o->buffer = 256 * 1024;
+}
+
+static qc_pi_params pi_params(const qc_gate_opts *o)
+{
+    double init = isfinite(o->limit) ? o->limit : o->min_limit;
+    return (qc_pi_params){o->controller == QC_GATE_PI ? o->kp : 0,
+                          o->ki,
+                          o->min_limit,
+                          o->max_limit,
+                          init,
+                          o->aw,
+                          o->k_aw};
+}
+
+int qc_gate_check(const qc_gate_opts *o, qc_err *err)
+{
+    struct sockaddr_storage a;
+    int rc;
+    if (!o->backend)
+        return qc_err_set(err, QC_EINVAL, "--backend: the backend's HOST:PORT is needed");
+    if ((rc = qc__addr_parse(o->backend, &a, err)) != 0) {
+        qc_err_prefix(err, "--backend");
+        return rc;
+    }
+    if ((rc = qc__addr_parse(o->listen, &a, err)) != 0) {
+        qc_err_prefix(err, "--listen");
+        return rc;
+    }
+    if (o->admin) {
+        if ((rc = qc__addr_parse(o->admin, &a, err)) != 0) {
+            qc_err_prefix(err, "--admin");
+            return rc;
+        }
+        if (!qc__addr_is_loopback(&a))
+            return qc_err_set(err, QC_EINVAL, "--admin: '%s' is not a loopback address",
+                              o->admin);
+    }
+    if (!(o->interval > 0) || !isfinite(o->interval))
+        return qc_err_set(err, QC_EINVAL, "--interval: must be > 0");
+    if (!(o->queue_timeout > 0) || !(o->connect_timeout > 0) || !(o->drain_timeout >= 0))
+        return qc_err_set(err, QC_EINVAL, "--queue-timeout, --connect-timeout: must be > 0");
+    if (o->buffer < 4096)
+        return qc_err_set(err, QC_EINVAL, "--buffer: at least 4096 bytes");
+    switch (o->controller) {
+    case QC_GATE_STATIC:
+        if (!(o->limit >= 1))
+            return qc_err_set(err, QC_EINVAL,
+                              "--limit: give the static limit (>= 1), or a --controller");
+        break;
+    case QC_GATE_INTEGRAL:
+    case QC_GATE_PI: {
+        if (!isfinite(o->reference))
+            return qc_err_set(err, QC_EINVAL, "--reference: needed by --controller %s",
+                              controller_name(o->controller));
+        if (o->controller == QC_GATE_INTEGRAL && o->kp != 0)
+            return qc_err_set(err, QC_EINVAL, "--kp: only with --controller pi");
+        if (!(o->min_limit >= 0))
+            return qc_err_set(err, QC_ERANGE, "--min-limit: must be >= 0");
+        qc_pi_params p = pi_params(o);
+        qc_pi c;
+        if ((rc = qc_pi_init(&c, &p, err)) != 0) {
+            qc_err_prefix(err, "--min-limit, --max-limit, --limit, --ki, --kp");
+            return rc;
+        }
+        break;
+    }
+    case QC_GATE_OPEN:
+        if (!(o->levels[0] >= 0) || !(o->levels[1] >= 0))
+            return qc_err_set(err, QC_EINVAL,
+                              "--excite-levels: give the two limits A,B of the excitation");
+        if (o->hold < 1)
+            return qc_err_set(err, QC_EINVAL, "--hold: at least 1 interval");
+        break;
+    default: return qc_err_set(err, QC_EINVAL, "--controller: unknown");
+    }
+    if (o->controller != QC_GATE_OPEN && isfinite(o->levels[0]))
+        return qc_err_set(err, QC_EINVAL, "--excite-levels: only with --controller open");
+    qc__sensor *s = NULL;
+    return qc__sensor_new(NULL, &o->sensor, NULL, NULL, &s, err);
+}
+
+static int listen_on(gate *G, uv_tcp_t *t, const char *where, const char *port_file,
+                     uv_connection_cb cb, qc_err *err)
+{
+    struct sockaddr_storage addr;
+    int rc = qc__addr_parse(where, &addr, err);
+    if (rc)
+        return rc;
+    uv_tcp_init(&G->loop, t);
+    t->data = G;
+    if ((rc = uv_tcp_bind(t, (struct sockaddr *)&addr, 0)) != 0 ||
+        (rc = uv_listen((uv_stream_t *)t, 1024, cb)) != 0)
+        return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
+    if (port_file)
+        return qc__write_port(t, port_file, err);
+    return 0;
+}
+
+static void walk_close(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+int qc_gate_run(const qc_gate_opts *o, qc_err *err)
+{
+    int rc = qc_gate_check(o, err);
+    if (rc)
+        return rc;
+    gate *G = calloc(1, sizeof *G);
+    if (!G)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    G->o = o;
+    if (uv_loop_init(&G->loop) != 0) {
+        free(G);
+        return qc_err_set(err, QC_EIO, "cannot start the event loop");
+    }
+    qc__addr_parse(o->backend, &G->backend, err);
+    qc_rng_init(&G->rng, o->seed, qc_rng_stream(0, QC_STREAM_CONTROL, 0));
+    switch (o->controller) {
+    case QC_GATE_STATIC: G->u = o->limit; break;
+    case QC_GATE_OPEN: G->u = o->levels[0]; break;
+    default: {
+        qc_pi_params p = pi_params(o);
+        qc_mu_ctl_init(&G->ctl, &p, err);
+        G->u = p.u_init;
+    }
+    }
+    G->limit = (unsigned)floor(G->u + 1e-9);
+    uv_timer_init(&G->loop, &G->control);
+    uv_timer_init(&G->loop, &G->duration);
+    uv_signal_init(&G->loop, &G->sigterm);
+    uv_signal_init(&G->loop, &G->sigint);
+    G->control.data = G->duration.data = G->sigterm.data = G->sigint.data = G;
+    rc = listen_on(G, &G->listener, o->listen, o->port_file, on_client, err);
+    if (rc) {
+        qc_err_prefix(err, "--listen");
+        goto fail;
+    }
+    if (o->admin) {
+        G->admin_on = 1;
+        if ((rc = listen_on(G, &G->admin, o->admin, o->admin_port_file, on_admin, err)) != 0) {
+            qc_err_prefix(err, "--admin");
+            goto fail;
+        }
+    }
+    if (o->series) {
+        G->series = fopen(o->series, "w");
+        if (!G->series) {
+            rc = qc_err_set(err, QC_EIO, "--series: %s: cannot write", o->series);
+            goto fail;
+        }
+        fprintf(G->series,
+                "# qctl gate: one row per control interval; limit is the controller's u(k), "
+                "set at time and in force until the next row (gate: applied, rounded down); "
+                "connected, peak and waiting are measured over the interval ending at time; "
+                "admitted, refused and expired count sessions since the start; sensor is the "
+                "sample taken at time (empty: missing or late, the controller held), "
+                "sensor_age the seconds since the last good sample was started\n"
+                "time,reference,limit,gate,connected,peak,waiting,admitted,refused,expired,"
+                "sensor,sensor_age,missing,held\n");
+        fflush(G->series);
+    }
+    if (qc__sensor_kind_of(&o->sensor) != QC__SENSOR_NONE &&
+        (rc = qc__sensor_new(&G->loop, &o->sensor, on_sample, G, &G->sensor, err)) != 0)
+        goto fail;
+    G->t0 = qc__now();
+    uint64_t ms = (uint64_t)llround(o->interval * 1000);
+    uv_timer_start(&G->control, on_control, ms ? ms : 1, ms ? ms : 1);
+    if (o->duration > 0)
+        uv_timer_start(&G->duration, on_duration, (uint64_t)llround(o->duration * 1000), 0);
+    uv_signal_start(&G->sigterm, on_signal, SIGTERM);
+    uv_signal_start(&G->sigint, on_signal, SIGINT);
+    uv_run(&G->loop, UV_RUN_DEFAULT);
+    rc = 0;
+    goto done;
+fail:
+    qc__sensor_close(G->sensor);
+    G->sensor = NULL;
+    uv_walk(&G->loop, walk_close, NULL);
+    uv_run(&G->loop, UV_RUN_DEFAULT);
+done:
+    if (G->series && fclose(G->series) != 0 && rc == 0)
+        rc = qc_err_set(err, QC_EIO, "--series: %s: write failed", o->series);
+    uv_loop_close(&G->loop);
+    free(G);
+    return rc;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* gate.h: `qctl gate`, a TCP proxy that limits the client sessions
+ * connected to one backend at once (MaxUsers at the session level),
+ * internal to src/live/ and src/cli/.
+ *
+ * Each accepted client connection is a session. While fewer than the
+ * limit are connected, a new session is connected to the backend and its
+ * bytes are relayed both ways untouched; otherwise it waits in a FIFO of
+ * at most `queue` sessions until a place frees or its deadline passes
+ * (then it is closed), and with the FIFO full (or queue = 0) it is
+ * refused: closed at once. Every control interval the limit is set by
+ * the MaxUsers controller (qc_mu_ctl of qctl/controller.h, the object
+ * `qctl sim maxusers` and the proxy's MAXUSERS limiter run) from a
+ * sensor's sample (sensor.h; by default the sessions connected), held
+ * fixed, or switched by a PRBS for identification. A missing or late
+ * sample holds the controller for that interval. */
+#ifndef QCTL_LIVE_GATE_H
+#define QCTL_LIVE_GATE_H
+
+#include <stdint.h>
+
+#include "qctl/controller.h"
+#include "qctl/error.h"
+
+#include "live/sensor.h"
+
+enum { QC_GATE_STATIC = 0, QC_GATE_INTEGRAL, QC_GATE_PI, QC_GATE_OPEN };
+enum { QC_GATE_PRBS = 0, QC_GATE_STEPS };
+
+typedef struct qc_gate_opts {
+    const char *listen, *backend; /* HOST:PORT */
+    const char *port_file;        /* NULL or where to write the bound port */
+    const char *admin, *admin_port_file; /* loopback HOST:PORT for /status, /metrics */
+    int controller;    /* QC_GATE_* */
+    double limit;      /* STATIC: the limit; INTEGRAL/PI: the first one */
+    double reference;  /* r: the sensor value to hold */
+    double ki, kp;     /* gains (INTEGRAL: kp = 0) */
+    double min_limit, max_limit;
+    qc_antiwindup aw;
+    double k_aw;
+    int excite;        /* OPEN: QC_GATE_PRBS or QC_GATE_STEPS */
+    double levels[2];  /* OPEN: the two limits */
+    unsigned hold;     /* OPEN: intervals between (possible) switches */
+    uint64_t seed;     /* OPEN: the PRBS's seed */
+    double interval;   /* control interval, seconds */
+    unsigned queue;    /* waiting sessions at most (0: refuse at once) */
+    double queue_timeout;   /* a session waits this long at most */
+    double connect_timeout; /* the backend must accept within this */
+    double drain_timeout;   /* after SIGTERM (or --duration), stop anyway after this */
+    double duration;        /* > 0: drain after this many seconds */
+    size_t buffer;          /* bytes queued toward a peer before reading from
+                               the other stops (per direction) */
+    const char *series;     /* NULL or a CSV, one row per interval */
+    qc__sensor_opts sensor;
+} qc_gate_opts;
+
+void qc_gate_opts_init(qc_gate_opts *o);
+
+/* Every check qc_gate_run makes before it opens anything (addresses, the
+ * controller's parameters, the sensor), with the same messages.
+ * QC_EINVAL or QC_ERANGE naming the flag. */
+int qc_gate_check(const qc_gate_opts *o, qc_err *err);
+
+/* Runs the gate until SIGTERM/SIGINT (or the duration), then drains: no
+ * new session, the waiting ones closed, the connected ones relayed until
+ * they end or drain_timeout passes; a second signal stops at once. The
+ * caller ignores SIGPIPE. */
+int qc_gate_run(const qc_gate_opts *o, qc_err *err);
+
+#endif
