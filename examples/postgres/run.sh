@@ -394,19 +394,21 @@ fall=$(sed -n 's/^ *input in effect: falls at most \([0-9.e-]*\) .*/\1/p' "$out/
 aff=$(sed -n 's/^ *affine map near y = [0-9.]*.*: \(ym = .*\) (ym.*/\1/p' "$out/sysid.txt" | head -1)
 echo "   $eq; $pg_gain; R^2 $r2 (held out $val); limit in effect falls at most $fall a sample; $miss samples missing"
 echo "   log sensor near RIS $REF: $aff"
-# Steady state at each level (after HOLD/2 of each hold) and the operating
-# point: the mean true RIS at L0 - AMP and L0 + AMP, and the limit giving REF
-# by interpolation (the static limit "tuned by hand" of step 4)
-levels=$(awk -F, -v w="$WARM" 'NR > 1 && $1 >= w && $8 != "" {
-        if ($3 == last) { n[$3]++; if (n[$3] >= 2) { s[$3] += $8; c[$3]++ } } else n[$3] = 0
-        last = $3 }
-        END {for (l in c) printf "%s %.2f %d\n", l, s[l] / c[l], c[l]}' "$out/ident/series.csv" | sort -n)
-echo "   mean true RIS by limit (samples 3+ of each hold): $(echo "$levels" | awk '{printf "%s%s -> %s (%d samples)", (NR > 1 ? "; " : ""), $1, $2, $3}')"
-lstar=$(echo "$levels" | awk -v r="$REF" 'NR == 1 {u1 = $1; y1 = $2} NR == 2 {u2 = $1; y2 = $2}
-        END {u = u1 + (r - y1) * (u2 - u1) / (y2 - y1); printf "%d", u + 0.5}')
-y0=$(echo "$levels" | awk -v l0="$L0" 'NR == 1 {u1 = $1; y1 = $2} NR == 2 {u2 = $1; y2 = $2}
-        END {printf "%.1f", y1 + (l0 - u1) * (y2 - y1) / (u2 - u1)}')
-echo "   true RIS at the operating point L0 = $L0: $y0 (interpolated); limit for RIS $REF: $lstar"
+# The operating point and the limit for REF from the model: its means
+# (u_op, y_op) and static gain g. (The PRBS levels' own means do not do: the
+# low level is still falling when the next switch comes.)
+opline=$(sed -n 's/^ *operating point u = \([0-9.e+-]*\), y = \([0-9.e+-]*\) .*/\1 \2/p' "$out/sysid.txt" | head -1)
+dcg=$(sed -n 's/^ *static (DC) gain = \([0-9.e+-]*\) .*/\1/p' "$out/sysid.txt" | head -1)
+y0=$(echo "$opline" | awk -v l0="$L0" -v g="$dcg" '{printf "%.1f", $2 + g * (l0 - $1)}')
+lstar=$(echo "$opline" | awk -v r="$REF" -v g="$dcg" '{printf "%d", $1 + (r - $2) / g + 0.5}')
+echo "   model: true RIS $y0 at the limit L0 = $L0; the limit for RIS $REF: $lstar"
+# The log sensor over the whole run (after the warm-up): Little's law makes
+# its mean the true RIS's; the seed's logged RIS reads far lower
+means=$(awk -F, -v w="$WARM" 'NR > 1 && $1 >= w && $8 != "" {n++; t += $8; e += $9; l += $10; c += $11}
+        END {printf "%.1f %.1f %.1f %.1f", t / n, e / n, c / n, l / n}' "$out/ident/series.csv")
+m_true=$(echo "$means" | cut -d' ' -f1) m_exact=$(echo "$means" | cut -d' ' -f2)
+m_log=$(echo "$means" | cut -d' ' -f3) m_seed=$(echo "$means" | cut -d' ' -f4)
+echo "   means over the run: true RIS $m_true, exact RIS (log) $m_exact, log sensor $m_log, the seed's logged RIS $m_seed"
 
 # --- 2. design ---------------------------------------------------------------
 hi=$("$Q" design --model "$out/model.json" --no-sensor --law integral | awk '/stable for 0 < K_I </{print $7; exit}')
@@ -416,17 +418,25 @@ echo "2. design: stable for 0 < K_I < $hi; low gain $klo (0.2 of it), high gain 
 "$Q" design --model "$out/model.json" --no-sensor --law integral --gains "$klo,$khi" \
     --reference "$REF" --from "$y0" --u-min "$LMIN" --u-max "$LMAX" --antiwindup none \
     --plot "$out/design" --report "$out/design" >"$out/design.txt"
-pred() { # gain -> settling|overshoot|saturated|verdict
-    awk -v k="$1" '/^prediction:/ {f = 1; next} f && $1 == k {
+# the same without the fit's noise, for a settling time where the noisy
+# prediction gives only "k of 20 realisations settle"
+"$Q" design --model "$out/model.json" --no-sensor --law integral --gains "$klo,$khi" \
+    --reference "$REF" --from "$y0" --u-min "$LMIN" --u-max "$LMAX" --antiwindup none \
+    --noise-reps 0 >"$out/design_noiseless.txt"
+# pred GAIN [FILE [TABLE]] -> settling (noiseless; with noise)|overshoot|saturated|verdict
+pred() {
+    s0=$(awk -v k="$1" -v t="${3:-^prediction:}" '$0 ~ t {f = 1; next} f && $1 == k {print $3; exit}' \
+        "$out/design_noiseless.txt")
+    awk -v k="$1" -v t="${3:-^prediction:}" -v s0="$s0" '$0 ~ t {f = 1; next} f && $1 == k {
         v = $6; for (i = 7; i <= NF; i++) v = v " " $i; sub(/:.*/, "", v)
-        print $3 "|" $4 "|" $5 "|" v; exit}' "$out/design.txt"
+        s = s0 == "" ? $3 : s0 "; " $3
+        print s "|" $4 "|" $5 "|" v; exit}' "${2:-$out/design.txt}"
 }
-# the log loop: the reference mapped through the log sensor's affine map
-# near REF, the gains divided by its gain
-sg=$(echo "$aff" | sed -n 's/^ym = \([0-9.e+-]*\) + \([0-9.e+-]*\) y.*/\2/p')
-so=$(echo "$aff" | sed -n 's/^ym = \([0-9.e+-]*\) + \([0-9.e+-]*\) y.*/\1/p')
-[ -n "$sg" ] || { sg=1; so=0; }
-rlog=$(awk -v o="$so" -v g="$sg" -v r="$REF" 'BEGIN{printf "%.3f", o + g * r}')
+# the log loop: the log sensor reads the true RIS in the mean (above), so
+# it is given REF and the same gains; the design predicts it through the
+# sensor model sysid fitted
+sg=1
+rlog=$REF
 klo_log=$(awk -v k="$klo" -v g="$sg" 'BEGIN{printf "%.3g", k / g}')
 khi_log=$(awk -v k="$khi" -v g="$sg" 'BEGIN{printf "%.3g", k / g}')
 "$Q" design --model "$out/model.json" --law integral --gains "$klo_log,$khi_log" \
@@ -486,8 +496,11 @@ stepstats() {
     echo "PRBS on the limit between $((L0 - AMP)) and $((L0 + AMP)), hold $HOLD intervals, ${ID_DUR} s, first ${WARM} s cut, 1 run:"
     echo "$eq; $pg_gain; estimation R^2 $r2, held-out one-step R^2 $val; the limit in effect falls at"
     echo "most $fall a sample. True RIS sensor samples missing: $miss of $(($(wc -l <"$out/ident/series.csv") - 1))."
-    echo "Log sensor (sum of the durations logged in the interval / interval) near RIS $REF: $aff."
-    echo "Mean true RIS by limit: $(echo "$levels" | awk '{printf "%s%s -> %s", (NR > 1 ? "; " : ""), $1, $2}')."
+    echo "Model operating point (u, y) = ($opline), so true RIS $y0 at the limit $L0 and the limit $lstar for RIS $REF."
+    echo "Means over the run after the warm-up: true RIS $m_true, exact RIS rebuilt from the log $m_exact, log sensor"
+    echo "(sum of the durations logged in the interval / interval) $m_log, the seed's logged RIS rebuilt from the log $m_seed."
+    echo "Log sensor model: $(sed -n '/^Sensor (true y in/,/validation/{/estimation: R^2/p}' "$out/sysid.txt" | sed 's/^ *//')"
+    echo "${aff:+(affine map near $REF: $aff)}"
     echo
     echo "## Closed loop, reference $REF, from the limit $L0 (RIS about $y0)"
     echo
@@ -497,7 +510,7 @@ stepstats() {
     echo "from the loop's start; in band: samples within 10% of $REF after settling; error: mean"
     echo "over the second half."
     echo
-    echo "| loop | K_I | predicted settling (s) | measured settling (s) | predicted overshoot | measured overshoot | in band after settling | steady-state error | predicted saturated | measured saturated | predicted verdict |"
+    echo "| loop | K_I | predicted settling (s; noiseless, then with noise) | measured settling (s) | predicted overshoot | measured overshoot | in band after settling | steady-state error | predicted saturated | measured saturated | predicted verdict |"
     echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } >"$out/results.md"
 closed() { # name, label, gain, predicted, column, gate args...
@@ -536,8 +549,8 @@ echo "4. static limits at the same load"
     echo
     echo "## A static limit tuned by hand, at the same load"
     echo
-    echo "The limit giving RIS $REF in the identification run (interpolated between its two levels):"
-    echo "$lstar. Statements and latency from the server's log after the first ${WARM} s (server"
+    echo "The limit giving RIS $REF by the identified model (operating point and static gain), as one"
+    echo "would set it by hand: $lstar. Statements and latency from the server's log after the first ${WARM} s (server"
     echo "side: lock wait and service); sessions/s and connection time from pgbench (the"
     echo "connection time includes the wait at the gate). One run per row."
     echo
