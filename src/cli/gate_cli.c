@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cli.h"
 #include "flags.h"
@@ -50,7 +51,7 @@ int cmd_gate(int argc, char **argv)
 {
     qc_gate_opts o;
     qc_gate_opts_init(&o);
-    const char *levels = NULL;
+    const char *levels = NULL, *reference = NULL;
     double buffer = (double)o.buffer;
     int help = 0, first = 0, aw = (int)o.aw;
     const cli_flag flags[] = {
@@ -71,8 +72,9 @@ int cmd_gate(int argc, char **argv)
          .choices = "static,integral,pi,open",
          .help = "static (default, --limit), integral or pi (the\nMaxUsers controller on the "
                  "sensor), or open (the\nlimit switched by --excite, for identification)"},
-        {"reference", CLI_DOUBLE, &o.reference, 0, 1e12, .arg = "R",
-         .help = "the sensor value to hold (integral, pi)"},
+        {"reference", CLI_STR, &reference, .arg = "SCHED",
+         .help = "the sensor value to hold (integral, pi): R, or\nR@T,R@T,... changing at T s "
+                 "from the start\n(e.g. 5@0,10@60, a step at 60 s)"},
         {"ki", CLI_DOUBLE, &o.ki, -1e9, 1e9, .arg = "K", .help = "integral gain (default 0.1)"},
         {"kp", CLI_DOUBLE, &o.kp, -1e9, 1e9, .arg = "K", .help = "proportional gain (pi only)"},
         {"min-limit", CLI_DOUBLE, &o.min_limit, 0, 1e9, .arg = "A",
@@ -149,16 +151,28 @@ int cmd_gate(int argc, char **argv)
     o.buffer = (size_t)buffer;
     if (levels && parse_levels(levels, o.levels) != 0)
         return QC_EXIT_USAGE;
-    if (o.controller == QC_GATE_STATIC && isfinite(o.reference)) {
-        cli_error("--reference: only with --controller integral or pi");
-        return QC_EXIT_USAGE;
-    }
     qc_err err = {0};
+    if (reference) {
+        if (o.controller != QC_GATE_INTEGRAL && o.controller != QC_GATE_PI) {
+            cli_error("--reference: only with --controller integral or pi");
+            return QC_EXIT_USAGE;
+        }
+        if (qc_sched_parse(reference, o.ref, QC_GATE_REF_MAX, &o.nref, &err) != 0) {
+            cli_error("--reference: %s", err.msg);
+            return QC_EXIT_USAGE;
+        }
+    }
     if ((rc = qc_gate_check(&o, &err)) != 0) {
         cli_error("gate: %s", err.msg);
         return QC_EXIT_USAGE;
     }
     signal(SIGPIPE, SIG_IGN); /* a peer gone mid-write is not fatal */
+    /* a session is two files: as many as the hard limit allows */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
     if ((rc = qc_gate_run(&o, &err)) != 0) {
         cli_error("gate: %s", err.msg);
         return cli_exit_code(rc);

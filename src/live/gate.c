@@ -13,7 +13,7 @@
  * bytes queued, resuming when the queue falls under half of it (nginx's
  * rule: a slow reader slows its writer, end to end). So a session holds at
  * most about 2 x (buffer + 64 KiB) of memory, and a waiting one at most
- * `buffer` bytes read ahead. An end of stream read from one side is
+ * 16 KiB read ahead (so a full FIFO of N holds at most N x 16 KiB). An end of stream read from one side is
  * passed on as a shutdown of the other's write side once what was queued
  * is written (a half-close); the session closes when both directions have
  * ended, or at once on an error on either side.
@@ -38,6 +38,7 @@
 
 #define READ_CHUNK 65536
 #define ADMIN_CONNS_MAX 32
+#define READ_AHEAD 16384 /* a waiting client's bytes read ahead, at most */
 
 enum { S_WAIT, S_CONNECT, S_RELAY };
 
@@ -303,7 +304,7 @@ static void on_client_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
             sess_close(s);
             return;
         }
-        if (s->pending.len >= G->o->buffer) {
+        if (s->pending.len >= READ_AHEAD || s->pending.len >= G->o->buffer) {
             s->c_paused = 1;
             uv_read_stop(st);
         }
@@ -549,7 +550,7 @@ static char *status_json(const gate *G)
     json_object_set_new(r, "uptime", json_real(now - G->t0));
     json_object_set_new(r, "controller", json_string(controller_name(o->controller)));
     if (o->controller == QC_GATE_INTEGRAL || o->controller == QC_GATE_PI)
-        json_object_set_new(r, "reference", json_real(o->reference));
+        json_object_set_new(r, "reference", json_real(qc_sched_at(o->ref, o->nref, now - G->t0)));
     json_object_set_new(r, "limit", json_integer(G->limit));
     json_object_set_new(r, "limit_controller", json_real(G->u));
     json_object_set_new(r, "connected", json_integer(G->active.n));
@@ -742,7 +743,7 @@ static void write_row(gate *G, int ok, double y, double now)
     FILE *f = G->series;
     int closed = o->controller == QC_GATE_INTEGRAL || o->controller == QC_GATE_PI;
     put_num(f, G->tick_t - G->t0, ",");
-    put_num(f, closed ? o->reference : NAN, ",");
+    put_num(f, closed ? qc_sched_at(o->ref, o->nref, G->tick_t - G->t0) : NAN, ",");
     fprintf(f, "%.10g,%u,%u,%u,%u,%llu,%llu,%llu,", G->u, G->limit, G->tick_connected,
             G->tick_peak, G->tick_waiting, G->admitted, G->refused, G->expired);
     put_num(f, ok ? y : NAN, ",");
@@ -780,7 +781,8 @@ static void decide(gate *G, int ok, double y)
             break;
         }
         {
-            qc_mu_ctl_sense in = {o->reference, y, (double)G->tick_peak};
+            double r = qc_sched_at(o->ref, o->nref, G->tick_t - G->t0);
+            qc_mu_ctl_sense in = {r, y, (double)G->tick_peak};
             qc_mu_ctl_act act;
             qc_mu_ctl_step(&G->ctl, &in, &act);
             G->u = act.u;
@@ -890,7 +892,6 @@ void qc_gate_opts_init(qc_gate_opts *o)
     o->listen = "127.0.0.1:5433";
     o->controller = QC_GATE_STATIC;
     o->limit = NAN;
-    o->reference = NAN;
     o->ki = 0.1;
     o->min_limit = 1;
     o->max_limit = 1000;
@@ -956,7 +957,7 @@ int qc_gate_check(const qc_gate_opts *o, qc_err *err)
         break;
     case QC_GATE_INTEGRAL:
     case QC_GATE_PI: {
-        if (!isfinite(o->reference))
+        if (o->nref == 0)
             return qc_err_set(err, QC_EINVAL, "--reference: needed by --controller %s",
                               controller_name(o->controller));
         if (o->controller == QC_GATE_INTEGRAL && o->kp != 0)

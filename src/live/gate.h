@@ -21,11 +21,13 @@
 
 #include "qctl/controller.h"
 #include "qctl/error.h"
+#include "qctl/sched.h"
 
 #include "live/sensor.h"
 
 enum { QC_GATE_STATIC = 0, QC_GATE_INTEGRAL, QC_GATE_PI, QC_GATE_OPEN };
 enum { QC_GATE_PRBS = 0, QC_GATE_STEPS };
+#define QC_GATE_REF_MAX 64
 
 typedef struct qc_gate_opts {
     const char *listen, *backend; /* HOST:PORT */
@@ -33,7 +35,8 @@ typedef struct qc_gate_opts {
     const char *admin, *admin_port_file; /* loopback HOST:PORT for /status, /metrics */
     int controller;    /* QC_GATE_* */
     double limit;      /* STATIC: the limit; INTEGRAL/PI: the first one */
-    double reference;  /* r: the sensor value to hold */
+    qc_sched_point ref[QC_GATE_REF_MAX]; /* r: the sensor value to hold, a */
+    size_t nref;                         /* schedule from the start (0: none) */
     double ki, kp;     /* gains (INTEGRAL: kp = 0) */
     double min_limit, max_limit;
     qc_antiwindup aw;
