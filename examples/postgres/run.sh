@@ -1,0 +1,622 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# MaxUsers control of a real database, end to end (docs/maxusers.md, "A real
+# plant"): PostgreSQL from Debian in a temporary cluster on loopback, pgbench's
+# closed population of users reaching it through `qctl gate`, which limits
+# the sessions connected at once (MaxUsers); RIS read from pg_stat_activity
+# (true sensor) and rebuilt from the statement log (logged sensor).
+#
+#   1. identification: the limit switched by a PRBS, `qctl sysid` on the
+#      series (model with the rate at which the limit in effect can fall,
+#      R^2, the log sensor's model);
+#   2. design: `qctl design` for a low and a high integral gain, with their
+#      predicted step responses (settling, overshoot, saturation);
+#   3. the loop closed at both gains on the true RIS and on the log;
+#   4. a static limit tuned by hand (the gate's --limit, then PostgreSQL's
+#      max_connections) and no limit, at the same load: throughput and
+#      statement latency.
+#
+# The plant. A user session is one pgbench "transaction" run with -C: it
+# connects (through the gate, where it waits while the limit is reached),
+# then issues 1 to KMAX statements (uniform), each after an exponential
+# think time (mean THINK_MS, pgbench's \sleep), and disconnects; each of the
+# CLIENTS pgbench clients starts its next session at once, so the population
+# is closed and always wants sessions. A statement is `select rpc(s)`: it
+# updates one hot row and holds the row lock for an exponential time
+# (mean SERVICE_US, pg_sleep), so the server serves one statement at a time
+# (a hot-row bottleneck, X_max = 1/SERVICE) and queues the others on the
+# lock, without spending the machine's CPU. As in the seed's mail server,
+# RIS = sessions connected - X * think while the limit binds and the server
+# is saturated; lowering the limit cuts nobody off.
+#
+# usage: examples/postgres/run.sh [path/to/qctl]
+# As root it installs PostgreSQL (apt-get install postgresql
+# postgresql-contrib) when missing and runs the server as user postgres;
+# otherwise it needs PostgreSQL installed and runs it as the calling user,
+# or skips with a notice (exit 0). Writes results/results.md, results/index.html,
+# the series and plots under results/ (OUT=DIR to write elsewhere).
+# Sizes (environment): CLIENTS THINK_MS SERVICE_US KMAX DT L0 AMP HOLD
+# ID_DUR CL_DUR ST_DUR WARM REF (defaults below; about 11 minutes in all).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+Q=${1:-$here/../../build/qctl}
+case $Q in /*) ;; *) Q=$(pwd)/$Q ;; esac
+out=${OUT:-$here/results}
+CLIENTS=${CLIENTS:-150}   # pgbench clients: the users
+THINK_MS=${THINK_MS:-500} # mean think time before each statement
+SERVICE_US=${SERVICE_US:-10000} # mean time a statement holds the hot row
+KMAX=${KMAX:-5}           # statements per session: uniform on 1..KMAX
+DT=${DT:-1}               # control interval (s)
+L0=${L0:-100}             # operating point of the limit
+AMP=${AMP:-30}            # PRBS amplitude: the limit switches between L0 -+ AMP
+HOLD=${HOLD:-5}           # PRBS hold (intervals)
+ID_DUR=${ID_DUR:-150}     # identification run (s)
+CL_DUR=${CL_DUR:-75}      # each closed-loop run (s)
+ST_DUR=${ST_DUR:-45}      # each static-limit run (s)
+WARM=${WARM:-10}          # seconds cut at the start of each run
+REF=${REF:-50}            # the RIS reference of the closed loops
+LMIN=${LMIN:-1}           # the controller's limits
+LMAX=${LMAX:-$CLIENTS}
+
+note() { echo "examples/postgres: $*" >&2; }
+case $here in *' '*)
+    note "the example's path has a space ('$here'); qctl gate splits --sensor-cmd on spaces"
+    exit 1 ;;
+esac
+
+# --- PostgreSQL ------------------------------------------------------------
+pgbin() { # the newest /usr/lib/postgresql/N/bin with a server and pgbench
+    # shellcheck disable=SC2012
+    for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5,5 -n -r); do
+        if [ -x "$d/pg_ctl" ] && [ -x "$d/initdb" ] && [ -x "$d/pgbench" ] && [ -x "$d/psql" ]; then
+            echo "$d"
+            return 0
+        fi
+    done
+    return 1
+}
+if ! B=$(pgbin); then
+    if [ "$(id -u)" -ne 0 ]; then
+        note "PostgreSQL is not installed; run as root to install it" \
+            "(apt-get install postgresql postgresql-contrib). Skipped."
+        exit 0
+    fi
+    note "installing PostgreSQL (apt-get install postgresql postgresql-contrib)"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+        postgresql postgresql-contrib >/dev/null; } || ! B=$(pgbin); then
+        note "PostgreSQL could not be installed. Skipped."
+        exit 0
+    fi
+fi
+if [ ! -x "$Q" ] && [ $# -eq 0 ]; then
+    note "building qctl (scripts/deps.sh, then make build)"
+    { "$here/../../scripts/deps.sh" && make -C "$here/../.." build >/dev/null; } ||
+        { note "qctl could not be built"; exit 1; }
+fi
+if ! "$Q" gate --help >/dev/null 2>&1; then
+    note "$Q has no 'gate' command (build qctl first: make)"
+    exit 1
+fi
+if [ "$(id -u)" -eq 0 ]; then
+    pguser=postgres
+    if ! id "$pguser" >/dev/null 2>&1; then
+        note "no user '$pguser' to run the server as (the postgresql package creates it)"
+        exit 1
+    fi
+    as_pg() { runuser -u "$pguser" -- "$@"; }
+else
+    pguser=$(id -un)
+    as_pg() { "$@"; }
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/qctl-pg.XXXXXX")
+chmod 755 "$tmp"
+pg=$tmp/pg
+gate_pid="" bench_pid="" sampler_pid="" started=""
+cleanup() {
+    set +e
+    [ -n "$bench_pid" ] && kill "$bench_pid" 2>/dev/null && wait "$bench_pid" 2>/dev/null
+    [ -n "$gate_pid" ] && kill "$gate_pid" 2>/dev/null && wait "$gate_pid" 2>/dev/null
+    [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null && wait "$sampler_pid" 2>/dev/null
+    [ -n "$started" ] && as_pg "$B/pg_ctl" -D "$pg/data" -m immediate -w stop >/dev/null 2>&1
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+mkdir -p "$pg" "$out"
+[ "$(id -u)" -eq 0 ] && chown "$pguser" "$pg"
+as_pg "$B/initdb" -D "$pg/data" -U postgres -A trust --no-sync -E UTF8 >"$tmp/initdb.txt" 2>&1 ||
+    { cat "$tmp/initdb.txt" >&2; exit 1; }
+mkdir -p "$tmp/sock" && [ "$(id -u)" -eq 0 ] && chown "$pguser" "$tmp/sock"
+# Loopback only, a socket directory of its own, every statement logged when
+# it completes with the epoch time (%n), durability off (a scratch cluster).
+cat >>"$pg/data/postgresql.conf" <<EOF
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '$tmp/sock'
+max_connections = $((CLIENTS + 20))
+log_min_duration_statement = 0
+log_line_prefix = '%n [%p] %a '
+logging_collector = off
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+shared_buffers = 32MB
+EOF
+# pg_start [extra postgres options]: the first time on a free port, tried
+# below the kernel's ephemeral range (where an outgoing connection could
+# take the port between a stop and a start; scripts/free_port.sh), then on
+# the same one
+port=""
+pg_start() {
+    if [ -z "$port" ]; then
+        lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+        base=10000
+        [ "$lo" -gt $((base + 1000)) ] || base=1024
+        i=0
+        while [ $i -lt 20 ]; do
+            p=$((base + ($$ * 97 + i * 7919) % (lo - base)))
+            if as_pg "$B/pg_ctl" -D "$pg/data" -l "$pg/server.log" -w -t 60 \
+                -o "-p $p $*" start >/dev/null 2>&1; then
+                port=$p
+                started=1
+                return 0
+            fi
+            i=$((i + 1))
+        done
+        note "PostgreSQL did not start; its log:"
+        tail -20 "$pg/server.log" >&2
+        exit 1
+    fi
+    as_pg "$B/pg_ctl" -D "$pg/data" -l "$pg/server.log" -w -t 60 -o "-p $port $*" start >/dev/null
+    started=1
+}
+pg_stop() {
+    as_pg "$B/pg_ctl" -D "$pg/data" -m fast -w stop >/dev/null
+    started=""
+}
+pg_start
+PSQL() { "$B/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U postgres -d postgres "$@"; }
+PSQL <<'EOF'
+create role bench login;
+create table hot (id int primary key, n bigint not null default 0);
+insert into hot (id) values (1);
+grant select, update on hot to bench;
+-- one statement of a session: the hot row updated and its lock held for
+-- us microseconds, inside the statement's own transaction
+create function rpc(us int) returns void language plpgsql as $$
+begin
+  update hot set n = n + 1 where id = 1;
+  perform pg_sleep(us / 1e6);
+end $$;
+-- the true RIS: the users' backends executing a statement, sampled every
+-- gap seconds for secs seconds into ris_samples (each sample committed;
+-- pg_stat_activity read afresh each time)
+create table ris_samples (t timestamptz not null, n int not null);
+create index on ris_samples (t);
+create procedure ris_sampler(gap float8, secs float8) language plpgsql as $$
+declare stop timestamptz := clock_timestamp() + secs * interval '1 s';
+begin
+  while clock_timestamp() < stop loop
+    perform pg_stat_clear_snapshot();
+    insert into ris_samples
+      select clock_timestamp(), count(*) from pg_stat_activity
+       where state = 'active' and usename = 'bench';
+    commit;
+    perform pg_sleep(gap);
+  end loop;
+end $$;
+EOF
+ver=$(PSQL -Atc "show server_version")
+echo "PostgreSQL $ver on 127.0.0.1:$port (data in $pg/data, server as $pguser)"
+
+# The session script: KMAX guarded blocks; pgbench's random_exponential(lb,
+# ub, p) has mean (ub - lb) / p for p = 10 (the truncation at e^-10 is
+# negligible).
+{
+    printf '\\set k random(1, %d)\n' "$KMAX"
+    i=1
+    while [ $i -le "$KMAX" ]; do
+        [ $i -gt 1 ] && printf '\\if :k >= %d\n' $i
+        printf '\\set z random_exponential(0, %d, 10)\n' $((THINK_MS * 10))
+        printf '\\sleep :z ms\n'
+        printf '\\set s random_exponential(0, %d, 10)\n' $((SERVICE_US * 10))
+        printf 'select rpc(:s);\n'
+        [ $i -gt 1 ] && printf '\\endif\n'
+        i=$((i + 1))
+    done
+} >"$tmp/session.sql"
+
+# --- one run ---------------------------------------------------------------
+# run NAME SECONDS [gate options]: the gate in front of the server (or, with
+# gate option "direct", none), CLIENTS users for SECONDS, then the series
+# joined with the statement log on the gate's grid: $out/NAME/series.csv.
+# Columns: time, reference, limit, connected, waiting, refused, sensor (the
+# gate's sample; empty when missing), ris_true (the gate's sample if the
+# gate's sensor is the true one), ris_exact, ris_logged, ris_completed,
+# completed, latency_ms (ris_log.awk).
+run() {
+    name=$1 dur=$2
+    shift 2
+    d=$out/$name
+    mkdir -p "$d"
+    off=$(wc -c <"$pg/server.log")
+    bport=$port
+    if [ "${1:-}" = direct ]; then
+        shift
+        t0=$(date +%s.%N)
+    else
+        rm -f "$tmp/port"
+        "$Q" gate --listen 127.0.0.1:0 --port-file "$tmp/port" --backend "127.0.0.1:$port" \
+            --interval "$DT" --queue $((CLIENTS * 2)) --queue-timeout 3600 \
+            --drain-timeout 60 --duration $((dur + 120)) --series "$tmp/gate.csv" "$@" \
+            2>"$d/gate.err" &
+        gate_pid=$!
+        PGAPPNAME=ris_sampler PSQL -c "call ris_sampler(0.05, $((dur + 130)))" \
+            >/dev/null 2>&1 &
+        sampler_pid=$!
+        i=0
+        while [ ! -s "$tmp/port" ]; do
+            i=$((i + 1))
+            if [ $i -gt 100 ] || ! kill -0 "$gate_pid" 2>/dev/null; then
+                note "qctl gate did not start:"
+                cat "$d/gate.err" >&2
+                exit 1
+            fi
+            sleep 0.1
+        done
+        # the gate's time 0 is when it listens: the port file's time
+        t0=$(stat -c %.3Y "$tmp/port")
+        bport=$(cat "$tmp/port")
+    fi
+    "$B/pgbench" -n -h 127.0.0.1 -p "$bport" -U bench -C -c "$CLIENTS" -j "$CLIENTS" \
+        -T "$dur" -f "$tmp/session.sql" postgres >"$d/pgbench.txt" 2>&1 &
+    bench_pid=$!
+    wait "$bench_pid" || true
+    bench_pid=""
+    if [ -n "$gate_pid" ]; then
+        kill -TERM "$gate_pid" 2>/dev/null || true
+        wait "$gate_pid" || { note "qctl gate failed:"; cat "$d/gate.err" >&2; exit 1; }
+        gate_pid=""
+        PSQL -c "select pg_cancel_backend(pid) from pg_stat_activity
+                 where application_name = 'ris_sampler'" >/dev/null
+        wait "$sampler_pid" 2>/dev/null || true
+        sampler_pid=""
+    fi
+    tail -c +$((off + 1)) "$pg/server.log" >"$tmp/run.log"
+    n=$(awk -v d="$dur" -v dt="$DT" 'BEGIN{print int(d / dt + 0.5)}')
+    awk -v t0="$t0" -v dt="$DT" -v n="$n" -v pat='^select rpc' -f "$here/ris_log.awk" \
+        "$tmp/run.log" >"$tmp/log.csv"
+    if [ -f "$tmp/gate.csv" ] && [ "$bport" != "$port" ]; then
+        join_series "$tmp/gate.csv" "$tmp/log.csv" "${truesensor:-0}" >"$d/series.csv"
+        rm -f "$tmp/gate.csv"
+    else
+        awk -F, -v dt="$DT" 'NR == 1 {print "time,reference,limit,connected,waiting,refused,sensor,ris_true," \
+                              "ris_exact,ris_logged,ris_completed,completed,latency_ms"; next}
+                 {printf "%g,,,,,,,,%s,%s,%s,%s,%s\n", $1 * dt, $3, $4, $5, $6, $7}' \
+            "$tmp/log.csv" >"$d/series.csv"
+    fi
+    # latency and throughput after the warm-up, from the log (statements
+    # completed within [t0 + WARM, t0 + dur])
+    awk -v a="$t0" -v w="$WARM" -v d="$dur" '
+        / duration: [0-9.]+ ms  statement: select rpc/ {
+            c = $1 + 0
+            if (c < a + w || c > a + d) next
+            match($0, / duration: [0-9.]+ ms/)
+            print substr($0, RSTART + 11, RLENGTH - 14) + 0
+        }' "$tmp/run.log" | sort -n >"$tmp/lat.txt"
+    awk -v span=$((dur - WARM)) '{x[NR] = $1; s += $1}
+        END {
+            if (NR == 0) { print "0|none|none|none"; exit }
+            i = int(0.95 * NR + 0.999999); if (i < 1) i = 1
+            printf "%.1f|%.1f|%.1f|%d\n", NR / span, s / NR, x[i], NR
+        }' "$tmp/lat.txt" >"$d/latency.txt"
+}
+
+# join_series GATE.csv LOG.csv TRUE: the gate's row k (time k*DT) beside the
+# log's interval k; TRUE=1 when the gate's sensor is the true RIS.
+join_series() {
+    awk -F, -v dt="$DT" -v truesensor="$3" '
+        FNR == 1 { file++ }
+        /^#/ { next }
+        file == 1 && !hdr1 { for (i = 1; i <= NF; i++) g[$i] = i; hdr1 = 1; next }
+        file == 1 { k = int($g["time"] / dt + 0.5); row[k] = $0; next }
+        file == 2 && !hdr2 { hdr2 = 1
+            print "time,reference,limit,connected,waiting,refused,sensor,ris_true," \
+                  "ris_exact,ris_logged,ris_completed,completed,latency_ms"
+            next }
+        file == 2 {
+            k = $1 + 0
+            if (!(k in row)) next
+            split(row[k], r, ",")
+            s = r[g["sensor"]]
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", k * dt, r[g["reference"]],
+                r[g["limit"]], r[g["connected"]], r[g["waiting"]], r[g["refused"]], s,
+                truesensor ? s : "", $3, $4, $5, $6, $7
+        }' "$1" "$2"
+}
+
+# pgbench's summary: sessions/s, mean connection time (ms: the wait at the
+# gate plus the connection itself), clients aborted
+bench_summary() {
+    awk '/^tps = / {t = $3}
+         /^average connection time = / {c = $5}
+         /aborted/ {ab++}
+         END {printf "%s|%s|%d\n", t == "" ? "none" : t, c == "" ? "none" : c, ab}' "$1"
+}
+
+meanris() { awk -F, -v w="$WARM" 'NR > 1 && $1 >= w && $9 != "" {s += $9; n++} END {printf "%.1f", n ? s / n : 0}' "$1"; }
+static_row() { # name, label
+    IFS='|'
+    # shellcheck disable=SC2046
+    set -- $(cat "$out/$1/latency.txt") $(bench_summary "$out/$1/pgbench.txt")
+    unset IFS
+    echo "| $label | $1 | $2 | $3 | $4 | $5 | $6 | $7 | $(meanris "$out/$name/series.csv") |" >>"$out/results.md"
+    echo "     $label: $1 statements/s, latency mean $2 ms, p95 $3 ms; $5 sessions/s, connection $6 ms, $7 clients aborted"
+}
+
+sensor_true() { echo "$here/sensor.sh $B/psql $port $DT"; }
+# the log sensor: the gate sums the durations (ms) of the statements
+# completed in each interval; scaled by 1/(1000 DT) it reads RIS
+log_pattern='duration: ([0-9.]+) ms  statement: select rpc'
+log_scale=$(awk -v dt="$DT" 'BEGIN{printf "%.10g", 1 / (1000 * dt)}')
+
+# --- 1. identification -----------------------------------------------------
+echo "1. identification: the limit switched between $((L0 - AMP)) and $((L0 + AMP)) (PRBS, hold $HOLD x ${DT} s), $CLIENTS users, ${ID_DUR} s"
+truesensor=1 run ident "$ID_DUR" --controller open --excite prbs \
+    --excite-levels $((L0 - AMP)),$((L0 + AMP)) --hold "$HOLD" --seed 1 \
+    --sensor-cmd "$(sensor_true)"
+skip=$(awk -v w="$WARM" -v dt="$DT" 'BEGIN{print int(w / dt + 0.5)}')
+# the sample missing in an interval (killed after 0.9 DT) holds its
+# predecessor for identification; counted
+awk -F, 'NR == 1 {print; next} {if ($7 == "") {$7 = last; $8 = last; miss++} else last = $7; print}
+         END {print miss + 0 > "/dev/stderr"}' OFS=, "$out/ident/series.csv" \
+    >"$tmp/ident.csv" 2>"$tmp/ident_missing.txt"
+miss=$(cat "$tmp/ident_missing.txt")
+# the log sensor's affine map near REF needs samples near it; without them
+# the log loop is given REF as is
+identify() {
+    "$Q" sysid --csv "$tmp/ident.csv" --columns time,limit,sensor --skip "$skip" --orders 1..2 \
+        --delays 0..1 --fall auto --sensor-csv "$tmp/ident.csv" \
+        --sensor-columns time,sensor,ris_completed "$@" \
+        -o "$out/model.json" --plot "$out/sysid" --report "$out/sysid" >"$out/sysid.txt"
+}
+if ! identify --sensor-at "$REF" 2>"$tmp/sysid.err"; then
+    note "$(sed 's/^qctl: //' "$tmp/sysid.err"); identified without the map"
+    identify
+fi
+eq=$(sed -n 's/^    y(k+1) = /y(k+1) = /p' "$out/sysid.txt" | head -1)
+pg_gain=$(sed -n '/^ARX identification/,/static (DC) gain/{/static (DC) gain/p}' "$out/sysid.txt" | head -1 | sed 's/^ *//')
+r2=$(sed -n 's/^ *estimation: R^2 = \([0-9.]*\).*/\1/p' "$out/sysid.txt" | head -1)
+val=$(sed -n 's/^ *validation: one-step R^2 = \([0-9.]*\).*/\1/p' "$out/sysid.txt" | head -1)
+fall=$(sed -n 's/^ *input in effect: falls at most \([0-9.e-]*\) .*/\1/p' "$out/sysid.txt" | head -1)
+aff=$(sed -n 's/^ *affine map near y = [0-9.]*.*: \(ym = .*\) (ym.*/\1/p' "$out/sysid.txt" | head -1)
+echo "   $eq; $pg_gain; R^2 $r2 (held out $val); limit in effect falls at most $fall a sample; $miss samples missing"
+echo "   log sensor near RIS $REF: $aff"
+# The operating point and the limit for REF from the model: its means
+# (u_op, y_op) and static gain g. (The PRBS levels' own means do not do: the
+# low level is still falling when the next switch comes.)
+opline=$(sed -n 's/^ *operating point u = \([0-9.e+-]*\), y = \([0-9.e+-]*\) .*/\1 \2/p' "$out/sysid.txt" | head -1)
+dcg=$(sed -n 's/^ *static (DC) gain = \([0-9.e+-]*\) .*/\1/p' "$out/sysid.txt" | head -1)
+y0=$(echo "$opline" | awk -v l0="$L0" -v g="$dcg" '{printf "%.1f", $2 + g * (l0 - $1)}')
+lstar=$(echo "$opline" | awk -v r="$REF" -v g="$dcg" '{printf "%d", $1 + (r - $2) / g + 0.5}')
+echo "   model: true RIS $y0 at the limit L0 = $L0; the limit for RIS $REF: $lstar"
+# The log sensor over the whole run (after the warm-up): Little's law makes
+# its mean the true RIS's; the seed's logged RIS reads far lower
+means=$(awk -F, -v w="$WARM" 'NR > 1 && $1 >= w && $8 != "" {n++; t += $8; e += $9; l += $10; c += $11}
+        END {printf "%.1f %.1f %.1f %.1f", t / n, e / n, c / n, l / n}' "$out/ident/series.csv")
+m_true=$(echo "$means" | cut -d' ' -f1) m_exact=$(echo "$means" | cut -d' ' -f2)
+m_log=$(echo "$means" | cut -d' ' -f3) m_seed=$(echo "$means" | cut -d' ' -f4)
+echo "   means over the run: true RIS $m_true, exact RIS (log) $m_exact, log sensor $m_log, the seed's logged RIS $m_seed"
+
+# --- 2. design ---------------------------------------------------------------
+hi=$("$Q" design --model "$out/model.json" --no-sensor --law integral | awk '/stable for 0 < K_I </{print $7; exit}')
+klo=$(awk -v h="$hi" 'BEGIN{printf "%.3g", 0.2 * h}')
+khi=$(awk -v h="$hi" 'BEGIN{printf "%.3g", 1.5 * h}')
+echo "2. design: stable for 0 < K_I < $hi; low gain $klo (0.2 of it), high gain $khi (1.5 of it)"
+"$Q" design --model "$out/model.json" --no-sensor --law integral --gains "$klo,$khi" \
+    --reference "$REF" --from "$y0" --u-min "$LMIN" --u-max "$LMAX" --antiwindup none \
+    --plot "$out/design" --report "$out/design" >"$out/design.txt"
+# the same without the fit's noise, for a settling time where the noisy
+# prediction gives only "k of 20 realisations settle"
+"$Q" design --model "$out/model.json" --no-sensor --law integral --gains "$klo,$khi" \
+    --reference "$REF" --from "$y0" --u-min "$LMIN" --u-max "$LMAX" --antiwindup none \
+    --noise-reps 0 >"$out/design_noiseless.txt"
+# pred GAIN [FILE [TABLE]] -> settling (noiseless; with noise)|overshoot|saturated|verdict
+pred() {
+    s0=$(awk -v k="$1" -v t="${3:-^prediction:}" '$0 ~ t {f = 1; next} f && $1 == k {print $3; exit}' \
+        "$out/design_noiseless.txt")
+    awk -v k="$1" -v t="${3:-^prediction:}" -v s0="$s0" '$0 ~ t {f = 1; next} f && $1 == k {
+        v = $6; for (i = 7; i <= NF; i++) v = v " " $i; sub(/:.*/, "", v)
+        s = s0 == "" ? $3 : s0 "; " $3
+        print s "|" $4 "|" $5 "|" v; exit}' "${2:-$out/design.txt}"
+}
+# the log loop: the log sensor reads the true RIS in the mean (above), so
+# it is given REF and the same gains; the design predicts it through the
+# sensor model sysid fitted
+sg=1
+rlog=$REF
+klo_log=$(awk -v k="$klo" -v g="$sg" 'BEGIN{printf "%.3g", k / g}')
+khi_log=$(awk -v k="$khi" -v g="$sg" 'BEGIN{printf "%.3g", k / g}')
+"$Q" design --model "$out/model.json" --law integral --gains "$klo_log,$khi_log" \
+    --reference "$REF" --from "$y0" --u-min "$LMIN" --u-max "$LMAX" --antiwindup none \
+    >"$out/design_log.txt" 2>&1 || true
+pred_log() {
+    awk -v k="$1" '/^prediction through the sensor/ {f = 1; next} f && $1 == k {
+        v = $6; for (i = 7; i <= NF; i++) v = v " " $i; sub(/:.*/, "", v)
+        print $3 "|" $4 "|" $5 "|" v; exit}' "$out/design_log.txt"
+}
+
+# --- 3. closed loops -------------------------------------------------------
+# stepstats SERIES COLUMN: settling (s from the loop's start, 5-sample
+# moving average within 10% of REF from then to the end, for at least 5
+# samples), overshoot (the moving average's largest excursion below REF
+# after its peak, in % of peak - REF), the fraction of samples within 10%
+# after settling, mean error over the second half (% of REF), the fraction
+# of intervals with the limit at LMIN or LMAX
+stepstats() {
+    awk -F, -v c="$2" -v r="$REF" -v lo="$LMIN" -v hi="$LMAX" -v dt="$DT" '
+        NR == 1 {for (i = 1; i <= NF; i++) if ($i == c) k = i; next}
+        {n++; t[n] = $1; y[n] = $k; u[n] = $3}
+        END {
+            for (i = 1; i <= n; i++) {
+                s = 0; m = 0
+                for (j = i - 4; j <= i; j++) if (j >= 1 && y[j] != "") { s += y[j]; m++ }
+                ma[i] = m ? s / m : r
+            }
+            settle = 0
+            for (i = n; i >= 1; i--) { d = ma[i] - r; if (d < 0) d = -d; if (d > 0.1 * r) break }
+            settle = i + 1
+            pk = 1; for (i = 1; i <= n; i++) if (ma[i] > ma[pk]) pk = i
+            ex = 0; for (i = pk; i <= n; i++) if (r - ma[i] > ex) ex = r - ma[i]
+            os = ma[pk] > r ? 100 * ex / (ma[pk] - r) : 0
+            if (n - settle + 1 >= 5) {
+                st = sprintf("%g", t[settle])
+                inb = 0; cnt = 0
+                for (i = settle; i <= n; i++) { cnt++; d = y[i] - r; if (d < 0) d = -d; if (d <= 0.1 * r) inb++ }
+                band = sprintf("%.0f%%", 100 * inb / cnt)
+            } else { st = "never"; band = "none" }
+            e = 0; m = 0
+            for (i = int(n / 2) + 1; i <= n; i++) if (y[i] != "") { e += y[i]; m++ }
+            err = m ? sprintf("%+.1f%%", 100 * (e / m - r) / r) : "none"
+            sat = 0; for (i = 1; i <= n; i++) if (u[i] != "" && (u[i] <= lo || u[i] >= hi)) sat++
+            printf "%s|%.0f%%|%s|%s|%.0f%%\n", st, os, band, err, 100 * sat / n
+        }' "$1"
+}
+{
+    echo "# MaxUsers control of PostgreSQL: predicted and measured"
+    echo
+    echo "PostgreSQL $ver on loopback; $CLIENTS pgbench users (sessions of 1-$KMAX statements,"
+    echo "think exp mean $THINK_MS ms, each statement holding a hot row for exp mean"
+    echo "$((SERVICE_US / 1000)) ms); control interval $DT s; one run per row."
+    echo
+    echo "## Identification"
+    echo
+    echo "PRBS on the limit between $((L0 - AMP)) and $((L0 + AMP)), hold $HOLD intervals, ${ID_DUR} s, first ${WARM} s cut, 1 run:"
+    echo "$eq; $pg_gain; estimation R^2 $r2, held-out one-step R^2 $val; the limit in effect falls at"
+    echo "most $fall a sample. True RIS sensor samples missing: $miss of $(($(wc -l <"$out/ident/series.csv") - 1))."
+    echo "Model operating point (u, y) = ($opline), so true RIS $y0 at the limit $L0 and the limit $lstar for RIS $REF."
+    echo "Means over the run after the warm-up: true RIS $m_true, exact RIS rebuilt from the log $m_exact, log sensor"
+    echo "(sum of the durations logged in the interval / interval) $m_log, the seed's logged RIS rebuilt from the log $m_seed."
+    echo "Log sensor model: $(sed -n '/^Sensor (true y in/,/validation/{/estimation: R^2/p}' "$out/sysid.txt" | sed 's/^ *//')"
+    echo "${aff:+(affine map near $REF: $aff)}"
+    echo
+    echo "## Closed loop, reference $REF, from the limit $L0 (RIS about $y0)"
+    echo
+    echo "Design: stable for 0 < K_I < $hi (linear model); predicted with the limit in [$LMIN, $LMAX],"
+    echo "the fall rate and the fit's noise, no anti-windup. Measured: the 5-sample moving average"
+    echo "of the true RIS (pg_stat_activity; in the log loops, the exact RIS rebuilt from the log)"
+    echo "from the loop's start; in band: samples within 10% of $REF after settling; error: mean"
+    echo "over the second half."
+    echo
+    echo "| loop | K_I | predicted settling (s; noiseless, then with noise) | measured settling (s) | predicted overshoot | measured overshoot | in band after settling | steady-state error | predicted saturated | measured saturated | predicted verdict |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+} >"$out/results.md"
+closed() { # name, label, gain, predicted, column, gate args...
+    name=$1 label=$2 k=$3 p=$4 c=$5
+    shift 5
+    echo "   $label, K_I = $k"
+    run "$name" "$CL_DUR" --controller integral --ki "$k" --limit "$L0" --min-limit "$LMIN" \
+        --max-limit "$LMAX" --antiwindup none "$@"
+    m=$(stepstats "$out/$name/series.csv" "$c")
+    IFS='|'
+    # shellcheck disable=SC2086
+    set -- $p
+    ps=${1:-none} po=${2:-none} psat=${3:-none} pv=${4:-none}
+    # shellcheck disable=SC2086
+    set -- $m
+    ms=$1 mo=$2 mb=$3 me=$4 msat=$5
+    unset IFS
+    echo "     predicted: settling $ps s, overshoot $po, saturated $psat ($pv); measured: settling $ms s, overshoot $mo, in band $mb, error $me, saturated $msat"
+    echo "| $label | $k | $ps | $ms | $po | $mo | $mb | $me | $psat | $msat | $pv |" >>"$out/results.md"
+}
+echo "3. closed loop, reference $REF"
+truesensor=1 closed lo_true "true RIS" "$klo" "$(pred "$klo")" ris_true \
+    --reference "$REF" --sensor-cmd "$(sensor_true)"
+truesensor=1 closed hi_true "true RIS" "$khi" "$(pred "$khi")" ris_true \
+    --reference "$REF" --sensor-cmd "$(sensor_true)"
+truesensor=0 closed lo_log "log, reference $rlog" "$klo_log" "$(pred_log "$klo_log")" ris_exact \
+    --reference "$rlog" --sensor-log "$pg/server.log" --sensor-pattern "$log_pattern" \
+    --sensor-scale "$log_scale"
+truesensor=0 closed hi_log "log, reference $rlog" "$khi_log" "$(pred_log "$khi_log")" ris_exact \
+    --reference "$rlog" --sensor-log "$pg/server.log" --sensor-pattern "$log_pattern" \
+    --sensor-scale "$log_scale"
+
+# --- 4. static limits --------------------------------------------------------
+echo "4. static limits at the same load"
+{
+    echo
+    echo "## A static limit tuned by hand, at the same load"
+    echo
+    echo "The limit giving RIS $REF by the identified model (operating point and static gain), as one"
+    echo "would set it by hand: $lstar. Statements and latency from the server's log after the first ${WARM} s (server"
+    echo "side: lock wait and service); sessions/s and connection time from pgbench (the"
+    echo "connection time includes the wait at the gate). One run per row."
+    echo
+    echo "| limit | statements/s | latency mean (ms) | latency p95 (ms) | statements | sessions/s | connection time (ms) | clients aborted | mean exact RIS |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+} >>"$out/results.md"
+for row in "lo_true|integral control, K_I = $klo (the run of step 3)" \
+           "lo_log|integral control on the log, K_I = $klo_log (step 3)"; do
+    name=${row%%|*} label=${row#*|}
+    static_row "$name"
+done
+name=static_gate label="qctl gate --limit $lstar"
+run "$name" "$ST_DUR" --limit "$lstar"
+static_row "$name"
+# PostgreSQL's own limit: max_connections, the superuser's 3 reserved
+# connections kept apart (pgbench connects as a plain role)
+pg_stop
+pg_start "-c max_connections=$((lstar + 3))"
+name=static_pg label="max_connections $lstar (no gate)"
+run "$name" "$ST_DUR" direct
+static_row "$name"
+pg_stop
+pg_start
+name=nolimit label="no limit ($CLIENTS users, no gate)"
+run "$name" "$ST_DUR" direct
+static_row "$name"
+
+# --- plots and the page ------------------------------------------------------
+if command -v gnuplot >/dev/null 2>&1; then
+    for name in ident lo_true hi_true lo_log hi_log; do
+        f=$out/$name/series.csv
+        [ -f "$f" ] || continue
+        gnuplot <<EOF 2>/dev/null || true
+set datafile separator ','
+set key outside bottom center horizontal
+set xlabel 'time (s)'
+set ylabel 'sessions / statements'
+set grid
+set terminal svg size 760,380 dynamic font 'sans,11'
+set output '$out/$name/series.svg'
+plot '$f' using 1:3 with steps lw 2 title 'limit', \
+     '' using 1:8 with lines title 'true RIS (pg\_stat\_activity)', \
+     '' using 1:9 with lines title 'exact RIS (log)', \
+     '' using 1:11 with lines title 'log sensor', \
+     '' using 1:2 with lines dt 2 lc rgb 'black' title 'reference'
+set terminal pngcairo size 760,380
+set output '$out/$name/series.png'
+replot
+EOF
+    done
+fi
+{
+    echo "<!doctype html><html><head><meta charset=utf-8><title>qctl: MaxUsers control of PostgreSQL</title>"
+    echo "<style>body{font-family:sans-serif;max-width:60em;margin:auto}table{border-collapse:collapse}td,th{border:1px solid #999;padding:2px 6px}pre{white-space:pre-wrap}</style></head><body>"
+    echo "<h1>MaxUsers control of PostgreSQL</h1>"
+    echo "<p>Generated by examples/postgres/run.sh. The identification and design pages: <a href=sysid/index.html>sysid</a>, <a href=design/index.html>design</a>.</p>"
+    echo "<pre>"
+    sed 's/&/\&amp;/g; s/</\&lt;/g' "$out/results.md"
+    echo "</pre>"
+    for name in ident lo_true hi_true lo_log hi_log; do
+        if [ -f "$out/$name/series.svg" ]; then
+            echo "<h2>$name</h2>"
+            sed '1{/^<?xml/d}' "$out/$name/series.svg"
+        fi
+    done
+    echo "</body></html>"
+} >"$out/index.html"
+echo
+echo "Tables: $out/results.md; page: $out/index.html"
