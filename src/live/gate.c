@@ -167,8 +167,33 @@ static void hclose(uv_handle_t *h)
         uv_close(h, sess_closed);
 }
 
+/* Gives s's place back and admits the next session. */
+static void sess_release(sess *s)
+{
+    gate *G = s->G;
+    if (!s->counted)
+        return;
+    s->counted = 0;
+    G->connected--;
+    G->done++;
+    if (G->draining && G->connected == 0)
+        stop_all(G);
+    else
+        pump(G);
+}
+
+/* The backend socket is closed: only now is the place free, so that the
+ * next session's connect never overlaps this one's socket and the backend
+ * never holds more than the limit. */
+static void up_closed(uv_handle_t *h)
+{
+    sess *s = h->data;
+    sess_release(s);
+    sess_closed(h);
+}
+
 /* Closes s (every handle; pending writes are cancelled) and gives its
- * place back. */
+ * place back once its backend socket is closed. */
 static void sess_close(sess *s)
 {
     if (s->closing)
@@ -178,17 +203,10 @@ static void sess_close(sess *s)
     list_remove(s->state == S_WAIT ? &G->waiting : &G->active, s);
     hclose((uv_handle_t *)&s->client);
     hclose((uv_handle_t *)&s->timer);
-    if (s->up_init)
-        hclose((uv_handle_t *)&s->up);
-    if (s->counted) {
-        s->counted = 0;
-        G->connected--;
-        G->done++;
-        if (G->draining && G->connected == 0)
-            stop_all(G);
-        else
-            pump(G);
-    }
+    if (s->up_init && !uv_is_closing((uv_handle_t *)&s->up))
+        uv_close((uv_handle_t *)&s->up, up_closed);
+    else
+        sess_release(s);
 }
 
 static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
