@@ -299,20 +299,27 @@ static void client_read_start(sess *s)
     uv_read_start((uv_stream_t *)&s->client, on_alloc, on_client_read);
 }
 
+/* Writes n bytes read from `from` to `to` (base is taken); stops reading
+ * `from` (setting *paused) while `to` has over --buffer bytes queued. */
+static void relay(sess *s, uv_stream_t *from, uv_stream_t *to, char *base, size_t n, int *paused)
+{
+    if (relay_write(s, to, base, n) != 0) {
+        sess_close(s);
+        return;
+    }
+    if (uv_stream_get_write_queue_size(to) > s->G->o->buffer) {
+        *paused = 1;
+        uv_read_stop(from);
+    }
+}
+
 static void on_client_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 {
     sess *s = st->data;
     gate *G = s->G;
     if (n > 0 && s->state == S_RELAY) {
         G->bytes_up += (unsigned long long)n;
-        if (relay_write(s, (uv_stream_t *)&s->up, b->base, (size_t)n) != 0) {
-            sess_close(s);
-            return;
-        }
-        if (uv_stream_get_write_queue_size((uv_stream_t *)&s->up) > G->o->buffer) {
-            s->c_paused = 1;
-            uv_read_stop(st);
-        }
+        relay(s, st, (uv_stream_t *)&s->up, b->base, (size_t)n, &s->c_paused);
         return;
     }
     if (n > 0) { /* not yet relayed: held, up to buffer bytes */
@@ -350,14 +357,7 @@ static void on_up_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
     gate *G = s->G;
     if (n > 0) {
         G->bytes_down += (unsigned long long)n;
-        if (relay_write(s, (uv_stream_t *)&s->client, b->base, (size_t)n) != 0) {
-            sess_close(s);
-            return;
-        }
-        if (uv_stream_get_write_queue_size((uv_stream_t *)&s->client) > G->o->buffer) {
-            s->u_paused = 1;
-            uv_read_stop(st);
-        }
+        relay(s, st, (uv_stream_t *)&s->client, b->base, (size_t)n, &s->u_paused);
         return;
     }
     free(b->base);
