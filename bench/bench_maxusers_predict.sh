@@ -20,41 +20,11 @@ QCTL=${1:-build/qctl}
 N=${2:-10}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-wilson() { # successes trials -> "p [lo, hi]"
-    awk -v x="$1" -v n="$2" 'BEGIN {
-        z = 1.96; p = x / n; d = 1 + z * z / n
-        c = (p + z * z / (2 * n)) / d; h = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-        printf "%.3f [%.3f, %.3f]", p, c - h, c + h }'
-}
-lower() { wilson "$1" "$2" | sed 's/.*\[\([0-9.]*\),.*/\1/'; }
-agree() { # kind (s or %), predicted, measured -> 1 or 0
-    awk -v kind="$1" -v p="$2" -v m="$3" 'BEGIN {
-        if (p ~ /never|\// || m ~ /never|settles in/) { print ((p ~ /never|\//) == (m ~ /never|settles in/)) ? 1 : 0; exit }
-        gsub(/%/, "", p); gsub(/%/, "", m)
-        n = split(m, x, " "); mv = x[1] + 0; h = n >= 3 ? x[3] + 0 : 0
-        tol = kind == "s" ? 60 : 5
-        if (0.15 * mv > tol) tol = 0.15 * mv
-        d = p - mv; if (d < 0) d = -d
-        print d <= h + tol ? 1 : 0
-    }'
-}
+. "$(dirname "$0")/maxusers_predict_lib.sh"
 pred() { # gain from to -> settling|overshoot
     "$QCTL" design --model "$T/m.json" --no-sensor --gains "$1" --reference "$3" --from "$2" \
         --u-min 0 --u-max 1000 --antiwindup none |
         awk -v k="$1" '/^prediction:/{f=1; next} f && $1 == k {print $3 "|" $4; exit}'
-}
-meas() { # gain seed -> s1|s2|o1|o2
-    "$QCTL" sim maxusers --ki "$1" --antiwindup none --maxusers 375 --warmup 7200 \
-        --reference 250@0,325@10800 --duration 21600 --seed "$2" --reps 8 --quiet |
-        awk '/step to/ {
-                n++
-                if ($0 ~ /never settles/) s[n] = "never"
-                else if (match($0, /settles in [0-9]+ of [0-9]+/)) s[n] = substr($0, RSTART, RLENGTH)
-                else { match($0, /settling [^s]*s/); s[n] = substr($0, RSTART + 9, RLENGTH - 11) }
-                if (match($0, /overshoot [0-9.]+( \+- [0-9.]+)?%/)) o[n] = substr($0, RSTART + 10, RLENGTH - 10)
-                else o[n] = "no step"
-             }
-             END { print s[1] "|" s[2] "|" o[1] "|" o[2] }'
 }
 a01=0 a1=0 a5=0 fmin=1 fmax=0
 seed=2

@@ -21,42 +21,11 @@ QCTL=${1:-build/qctl}
 N=${2:-10}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-wilson() { # successes trials -> "p [lo, hi]"
-    awk -v x="$1" -v n="$2" 'BEGIN {
-        z = 1.96; p = x / n; d = 1 + z * z / n
-        c = (p + z * z / (2 * n)) / d; h = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-        printf "%.3f [%.3f, %.3f]", p, c - h, c + h }'
-}
-lower() { wilson "$1" "$2" | sed 's/.*\[\([0-9.]*\),.*/\1/'; }
-agree() { # kind (s or %), predicted, measured -> 1 or 0
-    awk -v kind="$1" -v p="$2" -v m="$3" 'BEGIN {
-        if (p ~ /never|\// || m ~ /never|settles in/) { print ((p ~ /never|\//) == (m ~ /never|settles in/)) ? 1 : 0; exit }
-        gsub(/%/, "", p); gsub(/%/, "", m)
-        n = split(m, x, " "); mv = x[1] + 0; h = n >= 3 ? x[3] + 0 : 0
-        tol = kind == "s" ? 60 : 5
-        if (0.15 * mv > tol) tol = 0.15 * mv
-        d = p - mv; if (d < 0) d = -d
-        print d <= h + tol ? 1 : 0
-    }'
-}
+. "$(dirname "$0")/maxusers_predict_lib.sh"
 pred() { # gain from to [--sensor-linear] -> settling|overshoot
     "$QCTL" design --model "$T/m.json" --law integral --gains "$1" --reference "$3" --from "$2" \
         --u-min 0 --u-max 1000 --antiwindup none ${4:-} |
         awk -v k="$1" '/^prediction through the sensor/{f=1; next} f && $1 == k {print $3 "|" $4; exit}'
-}
-meas() { # gain seed -> s1|s2|o1|o2
-    "$QCTL" sim maxusers --ki "$1" --antiwindup none --sensor logged --sensor-model "$T/m.json" \
-        --maxusers 375 --warmup 7200 \
-        --reference 250@0,325@10800 --duration 21600 --seed "$2" --reps 8 --quiet |
-        awk '/step to/ {
-                n++
-                if ($0 ~ /never settles/) s[n] = "never"
-                else if (match($0, /settles in [0-9]+ of [0-9]+/)) s[n] = substr($0, RSTART, RLENGTH)
-                else { match($0, /settling [^s]*s/); s[n] = substr($0, RSTART + 9, RLENGTH - 11) }
-                if (match($0, /overshoot [0-9.]+( \+- [0-9.]+)?%/)) o[n] = substr($0, RSTART + 10, RLENGTH - 10)
-                else o[n] = "no step"
-             }
-             END { print s[1] "|" s[2] "|" o[1] "|" o[2] }'
 }
 w04=0 w20=0 l04=0 l20=0 smin=1e9 smax=0
 seed=2
@@ -69,7 +38,7 @@ while [ "$seed" -le $((N + 1)) ]; do
     sc=$(sed -n 's/^ *S = \([0-9.]*\) (.*/\1/p' "$T/s.txt" | head -1)
     eval "$(awk -v f="$sc" -v a="$smin" -v b="$smax" 'BEGIN {printf "smin=%s smax=%s\n", (f < a ? f : a), (f > b ? f : b)}')"
     for k in 0.4 20; do
-        m=$(meas "$k" "$seed")
+        m=$(meas "$k" "$seed" --sensor logged --sensor-model "$T/m.json")
         for how in wiener linear; do
             lin=""
             [ $how = linear ] && lin=--sensor-linear
