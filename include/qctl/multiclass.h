@@ -82,6 +82,7 @@
 #include "qctl/api.h"
 #include "qctl/admission.h"
 #include "qctl/dist.h"
+#include "qctl/cancel.h"
 #include "qctl/error.h"
 #include "qctl/limiters.h"
 #include "qctl/queue.h"
@@ -305,6 +306,9 @@ typedef struct qc_mc_run_params {
                                    256); the result is the same for any
                                    value (replications are folded in in
                                    order) */
+    const qc_cancel *cancel; /* may be NULL; when requested (qctl/cancel.h)
+                                the run stops at its next check and returns
+                                QC_ECANCELED */
 } qc_mc_run_params;
 
 /* Defaults: DPS, AUTONOMIC, qc_adm_params_init(eps 0.1, alpha 20), the
