@@ -884,3 +884,256 @@ def _mu_result(p, out, reps, level, controller, bound, ref_m, unreachable, refs,
     series["response"] = np.where(done > 0, series["response"], math.nan)
     return MaxUsersResult(run=run, steps=steps, summary=summary, series=series,
                           logged_ris_bound=bound, reps=reps)
+
+
+# ---- the multiclass admission run: `qctl sim admission` ------------------------------
+
+_POLICIES_ALL = ("autonomic", "static", "utilization", "gradient2", "vegas", "envoy", "aimd")
+
+
+def _mc_role(c):
+    return "best-effort" if c.c.best_effort else "candidate" if c.candidate else "admitted"
+
+
+def _mc_ci(ci):
+    """A qc_ci as the command writes it: null when nothing was measured."""
+    if math.isnan(ci.mean):
+        return None
+    return _json_ci(Estimate("", "", ci, math.nan))
+
+
+class AdmissionResult:
+    """What qctl.sim.admission returns: policies (a dict by policy name,
+    each a dict with "classes" (by class name: delay, admitted_delay,
+    worst_excursion, expected_worst_excursion, throughput, shed,
+    priority, admit_time as the command's interval dicts or None, and
+    offered, admitted, rejected, undecided) and "summary"), the model and
+    admissibility as the command reports them, series (one policy and
+    series=True: replication 1 per busy cycle with a sample, as numpy
+    arrays: t, limit, and per class delay, priority, weight, state), and
+    to_dict() (the command's --json, without elapsed_seconds) /
+    to_frame() (one row per policy and class)."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def __getitem__(self, policy):
+        return self.policies[policy]
+
+    def to_dict(self):
+        d = {"command": "sim admission", "scenario": self.scenario, "model": self.model,
+             "run": self.run, "admissibility": self.admissibility}
+        if len(self.policies) == 1:
+            (name, one), = self.policies.items()
+            d.update({"policy": name, "classes": one["classes_list"],
+                      "summary": one["summary"]})
+        else:
+            d["policies"] = [{"policy": k, "classes": v["classes_list"], "summary": v["summary"]}
+                             for k, v in self.policies.items()]
+        return d
+
+    def to_frame(self):
+        try:
+            import pandas as pd
+        except ImportError as e:
+            raise ImportError("to_frame needs pandas (apt-get install python3-pandas)") from e
+        rows = []
+        for pol, v in self.policies.items():
+            for c in v["classes_list"]:
+                row = {"policy": pol, "class": c["name"], "role": c["role"], "bound": c["bound"]}
+                for k in ("delay", "admitted_delay", "throughput", "shed"):
+                    row[k] = c[k]["value"] if c[k] else math.nan
+                row.update({k: c[k] for k in ("admitted", "rejected", "undecided")})
+                rows.append(row)
+        return pd.DataFrame(rows)
+
+    def __repr__(self):
+        lines = ["sim admission: %s; %d replications of time %g" % (
+            ", ".join(self.policies), self.run["reps"], self.run["time"])]
+        for pol, v in self.policies.items():
+            for c in v["classes_list"]:
+                dl = c["admitted_delay"] or c["delay"]
+                lines.append("  %-11s %-12s %-11s delay %s (bound %s), admitted in %d/%d" % (
+                    pol, c["name"], c["role"], _num_words(dl["value"] if dl else math.nan),
+                    "-" if c["bound"] is None else "%g" % c["bound"], c["admitted"],
+                    self.run["reps"]))
+        return "\n".join(lines)
+
+
+def admission(scenario, policy="autonomic", discipline=None, epsilon=None, alpha=None,
+              gain=None, min_completions=None, u_max=None, time=None, warmup=None, window=None,
+              reps=None, seed=None, confidence=None, series=False, jobs=None, name=None):
+    """Runs `qctl sim admission` with the same flags. scenario: the
+    scenario as Python dicts and lists (the JSON file's content, e.g.
+    {"classes": [{"name": "gold", "arrival": "exp:0.2", "service": "exp:1",
+    "bound": 2.0}, ...], "time": 200000}), checked by the library as the
+    file is (messages name `name`, default "scenario"), or the path of a
+    scenario file. policy: one of autonomic, static, utilization,
+    gradient2, vegas, envoy, aimd, or "all" (every one on the same random
+    numbers). Returns an AdmissionResult; bad arguments raise ValueError
+    with the command's message. Ctrl-C stops the run (KeyboardInterrupt)."""
+    import json as _json
+    import os
+    p = ffi.new("qc_mc_run_params *")
+    lib.qc_mc_run_params_init(p)
+    err = new_err()
+    if policy == "all":
+        pols = list(_POLICIES_ALL)
+        if series:
+            raise bad("--policy all: --series and --plot need a single policy")
+    else:
+        if not isinstance(policy, str) or policy not in _POLICIES_ALL:
+            raise bad("--policy: '%s' is not autonomic, static, utilization, gradient2, vegas, "
+                      "envoy, aimd or all" % policy)
+        pols = [policy]
+    if gain is not None:
+        p.adm.gain = _num("--gain", gain)
+    if min_completions is not None:
+        p.min_completions = _int("--min-completions", min_completions)
+    if u_max is not None:
+        p.u_max = _num("--u-max", u_max)
+    if reps is not None:
+        p.reps = _int("--reps", reps)
+    if seed is not None:
+        p.seed = _int("--seed", seed)
+    if confidence is not None:
+        p.level = _num("--confidence", confidence)
+    p.jobs = (os.cpu_count() or 1) if jobs is None else _int("--jobs", jobs)
+    eps = None if epsilon is None else _num("--epsilon", epsilon)
+    alp = None if alpha is None else _num("--alpha", alpha)
+    if eps is not None and eps < 0:
+        raise bad("--epsilon: %g is negative; it must be in [0, 1)" % eps)
+    if eps is not None and not eps < 1:
+        raise bad("--epsilon: %g must be < 1" % eps)
+    if alp is not None and not alp > 0:
+        raise bad("--alpha: %g must be > 0 (larger is a gentler slow start)" % alp)
+    if p.reps < 1:
+        raise bad("--reps: must be >= 1")
+    if p.min_completions < 1:
+        raise bad("--min-completions: must be >= 1")
+    horizon = None if time is None else _num("--time", time)
+    warm = None if warmup is None else _num("--warmup", warmup)
+    win = None if window is None else _num("--window", window)
+
+    sc = ffi.new("qc_mc_scenario *")
+    if isinstance(scenario, (str, os.PathLike)):
+        label = os.fspath(scenario)
+        rc = lib.qc_mc_scenario_load(sc, cstr(label), err)
+    else:
+        label = name or "scenario"
+        try:
+            text = _json.dumps(scenario, allow_nan=False)
+        except (TypeError, ValueError) as e:
+            raise bad("%s: not a JSON scenario: %s" % (label, e)) from None
+        rc = lib.qc_mc_scenario_parse(sc, cstr(text), cstr(label), err)
+    check(rc, err)
+    sc = ffi.gc(sc, lib.qc_mc_scenario_free)
+    sdisc = ffi.string(sc.discipline).decode() if sc.discipline != ffi.NULL else None
+    dname = discipline if discipline is not None else sdisc if sdisc is not None else "dps"
+    d = ffi.new("qc_mc_discipline *")
+    if lib.qc_mc_discipline_parse(cstr(dname), d, ffi.NULL) != 0:
+        raise bad("%s: '%s' is not dps, dps-job or weighted"
+                  % ("--discipline" if discipline is not None else label, dname))
+    p.discipline = d[0]
+
+    def pick(ours, theirs, default):
+        return ours if ours is not None else theirs if not math.isnan(theirs) else default
+    p.adm.epsilon = pick(eps, sc.epsilon, 0.1)
+    p.adm.alpha = pick(alp, sc.alpha, 20.0)
+    p.horizon = pick(horizon, sc.time, 1e5)
+    p.warmup = pick(warm, sc.warmup, p.horizon / 10)
+    p.window = pick(win, sc.window, (p.horizon - p.warmup) / 20)
+    lib.qc_mc_scenario_apply(sc, p)
+    p.series = 1 if series else 0
+    cancel = new_cancel()
+    p.cancel = cancel
+
+    results = []
+    try:
+        for pol in pols:
+            q = ffi.new("qc_mc_run_params *", p[0])
+            v = ffi.new("qc_mc_policy *")
+            lib.qc_mc_policy_parse(cstr(pol), v, ffi.NULL)
+            q.policy = v[0]
+            res = ffi.new("qc_mc_run_result *")
+            rc = run_interruptible(lib.qc_mc_run, q, res, err, cancel=cancel)
+            check(rc, err, label + ": ")
+            results.append(res)
+        return _mc_result(p, sc, label, pols, results)
+    finally:
+        for res in results:
+            lib.qc_mc_run_result_free(res)
+
+
+def _mc_result(p, sc, label, pols, results):
+    n = int(sc.n)
+    cls = [sc.cls[k] for k in range(n)]
+    names = [ffi.string(c.c.name).decode() for c in cls]
+    r0 = results[0]
+    f = _finite_or_none
+    model_classes, load = [], 0.0
+    for k, c in enumerate(cls):
+        be = bool(c.c.best_effort)
+        model_classes.append({
+            "name": names[k], "role": _mc_role(c),
+            "arrival": ffi.string(sc.arr_spec[k]).decode(),
+            "service": ffi.string(sc.svc_spec[k]).decode(), "start": c.c.start,
+            "bound": None if be else c.bound,
+            "target": None if be else (1 - p.adm.epsilon) * c.bound,
+            "load": f(r0.cls[k].load), "least_delay": f(r0.cls[k].min_delay)})
+        load += r0.cls[k].load
+    model = {"discipline": ffi.string(lib.qc_mc_discipline_name(p.discipline)).decode(),
+             "be_floor": p.be_floor, "min_completions": int(p.min_completions),
+             "cycle_max": f(r0.cycle_max), "classes": model_classes, "load": f(load)}
+    run = {"epsilon": p.adm.epsilon, "alpha": p.adm.alpha, "gain": p.adm.gain,
+           "time": p.horizon, "warmup": p.warmup, "window": p.window, "reps": int(p.reps),
+           "seed": int(p.seed), "confidence": p.level}
+
+    def verdict(v):
+        return None if v < 0 else bool(v)
+    adm = {"method": "achievable region, non-preemptive (Kleinrock)"
+           if p.discipline == lib.QC_MC_WEIGHTED
+           else "achievable region, exponential classes (Coffman-Mitrani)",
+           "bounds": verdict(r0.region_bounds), "targets": verdict(r0.region_targets),
+           "margin": None if r0.region_bounds < 0 else f(r0.region_margin)}
+    policies = {}
+    for pol, r in zip(pols, results):
+        lst = []
+        for k, c in enumerate(cls):
+            x = r.cls[k]
+            ew = _mc_ci(x.worst_mean)
+            if ew is not None:
+                ew["window_start"] = f(x.worst_mean_t)
+            lst.append({
+                "name": names[k], "role": _mc_role(c),
+                "bound": None if c.c.best_effort else c.bound,
+                "delay": _mc_ci(x.delay), "admitted_delay": _mc_ci(x.admitted_delay),
+                "worst_excursion": _mc_ci(x.worst), "expected_worst_excursion": ew,
+                "throughput": _mc_ci(x.throughput), "offered": f(x.offered),
+                "shed": _mc_ci(x.shed), "priority": _mc_ci(x.priority),
+                "admit_time": _mc_ci(x.admit_time), "admitted": int(x.admitted),
+                "rejected": int(x.rejected), "undecided": int(x.undecided)})
+        em = _mc_ci(r.worst_mean)
+        if em is not None:
+            em["class"] = names[r.worst_mean_class]
+            em["window_start"] = f(r.worst_mean_t)
+        summary = {"worst_excursion": _mc_ci(r.worst), "worst_excursion_max": f(r.worst_max),
+                   "expected_worst_excursion": em,
+                   "best_effort_throughput": _mc_ci(r.be_throughput),
+                   "best_effort_offered": f(r.be_offered), "events": int(r.events)}
+        policies[pol] = {"classes": {c["name"]: c for c in lst}, "classes_list": lst,
+                         "summary": summary}
+    series = None
+    if p.series:
+        m = int(r0.series_len)
+        rows = [r0.series[i] for i in range(m)]
+        series = {"t": np.array([w.t for w in rows]),
+                  "limit": np.array([w.limit for w in rows])}
+        for k, nm in enumerate(names):
+            series[nm] = {
+                "delay": np.array([w.delay[k] for w in rows]),
+                "priority": np.array([w.priority[k] for w in rows]),
+                "weight": np.array([w.weight[k] for w in rows]),
+                "state": [ffi.string(lib.qc_adm_state_name(w.state[k])).decode() for w in rows]}
+    return AdmissionResult(scenario=label, model=model, run=run, admissibility=adm,
+                           policies=policies, series=series)
