@@ -723,22 +723,25 @@ def maxusers(population=1000, threads=4, discipline="ps", think="exp:0.2", servi
     pl.interval = _num("--interval", interval)
     umax = -1.0 if maxusers_max is None else _num("--maxusers-max", maxusers_max)
     if controller == "integral":
-        p.closed_loop, kp = 1, 0.0
+        p.closed_loop = 1
     elif controller == "pi":
         p.closed_loop = 1
     elif controller == "open":
         p.closed_loop = 0
     else:
         raise bad("--controller: '%s' is not integral, pi or open" % controller)
+    ki_arg, kp_arg = ki, kp  # as given, for the messages
     ki = _num("--ki", ki)
     if not (0 < ki <= 1e6):
         raise bad("--ki: %s is not in (0, 1e6]: a gain <= 0 is no control or positive "
                   "feedback (--controller open runs without one), a larger one moves "
                   "MaxUsers across any population in one interval ('qctl design' gives "
-                  "stable gains)" % ki)
+                  "stable gains)" % ki_arg)
     kp = _num("--kp", kp)
     if not (0 <= kp <= 1e6):
-        raise bad("--kp: %s is not in [0, 1e6]" % kp)
+        raise bad("--kp: %s is not in [0, 1e6]" % kp_arg)
+    if controller == "integral":
+        kp = 0.0
     aw = _choice("--antiwindup", antiwindup,
                  {"none": lib.QC_AW_NONE, "conditional": lib.QC_AW_CONDITIONAL,
                   "backcalc": lib.QC_AW_BACKCALC}, "none, conditional or backcalc")
