@@ -85,34 +85,40 @@ def run_interruptible(fn, *args, cancel=None):
     if threading.current_thread() is not threading.main_thread():
         return _cancelled(fn(*args))  # signals are only delivered to the main thread
     box = {}
+    done = threading.Event()
 
     def work():
         try:
             box["rc"] = fn(*args)
         except BaseException as e:  # pragma: no cover - re-raised below
             box["exc"] = e
+        finally:
+            done.set()
 
+    # The end is awaited on an Event, not Thread.join: a join interrupted
+    # by KeyboardInterrupt can leave the thread marked stopped while it
+    # still runs (CPython before 3.12), and then nothing would wait for it.
     t = threading.Thread(target=work, name="qctl-run", daemon=True)
     t.start()
     try:
-        while t.is_alive():
-            t.join(0.05)
+        while not done.wait(0.05):
+            pass
     except BaseException:
         if cancel is not None:
             lib.qc_cancel_request(cancel)
-            _join_through_interrupts(t)
+            _wait_through_interrupts(done)
         raise
     if "exc" in box:
         raise box["exc"]
     return _cancelled(box["rc"])
 
 
-def _join_through_interrupts(t):
-    """Waits for the cancelled run's thread; a second Ctrl-C while it
+def _wait_through_interrupts(done):
+    """Waits for the cancelled run to return; a second Ctrl-C while it
     stops (a fraction of a second) does not abandon it."""
-    while t.is_alive():
+    while not done.is_set():
         try:
-            t.join(0.05)
+            done.wait(0.05)
         except KeyboardInterrupt:
             pass
 
