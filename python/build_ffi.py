@@ -25,6 +25,12 @@ CDEF = r"""
 typedef struct qc_err { int code; char msg[512]; } qc_err;
 const char *qc_strerror(int code);
 
+/* ---- cancelling a run ---- */
+typedef struct qc_cancel { ...; } qc_cancel;
+void qc_cancel_request(qc_cancel *c);
+void qc_cancel_clear(qc_cancel *c);
+int qc_cancel_requested(const qc_cancel *c);
+
 /* ---- rng ---- */
 typedef struct qc_rng { ...; } qc_rng;
 void qc_rng_init(qc_rng *r, uint64_t seed, uint64_t stream);
@@ -82,6 +88,7 @@ typedef struct qc_queue_params {
     unsigned max_reps;
     qc_progress_fn progress;
     void *progress_ctx;
+    const qc_cancel *cancel;
     ...;
 } qc_queue_params;
 void qc_queue_params_init(qc_queue_params *p);
@@ -167,6 +174,7 @@ typedef struct qc_pool_params {
     uint64_t seed;
     double level;
     double series_dt;
+    const qc_cancel *cancel;
     ...;
 } qc_pool_params;
 void qc_pool_params_init(qc_pool_params *p);
@@ -183,6 +191,13 @@ typedef struct qc_pool_result {
 } qc_pool_result;
 int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err);
 void qc_pool_result_free(qc_pool_result *res);
+typedef struct qc_pool_comparison {
+    size_t n;
+    qc_pool_policy policy[...];
+    qc_pool_result result[...];
+} qc_pool_comparison;
+int qc_pool_compare(const qc_pool_params *p, qc_pool_comparison *c, qc_err *err);
+void qc_pool_comparison_free(qc_pool_comparison *c);
 
 /* ---- the MaxUsers plant ---- */
 typedef struct qc_maxusers qc_maxusers;
@@ -220,7 +235,13 @@ qc_maxusers *qc_maxusers_alloc(const qc_maxusers_params *p, qc_err *err);
 void qc_maxusers_free(qc_maxusers *m);
 int qc_maxusers_step(qc_maxusers *m, double maxusers, qc_maxusers_sample *out);
 
-/* ---- PI control ---- */
+/* ---- the whole MaxUsers run (closed or open loop, replications) ---- */
+typedef struct qc_sched_point { double t, v; } qc_sched_point;
+int qc_sched_parse(const char *s, qc_sched_point *pts, size_t max, size_t *n, qc_err *err);
+double qc_sched_at(const qc_sched_point *pts, size_t n, double t);
+typedef enum qc_mu_sensor { QC_SENSOR_TRUE = 0, QC_SENSOR_LOGGED = 1 } qc_mu_sensor;
+typedef enum qc_excite_kind { QC_EXCITE_NONE = 0, QC_EXCITE_PRBS, QC_EXCITE_UNIFORM,
+                              QC_EXCITE_STEPS } qc_excite_kind;
 typedef enum qc_antiwindup { QC_AW_NONE = 0, QC_AW_CONDITIONAL = 1, QC_AW_BACKCALC = 2 } qc_antiwindup;
 typedef struct qc_pi_params {
     double kp, ki;
@@ -229,6 +250,54 @@ typedef struct qc_pi_params {
     qc_antiwindup aw;
     double k_aw;
 } qc_pi_params;
+typedef struct qc_mu_run_params {
+    qc_maxusers_params plant;
+    int closed_loop;
+    qc_pi_params pi;
+    qc_mu_sensor sensor;
+    double sensor_gain;
+    double sensor_offset;
+    const qc_sched_point *ref;
+    size_t nref;
+    const qc_sched_point *input;
+    size_t ninput;
+    qc_excite_kind excite;
+    double excite_amp;
+    unsigned excite_hold;
+    double duration;
+    double warmup;
+    double band;
+    const qc_cancel *cancel;
+    ...;
+} qc_mu_run_params;
+typedef struct qc_mu_step_metrics {
+    double t_start, t_end;
+    double r, r_prev;
+    double settling;
+    double overshoot;
+    double sse;
+} qc_mu_step_metrics;
+typedef struct qc_mu_run_result {
+    qc_maxusers_sample *samples;
+    double *reference;
+    size_t n;
+    qc_mu_step_metrics *steps;
+    size_t nsteps;
+    qc_maxusers_sample initial;
+    double u_next;
+    double frac_saturated;
+    double frac_held;
+    double logged_bound;
+    double throughput;
+    double response_mean;
+    double response_p95;
+} qc_mu_run_result;
+void qc_mu_run_result_free(qc_mu_run_result *res);
+double qc_mu_logged_bound(const qc_maxusers_params *p);
+int qcpy_mu_run_reps(const qc_mu_run_params *p, unsigned reps, unsigned jobs,
+                     qc_mu_run_result *out, unsigned *failed, qc_err *err);
+
+/* ---- PI control (qc_pi_params above) ---- */
 typedef struct qc_pi { qc_pi_params p; double integ; } qc_pi;
 typedef struct qc_pi_sense { double r; double y; } qc_pi_sense;
 typedef struct qc_pi_act { double u; double v; int saturated; } qc_pi_act;
@@ -581,6 +650,104 @@ void qc_trace_free(qc_trace *tr);
 size_t qcpy_traffic_fill(qc_traffic_gen *g, double *t, uint32_t *size, uint32_t *user,
                          uint16_t *act, uint8_t *dir, size_t cap);
 
+/* ---- the multiclass admission run ---- */
+#define QC_MC_MAX_CLASSES 16
+typedef enum qc_mc_discipline { QC_MC_DPS = 0, QC_MC_DPS_JOB = 1, QC_MC_WEIGHTED = 2 } qc_mc_discipline;
+typedef enum qc_mc_policy { QC_POL_AUTONOMIC = 0, QC_POL_STATIC, QC_POL_UTILIZATION,
+                            QC_POL_GRADIENT2, QC_POL_VEGAS, QC_POL_ENVOY, QC_POL_AIMD } qc_mc_policy;
+const char *qc_mc_policy_name(qc_mc_policy p);
+const char *qc_mc_discipline_name(qc_mc_discipline d);
+int qc_mc_policy_parse(const char *s, qc_mc_policy *v, qc_err *err);
+int qc_mc_discipline_parse(const char *s, qc_mc_discipline *v, qc_err *err);
+typedef struct qc_mc_class {
+    const char *name;
+    const qc_dist *arrival;
+    const qc_dist *service;
+    double start;
+    double priority;
+    int best_effort;
+} qc_mc_class;
+typedef struct qc_mc_run_class { qc_mc_class c; double bound; int candidate; } qc_mc_run_class;
+typedef struct qc_mc_scenario {
+    unsigned n;
+    qc_mc_run_class cls[16];
+    const char *arr_spec[16];
+    const char *svc_spec[16];
+    double time, warmup, window, epsilon, alpha;
+    const char *discipline;
+    ...;
+} qc_mc_scenario;
+int qc_mc_scenario_load(qc_mc_scenario *s, const char *path, qc_err *err);
+int qc_mc_scenario_parse(qc_mc_scenario *s, const char *text, const char *name, qc_err *err);
+void qc_mc_scenario_free(qc_mc_scenario *s);
+typedef struct qc_mc_run_params {
+    unsigned nclass;
+    const qc_mc_run_class *cls;
+    qc_mc_discipline discipline;
+    qc_mc_policy policy;
+    qc_adm_params adm;
+    double be_floor;
+    unsigned min_completions;
+    double horizon;
+    double warmup;
+    double window;
+    unsigned reps;
+    uint64_t seed;
+    double level;
+    double u_max;
+    int series;
+    unsigned jobs;
+    const qc_cancel *cancel;
+    ...;
+} qc_mc_run_params;
+void qc_mc_run_params_init(qc_mc_run_params *p);
+void qc_mc_scenario_apply(const qc_mc_scenario *s, qc_mc_run_params *p);
+typedef struct qc_mc_run_class_result {
+    qc_ci delay;
+    qc_ci throughput;
+    qc_ci shed;
+    qc_ci worst;
+    qc_ci admitted_delay;
+    qc_ci worst_mean;
+    double worst_mean_t;
+    qc_ci priority;
+    qc_ci admit_time;
+    qc_ci decide_time;
+    unsigned admitted, rejected, undecided;
+    double offered;
+    double load;
+    double min_delay;
+} qc_mc_run_class_result;
+typedef struct qc_mc_series_row {
+    double t;
+    double delay[16];
+    double priority[16];
+    double weight[16];
+    unsigned char state[16];
+    double limit;
+} qc_mc_series_row;
+typedef struct qc_mc_run_result {
+    unsigned nclass;
+    qc_mc_run_class_result cls[16];
+    qc_ci worst;
+    double worst_max;
+    qc_ci worst_mean;
+    unsigned worst_mean_class;
+    double worst_mean_t;
+    qc_ci be_throughput;
+    double be_offered;
+    int region_bounds;
+    double region_margin;
+    int region_targets;
+    double cycle_max;
+    uint64_t events;
+    double sim_time;
+    qc_mc_series_row *series;
+    size_t series_len;
+} qc_mc_run_result;
+int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err);
+void qc_mc_run_result_free(qc_mc_run_result *res);
+
 /* ---- binding helpers (SOURCE below) ---- */
 void qcpy_dist_sample(const qc_dist *d, qc_rng *r, double *out, size_t n);
 void qcpy_init(void);
@@ -625,6 +792,20 @@ static size_t qcpy_traffic_fill(qc_traffic_gen *g, double *t, uint32_t *size, ui
         i++;
     }
     return i;
+}
+
+/* Replications of the MaxUsers run, each kept whole in out[rep] (the
+ * caller frees them with qc_mu_run_result_free). */
+static int qcpy_mu_keep(void *ctx, unsigned rep, qc_mu_run_result *r)
+{
+    ((qc_mu_run_result *)ctx)[rep] = *r;
+    return 0;
+}
+
+static int qcpy_mu_run_reps(const qc_mu_run_params *p, unsigned reps, unsigned jobs,
+                            qc_mu_run_result *out, unsigned *failed, qc_err *err)
+{
+    return qc_mu_run_reps(p, reps, jobs, qcpy_mu_keep, out, NULL, NULL, failed, err);
 }
 
 static size_t qcpy_sizeof_dist(void)

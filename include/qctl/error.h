@@ -29,7 +29,8 @@ QC_API_BEGIN
     X(ENOTSUP, -8, "not supported")                                 \
     X(EINTR, -9, "interrupted")                                     \
     X(EREFUSED, -10, "refused: no free slot")                       \
-    X(EREJECTED, -11, "class rejected by admission control")
+    X(EREJECTED, -11, "class rejected by admission control")        \
+    X(ECANCELED, -12, "cancelled")
 
 enum {
 #define QC__ERR_ENUM(name, val, desc) QC_##name = (val),

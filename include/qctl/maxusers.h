@@ -39,6 +39,7 @@
 
 #include "qctl/api.h"
 #include "qctl/dist.h"
+#include "qctl/cancel.h"
 #include "qctl/error.h"
 #include "qctl/queue.h"
 
@@ -148,6 +149,9 @@ typedef struct qc_mu_run_params {
                                  before the loop closes (not recorded), so
                                  that steps start from a steady state */
     double band;              /* settling band, fraction of r (default 0.1) */
+    const qc_cancel *cancel; /* may be NULL; when requested (qctl/cancel.h)
+                                the run stops at its next check and returns
+                                QC_ECANCELED */
 } qc_mu_run_params;
 
 /* What happened after one reference step (or the start of the run). */

@@ -82,6 +82,7 @@
 #include "qctl/api.h"
 #include "qctl/admission.h"
 #include "qctl/dist.h"
+#include "qctl/cancel.h"
 #include "qctl/error.h"
 #include "qctl/limiters.h"
 #include "qctl/queue.h"
@@ -305,6 +306,9 @@ typedef struct qc_mc_run_params {
                                    256); the result is the same for any
                                    value (replications are folded in in
                                    order) */
+    const qc_cancel *cancel; /* may be NULL; when requested (qctl/cancel.h)
+                                the run stops at its next check and returns
+                                QC_ECANCELED */
 } qc_mc_run_params;
 
 /* Defaults: DPS, AUTONOMIC, qc_adm_params_init(eps 0.1, alpha 20), the
@@ -375,6 +379,52 @@ typedef struct qc_mc_run_result {
  * >= 1; alpha <= 0; a bad controller or limiter parameter. */
 int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err);
 void qc_mc_run_result_free(qc_mc_run_result *res);
+
+/* ---- scenarios (mc_scenario.c) ------------------------------------------ */
+
+/* The scenario of `qctl sim admission` (docs/admission.md), read from JSON:
+ *   { "classes": [ { "name": "gold", "arrival": "exp:0.2",
+ *                    "service": "exp:1", "bound": 2.0,
+ *                    "start": 0, "candidate": false, "admitted": true,
+ *                    "priority": 1, "best_effort": false }, ... ],
+ *     "time": ..., "warmup": ..., "window": ..., "epsilon": ...,
+ *     "alpha": ..., "discipline": "dps", "description": "..." }
+ * (every field of a class but name, arrival and service optional; bound
+ * required unless best_effort; candidate defaults to start > 0). Unknown
+ * fields, wrong types, a name used twice, a bad spec are QC_EPARSE errors
+ * whose message starts with the scenario's name and names the class and
+ * field ("FILE: classes[1] (silver): \"bound\" is -1; it must be > 0").
+ *
+ * Ownership: the scenario owns its distributions and the parsed document
+ * that the class names and specs point into; qc_mc_scenario_free frees
+ * them (and is safe on a zeroed or failed scenario). cls[] can be given
+ * to qc_mc_run_params as it is (qc_mc_scenario_apply). */
+typedef struct qc_mc_scenario {
+    unsigned n; /* classes */
+    qc_mc_run_class cls[QC_MC_MAX_CLASSES];
+    qc_dist arr[QC_MC_MAX_CLASSES], svc[QC_MC_MAX_CLASSES];
+    const char *arr_spec[QC_MC_MAX_CLASSES], *svc_spec[QC_MC_MAX_CLASSES];
+    /* the optional run fields: NAN (NULL) when absent */
+    double time, warmup, window, epsilon, alpha;
+    const char *discipline;
+    void *doc; /* the parsed document (private) */
+} qc_mc_scenario;
+
+/* Reads the scenario in file path (named by path in messages; a JSON
+ * syntax error as "path:line:column: what"). */
+int qc_mc_scenario_load(qc_mc_scenario *s, const char *path, qc_err *err);
+/* The same from JSON text, named `name` in messages. */
+int qc_mc_scenario_parse(qc_mc_scenario *s, const char *text, const char *name, qc_err *err);
+void qc_mc_scenario_free(qc_mc_scenario *s);
+
+/* Points p at s's classes and sets what `qctl sim admission` derives from
+ * them: the limiters' clocks and limits in units of the classes' mean
+ * service (the envoy limiter samples every 10 mean services and takes its
+ * minimum RTT over 2000; Gradient2 and AIMD start at 10 and may go down
+ * to 1, as the server serves one job at a time; AIMD's timeout is 5 mean
+ * services, AIMDLimit's 5 s). The run fields (epsilon, time, ...) are
+ * left to the caller, who chooses between its own and the scenario's. */
+void qc_mc_scenario_apply(const qc_mc_scenario *s, qc_mc_run_params *p);
 
 QC_API_END
 #ifdef __cplusplus

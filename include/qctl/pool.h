@@ -64,6 +64,7 @@
 #include "qctl/arrivals.h"
 #include "qctl/dist.h"
 #include "qctl/energy.h"
+#include "qctl/cancel.h"
 #include "qctl/error.h"
 #include "qctl/hist.h"
 #include "qctl/stats.h"
@@ -135,6 +136,9 @@ typedef struct qc_pool_params {
                                   256); folded into the result in
                                   replication order, so the result is the
                                   same for any value */
+    const qc_cancel *cancel; /* may be NULL; when requested (qctl/cancel.h)
+                                the run stops at its next check and returns
+                                QC_ECANCELED */
 } qc_pool_params;
 
 /* Defaults: K = 1, djsq with T = QC_POOL_DEFAULT_THRESHOLD, idle timer 0,
@@ -197,6 +201,25 @@ typedef struct qc_pool_result {
 int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err);
 
 void qc_pool_result_free(qc_pool_result *res);
+
+/* The same arrivals, service, setup and costs under every other policy
+ * than p->policy, with the same seed (common random numbers, so that the
+ * differences between the runs are the policies', not the samples'): what
+ * `qctl sim pool --compare` sets beside the run of p. */
+typedef struct qc_pool_comparison {
+    size_t n;                                      /* QC_POOL_NPOLICIES - 1 */
+    qc_pool_policy policy[QC_POOL_NPOLICIES - 1];  /* in qc_pool_policy order */
+    qc_pool_result result[QC_POOL_NPOLICIES - 1];  /* as qc_pool_run's, with
+                                                      no series */
+} qc_pool_comparison;
+
+/* Runs p once per other policy (series off, no progress hook; p->cancel
+ * is obeyed). Errors: those of qc_pool_run for the first policy that
+ * fails, the message prefixed with "policy NAME: "; c then holds nothing
+ * to free. */
+int qc_pool_compare(const qc_pool_params *p, qc_pool_comparison *c, qc_err *err);
+
+void qc_pool_comparison_free(qc_pool_comparison *c);
 
 QC_API_END
 #ifdef __cplusplus

@@ -9,6 +9,7 @@
 
 #include "qctl/api.h"
 #include "qctl/error.h"
+#include "qctl/cancel.h"
 #include "qctl/rng.h"
 #include "qctl/rng_gsl.h"
 #include "qctl/dist.h"

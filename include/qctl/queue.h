@@ -60,6 +60,7 @@
 #include "qctl/api.h"
 #include "qctl/arrivals.h"
 #include "qctl/dist.h"
+#include "qctl/cancel.h"
 #include "qctl/error.h"
 #include "qctl/hist.h"
 #include "qctl/stats.h"
@@ -111,6 +112,9 @@ typedef struct qc_queue_params {
                                threads (0 or 1: one at a time; at most
                                QC_QUEUE_JOBS_MAX); the result is the same
                                for any value */
+    const qc_cancel *cancel; /* may be NULL; when requested (qctl/cancel.h)
+                                the run stops at its next check and returns
+                                QC_ECANCELED */
 } qc_queue_params;
 
 /* Fills p with defaults: c = 1, unlimited, FCFS, MSER-5, 1 replication,

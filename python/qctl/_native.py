@@ -17,7 +17,8 @@ lib.qcpy_init()  # GSL errors become return codes, not an abort
 
 _NAMES = {-1: "EINVAL", -2: "ENOMEM", -3: "EPARSE", -4: "EIO", -5: "ERANGE",
           -6: "EUNSTABLE", -7: "EEMPTY", -8: "ENOTSUP", -9: "EINTR",
-          -10: "EREFUSED", -11: "EREJECTED"}
+          -10: "EREFUSED", -11: "EREJECTED", -12: "ECANCELED"}
+CANCELED = -12
 _BAD_INPUT = (-1, -3, -5)
 
 
@@ -65,30 +66,67 @@ def check(rc, err, prefix=""):
     return rc
 
 
-def run_interruptible(fn, *args):
+def new_cancel():
+    """A qc_cancel (qctl/cancel.h) to put in a run's parameters (.cancel),
+    for run_interruptible to set."""
+    return ffi.new("qc_cancel *")
+
+
+def run_interruptible(fn, *args, cancel=None):
     """Calls fn(*args) (a cffi call, which releases the GIL) on a worker
-    thread and waits for it in short slices, so that Ctrl-C raises
-    KeyboardInterrupt in the caller at once instead of after the run.
-    libqctl's runs have no cancel hook: an interrupted run goes on to its
-    end on the worker thread (which keeps the arguments alive) and its
-    result is dropped."""
+    thread and waits for it in short slices, so that Ctrl-C reaches the
+    caller at once instead of after the run. cancel (a qc_cancel the
+    call's parameters point to): on KeyboardInterrupt (or any exception
+    raised in the wait) it is requested, the C run stops at its next check
+    (within a few thousand events) and returns QC_ECANCELED; the worker is
+    joined, so nothing of the run is left going, and the exception goes
+    on. A run that returns QC_ECANCELED without an interrupt here (another
+    thread cancelled it) raises KeyboardInterrupt too."""
     if threading.current_thread() is not threading.main_thread():
-        return fn(*args)  # signals are only delivered to the main thread
+        return _cancelled(fn(*args))  # signals are only delivered to the main thread
     box = {}
+    done = threading.Event()
 
     def work():
         try:
             box["rc"] = fn(*args)
         except BaseException as e:  # pragma: no cover - re-raised below
             box["exc"] = e
+        finally:
+            done.set()
 
+    # The end is awaited on an Event, not Thread.join: a join interrupted
+    # by KeyboardInterrupt can leave the thread marked stopped while it
+    # still runs (CPython before 3.12), and then nothing would wait for it.
     t = threading.Thread(target=work, name="qctl-run", daemon=True)
     t.start()
-    while t.is_alive():
-        t.join(0.05)
+    try:
+        while not done.wait(0.05):
+            pass
+    except BaseException:
+        if cancel is not None:
+            lib.qc_cancel_request(cancel)
+            _wait_through_interrupts(done)
+        raise
     if "exc" in box:
         raise box["exc"]
-    return box["rc"]
+    return _cancelled(box["rc"])
+
+
+def _wait_through_interrupts(done):
+    """Waits for the cancelled run to return; a second Ctrl-C while it
+    stops (a fraction of a second) does not abandon it."""
+    while not done.is_set():
+        try:
+            done.wait(0.05)
+        except KeyboardInterrupt:
+            pass
+
+
+def _cancelled(rc):
+    if rc == CANCELED:
+        raise KeyboardInterrupt("qctl run cancelled")
+    return rc
 
 
 def cstr(s):

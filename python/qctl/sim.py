@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from . import dist as _dist
-from ._native import bad, check, cstr, ffi, lib, new_err, run_interruptible
+from ._native import bad, check, cstr, ffi, lib, new_cancel, new_err, run_interruptible
 
 _LABELS = ["response time", "waiting time", "number in system", "utilization", "throughput",
            "blocking probability", "response time p50", "response time p95",
@@ -180,6 +180,18 @@ class QueueResult:
         return self.__str__()
 
 
+def _json_ci(e):
+    """An Estimate as the command's JSON interval (qc_json_ci_new): value,
+    ci_low, ci_high, half_width, level, n (None for what is not finite)."""
+    f = _finite_or_none
+    return {"value": f(e.value), "ci_low": f(e.lo), "ci_high": f(e.hi),
+            "half_width": f(e.half), "level": e.level, "n": e.n}
+
+
+def _finite_or_none(x):
+    return x if x is not None and math.isfinite(x) else None
+
+
 def _num_words(x):
     """A number as qctl prints it: never 'nan'."""
     if math.isnan(x):
@@ -312,7 +324,9 @@ def queue(arrival, service, servers=1, capacity=None, discipline="fcfs", custome
     p.service = svc._d
 
     res = ffi.new("qc_queue_result *")
-    rc = run_interruptible(lib.qc_queue_run, p, res, err)
+    cancel = new_cancel()
+    p.cancel = cancel
+    rc = run_interruptible(lib.qc_queue_run, p, res, err, cancel=cancel)
     check(rc, err, "sim queue: ")
     try:
         ex = ffi.new("qc_queue_exact *")
@@ -370,14 +384,23 @@ class PoolResult:
     def __getitem__(self, name):
         return self.metrics[name]
 
+    # the metrics of --compare's rows, as the command writes them
+    COMPARED = ("average_cost", "holding_cost", "mean_power", "warming_cost", "response_time",
+                "response_time_p95", "servers_on", "switch_ons_per_hour")
+
     def to_dict(self):
-        return {"command": "sim pool",
-                "model": {"servers": self.servers, "policy": self.policy,
-                          "arrival": self.arrival, "service": self.service,
-                          "setup_time": self.setup_time, "load": self.load},
-                "run": {"reps": self.reps, "seed": self.seed, "ci_method": self.ci_method,
-                        "measured_customers": self.measured, "events": self.events},
-                "metrics": {k: v.to_dict() for k, v in self.metrics.items()}}
+        d = {"command": "sim pool",
+             "model": {"servers": self.servers, "policy": self.policy,
+                       "arrival": self.arrival, "service": self.service,
+                       "setup_time": self.setup_time, "load": self.load},
+             "run": {"reps": self.reps, "seed": self.seed, "ci_method": self.ci_method,
+                     "measured_customers": self.measured, "events": self.events},
+             "metrics": {k: v.to_dict() for k, v in self.metrics.items()}}
+        if self.comparison is not None:
+            d["comparison"] = [
+                dict({"policy": pol}, **{k: _json_ci(m[k]) for k in self.COMPARED})
+                for pol, m in self.comparison.items()]
+        return d
 
     def to_frame(self):
         try:
@@ -399,10 +422,14 @@ class PoolResult:
 def pool(servers, arrival, service="exp:1", setup_time="exp:0.1", policy="djsq", threshold=4,
          idle_timer=0.0, customers=None, time=None, warmup="auto", reps=10, seed=1,
          confidence=0.95, holding=1.0, busy_power=240.0, idle_power=180.0, setup_power=240.0,
-         off_power=0.0, switch_cost=0.0, price=1.0):
+         off_power=0.0, switch_cost=0.0, price=1.0, compare=False):
     """Simulates K removable servers as `qctl sim pool` does with the same
     flags (idle_timer=math.inf or "inf": never switch off). Returns a
-    PoolResult; bad arguments raise ValueError with the command's message."""
+    PoolResult; bad arguments raise ValueError with the command's message.
+    compare=True is --compare: every other policy runs on the same input
+    and seed, and result.comparison maps each policy's name (the run's
+    own first, then the library's order) to its metrics (Estimates by
+    name); to_dict()["comparison"] is the command's JSON array."""
     p = ffi.new("qc_pool_params *")
     lib.qc_pool_params_init(p)
     p.servers = _int("--servers", servers)
@@ -479,21 +506,43 @@ def pool(servers, arrival, service="exp:1", setup_time="exp:0.1", policy="djsq",
                       "lengthen the run or give --force" % (p.transient, unit, length, unit))
 
     res = ffi.new("qc_pool_result *")
-    check(run_interruptible(lib.qc_pool_run, p, res, err), err, "sim pool: ")
+    cancel = new_cancel()
+    p.cancel = cancel
+    check(run_interruptible(lib.qc_pool_run, p, res, err, cancel=cancel), err, "sim pool: ")
     try:
-        metrics = {}
-        for i in range(lib.QC_PM_COUNT):
-            name = ffi.string(lib.qc_pool_metric_name(i)).decode()
-            metrics[name] = Estimate(name, name.replace("_", " "), res.metric[i], math.nan)
+        metrics = _pool_metrics(res)
+        comparison = None
+        if compare:
+            cmp = ffi.new("qc_pool_comparison *")
+            check(run_interruptible(lib.qc_pool_compare, p, cmp, err, cancel=cancel), err,
+                  "sim pool: --compare: ")
+            try:
+                comparison = {_policy_name(p.policy): metrics}
+                for i in range(cmp.n):
+                    comparison[_policy_name(cmp.policy[i])] = _pool_metrics(cmp.result[i])
+            finally:
+                lib.qc_pool_comparison_free(cmp)
         return PoolResult(
             servers=p.servers, policy=ffi.string(lib.qc_pool_policy_name(p.policy)).decode(),
             arrival=arrival, service=svc.spec, setup_time=wup.spec, load=res.load,
             reps=p.reps, seed=int(p.seed), ci_method=ffi.string(res.ci_method).decode(),
             warmup_customers=res.transient_customers, warmup_time=res.transient_time,
             measured=int(res.measured), events=int(res.events), sim_time=res.sim_time,
-            metrics=metrics)
+            metrics=metrics, comparison=comparison)
     finally:
         lib.qc_pool_result_free(res)
+
+
+def _policy_name(pol):
+    return ffi.string(lib.qc_pool_policy_name(pol)).decode()
+
+
+def _pool_metrics(res):
+    metrics = {}
+    for i in range(lib.QC_PM_COUNT):
+        name = ffi.string(lib.qc_pool_metric_name(i)).decode()
+        metrics[name] = Estimate(name, name.replace("_", " "), res.metric[i], math.nan)
+    return metrics
 
 
 class MaxUsersPlant:
@@ -545,3 +594,549 @@ class MaxUsersPlant:
                                            "throughput", "response", "connected",
                                            "connected_peak", "waiting", "completed",
                                            "connects")}
+
+
+# ---- the whole MaxUsers run: `qctl sim maxusers` --------------------------------------
+
+def _struct_array(ptr, n, ctype, fields, ints=()):
+    """n C structs at ptr as a dict of numpy arrays (copies), one per field
+    (double, or uint64 for those in ints)."""
+    if n == 0:
+        return {f: np.zeros(0) for f in fields}
+    size = ffi.sizeof(ctype)
+    fmt = [np.uint64 if f in ints else np.float64 for f in fields]
+    dt = np.dtype({"names": list(fields), "formats": fmt,
+                   "offsets": [ffi.offsetof(ctype, f) for f in fields], "itemsize": size})
+    raw = np.frombuffer(ffi.buffer(ptr, n * size), dtype=dt, count=n)
+    return {f: raw[f].copy() for f in fields}
+
+
+def _ci_of_finite(x, level):
+    """The t interval of the finite values of x, as `sim maxusers --json`
+    writes it ({"mean", "half_width", "lo", "hi", "n"}), or None when
+    there is none; the same call (qc_ci_t) the command makes."""
+    xs = [v for v in x[:4096] if math.isfinite(v)]
+    if not xs:
+        return None
+    ci = ffi.new("qc_ci *")
+    buf = ffi.new("double[]", xs)
+    if lib.qc_ci_t(buf, len(xs), level, ci, ffi.NULL) != 0:
+        return None
+    f = _finite_or_none
+    return {"mean": ci.mean, "half_width": f(ci.half), "lo": f(ci.lo), "hi": f(ci.hi),
+            "n": len(xs)}
+
+
+def _sched(flag, spec):
+    pts = ffi.new("qc_sched_point[64]")
+    n = ffi.new("size_t *")
+    err = new_err()
+    if not isinstance(spec, str):
+        spec = str(spec)
+    check(lib.qc_sched_parse(cstr(spec), pts, 64, n, err), err, flag + ": ")
+    return pts, int(n[0])
+
+
+def _choice(flag, v, names, words):
+    if v not in names:
+        raise bad("%s: '%s' is not %s" % (flag, v, words))
+    return names[v]
+
+
+_MU_SERIES = ("maxusers", "ris", "ris_now", "ris_logged", "throughput", "response",
+              "connected", "waiting")
+
+
+class MaxUsersResult:
+    """What qctl.sim.maxusers returns: steps (one dict per reference step,
+    as in the command's JSON, with the per-replication values in
+    settling, overshoot and sse: numpy arrays over replications), the
+    summary (fraction saturated and held with their intervals, throughput
+    and response of the first replication), series (the first
+    replication's `--series` CSV as numpy arrays: time, reference,
+    maxusers, ris, ris_now, ris_logged, throughput, response, connected,
+    waiting; one row per sample instant k = 0..n), logged_ris_bound, and
+    to_dict() (the command's --json) / to_frame() (the steps)."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def to_dict(self):
+        steps = []
+        for st in self.steps:
+            steps.append({k: st[k] for k in st if k not in ("settling", "overshoot", "sse")})
+        return {"command": "sim maxusers", "run": dict(self.run), "steps": steps,
+                "summary": dict(self.summary)}
+
+    def to_frame(self):
+        try:
+            import pandas as pd
+        except ImportError as e:
+            raise ImportError("to_frame needs pandas (apt-get install python3-pandas)") from e
+        return pd.DataFrame(self.to_dict()["steps"])
+
+    def __repr__(self):
+        lines = ["MaxUsers server: %d users, %s control, %d replication%s"
+                 % (self.run["population"], self.run["controller"], self.run["reps"],
+                    "" if self.run["reps"] == 1 else "s")]
+        for st in self.steps:
+            lines.append("  step to %g at t=%g: settling %s s, overshoot %s%%, "
+                         "steady-state error %s" % (
+                             st["reference"], st["t_start"], _num_words(_nan(st["settling_time"])),
+                             _num_words(_nan(st["overshoot_percent"])),
+                             _num_words(_nan(st["steady_state_error"]))))
+        s = self.summary
+        lines.append("  saturated %.1f%%, held %.1f%%; throughput %s RPC/s" % (
+            100 * s["fraction_saturated"], 100 * s["fraction_held"],
+            _num_words(_nan(s["throughput"]))))
+        return "\n".join(lines)
+
+
+def _nan(x):
+    return math.nan if x is None else x
+
+
+def maxusers(population=1000, threads=4, discipline="ps", think="exp:0.2", service="exp:2.5",
+             session="exp:0.0008333", off="exp:0.0016667", retry="det:30", interval=60.0,
+             maxusers_max=None, controller="integral", ki=0.1, kp=0.0, antiwindup="conditional",
+             kaw=1.0, sensor="true", sensor_gain=1.0, sensor_offset=0.0, reference="325",
+             maxusers="375", excite=None, amplitude=50.0, hold=3, duration=14400.0,
+             warmup=0.0, band=None, seed=1, reps=1, confidence=0.95, jobs=None):
+    """Runs `qctl sim maxusers` with the same flags (reference and
+    maxusers are schedules: a number or "V@T,V@T,..."; excite prbs,
+    uniform or steps with controller="open"): the closed-population
+    server under integral or PI control of its MaxUsers, or open loop.
+    Replications run on `jobs` threads (default: the online cores; the
+    result is the same for any number). Returns a MaxUsersResult; bad
+    arguments raise ValueError with the command's message. A reference
+    the logged sensor cannot read gives the command's warning
+    (warnings.warn). Ctrl-C stops the run (KeyboardInterrupt)."""
+    import os
+    import warnings
+    p = ffi.new("qc_mu_run_params *")
+    lib.qc_maxusers_params_init(ffi.addressof(p, "plant"))
+    pl = p.plant
+    pl.population = _int("--population", population)
+    pl.threads = _int("--threads", threads)
+    pl.discipline = _choice("--discipline", discipline, {"ps": lib.QC_PS, "fcfs": lib.QC_FCFS},
+                            "ps or fcfs")
+    pl.interval = _num("--interval", interval)
+    umax = -1.0 if maxusers_max is None else _num("--maxusers-max", maxusers_max)
+    if controller == "integral":
+        p.closed_loop = 1
+    elif controller == "pi":
+        p.closed_loop = 1
+    elif controller == "open":
+        p.closed_loop = 0
+    else:
+        raise bad("--controller: '%s' is not integral, pi or open" % controller)
+    ki_arg, kp_arg = ki, kp  # as given, for the messages
+    ki = _num("--ki", ki)
+    if not (0 < ki <= 1e6):
+        raise bad("--ki: %s is not in (0, 1e6]: a gain <= 0 is no control or positive "
+                  "feedback (--controller open runs without one), a larger one moves "
+                  "MaxUsers across any population in one interval ('qctl design' gives "
+                  "stable gains)" % ki_arg)
+    kp = _num("--kp", kp)
+    if not (0 <= kp <= 1e6):
+        raise bad("--kp: %s is not in [0, 1e6]" % kp_arg)
+    if controller == "integral":
+        kp = 0.0
+    aw = _choice("--antiwindup", antiwindup,
+                 {"none": lib.QC_AW_NONE, "conditional": lib.QC_AW_CONDITIONAL,
+                  "backcalc": lib.QC_AW_BACKCALC}, "none, conditional or backcalc")
+    kaw = _num("--kaw", kaw)
+    p.sensor = _choice("--sensor", sensor, {"true": lib.QC_SENSOR_TRUE,
+                                            "logged": lib.QC_SENSOR_LOGGED}, "true or logged")
+    p.sensor_gain = _num("--sensor-gain", sensor_gain)
+    p.sensor_offset = _num("--sensor-offset", sensor_offset)
+    if excite is not None:
+        p.excite = _choice("--excite", excite, {"prbs": lib.QC_EXCITE_PRBS,
+                                                "uniform": lib.QC_EXCITE_UNIFORM,
+                                                "steps": lib.QC_EXCITE_STEPS},
+                           "prbs, uniform or steps")
+    p.excite_amp = _num("--amplitude", amplitude)
+    p.excite_hold = _int("--hold", hold)
+    p.duration = _num("--duration", duration)
+    p.warmup = _num("--warmup", warmup)
+    if band is not None:
+        p.band = _num("--band", band)
+        if not (0 < p.band < 1):
+            raise bad("--band: %g is not in (0, 1)" % p.band)
+    pl.seed = _int("--seed", seed)
+    reps = _int("--reps", reps)
+    if not 1 <= reps <= 1000:
+        raise bad("--reps: %s is not in 1..1000" % reps)
+    level = _num("--confidence", confidence)
+    if not 0 < level < 1:
+        raise bad("--confidence: %s is not in (0, 1)" % confidence)
+    jobs = (os.cpu_count() or 1) if jobs is None else _int("--jobs", jobs)
+    if not p.excite_amp >= 0:
+        raise bad("--amplitude: must be >= 0")
+    if not p.sensor_gain > 0:
+        raise bad("--sensor-gain: must be > 0")
+    if p.excite != lib.QC_EXCITE_NONE and p.closed_loop:
+        raise bad("--excite: only with --controller open")
+    refs, nref = _sched("--reference", reference)
+    mus, nmu = _sched("--maxusers", maxusers)
+    dists = [_dist.parse(think, "--think"), _dist.parse(service, "--service"),
+             _dist.parse(session, "--session"), _dist.parse(off, "--off"),
+             _dist.parse(retry, "--retry")]
+    pl.think, pl.service, pl.session, pl.off, pl.retry = [d._d for d in dists]
+    pl.maxusers_max = umax
+    top = umax if umax >= 0 else float(pl.population)
+    for i in range(nref):
+        if not refs[i].v > 0 or refs[i].v > top:
+            raise bad("--reference: %g is not reachable: RIS cannot exceed MaxUsers' limit %g "
+                      "(nor be <= 0)" % (refs[i].v, top))
+    p.ref, p.nref, p.input, p.ninput = refs, nref, mus, nmu
+    pi = p.pi
+    pi.kp, pi.ki, pi.u_min, pi.u_max = kp, ki, 0.0, top
+    pi.u_init = mus[0].v if mus[0].v < top else top
+    pi.aw, pi.k_aw = aw, kaw
+    bound = lib.qc_mu_logged_bound(ffi.addressof(p, "plant"))
+    sg = p.sensor_gain if p.sensor_gain > 0 else 1.0
+    ref_m, unreachable = [], []
+    for i in range(nref if p.closed_loop else 0):
+        ref_m.append(p.sensor_offset + sg * refs[i].v)
+        unreachable.append(p.sensor == lib.QC_SENSOR_LOGGED and not ref_m[i] < bound)
+        if unreachable[i]:
+            warnings.warn(
+                "--reference %g is %g on the logged sensor, which cannot read more than %g "
+                "(its closed form at the largest RIS the plant holds): unreachable; the "
+                "controller will raise MaxUsers until it no longer binds, and the true RIS "
+                "will be far above the reference" % (refs[i].v, ref_m[i], bound))
+
+    cancel = new_cancel()
+    p.cancel = cancel
+    out = ffi.new("qc_mu_run_result[]", reps)
+    failed = ffi.new("unsigned *")
+    err = new_err()
+    try:
+        rc = run_interruptible(lib.qcpy_mu_run_reps, p, reps, jobs, out, failed, err,
+                               cancel=cancel)
+        check(rc, err, "sim maxusers: replication %d: " % failed[0])
+        return _mu_result(p, out, reps, level, controller, bound, ref_m, unreachable, refs,
+                          nref)
+    finally:
+        for i in range(reps):
+            lib.qc_mu_run_result_free(ffi.addressof(out, i))
+
+
+def _mu_result(p, out, reps, level, controller, bound, ref_m, unreachable, refs, nref):
+    r0 = out[0]
+    n = int(r0.n)
+    nsteps = int(r0.nsteps)
+    run = {"controller": controller}
+    if p.closed_loop:
+        run.update({"ki": p.pi.ki, "kp": p.pi.kp,
+                    "sensor": "logged" if p.sensor == lib.QC_SENSOR_LOGGED else "true",
+                    "sensor_gain": p.sensor_gain if p.sensor_gain > 0 else 1.0,
+                    "sensor_offset": p.sensor_offset})
+    run.update({"population": int(p.plant.population), "interval": p.plant.interval,
+                "intervals": n, "seed": int(p.plant.seed), "reps": reps, "confidence": level,
+                "band": p.band if p.band > 0 else 0.1,
+                "logged_ris_bound": _finite_or_none(bound)})
+    steps = []
+    for i in range(nsteps):
+        m = r0.steps[i]
+        se = np.array([out[k].steps[i].settling for k in range(reps)])
+        ov = np.array([out[k].steps[i].overshoot for k in range(reps)])
+        ss = np.array([out[k].steps[i].sse for k in range(reps)])
+        settled = int(np.isfinite(se).sum())
+        st = {"t_start": m.t_start, "reference": m.r}
+        if p.closed_loop:
+            st["reference_measured"] = ref_m[i]
+            st["reachable"] = not unreachable[i]
+        st["settled_reps"] = settled
+        sci = _ci_of_finite(list(se), level)
+        st["settling_time"] = sci["mean"] if settled == reps and sci else None
+        st["settling_time_ci"] = sci if settled == reps else None
+        oci = _ci_of_finite(list(ov), level)
+        st["overshoot_percent"] = oci["mean"] if oci else None
+        st["overshoot_percent_ci"] = oci
+        eci = _ci_of_finite(list(ss), level)
+        st["steady_state_error"] = eci["mean"] if eci else None
+        st["steady_state_error_ci"] = eci
+        st["settling"], st["overshoot"], st["sse"] = se, ov, ss
+        steps.append(st)
+    sat = _ci_of_finite([out[k].frac_saturated for k in range(reps)], level)
+    held = _ci_of_finite([out[k].frac_held for k in range(reps)], level)
+    h = n // 2
+    ris = sum(r0.samples[k].ris for k in range(h, n))
+    mu = sum(r0.samples[k].maxusers for k in range(h, n))
+    summary = {"fraction_saturated": sat["mean"] if sat else 0.0, "fraction_saturated_ci": sat,
+               "fraction_held": held["mean"] if held else 0.0, "fraction_held_ci": held,
+               "throughput": _finite_or_none(r0.throughput),
+               "response_mean": _finite_or_none(r0.response_mean),
+               "response_p95": _finite_or_none(r0.response_p95),
+               "ris_mean_second_half": ris / (n - h) if n - h else math.nan,
+               "maxusers_mean_second_half": mu / (n - h) if n - h else math.nan}
+    # the series: row k = 0 is the initial measurement y(0), rows 1..n the samples
+    cols = _struct_array(r0.samples, n, "qc_maxusers_sample", _MU_SERIES + ("completed",),
+                         ints=("completed",))
+    init = r0.initial
+    dt = p.plant.interval
+    series = {"time": np.arange(n + 1, dtype=np.float64) * dt}
+    series["reference"] = np.array([lib.qc_sched_at(refs, nref, k * dt) if p.closed_loop
+                                    else math.nan for k in range(n + 1)])
+    series["maxusers"] = np.append(cols["maxusers"], r0.u_next)
+    for f in _MU_SERIES[1:]:
+        series[f] = np.insert(cols[f], 0, getattr(init, f))
+    done = np.insert(cols["completed"], 0, float(init.completed))
+    series["response"] = np.where(done > 0, series["response"], math.nan)
+    return MaxUsersResult(run=run, steps=steps, summary=summary, series=series,
+                          logged_ris_bound=bound, reps=reps)
+
+
+# ---- the multiclass admission run: `qctl sim admission` ------------------------------
+
+_POLICIES_ALL = ("autonomic", "static", "utilization", "gradient2", "vegas", "envoy", "aimd")
+
+
+def _mc_role(c):
+    return "best-effort" if c.c.best_effort else "candidate" if c.candidate else "admitted"
+
+
+def _mc_ci(ci):
+    """A qc_ci as the command writes it: null when nothing was measured."""
+    if math.isnan(ci.mean):
+        return None
+    return _json_ci(Estimate("", "", ci, math.nan))
+
+
+class AdmissionResult:
+    """What qctl.sim.admission returns: policies (a dict by policy name,
+    each a dict with "classes" (by class name: delay, admitted_delay,
+    worst_excursion, expected_worst_excursion, throughput, shed,
+    priority, admit_time as the command's interval dicts or None, and
+    offered, admitted, rejected, undecided) and "summary"), the model and
+    admissibility as the command reports them, series (one policy and
+    series=True: replication 1 per busy cycle with a sample, as numpy
+    arrays: t, limit, and per class delay, priority, weight, state), and
+    to_dict() (the command's --json, without elapsed_seconds) /
+    to_frame() (one row per policy and class)."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def __getitem__(self, policy):
+        return self.policies[policy]
+
+    def to_dict(self):
+        d = {"command": "sim admission", "scenario": self.scenario, "model": self.model,
+             "run": self.run, "admissibility": self.admissibility}
+        if len(self.policies) == 1:
+            (name, one), = self.policies.items()
+            d.update({"policy": name, "classes": one["classes_list"],
+                      "summary": one["summary"]})
+        else:
+            d["policies"] = [{"policy": k, "classes": v["classes_list"], "summary": v["summary"]}
+                             for k, v in self.policies.items()]
+        return d
+
+    def to_frame(self):
+        try:
+            import pandas as pd
+        except ImportError as e:
+            raise ImportError("to_frame needs pandas (apt-get install python3-pandas)") from e
+        rows = []
+        for pol, v in self.policies.items():
+            for c in v["classes_list"]:
+                row = {"policy": pol, "class": c["name"], "role": c["role"], "bound": c["bound"]}
+                for k in ("delay", "admitted_delay", "throughput", "shed"):
+                    row[k] = c[k]["value"] if c[k] else math.nan
+                row.update({k: c[k] for k in ("admitted", "rejected", "undecided")})
+                rows.append(row)
+        return pd.DataFrame(rows)
+
+    def __repr__(self):
+        lines = ["sim admission: %s; %d replications of time %g" % (
+            ", ".join(self.policies), self.run["reps"], self.run["time"])]
+        for pol, v in self.policies.items():
+            for c in v["classes_list"]:
+                dl = c["admitted_delay"] or c["delay"]
+                lines.append("  %-11s %-12s %-11s delay %s (bound %s), admitted in %d/%d" % (
+                    pol, c["name"], c["role"], _num_words(dl["value"] if dl else math.nan),
+                    "-" if c["bound"] is None else "%g" % c["bound"], c["admitted"],
+                    self.run["reps"]))
+        return "\n".join(lines)
+
+
+def admission(scenario, policy="autonomic", discipline=None, epsilon=None, alpha=None,
+              gain=None, min_completions=None, u_max=None, time=None, warmup=None, window=None,
+              reps=None, seed=None, confidence=None, series=False, jobs=None, name=None):
+    """Runs `qctl sim admission` with the same flags. scenario: the
+    scenario as Python dicts and lists (the JSON file's content, e.g.
+    {"classes": [{"name": "gold", "arrival": "exp:0.2", "service": "exp:1",
+    "bound": 2.0}, ...], "time": 200000}), checked by the library as the
+    file is (messages name `name`, default "scenario"), or the path of a
+    scenario file. policy: one of autonomic, static, utilization,
+    gradient2, vegas, envoy, aimd, or "all" (every one on the same random
+    numbers). Returns an AdmissionResult; bad arguments raise ValueError
+    with the command's message. Ctrl-C stops the run (KeyboardInterrupt)."""
+    import json as _json
+    import os
+    p = ffi.new("qc_mc_run_params *")
+    lib.qc_mc_run_params_init(p)
+    err = new_err()
+    if policy == "all":
+        pols = list(_POLICIES_ALL)
+        if series:
+            raise bad("--policy all: --series and --plot need a single policy")
+    else:
+        if not isinstance(policy, str) or policy not in _POLICIES_ALL:
+            raise bad("--policy: '%s' is not autonomic, static, utilization, gradient2, vegas, "
+                      "envoy, aimd or all" % policy)
+        pols = [policy]
+    if gain is not None:
+        p.adm.gain = _num("--gain", gain)
+    if min_completions is not None:
+        p.min_completions = _int("--min-completions", min_completions)
+    if u_max is not None:
+        p.u_max = _num("--u-max", u_max)
+    if reps is not None:
+        p.reps = _int("--reps", reps)
+    if seed is not None:
+        p.seed = _int("--seed", seed)
+    if confidence is not None:
+        p.level = _num("--confidence", confidence)
+    p.jobs = (os.cpu_count() or 1) if jobs is None else _int("--jobs", jobs)
+    eps = None if epsilon is None else _num("--epsilon", epsilon)
+    alp = None if alpha is None else _num("--alpha", alpha)
+    if eps is not None and eps < 0:
+        raise bad("--epsilon: %g is negative; it must be in [0, 1)" % eps)
+    if eps is not None and not eps < 1:
+        raise bad("--epsilon: %g must be < 1" % eps)
+    if alp is not None and not alp > 0:
+        raise bad("--alpha: %g must be > 0 (larger is a gentler slow start)" % alp)
+    if p.reps < 1:
+        raise bad("--reps: must be >= 1")
+    if p.min_completions < 1:
+        raise bad("--min-completions: must be >= 1")
+    horizon = None if time is None else _num("--time", time)
+    warm = None if warmup is None else _num("--warmup", warmup)
+    win = None if window is None else _num("--window", window)
+
+    sc = ffi.new("qc_mc_scenario *")
+    if isinstance(scenario, (str, os.PathLike)):
+        label = os.fspath(scenario)
+        rc = lib.qc_mc_scenario_load(sc, cstr(label), err)
+    else:
+        label = name or "scenario"
+        try:
+            text = _json.dumps(scenario, allow_nan=False)
+        except (TypeError, ValueError) as e:
+            raise bad("%s: not a JSON scenario: %s" % (label, e)) from None
+        rc = lib.qc_mc_scenario_parse(sc, cstr(text), cstr(label), err)
+    check(rc, err)
+    sc = ffi.gc(sc, lib.qc_mc_scenario_free)
+    sdisc = ffi.string(sc.discipline).decode() if sc.discipline != ffi.NULL else None
+    dname = discipline if discipline is not None else sdisc if sdisc is not None else "dps"
+    d = ffi.new("qc_mc_discipline *")
+    if lib.qc_mc_discipline_parse(cstr(dname), d, ffi.NULL) != 0:
+        raise bad("%s: '%s' is not dps, dps-job or weighted"
+                  % ("--discipline" if discipline is not None else label, dname))
+    p.discipline = d[0]
+
+    def pick(ours, theirs, default):
+        return ours if ours is not None else theirs if not math.isnan(theirs) else default
+    p.adm.epsilon = pick(eps, sc.epsilon, 0.1)
+    p.adm.alpha = pick(alp, sc.alpha, 20.0)
+    p.horizon = pick(horizon, sc.time, 1e5)
+    p.warmup = pick(warm, sc.warmup, p.horizon / 10)
+    p.window = pick(win, sc.window, (p.horizon - p.warmup) / 20)
+    lib.qc_mc_scenario_apply(sc, p)
+    p.series = 1 if series else 0
+    cancel = new_cancel()
+    p.cancel = cancel
+
+    results = []
+    try:
+        for pol in pols:
+            q = ffi.new("qc_mc_run_params *", p[0])
+            v = ffi.new("qc_mc_policy *")
+            lib.qc_mc_policy_parse(cstr(pol), v, ffi.NULL)
+            q.policy = v[0]
+            res = ffi.new("qc_mc_run_result *")
+            rc = run_interruptible(lib.qc_mc_run, q, res, err, cancel=cancel)
+            check(rc, err, label + ": ")
+            results.append(res)
+        return _mc_result(p, sc, label, pols, results)
+    finally:
+        for res in results:
+            lib.qc_mc_run_result_free(res)
+
+
+def _mc_result(p, sc, label, pols, results):
+    n = int(sc.n)
+    cls = [sc.cls[k] for k in range(n)]
+    names = [ffi.string(c.c.name).decode() for c in cls]
+    r0 = results[0]
+    f = _finite_or_none
+    model_classes, load = [], 0.0
+    for k, c in enumerate(cls):
+        be = bool(c.c.best_effort)
+        model_classes.append({
+            "name": names[k], "role": _mc_role(c),
+            "arrival": ffi.string(sc.arr_spec[k]).decode(),
+            "service": ffi.string(sc.svc_spec[k]).decode(), "start": c.c.start,
+            "bound": None if be else c.bound,
+            "target": None if be else (1 - p.adm.epsilon) * c.bound,
+            "load": f(r0.cls[k].load), "least_delay": f(r0.cls[k].min_delay)})
+        load += r0.cls[k].load
+    model = {"discipline": ffi.string(lib.qc_mc_discipline_name(p.discipline)).decode(),
+             "be_floor": p.be_floor, "min_completions": int(p.min_completions),
+             "cycle_max": f(r0.cycle_max), "classes": model_classes, "load": f(load)}
+    run = {"epsilon": p.adm.epsilon, "alpha": p.adm.alpha, "gain": p.adm.gain,
+           "time": p.horizon, "warmup": p.warmup, "window": p.window, "reps": int(p.reps),
+           "seed": int(p.seed), "confidence": p.level}
+
+    def verdict(v):
+        return None if v < 0 else bool(v)
+    adm = {"method": "achievable region, non-preemptive (Kleinrock)"
+           if p.discipline == lib.QC_MC_WEIGHTED
+           else "achievable region, exponential classes (Coffman-Mitrani)",
+           "bounds": verdict(r0.region_bounds), "targets": verdict(r0.region_targets),
+           "margin": None if r0.region_bounds < 0 else f(r0.region_margin)}
+    policies = {}
+    for pol, r in zip(pols, results):
+        lst = []
+        for k, c in enumerate(cls):
+            x = r.cls[k]
+            ew = _mc_ci(x.worst_mean)
+            if ew is not None:
+                ew["window_start"] = f(x.worst_mean_t)
+            lst.append({
+                "name": names[k], "role": _mc_role(c),
+                "bound": None if c.c.best_effort else c.bound,
+                "delay": _mc_ci(x.delay), "admitted_delay": _mc_ci(x.admitted_delay),
+                "worst_excursion": _mc_ci(x.worst), "expected_worst_excursion": ew,
+                "throughput": _mc_ci(x.throughput), "offered": f(x.offered),
+                "shed": _mc_ci(x.shed), "priority": _mc_ci(x.priority),
+                "admit_time": _mc_ci(x.admit_time), "admitted": int(x.admitted),
+                "rejected": int(x.rejected), "undecided": int(x.undecided)})
+        em = _mc_ci(r.worst_mean)
+        if em is not None:
+            em["class"] = names[r.worst_mean_class]
+            em["window_start"] = f(r.worst_mean_t)
+        summary = {"worst_excursion": _mc_ci(r.worst), "worst_excursion_max": f(r.worst_max),
+                   "expected_worst_excursion": em,
+                   "best_effort_throughput": _mc_ci(r.be_throughput),
+                   "best_effort_offered": f(r.be_offered), "events": int(r.events)}
+        policies[pol] = {"classes": {c["name"]: c for c in lst}, "classes_list": lst,
+                         "summary": summary}
+    series = None
+    if p.series:
+        m = int(r0.series_len)
+        rows = [r0.series[i] for i in range(m)]
+        series = {"t": np.array([w.t for w in rows]),
+                  "limit": np.array([w.limit for w in rows])}
+        for k, nm in enumerate(names):
+            series[nm] = {
+                "delay": np.array([w.delay[k] for w in rows]),
+                "priority": np.array([w.priority[k] for w in rows]),
+                "weight": np.array([w.weight[k] for w in rows]),
+                "state": [ffi.string(lib.qc_adm_state_name(w.state[k])).decode() for w in rows]}
+    return AdmissionResult(scenario=label, model=model, run=run, admissibility=adm,
+                           policies=policies, series=series)

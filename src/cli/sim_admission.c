@@ -70,239 +70,26 @@ static const char usage[] =
     "  --quiet              no progress line\n"
     "  --help               this text\n";
 
+/* The scenario (qc_mc_scenario, read by the library) and the file it
+ * came from, which the outputs name. */
 typedef struct scenario {
-    json_t *root;
+    qc_mc_scenario m;
     const char *path;
-    unsigned n;
-    qc_mc_run_class cls[QC_MC_MAX_CLASSES];
-    qc_dist arr[QC_MC_MAX_CLASSES], svc[QC_MC_MAX_CLASSES];
-    const char *arr_spec[QC_MC_MAX_CLASSES], *svc_spec[QC_MC_MAX_CLASSES];
-    /* optional run fields (NAN / NULL when absent) */
-    double time, warmup, window, epsilon, alpha;
-    const char *discipline;
 } scenario;
 
 static void scenario_free(scenario *s)
 {
-    for (unsigned k = 0; k < QC_MC_MAX_CLASSES; k++) {
-        qc_dist_free(&s->arr[k]);
-        qc_dist_free(&s->svc[k]);
-    }
-    json_decref(s->root);
-    s->root = NULL;
-}
-
-/* A number field: *out set and 0; 1 when absent; -1 (reported) when not a number. */
-static int get_num(const char *path, const char *where, json_t *o, const char *key, double *out)
-{
-    json_t *v = json_object_get(o, key);
-    if (v == NULL)
-        return 1;
-    if (!json_is_number(v)) {
-        cli_error("%s: %s: \"%s\" must be a number", path, where, key);
-        return -1;
-    }
-    *out = json_number_value(v);
-    if (!isfinite(*out)) {
-        cli_error("%s: %s: \"%s\" must be finite", path, where, key);
-        return -1;
-    }
-    return 0;
-}
-
-static int get_bool(const char *path, const char *where, json_t *o, const char *key, int *out)
-{
-    json_t *v = json_object_get(o, key);
-    if (v == NULL)
-        return 1;
-    if (!json_is_boolean(v)) {
-        cli_error("%s: %s: \"%s\" must be true or false", path, where, key);
-        return -1;
-    }
-    *out = json_is_true(v);
-    return 0;
-}
-
-static int get_str(const char *path, const char *where, json_t *o, const char *key,
-                   const char **out)
-{
-    json_t *v = json_object_get(o, key);
-    if (v == NULL)
-        return 1;
-    if (!json_is_string(v)) {
-        cli_error("%s: %s: \"%s\" must be a string", path, where, key);
-        return -1;
-    }
-    *out = json_string_value(v);
-    return 0;
-}
-
-static int parse_class(scenario *s, unsigned k, json_t *o)
-{
-    const char *path = s->path;
-    char where[96];
-    snprintf(where, sizeof where, "classes[%u]", k);
-    if (!json_is_object(o)) {
-        cli_error("%s: %s: must be an object", path, where);
-        return -1;
-    }
-    static const char *const known[] = {"name", "arrival", "service", "bound", "start",
-                                        "candidate", "admitted", "priority", "best_effort"};
-    const char *key;
-    json_t *val;
-    json_object_foreach(o, key, val) {
-        size_t i = 0;
-        while (i < sizeof known / sizeof *known && strcmp(key, known[i]) != 0)
-            i++;
-        if (i == sizeof known / sizeof *known) {
-            cli_error("%s: %s: unknown field \"%s\"", path, where, key);
-            return -1;
-        }
-    }
-    qc_mc_run_class *c = &s->cls[k];
-    memset(c, 0, sizeof *c);
-    const char *name = NULL;
-    int rc = get_str(path, where, o, "name", &name);
-    if (rc < 0)
-        return -1;
-    if (rc > 0) {
-        cli_error("%s: %s: \"name\" is missing", path, where);
-        return -1;
-    }
-    snprintf(where, sizeof where, "classes[%u] (%s)", k, name);
-    for (unsigned j = 0; j < k; j++)
-        if (strcmp(s->cls[j].c.name, name) == 0) {
-            cli_error("%s: %s: the name is used twice", path, where);
-            return -1;
-        }
-    c->c.name = name;
-    int be = 0, cand = 0, adm = 0;
-    if ((rc = get_bool(path, where, o, "best_effort", &be)) < 0)
-        return -1;
-    c->c.best_effort = be;
-    const char *spec[2] = {NULL, NULL};
-    static const char *const which[2] = {"arrival", "service"};
-    for (int i = 0; i < 2; i++) {
-        rc = get_str(path, where, o, which[i], &spec[i]);
-        if (rc < 0)
-            return -1;
-        if (rc > 0) {
-            cli_error("%s: %s: \"%s\" is missing (a distribution spec such as exp:0.5)", path,
-                      where, which[i]);
-            return -1;
-        }
-        qc_err err = {0};
-        qc_dist *d = i == 0 ? &s->arr[k] : &s->svc[k];
-        if (qc_dist_parse(d, spec[i], &err) != 0) {
-            cli_error("%s: %s: %s: %s", path, where, which[i], err.msg);
-            return -1;
-        }
-    }
-    s->arr_spec[k] = spec[0];
-    s->svc_spec[k] = spec[1];
-    c->c.arrival = &s->arr[k];
-    c->c.service = &s->svc[k];
-    rc = get_num(path, where, o, "bound", &c->bound);
-    if (rc < 0)
-        return -1;
-    if (rc > 0 && !be) {
-        cli_error("%s: %s: \"bound\" is missing (the class's mean-delay bound; or set "
-                  "\"best_effort\": true)", path, where);
-        return -1;
-    }
-    if (rc == 0 && !be && !(c->bound > 0)) {
-        cli_error("%s: %s: \"bound\" is %g; it must be > 0", path, where, c->bound);
-        return -1;
-    }
-    c->c.start = 0;
-    if ((rc = get_num(path, where, o, "start", &c->c.start)) < 0)
-        return -1;
-    if (!(c->c.start >= 0)) {
-        cli_error("%s: %s: \"start\" is %g; it must be >= 0", path, where, c->c.start);
-        return -1;
-    }
-    cand = c->c.start > 0;
-    if (get_bool(path, where, o, "candidate", &cand) < 0)
-        return -1;
-    if ((rc = get_bool(path, where, o, "admitted", &adm)) < 0)
-        return -1;
-    if (rc == 0) {
-        if (json_object_get(o, "candidate") && adm == cand) {
-            cli_error("%s: %s: \"candidate\" and \"admitted\" disagree", path, where);
-            return -1;
-        }
-        cand = !adm;
-    }
-    c->candidate = be ? 0 : cand;
-    if ((rc = get_num(path, where, o, "priority", &c->c.priority)) < 0)
-        return -1;
-    if (rc == 0 && !(c->c.priority > 0)) {
-        cli_error("%s: %s: \"priority\" is %g; it must be > 0", path, where, c->c.priority);
-        return -1;
-    }
-    return 0;
+    qc_mc_scenario_free(&s->m);
 }
 
 static int scenario_load(scenario *s, const char *path)
 {
-    memset(s, 0, sizeof *s);
+    qc_err err = {0};
     s->path = path;
-    s->time = s->warmup = s->window = s->epsilon = s->alpha = NAN;
-    json_error_t e;
-    s->root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
-    if (s->root == NULL) {
-        if (e.line < 0)
-            cli_error("%s: %s", path, e.text);
-        else
-            cli_error("%s:%d:%d: %s", path, e.line, e.column, e.text);
+    if (qc_mc_scenario_load(&s->m, path, &err) != 0) {
+        cli_error("%s", err.msg);
         return -1;
     }
-    if (!json_is_object(s->root)) {
-        cli_error("%s: the scenario must be a JSON object with \"classes\"", path);
-        return -1;
-    }
-    static const char *const known[] = {"classes", "time", "warmup", "window", "epsilon",
-                                        "alpha", "discipline", "description"};
-    const char *key;
-    json_t *val;
-    json_object_foreach(s->root, key, val) {
-        size_t i = 0;
-        while (i < sizeof known / sizeof *known && strcmp(key, known[i]) != 0)
-            i++;
-        if (i == sizeof known / sizeof *known) {
-            cli_error("%s: unknown field \"%s\"", path, key);
-            return -1;
-        }
-    }
-    json_t *cl = json_object_get(s->root, "classes");
-    if (cl == NULL) {
-        cli_error("%s: \"classes\" is missing", path);
-        return -1;
-    }
-    if (!json_is_array(cl)) {
-        cli_error("%s: \"classes\" must be an array", path);
-        return -1;
-    }
-    size_t n = json_array_size(cl);
-    if (n == 0) {
-        cli_error("%s: \"classes\" is empty: give at least one delay-bounded class", path);
-        return -1;
-    }
-    if (n > QC_MC_MAX_CLASSES) {
-        cli_error("%s: %zu classes; at most %d", path, n, QC_MC_MAX_CLASSES);
-        return -1;
-    }
-    s->n = (unsigned)n;
-    for (unsigned k = 0; k < s->n; k++)
-        if (parse_class(s, k, json_array_get(cl, k)) != 0)
-            return -1;
-    if (get_num(path, "scenario", s->root, "time", &s->time) < 0 ||
-        get_num(path, "scenario", s->root, "warmup", &s->warmup) < 0 ||
-        get_num(path, "scenario", s->root, "window", &s->window) < 0 ||
-        get_num(path, "scenario", s->root, "epsilon", &s->epsilon) < 0 ||
-        get_num(path, "scenario", s->root, "alpha", &s->alpha) < 0 ||
-        get_str(path, "scenario", s->root, "discipline", &s->discipline) < 0)
-        return -1;
     return 0;
 }
 
@@ -324,13 +111,13 @@ static json_t *result_json(const qc_mc_run_params *p, const scenario *s,
     json_t *o = json_object();
     json_object_set_new(o, "policy", json_string(qc_mc_policy_name(p->policy)));
     json_t *cls = json_array();
-    for (unsigned k = 0; k < s->n; k++) {
+    for (unsigned k = 0; k < s->m.n; k++) {
         const qc_mc_run_class_result *c = &r->cls[k];
         json_t *x = json_object();
-        json_object_set_new(x, "name", json_string(s->cls[k].c.name));
-        json_object_set_new(x, "role", json_string(role(&s->cls[k])));
-        json_object_set_new(x, "bound", s->cls[k].c.best_effort ? json_null()
-                                                                 : json_real(s->cls[k].bound));
+        json_object_set_new(x, "name", json_string(s->m.cls[k].c.name));
+        json_object_set_new(x, "role", json_string(role(&s->m.cls[k])));
+        json_object_set_new(x, "bound", s->m.cls[k].c.best_effort ? json_null()
+                                                                 : json_real(s->m.cls[k].bound));
         json_object_set_new(x, "delay", ci_or_null(&c->delay));
         json_object_set_new(x, "admitted_delay", ci_or_null(&c->admitted_delay));
         json_object_set_new(x, "worst_excursion", ci_or_null(&c->worst));
@@ -354,7 +141,7 @@ static json_t *result_json(const qc_mc_run_params *p, const scenario *s,
     json_object_set_new(sm, "worst_excursion_max", qc_json_real_new(r->worst_max));
     json_t *em = ci_or_null(&r->worst_mean);
     if (json_is_object(em)) {
-        json_object_set_new(em, "class", json_string(s->cls[r->worst_mean_class].c.name));
+        json_object_set_new(em, "class", json_string(s->m.cls[r->worst_mean_class].c.name));
         json_object_set_new(em, "window_start", qc_json_real_new(r->worst_mean_t));
     }
     json_object_set_new(sm, "expected_worst_excursion", em);
@@ -375,13 +162,13 @@ static json_t *model_json(const qc_mc_run_params *p, const scenario *s,
     json_object_set_new(m, "cycle_max", qc_json_real_new(r->cycle_max));
     double load = 0;
     json_t *cls = json_array();
-    for (unsigned k = 0; k < s->n; k++) {
+    for (unsigned k = 0; k < s->m.n; k++) {
         json_t *x = json_object();
-        const qc_mc_run_class *c = &s->cls[k];
+        const qc_mc_run_class *c = &s->m.cls[k];
         json_object_set_new(x, "name", json_string(c->c.name));
         json_object_set_new(x, "role", json_string(role(c)));
-        json_object_set_new(x, "arrival", json_string(s->arr_spec[k]));
-        json_object_set_new(x, "service", json_string(s->svc_spec[k]));
+        json_object_set_new(x, "arrival", json_string(s->m.arr_spec[k]));
+        json_object_set_new(x, "service", json_string(s->m.svc_spec[k]));
         json_object_set_new(x, "start", json_real(c->c.start));
         json_object_set_new(x, "bound", c->c.best_effort ? json_null() : json_real(c->bound));
         json_object_set_new(x, "target", c->c.best_effort
@@ -472,8 +259,8 @@ static void print_one(const qc_mc_run_params *p, const scenario *s, const qc_mc_
     printf("%-12s %-11s %7s %22s %22s %22s %5s %5s %22s %22s\n", "class", "role", "bound",
            "mean delay", "delay while admitted", "worst excursion", "adm", "rej",
            "time to admit", "throughput");
-    for (unsigned k = 0; k < s->n; k++) {
-        const qc_mc_run_class *c = &s->cls[k];
+    for (unsigned k = 0; k < s->m.n; k++) {
+        const qc_mc_run_class *c = &s->m.cls[k];
         const qc_mc_run_class_result *x = &r->cls[k];
         printf("%-12s %-11s ", c->c.name, role(c));
         if (c->c.best_effort)
@@ -495,7 +282,7 @@ static void print_one(const qc_mc_run_params *p, const scenario *s, const qc_mc_
     if (!isnan(r->worst_mean.mean))
         printf("  of the mean over replications: %.4g, CI [%.4g, %.4g] (%s, window at %g)\n",
                r->worst_mean.mean, r->worst_mean.lo, r->worst_mean.hi,
-               s->cls[r->worst_mean_class].c.name, r->worst_mean_t);
+               s->m.cls[r->worst_mean_class].c.name, r->worst_mean_t);
     if (!isnan(r->be_offered))
         printf("best-effort throughput %.4g +- %.3g (offered %.4g)\n", r->be_throughput.mean,
                r->be_throughput.half, r->be_offered);
@@ -509,29 +296,29 @@ static void print_table(const qc_mc_run_params *p, const scenario *s, const qc_m
            s->path, qc_mc_discipline_name(p->discipline), p->adm.epsilon, p->adm.alpha, p->reps,
            p->horizon, 100 * p->level);
     printf("%-12s", "policy");
-    for (unsigned k = 0; k < s->n; k++)
-        if (!s->cls[k].c.best_effort)
-            printf(" %14s %5s", s->cls[k].c.name, "in");
+    for (unsigned k = 0; k < s->m.n; k++)
+        if (!s->m.cls[k].c.best_effort)
+            printf(" %14s %5s", s->m.cls[k].c.name, "in");
     printf(" %18s %14s %8s\n", "worst excursion", "BE throughput", "shed");
     printf("%-12s", "");
-    for (unsigned k = 0; k < s->n; k++)
-        if (!s->cls[k].c.best_effort)
+    for (unsigned k = 0; k < s->m.n; k++)
+        if (!s->m.cls[k].c.best_effort)
             printf(" %14s %5s", "delay/bound", "");
     printf(" %18s %14s %8s\n", "(mean, CI high)", "", "");
     for (unsigned i = 0; i < npol; i++) {
         const qc_mc_run_result *x = &r[i];
         printf("%-12s", qc_mc_policy_name(pols[i]));
         double shed = 0, arr = 0;
-        for (unsigned k = 0; k < s->n; k++) {
+        for (unsigned k = 0; k < s->m.n; k++) {
             const qc_mc_run_class_result *c = &x->cls[k];
             if (!isnan(c->shed.mean)) {
                 shed += c->shed.mean * c->offered;
                 arr += c->offered;
             }
-            if (s->cls[k].c.best_effort)
+            if (s->m.cls[k].c.best_effort)
                 continue;
             double d = !isnan(c->admitted_delay.mean) ? c->admitted_delay.mean : c->delay.mean;
-            printf(" %14.3f %2u/%-2u", d / s->cls[k].bound, c->admitted, p->reps);
+            printf(" %14.3f %2u/%-2u", d / s->m.cls[k].bound, c->admitted, p->reps);
         }
         printf(" %8.3f %8.3f", x->worst_mean.mean, x->worst_mean.hi);
         if (!isnan(x->be_offered))
@@ -556,16 +343,16 @@ static int write_series(const char *path, const scenario *s, const qc_mc_run_res
         return QC_EXIT_FAIL;
     }
     fprintf(f.fp, "time");
-    for (unsigned k = 0; k < s->n; k++) {
-        const char *nm = s->cls[k].c.name;
+    for (unsigned k = 0; k < s->m.n; k++) {
+        const char *nm = s->m.cls[k].c.name;
         fprintf(f.fp, ",delay_%s,bound_%s,priority_%s,weight_%s,state_%s", nm, nm, nm, nm, nm);
     }
     fprintf(f.fp, ",limit\n");
     for (size_t i = 0; i < r->series_len; i++) {
         const qc_mc_series_row *w = &r->series[i];
         fprintf(f.fp, "%.10g", w->t);
-        for (unsigned k = 0; k < s->n; k++) {
-            const qc_mc_run_class *c = &s->cls[k];
+        for (unsigned k = 0; k < s->m.n; k++) {
+            const qc_mc_run_class *c = &s->m.cls[k];
             fprintf(f.fp, ",");
             if (!isnan(w->delay[k]))
                 fprintf(f.fp, "%.8g", w->delay[k]);
@@ -612,8 +399,8 @@ static int write_plots(const char *dir, const qc_mc_run_params *p, const scenari
         rc = write_series(path, s, r);
     }
     /* columns: 1 time, then 5 per class: delay, bound, priority, weight, state */
-    for (unsigned k = 0; k < s->n && rc == 0; k++) {
-        const qc_mc_run_class *c = &s->cls[k];
+    for (unsigned k = 0; k < s->m.n && rc == 0; k++) {
+        const qc_mc_run_class *c = &s->m.cls[k];
         if (c->c.best_effort)
             continue;
         unsigned col = 2 + 5 * k;
@@ -646,10 +433,10 @@ static int write_plots(const char *dir, const qc_mc_run_params *p, const scenari
                                       "set key below horizontal\nset xlabel 'time (s)'\n"
                                       "set ylabel 'weight in the discipline'\nset logscale y\n"
                                       "plot ");
-        for (unsigned k = 0; k < s->n && off < bn; k++)
+        for (unsigned k = 0; k < s->m.n && off < bn; k++)
             off += (size_t)snprintf(body + off, bn - off,
                                     "%s'%s' every ::1 using 1:%u with steps lw 1.5 title '%s'",
-                                    k ? ", " : "", path, 2 + 5 * k + 3, s->cls[k].c.name);
+                                    k ? ", " : "", path, 2 + 5 * k + 3, s->m.cls[k].c.name);
         if (qc_plot(dir, "weights", body, &err) != 0) {
             cli_error("%s", err.msg);
             rc = QC_EXIT_FAIL;
@@ -666,16 +453,16 @@ static int write_report(const char *dir, int argc, char **argv, const qc_mc_run_
                         const scenario *s, const qc_mc_run_result *r, const json_t *js,
                         unsigned npol)
 {
-    char(*names)[96] = malloc((s->n + 1) * sizeof *names);
-    const char **ptrs = malloc((s->n + 1) * sizeof *ptrs);
+    char(*names)[96] = malloc((s->m.n + 1) * sizeof *names);
+    const char **ptrs = malloc((s->m.n + 1) * sizeof *ptrs);
     int rc = names && ptrs ? 0 : QC_EXIT_FAIL;
     size_t n = 0;
     if (rc == 0 && npol == 1) {
         if (qc_plot_available())
             rc = write_plots(dir, p, s, r);
-        for (unsigned k = 0; k < s->n; k++)
-            if (!s->cls[k].c.best_effort)
-                snprintf(names[n++], sizeof names[0], "class_%s", s->cls[k].c.name);
+        for (unsigned k = 0; k < s->m.n; k++)
+            if (!s->m.cls[k].c.best_effort)
+                snprintf(names[n++], sizeof names[0], "class_%s", s->m.cls[k].c.name);
         snprintf(names[n++], sizeof names[0], "weights");
     }
     for (size_t i = 0; i < n; i++)
@@ -798,34 +585,20 @@ int cmd_sim_admission(int argc, char **argv)
         scenario_free(&s);
         return QC_EXIT_USAGE;
     }
-    const char *dname = disc ? disc : s.discipline ? s.discipline : "dps";
+    const char *dname = disc ? disc : s.m.discipline ? s.m.discipline : "dps";
     if (qc_mc_discipline_parse(dname, &p.discipline, NULL) != 0) {
         cli_error("%s: '%s' is not dps, dps-job or weighted", disc ? "--discipline" : scen,
                   dname);
         scenario_free(&s);
         return QC_EXIT_USAGE;
     }
-    p.adm.epsilon = !isnan(eps) ? eps : !isnan(s.epsilon) ? s.epsilon : 0.1;
-    p.adm.alpha = !isnan(alpha) ? alpha : !isnan(s.alpha) ? s.alpha : 20;
-    p.horizon = !isnan(horizon) ? horizon : !isnan(s.time) ? s.time : 1e5;
-    p.warmup = !isnan(warm) ? warm : !isnan(s.warmup) ? s.warmup : p.horizon / 10;
-    p.window = !isnan(win) ? win : !isnan(s.window) ? s.window : (p.horizon - p.warmup) / 20;
-    p.nclass = s.n;
-    p.cls = s.cls;
+    p.adm.epsilon = !isnan(eps) ? eps : !isnan(s.m.epsilon) ? s.m.epsilon : 0.1;
+    p.adm.alpha = !isnan(alpha) ? alpha : !isnan(s.m.alpha) ? s.m.alpha : 20;
+    p.horizon = !isnan(horizon) ? horizon : !isnan(s.m.time) ? s.m.time : 1e5;
+    p.warmup = !isnan(warm) ? warm : !isnan(s.m.warmup) ? s.m.warmup : p.horizon / 10;
+    p.window = !isnan(win) ? win : !isnan(s.m.window) ? s.m.window : (p.horizon - p.warmup) / 20;
+    qc_mc_scenario_apply(&s.m, &p);
     p.series = series != NULL || plot != NULL || (report != NULL && npol == 1);
-    /* The envoy limiter's clock: its intervals in units of the mean service. */
-    double es = 0;
-    for (unsigned k = 0; k < s.n; k++)
-        es += qc_dist_mean(s.cls[k].c.service) / (double)s.n;
-    p.envoy.sample_interval = 10 * es;
-    p.envoy.min_rtt_interval = 2000 * es;
-    /* The Netflix limiters' defaults assume a server with many threads; this
-     * one serves one job at a time, so let the limit go down to 1. */
-    p.g2.min_limit = 1;
-    p.g2.initial_limit = 10;
-    p.aimd.min_limit = 1;
-    p.aimd.initial_limit = 10;
-    p.aimd.timeout = 5 * es; /* AIMDLimit's 5 s, in units of the mean service */
 
     cli_progress prog;
     cli_progress_init(&prog, "sim admission", quiet);

@@ -284,15 +284,13 @@ typedef struct pool_cmp {
     size_t n;
     qc_pool_policy pol[QC_POOL_NPOLICIES];
     const qc_pool_result *r[QC_POOL_NPOLICIES];
-    qc_pool_result other[QC_POOL_NPOLICIES];
-    size_t nother;
+    qc_pool_comparison other;
 } pool_cmp;
 
 static void pool_cmp_free(pool_cmp *c)
 {
-    for (size_t i = 0; i < c->nother; i++)
-        qc_pool_result_free(&c->other[i]);
-    c->nother = c->n = 0;
+    qc_pool_comparison_free(&c->other);
+    c->n = 0;
 }
 
 static int run_comparison(const qc_pool_params *p, const qc_pool_result *own, pool_cmp *c,
@@ -301,22 +299,14 @@ static int run_comparison(const qc_pool_params *p, const qc_pool_result *own, po
     c->pol[0] = p->policy;
     c->r[0] = own;
     c->n = 1;
-    c->nother = 0;
-    for (int k = 0; k < QC_POOL_NPOLICIES; k++) {
-        if (k == (int)p->policy)
-            continue;
-        qc_pool_params q = *p;
-        q.policy = (qc_pool_policy)k;
-        q.series_dt = 0;
-        q.progress = NULL;
-        q.progress_ctx = NULL;
-        int rc = qc_pool_run(&q, &c->other[c->nother], err);
-        if (rc != 0) {
-            qc_err_prefix(err, "--compare: policy %s", qc_pool_policy_name(q.policy));
-            return rc;
-        }
-        c->pol[c->n] = q.policy;
-        c->r[c->n++] = &c->other[c->nother++];
+    int rc = qc_pool_compare(p, &c->other, err);
+    if (rc != 0) {
+        qc_err_prefix(err, "--compare");
+        return rc;
+    }
+    for (size_t i = 0; i < c->other.n; i++) {
+        c->pol[c->n] = c->other.policy[i];
+        c->r[c->n++] = &c->other.result[i];
     }
     return 0;
 }

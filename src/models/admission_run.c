@@ -486,8 +486,12 @@ static int rep_run(rep_state *r, double *done, double total)
         }
         if (r->oom)
             return QC_ENOMEM;
-        if (p->progress && (++steps & 0xfff) == 0)
-            p->progress(p->progress_ctx, (*done + t / p->horizon) / total);
+        if ((++steps & 0xfff) == 0) {
+            if (qc_cancel_requested(p->cancel))
+                return QC_ECANCELED;
+            if (p->progress)
+                p->progress(p->progress_ctx, (*done + t / p->horizon) / total);
+        }
         if ((rep.what & QC_MC_EV_TIME) && t >= p->horizon)
             break;
     }
@@ -775,7 +779,7 @@ int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err)
     for (unsigned i = 0; i < nwk; i++)
         ws[i] = &wk[i];
     qc__reps h = {nwk, ws, adm_run_rep, adm_merge_rep, &st, p->progress, p->progress_ctx, 0,
-                  (double)R};
+                  (double)R, p->cancel};
     rc = qc__reps_run(&h, 0, R, NULL, err);
     free(ws);
     if (rc != 0)

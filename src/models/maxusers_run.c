@@ -133,7 +133,7 @@ int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err)
     res->initial.maxusers = u;
     for (double tw = 0; tw < p->warmup; tw += dt) {
         qc_maxusers_sample *w = &res->initial;
-        int rc = qc_maxusers_step(m, u, w);
+        int rc = qc_cancel_requested(p->cancel) ? QC_ECANCELED : qc_maxusers_step(m, u, w);
         if (rc != 0) {
             qc_maxusers_free(m);
             qc_mu_run_result_free(res);
@@ -178,7 +178,7 @@ int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err)
             u = qc_sched_at(p->input, p->ninput, t) + dev;
         }
         qc_maxusers_sample *s = &res->samples[k];
-        int rc = qc_maxusers_step(m, u, s);
+        int rc = qc_cancel_requested(p->cancel) ? QC_ECANCELED : qc_maxusers_step(m, u, s);
         if (rc != 0) {
             qc_maxusers_free(m);
             qc_mu_run_result_free(res);
@@ -337,7 +337,8 @@ int qc_mu_run_reps(const qc_mu_run_params *p, unsigned reps, unsigned jobs, qc_m
     for (unsigned i = 0; i < jobs; i++)
         ws[i] = &slot[i];
     mu_reps m = {p, each, ctx};
-    qc__reps h = {jobs, ws, mu_run_rep, mu_merge_rep, &m, progress, progress_ctx, 0, reps};
+    qc__reps h = {jobs, ws, mu_run_rep, mu_merge_rep, &m, progress, progress_ctx, 0, reps,
+                  p->cancel};
     int rc = qc__reps_run(&h, 0, reps, failed, err);
     for (unsigned i = 0; i < jobs; i++)
         if (slot[i].held) /* run, but not merged: a replication before it failed */

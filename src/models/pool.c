@@ -883,6 +883,8 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
             return rc ? rc : QC_ENOMEM;
         if (--countdown == 0) {
             countdown = PROGRESS_EVERY;
+            if (qc_cancel_requested(p->cancel))
+                return QC_ECANCELED;
             if (p->progress) {
                 double f = p->customers ? (double)r->arrivals /
                                               ((double)p->customers + (double)r->warm_n)
@@ -1107,7 +1109,7 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
         ws[i]->p = &pq[i];
     }
     qc__reps h = {nws, (void **)ws, pool_run_rep, pool_merge_rep, &st, p->progress,
-                  p->progress_ctx, 0, (double)p->reps};
+                  p->progress_ctx, 0, (double)p->reps, p->cancel};
     if ((rc = qc__reps_run(&h, 0, p->reps, NULL, err)) != 0)
         goto out;
     double corr1 = st.corr1;
@@ -1178,4 +1180,33 @@ void qc_pool_result_free(qc_pool_result *res)
     qc_hist_free(res->response_hist);
     free(res->series);
     memset(res, 0, sizeof *res);
+}
+
+int qc_pool_compare(const qc_pool_params *p, qc_pool_comparison *c, qc_err *err)
+{
+    memset(c, 0, sizeof *c);
+    for (int k = 0; k < QC_POOL_NPOLICIES; k++) {
+        if (k == (int)p->policy)
+            continue;
+        qc_pool_params q = *p;
+        q.policy = (qc_pool_policy)k;
+        q.series_dt = 0;
+        q.progress = NULL;
+        q.progress_ctx = NULL;
+        int rc = qc_pool_run(&q, &c->result[c->n], err);
+        if (rc != 0) {
+            qc_err_prefix(err, "policy %s", qc_pool_policy_name(q.policy));
+            qc_pool_comparison_free(c);
+            return rc;
+        }
+        c->policy[c->n++] = q.policy;
+    }
+    return 0;
+}
+
+void qc_pool_comparison_free(qc_pool_comparison *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        qc_pool_result_free(&c->result[i]);
+    c->n = 0;
 }

@@ -456,6 +456,8 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
             return rc ? rc : QC_ENOMEM;
         if (--countdown == 0) {
             countdown = PROGRESS_EVERY;
+            if (qc_cancel_requested(p->cancel))
+                return QC_ECANCELED;
             if (p->progress) {
                 double f = p->customers
                                ? (double)r->arrivals / ((double)p->customers + (double)r->warm_n)
@@ -665,7 +667,7 @@ static int run_reps(const qc_queue_params *p, state *s, qc_queue_result *res, un
     s->p = p;
     s->res = res;
     qc__reps h = {s->nw, (void **)s->w, run_rep, merge_rep, s, p->progress, p->progress_ctx,
-                  s->work_done, s->work_total};
+                  s->work_done, s->work_total, p->cancel};
     int rc = qc__reps_run(&h, from, to, NULL, err);
     s->work_done += to - from;
     return rc;

@@ -91,6 +91,11 @@ static void *work(void *arg)
     void *ws = h->ws[w->id];
     lock(s);
     while (!s->stop && s->next_take < s->to) {
+        if (qc_cancel_requested(h->cancel)) {
+            qc_err_set(&w->err, QC_ECANCELED, "cancelled");
+            fail(s, QC_ECANCELED, s->next_take, &w->err);
+            break;
+        }
         unsigned rep = s->next_take++;
         unlock(s);
         memset(&w->err, 0, sizeof w->err);

@@ -23,6 +23,9 @@
  * code and index, and copies its worker's message, as a one-thread run
  * would have failed.
  *
+ * Cancel: once h->cancel is requested, no replication starts; the run
+ * returns QC_ECANCELED (a replication the model stopped inside returns
+ * it too). *
  * Progress: `run` reports the fraction of its replication done through
  * qc__reps_progress; the harness adds the replications finished and
  * calls the caller's progress function (under its lock, so that function
@@ -36,6 +39,7 @@
 #ifndef QCTL_MODELS_REPS_H
 #define QCTL_MODELS_REPS_H
 
+#include "qctl/cancel.h"
 #include "qctl/error.h"
 #include "qctl/queue.h" /* qc_progress_fn */
 
@@ -55,6 +59,8 @@ typedef struct qc__reps {
     void *progress_ctx;
     double done, total; /* progress: the whole is (done + replications
                            finished here + fractions) / total */
+    const qc_cancel *cancel; /* may be NULL; checked before each replication
+                                starts (the model checks it inside one) */
 } qc__reps;
 
 /* Runs replications [from, to). Returns 0, or the first failing
