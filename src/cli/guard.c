@@ -40,10 +40,6 @@ static const struct {
     {"sweep", "results", CLI_PATH_OUT_PREFIX},
     {"load", "traffic", CLI_PATH_IN_NONEMPTY},
     {"load", "replay", CLI_PATH_IN_NONEMPTY},
-    {"proxy", "config", CLI_PATH_IN_NONEMPTY},
-    {"proxy", "port-file", CLI_PATH_OUT},
-    {"proxy", "admin-port-file", CLI_PATH_OUT},
-    {"backend", "port-file", CLI_PATH_OUT},
 };
 
 cli_path_kind cli_path_flag(const char *cmd, const char *name)
