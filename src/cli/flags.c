@@ -494,6 +494,14 @@ int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
     return checking ? check_print(t, n) : 0;
 }
 
+unsigned cli_flag_given(const cli_flag *t, const unsigned *given, const char *name)
+{
+    for (size_t i = 0; t[i].name; i++)
+        if (strcmp(t[i].name, name) == 0)
+            return given[i];
+    return 0;
+}
+
 void cli_flags_usage(FILE *f, const char *synopsis, const char *about, const cli_flag *t)
 {
     fprintf(f, "usage: %s\n", synopsis);

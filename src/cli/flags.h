@@ -122,6 +122,11 @@ enum { CLI_DONE_HELP = -1, CLI_DONE_CHECK = -2 };
 int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
                     int *first_operand, unsigned *given);
 
+/* How often the row named name was given, from the counts cli_flags_parse
+ * left in given (0 for a name not in t): a validate callback's way to
+ * tell a flag given as 0 from one not given. */
+unsigned cli_flag_given(const cli_flag *t, const unsigned *given, const char *name);
+
 /* The usage text: synopsis, then one aligned entry per row. */
 void cli_flags_usage(FILE *f, const char *synopsis, const char *about, const cli_flag *t);
 
