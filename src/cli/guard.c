@@ -26,7 +26,6 @@ static const struct {
     {"*", "series", CLI_PATH_OUT},
     {"*", "plot", CLI_PATH_OUT_DIR},
     {"*", "report", CLI_PATH_OUT_DIR},
-    {"sim admission", "scenario", CLI_PATH_IN_NONEMPTY},
     {"sysid", "csv", CLI_PATH_IN_NONEMPTY},
     {"sysid", "sensor-csv", CLI_PATH_IN_NONEMPTY},
     {"design", "model", CLI_PATH_IN_NONEMPTY},
