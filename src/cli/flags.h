@@ -6,7 +6,9 @@
  *     help): cli_flags_parse turns it into getopt, checks each value as
  *     it is read (range, path kind) and prints the usage text from the
  *     same rows, so the help, the completion and the man page cannot
- *     drift from what the parser accepts;
+ *     drift from what the parser accepts; a table may also take --config
+ *     FILE.json and --check (CLI_CONFIG and CLI_CHECK rows, see
+ *     cli_flags_parse);
  *   - a getopt `struct option` table parsed with cli_getopt, a drop-in for
  *     getopt_long that adds -h as --help and checks each flag that names a
  *     file (guard.h) as it is parsed.
@@ -69,7 +71,8 @@ typedef struct cli_strs {
 /* One flag. min and max bound a number (both 0: no bound beyond the
  * type's); choices lists a CLI_CHOICE's words; path, when not 0, is the guard.h kind of a CLI_STR path; arg
  * names the value in the help ("N", "FILE"); help may hold '\n' for more
- * lines. A table ends with a row whose name is NULL. */
+ * lines. A table ends with a row whose name is NULL. A CLI_STR path row
+ * without `path` is checked by guard.h's list of path flags. */
 typedef struct cli_flag {
     const char *name;
     cli_ftype type;

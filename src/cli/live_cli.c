@@ -23,7 +23,7 @@ static const char backend_about[] =
 int cmd_backend(int argc, char **argv)
 {
     qc_backend_opts o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
-    const char *service = "exp:100", *warmup = NULL, *warmup_old = NULL;
+    const char *service = "exp:100", *warmup = NULL;
     int help = 0, first = 0;
     /* one row per flag: the parser, this help and the completion */
     const cli_flag flags[] = {
@@ -40,10 +40,9 @@ int cmd_backend(int argc, char **argv)
          .help = "wait on a timer (default) or burn CPU"},
         {"seed", CLI_U64, &o.seed, .arg = "S", .help = "seed of the service times (default 1)"},
         {"health", CLI_STR, &o.health, .arg = "PATH", .help = "the health path (default /health)"},
-        {"setup", CLI_STR, &warmup, .arg = "SPEC",
+        {"setup", CLI_STR, &warmup, .arg = "SPEC", .alias = "warmup",
          .help = "the health path answers 503 for a setup time drawn\nfrom SPEC (seconds) after "
-                 "start, then 200"},
-        {"warmup", CLI_STR, &warmup_old, .arg = "SPEC", .help = "old name of --setup"},
+                 "start, then 200 (--warmup: old name)"},
         {"body", CLI_U64, &o.body, .arg = "BYTES",
          .help = "answer with a body of BYTES bytes of a fixed\npattern instead of \"ok\" (any "
                  "size, not buffered)"},
@@ -64,11 +63,6 @@ int cmd_backend(int argc, char **argv)
         return rc;
     if (first < argc)
         return cli_extra_operand("backend", argv[first]);
-    if (warmup_old != NULL) {
-        fprintf(stderr, "qctl: --warmup is deprecated; use --setup (same meaning)\n");
-        if (warmup == NULL)
-            warmup = warmup_old;
-    }
     if (o.health && o.health[0] != '/') {
         cli_error("--health: '%s' does not start with /", o.health);
         return QC_EXIT_USAGE;
