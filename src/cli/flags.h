@@ -125,6 +125,23 @@ enum { CLI_DONE_HELP = -1, CLI_DONE_CHECK = -2 };
 int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
                     int *first_operand, unsigned *given);
 
+/* The rows of --config FILE.json and --check, for a table that takes
+ * them; ctx is what fn, the command's validate, is given. */
+#define CLI_ROWS_CONFIG_CHECK(ctx, fn)                                                          \
+    {"config", CLI_CONFIG, NULL, .arg = "FILE.json",                                            \
+     .help = "flags from a JSON object {\"flag\": value, ...}:\ntrue for a bare flag, arrays " \
+             "to repeat a flag;\nflags on the command line override its keys"},                 \
+    {"check", CLI_CHECK, (ctx), .validate = (fn),                                               \
+     .help = "validate everything, print the effective\nconfiguration as JSON (it loads back " \
+             "with\n--config) and exit"}
+
+/* -j, --jobs N of the commands that run replications on threads. */
+#define CLI_ROW_JOBS(dest)                                                                      \
+    {"jobs", CLI_UINT, (dest), 1, 256, .arg = "N",                                              \
+     .help = "replications run at once, on N threads (default: the\nonline cores); the "       \
+             "results are the same for any N",                                                  \
+     .letter = 'j'}
+
 /* How often the row named name was given, from the counts cli_flags_parse
  * left in given (0 for a name not in t): a validate callback's way to
  * tell a flag given as 0 from one not given. */

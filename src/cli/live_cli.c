@@ -424,12 +424,7 @@ int cmd_proxy(int argc, char **argv)
          .help = "admission: slow-start constant (default 20)"},
         {"min-completions", CLI_UINT, &pc.minc, 1, 4294967295.0, .arg = "M",
          .help = "admission: completions per delay sample (20)", .zero_unset = 1},
-        {"config", CLI_CONFIG, NULL, .arg = "FILE.json",
-         .help = "options from a JSON object {\"flag\": value, ...}:\ntrue for a bare flag, "
-                 "arrays to repeat a flag;\nflags on the command line override its keys"},
-        {"check", CLI_CHECK, &pc, .validate = proxy_validate,
-         .help = "validate everything, print the effective\nconfiguration as JSON (it loads back "
-                 "with\n--config) and exit"},
+        CLI_ROWS_CONFIG_CHECK(&pc, proxy_validate),
         {"header-timeout", CLI_DOUBLE, &o->header_timeout, .arg = "T",
          .help = "seconds for a request head to arrive (default 10)"},
         {"idle-timeout", CLI_DOUBLE, &o->idle_timeout, .arg = "T",

@@ -852,10 +852,7 @@ int cmd_sim_admission(int argc, char **argv)
         {"window", CLI_DOUBLE, &q.win, .arg = "W",
          .help = "window of the delay excursions (default (T-W)/20)"},
         {"reps", CLI_UINT, &p->reps, .arg = "R", .help = "replications (default 10)"},
-        {"jobs", CLI_UINT, &p->jobs, 1, 256, .arg = "N",
-         .help = "replications run at once, on N threads (default: the\nonline cores); the "
-                 "results are the same for any N",
-         .letter = 'j'},
+        CLI_ROW_JOBS(&p->jobs),
         {"seed", CLI_U64, &p->seed, .arg = "S", .help = "seed of every random stream (default 1)"},
         {"confidence", CLI_DOUBLE, &p->level, .arg = "L",
          .help = "confidence level (default 0.95)"},
@@ -872,12 +869,7 @@ int cmd_sim_admission(int argc, char **argv)
          .help = "write DIR/index.html: the scenario, the results tables and\n(one policy) the "
                  "plots of --plot, in one page"},
         {"quiet", CLI_BOOL, &q.quiet, .help = "no progress line"},
-        {"config", CLI_CONFIG, NULL, .arg = "FILE.json",
-         .help = "flags from a JSON object {\"flag\": value, ...}; flags\non the command line "
-                 "override its keys"},
-        {"check", CLI_CHECK, &q, .validate = adm_validate,
-         .help = "validate everything, print the effective flags as\nJSON (they load back with "
-                 "--config) and exit"},
+        CLI_ROWS_CONFIG_CHECK(&q, adm_validate),
         {"help", CLI_HELP, &help, .help = "this text"},
         {0}};
     int rc = cli_flags_parse("sim admission", flags, argc, argv, &first, NULL);

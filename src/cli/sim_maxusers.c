@@ -667,10 +667,7 @@ int cmd_sim_maxusers(int argc, char **argv)
         {"reps", CLI_UINT, &q.reps, .arg = "R",
          .help = "independent replications (default 1); the summary gives\nmeans with t "
                  "confidence intervals over them"},
-        {"jobs", CLI_UINT, &q.jobs, 1, 256, .arg = "N",
-         .help = "replications run at once, on N threads (default: the\nonline cores); the "
-                 "results are the same for any N",
-         .letter = 'j'},
+        CLI_ROW_JOBS(&q.jobs),
         {"confidence", CLI_DOUBLE, &q.level, .arg = "L",
          .help = "confidence level of the intervals (default 0.95)"},
         {"json", CLI_BOOL, &q.json, .help = "print the summary as JSON"},
@@ -686,12 +683,7 @@ int cmd_sim_maxusers(int argc, char **argv)
          .help = "write DIR/index.html: parameters, summary tables and the\nplots of --plot, in "
                  "one self-contained page"},
         {"quiet", CLI_BOOL, &q.quiet, .help = "no progress line"},
-        {"config", CLI_CONFIG, NULL, .arg = "FILE.json",
-         .help = "flags from a JSON object {\"flag\": value, ...}; flags\non the command line "
-                 "override its keys"},
-        {"check", CLI_CHECK, &q, .validate = mu_validate,
-         .help = "validate everything, print the effective flags as\nJSON (they load back with "
-                 "--config) and exit"},
+        CLI_ROWS_CONFIG_CHECK(&q, mu_validate),
         {"help", CLI_HELP, &help, .help = "this text"},
         {0}};
     q.flags = flags;

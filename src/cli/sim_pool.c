@@ -681,10 +681,7 @@ int cmd_sim_pool(int argc, char **argv)
                  "(with\n--customers) or time (with --time) simulated first"},
         {"reps", CLI_UINT, &p->reps, .arg = "R",
          .help = "independent replications (default 10; 1: batch means)"},
-        {"jobs", CLI_UINT, &p->jobs, 1, 256, .arg = "N",
-         .help = "replications run at once, on N threads (default: the\nonline cores); the "
-                 "results are the same for any N",
-         .letter = 'j'},
+        CLI_ROW_JOBS(&p->jobs),
         {"seed", CLI_U64, &p->seed, .arg = "S", .help = "seed of every random stream (default 1)"},
         {"confidence", CLI_DOUBLE, &p->level, .arg = "L",
          .help = "confidence level of the intervals (default 0.95)"},
@@ -722,12 +719,7 @@ int cmd_sim_pool(int argc, char **argv)
                  "cost, delay and power: a table,\n'comparison' in the JSON, a plot with --plot "
                  "or --report"},
         {"quiet", CLI_BOOL, &o->quiet, .help = "no progress line"},
-        {"config", CLI_CONFIG, NULL, .arg = "FILE.json",
-         .help = "flags from a JSON object {\"flag\": value, ...}; flags\non the command line "
-                 "override its keys"},
-        {"check", CLI_CHECK, &q, .validate = pool_validate,
-         .help = "validate everything, print the effective flags as\nJSON (they load back with "
-                 "--config) and exit"},
+        CLI_ROWS_CONFIG_CHECK(&q, pool_validate),
         {"help", CLI_HELP, &help, .help = "this text"},
         {0}};
     q.flags = flags;

@@ -356,6 +356,8 @@ typedef struct queue_cli {
     const char *warm, *capacity;
     qc_arrivals arr;
     qc_dist svc;
+    const cli_flag *flags;
+    unsigned given[64];
 } queue_cli;
 
 /* Every check before the run (the table's, then these), the defaults
@@ -381,6 +383,10 @@ static int queue_validate(void *ctx)
     if (!o->arrival || !o->service) {
         cli_error("sim queue: --%s is required (see 'qctl sim queue --help')",
                   o->arrival ? "service" : "arrival");
+        return QC_EXIT_USAGE;
+    }
+    if (cli_flag_given(q->flags, q->given, "customers") && p->customers == 0) {
+        cli_error("--customers: must be at least 1 (or give --time for a run in time)");
         return QC_EXIT_USAGE;
     }
     if (p->precision != 0 && !(p->precision > 0 && p->precision < 1)) {
@@ -542,7 +548,7 @@ int cmd_sim_queue(int argc, char **argv)
          .help = "most customers in system, K >= C (default: unlimited)"},
         {"discipline", CLI_CHOICE, &p->discipline, .arg = "D", .choices = "fcfs,ps",
          .help = "fcfs (default) or ps (processor sharing)"},
-        {"customers", CLI_U64, &p->customers, 1, 1.8446744073709552e19, .arg = "N",
+        {"customers", CLI_U64, &p->customers, .arg = "N",
          .help = "measured arrivals per replication (default 100000)", .zero_unset = 1},
         {"time", CLI_DOUBLE, &p->horizon, .arg = "T",
          .help = "measured simulated time per replication instead", .zero_unset = 1},
@@ -561,10 +567,7 @@ int cmd_sim_queue(int argc, char **argv)
          .help = "with --precision: most customers in all rounds\n(default 1e9)", .zero_unset = 1},
         {"max-reps", CLI_UINT, &p->max_reps, .arg = "R",
          .help = "with --precision: most replications (default 10000)", .zero_unset = 1},
-        {"jobs", CLI_UINT, &p->jobs, 1, 256, .arg = "N",
-         .help = "replications run at once, on N threads (default: the\nonline cores); the "
-                 "results are the same for any N",
-         .letter = 'j'},
+        CLI_ROW_JOBS(&p->jobs),
         {"seed", CLI_U64, &p->seed, .arg = "S", .help = "seed of every random stream (default 1)"},
         {"confidence", CLI_DOUBLE, &p->level, .arg = "L",
          .help = "confidence level of the intervals (default 0.95)"},
@@ -582,16 +585,12 @@ int cmd_sim_queue(int argc, char **argv)
          .help = "write DIR/index.html: parameters, summary tables and the\nplots of --plot, in "
                  "one self-contained page"},
         {"quiet", CLI_BOOL, &o->quiet, .help = "no progress line"},
-        {"config", CLI_CONFIG, NULL, .arg = "FILE.json",
-         .help = "flags from a JSON object {\"flag\": value, ...}; flags\non the command line "
-                 "override its keys"},
-        {"check", CLI_CHECK, &q, .validate = queue_validate,
-         .help = "validate everything, print the effective flags as\nJSON (they load back with "
-                 "--config) and exit"},
+        CLI_ROWS_CONFIG_CHECK(&q, queue_validate),
         {"help", CLI_HELP, &help, .help = "this text"},
         {"", CLI_NOTE, NULL, .help = epilogue},
         {0}};
-    int rc = cli_flags_parse("sim queue", flags, argc, argv, &first, NULL);
+    q.flags = flags;
+    int rc = cli_flags_parse("sim queue", flags, argc, argv, &first, q.given);
     if (rc == CLI_DONE_HELP)
         cli_flags_usage(stdout, "qctl sim queue --arrival SPEC --service SPEC [options]", about,
                         flags);
