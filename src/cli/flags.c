@@ -9,14 +9,17 @@
  * another edit. */
 #include "flags.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "app/config.h"
 #include "cli.h"
 #include "guard.h"
+#include "qctl/output.h"
 
 const char *cli_command = NULL;
 int cli_progress_forced = 0;
@@ -25,6 +28,8 @@ int cli_flag_reported = 0;
 
 /* >= 0 in a child of cli_list_flags: where the parser writes its table */
 static int listing_fd = -1;
+/* 1 while cli_flags_parse runs cli_getopt */
+static int table_parsing = 0;
 
 static void list_and_exit(const struct option *lo)
 {
@@ -87,7 +92,8 @@ int cli_getopt(int argc, char *const argv[], const char *shortopts,
     const char *name = idx >= 0 ? longopts[idx].name : c == 'o' ? "output" : NULL;
     if (name == NULL)
         return c;
-    cli_path_kind kind = cli_path_flag(cli_command, name);
+    /* a table's parser checks its paths itself (table_value) */
+    cli_path_kind kind = table_parsing ? 0 : cli_path_flag(cli_command, name);
     if (kind) {
         char what[96];
         snprintf(what, sizeof what, idx >= 0 ? "--%s" : "-o (--%s)", name);
@@ -111,7 +117,18 @@ static int table_value(const cli_flag *f, const char *s)
     switch (f->type) {
     case CLI_BOOL: *(int *)f->dest = 1; return 0;
     case CLI_HELP:
-    case CLI_NOTE: return 0;
+    case CLI_NOTE:
+    case CLI_CHECK:
+    case CLI_CONFIG: return 0; /* --config is read before the other flags */
+    case CLI_STRS: {
+        cli_strs *v = f->dest;
+        if (v->n >= (unsigned)f->max) {
+            cli_error("%s: given more than %g times", flag, f->max);
+            return QC_EXIT_USAGE;
+        }
+        v->v[v->n++] = s;
+        return 0;
+    }
     case CLI_CHOICE: {
         const char *c = f->choices;
         for (int k = 0; c && *c; k++) {
@@ -122,14 +139,32 @@ static int table_value(const cli_flag *f, const char *s)
             }
             c += n + (c[n] == ',');
         }
-        cli_error("%s: '%s' is not one of %s", flag, s, f->choices);
+        /* "a,b,c" read as "a, b or c" */
+        char list[256];
+        size_t w = 0;
+        for (c = f->choices; *c && w + 4 < sizeof list; c++) {
+            if (*c != ',') {
+                list[w++] = *c;
+            } else if (strchr(c + 1, ',')) {
+                list[w++] = ',';
+                list[w++] = ' ';
+            } else {
+                memcpy(list + w, " or ", 4);
+                w += 4;
+            }
+        }
+        list[w] = '\0';
+        cli_error("%s: '%s' is not %s", flag, s, list);
         return QC_EXIT_USAGE;
     }
-    case CLI_STR:
-        if (f->path && (rc = cli_check_path(flag, s, (cli_path_kind)f->path)) != 0)
+    case CLI_STR: {
+        /* the row's kind, else guard.h's list of path flags */
+        cli_path_kind kind = f->path ? (cli_path_kind)f->path : cli_path_flag(cli_command, f->name);
+        if (kind && (rc = cli_check_path(flag, s, kind)) != 0)
             return rc;
         *(const char **)f->dest = s;
         return 0;
+    }
     case CLI_DOUBLE: rc = cli_double(flag, s, &x); break;
     case CLI_U64: {
         uint64_t u;
@@ -167,49 +202,304 @@ static size_t table_len(const cli_flag *t)
     return n;
 }
 
+static int takes_value(const cli_flag *f)
+{
+    return f->type != CLI_BOOL && f->type != CLI_HELP && f->type != CLI_CHECK;
+}
+
+/* The getopt view of a table: one long option per row and alias (val:
+ * 256 + the row), the letters in shortopts. */
+typedef struct table_opts {
+    struct option *lo;
+    char shortopts[64];
+} table_opts;
+
+static int table_opts_make(const cli_flag *t, size_t n, table_opts *to)
+{
+    to->lo = calloc(2 * n + 1, sizeof *to->lo);
+    if (to->lo == NULL) {
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
+    size_t k = 0, s = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].type == CLI_NOTE)
+            continue;
+        int has = takes_value(&t[i]) ? required_argument : no_argument;
+        to->lo[k++] = (struct option){t[i].name, has, NULL, 256 + (int)i};
+        if (t[i].alias)
+            to->lo[k++] = (struct option){t[i].alias, has, NULL, 256 + (int)i};
+        if (t[i].letter && s + 3 < sizeof to->shortopts) {
+            to->shortopts[s++] = (char)t[i].letter;
+            if (has == required_argument)
+                to->shortopts[s++] = ':';
+        }
+    }
+    to->shortopts[s] = '\0';
+    return 0;
+}
+
+/* The row getopt's answer c names, or -1. */
+static int table_row(const cli_flag *t, size_t n, int c)
+{
+    if (c >= 256 && c < 256 + (int)n)
+        return c - 256;
+    for (size_t i = 0; c > 0 && c < 256 && i < n; i++)
+        if (t[i].letter == c)
+            return (int)i;
+    return -1;
+}
+
+/* --config: the file's words and the argument vector that holds them
+ * (argv[0], the file's words for the flags the command line does not
+ * give, the command line). String destinations point into the words, so
+ * they live until the process exits. */
+static qc__config_args config_words;
+static char **config_argv;
+
+static void config_free(void)
+{
+    qc__config_args_free(&config_words);
+    free(config_argv);
+    config_argv = NULL;
+}
+
+static int config_merge(const cli_flag *t, size_t n, const table_opts *to, int argc,
+                        char **argv, int *margc, char ***margv)
+{
+    /* a first pass over a copy (getopt reorders it): the file, and which
+     * rows the command line gives */
+    char **copy = malloc(((size_t)argc + 1) * sizeof *copy);
+    unsigned char *cmdline = calloc(n, 1);
+    if (!copy || !cmdline) {
+        free(copy);
+        free(cmdline);
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
+    memcpy(copy, argv, ((size_t)argc + 1) * sizeof *copy);
+    const char *file = NULL;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, copy, to->shortopts, to->lo, NULL)) != -1) {
+        int r = table_row(t, n, c);
+        if (r < 0)
+            continue;
+        cmdline[r] = 1;
+        if (t[r].type == CLI_CONFIG)
+            file = optarg;
+    }
+    free(copy);
+    int rc = 0;
+    if (file) {
+        static const char *const forbidden[] = {"config", "check", "help", NULL};
+        qc_err err = {0};
+        config_free();
+        if (cli_check_path("--config", file, CLI_PATH_IN_NONEMPTY) != 0)
+            rc = QC_EXIT_USAGE;
+        else if (qc__config_args_load(file, to->lo, forbidden, &config_words, &err) != 0) {
+            cli_error("--config: %s", err.msg);
+            rc = QC_EXIT_USAGE;
+        }
+        static int registered;
+        if (!registered++)
+            atexit(config_free);
+    }
+    if (rc == 0 && config_words.n > 0) {
+        config_argv = malloc(((size_t)argc + (size_t)config_words.n + 1) * sizeof *config_argv);
+        if (!config_argv) {
+            cli_error("out of memory");
+            rc = QC_EXIT_FAIL;
+        }
+    }
+    if (rc == 0 && config_argv) {
+        int k = 0;
+        config_argv[k++] = argv[0];
+        for (int i = 0; i < config_words.n; i++) {
+            const struct option *o = to->lo;
+            while (strcmp(o->name, config_words.key[i]) != 0)
+                o++;
+            if (!cmdline[o->val - 256])
+                config_argv[k++] = config_words.word[i];
+        }
+        for (int i = 1; i < argc; i++)
+            config_argv[k++] = argv[i];
+        config_argv[k] = NULL;
+        *margc = k;
+        *margv = config_argv;
+    }
+    free(cmdline);
+    return rc;
+}
+
+/* After getopt reordered the merged vector: the command line's words back
+ * into argv in that order (operands last); returns the first operand. */
+static int config_unmerge(int argc, char **argv, int margc, char **margv, int optind_m)
+{
+    int w = 1, fromfile = 0;
+    for (int i = 1; i < margc; i++) {
+        int own = 1;
+        for (int j = 0; j < config_words.n && own; j++)
+            own = margv[i] != config_words.word[j];
+        if (own && w < argc)
+            argv[w++] = margv[i];
+        else if (!own && i < optind_m)
+            fromfile++;
+    }
+    return optind_m - fromfile;
+}
+
+/* A double as JSON: a number when 10 digits (qc_json_write's) read back
+ * to it, else the exact decimal as a string (a flag's value either way). */
+static json_t *check_real(double x)
+{
+    char b[40];
+    snprintf(b, sizeof b, "%.10g", x);
+    if (strtod(b, NULL) == x)
+        return json_real(x);
+    for (int p = 11; p <= 17; p++) {
+        snprintf(b, sizeof b, "%.*g", p, x);
+        if (strtod(b, NULL) == x)
+            break;
+    }
+    return json_string(b);
+}
+
+/* The value of row f for --check, or NULL when it has none. */
+static json_t *check_value(const cli_flag *f)
+{
+    switch (f->type) {
+    case CLI_BOOL: return *(const int *)f->dest ? json_true() : NULL;
+    case CLI_STR: {
+        const char *s = *(const char *const *)f->dest;
+        return s ? json_string(s) : NULL;
+    }
+    case CLI_STRS: {
+        const cli_strs *v = f->dest;
+        if (v->n == 0)
+            return NULL;
+        json_t *a = json_array();
+        for (unsigned i = 0; i < v->n; i++)
+            json_array_append_new(a, json_string(v->v[i]));
+        return a;
+    }
+    case CLI_DOUBLE: {
+        double x = *(const double *)f->dest;
+        return isfinite(x) && !(f->zero_unset && x == 0) ? check_real(x) : NULL;
+    }
+    case CLI_U64: {
+        uint64_t u = *(const uint64_t *)f->dest;
+        if (f->zero_unset && u == 0)
+            return NULL;
+        if (u <= INT64_MAX)
+            return json_integer((json_int_t)u);
+        char b[24];
+        snprintf(b, sizeof b, "%llu", (unsigned long long)u);
+        return json_string(b);
+    }
+    case CLI_UINT: {
+        unsigned u = *(const unsigned *)f->dest;
+        return f->zero_unset && u == 0 ? NULL : json_integer(u);
+    }
+    case CLI_CHOICE: {
+        const char *c = f->choices;
+        for (int k = *(const int *)f->dest; c && k > 0; k--)
+            c = strchr(c, ',') ? strchr(c, ',') + 1 : "";
+        return c && *c ? json_stringn(c, strcspn(c, ",")) : NULL;
+    }
+    case CLI_NOTE:
+    case CLI_HELP:
+    case CLI_CONFIG:
+    case CLI_CHECK: return NULL;
+    }
+    return NULL;
+}
+
+static int check_print(const cli_flag *t, size_t n)
+{
+    json_t *root = json_object();
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = check_value(&t[i]);
+        if (v)
+            json_object_set_new(root, t[i].name, v);
+    }
+    qc_err err = {0};
+    int rc = qc_json_write(root, NULL, &err);
+    json_decref(root);
+    if (rc) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    return CLI_DONE_CHECK;
+}
+
 int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
                     int *first_operand, unsigned *given)
 {
     size_t n = table_len(t);
-    struct option *lo = calloc(n + 1, sizeof *lo);
-    if (lo == NULL) {
-        cli_error("out of memory");
+    table_opts to;
+    if (table_opts_make(t, n, &to) != 0)
         return QC_EXIT_FAIL;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (t[i].type == CLI_NOTE)
-            continue;
-        lo[k].name = t[i].name;
-        lo[k].has_arg = t[i].type == CLI_BOOL || t[i].type == CLI_HELP ? no_argument
-                                                                        : required_argument;
-        lo[k++].val = 256 + (int)i;
-    }
     if (given)
         memset(given, 0, n * sizeof *given);
     if (listing_fd >= 0)
-        list_and_exit(lo);
-    int c, rc = 0;
+        list_and_exit(to.lo);
+    const cli_flag *check = NULL;
+    int has_config = 0;
+    for (size_t i = 0; i < n; i++) {
+        check = t[i].type == CLI_CHECK ? &t[i] : check;
+        has_config |= t[i].type == CLI_CONFIG;
+    }
+    int margc = argc, rc = 0, checking = 0;
+    char **margv = argv;
+    if (has_config && (rc = config_merge(t, n, &to, argc, argv, &margc, &margv)) != 0) {
+        free(to.lo);
+        return rc;
+    }
+    int c, idx;
     opterr = 0;
     optind = 1;
-    while ((c = cli_getopt(argc, argv, "", lo, NULL)) != -1) {
-        if (c < 256 || c >= 256 + (int)n) {
-            rc = cli_bad_option(cmd, argv[optind - 1]);
+    table_parsing = 1;
+    while ((c = cli_getopt(margc, margv, to.shortopts, to.lo, &idx)) != -1) {
+        int r = table_row(t, n, c);
+        if (r < 0) {
+            rc = cli_bad_option(cmd, margv[optind - 1]);
             break;
         }
-        const cli_flag *f = &t[c - 256];
+        const cli_flag *f = &t[r];
         if (given)
-            given[c - 256]++;
+            given[r]++;
+        if (f->alias && idx >= 0 && strcmp(to.lo[idx].name, f->alias) == 0)
+            fprintf(stderr, "qctl: --%s is deprecated; use --%s (same meaning)\n", f->alias,
+                    f->name);
         if (f->type == CLI_HELP) {
-            rc = -1;
+            rc = CLI_DONE_HELP;
             break;
         }
-        if ((rc = table_value(f, optarg)) != 0)
+        if (f->type == CLI_CHECK)
+            checking = 1;
+        else if ((rc = table_value(f, optarg)) != 0)
             break;
     }
-    free(lo);
-    *first_operand = optind;
-    return rc;
+    table_parsing = 0;
+    free(to.lo);
+    *first_operand = margv == argv ? optind : config_unmerge(argc, argv, margc, margv, optind);
+    if (rc != 0 || check == NULL)
+        return rc;
+    if (*first_operand < argc)
+        return cli_extra_operand(cmd, argv[*first_operand]);
+    if (check->validate && (rc = check->validate(check->dest)) != 0)
+        return rc;
+    return checking ? check_print(t, n) : 0;
+}
+
+unsigned cli_flag_given(const cli_flag *t, const unsigned *given, const char *name)
+{
+    for (size_t i = 0; t[i].name; i++)
+        if (strcmp(t[i].name, name) == 0)
+            return given[i];
+    return 0;
 }
 
 void cli_flags_usage(FILE *f, const char *synopsis, const char *about, const cli_flag *t)
@@ -223,8 +513,10 @@ void cli_flags_usage(FILE *f, const char *synopsis, const char *about, const cli
             fprintf(f, "%s\n", t[i].help);
             continue;
         }
-        char head[64];
-        snprintf(head, sizeof head, "--%s%s%s", t[i].name, t[i].arg ? " " : "",
+        char head[64], letter[8] = "";
+        if (t[i].letter)
+            snprintf(letter, sizeof letter, "-%c, ", t[i].letter);
+        snprintf(head, sizeof head, "%s--%s%s%s", letter, t[i].name, t[i].arg ? " " : "",
                  t[i].arg ? t[i].arg : "");
         fprintf(f, "  %-20s", head);
         if (strlen(head) > 20)

@@ -6,7 +6,9 @@
  *     help): cli_flags_parse turns it into getopt, checks each value as
  *     it is read (range, path kind) and prints the usage text from the
  *     same rows, so the help, the completion and the man page cannot
- *     drift from what the parser accepts;
+ *     drift from what the parser accepts; a table may also take --config
+ *     FILE.json and --check (CLI_CONFIG and CLI_CHECK rows, see
+ *     cli_flags_parse);
  *   - a getopt `struct option` table parsed with cli_getopt, a drop-in for
  *     getopt_long that adds -h as --help and checks each flag that names a
  *     file (guard.h) as it is parsed.
@@ -50,13 +52,27 @@ typedef enum cli_ftype {
     CLI_UINT,   /* *(unsigned *)dest, whole, in [min, max] */
     CLI_CHOICE, /* *(int *)dest = the index of the argument in choices */
     CLI_NOTE,   /* not a flag: a heading in the usage text (name "") */
-    CLI_HELP    /* prints the usage text and stops with 0 */
+    CLI_HELP,   /* prints the usage text and stops with 0 */
+    /* appended (other tables number the values above): */
+    CLI_STRS,   /* repeatable: each value appended to the cli_strs at dest,
+                 * at most max of them */
+    CLI_CONFIG, /* --config FILE.json: the table's flags from a file (below) */
+    CLI_CHECK   /* --check: validate, print the effective configuration as
+                 * JSON and stop with 0 (below); dest is the validate ctx */
 } cli_ftype;
+
+/* The values of a CLI_STRS flag, in the order given; v is the command's
+ * array of (the row's max) entries. */
+typedef struct cli_strs {
+    const char **v;
+    unsigned n;
+} cli_strs;
 
 /* One flag. min and max bound a number (both 0: no bound beyond the
  * type's); choices lists a CLI_CHOICE's words; path, when not 0, is the guard.h kind of a CLI_STR path; arg
  * names the value in the help ("N", "FILE"); help may hold '\n' for more
- * lines. A table ends with a row whose name is NULL. */
+ * lines. A table ends with a row whose name is NULL. A CLI_STR path row
+ * without `path` is checked by guard.h's list of path flags. */
 typedef struct cli_flag {
     const char *name;
     cli_ftype type;
@@ -66,16 +82,70 @@ typedef struct cli_flag {
     const char *arg;
     const char *help;
     const char *choices; /* CLI_CHOICE: "a,b,c" */
+    /* appended; a table names them (.letter = 'j'): */
+    int letter;          /* a one-letter form ('j': -j N), or 0 */
+    const char *alias;   /* an old name also accepted; using it prints
+                          * "qctl: --OLD is deprecated; use --NAME" */
+    int zero_unset;      /* a number whose 0 means "not given": --check
+                          * leaves it out at 0 */
+    /* CLI_CHECK: the command's own validation of the parsed values (the
+     * checks its run makes before any work), called with dest after every
+     * parse, --check or not, so --check refuses what the run refuses with
+     * the same message; it may set the destinations to the values the run
+     * takes (defaults resolved), which --check then prints. Returns 0 or
+     * an exit status (a message printed). */
+    int (*validate)(void *ctx);
 } cli_flag;
 
 /* Parses argv (argv[0] the command's last word) against the table: each
  * value is checked as it is read, with a message naming the flag. Returns
- * 0 with *first_operand the index of the first operand, -1 after --help
- * printed the usage (the command returns 0), or QC_EXIT_USAGE. Each
+ * 0 with *first_operand the index of the first operand, CLI_DONE_HELP
+ * after --help (the command prints its usage and returns 0),
+ * CLI_DONE_CHECK after --check printed the configuration (the command
+ * returns 0), or an exit status (QC_EXIT_USAGE) after a message. Each
  * row's `given` (counted in given[i] when given is not NULL) says how often
- * it appeared. */
+ * it appeared, on the command line or in a --config file.
+ *
+ * A table that holds a CLI_CONFIG row ("config") reads --config FILE.json
+ * before the command line: a JSON object whose keys are the table's long
+ * flags (or their aliases), a value a string or a number, true for a bare
+ * flag (false leaves it out), an array to repeat a flag. The file's words
+ * are parsed by the same rows, ahead of the command line's, and a flag the
+ * command line gives replaces the file's (a repeated one as a whole). A
+ * key that is no flag, or is config, check or help, is refused naming the
+ * file and the key (exit 2). The string destinations may point into the
+ * file's words: they live until the process exits.
+ *
+ * A table that holds a CLI_CHECK row ("check") takes no operands; after
+ * the table's checks it calls the row's validate (if any), and with
+ * --check prints the effective configuration, a JSON object of every row
+ * with a value (bare flags set, strings given, finite numbers, choices,
+ * repeated flags as arrays), which loads back through --config. */
+enum { CLI_DONE_HELP = -1, CLI_DONE_CHECK = -2 };
 int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
                     int *first_operand, unsigned *given);
+
+/* The rows of --config FILE.json and --check, for a table that takes
+ * them; ctx is what fn, the command's validate, is given. */
+#define CLI_ROWS_CONFIG_CHECK(ctx, fn)                                                          \
+    {"config", CLI_CONFIG, NULL, .arg = "FILE.json",                                            \
+     .help = "flags from a JSON object {\"flag\": value, ...}:\ntrue for a bare flag, arrays " \
+             "to repeat a flag;\nflags on the command line override its keys"},                 \
+    {"check", CLI_CHECK, (ctx), .validate = (fn),                                               \
+     .help = "validate everything, print the effective\nconfiguration as JSON (it loads back " \
+             "with\n--config) and exit"}
+
+/* -j, --jobs N of the commands that run replications on threads. */
+#define CLI_ROW_JOBS(dest)                                                                      \
+    {"jobs", CLI_UINT, (dest), 1, 256, .arg = "N",                                              \
+     .help = "replications run at once, on N threads (default: the\nonline cores); the "       \
+             "results are the same for any N",                                                  \
+     .letter = 'j'}
+
+/* How often the row named name was given, from the counts cli_flags_parse
+ * left in given (0 for a name not in t): a validate callback's way to
+ * tell a flag given as 0 from one not given. */
+unsigned cli_flag_given(const cli_flag *t, const unsigned *given, const char *name);
 
 /* The usage text: synopsis, then one aligned entry per row. */
 void cli_flags_usage(FILE *f, const char *synopsis, const char *about, const cli_flag *t);

@@ -26,8 +26,6 @@ static const struct {
     {"*", "series", CLI_PATH_OUT},
     {"*", "plot", CLI_PATH_OUT_DIR},
     {"*", "report", CLI_PATH_OUT_DIR},
-    {"sim maxusers", "sensor-model", CLI_PATH_IN_NONEMPTY},
-    {"sim admission", "scenario", CLI_PATH_IN_NONEMPTY},
     {"sysid", "csv", CLI_PATH_IN_NONEMPTY},
     {"sysid", "sensor-csv", CLI_PATH_IN_NONEMPTY},
     {"design", "model", CLI_PATH_IN_NONEMPTY},
@@ -40,10 +38,6 @@ static const struct {
     {"sweep", "results", CLI_PATH_OUT_PREFIX},
     {"load", "traffic", CLI_PATH_IN_NONEMPTY},
     {"load", "replay", CLI_PATH_IN_NONEMPTY},
-    {"proxy", "config", CLI_PATH_IN_NONEMPTY},
-    {"proxy", "port-file", CLI_PATH_OUT},
-    {"proxy", "admin-port-file", CLI_PATH_OUT},
-    {"backend", "port-file", CLI_PATH_OUT},
 };
 
 cli_path_kind cli_path_flag(const char *cmd, const char *name)

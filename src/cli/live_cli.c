@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* live_cli.c: `qctl backend`, `qctl load` and `qctl proxy`: flags in,
  * the live programs of src/live/ out. */
-#include <getopt.h>
-#include <jansson.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,7 +9,6 @@
 #include <sys/resource.h>
 
 #include "cli.h"
-#include "app/config.h"
 #include "flags.h"
 #include "guard.h"
 #include "live/live.h"
@@ -26,7 +23,7 @@ static const char backend_about[] =
 int cmd_backend(int argc, char **argv)
 {
     qc_backend_opts o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
-    const char *service = "exp:100", *warmup = NULL, *warmup_old = NULL;
+    const char *service = "exp:100", *warmup = NULL;
     int help = 0, first = 0;
     /* one row per flag: the parser, this help and the completion */
     const cli_flag flags[] = {
@@ -43,10 +40,9 @@ int cmd_backend(int argc, char **argv)
          .help = "wait on a timer (default) or burn CPU"},
         {"seed", CLI_U64, &o.seed, .arg = "S", .help = "seed of the service times (default 1)"},
         {"health", CLI_STR, &o.health, .arg = "PATH", .help = "the health path (default /health)"},
-        {"setup", CLI_STR, &warmup, .arg = "SPEC",
+        {"setup", CLI_STR, &warmup, .arg = "SPEC", .alias = "warmup",
          .help = "the health path answers 503 for a setup time drawn\nfrom SPEC (seconds) after "
-                 "start, then 200"},
-        {"warmup", CLI_STR, &warmup_old, .arg = "SPEC", .help = "old name of --setup"},
+                 "start, then 200 (--warmup: old name)"},
         {"body", CLI_U64, &o.body, .arg = "BYTES",
          .help = "answer with a body of BYTES bytes of a fixed\npattern instead of \"ok\" (any "
                  "size, not buffered)"},
@@ -67,11 +63,6 @@ int cmd_backend(int argc, char **argv)
         return rc;
     if (first < argc)
         return cli_extra_operand("backend", argv[first]);
-    if (warmup_old != NULL) {
-        fprintf(stderr, "qctl: --warmup is deprecated; use --setup (same meaning)\n");
-        if (warmup == NULL)
-            warmup = warmup_old;
-    }
     if (o.health && o.health[0] != '/') {
         cli_error("--health: '%s' does not start with /", o.health);
         return QC_EXIT_USAGE;
@@ -113,111 +104,13 @@ int cmd_backend(int argc, char **argv)
     return 0;
 }
 
-static const char proxy_usage[] =
-    "usage: qctl proxy --backend HOST:PORT [--backend ...] [options]\n"
-    "\n"
+static const char proxy_about[] =
     "HTTP/1.1 reverse proxy with admission control: a request beyond the\n"
     "current limit waits in a bounded queue until its class's deadline, then\n"
     "gets 503 with Retry-After. The limit is set every control interval by\n"
     "the controller from the proxy's own measurements; backends are chosen\n"
     "by join-the-shortest-queue. SIGTERM drains: admitted requests finish,\n"
-    "waiting and new ones are refused, then it exits.\n"
-    "\n"
-    "  --listen HOST:PORT   address (default 127.0.0.1:8080; port 0: any "
-    "free);\n"
-    "                       in every address flag HOST is 1.2.3.4, [::1] or\n"
-    "                       a name (resolved once at start, the first\n"
-    "                       address taken)\n"
-    "  --port-file FILE     write the bound port to FILE\n"
-    "  --admin HOST:PORT    admin endpoint: GET / (a live page drawing the\n"
-    "                       last minutes), GET /metrics (Prometheus), GET\n"
-    "                       /status (JSON), POST /reference?value=R\n"
-    "                       (loopback only unless --admin-public; state\n"
-    "                       changes by POST only, GET gets 405)\n"
-    "  --admin-port-file F  write the admin port to F\n"
-    "  --admin-public       allow --admin on a non-loopback address\n"
-    "  --admin-token-file F state changes need \"Authorization: Bearer TOKEN\",\n"
-    "                       TOKEN the first line of F (16-255 characters;\n"
-    "                       401 otherwise)\n"
-    "  --admin-read-only    the admin port changes nothing (403)\n"
-    "  --drain-timeout T    after SIGTERM/SIGINT, stop anyway after T s\n"
-    "                       (default 30); a second signal stops at once\n"
-    "  --backend HOST:PORT  a backend (repeat for more)\n"
-    "  --limiter NAME       none, fixed, maxusers (default), aimd, vegas,\n"
-    "                       gradient2, envoy, admission (per-class delay\n"
-    "                       bounds, see --class; the limit stays --limit)\n"
-    "  --limit L            initial (fixed: the) limit (default 20)\n"
-    "  --min-limit L        least limit (default 1)\n"
-    "  --max-limit L        largest limit (default 1000)\n"
-    "  --reference R        maxusers: requests in the backends to hold (10)\n"
-    "  --gain K             maxusers: integral gain K_I (default 0.5)\n"
-    "  --interval T         control interval, seconds (default 0.1)\n"
-    "  --queue N            waiting room (default 128)\n"
-    "  --queue-timeout T    best-effort wait deadline, seconds (default 1)\n"
-    "  --queue-discipline D codel (default): while the queue stands (its least\n"
-    "                       wait over an interval above --queue-target) the\n"
-    "                       deadline is --queue-target; fifo: always the\n"
-    "                       class's deadline\n"
-    "  --queue-target T     codel's target wait, seconds (default 0.05)\n"
-    "  --class-header NAME  header naming a request's class\n"
-    "  --class NAME=BOUND   a class and its bound in seconds (repeat; NAME:BOUND\n"
-    "                       too): its wait deadline, or under --limiter\n"
-    "                       admission the bound on its mean delay\n"
-    "  --class-prefix NAME=/PATH  requests whose path starts with /PATH are\n"
-    "                       of class NAME (repeat; the longest prefix wins;\n"
-    "                       before --class-header; unmatched: best-effort)\n"
-    "  --candidate NAME     admission: NAME starts as a candidate (slow start,\n"
-    "                       then admitted or rejected) instead of admitted\n"
-    "  --epsilon E          admission: track (1 - E) of each bound (0.1)\n"
-    "  --alpha A            admission: slow-start constant (default 20)\n"
-    "  --min-completions M  admission: completions per delay sample (20)\n"
-    "  --config FILE.json   options from a JSON object {\"flag\": value, ...}:\n"
-    "                       true for a bare flag, arrays to repeat a flag;\n"
-    "                       flags on the command line override its keys\n"
-    "  --check              validate everything, print the effective\n"
-    "                       configuration as JSON and exit\n"
-    "  --header-timeout T   seconds for a request head to arrive (default 10)\n"
-    "  --idle-timeout T     idle client connection (default 60)\n"
-    "  --backend-timeout T  backend answer, else 504 (default 30)\n"
-    "  --series FILE        CSV of the control loop, one line per interval\n"
-    "  --max-body BYTES     a larger request body gets 413 (default 16777216)\n"
-    "  --max-connections N  client connections beyond N get 503 and are\n"
-    "                       closed (default 0: no cap but the file limit)\n"
-    "  --max-memory BYTES   request bytes buffered over all clients: a client\n"
-    "                       that would grow them past it gets 503 (default\n"
-    "                       268435456; 0: no cap; at least 1 MiB)\n"
-    "Backend fleet (power control, docs/live.md):\n"
-    "  --route jsq|djsq     jsq: every backend on, fewest in flight (default);\n"
-    "                       djsq: delay-JSQ, backends unparked and parked\n"
-    "  --djsq-threshold T   djsq: join a busy backend while it holds <= T\n"
-    "                       with the new request (default 4)\n"
-    "  --idle-off SECONDS   djsq: park a backend idle this long (default never)\n"
-    "  --min-on N           djsq: backends kept on or warming (default 1)\n"
-    "  --max-on N           djsq: backends powered at most (default all)\n"
-    "  --initially-on N     djsq: the first N on at start, the rest off\n"
-    "  --unpark-cmd CMD     run by /bin/sh -c to switch a backend on; {backend},\n"
-    "                       {host} and {port} are replaced by its address\n"
-    "  --park-cmd CMD       the same, to switch one off\n"
-    "  --cmd-timeout T      an un/park command killed after T s (default 10)\n"
-    "  --health PATH        while warming, GET PATH until a 2xx marks it on;\n"
-    "                       the probe of --health-check and --max-fails too\n"
-    "  --health-interval T  seconds between health probes of a warming or\n"
-    "                       out-of-rotation backend (default 0.1)\n"
-    "  --setup-timeout T    not healthy T s after an unpark: back off (default 30;\n"
-    "                       --warmup-timeout: old name)\n"
-    "Retries and health (docs/live.md):\n"
-    "  --retries N          send a request again at most N times (0-10,\n"
-    "                       default 2) when its backend failed before any\n"
-    "                       answer: a failed connect (any method), or a link\n"
-    "                       closed before the head (idempotent methods only)\n"
-    "  --retry-budget F     retries at most F per admitted request, plus 5\n"
-    "                       a second (0-1, default 0.2)\n"
-    "  --max-fails N        N failures in a row take a backend out of\n"
-    "                       rotation until a probe succeeds (default 3; 0:\n"
-    "                       never)\n"
-    "  --health-check T     probe every on backend every T s (GET --health,\n"
-    "                       else a connect; default 0: none)\n"
-    "  --help               this text\n";
+    "waiting and new ones are refused, then it exits.\n";
 
 static int positive(const char *flag, double v)
 {
@@ -228,77 +121,19 @@ static int positive(const char *flag, double v)
     return 0;
 }
 
-/* The argument vector cmd_proxy parses: argv[0], the config file's flag
- * words (those the command line does not override), the command line. */
-typedef struct proxy_argv {
-    int argc;
-    char **argv;
-    qc__config_args cfg;
-} proxy_argv;
-
-static void proxy_argv_free(proxy_argv *pa)
-{
-    free(pa->argv);
-    qc__config_args_free(&pa->cfg);
-    pa->argv = NULL;
-}
-
-static int proxy_config_argv(int argc, char **argv, const struct option *longopts,
-                             proxy_argv *pa)
-{
-    memset(pa, 0, sizeof *pa);
-    /* a first pass over a copy of the command line: which flags it gives,
-     * and the config file (getopt reorders its argument vector) */
-    char **copy = malloc(((size_t)argc + 1) * sizeof *copy);
-    unsigned char given[256] = {0};
-    size_t nopts = 0;
-    while (longopts[nopts].name)
-        nopts++;
-    if (!copy || nopts > sizeof given) {
-        free(copy);
-        cli_error("proxy: out of memory");
-        return QC_EXIT_FAIL;
-    }
-    memcpy(copy, argv, ((size_t)argc + 1) * sizeof *copy);
-    const char *file = NULL;
-    int c, idx, saved = opterr;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, copy, "", longopts, &idx)) != -1)
-        if (c != '?' && c != ':') {
-            given[idx] = 1;
-            if (strcmp(longopts[idx].name, "config") == 0)
-                file = optarg;
-        }
-    opterr = saved;
-    free(copy);
-    if (file) {
-        static const char *const forbidden[] = {"config", "check", "help", NULL};
-        qc_err err = {0};
-        if (qc__config_args_load(file, longopts, forbidden, &pa->cfg, &err) != 0) {
-            cli_error("--config: %s", err.msg);
-            return QC_EXIT_USAGE;
-        }
-    }
-    pa->argv = malloc(((size_t)argc + (size_t)pa->cfg.n + 1) * sizeof *pa->argv);
-    if (!pa->argv) {
-        qc__config_args_free(&pa->cfg);
-        cli_error("proxy: out of memory");
-        return QC_EXIT_FAIL;
-    }
-    pa->argv[pa->argc++] = argv[0];
-    for (int i = 0; i < pa->cfg.n; i++) {
-        size_t k = 0;
-        while (strcmp(longopts[k].name, pa->cfg.key[i]) != 0)
-            k++;
-        if (!given[k])
-            pa->argv[pa->argc++] = pa->cfg.word[i];
-    }
-    for (int i = 1; i < argc; i++)
-        pa->argv[pa->argc++] = argv[i];
-    pa->argv[pa->argc] = NULL;
-    return 0;
-}
+/* What the proxy's flags set: the options, and the flags read into them
+ * by proxy_validate (NAN or 0: not given). */
+typedef struct proxy_cli {
+    qc_proxy_opts o;
+    const char *limiter;
+    double limit, minl, maxl, ref, gain, eps, alpha;
+    unsigned minc;
+    int route;
+    uint64_t max_memory;
+    cli_strs backends, classes, prefixes, candidates;
+    const char *class_spec[QC_PROXY_CLASSES_MAX];
+    const char *prefix_spec[QC_PROXY_CLASSES_MAX * 4], *cand_spec[QC_PROXY_CLASSES_MAX];
+} proxy_cli;
 
 /* Resolves --class-prefix NAME=/PATH and --candidate NAME against the
  * classes: names must be classes (or best-effort for a prefix), prefixes
@@ -348,94 +183,158 @@ static int proxy_classes(qc_proxy_opts *o, const char *const *prefix, unsigned n
     return 0;
 }
 
-/* A flag's argument as JSON: a number if it is all one, else the string. */
-static json_t *check_value(const char *s)
+
+/* --class NAME=BOUND (NAME:BOUND too) into the options' classes. */
+static int proxy_class_specs(qc_proxy_opts *o, const cli_strs *spec)
 {
-    char *end;
-    double d = strtod(s, &end);
-    if (end == s || *end || !isfinite(d) || strspn(s, "0123456789.eE+-") != strlen(s))
-        return json_string(s);
-    if (strspn(s, "0123456789") == strlen(s) && d < 9e15)
-        return json_integer((json_int_t)d);
-    return json_real(d);
+    for (unsigned i = 0; i < spec->n; i++) {
+        const char *s = spec->v[i];
+        const char *colon = strchr(s, '=');
+        if (!colon)
+            colon = strrchr(s, ':');
+        if (!colon || colon == s) {
+            cli_error("--class: '%s' is not NAME=BOUND", s);
+            return QC_EXIT_USAGE;
+        }
+        int rc;
+        if ((rc = cli_double("--class", colon + 1, &o->class_bound[o->nclasses])) != 0 ||
+            (rc = positive("--class", o->class_bound[o->nclasses])) != 0)
+            return rc;
+        o->class_name[o->nclasses++] = strndup(s, (size_t)(colon - s));
+    }
+    return 0;
 }
 
-/* --check: the effective configuration as a JSON object of flags (it
- * loads back as a --config): each flag the file or the command line gave,
- * by its final value (an array for a repeated flag), then the defaults of
- * the main ones. */
-static int proxy_print_check(const qc_proxy_opts *o, const char *limiter, int argc, char **argv,
-                             const struct option *longopts)
+/* Every check the proxy makes before it starts, in the order a run makes
+ * them, then the proxy's own (qc_proxy_check): the run and --check both
+ * come here, so --check refuses what the run refuses with the same
+ * message. The limiter's flags are then set to the values the proxy
+ * takes, for --check to print. */
+static int proxy_validate(void *ctx)
 {
-    json_t *root = json_object();
-    int c, idx;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", longopts, &idx)) != -1) {
-        if (c == '?' || c == ':')
-            continue;
-        const char *name = longopts[idx].name;
-        if (strcmp(name, "check") == 0 || strcmp(name, "config") == 0)
-            continue;
-        json_t *v = longopts[idx].has_arg == no_argument ? json_true() : check_value(optarg);
-        json_t *old = json_object_get(root, name);
-        int repeat = strcmp(name, "backend") == 0 || strcmp(name, "class") == 0 ||
-                     strcmp(name, "class-prefix") == 0 || strcmp(name, "candidate") == 0;
-        if (repeat && !old) {
-            old = json_array();
-            json_object_set_new(root, name, old);
-        }
-        if (repeat)
-            json_array_append_new(old, v);
-        else
-            json_object_set_new(root, name, v);
+    proxy_cli *pc = ctx;
+    qc_proxy_opts *o = &pc->o;
+    int rc = QC_EXIT_USAGE;
+    o->nbackends = pc->backends.n;
+    o->fleet.route = pc->route ? QC_FLEET_DJSQ : QC_FLEET_JSQ;
+    o->max_memory = pc->max_memory > SIZE_MAX ? SIZE_MAX : (size_t)pc->max_memory;
+    if (o->health && (o->health[0] != '/' || strlen(o->health) > 256 ||
+                      strpbrk(o->health, " \r\n"))) {
+        cli_error("--health: '%s' is not a path (/..., no spaces)", o->health);
+        return rc;
     }
-    opterr = 1;
-#define DEF(name, v)                                                                             \
-    do {                                                                                         \
-        if (!json_object_get(root, name))                                                        \
-            json_object_set_new(root, name, v);                                                  \
-    } while (0)
-    DEF("listen", json_string(o->listen));
-    DEF("limiter", json_string(limiter));
+    if ((!isinf(o->fleet.idle_off) && positive("--idle-off", o->fleet.idle_off)) ||
+        positive("--cmd-timeout", o->cmd_timeout) ||
+        positive("--health-interval", o->health_interval) ||
+        positive("--setup-timeout", o->warmup_timeout))
+        return rc;
+    if (proxy_class_specs(o, &pc->classes) != 0)
+        return rc;
+    if (o->nbackends == 0) {
+        cli_error("proxy: at least one --backend HOST:PORT is required");
+        return rc;
+    }
+    qc_err err = {0};
+    if (strcmp(pc->limiter, "none") == 0) {
+        o->control = 0;
+    } else {
+        qc_limiter_algo a;
+        if (qc_limiter_algo_parse(pc->limiter, &a, &err) != 0) {
+            cli_error("--limiter: %s", err.msg);
+            return rc;
+        }
+        qc_limiter_config_init(&o->limiter, a);
+    }
+    if (!isnan(pc->limit))
+        o->limiter.initial_limit = pc->limit;
+    if (!isnan(pc->minl))
+        o->limiter.min_limit = pc->minl;
+    if (!isnan(pc->maxl))
+        o->limiter.max_limit = pc->maxl;
+    if (!isnan(pc->ref))
+        o->limiter.reference = pc->ref;
+    if (!isnan(pc->gain))
+        o->limiter.ki = pc->gain;
+    if (positive("--interval", o->interval) || positive("--queue-timeout", o->queue_timeout) ||
+        positive("--header-timeout", o->header_timeout) ||
+        positive("--idle-timeout", o->idle_timeout) ||
+        positive("--backend-timeout", o->backend_timeout))
+        return rc;
+    if (o->fleet.route == QC_FLEET_JSQ &&
+        (isfinite(o->fleet.idle_off) || o->fleet.initially_on || o->fleet.max_on || o->unpark_cmd)) {
+        cli_error("proxy: --idle-off, --initially-on, --max-on and --unpark-cmd need --route djsq");
+        return rc;
+    }
+    if (qc__fleet_check(&o->fleet, o->nbackends, &err) != 0) {
+        cli_error("proxy: %s", err.msg);
+        return rc;
+    }
+    struct sockaddr_storage a;
+    for (unsigned i = 0; i < o->nbackends; i++)
+        if (qc__addr_parse(o->backend[i], &a, &err) != 0) {
+            cli_error("--backend: %s", err.msg);
+            return rc;
+        }
+    if (qc__addr_parse(o->listen, &a, &err) != 0) {
+        cli_error("--listen: %s", err.msg);
+        return rc;
+    }
+    if (o->admin && qc__addr_parse(o->admin, &a, &err) != 0) {
+        cli_error("--admin: %s", err.msg);
+        return rc;
+    }
+    if (proxy_classes(o, pc->prefixes.v, pc->prefixes.n, pc->candidates.v, pc->candidates.n) != 0)
+        return rc;
+    int admission = o->limiter.algo == QC_LIMITER_ADMISSION && o->control;
+    if (admission) {
+        if (!isnan(pc->eps))
+            o->limiter.adm_epsilon = pc->eps;
+        if (!isnan(pc->alpha))
+            o->limiter.adm_alpha = pc->alpha;
+        if (pc->minc)
+            o->limiter.adm_min_completions = pc->minc;
+        if (o->nclasses == 0) {
+            cli_error("proxy: --limiter admission needs at least one --class NAME=BOUND");
+            return rc;
+        }
+        /* the limiter's own checks (epsilon, alpha, bounds), named */
+        qc_limiter_config lc = o->limiter;
+        lc.classes = o->nclasses + 1;
+        for (unsigned i = 0; i < o->nclasses; i++)
+            lc.bound[i] = o->class_bound[i];
+        lc.adm_candidates = o->class_candidate;
+        qc_limiter *l;
+        if (qc_limiter_new(&lc, 0, &l, &err) != 0) {
+            cli_error("proxy: admission: %s", err.msg);
+            return rc;
+        }
+        qc_limiter_free(l);
+    } else if (!isnan(pc->eps) || !isnan(pc->alpha) || pc->minc || pc->candidates.n) {
+        cli_error("proxy: --epsilon, --alpha, --min-completions and --candidate need "
+                  "--limiter admission");
+        return rc;
+    }
+    int r = qc_proxy_check(o, &err);
+    if (r) {
+        cli_error("proxy: %s", err.msg);
+        return cli_exit_code(r) == QC_EXIT_USAGE ? QC_EXIT_USAGE : QC_EXIT_FAIL;
+    }
+    /* the values the proxy runs with, for --check: the limiter's flags
+     * where they apply (elsewhere a given one would be refused) */
+    pc->limit = pc->minl = pc->maxl = pc->ref = pc->gain = NAN;
     if (o->control) {
-        DEF("limit", json_real(o->limiter.initial_limit));
-        DEF("min-limit", json_real(o->limiter.min_limit));
-        DEF("max-limit", json_real(o->limiter.max_limit));
+        pc->limit = o->limiter.initial_limit;
+        pc->minl = o->limiter.min_limit;
+        pc->maxl = o->limiter.max_limit;
     }
     if (o->control && o->limiter.algo == QC_LIMITER_MAXUSERS) {
-        DEF("reference", json_real(o->limiter.reference));
-        DEF("gain", json_real(o->limiter.ki));
+        pc->ref = o->limiter.reference;
+        pc->gain = o->limiter.ki;
     }
-    if (o->control && o->limiter.algo == QC_LIMITER_ADMISSION) {
-        DEF("epsilon", json_real(o->limiter.adm_epsilon));
-        DEF("alpha", json_real(o->limiter.adm_alpha));
-        DEF("min-completions", json_integer(o->limiter.adm_min_completions));
-    }
-    DEF("interval", json_real(o->interval));
-    DEF("queue", json_integer(o->queue));
-    DEF("queue-timeout", json_real(o->queue_timeout));
-    DEF("header-timeout", json_real(o->header_timeout));
-    DEF("idle-timeout", json_real(o->idle_timeout));
-    DEF("backend-timeout", json_real(o->backend_timeout));
-    DEF("retries", json_integer(o->retries));
-    DEF("retry-budget", json_real(o->retry_budget));
-    DEF("max-fails", json_integer(o->max_fails));
-    DEF("health-check", json_real(o->health_check));
-    DEF("max-body", json_integer((json_int_t)o->max_body));
-    DEF("max-connections", json_integer(o->max_connections));
-    DEF("max-memory", json_integer((json_int_t)o->max_memory));
-    DEF("queue-discipline",
-        json_string(o->queue_discipline == QC_QUEUE_CODEL ? "codel" : "fifo"));
-    DEF("queue-target", json_real(o->queue_target));
-    DEF("drain-timeout", json_real(o->drain_timeout));
-#undef DEF
-    qc_err err = {0};
-    int rc = qc_json_write(root, NULL, &err);
-    json_decref(root);
-    if (rc) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
+    if (admission) {
+        pc->eps = o->limiter.adm_epsilon;
+        pc->alpha = o->limiter.adm_alpha;
+        pc->minc = o->limiter.adm_min_completions;
     }
     return 0;
 }
@@ -449,482 +348,164 @@ static void proxy_log(void *ctx, const char *line)
 
 int cmd_proxy(int argc, char **argv)
 {
-    enum {
-        O_LISTEN = 1,
-        O_PF,
-        O_ADMIN,
-        O_APF,
-        O_APUB,
-        O_BK,
-        O_LIM,
-        O_L,
-        O_MINL,
-        O_MAXL,
-        O_REF,
-        O_GAIN,
-        O_INT,
-        O_Q,
-        O_QT,
-        O_CH,
-        O_CL,
-        O_HT,
-        O_IT,
-        O_BT,
-        O_SER,
-        O_HELP
-    };
-    enum { O_CPFX = 200, O_CAND, O_EPS, O_ALPHA, O_MINC, O_CONFIG, O_CHECK };
-    enum {
-        O_ROUTE = 100,
-        O_DJT,
-        O_IOFF,
-        O_MINON,
-        O_MAXON,
-        O_INITON,
-        O_UNPARK,
-        O_PARK,
-        O_CMDT,
-        O_HEALTH,
-        O_HINT,
-        O_WUT,
-        O_RETRIES,
-        O_RBUDGET,
-        O_MAXFAILS,
-        O_HCHECK,
-        O_MAXBODY,
-        O_MAXCONN,
-        O_MAXMEM,
-        O_QDISC,
-        O_QTARGET,
-        O_DRAIN,
-        O_ATOKEN,
-        O_AREAD,
-        O_WUT_OLD
-    };
-    static const struct option longopts[] = {{"listen", required_argument, 0, O_LISTEN},
-                                             {"port-file", required_argument, 0, O_PF},
-                                             {"admin", required_argument, 0, O_ADMIN},
-                                             {"admin-port-file", required_argument, 0, O_APF},
-                                             {"admin-public", no_argument, 0, O_APUB},
-                                             {"backend", required_argument, 0, O_BK},
-                                             {"limiter", required_argument, 0, O_LIM},
-                                             {"limit", required_argument, 0, O_L},
-                                             {"min-limit", required_argument, 0, O_MINL},
-                                             {"max-limit", required_argument, 0, O_MAXL},
-                                             {"reference", required_argument, 0, O_REF},
-                                             {"gain", required_argument, 0, O_GAIN},
-                                             {"interval", required_argument, 0, O_INT},
-                                             {"queue", required_argument, 0, O_Q},
-                                             {"queue-timeout", required_argument, 0, O_QT},
-                                             {"class-header", required_argument, 0, O_CH},
-                                             {"class", required_argument, 0, O_CL},
-                                             {"class-prefix", required_argument, 0, O_CPFX},
-                                             {"candidate", required_argument, 0, O_CAND},
-                                             {"epsilon", required_argument, 0, O_EPS},
-                                             {"alpha", required_argument, 0, O_ALPHA},
-                                             {"min-completions", required_argument, 0, O_MINC},
-                                             {"config", required_argument, 0, O_CONFIG},
-                                             {"check", no_argument, 0, O_CHECK},
-                                             {"header-timeout", required_argument, 0, O_HT},
-                                             {"idle-timeout", required_argument, 0, O_IT},
-                                             {"backend-timeout", required_argument, 0, O_BT},
-                                             {"series", required_argument, 0, O_SER},
-                                             {"route", required_argument, 0, O_ROUTE},
-                                             {"djsq-threshold", required_argument, 0, O_DJT},
-                                             {"idle-off", required_argument, 0, O_IOFF},
-                                             {"min-on", required_argument, 0, O_MINON},
-                                             {"max-on", required_argument, 0, O_MAXON},
-                                             {"initially-on", required_argument, 0, O_INITON},
-                                             {"unpark-cmd", required_argument, 0, O_UNPARK},
-                                             {"park-cmd", required_argument, 0, O_PARK},
-                                             {"cmd-timeout", required_argument, 0, O_CMDT},
-                                             {"health", required_argument, 0, O_HEALTH},
-                                             {"health-interval", required_argument, 0, O_HINT},
-                                             {"setup-timeout", required_argument, 0, O_WUT},
-                                             /* old name of --setup-timeout */
-                                             {"warmup-timeout", required_argument, 0, O_WUT_OLD},
-                                             {"retries", required_argument, 0, O_RETRIES},
-                                             {"retry-budget", required_argument, 0, O_RBUDGET},
-                                             {"max-fails", required_argument, 0, O_MAXFAILS},
-                                             {"health-check", required_argument, 0, O_HCHECK},
-                                             {"max-body", required_argument, 0, O_MAXBODY},
-                                             {"max-connections", required_argument, 0, O_MAXCONN},
-                                             {"max-memory", required_argument, 0, O_MAXMEM},
-                                             {"queue-discipline", required_argument, 0, O_QDISC},
-                                             {"queue-target", required_argument, 0, O_QTARGET},
-                                             {"drain-timeout", required_argument, 0, O_DRAIN},
-                                             {"admin-token-file", required_argument, 0, O_ATOKEN},
-                                             {"admin-read-only", no_argument, 0, O_AREAD},
-                                             {"help", no_argument, 0, O_HELP},
-                                             {0, 0, 0, 0}};
-    qc_proxy_opts o;
-    qc_proxy_opts_init(&o);
-    o.log = proxy_log;
-    const char *limiter = "maxusers";
-    double limit = NAN, minl = NAN, maxl = NAN, ref = NAN, gain = NAN;
-    double eps = NAN, alpha = NAN;
-    unsigned minc = 0;
-    const char *prefix_spec[QC_PROXY_CLASSES_MAX * 4], *cand_spec[QC_PROXY_CLASSES_MAX];
-    unsigned nprefix = 0, ncand = 0;
-    int c, rc = 0, check = 0;
-    /* --config FILE: its keys become flag words ahead of the command
-     * line's, parsed by the loop below like any flag (one code path);
-     * a key the command line also gives is dropped from the file's */
-    proxy_argv pa;
-    if ((rc = proxy_config_argv(argc, argv, longopts, &pa)) != 0)
-        return rc;
-    argc = pa.argc;
-    argv = pa.argv;
-    optind = 1;
-    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
-        if (c == O_WUT_OLD) {
-            fprintf(stderr, "qctl: --warmup-timeout is deprecated; use --setup-timeout "
-                            "(same meaning)\n");
-            c = O_WUT;
+    proxy_cli pc = {.limiter = "maxusers",
+                    .limit = NAN, .minl = NAN, .maxl = NAN, .ref = NAN, .gain = NAN,
+                    .eps = NAN, .alpha = NAN};
+    qc_proxy_opts *o = &pc.o;
+    qc_proxy_opts_init(o);
+    o->log = proxy_log;
+    pc.max_memory = o->max_memory;
+    pc.backends.v = o->backend;
+    pc.classes.v = pc.class_spec;
+    pc.prefixes.v = pc.prefix_spec;
+    pc.candidates.v = pc.cand_spec;
+    int help = 0, first = 0;
+    const cli_flag flags[] = {
+        {"listen", CLI_STR, &o->listen, .arg = "HOST:PORT",
+         .help = "address (default 127.0.0.1:8080; port 0: any free);\nin every address flag HOST "
+                 "is 1.2.3.4, [::1] or\na name (resolved once at start, the first\naddress taken)"},
+        {"port-file", CLI_STR, &o->port_file, .path = CLI_PATH_OUT, .arg = "FILE",
+         .help = "write the bound port to FILE"},
+        {"admin", CLI_STR, &o->admin, .arg = "HOST:PORT",
+         .help = "admin endpoint: GET / (a live page drawing the\nlast minutes), GET /metrics "
+                 "(Prometheus), GET\n/status (JSON), POST /reference?value=R\n(loopback only "
+                 "unless --admin-public; state\nchanges by POST only, GET gets 405)"},
+        {"admin-port-file", CLI_STR, &o->admin_port_file, .path = CLI_PATH_OUT, .arg = "F",
+         .help = "write the admin port to F"},
+        {"admin-public", CLI_BOOL, &o->admin_public,
+         .help = "allow --admin on a non-loopback address"},
+        {"admin-token-file", CLI_STR, &o->admin_token_file, .arg = "F",
+         .help = "state changes need \"Authorization: Bearer TOKEN\",\nTOKEN the first line of F "
+                 "(16-255 characters;\n401 otherwise)"},
+        {"admin-read-only", CLI_BOOL, &o->admin_read_only,
+         .help = "the admin port changes nothing (403)"},
+        {"drain-timeout", CLI_DOUBLE, &o->drain_timeout, .arg = "T",
+         .help = "after SIGTERM/SIGINT, stop anyway after T s\n(default 30); a second signal "
+                 "stops at once"},
+        {"backend", CLI_STRS, &pc.backends, 0, QC_PROXY_BACKENDS_MAX, .arg = "HOST:PORT",
+         .help = "a backend (repeat for more)"},
+        {"limiter", CLI_STR, &pc.limiter, .arg = "NAME",
+         .help = "none, fixed, maxusers (default), aimd, vegas,\ngradient2, envoy, admission "
+                 "(per-class delay\nbounds, see --class; the limit stays --limit)"},
+        {"limit", CLI_DOUBLE, &pc.limit, .arg = "L",
+         .help = "initial (fixed: the) limit (default 20)"},
+        {"min-limit", CLI_DOUBLE, &pc.minl, .arg = "L", .help = "least limit (default 1)"},
+        {"max-limit", CLI_DOUBLE, &pc.maxl, .arg = "L", .help = "largest limit (default 1000)"},
+        {"reference", CLI_DOUBLE, &pc.ref, .arg = "R",
+         .help = "maxusers: requests in the backends to hold (10)"},
+        {"gain", CLI_DOUBLE, &pc.gain, .arg = "K",
+         .help = "maxusers: integral gain K_I (default 0.5)"},
+        {"interval", CLI_DOUBLE, &o->interval, .arg = "T",
+         .help = "control interval, seconds (default 0.1)"},
+        {"queue", CLI_UINT, &o->queue, .arg = "N", .help = "waiting room (default 128)"},
+        {"queue-timeout", CLI_DOUBLE, &o->queue_timeout, .arg = "T",
+         .help = "best-effort wait deadline, seconds (default 1)"},
+        {"queue-discipline", CLI_CHOICE, &o->queue_discipline, .arg = "D", .choices = "fifo,codel",
+         .help = "codel (default): while the queue stands (its least\nwait over an interval above "
+                 "--queue-target) the\ndeadline is --queue-target; fifo: always the\nclass's "
+                 "deadline"},
+        {"queue-target", CLI_DOUBLE, &o->queue_target, .arg = "T",
+         .help = "codel's target wait, seconds (default 0.05)"},
+        {"class-header", CLI_STR, &o->class_header, .arg = "NAME",
+         .help = "header naming a request's class"},
+        {"class", CLI_STRS, &pc.classes, 0, QC_PROXY_CLASSES_MAX, .arg = "NAME=BOUND",
+         .help = "a class and its bound in seconds (repeat; NAME:BOUND\ntoo): its wait deadline, "
+                 "or under --limiter\nadmission the bound on its mean delay"},
+        {"class-prefix", CLI_STRS, &pc.prefixes, 0, QC_PROXY_CLASSES_MAX * 4,
+         .arg = "NAME=/PATH",
+         .help = "requests whose path starts with /PATH are\nof class NAME (repeat; the longest "
+                 "prefix wins;\nbefore --class-header; unmatched: best-effort)"},
+        {"candidate", CLI_STRS, &pc.candidates, 0, QC_PROXY_CLASSES_MAX, .arg = "NAME",
+         .help = "admission: NAME starts as a candidate (slow start,\nthen admitted or rejected) "
+                 "instead of admitted"},
+        {"epsilon", CLI_DOUBLE, &pc.eps, .arg = "E",
+         .help = "admission: track (1 - E) of each bound (0.1)"},
+        {"alpha", CLI_DOUBLE, &pc.alpha, .arg = "A",
+         .help = "admission: slow-start constant (default 20)"},
+        {"min-completions", CLI_UINT, &pc.minc, 1, 4294967295.0, .arg = "M",
+         .help = "admission: completions per delay sample (20)", .zero_unset = 1},
+        CLI_ROWS_CONFIG_CHECK(&pc, proxy_validate),
+        {"header-timeout", CLI_DOUBLE, &o->header_timeout, .arg = "T",
+         .help = "seconds for a request head to arrive (default 10)"},
+        {"idle-timeout", CLI_DOUBLE, &o->idle_timeout, .arg = "T",
+         .help = "idle client connection (default 60)"},
+        {"backend-timeout", CLI_DOUBLE, &o->backend_timeout, .arg = "T",
+         .help = "backend answer, else 504 (default 30)"},
+        {"series", CLI_STR, &o->series, .path = CLI_PATH_OUT, .arg = "FILE",
+         .help = "CSV of the control loop, one line per interval"},
+        {"max-body", CLI_U64, &o->max_body, .arg = "BYTES",
+         .help = "a larger request body gets 413 (default 16777216)"},
+        {"max-connections", CLI_UINT, &o->max_connections, .arg = "N",
+         .help = "client connections beyond N get 503 and are\nclosed (default 0: no cap but the "
+                 "file limit)"},
+        {"max-memory", CLI_U64, &pc.max_memory, .arg = "BYTES",
+         .help = "request bytes buffered over all clients: a client\nthat would grow them past it "
+                 "gets 503 (default\n268435456; 0: no cap; at least 1 MiB)"},
+        {"", CLI_NOTE, NULL, .help = "Backend fleet (power control, docs/live.md):"},
+        {"route", CLI_CHOICE, &pc.route, .arg = "jsq|djsq", .choices = "jsq,djsq",
+         .help = "jsq: every backend on, fewest in flight (default);\ndjsq: delay-JSQ, backends "
+                 "unparked and parked"},
+        {"djsq-threshold", CLI_UINT, &o->fleet.threshold, .arg = "T",
+         .help = "djsq: join a busy backend while it holds <= T\nwith the new request (default 4)"},
+        {"idle-off", CLI_DOUBLE, &o->fleet.idle_off, .arg = "SECONDS",
+         .help = "djsq: park a backend idle this long (default never)"},
+        {"min-on", CLI_UINT, &o->fleet.min_on, .arg = "N",
+         .help = "djsq: backends kept on or warming (default 1)"},
+        {"max-on", CLI_UINT, &o->fleet.max_on, .arg = "N",
+         .help = "djsq: backends powered at most (default all)", .zero_unset = 1},
+        {"initially-on", CLI_UINT, &o->fleet.initially_on, .arg = "N",
+         .help = "djsq: the first N on at start, the rest off", .zero_unset = 1},
+        {"unpark-cmd", CLI_STR, &o->unpark_cmd, .arg = "CMD",
+         .help = "run by /bin/sh -c to switch a backend on; {backend},\n{host} and {port} are "
+                 "replaced by its address"},
+        {"park-cmd", CLI_STR, &o->park_cmd, .arg = "CMD", .help = "the same, to switch one off"},
+        {"cmd-timeout", CLI_DOUBLE, &o->cmd_timeout, .arg = "T",
+         .help = "an un/park command killed after T s (default 10)"},
+        {"health", CLI_STR, &o->health, .arg = "PATH",
+         .help = "while warming, GET PATH until a 2xx marks it on;\nthe probe of --health-check "
+                 "and --max-fails too"},
+        {"health-interval", CLI_DOUBLE, &o->health_interval, .arg = "T",
+         .help = "seconds between health probes of a warming or\nout-of-rotation backend "
+                 "(default 0.1)"},
+        {"setup-timeout", CLI_DOUBLE, &o->warmup_timeout, .arg = "T",
+         .alias = "warmup-timeout",
+         .help = "not healthy T s after an unpark: back off (default 30;\n--warmup-timeout: old "
+                 "name)"},
+        {"", CLI_NOTE, NULL, .help = "Retries and health (docs/live.md):"},
+        {"retries", CLI_UINT, &o->retries, .arg = "N",
+         .help = "send a request again at most N times (0-10,\ndefault 2) when its backend failed "
+                 "before any\nanswer: a failed connect (any method), or a link\nclosed before the "
+                 "head (idempotent methods only)"},
+        {"retry-budget", CLI_DOUBLE, &o->retry_budget, .arg = "F",
+         .help = "retries at most F per admitted request, plus 5\na second (0-1, default 0.2)"},
+        {"max-fails", CLI_UINT, &o->max_fails, .arg = "N",
+         .help = "N failures in a row take a backend out of\nrotation until a probe succeeds "
+                 "(default 3; 0:\nnever)"},
+        {"health-check", CLI_DOUBLE, &o->health_check, .arg = "T",
+         .help = "probe every on backend every T s (GET --health,\nelse a connect; default 0: "
+                 "none)"},
+        {"help", CLI_HELP, &help, .help = "this text"},
+        {0}};
+    int rc = cli_flags_parse("proxy", flags, argc, argv, &first, NULL);
+    if (rc == CLI_DONE_HELP)
+        cli_flags_usage(stdout, "qctl proxy --backend HOST:PORT [--backend ...] [options]",
+                        proxy_about, flags);
+    if (rc == 0) {
+        signal(SIGPIPE, SIG_IGN); /* a peer gone mid-response is not fatal */
+        /* a connection is a file: as many as the hard limit allows */
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+            rl.rlim_cur = rl.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &rl);
         }
-        switch (c) {
-        case O_LISTEN:
-            o.listen = optarg;
-            break;
-        case O_PF:
-            o.port_file = optarg;
-            break;
-        case O_ADMIN:
-            o.admin = optarg;
-            break;
-        case O_APF:
-            o.admin_port_file = optarg;
-            break;
-        case O_APUB:
-            o.admin_public = 1;
-            break;
-        case O_BK:
-            if (o.nbackends >= QC_PROXY_BACKENDS_MAX) {
-                cli_error("--backend: at most %d backends", QC_PROXY_BACKENDS_MAX);
-                rc = QC_EXIT_USAGE;
-                break;
-            }
-            o.backend[o.nbackends++] = optarg;
-            break;
-        case O_LIM:
-            limiter = optarg;
-            break;
-        case O_L:
-            rc = cli_double("--limit", optarg, &limit);
-            break;
-        case O_MINL:
-            rc = cli_double("--min-limit", optarg, &minl);
-            break;
-        case O_MAXL:
-            rc = cli_double("--max-limit", optarg, &maxl);
-            break;
-        case O_REF:
-            rc = cli_double("--reference", optarg, &ref);
-            break;
-        case O_GAIN:
-            rc = cli_double("--gain", optarg, &gain);
-            break;
-        case O_INT:
-            rc = cli_double("--interval", optarg, &o.interval);
-            break;
-        case O_Q:
-            rc = cli_uint("--queue", optarg, &o.queue);
-            break;
-        case O_QT:
-            rc = cli_double("--queue-timeout", optarg, &o.queue_timeout);
-            break;
-        case O_CH:
-            o.class_header = optarg;
-            break;
-        case O_CL: {
-            const char *colon = strchr(optarg, '=');
-            if (!colon)
-                colon = strrchr(optarg, ':');
-            if (!colon || colon == optarg) {
-                cli_error("--class: '%s' is not NAME=BOUND", optarg);
-                rc = QC_EXIT_USAGE;
-                break;
-            }
-            if (o.nclasses >= QC_PROXY_CLASSES_MAX) {
-                cli_error("--class: at most %d classes", QC_PROXY_CLASSES_MAX);
-                rc = QC_EXIT_USAGE;
-                break;
-            }
-            if ((rc = cli_double("--class", colon + 1, &o.class_bound[o.nclasses])) != 0 ||
-                (rc = positive("--class", o.class_bound[o.nclasses])) != 0)
-                break;
-            o.class_name[o.nclasses++] = strndup(optarg, (size_t)(colon - optarg));
-            break;
-        }
-        case O_CPFX:
-            if (nprefix >= sizeof prefix_spec / sizeof *prefix_spec) {
-                cli_error("--class-prefix: at most %zu prefixes",
-                          sizeof prefix_spec / sizeof *prefix_spec);
-                rc = QC_EXIT_USAGE;
-                break;
-            }
-            prefix_spec[nprefix++] = optarg;
-            break;
-        case O_CAND:
-            if (ncand >= QC_PROXY_CLASSES_MAX) {
-                cli_error("--candidate: at most %d", QC_PROXY_CLASSES_MAX);
-                rc = QC_EXIT_USAGE;
-                break;
-            }
-            cand_spec[ncand++] = optarg;
-            break;
-        case O_EPS:
-            rc = cli_double("--epsilon", optarg, &eps);
-            break;
-        case O_ALPHA:
-            rc = cli_double("--alpha", optarg, &alpha);
-            break;
-        case O_MINC:
-            if ((rc = cli_uint("--min-completions", optarg, &minc)) == 0 && minc == 0) {
-                cli_error("--min-completions: must be >= 1");
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_CONFIG: /* read before the loop */
-            break;
-        case O_CHECK:
-            check = 1;
-            break;
-        case O_HT:
-            rc = cli_double("--header-timeout", optarg, &o.header_timeout);
-            break;
-        case O_IT:
-            rc = cli_double("--idle-timeout", optarg, &o.idle_timeout);
-            break;
-        case O_BT:
-            rc = cli_double("--backend-timeout", optarg, &o.backend_timeout);
-            break;
-        case O_SER:
-            o.series = optarg;
-            break;
-        case O_ROUTE:
-            if (strcmp(optarg, "jsq") == 0)
-                o.fleet.route = QC_FLEET_JSQ;
-            else if (strcmp(optarg, "djsq") == 0)
-                o.fleet.route = QC_FLEET_DJSQ;
-            else {
-                cli_error("--route: '%s' is not jsq or djsq", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_DJT:
-            rc = cli_uint("--djsq-threshold", optarg, &o.fleet.threshold);
-            break;
-        case O_IOFF:
-            if ((rc = cli_double("--idle-off", optarg, &o.fleet.idle_off)) == 0)
-                rc = positive("--idle-off", o.fleet.idle_off);
-            break;
-        case O_MINON:
-            rc = cli_uint("--min-on", optarg, &o.fleet.min_on);
-            break;
-        case O_MAXON:
-            rc = cli_uint("--max-on", optarg, &o.fleet.max_on);
-            break;
-        case O_INITON:
-            rc = cli_uint("--initially-on", optarg, &o.fleet.initially_on);
-            break;
-        case O_UNPARK:
-            o.unpark_cmd = optarg;
-            break;
-        case O_PARK:
-            o.park_cmd = optarg;
-            break;
-        case O_CMDT:
-            if ((rc = cli_double("--cmd-timeout", optarg, &o.cmd_timeout)) == 0)
-                rc = positive("--cmd-timeout", o.cmd_timeout);
-            break;
-        case O_HEALTH:
-            if (optarg[0] != '/' || strlen(optarg) > 256 || strpbrk(optarg, " \r\n")) {
-                cli_error("--health: '%s' is not a path (/..., no spaces)", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            o.health = optarg;
-            break;
-        case O_HINT:
-            if ((rc = cli_double("--health-interval", optarg, &o.health_interval)) == 0)
-                rc = positive("--health-interval", o.health_interval);
-            break;
-        case O_WUT:
-            if ((rc = cli_double("--setup-timeout", optarg, &o.warmup_timeout)) == 0)
-                rc = positive("--setup-timeout", o.warmup_timeout);
-            break;
-        case O_RETRIES:
-            rc = cli_uint("--retries", optarg, &o.retries);
-            break;
-        case O_RBUDGET:
-            rc = cli_double("--retry-budget", optarg, &o.retry_budget);
-            break;
-        case O_MAXFAILS:
-            rc = cli_uint("--max-fails", optarg, &o.max_fails);
-            break;
-        case O_HCHECK:
-            rc = cli_double("--health-check", optarg, &o.health_check);
-            break;
-        case O_MAXBODY:
-            rc = cli_u64("--max-body", optarg, &o.max_body);
-            break;
-        case O_MAXCONN:
-            rc = cli_uint("--max-connections", optarg, &o.max_connections);
-            break;
-        case O_MAXMEM: {
-            uint64_t m;
-            if ((rc = cli_u64("--max-memory", optarg, &m)) == 0)
-                o.max_memory = m > SIZE_MAX ? SIZE_MAX : (size_t)m;
-            break;
-        }
-        case O_QDISC:
-            if (strcmp(optarg, "fifo") == 0)
-                o.queue_discipline = QC_QUEUE_FIFO;
-            else if (strcmp(optarg, "codel") == 0)
-                o.queue_discipline = QC_QUEUE_CODEL;
-            else {
-                cli_error("--queue-discipline: '%s' is not fifo or codel", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_QTARGET:
-            rc = cli_double("--queue-target", optarg, &o.queue_target);
-            break;
-        case O_DRAIN:
-            rc = cli_double("--drain-timeout", optarg, &o.drain_timeout);
-            break;
-        case O_ATOKEN:
-            o.admin_token_file = optarg;
-            break;
-        case O_AREAD:
-            o.admin_read_only = 1;
-            break;
-        case O_HELP:
-            fputs(proxy_usage, stdout);
-            rc = 0;
-            goto out;
-        default:
-            rc = cli_bad_option("proxy", argv[optind - 1]);
-            goto out;
-        }
-        if (rc)
-            goto out;
-    }
-    rc = QC_EXIT_USAGE;
-    if (optind < argc) {
-        cli_extra_operand("proxy", argv[optind]);
-        goto out;
-    }
-    if (o.nbackends == 0) {
-        cli_error("proxy: at least one --backend HOST:PORT is required");
-        goto out;
-    }
-    qc_err err = {0};
-    if (strcmp(limiter, "none") == 0) {
-        o.control = 0;
-    } else {
-        qc_limiter_algo a;
-        if (qc_limiter_algo_parse(limiter, &a, &err) != 0) {
-            cli_error("--limiter: %s", err.msg);
-            goto out;
-        }
-        qc_limiter_config_init(&o.limiter, a);
-    }
-    if (!isnan(limit))
-        o.limiter.initial_limit = limit;
-    if (!isnan(minl))
-        o.limiter.min_limit = minl;
-    if (!isnan(maxl))
-        o.limiter.max_limit = maxl;
-    if (!isnan(ref))
-        o.limiter.reference = ref;
-    if (!isnan(gain))
-        o.limiter.ki = gain;
-    if (positive("--interval", o.interval) || positive("--queue-timeout", o.queue_timeout) ||
-        positive("--header-timeout", o.header_timeout) ||
-        positive("--idle-timeout", o.idle_timeout) ||
-        positive("--backend-timeout", o.backend_timeout))
-        goto out;
-    if (o.fleet.route == QC_FLEET_JSQ &&
-        (isfinite(o.fleet.idle_off) || o.fleet.initially_on || o.fleet.max_on || o.unpark_cmd)) {
-        cli_error("proxy: --idle-off, --initially-on, --max-on and --unpark-cmd need --route djsq");
-        goto out;
-    }
-    if (qc__fleet_check(&o.fleet, o.nbackends, &err) != 0) {
-        cli_error("proxy: %s", err.msg);
-        goto out;
-    }
-    struct sockaddr_storage a;
-    for (unsigned i = 0; i < o.nbackends; i++)
-        if (qc__addr_parse(o.backend[i], &a, &err) != 0) {
-            cli_error("--backend: %s", err.msg);
-            goto out;
-        }
-    if (qc__addr_parse(o.listen, &a, &err) != 0) {
-        cli_error("--listen: %s", err.msg);
-        goto out;
-    }
-    if (o.admin && qc__addr_parse(o.admin, &a, &err) != 0) {
-        cli_error("--admin: %s", err.msg);
-        goto out;
-    }
-    if (proxy_classes(&o, prefix_spec, nprefix, cand_spec, ncand) != 0)
-        goto out;
-    if (o.limiter.algo == QC_LIMITER_ADMISSION && o.control) {
-        if (!isnan(eps))
-            o.limiter.adm_epsilon = eps;
-        if (!isnan(alpha))
-            o.limiter.adm_alpha = alpha;
-        if (minc)
-            o.limiter.adm_min_completions = minc;
-        if (o.nclasses == 0) {
-            cli_error("proxy: --limiter admission needs at least one --class NAME=BOUND");
-            goto out;
-        }
-        /* the limiter's own checks (epsilon, alpha, bounds), named */
-        qc_limiter_config lc = o.limiter;
-        lc.classes = o.nclasses + 1;
-        for (unsigned i = 0; i < o.nclasses; i++)
-            lc.bound[i] = o.class_bound[i];
-        lc.adm_candidates = o.class_candidate;
-        qc_limiter *l;
-        if (qc_limiter_new(&lc, 0, &l, &err) != 0) {
-            cli_error("proxy: admission: %s", err.msg);
-            goto out;
-        }
-        qc_limiter_free(l);
-    } else if (!isnan(eps) || !isnan(alpha) || minc || ncand) {
-        cli_error("proxy: --epsilon, --alpha, --min-completions and --candidate need "
-                  "--limiter admission");
-        goto out;
-    }
-    if (check) { /* the proxy's own validation, as the run would do it */
-        int r = qc_proxy_check(&o, &err);
+        qc_err err = {0};
+        int r = qc_proxy_run(o, &err);
         if (r) {
             cli_error("proxy: %s", err.msg);
             rc = cli_exit_code(r) == QC_EXIT_USAGE ? QC_EXIT_USAGE : QC_EXIT_FAIL;
-            goto out;
         }
-        rc = proxy_print_check(&o, limiter, argc, argv, longopts);
-        goto out;
     }
-    signal(SIGPIPE, SIG_IGN); /* a peer gone mid-response is not fatal */
-    /* a connection is a file: as many as the hard limit allows */
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-        rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
-    }
-    int r = qc_proxy_run(&o, &err);
-    if (r) {
-        cli_error("proxy: %s", err.msg);
-        rc = cli_exit_code(r) == QC_EXIT_USAGE ? QC_EXIT_USAGE : QC_EXIT_FAIL;
-        goto out;
-    }
-    rc = 0;
-out:
-    for (unsigned i = 0; i < o.nclasses; i++)
-        free((char *)o.class_name[i]);
-    proxy_argv_free(&pa);
-    return rc;
+    for (unsigned i = 0; i < o->nclasses; i++)
+        free((char *)o->class_name[i]);
+    return rc < 0 ? 0 : rc;
 }

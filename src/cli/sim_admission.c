@@ -17,7 +17,6 @@
  * A class may also give "priority" (its static priority, and the starting
  * one of an admitted class); "candidate" defaults to start > 0. Flags
  * override the run fields. */
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -26,49 +25,19 @@
 
 #include "cli.h"
 #include "flags.h"
+#include "guard.h"
 #include "report_cli.h"
 #include "qctl/dist.h"
 #include "qctl/multiclass.h"
 #include "qctl/output.h"
 
-static const char usage[] =
-    "usage: qctl sim admission --scenario FILE [options]\n"
-    "\n"
+static const char about[] =
     "Simulates one server shared by priority among delay-bounded classes and a\n"
     "best-effort class, where each bounded class sets its own priority from its\n"
     "own busy-cycle delay samples (autonomic admission control: admitted classes\n"
     "track (1 - epsilon) x bound, candidates slow-start and are admitted or\n"
     "rejected), or under a baseline policy. Prints each class's delay against\n"
-    "its bound with confidence intervals over replications.\n"
-    "\n"
-    "  --scenario FILE      the classes (JSON; see docs/admission.md)\n"
-    "  --policy P           autonomic (default), static, utilization, gradient2,\n"
-    "                       vegas, envoy, aimd, or all (one comparison table)\n"
-    "  --discipline D       dps (default: DPS by class), dps-job (DPS by job), or\n"
-    "                       weighted (non-preemptive, request granularity)\n"
-    "  --epsilon E          target margin, 0 <= E < 1 (default 0.1)\n"
-    "  --alpha A            slow-start constant, > 0; larger is gentler (default 20)\n"
-    "  --gain G             tracking gain of the admitted classes (default 0.3)\n"
-    "  --min-completions M  completions that make a delay sample (default 20)\n"
-    "  --u-max U            utilization test threshold (default 0.9)\n"
-    "  --time T             simulated time per replication (default 100000)\n"
-    "  --warmup W           time left out of the means (default T/10)\n"
-    "  --window W           window of the delay excursions (default (T-W)/20)\n"
-    "  --reps R             replications (default 10)\n"
-    "  -j, --jobs N         replications run at once, on N threads (default: the\n"
-    "                       online cores); the results are the same for any N\n"
-    "  --seed S             seed of every random stream (default 1)\n"
-    "  --confidence L       confidence level (default 0.95)\n"
-    "  --json               print the summary as JSON\n"
-    "  --output FILE        also write the JSON summary to FILE\n"
-    "  --series FILE        replication 1 per busy cycle with a sample: each class's\n"
-    "                       delay sample, bound, priority, weight and state (CSV)\n"
-    "  --plot DIR           each bounded class's delay, bound and priority over\n"
-    "                       busy cycles, as SVG and PNG (needs gnuplot)\n"
-    "  --report DIR         write DIR/index.html: the scenario, the results tables and\n"
-    "                       (one policy) the plots of --plot, in one page\n"
-    "  --quiet              no progress line\n"
-    "  --help               this text\n";
+    "its bound with confidence intervals over replications.\n";
 
 /* The scenario (qc_mc_scenario, read by the library) and the file it
  * came from, which the outputs name. */
@@ -478,128 +447,103 @@ static int write_report(const char *dir, int argc, char **argv, const qc_mc_run_
 
 /* ---- the command ----------------------------------------------------------------- */
 
-int cmd_sim_admission(int argc, char **argv)
-{
-    enum { O_SCEN = 256, O_POL, O_DISC, O_EPS, O_ALPHA, O_GAIN, O_MINC, O_UMAX, O_TIME, O_WARM,
-           O_WIN, O_REPS, O_SEED, O_CONF, O_JSON, O_OUT, O_SER, O_PLOT, O_REPORT, O_QUIET, O_HELP };
-    static const struct option longopts[] = {
-        {"scenario", required_argument, 0, O_SCEN}, {"policy", required_argument, 0, O_POL},
-        {"discipline", required_argument, 0, O_DISC}, {"epsilon", required_argument, 0, O_EPS},
-        {"alpha", required_argument, 0, O_ALPHA},   {"gain", required_argument, 0, O_GAIN},
-        {"min-completions", required_argument, 0, O_MINC},
-        {"u-max", required_argument, 0, O_UMAX},     {"time", required_argument, 0, O_TIME},
-        {"warmup", required_argument, 0, O_WARM},   {"window", required_argument, 0, O_WIN},
-        {"reps", required_argument, 0, O_REPS},     {"seed", required_argument, 0, O_SEED},
-        {"jobs", required_argument, 0, 'j'},
-        {"confidence", required_argument, 0, O_CONF}, {"json", no_argument, 0, O_JSON},
-        {"output", required_argument, 0, O_OUT},    {"series", required_argument, 0, O_SER},
-        {"plot", required_argument, 0, O_PLOT},     {"quiet", no_argument, 0, O_QUIET},
-        {"report", required_argument, 0, O_REPORT},
-        {"help", no_argument, 0, O_HELP},           {0, 0, 0, 0}};
+/* The flags' destinations, the scenario the validation loads (owned
+ * here) and the policies to run. */
+typedef struct adm_cli {
     qc_mc_run_params p;
-    qc_mc_run_params_init(&p);
-    const char *scen = NULL, *pol = "autonomic", *disc = NULL, *output = NULL, *series = NULL,
-               *plot = NULL, *report = NULL;
-    double eps = NAN, alpha = NAN, horizon = NAN, warm = NAN, win = NAN;
-    int json = 0, quiet = 0, rc = 0;
-    opterr = 0;
-    optind = 1;
-    int c;
-    p.jobs = cli_jobs_default();
-    while ((c = cli_getopt(argc, argv, "j:", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_SCEN: scen = optarg; break;
-        case O_POL: pol = optarg; break;
-        case O_DISC: disc = optarg; break;
-        case O_EPS: rc = cli_double("--epsilon", optarg, &eps); break;
-        case O_ALPHA: rc = cli_double("--alpha", optarg, &alpha); break;
-        case O_GAIN: rc = cli_double("--gain", optarg, &p.adm.gain); break;
-        case O_MINC: rc = cli_uint("--min-completions", optarg, &p.min_completions); break;
-        case O_UMAX: rc = cli_double("--u-max", optarg, &p.u_max); break;
-        case O_TIME: rc = cli_double("--time", optarg, &horizon); break;
-        case O_WARM: rc = cli_double("--warmup", optarg, &warm); break;
-        case O_WIN: rc = cli_double("--window", optarg, &win); break;
-        case O_REPS: rc = cli_uint("--reps", optarg, &p.reps); break;
-        case O_SEED: rc = cli_u64("--seed", optarg, &p.seed); break;
-        case 'j': rc = cli_jobs(optarg, &p.jobs); break;
-        case O_CONF: rc = cli_double("--confidence", optarg, &p.level); break;
-        case O_JSON: json = 1; break;
-        case O_OUT: output = optarg; break;
-        case O_SER: series = optarg; break;
-        case O_PLOT: plot = optarg; break;
-        case O_REPORT: report = optarg; break;
-        case O_QUIET: quiet = 1; break;
-        case O_HELP: fputs(usage, stdout); return 0;
-        default: return cli_bad_option("sim admission", argv[optind - 1]);
-        }
-        if (rc != 0)
-            return rc;
-    }
-    if (optind < argc)
-        return cli_extra_operand("sim admission", argv[optind]);
-    if (report && (rc = cli_report_prepare(report)) != 0)
+    const char *scen, *pol, *disc, *output, *series, *plot, *report;
+    double eps, alpha, horizon, warm, win;
+    int json, quiet;
+    scenario s;
+    qc_mc_policy pols[7];
+    unsigned npol;
+} adm_cli;
+
+/* Every check before the run (the table's, then these); the values
+ * taken from the scenario or defaulted are set back into the flags, for
+ * --check. */
+static int adm_validate(void *ctx)
+{
+    adm_cli *q = ctx;
+    qc_mc_run_params *p = &q->p;
+    int rc;
+    if (q->report && (rc = cli_report_prepare(q->report)) != 0)
         return rc;
-    if (!scen) {
+    if (!q->scen) {
         cli_error("sim admission: --scenario is required (see 'qctl sim admission --help')");
         return QC_EXIT_USAGE;
     }
-    qc_mc_policy pols[7];
-    unsigned npol = 1;
-    if (strcmp(pol, "all") == 0) {
+    q->npol = 1;
+    if (strcmp(q->pol, "all") == 0) {
         static const qc_mc_policy all[7] = {QC_POL_AUTONOMIC, QC_POL_STATIC, QC_POL_UTILIZATION,
                                             QC_POL_GRADIENT2, QC_POL_VEGAS, QC_POL_ENVOY,
                                             QC_POL_AIMD};
-        memcpy(pols, all, sizeof all);
-        npol = 7;
-        if (series || plot) {
+        memcpy(q->pols, all, sizeof all);
+        q->npol = 7;
+        if (q->series || q->plot) {
             cli_error("--policy all: --series and --plot need a single policy");
             return QC_EXIT_USAGE;
         }
-    } else if (qc_mc_policy_parse(pol, &pols[0], NULL) != 0) {
+    } else if (qc_mc_policy_parse(q->pol, &q->pols[0], NULL) != 0) {
         cli_error("--policy: '%s' is not autonomic, static, utilization, gradient2, vegas, "
-                  "envoy, aimd or all", pol);
+                  "envoy, aimd or all", q->pol);
         return QC_EXIT_USAGE;
     }
-    if (!isnan(eps) && eps < 0) {
-        cli_error("--epsilon: %g is negative; it must be in [0, 1)", eps);
+    if (!isnan(q->eps) && q->eps < 0) {
+        cli_error("--epsilon: %g is negative; it must be in [0, 1)", q->eps);
         return QC_EXIT_USAGE;
     }
-    if (!isnan(eps) && !(eps < 1)) {
-        cli_error("--epsilon: %g must be < 1", eps);
+    if (!isnan(q->eps) && !(q->eps < 1)) {
+        cli_error("--epsilon: %g must be < 1", q->eps);
         return QC_EXIT_USAGE;
     }
-    if (!isnan(alpha) && !(alpha > 0)) {
-        cli_error("--alpha: %g must be > 0 (larger is a gentler slow start)", alpha);
+    if (!isnan(q->alpha) && !(q->alpha > 0)) {
+        cli_error("--alpha: %g must be > 0 (larger is a gentler slow start)", q->alpha);
         return QC_EXIT_USAGE;
     }
-    if (p.reps < 1) {
+    if (p->reps < 1) {
         cli_error("--reps: must be >= 1");
         return QC_EXIT_USAGE;
     }
-    if (p.min_completions < 1) {
+    if (p->min_completions < 1) {
         cli_error("--min-completions: must be >= 1");
         return QC_EXIT_USAGE;
     }
-    scenario s;
-    if (scenario_load(&s, scen) != 0) {
-        scenario_free(&s);
+    if (scenario_load(&q->s, q->scen) != 0)
         return QC_EXIT_USAGE;
-    }
-    const char *dname = disc ? disc : s.m.discipline ? s.m.discipline : "dps";
-    if (qc_mc_discipline_parse(dname, &p.discipline, NULL) != 0) {
-        cli_error("%s: '%s' is not dps, dps-job or weighted", disc ? "--discipline" : scen,
+    const char *dname = q->disc ? q->disc : q->s.m.discipline ? q->s.m.discipline : "dps";
+    if (qc_mc_discipline_parse(dname, &p->discipline, NULL) != 0) {
+        cli_error("%s: '%s' is not dps, dps-job or weighted", q->disc ? "--discipline" : q->scen,
                   dname);
-        scenario_free(&s);
         return QC_EXIT_USAGE;
     }
-    p.adm.epsilon = !isnan(eps) ? eps : !isnan(s.m.epsilon) ? s.m.epsilon : 0.1;
-    p.adm.alpha = !isnan(alpha) ? alpha : !isnan(s.m.alpha) ? s.m.alpha : 20;
-    p.horizon = !isnan(horizon) ? horizon : !isnan(s.m.time) ? s.m.time : 1e5;
-    p.warmup = !isnan(warm) ? warm : !isnan(s.m.warmup) ? s.m.warmup : p.horizon / 10;
-    p.window = !isnan(win) ? win : !isnan(s.m.window) ? s.m.window : (p.horizon - p.warmup) / 20;
-    qc_mc_scenario_apply(&s.m, &p);
-    p.series = series != NULL || plot != NULL || (report != NULL && npol == 1);
+    p->adm.epsilon = !isnan(q->eps) ? q->eps : !isnan(q->s.m.epsilon) ? q->s.m.epsilon : 0.1;
+    p->adm.alpha = !isnan(q->alpha) ? q->alpha : !isnan(q->s.m.alpha) ? q->s.m.alpha : 20;
+    p->horizon = !isnan(q->horizon) ? q->horizon : !isnan(q->s.m.time) ? q->s.m.time : 1e5;
+    p->warmup = !isnan(q->warm) ? q->warm : !isnan(q->s.m.warmup) ? q->s.m.warmup : p->horizon / 10;
+    p->window = !isnan(q->win) ? q->win : !isnan(q->s.m.window) ? q->s.m.window : (p->horizon - p->warmup) / 20;
+    qc_mc_scenario_apply(&q->s.m, p);
+    p->series = q->series != NULL || q->plot != NULL || (q->report != NULL && q->npol == 1);
 
+    /* the effective values, for --check */
+    q->disc = dname;
+    q->eps = p->adm.epsilon;
+    q->alpha = p->adm.alpha;
+    q->horizon = p->horizon;
+    q->warm = p->warmup;
+    q->win = p->window;
+    return 0;
+}
+
+static int adm_run(adm_cli *a, int argc, char **argv)
+{
+    qc_mc_run_params p = a->p;
+    const scenario *sc = &a->s;
+    const char *scen = a->scen, *output = a->output, *series = a->series, *plot = a->plot,
+               *report = a->report;
+    const qc_mc_policy *pols = a->pols;
+    unsigned npol = a->npol;
+    int json = a->json, quiet = a->quiet, rc = 0;
     cli_progress prog;
     cli_progress_init(&prog, "sim admission", quiet);
     p.progress = cli_progress_update;
@@ -619,31 +563,93 @@ int cmd_sim_admission(int argc, char **argv)
     cli_progress_done(&prog);
     if (rc == 0) {
         p.policy = pols[0];
-        json_t *js = summary_json(&p, &s, res, pols, npol, cli_elapsed(&prog));
+        json_t *js = summary_json(&p, sc, res, pols, npol, cli_elapsed(&prog));
         if (json) {
             if (qc_json_write(js, NULL, &err) != 0) {
                 cli_error("%s", err.msg);
                 rc = QC_EXIT_FAIL;
             }
         } else if (npol == 1) {
-            print_one(&p, &s, &res[0]);
+            print_one(&p, sc, &res[0]);
         } else {
-            print_table(&p, &s, res, pols, npol);
+            print_table(&p, sc, res, pols, npol);
         }
         if (rc == 0 && output && qc_json_write(js, output, &err) != 0) {
             cli_error("%s", err.msg);
             rc = QC_EXIT_FAIL;
         }
         if (rc == 0 && series)
-            rc = write_series(series, &s, &res[0]);
+            rc = write_series(series, sc, &res[0]);
         if (rc == 0 && plot)
-            rc = write_plots(plot, &p, &s, &res[0]);
+            rc = write_plots(plot, &p, sc, &res[0]);
         if (rc == 0 && report)
-            rc = write_report(report, argc, argv, &p, &s, &res[0], js, npol);
+            rc = write_report(report, argc, argv, &p, sc, &res[0], js, npol);
         json_decref(js);
     }
     for (unsigned i = 0; i < npol; i++)
         qc_mc_run_result_free(&res[i]);
-    scenario_free(&s);
     return rc;
+}
+
+int cmd_sim_admission(int argc, char **argv)
+{
+    adm_cli q = {.pol = "autonomic",
+                 .eps = NAN, .alpha = NAN, .horizon = NAN, .warm = NAN, .win = NAN};
+    qc_mc_run_params *p = &q.p;
+    qc_mc_run_params_init(p);
+    p->jobs = cli_jobs_default();
+    int help = 0, first = 0;
+    const cli_flag flags[] = {
+        {"scenario", CLI_STR, &q.scen, .path = CLI_PATH_IN_NONEMPTY, .arg = "FILE",
+         .help = "the classes (JSON; see docs/admission.md)"},
+        {"policy", CLI_STR, &q.pol, .arg = "P",
+         .help = "autonomic (default), static, utilization, gradient2,\nvegas, envoy, aimd, or "
+                 "all (one comparison table)"},
+        {"discipline", CLI_STR, &q.disc, .arg = "D",
+         .help = "dps (default: DPS by class), dps-job (DPS by job), or\nweighted (non-preemptive, "
+                 "request granularity)"},
+        {"epsilon", CLI_DOUBLE, &q.eps, .arg = "E",
+         .help = "target margin, 0 <= E < 1 (default 0.1)"},
+        {"alpha", CLI_DOUBLE, &q.alpha, .arg = "A",
+         .help = "slow-start constant, > 0; larger is gentler (default 20)"},
+        {"gain", CLI_DOUBLE, &p->adm.gain, .arg = "G",
+         .help = "tracking gain of the admitted classes (default 0.3)"},
+        {"min-completions", CLI_UINT, &p->min_completions, .arg = "M",
+         .help = "completions that make a delay sample (default 20)"},
+        {"u-max", CLI_DOUBLE, &p->u_max, .arg = "U",
+         .help = "utilization test threshold (default 0.9)"},
+        {"time", CLI_DOUBLE, &q.horizon, .arg = "T",
+         .help = "simulated time per replication (default 100000)"},
+        {"warmup", CLI_DOUBLE, &q.warm, .arg = "W",
+         .help = "time left out of the means (default T/10)"},
+        {"window", CLI_DOUBLE, &q.win, .arg = "W",
+         .help = "window of the delay excursions (default (T-W)/20)"},
+        {"reps", CLI_UINT, &p->reps, .arg = "R", .help = "replications (default 10)"},
+        CLI_ROW_JOBS(&p->jobs),
+        {"seed", CLI_U64, &p->seed, .arg = "S", .help = "seed of every random stream (default 1)"},
+        {"confidence", CLI_DOUBLE, &p->level, .arg = "L",
+         .help = "confidence level (default 0.95)"},
+        {"json", CLI_BOOL, &q.json, .help = "print the summary as JSON"},
+        {"output", CLI_STR, &q.output, .path = CLI_PATH_OUT, .arg = "FILE",
+         .help = "also write the JSON summary to FILE"},
+        {"series", CLI_STR, &q.series, .path = CLI_PATH_OUT, .arg = "FILE",
+         .help = "replication 1 per busy cycle with a sample: each class's\ndelay sample, bound, "
+                 "priority, weight and state (CSV)"},
+        {"plot", CLI_STR, &q.plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+         .help = "each bounded class's delay, bound and priority over\nbusy cycles, as SVG and "
+                 "PNG (needs gnuplot)"},
+        {"report", CLI_STR, &q.report, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+         .help = "write DIR/index.html: the scenario, the results tables and\n(one policy) the "
+                 "plots of --plot, in one page"},
+        {"quiet", CLI_BOOL, &q.quiet, .help = "no progress line"},
+        CLI_ROWS_CONFIG_CHECK(&q, adm_validate),
+        {"help", CLI_HELP, &help, .help = "this text"},
+        {0}};
+    int rc = cli_flags_parse("sim admission", flags, argc, argv, &first, NULL);
+    if (rc == CLI_DONE_HELP)
+        cli_flags_usage(stdout, "qctl sim admission --scenario FILE [options]", about, flags);
+    if (rc == 0)
+        rc = adm_run(&q, argc, argv);
+    scenario_free(&q.s);
+    return rc < 0 ? 0 : rc;
 }

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sim_maxusers.c: `qctl sim maxusers`, the MaxUsers server under integral
  * or PI control, or open loop with an excitation for identification. */
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 
 #include "cli.h"
 #include "flags.h"
+#include "guard.h"
 #include "qctl/arx.h"
 #include "qctl/arx_json.h"
 #include "qctl/maxusers.h"
@@ -17,75 +17,11 @@
 #include "qctl/stats.h"
 #include "report_cli.h"
 
-static const char usage[] =
-    "usage: qctl sim maxusers [options]\n"
-    "\n"
+static const char about[] =
     "Simulates a closed population of users on a server whose MaxUsers (the\n"
     "most users connected at once) is set each control interval by an integral\n"
     "or PI controller tracking a reference RIS (RPCs in server), or follows a\n"
-    "schedule plus an excitation (open loop, for identification).\n"
-    "\n"
-    "Plant:\n"
-    "  --population M       users (default 1000)\n"
-    "  --threads T          server worker threads (default 4)\n"
-    "  --discipline D       ps (default) or fcfs\n"
-    "  --think SPEC         think time between RPCs (default exp:0.2)\n"
-    "  --service SPEC       RPC service time (default exp:2.5)\n"
-    "  --session SPEC       connected time of a session (default exp:0.0008333)\n"
-    "  --off SPEC           offline time between sessions (default exp:0.0016667)\n"
-    "  --retry SPEC         wait before retrying a refused connection (default det:30)\n"
-    "  --interval DT        control interval (default 60)\n"
-    "  --maxusers-max U     upper limit of MaxUsers (default M)\n"
-    "Control:\n"
-    "  --controller C       integral (default), pi, or open\n"
-    "  --ki K --kp K        gains (default K_I 0.1, K_P 0)\n"
-    "  --antiwindup A       none, conditional (default) or backcalc\n"
-    "  --kaw K              back-calculation gain (default 1)\n"
-    "  --sensor S           true (default) or logged RIS for the controller\n"
-    "  --sensor-gain G      map the reference into the sensor's units as\n"
-    "  --sensor-offset C    r_m = C + G r (default 1 and 0: the sensor reads y)\n"
-    "  --sensor-model FILE  take C and G from the sensor block of a model from\n"
-    "                       'qctl sysid': its affine map (sysid --sensor-at R, the\n"
-    "                       map around the reference), else the tangent at the\n"
-    "                       identification's mean (ym0 + G (r - y0), G its DC gain).\n"
-    "                       A reference that maps above what the logged sensor can\n"
-    "                       read is flagged: the logged RIS of N in the server is\n"
-    "                       N - (N^2/X D)(1 - exp(-X D/N)) (PS; X = threads / mean\n"
-    "                       service, D the interval), at the largest N the plant\n"
-    "                       holds (MaxUsers' limit or the users who want a session,\n"
-    "                       less X x mean think)\n"
-    "  --reference SCHED    RIS reference: V or V@T,V@T,... (default 325)\n"
-    "  --maxusers SCHED     MaxUsers: the schedule (open) or the start (closed;\n"
-    "                       default 375)\n"
-    "  --excite E           open loop: prbs, uniform or steps around --maxusers\n"
-    "  --amplitude A        excitation amplitude (default 50)\n"
-    "  --hold H             intervals between excitation changes (default 3). Rule:\n"
-    "                       at least the plant's time constant in intervals,\n"
-    "                       -1 / ln a of a first fit (a = 0.66: 2.4 for the default\n"
-    "                       plant), so each level shows the static gain\n"
-    "Run and output:\n"
-    "  --duration T         simulated time (default 14400)\n"
-    "  --warmup T           first run open loop at --maxusers for T (not recorded),\n"
-    "                       so that steps start from a steady state (default 0)\n"
-    "  --band F             settling band, fraction of the reference (default 0.1)\n"
-    "  --seed S             (default 1)\n"
-    "  --reps R             independent replications (default 1); the summary gives\n"
-    "                       means with t confidence intervals over them\n"
-    "  -j, --jobs N         replications run at once, on N threads (default: the\n"
-    "                       online cores); the results are the same for any N\n"
-    "  --confidence L       confidence level of the intervals (default 0.95)\n"
-    "  --json               print the summary as JSON\n"
-    "  --series FILE        one row per sample instant k (time = k interval):\n"
-    "                       time,reference,maxusers,ris,ris_now,ris_logged,\n"
-    "                       throughput,response,connected,waiting; maxusers is\n"
-    "                       u(k), set at time and in force until the next row,\n"
-    "                       the rest y(k), measured at time (over the interval\n"
-    "                       ending there); '#' comment lines state it and the\n"
-    "                       logged sensor's bound (ris_logged_bound=V)\n"
-    "  --plot DIR           RIS and reference, and MaxUsers, over time\n"
-    "  --report DIR         write DIR/index.html: parameters, summary tables and the\n"
-    "                       plots of --plot, in one self-contained page\n"
-    "  --quiet              no progress line\n";
+    "schedule plus an excitation (open loop, for identification).\n";
 
 static int parse_sched(const char *flag, const char *s, qc_sched_point *pts, size_t *n)
 {
@@ -395,252 +331,140 @@ static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r,
     return root;
 }
 
-int cmd_sim_maxusers(int argc, char **argv)
-{
-    enum { O_POP = 256, O_THR, O_DISC, O_THINK, O_SVC, O_SESS, O_OFF, O_RETRY, O_INT, O_UMAX,
-           O_CTL, O_KI, O_KP, O_AW, O_KAW, O_SENS, O_SGAIN, O_SOFF, O_SMODEL, O_REF, O_MU, O_EXC, O_AMP, O_HOLD,
-           O_DUR, O_WARM, O_BAND, O_SEED, O_REPS, O_CONF, O_JSON, O_SER, O_PLOT, O_REPORT, O_QUIET, O_HELP };
-    static const struct option longopts[] = {
-        {"population", required_argument, 0, O_POP}, {"threads", required_argument, 0, O_THR},
-        {"discipline", required_argument, 0, O_DISC}, {"think", required_argument, 0, O_THINK},
-        {"service", required_argument, 0, O_SVC},    {"session", required_argument, 0, O_SESS},
-        {"off", required_argument, 0, O_OFF},        {"retry", required_argument, 0, O_RETRY},
-        {"interval", required_argument, 0, O_INT},   {"maxusers-max", required_argument, 0, O_UMAX},
-        {"controller", required_argument, 0, O_CTL}, {"ki", required_argument, 0, O_KI},
-        {"kp", required_argument, 0, O_KP},          {"antiwindup", required_argument, 0, O_AW},
-        {"kaw", required_argument, 0, O_KAW},        {"sensor", required_argument, 0, O_SENS},
-        {"sensor-gain", required_argument, 0, O_SGAIN}, {"sensor-offset", required_argument, 0, O_SOFF}, {"sensor-model", required_argument, 0, O_SMODEL}, {"reference", required_argument, 0, O_REF},
-        {"maxusers", required_argument, 0, O_MU},    {"excite", required_argument, 0, O_EXC},
-        {"amplitude", required_argument, 0, O_AMP},  {"hold", required_argument, 0, O_HOLD},
-        {"duration", required_argument, 0, O_DUR},  {"warmup", required_argument, 0, O_WARM},
-        {"band", required_argument, 0, O_BAND},
-        {"reps", required_argument, 0, O_REPS},  {"confidence", required_argument, 0, O_CONF},  {"seed", required_argument, 0, O_SEED},
-        {"jobs", required_argument, 0, 'j'},
-        {"json", no_argument, 0, O_JSON},            {"series", required_argument, 0, O_SER},
-        {"plot", required_argument, 0, O_PLOT},      {"quiet", no_argument, 0, O_QUIET},
-        {"report", required_argument, 0, O_REPORT},
-        {"help", no_argument, 0, O_HELP},            {0, 0, 0, 0}};
+/* The flags' destinations, what the validation makes of them (the
+ * schedules and distributions, owned here), and which were given. */
+typedef struct mu_cli {
     qc_mu_run_params p;
-    memset(&p, 0, sizeof p);
-    qc_maxusers_params_init(&p.plant);
-    const char *spec[5] = {"exp:0.2", "exp:2.5", "exp:0.0008333", "exp:0.0016667", "det:30"};
-    const char *ctl = "integral", *ref = "325", *mu = "375", *series = NULL, *plot = NULL,
-               *report = NULL;
-    double ki = 0.1, kp = 0, kaw = 1, umax = -1;
-    int quiet = 0;
-    qc_antiwindup aw = QC_AW_CONDITIONAL;
-    int json = 0, rc = 0;
-    unsigned reps = 1;
-    unsigned jobs = cli_jobs_default();
-    double level = 0.95;
-    int have_affine = 0;
-    p.duration = 14400;
-    p.excite_amp = 50;
-    p.excite_hold = 3;
-    p.sensor_gain = 1;
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = cli_getopt(argc, argv, "j:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j': rc = cli_jobs(optarg, &jobs); break;
-        case O_POP: rc = cli_uint("--population", optarg, &p.plant.population); break;
-        case O_THR: rc = cli_uint("--threads", optarg, &p.plant.threads); break;
-        case O_DISC:
-            if (strcmp(optarg, "ps") == 0)
-                p.plant.discipline = QC_PS;
-            else if (strcmp(optarg, "fcfs") == 0)
-                p.plant.discipline = QC_FCFS;
-            else {
-                cli_error("--discipline: '%s' is not ps or fcfs", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_THINK: spec[0] = optarg; break;
-        case O_SVC: spec[1] = optarg; break;
-        case O_SESS: spec[2] = optarg; break;
-        case O_OFF: spec[3] = optarg; break;
-        case O_RETRY: spec[4] = optarg; break;
-        case O_INT: rc = cli_double("--interval", optarg, &p.plant.interval); break;
-        case O_UMAX: rc = cli_double("--maxusers-max", optarg, &umax); break;
-        case O_CTL: ctl = optarg; break;
-        case O_KI:
-            if ((rc = cli_double("--ki", optarg, &ki)) == 0 && !(ki > 0 && ki <= 1e6)) {
-                cli_error("--ki: %s is not in (0, 1e6]: a gain <= 0 is no control or positive "
-                          "feedback (--controller open runs without one), a larger one moves "
-                          "MaxUsers across any population in one interval ('qctl design' gives "
-                          "stable gains)", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_KP:
-            if ((rc = cli_double("--kp", optarg, &kp)) == 0 && !(kp >= 0 && kp <= 1e6)) {
-                cli_error("--kp: %s is not in [0, 1e6]", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_AW:
-            if (strcmp(optarg, "none") == 0)
-                aw = QC_AW_NONE;
-            else if (strcmp(optarg, "conditional") == 0)
-                aw = QC_AW_CONDITIONAL;
-            else if (strcmp(optarg, "backcalc") == 0)
-                aw = QC_AW_BACKCALC;
-            else {
-                cli_error("--antiwindup: '%s' is not none, conditional or backcalc", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_KAW: rc = cli_double("--kaw", optarg, &kaw); break;
-        case O_SENS:
-            if (strcmp(optarg, "true") == 0)
-                p.sensor = QC_SENSOR_TRUE;
-            else if (strcmp(optarg, "logged") == 0)
-                p.sensor = QC_SENSOR_LOGGED;
-            else {
-                cli_error("--sensor: '%s' is not true or logged", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_SGAIN: rc = cli_double("--sensor-gain", optarg, &p.sensor_gain); break;
-        case O_SOFF: rc = cli_double("--sensor-offset", optarg, &p.sensor_offset); break;
-        case O_SMODEL: {
-            qc_arx_system sys;
-            qc_err e = {0};
-            if (qc_arx_system_read(optarg, &sys, &e) != 0) {
-                cli_error("--sensor-model: %s", e.msg);
-                return QC_EXIT_USAGE;
-            }
-            if (!sys.has_sensor) {
-                cli_error("--sensor-model: %s has no sensor block", optarg);
-                return QC_EXIT_USAGE;
-            }
-            if (sys.has_affine) {
-                /* the affine map identified around the reference */
-                p.sensor_gain = sys.affine.gain;
-                p.sensor_offset = sys.affine.offset;
-                have_affine = 1;
-                break;
-            }
-            double g = qc_arx_dc_gain(&sys.sensor);
-            if (!(g > 0) || !isfinite(g)) {
-                cli_error("--sensor-model: sensor DC gain %g is not positive and finite", g);
-                return QC_EXIT_USAGE;
-            }
-            /* tangent at the identification's operating point */
-            p.sensor_gain = g;
-            p.sensor_offset = sys.sensor.y0 - g * sys.sensor.u0;
-            break;
-        }
-        case O_REF: ref = optarg; break;
-        case O_MU: mu = optarg; break;
-        case O_EXC:
-            if (strcmp(optarg, "prbs") == 0)
-                p.excite = QC_EXCITE_PRBS;
-            else if (strcmp(optarg, "uniform") == 0)
-                p.excite = QC_EXCITE_UNIFORM;
-            else if (strcmp(optarg, "steps") == 0)
-                p.excite = QC_EXCITE_STEPS;
-            else {
-                cli_error("--excite: '%s' is not prbs, uniform or steps", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_AMP: rc = cli_double("--amplitude", optarg, &p.excite_amp); break;
-        case O_HOLD: rc = cli_uint("--hold", optarg, &p.excite_hold); break;
-        case O_DUR: rc = cli_double("--duration", optarg, &p.duration); break;
-        case O_WARM: rc = cli_double("--warmup", optarg, &p.warmup); break;
-        case O_BAND:
-            rc = cli_double("--band", optarg, &p.band);
-            if (rc == 0 && !(p.band > 0 && p.band < 1)) {
-                cli_error("--band: %g is not in (0, 1)", p.band);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_SEED: rc = cli_u64("--seed", optarg, &p.plant.seed); break;
-        case O_REPS:
-            if ((rc = cli_uint("--reps", optarg, &reps)) == 0 && (reps < 1 || reps > 1000)) {
-                cli_error("--reps: %s is not in 1..1000", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_CONF:
-            if ((rc = cli_double("--confidence", optarg, &level)) == 0 && !(level > 0 && level < 1)) {
-                cli_error("--confidence: %s is not in (0, 1)", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_JSON: json = 1; break;
-        case O_SER: series = optarg; break;
-        case O_PLOT: plot = optarg; break;
-        case O_REPORT: report = optarg; break;
-        case O_QUIET: quiet = 1; break;
-        case O_HELP: fputs(usage, stdout); return 0;
-        default: return cli_bad_option("sim maxusers", argv[optind - 1]);
-        }
-        if (rc != 0)
-            return rc;
-    }
-    if (optind < argc)
-        return cli_extra_operand("sim maxusers", argv[optind]);
-    if (report && (rc = cli_report_prepare(report)) != 0)
-        return rc;
-    if (strcmp(ctl, "integral") == 0) {
-        p.closed_loop = 1;
-        kp = 0;
-    } else if (strcmp(ctl, "pi") == 0) {
-        p.closed_loop = 1;
-    } else if (strcmp(ctl, "open") == 0) {
-        p.closed_loop = 0;
-    } else {
-        cli_error("--controller: '%s' is not integral, pi or open", ctl);
+    const char *spec[5], *ref, *mu, *series, *plot, *report, *sensor_model;
+    double ki, kp, kaw, umax, level;
+    int json, quiet, ctl, aw;
+    unsigned reps, jobs;
+    qc_sched_point refs[64], mus[64];
+    size_t nref, nmu;
+    qc_dist d[5];
+    const cli_flag *flags;
+    unsigned given[64];
+} mu_cli;
+
+static const char *const ctl_names[] = {"integral", "pi", "open"};
+
+/* --sensor-model FILE: the sensor map from a sysid model. */
+static int sensor_model(qc_mu_run_params *p, const char *path)
+{
+    qc_arx_system sys;
+    qc_err e = {0};
+    if (qc_arx_system_read(path, &sys, &e) != 0) {
+        cli_error("--sensor-model: %s", e.msg);
         return QC_EXIT_USAGE;
     }
-    if (!(p.excite_amp >= 0)) {
+    if (!sys.has_sensor) {
+        cli_error("--sensor-model: %s has no sensor block", path);
+        return QC_EXIT_USAGE;
+    }
+    if (sys.has_affine) {
+        /* the affine map identified around the reference */
+        p->sensor_gain = sys.affine.gain;
+        p->sensor_offset = sys.affine.offset;
+        return 0;
+    }
+    double g = qc_arx_dc_gain(&sys.sensor);
+    if (!(g > 0) || !isfinite(g)) {
+        cli_error("--sensor-model: sensor DC gain %g is not positive and finite", g);
+        return QC_EXIT_USAGE;
+    }
+    /* tangent at the identification's operating point */
+    p->sensor_gain = g;
+    p->sensor_offset = sys.sensor.y0 - g * sys.sensor.u0;
+    return 0;
+}
+
+/* Every check before the run (the table's, then these). */
+static int mu_validate(void *ctx)
+{
+    mu_cli *q = ctx;
+    qc_mu_run_params *p = &q->p;
+    int rc;
+    if (!(q->ki > 0 && q->ki <= 1e6)) {
+        cli_error("--ki: %g is not in (0, 1e6]: a gain <= 0 is no control or positive "
+                  "feedback (--controller open runs without one), a larger one moves "
+                  "MaxUsers across any population in one interval ('qctl design' gives "
+                  "stable gains)", q->ki);
+        return QC_EXIT_USAGE;
+    }
+    if (!(q->kp >= 0 && q->kp <= 1e6)) {
+        cli_error("--kp: %g is not in [0, 1e6]", q->kp);
+        return QC_EXIT_USAGE;
+    }
+    if (cli_flag_given(q->flags, q->given, "band") && !(p->band > 0 && p->band < 1)) {
+        cli_error("--band: %g is not in (0, 1)", p->band);
+        return QC_EXIT_USAGE;
+    }
+    if (q->reps < 1 || q->reps > 1000) {
+        cli_error("--reps: %u is not in 1..1000", q->reps);
+        return QC_EXIT_USAGE;
+    }
+    if (!(q->level > 0 && q->level < 1)) {
+        cli_error("--confidence: %g is not in (0, 1)", q->level);
+        return QC_EXIT_USAGE;
+    }
+    if (q->sensor_model && (rc = sensor_model(p, q->sensor_model)) != 0)
+        return rc;
+    if (q->report && (rc = cli_report_prepare(q->report)) != 0)
+        return rc;
+    p->closed_loop = q->ctl != 2;
+    if (q->ctl == 0)
+        q->kp = 0;
+    if (!(p->excite_amp >= 0)) {
         cli_error("--amplitude: must be >= 0");
         return QC_EXIT_USAGE;
     }
-    if (!(p.sensor_gain > 0)) {
+    if (!(p->sensor_gain > 0)) {
         cli_error("--sensor-gain: must be > 0");
         return QC_EXIT_USAGE;
     }
-    if (p.excite != QC_EXCITE_NONE && p.closed_loop) {
+    if (p->excite != QC_EXCITE_NONE && p->closed_loop) {
         cli_error("--excite: only with --controller open");
         return QC_EXIT_USAGE;
     }
-    qc_sched_point refs[64], mus[64];
-    size_t nref = 0, nmu = 0;
-    if ((rc = parse_sched("--reference", ref, refs, &nref)) != 0 ||
-        (rc = parse_sched("--maxusers", mu, mus, &nmu)) != 0)
+    if ((rc = parse_sched("--reference", q->ref, q->refs, &q->nref)) != 0 ||
+        (rc = parse_sched("--maxusers", q->mu, q->mus, &q->nmu)) != 0)
         return rc;
-    qc_dist d[5];
-    memset(d, 0, sizeof d);
     static const char *const flags[5] = {"--think", "--service", "--session", "--off", "--retry"};
-    for (int i = 0; i < 5 && rc == 0; i++)
-        rc = parse_dist(flags[i], spec[i], &d[i]);
-    if (rc != 0) {
-        for (int i = 0; i < 5; i++)
-            qc_dist_free(&d[i]);
-        return rc;
-    }
-    p.plant.think = &d[0];
-    p.plant.service = &d[1];
-    p.plant.session = &d[2];
-    p.plant.off = &d[3];
-    p.plant.retry = &d[4];
-    p.plant.maxusers_max = umax;
-    double top = umax >= 0 ? umax : (double)p.plant.population;
-    for (size_t i = 0; i < nref; i++)
-        if (!(refs[i].v > 0) || refs[i].v > top) {
+    for (int i = 0; i < 5; i++)
+        if ((rc = parse_dist(flags[i], q->spec[i], &q->d[i])) != 0)
+            return rc;
+    p->plant.think = &q->d[0];
+    p->plant.service = &q->d[1];
+    p->plant.session = &q->d[2];
+    p->plant.off = &q->d[3];
+    p->plant.retry = &q->d[4];
+    p->plant.maxusers_max = isnan(q->umax) ? -1 : q->umax;
+    double top = p->plant.maxusers_max >= 0 ? p->plant.maxusers_max : (double)p->plant.population;
+    for (size_t i = 0; i < q->nref; i++)
+        if (!(q->refs[i].v > 0) || q->refs[i].v > top) {
             cli_error("--reference: %g is not reachable: RIS cannot exceed MaxUsers' limit %g "
-                      "(nor be <= 0)", refs[i].v, top);
-            rc = QC_EXIT_USAGE;
+                      "(nor be <= 0)", q->refs[i].v, top);
+            return QC_EXIT_USAGE;
         }
-    p.ref = refs;
-    p.nref = nref;
-    p.input = mus;
-    p.ninput = nmu;
-    p.pi = (qc_pi_params){kp, ki, 0, top, mus[0].v < top ? mus[0].v : top, aw, kaw};
+    p->ref = q->refs;
+    p->nref = q->nref;
+    p->input = q->mus;
+    p->ninput = q->nmu;
+    p->pi = (qc_pi_params){q->kp, q->ki, 0, top, q->mus[0].v < top ? q->mus[0].v : top,
+                           (qc_antiwindup)q->aw, q->kaw};
+    return 0;
+}
+
+static int mu_run(mu_cli *q, int argc, char **argv)
+{
+    qc_mu_run_params p = q->p;
+    const char *ctl = ctl_names[q->ctl], *series = q->series, *plot = q->plot,
+               *report = q->report;
+    size_t nref = q->nref;
+    const qc_sched_point *refs = q->refs;
+    unsigned reps = q->reps, jobs = q->jobs;
+    double level = q->level;
+    int json = q->json, rc = 0;
     reps_stats st;
     memset(&st, 0, sizeof st);
     st.reps = reps;
@@ -660,7 +484,6 @@ int cmd_sim_maxusers(int argc, char **argv)
                     refs[i].v, st.ref_m[i], st.bound);
         }
     }
-    (void)have_affine;
     qc_mu_run_result res;
     memset(&res, 0, sizeof res);
     qc_err err = {0};
@@ -674,7 +497,7 @@ int cmd_sim_maxusers(int argc, char **argv)
         rc = QC_EXIT_FAIL;
     }
     cli_progress prog; /* by replication: each is one run of the loop */
-    cli_progress_init(&prog, "sim maxusers", quiet);
+    cli_progress_init(&prog, "sim maxusers", q->quiet);
     mu_each_ctx ec = {&st, &res};
     unsigned failed = 0;
     if (rc == 0 && (rc = qc_mu_run_reps(&p, reps, jobs, mu_each, &ec, cli_progress_update, &prog,
@@ -684,8 +507,6 @@ int cmd_sim_maxusers(int argc, char **argv)
         rc = cli_exit_code(rc);
     }
     cli_progress_done(&prog);
-    for (int i = 0; i < 5; i++)
-        qc_dist_free(&d[i]);
     if (rc != 0) {
         qc_mu_run_result_free(&res);
         free(st.settling);
@@ -765,4 +586,113 @@ int cmd_sim_maxusers(int argc, char **argv)
     free(st.sat);
     free(st.held);
     return rc;
+}
+
+int cmd_sim_maxusers(int argc, char **argv)
+{
+    mu_cli q = {.spec = {"exp:0.2", "exp:2.5", "exp:0.0008333", "exp:0.0016667", "det:30"},
+                .ref = "325", .mu = "375", .ki = 0.1, .kaw = 1, .umax = NAN, .level = 0.95,
+                .aw = QC_AW_CONDITIONAL, .reps = 1, .jobs = cli_jobs_default()};
+    qc_mu_run_params *p = &q.p;
+    qc_maxusers_params_init(&p->plant);
+    p->duration = 14400;
+    p->excite_amp = 50;
+    p->excite_hold = 3;
+    p->sensor_gain = 1;
+    int help = 0, first = 0;
+    const cli_flag flags[] = {
+        {"", CLI_NOTE, NULL, .help = "Plant:"},
+        {"population", CLI_UINT, &p->plant.population, .arg = "M", .help = "users (default 1000)"},
+        {"threads", CLI_UINT, &p->plant.threads, .arg = "T",
+         .help = "server worker threads (default 4)"},
+        {"discipline", CLI_CHOICE, &p->plant.discipline, .arg = "D", .choices = "fcfs,ps",
+         .help = "ps (default) or fcfs"},
+        {"think", CLI_STR, &q.spec[0], .arg = "SPEC",
+         .help = "think time between RPCs (default exp:0.2)"},
+        {"service", CLI_STR, &q.spec[1], .arg = "SPEC",
+         .help = "RPC service time (default exp:2.5)"},
+        {"session", CLI_STR, &q.spec[2], .arg = "SPEC",
+         .help = "connected time of a session (default exp:0.0008333)"},
+        {"off", CLI_STR, &q.spec[3], .arg = "SPEC",
+         .help = "offline time between sessions (default exp:0.0016667)"},
+        {"retry", CLI_STR, &q.spec[4], .arg = "SPEC",
+         .help = "wait before retrying a refused connection (default det:30)"},
+        {"interval", CLI_DOUBLE, &p->plant.interval, .arg = "DT",
+         .help = "control interval (default 60)"},
+        {"maxusers-max", CLI_DOUBLE, &q.umax, .arg = "U",
+         .help = "upper limit of MaxUsers (default M)"},
+        {"", CLI_NOTE, NULL, .help = "Control:"},
+        {"controller", CLI_CHOICE, &q.ctl, .arg = "C", .choices = "integral,pi,open",
+         .help = "integral (default), pi, or open"},
+        {"ki", CLI_DOUBLE, &q.ki, .arg = "K", .help = "integral gain (default 0.1)"},
+        {"kp", CLI_DOUBLE, &q.kp, .arg = "K", .help = "proportional gain (default 0; pi only)"},
+        {"antiwindup", CLI_CHOICE, &q.aw, .arg = "A", .choices = "none,conditional,backcalc",
+         .help = "none, conditional (default) or backcalc"},
+        {"kaw", CLI_DOUBLE, &q.kaw, .arg = "K", .help = "back-calculation gain (default 1)"},
+        {"sensor", CLI_CHOICE, &p->sensor, .arg = "S", .choices = "true,logged",
+         .help = "true (default) or logged RIS for the controller"},
+        {"sensor-gain", CLI_DOUBLE, &p->sensor_gain, .arg = "G",
+         .help = "map the reference into the sensor's units as"},
+        {"sensor-offset", CLI_DOUBLE, &p->sensor_offset, .arg = "C",
+         .help = "r_m = C + G r (default 1 and 0: the sensor reads y)"},
+        {"sensor-model", CLI_STR, &q.sensor_model, .path = CLI_PATH_IN_NONEMPTY, .arg = "FILE",
+         .help = "take C and G from the sensor block of a model from\n'qctl sysid': its affine "
+                 "map (sysid --sensor-at R, the\nmap around the reference), else the tangent at "
+                 "the\nidentification's mean (ym0 + G (r - y0), G its DC gain).\nA reference that "
+                 "maps above what the logged sensor can\nread is flagged: the logged RIS of N in "
+                 "the server is\nN - (N^2/X D)(1 - exp(-X D/N)) (PS; X = threads / mean\nservice, "
+                 "D the interval), at the largest N the plant\nholds (MaxUsers' limit or the users "
+                 "who want a session,\nless X x mean think)"},
+        {"reference", CLI_STR, &q.ref, .arg = "SCHED",
+         .help = "RIS reference: V or V@T,V@T,... (default 325)"},
+        {"maxusers", CLI_STR, &q.mu, .arg = "SCHED",
+         .help = "MaxUsers: the schedule (open) or the start (closed;\ndefault 375)"},
+        {"excite", CLI_CHOICE, &p->excite, .arg = "E", .choices = "none,prbs,uniform,steps",
+         .help = "open loop: prbs, uniform or steps around --maxusers\n(default none)"},
+        {"amplitude", CLI_DOUBLE, &p->excite_amp, .arg = "A",
+         .help = "excitation amplitude (default 50)"},
+        {"hold", CLI_UINT, &p->excite_hold, .arg = "H",
+         .help = "intervals between excitation changes (default 3). Rule:\nat least the plant's "
+                 "time constant in intervals,\n-1 / ln a of a first fit (a = 0.66: 2.4 for the "
+                 "default\nplant), so each level shows the static gain"},
+        {"", CLI_NOTE, NULL, .help = "Run and output:"},
+        {"duration", CLI_DOUBLE, &p->duration, .arg = "T",
+         .help = "simulated time (default 14400)"},
+        {"warmup", CLI_DOUBLE, &p->warmup, .arg = "T",
+         .help = "first run open loop at --maxusers for T (not recorded),\nso that steps start "
+                 "from a steady state (default 0)"},
+        {"band", CLI_DOUBLE, &p->band, .arg = "F",
+         .help = "settling band, fraction of the reference (default 0.1)", .zero_unset = 1},
+        {"seed", CLI_U64, &p->plant.seed, .arg = "S", .help = "(default 1)"},
+        {"reps", CLI_UINT, &q.reps, .arg = "R",
+         .help = "independent replications (default 1); the summary gives\nmeans with t "
+                 "confidence intervals over them"},
+        CLI_ROW_JOBS(&q.jobs),
+        {"confidence", CLI_DOUBLE, &q.level, .arg = "L",
+         .help = "confidence level of the intervals (default 0.95)"},
+        {"json", CLI_BOOL, &q.json, .help = "print the summary as JSON"},
+        {"series", CLI_STR, &q.series, .path = CLI_PATH_OUT, .arg = "FILE",
+         .help = "one row per sample instant k (time = k interval):\ntime,reference,maxusers,ris,"
+                 "ris_now,ris_logged,\nthroughput,response,connected,waiting; maxusers is\nu(k), "
+                 "set at time and in force until the next row,\nthe rest y(k), measured at time "
+                 "(over the interval\nending there); '#' comment lines state it and the\nlogged "
+                 "sensor's bound (ris_logged_bound=V)"},
+        {"plot", CLI_STR, &q.plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+         .help = "RIS and reference, and MaxUsers, over time"},
+        {"report", CLI_STR, &q.report, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+         .help = "write DIR/index.html: parameters, summary tables and the\nplots of --plot, in "
+                 "one self-contained page"},
+        {"quiet", CLI_BOOL, &q.quiet, .help = "no progress line"},
+        CLI_ROWS_CONFIG_CHECK(&q, mu_validate),
+        {"help", CLI_HELP, &help, .help = "this text"},
+        {0}};
+    q.flags = flags;
+    int rc = cli_flags_parse("sim maxusers", flags, argc, argv, &first, q.given);
+    if (rc == CLI_DONE_HELP)
+        cli_flags_usage(stdout, "qctl sim maxusers [options]", about, flags);
+    if (rc == 0)
+        rc = mu_run(&q, argc, argv);
+    for (int i = 0; i < 5; i++)
+        qc_dist_free(&q.d[i]);
+    return rc < 0 ? 0 : rc;
 }

@@ -3,7 +3,6 @@
  * Parses flags, runs qc_pool_run, writes the summary, series and plots.
  * Power flags are in watts; --price turns watts into cost per unit time
  * (the cost model of qctl/energy.h), so the JSON reports both. */
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,71 +19,9 @@
 #include "qctl/pool.h"
 #include "report_cli.h"
 
-static const char usage[] =
-    "usage: qctl sim pool --servers K --arrival SPEC [options]\n"
-    "\n"
+static const char about[] =
     "Simulates K removable servers (OFF, WARMING, ON) under a routing and\n"
-    "on/off policy and prints delay, power and cost with confidence intervals.\n"
-    "\n"
-    "  --servers K          number of servers (required)\n"
-    "  --policy P           djsq (default): delay-JSQ, the shortest non-empty queue,\n"
-    "                         one more server on only when every non-empty queue\n"
-    "                         would exceed T;\n"
-    "                       jsq: join the shortest queue, all servers always on;\n"
-    "                       jsq-off: JSQ, an OFF server counting as empty, servers\n"
-    "                         off when idle;\n"
-    "                       random: uniform routing, servers off when idle;\n"
-    "                       central: one central queue, M/M/k with setup\n"
-    "                         (Gandhi, Harchol-Balter, Adan 2010)\n"
-    "  --threshold T        delay-JSQ threshold, T >= 1 (default 4)\n"
-    "  --arrival SPEC       exp:RATE (Poisson), any distribution spec (renewal\n"
-    "                       inter-arrival times), sin:MEAN,AMP,PERIOD,\n"
-    "                       curve:FILE (CSV time,rate; linear, repeats with its\n"
-    "                       last time as period), steps:T0:R0,T1:R1,... (rate\n"
-    "                       R_k from T_k on, the last one for ever)\n"
-    "                       or trace:FILE (arrival times)\n"
-    "  --service SPEC       service time (default exp:1)\n"
-    "  --setup-time SPEC    setup time of a server switched on, before it serves\n"
-    "                       (default exp:0.1; --warmup-time: old name)\n"
-    "  --idle-timer T       an idle server switches off after T (default 0: at\n"
-    "                       once; 'inf': never); ignored by jsq\n"
-    "  --customers N        measured arrivals per replication (default 100000;\n"
-    "                       a trace: all of it)\n"
-    "  --time T             measured simulated time per replication instead\n"
-    "  --warmup W           statistical warm-up cut (--transient: old name):\n"
-    "                       auto (default: MSER cut for stationary arrivals, none\n"
-    "                       for time-varying ones or traces), or customers (with\n"
-    "                       --customers) or time (with --time) simulated first\n"
-    "  --reps R             independent replications (default 10; 1: batch means)\n"
-    "  -j, --jobs N         replications run at once, on N threads (default: the\n"
-    "                       online cores); the results are the same for any N\n"
-    "  --seed S             seed of every random stream (default 1)\n"
-    "  --confidence L       confidence level of the intervals (default 0.95)\n"
-    "\n"
-    "Cost (watts x price = cost per unit time):\n"
-    "  --holding H          cost per job per unit time (default 1)\n"
-    "  --busy-power W       watts while serving (default 240)\n"
-    "  --idle-power W       watts while on and idle (default 180)\n"
-    "  --setup-power W      watts during the setup time (default 240;\n"
-    "                       --warm-power: old name)\n"
-    "  --off-power W        watts while off (default 0)\n"
-    "  --switch-cost C      cost per switch-on (default 0)\n"
-    "  --price P            cost per watt per unit time (default 1)\n"
-    "\n"
-    "  --json               print the summary as JSON\n"
-    "  --output FILE        also write the JSON summary to FILE\n"
-    "  --series FILE        write jobs, servers on and warming and the arrival rate\n"
-    "                       over time (replication 1) as CSV\n"
-    "  --series-dt DT       width of a series bin (default: run length / 2000)\n"
-    "  --plot DIR           draw servers against demand and the response-time tail\n"
-    "                       into DIR as SVG and PNG (needs gnuplot)\n"
-    "  --report DIR         write DIR/index.html: parameters, summary tables and the\n"
-    "                       plots of --plot, in one self-contained page\n"
-    "  --compare            also run every other policy on the same input with the\n"
-    "                       same seed, and compare cost, delay and power: a table,\n"
-    "                       'comparison' in the JSON, a plot with --plot or --report\n"
-    "  --quiet              no progress line\n"
-    "  --help               this text\n";
+    "on/off policy and prints delay, power and cost with confidence intervals.\n";
 
 typedef struct opts {
     const char *arrival, *service, *warmup;
@@ -446,254 +383,185 @@ out:
     return rc;
 }
 
-/* A non-negative finite number for a cost flag. */
-static int cli_nonneg(const char *flag, const char *s, double *out)
+/* What the flags set, what the validation makes of them (the arrival
+ * process and the distributions, owned here), and which were given. */
+typedef struct pool_cli {
+    qc_pool_params p;
+    opts o;
+    const char *trans, *policy, *idle_timer;
+    char idle[32];
+    qc_arrivals arr;
+    qc_dist svc, wup;
+    const cli_flag *flags;
+    unsigned given[64];
+} pool_cli;
+
+/* A flag that must be >= 0 (the cost flags). */
+static int nonneg(const char *flag, double x)
 {
-    if (cli_double(flag, s, out) != 0)
-        return QC_EXIT_USAGE;
-    if (*out < 0) {
-        cli_error("%s: '%s' must be >= 0", flag, s);
+    if (x < 0) {
+        cli_error("%s: '%g' must be >= 0", flag, x);
         return QC_EXIT_USAGE;
     }
     return 0;
 }
 
-int cmd_sim_pool(int argc, char **argv)
+/* Every check before the run (the table's, then these), the defaults
+ * that depend on other flags resolved. */
+static int pool_validate(void *ctx)
 {
-    enum { O_SRV = 256, O_POL, O_THR, O_ARR, O_SVC, O_WUP, O_IDLE, O_CUST, O_TIME, O_TRANS,
-           O_REPS, O_SEED, O_CONF, O_HOLD, O_BUSY, O_IDLEP, O_WARMP, O_OFFP, O_SWC, O_PRICE,
-           O_JSON, O_OUT, O_SER, O_SERDT, O_PLOT, O_REPORT, O_COMPARE, O_QUIET, O_HELP,
-           O_WUP_OLD, O_TRANS_OLD, O_WARMP_OLD };
-    static const struct option longopts[] = {
-        {"servers", required_argument, 0, O_SRV},      {"policy", required_argument, 0, O_POL},
-        {"threshold", required_argument, 0, O_THR},    {"arrival", required_argument, 0, O_ARR},
-        {"service", required_argument, 0, O_SVC},      {"setup-time", required_argument, 0, O_WUP},
-        {"idle-timer", required_argument, 0, O_IDLE},  {"customers", required_argument, 0, O_CUST},
-        {"time", required_argument, 0, O_TIME},        {"warmup", required_argument, 0, O_TRANS},
-        {"reps", required_argument, 0, O_REPS},        {"seed", required_argument, 0, O_SEED},
-        {"jobs", required_argument, 0, 'j'},
-        {"confidence", required_argument, 0, O_CONF},  {"holding", required_argument, 0, O_HOLD},
-        {"busy-power", required_argument, 0, O_BUSY},  {"idle-power", required_argument, 0, O_IDLEP},
-        {"setup-power", required_argument, 0, O_WARMP}, {"off-power", required_argument, 0, O_OFFP},
-        {"switch-cost", required_argument, 0, O_SWC},  {"price", required_argument, 0, O_PRICE},
-        {"json", no_argument, 0, O_JSON},              {"output", required_argument, 0, O_OUT},
-        {"series", required_argument, 0, O_SER},       {"series-dt", required_argument, 0, O_SERDT},
-        {"plot", required_argument, 0, O_PLOT},        {"quiet", no_argument, 0, O_QUIET},
-        {"report", required_argument, 0, O_REPORT},    {"compare", no_argument, 0, O_COMPARE},
-        {"help", no_argument, 0, O_HELP},
-        /* the old names, still accepted (one vocabulary: "setup" for a
-         * server's start-up time, "warm-up" for the statistical cut) */
-        {"warmup-time", required_argument, 0, O_WUP_OLD},
-        {"transient", required_argument, 0, O_TRANS_OLD},
-        {"warm-power", required_argument, 0, O_WARMP_OLD},
-        {0, 0, 0, 0}};
-    qc_pool_params p;
-    qc_pool_params_init(&p);
-    opts o = {0};
-    o.service = "exp:1";
-    o.price = 1.0;
-    o.watts[0] = QC_POOL_DEFAULT_BUSY_W;
-    o.watts[1] = QC_POOL_DEFAULT_IDLE_W;
-    o.watts[2] = QC_POOL_DEFAULT_WARM_W;
-    o.watts[3] = QC_POOL_DEFAULT_OFF_W;
-    char warm_default[64];
-    snprintf(warm_default, sizeof warm_default, "exp:%g", QC_POOL_DEFAULT_WARM_RATE);
-    o.warmup = warm_default;
-    const char *trans = "auto";
-    int have_servers = 0;
-    int rc = 0;
-    opterr = 0;
-    optind = 1;
-    int c;
-    p.jobs = cli_jobs_default();
-    while ((c = cli_getopt(argc, argv, "j:", longopts, NULL)) != -1) {
-        if (c == O_WUP_OLD || c == O_TRANS_OLD || c == O_WARMP_OLD) {
-            static const char *const names[][2] = {{"--warmup-time", "--setup-time"},
-                                                   {"--transient", "--warmup"},
-                                                   {"--warm-power", "--setup-power"}};
-            const int k = c - O_WUP_OLD;
-            fprintf(stderr, "qctl: %s is deprecated; use %s (same meaning)\n", names[k][0],
-                    names[k][1]);
-            c = c == O_WUP_OLD ? O_WUP : c == O_TRANS_OLD ? O_TRANS : O_WARMP;
+    pool_cli *q = ctx;
+    qc_pool_params *p = &q->p;
+    opts *o = &q->o;
+    int rc;
+    int have_servers = cli_flag_given(q->flags, q->given, "servers") > 0;
+    if (q->policy) {
+        qc_err perr = {0};
+        if (qc_pool_policy_parse(q->policy, &p->policy, &perr) != 0) {
+            cli_error("--policy: %s", perr.msg);
+            return QC_EXIT_USAGE;
         }
-        switch (c) {
-        case O_SRV:
-            rc = cli_uint("--servers", optarg, &p.servers);
-            have_servers = 1;
-            if (rc == 0 && (p.servers < 1 || p.servers > QC_POOL_MAX_SERVERS)) {
-                cli_error("--servers: K = %s is not in [1, %d]", optarg, QC_POOL_MAX_SERVERS);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_POL: {
-            qc_err perr = {0};
-            if (qc_pool_policy_parse(optarg, &p.policy, &perr) != 0) {
-                cli_error("--policy: %s", perr.msg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        }
-        case O_THR:
-            rc = cli_uint("--threshold", optarg, &p.threshold);
-            if (rc == 0 && p.threshold < 1) {
-                cli_error("--threshold: T = %s; it must be >= 1 (a job joins a non-empty queue "
-                          "only while that queue, with it, holds at most T jobs)",
-                          optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_ARR: o.arrival = optarg; break;
-        case O_SVC: o.service = optarg; break;
-        case O_WUP: o.warmup = optarg; break;
-        case O_IDLE:
-            if (strcmp(optarg, "inf") == 0 || strcmp(optarg, "never") == 0)
-                p.idle_timer = (double)INFINITY;
-            else
-                rc = cli_nonneg("--idle-timer", optarg, &p.idle_timer);
-            break;
-        case O_CUST:
-            if ((rc = cli_u64("--customers", optarg, &p.customers)) == 0 && p.customers == 0) {
-                cli_error("--customers: must be at least 1 (or give --time for a run in time)");
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_TIME:
-            rc = cli_double("--time", optarg, &p.horizon);
-            if (rc == 0 && !(p.horizon > 0)) {
-                cli_error("--time: '%s' must be > 0", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_TRANS: trans = optarg; break;
-        case O_REPS:
-            rc = cli_uint("--reps", optarg, &p.reps);
-            if (rc == 0 && p.reps < 1) {
-                cli_error("--reps: must be >= 1");
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_SEED: rc = cli_u64("--seed", optarg, &p.seed); break;
-        case 'j': rc = cli_jobs(optarg, &p.jobs); break;
-        case O_CONF:
-            rc = cli_double("--confidence", optarg, &p.level);
-            if (rc == 0 && !(p.level > 0 && p.level < 1)) {
-                cli_error("--confidence: '%s' is not in (0, 1)", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_HOLD: rc = cli_nonneg("--holding", optarg, &p.cost.holding); break;
-        case O_BUSY: rc = cli_nonneg("--busy-power", optarg, &o.watts[0]); break;
-        case O_IDLEP: rc = cli_nonneg("--idle-power", optarg, &o.watts[1]); break;
-        case O_WARMP: rc = cli_nonneg("--setup-power", optarg, &o.watts[2]); break;
-        case O_OFFP: rc = cli_nonneg("--off-power", optarg, &o.watts[3]); break;
-        case O_SWC: rc = cli_nonneg("--switch-cost", optarg, &p.cost.switch_cost); break;
-        case O_PRICE: rc = cli_nonneg("--price", optarg, &o.price); break;
-        case O_JSON: o.json = 1; break;
-        case O_OUT: o.output = optarg; break;
-        case O_SER: o.series = optarg; break;
-        case O_SERDT:
-            rc = cli_double("--series-dt", optarg, &o.series_dt);
-            if (rc == 0 && !(o.series_dt > 0)) {
-                cli_error("--series-dt: '%s' must be > 0", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_PLOT: o.plot = optarg; break;
-        case O_REPORT: o.report = optarg; break;
-        case O_COMPARE: o.compare = 1; break;
-        case O_QUIET: o.quiet = 1; break;
-        case O_HELP: fputs(usage, stdout); return 0;
-        default: return cli_bad_option("sim pool", argv[optind - 1]);
-        }
-        if (rc != 0)
+    }
+    if (p->threshold < 1) {
+        cli_error("--threshold: T = %u; it must be >= 1 (a job joins a non-empty queue "
+                  "only while that queue, with it, holds at most T jobs)",
+                  p->threshold);
+        return QC_EXIT_USAGE;
+    }
+    if (q->idle_timer) {
+        if (strcmp(q->idle_timer, "inf") == 0 || strcmp(q->idle_timer, "never") == 0)
+            p->idle_timer = (double)INFINITY;
+        else if ((rc = cli_double("--idle-timer", q->idle_timer, &p->idle_timer)) != 0 ||
+                 (rc = nonneg("--idle-timer", p->idle_timer)) != 0)
             return rc;
     }
-    if (optind < argc)
-        return cli_extra_operand("sim pool", argv[optind]);
-    if (o.report && (rc = cli_report_prepare(o.report)) != 0)
+    if (cli_flag_given(q->flags, q->given, "customers") && p->customers == 0) {
+        cli_error("--customers: must be at least 1 (or give --time for a run in time)");
+        return QC_EXIT_USAGE;
+    }
+    if (cli_flag_given(q->flags, q->given, "time") && !(p->horizon > 0)) {
+        cli_error("--time: '%g' must be > 0", p->horizon);
+        return QC_EXIT_USAGE;
+    }
+    if (p->reps < 1) {
+        cli_error("--reps: must be >= 1");
+        return QC_EXIT_USAGE;
+    }
+    if (!(p->level > 0 && p->level < 1)) {
+        cli_error("--confidence: '%g' is not in (0, 1)", p->level);
+        return QC_EXIT_USAGE;
+    }
+    if ((rc = nonneg("--holding", p->cost.holding)) != 0 ||
+        (rc = nonneg("--busy-power", o->watts[0])) != 0 ||
+        (rc = nonneg("--idle-power", o->watts[1])) != 0 ||
+        (rc = nonneg("--setup-power", o->watts[2])) != 0 ||
+        (rc = nonneg("--off-power", o->watts[3])) != 0 ||
+        (rc = nonneg("--switch-cost", p->cost.switch_cost)) != 0 ||
+        (rc = nonneg("--price", o->price)) != 0)
         return rc;
-    if (!have_servers || !o.arrival) {
+    if (cli_flag_given(q->flags, q->given, "series-dt") && !(o->series_dt > 0)) {
+        cli_error("--series-dt: '%g' must be > 0", o->series_dt);
+        return QC_EXIT_USAGE;
+    }
+    if (o->report && (rc = cli_report_prepare(o->report)) != 0)
+        return rc;
+    if (!have_servers || !o->arrival) {
         cli_error("sim pool: --%s is required (see 'qctl sim pool --help')",
                   have_servers ? "arrival" : "servers");
         return QC_EXIT_USAGE;
     }
-    if (p.customers > 0 && p.horizon > 0) {
+    if (p->servers < 1 || p->servers > QC_POOL_MAX_SERVERS) {
+        cli_error("--servers: K = %u is not in [1, %d]", p->servers, QC_POOL_MAX_SERVERS);
+        return QC_EXIT_USAGE;
+    }
+    if (p->customers > 0 && p->horizon > 0) {
         cli_error("sim pool: give --customers or --time, not both");
         return QC_EXIT_USAGE;
     }
-    if (strcmp(trans, "auto") == 0) {
-        p.transient_mode = QC_POOL_TRANSIENT_AUTO;
+    if (strcmp(q->trans, "auto") == 0) {
+        p->transient_mode = QC_POOL_TRANSIENT_AUTO;
     } else {
-        p.transient_mode = QC_POOL_TRANSIENT_FIXED;
-        if ((rc = cli_double("--warmup", trans, &p.transient)) != 0)
+        p->transient_mode = QC_POOL_TRANSIENT_FIXED;
+        if ((rc = cli_double("--warmup", q->trans, &p->transient)) != 0)
             return rc;
-        if (p.transient < 0 || (p.horizon == 0 && p.transient != floor(p.transient))) {
-            cli_error("--warmup: '%s' must be 'auto' or a non-negative %s", trans,
-                      p.horizon == 0 ? "whole number of customers" : "time");
+        if (p->transient < 0 || (p->horizon == 0 && p->transient != floor(p->transient))) {
+            cli_error("--warmup: '%s' must be 'auto' or a non-negative %s", q->trans,
+                      p->horizon == 0 ? "whole number of customers" : "time");
             return QC_EXIT_USAGE;
         }
     }
-    p.cost.power[0] = o.watts[0] * o.price;
-    p.cost.idle_power = o.watts[1] * o.price;
-    p.cost.warm_power = o.watts[2] * o.price;
-    p.cost.off_power = o.watts[3] * o.price;
+    p->cost.power[0] = o->watts[0] * o->price;
+    p->cost.idle_power = o->watts[1] * o->price;
+    p->cost.warm_power = o->watts[2] * o->price;
+    p->cost.off_power = o->watts[3] * o->price;
 
     qc_err err = {0};
-    qc_arrivals arr = {0};
-    qc_dist svc = {0}, wup = {0};
-    int out = 0;
-    if (qc_arrivals_parse(&arr, o.arrival, &err) != 0) {
+    if (qc_arrivals_parse(&q->arr, o->arrival, &err) != 0) {
         cli_error("--arrival: %s", err.msg);
         return QC_EXIT_USAGE;
     }
-    if (qc_dist_parse(&svc, o.service, &err) != 0) {
+    p->arrival = &q->arr;
+    if (qc_dist_parse(&q->svc, o->service, &err) != 0) {
         cli_error("--service: %s", err.msg);
-        out = QC_EXIT_USAGE;
-        goto done;
+        return QC_EXIT_USAGE;
     }
-    if (qc_dist_parse(&wup, o.warmup, &err) != 0) {
+    p->service = &q->svc;
+    if (qc_dist_parse(&q->wup, o->warmup, &err) != 0) {
         cli_error("--setup-time: %s", err.msg);
-        out = QC_EXIT_USAGE;
-        goto done;
+        return QC_EXIT_USAGE;
     }
-    p.arrival = &arr;
-    p.service = &svc;
-    p.warmup = &wup;
-    if (p.customers == 0 && p.horizon == 0) {
-        if (arr.kind == QC_ARRIVALS_TRACE) {
-            uint64_t cut = p.transient_mode == QC_POOL_TRANSIENT_FIXED ? (uint64_t)p.transient : 0;
-            if (arr.n < cut + 2 * QC_POOL_CHUNKS) {
-                cli_error("--arrival: the trace holds %zu arrivals; at least %llu are needed", arr.n,
+    p->warmup = &q->wup;
+    if (p->customers == 0 && p->horizon == 0) {
+        if (q->arr.kind == QC_ARRIVALS_TRACE) {
+            uint64_t cut = p->transient_mode == QC_POOL_TRANSIENT_FIXED ? (uint64_t)p->transient : 0;
+            if (q->arr.n < cut + 2 * QC_POOL_CHUNKS) {
+                cli_error("--arrival: the trace holds %zu arrivals; at least %llu are needed", q->arr.n,
                           (unsigned long long)(cut + 2 * QC_POOL_CHUNKS));
-                out = QC_EXIT_USAGE;
-                goto done;
+                return QC_EXIT_USAGE;
             }
-            p.customers = arr.n - cut;
+            p->customers = q->arr.n - cut;
         } else {
-            p.customers = 100000;
+            p->customers = 100000;
         }
     }
-    double span = p.horizon > 0 ? p.horizon + (p.transient_mode == QC_POOL_TRANSIENT_FIXED
-                                                       ? p.transient
+    double span = p->horizon > 0 ? p->horizon + (p->transient_mode == QC_POOL_TRANSIENT_FIXED
+                                                       ? p->transient
                                                        : 0)
-                                    : ((double)p.customers +
-                                       (p.transient_mode == QC_POOL_TRANSIENT_FIXED ? p.transient
+                                    : ((double)p->customers +
+                                       (p->transient_mode == QC_POOL_TRANSIENT_FIXED ? p->transient
                                                                                      : 0)) /
-                                          qc_arrivals_mean_rate(&arr);
-    if (arr.kind == QC_ARRIVALS_TRACE && arr.n > 0)
-        span = arr.t[arr.n - 1];
-    if ((o.series || o.plot || o.report) && o.series_dt == 0)
-        o.series_dt = isfinite(span) && span > 0 ? span / 2000 : 1.0;
-    p.series_dt = (o.series || o.plot || o.report) ? o.series_dt : 0;
-    if (p.series_dt > 0 && (out = cli_check_series("--series-dt", span, p.series_dt,
-                                                   sizeof(qc_pool_series_point))) != 0)
-        goto done;
-    if (p.transient_mode == QC_POOL_TRANSIENT_FIXED &&
-        (out = cli_check_warmup("--warmup", p.transient,
-                                p.horizon > 0 ? p.horizon : (double)p.customers,
-                                p.horizon > 0 ? "s" : "customers")) != 0)
-        goto done;
+                                          qc_arrivals_mean_rate(&q->arr);
+    if (q->arr.kind == QC_ARRIVALS_TRACE && q->arr.n > 0)
+        span = q->arr.t[q->arr.n - 1];
+    if ((o->series || o->plot || o->report) && o->series_dt == 0)
+        o->series_dt = isfinite(span) && span > 0 ? span / 2000 : 1.0;
+    p->series_dt = (o->series || o->plot || o->report) ? o->series_dt : 0;
+    if (p->series_dt > 0 && (rc = cli_check_series("--series-dt", span, p->series_dt,
+                                                  sizeof(qc_pool_series_point))) != 0)
+        return rc;
+    if (p->transient_mode == QC_POOL_TRANSIENT_FIXED &&
+        (rc = cli_check_warmup("--warmup", p->transient,
+                               p->horizon > 0 ? p->horizon : (double)p->customers,
+                               p->horizon > 0 ? "s" : "customers")) != 0)
+        return rc;
+    /* the effective values of the flags read as words, for --check */
+    q->policy = qc_pool_policy_name(p->policy);
+    if (q->idle_timer == NULL) {
+        snprintf(q->idle, sizeof q->idle, isinf(p->idle_timer) ? "inf" : "%.15g", p->idle_timer);
+        if (isfinite(p->idle_timer) && strtod(q->idle, NULL) != p->idle_timer)
+            snprintf(q->idle, sizeof q->idle, "%.17g", p->idle_timer);
+        q->idle_timer = q->idle;
+    }
 
+    return 0;
+}
+
+static int pool_run(pool_cli *q, int argc, char **argv)
+{
+    qc_pool_params p = q->p;
+    opts o = q->o;
+    qc_err err = {0};
+    int rc, out = 0;
     cli_progress prog;
     cli_progress_init(&prog, "sim pool", o.quiet);
     p.progress = cli_progress_update;
@@ -703,8 +571,7 @@ int cmd_sim_pool(int argc, char **argv)
     cli_progress_done(&prog);
     if (rc != 0) {
         cli_error("sim pool: %s", err.msg);
-        out = cli_exit_code(rc);
-        goto done;
+        return cli_exit_code(rc);
     }
     double elapsed = cli_elapsed(&prog);
     pool_cmp cmp = {0};
@@ -713,7 +580,7 @@ int cmd_sim_pool(int argc, char **argv)
         out = cli_exit_code(rc);
         pool_cmp_free(&cmp);
         qc_pool_result_free(&res);
-        goto done;
+        return out;
     }
     json_t *js = summary_json(&p, &res, &o, elapsed);
     if (o.compare)
@@ -735,12 +602,12 @@ int cmd_sim_pool(int argc, char **argv)
     if (out == 0 && o.series)
         out = write_series(o.series, &res);
     if (out == 0 && o.plot)
-        out = write_plots(o.plot, &res, qc_dist_mean(&svc), &cmp);
+        out = write_plots(o.plot, &res, qc_dist_mean(&q->svc), &cmp);
     if (out == 0 && o.report) {
         static const char *const names[] = {"servers", "response_time_ccdf",
                                             "policy_comparison"};
         if (qc_plot_available())
-            out = write_plots(o.report, &res, qc_dist_mean(&svc), &cmp);
+            out = write_plots(o.report, &res, qc_dist_mean(&q->svc), &cmp);
         if (out == 0)
             out = cli_report_write(o.report, "sim pool", argc, argv, js, names,
                                    o.compare ? 3 : 2);
@@ -748,9 +615,112 @@ int cmd_sim_pool(int argc, char **argv)
     json_decref(js);
     pool_cmp_free(&cmp);
     qc_pool_result_free(&res);
-done:
-    qc_arrivals_free(&arr);
-    qc_dist_free(&svc);
-    qc_dist_free(&wup);
     return out;
+}
+
+int cmd_sim_pool(int argc, char **argv)
+{
+    pool_cli q = {.trans = "auto"};
+    qc_pool_params *p = &q.p;
+    opts *o = &q.o;
+    qc_pool_params_init(p);
+    p->jobs = cli_jobs_default();
+    o->service = "exp:1";
+    o->price = 1.0;
+    o->watts[0] = QC_POOL_DEFAULT_BUSY_W;
+    o->watts[1] = QC_POOL_DEFAULT_IDLE_W;
+    o->watts[2] = QC_POOL_DEFAULT_WARM_W;
+    o->watts[3] = QC_POOL_DEFAULT_OFF_W;
+    char warm_default[64];
+    snprintf(warm_default, sizeof warm_default, "exp:%g", QC_POOL_DEFAULT_WARM_RATE);
+    o->warmup = warm_default;
+    int help = 0, first = 0;
+    /* the old names (aliases) keep one vocabulary: "setup" for a server's
+     * start-up time, "warm-up" for the statistical cut */
+    const cli_flag flags[] = {
+        {"servers", CLI_UINT, &p->servers, .arg = "K", .help = "number of servers (required)"},
+        {"policy", CLI_STR, &q.policy, .arg = "P",
+         .help = "djsq (default): delay-JSQ, the shortest non-empty queue,\n  one more server on "
+                 "only when every non-empty queue\n  would exceed T;\njsq: join the shortest "
+                 "queue, all servers always on;\njsq-off: JSQ, an OFF server counting as empty, "
+                 "servers\n  off when idle;\nrandom: uniform routing, servers off when "
+                 "idle;\ncentral: one central queue, M/M/k with setup\n  (Gandhi, Harchol-Balter, "
+                 "Adan 2010)"},
+        {"threshold", CLI_UINT, &p->threshold, .arg = "T",
+         .help = "delay-JSQ threshold, T >= 1 (default 4)"},
+        {"arrival", CLI_STR, &o->arrival, .arg = "SPEC",
+         .help = "exp:RATE (Poisson), any distribution spec (renewal\ninter-arrival times), "
+                 "sin:MEAN,AMP,PERIOD,\ncurve:FILE (CSV time,rate; linear, repeats with its\nlast "
+                 "time as period), steps:T0:R0,T1:R1,... (rate\nR_k from T_k on, the last one for "
+                 "ever)\nor trace:FILE (arrival times)"},
+        {"service", CLI_STR, &o->service, .arg = "SPEC", .help = "service time (default exp:1)"},
+        {"setup-time", CLI_STR, &o->warmup, .arg = "SPEC", .alias = "warmup-time",
+         .help = "setup time of a server switched on, before it serves\n(default exp:0.1; "
+                 "--warmup-time: old name)"},
+        {"idle-timer", CLI_STR, &q.idle_timer, .arg = "T",
+         .help = "an idle server switches off after T (default 0: at\nonce; 'inf': never); "
+                 "ignored by jsq"},
+        {"customers", CLI_U64, &p->customers, .arg = "N",
+         .help = "measured arrivals per replication (default 100000;\na trace: all of it)",
+         .zero_unset = 1},
+        {"time", CLI_DOUBLE, &p->horizon, .arg = "T",
+         .help = "measured simulated time per replication instead", .zero_unset = 1},
+        {"warmup", CLI_STR, &q.trans, .arg = "W", .alias = "transient",
+         .help = "statistical warm-up cut (--transient: old name):\nauto (default: MSER cut for "
+                 "stationary arrivals, none\nfor time-varying ones or traces), or customers "
+                 "(with\n--customers) or time (with --time) simulated first"},
+        {"reps", CLI_UINT, &p->reps, .arg = "R",
+         .help = "independent replications (default 10; 1: batch means)"},
+        CLI_ROW_JOBS(&p->jobs),
+        {"seed", CLI_U64, &p->seed, .arg = "S", .help = "seed of every random stream (default 1)"},
+        {"confidence", CLI_DOUBLE, &p->level, .arg = "L",
+         .help = "confidence level of the intervals (default 0.95)"},
+        {"", CLI_NOTE, NULL, .help = "\nCost (watts x price = cost per unit time):"},
+        {"holding", CLI_DOUBLE, &p->cost.holding, .arg = "H",
+         .help = "cost per job per unit time (default 1)"},
+        {"busy-power", CLI_DOUBLE, &o->watts[0], .arg = "W",
+         .help = "watts while serving (default 240)"},
+        {"idle-power", CLI_DOUBLE, &o->watts[1], .arg = "W",
+         .help = "watts while on and idle (default 180)"},
+        {"setup-power", CLI_DOUBLE, &o->watts[2], .arg = "W", .alias = "warm-power",
+         .help = "watts during the setup time (default 240;\n--warm-power: old name)"},
+        {"off-power", CLI_DOUBLE, &o->watts[3], .arg = "W", .help = "watts while off (default 0)"},
+        {"switch-cost", CLI_DOUBLE, &p->cost.switch_cost, .arg = "C",
+         .help = "cost per switch-on (default 0)"},
+        {"price", CLI_DOUBLE, &o->price, .arg = "P",
+         .help = "cost per watt per unit time (default 1)"},
+        {"", CLI_NOTE, NULL, .help = ""},
+        {"json", CLI_BOOL, &o->json, .help = "print the summary as JSON"},
+        {"output", CLI_STR, &o->output, .path = CLI_PATH_OUT, .arg = "FILE",
+         .help = "also write the JSON summary to FILE"},
+        {"series", CLI_STR, &o->series, .path = CLI_PATH_OUT, .arg = "FILE",
+         .help = "write jobs, servers on and warming and the arrival rate\nover time "
+                 "(replication 1) as CSV"},
+        {"series-dt", CLI_DOUBLE, &o->series_dt, .arg = "DT",
+         .help = "width of a series bin (default: run length / 2000)", .zero_unset = 1},
+        {"plot", CLI_STR, &o->plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+         .help = "draw servers against demand and the response-time tail\ninto DIR as SVG and "
+                 "PNG (needs gnuplot)"},
+        {"report", CLI_STR, &o->report, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+         .help = "write DIR/index.html: parameters, summary tables and the\nplots of --plot, in "
+                 "one self-contained page"},
+        {"compare", CLI_BOOL, &o->compare,
+         .help = "also run every other policy on the same input with the\nsame seed, and compare "
+                 "cost, delay and power: a table,\n'comparison' in the JSON, a plot with --plot "
+                 "or --report"},
+        {"quiet", CLI_BOOL, &o->quiet, .help = "no progress line"},
+        CLI_ROWS_CONFIG_CHECK(&q, pool_validate),
+        {"help", CLI_HELP, &help, .help = "this text"},
+        {0}};
+    q.flags = flags;
+    int rc = cli_flags_parse("sim pool", flags, argc, argv, &first, q.given);
+    if (rc == CLI_DONE_HELP)
+        cli_flags_usage(stdout, "qctl sim pool --servers K --arrival SPEC [options]", about,
+                        flags);
+    if (rc == 0)
+        rc = pool_run(&q, argc, argv);
+    qc_arrivals_free(&q.arr);
+    qc_dist_free(&q.svc);
+    qc_dist_free(&q.wup);
+    return rc < 0 ? 0 : rc;
 }

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sim_queue.c: `qctl sim queue`, the G/G/c/K queue from the command line.
  * Parses flags, runs qc_queue_run, writes the summary, series and plots. */
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,48 +18,11 @@
 #include "qctl/queue.h"
 #include "report_cli.h"
 
-static const char usage[] =
-    "usage: qctl sim queue --arrival SPEC --service SPEC [options]\n"
-    "\n"
+static const char about[] =
     "Simulates an open G/G/c/K queue (FCFS or processor sharing) and prints\n"
-    "its steady-state measures with confidence intervals.\n"
-    "\n"
-    "  --arrival SPEC       inter-arrival time distribution (e.g. exp:0.9), or\n"
-    "                       sin:MEAN,AMP,PERIOD, curve:FILE or steps:T0:R0,...\n"
-    "                       (Poisson with a time-varying rate), or trace:FILE\n"
-    "                       (arrival times)\n"
-    "  --service SPEC       service time distribution (e.g. exp:1)\n"
-    "  --servers C          number of servers (default 1)\n"
-    "  --capacity K         most customers in system, K >= C (default: unlimited)\n"
-    "  --discipline D       fcfs (default) or ps (processor sharing)\n"
-    "  --customers N        measured arrivals per replication (default 100000)\n"
-    "  --time T             measured simulated time per replication instead\n"
-    "  --warmup W           auto (default: MSER on the other replications' mean\n"
-    "                       series, docs/output-analysis.md), or customers (with\n"
-    "                       --customers) or time (with --time) simulated before\n"
-    "                       measuring\n"
-    "  --reps R             independent replications (default 1: batch means)\n"
-    "  --precision REL      run until every mean's half-width is at most REL times\n"
-    "                       its estimate: twice the replications each round, or\n"
-    "                       with one replication the run repeated with twice the\n"
-    "                       customers; says whether it got there\n"
-    "  --max-customers N    with --precision: most customers in all rounds\n"
-    "                       (default 1e9)\n"
-    "  --max-reps R         with --precision: most replications (default 10000)\n"
-    "  -j, --jobs N         replications run at once, on N threads (default: the\n"
-    "                       online cores); the results are the same for any N\n"
-    "  --seed S             seed of every random stream (default 1)\n"
-    "  --confidence L       confidence level of the intervals (default 0.95)\n"
-    "  --json               print the summary as JSON\n"
-    "  --output FILE        also write the JSON summary to FILE\n"
-    "  --series FILE        write number in system over time (replication 1) as CSV\n"
-    "  --series-dt DT       width of a series bin (default: run length / 2000)\n"
-    "  --plot DIR           draw number in system and the response-time histogram\n"
-    "                       into DIR as SVG and PNG (needs gnuplot)\n"
-    "  --report DIR         write DIR/index.html: parameters, summary tables and the\n"
-    "                       plots of --plot, in one self-contained page\n"
-    "  --quiet              no progress line\n"
-    "  --help               this text\n"
+    "its steady-state measures with confidence intervals.\n";
+
+static const char epilogue[] =
     "\n"
     "A run with no steady state (offered load >= 1 and a buffer it never\n"
     "filled, or response times that still trend over the last half of the\n"
@@ -70,7 +32,7 @@ static const char usage[] =
     "  hyperexp:P1,R1,P2,R2 gamma:SHAPE,SCALE lognormal:MU,SIGMA\n"
     "  weibull:SHAPE,SCALE pareto:ALPHA,XM bpareto:ALPHA,L,H empirical:FILE[,COL]\n"
     "  lnmix:W1,MU1,SIGMA1,W2,MU2,SIGMA2[,W3,MU3,SIGMA3] expmix:W1,R1,W2,R2[,W3,R3]\n"
-    "  gpd:XI,SIGMA,U (a fitted one: qctl fit --column FILE[:COL] --spec)\n";
+    "  gpd:XI,SIGMA,U (a fitted one: qctl fit --column FILE[:COL] --spec)";
 
 typedef struct opts {
     const char *arrival, *service;
@@ -386,182 +348,138 @@ static int write_plots(const char *dir, const qc_queue_result *r)
     return rc;
 }
 
-int cmd_sim_queue(int argc, char **argv)
-{
-    enum { O_ARR = 256, O_SVC, O_SRV, O_CAP, O_DISC, O_CUST, O_TIME, O_WARM, O_REPS,
-           O_SEED, O_CONF, O_JSON, O_OUT, O_SER, O_SERDT, O_PLOT, O_REPORT, O_QUIET, O_HELP,
-           O_PREC, O_MAXC, O_MAXR };
-    static const struct option longopts[] = {
-        {"arrival", required_argument, 0, O_ARR},   {"service", required_argument, 0, O_SVC},
-        {"servers", required_argument, 0, O_SRV},   {"capacity", required_argument, 0, O_CAP},
-        {"discipline", required_argument, 0, O_DISC}, {"customers", required_argument, 0, O_CUST},
-        {"time", required_argument, 0, O_TIME},     {"warmup", required_argument, 0, O_WARM},
-        {"reps", required_argument, 0, O_REPS},     {"seed", required_argument, 0, O_SEED},
-        {"confidence", required_argument, 0, O_CONF}, {"json", no_argument, 0, O_JSON},
-        {"output", required_argument, 0, O_OUT},    {"series", required_argument, 0, O_SER},
-        {"series-dt", required_argument, 0, O_SERDT}, {"plot", required_argument, 0, O_PLOT},
-        {"quiet", no_argument, 0, O_QUIET},         {"help", no_argument, 0, O_HELP},
-        {"report", required_argument, 0, O_REPORT}, {"precision", required_argument, 0, O_PREC},
-        {"max-customers", required_argument, 0, O_MAXC}, {"max-reps", required_argument, 0, O_MAXR},
-        {"jobs", required_argument, 0, 'j'}, {0, 0, 0, 0}};
+/* What the flags set, and what the validation makes of them (the
+ * arrival process and the service distribution, owned here). */
+typedef struct queue_cli {
     qc_queue_params p;
-    qc_queue_params_init(&p);
-    opts o = {0};
-    const char *warm = "auto";
-    int rc = 0;
-    opterr = 0;
-    optind = 1;
-    int c;
-    p.jobs = cli_jobs_default();
-    while ((c = cli_getopt(argc, argv, "j:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j': rc = cli_jobs(optarg, &p.jobs); break;
-        case O_ARR: o.arrival = optarg; break;
-        case O_SVC: o.service = optarg; break;
-        case O_SRV: rc = cli_uint("--servers", optarg, &p.servers); break;
-        case O_CAP:
-            if (strcmp(optarg, "inf") == 0 || strcmp(optarg, "unlimited") == 0)
-                p.capacity = 0;
-            else if ((rc = cli_u64("--capacity", optarg, &p.capacity)) == 0 && p.capacity == 0) {
-                cli_error("--capacity: must be at least the number of servers (or 'inf')");
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_DISC:
-            if (strcmp(optarg, "fcfs") == 0)
-                p.discipline = QC_FCFS;
-            else if (strcmp(optarg, "ps") == 0)
-                p.discipline = QC_PS;
-            else {
-                cli_error("--discipline: '%s' is not fcfs or ps", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_CUST:
-            if ((rc = cli_u64("--customers", optarg, &p.customers)) == 0 && p.customers == 0) {
-                cli_error("--customers: must be at least 1 (or give --time for a run in time)");
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_TIME: rc = cli_double("--time", optarg, &p.horizon); break;
-        case O_WARM: warm = optarg; break;
-        case O_REPS: rc = cli_uint("--reps", optarg, &p.reps); break;
-        case O_SEED: rc = cli_u64("--seed", optarg, &p.seed); break;
-        case O_CONF: rc = cli_double("--confidence", optarg, &p.level); break;
-        case O_JSON: o.json = 1; break;
-        case O_OUT: o.output = optarg; break;
-        case O_SER: o.series = optarg; break;
-        case O_SERDT: rc = cli_double("--series-dt", optarg, &o.series_dt); break;
-        case O_PLOT: o.plot = optarg; break;
-        case O_REPORT: o.report = optarg; break;
-        case O_QUIET: o.quiet = 1; break;
-        case O_PREC:
-            if ((rc = cli_double("--precision", optarg, &p.precision)) == 0 &&
-                !(p.precision > 0 && p.precision < 1)) {
-                cli_error("--precision: %s is not a relative half-width in (0, 1), e.g. 0.01", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_MAXC: rc = cli_u64("--max-customers", optarg, &p.max_customers); break;
-        case O_MAXR: rc = cli_uint("--max-reps", optarg, &p.max_reps); break;
-        case O_HELP: fputs(usage, stdout); return 0;
-        default: return cli_bad_option("sim queue", argv[optind - 1]);
-        }
-        if (rc != 0)
+    opts o;
+    const char *warm, *capacity;
+    qc_arrivals arr;
+    qc_dist svc;
+    const cli_flag *flags;
+    unsigned given[64];
+} queue_cli;
+
+/* Every check before the run (the table's, then these), the defaults
+ * that depend on other flags resolved. */
+static int queue_validate(void *ctx)
+{
+    queue_cli *q = ctx;
+    qc_queue_params *p = &q->p;
+    opts *o = &q->o;
+    int rc;
+    if (q->capacity) {
+        if (strcmp(q->capacity, "inf") == 0 || strcmp(q->capacity, "unlimited") == 0)
+            p->capacity = 0;
+        else if ((rc = cli_u64("--capacity", q->capacity, &p->capacity)) != 0)
             return rc;
+        else if (p->capacity == 0) {
+            cli_error("--capacity: must be at least the number of servers (or 'inf')");
+            return QC_EXIT_USAGE;
+        }
     }
-    if (optind < argc)
-        return cli_extra_operand("sim queue", argv[optind]);
-    if (o.report && (rc = cli_report_prepare(o.report)) != 0)
+    if (o->report && (rc = cli_report_prepare(o->report)) != 0)
         return rc;
-    if (!o.arrival || !o.service) {
+    if (!o->arrival || !o->service) {
         cli_error("sim queue: --%s is required (see 'qctl sim queue --help')",
-                  o.arrival ? "service" : "arrival");
+                  o->arrival ? "service" : "arrival");
         return QC_EXIT_USAGE;
     }
-    if (p.customers == 0 && p.horizon == 0)
-        p.customers = 100000;
-    if ((p.max_customers || p.max_reps) && p.precision == 0) {
-        cli_error("--%s: only with --precision", p.max_customers ? "max-customers" : "max-reps");
+    if (cli_flag_given(q->flags, q->given, "customers") && p->customers == 0) {
+        cli_error("--customers: must be at least 1 (or give --time for a run in time)");
         return QC_EXIT_USAGE;
     }
-    if (p.precision > 0) {
-        if (p.horizon > 0) {
+    if (p->precision != 0 && !(p->precision > 0 && p->precision < 1)) {
+        cli_error("--precision: %g is not a relative half-width in (0, 1), e.g. 0.01",
+                  p->precision);
+        return QC_EXIT_USAGE;
+    }
+    if (p->customers == 0 && p->horizon == 0)
+        p->customers = 100000;
+    if ((p->max_customers || p->max_reps) && p->precision == 0) {
+        cli_error("--%s: only with --precision", p->max_customers ? "max-customers" : "max-reps");
+        return QC_EXIT_USAGE;
+    }
+    if (p->precision > 0) {
+        if (p->horizon > 0) {
             cli_error("--precision: needs the run length in customers (--customers), not --time");
             return QC_EXIT_USAGE;
         }
-        if (p.max_customers == 0)
-            p.max_customers = 1000000000;
-        if (p.max_reps == 0)
-            p.max_reps = 10000;
-        if (p.max_reps < p.reps) {
-            cli_error("--max-reps: %u is fewer than the %u replications of --reps", p.max_reps, p.reps);
+        if (p->max_customers == 0)
+            p->max_customers = 1000000000;
+        if (p->max_reps == 0)
+            p->max_reps = 10000;
+        if (p->max_reps < p->reps) {
+            cli_error("--max-reps: %u is fewer than the %u replications of --reps", p->max_reps, p->reps);
             return QC_EXIT_USAGE;
         }
-        if (p.max_customers < p.customers * p.reps) {
+        if (p->max_customers < p->customers * p->reps) {
             cli_error("--max-customers: %llu is fewer than the first round's %llu",
-                      (unsigned long long)p.max_customers,
-                      (unsigned long long)(p.customers * p.reps));
+                      (unsigned long long)p->max_customers,
+                      (unsigned long long)(p->customers * p->reps));
             return QC_EXIT_USAGE;
         }
     }
-    if (p.horizon < 0) {
+    if (p->horizon < 0) {
         cli_error("--time: must be > 0");
         return QC_EXIT_USAGE;
     }
-    if (strcmp(warm, "auto") == 0 || strcmp(warm, "mser") == 0 || strcmp(warm, "mser5") == 0) {
-        p.warmup_mode = QC_WARMUP_MSER5;
+    if (strcmp(q->warm, "auto") == 0 || strcmp(q->warm, "mser") == 0 || strcmp(q->warm, "mser5") == 0) {
+        p->warmup_mode = QC_WARMUP_MSER5;
     } else {
-        p.warmup_mode = QC_WARMUP_FIXED;
-        if ((rc = cli_double("--warmup", warm, &p.warmup)) != 0)
+        p->warmup_mode = QC_WARMUP_FIXED;
+        if ((rc = cli_double("--warmup", q->warm, &p->warmup)) != 0)
             return rc;
-        if (p.warmup < 0 || (p.customers && p.warmup != floor(p.warmup))) {
-            cli_error("--warmup: '%s' must be 'auto' or a non-negative %s", warm,
-                      p.customers ? "whole number of customers" : "time");
+        if (p->warmup < 0 || (p->customers && p->warmup != floor(p->warmup))) {
+            cli_error("--warmup: '%s' must be 'auto' or a non-negative %s", q->warm,
+                      p->customers ? "whole number of customers" : "time");
             return QC_EXIT_USAGE;
         }
-        if ((rc = cli_check_warmup("--warmup", p.warmup,
-                                   p.customers ? (double)p.customers : p.horizon,
-                                   p.customers ? "customers" : "s")) != 0)
+        if ((rc = cli_check_warmup("--warmup", p->warmup,
+                                   p->customers ? (double)p->customers : p->horizon,
+                                   p->customers ? "customers" : "s")) != 0)
             return rc;
     }
-    if (o.series_dt < 0) {
+    if (o->series_dt < 0) {
         cli_error("--series-dt: must be > 0");
         return QC_EXIT_USAGE;
     }
 
     qc_err err = {0};
-    qc_arrivals arr = {0};
-    qc_dist svc = {0};
-    if ((rc = qc_arrivals_parse(&arr, o.arrival, &err)) != 0) {
+    if ((rc = qc_arrivals_parse(&q->arr, o->arrival, &err)) != 0) {
         cli_error("--arrival: %s", err.msg);
         return QC_EXIT_USAGE; /* a bad spec or an unreadable file: input */
     }
-    if ((rc = qc_dist_parse(&svc, o.service, &err)) != 0) {
+    p->arrivals = &q->arr;
+    if ((rc = qc_dist_parse(&q->svc, o->service, &err)) != 0) {
         cli_error("--service: %s", err.msg);
-        qc_arrivals_free(&arr);
         return QC_EXIT_USAGE;
     }
-    p.arrivals = &arr;
-    p.service = &svc;
-    if ((o.series || o.plot || o.report) && o.series_dt == 0) {
-        double span = p.customers ? ((double)p.customers + (p.warmup_mode == QC_WARMUP_FIXED ? p.warmup : 0)) *
-                                        (1.0 / qc_arrivals_mean_rate(&arr))
-                                  : p.horizon + (p.warmup_mode == QC_WARMUP_FIXED ? p.warmup : 0);
-        o.series_dt = span / 2000;
+    p->service = &q->svc;
+    if ((o->series || o->plot || o->report) && o->series_dt == 0) {
+        double span = p->customers ? ((double)p->customers + (p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0)) *
+                                        (1.0 / qc_arrivals_mean_rate(&q->arr))
+                                  : p->horizon + (p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0);
+        o->series_dt = span / 2000;
     }
-    p.series_dt = (o.series || o.plot || o.report) ? o.series_dt : 0;
-    if (p.series_dt > 0) {
-        double span = p.customers ? ((double)p.customers + (p.warmup_mode == QC_WARMUP_FIXED ? p.warmup : 0)) /
-                                        qc_arrivals_mean_rate(&arr)
-                                  : p.horizon + (p.warmup_mode == QC_WARMUP_FIXED ? p.warmup : 0);
-        if ((rc = cli_check_series("--series-dt", span, p.series_dt, sizeof(qc_series_point))) != 0) {
-            qc_arrivals_free(&arr);
-            qc_dist_free(&svc);
+    p->series_dt = (o->series || o->plot || o->report) ? o->series_dt : 0;
+    if (p->series_dt > 0) {
+        double span = p->customers ? ((double)p->customers + (p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0)) /
+                                        qc_arrivals_mean_rate(&q->arr)
+                                  : p->horizon + (p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0);
+        if ((rc = cli_check_series("--series-dt", span, p->series_dt, sizeof(qc_series_point))) != 0)
             return rc;
-        }
     }
 
+    return 0;
+}
+
+static int queue_run(queue_cli *q, int argc, char **argv)
+{
+    qc_queue_params p = q->p;
+    opts o = q->o;
+    qc_err err = {0};
+    int rc;
     cli_progress prog;
     cli_progress_init(&prog, "sim queue", o.quiet);
     p.progress = cli_progress_update;
@@ -571,8 +489,6 @@ int cmd_sim_queue(int argc, char **argv)
     cli_progress_done(&prog);
     if (rc != 0) {
         cli_error("sim queue: %s", err.msg);
-        qc_arrivals_free(&arr);
-        qc_dist_free(&svc);
         return cli_exit_code(rc);
     }
     qc_queue_exact ex;
@@ -609,7 +525,78 @@ int cmd_sim_queue(int argc, char **argv)
     }
     json_decref(js);
     qc_queue_result_free(&res);
-    qc_arrivals_free(&arr);
-    qc_dist_free(&svc);
     return out;
+}
+
+int cmd_sim_queue(int argc, char **argv)
+{
+    queue_cli q = {.warm = "auto"};
+    qc_queue_params *p = &q.p;
+    opts *o = &q.o;
+    qc_queue_params_init(p);
+    p->jobs = cli_jobs_default();
+    int help = 0, first = 0;
+    const cli_flag flags[] = {
+        {"arrival", CLI_STR, &o->arrival, .arg = "SPEC",
+         .help = "inter-arrival time distribution (e.g. exp:0.9), or\nsin:MEAN,AMP,PERIOD, "
+                 "curve:FILE or steps:T0:R0,...\n(Poisson with a time-varying rate), or "
+                 "trace:FILE\n(arrival times)"},
+        {"service", CLI_STR, &o->service, .arg = "SPEC",
+         .help = "service time distribution (e.g. exp:1)"},
+        {"servers", CLI_UINT, &p->servers, .arg = "C", .help = "number of servers (default 1)"},
+        {"capacity", CLI_STR, &q.capacity, .arg = "K",
+         .help = "most customers in system, K >= C (default: unlimited)"},
+        {"discipline", CLI_CHOICE, &p->discipline, .arg = "D", .choices = "fcfs,ps",
+         .help = "fcfs (default) or ps (processor sharing)"},
+        {"customers", CLI_U64, &p->customers, .arg = "N",
+         .help = "measured arrivals per replication (default 100000)", .zero_unset = 1},
+        {"time", CLI_DOUBLE, &p->horizon, .arg = "T",
+         .help = "measured simulated time per replication instead", .zero_unset = 1},
+        {"warmup", CLI_STR, &q.warm, .arg = "W",
+         .help = "auto (default: MSER on the other replications' mean\nseries, "
+                 "docs/output-analysis.md), or customers (with\n--customers) or time (with "
+                 "--time) simulated before\nmeasuring"},
+        {"reps", CLI_UINT, &p->reps, .arg = "R",
+         .help = "independent replications (default 1: batch means)"},
+        {"precision", CLI_DOUBLE, &p->precision, .arg = "REL",
+         .help = "run until every mean's half-width is at most REL times\nits estimate: twice the "
+                 "replications each round, or\nwith one replication the run repeated with "
+                 "twice the\ncustomers; says whether it got there",
+         .zero_unset = 1},
+        {"max-customers", CLI_U64, &p->max_customers, .arg = "N",
+         .help = "with --precision: most customers in all rounds\n(default 1e9)", .zero_unset = 1},
+        {"max-reps", CLI_UINT, &p->max_reps, .arg = "R",
+         .help = "with --precision: most replications (default 10000)", .zero_unset = 1},
+        CLI_ROW_JOBS(&p->jobs),
+        {"seed", CLI_U64, &p->seed, .arg = "S", .help = "seed of every random stream (default 1)"},
+        {"confidence", CLI_DOUBLE, &p->level, .arg = "L",
+         .help = "confidence level of the intervals (default 0.95)"},
+        {"json", CLI_BOOL, &o->json, .help = "print the summary as JSON"},
+        {"output", CLI_STR, &o->output, .path = CLI_PATH_OUT, .arg = "FILE",
+         .help = "also write the JSON summary to FILE"},
+        {"series", CLI_STR, &o->series, .path = CLI_PATH_OUT, .arg = "FILE",
+         .help = "write number in system over time (replication 1) as CSV"},
+        {"series-dt", CLI_DOUBLE, &o->series_dt, .arg = "DT",
+         .help = "width of a series bin (default: run length / 2000)", .zero_unset = 1},
+        {"plot", CLI_STR, &o->plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+         .help = "draw number in system and the response-time histogram\ninto DIR as SVG and PNG "
+                 "(needs gnuplot)"},
+        {"report", CLI_STR, &o->report, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+         .help = "write DIR/index.html: parameters, summary tables and the\nplots of --plot, in "
+                 "one self-contained page"},
+        {"quiet", CLI_BOOL, &o->quiet, .help = "no progress line"},
+        CLI_ROWS_CONFIG_CHECK(&q, queue_validate),
+        {"help", CLI_HELP, &help, .help = "this text"},
+        {"", CLI_NOTE, NULL, .help = epilogue},
+        {0}};
+    q.flags = flags;
+    int rc = cli_flags_parse("sim queue", flags, argc, argv, &first, q.given);
+    if (rc == CLI_DONE_HELP)
+        cli_flags_usage(stdout, "qctl sim queue --arrival SPEC --service SPEC [options]", about,
+                        flags);
+    if (rc == 0)
+        rc = queue_run(&q, argc, argv);
+    qc_arrivals_free(&q.arr);
+    qc_dist_free(&q.svc);
+    return rc < 0 ? 0 : rc;
 }
