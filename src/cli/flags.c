@@ -117,7 +117,7 @@ static int table_value(const cli_flag *f, const char *s)
         for (int k = 0; c && *c; k++) {
             size_t n = strcspn(c, ",");
             if (strlen(s) == n && strncmp(c, s, n) == 0) {
-                *(int *)f->dest = k;
+                *(int *)f->dest = f->values ? f->values[k] : k;
                 return 0;
             }
             c += n + (c[n] == ',');
@@ -130,6 +130,18 @@ static int table_value(const cli_flag *f, const char *s)
             return rc;
         *(const char **)f->dest = s;
         return 0;
+    case CLI_FUNC: return f->parse(f, flag, s);
+    case CLI_STRS: {
+        cli_strs *l = f->dest;
+        const char **v = realloc(l->v, (l->n + 1) * sizeof *v);
+        if (v == NULL) {
+            cli_error("out of memory");
+            return QC_EXIT_FAIL;
+        }
+        v[l->n++] = s;
+        l->v = v;
+        return 0;
+    }
     case CLI_DOUBLE: rc = cli_double(flag, s, &x); break;
     case CLI_U64: {
         uint64_t u;
@@ -146,8 +158,17 @@ static int table_value(const cli_flag *f, const char *s)
     }
     if (rc != 0)
         return rc;
-    if (bounded && !(x >= f->min && x <= f->max)) {
-        cli_error("%s: %s is not in [%g, %g]", flag, s, f->min, f->max);
+    int lo_open = (f->open & CLI_OPEN_MIN) != 0, hi_open = (f->open & CLI_OPEN_MAX) != 0;
+    if (bounded && !((lo_open ? x > f->min : x >= f->min) && (hi_open ? x < f->max : x <= f->max))) {
+        if (f->max == HUGE_VAL)
+            cli_error("%s: %s must be %s %g", flag, s, lo_open ? ">" : ">=", f->min);
+        else if (f->min == -HUGE_VAL)
+            cli_error("%s: %s must be %s %g", flag, s, hi_open ? "<" : "<=", f->max);
+        else if (f->type != CLI_DOUBLE && !f->open) /* whole numbers: A..B */
+            cli_error("%s: %s is not in %g..%g", flag, s, f->min, f->max);
+        else
+            cli_error("%s: %s is not in %c%g, %g%c", flag, s, lo_open ? '(' : '[', f->min,
+                      f->max, hi_open ? ')' : ']');
         return QC_EXIT_USAGE;
     }
     if (f->type == CLI_DOUBLE)
@@ -157,6 +178,15 @@ static int table_value(const cli_flag *f, const char *s)
     else
         *(unsigned *)f->dest = (unsigned)x;
     return 0;
+}
+
+/* The row named name (an alias's flag); the table must hold it. */
+static const cli_flag *find_row(const cli_flag *t, const char *name)
+{
+    for (; t->name; t++)
+        if (!t->alias && t->type != CLI_NOTE && strcmp(t->name, name) == 0)
+            return t;
+    abort(); /* a table naming an alias of no flag: a programming error */
 }
 
 static size_t table_len(const cli_flag *t)
@@ -177,14 +207,23 @@ int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
         return QC_EXIT_FAIL;
     }
     size_t k = 0;
+    char shorts[64];
+    size_t ns = 0;
     for (size_t i = 0; i < n; i++) {
         if (t[i].type == CLI_NOTE)
             continue;
+        const cli_flag *f = t[i].alias ? find_row(t, t[i].alias) : &t[i];
         lo[k].name = t[i].name;
-        lo[k].has_arg = t[i].type == CLI_BOOL || t[i].type == CLI_HELP ? no_argument
-                                                                        : required_argument;
+        lo[k].has_arg = f->type == CLI_BOOL || f->type == CLI_HELP ? no_argument
+                                                                    : required_argument;
         lo[k++].val = 256 + (int)i;
+        if (t[i].shortopt && ns + 3 < sizeof shorts) {
+            shorts[ns++] = (char)t[i].shortopt;
+            if (lo[k - 1].has_arg == required_argument)
+                shorts[ns++] = ':';
+        }
     }
+    shorts[ns] = '\0';
     if (given)
         memset(given, 0, n * sizeof *given);
     if (listing_fd >= 0)
@@ -192,12 +231,21 @@ int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
     int c, rc = 0;
     opterr = 0;
     optind = 1;
-    while ((c = cli_getopt(argc, argv, "", lo, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, shorts, lo, NULL)) != -1) {
+        for (size_t i = 0; c > 0 && c < 256 && i < n; i++)
+            if (t[i].shortopt == c && t[i].type != CLI_NOTE)
+                c = 256 + (int)i;
         if (c < 256 || c >= 256 + (int)n) {
             rc = cli_bad_option(cmd, argv[optind - 1]);
             break;
         }
         const cli_flag *f = &t[c - 256];
+        if (f->alias) {
+            fprintf(stderr, "qctl: --%s is deprecated; use --%s (same meaning)\n", f->name,
+                    f->alias);
+            f = find_row(t, f->alias);
+            c = 256 + (int)(f - t);
+        }
         if (given)
             given[c - 256]++;
         if (f->type == CLI_HELP) {
@@ -223,8 +271,12 @@ void cli_flags_usage(FILE *f, const char *synopsis, const char *about, const cli
             fprintf(f, "%s\n", t[i].help);
             continue;
         }
-        char head[64];
-        snprintf(head, sizeof head, "--%s%s%s", t[i].name, t[i].arg ? " " : "",
+        if (t[i].alias)
+            continue;
+        char head[64], sh[8] = "";
+        if (t[i].shortopt)
+            snprintf(sh, sizeof sh, "-%c, ", t[i].shortopt);
+        snprintf(head, sizeof head, "%s--%s%s%s", sh, t[i].name, t[i].arg ? " " : "",
                  t[i].arg ? t[i].arg : "");
         fprintf(f, "  %-20s", head);
         if (strlen(head) > 20)

@@ -22,6 +22,7 @@
 #define QCTL_CLI_FLAGS_H
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -50,13 +51,40 @@ typedef enum cli_ftype {
     CLI_UINT,   /* *(unsigned *)dest, whole, in [min, max] */
     CLI_CHOICE, /* *(int *)dest = the index of the argument in choices */
     CLI_NOTE,   /* not a flag: a heading in the usage text (name "") */
-    CLI_HELP    /* prints the usage text and stops with 0 */
+    CLI_HELP,   /* prints the usage text and stops with 0 */
+    CLI_FUNC,   /* the row's parse reads the argument: lists, specs, a value
+                 * that sets several fields; it checks and reports itself */
+    CLI_STRS    /* repeatable: each argument appended to the cli_strs at dest */
 } cli_ftype;
+
+/* The arguments of a repeatable flag (CLI_STRS), in order; v is
+ * allocated by the parser, the caller frees it. */
+typedef struct cli_strs {
+    const char **v;
+    size_t n;
+} cli_strs;
+
+/* CLI_OPEN_MIN, CLI_OPEN_MAX in a row's `open`: that bound is excluded
+ * ("(0, 1)", "> 0"). A bound of HUGE_VAL (-HUGE_VAL) is no bound above
+ * (below): the message then says "must be > MIN" or ">= MIN". */
+enum { CLI_OPEN_MIN = 1, CLI_OPEN_MAX = 2 };
 
 /* One flag. min and max bound a number (both 0: no bound beyond the
  * type's); choices lists a CLI_CHOICE's words; path, when not 0, is the guard.h kind of a CLI_STR path; arg
  * names the value in the help ("N", "FILE"); help may hold '\n' for more
- * lines. A table ends with a row whose name is NULL. */
+ * lines. A table ends with a row whose name is NULL.
+ *
+ * The fields after `choices` are optional (zero: unused):
+ *   parse     CLI_FUNC: reads arg for the flag named `flag` ("--name"),
+ *             typically into f->dest (f->min and f->max are its bounds when
+ *             it has any); returns 0, or the exit status after a message
+ *   values    CLI_CHOICE: the value stored for each word of choices, in
+ *             order (NULL: the word's index)
+ *   alias     this row is an old name of the flag named alias: accepted,
+ *             with a note on stderr, and left out of the usage text (only
+ *             name and alias are read from it)
+ *   shortopt  a one-letter form of the flag ('j' for -j N), or 0
+ *   open      CLI_OPEN_MIN | CLI_OPEN_MAX: the bound is excluded */
 typedef struct cli_flag {
     const char *name;
     cli_ftype type;
@@ -66,6 +94,11 @@ typedef struct cli_flag {
     const char *arg;
     const char *help;
     const char *choices; /* CLI_CHOICE: "a,b,c" */
+    int (*parse)(const struct cli_flag *f, const char *flag, const char *arg);
+    const int *values;
+    const char *alias;
+    int shortopt;
+    unsigned open;
 } cli_flag;
 
 /* Parses argv (argv[0] the command's last word) against the table: each
