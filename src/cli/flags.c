@@ -108,6 +108,8 @@ static int table_value(const cli_flag *f, const char *s)
     int bounded = f->min != 0 || f->max != 0;
     double x = 0;
     int rc = 0;
+    if (f->path && (rc = cli_check_path(flag, s, (cli_path_kind)f->path)) != 0)
+        return rc;
     switch (f->type) {
     case CLI_BOOL: *(int *)f->dest = 1; return 0;
     case CLI_HELP:
@@ -126,8 +128,6 @@ static int table_value(const cli_flag *f, const char *s)
         return QC_EXIT_USAGE;
     }
     case CLI_STR:
-        if (f->path && (rc = cli_check_path(flag, s, (cli_path_kind)f->path)) != 0)
-            return rc;
         *(const char **)f->dest = s;
         return 0;
     case CLI_FUNC: return f->parse(f, flag, s);

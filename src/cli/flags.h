@@ -70,8 +70,10 @@ typedef struct cli_strs {
 enum { CLI_OPEN_MIN = 1, CLI_OPEN_MAX = 2 };
 
 /* One flag. min and max bound a number (both 0: no bound beyond the
- * type's); choices lists a CLI_CHOICE's words; path, when not 0, is the guard.h kind of a CLI_STR path; arg
- * names the value in the help ("N", "FILE"); help may hold '\n' for more
+ * type's); choices lists a CLI_CHOICE's words; path, when not 0, is the
+ * guard.h kind of the path the argument names (checked before the row's
+ * type reads it); arg names the value in the help ("N", "FILE"); help may
+ * hold '\n' for more
  * lines. A table ends with a row whose name is NULL.
  *
  * The fields after `choices` are optional (zero: unused):

@@ -49,8 +49,9 @@ int cli_load_trace(const char *path, const char *labels, int quiet, qc_trace *tr
     return 0;
 }
 
-int cli_gap_threshold(const char *s, double *out)
+int cli_gap_threshold(const cli_flag *f, const char *flag, const char *s)
 {
+    double *out = f->dest;
     if (strcmp(s, "auto") == 0) {
         *out = -1;
         return 0;
@@ -59,10 +60,10 @@ int cli_gap_threshold(const char *s, double *out)
         *out = INFINITY;
         return 0;
     }
-    if (cli_double("--gap-threshold", s, out) != 0)
+    if (cli_double(flag, s, out) != 0)
         return QC_EXIT_USAGE;
     if (!(*out > 0)) {
-        cli_error("--gap-threshold: must be auto, none or a time > 0");
+        cli_error("%s: must be auto, none or a time > 0", flag);
         return QC_EXIT_USAGE;
     }
     return 0;
