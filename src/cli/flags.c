@@ -260,6 +260,12 @@ int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
     return rc;
 }
 
+unsigned cli_flag_given(const cli_flag *t, const unsigned *given, const char *name)
+{
+    const cli_flag *f = find_row(t, name);
+    return given[f - t];
+}
+
 void cli_flags_usage(FILE *f, const char *synopsis, const char *about, const cli_flag *t)
 {
     fprintf(f, "usage: %s\n", synopsis);

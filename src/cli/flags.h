@@ -112,6 +112,10 @@ typedef struct cli_flag {
 int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
                     int *first_operand, unsigned *given);
 
+/* How often the flag `name` of t appeared: given[] as cli_flags_parse
+ * filled it (an old name counts as its flag). */
+unsigned cli_flag_given(const cli_flag *t, const unsigned *given, const char *name);
+
 /* The usage text: synopsis, then one aligned entry per row. */
 void cli_flags_usage(FILE *f, const char *synopsis, const char *about, const cli_flag *t);
 
