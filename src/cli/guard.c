@@ -28,7 +28,6 @@ static const struct {
     {"*", "report", CLI_PATH_OUT_DIR},
     {"sim maxusers", "sensor-model", CLI_PATH_IN_NONEMPTY},
     {"sim admission", "scenario", CLI_PATH_IN_NONEMPTY},
-    {"sweep", "results", CLI_PATH_OUT_PREFIX},
     {"load", "traffic", CLI_PATH_IN_NONEMPTY},
     {"load", "replay", CLI_PATH_IN_NONEMPTY},
     {"proxy", "config", CLI_PATH_IN_NONEMPTY},
