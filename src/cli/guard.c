@@ -16,8 +16,10 @@
 #include "cli.h"
 #include "flags.h"
 
-/* Which flags name files, by command. A command or flag missing here
- * names no file. */
+/* Which flags name files, by command, for the commands still parsed with
+ * cli_getopt (a cli_flag row names its own kind, in its path field); the
+ * "*" rows hold for every command. A command or flag missing here names
+ * no file. */
 static const struct {
     const char *cmd, *flag;
     cli_path_kind kind;
