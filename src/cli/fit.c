@@ -160,6 +160,55 @@ static json_t *summary_model(const qc_traffic_model *m, const qc_traffic_report 
     return j;
 }
 
+/* One candidate fit as a row of the report's comparison table: its
+ * family and goodness of fit, without the parameters, standard errors
+ * and intervals (fit.json beside the page has them). */
+static json_t *candidate_row(const json_t *c)
+{
+    static const char *const keys[][2] = {
+        {"family", "family"},         {"mean", "mean"},          {"loglik", "log-likelihood"},
+        {"aic", "AIC"},               {"bic", "BIC"},            {"ks", "KS distance"},
+        {"ad", "Anderson-Darling"},   {"converged", "converged"}};
+    json_t *r = json_object();
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        json_t *v = json_object_get(c, keys[i][0]);
+        if (v)
+            json_object_set(r, keys[i][1], v);
+    }
+    return r;
+}
+
+/* The summary as the report page shows it: every list of candidate fits
+ * cut to one comparison table (candidate_row), the intervals of a fit
+ * that has none dropped. A deep copy; the --json summary is unchanged. */
+static void page_fits(json_t *j)
+{
+    if (json_is_array(j)) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(j, i, v) page_fits(v);
+        return;
+    }
+    if (!json_is_object(j))
+        return;
+    const char *k;
+    json_t *v;
+    void *tmp;
+    json_object_foreach_safe(j, tmp, k, v) {
+        if (strcmp(k, "candidates") == 0 && json_is_array(v)) {
+            json_t *rows = json_array();
+            size_t i;
+            json_t *c;
+            json_array_foreach(v, i, c) json_array_append_new(rows, candidate_row(c));
+            json_object_set_new(j, k, rows);
+        } else if ((strcmp(k, "se") == 0 || strcmp(k, "ci") == 0) && json_is_object(v)) {
+            json_object_del(j, k);
+        } else {
+            page_fits(v);
+        }
+    }
+}
+
 /* `fit --column FILE[:COL]`: the families fitted to one column of
  * numbers, the best printed as a qc_dist spec. The column is read by the
  * empirical spec's reader, so its messages (FILE:LINE) are the same. */
@@ -468,9 +517,28 @@ int cmd_fit(int argc, char **argv)
         cli_error("%s", err.msg);
         rc = QC_EXIT_FAIL;
     }
-    if (rc == 0 && report)
-        rc = cli_report_write(report, "fit", argc, argv, summary, (const char *const *)plots,
-                              nplots);
+    if (rc == 0 && report) {
+        /* the page shows the selected fits and a comparison table; every
+         * candidate's parameters and intervals go beside it, in fit.json */
+        char *full = malloc(strlen(report) + 16);
+        json_t *page = json_deep_copy(summary);
+        if (full == NULL || page == NULL) {
+            cli_error("out of memory");
+            rc = QC_EXIT_FAIL;
+        } else {
+            snprintf(full, strlen(report) + 16, "%s/fit.json", report);
+            if (qc_json_write(summary, full, &err) != 0) {
+                cli_error("--report: %s", err.msg);
+                rc = QC_EXIT_FAIL;
+            }
+            page_fits(page);
+        }
+        if (rc == 0)
+            rc = cli_report_write(report, "fit", argc, argv, page, (const char *const *)plots,
+                                  nplots);
+        json_decref(page);
+        free(full);
+    }
     for (size_t i = 0; i < nplots; i++)
         free(plots[i]);
     free(plots);
