@@ -6,7 +6,6 @@
  * measures through the sensor. Each prediction from the pole rules is
  * shown beside a simulated step of the model loop, so a user sees where
  * the rules hold. */
-#include <getopt.h>
 #include <gsl/gsl_errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -16,6 +15,7 @@
 
 #include "cli.h"
 #include "flags.h"
+#include "guard.h"
 #include "report_cli.h"
 #include "qctl/arx.h"
 #include "qctl/arx_json.h"
@@ -23,58 +23,15 @@
 #include "qctl/design.h"
 #include "qctl/output.h"
 
-static const char usage[] =
-    "usage: qctl design --model FILE [options]\n"
-    "\n"
+static const char synopsis[] = "qctl design --model FILE [options]";
+
+static const char about[] =
     "Designs integral control u(k) = u(k-1) + K_I e(k) and PI control\n"
     "u(k) = u(k-1) + (K_P + K_I) e(k) - K_P e(k-1) for an ARX model written by\n"
     "'qctl sysid': the range of K_I that keeps the loop stable, gains placing the\n"
     "closed-loop poles for a wanted settling time and overshoot, and the poles for\n"
     "a list of gains (root locus). With a sensor block in the model the loop that\n"
-    "measures through the sensor is designed too, and both are reported.\n"
-    "\n"
-    "  --model FILE       the model JSON\n"
-    "  --settling K       wanted settling time, in samples (2%: pole modulus e^(-4/K))\n"
-    "  --overshoot M      wanted maximum overshoot in [0, 1) (default 0)\n"
-    "  --law L            integral, pi or both (default both)\n"
-    "  --gains K1,K2,...  K_I values for the root-locus table (default: fractions\n"
-    "                     of the stable range)\n"
-    "  --kp KP            K_P for the table and the stable range (default 0)\n"
-    "  --no-sensor        ignore the model's sensor block\n"
-    "  --reference R      predict the step to R (plant units) for each gain of\n"
-    "                     --gains (or the designed K_I): the model loop run with the\n"
-    "                     actuator limits, settling and overshoot measured as 'qctl\n"
-    "                     sim maxusers' measures them, and a verdict. With a sensor\n"
-    "                     that has a reach ('max'), a reference it cannot reach is\n"
-    "                     refused (exit 2) with the bound\n"
-    "  --from Y           the step starts at rest at Y (default: the operating point)\n"
-    "  --u-min U --u-max U  actuator limits (default 0 and 1e9)\n"
-    "  --antiwindup A     none, conditional (default) or backcalc, as in sim\n"
-    "  --band F           settling band, fraction of R (default 0.1, as in sim)\n"
-    "  --horizon N        samples predicted (default 180)\n"
-    "  --fall F           the input in effect falls by at most the fraction F per\n"
-    "                     sample (MaxUsers: connections end only as sessions do);\n"
-    "                     default: the model's input_fall ('qctl sysid --fall'),\n"
-    "                     else 0. The model's u is then the input in effect\n"
-    "  --noise-reps N     realisations of the prediction with the fits' residual\n"
-    "                     noise added to the plant's and the sensor's outputs\n"
-    "                     (default 20 when the model has residual variances; 0:\n"
-    "                     one noiseless run). A loop without overshoot still\n"
-    "                     measures the excursions of its noise; figures are means\n"
-    "  --sensor-reference the reference is in the sensor's units (compared with the\n"
-    "                     measurement as is, not compensated)\n"
-    "  --sensor-linear    predict the loop through the sensor with its linear model\n"
-    "                     on the affine map even when the model has the sensor's\n"
-    "                     completion-log curve ('qctl sysid --sensor-curve'; with\n"
-    "                     the curve the sensor model's dynamics at unit DC gain\n"
-    "                     are followed by the curve)\n"
-    "  --steps N          length of the simulated step responses (default: automatic)\n"
-    "  --json             print the results as JSON\n"
-    "  --output FILE      also write the JSON to FILE\n"
-    "  --plot DIR         draw the root locus and step responses into DIR (gnuplot)\n"
-    "  --report DIR       write DIR/index.html: model, design tables and the plots of\n"
-    "                     --plot, in one self-contained page\n"
-    "  --help             this text\n";
+    "measures through the sensor is designed too, and both are reported.\n";
 
 #define MAX_GAINS 64
 
@@ -106,8 +63,11 @@ typedef struct loop {
     qc_design_poles rows[MAX_GAINS];
 } loop;
 
-static int parse_gains(const char *s, opts *o)
+/* The CLI_FUNC parser of --gains: the list into the opts at f->dest. */
+static int parse_gains(const cli_flag *f, const char *flag, const char *s)
 {
+    (void)flag;
+    opts *o = f->dest;
     char buf[64];
     o->ngains = 0;
     while (*s) {
@@ -697,22 +657,6 @@ static void print_predictions(const qc_design_prediction *pred, const double *pk
 
 int cmd_design(int argc, char **argv)
 {
-    enum { O_MODEL = 256, O_SETTLE, O_OVER, O_LAW, O_GAINS, O_KP, O_NOSENSOR, O_STEPS, O_JSON,
-           O_OUT, O_PLOT, O_REPORT, O_HELP, O_REF, O_FROM, O_UMIN, O_UMAX, O_AW, O_BAND, O_HOR, O_FALL, O_SREF, O_NREPS, O_SLIN };
-    static const struct option longopts[] = {
-        {"model", required_argument, 0, O_MODEL},   {"settling", required_argument, 0, O_SETTLE},
-        {"overshoot", required_argument, 0, O_OVER}, {"law", required_argument, 0, O_LAW},
-        {"gains", required_argument, 0, O_GAINS},   {"kp", required_argument, 0, O_KP},
-        {"no-sensor", no_argument, 0, O_NOSENSOR},  {"steps", required_argument, 0, O_STEPS},
-        {"json", no_argument, 0, O_JSON},           {"output", required_argument, 0, O_OUT},
-        {"plot", required_argument, 0, O_PLOT},     {"help", no_argument, 0, O_HELP},
-        {"report", required_argument, 0, O_REPORT}, {"reference", required_argument, 0, O_REF},
-        {"from", required_argument, 0, O_FROM},     {"u-min", required_argument, 0, O_UMIN},
-        {"u-max", required_argument, 0, O_UMAX},    {"antiwindup", required_argument, 0, O_AW},
-        {"band", required_argument, 0, O_BAND},     {"horizon", required_argument, 0, O_HOR},
-        {"fall", required_argument, 0, O_FALL},     {"noise-reps", required_argument, 0, O_NREPS},     {"sensor-reference", no_argument, 0, O_SREF},
-        {"sensor-linear", no_argument, 0, O_SLIN},
-        {0, 0, 0, 0}};
     opts o = {0};
     o.reference = NAN;
     o.from = NAN;
@@ -723,107 +667,91 @@ int cmd_design(int argc, char **argv)
     o.horizon = 180;
     o.fall = NAN;
     o.noise_reps = -1;
-    o.law_i = o.law_pi = 1;
-    int have_over = 0, rc = 0, c;
-    opterr = 0;
-    optind = 1;
-    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_MODEL: o.model = optarg; break;
-        case O_SETTLE:
-            o.have_spec = 1;
-            if ((rc = cli_double("--settling", optarg, &o.spec.settling)) == 0 &&
-                !(o.spec.settling > 1)) {
-                cli_error("--settling: %s must be > 1 (samples)", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_OVER:
-            have_over = 1;
-            if ((rc = cli_double("--overshoot", optarg, &o.spec.overshoot)) == 0 &&
-                !(o.spec.overshoot >= 0 && o.spec.overshoot < 1)) {
-                cli_error("--overshoot: %s must lie in [0, 1) (a fraction, not percent)", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_LAW:
-            if (strcmp(optarg, "integral") == 0 || strcmp(optarg, "i") == 0)
-                o.law_pi = 0;
-            else if (strcmp(optarg, "pi") == 0)
-                o.law_i = 0;
-            else if (strcmp(optarg, "both") != 0) {
-                cli_error("--law: '%s' is not integral, pi or both", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_GAINS: rc = parse_gains(optarg, &o); break;
-        case O_KP: rc = cli_double("--kp", optarg, &o.kp); break;
-        case O_NOSENSOR: o.no_sensor = 1; break;
-        case O_REF: rc = cli_double("--reference", optarg, &o.reference); break;
-        case O_FROM: rc = cli_double("--from", optarg, &o.from); break;
-        case O_SREF: o.sensor_reference = 1; break;
-        case O_SLIN: o.sensor_linear = 1; break;
-        case O_FALL:
-            if ((rc = cli_double("--fall", optarg, &o.fall)) == 0 && !(o.fall >= 0 && o.fall < 1)) {
-                cli_error("--fall: %s is not in [0, 1)", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_NREPS: {
-            uint64_t v;
-            if ((rc = cli_u64("--noise-reps", optarg, &v)) == 0 && v > 10000) {
-                cli_error("--noise-reps: %s is not in 0..10000", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            o.noise_reps = (long)v;
-            break;
-        }
-        case O_UMIN: rc = cli_double("--u-min", optarg, &o.u_min); break;
-        case O_UMAX: rc = cli_double("--u-max", optarg, &o.u_max); break;
-        case O_AW:
-            if (strcmp(optarg, "none") == 0)
-                o.antiwindup = QC_AW_NONE;
-            else if (strcmp(optarg, "conditional") == 0)
-                o.antiwindup = QC_AW_CONDITIONAL;
-            else if (strcmp(optarg, "backcalc") == 0)
-                o.antiwindup = QC_AW_BACKCALC;
-            else {
-                cli_error("--antiwindup: '%s' is not none, conditional or backcalc", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_BAND:
-            if ((rc = cli_double("--band", optarg, &o.band)) == 0 && !(o.band > 0 && o.band < 1)) {
-                cli_error("--band: %s is not in (0, 1)", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_HOR:
-            if ((rc = cli_uint("--horizon", optarg, &o.horizon)) == 0 &&
-                (o.horizon < 10 || o.horizon > 10000000)) {
-                cli_error("--horizon: %s must lie in [10, 10^7]", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_STEPS:
-            if ((rc = cli_uint("--steps", optarg, &o.steps)) == 0 &&
-                (o.steps < 2 || o.steps > 10000000)) {
-                cli_error("--steps: %s must lie in [2, 10^7]", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_JSON: o.json = 1; break;
-        case O_OUT: o.output = optarg; break;
-        case O_PLOT: o.plot = optarg; break;
-        case O_REPORT: o.report = optarg; break;
-        case O_HELP: fputs(usage, stdout); return 0;
-        default: return cli_bad_option("design", argv[optind - 1]);
-        }
-        if (rc != 0)
-            return rc;
+    enum { LAW_INTEGRAL, LAW_PI, LAW_BOTH };
+    static const int laws[] = {LAW_INTEGRAL, LAW_INTEGRAL, LAW_PI, LAW_BOTH};
+    static const int aws[] = {QC_AW_NONE, QC_AW_CONDITIONAL, QC_AW_BACKCALC};
+    int law = LAW_BOTH, help = 0, first = 0, rc;
+    uint64_t noise_reps = 0;
+    const cli_flag flags[] = {
+        {"model", CLI_STR, &o.model, .path = CLI_PATH_IN_NONEMPTY, .arg = "FILE",
+         .help = "the model JSON"},
+        {"settling", CLI_DOUBLE, &o.spec.settling, 1, HUGE_VAL, .open = CLI_OPEN_MIN, .arg = "K",
+         .help = "wanted settling time, in samples (2%: pole modulus e^(-4/K))"},
+        {"overshoot", CLI_DOUBLE, &o.spec.overshoot, 0, 1, .open = CLI_OPEN_MAX, .arg = "M",
+         .help = "wanted maximum overshoot in [0, 1) (default 0)"},
+        {"law", CLI_CHOICE, &law, .arg = "L", .choices = "integral,i,pi,both", .values = laws,
+         .help = "integral, pi or both (default both)"},
+        {"gains", CLI_FUNC, &o, .arg = "K1,K2,...", .parse = parse_gains,
+         .help = "K_I values for the root-locus table (default: fractions\n"
+                 "of the stable range)"},
+        {"kp", CLI_DOUBLE, &o.kp, .arg = "KP",
+         .help = "K_P for the table and the stable range (default 0)"},
+        {"no-sensor", CLI_BOOL, &o.no_sensor, .help = "ignore the model's sensor block"},
+        {"reference", CLI_DOUBLE, &o.reference, .arg = "R",
+         .help = "predict the step to R (plant units) for each gain of\n"
+                 "--gains (or the designed K_I): the model loop run with the\n"
+                 "actuator limits, settling and overshoot measured as 'qctl\n"
+                 "sim maxusers' measures them, and a verdict. With a sensor\n"
+                 "that has a reach ('max'), a reference it cannot reach is\n"
+                 "refused (exit 2) with the bound"},
+        {"from", CLI_DOUBLE, &o.from, .arg = "Y",
+         .help = "the step starts at rest at Y (default: the operating point)"},
+        {"u-min", CLI_DOUBLE, &o.u_min, .arg = "U", .help = "actuator's lower limit (default 0)"},
+        {"u-max", CLI_DOUBLE, &o.u_max, .arg = "U", .help = "actuator's upper limit (default 1e9)"},
+        {"antiwindup", CLI_CHOICE, &o.antiwindup, .arg = "A",
+         .choices = "none,conditional,backcalc", .values = aws,
+         .help = "none, conditional (default) or backcalc, as in sim"},
+        {"band", CLI_DOUBLE, &o.band, 0, 1, .open = CLI_OPEN_MIN | CLI_OPEN_MAX, .arg = "F",
+         .help = "settling band, fraction of R (default 0.1, as in sim)"},
+        {"horizon", CLI_UINT, &o.horizon, 10, 1e7, .arg = "N",
+         .help = "samples predicted (default 180)"},
+        {"fall", CLI_DOUBLE, &o.fall, 0, 1, .open = CLI_OPEN_MAX, .arg = "F",
+         .help = "the input in effect falls by at most the fraction F per\n"
+                 "sample (MaxUsers: connections end only as sessions do);\n"
+                 "default: the model's input_fall ('qctl sysid --fall'),\n"
+                 "else 0. The model's u is then the input in effect"},
+        {"noise-reps", CLI_U64, &noise_reps, 0, 10000, .arg = "N",
+         .help = "realisations of the prediction with the fits' residual\n"
+                 "noise added to the plant's and the sensor's outputs\n"
+                 "(default 20 when the model has residual variances; 0:\n"
+                 "one noiseless run). A loop without overshoot still\n"
+                 "measures the excursions of its noise; figures are means"},
+        {"sensor-reference", CLI_BOOL, &o.sensor_reference,
+         .help = "the reference is in the sensor's units (compared with the\n"
+                 "measurement as is, not compensated)"},
+        {"sensor-linear", CLI_BOOL, &o.sensor_linear,
+         .help = "predict the loop through the sensor with its linear model\n"
+                 "on the affine map even when the model has the sensor's\n"
+                 "completion-log curve ('qctl sysid --sensor-curve'; with\n"
+                 "the curve the sensor model's dynamics at unit DC gain\n"
+                 "are followed by the curve)"},
+        {"steps", CLI_UINT, &o.steps, 2, 1e7, .arg = "N",
+         .help = "length of the simulated step responses (default: automatic)"},
+        {"json", CLI_BOOL, &o.json, .help = "print the results as JSON"},
+        {"output", CLI_STR, &o.output, .arg = "FILE", .help = "also write the JSON to FILE"},
+        {"plot", CLI_STR, &o.plot, .arg = "DIR",
+         .help = "draw the root locus and step responses into DIR (gnuplot)"},
+        {"report", CLI_STR, &o.report, .arg = "DIR",
+         .help = "write DIR/index.html: model, design tables and the plots of\n"
+                 "--plot, in one self-contained page"},
+        {"help", CLI_HELP, &help, .help = "this text"},
+        {0}};
+    unsigned given[sizeof flags / sizeof flags[0]];
+    rc = cli_flags_parse("design", flags, argc, argv, &first, given);
+    if (rc < 0) {
+        cli_flags_usage(stdout, synopsis, about, flags);
+        return 0;
     }
-    if (optind < argc)
-        return cli_extra_operand("design", argv[optind]);
+    if (rc != 0)
+        return rc;
+    if (first < argc)
+        return cli_extra_operand("design", argv[first]);
+    o.law_i = law != LAW_PI;
+    o.law_pi = law != LAW_INTEGRAL;
+    o.have_spec = cli_flag_given(flags, given, "settling") > 0;
+    int have_over = cli_flag_given(flags, given, "overshoot") > 0;
+    if (cli_flag_given(flags, given, "noise-reps"))
+        o.noise_reps = (long)noise_reps;
     if (o.report && (rc = cli_report_prepare(o.report)) != 0)
         return rc;
     if (o.model == NULL) {

@@ -3,7 +3,6 @@
  * CSV), applies labels, splits it into groups, learns one model per group
  * (qc_traffic_fit_group), prints the fits and writes model files and a
  * report of plots. */
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,62 +11,34 @@
 
 #include "cli.h"
 #include "flags.h"
+#include "guard.h"
 #include "qctl/output.h"
 #include "qctl/traffic.h"
 #include "report_cli.h"
 #include "traffic_cli.h"
 
-static const char usage[] =
-    "usage: qctl fit CAPTURE [options]\n"
-    "       qctl fit --column FILE[:COL] [--families LIST] [--criterion C] [--spec]\n"
-    "\n"
+static const char synopsis[] =
+    "qctl fit CAPTURE [options]\n"
+    "       qctl fit --column FILE[:COL] [--families LIST] [--criterion C] [--spec]";
+
+static const char about[] =
     "Learns traffic models from a capture (pcap, pcapng, or CSV time,size[,flow][,activity]):\n"
     "maximum-likelihood fits of packet size and gap, on/off sessions, and the\n"
-    "empirical copula of (size, gap) and of consecutive packets.\n"
-    "\n"
-    "  --labels FILE        rules mapping flows or time ranges to activities\n"
-    "  --split MODE         none, flow, host or activity (default: activity when\n"
-    "                       packets are labelled, else none)\n"
-    "  --activity NAME      fit only this group (with --split none: the model's name,\n"
-    "                       default 'all')\n"
-    "  --gap-threshold T    idle gap threshold: auto (default), none, or seconds\n"
-    "  --families LIST      families to try, comma-separated (default all: exp,gamma,\n"
-    "                       lognormal,weibull,pareto,lnmix2,lnmix3,expmix2,expmix3)\n"
-    "  --criterion C        bic (default) or aic\n"
-    "  --confidence L       level of the parameter intervals (default 0.95)\n"
-    "  --gpd-quantile Q     threshold of the generalized Pareto tail (default 0.9)\n"
-    "  --copula-points N    transitions kept in the copula (default 10000)\n"
-    "  --min-packets N      skip groups with fewer packets (default 50)\n"
-    "  --out DIR            write one model file per group, DIR/NAME.json\n"
-    "  --csv FILE           also write the decoded packets as CSV\n"
-    "  --report DIR         densities over histograms, Q-Q plots, copula scatter\n"
-    "                       (SVG and PNG; needs gnuplot), and DIR/index.html: the\n"
-    "                       capture, the fits and these plots in one page\n"
-    "  --segment-gap T      longer gaps split the capture into segments (default\n"
-    "                       3600 s: concatenated captures); the model keeps neither\n"
-    "                       as a gap nor as an idle period\n"
-    "  --json               print the summary as JSON\n"
-    "  --quiet              no warnings about the capture and no progress line\n"
-    "\n"
-    "Any sample (--column FILE[:COL]): fits the families to the numbers in column\n"
-    "COL of FILE (1-based number or header name; default 1; one value a line or\n"
-    "CSV) and prints the ranking and the best model as a distribution spec that\n"
-    "every 'qctl sim' command takes (e.g. --service), such as\n"
-    "lnmix:W1,MU1,SIGMA1,W2,MU2,SIGMA2.\n"
-    "  --spec               print only that spec (for $(qctl fit --column ... --spec))\n"
-    "  --help               this text\n";
+    "empirical copula of (size, gap) and of consecutive packets.\n";
 
-static int parse_families(const char *s, unsigned *mask)
+/* The CLI_FUNC parser of --families: a mask of families at f->dest. */
+static int parse_families(const cli_flag *fl, const char *flag, const char *s)
 {
+    unsigned *mask = fl->dest;
     char buf[256];
     snprintf(buf, sizeof buf, "%s", s);
     *mask = 0;
     for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
         qc_fit_family f;
         if (qc_fit_family_parse(w, &f, NULL) != 0 || f == QC_FIT_GPD || f == QC_FIT_EMPIRICAL) {
-            cli_error("--families: unknown family '%s' (exp, gamma, lognormal, weibull, pareto, "
+            cli_error("%s: unknown family '%s' (exp, gamma, lognormal, weibull, pareto, "
                       "lnmix2, lnmix3, expmix2, expmix3)",
-                      w);
+                      flag, w);
             return QC_EXIT_USAGE;
         }
         *mask |= 1u << f;
@@ -189,6 +160,55 @@ static json_t *summary_model(const qc_traffic_model *m, const qc_traffic_report 
     return j;
 }
 
+/* One candidate fit as a row of the report's comparison table: its
+ * family and goodness of fit, without the parameters, standard errors
+ * and intervals (fit.json beside the page has them). */
+static json_t *candidate_row(const json_t *c)
+{
+    static const char *const keys[][2] = {
+        {"family", "family"},         {"mean", "mean"},          {"loglik", "log-likelihood"},
+        {"aic", "AIC"},               {"bic", "BIC"},            {"ks", "KS distance"},
+        {"ad", "Anderson-Darling"},   {"converged", "converged"}};
+    json_t *r = json_object();
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        json_t *v = json_object_get(c, keys[i][0]);
+        if (v)
+            json_object_set(r, keys[i][1], v);
+    }
+    return r;
+}
+
+/* The summary as the report page shows it: every list of candidate fits
+ * cut to one comparison table (candidate_row), the intervals of a fit
+ * that has none dropped. A deep copy; the --json summary is unchanged. */
+static void page_fits(json_t *j)
+{
+    if (json_is_array(j)) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(j, i, v) page_fits(v);
+        return;
+    }
+    if (!json_is_object(j))
+        return;
+    const char *k;
+    json_t *v;
+    void *tmp;
+    json_object_foreach_safe(j, tmp, k, v) {
+        if (strcmp(k, "candidates") == 0 && json_is_array(v)) {
+            json_t *rows = json_array();
+            size_t i;
+            json_t *c;
+            json_array_foreach(v, i, c) json_array_append_new(rows, candidate_row(c));
+            json_object_set_new(j, k, rows);
+        } else if ((strcmp(k, "se") == 0 || strcmp(k, "ci") == 0) && json_is_object(v)) {
+            json_object_del(j, k);
+        } else {
+            page_fits(v);
+        }
+    }
+}
+
 /* `fit --column FILE[:COL]`: the families fitted to one column of
  * numbers, the best printed as a qc_dist spec. The column is read by the
  * empirical spec's reader, so its messages (FILE:LINE) are the same. */
@@ -286,102 +306,78 @@ static int fit_column(const char *arg, const qc_fit_opts *fo, unsigned families,
 
 int cmd_fit(int argc, char **argv)
 {
-    enum { O_LABELS = 256, O_SPLIT, O_ACT, O_GAP, O_FAM, O_CRIT, O_CONF, O_GPDQ, O_CPTS, O_MINP,
-           O_OUT, O_CSV, O_REPORT, O_JSON, O_QUIET, O_COLUMN, O_SPEC, O_SEGGAP, O_HELP };
-    static const struct option longopts[] = {
-        {"labels", required_argument, 0, O_LABELS}, {"split", required_argument, 0, O_SPLIT},
-        {"activity", required_argument, 0, O_ACT}, {"gap-threshold", required_argument, 0, O_GAP},
-        {"families", required_argument, 0, O_FAM}, {"criterion", required_argument, 0, O_CRIT},
-        {"confidence", required_argument, 0, O_CONF}, {"gpd-quantile", required_argument, 0, O_GPDQ},
-        {"copula-points", required_argument, 0, O_CPTS}, {"min-packets", required_argument, 0, O_MINP},
-        {"out", required_argument, 0, O_OUT}, {"csv", required_argument, 0, O_CSV},
-        {"report", required_argument, 0, O_REPORT}, {"json", no_argument, 0, O_JSON},
-        {"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, O_HELP},
-        {"column", required_argument, 0, O_COLUMN}, {"spec", no_argument, 0, O_SPEC},
-        {"segment-gap", required_argument, 0, O_SEGGAP}, {0, 0, 0, 0}};
     qc_traffic_fit_opts fo;
     qc_traffic_fit_opts_init(&fo);
     const char *labels = NULL, *activity = NULL, *out = NULL, *csv = NULL, *report = NULL;
     const char *column = NULL;
-    int split = -1, json = 0, quiet = 0, rc = 0, spec_only = 0;
+    int split = -1, json = 0, quiet = 0, rc = 0, spec_only = 0, help = 0, first = 0;
+    int crit = fo.fit.crit;
     uint64_t minp = 50, cpts = 10000;
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_LABELS: labels = optarg; break;
-        case O_SPLIT:
-            if (strcmp(optarg, "none") == 0) split = QC_SPLIT_NONE;
-            else if (strcmp(optarg, "flow") == 0) split = QC_SPLIT_FLOW;
-            else if (strcmp(optarg, "host") == 0) split = QC_SPLIT_HOST;
-            else if (strcmp(optarg, "activity") == 0) split = QC_SPLIT_ACTIVITY;
-            else {
-                cli_error("--split: '%s' is not none, flow, host or activity", optarg);
-                return QC_EXIT_USAGE;
-            }
-            break;
-        case O_ACT: activity = optarg; break;
-        case O_GAP: rc = cli_gap_threshold(optarg, &fo.threshold); break;
-        case O_FAM: rc = parse_families(optarg, &fo.families); break;
-        case O_CRIT:
-            if (strcmp(optarg, "bic") == 0) fo.fit.crit = QC_FIT_BIC;
-            else if (strcmp(optarg, "aic") == 0) fo.fit.crit = QC_FIT_AIC;
-            else {
-                cli_error("--criterion: '%s' is not bic or aic", optarg);
-                return QC_EXIT_USAGE;
-            }
-            break;
-        case O_CONF:
-            if ((rc = cli_double("--confidence", optarg, &fo.fit.level)) == 0 &&
-                !(fo.fit.level > 0 && fo.fit.level < 1)) {
-                cli_error("--confidence: must be in (0, 1)");
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_GPDQ:
-            if ((rc = cli_double("--gpd-quantile", optarg, &fo.fit.gpd_quantile)) == 0 &&
-                !(fo.fit.gpd_quantile > 0 && fo.fit.gpd_quantile < 1)) {
-                cli_error("--gpd-quantile: must be in (0, 1)");
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_CPTS:
-            if ((rc = cli_u64("--copula-points", optarg, &cpts)) == 0 && (cpts < 10 || cpts > 10000000)) {
-                cli_error("--copula-points: must be in [10, 10^7]");
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_MINP:
-            if ((rc = cli_u64("--min-packets", optarg, &minp)) == 0 && minp < 10) {
-                cli_error("--min-packets: must be at least 10");
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_OUT: out = optarg; break;
-        case O_CSV: csv = optarg; break;
-        case O_REPORT: report = optarg; break;
-        case O_JSON: json = 1; break;
-        case O_QUIET: quiet = 1; break;
-        case O_COLUMN: column = optarg; break;
-        case O_SPEC: spec_only = 1; break;
-        case O_SEGGAP:
-            if ((rc = cli_double("--segment-gap", optarg, &fo.segment_gap)) == 0 &&
-                !(fo.segment_gap > 0)) {
-                cli_error("--segment-gap: must be > 0 seconds");
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_HELP: fputs(usage, stdout); return 0;
-        default: return cli_bad_option("fit", argv[optind - 1]);
-        }
-        if (rc != 0)
-            return rc;
+    static const int splits[] = {QC_SPLIT_NONE, QC_SPLIT_FLOW, QC_SPLIT_HOST, QC_SPLIT_ACTIVITY};
+    static const int crits[] = {QC_FIT_BIC, QC_FIT_AIC};
+    const cli_flag flags[] = {
+        {"labels", CLI_STR, &labels, .path = CLI_PATH_IN, .arg = "FILE",
+         .help = "rules mapping flows or time ranges to activities"},
+        {"split", CLI_CHOICE, &split, .arg = "MODE", .choices = "none,flow,host,activity",
+         .values = splits,
+         .help = "none, flow, host or activity (default: activity when\n"
+                 "packets are labelled, else none)"},
+        {"activity", CLI_STR, &activity, .arg = "NAME",
+         .help = "fit only this group (with --split none: the model's name,\ndefault 'all')"},
+        {"gap-threshold", CLI_FUNC, &fo.threshold, .arg = "T", .parse = cli_gap_threshold,
+         .help = "idle gap threshold: auto (default), none, or seconds"},
+        {"families", CLI_FUNC, &fo.families, .arg = "LIST", .parse = parse_families,
+         .help = "families to try, comma-separated (default all: exp,gamma,\n"
+                 "lognormal,weibull,pareto,lnmix2,lnmix3,expmix2,expmix3)"},
+        {"criterion", CLI_CHOICE, &crit, .arg = "C", .choices = "bic,aic", .values = crits,
+         .help = "bic (default) or aic"},
+        {"confidence", CLI_DOUBLE, &fo.fit.level, 0, 1, .open = CLI_OPEN_MIN | CLI_OPEN_MAX,
+         .arg = "L", .help = "level of the parameter intervals (default 0.95)"},
+        {"gpd-quantile", CLI_DOUBLE, &fo.fit.gpd_quantile, 0, 1,
+         .open = CLI_OPEN_MIN | CLI_OPEN_MAX, .arg = "Q",
+         .help = "threshold of the generalized Pareto tail (default 0.9)"},
+        {"copula-points", CLI_U64, &cpts, 10, 1e7, .arg = "N",
+         .help = "transitions kept in the copula (default 10000)"},
+        {"min-packets", CLI_U64, &minp, 10, HUGE_VAL, .arg = "N",
+         .help = "skip groups with fewer packets (default 50)"},
+        {"out", CLI_STR, &out, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+         .help = "write one model file per group, DIR/NAME.json"},
+        {"csv", CLI_STR, &csv, .path = CLI_PATH_OUT, .arg = "FILE",
+         .help = "also write the decoded packets as CSV"},
+        {"report", CLI_STR, &report, .arg = "DIR",
+         .help = "densities over histograms, Q-Q plots, copula scatter\n"
+                 "(SVG and PNG; needs gnuplot), and DIR/index.html: the\n"
+                 "capture, the fits and these plots in one page"},
+        {"segment-gap", CLI_DOUBLE, &fo.segment_gap, 0, HUGE_VAL, .open = CLI_OPEN_MIN,
+         .arg = "T",
+         .help = "longer gaps split the capture into segments (default\n"
+                 "3600 s: concatenated captures); the model keeps neither\n"
+                 "as a gap nor as an idle period"},
+        {"json", CLI_BOOL, &json, .help = "print the summary as JSON"},
+        {"quiet", CLI_BOOL, &quiet, .help = "no warnings about the capture and no progress line"},
+        {"", CLI_NOTE, NULL,
+         .help = "\nAny sample (--column FILE[:COL]): fits the families to the numbers in column\n"
+                 "COL of FILE (1-based number or header name; default 1; one value a line or\n"
+                 "CSV) and prints the ranking and the best model as a distribution spec that\n"
+                 "every 'qctl sim' command takes (e.g. --service), such as\n"
+                 "lnmix:W1,MU1,SIGMA1,W2,MU2,SIGMA2."},
+        {"column", CLI_STR, &column, .arg = "FILE[:COL]", .help = "the sample to fit"},
+        {"spec", CLI_BOOL, &spec_only,
+         .help = "print only that spec (for $(qctl fit --column ... --spec))"},
+        {"help", CLI_HELP, &help, .help = "this text"},
+        {0}};
+    rc = cli_flags_parse("fit", flags, argc, argv, &first, NULL);
+    if (rc < 0) {
+        cli_flags_usage(stdout, synopsis, about, flags);
+        return 0;
     }
+    if (rc != 0)
+        return rc;
+    fo.fit.crit = (qc_fit_criterion)crit;
     if (column) {
-        if (optind < argc) {
+        if (first < argc) {
             cli_error("fit --column: unexpected argument '%s' (see 'qctl fit --help')",
-                      argv[optind]);
+                      argv[first]);
             return QC_EXIT_USAGE;
         }
         return fit_column(column, &fo.fit, fo.families, json, spec_only);
@@ -390,16 +386,16 @@ int cmd_fit(int argc, char **argv)
         cli_error("--spec: only with --column");
         return QC_EXIT_USAGE;
     }
-    if (optind >= argc) {
+    if (first >= argc) {
         cli_error("fit: a CAPTURE file is required (see 'qctl fit --help')");
         return QC_EXIT_USAGE;
     }
-    if (optind + 1 < argc) {
-        cli_error("fit: unexpected argument '%s' (see 'qctl fit --help')", argv[optind + 1]);
+    if (first + 1 < argc) {
+        cli_error("fit: unexpected argument '%s' (see 'qctl fit --help')", argv[first + 1]);
         return QC_EXIT_USAGE;
     }
     fo.copula_points = (size_t)cpts;
-    const char *capture = argv[optind];
+    const char *capture = argv[first];
     if (report && (rc = cli_report_prepare(report)) != 0)
         return rc;
 
@@ -521,9 +517,28 @@ int cmd_fit(int argc, char **argv)
         cli_error("%s", err.msg);
         rc = QC_EXIT_FAIL;
     }
-    if (rc == 0 && report)
-        rc = cli_report_write(report, "fit", argc, argv, summary, (const char *const *)plots,
-                              nplots);
+    if (rc == 0 && report) {
+        /* the page shows the selected fits and a comparison table; every
+         * candidate's parameters and intervals go beside it, in fit.json */
+        char *full = malloc(strlen(report) + 16);
+        json_t *page = json_deep_copy(summary);
+        if (full == NULL || page == NULL) {
+            cli_error("out of memory");
+            rc = QC_EXIT_FAIL;
+        } else {
+            snprintf(full, strlen(report) + 16, "%s/fit.json", report);
+            if (qc_json_write(summary, full, &err) != 0) {
+                cli_error("--report: %s", err.msg);
+                rc = QC_EXIT_FAIL;
+            }
+            page_fits(page);
+        }
+        if (rc == 0)
+            rc = cli_report_write(report, "fit", argc, argv, page, (const char *const *)plots,
+                                  nplots);
+        json_decref(page);
+        free(full);
+    }
     for (size_t i = 0; i < nplots; i++)
         free(plots[i]);
     free(plots);

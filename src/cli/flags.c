@@ -114,6 +114,8 @@ static int table_value(const cli_flag *f, const char *s)
     int bounded = f->min != 0 || f->max != 0;
     double x = 0;
     int rc = 0;
+    if (f->path && (rc = cli_check_path(flag, s, (cli_path_kind)f->path)) != 0)
+        return rc;
     switch (f->type) {
     case CLI_BOOL: *(int *)f->dest = 1; return 0;
     case CLI_HELP:
@@ -134,7 +136,7 @@ static int table_value(const cli_flag *f, const char *s)
         for (int k = 0; c && *c; k++) {
             size_t n = strcspn(c, ",");
             if (strlen(s) == n && strncmp(c, s, n) == 0) {
-                *(int *)f->dest = k;
+                *(int *)f->dest = f->values ? f->values[k] : k;
                 return 0;
             }
             c += n + (c[n] == ',');
@@ -158,13 +160,14 @@ static int table_value(const cli_flag *f, const char *s)
         return QC_EXIT_USAGE;
     }
     case CLI_STR: {
-        /* the row's kind, else guard.h's list of path flags */
-        cli_path_kind kind = f->path ? (cli_path_kind)f->path : cli_path_flag(cli_command, f->name);
+        /* a row without a kind (checked above): guard.h's list of path flags */
+        cli_path_kind kind = f->path ? 0 : cli_path_flag(cli_command, f->name);
         if (kind && (rc = cli_check_path(flag, s, kind)) != 0)
             return rc;
         *(const char **)f->dest = s;
         return 0;
     }
+    case CLI_FUNC: return f->parse(f, flag, s);
     case CLI_DOUBLE: rc = cli_double(flag, s, &x); break;
     case CLI_U64: {
         uint64_t u;
@@ -181,8 +184,17 @@ static int table_value(const cli_flag *f, const char *s)
     }
     if (rc != 0)
         return rc;
-    if (bounded && !(x >= f->min && x <= f->max)) {
-        cli_error("%s: %s is not in [%g, %g]", flag, s, f->min, f->max);
+    int lo_open = (f->open & CLI_OPEN_MIN) != 0, hi_open = (f->open & CLI_OPEN_MAX) != 0;
+    if (bounded && !((lo_open ? x > f->min : x >= f->min) && (hi_open ? x < f->max : x <= f->max))) {
+        if (f->max == HUGE_VAL)
+            cli_error("%s: %s must be %s %g", flag, s, lo_open ? ">" : ">=", f->min);
+        else if (f->min == -HUGE_VAL)
+            cli_error("%s: %s must be %s %g", flag, s, hi_open ? "<" : "<=", f->max);
+        else if (f->type != CLI_DOUBLE && !f->open) /* whole numbers: A..B */
+            cli_error("%s: %s is not in %g..%g", flag, s, f->min, f->max);
+        else
+            cli_error("%s: %s is not in %c%g, %g%c", flag, s, lo_open ? '(' : '[', f->min,
+                      f->max, hi_open ? ')' : ']');
         return QC_EXIT_USAGE;
     }
     if (f->type == CLI_DOUBLE)
@@ -366,10 +378,13 @@ static json_t *check_real(double x)
     return json_string(b);
 }
 
-/* The value of row f for --check, or NULL when it has none. */
+/* The value of row f for --check, or NULL when it has none. A CLI_FUNC
+ * row's parser may spread its argument over several fields, so a table
+ * that takes --check has no such row (cli_flags_parse refuses it). */
 static json_t *check_value(const cli_flag *f)
 {
     switch (f->type) {
+    case CLI_FUNC: return NULL;
     case CLI_BOOL: return *(const int *)f->dest ? json_true() : NULL;
     case CLI_STR: {
         const char *s = *(const char *const *)f->dest;
@@ -451,6 +466,9 @@ int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
         check = t[i].type == CLI_CHECK ? &t[i] : check;
         has_config |= t[i].type == CLI_CONFIG;
     }
+    for (size_t i = 0; check && i < n; i++)
+        if (t[i].type == CLI_FUNC)
+            abort(); /* --check cannot print a parser row's value (check_value) */
     int margc = argc, rc = 0, checking = 0;
     char **margv = argv;
     if (has_config && (rc = config_merge(t, n, &to, argc, argv, &margc, &margv)) != 0) {

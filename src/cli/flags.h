@@ -24,6 +24,7 @@
 #define QCTL_CLI_FLAGS_H
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -57,8 +58,10 @@ typedef enum cli_ftype {
     CLI_STRS,   /* repeatable: each value appended to the cli_strs at dest,
                  * at most max of them */
     CLI_CONFIG, /* --config FILE.json: the table's flags from a file (below) */
-    CLI_CHECK   /* --check: validate, print the effective configuration as
+    CLI_CHECK,  /* --check: validate, print the effective configuration as
                  * JSON and stop with 0 (below); dest is the validate ctx */
+    CLI_FUNC    /* the row's parse reads the argument: lists, specs, a value
+                 * that sets several fields; it checks and reports itself */
 } cli_ftype;
 
 /* The values of a CLI_STRS flag, in the order given; v is the command's
@@ -67,6 +70,11 @@ typedef struct cli_strs {
     const char **v;
     unsigned n;
 } cli_strs;
+
+/* CLI_OPEN_MIN, CLI_OPEN_MAX in a row's `open`: that bound is excluded
+ * ("(0, 1)", "> 0"). A bound of HUGE_VAL (-HUGE_VAL) is no bound above
+ * (below): the message then says "must be > MIN" or ">= MIN". */
+enum { CLI_OPEN_MIN = 1, CLI_OPEN_MAX = 2 };
 
 /* One flag. min and max bound a number (both 0: no bound beyond the
  * type's); choices lists a CLI_CHOICE's words; path, when not 0, is the guard.h kind of a CLI_STR path; arg
@@ -95,6 +103,13 @@ typedef struct cli_flag {
      * takes (defaults resolved), which --check then prints. Returns 0 or
      * an exit status (a message printed). */
     int (*validate)(void *ctx);
+    /* CLI_FUNC: reads arg for the flag named `flag` ("--name"), typically
+     * into f->dest (f->min and f->max its bounds when it has any); returns
+     * 0, or the exit status after a message */
+    int (*parse)(const struct cli_flag *f, const char *flag, const char *arg);
+    const int *values;   /* CLI_CHOICE: the value stored for each word of
+                          * choices, in order (NULL: the word's index) */
+    unsigned open;       /* CLI_OPEN_MIN | CLI_OPEN_MAX: a bound excluded */
 } cli_flag;
 
 /* Parses argv (argv[0] the command's last word) against the table: each

@@ -3,7 +3,6 @@
  * activities written as pcap or CSV; and `qctl gen --validate CAPTURE`,
  * the fitted-distribution and copula approaches compared with a real
  * capture side by side. */
-#include <getopt.h>
 #include <gsl/gsl_cdf.h>
 #include <jansson.h>
 #include <math.h>
@@ -23,47 +22,13 @@
 #include "report_cli.h"
 #include "traffic_cli.h"
 
-static const char usage[] =
-    "usage: qctl gen --model FILE... (--duration T | --packets N) --output FILE [options]\n"
-    "       qctl gen --validate CAPTURE [--model FILE] [options]\n"
-    "\n"
+static const char synopsis[] =
+    "qctl gen --model FILE... (--duration T | --packets N) --output FILE [options]\n"
+    "       qctl gen --validate CAPTURE [--model FILE] [options]";
+
+static const char about[] =
     "Generates the traffic of many users from traffic models (written by\n"
-    "'qctl fit --out DIR'), each user an independent random stream.\n"
-    "\n"
-    "  --model FILE         a model file; repeat for a mix of activities\n"
-    "  --users LIST         users per activity, e.g. web=300,video=50,gaming=20\n"
-    "                       (default 1 of each model)\n"
-    "  --duration T         seconds of traffic\n"
-    "  --packets N          or a number of packets\n"
-    "  --output FILE        where to write (pcap, or CSV if it ends in .csv)\n"
-    "  --format F           pcap or csv (overrides the file name)\n"
-    "  --snaplen N          bytes kept of each frame in a pcap (default 65535;\n"
-    "                       sizes stay true in the IP length field)\n"
-    "  --approach A         copula (default), fitted, or copula-fitted (the copula\n"
-    "                       over the fitted marginals)\n"
-    "  --seed S             seed of every user's stream (default 1)\n"
-    "  --quiet              no progress line (shown on a terminal, or with\n"
-    "                       --progress, during a long write)\n"
-    "  --json               print the summary as JSON\n"
-    "  --report DIR         write DIR/index.html: the run's summary tables (and with\n"
-    "                       --validate, the plots of --plot) in one page\n"
-    "\n"
-    "Validation (--validate CAPTURE): generates as many packets as the capture\n"
-    "holds with the fitted and the copula approach, several times, and compares\n"
-    "each with it:\n"
-    "KS on size and gap, Kendall's tau, autocorrelation of counts, Hurst\n"
-    "exponent (variance-time). Without --model the model is fitted from the\n"
-    "capture itself (in-sample).\n"
-    "  --labels FILE, --activity NAME   compare one activity of the capture\n"
-    "  --gap-threshold T    as in 'qctl fit' (when fitting here)\n"
-    "  --segment-gap T      as in 'qctl fit' (default 3600 s)\n"
-    "  --realisations N     generated sequences per approach (default 10; seeds S,\n"
-    "                       S+1, ...): each metric's mean and 95% interval, and an\n"
-    "                       approach called closer only when its interval of the\n"
-    "                       distance to the capture lies wholly below the other's\n"
-    "  --plot DIR           variance-time, autocorrelation and gap CDF plots (of the\n"
-    "                       first realisation)\n"
-    "  --help               this text\n";
+    "'qctl fit --out DIR'), each user an independent random stream.\n";
 
 /* Where --report writes, and the command line it shows. */
 typedef struct report_ctx {
@@ -149,6 +114,21 @@ static int add_model(mix *x, const char *path)
     }
     x->users[x->n++] = 1;
     return 0;
+}
+
+/* Where --model puts each model it loads (a CLI_FUNC row): the mix, and
+ * the file named last. */
+typedef struct models_dest {
+    mix *x;
+    const char *last;
+} models_dest;
+
+static int model_flag(const cli_flag *f, const char *flag, const char *arg)
+{
+    (void)flag;
+    models_dest *d = f->dest;
+    d->last = arg;
+    return add_model(d->x, arg);
 }
 
 static const char *approach_name(qc_traffic_approach a)
@@ -658,111 +638,84 @@ end_groups:
 
 int cmd_gen(int argc, char **argv)
 {
-    enum { O_MODEL = 256, O_USERS, O_DUR, O_PKTS, O_OUT, O_FMT, O_SNAP, O_APP, O_SEED, O_JSON,
-           O_VAL, O_LABELS, O_ACT, O_GAP, O_PLOT, O_REPORT, O_REAL, O_SEGGAP, O_HELP, O_QUIET };
-    static const struct option longopts[] = {
-        {"model", required_argument, 0, O_MODEL}, {"users", required_argument, 0, O_USERS},
-        {"duration", required_argument, 0, O_DUR}, {"packets", required_argument, 0, O_PKTS},
-        {"output", required_argument, 0, O_OUT}, {"format", required_argument, 0, O_FMT},
-        {"snaplen", required_argument, 0, O_SNAP}, {"approach", required_argument, 0, O_APP},
-        {"seed", required_argument, 0, O_SEED}, {"json", no_argument, 0, O_JSON},
-        {"validate", required_argument, 0, O_VAL}, {"labels", required_argument, 0, O_LABELS},
-        {"activity", required_argument, 0, O_ACT}, {"gap-threshold", required_argument, 0, O_GAP},
-        {"plot", required_argument, 0, O_PLOT}, {"help", no_argument, 0, O_HELP},
-        {"quiet", no_argument, 0, O_QUIET},
-        {"report", required_argument, 0, O_REPORT},
-        {"realisations", required_argument, 0, O_REAL},
-        {"segment-gap", required_argument, 0, O_SEGGAP}, {0, 0, 0, 0}};
     mix x = {0};
+    models_dest models = {&x, NULL};
     qc_traffic_gen_opts o;
     qc_traffic_gen_opts_init(&o);
     qc_traffic_fit_opts fo;
     qc_traffic_fit_opts_init(&fo);
-    const char *users = NULL, *output = NULL, *format = NULL, *validate_cap = NULL;
-    const char *labels = NULL, *activity = NULL, *plot_dir = NULL, *model_file = NULL;
+    const char *users = NULL, *output = NULL, *validate_cap = NULL;
+    const char *labels = NULL, *activity = NULL, *plot_dir = NULL;
     unsigned snaplen = 65535, realisations = 10;
-    int json = 0, quiet = 0, rc = 0;
+    int json = 0, quiet = 0, rc = 0, format = -1, approach = o.approach, help = 0, first = 0;
+    static const int approaches[] = {QC_TRAFFIC_COPULA, QC_TRAFFIC_FITTED,
+                                     QC_TRAFFIC_COPULA_FITTED};
     report_ctx rep = {NULL, argc, argv};
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_MODEL:
-            model_file = optarg;
-            rc = add_model(&x, optarg);
-            break;
-        case O_USERS: users = optarg; break;
-        case O_DUR:
-            if ((rc = cli_double("--duration", optarg, &o.duration)) == 0 && !(o.duration > 0)) {
-                cli_error("--duration: must be > 0");
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_PKTS:
-            if ((rc = cli_u64("--packets", optarg, &o.packets)) == 0 && o.packets == 0) {
-                cli_error("--packets: must be > 0");
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_OUT: output = optarg; break;
-        case O_FMT:
-            if (strcmp(optarg, "pcap") != 0 && strcmp(optarg, "csv") != 0) {
-                cli_error("--format: '%s' is not pcap or csv", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            format = optarg;
-            break;
-        case O_SNAP:
-            if ((rc = cli_uint("--snaplen", optarg, &snaplen)) == 0 &&
-                (snaplen < 64 || snaplen > 65535)) {
-                cli_error("--snaplen: must be in [64, 65535]");
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_APP:
-            if (strcmp(optarg, "copula") == 0) o.approach = QC_TRAFFIC_COPULA;
-            else if (strcmp(optarg, "fitted") == 0) o.approach = QC_TRAFFIC_FITTED;
-            else if (strcmp(optarg, "copula-fitted") == 0) o.approach = QC_TRAFFIC_COPULA_FITTED;
-            else {
-                cli_error("--approach: '%s' is not copula, fitted or copula-fitted", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_SEED: rc = cli_u64("--seed", optarg, &o.seed); break;
-        case O_JSON: json = 1; break;
-        case O_VAL: validate_cap = optarg; break;
-        case O_LABELS: labels = optarg; break;
-        case O_ACT: activity = optarg; break;
-        case O_GAP: rc = cli_gap_threshold(optarg, &fo.threshold); break;
-        case O_PLOT: plot_dir = optarg; break;
-        case O_REPORT: rep.dir = optarg; break;
-        case O_REAL:
-            if ((rc = cli_uint("--realisations", optarg, &realisations)) == 0 &&
-                (realisations < 1 || realisations > 1000)) {
-                cli_error("--realisations: must be in [1, 1000]");
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_SEGGAP:
-            if ((rc = cli_double("--segment-gap", optarg, &fo.segment_gap)) == 0 &&
-                !(fo.segment_gap > 0)) {
-                cli_error("--segment-gap: must be > 0 seconds");
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_QUIET: quiet = 1; break;
-        case O_HELP: mix_free(&x); fputs(usage, stdout); return 0;
-        default: mix_free(&x); return cli_bad_option("gen", argv[optind - 1]);
-        }
-        if (rc != 0) {
-            mix_free(&x);
-            return rc;
-        }
-    }
-    if (optind < argc) {
+    const cli_flag flags[] = {
+        {"model", CLI_FUNC, &models, .path = CLI_PATH_IN_NONEMPTY, .arg = "FILE",
+         .parse = model_flag, .help = "a model file; repeat for a mix of activities"},
+        {"users", CLI_STR, &users, .arg = "LIST",
+         .help = "users per activity, e.g. web=300,video=50,gaming=20\n(default 1 of each model)"},
+        {"duration", CLI_DOUBLE, &o.duration, 0, HUGE_VAL, .open = CLI_OPEN_MIN, .arg = "T",
+         .help = "seconds of traffic"},
+        {"packets", CLI_U64, &o.packets, 1, HUGE_VAL, .arg = "N", .help = "or a number of packets"},
+        {"output", CLI_STR, &output, .arg = "FILE",
+         .help = "where to write (pcap, or CSV if it ends in .csv)"},
+        {"format", CLI_CHOICE, &format, .arg = "F", .choices = "pcap,csv",
+         .help = "pcap or csv (overrides the file name)"},
+        {"snaplen", CLI_UINT, &snaplen, 64, 65535, .arg = "N",
+         .help = "bytes kept of each frame in a pcap (default 65535;\n"
+                 "sizes stay true in the IP length field)"},
+        {"approach", CLI_CHOICE, &approach, .arg = "A", .choices = "copula,fitted,copula-fitted",
+         .values = approaches,
+         .help = "copula (default), fitted, or copula-fitted (the copula\n"
+                 "over the fitted marginals)"},
+        {"seed", CLI_U64, &o.seed, .arg = "S", .help = "seed of every user's stream (default 1)"},
+        {"quiet", CLI_BOOL, &quiet,
+         .help = "no progress line (shown on a terminal, or with\n--progress, during a long write)"},
+        {"json", CLI_BOOL, &json, .help = "print the summary as JSON"},
+        {"report", CLI_STR, &rep.dir, .arg = "DIR",
+         .help = "write DIR/index.html: the run's summary tables (and with\n"
+                 "--validate, the plots of --plot) in one page"},
+        {"", CLI_NOTE, NULL,
+         .help = "\nValidation (--validate CAPTURE): generates as many packets as the capture\n"
+                 "holds with the fitted and the copula approach, several times, and compares\n"
+                 "each with it:\n"
+                 "KS on size and gap, Kendall's tau, autocorrelation of counts, Hurst\n"
+                 "exponent (variance-time). Without --model the model is fitted from the\n"
+                 "capture itself (in-sample)."},
+        {"validate", CLI_STR, &validate_cap, .path = CLI_PATH_IN_NONEMPTY, .arg = "CAPTURE",
+         .help = "the capture to compare with"},
+        {"labels", CLI_STR, &labels, .path = CLI_PATH_IN, .arg = "FILE",
+         .help = "with --activity NAME: compare one activity of the capture"},
+        {"activity", CLI_STR, &activity, .arg = "NAME", .help = "the activity compared"},
+        {"gap-threshold", CLI_FUNC, &fo.threshold, .arg = "T", .parse = cli_gap_threshold,
+         .help = "as in 'qctl fit' (when fitting here)"},
+        {"segment-gap", CLI_DOUBLE, &fo.segment_gap, 0, HUGE_VAL, .open = CLI_OPEN_MIN,
+         .arg = "T", .help = "as in 'qctl fit' (default 3600 s)"},
+        {"realisations", CLI_UINT, &realisations, 1, 1000, .arg = "N",
+         .help = "generated sequences per approach (default 10; seeds S,\n"
+                 "S+1, ...): each metric's mean and 95% interval, and an\n"
+                 "approach called closer only when its interval of the\n"
+                 "distance to the capture lies wholly below the other's"},
+        {"plot", CLI_STR, &plot_dir, .arg = "DIR",
+         .help = "variance-time, autocorrelation and gap CDF plots (of the\nfirst realisation)"},
+        {"help", CLI_HELP, &help, .help = "this text"},
+        {0}};
+    rc = cli_flags_parse("gen", flags, argc, argv, &first, NULL);
+    if (rc != 0)
         mix_free(&x);
-        return cli_extra_operand("gen", argv[optind]);
+    if (rc < 0) {
+        cli_flags_usage(stdout, synopsis, about, flags);
+        return 0;
+    }
+    if (rc != 0)
+        return rc;
+    o.approach = (qc_traffic_approach)approach;
+    const char *model_file = models.last;
+    if (first < argc) {
+        mix_free(&x);
+        return cli_extra_operand("gen", argv[first]);
     }
     if (rep.dir && (rc = cli_report_prepare(rep.dir)) != 0) {
         mix_free(&x);
@@ -798,7 +751,7 @@ int cmd_gen(int argc, char **argv)
     }
     qc_traffic_format fmt = QC_TRAFFIC_PCAP;
     const size_t ol = strlen(output);
-    if (format ? strcmp(format, "csv") == 0 : (ol > 4 && strcmp(output + ol - 4, ".csv") == 0))
+    if (format >= 0 ? format == 1 : (ol > 4 && strcmp(output + ol - 4, ".csv") == 0))
         fmt = QC_TRAFFIC_CSV;
     if ((rc = check_gen_size(&x, &o, output, fmt, snaplen)) != 0) {
         mix_free(&x);

@@ -16,8 +16,10 @@
 #include "cli.h"
 #include "flags.h"
 
-/* Which flags name files, by command. A command or flag missing here
- * names no file. */
+/* Which flags name files, by command, for the commands still parsed with
+ * cli_getopt (a cli_flag row names its own kind, in its path field); the
+ * "*" rows hold for every command. A command or flag missing here names
+ * no file. */
 static const struct {
     const char *cmd, *flag;
     cli_path_kind kind;
@@ -26,16 +28,6 @@ static const struct {
     {"*", "series", CLI_PATH_OUT},
     {"*", "plot", CLI_PATH_OUT_DIR},
     {"*", "report", CLI_PATH_OUT_DIR},
-    {"sysid", "csv", CLI_PATH_IN_NONEMPTY},
-    {"sysid", "sensor-csv", CLI_PATH_IN_NONEMPTY},
-    {"design", "model", CLI_PATH_IN_NONEMPTY},
-    {"fit", "labels", CLI_PATH_IN},
-    {"fit", "out", CLI_PATH_OUT_DIR},
-    {"fit", "csv", CLI_PATH_OUT},
-    {"gen", "model", CLI_PATH_IN_NONEMPTY},
-    {"gen", "validate", CLI_PATH_IN_NONEMPTY},
-    {"gen", "labels", CLI_PATH_IN},
-    {"sweep", "results", CLI_PATH_OUT_PREFIX},
     {"load", "traffic", CLI_PATH_IN_NONEMPTY},
     {"load", "replay", CLI_PATH_IN_NONEMPTY},
 };

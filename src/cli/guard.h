@@ -16,9 +16,10 @@
  *     or the free space of the file system it refuses even then.
  * Each refusal prints "qctl: FLAG: ..." and returns QC_EXIT_USAGE (2).
  *
- * Which flags of which command name files is declared once, in the table
- * of guard.c; cli_getopt (flags.h) checks each such flag as it is parsed,
- * so the commands need no code of their own for it. */
+ * Which flags name files is declared once: in the flag's cli_flag row
+ * (flags.h), or for a command still parsed with cli_getopt in the table of
+ * guard.c; either way each such flag is checked as it is parsed, so the
+ * commands need no code of their own for it. */
 #ifndef QCTL_CLI_GUARD_H
 #define QCTL_CLI_GUARD_H
 

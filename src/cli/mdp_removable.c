@@ -5,7 +5,6 @@
  * structural checks and the comparison with simple policies; writes JSON
  * and a plot. The model and its equations are in docs/energy-mdp.md. */
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,57 +23,16 @@
  * cross-check is made only when it converges this quickly) */
 #define QUICK_SWEEPS 20000
 
-static const char usage[] =
-    "usage: qctl mdp removable --lambda X --rates R1,R2,.. --power P1,P2,.. --setup-rate A\n"
-    "                          [options]\n"
-    "\n"
+static const char synopsis[] =
+    "qctl mdp removable --lambda X --rates R1,R2,.. --power P1,P2,.. --setup-rate A\n"
+    "                          [options]";
+
+static const char about[] =
     "Solves the average-cost optimal on/off and speed policy of an M/M/1 queue whose\n"
     "server can be switched off (and takes an exponential setup time to come back) and\n"
     "serves at one of finitely many rates; prints the policy, its exact performance,\n"
     "whether it is work conserving, has a switch-on threshold and a rate rising with\n"
-    "the queue, and how simple policies compare on the same cost.\n"
-    "\n"
-    "  --lambda X          arrival rate (must be below the fastest rate)\n"
-    "  --rates R1,R2,..    service rates, strictly increasing\n"
-    "  --power P1,P2,..    power (cost rate) while serving at each rate\n"
-    "  --idle-power X      power while on and idle (default 0: the cost model of the\n"
-    "                      removable-server papers, which charge power by service\n"
-    "                      rate; sim pool's defaults are a server's watts, 180 W\n"
-    "                      idle, and `--idle-power 180 --setup-power 240\n"
-    "                      --off-power 0` reproduces them)\n"
-    "  --setup-power X     power during the setup time (default 0; --warm-power:\n"
-    "                      old name)\n"
-    "  --off-power X       power while off (default 0)\n"
-    "  --setup-rate A      setup rate: setup times are exponential with mean 1/A\n"
-    "                      (--warm-rate: old name)\n"
-    "  --switch-cost K     fixed cost per switch-on (default 0)\n"
-    "  --holding H         cost per job per unit time (default 1; must be > 0)\n"
-    "  --price P           multiplies every power figure, e.g. watts to cost (default 1)\n"
-    "  --tol T             relative tolerance of the gain: value iteration stops when\n"
-    "                      the span of Tv - v is below T times the always-on cost\n"
-    "                      (default 1e-9)\n"
-    "  --tail-tol E        truncation: probability mass at and beyond the largest\n"
-    "                      queue length kept must be below E (default 1e-8)\n"
-    "  --max-states S      most states the truncation may use (default 3000000)\n"
-    "  --levels N          use queue lengths 0..N exactly (no truncation search)\n"
-    "  --method M          pi (default: policy iteration), rvi (relative value\n"
-    "                      iteration) or both (policy iteration, then value\n"
-    "                      iteration as a cross-check: they must agree)\n"
-    "  --max-sweeps K      most value-iteration sweeps (default 200000 with\n"
-    "                      --method rvi; 20000 with both: the cross-check is\n"
-    "                      made only when value iteration converges that\n"
-    "                      quickly, and said to be skipped otherwise); value\n"
-    "                      iteration needs about 8 N sweeps for N levels, far\n"
-    "                      more near saturation\n"
-    "  --json              print the results as JSON\n"
-    "  --output FILE       also write the JSON to FILE\n"
-    "  --plot DIR          draw the policy (switch-on decision and rate against the\n"
-    "                      number of jobs) and the costs of the optimal and the simple\n"
-    "                      policies into DIR as SVG and PNG (needs gnuplot)\n"
-    "  --report DIR        write DIR/index.html: parameters, results tables and the\n"
-    "                      plots of --plot, in one self-contained page\n"
-    "  --quiet             no notices on stderr\n"
-    "  --help              this text\n";
+    "the queue, and how simple policies compare on the same cost.\n";
 
 #define MAXLIST QC_ENERGY_MAX_RATES
 
@@ -124,6 +82,18 @@ static int parse_list(const char *flag, const char *s, double *out, size_t *n)
             return 0;
         p = comma + 1;
     }
+}
+
+/* Where a list flag's values go (CLI_FUNC rows of --rates, --power). */
+typedef struct list_dest {
+    double *v;
+    size_t *n;
+} list_dest;
+
+static int list_flag(const cli_flag *f, const char *flag, const char *arg)
+{
+    const list_dest *d = f->dest;
+    return parse_list(flag, arg, d->v, d->n);
 }
 
 static int nonneg(const char *flag, double x)
@@ -630,119 +600,94 @@ static int write_plot(const char *dir, const qc_removable_params *p,
 
 int cmd_mdp_removable(int argc, char **argv)
 {
-    enum { O_LAM = 256, O_RATES, O_POWER, O_IDLE, O_WARMP, O_OFFP, O_WARMR, O_SWITCH, O_HOLD,
-           O_PRICE, O_TOL, O_TAIL, O_MAXS, O_LEVELS, O_METHOD, O_SWEEPS, O_JSON, O_OUT, O_PLOT,
-           O_REPORT, O_QUIET, O_HELP, O_WARMP_OLD, O_WARMR_OLD };
-    static const struct option longopts[] = {
-        {"lambda", required_argument, 0, O_LAM},       {"rates", required_argument, 0, O_RATES},
-        {"power", required_argument, 0, O_POWER},      {"idle-power", required_argument, 0, O_IDLE},
-        {"setup-power", required_argument, 0, O_WARMP}, {"off-power", required_argument, 0, O_OFFP},
-        {"setup-rate", required_argument, 0, O_WARMR},  {"switch-cost", required_argument, 0, O_SWITCH},
-        {"holding", required_argument, 0, O_HOLD},     {"price", required_argument, 0, O_PRICE},
-        {"tol", required_argument, 0, O_TOL},          {"tail-tol", required_argument, 0, O_TAIL},
-        {"max-states", required_argument, 0, O_MAXS}, {"levels", required_argument, 0, O_LEVELS},
-        {"method", required_argument, 0, O_METHOD},    {"max-sweeps", required_argument, 0, O_SWEEPS},
-        {"json", no_argument, 0, O_JSON},
-        {"output", required_argument, 0, O_OUT},       {"plot", required_argument, 0, O_PLOT},
-        {"quiet", no_argument, 0, O_QUIET},            {"help", no_argument, 0, O_HELP},
-        {"report", required_argument, 0, O_REPORT},
-        /* the old names, still accepted ("setup" is a server's start-up
-         * time in every command) */
-        {"warm-power", required_argument, 0, O_WARMP_OLD},
-        {"warm-rate", required_argument, 0, O_WARMR_OLD},
-        {0, 0, 0, 0}};
     qc_removable_params p;
     qc_removable_params_init(&p);
     p.method = QC_REMOVABLE_PI; /* value iteration only on request */
-    int sweeps_given = 0;
     qc_energy_cost *c = &p.cost;
     c->holding = 1;
     opts o = {0};
     o.price = 1;
     size_t npower = 0;
-    uint64_t u = 0;
-    int rc = 0, ch, max_states_given = 0;
-    opterr = 0;
-    optind = 1;
-    while ((ch = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
-        if (ch == O_WARMP_OLD || ch == O_WARMR_OLD) {
-            fprintf(stderr, "qctl: %s is deprecated; use %s (same meaning)\n",
-                    ch == O_WARMP_OLD ? "--warm-power" : "--warm-rate",
-                    ch == O_WARMP_OLD ? "--setup-power" : "--setup-rate");
-            ch = ch == O_WARMP_OLD ? O_WARMP : O_WARMR;
-        }
-        switch (ch) {
-        case O_LAM: rc = cli_double("--lambda", optarg, &p.lambda); break;
-        case O_RATES: rc = parse_list("--rates", optarg, c->rate, &c->nrates); break;
-        case O_POWER: rc = parse_list("--power", optarg, c->power, &npower); break;
-        case O_IDLE: rc = cli_double("--idle-power", optarg, &c->idle_power); break;
-        case O_WARMP: rc = cli_double("--setup-power", optarg, &c->warm_power); break;
-        case O_OFFP: rc = cli_double("--off-power", optarg, &c->off_power); break;
-        case O_WARMR: rc = cli_double("--setup-rate", optarg, &c->warm_rate); break;
-        case O_SWITCH: rc = cli_double("--switch-cost", optarg, &c->switch_cost); break;
-        case O_HOLD: rc = cli_double("--holding", optarg, &c->holding); break;
-        case O_PRICE:
-            if ((rc = cli_double("--price", optarg, &o.price)) == 0 && !(o.price > 0)) {
-                cli_error("--price: %g must be > 0", o.price);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_TOL: rc = cli_double("--tol", optarg, &p.tol); break;
-        case O_TAIL: rc = cli_double("--tail-tol", optarg, &p.tail_tol); break;
-        case O_MAXS:
-            if ((rc = cli_u64("--max-states", optarg, &u)) == 0) {
-                if (u < 51 || u > 3ull * 1000000000ull) {
-                    cli_error("--max-states: %s is not in [51, 3e9]", optarg);
-                    rc = QC_EXIT_USAGE;
-                }
-                p.max_states = (size_t)u;
-                max_states_given = 1;
-            }
-            break;
-        case O_LEVELS:
-            if ((rc = cli_u64("--levels", optarg, &u)) == 0) {
-                if (u < 1 || u > 1000000000ull) {
-                    cli_error("--levels: %s is not in [1, 1e9]", optarg);
-                    rc = QC_EXIT_USAGE;
-                }
-                p.levels = (size_t)u;
-            }
-            break;
-        case O_METHOD:
-            if (strcmp(optarg, "rvi") == 0)
-                p.method = QC_REMOVABLE_RVI;
-            else if (strcmp(optarg, "pi") == 0)
-                p.method = QC_REMOVABLE_PI;
-            else if (strcmp(optarg, "both") == 0)
-                p.method = QC_REMOVABLE_BOTH;
-            else {
-                cli_error("--method: '%s' is not rvi, pi or both", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_SWEEPS:
-            if ((rc = cli_u64("--max-sweeps", optarg, &u)) == 0) {
-                if (u < 1) {
-                    cli_error("--max-sweeps: must be >= 1");
-                    rc = QC_EXIT_USAGE;
-                }
-                p.max_iter = (size_t)u;
-                sweeps_given = 1;
-            }
-            break;
-        case O_JSON: o.json = 1; break;
-        case O_OUT: o.output = optarg; break;
-        case O_PLOT: o.plot = optarg; break;
-        case O_REPORT: o.report = optarg; break;
-        case O_QUIET: o.quiet = 1; break;
-        case O_HELP: fputs(usage, stdout); return 0;
-        default: return cli_bad_option("mdp removable", argv[optind - 1]);
-        }
-        if (rc != 0)
-            return rc;
+    uint64_t levels = 0, max_states = 0, sweeps = 0; /* 0: not given */
+    int method = QC_REMOVABLE_PI, help = 0, first = 0, rc = 0;
+    static const int methods[] = {QC_REMOVABLE_PI, QC_REMOVABLE_RVI, QC_REMOVABLE_BOTH};
+    list_dest rates = {c->rate, &c->nrates}, power = {c->power, &npower};
+    const cli_flag flags[] = {
+        {"lambda", CLI_DOUBLE, &p.lambda, .arg = "X",
+         .help = "arrival rate (must be below the fastest rate)"},
+        {"rates", CLI_FUNC, &rates, .arg = "R1,R2,..", .parse = list_flag,
+         .help = "service rates, strictly increasing"},
+        {"power", CLI_FUNC, &power, .arg = "P1,P2,..", .parse = list_flag,
+         .help = "power (cost rate) while serving at each rate"},
+        {"idle-power", CLI_DOUBLE, &c->idle_power, .arg = "X",
+         .help = "power while on and idle (default 0: the cost model of the\n"
+                 "removable-server papers, which charge power by service\n"
+                 "rate; sim pool's defaults are a server's watts, 180 W\n"
+                 "idle, and `--idle-power 180 --setup-power 240\n"
+                 "--off-power 0` reproduces them)"},
+        {"setup-power", CLI_DOUBLE, &c->warm_power, .alias = "warm-power", .arg = "X",
+         .help = "power during the setup time (default 0; --warm-power:\nold name)"},
+        {"off-power", CLI_DOUBLE, &c->off_power, .arg = "X", .help = "power while off (default 0)"},
+        {"setup-rate", CLI_DOUBLE, &c->warm_rate, .alias = "warm-rate", .arg = "A",
+         .help = "setup rate: setup times are exponential with mean 1/A\n(--warm-rate: old name)"},
+        {"switch-cost", CLI_DOUBLE, &c->switch_cost, .arg = "K",
+         .help = "fixed cost per switch-on (default 0)"},
+        {"holding", CLI_DOUBLE, &c->holding, .arg = "H",
+         .help = "cost per job per unit time (default 1; must be > 0)"},
+        {"price", CLI_DOUBLE, &o.price, 0, HUGE_VAL, .open = CLI_OPEN_MIN, .arg = "P",
+         .help = "multiplies every power figure, e.g. watts to cost (default 1)"},
+        {"tol", CLI_DOUBLE, &p.tol, .arg = "T",
+         .help = "relative tolerance of the gain: value iteration stops when\n"
+                 "the span of Tv - v is below T times the always-on cost\n(default 1e-9)"},
+        {"tail-tol", CLI_DOUBLE, &p.tail_tol, .arg = "E",
+         .help = "truncation: probability mass at and beyond the largest\n"
+                 "queue length kept must be below E (default 1e-8)"},
+        {"max-states", CLI_U64, &max_states, 51, 3e9, .arg = "S",
+         .help = "most states the truncation may use (default 3000000)"},
+        {"levels", CLI_U64, &levels, 1, 1e9, .arg = "N",
+         .help = "use queue lengths 0..N exactly (no truncation search)"},
+        {"method", CLI_CHOICE, &method, .arg = "M", .choices = "pi,rvi,both", .values = methods,
+         .help = "pi (default: policy iteration), rvi (relative value\n"
+                 "iteration) or both (policy iteration, then value\n"
+                 "iteration as a cross-check: they must agree)"},
+        {"max-sweeps", CLI_U64, &sweeps, 1, HUGE_VAL, .arg = "K",
+         .help = "most value-iteration sweeps (default 200000 with\n"
+                 "--method rvi; 20000 with both: the cross-check is\n"
+                 "made only when value iteration converges that\n"
+                 "quickly, and said to be skipped otherwise); value\n"
+                 "iteration needs about 8 N sweeps for N levels, far\n"
+                 "more near saturation"},
+        {"json", CLI_BOOL, &o.json, .help = "print the results as JSON"},
+        {"output", CLI_STR, &o.output, .arg = "FILE", .help = "also write the JSON to FILE"},
+        {"plot", CLI_STR, &o.plot, .arg = "DIR",
+         .help = "draw the policy (switch-on decision and rate against the\n"
+                 "number of jobs) and the costs of the optimal and the simple\n"
+                 "policies into DIR as SVG and PNG (needs gnuplot)"},
+        {"report", CLI_STR, &o.report, .arg = "DIR",
+         .help = "write DIR/index.html: parameters, results tables and the\n"
+                 "plots of --plot, in one self-contained page"},
+        {"quiet", CLI_BOOL, &o.quiet, .help = "no notices on stderr"},
+        {"help", CLI_HELP, &help, .help = "this text"},
+        /* the old names, still accepted ("setup" is a server's start-up
+         * time in every command) */
+        {0}};
+    rc = cli_flags_parse("mdp removable", flags, argc, argv, &first, NULL);
+    if (rc < 0) {
+        cli_flags_usage(stdout, synopsis, about, flags);
+        return 0;
     }
-    if (optind < argc)
-        return cli_extra_operand("mdp removable", argv[optind]);
+    if (rc != 0)
+        return rc;
+    if (first < argc)
+        return cli_extra_operand("mdp removable", argv[first]);
+    p.method = (qc_removable_method)method;
+    int max_states_given = max_states != 0, sweeps_given = sweeps != 0;
+    if (max_states_given)
+        p.max_states = (size_t)max_states;
+    if (levels)
+        p.levels = (size_t)levels;
+    if (sweeps_given)
+        p.max_iter = (size_t)sweeps;
     if (o.report && (rc = cli_report_prepare(o.report)) != 0)
         return rc;
     qc_energy_scale_power(c, o.price);

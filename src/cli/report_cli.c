@@ -94,7 +94,9 @@ static const char *const report_about[][2] = {
      "(bytes) and gaps (seconds) fitted by candidate distributions chosen by AIC, the "
      "dependence between them as an empirical copula, and on/off periods where the capture "
      "shows them (after Stoudt, Badian-Pessot et al., American Journal of Undergraduate "
-     "Research 13(3), 2016)."},
+     "Research 13(3), 2016). The tables show the selected model of each part and how the "
+     "candidates compare; fit.json beside this page holds every candidate's parameters, "
+     "standard errors and intervals."},
     {"gen",
      "Traffic generated from a fitted model, per user and activity; with --validate, the "
      "generated traffic compared with the capture it was fitted to."},

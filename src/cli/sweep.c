@@ -9,7 +9,6 @@
  * the records, atomically. docs/sweep.md describes the file and outputs. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,34 +23,21 @@
 #include "report_cli.h"
 #include "sweep_cli.h"
 
-static const char sweep_usage[] =
-    "usage: qctl sweep FILE [options]\n"
-    "\n"
+static const char sweep_synopsis[] = "qctl sweep FILE [options]";
+
+static const char sweep_about[] =
     "Runs a qctl experiment (sim, mdp, design, sysid) over a grid of parameters\n"
     "with replications, each run a child process, and collects metrics from its\n"
     "JSON output: mean and t-interval across replications per point. Started by\n"
-    "mpirun, rank 0 hands points out to the other ranks. See docs/sweep.md.\n"
-    "\n"
-    "  --set PATH=JSON      override a field of the file (repeatable), e.g.\n"
-    "                       --set reps=2 --set args.customers=20000\n"
-    "                       --set 'params.load=[0.5,0.9]'\n"
-    "  -j, --jobs N         runs at once (default: online CPUs)\n"
-    "  --results BASE       write BASE.csv, BASE.json and the journal\n"
-    "                       BASE.journal (default: ./STEM-results, STEM the\n"
-    "                       file's name without .json)\n"
-    "  --fresh              discard the journal and start over\n"
-    "  --report DIR         HTML report: each metric against the first numeric\n"
-    "                       parameter, one line per value of the others\n"
-    "  --quiet              no progress line and no summary line\n"
-    "  --help               this text\n"
-    "\n"
-    "A rerun of the same command resumes from the journal. A run that fails\n"
-    "makes its point an error row; the sweep goes on and exits 1.\n";
+    "mpirun, rank 0 hands points out to the other ranks. See docs/sweep.md.\n";
+
+/* --set given more often than this is refused, naming the flag. */
+#define QC_SWEEP_SETS_MAX 256
 
 typedef struct sweep_opts {
     const char *file;
-    const char **sets;
-    size_t nsets;
+    cli_strs sets; /* --set, in order (in set_v) */
+    const char *set_v[QC_SWEEP_SETS_MAX];
     unsigned jobs;
     const char *results;
     const char *report;
@@ -466,50 +452,43 @@ static char *with_ext(const char *base, const char *ext)
 
 static int parse_opts(int argc, char **argv, sweep_opts *o)
 {
-    enum { O_SET = 256, O_RESULTS, O_REPORT, O_QUIET, O_FRESH, O_HELP };
-    static const struct option longs[] = {
-        {"set", required_argument, 0, O_SET},       {"jobs", required_argument, 0, 'j'},
-        {"results", required_argument, 0, O_RESULTS}, {"report", required_argument, 0, O_REPORT},
-        {"quiet", no_argument, 0, O_QUIET},         {"fresh", no_argument, 0, O_FRESH},
-        {"help", no_argument, 0, O_HELP},           {0, 0, 0, 0}};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     o->jobs = cpus > 0 ? (unsigned)cpus : 1;
-    o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
-    if (o->sets == NULL) {
-        cli_error("out of memory");
-        return QC_EXIT_FAIL;
-    }
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = cli_getopt(argc, argv, "j:", longs, NULL)) != -1) {
-        int rc = 0;
-        switch (c) {
-        case O_SET: o->sets[o->nsets++] = optarg; break;
-        case 'j':
-            rc = cli_uint("--jobs", optarg, &o->jobs);
-            if (rc == 0 && o->jobs == 0) {
-                cli_error("--jobs: at least 1");
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_RESULTS: o->results = optarg; break;
-        case O_REPORT: o->report = optarg; break;
-        case O_QUIET: o->quiet = 1; break;
-        case O_FRESH: o->fresh = 1; break;
-        case O_HELP: fputs(sweep_usage, stdout); return -1;
-        default: return cli_bad_option("sweep", argv[optind - 1]);
-        }
-        if (rc != 0)
-            return rc;
-    }
-    if (optind >= argc) {
+    int help = 0, first = 0;
+    o->sets.v = o->set_v;
+    const cli_flag flags[] = {
+        {"set", CLI_STRS, &o->sets, 0, QC_SWEEP_SETS_MAX, .arg = "PATH=JSON",
+         .help = "override a field of the file (repeatable), e.g.\n"
+                 "--set reps=2 --set args.customers=20000\n"
+                 "--set 'params.load=[0.5,0.9]'"},
+        {"jobs", CLI_UINT, &o->jobs, 1, HUGE_VAL, .letter = 'j', .arg = "N",
+         .help = "runs at once (default: online CPUs)"},
+        {"results", CLI_STR, &o->results, .path = CLI_PATH_OUT_PREFIX, .arg = "BASE",
+         .help = "write BASE.csv, BASE.json and the journal\n"
+                 "BASE.journal (default: ./STEM-results, STEM the\n"
+                 "file's name without .json)"},
+        {"fresh", CLI_BOOL, &o->fresh, .help = "discard the journal and start over"},
+        {"report", CLI_STR, &o->report, .arg = "DIR",
+         .help = "HTML report: each metric against the first numeric\n"
+                 "parameter, one line per value of the others"},
+        {"quiet", CLI_BOOL, &o->quiet, .help = "no progress line and no summary line"},
+        {"help", CLI_HELP, &help, .help = "this text"},
+        {"", CLI_NOTE, NULL,
+         .help = "\nA rerun of the same command resumes from the journal. A run that fails\n"
+                 "makes its point an error row; the sweep goes on and exits 1."},
+        {0}};
+    int rc = cli_flags_parse("sweep", flags, argc, argv, &first, NULL);
+    if (rc < 0)
+        cli_flags_usage(stdout, sweep_synopsis, sweep_about, flags);
+    if (rc != 0)
+        return rc;
+    if (first >= argc) {
         cli_error("sweep: a sweep FILE is required (see 'qctl sweep --help')");
         return QC_EXIT_USAGE;
     }
-    o->file = argv[optind++];
-    if (optind < argc)
-        return cli_extra_operand("sweep", argv[optind]);
+    o->file = argv[first++];
+    if (first < argc)
+        return cli_extra_operand("sweep", argv[first]);
     return 0;
 }
 
@@ -582,7 +561,7 @@ static qc_sweep *load_sweep(const sweep_opts *o, int *rc)
     }
     qc_sweep *sw = NULL;
     qc_err err = {0};
-    int e = qc_sweep_parse(&sw, text, len, o->file, o->sets, o->nsets, &err);
+    int e = qc_sweep_parse(&sw, text, len, o->file, o->sets.v, o->sets.n, &err);
     free(text);
     if (e != 0) {
         cli_error("sweep: %s", err.msg);
@@ -623,7 +602,6 @@ int cmd_sweep(int argc, char **argv)
     o.argv = argv;
     int rc = parse_opts(argc, argv, &o);
     if (rc != 0) {
-        free(o.sets);
         return rc < 0 ? 0 : rc;
     }
     sweep_run_ctx c = {.o = &o};
@@ -679,7 +657,6 @@ out:
     free(c.csv);
     free(c.json);
     free(o.base);
-    free(o.sets);
     qc_sweep_free(c.sw);
     return rc;
 }

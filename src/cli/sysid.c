@@ -3,7 +3,6 @@
  * Reads (time, u, y) columns, calls qc_arx_fit for the plant (and for a
  * sensor from (time, y, measured y) when asked), prints the candidate
  * table and the chosen model, writes the model JSON and the plots. */
-#include <getopt.h>
 #include <gsl/gsl_errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -14,68 +13,19 @@
 
 #include "cli.h"
 #include "flags.h"
+#include "guard.h"
 #include "report_cli.h"
 #include "qctl/arx.h"
 #include "qctl/arx_json.h"
 #include "qctl/output.h"
 
-static const char usage[] =
-    "usage: qctl sysid --csv FILE [options]\n"
-    "\n"
+static const char synopsis[] = "qctl sysid --csv FILE [options]";
+
+static const char about[] =
     "Identifies an ARX model y(k+1) = a1 y(k) + ... + b1 u(k-d) + ... of a system\n"
     "from samples of its input u and output y (offsets from an operating point),\n"
     "by least squares for every candidate order and delay, chosen by AIC, and\n"
-    "validated on the last part of the data.\n"
-    "\n"
-    "  --csv FILE            the data: one row per sample interval\n"
-    "  --columns T,U,Y       time, input and output columns: header names or\n"
-    "                        1-based numbers (default time,u,y; columns 1,2,3 when\n"
-    "                        the file has no header); U,Y alone: no time column\n"
-    "  --operating-point U,Y model offsets from (U, Y)\n"
-    "  --demean              offsets from the means of the estimation part (default)\n"
-    "  --orders A..B         na = nb in A..B (default 1..3)\n"
-    "  --na A..B, --nb A..B  na and nb chosen independently\n"
-    "  --delays A..B         input delays d (default 0..2)\n"
-    "  --criterion C         aic (default): N ln(RSS/N) + 2p, or bic: N ln(RSS/N) + p ln N\n"
-    "  --holdout F           fraction kept at the end for validation (default 0.3)\n"
-    "  --dt SECONDS          sample interval (default: from the time column)\n"
-    "  --skip N              drop the first N rows (a warm-up from an empty system)\n"
-    "  --input-lag L         rows of the input column are L instants late: row k\n"
-    "                        holds u(k-L) (default 0; 1 for a log whose input on\n"
-    "                        each row is the one in force over the interval ending\n"
-    "                        at that row). The convention is u(k) set at instant k,\n"
-    "                        in force over (k, k+1], y(k) measured at instant k\n"
-    "  --fall F              the input in effect falls by at most the fraction F\n"
-    "                        per sample, ueff(k) = max(u(k), (1 - F) ueff(k-1)), and\n"
-    "                        the model is fitted from ueff to y (MaxUsers: lowering\n"
-    "                        it cuts nobody off, the connected users fall only as\n"
-    "                        sessions end); 'auto': F chosen with the model by the\n"
-    "                        criterion over 0..0.5. Written to the model as\n"
-    "                        input_fall, which 'qctl design' uses (default 0: none)\n"
-    "  --sensor-csv FILE     also fit a sensor model: true y in, measured y out\n"
-    "  --sensor-columns T,Y,M  its columns (default time,y,ym; 1,2,3 without header)\n"
-    "  --sensor-na A..B      sensor na (default 0..2)\n"
-    "  --sensor-nb A..B      sensor nb (default 1..2)\n"
-    "  --sensor-delays A..B  sensor delays (default -1..1; -1: the measurement at k\n"
-    "                        sees the true output at k)\n"
-    "  --sensor-at Y         also fit the sensor's affine map ym = offset + gain y\n"
-    "                        near the true output Y (the reference the loop will\n"
-    "                        track), for compensating the reference\n"
-    "  --sensor-width W      half-width of that neighbourhood (default 0.15 |Y|)\n"
-    "  --sensor-curve        also fit the static curve of a sensor that reads a queue\n"
-    "                        from its completion log, ym = f(v), f(N) = N - (N^2/S)\n"
-    "                        (1 - exp(-S/N)), v the sensor model's output at unit DC\n"
-    "                        gain; the scale S (throughput x interval) goes into the\n"
-    "                        model, and 'qctl design' predicts the loop with it\n"
-    "  --sensor-max V        the most the sensor can read (default: a comment\n"
-    "                        '# NAME_bound=V' in the sensor file, NAME its measured\n"
-    "                        column, as 'qctl sim maxusers --series' writes)\n"
-    "  -o, --output FILE     write the model JSON (the input of 'qctl design')\n"
-    "  --json                print the model JSON instead of the table\n"
-    "  --plot DIR            draw measured vs predicted output into DIR (gnuplot)\n"
-    "  --report DIR          write DIR/index.html: the fits, the model and the plots\n"
-    "                        of --plot, in one self-contained page\n"
-    "  --help                this text\n";
+    "validated on the last part of the data.\n";
 
 typedef struct opts {
     const char *csv, *columns, *sensor_csv, *sensor_columns, *output, *plot, *report;
@@ -145,6 +95,42 @@ static int parse_pair(const char *flag, const char *s, double *x, double *y)
     first[n] = '\0';
     if (cli_double(flag, first, x) != 0 || cli_double(flag, comma + 1, y) != 0)
         return QC_EXIT_USAGE;
+    return 0;
+}
+
+/* CLI_FUNC parsers: a range A..B within [f->min, f->max] into the int[2]
+ * or unsigned[2] at f->dest; U,Y into the double[2] at f->dest; --fall. */
+static int range_flag(const cli_flag *f, const char *flag, const char *s)
+{
+    int *v = f->dest;
+    return parse_range(flag, s, (int)f->min, (int)f->max, &v[0], &v[1]);
+}
+
+static int urange_flag(const cli_flag *f, const char *flag, const char *s)
+{
+    unsigned *v = f->dest;
+    return parse_urange(flag, s, (int)f->min, (int)f->max, &v[0], &v[1]);
+}
+
+static int pair_flag(const cli_flag *f, const char *flag, const char *s)
+{
+    double *v = f->dest;
+    return parse_pair(flag, s, &v[0], &v[1]);
+}
+
+static int fall_flag(const cli_flag *f, const char *flag, const char *s)
+{
+    double *fall = f->dest;
+    if (strcmp(s, "auto") == 0) {
+        *fall = NAN;
+        return 0;
+    }
+    if (cli_double(flag, s, fall) != 0)
+        return QC_EXIT_USAGE;
+    if (!(*fall >= 0 && *fall < 1)) {
+        cli_error("%s: %s is not in [0, 1) or 'auto'", flag, s);
+        return QC_EXIT_USAGE;
+    }
     return 0;
 }
 
@@ -428,38 +414,6 @@ static int write_plots(const char *dir, const series *s, const qc_arx_result *pr
 
 int cmd_sysid(int argc, char **argv)
 {
-    enum { O_CSV = 256, O_COLS, O_OP, O_DEMEAN, O_ORDERS, O_NA, O_NB, O_DELAYS, O_CRIT, O_HOLD,
-           O_DT, O_SKIP, O_LAG, O_SAT, O_SWIDTH, O_SMAX, O_SCSV, O_SCOLS, O_SNA, O_SNB, O_SDEL, O_SCURVE, O_FALL, O_OUT, O_JSON, O_PLOT, O_REPORT, O_HELP };
-    static const struct option longopts[] = {
-        {"csv", required_argument, 0, O_CSV},
-        {"columns", required_argument, 0, O_COLS},
-        {"operating-point", required_argument, 0, O_OP},
-        {"demean", no_argument, 0, O_DEMEAN},
-        {"orders", required_argument, 0, O_ORDERS},
-        {"na", required_argument, 0, O_NA},
-        {"nb", required_argument, 0, O_NB},
-        {"delays", required_argument, 0, O_DELAYS},
-        {"criterion", required_argument, 0, O_CRIT},
-        {"holdout", required_argument, 0, O_HOLD},
-        {"dt", required_argument, 0, O_DT},
-        {"skip", required_argument, 0, O_SKIP},
-        {"input-lag", required_argument, 0, O_LAG},
-        {"sensor-at", required_argument, 0, O_SAT},
-        {"sensor-width", required_argument, 0, O_SWIDTH},
-        {"sensor-max", required_argument, 0, O_SMAX},
-        {"sensor-csv", required_argument, 0, O_SCSV},
-        {"sensor-columns", required_argument, 0, O_SCOLS},
-        {"sensor-na", required_argument, 0, O_SNA},
-        {"sensor-nb", required_argument, 0, O_SNB},
-        {"sensor-delays", required_argument, 0, O_SDEL},
-        {"sensor-curve", no_argument, 0, O_SCURVE},
-        {"fall", required_argument, 0, O_FALL},
-        {"output", required_argument, 0, O_OUT},
-        {"json", no_argument, 0, O_JSON},
-        {"plot", required_argument, 0, O_PLOT},
-        {"report", required_argument, 0, O_REPORT},
-        {"help", no_argument, 0, O_HELP},
-        {0, 0, 0, 0}};
     opts o = {0};
     o.sensor_at = NAN;
     o.sensor_width = NAN;
@@ -474,118 +428,138 @@ int cmd_sysid(int argc, char **argv)
     so.tied = 0;
     so.d_min = -1;
     so.d_max = 1;
-    int have_op = 0, have_demean = 0, have_orders = 0, have_nanb = 0;
-    int rc = 0, c;
-    opterr = 0;
-    optind = 1;
-    while ((c = cli_getopt(argc, argv, "o:", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_CSV: o.csv = optarg; break;
-        case O_COLS: o.columns = optarg; break;
-        case O_OP:
-            have_op = 1;
-            po.demean = 0;
-            rc = parse_pair("--operating-point", optarg, &po.u0, &po.y0);
-            break;
-        case O_DEMEAN: have_demean = 1; break;
-        case O_ORDERS:
-            have_orders = 1;
-            rc = parse_urange("--orders", optarg, 1, QC_ARX_MAX_ORDER, &po.na_min, &po.na_max);
-            po.nb_min = po.na_min;
-            po.nb_max = po.na_max;
-            break;
-        case O_NA:
-            have_nanb = 1;
-            rc = parse_urange("--na", optarg, 0, QC_ARX_MAX_ORDER, &po.na_min, &po.na_max);
-            break;
-        case O_NB:
-            have_nanb = 1;
-            rc = parse_urange("--nb", optarg, 1, QC_ARX_MAX_ORDER, &po.nb_min, &po.nb_max);
-            break;
-        case O_DELAYS:
-            rc = parse_range("--delays", optarg, -1, QC_ARX_MAX_DELAY, &po.d_min, &po.d_max);
-            break;
-        case O_CRIT:
-            if (strcmp(optarg, "aic") == 0)
-                po.criterion = so.criterion = QC_ARX_AIC;
-            else if (strcmp(optarg, "bic") == 0)
-                po.criterion = so.criterion = QC_ARX_BIC;
-            else {
-                cli_error("--criterion: '%s' is not aic or bic", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_HOLD:
-            if ((rc = cli_double("--holdout", optarg, &po.holdout)) == 0 &&
-                !(po.holdout >= 0 && po.holdout <= 0.9)) {
-                cli_error("--holdout: %s must lie in [0, 0.9]", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            so.holdout = po.holdout;
-            break;
-        case O_DT:
-            if ((rc = cli_double("--dt", optarg, &o.dt)) == 0 && !(o.dt > 0)) {
-                cli_error("--dt: %s must be > 0", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_SKIP: rc = cli_u64("--skip", optarg, &o.skip); break;
-        case O_LAG:
-            if ((rc = cli_u64("--input-lag", optarg, &o.input_lag)) == 0 && o.input_lag > 100) {
-                cli_error("--input-lag: %s is not in 0..100", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_SAT: rc = cli_double("--sensor-at", optarg, &o.sensor_at); break;
-        case O_SWIDTH:
-            if ((rc = cli_double("--sensor-width", optarg, &o.sensor_width)) == 0 &&
-                !(o.sensor_width > 0)) {
-                cli_error("--sensor-width: %s must be > 0", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_SMAX:
-            if ((rc = cli_double("--sensor-max", optarg, &o.sensor_max)) == 0 &&
-                !(o.sensor_max > 0)) {
-                cli_error("--sensor-max: %s must be > 0", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case O_SCSV: o.sensor_csv = optarg; break;
-        case O_SCURVE: o.sensor_curve = 1; break;
-        case O_SCOLS: o.sensor_columns = optarg; break;
-        case O_SNA:
-            rc = parse_urange("--sensor-na", optarg, 0, QC_ARX_MAX_ORDER, &so.na_min, &so.na_max);
-            break;
-        case O_SNB:
-            rc = parse_urange("--sensor-nb", optarg, 1, QC_ARX_MAX_ORDER, &so.nb_min, &so.nb_max);
-            break;
-        case O_SDEL:
-            rc = parse_range("--sensor-delays", optarg, -1, QC_ARX_MAX_DELAY, &so.d_min,
-                             &so.d_max);
-            break;
-        case O_FALL:
-            if (strcmp(optarg, "auto") == 0)
-                o.fall = NAN;
-            else if ((rc = cli_double("--fall", optarg, &o.fall)) == 0 &&
-                     !(o.fall >= 0 && o.fall < 1)) {
-                cli_error("--fall: %s is not in [0, 1) or 'auto'", optarg);
-                rc = QC_EXIT_USAGE;
-            }
-            break;
-        case 'o':
-        case O_OUT: o.output = optarg; break;
-        case O_JSON: o.json = 1; break;
-        case O_PLOT: o.plot = optarg; break;
-        case O_REPORT: o.report = optarg; break;
-        case O_HELP: fputs(usage, stdout); return 0;
-        default: return cli_bad_option("sysid", argv[optind - 1]);
-        }
-        if (rc != 0)
-            return rc;
+    /* the flags that set several fields, read into these first */
+    double op[2] = {0, 0};
+    unsigned orders[2], na[2], nb[2], sna[2], snb[2];
+    int delays[2], sdelays[2], have_demean = 0, crit = po.criterion, help = 0, first = 0, rc;
+    static const int crits[] = {QC_ARX_AIC, QC_ARX_BIC};
+    const double mo = QC_ARX_MAX_ORDER, md = QC_ARX_MAX_DELAY;
+    const cli_flag flags[] = {
+        {"csv", CLI_STR, &o.csv, .path = CLI_PATH_IN_NONEMPTY, .arg = "FILE",
+         .help = "the data: one row per sample interval"},
+        {"columns", CLI_STR, &o.columns, .arg = "T,U,Y",
+         .help = "time, input and output columns: header names or\n"
+                 "1-based numbers (default time,u,y; columns 1,2,3 when\n"
+                 "the file has no header); U,Y alone: no time column"},
+        {"operating-point", CLI_FUNC, op, .arg = "U,Y", .parse = pair_flag,
+         .help = "model offsets from (U, Y)"},
+        {"demean", CLI_BOOL, &have_demean,
+         .help = "offsets from the means of the estimation part (default)"},
+        {"orders", CLI_FUNC, orders, 1, mo, .arg = "A..B", .parse = urange_flag,
+         .help = "na = nb in A..B (default 1..3)"},
+        {"na", CLI_FUNC, na, 0, mo, .arg = "A..B", .parse = urange_flag,
+         .help = "na chosen independently of nb"},
+        {"nb", CLI_FUNC, nb, 1, mo, .arg = "A..B", .parse = urange_flag,
+         .help = "nb chosen independently of na"},
+        {"delays", CLI_FUNC, delays, -1, md, .arg = "A..B", .parse = range_flag,
+         .help = "input delays d (default 0..2)"},
+        {"criterion", CLI_CHOICE, &crit, .arg = "C", .choices = "aic,bic", .values = crits,
+         .help = "aic (default): N ln(RSS/N) + 2p, or bic: N ln(RSS/N) + p ln N"},
+        {"holdout", CLI_DOUBLE, &po.holdout, 0, 0.9, .arg = "F",
+         .help = "fraction kept at the end for validation (default 0.3)"},
+        {"dt", CLI_DOUBLE, &o.dt, 0, HUGE_VAL, .open = CLI_OPEN_MIN, .arg = "SECONDS",
+         .help = "sample interval (default: from the time column)"},
+        {"skip", CLI_U64, &o.skip, .arg = "N",
+         .help = "drop the first N rows (a warm-up from an empty system)"},
+        {"input-lag", CLI_U64, &o.input_lag, 0, 100, .arg = "L",
+         .help = "rows of the input column are L instants late: row k\n"
+                 "holds u(k-L) (default 0; 1 for a log whose input on\n"
+                 "each row is the one in force over the interval ending\n"
+                 "at that row). The convention is u(k) set at instant k,\n"
+                 "in force over (k, k+1], y(k) measured at instant k"},
+        {"fall", CLI_FUNC, &o.fall, .arg = "F", .parse = fall_flag,
+         .help = "the input in effect falls by at most the fraction F\n"
+                 "per sample, ueff(k) = max(u(k), (1 - F) ueff(k-1)), and\n"
+                 "the model is fitted from ueff to y (MaxUsers: lowering\n"
+                 "it cuts nobody off, the connected users fall only as\n"
+                 "sessions end); 'auto': F chosen with the model by the\n"
+                 "criterion over 0..0.5. Written to the model as\n"
+                 "input_fall, which 'qctl design' uses (default 0: none)"},
+        {"sensor-csv", CLI_STR, &o.sensor_csv, .path = CLI_PATH_IN_NONEMPTY, .arg = "FILE",
+         .help = "also fit a sensor model: true y in, measured y out"},
+        {"sensor-columns", CLI_STR, &o.sensor_columns, .arg = "T,Y,M",
+         .help = "its columns (default time,y,ym; 1,2,3 without header)"},
+        {"sensor-na", CLI_FUNC, sna, 0, mo, .arg = "A..B", .parse = urange_flag,
+         .help = "sensor na (default 0..2)"},
+        {"sensor-nb", CLI_FUNC, snb, 1, mo, .arg = "A..B", .parse = urange_flag,
+         .help = "sensor nb (default 1..2)"},
+        {"sensor-delays", CLI_FUNC, sdelays, -1, md, .arg = "A..B", .parse = range_flag,
+         .help = "sensor delays (default -1..1; -1: the measurement at k\n"
+                 "sees the true output at k)"},
+        {"sensor-at", CLI_DOUBLE, &o.sensor_at, .arg = "Y",
+         .help = "also fit the sensor's affine map ym = offset + gain y\n"
+                 "near the true output Y (the reference the loop will\n"
+                 "track), for compensating the reference"},
+        {"sensor-width", CLI_DOUBLE, &o.sensor_width, 0, HUGE_VAL, .open = CLI_OPEN_MIN,
+         .arg = "W", .help = "half-width of that neighbourhood (default 0.15 |Y|)"},
+        {"sensor-curve", CLI_BOOL, &o.sensor_curve,
+         .help = "also fit the static curve of a sensor that reads a queue\n"
+                 "from its completion log, ym = f(v), f(N) = N - (N^2/S)\n"
+                 "(1 - exp(-S/N)), v the sensor model's output at unit DC\n"
+                 "gain; the scale S (throughput x interval) goes into the\n"
+                 "model, and 'qctl design' predicts the loop with it"},
+        {"sensor-max", CLI_DOUBLE, &o.sensor_max, 0, HUGE_VAL, .open = CLI_OPEN_MIN, .arg = "V",
+         .help = "the most the sensor can read (default: a comment\n"
+                 "'# NAME_bound=V' in the sensor file, NAME its measured\n"
+                 "column, as 'qctl sim maxusers --series' writes)"},
+        {"output", CLI_STR, &o.output, .letter = 'o', .arg = "FILE",
+         .help = "write the model JSON (the input of 'qctl design')"},
+        {"json", CLI_BOOL, &o.json, .help = "print the model JSON instead of the table"},
+        {"plot", CLI_STR, &o.plot, .arg = "DIR",
+         .help = "draw measured vs predicted output into DIR (gnuplot)"},
+        {"report", CLI_STR, &o.report, .arg = "DIR",
+         .help = "write DIR/index.html: the fits, the model and the plots\n"
+                 "of --plot, in one self-contained page"},
+        {"help", CLI_HELP, &help, .help = "this text"},
+        {0}};
+    unsigned given[sizeof flags / sizeof flags[0]];
+    rc = cli_flags_parse("sysid", flags, argc, argv, &first, given);
+    if (rc < 0) {
+        cli_flags_usage(stdout, synopsis, about, flags);
+        return 0;
     }
-    if (optind < argc)
-        return cli_extra_operand("sysid", argv[optind]);
+    if (rc != 0)
+        return rc;
+    if (first < argc)
+        return cli_extra_operand("sysid", argv[first]);
+    int have_op = cli_flag_given(flags, given, "operating-point") > 0;
+    int have_orders = cli_flag_given(flags, given, "orders") > 0;
+    int have_nanb = cli_flag_given(flags, given, "na") + cli_flag_given(flags, given, "nb") > 0;
+    if (have_op) {
+        po.demean = 0;
+        po.u0 = op[0];
+        po.y0 = op[1];
+    }
+    if (have_orders) {
+        po.na_min = po.nb_min = orders[0];
+        po.na_max = po.nb_max = orders[1];
+    }
+    if (cli_flag_given(flags, given, "na")) {
+        po.na_min = na[0];
+        po.na_max = na[1];
+    }
+    if (cli_flag_given(flags, given, "nb")) {
+        po.nb_min = nb[0];
+        po.nb_max = nb[1];
+    }
+    if (cli_flag_given(flags, given, "delays")) {
+        po.d_min = delays[0];
+        po.d_max = delays[1];
+    }
+    if (cli_flag_given(flags, given, "sensor-na")) {
+        so.na_min = sna[0];
+        so.na_max = sna[1];
+    }
+    if (cli_flag_given(flags, given, "sensor-nb")) {
+        so.nb_min = snb[0];
+        so.nb_max = snb[1];
+    }
+    if (cli_flag_given(flags, given, "sensor-delays")) {
+        so.d_min = sdelays[0];
+        so.d_max = sdelays[1];
+    }
+    po.criterion = so.criterion = (qc_arx_criterion)crit;
+    so.holdout = po.holdout;
     if (o.report && (rc = cli_report_prepare(o.report)) != 0)
         return rc;
     if (o.csv == NULL) {

@@ -49,8 +49,9 @@ int cli_load_trace(const char *path, const char *labels, int quiet, qc_trace *tr
     return 0;
 }
 
-int cli_gap_threshold(const char *s, double *out)
+int cli_gap_threshold(const cli_flag *f, const char *flag, const char *s)
 {
+    double *out = f->dest;
     if (strcmp(s, "auto") == 0) {
         *out = -1;
         return 0;
@@ -59,10 +60,10 @@ int cli_gap_threshold(const char *s, double *out)
         *out = INFINITY;
         return 0;
     }
-    if (cli_double("--gap-threshold", s, out) != 0)
+    if (cli_double(flag, s, out) != 0)
         return QC_EXIT_USAGE;
     if (!(*out > 0)) {
-        cli_error("--gap-threshold: must be auto, none or a time > 0");
+        cli_error("%s: must be auto, none or a time > 0", flag);
         return QC_EXIT_USAGE;
     }
     return 0;
@@ -203,7 +204,9 @@ static int marginal_plots(const char *dir, const char *base, const char *what,
     }
     if (!(hi > lo))
         hi = lo + 1;
-    enum { NB = 60, NP = 300 };
+    /* NP points a fitted curve: smooth at the page's width, and few enough
+     * that the report page stays small */
+    enum { NB = 60, NP = 120 };
     double h[NB] = {0};
     const double w = (hi - lo) / NB;
     for (size_t i = 0; i < n; i++) {
@@ -267,8 +270,8 @@ static int marginal_plots(const char *dir, const char *base, const char *what,
     int o = snprintf(body, sizeof body,
                      "set xlabel '%s (%s%s)'\nset ylabel '%s'\n"
                      "set key below horizontal\n%s"
-                     "set style fill solid 0.4 border\nset yrange [0:*]\n"
-                     "plot '%s/%s' index 0 using 1:2 with boxes lc rgb '#999999' title 'data'",
+                     "unset grid\nset yrange [0:*]\n"
+                     "plot '%s/%s' index 0 using 1:2 with histeps lw 2 lc rgb '#999999' title 'data'",
                      what, strcmp(what, "size") == 0 ? "bytes" : "s",
                      logx ? ", log scale" : "",
                      logx ? "density (per unit of log10 x)" : "density", tics, dir, file);
@@ -289,7 +292,7 @@ static int marginal_plots(const char *dir, const char *base, const char *what,
         free(x);
         return QC_EXIT_FAIL;
     }
-    const size_t K = n < 200 ? n : 200;
+    const size_t K = n < 100 ? n : 100; /* quantiles shown */
     fprintf(fp, "# fitted quantile, data quantile\n");
     for (size_t i = 0; i < K; i++) {
         const double q = ((double)i + 0.5) / (double)K;
@@ -302,7 +305,8 @@ static int marginal_plots(const char *dir, const char *base, const char *what,
     if ((rc = close_data(&of)) != 0)
         return rc;
     snprintf(body, sizeof body,
-             "set xlabel '%s quantile of %s (%s)'\nset ylabel 'data quantile (%s)'\nunset key\n%s"
+             "set xlabel '%s quantile of %s (%s)'\nset ylabel 'data quantile (%s)'\n"
+             "unset key\nunset grid\n%s"
              "plot '%s/%s' using 1:2 with points pt 7 ps 0.5, x with lines lc rgb '#777777'",
              qc_fit_family_name(best->family), what, strcmp(what, "size") == 0 ? "bytes" : "s",
              strcmp(what, "size") == 0 ? "bytes" : "s",
@@ -391,28 +395,33 @@ int cli_fit_report(const char *dir, const char *name, const qc_traffic_model *m,
     if (fp == NULL)
         return QC_EXIT_FAIL;
     const size_t step = rep->n > 5000 ? rep->n / 5000 : 1;
+    size_t rows = 0;
     fprintf(fp, "# u(size) v(gap) u(next size)\n");
-    for (size_t i = 0; i + 1 < rep->n; i += step)
+    for (size_t i = 0; i + 1 < rep->n; i += step, rows++)
         fprintf(fp, "%.6f %.6f %.6f\n", rep->u[i], rep->v[i], rep->u[i + 1]);
+    /* the scatter shows at most COPULA_SHOWN of the rows (every k-th), so
+     * that the page stays small; the file keeps them all */
+    enum { COPULA_SHOWN = 120 };
+    const size_t every = rows > COPULA_SHOWN ? (rows + COPULA_SHOWN - 1) / COPULA_SHOWN : 1;
     if ((rc = close_data(&of)) != 0)
         return rc;
     /* Two plots, not a multiplot: qc_plot redraws the PNG with 'replot',
      * which repeats only the last plot of a multiplot. */
     snprintf(body, sizeof body,
-             "set size ratio -1\nunset key\nset xrange [0:1]\nset yrange [0:1]\n"
+             "set size ratio -1\nunset key\nunset grid\nset xrange [0:1]\nset yrange [0:1]\n"
              "set title 'copula of size and gap (Kendall tau %.3f)'\n"
              "set xlabel 'size rank'\nset ylabel 'gap rank'\n"
-             "plot '%s/%s' using 1:2 with points pt 7 ps 0.5",
-             rep->tau_sg, dir, file);
+             "plot '%s/%s' every %zu using 1:2 with points pt 7 ps 0.5",
+             rep->tau_sg, dir, file, every);
     snprintf(pname, sizeof pname, "%s_copula", base);
     if ((rc = plot(dir, pname, body)) != 0)
         return rc;
     snprintf(body, sizeof body,
-             "set size ratio -1\nunset key\nset xrange [0:1]\nset yrange [0:1]\n"
+             "set size ratio -1\nunset key\nunset grid\nset xrange [0:1]\nset yrange [0:1]\n"
              "set title 'copula of consecutive sizes (Kendall tau %.3f)'\n"
              "set xlabel 'size rank'\nset ylabel 'next size rank'\n"
-             "plot '%s/%s' using 1:3 with points pt 7 ps 0.5",
-             rep->tau_ss, dir, file);
+             "plot '%s/%s' every %zu using 1:3 with points pt 7 ps 0.5",
+             rep->tau_ss, dir, file, every);
     snprintf(pname, sizeof pname, "%s_copula_lag1", base);
     return plot(dir, pname, body);
 }

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "flags.h"
 #include "qctl/traffic.h"
 
 typedef struct cli_groups {
@@ -19,8 +20,9 @@ typedef struct cli_groups {
  * nothing usable was read, with the reason printed). */
 int cli_load_trace(const char *path, const char *labels, int quiet, qc_trace *tr);
 
-/* "auto", "none" or seconds (> 0) into *out (-1 auto, INFINITY none). */
-int cli_gap_threshold(const char *s, double *out);
+/* The CLI_FUNC parser of --gap-threshold: "auto", "none" or seconds
+ * (> 0) into the double at f->dest (-1 auto, INFINITY none). */
+int cli_gap_threshold(const cli_flag *f, const char *flag, const char *s);
 
 /* The capture's summary (format, link type, packets, flows, duration,
  * partial, warnings), as JSON and as text. */
