@@ -39,7 +39,8 @@
 # the series and plots under results/ (OUT=DIR to write elsewhere).
 # Sizes (environment): CLIENTS THINK_MS SERVICE_US KMAX DT L0 AMP HOLD
 # ID_DUR CL_DUR STEP HI_DUR HI_STEP ST_DUR WARM REF0 REF (defaults below:
-# about 7 minutes in all; FULL=1 gives the long runs, about 11 minutes).
+# 390 s of runs, 7.7-9.5 minutes in all at load 25-49; FULL=1 gives the
+# long runs, 655 s).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 Q=${1:-$here/../../build/qctl}
