@@ -492,10 +492,10 @@ klo=$(awk -v h="$hi" 'BEGIN{printf "%.3g", 0.2 * h}')
 khi=$(awk -v h="$hi" 'BEGIN{printf "%.3g", 1.5 * h}')
 echo "2. design: stable for 0 < K_I < $hi; low gain $klo (0.2 of it), high gain $khi (1.5 of it)"
 # the low gain's step from rest at REF0 predicted over as many samples as
-# its run has after the step; the high gain's loop is unstable, never at
+# its run has after the step (at least 10, qctl design's least); the high gain's loop is unstable, never at
 # rest, and its saturation is that of the limit cycle it falls into:
 # predicted over 180 samples (qctl design's default)
-n_lo=$(awk -v a="$CL_DUR" -v b="$STEP" -v dt="$DT" 'BEGIN{print int((a - b) / dt + 0.5)}')
+n_lo=$(awk -v a="$CL_DUR" -v b="$STEP" -v dt="$DT" 'BEGIN{n = int((a - b) / dt + 0.5); print n < 10 ? 10 : n}')
 n_hi=180
 design() { # horizon, more options
     h=$1
