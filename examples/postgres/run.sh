@@ -11,7 +11,9 @@
 #      R^2, the log sensor's model);
 #   2. design: `qctl design` for a low and a high integral gain, with their
 #      predicted step responses (settling, overshoot, saturation);
-#   3. the loop closed at both gains on the true RIS and on the log;
+#   3. the loop closed at both gains on the true RIS and on the log, the
+#      reference stepped from REF0 to REF once the loop has held REF0 for
+#      STEP seconds (a step from a settled operating point, as in the seed);
 #   4. a static limit tuned by hand (the gate's --limit, then PostgreSQL's
 #      max_connections) and no limit, at the same load: throughput and
 #      statement latency.
@@ -29,38 +31,49 @@
 # RIS = sessions connected - X * think while the limit binds and the server
 # is saturated; lowering the limit cuts nobody off.
 #
-# usage: examples/postgres/run.sh [path/to/qctl]
+# usage: [FULL=1] examples/postgres/run.sh [path/to/qctl]
 # As root it installs PostgreSQL (apt-get install postgresql
 # postgresql-contrib) when missing and runs the server as user postgres;
 # otherwise it needs PostgreSQL installed and runs it as the calling user,
 # or skips with a notice (exit 0). Writes results/results.md, results/index.html,
 # the series and plots under results/ (OUT=DIR to write elsewhere).
 # Sizes (environment): CLIENTS THINK_MS SERVICE_US KMAX DT L0 AMP HOLD
-# ID_DUR CL_DUR ST_DUR WARM REF (defaults below; about 11 minutes in all).
+# ID_DUR CL_DUR STEP HI_DUR HI_STEP ST_DUR WARM REF0 REF (defaults below:
+# 390 s of runs, 7.7-9.5 minutes in all at load 25-49; FULL=1 gives the
+# long runs, 655 s).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 Q=${1:-$here/../../build/qctl}
 case $Q in /*) ;; *) Q=$(pwd)/$Q ;; esac
 out=${OUT:-$here/results}
+if [ "${FULL:-0}" = 1 ]; then
+    d_id=200 d_cl=100 d_step=30 d_hi=60 d_histep=20 d_st=45 d_warm=10
+else
+    d_id=120 d_cl=70 d_step=20 d_hi=35 d_histep=10 d_st=20 d_warm=6
+fi
 CLIENTS=${CLIENTS:-150}   # pgbench clients: the users
-THINK_MS=${THINK_MS:-500} # mean think time before each statement
+THINK_MS=${THINK_MS:-250} # mean think time before each statement
 SERVICE_US=${SERVICE_US:-10000} # mean time a statement holds the hot row
-KMAX=${KMAX:-5}           # statements per session: uniform on 1..KMAX
+KMAX=${KMAX:-9}           # statements per session: uniform on 1..KMAX
 DT=${DT:-1}               # control interval (s)
-L0=${L0:-100}             # operating point of the limit
-AMP=${AMP:-30}            # PRBS amplitude: the limit switches between L0 -+ AMP
-HOLD=${HOLD:-5}           # PRBS hold (intervals)
-ID_DUR=${ID_DUR:-150}     # identification run (s)
-CL_DUR=${CL_DUR:-75}      # each closed-loop run (s)
-ST_DUR=${ST_DUR:-45}      # each static-limit run (s)
-WARM=${WARM:-10}          # seconds cut at the start of each run
-REF=${REF:-50}            # the RIS reference of the closed loops
+L0=${L0:-90}              # operating point of the limit
+AMP=${AMP:-25}            # PRBS amplitude: the limit switches between L0 -+ AMP
+HOLD=${HOLD:-10}          # PRBS hold (intervals)
+ID_DUR=${ID_DUR:-$d_id}   # identification run (s)
+CL_DUR=${CL_DUR:-$d_cl}   # each low-gain closed-loop run (s)
+STEP=${STEP:-$d_step}     # ... its reference steps from REF0 to REF at STEP s
+HI_DUR=${HI_DUR:-$d_hi}   # each high-gain closed-loop run (s)
+HI_STEP=${HI_STEP:-$d_histep} # ... its step (s)
+ST_DUR=${ST_DUR:-$d_st}   # each static-limit run (s)
+WARM=${WARM:-$d_warm}     # seconds cut at the start of the open-loop runs
+REF0=${REF0:-80}          # the closed loops' first reference (RIS) ...
+REF=${REF:-60}            # ... and the one after the step
 LMIN=${LMIN:-1}           # the controller's limits
 LMAX=${LMAX:-$CLIENTS}
 
 note() { echo "examples/postgres: $*" >&2; }
-case $here in *' '*)
-    note "the example's path has a space ('$here'); qctl gate splits --sensor-cmd on spaces"
+case $here${TMPDIR:-/tmp} in *' '*)
+    note "the example's path or TMPDIR has a space; qctl gate splits --sensor-cmd on spaces"
     exit 1 ;;
 esac
 
@@ -98,6 +111,21 @@ if ! "$Q" gate --help >/dev/null 2>&1; then
     note "$Q has no 'gate' command (build qctl first: make)"
     exit 1
 fi
+if ! mkdir -p "$out" 2>/dev/null || ! [ -w "$out" ]; then
+    note "cannot write the results to $out (OUT=DIR writes them elsewhere)"
+    exit 1
+fi
+# unusable: PostgreSQL is installed but cannot run here as a plain user
+# (the root run installs and runs it as user postgres); a notice, exit 0
+unusable() {
+    note "$1"
+    [ -n "${2:-}" ] && tail -n 20 "$2" >&2
+    if [ "$(id -u)" -ne 0 ]; then
+        note "PostgreSQL cannot be run here as $(id -un); run as root. Skipped."
+        exit 0
+    fi
+    exit 1
+}
 if [ "$(id -u)" -eq 0 ]; then
     pguser=postgres
     if ! id "$pguser" >/dev/null 2>&1; then
@@ -128,7 +156,7 @@ trap 'exit 143' TERM
 mkdir -p "$pg" "$out"
 [ "$(id -u)" -eq 0 ] && chown "$pguser" "$pg"
 as_pg "$B/initdb" -D "$pg/data" -U postgres -A trust --no-sync -E UTF8 >"$tmp/initdb.txt" 2>&1 ||
-    { cat "$tmp/initdb.txt" >&2; exit 1; }
+    unusable "initdb failed; its output:" "$tmp/initdb.txt"
 mkdir -p "$tmp/sock" && [ "$(id -u)" -eq 0 ] && chown "$pguser" "$tmp/sock"
 # Loopback only, a socket directory of its own, every statement logged when
 # it completes with the epoch time (%n), durability off (a scratch cluster).
@@ -165,9 +193,7 @@ pg_start() {
             fi
             i=$((i + 1))
         done
-        note "PostgreSQL did not start; its log:"
-        tail -20 "$pg/server.log" >&2
-        exit 1
+        unusable "PostgreSQL did not start; its log:" "$pg/server.log"
     fi
     as_pg "$B/pg_ctl" -D "$pg/data" -l "$pg/server.log" -w -t 60 -o "-p $port $*" start >/dev/null
     started=1
@@ -192,17 +218,29 @@ begin
 end $$;
 -- the true RIS: the users' backends executing a statement, sampled every
 -- gap seconds for secs seconds into ris_samples (each sample committed;
--- pg_stat_activity read afresh each time)
+-- pg_stat_activity read afresh each time); after each sample the mean of
+-- those of the last dt seconds, the time average of RIS over the interval
+-- ending now, is written to the file path, which the gate's sensor reads
+-- (a sensor that connected each interval would wait behind the users'
+-- connections at the postmaster: up to seconds on a loaded machine)
 create table ris_samples (t timestamptz not null, n int not null);
 create index on ris_samples (t);
-create procedure ris_sampler(gap float8, secs float8) language plpgsql as $$
-declare stop timestamptz := clock_timestamp() + secs * interval '1 s';
+create procedure ris_sampler(gap float8, secs float8, dt float8, path text)
+language plpgsql as $$
+declare
+  stop timestamptz := clock_timestamp() + secs * interval '1 s';
+  m numeric;
 begin
   while clock_timestamp() < stop loop
     perform pg_stat_clear_snapshot();
     insert into ris_samples
       select clock_timestamp(), count(*) from pg_stat_activity
        where state = 'active' and usename = 'bench';
+    -- the mean first: COPY truncates the file when it starts, and the
+    -- file stays empty only while a constant is written
+    select round(avg(n), 3) into m from ris_samples
+     where t > clock_timestamp() - dt * interval '1 s';
+    execute format('copy (select %s) to %L', m, path);
     commit;
     perform pg_sleep(gap);
   end loop;
@@ -253,7 +291,8 @@ run() {
             --drain-timeout 60 --duration $((dur + 120)) --series "$tmp/gate.csv" "$@" \
             2>"$d/gate.err" &
         gate_pid=$!
-        PGAPPNAME=ris_sampler PSQL -c "call ris_sampler(0.05, $((dur + 130)))" \
+        rm -f "$pg/ris"
+        PGAPPNAME=ris_sampler PSQL -c "call ris_sampler(0.05, $((dur + 130)), $DT, '$pg/ris')" \
             >/dev/null 2>&1 &
         sampler_pid=$!
         i=0
@@ -266,8 +305,6 @@ run() {
             fi
             sleep 0.1
         done
-        # the gate's time 0 is when it listens: the port file's time
-        t0=$(stat -c %.3Y "$tmp/port")
         bport=$(cat "$tmp/port")
     fi
     "$B/pgbench" -n -h 127.0.0.1 -p "$bport" -U bench -C -c "$CLIENTS" -j "$CLIENTS" \
@@ -283,6 +320,9 @@ run() {
                  where application_name = 'ris_sampler'" >/dev/null
         wait "$sampler_pid" 2>/dev/null || true
         sampler_pid=""
+        # the gate's time 0 on the wall clock, from its series
+        t0=$(sed -n 's/^# t0_epoch=\([0-9.]*\) .*/\1/p' "$tmp/gate.csv")
+        [ -n "$t0" ] || { note "$tmp/gate.csv: no t0_epoch line"; exit 1; }
     fi
     tail -c +$((off + 1)) "$pg/server.log" >"$tmp/run.log"
     n=$(awk -v d="$dur" -v dt="$DT" 'BEGIN{print int(d / dt + 0.5)}')
@@ -298,15 +338,18 @@ run() {
             "$tmp/log.csv" >"$d/series.csv"
     fi
     # latency and throughput after the warm-up, from the log (statements
-    # completed within [t0 + WARM, t0 + dur])
-    awk -v a="$t0" -v w="$WARM" -v d="$dur" '
+    # completed within [t0 + from, t0 + dur], from = WARM or the caller's
+    # lat_from)
+    from=${lat_from:-$WARM}
+    echo "$from" >"$d/from.txt"
+    awk -v a="$t0" -v w="$from" -v d="$dur" '
         / duration: [0-9.]+ ms  statement: select rpc/ {
             c = $1 + 0
             if (c < a + w || c > a + d) next
             match($0, / duration: [0-9.]+ ms/)
             print substr($0, RSTART + 11, RLENGTH - 14) + 0
         }' "$tmp/run.log" | sort -n >"$tmp/lat.txt"
-    awk -v span=$((dur - WARM)) '{x[NR] = $1; s += $1}
+    awk -v span=$((dur - from)) '{x[NR] = $1; s += $1}
         END {
             if (NR == 0) { print "0|none|none|none"; exit }
             i = int(0.95 * NR + 0.999999); if (i < 1) i = 1
@@ -346,17 +389,28 @@ bench_summary() {
          END {printf "%s|%s|%d\n", t == "" ? "none" : t, c == "" ? "none" : c, ab}' "$1"
 }
 
-meanris() { awk -F, -v w="$WARM" 'NR > 1 && $1 >= w && $9 != "" {s += $9; n++} END {printf "%.1f", n ? s / n : 0}' "$1"; }
+# risstats SERIES FROM: the exact RIS (from the log) after FROM s: its
+# mean, its standard deviation over the intervals, and the intervals within
+# 10% of REF (count of samples, and %)
+risstats() {
+    awk -F, -v w="$2" -v r="$REF" 'NR > 1 && $1 > w && $9 != "" {
+            s += $9; q += $9 * $9; n++; d = $9 - r; if (d < 0) d = -d; if (d <= 0.1 * r) b++ }
+        END { if (!n) { print "none|none|none"; exit }
+              m = s / n; v = q / n - m * m; if (v < 0) v = 0
+              printf "%.1f|%.1f|%d of %d (%.0f%%)\n", m, sqrt(v), b, n, 100 * b / n }' "$1"
+}
 static_row() { # name, label
     IFS='|'
     # shellcheck disable=SC2046
-    set -- $(cat "$out/$1/latency.txt") $(bench_summary "$out/$1/pgbench.txt")
+    set -- $(cat "$out/$1/latency.txt") $(bench_summary "$out/$1/pgbench.txt") \
+        $(risstats "$out/$1/series.csv" "$(cat "$out/$1/from.txt")")
     unset IFS
-    echo "| $label | $1 | $2 | $3 | $4 | $5 | $6 | $7 | $(meanris "$out/$name/series.csv") |" >>"$out/results.md"
-    echo "     $label: $1 statements/s, latency mean $2 ms, p95 $3 ms; $5 sessions/s, connection $6 ms, $7 clients aborted"
+    echo "| $label | $1 | $2 | $3 | $4 | $5 | $6 | $7 | $8 | $9 | ${10} |" >>"$out/results.md"
+    echo "     $label: $1 statements/s, latency mean $2 ms, p95 $3 ms; $5 sessions/s, connection $6 ms, $7 clients aborted; exact RIS mean $8 sd $9, within 10% of $REF: ${10}"
 }
 
-sensor_true() { echo "$here/sensor.sh $B/psql $port $DT"; }
+# the true sensor: the file ris_sampler() rewrites 20 times a second
+sensor_true() { echo "$here/sensor.sh $pg/ris"; }
 # the log sensor: the gate sums the durations (ms) of the statements
 # completed in each interval; scaled by 1/(1000 DT) it reads RIS
 log_pattern='duration: ([0-9.]+) ms  statement: select rpc'
@@ -369,9 +423,12 @@ truesensor=1 run ident "$ID_DUR" --controller open --excite prbs \
     --sensor-cmd "$(sensor_true)"
 skip=$(awk -v w="$WARM" -v dt="$DT" 'BEGIN{print int(w / dt + 0.5)}')
 # the sample missing in an interval (killed after 0.9 DT) holds its
-# predecessor for identification; counted
-awk -F, 'NR == 1 {print; next} {if ($7 == "") {$7 = last; $8 = last; miss++} else last = $7; print}
-         END {print miss + 0 > "/dev/stderr"}' OFS=, "$out/ident/series.csv" \
+# predecessor for identification (samples missing before the first one
+# take its value: they are in the warm-up cut); counted
+awk -F, 'NR == FNR { if (FNR > 1 && $7 != "" && first == "") first = $7; next }
+         FNR == 1 {print; last = first; next}
+         {if ($7 == "") {$7 = last; $8 = last; miss++} else last = $7; print}
+         END {print miss + 0 > "/dev/stderr"}' OFS=, "$out/ident/series.csv" "$out/ident/series.csv" \
     >"$tmp/ident.csv" 2>"$tmp/ident_missing.txt"
 miss=$(cat "$tmp/ident_missing.txt")
 # the log sensor's affine map near REF needs samples near it; without them
@@ -391,17 +448,36 @@ pg_gain=$(sed -n '/^ARX identification/,/static (DC) gain/{/static (DC) gain/p}'
 r2=$(sed -n 's/^ *estimation: R^2 = \([0-9.]*\).*/\1/p' "$out/sysid.txt" | head -1)
 val=$(sed -n 's/^ *validation: one-step R^2 = \([0-9.]*\).*/\1/p' "$out/sysid.txt" | head -1)
 fall=$(sed -n 's/^ *input in effect: falls at most \([0-9.e-]*\) .*/\1/p' "$out/sysid.txt" | head -1)
+# a fall of 0 is none: the criterion found the plain model better
+falltxt="the limit in effect falls at most $fall a sample"
+[ "$fall" = 0 ] && falltxt="the limit in effect: no bound on its fall (the criterion chose none)"
 aff=$(sed -n 's/^ *affine map near y = [0-9.]*.*: \(ym = .*\) (ym.*/\1/p' "$out/sysid.txt" | head -1)
-echo "   $eq; $pg_gain; R^2 $r2 (held out $val); limit in effect falls at most $fall a sample; $miss samples missing"
+echo "   $eq; $pg_gain; R^2 $r2 (held out $val); $falltxt; $miss samples missing"
 echo "   log sensor near RIS $REF: $aff"
 # The operating point and the limit for REF from the model: its means
 # (u_op, y_op) and static gain g. (The PRBS levels' own means do not do: the
 # low level is still falling when the next switch comes.)
 opline=$(sed -n 's/^ *operating point u = \([0-9.e+-]*\), y = \([0-9.e+-]*\) .*/\1 \2/p' "$out/sysid.txt" | head -1)
 dcg=$(sed -n 's/^ *static (DC) gain = \([0-9.e+-]*\) .*/\1/p' "$out/sysid.txt" | head -1)
+# the static gain's 95% interval reaching 0 or below: the model says
+# nothing sure about the gain, and the design and loops that follow rest on
+# it (on the loaded machine the users' connections, not the hot row, can
+# set the pace, and the RIS then rises too slowly for the PRBS's holds)
+ci_lo=$(sed -n 's/^ *static (DC) gain = .*(95%: \([0-9.e+-]*\) \.\. .*/\1/p' "$out/sysid.txt" | head -1)
+gain_warn=""
+if awk -v c="${ci_lo:-0}" 'BEGIN{exit !(c <= 0)}'; then
+    gain_warn="WARNING: the static gain's 95% interval reaches $ci_lo: the identification failed (run longer, HOLD longer, or on a quieter machine); the figures below rest on a model that says nothing sure about the gain."
+    note "$gain_warn"
+fi
 y0=$(echo "$opline" | awk -v l0="$L0" -v g="$dcg" '{printf "%.1f", $2 + g * (l0 - $1)}')
-lstar=$(echo "$opline" | awk -v r="$REF" -v g="$dcg" '{printf "%d", $1 + (r - $2) / g + 0.5}')
-echo "   model: true RIS $y0 at the limit L0 = $L0; the limit for RIS $REF: $lstar"
+# (within [LMIN, LMAX]: a poor model can put them outside)
+limit_for() {
+    echo "$opline" | awk -v r="$1" -v g="$dcg" -v lo="$LMIN" -v hi="$LMAX" '{
+        l = int($1 + (r - $2) / g + 0.5); if (l < lo) l = lo; if (l > hi) l = hi; print l }'
+}
+lstar=$(limit_for "$REF")
+lstar0=$(limit_for "$REF0")
+echo "   model: true RIS $y0 at the limit L0 = $L0; the limit for RIS $REF0: $lstar0, for RIS $REF: $lstar"
 # The log sensor over the whole run (after the warm-up): Little's law makes
 # its mean the true RIS's; the seed's logged RIS reads far lower
 means=$(awk -F, -v w="$WARM" 'NR > 1 && $1 >= w && $8 != "" {n++; t += $8; e += $9; l += $10; c += $11}
@@ -415,73 +491,78 @@ hi=$("$Q" design --model "$out/model.json" --no-sensor --law integral | awk '/st
 klo=$(awk -v h="$hi" 'BEGIN{printf "%.3g", 0.2 * h}')
 khi=$(awk -v h="$hi" 'BEGIN{printf "%.3g", 1.5 * h}')
 echo "2. design: stable for 0 < K_I < $hi; low gain $klo (0.2 of it), high gain $khi (1.5 of it)"
-"$Q" design --model "$out/model.json" --no-sensor --law integral --gains "$klo,$khi" \
-    --reference "$REF" --from "$y0" --u-min "$LMIN" --u-max "$LMAX" --antiwindup none \
-    --plot "$out/design" --report "$out/design" >"$out/design.txt"
+# the low gain's step from rest at REF0 predicted over as many samples as
+# its run has after the step (at least 10, qctl design's least); the high gain's loop is unstable, never at
+# rest, and its saturation is that of the limit cycle it falls into:
+# predicted over 180 samples (qctl design's default)
+n_lo=$(awk -v a="$CL_DUR" -v b="$STEP" -v dt="$DT" 'BEGIN{n = int((a - b) / dt + 0.5); print n < 10 ? 10 : n}')
+n_hi=180
+design() { # horizon, more options
+    h=$1
+    shift
+    "$Q" design --model "$out/model.json" --law integral --gains "$klo,$khi" \
+        --reference "$REF" --from "$REF0" --u-min "$LMIN" --u-max "$LMAX" --antiwindup none \
+        --horizon "$h" "$@"
+}
+design "$n_lo" --no-sensor --plot "$out/design" --report "$out/design" >"$out/design.txt"
+design "$n_hi" --no-sensor >"$out/design_hi.txt"
 # the same without the fit's noise, for a settling time where the noisy
 # prediction gives only "k of 20 realisations settle"
-"$Q" design --model "$out/model.json" --no-sensor --law integral --gains "$klo,$khi" \
-    --reference "$REF" --from "$y0" --u-min "$LMIN" --u-max "$LMAX" --antiwindup none \
-    --noise-reps 0 >"$out/design_noiseless.txt"
-# pred GAIN [FILE [TABLE]] -> settling (noiseless; with noise)|overshoot|saturated|verdict
+design "$n_lo" --no-sensor --noise-reps 0 >"$out/design_noiseless.txt"
+# the log loops: the log sensor reads the true RIS in the mean (step 1), so
+# they are given the same references and gains; the design predicts them
+# through the sensor model sysid fitted
+design "$n_lo" >"$out/design_log.txt" 2>&1 || true
+design "$n_hi" >"$out/design_log_hi.txt" 2>&1 || true
+# pred GAIN FILE [NOISELESS] [TABLE] -> settling (noiseless; with
+# noise)|overshoot|saturated|verdict
 pred() {
-    s0=$(awk -v k="$1" -v t="${3:-^prediction:}" '$0 ~ t {f = 1; next} f && $1 == k {print $3; exit}' \
-        "$out/design_noiseless.txt")
-    awk -v k="$1" -v t="${3:-^prediction:}" -v s0="$s0" '$0 ~ t {f = 1; next} f && $1 == k {
+    t=${4:-^prediction:}
+    s0=""
+    [ -n "${3:-}" ] && s0=$(awk -v k="$1" -v t="$t" '$0 ~ t {f = 1; next} f && $1 == k {print $3; exit}' "$3")
+    awk -v k="$1" -v t="$t" -v s0="$s0" '$0 ~ t {f = 1; next} f && $1 == k {
         v = $6; for (i = 7; i <= NF; i++) v = v " " $i; sub(/:.*/, "", v)
         s = s0 == "" ? $3 : s0 "; " $3
-        print s "|" $4 "|" $5 "|" v; exit}' "${2:-$out/design.txt}"
-}
-# the log loop: the log sensor reads the true RIS in the mean (above), so
-# it is given REF and the same gains; the design predicts it through the
-# sensor model sysid fitted
-sg=1
-rlog=$REF
-klo_log=$(awk -v k="$klo" -v g="$sg" 'BEGIN{printf "%.3g", k / g}')
-khi_log=$(awk -v k="$khi" -v g="$sg" 'BEGIN{printf "%.3g", k / g}')
-"$Q" design --model "$out/model.json" --law integral --gains "$klo_log,$khi_log" \
-    --reference "$REF" --from "$y0" --u-min "$LMIN" --u-max "$LMAX" --antiwindup none \
-    >"$out/design_log.txt" 2>&1 || true
-pred_log() {
-    awk -v k="$1" '/^prediction through the sensor/ {f = 1; next} f && $1 == k {
-        v = $6; for (i = 7; i <= NF; i++) v = v " " $i; sub(/:.*/, "", v)
-        print $3 "|" $4 "|" $5 "|" v; exit}' "$out/design_log.txt"
+        print s "|" $4 "|" $5 "|" v; exit}' "$2"
 }
 
 # --- 3. closed loops -------------------------------------------------------
-# stepstats SERIES COLUMN: settling (s from the loop's start, 5-sample
+# stepstats SERIES COLUMN STEP: the loop after the reference's step at STEP
+# s (samples with time > STEP): settling (s after the step: the 5-sample
 # moving average within 10% of REF from then to the end, for at least 5
-# samples), overshoot (the moving average's largest excursion below REF
-# after its peak, in % of peak - REF), the fraction of samples within 10%
-# after settling, mean error over the second half (% of REF), the fraction
-# of intervals with the limit at LMIN or LMAX
+# samples), overshoot (the moving average's largest excursion below REF,
+# in % of the step REF0 - REF), in band after settling (the samples, each
+# the interval's mean RIS, within 10% of REF: count of samples, and %),
+# the error of the mean over the settled samples (% of REF), the fraction
+# of intervals after the step with the limit at LMIN or LMAX; and before
+# the step, the mean over its last 5 samples
 stepstats() {
-    awk -F, -v c="$2" -v r="$REF" -v lo="$LMIN" -v hi="$LMAX" -v dt="$DT" '
+    awk -F, -v c="$2" -v ts="$3" -v r="$REF" -v r0="$REF0" -v lo="$LMIN" -v hi="$LMAX" '
         NR == 1 {for (i = 1; i <= NF; i++) if ($i == c) k = i; next}
-        {n++; t[n] = $1; y[n] = $k; u[n] = $3}
+        $1 <= ts && $1 > ts - 5 && $k != "" {b += $k; nb++}
+        $1 <= ts {next}
+        {n++; t[n] = $1 - ts; y[n] = $k; u[n] = $3}
         END {
             for (i = 1; i <= n; i++) {
                 s = 0; m = 0
                 for (j = i - 4; j <= i; j++) if (j >= 1 && y[j] != "") { s += y[j]; m++ }
                 ma[i] = m ? s / m : r
             }
-            settle = 0
             for (i = n; i >= 1; i--) { d = ma[i] - r; if (d < 0) d = -d; if (d > 0.1 * r) break }
             settle = i + 1
-            pk = 1; for (i = 1; i <= n; i++) if (ma[i] > ma[pk]) pk = i
-            ex = 0; for (i = pk; i <= n; i++) if (r - ma[i] > ex) ex = r - ma[i]
-            os = ma[pk] > r ? 100 * ex / (ma[pk] - r) : 0
+            ex = 0; for (i = 1; i <= n; i++) if (r - ma[i] > ex) ex = r - ma[i]
+            os = r0 > r ? 100 * ex / (r0 - r) : 0
             if (n - settle + 1 >= 5) {
                 st = sprintf("%g", t[settle])
-                inb = 0; cnt = 0
-                for (i = settle; i <= n; i++) { cnt++; d = y[i] - r; if (d < 0) d = -d; if (d <= 0.1 * r) inb++ }
-                band = sprintf("%.0f%%", 100 * inb / cnt)
-            } else { st = "never"; band = "none" }
-            e = 0; m = 0
-            for (i = int(n / 2) + 1; i <= n; i++) if (y[i] != "") { e += y[i]; m++ }
-            err = m ? sprintf("%+.1f%%", 100 * (e / m - r) / r) : "none"
+                inb = 0; cnt = 0; e = 0
+                for (i = settle; i <= n; i++) if (y[i] != "") {
+                    cnt++; e += y[i]; d = y[i] - r; if (d < 0) d = -d; if (d <= 0.1 * r) inb++ }
+                band = sprintf("%d of %d (%.0f%%)", inb, cnt, 100 * inb / cnt)
+                err = sprintf("%+.1f%%", 100 * (e / cnt - r) / r)
+            } else { st = "never"; band = "none"; err = "none" }
             sat = 0; for (i = 1; i <= n; i++) if (u[i] != "" && (u[i] <= lo || u[i] >= hi)) sat++
-            printf "%s|%.0f%%|%s|%s|%.0f%%\n", st, os, band, err, 100 * sat / n
+            printf "%s|%.0f%%|%s|%s|%.0f%%|%s\n", st, os, band, err, 100 * sat / n,
+                nb ? sprintf("%.1f", b / nb) : "none"
         }' "$1"
 }
 {
@@ -489,58 +570,70 @@ stepstats() {
     echo
     echo "PostgreSQL $ver on loopback; $CLIENTS pgbench users (sessions of 1-$KMAX statements,"
     echo "think exp mean $THINK_MS ms, each statement holding a hot row for exp mean"
-    echo "$((SERVICE_US / 1000)) ms); control interval $DT s; one run per row."
+    echo "$((SERVICE_US / 1000)) ms); control interval $DT s. Every figure below is from 1 run"
+    echo "(one run of each experiment; examples/postgres/README.md and docs/maxusers.md gather"
+    echo "the figures of several runs of the whole example)."
     echo
-    echo "## Identification"
+    echo "## Identification (1 run)"
     echo
-    echo "PRBS on the limit between $((L0 - AMP)) and $((L0 + AMP)), hold $HOLD intervals, ${ID_DUR} s, first ${WARM} s cut, 1 run:"
-    echo "$eq; $pg_gain; estimation R^2 $r2, held-out one-step R^2 $val; the limit in effect falls at"
-    echo "most $fall a sample. True RIS sensor samples missing: $miss of $(($(wc -l <"$out/ident/series.csv") - 1))."
-    echo "Model operating point (u, y) = ($opline), so true RIS $y0 at the limit $L0 and the limit $lstar for RIS $REF."
+    echo "PRBS on the limit between $((L0 - AMP)) and $((L0 + AMP)), hold $HOLD intervals, ${ID_DUR} s, first ${WARM} s cut:"
+    echo "$eq; $pg_gain; estimation R^2 $r2, held-out one-step R^2 $val;"
+    echo "$falltxt. True RIS sensor samples missing: $miss of $(($(wc -l <"$out/ident/series.csv") - 1))."
+    echo "Model operating point (u, y) = ($opline), so true RIS $y0 at the limit $L0, the limit $lstar0 for RIS $REF0 and $lstar for RIS $REF."
     echo "Means over the run after the warm-up: true RIS $m_true, exact RIS rebuilt from the log $m_exact, log sensor"
     echo "(sum of the durations logged in the interval / interval) $m_log, the seed's logged RIS rebuilt from the log $m_seed."
     echo "Log sensor model: $(sed -n '/^Sensor (true y in/,/validation/{/estimation: R^2/p}' "$out/sysid.txt" | sed 's/^ *//')"
     echo "${aff:+(affine map near $REF: $aff)}"
+    [ -n "$gain_warn" ] && { echo; echo "**$gain_warn**"; }
     echo
-    echo "## Closed loop, reference $REF, from the limit $L0 (RIS about $y0)"
+    echo "## Closed loop: reference $REF0, then $REF (1 run per row)"
     echo
-    echo "Design: stable for 0 < K_I < $hi (linear model); predicted with the limit in [$LMIN, $LMAX],"
-    echo "the fall rate and the fit's noise, no anti-windup. Measured: the 5-sample moving average"
-    echo "of the true RIS (pg_stat_activity; in the log loops, the exact RIS rebuilt from the log)"
-    echo "from the loop's start; in band: samples within 10% of $REF after settling; error: mean"
-    echo "over the second half."
+    echo "Each loop starts with the limit at $lstar0 (the model's limit for RIS $REF0) and the reference"
+    echo "$REF0; the reference steps to $REF at $STEP s (low gain) or $HI_STEP s (high gain). Design: stable"
+    echo "for 0 < K_I < $hi (linear model); the step from rest at $REF0 predicted over $n_lo samples"
+    echo "for the low gain (those its run has after the step) and $n_hi for the high gain (unstable: never at"
+    echo "rest, its saturation is that of its limit cycle), with the limit in [$LMIN, $LMAX], the fall rate"
+    echo "and the fit's noise, no anti-windup. Measured after the step, on the true RIS (pg_stat_activity;"
+    echo "in the log loops, the exact RIS rebuilt from the log), each sample the mean over its interval:"
+    echo "settling when the 5-sample moving average enters 10% of $REF for good; overshoot below $REF in % of"
+    echo "the step; in band: the samples after settling within 10% of $REF; error: of their mean. The loop"
+    echo "holds the RIS within 10% of its reference when that mean is within 10% and at least 90% of"
+    echo "the samples after settling are in the band (docs/maxusers.md)."
     echo
-    echo "| loop | K_I | predicted settling (s; noiseless, then with noise) | measured settling (s) | predicted overshoot | measured overshoot | in band after settling | steady-state error | predicted saturated | measured saturated | predicted verdict |"
-    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    echo "| loop | K_I | RIS before the step | predicted settling (s; noiseless, then with noise) | measured settling (s) | predicted overshoot | measured overshoot | in band after settling | error of the mean | predicted saturated | measured saturated | predicted verdict |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } >"$out/results.md"
-closed() { # name, label, gain, predicted, column, gate args...
-    name=$1 label=$2 k=$3 p=$4 c=$5
-    shift 5
+closed() { # name, label, gain, predicted, column, duration, step, gate args...
+    name=$1 label=$2 k=$3 p=$4 c=$5 dur=$6 ts=$7
+    shift 7
     echo "   $label, K_I = $k"
-    run "$name" "$CL_DUR" --controller integral --ki "$k" --limit "$L0" --min-limit "$LMIN" \
-        --max-limit "$LMAX" --antiwindup none "$@"
-    m=$(stepstats "$out/$name/series.csv" "$c")
+    lat_from=$((ts + 5))
+    run "$name" "$dur" --controller integral --ki "$k" --limit "$lstar0" --min-limit "$LMIN" \
+        --max-limit "$LMAX" --antiwindup none --reference "$REF0@0,$REF@$ts" "$@"
+    lat_from=""
+    m=$(stepstats "$out/$name/series.csv" "$c" "$ts")
     IFS='|'
     # shellcheck disable=SC2086
     set -- $p
     ps=${1:-none} po=${2:-none} psat=${3:-none} pv=${4:-none}
     # shellcheck disable=SC2086
     set -- $m
-    ms=$1 mo=$2 mb=$3 me=$4 msat=$5
+    ms=$1 mo=$2 mb=$3 me=$4 msat=$5 mb0=$6
     unset IFS
-    echo "     predicted: settling $ps s, overshoot $po, saturated $psat ($pv); measured: settling $ms s, overshoot $mo, in band $mb, error $me, saturated $msat"
-    echo "| $label | $k | $ps | $ms | $po | $mo | $mb | $me | $psat | $msat | $pv |" >>"$out/results.md"
+    echo "     before the step: RIS $mb0; predicted: settling $ps s, overshoot $po, saturated $psat ($pv); measured: settling $ms s, overshoot $mo, in band $mb, error $me, saturated $msat"
+    echo "| $label | $k | $mb0 | $ps | $ms | $po | $mo | $mb | $me | $psat | $msat | $pv |" >>"$out/results.md"
 }
-echo "3. closed loop, reference $REF"
-truesensor=1 closed lo_true "true RIS" "$klo" "$(pred "$klo")" ris_true \
-    --reference "$REF" --sensor-cmd "$(sensor_true)"
-truesensor=1 closed hi_true "true RIS" "$khi" "$(pred "$khi")" ris_true \
-    --reference "$REF" --sensor-cmd "$(sensor_true)"
-truesensor=0 closed lo_log "log, reference $rlog" "$klo_log" "$(pred_log "$klo_log")" ris_exact \
-    --reference "$rlog" --sensor-log "$pg/server.log" --sensor-pattern "$log_pattern" \
+echo "3. closed loop, reference $REF0, then $REF"
+truesensor=1 closed lo_true "true RIS" "$klo" "$(pred "$klo" "$out/design.txt" "$out/design_noiseless.txt")" \
+    ris_true "$CL_DUR" "$STEP" --sensor-cmd "$(sensor_true)"
+truesensor=1 closed hi_true "true RIS" "$khi" "$(pred "$khi" "$out/design_hi.txt")" \
+    ris_true "$HI_DUR" "$HI_STEP" --sensor-cmd "$(sensor_true)"
+ps_log="^prediction through the sensor"
+truesensor=0 closed lo_log "log" "$klo" "$(pred "$klo" "$out/design_log.txt" "" "$ps_log")" \
+    ris_exact "$CL_DUR" "$STEP" --sensor-log "$pg/server.log" --sensor-pattern "$log_pattern" \
     --sensor-scale "$log_scale"
-truesensor=0 closed hi_log "log, reference $rlog" "$khi_log" "$(pred_log "$khi_log")" ris_exact \
-    --reference "$rlog" --sensor-log "$pg/server.log" --sensor-pattern "$log_pattern" \
+truesensor=0 closed hi_log "log" "$khi" "$(pred "$khi" "$out/design_log_hi.txt" "" "$ps_log")" \
+    ris_exact "$HI_DUR" "$HI_STEP" --sensor-log "$pg/server.log" --sensor-pattern "$log_pattern" \
     --sensor-scale "$log_scale"
 
 # --- 4. static limits --------------------------------------------------------
@@ -550,15 +643,19 @@ echo "4. static limits at the same load"
     echo "## A static limit tuned by hand, at the same load"
     echo
     echo "The limit giving RIS $REF by the identified model (operating point and static gain), as one"
-    echo "would set it by hand: $lstar. Statements and latency from the server's log after the first ${WARM} s (server"
-    echo "side: lock wait and service); sessions/s and connection time from pgbench (the"
-    echo "connection time includes the wait at the gate). One run per row."
+    echo "would set it by hand: $lstar. Statements, latency and the exact RIS from the server's log,"
+    echo "after the first ${WARM} s of the static runs ($((ST_DUR - WARM)) s) and from 5 s after the step in the"
+    echo "closed-loop runs of step 3 ($((CL_DUR - STEP - 5)) s; the latency is the server side: lock wait and"
+    echo "service); sessions/s and connection time from pgbench over the whole run (the connection"
+    echo "time includes the wait at the gate). The RIS's standard deviation over the intervals and the"
+    echo "intervals within 10% of $REF show how much of it no limit can take away: a static limit"
+    echo "cuts nobody off, and the users' think times still vary. 1 run per row."
     echo
-    echo "| limit | statements/s | latency mean (ms) | latency p95 (ms) | statements | sessions/s | connection time (ms) | clients aborted | mean exact RIS |"
-    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    echo "| limit | statements/s | latency mean (ms) | latency p95 (ms) | statements | sessions/s | connection time (ms) | clients aborted | exact RIS mean | exact RIS sd | intervals within 10% of $REF |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } >>"$out/results.md"
 for row in "lo_true|integral control, K_I = $klo (the run of step 3)" \
-           "lo_log|integral control on the log, K_I = $klo_log (step 3)"; do
+           "lo_log|integral control on the log, K_I = $klo (step 3)"; do
     name=${row%%|*} label=${row#*|}
     static_row "$name"
 done
@@ -596,9 +693,6 @@ plot '$f' using 1:3 with steps lw 2 title 'limit', \
      '' using 1:9 with lines title 'exact RIS (log)', \
      '' using 1:11 with lines title 'log sensor', \
      '' using 1:2 with lines dt 2 lc rgb 'black' title 'reference'
-set terminal pngcairo size 760,380
-set output '$out/$name/series.png'
-replot
 EOF
     done
 fi

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "live/http.h"
 #include "live/live.h"
@@ -1079,6 +1080,16 @@ int qc_gate_run(const qc_gate_opts *o, qc_err *err)
             rc = qc_err_set(err, QC_EIO, "--series: %s: cannot write", o->series);
             goto fail;
         }
+    }
+    if (qc__sensor_kind_of(&o->sensor) != QC__SENSOR_NONE &&
+        (rc = qc__sensor_new(&G->loop, &o->sensor, on_sample, G, &G->sensor, err)) != 0)
+        goto fail;
+    G->t0 = qc__now();
+    if (G->series) {
+        /* time 0 on the wall clock, so that the rows can be set beside a
+         * server's log (its lines carry epoch times) */
+        struct timespec wall;
+        clock_gettime(CLOCK_REALTIME, &wall);
         fprintf(G->series,
                 "# qctl gate: one row per control interval; limit is the controller's u(k), "
                 "set at time and in force until the next row (gate: applied, rounded down); "
@@ -1086,14 +1097,12 @@ int qc_gate_run(const qc_gate_opts *o, qc_err *err)
                 "admitted, refused and expired count sessions since the start; sensor is the "
                 "sample taken at time (empty: missing or late, the controller held), "
                 "sensor_age the seconds since the last good sample was started\n"
+                "# t0_epoch=%lld.%06ld (time 0, seconds since 1970-01-01 UTC)\n"
                 "time,reference,limit,gate,connected,peak,waiting,admitted,refused,expired,"
-                "sensor,sensor_age,missing,held\n");
+                "sensor,sensor_age,missing,held\n",
+                (long long)wall.tv_sec, wall.tv_nsec / 1000);
         fflush(G->series);
     }
-    if (qc__sensor_kind_of(&o->sensor) != QC__SENSOR_NONE &&
-        (rc = qc__sensor_new(&G->loop, &o->sensor, on_sample, G, &G->sensor, err)) != 0)
-        goto fail;
-    G->t0 = qc__now();
     uint64_t ms = (uint64_t)llround(o->interval * 1000);
     uv_timer_start(&G->control, on_control, ms ? ms : 1, ms ? ms : 1);
     if (o->duration > 0)

@@ -5,13 +5,22 @@
 # sees more than 3 at once and sees 3; beyond the limit with --queue 0 a
 # session is refused (closed at once); with --queue 1 one waits and expires
 # at --queue-timeout while the next is refused; the series and /metrics
-# count them (127.0.0.1, < 10 s).
+# count them, the series giving time 0 on the wall clock (127.0.0.1,
+# < 10 s).
 set -u
 . "$(dirname "$0")/gate_lib.sh"
 start_echo e
+before=$(date +%s.%N)
 start_gate g --backend 127.0.0.1:$e_PORT --limit 3 --queue 10 --interval 0.1 --series "$TMP/s.csv"
 out=$(client sessions $g_PORT 8 0.4)
 [ "$out" = "ok 8 closed 0" ] || fail "8 sessions through limit 3 with a queue: $out"
+after=$(date +%s.%N)
+# the series gives time 0 on the wall clock, after the gate was started
+# and before its clients were done
+t0=$(sed -n 's/^# t0_epoch=\([0-9.]*\) .*/\1/p' "$TMP/s.csv")
+[ -n "$t0" ] || fail "series: no t0_epoch line: $(head -n 3 "$TMP/s.csv")"
+awk -v a="$before" -v t="$t0" -v b="$after" 'BEGIN { exit !(a <= t && t <= b) }' ||
+    fail "series: t0_epoch $t0 not within [$before, $after]"
 [ "$(cat "$TMP/e.max")" = 3 ] || fail "the backend saw $(cat "$TMP/e.max") at once, not 3"
 [ "$(metric $g_ADMIN 'qctl_gate_sessions_total{outcome="admitted"}')" = 8 ] || fail "admitted != 8"
 [ "$(metric $g_ADMIN 'qctl_gate_sessions_total{outcome="done"}')" = 8 ] || fail "done != 8"
