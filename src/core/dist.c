@@ -1439,6 +1439,19 @@ static double erlang_sample(const double *p, qc_rng *r)
     return gsl_ran_gamma(qc_rng_gsl(r), p[0], 1.0) / p[1];
 }
 
+void qc__sampler_refill(qc_sampler *s)
+{
+    if (s->d->kind == QC_DIST_EXP) {
+        const double rate = s->d->p[0];
+        for (unsigned k = 0; k < QC_SAMPLER_BATCH; k++)
+            s->buf[k] = qc_rng_exp(s->r, rate);
+    } else {
+        for (unsigned k = 0; k < QC_SAMPLER_BATCH; k++)
+            s->buf[k] = qc_dist_sample(s->d, s->r);
+    }
+    s->i = 0;
+}
+
 double qc__dist_sample_slow(const qc_dist *d, qc_rng *r)
 {
     const double *p = d->p;
