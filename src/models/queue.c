@@ -36,6 +36,8 @@ enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_TICK = 2 };
 #define NOT_MEASURED UINT32_MAX
 #define QC_QUEUE_SECTIONS 10 /* percentile sections of grouped replications */
 #define PROGRESS_EVERY (1u << 18)
+/* What an event handler returns when the run is over (errors are < 0). */
+#define STOP 1
 
 /* Per chunk, plain sums: a chunk only contributes its totals to the
  * estimates (the spread comes from replications or batches), and a sum
@@ -86,7 +88,8 @@ typedef struct run {
      * no series. Its departures are then a kernel source too, index 0
      * (ahead of the arrivals, as a scheduled event would be). */
     int one;
-    unsigned asrc; /* the arrivals' source */
+    unsigned asrc; /* the arrivals' source: 1 when one, else 0 */
+    uint64_t cap;  /* most in system: the capacity, or UINT64_MAX */
 
     /* series of replication 1 */
     int series_on;
@@ -216,6 +219,7 @@ static int run_alloc(run *r, const qc_queue_params *p)
     if (src < 0)
         goto oom;
     r->asrc = (unsigned)src;
+    r->cap = p->capacity ? p->capacity : UINT64_MAX;
     for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
         if ((r->chunks[k].hist = qc_hist_alloc()) == NULL)
             goto oom;
@@ -309,8 +313,10 @@ HOT void advance(run *r, double t, const int ONE)
     double dt = t - r->tlast;
     chunk *ch = r->in_force;
     ch->area_n += (double)(int64_t)r->st.n * dt;
-    unsigned busy = ONE ? r->st.n != 0 : qc__station_busy(&r->st);
-    ch->area_busy += (double)(int32_t)busy * dt;
+    if (ONE) /* 1 * dt or 0 * dt, exactly (dt >= 0) */
+        ch->area_busy += r->st.n != 0 ? dt : 0.0;
+    else
+        ch->area_busy += (double)(int32_t)qc__station_busy(&r->st) * dt;
     if (!ONE && r->series_on)
         series_advance(r, t);
     r->tlast = t;
@@ -337,19 +343,24 @@ static void set_chunk(run *r, int k, double t)
 
 /* ---- departures and their statistics --------------------------------- */
 
-HOT void depart_stats(run *r, const qc__job *c, double t)
+/* Returns STOP when this was the last measured customer out after the
+ * window closed, else 0. */
+HOT int depart_stats(run *r, const qc__job *c, double t)
 {
     r->in_force->departures++;
     if (c->tag == NOT_MEASURED)
-        return;
+        return 0;
     chunk *ch = &r->chunks[c->tag];
     double resp = t - c->arr;
     ch->done++;
     ch->sum_resp += resp;
     ch->sum_wait += resp - c->svc;
     qc_hist_add(ch->hist, resp);
-    if (--r->measured_out == 0 && r->cur >= QC_QUEUE_CHUNKS)
+    if (--r->measured_out == 0 && r->cur >= QC_QUEUE_CHUNKS) {
         r->done = 1;
+        return STOP;
+    }
+    return 0;
 }
 
 /* ---- the event loop ---------------------------------------------------- */
@@ -388,25 +399,22 @@ static inline uint32_t arrival_chunk(run *r, double t)
 
 HOT int on_arrival(run *r, double t, const int ONE)
 {
-    const qc_queue_params *p = r->p;
     /* a renewal stream never ends (an infinite gap leaves the source idle) */
     double next = ONE ? qc__arrivals_next_renewal(&r->garr) : qc_arrivals_next(&r->garr);
-    int rc = !ONE && isinf(next) ? 0 : qc_sim_source_at(&r->sim, r->asrc, next);
+    int rc = !ONE && isinf(next) ? 0 : qc_sim_source_at(&r->sim, ONE ? 1 : r->asrc, next);
     if (rc != 0)
         return rc;
     uint32_t k = arrival_chunk(r, t);
     if (r->done)
-        return 0;
-    if (k != NOT_MEASURED)
-        r->chunks[k].arrivals++;
-    if (p->capacity != 0 && r->st.n >= p->capacity) {
-        if (k != NOT_MEASURED)
-            r->chunks[k].blocked++;
+        return STOP;
+    chunk *ch = r->in_force; /* chunk k, or the sink when not measured */
+    ch->arrivals++;
+    if (r->st.n >= r->cap) {
+        ch->blocked++;
         return 0;
     }
     qc__job c = {t, qc_sampler_next(&r->ssvc), k};
-    if (k != NOT_MEASURED)
-        r->measured_out++;
+    r->measured_out += k != NOT_MEASURED;
     rc = ONE ? qc__station_fcfs_arrive(&r->st, &c) : qc__station_arrive(&r->st, &c);
     if (r->st.n > r->nmax)
         r->nmax = r->st.n;
@@ -417,8 +425,8 @@ HOT int on_depart(run *r, const qc_event *ev, const int ONE)
 {
     qc__job j;
     int rc = ONE ? qc__station_fcfs_depart(&r->st, 0, &j) : qc__station_depart(&r->st, ev, &j);
-    depart_stats(r, &j, ev->t);
-    return rc;
+    int stop = depart_stats(r, &j, ev->t);
+    return rc ? rc : stop;
 }
 
 static int on_tick(run *r, double t)
@@ -431,7 +439,7 @@ static int on_tick(run *r, double t)
         if (h < 0)
             return (int)h;
     }
-    return 0;
+    return r->done ? STOP : 0;
 }
 
 /* The events of a replication until its window closes and its measured
@@ -443,7 +451,8 @@ HOT int run_events(run *r, double *work_done, double work_total, const int ONE)
     qc_event ev;
     uint32_t countdown = PROGRESS_EVERY;
     int rc = 0;
-    while (!r->done && qc_sim_next(&r->sim, &ev) == 0) {
+    /* r->done is set only by the handlers, which then return STOP */
+    while (qc_sim_next(&r->sim, &ev) == 0) {
         double t = ev.t;
         if (!ONE)
             qc__station_advance(&r->st, t);
@@ -452,7 +461,7 @@ HOT int run_events(run *r, double *work_done, double work_total, const int ONE)
          * this test into qc_sim_next's own source-or-heap branch: one
          * unpredictable branch per event instead of two. With ONE both
          * events come from sources, told apart by their index. */
-        if (ONE ? ev.data == r->asrc : ev.handle == QC_SIM_SOURCE_HANDLE) {
+        if (ONE ? ev.data == 1 : ev.handle == QC_SIM_SOURCE_HANDLE) {
             rc = on_arrival(r, t, ONE);
         } else switch (ev.type) {
         case EV_DEPART:
@@ -462,8 +471,11 @@ HOT int run_events(run *r, double *work_done, double work_total, const int ONE)
             rc = on_tick(r, t);
             break;
         }
-        if (rc != 0 || (!ONE && r->oom))
-            return rc ? rc : QC_ENOMEM;
+        if (rc != 0 || (!ONE && r->oom)) {
+            if (rc < 0 || r->oom)
+                return rc < 0 ? rc : QC_ENOMEM;
+            break; /* STOP */
+        }
         if (--countdown == 0) {
             countdown = PROGRESS_EVERY;
             if (p->progress) {
