@@ -33,7 +33,7 @@ enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_TICK = 2 };
 #define HOT static inline
 #endif
 
-#define NOT_MEASURED UINT32_MAX
+#define NOT_MEASURED 0 /* a customer's tag outside the window */
 #define QC_QUEUE_SECTIONS 10 /* percentile sections of grouped replications */
 #define PROGRESS_EVERY (1u << 18)
 /* What an event handler returns when the run is over (errors are < 0). */
@@ -65,9 +65,10 @@ typedef struct run {
     /* The hot path's view of cur, kept by set_chunk: the chunk whose areas
      * and departures accrue (&sink outside the window, so that accruing
      * needs no test; sink is never read), and the tag of an arrival now
-     * (cur inside the window, else NOT_MEASURED). */
+     * (the address of chunk cur inside the window, so that its departure
+     * finds the chunk without an index, else NOT_MEASURED). */
     chunk *in_force;
-    uint32_t tag;
+    uint64_t tag;
     chunk sink;
 
     unsigned c;
@@ -331,7 +332,7 @@ static void set_chunk(run *r, int k, double t)
         r->win_start = t;
     r->cur = k;
     r->in_force = k < QC_QUEUE_CHUNKS ? &r->chunks[k] : &r->sink;
-    r->tag = k < QC_QUEUE_CHUNKS ? (uint32_t)k : NOT_MEASURED;
+    r->tag = k < QC_QUEUE_CHUNKS ? (uint64_t)(uintptr_t)&r->chunks[k] : NOT_MEASURED;
     if (k < QC_QUEUE_CHUNKS)
         r->chunks[k].t_start = t;
     else {
@@ -350,7 +351,7 @@ HOT int depart_stats(run *r, const qc__job *c, double t)
     r->in_force->departures++;
     if (c->tag == NOT_MEASURED)
         return 0;
-    chunk *ch = &r->chunks[c->tag];
+    chunk *ch = (chunk *)(uintptr_t)c->tag;
     double resp = t - c->arr;
     ch->done++;
     ch->sum_resp += resp;
@@ -389,7 +390,7 @@ static void arrival_mark(run *r, uint64_t i, double t)
 /* The chunk an arrival at t belongs to, or NOT_MEASURED (warm-up, after
  * the window). Between marks the answer does not change: one compare. A
  * timed run has no marks; its ticks move the chunks. */
-static inline uint32_t arrival_chunk(run *r, double t)
+static inline uint64_t arrival_chunk(run *r, double t)
 {
     uint64_t i = r->arrivals++;
     if (i == r->mark)
@@ -404,7 +405,7 @@ HOT int on_arrival(run *r, double t, const int ONE)
     int rc = !ONE && isinf(next) ? 0 : qc_sim_source_at(&r->sim, ONE ? 1 : r->asrc, next);
     if (rc != 0)
         return rc;
-    uint32_t k = arrival_chunk(r, t);
+    uint64_t k = arrival_chunk(r, t);
     if (r->done)
         return STOP;
     chunk *ch = r->in_force; /* chunk k, or the sink when not measured */
