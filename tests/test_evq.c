@@ -200,6 +200,65 @@ static void test_kernel_clock(void **state)
     qc_sim_destroy(&s);
 }
 
+/* An emptied queue peeks INFINITY however it was emptied (pop of its one
+ * event, pop of the last of many, cancel, clear): the kernel compares
+ * against it without testing for emptiness. */
+static void test_empty_peek(void **state)
+{
+    (void)state;
+    qc_evq *q = qc_evq_alloc(0, NULL);
+    qc_event ev;
+    assert_true(isinf(qc_evq_peek_time(q)));
+    assert_true(qc_evq_push(q, 3.0, 0, 0) >= 0);
+    assert_true(qc_evq_peek_time(q) == 3.0);
+    assert_int_equal(qc_evq_pop(q, &ev), 0);
+    assert_true(isinf(qc_evq_peek_time(q)));
+    for (int i = 0; i < 40; i++) /* past the initial 16: the heap grows */
+        assert_true(qc_evq_push(q, (double)(i % 7), 0, (uint64_t)i) >= 0);
+    while (qc_evq_pop(q, &ev) == 0)
+        ;
+    assert_true(isinf(qc_evq_peek_time(q)));
+    int64_t h = qc_evq_push(q, 2.0, 0, 0);
+    assert_true(h >= 0);
+    assert_int_equal(qc_evq_cancel(q, h), 0);
+    assert_true(isinf(qc_evq_peek_time(q)));
+    assert_true(qc_evq_push(q, 1.0, 0, 0) >= 0);
+    qc_evq_clear(q);
+    assert_true(isinf(qc_evq_peek_time(q)));
+    qc_evq_free(q);
+}
+
+/* Two sources and the heap: the earliest first; at equal times the
+ * scheduled event, then the sources by index (a model that makes its
+ * departures source 0 and its arrivals source 1 sees the order it would
+ * with its departures in the heap). */
+static void test_two_sources(void **state)
+{
+    (void)state;
+    qc_sim s;
+    qc_event ev;
+    assert_int_equal(qc_sim_init(&s, 8), 0);
+    assert_int_equal(qc_sim_source_add(&s, 10), 0);
+    assert_int_equal(qc_sim_source_add(&s, 11), 1);
+    assert_int_equal(qc_sim_source_at(&s, 2, 1.0), QC_EINVAL);
+    assert_int_equal(qc_sim_source_at(&s, 1, 1.0), 0);
+    assert_int_equal(qc_sim_source_at(&s, 0, 2.0), 0);
+    assert_int_equal(qc_sim_next(&s, &ev), 0);
+    assert_true(ev.type == 11 && ev.data == 1 && ev.handle == QC_SIM_SOURCE_HANDLE);
+    assert_true(s.now == 1.0);
+    assert_int_equal(qc_sim_source_at(&s, 1, 2.0), 0);
+    assert_true(qc_sim_at(&s, 2.0, 12, 7) >= 0);
+    assert_int_equal(qc_sim_next(&s, &ev), 0);
+    assert_true(ev.type == 12 && ev.data == 7);
+    assert_int_equal(qc_sim_next(&s, &ev), 0);
+    assert_true(ev.type == 10 && ev.data == 0);
+    assert_int_equal(qc_sim_next(&s, &ev), 0);
+    assert_true(ev.type == 11 && ev.data == 1 && s.now == 2.0);
+    assert_int_equal(qc_sim_next(&s, &ev), QC_EEMPTY);
+    assert_int_equal(s.events, 4);
+    qc_sim_destroy(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,6 +267,8 @@ int main(void)
         cmocka_unit_test(test_stale_handle),
         cmocka_unit_test(test_bad_time_and_clear),
         cmocka_unit_test(test_kernel_clock),
+        cmocka_unit_test(test_empty_peek),
+        cmocka_unit_test(test_two_sources),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -125,10 +125,17 @@ double qc__arrivals_next_slow(qc_arrivals_gen *g);
 /* The next arrival time (non-decreasing from call to call); INFINITY when
  * a trace is exhausted. The renewal case, the hot path of most
  * simulations, is inline. */
+/* qc_arrivals_next of a RENEWAL stream, for a caller that checked the
+ * kind once rather than at every arrival. */
+static inline double qc__arrivals_next_renewal(qc_arrivals_gen *g)
+{
+    return g->t += qc_sampler_next(&g->s);
+}
+
 static inline double qc_arrivals_next(qc_arrivals_gen *g)
 {
     if (g->a->kind == QC_ARRIVALS_RENEWAL)
-        return g->t += qc_sampler_next(&g->s);
+        return qc__arrivals_next_renewal(g);
     return qc__arrivals_next_slow(g);
 }
 

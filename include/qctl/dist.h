@@ -144,21 +144,12 @@ static inline void qc_sampler_init(qc_sampler *s, const qc_dist *d, qc_rng *r)
     s->i = QC_SAMPLER_BATCH;
 }
 
-static inline void qc__sampler_refill(qc_sampler *s)
-{
-    if (s->d->kind == QC_DIST_EXP) {
-        const double rate = s->d->p[0];
-        for (unsigned k = 0; k < QC_SAMPLER_BATCH; k++)
-            s->buf[k] = qc_rng_exp(s->r, rate);
-    } else {
-        for (unsigned k = 0; k < QC_SAMPLER_BATCH; k++)
-            s->buf[k] = qc_dist_sample(s->d, s->r);
-    }
-    s->i = 0;
-}
+/* Draws the next QC_SAMPLER_BATCH values (out of line: once in 64
+ * draws, while the draw below is inlined into every caller). */
+void qc__sampler_refill(qc_sampler *s);
 
 /* The next value of the sequence. */
-static inline double qc_sampler_next(qc_sampler *s)
+QC_HOT double qc_sampler_next(qc_sampler *s)
 {
     if (s->i == QC_SAMPLER_BATCH)
         qc__sampler_refill(s);

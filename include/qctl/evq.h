@@ -97,9 +97,9 @@ int qc_evq_cancel(qc_evq *q, int64_t handle);
 /* Number of pending events; time of the earliest (INFINITY if none). */
 size_t qc_evq_size(const qc_evq *q);
 
-static inline double qc_evq_peek_time(const qc_evq *q)
+QC_HOT double qc_evq_peek_time(const qc_evq *q)
 {
-    return q->n ? q->heap[0].t : (double)INFINITY;
+    return q->heap[0].t; /* INFINITY when empty (evq.c) */
 }
 
 /* The small-queue fast paths of the kernel. A simulation with one server
@@ -109,7 +109,7 @@ static inline double qc_evq_peek_time(const qc_evq *q)
  * what qc_evq_push and qc_evq_pop do (same slot, handle, sequence number
  * and free list), so a run is the same event for event; any other case
  * goes to them. */
-static inline int64_t qc__evq_push_inline(qc_evq *q, double t, uint32_t type, uint64_t data)
+QC_HOT int64_t qc__evq_push_inline(qc_evq *q, double t, uint32_t type, uint64_t data)
 {
     uint32_t s = q->free_head;
     if (q->n != 0 || s == QC__EVQ_NIL || isnan(t))
@@ -126,10 +126,16 @@ static inline int64_t qc__evq_push_inline(qc_evq *q, double t, uint32_t type, ui
     return (int64_t)((uint64_t)sl->gen << 32 | s);
 }
 
-static inline int qc__evq_pop_inline(qc_evq *q, qc_event *ev)
+QC_HOT int qc__evq_pop_inline(qc_evq *q, qc_event *ev)
 {
-    if (q->n != 1)
-        return qc_evq_pop(q, ev);
+    if (q->n != 1) {
+        /* through a copy: ev's address does not escape into the call, so
+         * a caller's qc_event can live in registers */
+        qc_event e;
+        int rc = qc_evq_pop(q, &e);
+        *ev = e;
+        return rc;
+    }
     uint32_t s = q->heap[0].slot;
     qc__evq_slot *sl = &q->slots[s];
     ev->t = q->heap[0].t;
@@ -140,6 +146,7 @@ static inline int qc__evq_pop_inline(qc_evq *q, qc_event *ev)
     sl->pos = QC__EVQ_FREE | q->free_head;
     q->free_head = s;
     q->n = 0;
+    q->heap[0].t = (double)INFINITY;
     return 0;
 }
 

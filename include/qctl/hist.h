@@ -95,10 +95,9 @@ static inline void qc_hist_add(qc_hist *h, double x)
     uint64_t bits;
     memcpy(&bits, &x, sizeof bits);
     h->total++;
-    if (x < h->min)
-        h->min = x;
-    if (x > h->max)
-        h->max = x;
+    /* stored whether or not they change: no branch (minsd and maxsd) */
+    h->min = x < h->min ? x : h->min;
+    h->max = x > h->max ? x : h->max;
     if (bits - lo < hi - lo) {
         h->count[(bits - lo) >> (52 - QC_HIST_SUBBITS)]++;
         return;

@@ -70,10 +70,9 @@ static inline uint64_t qc__rotl(uint64_t x, int k)
     return (x << k) | (x >> (64 - k));
 }
 
-/* Next 64 random bits. */
-static inline uint64_t qc_rng_next(qc_rng *r)
+/* One step of xoshiro256** on the state s: the next 64 bits. */
+static inline uint64_t qc__xoshiro(uint64_t s[4])
 {
-    uint64_t *s = r->s;
     const uint64_t result = qc__rotl(s[1] * 5, 7) * 9;
     const uint64_t t = s[1] << 17;
     s[2] ^= s[0];
@@ -85,6 +84,25 @@ static inline uint64_t qc_rng_next(qc_rng *r)
     return result;
 }
 
+/* Next 64 random bits. */
+static inline uint64_t qc_rng_next(qc_rng *r)
+{
+    return qc__xoshiro(r->s);
+}
+
+/* 64 random bits as a uniform on (0, 1), and as an exponential of the
+ * given rate: what qc_rng_u01_open and qc_rng_exp return, for a caller
+ * that steps a copy of the state (qc__sampler_refill). */
+static inline double qc__u01_open_of(uint64_t x)
+{
+    return ((double)(x >> 11) + 0.5) * 0x1.0p-53;
+}
+
+static inline double qc__exp_of(uint64_t x, double rate)
+{
+    return -log(qc__u01_open_of(x)) / rate;
+}
+
 /* Uniform on [0, 1), 53 random bits. */
 static inline double qc_rng_u01(qc_rng *r)
 {
@@ -94,13 +112,13 @@ static inline double qc_rng_u01(qc_rng *r)
 /* Uniform on (0, 1): never 0, so log() of it is finite. */
 static inline double qc_rng_u01_open(qc_rng *r)
 {
-    return ((double)(qc_rng_next(r) >> 11) + 0.5) * 0x1.0p-53;
+    return qc__u01_open_of(qc_rng_next(r));
 }
 
 /* Exponential with the given rate (> 0), by inversion. */
 static inline double qc_rng_exp(qc_rng *r, double rate)
 {
-    return -log(qc_rng_u01_open(r)) / rate;
+    return qc__exp_of(qc_rng_next(r), rate);
 }
 
 QC_API_END

@@ -16,7 +16,9 @@
  * its next arrival, and it is the most frequent event of an open model.
  * Such a stream can be declared a source: its next time sits in a small
  * array beside the heap instead of in it, so that an arrival costs a
- * compare rather than a push and a pop. qc_sim_next delivers whichever is
+ * compare rather than a push and a pop. The departures of a single
+ * server are another such stream (at most one pending, never cancelled
+ * but by replacing it). qc_sim_next delivers whichever is
  * earlier. Order at equal times: scheduled events first (in the order they
  * were scheduled), then sources by index; either way the order depends
  * only on what the model did, never on the heap's layout.
@@ -58,7 +60,7 @@ void qc_sim_reset(qc_sim *s);
 
 /* Schedules an event `delay` (>= 0) from now; returns its handle (>= 0)
  * or a negative QC_E* code. */
-static inline int64_t qc_sim_after(qc_sim *s, double delay, uint32_t type, uint64_t data)
+QC_HOT int64_t qc_sim_after(qc_sim *s, double delay, uint32_t type, uint64_t data)
 {
     if (!(delay >= 0.0))
         return QC_EINVAL;
@@ -66,7 +68,7 @@ static inline int64_t qc_sim_after(qc_sim *s, double delay, uint32_t type, uint6
 }
 
 /* Schedules an event at absolute time t (>= now). */
-static inline int64_t qc_sim_at(qc_sim *s, double t, uint32_t type, uint64_t data)
+QC_HOT int64_t qc_sim_at(qc_sim *s, double t, uint32_t type, uint64_t data)
 {
     if (!(t >= s->now))
         return QC_EINVAL;
@@ -87,7 +89,7 @@ int qc_sim_source_add(qc_sim *s, uint32_t type);
 
 /* Sets the next event of source i at absolute time t (>= now), replacing
  * any pending one; t = INFINITY makes it idle. */
-static inline int qc_sim_source_at(qc_sim *s, unsigned i, double t)
+QC_HOT int qc_sim_source_at(qc_sim *s, unsigned i, double t)
 {
     if (i >= s->nsrc || !(t >= s->now))
         return QC_EINVAL;
@@ -99,13 +101,20 @@ static inline int qc_sim_source_at(qc_sim *s, unsigned i, double t)
  * when nothing is scheduled. An event from source i comes with
  * ev.data = i and ev.handle = QC_SIM_SOURCE_HANDLE, and leaves the source
  * idle until the model sets its next time. */
-static inline int qc_sim_next(qc_sim *s, qc_event *ev)
+QC_HOT int qc_sim_next(qc_sim *s, qc_event *ev)
 {
-    /* One source (an open model's renewal arrivals) is the common case:
-     * its time is read without a loop; an idle one reads INFINITY. */
+    /* One source (an open model's renewal arrivals), or two (those and
+     * a single server's departures), is the common case: their times are
+     * read without a loop; an idle one reads INFINITY. On a tie the
+     * lower index wins, as in the loop. */
     double ts = s->src_t[0];
     unsigned best = 0;
-    if (s->nsrc != 1) {
+    if (s->nsrc == 2) {
+        if (s->src_t[1] < ts) {
+            ts = s->src_t[1];
+            best = 1;
+        }
+    } else if (s->nsrc != 1) {
         ts = (double)INFINITY;
         for (unsigned i = 0; i < s->nsrc; i++) {
             if (s->src_t[i] < ts) {

@@ -1439,6 +1439,24 @@ static double erlang_sample(const double *p, qc_rng *r)
     return gsl_ran_gamma(qc_rng_gsl(r), p[0], 1.0) / p[1];
 }
 
+void qc__sampler_refill(qc_sampler *s)
+{
+    if (s->d->kind == QC_DIST_EXP) {
+        /* the stream's state in a local the calls to log() cannot see,
+         * so that it stays in registers through the loop */
+        const double rate = s->d->p[0];
+        uint64_t st[4] = {s->r->s[0], s->r->s[1], s->r->s[2], s->r->s[3]};
+        for (unsigned k = 0; k < QC_SAMPLER_BATCH; k++)
+            s->buf[k] = qc__exp_of(qc__xoshiro(st), rate);
+        for (int j = 0; j < 4; j++)
+            s->r->s[j] = st[j];
+    } else {
+        for (unsigned k = 0; k < QC_SAMPLER_BATCH; k++)
+            s->buf[k] = qc_dist_sample(s->d, s->r);
+    }
+    s->i = 0;
+}
+
 double qc__dist_sample_slow(const qc_dist *d, qc_rng *r)
 {
     const double *p = d->p;

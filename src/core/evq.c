@@ -4,7 +4,8 @@
  * Invariant: for every heap position i > 0, key(parent(i)) <= key(i) where
  * key = (t, seq); and for every pending slot s, heap[slot[s].pos].slot == s.
  * Free slots are chained through slot[s].pos (with the flag bit set) so the
- * pool needs no second array. */
+ * pool needs no second array. An empty queue has heap[0].t = INFINITY (the
+ * heap always has room for one entry), so peeking needs no test. */
 #include "qctl/evq.h"
 
 #include <math.h>
@@ -66,6 +67,7 @@ qc_evq *qc_evq_alloc(size_t hint, qc_err *err)
         qc_err_set(err, QC_ENOMEM, "event queue: out of memory for %zu events", hint);
         return NULL;
     }
+    q->heap[0].t = INFINITY;
     return q;
 }
 
@@ -85,6 +87,7 @@ void qc_evq_clear(qc_evq *q)
         s->gen = (s->gen + 1) & GEN_MASK;
     }
     q->n = 0;
+    q->heap[0].t = INFINITY;
     q->free_head = NIL;
     chain_free(q, 0);
 }
@@ -167,6 +170,8 @@ int qc_evq_pop(qc_evq *q, qc_event *ev)
     release(q, top.slot);
     if (--q->n > 0)
         sift_down(q, 0, q->heap[q->n]);
+    else
+        q->heap[0].t = INFINITY;
     return 0;
 }
 
@@ -183,8 +188,11 @@ int qc_evq_cancel(qc_evq *q, int64_t handle)
         return QC_EINVAL;
     size_t i = q->slots[s].pos;
     release(q, s);
-    if (--q->n == i)
+    if (--q->n == i) {
+        if (i == 0)
+            q->heap[0].t = INFINITY;
         return 0;
+    }
     heap_entry last = q->heap[q->n];
     if (i > 0 && less(&last, &q->heap[(i - 1) / 2]))
         sift_up(q, i, last);

@@ -33,9 +33,11 @@ enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_TICK = 2 };
 #define HOT static inline
 #endif
 
-#define NOT_MEASURED UINT32_MAX
+#define NOT_MEASURED 0 /* a customer's tag outside the window */
 #define QC_QUEUE_SECTIONS 10 /* percentile sections of grouped replications */
 #define PROGRESS_EVERY (1u << 18)
+/* What an event handler returns when the run is over (errors are < 0). */
+#define STOP 1
 
 /* Per chunk, plain sums: a chunk only contributes its totals to the
  * estimates (the spread comes from replications or batches), and a sum
@@ -63,9 +65,10 @@ typedef struct run {
     /* The hot path's view of cur, kept by set_chunk: the chunk whose areas
      * and departures accrue (&sink outside the window, so that accruing
      * needs no test; sink is never read), and the tag of an arrival now
-     * (cur inside the window, else NOT_MEASURED). */
+     * (the address of chunk cur inside the window, so that its departure
+     * finds the chunk without an index, else NOT_MEASURED). */
     chunk *in_force;
-    uint32_t tag;
+    uint64_t tag;
     chunk sink;
 
     unsigned c;
@@ -81,6 +84,13 @@ typedef struct run {
 
     qc__station st;
     uint64_t nmax; /* most customers in system at once */
+    /* The common case, run by its own instance of the event loop (ONE
+     * below): one FCFS server, renewal arrivals, a run in customers with
+     * no series. Its departures are then a kernel source too, index 0
+     * (ahead of the arrivals, as a scheduled event would be). */
+    int one;
+    unsigned asrc; /* the arrivals' source: 1 when one, else 0 */
+    uint64_t cap;  /* most in system: the capacity, or UINT64_MAX */
 
     /* series of replication 1 */
     int series_on;
@@ -202,15 +212,23 @@ static int run_alloc(run *r, const qc_queue_params *p)
         r->arr = &r->renewal;
     }
     r->c = p->servers;
-    if (qc_sim_init(&r->sim, 64) != 0 || qc_sim_source_add(&r->sim, EV_ARRIVAL) != 0)
+    r->one = r->c == 1 && p->discipline == QC_FCFS && r->arr->kind == QC_ARRIVALS_RENEWAL &&
+             p->customers > 0 && !(p->series_dt > 0);
+    if (qc_sim_init(&r->sim, 64) != 0 || (r->one && qc_sim_source_add(&r->sim, EV_DEPART) != 0))
         goto oom;
+    int src = qc_sim_source_add(&r->sim, EV_ARRIVAL);
+    if (src < 0)
+        goto oom;
+    r->asrc = (unsigned)src;
+    r->cap = p->capacity ? p->capacity : UINT64_MAX;
     for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
         if ((r->chunks[k].hist = qc_hist_alloc()) == NULL)
             goto oom;
     size_t start = 1024;
     if (p->capacity != 0 && p->capacity < start)
         start = (size_t)p->capacity;
-    if (qc__station_init(&r->st, &r->sim, p->discipline, r->c, start, EV_DEPART) != 0)
+    if (qc__station_init(&r->st, &r->sim, p->discipline, r->c, start, EV_DEPART) != 0 ||
+        (r->one && qc__station_departures_source(&r->st, 0) != 0))
         goto oom;
     return 0;
 oom:
@@ -289,14 +307,18 @@ static void series_advance(run *r, double t)
 /* Accrues the areas of the path up to time t. The counts convert
  * through int64_t (they are far below 2^53, so the value is the same):
  * x86-64 converts a signed integer in one instruction, an unsigned 64-bit
- * one in several. */
-HOT void advance(run *r, double t)
+ * one in several. ONE: the loop of r->one, a constant where it is
+ * called, so that each instance of the loop keeps only its own case. */
+HOT void advance(run *r, double t, const int ONE)
 {
     double dt = t - r->tlast;
     chunk *ch = r->in_force;
     ch->area_n += (double)(int64_t)r->st.n * dt;
-    ch->area_busy += (double)(int32_t)qc__station_busy(&r->st) * dt;
-    if (r->series_on)
+    if (ONE) /* 1 * dt or 0 * dt, exactly (dt >= 0) */
+        ch->area_busy += r->st.n != 0 ? dt : 0.0;
+    else
+        ch->area_busy += (double)(int32_t)qc__station_busy(&r->st) * dt;
+    if (!ONE && r->series_on)
         series_advance(r, t);
     r->tlast = t;
 }
@@ -310,7 +332,7 @@ static void set_chunk(run *r, int k, double t)
         r->win_start = t;
     r->cur = k;
     r->in_force = k < QC_QUEUE_CHUNKS ? &r->chunks[k] : &r->sink;
-    r->tag = k < QC_QUEUE_CHUNKS ? (uint32_t)k : NOT_MEASURED;
+    r->tag = k < QC_QUEUE_CHUNKS ? (uint64_t)(uintptr_t)&r->chunks[k] : NOT_MEASURED;
     if (k < QC_QUEUE_CHUNKS)
         r->chunks[k].t_start = t;
     else {
@@ -322,19 +344,24 @@ static void set_chunk(run *r, int k, double t)
 
 /* ---- departures and their statistics --------------------------------- */
 
-HOT void depart_stats(run *r, const qc__job *c, double t)
+/* Returns STOP when this was the last measured customer out after the
+ * window closed, else 0. */
+HOT int depart_stats(run *r, const qc__job *c, double t)
 {
     r->in_force->departures++;
     if (c->tag == NOT_MEASURED)
-        return;
-    chunk *ch = &r->chunks[c->tag];
+        return 0;
+    chunk *ch = (chunk *)(uintptr_t)c->tag;
     double resp = t - c->arr;
     ch->done++;
     ch->sum_resp += resp;
     ch->sum_wait += resp - c->svc;
     qc_hist_add(ch->hist, resp);
-    if (--r->measured_out == 0 && r->cur >= QC_QUEUE_CHUNKS)
+    if (--r->measured_out == 0 && r->cur >= QC_QUEUE_CHUNKS) {
         r->done = 1;
+        return STOP;
+    }
+    return 0;
 }
 
 /* ---- the event loop ---------------------------------------------------- */
@@ -363,7 +390,7 @@ static void arrival_mark(run *r, uint64_t i, double t)
 /* The chunk an arrival at t belongs to, or NOT_MEASURED (warm-up, after
  * the window). Between marks the answer does not change: one compare. A
  * timed run has no marks; its ticks move the chunks. */
-static inline uint32_t arrival_chunk(run *r, double t)
+static inline uint64_t arrival_chunk(run *r, double t)
 {
     uint64_t i = r->arrivals++;
     if (i == r->mark)
@@ -371,38 +398,36 @@ static inline uint32_t arrival_chunk(run *r, double t)
     return r->tag;
 }
 
-HOT int on_arrival(run *r, double t)
+HOT int on_arrival(run *r, double t, const int ONE)
 {
-    const qc_queue_params *p = r->p;
-    double next = qc_arrivals_next(&r->garr);
-    int rc = isinf(next) ? 0 : qc_sim_source_at(&r->sim, 0, next);
+    /* a renewal stream never ends (an infinite gap leaves the source idle) */
+    double next = ONE ? qc__arrivals_next_renewal(&r->garr) : qc_arrivals_next(&r->garr);
+    int rc = !ONE && isinf(next) ? 0 : qc_sim_source_at(&r->sim, ONE ? 1 : r->asrc, next);
     if (rc != 0)
         return rc;
-    uint32_t k = arrival_chunk(r, t);
+    uint64_t k = arrival_chunk(r, t);
     if (r->done)
-        return 0;
-    if (k != NOT_MEASURED)
-        r->chunks[k].arrivals++;
-    if (p->capacity != 0 && r->st.n >= p->capacity) {
-        if (k != NOT_MEASURED)
-            r->chunks[k].blocked++;
+        return STOP;
+    chunk *ch = r->in_force; /* chunk k, or the sink when not measured */
+    ch->arrivals++;
+    if (r->st.n >= r->cap) {
+        ch->blocked++;
         return 0;
     }
     qc__job c = {t, qc_sampler_next(&r->ssvc), k};
-    if (k != NOT_MEASURED)
-        r->measured_out++;
-    rc = qc__station_arrive(&r->st, &c);
+    r->measured_out += k != NOT_MEASURED;
+    rc = ONE ? qc__station_fcfs_arrive(&r->st, &c) : qc__station_arrive(&r->st, &c);
     if (r->st.n > r->nmax)
         r->nmax = r->st.n;
     return rc;
 }
 
-HOT int on_depart(run *r, const qc_event *ev)
+HOT int on_depart(run *r, const qc_event *ev, const int ONE)
 {
     qc__job j;
-    int rc = qc__station_depart(&r->st, ev, &j);
-    depart_stats(r, &j, ev->t);
-    return rc;
+    int rc = ONE ? qc__station_fcfs_depart(&r->st, 0, &j) : qc__station_depart(&r->st, ev, &j);
+    int stop = depart_stats(r, &j, ev->t);
+    return rc ? rc : stop;
 }
 
 static int on_tick(run *r, double t)
@@ -415,45 +440,43 @@ static int on_tick(run *r, double t)
         if (h < 0)
             return (int)h;
     }
-    return 0;
+    return r->done ? STOP : 0;
 }
 
-static int run_once(run *r, unsigned rep, double *work_done, double work_total)
+/* The events of a replication until its window closes and its measured
+ * customers have left. One source, two instances: ONE = r->one, or 0 for
+ * every case. */
+HOT int run_events(run *r, double *work_done, double work_total, const int ONE)
 {
     const qc_queue_params *p = r->p;
-    run_reset(r, rep);
-    int64_t h = qc_sim_source_at(&r->sim, 0, qc_arrivals_next(&r->garr));
-    if (h < 0)
-        return (int)h;
-    if (p->customers == 0) {
-        double w = p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0.0;
-        h = qc_sim_at(&r->sim, w, EV_TICK, 0);
-        if (h < 0)
-            return (int)h;
-        r->win_start = w;
-    }
     qc_event ev;
     uint32_t countdown = PROGRESS_EVERY;
     int rc = 0;
-    while (!r->done && qc_sim_next(&r->sim, &ev) == 0) {
+    /* r->done is set only by the handlers, which then return STOP */
+    while (qc_sim_next(&r->sim, &ev) == 0) {
         double t = ev.t;
-        qc__station_advance(&r->st, t);
-        advance(r, t);
+        if (!ONE)
+            qc__station_advance(&r->st, t);
+        advance(r, t, ONE);
         /* Testing the handle rather than the type lets the compiler fold
          * this test into qc_sim_next's own source-or-heap branch: one
-         * unpredictable branch per event instead of two. */
-        if (ev.handle == QC_SIM_SOURCE_HANDLE) {
-            rc = on_arrival(r, t);
+         * unpredictable branch per event instead of two. With ONE both
+         * events come from sources, told apart by their index. */
+        if (ONE ? ev.data == 1 : ev.handle == QC_SIM_SOURCE_HANDLE) {
+            rc = on_arrival(r, t, ONE);
         } else switch (ev.type) {
         case EV_DEPART:
-            rc = on_depart(r, &ev);
+            rc = on_depart(r, &ev, ONE);
             break;
         case EV_TICK:
             rc = on_tick(r, t);
             break;
         }
-        if (rc != 0 || r->oom)
-            return rc ? rc : QC_ENOMEM;
+        if (rc != 0 || (!ONE && r->oom)) {
+            if (rc < 0 || r->oom)
+                return rc < 0 ? rc : QC_ENOMEM;
+            break; /* STOP */
+        }
         if (--countdown == 0) {
             countdown = PROGRESS_EVERY;
             if (qc_cancel_requested(p->cancel))
@@ -466,10 +489,31 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
             }
         }
     }
+    return 0;
+}
+
+static int run_once(run *r, unsigned rep, double *work_done, double work_total)
+{
+    const qc_queue_params *p = r->p;
+    run_reset(r, rep);
+    int64_t h = qc_sim_source_at(&r->sim, r->asrc, qc_arrivals_next(&r->garr));
+    if (h < 0)
+        return (int)h;
+    if (p->customers == 0) {
+        double w = p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0.0;
+        h = qc_sim_at(&r->sim, w, EV_TICK, 0);
+        if (h < 0)
+            return (int)h;
+        r->win_start = w;
+    }
+    int rc = r->one ? run_events(r, work_done, work_total, 1)
+                    : run_events(r, work_done, work_total, 0);
+    if (rc != 0)
+        return rc;
     if (r->cur < QC_QUEUE_CHUNKS) {
         /* a trace ran out before the window closed: it closes now, and
          * the chunks never reached stay empty (left out of the estimates) */
-        advance(r, r->sim.now);
+        advance(r, r->sim.now, 0);
         int last = r->cur;
         set_chunk(r, QC_QUEUE_CHUNKS, r->sim.now);
         for (int k = last + 1; k < QC_QUEUE_CHUNKS; k++)

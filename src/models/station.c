@@ -13,6 +13,7 @@ int qc__station_init(qc__station *st, qc_sim *sim, qc_discipline disc, unsigned 
     st->disc = disc;
     st->c = c;
     st->ev_depart = ev_depart;
+    st->dep_src = -1;
     if (hint < 16)
         hint = 16;
     if (disc == QC_FCFS) {
@@ -58,6 +59,14 @@ void qc__station_reset(qc__station *st)
 }
 
 /* ---- FCFS ---------------------------------------------------------------- */
+
+int qc__station_departures_source(qc__station *st, int src)
+{
+    if (st->disc != QC_FCFS || st->c != 1 || src < 0 || (unsigned)src >= st->sim->nsrc)
+        return QC_EINVAL;
+    st->dep_src = src;
+    return 0;
+}
 
 int qc__station_grow(qc__station *st)
 {

@@ -41,6 +41,8 @@ typedef struct qc__station {
     unsigned c;
     uint64_t n;
     uint32_t ev_depart; /* event type of a departure (FCFS data = server) */
+    int dep_src;        /* >= 0: one FCFS server whose departures are this
+                           kernel source (qc__station_departures_source) */
     /* FCFS */
     qc__job *insvc;
     unsigned *freesrv;
@@ -61,8 +63,17 @@ void qc__station_free(qc__station *st);
 /* Empty again (after qc_sim_reset), keeping the memory. */
 void qc__station_reset(qc__station *st);
 
+/* Makes the departures of a one-server FCFS station a source of the
+ * kernel (qctl/sim.h), index src, declared by the caller with the type
+ * ev_depart: a departure is then a compare, not a push and a pop. At
+ * equal times a source of a lower index leaves first, as a scheduled
+ * event leaves before every source: give the departures a lower index
+ * than the arrivals and the order of events is the same as through the
+ * heap. QC_EINVAL unless FCFS with c = 1. */
+int qc__station_departures_source(qc__station *st, int src);
+
 /* Moves PS virtual time to now; call at every event before n changes. */
-static inline void qc__station_advance(qc__station *st, double now)
+QC_HOT void qc__station_advance(qc__station *st, double now)
 {
     if (st->disc == QC_PS) {
         double r = st->n <= st->c ? 1.0 : (double)st->c / (double)st->n;
@@ -78,19 +89,18 @@ int qc__station_ps_arrive(qc__station *st, const qc__job *job);
 int qc__station_ps_depart(qc__station *st, qc__job *out);
 
 /* Starts job j on free FCFS server s: schedules its departure. */
-static inline int qc__station_start(qc__station *st, unsigned s, const qc__job *j)
+QC_HOT int qc__station_start(qc__station *st, unsigned s, const qc__job *j)
 {
     st->insvc[s] = *j;
+    if (st->dep_src >= 0)
+        return qc_sim_source_at(st->sim, (unsigned)st->dep_src, st->sim->now + j->svc);
     int64_t h = qc_sim_after(st->sim, j->svc, st->ev_depart, s);
     return h < 0 ? (int)h : 0;
 }
 
-/* A job arrives now; schedules what it must. QC_ENOMEM. FCFS is inline
- * here: it is every event of the common open queue. */
-static inline int qc__station_arrive(qc__station *st, const qc__job *job)
+/* A job arrives now at a FCFS station; schedules what it must. QC_ENOMEM. */
+QC_HOT int qc__station_fcfs_arrive(qc__station *st, const qc__job *job)
 {
-    if (st->disc != QC_FCFS)
-        return qc__station_ps_arrive(st, job);
     st->n++;
     if (st->nfree > 0)
         return qc__station_start(st, st->freesrv[--st->nfree], job);
@@ -104,14 +114,20 @@ static inline int qc__station_arrive(qc__station *st, const qc__job *job)
     return 0;
 }
 
-/* Handles this station's departure event ev; *out is the job that left.
- * Starts the next job (FCFS) or reschedules (PS). */
-static inline int qc__station_depart(qc__station *st, const qc_event *ev, qc__job *out)
+/* A job arrives now; schedules what it must. QC_ENOMEM. FCFS is inline
+ * here: it is every event of the common open queue. */
+QC_HOT int qc__station_arrive(qc__station *st, const qc__job *job)
 {
     if (st->disc != QC_FCFS)
-        return qc__station_ps_depart(st, out);
+        return qc__station_ps_arrive(st, job);
+    return qc__station_fcfs_arrive(st, job);
+}
+
+/* Server s of a FCFS station finished its job, now in *out; starts the
+ * next waiting one there. */
+QC_HOT int qc__station_fcfs_depart(qc__station *st, unsigned s, qc__job *out)
+{
     st->n--;
-    unsigned s = (unsigned)ev->data;
     *out = st->insvc[s];
     if (st->rlen > 0) {
         const qc__job *next = &st->ring[st->rhead];
@@ -124,8 +140,17 @@ static inline int qc__station_depart(qc__station *st, const qc_event *ev, qc__jo
     return 0;
 }
 
+/* Handles this station's departure event ev; *out is the job that left.
+ * Starts the next job (FCFS) or reschedules (PS). */
+QC_HOT int qc__station_depart(qc__station *st, const qc_event *ev, qc__job *out)
+{
+    if (st->disc != QC_FCFS)
+        return qc__station_ps_depart(st, out);
+    return qc__station_fcfs_depart(st, st->dep_src >= 0 ? 0 : (unsigned)ev->data, out);
+}
+
 /* Number of busy servers: min(n, c). */
-static inline unsigned qc__station_busy(const qc__station *st)
+QC_HOT unsigned qc__station_busy(const qc__station *st)
 {
     return st->n < st->c ? (unsigned)st->n : st->c;
 }

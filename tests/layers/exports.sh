@@ -20,11 +20,12 @@ command -v nm >/dev/null 2>&1 || { echo "nm not found"; exit 77; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# names declared in the public headers: functions (not static inline) and
+# names declared in the public headers: functions (not static inline, nor
+# QC_HOT, which is static inline) and
 # extern variables, at the start of a line
 cat "$inc"/qctl/*.h |
     grep -E '^[A-Za-z_].*\bqc_[a-z0-9_]+ *\(|^extern [^"]*\bqc_[a-z0-9_]+;' |
-    grep -v 'static inline\|^#\|^typedef' |
+    grep -v 'static inline\|^QC_HOT \|^#\|^typedef' |
     grep -oE '\bqc_[a-z0-9_]+ *(\(|;)' | sed 's/ *[(;]$//' | sort -u >"$tmp/declared"
 # exported: defined dynamic symbols (not the linker's own, which start with _)
 nm -D --defined-only "$so" | awk '{print $3}' | grep -v '^_' | sort -u >"$tmp/exported"
