@@ -137,6 +137,11 @@ void qc_mu_ctl_reset(qc_mu_ctl *c, double u);
  *
  *   latency risen (mean > L0 (1 + rise)): the server queues and X is its
  *       capacity, so n is the knee: knee += gain (n - knee);
+ *       Only while the throughput is within 10% of its best of late
+ *       (decaying 1% an interval): latency that rose while throughput fell
+ *       is not the server's capacity (a host short of CPU, or a limit
+ *       already below the knee), and lowering the knee on it would spiral
+ *       the limit down; the knee is then kept;
  *   not risen: the server ran at most at its knee, so n (= y) is a lower
  *       bound: knee = max(knee, n), the estimate only grows (a slow start:
  *       the reference grows by (1 + headroom) an interval while the
@@ -177,6 +182,7 @@ typedef struct qc_knee {
     double next_probe; /* the instant of the next probe (NAN: not set) */
     double probe_min;  /* least latency seen while probing */
     int probing;       /* intervals probed so far (0: not probing) */
+    double x_max;      /* the best throughput of late (decays 1% an interval) */
 } qc_knee;
 
 typedef struct qc_knee_sense {

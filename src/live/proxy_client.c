@@ -42,7 +42,9 @@ void qc__proxy_client_close(cconn *c)
     c->closing = 1;
     if (c->state == C_QUEUED)
         qc__proxy_unqueue(c);
-    if (c->up) {
+    if (c->up && c->body_stream) {
+        qc__proxy_body_abandon(c->up); /* its body will never be whole */
+    } else if (c->up) {
         c->up->client = NULL; /* the backend's answer will be dropped */
         qc__proxy_upstream_resume(c->up); /* read (and drop) the rest, if it was paused */
     }

@@ -255,6 +255,7 @@ void qc__proxy_upstream_close(uconn *u);
 void qc__proxy_upstream_done(uconn *u, int outcome);
 void qc__proxy_upstream_resume(uconn *u);
 void qc__proxy_body_pump(uconn *u);
+void qc__proxy_body_abandon(uconn *u);
 
 /* proxy_fleet.c */
 void qc__proxy_backend_answered(pbackend *b);

@@ -618,6 +618,17 @@ static void body_abort(uconn *u, int status)
     }
 }
 
+/* u's client went away before its body was all sent: the backend would
+ * wait for the rest until --backend-timeout, holding a slot; the link is
+ * dropped and the slot given back at once. */
+void qc__proxy_body_abandon(uconn *u)
+{
+    u->client = NULL;
+    u->head_sent = 0;
+    qc__proxy_upstream_done(u, QC_LIMITER_IGNORE);
+    qc__proxy_upstream_close(u);
+}
+
 void qc__proxy_body_pump(uconn *u)
 {
     cconn *c = u->client;
