@@ -183,6 +183,7 @@ typedef struct qc_knee {
     double probe_min;  /* least latency seen while probing */
     int probing;       /* intervals probed so far (0: not probing) */
     double x_max;      /* the best throughput of late (decays 1% an interval) */
+    int found;         /* latency has risen once: the knee was measured */
 } qc_knee;
 
 typedef struct qc_knee_sense {
@@ -196,7 +197,8 @@ typedef struct qc_knee_sense {
 
 typedef struct qc_knee_act {
     double r;    /* the reference for the next interval */
-    int first;   /* 1: the first estimate (r leaves r_init now) */
+    int first;   /* 1: the first interval whose latency rose: r is the
+                    knee's measure, no longer a lower bound */
     int probing; /* 1: a probe of L0 is under way */
 } qc_knee_act;
 

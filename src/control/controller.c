@@ -151,6 +151,7 @@ int qc_knee_init(qc_knee *k, const qc_knee_params *p, qc_err *err)
     k->probe_min = INFINITY;
     k->probing = 0;
     k->x_max = 0;
+    k->found = 0;
     return 0;
 }
 
@@ -201,17 +202,20 @@ void qc_knee_step(qc_knee *k, const qc_knee_sense *in, qc_knee_act *out)
             double x = in->n / in->dt, n = x * k->l0;
             /* the best throughput of late (decaying 1% an interval) */
             k->x_max = x > k->x_max * 0.99 ? x : k->x_max * 0.99;
-            if (!had)
+            int risen = in->mean > k->l0 * (1 + p->rise);
+            if (!had || (risen && !k->found))
                 k->knee = n;
-            else if (in->mean > k->l0 * (1 + p->rise) && x >= 0.9 * k->x_max)
+            else if (risen && x >= 0.9 * k->x_max)
                 k->knee += p->gain * (n - k->knee);
-            else if (in->mean > k->l0 * (1 + p->rise))
+            else if (risen)
                 ; /* latency rose while the throughput fell: not the server's
                      capacity (a slower host, or a limit below the knee); kept */
             else if (n > k->knee)
                 k->knee = n;
             k->r = clamp(k->knee * (1 + p->headroom), p->r_min, p->r_max);
-            out->first = !had;
+            /* the first interval that queued: the knee itself, not a bound */
+            out->first = risen && !k->found;
+            k->found |= risen;
         }
         knee_probe(k, in);
     }
