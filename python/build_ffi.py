@@ -422,6 +422,9 @@ typedef struct qc_limiter_stats {
     double class_delay[16];
     uint64_t class_samples[16];
     uint64_t busy_cycles;
+    double reference;
+    double knee;
+    double noload;
 } qc_limiter_stats;
 void qc_limiter_get_stats(qc_limiter *l, qc_limiter_stats *st);
 uint32_t qc_limiter_limit(const qc_limiter *l);

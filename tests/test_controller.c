@@ -153,6 +153,45 @@ static void test_mu_hold(void **state)
     assert_true(a.u == 100 && a.saturated == 1);
 }
 
+/* The knee estimator on a closed-form plant: c workers of no-load latency
+ * L0 behind the MaxUsers controller, overloaded. With y in flight the
+ * plant completes X = min(y, c) / L0 a second at mean latency
+ * max(L0, y / X); the reference must settle at (1 + headroom) c, for two
+ * server sizes, and the queue target at L0. */
+static void test_knee_plant(void **state)
+{
+    (void)state;
+    const unsigned sizes[] = {4, 16};
+    for (unsigned s = 0; s < 2; s++) {
+        double c = sizes[s], l0 = 0.01, dt = 0.1;
+        qc_knee_params kp;
+        qc_knee_params_init(&kp);
+        kp.probe_period = 0;
+        qc_knee k;
+        assert_int_equal(qc_knee_init(&k, &kp, NULL), 0);
+        qc_pi_params pp = {0, 0.5, 1, 1000, 20, QC_AW_CONDITIONAL, 1};
+        qc_mu_ctl mu;
+        assert_int_equal(qc_mu_ctl_init(&mu, &pp, NULL), 0);
+        double r = kp.r_init;
+        for (int t = 1; t <= 300; t++) {
+            double y = floor(mu.u); /* overload: the limit is always full */
+            double x = (y < c ? y : c) / l0, mean = y / x > l0 ? y / x : l0;
+            qc_knee_sense in = {t * dt, dt, x * dt, mean, l0, y};
+            qc_knee_act a;
+            qc_knee_step(&k, &in, &a);
+            r = a.r;
+            if (a.first && mu.u > r)
+                qc_mu_ctl_reset(&mu, r);
+            qc_mu_ctl_sense ms = {r, y, y};
+            qc_mu_ctl_act ma;
+            qc_mu_ctl_step(&mu, &ms, &ma);
+        }
+        assert_float_equal(r, (1 + kp.headroom) * c, 0.05 * c);
+        assert_float_equal(qc_knee_queue_target(k.l0, 0.001, INFINITY, 0.05), l0, 1e-12);
+    }
+    assert_float_equal(qc_knee_queue_target(NAN, 0.001, INFINITY, 0.05), 0.05, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -160,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_antiwindup),
         cmocka_unit_test(test_bad),
         cmocka_unit_test(test_mu_hold),
+        cmocka_unit_test(test_knee_plant),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -118,6 +118,111 @@ int qc_mu_ctl_init(qc_mu_ctl *c, const qc_pi_params *p, qc_err *err);
 /* One sample. A non-finite y or r holds u and returns QC_EINVAL. */
 int qc_mu_ctl_step(qc_mu_ctl *c, const qc_mu_ctl_sense *in, qc_mu_ctl_act *out);
 
+/* Puts the limit at u (clamped to the limits) and the integrator with
+ * it, as if the controller had arrived there: a bumpless restart, used
+ * when the reference is first estimated (qc_knee, below). */
+void qc_mu_ctl_reset(qc_mu_ctl *c, double u);
+
+/* The knee of a server's latency curve, and the MaxUsers reference placed
+ * just past it (in the spirit of TCP Vegas and Netflix's Gradient2: track
+ * the no-load latency, and hold the concurrency where latency starts to
+ * rise).
+ *
+ * Below its knee a server runs each request at once and its latency is
+ * the no-load latency L0; beyond it requests queue inside the server and
+ * the latency grows, L = y / X (Little: y in flight, X completions a
+ * second), while the throughput stays at the capacity. The knee is the
+ * concurrency where the two meet: n* = X L0. So each interval with
+ * completions gives the sample n = X L0:
+ *
+ *   latency risen (mean > L0 (1 + rise)): the server queues and X is its
+ *       capacity, so n is the knee: knee += gain (n - knee);
+ *       Only while the throughput is within 10% of its best of late
+ *       (decaying 1% an interval): latency that rose while throughput fell
+ *       is not the server's capacity (a host short of CPU, or a limit
+ *       already below the knee), and lowering the knee on it would spiral
+ *       the limit down; the knee is then kept;
+ *   not risen: the server ran at most at its knee, so n (= y) is a lower
+ *       bound: knee = max(knee, n), the estimate only grows (a slow start:
+ *       the reference grows by (1 + headroom) an interval while the
+ *       latency stays flat).
+ *
+ * The reference is r = knee (1 + headroom), clamped to [r_min, r_max]:
+ * in a saturated server it holds headroom x knee requests queued inside
+ * it, so its workers never idle between two requests (throughput stays
+ * at the capacity) while the latency stays at L0 (1 + headroom).
+ *
+ * L0 is the least latency seen. Under sustained overload every request
+ * queues in the server, so its least latency is above L0; L0 is then
+ * kept, never raised by it (raising it would raise the knee, which raises
+ * the queue and the least latency: a ratchet). A server that became
+ * slower for good would be under-estimated for ever and the reference
+ * would fall with it (X L0 shrinks as the limit does), so every
+ * probe_period seconds the reference is lowered to knee / 2 until an
+ * interval ran with at most knee requests at once (no queue inside the
+ * server): its least latency is then the new L0 (a probe lasts at most
+ * 10 intervals; BBR's ProbeRTT and Vegas' probe do the same).
+ *
+ * The no-load latency also scales the queue in front of the server: see
+ * qc_knee_queue_target. */
+typedef struct qc_knee_params {
+    double headroom;     /* r = knee (1 + headroom); default 0.5 */
+    double rise;         /* latency above L0 (1 + rise) is queueing; 0.2 */
+    double gain;         /* smoothing of the knee samples while queueing; 0.3 */
+    double r_min, r_max; /* bounds of the reference; 1 and 1000 */
+    double r_init;       /* the reference before the first estimate; 10 */
+    double probe_period; /* seconds between probes of L0 (0: none); 10 */
+} qc_knee_params;
+
+typedef struct qc_knee {
+    qc_knee_params p;
+    double l0;         /* the no-load latency (NAN before a sample) */
+    double knee;       /* the knee (NAN before a sample) */
+    double r;          /* the reference in force */
+    double next_probe; /* the instant of the next probe (NAN: not set) */
+    double probe_min;  /* least latency seen while probing */
+    int probing;       /* intervals probed so far (0: not probing) */
+    double x_max;      /* the best throughput of late (decays 1% an interval) */
+    int found;         /* latency has risen once: the knee was measured */
+} qc_knee;
+
+typedef struct qc_knee_sense {
+    double t;    /* the instant, seconds */
+    double dt;   /* the interval's length, seconds */
+    double n;    /* completions in the interval */
+    double mean; /* their mean latency, seconds */
+    double min;  /* their least latency, seconds */
+    double peak; /* the most in flight at once during the interval */
+} qc_knee_sense;
+
+typedef struct qc_knee_act {
+    double r;    /* the reference for the next interval */
+    int first;   /* 1: the first interval whose latency rose: r is the
+                    knee's measure, no longer a lower bound */
+    int probing; /* 1: a probe of L0 is under way */
+} qc_knee_act;
+
+/* Defaults above. */
+void qc_knee_params_init(qc_knee_params *p);
+/* Checks p (QC_ERANGE naming the field) and starts with r = r_init. */
+int qc_knee_init(qc_knee *k, const qc_knee_params *p, qc_err *err);
+/* One interval. An interval without completions (n < 1, or a latency
+ * that is not a number >= 0) changes nothing. Never fails. */
+void qc_knee_step(qc_knee *k, const qc_knee_sense *in, qc_knee_act *out);
+/* The least latency of a live sample, folded into L0 at once (between
+ * steps), so a plant has L0 from the first completion. */
+void qc_knee_observe_min(qc_knee *k, double latency);
+
+/* The target wait of a queue in front of the server (CoDel's target):
+ * one no-load latency, so that a request let in after waiting it spends
+ * at most twice the server's own time in the system before it starts; at
+ * least lo, at most hi; `fallback` before L0 is known (l0 not > 0). */
+double qc_knee_queue_target(double l0, double lo, double hi, double fallback);
+/* CoDel's interval for a target: how long the head of the queue may wait
+ * beyond the target before the queue is declared standing. 4 targets: a
+ * burst of 4 service times' work per slot is absorbed. */
+double qc_knee_queue_interval(double target);
+
 QC_API_END
 #ifdef __cplusplus
 }

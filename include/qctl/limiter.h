@@ -104,7 +104,9 @@ typedef struct qc_limiter_config {
     double max_limit;     /* ceiling (> min_limit) */
     unsigned classes;     /* 1..QC_LIMITER_CLASSES_MAX (counters per class) */
     /* MAXUSERS */
-    double reference; /* r: requests in the server to hold */
+    double reference; /* r: requests in the server to hold; 0 (the default):
+                         it adapts to the server, placed past the knee of
+                         its latency curve (qc_knee, qctl/controller.h) */
     double ki, kp;    /* gains (kp = 0: integral control) */
     /* AIMD */
     double aimd_backoff; /* in (0, 1), default 0.9 */
@@ -125,7 +127,7 @@ typedef struct qc_limiter_config {
 } qc_limiter_config;
 
 /* Defaults for algo: initial 20, min 1, max 1000, one class; MaxUsers
- * r = 10, K_I = 0.5; AIMD 0.9 and 5 s; the step objects' defaults, with
+ * r adaptive (0), K_I = 0.5; AIMD 0.9 and 5 s; the step objects' defaults, with
  * Envoy's min_rtt_requests lowered to 5 since it sees one sample a tick. */
 void qc_limiter_config_init(qc_limiter_config *c, qc_limiter_algo algo);
 
@@ -181,7 +183,8 @@ void qc_limiter_release(qc_limiter *l, qc_limiter_token *tok, double latency, in
  * the server measures itself) instead of the logged in-flight. */
 void qc_limiter_observe(qc_limiter *l, double y);
 
-/* Changes the MaxUsers reference r at run time (thread-safe). */
+/* Changes the MaxUsers reference r at run time (thread-safe); an
+ * adaptive reference stops adapting and stays at r. */
 void qc_limiter_set_reference(qc_limiter *l, double r);
 
 /* ADMISSION: class cls's scheduling weight now (its priority, the
@@ -218,10 +221,19 @@ typedef struct qc_limiter_stats {
     double class_delay[QC_LIMITER_CLASSES_MAX];
     uint64_t class_samples[QC_LIMITER_CLASSES_MAX];
     uint64_t busy_cycles; /* ended (by idle) since the start */
+    double reference;     /* MAXUSERS: the reference in force (NAN otherwise) */
+    double knee;          /* the knee's estimate (NAN before; see qc_knee) */
+    double noload;        /* qc_limiter_noload */
 } qc_limiter_stats;
 
 /* A snapshot of the counters (each read atomically, not all at once). */
 void qc_limiter_get_stats(qc_limiter *l, qc_limiter_stats *st);
+
+/* The no-load latency of the server: the least latency given to release
+ * (seconds; NAN before the first), raised only by the knee estimator's
+ * probe (qc_knee). Lock-free. Not under ADMISSION (its latencies hold
+ * the wait in the caller's queue). */
+double qc_limiter_noload(const qc_limiter *l);
 
 /* The published integer limit. */
 uint32_t qc_limiter_limit(const qc_limiter *l);

@@ -104,3 +104,133 @@ int qc_mu_ctl_step(qc_mu_ctl *c, const qc_mu_ctl_sense *in, qc_mu_ctl_act *out)
     out->saturated = a.saturated;
     return rc;
 }
+
+void qc_mu_ctl_reset(qc_mu_ctl *c, double u)
+{
+    const qc_pi_params *p = &c->pi.p;
+    u = clamp(u, p->u_min, p->u_max);
+    c->u = u;
+    c->pi.integ = u;
+}
+
+/* ---- the knee of the latency curve (qctl/controller.h) ---------------- */
+
+void qc_knee_params_init(qc_knee_params *p)
+{
+    p->headroom = 0.5;
+    p->rise = 0.2;
+    p->gain = 0.3;
+    p->r_min = 1;
+    p->r_max = 1000;
+    p->r_init = 10;
+    p->probe_period = 10;
+}
+
+int qc_knee_init(qc_knee *k, const qc_knee_params *p, qc_err *err)
+{
+    if (!(p->headroom > 0) || !isfinite(p->headroom))
+        return qc_err_set(err, QC_ERANGE, "headroom: %g must be > 0", p->headroom);
+    if (!(p->rise > 0) || !isfinite(p->rise))
+        return qc_err_set(err, QC_ERANGE, "rise: %g must be > 0", p->rise);
+    if (!(p->gain > 0 && p->gain <= 1))
+        return qc_err_set(err, QC_ERANGE, "gain: %g is not in (0, 1]", p->gain);
+    if (!(p->r_min > 0) || !(p->r_max >= p->r_min) || !isfinite(p->r_max))
+        return qc_err_set(err, QC_ERANGE, "r_min, r_max: [%g, %g] is not an interval above 0",
+                          p->r_min, p->r_max);
+    if (!(p->r_init >= p->r_min && p->r_init <= p->r_max))
+        return qc_err_set(err, QC_ERANGE, "r_init: %g is outside [%g, %g]", p->r_init, p->r_min,
+                          p->r_max);
+    if (!(p->probe_period >= 0) || !isfinite(p->probe_period))
+        return qc_err_set(err, QC_ERANGE, "probe_period: %g must be >= 0 (0: none)",
+                          p->probe_period);
+    k->p = *p;
+    k->l0 = NAN;
+    k->knee = NAN;
+    k->r = p->r_init;
+    k->next_probe = NAN;
+    k->probe_min = INFINITY;
+    k->probing = 0;
+    k->x_max = 0;
+    k->found = 0;
+    return 0;
+}
+
+void qc_knee_observe_min(qc_knee *k, double latency)
+{
+    if (latency > 0 && isfinite(latency) && !(latency >= k->l0)) /* l0 NAN: taken */
+        k->l0 = latency;
+}
+
+/* The probe of L0: started every probe_period; ends at the first interval
+ * that ran at most knee requests at once (its least latency is L0 then),
+ * or after 10 intervals without one (L0 kept). */
+static void knee_probe(qc_knee *k, const qc_knee_sense *in)
+{
+    const double max_intervals = 10;
+    if (!(k->p.probe_period > 0) || !isfinite(k->knee))
+        return;
+    if (!k->probing) {
+        if (isnan(k->next_probe))
+            k->next_probe = in->t + k->p.probe_period;
+        if (in->t >= k->next_probe) {
+            k->probing = 1;
+            k->probe_min = INFINITY;
+        }
+        return;
+    }
+    if (in->peak <= floor(k->knee) && in->min < k->probe_min)
+        k->probe_min = in->min;
+    if (isfinite(k->probe_min) || k->probing >= max_intervals) {
+        if (isfinite(k->probe_min))
+            k->l0 = k->probe_min; /* may rise: a server that became slower */
+        k->probing = 0;
+        k->next_probe = in->t + k->p.probe_period;
+        return;
+    }
+    k->probing++;
+}
+
+void qc_knee_step(qc_knee *k, const qc_knee_sense *in, qc_knee_act *out)
+{
+    const qc_knee_params *p = &k->p;
+    out->first = 0;
+    if (in->n >= 1 && in->dt > 0 && in->mean >= 0 && in->min > 0 && isfinite(in->mean) &&
+        isfinite(in->min) && isfinite(in->dt)) {
+        int had = isfinite(k->knee);
+        if (!k->probing) { /* a probe's interval runs below the knee: no sample of it */
+            qc_knee_observe_min(k, in->min);
+            double x = in->n / in->dt, n = x * k->l0;
+            /* the best throughput of late (decaying 1% an interval) */
+            k->x_max = x > k->x_max * 0.99 ? x : k->x_max * 0.99;
+            int risen = in->mean > k->l0 * (1 + p->rise);
+            if (!had || (risen && !k->found))
+                k->knee = n;
+            else if (risen && x >= 0.9 * k->x_max)
+                k->knee += p->gain * (n - k->knee);
+            else if (risen)
+                ; /* latency rose while the throughput fell: not the server's
+                     capacity (a slower host, or a limit below the knee); kept */
+            else if (n > k->knee)
+                k->knee = n;
+            k->r = clamp(k->knee * (1 + p->headroom), p->r_min, p->r_max);
+            /* the first interval that queued: the knee itself, not a bound */
+            out->first = risen && !k->found;
+            k->found |= risen;
+        }
+        knee_probe(k, in);
+    }
+    out->probing = k->probing > 0;
+    out->r = k->probing ? clamp(k->knee / 2, p->r_min, p->r_max) : k->r;
+}
+
+double qc_knee_queue_target(double l0, double lo, double hi, double fallback)
+{
+    if (!(l0 > 0) || !isfinite(l0))
+        return fallback;
+    return clamp(l0, lo, hi);
+}
+
+double qc_knee_queue_interval(double target)
+{
+    return 4 * target;
+}

@@ -38,6 +38,7 @@ struct qc_limiter {
     _Atomic uint64_t admitted[QC_LIMITER_CLASSES_MAX];
     _Atomic uint64_t refused[QC_LIMITER_CLASSES_MAX];
     _Atomic uint64_t completed, dropped;
+    _Atomic uint64_t noload_ns; /* least latency seen: see qc_limiter_noload */
     /* ADMISSION: published by tick, read lock-free */
     _Atomic uint32_t rejected[QC_LIMITER_CLASSES_MAX];
     _Atomic uint64_t weight_bits[QC_LIMITER_CLASSES_MAX]; /* a double's bits */
@@ -51,6 +52,9 @@ struct qc_limiter {
     double limit, last_tick, last_y, last_rtt, observed;
     int have_observed;
     qc_mu_ctl mu_ctl; /* MAXUSERS: the controller of src/control */
+    qc_knee knee;     /* the no-load latency and, with knee_on, the reference */
+    int knee_on;      /* MAXUSERS with reference 0: the reference adapts */
+    int settling;     /* the limit was restarted: see tick_knee */
     qc_lim_conc conc;
     /* ADMISSION, under mu */
     qc_adm adm[QC_LIMITER_CLASSES_MAX];
@@ -99,7 +103,7 @@ void qc_limiter_config_init(qc_limiter_config *c, qc_limiter_algo algo)
     c->min_limit = 1;
     c->max_limit = 1000;
     c->classes = 1;
-    c->reference = 10;
+    c->reference = 0; /* MAXUSERS: adapts (qc_knee) */
     c->ki = 0.5;
     c->kp = 0;
     c->aimd_backoff = 0.9;
@@ -135,8 +139,8 @@ static int check_config(const qc_limiter_config *c, qc_err *err)
     if (c->classes < 1 || c->classes > QC_LIMITER_CLASSES_MAX)
         return qc_err_set(err, QC_ERANGE, "classes: %u must be in [1, %d]", c->classes,
                           QC_LIMITER_CLASSES_MAX);
-    if (c->algo == QC_LIMITER_MAXUSERS && (!(c->reference > 0) || !isfinite(c->reference)))
-        return qc_err_set(err, QC_ERANGE, "reference: %g must be > 0", c->reference);
+    if (c->algo == QC_LIMITER_MAXUSERS && (!(c->reference >= 0) || !isfinite(c->reference)))
+        return qc_err_set(err, QC_ERANGE, "reference: %g must be > 0 (0: adapts)", c->reference);
     if (c->algo == QC_LIMITER_AIMD) {
         if (!(c->aimd_backoff > 0 && c->aimd_backoff < 1))
             return qc_err_set(err, QC_ERANGE, "aimd_backoff: %g must be in (0, 1)",
@@ -208,6 +212,17 @@ static int init_admission(qc_limiter *l, qc_err *err)
 static int init_controller(qc_limiter *l, double now, qc_err *err)
 {
     const qc_limiter_config *c = &l->cfg;
+    qc_knee_params kp;
+    qc_knee_params_init(&kp);
+    l->knee_on = c->algo == QC_LIMITER_MAXUSERS && c->reference == 0;
+    kp.r_min = c->min_limit;
+    kp.r_max = c->max_limit;
+    kp.r_init = clampd(kp.r_init, kp.r_min, kp.r_max);
+    if (!l->knee_on)
+        kp.probe_period = 0; /* the no-load latency only, for the queue in front */
+    int rc = qc_knee_init(&l->knee, &kp, err);
+    if (rc)
+        return rc;
     switch (c->algo) {
     case QC_LIMITER_FIXED:
         return 0;
@@ -284,6 +299,7 @@ int qc_limiter_new(const qc_limiter_config *c, double now, qc_limiter **out, qc_
     atomic_init(&l->gate, gate_of(l->limit));
     atomic_init(&l->inflight, 0);
     atomic_init(&l->agg_min_ns, UINT64_MAX);
+    atomic_init(&l->noload_ns, UINT64_MAX);
     if (pthread_mutex_init(&l->mu, NULL) != 0) {
         if (c->algo == QC_LIMITER_ENVOY)
             qc_lim_envoy_free(&l->conc.u.envoy);
@@ -388,6 +404,8 @@ void qc_limiter_release(qc_limiter *l, qc_limiter_token *tok, double latency, in
     uint64_t v = ns > 1.8e19 ? UINT64_MAX / 2 : (uint64_t)ns;
     atomic_fetch_add_explicit(&l->agg_sum_ns, v, memory_order_relaxed);
     atomic_min64(&l->agg_min_ns, v);
+    if (v > 0)
+        atomic_min64(&l->noload_ns, v);
     atomic_max32(&l->agg_max_inflight, tok->inflight);
     if (outcome == QC_LIMITER_DROPPED)
         atomic_fetch_add_explicit(&l->agg_drops, 1, memory_order_relaxed);
@@ -406,9 +424,50 @@ void qc_limiter_observe(qc_limiter *l, double y)
 void qc_limiter_set_reference(qc_limiter *l, double r)
 {
     pthread_mutex_lock(&l->mu);
-    if (r > 0 && isfinite(r))
+    if (r > 0 && isfinite(r)) {
         l->cfg.reference = r;
+        l->knee_on = 0; /* a reference set by hand stays */
+    }
     pthread_mutex_unlock(&l->mu);
+}
+
+double qc_limiter_noload(const qc_limiter *l)
+{
+    uint64_t v = atomic_load_explicit(&((qc_limiter *)l)->noload_ns, memory_order_relaxed);
+    return v == UINT64_MAX ? NAN : (double)v / 1e9;
+}
+
+/* The knee estimator's interval (every limiter but ADMISSION, whose
+ * latencies include the wait in the queue): the no-load latency for
+ * qc_limiter_noload, and under MAXUSERS with knee_on the reference. */
+static int tick_knee(qc_limiter *l, double now, double dt, uint64_t n, double rtt, uint64_t mn,
+                     uint32_t peak)
+{
+    if (l->cfg.algo == QC_LIMITER_ADMISSION)
+        return 0;
+    qc_knee_sense in = {.t = now,
+                        .dt = dt,
+                        .n = (double)n,
+                        .mean = rtt,
+                        .min = mn == UINT64_MAX ? NAN : (double)mn / 1e9,
+                        .peak = (double)peak};
+    qc_knee_act act;
+    qc_knee_step(&l->knee, &in, &act);
+    if (isfinite(l->knee.l0)) /* a probe may have raised it */
+        atomic_store_explicit(&l->noload_ns, (uint64_t)(l->knee.l0 * 1e9), memory_order_relaxed);
+    if (!l->knee_on)
+        return 0;
+    l->cfg.reference = act.r;
+    if (!act.first || !(l->mu_ctl.u > act.r))
+        return 0;
+    /* The first estimate: the limit starts from it rather than from the
+     * guess it was given. The requests let in under the guess are still
+     * in flight and make y until they are out: the controller waits for
+     * an interval whose peak in flight was within the new limit. */
+    qc_mu_ctl_reset(&l->mu_ctl, act.r);
+    l->limit = l->mu_ctl.u;
+    l->settling = 1;
+    return 1;
 }
 
 double qc_limiter_weight(const qc_limiter *l, unsigned cls)
@@ -501,9 +560,14 @@ int qc_limiter_tick(qc_limiter *l, double now)
     uint64_t drops = atomic_exchange_explicit(&l->agg_drops, 0, memory_order_relaxed);
     uint32_t maxin = atomic_exchange_explicit(&l->agg_max_inflight, 0, memory_order_relaxed);
     uint32_t cur = atomic_load_explicit(&l->inflight, memory_order_relaxed);
-    (void)mn;
     double rtt = n ? (double)sum / 1e9 / (double)n : NAN;
     l->last_rtt = rtt;
+    uint32_t peak_all = maxin > cur ? maxin : cur;
+    int restarted = tick_knee(l, now, dt, n, rtt, mn, peak_all);
+    if (!restarted && l->settling) {
+        restarted = 1;
+        l->settling = peak_all > gate_of(l->limit);
+    }
     const qc_limiter_config *c = &l->cfg;
     switch (c->algo) {
     case QC_LIMITER_FIXED:
@@ -519,7 +583,7 @@ int qc_limiter_tick(qc_limiter *l, double now)
         uint32_t peak = maxin > cur ? maxin : cur;
         qc_mu_ctl_sense in = {.r = c->reference, .y = y, .peak = (double)peak};
         qc_mu_ctl_act act;
-        if (qc_mu_ctl_step(&l->mu_ctl, &in, &act) == 0)
+        if (!restarted && qc_mu_ctl_step(&l->mu_ctl, &in, &act) == 0)
             l->limit = act.u;
         if (isfinite(y))
             l->last_y = y;
@@ -578,6 +642,9 @@ void qc_limiter_get_stats(qc_limiter *l, qc_limiter_stats *st)
         st->class_samples[i] = l->samples[i];
     }
     st->busy_cycles = atomic_load(&l->cycles_ended);
+    st->reference = l->cfg.algo == QC_LIMITER_MAXUSERS ? l->cfg.reference : NAN;
+    st->knee = l->knee.knee;
+    st->noload = qc_limiter_noload(l);
     pthread_mutex_unlock(&l->mu);
     st->gate = atomic_load(&l->gate);
     st->inflight = atomic_load(&l->inflight);

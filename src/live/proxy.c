@@ -48,6 +48,7 @@
 #include "qctl/output.h"
 
 static int codel_on(const proxy *P);
+static double codel_interval(const proxy *P, double target);
 static void codel_stand(proxy *P, double now);
 static void stop_now(proxy *P, const char *why);
 
@@ -63,19 +64,17 @@ void qc__proxy_unqueue(cconn *c)
 {
     proxy *P = c->P;
     pclass *k = &P->cls[c->cls];
-    cconn *prev = NULL;
-    for (cconn *q = k->qhead; q; prev = q, q = q->qnext)
-        if (q == c) {
-            if (prev)
-                prev->qnext = q->qnext;
-            else
-                k->qhead = q->qnext;
-            if (k->qtail == q)
-                k->qtail = prev;
-            k->qlen--;
-            P->qlen--;
-            return;
-        }
+    if (c->qprev)
+        c->qprev->qnext = c->qnext;
+    else
+        k->qhead = c->qnext;
+    if (c->qnext)
+        c->qnext->qprev = c->qprev;
+    else
+        k->qtail = c->qprev;
+    c->qnext = c->qprev = NULL;
+    k->qlen--;
+    P->qlen--;
 }
 
 /* Appends c to its class's queue. */
@@ -87,6 +86,7 @@ void qc__proxy_enqueue(cconn *c)
         qc_sfq_join(&P->sfq, c->cls); /* newly backlogged: no credit for idling */
     c->state = C_QUEUED;
     c->qnext = NULL;
+    c->qprev = k->qtail;
     if (k->qtail)
         k->qtail->qnext = c;
     else
@@ -96,18 +96,40 @@ void qc__proxy_enqueue(cconn *c)
     P->qlen++;
 }
 
-/* Takes the head of class i's queue off it. */
-static cconn *dequeue(proxy *P, unsigned i)
+/* Takes the head (lifo: the tail) of class i's queue off it. */
+static cconn *dequeue(proxy *P, unsigned i, int lifo)
 {
-    pclass *k = &P->cls[i];
-    cconn *c = k->qhead;
-    k->qhead = c->qnext;
-    if (!k->qhead)
-        k->qtail = NULL;
-    k->qlen--;
-    P->qlen--;
+    cconn *c = lifo ? P->cls[i].qtail : P->cls[i].qhead;
+    qc__proxy_unqueue(c);
     c->state = C_READ;
     return c;
+}
+
+/* Puts c back where dequeue took it from. */
+static void requeue(cconn *c, int lifo)
+{
+    proxy *P = c->P;
+    pclass *k = &P->cls[c->cls];
+    c->state = C_QUEUED;
+    if (lifo) {
+        c->qnext = NULL;
+        c->qprev = k->qtail;
+        if (k->qtail)
+            k->qtail->qnext = c;
+        else
+            k->qhead = c;
+        k->qtail = c;
+    } else {
+        c->qprev = NULL;
+        c->qnext = k->qhead;
+        if (k->qhead)
+            k->qhead->qprev = c;
+        else
+            k->qtail = c;
+        k->qhead = c;
+    }
+    k->qlen++;
+    P->qlen++;
 }
 
 /* Reports an event through the caller's log callback (none: silent; the
@@ -150,7 +172,7 @@ int qc__proxy_try_admit(cconn *c)
 static void refuse_class(proxy *P, unsigned i)
 {
     while (P->cls[i].qhead)
-        qc__proxy_refuse(dequeue(P, i));
+        qc__proxy_refuse(dequeue(P, i, 0));
 }
 
 /* Lets waiting requests in while there are slots: the backlogged class
@@ -174,11 +196,16 @@ void qc__proxy_pump_queue(proxy *P)
         if (pick < 0)
             return;
         unsigned best = (unsigned)pick;
-        cconn *c = dequeue(P, best);
-        double now = qc__now(), waited = now - c->t_arrive;
-        if (!P->q_standing && waited > P->o->queue_target + P->o->interval && codel_on(P))
-            codel_stand(P, now); /* a request older than the target for an interval */
-        if (P->q_standing && waited > P->o->queue_target) { /* see codel_tick */
+        double now = qc__now(), target = qc__proxy_queue_target(P);
+        if (!P->q_standing && codel_on(P) &&
+            now - P->cls[best].qhead->t_arrive > target + codel_interval(P, target))
+            codel_stand(P, now); /* the head older than the target for an interval */
+        if (!P->cls[best].qhead)
+            continue; /* codel_stand refused the class's queue */
+        int lifo = P->q_standing; /* see "adaptive LIFO" */
+        cconn *c = dequeue(P, best, lifo);
+        double waited = now - c->t_arrive;
+        if (P->q_standing && waited > target) { /* see codel_tick */
             P->q_shed++;
             qc__proxy_refuse(c);
             continue;
@@ -190,15 +217,8 @@ void qc__proxy_pump_queue(proxy *P)
             P->q_drained = 1; /* the slots caught up with the queue */
         if (rc < 0) {
             qc__proxy_refuse(c);
-        } else if (rc == 0) { /* refused after all: back to the head */
-            pclass *k = &P->cls[best];
-            c->state = C_QUEUED;
-            c->qnext = k->qhead;
-            k->qhead = c;
-            if (!k->qtail)
-                k->qtail = c;
-            k->qlen++;
-            P->qlen++;
+        } else if (rc == 0) { /* refused after all: back where it was */
+            requeue(c, lifo);
             return;
         }
     }
@@ -214,9 +234,29 @@ double qc__proxy_wait_deadline(proxy *P, unsigned i)
     double d = P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION
                    ? P->o->queue_timeout
                    : P->cls[i].bound;
-    if (P->q_standing && P->o->queue_target < d)
-        d = P->o->queue_target;
+    double target = qc__proxy_queue_target(P);
+    if (P->q_standing && target < d)
+        d = target;
     return d;
+}
+
+/* --queue-target, or (0, the default) one no-load latency of the backends
+ * as the limiter measures it (qc_knee_queue_target), 1 ms at least, 50 ms
+ * before the first answer. */
+double qc__proxy_queue_target(const proxy *P)
+{
+    if (P->o->queue_target > 0)
+        return P->o->queue_target;
+    return qc_knee_queue_target(qc_limiter_noload(P->lim), 0.001, INFINITY, 0.05);
+}
+
+/* How long the head of the queue may wait past the target before the
+ * queue is found standing without waiting for the tick: CoDel's interval
+ * for the target (qc_knee_queue_interval), at most a control interval. */
+static double codel_interval(const proxy *P, double target)
+{
+    double i = qc_knee_queue_interval(target);
+    return i < P->o->interval ? i : P->o->interval;
 }
 
 /* ---- queue discipline (--queue-discipline codel) --------------------------
@@ -242,7 +282,23 @@ double qc__proxy_wait_deadline(proxy *P, unsigned i)
  * requests then wait about --queue-target at most under overload, and a
  * burst still gets the whole deadline to be absorbed. Not under the
  * admission limiter: there the waits are what the controller tracks
- * against each class's bound, and its weights order the queue. */
+ * against each class's bound, and its weights order the queue.
+ *
+ * The target is by default one no-load latency of the backends
+ * (qc__proxy_queue_target): a request let in after waiting it spends at
+ * most twice the backend's own time before it starts, while a slot's
+ * worth of work still waits to fill a slot the instant it frees. The
+ * head of the queue may wait CoDel's interval past the target (4
+ * targets, at most a control interval) before the queue is found
+ * standing between ticks, so the onset of an overload is found within a
+ * few service times.
+ *
+ * Adaptive LIFO (as Facebook's servers run CoDel): while the queue
+ * stands, the newest waiting request goes first. Under overload every
+ * slot is filled either way; LIFO fills it with a request that has
+ * barely waited, and the oldest, which would get in just before their
+ * short deadline, are the ones refused. Outside the standing state the
+ * queue is FIFO, so a burst is served in order. */
 static int codel_on(const proxy *P)
 {
     return P->o->queue_discipline == QC_QUEUE_CODEL &&
@@ -253,11 +309,12 @@ static int codel_on(const proxy *P)
  * waited past the target is refused. */
 static void codel_stand(proxy *P, double now)
 {
+    double target = qc__proxy_queue_target(P);
     P->q_standing = 1;
     for (unsigned i = 0; i < P->ncls; i++)
-        while (P->cls[i].qhead && now - P->cls[i].qhead->t_arrive > P->o->queue_target) {
+        while (P->cls[i].qhead && now - P->cls[i].qhead->t_arrive > target) {
             P->q_shed++;
-            qc__proxy_refuse(dequeue(P, i));
+            qc__proxy_refuse(dequeue(P, i, 0));
         }
 }
 
@@ -268,7 +325,7 @@ static void codel_tick(proxy *P, double now)
         return;
     }
     int standing = P->q_standing ? !(P->q_drained || P->q_min <= 0) /* until it drains */
-                                 : P->qlen > 0 && P->q_min > P->o->queue_target;
+                                 : P->qlen > 0 && P->q_min > qc__proxy_queue_target(P);
     P->q_min = INFINITY;
     P->q_drained = 0;
     P->q_standing = 0;
@@ -387,7 +444,7 @@ void qc_proxy_opts_init(qc_proxy_opts *o)
     o->max_body = 1u << 24;
     o->max_memory = (size_t)256 << 20;
     o->queue_discipline = QC_QUEUE_CODEL;
-    o->queue_target = 0.05;
+    o->queue_target = 0; /* one no-load latency: see qc__proxy_queue_target */
     o->drain_timeout = 30;
 }
 
@@ -478,8 +535,10 @@ int qc_proxy_check(const qc_proxy_opts *o, qc_err *err)
         return rc;
     if (o->queue_discipline != QC_QUEUE_FIFO && o->queue_discipline != QC_QUEUE_CODEL)
         return qc_err_set(err, QC_EINVAL, "--queue-discipline: not fifo or codel");
-    if (!(o->queue_target > 0) || !isfinite(o->queue_target))
-        return qc_err_set(err, QC_EINVAL, "--queue-target: %g must be > 0", o->queue_target);
+    if (!(o->queue_target >= 0) || !isfinite(o->queue_target))
+        return qc_err_set(err, QC_EINVAL,
+                          "--queue-target: %g must be >= 0 (0: the backends' no-load latency)",
+                          o->queue_target);
     if (!(o->health_check >= 0) || !isfinite(o->health_check))
         return qc_err_set(err, QC_EINVAL, "--health-check: %g must be >= 0 (0: none)",
                           o->health_check);

@@ -236,6 +236,12 @@ static char *status_json(proxy *P)
         root, "controller",
         json_string(P->o->control ? qc_limiter_algo_name(P->o->limiter.algo) : "none"));
     json_object_set_new(root, "limit", P->o->control ? qc_json_real_new(st.limit) : json_null());
+    if (P->o->control && P->o->limiter.algo == QC_LIMITER_MAXUSERS)
+        json_object_set_new(root, "reference", qc_json_real_new(st.reference));
+    json_object_set_new(root, "knee", qc_json_real_new(st.knee));
+    json_object_set_new(root, "noload", qc_json_real_new(st.noload));
+    json_object_set_new(root, "queue_target", qc_json_real_new(qc__proxy_queue_target(P)));
+    json_object_set_new(root, "queue_standing", json_boolean(P->q_standing));
     json_object_set_new(root, "inflight", json_integer(P->inflight));
     json_object_set_new(root, "queue", json_integer(P->qlen));
     json_object_set_new(root, "draining", json_boolean(P->draining));

@@ -42,7 +42,9 @@ void qc__proxy_client_close(cconn *c)
     c->closing = 1;
     if (c->state == C_QUEUED)
         qc__proxy_unqueue(c);
-    if (c->up) {
+    if (c->up && c->body_stream) {
+        qc__proxy_body_abandon(c->up); /* its body will never be whole */
+    } else if (c->up) {
         c->up->client = NULL; /* the backend's answer will be dropped */
         qc__proxy_upstream_resume(c->up); /* read (and drop) the rest, if it was paused */
     }
@@ -127,6 +129,10 @@ void qc__proxy_client_reply(cconn *c, int status, const char *reason, const char
                             const char *ctype, const char *body, size_t blen)
 {
     char msg[1024];
+    if (c->body_stream) { /* the rest of its body is not read: nothing follows */
+        c->body_stream = 0;
+        c->keep = 0;
+    }
     int keep = c->keep && !c->P->draining;
     int k = snprintf(
         msg, sizeof msg, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n",
@@ -335,8 +341,20 @@ static void expect_continue(cconn *c, const qc__http_head *h)
     qc__proxy_client_write(c, cont, sizeof cont - 1);
 }
 
-/* Takes the next whole request out of c->in and carries it; 0 when there
- * is none yet (or c is closing). */
+/* The body of c's request (head h, already in c->req) is streamed: its
+ * bytes stay in c->in until the backend link is up, and are then sent as
+ * they arrive (qc__proxy_body_pump). */
+static void body_start(cconn *c, const qc__http_head *h)
+{
+    c->body_stream = 1;
+    c->body_chunked = h->chunked;
+    c->body_left = h->chunked ? 0 : (uint64_t)h->content_length;
+    c->body_sent = 0;
+    memset(&c->body_ch, 0, sizeof c->body_ch);
+}
+
+/* Takes the next request out of c->in and carries it: whole, or its head
+ * with the body to follow; 0 when there is none yet (or c is closing). */
 static int client_next(cconn *c)
 {
     proxy *P = c->P;
@@ -366,11 +384,13 @@ static int client_next(cconn *c)
         bad_request(c, why);
         return 0;
     }
-    if (n == 0) {
+    if (n == 0 && c->admin)
+        return 0; /* the admin port reads its (small) requests whole */
+    if (n == 0)
         expect_continue(c, &h);
-        return 0;
-    }
-    size_t total = (size_t)n;
+    /* a body not all there yet is streamed: the request goes on with its
+     * head, and the body follows as it arrives (see body_start) */
+    size_t total = n ? (size_t)n : h.head_len;
     c->keep = h.keep_alive;
     c->minor = h.minor;
     c->head_method = qc__http_is_head(c->in.data, &h);
@@ -394,6 +414,8 @@ static int client_next(cconn *c)
         qc__proxy_client_close(c);
         return 1;
     }
+    if (n == 0)
+        body_start(c, &h);
     client_mem(c);
     if (P->draining) {
         qc__proxy_refuse(c);
@@ -426,11 +448,13 @@ static void client_flow(cconn *c)
     if (c->closing || c->ending)
         return;
     size_t wq = qc__proxy_client_wq(c);
-    int stop = wq > WQ_REPLIES || (c->state != C_READ && c->in.len >= IN_HIGH);
+    size_t up = c->body_stream && c->up ? uv_stream_get_write_queue_size((uv_stream_t *)&c->up->tcp)
+                                        : 0;
+    int stop = wq > WQ_REPLIES || (c->state != C_READ && c->in.len >= IN_HIGH) || up > WQ_HIGH;
     if (stop && !c->rpaused) {
         c->rpaused = 1;
         uv_read_stop((uv_stream_t *)&c->tcp);
-    } else if (!stop && c->rpaused && wq <= WQ_LOW) {
+    } else if (!stop && c->rpaused && wq <= WQ_LOW && up <= WQ_LOW) {
         c->rpaused = 0;
         uv_read_start((uv_stream_t *)&c->tcp, qc__proxy_alloc_cb, on_client_read);
     }
@@ -485,7 +509,10 @@ static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         return;
     }
     client_mem(c);
-    qc__proxy_client_process(c);
+    if (c->body_stream && c->up)
+        qc__proxy_body_pump(c->up); /* may answer and close c */
+    if (!c->closing)
+        qc__proxy_client_process(c);
 }
 
 void qc__proxy_accept_client(uv_stream_t *server, int status, int admin)

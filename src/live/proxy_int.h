@@ -90,11 +90,19 @@ struct cconn {
     int minor;       /* the request's HTTP/1.minor */
     int continued;   /* 100 Continue sent for the request being read */
     size_t mem;      /* its buffers' bytes counted in P->mem */
+    /* a request body streamed to the backend as it arrives (see
+     * "streaming the request body" in proxy_upstream.c): the head is in
+     * req, the body's next bytes at the front of in */
+    int body_stream;          /* body bytes are still to be sent */
+    int body_chunked;         /* framed by chunked coding (else by length) */
+    uint64_t body_left;       /* by length: bytes still to send */
+    uint64_t body_sent;       /* bytes sent to the backend so far */
+    qc__http_chunked body_ch; /* chunked: the framer */
     unsigned tries;  /* times the request was sent again: see retry */
     unsigned cls;
     double t_arrive;
     uconn *up;
-    cconn *qnext;
+    cconn *qnext, *qprev; /* its class's queue */
 };
 
 enum { C_READ = 0, C_QUEUED, C_UPSTREAM };
@@ -246,6 +254,8 @@ void qc__proxy_send_request(uconn *u);
 void qc__proxy_upstream_close(uconn *u);
 void qc__proxy_upstream_done(uconn *u, int outcome);
 void qc__proxy_upstream_resume(uconn *u);
+void qc__proxy_body_pump(uconn *u);
+void qc__proxy_body_abandon(uconn *u);
 
 /* proxy_fleet.c */
 void qc__proxy_backend_answered(pbackend *b);
@@ -273,6 +283,7 @@ void qc__proxy_plog(const proxy *P, const char *fmt, ...) __attribute__((format(
 void qc__proxy_pump_queue(proxy *P);
 int qc__proxy_try_admit(cconn *c);
 void qc__proxy_unqueue(cconn *c);
+double qc__proxy_queue_target(const proxy *P);
 double qc__proxy_wait_deadline(proxy *P, unsigned i);
 
 #endif

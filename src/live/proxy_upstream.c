@@ -132,7 +132,8 @@ static int retry(uconn *u)
     proxy *P = u->P;
     cconn *c = u->client;
     if (!c || c->closing || u->placed != PLACED_SENT || u->rstate != R_HEAD || u->in.len ||
-        u->head_sent || c->tries >= P->o->retries || !(c->idem || !u->link_up) || P->draining)
+        u->head_sent || c->tries >= P->o->retries || !(c->idem || !u->link_up) || P->draining ||
+        c->body_sent) /* a streamed body's bytes sent are gone: see body_pump */
         return 0;
     if (!retry_allowed(P))
         return 0;
@@ -332,7 +333,9 @@ static void response_end(uconn *u, int clean)
         c->up = NULL;
     }
     qc__proxy_upstream_done(u, QC_LIMITER_OK);
-    if (clean && !P->draining && qc__proxy_backend_is_on(u->b)) {
+    /* a link whose backend answered before the whole body was sent would
+     * read the rest of it as a next request */
+    if (clean && !(c && c->body_stream) && !P->draining && qc__proxy_backend_is_on(u->b)) {
         u->next_idle = u->b->idle;
         u->b->idle = u;
     } else {
@@ -441,6 +444,8 @@ static void upstream_feed(uconn *u, const char *p, size_t n, int eof)
      * connection: an HTTP/1.1 client gets it chunked, an HTTP/1.0 one the
      * close */
     cconn *c = u->client;
+    if (c && c->body_stream)
+        c->keep = 0; /* answered before its body was all sent: see body_pump */
     u->reframe = 0;
     if (u->framing == F_CLOSE && c) {
         if (c->minor >= 1)
@@ -508,6 +513,7 @@ static void on_upstream_connect(uv_connect_t *req, int status)
     u->link_up = 1;
     uv_tcp_nodelay(&u->tcp, 1);
     uv_read_start((uv_stream_t *)&u->tcp, qc__proxy_alloc_cb, on_upstream_read);
+    qc__proxy_body_pump(u);
 }
 
 /* Sends u's request to its backend (ON): connects a new link first. */
@@ -527,8 +533,137 @@ void qc__proxy_send_request(uconn *u)
             return;
         }
     }
-    if (qc__write_copy((uv_stream_t *)&u->tcp, c->req.data, c->req.len) != 0)
+    if (qc__write_copy((uv_stream_t *)&u->tcp, c->req.data, c->req.len) != 0) {
         upstream_fail(u, 502);
+        return;
+    }
+    qc__proxy_body_pump(u); /* a kept link is up: the body can follow at once */
+}
+
+/* ---- streaming the request body -----------------------------------------
+ *
+ * A request whose body is not all there when its head is read goes on
+ * with its head (admitted, queued or refused as any other), and its body
+ * follows as it arrives: the bytes wait at the front of the client's read
+ * buffer until the backend link is up (so that a failed connect can be
+ * retried: nothing of the body is gone), and are then written to the
+ * backend as they are read, framed by Content-Length or by chunked coding
+ * (passed through verbatim; the framer finds the end). Backpressure:
+ * while the backend's write queue holds more than WQ_HIGH bytes the client
+ * is not read (client_flow), and reading resumes below WQ_LOW, so a body
+ * costs the proxy about WQ_HIGH + IN_HIGH whatever its size; while the
+ * request waits for a slot, at most IN_HIGH of its body is read ahead.
+ * A request is sent again (see retry) only if no byte of its body was
+ * sent. An answer given before the body was all sent (a refusal, an error,
+ * or a backend that answered early) ends the client's connection after it,
+ * and the backend link is not kept: the rest of the body is never read
+ * as a request. A chunked body over --max-body (with an eighth for its
+ * framing) is cut: 413 if no response has started, else the connection
+ * closes. */
+
+typedef struct uwrite {
+    uv_write_t req;
+    uconn *u;
+    char data[];
+} uwrite;
+
+/* A body write is out: the client may be read again (see client_flow).
+ * A write is called back before its stream's close callback: u is there. */
+static void on_body_written(uv_write_t *req, int status)
+{
+    uwrite *w = (uwrite *)req;
+    uconn *u = w->u;
+    free(w);
+    cconn *c = u->client;
+    if (status == 0 && !u->closing && c && c->up == u && c->rpaused && !c->closing)
+        qc__proxy_client_process(c);
+}
+
+static int body_write(uconn *u, const char *p, size_t n)
+{
+    uwrite *w = malloc(sizeof *w + n);
+    if (!w)
+        return QC_ENOMEM;
+    memcpy(w->data, p, n);
+    w->u = u;
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)n);
+    if (uv_write(&w->req, (uv_stream_t *)&u->tcp, &b, 1, on_body_written) != 0) {
+        free(w);
+        return QC_EIO;
+    }
+    return 0;
+}
+
+/* The body cannot be carried (malformed chunked framing: 400; over
+ * --max-body: 413): the backend link is dropped, and the client answered
+ * (or cut, once a response started) and closed. */
+static void body_abort(uconn *u, int status)
+{
+    proxy *P = u->P;
+    cconn *c = u->client;
+    int started = u->head_sent;
+    u->client = NULL;
+    u->head_sent = 0;
+    c->up = NULL;
+    qc__proxy_upstream_done(u, QC_LIMITER_IGNORE); /* not the backend's doing */
+    qc__proxy_upstream_close(u);
+    if (started) {
+        qc__proxy_client_close(c);
+    } else if (status == 413) {
+        qc__proxy_too_large(c);
+    } else {
+        P->bad_requests++;
+        static const char body[] = "Bad Request: malformed chunked body\n";
+        qc__proxy_client_reply(c, 400, "Bad Request", NULL, "text/plain", body, sizeof body - 1);
+    }
+}
+
+/* u's client went away before its body was all sent: the backend would
+ * wait for the rest until --backend-timeout, holding a slot; the link is
+ * dropped and the slot given back at once. */
+void qc__proxy_body_abandon(uconn *u)
+{
+    u->client = NULL;
+    u->head_sent = 0;
+    qc__proxy_upstream_done(u, QC_LIMITER_IGNORE);
+    qc__proxy_upstream_close(u);
+}
+
+void qc__proxy_body_pump(uconn *u)
+{
+    cconn *c = u->client;
+    if (!c || !c->body_stream || c->closing || u->closing || u->placed != PLACED_SENT ||
+        !u->link_up || c->in.len == 0)
+        return;
+    proxy *P = u->P;
+    size_t take = c->in.len;
+    int done = 0;
+    if (c->body_chunked) {
+        const char *why;
+        long k = qc__http_chunked_feed(&c->body_ch, c->in.data, c->in.len, &done, &why);
+        if (k < 0) {
+            body_abort(u, 400);
+            return;
+        }
+        take = (size_t)k;
+        if (c->body_sent + take > P->o->max_body + P->o->max_body / 8 + 64) {
+            body_abort(u, 413);
+            return;
+        }
+    } else {
+        if ((uint64_t)take > c->body_left)
+            take = (size_t)c->body_left;
+        c->body_left -= take;
+        done = c->body_left == 0;
+    }
+    if (take && body_write(u, c->in.data, take) != 0) {
+        upstream_fail(u, 502);
+        return;
+    }
+    qc__buf_consume(&c->in, take);
+    c->body_sent += take;
+    if (done)
+        c->body_stream = 0;
 }
 
 /* Sends c's request to the backend the fleet's routing chooses; a retry

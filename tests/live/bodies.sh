@@ -5,8 +5,10 @@
 # "Expect: 100-continue" gets its 100 Continue, then the answer; a client
 # beyond --max-connections gets 503; and 40 clients that send 8 MB bodies
 # at once leave the proxy's peak resident memory under 96 MB with
-# --max-memory 32 MiB (the clients beyond it get 503), where buffering
-# them all would take over 320 MB (127.0.0.1, < 20 s).
+# --max-memory 32 MiB, where buffering them all would take over 320 MB
+# (bodies are streamed to the backend: each holds at most its read-ahead
+# and the backend link's write queue; those beyond the limit and the
+# queue get 503) (127.0.0.1, < 20 s).
 set -u
 . "$(dirname "$0")/lib.sh"
 command -v curl >/dev/null || exit 77
@@ -64,7 +66,6 @@ echo "40 clients x 8 MB: $ok answered 200, $busy refused 503, peak RSS $hwm kB"
 kill -0 "$PROXY_PID" || fail "the proxy died"
 [ "$hwm" -lt 98304 ] || fail "peak RSS $hwm kB >= 96 MB"
 [ "$ok" -ge 1 ] || fail "no body carried"
-[ "$busy" -ge 1 ] || fail "no client refused: the cap never bit"
 code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 --data-binary @"$TMP/8m" "http://127.0.0.1:$PROXY_PORT/")
 [ "$code" = 200 ] || fail "an 8 MB body after the rush: $code, not 200"
 echo ok
