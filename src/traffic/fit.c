@@ -174,17 +174,6 @@ void qc_fit_data_free(qc_fit_data *d)
     memset(d, 0, sizeof *d);
 }
 
-/* The grid step of the data: the smallest difference between distinct
- * values (see the essay). */
-static double resolution(const qc_fit_data *d)
-{
-    double r = INFINITY;
-    for (size_t i = 1; i < d->m; i++)
-        if (d->v[i] - d->v[i - 1] < r)
-            r = d->v[i] - d->v[i - 1];
-    return isfinite(r) ? r : 0;
-}
-
 int qc_fit_data_init(qc_fit_data *d, const double *x, size_t n, qc_err *err)
 {
     memset(d, 0, sizeof *d);
@@ -232,26 +221,52 @@ int qc_fit_data_init(qc_fit_data *d, const double *x, size_t n, qc_err *err)
         c[m++] = (double)(j - i);
         i = j;
     }
+    /* Means, variance and the grid on the exact values (two passes:
+     * stable for large means), before any binning. */
+    double sum = 0, sl = 0;
+    int integer = 1;
+    for (size_t i = 0; i < m; i++) {
+        sum += c[i] * s[i];
+        sl += c[i] * log(s[i]);
+        integer &= s[i] == floor(s[i]);
+    }
+    d->n = (double)n;
+    d->mean = sum / d->n;
+    d->mean_log = sl / d->n;
+    double ss = 0, step = INFINITY;
+    for (size_t i = 0; i < m; i++) {
+        ss += c[i] * (s[i] - d->mean) * (s[i] - d->mean);
+        if (i > 0 && s[i] - s[i - 1] < step)
+            step = s[i] - s[i - 1];
+    }
+    d->var = ss / d->n;
+    d->step = isfinite(step) ? step : 0;
+    d->integer = integer && z == 0;
+    if (!d->integer && m > QC_FIT_BIN_MIN) {
+        /* Log-scale bins (see the essay): each run of values within a
+         * factor 1 + QC_FIT_BIN_WIDTH of its first becomes one value, the
+         * count-weighted mean of the run (so the sum is kept). */
+        size_t b = 0;
+        for (size_t i = 0; i < m;) {
+            const double top = s[i] * (1 + QC_FIT_BIN_WIDTH);
+            double cs = 0, sx = 0;
+            size_t j = i;
+            for (; j < m && s[j] <= top; j++) {
+                cs += c[j];
+                sx += c[j] * s[j];
+            }
+            const double rep = sx / cs;
+            s[b] = rep < s[i] ? s[i] : rep > s[j - 1] ? s[j - 1] : rep;
+            c[b++] = cs;
+            i = j;
+        }
+        m = b;
+        d->binned = QC_FIT_BIN_WIDTH;
+    }
     double *v2 = realloc(s, m * sizeof *v2), *c2 = realloc(c, m * sizeof *c2);
     d->v = v2 ? v2 : s;
     d->c = c2 ? c2 : c;
     d->m = m;
-    d->n = (double)n;
-    /* Means and variance in two passes (stable for large means). */
-    double sum = 0, sl = 0;
-    int integer = 1;
-    for (size_t i = 0; i < m; i++) {
-        sum += d->c[i] * d->v[i];
-        sl += d->c[i] * log(d->v[i]);
-        integer &= d->v[i] == floor(d->v[i]);
-    }
-    d->mean = sum / d->n;
-    d->mean_log = sl / d->n;
-    double ss = 0;
-    for (size_t i = 0; i < m; i++)
-        ss += d->c[i] * (d->v[i] - d->mean) * (d->v[i] - d->mean);
-    d->var = ss / d->n;
-    d->integer = integer && z == 0;
     return 0;
 }
 
@@ -1013,6 +1028,7 @@ typedef struct mixw {
     size_t m;
     double n;
     const double *y; /* log x for lognormal mixtures (computed once), else x */
+    double sg_min;   /* the least lognormal sigma: a bin's width (binned data) */
 } mixw;
 
 /* One EM iteration over w (or only the log-likelihood when update is 0);
@@ -1070,7 +1086,9 @@ static double em_step(const mixw *w, int lognormal, int k, double *p, double del
             const double var = B[j] / W[j] - dm * dm;
             p[k + j] += dm;
             double sg = sqrt(var > 0 ? var : 0);
-            const double fl = delta > 0 ? delta / (3.4641016151377544 * exp(p[k + j])) : 0;
+            double fl = delta > 0 ? delta / (3.4641016151377544 * exp(p[k + j])) : 0;
+            if (fl < w->sg_min)
+                fl = w->sg_min;
             if (sg < fl)
                 sg = fl;
             if (!(sg > 1e-9))
@@ -1364,7 +1382,7 @@ static void em_init_atoms(const mixw *w, int lognormal, int k, int na, qc_rng *r
     }
     const int kr = k - na;
     double q[QC_FIT_MAXPAR] = {0};
-    mixw rw = {w->x, rc, w->m, rest, w->y};
+    mixw rw = {w->x, rc, w->m, rest, w->y, w->sg_min};
     if (rest > 0 && kr > 0) {
         if (r != NULL)
             em_init_kpp(&rw, lognormal, kr, r, q);
@@ -1556,7 +1574,7 @@ static int boot_ci(const mixw *w, int lognormal, int k, const double *p, double 
                 bc[lo_i] += 1;
             }
         }
-        mixw bw = {w->x, bc, m, w->n, w->y};
+        mixw bw = {w->x, bc, m, w->n, w->y, w->sg_min};
         double q[QC_FIT_MAXPAR];
         memcpy(q, p, (size_t)np * sizeof *q);
         int conv;
@@ -1614,7 +1632,7 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
         snprintf(r->why, sizeof r->why, "fewer than %d distinct values", 2 * k);
         return;
     }
-    mixw full = {d->v, d->c, d->m, d->n, d->v}, sub = full;
+    mixw full = {d->v, d->c, d->m, d->n, d->v, d->binned / 3.4641016151377544}, sub = full;
     double *sx = NULL, *sc = NULL, *fy = NULL, *sy = NULL;
     if (lognormal) {
         /* EM works on log x: taken once here, not in every iteration. */
@@ -1668,15 +1686,15 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
     /* The sigma floor: a component is at least as wide as the grid the
      * data are recorded on (1 for whole numbers, the clock's resolution
      * for times when given, else the smallest step between values). */
-    const double delta = d->integer ? 1 : o->resolution > 0 ? o->resolution : resolution(d);
+    const double delta = d->integer ? 1 : o->resolution > 0 ? o->resolution : d->step;
     const int starts = o->em_starts > 0 ? (int)o->em_starts : 1;
     const int np = lognormal ? 3 * k : 2 * k;
     double best[2][QC_FIT_MAXPAR], bestll[2] = {-INFINITY, -INFINITY};
     unsigned it = 0;
     qc_rng rng;
     qc_rng_init(&rng, o->em_seed, qc_rng_stream((uint32_t)f, QC_STREAM_MISC, 0));
-    int natoms = 0;
-    for (size_t i = 0; i < sub.m && natoms < 3; i++)
+    int natoms = 0; /* values seen twice or more (binned data: not known) */
+    for (size_t i = 0; i < sub.m && natoms < 3 && !d->binned; i++)
         natoms += sub.c[i] >= 2;
     for (int st = 0; st < starts; st++) {
         double p[QC_FIT_MAXPAR] = {0};
@@ -1763,8 +1781,9 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
     int at_floor = 0;
     if (lognormal)
         for (int j = 0; j < k; j++)
-            at_floor |= r->dist.p[2 * k + j] <= 1.000001 * delta / (3.4641016151377544 *
-                                                                   exp(r->dist.p[k + j]));
+            at_floor |= r->dist.p[2 * k + j] <=
+                        1.000001 * fmax(delta / (3.4641016151377544 * exp(r->dist.p[k + j])),
+                                        full.sg_min);
     int opg_ok = !at_floor && opg_se(&sub, d->n, lognormal, k, r->dist.p, se) == 0;
     for (int i = 0; opg_ok && i < np; i++)
         opg_ok = isfinite(se[i]) && se[i] > 0;
