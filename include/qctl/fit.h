@@ -47,8 +47,10 @@
  * var stay those of the exact values, so the closed-form and profile
  * estimates that use only them (exp, lognormal, gamma, pareto's alpha)
  * are unchanged; the others (Weibull, mixtures, GPD) move by a fraction
- * of the bin width (tests/test_fit.c holds them within 1e-3 relative on
- * 10^6 lognormal-mixture gaps), and KS by at most the mass of a bin. A
+ * of the bin width (tests/test_fit.c: within 2e-3 relative, measured at
+ * most 6e-4, on 10^6 lognormal-mixture gaps, or within one standard error
+ * along a flat likelihood where the binned fit's likelihood is the
+ * higher), and KS by at most the mass of a bin (measured 2e-4). A
  * lognormal component is then also kept at least a bin wide (sigma >=
  * QC_FIT_BIN_WIDTH / sqrt(12)). Values of 0 (simultaneous timestamps) are raised to
  * half the smallest positive value, so that every family on (0, inf) has
