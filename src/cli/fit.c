@@ -48,6 +48,8 @@ static const char usage[] =
     "                       as a gap nor as an idle period\n"
     "  --json               print the summary as JSON\n"
     "  --quiet              no warnings about the capture and no progress line\n"
+    "  -j, --jobs N         threads for the families and the EM starts (default: the\n"
+    "                       number of cores); the results do not depend on it\n"
     "\n"
     "Any sample (--column FILE[:COL]): fits the families to the numbers in column\n"
     "COL of FILE (1-based number or header name; default 1; one value a line or\n"
@@ -298,7 +300,8 @@ int cmd_fit(int argc, char **argv)
         {"report", required_argument, 0, O_REPORT}, {"json", no_argument, 0, O_JSON},
         {"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, O_HELP},
         {"column", required_argument, 0, O_COLUMN}, {"spec", no_argument, 0, O_SPEC},
-        {"segment-gap", required_argument, 0, O_SEGGAP}, {0, 0, 0, 0}};
+        {"segment-gap", required_argument, 0, O_SEGGAP}, {"jobs", required_argument, 0, 'j'},
+        {0, 0, 0, 0}};
     qc_traffic_fit_opts fo;
     qc_traffic_fit_opts_init(&fo);
     const char *labels = NULL, *activity = NULL, *out = NULL, *csv = NULL, *report = NULL;
@@ -308,8 +311,9 @@ int cmd_fit(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "j:", longopts, NULL)) != -1) {
         switch (c) {
+        case 'j': rc = cli_jobs(optarg, &fo.fit.threads); break;
         case O_LABELS: labels = optarg; break;
         case O_SPLIT:
             if (strcmp(optarg, "none") == 0) split = QC_SPLIT_NONE;

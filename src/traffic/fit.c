@@ -1620,10 +1620,101 @@ static int boot_ci(const mixw *w, int lognormal, int k, const double *p, double 
     return 0;
 }
 
-/* Multi-start EM (see the essay): every start runs QC_FIT_EM_SHORT
- * iterations, the two best go on to convergence, and the one with the
- * higher log-likelihood wins. */
+/* The starts of a multi-start EM, each from its own stream (start st
+ * draws from stream st + 1 of the family), so that they can run in any
+ * order on any number of threads: start st writes only p[st], ll[st] and
+ * used[st], and the caller picks the best in start order. */
 #define QC_FIT_EM_SHORT 40
+#define QC_FIT_MAX_STARTS 64
+typedef struct start_job {
+    const mixw *w;
+    const qc_fit_opts *o;
+    qc_fit_family f;
+    int k, lognormal, natoms;
+    double delta;
+    int starts;
+    double p[QC_FIT_MAX_STARTS][QC_FIT_MAXPAR];
+    double ll[QC_FIT_MAX_STARTS];
+    unsigned used[QC_FIT_MAX_STARTS];
+    int next; /* the next start to take, under mu */
+    pthread_mutex_t mu;
+} start_job;
+
+static void run_start(start_job *j, int st)
+{
+    const mixw *w = j->w;
+    const int k = j->k, lognormal = j->lognormal;
+    double *p = j->p[st];
+    memset(p, 0, sizeof j->p[st]);
+    qc_rng rng;
+    qc_rng_init(&rng, j->o->em_seed, qc_rng_stream((uint32_t)j->f, QC_STREAM_MISC, 1 + (uint32_t)st));
+    /* Start 0: quantile groups; 1: the k - 1 most frequent values as
+     * atoms; 2: the k - 1 largest histogram modes; then in turn
+     * k-means++, random atoms (1 to k - 1; when the data have atoms,
+     * values seen at least twice) and the next modes. */
+    if (st == 0)
+        em_init(w, lognormal, k, p);
+    else if (st == 1 && lognormal && j->natoms >= k - 1)
+        em_init_atoms(w, lognormal, k, k - 1, NULL, p);
+    else if (st % 3 == 2)
+        em_init_modes(w, lognormal, k, st / 3, p);
+    else if (st % 3 == 1 && lognormal && j->natoms >= 1 + (st / 3) % (k - 1))
+        em_init_atoms(w, lognormal, k, 1 + (st / 3) % (k - 1), &rng, p);
+    else
+        em_init_kpp(w, lognormal, k, &rng, p);
+    int conv;
+    const unsigned short_it = j->starts > 1 ? QC_FIT_EM_SHORT : j->o->em_max_iter;
+    j->used[st] = 0;
+    j->ll[st] = em_run(w, lognormal, k, p, j->delta, short_it, j->o->em_tol, &j->used[st], &conv);
+}
+
+static void *start_worker(void *arg)
+{
+    start_job *j = arg;
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        const int st = j->next < j->starts ? j->next++ : -1;
+        pthread_mutex_unlock(&j->mu);
+        if (st < 0)
+            return NULL;
+        run_start(j, st);
+    }
+}
+
+/* Threads for the starts: o->threads (0: one per online core). */
+static unsigned start_threads(const qc_fit_opts *o)
+{
+    if (o->threads > 0)
+        return o->threads;
+    const long c = sysconf(_SC_NPROCESSORS_ONLN);
+    return c < 1 ? 1 : c > 64 ? 64 : (unsigned)c;
+}
+
+static void run_starts(start_job *j, unsigned nt)
+{
+    if (nt > (unsigned)j->starts)
+        nt = (unsigned)j->starts;
+    pthread_t th[QC_FIT_MAX_STARTS];
+    unsigned started = 0;
+    if (nt > 1 && pthread_mutex_init(&j->mu, NULL) == 0) {
+        gsl_error_handler_t *h = qc__gsl_quiet(); /* process-wide: off throughout */
+        for (unsigned t = 1; t < nt; t++)
+            if (pthread_create(&th[started], NULL, start_worker, j) == 0)
+                started++;
+        start_worker(j);
+        for (unsigned t = 0; t < started; t++)
+            pthread_join(th[t], NULL);
+        qc__gsl_restore(h);
+        pthread_mutex_destroy(&j->mu);
+        return;
+    }
+    for (int st = 0; st < j->starts; st++)
+        run_start(j, st);
+}
+
+/* Multi-start EM (see the essay): every start runs QC_FIT_EM_SHORT
+ * iterations (the starts on threads for large data), the two best go on
+ * to convergence, and the one with the higher log-likelihood wins. */
 static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts *o,
                         qc_fit_result *r, qc_err *err)
 {
@@ -1687,46 +1778,49 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
      * data are recorded on (1 for whole numbers, the clock's resolution
      * for times when given, else the smallest step between values). */
     const double delta = d->integer ? 1 : o->resolution > 0 ? o->resolution : d->step;
-    const int starts = o->em_starts > 0 ? (int)o->em_starts : 1;
+    const int starts = o->em_starts == 0                   ? 1
+                       : o->em_starts > QC_FIT_MAX_STARTS ? QC_FIT_MAX_STARTS
+                                                          : (int)o->em_starts;
     const int np = lognormal ? 3 * k : 2 * k;
     double best[2][QC_FIT_MAXPAR], bestll[2] = {-INFINITY, -INFINITY};
     unsigned it = 0;
-    qc_rng rng;
-    qc_rng_init(&rng, o->em_seed, qc_rng_stream((uint32_t)f, QC_STREAM_MISC, 0));
     int natoms = 0; /* values seen twice or more (binned data: not known) */
     for (size_t i = 0; i < sub.m && natoms < 3 && !d->binned; i++)
         natoms += sub.c[i] >= 2;
-    for (int st = 0; st < starts; st++) {
-        double p[QC_FIT_MAXPAR] = {0};
-        /* Start 0: quantile groups; 1: the k - 1 most frequent values as
-         * atoms; 2: the k - 1 largest histogram modes; then in turn
-         * k-means++, random atoms (1 to k - 1; when the data have atoms,
-         * values seen at least twice) and the next modes. */
-        if (st == 0)
-            em_init(&sub, lognormal, k, p);
-        else if (st == 1 && lognormal && natoms >= k - 1)
-            em_init_atoms(&sub, lognormal, k, k - 1, NULL, p);
-        else if (st % 3 == 2)
-            em_init_modes(&sub, lognormal, k, st / 3, p);
-        else if (st % 3 == 1 && lognormal && natoms >= 1 + (st / 3) % (k - 1))
-            em_init_atoms(&sub, lognormal, k, 1 + (st / 3) % (k - 1), &rng, p);
-        else
-            em_init_kpp(&sub, lognormal, k, &rng, p);
-        int conv;
-        const unsigned short_it = starts > 1 ? QC_FIT_EM_SHORT : o->em_max_iter;
-        const double ll = em_run(&sub, lognormal, k, p, delta, short_it, o->em_tol, &it, &conv);
-        if (!isfinite(ll) || has_empty(k, p))
+    start_job *sj = calloc(1, sizeof *sj);
+    if (sj == NULL) {
+        snprintf(r->why, sizeof r->why, "out of memory");
+        free(sx);
+        free(sc);
+        free(sy);
+        free(fy);
+        return;
+    }
+    sj->w = &sub;
+    sj->o = o;
+    sj->f = f;
+    sj->k = k;
+    sj->lognormal = lognormal;
+    sj->natoms = natoms;
+    sj->delta = delta;
+    sj->starts = starts;
+    run_starts(sj, d->n >= 20000 ? start_threads(o) : 1);
+    for (int st = 0; st < starts; st++) { /* in start order, as one thread would */
+        const double ll = sj->ll[st];
+        it += sj->used[st];
+        if (!isfinite(ll) || has_empty(k, sj->p[st]))
             continue;
         if (ll > bestll[0]) {
             memcpy(best[1], best[0], sizeof best[0]);
             bestll[1] = bestll[0];
-            memcpy(best[0], p, sizeof p);
+            memcpy(best[0], sj->p[st], sizeof best[0]);
             bestll[0] = ll;
         } else if (ll > bestll[1]) {
-            memcpy(best[1], p, sizeof p);
+            memcpy(best[1], sj->p[st], sizeof best[1]);
             bestll[1] = ll;
         }
     }
+    free(sj);
     if (!isfinite(bestll[0])) {
         snprintf(r->why, sizeof r->why, "a component lost all its weight (fewer modes than %d)", k);
         free(sx);
