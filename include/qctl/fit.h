@@ -27,8 +27,10 @@
  * caught in a poor local optimum on real data (packet sizes with a few
  * sharp modes): equal-weight quantile groups, and em_starts - 1 k-means++
  * starts (centres drawn with probability proportional to the squared
- * distance to those chosen, then Lloyd passes) from a stream seeded by
- * em_seed. Every start runs 40 iterations, the two best run to
+ * distance to those chosen, then Lloyd passes), start i from stream i + 1
+ * of the family under em_seed, so that the starts run on threads (from
+ * 20000 values; qc_fit_opts.threads) with the same result for any number
+ * of threads. Every start runs 40 iterations, the two best run to
  * convergence, the higher likelihood wins. Above QC_FIT_EM_MAX values EM
  * iterates on that many evenly spaced order statistics (a stratified
  * subsample) before two steps over all the data. tests/test_fit.c holds
@@ -200,7 +202,9 @@ typedef struct qc_fit_opts {
                               (0: the smallest step between values) */
     unsigned threads;      /* threads fitting families at once in qc_fit_all
                               (default 0: one per online core, at most 4; 1:
-                              none); the results do not depend on it */
+                              none), and running a mixture's EM starts (0:
+                              one per online core); the results do not
+                              depend on it */
 } qc_fit_opts;
 
 void qc_fit_opts_init(qc_fit_opts *o);
