@@ -38,6 +38,12 @@
 
 #define SEED UINT64_C(20240611)
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static double *draw(qc_fit_family f, const double *p, size_t n, uint64_t stream)
 {
     qc_fit_dist m;
@@ -535,6 +541,83 @@ static void test_threads_same(void **state)
     free(x);
 }
 
+/* Log-scale bins (fit.h): 10^6 values from a three-component lognormal
+ * mixture of gaps (no ties: 10^6 distinct values) are binned; every
+ * family fitted to the bins is compared with the same family fitted to
+ * the exact values (a qc_fit_data built here without bins). Bound: each
+ * parameter within 2e-3 relative (the bins move log x by at most 1e-3;
+ * measured at most 6e-4) or, where the binned fit reaches the higher
+ * likelihood, within one standard error: the exact fit's EM runs on a
+ * 20000-value subsample and takes only two steps over all the values, so
+ * where the likelihood is flat along a parameter (a wrong family's third
+ * component: expmix3 on these data, rate3 603.9 against 610.2, se 7.4)
+ * the exact fit is the one short of its maximum; the log-likelihood within 1e-6 relative, KS
+ * within 2e-3 absolute (at most a bin's mass); exp and gamma use only n,
+ * mean and mean log, kept exact: identical; lognormal within 1e-6. */
+static void test_log_bins(void **state)
+{
+    (void)state;
+    const size_t n = 1000000;
+    const double p[9] = {0.38, 0.49, 0.13, -12.2, -10.4, -8.2, 0.5, 1.6, 0.22};
+    double *x = draw(QC_FIT_LNMIX3, p, n, 91);
+    qc_fit_data b, e;
+    qc_err err = {0};
+    assert_int_equal(qc_fit_data_init(&b, x, n, &err), 0);
+    assert_true(b.binned == QC_FIT_BIN_WIDTH);
+    assert_true(b.m < 20000);
+    /* The exact data: sorted, every value once (no ties in draws). */
+    memset(&e, 0, sizeof e);
+    qsort(x, n, sizeof *x, cmp_dbl);
+    e.v = x;
+    e.c = malloc(n * sizeof *e.c);
+    assert_non_null(e.c);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(i == 0 || x[i] > x[i - 1]);
+        e.c[i] = 1;
+    }
+    e.m = n;
+    e.n = b.n;
+    e.mean = b.mean;
+    e.mean_log = b.mean_log;
+    e.var = b.var;
+    e.step = b.step;
+    qc_fit_opts o;
+    qc_fit_opts_init(&o);
+    o.resolution = 1e-9;
+    for (int f = 0; f < QC_FIT_GPD; f++) {
+        qc_fit_result rb, re;
+        assert_int_equal(qc_fit_one(&b, (qc_fit_family)f, &o, &rb, &err), 0);
+        assert_int_equal(qc_fit_one(&e, (qc_fit_family)f, &o, &re, &err), 0);
+        assert_true(rb.ok && re.ok);
+        double worst = 0, worst_se = 0;
+        for (int j = 0; j < qc_fit_nstored((qc_fit_family)f); j++) {
+            const double dp = fabs(rb.dist.p[j] - re.dist.p[j]);
+            worst = fmax(worst, dp / fabs(re.dist.p[j]));
+            if (re.se[j] > 0 && rb.loglik >= re.loglik) /* see above: within a se */
+                worst_se = fmax(worst_se, fmin(dp / fabs(re.dist.p[j]), 2e-3 * dp / re.se[j]));
+            else
+                worst_se = fmax(worst_se, dp / fabs(re.dist.p[j]));
+        }
+        print_message("%-9s largest parameter change %.2e (in units of 1 se or 2e-3: %.2e), "
+                      "loglik %.2e, KS %.2e\n",
+                      qc_fit_family_name((qc_fit_family)f), worst, worst_se / 2e-3,
+                      fabs(rb.loglik - re.loglik) / fabs(re.loglik), fabs(rb.ks - re.ks));
+        assert_true(worst_se <= 2e-3);
+        if (f == QC_FIT_EXP || f == QC_FIT_GAMMA)
+            for (int j = 0; j < qc_fit_nstored((qc_fit_family)f); j++)
+                assert_true(rb.dist.p[j] == re.dist.p[j]);
+        if (f == QC_FIT_LOGNORMAL) /* sigma: a bin adds at most 1e-6 / 12 to var log x */
+            assert_true(worst <= 1e-6);
+        assert_true(fabs(rb.loglik - re.loglik) <= 1e-6 * fabs(re.loglik));
+        assert_true(fabs(rb.ks - re.ks) <= 2e-3);
+        qc_fit_result_free(&rb);
+        qc_fit_result_free(&re);
+    }
+    qc_fit_data_free(&b);
+    free(e.c);
+    free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -543,7 +626,7 @@ int main(void)
         cmocka_unit_test(test_binned_atoms), cmocka_unit_test(test_gof),
         cmocka_unit_test(test_ks2),        cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_mixture_functions), cmocka_unit_test(test_real_captures),
-        cmocka_unit_test(test_threads_same),
+        cmocka_unit_test(test_threads_same), cmocka_unit_test(test_log_bins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -355,6 +355,9 @@ int cmd_fit(int argc, char **argv)
                  "as a gap nor as an idle period"},
         {"json", CLI_BOOL, &json, .help = "print the summary as JSON"},
         {"quiet", CLI_BOOL, &quiet, .help = "no warnings about the capture and no progress line"},
+        {"jobs", CLI_UINT, &fo.fit.threads, 1, 256, .letter = 'j', .arg = "N",
+         .help = "threads for the families and the EM starts (default: the\nnumber of cores); the "
+                 "results do not depend on it"},
         {"", CLI_NOTE, NULL,
          .help = "\nAny sample (--column FILE[:COL]): fits the families to the numbers in column\n"
                  "COL of FILE (1-based number or header name; default 1; one value a line or\n"

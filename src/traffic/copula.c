@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "traffic/copula_uv.h"
 #include "traffic/sort.h"
 
 typedef struct pair {
@@ -72,11 +73,36 @@ int qc_copula_kendall(const double *x, const double *y, size_t n, double *tau, q
         free(tmp);
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     }
-    for (size_t i = 0; i < n; i++) {
-        p[i].x = x[i];
-        p[i].y = y[i];
+    /* Sorted by (x, y): by y, then stably by x (two radix sorts, where a
+     * comparison sort of pairs took most of the time). */
+    size_t *o1 = malloc(n * sizeof *o1), *o2 = malloc(n * sizeof *o2);
+    double *xs = (double *)tmp; /* x in y order, in the scratch space */
+    if (o1 && o2 && qc__sort_order(y, n, o1) == 0) {
+        for (size_t i = 0; i < n; i++)
+            xs[i] = x[o1[i]];
+        if (qc__sort_order(xs, n, o2) == 0) {
+            for (size_t i = 0; i < n; i++) {
+                const size_t at = o1[o2[i]];
+                p[i].x = x[at];
+                p[i].y = y[at];
+            }
+        } else {
+            free(o2);
+            o2 = NULL;
+        }
+    } else {
+        free(o2);
+        o2 = NULL;
     }
-    qsort(p, n, sizeof *p, cmp_xy);
+    if (o2 == NULL) { /* out of memory for the radix sorts */
+        for (size_t i = 0; i < n; i++) {
+            p[i].x = x[i];
+            p[i].y = y[i];
+        }
+        qsort(p, n, sizeof *p, cmp_xy);
+    }
+    free(o1);
+    free(o2);
     double n1 = 0, n3 = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i;
@@ -280,18 +306,12 @@ int qc_copula_from_points(qc_copula *c, const double *prev, const double *next,
     return 0;
 }
 
-int qc_copula_build(qc_copula *c, const double *a, const double *b, const uint8_t *mark,
-                    size_t n, size_t max_points, qc_err *err)
+int qc__copula_build_uv(qc_copula *c, const double *u, const double *v, const uint8_t *mark,
+                        size_t n, size_t max_points, qc_err *err)
 {
     memset(c, 0, sizeof *c);
     if (n < 2)
         return qc_err_set(err, QC_EEMPTY, "copula: needs at least 2 packets, got %zu", n);
-    double *u = malloc(n * sizeof *u), *v = malloc(n * sizeof *v);
-    if (!u || !v || qc_copula_pseudo(a, n, u, err) != 0 || qc_copula_pseudo(b, n, v, err) != 0) {
-        free(u);
-        free(v);
-        return qc_err_set(err, QC_ENOMEM, "out of memory");
-    }
     const size_t nt = n - 1;
     const size_t keep = max_points && nt > max_points ? max_points : nt;
     double *prev = malloc(2 * keep * sizeof *prev), *next = malloc(2 * keep * sizeof *next);
@@ -311,11 +331,27 @@ int qc_copula_build(qc_copula *c, const double *a, const double *b, const uint8_
         }
         rc = qc_copula_from_points(c, prev, next, mk, keep, 0, err);
     }
-    free(u);
-    free(v);
     free(prev);
     free(next);
     free(mk);
+    return rc;
+}
+
+int qc_copula_build(qc_copula *c, const double *a, const double *b, const uint8_t *mark,
+                    size_t n, size_t max_points, qc_err *err)
+{
+    memset(c, 0, sizeof *c);
+    if (n < 2)
+        return qc_err_set(err, QC_EEMPTY, "copula: needs at least 2 packets, got %zu", n);
+    double *u = malloc(n * sizeof *u), *v = malloc(n * sizeof *v);
+    if (!u || !v || qc_copula_pseudo(a, n, u, err) != 0 || qc_copula_pseudo(b, n, v, err) != 0) {
+        free(u);
+        free(v);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    const int rc = qc__copula_build_uv(c, u, v, mark, n, max_points, err);
+    free(u);
+    free(v);
     return rc;
 }
 

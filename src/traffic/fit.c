@@ -174,17 +174,6 @@ void qc_fit_data_free(qc_fit_data *d)
     memset(d, 0, sizeof *d);
 }
 
-/* The grid step of the data: the smallest difference between distinct
- * values (see the essay). */
-static double resolution(const qc_fit_data *d)
-{
-    double r = INFINITY;
-    for (size_t i = 1; i < d->m; i++)
-        if (d->v[i] - d->v[i - 1] < r)
-            r = d->v[i] - d->v[i - 1];
-    return isfinite(r) ? r : 0;
-}
-
 int qc_fit_data_init(qc_fit_data *d, const double *x, size_t n, qc_err *err)
 {
     memset(d, 0, sizeof *d);
@@ -232,26 +221,52 @@ int qc_fit_data_init(qc_fit_data *d, const double *x, size_t n, qc_err *err)
         c[m++] = (double)(j - i);
         i = j;
     }
+    /* Means, variance and the grid on the exact values (two passes:
+     * stable for large means), before any binning. */
+    double sum = 0, sl = 0;
+    int integer = 1;
+    for (size_t i = 0; i < m; i++) {
+        sum += c[i] * s[i];
+        sl += c[i] * log(s[i]);
+        integer &= s[i] == floor(s[i]);
+    }
+    d->n = (double)n;
+    d->mean = sum / d->n;
+    d->mean_log = sl / d->n;
+    double ss = 0, step = INFINITY;
+    for (size_t i = 0; i < m; i++) {
+        ss += c[i] * (s[i] - d->mean) * (s[i] - d->mean);
+        if (i > 0 && s[i] - s[i - 1] < step)
+            step = s[i] - s[i - 1];
+    }
+    d->var = ss / d->n;
+    d->step = isfinite(step) ? step : 0;
+    d->integer = integer && z == 0;
+    if (!d->integer && m > QC_FIT_BIN_MIN) {
+        /* Log-scale bins (see the essay): each run of values within a
+         * factor 1 + QC_FIT_BIN_WIDTH of its first becomes one value, the
+         * count-weighted mean of the run (so the sum is kept). */
+        size_t b = 0;
+        for (size_t i = 0; i < m;) {
+            const double top = s[i] * (1 + QC_FIT_BIN_WIDTH);
+            double cs = 0, sx = 0;
+            size_t j = i;
+            for (; j < m && s[j] <= top; j++) {
+                cs += c[j];
+                sx += c[j] * s[j];
+            }
+            const double rep = sx / cs;
+            s[b] = rep < s[i] ? s[i] : rep > s[j - 1] ? s[j - 1] : rep;
+            c[b++] = cs;
+            i = j;
+        }
+        m = b;
+        d->binned = QC_FIT_BIN_WIDTH;
+    }
     double *v2 = realloc(s, m * sizeof *v2), *c2 = realloc(c, m * sizeof *c2);
     d->v = v2 ? v2 : s;
     d->c = c2 ? c2 : c;
     d->m = m;
-    d->n = (double)n;
-    /* Means and variance in two passes (stable for large means). */
-    double sum = 0, sl = 0;
-    int integer = 1;
-    for (size_t i = 0; i < m; i++) {
-        sum += d->c[i] * d->v[i];
-        sl += d->c[i] * log(d->v[i]);
-        integer &= d->v[i] == floor(d->v[i]);
-    }
-    d->mean = sum / d->n;
-    d->mean_log = sl / d->n;
-    double ss = 0;
-    for (size_t i = 0; i < m; i++)
-        ss += d->c[i] * (d->v[i] - d->mean) * (d->v[i] - d->mean);
-    d->var = ss / d->n;
-    d->integer = integer && z == 0;
     return 0;
 }
 
@@ -1013,6 +1028,7 @@ typedef struct mixw {
     size_t m;
     double n;
     const double *y; /* log x for lognormal mixtures (computed once), else x */
+    double sg_min;   /* the least lognormal sigma: a bin's width (binned data) */
 } mixw;
 
 /* One EM iteration over w (or only the log-likelihood when update is 0);
@@ -1070,7 +1086,9 @@ static double em_step(const mixw *w, int lognormal, int k, double *p, double del
             const double var = B[j] / W[j] - dm * dm;
             p[k + j] += dm;
             double sg = sqrt(var > 0 ? var : 0);
-            const double fl = delta > 0 ? delta / (3.4641016151377544 * exp(p[k + j])) : 0;
+            double fl = delta > 0 ? delta / (3.4641016151377544 * exp(p[k + j])) : 0;
+            if (fl < w->sg_min)
+                fl = w->sg_min;
             if (sg < fl)
                 sg = fl;
             if (!(sg > 1e-9))
@@ -1364,7 +1382,7 @@ static void em_init_atoms(const mixw *w, int lognormal, int k, int na, qc_rng *r
     }
     const int kr = k - na;
     double q[QC_FIT_MAXPAR] = {0};
-    mixw rw = {w->x, rc, w->m, rest, w->y};
+    mixw rw = {w->x, rc, w->m, rest, w->y, w->sg_min};
     if (rest > 0 && kr > 0) {
         if (r != NULL)
             em_init_kpp(&rw, lognormal, kr, r, q);
@@ -1556,7 +1574,7 @@ static int boot_ci(const mixw *w, int lognormal, int k, const double *p, double 
                 bc[lo_i] += 1;
             }
         }
-        mixw bw = {w->x, bc, m, w->n, w->y};
+        mixw bw = {w->x, bc, m, w->n, w->y, w->sg_min};
         double q[QC_FIT_MAXPAR];
         memcpy(q, p, (size_t)np * sizeof *q);
         int conv;
@@ -1602,10 +1620,101 @@ static int boot_ci(const mixw *w, int lognormal, int k, const double *p, double 
     return 0;
 }
 
-/* Multi-start EM (see the essay): every start runs QC_FIT_EM_SHORT
- * iterations, the two best go on to convergence, and the one with the
- * higher log-likelihood wins. */
+/* The starts of a multi-start EM, each from its own stream (start st
+ * draws from stream st + 1 of the family), so that they can run in any
+ * order on any number of threads: start st writes only p[st], ll[st] and
+ * used[st], and the caller picks the best in start order. */
 #define QC_FIT_EM_SHORT 40
+#define QC_FIT_MAX_STARTS 64
+typedef struct start_job {
+    const mixw *w;
+    const qc_fit_opts *o;
+    qc_fit_family f;
+    int k, lognormal, natoms;
+    double delta;
+    int starts;
+    double p[QC_FIT_MAX_STARTS][QC_FIT_MAXPAR];
+    double ll[QC_FIT_MAX_STARTS];
+    unsigned used[QC_FIT_MAX_STARTS];
+    int next; /* the next start to take, under mu */
+    pthread_mutex_t mu;
+} start_job;
+
+static void run_start(start_job *j, int st)
+{
+    const mixw *w = j->w;
+    const int k = j->k, lognormal = j->lognormal;
+    double *p = j->p[st];
+    memset(p, 0, sizeof j->p[st]);
+    qc_rng rng;
+    qc_rng_init(&rng, j->o->em_seed, qc_rng_stream((uint32_t)j->f, QC_STREAM_MISC, 1 + (uint32_t)st));
+    /* Start 0: quantile groups; 1: the k - 1 most frequent values as
+     * atoms; 2: the k - 1 largest histogram modes; then in turn
+     * k-means++, random atoms (1 to k - 1; when the data have atoms,
+     * values seen at least twice) and the next modes. */
+    if (st == 0)
+        em_init(w, lognormal, k, p);
+    else if (st == 1 && lognormal && j->natoms >= k - 1)
+        em_init_atoms(w, lognormal, k, k - 1, NULL, p);
+    else if (st % 3 == 2)
+        em_init_modes(w, lognormal, k, st / 3, p);
+    else if (st % 3 == 1 && lognormal && j->natoms >= 1 + (st / 3) % (k - 1))
+        em_init_atoms(w, lognormal, k, 1 + (st / 3) % (k - 1), &rng, p);
+    else
+        em_init_kpp(w, lognormal, k, &rng, p);
+    int conv;
+    const unsigned short_it = j->starts > 1 ? QC_FIT_EM_SHORT : j->o->em_max_iter;
+    j->used[st] = 0;
+    j->ll[st] = em_run(w, lognormal, k, p, j->delta, short_it, j->o->em_tol, &j->used[st], &conv);
+}
+
+static void *start_worker(void *arg)
+{
+    start_job *j = arg;
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        const int st = j->next < j->starts ? j->next++ : -1;
+        pthread_mutex_unlock(&j->mu);
+        if (st < 0)
+            return NULL;
+        run_start(j, st);
+    }
+}
+
+/* Threads for the starts: o->threads (0: one per online core). */
+static unsigned start_threads(const qc_fit_opts *o)
+{
+    if (o->threads > 0)
+        return o->threads;
+    const long c = sysconf(_SC_NPROCESSORS_ONLN);
+    return c < 1 ? 1 : c > 64 ? 64 : (unsigned)c;
+}
+
+static void run_starts(start_job *j, unsigned nt)
+{
+    if (nt > (unsigned)j->starts)
+        nt = (unsigned)j->starts;
+    pthread_t th[QC_FIT_MAX_STARTS];
+    unsigned started = 0;
+    if (nt > 1 && pthread_mutex_init(&j->mu, NULL) == 0) {
+        gsl_error_handler_t *h = qc__gsl_quiet(); /* process-wide: off throughout */
+        for (unsigned t = 1; t < nt; t++)
+            if (pthread_create(&th[started], NULL, start_worker, j) == 0)
+                started++;
+        start_worker(j);
+        for (unsigned t = 0; t < started; t++)
+            pthread_join(th[t], NULL);
+        qc__gsl_restore(h);
+        pthread_mutex_destroy(&j->mu);
+        return;
+    }
+    for (int st = 0; st < j->starts; st++)
+        run_start(j, st);
+}
+
+/* Multi-start EM (see the essay): every start runs QC_FIT_EM_SHORT
+ * iterations (the starts on threads for large data), the two best go on
+ * to convergence, and the one with the higher log-likelihood wins. */
 static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts *o,
                         qc_fit_result *r, qc_err *err)
 {
@@ -1614,7 +1723,7 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
         snprintf(r->why, sizeof r->why, "fewer than %d distinct values", 2 * k);
         return;
     }
-    mixw full = {d->v, d->c, d->m, d->n, d->v}, sub = full;
+    mixw full = {d->v, d->c, d->m, d->n, d->v, d->binned / 3.4641016151377544}, sub = full;
     double *sx = NULL, *sc = NULL, *fy = NULL, *sy = NULL;
     if (lognormal) {
         /* EM works on log x: taken once here, not in every iteration. */
@@ -1668,47 +1777,50 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
     /* The sigma floor: a component is at least as wide as the grid the
      * data are recorded on (1 for whole numbers, the clock's resolution
      * for times when given, else the smallest step between values). */
-    const double delta = d->integer ? 1 : o->resolution > 0 ? o->resolution : resolution(d);
-    const int starts = o->em_starts > 0 ? (int)o->em_starts : 1;
+    const double delta = d->integer ? 1 : o->resolution > 0 ? o->resolution : d->step;
+    const int starts = o->em_starts == 0                   ? 1
+                       : o->em_starts > QC_FIT_MAX_STARTS ? QC_FIT_MAX_STARTS
+                                                          : (int)o->em_starts;
     const int np = lognormal ? 3 * k : 2 * k;
     double best[2][QC_FIT_MAXPAR], bestll[2] = {-INFINITY, -INFINITY};
     unsigned it = 0;
-    qc_rng rng;
-    qc_rng_init(&rng, o->em_seed, qc_rng_stream((uint32_t)f, QC_STREAM_MISC, 0));
-    int natoms = 0;
-    for (size_t i = 0; i < sub.m && natoms < 3; i++)
+    int natoms = 0; /* values seen twice or more (binned data: not known) */
+    for (size_t i = 0; i < sub.m && natoms < 3 && !d->binned; i++)
         natoms += sub.c[i] >= 2;
-    for (int st = 0; st < starts; st++) {
-        double p[QC_FIT_MAXPAR] = {0};
-        /* Start 0: quantile groups; 1: the k - 1 most frequent values as
-         * atoms; 2: the k - 1 largest histogram modes; then in turn
-         * k-means++, random atoms (1 to k - 1; when the data have atoms,
-         * values seen at least twice) and the next modes. */
-        if (st == 0)
-            em_init(&sub, lognormal, k, p);
-        else if (st == 1 && lognormal && natoms >= k - 1)
-            em_init_atoms(&sub, lognormal, k, k - 1, NULL, p);
-        else if (st % 3 == 2)
-            em_init_modes(&sub, lognormal, k, st / 3, p);
-        else if (st % 3 == 1 && lognormal && natoms >= 1 + (st / 3) % (k - 1))
-            em_init_atoms(&sub, lognormal, k, 1 + (st / 3) % (k - 1), &rng, p);
-        else
-            em_init_kpp(&sub, lognormal, k, &rng, p);
-        int conv;
-        const unsigned short_it = starts > 1 ? QC_FIT_EM_SHORT : o->em_max_iter;
-        const double ll = em_run(&sub, lognormal, k, p, delta, short_it, o->em_tol, &it, &conv);
-        if (!isfinite(ll) || has_empty(k, p))
+    start_job *sj = calloc(1, sizeof *sj);
+    if (sj == NULL) {
+        snprintf(r->why, sizeof r->why, "out of memory");
+        free(sx);
+        free(sc);
+        free(sy);
+        free(fy);
+        return;
+    }
+    sj->w = &sub;
+    sj->o = o;
+    sj->f = f;
+    sj->k = k;
+    sj->lognormal = lognormal;
+    sj->natoms = natoms;
+    sj->delta = delta;
+    sj->starts = starts;
+    run_starts(sj, d->n >= 20000 ? start_threads(o) : 1);
+    for (int st = 0; st < starts; st++) { /* in start order, as one thread would */
+        const double ll = sj->ll[st];
+        it += sj->used[st];
+        if (!isfinite(ll) || has_empty(k, sj->p[st]))
             continue;
         if (ll > bestll[0]) {
             memcpy(best[1], best[0], sizeof best[0]);
             bestll[1] = bestll[0];
-            memcpy(best[0], p, sizeof p);
+            memcpy(best[0], sj->p[st], sizeof best[0]);
             bestll[0] = ll;
         } else if (ll > bestll[1]) {
-            memcpy(best[1], p, sizeof p);
+            memcpy(best[1], sj->p[st], sizeof best[1]);
             bestll[1] = ll;
         }
     }
+    free(sj);
     if (!isfinite(bestll[0])) {
         snprintf(r->why, sizeof r->why, "a component lost all its weight (fewer modes than %d)", k);
         free(sx);
@@ -1763,8 +1875,9 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
     int at_floor = 0;
     if (lognormal)
         for (int j = 0; j < k; j++)
-            at_floor |= r->dist.p[2 * k + j] <= 1.000001 * delta / (3.4641016151377544 *
-                                                                   exp(r->dist.p[k + j]));
+            at_floor |= r->dist.p[2 * k + j] <=
+                        1.000001 * fmax(delta / (3.4641016151377544 * exp(r->dist.p[k + j])),
+                                        full.sg_min);
     int opg_ok = !at_floor && opg_se(&sub, d->n, lognormal, k, r->dist.p, se) == 0;
     for (int i = 0; opg_ok && i < np; i++)
         opg_ok = isfinite(se[i]) && se[i] > 0;

@@ -32,6 +32,7 @@
 
 #include "core/gsl_quiet.h"
 #include "qctl/output.h"
+#include "traffic/copula_uv.h"
 #include "traffic/fit_given.h"
 #include "traffic/sort.h"
 
@@ -642,19 +643,25 @@ int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
     if ((rc = table_from(&m->session, sess, nsess, o->table_max, err)) != 0)
         goto done;
 
-    /* Copula of the in-session sequence. */
-    if ((rc = qc_copula_build(&m->copula, sz, gi, di, nin, o->copula_points, err)) != 0)
+    /* Copula of the in-session sequence (from the report's pseudo-
+     * observations when there is a report: ranked once for both). */
+    if (rep) {
+        rep->u = malloc(nin * sizeof *rep->u);
+        rep->v = malloc(nin * sizeof *rep->v);
+        if (rep->u && rep->v && qc_copula_pseudo(sz, nin, rep->u, NULL) == 0 &&
+            qc_copula_pseudo(gi, nin, rep->v, NULL) == 0)
+            rep->n = nin;
+    }
+    if ((rc = rep && rep->n ? qc__copula_build_uv(&m->copula, rep->u, rep->v, di, nin,
+                                                  o->copula_points, err)
+                            : qc_copula_build(&m->copula, sz, gi, di, nin, o->copula_points,
+                                              err)) != 0)
         goto done;
     if (rep) {
         rep->sessions = nsess;
         dependence(sz, gi, nin, &rep->tau_sg, &rep->rho_sg);
         dependence(sz, sz + 1, nin - 1, &rep->tau_ss, &rep->rho_ss);
         dependence(gi, gi + 1, nin - 1, &rep->tau_gg, &rep->rho_gg);
-        rep->u = malloc(nin * sizeof *rep->u);
-        rep->v = malloc(nin * sizeof *rep->v);
-        if (rep->u && rep->v && qc_copula_pseudo(sz, nin, rep->u, NULL) == 0 &&
-            qc_copula_pseudo(gi, nin, rep->v, NULL) == 0)
-            rep->n = nin;
     }
 done:
     for (int f = 0; f < QC_FIT_NFAMILIES; f++)

@@ -3,13 +3,15 @@
  *
  * The key of x is its IEEE bit pattern with the sign bit flipped for
  * x >= 0 and every bit flipped for x < 0: unsigned order of keys is then
- * the numeric order of values. Eight passes of one byte each, least
- * significant first, each a stable counting sort; a pass whose byte is the
- * same in every key (the exponent bytes of data within a few octaves, the
- * low mantissa bytes of whole numbers) is skipped, found from the counts
- * of all eight bytes taken in one first sweep. */
+ * the numeric order of values. Six passes of 11 bits each, least
+ * significant first, each a stable counting sort; a pass whose digit is
+ * the same in every key (the exponent bits of data within a few octaves,
+ * the low mantissa bits of whole numbers) is skipped, found from the
+ * counts of all six digits taken in one first sweep. Whole numbers below
+ * 65536 (packet sizes) take one counting pass over their values instead. */
 #include "traffic/sort.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,26 +41,33 @@ static int cmp_double(const void *a, const void *b)
 
 /* Sorts keys k[0..n-1] (with payload v when not NULL) by radix, using
  * the scratch arrays k2 and v2 of the same length; returns 1 when the
- * result ended in k2 (and v2), 0 when in k (and v). */
+ * result ended in k2 (and v2), 0 when in k (and v). Digits of 11 bits:
+ * six passes at most (11 * 5 + 9 = 64), the counts (6 x 2048) still in
+ * the first-level cache's neighbourhood. */
+#define DIGIT 11
+#define NPASS 6
+#define RADIX (1u << DIGIT)
 static int radix(uint64_t *k, uint64_t *k2, size_t *v, size_t *v2, size_t n)
 {
-    size_t cnt[8][256];
-    memset(cnt, 0, sizeof cnt);
+    static const uint64_t mask = RADIX - 1;
+    size_t(*cnt)[RADIX] = calloc(NPASS, sizeof *cnt);
+    if (cnt == NULL)
+        return -1;
     for (size_t i = 0; i < n; i++)
-        for (int b = 0; b < 8; b++)
-            cnt[b][(k[i] >> (8 * b)) & 0xff]++;
+        for (int b = 0; b < NPASS; b++)
+            cnt[b][(k[i] >> (DIGIT * b)) & mask]++;
     int swapped = 0;
-    for (int b = 0; b < 8; b++) {
-        if (cnt[b][(k[0] >> (8 * b)) & 0xff] == n)
-            continue; /* every key has this byte: the order stands */
+    for (int b = 0; b < NPASS; b++) {
+        if (cnt[b][(k[0] >> (DIGIT * b)) & mask] == n)
+            continue; /* every key has this digit: the order stands */
         size_t pos = 0;
-        for (int d = 0; d < 256; d++) {
+        for (unsigned d = 0; d < RADIX; d++) {
             const size_t c = cnt[b][d];
             cnt[b][d] = pos;
             pos += c;
         }
         for (size_t i = 0; i < n; i++) {
-            const size_t at = cnt[b][(k[i] >> (8 * b)) & 0xff]++;
+            const size_t at = cnt[b][(k[i] >> (DIGIT * b)) & mask]++;
             k2[at] = k[i];
             if (v)
                 v2[at] = v[i];
@@ -71,7 +80,41 @@ static int radix(uint64_t *k, uint64_t *k2, size_t *v, size_t *v2, size_t n)
         v2 = tv;
         swapped ^= 1;
     }
+    free(cnt);
     return swapped;
+}
+
+/* Whole numbers in [0, QC_SORT_COUNT) (packet sizes): a counting sort of
+ * one pass, with payload when idx is not NULL (stable). Returns 0, 1 when
+ * the values are not all such (nothing written), -1 when out of memory. */
+#define QC_SORT_COUNT 65536
+static int counting(double *a, const double *x, size_t n, size_t *idx)
+{
+    if (n < QC_SORT_COUNT / 4) /* the counts would cost more than the sort */
+        return 1;
+    for (size_t i = 0; i < n; i++)
+        if (!(x[i] >= 0 && x[i] < QC_SORT_COUNT && x[i] == (double)(uint32_t)x[i]) ||
+            signbit(x[i]))
+            return 1;
+    size_t *cnt = calloc(QC_SORT_COUNT + 1, sizeof *cnt);
+    if (cnt == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        cnt[(uint32_t)x[i] + 1]++;
+    for (size_t d = 1; d <= QC_SORT_COUNT; d++)
+        cnt[d] += cnt[d - 1];
+    if (idx) {
+        for (size_t i = 0; i < n; i++)
+            idx[cnt[(uint32_t)x[i]]++] = i;
+    } else {
+        /* a == x: the values are rewritten from the counts */
+        size_t at = 0;
+        for (size_t d = 0; d < QC_SORT_COUNT; d++)
+            for (size_t e = cnt[d + 1] - cnt[d]; e > 0; e--)
+                a[at++] = (double)d;
+    }
+    free(cnt);
+    return 0;
 }
 
 int qc__sort_doubles(double *a, size_t n)
@@ -80,6 +123,12 @@ int qc__sort_doubles(double *a, size_t n)
         qsort(a, n, sizeof *a, cmp_double);
         return 0;
     }
+    const int c = counting(a, a, n, NULL);
+    if (c <= 0) {
+        if (c < 0)
+            qsort(a, n, sizeof *a, cmp_double);
+        return c;
+    }
     uint64_t *k = malloc(2 * n * sizeof *k);
     if (k == NULL) {
         qsort(a, n, sizeof *a, cmp_double);
@@ -87,7 +136,13 @@ int qc__sort_doubles(double *a, size_t n)
     }
     for (size_t i = 0; i < n; i++)
         k[i] = key_of(a[i]);
-    const uint64_t *res = radix(k, k + n, NULL, NULL, n) ? k + n : k;
+    const int r = radix(k, k + n, NULL, NULL, n);
+    if (r < 0) {
+        free(k);
+        qsort(a, n, sizeof *a, cmp_double);
+        return -1;
+    }
+    const uint64_t *res = r ? k + n : k;
     for (size_t i = 0; i < n; i++)
         a[i] = value_of(res[i]);
     free(k);
@@ -98,6 +153,9 @@ int qc__sort_order(const double *x, size_t n, size_t *idx)
 {
     if (n == 0)
         return 0;
+    const int c = counting(NULL, x, n, idx);
+    if (c <= 0)
+        return c;
     uint64_t *k = malloc(2 * n * sizeof *k + 1);
     size_t *v = malloc(2 * n * sizeof *v + 1);
     if (k == NULL || v == NULL) {
@@ -109,7 +167,13 @@ int qc__sort_order(const double *x, size_t n, size_t *idx)
         k[i] = key_of(x[i]);
         v[i] = i;
     }
-    const size_t *res = radix(k, k + n, v, v + n, n) ? v + n : v;
+    const int r = radix(k, k + n, v, v + n, n);
+    if (r < 0) {
+        free(k);
+        free(v);
+        return -1;
+    }
+    const size_t *res = r ? v + n : v;
     memcpy(idx, res, n * sizeof *idx);
     free(k);
     free(v);
