@@ -212,7 +212,7 @@ static void page_fits(json_t *j)
 /* `fit --column FILE[:COL]`: the families fitted to one column of
  * numbers, the best printed as a qc_dist spec. The column is read by the
  * empirical spec's reader, so its messages (FILE:LINE) are the same. */
-static int fit_column(const char *arg, const qc_fit_opts *fo, unsigned families, int json,
+static int fit_column(const char *arg, const qc_fit_params *fo, unsigned families, int json,
                       int spec_only)
 {
     char spec[4200];
@@ -306,8 +306,8 @@ static int fit_column(const char *arg, const qc_fit_opts *fo, unsigned families,
 
 int cmd_fit(int argc, char **argv)
 {
-    qc_traffic_fit_opts fo;
-    qc_traffic_fit_opts_init(&fo);
+    qc_traffic_fit_params fo;
+    qc_traffic_fit_params_init(&fo);
     const char *labels = NULL, *activity = NULL, *out = NULL, *csv = NULL, *report = NULL;
     const char *column = NULL;
     int split = -1, json = 0, quiet = 0, rc = 0, spec_only = 0, help = 0, first = 0;

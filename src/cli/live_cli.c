@@ -22,7 +22,7 @@ static const char backend_about[] =
 
 int cmd_backend(int argc, char **argv)
 {
-    qc_backend_opts o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
+    qc_backend_params o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
     const char *service = "exp:100", *warmup = NULL;
     int help = 0, first = 0;
     /* one row per flag: the parser, this help and the completion */
@@ -124,7 +124,7 @@ static int positive(const char *flag, double v)
 /* What the proxy's flags set: the options, and the flags read into them
  * by proxy_validate (NAN or 0: not given). */
 typedef struct proxy_cli {
-    qc_proxy_opts o;
+    qc_proxy_params o;
     const char *limiter;
     double limit, minl, maxl, ref, gain, eps, alpha;
     unsigned minc;
@@ -138,7 +138,7 @@ typedef struct proxy_cli {
 /* Resolves --class-prefix NAME=/PATH and --candidate NAME against the
  * classes: names must be classes (or best-effort for a prefix), prefixes
  * start with '/', class names are distinct. */
-static int proxy_classes(qc_proxy_opts *o, const char *const *prefix, unsigned nprefix,
+static int proxy_classes(qc_proxy_params *o, const char *const *prefix, unsigned nprefix,
                          const char *const *cand, unsigned ncand)
 {
     for (unsigned i = 0; i < o->nclasses; i++) {
@@ -185,7 +185,7 @@ static int proxy_classes(qc_proxy_opts *o, const char *const *prefix, unsigned n
 
 
 /* --class NAME=BOUND (NAME:BOUND too) into the options' classes. */
-static int proxy_class_specs(qc_proxy_opts *o, const cli_strs *spec)
+static int proxy_class_specs(qc_proxy_params *o, const cli_strs *spec)
 {
     for (unsigned i = 0; i < spec->n; i++) {
         const char *s = spec->v[i];
@@ -213,7 +213,7 @@ static int proxy_class_specs(qc_proxy_opts *o, const cli_strs *spec)
 static int proxy_validate(void *ctx)
 {
     proxy_cli *pc = ctx;
-    qc_proxy_opts *o = &pc->o;
+    qc_proxy_params *o = &pc->o;
     int rc = QC_EXIT_USAGE;
     o->nbackends = pc->backends.n;
     o->fleet.route = pc->route ? QC_FLEET_DJSQ : QC_FLEET_JSQ;
@@ -243,7 +243,7 @@ static int proxy_validate(void *ctx)
             cli_error("--limiter: %s", err.msg);
             return rc;
         }
-        qc_limiter_config_init(&o->limiter, a);
+        qc_limiter_params_init(&o->limiter, a);
     }
     if (!isnan(pc->limit))
         o->limiter.initial_limit = pc->limit;
@@ -298,13 +298,13 @@ static int proxy_validate(void *ctx)
             return rc;
         }
         /* the limiter's own checks (epsilon, alpha, bounds), named */
-        qc_limiter_config lc = o->limiter;
+        qc_limiter_params lc = o->limiter;
         lc.classes = o->nclasses + 1;
         for (unsigned i = 0; i < o->nclasses; i++)
             lc.bound[i] = o->class_bound[i];
         lc.adm_candidates = o->class_candidate;
         qc_limiter *l;
-        if (qc_limiter_new(&lc, 0, &l, &err) != 0) {
+        if (qc_limiter_alloc(&lc, 0, &l, &err) != 0) {
             cli_error("proxy: admission: %s", err.msg);
             return rc;
         }
@@ -351,8 +351,8 @@ int cmd_proxy(int argc, char **argv)
     proxy_cli pc = {.limiter = "maxusers",
                     .limit = NAN, .minl = NAN, .maxl = NAN, .ref = NAN, .gain = NAN,
                     .eps = NAN, .alpha = NAN};
-    qc_proxy_opts *o = &pc.o;
-    qc_proxy_opts_init(o);
+    qc_proxy_params *o = &pc.o;
+    qc_proxy_params_init(o);
     o->log = proxy_log;
     pc.max_memory = o->max_memory;
     pc.backends.v = o->backend;

@@ -46,7 +46,7 @@ static void wait_until(double due)
     }
 }
 
-int qc_replay_run(const qc_replay_opts *o, qc_replay_result *r, qc_err *err)
+int qc_replay_run(const qc_replay_params *o, qc_replay_result *r, qc_err *err)
 {
     memset(r, 0, sizeof *r);
     struct sockaddr_storage addr;
@@ -59,7 +59,7 @@ int qc_replay_run(const qc_replay_opts *o, qc_replay_result *r, qc_err *err)
     static char payload[UDP_MAX];
     for (size_t i = 0; i < sizeof payload; i++)
         payload[i] = o->pattern ? (char)(i & 0xff) : 0;
-    qc_hist *h = qc_hist_alloc();
+    qc_hist *h = qc_hist_alloc(NULL);
     int fd = socket(addr.ss_family, SOCK_DGRAM, 0);
     if (!h || fd < 0) {
         rc = h ? qc_err_set(err, QC_EIO, "socket: %s", strerror(errno))

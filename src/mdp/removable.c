@@ -79,7 +79,7 @@ int qc_removable_check(double lambda, const qc_energy_cost *c, qc_err *err)
 
 /* ---- policies ------------------------------------------------------------ */
 
-int qc_removable_policy_alloc(qc_removable_policy *p, size_t nmax)
+int qc_removable_policy_init(qc_removable_policy *p, size_t nmax)
 {
     memset(p, 0, sizeof *p);
     p->switch_on = calloc(nmax + 1, 1);
@@ -277,8 +277,8 @@ static int ev_init(evaluator *e, size_t nmax)
     memset(e, 0, sizeof *e);
     size_t S = PH * (nmax + 1);
     e->nmax = nmax;
-    e->m = qc_mdp_alloc(S, S, 3 * S);
-    e->w = qc_mdp_ws_alloc_for(S, 3 * S, BAND, 0);
+    e->m = qc_mdp_alloc(S, S, 3 * S, NULL);
+    e->w = qc_mdp_ws_alloc_for(S, 3 * S, BAND, 0, NULL);
     e->pi = malloc(S * sizeof *e->pi);
     e->zero = calloc(S, sizeof *e->zero);
     if (!e->m || !e->w || !e->pi || !e->zero) {
@@ -456,7 +456,7 @@ static int lw_init(level_ws *l, double lambda, const qc_energy_cost *c, size_t n
 {
     memset(l, 0, sizeof *l);
     size_t S = PH * (nmax + 1), P = model_pairs(c, nmax);
-    l->m = qc_mdp_alloc(S, P, 3 * P);
+    l->m = qc_mdp_alloc(S, P, 3 * P, NULL);
     l->pol = malloc(S * sizeof *l->pol);
     l->pol2 = malloc(S * sizeof *l->pol2);
     l->h = malloc(S * sizeof *l->h);
@@ -466,7 +466,7 @@ static int lw_init(level_ws *l, double lambda, const qc_energy_cost *c, size_t n
         return qc_err_set(err, QC_ENOMEM, "removable: out of memory for %zu states", S);
     }
     int rc = qc_removable_build(l->m, lambda, c, nmax, err);
-    if (rc == 0 && (l->w = qc_mdp_ws_alloc(l->m, 0)) == NULL)
+    if (rc == 0 && (l->w = qc_mdp_ws_alloc(l->m, 0, NULL)) == NULL)
         rc = qc_err_set(err, QC_ENOMEM, "removable: out of memory for %zu states", S);
     if (rc != 0)
         lw_free(l);
@@ -593,12 +593,12 @@ static int check_structure(const qc_removable_params *p, qc_removable_result *r,
         int rc = lw_init(&lw, p->lambda, c, N2, err);
         if (rc != 0)
             return rc;
-        if (qc_removable_policy_alloc(&p2, N2) != 0) {
+        if (qc_removable_policy_init(&p2, N2, NULL) != 0) {
             lw_free(&lw);
             return qc_err_set(err, QC_ENOMEM, "removable: out of memory");
         }
-        qc_mdp_opts o;
-        qc_mdp_opts_init(&o);
+        qc_mdp_params o;
+        qc_mdp_params_init(&o);
         qc_mdp_result res;
         mdp_always_on(c, N2, lw.pol);
         rc = qc_mdp_pi(lw.m, lw.w, &o, lw.pol, lw.h, &res, err);
@@ -639,8 +639,8 @@ int qc_removable_solve(const qc_removable_params *p, qc_removable_result *r, qc_
         double n0 = p->tail_tol > 0 ? ceil(log(p->tail_tol) / log(rho)) : 16;
         N = n0 > 16 ? (n0 < (double)maxn ? (size_t)n0 : maxn) : 16;
     }
-    qc_mdp_opts o;
-    qc_mdp_opts_init(&o);
+    qc_mdp_params o;
+    qc_mdp_params_init(&o);
     o.max_iter = p->max_iter;
     o.sweep = p->sweep;
     o.progress = p->progress;
@@ -696,8 +696,8 @@ int qc_removable_solve(const qc_removable_params *p, qc_removable_result *r, qc_
         qc_removable_policy_free(&r->policy);
         qc_removable_policy_free(&tmp);
         ev_free(&ev);
-        if (qc_removable_policy_alloc(&r->policy, N) != 0 ||
-            qc_removable_policy_alloc(&tmp, N) != 0 || ev_init(&ev, N) != 0) {
+        if (qc_removable_policy_init(&r->policy, N, NULL) != 0 ||
+            qc_removable_policy_init(&tmp, N, NULL) != 0 || ev_init(&ev, N) != 0) {
             rc = qc_err_set(err, QC_ENOMEM, "removable: out of memory");
             goto fail;
         }

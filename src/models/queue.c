@@ -195,7 +195,7 @@ static void run_free(run *r)
     for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
         qc_hist_free(r->chunks[k].hist);
     qc__station_free(&r->st);
-    qc_sim_destroy(&r->sim);
+    qc_sim_free(&r->sim);
     free(r->series);
 }
 
@@ -214,7 +214,7 @@ static int run_alloc(run *r, const qc_queue_params *p)
     r->c = p->servers;
     r->one = r->c == 1 && p->discipline == QC_FCFS && r->arr->kind == QC_ARRIVALS_RENEWAL &&
              p->customers > 0 && !(p->series_dt > 0);
-    if (qc_sim_init(&r->sim, 64) != 0 || (r->one && qc_sim_source_add(&r->sim, EV_DEPART) != 0))
+    if (qc_sim_init(&r->sim, 64, NULL) != 0 || (r->one && qc_sim_source_add(&r->sim, EV_DEPART) != 0))
         goto oom;
     int src = qc_sim_source_add(&r->sim, EV_ARRIVAL);
     if (src < 0)
@@ -222,7 +222,7 @@ static int run_alloc(run *r, const qc_queue_params *p)
     r->asrc = (unsigned)src;
     r->cap = p->capacity ? p->capacity : UINT64_MAX;
     for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
-        if ((r->chunks[k].hist = qc_hist_alloc()) == NULL)
+        if ((r->chunks[k].hist = qc_hist_alloc(NULL)) == NULL)
             goto oom;
     size_t start = 1024;
     if (p->capacity != 0 && p->capacity < start)
@@ -764,12 +764,12 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
     qc__units units;
     int urc = qc__units_init(&units, one_run, mser, QC_QUEUE_CHUNKS, X_COUNT, QC_QM_COUNT,
                              QC_QM_RESPONSE);
-    qc_hist *tmp = qc_hist_alloc();
-    qc_hist *all = qc_hist_alloc();
+    qc_hist *tmp = qc_hist_alloc(NULL);
+    qc_hist *all = qc_hist_alloc(NULL);
     summary_ctx sc = {r, tmp, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     state st = {NULL, NULL, 0, &units, &sc, all, {0}, 0, (double)p->reps, UINT64_MAX, 0, p, res};
     for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
-        if ((st.sect[j] = qc_hist_alloc()) == NULL)
+        if ((st.sect[j] = qc_hist_alloc(NULL)) == NULL)
             urc = QC_ENOMEM;
     qc_queue_params q = *p; /* the run as extended by --precision */
     /* workers: as many as asked, but no more than replications can run */

@@ -706,7 +706,7 @@ static int set_dist(qc_fit_result *r, qc_fit_family f, const double *p, qc_err *
     return 0;
 }
 
-static void fit_exp(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r, qc_err *err)
+static void fit_exp(const qc_fit_data *d, const qc_fit_params *o, qc_fit_result *r, qc_err *err)
 {
     const double p[1] = {1 / d->mean};
     if (set_dist(r, QC_FIT_EXP, p, err) != 0)
@@ -721,7 +721,7 @@ static void fit_exp(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r
     r->ok = 1;
 }
 
-static void fit_lognormal(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r,
+static void fit_lognormal(const qc_fit_data *d, const qc_fit_params *o, qc_fit_result *r,
                           qc_err *err)
 {
     double ss = 0;
@@ -747,7 +747,7 @@ static void fit_lognormal(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_res
     r->ok = 1;
 }
 
-static void fit_gamma(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r,
+static void fit_gamma(const qc_fit_data *d, const qc_fit_params *o, qc_fit_result *r,
                       qc_err *err)
 {
     const double s = log(d->mean) - d->mean_log;
@@ -803,7 +803,7 @@ static double weibull_h(const qc_fit_data *d, const double *lz, double k, double
     return a / b - 1 / k - mean_log_z;
 }
 
-static void fit_weibull(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r,
+static void fit_weibull(const qc_fit_data *d, const qc_fit_params *o, qc_fit_result *r,
                         qc_err *err)
 {
     if (d->m < 2) {
@@ -865,7 +865,7 @@ static void fit_weibull(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_resul
     r->ok = 1;
 }
 
-static void fit_pareto(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r,
+static void fit_pareto(const qc_fit_data *d, const qc_fit_params *o, qc_fit_result *r,
                        qc_err *err)
 {
     const double xm = d->v[0];
@@ -917,7 +917,7 @@ static double gpd_profile(const exc *e, double tau, double *xi_out)
     return -e->n * log(xi / tau) - e->n * (1 + xi);
 }
 
-static void fit_gpd(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r, qc_err *err)
+static void fit_gpd(const qc_fit_data *d, const qc_fit_params *o, qc_fit_result *r, qc_err *err)
 {
     /* Threshold: the value at rank ceil(q n). */
     const double rank = ceil(o->gpd_quantile * d->n);
@@ -1628,7 +1628,7 @@ static int boot_ci(const mixw *w, int lognormal, int k, const double *p, double 
 #define QC_FIT_MAX_STARTS 64
 typedef struct start_job {
     const mixw *w;
-    const qc_fit_opts *o;
+    const qc_fit_params *o;
     qc_fit_family f;
     int k, lognormal, natoms;
     double delta;
@@ -1682,7 +1682,7 @@ static void *start_worker(void *arg)
 }
 
 /* Threads for the starts: o->threads (0: one per online core). */
-static unsigned start_threads(const qc_fit_opts *o)
+static unsigned start_threads(const qc_fit_params *o)
 {
     if (o->threads > 0)
         return o->threads;
@@ -1715,7 +1715,7 @@ static void run_starts(start_job *j, unsigned nt)
 /* Multi-start EM (see the essay): every start runs QC_FIT_EM_SHORT
  * iterations (the starts on threads for large data), the two best go on
  * to convergence, and the one with the higher log-likelihood wins. */
-static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts *o,
+static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_params *o,
                         qc_fit_result *r, qc_err *err)
 {
     const int k = mix_k(f), lognormal = is_lnmix(f);
@@ -1916,7 +1916,7 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
 /* Entry points                                                       */
 /* ------------------------------------------------------------------ */
 
-void qc_fit_opts_init(qc_fit_opts *o)
+void qc_fit_params_init(qc_fit_params *o)
 {
     o->level = 0.95;
     o->gpd_quantile = 0.9;
@@ -1935,7 +1935,7 @@ void qc_fit_result_free(qc_fit_result *r)
     qc_fit_dist_free(&r->dist);
 }
 
-int qc_fit_one(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts *o, qc_fit_result *r,
+int qc_fit_one(const qc_fit_data *d, qc_fit_family f, const qc_fit_params *o, qc_fit_result *r,
                qc_err *err)
 {
     memset(r, 0, sizeof *r);
@@ -2010,7 +2010,7 @@ int qc_fit_one(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts *o, qc_f
     return 0;
 }
 
-int qc_fit_all(const qc_fit_data *d, unsigned families, const qc_fit_opts *o, qc_fit_result *r,
+int qc_fit_all(const qc_fit_data *d, unsigned families, const qc_fit_params *o, qc_fit_result *r,
                qc_fit_family *order, size_t *nranked, qc_err *err)
 {
     return qc__fit_all_given(d, families, o, r, order, nranked, NULL, 0, err);
@@ -2025,7 +2025,7 @@ static const qc_fit_family by_cost[QC_FIT_NFAMILIES] = {
 
 typedef struct fit_job {
     const qc_fit_data *d;
-    const qc_fit_opts *o;
+    const qc_fit_params *o;
     unsigned todo; /* families to fit */
     qc_fit_result *r;
     int rc[QC_FIT_NFAMILIES];
@@ -2052,7 +2052,7 @@ static void *fit_worker(void *arg)
 
 /* The number of threads for a qc_fit_all of d: 1 for small data (a thread
  * costs more than the fit). */
-static unsigned fit_threads(const qc_fit_data *d, const qc_fit_opts *o, unsigned todo)
+static unsigned fit_threads(const qc_fit_data *d, const qc_fit_params *o, unsigned todo)
 {
     unsigned t = o->threads;
     if (t == 0) {
@@ -2067,7 +2067,7 @@ static unsigned fit_threads(const qc_fit_data *d, const qc_fit_opts *o, unsigned
     return d->n < 20000 || t < 1 ? 1 : t;
 }
 
-int qc__fit_all_given(const qc_fit_data *d, unsigned families, const qc_fit_opts *o,
+int qc__fit_all_given(const qc_fit_data *d, unsigned families, const qc_fit_params *o,
                       qc_fit_result *r, qc_fit_family *order, size_t *nranked,
                       qc_fit_result *given, unsigned given_mask, qc_err *err)
 {

@@ -181,7 +181,7 @@ static void test_kernel_clock(void **state)
 {
     (void)state;
     qc_sim s;
-    assert_int_equal(qc_sim_init(&s, 8), 0);
+    assert_int_equal(qc_sim_init(&s, 8, NULL), 0);
     assert_true(qc_sim_after(&s, 2.0, 1, 0) >= 0);
     assert_true(qc_sim_after(&s, 1.0, 2, 0) >= 0);
     assert_int_equal(qc_sim_after(&s, -1.0, 3, 0), QC_EINVAL);
@@ -196,8 +196,8 @@ static void test_kernel_clock(void **state)
     assert_int_equal(s.events, 2);
     qc_sim_reset(&s);
     assert_true(s.now == 0.0);
-    qc_sim_destroy(&s);
-    qc_sim_destroy(&s);
+    qc_sim_free(&s);
+    qc_sim_free(&s);
 }
 
 /* An emptied queue peeks INFINITY however it was emptied (pop of its one
@@ -237,7 +237,7 @@ static void test_two_sources(void **state)
     (void)state;
     qc_sim s;
     qc_event ev;
-    assert_int_equal(qc_sim_init(&s, 8), 0);
+    assert_int_equal(qc_sim_init(&s, 8, NULL), 0);
     assert_int_equal(qc_sim_source_add(&s, 10), 0);
     assert_int_equal(qc_sim_source_add(&s, 11), 1);
     assert_int_equal(qc_sim_source_at(&s, 2, 1.0), QC_EINVAL);
@@ -256,7 +256,7 @@ static void test_two_sources(void **state)
     assert_true(ev.type == 11 && ev.data == 1 && s.now == 2.0);
     assert_int_equal(qc_sim_next(&s, &ev), QC_EEMPTY);
     assert_int_equal(s.events, 4);
-    qc_sim_destroy(&s);
+    qc_sim_free(&s);
 }
 
 int main(void)
