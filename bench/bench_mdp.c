@@ -91,8 +91,8 @@ static void solve(size_t N, size_t cap)
         fprintf(stderr, "bench: out of memory\n");
         exit(1);
     }
-    qc_mdp_opts o;
-    qc_mdp_opts_init(&o);
+    qc_mdp_params o;
+    qc_mdp_params_init(&o);
     qc_err err = {0};
     qc_mdp_result rp, rr;
     qc_energy_cost c = model();
@@ -148,8 +148,8 @@ static void solve(size_t N, size_t cap)
 static double sparse_sweep(const qc_mdp *m, qc_mdp_ws *w, double *v, unsigned *pol,
                            size_t sweeps)
 {
-    qc_mdp_opts o;
-    qc_mdp_opts_init(&o);
+    qc_mdp_params o;
+    qc_mdp_params_init(&o);
     o.sweep = QC_MDP_JACOBI;
     o.tau = 0;
     o.tol = 1e-300; /* never met: exactly max_iter sweeps */
@@ -228,8 +228,8 @@ static void sweeps(void)
         v0[s] = 0.01 * (double)(s / 3) * (double)(s / 3);
 
     /* The same T v both ways (the library's Jacobi step subtracts y(0)). */
-    qc_mdp_opts o;
-    qc_mdp_opts_init(&o);
+    qc_mdp_params o;
+    qc_mdp_params_init(&o);
     o.sweep = QC_MDP_JACOBI;
     o.tau = 0;
     o.tol = 1e-300;

@@ -101,8 +101,8 @@ static void synthetic_model(qc_traffic_model *m)
         s[i] = qc_rng_u01(&r) < 0.4 ? 52 : (uint32_t)(100 + 1340 * fmin(g, 0.02) / 0.02);
         d[i] = s[i] == 52;
     }
-    qc_traffic_fit_opts o;
-    qc_traffic_fit_opts_init(&o);
+    qc_traffic_fit_params o;
+    qc_traffic_fit_params_init(&o);
     qc_err err = {0};
     if (qc_traffic_fit(m, "bench", t, s, d, n, &o, NULL, &err) != 0) {
         fprintf(stderr, "bench_traffic: %s\n", err.msg);
@@ -116,14 +116,14 @@ static void synthetic_model(qc_traffic_model *m)
 
 static double gen_memory(const qc_traffic_model *m, qc_traffic_approach a, uint64_t n)
 {
-    qc_traffic_gen_opts o;
-    qc_traffic_gen_opts_init(&o);
+    qc_traffic_gen_params o;
+    qc_traffic_gen_params_init(&o);
     o.approach = a;
     o.packets = n;
     const uint32_t users = 1000;
     qc_traffic_gen *g;
     qc_err err = {0};
-    if (qc_traffic_gen_new(&g, &m, &users, 1, &o, &err) != 0)
+    if (qc_traffic_gen_alloc(&g, &m, &users, 1, &o, &err) != 0)
         return -1;
     double *t = malloc(n * sizeof *t);
     uint32_t *s = malloc(n * sizeof *s);
@@ -234,14 +234,14 @@ int main(int argc, char **argv)
     printf("  generate to memory, copula:          %8.3f s  %12.0f packets/s\n", el_cop,
            (double)n / el_cop);
 
-    qc_traffic_gen_opts o;
-    qc_traffic_gen_opts_init(&o);
+    qc_traffic_gen_params o;
+    qc_traffic_gen_params_init(&o);
     o.packets = n;
     const qc_traffic_model *mp = &m;
     const uint32_t users = 1000;
     qc_traffic_gen *g;
     qc_err err = {0};
-    if (qc_traffic_gen_new(&g, &mp, &users, 1, &o, &err) != 0) {
+    if (qc_traffic_gen_alloc(&g, &mp, &users, 1, &o, &err) != 0) {
         fprintf(stderr, "bench_traffic: %s\n", err.msg);
         return 1;
     }
@@ -271,8 +271,8 @@ int main(int argc, char **argv)
     qc_trace_group *groups;
     size_t ng;
     qc_trace_split_groups(&tr, QC_SPLIT_NONE, &groups, &ng, &err);
-    qc_traffic_fit_opts fo;
-    qc_traffic_fit_opts_init(&fo);
+    qc_traffic_fit_params fo;
+    qc_traffic_fit_params_init(&fo);
     qc_traffic_model fitted;
     qc_traffic_report rep;
     t0 = now();

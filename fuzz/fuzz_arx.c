@@ -97,8 +97,8 @@ static void csv(void)
         CHECK(k == 0 || c[0][k] > c[0][k - 1]);
     }
     if (n <= 4096) {
-        qc_arx_options o;
-        qc_arx_options_init(&o);
+        qc_arx_params o;
+        qc_arx_params_init(&o);
         qc_arx_result *res = malloc(sizeof *res);
         qc_arx_ws *w = qc_arx_alloc(n < 4 ? 4 : n, &err);
         CHECK(res != NULL && w != NULL);

@@ -39,14 +39,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     for (int a = 0; a < 3; a++) {
-        qc_traffic_gen_opts o;
-        qc_traffic_gen_opts_init(&o);
+        qc_traffic_gen_params o;
+        qc_traffic_gen_params_init(&o);
         o.approach = (qc_traffic_approach)a;
         o.packets = 300;
         const qc_traffic_model *mp = &m;
         const uint32_t users = 2;
         qc_traffic_gen *g;
-        if (qc_traffic_gen_new(&g, &mp, &users, 1, &o, &err) != 0)
+        if (qc_traffic_gen_alloc(&g, &mp, &users, 1, &o, &err) != 0)
             continue;
         qc_traffic_pkt p;
         double last = 0;

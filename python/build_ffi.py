@@ -306,7 +306,7 @@ typedef enum qc_limiter_algo {
     QC_LIMITER_FIXED = 0, QC_LIMITER_MAXUSERS, QC_LIMITER_AIMD, QC_LIMITER_VEGAS,
     QC_LIMITER_GRADIENT2, QC_LIMITER_ENVOY, QC_LIMITER_ADMISSION
 } qc_limiter_algo;
-typedef struct qc_limiter_config {
+typedef struct qc_limiter_params {
     qc_limiter_algo algo;
     double initial_limit;
     double min_limit;
@@ -323,13 +323,13 @@ typedef struct qc_limiter_config {
     unsigned adm_min_completions;
     double be_floor;
     ...;
-} qc_limiter_config;
-void qc_limiter_config_init(qc_limiter_config *c, qc_limiter_algo algo);
+} qc_limiter_params;
+void qc_limiter_params_init(qc_limiter_params *c, qc_limiter_algo algo);
 const char *qc_limiter_algo_name(qc_limiter_algo a);
 int qc_limiter_algo_parse(const char *s, qc_limiter_algo *a, qc_err *err);
 typedef struct qc_limiter qc_limiter;
 typedef struct qc_limiter_token { uint32_t inflight; uint16_t cls; uint16_t live; } qc_limiter_token;
-int qc_limiter_new(const qc_limiter_config *c, double now, qc_limiter **out, qc_err *err);
+int qc_limiter_alloc(const qc_limiter_params *c, double now, qc_limiter **out, qc_err *err);
 void qc_limiter_free(qc_limiter *l);
 int qc_limiter_acquire(qc_limiter *l, unsigned cls, qc_limiter_token *tok);
 void qc_limiter_release(qc_limiter *l, qc_limiter_token *tok, double latency, int outcome);
@@ -437,7 +437,7 @@ typedef struct qc_arx_model {
     double dt;
 } qc_arx_model;
 typedef enum qc_arx_criterion { QC_ARX_AIC = 0, QC_ARX_BIC = 1 } qc_arx_criterion;
-typedef struct qc_arx_options {
+typedef struct qc_arx_params {
     unsigned na_min, na_max;
     unsigned nb_min, nb_max;
     int tied;
@@ -447,7 +447,7 @@ typedef struct qc_arx_options {
     int demean;
     double u0, y0;
     double dt;
-} qc_arx_options;
+} qc_arx_params;
 typedef struct qc_arx_candidate {
     unsigned na, nb;
     int delay;
@@ -475,11 +475,11 @@ typedef struct qc_arx_result {
     ...;
 } qc_arx_result;
 typedef struct qc_arx_ws qc_arx_ws;
-void qc_arx_options_init(qc_arx_options *o);
+void qc_arx_params_init(qc_arx_params *o);
 qc_arx_ws *qc_arx_alloc(size_t n_max, qc_err *err);
 void qc_arx_free(qc_arx_ws *w);
 int qc_arx_fit(qc_arx_ws *w, const double *u, const double *y, size_t n,
-               const qc_arx_options *o, qc_arx_result *res, qc_err *err);
+               const qc_arx_params *o, qc_arx_result *res, qc_err *err);
 void qc_arx_predict(const qc_arx_model *m, const double *u, const double *y, size_t n,
                     size_t from, double *yhat1, double *ysim);
 double qc_arx_dc_gain(const qc_arx_model *m);
@@ -524,12 +524,12 @@ int qc_design_pi(qc_design_ws *w, const qc_design_spec *spec, qc_design_result *
 /* ---- traffic models ---- */
 typedef struct qc_traffic_model { char name[64]; double threshold; ...; } qc_traffic_model;
 typedef struct qc_traffic_report { size_t sessions; ...; } qc_traffic_report;
-typedef struct qc_traffic_fit_opts { double threshold; unsigned families; ...; } qc_traffic_fit_opts;
+typedef struct qc_traffic_fit_params { double threshold; unsigned families; ...; } qc_traffic_fit_params;
 void qc_traffic_model_free(qc_traffic_model *m);
 void qc_traffic_report_free(qc_traffic_report *r);
-void qc_traffic_fit_opts_init(qc_traffic_fit_opts *o);
+void qc_traffic_fit_params_init(qc_traffic_fit_params *o);
 int qc_traffic_fit(qc_traffic_model *m, const char *name, const double *t, const uint32_t *size,
-                   const uint8_t *dir, size_t n, const qc_traffic_fit_opts *o,
+                   const uint8_t *dir, size_t n, const qc_traffic_fit_params *o,
                    qc_traffic_report *rep, qc_err *err);
 typedef enum qc_traffic_approach { QC_TRAFFIC_FITTED = 0, QC_TRAFFIC_COPULA, QC_TRAFFIC_COPULA_FITTED } qc_traffic_approach;
 double qc_traffic_model_rate(const qc_traffic_model *m, qc_traffic_approach a);
@@ -537,17 +537,17 @@ double qc_traffic_model_mean_size(const qc_traffic_model *m, qc_traffic_approach
 int qc_traffic_model_load(qc_traffic_model *m, const char *path, qc_err *err);
 int qc_traffic_model_save(const qc_traffic_model *m, const qc_traffic_report *rep,
                           const char *path, qc_err *err);
-typedef struct qc_traffic_gen_opts {
+typedef struct qc_traffic_gen_params {
     qc_traffic_approach approach;
     uint64_t seed;
     double duration;
     uint64_t packets;
     int no_phase;
-} qc_traffic_gen_opts;
-void qc_traffic_gen_opts_init(qc_traffic_gen_opts *o);
+} qc_traffic_gen_params;
+void qc_traffic_gen_params_init(qc_traffic_gen_params *o);
 typedef struct qc_traffic_gen qc_traffic_gen;
-int qc_traffic_gen_new(qc_traffic_gen **g, const qc_traffic_model *const *models,
-                       const uint32_t *users, size_t nmodels, const qc_traffic_gen_opts *o,
+int qc_traffic_gen_alloc(qc_traffic_gen **g, const qc_traffic_model *const *models,
+                       const uint32_t *users, size_t nmodels, const qc_traffic_gen_params *o,
                        qc_err *err);
 void qc_traffic_gen_free(qc_traffic_gen *g);
 typedef struct qc_traffic_stats {

@@ -50,14 +50,14 @@ static void *worker(void *arg)
 
 int main(void)
 {
-    qc_limiter_config cfg;
-    qc_limiter_config_init(&cfg, QC_LIMITER_MAXUSERS);
+    qc_limiter_params cfg;
+    qc_limiter_params_init(&cfg, QC_LIMITER_MAXUSERS);
     cfg.initial_limit = 8;
     cfg.reference = 4; /* requests in the server to hold */
     cfg.ki = 0.3;
     qc_limiter *l;
     qc_err err = {0};
-    if (qc_limiter_new(&cfg, now_s(), &l, &err) != 0) {
+    if (qc_limiter_alloc(&cfg, now_s(), &l, &err) != 0) {
         fprintf(stderr, "limiter_example: %s\n", err.msg);
         return 1;
     }

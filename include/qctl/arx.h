@@ -139,7 +139,7 @@ int qc_arx_curve_fit(const qc_arx_model *sensor, const double *y, const double *
 
 typedef enum qc_arx_criterion { QC_ARX_AIC = 0, QC_ARX_BIC = 1 } qc_arx_criterion;
 
-typedef struct qc_arx_options {
+typedef struct qc_arx_params {
     unsigned na_min, na_max; /* default 1..3 */
     unsigned nb_min, nb_max; /* default 1..3 */
     int tied;                /* 1 (default): only na == nb */
@@ -149,7 +149,7 @@ typedef struct qc_arx_options {
     int demean;              /* 1 (default): (u0, y0) = means of the estimation part */
     double u0, y0;           /* the operating point when demean is 0 */
     double dt;               /* sample interval stored in the model (0 unknown) */
-} qc_arx_options;
+} qc_arx_params;
 
 /* One candidate of the order search, fitted on the common rows. */
 typedef struct qc_arx_candidate {
@@ -185,7 +185,7 @@ typedef struct qc_arx_result {
 typedef struct qc_arx_ws qc_arx_ws;
 
 /* Defaults above. */
-void qc_arx_options_init(qc_arx_options *o);
+void qc_arx_params_init(qc_arx_params *o);
 
 /* A workspace for data sets of up to n_max samples (n_max >= 4). NULL on
  * allocation failure (err says so). */
@@ -203,7 +203,7 @@ void qc_arx_free(qc_arx_ws *w);
  * never; QC_ERANGE when every candidate is rank deficient (u constant or
  * y constant: nothing to identify). On error *res is unspecified. */
 int qc_arx_fit(qc_arx_ws *w, const double *u, const double *y, size_t n,
-               const qc_arx_options *o, qc_arx_result *res, qc_err *err);
+               const qc_arx_params *o, qc_arx_result *res, qc_err *err);
 
 /* One-step-ahead predictions and free simulation of m over samples
  * [from, n), absolute units. yhat1[k] uses measured y before k; ysim[k]
@@ -242,7 +242,7 @@ void qc_arx_fall_input(const double *u, size_t n, double fall, double *out);
  * F, ueff (n entries) its input in effect, res its fit. Errors as
  * qc_arx_fit; QC_EINVAL when fall_max is not in (0, 1). */
 int qc_arx_fit_fall(qc_arx_ws *w, const double *u, const double *y, size_t n,
-                    const qc_arx_options *o, double fall_max, double *ueff, double *fall,
+                    const qc_arx_params *o, double fall_max, double *ueff, double *fall,
                     qc_arx_result *res, qc_err *err);
 
 /* Running a model sample by sample, e.g. as a plant or a sensor in a loop.

@@ -31,7 +31,7 @@
  * em_seed. Every start runs 40 iterations, the two best run to
  * convergence, the higher likelihood wins. Above QC_FIT_EM_MAX values EM
  * iterates on that many evenly spaced order statistics (a stratified
- * subsample) before two steps over all the data. tests/test_fit.c holds
+ * subsample) before two steps over all the data. tests/unit/traffic/test_fit.c holds
  * the result within 1% (or 20 units) of a 40-start reference on real
  * captures.
  *
@@ -43,7 +43,7 @@
  * a lognormal component's sigma is kept >= 1 / (sqrt(12) e^mu) (the
  * spread of rounding to whole bytes), without which a component can sit
  * on one repeated value with an infinite likelihood; for other data the
- * same with the data's grid r (qc_fit_opts.resolution: a capture's clock
+ * same with the data's grid r (qc_fit_params.resolution: a capture's clock
  * resolution for gaps) in place of 1: sigma >= r / (sqrt(12) e^mu).
  *
  * Confidence intervals (level L, z its two-sided normal quantile):
@@ -166,7 +166,7 @@ int qc_fit_family_parse(const char *s, qc_fit_family *f, qc_err *err);
 
 typedef enum qc_fit_criterion { QC_FIT_BIC = 0, QC_FIT_AIC } qc_fit_criterion;
 
-typedef struct qc_fit_opts {
+typedef struct qc_fit_params {
     double level;          /* confidence level (default 0.95) */
     double gpd_quantile;   /* threshold u as a quantile (default 0.9) */
     qc_fit_criterion crit; /* ranking (default BIC) */
@@ -180,9 +180,9 @@ typedef struct qc_fit_opts {
     unsigned threads;      /* threads fitting families at once in qc_fit_all
                               (default 0: one per online core, at most 4; 1:
                               none); the results do not depend on it */
-} qc_fit_opts;
+} qc_fit_params;
 
-void qc_fit_opts_init(qc_fit_opts *o);
+void qc_fit_params_init(qc_fit_params *o);
 
 /* One fit. */
 typedef struct qc_fit_result {
@@ -204,13 +204,13 @@ typedef struct qc_fit_result {
 /* Fits family f to d. A family that cannot be fitted (all values equal,
  * no convergence) returns 0 with r->ok = 0 and r->why set; errors are
  * only for bad arguments or memory. */
-int qc_fit_one(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts *o, qc_fit_result *r,
+int qc_fit_one(const qc_fit_data *d, qc_fit_family f, const qc_fit_params *o, qc_fit_result *r,
                qc_err *err);
 
 /* Fits every family in `families` (a bit mask of 1u << f; 0 = all),
  * writes r[f] for each family f (r has QC_FIT_NFAMILIES entries) and the
  * ranked families (best first) to order[0..*nranked-1]. */
-int qc_fit_all(const qc_fit_data *d, unsigned families, const qc_fit_opts *o, qc_fit_result *r,
+int qc_fit_all(const qc_fit_data *d, unsigned families, const qc_fit_params *o, qc_fit_result *r,
                qc_fit_family *order, size_t *nranked, qc_err *err);
 
 void qc_fit_result_free(qc_fit_result *r);

@@ -66,7 +66,7 @@
  * its latency in the next: the aggregates are separate atomics, not one
  * snapshot. The error is one request per tick at most.
  *
- * Ownership: qc_limiter_new returns a limiter freed by qc_limiter_free
+ * Ownership: qc_limiter_alloc returns a limiter freed by qc_limiter_free
  * (NULL ok); no request may be in acquire or release during the free.
  * Errors: 0 or a negative QC_E* code, messages name the field. */
 #ifndef QCTL_LIMITER_H
@@ -97,7 +97,7 @@ typedef enum qc_limiter_algo {
     QC_LIMITER_ADMISSION
 } qc_limiter_algo;
 
-typedef struct qc_limiter_config {
+typedef struct qc_limiter_params {
     qc_limiter_algo algo;
     double initial_limit; /* limit before the first tick (>= 1) */
     double min_limit;     /* floor (>= 1) */
@@ -122,12 +122,12 @@ typedef struct qc_limiter_config {
     double adm_alpha;              /* slow-start constant > 0 (default 20) */
     unsigned adm_min_completions;  /* m >= 1: completions per sample (20) */
     double be_floor;               /* least best-effort weight (0.01) */
-} qc_limiter_config;
+} qc_limiter_params;
 
 /* Defaults for algo: initial 20, min 1, max 1000, one class; MaxUsers
  * r = 10, K_I = 0.5; AIMD 0.9 and 5 s; the step objects' defaults, with
  * Envoy's min_rtt_requests lowered to 5 since it sees one sample a tick. */
-void qc_limiter_config_init(qc_limiter_config *c, qc_limiter_algo algo);
+void qc_limiter_params_init(qc_limiter_params *c, qc_limiter_algo algo);
 
 /* "fixed", "maxusers", "aimd", "vegas", "gradient2", "envoy", "admission". */
 const char *qc_limiter_algo_name(qc_limiter_algo a);
@@ -160,7 +160,7 @@ enum { QC_LIMITER_OK = 0, QC_LIMITER_DROPPED = 1, QC_LIMITER_IGNORE = 2 };
  * clock in seconds (Envoy starts its first minRTT window there).
  * QC_EINVAL or QC_ERANGE naming the field, QC_ENOMEM. *out is NULL on
  * error. */
-int qc_limiter_new(const qc_limiter_config *c, double now, qc_limiter **out, qc_err *err);
+int qc_limiter_alloc(const qc_limiter_params *c, double now, qc_limiter **out, qc_err *err);
 void qc_limiter_free(qc_limiter *l);
 
 /* Admit (QC_LIMITER_ADMIT = 0, token filled) or refuse (the negative

@@ -140,7 +140,7 @@ typedef enum qc_mdp_eval {
     QC_MDP_EVAL_ITERATIVE = 2  /* symmetric Gauss-Seidel */
 } qc_mdp_eval;
 
-typedef struct qc_mdp_opts {
+typedef struct qc_mdp_params {
     double tol;        /* RVI: stop when span(Tv - v) < tol (per step) */
     double tau;        /* aperiodicity transform; < 0: automatic */
     size_t max_iter;   /* RVI sweeps, PI improvement steps */
@@ -155,7 +155,7 @@ typedef struct qc_mdp_opts {
      * max_iter, if larger); NULL: none */
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;
-} qc_mdp_opts;
+} qc_mdp_params;
 
 /* tol 1e-9, tau automatic, max_iter 10^6, Gauss-Seidel, automatic
  * evaluation, eval_tol 1e-13, eval_max 10^6, ref 0, omega 1.
@@ -164,7 +164,7 @@ typedef struct qc_mdp_opts {
  * the fixed point and the (Jacobi) stopping test are unchanged, so a run
  * that stops is as correct as with omega = 1; 1 < omega < 2 may shorten
  * the run and may also keep it from converging. */
-void qc_mdp_opts_init(qc_mdp_opts *o);
+void qc_mdp_params_init(qc_mdp_params *o);
 
 typedef struct qc_mdp_result {
     double gain;       /* per step: PI exact; RVI (lo + hi) / 2 */
@@ -192,7 +192,7 @@ void qc_mdp_ws_free(qc_mdp_ws *w);
  * policy of the last Tv (lowest action among those within a relative
  * 1e-12 of the minimum). Returns QC_ERANGE (with the bounds filled in)
  * when max_iter sweeps did not meet tol. */
-int qc_mdp_rvi(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_opts *o, double *v,
+int qc_mdp_rvi(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_params *o, double *v,
                unsigned *policy, qc_mdp_result *res, qc_err *err);
 
 /* Policy iteration from the policy given in `policy` (pass zeros to
@@ -203,13 +203,13 @@ int qc_mdp_rvi(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_opts *o, double *v,
  * leading into it (Puterman, section 9.5); QC_EINVAL when some state
  * cannot reach it under any action. QC_ERANGE when max_iter steps did
  * not settle. */
-int qc_mdp_pi(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_opts *o, unsigned *policy,
+int qc_mdp_pi(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_params *o, unsigned *policy,
               double *h, qc_mdp_result *res, qc_err *err);
 
 /* Gain per step and relative values of one (unichain) policy. h(r) = 0
  * for r = o->ref if it is recurrent, else the first state of the
  * recurrent class. h may be NULL. */
-int qc_mdp_evaluate(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_opts *o,
+int qc_mdp_evaluate(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_params *o,
                     const unsigned *policy, double *gain, double *h, qc_err *err);
 
 /* Stationary distribution of the policy's chain into pi (sums to 1;

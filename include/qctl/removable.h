@@ -32,7 +32,7 @@
  * rho/(1 - rho) with rho = lambda / (the policy's rate at N), are below
  * tail_tol, or the state budget is spent (tail_ok = 0 then).
  *
- * Ownership: a policy owns its two arrays (qc_removable_policy_alloc /
+ * Ownership: a policy owns its two arrays (qc_removable_policy_init /
  * _free); a result owns its policy (qc_removable_result_free). The
  * library never prints. Errors: 0 or a negative QC_E* code with a
  * message naming the parameter (QC_EUNSTABLE when lambda >= the fastest
@@ -72,7 +72,7 @@ typedef struct qc_removable_policy {
                                  on_action[0] must then be IDLE */
 } qc_removable_policy;
 
-int qc_removable_policy_alloc(qc_removable_policy *p, size_t nmax);
+int qc_removable_policy_init(qc_removable_policy *p, size_t nmax);
 void qc_removable_policy_free(qc_removable_policy *p);
 
 /* QC_EINVAL when a policy is not usable: an action out of range, a rate

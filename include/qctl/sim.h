@@ -21,7 +21,7 @@
  * were scheduled), then sources by index; either way the order depends
  * only on what the model did, never on the heap's layout.
  *
- * Ownership: qc_sim_init allocates the event list; qc_sim_destroy frees it
+ * Ownership: qc_sim_init allocates the event list; qc_sim_free frees it
  * (and is safe on a zeroed or failed qc_sim). */
 #ifndef QCTL_SIM_H
 #define QCTL_SIM_H
@@ -52,7 +52,7 @@ typedef struct qc_sim {
 
 /* Clock at 0, empty list with room for `hint` events. QC_ENOMEM. */
 int qc_sim_init(qc_sim *s, size_t hint);
-void qc_sim_destroy(qc_sim *s);
+void qc_sim_free(qc_sim *s);
 /* Back to time 0 with no events; keeps the memory. */
 void qc_sim_reset(qc_sim *s);
 

@@ -153,17 +153,17 @@ typedef struct qc_traffic_model {
 void qc_traffic_model_free(qc_traffic_model *m);
 
 /* Options for learning a model. */
-typedef struct qc_traffic_fit_opts {
+typedef struct qc_traffic_fit_params {
     double threshold;       /* < 0: automatic; INFINITY: none; else given */
-    qc_fit_opts fit;
+    qc_fit_params fit;
     unsigned families;      /* families tried for size and gap (0: all) */
     size_t copula_points;   /* transitions kept (default 10000) */
     size_t table_max;       /* distinct values kept per marginal (20000) */
     double segment_gap;     /* longer gaps split segments (default 3600 s) */
     double mean_tol;        /* relative tolerance on a fitted mean (0.02) */
-} qc_traffic_fit_opts;
+} qc_traffic_fit_params;
 
-void qc_traffic_fit_opts_init(qc_traffic_fit_opts *o);
+void qc_traffic_fit_params_init(qc_traffic_fit_params *o);
 
 /* What fitting found, beyond the model: every family's fit, the data. */
 typedef struct qc_traffic_fits {
@@ -190,12 +190,12 @@ void qc_traffic_report_free(qc_traffic_report *r);
  * dir[i] (may be NULL), i = 0..n-1, n >= 10. rep may be NULL. The times
  * are taken to the nanosecond. */
 int qc_traffic_fit(qc_traffic_model *m, const char *name, const double *t, const uint32_t *size,
-                   const uint8_t *dir, size_t n, const qc_traffic_fit_opts *o,
+                   const uint8_t *dir, size_t n, const qc_traffic_fit_params *o,
                    qc_traffic_report *rep, qc_err *err);
 /* The same with times in whole nanoseconds (non-decreasing). */
 int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
                       const uint32_t *size, const uint8_t *dir, size_t n,
-                      const qc_traffic_fit_opts *o, qc_traffic_report *rep, qc_err *err);
+                      const qc_traffic_fit_params *o, qc_traffic_report *rep, qc_err *err);
 
 /* The times ns[0..n-1] in seconds from the first, with every gap longer
  * than segment_gap removed (the segments joined end to end), into
@@ -208,7 +208,7 @@ void qc_traffic_join_segments(const int64_t *ns, size_t n, double segment_gap, d
  * server port taken from the group's most common flow protocol and
  * responder port). */
 int qc_traffic_fit_group(qc_traffic_model *m, const qc_trace *tr, const qc_trace_group *g,
-                         const qc_traffic_fit_opts *o, qc_traffic_report *rep, qc_err *err);
+                         const qc_traffic_fit_params *o, qc_traffic_report *rep, qc_err *err);
 
 typedef enum qc_traffic_approach {
     QC_TRAFFIC_FITTED = 0,
@@ -248,22 +248,22 @@ typedef struct qc_traffic_pkt {
                           the other side in this session */
 } qc_traffic_pkt;
 
-typedef struct qc_traffic_gen_opts {
+typedef struct qc_traffic_gen_params {
     qc_traffic_approach approach;
     uint64_t seed;
     double duration;  /* stop at this time (0 or INFINITY: no limit) */
     uint64_t packets; /* stop after this many (0: no limit) */
     int no_phase;     /* 1: every user starts a session at time 0 */
-} qc_traffic_gen_opts;
+} qc_traffic_gen_params;
 
-void qc_traffic_gen_opts_init(qc_traffic_gen_opts *o);
+void qc_traffic_gen_params_init(qc_traffic_gen_params *o);
 
 typedef struct qc_traffic_gen qc_traffic_gen;
 
 /* A generator of users[k] users of models[k], k < nmodels (below 2^24
  * users per model). Without a duration or packet count it never ends. */
-int qc_traffic_gen_new(qc_traffic_gen **g, const qc_traffic_model *const *models,
-                       const uint32_t *users, size_t nmodels, const qc_traffic_gen_opts *o,
+int qc_traffic_gen_alloc(qc_traffic_gen **g, const qc_traffic_model *const *models,
+                       const uint32_t *users, size_t nmodels, const qc_traffic_gen_params *o,
                        qc_err *err);
 /* The next packet in time order: 1, or 0 when the limit is reached. */
 int qc_traffic_gen_next(qc_traffic_gen *g, qc_traffic_pkt *p);
@@ -322,7 +322,7 @@ void qc_traffic_validation_free(qc_traffic_validation *v);
  * `users` independent users merged, stream ids from `seed`). */
 typedef struct qc_traffic_source qc_traffic_source;
 
-int qc_traffic_source_open(qc_traffic_source **s, const char *path, uint32_t users,
+int qc_traffic_source_alloc(qc_traffic_source **s, const char *path, uint32_t users,
                            uint64_t seed, qc_err *err);
 /* The next arrival time (non-decreasing), and its size in bytes when
  * size is not NULL; INFINITY once a replayed trace is exhausted. */

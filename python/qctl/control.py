@@ -171,7 +171,7 @@ class Limiter:
     (each is one short C call; the GIL is released during it); tick(now)
     runs the controller, once per control interval, from one thread.
     algo: fixed, maxusers, aimd, vegas, gradient2, envoy, admission; other
-    keywords set qc_limiter_config fields (initial_limit, min_limit,
+    keywords set qc_limiter_params fields (initial_limit, min_limit,
     max_limit, classes, reference, ki, kp, aimd_backoff, aimd_timeout,
     bound (a list), adm_candidates, adm_epsilon, adm_alpha,
     adm_min_completions, be_floor)."""
@@ -182,8 +182,8 @@ class Limiter:
         err = new_err()
         a = ffi.new("qc_limiter_algo *")
         check(lib.qc_limiter_algo_parse(cstr(algo), a, err), err, "--limiter: ")
-        c = ffi.new("qc_limiter_config *")
-        lib.qc_limiter_config_init(c, a[0])
+        c = ffi.new("qc_limiter_params *")
+        lib.qc_limiter_params_init(c, a[0])
         for k, v in config.items():
             if k == "bound":
                 if len(v) > lib.QC_LIMITER_CLASSES_MAX:
@@ -195,7 +195,7 @@ class Limiter:
             else:
                 setattr(c, k, v)
         out = ffi.new("qc_limiter **")
-        check(lib.qc_limiter_new(c, now, out, err), err)
+        check(lib.qc_limiter_alloc(c, now, out, err), err)
         self._l = ffi.gc(out[0], lib.qc_limiter_free)
         self.algo = algo
 
@@ -321,8 +321,8 @@ def arx_fit(u, y, na=(1, 3), nb=(1, 3), delay=(0, 2), tied=True, criterion="aic"
         raise bad("sysid: u and y must be 1-d arrays of one length")
     if criterion not in ("aic", "bic"):
         raise bad("--criterion: '%s' is not aic or bic" % criterion)
-    o = ffi.new("qc_arx_options *")
-    lib.qc_arx_options_init(o)
+    o = ffi.new("qc_arx_params *")
+    lib.qc_arx_params_init(o)
     o.na_min, o.na_max = na
     o.nb_min, o.nb_max = nb
     o.d_min, o.d_max = delay

@@ -99,8 +99,8 @@ def fit(t, size, dir=None, name="activity", threshold=None):
         da = np.ascontiguousarray(dir, dtype=np.uint8)
         if da.shape != ta.shape:
             raise bad("packets: dir must have the length of t")
-    o = ffi.new("qc_traffic_fit_opts *")
-    lib.qc_traffic_fit_opts_init(o)
+    o = ffi.new("qc_traffic_fit_params *")
+    lib.qc_traffic_fit_params_init(o)
     if threshold is not None:
         o.threshold = float(threshold)
     m = ffi.gc(ffi.new("qc_traffic_model *"), _free_model)
@@ -135,8 +135,8 @@ def generate(models, users=1, duration=None, packets=None, seed=1, approach="cop
         raise bad("--users: one count per model")
     if not duration and not packets:
         raise bad("gen: give --duration or --packets")
-    o = ffi.new("qc_traffic_gen_opts *")
-    lib.qc_traffic_gen_opts_init(o)
+    o = ffi.new("qc_traffic_gen_params *")
+    lib.qc_traffic_gen_params_init(o)
     o.approach = _approach(approach)
     o.seed = seed
     o.duration = float(duration or 0)
@@ -146,7 +146,7 @@ def generate(models, users=1, duration=None, packets=None, seed=1, approach="cop
     ua = ffi.new("uint32_t[]", [int(u) for u in users])
     gp = ffi.new("qc_traffic_gen **")
     err = new_err()
-    check(lib.qc_traffic_gen_new(gp, mp, ua, len(models), o, err), err, "gen: ")
+    check(lib.qc_traffic_gen_alloc(gp, mp, ua, len(models), o, err), err, "gen: ")
     g = ffi.gc(gp[0], lib.qc_traffic_gen_free)
     chunks = []
     cap = 1 << 16

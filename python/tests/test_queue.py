@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# qctl.sim.queue: closed forms (as tests/test_queue.c checks them in C) and
+# qctl.sim.queue: closed forms (as tests/unit/models/test_queue.c checks them in C) and
 # identity with the command `qctl sim queue` on the same seed.
 import json
 import math

@@ -192,7 +192,7 @@ static json_t *summary_model(const qc_traffic_model *m, const qc_traffic_report 
 /* `fit --column FILE[:COL]`: the families fitted to one column of
  * numbers, the best printed as a qc_dist spec. The column is read by the
  * empirical spec's reader, so its messages (FILE:LINE) are the same. */
-static int fit_column(const char *arg, const qc_fit_opts *fo, unsigned families, int json,
+static int fit_column(const char *arg, const qc_fit_params *fo, unsigned families, int json,
                       int spec_only)
 {
     char spec[4200];
@@ -299,8 +299,8 @@ int cmd_fit(int argc, char **argv)
         {"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, O_HELP},
         {"column", required_argument, 0, O_COLUMN}, {"spec", no_argument, 0, O_SPEC},
         {"segment-gap", required_argument, 0, O_SEGGAP}, {0, 0, 0, 0}};
-    qc_traffic_fit_opts fo;
-    qc_traffic_fit_opts_init(&fo);
+    qc_traffic_fit_params fo;
+    qc_traffic_fit_params_init(&fo);
     const char *labels = NULL, *activity = NULL, *out = NULL, *csv = NULL, *report = NULL;
     const char *column = NULL;
     int split = -1, json = 0, quiet = 0, rc = 0, spec_only = 0;

@@ -49,8 +49,8 @@ bad:
 
 int cmd_gate(int argc, char **argv)
 {
-    qc_gate_opts o;
-    qc_gate_opts_init(&o);
+    qc_gate_params o;
+    qc_gate_params_init(&o);
     const char *levels = NULL, *reference = NULL;
     double buffer = (double)o.buffer;
     int help = 0, first = 0, aw = (int)o.aw;

@@ -201,7 +201,7 @@ static double mean_size(const qc_traffic_model *m)
  * models' packet rates and mean sizes, before a run that could fill a
  * disk: about 128 bytes per user; per packet a CSV line, or a pcap
  * record of 16 bytes and the frame cut at snaplen. */
-static int check_gen_size(const mix *x, const qc_traffic_gen_opts *o, const char *output,
+static int check_gen_size(const mix *x, const qc_traffic_gen_params *o, const char *output,
                           qc_traffic_format fmt, unsigned snaplen)
 {
     double users = 0, rate = 0, bytes_per = 0;
@@ -230,7 +230,7 @@ static int check_gen_size(const mix *x, const qc_traffic_gen_opts *o, const char
                                  bytes, what, output, cli_force);
 }
 
-static int generate(mix *x, const qc_traffic_gen_opts *o, const char *output, qc_traffic_format fmt,
+static int generate(mix *x, const qc_traffic_gen_params *o, const char *output, qc_traffic_format fmt,
                     uint32_t snaplen, int json, int quiet, const report_ctx *rep)
 {
     const qc_traffic_model **mp = malloc(x->n * sizeof *mp);
@@ -240,7 +240,7 @@ static int generate(mix *x, const qc_traffic_gen_opts *o, const char *output, qc
         mp[i] = &x->m[i];
     qc_err err = {0};
     qc_traffic_gen *g;
-    int rc = qc_traffic_gen_new(&g, mp, x->users, x->n, o, &err);
+    int rc = qc_traffic_gen_alloc(&g, mp, x->users, x->n, o, &err);
     free(mp);
     if (rc != 0) {
         cli_error("gen: %s", err.msg);
@@ -480,7 +480,7 @@ static const char *fmt_stat(const vstat *s, char *buf, size_t len)
 }
 
 static int validate(const char *capture, const char *model_file, const char *labels,
-                    const char *activity, const qc_traffic_fit_opts *fo, uint64_t seed,
+                    const char *activity, const qc_traffic_fit_params *fo, uint64_t seed,
                     unsigned realisations, int json, const char *plot_dir, const report_ctx *rep)
 {
     qc_err err = {0};
@@ -674,10 +674,10 @@ int cmd_gen(int argc, char **argv)
         {"realisations", required_argument, 0, O_REAL},
         {"segment-gap", required_argument, 0, O_SEGGAP}, {0, 0, 0, 0}};
     mix x = {0};
-    qc_traffic_gen_opts o;
-    qc_traffic_gen_opts_init(&o);
-    qc_traffic_fit_opts fo;
-    qc_traffic_fit_opts_init(&fo);
+    qc_traffic_gen_params o;
+    qc_traffic_gen_params_init(&o);
+    qc_traffic_fit_params fo;
+    qc_traffic_fit_params_init(&fo);
     const char *users = NULL, *output = NULL, *format = NULL, *validate_cap = NULL;
     const char *labels = NULL, *activity = NULL, *plot_dir = NULL, *model_file = NULL;
     unsigned snaplen = 65535, realisations = 10;

@@ -25,7 +25,7 @@ static const char backend_about[] =
 
 int cmd_backend(int argc, char **argv)
 {
-    qc_backend_opts o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
+    qc_backend_params o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
     const char *service = "exp:100", *warmup = NULL, *warmup_old = NULL;
     int help = 0, first = 0;
     /* one row per flag: the parser, this help and the completion */
@@ -303,7 +303,7 @@ static int proxy_config_argv(int argc, char **argv, const struct option *longopt
 /* Resolves --class-prefix NAME=/PATH and --candidate NAME against the
  * classes: names must be classes (or best-effort for a prefix), prefixes
  * start with '/', class names are distinct. */
-static int proxy_classes(qc_proxy_opts *o, const char *const *prefix, unsigned nprefix,
+static int proxy_classes(qc_proxy_params *o, const char *const *prefix, unsigned nprefix,
                          const char *const *cand, unsigned ncand)
 {
     for (unsigned i = 0; i < o->nclasses; i++) {
@@ -364,7 +364,7 @@ static json_t *check_value(const char *s)
  * loads back as a --config): each flag the file or the command line gave,
  * by its final value (an array for a repeated flag), then the defaults of
  * the main ones. */
-static int proxy_print_check(const qc_proxy_opts *o, const char *limiter, int argc, char **argv,
+static int proxy_print_check(const qc_proxy_params *o, const char *limiter, int argc, char **argv,
                              const struct option *longopts)
 {
     json_t *root = json_object();
@@ -557,8 +557,8 @@ int cmd_proxy(int argc, char **argv)
                                              {"admin-read-only", no_argument, 0, O_AREAD},
                                              {"help", no_argument, 0, O_HELP},
                                              {0, 0, 0, 0}};
-    qc_proxy_opts o;
-    qc_proxy_opts_init(&o);
+    qc_proxy_params o;
+    qc_proxy_params_init(&o);
     o.log = proxy_log;
     const char *limiter = "maxusers";
     double limit = NAN, minl = NAN, maxl = NAN, ref = NAN, gain = NAN;
@@ -828,7 +828,7 @@ int cmd_proxy(int argc, char **argv)
             cli_error("--limiter: %s", err.msg);
             goto out;
         }
-        qc_limiter_config_init(&o.limiter, a);
+        qc_limiter_params_init(&o.limiter, a);
     }
     if (!isnan(limit))
         o.limiter.initial_limit = limit;
@@ -882,13 +882,13 @@ int cmd_proxy(int argc, char **argv)
             goto out;
         }
         /* the limiter's own checks (epsilon, alpha, bounds), named */
-        qc_limiter_config lc = o.limiter;
+        qc_limiter_params lc = o.limiter;
         lc.classes = o.nclasses + 1;
         for (unsigned i = 0; i < o.nclasses; i++)
             lc.bound[i] = o.class_bound[i];
         lc.adm_candidates = o.class_candidate;
         qc_limiter *l;
-        if (qc_limiter_new(&lc, 0, &l, &err) != 0) {
+        if (qc_limiter_alloc(&lc, 0, &l, &err) != 0) {
             cli_error("proxy: admission: %s", err.msg);
             goto out;
         }

@@ -32,7 +32,7 @@ static const char load_about[] =
 
 
 typedef struct load_args {
-    qc_load_opts o;
+    qc_load_params o;
     const char *arrival, *schedule, *traffic, *think, *session, *off, *udp, *replay;
     double rate, max_errors;
     unsigned traffic_users;
@@ -43,7 +43,7 @@ typedef struct load_args {
  * row per flag: the parser, the help, the completion and the man page. */
 static int parse_args(int argc, char **argv, load_args *a)
 {
-    qc_load_opts *o = &a->o;
+    qc_load_params *o = &a->o;
     int help = 0, first = 0;
     const cli_flag flags[] = {
         {"target", CLI_STR, &o->target, .arg = "HOST:PORT",
@@ -132,7 +132,7 @@ static int run_udp(const load_args *a)
         cli_error("--udp: %s", err.msg);
         return QC_EXIT_USAGE;
     }
-    qc_replay_opts ro = {.target = a->udp, .file = a->replay, .pattern = a->pattern};
+    qc_replay_params ro = {.target = a->udp, .file = a->replay, .pattern = a->pattern};
     qc_replay_result r;
     int rc = qc_replay_run(&ro, &r, &err);
     if (rc) {
@@ -209,7 +209,7 @@ static void print_summary(const load_args *a, const char *spec, const qc_load_re
 
 static int print_json(const load_args *a, const char *spec, const qc_load_result *r)
 {
-    const qc_load_opts *o = &a->o;
+    const qc_load_params *o = &a->o;
     json_t *root = json_object();
     json_object_set_new(root, "command", json_string("load"));
     json_object_set_new(root, "mode", json_string(o->users ? "closed" : "open"));
@@ -296,7 +296,7 @@ static int make_arrivals(const load_args *a, qc_arrivals *arr, char *spec, size_
 
 static int check_args(const load_args *a)
 {
-    const qc_load_opts *o = &a->o;
+    const qc_load_params *o = &a->o;
     if (!o->target) {
         cli_error("load: --target is required");
         return QC_EXIT_USAGE;

@@ -261,7 +261,7 @@ static double sample_interval(const series *s)
     return (s->t[s->n - 1] - s->t[0]) / (double)(s->n - 1);
 }
 
-static int fit_series(const char *path, const series *s, qc_arx_options *o, qc_arx_result *res)
+static int fit_series(const char *path, const series *s, qc_arx_params *o, qc_arx_result *res)
 {
     qc_err err = {0};
     qc_arx_ws *w = qc_arx_alloc(s->n < 4 ? 4 : s->n, &err);
@@ -464,9 +464,9 @@ int cmd_sysid(int argc, char **argv)
     o.sensor_at = NAN;
     o.sensor_width = NAN;
     o.sensor_max = NAN;
-    qc_arx_options po, so;
-    qc_arx_options_init(&po);
-    qc_arx_options_init(&so);
+    qc_arx_params po, so;
+    qc_arx_params_init(&po);
+    qc_arx_params_init(&so);
     so.na_min = 0;
     so.na_max = 2;
     so.nb_min = 1;

@@ -59,7 +59,7 @@ struct qc_arx_ws {
     gsl_multifit_linear_workspace *mw;
 };
 
-void qc_arx_options_init(qc_arx_options *o)
+void qc_arx_params_init(qc_arx_params *o)
 {
     memset(o, 0, sizeof *o);
     o->na_min = 1;
@@ -123,7 +123,7 @@ static size_t max_lag(unsigned na, unsigned nb, int d)
     return (size_t)((int)na > lu ? (int)na : lu);
 }
 
-static int check_options(const qc_arx_options *o, qc_err *err)
+static int check_options(const qc_arx_params *o, qc_err *err)
 {
     if (o->na_min > o->na_max || o->na_max > QC_ARX_MAX_ORDER)
         return qc_err_set(err, QC_EINVAL, "na range %u..%u: must lie in 0..%d, low <= high",
@@ -237,7 +237,7 @@ static void validate(const qc_arx_ws *w, const qc_arx_model *m, size_t n_est, si
 }
 
 int qc_arx_fit(qc_arx_ws *w, const double *u, const double *y, size_t n,
-               const qc_arx_options *o, qc_arx_result *res, qc_err *err)
+               const qc_arx_params *o, qc_arx_result *res, qc_err *err)
 {
     int rc = check_options(o, err);
     if (rc != 0)
@@ -422,7 +422,7 @@ static double criterion_of(const qc_arx_result *r)
 }
 
 int qc_arx_fit_fall(qc_arx_ws *w, const double *u, const double *y, size_t n,
-                    const qc_arx_options *o, double fall_max, double *ueff, double *fall,
+                    const qc_arx_params *o, double fall_max, double *ueff, double *fall,
                     qc_arx_result *res, qc_err *err)
 {
     if (!(fall_max > 0 && fall_max < 1))

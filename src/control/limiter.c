@@ -47,7 +47,7 @@ struct qc_limiter {
     _Atomic uint64_t cycles_ended;
     /* controller, under mu */
     pthread_mutex_t mu;
-    qc_limiter_config cfg;
+    qc_limiter_params cfg;
     double limit, last_tick, last_y, last_rtt, observed;
     int have_observed;
     qc_mu_ctl mu_ctl; /* MAXUSERS: the controller of src/control */
@@ -91,7 +91,7 @@ int qc_limiter_algo_parse(const char *s, qc_limiter_algo *a, qc_err *err)
                       s);
 }
 
-void qc_limiter_config_init(qc_limiter_config *c, qc_limiter_algo algo)
+void qc_limiter_params_init(qc_limiter_params *c, qc_limiter_algo algo)
 {
     memset(c, 0, sizeof *c);
     c->algo = algo;
@@ -120,7 +120,7 @@ static uint32_t gate_of(double limit)
     return f < 1 ? 1u : f > 4e9 ? 4000000000u : (uint32_t)f;
 }
 
-static int check_config(const qc_limiter_config *c, qc_err *err)
+static int check_config(const qc_limiter_params *c, qc_err *err)
 {
     if ((unsigned)c->algo > QC_LIMITER_ADMISSION)
         return qc_err_set(err, QC_EINVAL, "algo: %d is not a limiter", (int)c->algo);
@@ -168,7 +168,7 @@ static void publish_weight(qc_limiter *l, unsigned i, double w)
  * once rejected), a best-effort class what is left of a unit of mass. */
 static void publish_weights(qc_limiter *l)
 {
-    const qc_limiter_config *c = &l->cfg;
+    const qc_limiter_params *c = &l->cfg;
     double mass = 0;
     for (unsigned i = 0; i < c->classes; i++)
         if (c->bound[i] > 0 && l->adm[i].state != QC_ADM_REJECTED)
@@ -186,7 +186,7 @@ static void publish_weights(qc_limiter *l)
 
 static int init_admission(qc_limiter *l, qc_err *err)
 {
-    const qc_limiter_config *c = &l->cfg;
+    const qc_limiter_params *c = &l->cfg;
     for (unsigned i = 0; i < c->classes; i++) {
         l->last_delay[i] = NAN;
         if (!(c->bound[i] > 0))
@@ -207,7 +207,7 @@ static int init_admission(qc_limiter *l, qc_err *err)
 
 static int init_controller(qc_limiter *l, double now, qc_err *err)
 {
-    const qc_limiter_config *c = &l->cfg;
+    const qc_limiter_params *c = &l->cfg;
     switch (c->algo) {
     case QC_LIMITER_FIXED:
         return 0;
@@ -257,7 +257,7 @@ static int init_controller(qc_limiter *l, double now, qc_err *err)
     return QC_EINVAL;
 }
 
-int qc_limiter_new(const qc_limiter_config *c, double now, qc_limiter **out, qc_err *err)
+int qc_limiter_alloc(const qc_limiter_params *c, double now, qc_limiter **out, qc_err *err)
 {
     *out = NULL;
     int rc = check_config(c, err);
@@ -447,7 +447,7 @@ int qc_limiter_set_bound(qc_limiter *l, unsigned cls, double bound, qc_err *err)
  * sample once it holds m of them, step its controller, publish weights. */
 static void tick_admission(qc_limiter *l)
 {
-    qc_limiter_config *c = &l->cfg;
+    qc_limiter_params *c = &l->cfg;
     uint64_t ended = atomic_load_explicit(&l->cycles_ended, memory_order_acquire);
     uint32_t cur = atomic_load_explicit(&l->inflight, memory_order_relaxed);
     int cut = ended == l->cycles_seen && cur > 0 && l->busy_at_tick;
@@ -504,7 +504,7 @@ int qc_limiter_tick(qc_limiter *l, double now)
     (void)mn;
     double rtt = n ? (double)sum / 1e9 / (double)n : NAN;
     l->last_rtt = rtt;
-    const qc_limiter_config *c = &l->cfg;
+    const qc_limiter_params *c = &l->cfg;
     switch (c->algo) {
     case QC_LIMITER_FIXED:
         break;

@@ -13,7 +13,7 @@ int qc_sim_init(qc_sim *s, size_t hint)
     return s->evq ? 0 : QC_ENOMEM;
 }
 
-void qc_sim_destroy(qc_sim *s)
+void qc_sim_free(qc_sim *s)
 {
     qc_evq_free(s->evq);
     s->evq = NULL;

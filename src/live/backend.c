@@ -30,7 +30,7 @@ typedef struct backend {
     uv_loop_t *loop;
     uv_tcp_t server;
     uv_signal_t sigterm, sigint;
-    const qc_backend_opts *o;
+    const qc_backend_params *o;
     qc_rng rng;
     unsigned busy;
     bconn *wait_head, *wait_tail;
@@ -412,7 +412,7 @@ static void on_signal(uv_signal_t *s, int sig)
     uv_walk(b->loop, close_walk, b);
 }
 
-int qc_backend_run(const qc_backend_opts *o, qc_err *err)
+int qc_backend_run(const qc_backend_params *o, qc_err *err)
 {
     struct sockaddr_storage addr;
     int rc = qc__addr_parse(o->listen, &addr, err);

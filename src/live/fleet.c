@@ -22,7 +22,7 @@ const char *qc__fleet_state_name(qc__fleet_state s)
     return (unsigned)s < QC_FLEET_NSTATES ? names[s] : "?";
 }
 
-int qc__fleet_check(const qc__fleet_config *cfg, unsigned n, qc_err *err)
+int qc__fleet_check(const qc__fleet_params *cfg, unsigned n, qc_err *err)
 {
     if (n == 0 || n > QC_FLEET_MAX)
         return qc_err_set(err, QC_EINVAL, "backends: between 1 and %d", QC_FLEET_MAX);
@@ -56,7 +56,7 @@ static void set_state(qc__fleet *f, unsigned i, qc__fleet_state s, double now)
     b->since = now;
 }
 
-void qc__fleet_init(qc__fleet *f, const qc__fleet_config *cfg, unsigned n, double now)
+void qc__fleet_init(qc__fleet *f, const qc__fleet_params *cfg, unsigned n, double now)
 {
     *f = (qc__fleet){.cfg = *cfg, .n = n};
     if (cfg->route == QC_FLEET_JSQ) {

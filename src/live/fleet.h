@@ -46,14 +46,14 @@ typedef enum { QC_FLEET_OFF = 0, QC_FLEET_WARMING, QC_FLEET_ON, QC_FLEET_PARKING
 
 typedef enum { QC_FLEET_JSQ = 0, QC_FLEET_DJSQ } qc__fleet_routing;
 
-typedef struct qc__fleet_config {
+typedef struct qc__fleet_params {
     qc__fleet_routing route;
     unsigned threshold;    /* djsq's T, >= 1 */
     double idle_off;       /* seconds idle before parking; INFINITY: never */
     unsigned min_on;       /* ON + WARMING kept at least (>= 1) */
     unsigned max_on;       /* ON + WARMING + PARKING at most (0: all) */
     unsigned initially_on; /* the first N are ON at start (0: all) */
-} qc__fleet_config;
+} qc__fleet_params;
 
 /* Upper bounds (seconds) of the warm-up histogram's buckets; +Inf last. */
 #define QC_FLEET_WARM_BUCKETS 9
@@ -72,7 +72,7 @@ typedef struct qc__fleet_backend {
 } qc__fleet_backend;
 
 typedef struct qc__fleet {
-    qc__fleet_config cfg;
+    qc__fleet_params cfg;
     unsigned n, rr;
     qc__fleet_backend b[QC_FLEET_MAX];
     uint64_t warmups;                            /* measured warm-ups */
@@ -83,11 +83,11 @@ typedef struct qc__fleet {
 const char *qc__fleet_state_name(qc__fleet_state s);
 
 /* Checks cfg for n backends: QC_EINVAL naming the field, or 0. */
-int qc__fleet_check(const qc__fleet_config *cfg, unsigned n, qc_err *err);
+int qc__fleet_check(const qc__fleet_params *cfg, unsigned n, qc_err *err);
 
 /* Starts the fleet: the first initially_on backends ON, the others OFF
  * (jsq: all ON). cfg must have passed qc__fleet_check. */
-void qc__fleet_init(qc__fleet *f, const qc__fleet_config *cfg, unsigned n, double now);
+void qc__fleet_init(qc__fleet *f, const qc__fleet_params *cfg, unsigned n, double now);
 
 /* Chooses the backend for a new request, or -1 when none can take it
  * (every backend OFF or PARKING and none may be unparked). When the

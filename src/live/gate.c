@@ -86,7 +86,7 @@ typedef struct slist {
 } slist;
 
 struct gate {
-    const qc_gate_opts *o;
+    const qc_gate_params *o;
     uv_loop_t loop;
     uv_tcp_t listener, admin;
     int admin_on;
@@ -562,7 +562,7 @@ static size_t metrics_text(const gate *G, char *buf, size_t cap)
 
 static char *status_json(const gate *G)
 {
-    const qc_gate_opts *o = G->o;
+    const qc_gate_params *o = G->o;
     double now = qc__now();
     json_t *r = json_object();
     json_object_set_new(r, "uptime", json_real(now - G->t0));
@@ -757,7 +757,7 @@ static void put_num(FILE *f, double v, const char *sep)
 
 static void write_row(gate *G, int ok, double y, double now)
 {
-    const qc_gate_opts *o = G->o;
+    const qc_gate_params *o = G->o;
     FILE *f = G->series;
     int closed = o->controller == QC_GATE_INTEGRAL || o->controller == QC_GATE_PI;
     put_num(f, G->tick_t - G->t0, ",");
@@ -774,7 +774,7 @@ static void write_row(gate *G, int ok, double y, double now)
  * limit, writes the row. */
 static void decide(gate *G, int ok, double y)
 {
-    const qc_gate_opts *o = G->o;
+    const qc_gate_params *o = G->o;
     double now = qc__now();
     G->pending = 0;
     if (ok) {
@@ -906,7 +906,7 @@ static void on_duration(uv_timer_t *t) { start_drain(t->data); }
 
 /* ---- setup -------------------------------------------------------------- */
 
-void qc_gate_opts_init(qc_gate_opts *o)
+void qc_gate_params_init(qc_gate_params *o)
 {
     memset(o, 0, sizeof *o);
     o->listen = "127.0.0.1:5433";
@@ -928,7 +928,7 @@ void qc_gate_opts_init(qc_gate_opts *o)
     o->buffer = 256 * 1024;
 }
 
-static qc_pi_params pi_params(const qc_gate_opts *o)
+static qc_pi_params pi_params(const qc_gate_params *o)
 {
     double init = isfinite(o->limit) ? o->limit : o->min_limit;
     return (qc_pi_params){o->controller == QC_GATE_PI ? o->kp : 0,
@@ -940,7 +940,7 @@ static qc_pi_params pi_params(const qc_gate_opts *o)
                           o->k_aw};
 }
 
-int qc_gate_check(const qc_gate_opts *o, qc_err *err)
+int qc_gate_check(const qc_gate_params *o, qc_err *err)
 {
     struct sockaddr_storage a;
     int rc;
@@ -1031,7 +1031,7 @@ static void walk_close(uv_handle_t *h, void *arg)
         uv_close(h, NULL);
 }
 
-int qc_gate_run(const qc_gate_opts *o, qc_err *err)
+int qc_gate_run(const qc_gate_params *o, qc_err *err)
 {
     int rc = qc_gate_check(o, err);
     if (rc)

@@ -29,7 +29,7 @@ enum { QC_GATE_STATIC = 0, QC_GATE_INTEGRAL, QC_GATE_PI, QC_GATE_OPEN };
 enum { QC_GATE_PRBS = 0, QC_GATE_STEPS };
 #define QC_GATE_REF_MAX 64
 
-typedef struct qc_gate_opts {
+typedef struct qc_gate_params {
     const char *listen, *backend; /* HOST:PORT */
     const char *port_file;        /* NULL or where to write the bound port */
     const char *admin, *admin_port_file; /* loopback HOST:PORT for /status, /metrics */
@@ -54,20 +54,20 @@ typedef struct qc_gate_opts {
     size_t buffer;          /* bytes queued toward a peer before reading from
                                the other stops (per direction) */
     const char *series;     /* NULL or a CSV, one row per interval */
-    qc__sensor_opts sensor;
-} qc_gate_opts;
+    qc__sensor_params sensor;
+} qc_gate_params;
 
-void qc_gate_opts_init(qc_gate_opts *o);
+void qc_gate_params_init(qc_gate_params *o);
 
 /* Every check qc_gate_run makes before it opens anything (addresses, the
  * controller's parameters, the sensor), with the same messages.
  * QC_EINVAL or QC_ERANGE naming the flag. */
-int qc_gate_check(const qc_gate_opts *o, qc_err *err);
+int qc_gate_check(const qc_gate_params *o, qc_err *err);
 
 /* Runs the gate until SIGTERM/SIGINT (or the duration), then drains: no
  * new session, the waiting ones closed, the connected ones relayed until
  * they end or drain_timeout passes; a second signal stops at once. The
  * caller ignores SIGPIPE. */
-int qc_gate_run(const qc_gate_opts *o, qc_err *err);
+int qc_gate_run(const qc_gate_params *o, qc_err *err);
 
 #endif

@@ -66,7 +66,7 @@ double qc__now(void);
 /* Writes the bound port of a TCP handle to path (for tests using port 0). */
 int qc__write_port(uv_tcp_t *tcp, const char *path, qc_err *err);
 
-typedef struct qc_backend_opts {
+typedef struct qc_backend_params {
     const char *listen;    /* HOST:PORT */
     const char *port_file; /* NULL or where to write the bound port */
     qc_dist service;       /* service time, seconds */
@@ -80,12 +80,12 @@ typedef struct qc_backend_opts {
     int chunked;   /* send that body chunked */
     double keepalive_timeout; /* > 0: close a kept-alive connection idle this long */
     int http10; /* answer HTTP/1.0, no Content-Length, closing after the body */
-} qc_backend_opts;
+} qc_backend_params;
 
 /* Runs the backend until SIGTERM/SIGINT. */
-int qc_backend_run(const qc_backend_opts *o, qc_err *err);
+int qc_backend_run(const qc_backend_params *o, qc_err *err);
 
-typedef struct qc_load_opts {
+typedef struct qc_load_params {
     const char *target;       /* HOST:PORT */
     const char *path;         /* request target, e.g. "/" */
     const qc_arrivals *arrival; /* when requests are due, seconds from the start */
@@ -101,7 +101,7 @@ typedef struct qc_load_opts {
     const qc_dist *think, *session, *off;
     const char *series;     /* NULL or a CSV written every series_interval s */
     double series_interval;
-} qc_load_opts;
+} qc_load_params;
 
 typedef struct qc_load_result {
     uint64_t sent, answered, ok, refused, other, errors, timeouts;
@@ -110,7 +110,7 @@ typedef struct qc_load_result {
 } qc_load_result;
 
 /* Runs the load; fills r. Fails only on bad options or a setup error. */
-int qc_load_run(const qc_load_opts *o, qc_load_result *r, qc_err *err);
+int qc_load_run(const qc_load_params *o, qc_load_result *r, qc_err *err);
 
 /* The arrival times of requests drawn from a traffic model (qctl gen's
  * JSON): `users` users of the model generated with the copula approach
@@ -122,11 +122,11 @@ int qc_load_traffic_arrivals(qc_arrivals *a, const char *model, uint32_t users, 
                              uint64_t seed, double duration, uint64_t max, qc_err *err);
 
 /* `qctl load --udp`: one datagram per packet of a trace, at its time. */
-typedef struct qc_replay_opts {
+typedef struct qc_replay_params {
     const char *target; /* HOST:PORT */
     const char *file;   /* pcap, pcapng or CSV (qctl/trace.h) */
     int pattern;        /* payload: 0 zeros, 1 the bytes 0, 1, ..., 255, 0, ... */
-} qc_replay_opts;
+} qc_replay_params;
 
 typedef struct qc_replay_result {
     uint64_t packets, sent, failed, bytes, capped; /* capped: cut to 65507 */
@@ -136,20 +136,20 @@ typedef struct qc_replay_result {
 
 /* Replays o->file to o->target; fills r. Fails on a bad address, an
  * unreadable trace or no socket. */
-int qc_replay_run(const qc_replay_opts *o, qc_replay_result *r, qc_err *err);
+int qc_replay_run(const qc_replay_params *o, qc_replay_result *r, qc_err *err);
 
 #define QC_PROXY_BACKENDS_MAX 64
 #define QC_PROXY_CLASSES_MAX 8
 
 enum { QC_QUEUE_FIFO = 0, QC_QUEUE_CODEL = 1 };
 
-typedef struct qc_proxy_opts {
+typedef struct qc_proxy_params {
     const char *listen, *admin; /* HOST:PORT; admin may be NULL */
     const char *port_file, *admin_port_file;
     int admin_public; /* admin may bind a non-loopback address */
     const char *backend[QC_PROXY_BACKENDS_MAX];
     unsigned nbackends;
-    qc_limiter_config limiter;
+    qc_limiter_params limiter;
     int control;              /* 0: no admission control at all */
     double interval;          /* control interval, seconds */
     unsigned queue;           /* waiting room */
@@ -167,7 +167,7 @@ typedef struct qc_proxy_opts {
     double header_timeout, idle_timeout, backend_timeout;
     const char *series; /* NULL or CSV of the control loop */
     /* backend fleet power control (fleet.h) */
-    qc__fleet_config fleet;
+    qc__fleet_params fleet;
     const char *unpark_cmd, *park_cmd; /* /bin/sh -c, {backend} {host} {port} */
     const char *health;                /* NULL, or GET PATH until 2xx while warming */
     double health_interval;            /* seconds between health probes */
@@ -191,19 +191,19 @@ typedef struct qc_proxy_opts {
      * without a newline; NULL: not reported (the counters have them) */
     void (*log)(void *ctx, const char *line);
     void *log_ctx;
-} qc_proxy_opts;
+} qc_proxy_params;
 
-void qc_proxy_opts_init(qc_proxy_opts *o);
+void qc_proxy_params_init(qc_proxy_params *o);
 /* Every check qc_proxy_run makes before it opens anything (backends,
  * addresses, fleet, timeouts, the limiter's configuration), with the
  * same messages: qc_proxy_run fails on a configuration iff this does.
  * QC_EINVAL or QC_ERANGE naming the field; nothing is opened. */
-int qc_proxy_check(const qc_proxy_opts *o, qc_err *err);
+int qc_proxy_check(const qc_proxy_params *o, qc_err *err);
 /* Runs the proxy on its own event loop until SIGTERM/SIGINT, then
  * drains. Nothing process-wide is changed: the caller ignores SIGPIPE
  * (a peer that goes away while a response is written would otherwise end
  * the process; qctl's commands do). The same holds for qc_backend_run
  * and qc_load_run. */
-int qc_proxy_run(const qc_proxy_opts *o, qc_err *err);
+int qc_proxy_run(const qc_proxy_params *o, qc_err *err);
 
 #endif

@@ -53,7 +53,7 @@ typedef struct user user;
 
 typedef struct load {
     uv_loop_t *loop;
-    const qc_load_opts *o;
+    const qc_load_params *o;
     struct sockaddr_storage addr;
     qc_rng rng, urng;
     qc_arrivals_gen gen;
@@ -543,7 +543,7 @@ static void on_tick(uv_timer_t *t)
     L->waiting = 0;
 }
 
-static int check_opts(const qc_load_opts *o, qc_err *err)
+static int check_opts(const qc_load_params *o, qc_err *err)
 {
     if (o->users == 0 && !o->arrival)
         return qc_err_set(err, QC_EINVAL, "an arrival process or users are needed");
@@ -566,7 +566,7 @@ static void release(load *L)
     free(L->users);
 }
 
-int qc_load_run(const qc_load_opts *o, qc_load_result *r, qc_err *err)
+int qc_load_run(const qc_load_params *o, qc_load_result *r, qc_err *err)
 {
     memset(r, 0, sizeof *r);
     load L = {.o = o, .r = r};
@@ -670,8 +670,8 @@ int qc_load_traffic_arrivals(qc_arrivals *a, const char *model, uint32_t users, 
     int rc = qc_traffic_model_load(&m, model, err);
     if (rc)
         return rc;
-    qc_traffic_gen_opts go;
-    qc_traffic_gen_opts_init(&go);
+    qc_traffic_gen_params go;
+    qc_traffic_gen_params_init(&go);
     go.seed = seed;
     go.duration = duration > 0 ? duration : 0;
     const qc_traffic_model *ms[1] = {&m};
@@ -683,7 +683,7 @@ int qc_load_traffic_arrivals(qc_arrivals *a, const char *model, uint32_t users, 
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
-    if ((rc = qc_traffic_gen_new(&g, ms, &users, 1, &go, err)) != 0)
+    if ((rc = qc_traffic_gen_alloc(&g, ms, &users, 1, &go, err)) != 0)
         goto out;
     qc_traffic_pkt p;
     while ((max == 0 || n < max) && qc_traffic_gen_next(g, &p) == 1) {

@@ -364,11 +364,11 @@ static void on_signal(uv_signal_t *s, int sig)
     drain_queue(P);
 }
 
-void qc_proxy_opts_init(qc_proxy_opts *o)
+void qc_proxy_params_init(qc_proxy_params *o)
 {
     memset(o, 0, sizeof *o);
     o->listen = "127.0.0.1:8080";
-    qc_limiter_config_init(&o->limiter, QC_LIMITER_MAXUSERS);
+    qc_limiter_params_init(&o->limiter, QC_LIMITER_MAXUSERS);
     o->control = 1;
     o->interval = 0.1;
     o->queue = 128;
@@ -376,7 +376,7 @@ void qc_proxy_opts_init(qc_proxy_opts *o)
     o->header_timeout = 10;
     o->idle_timeout = 60;
     o->backend_timeout = 30;
-    o->fleet = (qc__fleet_config){
+    o->fleet = (qc__fleet_params){
         .route = QC_FLEET_JSQ, .threshold = 4, .idle_off = INFINITY, .min_on = 1};
     o->health_interval = 0.1;
     o->cmd_timeout = 10;
@@ -410,9 +410,9 @@ static int listen_on(proxy *P, uv_tcp_t *t, const char *where, const char *port_
 
 /* The limiter's configuration for o: its classes are o's named ones
  * (bounded under ADMISSION) and best effort last. */
-static qc_limiter_config proxy_limiter_config(const qc_proxy_opts *o)
+static qc_limiter_params proxy_limiter_config(const qc_proxy_params *o)
 {
-    qc_limiter_config lc = o->limiter;
+    qc_limiter_params lc = o->limiter;
     lc.classes = o->nclasses + 1;
     if (lc.algo == QC_LIMITER_ADMISSION) { /* named classes bounded, the last best effort */
         for (unsigned i = 0; i < lc.classes; i++)
@@ -422,7 +422,7 @@ static qc_limiter_config proxy_limiter_config(const qc_proxy_opts *o)
     return lc;
 }
 
-int qc_proxy_check(const qc_proxy_opts *o, qc_err *err)
+int qc_proxy_check(const qc_proxy_params *o, qc_err *err)
 {
     if (o->nbackends == 0)
         return qc_err_set(err, QC_EINVAL, "at least one --backend is needed");
@@ -483,9 +483,9 @@ int qc_proxy_check(const qc_proxy_opts *o, qc_err *err)
     if (!(o->health_check >= 0) || !isfinite(o->health_check))
         return qc_err_set(err, QC_EINVAL, "--health-check: %g must be >= 0 (0: none)",
                           o->health_check);
-    qc_limiter_config lc = proxy_limiter_config(o);
+    qc_limiter_params lc = proxy_limiter_config(o);
     qc_limiter *l;
-    if ((rc = qc_limiter_new(&lc, 0, &l, err)) != 0) {
+    if ((rc = qc_limiter_alloc(&lc, 0, &l, err)) != 0) {
         qc_err_prefix(err, "limiter");
         return rc;
     }
@@ -493,7 +493,7 @@ int qc_proxy_check(const qc_proxy_opts *o, qc_err *err)
     return 0;
 }
 
-int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
+int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
 {
     int rc = qc_proxy_check(o, err);
     if (rc != 0)
@@ -547,8 +547,8 @@ int qc_proxy_run(const qc_proxy_opts *o, qc_err *err)
             goto out;
         }
     }
-    qc_limiter_config lc = proxy_limiter_config(o);
-    if ((rc = qc_limiter_new(&lc, P->t0, &P->lim, err)) != 0) {
+    qc_limiter_params lc = proxy_limiter_config(o);
+    if ((rc = qc_limiter_alloc(&lc, P->t0, &P->lim, err)) != 0) {
         qc_err_prefix(err, "limiter");
         goto out;
     }

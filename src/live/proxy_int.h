@@ -157,7 +157,7 @@ _Static_assert(QC_PROXY_CLASSES_MAX + 1 <= QC_SFQ_MAX_CLASSES, "a class bit per 
 struct proxy {
     uv_loop_t *loop; /* &loop_own: nothing process-wide */
     uv_loop_t loop_own;
-    const qc_proxy_opts *o;
+    const qc_proxy_params *o;
     uv_tcp_t listener, admin;
     int admin_on;
     uv_signal_t sigterm, sigint;

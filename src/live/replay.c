@@ -46,7 +46,7 @@ static void wait_until(double due)
     }
 }
 
-int qc_replay_run(const qc_replay_opts *o, qc_replay_result *r, qc_err *err)
+int qc_replay_run(const qc_replay_params *o, qc_replay_result *r, qc_err *err)
 {
     memset(r, 0, sizeof *r);
     struct sockaddr_storage addr;

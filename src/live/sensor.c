@@ -84,7 +84,7 @@ typedef struct job {
     int overflow;
 } job;
 
-qc__sensor_kind qc__sensor_kind_of(const qc__sensor_opts *o)
+qc__sensor_kind qc__sensor_kind_of(const qc__sensor_params *o)
 {
     return o->cmd ? QC__SENSOR_CMD : o->url ? QC__SENSOR_URL : o->log ? QC__SENSOR_LOG
                                                                       : QC__SENSOR_NONE;
@@ -583,7 +583,7 @@ static int log_setup(qc__sensor *S, const char *path, const char *pattern, qc_er
     return 0;
 }
 
-int qc__sensor_new(uv_loop_t *loop, const qc__sensor_opts *o, qc__sensor_cb cb, void *ctx,
+int qc__sensor_new(uv_loop_t *loop, const qc__sensor_params *o, qc__sensor_cb cb, void *ctx,
                    qc__sensor **out, qc_err *err)
 {
     int kinds = (o->cmd != NULL) + (o->url != NULL) + (o->log != NULL);

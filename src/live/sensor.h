@@ -46,17 +46,17 @@ typedef enum qc__sensor_kind {
     QC__SENSOR_LOG
 } qc__sensor_kind;
 
-typedef struct qc__sensor_opts {
+typedef struct qc__sensor_params {
     const char *cmd;     /* CMD: "PROG ARG..." */
     const char *url;     /* URL: http://HOST:PORT/PATH */
     const char *metric;  /* URL: metric name (NULL: the first number) */
     const char *log;     /* LOG: the file */
     const char *pattern; /* LOG: POSIX extended regular expression */
     double scale;        /* multiplies every value (0 is taken as 1) */
-} qc__sensor_opts;
+} qc__sensor_params;
 
 /* The kind o configures, or QC__SENSOR_NONE. */
-qc__sensor_kind qc__sensor_kind_of(const qc__sensor_opts *o);
+qc__sensor_kind qc__sensor_kind_of(const qc__sensor_params *o);
 
 /* Answers a sample: ok = 1 with its value, or ok = 0 (failed or late). */
 typedef void (*qc__sensor_cb)(void *ctx, int ok, double value);
@@ -67,7 +67,7 @@ typedef struct qc__sensor qc__sensor;
  * address; the expression compiles; a metric needs a URL, a pattern a
  * log) with messages naming the flag (--sensor-cmd, ...). loop NULL: only
  * checks (nothing opened, *out untouched). QC_EINVAL, QC_ENOMEM. */
-int qc__sensor_new(uv_loop_t *loop, const qc__sensor_opts *o, qc__sensor_cb cb, void *ctx,
+int qc__sensor_new(uv_loop_t *loop, const qc__sensor_params *o, qc__sensor_cb cb, void *ctx,
                    qc__sensor **out, qc_err *err);
 
 /* Starts a sample that must be answered within timeout seconds (a later

@@ -259,7 +259,7 @@ void qc_mdp_foreach_trans(const qc_mdp *m, size_t s, unsigned a,
 
 /* ---- workspace ------------------------------------------------------------ */
 
-void qc_mdp_opts_init(qc_mdp_opts *o)
+void qc_mdp_params_init(qc_mdp_params *o)
 {
     memset(o, 0, sizeof *o);
     o->tol = 1e-9;
@@ -372,7 +372,7 @@ static int check_policy(const qc_mdp *m, const unsigned *pol, qc_err *err)
     return 0;
 }
 
-static double pick_tau(const qc_mdp *m, const qc_mdp_opts *o)
+static double pick_tau(const qc_mdp *m, const qc_mdp_params *o)
 {
     if (o->tau >= 0 && o->tau < 1)
         return o->tau;
@@ -762,7 +762,7 @@ static int eval_band(const qc_mdp *m, qc_mdp_ws *w, const unsigned *pol, size_t 
 
 /* The same by symmetric Gauss-Seidel sweeps, from the previous solution
  * when there is one. */
-static int eval_iter(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_opts *o, const unsigned *pol,
+static int eval_iter(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_params *o, const unsigned *pol,
                      size_t ref, size_t *sweeps, qc_err *err)
 {
     size_t S = m->ns;
@@ -822,7 +822,7 @@ static int eval_iter(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_opts *o, const 
                       "Gauss-Seidel sweeps (tolerance %g)", o->eval_max, o->eval_tol);
 }
 
-static int evaluate(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_opts *o, const unsigned *pol,
+static int evaluate(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_params *o, const unsigned *pol,
                     double *gain, double *h, size_t *sweeps, qc_err *err)
 {
     uint32_t cid;
@@ -850,7 +850,7 @@ static int evaluate(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_opts *o, const u
     return 0;
 }
 
-int qc_mdp_evaluate(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_opts *o,
+int qc_mdp_evaluate(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_params *o,
                     const unsigned *policy, double *gain, double *h, qc_err *err)
 {
     int rc;
@@ -862,7 +862,7 @@ int qc_mdp_evaluate(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_opts *o,
 
 /* ---- policy iteration ---------------------------------------------------------- */
 
-int qc_mdp_pi(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_opts *o, unsigned *policy,
+int qc_mdp_pi(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_params *o, unsigned *policy,
               double *h, qc_mdp_result *res, qc_err *err)
 {
     int rc;
@@ -955,7 +955,7 @@ static void jacobi_pass(const qc_mdp *m, const double *v, double *y, unsigned *p
 /* The fraction of an RVI run done: the span's fall from its first value
  * towards tol, on a log scale (spans fall geometrically), or the sweeps
  * used of max_iter, whichever is further. */
-static void rvi_progress(const qc_mdp_opts *o, double span0, double span, size_t it)
+static void rvi_progress(const qc_mdp_params *o, double span0, double span, size_t it)
 {
     if (o->progress == NULL)
         return;
@@ -965,7 +965,7 @@ static void rvi_progress(const qc_mdp_opts *o, double span0, double span, size_t
     o->progress(o->progress_ctx, fmin(fmax(f, 0), 1));
 }
 
-int qc_mdp_rvi(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_opts *o, double *v,
+int qc_mdp_rvi(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_params *o, double *v,
                unsigned *policy, qc_mdp_result *res, qc_err *err)
 {
     double span0 = NAN;

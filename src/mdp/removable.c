@@ -79,7 +79,7 @@ int qc_removable_check(double lambda, const qc_energy_cost *c, qc_err *err)
 
 /* ---- policies ------------------------------------------------------------ */
 
-int qc_removable_policy_alloc(qc_removable_policy *p, size_t nmax)
+int qc_removable_policy_init(qc_removable_policy *p, size_t nmax)
 {
     memset(p, 0, sizeof *p);
     p->switch_on = calloc(nmax + 1, 1);
@@ -593,12 +593,12 @@ static int check_structure(const qc_removable_params *p, qc_removable_result *r,
         int rc = lw_init(&lw, p->lambda, c, N2, err);
         if (rc != 0)
             return rc;
-        if (qc_removable_policy_alloc(&p2, N2) != 0) {
+        if (qc_removable_policy_init(&p2, N2) != 0) {
             lw_free(&lw);
             return qc_err_set(err, QC_ENOMEM, "removable: out of memory");
         }
-        qc_mdp_opts o;
-        qc_mdp_opts_init(&o);
+        qc_mdp_params o;
+        qc_mdp_params_init(&o);
         qc_mdp_result res;
         mdp_always_on(c, N2, lw.pol);
         rc = qc_mdp_pi(lw.m, lw.w, &o, lw.pol, lw.h, &res, err);
@@ -639,8 +639,8 @@ int qc_removable_solve(const qc_removable_params *p, qc_removable_result *r, qc_
         double n0 = p->tail_tol > 0 ? ceil(log(p->tail_tol) / log(rho)) : 16;
         N = n0 > 16 ? (n0 < (double)maxn ? (size_t)n0 : maxn) : 16;
     }
-    qc_mdp_opts o;
-    qc_mdp_opts_init(&o);
+    qc_mdp_params o;
+    qc_mdp_params_init(&o);
     o.max_iter = p->max_iter;
     o.sweep = p->sweep;
     o.progress = p->progress;
@@ -696,8 +696,8 @@ int qc_removable_solve(const qc_removable_params *p, qc_removable_result *r, qc_
         qc_removable_policy_free(&r->policy);
         qc_removable_policy_free(&tmp);
         ev_free(&ev);
-        if (qc_removable_policy_alloc(&r->policy, N) != 0 ||
-            qc_removable_policy_alloc(&tmp, N) != 0 || ev_init(&ev, N) != 0) {
+        if (qc_removable_policy_init(&r->policy, N) != 0 ||
+            qc_removable_policy_init(&tmp, N) != 0 || ev_init(&ev, N) != 0) {
             rc = qc_err_set(err, QC_ENOMEM, "removable: out of memory");
             goto fail;
         }

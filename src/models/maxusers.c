@@ -64,7 +64,7 @@ void qc_maxusers_free(qc_maxusers *m)
     if (m == NULL)
         return;
     qc__station_free(&m->st);
-    qc_sim_destroy(&m->sim);
+    qc_sim_free(&m->sim);
     free(m->rng);
     free(m->state);
     free(m->session_end);

@@ -376,7 +376,7 @@ void qc_mc_free(qc_mc *m)
         free(m->c[k].heap);
         free(m->c[k].ring);
     }
-    qc_sim_destroy(&m->sim);
+    qc_sim_free(&m->sim);
     free(m);
 }
 

@@ -257,7 +257,7 @@ static void run_free(run *r)
 {
     for (int k = 0; k < QC_POOL_CHUNKS; k++)
         qc_hist_free(r->chunks[k].hist);
-    qc_sim_destroy(&r->sim);
+    qc_sim_free(&r->sim);
     free(r->srv);
     free(r->view);
     free(r->jobs);

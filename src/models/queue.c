@@ -185,7 +185,7 @@ static void run_free(run *r)
     for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
         qc_hist_free(r->chunks[k].hist);
     qc__station_free(&r->st);
-    qc_sim_destroy(&r->sim);
+    qc_sim_free(&r->sim);
     free(r->series);
 }
 

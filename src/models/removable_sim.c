@@ -282,7 +282,7 @@ int qc_removable_simulate(const qc_removable_sim_params *p, qc_removable_sim_res
             goto out;
     }
 out:
-    qc_sim_destroy(&r.sim);
+    qc_sim_free(&r.sim);
     free(r.ring);
     free(vals);
     free(col);

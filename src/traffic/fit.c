@@ -691,7 +691,7 @@ static int set_dist(qc_fit_result *r, qc_fit_family f, const double *p, qc_err *
     return 0;
 }
 
-static void fit_exp(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r, qc_err *err)
+static void fit_exp(const qc_fit_data *d, const qc_fit_params *o, qc_fit_result *r, qc_err *err)
 {
     const double p[1] = {1 / d->mean};
     if (set_dist(r, QC_FIT_EXP, p, err) != 0)
@@ -706,7 +706,7 @@ static void fit_exp(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r
     r->ok = 1;
 }
 
-static void fit_lognormal(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r,
+static void fit_lognormal(const qc_fit_data *d, const qc_fit_params *o, qc_fit_result *r,
                           qc_err *err)
 {
     double ss = 0;
@@ -732,7 +732,7 @@ static void fit_lognormal(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_res
     r->ok = 1;
 }
 
-static void fit_gamma(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r,
+static void fit_gamma(const qc_fit_data *d, const qc_fit_params *o, qc_fit_result *r,
                       qc_err *err)
 {
     const double s = log(d->mean) - d->mean_log;
@@ -788,7 +788,7 @@ static double weibull_h(const qc_fit_data *d, const double *lz, double k, double
     return a / b - 1 / k - mean_log_z;
 }
 
-static void fit_weibull(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r,
+static void fit_weibull(const qc_fit_data *d, const qc_fit_params *o, qc_fit_result *r,
                         qc_err *err)
 {
     if (d->m < 2) {
@@ -850,7 +850,7 @@ static void fit_weibull(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_resul
     r->ok = 1;
 }
 
-static void fit_pareto(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r,
+static void fit_pareto(const qc_fit_data *d, const qc_fit_params *o, qc_fit_result *r,
                        qc_err *err)
 {
     const double xm = d->v[0];
@@ -902,7 +902,7 @@ static double gpd_profile(const exc *e, double tau, double *xi_out)
     return -e->n * log(xi / tau) - e->n * (1 + xi);
 }
 
-static void fit_gpd(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *r, qc_err *err)
+static void fit_gpd(const qc_fit_data *d, const qc_fit_params *o, qc_fit_result *r, qc_err *err)
 {
     /* Threshold: the value at rank ceil(q n). */
     const double rank = ceil(o->gpd_quantile * d->n);
@@ -1606,7 +1606,7 @@ static int boot_ci(const mixw *w, int lognormal, int k, const double *p, double 
  * iterations, the two best go on to convergence, and the one with the
  * higher log-likelihood wins. */
 #define QC_FIT_EM_SHORT 40
-static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts *o,
+static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_params *o,
                         qc_fit_result *r, qc_err *err)
 {
     const int k = mix_k(f), lognormal = is_lnmix(f);
@@ -1803,7 +1803,7 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts
 /* Entry points                                                       */
 /* ------------------------------------------------------------------ */
 
-void qc_fit_opts_init(qc_fit_opts *o)
+void qc_fit_params_init(qc_fit_params *o)
 {
     o->level = 0.95;
     o->gpd_quantile = 0.9;
@@ -1822,7 +1822,7 @@ void qc_fit_result_free(qc_fit_result *r)
     qc_fit_dist_free(&r->dist);
 }
 
-int qc_fit_one(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts *o, qc_fit_result *r,
+int qc_fit_one(const qc_fit_data *d, qc_fit_family f, const qc_fit_params *o, qc_fit_result *r,
                qc_err *err)
 {
     memset(r, 0, sizeof *r);
@@ -1897,7 +1897,7 @@ int qc_fit_one(const qc_fit_data *d, qc_fit_family f, const qc_fit_opts *o, qc_f
     return 0;
 }
 
-int qc_fit_all(const qc_fit_data *d, unsigned families, const qc_fit_opts *o, qc_fit_result *r,
+int qc_fit_all(const qc_fit_data *d, unsigned families, const qc_fit_params *o, qc_fit_result *r,
                qc_fit_family *order, size_t *nranked, qc_err *err)
 {
     return qc__fit_all_given(d, families, o, r, order, nranked, NULL, 0, err);
@@ -1912,7 +1912,7 @@ static const qc_fit_family by_cost[QC_FIT_NFAMILIES] = {
 
 typedef struct fit_job {
     const qc_fit_data *d;
-    const qc_fit_opts *o;
+    const qc_fit_params *o;
     unsigned todo; /* families to fit */
     qc_fit_result *r;
     int rc[QC_FIT_NFAMILIES];
@@ -1939,7 +1939,7 @@ static void *fit_worker(void *arg)
 
 /* The number of threads for a qc_fit_all of d: 1 for small data (a thread
  * costs more than the fit). */
-static unsigned fit_threads(const qc_fit_data *d, const qc_fit_opts *o, unsigned todo)
+static unsigned fit_threads(const qc_fit_data *d, const qc_fit_params *o, unsigned todo)
 {
     unsigned t = o->threads;
     if (t == 0) {
@@ -1954,7 +1954,7 @@ static unsigned fit_threads(const qc_fit_data *d, const qc_fit_opts *o, unsigned
     return d->n < 20000 || t < 1 ? 1 : t;
 }
 
-int qc__fit_all_given(const qc_fit_data *d, unsigned families, const qc_fit_opts *o,
+int qc__fit_all_given(const qc_fit_data *d, unsigned families, const qc_fit_params *o,
                       qc_fit_result *r, qc_fit_family *order, size_t *nranked,
                       qc_fit_result *given, unsigned given_mask, qc_err *err)
 {

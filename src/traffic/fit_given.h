@@ -13,7 +13,7 @@
  * taken from given[f], a result of qc_fit_one on the same d with the same
  * options but for o->gof: the result moves into r[f] (given[f] is left
  * zeroed) and its KS and AD statistics are computed here when o->gof. */
-int qc__fit_all_given(const qc_fit_data *d, unsigned families, const qc_fit_opts *o,
+int qc__fit_all_given(const qc_fit_data *d, unsigned families, const qc_fit_params *o,
                       qc_fit_result *r, qc_fit_family *order, size_t *nranked,
                       qc_fit_result *given, unsigned given_mask, qc_err *err);
 

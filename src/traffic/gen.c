@@ -56,11 +56,11 @@ struct qc_traffic_gen {
     size_t nheap;
     const qc_traffic_model **models;
     size_t nmodels;
-    qc_traffic_gen_opts o;
+    qc_traffic_gen_params o;
     uint64_t emitted;
 };
 
-void qc_traffic_gen_opts_init(qc_traffic_gen_opts *o)
+void qc_traffic_gen_params_init(qc_traffic_gen_params *o)
 {
     memset(o, 0, sizeof *o);
     o->approach = QC_TRAFFIC_COPULA;
@@ -126,7 +126,7 @@ static double nonneg(double x)
     return x > 0 ? x : 0; /* NaN (a failed draw) counts as 0 */
 }
 
-static void draw_state(const qc_traffic_gen_opts *o, user *u, double *size, double *gap,
+static void draw_state(const qc_traffic_gen_params *o, user *u, double *size, double *gap,
                        uint8_t *dir)
 {
     const qc_traffic_model *m = u->m;
@@ -152,7 +152,7 @@ static int has_onoff(const qc_traffic_model *m)
     return !isinf(m->threshold) && m->off.emp.m > 0;
 }
 
-static void begin_session(const qc_traffic_gen_opts *o, user *u)
+static void begin_session(const qc_traffic_gen_params *o, user *u)
 {
     (void)o;
     const double n = table_draw(&u->m->session, &u->r);
@@ -161,7 +161,7 @@ static void begin_session(const qc_traffic_gen_opts *o, user *u)
     u->bytes[0] = u->bytes[1] = 0;
 }
 
-static double off_draw(const qc_traffic_gen_opts *o, user *u)
+static double off_draw(const qc_traffic_gen_params *o, user *u)
 {
     if (o->approach == QC_TRAFFIC_COPULA)
         return table_draw(&u->m->off.emp, &u->r);
@@ -169,7 +169,7 @@ static double off_draw(const qc_traffic_gen_opts *o, user *u)
 }
 
 /* Moves u to its next packet: sets t, size, dir. */
-static void advance(const qc_traffic_gen_opts *o, user *u)
+static void advance(const qc_traffic_gen_params *o, user *u)
 {
     if (u->left == 0) {
         u->t += off_draw(o, u);
@@ -246,8 +246,8 @@ static double mean_cycle(const qc_traffic_model *m, qc_traffic_approach a)
     return en / r;
 }
 
-int qc_traffic_gen_new(qc_traffic_gen **out, const qc_traffic_model *const *models,
-                       const uint32_t *users, size_t nmodels, const qc_traffic_gen_opts *o,
+int qc_traffic_gen_alloc(qc_traffic_gen **out, const qc_traffic_model *const *models,
+                       const uint32_t *users, size_t nmodels, const qc_traffic_gen_params *o,
                        qc_err *err)
 {
     *out = NULL;
@@ -674,15 +674,15 @@ int qc_traffic_validate(const qc_traffic_model *m, const double *t, const uint32
     if ((rc = qc_traffic_stats_compute(t, rs, n, bin, &v->real, err)) != 0)
         goto done;
     for (int a = 0; a < 2; a++) {
-        qc_traffic_gen_opts o;
-        qc_traffic_gen_opts_init(&o);
+        qc_traffic_gen_params o;
+        qc_traffic_gen_params_init(&o);
         o.approach = a == 0 ? QC_TRAFFIC_FITTED : QC_TRAFFIC_COPULA;
         o.seed = seed;
         o.packets = n;
         o.no_phase = 1;
         qc_traffic_gen *g;
         const uint32_t one = 1;
-        if ((rc = qc_traffic_gen_new(&g, &m, &one, 1, &o, err)) != 0)
+        if ((rc = qc_traffic_gen_alloc(&g, &m, &one, 1, &o, err)) != 0)
             goto done;
         v->gen_t[a] = malloc(n * sizeof(double));
         v->gen_size[a] = malloc(n * sizeof(double));
@@ -749,7 +749,7 @@ static int looks_like_model(const char *path)
     return c == '{';
 }
 
-int qc_traffic_source_open(qc_traffic_source **out, const char *path, uint32_t users,
+int qc_traffic_source_alloc(qc_traffic_source **out, const char *path, uint32_t users,
                            uint64_t seed, qc_err *err)
 {
     *out = NULL;
@@ -762,13 +762,13 @@ int qc_traffic_source_open(qc_traffic_source **out, const char *path, uint32_t u
             free(s);
             return rc;
         }
-        qc_traffic_gen_opts o;
-        qc_traffic_gen_opts_init(&o);
+        qc_traffic_gen_params o;
+        qc_traffic_gen_params_init(&o);
         o.seed = seed;
         const qc_traffic_model *mp = &s->m;
         if (users == 0)
             users = 1;
-        if ((rc = qc_traffic_gen_new(&s->g, &mp, &users, 1, &o, err)) != 0) {
+        if ((rc = qc_traffic_gen_alloc(&s->g, &mp, &users, 1, &o, err)) != 0) {
             qc_traffic_source_free(s);
             return rc;
         }

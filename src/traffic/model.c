@@ -113,10 +113,10 @@ static double table_mean(const qc_traffic_table *t)
 /* Fitting                                                            */
 /* ------------------------------------------------------------------ */
 
-void qc_traffic_fit_opts_init(qc_traffic_fit_opts *o)
+void qc_traffic_fit_params_init(qc_traffic_fit_params *o)
 {
     o->threshold = -1;
-    qc_fit_opts_init(&o->fit);
+    qc_fit_params_init(&o->fit);
     o->families = 0;
     o->copula_points = 10000;
     o->table_max = 20000;
@@ -160,7 +160,7 @@ void qc_traffic_report_free(qc_traffic_report *r)
 
 /* fit_marginal, with the fit data of x already built (gd, or NULL) and
  * the families of given_mask already fitted (see traffic/fit_given.h). */
-static int fit_marginal_given(const double *x, size_t n, unsigned mask, const qc_fit_opts *o,
+static int fit_marginal_given(const double *x, size_t n, unsigned mask, const qc_fit_params *o,
                               double tol, qc_fit_dist *best, qc_traffic_fits *fits,
                               const char *what, const qc_fit_data *gd, qc_fit_result *given,
                               unsigned given_mask, qc_err *err)
@@ -213,7 +213,7 @@ static int fit_marginal_given(const double *x, size_t n, unsigned mask, const qc
 /* Fits the families of mask to x and copies into *best the best one
  * whose mean is within tol (relative) of the sample mean (see traffic.h);
  * fits receives every result (or they are freed when fits is NULL). */
-static int fit_marginal(const double *x, size_t n, unsigned mask, const qc_fit_opts *o,
+static int fit_marginal(const double *x, size_t n, unsigned mask, const qc_fit_params *o,
                         double tol, qc_fit_dist *best, qc_traffic_fits *fits, const char *what,
                         qc_err *err)
 {
@@ -279,7 +279,7 @@ static size_t count_above(const double *s, size_t n, double th)
  * when d is large and a second core is there (the results are the same). */
 typedef struct mix_job {
     const qc_fit_data *d;
-    const qc_fit_opts *o;
+    const qc_fit_params *o;
     qc_fit_result *r;
     int rc;
 } mix_job;
@@ -291,7 +291,7 @@ static void *mix_worker(void *arg)
     return NULL;
 }
 
-static void mix_pair(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *mix, int *rc)
+static void mix_pair(const qc_fit_data *d, const qc_fit_params *o, qc_fit_result *mix, int *rc)
 {
     mix_job j = {d, o, &mix[1], -1};
     pthread_t th;
@@ -316,7 +316,7 @@ static void mix_pair(const qc_fit_data *d, const qc_fit_opts *o, qc_fit_result *
  * families were fitted (the mixture rule was tried), *kd receives the fit
  * data of g and keep[f] the results (without GOF) of the families in
  * *kept, for the caller to reuse or free. */
-static double auto_threshold(const double *g, size_t n, double res, const qc_fit_opts *o,
+static double auto_threshold(const double *g, size_t n, double res, const qc_fit_params *o,
                              qc_traffic_idle_evidence *ev, qc_fit_data *kd, qc_fit_result *keep,
                              unsigned *kept)
 {
@@ -350,7 +350,7 @@ static double auto_threshold(const double *g, size_t n, double res, const qc_fit
         free(s);
         return INFINITY;
     }
-    qc_fit_opts fo = *o;
+    qc_fit_params fo = *o;
     fo.gof = 0; /* only the likelihoods are compared here */
     fo.resolution = res;
     o = &fo;
@@ -474,7 +474,7 @@ void qc_traffic_join_segments(const int64_t *ns, size_t n, double segment_gap, d
 }
 
 int qc_traffic_fit(qc_traffic_model *m, const char *name, const double *t, const uint32_t *size,
-                   const uint8_t *dir, size_t n, const qc_traffic_fit_opts *o,
+                   const uint8_t *dir, size_t n, const qc_traffic_fit_params *o,
                    qc_traffic_report *rep, qc_err *err)
 {
     memset(m, 0, sizeof *m);
@@ -499,7 +499,7 @@ int qc_traffic_fit(qc_traffic_model *m, const char *name, const double *t, const
 
 int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
                       const uint32_t *size, const uint8_t *dir, size_t n,
-                      const qc_traffic_fit_opts *o, qc_traffic_report *rep, qc_err *err)
+                      const qc_traffic_fit_params *o, qc_traffic_report *rep, qc_err *err)
 {
     memset(m, 0, sizeof *m);
     if (rep)
@@ -607,7 +607,7 @@ int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
                            rep ? &rep->size : NULL, "size", err)) != 0 ||
         (rc = table_from(&m->size.emp, sz, nin, o->table_max, err)) != 0)
         goto done;
-    qc_fit_opts tfo = o->fit; /* times: the sigma floor from the clock */
+    qc_fit_params tfo = o->fit; /* times: the sigma floor from the clock */
     tfo.resolution = m->resolution;
     /* Without idle gaps (and segment breaks only between), the in-session
      * gaps are the gaps the threshold search fitted: its data and fits are
@@ -677,7 +677,7 @@ done:
 }
 
 int qc_traffic_fit_group(qc_traffic_model *m, const qc_trace *tr, const qc_trace_group *g,
-                         const qc_traffic_fit_opts *o, qc_traffic_report *rep, qc_err *err)
+                         const qc_traffic_fit_params *o, qc_traffic_report *rep, qc_err *err)
 {
     const size_t n = g->n;
     int64_t *t = malloc((n ? n : 1) * sizeof *t);
@@ -815,7 +815,7 @@ static json_t *result_json(const qc_fit_result *r)
 }
 
 static json_t *marginal_json(const qc_traffic_marginal *mg, const qc_traffic_fits *f,
-                             const qc_fit_opts *fo)
+                             const qc_fit_params *fo)
 {
     json_t *o = dist_json(&mg->fitted);
     json_object_set_new(o, "empirical", table_json(&mg->emp));

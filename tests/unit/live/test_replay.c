@@ -90,7 +90,7 @@ static void test_replay_sizes(void **state)
     assert_int_equal(pthread_create(&th, NULL, receive, &rv), 0);
     char target[32];
     snprintf(target, sizeof target, "127.0.0.1:%d", port);
-    qc_replay_opts o = {.target = target, .file = path, .pattern = 1};
+    qc_replay_params o = {.target = target, .file = path, .pattern = 1};
     qc_replay_result r;
     qc_err err = {0};
     int rc = qc_replay_run(&o, &r, &err);
@@ -124,7 +124,7 @@ static void test_replay_errors(void **state)
     (void)state;
     qc_replay_result r;
     qc_err err = {0};
-    qc_replay_opts o = {.target = "127.0.0.1:9", .file = "/nonexistent/t.csv"};
+    qc_replay_params o = {.target = "127.0.0.1:9", .file = "/nonexistent/t.csv"};
     assert_true(qc_replay_run(&o, &r, &err) < 0);
     assert_non_null(strstr(err.msg, "/nonexistent/t.csv"));
     o.target = "127.0.0.1:99999";

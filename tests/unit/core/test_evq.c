@@ -196,8 +196,8 @@ static void test_kernel_clock(void **state)
     assert_int_equal(s.events, 2);
     qc_sim_reset(&s);
     assert_true(s.now == 0.0);
-    qc_sim_destroy(&s);
-    qc_sim_destroy(&s);
+    qc_sim_free(&s);
+    qc_sim_free(&s);
 }
 
 int main(void)

@@ -14,9 +14,9 @@
 
 #include "live/fleet.h"
 
-static qc__fleet_config djsq(unsigned T, double idle_off, unsigned min_on, unsigned init)
+static qc__fleet_params djsq(unsigned T, double idle_off, unsigned min_on, unsigned init)
 {
-    return (qc__fleet_config){.route = QC_FLEET_DJSQ,
+    return (qc__fleet_params){.route = QC_FLEET_DJSQ,
                               .threshold = T,
                               .idle_off = idle_off,
                               .min_on = min_on,
@@ -74,7 +74,7 @@ static void test_djsq_rule(void **state)
     (void)state;
     for (unsigned T = 1; T <= 4; T++) {
         qc__fleet f;
-        qc__fleet_config c = djsq(T, 0.5, 1, 2);
+        qc__fleet_params c = djsq(T, 0.5, 1, 2);
         c.max_on = 5;
         qc__fleet_init(&f, &c, 6, 0);
         uint64_t seed = 42 + T;
@@ -142,7 +142,7 @@ static void test_djsq_hand(void **state)
 {
     (void)state;
     qc__fleet f;
-    qc__fleet_config c = djsq(2, INFINITY, 1, 2);
+    qc__fleet_params c = djsq(2, INFINITY, 1, 2);
     qc__fleet_init(&f, &c, 3, 0);
     int up;
     f.b[0].idle_since = 0.2; /* idle last: first choice */
@@ -178,7 +178,7 @@ static void test_idle_park(void **state)
 {
     (void)state;
     qc__fleet f;
-    qc__fleet_config c = djsq(1, 1.0, 1, 3);
+    qc__fleet_params c = djsq(1, 1.0, 1, 3);
     qc__fleet_init(&f, &c, 3, 0);
     unsigned park[QC_FLEET_MAX], np, unp[QC_FLEET_MAX], nu;
     qc__fleet_sent(&f, 1);
@@ -197,7 +197,7 @@ static void test_idle_park(void **state)
     assert_int_equal(f.b[1].state, QC_FLEET_ON);
 
     /* PARKING with requests in flight waits for them */
-    qc__fleet_config c2 = djsq(1, 1.0, 1, 2);
+    qc__fleet_params c2 = djsq(1, 1.0, 1, 2);
     qc__fleet_init(&f, &c2, 2, 0);
     qc__fleet_sent(&f, 0);
     qc__fleet_sent(&f, 0);
@@ -222,7 +222,7 @@ static void test_min_on(void **state)
 {
     (void)state;
     qc__fleet f;
-    qc__fleet_config c = djsq(1, 1.0, 1, 1);
+    qc__fleet_params c = djsq(1, 1.0, 1, 1);
     c.max_on = 1;
     qc__fleet_init(&f, &c, 2, 0);
     int up;
@@ -252,7 +252,7 @@ static void test_jsq(void **state)
 {
     (void)state;
     qc__fleet f;
-    qc__fleet_config c = {.route = QC_FLEET_JSQ, .idle_off = 1, .min_on = 1};
+    qc__fleet_params c = {.route = QC_FLEET_JSQ, .idle_off = 1, .min_on = 1};
     qc__fleet_init(&f, &c, 3, 0);
     assert_int_equal(qc__fleet_count(&f, QC_FLEET_ON), 3);
     int up, seen[3] = {0};
@@ -275,7 +275,7 @@ static void test_check(void **state)
 {
     (void)state;
     qc_err err = {0};
-    qc__fleet_config c = djsq(2, 1, 1, 1);
+    qc__fleet_params c = djsq(2, 1, 1, 1);
     assert_int_equal(qc__fleet_check(&c, 3, &err), 0);
     c.threshold = 0;
     assert_int_equal(qc__fleet_check(&c, 3, &err), QC_EINVAL);
@@ -289,7 +289,7 @@ static void test_check(void **state)
     c = djsq(2, 0, 1, 1);
     assert_int_equal(qc__fleet_check(&c, 3, &err), QC_EINVAL);
     assert_non_null(strstr(err.msg, "idle-off"));
-    c = (qc__fleet_config){.route = QC_FLEET_JSQ, .idle_off = 1, .min_on = 1, .initially_on = 1};
+    c = (qc__fleet_params){.route = QC_FLEET_JSQ, .idle_off = 1, .min_on = 1, .initially_on = 1};
     assert_int_equal(qc__fleet_check(&c, 3, &err), QC_EINVAL);
     assert_non_null(strstr(err.msg, "djsq"));
     assert_string_equal(qc__fleet_state_name(QC_FLEET_PARKING), "parking");

@@ -87,8 +87,8 @@ static void check_covered(const qc_fit_result *r, const double *truth, const cha
 static void test_recovery(void **state)
 {
     (void)state;
-    qc_fit_opts o;
-    qc_fit_opts_init(&o);
+    qc_fit_params o;
+    qc_fit_params_init(&o);
     o.level = 0.999;
     for (size_t k = 0; k < NCASES; k++) {
         const fcase *c = &cases[k];
@@ -131,8 +131,8 @@ static void test_gpd(void **state)
             x[i] = qc_rng_u01(&r) < 0.75 ? u * qc_rng_u01(&r) : qc_fit_sample(&g, &r);
         qc_fit_data d;
         assert_int_equal(qc_fit_data_init(&d, x, n, &err), 0);
-        qc_fit_opts o;
-        qc_fit_opts_init(&o);
+        qc_fit_params o;
+        qc_fit_params_init(&o);
         o.level = 0.999;
         o.gpd_quantile = 0.76; /* above u (P(X > u) = 0.25): only tail values */
         qc_fit_result res;
@@ -166,8 +166,8 @@ static void test_coverage(void **state)
         {QC_FIT_PARETO, {1.8, 2.0}},
         {QC_FIT_LNMIX2, {0.4, 0.6, 2.0, 5.0, 0.4, 0.5}},
     };
-    qc_fit_opts o;
-    qc_fit_opts_init(&o);
+    qc_fit_params o;
+    qc_fit_params_init(&o);
     const int R = 200;
     for (size_t k = 0; k < sizeof cov / sizeof cov[0]; k++) {
         const int np = qc_fit_nstored(cov[k].f);
@@ -203,8 +203,8 @@ static void test_coverage(void **state)
 static void test_selection(void **state)
 {
     (void)state;
-    qc_fit_opts o;
-    qc_fit_opts_init(&o);
+    qc_fit_params o;
+    qc_fit_params_init(&o);
     for (size_t k = 0; k < NCASES; k++) {
         const size_t n = 3000;
         double *x = draw(cases[k].f, cases[k].p, n, 500 + k);
@@ -248,8 +248,8 @@ static void test_binned_atoms(void **state)
     qc_err err = {0};
     assert_int_equal(qc_fit_data_init(&d, x, n, &err), 0);
     assert_true(d.integer);
-    qc_fit_opts o;
-    qc_fit_opts_init(&o);
+    qc_fit_params o;
+    qc_fit_params_init(&o);
     qc_fit_result res[QC_FIT_NFAMILIES];
     qc_fit_family order[QC_FIT_NFAMILIES];
     size_t nr;
@@ -338,8 +338,8 @@ static void test_bad_input(void **state)
     /* All equal: the families with a spread say why they cannot fit. */
     const double eq[] = {3, 3, 3, 3, 3, 3};
     assert_int_equal(qc_fit_data_init(&d, eq, 6, &err), 0);
-    qc_fit_opts o;
-    qc_fit_opts_init(&o);
+    qc_fit_params o;
+    qc_fit_params_init(&o);
     qc_fit_result r;
     assert_int_equal(qc_fit_one(&d, QC_FIT_GAMMA, &o, &r, &err), 0);
     assert_false(r.ok);
@@ -410,8 +410,8 @@ static void fit_capture_column(const char *cap, const char *what, const double *
     static const qc_fit_family fams[] = {QC_FIT_LNMIX2, QC_FIT_LNMIX3, QC_FIT_EXPMIX2,
                                          QC_FIT_EXPMIX3};
     for (size_t q = 0; q < sizeof fams / sizeof fams[0]; q++) {
-        qc_fit_opts o, ref;
-        qc_fit_opts_init(&o);
+        qc_fit_params o, ref;
+        qc_fit_params_init(&o);
         o.gof = 0;
         o.resolution = res;
         ref = o;
@@ -505,8 +505,8 @@ static void test_threads_same(void **state)
     qc_fit_family order[2][QC_FIT_NFAMILIES];
     size_t nr[2];
     for (int t = 0; t < 2; t++) {
-        qc_fit_opts o;
-        qc_fit_opts_init(&o);
+        qc_fit_params o;
+        qc_fit_params_init(&o);
         o.em_starts = 3;
         o.threads = t ? 3 : 1;
         assert_int_equal(qc_fit_all(&d, fams, &o, r[t], order[t], &nr[t], &err), 0);

@@ -74,12 +74,12 @@ static void check_balance(shared *s)
 static void test_threads_fixed(void **state)
 {
     (void)state;
-    qc_limiter_config cfg;
-    qc_limiter_config_init(&cfg, QC_LIMITER_FIXED);
+    qc_limiter_params cfg;
+    qc_limiter_params_init(&cfg, QC_LIMITER_FIXED);
     cfg.initial_limit = 3;
     cfg.classes = 3;
     shared s = {0};
-    assert_int_equal(qc_limiter_new(&cfg, 0, &s.l, NULL), 0);
+    assert_int_equal(qc_limiter_alloc(&cfg, 0, &s.l, NULL), 0);
     run_threads(&s);
     assert_true(atomic_load(&s.max_occupancy) <= 3);
     assert_true(atomic_load(&s.max_occupancy) >= 1);
@@ -103,13 +103,13 @@ static void *ticker(void *arg)
 static void test_threads_ticking(void **state)
 {
     (void)state;
-    qc_limiter_config cfg;
-    qc_limiter_config_init(&cfg, QC_LIMITER_AIMD);
+    qc_limiter_params cfg;
+    qc_limiter_params_init(&cfg, QC_LIMITER_AIMD);
     cfg.initial_limit = 2;
     cfg.max_limit = 4;
     cfg.classes = 3;
     shared s = {0};
-    assert_int_equal(qc_limiter_new(&cfg, 0, &s.l, NULL), 0);
+    assert_int_equal(qc_limiter_alloc(&cfg, 0, &s.l, NULL), 0);
     pthread_t tk;
     assert_int_equal(pthread_create(&tk, NULL, ticker, &s), 0);
     run_threads(&s);
@@ -140,13 +140,13 @@ static double limit_of(qc_limiter *l)
 static void test_tick_maxusers(void **state)
 {
     (void)state;
-    qc_limiter_config cfg;
-    qc_limiter_config_init(&cfg, QC_LIMITER_MAXUSERS);
+    qc_limiter_params cfg;
+    qc_limiter_params_init(&cfg, QC_LIMITER_MAXUSERS);
     cfg.initial_limit = 20;
     cfg.reference = 10;
     cfg.ki = 0.5;
     qc_limiter *l;
-    assert_int_equal(qc_limiter_new(&cfg, 0, &l, NULL), 0);
+    assert_int_equal(qc_limiter_alloc(&cfg, 0, &l, NULL), 0);
     complete(l, 5, 0.2, QC_LIMITER_OK); /* y = 1.0 / 0.1 = 10: e = 0 */
     assert_int_equal(qc_limiter_tick(l, 0.1), 0);
     assert_float_equal(limit_of(l), 20, 1e-9);
@@ -200,15 +200,15 @@ static void test_maxusers_same_controller(void **state)
     static const int binding[] = {1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 1, 1,
                                   0, 1, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1};
     const size_t n = sizeof y / sizeof y[0];
-    qc_limiter_config cfg;
-    qc_limiter_config_init(&cfg, QC_LIMITER_MAXUSERS);
+    qc_limiter_params cfg;
+    qc_limiter_params_init(&cfg, QC_LIMITER_MAXUSERS);
     cfg.initial_limit = 12;
     cfg.min_limit = 1;
     cfg.max_limit = 40;
     cfg.reference = 10;
     cfg.ki = 0.7;
     qc_limiter *l;
-    assert_int_equal(qc_limiter_new(&cfg, 0, &l, NULL), 0);
+    assert_int_equal(qc_limiter_alloc(&cfg, 0, &l, NULL), 0);
     qc_mu_ctl sim;
     qc_pi_params pp = {cfg.kp, cfg.ki, cfg.min_limit, cfg.max_limit, cfg.initial_limit,
                        QC_AW_CONDITIONAL, 1};
@@ -244,12 +244,12 @@ static void test_maxusers_same_controller(void **state)
 static void test_tick_aimd(void **state)
 {
     (void)state;
-    qc_limiter_config cfg;
-    qc_limiter_config_init(&cfg, QC_LIMITER_AIMD);
+    qc_limiter_params cfg;
+    qc_limiter_params_init(&cfg, QC_LIMITER_AIMD);
     cfg.initial_limit = 10;
     cfg.aimd_timeout = 1;
     qc_limiter *l;
-    assert_int_equal(qc_limiter_new(&cfg, 0, &l, NULL), 0);
+    assert_int_equal(qc_limiter_alloc(&cfg, 0, &l, NULL), 0);
     complete(l, 5, 0.01, QC_LIMITER_OK);
     qc_limiter_tick(l, 1);
     assert_float_equal(limit_of(l), 11, 1e-9);
@@ -272,11 +272,11 @@ static void test_tick_aimd(void **state)
 static void test_tick_gradient2(void **state)
 {
     (void)state;
-    qc_limiter_config cfg;
-    qc_limiter_config_init(&cfg, QC_LIMITER_GRADIENT2);
+    qc_limiter_params cfg;
+    qc_limiter_params_init(&cfg, QC_LIMITER_GRADIENT2);
     cfg.initial_limit = 20;
     qc_limiter *l;
-    assert_int_equal(qc_limiter_new(&cfg, 0, &l, NULL), 0);
+    assert_int_equal(qc_limiter_alloc(&cfg, 0, &l, NULL), 0);
     /* first sample: long = rtt, gradient 1, new = 24, 0.8*20 + 0.2*24 */
     complete(l, 10, 0.1, QC_LIMITER_OK);
     qc_limiter_tick(l, 1);
@@ -293,11 +293,11 @@ static void test_tick_vegas_envoy(void **state)
 {
     (void)state;
     for (int a = QC_LIMITER_VEGAS; a <= QC_LIMITER_ENVOY; a += 2) {
-        qc_limiter_config cfg;
-        qc_limiter_config_init(&cfg, (qc_limiter_algo)a);
+        qc_limiter_params cfg;
+        qc_limiter_params_init(&cfg, (qc_limiter_algo)a);
         cfg.max_limit = 50;
         qc_limiter *l;
-        assert_int_equal(qc_limiter_new(&cfg, 0, &l, NULL), 0);
+        assert_int_equal(qc_limiter_alloc(&cfg, 0, &l, NULL), 0);
         for (int k = 1; k <= 200; k++) {
             int n = (int)qc_limiter_limit(l) < 8 ? (int)qc_limiter_limit(l) : 8;
             complete(l, n, k < 100 ? 0.01 : 0.05, QC_LIMITER_OK);
@@ -313,12 +313,12 @@ static void test_tick_vegas_envoy(void **state)
 static void test_gate(void **state)
 {
     (void)state;
-    qc_limiter_config cfg;
-    qc_limiter_config_init(&cfg, QC_LIMITER_FIXED);
+    qc_limiter_params cfg;
+    qc_limiter_params_init(&cfg, QC_LIMITER_FIXED);
     cfg.initial_limit = 2;
     cfg.classes = 2;
     qc_limiter *l;
-    assert_int_equal(qc_limiter_new(&cfg, 0, &l, NULL), 0);
+    assert_int_equal(qc_limiter_alloc(&cfg, 0, &l, NULL), 0);
     qc_limiter_token a, b, c;
     assert_int_equal(qc_limiter_acquire(l, 0, &a), QC_LIMITER_ADMIT);
     assert_int_equal(qc_limiter_acquire(l, 7, &b), QC_LIMITER_ADMIT); /* -> class 1 */
@@ -341,17 +341,17 @@ static void test_gate(void **state)
 static void test_config_errors(void **state)
 {
     (void)state;
-    qc_limiter_config cfg;
+    qc_limiter_params cfg;
     qc_limiter *l = (qc_limiter *)&cfg;
     qc_err err = {0};
-    qc_limiter_config_init(&cfg, QC_LIMITER_FIXED);
+    qc_limiter_params_init(&cfg, QC_LIMITER_FIXED);
     cfg.max_limit = 0.5;
-    assert_int_equal(qc_limiter_new(&cfg, 0, &l, &err), QC_ERANGE);
+    assert_int_equal(qc_limiter_alloc(&cfg, 0, &l, &err), QC_ERANGE);
     assert_null(l);
     assert_non_null(strstr(err.msg, "max_limit"));
-    qc_limiter_config_init(&cfg, QC_LIMITER_MAXUSERS);
+    qc_limiter_params_init(&cfg, QC_LIMITER_MAXUSERS);
     cfg.reference = -1;
-    assert_int_equal(qc_limiter_new(&cfg, 0, &l, &err), QC_ERANGE);
+    assert_int_equal(qc_limiter_alloc(&cfg, 0, &l, &err), QC_ERANGE);
     assert_non_null(strstr(err.msg, "reference"));
     qc_limiter_algo a;
     assert_int_equal(qc_limiter_algo_parse("gradient2", &a, NULL), 0);

@@ -91,9 +91,9 @@ static void simulate(const truth *t, qc_rng *r, size_t n, double *u, double *y)
     free(yy);
 }
 
-static void options_exact(qc_arx_options *o, unsigned na, unsigned nb, int d)
+static void options_exact(qc_arx_params *o, unsigned na, unsigned nb, int d)
 {
-    qc_arx_options_init(o);
+    qc_arx_params_init(o);
     o->na_min = o->na_max = na;
     o->nb_min = o->nb_max = nb;
     o->tied = 0;
@@ -102,7 +102,7 @@ static void options_exact(qc_arx_options *o, unsigned na, unsigned nb, int d)
     o->holdout = 0;
 }
 
-static void fit_ok(const double *u, const double *y, size_t n, const qc_arx_options *o,
+static void fit_ok(const double *u, const double *y, size_t n, const qc_arx_params *o,
                    qc_arx_result *res)
 {
     qc_err err = {0};
@@ -150,7 +150,7 @@ static void check_recovery(const truth *t, size_t n, uint64_t stream)
     assert_non_null(u);
     assert_non_null(y);
     simulate(t, &r, n, u, y);
-    qc_arx_options o;
+    qc_arx_params o;
     options_exact(&o, t->na, t->nb, t->d);
     qc_arx_result res;
     fit_ok(u, y, n, &o, &res);
@@ -239,7 +239,7 @@ static void test_fall_rate(void **state)
     y[0] = ue[0];
     for (size_t k = 0; k + 1 < n; k++)
         y[k + 1] = a * y[k] + b * ue[k] + sig * gsl_ran_gaussian(g, 1.0);
-    qc_arx_options o;
+    qc_arx_params o;
     options_exact(&o, 1, 1, 0);
     o.demean = 1;
     qc_err err = {0};
@@ -272,7 +272,7 @@ static void test_interval_coverage(void **state)
     enum { R = 400, N = 1000 };
     const truth t = {1, 1, 0, {0.43}, {0.47}, 0.1};
     double u[N], y[N];
-    qc_arx_options o;
+    qc_arx_params o;
     options_exact(&o, 1, 1, 0);
     qc_err err = {0};
     qc_arx_ws *w = qc_arx_alloc(N, &err);
@@ -388,8 +388,8 @@ static void selection_rate(const truth *t, qc_arx_criterion crit, int rep0, int 
     double *u = malloc(n * sizeof *u), *y = malloc(n * sizeof *y);
     assert_non_null(u);
     assert_non_null(y);
-    qc_arx_options o;
-    qc_arx_options_init(&o); /* na = nb in 1..3, d in 0..2, 30% held out */
+    qc_arx_params o;
+    qc_arx_params_init(&o); /* na = nb in 1..3, d in 0..2, 30% held out */
     o.criterion = crit;
     qc_err err = {0};
     qc_arx_ws *w = qc_arx_alloc(n, &err);
@@ -467,8 +467,8 @@ static void test_validation_figures(void **state)
     qc_rng r;
     qc_rng_init(&r, SEED, 11);
     simulate(&t, &r, N, u, y);
-    qc_arx_options o;
-    qc_arx_options_init(&o);
+    qc_arx_params o;
+    qc_arx_params_init(&o);
     qc_arx_result res;
     fit_ok(u, y, N, &o, &res);
     const double a = 0.43, b = 0.47, s2 = 0.01;
@@ -500,8 +500,8 @@ static void test_noiseless(void **state)
         u[k] += 375;
         y[k] += 325;
     }
-    qc_arx_options o;
-    qc_arx_options_init(&o);
+    qc_arx_params o;
+    qc_arx_params_init(&o);
     o.demean = 0;
     o.u0 = 375;
     o.y0 = 325;
@@ -576,8 +576,8 @@ static void test_too_few_and_rank(void **state)
         u[k] = k % 3;
         y[k] = 0.5 * k;
     }
-    qc_arx_options o;
-    qc_arx_options_init(&o);
+    qc_arx_params o;
+    qc_arx_params_init(&o);
     qc_err err = {0};
     qc_arx_ws *w = qc_arx_alloc(20, &err);
     qc_arx_result res;
@@ -717,7 +717,7 @@ static void test_json_roundtrip(void **state)
     qc_rng r;
     qc_rng_init(&r, SEED, 13);
     simulate(&t, &r, N, u, y);
-    qc_arx_options o;
+    qc_arx_params o;
     options_exact(&o, 2, 1, 1);
     o.dt = 60;
     qc_arx_result res;

@@ -59,8 +59,8 @@ static void make_model(qc_traffic_model *m, const char *name, uint64_t stream, i
     uint32_t *s = malloc(n * sizeof *s);
     uint8_t *d = malloc(n);
     synthetic(n, stream, t, s, d, onoff);
-    qc_traffic_fit_opts o;
-    qc_traffic_fit_opts_init(&o);
+    qc_traffic_fit_params o;
+    qc_traffic_fit_params_init(&o);
     qc_err err = {0};
     const int rc = qc_traffic_fit(m, name, t, s, d, n, &o, rep, &err);
     if (rc != 0)
@@ -126,8 +126,8 @@ static void test_segments_openers(void **state)
         if (i > 0 && i != n / 2)
             span += 1e-9 * (double)(ns[i] - ns[i - 1]);
     }
-    qc_traffic_fit_opts o;
-    qc_traffic_fit_opts_init(&o);
+    qc_traffic_fit_params o;
+    qc_traffic_fit_params_init(&o);
     qc_traffic_model m;
     qc_err err = {0};
     assert_int_equal(qc_traffic_fit_ns(&m, "joined", ns, s, d, n, &o, NULL, &err), 0);
@@ -193,15 +193,15 @@ static void test_round_trip(void **state)
     b.port = 27015;
     const qc_traffic_model *ms[2] = {&a, &b};
     const uint32_t users[2] = {7, 3};
-    qc_traffic_gen_opts o;
-    qc_traffic_gen_opts_init(&o);
+    qc_traffic_gen_params o;
+    qc_traffic_gen_params_init(&o);
     o.seed = 5;
     o.duration = 30;
     qc_err err = {0};
     char *pcap = tmpname(".pcap"), *csv = tmpname(".csv");
     for (int fmt = 0; fmt < 2; fmt++) {
         qc_traffic_gen *g;
-        assert_int_equal(qc_traffic_gen_new(&g, ms, users, 2, &o, &err), 0);
+        assert_int_equal(qc_traffic_gen_alloc(&g, ms, users, 2, &o, &err), 0);
         uint64_t count = 0;
         assert_int_equal(qc_traffic_write(g, fmt ? csv : pcap, fmt ? QC_TRAFFIC_CSV : QC_TRAFFIC_PCAP,
                                           fmt ? 65535 : 96, &count, &err), 0);
@@ -212,7 +212,7 @@ static void test_round_trip(void **state)
         assert_int_equal(tr.nwarn, 0);
         assert_true(count > 1000);
         /* The same packets again from the same seed. */
-        assert_int_equal(qc_traffic_gen_new(&g, ms, users, 2, &o, &err), 0);
+        assert_int_equal(qc_traffic_gen_alloc(&g, ms, users, 2, &o, &err), 0);
         qc_traffic_pkt p;
         size_t i = 0;
         long long ns0 = 0;
@@ -266,13 +266,13 @@ static void test_summed_rate(void **state)
     const qc_traffic_model *ms[2] = {&a, &b};
     const uint32_t users[2] = {40, 25};
     for (int ap = 0; ap < 2; ap++) {
-        qc_traffic_gen_opts o;
-        qc_traffic_gen_opts_init(&o);
+        qc_traffic_gen_params o;
+        qc_traffic_gen_params_init(&o);
         o.approach = ap ? QC_TRAFFIC_COPULA : QC_TRAFFIC_FITTED;
         o.duration = 200;
         qc_traffic_gen *g;
         qc_err err = {0};
-        assert_int_equal(qc_traffic_gen_new(&g, ms, users, 2, &o, &err), 0);
+        assert_int_equal(qc_traffic_gen_alloc(&g, ms, users, 2, &o, &err), 0);
         double cnt[65] = {0};
         qc_traffic_pkt p;
         double last = 0;
@@ -312,15 +312,15 @@ static void test_streams(void **state)
     qc_traffic_model a, b;
     make_model(&a, "web", 1, 1, NULL);
     make_model(&b, "game", 3, 0, NULL);
-    qc_traffic_gen_opts o;
-    qc_traffic_gen_opts_init(&o);
+    qc_traffic_gen_params o;
+    qc_traffic_gen_params_init(&o);
     o.duration = 20;
     qc_err err = {0};
     const qc_traffic_model *one[1] = {&a}, *two[2] = {&b, &a};
     const uint32_t u1[1] = {5}, u2[2] = {4, 6};
     qc_traffic_gen *g1, *g2;
-    assert_int_equal(qc_traffic_gen_new(&g1, one, u1, 1, &o, &err), 0);
-    assert_int_equal(qc_traffic_gen_new(&g2, two, u2, 2, &o, &err), 0);
+    assert_int_equal(qc_traffic_gen_alloc(&g1, one, u1, 1, &o, &err), 0);
+    assert_int_equal(qc_traffic_gen_alloc(&g2, two, u2, 2, &o, &err), 0);
     qc_traffic_pkt p, q;
     size_t n = 0;
     while (qc_traffic_gen_next(g1, &p)) {
@@ -334,9 +334,9 @@ static void test_streams(void **state)
     qc_traffic_gen_free(g1);
     qc_traffic_gen_free(g2);
     o.seed = 2;
-    assert_int_equal(qc_traffic_gen_new(&g1, one, u1, 1, &o, &err), 0);
+    assert_int_equal(qc_traffic_gen_alloc(&g1, one, u1, 1, &o, &err), 0);
     o.seed = 1;
-    assert_int_equal(qc_traffic_gen_new(&g2, one, u1, 1, &o, &err), 0);
+    assert_int_equal(qc_traffic_gen_alloc(&g2, one, u1, 1, &o, &err), 0);
     int differ = 0;
     for (int i = 0; i < 50 && qc_traffic_gen_next(g1, &p) && qc_traffic_gen_next(g2, &q); i++)
         differ |= p.t != q.t;
@@ -362,15 +362,15 @@ static void test_model_file(void **state)
     assert_true(b.threshold == a.threshold);
     assert_int_equal(b.copula.n, a.copula.n);
     for (int ap = 0; ap < 3; ap++) {
-        qc_traffic_gen_opts o;
-        qc_traffic_gen_opts_init(&o);
+        qc_traffic_gen_params o;
+        qc_traffic_gen_params_init(&o);
         o.approach = (qc_traffic_approach)ap;
         o.packets = 2000;
         const qc_traffic_model *ma = &a, *mb = &b;
         const uint32_t u = 3;
         qc_traffic_gen *ga, *gb;
-        assert_int_equal(qc_traffic_gen_new(&ga, &ma, &u, 1, &o, &err), 0);
-        assert_int_equal(qc_traffic_gen_new(&gb, &mb, &u, 1, &o, &err), 0);
+        assert_int_equal(qc_traffic_gen_alloc(&ga, &ma, &u, 1, &o, &err), 0);
+        assert_int_equal(qc_traffic_gen_alloc(&gb, &mb, &u, 1, &o, &err), 0);
         qc_traffic_pkt p, q;
         size_t n = 0, same = 0;
         while (qc_traffic_gen_next(ga, &p) && qc_traffic_gen_next(gb, &q)) {
@@ -479,7 +479,7 @@ static void test_source(void **state)
     (void)state;
     qc_traffic_source *src;
     qc_err err = {0};
-    assert_int_equal(qc_traffic_source_open(&src, QC_TEST_DATA "/captures/gaming.pcap", 1, 1, &err), 0);
+    assert_int_equal(qc_traffic_source_alloc(&src, QC_TEST_DATA "/captures/gaming.pcap", 1, 1, &err), 0);
     double last = -1, t;
     size_t n = 0;
     uint32_t size;
@@ -496,12 +496,12 @@ static void test_source(void **state)
     make_model(&m, "web", 1, 1, NULL);
     char *path = tmpname(".json");
     assert_int_equal(qc_traffic_model_save(&m, NULL, path, &err), 0);
-    assert_int_equal(qc_traffic_source_open(&src, path, 10, 3, &err), 0);
+    assert_int_equal(qc_traffic_source_alloc(&src, path, 10, 3, &err), 0);
     assert_true(fabs(qc_traffic_source_rate(src) - 10 * qc_traffic_model_rate(&m, QC_TRAFFIC_COPULA)) < 1e-9);
     for (int i = 0; i < 10000; i++)
         assert_true(isfinite(qc_traffic_source_next(src, NULL)));
     qc_traffic_source_free(src);
-    assert_int_equal(qc_traffic_source_open(&src, QC_TEST_DATA "/captures/bad_magic.pcap", 1, 1, &err), QC_EPARSE);
+    assert_int_equal(qc_traffic_source_alloc(&src, QC_TEST_DATA "/captures/bad_magic.pcap", 1, 1, &err), QC_EPARSE);
     remove(path);
     free(path);
     qc_traffic_model_free(&m);

@@ -67,8 +67,8 @@ static void test_machine_replacement(void **state)
     qc_mdp *m = machine();
     qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0);
     assert_non_null(w);
-    qc_mdp_opts o;
-    qc_mdp_opts_init(&o);
+    qc_mdp_params o;
+    qc_mdp_params_init(&o);
     qc_err err = {0};
     qc_mdp_result r;
     unsigned pol[2] = {0, 0};
@@ -136,8 +136,8 @@ static void test_three_state_periodic(void **state)
     (void)state;
     qc_mdp *m = three_state();
     qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0);
-    qc_mdp_opts o;
-    qc_mdp_opts_init(&o);
+    qc_mdp_params o;
+    qc_mdp_params_init(&o);
     qc_err err = {0};
     qc_mdp_result r;
     unsigned pol[3] = {1, 1, 1}; /* start from the worst: all loops */
@@ -191,8 +191,8 @@ static void test_communicating_pi(void **state)
     qc_mdp_add_trans(m, 0, 1);
     finish_or_fail(m);
     qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0);
-    qc_mdp_opts o;
-    qc_mdp_opts_init(&o);
+    qc_mdp_params o;
+    qc_mdp_params_init(&o);
     qc_err err = {0};
     qc_mdp_result r;
     unsigned pol[2] = {0, 0};
@@ -261,8 +261,8 @@ static void test_random_pi_vs_rvi(void **state)
         qc_mdp_ws *wit = qc_mdp_ws_alloc(m, 1); /* no band room: iterative paths */
         assert_non_null(w);
         assert_non_null(wit);
-        qc_mdp_opts o;
-        qc_mdp_opts_init(&o);
+        qc_mdp_params o;
+        qc_mdp_params_init(&o);
         o.tol = 1e-10;
         qc_err err = {0};
         qc_mdp_result rp, rr, ri;
@@ -337,8 +337,8 @@ static void test_brute_force(void **state)
         size_t S = 6;
         qc_mdp *m = random_mdp(&r, S);
         qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0);
-        qc_mdp_opts o;
-        qc_mdp_opts_init(&o);
+        qc_mdp_params o;
+        qc_mdp_params_init(&o);
         qc_err err = {0};
         qc_mdp_result rp;
         unsigned pp[6] = {0}, pol[6] = {0};
@@ -390,8 +390,8 @@ static void test_stationary_birth_death(void **state)
         assert_true(fabs(pi[n] - exact) <= 1e-12 * exact);
     }
     /* gain per step = E[N] / L */
-    qc_mdp_opts o;
-    qc_mdp_opts_init(&o);
+    qc_mdp_params o;
+    qc_mdp_params_init(&o);
     double g, en = 0;
     for (size_t n = 0; n <= K; n++)
         en += (double)n * pi[n];
@@ -448,8 +448,8 @@ static void test_bad_models(void **state)
     /* Policies and workspaces. */
     m = machine();
     qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0);
-    qc_mdp_opts o;
-    qc_mdp_opts_init(&o);
+    qc_mdp_params o;
+    qc_mdp_params_init(&o);
     unsigned bad[2] = {0, 7};
     double g;
     assert_int_equal(qc_mdp_evaluate(m, w, &o, bad, &g, NULL, &err), QC_EINVAL);

@@ -269,8 +269,8 @@ static void test_identified_stable_range(void **state)
         y[k] = r.samples[SKIP + k - 1].ris;
     }
     qc_mu_run_result_free(&r);
-    qc_arx_options o;
-    qc_arx_options_init(&o);
+    qc_arx_params o;
+    qc_arx_params_init(&o);
     o.na_min = o.na_max = o.nb_min = o.nb_max = 1;
     o.d_min = o.d_max = 0;
     qc_err err = {0};

@@ -151,15 +151,15 @@ static void run(double silver_rate, double silver_bound, uint64_t seed, outcome 
 {
     plant *p = calloc(1, sizeof *p);
     assert_non_null(p);
-    qc_limiter_config c;
-    qc_limiter_config_init(&c, QC_LIMITER_ADMISSION);
+    qc_limiter_params c;
+    qc_limiter_params_init(&c, QC_LIMITER_ADMISSION);
     c.initial_limit = 1;
     c.classes = NCLS;
     c.bound[0] = 3.0;
     c.bound[1] = silver_bound;
     c.bound[2] = 0; /* best effort */
     c.adm_candidates = 1u << 1;
-    assert_int_equal(qc_limiter_new(&c, 0, &p->l, NULL), 0);
+    assert_int_equal(qc_limiter_alloc(&c, 0, &p->l, NULL), 0);
     const double rate[NCLS] = {0.2, silver_rate, 0.3}, start[NCLS] = {0, 20000, 0};
     for (int k = 0; k < NCLS; k++) {
         qc_rng_init(&p->rng[k], seed, (uint64_t)k + 1);
@@ -271,14 +271,14 @@ static void test_inadmissible_rejected(void **state)
 static void test_cycles_and_bound(void **state)
 {
     (void)state;
-    qc_limiter_config c;
-    qc_limiter_config_init(&c, QC_LIMITER_ADMISSION);
+    qc_limiter_params c;
+    qc_limiter_params_init(&c, QC_LIMITER_ADMISSION);
     c.initial_limit = 4;
     c.classes = 2;
     c.bound[0] = 1.0;
     c.adm_min_completions = 5;
     qc_limiter *l;
-    assert_int_equal(qc_limiter_new(&c, 0, &l, NULL), 0);
+    assert_int_equal(qc_limiter_alloc(&c, 0, &l, NULL), 0);
     assert_true(fabs(qc_limiter_weight(l, 0) - 0.1) < 1e-12); /* admitted p_init */
     assert_true(fabs(qc_limiter_weight(l, 1) - 0.9) < 1e-12); /* best effort: the rest */
     qc_limiter_token t[4];
@@ -328,21 +328,21 @@ static void test_cycles_and_bound(void **state)
     assert_true(fabs(st.class_bound[0] - 2.5) < 1e-12);
     qc_limiter_free(l);
     /* another algorithm has no bounds */
-    qc_limiter_config_init(&c, QC_LIMITER_FIXED);
-    assert_int_equal(qc_limiter_new(&c, 0, &l, NULL), 0);
+    qc_limiter_params_init(&c, QC_LIMITER_FIXED);
+    assert_int_equal(qc_limiter_alloc(&c, 0, &l, NULL), 0);
     assert_int_equal(qc_limiter_set_bound(l, 0, 1, &err), QC_EINVAL);
     assert_true(qc_limiter_weight(l, 0) == 1);
     qc_limiter_free(l);
     /* configuration errors name the field */
-    qc_limiter_config_init(&c, QC_LIMITER_ADMISSION);
+    qc_limiter_params_init(&c, QC_LIMITER_ADMISSION);
     c.classes = 2;
     c.bound[0] = 1;
     c.adm_epsilon = 1.5;
-    assert_int_equal(qc_limiter_new(&c, 0, &l, &err), QC_EINVAL);
+    assert_int_equal(qc_limiter_alloc(&c, 0, &l, &err), QC_EINVAL);
     assert_non_null(strstr(err.msg, "epsilon"));
     c.adm_epsilon = 0.1;
     c.bound[1] = -2;
-    assert_int_equal(qc_limiter_new(&c, 0, &l, &err), QC_ERANGE);
+    assert_int_equal(qc_limiter_alloc(&c, 0, &l, &err), QC_ERANGE);
     assert_non_null(strstr(err.msg, "bound[1]"));
 }
 

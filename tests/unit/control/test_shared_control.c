@@ -62,7 +62,7 @@ static void make_trace(double *t)
  * time and counts the unparks. */
 static double fleet_replay(const double *arr, unsigned T, double S, double W, unsigned *unparks)
 {
-    qc__fleet_config cfg = {.route = QC_FLEET_DJSQ,
+    qc__fleet_params cfg = {.route = QC_FLEET_DJSQ,
                             .threshold = T,
                             .idle_off = INFINITY,
                             .min_on = 1,
@@ -325,14 +325,14 @@ static void test_aimd_sim_and_limiter(void **state)
                {2, 0.25, 0},  {8, 5.0, 0},  {9, 5.125, 0}, {1, 0.5, 1},    {8, 0.25, 0}};
     const size_t n = sizeof seq / sizeof *seq;
 
-    qc_limiter_config c;
-    qc_limiter_config_init(&c, QC_LIMITER_AIMD);
+    qc_limiter_params c;
+    qc_limiter_params_init(&c, QC_LIMITER_AIMD);
     c.initial_limit = 20;
     c.min_limit = 2;
     c.max_limit = 30;
     qc_limiter *l;
     qc_err err = {0};
-    assert_int_equal(qc_limiter_new(&c, 0, &l, &err), 0);
+    assert_int_equal(qc_limiter_alloc(&c, 0, &l, &err), 0);
 
     qc_lim_conc sim = {.kind = QC_LIM_AIMD};
     qc_lim_aimd_params ap;
