@@ -133,12 +133,16 @@ void qc_mdp_foreach_trans(const qc_mdp *m, size_t s, unsigned a,
 /* ---- solving ------------------------------------------------------------ */
 
 typedef enum qc_mdp_sweep { QC_MDP_JACOBI = 0, QC_MDP_GAUSS_SEIDEL = 1 } qc_mdp_sweep;
+const char *qc_mdp_sweep_name(qc_mdp_sweep v);
+int qc_mdp_sweep_parse(const char *s, qc_mdp_sweep *v, qc_err *err);
 
 typedef enum qc_mdp_eval {
     QC_MDP_EVAL_AUTO = 0,      /* banded direct when it fits, else iterative */
     QC_MDP_EVAL_DIRECT = 1,    /* banded direct (QC_ENOTSUP if no band room) */
     QC_MDP_EVAL_ITERATIVE = 2  /* symmetric Gauss-Seidel */
 } qc_mdp_eval;
+const char *qc_mdp_eval_name(qc_mdp_eval v);
+int qc_mdp_eval_parse(const char *s, qc_mdp_eval *v, qc_err *err);
 
 typedef struct qc_mdp_params {
     double tol;        /* RVI: stop when span(Tv - v) < tol (per step) */

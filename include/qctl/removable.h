@@ -152,6 +152,8 @@ typedef enum qc_removable_method {
     QC_REMOVABLE_PI = 2,
     QC_REMOVABLE_BOTH = 3
 } qc_removable_method;
+const char *qc_removable_method_name(qc_removable_method v);
+int qc_removable_method_parse(const char *s, qc_removable_method *v, qc_err *err);
 
 typedef struct qc_removable_params {
     double lambda;
@@ -182,6 +184,8 @@ typedef enum qc_removable_baseline_kind {
     QC_RB_DELAYED_OFF,
     QC_RB_COUNT
 } qc_removable_baseline_kind;
+const char *qc_removable_baseline_kind_name(qc_removable_baseline_kind v);
+int qc_removable_baseline_kind_parse(const char *s, qc_removable_baseline_kind *v, qc_err *err);
 
 typedef struct qc_removable_baseline {
     const char *name;       /* "always on", "switch off when idle", ... */

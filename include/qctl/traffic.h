@@ -215,6 +215,8 @@ typedef enum qc_traffic_approach {
     QC_TRAFFIC_COPULA,
     QC_TRAFFIC_COPULA_FITTED /* copula over the fitted marginals */
 } qc_traffic_approach;
+const char *qc_traffic_approach_name(qc_traffic_approach v);
+int qc_traffic_approach_parse(const char *s, qc_traffic_approach *v, qc_err *err);
 
 /* Long-run packets per second of one user under an approach. */
 double qc_traffic_model_rate(const qc_traffic_model *m, qc_traffic_approach a);
@@ -270,6 +272,8 @@ int qc_traffic_gen_next(qc_traffic_gen *g, qc_traffic_pkt *p);
 void qc_traffic_gen_free(qc_traffic_gen *g);
 
 typedef enum qc_traffic_format { QC_TRAFFIC_PCAP = 0, QC_TRAFFIC_CSV } qc_traffic_format;
+const char *qc_traffic_format_name(qc_traffic_format v);
+int qc_traffic_format_parse(const char *s, qc_traffic_format *v, qc_err *err);
 
 /* Writes every packet of g to path (atomically) as pcap (Ethernet, IPv4,
  * nanosecond timestamps, frames cut at snaplen bytes while the IP length

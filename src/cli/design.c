@@ -780,18 +780,13 @@ int cmd_design(int argc, char **argv)
         }
         case O_UMIN: rc = cli_double("--u-min", optarg, &o.u_min); break;
         case O_UMAX: rc = cli_double("--u-max", optarg, &o.u_max); break;
-        case O_AW:
-            if (strcmp(optarg, "none") == 0)
-                o.antiwindup = QC_AW_NONE;
-            else if (strcmp(optarg, "conditional") == 0)
-                o.antiwindup = QC_AW_CONDITIONAL;
-            else if (strcmp(optarg, "backcalc") == 0)
-                o.antiwindup = QC_AW_BACKCALC;
-            else {
-                cli_error("--antiwindup: '%s' is not none, conditional or backcalc", optarg);
-                rc = QC_EXIT_USAGE;
-            }
+        case O_AW: {
+            qc_err we = {0};
+            qc_antiwindup aw = QC_AW_NONE;
+            rc = cli_word("--antiwindup", qc_antiwindup_parse(optarg, &aw, &we), &we);
+            o.antiwindup = (int)aw;
             break;
+        }
         case O_BAND:
             if ((rc = cli_double("--band", optarg, &o.band)) == 0 && !(o.band > 0 && o.band < 1)) {
                 cli_error("--band: %s is not in (0, 1)", optarg);

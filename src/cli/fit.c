@@ -246,7 +246,7 @@ static int fit_column(const char *arg, const qc_fit_params *fo, unsigned familie
         json_object_set_new(o, "column", json_string(arg));
         json_object_set_new(o, "values", json_integer((json_int_t)emp.n));
         json_object_set_new(o, "mean", qc_json_real_new(d.mean));
-        json_object_set_new(o, "criterion", json_string(fo->crit == QC_FIT_AIC ? "aic" : "bic"));
+        json_object_set_new(o, "criterion", json_string(qc_fit_criterion_name(fo->crit)));
         json_object_set_new(o, "best", json_string(qc_fit_family_name(f.r[f.order[0]].dist.family)));
         json_object_set_new(o, "spec", json_string(best));
         for (size_t i = 0; i < f.nranked; i++) {
@@ -311,27 +311,24 @@ int cmd_fit(int argc, char **argv)
     while ((c = cli_getopt(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_LABELS: labels = optarg; break;
-        case O_SPLIT:
-            if (strcmp(optarg, "none") == 0) split = QC_SPLIT_NONE;
-            else if (strcmp(optarg, "flow") == 0) split = QC_SPLIT_FLOW;
-            else if (strcmp(optarg, "host") == 0) split = QC_SPLIT_HOST;
-            else if (strcmp(optarg, "activity") == 0) split = QC_SPLIT_ACTIVITY;
-            else {
-                cli_error("--split: '%s' is not none, flow, host or activity", optarg);
+        case O_SPLIT: {
+            qc_err we = {0};
+            qc_trace_split sp = QC_SPLIT_NONE;
+            if (cli_word("--split", qc_trace_split_parse(optarg, &sp, &we), &we) != 0)
                 return QC_EXIT_USAGE;
-            }
+            split = (int)sp;
             break;
+        }
         case O_ACT: activity = optarg; break;
         case O_GAP: rc = cli_gap_threshold(optarg, &fo.threshold); break;
         case O_FAM: rc = parse_families(optarg, &fo.families); break;
-        case O_CRIT:
-            if (strcmp(optarg, "bic") == 0) fo.fit.crit = QC_FIT_BIC;
-            else if (strcmp(optarg, "aic") == 0) fo.fit.crit = QC_FIT_AIC;
-            else {
-                cli_error("--criterion: '%s' is not bic or aic", optarg);
+        case O_CRIT: {
+            qc_err we = {0};
+            int prc = qc_fit_criterion_parse(optarg, &fo.fit.crit, &we);
+            if (cli_word("--criterion", prc, &we) != 0)
                 return QC_EXIT_USAGE;
-            }
             break;
+        }
         case O_CONF:
             if ((rc = cli_double("--confidence", optarg, &fo.fit.level)) == 0 &&
                 !(fo.fit.level > 0 && fo.fit.level < 1)) {

@@ -151,11 +151,6 @@ static int add_model(mix *x, const char *path)
     return 0;
 }
 
-static const char *approach_name(qc_traffic_approach a)
-{
-    return a == QC_TRAFFIC_FITTED ? "fitted" : a == QC_TRAFFIC_COPULA ? "copula" : "copula-fitted";
-}
-
 /* The temporary file the atomic writer fills (qc_ofile: OUT.tmp-PID),
  * removed when SIGINT or SIGTERM ends the run. */
 static char gen_tmp[4096];
@@ -284,8 +279,8 @@ static int generate(mix *x, const qc_traffic_gen_params *o, const char *output, 
     }
     json_object_set_new(s, "command", json_string("gen"));
     json_object_set_new(s, "output", json_string(output));
-    json_object_set_new(s, "format", json_string(fmt == QC_TRAFFIC_CSV ? "csv" : "pcap"));
-    json_object_set_new(s, "approach", json_string(approach_name(o->approach)));
+    json_object_set_new(s, "format", json_string(qc_traffic_format_name(fmt)));
+    json_object_set_new(s, "approach", json_string(qc_traffic_approach_name(o->approach)));
     json_object_set_new(s, "seed", json_integer((json_int_t)o->seed));
     json_object_set_new(s, "activities", acts);
     json_object_set_new(s, "packets", json_integer((json_int_t)count));
@@ -301,8 +296,8 @@ static int generate(mix *x, const qc_traffic_gen_params *o, const char *output, 
         }
     } else {
         printf("%s: %llu packets (%s, %s approach, seed %llu)\n", output,
-               (unsigned long long)count, fmt == QC_TRAFFIC_CSV ? "csv" : "pcap",
-               approach_name(o->approach), (unsigned long long)o->seed);
+               (unsigned long long)count, qc_traffic_format_name(fmt),
+               qc_traffic_approach_name(o->approach), (unsigned long long)o->seed);
         for (size_t i = 0; i < x->n; i++)
             printf("  %-16s %8u users x %.6g packets/s\n", x->m[i].name, x->users[i],
                    qc_traffic_model_rate(&x->m[i], o->approach));
@@ -678,7 +673,9 @@ int cmd_gen(int argc, char **argv)
     qc_traffic_gen_params_init(&o);
     qc_traffic_fit_params fo;
     qc_traffic_fit_params_init(&fo);
-    const char *users = NULL, *output = NULL, *format = NULL, *validate_cap = NULL;
+    const char *users = NULL, *output = NULL, *validate_cap = NULL;
+    qc_traffic_format format = QC_TRAFFIC_PCAP;
+    int have_format = 0;
     const char *labels = NULL, *activity = NULL, *plot_dir = NULL, *model_file = NULL;
     unsigned snaplen = 65535, realisations = 10;
     int json = 0, quiet = 0, rc = 0;
@@ -707,11 +704,11 @@ int cmd_gen(int argc, char **argv)
             break;
         case O_OUT: output = optarg; break;
         case O_FMT:
-            if (strcmp(optarg, "pcap") != 0 && strcmp(optarg, "csv") != 0) {
-                cli_error("--format: '%s' is not pcap or csv", optarg);
-                rc = QC_EXIT_USAGE;
+            {
+                qc_err we = {0};
+                rc = cli_word("--format", qc_traffic_format_parse(optarg, &format, &we), &we);
+                have_format = 1;
             }
-            format = optarg;
             break;
         case O_SNAP:
             if ((rc = cli_uint("--snaplen", optarg, &snaplen)) == 0 &&
@@ -720,15 +717,11 @@ int cmd_gen(int argc, char **argv)
                 rc = QC_EXIT_USAGE;
             }
             break;
-        case O_APP:
-            if (strcmp(optarg, "copula") == 0) o.approach = QC_TRAFFIC_COPULA;
-            else if (strcmp(optarg, "fitted") == 0) o.approach = QC_TRAFFIC_FITTED;
-            else if (strcmp(optarg, "copula-fitted") == 0) o.approach = QC_TRAFFIC_COPULA_FITTED;
-            else {
-                cli_error("--approach: '%s' is not copula, fitted or copula-fitted", optarg);
-                rc = QC_EXIT_USAGE;
-            }
+        case O_APP: {
+            qc_err we = {0};
+            rc = cli_word("--approach", qc_traffic_approach_parse(optarg, &o.approach, &we), &we);
             break;
+        }
         case O_SEED: rc = cli_u64("--seed", optarg, &o.seed); break;
         case O_JSON: json = 1; break;
         case O_VAL: validate_cap = optarg; break;
@@ -798,7 +791,9 @@ int cmd_gen(int argc, char **argv)
     }
     qc_traffic_format fmt = QC_TRAFFIC_PCAP;
     const size_t ol = strlen(output);
-    if (format ? strcmp(format, "csv") == 0 : (ol > 4 && strcmp(output + ol - 4, ".csv") == 0))
+    if (have_format)
+        fmt = format;
+    else if (ol > 4 && strcmp(output + ol - 4, ".csv") == 0)
         fmt = QC_TRAFFIC_CSV;
     if ((rc = check_gen_size(&x, &o, output, fmt, snaplen)) != 0) {
         mix_free(&x);

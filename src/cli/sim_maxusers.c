@@ -323,7 +323,7 @@ static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r,
         json_object_set_new(run, "ki", json_real(p->pi.ki));
         json_object_set_new(run, "kp", json_real(p->pi.kp));
         json_object_set_new(run, "sensor",
-                            json_string(p->sensor == QC_SENSOR_LOGGED ? "logged" : "true"));
+                            json_string(qc_mu_sensor_name(p->sensor)));
         json_object_set_new(run, "sensor_gain", json_real(p->sensor_gain > 0 ? p->sensor_gain : 1));
         json_object_set_new(run, "sensor_offset", json_real(p->sensor_offset));
     }
@@ -446,16 +446,12 @@ int cmd_sim_maxusers(int argc, char **argv)
         case 'j': rc = cli_jobs(optarg, &jobs); break;
         case O_POP: rc = cli_uint("--population", optarg, &p.plant.population); break;
         case O_THR: rc = cli_uint("--threads", optarg, &p.plant.threads); break;
-        case O_DISC:
-            if (strcmp(optarg, "ps") == 0)
-                p.plant.discipline = QC_PS;
-            else if (strcmp(optarg, "fcfs") == 0)
-                p.plant.discipline = QC_FCFS;
-            else {
-                cli_error("--discipline: '%s' is not ps or fcfs", optarg);
-                rc = QC_EXIT_USAGE;
-            }
+        case O_DISC: {
+            qc_err we = {0};
+            rc = cli_word("--discipline", qc_discipline_parse(optarg, &p.plant.discipline, &we),
+                          &we);
             break;
+        }
         case O_THINK: spec[0] = optarg; break;
         case O_SVC: spec[1] = optarg; break;
         case O_SESS: spec[2] = optarg; break;
@@ -479,29 +475,17 @@ int cmd_sim_maxusers(int argc, char **argv)
                 rc = QC_EXIT_USAGE;
             }
             break;
-        case O_AW:
-            if (strcmp(optarg, "none") == 0)
-                aw = QC_AW_NONE;
-            else if (strcmp(optarg, "conditional") == 0)
-                aw = QC_AW_CONDITIONAL;
-            else if (strcmp(optarg, "backcalc") == 0)
-                aw = QC_AW_BACKCALC;
-            else {
-                cli_error("--antiwindup: '%s' is not none, conditional or backcalc", optarg);
-                rc = QC_EXIT_USAGE;
-            }
+        case O_AW: {
+            qc_err we = {0};
+            rc = cli_word("--antiwindup", qc_antiwindup_parse(optarg, &aw, &we), &we);
             break;
+        }
         case O_KAW: rc = cli_double("--kaw", optarg, &kaw); break;
-        case O_SENS:
-            if (strcmp(optarg, "true") == 0)
-                p.sensor = QC_SENSOR_TRUE;
-            else if (strcmp(optarg, "logged") == 0)
-                p.sensor = QC_SENSOR_LOGGED;
-            else {
-                cli_error("--sensor: '%s' is not true or logged", optarg);
-                rc = QC_EXIT_USAGE;
-            }
+        case O_SENS: {
+            qc_err we = {0};
+            rc = cli_word("--sensor", qc_mu_sensor_parse(optarg, &p.sensor, &we), &we);
             break;
+        }
         case O_SGAIN: rc = cli_double("--sensor-gain", optarg, &p.sensor_gain); break;
         case O_SOFF: rc = cli_double("--sensor-offset", optarg, &p.sensor_offset); break;
         case O_SMODEL: {
@@ -534,18 +518,11 @@ int cmd_sim_maxusers(int argc, char **argv)
         }
         case O_REF: ref = optarg; break;
         case O_MU: mu = optarg; break;
-        case O_EXC:
-            if (strcmp(optarg, "prbs") == 0)
-                p.excite = QC_EXCITE_PRBS;
-            else if (strcmp(optarg, "uniform") == 0)
-                p.excite = QC_EXCITE_UNIFORM;
-            else if (strcmp(optarg, "steps") == 0)
-                p.excite = QC_EXCITE_STEPS;
-            else {
-                cli_error("--excite: '%s' is not prbs, uniform or steps", optarg);
-                rc = QC_EXIT_USAGE;
-            }
+        case O_EXC: {
+            qc_err we = {0};
+            rc = cli_word("--excite", qc_excite_kind_parse(optarg, &p.excite, &we), &we);
             break;
+        }
         case O_AMP: rc = cli_double("--amplitude", optarg, &p.excite_amp); break;
         case O_HOLD: rc = cli_uint("--hold", optarg, &p.excite_hold); break;
         case O_DUR: rc = cli_double("--duration", optarg, &p.duration); break;

@@ -104,14 +104,14 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
     json_object_set_new(model, "servers", json_integer(p->servers));
     json_object_set_new(model, "capacity",
                         p->capacity ? json_integer((json_int_t)p->capacity) : json_null());
-    json_object_set_new(model, "discipline", json_string(p->discipline == QC_PS ? "ps" : "fcfs"));
+    json_object_set_new(model, "discipline", json_string(qc_discipline_name(p->discipline)));
     json_object_set_new(model, "load", qc_json_real_new(r->load));
     json_object_set_new(model, "exact_model", ex->model[0] ? json_string(ex->model) : json_null());
     json_object_set_new(root, "model", model);
 
     json_t *run = cli_json_run(r->customers, p->horizon, r->reps, p->seed, p->level, r->ci_method);
     json_t *wu = json_object();
-    json_object_set_new(wu, "method", json_string(p->warmup_mode == QC_WARMUP_MSER5 ? "mser" : "fixed"));
+    json_object_set_new(wu, "method", json_string(qc_warmup_mode_name(p->warmup_mode)));
     json_object_set_new(wu, "customers_cut", qc_json_real_new(r->warmup_customers));
     json_object_set_new(wu, "time_cut", qc_json_real_new(r->warmup_time));
     json_object_set_new(wu, "chunks_cut", json_integer(r->warmup_chunks));
@@ -427,16 +427,11 @@ int cmd_sim_queue(int argc, char **argv)
                 rc = QC_EXIT_USAGE;
             }
             break;
-        case O_DISC:
-            if (strcmp(optarg, "fcfs") == 0)
-                p.discipline = QC_FCFS;
-            else if (strcmp(optarg, "ps") == 0)
-                p.discipline = QC_PS;
-            else {
-                cli_error("--discipline: '%s' is not fcfs or ps", optarg);
-                rc = QC_EXIT_USAGE;
-            }
+        case O_DISC: {
+            qc_err we = {0};
+            rc = cli_word("--discipline", qc_discipline_parse(optarg, &p.discipline, &we), &we);
             break;
+        }
         case O_CUST:
             if ((rc = cli_u64("--customers", optarg, &p.customers)) == 0 && p.customers == 0) {
                 cli_error("--customers: must be at least 1 (or give --time for a run in time)");

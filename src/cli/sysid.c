@@ -505,16 +505,12 @@ int cmd_sysid(int argc, char **argv)
         case O_DELAYS:
             rc = parse_range("--delays", optarg, -1, QC_ARX_MAX_DELAY, &po.d_min, &po.d_max);
             break;
-        case O_CRIT:
-            if (strcmp(optarg, "aic") == 0)
-                po.criterion = so.criterion = QC_ARX_AIC;
-            else if (strcmp(optarg, "bic") == 0)
-                po.criterion = so.criterion = QC_ARX_BIC;
-            else {
-                cli_error("--criterion: '%s' is not aic or bic", optarg);
-                rc = QC_EXIT_USAGE;
-            }
+        case O_CRIT: {
+            qc_err we = {0};
+            rc = cli_word("--criterion", qc_arx_criterion_parse(optarg, &po.criterion, &we), &we);
+            so.criterion = po.criterion;
             break;
+        }
         case O_HOLD:
             if ((rc = cli_double("--holdout", optarg, &po.holdout)) == 0 &&
                 !(po.holdout >= 0 && po.holdout <= 0.9)) {

@@ -2,6 +2,7 @@
 /* controller.c: the PI / integral step object with actuator saturation and
  * anti-windup (equations in qctl/controller.h). */
 #include "qctl/controller.h"
+#include "core/names.h"
 
 #include <math.h>
 
@@ -104,3 +105,6 @@ int qc_mu_ctl_step(qc_mu_ctl *c, const qc_mu_ctl_sense *in, qc_mu_ctl_act *out)
     out->saturated = a.saturated;
     return rc;
 }
+
+static const char *const antiwindup_names[] = {"none", "conditional", "backcalc"};
+QC__NAMES(qc_antiwindup, qc_antiwindup_name, qc_antiwindup_parse, antiwindup_names)

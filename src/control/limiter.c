@@ -19,6 +19,7 @@
  * into samples for the qc_adm controllers and publishes the weights, which
  * acquire and the server's scheduler read without a lock. */
 #include "qctl/limiter.h"
+#include "core/names.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -70,26 +71,7 @@ static double clampd(double v, double lo, double hi)
 /* In the order of qc_limiter_algo. */
 static const char *const algo_names[] = {"fixed",     "maxusers", "aimd",     "vegas",
                                          "gradient2", "envoy",    "admission"};
-
-const char *qc_limiter_algo_name(qc_limiter_algo a)
-{
-    if ((unsigned)a < sizeof algo_names / sizeof *algo_names)
-        return algo_names[a];
-    return "unknown";
-}
-
-int qc_limiter_algo_parse(const char *s, qc_limiter_algo *a, qc_err *err)
-{
-    for (int i = QC_LIMITER_FIXED; i <= QC_LIMITER_ADMISSION; i++)
-        if (strcmp(s, qc_limiter_algo_name((qc_limiter_algo)i)) == 0) {
-            *a = (qc_limiter_algo)i;
-            return 0;
-        }
-    return qc_err_set(err, QC_EINVAL,
-                      "unknown limiter '%s' (fixed, maxusers, aimd, vegas, gradient2, envoy, "
-                      "admission)",
-                      s);
-}
+QC__NAMES(qc_limiter_algo, qc_limiter_algo_name, qc_limiter_algo_parse, algo_names)
 
 void qc_limiter_params_init(qc_limiter_params *c, qc_limiter_algo algo)
 {

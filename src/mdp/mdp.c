@@ -27,6 +27,7 @@
  * cannot happen; for the killed chain it means k cannot reach the
  * reference state. */
 #include "qctl/mdp.h"
+#include "core/names.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -1051,3 +1052,9 @@ int qc_mdp_rvi(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_params *o, double *v,
                           "%g in %zu sweeps (span %g)", o->tol, it, hi - lo);
     return 0;
 }
+
+static const char *const mdp_sweep_names[] = {"jacobi", "gauss-seidel"};
+QC__NAMES(qc_mdp_sweep, qc_mdp_sweep_name, qc_mdp_sweep_parse, mdp_sweep_names)
+
+static const char *const mdp_eval_names[] = {"auto", "direct", "iterative"};
+QC__NAMES(qc_mdp_eval, qc_mdp_eval_name, qc_mdp_eval_parse, mdp_eval_names)

@@ -32,6 +32,7 @@
  * E[T] = E[N] / throughput by Little's law, and the average cost
  * h E[N] + mean power + K (switch-on rate) equals L sum pi c. */
 #include "qctl/removable.h"
+#include "core/names.h"
 
 #include <float.h>
 #include <math.h>
@@ -743,3 +744,13 @@ fail:
     qc_removable_result_free(r);
     return rc;
 }
+
+/* Indexed by method (0 is none). */
+static const char *const removable_method_names[] = {NULL, "rvi", "pi", "both"};
+QC__NAMES(qc_removable_method, qc_removable_method_name,
+          qc_removable_method_parse, removable_method_names)
+
+static const char *const baseline_names[QC_RB_COUNT] = {"always-on", "off-idle", "npolicy",
+    "delayed-off"};
+QC__NAMES(qc_removable_baseline_kind, qc_removable_baseline_kind_name,
+          qc_removable_baseline_kind_parse, baseline_names)

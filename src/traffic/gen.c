@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "qctl/output.h"
+#include "core/names.h"
 
 #define PCAP_EPOCH 1700000000LL /* 2023-11-14: generated captures start here */
 
@@ -831,3 +832,10 @@ void qc_traffic_source_free(qc_traffic_source *s)
     free(s->size);
     free(s);
 }
+
+static const char *const traffic_approach_names[] = {"fitted", "copula", "copula-fitted"};
+QC__NAMES(qc_traffic_approach, qc_traffic_approach_name,
+          qc_traffic_approach_parse, traffic_approach_names)
+
+static const char *const traffic_format_names[] = {"pcap", "csv"};
+QC__NAMES(qc_traffic_format, qc_traffic_format_name, qc_traffic_format_parse, traffic_format_names)
