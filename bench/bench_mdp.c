@@ -61,7 +61,7 @@ static qc_mdp *build(size_t N)
 {
     qc_energy_cost c = model();
     size_t S = 3 * (N + 1), P = (c.nrates + 5) * (N + 1);
-    qc_mdp *m = qc_mdp_alloc(S, P, 3 * P);
+    qc_mdp *m = qc_mdp_alloc(S, P, 3 * P, NULL);
     qc_err err = {0};
     if (m == NULL || qc_removable_build(m, LAMBDA, &c, N, &err) != 0) {
         fprintf(stderr, "bench: build: %s\n", m ? err.msg : "out of memory");
@@ -84,7 +84,7 @@ static void solve(size_t N, size_t cap)
 {
     qc_mdp *m = build(N);
     size_t S = qc_mdp_nstates(m);
-    qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0);
+    qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0, NULL);
     unsigned *pol = malloc(S * sizeof *pol), *pol2 = malloc(S * sizeof *pol2);
     double *h = malloc(S * sizeof *h), *v = calloc(S, sizeof *v);
     if (!w || !pol || !pol2 || !h || !v) {
@@ -220,7 +220,7 @@ static void sweeps(void)
     size_t N = 666;
     qc_mdp *m = build(N);
     size_t S = qc_mdp_nstates(m);
-    qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0);
+    qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0, NULL);
     dense d = to_dense(m);
     double *v = malloc(S * sizeof *v), *y = malloc(S * sizeof *y), *v0 = malloc(S * sizeof *v0);
     unsigned *pol = malloc(S * sizeof *pol);
@@ -279,7 +279,7 @@ static void sweeps(void)
     for (size_t n = 3333; n <= 33333; n = n * 10 + 3) {
         m = build(n);
         S = qc_mdp_nstates(m);
-        w = qc_mdp_ws_alloc(m, 0);
+        w = qc_mdp_ws_alloc(m, 0, NULL);
         v = calloc(S, sizeof *v);
         pol = malloc(S * sizeof *pol);
         double t = INFINITY;

@@ -280,7 +280,7 @@ int qc_lim_envoy_init(qc_lim_envoy *c, const qc_lim_envoy_params *p, double t0, 
         return qc_err_set(err, QC_EINVAL, "envoy: buffer %g must be >= 0", p->buffer);
     if (!isfinite(t0))
         return qc_err_set(err, QC_EINVAL, "envoy: start time %g", t0);
-    c->h = qc_hist_alloc();
+    c->h = qc_hist_alloc(NULL);
     if (c->h == NULL)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     c->p = *p;

@@ -579,10 +579,10 @@ int qc_load_run(const qc_load_params *o, qc_load_result *r, qc_err *err)
     if (k <= 0 || (size_t)k >= sizeof L.req)
         return qc_err_set(err, QC_EINVAL, "request line too long");
     L.req_len = (size_t)k;
-    L.all = qc_hist_alloc();
-    L.ok = qc_hist_alloc();
-    L.iv = o->series ? qc_hist_alloc() : NULL;
-    L.iv_ok = o->series ? qc_hist_alloc() : NULL;
+    L.all = qc_hist_alloc(NULL);
+    L.ok = qc_hist_alloc(NULL);
+    L.iv = o->series ? qc_hist_alloc(NULL) : NULL;
+    L.iv_ok = o->series ? qc_hist_alloc(NULL) : NULL;
     L.users = o->users ? calloc(o->users, sizeof *L.users) : NULL;
     if (!L.all || !L.ok || (o->series && (!L.iv || !L.iv_ok)) || (o->users && !L.users)) {
         release(&L);

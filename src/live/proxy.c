@@ -539,10 +539,10 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
     P->cls[o->nclasses].name = "best-effort";
     P->cls[o->nclasses].bound = o->queue_timeout;
     P->ncls = o->nclasses + 1;
-    qc_sfq_init(&P->sfq, P->ncls);
+    qc_sfq_init(&P->sfq, P->ncls, NULL);
     for (unsigned i = 0; i < P->ncls; i++) {
         P->cls[i].est = 0.01; /* a first guess of the time at a backend */
-        if (!(P->cls[i].lat = qc_hist_alloc())) {
+        if (!(P->cls[i].lat = qc_hist_alloc(NULL))) {
             rc = qc_err_set(err, QC_ENOMEM, "out of memory");
             goto out;
         }

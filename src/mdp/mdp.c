@@ -305,7 +305,7 @@ qc_mdp_ws *qc_mdp_ws_alloc(const qc_mdp *m, size_t band_limit)
 {
     if (!m->finished)
         return NULL;
-    return qc_mdp_ws_alloc_for(m->ns, m->nt, m->band, band_limit);
+    return qc_mdp_ws_alloc_for(m->ns, m->nt, m->band, band_limit, NULL);
 }
 
 qc_mdp_ws *qc_mdp_ws_alloc_for(size_t S, size_t ntrans, size_t band, size_t band_limit)

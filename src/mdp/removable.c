@@ -278,8 +278,8 @@ static int ev_init(evaluator *e, size_t nmax)
     memset(e, 0, sizeof *e);
     size_t S = PH * (nmax + 1);
     e->nmax = nmax;
-    e->m = qc_mdp_alloc(S, S, 3 * S);
-    e->w = qc_mdp_ws_alloc_for(S, 3 * S, BAND, 0);
+    e->m = qc_mdp_alloc(S, S, 3 * S, NULL);
+    e->w = qc_mdp_ws_alloc_for(S, 3 * S, BAND, 0, NULL);
     e->pi = malloc(S * sizeof *e->pi);
     e->zero = calloc(S, sizeof *e->zero);
     if (!e->m || !e->w || !e->pi || !e->zero) {
@@ -457,7 +457,7 @@ static int lw_init(level_ws *l, double lambda, const qc_energy_cost *c, size_t n
 {
     memset(l, 0, sizeof *l);
     size_t S = PH * (nmax + 1), P = model_pairs(c, nmax);
-    l->m = qc_mdp_alloc(S, P, 3 * P);
+    l->m = qc_mdp_alloc(S, P, 3 * P, NULL);
     l->pol = malloc(S * sizeof *l->pol);
     l->pol2 = malloc(S * sizeof *l->pol2);
     l->h = malloc(S * sizeof *l->h);
@@ -467,7 +467,7 @@ static int lw_init(level_ws *l, double lambda, const qc_energy_cost *c, size_t n
         return qc_err_set(err, QC_ENOMEM, "removable: out of memory for %zu states", S);
     }
     int rc = qc_removable_build(l->m, lambda, c, nmax, err);
-    if (rc == 0 && (l->w = qc_mdp_ws_alloc(l->m, 0)) == NULL)
+    if (rc == 0 && (l->w = qc_mdp_ws_alloc(l->m, 0, NULL)) == NULL)
         rc = qc_err_set(err, QC_ENOMEM, "removable: out of memory for %zu states", S);
     if (rc != 0)
         lw_free(l);
@@ -594,7 +594,7 @@ static int check_structure(const qc_removable_params *p, qc_removable_result *r,
         int rc = lw_init(&lw, p->lambda, c, N2, err);
         if (rc != 0)
             return rc;
-        if (qc_removable_policy_init(&p2, N2) != 0) {
+        if (qc_removable_policy_init(&p2, N2, NULL) != 0) {
             lw_free(&lw);
             return qc_err_set(err, QC_ENOMEM, "removable: out of memory");
         }
@@ -697,8 +697,8 @@ int qc_removable_solve(const qc_removable_params *p, qc_removable_result *r, qc_
         qc_removable_policy_free(&r->policy);
         qc_removable_policy_free(&tmp);
         ev_free(&ev);
-        if (qc_removable_policy_init(&r->policy, N) != 0 ||
-            qc_removable_policy_init(&tmp, N) != 0 || ev_init(&ev, N) != 0) {
+        if (qc_removable_policy_init(&r->policy, N, NULL) != 0 ||
+            qc_removable_policy_init(&tmp, N, NULL) != 0 || ev_init(&ev, N) != 0) {
             rc = qc_err_set(err, QC_ENOMEM, "removable: out of memory");
             goto fail;
         }

@@ -263,11 +263,11 @@ static int run_alloc(run *r, const qc_pool_params *p, const qc_energy_cost *cost
     r->p = p;
     r->cost = *cost;
     r->K = p->servers;
-    if (qc_sim_init(&r->sim, 2 * (size_t)r->K + 16) != 0 ||
+    if (qc_sim_init(&r->sim, 2 * (size_t)r->K + 16, NULL) != 0 ||
         qc_sim_source_add(&r->sim, EV_ARRIVAL) != 0)
         goto oom;
     for (int k = 0; k < QC_POOL_CHUNKS; k++)
-        if ((r->chunks[k].hist = qc_hist_alloc()) == NULL)
+        if ((r->chunks[k].hist = qc_hist_alloc(NULL)) == NULL)
             goto oom;
     r->srv = calloc(r->K, sizeof *r->srv);
     r->view = calloc(r->K, sizeof *r->view);
@@ -1058,8 +1058,8 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
     qc__units units;
     int urc = qc__units_init(&units, p->reps < 2, mser, QC_POOL_CHUNKS, X_COUNT, QC_PM_COUNT,
                              QC_PM_JOBS);
-    qc_hist *tmp = qc_hist_alloc();
-    qc_hist *all = qc_hist_alloc();
+    qc_hist *tmp = qc_hist_alloc(NULL);
+    qc_hist *all = qc_hist_alloc(NULL);
     summary_ctx sc = {r, tmp, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     if (urc != 0 || !tmp || !all) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");

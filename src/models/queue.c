@@ -206,10 +206,10 @@ static int run_alloc(run *r, const qc_queue_params *p)
         r->arr = &r->renewal;
     }
     r->c = p->servers;
-    if (qc_sim_init(&r->sim, 64) != 0 || qc_sim_source_add(&r->sim, EV_ARRIVAL) != 0)
+    if (qc_sim_init(&r->sim, 64, NULL) != 0 || qc_sim_source_add(&r->sim, EV_ARRIVAL) != 0)
         goto oom;
     for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
-        if ((r->chunks[k].hist = qc_hist_alloc()) == NULL)
+        if ((r->chunks[k].hist = qc_hist_alloc(NULL)) == NULL)
             goto oom;
     size_t start = 1024;
     if (p->capacity != 0 && p->capacity < start)
@@ -722,12 +722,12 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
     qc__units units;
     int urc = qc__units_init(&units, one_run, mser, QC_QUEUE_CHUNKS, X_COUNT, QC_QM_COUNT,
                              QC_QM_RESPONSE);
-    qc_hist *tmp = qc_hist_alloc();
-    qc_hist *all = qc_hist_alloc();
+    qc_hist *tmp = qc_hist_alloc(NULL);
+    qc_hist *all = qc_hist_alloc(NULL);
     summary_ctx sc = {r, tmp, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     state st = {NULL, NULL, 0, &units, &sc, all, {0}, 0, (double)p->reps, UINT64_MAX, 0, p, res};
     for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
-        if ((st.sect[j] = qc_hist_alloc()) == NULL)
+        if ((st.sect[j] = qc_hist_alloc(NULL)) == NULL)
             urc = QC_ENOMEM;
     qc_queue_params q = *p; /* the run as extended by --precision */
     /* workers: as many as asked, but no more than replications can run */

@@ -254,7 +254,7 @@ static void test_sfq_mc_and_proxy(void **state)
      * each charged at its admission with its cost (known here, as if the
      * proxy's estimate were exact). */
     qc_sfq q;
-    assert_int_equal(qc_sfq_init(&q, SFQ_K), 0);
+    assert_int_equal(qc_sfq_init(&q, SFQ_K, NULL), 0);
     static job queue[SFQ_K][SFQ_MAXJOBS];
     size_t qh[SFQ_K] = {0}, qt[SFQ_K] = {0}, nlive = 0, next = 0;
     int busy = 0;

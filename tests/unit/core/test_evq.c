@@ -181,7 +181,7 @@ static void test_kernel_clock(void **state)
 {
     (void)state;
     qc_sim s;
-    assert_int_equal(qc_sim_init(&s, 8), 0);
+    assert_int_equal(qc_sim_init(&s, 8, NULL), 0);
     assert_true(qc_sim_after(&s, 2.0, 1, 0) >= 0);
     assert_true(qc_sim_after(&s, 1.0, 2, 0) >= 0);
     assert_int_equal(qc_sim_after(&s, -1.0, 3, 0), QC_EINVAL);

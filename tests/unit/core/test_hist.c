@@ -97,7 +97,7 @@ static void test_index_matches_edges(void **state)
 static void test_edges_and_midpoints(void **state)
 {
     (void)state;
-    qc_hist *h = qc_hist_alloc();
+    qc_hist *h = qc_hist_alloc(NULL);
     assert_non_null(h);
     for (int e = QC_HIST_EMIN; e <= QC_HIST_EMAX; e++)
         for (int j = 0; j < SUB; j++)
@@ -124,7 +124,7 @@ static void test_edges_and_midpoints(void **state)
 static void test_range_ends(void **state)
 {
     (void)state;
-    qc_hist *h = qc_hist_alloc();
+    qc_hist *h = qc_hist_alloc(NULL);
     assert_non_null(h);
     qc_hist_add(h, 0x1.0p-32);
     assert_int_equal(h->count[0], 1);
@@ -157,7 +157,7 @@ static void test_exponential_quantiles(void **state)
     enum { N = 1000000 };
     const double qs[] = {0.01, 0.1, 0.5, 0.9, 0.95, 0.99, 0.999};
     double *x = malloc(N * sizeof *x);
-    qc_hist *h = qc_hist_alloc();
+    qc_hist *h = qc_hist_alloc(NULL);
     assert_non_null(x);
     assert_non_null(h);
     qc_rng r;
@@ -200,7 +200,7 @@ static void test_lognormal_octaves(void **state)
     (void)state;
     enum { N = 200000 };
     double *x = malloc(N * sizeof *x);
-    qc_hist *h = qc_hist_alloc();
+    qc_hist *h = qc_hist_alloc(NULL);
     assert_non_null(x);
     assert_non_null(h);
     qc_rng r;
@@ -235,8 +235,8 @@ static void test_merge(void **state)
 {
     (void)state;
     enum { N = 100000 };
-    qc_hist *all = qc_hist_alloc(), *a = qc_hist_alloc(), *b = qc_hist_alloc(),
-            *empty = qc_hist_alloc();
+    qc_hist *all = qc_hist_alloc(NULL), *a = qc_hist_alloc(NULL), *b = qc_hist_alloc(NULL),
+            *empty = qc_hist_alloc(NULL);
     assert_non_null(all);
     assert_non_null(a);
     assert_non_null(b);
@@ -279,7 +279,7 @@ static void test_merge(void **state)
 static void test_special_values(void **state)
 {
     (void)state;
-    qc_hist *h = qc_hist_alloc();
+    qc_hist *h = qc_hist_alloc(NULL);
     assert_non_null(h);
     const double zeros[] = {0.0, -0.0, -5.0, NAN, -INFINITY};
     const double unders[] = {1e-300, 0x1.0p-1074 /* subnormal */, 1e-12};
@@ -311,7 +311,7 @@ static void test_special_values(void **state)
     qc_hist_free(h);
 
     /* Underflow and overflow answers are clamped to the exact extremes. */
-    h = qc_hist_alloc();
+    h = qc_hist_alloc(NULL);
     assert_non_null(h);
     qc_hist_add(h, 1e-12);
     qc_hist_add(h, 1e-11);
@@ -333,9 +333,9 @@ static void test_special_values(void **state)
 static void test_empty_extremes_reset(void **state)
 {
     (void)state;
-    qc_hist *h = qc_hist_alloc();
+    qc_hist *h = qc_hist_alloc(NULL);
     assert_non_null(h);
-    qc_hist *fresh = qc_hist_alloc();
+    qc_hist *fresh = qc_hist_alloc(NULL);
     assert_non_null(fresh);
     assert_true(isnan(qc_hist_quantile(h, 0.0)));
     assert_true(isnan(qc_hist_quantile(h, 0.5)));
@@ -376,7 +376,7 @@ static void test_interpolated_quantiles(void **state)
     (void)state;
     enum { N = 1000000 };
     double *x = malloc(N * sizeof *x);
-    qc_hist *h = qc_hist_alloc();
+    qc_hist *h = qc_hist_alloc(NULL);
     assert_non_null(x);
     assert_non_null(h);
     qc_rng r;

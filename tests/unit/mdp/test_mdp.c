@@ -49,7 +49,7 @@ static qc_mdp *finish_or_fail(qc_mdp *m)
  * h(good) = E[cost until worn] - g E[steps until worn] = 0 - 4 * 5 = -20. */
 static qc_mdp *machine(void)
 {
-    qc_mdp *m = qc_mdp_alloc(2, 3, 4);
+    qc_mdp *m = qc_mdp_alloc(2, 3, 4, NULL);
     assert_non_null(m);
     qc_mdp_add_action(m, 0, 0, 0.0);
     qc_mdp_add_trans(m, 0, 0.8);
@@ -65,7 +65,7 @@ static void test_machine_replacement(void **state)
 {
     (void)state;
     qc_mdp *m = machine();
-    qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0);
+    qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0, NULL);
     assert_non_null(w);
     qc_mdp_params o;
     qc_mdp_params_init(&o);
@@ -120,7 +120,7 @@ static void test_machine_replacement(void **state)
  * values oscillate and the span never shrinks. */
 static qc_mdp *three_state(void)
 {
-    qc_mdp *m = qc_mdp_alloc(3, 6, 6);
+    qc_mdp *m = qc_mdp_alloc(3, 6, 6, NULL);
     assert_non_null(m);
     static const struct { size_t s, to; double cost; } a[6] = {
         {0, 1, 2}, {0, 0, 3}, {1, 0, 2}, {1, 2, 0}, {2, 0, 6}, {2, 2, 4}};
@@ -135,7 +135,7 @@ static void test_three_state_periodic(void **state)
 {
     (void)state;
     qc_mdp *m = three_state();
-    qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0);
+    qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0, NULL);
     qc_mdp_params o;
     qc_mdp_params_init(&o);
     qc_err err = {0};
@@ -180,7 +180,7 @@ static void test_three_state_periodic(void **state)
 static void test_communicating_pi(void **state)
 {
     (void)state;
-    qc_mdp *m = qc_mdp_alloc(2, 4, 4);
+    qc_mdp *m = qc_mdp_alloc(2, 4, 4, NULL);
     qc_mdp_add_action(m, 0, 0, 5);
     qc_mdp_add_trans(m, 1, 1);
     qc_mdp_add_action(m, 0, 1, 1);
@@ -190,7 +190,7 @@ static void test_communicating_pi(void **state)
     qc_mdp_add_action(m, 1, 1, 0);
     qc_mdp_add_trans(m, 0, 1);
     finish_or_fail(m);
-    qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0);
+    qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0, NULL);
     qc_mdp_params o;
     qc_mdp_params_init(&o);
     qc_err err = {0};
@@ -214,7 +214,7 @@ static void test_communicating_pi(void **state)
 static qc_mdp *random_mdp(qc_rng *r, size_t S)
 {
     size_t P = 4 * S, T = 6 * P;
-    qc_mdp *m = qc_mdp_alloc(S, P, T);
+    qc_mdp *m = qc_mdp_alloc(S, P, T, NULL);
     assert_non_null(m);
     for (size_t s = 0; s < S; s++) {
         unsigned na = 2 + (unsigned)(qc_rng_u01(r) * 3);
@@ -257,8 +257,8 @@ static void test_random_pi_vs_rvi(void **state)
     for (int inst = 0; inst < 20; inst++) {
         size_t S = 10 + (size_t)(qc_rng_u01(&r) * 41);
         qc_mdp *m = random_mdp(&r, S);
-        qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0);
-        qc_mdp_ws *wit = qc_mdp_ws_alloc(m, 1); /* no band room: iterative paths */
+        qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0, NULL);
+        qc_mdp_ws *wit = qc_mdp_ws_alloc(m, 1, NULL); /* no band room: iterative paths */
         assert_non_null(w);
         assert_non_null(wit);
         qc_mdp_params o;
@@ -336,7 +336,7 @@ static void test_brute_force(void **state)
     for (int inst = 0; inst < 5; inst++) {
         size_t S = 6;
         qc_mdp *m = random_mdp(&r, S);
-        qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0);
+        qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0, NULL);
         qc_mdp_params o;
         qc_mdp_params_init(&o);
         qc_err err = {0};
@@ -367,7 +367,7 @@ static void test_stationary_birth_death(void **state)
     (void)state;
     const size_t K = 200;
     const double lam = 0.9, mu = 1.0, L = lam + mu;
-    qc_mdp *m = qc_mdp_alloc(K + 1, K + 1, 3 * (K + 1));
+    qc_mdp *m = qc_mdp_alloc(K + 1, K + 1, 3 * (K + 1), NULL);
     for (size_t n = 0; n <= K; n++) {
         qc_mdp_add_action(m, n, 0, (double)n);
         double up = n < K ? lam / L : 0, down = n > 0 ? mu / L : 0;
@@ -379,7 +379,7 @@ static void test_stationary_birth_death(void **state)
     }
     finish_or_fail(m);
     assert_int_equal(qc_mdp_bandwidth(m), 1);
-    qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0);
+    qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0, NULL);
     unsigned *pol = calloc(K + 1, sizeof *pol);
     double *pi = calloc(K + 1, sizeof *pi);
     qc_err err = {0};
@@ -407,7 +407,7 @@ static void test_bad_models(void **state)
 {
     (void)state;
     qc_err err = {0};
-    qc_mdp *m = qc_mdp_alloc(2, 2, 4);
+    qc_mdp *m = qc_mdp_alloc(2, 2, 4, NULL);
     /* a row that does not sum to 1 */
     qc_mdp_add_action(m, 0, 0, 1);
     qc_mdp_add_trans(m, 1, 0.5);
@@ -447,7 +447,7 @@ static void test_bad_models(void **state)
 
     /* Policies and workspaces. */
     m = machine();
-    qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0);
+    qc_mdp_ws *w = qc_mdp_ws_alloc(m, 0, NULL);
     qc_mdp_params o;
     qc_mdp_params_init(&o);
     unsigned bad[2] = {0, 7};
@@ -459,7 +459,7 @@ static void test_bad_models(void **state)
     assert_int_equal(qc_mdp_evaluate(big, w, &o, zero3, &g, NULL, &err), QC_EINVAL);
     assert_non_null(strstr(err.msg, "workspace too small"));
     o.eval = QC_MDP_EVAL_DIRECT;
-    qc_mdp_ws *nob = qc_mdp_ws_alloc(m, 1);
+    qc_mdp_ws *nob = qc_mdp_ws_alloc(m, 1, NULL);
     unsigned ok[2] = {0, 1};
     assert_int_equal(qc_mdp_evaluate(m, nob, &o, ok, &g, NULL, &err), QC_ENOTSUP);
     qc_mdp_ws_free(nob);

@@ -76,7 +76,7 @@ static void test_setup_closed_forms(void **state)
         c.power[0] = 1, c.power[1] = 3;
         c.idle_power = 0.5, c.warm_power = 2, c.warm_rate = a, c.holding = 1;
         qc_removable_policy p;
-        assert_int_equal(qc_removable_policy_init(&p, 1500), 0);
+        assert_int_equal(qc_removable_policy_init(&p, 1500, NULL), 0);
         qc_removable_perf pf;
         qc_err err = {0};
         char what[96];
@@ -220,7 +220,7 @@ static void test_chain_vs_simulation(void **state)
     /* DelayedOff with an exponential timer (the chain's model of it). */
     qc_energy_cost c = cost3(1, 2, 0.5, 1, 0.5);
     qc_removable_policy p;
-    assert_int_equal(qc_removable_policy_init(&p, 200), 0);
+    assert_int_equal(qc_removable_policy_init(&p, 200, NULL), 0);
     qc_removable_policy_delayed_off(&p, &c, 0.3);
     chain_vs_sim("DelayedOff theta 0.3, lambda 0.6", 0.6, &c, &p, 20000);
     qc_removable_policy_free(&p);
@@ -341,7 +341,7 @@ static void test_bad_input(void **state)
     qc_energy_cost c = cost3(1, 2, 1, 3, 0.1);
     qc_removable_policy pol;
     qc_removable_perf pf;
-    assert_int_equal(qc_removable_policy_init(&pol, 10), 0);
+    assert_int_equal(qc_removable_policy_init(&pol, 10, NULL), 0);
     qc_removable_policy_npolicy(&pol, &c, 2);
     pol.switch_on[0] = 1; /* off at n = 0 when on, and back on when off */
     assert_int_equal(qc_removable_evaluate(0.4, &c, &pol, &pf, &err), QC_EINVAL);
