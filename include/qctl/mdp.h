@@ -103,7 +103,9 @@ typedef struct qc_mdp_ws qc_mdp_ws;
  * every row sums to 1 within 1e-9. The label is the caller's name for an
  * action (the solvers ignore it). Probabilities of 0 are dropped;
  * repeated next states add up. */
-qc_mdp *qc_mdp_alloc(size_t nstates, size_t max_pairs, size_t max_trans);
+/* NULL with err set: QC_EINVAL for no states (or 2^32 - 1 or more) or
+ * fewer pairs than states, QC_ENOMEM. */
+qc_mdp *qc_mdp_alloc(size_t nstates, size_t max_pairs, size_t max_trans, qc_err *err);
 void qc_mdp_free(qc_mdp *m);
 
 /* Starts building again (same capacities) with nstates states. */
@@ -183,11 +185,13 @@ typedef struct qc_mdp_result {
 /* A workspace for m and for any model with no more states, pairs,
  * transitions and bandwidth. Band storage (for direct evaluation and the
  * stationary distribution) is reserved when S (2b+1) <= band_limit
- * doubles (0: a default of 2^24). NULL when out of memory. */
-qc_mdp_ws *qc_mdp_ws_alloc(const qc_mdp *m, size_t band_limit);
+ * doubles (0: a default of 2^24). NULL with err set: QC_EINVAL for a
+ * model not finished, QC_ENOMEM. */
+qc_mdp_ws *qc_mdp_ws_alloc(const qc_mdp *m, size_t band_limit, qc_err *err);
 /* The same from sizes: for any model with at most nstates states,
  * ntrans transitions and bandwidth band. */
-qc_mdp_ws *qc_mdp_ws_alloc_for(size_t nstates, size_t ntrans, size_t band, size_t band_limit);
+qc_mdp_ws *qc_mdp_ws_alloc_for(size_t nstates, size_t ntrans, size_t band, size_t band_limit,
+                               qc_err *err);
 void qc_mdp_ws_free(qc_mdp_ws *w);
 
 /* Relative value iteration. v holds the starting values on entry (zeros

@@ -72,7 +72,9 @@ typedef struct qc_removable_policy {
                                  on_action[0] must then be IDLE */
 } qc_removable_policy;
 
-int qc_removable_policy_init(qc_removable_policy *p, size_t nmax);
+/* Room for levels 0..nmax, all zero; 0 or QC_ENOMEM (err set; p zeroed).
+ * Released by qc_removable_policy_free (safe on a zeroed policy). */
+int qc_removable_policy_init(qc_removable_policy *p, size_t nmax, qc_err *err);
 void qc_removable_policy_free(qc_removable_policy *p);
 
 /* QC_EINVAL when a policy is not usable: an action out of range, a rate

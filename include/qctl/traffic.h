@@ -263,10 +263,10 @@ void qc_traffic_gen_params_init(qc_traffic_gen_params *o);
 typedef struct qc_traffic_gen qc_traffic_gen;
 
 /* A generator of users[k] users of models[k], k < nmodels (below 2^24
- * users per model). Without a duration or packet count it never ends. */
-int qc_traffic_gen_alloc(qc_traffic_gen **g, const qc_traffic_model *const *models,
-                       const uint32_t *users, size_t nmodels, const qc_traffic_gen_params *o,
-                       qc_err *err);
+ * users per model), or NULL with err set (QC_EINVAL, QC_ERANGE,
+ * QC_ENOMEM). Without a duration or packet count it never ends. */
+qc_traffic_gen *qc_traffic_gen_alloc(const qc_traffic_model *const *models, const uint32_t *users,
+                                     size_t nmodels, const qc_traffic_gen_params *o, qc_err *err);
 /* The next packet in time order: 1, or 0 when the limit is reached. */
 int qc_traffic_gen_next(qc_traffic_gen *g, qc_traffic_pkt *p);
 void qc_traffic_gen_free(qc_traffic_gen *g);
@@ -326,8 +326,9 @@ void qc_traffic_validation_free(qc_traffic_validation *v);
  * `users` independent users merged, stream ids from `seed`). */
 typedef struct qc_traffic_source qc_traffic_source;
 
-int qc_traffic_source_alloc(qc_traffic_source **s, const char *path, uint32_t users,
-                           uint64_t seed, qc_err *err);
+/* NULL with err set when path cannot be read as either. */
+qc_traffic_source *qc_traffic_source_alloc(const char *path, uint32_t users, uint64_t seed,
+                                           qc_err *err);
 /* The next arrival time (non-decreasing), and its size in bytes when
  * size is not NULL; INFINITY once a replayed trace is exhausted. */
 double qc_traffic_source_next(qc_traffic_source *s, uint32_t *size);

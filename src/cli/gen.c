@@ -234,12 +234,11 @@ static int generate(mix *x, const qc_traffic_gen_params *o, const char *output, 
     for (size_t i = 0; i < x->n; i++)
         mp[i] = &x->m[i];
     qc_err err = {0};
-    qc_traffic_gen *g;
-    int rc = qc_traffic_gen_alloc(&g, mp, x->users, x->n, o, &err);
+    qc_traffic_gen *g = qc_traffic_gen_alloc(mp, x->users, x->n, o, &err);
     free(mp);
-    if (rc != 0) {
+    if (g == NULL) {
         cli_error("gen: %s", err.msg);
-        return cli_exit_code(rc);
+        return cli_exit_code(err.code);
     }
     cli_progress prog;
     cli_progress_init(&prog, "gen", quiet);
@@ -252,7 +251,7 @@ static int generate(mix *x, const qc_traffic_gen_params *o, const char *output, 
     pthread_t watcher;
     gen_done = 0;
     int watching = prog.enabled && pthread_create(&watcher, NULL, gen_watch, &prog) == 0;
-    rc = qc_traffic_write(g, output, fmt, snaplen, &count, &err);
+    int rc = qc_traffic_write(g, output, fmt, snaplen, &count, &err);
     gen_done = 1;
     if (watching)
         pthread_join(watcher, NULL);

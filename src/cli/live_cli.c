@@ -888,7 +888,7 @@ int cmd_proxy(int argc, char **argv)
             lc.bound[i] = o.class_bound[i];
         lc.adm_candidates = o.class_candidate;
         qc_limiter *l;
-        if (qc_limiter_alloc(&lc, 0, &l, &err) != 0) {
+        if ((l = qc_limiter_alloc(&lc, 0, &err)) == NULL) {
             cli_error("proxy: admission: %s", err.msg);
             goto out;
         }

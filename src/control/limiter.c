@@ -239,7 +239,7 @@ static int init_controller(qc_limiter *l, double now, qc_err *err)
     return QC_EINVAL;
 }
 
-int qc_limiter_alloc(const qc_limiter_params *c, double now, qc_limiter **out, qc_err *err)
+static int limiter_build(const qc_limiter_params *c, double now, qc_limiter **out, qc_err *err)
 {
     *out = NULL;
     int rc = check_config(c, err);
@@ -274,6 +274,12 @@ int qc_limiter_alloc(const qc_limiter_params *c, double now, qc_limiter **out, q
     }
     *out = l;
     return 0;
+}
+
+qc_limiter *qc_limiter_alloc(const qc_limiter_params *c, double now, qc_err *err)
+{
+    qc_limiter *l = NULL;
+    return limiter_build(c, now, &l, err) == 0 ? l : NULL;
 }
 
 void qc_limiter_free(qc_limiter *l)

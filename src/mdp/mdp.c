@@ -71,13 +71,18 @@ struct qc_mdp_ws {
 
 /* ---- building ----------------------------------------------------------- */
 
-qc_mdp *qc_mdp_alloc(size_t nstates, size_t max_pairs, size_t max_trans)
+qc_mdp *qc_mdp_alloc(size_t nstates, size_t max_pairs, size_t max_trans, qc_err *err)
 {
-    if (nstates == 0 || nstates >= UNSEEN || max_pairs < nstates)
+    if (nstates == 0 || nstates >= UNSEEN || max_pairs < nstates) {
+        qc_err_set(err, QC_EINVAL, "MDP: %zu states and %zu pairs (need 1 <= states <= pairs)",
+                   nstates, max_pairs);
         return NULL;
+    }
     qc_mdp *m = calloc(1, sizeof *m);
-    if (m == NULL)
+    if (m == NULL) {
+        qc_err_set(err, QC_ENOMEM, "MDP: out of memory");
         return NULL;
+    }
     m->cap_s = nstates;
     m->cap_p = max_pairs;
     m->cap_t = max_trans;
@@ -89,6 +94,7 @@ qc_mdp *qc_mdp_alloc(size_t nstates, size_t max_pairs, size_t max_trans)
     m->prob = malloc((max_trans ? max_trans : 1) * sizeof *m->prob);
     if (!m->sfirst || !m->pfirst || !m->cost || !m->label || !m->next || !m->prob) {
         qc_mdp_free(m);
+        qc_err_set(err, QC_ENOMEM, "MDP: out of memory");
         return NULL;
     }
     qc_mdp_reset(m, nstates);
@@ -301,20 +307,27 @@ void qc_mdp_ws_free(qc_mdp_ws *w)
     free(w);
 }
 
-qc_mdp_ws *qc_mdp_ws_alloc(const qc_mdp *m, size_t band_limit)
+qc_mdp_ws *qc_mdp_ws_alloc(const qc_mdp *m, size_t band_limit, qc_err *err)
 {
-    if (!m->finished)
+    if (!m->finished) {
+        qc_err_set(err, QC_EINVAL, "MDP workspace: the model is not finished");
         return NULL;
-    return qc_mdp_ws_alloc_for(m->ns, m->nt, m->band, band_limit, NULL);
+    }
+    return qc_mdp_ws_alloc_for(m->ns, m->nt, m->band, band_limit, err);
 }
 
-qc_mdp_ws *qc_mdp_ws_alloc_for(size_t S, size_t ntrans, size_t band, size_t band_limit)
+qc_mdp_ws *qc_mdp_ws_alloc_for(size_t S, size_t ntrans, size_t band, size_t band_limit,
+                               qc_err *err)
 {
-    if (S == 0 || S >= UNSEEN)
+    if (S == 0 || S >= UNSEEN) {
+        qc_err_set(err, QC_EINVAL, "MDP workspace: %zu states", S);
         return NULL;
+    }
     qc_mdp_ws *w = calloc(1, sizeof *w);
-    if (w == NULL)
+    if (w == NULL) {
+        qc_err_set(err, QC_ENOMEM, "MDP workspace: out of memory");
         return NULL;
+    }
     w->cap_s = S;
     w->cap_t = ntrans;
     w->band = band;

@@ -80,14 +80,14 @@ int qc_removable_check(double lambda, const qc_energy_cost *c, qc_err *err)
 
 /* ---- policies ------------------------------------------------------------ */
 
-int qc_removable_policy_init(qc_removable_policy *p, size_t nmax)
+int qc_removable_policy_init(qc_removable_policy *p, size_t nmax, qc_err *err)
 {
     memset(p, 0, sizeof *p);
     p->switch_on = calloc(nmax + 1, 1);
     p->on_action = calloc(nmax + 1, sizeof *p->on_action);
     if (!p->switch_on || !p->on_action) {
         qc_removable_policy_free(p);
-        return QC_ENOMEM;
+        return qc_err_set(err, QC_ENOMEM, "policy of %zu levels: out of memory", nmax + 1);
     }
     p->nmax = nmax;
     return 0;
