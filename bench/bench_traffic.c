@@ -123,7 +123,7 @@ static double gen_memory(const qc_traffic_model *m, qc_traffic_approach a, uint6
     const uint32_t users = 1000;
     qc_traffic_gen *g;
     qc_err err = {0};
-    if (qc_traffic_gen_alloc(&g, &m, &users, 1, &o, &err) != 0)
+    if ((g = qc_traffic_gen_alloc(&m, &users, 1, &o, &err)) == NULL)
         return -1;
     double *t = malloc(n * sizeof *t);
     uint32_t *s = malloc(n * sizeof *s);
@@ -241,7 +241,7 @@ int main(int argc, char **argv)
     const uint32_t users = 1000;
     qc_traffic_gen *g;
     qc_err err = {0};
-    if (qc_traffic_gen_alloc(&g, &mp, &users, 1, &o, &err) != 0) {
+    if ((g = qc_traffic_gen_alloc(&mp, &users, 1, &o, &err)) == NULL) {
         fprintf(stderr, "bench_traffic: %s\n", err.msg);
         return 1;
     }

@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const qc_traffic_model *mp = &m;
         const uint32_t users = 2;
         qc_traffic_gen *g;
-        if (qc_traffic_gen_alloc(&g, &mp, &users, 1, &o, &err) != 0)
+        if ((g = qc_traffic_gen_alloc(&mp, &users, 1, &o, &err)) == NULL)
             continue;
         qc_traffic_pkt p;
         double last = 0;

@@ -398,7 +398,7 @@ const char *qc_limiter_algo_name(qc_limiter_algo a);
 int qc_limiter_algo_parse(const char *s, qc_limiter_algo *a, qc_err *err);
 typedef struct qc_limiter qc_limiter;
 typedef struct qc_limiter_token { uint32_t inflight; uint16_t cls; uint16_t live; } qc_limiter_token;
-int qc_limiter_alloc(const qc_limiter_params *c, double now, qc_limiter **out, qc_err *err);
+qc_limiter *qc_limiter_alloc(const qc_limiter_params *c, double now, qc_err *err);
 void qc_limiter_free(qc_limiter *l);
 int qc_limiter_acquire(qc_limiter *l, unsigned cls, qc_limiter_token *tok);
 void qc_limiter_release(qc_limiter *l, qc_limiter_token *tok, double latency, int outcome);
@@ -618,9 +618,8 @@ typedef struct qc_traffic_gen_params {
 } qc_traffic_gen_params;
 void qc_traffic_gen_params_init(qc_traffic_gen_params *o);
 typedef struct qc_traffic_gen qc_traffic_gen;
-int qc_traffic_gen_alloc(qc_traffic_gen **g, const qc_traffic_model *const *models,
-                       const uint32_t *users, size_t nmodels, const qc_traffic_gen_params *o,
-                       qc_err *err);
+qc_traffic_gen *qc_traffic_gen_alloc(const qc_traffic_model *const *models, const uint32_t *users,
+                                     size_t nmodels, const qc_traffic_gen_params *o, qc_err *err);
 void qc_traffic_gen_free(qc_traffic_gen *g);
 typedef struct qc_traffic_stats {
     size_t n;

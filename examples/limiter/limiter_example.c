@@ -57,7 +57,7 @@ int main(void)
     cfg.ki = 0.3;
     qc_limiter *l;
     qc_err err = {0};
-    if (qc_limiter_alloc(&cfg, now_s(), &l, &err) != 0) {
+    if ((l = qc_limiter_alloc(&cfg, now_s(), &err)) == NULL) {
         fprintf(stderr, "limiter_example: %s\n", err.msg);
         return 1;
     }

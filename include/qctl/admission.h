@@ -100,6 +100,8 @@ typedef enum qc_adm_event {
     QC_ADM_EV_REJECT,   /* candidate rejected at this sample */
     QC_ADM_EV_RETRY     /* candidate's test failed: it grew again */
 } qc_adm_event;
+const char *qc_adm_event_name(qc_adm_event v);
+int qc_adm_event_parse(const char *s, qc_adm_event *v, qc_err *err);
 
 typedef struct qc_adm_params {
     double bound;           /* D > 0: bound on the class's mean delay */
@@ -213,6 +215,7 @@ static inline double qc_adm_priority(const qc_adm *c)
 }
 
 const char *qc_adm_state_name(qc_adm_state s);
+int qc_adm_state_parse(const char *s, qc_adm_state *v, qc_err *err);
 
 QC_API_END
 #ifdef __cplusplus

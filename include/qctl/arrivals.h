@@ -63,6 +63,8 @@ typedef enum qc_arrivals_kind {
     QC_ARRIVALS_TRACE,
     QC_ARRIVALS_STEPS
 } qc_arrivals_kind;
+const char *qc_arrivals_kind_name(qc_arrivals_kind v);
+int qc_arrivals_kind_parse(const char *s, qc_arrivals_kind *v, qc_err *err);
 
 typedef struct qc_arrivals {
     qc_arrivals_kind kind;

@@ -138,6 +138,8 @@ int qc_arx_curve_fit(const qc_arx_model *sensor, const double *y, const double *
                      qc_arx_curve *out, qc_err *err);
 
 typedef enum qc_arx_criterion { QC_ARX_AIC = 0, QC_ARX_BIC = 1 } qc_arx_criterion;
+const char *qc_arx_criterion_name(qc_arx_criterion v);
+int qc_arx_criterion_parse(const char *s, qc_arx_criterion *v, qc_err *err);
 
 typedef struct qc_arx_params {
     unsigned na_min, na_max; /* default 1..3 */

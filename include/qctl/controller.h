@@ -43,6 +43,8 @@ typedef enum qc_antiwindup {
     QC_AW_CONDITIONAL = 1,
     QC_AW_BACKCALC = 2
 } qc_antiwindup;
+const char *qc_antiwindup_name(qc_antiwindup v);
+int qc_antiwindup_parse(const char *s, qc_antiwindup *v, qc_err *err);
 
 typedef struct qc_pi_params {
     double kp, ki;       /* gains; kp = 0 gives integral control */

@@ -63,6 +63,8 @@ typedef enum qc_dist_kind {
     QC_DIST_EXPMIX,
     QC_DIST_GPD
 } qc_dist_kind;
+const char *qc_dist_kind_name(qc_dist_kind v);
+int qc_dist_kind_parse(const char *s, qc_dist_kind *v, qc_err *err);
 
 #define QC_DIST_MAXPAR 9
 

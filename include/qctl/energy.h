@@ -39,6 +39,8 @@ typedef enum qc_server_state {
     QC_SERVER_WARMING = 1,
     QC_SERVER_ON = 2
 } qc_server_state;
+const char *qc_server_state_name(qc_server_state v);
+int qc_server_state_parse(const char *s, qc_server_state *v, qc_err *err);
 
 typedef struct qc_energy_cost {
     double holding;                      /* h >= 0 per job per unit time */

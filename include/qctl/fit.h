@@ -188,6 +188,8 @@ int qc_fit_nstored(qc_fit_family f);
 int qc_fit_family_parse(const char *s, qc_fit_family *f, qc_err *err);
 
 typedef enum qc_fit_criterion { QC_FIT_BIC = 0, QC_FIT_AIC } qc_fit_criterion;
+const char *qc_fit_criterion_name(qc_fit_criterion v);
+int qc_fit_criterion_parse(const char *s, qc_fit_criterion *v, qc_err *err);
 
 typedef struct qc_fit_params {
     double level;          /* confidence level (default 0.95) */

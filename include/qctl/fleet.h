@@ -31,6 +31,7 @@
 #define QCTL_FLEET_H
 
 #include "qctl/api.h"
+#include "qctl/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +44,8 @@ typedef enum qc_djsq_state {
     QC_DJSQ_ON = 2,
     QC_DJSQ_SKIP = 3
 } qc_djsq_state;
+const char *qc_djsq_state_name(qc_djsq_state v);
+int qc_djsq_state_parse(const char *s, qc_djsq_state *v, qc_err *err);
 
 typedef struct qc_djsq_server {
     qc_djsq_state state;

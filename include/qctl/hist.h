@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "qctl/api.h"
+#include "qctl/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,8 +48,9 @@ typedef struct qc_hist {
     uint64_t count[QC_HIST_NBUCKETS];
 } qc_hist;
 
-/* A new empty histogram, or NULL when out of memory. */
-qc_hist *qc_hist_alloc(void);
+/* A new empty histogram, or NULL with err set (QC_ENOMEM; err may be
+ * NULL). */
+qc_hist *qc_hist_alloc(qc_err *err);
 void qc_hist_free(qc_hist *h);
 void qc_hist_reset(qc_hist *h);
 

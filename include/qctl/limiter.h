@@ -158,11 +158,10 @@ enum {
 /* Outcomes for release. */
 enum { QC_LIMITER_OK = 0, QC_LIMITER_DROPPED = 1, QC_LIMITER_IGNORE = 2 };
 
-/* Checks the configuration and builds a limiter; now is the caller's
- * clock in seconds (Envoy starts its first minRTT window there).
- * QC_EINVAL or QC_ERANGE naming the field, QC_ENOMEM. *out is NULL on
- * error. */
-int qc_limiter_alloc(const qc_limiter_params *c, double now, qc_limiter **out, qc_err *err);
+/* Checks the parameters and builds a limiter; now is the caller's clock
+ * in seconds (Envoy starts its first minRTT window there). NULL on error
+ * with err set: QC_EINVAL or QC_ERANGE naming the field, QC_ENOMEM. */
+qc_limiter *qc_limiter_alloc(const qc_limiter_params *c, double now, qc_err *err);
 void qc_limiter_free(qc_limiter *l);
 
 /* Admit (QC_LIMITER_ADMIT = 0, token filled) or refuse (the negative

@@ -234,6 +234,7 @@ typedef struct qc_lim_conc {
 int qc_lim_conc_step(qc_lim_conc *c, const qc_lim_sample *in, qc_lim_act *out);
 double qc_lim_conc_limit(const qc_lim_conc *c);
 const char *qc_lim_kind_name(qc_lim_kind k);
+int qc_lim_kind_parse(const char *s, qc_lim_kind *v, qc_err *err);
 
 QC_API_END
 #ifdef __cplusplus

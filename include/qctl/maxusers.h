@@ -121,6 +121,8 @@ extern "C" {
 QC_API_BEGIN
 
 typedef enum qc_mu_sensor { QC_SENSOR_TRUE = 0, QC_SENSOR_LOGGED = 1 } qc_mu_sensor;
+const char *qc_mu_sensor_name(qc_mu_sensor v);
+int qc_mu_sensor_parse(const char *s, qc_mu_sensor *v, qc_err *err);
 
 typedef enum qc_excite_kind {
     QC_EXCITE_NONE = 0,
@@ -128,6 +130,8 @@ typedef enum qc_excite_kind {
     QC_EXCITE_UNIFORM, /* uniform in [-A, A], redrawn every hold */
     QC_EXCITE_STEPS    /* +A, -A, +A ... every hold */
 } qc_excite_kind;
+const char *qc_excite_kind_name(qc_excite_kind v);
+int qc_excite_kind_parse(const char *s, qc_excite_kind *v, qc_err *err);
 
 typedef struct qc_mu_run_params {
     qc_maxusers_params plant;

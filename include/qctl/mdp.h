@@ -103,7 +103,9 @@ typedef struct qc_mdp_ws qc_mdp_ws;
  * every row sums to 1 within 1e-9. The label is the caller's name for an
  * action (the solvers ignore it). Probabilities of 0 are dropped;
  * repeated next states add up. */
-qc_mdp *qc_mdp_alloc(size_t nstates, size_t max_pairs, size_t max_trans);
+/* NULL with err set: QC_EINVAL for no states (or 2^32 - 1 or more) or
+ * fewer pairs than states, QC_ENOMEM. */
+qc_mdp *qc_mdp_alloc(size_t nstates, size_t max_pairs, size_t max_trans, qc_err *err);
 void qc_mdp_free(qc_mdp *m);
 
 /* Starts building again (same capacities) with nstates states. */
@@ -133,12 +135,16 @@ void qc_mdp_foreach_trans(const qc_mdp *m, size_t s, unsigned a,
 /* ---- solving ------------------------------------------------------------ */
 
 typedef enum qc_mdp_sweep { QC_MDP_JACOBI = 0, QC_MDP_GAUSS_SEIDEL = 1 } qc_mdp_sweep;
+const char *qc_mdp_sweep_name(qc_mdp_sweep v);
+int qc_mdp_sweep_parse(const char *s, qc_mdp_sweep *v, qc_err *err);
 
 typedef enum qc_mdp_eval {
     QC_MDP_EVAL_AUTO = 0,      /* banded direct when it fits, else iterative */
     QC_MDP_EVAL_DIRECT = 1,    /* banded direct (QC_ENOTSUP if no band room) */
     QC_MDP_EVAL_ITERATIVE = 2  /* symmetric Gauss-Seidel */
 } qc_mdp_eval;
+const char *qc_mdp_eval_name(qc_mdp_eval v);
+int qc_mdp_eval_parse(const char *s, qc_mdp_eval *v, qc_err *err);
 
 typedef struct qc_mdp_params {
     double tol;        /* RVI: stop when span(Tv - v) < tol (per step) */
@@ -179,11 +185,13 @@ typedef struct qc_mdp_result {
 /* A workspace for m and for any model with no more states, pairs,
  * transitions and bandwidth. Band storage (for direct evaluation and the
  * stationary distribution) is reserved when S (2b+1) <= band_limit
- * doubles (0: a default of 2^24). NULL when out of memory. */
-qc_mdp_ws *qc_mdp_ws_alloc(const qc_mdp *m, size_t band_limit);
+ * doubles (0: a default of 2^24). NULL with err set: QC_EINVAL for a
+ * model not finished, QC_ENOMEM. */
+qc_mdp_ws *qc_mdp_ws_alloc(const qc_mdp *m, size_t band_limit, qc_err *err);
 /* The same from sizes: for any model with at most nstates states,
  * ntrans transitions and bandwidth band. */
-qc_mdp_ws *qc_mdp_ws_alloc_for(size_t nstates, size_t ntrans, size_t band, size_t band_limit);
+qc_mdp_ws *qc_mdp_ws_alloc_for(size_t nstates, size_t ntrans, size_t band, size_t band_limit,
+                               qc_err *err);
 void qc_mdp_ws_free(qc_mdp_ws *w);
 
 /* Relative value iteration. v holds the starting values on entry (zeros

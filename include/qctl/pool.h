@@ -107,6 +107,8 @@ typedef enum qc_pool_transient {
     QC_POOL_TRANSIENT_AUTO = 0, /* MSER (stationary arrivals), else none */
     QC_POOL_TRANSIENT_FIXED = 1 /* `transient` customers (or time) */
 } qc_pool_transient;
+const char *qc_pool_transient_name(qc_pool_transient v);
+int qc_pool_transient_parse(const char *s, qc_pool_transient *v, qc_err *err);
 
 typedef void (*qc_pool_progress_fn)(void *ctx, double fraction);
 
@@ -147,7 +149,7 @@ typedef struct qc_pool_params {
  * warmup and the run length are left for the caller. */
 void qc_pool_params_init(qc_pool_params *p);
 
-enum qc_pool_metric {
+typedef enum qc_pool_metric {
     QC_PM_JOBS = 0,          /* time-average number of jobs in system */
     QC_PM_RESPONSE,          /* mean response time */
     QC_PM_P50,               /* response-time percentiles */
@@ -166,10 +168,11 @@ enum qc_pool_metric {
     QC_PM_SERVERS_WARMING,
     QC_PM_DEMAND_CORR,       /* corr(servers ON, lambda(t)) over bins; time-varying input */
     QC_PM_COUNT
-};
+} qc_pool_metric;
 
 /* Name of a metric in JSON ("mean_jobs", ...). */
-const char *qc_pool_metric_name(int metric);
+const char *qc_pool_metric_name(qc_pool_metric metric);
+int qc_pool_metric_parse(const char *s, qc_pool_metric *v, qc_err *err);
 
 typedef struct qc_pool_series_point {
     double t;             /* end of the bin */

@@ -74,11 +74,15 @@ QC_API_BEGIN
 #define QC_QUEUE_JOBS_MAX 256 /* most threads for replications */
 
 typedef enum qc_discipline { QC_FCFS = 0, QC_PS = 1 } qc_discipline;
+const char *qc_discipline_name(qc_discipline v);
+int qc_discipline_parse(const char *s, qc_discipline *v, qc_err *err);
 
 typedef enum qc_warmup_mode {
     QC_WARMUP_MSER5 = 0, /* pick the cut from the data */
     QC_WARMUP_FIXED = 1  /* warmup customers (or time) before the window */
 } qc_warmup_mode;
+const char *qc_warmup_mode_name(qc_warmup_mode v);
+int qc_warmup_mode_parse(const char *s, qc_warmup_mode *v, qc_err *err);
 
 /* Progress callback: fraction of the whole run done, in [0, 1]. Called
  * every few hundred thousand events, never per event. */
@@ -121,7 +125,7 @@ typedef struct qc_queue_params {
  * seed 1, level 0.95, no series. */
 void qc_queue_params_init(qc_queue_params *p);
 
-enum qc_queue_metric {
+typedef enum qc_queue_metric {
     QC_QM_RESPONSE = 0,  /* mean response (sojourn) time */
     QC_QM_WAIT,          /* mean waiting time: response minus service */
     QC_QM_NUMBER,        /* time-average number in system */
@@ -132,10 +136,11 @@ enum qc_queue_metric {
     QC_QM_P95,
     QC_QM_P99,
     QC_QM_COUNT
-};
+} qc_queue_metric;
 
 /* Name of a metric as used in JSON ("response_time", ...). */
-const char *qc_queue_metric_name(int metric);
+const char *qc_queue_metric_name(qc_queue_metric metric);
+int qc_queue_metric_parse(const char *s, qc_queue_metric *v, qc_err *err);
 
 typedef struct qc_series_point {
     double t;     /* end of the bin */

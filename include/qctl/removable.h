@@ -72,7 +72,9 @@ typedef struct qc_removable_policy {
                                  on_action[0] must then be IDLE */
 } qc_removable_policy;
 
-int qc_removable_policy_init(qc_removable_policy *p, size_t nmax);
+/* Room for levels 0..nmax, all zero; 0 or QC_ENOMEM (err set; p zeroed).
+ * Released by qc_removable_policy_free (safe on a zeroed policy). */
+int qc_removable_policy_init(qc_removable_policy *p, size_t nmax, qc_err *err);
 void qc_removable_policy_free(qc_removable_policy *p);
 
 /* QC_EINVAL when a policy is not usable: an action out of range, a rate
@@ -152,6 +154,8 @@ typedef enum qc_removable_method {
     QC_REMOVABLE_PI = 2,
     QC_REMOVABLE_BOTH = 3
 } qc_removable_method;
+const char *qc_removable_method_name(qc_removable_method v);
+int qc_removable_method_parse(const char *s, qc_removable_method *v, qc_err *err);
 
 typedef struct qc_removable_params {
     double lambda;
@@ -182,6 +186,8 @@ typedef enum qc_removable_baseline_kind {
     QC_RB_DELAYED_OFF,
     QC_RB_COUNT
 } qc_removable_baseline_kind;
+const char *qc_removable_baseline_kind_name(qc_removable_baseline_kind v);
+int qc_removable_baseline_kind_parse(const char *s, qc_removable_baseline_kind *v, qc_err *err);
 
 typedef struct qc_removable_baseline {
     const char *name;       /* "always on", "switch off when idle", ... */

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "qctl/api.h"
+#include "qctl/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,7 +42,7 @@ typedef struct qc_rng {
 } qc_rng;
 
 /* Roles of streams, combined with indices by qc_rng_stream(). */
-enum qc_rng_role {
+typedef enum qc_rng_role {
     QC_STREAM_ARRIVAL = 1,
     QC_STREAM_SERVICE = 2,
     QC_STREAM_SERVER = 3,
@@ -49,7 +50,9 @@ enum qc_rng_role {
     QC_STREAM_CONTROL = 5,
     QC_STREAM_USER = 6,
     QC_STREAM_MISC = 15
-};
+} qc_rng_role;
+const char *qc_rng_role_name(qc_rng_role v);
+int qc_rng_role_parse(const char *s, qc_rng_role *v, qc_err *err);
 
 /* A stream id from (replication, role, index): distinct triples give
  * distinct ids (replication < 2^32, role < 2^8, index < 2^24). */

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "qctl/api.h"
+#include "qctl/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,8 +51,8 @@ typedef struct qc_sfq {
 } qc_sfq;
 
 /* n classes (1..QC_SFQ_MAX_CLASSES), every pass and vt at 0. Returns 0,
- * or QC_EINVAL for a bad n (q unchanged). */
-int qc_sfq_init(qc_sfq *q, unsigned n);
+ * or QC_EINVAL for a bad n (q unchanged; err set, err may be NULL). */
+int qc_sfq_init(qc_sfq *q, unsigned n, qc_err *err);
 
 /* A request of class k joins k's empty queue. */
 void qc_sfq_join(qc_sfq *q, unsigned k);

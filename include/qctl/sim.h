@@ -52,8 +52,10 @@ typedef struct qc_sim {
     uint32_t src_type[QC_SIM_MAX_SOURCES];
 } qc_sim;
 
-/* Clock at 0, empty list with room for `hint` events. QC_ENOMEM. */
-int qc_sim_init(qc_sim *s, size_t hint);
+/* Clock at 0, empty list with room for `hint` events; 0, or QC_ENOMEM
+ * with err set (err may be NULL). qc_sim_free releases the list (safe on
+ * a failed or already freed kernel). */
+int qc_sim_init(qc_sim *s, size_t hint, qc_err *err);
 void qc_sim_free(qc_sim *s);
 /* Back to time 0 with no events; keeps the memory. */
 void qc_sim_reset(qc_sim *s);

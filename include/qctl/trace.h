@@ -78,6 +78,8 @@ typedef enum qc_trace_format {
     QC_TRACE_PCAPNG,
     QC_TRACE_CSV
 } qc_trace_format;
+const char *qc_trace_format_name(qc_trace_format v);
+int qc_trace_format_parse(const char *s, qc_trace_format *v, qc_err *err);
 
 typedef struct qc_trace {
     qc_trace_pkt *pkt;
@@ -153,6 +155,8 @@ typedef enum qc_trace_split {
     QC_SPLIT_HOST,     /* one per initiating host (a user's machine) */
     QC_SPLIT_ACTIVITY  /* one per activity; unlabelled packets left out */
 } qc_trace_split;
+const char *qc_trace_split_name(qc_trace_split v);
+int qc_trace_split_parse(const char *s, qc_trace_split *v, qc_err *err);
 
 typedef struct qc_trace_group {
     char name[96]; /* activity, address or flow name */

@@ -215,6 +215,8 @@ typedef enum qc_traffic_approach {
     QC_TRAFFIC_COPULA,
     QC_TRAFFIC_COPULA_FITTED /* copula over the fitted marginals */
 } qc_traffic_approach;
+const char *qc_traffic_approach_name(qc_traffic_approach v);
+int qc_traffic_approach_parse(const char *s, qc_traffic_approach *v, qc_err *err);
 
 /* Long-run packets per second of one user under an approach. */
 double qc_traffic_model_rate(const qc_traffic_model *m, qc_traffic_approach a);
@@ -261,15 +263,17 @@ void qc_traffic_gen_params_init(qc_traffic_gen_params *o);
 typedef struct qc_traffic_gen qc_traffic_gen;
 
 /* A generator of users[k] users of models[k], k < nmodels (below 2^24
- * users per model). Without a duration or packet count it never ends. */
-int qc_traffic_gen_alloc(qc_traffic_gen **g, const qc_traffic_model *const *models,
-                       const uint32_t *users, size_t nmodels, const qc_traffic_gen_params *o,
-                       qc_err *err);
+ * users per model), or NULL with err set (QC_EINVAL, QC_ERANGE,
+ * QC_ENOMEM). Without a duration or packet count it never ends. */
+qc_traffic_gen *qc_traffic_gen_alloc(const qc_traffic_model *const *models, const uint32_t *users,
+                                     size_t nmodels, const qc_traffic_gen_params *o, qc_err *err);
 /* The next packet in time order: 1, or 0 when the limit is reached. */
 int qc_traffic_gen_next(qc_traffic_gen *g, qc_traffic_pkt *p);
 void qc_traffic_gen_free(qc_traffic_gen *g);
 
 typedef enum qc_traffic_format { QC_TRAFFIC_PCAP = 0, QC_TRAFFIC_CSV } qc_traffic_format;
+const char *qc_traffic_format_name(qc_traffic_format v);
+int qc_traffic_format_parse(const char *s, qc_traffic_format *v, qc_err *err);
 
 /* Writes every packet of g to path (atomically) as pcap (Ethernet, IPv4,
  * nanosecond timestamps, frames cut at snaplen bytes while the IP length
@@ -322,8 +326,9 @@ void qc_traffic_validation_free(qc_traffic_validation *v);
  * `users` independent users merged, stream ids from `seed`). */
 typedef struct qc_traffic_source qc_traffic_source;
 
-int qc_traffic_source_alloc(qc_traffic_source **s, const char *path, uint32_t users,
-                           uint64_t seed, qc_err *err);
+/* NULL with err set when path cannot be read as either. */
+qc_traffic_source *qc_traffic_source_alloc(const char *path, uint32_t users, uint64_t seed,
+                                           qc_err *err);
 /* The next arrival time (non-decreasing), and its size in bytes when
  * size is not NULL; INFINITY once a replayed trace is exhausted. */
 double qc_traffic_source_next(qc_traffic_source *s, uint32_t *size);

@@ -194,9 +194,10 @@ class Limiter:
                 raise bad("Limiter: no setting '%s'" % k)
             else:
                 setattr(c, k, v)
-        out = ffi.new("qc_limiter **")
-        check(lib.qc_limiter_alloc(c, now, out, err), err)
-        self._l = ffi.gc(out[0], lib.qc_limiter_free)
+        l = lib.qc_limiter_alloc(c, now, err)
+        if l == ffi.NULL:
+            check(err.code or -2, err)  # -2: QC_ENOMEM
+        self._l = ffi.gc(l, lib.qc_limiter_free)
         self.algo = algo
 
     def acquire(self, cls=0):

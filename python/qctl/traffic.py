@@ -144,10 +144,11 @@ def generate(models, users=1, duration=None, packets=None, seed=1, approach="cop
     o.no_phase = 1 if no_phase else 0
     mp = ffi.new("qc_traffic_model *[]", [m._m for m in models])
     ua = ffi.new("uint32_t[]", [int(u) for u in users])
-    gp = ffi.new("qc_traffic_gen **")
     err = new_err()
-    check(lib.qc_traffic_gen_alloc(gp, mp, ua, len(models), o, err), err, "gen: ")
-    g = ffi.gc(gp[0], lib.qc_traffic_gen_free)
+    g = lib.qc_traffic_gen_alloc(mp, ua, len(models), o, err)
+    if g == ffi.NULL:
+        check(err.code or -2, err, "gen: ")  # -2: QC_ENOMEM
+    g = ffi.gc(g, lib.qc_traffic_gen_free)
     chunks = []
     cap = 1 << 16
     while True:

@@ -71,6 +71,14 @@ int cli_u64(const char *flag, const char *s, uint64_t *out)
     return 0;
 }
 
+int cli_word(const char *flag, int rc, const qc_err *err)
+{
+    if (rc == 0)
+        return 0;
+    cli_error("%s: %s", flag, err->msg);
+    return QC_EXIT_USAGE;
+}
+
 int cli_uint(const char *flag, const char *s, unsigned *out)
 {
     uint64_t x;

@@ -31,6 +31,11 @@ int cli_double(const char *flag, const char *s, double *out);
 int cli_u64(const char *flag, const char *s, uint64_t *out);
 int cli_uint(const char *flag, const char *s, unsigned *out);
 
+/* A flag's word after the enum's qc_X_parse returned rc into err: 0, or
+ * "qctl: <flag>: 'x' is not a, b or c" and QC_EXIT_USAGE. As in
+ *     rc = cli_word("--discipline", qc_discipline_parse(optarg, &d, &e), &e); */
+int cli_word(const char *flag, int rc, const qc_err *err);
+
 /* -j N, --jobs N of the sim commands: replications run at once, 1 to 256
  * (the results do not depend on it). cli_jobs_default: the online cores. */
 int cli_jobs(const char *s, unsigned *out);

@@ -266,7 +266,7 @@ static int fit_column(const char *arg, const qc_fit_params *fo, unsigned familie
         json_object_set_new(o, "column", json_string(arg));
         json_object_set_new(o, "values", json_integer((json_int_t)emp.n));
         json_object_set_new(o, "mean", qc_json_real_new(d.mean));
-        json_object_set_new(o, "criterion", json_string(fo->crit == QC_FIT_AIC ? "aic" : "bic"));
+        json_object_set_new(o, "criterion", json_string(qc_fit_criterion_name(fo->crit)));
         json_object_set_new(o, "best", json_string(qc_fit_family_name(f.r[f.order[0]].dist.family)));
         json_object_set_new(o, "spec", json_string(best));
         for (size_t i = 0; i < f.nranked; i++) {

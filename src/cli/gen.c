@@ -131,11 +131,6 @@ static int model_flag(const cli_flag *f, const char *flag, const char *arg)
     return add_model(d->x, arg);
 }
 
-static const char *approach_name(qc_traffic_approach a)
-{
-    return a == QC_TRAFFIC_FITTED ? "fitted" : a == QC_TRAFFIC_COPULA ? "copula" : "copula-fitted";
-}
-
 /* The temporary file the atomic writer fills (qc_ofile: OUT.tmp-PID),
  * removed when SIGINT or SIGTERM ends the run. */
 static char gen_tmp[4096];
@@ -219,12 +214,11 @@ static int generate(mix *x, const qc_traffic_gen_params *o, const char *output, 
     for (size_t i = 0; i < x->n; i++)
         mp[i] = &x->m[i];
     qc_err err = {0};
-    qc_traffic_gen *g;
-    int rc = qc_traffic_gen_alloc(&g, mp, x->users, x->n, o, &err);
+    qc_traffic_gen *g = qc_traffic_gen_alloc(mp, x->users, x->n, o, &err);
     free(mp);
-    if (rc != 0) {
+    if (g == NULL) {
         cli_error("gen: %s", err.msg);
-        return cli_exit_code(rc);
+        return cli_exit_code(err.code);
     }
     cli_progress prog;
     cli_progress_init(&prog, "gen", quiet);
@@ -237,7 +231,7 @@ static int generate(mix *x, const qc_traffic_gen_params *o, const char *output, 
     pthread_t watcher;
     gen_done = 0;
     int watching = prog.enabled && pthread_create(&watcher, NULL, gen_watch, &prog) == 0;
-    rc = qc_traffic_write(g, output, fmt, snaplen, &count, &err);
+    int rc = qc_traffic_write(g, output, fmt, snaplen, &count, &err);
     gen_done = 1;
     if (watching)
         pthread_join(watcher, NULL);
@@ -264,8 +258,8 @@ static int generate(mix *x, const qc_traffic_gen_params *o, const char *output, 
     }
     json_object_set_new(s, "command", json_string("gen"));
     json_object_set_new(s, "output", json_string(output));
-    json_object_set_new(s, "format", json_string(fmt == QC_TRAFFIC_CSV ? "csv" : "pcap"));
-    json_object_set_new(s, "approach", json_string(approach_name(o->approach)));
+    json_object_set_new(s, "format", json_string(qc_traffic_format_name(fmt)));
+    json_object_set_new(s, "approach", json_string(qc_traffic_approach_name(o->approach)));
     json_object_set_new(s, "seed", json_integer((json_int_t)o->seed));
     json_object_set_new(s, "activities", acts);
     json_object_set_new(s, "packets", json_integer((json_int_t)count));
@@ -281,8 +275,8 @@ static int generate(mix *x, const qc_traffic_gen_params *o, const char *output, 
         }
     } else {
         printf("%s: %llu packets (%s, %s approach, seed %llu)\n", output,
-               (unsigned long long)count, fmt == QC_TRAFFIC_CSV ? "csv" : "pcap",
-               approach_name(o->approach), (unsigned long long)o->seed);
+               (unsigned long long)count, qc_traffic_format_name(fmt),
+               qc_traffic_approach_name(o->approach), (unsigned long long)o->seed);
         for (size_t i = 0; i < x->n; i++)
             printf("  %-16s %8u users x %.6g packets/s\n", x->m[i].name, x->users[i],
                    qc_traffic_model_rate(&x->m[i], o->approach));

@@ -303,8 +303,8 @@ static int proxy_validate(void *ctx)
         for (unsigned i = 0; i < o->nclasses; i++)
             lc.bound[i] = o->class_bound[i];
         lc.adm_candidates = o->class_candidate;
-        qc_limiter *l;
-        if (qc_limiter_alloc(&lc, 0, &l, &err) != 0) {
+        qc_limiter *l = qc_limiter_alloc(&lc, 0, &err);
+        if (l == NULL) {
             cli_error("proxy: admission: %s", err.msg);
             return rc;
         }

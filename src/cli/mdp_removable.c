@@ -220,11 +220,6 @@ static json_t *num_array(const double *x, size_t n)
     return a;
 }
 
-static const char *method_name(qc_removable_method m)
-{
-    return m == QC_REMOVABLE_RVI ? "rvi" : m == QC_REMOVABLE_PI ? "pi" : "both";
-}
-
 static json_t *result_json(const qc_removable_params *p, const qc_removable_result *r,
                            const opts *o, double elapsed)
 {
@@ -260,7 +255,7 @@ static json_t *result_json(const qc_removable_params *p, const qc_removable_resu
     json_object_set_new(root, "truncation", t);
 
     json_t *s = json_object();
-    json_object_set_new(s, "method", json_string(method_name(p->method)));
+    json_object_set_new(s, "method", json_string(qc_removable_method_name(p->method)));
     json_object_set_new(s, "tol", json_real(p->tol));
     json_object_set_new(s, "span_tol", json_real(r->tol_abs));
     json_object_set_new(s, "span_tol_at_rounding_floor", json_boolean(r->tol_floored));
@@ -278,8 +273,7 @@ static json_t *result_json(const qc_removable_params *p, const qc_removable_resu
         json_object_set_new(rv, "iterations", json_integer((json_int_t)r->rvi_iterations));
         json_object_set_new(rv, "converged", json_boolean(r->rvi_converged));
         json_object_set_new(rv, "tau", json_real(r->rvi_tau));
-        json_object_set_new(rv, "sweep", json_string(p->sweep == QC_MDP_JACOBI ? "jacobi"
-                                                                             : "gauss-seidel"));
+        json_object_set_new(rv, "sweep", json_string(qc_mdp_sweep_name(p->sweep)));
         json_object_set_new(s, "rvi", rv);
     }
     if (p->method == QC_REMOVABLE_BOTH) {

@@ -259,7 +259,7 @@ static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r,
         json_object_set_new(run, "ki", json_real(p->pi.ki));
         json_object_set_new(run, "kp", json_real(p->pi.kp));
         json_object_set_new(run, "sensor",
-                            json_string(p->sensor == QC_SENSOR_LOGGED ? "logged" : "true"));
+                            json_string(qc_mu_sensor_name(p->sensor)));
         json_object_set_new(run, "sensor_gain", json_real(p->sensor_gain > 0 ? p->sensor_gain : 1));
         json_object_set_new(run, "sensor_offset", json_real(p->sensor_offset));
     }

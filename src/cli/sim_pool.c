@@ -92,7 +92,7 @@ static json_t *summary_json(const qc_pool_params *p, const qc_pool_result *r, co
     json_t *run = cli_json_run(p->customers, p->horizon, p->reps, p->seed, p->level, r->ci_method);
     json_t *tr = json_object();
     json_object_set_new(tr, "method",
-                        json_string(p->transient_mode == QC_POOL_TRANSIENT_FIXED ? "fixed" : "auto"));
+                        json_string(qc_pool_transient_name(p->transient_mode)));
     json_object_set_new(tr, "customers_cut", qc_json_real_new(r->transient_customers));
     json_object_set_new(tr, "time_cut", qc_json_real_new(r->transient_time));
     json_object_set_new(run, "warmup", tr);
@@ -140,7 +140,7 @@ static void print_table(const qc_pool_params *p, const qc_pool_result *r, const 
     else
         printf("time %g", p->horizon);
     printf("; warm-up cut (%s): %.0f customers, time %.4g per replication; CI by %s\n\n",
-           p->transient_mode == QC_POOL_TRANSIENT_FIXED ? "fixed" : "auto",
+           qc_pool_transient_name(p->transient_mode),
            r->transient_customers, r->transient_time, r->ci_method);
     printf("%-24s %14s   %g%% confidence interval\n", "metric", "estimate", 100 * p->level);
     for (int i = 0; i < QC_PM_COUNT; i++) {

@@ -66,14 +66,14 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
     json_object_set_new(model, "servers", json_integer(p->servers));
     json_object_set_new(model, "capacity",
                         p->capacity ? json_integer((json_int_t)p->capacity) : json_null());
-    json_object_set_new(model, "discipline", json_string(p->discipline == QC_PS ? "ps" : "fcfs"));
+    json_object_set_new(model, "discipline", json_string(qc_discipline_name(p->discipline)));
     json_object_set_new(model, "load", qc_json_real_new(r->load));
     json_object_set_new(model, "exact_model", ex->model[0] ? json_string(ex->model) : json_null());
     json_object_set_new(root, "model", model);
 
     json_t *run = cli_json_run(r->customers, p->horizon, r->reps, p->seed, p->level, r->ci_method);
     json_t *wu = json_object();
-    json_object_set_new(wu, "method", json_string(p->warmup_mode == QC_WARMUP_MSER5 ? "mser" : "fixed"));
+    json_object_set_new(wu, "method", json_string(qc_warmup_mode_name(p->warmup_mode)));
     json_object_set_new(wu, "customers_cut", qc_json_real_new(r->warmup_customers));
     json_object_set_new(wu, "time_cut", qc_json_real_new(r->warmup_time));
     json_object_set_new(wu, "chunks_cut", json_integer(r->warmup_chunks));

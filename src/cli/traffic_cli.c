@@ -71,7 +71,7 @@ int cli_gap_threshold(const cli_flag *f, const char *flag, const char *s)
 
 static const char *format_name(const qc_trace *tr)
 {
-    return tr->format == QC_TRACE_PCAPNG ? "pcapng" : tr->format == QC_TRACE_CSV ? "csv" : "pcap";
+    return qc_trace_format_name(tr->format == 0 ? QC_TRACE_PCAP : tr->format);
 }
 
 static const char *link_name(const qc_trace *tr)

@@ -20,6 +20,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "qctl/stats.h"
+#include "core/names.h"
 
 void qc_adm_params_init(qc_adm_params *p, double bound, double epsilon, double alpha,
                         int admitted)
@@ -51,19 +52,6 @@ void qc_adm_params_init(qc_adm_params *p, double bound, double epsilon, double a
     p->peer_ceiling = 1e6;
     p->smoothing = 0.2;
     p->admitted = admitted;
-}
-
-const char *qc_adm_state_name(qc_adm_state s)
-{
-    switch (s) {
-    case QC_ADM_CANDIDATE:
-        return "candidate";
-    case QC_ADM_ADMITTED:
-        return "admitted";
-    case QC_ADM_REJECTED:
-        return "rejected";
-    }
-    return "?";
 }
 
 int qc_adm_init(qc_adm *c, const qc_adm_params *p, qc_err *err)
@@ -494,3 +482,10 @@ int qc_adm_step(qc_adm *c, const qc_adm_sense *in, qc_adm_act *out)
     out->smoothed = c->s;
     return rc;
 }
+
+static const char *const adm_state_names[] = {"candidate", "admitted", "rejected"};
+QC__NAMES(qc_adm_state, qc_adm_state_name, qc_adm_state_parse, adm_state_names)
+
+static const char *const adm_event_names[] = {"none", "track", "grow", "hold", "backoff", "admit",
+    "reject", "retry"};
+QC__NAMES(qc_adm_event, qc_adm_event_name, qc_adm_event_parse, adm_event_names)

@@ -44,6 +44,7 @@
 
 #include "control/arx_text.h"
 #include "core/gsl_quiet.h"
+#include "core/names.h"
 
 /* Singular values below this fraction of the largest are treated as zero:
  * far above rounding (1e-16) and far below any real excitation. */
@@ -946,3 +947,6 @@ int qc_arx_curve_fit(const qc_arx_model *sensor, const double *y, const double *
     free(v);
     return 0;
 }
+
+static const char *const arx_criterion_names[] = {"aic", "bic"};
+QC__NAMES(qc_arx_criterion, qc_arx_criterion_name, qc_arx_criterion_parse, arx_criterion_names)

@@ -2,6 +2,7 @@
 /* controller.c: the PI / integral step object with actuator saturation and
  * anti-windup (equations in qctl/controller.h). */
 #include "qctl/controller.h"
+#include "core/names.h"
 
 #include <math.h>
 
@@ -234,3 +235,6 @@ double qc_knee_queue_interval(double target)
 {
     return 4 * target;
 }
+
+static const char *const antiwindup_names[] = {"none", "conditional", "backcalc"};
+QC__NAMES(qc_antiwindup, qc_antiwindup_name, qc_antiwindup_parse, antiwindup_names)

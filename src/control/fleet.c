@@ -5,6 +5,7 @@
  * idle ON server idle last, the first WARMING server with an empty queue
  * and the first OFF server; the order of the rule's steps then picks. */
 #include "qctl/fleet.h"
+#include "core/names.h"
 
 int qc_djsq_route(const qc_djsq_server *s, unsigned n, unsigned threshold, int may_turn_on)
 {
@@ -42,3 +43,6 @@ int qc_djsq_route(const qc_djsq_server *s, unsigned n, unsigned threshold, int m
         return off;
     return best;
 }
+
+static const char *const djsq_state_names[] = {"off", "warming", "on", "skip"};
+QC__NAMES(qc_djsq_state, qc_djsq_state_name, qc_djsq_state_parse, djsq_state_names)

@@ -19,6 +19,7 @@
  * into samples for the qc_adm controllers and publishes the weights, which
  * acquire and the server's scheduler read without a lock. */
 #include "qctl/limiter.h"
+#include "core/names.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -74,26 +75,7 @@ static double clampd(double v, double lo, double hi)
 /* In the order of qc_limiter_algo. */
 static const char *const algo_names[] = {"fixed",     "maxusers", "aimd",     "vegas",
                                          "gradient2", "envoy",    "admission"};
-
-const char *qc_limiter_algo_name(qc_limiter_algo a)
-{
-    if ((unsigned)a < sizeof algo_names / sizeof *algo_names)
-        return algo_names[a];
-    return "unknown";
-}
-
-int qc_limiter_algo_parse(const char *s, qc_limiter_algo *a, qc_err *err)
-{
-    for (int i = QC_LIMITER_FIXED; i <= QC_LIMITER_ADMISSION; i++)
-        if (strcmp(s, qc_limiter_algo_name((qc_limiter_algo)i)) == 0) {
-            *a = (qc_limiter_algo)i;
-            return 0;
-        }
-    return qc_err_set(err, QC_EINVAL,
-                      "unknown limiter '%s' (fixed, maxusers, aimd, vegas, gradient2, envoy, "
-                      "admission)",
-                      s);
-}
+QC__NAMES(qc_limiter_algo, qc_limiter_algo_name, qc_limiter_algo_parse, algo_names)
 
 void qc_limiter_params_init(qc_limiter_params *c, qc_limiter_algo algo)
 {
@@ -272,7 +254,7 @@ static int init_controller(qc_limiter *l, double now, qc_err *err)
     return QC_EINVAL;
 }
 
-int qc_limiter_alloc(const qc_limiter_params *c, double now, qc_limiter **out, qc_err *err)
+static int limiter_build(const qc_limiter_params *c, double now, qc_limiter **out, qc_err *err)
 {
     *out = NULL;
     int rc = check_config(c, err);
@@ -308,6 +290,12 @@ int qc_limiter_alloc(const qc_limiter_params *c, double now, qc_limiter **out, q
     }
     *out = l;
     return 0;
+}
+
+qc_limiter *qc_limiter_alloc(const qc_limiter_params *c, double now, qc_err *err)
+{
+    qc_limiter *l = NULL;
+    return limiter_build(c, now, &l, err) == 0 ? l : NULL;
 }
 
 void qc_limiter_free(qc_limiter *l)

@@ -11,6 +11,7 @@
  * the caller's: Envoy's timers become deadlines checked at each step, and
  * the act says when the next one is due. */
 #include "qctl/limiters.h"
+#include "core/names.h"
 
 #include <math.h>
 #include <string.h>
@@ -408,17 +409,5 @@ double qc_lim_conc_limit(const qc_lim_conc *c)
     return NAN;
 }
 
-const char *qc_lim_kind_name(qc_lim_kind k)
-{
-    switch (k) {
-    case QC_LIM_GRADIENT2:
-        return "gradient2";
-    case QC_LIM_VEGAS:
-        return "vegas";
-    case QC_LIM_ENVOY:
-        return "envoy";
-    case QC_LIM_AIMD:
-        return "aimd";
-    }
-    return "?";
-}
+static const char *const lim_kind_names[] = {"gradient2", "vegas", "envoy", "aimd"};
+QC__NAMES(qc_lim_kind, qc_lim_kind_name, qc_lim_kind_parse, lim_kind_names)

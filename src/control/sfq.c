@@ -12,10 +12,11 @@
 
 #include "qctl/error.h"
 
-int qc_sfq_init(qc_sfq *q, unsigned n)
+int qc_sfq_init(qc_sfq *q, unsigned n, qc_err *err)
 {
     if (n < 1 || n > QC_SFQ_MAX_CLASSES)
-        return QC_EINVAL;
+        return qc_err_set(err, QC_EINVAL, "fair queueing: %u classes, not 1 to %d", n,
+                          QC_SFQ_MAX_CLASSES);
     *q = (qc_sfq){.n = n};
     return 0;
 }

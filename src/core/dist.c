@@ -62,6 +62,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include "core/gsl_quiet.h"
+#include "core/names.h"
 #include <gsl/gsl_randist.h>
 
 /* Shapes above this use Temme's expansion for the gamma CDF. Measured
@@ -1503,3 +1504,8 @@ double qc__dist_sample_slow(const qc_dist *d, qc_rng *r)
     }
     return NAN;
 }
+
+/* In the order of qc_dist_kind. */
+static const char *const dist_kind_names[] = {"none", "exp", "det", "uniform", "erlang", "hyperexp",
+    "gamma", "lognormal", "weibull", "pareto", "bpareto", "empirical", "lnmix", "expmix", "gpd"};
+QC__NAMES(qc_dist_kind, qc_dist_kind_name, qc_dist_kind_parse, dist_kind_names)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* energy.c: validation and unit conversion of the energy cost model. */
 #include "qctl/energy.h"
+#include "core/names.h"
 
 #include <math.h>
 
@@ -49,3 +50,6 @@ void qc_energy_scale_power(qc_energy_cost *c, double price)
     c->warm_power *= price;
     c->off_power *= price;
 }
+
+static const char *const server_state_names[] = {"off", "warming", "on"};
+QC__NAMES(qc_server_state, qc_server_state_name, qc_server_state_parse, server_state_names)

@@ -23,11 +23,13 @@
 #include <math.h>
 #include <stdlib.h>
 
-qc_hist *qc_hist_alloc(void)
+qc_hist *qc_hist_alloc(qc_err *err)
 {
     qc_hist *h = calloc(1, sizeof *h);
-    if (h == NULL)
+    if (h == NULL) {
+        qc_err_set(err, QC_ENOMEM, "histogram: out of memory");
         return NULL;
+    }
     h->min = INFINITY;
     h->max = -INFINITY;
     return h;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "qctl/rng_gsl.h"
+#include "core/names.h"
 
 /* qc_rng_gsl hands out qc_rng.g as a gsl_rng: the two must agree. */
 _Static_assert(sizeof(((qc_rng *)0)->g) == sizeof(gsl_rng), "gsl_rng view size");
@@ -75,3 +76,8 @@ static const gsl_rng_type qc_rng_type_s = {
 };
 
 const gsl_rng_type *qc_rng_type = &qc_rng_type_s;
+
+/* Indexed by role; 7..14 are not roles. */
+static const char *const rng_role_names[] = {NULL, "arrival", "service", "server", "routing",
+    "control", "user", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "misc"};
+QC__NAMES(qc_rng_role, qc_rng_role_name, qc_rng_role_parse, rng_role_names)

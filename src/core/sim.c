@@ -6,10 +6,10 @@
 #include <math.h>
 #include <string.h>
 
-int qc_sim_init(qc_sim *s, size_t hint)
+int qc_sim_init(qc_sim *s, size_t hint, qc_err *err)
 {
     memset(s, 0, sizeof *s);
-    s->evq = qc_evq_alloc(hint, NULL);
+    s->evq = qc_evq_alloc(hint, err);
     return s->evq ? 0 : QC_ENOMEM;
 }
 

@@ -683,8 +683,10 @@ int qc_load_traffic_arrivals(qc_arrivals *a, const char *model, uint32_t users, 
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
-    if ((rc = qc_traffic_gen_alloc(&g, ms, &users, 1, &go, err)) != 0)
+    if ((g = qc_traffic_gen_alloc(ms, &users, 1, &go, err)) == NULL) {
+        rc = err && err->code ? err->code : QC_ENOMEM;
         goto out;
+    }
     qc_traffic_pkt p;
     while ((max == 0 || n < max) && qc_traffic_gen_next(g, &p) == 1) {
         if (p.dir != 0 || p.t < 0)

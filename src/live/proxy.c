@@ -544,9 +544,9 @@ int qc_proxy_check(const qc_proxy_params *o, qc_err *err)
                           o->health_check);
     qc_limiter_params lc = proxy_limiter_config(o);
     qc_limiter *l;
-    if ((rc = qc_limiter_alloc(&lc, 0, &l, err)) != 0) {
+    if ((l = qc_limiter_alloc(&lc, 0, err)) == NULL) {
         qc_err_prefix(err, "limiter");
-        return rc;
+        return err && err->code ? err->code : QC_ENOMEM;
     }
     qc_limiter_free(l);
     return 0;
@@ -607,7 +607,8 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
         }
     }
     qc_limiter_params lc = proxy_limiter_config(o);
-    if ((rc = qc_limiter_alloc(&lc, P->t0, &P->lim, err)) != 0) {
+    if ((P->lim = qc_limiter_alloc(&lc, P->t0, err)) == NULL) {
+        rc = err && err->code ? err->code : QC_ENOMEM;
         qc_err_prefix(err, "limiter");
         goto out;
     }

@@ -27,6 +27,7 @@
  * cannot happen; for the killed chain it means k cannot reach the
  * reference state. */
 #include "qctl/mdp.h"
+#include "core/names.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -70,13 +71,18 @@ struct qc_mdp_ws {
 
 /* ---- building ----------------------------------------------------------- */
 
-qc_mdp *qc_mdp_alloc(size_t nstates, size_t max_pairs, size_t max_trans)
+qc_mdp *qc_mdp_alloc(size_t nstates, size_t max_pairs, size_t max_trans, qc_err *err)
 {
-    if (nstates == 0 || nstates >= UNSEEN || max_pairs < nstates)
+    if (nstates == 0 || nstates >= UNSEEN || max_pairs < nstates) {
+        qc_err_set(err, QC_EINVAL, "MDP: %zu states and %zu pairs (need 1 <= states <= pairs)",
+                   nstates, max_pairs);
         return NULL;
+    }
     qc_mdp *m = calloc(1, sizeof *m);
-    if (m == NULL)
+    if (m == NULL) {
+        qc_err_set(err, QC_ENOMEM, "MDP: out of memory");
         return NULL;
+    }
     m->cap_s = nstates;
     m->cap_p = max_pairs;
     m->cap_t = max_trans;
@@ -88,6 +94,7 @@ qc_mdp *qc_mdp_alloc(size_t nstates, size_t max_pairs, size_t max_trans)
     m->prob = malloc((max_trans ? max_trans : 1) * sizeof *m->prob);
     if (!m->sfirst || !m->pfirst || !m->cost || !m->label || !m->next || !m->prob) {
         qc_mdp_free(m);
+        qc_err_set(err, QC_ENOMEM, "MDP: out of memory");
         return NULL;
     }
     qc_mdp_reset(m, nstates);
@@ -300,20 +307,27 @@ void qc_mdp_ws_free(qc_mdp_ws *w)
     free(w);
 }
 
-qc_mdp_ws *qc_mdp_ws_alloc(const qc_mdp *m, size_t band_limit)
+qc_mdp_ws *qc_mdp_ws_alloc(const qc_mdp *m, size_t band_limit, qc_err *err)
 {
-    if (!m->finished)
+    if (!m->finished) {
+        qc_err_set(err, QC_EINVAL, "MDP workspace: the model is not finished");
         return NULL;
-    return qc_mdp_ws_alloc_for(m->ns, m->nt, m->band, band_limit, NULL);
+    }
+    return qc_mdp_ws_alloc_for(m->ns, m->nt, m->band, band_limit, err);
 }
 
-qc_mdp_ws *qc_mdp_ws_alloc_for(size_t S, size_t ntrans, size_t band, size_t band_limit)
+qc_mdp_ws *qc_mdp_ws_alloc_for(size_t S, size_t ntrans, size_t band, size_t band_limit,
+                               qc_err *err)
 {
-    if (S == 0 || S >= UNSEEN)
+    if (S == 0 || S >= UNSEEN) {
+        qc_err_set(err, QC_EINVAL, "MDP workspace: %zu states", S);
         return NULL;
+    }
     qc_mdp_ws *w = calloc(1, sizeof *w);
-    if (w == NULL)
+    if (w == NULL) {
+        qc_err_set(err, QC_ENOMEM, "MDP workspace: out of memory");
         return NULL;
+    }
     w->cap_s = S;
     w->cap_t = ntrans;
     w->band = band;
@@ -1051,3 +1065,9 @@ int qc_mdp_rvi(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_params *o, double *v,
                           "%g in %zu sweeps (span %g)", o->tol, it, hi - lo);
     return 0;
 }
+
+static const char *const mdp_sweep_names[] = {"jacobi", "gauss-seidel"};
+QC__NAMES(qc_mdp_sweep, qc_mdp_sweep_name, qc_mdp_sweep_parse, mdp_sweep_names)
+
+static const char *const mdp_eval_names[] = {"auto", "direct", "iterative"};
+QC__NAMES(qc_mdp_eval, qc_mdp_eval_name, qc_mdp_eval_parse, mdp_eval_names)

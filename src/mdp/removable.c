@@ -32,6 +32,7 @@
  * E[T] = E[N] / throughput by Little's law, and the average cost
  * h E[N] + mean power + K (switch-on rate) equals L sum pi c. */
 #include "qctl/removable.h"
+#include "core/names.h"
 
 #include <float.h>
 #include <math.h>
@@ -79,14 +80,14 @@ int qc_removable_check(double lambda, const qc_energy_cost *c, qc_err *err)
 
 /* ---- policies ------------------------------------------------------------ */
 
-int qc_removable_policy_init(qc_removable_policy *p, size_t nmax)
+int qc_removable_policy_init(qc_removable_policy *p, size_t nmax, qc_err *err)
 {
     memset(p, 0, sizeof *p);
     p->switch_on = calloc(nmax + 1, 1);
     p->on_action = calloc(nmax + 1, sizeof *p->on_action);
     if (!p->switch_on || !p->on_action) {
         qc_removable_policy_free(p);
-        return QC_ENOMEM;
+        return qc_err_set(err, QC_ENOMEM, "policy of %zu levels: out of memory", nmax + 1);
     }
     p->nmax = nmax;
     return 0;
@@ -743,3 +744,13 @@ fail:
     qc_removable_result_free(r);
     return rc;
 }
+
+/* Indexed by method (0 is none). */
+static const char *const removable_method_names[] = {NULL, "rvi", "pi", "both"};
+QC__NAMES(qc_removable_method, qc_removable_method_name,
+          qc_removable_method_parse, removable_method_names)
+
+static const char *const baseline_names[QC_RB_COUNT] = {"always-on", "off-idle", "npolicy",
+    "delayed-off"};
+QC__NAMES(qc_removable_baseline_kind, qc_removable_baseline_kind_name,
+          qc_removable_baseline_kind_parse, baseline_names)

@@ -23,62 +23,14 @@
 
 #include "qctl/multiclass.h"
 #include "reps.h"
+#include "core/names.h"
 
-const char *qc_mc_policy_name(qc_mc_policy p)
-{
-    switch (p) {
-    case QC_POL_AUTONOMIC:
-        return "autonomic";
-    case QC_POL_STATIC:
-        return "static";
-    case QC_POL_UTILIZATION:
-        return "utilization";
-    case QC_POL_GRADIENT2:
-        return "gradient2";
-    case QC_POL_VEGAS:
-        return "vegas";
-    case QC_POL_ENVOY:
-        return "envoy";
-    case QC_POL_AIMD:
-        return "aimd";
-    }
-    return "?";
-}
+static const char *const policy_names[] = {"autonomic", "static", "utilization", "gradient2",
+    "vegas", "envoy", "aimd"};
+QC__NAMES(qc_mc_policy, qc_mc_policy_name, qc_mc_policy_parse, policy_names)
 
-const char *qc_mc_discipline_name(qc_mc_discipline d)
-{
-    switch (d) {
-    case QC_MC_DPS:
-        return "dps";
-    case QC_MC_DPS_JOB:
-        return "dps-job";
-    case QC_MC_WEIGHTED:
-        return "weighted";
-    }
-    return "?";
-}
-
-int qc_mc_policy_parse(const char *s, qc_mc_policy *v, qc_err *err)
-{
-    for (int i = QC_POL_AUTONOMIC; i <= QC_POL_AIMD; i++)
-        if (strcmp(s, qc_mc_policy_name((qc_mc_policy)i)) == 0) {
-            *v = (qc_mc_policy)i;
-            return 0;
-        }
-    return qc_err_set(err, QC_EINVAL,
-                      "'%s' is not autonomic, static, utilization, gradient2, vegas, envoy or aimd",
-                      s);
-}
-
-int qc_mc_discipline_parse(const char *s, qc_mc_discipline *v, qc_err *err)
-{
-    for (int i = QC_MC_DPS; i <= QC_MC_WEIGHTED; i++)
-        if (strcmp(s, qc_mc_discipline_name((qc_mc_discipline)i)) == 0) {
-            *v = (qc_mc_discipline)i;
-            return 0;
-        }
-    return qc_err_set(err, QC_EINVAL, "'%s' is not dps, dps-job or weighted", s);
-}
+static const char *const discipline_names[] = {"dps", "dps-job", "weighted"};
+QC__NAMES(qc_mc_discipline, qc_mc_discipline_name, qc_mc_discipline_parse, discipline_names)
 
 void qc_mc_run_params_init(qc_mc_run_params *p)
 {

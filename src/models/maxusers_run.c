@@ -20,6 +20,7 @@
 #include "qctl/hist.h"
 #include "qctl/rng.h"
 #include "reps.h"
+#include "core/names.h"
 
 void qc_mu_run_result_free(qc_mu_run_result *res)
 {
@@ -347,3 +348,9 @@ int qc_mu_run_reps(const qc_mu_run_params *p, unsigned reps, unsigned jobs, qc_m
     free(ws);
     return rc;
 }
+
+static const char *const sensor_names[] = {"true", "logged"};
+QC__NAMES(qc_mu_sensor, qc_mu_sensor_name, qc_mu_sensor_parse, sensor_names)
+
+static const char *const excite_names[] = {"none", "prbs", "uniform", "steps"};
+QC__NAMES(qc_excite_kind, qc_excite_kind_name, qc_excite_kind_parse, excite_names)

@@ -35,6 +35,7 @@
 #include "qctl/sim.h"
 #include "reps.h"
 #include "units.h"
+#include "core/names.h"
 
 enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_WARM = 2, EV_TIMER = 3, EV_TICK = 4 };
 
@@ -119,21 +120,10 @@ typedef struct run {
 
 static const char *const policy_names[QC_POOL_NPOLICIES] = {"djsq", "jsq", "jsq-off", "random",
                                                             "central"};
+QC__NAMES(qc_pool_policy, qc_pool_policy_name, qc_pool_policy_parse, policy_names)
 
-const char *qc_pool_policy_name(qc_pool_policy p)
-{
-    return (unsigned)p < QC_POOL_NPOLICIES ? policy_names[p] : "?";
-}
-
-int qc_pool_policy_parse(const char *s, qc_pool_policy *p, qc_err *err)
-{
-    for (int i = 0; i < QC_POOL_NPOLICIES; i++)
-        if (strcmp(s, policy_names[i]) == 0) {
-            *p = (qc_pool_policy)i;
-            return 0;
-        }
-    return qc_err_set(err, QC_EINVAL, "'%s' is not djsq, jsq, jsq-off, random or central", s);
-}
+static const char *const transient_names[] = {"auto", "fixed"};
+QC__NAMES(qc_pool_transient, qc_pool_transient_name, qc_pool_transient_parse, transient_names)
 
 static const char *const metric_names[QC_PM_COUNT] = {
     "mean_jobs",           "response_time",      "response_time_p50", "response_time_p95",
@@ -141,11 +131,7 @@ static const char *const metric_names[QC_PM_COUNT] = {
     "switch_ons_per_hour", "frac_warming",       "average_cost",      "holding_cost",
     "warming_cost",        "servers_on",         "servers_busy",      "servers_warming",
     "demand_correlation"};
-
-const char *qc_pool_metric_name(int metric)
-{
-    return (metric >= 0 && metric < QC_PM_COUNT) ? metric_names[metric] : "?";
-}
+QC__NAMES(qc_pool_metric, qc_pool_metric_name, qc_pool_metric_parse, metric_names)
 
 void qc_pool_params_init(qc_pool_params *p)
 {

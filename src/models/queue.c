@@ -22,6 +22,7 @@
 #include "station.h"
 #include "reps.h"
 #include "units.h"
+#include "core/names.h"
 
 enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_TICK = 2 };
 
@@ -104,11 +105,14 @@ static const char *const metric_names[QC_QM_COUNT] = {
     "response_time", "waiting_time", "number_in_system",
     "utilization",   "throughput",   "blocking_probability",
     "response_time_p50", "response_time_p95", "response_time_p99"};
+QC__NAMES(qc_queue_metric, qc_queue_metric_name, qc_queue_metric_parse, metric_names)
 
-const char *qc_queue_metric_name(int metric)
-{
-    return (metric >= 0 && metric < QC_QM_COUNT) ? metric_names[metric] : "?";
-}
+static const char *const discipline_names[] = {"fcfs", "ps"};
+QC__NAMES(qc_discipline, qc_discipline_name, qc_discipline_parse, discipline_names)
+
+/* "mser": the cut chosen by MSER-5 (qctl sim queue --warmup auto|mser|mser5). */
+static const char *const warmup_names[] = {"mser", "fixed"};
+QC__NAMES(qc_warmup_mode, qc_warmup_mode_name, qc_warmup_mode_parse, warmup_names)
 
 void qc_queue_params_init(qc_queue_params *p)
 {

@@ -29,6 +29,7 @@
  * FILE:LINE. */
 #include "qctl/arrivals.h"
 #include "qctl/trace.h"
+#include "core/names.h"
 
 #include <errno.h>
 #include <math.h>
@@ -624,3 +625,7 @@ double qc__arrivals_next_slow(qc_arrivals_gen *g)
         return (double)INFINITY;
     }
 }
+
+static const char *const arrivals_kind_names[] = {"none", "renewal", "sin", "curve", "trace",
+    "steps"};
+QC__NAMES(qc_arrivals_kind, qc_arrivals_kind_name, qc_arrivals_kind_parse, arrivals_kind_names)

@@ -62,6 +62,7 @@
 #include "qctl/rng_gsl.h"
 #include "traffic/fit_given.h"
 #include "traffic/sort.h"
+#include "core/names.h"
 
 /* GSL's special functions with its error handler off (core/gsl_quiet.h):
  * an argument out of their domain gives NaN, which the fits check,
@@ -90,14 +91,13 @@ QSF(sf_psi_1)
 static const char *const family_names[QC_FIT_NFAMILIES] = {
     "exp", "gamma", "lognormal", "weibull", "pareto", "lnmix2",
     "lnmix3", "expmix2", "expmix3", "gpd", "empirical"};
+QC__NAMES(qc_fit_family, qc_fit_family_name, qc_fit_family_parse, family_names)
+
+static const char *const criterion_names[] = {"bic", "aic"};
+QC__NAMES(qc_fit_criterion, qc_fit_criterion_name, qc_fit_criterion_parse, criterion_names)
 
 static const int nstored[QC_FIT_NFAMILIES] = {1, 2, 2, 2, 2, 6, 9, 4, 6, 4, 0};
 static const int nfree[QC_FIT_NFAMILIES] = {1, 2, 2, 2, 2, 5, 8, 3, 5, 2, 0};
-
-const char *qc_fit_family_name(qc_fit_family f)
-{
-    return (unsigned)f < QC_FIT_NFAMILIES ? family_names[f] : "?";
-}
 
 int qc_fit_npar(qc_fit_family f)
 {
@@ -107,16 +107,6 @@ int qc_fit_npar(qc_fit_family f)
 int qc_fit_nstored(qc_fit_family f)
 {
     return (unsigned)f < QC_FIT_NFAMILIES ? nstored[f] : 0;
-}
-
-int qc_fit_family_parse(const char *s, qc_fit_family *f, qc_err *err)
-{
-    for (int i = 0; i < QC_FIT_NFAMILIES; i++)
-        if (strcmp(s, family_names[i]) == 0) {
-            *f = (qc_fit_family)i;
-            return 0;
-        }
-    return qc_err_set(err, QC_EINVAL, "'%s' is not a distribution family", s);
 }
 
 static int mix_k(qc_fit_family f)

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "qctl/output.h"
+#include "core/names.h"
 
 #define PCAP_EPOCH 1700000000LL /* 2023-11-14: generated captures start here */
 
@@ -246,9 +247,9 @@ static double mean_cycle(const qc_traffic_model *m, qc_traffic_approach a)
     return en / r;
 }
 
-int qc_traffic_gen_alloc(qc_traffic_gen **out, const qc_traffic_model *const *models,
-                       const uint32_t *users, size_t nmodels, const qc_traffic_gen_params *o,
-                       qc_err *err)
+static int gen_build(qc_traffic_gen **out, const qc_traffic_model *const *models,
+                     const uint32_t *users, size_t nmodels, const qc_traffic_gen_params *o,
+                     qc_err *err)
 {
     *out = NULL;
     if (nmodels == 0 || nmodels > 65535)
@@ -682,7 +683,7 @@ int qc_traffic_validate(const qc_traffic_model *m, const double *t, const uint32
         o.no_phase = 1;
         qc_traffic_gen *g;
         const uint32_t one = 1;
-        if ((rc = qc_traffic_gen_alloc(&g, &m, &one, 1, &o, err)) != 0)
+        if ((rc = gen_build(&g, &m, &one, 1, &o, err)) != 0)
             goto done;
         v->gen_t[a] = malloc(n * sizeof(double));
         v->gen_size[a] = malloc(n * sizeof(double));
@@ -749,8 +750,8 @@ static int looks_like_model(const char *path)
     return c == '{';
 }
 
-int qc_traffic_source_alloc(qc_traffic_source **out, const char *path, uint32_t users,
-                           uint64_t seed, qc_err *err)
+static int source_build(qc_traffic_source **out, const char *path, uint32_t users,
+                        uint64_t seed, qc_err *err)
 {
     *out = NULL;
     qc_traffic_source *s = calloc(1, sizeof *s);
@@ -768,7 +769,7 @@ int qc_traffic_source_alloc(qc_traffic_source **out, const char *path, uint32_t 
         const qc_traffic_model *mp = &s->m;
         if (users == 0)
             users = 1;
-        if ((rc = qc_traffic_gen_alloc(&s->g, &mp, &users, 1, &o, err)) != 0) {
+        if ((rc = gen_build(&s->g, &mp, &users, 1, &o, err)) != 0) {
             qc_traffic_source_free(s);
             return rc;
         }
@@ -821,6 +822,20 @@ double qc_traffic_source_rate(const qc_traffic_source *s)
     return s->rate;
 }
 
+qc_traffic_gen *qc_traffic_gen_alloc(const qc_traffic_model *const *models, const uint32_t *users,
+                                     size_t nmodels, const qc_traffic_gen_params *o, qc_err *err)
+{
+    qc_traffic_gen *g = NULL;
+    return gen_build(&g, models, users, nmodels, o, err) == 0 ? g : NULL;
+}
+
+qc_traffic_source *qc_traffic_source_alloc(const char *path, uint32_t users, uint64_t seed,
+                                           qc_err *err)
+{
+    qc_traffic_source *s = NULL;
+    return source_build(&s, path, users, seed, err) == 0 ? s : NULL;
+}
+
 void qc_traffic_source_free(qc_traffic_source *s)
 {
     if (s == NULL)
@@ -831,3 +846,10 @@ void qc_traffic_source_free(qc_traffic_source *s)
     free(s->size);
     free(s);
 }
+
+static const char *const traffic_approach_names[] = {"fitted", "copula", "copula-fitted"};
+QC__NAMES(qc_traffic_approach, qc_traffic_approach_name,
+          qc_traffic_approach_parse, traffic_approach_names)
+
+static const char *const traffic_format_names[] = {"pcap", "csv"};
+QC__NAMES(qc_traffic_format, qc_traffic_format_name, qc_traffic_format_parse, traffic_format_names)

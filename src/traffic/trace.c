@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "qctl/output.h"
+#include "core/names.h"
 
 #ifndef DLT_LINUX_SLL2
 #define DLT_LINUX_SLL2 276
@@ -1685,3 +1686,10 @@ int qc_trace_times(const char *path, double **t, size_t *n, qc_err *err)
     qc_trace_free(&tr);
     return 0;
 }
+
+/* Indexed by format (0 is none). */
+static const char *const trace_format_names[] = {NULL, "pcap", "pcapng", "csv"};
+QC__NAMES(qc_trace_format, qc_trace_format_name, qc_trace_format_parse, trace_format_names)
+
+static const char *const trace_split_names[] = {"none", "flow", "host", "activity"};
+QC__NAMES(qc_trace_split, qc_trace_split_name, qc_trace_split_parse, trace_split_names)

@@ -79,7 +79,7 @@ static void test_threads_fixed(void **state)
     cfg.initial_limit = 3;
     cfg.classes = 3;
     shared s = {0};
-    assert_int_equal(qc_limiter_alloc(&cfg, 0, &s.l, NULL), 0);
+    assert_non_null(s.l = qc_limiter_alloc(&cfg, 0, NULL));
     run_threads(&s);
     assert_true(atomic_load(&s.max_occupancy) <= 3);
     assert_true(atomic_load(&s.max_occupancy) >= 1);
@@ -109,7 +109,7 @@ static void test_threads_ticking(void **state)
     cfg.max_limit = 4;
     cfg.classes = 3;
     shared s = {0};
-    assert_int_equal(qc_limiter_alloc(&cfg, 0, &s.l, NULL), 0);
+    assert_non_null(s.l = qc_limiter_alloc(&cfg, 0, NULL));
     pthread_t tk;
     assert_int_equal(pthread_create(&tk, NULL, ticker, &s), 0);
     run_threads(&s);
@@ -146,7 +146,7 @@ static void test_tick_maxusers(void **state)
     cfg.reference = 10;
     cfg.ki = 0.5;
     qc_limiter *l;
-    assert_int_equal(qc_limiter_alloc(&cfg, 0, &l, NULL), 0);
+    assert_non_null(l = qc_limiter_alloc(&cfg, 0, NULL));
     complete(l, 5, 0.2, QC_LIMITER_OK); /* y = 1.0 / 0.1 = 10: e = 0 */
     assert_int_equal(qc_limiter_tick(l, 0.1), 0);
     assert_float_equal(limit_of(l), 20, 1e-9);
@@ -208,7 +208,7 @@ static void test_maxusers_same_controller(void **state)
     cfg.reference = 10;
     cfg.ki = 0.7;
     qc_limiter *l;
-    assert_int_equal(qc_limiter_alloc(&cfg, 0, &l, NULL), 0);
+    assert_non_null(l = qc_limiter_alloc(&cfg, 0, NULL));
     qc_mu_ctl sim;
     qc_pi_params pp = {cfg.kp, cfg.ki, cfg.min_limit, cfg.max_limit, cfg.initial_limit,
                        QC_AW_CONDITIONAL, 1};
@@ -249,7 +249,7 @@ static void test_tick_aimd(void **state)
     cfg.initial_limit = 10;
     cfg.aimd_timeout = 1;
     qc_limiter *l;
-    assert_int_equal(qc_limiter_alloc(&cfg, 0, &l, NULL), 0);
+    assert_non_null(l = qc_limiter_alloc(&cfg, 0, NULL));
     complete(l, 5, 0.01, QC_LIMITER_OK);
     qc_limiter_tick(l, 1);
     assert_float_equal(limit_of(l), 11, 1e-9);
@@ -276,7 +276,7 @@ static void test_tick_gradient2(void **state)
     qc_limiter_params_init(&cfg, QC_LIMITER_GRADIENT2);
     cfg.initial_limit = 20;
     qc_limiter *l;
-    assert_int_equal(qc_limiter_alloc(&cfg, 0, &l, NULL), 0);
+    assert_non_null(l = qc_limiter_alloc(&cfg, 0, NULL));
     /* first sample: long = rtt, gradient 1, new = 24, 0.8*20 + 0.2*24 */
     complete(l, 10, 0.1, QC_LIMITER_OK);
     qc_limiter_tick(l, 1);
@@ -297,7 +297,7 @@ static void test_tick_vegas_envoy(void **state)
         qc_limiter_params_init(&cfg, (qc_limiter_algo)a);
         cfg.max_limit = 50;
         qc_limiter *l;
-        assert_int_equal(qc_limiter_alloc(&cfg, 0, &l, NULL), 0);
+        assert_non_null(l = qc_limiter_alloc(&cfg, 0, NULL));
         for (int k = 1; k <= 200; k++) {
             int n = (int)qc_limiter_limit(l) < 8 ? (int)qc_limiter_limit(l) : 8;
             complete(l, n, k < 100 ? 0.01 : 0.05, QC_LIMITER_OK);
@@ -318,7 +318,7 @@ static void test_gate(void **state)
     cfg.initial_limit = 2;
     cfg.classes = 2;
     qc_limiter *l;
-    assert_int_equal(qc_limiter_alloc(&cfg, 0, &l, NULL), 0);
+    assert_non_null(l = qc_limiter_alloc(&cfg, 0, NULL));
     qc_limiter_token a, b, c;
     assert_int_equal(qc_limiter_acquire(l, 0, &a), QC_LIMITER_ADMIT);
     assert_int_equal(qc_limiter_acquire(l, 7, &b), QC_LIMITER_ADMIT); /* -> class 1 */
@@ -346,12 +346,14 @@ static void test_config_errors(void **state)
     qc_err err = {0};
     qc_limiter_params_init(&cfg, QC_LIMITER_FIXED);
     cfg.max_limit = 0.5;
-    assert_int_equal(qc_limiter_alloc(&cfg, 0, &l, &err), QC_ERANGE);
+    assert_null(l = qc_limiter_alloc(&cfg, 0, &err));
+    assert_int_equal(err.code, QC_ERANGE);
     assert_null(l);
     assert_non_null(strstr(err.msg, "max_limit"));
     qc_limiter_params_init(&cfg, QC_LIMITER_MAXUSERS);
     cfg.reference = -1;
-    assert_int_equal(qc_limiter_alloc(&cfg, 0, &l, &err), QC_ERANGE);
+    assert_null(l = qc_limiter_alloc(&cfg, 0, &err));
+    assert_int_equal(err.code, QC_ERANGE);
     assert_non_null(strstr(err.msg, "reference"));
     qc_limiter_algo a;
     assert_int_equal(qc_limiter_algo_parse("gradient2", &a, NULL), 0);

@@ -159,7 +159,7 @@ static void run(double silver_rate, double silver_bound, uint64_t seed, outcome 
     c.bound[1] = silver_bound;
     c.bound[2] = 0; /* best effort */
     c.adm_candidates = 1u << 1;
-    assert_int_equal(qc_limiter_alloc(&c, 0, &p->l, NULL), 0);
+    assert_non_null(p->l = qc_limiter_alloc(&c, 0, NULL));
     const double rate[NCLS] = {0.2, silver_rate, 0.3}, start[NCLS] = {0, 20000, 0};
     for (int k = 0; k < NCLS; k++) {
         qc_rng_init(&p->rng[k], seed, (uint64_t)k + 1);
@@ -278,7 +278,7 @@ static void test_cycles_and_bound(void **state)
     c.bound[0] = 1.0;
     c.adm_min_completions = 5;
     qc_limiter *l;
-    assert_int_equal(qc_limiter_alloc(&c, 0, &l, NULL), 0);
+    assert_non_null(l = qc_limiter_alloc(&c, 0, NULL));
     assert_true(fabs(qc_limiter_weight(l, 0) - 0.1) < 1e-12); /* admitted p_init */
     assert_true(fabs(qc_limiter_weight(l, 1) - 0.9) < 1e-12); /* best effort: the rest */
     qc_limiter_token t[4];
@@ -329,7 +329,7 @@ static void test_cycles_and_bound(void **state)
     qc_limiter_free(l);
     /* another algorithm has no bounds */
     qc_limiter_params_init(&c, QC_LIMITER_FIXED);
-    assert_int_equal(qc_limiter_alloc(&c, 0, &l, NULL), 0);
+    assert_non_null(l = qc_limiter_alloc(&c, 0, NULL));
     assert_int_equal(qc_limiter_set_bound(l, 0, 1, &err), QC_EINVAL);
     assert_true(qc_limiter_weight(l, 0) == 1);
     qc_limiter_free(l);
@@ -338,11 +338,13 @@ static void test_cycles_and_bound(void **state)
     c.classes = 2;
     c.bound[0] = 1;
     c.adm_epsilon = 1.5;
-    assert_int_equal(qc_limiter_alloc(&c, 0, &l, &err), QC_EINVAL);
+    assert_null(l = qc_limiter_alloc(&c, 0, &err));
+    assert_int_equal(err.code, QC_EINVAL);
     assert_non_null(strstr(err.msg, "epsilon"));
     c.adm_epsilon = 0.1;
     c.bound[1] = -2;
-    assert_int_equal(qc_limiter_alloc(&c, 0, &l, &err), QC_ERANGE);
+    assert_null(l = qc_limiter_alloc(&c, 0, &err));
+    assert_int_equal(err.code, QC_ERANGE);
     assert_non_null(strstr(err.msg, "bound[1]"));
 }
 

@@ -470,10 +470,33 @@ static void test_bad_models(void **state)
     qc_mdp_free(NULL);
 }
 
+/* The constructors' errors: NULL with err set and a message naming what
+ * was wrong. */
+static void test_alloc_errors(void **state)
+{
+    (void)state;
+    qc_err err = {0};
+    assert_null(qc_mdp_alloc(0, 1, 1, &err));
+    assert_int_equal(err.code, QC_EINVAL);
+    assert_string_equal(err.msg, "MDP: 0 states and 1 pairs (need 1 <= states <= pairs)");
+    assert_null(qc_mdp_alloc(3, 2, 4, &err));
+    assert_int_equal(err.code, QC_EINVAL);
+    qc_mdp *m = qc_mdp_alloc(2, 2, 4, NULL);
+    assert_non_null(m);
+    err = (qc_err){0};
+    assert_null(qc_mdp_ws_alloc(m, 0, &err)); /* not finished */
+    assert_int_equal(err.code, QC_EINVAL);
+    assert_string_equal(err.msg, "MDP workspace: the model is not finished");
+    assert_null(qc_mdp_ws_alloc_for(0, 1, 0, 0, &err));
+    assert_int_equal(err.code, QC_EINVAL);
+    qc_mdp_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_machine_replacement),
+        cmocka_unit_test(test_alloc_errors),
         cmocka_unit_test(test_three_state_periodic),
         cmocka_unit_test(test_communicating_pi),
         cmocka_unit_test(test_random_pi_vs_rvi),

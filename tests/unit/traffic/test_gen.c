@@ -201,7 +201,7 @@ static void test_round_trip(void **state)
     char *pcap = tmpname(".pcap"), *csv = tmpname(".csv");
     for (int fmt = 0; fmt < 2; fmt++) {
         qc_traffic_gen *g;
-        assert_int_equal(qc_traffic_gen_alloc(&g, ms, users, 2, &o, &err), 0);
+        assert_non_null(g = qc_traffic_gen_alloc(ms, users, 2, &o, &err));
         uint64_t count = 0;
         assert_int_equal(qc_traffic_write(g, fmt ? csv : pcap, fmt ? QC_TRAFFIC_CSV : QC_TRAFFIC_PCAP,
                                           fmt ? 65535 : 96, &count, &err), 0);
@@ -212,7 +212,7 @@ static void test_round_trip(void **state)
         assert_int_equal(tr.nwarn, 0);
         assert_true(count > 1000);
         /* The same packets again from the same seed. */
-        assert_int_equal(qc_traffic_gen_alloc(&g, ms, users, 2, &o, &err), 0);
+        assert_non_null(g = qc_traffic_gen_alloc(ms, users, 2, &o, &err));
         qc_traffic_pkt p;
         size_t i = 0;
         long long ns0 = 0;
@@ -272,7 +272,7 @@ static void test_summed_rate(void **state)
         o.duration = 200;
         qc_traffic_gen *g;
         qc_err err = {0};
-        assert_int_equal(qc_traffic_gen_alloc(&g, ms, users, 2, &o, &err), 0);
+        assert_non_null(g = qc_traffic_gen_alloc(ms, users, 2, &o, &err));
         double cnt[65] = {0};
         qc_traffic_pkt p;
         double last = 0;
@@ -319,8 +319,8 @@ static void test_streams(void **state)
     const qc_traffic_model *one[1] = {&a}, *two[2] = {&b, &a};
     const uint32_t u1[1] = {5}, u2[2] = {4, 6};
     qc_traffic_gen *g1, *g2;
-    assert_int_equal(qc_traffic_gen_alloc(&g1, one, u1, 1, &o, &err), 0);
-    assert_int_equal(qc_traffic_gen_alloc(&g2, two, u2, 2, &o, &err), 0);
+    assert_non_null(g1 = qc_traffic_gen_alloc(one, u1, 1, &o, &err));
+    assert_non_null(g2 = qc_traffic_gen_alloc(two, u2, 2, &o, &err));
     qc_traffic_pkt p, q;
     size_t n = 0;
     while (qc_traffic_gen_next(g1, &p)) {
@@ -334,9 +334,9 @@ static void test_streams(void **state)
     qc_traffic_gen_free(g1);
     qc_traffic_gen_free(g2);
     o.seed = 2;
-    assert_int_equal(qc_traffic_gen_alloc(&g1, one, u1, 1, &o, &err), 0);
+    assert_non_null(g1 = qc_traffic_gen_alloc(one, u1, 1, &o, &err));
     o.seed = 1;
-    assert_int_equal(qc_traffic_gen_alloc(&g2, one, u1, 1, &o, &err), 0);
+    assert_non_null(g2 = qc_traffic_gen_alloc(one, u1, 1, &o, &err));
     int differ = 0;
     for (int i = 0; i < 50 && qc_traffic_gen_next(g1, &p) && qc_traffic_gen_next(g2, &q); i++)
         differ |= p.t != q.t;
@@ -369,8 +369,8 @@ static void test_model_file(void **state)
         const qc_traffic_model *ma = &a, *mb = &b;
         const uint32_t u = 3;
         qc_traffic_gen *ga, *gb;
-        assert_int_equal(qc_traffic_gen_alloc(&ga, &ma, &u, 1, &o, &err), 0);
-        assert_int_equal(qc_traffic_gen_alloc(&gb, &mb, &u, 1, &o, &err), 0);
+        assert_non_null(ga = qc_traffic_gen_alloc(&ma, &u, 1, &o, &err));
+        assert_non_null(gb = qc_traffic_gen_alloc(&mb, &u, 1, &o, &err));
         qc_traffic_pkt p, q;
         size_t n = 0, same = 0;
         while (qc_traffic_gen_next(ga, &p) && qc_traffic_gen_next(gb, &q)) {
@@ -479,7 +479,7 @@ static void test_source(void **state)
     (void)state;
     qc_traffic_source *src;
     qc_err err = {0};
-    assert_int_equal(qc_traffic_source_alloc(&src, QC_TEST_DATA "/captures/gaming.pcap", 1, 1, &err), 0);
+    assert_non_null(src = qc_traffic_source_alloc(QC_TEST_DATA "/captures/gaming.pcap", 1, 1, &err));
     double last = -1, t;
     size_t n = 0;
     uint32_t size;
@@ -496,12 +496,13 @@ static void test_source(void **state)
     make_model(&m, "web", 1, 1, NULL);
     char *path = tmpname(".json");
     assert_int_equal(qc_traffic_model_save(&m, NULL, path, &err), 0);
-    assert_int_equal(qc_traffic_source_alloc(&src, path, 10, 3, &err), 0);
+    assert_non_null(src = qc_traffic_source_alloc(path, 10, 3, &err));
     assert_true(fabs(qc_traffic_source_rate(src) - 10 * qc_traffic_model_rate(&m, QC_TRAFFIC_COPULA)) < 1e-9);
     for (int i = 0; i < 10000; i++)
         assert_true(isfinite(qc_traffic_source_next(src, NULL)));
     qc_traffic_source_free(src);
-    assert_int_equal(qc_traffic_source_alloc(&src, QC_TEST_DATA "/captures/bad_magic.pcap", 1, 1, &err), QC_EPARSE);
+    assert_null(src = qc_traffic_source_alloc(QC_TEST_DATA "/captures/bad_magic.pcap", 1, 1, &err));
+    assert_int_equal(err.code, QC_EPARSE);
     remove(path);
     free(path);
     qc_traffic_model_free(&m);
