@@ -231,6 +231,10 @@ proxy qdef "$SP"
 over qdef "$(cat "$T/qdef.port")" 10
 show4 qdef "qctl proxy (defaults)"
 kill $qdef_PID 2>/dev/null || :
+proxy qada "$SP" --reference 0 --queue-target 0
+over qada "$(cat "$T/qada.port")" 10
+show4 qada "qctl proxy (adaptive: --reference 0 --queue-target 0)"
+kill $qada_PID 2>/dev/null || :
 best="" bestg=0 bestp=0
 for lim in 4 6 8 12; do
     port=$(free_port)

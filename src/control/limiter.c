@@ -85,7 +85,7 @@ void qc_limiter_params_init(qc_limiter_params *c, qc_limiter_algo algo)
     c->min_limit = 1;
     c->max_limit = 1000;
     c->classes = 1;
-    c->reference = 0; /* MAXUSERS: adapts (qc_knee) */
+    c->reference = 10; /* MAXUSERS; 0 adapts (qc_knee) */
     c->ki = 0.5;
     c->kp = 0;
     c->aimd_backoff = 0.9;

@@ -444,7 +444,7 @@ void qc_proxy_params_init(qc_proxy_params *o)
     o->max_body = 1u << 24;
     o->max_memory = (size_t)256 << 20;
     o->queue_discipline = QC_QUEUE_CODEL;
-    o->queue_target = 0; /* one no-load latency: see qc__proxy_queue_target */
+    o->queue_target = 0.05; /* 0: one no-load latency (qc__proxy_queue_target) */
     o->drain_timeout = 30;
 }
 
