@@ -77,23 +77,40 @@ void qc__proxy_unqueue(cconn *c)
     P->qlen--;
 }
 
+/* Links c into its class's queue, at the head or at the tail. */
+static void qlink(cconn *c, int at_head)
+{
+    proxy *P = c->P;
+    pclass *k = &P->cls[c->cls];
+    c->state = C_QUEUED;
+    if (at_head) {
+        c->qprev = NULL;
+        c->qnext = k->qhead;
+        if (k->qhead)
+            k->qhead->qprev = c;
+        else
+            k->qtail = c;
+        k->qhead = c;
+    } else {
+        c->qnext = NULL;
+        c->qprev = k->qtail;
+        if (k->qtail)
+            k->qtail->qnext = c;
+        else
+            k->qhead = c;
+        k->qtail = c;
+    }
+    k->qlen++;
+    P->qlen++;
+}
+
 /* Appends c to its class's queue. */
 void qc__proxy_enqueue(cconn *c)
 {
     proxy *P = c->P;
-    pclass *k = &P->cls[c->cls];
-    if (!k->qhead)
+    if (!P->cls[c->cls].qhead)
         qc_sfq_join(&P->sfq, c->cls); /* newly backlogged: no credit for idling */
-    c->state = C_QUEUED;
-    c->qnext = NULL;
-    c->qprev = k->qtail;
-    if (k->qtail)
-        k->qtail->qnext = c;
-    else
-        k->qhead = c;
-    k->qtail = c;
-    k->qlen++;
-    P->qlen++;
+    qlink(c, 0);
 }
 
 /* Takes the head (lifo: the tail) of class i's queue off it. */
@@ -108,28 +125,7 @@ static cconn *dequeue(proxy *P, unsigned i, int lifo)
 /* Puts c back where dequeue took it from. */
 static void requeue(cconn *c, int lifo)
 {
-    proxy *P = c->P;
-    pclass *k = &P->cls[c->cls];
-    c->state = C_QUEUED;
-    if (lifo) {
-        c->qnext = NULL;
-        c->qprev = k->qtail;
-        if (k->qtail)
-            k->qtail->qnext = c;
-        else
-            k->qhead = c;
-        k->qtail = c;
-    } else {
-        c->qprev = NULL;
-        c->qnext = k->qhead;
-        if (k->qhead)
-            k->qhead->qprev = c;
-        else
-            k->qtail = c;
-        k->qhead = c;
-    }
-    k->qlen++;
-    P->qlen++;
+    qlink(c, !lifo);
 }
 
 /* Reports an event through the caller's log callback (none: silent; the
