@@ -137,19 +137,29 @@ void qc_mu_ctl_reset(qc_mu_ctl *c, double u);
  * concurrency where the two meet: n* = X L0. So each interval with
  * completions gives the sample n = X L0:
  *
- *   latency risen (mean > L0 (1 + rise)): the server queues and X is its
- *       capacity, so n is the knee: knee += gain (n - knee);
+ *   measured (the latency rose, mean > L0 (1 + rise), while the interval
+ *       held y = X mean >= max(1, knee) requests on average and its gate
+ *       was full at some instant, peak >= limit): the server queues and X
+ *       is its capacity, so n is the knee: knee += gain (n - knee);
  *       Only while the throughput is within 10% of its best of late
  *       (decaying 1% an interval): latency that rose while throughput fell
  *       is not the server's capacity (a host short of CPU, or a limit
  *       already below the knee), and lowering the knee on it would spiral
  *       the limit down; the knee is then kept;
- *   not risen: the server ran at most at its knee, so n (= y) is a lower
+ *   not measured: n = X L0 is at most the workers busy, so it is a lower
  *       bound: knee = max(knee, n), the estimate only grows (a slow start:
  *       the reference grows by (1 + headroom) an interval while the
- *       latency stays flat).
+ *       latency stays flat). A latency risen at a light load is not a
+ *       measure: an M/M/1 server's L = L0 / (1 - rho) is 20% above L0 from
+ *       rho = 1/6 on, and host jitter raises any server's; n = rho c there
+ *       is the knee scaled down by the load, and the two other conditions
+ *       (the workers busy on average, the demand above the limit) reject
+ *       it.
  *
- * The reference is r = knee (1 + headroom), clamped to [r_min, r_max]:
+ * The reference is r = knee (1 + headroom), clamped to [r_min, r_max];
+ * until a knee is measured it is r_init at least (the light-load floor: a
+ * reference on the lower bound of a light load would queue in front of
+ * the server what the server would run at once), and no probe runs:
  * in a saturated server it holds headroom x knee requests queued inside
  * it, so its workers never idle between two requests (throughput stays
  * at the capacity) while the latency stays at L0 (1 + headroom).
@@ -172,7 +182,7 @@ typedef struct qc_knee_params {
     double rise;         /* latency above L0 (1 + rise) is queueing; 0.2 */
     double gain;         /* smoothing of the knee samples while queueing; 0.3 */
     double r_min, r_max; /* bounds of the reference; 1 and 1000 */
-    double r_init;       /* the reference before the first estimate; 10 */
+    double r_init;       /* the least reference until a knee is measured; 10 */
     double probe_period; /* seconds between probes of L0 (0: none); 10 */
 } qc_knee_params;
 
@@ -185,7 +195,7 @@ typedef struct qc_knee {
     double probe_min;  /* least latency seen while probing */
     int probing;       /* intervals probed so far (0: not probing) */
     double x_max;      /* the best throughput of late (decays 1% an interval) */
-    int found;         /* latency has risen once: the knee was measured */
+    int found;         /* the knee was measured once (not a lower bound) */
 } qc_knee;
 
 typedef struct qc_knee_sense {
@@ -195,12 +205,13 @@ typedef struct qc_knee_sense {
     double mean; /* their mean latency, seconds */
     double min;  /* their least latency, seconds */
     double peak; /* the most in flight at once during the interval */
+    double limit; /* the limit in force during it (0: not known, not checked) */
 } qc_knee_sense;
 
 typedef struct qc_knee_act {
     double r;    /* the reference for the next interval */
-    int first;   /* 1: the first interval whose latency rose: r is the
-                    knee's measure, no longer a lower bound */
+    int first;   /* 1: the first interval that measured the knee: r is
+                    the knee's measure, no longer a lower bound */
     int probing; /* 1: a probe of L0 is under way */
 } qc_knee_act;
 

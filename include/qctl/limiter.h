@@ -104,9 +104,10 @@ typedef struct qc_limiter_params {
     double max_limit;     /* ceiling (> min_limit) */
     unsigned classes;     /* 1..QC_LIMITER_CLASSES_MAX (counters per class) */
     /* MAXUSERS */
-    double reference; /* r: requests in the server to hold (default 10);
-                         0: it adapts to the server, placed past the knee
-                         of its latency curve (qc_knee, qctl/controller.h) */
+    double reference; /* r: requests in the server to hold; 0 (the default):
+                         it adapts to the server, placed past the knee of
+                         its latency curve, and 10 at least until a knee is
+                         measured (qc_knee, qctl/controller.h) */
     double ki, kp;    /* gains (kp = 0: integral control) */
     /* AIMD */
     double aimd_backoff; /* in (0, 1), default 0.9 */
@@ -127,7 +128,7 @@ typedef struct qc_limiter_params {
 } qc_limiter_params;
 
 /* Defaults for algo: initial 20, min 1, max 1000, one class; MaxUsers
- * r = 10 (0: adaptive), K_I = 0.5; AIMD 0.9 and 5 s; the step objects' defaults, with
+ * r adaptive (0), K_I = 0.5; AIMD 0.9 and 5 s; the step objects' defaults, with
  * Envoy's min_rtt_requests lowered to 5 since it sees one sample a tick. */
 void qc_limiter_params_init(qc_limiter_params *c, qc_limiter_algo algo);
 

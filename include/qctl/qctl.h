@@ -22,6 +22,7 @@
 #include "qctl/admission.h"
 #include "qctl/aimd.h"
 #include "qctl/arx.h"
+#include "qctl/codel.h"
 #include "qctl/controller.h"
 #include "qctl/design.h"
 #include "qctl/fleet.h"

@@ -392,7 +392,7 @@ int cmd_proxy(int argc, char **argv)
         {"min-limit", CLI_DOUBLE, &pc.minl, .arg = "L", .help = "least limit (default 1)"},
         {"max-limit", CLI_DOUBLE, &pc.maxl, .arg = "L", .help = "largest limit (default 1000)"},
         {"reference", CLI_DOUBLE, &pc.ref, .arg = "R",
-         .help = "maxusers: requests in the backends to hold (default\n10; 0: adapts, 1.5 x the knee of their latency\ncurve)"},
+         .help = "maxusers: requests in the backends to hold (default\n0: adapts, 1.5 x the knee of their latency curve,\n10 at least until the knee is measured)"},
         {"gain", CLI_DOUBLE, &pc.gain, .arg = "K",
          .help = "maxusers: integral gain K_I (default 0.5)"},
         {"interval", CLI_DOUBLE, &o->interval, .arg = "T",
@@ -401,11 +401,11 @@ int cmd_proxy(int argc, char **argv)
         {"queue-timeout", CLI_DOUBLE, &o->queue_timeout, .arg = "T",
          .help = "best-effort wait deadline, seconds (default 1)"},
         {"queue-discipline", CLI_CHOICE, &o->queue_discipline, .arg = "D", .choices = "fifo,codel",
-         .help = "codel (default): while the queue stands (its least\nwait over an interval above "
-                 "--queue-target) the\ndeadline is --queue-target and the newest goes\nfirst; fifo: "
+         .help = "codel (default): while the queue stands (its oldest\nwaited past --queue-target for "
+                 "an interval) the\ndeadline is --queue-target and the newest goes\nfirst; fifo: "
                  "always the class's deadline"},
         {"queue-target", CLI_DOUBLE, &o->queue_target, .arg = "T",
-         .help = "codel's target wait, seconds (default 0.05; 0: one\nno-load latency of the backends)"},
+         .help = "codel's target wait, seconds (default 0: one\nno-load latency of the backends, 5 ms at least)"},
         {"class-header", CLI_STR, &o->class_header, .arg = "NAME",
          .help = "header naming a request's class"},
         {"class", CLI_STRS, &pc.classes, 0, QC_PROXY_CLASSES_MAX, .arg = "NAME=BOUND",

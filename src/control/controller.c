@@ -168,8 +168,8 @@ void qc_knee_observe_min(qc_knee *k, double latency)
 static void knee_probe(qc_knee *k, const qc_knee_sense *in)
 {
     const double max_intervals = 10;
-    if (!(k->p.probe_period > 0) || !isfinite(k->knee))
-        return;
+    if (!(k->p.probe_period > 0) || !k->found)
+        return; /* before a knee is measured the reference is not on it */
     if (!k->probing) {
         if (isnan(k->next_probe))
             k->next_probe = in->t + k->p.probe_period;
@@ -191,6 +191,25 @@ static void knee_probe(qc_knee *k, const qc_knee_sense *in)
     k->probing++;
 }
 
+/* Whether an interval measured the knee, not merely a lower bound of it.
+ * Its latency must have risen, and from the server's own queueing: a
+ * server of c workers queues only while it holds more than c requests,
+ * and its knee X_max L0 is c >= 1. At a light load the latency rises
+ * without that: in an M/M/1 server L = L0 / (1 - rho), 20% above L0 from
+ * rho = 1/6 on, and host jitter does the same to any server; the sample
+ * n = X L0 = rho c is then the knee scaled down by the load (0.2 for a
+ * one-worker 1 ms backend at 200/s, where the adaptive settings once
+ * refused 1 to 2% of the requests). So the interval must also have held
+ * y = X mean >= max(1, knee) requests on average (Little: the workers
+ * were busy), and its gate must have been full at some instant (peak >=
+ * limit, when the plant says what the limit was): the demand exceeded what
+ * was let in, so X is what the server gives, not what the clients ask. */
+static int knee_measured(const qc_knee *k, const qc_knee_sense *in, int risen)
+{
+    double y = in->n * in->mean / in->dt, floor_ = isfinite(k->knee) && k->knee > 1 ? k->knee : 1;
+    return risen && y >= floor_ && !(in->limit > 0 && in->peak < in->limit);
+}
+
 void qc_knee_step(qc_knee *k, const qc_knee_sense *in, qc_knee_act *out)
 {
     const qc_knee_params *p = &k->p;
@@ -204,19 +223,27 @@ void qc_knee_step(qc_knee *k, const qc_knee_sense *in, qc_knee_act *out)
             /* the best throughput of late (decaying 1% an interval) */
             k->x_max = x > k->x_max * 0.99 ? x : k->x_max * 0.99;
             int risen = in->mean > k->l0 * (1 + p->rise);
-            if (!had || (risen && !k->found))
+            int measured = knee_measured(k, in, risen);
+            if (!had || (measured && !k->found))
                 k->knee = n;
-            else if (risen && x >= 0.9 * k->x_max)
+            else if (measured && x >= 0.9 * k->x_max)
                 k->knee += p->gain * (n - k->knee);
-            else if (risen)
+            else if (measured)
                 ; /* latency rose while the throughput fell: not the server's
                      capacity (a slower host, or a limit below the knee); kept */
             else if (n > k->knee)
-                k->knee = n;
-            k->r = clamp(k->knee * (1 + p->headroom), p->r_min, p->r_max);
-            /* the first interval that queued: the knee itself, not a bound */
-            out->first = risen && !k->found;
-            k->found |= risen;
+                k->knee = n; /* n = X L0 <= c whatever the load: a lower bound */
+            /* Until a knee is measured the reference stays at r_init at
+             * least (the light-load floor): the lower bound of a light load
+             * is far below the knee, and a reference on it would queue the
+             * requests that the server would have run at once. */
+            double r = k->knee * (1 + p->headroom);
+            if (!(k->found || measured) && r < p->r_init)
+                r = p->r_init;
+            k->r = clamp(r, p->r_min, p->r_max);
+            /* the first interval that measured the knee: not a bound */
+            out->first = measured && !k->found;
+            k->found |= measured;
         }
         knee_probe(k, in);
     }

@@ -85,7 +85,7 @@ void qc_limiter_params_init(qc_limiter_params *c, qc_limiter_algo algo)
     c->min_limit = 1;
     c->max_limit = 1000;
     c->classes = 1;
-    c->reference = 10; /* MAXUSERS; 0 adapts (qc_knee) */
+    c->reference = 0; /* MAXUSERS: adapts (qc_knee), 10 at least until the knee is measured */
     c->ki = 0.5;
     c->kp = 0;
     c->aimd_backoff = 0.9;
@@ -438,7 +438,8 @@ static int tick_knee(qc_limiter *l, double now, double dt, uint64_t n, double rt
                         .n = (double)n,
                         .mean = rtt,
                         .min = mn == UINT64_MAX ? NAN : (double)mn / 1e9,
-                        .peak = (double)peak};
+                        .peak = (double)peak,
+                        .limit = (double)atomic_load_explicit(&l->gate, memory_order_relaxed)};
     qc_knee_act act;
     qc_knee_step(&l->knee, &in, &act);
     if (isfinite(l->knee.l0)) /* a probe may have raised it */

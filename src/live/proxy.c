@@ -48,8 +48,8 @@
 #include "qctl/output.h"
 
 static int codel_on(const proxy *P);
-static double codel_interval(const proxy *P, double target);
-static void codel_stand(proxy *P, double now);
+static double head_wait(const proxy *P, double now);
+static void codel_shed(proxy *P, double now);
 static void stop_now(proxy *P, const char *why);
 
 void qc__proxy_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
@@ -192,25 +192,25 @@ void qc__proxy_pump_queue(proxy *P)
         if (pick < 0)
             return;
         unsigned best = (unsigned)pick;
-        double now = qc__now(), target = qc__proxy_queue_target(P);
-        if (!P->q_standing && codel_on(P) &&
-            now - P->cls[best].qhead->t_arrive > target + codel_interval(P, target))
-            codel_stand(P, now); /* the head older than the target for an interval */
-        if (!P->cls[best].qhead)
-            continue; /* codel_stand refused the class's queue */
-        int lifo = P->q_standing; /* see "adaptive LIFO" */
+        double now = qc__now();
+        if (codel_on(P)) {
+            qc__proxy_queue_target(P);
+            if (qc_codel_head(&P->codel, head_wait(P, now)))
+                codel_shed(P, now); /* above the target for an interval */
+            if (!P->cls[best].qhead)
+                continue; /* codel_shed refused the class's queue */
+        }
+        int lifo = qc_codel_lifo(&P->codel); /* see "adaptive LIFO" */
         cconn *c = dequeue(P, best, lifo);
         double waited = now - c->t_arrive;
-        if (P->q_standing && waited > target) { /* see codel_tick */
+        if (qc_codel_expired(&P->codel, waited)) {
             P->q_shed++;
             qc__proxy_refuse(c);
             continue;
         }
-        if (waited < P->q_min)
-            P->q_min = waited;
         int rc = qc__proxy_try_admit(c);
-        if (rc > 0 && !P->qlen)
-            P->q_drained = 1; /* the slots caught up with the queue */
+        if (rc > 0)
+            qc_codel_admitted(&P->codel, waited, P->qlen);
         if (rc < 0) {
             qc__proxy_refuse(c);
         } else if (rc == 0) { /* refused after all: back where it was */
@@ -230,85 +230,59 @@ double qc__proxy_wait_deadline(proxy *P, unsigned i)
     double d = P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION
                    ? P->o->queue_timeout
                    : P->cls[i].bound;
-    double target = qc__proxy_queue_target(P);
-    if (P->q_standing && target < d)
-        d = target;
-    return d;
+    return qc_codel_deadline(&P->codel, d);
 }
 
-/* --queue-target, or (0, the default) one no-load latency of the backends
- * as the limiter measures it (qc_knee_queue_target), 1 ms at least, 50 ms
- * before the first answer. */
-double qc__proxy_queue_target(const proxy *P)
+/* --queue-target, or (0, the default) the adaptive target of the no-load
+ * latency the limiter measures now (qc_codel_set_noload: one L0, 5 ms at
+ * least, 50 ms before the first answer). */
+double qc__proxy_queue_target(proxy *P)
 {
-    if (P->o->queue_target > 0)
-        return P->o->queue_target;
-    return qc_knee_queue_target(qc_limiter_noload(P->lim), 0.001, INFINITY, 0.05);
+    return qc_codel_set_noload(&P->codel, qc_limiter_noload(P->lim));
 }
 
-/* How long the head of the queue may wait past the target before the
- * queue is found standing without waiting for the tick: CoDel's interval
- * for the target (qc_knee_queue_interval), at most a control interval. */
-static double codel_interval(const proxy *P, double target)
+/* How long the oldest waiting request has waited (NAN: none waits). */
+static double head_wait(const proxy *P, double now)
 {
-    double i = qc_knee_queue_interval(target);
-    return i < P->o->interval ? i : P->o->interval;
+    double t = INFINITY;
+    for (unsigned i = 0; i < P->ncls; i++)
+        if (P->cls[i].qhead && P->cls[i].qhead->t_arrive < t)
+            t = P->cls[i].qhead->t_arrive;
+    return isfinite(t) ? now - t : NAN;
 }
 
 /* ---- queue discipline (--queue-discipline codel) --------------------------
  *
- * A FIFO with a fixed deadline makes every admitted request wait nearly
- * the whole deadline under sustained overload: the queue stays full and
- * each request gets in just before its time is up. CoDel's observation
- * (Nichols and Jacobson, 2012) is that a good queue drains: one whose least
- * wait over an interval stays above a target is standing, and holding it
- * only adds delay. So each control interval the least wait of the requests
- * let in (0 when one got in without waiting; none let in while requests
- * wait counts as standing) is compared with --queue-target: while the
- * queue stands, a request's deadline is --queue-target instead of its
- * class's, and those already waiting longer are refused 503 at once; once
- * the queue drains (a request got in without waiting, or letting one in
- * emptied the queue), deadlines are the configured ones again. The
- * standing state is left only by draining, not by the least wait falling
- * under the target: the short deadline itself keeps every wait under the
- * target, so that test would end the state one interval after it began
- * and the queue would fill to the long deadline every other interval
- * (measured: admitted p50 92 ms, p99 198 ms at 3x overload in
- * bench_live.sh part 4, against 25 and 56 ms through nginx). Admitted
- * requests then wait about --queue-target at most under overload, and a
- * burst still gets the whole deadline to be absorbed. Not under the
- * admission limiter: there the waits are what the controller tracks
- * against each class's bound, and its weights order the queue.
+ * The rule is qc_codel's (qctl/codel.h, src/control/codel.c), which a
+ * simulation runs as well: the queue stands once its oldest request has
+ * waited longer than the target plus CoDel's interval (above the target
+ * for a whole interval); while it stands a request's deadline is the
+ * target, those already waiting longer are refused 503 at once, and the
+ * newest waiting request goes first (adaptive LIFO, as Facebook's servers
+ * run CoDel); it stands until it drains (a request got in without
+ * waiting, or letting one in emptied the queue, in a control interval).
+ * This file only applies it: it tells qc_codel the waits (the head's
+ * before each dequeue and at each tick, each admitted request's), and
+ * refuses what qc_codel_expired says. Not under the admission limiter:
+ * there the waits are what the controller tracks against each class's
+ * bound, and its weights order the queue.
  *
- * The target is by default one no-load latency of the backends
- * (qc__proxy_queue_target): a request let in after waiting it spends at
- * most twice the backend's own time before it starts, while a slot's
- * worth of work still waits to fill a slot the instant it frees. The
- * head of the queue may wait CoDel's interval past the target (4
- * targets, at most a control interval) before the queue is found
- * standing between ticks, so the onset of an overload is found within a
- * few service times.
- *
- * Adaptive LIFO (as Facebook's servers run CoDel): while the queue
- * stands, the newest waiting request goes first. Under overload every
- * slot is filled either way; LIFO fills it with a request that has
- * barely waited, and the oldest, which would get in just before their
- * short deadline, are the ones refused. Outside the standing state the
- * queue is FIFO, so a burst is served in order. */
+ * Measured at 3x overload (bench_live.sh part 4): with the standing state
+ * ended by the least wait falling under the target, rather than by
+ * draining, the queue refilled to the long deadline every other interval
+ * (admitted p50 92 ms, p99 198 ms, against 25 and 56 ms through nginx).
+ * docs/live.md has the figures of the adaptive target. */
 static int codel_on(const proxy *P)
 {
     return P->o->queue_discipline == QC_QUEUE_CODEL &&
            !(P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION);
 }
 
-/* The queue is found standing: short deadlines from now, and what already
- * waited past the target is refused. */
-static void codel_stand(proxy *P, double now)
+/* The queue stands: what already waited past the target is refused. */
+static void codel_shed(proxy *P, double now)
 {
-    double target = qc__proxy_queue_target(P);
-    P->q_standing = 1;
     for (unsigned i = 0; i < P->ncls; i++)
-        while (P->cls[i].qhead && now - P->cls[i].qhead->t_arrive > target) {
+        while (P->cls[i].qhead && qc_codel_expired(&P->codel, now - P->cls[i].qhead->t_arrive)) {
             P->q_shed++;
             qc__proxy_refuse(dequeue(P, i, 0));
         }
@@ -316,17 +290,11 @@ static void codel_stand(proxy *P, double now)
 
 static void codel_tick(proxy *P, double now)
 {
-    if (!codel_on(P)) {
-        P->q_standing = 0;
+    if (!codel_on(P))
         return;
-    }
-    int standing = P->q_standing ? !(P->q_drained || P->q_min <= 0) /* until it drains */
-                                 : P->qlen > 0 && P->q_min > qc__proxy_queue_target(P);
-    P->q_min = INFINITY;
-    P->q_drained = 0;
-    P->q_standing = 0;
-    if (standing)
-        codel_stand(P, now);
+    qc__proxy_queue_target(P);
+    if (qc_codel_tick(&P->codel, head_wait(P, now)))
+        codel_shed(P, now);
 }
 
 /* ---- control loop and drain --------------------------------------------- */
@@ -440,7 +408,7 @@ void qc_proxy_params_init(qc_proxy_params *o)
     o->max_body = 1u << 24;
     o->max_memory = (size_t)256 << 20;
     o->queue_discipline = QC_QUEUE_CODEL;
-    o->queue_target = 0.05; /* 0: one no-load latency (qc__proxy_queue_target) */
+    o->queue_target = 0; /* adaptive: qc__proxy_queue_target */
     o->drain_timeout = 30;
 }
 
@@ -560,7 +528,14 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
     P->t0 = qc__now();
     P->retry_tokens = RETRY_CAP;
     P->retry_t = P->t0;
-    P->q_min = INFINITY;
+    qc_codel_params cp;
+    qc_codel_params_init(&cp);
+    cp.target = o->queue_target;
+    cp.interval_max = o->interval;
+    if ((rc = qc_codel_init(&P->codel, &cp, err)) != 0) {
+        qc_err_prefix(err, "--queue-target");
+        goto out;
+    }
     if (o->admin_token_file &&
         (rc = qc__proxy_read_token(o->admin_token_file, P->token, sizeof P->token, err)) != 0)
         goto out;

@@ -213,7 +213,7 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
         "# TYPE qctl_queue_standing gauge\nqctl_queue_standing %d\n"
         "# TYPE qctl_queue_shed_total counter\nqctl_queue_shed_total %llu\n",
         P->nclients, P->mem, (unsigned long long)P->refused_conns,
-        (unsigned long long)P->refused_mem, (unsigned long long)P->too_large, P->q_standing,
+        (unsigned long long)P->refused_mem, (unsigned long long)P->too_large, P->codel.standing,
         (unsigned long long)P->q_shed);
     OUT("# TYPE qctl_backend_out gauge\n");
     for (unsigned i = 0; i < P->nb; i++)
@@ -241,7 +241,7 @@ static char *status_json(proxy *P)
     json_object_set_new(root, "knee", qc_json_real_new(st.knee));
     json_object_set_new(root, "noload", qc_json_real_new(st.noload));
     json_object_set_new(root, "queue_target", qc_json_real_new(qc__proxy_queue_target(P)));
-    json_object_set_new(root, "queue_standing", json_boolean(P->q_standing));
+    json_object_set_new(root, "queue_standing", json_boolean(P->codel.standing));
     json_object_set_new(root, "inflight", json_integer(P->inflight));
     json_object_set_new(root, "queue", json_integer(P->qlen));
     json_object_set_new(root, "draining", json_boolean(P->draining));

@@ -17,6 +17,7 @@
 
 #include "live/http.h"
 #include "live/live.h"
+#include "qctl/codel.h"
 #include "qctl/hist.h"
 #include "qctl/sfq.h"
 
@@ -185,9 +186,7 @@ struct proxy {
     double retry_tokens, retry_t; /* the retry budget: see retry_allowed */
     uint64_t retries, retries_denied;
     size_t mem;        /* bytes in the clients' request buffers (--max-memory) */
-    double q_min;      /* least wait of a request let in this interval (codel) */
-    int q_standing;    /* the queue is standing: short deadlines (codel) */
-    int q_drained;     /* the queue emptied by admission this interval (codel) */
+    qc_codel codel;    /* the queue's discipline (see "queue discipline") */
     uint64_t q_shed;   /* requests refused by the short deadline (codel) */
     char token[256];   /* --admin-token-file's token, or empty */
     double drain_until; /* draining: stop at this time (--drain-timeout) */
@@ -283,7 +282,7 @@ void qc__proxy_plog(const proxy *P, const char *fmt, ...) __attribute__((format(
 void qc__proxy_pump_queue(proxy *P);
 int qc__proxy_try_admit(cconn *c);
 void qc__proxy_unqueue(cconn *c);
-double qc__proxy_queue_target(const proxy *P);
+double qc__proxy_queue_target(proxy *P);
 double qc__proxy_wait_deadline(proxy *P, unsigned i);
 
 #endif

@@ -176,7 +176,7 @@ static void test_knee_plant(void **state)
         for (int t = 1; t <= 300; t++) {
             double y = floor(mu.u); /* overload: the limit is always full */
             double x = (y < c ? y : c) / l0, mean = y / x > l0 ? y / x : l0;
-            qc_knee_sense in = {t * dt, dt, x * dt, mean, l0, y};
+            qc_knee_sense in = {t * dt, dt, x * dt, mean, l0, y, floor(mu.u)};
             qc_knee_act a;
             qc_knee_step(&k, &in, &a);
             r = a.r;
@@ -192,6 +192,46 @@ static void test_knee_plant(void **state)
     assert_float_equal(qc_knee_queue_target(NAN, 0.001, INFINITY, 0.05), 0.05, 0);
 }
 
+/* The light-load floor: one worker of no-load latency L0 at a load rho,
+ * its latency L0 / (1 - rho) as in M/M/1 (20% above L0 from rho = 1/6
+ * on), under a limit that never fills (peak 2 of 20). Its samples X L0 =
+ * rho are lower bounds, not the knee: the reference stays at r_init and
+ * the limit is never restarted. The same latencies with the limit full
+ * and the worker busy on average (y = rho / (1 - rho) >= 1, rho = 0.5
+ * and 0.9) are a measure: the knee X L0 = rho, the reference 1.5 rho
+ * (r_min at least). */
+static void test_knee_light_load(void **state)
+{
+    (void)state;
+    const double l0 = 0.001, dt = 0.1;
+    const double loads[] = {0.2, 0.5, 0.9};
+    for (unsigned i = 0; i < 3; i++) {
+        double rho = loads[i], x = rho / l0, mean = l0 / (1 - rho), y = x * mean;
+        qc_knee_params kp;
+        qc_knee_params_init(&kp);
+        qc_knee k;
+        assert_int_equal(qc_knee_init(&k, &kp, NULL), 0);
+        int firsts = 0;
+        qc_knee_act a;
+        for (int t = 1; t <= 200; t++) {
+            qc_knee_sense in = {t * dt, dt, x * dt, mean, l0, 2, 20};
+            qc_knee_step(&k, &in, &a);
+            firsts += a.first;
+            assert_true(a.r >= kp.r_init); /* the floor, probes included */
+        }
+        assert_int_equal(firsts, 0);
+        assert_int_equal(k.found, 0);
+        assert_float_equal(k.knee, rho, 1e-9); /* the lower bound, X L0 */
+        if (y < 1)
+            continue;
+        /* the limit full: a measure */
+        qc_knee_sense in = {201 * dt, dt, x * dt, mean, l0, 20, 20};
+        qc_knee_step(&k, &in, &a);
+        assert_int_equal(a.first, 1);
+        assert_float_equal(a.r, fmax(kp.r_min, (1 + kp.headroom) * rho), 1e-9);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +240,7 @@ int main(void)
         cmocka_unit_test(test_bad),
         cmocka_unit_test(test_mu_hold),
         cmocka_unit_test(test_knee_plant),
+        cmocka_unit_test(test_knee_light_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
