@@ -138,9 +138,10 @@ void qc_mu_ctl_reset(qc_mu_ctl *c, double u);
  * completions gives the sample n = X L0:
  *
  *   measured (the latency rose, mean > L0 (1 + rise), while the interval
- *       held y = X mean >= max(1, knee) requests on average and its gate
- *       was full at some instant, peak >= limit): the server queues and X
- *       is its capacity, so n is the knee: knee += gain (n - knee);
+ *       held y = X mean >= max(1, knee) requests on average, its gate
+ *       was full at some instant, peak >= limit, and n >= 1, a knee a
+ *       server can have): the server queues and X is its capacity, so n
+ *       is the knee: knee += gain (n - knee);
  *       Only while the throughput is within 10% of its best of late
  *       (decaying 1% an interval): latency that rose while throughput fell
  *       is not the server's capacity (a host short of CPU, or a limit
@@ -152,9 +153,10 @@ void qc_mu_ctl_reset(qc_mu_ctl *c, double u);
  *       latency stays flat). A latency risen at a light load is not a
  *       measure: an M/M/1 server's L = L0 / (1 - rho) is 20% above L0 from
  *       rho = 1/6 on, and host jitter raises any server's; n = rho c there
- *       is the knee scaled down by the load, and the two other conditions
- *       (the workers busy on average, the demand above the limit) reject
- *       it.
+ *       is the knee scaled down by the load, and the other conditions
+ *       (the workers busy on average, the demand above the limit, n >= 1)
+ *       reject it; n < 1 also rejects an interval in which a loaded host
+ *       stalled the server.
  *
  * The reference is r = knee (1 + headroom), clamped to [r_min, r_max];
  * until a knee is measured it is r_init at least (the light-load floor: a

@@ -203,11 +203,18 @@ static void knee_probe(qc_knee *k, const qc_knee_sense *in)
  * y = X mean >= max(1, knee) requests on average (Little: the workers
  * were busy), and its gate must have been full at some instant (peak >=
  * limit, when the plant says what the limit was): the demand exceeded what
- * was let in, so X is what the server gives, not what the clients ask. */
-static int knee_measured(const qc_knee *k, const qc_knee_sense *in, int risen)
+ * was let in, so X is what the server gives, not what the clients ask.
+ * And the sample itself must be a possible knee, n = X L0 >= 1: a
+ * saturated server keeps X S >= 1 workers busy (S >= L0 its mean
+ * service); an interval under one is a host that stalled the server (or
+ * the plant) for a while, every request of the interval late by the
+ * stall, which measured the host, not the server (seen on a loaded
+ * machine: one 0.5 s control interval put the knee of a one-worker 1 ms
+ * backend at 0.12 and its limit at 1). */
+static int knee_measured(const qc_knee *k, const qc_knee_sense *in, double n, int risen)
 {
     double y = in->n * in->mean / in->dt, floor_ = isfinite(k->knee) && k->knee > 1 ? k->knee : 1;
-    return risen && y >= floor_ && !(in->limit > 0 && in->peak < in->limit);
+    return risen && n >= 1 && y >= floor_ && !(in->limit > 0 && in->peak < in->limit);
 }
 
 void qc_knee_step(qc_knee *k, const qc_knee_sense *in, qc_knee_act *out)
@@ -223,7 +230,7 @@ void qc_knee_step(qc_knee *k, const qc_knee_sense *in, qc_knee_act *out)
             /* the best throughput of late (decaying 1% an interval) */
             k->x_max = x > k->x_max * 0.99 ? x : k->x_max * 0.99;
             int risen = in->mean > k->l0 * (1 + p->rise);
-            int measured = knee_measured(k, in, risen);
+            int measured = knee_measured(k, in, n, risen);
             if (!had || (measured && !k->found))
                 k->knee = n;
             else if (measured && x >= 0.9 * k->x_max)

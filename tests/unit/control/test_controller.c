@@ -196,17 +196,17 @@ static void test_knee_plant(void **state)
  * its latency L0 / (1 - rho) as in M/M/1 (20% above L0 from rho = 1/6
  * on), under a limit that never fills (peak 2 of 20). Its samples X L0 =
  * rho are lower bounds, not the knee: the reference stays at r_init and
- * the limit is never restarted. The same latencies with the limit full
- * and the worker busy on average (y = rho / (1 - rho) >= 1, rho = 0.5
- * and 0.9) are a measure: the knee X L0 = rho, the reference 1.5 rho
- * (r_min at least). */
+ * the limit is never restarted. With the limit full they are not a
+ * measure either (X L0 = rho < 1: a host's stall, not a server's knee);
+ * the worker saturated (X = 1 / L0, 10 L0 of latency, the limit full) is:
+ * the knee 1, the reference 1.5. */
 static void test_knee_light_load(void **state)
 {
     (void)state;
     const double l0 = 0.001, dt = 0.1;
     const double loads[] = {0.2, 0.5, 0.9};
     for (unsigned i = 0; i < 3; i++) {
-        double rho = loads[i], x = rho / l0, mean = l0 / (1 - rho), y = x * mean;
+        double rho = loads[i], x = rho / l0, mean = l0 / (1 - rho);
         qc_knee_params kp;
         qc_knee_params_init(&kp);
         qc_knee k;
@@ -214,7 +214,9 @@ static void test_knee_light_load(void **state)
         int firsts = 0;
         qc_knee_act a;
         for (int t = 1; t <= 200; t++) {
-            qc_knee_sense in = {t * dt, dt, x * dt, mean, l0, 2, 20};
+            /* the limit full in every 10th interval, with 10 L0 of latency */
+            int full = t % 10 == 0;
+            qc_knee_sense in = {t * dt, dt, x * dt, full ? 10 * l0 : mean, l0, full ? 20 : 2, 20};
             qc_knee_step(&k, &in, &a);
             firsts += a.first;
             assert_true(a.r >= kp.r_init); /* the floor, probes included */
@@ -222,13 +224,11 @@ static void test_knee_light_load(void **state)
         assert_int_equal(firsts, 0);
         assert_int_equal(k.found, 0);
         assert_float_equal(k.knee, rho, 1e-9); /* the lower bound, X L0 */
-        if (y < 1)
-            continue;
-        /* the limit full: a measure */
-        qc_knee_sense in = {201 * dt, dt, x * dt, mean, l0, 20, 20};
+        /* saturated: a measure */
+        qc_knee_sense in = {201 * dt, dt, dt / l0, 10 * l0, l0, 20, 20};
         qc_knee_step(&k, &in, &a);
         assert_int_equal(a.first, 1);
-        assert_float_equal(a.r, fmax(kp.r_min, (1 + kp.headroom) * rho), 1e-9);
+        assert_float_equal(a.r, 1 + kp.headroom, 1e-9);
     }
 }
 
