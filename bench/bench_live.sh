@@ -21,8 +21,10 @@
 #     Reported: goodput (2xx/s), p95 of admitted (2xx) requests measured
 #     from their intended send times, refused fraction, and the ratios.
 #  4. 3x overload with the default queue: the same backend and offered
-#     load, through `qctl proxy` with its defaults (maxusers, 128 places,
-#     1 s deadline, codel queue discipline with a 0.05 s target); through nginx limit_conn (503 beyond it, no queue),
+#     load, through `qctl proxy` with its defaults (maxusers with the
+#     adaptive reference, 128 places, 1 s deadline, codel queue discipline
+#     with the adaptive target), and with the fixed settings that were the
+#     defaults before (--reference 10 --queue-target 0.05); through nginx limit_conn (503 beyond it, no queue),
 #     limits 4, 6, 8 and 12 tried for 4 s each and the best (goodput, then
 #     lower p99) rerun; and through haproxy with `maxconn` per server and
 #     its queue bounded as qctl's default is (`timeout queue 1s`, 503 when
@@ -231,10 +233,10 @@ proxy qdef "$SP"
 over qdef "$(cat "$T/qdef.port")" 10
 show4 qdef "qctl proxy (defaults)"
 kill $qdef_PID 2>/dev/null || :
-proxy qada "$SP" --reference 0 --queue-target 0
-over qada "$(cat "$T/qada.port")" 10
-show4 qada "qctl proxy (adaptive: --reference 0 --queue-target 0)"
-kill $qada_PID 2>/dev/null || :
+proxy qfix "$SP" --reference 10 --queue-target 0.05
+over qfix "$(cat "$T/qfix.port")" 10
+show4 qfix "qctl proxy (--reference 10 --queue-target 0.05)"
+kill $qfix_PID 2>/dev/null || :
 best="" bestg=0 bestp=0
 for lim in 4 6 8 12; do
     port=$(free_port)

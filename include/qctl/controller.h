@@ -156,7 +156,9 @@ void qc_mu_ctl_reset(qc_mu_ctl *c, double u);
  *       is the knee scaled down by the load, and the other conditions
  *       (the workers busy on average, the demand above the limit, n >= 1)
  *       reject it; n < 1 also rejects an interval in which a loaded host
- *       stalled the server.
+ *       stalled the server, and an interval under half the one before
+ *       (a plant's timer catching up after a stall, its completions
+ *       bunched) is no measure either.
  *
  * The reference is r = knee (1 + headroom), clamped to [r_min, r_max];
  * until a knee is measured it is r_init at least (the light-load floor: a
@@ -198,6 +200,7 @@ typedef struct qc_knee {
     int probing;       /* intervals probed so far (0: not probing) */
     double x_max;      /* the best throughput of late (decays 1% an interval) */
     int found;         /* the knee was measured once (not a lower bound) */
+    double dt_prev;    /* the last interval's length (0: none yet) */
 } qc_knee;
 
 typedef struct qc_knee_sense {
