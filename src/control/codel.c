@@ -15,7 +15,7 @@ void qc_codel_params_init(qc_codel_params *p)
     p->floor = 0.005; /* CoDel's default target */
     p->k = 1;
     p->fallback = 0.05;
-    p->interval_max = 0.1;
+    p->interval = 0.1; /* CoDel's */
 }
 
 int qc_codel_init(qc_codel *c, const qc_codel_params *p, qc_err *err)
@@ -28,8 +28,8 @@ int qc_codel_init(qc_codel *c, const qc_codel_params *p, qc_err *err)
         return qc_err_set(err, QC_ERANGE, "k: %g must be > 0", p->k);
     if (!(p->fallback > 0) || !isfinite(p->fallback))
         return qc_err_set(err, QC_ERANGE, "fallback: %g must be > 0", p->fallback);
-    if (!(p->interval_max > 0) || !isfinite(p->interval_max))
-        return qc_err_set(err, QC_ERANGE, "interval_max: %g must be > 0", p->interval_max);
+    if (!(p->interval > 0) || !isfinite(p->interval))
+        return qc_err_set(err, QC_ERANGE, "interval: %g must be > 0", p->interval);
     *c = (qc_codel){.p = *p, .q_min = INFINITY};
     qc_codel_set_noload(c, NAN);
     return 0;
@@ -42,7 +42,7 @@ double qc_codel_set_noload(qc_codel *c, double l0)
     if (!(t > 0))
         t = l0 > 0 && isfinite(l0) ? fmax(p->floor, p->k * l0) : p->fallback;
     c->target = t;
-    c->interval = fmin(4 * t, p->interval_max);
+    c->interval = fmax(4 * t, p->interval);
     return t;
 }
 

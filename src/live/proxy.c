@@ -531,7 +531,7 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
     qc_codel_params cp;
     qc_codel_params_init(&cp);
     cp.target = o->queue_target;
-    cp.interval_max = o->interval;
+    cp.interval = o->interval;
     if ((rc = qc_codel_init(&P->codel, &cp, err)) != 0) {
         qc_err_prefix(err, "--queue-target");
         goto out;
