@@ -29,19 +29,22 @@
  * The target (qc_codel_set_noload): a fixed one, or adaptive,
  * max(floor, k L0) with L0 the server's no-load latency (fallback before
  * one is known), and the interval CoDel's 100 ms (the plant's control
- * interval), or 4 targets if that is longer. Why the floor and the
- * interval make a light load safe: with c slots of mean service L0 and
+ * interval). Why the floor and the interval make a light load safe: with c slots of mean service L0 and
  * Poisson arrivals at a load rho < 1 (M/M/c), the wait of a request that
  * waits is exponential with mean L0 / (c (1 - rho)), so P(W > target +
  * interval) <= exp(-c (1 - rho) 5 target / L0) <= exp(-5 c (1 - rho))
- * (target >= L0, interval >= 4 targets): at rho = 0.5 that is 8% for one
+ * (target >= L0, interval >= 4 targets while L0 <= 25 ms; for a
+ * longer L0 the interval is under 4 targets, and a 100 ms backend's head
+ * must wait 2 L0, exp(-2 c (1 - rho)), a queue of 10 slots at half load
+ * 5e-5): at rho = 0.5 that is 8% for one
  * slot but 4e-6 for 5 slots and 1e-11 for 10. A light load runs at many
  * slots (the MaxUsers reference is held at r_init or above until a knee
  * is measured, qctl/controller.h), so its head never ages past target +
  * interval and nothing is refused; the floor of a few milliseconds
  * (CoDel's 5 ms) keeps a server of sub-millisecond L0 from a target that
  * the host's own scheduling jitter exceeds, and the interval of 100 ms
- * at least (not 4 targets alone, 20 ms at the floor) keeps a stall of
+ * (not 4 targets, 20 ms at the floor; nor 4 targets when longer, which
+ * let a 0.1 s backend's overload run 0.5 s before it stood) keeps a stall of
  * the host of a few tens of milliseconds from being taken for a standing
  * queue (CoDel's interval is a worst-case round trip, not a multiple of
  * its target). Without the two floors (a target of L0 = 1 ms, an interval of
@@ -74,7 +77,7 @@ typedef struct qc_codel_params {
     double floor;        /* least adaptive target; 0.005 */
     double k;            /* adaptive target in no-load latencies; 1 */
     double fallback;     /* adaptive target before L0 is known; 0.05 */
-    double interval;     /* least interval (4 targets at least); 0.1 */
+    double interval;     /* CoDel's interval, s; 0.1 */
 } qc_codel_params;
 
 typedef struct qc_codel {

@@ -42,7 +42,7 @@ double qc_codel_set_noload(qc_codel *c, double l0)
     if (!(t > 0))
         t = l0 > 0 && isfinite(l0) ? fmax(p->floor, p->k * l0) : p->fallback;
     c->target = t;
-    c->interval = fmax(4 * t, p->interval);
+    c->interval = p->interval;
     return t;
 }
 

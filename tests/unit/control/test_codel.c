@@ -359,11 +359,10 @@ static void test_codel_rule(void **state)
     assert_non_null(strstr(err.msg, "floor"));
     qc_codel_params_init(&p);
     assert_int_equal(qc_codel_init(&c, &p, NULL), 0);
-    /* the target: fallback, then max(floor, k L0); the interval 0.1 s,
-     * or 4 targets if longer */
-    assert_true(c.target == 0.05 && c.interval == 0.2);
+    /* the target: fallback, then max(floor, k L0); the interval 0.1 s */
+    assert_true(c.target == 0.05 && c.interval == 0.1);
     assert_true(qc_codel_set_noload(&c, 0.0002) == 0.005 && c.interval == 0.1);
-    assert_true(qc_codel_set_noload(&c, 0.04) == 0.04 && c.interval == 0.16);
+    assert_true(qc_codel_set_noload(&c, 0.04) == 0.04 && c.interval == 0.1);
     assert_true(qc_codel_set_noload(&c, NAN) == 0.05);
     qc_codel_set_noload(&c, 0.01);
     /* standing only once the head waited past target + interval */
