@@ -8,6 +8,7 @@
  * put_esc; the SVG files are trusted to be gnuplot's output and are copied
  * with only their prolog dropped and their ids made unique to the page. */
 #include "app/report.h"
+#include "app/report_svg.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -1074,8 +1075,15 @@ static int put_plot(FILE *fp, const char *dir, const char *name, size_t i, int *
     }
     char pfx[32];
     snprintf(pfx, sizeof pfx, "p%zu-", i + 1);
+    size_t slen;
+    char *slim = qc__svg_slim(b, (size_t)(e - b), &slen);
+    if (slim == NULL) {
+        free(text);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
     fputs("<figure class=\"plot\">\n", fp);
-    put_svg(fp, b, e, pfx);
+    put_svg(fp, slim, slim + slen, pfx);
+    free(slim);
     fprintf(fp, "\n<figcaption><strong>Figure %zu.</strong> ", i + 1);
     put_caption(fp, name);
     fputs(" <span class=\"files\">(", fp);
