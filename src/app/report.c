@@ -8,6 +8,7 @@
  * put_esc; the SVG files are trusted to be gnuplot's output and are copied
  * with only their prolog dropped and their ids made unique to the page. */
 #include "app/report.h"
+#include "app/report_svg.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ static const char page_style[] =
     "table{border-collapse:collapse;margin:.3rem 0 1rem}"
     "th,td{border:1px solid #999;padding:.15rem .5rem;text-align:left;vertical-align:top}\n"
     "th{background:#eee;font-weight:600}td.num{text-align:right;font-family:monospace}\n"
+    "th.group{background:#ddd;text-align:center}tr>th.sub{padding-left:1.2rem;font-weight:500}\n"
     "figure{margin:1.5rem 0}figure svg{width:100%;height:auto;max-width:800px;display:block}\n"
     "figcaption{font-size:.95rem}figcaption .files{font-family:monospace;color:#555}\n"
     "div.wide{overflow-x:auto;max-width:100%}\n"
@@ -245,8 +247,11 @@ static void put_key(FILE *fp, const char *key)
                 n += strlen("_power");
             break;
         }
+    /* a key with a space is already words ("K_I of the design"):
+     * its underscores are notation, kept */
+    const int words = strchr(key, ' ') != NULL;
     for (size_t i = 0; i < n; i++) {
-        if (key[i] == '_')
+        if (key[i] == '_' && !words)
             fputc(' ', fp);
         else
             put_esc_n(fp, key + i, 1);
@@ -265,11 +270,26 @@ static void put_key_unit(FILE *fp, const char *key)
     }
 }
 
-/* A two-level name "outer › inner" (inner's unit, else outer's). */
+/* A member named with its owner, "inner, outer" (inner's unit, else
+ * outer's): for a sentence or a list, where no grouped heading holds the
+ * owner's name. */
 static void put_key2(FILE *fp, const char *outer, const char *inner)
 {
+    put_key(fp, inner);
+    fputs(", ", fp);
     put_key(fp, outer);
-    fputs(" \xe2\x80\xba ", fp);
+    const char *u = unit_of(inner) ? unit_of(inner) : unit_of(outer);
+    if (u != NULL) {
+        fputs(" (", fp);
+        put_esc(fp, u);
+        fputc(')', fp);
+    }
+}
+
+/* The heading of a member under its owner's grouped heading: the
+ * member's name with its unit, else the owner's unit. */
+static void put_member_head(FILE *fp, const char *outer, const char *inner)
+{
     put_key(fp, inner);
     const char *u = unit_of(inner) ? unit_of(inner) : unit_of(outer);
     if (u != NULL) {
@@ -377,7 +397,22 @@ static int sb_put(strbuf *b, const char *s, size_t n)
     return 0;
 }
 
-/* Appends one level to the human path (escaped, ready for the page). */
+/* An array element's name: its label, else the array's name (the
+ * heading it sits under, `outer`) and its number from 1, "interval 2". */
+static void put_element_name(FILE *fp, const char *outer, size_t index, const json_t *elem)
+{
+    const char *lab = element_label(elem);
+    if (lab != NULL)
+        put_esc(fp, lab);
+    else if (outer != NULL && *outer)
+        fprintf(fp, "%s %zu", outer, index + 1);
+    else
+        fprintf(fp, "item %zu", index + 1);
+}
+
+/* Sets the heading to one level's name (escaped, ready for the page): a
+ * section is titled by its own name, its place shown by the nesting of
+ * the headings around it, never by a path of keys. */
 static int sb_level(strbuf *b, const char *key, size_t index, const json_t *elem)
 {
     char *mem = NULL;
@@ -385,21 +420,15 @@ static int sb_level(strbuf *b, const char *key, size_t index, const json_t *elem
     FILE *fp = open_memstream(&mem, &mlen);
     if (fp == NULL)
         return QC_ENOMEM;
-    if (b->len > 0)
-        fputs(" \xe2\x80\xba ", fp);
-    if (key != NULL) {
+    if (key != NULL)
         put_key(fp, key);
-    } else {
-        const char *lab = element_label(elem);
-        if (lab != NULL)
-            put_esc(fp, lab);
-        else
-            fprintf(fp, "no. %zu", index + 1);
-    }
+    else
+        put_element_name(fp, b->buf, index, elem);
     if (fclose(fp) != 0) {
         free(mem);
         return QC_ENOMEM;
     }
+    b->len = 0;
     int rc = sb_put(b, mem, mlen);
     free(mem);
     return rc;
@@ -464,14 +493,64 @@ static const json_t *column_value(const json_t *row, const column *c)
     return is_cell_obj(v) ? json_object_get(v, c->sub) : NULL;
 }
 
-static void put_column_head(FILE *fp, const column *c)
+/* The heading rows of a table of columns, `corner` an empty first
+ * heading (a table whose rows are named): one row when no column is a
+ * member of an object, else two, an object's name spanning its members'
+ * columns above their names, as a published table groups its columns. */
+static void put_heads(FILE *fp, const column *cols, size_t nc, int corner)
 {
-    fputs("<th>", fp);
-    if (c->sub)
-        put_key2(fp, c->k, c->sub);
-    else
-        put_key_unit(fp, c->k);
-    fputs("</th>", fp);
+    int grouped = 0;
+    for (size_t j = 0; j < nc; j++)
+        grouped |= cols[j].sub != NULL;
+    const char *span = grouped ? " rowspan=\"2\"" : "";
+    fputs("<tr>", fp);
+    if (corner)
+        fprintf(fp, "<th%s></th>", span);
+    for (size_t j = 0; j < nc;) {
+        if (cols[j].sub == NULL) {
+            fprintf(fp, "<th%s>", span);
+            put_key_unit(fp, cols[j].k);
+            fputs("</th>", fp);
+            j++;
+            continue;
+        }
+        size_t e = j + 1;
+        while (e < nc && cols[e].sub != NULL && strcmp(cols[e].k, cols[j].k) == 0)
+            e++;
+        fprintf(fp, "<th colspan=\"%zu\" class=\"group\">", e - j);
+        put_key(fp, cols[j].k);
+        fputs("</th>", fp);
+        j = e;
+    }
+    fputs("</tr>\n", fp);
+    if (!grouped)
+        return;
+    fputs("<tr>", fp);
+    for (size_t j = 0; j < nc; j++)
+        if (cols[j].sub != NULL) {
+            fputs("<th>", fp);
+            put_member_head(fp, cols[j].k, cols[j].sub);
+            fputs("</th>", fp);
+        }
+    fputs("</tr>\n", fp);
+}
+
+/* Rows "member: value" of one object under a heading row with its name. */
+static void put_group_rows(FILE *fp, const char *k, const json_t *obj)
+{
+    fputs("<tr><th colspan=\"2\" class=\"group\">", fp);
+    put_key(fp, k);
+    fputs("</th></tr>\n", fp);
+    const char *k2;
+    json_t *v2;
+    json_object_foreach((json_t *)obj, k2, v2)
+    {
+        fputs("<tr><th class=\"sub\">", fp);
+        put_member_head(fp, k, k2);
+        fputs("</th>", fp);
+        put_td(fp, v2);
+        fputs("</tr>\n", fp);
+    }
 }
 
 /* An array of objects whose members are flat, with at most
@@ -502,10 +581,8 @@ static size_t row_table_columns(const json_t *arr, column *cols, int scalar_only
 
 static void put_row_table(FILE *fp, const json_t *arr, const column *cols, size_t nc)
 {
-    fputs("<div class=\"wide\"><table>\n<tr>", fp);
-    for (size_t j = 0; j < nc; j++)
-        put_column_head(fp, &cols[j]);
-    fputs("</tr>\n", fp);
+    fputs("<div class=\"wide\"><table>\n", fp);
+    put_heads(fp, cols, nc, 0);
     size_t i;
     json_t *row;
     json_array_foreach(arr, i, row)
@@ -560,10 +637,8 @@ static size_t obj_table_columns(const json_t *obj, column *cols)
 
 static void put_obj_table(FILE *fp, const json_t *obj, const column *cols, size_t nc)
 {
-    fputs("<div class=\"wide\"><table>\n<tr><th></th>", fp);
-    for (size_t j = 0; j < nc; j++)
-        put_column_head(fp, &cols[j]);
-    fputs("</tr>\n", fp);
+    fputs("<div class=\"wide\"><table>\n", fp);
+    put_heads(fp, cols, nc, 1);
     const char *name;
     json_t *row;
     json_object_foreach((json_t *)obj, name, row)
@@ -630,16 +705,7 @@ static int put_flat_members(FILE *fp, const json_t *obj, int cells_only)
             fputs("</tr>\n", fp);
             continue;
         }
-        const char *k2;
-        json_t *v2;
-        json_object_foreach(v, k2, v2)
-        {
-            fputs("<tr><th>", fp);
-            put_key2(fp, k, k2);
-            fputs("</th>", fp);
-            put_td(fp, v2);
-            fputs("</tr>\n", fp);
-        }
+        put_group_rows(fp, k, v);
     }
     if (any)
         fputs("</table></div>\n", fp);
@@ -650,21 +716,10 @@ static int put_flat_members(FILE *fp, const json_t *obj, int cells_only)
             put_obj_table(fp, group, cols, nc);
             any = 1;
         } else {
-            /* too many columns: one row per "name › member" */
+            /* too many columns: each object's members as rows under
+             * its name */
             fputs("<div class=\"wide\"><table>\n", fp);
-            json_object_foreach(group, k, v)
-            {
-                const char *k2;
-                json_t *v2;
-                json_object_foreach(v, k2, v2)
-                {
-                    fputs("<tr><th>", fp);
-                    put_key2(fp, k, k2);
-                    fputs("</th>", fp);
-                    put_td(fp, v2);
-                    fputs("</tr>\n", fp);
-                }
-            }
+            json_object_foreach(group, k, v) put_group_rows(fp, k, v);
             fputs("</table></div>\n", fp);
         }
         json_decref(group);
@@ -696,19 +751,43 @@ static void put_row_details(FILE *fp, const json_t *arr, const strbuf *path)
                 json_object_set(only, k, v);
         }
         fputs("<details><summary>", fp);
-        if (path->buf)
-            fputs(path->buf, fp);
-        fputs(" \xe2\x80\xba ", fp);
-        const char *lab = element_label(row);
-        if (lab)
-            put_esc(fp, lab);
-        else
-            fprintf(fp, "no. %zu", i + 1);
+        put_element_name(fp, path->buf, i, row);
         fputs("</summary>\n", fp);
         put_flat_members(fp, only, 0);
         fputs("</details>\n", fp);
         json_decref(only);
     }
+}
+
+/* An array of arrays of scalars (a covariance matrix, a list of
+ * intervals), at most REPORT_MAX_COLUMNS wide: one table, as printed. */
+static int is_matrix(const json_t *v)
+{
+    if (!json_is_array(v) || json_array_size(v) == 0)
+        return 0;
+    size_t i;
+    json_t *row;
+    json_array_foreach(v, i, row)
+    {
+        if (!json_is_array(row) || json_array_size(row) == 0 ||
+            json_array_size(row) > REPORT_MAX_COLUMNS || !is_cell(row))
+            return 0;
+    }
+    return 1;
+}
+
+static void put_matrix(FILE *fp, const json_t *v)
+{
+    fputs("<div class=\"wide\"><table>\n", fp);
+    size_t i, j;
+    json_t *row, *e;
+    json_array_foreach(v, i, row)
+    {
+        fputs("<tr>", fp);
+        json_array_foreach(row, j, e) put_td(fp, e);
+        fputs("</tr>\n", fp);
+    }
+    fputs("</table></div>\n", fp);
 }
 
 /* ---- the walk ---------------------------------------------------------- */
@@ -741,13 +820,16 @@ static void close_section(FILE *fp, int depth)
 static int put_child(FILE *fp, strbuf *path, const char *key, size_t index, const json_t *v,
                      int depth)
 {
-    size_t keep = path->len;
+    char *keep = path->buf ? strdup(path->buf) : NULL;
+    if (path->buf && keep == NULL)
+        return QC_ENOMEM;
     int rc = sb_level(path, key, index, v);
     if (rc == 0)
         rc = put_value(fp, path, v, depth + 1);
-    path->len = keep;
-    if (path->buf)
-        path->buf[keep] = '\0';
+    path->len = 0;
+    if (rc == 0 && keep)
+        rc = sb_put(path, keep, strlen(keep));
+    free(keep);
     return rc;
 }
 
@@ -783,6 +865,8 @@ static int put_value(FILE *fp, strbuf *path, const json_t *v, int depth)
     } else if ((nc = row_table_columns(v, cols, 1)) > 0) {
         put_row_table(fp, v, cols, nc);
         put_row_details(fp, v, path);
+    } else if (is_matrix(v)) {
+        put_matrix(fp, v);
     } else if (json_is_array(v) && !is_cell(v)) {
         size_t i;
         json_t *e;
@@ -862,12 +946,32 @@ static void put_narrative(FILE *fp, const char *about)
           fp);
 }
 
-static void put_findings(FILE *fp, const json_t *summary, size_t nplots, size_t nsvg)
+/* Plain text as paragraphs, one per run of lines between blank lines. */
+static void put_paragraphs(FILE *fp, const char *text)
+{
+    while (*text) {
+        const char *e = strstr(text, "\n\n");
+        size_t n = e ? (size_t)(e - text) : strlen(text);
+        if (n > 0) {
+            fputs("<p>", fp);
+            put_esc_n(fp, text, n);
+            fputs("</p>\n", fp);
+        }
+        text += n;
+        while (*text == '\n')
+            text++;
+    }
+}
+
+static void put_findings(FILE *fp, const char *findings, const json_t *summary, size_t nplots,
+                         size_t nsvg)
 {
     fputs("<h2>What it shows</h2>\n", fp);
-    int shown = summary ? key_figures(fp, NULL, summary, 0, 0) : 0;
+    if (findings != NULL)
+        put_paragraphs(fp, findings);
+    int shown = summary && !findings ? key_figures(fp, NULL, summary, 0, 0) : 0;
     int exact = 0;
-    if (shown == 0 && summary != NULL) {
+    if (shown == 0 && summary != NULL && !findings) {
         /* no estimate with an interval: the summary's top-level numbers,
          * exact figures (a solver's gain, an identified coefficient) */
         const char *k;
@@ -1074,8 +1178,15 @@ static int put_plot(FILE *fp, const char *dir, const char *name, size_t i, int *
     }
     char pfx[32];
     snprintf(pfx, sizeof pfx, "p%zu-", i + 1);
+    size_t slen;
+    char *slim = qc__svg_slim(b, (size_t)(e - b), &slen);
+    if (slim == NULL) {
+        free(text);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
     fputs("<figure class=\"plot\">\n", fp);
-    put_svg(fp, b, e, pfx);
+    put_svg(fp, slim, slim + slen, pfx);
+    free(slim);
     fprintf(fp, "\n<figcaption><strong>Figure %zu.</strong> ", i + 1);
     put_caption(fp, name);
     fputs(" <span class=\"files\">(", fp);
@@ -1120,6 +1231,14 @@ int qc_report_write(const char *dir, const char *title, const char *about, int a
                     char *const argv[], const json_t *summary, const char *const *plots, size_t nplots,
                     qc_err *err)
 {
+    return qc_report_write_story(dir, title, about, NULL, argc, argv, summary, plots, nplots, err);
+}
+
+int qc_report_write_story(const char *dir, const char *title, const char *about,
+                          const char *findings, int argc, char *const argv[],
+                          const json_t *summary, const char *const *plots, size_t nplots,
+                          qc_err *err)
+{
     if (dir == NULL || (summary != NULL && !json_is_object(summary)) ||
         (nplots > 0 && plots == NULL))
         return qc_err_set(err, QC_EINVAL, "report: no directory, or a summary that is not an object");
@@ -1156,7 +1275,7 @@ int qc_report_write(const char *dir, const char *title, const char *about, int a
         put_shell_word(fp, argv[i]);
     }
     fputs("</pre>\n", fp);
-    put_findings(fp, summary, nplots, nsvg);
+    put_findings(fp, findings, summary, nplots, nsvg);
     if (summary != NULL) {
         strbuf hp = {0};
         fputs("<h2 id=\"results\">Results</h2>\n", fp);

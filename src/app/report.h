@@ -90,6 +90,16 @@ int qc_report_write(const char *dir, const char *title, const char *about, int a
                     char *const argv[], const json_t *summary, const char *const *plots, size_t nplots,
                     qc_err *err);
 
+/* As qc_report_write, with "What it shows" written by the caller:
+ * `findings`, plain text (escaped here), paragraphs separated by a blank
+ * line, in place of the automatic list of estimates; a command whose
+ * results are computed rather than estimated (a controller design) says
+ * in sentences what they predict. NULL: the automatic list. */
+int qc_report_write_story(const char *dir, const char *title, const char *about,
+                          const char *findings, int argc, char *const argv[],
+                          const json_t *summary, const char *const *plots, size_t nplots,
+                          qc_err *err);
+
 #ifdef __cplusplus
 }
 #endif

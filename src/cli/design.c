@@ -231,7 +231,7 @@ static json_t *loop_json(const loop *L, const opts *o, double dt)
 }
 
 /* "0.48+0.4468i" style, with conjugate pairs printed once as "±". */
-static void print_poles(const qc_design_poles *p)
+static void print_poles(FILE *fp, const qc_design_poles *p)
 {
     /* A double root comes back from the solver as a pair split by about
      * 1e-8: shown as the two real poles it is. */
@@ -240,9 +240,9 @@ static void print_poles(const qc_design_poles *p)
         if (i > 0 && im != 0 && p->im[i] == -p->im[i - 1] && p->re[i] == p->re[i - 1])
             continue;
         if (im != 0)
-            printf("%s%.4g±%.4gi", i ? ", " : "", p->re[i], fabs(im));
+            fprintf(fp, "%s%.4g±%.4gi", i ? ", " : "", p->re[i], fabs(im));
         else
-            printf("%s%.4g", i ? ", " : "", p->re[i]);
+            fprintf(fp, "%s%.4g", i ? ", " : "", p->re[i]);
     }
 }
 
@@ -303,7 +303,7 @@ static void print_design(const loop *L, const char *what, const qc_design_result
                                               : "target placed, but another pole is slower")
                                : "closest dominant pole one gain can reach");
     printf("    poles: ");
-    print_poles(&d->poles);
+    print_poles(stdout, &d->poles);
     printf("%s\n", d->poles.stable ? "" : "  UNSTABLE");
     if (d->kp != 0) {
         const double zc = d->kp / (d->kp + d->ki);
@@ -354,7 +354,7 @@ static void print_loop(const loop *L, const opts *o, double dt)
                p->stable ? "yes" : "no", num_or(b1, sizeof b1, p->settling, "never"),
                num_or(b2, sizeof b2, p->overshoot, "-"), num_or(b3, sizeof b3, ks, "never"),
                num_or(b4, sizeof b4, mp, "-"));
-        print_poles(p);
+        print_poles(stdout, p);
         printf("\n");
     }
 }
@@ -449,8 +449,13 @@ static int plot_locus(const char *dir, const loop *L, const opts *o, const char 
     }
     qc_design_poles p;
     fprintf(f.fp, "# re im |K_I|  (K_P = %g)\n", o->kp);
-    for (int i = 0; i <= 600 && rc == 0; i++) {
-        const double k = sgn * bottom * pow(top / bottom, i / 600.0);
+    /* LOCUS_GAINS gains, four decades: enough for the branches to read
+     * as curves at the page's width, few enough for the page to stay
+     * light (the colours come in eight bands, so that the points of a
+     * band are drawn as one path on the page) */
+    enum { LOCUS_GAINS = 240 };
+    for (int i = 0; i <= LOCUS_GAINS && rc == 0; i++) {
+        const double k = sgn * bottom * pow(top / bottom, (double)i / LOCUS_GAINS);
         if (qc_design_poles_at(L->w, o->kp, k, &p, &err) != 0)
             continue;
         for (size_t j = 0; j < p.n; j++)
@@ -474,7 +479,7 @@ static int plot_locus(const char *dir, const loop *L, const opts *o, const char 
     snprintf(body, 4 * plen + 2048,
              "set title 'root locus: %s (K_P = %g)'\nset size ratio -1\n"
              "set xlabel 'Re z'\nset ylabel 'Im z'\nset key outside right top\n"
-             "set logscale cb\nset cblabel '|K_I|'\nset palette rgbformulae 33,13,10\n"
+             "set logscale cb\nset cblabel '|K_I|'\nset palette rgbformulae 33,13,10 maxcolors 8\n"
              "set xrange [-1.6:1.6]\nset yrange [-1.3:1.3]\nset parametric\nset trange [0:2*pi]\n"
              "plot cos(t), sin(t) with lines lc rgb 'gray50' title 'unit circle', "
              "'%s' index 0 using 1:2:3 with points pt 7 ps 0.35 palette title 'closed-loop poles', "
@@ -655,6 +660,293 @@ static void print_predictions(const qc_design_prediction *pred, const double *pk
     }
 }
 
+/* ---- the report page --------------------------------------------------
+ *
+ * The page is written for a control engineer: sentences on the model,
+ * the design and what it predicts, then a few tables, one row per loop
+ * and gain, headed in words with their units, then the root locus and
+ * step plots. design.json beside the page holds the whole --json
+ * document (characteristic polynomials, every pole, the rules). */
+
+/* What one call of the page needs beside the loops. */
+typedef struct page_in {
+    const opts *o;
+    const qc_arx_system *sys;
+    size_t nl;
+    double dt, ref_m;
+    const double *pk;
+    size_t npred;
+    const qc_design_prediction *pred, *pred_s; /* pred_s NULL: no sensor loop */
+    unsigned reps;
+} page_in;
+
+/* The factor by which K_I can grow (or shrink towards the lower end) before
+ * the loop loses stability: hi/K_I for a positive gain inside the stable
+ * interval that holds it, lo/K_I for a negative one. NaN outside. */
+static double gain_margin(const loop *L, double ki)
+{
+    for (size_t i = 0; i < L->range.n; i++) {
+        const double lo = L->range.ilo[i], hi = L->range.ihi[i];
+        if (!(ki > lo && ki < hi))
+            continue;
+        if (ki > 0 && isfinite(hi))
+            return hi / ki;
+        if (ki < 0 && isfinite(lo))
+            return lo / ki;
+    }
+    return NAN;
+}
+
+static char *poles_text(const qc_design_poles *p)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *fp = open_memstream(&buf, &n);
+    if (fp == NULL)
+        return NULL;
+    print_poles(fp, p);
+    fclose(fp);
+    return buf;
+}
+
+static void set_num(json_t *o, const char *k, double v)
+{
+    json_object_set_new(o, k, qc_json_real_new(v));
+}
+
+/* One row of a gains table: a loop at (K_P, K_I) with its poles. */
+static json_t *gain_row(const loop *L, const char *law, const qc_design_poles *p, const opts *o,
+                        double dt)
+{
+    double ks, mp;
+    simulate(L, p->kp, p->ki, p, o->steps, &ks, &mp);
+    json_t *r = json_object();
+    json_object_set_new(r, "loop", json_string(L->name));
+    if (law)
+        json_object_set_new(r, "controller", json_string(law));
+    set_num(r, "K_I", p->ki);
+    set_num(r, "K_P", p->kp);
+    json_object_set_new(r, "stable", json_string(p->stable ? "yes" : "no"));
+    set_num(r, "largest pole modulus", p->max_modulus);
+    set_num(r, "gain margin (factor on K_I)", gain_margin(L, p->ki));
+    set_num(r, "predicted settling (samples)", p->settling);
+    if (dt > 0)
+        set_num(r, "predicted settling (s)", p->settling * dt);
+    set_num(r, "predicted overshoot (%)", 100 * p->overshoot);
+    set_num(r, "simulated settling (samples)", ks);
+    set_num(r, "simulated overshoot (%)", 100 * mp);
+    char *t = poles_text(p);
+    json_object_set_new(r, "closed-loop poles", t ? json_string(t) : json_null());
+    free(t);
+    return r;
+}
+
+static json_t *prediction_page_rows(json_t *rows, const char *name, const qc_design_prediction *q,
+                                    const double *pk, size_t n, double dt)
+{
+    for (size_t i = 0; i < n; i++) {
+        json_t *r = json_object();
+        json_object_set_new(r, "loop", json_string(name));
+        set_num(r, "K_I", pk[i]);
+        json_object_set_new(r, "linear loop", json_string(q[i].stable ? "stable" : "unstable"));
+        if (dt > 0)
+            set_num(r, "settling (s)", q[i].settling * dt);
+        else
+            set_num(r, "settling (samples)", q[i].settling);
+        json_object_set_new(r, "runs settled", json_integer(q[i].reps_settled));
+        json_object_set_new(r, "runs", json_integer(q[i].reps));
+        set_num(r, "overshoot (%)", q[i].overshoot);
+        set_num(r, "time at an actuator limit (%)", 100 * q[i].frac_saturated);
+        json_object_set_new(r, "verdict", json_string(verdict(&q[i], 1)));
+        json_array_append_new(rows, r);
+    }
+    return rows;
+}
+
+static json_t *page_json(const loop *loops, const page_in *in)
+{
+    const qc_arx_model *m = &in->sys->plant;
+    json_t *page = json_object(), *model = json_object();
+    json_object_set_new(model, "model file", json_string(in->o->model));
+    json_object_set_new(model, "past outputs (n_a)", json_integer(m->na));
+    json_object_set_new(model, "past inputs (n_b)", json_integer(m->nb));
+    json_object_set_new(model, "input delay (samples)", json_integer(m->delay));
+    set_num(model, "DC gain (output per unit input)", qc_arx_dc_gain(m));
+    set_num(model, "operating point: input", m->u0);
+    set_num(model, "operating point: output", m->y0);
+    if (in->dt > 0)
+        set_num(model, "sample interval (s)", in->dt);
+    if (in->nl == 2)
+        set_num(model, "sensor DC gain (reading per unit output)", qc_arx_dc_gain(&in->sys->sensor));
+    json_object_set_new(page, "plant model", model);
+    json_t *range = json_array();
+    for (size_t i = 0; i < in->nl; i++) {
+        const loop *L = &loops[i];
+        json_t *r = json_object();
+        json_object_set_new(r, "loop", json_string(L->name));
+        set_num(r, "K_P", in->o->kp);
+        set_num(r, "stable from K_I", L->range.n ? L->range.lo : NAN);
+        set_num(r, "stable up to K_I", L->range.n ? L->range.hi : NAN);
+        json_object_set_new(r, "stable intervals", json_integer((json_int_t)L->range.n));
+        set_num(r, "loop DC gain", qc_design_loop_gain(L->w));
+        json_object_set_new(r, "closed-loop poles", json_integer((json_int_t)qc_design_order(L->w)));
+        json_array_append_new(range, r);
+    }
+    json_object_set_new(page, "stability", range);
+    json_t *designs = json_array();
+    for (size_t i = 0; i < in->nl; i++) {
+        if (loops[i].have_i)
+            json_array_append_new(designs, gain_row(&loops[i], "integral", &loops[i].di.poles,
+                                                    in->o, in->dt));
+        if (loops[i].have_pi)
+            json_array_append_new(designs, gain_row(&loops[i], "PI", &loops[i].dpi.poles, in->o,
+                                                    in->dt));
+    }
+    if (json_array_size(designs) > 0)
+        json_object_set_new(page, "designed controllers", designs);
+    else
+        json_decref(designs);
+    json_t *locus = json_array();
+    for (size_t i = 0; i < in->nl; i++)
+        for (size_t g = 0; g < loops[i].ngains; g++)
+            json_array_append_new(locus, gain_row(&loops[i], NULL, &loops[i].rows[g], in->o,
+                                                  in->dt));
+    json_object_set_new(page, "gains on the root locus", locus);
+    if (in->npred > 0) {
+        json_t *rows = json_array();
+        prediction_page_rows(rows, loops[0].name, in->pred, in->pk, in->npred, in->dt);
+        if (in->pred_s)
+            prediction_page_rows(rows, loops[1].name, in->pred_s, in->pk, in->npred, in->dt);
+        json_object_set_new(page, "step to the reference with actuator limits", rows);
+    }
+    return page;
+}
+
+/* "What it shows": the model, each design and what it predicts, the
+ * root-locus gains, the step to the reference, in sentences. */
+static char *page_story(const loop *loops, const page_in *in)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    if (fp == NULL)
+        return NULL;
+    const qc_arx_model *m = &in->sys->plant;
+    const opts *o = in->o;
+    const double dt = in->dt;
+    fprintf(fp, "The plant is an ARX model read from %s (identified by 'qctl sysid' or given): "
+                "%u past output%s, %u past input%s, an input delay of %d sample%s, DC gain %.4g",
+            o->model, m->na, m->na == 1 ? "" : "s", m->nb, m->nb == 1 ? "" : "s", m->delay,
+            m->delay == 1 ? "" : "s", qc_arx_dc_gain(m));
+    if (dt > 0)
+        fprintf(fp, ", sampled every %.4g s", dt);
+    fprintf(fp, ".%s Controllers are integral, u(k) = u(k-1) + K_I e(k), or PI "
+                "with K_P; settling is counted in samples to the 2%% band, overshoot in %% of "
+                "the step.",
+            in->nl == 2 ? " The model has a sensor block, so the loop measured through the "
+                          "sensor is designed too."
+                        : "");
+    for (size_t i = 0; i < in->nl; i++) {
+        const loop *L = &loops[i];
+        fprintf(fp, "\n\nThe %s (K_P = %g) ", L->name, o->kp);
+        if (L->range.n == 0)
+            fprintf(fp, "is unstable for every K_I scanned.");
+        else
+            fprintf(fp, "is stable for %.4g < K_I < %.4g%s.", L->range.lo, L->range.hi,
+                    L->range.n > 1 ? " (and in other intervals)" : "");
+        const qc_design_result *d[2] = {L->have_i ? &L->di : NULL, L->have_pi ? &L->dpi : NULL};
+        for (int k = 0; k < 2; k++) {
+            if (d[k] == NULL)
+                continue;
+            const qc_design_poles *p = &d[k]->poles;
+            double ks, mp;
+            simulate(L, p->kp, p->ki, p, o->steps, &ks, &mp);
+            fprintf(fp, " For a settling time of %g samples and an overshoot of at most %g%%, the "
+                        "%s design is K_I = %.4g",
+                    o->spec.settling, 100 * o->spec.overshoot, k ? "PI" : "integral", d[k]->ki);
+            if (k)
+                fprintf(fp, ", K_P = %.4g", d[k]->kp);
+            fprintf(fp, " (%s): the pole rules predict settling in %.3g samples",
+                    d[k]->exact ? "the target poles placed" : "the closest one gain can reach",
+                    p->settling);
+            if (dt > 0)
+                fprintf(fp, " (%.3g s)", p->settling * dt);
+            fprintf(fp, " with %.3g%% overshoot", 100 * p->overshoot);
+            if (isfinite(ks))
+                fprintf(fp, ", and a simulated unit step settles in %.3g samples with %.3g%% "
+                            "overshoot",
+                        ks, 100 * mp);
+            const double gm = gain_margin(L, d[k]->ki);
+            if (isfinite(gm))
+                fprintf(fp, "; K_I can grow by a factor %.3g before the loop is unstable", gm);
+            fprintf(fp, ".");
+        }
+        size_t stable = 0;
+        for (size_t g = 0; g < L->ngains; g++)
+            stable += L->rows[g].stable != 0;
+        fprintf(fp, " Of the %zu gains on the root locus, %zu keep%s the loop stable.", L->ngains,
+                stable, stable == 1 ? "s" : "");
+    }
+    if (in->npred > 0) {
+        fprintf(fp, "\n\nA step of the reference from %g to %g with the actuator held in "
+                    "[%g, %g] (settling within %g%% of the reference, as 'qctl sim maxusers' "
+                    "measures it%s):",
+                isfinite(o->from) ? o->from : m->y0, o->reference, o->u_min, o->u_max,
+                100 * o->band, in->reps > 0 ? "; means over noisy runs" : "");
+        for (size_t i = 0; i < in->npred; i++) {
+            const qc_design_prediction *q = &in->pred[i];
+            fprintf(fp, "%s K_I = %.4g %s", i ? ";" : "", in->pk[i], verdict(q, 0));
+            if (q->settled)
+                fprintf(fp, " in %.3g %s", dt > 0 ? q->settling * dt : q->settling,
+                        dt > 0 ? "s" : "samples");
+            if (isfinite(q->overshoot))
+                fprintf(fp, " with %.3g%% overshoot", q->overshoot);
+            fprintf(fp, ", at an actuator limit %.3g%% of the time", 100 * q->frac_saturated);
+        }
+        fprintf(fp, ".");
+    }
+    fprintf(fp, "\n\nThe tables below give one row per loop and gain; design.json beside this "
+                "page holds everything 'qctl design --json' prints (the characteristic "
+                "polynomials, every pole and the rules).");
+    if (fclose(fp) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* The page: plots, design.json, index.html. */
+static int write_page(const loop *loops, const page_in *in, const json_t *doc, int argc,
+                      char **argv)
+{
+    const char *dir = in->o->report;
+    int rc = write_plots(dir, loops, in->nl, in->o);
+    if (rc != 0)
+        return rc;
+    qc_err err = {0};
+    size_t n = strlen(dir) + 16;
+    char *path = malloc(n);
+    json_t *page = page_json(loops, in);
+    char *story = page_story(loops, in);
+    if (path == NULL || page == NULL || story == NULL) {
+        cli_error("out of memory");
+        rc = QC_EXIT_FAIL;
+    } else {
+        snprintf(path, n, "%s/design.json", dir);
+        if (qc_json_write(doc, path, &err) != 0) {
+            cli_error("--report: %s", err.msg);
+            rc = QC_EXIT_FAIL;
+        }
+    }
+    if (rc == 0)
+        rc = cli_report_write_story(dir, "design", story, argc, argv, page, design_plots,
+                                    2 * in->nl);
+    free(path);
+    free(story);
+    json_decref(page);
+    return rc;
+}
+
 int cmd_design(int argc, char **argv)
 {
     opts o = {0};
@@ -670,7 +962,7 @@ int cmd_design(int argc, char **argv)
     enum { LAW_INTEGRAL, LAW_PI, LAW_BOTH };
     static const int laws[] = {LAW_INTEGRAL, LAW_INTEGRAL, LAW_PI, LAW_BOTH};
     static const int aws[] = {QC_AW_NONE, QC_AW_CONDITIONAL, QC_AW_BACKCALC};
-    int law = LAW_BOTH, help = 0, first = 0, rc;
+    int law = LAW_BOTH, help = 0, rc;
     uint64_t noise_reps = 0;
     const cli_flag flags[] = {
         {"model", CLI_STR, &o.model, .path = CLI_PATH_IN_NONEMPTY, .arg = "FILE",
@@ -737,15 +1029,8 @@ int cmd_design(int argc, char **argv)
         {"help", CLI_HELP, &help, .help = "this text"},
         {0}};
     unsigned given[sizeof flags / sizeof flags[0]];
-    rc = cli_flags_parse("design", flags, argc, argv, &first, given);
-    if (rc < 0) {
-        cli_flags_usage(stdout, synopsis, about, flags);
-        return 0;
-    }
-    if (rc != 0)
-        return rc;
-    if (first < argc)
-        return cli_extra_operand("design", argv[first]);
+    if ((rc = cli_flags_parse_command("design", synopsis, about, flags, argc, argv, given)) != 0)
+        return rc == CLI_DONE_HELP ? 0 : rc;
     o.law_i = law != LAW_PI;
     o.law_pi = law != LAW_INTEGRAL;
     o.have_spec = cli_flag_given(flags, given, "settling") > 0;
@@ -1066,9 +1351,9 @@ int cmd_design(int argc, char **argv)
             rc = write_plots(o.plot, loops, nl, &o);
     }
     if (rc == 0 && o.report) {
-        rc = write_plots(o.report, loops, nl, &o);
-        if (rc == 0)
-            rc = cli_report_write(o.report, "design", argc, argv, doc, design_plots, 2 * nl);
+        const page_in in = {&o, &sys, nl, dt, ref_m, pk, npred, pred, have_pred_s ? pred_s : NULL,
+                            pp.reps};
+        rc = write_page(loops, &in, doc, argc, argv);
     }
 done:
     json_decref(doc);

@@ -887,3 +887,19 @@ int cmd_completion(int argc, char **argv)
     cli_error("completion: '%s' is not bash, zsh or man", argv[1]);
     return QC_EXIT_USAGE;
 }
+
+int cli_flags_parse_command(const char *cmd, const char *synopsis, const char *about,
+                            const cli_flag *t, int argc, char **argv, unsigned *given)
+{
+    int first = 0;
+    int rc = cli_flags_parse(cmd, t, argc, argv, &first, given);
+    if (rc == CLI_DONE_HELP) {
+        cli_flags_usage(stdout, synopsis, about, t);
+        return CLI_DONE_HELP;
+    }
+    if (rc != 0)
+        return rc;
+    if (first < argc)
+        return cli_extra_operand(cmd, argv[first]);
+    return 0;
+}

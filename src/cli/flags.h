@@ -162,6 +162,13 @@ int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
  * tell a flag given as 0 from one not given. */
 unsigned cli_flag_given(const cli_flag *t, const unsigned *given, const char *name);
 
+/* cli_flags_parse for a command that takes no operands: with --help the
+ * usage (synopsis, about, the table) printed on stdout and CLI_DONE_HELP
+ * returned; an operand refused (cli_extra_operand); else 0 or the exit
+ * code of bad usage, its message printed. */
+int cli_flags_parse_command(const char *cmd, const char *synopsis, const char *about,
+                            const cli_flag *t, int argc, char **argv, unsigned *given);
+
 /* The usage text: synopsis, then one aligned entry per row. */
 void cli_flags_usage(FILE *f, const char *synopsis, const char *about, const cli_flag *t);
 

@@ -112,6 +112,13 @@ static const char *const report_about[][2] = {
 int cli_report_write(const char *dir, const char *cmd, int argc, char **argv,
                      const json_t *summary, const char *const *plots, size_t nplots)
 {
+    return cli_report_write_story(dir, cmd, NULL, argc, argv, summary, plots, nplots);
+}
+
+int cli_report_write_story(const char *dir, const char *cmd, const char *findings, int argc,
+                           char **argv, const json_t *summary, const char *const *plots,
+                           size_t nplots)
+{
     /* "qctl" + the words of cmd + the options (argv[0] is cmd's last word) */
     size_t words = 1;
     for (const char *p = cmd; *p; p++)
@@ -143,7 +150,8 @@ int cli_report_write(const char *dir, const char *cmd, int argc, char **argv,
     for (size_t i = 0; i < sizeof report_about / sizeof report_about[0]; i++)
         if (strcmp(cmd, report_about[i][0]) == 0)
             about = report_about[i][1];
-    int rc = qc_report_write(dir, title, about, (int)k, full, summary, plots, nplots, &err);
+    int rc = qc_report_write_story(dir, title, about, findings, (int)k, full, summary, plots,
+                                   nplots, &err);
     if (rc != 0)
         cli_error("--report: %s", err.msg);
     free(full);

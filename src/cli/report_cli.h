@@ -25,4 +25,11 @@ int cli_report_prepare(const char *dir);
 int cli_report_write(const char *dir, const char *cmd, int argc, char **argv,
                      const json_t *summary, const char *const *plots, size_t nplots);
 
+/* As cli_report_write, with "What it shows" in the command's own words
+ * (qc_report_write_story): findings, paragraphs separated by blank lines,
+ * or NULL for the automatic list of estimates. */
+int cli_report_write_story(const char *dir, const char *cmd, const char *findings, int argc,
+                           char **argv, const json_t *summary, const char *const *plots,
+                           size_t nplots);
+
 #endif

@@ -431,7 +431,7 @@ int cmd_sysid(int argc, char **argv)
     /* the flags that set several fields, read into these first */
     double op[2] = {0, 0};
     unsigned orders[2], na[2], nb[2], sna[2], snb[2];
-    int delays[2], sdelays[2], have_demean = 0, crit = po.criterion, help = 0, first = 0, rc;
+    int delays[2], sdelays[2], have_demean = 0, crit = po.criterion, help = 0, rc;
     static const int crits[] = {QC_ARX_AIC, QC_ARX_BIC};
     const double mo = QC_ARX_MAX_ORDER, md = QC_ARX_MAX_DELAY;
     const cli_flag flags[] = {
@@ -513,15 +513,8 @@ int cmd_sysid(int argc, char **argv)
         {"help", CLI_HELP, &help, .help = "this text"},
         {0}};
     unsigned given[sizeof flags / sizeof flags[0]];
-    rc = cli_flags_parse("sysid", flags, argc, argv, &first, given);
-    if (rc < 0) {
-        cli_flags_usage(stdout, synopsis, about, flags);
-        return 0;
-    }
-    if (rc != 0)
-        return rc;
-    if (first < argc)
-        return cli_extra_operand("sysid", argv[first]);
+    if ((rc = cli_flags_parse_command("sysid", synopsis, about, flags, argc, argv, given)) != 0)
+        return rc == CLI_DONE_HELP ? 0 : rc;
     int have_op = cli_flag_given(flags, given, "operating-point") > 0;
     int have_orders = cli_flag_given(flags, given, "orders") > 0;
     int have_nanb = cli_flag_given(flags, given, "na") + cli_flag_given(flags, given, "nb") > 0;
@@ -534,25 +527,23 @@ int cmd_sysid(int argc, char **argv)
         po.na_min = po.nb_min = orders[0];
         po.na_max = po.nb_max = orders[1];
     }
-    if (cli_flag_given(flags, given, "na")) {
-        po.na_min = na[0];
-        po.na_max = na[1];
-    }
-    if (cli_flag_given(flags, given, "nb")) {
-        po.nb_min = nb[0];
-        po.nb_max = nb[1];
-    }
+    /* each range flag given replaces its default pair */
+    const struct {
+        const char *flag;
+        const unsigned *v;
+        unsigned *lo, *hi;
+    } ranges[] = {{"na", na, &po.na_min, &po.na_max},
+                  {"nb", nb, &po.nb_min, &po.nb_max},
+                  {"sensor-na", sna, &so.na_min, &so.na_max},
+                  {"sensor-nb", snb, &so.nb_min, &so.nb_max}};
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
+        if (cli_flag_given(flags, given, ranges[i].flag)) {
+            *ranges[i].lo = ranges[i].v[0];
+            *ranges[i].hi = ranges[i].v[1];
+        }
     if (cli_flag_given(flags, given, "delays")) {
         po.d_min = delays[0];
         po.d_max = delays[1];
-    }
-    if (cli_flag_given(flags, given, "sensor-na")) {
-        so.na_min = sna[0];
-        so.na_max = sna[1];
-    }
-    if (cli_flag_given(flags, given, "sensor-nb")) {
-        so.nb_min = snb[0];
-        so.nb_max = snb[1];
     }
     if (cli_flag_given(flags, given, "sensor-delays")) {
         so.d_min = sdelays[0];

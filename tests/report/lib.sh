@@ -17,6 +17,11 @@
 #     reaches outside the image (data-text-clipped="0": no label cut off)
 #     and no number label has more than five decimals or an unexpanded
 #     format such as "%L" (data-long-ticks="0");
+#   - every heading (h1-h4, table headings, collapsed-section titles) is
+#     in words: none looks like a JSON path (no "a › b" or "a > b" chain,
+#     no "no. 3" element number, no snake_case key, no "[3]" or ".key.");
+#   - the page is no larger than MAX bytes (check_report's third argument,
+#     default 150000): a page to read, the full detail in files beside it;
 #   - each plot has its PDF beside the SVG and PNG (where gnuplot has the
 #     pdfcairo terminal), and its .gp script, run by gnuplot in a copy of
 #     the report folder placed elsewhere, redraws the SVG there.
@@ -56,11 +61,24 @@ check_scripts() {
     done
 }
 
-# check_report DIR PLOTS: the page DIR/index.html and its PLOTS plots
+# check_headings PAGE: no heading of PAGE looks like a JSON path
+check_headings() {
+    grep -o '<\(h[1-4]\|th\|summary\)[^>]*>[^<]*<' "$1" | sed 's/^<[^>]*>//; s/<$//' \
+        >"$TMP/headings"
+    bad=$(grep -e '›' -e ' > ' -e ' &gt; ' -e 'no\. [0-9]' -e '[a-z][a-z]_[a-z][a-z]' \
+        -e '\[[0-9][0-9]*\]' -e '[a-z]\.[a-z][a-z]*\.' "$TMP/headings" | sort -u | head -5)
+    [ -z "$bad" ] || fail "headings that read as JSON paths: $bad"
+}
+
+# check_report DIR PLOTS [MAX]: the page DIR/index.html and its PLOTS
+# plots, the page at most MAX bytes (default 150000)
 check_report() {
-    dir=$1 want=$2
+    dir=$1 want=$2 max=${3:-150000}
     page=$dir/index.html
     [ -s "$page" ] || fail "no $page"
+    size=$(wc -c <"$page")
+    [ "$size" -le "$max" ] || fail "the page is $size bytes, more than $max"
+    check_headings "$page"
     if [ -n "${NO_GNUPLOT:-}" ] || ! command -v gnuplot >/dev/null; then
         notes=$(grep -c '<p class="missing">' "$page")
         [ "$notes" -eq "$want" ] || fail "without gnuplot: $notes notes, expected $want"
