@@ -16,6 +16,7 @@
 #include "flags.h"
 #include "guard.h"
 #include "report_cli.h"
+#include "result.h"
 #include "qctl/output.h"
 #include "qctl/removable.h"
 
@@ -37,8 +38,8 @@ static const char about[] =
 #define MAXLIST QC_ENERGY_MAX_RATES
 
 typedef struct opts {
-    int json, quiet;
-    const char *output, *plot, *report;
+    cli_outputs out; /* --json, --output, --plot, --report */
+    int quiet;
     double price;
 } opts;
 
@@ -212,14 +213,6 @@ static json_t *perf_json(const qc_removable_perf *pf)
     return o;
 }
 
-static json_t *num_array(const double *x, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, qc_json_real_new(x[i]));
-    return a;
-}
-
 static json_t *result_json(const qc_removable_params *p, const qc_removable_result *r,
                            const opts *o, double elapsed)
 {
@@ -229,8 +222,8 @@ static json_t *result_json(const qc_removable_params *p, const qc_removable_resu
 
     json_t *m = json_object();
     json_object_set_new(m, "lambda", json_real(p->lambda));
-    json_object_set_new(m, "rates", num_array(c->rate, c->nrates));
-    json_object_set_new(m, "power", num_array(c->power, c->nrates));
+    json_object_set_new(m, "rates", cli_json_reals(c->rate, c->nrates));
+    json_object_set_new(m, "power", cli_json_reals(c->power, c->nrates));
     json_object_set_new(m, "idle_power", json_real(c->idle_power));
     json_object_set_new(m, "setup_power", json_real(c->warm_power));
     json_object_set_new(m, "off_power", json_real(c->off_power));
@@ -455,79 +448,24 @@ static void print_text(const qc_removable_params *p, const qc_removable_result *
     }
 }
 
-/* One row of costs.dat: a quoted label, then holding, power and switching
- * cost per unit time. */
-static void cost_row(FILE *fp, const char *label, const qc_removable_perf *pf)
+/* What the outputs are made of. */
+typedef struct mdp_out {
+    const qc_removable_params *p;
+    const qc_removable_result *r;
+} mdp_out;
+
+static void mdp_table(const void *ctx)
 {
-    fprintf(fp, "\"%s\" %.10g %.10g %.10g\n", label, pf->holding_cost, pf->power_cost,
-            pf->switching_cost);
+    const mdp_out *q = ctx;
+    print_text(q->p, q->r);
 }
 
-/* The costs of the optimal policy and of the simple ones side by side,
- * each bar split into holding, power and switching cost (stacked). path
- * and body are the caller's buffers, reused. */
-static int write_costs_plot(const char *dir, const qc_removable_result *r, char *path,
-                            size_t len, char *body, size_t blen)
+/* The policy at the levels where it changes, with room after the last
+ * change; beyond it the policy stays the same up to N. */
+static void policy_rows(FILE *fp, const void *ctx)
 {
-    qc_err err = {0};
-    qc_ofile f;
-    snprintf(path, len, "%s/costs.dat", dir);
-    if (qc_ofile_open(&f, path, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    fprintf(f.fp, "# policy holding_cost power_cost switching_cost (per unit time)\n");
-    cost_row(f.fp, "optimal", &r->perf);
-    for (int i = 0; r->have_baselines && i < QC_RB_COUNT; i++) {
-        const qc_removable_baseline *b = &r->baseline[i];
-        char label[128];
-        if (b->param_name && b->param_name[0])
-            snprintf(label, sizeof label, "%s (%s = %g)", b->name, b->param_name, b->param);
-        else
-            snprintf(label, sizeof label, "%s", b->name);
-        for (char *s = label; *s; s++)
-            if (*s == '"')
-                *s = '\'';
-        cost_row(f.fp, label, &b->perf);
-    }
-    if (qc_ofile_commit(&f, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    snprintf(body, blen,
-             /* horizontal stacked bars: the policy names read level on
-              * the left, none rotated or cut */
-             "set style fill solid 0.8 border -1\n"
-             "set xlabel 'cost per unit time'\nset xrange [0:*]\nset key below horizontal\n"
-             "set ytics noenhanced nomirror\nset yrange [*:*] reverse\nset offsets 0, 0, 0.3, 0.3\n"
-             "set grid noytics\n"
-             "plot '%s' using ($2/2):0:($2/2):(0.3):ytic(1) with boxxyerror title 'holding' "
-             "lc rgb '#1f77b4', "
-             "'' using ($2+$3/2):0:($3/2):(0.3) with boxxyerror title 'power' lc rgb '#ff7f0e', "
-             "'' using ($2+$3+$4/2):0:($4/2):(0.3) with boxxyerror title 'switching' "
-             "lc rgb '#2ca02c'",
-             path);
-    if (qc_plot(dir, "costs", body, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    return 0;
-}
-
-static int write_plot(const char *dir, const qc_removable_params *p,
-                      const qc_removable_result *r)
-{
-    qc_err err = {0};
-    if (!qc_plot_available()) {
-        fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
-        return 0;
-    }
-    if (qc_mkdir_p(dir, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    /* Show the levels where the policy changes, with room after the last
-     * change; beyond it the policy stays the same up to N. */
+    const qc_removable_params *p = ((const mdp_out *)ctx)->p;
+    const qc_removable_result *r = ((const mdp_out *)ctx)->r;
     size_t last = 0;
     for (size_t n = 1; n <= r->nmax; n++)
         if (r->policy.switch_on[n] != r->policy.switch_on[n - 1] ||
@@ -536,60 +474,120 @@ static int write_plot(const char *dir, const qc_removable_params *p,
     size_t show = 2 * last + 5 > 20 ? 2 * last + 5 : 20;
     if (show > r->nmax)
         show = r->nmax;
-    size_t len = strlen(dir) + 32;
-    char *path = malloc(len);
-    char *body = malloc(2 * len + 1024);
-    if (!path || !body) {
-        free(path);
-        free(body);
-        cli_error("out of memory");
-        return QC_EXIT_FAIL;
+    fprintf(fp, "# n switch_on_when_off rate_when_on (nan: idle or off)\n");
+    for (size_t n = 0; n <= show; n++) {
+        int a = r->policy.on_action[n];
+        if (a >= 0)
+            fprintf(fp, "%zu %d %.10g\n", n, r->policy.switch_on[n], p->cost.rate[a]);
+        else
+            fprintf(fp, "%zu %d NaN\n", n, r->policy.switch_on[n]);
     }
-    snprintf(path, len, "%s/policy.dat", dir);
-    qc_ofile f;
-    int rc = 0;
-    if (qc_ofile_open(&f, path, &err) != 0) {
-        cli_error("%s", err.msg);
-        rc = QC_EXIT_FAIL;
-    } else {
-        fprintf(f.fp, "# n switch_on_when_off rate_when_on (nan: idle or off)\n");
-        for (size_t n = 0; n <= show; n++) {
-            int a = r->policy.on_action[n];
-            if (a >= 0)
-                fprintf(f.fp, "%zu %d %.10g\n", n, r->policy.switch_on[n], p->cost.rate[a]);
-            else
-                fprintf(f.fp, "%zu %d NaN\n", n, r->policy.switch_on[n]);
-        }
-        if (qc_ofile_commit(&f, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
+}
+
+/* One row of costs.dat: a quoted label, then holding, power and switching
+ * cost per unit time. */
+static void cost_row(FILE *fp, const char *label, const qc_removable_perf *pf)
+{
+    fprintf(fp, "\"%s\" %.10g %.10g %.10g\n", label, pf->holding_cost, pf->power_cost,
+            pf->switching_cost);
+}
+
+static void costs_rows(FILE *fp, const void *ctx)
+{
+    const qc_removable_result *r = ((const mdp_out *)ctx)->r;
+    fprintf(fp, "# policy holding_cost power_cost switching_cost (per unit time)\n");
+    cost_row(fp, "optimal", &r->perf);
+    for (int i = 0; r->have_baselines && i < QC_RB_COUNT; i++) {
+        const qc_removable_baseline *b = &r->baseline[i];
+        char label[128];
+        if (b->param_name && b->param_name[0])
+            snprintf(label, sizeof label, "%s (%s = %g)", b->name, b->param_name, b->param);
+        else
+            snprintf(label, sizeof label, "%s", b->name);
+        for (char *c = label; *c; c++)
+            if (*c == '"')
+                *c = '\'';
+        cost_row(fp, label, &b->perf);
     }
-    if (rc == 0) {
-        char thr[96] = "";
-        if (r->structure.threshold)
-            snprintf(thr, sizeof thr,
-                     "set arrow from %ld, graph 0 to %ld, graph 1 nohead dt 2 lc rgb '#888888'\n",
-                     r->structure.threshold_n, r->structure.threshold_n);
-        snprintf(body, 2 * len + 1024,
-                 "set xlabel 'number of jobs n'\nset ylabel 'service rate when on'\n"
-                 "set y2label 'switch on when off (1 = yes)'\nset y2range [-0.1:1.1]\n"
-                 "set y2tics (0, 1)\nset ytics nomirror\nset yrange [0:%g]\n"
-                 "set key below horizontal\n%s"
-                 "plot '%s' using 1:3 with steps lw 2 lc rgb '#1f77b4' title 'rate when on', "
-                 "'' using 1:2 axes x1y2 with points pt 7 lc rgb '#d62728' "
-                 "title 'switch on when off'",
-                 1.15 * p->cost.rate[p->cost.nrates - 1], thr, path);
-        if (qc_plot(dir, "policy", body, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
-    }
+}
+
+/* The policy (switch-on decision and rate against the number of jobs),
+ * and the costs of the optimal policy and of the simple ones side by
+ * side, each bar split into holding, power and switching cost. */
+static int mdp_plots(cli_plots *pl, const void *ctx)
+{
+    const qc_removable_params *p = ((const mdp_out *)ctx)->p;
+    const qc_removable_structure *st = &((const mdp_out *)ctx)->r->structure;
+    char thr[96] = "";
+    if (st->threshold)
+        snprintf(thr, sizeof thr,
+                 "set arrow from %ld, graph 0 to %ld, graph 1 nohead dt 2 lc rgb '#888888'\n",
+                 st->threshold_n, st->threshold_n);
+    int rc = cli_plots_data(pl, "policy.dat", policy_rows, ctx);
     if (rc == 0)
-        rc = write_costs_plot(dir, r, path, len, body, 2 * len + 1024);
-    free(path);
-    free(body);
+        rc = cli_plots_draw(pl, "policy",
+                            "set xlabel 'number of jobs n'\nset ylabel 'service rate when on'\n"
+                            "set y2label 'switch on when off (1 = yes)'\nset y2range [-0.1:1.1]\n"
+                            "set y2tics (0, 1)\nset ytics nomirror\nset yrange [0:%g]\n"
+                            "set key below horizontal\n%s"
+                            "plot '%s' using 1:3 with steps lw 2 lc rgb '#1f77b4' title 'rate "
+                            "when on', '' using 1:2 axes x1y2 with points pt 7 lc rgb '#d62728' "
+                            "title 'switch on when off'",
+                            1.15 * p->cost.rate[p->cost.nrates - 1], thr, pl->path);
+    if (rc == 0)
+        rc = cli_plots_data(pl, "costs.dat", costs_rows, ctx);
+    if (rc == 0)
+        rc = cli_plots_draw(
+            pl, "costs",
+            /* horizontal stacked bars: the policy names read level on
+             * the left, none rotated or cut */
+            "set style fill solid 0.8 border -1\n"
+            "set xlabel 'cost per unit time'\nset xrange [0:*]\nset key below horizontal\n"
+            "set ytics noenhanced nomirror\nset yrange [*:*] reverse\nset offsets 0, 0, 0.3, 0.3\n"
+            "set grid noytics\n"
+            "plot '%s' using ($2/2):0:($2/2):(0.3):ytic(1) with boxxyerror title 'holding' "
+            "lc rgb '#1f77b4', "
+            "'' using ($2+$3/2):0:($3/2):(0.3) with boxxyerror title 'power' lc rgb '#ff7f0e', "
+            "'' using ($2+$3+$4/2):0:($4/2):(0.3) with boxxyerror title 'switching' "
+            "lc rgb '#2ca02c'",
+            pl->path);
     return rc;
+}
+
+/* What the solver's result leaves to a reader's judgement, on stderr. */
+static void notices(const qc_removable_params *p, const qc_removable_result *r)
+{
+    if (!r->tail_ok)
+        fprintf(stderr, "qctl: mdp removable: the tail target %g was not met within %zu "
+                "states (mass at N %.3g); raise --max-states\n",
+                p->tail_tol, r->states, r->perf.blocking);
+    if (p->method == QC_REMOVABLE_BOTH && !r->rvi_converged)
+        fprintf(stderr, "qctl: mdp removable: cross-check skipped: value iteration did not "
+                "converge within %zu sweeps (span %.3g); the policy-iteration result stands "
+                "unchecked; raise --max-sweeps to make the check\n",
+                r->rvi_iterations, r->gain_hi - r->gain_lo);
+    else if ((p->method & QC_REMOVABLE_RVI) && !r->rvi_converged)
+        fprintf(stderr, "qctl: mdp removable: value iteration did not reach the tolerance in "
+                "%zu sweeps (span %.3g); its bounds are still valid; raise --max-sweeps or use "
+                "--method pi\n",
+                r->rvi_iterations, r->gain_hi - r->gain_lo);
+    else if (p->method == QC_REMOVABLE_BOTH && !r->policies_agree)
+        fprintf(stderr, "qctl: mdp removable: value iteration and policy iteration disagree "
+                "(see solver.agreement)\n");
+}
+
+/* The solver under the progress line. */
+typedef struct mdp_job {
+    qc_removable_params p;
+    qc_removable_result r;
+} mdp_job;
+
+static int mdp_go(void *ctx, cli_progress *prog, qc_err *err)
+{
+    mdp_job *j = ctx;
+    j->p.progress = cli_progress_update;
+    j->p.progress_ctx = prog;
+    return qc_removable_solve(&j->p, &j->r, err);
 }
 
 int cmd_mdp_removable(int argc, char **argv)
@@ -599,7 +597,7 @@ int cmd_mdp_removable(int argc, char **argv)
     p.method = QC_REMOVABLE_PI; /* value iteration only on request */
     qc_energy_cost *c = &p.cost;
     c->holding = 1;
-    opts o = {0};
+    opts o = {.out.cmd = "mdp removable"};
     o.price = 1;
     size_t npower = 0;
     uint64_t levels = 0, max_states = 0, sweeps = 0; /* 0: not given */
@@ -651,13 +649,13 @@ int cmd_mdp_removable(int argc, char **argv)
                  "quickly, and said to be skipped otherwise); value\n"
                  "iteration needs about 8 N sweeps for N levels, far\n"
                  "more near saturation"},
-        {"json", CLI_BOOL, &o.json, .help = "print the results as JSON"},
-        {"output", CLI_STR, &o.output, .arg = "FILE", .help = "also write the JSON to FILE"},
-        {"plot", CLI_STR, &o.plot, .arg = "DIR",
+        {"json", CLI_BOOL, &o.out.json, .help = "print the results as JSON"},
+        {"output", CLI_STR, &o.out.output, .arg = "FILE", .help = "also write the JSON to FILE"},
+        {"plot", CLI_STR, &o.out.plot, .arg = "DIR",
          .help = "draw the policy (switch-on decision and rate against the\n"
                  "number of jobs) and the costs of the optimal and the simple\n"
                  "policies into DIR as SVG and PNG (needs gnuplot)"},
-        {"report", CLI_STR, &o.report, .arg = "DIR",
+        {"report", CLI_STR, &o.out.report, .arg = "DIR",
          .help = "write DIR/index.html: parameters, results tables and the\n"
                  "plots of --plot, in one self-contained page"},
         {"quiet", CLI_BOOL, &o.quiet, .help = "no notices on stderr"},
@@ -682,7 +680,7 @@ int cmd_mdp_removable(int argc, char **argv)
         p.levels = (size_t)levels;
     if (sweeps_given)
         p.max_iter = (size_t)sweeps;
-    if (o.report && (rc = cli_report_prepare(o.report)) != 0)
+    if (o.out.report && (rc = cli_report_prepare(o.out.report)) != 0)
         return rc;
     qc_energy_scale_power(c, o.price);
     if ((rc = check_inputs(&p, npower, &o)) != 0)
@@ -712,84 +710,22 @@ int cmd_mdp_removable(int argc, char **argv)
         fputs("qctl: mdp removable: policy iteration, then value iteration as a check "
               "(--method pi skips the check)\n", stderr);
 
-    cli_progress clock;
-    cli_progress_init(&clock, p.method == QC_REMOVABLE_PI ? "mdp removable"
-                              : "mdp removable: value iteration", o.quiet);
-    p.progress = cli_progress_update;
-    p.progress_ctx = &clock;
-    qc_err err = {0};
-    qc_removable_result r;
-    rc = qc_removable_solve(&p, &r, &err);
-    cli_progress_done(&clock);
-    if (rc != 0) {
-        cli_error("mdp removable: %s", err.msg);
-        return cli_exit_code(rc);
-    }
-    double elapsed = cli_elapsed(&clock);
-    if (!o.quiet && !r.tail_ok)
-        fprintf(stderr, "qctl: mdp removable: the tail target %g was not met within %zu "
-                "states (mass at N %.3g); raise --max-states\n",
-                p.tail_tol, r.states, r.perf.blocking);
-    if (!o.quiet && p.method == QC_REMOVABLE_BOTH && !r.rvi_converged)
-        fprintf(stderr, "qctl: mdp removable: cross-check skipped: value iteration did not "
-                "converge within %zu sweeps (span %.3g); the policy-iteration result stands "
-                "unchecked; raise --max-sweeps to make the check\n",
-                r.rvi_iterations, r.gain_hi - r.gain_lo);
-    else if (!o.quiet && (p.method & QC_REMOVABLE_RVI) && !r.rvi_converged)
-        fprintf(stderr, "qctl: mdp removable: value iteration did not reach the tolerance in "
-                "%zu sweeps (span %.3g); its bounds are still valid; raise --max-sweeps or use "
-                "--method pi\n",
-                r.rvi_iterations, r.gain_hi - r.gain_lo);
-    else if (!o.quiet && p.method == QC_REMOVABLE_BOTH && !r.policies_agree)
-        fprintf(stderr, "qctl: mdp removable: value iteration and policy iteration disagree "
-                "(see solver.agreement)\n");
-    json_t *js = result_json(&p, &r, &o, elapsed);
-    int out = 0;
-    if (o.json) {
-        if (qc_json_write(js, NULL, &err) != 0) {
-            cli_error("%s", err.msg);
-            out = QC_EXIT_FAIL;
-        }
-    } else {
-        print_text(&p, &r);
-    }
-    if (out == 0 && o.output && qc_json_write(js, o.output, &err) != 0) {
-        cli_error("%s", err.msg);
-        out = QC_EXIT_FAIL;
-    }
-    if (out == 0 && o.plot)
-        out = write_plot(o.plot, &p, &r);
-    if (out == 0 && o.report) {
-        static const char *const names[] = {"policy", "costs"};
-        if (qc_plot_available())
-            out = write_plot(o.report, &p, &r);
-        if (out == 0)
-            out = cli_report_write(o.report, "mdp removable", argc, argv, js, names, 2);
-    }
+    static const char *const names[] = {"policy", "costs"};
+    mdp_job j = {.p = p};
+    cli_run run = {"mdp removable",
+                   p.method == QC_REMOVABLE_PI ? NULL : "mdp removable: value iteration", o.quiet,
+                   mdp_go, &j, 0};
+    if ((rc = cli_run_go(&run)) != 0)
+        return rc;
+    if (!o.quiet)
+        notices(&j.p, &j.r);
+    mdp_out out = {&j.p, &j.r};
+    json_t *js = result_json(&j.p, &j.r, &o, run.elapsed);
+    o.out.argc = argc;
+    o.out.argv = argv;
+    cli_result res = {js, &out, mdp_table, NULL, NULL, mdp_plots, names, 2};
+    rc = cli_result_write(&o.out, &res);
     json_decref(js);
-    qc_removable_result_free(&r);
-    return out;
-}
-
-static const char mdp_usage[] =
-    "usage: qctl mdp MODEL [options]\n"
-    "\n"
-    "Models:\n"
-    "  removable     M/M/1 with a removable server and finitely many rates:\n"
-    "                average-cost optimal on/off and speed policy\n";
-
-int cmd_mdp(int argc, char **argv)
-{
-    if (argc < 2) {
-        fputs(mdp_usage, stderr);
-        return QC_EXIT_USAGE;
-    }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs(mdp_usage, stdout);
-        return 0;
-    }
-    if (strcmp(argv[1], "removable") == 0)
-        return cmd_mdp_removable(argc - 1, argv + 1);
-    cli_error("mdp: unknown model '%s' (see 'qctl mdp --help')", argv[1]);
-    return QC_EXIT_USAGE;
+    qc_removable_result_free(&j.r);
+    return rc;
 }
