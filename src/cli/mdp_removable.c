@@ -585,8 +585,7 @@ typedef struct mdp_job {
 static int mdp_go(void *ctx, cli_progress *prog, qc_err *err)
 {
     mdp_job *j = ctx;
-    j->p.progress = cli_progress_update;
-    j->p.progress_ctx = prog;
+    (void)prog;
     return qc_removable_solve(&j->p, &j->r, err);
 }
 
@@ -714,18 +713,15 @@ int cmd_mdp_removable(int argc, char **argv)
     mdp_job j = {.p = p};
     cli_run run = {"mdp removable",
                    p.method == QC_REMOVABLE_PI ? NULL : "mdp removable: value iteration", o.quiet,
-                   mdp_go, &j, 0};
+                   mdp_go, &j, &j.p.progress, &j.p.progress_ctx, 0};
     if ((rc = cli_run_go(&run)) != 0)
         return rc;
     if (!o.quiet)
         notices(&j.p, &j.r);
     mdp_out out = {&j.p, &j.r};
-    json_t *js = result_json(&j.p, &j.r, &o, run.elapsed);
-    o.out.argc = argc;
-    o.out.argv = argv;
-    cli_result res = {js, &out, mdp_table, NULL, NULL, mdp_plots, names, 2};
-    rc = cli_result_write(&o.out, &res);
-    json_decref(js);
+    cli_result res = {result_json(&j.p, &j.r, &o, run.elapsed), &out, mdp_table, NULL, NULL,
+                      mdp_plots, names, 2};
+    rc = cli_result_write(&o.out, &res, argc, argv);
     qc_removable_result_free(&j.r);
     return rc;
 }

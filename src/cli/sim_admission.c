@@ -529,7 +529,7 @@ static int adm_run(adm_cli *a, int argc, char **argv)
 {
     const scenario *sc = &a->s;
     adm_job j = {.p = a->p, .pols = a->pols, .npol = a->npol};
-    cli_run run = {a->scen, "sim admission", a->quiet, adm_go, &j, 0};
+    cli_run run = {a->scen, "sim admission", a->quiet, adm_go, &j, NULL, NULL, 0};
     int rc = cli_run_go(&run);
     /* the page of --report: the plots of one policy (none for several) */
     char(*names)[96] = malloc((sc->m.n + 1) * sizeof *names);
@@ -552,14 +552,15 @@ static int adm_run(adm_cli *a, int argc, char **argv)
     if (rc == 0) {
         j.p.policy = j.pols[0];
         adm_out out = {&j.p, sc, j.res, j.pols, j.npol};
-        json_t *js = summary_json(&j.p, sc, j.res, j.pols, j.npol, run.elapsed);
-        cli_outputs outs = a->out;
-        outs.argc = argc;
-        outs.argv = argv;
-        cli_result r = {js,     &out, adm_table, NULL, series_rows, j.npol == 1 ? adm_plots : NULL,
-                        ptrs, n};
-        rc = cli_result_write(&outs, &r);
-        json_decref(js);
+        cli_result r = {summary_json(&j.p, sc, j.res, j.pols, j.npol, run.elapsed),
+                        &out,
+                        adm_table,
+                        NULL,
+                        series_rows,
+                        j.npol == 1 ? adm_plots : NULL,
+                        ptrs,
+                        n};
+        rc = cli_result_write(&a->out, &r, argc, argv);
     }
     free(names);
     free(ptrs);

@@ -544,18 +544,14 @@ static int mu_run(mu_cli *q, int argc, char **argv)
     }
     /* the progress goes by replication: each is one run of the loop */
     j.ec = (mu_each_ctx){&st, &res};
-    cli_run run = {"sim maxusers", NULL, q->quiet, mu_go, &j, 0};
+    cli_run run = {"sim maxusers", NULL, q->quiet, mu_go, &j, NULL, NULL, 0};
     if (rc == 0)
         rc = cli_run_go(&run);
     if (rc == 0) {
         mu_out out = {p, &res, &st, ctl_names[q->ctl]};
-        json_t *js = summary(p, &res, &st, out.ctl);
-        cli_outputs outs = q->out;
-        outs.argc = argc;
-        outs.argv = argv;
-        cli_result r = {js, &out, mu_table, NULL, series_rows, mu_plots, names, 2};
-        rc = cli_result_write(&outs, &r);
-        json_decref(js);
+        cli_result r = {summary(p, &res, &st, out.ctl), &out, mu_table, NULL, series_rows,
+                        mu_plots, names, 2};
+        rc = cli_result_write(&q->out, &r, argc, argv);
     }
     qc_mu_run_result_free(&res);
     reps_stats_free(&st);

@@ -501,8 +501,7 @@ typedef struct pool_job {
 static int pool_go(void *ctx, cli_progress *prog, qc_err *err)
 {
     pool_job *j = ctx;
-    j->p.progress = cli_progress_update;
-    j->p.progress_ctx = prog;
+    (void)prog;
     return qc_pool_run(&j->p, &j->res, err);
 }
 
@@ -510,7 +509,7 @@ static int pool_run(pool_cli *q, int argc, char **argv)
 {
     static const char *const names[] = {"servers", "response_time_ccdf", "policy_comparison"};
     pool_job j = {.p = q->p};
-    cli_run run = {"sim pool", NULL, q->o.quiet, pool_go, &j, 0};
+    cli_run run = {"sim pool", NULL, q->o.quiet, pool_go, &j, &j.p.progress, &j.p.progress_ctx, 0};
     int rc = cli_run_go(&run);
     if (rc != 0)
         return rc;
@@ -524,13 +523,9 @@ static int pool_run(pool_cli *q, int argc, char **argv)
         json_t *js = summary_json(&j.p, &j.res, &q->o, run.elapsed);
         if (q->o.compare)
             json_object_set_new(js, "comparison", comparison_json(&cmp));
-        cli_outputs outs = q->o.out;
-        outs.argc = argc;
-        outs.argv = argv;
         cli_result r = {js,          &out, pool_table, NULL, pool_series, pool_plots,
                         names, q->o.compare ? 3 : 2};
-        rc = cli_result_write(&outs, &r);
-        json_decref(js);
+        rc = cli_result_write(&q->o.out, &r, argc, argv);
     }
     pool_cmp_free(&cmp);
     qc_pool_result_free(&j.res);

@@ -436,8 +436,7 @@ typedef struct queue_job {
 static int queue_go(void *ctx, cli_progress *prog, qc_err *err)
 {
     queue_job *j = ctx;
-    j->p.progress = cli_progress_update;
-    j->p.progress_ctx = prog;
+    (void)prog;
     return qc_queue_run(&j->p, &j->res, err);
 }
 
@@ -446,20 +445,16 @@ static int queue_run(queue_cli *q, int argc, char **argv)
     static const char *const names[] = {"number_in_system", "response_time_hist",
                                         "response_time_ccdf"};
     queue_job j = {.p = q->p};
-    cli_run run = {"sim queue", NULL, q->o.quiet, queue_go, &j, 0};
+    cli_run run = {"sim queue", NULL, q->o.quiet, queue_go, &j, &j.p.progress, &j.p.progress_ctx, 0};
     int rc = cli_run_go(&run);
     if (rc != 0)
         return rc;
     qc_queue_exact ex;
     qc_queue_exact_values(&j.p, &ex);
     queue_out out = {&j.p, &j.res, &ex, &q->o};
-    json_t *js = summary_json(&j.p, &j.res, &ex, &q->o, run.elapsed);
-    cli_outputs outs = q->o.out;
-    outs.argc = argc;
-    outs.argv = argv;
-    cli_result r = {js, &out, queue_table, queue_verdict, series_rows, queue_plots, names, 3};
-    rc = cli_result_write(&outs, &r);
-    json_decref(js);
+    cli_result r = {summary_json(&j.p, &j.res, &ex, &q->o, run.elapsed),
+                    &out, queue_table, queue_verdict, series_rows, queue_plots, names, 3};
+    rc = cli_result_write(&q->o.out, &r, argc, argv);
     qc_queue_result_free(&j.res);
     return rc;
 }
