@@ -41,22 +41,21 @@
  * parameters leaves them NULL and hands cli_progress_update and prog to
  * each itself. */
 typedef struct cli_run {
-  const char *what;  /* names the run in its error: "WHAT: message" */
-  const char *label; /* the progress line's label (NULL: what) */
-  int quiet;         /* --quiet: no progress line */
-  int (*fn)(void *ctx, cli_progress *prog, qc_err *err);
-  void *ctx;
-  void (**progress)(void *ctx, double fraction);
-  void **progress_ctx;
-  double elapsed; /* set by cli_run_go: the run's wall-clock seconds */
+    const char *what;  /* names the run in its error: "WHAT: message" */
+    const char *label; /* the progress line's label (NULL: what) */
+    int quiet;         /* --quiet: no progress line */
+    int (*fn)(void *ctx, cli_progress *prog, qc_err *err);
+    void *ctx;
+    void (**progress)(void *ctx, double fraction);
+    void **progress_ctx;
+    double elapsed; /* set by cli_run_go: the run's wall-clock seconds */
 } cli_run;
 
 /* Runs r->fn. Returns 0, or after "qctl: WHAT: message" the exit status
  * of the library's code (cli_exit_code). */
 int cli_run_go(cli_run *r);
 
-/* ---- files
- * ------------------------------------------------------------------- */
+/* ---- files --------------------------------------------------------------- */
 
 /* Writes the rows of a file (CSV, a gnuplot data file) to fp. */
 typedef void (*cli_rows_fn)(FILE *fp, const void *ctx);
@@ -76,83 +75,75 @@ void cli_csv_num(FILE *fp, double x, const char *sep);
 /* A JSON array of x[0..n), non-finite values as null. */
 json_t *cli_json_reals(const double *x, size_t n);
 
-/* ---- plots
- * ------------------------------------------------------------------- */
+/* ---- plots --------------------------------------------------------------- */
 
 /* The plots of one output directory. */
 typedef struct cli_plots {
-  const char *dir;
-  char path[4096]; /* DIR/FILE of the last data file written */
+    const char *dir;
+    char path[4096]; /* DIR/FILE of the last data file written */
 } cli_plots;
 
 enum { CLI_PLOTS_SKIPPED = -1 };
 
-/* Starts the plots of `flag` (--plot, --report) into dir: 0, made dir
- * when make_dir; CLI_PLOTS_SKIPPED when gnuplot is missing, after
- * "qctl: gnuplot not found; WHAT skipped" (WHAT: flag, or "--plot" ...);
- * or QC_EXIT_FAIL when dir cannot be made, after the message. */
-int cli_plots_open(cli_plots *pl, const char *dir, const char *skipped,
-                   int make_dir);
+/* Starts the plots into dir: 0 (dir made when make_dir); CLI_PLOTS_SKIPPED
+ * when gnuplot is missing, after "qctl: gnuplot not found; SKIPPED
+ * skipped" (SKIPPED: "--plot", "--report plots"); or QC_EXIT_FAIL when dir
+ * cannot be made, after the message. */
+int cli_plots_open(cli_plots *pl, const char *dir, const char *skipped, int make_dir);
 
 /* Opens DIR/file (pl->path) for a data file, as cli_file_open. */
 FILE *cli_plots_file(cli_plots *pl, qc_ofile *f, const char *file);
 
 /* DIR/file written whole by rows(fp, ctx), as cli_write_file; pl->path
  * names it for the plot that reads it. */
-int cli_plots_data(cli_plots *pl, const char *file, cli_rows_fn rows,
-                   const void *ctx);
+int cli_plots_data(cli_plots *pl, const char *file, cli_rows_fn rows, const void *ctx);
 
 /* Draws DIR/name.{svg,png} from the gnuplot commands printf-formatted
  * from fmt (qc_plot): 0, or QC_EXIT_FAIL after the message. */
 int cli_plots_draw(const cli_plots *pl, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* ---- the outputs
- * ------------------------------------------------------------- */
+/* ---- the outputs --------------------------------------------------------- */
 
 /* Where the outputs go: the command's flags. */
 typedef struct cli_outputs {
-  const char *cmd; /* "sim queue": the page's title */
-  int json;        /* --json */
-  const char *output, *series, *plot, *report;
+    const char *cmd; /* "sim queue": the page's title */
+    int json;        /* --json */
+    const char *output, *series, *plot, *report;
 } cli_outputs;
 
 /* What the command has to show; ctx is given to each callback. A NULL
  * callback has nothing to add. */
 typedef struct cli_result {
-  json_t *summary; /* the JSON summary, released by cli_result_write */
-  const void *ctx;
-  void (*table)(const void *ctx);  /* the summary as text on stdout */
-  int (*verdict)(const void *ctx); /* 0, or an exit status after a message */
-  cli_rows_fn series;              /* the rows of --series */
-  int (*plots)(cli_plots *pl,
-               const void *ctx); /* the plots (0 or an exit status) */
-  const char *const *plot_names; /* the plots shown on the page of --report */
-  size_t nplots;
+    json_t *summary; /* the JSON summary, released by cli_result_write */
+    const void *ctx;
+    void (*table)(const void *ctx);               /* the summary as text on stdout */
+    int (*verdict)(const void *ctx);              /* 0, or an exit status after a message */
+    cli_rows_fn series;                           /* the rows of --series */
+    int (*plots)(cli_plots *pl, const void *ctx); /* the plots (0 or an exit status) */
+    const char *const *plot_names;                /* the plots shown on the page of --report */
+    size_t nplots;
 } cli_result;
 
 /* Writes the outputs in the order above for the command line argv (shown
  * on the page of --report), and releases r->summary: 0, or the first
  * failure's exit status (its message printed). */
-int cli_result_write(const cli_outputs *o, const cli_result *r, int argc,
-                     char **argv);
+int cli_result_write(const cli_outputs *o, const cli_result *r, int argc, char **argv);
 
-/* ---- checks before the run
- * ------------------------------------------------------ */
+/* ---- checks before the run ----------------------------------------------- */
 
 /* --warmup W of a chunked run: "auto" (and, with mser, "mser" and
  * "mser5"), or a number >= 0, whole when the run is counted in customers.
  * 0 with *fixed = 0 (auto), or *fixed = 1 and *w the number; else
  * QC_EXIT_USAGE after the message. */
-int cli_warmup_parse(const char *s, int mser, int in_customers, int *fixed,
-                     double *w);
+int cli_warmup_parse(const char *s, int mser, int in_customers, int *fixed, double *w);
 
 /* The bin width of replication 1's series over a run of `span` seconds:
  * *run_dt = 0 when no output wants a series (--series, --plot, --report),
  * else *dt, which when 0 (--series-dt not given) becomes span / 2000 (1
  * when span is not finite and > 0). Then the series of span / *run_dt
  * points of point_bytes must pass cli_check_series: 0 or QC_EXIT_USAGE. */
-int cli_series_bins(const cli_outputs *o, double span, double *dt,
-                    double *run_dt, size_t point_bytes);
+int cli_series_bins(const cli_outputs *o, double span, double *dt, double *run_dt,
+                    size_t point_bytes);
 
 #endif
