@@ -450,22 +450,22 @@ static void print_text(const qc_removable_params *p, const qc_removable_result *
 
 /* What the outputs are made of. */
 typedef struct mdp_out {
-    const qc_removable_params *p;
-    const qc_removable_result *r;
+    qc_removable_params p;
+    qc_removable_result r;
 } mdp_out;
 
 static void mdp_table(const void *ctx)
 {
     const mdp_out *q = ctx;
-    print_text(q->p, q->r);
+    print_text(&q->p, &q->r);
 }
 
 /* The policy at the levels where it changes, with room after the last
  * change; beyond it the policy stays the same up to N. */
 static void policy_rows(FILE *fp, const void *ctx)
 {
-    const qc_removable_params *p = ((const mdp_out *)ctx)->p;
-    const qc_removable_result *r = ((const mdp_out *)ctx)->r;
+    const qc_removable_params *p = &((const mdp_out *)ctx)->p;
+    const qc_removable_result *r = &((const mdp_out *)ctx)->r;
     size_t last = 0;
     for (size_t n = 1; n <= r->nmax; n++)
         if (r->policy.switch_on[n] != r->policy.switch_on[n - 1] ||
@@ -494,7 +494,7 @@ static void cost_row(FILE *fp, const char *label, const qc_removable_perf *pf)
 
 static void costs_rows(FILE *fp, const void *ctx)
 {
-    const qc_removable_result *r = ((const mdp_out *)ctx)->r;
+    const qc_removable_result *r = &((const mdp_out *)ctx)->r;
     fprintf(fp, "# policy holding_cost power_cost switching_cost (per unit time)\n");
     cost_row(fp, "optimal", &r->perf);
     for (int i = 0; r->have_baselines && i < QC_RB_COUNT; i++) {
@@ -516,8 +516,8 @@ static void costs_rows(FILE *fp, const void *ctx)
  * side, each bar split into holding, power and switching cost. */
 static int mdp_plots(cli_plots *pl, const void *ctx)
 {
-    const qc_removable_params *p = ((const mdp_out *)ctx)->p;
-    const qc_removable_structure *st = &((const mdp_out *)ctx)->r->structure;
+    const qc_removable_params *p = &((const mdp_out *)ctx)->p;
+    const qc_removable_structure *st = &((const mdp_out *)ctx)->r.structure;
     char thr[96] = "";
     if (st->threshold)
         snprintf(thr, sizeof thr,
@@ -577,16 +577,11 @@ static void notices(const qc_removable_params *p, const qc_removable_result *r)
 }
 
 /* The solver under the progress line. */
-typedef struct mdp_job {
-    qc_removable_params p;
-    qc_removable_result r;
-} mdp_job;
-
 static int mdp_go(void *ctx, cli_progress *prog, qc_err *err)
 {
-    mdp_job *j = ctx;
+    mdp_out *q = ctx;
     (void)prog;
-    return qc_removable_solve(&j->p, &j->r, err);
+    return qc_removable_solve(&q->p, &q->r, err);
 }
 
 int cmd_mdp_removable(int argc, char **argv)
@@ -710,18 +705,17 @@ int cmd_mdp_removable(int argc, char **argv)
               "(--method pi skips the check)\n", stderr);
 
     static const char *const names[] = {"policy", "costs"};
-    mdp_job j = {.p = p};
+    mdp_out out = {.p = p};
     cli_run run = {"mdp removable",
                    p.method == QC_REMOVABLE_PI ? NULL : "mdp removable: value iteration", o.quiet,
-                   mdp_go, &j, &j.p.progress, &j.p.progress_ctx, 0};
+                   mdp_go, &out, &out.p.progress, &out.p.progress_ctx, 0};
     if ((rc = cli_run_go(&run)) != 0)
         return rc;
     if (!o.quiet)
-        notices(&j.p, &j.r);
-    mdp_out out = {&j.p, &j.r};
-    cli_result res = {result_json(&j.p, &j.r, &o, run.elapsed), &out, mdp_table, NULL, NULL,
+        notices(&out.p, &out.r);
+    cli_result res = {result_json(&out.p, &out.r, &o, run.elapsed), &out, mdp_table, NULL, NULL,
                       mdp_plots, names, 2};
     rc = cli_result_write(&o.out, &res, argc, argv);
-    qc_removable_result_free(&j.r);
+    qc_removable_result_free(&out.r);
     return rc;
 }

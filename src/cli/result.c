@@ -206,3 +206,17 @@ int cli_series_bins(const cli_outputs *o, double span, double *dt, double *run_d
     *run_dt = want ? *dt : 0;
     return *run_dt > 0 ? cli_check_series("--series-dt", span, *run_dt, point_bytes) : 0;
 }
+
+int cli_command_main(const char *cmd, const char *synopsis, const char *about,
+                     const cli_flag *flags, unsigned *given,
+                     int (*run)(void *ctx, int argc, char **argv), void *ctx, int argc,
+                     char **argv)
+{
+    int first = 0;
+    int rc = cli_flags_parse(cmd, flags, argc, argv, &first, given);
+    if (rc == CLI_DONE_HELP)
+        cli_flags_usage(stdout, synopsis, about, flags);
+    if (rc == 0)
+        rc = run(ctx, argc, argv);
+    return rc < 0 ? 0 : rc;
+}

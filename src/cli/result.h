@@ -29,10 +29,10 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "flags.h"
 #include "qctl/output.h"
 
-/* ---- the run ----------------------------------------------------------------
- */
+/* ---- the run ------------------------------------------------------------- */
 
 /* A run of the library under the progress line. fn runs it and returns
  * the library's 0 or QC_E* code with err filled. The progress hook of the
@@ -129,6 +129,17 @@ typedef struct cli_result {
  * on the page of --report), and releases r->summary: 0, or the first
  * failure's exit status (its message printed). */
 int cli_result_write(const cli_outputs *o, const cli_result *r, int argc, char **argv);
+
+/* ---- the command ----------------------------------------------------------- */
+
+/* A command: parses argv against its flags (cli_flags_parse; how often
+ * each was given into given, when not NULL), prints the usage for --help,
+ * else runs run(ctx, argc, argv) unless --check stopped. Returns the exit
+ * status (0 after --help and --check). */
+int cli_command_main(const char *cmd, const char *synopsis, const char *about,
+                     const cli_flag *flags, unsigned *given,
+                     int (*run)(void *ctx, int argc, char **argv), void *ctx, int argc,
+                     char **argv);
 
 /* ---- checks before the run ----------------------------------------------- */
 

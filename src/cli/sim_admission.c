@@ -525,8 +525,9 @@ static int adm_go(void *ctx, cli_progress *prog, qc_err *err)
     return rc;
 }
 
-static int adm_run(adm_cli *a, int argc, char **argv)
+static int adm_run(void *ctx, int argc, char **argv)
 {
+    adm_cli *a = ctx;
     const scenario *sc = &a->s;
     adm_job j = {.p = a->p, .pols = a->pols, .npol = a->npol};
     cli_run run = {a->scen, "sim admission", a->quiet, adm_go, &j, NULL, NULL, 0};
@@ -576,7 +577,7 @@ int cmd_sim_admission(int argc, char **argv)
     qc_mc_run_params *p = &q.p;
     qc_mc_run_params_init(p);
     p->jobs = cli_jobs_default();
-    int help = 0, first = 0;
+    int help = 0;
     const cli_flag flags[] = {
         {"scenario", CLI_STR, &q.scen, .path = CLI_PATH_IN_NONEMPTY, .arg = "FILE",
          .help = "the classes (JSON; see docs/admission.md)"},
@@ -623,11 +624,8 @@ int cmd_sim_admission(int argc, char **argv)
         CLI_ROWS_CONFIG_CHECK(&q, adm_validate),
         {"help", CLI_HELP, &help, .help = "this text"},
         {0}};
-    int rc = cli_flags_parse("sim admission", flags, argc, argv, &first, NULL);
-    if (rc == CLI_DONE_HELP)
-        cli_flags_usage(stdout, "qctl sim admission --scenario FILE [options]", about, flags);
-    if (rc == 0)
-        rc = adm_run(&q, argc, argv);
+    int rc = cli_command_main("sim admission", "qctl sim admission --scenario FILE [options]",
+                              about, flags, NULL, adm_run, &q, argc, argv);
     scenario_free(&q.s);
-    return rc < 0 ? 0 : rc;
+    return rc;
 }

@@ -504,8 +504,9 @@ static int mu_go(void *ctx, cli_progress *prog, qc_err *err)
     return rc;
 }
 
-static int mu_run(mu_cli *q, int argc, char **argv)
+static int mu_run(void *ctx, int argc, char **argv)
 {
+    mu_cli *q = ctx;
     static const char *const names[] = {"ris", "maxusers"};
     mu_job j = {.p = q->p, .reps = q->reps, .jobs = q->jobs};
     const qc_mu_run_params *p = &j.p;
@@ -569,7 +570,7 @@ int cmd_sim_maxusers(int argc, char **argv)
     p->excite_amp = 50;
     p->excite_hold = 3;
     p->sensor_gain = 1;
-    int help = 0, first = 0;
+    int help = 0;
     const cli_flag flags[] = {
         {"", CLI_NOTE, NULL, .help = "Plant:"},
         {"population", CLI_UINT, &p->plant.population, .arg = "M", .help = "users (default 1000)"},
@@ -657,12 +658,9 @@ int cmd_sim_maxusers(int argc, char **argv)
         {"help", CLI_HELP, &help, .help = "this text"},
         {0}};
     q.flags = flags;
-    int rc = cli_flags_parse("sim maxusers", flags, argc, argv, &first, q.given);
-    if (rc == CLI_DONE_HELP)
-        cli_flags_usage(stdout, "qctl sim maxusers [options]", about, flags);
-    if (rc == 0)
-        rc = mu_run(&q, argc, argv);
+    int rc = cli_command_main("sim maxusers", "qctl sim maxusers [options]", about, flags,
+                              q.given, mu_run, &q, argc, argv);
     for (int i = 0; i < 5; i++)
         qc_dist_free(&q.d[i]);
-    return rc < 0 ? 0 : rc;
+    return rc;
 }

@@ -269,8 +269,8 @@ static void comparison_rows(FILE *fp, const void *ctx)
 
 /* What the outputs are made of. */
 typedef struct pool_out {
-    const qc_pool_params *p;
-    const qc_pool_result *r;
+    qc_pool_params p;
+    qc_pool_result r;
     const opts *o;
     const pool_cmp *cmp;
     double mean_service;
@@ -279,20 +279,20 @@ typedef struct pool_out {
 static void pool_table(const void *ctx)
 {
     const pool_out *q = ctx;
-    print_table(q->p, q->r, q->o);
+    print_table(&q->p, &q->r, q->o);
     if (q->o->compare)
-        print_comparison(q->cmp, q->p->level);
+        print_comparison(q->cmp, q->p.level);
 }
 
 static void pool_series(FILE *fp, const void *ctx)
 {
-    series_rows(fp, ((const pool_out *)ctx)->r);
+    series_rows(fp, &((const pool_out *)ctx)->r);
 }
 
 static int pool_plots(cli_plots *pl, const void *ctx)
 {
     const pool_out *q = ctx;
-    int rc = cli_plots_data(pl, "pool_series.csv", series_rows, q->r);
+    int rc = cli_plots_data(pl, "pool_series.csv", series_rows, &q->r);
     /* Demand in servers: lambda(t) E[S] (the measured rate for a trace). */
     if (rc == 0)
         rc = cli_plots_draw(
@@ -307,7 +307,7 @@ static int pool_plots(cli_plots *pl, const void *ctx)
             "'' using 1:2 every ::1 axes x1y2 with lines lc rgb '#999999' title 'jobs'",
             pl->path, q->mean_service);
     if (rc == 0)
-        rc = cli_plots_data(pl, "response_time_ccdf.dat", ccdf_rows, q->r);
+        rc = cli_plots_data(pl, "response_time_ccdf.dat", ccdf_rows, &q->r);
     if (rc == 0)
         rc = cli_plots_draw(pl, "response_time_ccdf",
                             "set xlabel 'response time t (s)'\nset ylabel 'P(T > t)'\nunset key\n"
@@ -491,36 +491,31 @@ static int pool_validate(void *ctx)
     return 0;
 }
 
-/* The run: qc_pool_run on the validated parameters, then with --compare
- * the other policies. */
-typedef struct pool_job {
-    qc_pool_params p;
-    qc_pool_result res;
-} pool_job;
-
 static int pool_go(void *ctx, cli_progress *prog, qc_err *err)
 {
-    pool_job *j = ctx;
+    pool_out *q = ctx;
     (void)prog;
-    return qc_pool_run(&j->p, &j->res, err);
+    return qc_pool_run(&q->p, &q->r, err);
 }
 
-static int pool_run(pool_cli *q, int argc, char **argv)
+/* The run, then with --compare the other policies. */
+static int pool_run(void *ctx, int argc, char **argv)
 {
+    pool_cli *q = ctx;
     static const char *const names[] = {"servers", "response_time_ccdf", "policy_comparison"};
-    pool_job j = {.p = q->p};
-    cli_run run = {"sim pool", NULL, q->o.quiet, pool_go, &j, &j.p.progress, &j.p.progress_ctx, 0};
+    pool_cmp cmp = {0};
+    pool_out out = {.p = q->p, .o = &q->o, .cmp = &cmp, .mean_service = qc_dist_mean(&q->svc)};
+    cli_run run = {"sim pool", NULL, q->o.quiet, pool_go, &out, &out.p.progress,
+                   &out.p.progress_ctx, 0};
     int rc = cli_run_go(&run);
     if (rc != 0)
         return rc;
-    pool_cmp cmp = {0};
     qc_err err = {0};
-    if (q->o.compare && (rc = run_comparison(&j.p, &j.res, &cmp, &err)) != 0) {
+    if (q->o.compare && (rc = run_comparison(&out.p, &out.r, &cmp, &err)) != 0) {
         cli_error("sim pool: %s", err.msg);
         rc = cli_exit_code(rc);
     } else {
-        pool_out out = {&j.p, &j.res, &q->o, &cmp, qc_dist_mean(&q->svc)};
-        json_t *js = summary_json(&j.p, &j.res, &q->o, run.elapsed);
+        json_t *js = summary_json(&out.p, &out.r, &q->o, run.elapsed);
         if (q->o.compare)
             json_object_set_new(js, "comparison", comparison_json(&cmp));
         cli_result r = {js,          &out, pool_table, NULL, pool_series, pool_plots,
@@ -528,7 +523,7 @@ static int pool_run(pool_cli *q, int argc, char **argv)
         rc = cli_result_write(&q->o.out, &r, argc, argv);
     }
     pool_cmp_free(&cmp);
-    qc_pool_result_free(&j.res);
+    qc_pool_result_free(&out.r);
     return rc;
 }
 
@@ -548,7 +543,7 @@ int cmd_sim_pool(int argc, char **argv)
     char warm_default[64];
     snprintf(warm_default, sizeof warm_default, "exp:%g", QC_POOL_DEFAULT_WARM_RATE);
     o->warmup = warm_default;
-    int help = 0, first = 0;
+    int help = 0;
     /* the old names (aliases) keep one vocabulary: "setup" for a server's
      * start-up time, "warm-up" for the statistical cut */
     const cli_flag flags[] = {
@@ -627,14 +622,10 @@ int cmd_sim_pool(int argc, char **argv)
         {"help", CLI_HELP, &help, .help = "this text"},
         {0}};
     q.flags = flags;
-    int rc = cli_flags_parse("sim pool", flags, argc, argv, &first, q.given);
-    if (rc == CLI_DONE_HELP)
-        cli_flags_usage(stdout, "qctl sim pool --servers K --arrival SPEC [options]", about,
-                        flags);
-    if (rc == 0)
-        rc = pool_run(&q, argc, argv);
+    int rc = cli_command_main("sim pool", "qctl sim pool --servers K --arrival SPEC [options]",
+                              about, flags, q.given, pool_run, &q, argc, argv);
     qc_arrivals_free(&q.arr);
     qc_dist_free(&q.svc);
     qc_dist_free(&q.wup);
-    return rc < 0 ? 0 : rc;
+    return rc;
 }

@@ -221,32 +221,33 @@ static void print_table(const qc_queue_params *p, const qc_queue_result *r,
                is_percentile(QC_QM_P50) && isnan(ex->value[QC_QM_P50]) ? " (means only)" : "");
 }
 
-/* What the outputs are made of. */
+/* The run (qc_queue_run on the validated parameters) and what the
+ * outputs are made of. */
 typedef struct queue_out {
-    const qc_queue_params *p;
-    const qc_queue_result *r;
-    const qc_queue_exact *ex;
+    qc_queue_params p;
+    qc_queue_result r;
+    qc_queue_exact ex;
     const opts *o;
 } queue_out;
 
 static void queue_table(const void *ctx)
 {
     const queue_out *q = ctx;
-    print_table(q->p, q->r, q->ex, q->o);
+    print_table(&q->p, &q->r, &q->ex, q->o);
 }
 
 static int queue_verdict(const void *ctx)
 {
     const queue_out *q = ctx;
-    if (!q->r->transient)
+    if (!q->r.transient)
         return 0;
-    cli_error("sim queue: no steady state: %s", q->r->transient_reason);
+    cli_error("sim queue: no steady state: %s", q->r.transient_reason);
     return QC_EXIT_FAIL;
 }
 
 static void series_rows(FILE *fp, const void *ctx)
 {
-    const qc_queue_result *r = ((const queue_out *)ctx)->r;
+    const qc_queue_result *r = &((const queue_out *)ctx)->r;
     fprintf(fp, "time,mean_number_in_system,number_in_system\n");
     for (size_t i = 0; i < r->series_len; i++)
         fprintf(fp, "%.10g,%.10g,%u\n", r->series[i].t, r->series[i].mean, r->series[i].n);
@@ -258,7 +259,7 @@ static void series_rows(FILE *fp, const void *ctx)
 static void response_rows(FILE *fp, const void *ctx)
 {
     enum { NBIN = 80 };
-    const qc_hist *h = ((const queue_out *)ctx)->r->response_hist;
+    const qc_hist *h = ((const queue_out *)ctx)->r.response_hist;
     double top = qc_hist_quantile(h, 0.999), width = top / NBIN;
     double bins[NBIN] = {0};
     for (int i = 0; i < QC_HIST_NBUCKETS && width > 0; i++) {
@@ -427,35 +428,29 @@ static int queue_validate(void *ctx)
     return cli_series_bins(&o->out, span, &o->series_dt, &p->series_dt, sizeof(qc_series_point));
 }
 
-/* The run: qc_queue_run on the validated parameters. */
-typedef struct queue_job {
-    qc_queue_params p;
-    qc_queue_result res;
-} queue_job;
-
 static int queue_go(void *ctx, cli_progress *prog, qc_err *err)
 {
-    queue_job *j = ctx;
+    queue_out *q = ctx;
     (void)prog;
-    return qc_queue_run(&j->p, &j->res, err);
+    return qc_queue_run(&q->p, &q->r, err);
 }
 
-static int queue_run(queue_cli *q, int argc, char **argv)
+static int queue_run(void *ctx, int argc, char **argv)
 {
+    queue_cli *q = ctx;
     static const char *const names[] = {"number_in_system", "response_time_hist",
                                         "response_time_ccdf"};
-    queue_job j = {.p = q->p};
-    cli_run run = {"sim queue", NULL, q->o.quiet, queue_go, &j, &j.p.progress, &j.p.progress_ctx, 0};
+    queue_out out = {.p = q->p, .o = &q->o};
+    cli_run run = {"sim queue", NULL, q->o.quiet, queue_go, &out, &out.p.progress,
+                   &out.p.progress_ctx, 0};
     int rc = cli_run_go(&run);
     if (rc != 0)
         return rc;
-    qc_queue_exact ex;
-    qc_queue_exact_values(&j.p, &ex);
-    queue_out out = {&j.p, &j.res, &ex, &q->o};
-    cli_result r = {summary_json(&j.p, &j.res, &ex, &q->o, run.elapsed),
+    qc_queue_exact_values(&out.p, &out.ex);
+    cli_result r = {summary_json(&out.p, &out.r, &out.ex, &q->o, run.elapsed),
                     &out, queue_table, queue_verdict, series_rows, queue_plots, names, 3};
     rc = cli_result_write(&q->o.out, &r, argc, argv);
-    qc_queue_result_free(&j.res);
+    qc_queue_result_free(&out.r);
     return rc;
 }
 
@@ -466,7 +461,7 @@ int cmd_sim_queue(int argc, char **argv)
     opts *o = &q.o;
     qc_queue_params_init(p);
     p->jobs = cli_jobs_default();
-    int help = 0, first = 0;
+    int help = 0;
     const cli_flag flags[] = {
         {"arrival", CLI_STR, &o->arrival, .arg = "SPEC",
          .help = "inter-arrival time distribution (e.g. exp:0.9), or\nsin:MEAN,AMP,PERIOD, "
@@ -521,13 +516,9 @@ int cmd_sim_queue(int argc, char **argv)
         {"", CLI_NOTE, NULL, .help = epilogue},
         {0}};
     q.flags = flags;
-    int rc = cli_flags_parse("sim queue", flags, argc, argv, &first, q.given);
-    if (rc == CLI_DONE_HELP)
-        cli_flags_usage(stdout, "qctl sim queue --arrival SPEC --service SPEC [options]", about,
-                        flags);
-    if (rc == 0)
-        rc = queue_run(&q, argc, argv);
+    int rc = cli_command_main("sim queue", "qctl sim queue --arrival SPEC --service SPEC [options]",
+                              about, flags, q.given, queue_run, &q, argc, argv);
     qc_arrivals_free(&q.arr);
     qc_dist_free(&q.svc);
-    return rc < 0 ? 0 : rc;
+    return rc;
 }
