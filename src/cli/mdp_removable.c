@@ -576,14 +576,6 @@ static void notices(const qc_removable_params *p, const qc_removable_result *r)
                 "(see solver.agreement)\n");
 }
 
-/* The solver under the progress line. */
-static int mdp_go(void *ctx, cli_progress *prog, qc_err *err)
-{
-    mdp_out *q = ctx;
-    (void)prog;
-    return qc_removable_solve(&q->p, &q->r, err);
-}
-
 int cmd_mdp_removable(int argc, char **argv)
 {
     qc_removable_params p;
@@ -706,10 +698,11 @@ int cmd_mdp_removable(int argc, char **argv)
 
     static const char *const names[] = {"policy", "costs"};
     mdp_out out = {.p = p};
-    cli_run run = {"mdp removable",
-                   p.method == QC_REMOVABLE_PI ? NULL : "mdp removable: value iteration", o.quiet,
-                   mdp_go, &out, &out.p.progress, &out.p.progress_ctx, 0};
-    if ((rc = cli_run_go(&run)) != 0)
+    cli_run run;
+    cli_run_begin(&run, "mdp removable",
+                  p.method == QC_REMOVABLE_PI ? NULL : "mdp removable: value iteration", o.quiet,
+                  &out.p.progress, &out.p.progress_ctx);
+    if ((rc = cli_run_end(&run, qc_removable_solve(&out.p, &out.r, &run.err))) != 0)
         return rc;
     if (!o.quiet)
         notices(&out.p, &out.r);

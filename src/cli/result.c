@@ -13,24 +13,30 @@
 #include "guard.h"
 #include "report_cli.h"
 
-int cli_run_go(cli_run *r)
+void cli_run_begin(cli_run *r, const char *what, const char *label, int quiet,
+                   void (**progress)(void *ctx, double fraction), void **progress_ctx)
 {
-    cli_progress prog;
-    qc_err err = {0};
-    cli_progress_init(&prog, r->label ? r->label : r->what, r->quiet);
-    if (r->progress) {
-        *r->progress = cli_progress_update;
-        *r->progress_ctx = &prog;
+    memset(r, 0, sizeof *r);
+    r->what = what;
+    r->progress = progress;
+    r->progress_ctx = progress_ctx;
+    cli_progress_init(&r->prog, label ? label : what, quiet);
+    if (progress) {
+        *progress = cli_progress_update;
+        *progress_ctx = &r->prog;
     }
-    int rc = r->fn(r->ctx, &prog, &err);
-    cli_progress_done(&prog);
-    if (r->progress) { /* prog ends here */
+}
+
+int cli_run_end(cli_run *r, int rc)
+{
+    cli_progress_done(&r->prog);
+    if (r->progress) { /* the parameters outlive the line */
         *r->progress = NULL;
         *r->progress_ctx = NULL;
     }
-    r->elapsed = cli_elapsed(&prog);
+    r->elapsed = cli_elapsed(&r->prog);
     if (rc != 0) {
-        cli_error("%s: %s", r->what, err.msg);
+        cli_error("%s: %s", r->what, r->err.msg);
         return cli_exit_code(rc);
     }
     return 0;

@@ -34,26 +34,31 @@
 
 /* ---- the run ------------------------------------------------------------- */
 
-/* A run of the library under the progress line. fn runs it and returns
- * the library's 0 or QC_E* code with err filled. The progress hook of the
- * run's parameters (progress, progress_ctx: the addresses of the fields)
- * is set to the line before fn is called; a run with more than one set of
- * parameters leaves them NULL and hands cli_progress_update and prog to
- * each itself. */
+/* A run of the library under the progress line, between cli_run_begin
+ * and cli_run_end:
+ *     cli_run run;
+ *     cli_run_begin(&run, "sim queue", NULL, quiet, &p.progress, &p.progress_ctx);
+ *     rc = cli_run_end(&run, qc_queue_run(&p, &res, &run.err));
+ * The run's progress hook (the addresses of its parameters' progress and
+ * progress_ctx fields) is pointed at the line until cli_run_end; a run
+ * with more than one set of parameters gives NULL and hands
+ * cli_progress_update and &run.prog to each itself. */
 typedef struct cli_run {
-    const char *what;  /* names the run in its error: "WHAT: message" */
-    const char *label; /* the progress line's label (NULL: what) */
-    int quiet;         /* --quiet: no progress line */
-    int (*fn)(void *ctx, cli_progress *prog, qc_err *err);
-    void *ctx;
+    const char *what; /* names the run in its error: "WHAT: message" */
+    cli_progress prog;
+    qc_err err; /* the library's message */
     void (**progress)(void *ctx, double fraction);
     void **progress_ctx;
-    double elapsed; /* set by cli_run_go: the run's wall-clock seconds */
+    double elapsed; /* set by cli_run_end: the run's wall-clock seconds */
 } cli_run;
 
-/* Runs r->fn. Returns 0, or after "qctl: WHAT: message" the exit status
- * of the library's code (cli_exit_code). */
-int cli_run_go(cli_run *r);
+/* Starts the line labelled label (NULL: what), unless quiet. */
+void cli_run_begin(cli_run *r, const char *what, const char *label, int quiet,
+                   void (**progress)(void *ctx, double fraction), void **progress_ctx);
+
+/* Ends the line after the library returned rc: 0, or after "qctl: WHAT:
+ * message" the exit status of rc (cli_exit_code). */
+int cli_run_end(cli_run *r, int rc);
 
 /* ---- files --------------------------------------------------------------- */
 

@@ -306,9 +306,9 @@ static void print_table(const qc_mc_run_params *p, const scenario *s, const qc_m
 
 /* What the outputs are made of: the results of npol policies. */
 typedef struct adm_out {
-    const qc_mc_run_params *p; /* the first policy's */
+    qc_mc_run_params p; /* the first policy's */
     const scenario *s;
-    const qc_mc_run_result *r;
+    qc_mc_run_result r[7];
     const qc_mc_policy *pols;
     unsigned npol;
 } adm_out;
@@ -317,9 +317,9 @@ static void adm_table(const void *ctx)
 {
     const adm_out *q = ctx;
     if (q->npol == 1)
-        print_one(q->p, q->s, &q->r[0]);
+        print_one(&q->p, q->s, &q->r[0]);
     else
-        print_table(q->p, q->s, q->r, q->pols, q->npol);
+        print_table(&q->p, q->s, q->r, q->pols, q->npol);
 }
 
 /* Replication 1 of the first policy, one row per busy cycle with a sample. */
@@ -360,7 +360,7 @@ static void series_rows(FILE *fp, const void *ctx)
  * and priority; every class's weight. */
 static int adm_plots(cli_plots *pl, const void *ctx)
 {
-    const qc_mc_run_params *p = ((const adm_out *)ctx)->p;
+    const qc_mc_run_params *p = &((const adm_out *)ctx)->p;
     const scenario *s = ((const adm_out *)ctx)->s;
     int rc = cli_plots_data(pl, "admission.csv", series_rows, ctx);
     /* columns: 1 time, then 5 per class: delay, bound, priority, weight, state */
@@ -503,35 +503,23 @@ static int adm_validate(void *ctx)
     return 0;
 }
 
-/* The policies one after the other, on the same random numbers. */
-typedef struct adm_job {
-    qc_mc_run_params p;
-    const qc_mc_policy *pols;
-    unsigned npol;
-    qc_mc_run_result res[7];
-} adm_job;
-
-static int adm_go(void *ctx, cli_progress *prog, qc_err *err)
-{
-    adm_job *j = ctx;
-    int rc = 0;
-    for (unsigned i = 0; i < j->npol && rc == 0; i++) {
-        qc_mc_run_params q = j->p;
-        q.policy = j->pols[i];
-        q.progress = cli_progress_update;
-        q.progress_ctx = prog;
-        rc = qc_mc_run(&q, &j->res[i], err);
-    }
-    return rc;
-}
-
 static int adm_run(void *ctx, int argc, char **argv)
 {
     adm_cli *a = ctx;
     const scenario *sc = &a->s;
-    adm_job j = {.p = a->p, .pols = a->pols, .npol = a->npol};
-    cli_run run = {a->scen, "sim admission", a->quiet, adm_go, &j, NULL, NULL, 0};
-    int rc = cli_run_go(&run);
+    /* the policies one after the other, on the same random numbers */
+    adm_out j = {.p = a->p, .s = sc, .pols = a->pols, .npol = a->npol};
+    cli_run run;
+    cli_run_begin(&run, a->scen, "sim admission", a->quiet, NULL, NULL);
+    int lrc = 0;
+    for (unsigned i = 0; i < j.npol && lrc == 0; i++) {
+        qc_mc_run_params q = j.p;
+        q.policy = j.pols[i];
+        q.progress = cli_progress_update;
+        q.progress_ctx = &run.prog;
+        lrc = qc_mc_run(&q, &j.r[i], &run.err);
+    }
+    int rc = cli_run_end(&run, lrc);
     /* the page of --report: the plots of one policy (none for several) */
     char(*names)[96] = malloc((sc->m.n + 1) * sizeof *names);
     const char **ptrs = malloc((sc->m.n + 1) * sizeof *ptrs);
@@ -552,9 +540,8 @@ static int adm_run(void *ctx, int argc, char **argv)
     }
     if (rc == 0) {
         j.p.policy = j.pols[0];
-        adm_out out = {&j.p, sc, j.res, j.pols, j.npol};
-        cli_result r = {summary_json(&j.p, sc, j.res, j.pols, j.npol, run.elapsed),
-                        &out,
+        cli_result r = {summary_json(&j.p, sc, j.r, j.pols, j.npol, run.elapsed),
+                        &j,
                         adm_table,
                         NULL,
                         series_rows,
@@ -566,7 +553,7 @@ static int adm_run(void *ctx, int argc, char **argv)
     free(names);
     free(ptrs);
     for (unsigned i = 0; i < j.npol; i++)
-        qc_mc_run_result_free(&j.res[i]);
+        qc_mc_run_result_free(&j.r[i]);
     return rc;
 }
 

@@ -486,30 +486,11 @@ static void mu_table(const void *ctx)
     printf("%s\n", reps > 1 ? " (throughput and response: first replication)" : "");
 }
 
-/* The replications on the validated parameters. */
-typedef struct mu_job {
-    qc_mu_run_params p;
-    unsigned reps, jobs;
-    mu_each_ctx ec;
-} mu_job;
-
-static int mu_go(void *ctx, cli_progress *prog, qc_err *err)
-{
-    mu_job *j = ctx;
-    unsigned failed = 0;
-    int rc = qc_mu_run_reps(&j->p, j->reps, j->jobs, mu_each, &j->ec, cli_progress_update, prog,
-                            &failed, err);
-    if (rc != 0)
-        qc_err_prefix(err, "replication %u", failed);
-    return rc;
-}
-
 static int mu_run(void *ctx, int argc, char **argv)
 {
     mu_cli *q = ctx;
     static const char *const names[] = {"ris", "maxusers"};
-    mu_job j = {.p = q->p, .reps = q->reps, .jobs = q->jobs};
-    const qc_mu_run_params *p = &j.p;
+    const qc_mu_run_params *p = &q->p;
     const unsigned reps = q->reps;
     int rc = 0;
     reps_stats st;
@@ -544,10 +525,17 @@ static int mu_run(void *ctx, int argc, char **argv)
         rc = QC_EXIT_FAIL;
     }
     /* the progress goes by replication: each is one run of the loop */
-    j.ec = (mu_each_ctx){&st, &res};
-    cli_run run = {"sim maxusers", NULL, q->quiet, mu_go, &j, NULL, NULL, 0};
-    if (rc == 0)
-        rc = cli_run_go(&run);
+    mu_each_ctx ec = {&st, &res};
+    unsigned failed = 0;
+    cli_run run;
+    cli_run_begin(&run, "sim maxusers", NULL, q->quiet, NULL, NULL);
+    if (rc == 0) {
+        int lrc = qc_mu_run_reps(p, reps, q->jobs, mu_each, &ec, cli_progress_update, &run.prog,
+                                 &failed, &run.err);
+        if (lrc != 0)
+            qc_err_prefix(&run.err, "replication %u", failed);
+        rc = cli_run_end(&run, lrc);
+    }
     if (rc == 0) {
         mu_out out = {p, &res, &st, ctl_names[q->ctl]};
         cli_result r = {summary(p, &res, &st, out.ctl), &out, mu_table, NULL, series_rows,

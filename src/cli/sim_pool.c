@@ -491,13 +491,6 @@ static int pool_validate(void *ctx)
     return 0;
 }
 
-static int pool_go(void *ctx, cli_progress *prog, qc_err *err)
-{
-    pool_out *q = ctx;
-    (void)prog;
-    return qc_pool_run(&q->p, &q->r, err);
-}
-
 /* The run, then with --compare the other policies. */
 static int pool_run(void *ctx, int argc, char **argv)
 {
@@ -505,9 +498,9 @@ static int pool_run(void *ctx, int argc, char **argv)
     static const char *const names[] = {"servers", "response_time_ccdf", "policy_comparison"};
     pool_cmp cmp = {0};
     pool_out out = {.p = q->p, .o = &q->o, .cmp = &cmp, .mean_service = qc_dist_mean(&q->svc)};
-    cli_run run = {"sim pool", NULL, q->o.quiet, pool_go, &out, &out.p.progress,
-                   &out.p.progress_ctx, 0};
-    int rc = cli_run_go(&run);
+    cli_run run;
+    cli_run_begin(&run, "sim pool", NULL, q->o.quiet, &out.p.progress, &out.p.progress_ctx);
+    int rc = cli_run_end(&run, qc_pool_run(&out.p, &out.r, &run.err));
     if (rc != 0)
         return rc;
     qc_err err = {0};

@@ -428,22 +428,15 @@ static int queue_validate(void *ctx)
     return cli_series_bins(&o->out, span, &o->series_dt, &p->series_dt, sizeof(qc_series_point));
 }
 
-static int queue_go(void *ctx, cli_progress *prog, qc_err *err)
-{
-    queue_out *q = ctx;
-    (void)prog;
-    return qc_queue_run(&q->p, &q->r, err);
-}
-
 static int queue_run(void *ctx, int argc, char **argv)
 {
     queue_cli *q = ctx;
     static const char *const names[] = {"number_in_system", "response_time_hist",
                                         "response_time_ccdf"};
     queue_out out = {.p = q->p, .o = &q->o};
-    cli_run run = {"sim queue", NULL, q->o.quiet, queue_go, &out, &out.p.progress,
-                   &out.p.progress_ctx, 0};
-    int rc = cli_run_go(&run);
+    cli_run run;
+    cli_run_begin(&run, "sim queue", NULL, q->o.quiet, &out.p.progress, &out.p.progress_ctx);
+    int rc = cli_run_end(&run, qc_queue_run(&out.p, &out.r, &run.err));
     if (rc != 0)
         return rc;
     qc_queue_exact_values(&out.p, &out.ex);
