@@ -576,88 +576,26 @@ static void notices(const qc_removable_params *p, const qc_removable_result *r)
                 "(see solver.agreement)\n");
 }
 
-int cmd_mdp_removable(int argc, char **argv)
-{
+/* The flags' destinations. */
+typedef struct mdp_cli {
     qc_removable_params p;
-    qc_removable_params_init(&p);
-    p.method = QC_REMOVABLE_PI; /* value iteration only on request */
+    opts o;
+    size_t npower;
+    uint64_t levels, max_states, sweeps; /* 0: not given */
+    int method;
+} mdp_cli;
+
+/* The checks, the solver and the outputs. */
+static int mdp_run(void *ctx, int argc, char **argv)
+{
+    mdp_cli *q = ctx;
+    qc_removable_params p = q->p;
     qc_energy_cost *c = &p.cost;
-    c->holding = 1;
-    opts o = {.out.cmd = "mdp removable"};
-    o.price = 1;
-    size_t npower = 0;
-    uint64_t levels = 0, max_states = 0, sweeps = 0; /* 0: not given */
-    int method = QC_REMOVABLE_PI, help = 0, first = 0, rc = 0;
-    static const int methods[] = {QC_REMOVABLE_PI, QC_REMOVABLE_RVI, QC_REMOVABLE_BOTH};
-    list_dest rates = {c->rate, &c->nrates}, power = {c->power, &npower};
-    const cli_flag flags[] = {
-        {"lambda", CLI_DOUBLE, &p.lambda, .arg = "X",
-         .help = "arrival rate (must be below the fastest rate)"},
-        {"rates", CLI_FUNC, &rates, .arg = "R1,R2,..", .parse = list_flag,
-         .help = "service rates, strictly increasing"},
-        {"power", CLI_FUNC, &power, .arg = "P1,P2,..", .parse = list_flag,
-         .help = "power (cost rate) while serving at each rate"},
-        {"idle-power", CLI_DOUBLE, &c->idle_power, .arg = "X",
-         .help = "power while on and idle (default 0: the cost model of the\n"
-                 "removable-server papers, which charge power by service\n"
-                 "rate; sim pool's defaults are a server's watts, 180 W\n"
-                 "idle, and `--idle-power 180 --setup-power 240\n"
-                 "--off-power 0` reproduces them)"},
-        {"setup-power", CLI_DOUBLE, &c->warm_power, .alias = "warm-power", .arg = "X",
-         .help = "power during the setup time (default 0; --warm-power:\nold name)"},
-        {"off-power", CLI_DOUBLE, &c->off_power, .arg = "X", .help = "power while off (default 0)"},
-        {"setup-rate", CLI_DOUBLE, &c->warm_rate, .alias = "warm-rate", .arg = "A",
-         .help = "setup rate: setup times are exponential with mean 1/A\n(--warm-rate: old name)"},
-        {"switch-cost", CLI_DOUBLE, &c->switch_cost, .arg = "K",
-         .help = "fixed cost per switch-on (default 0)"},
-        {"holding", CLI_DOUBLE, &c->holding, .arg = "H",
-         .help = "cost per job per unit time (default 1; must be > 0)"},
-        {"price", CLI_DOUBLE, &o.price, 0, HUGE_VAL, .open = CLI_OPEN_MIN, .arg = "P",
-         .help = "multiplies every power figure, e.g. watts to cost (default 1)"},
-        {"tol", CLI_DOUBLE, &p.tol, .arg = "T",
-         .help = "relative tolerance of the gain: value iteration stops when\n"
-                 "the span of Tv - v is below T times the always-on cost\n(default 1e-9)"},
-        {"tail-tol", CLI_DOUBLE, &p.tail_tol, .arg = "E",
-         .help = "truncation: probability mass at and beyond the largest\n"
-                 "queue length kept must be below E (default 1e-8)"},
-        {"max-states", CLI_U64, &max_states, 51, 3e9, .arg = "S",
-         .help = "most states the truncation may use (default 3000000)"},
-        {"levels", CLI_U64, &levels, 1, 1e9, .arg = "N",
-         .help = "use queue lengths 0..N exactly (no truncation search)"},
-        {"method", CLI_CHOICE, &method, .arg = "M", .choices = "pi,rvi,both", .values = methods,
-         .help = "pi (default: policy iteration), rvi (relative value\n"
-                 "iteration) or both (policy iteration, then value\n"
-                 "iteration as a cross-check: they must agree)"},
-        {"max-sweeps", CLI_U64, &sweeps, 1, HUGE_VAL, .arg = "K",
-         .help = "most value-iteration sweeps (default 200000 with\n"
-                 "--method rvi; 20000 with both: the cross-check is\n"
-                 "made only when value iteration converges that\n"
-                 "quickly, and said to be skipped otherwise); value\n"
-                 "iteration needs about 8 N sweeps for N levels, far\n"
-                 "more near saturation"},
-        {"json", CLI_BOOL, &o.out.json, .help = "print the results as JSON"},
-        {"output", CLI_STR, &o.out.output, .arg = "FILE", .help = "also write the JSON to FILE"},
-        {"plot", CLI_STR, &o.out.plot, .arg = "DIR",
-         .help = "draw the policy (switch-on decision and rate against the\n"
-                 "number of jobs) and the costs of the optimal and the simple\n"
-                 "policies into DIR as SVG and PNG (needs gnuplot)"},
-        {"report", CLI_STR, &o.out.report, .arg = "DIR",
-         .help = "write DIR/index.html: parameters, results tables and the\n"
-                 "plots of --plot, in one self-contained page"},
-        {"quiet", CLI_BOOL, &o.quiet, .help = "no notices on stderr"},
-        {"help", CLI_HELP, &help, .help = "this text"},
-        /* the old names, still accepted ("setup" is a server's start-up
-         * time in every command) */
-        {0}};
-    rc = cli_flags_parse("mdp removable", flags, argc, argv, &first, NULL);
-    if (rc < 0) {
-        cli_flags_usage(stdout, synopsis, about, flags);
-        return 0;
-    }
-    if (rc != 0)
-        return rc;
-    if (first < argc)
-        return cli_extra_operand("mdp removable", argv[first]);
+    opts o = q->o;
+    const size_t npower = q->npower;
+    const uint64_t levels = q->levels, max_states = q->max_states, sweeps = q->sweeps;
+    const int method = q->method;
+    int rc;
     p.method = (qc_removable_method)method;
     int max_states_given = max_states != 0, sweeps_given = sweeps != 0;
     if (max_states_given)
@@ -711,4 +649,76 @@ int cmd_mdp_removable(int argc, char **argv)
     rc = cli_result_write(&o.out, &res, argc, argv);
     qc_removable_result_free(&out.r);
     return rc;
+}
+
+int cmd_mdp_removable(int argc, char **argv)
+{
+    mdp_cli q = {.o = {.out.cmd = "mdp removable", .price = 1}, .method = QC_REMOVABLE_PI};
+    qc_removable_params_init(&q.p);
+    q.p.method = QC_REMOVABLE_PI; /* value iteration only on request */
+    q.p.cost.holding = 1;
+    int help = 0;
+    static const int methods[] = {QC_REMOVABLE_PI, QC_REMOVABLE_RVI, QC_REMOVABLE_BOTH};
+    list_dest rates = {q.p.cost.rate, &q.p.cost.nrates}, power = {q.p.cost.power, &q.npower};
+    const cli_flag flags[] = {
+        {"lambda", CLI_DOUBLE, &q.p.lambda, .arg = "X",
+         .help = "arrival rate (must be below the fastest rate)"},
+        {"rates", CLI_FUNC, &rates, .arg = "R1,R2,..", .parse = list_flag,
+         .help = "service rates, strictly increasing"},
+        {"power", CLI_FUNC, &power, .arg = "P1,P2,..", .parse = list_flag,
+         .help = "power (cost rate) while serving at each rate"},
+        {"idle-power", CLI_DOUBLE, &q.p.cost.idle_power, .arg = "X",
+         .help = "power while on and idle (default 0: the cost model of the\n"
+                 "removable-server papers, which charge power by service\n"
+                 "rate; sim pool's defaults are a server's watts, 180 W\n"
+                 "idle, and `--idle-power 180 --setup-power 240\n"
+                 "--off-power 0` reproduces them)"},
+        {"setup-power", CLI_DOUBLE, &q.p.cost.warm_power, .alias = "warm-power", .arg = "X",
+         .help = "power during the setup time (default 0; --warm-power:\nold name)"},
+        {"off-power", CLI_DOUBLE, &q.p.cost.off_power, .arg = "X", .help = "power while off (default 0)"},
+        {"setup-rate", CLI_DOUBLE, &q.p.cost.warm_rate, .alias = "warm-rate", .arg = "A",
+         .help = "setup rate: setup times are exponential with mean 1/A\n(--warm-rate: old name)"},
+        {"switch-cost", CLI_DOUBLE, &q.p.cost.switch_cost, .arg = "K",
+         .help = "fixed cost per switch-on (default 0)"},
+        {"holding", CLI_DOUBLE, &q.p.cost.holding, .arg = "H",
+         .help = "cost per job per unit time (default 1; must be > 0)"},
+        {"price", CLI_DOUBLE, &q.o.price, 0, HUGE_VAL, .open = CLI_OPEN_MIN, .arg = "P",
+         .help = "multiplies every power figure, e.g. watts to cost (default 1)"},
+        {"tol", CLI_DOUBLE, &q.p.tol, .arg = "T",
+         .help = "relative tolerance of the gain: value iteration stops when\n"
+                 "the span of Tv - v is below T times the always-on cost\n(default 1e-9)"},
+        {"tail-tol", CLI_DOUBLE, &q.p.tail_tol, .arg = "E",
+         .help = "truncation: probability mass at and beyond the largest\n"
+                 "queue length kept must be below E (default 1e-8)"},
+        {"max-states", CLI_U64, &q.max_states, 51, 3e9, .arg = "S",
+         .help = "most states the truncation may use (default 3000000)"},
+        {"levels", CLI_U64, &q.levels, 1, 1e9, .arg = "N",
+         .help = "use queue lengths 0..N exactly (no truncation search)"},
+        {"method", CLI_CHOICE, &q.method, .arg = "M", .choices = "pi,rvi,both", .values = methods,
+         .help = "pi (default: policy iteration), rvi (relative value\n"
+                 "iteration) or both (policy iteration, then value\n"
+                 "iteration as a cross-check: they must agree)"},
+        {"max-sweeps", CLI_U64, &q.sweeps, 1, HUGE_VAL, .arg = "K",
+         .help = "most value-iteration sweeps (default 200000 with\n"
+                 "--method rvi; 20000 with both: the cross-check is\n"
+                 "made only when value iteration converges that\n"
+                 "quickly, and said to be skipped otherwise); value\n"
+                 "iteration needs about 8 N sweeps for N levels, far\n"
+                 "more near saturation"},
+        {"json", CLI_BOOL, &q.o.out.json, .help = "print the results as JSON"},
+        {"output", CLI_STR, &q.o.out.output, .arg = "FILE", .help = "also write the JSON to FILE"},
+        {"plot", CLI_STR, &q.o.out.plot, .arg = "DIR",
+         .help = "draw the policy (switch-on decision and rate against the\n"
+                 "number of jobs) and the costs of the optimal and the simple\n"
+                 "policies into DIR as SVG and PNG (needs gnuplot)"},
+        {"report", CLI_STR, &q.o.out.report, .arg = "DIR",
+         .help = "write DIR/index.html: parameters, results tables and the\n"
+                 "plots of --plot, in one self-contained page"},
+        {"quiet", CLI_BOOL, &q.o.quiet, .help = "no notices on stderr"},
+        {"help", CLI_HELP, &help, .help = "this text"},
+        /* the old names, still accepted ("setup" is a server's start-up
+         * time in every command) */
+        {0}};
+    return cli_command_main("mdp removable", synopsis, about, flags, NULL, mdp_run, &q, argc,
+                            argv);
 }

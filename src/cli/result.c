@@ -222,6 +222,8 @@ int cli_command_main(const char *cmd, const char *synopsis, const char *about,
     int rc = cli_flags_parse(cmd, flags, argc, argv, &first, given);
     if (rc == CLI_DONE_HELP)
         cli_flags_usage(stdout, synopsis, about, flags);
+    if (rc == 0 && first < argc) /* a table with a check row refused it already */
+        rc = cli_extra_operand(cmd, argv[first]);
     if (rc == 0)
         rc = run(ctx, argc, argv);
     return rc < 0 ? 0 : rc;

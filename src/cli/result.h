@@ -139,7 +139,8 @@ int cli_result_write(const cli_outputs *o, const cli_result *r, int argc, char *
 
 /* A command: parses argv against its flags (cli_flags_parse; how often
  * each was given into given, when not NULL), prints the usage for --help,
- * else runs run(ctx, argc, argv) unless --check stopped. Returns the exit
+ * refuses an operand, else runs run(ctx, argc, argv) unless --check
+ * stopped. Returns the exit
  * status (0 after --help and --check). */
 int cli_command_main(const char *cmd, const char *synopsis, const char *about,
                      const cli_flag *flags, unsigned *given,
