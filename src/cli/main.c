@@ -56,26 +56,53 @@ static const char sim_usage[] =
     "  maxusers      closed-population server under MaxUsers feedback control\n"
     "  admission     delay-bounded classes and best effort: admission control\n";
 
-int cmd_sim(int argc, char **argv)
+static const char mdp_usage[] =
+    "usage: qctl mdp MODEL [options]\n"
+    "\n"
+    "Models:\n"
+    "  removable     M/M/1 with a removable server and finitely many rates:\n"
+    "                average-cost optimal on/off and speed policy\n";
+
+/* A command whose first word names a model ("sim queue", "mdp
+ * removable"); reached for the bare command, its --help, or a model it
+ * does not know. */
+typedef struct model_row {
+    const char *name;
+    cli_cmd_fn fn;
+} model_row;
+
+static int models(const char *cmd, const char *help, const model_row *rows, int argc,
+                  char **argv)
 {
     if (argc < 2) {
-        fputs(sim_usage, stderr);
+        fputs(help, stderr);
         return QC_EXIT_USAGE;
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs(sim_usage, stdout);
+        fputs(help, stdout);
         return 0;
     }
-    if (strcmp(argv[1], "queue") == 0)
-        return cmd_sim_queue(argc - 1, argv + 1);
-    if (strcmp(argv[1], "pool") == 0)
-        return cmd_sim_pool(argc - 1, argv + 1);
-    if (strcmp(argv[1], "maxusers") == 0)
-        return cmd_sim_maxusers(argc - 1, argv + 1);
-    if (strcmp(argv[1], "admission") == 0)
-        return cmd_sim_admission(argc - 1, argv + 1);
-    cli_error("sim: unknown model '%s' (see 'qctl sim --help')", argv[1]);
+    for (; rows->name; rows++)
+        if (strcmp(argv[1], rows->name) == 0)
+            return rows->fn(argc - 1, argv + 1);
+    cli_error("%s: unknown model '%s' (see 'qctl %s --help')", cmd, argv[1], cmd);
     return QC_EXIT_USAGE;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    static const model_row rows[] = {{"queue", cmd_sim_queue},
+                                     {"pool", cmd_sim_pool},
+                                     {"maxusers", cmd_sim_maxusers},
+                                     {"admission", cmd_sim_admission},
+                                     {NULL, NULL}};
+    return models("sim", sim_usage, rows, argc, argv);
+}
+
+int cmd_mdp(int argc, char **argv)
+{
+    static const model_row rows[] = {{"removable", cmd_mdp_removable}, {NULL, NULL}};
+    return models("mdp", mdp_usage, rows, argc, argv);
 }
 
 int main(int argc, char **argv)

@@ -16,6 +16,7 @@
 #include "flags.h"
 #include "guard.h"
 #include "report_cli.h"
+#include "result.h"
 #include "qctl/output.h"
 #include "qctl/removable.h"
 
@@ -37,8 +38,8 @@ static const char about[] =
 #define MAXLIST QC_ENERGY_MAX_RATES
 
 typedef struct opts {
-    int json, quiet;
-    const char *output, *plot, *report;
+    cli_outputs out; /* --json, --output, --plot, --report */
+    int quiet;
     double price;
 } opts;
 
@@ -212,14 +213,6 @@ static json_t *perf_json(const qc_removable_perf *pf)
     return o;
 }
 
-static json_t *num_array(const double *x, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, qc_json_real_new(x[i]));
-    return a;
-}
-
 static json_t *result_json(const qc_removable_params *p, const qc_removable_result *r,
                            const opts *o, double elapsed)
 {
@@ -229,8 +222,8 @@ static json_t *result_json(const qc_removable_params *p, const qc_removable_resu
 
     json_t *m = json_object();
     json_object_set_new(m, "lambda", json_real(p->lambda));
-    json_object_set_new(m, "rates", num_array(c->rate, c->nrates));
-    json_object_set_new(m, "power", num_array(c->power, c->nrates));
+    json_object_set_new(m, "rates", cli_json_reals(c->rate, c->nrates));
+    json_object_set_new(m, "power", cli_json_reals(c->power, c->nrates));
     json_object_set_new(m, "idle_power", json_real(c->idle_power));
     json_object_set_new(m, "setup_power", json_real(c->warm_power));
     json_object_set_new(m, "off_power", json_real(c->off_power));
@@ -455,79 +448,24 @@ static void print_text(const qc_removable_params *p, const qc_removable_result *
     }
 }
 
-/* One row of costs.dat: a quoted label, then holding, power and switching
- * cost per unit time. */
-static void cost_row(FILE *fp, const char *label, const qc_removable_perf *pf)
+/* What the outputs are made of. */
+typedef struct mdp_out {
+    qc_removable_params p;
+    qc_removable_result r;
+} mdp_out;
+
+static void mdp_table(const void *ctx)
 {
-    fprintf(fp, "\"%s\" %.10g %.10g %.10g\n", label, pf->holding_cost, pf->power_cost,
-            pf->switching_cost);
+    const mdp_out *q = ctx;
+    print_text(&q->p, &q->r);
 }
 
-/* The costs of the optimal policy and of the simple ones side by side,
- * each bar split into holding, power and switching cost (stacked). path
- * and body are the caller's buffers, reused. */
-static int write_costs_plot(const char *dir, const qc_removable_result *r, char *path,
-                            size_t len, char *body, size_t blen)
+/* The policy at the levels where it changes, with room after the last
+ * change; beyond it the policy stays the same up to N. */
+static void policy_rows(FILE *fp, const void *ctx)
 {
-    qc_err err = {0};
-    qc_ofile f;
-    snprintf(path, len, "%s/costs.dat", dir);
-    if (qc_ofile_open(&f, path, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    fprintf(f.fp, "# policy holding_cost power_cost switching_cost (per unit time)\n");
-    cost_row(f.fp, "optimal", &r->perf);
-    for (int i = 0; r->have_baselines && i < QC_RB_COUNT; i++) {
-        const qc_removable_baseline *b = &r->baseline[i];
-        char label[128];
-        if (b->param_name && b->param_name[0])
-            snprintf(label, sizeof label, "%s (%s = %g)", b->name, b->param_name, b->param);
-        else
-            snprintf(label, sizeof label, "%s", b->name);
-        for (char *s = label; *s; s++)
-            if (*s == '"')
-                *s = '\'';
-        cost_row(f.fp, label, &b->perf);
-    }
-    if (qc_ofile_commit(&f, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    snprintf(body, blen,
-             /* horizontal stacked bars: the policy names read level on
-              * the left, none rotated or cut */
-             "set style fill solid 0.8 border -1\n"
-             "set xlabel 'cost per unit time'\nset xrange [0:*]\nset key below horizontal\n"
-             "set ytics noenhanced nomirror\nset yrange [*:*] reverse\nset offsets 0, 0, 0.3, 0.3\n"
-             "set grid noytics\n"
-             "plot '%s' using ($2/2):0:($2/2):(0.3):ytic(1) with boxxyerror title 'holding' "
-             "lc rgb '#1f77b4', "
-             "'' using ($2+$3/2):0:($3/2):(0.3) with boxxyerror title 'power' lc rgb '#ff7f0e', "
-             "'' using ($2+$3+$4/2):0:($4/2):(0.3) with boxxyerror title 'switching' "
-             "lc rgb '#2ca02c'",
-             path);
-    if (qc_plot(dir, "costs", body, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    return 0;
-}
-
-static int write_plot(const char *dir, const qc_removable_params *p,
-                      const qc_removable_result *r)
-{
-    qc_err err = {0};
-    if (!qc_plot_available()) {
-        fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
-        return 0;
-    }
-    if (qc_mkdir_p(dir, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    /* Show the levels where the policy changes, with room after the last
-     * change; beyond it the policy stays the same up to N. */
+    const qc_removable_params *p = &((const mdp_out *)ctx)->p;
+    const qc_removable_result *r = &((const mdp_out *)ctx)->r;
     size_t last = 0;
     for (size_t n = 1; n <= r->nmax; n++)
         if (r->policy.switch_on[n] != r->policy.switch_on[n - 1] ||
@@ -536,144 +474,128 @@ static int write_plot(const char *dir, const qc_removable_params *p,
     size_t show = 2 * last + 5 > 20 ? 2 * last + 5 : 20;
     if (show > r->nmax)
         show = r->nmax;
-    size_t len = strlen(dir) + 32;
-    char *path = malloc(len);
-    char *body = malloc(2 * len + 1024);
-    if (!path || !body) {
-        free(path);
-        free(body);
-        cli_error("out of memory");
-        return QC_EXIT_FAIL;
+    fprintf(fp, "# n switch_on_when_off rate_when_on (nan: idle or off)\n");
+    for (size_t n = 0; n <= show; n++) {
+        int a = r->policy.on_action[n];
+        if (a >= 0)
+            fprintf(fp, "%zu %d %.10g\n", n, r->policy.switch_on[n], p->cost.rate[a]);
+        else
+            fprintf(fp, "%zu %d NaN\n", n, r->policy.switch_on[n]);
     }
-    snprintf(path, len, "%s/policy.dat", dir);
-    qc_ofile f;
-    int rc = 0;
-    if (qc_ofile_open(&f, path, &err) != 0) {
-        cli_error("%s", err.msg);
-        rc = QC_EXIT_FAIL;
-    } else {
-        fprintf(f.fp, "# n switch_on_when_off rate_when_on (nan: idle or off)\n");
-        for (size_t n = 0; n <= show; n++) {
-            int a = r->policy.on_action[n];
-            if (a >= 0)
-                fprintf(f.fp, "%zu %d %.10g\n", n, r->policy.switch_on[n], p->cost.rate[a]);
-            else
-                fprintf(f.fp, "%zu %d NaN\n", n, r->policy.switch_on[n]);
-        }
-        if (qc_ofile_commit(&f, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
+}
+
+/* One row of costs.dat: a quoted label, then holding, power and switching
+ * cost per unit time. */
+static void cost_row(FILE *fp, const char *label, const qc_removable_perf *pf)
+{
+    fprintf(fp, "\"%s\" %.10g %.10g %.10g\n", label, pf->holding_cost, pf->power_cost,
+            pf->switching_cost);
+}
+
+static void costs_rows(FILE *fp, const void *ctx)
+{
+    const qc_removable_result *r = &((const mdp_out *)ctx)->r;
+    fprintf(fp, "# policy holding_cost power_cost switching_cost (per unit time)\n");
+    cost_row(fp, "optimal", &r->perf);
+    for (int i = 0; r->have_baselines && i < QC_RB_COUNT; i++) {
+        const qc_removable_baseline *b = &r->baseline[i];
+        char label[128];
+        if (b->param_name && b->param_name[0])
+            snprintf(label, sizeof label, "%s (%s = %g)", b->name, b->param_name, b->param);
+        else
+            snprintf(label, sizeof label, "%s", b->name);
+        for (char *c = label; *c; c++)
+            if (*c == '"')
+                *c = '\'';
+        cost_row(fp, label, &b->perf);
     }
-    if (rc == 0) {
-        char thr[96] = "";
-        if (r->structure.threshold)
-            snprintf(thr, sizeof thr,
-                     "set arrow from %ld, graph 0 to %ld, graph 1 nohead dt 2 lc rgb '#888888'\n",
-                     r->structure.threshold_n, r->structure.threshold_n);
-        snprintf(body, 2 * len + 1024,
-                 "set xlabel 'number of jobs n'\nset ylabel 'service rate when on'\n"
-                 "set y2label 'switch on when off (1 = yes)'\nset y2range [-0.1:1.1]\n"
-                 "set y2tics (0, 1)\nset ytics nomirror\nset yrange [0:%g]\n"
-                 "set key below horizontal\n%s"
-                 "plot '%s' using 1:3 with steps lw 2 lc rgb '#1f77b4' title 'rate when on', "
-                 "'' using 1:2 axes x1y2 with points pt 7 lc rgb '#d62728' "
-                 "title 'switch on when off'",
-                 1.15 * p->cost.rate[p->cost.nrates - 1], thr, path);
-        if (qc_plot(dir, "policy", body, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
-    }
+}
+
+/* The policy (switch-on decision and rate against the number of jobs),
+ * and the costs of the optimal policy and of the simple ones side by
+ * side, each bar split into holding, power and switching cost. */
+static int mdp_plots(cli_plots *pl, const void *ctx)
+{
+    const qc_removable_params *p = &((const mdp_out *)ctx)->p;
+    const qc_removable_structure *st = &((const mdp_out *)ctx)->r.structure;
+    char thr[96] = "";
+    if (st->threshold)
+        snprintf(thr, sizeof thr,
+                 "set arrow from %ld, graph 0 to %ld, graph 1 nohead dt 2 lc rgb '#888888'\n",
+                 st->threshold_n, st->threshold_n);
+    int rc = cli_plots_data(pl, "policy.dat", policy_rows, ctx);
     if (rc == 0)
-        rc = write_costs_plot(dir, r, path, len, body, 2 * len + 1024);
-    free(path);
-    free(body);
+        rc = cli_plots_draw(pl, "policy",
+                            "set xlabel 'number of jobs n'\nset ylabel 'service rate when on'\n"
+                            "set y2label 'switch on when off (1 = yes)'\nset y2range [-0.1:1.1]\n"
+                            "set y2tics (0, 1)\nset ytics nomirror\nset yrange [0:%g]\n"
+                            "set key below horizontal\n%s"
+                            "plot '%s' using 1:3 with steps lw 2 lc rgb '#1f77b4' title 'rate "
+                            "when on', '' using 1:2 axes x1y2 with points pt 7 lc rgb '#d62728' "
+                            "title 'switch on when off'",
+                            1.15 * p->cost.rate[p->cost.nrates - 1], thr, pl->path);
+    if (rc == 0)
+        rc = cli_plots_data(pl, "costs.dat", costs_rows, ctx);
+    if (rc == 0)
+        rc = cli_plots_draw(
+            pl, "costs",
+            /* horizontal stacked bars: the policy names read level on
+             * the left, none rotated or cut */
+            "set style fill solid 0.8 border -1\n"
+            "set xlabel 'cost per unit time'\nset xrange [0:*]\nset key below horizontal\n"
+            "set ytics noenhanced nomirror\nset yrange [*:*] reverse\nset offsets 0, 0, 0.3, 0.3\n"
+            "set grid noytics\n"
+            "plot '%s' using ($2/2):0:($2/2):(0.3):ytic(1) with boxxyerror title 'holding' "
+            "lc rgb '#1f77b4', "
+            "'' using ($2+$3/2):0:($3/2):(0.3) with boxxyerror title 'power' lc rgb '#ff7f0e', "
+            "'' using ($2+$3+$4/2):0:($4/2):(0.3) with boxxyerror title 'switching' "
+            "lc rgb '#2ca02c'",
+            pl->path);
     return rc;
 }
 
-int cmd_mdp_removable(int argc, char **argv)
+/* What the solver's result leaves to a reader's judgement, on stderr. */
+static void notices(const qc_removable_params *p, const qc_removable_result *r)
 {
+    if (!r->tail_ok)
+        fprintf(stderr, "qctl: mdp removable: the tail target %g was not met within %zu "
+                "states (mass at N %.3g); raise --max-states\n",
+                p->tail_tol, r->states, r->perf.blocking);
+    if (p->method == QC_REMOVABLE_BOTH && !r->rvi_converged)
+        fprintf(stderr, "qctl: mdp removable: cross-check skipped: value iteration did not "
+                "converge within %zu sweeps (span %.3g); the policy-iteration result stands "
+                "unchecked; raise --max-sweeps to make the check\n",
+                r->rvi_iterations, r->gain_hi - r->gain_lo);
+    else if ((p->method & QC_REMOVABLE_RVI) && !r->rvi_converged)
+        fprintf(stderr, "qctl: mdp removable: value iteration did not reach the tolerance in "
+                "%zu sweeps (span %.3g); its bounds are still valid; raise --max-sweeps or use "
+                "--method pi\n",
+                r->rvi_iterations, r->gain_hi - r->gain_lo);
+    else if (p->method == QC_REMOVABLE_BOTH && !r->policies_agree)
+        fprintf(stderr, "qctl: mdp removable: value iteration and policy iteration disagree "
+                "(see solver.agreement)\n");
+}
+
+/* The flags' destinations. */
+typedef struct mdp_cli {
     qc_removable_params p;
-    qc_removable_params_init(&p);
-    p.method = QC_REMOVABLE_PI; /* value iteration only on request */
+    opts o;
+    size_t npower;
+    uint64_t levels, max_states, sweeps; /* 0: not given */
+    int method;
+} mdp_cli;
+
+/* The checks, the solver and the outputs. */
+static int mdp_run(void *ctx, int argc, char **argv)
+{
+    mdp_cli *q = ctx;
+    qc_removable_params p = q->p;
     qc_energy_cost *c = &p.cost;
-    c->holding = 1;
-    opts o = {0};
-    o.price = 1;
-    size_t npower = 0;
-    uint64_t levels = 0, max_states = 0, sweeps = 0; /* 0: not given */
-    int method = QC_REMOVABLE_PI, help = 0, first = 0, rc = 0;
-    static const int methods[] = {QC_REMOVABLE_PI, QC_REMOVABLE_RVI, QC_REMOVABLE_BOTH};
-    list_dest rates = {c->rate, &c->nrates}, power = {c->power, &npower};
-    const cli_flag flags[] = {
-        {"lambda", CLI_DOUBLE, &p.lambda, .arg = "X",
-         .help = "arrival rate (must be below the fastest rate)"},
-        {"rates", CLI_FUNC, &rates, .arg = "R1,R2,..", .parse = list_flag,
-         .help = "service rates, strictly increasing"},
-        {"power", CLI_FUNC, &power, .arg = "P1,P2,..", .parse = list_flag,
-         .help = "power (cost rate) while serving at each rate"},
-        {"idle-power", CLI_DOUBLE, &c->idle_power, .arg = "X",
-         .help = "power while on and idle (default 0: the cost model of the\n"
-                 "removable-server papers, which charge power by service\n"
-                 "rate; sim pool's defaults are a server's watts, 180 W\n"
-                 "idle, and `--idle-power 180 --setup-power 240\n"
-                 "--off-power 0` reproduces them)"},
-        {"setup-power", CLI_DOUBLE, &c->warm_power, .alias = "warm-power", .arg = "X",
-         .help = "power during the setup time (default 0; --warm-power:\nold name)"},
-        {"off-power", CLI_DOUBLE, &c->off_power, .arg = "X", .help = "power while off (default 0)"},
-        {"setup-rate", CLI_DOUBLE, &c->warm_rate, .alias = "warm-rate", .arg = "A",
-         .help = "setup rate: setup times are exponential with mean 1/A\n(--warm-rate: old name)"},
-        {"switch-cost", CLI_DOUBLE, &c->switch_cost, .arg = "K",
-         .help = "fixed cost per switch-on (default 0)"},
-        {"holding", CLI_DOUBLE, &c->holding, .arg = "H",
-         .help = "cost per job per unit time (default 1; must be > 0)"},
-        {"price", CLI_DOUBLE, &o.price, 0, HUGE_VAL, .open = CLI_OPEN_MIN, .arg = "P",
-         .help = "multiplies every power figure, e.g. watts to cost (default 1)"},
-        {"tol", CLI_DOUBLE, &p.tol, .arg = "T",
-         .help = "relative tolerance of the gain: value iteration stops when\n"
-                 "the span of Tv - v is below T times the always-on cost\n(default 1e-9)"},
-        {"tail-tol", CLI_DOUBLE, &p.tail_tol, .arg = "E",
-         .help = "truncation: probability mass at and beyond the largest\n"
-                 "queue length kept must be below E (default 1e-8)"},
-        {"max-states", CLI_U64, &max_states, 51, 3e9, .arg = "S",
-         .help = "most states the truncation may use (default 3000000)"},
-        {"levels", CLI_U64, &levels, 1, 1e9, .arg = "N",
-         .help = "use queue lengths 0..N exactly (no truncation search)"},
-        {"method", CLI_CHOICE, &method, .arg = "M", .choices = "pi,rvi,both", .values = methods,
-         .help = "pi (default: policy iteration), rvi (relative value\n"
-                 "iteration) or both (policy iteration, then value\n"
-                 "iteration as a cross-check: they must agree)"},
-        {"max-sweeps", CLI_U64, &sweeps, 1, HUGE_VAL, .arg = "K",
-         .help = "most value-iteration sweeps (default 200000 with\n"
-                 "--method rvi; 20000 with both: the cross-check is\n"
-                 "made only when value iteration converges that\n"
-                 "quickly, and said to be skipped otherwise); value\n"
-                 "iteration needs about 8 N sweeps for N levels, far\n"
-                 "more near saturation"},
-        {"json", CLI_BOOL, &o.json, .help = "print the results as JSON"},
-        {"output", CLI_STR, &o.output, .arg = "FILE", .help = "also write the JSON to FILE"},
-        {"plot", CLI_STR, &o.plot, .arg = "DIR",
-         .help = "draw the policy (switch-on decision and rate against the\n"
-                 "number of jobs) and the costs of the optimal and the simple\n"
-                 "policies into DIR as SVG and PNG (needs gnuplot)"},
-        {"report", CLI_STR, &o.report, .arg = "DIR",
-         .help = "write DIR/index.html: parameters, results tables and the\n"
-                 "plots of --plot, in one self-contained page"},
-        {"quiet", CLI_BOOL, &o.quiet, .help = "no notices on stderr"},
-        {"help", CLI_HELP, &help, .help = "this text"},
-        /* the old names, still accepted ("setup" is a server's start-up
-         * time in every command) */
-        {0}};
-    rc = cli_flags_parse("mdp removable", flags, argc, argv, &first, NULL);
-    if (rc < 0) {
-        cli_flags_usage(stdout, synopsis, about, flags);
-        return 0;
-    }
-    if (rc != 0)
-        return rc;
-    if (first < argc)
-        return cli_extra_operand("mdp removable", argv[first]);
+    opts o = q->o;
+    const size_t npower = q->npower;
+    const uint64_t levels = q->levels, max_states = q->max_states, sweeps = q->sweeps;
+    const int method = q->method;
+    int rc;
     p.method = (qc_removable_method)method;
     int max_states_given = max_states != 0, sweeps_given = sweeps != 0;
     if (max_states_given)
@@ -682,7 +604,7 @@ int cmd_mdp_removable(int argc, char **argv)
         p.levels = (size_t)levels;
     if (sweeps_given)
         p.max_iter = (size_t)sweeps;
-    if (o.report && (rc = cli_report_prepare(o.report)) != 0)
+    if (o.out.report && (rc = cli_report_prepare(o.out.report)) != 0)
         return rc;
     qc_energy_scale_power(c, o.price);
     if ((rc = check_inputs(&p, npower, &o)) != 0)
@@ -712,84 +634,91 @@ int cmd_mdp_removable(int argc, char **argv)
         fputs("qctl: mdp removable: policy iteration, then value iteration as a check "
               "(--method pi skips the check)\n", stderr);
 
-    cli_progress clock;
-    cli_progress_init(&clock, p.method == QC_REMOVABLE_PI ? "mdp removable"
-                              : "mdp removable: value iteration", o.quiet);
-    p.progress = cli_progress_update;
-    p.progress_ctx = &clock;
-    qc_err err = {0};
-    qc_removable_result r;
-    rc = qc_removable_solve(&p, &r, &err);
-    cli_progress_done(&clock);
-    if (rc != 0) {
-        cli_error("mdp removable: %s", err.msg);
-        return cli_exit_code(rc);
-    }
-    double elapsed = cli_elapsed(&clock);
-    if (!o.quiet && !r.tail_ok)
-        fprintf(stderr, "qctl: mdp removable: the tail target %g was not met within %zu "
-                "states (mass at N %.3g); raise --max-states\n",
-                p.tail_tol, r.states, r.perf.blocking);
-    if (!o.quiet && p.method == QC_REMOVABLE_BOTH && !r.rvi_converged)
-        fprintf(stderr, "qctl: mdp removable: cross-check skipped: value iteration did not "
-                "converge within %zu sweeps (span %.3g); the policy-iteration result stands "
-                "unchecked; raise --max-sweeps to make the check\n",
-                r.rvi_iterations, r.gain_hi - r.gain_lo);
-    else if (!o.quiet && (p.method & QC_REMOVABLE_RVI) && !r.rvi_converged)
-        fprintf(stderr, "qctl: mdp removable: value iteration did not reach the tolerance in "
-                "%zu sweeps (span %.3g); its bounds are still valid; raise --max-sweeps or use "
-                "--method pi\n",
-                r.rvi_iterations, r.gain_hi - r.gain_lo);
-    else if (!o.quiet && p.method == QC_REMOVABLE_BOTH && !r.policies_agree)
-        fprintf(stderr, "qctl: mdp removable: value iteration and policy iteration disagree "
-                "(see solver.agreement)\n");
-    json_t *js = result_json(&p, &r, &o, elapsed);
-    int out = 0;
-    if (o.json) {
-        if (qc_json_write(js, NULL, &err) != 0) {
-            cli_error("%s", err.msg);
-            out = QC_EXIT_FAIL;
-        }
-    } else {
-        print_text(&p, &r);
-    }
-    if (out == 0 && o.output && qc_json_write(js, o.output, &err) != 0) {
-        cli_error("%s", err.msg);
-        out = QC_EXIT_FAIL;
-    }
-    if (out == 0 && o.plot)
-        out = write_plot(o.plot, &p, &r);
-    if (out == 0 && o.report) {
-        static const char *const names[] = {"policy", "costs"};
-        if (qc_plot_available())
-            out = write_plot(o.report, &p, &r);
-        if (out == 0)
-            out = cli_report_write(o.report, "mdp removable", argc, argv, js, names, 2);
-    }
-    json_decref(js);
-    qc_removable_result_free(&r);
-    return out;
+    static const char *const names[] = {"policy", "costs"};
+    mdp_out out = {.p = p};
+    cli_run run;
+    cli_run_begin(&run, "mdp removable",
+                  p.method == QC_REMOVABLE_PI ? NULL : "mdp removable: value iteration", o.quiet,
+                  &out.p.progress, &out.p.progress_ctx);
+    if ((rc = cli_run_end(&run, qc_removable_solve(&out.p, &out.r, &run.err))) != 0)
+        return rc;
+    if (!o.quiet)
+        notices(&out.p, &out.r);
+    cli_result res = {result_json(&out.p, &out.r, &o, run.elapsed), &out, mdp_table, NULL, NULL,
+                      mdp_plots, names, 2};
+    rc = cli_result_write(&o.out, &res, argc, argv);
+    qc_removable_result_free(&out.r);
+    return rc;
 }
 
-static const char mdp_usage[] =
-    "usage: qctl mdp MODEL [options]\n"
-    "\n"
-    "Models:\n"
-    "  removable     M/M/1 with a removable server and finitely many rates:\n"
-    "                average-cost optimal on/off and speed policy\n";
-
-int cmd_mdp(int argc, char **argv)
+int cmd_mdp_removable(int argc, char **argv)
 {
-    if (argc < 2) {
-        fputs(mdp_usage, stderr);
-        return QC_EXIT_USAGE;
-    }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs(mdp_usage, stdout);
-        return 0;
-    }
-    if (strcmp(argv[1], "removable") == 0)
-        return cmd_mdp_removable(argc - 1, argv + 1);
-    cli_error("mdp: unknown model '%s' (see 'qctl mdp --help')", argv[1]);
-    return QC_EXIT_USAGE;
+    mdp_cli q = {.o = {.out.cmd = "mdp removable", .price = 1}, .method = QC_REMOVABLE_PI};
+    qc_removable_params_init(&q.p);
+    q.p.method = QC_REMOVABLE_PI; /* value iteration only on request */
+    q.p.cost.holding = 1;
+    int help = 0;
+    static const int methods[] = {QC_REMOVABLE_PI, QC_REMOVABLE_RVI, QC_REMOVABLE_BOTH};
+    list_dest rates = {q.p.cost.rate, &q.p.cost.nrates}, power = {q.p.cost.power, &q.npower};
+    const cli_flag flags[] = {
+        {"lambda", CLI_DOUBLE, &q.p.lambda, .arg = "X",
+         .help = "arrival rate (must be below the fastest rate)"},
+        {"rates", CLI_FUNC, &rates, .arg = "R1,R2,..", .parse = list_flag,
+         .help = "service rates, strictly increasing"},
+        {"power", CLI_FUNC, &power, .arg = "P1,P2,..", .parse = list_flag,
+         .help = "power (cost rate) while serving at each rate"},
+        {"idle-power", CLI_DOUBLE, &q.p.cost.idle_power, .arg = "X",
+         .help = "power while on and idle (default 0: the cost model of the\n"
+                 "removable-server papers, which charge power by service\n"
+                 "rate; sim pool's defaults are a server's watts, 180 W\n"
+                 "idle, and `--idle-power 180 --setup-power 240\n"
+                 "--off-power 0` reproduces them)"},
+        {"setup-power", CLI_DOUBLE, &q.p.cost.warm_power, .alias = "warm-power", .arg = "X",
+         .help = "power during the setup time (default 0; --warm-power:\nold name)"},
+        {"off-power", CLI_DOUBLE, &q.p.cost.off_power, .arg = "X", .help = "power while off (default 0)"},
+        {"setup-rate", CLI_DOUBLE, &q.p.cost.warm_rate, .alias = "warm-rate", .arg = "A",
+         .help = "setup rate: setup times are exponential with mean 1/A\n(--warm-rate: old name)"},
+        {"switch-cost", CLI_DOUBLE, &q.p.cost.switch_cost, .arg = "K",
+         .help = "fixed cost per switch-on (default 0)"},
+        {"holding", CLI_DOUBLE, &q.p.cost.holding, .arg = "H",
+         .help = "cost per job per unit time (default 1; must be > 0)"},
+        {"price", CLI_DOUBLE, &q.o.price, 0, HUGE_VAL, .open = CLI_OPEN_MIN, .arg = "P",
+         .help = "multiplies every power figure, e.g. watts to cost (default 1)"},
+        {"tol", CLI_DOUBLE, &q.p.tol, .arg = "T",
+         .help = "relative tolerance of the gain: value iteration stops when\n"
+                 "the span of Tv - v is below T times the always-on cost\n(default 1e-9)"},
+        {"tail-tol", CLI_DOUBLE, &q.p.tail_tol, .arg = "E",
+         .help = "truncation: probability mass at and beyond the largest\n"
+                 "queue length kept must be below E (default 1e-8)"},
+        {"max-states", CLI_U64, &q.max_states, 51, 3e9, .arg = "S",
+         .help = "most states the truncation may use (default 3000000)"},
+        {"levels", CLI_U64, &q.levels, 1, 1e9, .arg = "N",
+         .help = "use queue lengths 0..N exactly (no truncation search)"},
+        {"method", CLI_CHOICE, &q.method, .arg = "M", .choices = "pi,rvi,both", .values = methods,
+         .help = "pi (default: policy iteration), rvi (relative value\n"
+                 "iteration) or both (policy iteration, then value\n"
+                 "iteration as a cross-check: they must agree)"},
+        {"max-sweeps", CLI_U64, &q.sweeps, 1, HUGE_VAL, .arg = "K",
+         .help = "most value-iteration sweeps (default 200000 with\n"
+                 "--method rvi; 20000 with both: the cross-check is\n"
+                 "made only when value iteration converges that\n"
+                 "quickly, and said to be skipped otherwise); value\n"
+                 "iteration needs about 8 N sweeps for N levels, far\n"
+                 "more near saturation"},
+        {"json", CLI_BOOL, &q.o.out.json, .help = "print the results as JSON"},
+        {"output", CLI_STR, &q.o.out.output, .arg = "FILE", .help = "also write the JSON to FILE"},
+        {"plot", CLI_STR, &q.o.out.plot, .arg = "DIR",
+         .help = "draw the policy (switch-on decision and rate against the\n"
+                 "number of jobs) and the costs of the optimal and the simple\n"
+                 "policies into DIR as SVG and PNG (needs gnuplot)"},
+        {"report", CLI_STR, &q.o.out.report, .arg = "DIR",
+         .help = "write DIR/index.html: parameters, results tables and the\n"
+                 "plots of --plot, in one self-contained page"},
+        {"quiet", CLI_BOOL, &q.o.quiet, .help = "no notices on stderr"},
+        {"help", CLI_HELP, &help, .help = "this text"},
+        /* the old names, still accepted ("setup" is a server's start-up
+         * time in every command) */
+        {0}};
+    return cli_command_main("mdp removable", synopsis, about, flags, NULL, mdp_run, &q, argc,
+                            argv);
 }

@@ -27,6 +27,7 @@
 #include "flags.h"
 #include "guard.h"
 #include "report_cli.h"
+#include "result.h"
 #include "qctl/dist.h"
 #include "qctl/multiclass.h"
 #include "qctl/output.h"
@@ -303,70 +304,65 @@ static void print_table(const qc_mc_run_params *p, const scenario *s, const qc_m
 
 /* ---- series and plots ---------------------------------------------------------- */
 
-static int write_series(const char *path, const scenario *s, const qc_mc_run_result *r)
+/* What the outputs are made of: the results of npol policies. */
+typedef struct adm_out {
+    qc_mc_run_params p; /* the first policy's */
+    const scenario *s;
+    qc_mc_run_result r[7];
+    const qc_mc_policy *pols;
+    unsigned npol;
+} adm_out;
+
+static void adm_table(const void *ctx)
 {
-    qc_err err = {0};
-    qc_ofile f;
-    if (qc_ofile_open(&f, path, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    fprintf(f.fp, "time");
-    for (unsigned k = 0; k < s->m.n; k++) {
-        const char *nm = s->m.cls[k].c.name;
-        fprintf(f.fp, ",delay_%s,bound_%s,priority_%s,weight_%s,state_%s", nm, nm, nm, nm, nm);
-    }
-    fprintf(f.fp, ",limit\n");
-    for (size_t i = 0; i < r->series_len; i++) {
-        const qc_mc_series_row *w = &r->series[i];
-        fprintf(f.fp, "%.10g", w->t);
-        for (unsigned k = 0; k < s->m.n; k++) {
-            const qc_mc_run_class *c = &s->m.cls[k];
-            fprintf(f.fp, ",");
-            if (!isnan(w->delay[k]))
-                fprintf(f.fp, "%.8g", w->delay[k]);
-            fprintf(f.fp, ",");
-            if (!c->c.best_effort)
-                fprintf(f.fp, "%.8g", c->bound);
-            fprintf(f.fp, ",");
-            if (!isnan(w->priority[k]))
-                fprintf(f.fp, "%.8g", w->priority[k]);
-            fprintf(f.fp, ",%.8g,%s", w->weight[k],
-                    qc_adm_state_name((qc_adm_state)w->state[k]));
-        }
-        fprintf(f.fp, ",");
-        if (isfinite(w->limit))
-            fprintf(f.fp, "%.8g", w->limit);
-        fprintf(f.fp, "\n");
-    }
-    if (qc_ofile_commit(&f, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    return 0;
+    const adm_out *q = ctx;
+    if (q->npol == 1)
+        print_one(&q->p, q->s, &q->r[0]);
+    else
+        print_table(&q->p, q->s, q->r, q->pols, q->npol);
 }
 
-static int write_plots(const char *dir, const qc_mc_run_params *p, const scenario *s,
-                       const qc_mc_run_result *r)
+/* Replication 1 of the first policy, one row per busy cycle with a sample. */
+static void series_rows(FILE *fp, const void *ctx)
 {
-    qc_err err = {0};
-    if (!qc_plot_available()) {
-        fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
-        return 0;
+    const scenario *s = ((const adm_out *)ctx)->s;
+    const qc_mc_run_result *r = ((const adm_out *)ctx)->r;
+    fprintf(fp, "time");
+    for (unsigned k = 0; k < s->m.n; k++) {
+        const char *nm = s->m.cls[k].c.name;
+        fprintf(fp, ",delay_%s,bound_%s,priority_%s,weight_%s,state_%s", nm, nm, nm, nm, nm);
     }
-    if (qc_mkdir_p(dir, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
+    fprintf(fp, ",limit\n");
+    for (size_t i = 0; i < r->series_len; i++) {
+        const qc_mc_series_row *w = &r->series[i];
+        fprintf(fp, "%.10g", w->t);
+        for (unsigned k = 0; k < s->m.n; k++) {
+            const qc_mc_run_class *c = &s->m.cls[k];
+            fprintf(fp, ",");
+            if (!isnan(w->delay[k]))
+                fprintf(fp, "%.8g", w->delay[k]);
+            fprintf(fp, ",");
+            if (!c->c.best_effort)
+                fprintf(fp, "%.8g", c->bound);
+            fprintf(fp, ",");
+            if (!isnan(w->priority[k]))
+                fprintf(fp, "%.8g", w->priority[k]);
+            fprintf(fp, ",%.8g,%s", w->weight[k], qc_adm_state_name((qc_adm_state)w->state[k]));
+        }
+        fprintf(fp, ",");
+        if (isfinite(w->limit))
+            fprintf(fp, "%.8g", w->limit);
+        fprintf(fp, "\n");
     }
-    size_t n = strlen(dir) + 64;
-    char *path = malloc(n);
-    size_t bn = 2 * n + 2048;
-    char *body = malloc(bn);
-    int rc = path && body ? 0 : QC_EXIT_FAIL;
-    if (rc == 0) {
-        snprintf(path, n, "%s/admission.csv", dir);
-        rc = write_series(path, s, r);
-    }
+}
+
+/* One policy's plots: each bounded class's delay samples, bound, target
+ * and priority; every class's weight. */
+static int adm_plots(cli_plots *pl, const void *ctx)
+{
+    const qc_mc_run_params *p = &((const adm_out *)ctx)->p;
+    const scenario *s = ((const adm_out *)ctx)->s;
+    int rc = cli_plots_data(pl, "admission.csv", series_rows, ctx);
     /* columns: 1 time, then 5 per class: delay, bound, priority, weight, state */
     for (unsigned k = 0; k < s->m.n && rc == 0; k++) {
         const qc_mc_run_class *c = &s->m.cls[k];
@@ -375,73 +371,44 @@ static int write_plots(const char *dir, const qc_mc_run_params *p, const scenari
         unsigned col = 2 + 5 * k;
         char name[96];
         snprintf(name, sizeof name, "class_%s", c->c.name);
-        snprintf(body, bn,
-                 "set datafile separator ','\nset datafile missing ''\nset key below horizontal\n"
-                 "set xlabel 'time (s; end of busy cycle)'\nset ylabel 'mean delay of the sample (s)'\n"
-                 "set y2label 'priority'\nset logscale y2\nset y2tics\nset ytics nomirror\n"
-                 "set yrange [0:%g]\n"
-                 "set title '%s (%s, %s): delay samples, bound and target; priority'\n"
-                 "plot '%s' every ::1 using 1:%u with points pt 7 ps 0.25 lc rgb '#9ecae1' "
-                 "title 'delay sample', "
-                 "'' every ::1 using 1:%u with lines lw 2 lc rgb '#d62728' title 'bound D', "
-                 "'' every ::1 using 1:($%u*%.10g) with lines lw 1 dt 2 lc rgb '#ff7f0e' "
-                 "title 'target (1-eps) D', "
-                 "'' every ::1 using 1:%u axes x1y2 with steps lw 1.5 lc rgb '#2ca02c' "
-                 "title 'priority'",
-                 3 * c->bound, c->c.name, role(c), qc_mc_policy_name(p->policy), path, col,
-                 col + 1, col + 1,
-                 1 - p->adm.epsilon, col + 2);
-        if (qc_plot(dir, name, body, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
+        rc = cli_plots_draw(
+            pl, name,
+            "set datafile separator ','\nset datafile missing ''\nset key below horizontal\n"
+            "set xlabel 'time (s; end of busy cycle)'\nset ylabel 'mean delay of the sample (s)'\n"
+            "set y2label 'priority'\nset logscale y2\nset y2tics\nset ytics nomirror\n"
+            "set yrange [0:%g]\n"
+            "set title '%s (%s, %s): delay samples, bound and target; priority'\n"
+            "plot '%s' every ::1 using 1:%u with points pt 7 ps 0.25 lc rgb '#9ecae1' "
+            "title 'delay sample', "
+            "'' every ::1 using 1:%u with lines lw 2 lc rgb '#d62728' title 'bound D', "
+            "'' every ::1 using 1:($%u*%.10g) with lines lw 1 dt 2 lc rgb '#ff7f0e' "
+            "title 'target (1-eps) D', "
+            "'' every ::1 using 1:%u axes x1y2 with steps lw 1.5 lc rgb '#2ca02c' "
+            "title 'priority'",
+            3 * c->bound, c->c.name, role(c), qc_mc_policy_name(p->policy), pl->path, col,
+            col + 1, col + 1, 1 - p->adm.epsilon, col + 2);
     }
-    if (rc == 0) {
-        size_t off = (size_t)snprintf(body, bn,
-                                      "set datafile separator ','\nset datafile missing ''\n"
-                                      "set key below horizontal\nset xlabel 'time (s)'\n"
-                                      "set ylabel 'weight in the discipline'\nset logscale y\n"
-                                      "plot ");
-        for (unsigned k = 0; k < s->m.n && off < bn; k++)
-            off += (size_t)snprintf(body + off, bn - off,
-                                    "%s'%s' every ::1 using 1:%u with steps lw 1.5 title '%s'",
-                                    k ? ", " : "", path, 2 + 5 * k + 3, s->m.cls[k].c.name);
-        if (qc_plot(dir, "weights", body, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
-    }
-    free(path);
-    free(body);
-    return rc;
-}
-
-/* The page of --report: the plots write_plots draws (none for several
- * policies), then the summary. */
-static int write_report(const char *dir, int argc, char **argv, const qc_mc_run_params *p,
-                        const scenario *s, const qc_mc_run_result *r, const json_t *js,
-                        unsigned npol)
-{
-    char(*names)[96] = malloc((s->m.n + 1) * sizeof *names);
-    const char **ptrs = malloc((s->m.n + 1) * sizeof *ptrs);
-    int rc = names && ptrs ? 0 : QC_EXIT_FAIL;
-    size_t n = 0;
-    if (rc == 0 && npol == 1) {
-        if (qc_plot_available())
-            rc = write_plots(dir, p, s, r);
-        for (unsigned k = 0; k < s->m.n; k++)
-            if (!s->m.cls[k].c.best_effort)
-                snprintf(names[n++], sizeof names[0], "class_%s", s->m.cls[k].c.name);
-        snprintf(names[n++], sizeof names[0], "weights");
-    }
-    for (size_t i = 0; i < n; i++)
-        ptrs[i] = names[i];
-    if (rc == 0)
-        rc = cli_report_write(dir, "sim admission", argc, argv, js, ptrs, n);
-    else if (!names || !ptrs)
+    if (rc != 0)
+        return rc;
+    size_t bn = 256;
+    for (unsigned k = 0; k < s->m.n; k++)
+        bn += strlen(pl->path) + strlen(s->m.cls[k].c.name) + 64;
+    char *body = malloc(bn);
+    if (body == NULL) {
         cli_error("out of memory");
-    free(names);
-    free(ptrs);
+        return QC_EXIT_FAIL;
+    }
+    size_t off = (size_t)snprintf(body, bn,
+                                  "set datafile separator ','\nset datafile missing ''\n"
+                                  "set key below horizontal\nset xlabel 'time (s)'\n"
+                                  "set ylabel 'weight in the discipline'\nset logscale y\n"
+                                  "plot ");
+    for (unsigned k = 0; k < s->m.n; k++)
+        off += (size_t)snprintf(body + off, bn - off,
+                                "%s'%s' every ::1 using 1:%u with steps lw 1.5 title '%s'",
+                                k ? ", " : "", pl->path, 2 + 5 * k + 3, s->m.cls[k].c.name);
+    rc = cli_plots_draw(pl, "weights", "%s", body);
+    free(body);
     return rc;
 }
 
@@ -451,9 +418,10 @@ static int write_report(const char *dir, int argc, char **argv, const qc_mc_run_
  * here) and the policies to run. */
 typedef struct adm_cli {
     qc_mc_run_params p;
-    const char *scen, *pol, *disc, *output, *series, *plot, *report;
+    const char *scen, *pol, *disc;
+    cli_outputs out; /* --json, --output, --series, --plot, --report */
     double eps, alpha, horizon, warm, win;
-    int json, quiet;
+    int quiet;
     scenario s;
     qc_mc_policy pols[7];
     unsigned npol;
@@ -467,7 +435,7 @@ static int adm_validate(void *ctx)
     adm_cli *q = ctx;
     qc_mc_run_params *p = &q->p;
     int rc;
-    if (q->report && (rc = cli_report_prepare(q->report)) != 0)
+    if (q->out.report && (rc = cli_report_prepare(q->out.report)) != 0)
         return rc;
     if (!q->scen) {
         cli_error("sim admission: --scenario is required (see 'qctl sim admission --help')");
@@ -480,7 +448,7 @@ static int adm_validate(void *ctx)
                                             QC_POL_AIMD};
         memcpy(q->pols, all, sizeof all);
         q->npol = 7;
-        if (q->series || q->plot) {
+        if (q->out.series || q->out.plot) {
             cli_error("--policy all: --series and --plot need a single policy");
             return QC_EXIT_USAGE;
         }
@@ -523,7 +491,7 @@ static int adm_validate(void *ctx)
     p->warmup = !isnan(q->warm) ? q->warm : !isnan(q->s.m.warmup) ? q->s.m.warmup : p->horizon / 10;
     p->window = !isnan(q->win) ? q->win : !isnan(q->s.m.window) ? q->s.m.window : (p->horizon - p->warmup) / 20;
     qc_mc_scenario_apply(&q->s.m, p);
-    p->series = q->series != NULL || q->plot != NULL || (q->report != NULL && q->npol == 1);
+    p->series = q->out.series != NULL || q->out.plot != NULL || (q->out.report != NULL && q->npol == 1);
 
     /* the effective values, for --check */
     q->disc = dname;
@@ -535,70 +503,68 @@ static int adm_validate(void *ctx)
     return 0;
 }
 
-static int adm_run(adm_cli *a, int argc, char **argv)
+static int adm_run(void *ctx, int argc, char **argv)
 {
-    qc_mc_run_params p = a->p;
+    adm_cli *a = ctx;
     const scenario *sc = &a->s;
-    const char *scen = a->scen, *output = a->output, *series = a->series, *plot = a->plot,
-               *report = a->report;
-    const qc_mc_policy *pols = a->pols;
-    unsigned npol = a->npol;
-    int json = a->json, quiet = a->quiet, rc = 0;
-    cli_progress prog;
-    cli_progress_init(&prog, "sim admission", quiet);
-    p.progress = cli_progress_update;
-    p.progress_ctx = &prog;
-    qc_mc_run_result res[7];
-    memset(res, 0, sizeof res);
-    qc_err err = {0};
-    for (unsigned i = 0; i < npol && rc == 0; i++) {
-        qc_mc_run_params q = p;
-        q.policy = pols[i];
-        if ((rc = qc_mc_run(&q, &res[i], &err)) != 0) {
-            cli_progress_done(&prog);
-            cli_error("%s: %s", scen, err.msg);
-            rc = cli_exit_code(rc);
-        }
+    /* the policies one after the other, on the same random numbers */
+    adm_out j = {.p = a->p, .s = sc, .pols = a->pols, .npol = a->npol};
+    cli_run run;
+    cli_run_begin(&run, a->scen, "sim admission", a->quiet, NULL, NULL);
+    int lrc = 0;
+    for (unsigned i = 0; i < j.npol && lrc == 0; i++) {
+        qc_mc_run_params q = j.p;
+        q.policy = j.pols[i];
+        q.progress = cli_progress_update;
+        q.progress_ctx = &run.prog;
+        lrc = qc_mc_run(&q, &j.r[i], &run.err);
     }
-    cli_progress_done(&prog);
+    int rc = cli_run_end(&run, lrc);
+    /* the page of --report: the plots of one policy (none for several) */
+    char(*names)[96] = malloc((sc->m.n + 1) * sizeof *names);
+    const char **ptrs = malloc((sc->m.n + 1) * sizeof *ptrs);
+    size_t n = 0;
+    if (rc == 0 && (!names || !ptrs)) {
+        cli_error("out of memory");
+        rc = QC_EXIT_FAIL;
+    }
+    for (unsigned k = 0; rc == 0 && j.npol == 1 && k <= sc->m.n; k++) {
+        if (k == sc->m.n)
+            snprintf(names[n], sizeof names[0], "weights");
+        else if (!sc->m.cls[k].c.best_effort)
+            snprintf(names[n], sizeof names[0], "class_%s", sc->m.cls[k].c.name);
+        else
+            continue;
+        ptrs[n] = names[n];
+        n++;
+    }
     if (rc == 0) {
-        p.policy = pols[0];
-        json_t *js = summary_json(&p, sc, res, pols, npol, cli_elapsed(&prog));
-        if (json) {
-            if (qc_json_write(js, NULL, &err) != 0) {
-                cli_error("%s", err.msg);
-                rc = QC_EXIT_FAIL;
-            }
-        } else if (npol == 1) {
-            print_one(&p, sc, &res[0]);
-        } else {
-            print_table(&p, sc, res, pols, npol);
-        }
-        if (rc == 0 && output && qc_json_write(js, output, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
-        if (rc == 0 && series)
-            rc = write_series(series, sc, &res[0]);
-        if (rc == 0 && plot)
-            rc = write_plots(plot, &p, sc, &res[0]);
-        if (rc == 0 && report)
-            rc = write_report(report, argc, argv, &p, sc, &res[0], js, npol);
-        json_decref(js);
+        j.p.policy = j.pols[0];
+        cli_result r = {summary_json(&j.p, sc, j.r, j.pols, j.npol, run.elapsed),
+                        &j,
+                        adm_table,
+                        NULL,
+                        series_rows,
+                        j.npol == 1 ? adm_plots : NULL,
+                        ptrs,
+                        n};
+        rc = cli_result_write(&a->out, &r, argc, argv);
     }
-    for (unsigned i = 0; i < npol; i++)
-        qc_mc_run_result_free(&res[i]);
+    free(names);
+    free(ptrs);
+    for (unsigned i = 0; i < j.npol; i++)
+        qc_mc_run_result_free(&j.r[i]);
     return rc;
 }
 
 int cmd_sim_admission(int argc, char **argv)
 {
-    adm_cli q = {.pol = "autonomic",
+    adm_cli q = {.out.cmd = "sim admission", .pol = "autonomic",
                  .eps = NAN, .alpha = NAN, .horizon = NAN, .warm = NAN, .win = NAN};
     qc_mc_run_params *p = &q.p;
     qc_mc_run_params_init(p);
     p->jobs = cli_jobs_default();
-    int help = 0, first = 0;
+    int help = 0;
     const cli_flag flags[] = {
         {"scenario", CLI_STR, &q.scen, .path = CLI_PATH_IN_NONEMPTY, .arg = "FILE",
          .help = "the classes (JSON; see docs/admission.md)"},
@@ -629,27 +595,24 @@ int cmd_sim_admission(int argc, char **argv)
         {"seed", CLI_U64, &p->seed, .arg = "S", .help = "seed of every random stream (default 1)"},
         {"confidence", CLI_DOUBLE, &p->level, .arg = "L",
          .help = "confidence level (default 0.95)"},
-        {"json", CLI_BOOL, &q.json, .help = "print the summary as JSON"},
-        {"output", CLI_STR, &q.output, .path = CLI_PATH_OUT, .arg = "FILE",
+        {"json", CLI_BOOL, &q.out.json, .help = "print the summary as JSON"},
+        {"output", CLI_STR, &q.out.output, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "also write the JSON summary to FILE"},
-        {"series", CLI_STR, &q.series, .path = CLI_PATH_OUT, .arg = "FILE",
+        {"series", CLI_STR, &q.out.series, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "replication 1 per busy cycle with a sample: each class's\ndelay sample, bound, "
                  "priority, weight and state (CSV)"},
-        {"plot", CLI_STR, &q.plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+        {"plot", CLI_STR, &q.out.plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
          .help = "each bounded class's delay, bound and priority over\nbusy cycles, as SVG and "
                  "PNG (needs gnuplot)"},
-        {"report", CLI_STR, &q.report, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+        {"report", CLI_STR, &q.out.report, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
          .help = "write DIR/index.html: the scenario, the results tables and\n(one policy) the "
                  "plots of --plot, in one page"},
         {"quiet", CLI_BOOL, &q.quiet, .help = "no progress line"},
         CLI_ROWS_CONFIG_CHECK(&q, adm_validate),
         {"help", CLI_HELP, &help, .help = "this text"},
         {0}};
-    int rc = cli_flags_parse("sim admission", flags, argc, argv, &first, NULL);
-    if (rc == CLI_DONE_HELP)
-        cli_flags_usage(stdout, "qctl sim admission --scenario FILE [options]", about, flags);
-    if (rc == 0)
-        rc = adm_run(&q, argc, argv);
+    int rc = cli_command_main("sim admission", "qctl sim admission --scenario FILE [options]",
+                              about, flags, NULL, adm_run, &q, argc, argv);
     scenario_free(&q.s);
-    return rc < 0 ? 0 : rc;
+    return rc;
 }

@@ -16,6 +16,7 @@
 #include "qctl/output.h"
 #include "qctl/stats.h"
 #include "report_cli.h"
+#include "result.h"
 
 static const char about[] =
     "Simulates a closed population of users on a server whose MaxUsers (the\n"
@@ -43,105 +44,72 @@ static int parse_dist(const char *flag, const char *s, qc_dist *d)
     return 0;
 }
 
-/* A number, or an empty field when there is none (never "nan"). */
-static void put_num(FILE *fp, double v, const char *sep)
-{
-    if (isfinite(v))
-        fprintf(fp, "%.10g%s", v, sep);
-    else
-        fputs(sep, fp);
-}
+/* What the outputs are made of. */
+typedef struct mu_out {
+    const qc_mu_run_params *p;
+    const qc_mu_run_result *r;
+    const struct reps_stats *st;
+    const char *ctl;
+} mu_out;
 
 /* One row per sample instant k = 0 .. n (qctl/maxusers.h): maxusers is
  * u(k), set at `time` and in force over (time, time + interval]; the
  * measurements are y(k), taken at `time` (RIS averaged over the interval
  * that ends there). So row k's RIS answers row k-1's MaxUsers, which is
  * the pairing y(k+1) = a y(k) + b u(k) that `qctl sysid` fits. */
-static int write_series(const char *path, const qc_mu_run_params *p, const qc_mu_run_result *r)
+static void series_rows(FILE *fp, const void *ctx)
 {
-    qc_err err = {0};
-    qc_ofile f;
-    if (qc_ofile_open(&f, path, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    fprintf(f.fp, "# qctl sim maxusers: one row per sample instant k (time = k x %g s). maxusers is "
-                  "u(k), set at time and in force until time + %g; the other columns are "
-                  "measured at time (RIS, throughput and response over the interval ending "
-                  "there).\n",
+    const qc_mu_run_params *p = ((const mu_out *)ctx)->p;
+    const qc_mu_run_result *r = ((const mu_out *)ctx)->r;
+    fprintf(fp, "# qctl sim maxusers: one row per sample instant k (time = k x %g s). maxusers is "
+                "u(k), set at time and in force until time + %g; the other columns are "
+                "measured at time (RIS, throughput and response over the interval ending "
+                "there).\n",
             p->plant.interval, p->plant.interval);
-    fprintf(f.fp, "# ris_logged_bound=%.10g (the most the logged RIS can read: its closed form "
-                  "at the largest RIS the plant can hold)\n",
+    fprintf(fp, "# ris_logged_bound=%.10g (the most the logged RIS can read: its closed form "
+                "at the largest RIS the plant can hold)\n",
             r->logged_bound);
-    fprintf(f.fp, "time,reference,maxusers,ris,ris_now,ris_logged,throughput,response,"
-                  "connected,waiting\n");
+    fprintf(fp, "time,reference,maxusers,ris,ris_now,ris_logged,throughput,response,"
+                "connected,waiting\n");
     double dt = p->plant.interval;
     for (size_t k = 0; k <= r->n; k++) {
         const qc_maxusers_sample *y = k ? &r->samples[k - 1] : &r->initial;
         double u = k < r->n ? r->samples[k].maxusers : r->u_next;
         double ref = p->closed_loop ? qc_sched_at(p->ref, p->nref, (double)k * dt) : NAN;
-        fprintf(f.fp, "%.10g,", (double)k * dt);
-        put_num(f.fp, ref, ",");
-        put_num(f.fp, u, ",");
-        put_num(f.fp, y->ris, ",");
-        put_num(f.fp, y->ris_now, ",");
-        put_num(f.fp, y->ris_logged, ",");
-        put_num(f.fp, y->throughput, ",");
-        put_num(f.fp, y->completed ? y->response : NAN, ",");
-        put_num(f.fp, y->connected, ",");
-        put_num(f.fp, y->waiting, "\n");
+        fprintf(fp, "%.10g,", (double)k * dt);
+        cli_csv_num(fp, ref, ",");
+        cli_csv_num(fp, u, ",");
+        cli_csv_num(fp, y->ris, ",");
+        cli_csv_num(fp, y->ris_now, ",");
+        cli_csv_num(fp, y->ris_logged, ",");
+        cli_csv_num(fp, y->throughput, ",");
+        cli_csv_num(fp, y->completed ? y->response : NAN, ",");
+        cli_csv_num(fp, y->connected, ",");
+        cli_csv_num(fp, y->waiting, "\n");
     }
-    if (qc_ofile_commit(&f, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    return 0;
 }
 
-static int write_plots(const char *dir, const qc_mu_run_params *p, const qc_mu_run_result *r)
+static int mu_plots(cli_plots *pl, const void *ctx)
 {
-    qc_err err = {0};
-    if (!qc_plot_available()) {
-        fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
-        return 0;
-    }
-    if (qc_mkdir_p(dir, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    size_t n = strlen(dir) + 64;
-    char *path = malloc(n), *body = malloc(2 * n + 1024);
-    int rc = path && body ? 0 : QC_EXIT_FAIL;
-    if (rc == 0) {
-        snprintf(path, n, "%s/maxusers.csv", dir);
-        rc = write_series(path, p, r);
-    }
-    if (rc == 0) {
-        snprintf(body, 2 * n + 1024,
-                 "set datafile separator ','\nset key below horizontal\nset xlabel 'time (s)'\n"
-                 "set ylabel 'RPCs in server (RIS)'\n"
-                 "plot '%s' every ::1 using 1:4 with lines lw 1.5 title 'RIS (true)', "
-                 "'' every ::1 using 1:6 with lines lw 1 dt 2 title 'RIS (logged)'%s",
-                 path, p->closed_loop ? ", '' every ::1 using 1:2 with steps lw 2 lc rgb 'black' title 'reference'" : "");
-        if (qc_plot(dir, "ris", body, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
-    }
-    if (rc == 0) {
-        snprintf(body, 2 * n + 1024,
-                 "set datafile separator ','\nset key below horizontal\nset xlabel 'time (s)'\n"
-                 "set ylabel 'users'\n"
-                 "plot '%s' every ::1 using 1:3 with steps lw 1.5 title 'MaxUsers', "
-                 "'' every ::1 using 1:9 with lines lw 1 title 'connected'",
-                 path);
-        if (qc_plot(dir, "maxusers", body, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
-    }
-    free(path);
-    free(body);
+    const qc_mu_run_params *p = ((const mu_out *)ctx)->p;
+    int rc = cli_plots_data(pl, "maxusers.csv", series_rows, ctx);
+    if (rc == 0)
+        rc = cli_plots_draw(pl, "ris",
+                            "set datafile separator ','\nset key below horizontal\nset xlabel "
+                            "'time (s)'\nset ylabel 'RPCs in server (RIS)'\n"
+                            "plot '%s' every ::1 using 1:4 with lines lw 1.5 title 'RIS (true)', "
+                            "'' every ::1 using 1:6 with lines lw 1 dt 2 title 'RIS (logged)'%s",
+                            pl->path,
+                            p->closed_loop ? ", '' every ::1 using 1:2 with steps lw 2 lc rgb "
+                                             "'black' title 'reference'"
+                                           : "");
+    if (rc == 0)
+        rc = cli_plots_draw(pl, "maxusers",
+                            "set datafile separator ','\nset key below horizontal\nset xlabel "
+                            "'time (s)'\nset ylabel 'users'\n"
+                            "plot '%s' every ::1 using 1:3 with steps lw 1.5 title 'MaxUsers', "
+                            "'' every ::1 using 1:9 with lines lw 1 title 'connected'",
+                            pl->path);
     return rc;
 }
 
@@ -335,9 +303,10 @@ static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r,
  * schedules and distributions, owned here), and which were given. */
 typedef struct mu_cli {
     qc_mu_run_params p;
-    const char *spec[5], *ref, *mu, *series, *plot, *report, *sensor_model;
+    const char *spec[5], *ref, *mu, *sensor_model;
+    cli_outputs out; /* --json, --series, --plot, --report */
     double ki, kp, kaw, umax, level;
-    int json, quiet, ctl, aw;
+    int quiet, ctl, aw;
     unsigned reps, jobs;
     qc_sched_point refs[64], mus[64];
     size_t nref, nmu;
@@ -409,7 +378,7 @@ static int mu_validate(void *ctx)
     }
     if (q->sensor_model && (rc = sensor_model(p, q->sensor_model)) != 0)
         return rc;
-    if (q->report && (rc = cli_report_prepare(q->report)) != 0)
+    if (q->out.report && (rc = cli_report_prepare(q->out.report)) != 0)
         return rc;
     p->closed_loop = q->ctl != 2;
     if (q->ctl == 0)
@@ -455,25 +424,84 @@ static int mu_validate(void *ctx)
     return 0;
 }
 
-static int mu_run(mu_cli *q, int argc, char **argv)
+static void reps_stats_free(reps_stats *st)
 {
-    qc_mu_run_params p = q->p;
-    const char *ctl = ctl_names[q->ctl], *series = q->series, *plot = q->plot,
-               *report = q->report;
-    size_t nref = q->nref;
-    const qc_sched_point *refs = q->refs;
-    unsigned reps = q->reps, jobs = q->jobs;
-    double level = q->level;
-    int json = q->json, rc = 0;
+    free(st->settling);
+    free(st->overshoot);
+    free(st->sse);
+    free(st->sat);
+    free(st->held);
+}
+
+/* The table: each step's settling, overshoot and steady-state error
+ * (with intervals over replications), saturation and throughput. */
+static void mu_table(const void *ctx)
+{
+    const mu_out *q = ctx;
+    const qc_mu_run_params *p = q->p;
+    const qc_mu_run_result *r = q->r;
+    const reps_stats *st = q->st;
+    const unsigned reps = st->reps;
+    const double level = st->level;
+    printf("MaxUsers server: %u users, %u threads, interval %g s, %s control", p->plant.population,
+           p->plant.threads, p->plant.interval, q->ctl);
+    if (reps > 1)
+        printf(", %u replications (+- %g%% confidence half-widths)", reps, 100 * level);
+    printf("\n");
+    for (size_t i = 0; i < st->nsteps; i++) {
+        const qc_mu_step_metrics *m = &r->steps[i];
+        const double *se = st->settling + i * reps, *ov = st->overshoot + i * reps,
+                     *ss = st->sse + i * reps;
+        char a[128], b[128], e3[128];
+        size_t settled = ci_text(se, reps, level, 1, "%.4g", a, sizeof a);
+        ci_text(ov, reps, level, 1, "%.1f", b, sizeof b);
+        ci_text(ss, reps, level, 100, "%+.2f", e3, sizeof e3);
+        printf("  step to %-8g at t=%-8g ", m->r, m->t_start);
+        if (settled == reps)
+            printf("settling %s s", a);
+        else if (settled == 0)
+            printf("never settles (not within %g%% of the reference to the end)",
+                   100 * (p->band > 0 ? p->band : 0.1));
+        else
+            printf("settles in %zu of %u replications (%s s when it does)", settled, reps, a);
+        if (count_finite(ov, reps) > 0)
+            printf("  overshoot %s%%", b);
+        else
+            printf("  overshoot: no step (starts at the reference)");
+        printf("  steady-state error %s%%", e3);
+        if (p->closed_loop && st->unreachable[i])
+            printf("  UNREACHABLE on the logged sensor (%g > %g)", st->ref_m[i], st->bound);
+        printf("\n");
+    }
+    char a[128], b[128];
+    ci_text(st->sat, reps, level, 100, "%.1f", a, sizeof a);
+    ci_text(st->held, reps, level, 100, "%.1f", b, sizeof b);
+    printf("  MaxUsers saturated %s%% of intervals, held by the demand hold %s%%; "
+           "throughput %.4g RPC/s; ",
+           a, b, r->throughput);
+    if (isfinite(r->response_mean) && isfinite(r->response_p95))
+        printf("response mean %.4g s, p95 %.4g s", r->response_mean, r->response_p95);
+    else
+        printf("no RPC completed: no response time");
+    printf("%s\n", reps > 1 ? " (throughput and response: first replication)" : "");
+}
+
+static int mu_run(void *ctx, int argc, char **argv)
+{
+    mu_cli *q = ctx;
+    static const char *const names[] = {"ris", "maxusers"};
+    const qc_mu_run_params *p = &q->p;
+    const unsigned reps = q->reps;
+    int rc = 0;
     reps_stats st;
     memset(&st, 0, sizeof st);
     st.reps = reps;
-    st.level = level;
-    st.bound = qc_mu_logged_bound(&p.plant);
-    double sg = p.sensor_gain > 0 ? p.sensor_gain : 1;
-    for (size_t i = 0; i < nref && p.closed_loop && rc == 0; i++) {
-        st.ref_m[i] = p.sensor_offset + sg * refs[i].v;
-        if (p.sensor == QC_SENSOR_LOGGED && !(st.ref_m[i] < st.bound)) {
+    st.level = q->level;
+    st.bound = qc_mu_logged_bound(&p->plant);
+    double sg = p->sensor_gain > 0 ? p->sensor_gain : 1;
+    for (size_t i = 0; i < q->nref && p->closed_loop; i++) {
+        st.ref_m[i] = p->sensor_offset + sg * q->refs[i].v;
+        if (p->sensor == QC_SENSOR_LOGGED && !(st.ref_m[i] < st.bound)) {
             st.unreachable[i] = 1;
             fprintf(stderr,
                     "qctl: warning: --reference %g is %g on the logged sensor, which cannot read "
@@ -481,116 +509,47 @@ static int mu_run(mu_cli *q, int argc, char **argv)
                     "unreachable; the "
                     "controller will raise MaxUsers until it no longer binds, and the true RIS "
                     "will be far above the reference\n",
-                    refs[i].v, st.ref_m[i], st.bound);
+                    q->refs[i].v, st.ref_m[i], st.bound);
         }
     }
     qc_mu_run_result res;
     memset(&res, 0, sizeof res);
-    qc_err err = {0};
+    size_t nref = q->nref;
     st.settling = malloc((nref + 1) * reps * sizeof(double));
     st.overshoot = malloc((nref + 1) * reps * sizeof(double));
     st.sse = malloc((nref + 1) * reps * sizeof(double));
     st.sat = malloc(reps * sizeof(double));
     st.held = malloc(reps * sizeof(double));
-    if (rc == 0 && (!st.settling || !st.overshoot || !st.sse || !st.sat || !st.held)) {
+    if (!st.settling || !st.overshoot || !st.sse || !st.sat || !st.held) {
         cli_error("out of memory");
         rc = QC_EXIT_FAIL;
     }
-    cli_progress prog; /* by replication: each is one run of the loop */
-    cli_progress_init(&prog, "sim maxusers", q->quiet);
+    /* the progress goes by replication: each is one run of the loop */
     mu_each_ctx ec = {&st, &res};
     unsigned failed = 0;
-    if (rc == 0 && (rc = qc_mu_run_reps(&p, reps, jobs, mu_each, &ec, cli_progress_update, &prog,
-                                        &failed, &err)) != 0) {
-        cli_progress_done(&prog);
-        cli_error("sim maxusers: replication %u: %s", failed, err.msg);
-        rc = cli_exit_code(rc);
+    cli_run run;
+    cli_run_begin(&run, "sim maxusers", NULL, q->quiet, NULL, NULL);
+    if (rc == 0) {
+        int lrc = qc_mu_run_reps(p, reps, q->jobs, mu_each, &ec, cli_progress_update, &run.prog,
+                                 &failed, &run.err);
+        if (lrc != 0)
+            qc_err_prefix(&run.err, "replication %u", failed);
+        rc = cli_run_end(&run, lrc);
     }
-    cli_progress_done(&prog);
-    if (rc != 0) {
-        qc_mu_run_result_free(&res);
-        free(st.settling);
-        free(st.overshoot);
-        free(st.sse);
-        free(st.sat);
-        free(st.held);
-        return rc;
-    }
-    if (json) {
-        json_t *js = summary(&p, &res, &st, ctl);
-        if (qc_json_write(js, NULL, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
-        json_decref(js);
-    } else {
-        printf("MaxUsers server: %u users, %u threads, interval %g s, %s control", p.plant.population,
-               p.plant.threads, p.plant.interval, ctl);
-        if (reps > 1)
-            printf(", %u replications (+- %g%% confidence half-widths)", reps, 100 * level);
-        printf("\n");
-        for (size_t i = 0; i < st.nsteps; i++) {
-            const qc_mu_step_metrics *m = &res.steps[i];
-            const double *se = st.settling + i * reps, *ov = st.overshoot + i * reps,
-                         *ss = st.sse + i * reps;
-            char a[128], b[128], e3[128];
-            size_t settled = ci_text(se, reps, level, 1, "%.4g", a, sizeof a);
-            ci_text(ov, reps, level, 1, "%.1f", b, sizeof b);
-            ci_text(ss, reps, level, 100, "%+.2f", e3, sizeof e3);
-            printf("  step to %-8g at t=%-8g ", m->r, m->t_start);
-            if (settled == reps)
-                printf("settling %s s", a);
-            else if (settled == 0)
-                printf("never settles (not within %g%% of the reference to the end)",
-                       100 * (p.band > 0 ? p.band : 0.1));
-            else
-                printf("settles in %zu of %u replications (%s s when it does)", settled, reps, a);
-            if (count_finite(ov, reps) > 0)
-                printf("  overshoot %s%%", b);
-            else
-                printf("  overshoot: no step (starts at the reference)");
-            printf("  steady-state error %s%%", e3);
-            if (p.closed_loop && st.unreachable[i])
-                printf("  UNREACHABLE on the logged sensor (%g > %g)", st.ref_m[i], st.bound);
-            printf("\n");
-        }
-        char a[128], b[128];
-        ci_text(st.sat, reps, level, 100, "%.1f", a, sizeof a);
-        ci_text(st.held, reps, level, 100, "%.1f", b, sizeof b);
-        printf("  MaxUsers saturated %s%% of intervals, held by the demand hold %s%%; "
-               "throughput %.4g RPC/s; ",
-               a, b, res.throughput);
-        if (isfinite(res.response_mean) && isfinite(res.response_p95))
-            printf("response mean %.4g s, p95 %.4g s", res.response_mean, res.response_p95);
-        else
-            printf("no RPC completed: no response time");
-        printf("%s\n", reps > 1 ? " (throughput and response: first replication)" : "");
-    }
-    if (rc == 0 && series)
-        rc = write_series(series, &p, &res);
-    if (rc == 0 && plot)
-        rc = write_plots(plot, &p, &res);
-    if (rc == 0 && report) {
-        static const char *const names[] = {"ris", "maxusers"};
-        if (qc_plot_available())
-            rc = write_plots(report, &p, &res);
-        json_t *js = summary(&p, &res, &st, ctl);
-        if (rc == 0)
-            rc = cli_report_write(report, "sim maxusers", argc, argv, js, names, 2);
-        json_decref(js);
+    if (rc == 0) {
+        mu_out out = {p, &res, &st, ctl_names[q->ctl]};
+        cli_result r = {summary(p, &res, &st, out.ctl), &out, mu_table, NULL, series_rows,
+                        mu_plots, names, 2};
+        rc = cli_result_write(&q->out, &r, argc, argv);
     }
     qc_mu_run_result_free(&res);
-    free(st.settling);
-    free(st.overshoot);
-    free(st.sse);
-    free(st.sat);
-    free(st.held);
+    reps_stats_free(&st);
     return rc;
 }
 
 int cmd_sim_maxusers(int argc, char **argv)
 {
-    mu_cli q = {.spec = {"exp:0.2", "exp:2.5", "exp:0.0008333", "exp:0.0016667", "det:30"},
+    mu_cli q = {.out.cmd = "sim maxusers", .spec = {"exp:0.2", "exp:2.5", "exp:0.0008333", "exp:0.0016667", "det:30"},
                 .ref = "325", .mu = "375", .ki = 0.1, .kaw = 1, .umax = NAN, .level = 0.95,
                 .aw = QC_AW_CONDITIONAL, .reps = 1, .jobs = cli_jobs_default()};
     qc_mu_run_params *p = &q.p;
@@ -599,7 +558,7 @@ int cmd_sim_maxusers(int argc, char **argv)
     p->excite_amp = 50;
     p->excite_hold = 3;
     p->sensor_gain = 1;
-    int help = 0, first = 0;
+    int help = 0;
     const cli_flag flags[] = {
         {"", CLI_NOTE, NULL, .help = "Plant:"},
         {"population", CLI_UINT, &p->plant.population, .arg = "M", .help = "users (default 1000)"},
@@ -670,16 +629,16 @@ int cmd_sim_maxusers(int argc, char **argv)
         CLI_ROW_JOBS(&q.jobs),
         {"confidence", CLI_DOUBLE, &q.level, .arg = "L",
          .help = "confidence level of the intervals (default 0.95)"},
-        {"json", CLI_BOOL, &q.json, .help = "print the summary as JSON"},
-        {"series", CLI_STR, &q.series, .path = CLI_PATH_OUT, .arg = "FILE",
+        {"json", CLI_BOOL, &q.out.json, .help = "print the summary as JSON"},
+        {"series", CLI_STR, &q.out.series, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "one row per sample instant k (time = k interval):\ntime,reference,maxusers,ris,"
                  "ris_now,ris_logged,\nthroughput,response,connected,waiting; maxusers is\nu(k), "
                  "set at time and in force until the next row,\nthe rest y(k), measured at time "
                  "(over the interval\nending there); '#' comment lines state it and the\nlogged "
                  "sensor's bound (ris_logged_bound=V)"},
-        {"plot", CLI_STR, &q.plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+        {"plot", CLI_STR, &q.out.plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
          .help = "RIS and reference, and MaxUsers, over time"},
-        {"report", CLI_STR, &q.report, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+        {"report", CLI_STR, &q.out.report, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
          .help = "write DIR/index.html: parameters, summary tables and the\nplots of --plot, in "
                  "one self-contained page"},
         {"quiet", CLI_BOOL, &q.quiet, .help = "no progress line"},
@@ -687,12 +646,9 @@ int cmd_sim_maxusers(int argc, char **argv)
         {"help", CLI_HELP, &help, .help = "this text"},
         {0}};
     q.flags = flags;
-    int rc = cli_flags_parse("sim maxusers", flags, argc, argv, &first, q.given);
-    if (rc == CLI_DONE_HELP)
-        cli_flags_usage(stdout, "qctl sim maxusers [options]", about, flags);
-    if (rc == 0)
-        rc = mu_run(&q, argc, argv);
+    int rc = cli_command_main("sim maxusers", "qctl sim maxusers [options]", about, flags,
+                              q.given, mu_run, &q, argc, argv);
     for (int i = 0; i < 5; i++)
         qc_dist_free(&q.d[i]);
-    return rc < 0 ? 0 : rc;
+    return rc;
 }

@@ -18,6 +18,7 @@
 #include "qctl/output.h"
 #include "qctl/pool.h"
 #include "report_cli.h"
+#include "result.h"
 
 static const char about[] =
     "Simulates K removable servers (OFF, WARMING, ON) under a routing and\n"
@@ -25,8 +26,8 @@ static const char about[] =
 
 typedef struct opts {
     const char *arrival, *service, *warmup;
-    const char *output, *series, *plot, *report;
-    int json, quiet, compare;
+    cli_outputs out; /* --json, --output, --series, --plot, --report */
+    int quiet, compare;
     double series_dt;
     double price;
     double watts[4]; /* busy, idle, warm, off */
@@ -155,46 +156,23 @@ static void print_table(const qc_pool_params *p, const qc_pool_result *r, const 
     }
 }
 
-static void csv_num(FILE *fp, double x, const char *sep)
+static void series_rows(FILE *fp, const void *ctx)
 {
-    if (isfinite(x))
-        fprintf(fp, "%.10g%s", x, sep);
-    else
-        fprintf(fp, "%s", sep);
-}
-
-static int write_series(const char *path, const qc_pool_result *r)
-{
-    qc_err err = {0};
-    qc_ofile f;
-    if (qc_ofile_open(&f, path, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    fprintf(f.fp, "time,jobs,servers_on,servers_warming,servers_busy,arrival_rate,measured_rate\n");
+    const qc_pool_result *r = ctx;
+    fprintf(fp, "time,jobs,servers_on,servers_warming,servers_busy,arrival_rate,measured_rate\n");
     for (size_t i = 0; i < r->series_len; i++) {
         const qc_pool_series_point *s = &r->series[i];
-        fprintf(f.fp, "%.10g,%.10g,%.10g,%.10g,%.10g,", s->t, s->jobs, s->on, s->warming, s->busy);
-        csv_num(f.fp, s->rate, ",");
-        csv_num(f.fp, s->arrivals, "\n");
+        fprintf(fp, "%.10g,%.10g,%.10g,%.10g,%.10g,", s->t, s->jobs, s->on, s->warming, s->busy);
+        cli_csv_num(fp, s->rate, ",");
+        cli_csv_num(fp, s->arrivals, "\n");
     }
-    if (qc_ofile_commit(&f, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    return 0;
 }
 
 /* P(T > t) at the histogram's bucket edges, for the tail plot. */
-static int write_ccdf(const char *path, const qc_hist *h)
+static void ccdf_rows(FILE *fp, const void *ctx)
 {
-    qc_err err = {0};
-    qc_ofile f;
-    if (qc_ofile_open(&f, path, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    fprintf(f.fp, "# time P(T>time)\n");
+    const qc_hist *h = ((const qc_pool_result *)ctx)->response_hist;
+    fprintf(fp, "# time P(T>time)\n");
     uint64_t below = h->zero + h->under;
     for (int i = 0; i < QC_HIST_NBUCKETS && h->total > 0; i++) {
         if (h->count[i] == 0)
@@ -204,13 +182,8 @@ static int write_ccdf(const char *path, const qc_hist *h)
         below += h->count[i];
         double ccdf = 1.0 - (double)below / (double)h->total;
         if (ccdf > 0)
-            fprintf(f.fp, "%.10g %.10g\n", hi, ccdf);
+            fprintf(fp, "%.10g %.10g\n", hi, ccdf);
     }
-    if (qc_ofile_commit(&f, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    return 0;
 }
 
 /* --compare: the same arrivals, service, setup and costs under every
@@ -282,104 +255,81 @@ static void print_comparison(const pool_cmp *c, double level)
     }
 }
 
-/* The average cost of each policy with its interval, the holding part
- * shaded inside it (the rest is power and switching). */
-static int plot_comparison(const char *dir, const pool_cmp *c, char *path, size_t n, char *body,
-                           size_t bn)
+static void comparison_rows(FILE *fp, const void *ctx)
 {
-    qc_err err = {0};
-    qc_ofile f;
-    snprintf(path, n, "%s/policy_comparison.dat", dir);
-    if (qc_ofile_open(&f, path, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    fprintf(f.fp, "# policy average_cost holding_cost ci_low ci_high\n");
+    const pool_cmp *c = ctx;
+    fprintf(fp, "# policy average_cost holding_cost ci_low ci_high\n");
     for (size_t i = 0; i < c->n; i++) {
         const qc_ci *m = c->r[i]->metric;
-        fprintf(f.fp, "%s %.10g %.10g %.10g %.10g\n", qc_pool_policy_name(c->pol[i]),
+        fprintf(fp, "%s %.10g %.10g %.10g %.10g\n", qc_pool_policy_name(c->pol[i]),
                 m[QC_PM_COST].mean, m[QC_PM_HOLDING_COST].mean, m[QC_PM_COST].lo,
                 m[QC_PM_COST].hi);
     }
-    if (qc_ofile_commit(&f, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    snprintf(body, bn,
-             "set style fill solid 0.7 border -1\nset boxwidth 0.6\nset yrange [0:*]\n"
-             "set xrange [-0.6:%zu.6]\nset ylabel 'average cost per unit time'\n"
-             "set key below\n"
-             "plot '%s' using 0:2:xtic(1) with boxes lc rgb '#ff7f0e' "
-             "title 'power and switching', "
-             "'' using 0:3 with boxes lc rgb '#1f77b4' title 'holding', "
-             "'' using 0:2:4:5 with yerrorbars lc rgb 'black' pt 7 ps 0.5 "
-             "title 'average cost (interval)'",
-             c->n - 1, path);
-    if (qc_plot(dir, "policy_comparison", body, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    return 0;
 }
 
-static int write_plots(const char *dir, const qc_pool_result *r, double mean_service,
-                       const pool_cmp *cmp)
+/* What the outputs are made of. */
+typedef struct pool_out {
+    qc_pool_params p;
+    qc_pool_result r;
+    const opts *o;
+    const pool_cmp *cmp;
+    double mean_service;
+} pool_out;
+
+static void pool_table(const void *ctx)
 {
-    qc_err err = {0};
-    if (!qc_plot_available()) {
-        fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
-        return 0;
-    }
-    if (qc_mkdir_p(dir, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    size_t n = strlen(dir) + 64, bn = 2 * n + 1024;
-    char *path = malloc(n), *path2 = malloc(n), *body = malloc(bn);
-    int rc = 0;
-    if (!path || !path2 || !body) {
-        cli_error("out of memory");
-        rc = QC_EXIT_FAIL;
-        goto out;
-    }
-    snprintf(path, n, "%s/pool_series.csv", dir);
-    if ((rc = write_series(path, r)) != 0)
-        goto out;
+    const pool_out *q = ctx;
+    print_table(&q->p, &q->r, q->o);
+    if (q->o->compare)
+        print_comparison(q->cmp, q->p.level);
+}
+
+static void pool_series(FILE *fp, const void *ctx)
+{
+    series_rows(fp, &((const pool_out *)ctx)->r);
+}
+
+static int pool_plots(cli_plots *pl, const void *ctx)
+{
+    const pool_out *q = ctx;
+    int rc = cli_plots_data(pl, "pool_series.csv", series_rows, &q->r);
     /* Demand in servers: lambda(t) E[S] (the measured rate for a trace). */
-    snprintf(body, bn,
-             "set datafile separator ','\nset key below horizontal\nset xlabel 'time (s)'\n"
-             "set ylabel 'servers'\nset y2label 'jobs in system'\nset ytics nomirror\n"
-             "set y2tics\n"
-             "plot '%s' using 1:3 every ::1 with lines lw 2 lc rgb '#1f77b4' title 'servers on', "
-             "'' using 1:4 every ::1 with lines lc rgb '#ff7f0e' title 'servers warming', "
-             "'' using 1:(($6 == $6 ? $6 : $7) * %.10g) every ::1 with lines lc rgb '#2ca02c' "
-             "title 'demand (rate x E[S])', "
-             "'' using 1:2 every ::1 axes x1y2 with lines lc rgb '#999999' title 'jobs'",
-             path, mean_service);
-    if (qc_plot(dir, "servers", body, &err) != 0) {
-        cli_error("%s", err.msg);
-        rc = QC_EXIT_FAIL;
-        goto out;
-    }
-    snprintf(path2, n, "%s/response_time_ccdf.dat", dir);
-    if ((rc = write_ccdf(path2, r->response_hist)) != 0)
-        goto out;
-    snprintf(body, bn,
-             "set xlabel 'response time t (s)'\nset ylabel 'P(T > t)'\nunset key\n"
-             "set logscale y\nset format y '10^{%%L}'\n"
-             "plot '%s' using 1:2 with lines lw 2 lc rgb '#d62728'",
-             path2);
-    if (qc_plot(dir, "response_time_ccdf", body, &err) != 0) {
-        cli_error("%s", err.msg);
-        rc = QC_EXIT_FAIL;
-        goto out;
-    }
-    if (cmp->n > 1)
-        rc = plot_comparison(dir, cmp, path, n, body, bn);
-out:
-    free(path);
-    free(path2);
-    free(body);
+    if (rc == 0)
+        rc = cli_plots_draw(
+            pl, "servers",
+            "set datafile separator ','\nset key below horizontal\nset xlabel 'time (s)'\n"
+            "set ylabel 'servers'\nset y2label 'jobs in system'\nset ytics nomirror\n"
+            "set y2tics\n"
+            "plot '%s' using 1:3 every ::1 with lines lw 2 lc rgb '#1f77b4' title 'servers on', "
+            "'' using 1:4 every ::1 with lines lc rgb '#ff7f0e' title 'servers warming', "
+            "'' using 1:(($6 == $6 ? $6 : $7) * %.10g) every ::1 with lines lc rgb '#2ca02c' "
+            "title 'demand (rate x E[S])', "
+            "'' using 1:2 every ::1 axes x1y2 with lines lc rgb '#999999' title 'jobs'",
+            pl->path, q->mean_service);
+    if (rc == 0)
+        rc = cli_plots_data(pl, "response_time_ccdf.dat", ccdf_rows, &q->r);
+    if (rc == 0)
+        rc = cli_plots_draw(pl, "response_time_ccdf",
+                            "set xlabel 'response time t (s)'\nset ylabel 'P(T > t)'\nunset key\n"
+                            "set logscale y\nset format y '10^{%%L}'\n"
+                            "plot '%s' using 1:2 with lines lw 2 lc rgb '#d62728'",
+                            pl->path);
+    if (rc != 0 || q->cmp->n <= 1)
+        return rc;
+    /* The average cost of each policy with its interval, the holding part
+     * shaded inside it (the rest is power and switching). */
+    rc = cli_plots_data(pl, "policy_comparison.dat", comparison_rows, q->cmp);
+    if (rc == 0)
+        rc = cli_plots_draw(pl, "policy_comparison",
+                            "set style fill solid 0.7 border -1\nset boxwidth 0.6\nset yrange "
+                            "[0:*]\nset xrange [-0.6:%zu.6]\nset ylabel 'average cost per unit "
+                            "time'\nset key below\n"
+                            "plot '%s' using 0:2:xtic(1) with boxes lc rgb '#ff7f0e' "
+                            "title 'power and switching', "
+                            "'' using 0:3 with boxes lc rgb '#1f77b4' title 'holding', "
+                            "'' using 0:2:4:5 with yerrorbars lc rgb 'black' pt 7 ps 0.5 "
+                            "title 'average cost (interval)'",
+                            q->cmp->n - 1, pl->path);
     return rc;
 }
 
@@ -463,7 +413,7 @@ static int pool_validate(void *ctx)
         cli_error("--series-dt: '%g' must be > 0", o->series_dt);
         return QC_EXIT_USAGE;
     }
-    if (o->report && (rc = cli_report_prepare(o->report)) != 0)
+    if (o->out.report && (rc = cli_report_prepare(o->out.report)) != 0)
         return rc;
     if (!have_servers || !o->arrival) {
         cli_error("sim pool: --%s is required (see 'qctl sim pool --help')",
@@ -478,18 +428,10 @@ static int pool_validate(void *ctx)
         cli_error("sim pool: give --customers or --time, not both");
         return QC_EXIT_USAGE;
     }
-    if (strcmp(q->trans, "auto") == 0) {
-        p->transient_mode = QC_POOL_TRANSIENT_AUTO;
-    } else {
-        p->transient_mode = QC_POOL_TRANSIENT_FIXED;
-        if ((rc = cli_double("--warmup", q->trans, &p->transient)) != 0)
-            return rc;
-        if (p->transient < 0 || (p->horizon == 0 && p->transient != floor(p->transient))) {
-            cli_error("--warmup: '%s' must be 'auto' or a non-negative %s", q->trans,
-                      p->horizon == 0 ? "whole number of customers" : "time");
-            return QC_EXIT_USAGE;
-        }
-    }
+    int fixed;
+    if ((rc = cli_warmup_parse(q->trans, 0, p->horizon == 0, &fixed, &p->transient)) != 0)
+        return rc;
+    p->transient_mode = fixed ? QC_POOL_TRANSIENT_FIXED : QC_POOL_TRANSIENT_AUTO;
     p->cost.power[0] = o->watts[0] * o->price;
     p->cost.idle_power = o->watts[1] * o->price;
     p->cost.warm_power = o->watts[2] * o->price;
@@ -513,7 +455,7 @@ static int pool_validate(void *ctx)
     p->warmup = &q->wup;
     if (p->customers == 0 && p->horizon == 0) {
         if (q->arr.kind == QC_ARRIVALS_TRACE) {
-            uint64_t cut = p->transient_mode == QC_POOL_TRANSIENT_FIXED ? (uint64_t)p->transient : 0;
+            uint64_t cut = fixed ? (uint64_t)p->transient : 0;
             if (q->arr.n < cut + 2 * QC_POOL_CHUNKS) {
                 cli_error("--arrival: the trace holds %zu arrivals; at least %llu are needed", q->arr.n,
                           (unsigned long long)(cut + 2 * QC_POOL_CHUNKS));
@@ -524,20 +466,13 @@ static int pool_validate(void *ctx)
             p->customers = 100000;
         }
     }
-    double span = p->horizon > 0 ? p->horizon + (p->transient_mode == QC_POOL_TRANSIENT_FIXED
-                                                       ? p->transient
-                                                       : 0)
-                                    : ((double)p->customers +
-                                       (p->transient_mode == QC_POOL_TRANSIENT_FIXED ? p->transient
-                                                                                     : 0)) /
-                                          qc_arrivals_mean_rate(&q->arr);
+    double warm = fixed ? p->transient : 0;
+    double span = p->horizon > 0 ? p->horizon + warm
+                                 : ((double)p->customers + warm) / qc_arrivals_mean_rate(&q->arr);
     if (q->arr.kind == QC_ARRIVALS_TRACE && q->arr.n > 0)
         span = q->arr.t[q->arr.n - 1];
-    if ((o->series || o->plot || o->report) && o->series_dt == 0)
-        o->series_dt = isfinite(span) && span > 0 ? span / 2000 : 1.0;
-    p->series_dt = (o->series || o->plot || o->report) ? o->series_dt : 0;
-    if (p->series_dt > 0 && (rc = cli_check_series("--series-dt", span, p->series_dt,
-                                                  sizeof(qc_pool_series_point))) != 0)
+    if ((rc = cli_series_bins(&o->out, span, &o->series_dt, &p->series_dt,
+                              sizeof(qc_pool_series_point))) != 0)
         return rc;
     if (p->transient_mode == QC_POOL_TRANSIENT_FIXED &&
         (rc = cli_check_warmup("--warmup", p->transient,
@@ -556,71 +491,38 @@ static int pool_validate(void *ctx)
     return 0;
 }
 
-static int pool_run(pool_cli *q, int argc, char **argv)
+/* The run, then with --compare the other policies. */
+static int pool_run(void *ctx, int argc, char **argv)
 {
-    qc_pool_params p = q->p;
-    opts o = q->o;
-    qc_err err = {0};
-    int rc, out = 0;
-    cli_progress prog;
-    cli_progress_init(&prog, "sim pool", o.quiet);
-    p.progress = cli_progress_update;
-    p.progress_ctx = &prog;
-    qc_pool_result res;
-    rc = qc_pool_run(&p, &res, &err);
-    cli_progress_done(&prog);
-    if (rc != 0) {
-        cli_error("sim pool: %s", err.msg);
-        return cli_exit_code(rc);
-    }
-    double elapsed = cli_elapsed(&prog);
+    pool_cli *q = ctx;
+    static const char *const names[] = {"servers", "response_time_ccdf", "policy_comparison"};
     pool_cmp cmp = {0};
-    if (o.compare && (rc = run_comparison(&p, &res, &cmp, &err)) != 0) {
+    pool_out out = {.p = q->p, .o = &q->o, .cmp = &cmp, .mean_service = qc_dist_mean(&q->svc)};
+    cli_run run;
+    cli_run_begin(&run, "sim pool", NULL, q->o.quiet, &out.p.progress, &out.p.progress_ctx);
+    int rc = cli_run_end(&run, qc_pool_run(&out.p, &out.r, &run.err));
+    if (rc != 0)
+        return rc;
+    qc_err err = {0};
+    if (q->o.compare && (rc = run_comparison(&out.p, &out.r, &cmp, &err)) != 0) {
         cli_error("sim pool: %s", err.msg);
-        out = cli_exit_code(rc);
-        pool_cmp_free(&cmp);
-        qc_pool_result_free(&res);
-        return out;
-    }
-    json_t *js = summary_json(&p, &res, &o, elapsed);
-    if (o.compare)
-        json_object_set_new(js, "comparison", comparison_json(&cmp));
-    if (o.json) {
-        if (qc_json_write(js, NULL, &err) != 0) {
-            cli_error("%s", err.msg);
-            out = QC_EXIT_FAIL;
-        }
+        rc = cli_exit_code(rc);
     } else {
-        print_table(&p, &res, &o);
-        if (o.compare)
-            print_comparison(&cmp, p.level);
+        json_t *js = summary_json(&out.p, &out.r, &q->o, run.elapsed);
+        if (q->o.compare)
+            json_object_set_new(js, "comparison", comparison_json(&cmp));
+        cli_result r = {js,          &out, pool_table, NULL, pool_series, pool_plots,
+                        names, q->o.compare ? 3 : 2};
+        rc = cli_result_write(&q->o.out, &r, argc, argv);
     }
-    if (out == 0 && o.output && qc_json_write(js, o.output, &err) != 0) {
-        cli_error("%s", err.msg);
-        out = QC_EXIT_FAIL;
-    }
-    if (out == 0 && o.series)
-        out = write_series(o.series, &res);
-    if (out == 0 && o.plot)
-        out = write_plots(o.plot, &res, qc_dist_mean(&q->svc), &cmp);
-    if (out == 0 && o.report) {
-        static const char *const names[] = {"servers", "response_time_ccdf",
-                                            "policy_comparison"};
-        if (qc_plot_available())
-            out = write_plots(o.report, &res, qc_dist_mean(&q->svc), &cmp);
-        if (out == 0)
-            out = cli_report_write(o.report, "sim pool", argc, argv, js, names,
-                                   o.compare ? 3 : 2);
-    }
-    json_decref(js);
     pool_cmp_free(&cmp);
-    qc_pool_result_free(&res);
-    return out;
+    qc_pool_result_free(&out.r);
+    return rc;
 }
 
 int cmd_sim_pool(int argc, char **argv)
 {
-    pool_cli q = {.trans = "auto"};
+    pool_cli q = {.trans = "auto", .o.out.cmd = "sim pool"};
     qc_pool_params *p = &q.p;
     opts *o = &q.o;
     qc_pool_params_init(p);
@@ -634,7 +536,7 @@ int cmd_sim_pool(int argc, char **argv)
     char warm_default[64];
     snprintf(warm_default, sizeof warm_default, "exp:%g", QC_POOL_DEFAULT_WARM_RATE);
     o->warmup = warm_default;
-    int help = 0, first = 0;
+    int help = 0;
     /* the old names (aliases) keep one vocabulary: "setup" for a server's
      * start-up time, "warm-up" for the statistical cut */
     const cli_flag flags[] = {
@@ -690,18 +592,18 @@ int cmd_sim_pool(int argc, char **argv)
         {"price", CLI_DOUBLE, &o->price, .arg = "P",
          .help = "cost per watt per unit time (default 1)"},
         {"", CLI_NOTE, NULL, .help = ""},
-        {"json", CLI_BOOL, &o->json, .help = "print the summary as JSON"},
-        {"output", CLI_STR, &o->output, .path = CLI_PATH_OUT, .arg = "FILE",
+        {"json", CLI_BOOL, &o->out.json, .help = "print the summary as JSON"},
+        {"output", CLI_STR, &o->out.output, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "also write the JSON summary to FILE"},
-        {"series", CLI_STR, &o->series, .path = CLI_PATH_OUT, .arg = "FILE",
+        {"series", CLI_STR, &o->out.series, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "write jobs, servers on and warming and the arrival rate\nover time "
                  "(replication 1) as CSV"},
         {"series-dt", CLI_DOUBLE, &o->series_dt, .arg = "DT",
          .help = "width of a series bin (default: run length / 2000)", .zero_unset = 1},
-        {"plot", CLI_STR, &o->plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+        {"plot", CLI_STR, &o->out.plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
          .help = "draw servers against demand and the response-time tail\ninto DIR as SVG and "
                  "PNG (needs gnuplot)"},
-        {"report", CLI_STR, &o->report, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+        {"report", CLI_STR, &o->out.report, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
          .help = "write DIR/index.html: parameters, summary tables and the\nplots of --plot, in "
                  "one self-contained page"},
         {"compare", CLI_BOOL, &o->compare,
@@ -713,14 +615,10 @@ int cmd_sim_pool(int argc, char **argv)
         {"help", CLI_HELP, &help, .help = "this text"},
         {0}};
     q.flags = flags;
-    int rc = cli_flags_parse("sim pool", flags, argc, argv, &first, q.given);
-    if (rc == CLI_DONE_HELP)
-        cli_flags_usage(stdout, "qctl sim pool --servers K --arrival SPEC [options]", about,
-                        flags);
-    if (rc == 0)
-        rc = pool_run(&q, argc, argv);
+    int rc = cli_command_main("sim pool", "qctl sim pool --servers K --arrival SPEC [options]",
+                              about, flags, q.given, pool_run, &q, argc, argv);
     qc_arrivals_free(&q.arr);
     qc_dist_free(&q.svc);
     qc_dist_free(&q.wup);
-    return rc < 0 ? 0 : rc;
+    return rc;
 }

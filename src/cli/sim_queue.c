@@ -17,6 +17,7 @@
 #include "qctl/output.h"
 #include "qctl/queue.h"
 #include "report_cli.h"
+#include "result.h"
 
 static const char about[] =
     "Simulates an open G/G/c/K queue (FCFS or processor sharing) and prints\n"
@@ -36,8 +37,8 @@ static const char epilogue[] =
 
 typedef struct opts {
     const char *arrival, *service;
-    const char *output, *series, *plot, *report;
-    int json, quiet;
+    cli_outputs out; /* --json, --output, --series, --plot, --report */
+    int quiet;
     double series_dt;
 } opts;
 
@@ -220,131 +221,103 @@ static void print_table(const qc_queue_params *p, const qc_queue_result *r,
                is_percentile(QC_QM_P50) && isnan(ex->value[QC_QM_P50]) ? " (means only)" : "");
 }
 
-static int write_series(const char *path, const qc_queue_result *r)
+/* The run (qc_queue_run on the validated parameters) and what the
+ * outputs are made of. */
+typedef struct queue_out {
+    qc_queue_params p;
+    qc_queue_result r;
+    qc_queue_exact ex;
+    const opts *o;
+} queue_out;
+
+static void queue_table(const void *ctx)
 {
-    qc_err err = {0};
-    qc_ofile f;
-    if (qc_ofile_open(&f, path, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    fprintf(f.fp, "time,mean_number_in_system,number_in_system\n");
-    for (size_t i = 0; i < r->series_len; i++)
-        fprintf(f.fp, "%.10g,%.10g,%u\n", r->series[i].t, r->series[i].mean, r->series[i].n);
-    if (qc_ofile_commit(&f, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    return 0;
+    const queue_out *q = ctx;
+    print_table(&q->p, &q->r, &q->ex, q->o);
 }
 
-static int write_plots(const char *dir, const qc_queue_result *r)
+static int queue_verdict(const void *ctx)
 {
-    qc_err err = {0};
-    if (!qc_plot_available()) {
-        fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
+    const queue_out *q = ctx;
+    if (!q->r.transient)
         return 0;
-    }
-    if (qc_mkdir_p(dir, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    size_t n = strlen(dir) + 64;
-    char *path = malloc(n);
-    char *body = malloc(2 * n + 512);
-    if (!path || !body) {
-        free(path);
-        free(body);
-        cli_error("out of memory");
-        return QC_EXIT_FAIL;
-    }
-    int rc = 0;
-    snprintf(path, n, "%s/number_in_system.csv", dir);
-    rc = write_series(path, r);
-    if (rc == 0) {
-        snprintf(body, 2 * n + 512,
-                 "set datafile separator ','\nset key below horizontal\n"
-                 "set xlabel 'time (s)'\nset ylabel 'number in system'\n"
-                 "plot '%s' using 1:2 every ::1 with lines lw 1 title 'time-average per bin'",
-                 path);
-        if (qc_plot(dir, "number_in_system", body, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
+    cli_error("sim queue: no steady state: %s", q->r.transient_reason);
+    return QC_EXIT_FAIL;
+}
+
+static void series_rows(FILE *fp, const void *ctx)
+{
+    const qc_queue_result *r = &((const queue_out *)ctx)->r;
+    fprintf(fp, "time,mean_number_in_system,number_in_system\n");
+    for (size_t i = 0; i < r->series_len; i++)
+        fprintf(fp, "%.10g,%.10g,%u\n", r->series[i].t, r->series[i].mean, r->series[i].n);
+}
+
+/* Response time: density in equal bins up to the 99.9th percentile (each
+ * histogram bucket spread over the bins it overlaps), and the
+ * complementary CDF, which shows the tail. */
+static void response_rows(FILE *fp, const void *ctx)
+{
+    enum { NBIN = 80 };
+    const qc_hist *h = ((const queue_out *)ctx)->r.response_hist;
+    double top = qc_hist_quantile(h, 0.999), width = top / NBIN;
+    double bins[NBIN] = {0};
+    for (int i = 0; i < QC_HIST_NBUCKETS && width > 0; i++) {
+        if (h->count[i] == 0)
+            continue;
+        double lo, hi;
+        qc_hist_bucket_edges(i, &lo, &hi);
+        /* uniform inside the bucket, so that bins do not alias bucket edges */
+        for (int b = (int)(lo / width); b < NBIN && b * width < hi; b++) {
+            double a = lo > b * width ? lo : b * width;
+            double z = hi < (b + 1) * width ? hi : (b + 1) * width;
+            if (z > a)
+                bins[b] += (double)h->count[i] * (z - a) / (hi - lo);
         }
     }
-    /* Response time: density in equal bins up to the 99.9th percentile
-     * (each histogram bucket assigned by its midpoint), and the
-     * complementary CDF on a log scale, which shows the tail. */
-    snprintf(path, n, "%s/response_time.dat", dir);
-    qc_ofile f;
-    if (rc == 0 && qc_ofile_open(&f, path, &err) == 0) {
-        enum { NBIN = 80 };
-        const qc_hist *h = r->response_hist;
-        double top = qc_hist_quantile(h, 0.999), width = top / NBIN;
-        double bins[NBIN] = {0};
-        for (int i = 0; i < QC_HIST_NBUCKETS && width > 0; i++) {
-            if (h->count[i] == 0)
-                continue;
+    fprintf(fp, "# time density P(T>time)\n");
+    for (int b = 0; b < NBIN; b++) {
+        double t = (b + 0.5) * width;
+        /* P(T > t) from the histogram: 1 - fraction at or below t */
+        uint64_t below = 0;
+        for (int i = 0; i < QC_HIST_NBUCKETS; i++) {
             double lo, hi;
             qc_hist_bucket_edges(i, &lo, &hi);
-            /* spread the bucket over the bins it overlaps (uniform inside
-             * the bucket), so that bins do not alias bucket edges */
-            for (int b = (int)(lo / width); b < NBIN && b * width < hi; b++) {
-                double a = lo > b * width ? lo : b * width;
-                double z = hi < (b + 1) * width ? hi : (b + 1) * width;
-                if (z > a)
-                    bins[b] += (double)h->count[i] * (z - a) / (hi - lo);
-            }
+            if (0.5 * (lo + hi) > t)
+                break;
+            below += h->count[i];
         }
-        fprintf(f.fp, "# time density P(T>time)\n");
-        for (int b = 0; b < NBIN; b++) {
-            double t = (b + 0.5) * width;
-            double ccdf;
-            /* P(T > t) from the histogram: 1 - fraction at or below t */
-            uint64_t below = 0;
-            for (int i = 0; i < QC_HIST_NBUCKETS; i++) {
-                double lo, hi;
-                qc_hist_bucket_edges(i, &lo, &hi);
-                if (0.5 * (lo + hi) > t)
-                    break;
-                below += h->count[i];
-            }
-            below += h->zero + h->under;
-            ccdf = 1.0 - (double)below / (double)h->total;
-            fprintf(f.fp, "%.10g %.10g %.10g\n", t, bins[b] / ((double)h->total * width), ccdf);
-        }
-        if (qc_ofile_commit(&f, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
-    } else if (rc == 0) {
-        cli_error("%s", err.msg);
-        rc = QC_EXIT_FAIL;
+        below += h->zero + h->under;
+        double ccdf = 1.0 - (double)below / (double)h->total;
+        fprintf(fp, "%.10g %.10g %.10g\n", t, bins[b] / ((double)h->total * width), ccdf);
     }
-    if (rc == 0) {
-        snprintf(body, 2 * n + 512,
-                 "set xlabel 'response time (s)'\nset ylabel 'density'\nunset key\n"
-                 "set style fill solid 0.5 border\nset yrange [0:*]\n"
-                 "plot '%s' using 1:2 with boxes lc rgb '#1f77b4'",
-                 path);
-        if (qc_plot(dir, "response_time_hist", body, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
-    }
-    if (rc == 0) {
-        snprintf(body, 2 * n + 512,
-                 "set xlabel 'response time t (s)'\nset ylabel 'P(T > t)'\nunset key\n"
-                 "set logscale y\nset format y '10^{%%L}'\n"
-                 "plot '%s' using 1:($3 > 0 ? $3 : 1/0) with linespoints pt 7 ps 0.4 lc rgb '#d62728'",
-                 path);
-        if (qc_plot(dir, "response_time_ccdf", body, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
-    }
-    free(path);
-    free(body);
+}
+
+static int queue_plots(cli_plots *pl, const void *ctx)
+{
+    int rc = cli_plots_data(pl, "number_in_system.csv", series_rows, ctx);
+    if (rc == 0)
+        rc = cli_plots_draw(pl, "number_in_system",
+                            "set datafile separator ','\nset key below horizontal\n"
+                            "set xlabel 'time (s)'\nset ylabel 'number in system'\n"
+                            "plot '%s' using 1:2 every ::1 with lines lw 1 title "
+                            "'time-average per bin'",
+                            pl->path);
+    if (rc == 0)
+        rc = cli_plots_data(pl, "response_time.dat", response_rows, ctx);
+    if (rc == 0)
+        rc = cli_plots_draw(pl, "response_time_hist",
+                            "set xlabel 'response time (s)'\nset ylabel 'density'\nunset key\n"
+                            "set style fill solid 0.5 border\nset yrange [0:*]\n"
+                            "plot '%s' using 1:2 with boxes lc rgb '#1f77b4'",
+                            pl->path);
+    if (rc == 0)
+        rc = cli_plots_draw(pl, "response_time_ccdf",
+                            "set xlabel 'response time t (s)'\nset ylabel 'P(T > t)'\nunset key\n"
+                            "set logscale y\nset format y '10^{%%L}'\n"
+                            "plot '%s' using 1:($3 > 0 ? $3 : 1/0) with linespoints pt 7 ps "
+                            "0.4 lc rgb '#d62728'",
+                            pl->path);
     return rc;
 }
 
@@ -378,7 +351,7 @@ static int queue_validate(void *ctx)
             return QC_EXIT_USAGE;
         }
     }
-    if (o->report && (rc = cli_report_prepare(o->report)) != 0)
+    if (o->out.report && (rc = cli_report_prepare(o->out.report)) != 0)
         return rc;
     if (!o->arrival || !o->service) {
         cli_error("sim queue: --%s is required (see 'qctl sim queue --help')",
@@ -424,22 +397,14 @@ static int queue_validate(void *ctx)
         cli_error("--time: must be > 0");
         return QC_EXIT_USAGE;
     }
-    if (strcmp(q->warm, "auto") == 0 || strcmp(q->warm, "mser") == 0 || strcmp(q->warm, "mser5") == 0) {
-        p->warmup_mode = QC_WARMUP_MSER5;
-    } else {
-        p->warmup_mode = QC_WARMUP_FIXED;
-        if ((rc = cli_double("--warmup", q->warm, &p->warmup)) != 0)
-            return rc;
-        if (p->warmup < 0 || (p->customers && p->warmup != floor(p->warmup))) {
-            cli_error("--warmup: '%s' must be 'auto' or a non-negative %s", q->warm,
-                      p->customers ? "whole number of customers" : "time");
-            return QC_EXIT_USAGE;
-        }
-        if ((rc = cli_check_warmup("--warmup", p->warmup,
-                                   p->customers ? (double)p->customers : p->horizon,
-                                   p->customers ? "customers" : "s")) != 0)
-            return rc;
-    }
+    int fixed;
+    if ((rc = cli_warmup_parse(q->warm, 1, p->customers != 0, &fixed, &p->warmup)) != 0)
+        return rc;
+    p->warmup_mode = fixed ? QC_WARMUP_FIXED : QC_WARMUP_MSER5;
+    if (fixed && (rc = cli_check_warmup("--warmup", p->warmup,
+                                        p->customers ? (double)p->customers : p->horizon,
+                                        p->customers ? "customers" : "s")) != 0)
+        return rc;
     if (o->series_dt < 0) {
         cli_error("--series-dt: must be > 0");
         return QC_EXIT_USAGE;
@@ -456,86 +421,40 @@ static int queue_validate(void *ctx)
         return QC_EXIT_USAGE;
     }
     p->service = &q->svc;
-    if ((o->series || o->plot || o->report) && o->series_dt == 0) {
-        double span = p->customers ? ((double)p->customers + (p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0)) *
-                                        (1.0 / qc_arrivals_mean_rate(&q->arr))
-                                  : p->horizon + (p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0);
-        o->series_dt = span / 2000;
-    }
-    p->series_dt = (o->series || o->plot || o->report) ? o->series_dt : 0;
-    if (p->series_dt > 0) {
-        double span = p->customers ? ((double)p->customers + (p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0)) /
-                                        qc_arrivals_mean_rate(&q->arr)
-                                  : p->horizon + (p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0);
-        if ((rc = cli_check_series("--series-dt", span, p->series_dt, sizeof(qc_series_point))) != 0)
-            return rc;
-    }
-
-    return 0;
+    /* the simulated time: measured customers (or time) and a fixed warm-up */
+    double warm = fixed ? p->warmup : 0;
+    double span = p->customers ? ((double)p->customers + warm) * (1.0 / qc_arrivals_mean_rate(&q->arr))
+                               : p->horizon + warm;
+    return cli_series_bins(&o->out, span, &o->series_dt, &p->series_dt, sizeof(qc_series_point));
 }
 
-static int queue_run(queue_cli *q, int argc, char **argv)
+static int queue_run(void *ctx, int argc, char **argv)
 {
-    qc_queue_params p = q->p;
-    opts o = q->o;
-    qc_err err = {0};
-    int rc;
-    cli_progress prog;
-    cli_progress_init(&prog, "sim queue", o.quiet);
-    p.progress = cli_progress_update;
-    p.progress_ctx = &prog;
-    qc_queue_result res;
-    rc = qc_queue_run(&p, &res, &err);
-    cli_progress_done(&prog);
-    if (rc != 0) {
-        cli_error("sim queue: %s", err.msg);
-        return cli_exit_code(rc);
-    }
-    qc_queue_exact ex;
-    qc_queue_exact_values(&p, &ex);
-    json_t *js = summary_json(&p, &res, &ex, &o, cli_elapsed(&prog));
-    int out = 0;
-    if (o.json) {
-        if (qc_json_write(js, NULL, &err) != 0) {
-            cli_error("%s", err.msg);
-            out = QC_EXIT_FAIL;
-        }
-    } else {
-        print_table(&p, &res, &ex, &o);
-    }
-    if (out == 0 && res.transient) {
-        cli_error("sim queue: no steady state: %s", res.transient_reason);
-        out = QC_EXIT_FAIL;
-    }
-    if (out == 0 && o.output && qc_json_write(js, o.output, &err) != 0) {
-        cli_error("%s", err.msg);
-        out = QC_EXIT_FAIL;
-    }
-    if (out == 0 && o.series)
-        out = write_series(o.series, &res);
-    if (out == 0 && o.plot)
-        out = write_plots(o.plot, &res);
-    if (out == 0 && o.report) {
-        static const char *const names[] = {"number_in_system", "response_time_hist",
-                                            "response_time_ccdf"};
-        if (qc_plot_available())
-            out = write_plots(o.report, &res);
-        if (out == 0)
-            out = cli_report_write(o.report, "sim queue", argc, argv, js, names, 3);
-    }
-    json_decref(js);
-    qc_queue_result_free(&res);
-    return out;
+    queue_cli *q = ctx;
+    static const char *const names[] = {"number_in_system", "response_time_hist",
+                                        "response_time_ccdf"};
+    queue_out out = {.p = q->p, .o = &q->o};
+    cli_run run;
+    cli_run_begin(&run, "sim queue", NULL, q->o.quiet, &out.p.progress, &out.p.progress_ctx);
+    int rc = cli_run_end(&run, qc_queue_run(&out.p, &out.r, &run.err));
+    if (rc != 0)
+        return rc;
+    qc_queue_exact_values(&out.p, &out.ex);
+    cli_result r = {summary_json(&out.p, &out.r, &out.ex, &q->o, run.elapsed),
+                    &out, queue_table, queue_verdict, series_rows, queue_plots, names, 3};
+    rc = cli_result_write(&q->o.out, &r, argc, argv);
+    qc_queue_result_free(&out.r);
+    return rc;
 }
 
 int cmd_sim_queue(int argc, char **argv)
 {
-    queue_cli q = {.warm = "auto"};
+    queue_cli q = {.warm = "auto", .o.out.cmd = "sim queue"};
     qc_queue_params *p = &q.p;
     opts *o = &q.o;
     qc_queue_params_init(p);
     p->jobs = cli_jobs_default();
-    int help = 0, first = 0;
+    int help = 0;
     const cli_flag flags[] = {
         {"arrival", CLI_STR, &o->arrival, .arg = "SPEC",
          .help = "inter-arrival time distribution (e.g. exp:0.9), or\nsin:MEAN,AMP,PERIOD, "
@@ -571,17 +490,17 @@ int cmd_sim_queue(int argc, char **argv)
         {"seed", CLI_U64, &p->seed, .arg = "S", .help = "seed of every random stream (default 1)"},
         {"confidence", CLI_DOUBLE, &p->level, .arg = "L",
          .help = "confidence level of the intervals (default 0.95)"},
-        {"json", CLI_BOOL, &o->json, .help = "print the summary as JSON"},
-        {"output", CLI_STR, &o->output, .path = CLI_PATH_OUT, .arg = "FILE",
+        {"json", CLI_BOOL, &o->out.json, .help = "print the summary as JSON"},
+        {"output", CLI_STR, &o->out.output, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "also write the JSON summary to FILE"},
-        {"series", CLI_STR, &o->series, .path = CLI_PATH_OUT, .arg = "FILE",
+        {"series", CLI_STR, &o->out.series, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "write number in system over time (replication 1) as CSV"},
         {"series-dt", CLI_DOUBLE, &o->series_dt, .arg = "DT",
          .help = "width of a series bin (default: run length / 2000)", .zero_unset = 1},
-        {"plot", CLI_STR, &o->plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+        {"plot", CLI_STR, &o->out.plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
          .help = "draw number in system and the response-time histogram\ninto DIR as SVG and PNG "
                  "(needs gnuplot)"},
-        {"report", CLI_STR, &o->report, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+        {"report", CLI_STR, &o->out.report, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
          .help = "write DIR/index.html: parameters, summary tables and the\nplots of --plot, in "
                  "one self-contained page"},
         {"quiet", CLI_BOOL, &o->quiet, .help = "no progress line"},
@@ -590,13 +509,9 @@ int cmd_sim_queue(int argc, char **argv)
         {"", CLI_NOTE, NULL, .help = epilogue},
         {0}};
     q.flags = flags;
-    int rc = cli_flags_parse("sim queue", flags, argc, argv, &first, q.given);
-    if (rc == CLI_DONE_HELP)
-        cli_flags_usage(stdout, "qctl sim queue --arrival SPEC --service SPEC [options]", about,
-                        flags);
-    if (rc == 0)
-        rc = queue_run(&q, argc, argv);
+    int rc = cli_command_main("sim queue", "qctl sim queue --arrival SPEC --service SPEC [options]",
+                              about, flags, q.given, queue_run, &q, argc, argv);
     qc_arrivals_free(&q.arr);
     qc_dist_free(&q.svc);
-    return rc < 0 ? 0 : rc;
+    return rc;
 }

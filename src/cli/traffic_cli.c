@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: G&pl-3.0-or-later */
 /* traffic_cli.c: capture loading, summaries and plots shared by `qctl fit`
  * and `qctl gen`. Plots are data files beside gnuplot scripts (qc_plot):
  * densities over histograms (gaps on a log10 axis, where the density of
@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "qctl/output.h"
+#include "result.h"
 #include "traffic_cli.h"
 
 int cli_load_trace(const char *path, const char *labels, int quiet, qc_trace *tr)
@@ -149,41 +150,21 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Opens dir/file for a data file; prints and returns NULL on error. */
-static FILE *open_data(qc_ofile *f, const char *dir, const char *file)
+/* Starts the plots into dir (--report, --plot): 0, CLI_PLOTS_SKIPPED
+ * without gnuplot (a notice printed), or an exit status after a message.
+ * The data files are named in the scripts inside quotes, so a directory
+ * name with a quote is refused. */
+static int plots_open(cli_plots *pl, const char *dir, const char *flag, const char *skipped)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    qc_err err = {0};
-    if (qc_ofile_open(f, path, &err) != 0) {
-        cli_error("%s", err.msg);
-        return NULL;
+    if (strchr(dir, '\'')) {
+        cli_error("%s: a directory name with a quote cannot be given to gnuplot", flag);
+        return QC_EXIT_USAGE;
     }
-    return f->fp;
-}
-
-static int close_data(qc_ofile *f)
-{
-    qc_err err = {0};
-    if (qc_ofile_commit(f, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    return 0;
-}
-
-static int plot(const char *dir, const char *name, const char *body)
-{
-    qc_err err = {0};
-    if (qc_plot(dir, name, body, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    return 0;
+    return cli_plots_open(pl, dir, skipped, 0);
 }
 
 /* Density over histogram and Q-Q plot of one marginal. */
-static int marginal_plots(const char *dir, const char *base, const char *what,
+static int marginal_plots(cli_plots *pl, const char *base, const char *what,
                           const qc_traffic_fits *f, int logx)
 {
     if (f->n < 2 || f->nranked == 0)
@@ -219,7 +200,7 @@ static int marginal_plots(const char *dir, const char *base, const char *what,
     qc_ofile of;
     int rc = 0;
     snprintf(file, sizeof file, "%s_%s.dat", base, what);
-    FILE *fp = open_data(&of, dir, file);
+    FILE *fp = cli_plots_file(pl, &of, file);
     if (fp == NULL) {
         free(x);
         return QC_EXIT_FAIL;
@@ -243,7 +224,7 @@ static int marginal_plots(const char *dir, const char *base, const char *what,
         }
         fprintf(fp, "\n");
     }
-    if ((rc = close_data(&of)) != 0) {
+    if ((rc = cli_file_commit(&of)) != 0) {
         free(x);
         return rc;
     }
@@ -271,24 +252,24 @@ static int marginal_plots(const char *dir, const char *base, const char *what,
                      "set xlabel '%s (%s%s)'\nset ylabel '%s'\n"
                      "set key below horizontal\n%s"
                      "unset grid\nset yrange [0:*]\n"
-                     "plot '%s/%s' index 0 using 1:2 with histeps lw 2 lc rgb '#999999' title 'data'",
+                     "plot '%s' index 0 using 1:2 with histeps lw 2 lc rgb '#999999' title 'data'",
                      what, strcmp(what, "size") == 0 ? "bytes" : "s",
                      logx ? ", log scale" : "",
-                     logx ? "density (per unit of log10 x)" : "density", tics, dir, file);
+                     logx ? "density (per unit of log10 x)" : "density", tics, pl->path);
     for (size_t k = 0; k < top; k++)
         o += snprintf(body + o, sizeof body - (size_t)o,
                       ", '' index 1 using 1:%zu with lines lw 2 title '%s'", k + 2,
                       qc_fit_family_name(f->order[k]));
     char name[512];
     snprintf(name, sizeof name, "%s_%s_density", base, what);
-    if ((rc = plot(dir, name, body)) != 0) {
+    if ((rc = cli_plots_draw(pl, name, "%s", body)) != 0) {
         free(x);
         return rc;
     }
     /* Q-Q of the selected family. */
     const qc_fit_dist *best = &f->r[f->order[0]].dist;
     snprintf(file, sizeof file, "%s_%s_qq.dat", base, what);
-    if ((fp = open_data(&of, dir, file)) == NULL) {
+    if ((fp = cli_plots_file(pl, &of, file)) == NULL) {
         free(x);
         return QC_EXIT_FAIL;
     }
@@ -302,18 +283,18 @@ static int marginal_plots(const char *dir, const char *base, const char *what,
         fprintf(fp, "%.10g %.10g\n", qc_fit_quantile(best, q), x[r]);
     }
     free(x);
-    if ((rc = close_data(&of)) != 0)
+    if ((rc = cli_file_commit(&of)) != 0)
         return rc;
     snprintf(body, sizeof body,
              "set xlabel '%s quantile of %s (%s)'\nset ylabel 'data quantile (%s)'\n"
              "unset key\nunset grid\n%s"
-             "plot '%s/%s' using 1:2 with points pt 7 ps 0.5, x with lines lc rgb '#777777'",
+             "plot '%s' using 1:2 with points pt 7 ps 0.5, x with lines lc rgb '#777777'",
              qc_fit_family_name(best->family), what, strcmp(what, "size") == 0 ? "bytes" : "s",
              strcmp(what, "size") == 0 ? "bytes" : "s",
              logx ? "set logscale xy\nset format x '10^{%L}'\nset format y '10^{%L}'\n" : "",
-             dir, file);
+             pl->path);
     snprintf(name, sizeof name, "%s_%s_qq", base, what);
-    return plot(dir, name, body);
+    return cli_plots_draw(pl, name, "%s", body);
 }
 
 /* The file-name stem of a group's plots: its model file name without
@@ -370,28 +351,24 @@ int cli_fit_report(const char *dir, const char *name, const qc_traffic_model *m,
                    const qc_traffic_report *rep)
 {
     (void)m;
-    if (strchr(dir, '\'')) {
-        cli_error("--report: a directory name with a quote cannot be given to gnuplot");
-        return QC_EXIT_USAGE;
-    }
-    if (!qc_plot_available()) {
-        fprintf(stderr, "qctl: gnuplot not found; --report plots skipped\n");
-        return 0;
-    }
+    cli_plots pl;
+    int rc = plots_open(&pl, dir, "--report", "--report plots");
+    if (rc != 0)
+        return rc == CLI_PLOTS_SKIPPED ? 0 : rc;
     char base[256];
     if (report_base(name, base, sizeof base) != 0)
         return QC_EXIT_FAIL;
-    int rc = marginal_plots(dir, base, "size", &rep->size, 1);
+    rc = marginal_plots(&pl, base, "size", &rep->size, 1);
     if (rc == 0)
-        rc = marginal_plots(dir, base, "gap", &rep->gap, 1);
+        rc = marginal_plots(&pl, base, "gap", &rep->gap, 1);
     if (rc == 0 && rep->off.n >= 2)
-        rc = marginal_plots(dir, base, "off", &rep->off, 1);
+        rc = marginal_plots(&pl, base, "off", &rep->off, 1);
     if (rc != 0 || rep->n < 2)
         return rc;
     char file[512], body[2048], pname[512];
     qc_ofile of;
     snprintf(file, sizeof file, "%s_copula.dat", base);
-    FILE *fp = open_data(&of, dir, file);
+    FILE *fp = cli_plots_file(&pl, &of, file);
     if (fp == NULL)
         return QC_EXIT_FAIL;
     const size_t step = rep->n > 5000 ? rep->n / 5000 : 1;
@@ -403,7 +380,7 @@ int cli_fit_report(const char *dir, const char *name, const qc_traffic_model *m,
      * that the page stays small; the file keeps them all */
     enum { COPULA_SHOWN = 120 };
     const size_t every = rows > COPULA_SHOWN ? (rows + COPULA_SHOWN - 1) / COPULA_SHOWN : 1;
-    if ((rc = close_data(&of)) != 0)
+    if ((rc = cli_file_commit(&of)) != 0)
         return rc;
     /* Two plots, not a multiplot: qc_plot redraws the PNG with 'replot',
      * which repeats only the last plot of a multiplot. */
@@ -414,7 +391,7 @@ int cli_fit_report(const char *dir, const char *name, const qc_traffic_model *m,
              "plot '%s/%s' every %zu using 1:2 with points pt 7 ps 0.5",
              rep->tau_sg, dir, file, every);
     snprintf(pname, sizeof pname, "%s_copula", base);
-    if ((rc = plot(dir, pname, body)) != 0)
+    if ((rc = cli_plots_draw(&pl, pname, "%s", body)) != 0)
         return rc;
     snprintf(body, sizeof body,
              "set size ratio -1\nunset key\nunset grid\nset xrange [0:1]\nset yrange [0:1]\n"
@@ -423,7 +400,7 @@ int cli_fit_report(const char *dir, const char *name, const qc_traffic_model *m,
              "plot '%s/%s' every %zu using 1:3 with points pt 7 ps 0.5",
              rep->tau_ss, dir, file, every);
     snprintf(pname, sizeof pname, "%s_copula_lag1", base);
-    return plot(dir, pname, body);
+    return cli_plots_draw(&pl, pname, "%s", body);
 }
 
 /* The ECDF of x (n values) at up to 400 points, into fp. */
@@ -444,16 +421,12 @@ static void ecdf(FILE *fp, const double *x, size_t n)
 int cli_validation_plots(const char *dir, const qc_traffic_validation *v, const double *real_t,
                          size_t n)
 {
-    if (strchr(dir, '\'')) {
-        cli_error("--plot: a directory name with a quote cannot be given to gnuplot");
-        return QC_EXIT_USAGE;
-    }
-    if (!qc_plot_available()) {
-        fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
-        return 0;
-    }
+    cli_plots pl;
+    int rc = plots_open(&pl, dir, "--plot", "--plot");
+    if (rc != 0)
+        return rc == CLI_PLOTS_SKIPPED ? 0 : rc;
     qc_ofile of;
-    FILE *fp = open_data(&of, dir, "validation.dat");
+    FILE *fp = cli_plots_file(&pl, &of, "validation.dat");
     if (fp == NULL)
         return QC_EXIT_FAIL;
     const qc_traffic_stats *st[3] = {&v->real, &v->gen[0], &v->gen[1]};
@@ -482,8 +455,7 @@ int cli_validation_plots(const char *dir, const qc_traffic_validation *v, const 
         }
         free(g);
     }
-    int rc = close_data(&of);
-    if (rc != 0)
+    if ((rc = cli_file_commit(&of)) != 0)
         return rc;
     char body[2048];
     snprintf(body, sizeof body,
@@ -493,7 +465,7 @@ int cli_validation_plots(const char *dir, const qc_traffic_validation *v, const 
              "'' index 1 with linespoints pt 5 title 'fitted (H %.2f)', "
              "'' index 2 with linespoints pt 9 title 'copula (H %.2f)'",
              v->real.bin, dir, v->real.hurst, v->gen[0].hurst, v->gen[1].hurst);
-    if ((rc = plot(dir, "variance_time", body)) != 0)
+    if ((rc = cli_plots_draw(&pl, "variance_time", "%s", body)) != 0)
         return rc;
     snprintf(body, sizeof body,
              "set xlabel 'lag (bins of %.4g s)'\nset ylabel 'autocorrelation of counts'\n"
@@ -502,12 +474,12 @@ int cli_validation_plots(const char *dir, const qc_traffic_validation *v, const 
              "'' index 4 with linespoints pt 5 title 'fitted', "
              "'' index 5 with linespoints pt 9 title 'copula'",
              v->real.bin, dir);
-    if ((rc = plot(dir, "acf_counts", body)) != 0)
+    if ((rc = cli_plots_draw(&pl, "acf_counts", "%s", body)) != 0)
         return rc;
     snprintf(body, sizeof body,
              "set logscale x\nset format x '10^{%%L}'\nset xlabel 'gap (s)'\nset ylabel 'P(gap <= x)'\nset key below horizontal\n"
              "plot '%s/validation.dat' index 6 with lines lw 2 title 'real', "
              "'' index 7 with lines title 'fitted', '' index 8 with lines title 'copula'",
              dir);
-    return plot(dir, "gap_cdf", body);
+    return cli_plots_draw(&pl, "gap_cdf", "%s", body);
 }
