@@ -143,6 +143,25 @@ QC_HOT int qc_sim_next(qc_sim *s, qc_event *ev)
     return rc;
 }
 
+/* qc_sim_next for a model whose every event comes from sources 0 and 1,
+ * nothing ever scheduled (a single-server open queue: its departures,
+ * then its renewal arrivals): two loads and a compare, no heap and no
+ * qc_event. Returns the source of the event (0 or 1; 0 on a tie, as in
+ * qc_sim_next), the clock at its time, or QC_EEMPTY when both are idle.
+ * Internal to libqctl's models (qc__ prefix). */
+QC_HOT int qc__sim_next2(qc_sim *s)
+{
+    const double t0 = s->src_t[0], t1 = s->src_t[1];
+    const int i = t1 < t0;
+    const double t = i ? t1 : t0;
+    if (!(t < (double)INFINITY))
+        return QC_EEMPTY;
+    s->src_t[i] = (double)INFINITY;
+    s->now = t;
+    s->events++;
+    return i;
+}
+
 QC_API_END
 #ifdef __cplusplus
 }

@@ -46,7 +46,11 @@ enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_TICK = 2 };
 typedef struct chunk {
     uint64_t done;             /* measured customers that departed */
     double sum_resp, sum_wait;
+    /* arrivals and departures are counted at the chunk's ends, from the
+     * run's arrival index and number in system there (chunk_close): not
+     * once per customer on the hot path */
     uint64_t arrivals, blocked, departures;
+    uint64_t a_start, n_start; /* arrival index, number in system at t_start */
     double area_n, area_busy;
     double t_start, t_end;
     qc_hist *hist;
@@ -78,8 +82,14 @@ typedef struct run {
     uint64_t measured_out; /* measured customers still in system */
     uint64_t warm_n;       /* FIXED warm-up in customers (customers run) */
     uint64_t next_bound;   /* measured index where the next chunk starts */
-    uint64_t mark;         /* arrival index at which cur may change next
+    uint64_t chunk_at;     /* arrival index at which cur changes next
                               (customers run; UINT64_MAX: never) */
+    uint64_t progress_at;  /* arrival index of the next progress report and
+                              cancel check (ONE; else UINT64_MAX: the loop
+                              counts events) */
+    uint64_t mark;         /* min(chunk_at, progress_at): one compare per
+                              arrival finds both */
+    double *work_done, work_total; /* progress of the whole run */
     double win_start, win_end;
     int done;
 
@@ -266,7 +276,9 @@ static void run_reset(run *r, unsigned rep)
     r->win_start = r->win_end = 0;
     r->next_bound = 0;
     r->warm_n = p->warmup_mode == QC_WARMUP_FIXED && p->customers ? (uint64_t)p->warmup : 0;
-    r->mark = p->customers ? r->warm_n : UINT64_MAX;
+    r->chunk_at = p->customers ? r->warm_n : UINT64_MAX;
+    r->progress_at = r->one ? PROGRESS_EVERY : UINT64_MAX;
+    r->mark = r->chunk_at < r->progress_at ? r->chunk_at : r->progress_at;
     r->nmax = 0;
     r->series_on = rep == 0 && p->series_dt > 0;
     r->s_next = p->series_dt;
@@ -327,19 +339,34 @@ HOT void advance(run *r, double t, const int ONE)
     r->tlast = t;
 }
 
-/* Makes chunk k the one in force from time t (areas accrued up to t). */
-static void set_chunk(run *r, int k, double t)
+/* Closes chunk ch at time t, where the arrival index is a and n are in
+ * system: its arrivals are the indices since its start, and its
+ * departures what came in (admitted arrivals) less what is still there,
+ * exactly as counting each one would find. */
+static void chunk_close(chunk *ch, double t, uint64_t a, uint64_t n)
+{
+    ch->t_end = t;
+    ch->arrivals = a - ch->a_start;
+    ch->departures = ch->n_start + (ch->arrivals - ch->blocked) - n;
+}
+
+/* Makes chunk k the one in force from time t (areas accrued up to t),
+ * where a is the index of the first arrival that belongs to it. */
+static void set_chunk(run *r, int k, double t, uint64_t a)
 {
     if (r->cur >= 0 && r->cur < QC_QUEUE_CHUNKS)
-        r->chunks[r->cur].t_end = t;
+        chunk_close(&r->chunks[r->cur], t, a, r->st.n);
     if (r->cur < 0)
         r->win_start = t;
     r->cur = k;
     r->in_force = k < QC_QUEUE_CHUNKS ? &r->chunks[k] : &r->sink;
     r->tag = k < QC_QUEUE_CHUNKS ? (uint64_t)(uintptr_t)&r->chunks[k] : NOT_MEASURED;
-    if (k < QC_QUEUE_CHUNKS)
-        r->chunks[k].t_start = t;
-    else {
+    if (k < QC_QUEUE_CHUNKS) {
+        chunk *ch = &r->chunks[k];
+        ch->t_start = t;
+        ch->a_start = a;
+        ch->n_start = r->st.n;
+    } else {
         r->win_end = t;
         if (r->measured_out == 0)
             r->done = 1;
@@ -352,7 +379,6 @@ static void set_chunk(run *r, int k, double t)
  * window closed, else 0. */
 HOT int depart_stats(run *r, const qc__job *c, double t)
 {
-    r->in_force->departures++;
     if (c->tag == NOT_MEASURED)
         return 0;
     chunk *ch = (chunk *)(uintptr_t)c->tag;
@@ -370,36 +396,51 @@ HOT int depart_stats(run *r, const qc__job *c, double t)
 
 /* ---- the event loop ---------------------------------------------------- */
 
-/* Arrival number i (from 0) of a customers run has reached r->mark:
- * the end of a fixed warm-up, a chunk boundary or the end of the window.
- * Moves the chunk in force and sets the next mark. */
-static void arrival_mark(run *r, uint64_t i, double t)
+/* Checks for a cancel and reports progress at time t; QC_ECANCELED. */
+static int progress(run *r, double t)
 {
     const qc_queue_params *p = r->p;
-    uint64_t j = i - r->warm_n;
-    if (j >= p->customers) {
-        if (r->cur < QC_QUEUE_CHUNKS)
-            set_chunk(r, QC_QUEUE_CHUNKS, t);
-        r->mark = UINT64_MAX;
-        return;
+    if (qc_cancel_requested(p->cancel))
+        return QC_ECANCELED;
+    if (p->progress) {
+        double f = p->customers
+                       ? (double)r->arrivals / ((double)p->customers + (double)r->warm_n)
+                       : t / (p->horizon + (p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0));
+        p->progress(p->progress_ctx, (*r->work_done + (f < 1 ? f : 1)) / r->work_total);
     }
-    /* Chunk k holds indices [ceil(k N / C), ceil((k+1) N / C)); the
-     * boundary is computed once per chunk, not once per arrival. */
-    int k = r->cur + 1;
-    set_chunk(r, k, t);
-    r->next_bound = ((uint64_t)(k + 1) * p->customers + QC_QUEUE_CHUNKS - 1) / QC_QUEUE_CHUNKS;
-    r->mark = r->warm_n + r->next_bound;
+    return 0;
 }
 
-/* The chunk an arrival at t belongs to, or NOT_MEASURED (warm-up, after
- * the window). Between marks the answer does not change: one compare. A
- * timed run has no marks; its ticks move the chunks. */
-static inline uint64_t arrival_chunk(run *r, double t)
+/* Arrival number i (from 0) of a customers run has reached r->mark: a
+ * progress report (ONE), or the end of a fixed warm-up, a chunk boundary
+ * or the end of the window, which moves the chunk in force. Sets the next
+ * mark. Returns STOP when the run is over, a negative code on cancel. */
+static int arrival_mark(run *r, uint64_t i, double t)
 {
-    uint64_t i = r->arrivals++;
-    if (i == r->mark)
-        arrival_mark(r, i, t);
-    return r->tag;
+    const qc_queue_params *p = r->p;
+    if (i == r->progress_at) {
+        r->progress_at += PROGRESS_EVERY;
+        int rc = progress(r, t);
+        if (rc != 0)
+            return rc;
+    }
+    if (i == r->chunk_at) {
+        uint64_t j = i - r->warm_n;
+        if (j >= p->customers) {
+            if (r->cur < QC_QUEUE_CHUNKS)
+                set_chunk(r, QC_QUEUE_CHUNKS, t, i);
+            r->chunk_at = UINT64_MAX;
+        } else {
+            /* Chunk k holds indices [ceil(k N / C), ceil((k+1) N / C));
+             * the boundary is computed once per chunk, not per arrival. */
+            int k = r->cur + 1;
+            set_chunk(r, k, t, i);
+            r->next_bound = ((uint64_t)(k + 1) * p->customers + QC_QUEUE_CHUNKS - 1) / QC_QUEUE_CHUNKS;
+            r->chunk_at = r->warm_n + r->next_bound;
+        }
+    }
+    r->mark = r->chunk_at < r->progress_at ? r->chunk_at : r->progress_at;
+    return r->done ? STOP : 0;
 }
 
 HOT int on_arrival(run *r, double t, const int ONE)
@@ -409,13 +450,15 @@ HOT int on_arrival(run *r, double t, const int ONE)
     int rc = !ONE && isinf(next) ? 0 : qc_sim_source_at(&r->sim, ONE ? 1 : r->asrc, next);
     if (rc != 0)
         return rc;
-    uint64_t k = arrival_chunk(r, t);
-    if (r->done)
-        return STOP;
-    chunk *ch = r->in_force; /* chunk k, or the sink when not measured */
-    ch->arrivals++;
+    /* The chunk of this arrival, or NOT_MEASURED (warm-up, after the
+     * window): between marks it does not change, one compare. A timed
+     * run has no chunk marks; its ticks move the chunks. */
+    uint64_t i = r->arrivals++;
+    if (i == r->mark && (rc = arrival_mark(r, i, t)) != 0)
+        return rc;
+    uint64_t k = r->tag;
     if (r->st.n >= r->cap) {
-        ch->blocked++;
+        r->in_force->blocked++; /* chunk k, or the sink when not measured */
         return 0;
     }
     qc__job c = {t, qc_sampler_next(&r->ssvc), k};
@@ -426,18 +469,19 @@ HOT int on_arrival(run *r, double t, const int ONE)
     return rc;
 }
 
-HOT int on_depart(run *r, const qc_event *ev, const int ONE)
+/* ev: the departure event (NULL with ONE, whose one server is known). */
+HOT int on_depart(run *r, const qc_event *ev, double t, const int ONE)
 {
     qc__job j;
     int rc = ONE ? qc__station_fcfs_depart(&r->st, 0, &j) : qc__station_depart(&r->st, ev, &j);
-    int stop = depart_stats(r, &j, ev->t);
+    int stop = depart_stats(r, &j, t);
     return rc ? rc : stop;
 }
 
 static int on_tick(run *r, double t)
 {
     int k = r->cur + 1;
-    set_chunk(r, k, t);
+    set_chunk(r, k, t, r->arrivals);
     if (k < QC_QUEUE_CHUNKS) {
         double next = r->win_start + r->p->horizon * (double)(k + 1) / QC_QUEUE_CHUNKS;
         int64_t h = qc_sim_at(&r->sim, next, EV_TICK, 0);
@@ -449,28 +493,40 @@ static int on_tick(run *r, double t)
 
 /* The events of a replication until its window closes and its measured
  * customers have left. One source, two instances: ONE = r->one, or 0 for
- * every case. */
-HOT int run_events(run *r, double *work_done, double work_total, const int ONE)
+ * every case. With ONE every event comes from the kernel's two sources
+ * (departures 0, arrivals 1; nothing is scheduled), so the next event is
+ * qc__sim_next2's compare, and the progress reports ride on the arrival
+ * marks instead of a count of events. */
+HOT int run_events(run *r, const int ONE)
 {
-    const qc_queue_params *p = r->p;
     qc_event ev;
     uint32_t countdown = PROGRESS_EVERY;
     int rc = 0;
     /* r->done is set only by the handlers, which then return STOP */
-    while (qc_sim_next(&r->sim, &ev) == 0) {
-        double t = ev.t;
-        if (!ONE)
+    for (;;) {
+        int src = 0;
+        double t;
+        if (ONE) {
+            if ((src = qc__sim_next2(&r->sim)) < 0)
+                break;
+            t = r->sim.now;
+        } else {
+            if (qc_sim_next(&r->sim, &ev) != 0)
+                break;
+            t = ev.t;
             qc__station_advance(&r->st, t);
+        }
         advance(r, t, ONE);
         /* Testing the handle rather than the type lets the compiler fold
          * this test into qc_sim_next's own source-or-heap branch: one
-         * unpredictable branch per event instead of two. With ONE both
-         * events come from sources, told apart by their index. */
-        if (ONE ? ev.data == 1 : ev.handle == QC_SIM_SOURCE_HANDLE) {
+         * unpredictable branch per event instead of two. */
+        if (ONE ? src == 1 : ev.handle == QC_SIM_SOURCE_HANDLE) {
             rc = on_arrival(r, t, ONE);
+        } else if (ONE) {
+            rc = on_depart(r, NULL, t, ONE);
         } else switch (ev.type) {
         case EV_DEPART:
-            rc = on_depart(r, &ev, ONE);
+            rc = on_depart(r, &ev, t, ONE);
             break;
         case EV_TICK:
             rc = on_tick(r, t);
@@ -481,16 +537,10 @@ HOT int run_events(run *r, double *work_done, double work_total, const int ONE)
                 return rc < 0 ? rc : QC_ENOMEM;
             break; /* STOP */
         }
-        if (--countdown == 0) {
+        if (!ONE && --countdown == 0) {
             countdown = PROGRESS_EVERY;
-            if (qc_cancel_requested(p->cancel))
-                return QC_ECANCELED;
-            if (p->progress) {
-                double f = p->customers
-                               ? (double)r->arrivals / ((double)p->customers + (double)r->warm_n)
-                               : t / (p->horizon + (p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0));
-                p->progress(p->progress_ctx, (*work_done + (f < 1 ? f : 1)) / work_total);
-            }
+            if ((rc = progress(r, t)) != 0)
+                return rc;
         }
     }
     return 0;
@@ -500,6 +550,8 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
 {
     const qc_queue_params *p = r->p;
     run_reset(r, rep);
+    r->work_done = work_done;
+    r->work_total = work_total;
     int64_t h = qc_sim_source_at(&r->sim, r->asrc, qc_arrivals_next(&r->garr));
     if (h < 0)
         return (int)h;
@@ -510,8 +562,7 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
             return (int)h;
         r->win_start = w;
     }
-    int rc = r->one ? run_events(r, work_done, work_total, 1)
-                    : run_events(r, work_done, work_total, 0);
+    int rc = r->one ? run_events(r, 1) : run_events(r, 0);
     if (rc != 0)
         return rc;
     if (r->cur < QC_QUEUE_CHUNKS) {
@@ -519,7 +570,7 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
          * the chunks never reached stay empty (left out of the estimates) */
         advance(r, r->sim.now, 0);
         int last = r->cur;
-        set_chunk(r, QC_QUEUE_CHUNKS, r->sim.now);
+        set_chunk(r, QC_QUEUE_CHUNKS, r->sim.now, r->arrivals);
         for (int k = last + 1; k < QC_QUEUE_CHUNKS; k++)
             r->chunks[k].t_start = r->chunks[k].t_end = r->sim.now;
     }
