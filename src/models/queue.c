@@ -463,7 +463,7 @@ HOT int on_arrival(run *r, double t, const int ONE)
     }
     qc__job c = {t, qc_sampler_next(&r->ssvc), k};
     r->measured_out += k != NOT_MEASURED;
-    rc = ONE ? qc__station_fcfs_arrive(&r->st, &c) : qc__station_arrive(&r->st, &c);
+    rc = ONE ? qc__station_one_arrive(&r->st, &c) : qc__station_arrive(&r->st, &c);
     if (r->st.n > r->nmax)
         r->nmax = r->st.n;
     return rc;
@@ -472,9 +472,17 @@ HOT int on_arrival(run *r, double t, const int ONE)
 /* ev: the departure event (NULL with ONE, whose one server is known). */
 HOT int on_depart(run *r, const qc_event *ev, double t, const int ONE)
 {
-    qc__job j;
-    int rc = ONE ? qc__station_fcfs_depart(&r->st, 0, &j) : qc__station_depart(&r->st, ev, &j);
-    int stop = depart_stats(r, &j, t);
+    int rc;
+    int stop;
+    if (ONE) {
+        const qc__job *j;
+        rc = qc__station_one_depart(&r->st, &j);
+        stop = depart_stats(r, j, t);
+    } else {
+        qc__job j;
+        rc = qc__station_depart(&r->st, ev, &j);
+        stop = depart_stats(r, &j, t);
+    }
     return rc ? rc : stop;
 }
 
