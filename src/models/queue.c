@@ -78,7 +78,10 @@ typedef struct run {
 
     unsigned c;
     double tlast;
-    uint64_t arrivals;     /* arrivals so far in this replication */
+    uint64_t left;         /* arrivals until the one of index mark,
+                              counted down: the arrivals so far are
+                              mark + 1 - left (mod 2^64, as mark may be
+                              UINT64_MAX), arrivals_of() */
     uint64_t measured_out; /* measured customers still in system */
     uint64_t warm_n;       /* FIXED warm-up in customers (customers run) */
     uint64_t next_bound;   /* measured index where the next chunk starts */
@@ -270,7 +273,6 @@ static void run_reset(run *r, unsigned rep)
     r->tag = NOT_MEASURED;
     qc__station_reset(&r->st);
     r->tlast = 0;
-    r->arrivals = 0;
     r->measured_out = 0;
     r->done = 0;
     r->win_start = r->win_end = 0;
@@ -279,6 +281,7 @@ static void run_reset(run *r, unsigned rep)
     r->chunk_at = p->customers ? r->warm_n : UINT64_MAX;
     r->progress_at = r->one ? PROGRESS_EVERY : UINT64_MAX;
     r->mark = r->chunk_at < r->progress_at ? r->chunk_at : r->progress_at;
+    r->left = r->mark + 1; /* no arrivals yet */
     r->nmax = 0;
     r->series_on = rep == 0 && p->series_dt > 0;
     r->s_next = p->series_dt;
@@ -320,21 +323,27 @@ static void series_advance(run *r, double t)
     r->s_area += (double)r->st.n * (t - from);
 }
 
-/* Accrues the areas of the path up to time t. The counts convert
- * through int64_t (they are far below 2^53, so the value is the same):
- * x86-64 converts a signed integer in one instruction, an unsigned 64-bit
- * one in several. ONE: the loop of r->one, a constant where it is
- * called, so that each instance of the loop keeps only its own case. */
-HOT void advance(run *r, double t, const int ONE)
+/* Accrues the areas of the path over the dt since the last event. The
+ * counts convert through int64_t (they are far below 2^53, so the value
+ * is the same): x86-64 converts a signed integer in one instruction, an
+ * unsigned 64-bit one in several. ONE: the loop of r->one, a constant
+ * where it is called, so that each instance of the loop keeps only its
+ * own case. */
+HOT void accrue(run *r, double dt, const int ONE)
 {
-    double dt = t - r->tlast;
     chunk *ch = r->in_force;
     ch->area_n += (double)(int64_t)r->st.n * dt;
     if (ONE) /* 1 * dt or 0 * dt, exactly (dt >= 0) */
         ch->area_busy += r->st.n != 0 ? dt : 0.0;
     else
         ch->area_busy += (double)(int32_t)qc__station_busy(&r->st) * dt;
-    if (!ONE && r->series_on)
+}
+
+/* Accrues the areas (and the series) of the path up to time t. */
+static inline void advance(run *r, double t)
+{
+    accrue(r, t - r->tlast, 0);
+    if (r->series_on)
         series_advance(r, t);
     r->tlast = t;
 }
@@ -396,15 +405,22 @@ HOT int depart_stats(run *r, const qc__job *c, double t)
 
 /* ---- the event loop ---------------------------------------------------- */
 
-/* Checks for a cancel and reports progress at time t; QC_ECANCELED. */
-static int progress(run *r, double t)
+/* Arrivals so far in this replication. */
+static inline uint64_t arrivals_of(const run *r)
+{
+    return r->mark + 1 - r->left;
+}
+
+/* Checks for a cancel and reports progress at time t, after `arrivals`
+ * arrivals; QC_ECANCELED. */
+static int progress(run *r, double t, uint64_t arrivals)
 {
     const qc_queue_params *p = r->p;
     if (qc_cancel_requested(p->cancel))
         return QC_ECANCELED;
     if (p->progress) {
         double f = p->customers
-                       ? (double)r->arrivals / ((double)p->customers + (double)r->warm_n)
+                       ? (double)arrivals / ((double)p->customers + (double)r->warm_n)
                        : t / (p->horizon + (p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0));
         p->progress(p->progress_ctx, (*r->work_done + (f < 1 ? f : 1)) / r->work_total);
     }
@@ -418,13 +434,12 @@ static int progress(run *r, double t)
 static int arrival_mark(run *r, uint64_t i, double t)
 {
     const qc_queue_params *p = r->p;
+    int rc = 0;
     if (i == r->progress_at) {
         r->progress_at += PROGRESS_EVERY;
-        int rc = progress(r, t);
-        if (rc != 0)
-            return rc;
+        rc = progress(r, t, i + 1);
     }
-    if (i == r->chunk_at) {
+    if (rc == 0 && i == r->chunk_at) {
         uint64_t j = i - r->warm_n;
         if (j >= p->customers) {
             if (r->cur < QC_QUEUE_CHUNKS)
@@ -440,21 +455,23 @@ static int arrival_mark(run *r, uint64_t i, double t)
         }
     }
     r->mark = r->chunk_at < r->progress_at ? r->chunk_at : r->progress_at;
-    return r->done ? STOP : 0;
+    r->left = r->mark - i; /* i + 1 arrivals so far */
+    return rc != 0 ? rc : r->done ? STOP : 0;
 }
 
 HOT int on_arrival(run *r, double t, const int ONE)
 {
     /* a renewal stream never ends (an infinite gap leaves the source idle) */
     double next = ONE ? qc__arrivals_next_renewal(&r->garr) : qc_arrivals_next(&r->garr);
-    int rc = !ONE && isinf(next) ? 0 : qc_sim_source_at(&r->sim, ONE ? 1 : r->asrc, next);
+    int rc = ONE          ? qc__sim_source_set(&r->sim, 1, next)
+             : isinf(next) ? 0
+                           : qc_sim_source_at(&r->sim, r->asrc, next);
     if (rc != 0)
         return rc;
     /* The chunk of this arrival, or NOT_MEASURED (warm-up, after the
      * window): between marks it does not change, one compare. A timed
      * run has no chunk marks; its ticks move the chunks. */
-    uint64_t i = r->arrivals++;
-    if (i == r->mark && (rc = arrival_mark(r, i, t)) != 0)
+    if (--r->left == 0 && (rc = arrival_mark(r, r->mark, t)) != 0)
         return rc;
     uint64_t k = r->tag;
     if (r->st.n >= r->cap) {
@@ -489,7 +506,7 @@ HOT int on_depart(run *r, const qc_event *ev, double t, const int ONE)
 static int on_tick(run *r, double t)
 {
     int k = r->cur + 1;
-    set_chunk(r, k, t, r->arrivals);
+    set_chunk(r, k, t, arrivals_of(r));
     if (k < QC_QUEUE_CHUNKS) {
         double next = r->win_start + r->p->horizon * (double)(k + 1) / QC_QUEUE_CHUNKS;
         int64_t h = qc_sim_at(&r->sim, next, EV_TICK, 0);
@@ -510,6 +527,7 @@ HOT int run_events(run *r, const int ONE)
     qc_event ev;
     uint32_t countdown = PROGRESS_EVERY;
     int rc = 0;
+    double tlast = r->tlast; /* ONE: kept here, in a register */
     /* r->done is set only by the handlers, which then return STOP */
     for (;;) {
         int src = 0;
@@ -518,13 +536,15 @@ HOT int run_events(run *r, const int ONE)
             if ((src = qc__sim_next2(&r->sim)) < 0)
                 break;
             t = r->sim.now;
+            accrue(r, t - tlast, 1);
+            tlast = t;
         } else {
             if (qc_sim_next(&r->sim, &ev) != 0)
                 break;
             t = ev.t;
             qc__station_advance(&r->st, t);
+            advance(r, t);
         }
-        advance(r, t, ONE);
         /* Testing the handle rather than the type lets the compiler fold
          * this test into qc_sim_next's own source-or-heap branch: one
          * unpredictable branch per event instead of two. */
@@ -547,10 +567,12 @@ HOT int run_events(run *r, const int ONE)
         }
         if (!ONE && --countdown == 0) {
             countdown = PROGRESS_EVERY;
-            if ((rc = progress(r, t)) != 0)
+            if ((rc = progress(r, t, arrivals_of(r))) != 0)
                 return rc;
         }
     }
+    if (ONE)
+        r->tlast = tlast;
     return 0;
 }
 
@@ -576,9 +598,9 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
     if (r->cur < QC_QUEUE_CHUNKS) {
         /* a trace ran out before the window closed: it closes now, and
          * the chunks never reached stay empty (left out of the estimates) */
-        advance(r, r->sim.now, 0);
+        advance(r, r->sim.now);
         int last = r->cur;
-        set_chunk(r, QC_QUEUE_CHUNKS, r->sim.now, r->arrivals);
+        set_chunk(r, QC_QUEUE_CHUNKS, r->sim.now, arrivals_of(r));
         for (int k = last + 1; k < QC_QUEUE_CHUNKS; k++)
             r->chunks[k].t_start = r->chunks[k].t_end = r->sim.now;
     }

@@ -168,19 +168,19 @@ QC_HOT int qc__station_one_arrive(qc__station *st, const qc__job *job)
     st->ring[pos] = *job;
     if (st->n++ != 0)
         return 0;
-    return qc_sim_source_at(st->sim, (unsigned)st->dep_src, st->sim->now + job->svc);
+    return qc__sim_source_set(st->sim, (unsigned)st->dep_src, st->sim->now + job->svc);
 }
 
 /* The job in service leaves now: *out points to it (valid until the next
- * arrival); the next waiting one, if any, starts. */
+ * arrival); the next waiting one, if any, starts, else the departures'
+ * source goes idle (for qc__sim_next2, which leaves that to the model). */
 QC_HOT int qc__station_one_depart(qc__station *st, const qc__job **out)
 {
     *out = &st->ring[st->rhead];
     if (++st->rhead == st->rcap)
         st->rhead = 0;
-    if (--st->n == 0)
-        return 0;
-    return qc_sim_source_at(st->sim, (unsigned)st->dep_src, st->sim->now + st->ring[st->rhead].svc);
+    double next = --st->n == 0 ? (double)INFINITY : st->sim->now + st->ring[st->rhead].svc;
+    return qc__sim_source_set(st->sim, (unsigned)st->dep_src, next);
 }
 
 /* Number of busy servers: min(n, c). */
