@@ -13,6 +13,7 @@
 #include "qctl/queue.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,10 +208,12 @@ static int check_params(const qc_queue_params *p, double *load, qc_err *err)
 
 /* ---- workspace ------------------------------------------------------- */
 
+/* The chunks as the harness (reps.h) sees them. */
+#define CHUNKS_OF(r) (r)->chunks, QC_QUEUE_CHUNKS, sizeof(chunk), offsetof(chunk, hist)
+
 static void run_free(run *r)
 {
-    for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
-        qc_hist_free(r->chunks[k].hist);
+    qc__chunks_free(CHUNKS_OF(r));
     qc__station_free(&r->st);
     qc_sim_free(&r->sim);
     free(r->series);
@@ -238,9 +241,8 @@ static int run_alloc(run *r, const qc_queue_params *p)
         goto oom;
     r->asrc = (unsigned)src;
     r->cap = p->capacity ? p->capacity : UINT64_MAX;
-    for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
-        if ((r->chunks[k].hist = qc_hist_alloc(NULL)) == NULL)
-            goto oom;
+    if (qc__chunks_alloc(CHUNKS_OF(r)) != 0)
+        goto oom;
     size_t start = 1024;
     if (p->capacity != 0 && p->capacity < start)
         start = (size_t)p->capacity;
@@ -261,13 +263,7 @@ static void run_reset(run *r, unsigned rep)
     qc_rng_init(&r->rsvc, p->seed, qc_rng_stream(rep, QC_STREAM_SERVICE, 0));
     qc_arrivals_gen_init(&r->garr, r->arr, &r->rarr);
     qc_sampler_init(&r->ssvc, p->service, &r->rsvc);
-    for (int k = 0; k < QC_QUEUE_CHUNKS; k++) {
-        chunk *ch = &r->chunks[k];
-        qc_hist *h = ch->hist;
-        memset(ch, 0, sizeof *ch);
-        qc_hist_reset(h);
-        ch->hist = h;
-    }
+    qc__chunks_reset(CHUNKS_OF(r));
     r->cur = -1;
     r->in_force = &r->sink;
     r->tag = NOT_MEASURED;
@@ -289,20 +285,42 @@ static void run_reset(run *r, unsigned rep)
     r->slen = 0;
 }
 
+/* A worker's workspace, for the harness (reps.h). */
+static void *ws_alloc(const void *p, const void *ctx)
+{
+    (void)ctx;
+    run *r = malloc(sizeof *r);
+    if (r != NULL && run_alloc(r, p) != 0) {
+        free(r);
+        r = NULL;
+    }
+    return r;
+}
+
+static void ws_destroy(void *ws)
+{
+    run_free(ws);
+    free(ws);
+}
+
+static void ws_bind(void *ws, void *own, int progress)
+{
+    qc_queue_params *q = own;
+    q->progress = progress ? qc__reps_progress_cb : NULL;
+    ((run *)ws)->p = q;
+}
+
+static const qc__workers_model workers_model = {sizeof(qc_queue_params), ws_alloc, ws_destroy,
+                                                ws_bind};
+
 /* ---- time accounting ------------------------------------------------ */
 
 static void series_push(run *r, double t, double mean)
 {
-    if (r->slen == r->scap) {
-        size_t cap = r->scap ? 2 * r->scap : 1024;
-        qc_series_point *s = realloc(r->series, cap * sizeof *s);
-        if (s == NULL) {
-            r->oom = 1;
-            r->series_on = 0;
-            return;
-        }
-        r->series = s;
-        r->scap = cap;
+    if (qc__grow((void **)&r->series, &r->scap, r->slen, sizeof *r->series) != 0) {
+        r->oom = 1;
+        r->series_on = 0;
+        return;
     }
     r->series[r->slen++] = (qc_series_point){t, mean, (uint32_t)(r->st.n > UINT32_MAX ? UINT32_MAX : r->st.n)};
 }
@@ -717,9 +735,7 @@ static const char *infinite_reason(const qc_queue_params *p, double load, char *
  * result in replication order (reps.h), so the result does not depend on
  * the number of workers. */
 typedef struct state {
-    run **w;                 /* w[0..nw): the workers' workspaces */
-    qc_queue_params *pq;     /* pq[i]: worker i's parameters */
-    unsigned nw;
+    qc__workers wk;          /* the workers' workspaces and parameters */
     qc__units *u;
     summary_ctx *sc;
     qc_hist *all;
@@ -739,9 +755,7 @@ static int run_rep(void *ctx, void *ws, unsigned rep, qc__reps_worker *w, qc_err
     pq->progress_ctx = w;
     double done = 0;
     int rc = run_once(r, rep, &done, 1.0);
-    if (rc != 0)
-        return qc_err_set(err, rc, "replication %u: %s", rep + 1, qc_strerror(rc));
-    return 0;
+    return rc != 0 ? qc__reps_failed(err, rep, rc) : 0;
 }
 
 static int merge_rep(void *ctx, void *ws, unsigned rep, qc_err *err)
@@ -788,14 +802,10 @@ static int merge_rep(void *ctx, void *ws, unsigned rep, qc_err *err)
 static int run_reps(const qc_queue_params *p, state *s, qc_queue_result *res, unsigned from,
                     unsigned to, qc_err *err)
 {
-    for (unsigned i = 0; i < s->nw; i++) {
-        s->pq[i] = *p;
-        s->pq[i].progress = p->progress ? qc__reps_progress_cb : NULL;
-        s->w[i]->p = &s->pq[i];
-    }
+    qc__workers_bind(&s->wk, p, p->progress != NULL);
     s->p = p;
     s->res = res;
-    qc__reps h = {s->nw, (void **)s->w, run_rep, merge_rep, s, p->progress, p->progress_ctx,
+    qc__reps h = {s->wk.n, s->wk.ws, run_rep, merge_rep, s, p->progress, p->progress_ctx,
                   s->work_done, s->work_total, p->cancel};
     int rc = qc__reps_run(&h, from, to, NULL, err);
     s->work_done += to - from;
@@ -852,7 +862,7 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
     qc_hist *tmp = qc_hist_alloc(NULL);
     qc_hist *all = qc_hist_alloc(NULL);
     summary_ctx sc = {r, tmp, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    state st = {NULL, NULL, 0, &units, &sc, all, {0}, 0, (double)p->reps, UINT64_MAX, 0, p, res};
+    state st = {{0}, &units, &sc, all, {0}, 0, (double)p->reps, UINT64_MAX, 0, p, res};
     for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
         if ((st.sect[j] = qc_hist_alloc(NULL)) == NULL)
             urc = QC_ENOMEM;
@@ -864,21 +874,9 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
         nw = most;
     if (nw > QC_QUEUE_JOBS_MAX)
         nw = QC_QUEUE_JOBS_MAX;
-    st.w = calloc(nw, sizeof *st.w);
-    st.pq = calloc(nw, sizeof *st.pq);
-    if (st.w && st.pq) {
-        st.w[0] = r;
-        for (st.nw = 1; st.nw < nw; st.nw++) {
-            run *x = malloc(sizeof *x);
-            if (x == NULL || run_alloc(x, p) != 0) {
-                free(x);
-                urc = QC_ENOMEM;
-                break;
-            }
-            st.w[st.nw] = x;
-        }
-    }
-    if (urc != 0 || !tmp || !all || !st.w || !st.pq) {
+    if (urc == 0)
+        urc = qc__workers_init(&st.wk, nw, r, &workers_model, p, NULL);
+    if (urc != 0 || !tmp || !all) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
@@ -1070,12 +1068,7 @@ out:
     for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
         qc_hist_free(st.sect[j]);
     qc__units_free(&units);
-    for (unsigned i = 1; i < st.nw; i++) {
-        run_free(st.w[i]);
-        free(st.w[i]);
-    }
-    free(st.w);
-    free(st.pq);
+    qc__workers_free(&st.wk);
     run_free(r);
     free(r);
     return rc;
