@@ -333,31 +333,18 @@ static void run_reset(run *r, unsigned rep)
 }
 
 /* A worker's workspace, for the harness (reps.h); ctx: the energy cost. */
-static void *ws_alloc(const void *p, const void *ctx)
+static int ws_init(void *ws, const void *p, const void *ctx)
 {
-    run *r = malloc(sizeof *r);
-    if (r != NULL && run_alloc(r, p, ctx) != 0) {
-        free(r);
-        r = NULL;
-    }
-    return r;
+    return run_alloc(ws, p, ctx);
 }
 
-static void ws_destroy(void *ws)
+static void ws_fini(void *ws)
 {
     run_free(ws);
-    free(ws);
 }
 
-static void ws_bind(void *ws, void *own, int progress)
-{
-    qc_pool_params *q = own;
-    q->progress = progress ? qc__reps_progress_cb : NULL;
-    ((run *)ws)->p = q;
-}
-
-static const qc__workers_model workers_model = {sizeof(qc_pool_params), ws_alloc, ws_destroy,
-                                                ws_bind};
+static const qc__workers_model workers_model = {
+    sizeof(run), sizeof(qc_pool_params), offsetof(run, p), offsetof(qc_pool_params, progress), ws_init, ws_fini};
 
 /* ---- jobs and queues ------------------------------------------------- */
 

@@ -286,32 +286,19 @@ static void run_reset(run *r, unsigned rep)
 }
 
 /* A worker's workspace, for the harness (reps.h). */
-static void *ws_alloc(const void *p, const void *ctx)
+static int ws_init(void *ws, const void *p, const void *ctx)
 {
     (void)ctx;
-    run *r = malloc(sizeof *r);
-    if (r != NULL && run_alloc(r, p) != 0) {
-        free(r);
-        r = NULL;
-    }
-    return r;
+    return run_alloc(ws, p);
 }
 
-static void ws_destroy(void *ws)
+static void ws_fini(void *ws)
 {
     run_free(ws);
-    free(ws);
 }
 
-static void ws_bind(void *ws, void *own, int progress)
-{
-    qc_queue_params *q = own;
-    q->progress = progress ? qc__reps_progress_cb : NULL;
-    ((run *)ws)->p = q;
-}
-
-static const qc__workers_model workers_model = {sizeof(qc_queue_params), ws_alloc, ws_destroy,
-                                                ws_bind};
+static const qc__workers_model workers_model = {
+    sizeof(run), sizeof(qc_queue_params), offsetof(run, p), offsetof(qc_queue_params, progress), ws_init, ws_fini};
 
 /* ---- time accounting ------------------------------------------------ */
 

@@ -195,25 +195,35 @@ int qc__workers_init(qc__workers *w, unsigned n, void *first, const qc__workers_
         return QC_ENOMEM;
     }
     w->ws[0] = first;
-    for (w->n = 1; w->n < n; w->n++)
-        if ((w->ws[w->n] = m->alloc(params, ctx)) == NULL)
+    for (w->n = 1; w->n < n; w->n++) {
+        void *x = malloc(m->ws_size);
+        if (x == NULL || m->init(x, params, ctx) != 0) {
+            free(x);
             break; /* fewer workers: the same result */
+        }
+        w->ws[w->n] = x;
+    }
     return 0;
 }
 
 void qc__workers_bind(qc__workers *w, const void *params, int progress)
 {
+    const qc__workers_model *m = w->m;
+    const qc_progress_fn hook = progress ? qc__reps_progress_cb : NULL;
     for (unsigned i = 0; i < w->n; i++) {
-        void *own = w->params + (size_t)i * w->m->params_size;
-        memcpy(own, params, w->m->params_size);
-        w->m->bind(w->ws[i], own, progress);
+        void *own = w->params + (size_t)i * m->params_size;
+        memcpy(own, params, m->params_size);
+        memcpy((unsigned char *)own + m->progress_at, &hook, sizeof hook);
+        memcpy((unsigned char *)w->ws[i] + m->params_at, &own, sizeof own);
     }
 }
 
 void qc__workers_free(qc__workers *w)
 {
-    for (unsigned i = 1; i < w->n; i++)
-        w->m->destroy(w->ws[i]);
+    for (unsigned i = 1; i < w->n; i++) {
+        w->m->fini(w->ws[i]);
+        free(w->ws[i]);
+    }
     free(w->ws);
     free(w->params);
     w->ws = NULL;

@@ -83,14 +83,17 @@ void qc__reps_progress_cb(void *ctx, double fraction);
  * so that each can carry its worker's progress hook. A model describes
  * its workspace to the harness by a qc__workers_model. */
 typedef struct qc__workers_model {
+    size_t ws_size;     /* sizeof the model's workspace */
     size_t params_size; /* sizeof the model's parameters */
-    /* A new workspace for the parameters, or NULL (out of memory). */
-    void *(*alloc)(const void *params, const void *ctx);
-    void (*destroy)(void *ws); /* frees it, and the memory it holds */
-    /* Points ws at its parameters `own`; `own->progress` is then
-     * qc__reps_progress_cb when the caller's was set (the model's
-     * parameter layout, so the model sets it). */
-    void (*bind)(void *ws, void *own, int progress);
+    size_t params_at;   /* offset in the workspace of its parameters'
+                           pointer (const params *) */
+    size_t progress_at; /* offset in the parameters of their
+                           qc_progress_fn, which a worker's copy sets to
+                           qc__reps_progress_cb when the caller's is set */
+    /* Sets up a workspace for the parameters: 0, or QC_ENOMEM with
+     * nothing held; ctx: the model's, from qc__workers_init. */
+    int (*init)(void *ws, const void *params, const void *ctx);
+    void (*fini)(void *ws); /* frees what init set up */
 } qc__workers_model;
 
 typedef struct qc__workers {
