@@ -143,6 +143,40 @@ QC_HOT int qc_sim_next(qc_sim *s, qc_event *ev)
     return rc;
 }
 
+/* Sets the next time of source i, known to be declared: qc_sim_source_at
+ * without the index check, for a model's hot path. */
+QC_HOT int qc__sim_source_set(qc_sim *s, unsigned i, double t)
+{
+    if (!(t >= s->now))
+        return QC_EINVAL;
+    s->src_t[i] = t;
+    return 0;
+}
+
+/* qc_sim_next for a model whose every event comes from sources 0 and 1,
+ * nothing ever scheduled (a single-server open queue: its departures,
+ * then its renewal arrivals): two loads and a compare, no heap and no
+ * qc_event. Returns the source of the event (0 or 1; 0 on a tie, as in
+ * qc_sim_next), the clock at its time, or QC_EEMPTY when both are idle.
+ * Unlike qc_sim_next it leaves the source's time as it was: the model
+ * sets the next one (INFINITY: idle) before it asks for the next event,
+ * which a renewal stream and a busy server do anyway. Internal to
+ * libqctl's models (qc__ prefix). */
+QC_HOT int qc__sim_next2(qc_sim *s)
+{
+    const double t0 = s->src_t[0], t1 = s->src_t[1];
+    if (t1 < t0) {
+        s->now = t1;
+        s->events++;
+        return 1;
+    }
+    if (!(t0 < (double)INFINITY))
+        return QC_EEMPTY;
+    s->now = t0;
+    s->events++;
+    return 0;
+}
+
 QC_API_END
 #ifdef __cplusplus
 }

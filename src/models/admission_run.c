@@ -211,16 +211,10 @@ static void account(rep_state *r, double t)
 
 static void series_push(rep_state *r, const qc_mc_report *rep)
 {
-    if (r->slen == r->scap) {
-        size_t cap = r->scap ? 2 * r->scap : 1024;
-        qc_mc_series_row *s = realloc(r->series, cap * sizeof *s);
-        if (s == NULL) {
-            r->oom = 1;
-            r->series_on = 0;
-            return;
-        }
-        r->series = s;
-        r->scap = cap;
+    if (qc__grow((void **)&r->series, &r->scap, r->slen, sizeof *r->series) != 0) {
+        r->oom = 1;
+        r->series_on = 0;
+        return;
     }
     qc_mc_series_row *row = &r->series[r->slen++];
     memset(row, 0, sizeof *row);

@@ -27,6 +27,7 @@
 #include "qctl/pool.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,10 +240,12 @@ static int check_params(const qc_pool_params *p, qc_energy_cost *cost, double *l
 
 /* ---- workspace ------------------------------------------------------- */
 
+/* The chunks as the harness (reps.h) sees them. */
+#define CHUNKS_OF(r) (r)->chunks, QC_POOL_CHUNKS, sizeof(chunk), offsetof(chunk, hist)
+
 static void run_free(run *r)
 {
-    for (int k = 0; k < QC_POOL_CHUNKS; k++)
-        qc_hist_free(r->chunks[k].hist);
+    qc__chunks_free(CHUNKS_OF(r));
     qc_sim_free(&r->sim);
     free(r->srv);
     free(r->view);
@@ -266,9 +269,8 @@ static int run_alloc(run *r, const qc_pool_params *p, const qc_energy_cost *cost
     if (qc_sim_init(&r->sim, 2 * (size_t)r->K + 16, NULL) != 0 ||
         qc_sim_source_add(&r->sim, EV_ARRIVAL) != 0)
         goto oom;
-    for (int k = 0; k < QC_POOL_CHUNKS; k++)
-        if ((r->chunks[k].hist = qc_hist_alloc(NULL)) == NULL)
-            goto oom;
+    if (qc__chunks_alloc(CHUNKS_OF(r)) != 0)
+        goto oom;
     r->srv = calloc(r->K, sizeof *r->srv);
     r->view = calloc(r->K, sizeof *r->view);
     r->jcap = 1024;
@@ -292,13 +294,7 @@ static void run_reset(run *r, unsigned rep)
     qc_arrivals_gen_init(&r->gen, p->arrival, &r->rarr);
     qc_sampler_init(&r->ssvc, p->service, &r->rsvc);
     qc_sampler_init(&r->swarm, p->warmup, &r->rwarm);
-    for (int k = 0; k < QC_POOL_CHUNKS; k++) {
-        chunk *ch = &r->chunks[k];
-        qc_hist *h = ch->hist;
-        memset(ch, 0, sizeof *ch);
-        qc_hist_reset(h);
-        ch->hist = h;
-    }
+    qc__chunks_reset(CHUNKS_OF(r));
     r->cur = -1;
     r->timer = p->policy == QC_POOL_JSQ ? (double)INFINITY : p->idle_timer;
     int all_on = p->policy == QC_POOL_JSQ;
@@ -335,6 +331,20 @@ static void run_reset(run *r, unsigned rep)
     r->cb.next = r->cb.dt;
     r->cn = r->sx = r->sy = r->sxx = r->syy = r->sxy = 0;
 }
+
+/* A worker's workspace, for the harness (reps.h); ctx: the energy cost. */
+static int ws_init(void *ws, const void *p, const void *ctx)
+{
+    return run_alloc(ws, p, ctx);
+}
+
+static void ws_fini(void *ws)
+{
+    run_free(ws);
+}
+
+static const qc__workers_model workers_model = {
+    sizeof(run), sizeof(qc_pool_params), offsetof(run, p), offsetof(qc_pool_params, progress), ws_init, ws_fini};
 
 /* ---- jobs and queues ------------------------------------------------- */
 
@@ -395,16 +405,10 @@ static void bin_add(const run *r, binner *b, double d)
 
 static void series_emit(run *r, binner *b)
 {
-    if (r->slen == r->scap) {
-        size_t cap = r->scap ? 2 * r->scap : 1024;
-        qc_pool_series_point *s = realloc(r->series, cap * sizeof *s);
-        if (s == NULL) {
-            r->oom = 1;
-            r->series_on = 0;
-            return;
-        }
-        r->series = s;
-        r->scap = cap;
+    if (qc__grow((void **)&r->series, &r->scap, r->slen, sizeof *r->series) != 0) {
+        r->oom = 1;
+        r->series_on = 0;
+        return;
     }
     double dt = b->dt, mid = b->next - 0.5 * dt;
     r->series[r->slen++] = (qc_pool_series_point){
@@ -997,9 +1001,7 @@ static int pool_run_rep(void *ctx, void *wsp, unsigned rep, qc__reps_worker *w, 
     ((qc_pool_params *)r->p)->progress_ctx = w;
     double done = 0;
     int rc = run_once(r, rep, &done, 1.0);
-    if (rc != 0)
-        return qc_err_set(err, rc, "replication %u: %s", rep + 1, qc_strerror(rc));
-    return 0;
+    return rc != 0 ? qc__reps_failed(err, rep, rc) : 0;
 }
 
 static int pool_merge_rep(void *ctx, void *wsp, unsigned rep, qc_err *err)
@@ -1045,9 +1047,7 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
     if (rc != 0)
         return rc;
 
-    run **ws = NULL;          /* the workers' workspaces, ws[0] = r */
-    qc_pool_params *pq = NULL; /* their parameters */
-    unsigned nws = 0;
+    qc__workers wk = {0}; /* the workers' workspaces (ws[0] = r), parameters */
     run *r = malloc(sizeof *r);
     if (r == NULL)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
@@ -1074,27 +1074,12 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
         nw = p->reps;
     if (nw > 256)
         nw = 256;
-    ws = calloc(nw, sizeof *ws);
-    pq = calloc(nw, sizeof *pq);
-    if (ws == NULL || pq == NULL) {
+    if (qc__workers_init(&wk, nw, r, &workers_model, p, &cost) != 0) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
-    ws[0] = r;
-    for (nws = 1; nws < nw; nws++) {
-        run *x = malloc(sizeof *x);
-        if (x == NULL || run_alloc(x, p, &cost) != 0) {
-            free(x);
-            break; /* fewer workers: the same result */
-        }
-        ws[nws] = x;
-    }
-    for (unsigned i = 0; i < nws; i++) {
-        pq[i] = *p;
-        pq[i].progress = p->progress ? qc__reps_progress_cb : NULL;
-        ws[i]->p = &pq[i];
-    }
-    qc__reps h = {nws, (void **)ws, pool_run_rep, pool_merge_rep, &st, p->progress,
+    qc__workers_bind(&wk, p, p->progress != NULL);
+    qc__reps h = {wk.n, wk.ws, pool_run_rep, pool_merge_rep, &st, p->progress,
                   p->progress_ctx, 0, (double)p->reps, p->cancel};
     if ((rc = qc__reps_run(&h, 0, p->reps, NULL, err)) != 0)
         goto out;
@@ -1150,12 +1135,7 @@ out:
     qc_hist_free(all);
     qc_hist_free(tmp);
     qc__units_free(&units);
-    for (unsigned i = 1; i < nws; i++) {
-        run_free(ws[i]);
-        free(ws[i]);
-    }
-    free(ws);
-    free(pq);
+    qc__workers_free(&wk);
     run_free(r);
     free(r);
     return rc;

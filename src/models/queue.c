@@ -13,6 +13,7 @@
 #include "qctl/queue.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,11 @@ enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_TICK = 2 };
 typedef struct chunk {
     uint64_t done;             /* measured customers that departed */
     double sum_resp, sum_wait;
+    /* arrivals and departures are counted at the chunk's ends, from the
+     * run's arrival index and number in system there (chunk_close): not
+     * once per customer on the hot path */
     uint64_t arrivals, blocked, departures;
+    uint64_t a_start, n_start; /* arrival index, number in system at t_start */
     double area_n, area_busy;
     double t_start, t_end;
     qc_hist *hist;
@@ -74,12 +79,21 @@ typedef struct run {
 
     unsigned c;
     double tlast;
-    uint64_t arrivals;     /* arrivals so far in this replication */
+    uint64_t left;         /* arrivals until the one of index mark,
+                              counted down: the arrivals so far are
+                              mark + 1 - left (mod 2^64, as mark may be
+                              UINT64_MAX), arrivals_of() */
     uint64_t measured_out; /* measured customers still in system */
     uint64_t warm_n;       /* FIXED warm-up in customers (customers run) */
     uint64_t next_bound;   /* measured index where the next chunk starts */
-    uint64_t mark;         /* arrival index at which cur may change next
+    uint64_t chunk_at;     /* arrival index at which cur changes next
                               (customers run; UINT64_MAX: never) */
+    uint64_t progress_at;  /* arrival index of the next progress report and
+                              cancel check (ONE; else UINT64_MAX: the loop
+                              counts events) */
+    uint64_t mark;         /* min(chunk_at, progress_at): one compare per
+                              arrival finds both */
+    double *work_done, work_total; /* progress of the whole run */
     double win_start, win_end;
     int done;
 
@@ -194,10 +208,12 @@ static int check_params(const qc_queue_params *p, double *load, qc_err *err)
 
 /* ---- workspace ------------------------------------------------------- */
 
+/* The chunks as the harness (reps.h) sees them. */
+#define CHUNKS_OF(r) (r)->chunks, QC_QUEUE_CHUNKS, sizeof(chunk), offsetof(chunk, hist)
+
 static void run_free(run *r)
 {
-    for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
-        qc_hist_free(r->chunks[k].hist);
+    qc__chunks_free(CHUNKS_OF(r));
     qc__station_free(&r->st);
     qc_sim_free(&r->sim);
     free(r->series);
@@ -225,9 +241,8 @@ static int run_alloc(run *r, const qc_queue_params *p)
         goto oom;
     r->asrc = (unsigned)src;
     r->cap = p->capacity ? p->capacity : UINT64_MAX;
-    for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
-        if ((r->chunks[k].hist = qc_hist_alloc(NULL)) == NULL)
-            goto oom;
+    if (qc__chunks_alloc(CHUNKS_OF(r)) != 0)
+        goto oom;
     size_t start = 1024;
     if (p->capacity != 0 && p->capacity < start)
         start = (size_t)p->capacity;
@@ -248,25 +263,21 @@ static void run_reset(run *r, unsigned rep)
     qc_rng_init(&r->rsvc, p->seed, qc_rng_stream(rep, QC_STREAM_SERVICE, 0));
     qc_arrivals_gen_init(&r->garr, r->arr, &r->rarr);
     qc_sampler_init(&r->ssvc, p->service, &r->rsvc);
-    for (int k = 0; k < QC_QUEUE_CHUNKS; k++) {
-        chunk *ch = &r->chunks[k];
-        qc_hist *h = ch->hist;
-        memset(ch, 0, sizeof *ch);
-        qc_hist_reset(h);
-        ch->hist = h;
-    }
+    qc__chunks_reset(CHUNKS_OF(r));
     r->cur = -1;
     r->in_force = &r->sink;
     r->tag = NOT_MEASURED;
     qc__station_reset(&r->st);
     r->tlast = 0;
-    r->arrivals = 0;
     r->measured_out = 0;
     r->done = 0;
     r->win_start = r->win_end = 0;
     r->next_bound = 0;
     r->warm_n = p->warmup_mode == QC_WARMUP_FIXED && p->customers ? (uint64_t)p->warmup : 0;
-    r->mark = p->customers ? r->warm_n : UINT64_MAX;
+    r->chunk_at = p->customers ? r->warm_n : UINT64_MAX;
+    r->progress_at = r->one ? PROGRESS_EVERY : UINT64_MAX;
+    r->mark = r->chunk_at < r->progress_at ? r->chunk_at : r->progress_at;
+    r->left = r->mark + 1; /* no arrivals yet */
     r->nmax = 0;
     r->series_on = rep == 0 && p->series_dt > 0;
     r->s_next = p->series_dt;
@@ -274,20 +285,29 @@ static void run_reset(run *r, unsigned rep)
     r->slen = 0;
 }
 
+/* A worker's workspace, for the harness (reps.h). */
+static int ws_init(void *ws, const void *p, const void *ctx)
+{
+    (void)ctx;
+    return run_alloc(ws, p);
+}
+
+static void ws_fini(void *ws)
+{
+    run_free(ws);
+}
+
+static const qc__workers_model workers_model = {
+    sizeof(run), sizeof(qc_queue_params), offsetof(run, p), offsetof(qc_queue_params, progress), ws_init, ws_fini};
+
 /* ---- time accounting ------------------------------------------------ */
 
 static void series_push(run *r, double t, double mean)
 {
-    if (r->slen == r->scap) {
-        size_t cap = r->scap ? 2 * r->scap : 1024;
-        qc_series_point *s = realloc(r->series, cap * sizeof *s);
-        if (s == NULL) {
-            r->oom = 1;
-            r->series_on = 0;
-            return;
-        }
-        r->series = s;
-        r->scap = cap;
+    if (qc__grow((void **)&r->series, &r->scap, r->slen, sizeof *r->series) != 0) {
+        r->oom = 1;
+        r->series_on = 0;
+        return;
     }
     r->series[r->slen++] = (qc_series_point){t, mean, (uint32_t)(r->st.n > UINT32_MAX ? UINT32_MAX : r->st.n)};
 }
@@ -308,38 +328,59 @@ static void series_advance(run *r, double t)
     r->s_area += (double)r->st.n * (t - from);
 }
 
-/* Accrues the areas of the path up to time t. The counts convert
- * through int64_t (they are far below 2^53, so the value is the same):
- * x86-64 converts a signed integer in one instruction, an unsigned 64-bit
- * one in several. ONE: the loop of r->one, a constant where it is
- * called, so that each instance of the loop keeps only its own case. */
-HOT void advance(run *r, double t, const int ONE)
+/* Accrues the areas of the path over the dt since the last event. The
+ * counts convert through int64_t (they are far below 2^53, so the value
+ * is the same): x86-64 converts a signed integer in one instruction, an
+ * unsigned 64-bit one in several. ONE: the loop of r->one, a constant
+ * where it is called, so that each instance of the loop keeps only its
+ * own case. */
+HOT void accrue(run *r, double dt, const int ONE)
 {
-    double dt = t - r->tlast;
     chunk *ch = r->in_force;
     ch->area_n += (double)(int64_t)r->st.n * dt;
     if (ONE) /* 1 * dt or 0 * dt, exactly (dt >= 0) */
         ch->area_busy += r->st.n != 0 ? dt : 0.0;
     else
         ch->area_busy += (double)(int32_t)qc__station_busy(&r->st) * dt;
-    if (!ONE && r->series_on)
+}
+
+/* Accrues the areas (and the series) of the path up to time t. */
+static inline void advance(run *r, double t)
+{
+    accrue(r, t - r->tlast, 0);
+    if (r->series_on)
         series_advance(r, t);
     r->tlast = t;
 }
 
-/* Makes chunk k the one in force from time t (areas accrued up to t). */
-static void set_chunk(run *r, int k, double t)
+/* Closes chunk ch at time t, where the arrival index is a and n are in
+ * system: its arrivals are the indices since its start, and its
+ * departures what came in (admitted arrivals) less what is still there,
+ * exactly as counting each one would find. */
+static void chunk_close(chunk *ch, double t, uint64_t a, uint64_t n)
+{
+    ch->t_end = t;
+    ch->arrivals = a - ch->a_start;
+    ch->departures = ch->n_start + (ch->arrivals - ch->blocked) - n;
+}
+
+/* Makes chunk k the one in force from time t (areas accrued up to t),
+ * where a is the index of the first arrival that belongs to it. */
+static void set_chunk(run *r, int k, double t, uint64_t a)
 {
     if (r->cur >= 0 && r->cur < QC_QUEUE_CHUNKS)
-        r->chunks[r->cur].t_end = t;
+        chunk_close(&r->chunks[r->cur], t, a, r->st.n);
     if (r->cur < 0)
         r->win_start = t;
     r->cur = k;
     r->in_force = k < QC_QUEUE_CHUNKS ? &r->chunks[k] : &r->sink;
     r->tag = k < QC_QUEUE_CHUNKS ? (uint64_t)(uintptr_t)&r->chunks[k] : NOT_MEASURED;
-    if (k < QC_QUEUE_CHUNKS)
-        r->chunks[k].t_start = t;
-    else {
+    if (k < QC_QUEUE_CHUNKS) {
+        chunk *ch = &r->chunks[k];
+        ch->t_start = t;
+        ch->a_start = a;
+        ch->n_start = r->st.n;
+    } else {
         r->win_end = t;
         if (r->measured_out == 0)
             r->done = 1;
@@ -352,7 +393,6 @@ static void set_chunk(run *r, int k, double t)
  * window closed, else 0. */
 HOT int depart_stats(run *r, const qc__job *c, double t)
 {
-    r->in_force->departures++;
     if (c->tag == NOT_MEASURED)
         return 0;
     chunk *ch = (chunk *)(uintptr_t)c->tag;
@@ -370,74 +410,108 @@ HOT int depart_stats(run *r, const qc__job *c, double t)
 
 /* ---- the event loop ---------------------------------------------------- */
 
-/* Arrival number i (from 0) of a customers run has reached r->mark:
- * the end of a fixed warm-up, a chunk boundary or the end of the window.
- * Moves the chunk in force and sets the next mark. */
-static void arrival_mark(run *r, uint64_t i, double t)
+/* Arrivals so far in this replication. */
+static inline uint64_t arrivals_of(const run *r)
 {
-    const qc_queue_params *p = r->p;
-    uint64_t j = i - r->warm_n;
-    if (j >= p->customers) {
-        if (r->cur < QC_QUEUE_CHUNKS)
-            set_chunk(r, QC_QUEUE_CHUNKS, t);
-        r->mark = UINT64_MAX;
-        return;
-    }
-    /* Chunk k holds indices [ceil(k N / C), ceil((k+1) N / C)); the
-     * boundary is computed once per chunk, not once per arrival. */
-    int k = r->cur + 1;
-    set_chunk(r, k, t);
-    r->next_bound = ((uint64_t)(k + 1) * p->customers + QC_QUEUE_CHUNKS - 1) / QC_QUEUE_CHUNKS;
-    r->mark = r->warm_n + r->next_bound;
+    return r->mark + 1 - r->left;
 }
 
-/* The chunk an arrival at t belongs to, or NOT_MEASURED (warm-up, after
- * the window). Between marks the answer does not change: one compare. A
- * timed run has no marks; its ticks move the chunks. */
-static inline uint64_t arrival_chunk(run *r, double t)
+/* Checks for a cancel and reports progress at time t, after `arrivals`
+ * arrivals; QC_ECANCELED. */
+static int progress(run *r, double t, uint64_t arrivals)
 {
-    uint64_t i = r->arrivals++;
-    if (i == r->mark)
-        arrival_mark(r, i, t);
-    return r->tag;
+    const qc_queue_params *p = r->p;
+    if (qc_cancel_requested(p->cancel))
+        return QC_ECANCELED;
+    if (p->progress) {
+        double f = p->customers
+                       ? (double)arrivals / ((double)p->customers + (double)r->warm_n)
+                       : t / (p->horizon + (p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0));
+        p->progress(p->progress_ctx, (*r->work_done + (f < 1 ? f : 1)) / r->work_total);
+    }
+    return 0;
+}
+
+/* Arrival number i (from 0) of a customers run has reached r->mark: a
+ * progress report (ONE), or the end of a fixed warm-up, a chunk boundary
+ * or the end of the window, which moves the chunk in force. Sets the next
+ * mark. Returns STOP when the run is over, a negative code on cancel. */
+static int arrival_mark(run *r, uint64_t i, double t)
+{
+    const qc_queue_params *p = r->p;
+    int rc = 0;
+    if (i == r->progress_at) {
+        r->progress_at += PROGRESS_EVERY;
+        rc = progress(r, t, i + 1);
+    }
+    if (rc == 0 && i == r->chunk_at) {
+        uint64_t j = i - r->warm_n;
+        if (j >= p->customers) {
+            if (r->cur < QC_QUEUE_CHUNKS)
+                set_chunk(r, QC_QUEUE_CHUNKS, t, i);
+            r->chunk_at = UINT64_MAX;
+        } else {
+            /* Chunk k holds indices [ceil(k N / C), ceil((k+1) N / C));
+             * the boundary is computed once per chunk, not per arrival. */
+            int k = r->cur + 1;
+            set_chunk(r, k, t, i);
+            r->next_bound = ((uint64_t)(k + 1) * p->customers + QC_QUEUE_CHUNKS - 1) / QC_QUEUE_CHUNKS;
+            r->chunk_at = r->warm_n + r->next_bound;
+        }
+    }
+    r->mark = r->chunk_at < r->progress_at ? r->chunk_at : r->progress_at;
+    r->left = r->mark - i; /* i + 1 arrivals so far */
+    return rc != 0 ? rc : r->done ? STOP : 0;
 }
 
 HOT int on_arrival(run *r, double t, const int ONE)
 {
     /* a renewal stream never ends (an infinite gap leaves the source idle) */
     double next = ONE ? qc__arrivals_next_renewal(&r->garr) : qc_arrivals_next(&r->garr);
-    int rc = !ONE && isinf(next) ? 0 : qc_sim_source_at(&r->sim, ONE ? 1 : r->asrc, next);
+    int rc = ONE          ? qc__sim_source_set(&r->sim, 1, next)
+             : isinf(next) ? 0
+                           : qc_sim_source_at(&r->sim, r->asrc, next);
     if (rc != 0)
         return rc;
-    uint64_t k = arrival_chunk(r, t);
-    if (r->done)
-        return STOP;
-    chunk *ch = r->in_force; /* chunk k, or the sink when not measured */
-    ch->arrivals++;
+    /* The chunk of this arrival, or NOT_MEASURED (warm-up, after the
+     * window): between marks it does not change, one compare. A timed
+     * run has no chunk marks; its ticks move the chunks. */
+    if (--r->left == 0 && (rc = arrival_mark(r, r->mark, t)) != 0)
+        return rc;
+    uint64_t k = r->tag;
     if (r->st.n >= r->cap) {
-        ch->blocked++;
+        r->in_force->blocked++; /* chunk k, or the sink when not measured */
         return 0;
     }
     qc__job c = {t, qc_sampler_next(&r->ssvc), k};
     r->measured_out += k != NOT_MEASURED;
-    rc = ONE ? qc__station_fcfs_arrive(&r->st, &c) : qc__station_arrive(&r->st, &c);
+    rc = ONE ? qc__station_one_arrive(&r->st, &c) : qc__station_arrive(&r->st, &c);
     if (r->st.n > r->nmax)
         r->nmax = r->st.n;
     return rc;
 }
 
-HOT int on_depart(run *r, const qc_event *ev, const int ONE)
+/* ev: the departure event (NULL with ONE, whose one server is known). */
+HOT int on_depart(run *r, const qc_event *ev, double t, const int ONE)
 {
-    qc__job j;
-    int rc = ONE ? qc__station_fcfs_depart(&r->st, 0, &j) : qc__station_depart(&r->st, ev, &j);
-    int stop = depart_stats(r, &j, ev->t);
+    int rc;
+    int stop;
+    if (ONE) {
+        const qc__job *j;
+        rc = qc__station_one_depart(&r->st, &j);
+        stop = depart_stats(r, j, t);
+    } else {
+        qc__job j;
+        rc = qc__station_depart(&r->st, ev, &j);
+        stop = depart_stats(r, &j, t);
+    }
     return rc ? rc : stop;
 }
 
 static int on_tick(run *r, double t)
 {
     int k = r->cur + 1;
-    set_chunk(r, k, t);
+    set_chunk(r, k, t, arrivals_of(r));
     if (k < QC_QUEUE_CHUNKS) {
         double next = r->win_start + r->p->horizon * (double)(k + 1) / QC_QUEUE_CHUNKS;
         int64_t h = qc_sim_at(&r->sim, next, EV_TICK, 0);
@@ -449,28 +523,43 @@ static int on_tick(run *r, double t)
 
 /* The events of a replication until its window closes and its measured
  * customers have left. One source, two instances: ONE = r->one, or 0 for
- * every case. */
-HOT int run_events(run *r, double *work_done, double work_total, const int ONE)
+ * every case. With ONE every event comes from the kernel's two sources
+ * (departures 0, arrivals 1; nothing is scheduled), so the next event is
+ * qc__sim_next2's compare, and the progress reports ride on the arrival
+ * marks instead of a count of events. */
+HOT int run_events(run *r, const int ONE)
 {
-    const qc_queue_params *p = r->p;
     qc_event ev;
     uint32_t countdown = PROGRESS_EVERY;
     int rc = 0;
+    double tlast = r->tlast; /* ONE: kept here, in a register */
     /* r->done is set only by the handlers, which then return STOP */
-    while (qc_sim_next(&r->sim, &ev) == 0) {
-        double t = ev.t;
-        if (!ONE)
+    for (;;) {
+        int src = 0;
+        double t;
+        if (ONE) {
+            if ((src = qc__sim_next2(&r->sim)) < 0)
+                break;
+            t = r->sim.now;
+            accrue(r, t - tlast, 1);
+            tlast = t;
+        } else {
+            if (qc_sim_next(&r->sim, &ev) != 0)
+                break;
+            t = ev.t;
             qc__station_advance(&r->st, t);
-        advance(r, t, ONE);
+            advance(r, t);
+        }
         /* Testing the handle rather than the type lets the compiler fold
          * this test into qc_sim_next's own source-or-heap branch: one
-         * unpredictable branch per event instead of two. With ONE both
-         * events come from sources, told apart by their index. */
-        if (ONE ? ev.data == 1 : ev.handle == QC_SIM_SOURCE_HANDLE) {
+         * unpredictable branch per event instead of two. */
+        if (ONE ? src == 1 : ev.handle == QC_SIM_SOURCE_HANDLE) {
             rc = on_arrival(r, t, ONE);
+        } else if (ONE) {
+            rc = on_depart(r, NULL, t, ONE);
         } else switch (ev.type) {
         case EV_DEPART:
-            rc = on_depart(r, &ev, ONE);
+            rc = on_depart(r, &ev, t, ONE);
             break;
         case EV_TICK:
             rc = on_tick(r, t);
@@ -481,18 +570,14 @@ HOT int run_events(run *r, double *work_done, double work_total, const int ONE)
                 return rc < 0 ? rc : QC_ENOMEM;
             break; /* STOP */
         }
-        if (--countdown == 0) {
+        if (!ONE && --countdown == 0) {
             countdown = PROGRESS_EVERY;
-            if (qc_cancel_requested(p->cancel))
-                return QC_ECANCELED;
-            if (p->progress) {
-                double f = p->customers
-                               ? (double)r->arrivals / ((double)p->customers + (double)r->warm_n)
-                               : t / (p->horizon + (p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0));
-                p->progress(p->progress_ctx, (*work_done + (f < 1 ? f : 1)) / work_total);
-            }
+            if ((rc = progress(r, t, arrivals_of(r))) != 0)
+                return rc;
         }
     }
+    if (ONE)
+        r->tlast = tlast;
     return 0;
 }
 
@@ -500,6 +585,8 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
 {
     const qc_queue_params *p = r->p;
     run_reset(r, rep);
+    r->work_done = work_done;
+    r->work_total = work_total;
     int64_t h = qc_sim_source_at(&r->sim, r->asrc, qc_arrivals_next(&r->garr));
     if (h < 0)
         return (int)h;
@@ -510,16 +597,15 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
             return (int)h;
         r->win_start = w;
     }
-    int rc = r->one ? run_events(r, work_done, work_total, 1)
-                    : run_events(r, work_done, work_total, 0);
+    int rc = r->one ? run_events(r, 1) : run_events(r, 0);
     if (rc != 0)
         return rc;
     if (r->cur < QC_QUEUE_CHUNKS) {
         /* a trace ran out before the window closed: it closes now, and
          * the chunks never reached stay empty (left out of the estimates) */
-        advance(r, r->sim.now, 0);
+        advance(r, r->sim.now);
         int last = r->cur;
-        set_chunk(r, QC_QUEUE_CHUNKS, r->sim.now);
+        set_chunk(r, QC_QUEUE_CHUNKS, r->sim.now, arrivals_of(r));
         for (int k = last + 1; k < QC_QUEUE_CHUNKS; k++)
             r->chunks[k].t_start = r->chunks[k].t_end = r->sim.now;
     }
@@ -636,9 +722,7 @@ static const char *infinite_reason(const qc_queue_params *p, double load, char *
  * result in replication order (reps.h), so the result does not depend on
  * the number of workers. */
 typedef struct state {
-    run **w;                 /* w[0..nw): the workers' workspaces */
-    qc_queue_params *pq;     /* pq[i]: worker i's parameters */
-    unsigned nw;
+    qc__workers wk;          /* the workers' workspaces and parameters */
     qc__units *u;
     summary_ctx *sc;
     qc_hist *all;
@@ -658,9 +742,7 @@ static int run_rep(void *ctx, void *ws, unsigned rep, qc__reps_worker *w, qc_err
     pq->progress_ctx = w;
     double done = 0;
     int rc = run_once(r, rep, &done, 1.0);
-    if (rc != 0)
-        return qc_err_set(err, rc, "replication %u: %s", rep + 1, qc_strerror(rc));
-    return 0;
+    return rc != 0 ? qc__reps_failed(err, rep, rc) : 0;
 }
 
 static int merge_rep(void *ctx, void *ws, unsigned rep, qc_err *err)
@@ -707,14 +789,10 @@ static int merge_rep(void *ctx, void *ws, unsigned rep, qc_err *err)
 static int run_reps(const qc_queue_params *p, state *s, qc_queue_result *res, unsigned from,
                     unsigned to, qc_err *err)
 {
-    for (unsigned i = 0; i < s->nw; i++) {
-        s->pq[i] = *p;
-        s->pq[i].progress = p->progress ? qc__reps_progress_cb : NULL;
-        s->w[i]->p = &s->pq[i];
-    }
+    qc__workers_bind(&s->wk, p, p->progress != NULL);
     s->p = p;
     s->res = res;
-    qc__reps h = {s->nw, (void **)s->w, run_rep, merge_rep, s, p->progress, p->progress_ctx,
+    qc__reps h = {s->wk.n, s->wk.ws, run_rep, merge_rep, s, p->progress, p->progress_ctx,
                   s->work_done, s->work_total, p->cancel};
     int rc = qc__reps_run(&h, from, to, NULL, err);
     s->work_done += to - from;
@@ -771,7 +849,7 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
     qc_hist *tmp = qc_hist_alloc(NULL);
     qc_hist *all = qc_hist_alloc(NULL);
     summary_ctx sc = {r, tmp, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    state st = {NULL, NULL, 0, &units, &sc, all, {0}, 0, (double)p->reps, UINT64_MAX, 0, p, res};
+    state st = {{0}, &units, &sc, all, {0}, 0, (double)p->reps, UINT64_MAX, 0, p, res};
     for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
         if ((st.sect[j] = qc_hist_alloc(NULL)) == NULL)
             urc = QC_ENOMEM;
@@ -783,21 +861,9 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
         nw = most;
     if (nw > QC_QUEUE_JOBS_MAX)
         nw = QC_QUEUE_JOBS_MAX;
-    st.w = calloc(nw, sizeof *st.w);
-    st.pq = calloc(nw, sizeof *st.pq);
-    if (st.w && st.pq) {
-        st.w[0] = r;
-        for (st.nw = 1; st.nw < nw; st.nw++) {
-            run *x = malloc(sizeof *x);
-            if (x == NULL || run_alloc(x, p) != 0) {
-                free(x);
-                urc = QC_ENOMEM;
-                break;
-            }
-            st.w[st.nw] = x;
-        }
-    }
-    if (urc != 0 || !tmp || !all || !st.w || !st.pq) {
+    if (urc == 0)
+        urc = qc__workers_init(&st.wk, nw, r, &workers_model, p, NULL);
+    if (urc != 0 || !tmp || !all) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
@@ -989,12 +1055,7 @@ out:
     for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
         qc_hist_free(st.sect[j]);
     qc__units_free(&units);
-    for (unsigned i = 1; i < st.nw; i++) {
-        run_free(st.w[i]);
-        free(st.w[i]);
-    }
-    free(st.w);
-    free(st.pq);
+    qc__workers_free(&st.wk);
     run_free(r);
     free(r);
     return rc;

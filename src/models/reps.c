@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/gsl_quiet.h"
+#include "qctl/hist.h"
 
 struct qc__reps_worker {
     struct shared *sh;
@@ -177,3 +178,106 @@ int qc__reps_run(const qc__reps *h, unsigned from, unsigned to, unsigned *failed
     }
     return 0;
 }
+
+/* ---- the run harness of the chunked models ------------------------------ */
+
+int qc__workers_init(qc__workers *w, unsigned n, void *first, const qc__workers_model *m,
+                     const void *params, const void *ctx)
+{
+    memset(w, 0, sizeof *w);
+    w->m = m;
+    if (n < 1)
+        n = 1;
+    w->ws = calloc(n, sizeof *w->ws);
+    w->params = calloc(n, m->params_size);
+    if (w->ws == NULL || w->params == NULL) {
+        qc__workers_free(w);
+        return QC_ENOMEM;
+    }
+    w->ws[0] = first;
+    for (w->n = 1; w->n < n; w->n++) {
+        void *x = malloc(m->ws_size);
+        if (x == NULL || m->init(x, params, ctx) != 0) {
+            free(x);
+            break; /* fewer workers: the same result */
+        }
+        w->ws[w->n] = x;
+    }
+    return 0;
+}
+
+void qc__workers_bind(qc__workers *w, const void *params, int progress)
+{
+    const qc__workers_model *m = w->m;
+    const qc_progress_fn hook = progress ? qc__reps_progress_cb : NULL;
+    for (unsigned i = 0; i < w->n; i++) {
+        void *own = w->params + (size_t)i * m->params_size;
+        memcpy(own, params, m->params_size);
+        memcpy((unsigned char *)own + m->progress_at, &hook, sizeof hook);
+        memcpy((unsigned char *)w->ws[i] + m->params_at, &own, sizeof own);
+    }
+}
+
+void qc__workers_free(qc__workers *w)
+{
+    for (unsigned i = 1; i < w->n; i++) {
+        w->m->fini(w->ws[i]);
+        free(w->ws[i]);
+    }
+    free(w->ws);
+    free(w->params);
+    w->ws = NULL;
+    w->params = NULL;
+    w->n = 0;
+}
+
+int qc__reps_failed(qc_err *err, unsigned rep, int rc)
+{
+    return qc_err_set(err, rc, "replication %u: %s", rep + 1, qc_strerror(rc));
+}
+
+static qc_hist **chunk_hist(void *chunks, int k, size_t size, size_t hist_off)
+{
+    return (qc_hist **)((unsigned char *)chunks + (size_t)k * size + hist_off);
+}
+
+int qc__chunks_alloc(void *chunks, int n, size_t size, size_t hist_off)
+{
+    for (int k = 0; k < n; k++)
+        if ((*chunk_hist(chunks, k, size, hist_off) = qc_hist_alloc(NULL)) == NULL)
+            return QC_ENOMEM;
+    return 0;
+}
+
+void qc__chunks_free(void *chunks, int n, size_t size, size_t hist_off)
+{
+    for (int k = 0; k < n; k++) {
+        qc_hist **h = chunk_hist(chunks, k, size, hist_off);
+        qc_hist_free(*h);
+        *h = NULL;
+    }
+}
+
+void qc__chunks_reset(void *chunks, int n, size_t size, size_t hist_off)
+{
+    for (int k = 0; k < n; k++) {
+        qc_hist *h = *chunk_hist(chunks, k, size, hist_off);
+        memset((unsigned char *)chunks + (size_t)k * size, 0, size);
+        qc_hist_reset(h);
+        *chunk_hist(chunks, k, size, hist_off) = h;
+    }
+}
+
+int qc__grow(void **buf, size_t *cap, size_t len, size_t size)
+{
+    if (len < *cap)
+        return 0;
+    size_t n = *cap ? 2 * *cap : 1024;
+    void *b = realloc(*buf, n * size);
+    if (b == NULL)
+        return QC_ENOMEM;
+    *buf = b;
+    *cap = n;
+    return 0;
+}
+

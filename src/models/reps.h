@@ -76,4 +76,59 @@ void qc__reps_progress(qc__reps_worker *w, double fraction);
  * worker. */
 void qc__reps_progress_cb(void *ctx, double fraction);
 
+/* ---- the run harness of the chunked models (sim queue, sim pool) ------ */
+
+/* The workers of a run: ws[0..n) their workspaces (ws[0] the caller's),
+ * params[0..n) their own copies of the run's parameters, one per worker
+ * so that each can carry its worker's progress hook. A model describes
+ * its workspace to the harness by a qc__workers_model. */
+typedef struct qc__workers_model {
+    size_t ws_size;     /* sizeof the model's workspace */
+    size_t params_size; /* sizeof the model's parameters */
+    size_t params_at;   /* offset in the workspace of its parameters'
+                           pointer (const params *) */
+    size_t progress_at; /* offset in the parameters of their
+                           qc_progress_fn, which a worker's copy sets to
+                           qc__reps_progress_cb when the caller's is set */
+    /* Sets up a workspace for the parameters: 0, or QC_ENOMEM with
+     * nothing held; ctx: the model's, from qc__workers_init. */
+    int (*init)(void *ws, const void *params, const void *ctx);
+    void (*fini)(void *ws); /* frees what init set up */
+} qc__workers_model;
+
+typedef struct qc__workers {
+    unsigned n;
+    void **ws;
+    unsigned char *params; /* n x params_size */
+    const qc__workers_model *m;
+} qc__workers;
+
+/* Up to n workers (at least 1): ws[0] = first, the others allocated by
+ * the model; fewer when memory runs short (the result does not depend on
+ * their count). QC_ENOMEM when even the arrays cannot be had. */
+int qc__workers_init(qc__workers *w, unsigned n, void *first, const qc__workers_model *m,
+                     const void *params, const void *ctx);
+/* Gives every worker its own copy of params (a run that changes its
+ * parameters between rounds binds again). progress: the caller's hook is
+ * set. */
+void qc__workers_bind(qc__workers *w, const void *params, int progress);
+/* Frees the workers but ws[0] (the caller's); safe on a zeroed value. */
+void qc__workers_free(qc__workers *w);
+
+/* The error of replication rep: "replication N: what" with code rc. */
+int qc__reps_failed(qc_err *err, unsigned rep, int rc);
+
+/* The chunks of a replication, each a struct of `size` bytes holding its
+ * histogram at offset hist_off: allocate the histograms (QC_ENOMEM), free
+ * them (safe on NULLs), and reset every chunk to zeros with an empty
+ * histogram, keeping the memory. */
+int qc__chunks_alloc(void *chunks, int n, size_t size, size_t hist_off);
+void qc__chunks_free(void *chunks, int n, size_t size, size_t hist_off);
+void qc__chunks_reset(void *chunks, int n, size_t size, size_t hist_off);
+
+/* Room for element len of a growing array (*buf of *cap elements of
+ * `size` bytes): twice the room (1024 at first) when it is full. 0, or
+ * QC_ENOMEM with the array unchanged. */
+int qc__grow(void **buf, size_t *cap, size_t len, size_t size);
+
 #endif

@@ -69,7 +69,8 @@ void qc__station_reset(qc__station *st);
  * equal times a source of a lower index leaves first, as a scheduled
  * event leaves before every source: give the departures a lower index
  * than the arrivals and the order of events is the same as through the
- * heap. QC_EINVAL unless FCFS with c = 1. */
+ * heap. Its jobs then come and go through qc__station_one_arrive and
+ * qc__station_one_depart only. QC_EINVAL unless FCFS with c = 1. */
 int qc__station_departures_source(qc__station *st, int src);
 
 /* Moves PS virtual time to now; call at every event before n changes. */
@@ -92,8 +93,6 @@ int qc__station_ps_depart(qc__station *st, qc__job *out);
 QC_HOT int qc__station_start(qc__station *st, unsigned s, const qc__job *j)
 {
     st->insvc[s] = *j;
-    if (st->dep_src >= 0)
-        return qc_sim_source_at(st->sim, (unsigned)st->dep_src, st->sim->now + j->svc);
     int64_t h = qc_sim_after(st->sim, j->svc, st->ev_depart, s);
     return h < 0 ? (int)h : 0;
 }
@@ -146,7 +145,42 @@ QC_HOT int qc__station_depart(qc__station *st, const qc_event *ev, qc__job *out)
 {
     if (st->disc != QC_FCFS)
         return qc__station_ps_depart(st, out);
-    return qc__station_fcfs_depart(st, st->dep_src >= 0 ? 0 : (unsigned)ev->data, out);
+    return qc__station_fcfs_depart(st, (unsigned)ev->data, out);
+}
+
+/* The one-server station of qc__station_departures_source keeps every
+ * job in the ring, the one in service at its head, and the ring's length
+ * in n alone: a job is copied once, into the ring, where the path above
+ * copies it to its server and back out, and no server is looked for. */
+
+/* A job arrives now; starts it at once when the server is idle.
+ * QC_ENOMEM. */
+QC_HOT int qc__station_one_arrive(qc__station *st, const qc__job *job)
+{
+    if (st->n == st->rcap) {
+        st->rlen = st->n;
+        if (qc__station_grow(st) != 0)
+            return QC_ENOMEM;
+    }
+    size_t pos = st->rhead + st->n;
+    if (pos >= st->rcap)
+        pos -= st->rcap;
+    st->ring[pos] = *job;
+    if (st->n++ != 0)
+        return 0;
+    return qc__sim_source_set(st->sim, (unsigned)st->dep_src, st->sim->now + job->svc);
+}
+
+/* The job in service leaves now: *out points to it (valid until the next
+ * arrival); the next waiting one, if any, starts, else the departures'
+ * source goes idle (for qc__sim_next2, which leaves that to the model). */
+QC_HOT int qc__station_one_depart(qc__station *st, const qc__job **out)
+{
+    *out = &st->ring[st->rhead];
+    if (++st->rhead == st->rcap)
+        st->rhead = 0;
+    double next = --st->n == 0 ? (double)INFINITY : st->sim->now + st->ring[st->rhead].svc;
+    return qc__sim_source_set(st->sim, (unsigned)st->dep_src, next);
 }
 
 /* Number of busy servers: min(n, c). */
