@@ -33,7 +33,13 @@
  * of threads. Every start runs 40 iterations, the two best run to
  * convergence, the higher likelihood wins. Above QC_FIT_EM_MAX values EM
  * iterates on that many evenly spaced order statistics (a stratified
- * subsample) before two steps over all the data. tests/unit/traffic/test_fit.c holds
+ * subsample) before two steps over all the data. On more than 2000
+ * values the starts' 40 iterations run on coarser log-scale bins (runs
+ * within a factor 1 + em_coarse, default 1e-2, merged; a component at
+ * least such a bin wide): a start only has to find its basin, and the
+ * two best then converge on the data themselves (test_fit.c:
+ * test_coarse_starts holds the result within a fraction of a standard
+ * error of starts on the data). tests/unit/traffic/test_fit.c holds
  * the result within 1% (or 20 units) of a 40-start reference on real
  * captures.
  *
@@ -200,6 +206,10 @@ typedef struct qc_fit_params {
     double em_tol;         /* relative log-likelihood change (default 1e-8) */
     unsigned em_starts;    /* EM starts for mixtures (default 8; see above) */
     uint64_t em_seed;      /* seed of the k-means++ starts and the bootstrap (1) */
+    double em_coarse;      /* relative width of the log-scale bins on which the
+                              starts of EM explore data of more than 2000
+                              distinct values before the two best converge on
+                              the data (default 1e-2; 0: on the data) */
     double resolution;     /* grid of non-integer data, for the sigma floor
                               (0: the smallest step between values) */
     unsigned threads;      /* threads fitting families at once in qc_fit_all

@@ -319,6 +319,19 @@ int qc_traffic_validate(const qc_traffic_model *m, const double *t, const uint32
                         size_t n, uint64_t seed, qc_traffic_validation *v, qc_err *err);
 void qc_traffic_validation_free(qc_traffic_validation *v);
 
+/* qc_traffic_validate for seeds seed, seed + 1, ..., seed + count - 1
+ * into v[0..count), on `threads` threads (0: one per online core). v[k]
+ * is what qc_traffic_validate gives with seed + k, whatever the number of
+ * threads, except that the generated sequences (gen_t, gen_size) are kept
+ * only in v[0]. progress, when not NULL, is called one call at a time
+ * (from any of the threads) with the fraction of realisations finished.
+ * Returns 0, or the code and message of the first realisation (in order
+ * k) that failed, with every v[k] freed. The caller frees each v[k]. */
+int qc_traffic_validate_n(const qc_traffic_model *m, const double *t, const uint32_t *size,
+                          size_t n, uint64_t seed, unsigned count, unsigned threads,
+                          void (*progress)(void *ctx, double fraction), void *progress_ctx,
+                          qc_traffic_validation *v, qc_err *err);
+
 /* ---- an arrival process for the simulator ------------------------------
  * A source of arrival times: a capture or CSV (pcap, pcapng, text) is
  * replayed (its packet times, from 0; the source ends with the trace), a

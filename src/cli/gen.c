@@ -455,7 +455,8 @@ static const char *fmt_stat(const vstat *s, char *buf, size_t len)
 
 static int validate(const char *capture, const char *model_file, const char *labels,
                     const char *activity, const qc_traffic_fit_params *fo, uint64_t seed,
-                    unsigned realisations, int json, const char *plot_dir, const report_ctx *rep)
+                    unsigned realisations, unsigned jobs, int json, int quiet, const char *plot_dir,
+                    const report_ctx *rep)
 {
     qc_err err = {0};
     qc_trace tr;
@@ -499,9 +500,10 @@ static int validate(const char *capture, const char *model_file, const char *lab
     int64_t *ns = malloc(g->n * sizeof *ns);
     uint32_t *sz = malloc(g->n * sizeof *sz);
     double *vals = calloc(2 * NMETRICS * (size_t)realisations, sizeof *vals);
+    qc_traffic_validation *vs = calloc(realisations, sizeof *vs);
     qc_traffic_validation v;
     memset(&v, 0, sizeof v);
-    if (!t || !ns || !sz || !vals) {
+    if (!t || !ns || !sz || !vals || !vs) {
         cli_error("out of memory");
         rc = QC_EXIT_FAIL;
         goto end_model;
@@ -532,13 +534,20 @@ static int validate(const char *capture, const char *model_file, const char *lab
     for (size_t i = 0; i < NMETRICS; i++)
         for (int a = 0; a < 2; a++)
             rows[i].x[a] = vals + (2 * i + (size_t)a) * realisations;
+    /* The realisations on the threads of --jobs (each from its own seed:
+     * the same results for any number), then read in order. */
+    cli_progress prog;
+    cli_progress_init(&prog, "gen --validate", quiet || json);
+    rc = qc_traffic_validate_n(&m, t, sz, g->n, seed, realisations, jobs, cli_progress_update,
+                               &prog, vs, &err);
+    cli_progress_done(&prog);
+    if (rc != 0) {
+        cli_error("gen --validate: %s", err.msg);
+        rc = rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+        goto end_model;
+    }
     for (unsigned k = 0; k < realisations; k++) {
-        qc_traffic_validation vk;
-        if ((rc = qc_traffic_validate(&m, t, sz, g->n, seed + k, &vk, &err)) != 0) {
-            cli_error("gen --validate: %s", err.msg);
-            rc = rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
-            goto end_model;
-        }
+        qc_traffic_validation vk = vs[k];
         const qc_traffic_stats *R = &vk.real;
         const double real[NMETRICS] = {R->duration, R->mean_size, NAN,      NAN,
                                        R->tau_sg, R->tau_ss,    R->tau_gg,  R->acf[1],
@@ -559,6 +568,7 @@ static int validate(const char *capture, const char *model_file, const char *lab
             v = vk; /* the first realisation is plotted */
         else
             qc_traffic_validation_free(&vk);
+        memset(&vs[k], 0, sizeof vs[k]);
     }
     int wins[2] = {0, 0};
     rows[0].per = (double)(g->n - 1);
@@ -619,6 +629,7 @@ static int validate(const char *capture, const char *model_file, const char *lab
     }
 end_model:
     qc_traffic_validation_free(&v);
+    free(vs);
     free(t);
     free(ns);
     free(sz);
@@ -640,7 +651,7 @@ int cmd_gen(int argc, char **argv)
     qc_traffic_fit_params_init(&fo);
     const char *users = NULL, *output = NULL, *validate_cap = NULL;
     const char *labels = NULL, *activity = NULL, *plot_dir = NULL;
-    unsigned snaplen = 65535, realisations = 10;
+    unsigned snaplen = 65535, realisations = 10, jobs = 0;
     int json = 0, quiet = 0, rc = 0, format = -1, approach = o.approach, help = 0, first = 0;
     static const int approaches[] = {QC_TRAFFIC_COPULA, QC_TRAFFIC_FITTED,
                                      QC_TRAFFIC_COPULA_FITTED};
@@ -694,6 +705,8 @@ int cmd_gen(int argc, char **argv)
                  "distance to the capture lies wholly below the other's"},
         {"plot", CLI_STR, &plot_dir, .arg = "DIR",
          .help = "variance-time, autocorrelation and gap CDF plots (of the\nfirst realisation)"},
+        {"jobs", CLI_UINT, &jobs, 1, 256, .letter = 'j', .arg = "N",
+         .help = "threads for the realisations (default: the number of\ncores); the results do not depend on it"},
         {"help", CLI_HELP, &help, .help = "this text"},
         {0}};
     rc = cli_flags_parse("gen", flags, argc, argv, &first, NULL);
@@ -722,8 +735,9 @@ int cmd_gen(int argc, char **argv)
             return QC_EXIT_USAGE;
         }
         mix_free(&x);
+        fo.fit.threads = jobs; /* the in-sample fit too */
         return validate(validate_cap, model_file, labels, activity, &fo, o.seed, realisations,
-                        json, plot_dir, &rep);
+                        jobs, json, quiet, plot_dir, &rep);
     }
     if (x.n == 0) {
         cli_error("gen: --model is required (see 'qctl gen --help')");

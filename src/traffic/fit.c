@@ -47,8 +47,6 @@
 
 #include <float.h>
 #include <limits.h>
-#include <pthread.h>
-#include <unistd.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +59,7 @@
 #include "core/gsl_quiet.h"
 #include "qctl/rng_gsl.h"
 #include "traffic/fit_given.h"
+#include "traffic/par.h"
 #include "traffic/sort.h"
 #include "core/names.h"
 
@@ -336,60 +335,30 @@ int qc_fit_dist_set(qc_fit_dist *m, qc_fit_family f, const double *p, int np, qc
     default:
         break;
     }
-    /* The qc_dist view, where dist.h has the family. */
+    /* The qc_dist view, where dist.h has the family: the parameters as
+     * stored (gpd: the tail above u given X > u, P(X > u) staying in
+     * m->p[3]), mixtures regrouped by component. */
+    static const qc_dist_kind kind[QC_FIT_NFAMILIES] = {
+        [QC_FIT_EXP] = QC_DIST_EXP,         [QC_FIT_GAMMA] = QC_DIST_GAMMA,
+        [QC_FIT_LOGNORMAL] = QC_DIST_LOGNORMAL, [QC_FIT_WEIBULL] = QC_DIST_WEIBULL,
+        [QC_FIT_PARETO] = QC_DIST_PARETO,   [QC_FIT_LNMIX2] = QC_DIST_LNMIX,
+        [QC_FIT_LNMIX3] = QC_DIST_LNMIX,    [QC_FIT_EXPMIX2] = QC_DIST_EXPMIX,
+        [QC_FIT_EXPMIX3] = QC_DIST_EXPMIX,  [QC_FIT_GPD] = QC_DIST_GPD};
     qc_dist *d = &m->d;
-    switch (f) {
-    case QC_FIT_EXP:
-        d->kind = QC_DIST_EXP;
-        d->p[0] = p[0];
-        break;
-    case QC_FIT_GAMMA:
-        d->kind = QC_DIST_GAMMA;
-        d->p[0] = p[0];
-        d->p[1] = p[1];
-        break;
-    case QC_FIT_LOGNORMAL:
-        d->kind = QC_DIST_LOGNORMAL;
-        d->p[0] = p[0];
-        d->p[1] = p[1];
-        break;
-    case QC_FIT_WEIBULL:
-        d->kind = QC_DIST_WEIBULL;
-        d->p[0] = p[0];
-        d->p[1] = p[1];
-        break;
-    case QC_FIT_PARETO:
-        d->kind = QC_DIST_PARETO;
-        d->p[0] = p[0];
-        d->p[1] = p[1];
-        break;
-    case QC_FIT_LNMIX2:
-    case QC_FIT_LNMIX3:
-        d->kind = QC_DIST_LNMIX; /* grouped by component: w, mu, sigma */
+    d->kind = kind[f];
+    if (is_lnmix(f)) { /* w, mu, sigma */
         for (int j = 0; j < k; j++) {
             d->p[3 * j] = m->p[j];
             d->p[3 * j + 1] = m->p[k + j];
             d->p[3 * j + 2] = m->p[2 * k + j];
         }
-        break;
-    case QC_FIT_EXPMIX2:
-    case QC_FIT_EXPMIX3:
-        d->kind = QC_DIST_EXPMIX; /* grouped by component: w, rate */
+    } else if (is_expmix(f)) { /* w, rate */
         for (int j = 0; j < k; j++) {
             d->p[2 * j] = m->p[j];
             d->p[2 * j + 1] = m->p[k + j];
         }
-        break;
-    case QC_FIT_GPD:
-        /* the tail above u, given X > u (P(X > u) stays in m->p[3]) */
-        d->kind = QC_DIST_GPD;
-        d->p[0] = p[0];
-        d->p[1] = p[1];
-        d->p[2] = p[2];
-        break;
-    default:
-        d->kind = QC_DIST_NONE;
-        break;
+    } else {
+        memcpy(d->p, p, (size_t)(f == QC_FIT_GPD ? 3 : np) * sizeof *p);
     }
     return 0;
 }
@@ -1023,7 +992,9 @@ typedef struct mixw {
 
 /* One EM iteration over w (or only the log-likelihood when update is 0);
  * p holds weights, then mu/sigma or rates. Returns the log-likelihood. */
-static double em_step(const mixw *w, int lognormal, int k, double *p, double delta, int update)
+static inline __attribute__((always_inline)) double em_step_body(const mixw *w, int lognormal,
+                                                                  int k, double *p, double delta,
+                                                                  int update)
 {
     double W[3] = {0}, A[3] = {0}, B[3] = {0};
     double lw[3], ls[3];
@@ -1089,6 +1060,21 @@ static double em_step(const mixw *w, int lognormal, int k, double *p, double del
         }
     }
     return ll;
+}
+
+/* em_step_body compiled for each (family, k): the loops over the
+ * components unrolled and the family's branch gone from the loop over
+ * the values, where EM spends its time (the same operations in the same
+ * order: the same bits). */
+static double em_step(const mixw *w, int lognormal, int k, double *p, double delta, int update)
+{
+    if (lognormal)
+        return k == 2   ? em_step_body(w, 1, 2, p, delta, update)
+               : k == 3 ? em_step_body(w, 1, 3, p, delta, update)
+                        : em_step_body(w, 1, k, p, delta, update);
+    return k == 2   ? em_step_body(w, 0, 2, p, delta, update)
+           : k == 3 ? em_step_body(w, 0, 3, p, delta, update)
+                    : em_step_body(w, 0, k, p, delta, update);
 }
 
 /* Starting point: k groups of equal total count over the sorted values. */
@@ -1626,12 +1612,12 @@ typedef struct start_job {
     double p[QC_FIT_MAX_STARTS][QC_FIT_MAXPAR];
     double ll[QC_FIT_MAX_STARTS];
     unsigned used[QC_FIT_MAX_STARTS];
-    int next; /* the next start to take, under mu */
-    pthread_mutex_t mu;
 } start_job;
 
-static void run_start(start_job *j, int st)
+static void run_start(void *ctx, unsigned sti)
 {
+    start_job *j = ctx;
+    const int st = (int)sti;
     const mixw *w = j->w;
     const int k = j->k, lognormal = j->lognormal;
     double *p = j->p[st];
@@ -1658,53 +1644,56 @@ static void run_start(start_job *j, int st)
     j->ll[st] = em_run(w, lognormal, k, p, j->delta, short_it, j->o->em_tol, &j->used[st], &conv);
 }
 
-static void *start_worker(void *arg)
+/* The starts' data: each run of w's values within a factor 1 + width
+ * (qc_fit_params.em_coarse) of its first merged into one, the run's count-weighted
+ * mean of x and of y (EM's sufficient statistics per value), so that the
+ * short start phase costs about log(max / min) / width values
+ * instead of w->m (10^6 gaps in 10^-3 bins: 8417 values, about a tenth
+ * as many merged). A
+ * start only has to find the right basin: the two best then run to
+ * convergence on w itself. A component is kept at least a merged bin wide
+ * (sigma >= width / sqrt(12)), as in the finer binning.
+ * Returns the buffer behind *out (NULL, *out = *w: w is small enough, or
+ * no memory, which only costs time). */
+#define QC_FIT_EM_COARSE_MIN 2000
+static double *coarse_starts(const mixw *w, double width, mixw *out)
 {
-    start_job *j = arg;
-    for (;;) {
-        pthread_mutex_lock(&j->mu);
-        const int st = j->next < j->starts ? j->next++ : -1;
-        pthread_mutex_unlock(&j->mu);
-        if (st < 0)
-            return NULL;
-        run_start(j, st);
+    *out = *w;
+    if (w->m <= QC_FIT_EM_COARSE_MIN || !(width > 0))
+        return NULL;
+    double *buf = malloc(3 * w->m * sizeof *buf);
+    if (buf == NULL)
+        return NULL;
+    double *x = buf, *y = buf + w->m, *c = buf + 2 * w->m;
+    size_t b = 0;
+    for (size_t i = 0; i < w->m;) {
+        const double top = w->x[i] * (1 + width);
+        double cs = 0, sx = 0, sy = 0;
+        size_t j = i;
+        for (; j < w->m && (j == i || w->x[j] <= top); j++) {
+            cs += w->c[j];
+            sx += w->c[j] * w->x[j];
+            sy += w->c[j] * w->y[j];
+        }
+        i = j;
+        if (!(cs > 0))
+            continue;
+        x[b] = sx / cs;
+        y[b] = sy / cs;
+        c[b++] = cs;
     }
-}
-
-/* Threads for the starts: o->threads (0: one per online core). */
-static unsigned start_threads(const qc_fit_params *o)
-{
-    if (o->threads > 0)
-        return o->threads;
-    const long c = sysconf(_SC_NPROCESSORS_ONLN);
-    return c < 1 ? 1 : c > 64 ? 64 : (unsigned)c;
-}
-
-static void run_starts(start_job *j, unsigned nt)
-{
-    if (nt > (unsigned)j->starts)
-        nt = (unsigned)j->starts;
-    pthread_t th[QC_FIT_MAX_STARTS];
-    unsigned started = 0;
-    if (nt > 1 && pthread_mutex_init(&j->mu, NULL) == 0) {
-        gsl_error_handler_t *h = qc__gsl_quiet(); /* process-wide: off throughout */
-        for (unsigned t = 1; t < nt; t++)
-            if (pthread_create(&th[started], NULL, start_worker, j) == 0)
-                started++;
-        start_worker(j);
-        for (unsigned t = 0; t < started; t++)
-            pthread_join(th[t], NULL);
-        qc__gsl_restore(h);
-        pthread_mutex_destroy(&j->mu);
-        return;
-    }
-    for (int st = 0; st < j->starts; st++)
-        run_start(j, st);
+    out->x = x;
+    out->y = w->y == w->x ? x : y;
+    out->c = c;
+    out->m = b;
+    out->sg_min = fmax(w->sg_min, width / 3.4641016151377544);
+    return buf;
 }
 
 /* Multi-start EM (see the essay): every start runs QC_FIT_EM_SHORT
- * iterations (the starts on threads for large data), the two best go on
- * to convergence, and the one with the higher log-likelihood wins. */
+ * iterations (the starts on threads for large data; on coarser bins of
+ * large data, coarse_starts), the two best go on to convergence, and the
+ * one with the higher log-likelihood wins. */
 static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_params *o,
                         qc_fit_result *r, qc_err *err)
 {
@@ -1715,12 +1704,12 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_para
     }
     mixw full = {d->v, d->c, d->m, d->n, d->v, d->binned / 3.4641016151377544}, sub = full;
     double *sx = NULL, *sc = NULL, *fy = NULL, *sy = NULL;
+    const char *why = "out of memory"; /* until the fit is done */
+    start_job *sj = NULL;
     if (lognormal) {
         /* EM works on log x: taken once here, not in every iteration. */
-        if ((fy = malloc(d->m * sizeof *fy)) == NULL) {
-            snprintf(r->why, sizeof r->why, "out of memory");
-            return;
-        }
+        if ((fy = malloc(d->m * sizeof *fy)) == NULL)
+            goto out;
         for (size_t i = 0; i < d->m; i++)
             fy[i] = log(d->v[i]);
         full.y = sub.y = fy;
@@ -1730,13 +1719,8 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_para
         const size_t M = QC_FIT_EM_MAX;
         sx = malloc(M * sizeof *sx);
         sc = malloc(M * sizeof *sc);
-        if (sx == NULL || sc == NULL) {
-            free(sx);
-            free(sc);
-            free(fy);
-            snprintf(r->why, sizeof r->why, "out of memory");
-            return;
-        }
+        if (sx == NULL || sc == NULL)
+            goto out;
         double cum = d->c[0];
         size_t t = 0;
         for (size_t i = 0; i < M; i++) {
@@ -1752,13 +1736,8 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_para
         sub.n = (double)M;
         sub.y = sx;
         if (lognormal) {
-            if ((sy = malloc(M * sizeof *sy)) == NULL) {
-                free(sx);
-                free(sc);
-                free(fy);
-                snprintf(r->why, sizeof r->why, "out of memory");
-                return;
-            }
+            if ((sy = malloc(M * sizeof *sy)) == NULL)
+                goto out;
             for (size_t i = 0; i < M; i++)
                 sy[i] = log(sx[i]);
             sub.y = sy;
@@ -1777,24 +1756,15 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_para
     int natoms = 0; /* values seen twice or more (binned data: not known) */
     for (size_t i = 0; i < sub.m && natoms < 3 && !d->binned; i++)
         natoms += sub.c[i] >= 2;
-    start_job *sj = calloc(1, sizeof *sj);
-    if (sj == NULL) {
-        snprintf(r->why, sizeof r->why, "out of memory");
-        free(sx);
-        free(sc);
-        free(sy);
-        free(fy);
-        return;
-    }
-    sj->w = &sub;
-    sj->o = o;
-    sj->f = f;
-    sj->k = k;
-    sj->lognormal = lognormal;
-    sj->natoms = natoms;
-    sj->delta = delta;
-    sj->starts = starts;
-    run_starts(sj, d->n >= 20000 ? start_threads(o) : 1);
+    if ((sj = malloc(sizeof *sj)) == NULL)
+        goto out;
+    mixw coarse;
+    double *cbuf = starts > 1 ? coarse_starts(&sub, o->em_coarse, &coarse) : NULL;
+    *sj = (start_job){.w = cbuf ? &coarse : &sub, .o = o, .f = f, .k = k, .lognormal = lognormal,
+                      .natoms = natoms, .delta = delta, .starts = starts};
+    const qc__par par = {(unsigned)starts, run_start, sj, NULL};
+    qc__par_run(&par, d->n >= 20000 ? qc__par_threads(o->threads, QC_FIT_MAX_STARTS) : 1);
+    free(cbuf);
     for (int st = 0; st < starts; st++) { /* in start order, as one thread would */
         const double ll = sj->ll[st];
         it += sj->used[st];
@@ -1810,15 +1780,11 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_para
             bestll[1] = ll;
         }
     }
-    free(sj);
-    if (!isfinite(bestll[0])) {
-        snprintf(r->why, sizeof r->why, "a component lost all its weight (fewer modes than %d)", k);
-        free(sx);
-        free(sc);
-        free(sy);
-        free(fy);
-        return;
-    }
+    char lost[80];
+    snprintf(lost, sizeof lost, "a component lost all its weight (fewer modes than %d)", k);
+    why = lost;
+    if (!isfinite(bestll[0]))
+        goto out;
     double p[QC_FIT_MAXPAR] = {0};
     double ll_win = -INFINITY;
     int conv = 0;
@@ -1844,22 +1810,12 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_para
             conv = cv;
         }
     }
-    if (!isfinite(ll_win)) {
-        snprintf(r->why, sizeof r->why, "a component lost all its weight (fewer modes than %d)", k);
-        free(sx);
-        free(sc);
-        free(sy);
-        free(fy);
-        return;
-    }
+    if (!isfinite(ll_win))
+        goto out;
+    why = NULL;
     sort_components(lognormal, k, p);
-    if (set_dist(r, f, p, err) != 0) {
-        free(sx);
-        free(sc);
-        free(sy);
-        free(fy);
-        return;
-    }
+    if (set_dist(r, f, p, err) != 0) /* r->why says why */
+        goto out;
     no_ci(r);
     double se[QC_FIT_MAXPAR];
     int at_floor = 0;
@@ -1893,13 +1849,17 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_para
     } else {
         r->ci_method = "none";
     }
+    r->iterations = it;
+    r->converged = conv;
+    r->ok = 1;
+out:
+    if (why)
+        snprintf(r->why, sizeof r->why, "%s", why);
+    free(sj);
     free(sx);
     free(sc);
     free(sy);
     free(fy);
-    r->iterations = it;
-    r->converged = conv;
-    r->ok = 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1916,6 +1876,7 @@ void qc_fit_params_init(qc_fit_params *o)
     o->em_tol = 1e-8;
     o->em_starts = 8;
     o->em_seed = 1;
+    o->em_coarse = 1e-2;
     o->resolution = 0;
     o->threads = 0;
 }
@@ -2016,45 +1977,17 @@ static const qc_fit_family by_cost[QC_FIT_NFAMILIES] = {
 typedef struct fit_job {
     const qc_fit_data *d;
     const qc_fit_params *o;
-    unsigned todo; /* families to fit */
+    qc_fit_family f[QC_FIT_NFAMILIES]; /* to fit, the costliest first */
     qc_fit_result *r;
     int rc[QC_FIT_NFAMILIES];
     qc_err err[QC_FIT_NFAMILIES];
-    pthread_mutex_t mu;
-    int next; /* index into by_cost */
 } fit_job;
 
-static void *fit_worker(void *arg)
+static void fit_item(void *ctx, unsigned i)
 {
-    fit_job *j = arg;
-    for (;;) {
-        pthread_mutex_lock(&j->mu);
-        while (j->next < QC_FIT_NFAMILIES && !(j->todo & (1u << by_cost[j->next])))
-            j->next++;
-        const int at = j->next < QC_FIT_NFAMILIES ? j->next++ : -1;
-        pthread_mutex_unlock(&j->mu);
-        if (at < 0)
-            return NULL;
-        const qc_fit_family f = by_cost[at];
-        j->rc[f] = qc_fit_one(j->d, f, j->o, &j->r[f], &j->err[f]);
-    }
-}
-
-/* The number of threads for a qc_fit_all of d: 1 for small data (a thread
- * costs more than the fit). */
-static unsigned fit_threads(const qc_fit_data *d, const qc_fit_params *o, unsigned todo)
-{
-    unsigned t = o->threads;
-    if (t == 0) {
-        const long c = sysconf(_SC_NPROCESSORS_ONLN);
-        t = c < 1 ? 1 : c > 4 ? 4 : (unsigned)c;
-    }
-    unsigned nf = 0;
-    for (int f = 0; f < QC_FIT_NFAMILIES; f++)
-        nf += (todo >> f) & 1;
-    if (t > nf)
-        t = nf;
-    return d->n < 20000 || t < 1 ? 1 : t;
+    fit_job *j = ctx;
+    const qc_fit_family f = j->f[i];
+    j->rc[f] = qc_fit_one(j->d, f, j->o, &j->r[f], &j->err[f]);
 }
 
 int qc__fit_all_given(const qc_fit_data *d, unsigned families, const qc_fit_params *o,
@@ -2089,29 +2022,17 @@ int qc__fit_all_given(const qc_fit_data *d, unsigned families, const qc_fit_para
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     job->d = d;
     job->o = o;
-    job->todo = families & ~given_mask;
     job->r = r;
-    const unsigned nt = fit_threads(d, o, job->todo);
-    pthread_t th[4];
-    unsigned started = 0;
-    if (nt > 1 && pthread_mutex_init(&job->mu, NULL) == 0) {
-        /* GSL's handler is process-wide: off for the whole parallel
-         * section, so that no worker's restore turns it back on under
-         * another (core/gsl_quiet.h). */
-        gsl_error_handler_t *h = qc__gsl_quiet();
-        for (unsigned t = 1; t < nt; t++)
-            if (pthread_create(&th[started], NULL, fit_worker, job) == 0)
-                started++;
-        fit_worker(job);
-        for (unsigned t = 0; t < started; t++)
-            pthread_join(th[t], NULL);
-        qc__gsl_restore(h);
-        pthread_mutex_destroy(&job->mu);
-    } else {
-        for (int f = 0; f < QC_FIT_NFAMILIES; f++)
-            if (job->todo & (1u << f))
-                job->rc[f] = qc_fit_one(d, (qc_fit_family)f, o, &r[f], &job->err[f]);
-    }
+    const unsigned todo = families & ~given_mask;
+    unsigned nf = 0;
+    for (int i = 0; i < QC_FIT_NFAMILIES; i++)
+        if (todo & (1u << by_cost[i]))
+            job->f[nf++] = by_cost[i];
+    /* Threads for large data only (a thread costs more than a small fit);
+     * by default at most 4, the families that take long. */
+    const qc__par par = {nf, fit_item, job, NULL};
+    const unsigned nt = o->threads ? o->threads : qc__par_threads(0, 4);
+    qc__par_run(&par, d->n >= 20000 ? nt : 1);
     for (int f = 0; f < QC_FIT_NFAMILIES; f++)
         if (job->rc[f] != 0) { /* the first family's error, as fitted in turn */
             const int rc = job->rc[f];

@@ -71,15 +71,6 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-static char *dupstr(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 static void warn(qc_trace *tr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void warn(qc_trace *tr, const char *fmt, ...)
@@ -242,14 +233,7 @@ static int push_packet(qc_trace *tr, double t, int64_t ns, uint32_t size, uint32
 {
     if (grow((void **)&tr->pkt, &tr->cap, tr->n + 1, sizeof *tr->pkt) != 0)
         return QC_ENOMEM;
-    qc_trace_pkt *p = &tr->pkt[tr->n++];
-    p->t = t;
-    p->ns = ns;
-    p->size = size;
-    p->flow = flow;
-    p->act = QC_TRACE_NOACT;
-    p->dir = dir;
-    p->proto = proto;
+    tr->pkt[tr->n++] = (qc_trace_pkt){t, ns, size, flow, QC_TRACE_NOACT, dir, proto};
     qc_trace_flow *f = &tr->flows[flow];
     f->packets++;
     f->bytes += size;
@@ -850,7 +834,7 @@ static int csv_flow(qc_trace *tr, const char *label, uint32_t *last, double t, u
     qc_trace_flow *f = &tr->flows[tr->nflows];
     memset(f, 0, sizeof *f);
     f->first = f->last = t;
-    f->label = dupstr(label);
+    f->label = strdup(label);
     if (f->label == NULL)
         return QC_ENOMEM;
     *out = *last = (uint32_t)tr->nflows++;
@@ -1183,7 +1167,7 @@ int qc_trace_activity(qc_trace *tr, const char *name, qc_err *err)
     if (a == NULL)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     tr->acts = a;
-    if ((a[tr->nacts] = dupstr(name)) == NULL)
+    if ((a[tr->nacts] = strdup(name)) == NULL)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     return (int)tr->nacts++;
 }
@@ -1297,7 +1281,7 @@ static int parse_rule(rule *r, char **tok, int nt, const char *name, size_t line
     if (strlen(tok[0]) > 63)
         return qc_err_set(err, QC_EPARSE, "%s:%zu: activity name longer than 63 characters",
                           name, line);
-    r->act = dupstr(tok[0]);
+    r->act = strdup(tok[0]);
     r->terms = calloc((size_t)nt, sizeof *r->terms);
     if (r->act == NULL || r->terms == NULL)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
@@ -1355,7 +1339,7 @@ static int parse_rule(rule *r, char **tok, int nt, const char *name, size_t line
         } else if (strcmp(k, "label") == 0) {
             NEED(1, "a flow label");
             t->kind = T_LABEL;
-            if ((t->text = dupstr(tok[i])) == NULL)
+            if ((t->text = strdup(tok[i])) == NULL)
                 return qc_err_set(err, QC_ENOMEM, "out of memory");
             i++;
         } else {

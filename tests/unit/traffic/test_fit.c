@@ -618,6 +618,55 @@ static void test_log_bins(void **state)
     free(x);
 }
 
+
+/* EM's starts on coarse bins (qc_fit_params.em_coarse, for data of more
+ * than 2000 distinct values) against starts on the data themselves: the
+ * same optimum, each parameter within a small fraction of its standard
+ * error, on the 10^6 binned lognormal-mixture gaps of test_log_bins
+ * (8000-odd bins) and on a 3-decade exponential mixture. */
+static void test_coarse_starts(void **state)
+{
+    (void)state;
+    const size_t n = 1000000;
+    const double pl[9] = {0.38, 0.49, 0.13, -12.2, -10.4, -8.2, 0.5, 1.6, 0.22};
+    const double pe[6] = {0.6, 0.3, 0.1, 2e5, 1e4, 300};
+    for (int s = 0; s < 2; s++) {
+        double *x = s == 0 ? draw(QC_FIT_LNMIX3, pl, n, 91) : draw(QC_FIT_EXPMIX3, pe, n, 92);
+        qc_fit_data b;
+        qc_err err = {0};
+        assert_int_equal(qc_fit_data_init(&b, x, n, &err), 0);
+        assert_true(b.m > 2000);
+        qc_fit_params o, oe;
+        qc_fit_params_init(&o);
+        o.resolution = 1e-9;
+        oe = o;
+        oe.em_coarse = 0;
+        for (int f = QC_FIT_LNMIX2; f <= QC_FIT_EXPMIX3; f++) {
+            qc_fit_result rc, re;
+            assert_int_equal(qc_fit_one(&b, (qc_fit_family)f, &o, &rc, &err), 0);
+            assert_int_equal(qc_fit_one(&b, (qc_fit_family)f, &oe, &re, &err), 0);
+            assert_true(rc.ok && re.ok);
+            double worst_se = 0;
+            for (int j = 0; j < qc_fit_nstored((qc_fit_family)f); j++) {
+                const double dp = fabs(rc.dist.p[j] - re.dist.p[j]);
+                if (re.se[j] > 0)
+                    worst_se = fmax(worst_se, dp / re.se[j]);
+            }
+            const double dll = (re.loglik - rc.loglik) / fabs(re.loglik);
+            print_message("%s %-8s on %zu values: largest parameter change %.2e se, loglik "
+                          "%+.2e (relative, starts on the data minus coarse)\n",
+                          s ? "expmix3 data" : "lnmix3 data", qc_fit_family_name((qc_fit_family)f),
+                          b.m, worst_se, dll);
+            assert_true(worst_se <= 0.1 || dll <= 1e-7); /* the same optimum, or a better one */
+            assert_true(dll <= 1e-7);
+            qc_fit_result_free(&rc);
+            qc_fit_result_free(&re);
+        }
+        qc_fit_data_free(&b);
+        free(x);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -627,6 +676,7 @@ int main(void)
         cmocka_unit_test(test_ks2),        cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_mixture_functions), cmocka_unit_test(test_real_captures),
         cmocka_unit_test(test_threads_same), cmocka_unit_test(test_log_bins),
+        cmocka_unit_test(test_coarse_starts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
