@@ -795,6 +795,8 @@ static void decide(gate *G, int ok, double y)
         break;
     case QC_GATE_INTEGRAL:
     case QC_GATE_PI:
+        if (G->tick_t - G->t0 < o->control_from)
+            break; /* not closed yet: the first limit stays */
         if (!ok) {
             G->held_missing++; /* no sample: the limit stays */
             break;
@@ -985,6 +987,8 @@ int qc_gate_check(const qc_gate_params *o, qc_err *err)
             return qc_err_set(err, QC_EINVAL, "--kp: only with --controller pi");
         if (!(o->min_limit >= 0))
             return qc_err_set(err, QC_ERANGE, "--min-limit: must be >= 0");
+        if (!(o->control_from >= 0) || !isfinite(o->control_from))
+            return qc_err_set(err, QC_ERANGE, "--control-from: must be >= 0 seconds");
         qc_pi_params p = pi_params(o);
         qc_pi c;
         if ((rc = qc_pi_init(&c, &p, err)) != 0) {
@@ -1002,6 +1006,9 @@ int qc_gate_check(const qc_gate_params *o, qc_err *err)
         break;
     default: return qc_err_set(err, QC_EINVAL, "--controller: unknown");
     }
+    if (o->control_from != 0 && o->controller != QC_GATE_INTEGRAL &&
+        o->controller != QC_GATE_PI)
+        return qc_err_set(err, QC_EINVAL, "--control-from: only with --controller integral or pi");
     if (o->controller != QC_GATE_OPEN && isfinite(o->levels[0]))
         return qc_err_set(err, QC_EINVAL, "--excite-levels: only with --controller open");
     qc__sensor *s = NULL;
