@@ -56,6 +56,14 @@ wait_connected $o_ADMIN 2 -ge
 sleep 2
 kill "$o_PID"; wait "$o_PID"
 kill $c 2>/dev/null; wait $c 2>/dev/null
+# open loop after --control-from 0.5: the limit 3 until then, then the
+# levels only
+start_gate p --backend 127.0.0.1:$e2_PORT --controller open --excite steps --excite-levels 2,5 \
+    --hold 1 --limit 3 --control-from 0.5 --interval 0.1 --duration 1 --series "$TMP/p.csv"
+wait "$p_PID" || fail "gate open --control-from: exit status $?"
+awk -F, '/^#/ || /^time/ { next } ($1 < 0.45 && $3 != 3) || ($1 > 0.55 && $3 != 2 && $3 != 5) { exit 1 }
+    $1 > 0.55 { n++ } END { exit n < 1 }' "$TMP/p.csv" ||
+    fail "open --control-from 0.5: the limit not 3 before 0.5 s, or not 2 or 5 after"
 levels=$(column "$TMP/o.csv" gate | sort -u | tr '\n' ' ')
 [ "$levels" = "2 5 " ] || fail "open loop: levels '$levels', not '2 5 '"
 [ "$(cat "$TMP/e2.max")" -le 5 ] || fail "open loop: the backend saw $(cat "$TMP/e2.max") at once"
