@@ -42,7 +42,7 @@
 # the series and plots under results/ (OUT=DIR to write elsewhere).
 # Sizes (environment): CLIENTS THINK_MS SERVICE_US KMAX DT L0 AMP HOLD
 # ID_DUR ID_WARM CL_DUR STEP HI_DUR HI_STEP ST_DUR WARM REF0 REF LMIN LMAX
-# (defaults below: 242 s of runs, under 5 minutes in all; FULL=1 gives
+# (defaults below: 226 s of runs, under 5 minutes in all; FULL=1 gives
 # the long runs, 480 s).
 set -eu
 start_s=$(date +%s)
@@ -54,7 +54,7 @@ out=${OUT:-$here/results}
 if [ "${FULL:-0}" = 1 ]; then
     d_id=180 d_idw=20 d_cl=90 d_step=20 d_hi=60 d_histep=20 d_st=45 d_warm=10
 else
-    d_id=84 d_idw=12 d_cl=38 d_step=12 d_hi=25 d_histep=10 d_st=16 d_warm=6
+    d_id=80 d_idw=12 d_cl=36 d_step=12 d_hi=23 d_histep=10 d_st=14 d_warm=6
 fi
 CLIENTS=${CLIENTS:-150}   # pgbench clients: the users
 THINK_MS=${THINK_MS:-250} # mean think time before each statement
@@ -438,7 +438,7 @@ log_pattern='duration: ([0-9.]+) ms  statement: select rpc'
 log_scale=$(awk -v dt="$DT" 'BEGIN{printf "%.10g", 1 / (1000 * dt)}')
 
 # --- 1. identification -----------------------------------------------------
-echo "1. identification: the limit switched between $((L0 - AMP)) and $((L0 + AMP)) (PRBS, hold $HOLD x ${DT} s), $CLIENTS users, ${ID_DUR} s"
+echo "1. identification: the limit at $L0 for $ID_WARM s, then switched between $((L0 - AMP)) and $((L0 + AMP)) (PRBS, hold $HOLD x ${DT} s), $CLIENTS users, ${ID_DUR} s"
 truesensor=1 run ident "$ID_DUR" --controller open --excite prbs \
     --excite-levels $((L0 - AMP)),$((L0 + AMP)) --hold "$HOLD" --seed 1 \
     --limit "$L0" --control-from "$ID_WARM" --sensor-cmd "$(sensor_true)"
