@@ -10,13 +10,16 @@
 #      series (model with the rate at which the limit in effect can fall,
 #      R^2, the log sensor's model);
 #   2. design: `qctl design` for a low and a high integral gain, with their
-#      predicted step responses (settling, overshoot, saturation);
-#   3. the loop closed at both gains on the true RIS and on the log, the
-#      reference stepped from REF0 to REF once the loop has held REF0 for
-#      STEP seconds (a step from a settled operating point, as in the seed);
-#   4. a static limit tuned by hand (the gate's --limit, then PostgreSQL's
-#      max_connections) and no limit, at the same load: throughput and
-#      statement latency.
+#      predicted step responses (settling, overshoot, saturation); the low
+#      gain the one of shortest predicted settling among fractions of the
+#      stable range;
+#   3. the loop closed at both gains on the true RIS and on the log: the
+#      limit held at the model's limit for REF0 while the users connect
+#      (STEP seconds), then the loop closed with the reference REF (a step
+#      from a settled operating point, as in the seed, without the wind-up
+#      of an integrator closed over the users' arrival);
+#   4. a static limit tuned by hand (PostgreSQL's max_connections) and no
+#      limit, at the same load: throughput and statement latency.
 #
 # The plant. A user session is one pgbench "transaction" run with -C: it
 # connects (through the gate, where it waits while the limit is reached),
@@ -38,38 +41,44 @@
 # or skips with a notice (exit 0). Writes results/results.md, results/index.html,
 # the series and plots under results/ (OUT=DIR to write elsewhere).
 # Sizes (environment): CLIENTS THINK_MS SERVICE_US KMAX DT L0 AMP HOLD
-# ID_DUR CL_DUR STEP HI_DUR HI_STEP ST_DUR WARM REF0 REF (defaults below:
-# 390 s of runs, 7.7-9.5 minutes in all at load 25-49; FULL=1 gives the
-# long runs, 655 s).
+# ID_DUR ID_WARM CL_DUR STEP HI_DUR HI_STEP ST_DUR WARM REF0 REF LMIN LMAX
+# (defaults below: 230 s of runs, under 5 minutes in all; FULL=1 gives
+# the long runs, 570 s).
 set -eu
+start_s=$(date +%s)
+load0=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo unknown)
 here=$(cd "$(dirname "$0")" && pwd)
 Q=${1:-$here/../../build/qctl}
 case $Q in /*) ;; *) Q=$(pwd)/$Q ;; esac
 out=${OUT:-$here/results}
 if [ "${FULL:-0}" = 1 ]; then
-    d_id=200 d_cl=100 d_step=30 d_hi=60 d_histep=20 d_st=45 d_warm=10
+    d_id=180 d_idw=20 d_cl=90 d_step=20 d_hi=60 d_histep=20 d_st=45 d_warm=10
 else
-    d_id=120 d_cl=70 d_step=20 d_hi=35 d_histep=10 d_st=20 d_warm=6
+    d_id=80 d_idw=12 d_cl=38 d_step=12 d_hi=23 d_histep=10 d_st=14 d_warm=6
 fi
 CLIENTS=${CLIENTS:-150}   # pgbench clients: the users
 THINK_MS=${THINK_MS:-250} # mean think time before each statement
 SERVICE_US=${SERVICE_US:-10000} # mean time a statement holds the hot row
-KMAX=${KMAX:-9}           # statements per session: uniform on 1..KMAX
+KMAX=${KMAX:-15}          # statements per session: uniform on 1..KMAX
 DT=${DT:-1}               # control interval (s)
 L0=${L0:-90}              # operating point of the limit
-AMP=${AMP:-25}            # PRBS amplitude: the limit switches between L0 -+ AMP
-HOLD=${HOLD:-10}          # PRBS hold (intervals)
-ID_DUR=${ID_DUR:-$d_id}   # identification run (s)
+AMP=${AMP:-30}            # PRBS amplitude: the limit switches between L0 -+ AMP
+HOLD=${HOLD:-8}           # PRBS hold (intervals)
+ID_DUR=${ID_DUR:-$d_id}   # identification run (s) ...
+ID_WARM=${ID_WARM:-$d_idw} # ... its first seconds at L0 while the users connect, cut
 CL_DUR=${CL_DUR:-$d_cl}   # each low-gain closed-loop run (s)
-STEP=${STEP:-$d_step}     # ... its reference steps from REF0 to REF at STEP s
+STEP=${STEP:-$d_step}     # ... the limit held for REF0 until STEP s, then the loop on REF
 HI_DUR=${HI_DUR:-$d_hi}   # each high-gain closed-loop run (s)
 HI_STEP=${HI_STEP:-$d_histep} # ... its step (s)
 ST_DUR=${ST_DUR:-$d_st}   # each static-limit run (s)
-WARM=${WARM:-$d_warm}     # seconds cut at the start of the open-loop runs
+WARM=${WARM:-$d_warm}     # seconds cut at the start of the static runs
 REF0=${REF0:-80}          # the closed loops' first reference (RIS) ...
 REF=${REF:-60}            # ... and the one after the step
-LMIN=${LMIN:-1}           # the controller's limits
-LMAX=${LMAX:-$CLIENTS}
+# the controller's limits: the range the PRBS identified the model over
+# (beyond it the plant leaves the model: near CLIENTS the users'
+# connections, not the limit, set the RIS)
+LMIN=${LMIN:-$((L0 - AMP))}
+LMAX=${LMAX:-$((L0 + AMP))}
 
 note() { echo "examples/postgres: $*" >&2; }
 case $here${TMPDIR:-/tmp} in *' '*)
@@ -159,12 +168,14 @@ as_pg "$B/initdb" -D "$pg/data" -U postgres -A trust --no-sync -E UTF8 >"$tmp/in
     unusable "initdb failed; its output:" "$tmp/initdb.txt"
 mkdir -p "$tmp/sock" && [ "$(id -u)" -eq 0 ] && chown "$pguser" "$tmp/sock"
 # Loopback only, a socket directory of its own, every statement logged when
-# it completes with the epoch time (%n), durability off (a scratch cluster).
+# it completes with the epoch time (%n), and every connection (the
+# sessions/s), durability off (a scratch cluster).
 cat >>"$pg/data/postgresql.conf" <<EOF
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '$tmp/sock'
 max_connections = $((CLIENTS + 20))
 log_min_duration_statement = 0
+log_connections = on
 log_line_prefix = '%n [%p] %a '
 logging_collector = off
 fsync = off
@@ -292,6 +303,7 @@ run() {
             2>"$d/gate.err" &
         gate_pid=$!
         rm -f "$pg/ris"
+        PSQL -c "truncate ris_samples"
         PGAPPNAME=ris_sampler PSQL -c "call ris_sampler(0.05, $((dur + 130)), $DT, '$pg/ris')" \
             >/dev/null 2>&1 &
         sampler_pid=$!
@@ -310,7 +322,16 @@ run() {
     "$B/pgbench" -n -h 127.0.0.1 -p "$bport" -U bench -C -c "$CLIENTS" -j "$CLIENTS" \
         -T "$dur" -f "$tmp/session.sql" postgres >"$d/pgbench.txt" 2>&1 &
     bench_pid=$!
-    wait "$bench_pid" || true
+    # pgbench ends its sessions under way after -T (seconds: sessions of
+    # several statements, each waiting for the hot row): the run is over at
+    # dur, and the users are stopped 1 s later (the figures come from the
+    # server's log and the gate, within [0, dur])
+    stop_at=$(($(date +%s) + dur + 1))
+    while kill -0 "$bench_pid" 2>/dev/null && [ "$(date +%s)" -lt "$stop_at" ]; do
+        sleep 0.5
+    done
+    kill -TERM "$bench_pid" 2>/dev/null || true
+    wait "$bench_pid" 2>/dev/null || true
     bench_pid=""
     if [ -n "$gate_pid" ]; then
         kill -TERM "$gate_pid" 2>/dev/null || true
@@ -320,9 +341,13 @@ run() {
                  where application_name = 'ris_sampler'" >/dev/null
         wait "$sampler_pid" 2>/dev/null || true
         sampler_pid=""
+        # the sampler's own samples (every 50 ms), for the sensor's noise
+        PSQL -c "\\copy (select round(extract(epoch from t), 3), n from ris_samples order by t) to '$tmp/ris_samples.csv' csv"
         # the gate's time 0 on the wall clock, from its series
         t0=$(sed -n 's/^# t0_epoch=\([0-9.]*\) .*/\1/p' "$tmp/gate.csv")
         [ -n "$t0" ] || { note "$tmp/gate.csv: no t0_epoch line"; exit 1; }
+        awk -F, -v t0="$t0" '{printf "%.2f,%s\n", $1 - t0, $2}' "$tmp/ris_samples.csv" \
+            >"$d/ris_samples.csv"
     fi
     tail -c +$((off + 1)) "$pg/server.log" >"$tmp/run.log"
     n=$(awk -v d="$dur" -v dt="$DT" 'BEGIN{print int(d / dt + 0.5)}')
@@ -343,17 +368,18 @@ run() {
     from=${lat_from:-$WARM}
     echo "$from" >"$d/from.txt"
     awk -v a="$t0" -v w="$from" -v d="$dur" '
+        $1 + 0 < a + w || $1 + 0 > a + d { next }
         / duration: [0-9.]+ ms  statement: select rpc/ {
-            c = $1 + 0
-            if (c < a + w || c > a + d) next
             match($0, / duration: [0-9.]+ ms/)
             print substr($0, RSTART + 11, RLENGTH - 14) + 0
-        }' "$tmp/run.log" | sort -n >"$tmp/lat.txt"
-    awk -v span=$((dur - from)) '{x[NR] = $1; s += $1}
+        }
+        / connection authorized: user=bench / { print "session" > "/dev/stderr" }' \
+        "$tmp/run.log" 2>"$tmp/sessions.txt" | sort -n >"$tmp/lat.txt"
+    awk -v span=$((dur - from)) -v ns="$(wc -l <"$tmp/sessions.txt")" '{x[NR] = $1; s += $1}
         END {
-            if (NR == 0) { print "0|none|none|none"; exit }
+            if (NR == 0) { printf "0|none|none|0|%.1f\n", ns / span; exit }
             i = int(0.95 * NR + 0.999999); if (i < 1) i = 1
-            printf "%.1f|%.1f|%.1f|%d\n", NR / span, s / NR, x[i], NR
+            printf "%.1f|%.1f|%.1f|%d|%.1f\n", NR / span, s / NR, x[i], NR, ns / span
         }' "$tmp/lat.txt" >"$d/latency.txt"
 }
 
@@ -380,14 +406,9 @@ join_series() {
         }' "$1" "$2"
 }
 
-# pgbench's summary: sessions/s, mean connection time (ms: the wait at the
-# gate plus the connection itself), clients aborted
-bench_summary() {
-    awk '/^tps = / {t = $3}
-         /^average connection time = / {c = $5}
-         /aborted/ {ab++}
-         END {printf "%s|%s|%d\n", t == "" ? "none" : t, c == "" ? "none" : c, ab}' "$1"
-}
+# the users pgbench lost during the run (max_connections refusing a
+# session: with -C the client stops)
+aborted() { grep -c 'aborted' "$1" || true; }
 
 # risstats SERIES FROM: the exact RIS (from the log) after FROM s: its
 # mean, its standard deviation over the intervals, and the intervals within
@@ -402,11 +423,11 @@ risstats() {
 static_row() { # name, label
     IFS='|'
     # shellcheck disable=SC2046
-    set -- $(cat "$out/$1/latency.txt") $(bench_summary "$out/$1/pgbench.txt") \
+    set -- $(cat "$out/$1/latency.txt") $(aborted "$out/$1/pgbench.txt") \
         $(risstats "$out/$1/series.csv" "$(cat "$out/$1/from.txt")")
     unset IFS
-    echo "| $label | $1 | $2 | $3 | $4 | $5 | $6 | $7 | $8 | $9 | ${10} |" >>"$out/results.md"
-    echo "     $label: $1 statements/s, latency mean $2 ms, p95 $3 ms; $5 sessions/s, connection $6 ms, $7 clients aborted; exact RIS mean $8 sd $9, within 10% of $REF: ${10}"
+    echo "| $label | $1 | $2 | $3 | $4 | $5 | $6 | $7 | $8 | $9 |" >>"$out/results.md"
+    echo "     $label: $1 statements/s, latency mean $2 ms, p95 $3 ms; $5 sessions/s, $6 users lost; exact RIS mean $7 sd $8, within 10% of $REF: $9"
 }
 
 # the true sensor: the file ris_sampler() rewrites 20 times a second
@@ -417,11 +438,11 @@ log_pattern='duration: ([0-9.]+) ms  statement: select rpc'
 log_scale=$(awk -v dt="$DT" 'BEGIN{printf "%.10g", 1 / (1000 * dt)}')
 
 # --- 1. identification -----------------------------------------------------
-echo "1. identification: the limit switched between $((L0 - AMP)) and $((L0 + AMP)) (PRBS, hold $HOLD x ${DT} s), $CLIENTS users, ${ID_DUR} s"
+echo "1. identification: the limit at $L0 for $ID_WARM s, then switched between $((L0 - AMP)) and $((L0 + AMP)) (PRBS, hold $HOLD x ${DT} s), $CLIENTS users, ${ID_DUR} s"
 truesensor=1 run ident "$ID_DUR" --controller open --excite prbs \
     --excite-levels $((L0 - AMP)),$((L0 + AMP)) --hold "$HOLD" --seed 1 \
-    --sensor-cmd "$(sensor_true)"
-skip=$(awk -v w="$WARM" -v dt="$DT" 'BEGIN{print int(w / dt + 0.5)}')
+    --limit "$L0" --control-from "$ID_WARM" --sensor-cmd "$(sensor_true)"
+skip=$(awk -v w="$ID_WARM" -v dt="$DT" 'BEGIN{print int(w / dt + 0.5)}')
 # the sample missing in an interval (killed after 0.9 DT) holds its
 # predecessor for identification (samples missing before the first one
 # take its value: they are in the warm-up cut); counted
@@ -480,7 +501,7 @@ lstar0=$(limit_for "$REF0")
 echo "   model: true RIS $y0 at the limit L0 = $L0; the limit for RIS $REF0: $lstar0, for RIS $REF: $lstar"
 # The log sensor over the whole run (after the warm-up): Little's law makes
 # its mean the true RIS's; the seed's logged RIS reads far lower
-means=$(awk -F, -v w="$WARM" 'NR > 1 && $1 >= w && $8 != "" {n++; t += $8; e += $9; l += $10; c += $11}
+means=$(awk -F, -v w="$ID_WARM" 'NR > 1 && $1 >= w && $8 != "" {n++; t += $8; e += $9; l += $10; c += $11}
         END {printf "%.1f %.1f %.1f %.1f", t / n, e / n, c / n, l / n}' "$out/ident/series.csv")
 m_true=$(echo "$means" | cut -d' ' -f1) m_exact=$(echo "$means" | cut -d' ' -f2)
 m_log=$(echo "$means" | cut -d' ' -f3) m_seed=$(echo "$means" | cut -d' ' -f4)
@@ -488,32 +509,52 @@ echo "   means over the run: true RIS $m_true, exact RIS (log) $m_exact, log sen
 
 # --- 2. design ---------------------------------------------------------------
 hi=$("$Q" design --model "$out/model.json" --no-sensor --law integral | awk '/stable for 0 < K_I </{print $7; exit}')
-klo=$(awk -v h="$hi" 'BEGIN{printf "%.3g", 0.2 * h}')
 khi=$(awk -v h="$hi" 'BEGIN{printf "%.3g", 1.5 * h}')
-echo "2. design: stable for 0 < K_I < $hi; low gain $klo (0.2 of it), high gain $khi (1.5 of it)"
 # the low gain's step from rest at REF0 predicted over as many samples as
-# its run has after the step (at least 10, qctl design's least); the high gain's loop is unstable, never at
-# rest, and its saturation is that of the limit cycle it falls into:
-# predicted over 180 samples (qctl design's default)
+# its run has after the step (at least 10, qctl design's least); the high
+# gain's loop is unstable, never at rest, and its saturation is that of the
+# limit cycle it falls into: predicted over 180 samples (qctl design's
+# default). Both with the gate's anti-windup (conditional integration).
 n_lo=$(awk -v a="$CL_DUR" -v b="$STEP" -v dt="$DT" 'BEGIN{n = int((a - b) / dt + 0.5); print n < 10 ? 10 : n}')
 n_hi=180
-design() { # horizon, more options
-    h=$1
-    shift
-    "$Q" design --model "$out/model.json" --law integral --gains "$klo,$khi" \
-        --reference "$REF" --from "$REF0" --u-min "$LMIN" --u-max "$LMAX" --antiwindup none \
+design() { # gains, horizon, more options
+    g=$1 h=$2
+    shift 2
+    "$Q" design --model "$out/model.json" --law integral --gains "$g" \
+        --reference "$REF" --from "$REF0" --u-min "$LMIN" --u-max "$LMAX" --antiwindup conditional \
         --horizon "$h" "$@"
 }
-design "$n_lo" --no-sensor --plot "$out/design" --report "$out/design" >"$out/design.txt"
-design "$n_hi" --no-sensor >"$out/design_hi.txt"
+# The low gain: among 0.2, 0.25, 0.3, 0.35 of the stable range (a gain
+# margin of 3 to 5), the one whose noiseless predicted step settles
+# first (the smaller on a tie) with an overshoot of at most 2/3 of the 10%
+# band (omax % of the step: an undershoot that leaves the sensor's noise
+# room in the band); the run after the step then has n_lo - settling
+# samples to judge the hold on. None: the largest, 0.35. (On the loaded
+# machine the model overstates the plant's gain, 1.5-1.8 where the loops
+# measured about 1.1, and its overshoot, 33-60% at these gains where the
+# loops overshot 0-3%: a gain from its lower candidates made loops too
+# slow for the run, docs/maxusers.md.)
+omax=$(awk -v r="$REF" -v r0="$REF0" 'BEGIN{d = r0 - r; if (d < 0) d = -d; printf "%.1f", 100 * 0.1 * r * 2 / 3 / d}')
+cands=$(awk -v h="$hi" 'BEGIN{for (i = 4; i <= 7; i++) printf "%s%.3g", (i > 4 ? "," : ""), i * 0.05 * h}')
+design "$cands" "$n_lo" --no-sensor --noise-reps 0 >"$out/design_candidates.txt"
+klo=$(awk -v m="$omax" '/^prediction:/ {f = 1; next}
+    f && $1 + 0 > 0 && $3 ~ /^[0-9.]+$/ && $4 + 0 <= m && (best == "" || $3 + 0 < bs) {best = $1; bs = $3 + 0}
+    END {print best}' "$out/design_candidates.txt")
+if [ -z "$klo" ]; then
+    klo=${cands##*,}
+    note "no candidate gain settles within $n_lo samples with an overshoot of at most $omax% in the prediction; low gain $klo, 0.35 of the stable range"
+fi
+echo "2. design: stable for 0 < K_I < $hi; low gain $klo (the candidate of shortest predicted settling, overshoot <= $omax%), high gain $khi (1.5 of the range)"
+design "$klo,$khi" "$n_lo" --no-sensor --plot "$out/design" --report "$out/design" >"$out/design.txt"
+design "$klo,$khi" "$n_hi" --no-sensor >"$out/design_hi.txt"
 # the same without the fit's noise, for a settling time where the noisy
 # prediction gives only "k of 20 realisations settle"
-design "$n_lo" --no-sensor --noise-reps 0 >"$out/design_noiseless.txt"
+design "$klo,$khi" "$n_lo" --no-sensor --noise-reps 0 >"$out/design_noiseless.txt"
 # the log loops: the log sensor reads the true RIS in the mean (step 1), so
 # they are given the same references and gains; the design predicts them
 # through the sensor model sysid fitted
-design "$n_lo" >"$out/design_log.txt" 2>&1 || true
-design "$n_hi" >"$out/design_log_hi.txt" 2>&1 || true
+design "$klo,$khi" "$n_lo" >"$out/design_log.txt" 2>&1 || true
+design "$klo,$khi" "$n_hi" >"$out/design_log_hi.txt" 2>&1 || true
 # pred GAIN FILE [NOISELESS] [TABLE] -> settling (noiseless; with
 # noise)|overshoot|saturated|verdict
 pred() {
@@ -576,7 +617,8 @@ stepstats() {
     echo
     echo "## Identification (1 run)"
     echo
-    echo "PRBS on the limit between $((L0 - AMP)) and $((L0 + AMP)), hold $HOLD intervals, ${ID_DUR} s, first ${WARM} s cut:"
+    echo "The limit at $L0 for ${ID_WARM} s while the users connect (cut), then a PRBS between $((L0 - AMP)) and $((L0 + AMP)), hold $HOLD"
+    echo "intervals, to ${ID_DUR} s ($((ID_DUR - ID_WARM)) samples):"
     echo "$eq; $pg_gain; estimation R^2 $r2, held-out one-step R^2 $val;"
     echo "$falltxt. True RIS sensor samples missing: $miss of $(($(wc -l <"$out/ident/series.csv") - 1))."
     echo "Model operating point (u, y) = ($opline), so true RIS $y0 at the limit $L0, the limit $lstar0 for RIS $REF0 and $lstar for RIS $REF."
@@ -588,28 +630,33 @@ stepstats() {
     echo
     echo "## Closed loop: reference $REF0, then $REF (1 run per row)"
     echo
-    echo "Each loop starts with the limit at $lstar0 (the model's limit for RIS $REF0) and the reference"
-    echo "$REF0; the reference steps to $REF at $STEP s (low gain) or $HI_STEP s (high gain). Design: stable"
-    echo "for 0 < K_I < $hi (linear model); the step from rest at $REF0 predicted over $n_lo samples"
-    echo "for the low gain (those its run has after the step) and $n_hi for the high gain (unstable: never at"
-    echo "rest, its saturation is that of its limit cycle), with the limit in [$LMIN, $LMAX], the fall rate"
-    echo "and the fit's noise, no anti-windup. Measured after the step, on the true RIS (pg_stat_activity;"
-    echo "in the log loops, the exact RIS rebuilt from the log), each sample the mean over its interval:"
-    echo "settling when the 5-sample moving average enters 10% of $REF for good; overshoot below $REF in % of"
-    echo "the step; in band: the samples after settling within 10% of $REF; error: of their mean. The loop"
-    echo "holds the RIS within 10% of its reference when that mean is within 10% and at least 90% of"
-    echo "the samples after settling are in the band (docs/maxusers.md)."
+    echo "Each loop holds the limit at $lstar0 (the model's limit for RIS $REF0) while the users connect,"
+    echo "then closes at $STEP s (low gain) or $HI_STEP s (high gain) with the reference $REF: a step from $REF0"
+    echo "to $REF from rest (the RIS before the step is measured). Design: stable for 0 < K_I < $hi (linear"
+    echo "model); the low gain the candidate (0.2 to 0.35 of that range) of shortest predicted settling with an"
+    echo "overshoot of at most $omax% (2/3 of the band); the high gain 1.5 of the range. The step from rest at"
+    echo "$REF0 predicted over $n_lo samples for the low gain (those its run has after the step) and $n_hi for the"
+    echo "high gain (unstable: never at rest, its saturation is that of its limit cycle), with the limit in"
+    echo "[$LMIN, $LMAX] (the identified range), the fall rate, the fit's noise and the gate's anti-windup"
+    echo "(conditional integration). Measured after the step, on the true RIS (pg_stat_activity; in the log"
+    echo "loops, the exact RIS rebuilt from the log), each sample the mean over its interval (the seed's RIS"
+    echo "is a time average): settling when the 5-sample moving average enters 10% of $REF for good;"
+    echo "overshoot below $REF in % of the step; in band: the samples after settling within 10% of $REF;"
+    echo "error: of their mean. The loop holds the RIS within 10% of its reference when that mean is within"
+    echo "10% and at least 90% of the samples after settling are in the band (docs/maxusers.md)."
     echo
     echo "| loop | K_I | RIS before the step | predicted settling (s; noiseless, then with noise) | measured settling (s) | predicted overshoot | measured overshoot | in band after settling | error of the mean | predicted saturated | measured saturated | predicted verdict |"
     echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } >"$out/results.md"
+lo_settle=never
 closed() { # name, label, gain, predicted, column, duration, step, gate args...
     name=$1 label=$2 k=$3 p=$4 c=$5 dur=$6 ts=$7
     shift 7
     echo "   $label, K_I = $k"
     lat_from=$((ts + 5))
     run "$name" "$dur" --controller integral --ki "$k" --limit "$lstar0" --min-limit "$LMIN" \
-        --max-limit "$LMAX" --antiwindup none --reference "$REF0@0,$REF@$ts" "$@"
+        --max-limit "$LMAX" --antiwindup conditional --reference "$REF0@0,$REF@$ts" \
+        --control-from "$ts" "$@"
     lat_from=""
     m=$(stepstats "$out/$name/series.csv" "$c" "$ts")
     IFS='|'
@@ -622,6 +669,7 @@ closed() { # name, label, gain, predicted, column, duration, step, gate args...
     unset IFS
     echo "     before the step: RIS $mb0; predicted: settling $ps s, overshoot $po, saturated $psat ($pv); measured: settling $ms s, overshoot $mo, in band $mb, error $me, saturated $msat"
     echo "| $label | $k | $mb0 | $ps | $ms | $po | $mo | $mb | $me | $psat | $msat | $pv |" >>"$out/results.md"
+    if [ "$name" = lo_true ]; then lo_settle=$ms; fi
 }
 echo "3. closed loop, reference $REF0, then $REF"
 truesensor=1 closed lo_true "true RIS" "$klo" "$(pred "$klo" "$out/design.txt" "$out/design_noiseless.txt")" \
@@ -636,6 +684,61 @@ truesensor=0 closed hi_log "log" "$khi" "$(pred "$khi" "$out/design_log_hi.txt" 
     ris_exact "$HI_DUR" "$HI_STEP" --sensor-log "$pg/server.log" --sensor-pattern "$log_pattern" \
     --sensor-scale "$log_scale"
 
+# --- the sensor's noise -----------------------------------------------------
+# noise NAME FROM: in run NAME after FROM s, the 50 ms samples of the
+# sampler against the 1 s samples (their interval means) the loop and the
+# criterion use: N (sessions connected, the gate's mean), the binomial sd
+# sqrt(N p (1 - p)) of one sample of a closed population of N sessions,
+# each in a statement with probability p = REF / N, and the share of
+# samples within 10% of REF it allows a perfectly held mean (normal
+# approximation); measured: the 50 ms samples (count, in band, sd) and the
+# 1 s means (count, in band, sd)
+noise() {
+    awk -F, -v w="$2" -v e="$CL_DUR" -v r="$REF" '
+        # erf(x), x >= 0 (Abramowitz and Stegun 7.1.26, error below 1.5e-7)
+        function erf(x,   t, q) {
+            t = 1 / (1 + 0.3275911 * x)
+            q = t * (-1.453152027 + t * 1.061405429)
+            q = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + q)))
+            return 1 - q * exp(-x * x)
+        }
+        function band(v,   d) { d = v - r; if (d < 0) d = -d; return d <= 0.1 * r }
+        FNR == 1 { file++ }
+        file == 1 && FNR > 1 && $1 > w && $8 != "" {
+            nm++; sm += $8; qm += $8 * $8; bm += band($8); sc += $4 }
+        file == 2 && $1 > w && $1 <= e {
+            ni++; si += $2; qi += $2 * $2; bi += band($2) }
+        END {
+            if (!nm || !ni) { print "none"; exit }
+            N = sc / nm; p = r / N; sd = sqrt(N * p * (1 - p))
+            mi = si / ni; vi = qi / ni - mi * mi; mm = sm / nm; vm = qm / nm - mm * mm
+            printf "%.0f|%.2f|%.1f|%.0f%%|%d|%.0f%%|%.1f|%d|%.0f%%|%.1f\n", N, p, sd,
+                100 * erf(0.1 * r / (sd * sqrt(2))), ni, 100 * bi / ni, sqrt(vi > 0 ? vi : 0),
+                nm, 100 * bm / nm, sqrt(vm > 0 ? vm : 0) }' "$out/$1/series.csv" "$out/$1/ris_samples.csv"
+}
+# from the low gain's settling (or 10 s after the step when it did not)
+nfrom=$(awk -v a="$lo_settle" -v s="$STEP" 'BEGIN{print (a ~ /^[0-9.]+$/ ? s + a : s + 10) - 1}')
+nz=$(noise lo_true "$nfrom")
+if [ "$nz" != none ]; then
+    IFS='|'
+    # shellcheck disable=SC2086
+    set -- $nz
+    unset IFS
+    {
+        echo
+        echo "## The sensor's noise (the low-gain run on the true RIS, after $nfrom s)"
+        echo
+        echo "RIS of a closed population: $1 sessions connected (the gate's mean), each in a statement with"
+        echo "probability p = $REF / $1 = $2 at the reference, so one instantaneous sample of a perfectly held"
+        echo "mean spreads like a binomial, sd sqrt(N p (1 - p)) = $3 against the band's half-width $(awk -v r="$REF" 'BEGIN{print 0.1 * r}'):"
+        echo "at most $4 of instantaneous samples could be in the band (normal approximation). Measured: the"
+        echo "sampler's $5 samples 50 ms apart, $6 in the band (sd $7); the $8 one-second means the loop and the"
+        echo "criterion use, $9 in the band (sd ${10}). The seed's RIS is a time average over the interval,"
+        echo "and only the average can meet a 90% criterion."
+    } >>"$out/results.md"
+    echo "   sensor noise after $nfrom s: binomial sd $3 (N $1, p $2), $4 of instantaneous samples could be in band; measured 50 ms: $6 of $5 (sd $7); 1 s means: $9 of $8 (sd ${10})"
+fi
+
 # --- 4. static limits --------------------------------------------------------
 echo "4. static limits at the same load"
 {
@@ -643,25 +746,22 @@ echo "4. static limits at the same load"
     echo "## A static limit tuned by hand, at the same load"
     echo
     echo "The limit giving RIS $REF by the identified model (operating point and static gain), as one"
-    echo "would set it by hand: $lstar. Statements, latency and the exact RIS from the server's log,"
-    echo "after the first ${WARM} s of the static runs ($((ST_DUR - WARM)) s) and from 5 s after the step in the"
-    echo "closed-loop runs of step 3 ($((CL_DUR - STEP - 5)) s; the latency is the server side: lock wait and"
-    echo "service); sessions/s and connection time from pgbench over the whole run (the connection"
-    echo "time includes the wait at the gate). The RIS's standard deviation over the intervals and the"
-    echo "intervals within 10% of $REF show how much of it no limit can take away: a static limit"
-    echo "cuts nobody off, and the users' think times still vary. 1 run per row."
+    echo "would set it by hand: $lstar, set as PostgreSQL's max_connections. Statements, latency, sessions"
+    echo "and the exact RIS from the server's log, after the first ${WARM} s of the static runs"
+    echo "($((ST_DUR - WARM)) s) and from 5 s after the step in the closed-loop runs of step 3"
+    echo "($((CL_DUR - STEP - 5)) s); the latency is the server side: lock wait and service. Users lost: the"
+    echo "pgbench clients a refused connection stopped. The RIS's standard deviation over the intervals"
+    echo "and the intervals within 10% of $REF show how much of it a static limit leaves: it cuts nobody"
+    echo "off, and the users' think times and the machine's load still vary. 1 run per row."
     echo
-    echo "| limit | statements/s | latency mean (ms) | latency p95 (ms) | statements | sessions/s | connection time (ms) | clients aborted | exact RIS mean | exact RIS sd | intervals within 10% of $REF |"
-    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    echo "| limit | statements/s | latency mean (ms) | latency p95 (ms) | statements | sessions/s | users lost | exact RIS mean | exact RIS sd | intervals within 10% of $REF |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } >>"$out/results.md"
 for row in "lo_true|integral control, K_I = $klo (the run of step 3)" \
            "lo_log|integral control on the log, K_I = $klo (step 3)"; do
     name=${row%%|*} label=${row#*|}
     static_row "$name"
 done
-name=static_gate label="qctl gate --limit $lstar"
-run "$name" "$ST_DUR" --limit "$lstar"
-static_row "$name"
 # PostgreSQL's own limit: max_connections, the superuser's 3 reserved
 # connections kept apart (pgbench connects as a plain role)
 pg_stop
@@ -674,6 +774,16 @@ pg_start
 name=nolimit label="no limit ($CLIENTS users, no gate)"
 run "$name" "$ST_DUR" direct
 static_row "$name"
+
+elapsed=$(($(date +%s) - start_s))
+load1=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo unknown)
+{
+    echo
+    echo "## This run"
+    echo
+    echo "$elapsed s in all (PostgreSQL's start, $((ID_DUR + 2 * CL_DUR + 2 * HI_DUR + 2 * ST_DUR)) s of runs, the fits and the"
+    echo "tables); the machine's load average (1 min) $load0 at the start, $load1 at the end, on $(nproc 2>/dev/null || echo '?') CPUs."
+} >>"$out/results.md"
 
 # --- plots and the page ------------------------------------------------------
 if command -v gnuplot >/dev/null 2>&1; then
@@ -713,4 +823,4 @@ fi
     echo "</body></html>"
 } >"$out/index.html"
 echo
-echo "Tables: $out/results.md; page: $out/index.html"
+echo "Tables: $out/results.md; page: $out/index.html; $elapsed s in all, load average $load0 at the start, $load1 at the end"

@@ -75,6 +75,9 @@ int cmd_gate(int argc, char **argv)
         {"reference", CLI_STR, &reference, .arg = "SCHED",
          .help = "the sensor value to hold (integral, pi): R, or\nR@T,R@T,... changing at T s "
                  "from the start\n(e.g. 5@0,10@60, a step at 60 s)"},
+        {"control-from", CLI_DOUBLE, &o.control_from, 0, 1e9, .arg = "T",
+         .help = "integral, pi, open: hold --limit for the first\nT s, then close the loop "
+                 "(a step from rest)\nor start the excitation (default 0)"},
         {"ki", CLI_DOUBLE, &o.ki, -1e9, 1e9, .arg = "K", .help = "integral gain (default 0.1)"},
         {"kp", CLI_DOUBLE, &o.kp, -1e9, 1e9, .arg = "K", .help = "proportional gain (pi only)"},
         {"min-limit", CLI_DOUBLE, &o.min_limit, 0, 1e9, .arg = "A",

@@ -787,6 +787,10 @@ static void decide(gate *G, int ok, double y)
     }
     switch (o->controller) {
     case QC_GATE_OPEN:
+        if (G->tick_t - G->t0 < o->control_from) {
+            G->u = isfinite(o->limit) ? o->limit : o->levels[0]; /* excitation not started */
+            break;
+        }
         if (G->intervals % o->hold == 0 && G->intervals > 0) {
             if (o->excite == QC_GATE_STEPS || qc_rng_u01(&G->rng) < 0.5)
                 G->level = !G->level;
@@ -795,6 +799,8 @@ static void decide(gate *G, int ok, double y)
         break;
     case QC_GATE_INTEGRAL:
     case QC_GATE_PI:
+        if (G->tick_t - G->t0 < o->control_from)
+            break; /* not closed yet: the first limit stays */
         if (!ok) {
             G->held_missing++; /* no sample: the limit stays */
             break;
@@ -1002,6 +1008,11 @@ int qc_gate_check(const qc_gate_params *o, qc_err *err)
         break;
     default: return qc_err_set(err, QC_EINVAL, "--controller: unknown");
     }
+    if (!(o->control_from >= 0) || !isfinite(o->control_from))
+        return qc_err_set(err, QC_ERANGE, "--control-from: must be >= 0 seconds");
+    if (o->control_from != 0 && o->controller == QC_GATE_STATIC)
+        return qc_err_set(err, QC_EINVAL,
+                          "--control-from: only with --controller integral, pi or open");
     if (o->controller != QC_GATE_OPEN && isfinite(o->levels[0]))
         return qc_err_set(err, QC_EINVAL, "--excite-levels: only with --controller open");
     qc__sensor *s = NULL;
@@ -1049,7 +1060,9 @@ int qc_gate_run(const qc_gate_params *o, qc_err *err)
     qc_rng_init(&G->rng, o->seed, qc_rng_stream(0, QC_STREAM_CONTROL, 0));
     switch (o->controller) {
     case QC_GATE_STATIC: G->u = o->limit; break;
-    case QC_GATE_OPEN: G->u = o->levels[0]; break;
+    case QC_GATE_OPEN:
+        G->u = o->control_from > 0 && isfinite(o->limit) ? o->limit : o->levels[0];
+        break;
     default: {
         qc_pi_params p = pi_params(o);
         qc_mu_ctl_init(&G->ctl, &p, err);

@@ -37,6 +37,9 @@ typedef struct qc_gate_params {
     double limit;      /* STATIC: the limit; INTEGRAL/PI: the first one */
     qc_sched_point ref[QC_GATE_REF_MAX]; /* r: the sensor value to hold, a */
     size_t nref;                         /* schedule from the start (0: none) */
+    double control_from; /* INTEGRAL/PI/OPEN: the limit held at `limit` (OPEN
+                            without it: levels[0]) until this many seconds
+                            from the start, then the loop or excitation */
     double ki, kp;     /* gains (INTEGRAL: kp = 0) */
     double min_limit, max_limit;
     qc_antiwindup aw;
