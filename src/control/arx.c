@@ -454,13 +454,21 @@ int qc_arx_fit_fall(qc_arx_ws *w, const double *u, const double *y, size_t n,
     return qc_arx_fit(w, ueff, y, n, o, res, err);
 }
 
+/* A(1) = 1 - sum a_i and B(1) = sum b_j: the static gain is B(1) / A(1). */
+static void ab_at_one(const qc_arx_model *m, double *a1, double *b1)
+{
+    *a1 = 1;
+    *b1 = 0;
+    for (unsigned i = 0; i < m->na; i++)
+        *a1 -= m->a[i];
+    for (unsigned j = 0; j < m->nb; j++)
+        *b1 += m->b[j];
+}
+
 double qc_arx_dc_gain(const qc_arx_model *m)
 {
-    double a1 = 1, b1 = 0;
-    for (unsigned i = 0; i < m->na; i++)
-        a1 -= m->a[i];
-    for (unsigned j = 0; j < m->nb; j++)
-        b1 += m->b[j];
+    double a1, b1;
+    ab_at_one(m, &a1, &b1);
     if (a1 == 0)
         return b1 == 0 ? NAN : copysign(INFINITY, b1);
     return b1 / a1;
@@ -469,11 +477,8 @@ double qc_arx_dc_gain(const qc_arx_model *m)
 double qc_arx_dc_gain_se(const qc_arx_result *r)
 {
     const qc_arx_model *m = &r->model;
-    double a1 = 1, b1 = 0;
-    for (unsigned i = 0; i < m->na; i++)
-        a1 -= m->a[i];
-    for (unsigned j = 0; j < m->nb; j++)
-        b1 += m->b[j];
+    double a1, b1;
+    ab_at_one(m, &a1, &b1);
     if (a1 == 0)
         return NAN;
     /* g = B(1) / A(1): dg/da_i = B(1) / A(1)^2, dg/db_j = 1 / A(1) */
