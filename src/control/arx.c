@@ -543,17 +543,9 @@ static size_t split_fields(const char *line, size_t len, span *f, size_t max)
     for (size_t i = 0; i <= len && k < max; i++) {
         if (i < len && line[i] != ',')
             continue;
-        size_t b = beg, e = i;
-        while (b < e && qc__is_blank(line[b]))
-            b++;
-        while (e > b && qc__is_blank(line[e - 1]))
-            e--;
-        if (e - b >= 2 && line[b] == '"' && line[e - 1] == '"') {
-            b++;
-            e--;
-        }
-        f[k].beg = b;
-        f[k].end = e;
+        f[k].beg = beg;
+        f[k].end = i;
+        qc__field_trim(line, &f[k].beg, &f[k].end);
         k++;
         beg = i + 1;
     }

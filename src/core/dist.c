@@ -429,17 +429,9 @@ static size_t nth_field(const char *line, size_t len, size_t idx, span *f)
         if (i < len && line[i] != ',')
             continue;
         if (k == idx) {
-            size_t b = beg, e = i;
-            while (b < e && qc__is_blank(line[b]))
-                b++;
-            while (e > b && qc__is_blank(line[e - 1]))
-                e--;
-            if (e - b >= 2 && line[b] == '"' && line[e - 1] == '"') {
-                b++;
-                e--;
-            }
-            f->beg = b;
-            f->end = e;
+            f->beg = beg;
+            f->end = i;
+            qc__field_trim(line, &f->beg, &f->end);
             return 0;
         }
         k++;

@@ -48,6 +48,20 @@ static inline int qc__starts_number(char ch)
     return isdigit((unsigned char)ch) || ch == '+' || ch == '-' || ch == '.';
 }
 
+/* Narrows the field line[*b, *e) to its text: blanks at both ends cut,
+ * then one pair of surrounding double quotes. */
+static inline void qc__field_trim(const char *line, size_t *b, size_t *e)
+{
+    while (*b < *e && qc__is_blank(line[*b]))
+        ++*b;
+    while (*e > *b && qc__is_blank(line[*e - 1]))
+        --*e;
+    if (*e - *b >= 2 && line[*b] == '"' && line[*e - 1] == '"') {
+        ++*b;
+        --*e;
+    }
+}
+
 /* A growing array of doubles; zero-initialised it is empty. */
 typedef struct qc__dvec {
     double *x;
