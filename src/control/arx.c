@@ -31,6 +31,7 @@
  * driven by the input alone from measured initial conditions: the harder
  * test, since errors accumulate as they would in a closed loop. */
 #include "qctl/arx.h"
+#include "core/text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -453,13 +454,21 @@ int qc_arx_fit_fall(qc_arx_ws *w, const double *u, const double *y, size_t n,
     return qc_arx_fit(w, ueff, y, n, o, res, err);
 }
 
+/* A(1) = 1 - sum a_i and B(1) = sum b_j: the static gain is B(1) / A(1). */
+static void ab_at_one(const qc_arx_model *m, double *a1, double *b1)
+{
+    *a1 = 1;
+    *b1 = 0;
+    for (unsigned i = 0; i < m->na; i++)
+        *a1 -= m->a[i];
+    for (unsigned j = 0; j < m->nb; j++)
+        *b1 += m->b[j];
+}
+
 double qc_arx_dc_gain(const qc_arx_model *m)
 {
-    double a1 = 1, b1 = 0;
-    for (unsigned i = 0; i < m->na; i++)
-        a1 -= m->a[i];
-    for (unsigned j = 0; j < m->nb; j++)
-        b1 += m->b[j];
+    double a1, b1;
+    ab_at_one(m, &a1, &b1);
     if (a1 == 0)
         return b1 == 0 ? NAN : copysign(INFINITY, b1);
     return b1 / a1;
@@ -468,11 +477,8 @@ double qc_arx_dc_gain(const qc_arx_model *m)
 double qc_arx_dc_gain_se(const qc_arx_result *r)
 {
     const qc_arx_model *m = &r->model;
-    double a1 = 1, b1 = 0;
-    for (unsigned i = 0; i < m->na; i++)
-        a1 -= m->a[i];
-    for (unsigned j = 0; j < m->nb; j++)
-        b1 += m->b[j];
+    double a1, b1;
+    ab_at_one(m, &a1, &b1);
     if (a1 == 0)
         return NAN;
     /* g = B(1) / A(1): dg/da_i = B(1) / A(1)^2, dg/db_j = 1 / A(1) */
@@ -529,16 +535,6 @@ typedef struct span {
     size_t beg, end;
 } span;
 
-static int is_blank(char ch)
-{
-    return ch == ' ' || ch == '\t';
-}
-
-static int starts_number(char ch)
-{
-    return isdigit((unsigned char)ch) || ch == '+' || ch == '-' || ch == '.';
-}
-
 /* Splits line[0, len) at commas into at most max fields, each trimmed of
  * blanks and one pair of double quotes. Returns the number of fields. */
 static size_t split_fields(const char *line, size_t len, span *f, size_t max)
@@ -547,17 +543,9 @@ static size_t split_fields(const char *line, size_t len, span *f, size_t max)
     for (size_t i = 0; i <= len && k < max; i++) {
         if (i < len && line[i] != ',')
             continue;
-        size_t b = beg, e = i;
-        while (b < e && is_blank(line[b]))
-            b++;
-        while (e > b && is_blank(line[e - 1]))
-            e--;
-        if (e - b >= 2 && line[b] == '"' && line[e - 1] == '"') {
-            b++;
-            e--;
-        }
-        f[k].beg = b;
-        f[k].end = e;
+        f[k].beg = beg;
+        f[k].end = i;
+        qc__field_trim(line, &f[k].beg, &f[k].end);
         k++;
         beg = i + 1;
     }
@@ -654,43 +642,29 @@ int qc_arx_read_csv(const char *path, const char *select, size_t k, unsigned fla
     for (size_t i = 0; i < k; i++)
         if (sel[i].num > maxcol)
             maxcol = sel[i].num;
-    FILE *fp = fopen(path, "r");
-    if (fp == NULL)
+    qc__lines rd;
+    if (qc__lines_open(&rd, path) != 0)
         return qc_err_set(err, QC_EIO, "%s: cannot open: %s", path, strerror(errno));
 
     enum { MAXF = 4096 };
     span *f = malloc(MAXF * sizeof *f);
     colvec cv = {.k = k};
-    char *buf = NULL;
-    size_t cap = 0, lineno = 0;
+    const char *line;
+    size_t len, start;
     int seen_first = 0;
     double prev_t = -INFINITY;
-    ssize_t got;
     if (f == NULL) {
         rc = qc_err_set(err, QC_ENOMEM, "%s: out of memory", path);
         goto done;
     }
-    while ((got = getline(&buf, &cap, fp)) >= 0) {
-        const char *line = buf;
-        size_t len = (size_t)got;
-        lineno++;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            len--;
-        if (lineno == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
-            line += 3; /* UTF-8 byte order mark, as spreadsheets write */
-            len -= 3;
-        }
-        size_t start = 0;
-        while (start < len && is_blank(line[start]))
-            start++;
-        if (start == len || line[start] == '#')
-            continue;
+    while (qc__lines_next(&rd, &line, &len, &start)) {
+        const size_t lineno = rd.lineno;
         const size_t nf = split_fields(line, len, f, MAXF);
         if (!seen_first) {
             seen_first = 1;
             int header = 0;
             for (size_t j = 0; j < nf; j++)
-                if (f[j].end > f[j].beg && !starts_number(line[f[j].beg]))
+                if (f[j].end > f[j].beg && !qc__starts_number(line[f[j].beg]))
                     header = 1;
             int names = 0;
             for (size_t i = 0; i < k; i++)
@@ -775,14 +749,13 @@ int qc_arx_read_csv(const char *path, const char *select, size_t k, unsigned fla
             goto done;
         }
     }
-    if (ferror(fp))
+    if (qc__lines_error(&rd))
         rc = qc_err_set(err, QC_EIO, "%s: read error: %s", path, strerror(errno));
     else if (cv.n == 0)
         rc = qc_err_set(err, QC_EEMPTY, "%s: no data rows", path);
 done:
-    free(buf);
     free(f);
-    fclose(fp);
+    qc__lines_close(&rd);
     if (rc != 0) {
         for (size_t i = 0; i < k; i++)
             free(cv.v[i]);

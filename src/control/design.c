@@ -396,8 +396,10 @@ static double dom_distance(const qc_design_poles *p, double tr, double ti)
     return hypot(p->dom_re - tr, p->dom_im - ti);
 }
 
-int qc_design_integral(qc_design_ws *w, const qc_design_spec *spec, qc_design_result *out,
-                       qc_err *err)
+/* Starts a design: clears out and puts the target pole (tr, ti) of the
+ * spec in it; r is its modulus. */
+static int design_start(const qc_design_spec *spec, qc_design_result *out, double *r,
+                        qc_err *err)
 {
     memset(out, 0, sizeof *out);
     double tr, ti;
@@ -406,7 +408,18 @@ int qc_design_integral(qc_design_ws *w, const qc_design_spec *spec, qc_design_re
         return rc;
     out->target_re = tr;
     out->target_im = ti;
-    const double r = hypot(tr, ti);
+    *r = hypot(tr, ti);
+    return 0;
+}
+
+int qc_design_integral(qc_design_ws *w, const qc_design_spec *spec, qc_design_result *out,
+                       qc_err *err)
+{
+    double r;
+    int rc = design_start(spec, out, &r, err);
+    if (rc != 0)
+        return rc;
+    const double tr = out->target_re, ti = out->target_im;
 
     qc_design_range range;
     if ((rc = qc_design_stable_range(w, 0, &range, err)) != 0)
@@ -490,14 +503,11 @@ int qc_design_integral(qc_design_ws *w, const qc_design_spec *spec, qc_design_re
 int qc_design_pi(qc_design_ws *w, const qc_design_spec *spec, qc_design_result *out,
                  qc_err *err)
 {
-    memset(out, 0, sizeof *out);
-    double tr, ti;
-    int rc = qc_design_target(spec, &tr, &ti, err);
+    double r;
+    int rc = design_start(spec, out, &r, err);
     if (rc != 0)
         return rc;
-    out->target_re = tr;
-    out->target_im = ti;
-    const double r = hypot(tr, ti);
+    const double tr = out->target_re, ti = out->target_im;
     /* Rows of [PKI PKP] [K_I K_P]' = -P0: real and imaginary parts of
      * P(p*) = 0, or P(r) = 0 and P'(r) = 0 when a real (double) pole is
      * wanted, since a near-zero angle makes the imaginary row vanish. */

@@ -280,9 +280,9 @@ int qc_lim_envoy_init(qc_lim_envoy *c, const qc_lim_envoy_params *p, double t0, 
         return qc_err_set(err, QC_EINVAL, "envoy: buffer %g must be >= 0", p->buffer);
     if (!isfinite(t0))
         return qc_err_set(err, QC_EINVAL, "envoy: start time %g", t0);
-    c->h = qc_hist_alloc(NULL);
+    c->h = qc_hist_alloc(err);
     if (c->h == NULL)
-        return qc_err_set(err, QC_ENOMEM, "out of memory");
+        return QC_ENOMEM;
     c->p = *p;
     qc_rng_init(&c->rng, p->seed, qc_rng_stream(0, QC_STREAM_CONTROL, 0xe4f0));
     c->limit = p->min_concurrency;

@@ -49,6 +49,7 @@
 
 #include "qctl/dist.h"
 #include "qctl/rng_gsl.h"
+#include "core/text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -406,27 +407,6 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-typedef struct sample_vec {
-    double *x;
-    size_t n, cap;
-} sample_vec;
-
-static int sample_push(sample_vec *v, double x)
-{
-    if (v->n == v->cap) {
-        const size_t cap = v->cap ? 2 * v->cap : 256;
-        if (cap > SIZE_MAX / sizeof *v->x)
-            return QC_ENOMEM;
-        double *nx = realloc(v->x, cap * sizeof *nx);
-        if (nx == NULL)
-            return QC_ENOMEM;
-        v->x = nx;
-        v->cap = cap;
-    }
-    v->x[v->n++] = x;
-    return 0;
-}
-
 /* Which column of the file to read: a 1-based number, or a header name. */
 typedef struct col_sel {
     size_t num;       /* 1-based; 0 while a name is still unresolved */
@@ -439,11 +419,6 @@ typedef struct span {
     size_t beg, end;
 } span;
 
-static int is_blank(char ch)
-{
-    return ch == ' ' || ch == '\t';
-}
-
 /* The idx-th (1-based) comma-separated field of line[0, len), trimmed of
  * blanks and of one pair of surrounding double quotes. Returns the number
  * of fields if there are fewer than idx (then *f is untouched), else 0. */
@@ -454,29 +429,15 @@ static size_t nth_field(const char *line, size_t len, size_t idx, span *f)
         if (i < len && line[i] != ',')
             continue;
         if (k == idx) {
-            size_t b = beg, e = i;
-            while (b < e && is_blank(line[b]))
-                b++;
-            while (e > b && is_blank(line[e - 1]))
-                e--;
-            if (e - b >= 2 && line[b] == '"' && line[e - 1] == '"') {
-                b++;
-                e--;
-            }
-            f->beg = b;
-            f->end = e;
+            f->beg = beg;
+            f->end = i;
+            qc__field_trim(line, &f->beg, &f->end);
             return 0;
         }
         k++;
         beg = i + 1;
     }
     return k - 1;
-}
-
-/* Whether a field starting with ch could be meant as a number. */
-static int starts_number(char ch)
-{
-    return isdigit((unsigned char)ch) || ch == '+' || ch == '-' || ch == '.';
 }
 
 /* Finds the header column named sel->name; sets sel->num. */
@@ -501,7 +462,7 @@ static int resolve_header(const char *path, size_t lineno, const char *line, siz
 
 /* Reads one sample from field f of a data line. */
 static int read_sample(const char *path, size_t lineno, const char *line, span f, size_t col,
-                       sample_vec *v, qc_err *err)
+                       qc__dvec *v, qc_err *err)
 {
     const int n = (int)(f.end - f.beg);
     const char *s = line + f.beg;
@@ -529,7 +490,7 @@ static int read_sample(const char *path, size_t lineno, const char *line, span f
         return qc_err_set(err, QC_ERANGE,
                           "%s:%zu: column %zu: sample %.17g is negative (times and sizes are >= 0)",
                           path, lineno, col, x);
-    if (sample_push(v, x) != 0)
+    if (qc__dvec_push(v, x) != 0)
         return qc_err_set(err, QC_ENOMEM, "%s:%zu: out of memory for %zu samples", path, lineno,
                           v->n + 1);
     return 0;
@@ -543,30 +504,16 @@ static int read_sample(const char *path, size_t lineno, const char *line, span f
  * (a letter, a quote): so a one-number-per-line file and a CSV with a
  * header both work, while "1x" on line 1 is still reported as a bad number
  * rather than quietly taken for a header. */
-static int read_samples(const char *path, col_sel sel, sample_vec *v, qc_err *err)
+static int read_samples(const char *path, col_sel sel, qc__dvec *v, qc_err *err)
 {
-    FILE *fp = fopen(path, "r");
-    if (fp == NULL)
+    qc__lines rd;
+    if (qc__lines_open(&rd, path) != 0)
         return qc_err_set(err, QC_EIO, "%s: cannot open: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t cap = 0, lineno = 0;
+    const char *line;
+    size_t len, start;
     int rc = 0, seen_first = 0;
-    ssize_t got;
-    while ((got = getline(&buf, &cap, fp)) >= 0) {
-        const char *line = buf;
-        size_t len = (size_t)got;
-        lineno++;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            len--;
-        if (lineno == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
-            line += 3; /* UTF-8 byte order mark, as spreadsheets write */
-            len -= 3;
-        }
-        size_t start = 0;
-        while (start < len && is_blank(line[start]))
-            start++;
-        if (start == len || line[start] == '#')
-            continue;
+    while (qc__lines_next(&rd, &line, &len, &start)) {
+        const size_t lineno = rd.lineno;
         const int first = !seen_first;
         seen_first = 1;
         if (first && sel.name != NULL) {
@@ -582,16 +529,15 @@ static int read_samples(const char *path, col_sel sel, sample_vec *v, qc_err *er
                             lineno, nf, nf == 1 ? "" : "s", sel.num);
             break;
         }
-        if (first && f.end > f.beg && !starts_number(line[f.beg]))
+        if (first && f.end > f.beg && !qc__starts_number(line[f.beg]))
             continue; /* a header line */
         rc = read_sample(path, lineno, line, f, sel.num, v, err);
         if (rc != 0)
             break;
     }
-    if (rc == 0 && ferror(fp))
+    if (rc == 0 && qc__lines_error(&rd))
         rc = qc_err_set(err, QC_EIO, "%s: read error: %s", path, strerror(errno));
-    free(buf);
-    fclose(fp);
+    qc__lines_close(&rd);
     if (rc == 0 && v->n == 0)
         rc = qc_err_set(err, QC_EEMPTY, "%s: no samples", path);
     return rc;
@@ -656,7 +602,7 @@ static int parse_empirical(const parse_ctx *c, size_t beg, size_t end, qc_dist *
         return spec_error(c, QC_ENOMEM, "out of memory");
     memcpy(path, spec + beg, plen);
     path[plen] = '\0';
-    sample_vec v = {NULL, 0, 0};
+    qc__dvec v = {NULL, 0, 0};
     const int rc = read_samples(path, sel, &v, c->err);
     free(path);
     if (rc != 0) {

@@ -104,17 +104,28 @@ static double clamp(double v, double lo, double hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* The quantiles both rules below agree on, 1 with *v set: NaN when there
+ * is none (no values, q outside [0, 1], or min > max: nothing but NaN was
+ * added), and the extremes, known exactly where a bucket would only
+ * approximate them. 0 for a q the buckets must answer. */
+static int quantile_edge(const qc_hist *h, double q, double *v)
+{
+    if (h->total == 0 || !(q >= 0.0 && q <= 1.0) || h->min > h->max)
+        *v = NAN;
+    else if (q == 0.0)
+        *v = h->min;
+    else if (q == 1.0)
+        *v = h->max;
+    else
+        return 0;
+    return 1;
+}
+
 double qc_hist_quantile(const qc_hist *h, double q)
 {
-    /* min > max: nothing but NaN was added, there is no value to report. */
-    if (h->total == 0 || !(q >= 0.0 && q <= 1.0) || h->min > h->max)
-        return NAN;
-    /* The extremes are known exactly; the bucket midpoint would only
-     * approximate them. */
-    if (q == 0.0)
-        return h->min;
-    if (q == 1.0)
-        return h->max;
+    double v;
+    if (quantile_edge(h, q, &v))
+        return v;
     const uint64_t k = target_rank(q, h->total);
     /* Values <= 0 are not resolved further; min is the only one known. */
     uint64_t c = h->zero;
@@ -139,12 +150,9 @@ double qc_hist_quantile(const qc_hist *h, double q)
  * several quantiles needs. */
 double qc_hist_quantile_interp(const qc_hist *h, double q)
 {
-    if (h->total == 0 || !(q >= 0.0 && q <= 1.0) || h->min > h->max)
-        return NAN;
-    if (q == 0.0)
-        return h->min;
-    if (q == 1.0)
-        return h->max;
+    double v;
+    if (quantile_edge(h, q, &v))
+        return v;
     const double t = q * (double)h->total;
     double c = (double)h->zero;
     if (t <= c)

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "live/http.h"
+#include "live/list.h"
 #include "live/live.h"
 #include "qctl/rng.h"
 
@@ -269,10 +270,8 @@ static void start(bconn *c)
 static void start_next(backend *b)
 {
     while (b->busy < b->o->workers && b->wait_head) {
-        bconn *c = b->wait_head;
-        b->wait_head = c->next;
-        if (!b->wait_head)
-            b->wait_tail = NULL;
+        bconn *c;
+        QC__FIFO_POP(b->wait_head, b->wait_tail, c, next);
         c->queued = 0;
         start(c);
     }
@@ -285,15 +284,10 @@ static int process_one(bconn *c)
     if (c->busy || c->closing)
         return 0;
     qc__http_head h;
-    const char *why = "malformed request";
-    int rc = qc__http_parse_head(c->in.data, c->in.len, 1, &h, &why);
-    if (rc < 0) {
-        bad_request(c, why);
-        return 0;
-    }
-    if (rc == 0)
-        return 0;
-    long total = qc__http_message_len(c->in.data, c->in.len, &h, 1u << 24, &why);
+    const char *why;
+    long total = qc__http_request_head(&c->in, &h, &why);
+    if (total > 0)
+        total = qc__http_message_len(c->in.data, c->in.len, &h, 1u << 24, &why);
     if (total < 0) {
         bad_request(c, why);
         return 0;
@@ -324,12 +318,7 @@ static int process_one(bconn *c)
         return 0;
     }
     c->queued = 1;
-    c->next = NULL;
-    if (b->wait_tail)
-        b->wait_tail->next = c;
-    else
-        b->wait_head = c;
-    b->wait_tail = c;
+    QC__FIFO_PUSH(b->wait_head, b->wait_tail, c, next);
     return 0;
 }
 

@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include "live/http.h"
+#include "live/list.h"
 #include "live/live.h"
 #include "qctl/rng.h"
 
@@ -127,27 +128,13 @@ static void pump(gate *G);
 
 static void list_push(slist *l, sess *s)
 {
-    s->prev = l->tail;
-    s->next = NULL;
-    if (l->tail)
-        l->tail->next = s;
-    else
-        l->head = s;
-    l->tail = s;
+    QC__LIST_PUSH_TAIL(l->head, l->tail, s, prev, next);
     l->n++;
 }
 
 static void list_remove(slist *l, sess *s)
 {
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        l->head = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
-    else
-        l->tail = s->prev;
-    s->prev = s->next = NULL;
+    QC__LIST_REMOVE(l->head, l->tail, s, prev, next);
     l->n--;
 }
 
@@ -454,19 +441,25 @@ static void pump(gate *G)
     G->in_pump = 0;
 }
 
+/* Starts the stream and the timer of a connection just accepted on G's
+ * loop, both pointing back at owner; returns how many handles were
+ * started, which the owner counts down as they close before it is freed. */
+static unsigned conn_start(gate *G, uv_tcp_t *tcp, uv_timer_t *timer, void *owner)
+{
+    uv_tcp_init(&G->loop, tcp);
+    uv_timer_init(&G->loop, timer);
+    tcp->data = timer->data = owner;
+    return 2;
+}
+
 static void on_client(uv_stream_t *server, int status)
 {
     gate *G = server->data;
-    if (status < 0)
-        return;
-    sess *s = calloc(1, sizeof *s);
+    sess *s = status < 0 ? NULL : calloc(1, sizeof *s);
     if (!s)
         return;
     s->G = G;
-    uv_tcp_init(&G->loop, &s->client);
-    uv_timer_init(&G->loop, &s->timer);
-    s->client.data = s->timer.data = s;
-    s->handles = 2;
+    s->handles = conn_start(G, &s->client, &s->timer, s);
     s->state = S_WAIT;
     list_push(&G->waiting, s); /* removed by admit or close */
     if (uv_accept(server, (uv_stream_t *)&s->client) != 0) {
@@ -723,16 +716,11 @@ static void admin_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
 static void on_admin(uv_stream_t *server, int status)
 {
     gate *G = server->data;
-    if (status < 0)
-        return;
-    aconn *a = calloc(1, sizeof *a);
+    aconn *a = status < 0 ? NULL : calloc(1, sizeof *a);
     if (!a)
         return;
     a->G = G;
-    uv_tcp_init(&G->loop, &a->tcp);
-    uv_timer_init(&G->loop, &a->timer);
-    a->tcp.data = a->timer.data = a;
-    a->handles = 2;
+    a->handles = conn_start(G, &a->tcp, &a->timer, a);
     a->next = G->admins;
     if (G->admins)
         G->admins->prev = a;

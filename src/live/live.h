@@ -19,6 +19,7 @@
 #include "qctl/limiter.h"
 
 #include "live/fleet.h"
+#include "live/http.h"
 
 /* A growable byte buffer. */
 typedef struct qc__buf {
@@ -59,6 +60,12 @@ const char *qc__admin_page(const char *target, size_t tlen, size_t *len);
 #define QC_ADMIN_PAGE_HEADERS                                                                      \
     "Cache-Control: no-store\r\nContent-Security-Policy: default-src 'none'; script-src "         \
     "'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'\r\n"
+
+/* Parses the head of the request at the start of in (qc__http_parse_head
+ * with request = 1): its length when complete, 0 when more bytes are
+ * needed, or QC_EPARSE with *why a short static reason ("malformed
+ * request" when the parser names none). */
+int qc__http_request_head(const qc__buf *in, qc__http_head *h, const char **why);
 
 /* Seconds on the monotonic clock. */
 double qc__now(void);

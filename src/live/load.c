@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "live/http.h"
+#include "live/list.h"
 #include "live/live.h"
 #include "qctl/hist.h"
 #include "qctl/output.h"
@@ -246,28 +247,27 @@ static void issue(load *L, double due)
         return;
     }
     p->due = due;
-    p->next = NULL;
-    if (L->wait_tail)
-        L->wait_tail->next = p;
-    else
-        L->wait_head = p;
-    L->wait_tail = p;
+    QC__FIFO_PUSH(L->wait_head, L->wait_tail, p, next);
     L->waiting++;
+}
+
+/* Takes the oldest waiting request off the queue (there is one): its due
+ * time. */
+static double wait_pop(load *L)
+{
+    pending *p;
+    QC__FIFO_POP(L->wait_head, L->wait_tail, p, next);
+    L->waiting--;
+    const double due = p->due;
+    free(p);
+    return due;
 }
 
 /* A connection freed or closed: give it the oldest waiting request. */
 static void dispatch(load *L)
 {
-    while (L->wait_head && (L->idle || L->open_conns < L->o->connections)) {
-        pending *p = L->wait_head;
-        L->wait_head = p->next;
-        if (!L->wait_head)
-            L->wait_tail = NULL;
-        L->waiting--;
-        double due = p->due;
-        free(p);
-        issue(L, due);
-    }
+    while (L->wait_head && (L->idle || L->open_conns < L->o->connections))
+        issue(L, wait_pop(L));
 }
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
@@ -321,14 +321,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
             continue; /* an unasked answer then fails the connection */
         }
         if (L->wait_head) {
-            pending *p = L->wait_head;
-            L->wait_head = p->next;
-            if (!L->wait_head)
-                L->wait_tail = NULL;
-            L->waiting--;
-            double due = p->due;
-            free(p);
-            send_on(c, due);
+            send_on(c, wait_pop(L));
         } else {
             c->next_idle = L->idle;
             L->idle = c;
@@ -579,10 +572,10 @@ int qc_load_run(const qc_load_params *o, qc_load_result *r, qc_err *err)
     if (k <= 0 || (size_t)k >= sizeof L.req)
         return qc_err_set(err, QC_EINVAL, "request line too long");
     L.req_len = (size_t)k;
-    L.all = qc_hist_alloc(NULL);
-    L.ok = qc_hist_alloc(NULL);
-    L.iv = o->series ? qc_hist_alloc(NULL) : NULL;
-    L.iv_ok = o->series ? qc_hist_alloc(NULL) : NULL;
+    L.all = qc_hist_alloc(err);
+    L.ok = qc_hist_alloc(err);
+    L.iv = o->series ? qc_hist_alloc(err) : NULL;
+    L.iv_ok = o->series ? qc_hist_alloc(err) : NULL;
     L.users = o->users ? calloc(o->users, sizeof *L.users) : NULL;
     if (!L.all || !L.ok || (o->series && (!L.iv || !L.iv_ok)) || (o->users && !L.users)) {
         release(&L);

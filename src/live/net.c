@@ -230,3 +230,9 @@ int qc__write_port(uv_tcp_t *tcp, const char *path, qc_err *err)
         return qc_err_set(err, QC_EIO, "%s: cannot write", path);
     return 0;
 }
+
+int qc__http_request_head(const qc__buf *in, qc__http_head *h, const char **why)
+{
+    *why = "malformed request";
+    return qc__http_parse_head(in->data, in->len, 1, h, why);
+}

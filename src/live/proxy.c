@@ -44,6 +44,7 @@
 #include <signal.h>
 #include <stdarg.h>
 
+#include "live/list.h"
 #include "live/proxy_int.h"
 #include "qctl/output.h"
 
@@ -64,15 +65,7 @@ void qc__proxy_unqueue(cconn *c)
 {
     proxy *P = c->P;
     pclass *k = &P->cls[c->cls];
-    if (c->qprev)
-        c->qprev->qnext = c->qnext;
-    else
-        k->qhead = c->qnext;
-    if (c->qnext)
-        c->qnext->qprev = c->qprev;
-    else
-        k->qtail = c->qprev;
-    c->qnext = c->qprev = NULL;
+    QC__LIST_REMOVE(k->qhead, k->qtail, c, qprev, qnext);
     k->qlen--;
     P->qlen--;
 }

@@ -59,7 +59,7 @@ int qc_replay_run(const qc_replay_params *o, qc_replay_result *r, qc_err *err)
     static char payload[UDP_MAX];
     for (size_t i = 0; i < sizeof payload; i++)
         payload[i] = o->pattern ? (char)(i & 0xff) : 0;
-    qc_hist *h = qc_hist_alloc(NULL);
+    qc_hist *h = qc_hist_alloc(err);
     int fd = socket(addr.ss_family, SOCK_DGRAM, 0);
     if (!h || fd < 0) {
         rc = h ? qc_err_set(err, QC_EIO, "socket: %s", strerror(errno))

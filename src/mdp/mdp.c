@@ -79,10 +79,8 @@ qc_mdp *qc_mdp_alloc(size_t nstates, size_t max_pairs, size_t max_trans, qc_err 
         return NULL;
     }
     qc_mdp *m = calloc(1, sizeof *m);
-    if (m == NULL) {
-        qc_err_set(err, QC_ENOMEM, "MDP: out of memory");
-        return NULL;
-    }
+    if (m == NULL)
+        goto oom;
     m->cap_s = nstates;
     m->cap_p = max_pairs;
     m->cap_t = max_trans;
@@ -92,13 +90,14 @@ qc_mdp *qc_mdp_alloc(size_t nstates, size_t max_pairs, size_t max_trans, qc_err 
     m->label = malloc(max_pairs * sizeof *m->label);
     m->next = malloc((max_trans ? max_trans : 1) * sizeof *m->next);
     m->prob = malloc((max_trans ? max_trans : 1) * sizeof *m->prob);
-    if (!m->sfirst || !m->pfirst || !m->cost || !m->label || !m->next || !m->prob) {
-        qc_mdp_free(m);
-        qc_err_set(err, QC_ENOMEM, "MDP: out of memory");
-        return NULL;
-    }
+    if (!m->sfirst || !m->pfirst || !m->cost || !m->label || !m->next || !m->prob)
+        goto oom;
     qc_mdp_reset(m, nstates);
     return m;
+oom:
+    qc_mdp_free(m);
+    qc_err_set(err, QC_ENOMEM, "MDP: out of memory for %zu states", nstates);
+    return NULL;
 }
 
 void qc_mdp_free(qc_mdp *m)
@@ -324,10 +323,8 @@ qc_mdp_ws *qc_mdp_ws_alloc_for(size_t S, size_t ntrans, size_t band, size_t band
         return NULL;
     }
     qc_mdp_ws *w = calloc(1, sizeof *w);
-    if (w == NULL) {
-        qc_err_set(err, QC_ENOMEM, "MDP workspace: out of memory");
-        return NULL;
-    }
+    if (w == NULL)
+        goto oom;
     w->cap_s = S;
     w->cap_t = ntrans;
     w->band = band;
@@ -360,11 +357,13 @@ qc_mdp_ws *qc_mdp_ws_alloc_for(size_t S, size_t ntrans, size_t band, size_t band
         w->bandm = malloc(S * w->W * sizeof(double));
     if (!w->x || !w->y || !w->u || !w->wv || !w->ru || !w->rw || !w->kill || !w->piv ||
         !w->idx || !w->low || !w->stk || !w->fstate || !w->comp || !w->map || !w->fedge ||
-        !w->flag || !w->rfirst || !w->rsrc || !w->ract || (w->W && !w->bandm)) {
-        qc_mdp_ws_free(w);
-        return NULL;
-    }
+        !w->flag || !w->rfirst || !w->rsrc || !w->ract || (w->W && !w->bandm))
+        goto oom;
     return w;
+oom:
+    qc_mdp_ws_free(w);
+    qc_err_set(err, QC_ENOMEM, "MDP workspace: out of memory for %zu states", S);
+    return NULL;
 }
 
 static int check_call(const qc_mdp *m, const qc_mdp_ws *w, qc_err *err)

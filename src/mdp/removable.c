@@ -273,18 +273,21 @@ static void ev_free(evaluator *e)
     memset(e, 0, sizeof *e);
 }
 
-static int ev_init(evaluator *e, size_t nmax)
+static int ev_init(evaluator *e, size_t nmax, qc_err *err)
 {
     memset(e, 0, sizeof *e);
     size_t S = PH * (nmax + 1);
     e->nmax = nmax;
-    e->m = qc_mdp_alloc(S, S, 3 * S, NULL);
-    e->w = qc_mdp_ws_alloc_for(S, 3 * S, BAND, 0, NULL);
+    if ((e->m = qc_mdp_alloc(S, S, 3 * S, err)) == NULL ||
+        (e->w = qc_mdp_ws_alloc_for(S, 3 * S, BAND, 0, err)) == NULL) {
+        ev_free(e);
+        return err && err->code ? err->code : QC_ENOMEM;
+    }
     e->pi = malloc(S * sizeof *e->pi);
     e->zero = calloc(S, sizeof *e->zero);
-    if (!e->m || !e->w || !e->pi || !e->zero) {
+    if (!e->pi || !e->zero) {
         ev_free(e);
-        return QC_ENOMEM;
+        return qc_err_set(err, QC_ENOMEM, "removable: out of memory for %zu levels", nmax + 1);
     }
     return 0;
 }
@@ -369,9 +372,8 @@ int qc_removable_evaluate(double lambda, const qc_energy_cost *c,
     if ((rc = qc_removable_policy_check(pol, c, err)) != 0)
         return rc;
     evaluator e;
-    if (ev_init(&e, pol->nmax) != 0)
-        return qc_err_set(err, QC_ENOMEM, "removable: out of memory for %zu levels",
-                          pol->nmax + 1);
+    if ((rc = ev_init(&e, pol->nmax, err)) != 0)
+        return rc;
     rc = ev_run(&e, lambda, c, pol, out, err);
     ev_free(&e);
     return rc;
@@ -457,18 +459,19 @@ static int lw_init(level_ws *l, double lambda, const qc_energy_cost *c, size_t n
 {
     memset(l, 0, sizeof *l);
     size_t S = PH * (nmax + 1), P = model_pairs(c, nmax);
-    l->m = qc_mdp_alloc(S, P, 3 * P, NULL);
+    if ((l->m = qc_mdp_alloc(S, P, 3 * P, err)) == NULL)
+        return err && err->code ? err->code : QC_ENOMEM;
     l->pol = malloc(S * sizeof *l->pol);
     l->pol2 = malloc(S * sizeof *l->pol2);
     l->h = malloc(S * sizeof *l->h);
     l->v = malloc(S * sizeof *l->v);
-    if (!l->m || !l->pol || !l->pol2 || !l->h || !l->v) {
+    if (!l->pol || !l->pol2 || !l->h || !l->v) {
         lw_free(l);
         return qc_err_set(err, QC_ENOMEM, "removable: out of memory for %zu states", S);
     }
     int rc = qc_removable_build(l->m, lambda, c, nmax, err);
-    if (rc == 0 && (l->w = qc_mdp_ws_alloc(l->m, 0, NULL)) == NULL)
-        rc = qc_err_set(err, QC_ENOMEM, "removable: out of memory for %zu states", S);
+    if (rc == 0 && (l->w = qc_mdp_ws_alloc(l->m, 0, err)) == NULL)
+        rc = err && err->code ? err->code : QC_ENOMEM;
     if (rc != 0)
         lw_free(l);
     return rc;
@@ -594,9 +597,9 @@ static int check_structure(const qc_removable_params *p, qc_removable_result *r,
         int rc = lw_init(&lw, p->lambda, c, N2, err);
         if (rc != 0)
             return rc;
-        if (qc_removable_policy_init(&p2, N2, NULL) != 0) {
+        if ((rc = qc_removable_policy_init(&p2, N2, err)) != 0) {
             lw_free(&lw);
-            return qc_err_set(err, QC_ENOMEM, "removable: out of memory");
+            return rc;
         }
         qc_mdp_params o;
         qc_mdp_params_init(&o);
@@ -697,11 +700,9 @@ int qc_removable_solve(const qc_removable_params *p, qc_removable_result *r, qc_
         qc_removable_policy_free(&r->policy);
         qc_removable_policy_free(&tmp);
         ev_free(&ev);
-        if (qc_removable_policy_init(&r->policy, N, NULL) != 0 ||
-            qc_removable_policy_init(&tmp, N, NULL) != 0 || ev_init(&ev, N) != 0) {
-            rc = qc_err_set(err, QC_ENOMEM, "removable: out of memory");
+        if ((rc = qc_removable_policy_init(&r->policy, N, err)) != 0 ||
+            (rc = qc_removable_policy_init(&tmp, N, err)) != 0 || (rc = ev_init(&ev, N, err)) != 0)
             goto fail;
-        }
         qc_removable_policy_from_mdp(lw.m, lw.pol, &r->policy);
         if ((rc = ev_run(&ev, p->lambda, c, &r->policy, &r->perf, err)) != 0)
             goto fail;

@@ -121,10 +121,10 @@ qc_maxusers *qc_maxusers_alloc(const qc_maxusers_params *p, qc_err *err)
     m->rng = malloc(n * sizeof *m->rng);
     m->state = malloc(n);
     m->session_end = malloc(n * sizeof *m->session_end);
-    m->hist = qc_hist_alloc(NULL);
+    m->hist = qc_hist_alloc(err);
     if (!m->rng || !m->state || !m->session_end || !m->hist)
         goto oom;
-    if (qc_sim_init(&m->sim, n + 16, NULL) != 0)
+    if (qc_sim_init(&m->sim, n + 16, err) != 0)
         goto oom;
     if (qc__station_init(&m->st, &m->sim, p->discipline, p->threads, 1024, EV_DEPART) != 0)
         goto oom;

@@ -395,10 +395,8 @@ qc_mc *qc_mc_alloc(const qc_mc_params *p, qc_err *err)
     m->limit = INFINITY;
     m->dep_handle = -1;
     m->cut_handle = -1;
-    qc_sfq_init(&m->sfq, m->K, NULL);
-    if (qc_sim_init(&m->sim, 64, NULL) != 0) {
+    if (qc_sfq_init(&m->sfq, m->K, err) != 0 || qc_sim_init(&m->sim, 64, err) != 0) {
         qc_mc_free(m);
-        qc_err_set(err, QC_ENOMEM, "out of memory");
         return NULL;
     }
     for (unsigned k = 0; k < m->K; k++) {

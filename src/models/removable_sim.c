@@ -260,7 +260,7 @@ int qc_removable_simulate(const qc_removable_sim_params *p, qc_removable_sim_res
     r.ring = malloc(r.cap * sizeof *r.ring);
     double *vals = malloc((size_t)p->reps * M_COUNT * sizeof *vals);
     double *col = malloc((size_t)p->reps * sizeof *col);
-    if (!r.ring || !vals || !col || qc_sim_init(&r.sim, 16, NULL) != 0 ||
+    if (!r.ring || !vals || !col || qc_sim_init(&r.sim, 16, err) != 0 ||
         qc_sim_source_add(&r.sim, EV_ARRIVAL) < 0) {
         rc = qc_err_set(err, QC_ENOMEM, "simulate: out of memory");
         goto out;

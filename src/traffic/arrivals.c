@@ -30,6 +30,7 @@
 #include "qctl/arrivals.h"
 #include "qctl/trace.h"
 #include "core/names.h"
+#include "core/text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -41,43 +42,14 @@
 
 /* ---- reading a file of numbers --------------------------------------- */
 
-typedef struct vec {
-    double *x;
-    size_t n, cap;
-} vec;
-
-static int vec_push(vec *v, double x)
-{
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 256;
-        double *nx = realloc(v->x, cap * sizeof *nx);
-        if (nx == NULL)
-            return QC_ENOMEM;
-        v->x = nx;
-        v->cap = cap;
-    }
-    v->x[v->n++] = x;
-    return 0;
-}
-
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-static int starts_number(char c)
-{
-    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.';
-}
-
 /* Parses the number in s[0, len) (trimmed); 0 on success. */
 static int field_number(const char *s, size_t len, double *out)
 {
-    while (len > 0 && is_blank(*s)) {
+    while (len > 0 && qc__is_blank(*s)) {
         s++;
         len--;
     }
-    while (len > 0 && is_blank(s[len - 1]))
+    while (len > 0 && qc__is_blank(s[len - 1]))
         len--;
     if (len == 0 || len > 63)
         return -1;
@@ -97,32 +69,18 @@ static int field_number(const char *s, size_t len, double *out)
  * path into cols[0..ncol-1], and the line number of each into lines, so
  * that a later check of a value can still name FILE:LINE; `what` names
  * the columns in messages. */
-static int read_columns(const char *path, int ncol, vec *cols, vec *lines, const char *what,
+static int read_columns(const char *path, int ncol, qc__dvec *cols, qc__dvec *lines, const char *what,
                         qc_err *err)
 {
-    FILE *fp = fopen(path, "r");
-    if (fp == NULL)
+    qc__lines rd;
+    if (qc__lines_open(&rd, path) != 0)
         return qc_err_set(err, QC_EIO, "%s: cannot read: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t cap = 0, lineno = 0;
-    ssize_t got;
+    const char *line;
+    size_t len, b;
     int rc = 0, first = 1;
-    while ((got = getline(&buf, &cap, fp)) >= 0) {
-        const char *line = buf;
-        size_t len = (size_t)got;
-        lineno++;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            len--;
-        if (lineno == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
-            line += 3;
-            len -= 3;
-        }
-        size_t b = 0;
-        while (b < len && is_blank(line[b]))
-            b++;
-        if (b == len || line[b] == '#')
-            continue;
-        if (first && !starts_number(line[b])) {
+    while (qc__lines_next(&rd, &line, &len, &b)) {
+        const size_t lineno = rd.lineno;
+        if (first && !qc__starts_number(line[b])) {
             first = 0; /* a header line */
             continue;
         }
@@ -144,22 +102,21 @@ static int read_columns(const char *path, int ncol, vec *cols, vec *lines, const
                                 lineno, c + 1, n, line + pos);
                 goto out;
             }
-            if ((rc = vec_push(&cols[c], x)) != 0) {
+            if ((rc = qc__dvec_push(&cols[c], x)) != 0) {
                 qc_err_set(err, rc, "%s:%zu: out of memory", path, lineno);
                 goto out;
             }
             pos = e + 1;
         }
-        if ((rc = vec_push(lines, (double)lineno)) != 0) {
+        if ((rc = qc__dvec_push(lines, (double)lineno)) != 0) {
             qc_err_set(err, rc, "%s:%zu: out of memory", path, lineno);
             goto out;
         }
     }
-    if (ferror(fp))
+    if (qc__lines_error(&rd))
         rc = qc_err_set(err, QC_EIO, "%s: read error", path);
 out:
-    free(buf);
-    fclose(fp);
+    qc__lines_close(&rd);
     return rc;
 }
 
@@ -205,7 +162,7 @@ static int parse_sin(qc_arrivals *a, const char *spec, const char *s, qc_err *er
 
 static int parse_curve(qc_arrivals *a, const char *path, qc_err *err)
 {
-    vec cols[2] = {{0}, {0}}, lines = {0};
+    qc__dvec cols[2] = {{0}, {0}}, lines = {0};
     int rc = read_columns(path, 2, cols, &lines, "2 fields time,rate", err);
     if (rc != 0)
         goto fail;
@@ -367,7 +324,7 @@ static int parse_trace(qc_arrivals *a, const char *path, qc_err *err)
         a->avg = n > 1 && t[n - 1] > t[0] ? (double)(n - 1) / (t[n - 1] - t[0]) : NAN;
         return 0;
     }
-    vec col = {0}, lines = {0};
+    qc__dvec col = {0}, lines = {0};
     int rc = read_columns(path, 1, &col, &lines, "an arrival time", err);
     if (rc != 0)
         goto fail;

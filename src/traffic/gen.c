@@ -72,7 +72,8 @@ void qc_traffic_gen_params_init(qc_traffic_gen_params *o)
 /* Drawing                                                            */
 /* ------------------------------------------------------------------ */
 
-static double table_value(const qc_traffic_table *t, double u)
+/* The first entry of t whose cumulative probability reaches u. */
+static size_t table_find(const qc_traffic_table *t, double u)
 {
     size_t lo = 0, hi = t->m - 1;
     while (lo < hi) {
@@ -82,7 +83,12 @@ static double table_value(const qc_traffic_table *t, double u)
         else
             lo = mid + 1;
     }
-    return t->v[lo];
+    return lo;
+}
+
+static double table_value(const qc_traffic_table *t, double u)
+{
+    return t->v[table_find(t, u)];
 }
 
 static double table_draw(const qc_traffic_table *t, qc_rng *r)
@@ -95,14 +101,7 @@ static double table_draw(const qc_traffic_table *t, qc_rng *r)
 static double block_to_fitted(const qc_traffic_marginal *mg, double u, qc_rng *r)
 {
     const qc_traffic_table *t = &mg->emp;
-    size_t lo = 0, hi = t->m - 1;
-    while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (t->cum[mid] >= u)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
+    const size_t lo = table_find(t, u);
     const double a = lo ? t->cum[lo - 1] : 0, b = t->cum[lo];
     double q = a + (b - a) * qc_rng_u01_open(r);
     if (!(q > 0))
