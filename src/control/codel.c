@@ -55,20 +55,17 @@ int qc_codel_head(qc_codel *c, double head_wait)
     return 1;
 }
 
-void qc_codel_admitted(qc_codel *c, double waited, size_t left)
+void qc_codel_admitted(qc_codel *c, double waited)
 {
     if (waited < c->q_min)
         c->q_min = waited;
-    if (left == 0)
-        c->drained = 1; /* the slots caught up with the queue */
 }
 
 int qc_codel_tick(qc_codel *c, double head_wait)
 {
-    if (c->standing && (c->drained || c->q_min <= 0))
-        c->standing = 0; /* it drained: the configured deadlines again */
+    if (c->standing && c->q_min <= 0)
+        c->standing = 0; /* a slot was free: the configured deadlines again */
     c->q_min = INFINITY;
-    c->drained = 0;
     qc_codel_head(c, head_wait);
     return c->standing;
 }

@@ -203,7 +203,7 @@ void qc__proxy_pump_queue(proxy *P)
         }
         int rc = qc__proxy_try_admit(c);
         if (rc > 0)
-            qc_codel_admitted(&P->codel, waited, P->qlen);
+            qc_codel_admitted(&P->codel, waited);
         if (rc < 0) {
             qc__proxy_refuse(c);
         } else if (rc == 0) { /* refused after all: back where it was */

@@ -424,7 +424,7 @@ static int client_next(cconn *c)
     int adm = P->qlen ? (P->o->control && qc_limiter_weight(P->lim, c->cls) <= 0 ? -1 : 0)
                       : qc__proxy_try_admit(c);
     if (adm > 0) {
-        qc_codel_admitted(&P->codel, 0, 0); /* in without waiting: not standing */
+        qc_codel_admitted(&P->codel, 0); /* in without waiting: not standing */
         return 1;
     }
     if (adm < 0 || P->qlen >= P->o->queue) { /* rejected class, or no room */

@@ -131,7 +131,7 @@ static void sim_pump(qc_codel *c, simq *q, qc_evq *ev, const double *arr, const 
             continue;
         }
         ++*busy;
-        qc_codel_admitted(c, waited, (size_t)(q->tail - q->head));
+        qc_codel_admitted(c, waited);
         r->fate[i] = F_WAITED;
         r->when[i] = now;
         qc_evq_push(ev, now + svc[i], EV_DEPART, (uint64_t)i);
@@ -158,7 +158,7 @@ static void run_sim(double target, const double *arr, const double *svc, run *r)
         case EV_ARRIVE:
             if (q.head == q.tail && busy < SLOTS) {
                 busy++;
-                qc_codel_admitted(&c, 0, 0);
+                qc_codel_admitted(&c, 0);
                 r->fate[i] = F_AT_ONCE;
                 r->when[i] = e.t;
                 qc_evq_push(ev, e.t + svc[i], EV_DEPART, (uint64_t)i);
@@ -260,7 +260,7 @@ static void live_pump(qc_codel *c, liveq *q, const double *arr, const double *sv
             continue;
         }
         end[slot] = now + svc[i];
-        qc_codel_admitted(c, waited, (size_t)q->qlen);
+        qc_codel_admitted(c, waited);
         r->fate[i] = F_WAITED;
         r->when[i] = now;
     }
@@ -312,7 +312,7 @@ static void run_live(double target, const double *arr, const double *svc, run *r
                     free_slot = k;
             if (q.qlen == 0 && free_slot >= 0) {
                 end[free_slot] = t + svc[who];
-                qc_codel_admitted(&c, 0, 0);
+                qc_codel_admitted(&c, 0);
                 r->fate[who] = F_AT_ONCE;
                 r->when[who] = t;
             } else if (q.qlen >= ROOM) {
@@ -373,13 +373,12 @@ static void test_codel_rule(void **state)
     assert_int_equal(qc_codel_head(&c, 0.2), 0); /* already standing */
     assert_true(qc_codel_deadline(&c, 1) == 0.01 && qc_codel_deadline(&c, 0.005) == 0.005);
     assert_true(qc_codel_lifo(&c) && qc_codel_expired(&c, 0.011) && !qc_codel_expired(&c, 0.009));
-    /* it stands until it drains, whatever the least wait */
-    qc_codel_admitted(&c, 0.002, 3);
+    /* it stands until a request gets in at once, whatever the least wait */
+    qc_codel_admitted(&c, 0.002);
     assert_int_equal(qc_codel_tick(&c, 0.005), 1);
-    qc_codel_admitted(&c, 0.004, 0); /* emptied the queue */
-    assert_int_equal(qc_codel_tick(&c, NAN), 0);
-    assert_int_equal(qc_codel_head(&c, 0.111), 1);
-    qc_codel_admitted(&c, 0, 0); /* one in at once */
+    qc_codel_admitted(&c, 0.004); /* the last waiting one: queue empty, slots busy */
+    assert_int_equal(qc_codel_tick(&c, NAN), 1);
+    qc_codel_admitted(&c, 0); /* one in at once */
     assert_int_equal(qc_codel_tick(&c, 0.03), 0);
     /* a fixed target ignores L0 */
     p.target = 0.03;
