@@ -562,7 +562,8 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
     P->cls[o->nclasses].name = "best-effort";
     P->cls[o->nclasses].bound = o->queue_timeout;
     P->ncls = o->nclasses + 1;
-    qc_sfq_init(&P->sfq, P->ncls, NULL);
+    if ((rc = qc_sfq_init(&P->sfq, P->ncls, err)) != 0)
+        goto out;
     for (unsigned i = 0; i < P->ncls; i++) {
         P->cls[i].est = 0.01; /* a first guess of the time at a backend */
         if (!(P->cls[i].lat = qc_hist_alloc(NULL))) {

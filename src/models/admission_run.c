@@ -320,7 +320,9 @@ static int rep_init(rep_state *r, unsigned rep, qc_mc_class *plant, qc_err *err)
         r->state[k] = QC_ADM_ADMITTED;
         if (r->bounded[k]) {
             qc_adm_params ap = class_adm(p, k);
-            qc_adm_init(&r->adm[k], &ap, NULL);
+            int rc = qc_adm_init(&r->adm[k], &ap, err);
+            if (rc != 0)
+                return rc;
             if (p->policy == QC_POL_AUTONOMIC) {
                 plant[k].priority = ap.p_init;
                 r->state[k] = c->candidate ? QC_ADM_CANDIDATE : QC_ADM_ADMITTED;
