@@ -80,7 +80,7 @@ double qc_codel_deadline(const qc_codel *c, double deadline)
     return c->standing && c->target < deadline ? c->target : deadline;
 }
 
-int qc_codel_lifo(const qc_codel *c)
+int qc_codel_lifo(const qc_codel *c, double head_wait)
 {
-    return c->standing;
+    return c->standing || head_wait > c->target;
 }

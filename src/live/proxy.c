@@ -193,7 +193,7 @@ void qc__proxy_pump_queue(proxy *P)
             if (!P->cls[best].qhead)
                 continue; /* codel_shed refused the class's queue */
         }
-        int lifo = qc_codel_lifo(&P->codel); /* see "adaptive LIFO" */
+        int lifo = codel_on(P) && qc_codel_lifo(&P->codel, head_wait(P, now));
         cconn *c = dequeue(P, best, lifo);
         double waited = now - c->t_arrive;
         if (qc_codel_expired(&P->codel, waited)) {
@@ -250,10 +250,11 @@ static double head_wait(const proxy *P, double now)
  * simulation runs as well: the queue stands once its oldest request has
  * waited longer than the target plus CoDel's interval (above the target
  * for a whole interval); while it stands a request's deadline is the
- * target, those already waiting longer are refused 503 at once, and the
+ * target and those already waiting longer are refused 503 at once; the
  * newest waiting request goes first (adaptive LIFO, as Facebook's servers
- * run CoDel); it stands until it drains (a request got in without
- * waiting, or letting one in emptied the queue, in a control interval).
+ * run CoDel) while it stands and already once the oldest has waited past
+ * the target; it stands until it drains (a request got in without
+ * waiting in a control interval).
  * This file only applies it: it tells qc_codel the waits (the head's
  * before each dequeue and at each tick, each admitted request's), and
  * refuses what qc_codel_expired says. Not under the admission limiter:

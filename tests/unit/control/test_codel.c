@@ -119,7 +119,7 @@ static void sim_pump(qc_codel *c, simq *q, qc_evq *ev, const double *arr, const 
         if (q->head == q->tail)
             break;
         int i;
-        if (qc_codel_lifo(c))
+        if (qc_codel_lifo(c, sim_head_wait(q, arr, now)))
             i = q->w[--q->tail];
         else
             i = q->w[q->head++];
@@ -250,7 +250,7 @@ static void live_pump(qc_codel *c, liveq *q, const double *arr, const double *sv
             live_shed(c, q, arr, now, r);
         if (q->qhead < 0)
             continue;
-        int lifo = qc_codel_lifo(c);
+        int lifo = qc_codel_lifo(c, live_head_wait(q, arr, now));
         int i = lifo ? q->qtail : q->qhead;
         live_unqueue(q, i);
         double waited = now - arr[i];
@@ -368,11 +368,13 @@ static void test_codel_rule(void **state)
     /* standing only once the head waited past target + interval */
     assert_int_equal(qc_codel_head(&c, 0.109), 0);
     assert_int_equal(qc_codel_head(&c, NAN), 0);
-    assert_true(qc_codel_deadline(&c, 1) == 1 && !qc_codel_lifo(&c) && !qc_codel_expired(&c, 0.5));
+    assert_true(qc_codel_deadline(&c, 1) == 1 && !qc_codel_expired(&c, 0.5));
+    /* LIFO before the queue stands, once the oldest waited past the target */
+    assert_true(!qc_codel_lifo(&c, NAN) && !qc_codel_lifo(&c, 0.009) && qc_codel_lifo(&c, 0.011));
     assert_int_equal(qc_codel_head(&c, 0.111), 1);
     assert_int_equal(qc_codel_head(&c, 0.2), 0); /* already standing */
     assert_true(qc_codel_deadline(&c, 1) == 0.01 && qc_codel_deadline(&c, 0.005) == 0.005);
-    assert_true(qc_codel_lifo(&c) && qc_codel_expired(&c, 0.011) && !qc_codel_expired(&c, 0.009));
+    assert_true(qc_codel_lifo(&c, NAN) && qc_codel_expired(&c, 0.011) && !qc_codel_expired(&c, 0.009));
     /* it stands until a request gets in at once, whatever the least wait */
     qc_codel_admitted(&c, 0.002);
     assert_int_equal(qc_codel_tick(&c, 0.005), 1);
@@ -395,7 +397,8 @@ static void test_codel_sim_and_live(void **state)
     static run sim, live, other;
     run_sim(0, arr, svc, &sim);
     run_live(0, arr, svc, &live);
-    int counts[6] = {0}, light_refused = 0, lifo = 0, stood = 0;
+    int counts[6] = {0}, light_refused = 0, lifo = 0, stood = 0, long_wait = 0;
+    double max_wait = 0;
     for (int i = 0; i < NREQ; i++) {
         assert_int_equal(sim.fate[i], live.fate[i]);
         assert_true(sim.when[i] == live.when[i]);
@@ -403,6 +406,10 @@ static void test_codel_sim_and_live(void **state)
         counts[sim.fate[i]]++;
         int in = sim.fate[i] == F_AT_ONCE || sim.fate[i] == F_WAITED;
         light_refused += !in && (arr[i] < 1 || arr[i] > 2.5);
+        if (in) { /* the target is L0 (adaptive, above the floor) */
+            long_wait += sim.when[i] - arr[i] > 2 * L0;
+            max_wait = fmax(max_wait, sim.when[i] - arr[i]);
+        }
         for (int j = i + 1; j < NREQ && sim.fate[i] == F_WAITED; j++)
             lifo += sim.fate[j] == F_WAITED && sim.when[j] < sim.when[i]; /* a later one first */
     }
@@ -411,14 +418,18 @@ static void test_codel_sim_and_live(void **state)
         stood += sim.standing[k];
     }
     print_message("codel: %d at once, %d after waiting, %d shed, %d at deadline, %d no room; "
-                  "standing %d of %d ticks, %d let in before an earlier one\n",
+                  "standing %d of %d ticks, %d let in before an earlier one; "
+                  "%d let in after waiting over two targets, the longest %.1f ms\n",
                   counts[F_AT_ONCE], counts[F_WAITED], counts[F_SHED], counts[F_TIMEOUT],
-                  counts[F_NO_ROOM], stood, NTICK, lifo);
+                  counts[F_NO_ROOM], stood, NTICK, lifo, long_wait, 1e3 * max_wait);
     /* every branch of the rule taken, and the light load let in whole */
     assert_true(counts[F_SHED] > 50 && counts[F_WAITED] > 50 && counts[F_AT_ONCE] > 20);
     assert_int_equal(light_refused, 0);
     assert_true(stood >= 3 && !sim.standing[0] && !sim.standing[NTICK - 1]);
     assert_true(lifo > 10);
+    /* LIFO from the first wait past the target: none let in waited two
+     * targets (52 did, up to 108 ms, with LIFO only once the queue stood) */
+    assert_int_equal(long_wait, 0);
     /* the comparison can fail: a fixed target of 50 ms acts otherwise */
     run_live(0.05, arr, svc, &other);
     int differ = 0;
