@@ -34,7 +34,10 @@
 #     maxconn 4 and 8 tried and the best
 #     rerun. Each measured run lasts 10 s. Reported for each: goodput
 #     (2xx/s), admitted p50 and p99 (from intended send times), refused
-#     fraction, and qctl's ratios against each reference in the same run.
+#     fraction, and qctl's ratios against each reference in the same run;
+#     for qctl's defaults and nginx's best, the start of the overload apart
+#     from the rest (p95 of the 2xx answers of the first second, and the
+#     median of the later seconds' p95s).
 #     haproxy is optional (Debian: haproxy); without it that line is
 #     skipped with a notice. About 60 s.
 # Parts 1 and 2 need wrk, parts 3 and 4 nginx; a part whose tools are
@@ -171,7 +174,7 @@ backend slow --service det:0.01 --workers 4
 SP=$(cat "$T/slow.port")
 over() { # NAME PORT SECONDS: qctl load's JSON in $T/NAME.json; sets g_, p50_, p95_, p99_, ref_ NAME
     "$QCTL" load --target 127.0.0.1:$2 --rate 1200 --duration "$3" --connections 512 \
-        --timeout 5 --seed 7 --max-errors 1 --json >"$T/$1.json"
+        --timeout 5 --seed 7 --max-errors 1 --series "$T/$1.series" --json >"$T/$1.json"
     j() { sed -n "s/^ *\"$1\": \([-0-9.e]*\),*\$/\1/p" "$T/$2.json" | head -n 1; }
     eval "g_$1=$(awk -v ok="$(j ok "$1")" -v e="$(j elapsed "$1")" 'BEGIN { printf "%.1f", ok / e }')"
     for q in 50 95 99; do
@@ -259,6 +262,18 @@ ratio() { # NAME LABEL: qctl's ratios against NAME (in words when NAME admitted 
                  else printf \"qctl/%s: goodput %.2f, admitted p50 %.2f, p99 %.2f\\n\", \"$2\", gq / g, a / b, c / d }'"
 }
 ratio n4 "nginx limit_conn $best"
+# the start of an overload apart from the rest: the p95 of the 2xx answers
+# of the run's first second, and the median of the later seconds' p95s
+transient() { # NAME LABEL
+    awk -F, -v l="$2" 'NR > 1 && $NF != "" { n++; v[n] = $NF * 1e3 }
+        END { if (n < 3) { printf "%s: too few seconds with 2xx answers to tell the start apart\n", l; exit }
+              m = n - 1; for (i = 2; i <= n; i++) w[i - 1] = v[i]
+              for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (w[j] < w[i]) { t = w[i]; w[i] = w[j]; w[j] = t }
+              med = m % 2 ? w[(m + 1) / 2] : (w[m / 2] + w[m / 2 + 1]) / 2
+              printf "%-36s 2xx p95 first second %6.1f ms, later seconds (median of %d) %6.1f ms\n", l, v[1], m, med }' "$T/$1.series"
+}
+transient qdef "qctl proxy (defaults)"
+transient n4 "nginx limit_conn $best"
 awk -v c="$p99_qdef" -v d="$p99_n4" 'BEGIN { if (d > 0)
     printf "admitted p99 within 2x of nginx limit_conn: %s (%.2f)\n", c <= 2 * d ? "met" : "NOT met", c / d }'
 if [ -x "$HAPROXY" ]; then

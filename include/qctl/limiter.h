@@ -99,7 +99,8 @@ typedef enum qc_limiter_algo {
 
 typedef struct qc_limiter_params {
     qc_limiter_algo algo;
-    double initial_limit; /* limit before the first tick (>= 1) */
+    double initial_limit; /* limit before the first tick (>= 1); 20,
+                             MAXUSERS 10 (its least reference) */
     double min_limit;     /* floor (>= 1) */
     double max_limit;     /* ceiling (> min_limit) */
     unsigned classes;     /* 1..QC_LIMITER_CLASSES_MAX (counters per class) */

@@ -388,7 +388,7 @@ int cmd_proxy(int argc, char **argv)
          .help = "none, fixed, maxusers (default), aimd, vegas,\ngradient2, envoy, admission "
                  "(per-class delay\nbounds, see --class; the limit stays --limit)"},
         {"limit", CLI_DOUBLE, &pc.limit, .arg = "L",
-         .help = "initial (fixed: the) limit (default 20)"},
+         .help = "initial (fixed: the) limit (default 20;\nmaxusers 10, its least reference)"},
         {"min-limit", CLI_DOUBLE, &pc.minl, .arg = "L", .help = "least limit (default 1)"},
         {"max-limit", CLI_DOUBLE, &pc.maxl, .arg = "L", .help = "largest limit (default 1000)"},
         {"reference", CLI_DOUBLE, &pc.ref, .arg = "R",
