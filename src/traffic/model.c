@@ -624,6 +624,8 @@ int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
                  isinf(o->threshold) ? "none" : "given");
         snprintf(m->idle.rule, sizeof m->idle.rule, "%s", isinf(o->threshold) ? "none" : "given");
     }
+    free(gaps); /* ranked in rg when the search needed them; the split reads ns */
+    gaps = NULL;
     size_t nin = 0, noff = 0, nsess = 0, nop = 0, cur = 1;
     op[nop++] = size[0];
     for (size_t i = 1; i < n; i++) {
