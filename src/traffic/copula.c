@@ -10,8 +10,12 @@
  * y_i > y_j with x_i != x_j; a stable merge sort by y counts pairs with
  * y_i > y_j as it moves elements past each other, and pairs tied in x are
  * never out of order in y (the first sort put them in y order), so the
- * swap count is S. Counts are kept in doubles: n0 exceeds 2^53 only past
- * 1.3e8 values, where the relative error of a double is still 1e-16.
+ * swap count is S. All of it runs on dense ranks (qc__sort_ranks): the
+ * sort by (x, y) is a counting sort by y then a stable one by x, and the
+ * merge sort moves 32-bit ranks, so a sample ranked once for its fits
+ * needs no other sort here. S is counted in 64 bits; the tie counts in
+ * doubles: n0 exceeds 2^53 only past 1.3e8 values, where the relative
+ * error of a double is still 1e-16.
  *
  * The chain (see copula.h) picks among transitions with one uniform; all
  * its randomness comes from the caller's stream. */
