@@ -10,8 +10,12 @@
  * y_i > y_j with x_i != x_j; a stable merge sort by y counts pairs with
  * y_i > y_j as it moves elements past each other, and pairs tied in x are
  * never out of order in y (the first sort put them in y order), so the
- * swap count is S. Counts are kept in doubles: n0 exceeds 2^53 only past
- * 1.3e8 values, where the relative error of a double is still 1e-16.
+ * swap count is S. All of it runs on dense ranks (qc__sort_ranks): the
+ * sort by (x, y) is a counting sort by y then a stable one by x, and the
+ * merge sort moves 32-bit ranks, so a sample ranked once for its fits
+ * needs no other sort here. S is counted in 64 bits; the tie counts in
+ * doubles: n0 exceeds 2^53 only past 1.3e8 values, where the relative
+ * error of a double is still 1e-16.
  *
  * The chain (see copula.h) picks among transitions with one uniform; all
  * its randomness comes from the caller's stream. */
@@ -24,95 +28,97 @@
 #include "traffic/copula_uv.h"
 #include "traffic/sort.h"
 
-typedef struct pair {
-    double x, y;
-} pair;
-
-static int cmp_xy(const void *a, const void *b)
+/* Inversions of y[0..n-1] (pairs i < j with y_i > y_j), by a bottom-up
+ * merge sort that leaves y sorted (tmp: scratch of n). */
+static uint64_t sort_count(uint32_t *y, uint32_t *tmp, size_t n)
 {
-    const pair *p = a, *q = b;
-    if (p->x != q->x)
-        return (p->x > q->x) - (p->x < q->x);
-    return (p->y > q->y) - (p->y < q->y);
-}
-
-/* Merge sort of p by y; returns the number of inversions. */
-static double sort_count(pair *p, pair *tmp, size_t n)
-{
-    double swaps = 0;
+    uint64_t swaps = 0;
     for (size_t w = 1; w < n; w *= 2) {
         for (size_t lo = 0; lo < n; lo += 2 * w) {
             const size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
             size_t i = lo, j = mid, k = lo;
             while (i < mid && j < hi) {
-                if (p[j].y < p[i].y) {
-                    swaps += (double)(mid - i);
-                    tmp[k++] = p[j++];
+                if (y[j] < y[i]) {
+                    swaps += mid - i;
+                    tmp[k++] = y[j++];
                 } else {
-                    tmp[k++] = p[i++];
+                    tmp[k++] = y[i++];
                 }
             }
             while (i < mid)
-                tmp[k++] = p[i++];
+                tmp[k++] = y[i++];
             while (j < hi)
-                tmp[k++] = p[j++];
+                tmp[k++] = y[j++];
         }
-        memcpy(p, tmp, n * sizeof *p);
+        memcpy(y, tmp, n * sizeof *y);
     }
     return swaps;
 }
 
-int qc_copula_kendall(const double *x, const double *y, size_t n, double *tau, qc_err *err)
+/* Counts of each rank of r[0..n-1] (ranks below m) as starts: cnt[v] is
+ * the number of ranks below v, cnt[m] = n. NULL when out of memory. */
+static size_t *rank_starts(const uint32_t *r, size_t n, size_t m)
+{
+    size_t *cnt = calloc(m + 1, sizeof *cnt);
+    if (cnt == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        cnt[r[i] + 1]++;
+    for (size_t v = 1; v <= m; v++)
+        cnt[v] += cnt[v - 1];
+    return cnt;
+}
+
+/* Pairs pi(0), pi(1), ... with (rx, ry) ascending: a counting sort by ry,
+ * then a stable one by rx. */
+static int pair_order(const uint32_t *rx, size_t mx, const uint32_t *ry, size_t my, size_t n,
+                      uint32_t *xs, uint32_t *ys)
+{
+    size_t *cy = rank_starts(ry, n, my), *cx = rank_starts(rx, n, mx);
+    size_t *o = malloc(n * sizeof *o);
+    if (!cy || !cx || !o) {
+        free(cy);
+        free(cx);
+        free(o);
+        return QC_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        o[cy[ry[i]]++] = i;
+    for (size_t k = 0; k < n; k++) {
+        const size_t i = o[k], at = cx[rx[i]]++;
+        xs[at] = rx[i];
+        ys[at] = ry[i];
+    }
+    free(cy);
+    free(cx);
+    free(o);
+    return 0;
+}
+
+int qc__copula_kendall_ranks(const uint32_t *rx, size_t mx, const uint32_t *ry, size_t my,
+                             size_t n, double *tau)
 {
     *tau = NAN;
     if (n < 2)
         return 0;
-    pair *p = malloc(n * sizeof *p), *tmp = malloc(n * sizeof *tmp);
-    if (p == NULL || tmp == NULL) {
-        free(p);
+    uint32_t *xs = malloc(n * sizeof *xs), *ys = malloc(n * sizeof *ys);
+    uint32_t *tmp = malloc(n * sizeof *tmp);
+    if (!xs || !ys || !tmp || pair_order(rx, mx, ry, my, n, xs, ys) != 0) {
+        free(xs);
+        free(ys);
         free(tmp);
-        return qc_err_set(err, QC_ENOMEM, "out of memory");
+        return QC_ENOMEM;
     }
-    /* Sorted by (x, y): by y, then stably by x (two radix sorts, where a
-     * comparison sort of pairs took most of the time). */
-    size_t *o1 = malloc(n * sizeof *o1), *o2 = malloc(n * sizeof *o2);
-    double *xs = (double *)tmp; /* x in y order, in the scratch space */
-    if (o1 && o2 && qc__sort_order(y, n, o1) == 0) {
-        for (size_t i = 0; i < n; i++)
-            xs[i] = x[o1[i]];
-        if (qc__sort_order(xs, n, o2) == 0) {
-            for (size_t i = 0; i < n; i++) {
-                const size_t at = o1[o2[i]];
-                p[i].x = x[at];
-                p[i].y = y[at];
-            }
-        } else {
-            free(o2);
-            o2 = NULL;
-        }
-    } else {
-        free(o2);
-        o2 = NULL;
-    }
-    if (o2 == NULL) { /* out of memory for the radix sorts */
-        for (size_t i = 0; i < n; i++) {
-            p[i].x = x[i];
-            p[i].y = y[i];
-        }
-        qsort(p, n, sizeof *p, cmp_xy);
-    }
-    free(o1);
-    free(o2);
     double n1 = 0, n3 = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        while (j < n && p[j].x == p[i].x)
+        while (j < n && xs[j] == xs[i])
             j++;
         const double t = (double)(j - i);
         n1 += t * (t - 1) / 2;
         for (size_t a = i; a < j;) { /* joint ties inside the x block */
             size_t b = a;
-            while (b < j && p[b].y == p[a].y)
+            while (b < j && ys[b] == ys[a])
                 b++;
             const double u = (double)(b - a);
             n3 += u * (u - 1) / 2;
@@ -120,17 +126,18 @@ int qc_copula_kendall(const double *x, const double *y, size_t n, double *tau, q
         }
         i = j;
     }
-    const double s = sort_count(p, tmp, n);
+    const double s = (double)sort_count(ys, tmp, n);
     double n2 = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        while (j < n && p[j].y == p[i].y)
+        while (j < n && ys[j] == ys[i])
             j++;
         const double t = (double)(j - i);
         n2 += t * (t - 1) / 2;
         i = j;
     }
-    free(p);
+    free(xs);
+    free(ys);
     free(tmp);
     const double n0 = (double)n * (double)(n - 1) / 2;
     const double den = sqrt((n0 - n1) * (n0 - n2));
@@ -138,61 +145,95 @@ int qc_copula_kendall(const double *x, const double *y, size_t n, double *tau, q
     return 0;
 }
 
-/* Mid-ranks (1-based) of x into r. */
-static int midranks(const double *x, size_t n, double *r)
+/* Mid-ranks (1-based) into out from ranks r below m. */
+static int midranks(const uint32_t *r, size_t m, size_t n, double *out)
 {
-    size_t *o = malloc((n ? n : 1) * sizeof *o);
-    if (o == NULL || qc__sort_order(x, n, o) != 0) {
-        free(o);
+    size_t *cnt = rank_starts(r, n, m);
+    if (cnt == NULL)
+        return QC_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        out[i] = ((double)cnt[r[i]] + 1 + (double)cnt[r[i] + 1]) / 2;
+    free(cnt);
+    return 0;
+}
+
+int qc__copula_pseudo_ranks(const uint32_t *r, size_t m, size_t n, double *u)
+{
+    if (n == 0)
+        return 0;
+    if (midranks(r, m, n, u) != 0)
+        return QC_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        u[i] = (u[i] - 0.5) / (double)n;
+    return 0;
+}
+
+int qc__copula_spearman_ranks(const uint32_t *rx, size_t mx, const uint32_t *ry, size_t my,
+                              size_t n, double *rho)
+{
+    *rho = NAN;
+    if (n < 2)
+        return 0;
+    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    if (a == NULL || b == NULL || midranks(rx, mx, n, a) != 0 || midranks(ry, my, n, b) != 0) {
+        free(a);
+        free(b);
         return QC_ENOMEM;
     }
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j < n && x[o[j]] == x[o[i]])
-            j++;
-        const double mid = ((double)i + 1 + (double)j) / 2;
-        for (size_t k = i; k < j; k++)
-            r[o[k]] = mid;
-        i = j;
+    const double m = ((double)n + 1) / 2;
+    double sxy = 0, sxx = 0, syy = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double p = a[i] - m, q = b[i] - m;
+        sxy += p * q;
+        sxx += p * p;
+        syy += q * q;
     }
-    free(o);
+    free(a);
+    free(b);
+    *rho = sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
     return 0;
+}
+
+/* The public forms: x (and y) ranked, then as above. */
+typedef int (*pair_stat)(const uint32_t *, size_t, const uint32_t *, size_t, size_t, double *);
+
+static int by_ranks(const double *x, const double *y, size_t n, double *out, pair_stat f,
+                    qc_err *err)
+{
+    *out = NAN;
+    if (n < 2)
+        return 0;
+    uint32_t *rx = malloc(n * sizeof *rx), *ry = malloc(n * sizeof *ry);
+    size_t mx = 0, my = 0;
+    int rc = !rx || !ry || qc__sort_ranks(x, n, rx, NULL, &mx) != 0 ||
+                     qc__sort_ranks(y, n, ry, NULL, &my) != 0
+                 ? QC_ENOMEM
+                 : f(rx, mx, ry, my, n, out);
+    free(rx);
+    free(ry);
+    return rc ? qc_err_set(err, rc, "out of memory (%zu pairs)", n) : 0;
+}
+
+int qc_copula_kendall(const double *x, const double *y, size_t n, double *tau, qc_err *err)
+{
+    return by_ranks(x, y, n, tau, qc__copula_kendall_ranks, err);
+}
+
+int qc_copula_spearman(const double *x, const double *y, size_t n, double *rho, qc_err *err)
+{
+    return by_ranks(x, y, n, rho, qc__copula_spearman_ranks, err);
 }
 
 int qc_copula_pseudo(const double *x, size_t n, double *u, qc_err *err)
 {
     if (n == 0)
         return 0;
-    if (midranks(x, n, u) != 0)
-        return qc_err_set(err, QC_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        u[i] = (u[i] - 0.5) / (double)n;
-    return 0;
-}
-
-int qc_copula_spearman(const double *x, const double *y, size_t n, double *rho, qc_err *err)
-{
-    *rho = NAN;
-    if (n < 2)
-        return 0;
-    double *rx = malloc(n * sizeof *rx), *ry = malloc(n * sizeof *ry);
-    if (rx == NULL || ry == NULL || midranks(x, n, rx) != 0 || midranks(y, n, ry) != 0) {
-        free(rx);
-        free(ry);
-        return qc_err_set(err, QC_ENOMEM, "out of memory");
-    }
-    const double m = ((double)n + 1) / 2;
-    double sxy = 0, sxx = 0, syy = 0;
-    for (size_t i = 0; i < n; i++) {
-        const double a = rx[i] - m, b = ry[i] - m;
-        sxy += a * b;
-        sxx += a * a;
-        syy += b * b;
-    }
-    free(rx);
-    free(ry);
-    *rho = sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
-    return 0;
+    uint32_t *r = malloc(n * sizeof *r);
+    size_t m = 0;
+    int rc = !r || qc__sort_ranks(x, n, r, NULL, &m) != 0 ? QC_ENOMEM
+                                                            : qc__copula_pseudo_ranks(r, m, n, u);
+    free(r);
+    return rc ? qc_err_set(err, rc, "out of memory (%zu values)", n) : 0;
 }
 
 /* ------------------------------------------------------------------ */

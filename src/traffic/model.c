@@ -47,17 +47,12 @@ static void table_free(qc_traffic_table *t)
     memset(t, 0, sizeof *t);
 }
 
-/* The empirical table of x[0..n-1] (copied and sorted). */
-static int table_from(qc_traffic_table *t, const double *x, size_t n, size_t max, qc_err *err)
+/* The empirical table of the sorted s[0..n-1]. */
+static int table_sorted(qc_traffic_table *t, const double *s, size_t n, size_t max, qc_err *err)
 {
     memset(t, 0, sizeof *t);
     if (n == 0)
         return qc_err_set(err, QC_EEMPTY, "no values for an empirical table");
-    double *s = malloc(n * sizeof *s);
-    if (s == NULL)
-        return qc_err_set(err, QC_ENOMEM, "out of memory");
-    memcpy(s, x, n * sizeof *s);
-    qc__sort_doubles(s, n);
     size_t m = 1;
     for (size_t i = 1; i < n; i++)
         m += s[i] != s[i - 1];
@@ -67,7 +62,6 @@ static int table_from(qc_traffic_table *t, const double *x, size_t n, size_t max
     t->v = malloc(cap * sizeof *t->v);
     t->cum = malloc(cap * sizeof *t->cum);
     if (!t->v || !t->cum) {
-        free(s);
         table_free(t);
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     }
@@ -96,8 +90,22 @@ static int table_from(qc_traffic_table *t, const double *x, size_t n, size_t max
         }
     }
     t->cum[t->m - 1] = 1;
-    free(s);
     return 0;
+}
+
+/* The empirical table of x[0..n-1] (copied and sorted). */
+static int table_from(qc_traffic_table *t, const double *x, size_t n, size_t max, qc_err *err)
+{
+    double *s = malloc((n ? n : 1) * sizeof *s);
+    if (s == NULL) {
+        memset(t, 0, sizeof *t);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    memcpy(s, x, n * sizeof *s);
+    qc__sort_doubles(s, n);
+    const int rc = table_sorted(t, s, n, max, err);
+    free(s);
+    return rc;
 }
 
 static double table_mean(const qc_traffic_table *t)
@@ -312,12 +320,12 @@ static void mix_pair(const qc_fit_data *d, const qc_fit_params *o, qc_fit_result
     rc[1] = qc_fit_one(d, QC_FIT_LNMIX3, o, &mix[1], NULL);
 }
 
-/* The automatic idle threshold of gaps g[0..n-1] with time resolution
- * res (see traffic.h), or INFINITY; ev receives the evidence. When the
- * families were fitted (the mixture rule was tried), *kd receives the fit
- * data of g and keep[f] the results (without GOF) of the families in
- * *kept, for the caller to reuse or free. */
-static double auto_threshold(const double *g, size_t n, double res, const qc_fit_params *o,
+/* The automatic idle threshold of the sorted gaps s[0..n-1] with time
+ * resolution res (see traffic.h), or INFINITY; ev receives the evidence.
+ * When the families were fitted (the mixture rule was tried), *kd
+ * receives the fit data of the gaps and keep[f] the results (without GOF)
+ * of the families in *kept, for the caller to reuse or free. */
+static double auto_threshold(const double *s, size_t n, double res, const qc_fit_params *o,
                              qc_traffic_idle_evidence *ev, qc_fit_data *kd, qc_fit_result *keep,
                              unsigned *kept)
 {
@@ -327,11 +335,6 @@ static double auto_threshold(const double *g, size_t n, double res, const qc_fit
     snprintf(ev->rule, sizeof ev->rule, "none");
     if (n < 20)
         return INFINITY;
-    double *s = malloc(n * sizeof *s);
-    if (s == NULL)
-        return INFINITY;
-    memcpy(s, g, n * sizeof *s);
-    qc__sort_doubles(s, n);
     const double median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
     ev->floor = fmax(1000 * res, 10 * median);
     const size_t max_idle = n / 5;
@@ -342,15 +345,12 @@ static double auto_threshold(const double *g, size_t n, double res, const qc_fit
         snprintf(ev->rule, sizeof ev->rule, "jump");
         ev->ratio = ratio;
         ev->idle_fraction = (double)idle / (double)n;
-        free(s);
         return th;
     }
     th = INFINITY;
     qc_fit_data d;
-    if (qc_fit_data_init(&d, s, n, NULL) != 0) { /* s is sorted: no sort again */
-        free(s);
+    if (qc_fit_data_init(&d, s, n, NULL) != 0) /* s is sorted: no sort again */
         return INFINITY;
-    }
     qc_fit_params fo = *o;
     fo.gof = 0; /* only the likelihoods are compared here */
     fo.resolution = res;
@@ -406,43 +406,96 @@ static double auto_threshold(const double *g, size_t n, double res, const qc_fit
     keep[QC_FIT_LNMIX3] = mix[1];
     *kept = fitted;
     *kd = d;
-    free(s);
     return th;
 }
 
-/* Kendall and Spearman of x against y; NAN on error. Above 200000 pairs
- * they are estimated on evenly spaced pairs (a sample of the same pair
- * population: the standard error at 2 10^5 pairs is below 0.003), which
- * keeps a 10^7-packet fit from spending most of its time ranking. */
+/* A sample ranked once (see traffic/copula_uv.h): its values in
+ * ascending order, the dense rank of each value and the number of
+ * distinct values. Its fits, empirical table, pseudo-observations and
+ * rank correlations all come from it. */
+typedef struct ranked {
+    double *sorted;
+    uint32_t *rank;
+    size_t m;
+} ranked;
+
+static void ranked_free(ranked *r)
+{
+    free(r->sorted);
+    free(r->rank);
+    memset(r, 0, sizeof *r);
+}
+
+static int ranked_init(ranked *r, const double *x, size_t n, qc_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->sorted = malloc((n ? n : 1) * sizeof *r->sorted);
+    r->rank = malloc((n ? n : 1) * sizeof *r->rank);
+    if (!r->sorted || !r->rank || qc__sort_ranks(x, n, r->rank, r->sorted, &r->m) != 0) {
+        ranked_free(r);
+        return qc_err_set(err, QC_ENOMEM, "out of memory (ranking %zu values)", n);
+    }
+    return 0;
+}
+
+/* Kendall and Spearman of the pairs (a[ia + i], b[ib + i]), i < n (a
+ * sample against another, or against itself shifted by a lag); NAN on
+ * error. Above 200000 pairs they are estimated on evenly spaced pairs (a
+ * sample of the same pair population: the standard error at 2 10^5 pairs
+ * is below 0.003), which keeps a 10^7-packet fit from spending most of
+ * its time ranking. */
 #define QC_DEP_MAX 200000
 
-static void dependence(const double *x, const double *y, size_t n, double *tau, double *rho)
+static void dependence(const ranked *a, size_t ia, const ranked *b, size_t ib, size_t n,
+                       double *tau, double *rho)
 {
-    double *a = NULL, *b = NULL;
+    const uint32_t *x = a->rank + ia, *y = b->rank + ib;
+    uint32_t *sx = NULL, *sy = NULL;
     if (n > QC_DEP_MAX) {
-        a = malloc(QC_DEP_MAX * sizeof *a);
-        b = malloc(QC_DEP_MAX * sizeof *b);
-        if (!a || !b) {
-            free(a);
-            free(b);
+        sx = malloc(QC_DEP_MAX * sizeof *sx);
+        sy = malloc(QC_DEP_MAX * sizeof *sy);
+        if (!sx || !sy) {
+            free(sx);
+            free(sy);
             *tau = *rho = NAN;
             return;
         }
         for (size_t k = 0; k < QC_DEP_MAX; k++) {
             const size_t i = (size_t)((double)k * (double)n / QC_DEP_MAX);
-            a[k] = x[i];
-            b[k] = y[i];
+            sx[k] = x[i];
+            sy[k] = y[i];
         }
-        x = a;
-        y = b;
+        x = sx;
+        y = sy;
         n = QC_DEP_MAX;
     }
-    if (qc_copula_kendall(x, y, n, tau, NULL) != 0)
+    if (qc__copula_kendall_ranks(x, a->m, y, b->m, n, tau) != 0)
         *tau = NAN;
-    if (qc_copula_spearman(x, y, n, rho, NULL) != 0)
+    if (qc__copula_spearman_ranks(x, a->m, y, b->m, n, rho) != 0)
         *rho = NAN;
-    free(a);
-    free(b);
+    free(sx);
+    free(sy);
+}
+
+/* fit_marginal_given on the sample x ranked in r, with its fit data
+ * built from r's sorted values unless gd is given; then its empirical
+ * table into mg->emp. */
+static int fit_marginal_ranked(const double *x, const ranked *r, size_t n, unsigned mask,
+                               const qc_fit_params *o, double tol, size_t table_max,
+                               qc_traffic_marginal *mg, qc_traffic_fits *fits, const char *what,
+                               const qc_fit_data *gd, qc_fit_result *given, unsigned given_mask,
+                               qc_err *err)
+{
+    qc_fit_data own = {0};
+    int rc = gd ? 0 : qc_fit_data_init(&own, r->sorted, n, err);
+    if (rc != 0) {
+        qc_err_prefix(err, "%s", what);
+        return rc;
+    }
+    rc = fit_marginal_given(x, n, mask, o, tol, &mg->fitted, fits, what, gd ? gd : &own, given,
+                            given_mask, err);
+    qc_fit_data_free(&own);
+    return rc != 0 ? rc : table_sorted(&mg->emp, r->sorted, n, table_max, err);
 }
 
 static uint64_t gcd64(uint64_t a, uint64_t b)
@@ -524,6 +577,8 @@ int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
     qc_fit_data kd = {0};
     qc_fit_result keep[QC_FIT_NFAMILIES];
     unsigned kept = 0;
+    ranked rg = {0}, rs = {0}; /* gaps (all, then in-session), sizes */
+    double *u = NULL, *v = NULL;
     memset(keep, 0, sizeof keep);
     if (!gaps || !sz || !gi || !off || !sess || !op || !di || !brk) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
@@ -556,8 +611,10 @@ int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
 
     /* Threshold and sessions. */
     if (o->threshold < 0) {
-        m->threshold = ng > 0 ? auto_threshold(gaps, ng, m->resolution, &o->fit, &m->idle, &kd,
-                                               keep, &kept)
+        if (ng > 0 && (rc = ranked_init(&rg, gaps, ng, err)) != 0)
+            goto done;
+        m->threshold = ng > 0 ? auto_threshold(rg.sorted, ng, m->resolution, &o->fit, &m->idle,
+                                               &kd, keep, &kept)
                               : INFINITY;
         snprintf(m->threshold_method, sizeof m->threshold_method, "%s",
                  isinf(m->threshold) ? "none" : "auto");
@@ -567,6 +624,8 @@ int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
                  isinf(o->threshold) ? "none" : "given");
         snprintf(m->idle.rule, sizeof m->idle.rule, "%s", isinf(o->threshold) ? "none" : "given");
     }
+    free(gaps); /* ranked in rg when the search needed them; the split reads ns */
+    gaps = NULL;
     size_t nin = 0, noff = 0, nsess = 0, nop = 0, cur = 1;
     op[nop++] = size[0];
     for (size_t i = 1; i < n; i++) {
@@ -599,25 +658,32 @@ int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
         snprintf(m->threshold_method, sizeof m->threshold_method, "none");
     }
 
+    /* Without idle gaps (and segment breaks only between), the in-session
+     * gaps are the gaps the threshold search ranked and fitted: its ranks,
+     * data and fits are taken over (same data, same options but for GOF:
+     * same results). */
+    const int same = noff == 0 && nin == ng && rg.rank != NULL;
+    if (!same) {
+        ranked_free(&rg);
+        if ((rc = ranked_init(&rg, gi, nin, err)) != 0)
+            goto done;
+    }
+    if ((rc = ranked_init(&rs, sz, nin, err)) != 0)
+        goto done;
+
     /* Marginals. */
     /* Every family but the empirical one, whose table is kept apart. */
     const unsigned all = ((1u << QC_FIT_NFAMILIES) - 1) & ~(1u << QC_FIT_EMPIRICAL);
     const unsigned mask = o->families ? o->families | (1u << QC_FIT_GPD) : all;
     const double tol = o->mean_tol;
-    if ((rc = fit_marginal(sz, nin, mask, &o->fit, tol, &m->size.fitted,
-                           rep ? &rep->size : NULL, "size", err)) != 0 ||
-        (rc = table_from(&m->size.emp, sz, nin, o->table_max, err)) != 0)
+    if ((rc = fit_marginal_ranked(sz, &rs, nin, mask, &o->fit, tol, o->table_max, &m->size,
+                                  rep ? &rep->size : NULL, "size", NULL, NULL, 0, err)) != 0)
         goto done;
     qc_fit_params tfo = o->fit; /* times: the sigma floor from the clock */
     tfo.resolution = m->resolution;
-    /* Without idle gaps (and segment breaks only between), the in-session
-     * gaps are the gaps the threshold search fitted: its data and fits are
-     * taken over (same data, same options but for GOF: same results). */
-    const int same = noff == 0 && nin == ng && kd.m > 0;
-    if ((rc = fit_marginal_given(gi, nin, mask, &tfo, tol, &m->gap.fitted,
-                                 rep ? &rep->gap : NULL, "gap", same ? &kd : NULL, keep,
-                                 same ? kept & mask : 0, err)) != 0 ||
-        (rc = table_from(&m->gap.emp, gi, nin, o->table_max, err)) != 0)
+    if ((rc = fit_marginal_ranked(gi, &rg, nin, mask, &tfo, tol, o->table_max, &m->gap,
+                                  rep ? &rep->gap : NULL, "gap", same && kd.m > 0 ? &kd : NULL,
+                                  keep, same && kd.m > 0 ? kept & mask : 0, err)) != 0)
         goto done;
     const unsigned omask = (1u << QC_FIT_EXP) | (1u << QC_FIT_GAMMA) | (1u << QC_FIT_LOGNORMAL) |
                            (1u << QC_FIT_WEIBULL) | (1u << QC_FIT_PARETO) |
@@ -643,30 +709,35 @@ int qc_traffic_fit_ns(qc_traffic_model *m, const char *name, const int64_t *ns,
     if ((rc = table_from(&m->session, sess, nsess, o->table_max, err)) != 0)
         goto done;
 
-    /* Copula of the in-session sequence (from the report's pseudo-
-     * observations when there is a report: ranked once for both). */
-    if (rep) {
-        rep->u = malloc(nin * sizeof *rep->u);
-        rep->v = malloc(nin * sizeof *rep->v);
-        if (rep->u && rep->v && qc_copula_pseudo(sz, nin, rep->u, NULL) == 0 &&
-            qc_copula_pseudo(gi, nin, rep->v, NULL) == 0)
-            rep->n = nin;
+    /* Copula of the in-session sequence, from the pseudo-observations
+     * of the ranks (kept in the report when there is one). */
+    u = malloc(nin * sizeof *u);
+    v = malloc(nin * sizeof *v);
+    if (!u || !v || qc__copula_pseudo_ranks(rs.rank, rs.m, nin, u) != 0 ||
+        qc__copula_pseudo_ranks(rg.rank, rg.m, nin, v) != 0) {
+        rc = qc_err_set(err, QC_ENOMEM, "out of memory");
+        goto done;
     }
-    if ((rc = rep && rep->n ? qc__copula_build_uv(&m->copula, rep->u, rep->v, di, nin,
-                                                  o->copula_points, err)
-                            : qc_copula_build(&m->copula, sz, gi, di, nin, o->copula_points,
-                                              err)) != 0)
+    if ((rc = qc__copula_build_uv(&m->copula, u, v, di, nin, o->copula_points, err)) != 0)
         goto done;
     if (rep) {
+        rep->u = u;
+        rep->v = v;
+        rep->n = nin;
+        u = v = NULL;
         rep->sessions = nsess;
-        dependence(sz, gi, nin, &rep->tau_sg, &rep->rho_sg);
-        dependence(sz, sz + 1, nin - 1, &rep->tau_ss, &rep->rho_ss);
-        dependence(gi, gi + 1, nin - 1, &rep->tau_gg, &rep->rho_gg);
+        dependence(&rs, 0, &rg, 0, nin, &rep->tau_sg, &rep->rho_sg);
+        dependence(&rs, 0, &rs, 1, nin - 1, &rep->tau_ss, &rep->rho_ss);
+        dependence(&rg, 0, &rg, 1, nin - 1, &rep->tau_gg, &rep->rho_gg);
     }
 done:
     for (int f = 0; f < QC_FIT_NFAMILIES; f++)
         qc_fit_result_free(&keep[f]);
     qc_fit_data_free(&kd);
+    ranked_free(&rg);
+    ranked_free(&rs);
+    free(u);
+    free(v);
     free(gaps);
     free(sz);
     free(gi);

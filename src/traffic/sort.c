@@ -179,3 +179,30 @@ int qc__sort_order(const double *x, size_t n, size_t *idx)
     free(v);
     return 0;
 }
+
+int qc__sort_ranks(const double *x, size_t n, uint32_t *rank, double *sorted, size_t *m)
+{
+    *m = 0;
+    if (n == 0)
+        return 0;
+    if (n > UINT32_MAX)
+        return -1;
+    size_t *o = malloc(n * sizeof *o);
+    if (o == NULL || qc__sort_order(x, n, o) != 0) {
+        free(o);
+        return -1;
+    }
+    uint32_t d = 0;
+    double prev = x[o[0]];
+    for (size_t i = 0; i < n; i++) {
+        const double v = x[o[i]];
+        d += v != prev;
+        prev = v;
+        rank[o[i]] = d;
+        if (sorted)
+            sorted[i] = v;
+    }
+    *m = (size_t)d + 1;
+    free(o);
+    return 0;
+}

@@ -12,6 +12,7 @@
 #define QCTL_TRAFFIC_SORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Sorts a[0..n-1] ascending. Returns 0, or -1 when out of memory (a is
  * then sorted by qsort instead: the result is the same). */
@@ -21,5 +22,14 @@ int qc__sort_doubles(double *a, size_t n);
  * equal values in index order); x is unchanged. Returns 0, or -1 when out
  * of memory (idx is then unset). */
 int qc__sort_order(const double *x, size_t n, size_t *idx);
+
+/* Dense ranks: rank[i] is the number of distinct values of x below x[i]
+ * (equal values, -0 and +0 included, share a rank), *m the number of
+ * distinct values; sorted, when not NULL, receives x in ascending order.
+ * One sort gives everything a fit needs of a sample: its order
+ * statistics (fit data, empirical tables) and its ranks (pseudo-
+ * observations, Kendall's tau, Spearman's rho). Returns 0, or -1 when out
+ * of memory or n is 2^32 or more (nothing then set but *m = 0). */
+int qc__sort_ranks(const double *x, size_t n, uint32_t *rank, double *sorted, size_t *m);
 
 #endif

@@ -100,26 +100,29 @@ typedef struct flow_index {
     size_t keycap;
 } flow_index;
 
-static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
-{
-    const unsigned char *s = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h ^ (h >> 29);
-}
+/* A key has no padding and is zeroed before it is filled (the bytes past
+ * an IPv4 address are 0), so keys compare and hash as their bytes. */
+_Static_assert(sizeof(flow_key) == 38, "flow_key without padding");
 
+/* The key's bytes as five 64-bit words, each mixed in by a multiply and
+ * a shift, then MurmurHash3's 64-bit finalizer (fmix64), whose low bits,
+ * which pick the slot, depend on every input bit. */
 static uint64_t key_hash(const flow_key *k)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    h = hash_bytes(&k->af, 1, h);
-    h = hash_bytes(&k->proto, 1, h);
-    h = hash_bytes(&k->pa, 2, h);
-    h = hash_bytes(&k->pb, 2, h);
-    const size_t alen = k->af == 6 ? 16 : 4;
-    h = hash_bytes(k->a, alen, h);
-    return hash_bytes(k->b, alen, h);
+    unsigned char b[40] = {0};
+    memcpy(b, k, sizeof *k);
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < 5; i++) {
+        uint64_t w;
+        memcpy(&w, b + 8 * i, sizeof w);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 33);
 }
 
 static void key_of_flow(const qc_trace_flow *f, flow_key *k)
@@ -144,9 +147,7 @@ static void key_of_flow(const qc_trace_flow *f, flow_key *k)
 
 static int key_eq(const flow_key *x, const flow_key *y)
 {
-    const size_t alen = x->af == 6 ? 16 : 4;
-    return x->af == y->af && x->proto == y->proto && x->pa == y->pa && x->pb == y->pb &&
-           memcmp(x->a, y->a, alen) == 0 && memcmp(x->b, y->b, alen) == 0;
+    return memcmp(x, y, sizeof *x) == 0;
 }
 
 static void index_free(qc_trace *tr)
