@@ -15,6 +15,10 @@
  * layout merge by adding counts, so per-replication or per-thread
  * histograms combine exactly.
  *
+ * Every non-zero count lies in the buckets from min's to max's (adding
+ * and merging keep it so): reset, merge and the quantiles touch those
+ * buckets only. Write the counts through qc_hist_add and qc_hist_merge.
+ *
  * Ownership: qc_hist_alloc returns a histogram the caller frees with
  * qc_hist_free (which accepts NULL). */
 #ifndef QCTL_HIST_H
@@ -70,6 +74,10 @@ double qc_hist_quantile(const qc_hist *h, double q);
  * report their percentiles with it. Zero, underflow and overflow as in
  * qc_hist_quantile; NAN for an empty histogram. */
 double qc_hist_quantile_interp(const qc_hist *h, double q);
+
+/* out[k] = qc_hist_quantile_interp(h, q[k]) for k < n, the same values,
+ * in one walk over the buckets when the q[k] increase. */
+void qc_hist_quantiles_interp(const qc_hist *h, const double *q, size_t n, double *out);
 
 /* The edges [lo, hi) of bucket i (0 <= i < QC_HIST_NBUCKETS). */
 void qc_hist_bucket_edges(int i, double *lo, double *hi);
