@@ -115,6 +115,7 @@ typedef struct run {
     uint64_t inf_at;       /* first customer whose arrival time is infinite
                               (the arrivals stopped), or UINT64_MAX */
     double dprev;          /* departure time of customer gen - 1 */
+    int svc0;              /* a service time of 0 was drawn */
     int gk;                /* chunk of customer gen (-1 before the window) */
     chunk *gch;            /* it, or NULL outside the window */
     uint64_t gnext;        /* customer where gk changes next */
@@ -307,6 +308,7 @@ static void run_reset(run *r, unsigned rep)
     r->cbase = 0;
     r->inf_at = UINT64_MAX;
     r->dprev = 0;
+    r->svc0 = 0;
     r->gk = -1;
     r->gch = NULL;
     r->gnext = r->warm_n;
@@ -700,6 +702,7 @@ static void gen_block(run *r)
             r->inf_at = come;
     }
     double dprev = r->dprev;
+    int zero = 0;
     while (k < come) {
         while (k == r->gnext)
             gen_chunk_next(r);
@@ -707,9 +710,10 @@ static void gen_block(run *r)
         chunk *ch = r->gch;
         if (ch == NULL) {
             for (; k < stop; k++) {
-                const double a = ta[k - base];
-                dprev = (a > dprev ? a : dprev) + qc_sampler_next(&r->ssvc);
+                const double a = ta[k - base], svc = qc_sampler_next(&r->ssvc);
+                dprev = (a > dprev ? a : dprev) + svc;
                 td[k - base] = dprev;
+                zero |= svc == 0;
             }
             continue;
         }
@@ -723,6 +727,7 @@ static void gen_block(run *r)
             sr += resp;
             sw += resp - svc;
             qc_hist_add(ch->hist, resp);
+            zero |= svc == 0;
         }
         ch->sum_resp = sr;
         ch->sum_wait = sw;
@@ -730,6 +735,7 @@ static void gen_block(run *r)
     for (; k < end; k++)
         td[k - base] = (double)INFINITY;
     r->dprev = dprev;
+    r->svc0 |= zero;
     r->gen = end;
 }
 
@@ -745,15 +751,26 @@ static uint64_t measured_in(const run *r, uint64_t i, uint64_t j)
 
 /* k events of the merge from arrival i and departure j (relative to the
  * arrays ta, td), none of them a stop: the areas, the clock and the most
- * in system, with no branch on which event comes next. Times are >= 0
- * (or INFINITY), so their bits order as they do and the choice is made
- * on integers. Nobody in system: the arrival; a tie: the departure. The
+ * in system before each event, with no branch on which event comes next.
+ * Times are >= 0 (or INFINITY), so their bits order as they do and the
+ * choice is made on integers (a conditional move). A tie: the departure.
+ * Nobody in system: the arrival, which the compare alone finds when the
+ * next customer's service is not 0 (its departure is then later than its
+ * arrival); ZERO: a service time of 0 was drawn, the test is made. The
  * two areas are kept apart (a vector of both costs shuffles). */
 #if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("no-tree-slp-vectorize")))
+#define NO_SLP __attribute__((optimize("no-tree-slp-vectorize")))
+#else
+#define NO_SLP
 #endif
-static void walk(const double *ta, const double *td, uint64_t k, uint64_t *pi, uint64_t *pj,
-                 double *tlast, double *an, double *ab, uint64_t *nmax)
+/* A value the compiler must take as it is, not as the 0 or 1 it knows. */
+#if defined(__GNUC__)
+#define OPAQUE(x) __asm__("" : "+r"(x))
+#else
+#define OPAQUE(x) ((void)0)
+#endif
+NO_SLP HOT void walk(const double *ta, const double *td, uint64_t k, uint64_t *pi, uint64_t *pj,
+                     double *tlast, double *an, double *ab, uint64_t *nmax, const int ZERO)
 {
     uint64_t i = *pi, j = *pj, most = *nmax;
     double tl = *tlast, sn = *an, sb = *ab;
@@ -761,19 +778,21 @@ static void walk(const double *ta, const double *td, uint64_t k, uint64_t *pi, u
         uint64_t ab_, db;
         memcpy(&ab_, &ta[i], sizeof ab_);
         memcpy(&db, &td[j], sizeof db);
-        const uint64_t arr = (uint64_t)(ab_ < db) | (uint64_t)(i == j);
-        const uint64_t mask = -arr;
-        const uint64_t tb = (ab_ & mask) | (db & ~mask);
+        const uint64_t arr = ZERO ? (uint64_t)(ab_ < db) | (uint64_t)(i == j) : (uint64_t)(ab_ < db);
+        const uint64_t tb = arr ? ab_ : db;
         double t;
         memcpy(&t, &tb, sizeof t);
         const double dt = t - tl;
-        const double nd = (double)(int64_t)(i - j);
+        const uint64_t n = i - j;
+        const double nd = (double)(int64_t)n;
         sn += nd * dt;
-        sb += (nd < 1.0 ? nd : 1.0) * dt; /* dt or 0, exactly (dt >= 0) */
+        int64_t busy = n != 0;
+        OPAQUE(busy); /* else GCC branches on it, a branch it mispredicts */
+        sb += (double)busy * dt; /* dt or 0, exactly (dt >= 0) */
+        most = n > most ? n : most;
         tl = t;
         i += arr;
         j += arr ^ 1;
-        most = i - j > most ? i - j : most;
     }
     *pi = i;
     *pj = j;
@@ -781,6 +800,19 @@ static void walk(const double *ta, const double *td, uint64_t k, uint64_t *pi, u
     *an = sn;
     *ab = sb;
     *nmax = most;
+}
+
+/* The two instances of walk, out of line: the option above is theirs. */
+NO_SLP static void walk_any(const double *ta, const double *td, uint64_t k, uint64_t *pi,
+                            uint64_t *pj, double *tlast, double *an, double *ab, uint64_t *nmax)
+{
+    walk(ta, td, k, pi, pj, tlast, an, ab, nmax, 1);
+}
+
+NO_SLP static void walk_pos(const double *ta, const double *td, uint64_t k, uint64_t *pi,
+                            uint64_t *pj, double *tlast, double *an, double *ab, uint64_t *nmax)
+{
+    walk(ta, td, k, pi, pj, tlast, an, ab, nmax, 0);
 }
 
 /* The events of a LINDLEY replication: the same, in the same order, with
@@ -825,9 +857,13 @@ static int lindley_events(run *r)
         }
         uint64_t li = i - base, lj = j - base;
         chunk *ch = r->in_force;
-        walk(ta, td, (x - i) + (y - j), &li, &lj, &tlast, &ch->area_n, &ch->area_busy, &nmax);
+        (r->svc0 ? walk_any : walk_pos)(ta, td, (x - i) + (y - j), &li, &lj, &tlast, &ch->area_n,
+                                        &ch->area_busy, &nmax);
         i = li + base;
         j = lj + base;
+        /* the walk took the most before each of its events: the most
+         * after its last one is the most before the next */
+        nmax = i - j > nmax ? i - j : nmax;
         /* the event the walk stopped before */
         if (!dstop && i == r->inf_at)
             break; /* nothing will happen any more */
