@@ -56,6 +56,12 @@ typedef struct qc_hist {
  * NULL). */
 qc_hist *qc_hist_alloc(qc_err *err);
 void qc_hist_free(qc_hist *h);
+/* n empty histograms h[0..n) in one block, freed by qc_hist_free(h); NULL
+ * with err set (QC_ENOMEM). A large block comes straight from the system,
+ * whose fresh pages are zero: only the pages the histograms' headers and
+ * used buckets (above) touch are ever mapped in, where n separate
+ * allocations are cleared whole, 32 KiB each. */
+qc_hist *qc_hist_alloc_array(size_t n, qc_err *err);
 void qc_hist_reset(qc_hist *h);
 
 /* dst += src. */

@@ -21,6 +21,7 @@
 #include "qctl/hist.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 qc_hist *qc_hist_alloc(qc_err *err)
@@ -32,6 +33,20 @@ qc_hist *qc_hist_alloc(qc_err *err)
     }
     h->min = INFINITY;
     h->max = -INFINITY;
+    return h;
+}
+
+qc_hist *qc_hist_alloc_array(size_t n, qc_err *err)
+{
+    qc_hist *h = n > 0 && n <= SIZE_MAX / sizeof *h ? calloc(n, sizeof *h) : NULL;
+    if (h == NULL) {
+        qc_err_set(err, QC_ENOMEM, "histogram: out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        h[i].min = INFINITY;
+        h[i].max = -INFINITY;
+    }
     return h;
 }
 
