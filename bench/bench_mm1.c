@@ -91,7 +91,7 @@ static const char *const comp_name[C_COUNT] = {
     "event list (heap, slots, handles)",
     "kernel: next event, clock, source",
     "station: FCFS servers and queue",
-    "model: chunks, areas, sums, loop",
+    "model: draw ahead, merge walk, areas, sums",
     "histogram",
     "other",
 };

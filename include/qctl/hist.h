@@ -15,6 +15,10 @@
  * layout merge by adding counts, so per-replication or per-thread
  * histograms combine exactly.
  *
+ * Every non-zero count lies in the buckets from min's to max's (adding
+ * and merging keep it so): reset, merge and the quantiles touch those
+ * buckets only. Write the counts through qc_hist_add and qc_hist_merge.
+ *
  * Ownership: qc_hist_alloc returns a histogram the caller frees with
  * qc_hist_free (which accepts NULL). */
 #ifndef QCTL_HIST_H
@@ -52,6 +56,12 @@ typedef struct qc_hist {
  * NULL). */
 qc_hist *qc_hist_alloc(qc_err *err);
 void qc_hist_free(qc_hist *h);
+/* n empty histograms h[0..n) in one block, freed by qc_hist_free(h); NULL
+ * with err set (QC_ENOMEM). A large block comes straight from the system,
+ * whose fresh pages are zero: only the pages the histograms' headers and
+ * used buckets (above) touch are ever mapped in, where n separate
+ * allocations are cleared whole, 32 KiB each. */
+qc_hist *qc_hist_alloc_array(size_t n, qc_err *err);
 void qc_hist_reset(qc_hist *h);
 
 /* dst += src. */
@@ -70,6 +80,10 @@ double qc_hist_quantile(const qc_hist *h, double q);
  * report their percentiles with it. Zero, underflow and overflow as in
  * qc_hist_quantile; NAN for an empty histogram. */
 double qc_hist_quantile_interp(const qc_hist *h, double q);
+
+/* out[k] = qc_hist_quantile_interp(h, q[k]) for k < n, the same values,
+ * in one walk over the buckets when the q[k] increase. */
+void qc_hist_quantiles_interp(const qc_hist *h, const double *q, size_t n, double *out);
 
 /* The edges [lo, hi) of bucket i (0 <= i < QC_HIST_NBUCKETS). */
 void qc_hist_bucket_edges(int i, double *lo, double *hi);

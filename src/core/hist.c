@@ -21,6 +21,7 @@
 #include "qctl/hist.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 qc_hist *qc_hist_alloc(qc_err *err)
@@ -35,20 +36,55 @@ qc_hist *qc_hist_alloc(qc_err *err)
     return h;
 }
 
+qc_hist *qc_hist_alloc_array(size_t n, qc_err *err)
+{
+    qc_hist *h = n > 0 && n <= SIZE_MAX / sizeof *h ? calloc(n, sizeof *h) : NULL;
+    if (h == NULL) {
+        qc_err_set(err, QC_ENOMEM, "histogram: out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        h[i].min = INFINITY;
+        h[i].max = -INFINITY;
+    }
+    return h;
+}
+
 void qc_hist_free(qc_hist *h)
 {
     free(h);
 }
 
+/* The buckets [*lo, *hi) outside of which every count is 0: those from
+ * min's to max's (a value's bucket grows with it), as every value added
+ * moves min and max to include it and a merge takes the wider of both.
+ * Resetting, merging and the quantiles' walks touch these alone: a
+ * histogram spans 4096 buckets, 32 KiB, of which a run's response times
+ * fill a few octaves, and the chunked models reset and merge hundreds of
+ * histograms per replication. */
+static void used(const qc_hist *h, size_t *lo, size_t *hi)
+{
+    *lo = *hi = 0;
+    if (!(h->min <= h->max) || h->max < QC__HIST_LOWEST || h->min >= QC__HIST_BEYOND)
+        return; /* nothing in the kept range */
+    *lo = h->min < QC__HIST_LOWEST ? 0 : (size_t)qc__hist_index(h->min);
+    *hi = h->max >= QC__HIST_BEYOND ? QC_HIST_NBUCKETS : (size_t)qc__hist_index(h->max) + 1;
+}
+
 void qc_hist_reset(qc_hist *h)
 {
-    memset(h, 0, sizeof *h);
+    size_t lo, hi;
+    used(h, &lo, &hi);
+    memset(h->count + lo, 0, (hi - lo) * sizeof h->count[0]);
+    h->total = h->zero = h->under = h->over = 0;
     h->min = INFINITY;
     h->max = -INFINITY;
 }
 
 void qc_hist_merge(qc_hist *dst, const qc_hist *src)
 {
+    size_t lo, hi;
+    used(src, &lo, &hi);
     dst->total += src->total;
     dst->zero += src->zero;
     dst->under += src->under;
@@ -57,7 +93,7 @@ void qc_hist_merge(qc_hist *dst, const qc_hist *src)
         dst->min = src->min;
     if (src->max > dst->max)
         dst->max = src->max;
-    for (size_t i = 0; i < QC_HIST_NBUCKETS; i++)
+    for (size_t i = lo; i < hi; i++)
         dst->count[i] += src->count[i];
 }
 
@@ -134,7 +170,9 @@ double qc_hist_quantile(const qc_hist *h, double q)
     c += h->under;
     if (k <= c)
         return clamp(ldexp(1.0, QC_HIST_EMIN), h->min, h->max);
-    for (size_t i = 0; i < QC_HIST_NBUCKETS; i++) {
+    size_t lo, hi;
+    used(h, &lo, &hi);
+    for (size_t i = lo; i < hi; i++) {
         c += h->count[i];
         if (k <= c)
             return clamp(bucket_mid(i), h->min, h->max);
@@ -148,25 +186,53 @@ double qc_hist_quantile(const qc_hist *h, double q)
  * in steps of a bucket (up to 0.78% of the value); this one moves
  * continuously with the data, which is what an interval formed from
  * several quantiles needs. */
+
+/* The walk over the buckets to the count t: from bucket *i, with *c
+ * counted below it, up to hi; it stops at the bucket it answers from
+ * (*c still below it), where the walk to a count >= t would pass, so
+ * that one walk serves several quantiles in increasing order. */
+static double interp_walk(const qc_hist *h, double t, size_t *i, size_t hi, double *c)
+{
+    for (; *i < hi; ++*i) {
+        const double n = (double)h->count[*i];
+        if (n > 0 && t <= *c + n)
+            return clamp(bucket_point(*i, (t - *c) / n), h->min, h->max);
+        *c += n;
+    }
+    return clamp(ldexp(1.0, QC_HIST_EMAX + 1), h->min, h->max);
+}
+
+void qc_hist_quantiles_interp(const qc_hist *h, const double *q, size_t n, double *out)
+{
+    size_t lo, hi;
+    used(h, &lo, &hi);
+    const double zero = (double)h->zero, below = zero + (double)h->under;
+    size_t i = lo;
+    double c = below, last = -INFINITY;
+    for (size_t k = 0; k < n; k++) {
+        if (quantile_edge(h, q[k], &out[k]))
+            continue;
+        const double t = q[k] * (double)h->total;
+        if (t <= zero) {
+            out[k] = h->min;
+            continue;
+        }
+        if (t <= below) {
+            out[k] = clamp(ldexp(1.0, QC_HIST_EMIN), h->min, h->max);
+            continue;
+        }
+        if (t < last) { /* not in increasing order: walk again */
+            i = lo;
+            c = below;
+        }
+        last = t;
+        out[k] = interp_walk(h, t, &i, hi, &c);
+    }
+}
+
 double qc_hist_quantile_interp(const qc_hist *h, double q)
 {
     double v;
-    if (quantile_edge(h, q, &v))
-        return v;
-    const double t = q * (double)h->total;
-    double c = (double)h->zero;
-    if (t <= c)
-        return h->min;
-    c += (double)h->under;
-    if (t <= c)
-        return clamp(ldexp(1.0, QC_HIST_EMIN), h->min, h->max);
-    for (size_t i = 0; i < QC_HIST_NBUCKETS; i++) {
-        const double n = (double)h->count[i];
-        if (n > 0 && t <= c + n) {
-            const double f = (t - c) / n;
-            return clamp(bucket_point(i, f), h->min, h->max);
-        }
-        c += n;
-    }
-    return clamp(ldexp(1.0, QC_HIST_EMAX + 1), h->min, h->max);
+    qc_hist_quantiles_interp(h, &q, 1, &v);
+    return v;
 }

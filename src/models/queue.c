@@ -104,6 +104,21 @@ typedef struct run {
      * no series. Its departures are then a kernel source too, index 0
      * (ahead of the arrivals, as a scheduled event would be). */
     int one;
+    /* LINDLEY: the one-server case without a capacity, run without the
+     * event loop (lindley_events below); its customers drawn ahead */
+    int lind;
+    double *ta, *td;       /* arrival and departure times of customers
+                              [j, gen) at [j - cbase, gen - cbase) */
+    uint64_t cbase;        /* customer at ta[0], td[0] */
+    size_t ccap;           /* room in ta and td */
+    uint64_t gen;          /* customers drawn */
+    uint64_t inf_at;       /* first customer whose arrival time is infinite
+                              (the arrivals stopped), or UINT64_MAX */
+    double dprev;          /* departure time of customer gen - 1 */
+    int svc0;              /* a service time of 0 was drawn */
+    int gk;                /* chunk of customer gen (-1 before the window) */
+    chunk *gch;            /* it, or NULL outside the window */
+    uint64_t gnext;        /* customer where gk changes next */
     unsigned asrc; /* the arrivals' source: 1 when one, else 0 */
     uint64_t cap;  /* most in system: the capacity, or UINT64_MAX */
 
@@ -217,6 +232,8 @@ static void run_free(run *r)
     qc__station_free(&r->st);
     qc_sim_free(&r->sim);
     free(r->series);
+    free(r->ta);
+    free(r->td);
 }
 
 static int run_alloc(run *r, const qc_queue_params *p)
@@ -249,6 +266,14 @@ static int run_alloc(run *r, const qc_queue_params *p)
     if (qc__station_init(&r->st, &r->sim, p->discipline, r->c, start, EV_DEPART) != 0 ||
         (r->one && qc__station_departures_source(&r->st, 0) != 0))
         goto oom;
+    r->lind = r->one && p->capacity == 0;
+    if (r->lind) {
+        r->ccap = 1024;
+        r->ta = malloc(r->ccap * sizeof *r->ta);
+        r->td = malloc(r->ccap * sizeof *r->td);
+        if (r->ta == NULL || r->td == NULL)
+            goto oom;
+    }
     return 0;
 oom:
     run_free(r);
@@ -279,6 +304,14 @@ static void run_reset(run *r, unsigned rep)
     r->mark = r->chunk_at < r->progress_at ? r->chunk_at : r->progress_at;
     r->left = r->mark + 1; /* no arrivals yet */
     r->nmax = 0;
+    r->gen = 0;
+    r->cbase = 0;
+    r->inf_at = UINT64_MAX;
+    r->dprev = 0;
+    r->svc0 = 0;
+    r->gk = -1;
+    r->gch = NULL;
+    r->gnext = r->warm_n;
     r->series_on = rep == 0 && p->series_dt > 0;
     r->s_next = p->series_dt;
     r->s_area = 0;
@@ -581,12 +614,307 @@ HOT int run_events(run *r, const int ONE)
     return 0;
 }
 
+/* ---- one server without a capacity: Lindley's recursion ---------------- */
+
+/* One FCFS server, renewal arrivals, no capacity, a run in customers and
+ * no series (r->lind): customer i's departure is known when it arrives,
+ *     D_i = max(A_i, D_{i-1}) + S_i      (Lindley),
+ * the same double the event loop computes (A_i + S_i when the customer
+ * finds the server idle, D_{i-1} + S_i when it starts at its
+ * predecessor's departure; at a tie the departure goes first, so the
+ * server is idle at A_i when D_{i-1} <= A_i). So the customers are drawn
+ * ahead, GEN_BLOCK at a time (gen_block), into a ring of their two
+ * times, and each measured one's response, wait and histogram entry go
+ * into its chunk at once: FCFS makes the customers' order the order of
+ * the departures, so every sum adds the same doubles in the same order.
+ * What needs the time order is the area under the number in system: the
+ * events are the merge of the arrival and the departure times, which
+ * lindley_events walks with no branch on which comes next (the event
+ * loop mispredicts about one such branch per customer), accruing the
+ * areas event by event, in the same order and into the same chunk as
+ * the event loop. The walk leaves its loop only at an arrival mark
+ * (chunk, end of the window, progress report), at the end of the
+ * customers drawn, and at the last measured departure. The ring holds
+ * the customers in system and those drawn ahead: it grows with the
+ * queue, never with the run. */
+#define GEN_BLOCK 256
+
+/* Moves the drawing to the next chunk: chunk k holds the measured
+ * indices [ceil(k N / C), ceil((k+1) N / C)), as arrival_mark cuts them. */
+static void gen_chunk_next(run *r)
+{
+    if (++r->gk < QC_QUEUE_CHUNKS) {
+        r->gch = &r->chunks[r->gk];
+        r->gnext = r->warm_n + ((uint64_t)(r->gk + 1) * r->p->customers + QC_QUEUE_CHUNKS - 1) /
+                                   QC_QUEUE_CHUNKS;
+    } else {
+        r->gch = NULL;
+        r->gnext = UINT64_MAX;
+    }
+}
+
+/* Room for GEN_BLOCK more customers beside [j, gen): those moved to
+ * the front, and the arrays twice as long when that is not enough.
+ * QC_ENOMEM. */
+static int buf_room(run *r, uint64_t j)
+{
+    const size_t keep = (size_t)(r->gen - j);
+    if (r->gen - r->cbase + GEN_BLOCK <= r->ccap)
+        return 0;
+    memmove(r->ta, r->ta + (j - r->cbase), keep * sizeof *r->ta);
+    memmove(r->td, r->td + (j - r->cbase), keep * sizeof *r->td);
+    r->cbase = j;
+    size_t cap = r->ccap;
+    while (keep + GEN_BLOCK > cap)
+        cap *= 2;
+    if (cap == r->ccap)
+        return 0;
+    double *ta = realloc(r->ta, cap * sizeof *ta);
+    if (ta == NULL)
+        return QC_ENOMEM;
+    r->ta = ta;
+    double *td = realloc(r->td, cap * sizeof *td);
+    if (td == NULL)
+        return QC_ENOMEM;
+    r->td = td;
+    r->ccap = cap;
+    return 0;
+}
+
+/* Draws customers [gen, gen + GEN_BLOCK): their arrival times (the
+ * arrival stream's draws in order), then their service times and
+ * departures and, for the measured ones, their statistics. A customer
+ * whose arrival time is infinite never comes (the stream stopped):
+ * inf_at, and no statistics from it on. */
+static void gen_block(run *r)
+{
+    double *ta = r->ta, *td = r->td;
+    const uint64_t base = r->cbase;
+    uint64_t k = r->gen;
+    const uint64_t end = k + GEN_BLOCK;
+    for (uint64_t i = k; i < end; i++)
+        ta[i - base] = qc__arrivals_next_renewal(&r->garr);
+    uint64_t come = end;
+    if (!(ta[end - 1 - base] < (double)INFINITY)) {
+        for (come = k; ta[come - base] < (double)INFINITY; come++)
+            ;
+        if (come < r->inf_at)
+            r->inf_at = come;
+    }
+    double dprev = r->dprev;
+    int zero = 0;
+    while (k < come) {
+        while (k == r->gnext)
+            gen_chunk_next(r);
+        const uint64_t stop = r->gnext < come ? r->gnext : come;
+        chunk *ch = r->gch;
+        if (ch == NULL) {
+            for (; k < stop; k++) {
+                const double a = ta[k - base], svc = qc_sampler_next(&r->ssvc);
+                dprev = (a > dprev ? a : dprev) + svc;
+                td[k - base] = dprev;
+                zero |= svc == 0;
+            }
+            continue;
+        }
+        double sr = ch->sum_resp, sw = ch->sum_wait;
+        ch->done += stop - k;
+        for (; k < stop; k++) {
+            const double a = ta[k - base], svc = qc_sampler_next(&r->ssvc);
+            dprev = (a > dprev ? a : dprev) + svc;
+            td[k - base] = dprev;
+            const double resp = dprev - a;
+            sr += resp;
+            sw += resp - svc;
+            qc_hist_add(ch->hist, resp);
+            zero |= svc == 0;
+        }
+        ch->sum_resp = sr;
+        ch->sum_wait = sw;
+    }
+    for (; k < end; k++)
+        td[k - base] = (double)INFINITY;
+    r->dprev = dprev;
+    r->svc0 |= zero;
+    r->gen = end;
+}
+
+/* The customers of the window that are in system when i have arrived
+ * and j departed (FCFS: customers [j, i)). */
+static uint64_t measured_in(const run *r, uint64_t i, uint64_t j)
+{
+    const uint64_t lo = j > r->warm_n ? j : r->warm_n;
+    const uint64_t end = r->warm_n + r->p->customers;
+    const uint64_t hi = i < end ? i : end;
+    return hi > lo ? hi - lo : 0;
+}
+
+/* k events of the merge from arrival i and departure j (relative to the
+ * arrays ta, td), none of them a stop: the areas, the clock and the most
+ * in system before each event, with no branch on which event comes next.
+ * Times are >= 0 (or INFINITY), so their bits order as they do and the
+ * choice is made on integers (a conditional move). A tie: the departure.
+ * Nobody in system: the arrival, which the compare alone finds when the
+ * next customer's service is not 0 (its departure is then later than its
+ * arrival); ZERO: a service time of 0 was drawn, the test is made. The
+ * two areas are kept apart (a vector of both costs shuffles). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define NO_SLP __attribute__((optimize("no-tree-slp-vectorize")))
+#else
+#define NO_SLP
+#endif
+/* A value the compiler must take as it is, not as the 0 or 1 it knows. */
+#if defined(__GNUC__)
+#define OPAQUE(x) __asm__("" : "+r"(x))
+#else
+#define OPAQUE(x) ((void)0)
+#endif
+NO_SLP HOT void walk(const double *ta, const double *td, uint64_t k, uint64_t *pi, uint64_t *pj,
+                     double *tlast, double *an, double *ab, uint64_t *nmax, const int ZERO)
+{
+    uint64_t i = *pi, j = *pj, most = *nmax;
+    double tl = *tlast, sn = *an, sb = *ab;
+    for (; k > 0; k--) {
+        uint64_t ab_, db;
+        memcpy(&ab_, &ta[i], sizeof ab_);
+        memcpy(&db, &td[j], sizeof db);
+        const uint64_t arr = ZERO ? (uint64_t)(ab_ < db) | (uint64_t)(i == j) : (uint64_t)(ab_ < db);
+        const uint64_t tb = arr ? ab_ : db;
+        double t;
+        memcpy(&t, &tb, sizeof t);
+        const double dt = t - tl;
+        const uint64_t n = i - j;
+        const double nd = (double)(int64_t)n;
+        sn += nd * dt;
+        int64_t busy = n != 0;
+        OPAQUE(busy); /* else GCC branches on it, a branch it mispredicts */
+        sb += (double)busy * dt; /* dt or 0, exactly (dt >= 0) */
+        most = n > most ? n : most;
+        tl = t;
+        i += arr;
+        j += arr ^ 1;
+    }
+    *pi = i;
+    *pj = j;
+    *tlast = tl;
+    *an = sn;
+    *ab = sb;
+    *nmax = most;
+}
+
+/* The two instances of walk, out of line: the option above is theirs. */
+NO_SLP static void walk_any(const double *ta, const double *td, uint64_t k, uint64_t *pi,
+                            uint64_t *pj, double *tlast, double *an, double *ab, uint64_t *nmax)
+{
+    walk(ta, td, k, pi, pj, tlast, an, ab, nmax, 1);
+}
+
+NO_SLP static void walk_pos(const double *ta, const double *td, uint64_t k, uint64_t *pi,
+                            uint64_t *pj, double *tlast, double *an, double *ab, uint64_t *nmax)
+{
+    walk(ta, td, k, pi, pj, tlast, an, ab, nmax, 0);
+}
+
+/* The events of a LINDLEY replication: the same, in the same order, with
+ * the same areas, clock, event count and most in system as run_events
+ * finds for this case. */
+static int lindley_events(run *r)
+{
+    const uint64_t last = r->warm_n + r->p->customers - 1; /* last measured */
+    uint64_t i = 0, j = 0;        /* customers arrived, departed */
+    uint64_t jstop = UINT64_MAX;  /* the departure that ends the run */
+    uint64_t nmax = 0;
+    uint64_t stopped = 0;         /* 1: an arrival ended the run */
+    double tlast = 0;
+    int rc = 0;
+    for (;;) {
+        if (r->gen <= i + 1) { /* arrival i + 1 known before i is handled */
+            if ((rc = buf_room(r, j)) != 0)
+                return rc;
+            gen_block(r);
+            continue;
+        }
+        /* the walk stops before arrival alim, or departure jstop */
+        uint64_t alim = r->mark < r->gen - 1 ? r->mark : r->gen - 1;
+        if (r->inf_at < alim)
+            alim = r->inf_at;
+        const uint64_t base = r->cbase;
+        const double *ta = r->ta, *td = r->td;
+        const double aa = ta[alim - base];
+        /* the events before the stop: the arrivals before alim and the
+         * departures no later than it (a tie: the departure first), or
+         * the departures before jstop and the arrivals before it */
+        int dstop = jstop != UINT64_MAX && !(aa < td[jstop - base]);
+        uint64_t x = alim, y = alim;
+        if (dstop) {
+            const double dd = td[jstop - base];
+            while (x > i && !(ta[x - 1 - base] < dd))
+                x--;
+            y = jstop;
+        } else {
+            while (y > j && td[y - 1 - base] > aa)
+                y--;
+        }
+        uint64_t li = i - base, lj = j - base;
+        chunk *ch = r->in_force;
+        (r->svc0 ? walk_any : walk_pos)(ta, td, (x - i) + (y - j), &li, &lj, &tlast, &ch->area_n,
+                                        &ch->area_busy, &nmax);
+        i = li + base;
+        j = lj + base;
+        /* the walk took the most before each of its events: the most
+         * after its last one is the most before the next */
+        nmax = i - j > nmax ? i - j : nmax;
+        /* the event the walk stopped before */
+        if (!dstop && i == r->inf_at)
+            break; /* nothing will happen any more */
+        if (!dstop && i != r->mark)
+            continue; /* i == gen - 1: draw more first */
+        const double t = dstop ? td[j - base] : ta[i - base];
+        const double dt = t - tlast;
+        const double nd = (double)(int64_t)(i - j);
+        ch->area_n += nd * dt;
+        ch->area_busy += (nd < 1.0 ? nd : 1.0) * dt;
+        tlast = t;
+        if (dstop) { /* the last measured customer leaves */
+            j++;
+            break;
+        }
+        /* arrival i reached its mark; the arrival_mark of run_events, in
+         * the state that loop would be in */
+        r->st.n = i - j;
+        r->measured_out = measured_in(r, i, j);
+        rc = arrival_mark(r, i, t);
+        if (rc != 0) {
+            if (rc < 0)
+                return rc;
+            stopped = 1; /* the window closed with nobody measured left */
+            break;
+        }
+        i++;
+        nmax = i - j > nmax ? i - j : nmax;
+        if (r->cur >= QC_QUEUE_CHUNKS)
+            jstop = last;
+    }
+    r->sim.now = tlast;
+    r->sim.events = i + j + stopped;
+    r->tlast = tlast;
+    r->nmax = nmax;
+    r->st.n = i - j;
+    r->left = r->mark + 1 - (i + stopped); /* arrivals_of() */
+    return 0;
+}
+
 static int run_once(run *r, unsigned rep, double *work_done, double work_total)
 {
     const qc_queue_params *p = r->p;
     run_reset(r, rep);
     r->work_done = work_done;
     r->work_total = work_total;
+    int rc;
+    if (r->lind) {
+        rc = lindley_events(r);
+        goto ran;
+    }
     int64_t h = qc_sim_source_at(&r->sim, r->asrc, qc_arrivals_next(&r->garr));
     if (h < 0)
         return (int)h;
@@ -597,7 +925,8 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
             return (int)h;
         r->win_start = w;
     }
-    int rc = r->one ? run_events(r, 1) : run_events(r, 0);
+    rc = r->one ? run_events(r, 1) : run_events(r, 0);
+ran:
     if (rc != 0)
         return rc;
     if (r->cur < QC_QUEUE_CHUNKS) {
@@ -665,9 +994,9 @@ static void summarize_cb(void *ctx, int a, int b, double *out)
     out[QC_QM_UTILIZATION] = time > 0 ? c->area_busy / (time * (double)r->c) : NAN;
     out[QC_QM_THROUGHPUT] = time > 0 ? (double)c->departures / time : NAN;
     out[QC_QM_BLOCKING] = c->arrivals ? (double)c->blocked / (double)c->arrivals : NAN;
-    out[QC_QM_P50] = qc_hist_quantile_interp(c->tmp, 0.50);
-    out[QC_QM_P95] = qc_hist_quantile_interp(c->tmp, 0.95);
-    out[QC_QM_P99] = qc_hist_quantile_interp(c->tmp, 0.99);
+    /* p50, p95, p99: one walk over the histogram */
+    static const double pct[3] = {0.50, 0.95, 0.99};
+    qc_hist_quantiles_interp(c->tmp, pct, 3, &out[QC_QM_P50]);
     out[X_DONE] = done;
     double cut = 0;
     for (int k = 0; k < a; k++)

@@ -241,21 +241,25 @@ static qc_hist **chunk_hist(void *chunks, int k, size_t size, size_t hist_off)
     return (qc_hist **)((unsigned char *)chunks + (size_t)k * size + hist_off);
 }
 
+/* The chunks' histograms are one block (qc_hist_alloc_array), chunk 0's
+ * pointer its start: the pages of a chunk's buckets that no response
+ * time reaches are never touched. */
 int qc__chunks_alloc(void *chunks, int n, size_t size, size_t hist_off)
 {
+    qc_hist *h = qc_hist_alloc_array((size_t)n, NULL);
+    if (h == NULL)
+        return QC_ENOMEM;
     for (int k = 0; k < n; k++)
-        if ((*chunk_hist(chunks, k, size, hist_off) = qc_hist_alloc(NULL)) == NULL)
-            return QC_ENOMEM;
+        *chunk_hist(chunks, k, size, hist_off) = h + k;
     return 0;
 }
 
 void qc__chunks_free(void *chunks, int n, size_t size, size_t hist_off)
 {
-    for (int k = 0; k < n; k++) {
-        qc_hist **h = chunk_hist(chunks, k, size, hist_off);
-        qc_hist_free(*h);
-        *h = NULL;
-    }
+    if (n > 0)
+        qc_hist_free(*chunk_hist(chunks, 0, size, hist_off));
+    for (int k = 0; k < n; k++)
+        *chunk_hist(chunks, k, size, hist_off) = NULL;
 }
 
 void qc__chunks_reset(void *chunks, int n, size_t size, size_t hist_off)

@@ -421,6 +421,81 @@ static void test_interpolated_quantiles(void **state)
     qc_hist_free(h);
 }
 
+/* The grouped-data quantile by a walk over all 4096 buckets, as the
+ * histogram computed it before it walked only the used ones. */
+static double interp_full(const qc_hist *h, double q)
+{
+    if (h->total == 0 || !(q >= 0.0 && q <= 1.0) || h->min > h->max)
+        return NAN;
+    if (q == 0.0)
+        return h->min;
+    if (q == 1.0)
+        return h->max;
+    const double t = q * (double)h->total;
+    double c = (double)h->zero;
+    if (t <= c)
+        return h->min;
+    c += (double)h->under;
+    double v = ldexp(1.0, QC_HIST_EMAX + 1);
+    if (t <= c) {
+        v = ldexp(1.0, QC_HIST_EMIN);
+    } else {
+        for (int i = 0; i < QC_HIST_NBUCKETS; i++) {
+            const double n = (double)h->count[i];
+            if (n > 0 && t <= c + n) {
+                const int e = (i >> QC_HIST_SUBBITS) + QC_HIST_EMIN;
+                const double j = (double)(i & ((1 << QC_HIST_SUBBITS) - 1));
+                v = ldexp(1.0 + (j + (t - c) / n) / (double)(1 << QC_HIST_SUBBITS), e);
+                break;
+            }
+            c += n;
+        }
+    }
+    return v < h->min ? h->min : v > h->max ? h->max : v;
+}
+
+/* Histograms in one block start empty; reset, merge and the quantiles,
+ * which touch only the buckets between min's and max's, give what a walk
+ * over every bucket gives; several quantiles in one call, in any order,
+ * are those of one call each. */
+static void test_used_buckets(void **state)
+{
+    (void)state;
+    qc_hist *h = qc_hist_alloc_array(3, NULL), *fresh = qc_hist_alloc(NULL);
+    assert_non_null(h);
+    assert_non_null(fresh);
+    for (int k = 0; k < 3; k++)
+        assert_memory_equal(&h[k], fresh, sizeof *fresh);
+    qc_rng r;
+    qc_rng_init(&r, SEED, 9);
+    for (int i = 0; i < 20000; i++)
+        qc_hist_add(&h[0], qc_rng_exp(&r, 0.1));
+    for (int i = 0; i < 100; i++)
+        qc_hist_add(&h[1], i % 10 == 0 ? 0.0 : 1e-12 * (i + 1));
+    static const double q[] = {0.001, 0.01, 0.5, 0.95, 0.99, 0.999, 0.3, 0.95, 0, 1, 0.05};
+    const size_t nq = sizeof q / sizeof q[0];
+    double out[sizeof q / sizeof q[0]];
+    for (int k = 0; k < 2; k++) {
+        qc_hist_quantiles_interp(&h[k], q, nq, out);
+        for (size_t i = 0; i < nq; i++) {
+            const double ref = interp_full(&h[k], q[i]), one = qc_hist_quantile_interp(&h[k], q[i]);
+            assert_memory_equal(&out[i], &ref, sizeof ref);
+            assert_memory_equal(&one, &ref, sizeof ref);
+        }
+    }
+    qc_hist_merge(&h[2], &h[0]);
+    qc_hist_merge(&h[2], &h[1]);
+    for (int i = 0; i < QC_HIST_NBUCKETS; i++)
+        assert_true(h[2].count[i] == h[0].count[i] + h[1].count[i]);
+    assert_int_equal(h[2].total, h[0].total + h[1].total);
+    for (int k = 0; k < 3; k++) {
+        qc_hist_reset(&h[k]);
+        assert_memory_equal(&h[k], fresh, sizeof *fresh);
+    }
+    qc_hist_free(h);
+    qc_hist_free(fresh);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -433,6 +508,7 @@ int main(void)
         cmocka_unit_test(test_special_values),
         cmocka_unit_test(test_empty_extremes_reset),
         cmocka_unit_test(test_interpolated_quantiles),
+        cmocka_unit_test(test_used_buckets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
