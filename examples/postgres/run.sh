@@ -466,7 +466,11 @@ identify() {
         --sensor-columns time,sensor,ris_completed "$@" \
         -o "$out/model.json" --plot "$out/sysid" --report "$out/sysid" >"$out/sysid.txt"
 }
-if ! identify --sensor-at "$REF" 2>"$tmp/sysid.err"; then
+# (the steps cross REF on their way between the levels only: when the
+# default neighbourhood, 15% of REF, has too few samples, 25% of it)
+if ! identify --sensor-at "$REF" 2>"$tmp/sysid.err" &&
+    ! identify --sensor-at "$REF" --sensor-width "$(awk -v r="$REF" 'BEGIN{print 0.25 * r}')" \
+        2>"$tmp/sysid.err"; then
     note "$(sed 's/^qctl: //' "$tmp/sysid.err"); identified without the map"
     identify
 fi
@@ -513,42 +517,17 @@ means=$(awk -F, -v w="$ID_WARM" 'NR > 1 && $1 >= w && $8 != "" {n++; t += $8; e 
 m_true=$(echo "$means" | cut -d' ' -f1) m_exact=$(echo "$means" | cut -d' ' -f2)
 m_log=$(echo "$means" | cut -d' ' -f3) m_seed=$(echo "$means" | cut -d' ' -f4)
 echo "   means over the run: true RIS $m_true, exact RIS (log) $m_exact, log sensor $m_log, the seed's logged RIS $m_seed"
-# The static gain measured directly, beside the model's: each hold's
-# settled level, the mean true RIS over the second half of the hold (rows
-# whose interval the limit was in force over from its start: the limit of
-# row k holds over (k, k+1]), and the gain of each switch, the change of
-# the settled level over the change of the limit; and the levels at the
-# two limits, the RIS the loops can reach with the limit in [LMIN, LMAX]:
-# a reference outside them can never be held.
-steplv=$(awk -F, -v w="$ID_WARM" -v lo="$LMIN" -v hi="$LMAX" '
-    function flush(   i, m, c) {
-        if (nr >= 4) {
-            m = 0; c = 0
-            for (i = int(nr / 2) + 1; i <= nr; i++) { m += v[i]; c++ }
-            m /= c; ns++; lev[ns] = m; lim[ns] = cur
-            if (cur == lo) { sl += m; nl++ } else if (cur == hi) { sh += m; nh++ }
-        }
-        nr = 0
-    }
-    NR == 1 { next }
-    { u = prev; prev = $3 }
-    $1 <= w + 1 || $8 == "" { next }
-    u != cur { flush(); cur = u }
-    { v[++nr] = $8 }
-    END {
-        flush()
-        gmin = ""; gs = 0; ng = 0
-        for (i = 2; i <= ns; i++) if (lim[i] != lim[i - 1]) {
-            g = (lev[i] - lev[i - 1]) / (lim[i] - lim[i - 1]); gs += g; ng++
-            if (gmin == "" || g < gmin) gmin = g
-            if (gmax == "" || g > gmax) gmax = g
-        }
-        if (!nl || !nh || !ng) { print "none"; exit }
-        printf "%.1f|%d|%.1f|%d|%.2f|%.2f|%.2f|%d\n", sl / nl, nl, sh / nh, nh, gs / ng, gmin, gmax, ng
-    }' "$out/ident/series.csv")
+# The static gain measured directly, beside the model's (step_levels.awk):
+# each hold's settled level, the mean true RIS over the second half of the
+# hold, and the gain of each switch, the change of the settled level over
+# the change of the limit; and the levels at the two limits, the RIS the
+# loops can reach with the limit in [LMIN, LMAX]: a reference outside them
+# can never be held.
+steplv=$(awk -F, -v w="$ID_WARM" -v lo="$LMIN" -v hi="$LMAX" -f "$here/step_levels.awk" \
+    "$out/ident/series.csv")
 reach_warn=""
 if [ "$steplv" = none ]; then
-    steptxt="no hold long enough to read a settled level (HOLD below 8)"
+    steptxt="no settled level at each of the two limits (holds of 4 intervals or more: HOLD too short)"
 else
     IFS='|'
     # shellcheck disable=SC2086
@@ -579,12 +558,15 @@ echo "   step test: $steptxt; the limit for RIS $REF0: $lstar0, for RIS $REF: $l
 hi=$("$Q" design --model "$out/model.json" --no-sensor --law integral | awk '/stable for 0 < K_I </{print $7; exit}')
 khi=$(awk -v h="$hi" 'BEGIN{printf "%.3g", 1.5 * h}')
 # the low gain's step from rest at REF0 predicted over as many samples as
-# its run has after the step (at least 10, qctl design's least); the high
-# gain's loop is unstable, never at rest, and its saturation is that of the
-# limit cycle it falls into: predicted over 180 samples (qctl design's
-# default). Both with the gate's anti-windup (conditional integration).
+# its run has after the step (at least 10, qctl design's least), and the
+# high gain's as well (its saturation over the same samples as the run's:
+# the first swings from rest included); the high gain's loop is unstable,
+# never at rest, and the saturation of the limit cycle it falls into is
+# predicted over 180 samples (qctl design's default) beside it. All with
+# the gate's anti-windup (conditional integration).
 n_lo=$(awk -v a="$CL_DUR" -v b="$STEP" -v dt="$DT" 'BEGIN{n = int((a - b) / dt + 0.5); print n < 10 ? 10 : n}')
-n_hi=180
+n_hi=$(awk -v a="$HI_DUR" -v b="$HI_STEP" -v dt="$DT" 'BEGIN{n = int((a - b) / dt + 0.5); print n < 10 ? 10 : n}')
+n_cyc=180
 design() { # gains, horizon, more options
     g=$1 h=$2
     shift 2
@@ -615,6 +597,7 @@ fi
 echo "2. design: stable for 0 < K_I < $hi; low gain $klo (the candidate of shortest predicted settling, overshoot <= $omax%), high gain $khi (1.5 of the range)"
 design "$klo,$khi" "$n_lo" --no-sensor --plot "$out/design" --report "$out/design" >"$out/design.txt"
 design "$klo,$khi" "$n_hi" --no-sensor >"$out/design_hi.txt"
+design "$khi" "$n_cyc" --no-sensor >"$out/design_cycle.txt"
 # the same without the fit's noise, for a settling time where the noisy
 # prediction gives only "k of 20 realisations settle"
 design "$klo,$khi" "$n_lo" --no-sensor --noise-reps 0 >"$out/design_noiseless.txt"
@@ -623,6 +606,7 @@ design "$klo,$khi" "$n_lo" --no-sensor --noise-reps 0 >"$out/design_noiseless.tx
 # through the sensor model sysid fitted
 design "$klo,$khi" "$n_lo" >"$out/design_log.txt" 2>&1 || true
 design "$klo,$khi" "$n_hi" >"$out/design_log_hi.txt" 2>&1 || true
+design "$khi" "$n_cyc" >"$out/design_log_cycle.txt" 2>&1 || true
 # pred GAIN FILE [NOISELESS] [TABLE] -> settling (noiseless; with
 # noise)|overshoot|saturated|verdict
 pred() {
@@ -633,6 +617,13 @@ pred() {
         v = $6; for (i = 7; i <= NF; i++) v = v " " $i; sub(/:.*/, "", v)
         s = s0 == "" ? $3 : s0 "; " $3
         print s "|" $4 "|" $5 "|" v; exit}' "$2"
+}
+# pred_hi GAIN FILE CYCLE [TABLE]: pred's, the saturation over the run's
+# samples followed by the limit cycle's
+pred_hi() {
+    c=$(pred "$1" "$3" "" "${4:-}" | cut -d'|' -f3)
+    pred "$1" "$2" "" "${4:-}" | awk -F'|' -v c="${c:-none}" -v n="$n_hi" -v m="$n_cyc" '{
+        print $1 "|" $2 "|" $3 " (" n " samples); " c " (" m ")|" $4 }'
 }
 
 # --- 3. closed loops -------------------------------------------------------
@@ -684,8 +675,10 @@ stepstats() {
             } else if (st != "never") { a = settle; wfrom = st " (measured)" }
             else { a = n + 1; wfrom = "none" }
             wj = a <= n ? judge(a) : "none|none"
-            sat = 0; for (i = 1; i <= n; i++) if (u[i] != "" && (u[i] <= lo || u[i] >= hi)) sat++
-            printf "%s|%.0f%%|%s|%s|%.0f%%|%s|%s|%s\n", st, os, band, err, 100 * sat / n,
+            sl = 0; sh = 0
+            for (i = 1; i <= n; i++) if (u[i] != "") { if (u[i] <= lo) sl++; else if (u[i] >= hi) sh++ }
+            printf "%s|%.0f%%|%s|%s|%.0f%% (%d at %s, %d at %s)|%s|%s|%s\n", st, os, band, err,
+                100 * (sl + sh) / n, sl, lo, sh, hi,
                 nb ? sprintf("%.1f", b / nb) : "none", wfrom, wj
         }' "$1"
 }
@@ -720,8 +713,8 @@ stepstats() {
     echo "to $REF from rest (the RIS before the step is measured). Design: stable for 0 < K_I < $hi (linear"
     echo "model); the low gain the candidate (0.2 to 0.35 of that range) of shortest predicted settling with an"
     echo "overshoot of at most $omax% (2/3 of the band); the high gain 1.5 of the range. The step from rest at"
-    echo "$REF0 predicted over $n_lo samples for the low gain (those its run has after the step) and $n_hi for the"
-    echo "high gain (unstable: never at rest, its saturation is that of its limit cycle), with the limit in"
+    echo "$REF0 predicted over the samples each run has after the step ($n_lo for the low gain, $n_hi for the"
+    echo "high gain; the high gain, unstable and never at rest, also over $n_cyc: its limit cycle's), with the limit in"
     echo "[$LMIN, $LMAX] (the identified range), the fall rate, the fit's noise and the gate's anti-windup"
     echo "(conditional integration). Measured after the step, on the true RIS (pg_stat_activity; in the log"
     echo "loops, the exact RIS rebuilt from the log), each sample the mean over its interval (the seed's RIS"
@@ -732,9 +725,11 @@ stepstats() {
     echo "design predicts none, as for the log loops, whose prediction is noisy only). The loop holds the"
     echo "RIS within 10% of its reference when the window's mean is within 10% of it (the done-when"
     echo "reading), and strictly when at least 90% of the window's samples are in the band as well"
-    echo "(docs/maxusers.md)."
+    echo "(docs/maxusers.md). The high gain saturates as predicted when the design predicts the limit at $LMIN or"
+    echo "$LMAX in more than 5% of the run's samples after the step and the loop drives it there; the table gives"
+    echo "the measured share's distance from the predicted one and whether the loop reached both limits."
     echo
-    echo "| loop | K_I | RIS before the step | predicted settling (s; noiseless, then with noise) | measured settling (s) | predicted overshoot | measured overshoot | in band after measured settling | error of the mean | window from (s after the step) | window: error of the mean | window: in band | holds (mean; and >= 90% in band) | predicted saturated | measured saturated | predicted verdict |"
+    echo "| loop | K_I | RIS before the step | predicted settling (s; noiseless, then with noise) | measured settling (s) | predicted overshoot | measured overshoot | in band after measured settling | error of the mean | window from (s after the step) | window: error of the mean | window: in band | verdict (low gain: holds by the mean; strictly, >= 90% in band. High gain: saturates as predicted) | predicted saturated | measured saturated | predicted verdict |"
     echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } >"$out/results.md"
 lo_settle=never
@@ -763,24 +758,35 @@ closed() { # name, label, gain, predicted, column, duration, step, gate args...
     # 90% of its samples in the band
     hv=$(echo "$we|$wb" | awk -F'|' '{
         e = $1; sub(/%/, "", e); if (e !~ /^[-+0-9.]+$/) { print "no (none)"; exit }
-        if (e < 0) e = -e
-        p = $2; sub(/.*\(/, "", p); sub(/%.*/, "", p)
+        e += 0; if (e < 0) e = -e
+        p = $2; sub(/.*\(/, "", p); sub(/%.*/, "", p); p += 0
         print (e <= 10 ? "yes" : "no") "; " (e <= 10 && p >= 90 ? "yes" : "no") }')
+    # the high gain: the design predicts it saturating (the limit at LMIN or
+    # LMAX in more than 5% of the run's samples after the step) and the
+    # loop drives the limit to LMIN or LMAX; and how far the measured share
+    # is from the predicted one (points), and whether it reached both
+    case $name in hi_*)
+        hv=$(echo "$psat|$msat" | awk -F'|' '{
+            p = $1 + 0; m = $2 + 0; c = $2; sub(/^[^(]*\(/, "", c); split(c, a, " ")
+            d = m - p
+            printf "saturates as predicted: %s (%+.0f points from the prediction; at both limits: %s)",
+                (p > 5 && m > 0) ? "yes" : "no", d, (a[1] > 0 && a[4] > 0) ? "yes" : "no" }') ;;
+    esac
     echo "     before the step: RIS $mb0; predicted: settling $ps s, overshoot $po, saturated $psat ($pv); measured: settling $ms s, overshoot $mo, in band $mb, error $me, saturated $msat"
-    echo "     from $wf s after the step: error of the mean $we, in band $wb; holds (mean; and >= 90% in band): $hv"
+    echo "     from $wf s after the step: error of the mean $we, in band $wb; verdict: $hv"
     echo "| $label | $k | $mb0 | $ps | $ms | $po | $mo | $mb | $me | $wf | $we | $wb | $hv | $psat | $msat | $pv |" >>"$out/results.md"
     if [ "$name" = lo_true ]; then lo_settle=$ms; fi
 }
 echo "3. closed loop, reference $REF0, then $REF"
 truesensor=1 closed lo_true "true RIS" "$klo" "$(pred "$klo" "$out/design.txt" "$out/design_noiseless.txt")" \
     ris_true "$CL_DUR" "$STEP" --sensor-cmd "$(sensor_true)"
-truesensor=1 closed hi_true "true RIS" "$khi" "$(pred "$khi" "$out/design_hi.txt")" \
+truesensor=1 closed hi_true "true RIS" "$khi" "$(pred_hi "$khi" "$out/design_hi.txt" "$out/design_cycle.txt")" \
     ris_true "$HI_DUR" "$HI_STEP" --sensor-cmd "$(sensor_true)"
 ps_log="^prediction through the sensor"
 truesensor=0 closed lo_log "log" "$klo" "$(pred "$klo" "$out/design_log.txt" "" "$ps_log")" \
     ris_exact "$CL_DUR" "$STEP" --sensor-log "$pg/server.log" --sensor-pattern "$log_pattern" \
     --sensor-scale "$log_scale"
-truesensor=0 closed hi_log "log" "$khi" "$(pred "$khi" "$out/design_log_hi.txt" "" "$ps_log")" \
+truesensor=0 closed hi_log "log" "$khi" "$(pred_hi "$khi" "$out/design_log_hi.txt" "$out/design_log_cycle.txt" "$ps_log")" \
     ris_exact "$HI_DUR" "$HI_STEP" --sensor-log "$pg/server.log" --sensor-pattern "$log_pattern" \
     --sensor-scale "$log_scale"
 
