@@ -10,7 +10,7 @@ set ylabel 'Im z'
 set key outside right top
 set logscale cb
 set cblabel '|K_I|'
-set palette rgbformulae 33,13,10
+set palette rgbformulae 33,13,10 maxcolors 8
 set xrange [-1.6:1.6]
 set yrange [-1.3:1.3]
 set parametric

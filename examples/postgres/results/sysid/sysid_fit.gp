@@ -9,8 +9,8 @@ set key outside bottom center horizontal
 set title 'plant: measured vs ARX prediction'
 set xlabel 'time (s)'
 set ylabel 'y'
-set arrow from 61, graph 0 to 61, graph 1 nohead dt 2 lc rgb 'gray40'
-set label 'validation' at 61, graph 0.95 offset 1,0
+set arrow from 69, graph 0 to 69, graph 1 nohead dt 2 lc rgb 'gray40'
+set label 'validation' at 69, graph 0.95 offset 1,0
 plot 'sysid_fit.csv' using 1:3 every ::1 with lines lw 1.5 lc rgb '#1f77b4' title 'measured', '' using 1:4 every ::1 with lines lw 1 lc rgb '#ff7f0e' title 'one-step prediction', '' using 1:5 every ::1 with lines lw 1.5 dt 3 lc rgb '#2ca02c' title 'simulated from u'
 set terminal pngcairo size 800,500 enhanced font 'sans,10'
 set output 'sysid_fit.png'
