@@ -299,15 +299,21 @@ static void put_key2(FILE *fp, const char *outer, const char *inner)
 }
 
 /* The heading of a member under its owner's grouped heading: the
- * member's name with its unit, else the owner's unit. */
+ * member's name with its unit, else, for a statistic of the owner, the
+ * owner's unit. */
 static void put_member_head(FILE *fp, const char *outer, const char *inner)
 {
     put_key(fp, inner);
-    /* a count of samples or a confidence level has no unit of its owner's */
-    const int bare = strcmp(inner, "n") == 0 || strcmp(inner, "level") == 0;
+    /* a statistic of its owner (its mean, its interval) has the owner's
+     * unit; any other member (a count of samples, a method) its own */
+    static const char *const stats[] = {"value", "mean", "lo", "hi", "ci_low", "ci_high",
+                                        "half_width", "median", "min", "max", "se"};
+    int stat = 0;
+    for (size_t i = 0; i < sizeof stats / sizeof stats[0]; i++)
+        stat |= strcmp(inner, stats[i]) == 0;
     const char *u = qc__report_unit(inner) ? qc__report_unit(inner)
-                    : bare                 ? NULL
-                                           : qc__report_unit(outer);
+                    : stat                 ? qc__report_unit(outer)
+                                           : NULL;
     if (u != NULL) {
         fputs(" (", fp);
         put_esc(fp, u);

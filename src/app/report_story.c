@@ -121,6 +121,20 @@ static void put_est(FILE *fp, const char *name, const json_t *v, const char *uni
     }
 }
 
+/* A sentence's list of estimates, "a 1 s (95% CI ...); b 2 s (...)":
+ * each its name, the summary key under `x` and its unit. */
+typedef struct {
+    const char *name, *key, *unit;
+} est_line;
+
+static void put_ests(FILE *fp, const json_t *x, const est_line *l, size_t n, const char *exact_of)
+{
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? "; " : "", fp);
+        put_est(fp, l[i].name, at(x, l[i].key), l[i].unit, exact_of);
+    }
+}
+
 /* "1 server" / "3 servers" */
 static void put_count(FILE *fp, double n, const char *one, const char *many)
 {
@@ -162,6 +176,16 @@ static void put_run_length(FILE *fp, const json_t *run, const char *what, double
 }
 
 /* ---- per command -------------------------------------------------------- */
+
+/* The end of a simulation's run paragraph (replications of so many
+ * customers, the seed) and the start of its findings (its estimates). */
+static void story_customers(FILE *run, const json_t *r, FILE *fp, const json_t *x,
+                            const est_line *lines, size_t n, const char *exact_of)
+{
+    put_run_length(run, r, "the given length", num(r, "customers"), "customers");
+    fputs(".", run);
+    put_ests(fp, x, lines, n, exact_of);
+}
 
 static void story_steady(FILE *fp, const json_t *run)
 {
@@ -209,17 +233,14 @@ static int story_queue(const json_t *s, FILE *run, FILE *fp)
     }
     fputs(", offered load ", run);
     put_q(run, num(m, "load"), NULL, "not defined");
-    put_run_length(run, r, "the given length", num(r, "customers"), "customers");
-    fputs(".", run);
-    put_est(fp, "Mean response time", at(x, "response_time"), "s", exact);
-    fputs("; ", fp);
-    put_est(fp, "mean waiting time", at(x, "waiting_time"), "s", exact);
-    fputs("; ", fp);
-    put_est(fp, "95th percentile of the response time", at(x, "response_time_p95"), "s", exact);
-    fputs("; ", fp);
-    put_est(fp, "utilization", at(x, "utilization"), NULL, exact);
-    fputs("; ", fp);
-    put_est(fp, "throughput", at(x, "throughput"), "jobs/s", exact);
+    static const est_line lines[] = {
+        {"Mean response time", "response_time", "s"},
+        {"mean waiting time", "waiting_time", "s"},
+        {"95th percentile of the response time", "response_time_p95", "s"},
+        {"utilization", "utilization", NULL},
+        {"throughput", "throughput", "jobs/s"},
+    };
+    story_customers(run, r, fp, x, lines, sizeof lines / sizeof lines[0], exact);
     if (isfinite(est(at(x, "blocking_probability")).value) &&
         est(at(x, "blocking_probability")).value > 0) {
         fputs("; ", fp);
@@ -254,17 +275,12 @@ static int story_pool(const json_t *s, FILE *run, FILE *fp)
     put_q(run, num(c, "setup_power_w"), "W", "not given");
     fputs(", off ", run);
     put_q(run, num(c, "off_power_w"), "W", "not given");
-    put_run_length(run, r, "the given length", num(r, "customers"), "customers");
-    fputs(".", run);
-    put_est(fp, "Mean response time", at(x, "response_time"), "s", NULL);
-    fputs("; ", fp);
-    put_est(fp, "95th percentile", at(x, "response_time_p95"), "s", NULL);
-    fputs("; ", fp);
-    put_est(fp, "mean power", at(x, "mean_power"), "W", NULL);
-    fputs("; ", fp);
-    put_est(fp, "servers on", at(x, "servers_on"), NULL, NULL);
-    fputs("; ", fp);
-    put_est(fp, "switch-ons", at(x, "switch_ons_per_hour"), "per hour", NULL);
+    static const est_line lines[] = {
+        {"Mean response time", "response_time", "s"}, {"95th percentile", "response_time_p95", "s"},
+        {"mean power", "mean_power", "W"},            {"servers on", "servers_on", NULL},
+        {"switch-ons", "switch_ons_per_hour", "per hour"},
+    };
+    story_customers(run, r, fp, x, lines, sizeof lines / sizeof lines[0], NULL);
     fputs(".", fp);
     story_steady(fp, r);
     const json_t *cmp = at(s, "comparison");
