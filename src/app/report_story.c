@@ -603,10 +603,13 @@ static int story_fit(const json_t *s, FILE *run, FILE *fp)
         put_count(fp, num(g, "sessions"), "session", "sessions");
         fprintf(fp, "): packet sizes are best fitted by %s (mean ",
                 str(m, "size.family") ? str(m, "size.family") : "no family");
-        put_q(fp, num(m, "size.mean"), "bytes", "not defined");
+        /* the page names a fit's mean with its unit (fit.c) */
+        put_q(fp, isfinite(num(m, "size.mean")) ? num(m, "size.mean") : num(m, "size.mean (bytes)"),
+              "bytes", "not defined");
         fprintf(fp, "), gaps between packets by %s (mean ",
                 str(m, "gap.family") ? str(m, "gap.family") : "no family");
-        put_q(fp, num(m, "gap.mean"), "s", "not defined");
+        put_q(fp, isfinite(num(m, "gap.mean")) ? num(m, "gap.mean") : num(m, "gap.mean (s)"), "s",
+              "not defined");
         fprintf(fp, "), chosen by %s", str(m, "size.criterion") ? str(m, "size.criterion") : "AIC");
         const char *on = str(m, "onoff.method");
         if (on == NULL || strcmp(on, "none") == 0)

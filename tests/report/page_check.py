@@ -28,7 +28,7 @@ UNITLESS = [
     r"servers|users|events|states|pairs|transitions|rounds|iterations|intervals|chunks|"
     r"classes|gains|values|candidates|parameters|windows|groups|periods|segments|"
     r"realisations|completions|skipped|admitted|rejected|undecided|levels|grid|"
-    r"closer|fitted|copula|real|servers on|servers busy|servers warming|poles)\b.*",
+    r"closer|fitted|copula|real|batches|servers on|servers busy|servers warming|poles)\b.*",
     r"n", r"N", r"na", r"nb", r"n_a", r"n_b", r"(input )?delay( \(samples\))?", r"seed",
     r"chosen", r"version", r"server port", r"threshold n", r"boundary from",
     # ratios, probabilities, fractions, correlations and criteria
@@ -38,7 +38,7 @@ UNITLESS = [
     r"Kolmogorov-Smirnov|KS distance|Anderson-Darling|AIC|BIC|R²|log-likelihood|"
     r"t statistic|p value|degrees of freedom|relative change|confidence|p0|"
     r"K_I|K_P|K I|K P|pole|real part|imaginary part|modulus|damping|acf|lag1|size gap|"
-    r"residual variance|residual sum of squares|standard error)\b.*",
+    r"residual variance|residual sum of squares|standard error|statistic)\b.*",
     # the parameters of a fitted family, in the family's own (log) scale
     r"(mu|sigma|w|rate|shape|scale|xm|alpha)[0-9]*|[σξαμλ]|u|p u|a|b",
     # an operating point, in the units of the logged columns
