@@ -211,7 +211,19 @@ static const char *const key_units[][2] = {
     {"simulated_time", "s"}, {"duration", "s"}, {"idle_timer", "s"},
     {"sample_interval", "s"}, {"admitted_delay", "s"}, {"throughput", "jobs/s"},
     {"mean_arrival_rate", "1/s"}, {"switch_ons_per_time", "1/s"}, {"mean_jobs", "jobs"},
-    {"overshoot_percent", "%"}, {"fit_percent", "%"},
+    {"overshoot_percent", "%"}, {"fit_percent", "%"}, {"number_in_system", "jobs"},
+    {"_power", "W"}, {"mean_power", "W"}, {"energy_per_job", "J"}, {"average_cost", "per s"},
+    {"holding_cost", "per s"}, {"warming_cost", "per s"}, {"power_cost", "per s"},
+    {"switching_cost", "per s"}, {"holding", "per job per s"}, {"switch_cost", "per switch-on"},
+    {"price", "per J"}, {"setup_rate", "1/s"}, {"lambda", "1/s"}, {"segment_gap", "s"},
+    {"t_start", "s"}, {"interval", "s"}, {"time", "s"}, {"warmup", "s"}, {"window", "s"},
+    {"bound", "s"}, {"target", "s"}, {"least_delay", "s"}, {"start", "s"}, {"cycle_max", "s"},
+    {"reference", "RPCs"}, {"reference_measured", "RPCs"}, {"steady_state_error", "RPCs"},
+    {"logged_ris_bound", "RPCs"}, {"population", "users"}, {"offered", "jobs/s"},
+    {"best_effort_offered", "jobs/s"}, {"best_effort_throughput", "jobs/s"},
+    {"expected_packets_per_second", "packets/s"}, {"bin_seconds", "s"},
+    {"mean_size", "bytes"}, {"resolution", "s"}, {"sensor_offset", "RPCs"},
+    {"settling_time_ci", "s"}, {"overshoot_percent_ci", "%"}, {"steady_state_error_ci", "RPCs"},
 };
 
 static int ends_with(const char *s, const char *end)
@@ -220,7 +232,7 @@ static int ends_with(const char *s, const char *end)
     return n >= m && strcmp(s + n - m, end) == 0;
 }
 
-static const char *unit_of(const char *key)
+const char *qc__report_unit(const char *key)
 {
     for (size_t i = 0; i < sizeof key_units / sizeof key_units[0]; i++)
         if (key_units[i][0][0] == '_' ? ends_with(key, key_units[i][0])
@@ -262,7 +274,7 @@ static void put_key(FILE *fp, const char *key)
 static void put_key_unit(FILE *fp, const char *key)
 {
     put_key(fp, key);
-    const char *u = unit_of(key);
+    const char *u = qc__report_unit(key);
     if (u != NULL) {
         fputs(" (", fp);
         put_esc(fp, u);
@@ -278,7 +290,7 @@ static void put_key2(FILE *fp, const char *outer, const char *inner)
     put_key(fp, inner);
     fputs(", ", fp);
     put_key(fp, outer);
-    const char *u = unit_of(inner) ? unit_of(inner) : unit_of(outer);
+    const char *u = qc__report_unit(inner) ? qc__report_unit(inner) : qc__report_unit(outer);
     if (u != NULL) {
         fputs(" (", fp);
         put_esc(fp, u);
@@ -287,11 +299,21 @@ static void put_key2(FILE *fp, const char *outer, const char *inner)
 }
 
 /* The heading of a member under its owner's grouped heading: the
- * member's name with its unit, else the owner's unit. */
+ * member's name with its unit, else, for a statistic of the owner, the
+ * owner's unit. */
 static void put_member_head(FILE *fp, const char *outer, const char *inner)
 {
     put_key(fp, inner);
-    const char *u = unit_of(inner) ? unit_of(inner) : unit_of(outer);
+    /* a statistic of its owner (its mean, its interval) has the owner's
+     * unit; any other member (a count of samples, a method) its own */
+    static const char *const stats[] = {"value", "mean", "lo", "hi", "ci_low", "ci_high",
+                                        "half_width", "median", "min", "max", "se"};
+    int stat = 0;
+    for (size_t i = 0; i < sizeof stats / sizeof stats[0]; i++)
+        stat |= strcmp(inner, stats[i]) == 0;
+    const char *u = qc__report_unit(inner) ? qc__report_unit(inner)
+                    : stat                 ? qc__report_unit(outer)
+                                           : NULL;
     if (u != NULL) {
         fputs(" (", fp);
         put_esc(fp, u);
@@ -644,7 +666,7 @@ static void put_obj_table(FILE *fp, const json_t *obj, const column *cols, size_
     json_object_foreach((json_t *)obj, name, row)
     {
         fputs("<tr><th>", fp);
-        put_key(fp, name);
+        put_key_unit(fp, name); /* a row's unit: its members are its statistics */
         fputs("</th>", fp);
         for (size_t j = 0; j < nc; j++) {
             const json_t *v = column_value(row, &cols[j]);
@@ -934,7 +956,11 @@ static int key_figures(FILE *fp, const char *outer, const json_t *obj, int depth
     return shown;
 }
 
-static void put_narrative(FILE *fp, const char *about)
+static void put_paragraphs(FILE *fp, const char *text, const char *cls);
+
+/* "What was run": the command's paragraph, then the run's own (its model
+ * and parameters, from the summary) when the caller has one. */
+static void put_narrative(FILE *fp, const char *about, const char *run)
 {
     fputs("<h2>What was run</h2>\n<p>", fp);
     if (about != NULL && *about)
@@ -944,16 +970,22 @@ static void put_narrative(FILE *fp, const char *about)
     fputs(" It can be repeated exactly with the same command line (every random stream "
           "derives from its seed).</p>\n",
           fp);
+    if (run != NULL)
+        put_paragraphs(fp, run, "story");
 }
 
-/* Plain text as paragraphs, one per run of lines between blank lines. */
-static void put_paragraphs(FILE *fp, const char *text)
+/* Plain text as paragraphs, one per run of lines between blank lines,
+ * of class cls (NULL: none). */
+static void put_paragraphs(FILE *fp, const char *text, const char *cls)
 {
     while (*text) {
         const char *e = strstr(text, "\n\n");
         size_t n = e ? (size_t)(e - text) : strlen(text);
         if (n > 0) {
-            fputs("<p>", fp);
+            if (cls != NULL)
+                fprintf(fp, "<p class=\"%s\">", cls);
+            else
+                fputs("<p>", fp);
             put_esc_n(fp, text, n);
             fputs("</p>\n", fp);
         }
@@ -968,7 +1000,7 @@ static void put_findings(FILE *fp, const char *findings, const json_t *summary, 
 {
     fputs("<h2>What it shows</h2>\n", fp);
     if (findings != NULL)
-        put_paragraphs(fp, findings);
+        put_paragraphs(fp, findings, "story");
     int shown = summary && !findings ? key_figures(fp, NULL, summary, 0, 0) : 0;
     int exact = 0;
     if (shown == 0 && summary != NULL && !findings) {
@@ -1231,11 +1263,12 @@ int qc_report_write(const char *dir, const char *title, const char *about, int a
                     char *const argv[], const json_t *summary, const char *const *plots, size_t nplots,
                     qc_err *err)
 {
-    return qc_report_write_story(dir, title, about, NULL, argc, argv, summary, plots, nplots, err);
+    return qc_report_write_story(dir, title, about, NULL, NULL, argc, argv, summary, plots, nplots,
+                                 err);
 }
 
 int qc_report_write_story(const char *dir, const char *title, const char *about,
-                          const char *findings, int argc, char *const argv[],
+                          const char *run, const char *findings, int argc, char *const argv[],
                           const json_t *summary, const char *const *plots, size_t nplots,
                           qc_err *err)
 {
@@ -1267,7 +1300,7 @@ int qc_report_write_story(const char *dir, const char *title, const char *about,
     fprintf(fp, "<body data-plots=\"%zu\" data-plots-rendered=\"0\">\n<h1>", nsvg);
     put_esc(fp, title);
     fputs("</h1>\n", fp);
-    put_narrative(fp, about);
+    put_narrative(fp, about, run);
     fputs("<pre class=\"cmd\">", fp);
     for (int i = 0; i < argc; i++) {
         if (i)

@@ -90,15 +90,24 @@ int qc_report_write(const char *dir, const char *title, const char *about, int a
                     char *const argv[], const json_t *summary, const char *const *plots, size_t nplots,
                     qc_err *err);
 
-/* As qc_report_write, with "What it shows" written by the caller:
+/* As qc_report_write, with the run's own paragraph `run` (plain text,
+ * escaped here; NULL for none) after `about` under "What was run", and
+ * "What it shows" written by the caller:
  * `findings`, plain text (escaped here), paragraphs separated by a blank
  * line, in place of the automatic list of estimates; a command whose
  * results are computed rather than estimated (a controller design) says
- * in sentences what they predict. NULL: the automatic list. */
+ * in sentences what they predict. NULL: the automatic list. The run's
+ * paragraph and the findings are written as <p class="story">, the
+ * narrative a reader (and tests/report) finds before the first table. */
 int qc_report_write_story(const char *dir, const char *title, const char *about,
-                          const char *findings, int argc, char *const argv[],
+                          const char *run, const char *findings, int argc, char *const argv[],
                           const json_t *summary, const char *const *plots, size_t nplots,
                           qc_err *err);
+
+/* The unit a summary key carries by its name ("response_time" -> "s",
+ * "mean_power_w" -> "W"), the one the page's headings show; NULL for
+ * none known. Shared with the report's sentences (report_story.c). */
+const char *qc__report_unit(const char *key);
 
 #ifdef __cplusplus
 }

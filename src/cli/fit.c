@@ -166,7 +166,7 @@ static json_t *summary_model(const qc_traffic_model *m, const qc_traffic_report 
 /* One candidate fit as a row of the report's comparison table: its
  * family and goodness of fit, without the parameters, standard errors
  * and intervals (fit.json beside the page has them). */
-static json_t *candidate_row(const json_t *c)
+static json_t *candidate_row(const json_t *c, const char *mean)
 {
     static const char *const keys[][2] = {
         {"family", "family"},         {"mean", "mean"},          {"loglik", "log-likelihood"},
@@ -176,20 +176,22 @@ static json_t *candidate_row(const json_t *c)
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         json_t *v = json_object_get(c, keys[i][0]);
         if (v)
-            json_object_set(r, keys[i][1], v);
+            json_object_set(r, i == 1 && mean ? mean : keys[i][1], v);
     }
     return r;
 }
 
 /* The summary as the report page shows it: every list of candidate fits
  * cut to one comparison table (candidate_row), the intervals of a fit
- * that has none dropped. A deep copy; the --json summary is unchanged. */
-static void page_fits(json_t *j)
+ * that has none dropped, a fit's mean named with its unit (`mean`: bytes
+ * under a packet size, seconds under a gap; NULL above both). A deep
+ * copy; the --json summary is unchanged. */
+static void page_fits(json_t *j, const char *mean)
 {
     if (json_is_array(j)) {
         size_t i;
         json_t *v;
-        json_array_foreach(j, i, v) page_fits(v);
+        json_array_foreach(j, i, v) page_fits(v, mean);
         return;
     }
     if (!json_is_object(j))
@@ -202,12 +204,18 @@ static void page_fits(json_t *j)
             json_t *rows = json_array();
             size_t i;
             json_t *c;
-            json_array_foreach(v, i, c) json_array_append_new(rows, candidate_row(c));
+            json_array_foreach(v, i, c) json_array_append_new(rows, candidate_row(c, mean));
             json_object_set_new(j, k, rows);
         } else if ((strcmp(k, "se") == 0 || strcmp(k, "ci") == 0) && json_is_object(v)) {
             json_object_del(j, k);
+        } else if (strcmp(k, "mean") == 0 && mean != NULL && json_is_number(v)) {
+            json_object_set(j, mean, v);
+            json_object_del(j, k);
         } else {
-            page_fits(v);
+            const int size = strcmp(k, "size") == 0 || strcmp(k, "opener") == 0;
+            const int gap = strcmp(k, "gap") == 0 || strcmp(k, "off") == 0 ||
+                            strcmp(k, "on") == 0;
+            page_fits(v, size ? "mean (bytes)" : gap ? "mean (s)" : mean);
         }
     }
 }
@@ -554,7 +562,7 @@ int cmd_fit(int argc, char **argv)
                 cli_error("--report: %s", err.msg);
                 rc = QC_EXIT_FAIL;
             }
-            page_fits(page);
+            page_fits(page, NULL);
         }
         if (rc == 0)
             rc = cli_report_write(report, "fit", argc, argv, page, (const char *const *)plots,

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "qctl/output.h"
 #include "app/report.h"
+#include "app/report_story.h"
 
 int cli_report_prepare(const char *dir)
 {
@@ -145,15 +146,26 @@ int cli_report_write_story(const char *dir, const char *cmd, const char *finding
         full[k++] = argv[i];
     if (nplots > 0 && !qc_plot_available())
         fprintf(stderr, "qctl: gnuplot not found; the report in %s has tables only\n", dir);
+    /* the run's own story, from its summary, where the caller has none */
+    char *run = NULL, *shows = NULL;
+    if (findings == NULL && qc_report_story(cmd, summary, &run, &shows) < 0) {
+        free(full);
+        free(cmdcopy);
+        free(title);
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
     qc_err err = {0};
     const char *about = NULL;
     for (size_t i = 0; i < sizeof report_about / sizeof report_about[0]; i++)
         if (strcmp(cmd, report_about[i][0]) == 0)
             about = report_about[i][1];
-    int rc = qc_report_write_story(dir, title, about, findings, (int)k, full, summary, plots,
-                                   nplots, &err);
+    int rc = qc_report_write_story(dir, title, about, run, shows ? shows : findings, (int)k, full,
+                                   summary, plots, nplots, &err);
     if (rc != 0)
         cli_error("--report: %s", err.msg);
+    free(run);
+    free(shows);
     free(full);
     free(cmdcopy);
     free(title);

@@ -6,7 +6,9 @@
  * any simulation runs), then after the run draws its plots into DIR with
  * the same code as its --plot option, builds the same summary as its
  * --json option and calls cli_report_write, which writes DIR/index.html
- * (qc_report_write) with the command line "qctl CMD ARGS...". */
+ * (qc_report_write) with the command line "qctl CMD ARGS...", and with
+ * the run's story in sentences computed from the summary
+ * (qc_report_story) where the command has one. */
 #ifndef QCTL_REPORT_CLI_H
 #define QCTL_REPORT_CLI_H
 

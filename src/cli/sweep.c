@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "app/plot.h"
+#include "app/report.h"
 #include "flags.h"
 #include "guard.h"
 #include "qctl/output.h"
@@ -345,6 +346,38 @@ out:
     return rc;
 }
 
+/* The summary as the page shows it: each metric of a point named with
+ * the unit of the summary key it reads ("response" reading
+ * metrics.response_time is "response (s)"), the members kept in order. A
+ * copy; the --results JSON is unchanged. */
+static json_t *page_units(const json_t *summary)
+{
+    json_t *page = json_deep_copy(summary);
+    const json_t *metrics = json_object_get(json_object_get(page, "sweep"), "metrics");
+    json_t *pts = json_object_get(page, "points");
+    size_t i;
+    json_t *p;
+    json_array_foreach(pts, i, p)
+    {
+        json_t *row = json_object();
+        const char *k;
+        json_t *v;
+        json_object_foreach(p, k, v)
+        {
+            const char *path = json_string_value(json_object_get(metrics, k));
+            const char *leaf = path && strrchr(path, '.') ? strrchr(path, '.') + 1 : path;
+            const char *unit = leaf ? qc__report_unit(leaf) : NULL;
+            char name[256];
+            if (unit != NULL && snprintf(name, sizeof name, "%s (%s)", k, unit) < (int)sizeof name)
+                json_object_set(row, name, v);
+            else
+                json_object_set(row, k, v);
+        }
+        json_array_set_new(pts, i, row);
+    }
+    return page;
+}
+
 static int write_report(const sweep_opts *o, const qc_sweep *sw, const qc_sweep_point *pts,
                         const json_t *summary)
 {
@@ -360,7 +393,12 @@ static int write_report(const sweep_opts *o, const qc_sweep *sw, const qc_sweep_
         for (size_t m = 0; m < nm; m++)
             if (plot_metric(sw, pts, m, x, o->report) == 0)
                 plots[nplots++] = qc_sweep_metric_name(sw, m);
-    int rc = cli_report_write(o->report, "sweep", o->argc, o->argv, summary, plots, nplots);
+    json_t *page = page_units(summary);
+    int rc = page ? cli_report_write(o->report, "sweep", o->argc, o->argv, page, plots, nplots)
+                  : QC_EXIT_FAIL;
+    if (page == NULL)
+        cli_error("out of memory");
+    json_decref(page);
     free(plots);
     return rc;
 }

@@ -20,6 +20,10 @@
 #   - every heading (h1-h4, table headings, collapsed-section titles) is
 #     in words: none looks like a JSON path (no "a › b" or "a > b" chain,
 #     no "no. 3" element number, no snake_case key, no "[3]" or ".key.");
+#   - the page tells its story before its first table, in sentences with
+#     figures of the run, never "nan" or "inf", and every number in a
+#     table has a unit in its row or column heading, or is a count or a
+#     ratio by the declared list (page_check.py, on the page's HTML);
 #   - the page is no larger than MAX bytes (check_report's third argument,
 #     default 150000): a page to read, the full detail in files beside it;
 #   - each plot has its PDF beside the SVG and PNG (where gnuplot has the
@@ -38,6 +42,8 @@ fail() {
 }
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$CHROMIUM" ] || { echo "chromium not installed: skipped"; exit 77; }
+command -v python3 >/dev/null || { echo "python3 not installed: skipped"; exit 77; }
+HERE=$(cd "$(dirname "$0")" && pwd)
 
 # run_qctl ARGS...: qctl must succeed
 run_qctl() {
@@ -79,6 +85,8 @@ check_report() {
     size=$(wc -c <"$page")
     [ "$size" -le "$max" ] || fail "the page is $size bytes, more than $max"
     check_headings "$page"
+    python3 "$HERE/page_check.py" "$page" >"$TMP/page_check" 2>&1 ||
+        { cat "$TMP/page_check"; fail "the page's story or units (page_check.py)"; }
     if [ -n "${NO_GNUPLOT:-}" ] || ! command -v gnuplot >/dev/null; then
         notes=$(grep -c '<p class="missing">' "$page")
         [ "$notes" -eq "$want" ] || fail "without gnuplot: $notes notes, expected $want"

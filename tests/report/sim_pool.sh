@@ -9,5 +9,5 @@ check_report "$TMP/r" 3
 grep -q '(servers\.svg, \.png' "$TMP/r/index.html" || fail "no servers plot"
 grep -q '(policy_comparison\.svg, \.png' "$TMP/r/index.html" ||
     fail "no policy comparison plot"
-grep -q '<th>policy</th><th>average cost</th>' "$TMP/r/index.html" || fail "no comparison table"
+grep -q '<th>policy</th><th>average cost (per s)</th>' "$TMP/r/index.html" || fail "no comparison table"
 echo ok

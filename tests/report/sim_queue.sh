@@ -10,4 +10,9 @@ grep -q '<th>response time (s)</th><td class="num">[0-9.e+-]* \[[0-9.e+-]*, [0-9
     "$TMP/r/index.html" || fail "no response-time interval cell"
 grep -q '<pre class="cmd">qctl sim queue --arrival exp:0.8' "$TMP/r/index.html" ||
     fail "command line not shown"
+# the story: the estimate with its interval beside the closed form, and
+# whether steady state was reached
+grep -q '<p class="story">Mean response time [0-9.]* s (95% CI [0-9.]* to [0-9.]* s) against [0-9.]* s for M/M/1' \
+    "$TMP/r/index.html" || fail "no response time against M/M/1 in the story"
+grep -q 'Steady state was' "$TMP/r/index.html" || fail "the story does not say whether steady state was reached"
 echo ok
