@@ -500,11 +500,19 @@ static int pool_run(void *ctx, int argc, char **argv)
     pool_out out = {.p = q->p, .o = &q->o, .cmp = &cmp, .mean_service = qc_dist_mean(&q->svc)};
     cli_run run;
     cli_run_begin(&run, "sim pool", NULL, q->o.quiet, &out.p.progress, &out.p.progress_ctx);
+    cli_run_cancellable(&run, &out.p.cancel);
     int rc = cli_run_end(&run, qc_pool_run(&out.p, &out.r, &run.err));
     if (rc != 0)
         return rc;
     qc_err err = {0};
-    if (q->o.compare && (rc = run_comparison(&out.p, &out.r, &cmp, &err)) != 0) {
+    if (q->o.compare) { /* the other policies' runs check the stop flag too */
+        cli_interrupt_hold(1);
+        rc = run_comparison(&out.p, &out.r, &cmp, &err);
+        cli_interrupt_hold(0);
+    }
+    if (cli_interrupted()) {
+        rc = cli_interrupt_exit(rc == QC_ECANCELED ? err.msg : NULL);
+    } else if (rc != 0) {
         cli_error("sim pool: %s", err.msg);
         rc = cli_exit_code(rc);
     } else {

@@ -436,6 +436,7 @@ static int queue_run(void *ctx, int argc, char **argv)
     queue_out out = {.p = q->p, .o = &q->o};
     cli_run run;
     cli_run_begin(&run, "sim queue", NULL, q->o.quiet, &out.p.progress, &out.p.progress_ctx);
+    cli_run_cancellable(&run, &out.p.cancel);
     int rc = cli_run_end(&run, qc_queue_run(&out.p, &out.r, &run.err));
     if (rc != 0)
         return rc;

@@ -174,6 +174,13 @@ int qc__reps_run(const qc__reps *h, unsigned from, unsigned to, unsigned *failed
             *failed = s.failed;
         if (err)
             *err = s.err;
+        if (s.rc == QC_ECANCELED) { /* what a user wants to know: how far it got */
+            /* merged in order: those before the next to merge and before
+             * the one that stopped */
+            unsigned merged = s.next_merge < s.failed ? s.next_merge : s.failed;
+            qc_err_set(err, QC_ECANCELED, "cancelled after %u of %u replication%s", merged, to,
+                       to == 1 ? "" : "s");
+        }
         return s.rc;
     }
     return 0;

@@ -25,7 +25,9 @@
  *
  * Cancel: once h->cancel is requested, no replication starts; the run
  * returns QC_ECANCELED (a replication the model stopped inside returns
- * it too). *
+ * it too), its message saying how many replications were merged before
+ * it stopped ("cancelled after 3 of 10 replications").
+ *
  * Progress: `run` reports the fraction of its replication done through
  * qc__reps_progress; the harness adds the replications finished and
  * calls the caller's progress function (under its lock, so that function
