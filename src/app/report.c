@@ -258,16 +258,27 @@ static void put_key(FILE *fp, const char *key)
     }
 }
 
-/* The key with its unit, for a table heading: "response time (s)". */
-static void put_key_unit(FILE *fp, const char *key)
+/* " (unit)" after a name; nothing when u is NULL. */
+static void put_unit(FILE *fp, const char *u)
 {
-    put_key(fp, key);
-    const char *u = unit_of(key);
     if (u != NULL) {
         fputs(" (", fp);
         put_esc(fp, u);
         fputc(')', fp);
     }
+}
+
+/* The unit of a member: its own, else its owner's. */
+static const char *member_unit(const char *outer, const char *inner)
+{
+    return unit_of(inner) ? unit_of(inner) : unit_of(outer);
+}
+
+/* The key with its unit, for a table heading: "response time (s)". */
+static void put_key_unit(FILE *fp, const char *key)
+{
+    put_key(fp, key);
+    put_unit(fp, unit_of(key));
 }
 
 /* A member named with its owner, "inner, outer" (inner's unit, else
@@ -278,12 +289,7 @@ static void put_key2(FILE *fp, const char *outer, const char *inner)
     put_key(fp, inner);
     fputs(", ", fp);
     put_key(fp, outer);
-    const char *u = unit_of(inner) ? unit_of(inner) : unit_of(outer);
-    if (u != NULL) {
-        fputs(" (", fp);
-        put_esc(fp, u);
-        fputc(')', fp);
-    }
+    put_unit(fp, member_unit(outer, inner));
 }
 
 /* The heading of a member under its owner's grouped heading: the
@@ -291,12 +297,7 @@ static void put_key2(FILE *fp, const char *outer, const char *inner)
 static void put_member_head(FILE *fp, const char *outer, const char *inner)
 {
     put_key(fp, inner);
-    const char *u = unit_of(inner) ? unit_of(inner) : unit_of(outer);
-    if (u != NULL) {
-        fputs(" (", fp);
-        put_esc(fp, u);
-        fputc(')', fp);
-    }
+    put_unit(fp, member_unit(outer, inner));
 }
 
 /* ---- cells ------------------------------------------------------------- */

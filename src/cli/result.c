@@ -73,6 +73,16 @@ int cli_file_commit(qc_ofile *f)
     return 0;
 }
 
+int cli_json_out(const json_t *doc, const char *path)
+{
+    qc_err err = {0};
+    if (qc_json_write(doc, path, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    return 0;
+}
+
 int cli_write_file(const char *path, cli_rows_fn rows, const void *ctx)
 {
     qc_ofile f;

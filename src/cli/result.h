@@ -81,6 +81,10 @@ typedef void (*cli_rows_fn)(FILE *fp, const void *ctx);
 FILE *cli_file_open(qc_ofile *f, const char *path);
 int cli_file_commit(qc_ofile *f);
 
+/* doc as JSON (qc_json_write) to path, or to stdout when path is NULL: 0
+ * or QC_EXIT_FAIL after the message. */
+int cli_json_out(const json_t *doc, const char *path);
+
 /* path written whole by rows(fp, ctx): 0 or QC_EXIT_FAIL after a message. */
 int cli_write_file(const char *path, cli_rows_fn rows, const void *ctx);
 

@@ -97,11 +97,7 @@ static json_t *summary_json(const qc_pool_params *p, const qc_pool_result *r, co
     json_object_set_new(tr, "customers_cut", qc_json_real_new(r->transient_customers));
     json_object_set_new(tr, "time_cut", qc_json_real_new(r->transient_time));
     json_object_set_new(run, "warmup", tr);
-    json_object_set_new(run, "measured_customers", json_integer((json_int_t)r->measured));
-    json_object_set_new(run, "events", json_integer((json_int_t)r->events));
-    json_object_set_new(run, "simulated_time", json_real(r->sim_time));
-    json_object_set_new(run, "elapsed_seconds", json_real(elapsed));
-    json_object_set_new(root, "run", run);
+    cli_json_run_done(root, run, r->measured, r->events, r->sim_time, elapsed);
 
     json_t *m = json_object();
     for (int i = 0; i < QC_PM_COUNT; i++)

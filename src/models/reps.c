@@ -238,6 +238,17 @@ void qc__workers_free(qc__workers *w)
     w->n = 0;
 }
 
+void qc__reps_open_start(qc_sim *sim, uint64_t seed, unsigned rep, qc_rng *rarr,
+                         qc_arrivals_gen *garr, const qc_arrivals *arr, qc_rng *rsvc,
+                         qc_sampler *ssvc, const qc_dist *svc)
+{
+    qc_sim_reset(sim);
+    qc_rng_init(rarr, seed, qc_rng_stream(rep, QC_STREAM_ARRIVAL, 0));
+    qc_rng_init(rsvc, seed, qc_rng_stream(rep, QC_STREAM_SERVICE, 0));
+    qc_arrivals_gen_init(garr, arr, rarr);
+    qc_sampler_init(ssvc, svc, rsvc);
+}
+
 int qc__reps_failed(qc_err *err, unsigned rep, int rc)
 {
     return qc_err_set(err, rc, "replication %u: %s", rep + 1, qc_strerror(rc));
