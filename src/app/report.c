@@ -270,16 +270,27 @@ static void put_key(FILE *fp, const char *key)
     }
 }
 
-/* The key with its unit, for a table heading: "response time (s)". */
-static void put_key_unit(FILE *fp, const char *key)
+/* " (unit)" after a name; nothing when u is NULL. */
+static void put_unit(FILE *fp, const char *u)
 {
-    put_key(fp, key);
-    const char *u = qc__report_unit(key);
     if (u != NULL) {
         fputs(" (", fp);
         put_esc(fp, u);
         fputc(')', fp);
     }
+}
+
+/* The unit of a member: its own, else its owner's. */
+static const char *member_unit(const char *outer, const char *inner)
+{
+    return qc__report_unit(inner) ? qc__report_unit(inner) : qc__report_unit(outer);
+}
+
+/* The key with its unit, for a table heading: "response time (s)". */
+static void put_key_unit(FILE *fp, const char *key)
+{
+    put_key(fp, key);
+    put_unit(fp, qc__report_unit(key));
 }
 
 /* A member named with its owner, "inner, outer" (inner's unit, else
@@ -290,12 +301,7 @@ static void put_key2(FILE *fp, const char *outer, const char *inner)
     put_key(fp, inner);
     fputs(", ", fp);
     put_key(fp, outer);
-    const char *u = qc__report_unit(inner) ? qc__report_unit(inner) : qc__report_unit(outer);
-    if (u != NULL) {
-        fputs(" (", fp);
-        put_esc(fp, u);
-        fputc(')', fp);
-    }
+    put_unit(fp, member_unit(outer, inner));
 }
 
 /* The heading of a member under its owner's grouped heading: the
@@ -311,14 +317,7 @@ static void put_member_head(FILE *fp, const char *outer, const char *inner)
     int stat = 0;
     for (size_t i = 0; i < sizeof stats / sizeof stats[0]; i++)
         stat |= strcmp(inner, stats[i]) == 0;
-    const char *u = qc__report_unit(inner) ? qc__report_unit(inner)
-                    : stat                 ? qc__report_unit(outer)
-                                           : NULL;
-    if (u != NULL) {
-        fputs(" (", fp);
-        put_esc(fp, u);
-        fputc(')', fp);
-    }
+    put_unit(fp, stat ? member_unit(outer, inner) : qc__report_unit(inner));
 }
 
 /* ---- cells ------------------------------------------------------------- */

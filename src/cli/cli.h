@@ -86,4 +86,9 @@ int cmd_sweep(int argc, char **argv);
 json_t *cli_json_run(uint64_t customers, double horizon, unsigned reps, uint64_t seed,
                      double level, const char *ci_method);
 
+/* Ends that object with what the run did (measured customers, events,
+ * simulated time, wall-clock seconds) and puts it in root as "run". */
+void cli_json_run_done(json_t *root, json_t *run, uint64_t measured, uint64_t events,
+                       double sim_time, double elapsed);
+
 #endif

@@ -17,6 +17,7 @@
 #include "flags.h"
 #include "guard.h"
 #include "report_cli.h"
+#include "result.h"
 #include "qctl/arx.h"
 #include "qctl/arx_json.h"
 #include "qctl/controller.h"
@@ -441,8 +442,7 @@ static int plot_locus(const char *dir, const loop *L, const opts *o, const char 
     const double bottom = top * 1e-4;
     snprintf(path, plen, "%s/%s.dat", dir, name);
     qc_ofile f;
-    if (qc_ofile_open(&f, path, &err) != 0) {
-        cli_error("%s", err.msg);
+    if (cli_file_open(&f, path) == NULL) {
         free(path);
         free(body);
         return QC_EXIT_FAIL;
@@ -470,8 +470,7 @@ static int plot_locus(const char *dir, const loop *L, const opts *o, const char 
         for (size_t j = 0; j < L->rows[i].n; j++)
             fprintf(f.fp, "%.8g %.8g %.8g\n", L->rows[i].re[j], L->rows[i].im[j],
                     fabs(L->rows[i].ki));
-    if (qc_ofile_commit(&f, &err) != 0) {
-        cli_error("%s", err.msg);
+    if (cli_file_commit(&f) != 0) {
         free(path);
         free(body);
         return QC_EXIT_FAIL;
@@ -543,8 +542,7 @@ static int plot_steps(const char *dir, const loop *L, const opts *o, const char 
         qc_design_step_response(L->plant, L->sensor, kp[c], ki[c], n, NULL, ym + c * n, NULL);
     snprintf(path, plen, "%s/%s.csv", dir, name);
     qc_ofile f;
-    if (qc_ofile_open(&f, path, &err) != 0) {
-        cli_error("%s", err.msg);
+    if (cli_file_open(&f, path) == NULL) {
         rc = QC_EXIT_FAIL;
         goto done;
     }
@@ -558,11 +556,8 @@ static int plot_steps(const char *dir, const loop *L, const opts *o, const char 
             fprintf(f.fp, ",%.8g", ym[c * n + k]);
         fprintf(f.fp, "\n");
     }
-    if (qc_ofile_commit(&f, &err) != 0) {
-        cli_error("%s", err.msg);
-        rc = QC_EXIT_FAIL;
+    if ((rc = cli_file_commit(&f)) != 0)
         goto done;
-    }
     snprintf(body, 2 * plen + 1024,
              "set datafile separator ','\nset key autotitle columnhead outside bottom center\n"
              "set title 'unit reference step, model loop: %s'\n"
@@ -587,16 +582,14 @@ done:
 static const char *const design_plots[] = {"root_locus", "step_response", "root_locus_sensor",
                                            "step_response_sensor"};
 
-static int write_plots(const char *dir, const loop *loops, size_t nl, const opts *o)
+/* Without gnuplot: a notice naming `skipped` ("--plot"), and 0. */
+static int write_plots(const char *dir, const char *skipped, const loop *loops, size_t nl,
+                       const opts *o)
 {
-    qc_err err = {0};
-    if (!qc_plot_available())
-        return 0;
-    if (qc_mkdir_p(dir, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    int rc = 0;
+    cli_plots pl;
+    int rc = cli_plots_open(&pl, dir, skipped, 1);
+    if (rc != 0)
+        return rc == CLI_PLOTS_SKIPPED ? 0 : rc;
     for (size_t i = 0; i < nl && rc == 0; i++) {
         rc = plot_locus(dir, &loops[i], o, design_plots[2 * i]);
         if (rc == 0)
@@ -920,7 +913,7 @@ static int write_page(const loop *loops, const page_in *in, const json_t *doc, i
                       char **argv)
 {
     const char *dir = in->o->report;
-    int rc = write_plots(dir, loops, in->nl, in->o);
+    int rc = write_plots(dir, "--report plots", loops, in->nl, in->o);
     if (rc != 0)
         return rc;
     qc_err err = {0};
@@ -1261,11 +1254,8 @@ int cmd_design(int argc, char **argv)
     }
 
     if (o.json) {
-        if (qc_json_write(doc, NULL, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
+        if ((rc = cli_json_out(doc, NULL)) != 0)
             goto done;
-        }
     } else {
         const qc_arx_model *m = &sys.plant;
         printf("Controller design for %s: ARX na = %u, nb = %u, delay = %d, DC gain %.6g\n",
@@ -1339,17 +1329,10 @@ int cmd_design(int argc, char **argv)
             }
         }
     }
-    if (o.output && qc_json_write(doc, o.output, &err) != 0) {
-        cli_error("%s", err.msg);
-        rc = QC_EXIT_FAIL;
+    if (o.output && (rc = cli_json_out(doc, o.output)) != 0)
         goto done;
-    }
-    if (o.plot) {
-        if (!qc_plot_available())
-            fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
-        else
-            rc = write_plots(o.plot, loops, nl, &o);
-    }
+    if (o.plot)
+        rc = write_plots(o.plot, "--plot", loops, nl, &o);
     if (rc == 0 && o.report) {
         const page_in in = {&o, &sys, nl, dt, ref_m, pk, npred, pred, have_pred_s ? pred_s : NULL,
                             pp.reps};

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <pthread.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
@@ -132,7 +131,8 @@ static int model_flag(const cli_flag *f, const char *flag, const char *arg)
 }
 
 /* The temporary file the atomic writer fills (qc_ofile: OUT.tmp-PID),
- * removed when SIGINT or SIGTERM ends the run. */
+ * whose size the progress line follows. SIGINT or SIGTERM ends the run
+ * at once and removes it (interrupt.h: the writer has no stop flag). */
 static char gen_tmp[4096];
 
 /* The progress line: the bytes of the temporary file against the size
@@ -151,14 +151,6 @@ static void *gen_watch(void *ctx)
             cli_progress_update(ctx, fmin(0.999, (double)st.st_size / gen_estimate));
     }
     return NULL;
-}
-
-static void gen_interrupted(int sig)
-{
-    if (gen_tmp[0])
-        unlink(gen_tmp);
-    signal(sig, SIG_DFL);
-    raise(sig);
 }
 
 static double mean_size(const qc_traffic_model *m)
@@ -224,10 +216,6 @@ static int generate(mix *x, const qc_traffic_gen_params *o, const char *output, 
     cli_progress_init(&prog, "gen", quiet);
     uint64_t count = 0;
     snprintf(gen_tmp, sizeof gen_tmp, "%s.tmp-%ld", output, (long)getpid());
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = gen_interrupted;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
     pthread_t watcher;
     gen_done = 0;
     int watching = prog.enabled && pthread_create(&watcher, NULL, gen_watch, &prog) == 0;
@@ -236,8 +224,6 @@ static int generate(mix *x, const qc_traffic_gen_params *o, const char *output, 
     if (watching)
         pthread_join(watcher, NULL);
     cli_progress_done(&prog);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
     gen_tmp[0] = '\0';
     qc_traffic_gen_free(g);
     if (rc != 0) {

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "flags.h"
+#include "interrupt.h"
 
 #ifndef QC_VERSION
 #define QC_VERSION "unknown"
@@ -132,6 +133,14 @@ int main(int argc, char **argv)
         return QC_EXIT_USAGE;
     }
     cli_command = c->name;
+    /* the servers (proxy, gate, backend, load) stop through their own
+     * loop's signal watchers: a signal drains them */
+    static const char *const servers[] = {"proxy", "gate", "backend", "load"};
+    int server = 0;
+    for (size_t i = 0; i < sizeof servers / sizeof servers[0]; i++)
+        server |= strcmp(c->name, servers[i]) == 0;
+    if (!server)
+        cli_interrupt_install();
     if (c->fn == cmd_help) {
         int rc = cmd_help(argc - 1, argv + 1);
         if (rc >= 0)

@@ -11,6 +11,7 @@
 
 #include "app/plot.h"
 #include "guard.h"
+#include "interrupt.h"
 #include "report_cli.h"
 
 void cli_run_begin(cli_run *r, const char *what, const char *label, int quiet,
@@ -27,14 +28,24 @@ void cli_run_begin(cli_run *r, const char *what, const char *label, int quiet,
     }
 }
 
+void cli_run_cancellable(cli_run *r, const qc_cancel **cancel)
+{
+    (void)r;
+    *cancel = &cli_cancel;
+    cli_interrupt_hold(1);
+}
+
 int cli_run_end(cli_run *r, int rc)
 {
+    cli_interrupt_hold(0);
     cli_progress_done(&r->prog);
     if (r->progress) { /* the parameters outlive the line */
         *r->progress = NULL;
         *r->progress_ctx = NULL;
     }
     r->elapsed = cli_elapsed(&r->prog);
+    if (cli_interrupted())
+        return cli_interrupt_exit(rc == QC_ECANCELED ? r->err.msg : NULL);
     if (rc != 0) {
         cli_error("%s: %s", r->what, r->err.msg);
         return cli_exit_code(rc);
@@ -56,6 +67,16 @@ int cli_file_commit(qc_ofile *f)
 {
     qc_err err = {0};
     if (qc_ofile_commit(f, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_FAIL;
+    }
+    return 0;
+}
+
+int cli_json_out(const json_t *doc, const char *path)
+{
+    qc_err err = {0};
+    if (qc_json_write(doc, path, &err) != 0) {
         cli_error("%s", err.msg);
         return QC_EXIT_FAIL;
     }

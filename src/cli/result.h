@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "flags.h"
+#include "interrupt.h"
 #include "qctl/output.h"
 
 /* ---- the run ------------------------------------------------------------- */
@@ -56,8 +57,17 @@ typedef struct cli_run {
 void cli_run_begin(cli_run *r, const char *what, const char *label, int quiet,
                    void (**progress)(void *ctx, double fraction), void **progress_ctx);
 
+/* The run checks the process's stop flag: *cancel (the address of its
+ * parameters' cancel field) is pointed at cli_cancel, and until
+ * cli_run_end a first SIGINT or SIGTERM only asks the run to stop
+ * (interrupt.h). */
+void cli_run_cancellable(cli_run *r, const qc_cancel **cancel);
+
 /* Ends the line after the library returned rc: 0, or after "qctl: WHAT:
- * message" the exit status of rc (cli_exit_code). */
+ * message" the exit status of rc (cli_exit_code). A run stopped by a
+ * signal (or one that ended after it came) prints "qctl: CMD:
+ * interrupted (SIG)" with the library's message and returns 128 + the
+ * signal (cli_interrupt_exit). */
 int cli_run_end(cli_run *r, int rc);
 
 /* ---- files --------------------------------------------------------------- */
@@ -70,6 +80,10 @@ typedef void (*cli_rows_fn)(FILE *fp, const void *ctx);
  * the message. */
 FILE *cli_file_open(qc_ofile *f, const char *path);
 int cli_file_commit(qc_ofile *f);
+
+/* doc as JSON (qc_json_write) to path, or to stdout when path is NULL: 0
+ * or QC_EXIT_FAIL after the message. */
+int cli_json_out(const json_t *doc, const char *path);
 
 /* path written whole by rows(fp, ctx): 0 or QC_EXIT_FAIL after a message. */
 int cli_write_file(const char *path, cli_rows_fn rows, const void *ctx);

@@ -511,6 +511,7 @@ static int adm_run(void *ctx, int argc, char **argv)
     adm_out j = {.p = a->p, .s = sc, .pols = a->pols, .npol = a->npol};
     cli_run run;
     cli_run_begin(&run, a->scen, "sim admission", a->quiet, NULL, NULL);
+    cli_run_cancellable(&run, &j.p.cancel);
     int lrc = 0;
     for (unsigned i = 0; i < j.npol && lrc == 0; i++) {
         qc_mc_run_params q = j.p;

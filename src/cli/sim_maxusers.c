@@ -529,10 +529,11 @@ static int mu_run(void *ctx, int argc, char **argv)
     unsigned failed = 0;
     cli_run run;
     cli_run_begin(&run, "sim maxusers", NULL, q->quiet, NULL, NULL);
+    cli_run_cancellable(&run, &q->p.cancel);
     if (rc == 0) {
         int lrc = qc_mu_run_reps(p, reps, q->jobs, mu_each, &ec, cli_progress_update, &run.prog,
                                  &failed, &run.err);
-        if (lrc != 0)
+        if (lrc != 0 && lrc != QC_ECANCELED)
             qc_err_prefix(&run.err, "replication %u", failed);
         rc = cli_run_end(&run, lrc);
     }

@@ -97,11 +97,7 @@ static json_t *summary_json(const qc_pool_params *p, const qc_pool_result *r, co
     json_object_set_new(tr, "customers_cut", qc_json_real_new(r->transient_customers));
     json_object_set_new(tr, "time_cut", qc_json_real_new(r->transient_time));
     json_object_set_new(run, "warmup", tr);
-    json_object_set_new(run, "measured_customers", json_integer((json_int_t)r->measured));
-    json_object_set_new(run, "events", json_integer((json_int_t)r->events));
-    json_object_set_new(run, "simulated_time", json_real(r->sim_time));
-    json_object_set_new(run, "elapsed_seconds", json_real(elapsed));
-    json_object_set_new(root, "run", run);
+    cli_json_run_done(root, run, r->measured, r->events, r->sim_time, elapsed);
 
     json_t *m = json_object();
     for (int i = 0; i < QC_PM_COUNT; i++)
@@ -500,11 +496,19 @@ static int pool_run(void *ctx, int argc, char **argv)
     pool_out out = {.p = q->p, .o = &q->o, .cmp = &cmp, .mean_service = qc_dist_mean(&q->svc)};
     cli_run run;
     cli_run_begin(&run, "sim pool", NULL, q->o.quiet, &out.p.progress, &out.p.progress_ctx);
+    cli_run_cancellable(&run, &out.p.cancel);
     int rc = cli_run_end(&run, qc_pool_run(&out.p, &out.r, &run.err));
     if (rc != 0)
         return rc;
     qc_err err = {0};
-    if (q->o.compare && (rc = run_comparison(&out.p, &out.r, &cmp, &err)) != 0) {
+    if (q->o.compare) { /* the other policies' runs check the stop flag too */
+        cli_interrupt_hold(1);
+        rc = run_comparison(&out.p, &out.r, &cmp, &err);
+        cli_interrupt_hold(0);
+    }
+    if (cli_interrupted()) {
+        rc = cli_interrupt_exit(rc == QC_ECANCELED ? err.msg : NULL);
+    } else if (rc != 0) {
         cli_error("sim pool: %s", err.msg);
         rc = cli_exit_code(rc);
     } else {

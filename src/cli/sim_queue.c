@@ -114,11 +114,7 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
     } else {
         json_object_set_new(run, "trend", json_null());
     }
-    json_object_set_new(run, "measured_customers", json_integer((json_int_t)r->measured));
-    json_object_set_new(run, "events", json_integer((json_int_t)r->events));
-    json_object_set_new(run, "simulated_time", json_real(r->sim_time));
-    json_object_set_new(run, "elapsed_seconds", json_real(elapsed));
-    json_object_set_new(root, "run", run);
+    cli_json_run_done(root, run, r->measured, r->events, r->sim_time, elapsed);
 
     json_t *m = json_object();
     for (int i = 0; i < QC_QM_COUNT; i++) {
@@ -436,6 +432,7 @@ static int queue_run(void *ctx, int argc, char **argv)
     queue_out out = {.p = q->p, .o = &q->o};
     cli_run run;
     cli_run_begin(&run, "sim queue", NULL, q->o.quiet, &out.p.progress, &out.p.progress_ctx);
+    cli_run_cancellable(&run, &out.p.cancel);
     int rc = cli_run_end(&run, qc_queue_run(&out.p, &out.r, &run.err));
     if (rc != 0)
         return rc;

@@ -20,6 +20,7 @@
 #include "app/report.h"
 #include "flags.h"
 #include "guard.h"
+#include "interrupt.h"
 #include "qctl/output.h"
 #include "report_cli.h"
 #include "sweep_cli.h"
@@ -676,11 +677,20 @@ int cmd_sweep(int argc, char **argv)
     size_t n = 0;
     size_t *todo = sweep_master_todo(m, &n);
     qc_err err = {0};
+    cli_interrupt_hold(1);
     int e = todo == NULL ? QC_ENOMEM
                          : sweep_run_points(c.sw, exe, todo, n, o.jobs, sweep_master_record, m,
                                             &m->runs, &err);
+    cli_interrupt_hold(0);
     free(todo);
-    if (e != 0) {
+    if (cli_interrupted()) {
+        cli_progress_done(&m->prog);
+        char left[4200];
+        snprintf(left, sizeof left,
+                 "%zu of %zu points finished, kept in %s: the same command resumes from it",
+                 m->resumed + m->done_now, qc_sweep_npoints(c.sw), c.journal);
+        rc = cli_interrupt_exit(left);
+    } else if (e != 0) {
         cli_progress_done(&m->prog);
         if (err.msg[0])
             cli_error("sweep: %s", err.msg);

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "sweep_cli.h"
 
 extern char **environ;
@@ -213,6 +214,13 @@ static int finish_point(const qc_sweep *sw, point_acc *acc, size_t point, sweep_
     return done(ctx, point, agg, NULL);
 }
 
+/* SIGINT or SIGTERM came (interrupt.h): QC_ECANCELED, the children are
+ * then killed and nothing more is recorded; else 0. */
+static int stop_asked(qc_err *err)
+{
+    return qc_cancel_requested(&cli_cancel) ? qc_err_set(err, QC_ECANCELED, "cancelled") : 0;
+}
+
 int sweep_run_points(const qc_sweep *sw, const char *exe, const size_t *points, size_t n,
                      unsigned jobs, sweep_point_fn done, void *ctx, size_t *runs, qc_err *err)
 {
@@ -243,6 +251,8 @@ int sweep_run_points(const qc_sweep *sw, const char *exe, const size_t *points, 
     }
     size_t next = 0, running = 0;
     while (next < units || running > 0) {
+        if ((rc = stop_asked(err)) != 0)
+            goto out;
         /* Fill free slots, in canonical order. */
         for (unsigned i = 0; i < jobs && next < units; i++) {
             if (slots[i].pid != 0)
@@ -280,7 +290,9 @@ int sweep_run_points(const qc_sweep *sw, const char *exe, const size_t *points, 
                     pfd[np].revents = 0;
                     np++;
                 }
-        if (np > 0 && poll(pfd, np, -1) < 0 && errno != EINTR) {
+        /* a signal interrupts the poll; the timeout covers one that came
+         * just before it */
+        if (np > 0 && poll(pfd, np, 250) < 0 && errno != EINTR) {
             rc = qc_err_set(err, QC_EIO, "poll: %s", strerror(errno));
             goto out;
         }
@@ -304,6 +316,10 @@ int sweep_run_points(const qc_sweep *sw, const char *exe, const size_t *points, 
                 ;
             sl->pid = 0;
             running--;
+            /* a Ctrl-C reaches the children too: a run it ended is no
+             * failed point for the journal */
+            if ((rc = stop_asked(err)) != 0)
+                goto out;
             const size_t b = sl->unit / reps;
             const unsigned rep = (unsigned)(sl->unit % reps);
             if ((rc = take_run(sw, sl, status, &acc[b], rep, err)) != 0)

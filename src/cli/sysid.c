@@ -15,6 +15,7 @@
 #include "flags.h"
 #include "guard.h"
 #include "report_cli.h"
+#include "result.h"
 #include "qctl/arx.h"
 #include "qctl/arx_json.h"
 #include "qctl/output.h"
@@ -354,8 +355,7 @@ static int write_plot(const char *dir, const char *name, const char *title, cons
     qc_arx_predict(&r->model, s->u, s->y, n, r->n_est, NULL, sim);
     snprintf(path, plen, "%s/%s.csv", dir, name);
     qc_ofile f;
-    if (qc_ofile_open(&f, path, &err) != 0) {
-        cli_error("%s", err.msg);
+    if (cli_file_open(&f, path) == NULL) {
         rc = QC_EXIT_FAIL;
         goto done;
     }
@@ -365,11 +365,8 @@ static int write_plot(const char *dir, const char *name, const char *title, cons
         fprintf(f.fp, isnan(one[k]) ? "," : "%.10g,", one[k]);
         fprintf(f.fp, isnan(sim[k]) ? "\n" : "%.10g\n", sim[k]);
     }
-    if (qc_ofile_commit(&f, &err) != 0) {
-        cli_error("%s", err.msg);
-        rc = QC_EXIT_FAIL;
+    if ((rc = cli_file_commit(&f)) != 0)
         goto done;
-    }
     const double split = s->t ? s->t[r->n_est < n ? r->n_est : n - 1] : (double)r->n_est;
     snprintf(body, 2 * plen + 1024,
              "set datafile separator ','\nset datafile missing ''\nset key outside bottom center horizontal\n"
@@ -394,18 +391,16 @@ done:
 
 static const char *const sysid_plots[] = {"sysid_fit", "sensor_fit"};
 
-/* The plant's fit (and the sensor's, when sr is not NULL) into dir. */
-static int write_plots(const char *dir, const series *s, const qc_arx_result *pr,
-                       const series *ss, const qc_arx_result *sr)
+/* The plant's fit (and the sensor's, when sr is not NULL) into dir;
+ * without gnuplot, a notice naming `skipped` ("--plot"), and 0. */
+static int write_plots(const char *dir, const char *skipped, const series *s,
+                       const qc_arx_result *pr, const series *ss, const qc_arx_result *sr)
 {
-    qc_err err = {0};
-    if (!qc_plot_available())
-        return 0;
-    if (qc_mkdir_p(dir, &err) != 0) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    int rc = write_plot(dir, sysid_plots[0], "plant: measured vs ARX prediction", s, pr, "y");
+    cli_plots pl;
+    int rc = cli_plots_open(&pl, dir, skipped, 1);
+    if (rc != 0)
+        return rc == CLI_PLOTS_SKIPPED ? 0 : rc;
+    rc = write_plot(dir, sysid_plots[0], "plant: measured vs ARX prediction", s, pr, "y");
     if (rc == 0 && sr)
         rc = write_plot(dir, sysid_plots[1], "sensor: measured vs ARX prediction", ss, sr,
                         "measured y");
@@ -704,11 +699,8 @@ int cmd_sysid(int argc, char **argv)
         json_object_set_new(doc, "sensor", sj);
     }
     if (o.json) {
-        if (qc_json_write(doc, NULL, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
+        if ((rc = cli_json_out(doc, NULL)) != 0)
             goto done;
-        }
     } else {
         print_result("ARX identification", o.csv, pr, "u", "y", po.demean);
         if (o.fall > 0 || o.fall_auto)
@@ -738,19 +730,12 @@ int cmd_sysid(int argc, char **argv)
         if (o.output)
             printf("\nmodel written to %s (next: qctl design --model %s)\n", o.output, o.output);
     }
-    if (o.output && qc_json_write(doc, o.output, &err) != 0) {
-        cli_error("%s", err.msg);
-        rc = QC_EXIT_FAIL;
+    if (o.output && (rc = cli_json_out(doc, o.output)) != 0)
         goto done;
-    }
-    if (o.plot) {
-        if (!qc_plot_available())
-            fprintf(stderr, "qctl: gnuplot not found; --plot skipped\n");
-        else
-            rc = write_plots(o.plot, &s, pr, &ss, sr);
-    }
+    if (o.plot)
+        rc = write_plots(o.plot, "--plot", &s, pr, &ss, sr);
     if (rc == 0 && o.report) {
-        rc = write_plots(o.report, &s, pr, &ss, sr);
+        rc = write_plots(o.report, "--report plots", &s, pr, &ss, sr);
         if (rc == 0)
             rc = cli_report_write(o.report, "sysid", argc, argv, doc, sysid_plots, sr ? 2 : 1);
     }

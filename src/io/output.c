@@ -2,6 +2,8 @@
 /* output.c: atomic file output and JSON helpers. */
 #include "qctl/output.h"
 
+#include "io/ofile_open.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -37,6 +39,49 @@ static char *dupstr(const char *s)
     return d;
 }
 
+/* The temporary names of the files open for writing (io/ofile_open.h).
+ * A slot is FREE, FILLING (its owner is copying a name in: a handler
+ * passes it by) or NOTED (a complete name a handler may unlink). The
+ * states are atomic; the names are written only by the thread that took
+ * the slot, and read only once the slot is NOTED. */
+enum { OPEN_SLOTS = 16, OPEN_NAME = 4096 };
+enum { SLOT_FREE, SLOT_FILLING, SLOT_NOTED };
+static int open_state[OPEN_SLOTS];
+static char open_name[OPEN_SLOTS][OPEN_NAME];
+
+static void note_open(const char *tmp)
+{
+    size_t n = strlen(tmp) + 1;
+    if (n > OPEN_NAME)
+        return;
+    for (int i = 0; i < OPEN_SLOTS; i++) {
+        int free_ = SLOT_FREE;
+        if (__atomic_compare_exchange_n(&open_state[i], &free_, SLOT_FILLING, 0,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            memcpy(open_name[i], tmp, n);
+            __atomic_store_n(&open_state[i], SLOT_NOTED, __ATOMIC_RELEASE);
+            return;
+        }
+    }
+}
+
+static void forget_open(const char *tmp)
+{
+    for (int i = 0; i < OPEN_SLOTS; i++)
+        if (__atomic_load_n(&open_state[i], __ATOMIC_ACQUIRE) == SLOT_NOTED &&
+            strcmp(open_name[i], tmp) == 0) {
+            __atomic_store_n(&open_state[i], SLOT_FREE, __ATOMIC_RELEASE);
+            return;
+        }
+}
+
+void qc__ofile_remove_open(void)
+{
+    for (int i = 0; i < OPEN_SLOTS; i++)
+        if (__atomic_load_n(&open_state[i], __ATOMIC_ACQUIRE) == SLOT_NOTED)
+            unlink(open_name[i]);
+}
+
 int qc_ofile_open(qc_ofile *f, const char *path, qc_err *err)
 {
     memset(f, 0, sizeof *f);
@@ -54,11 +99,14 @@ int qc_ofile_open(qc_ofile *f, const char *path, qc_err *err)
         qc_ofile_abort(f);
         return qc_err_set(err, QC_EIO, "%s: cannot write: %s", path, strerror(e));
     }
+    note_open(f->tmp);
     return 0;
 }
 
 static void ofile_release(qc_ofile *f)
 {
+    if (f->tmp) /* after the file was renamed or removed */
+        forget_open(f->tmp);
     free(f->path);
     free(f->tmp);
     memset(f, 0, sizeof *f);

@@ -1010,18 +1010,7 @@ int qc_gate_check(const qc_gate_params *o, qc_err *err)
 static int listen_on(gate *G, uv_tcp_t *t, const char *where, const char *port_file,
                      uv_connection_cb cb, qc_err *err)
 {
-    struct sockaddr_storage addr;
-    int rc = qc__addr_parse(where, &addr, err);
-    if (rc)
-        return rc;
-    uv_tcp_init(&G->loop, t);
-    t->data = G;
-    if ((rc = uv_tcp_bind(t, (struct sockaddr *)&addr, 0)) != 0 ||
-        (rc = uv_listen((uv_stream_t *)t, 1024, cb)) != 0)
-        return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
-    if (port_file)
-        return qc__write_port(t, port_file, err);
-    return 0;
+    return qc__listen(&G->loop, t, G, where, port_file, cb, err);
 }
 
 static void walk_close(uv_handle_t *h, void *arg)

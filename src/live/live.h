@@ -73,6 +73,13 @@ double qc__now(void);
 /* Writes the bound port of a TCP handle to path (for tests using port 0). */
 int qc__write_port(uv_tcp_t *tcp, const char *path, qc_err *err);
 
+/* Initializes t on loop (t->data = data), binds it to `where` (host:port)
+ * and listens with cb, then writes the port to port_file when not NULL.
+ * 0, or the error (QC_EIO naming where) with t initialized: the caller
+ * closes it as any of its handles. */
+int qc__listen(uv_loop_t *loop, uv_tcp_t *t, void *data, const char *where,
+               const char *port_file, uv_connection_cb cb, qc_err *err);
+
 typedef struct qc_backend_params {
     const char *listen;    /* HOST:PORT */
     const char *port_file; /* NULL or where to write the bound port */

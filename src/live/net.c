@@ -213,6 +213,23 @@ double qc__now(void)
     return (double)uv_hrtime() * 1e-9;
 }
 
+int qc__listen(uv_loop_t *loop, uv_tcp_t *t, void *data, const char *where,
+               const char *port_file, uv_connection_cb cb, qc_err *err)
+{
+    struct sockaddr_storage addr;
+    int rc = qc__addr_parse(where, &addr, err);
+    if (rc)
+        return rc;
+    uv_tcp_init(loop, t);
+    t->data = data;
+    if ((rc = uv_tcp_bind(t, (struct sockaddr *)&addr, 0)) != 0 ||
+        (rc = uv_listen((uv_stream_t *)t, 1024, cb)) != 0)
+        return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
+    if (port_file)
+        return qc__write_port(t, port_file, err);
+    return 0;
+}
+
 int qc__write_port(uv_tcp_t *tcp, const char *path, qc_err *err)
 {
     struct sockaddr_storage ss;

@@ -409,18 +409,7 @@ void qc_proxy_params_init(qc_proxy_params *o)
 static int listen_on(proxy *P, uv_tcp_t *t, const char *where, const char *port_file,
                      uv_connection_cb cb, qc_err *err)
 {
-    struct sockaddr_storage addr;
-    int rc = qc__addr_parse(where, &addr, err);
-    if (rc)
-        return rc;
-    uv_tcp_init(P->loop, t);
-    t->data = P;
-    if ((rc = uv_tcp_bind(t, (struct sockaddr *)&addr, 0)) != 0 ||
-        (rc = uv_listen((uv_stream_t *)t, 1024, cb)) != 0)
-        return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
-    if (port_file)
-        return qc__write_port(t, port_file, err);
-    return 0;
+    return qc__listen(P->loop, t, P, where, port_file, cb, err);
 }
 
 /* The limiter's configuration for o: its classes are o's named ones

@@ -507,6 +507,39 @@ static int closed_class(const qc_mdp *m, qc_mdp_ws *w, const unsigned *pol, uint
 
 #define BA(i, j) band[(i) * W + ((j) + b - (i))]
 
+/* The pivot of state k in banded GTH elimination: s0 (the rate at which
+ * k leaves the chain) plus k's rates to the lower states lo..k-1. */
+static double band_pivot(const double *band, size_t b, size_t k, size_t lo, double s0)
+{
+    const size_t W = 2 * b + 1;
+    for (size_t j = lo; j < k; j++)
+        s0 += BA(k, j);
+    return s0;
+}
+
+/* Eliminates state k (pivot sk): every lower state i that reaches k
+ * takes k's rates to the others in proportion, and, when kill is not
+ * NULL, k's rate of leaving the chain and its rewards ru and rw. */
+static void band_fold(double *band, size_t b, size_t k, size_t lo, double sk, double *kill,
+                      double *ru, double *rw)
+{
+    const size_t W = 2 * b + 1;
+    for (size_t i = lo; i < k; i++) {
+        double a = BA(i, k);
+        if (a == 0)
+            continue;
+        double f = a / sk;
+        for (size_t j = lo; j < k; j++)
+            if (j != i)
+                BA(i, j) += f * BA(k, j);
+        if (kill) {
+            kill[i] += f * kill[k];
+            ru[i] += f * ru[k];
+            rw[i] += f * rw[k];
+        }
+    }
+}
+
 static int stationary_band(const qc_mdp *m, qc_mdp_ws *w, const unsigned *pol, uint32_t cid,
                            double *pi, qc_err *err)
 {
@@ -529,22 +562,12 @@ static int stationary_band(const qc_mdp *m, qc_mdp_ws *w, const unsigned *pol, u
     }
     for (size_t k = nc; k-- > 1;) {
         size_t lo = k > b ? k - b : 0;
-        double sk = 0;
-        for (size_t j = lo; j < k; j++)
-            sk += BA(k, j);
+        double sk = band_pivot(band, b, k, lo, 0);
         if (!(sk > 0))
             return qc_err_set(err, QC_EINVAL, "mdp: stationary: recurrent state %zu cannot "
                               "reach lower states (numerical breakdown)", k);
         piv[k] = sk;
-        for (size_t i = lo; i < k; i++) {
-            double a = BA(i, k);
-            if (a == 0)
-                continue;
-            double f = a / sk;
-            for (size_t j = lo; j < k; j++)
-                if (j != i)
-                    BA(i, j) += f * BA(k, j);
-        }
+        band_fold(band, b, k, lo, sk, NULL, NULL, NULL);
     }
     pk[0] = 1;
     double total = 1;
@@ -734,27 +757,14 @@ static int eval_band(const qc_mdp *m, qc_mdp_ws *w, const unsigned *pol, size_t 
         if (k == ref)
             continue;
         size_t lo = k > b ? k - b : 0;
-        double sk = kill[k];
-        for (size_t j = lo; j < k; j++)
-            sk += BA(k, j);
+        double sk = band_pivot(band, b, k, lo, kill[k]);
         if (!(sk > 0))
             return qc_err_set(err, QC_EINVAL,
                               "mdp: policy evaluation: state %zu cannot reach the recurrent "
                               "state %zu (the policy is not unichain)",
                               k, ref);
         piv[k] = sk;
-        for (size_t i = lo; i < k; i++) {
-            double a = BA(i, k);
-            if (a == 0)
-                continue;
-            double f = a / sk;
-            for (size_t j = lo; j < k; j++)
-                if (j != i)
-                    BA(i, j) += f * BA(k, j);
-            kill[i] += f * kill[k];
-            ru[i] += f * ru[k];
-            rw[i] += f * rw[k];
-        }
+        band_fold(band, b, k, lo, sk, kill, ru, rw);
     }
     u[ref] = wv[ref] = 0;
     for (size_t k = 0; k < S; k++) {

@@ -286,13 +286,10 @@ oom:
 static void run_reset(run *r, unsigned rep)
 {
     const qc_pool_params *p = r->p;
-    qc_sim_reset(&r->sim);
-    qc_rng_init(&r->rarr, p->seed, qc_rng_stream(rep, QC_STREAM_ARRIVAL, 0));
-    qc_rng_init(&r->rsvc, p->seed, qc_rng_stream(rep, QC_STREAM_SERVICE, 0));
+    qc__reps_open_start(&r->sim, p->seed, rep, &r->rarr, &r->gen, p->arrival, &r->rsvc, &r->ssvc,
+                        p->service);
     qc_rng_init(&r->rwarm, p->seed, qc_rng_stream(rep, QC_STREAM_SERVER, 0));
     qc_rng_init(&r->rroute, p->seed, qc_rng_stream(rep, QC_STREAM_ROUTING, 0));
-    qc_arrivals_gen_init(&r->gen, p->arrival, &r->rarr);
-    qc_sampler_init(&r->ssvc, p->service, &r->rsvc);
     qc_sampler_init(&r->swarm, p->warmup, &r->rwarm);
     qc__chunks_reset(CHUNKS_OF(r));
     r->cur = -1;

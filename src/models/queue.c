@@ -283,11 +283,8 @@ oom:
 static void run_reset(run *r, unsigned rep)
 {
     const qc_queue_params *p = r->p;
-    qc_sim_reset(&r->sim);
-    qc_rng_init(&r->rarr, p->seed, qc_rng_stream(rep, QC_STREAM_ARRIVAL, 0));
-    qc_rng_init(&r->rsvc, p->seed, qc_rng_stream(rep, QC_STREAM_SERVICE, 0));
-    qc_arrivals_gen_init(&r->garr, r->arr, &r->rarr);
-    qc_sampler_init(&r->ssvc, p->service, &r->rsvc);
+    qc__reps_open_start(&r->sim, p->seed, rep, &r->rarr, &r->garr, r->arr, &r->rsvc, &r->ssvc,
+                        p->service);
     qc__chunks_reset(CHUNKS_OF(r));
     r->cur = -1;
     r->in_force = &r->sink;

@@ -174,6 +174,13 @@ int qc__reps_run(const qc__reps *h, unsigned from, unsigned to, unsigned *failed
             *failed = s.failed;
         if (err)
             *err = s.err;
+        if (s.rc == QC_ECANCELED) { /* what a user wants to know: how far it got */
+            /* merged in order: those before the next to merge and before
+             * the one that stopped */
+            unsigned merged = s.next_merge < s.failed ? s.next_merge : s.failed;
+            qc_err_set(err, QC_ECANCELED, "cancelled after %u of %u replication%s", merged, to,
+                       to == 1 ? "" : "s");
+        }
         return s.rc;
     }
     return 0;
@@ -229,6 +236,17 @@ void qc__workers_free(qc__workers *w)
     w->ws = NULL;
     w->params = NULL;
     w->n = 0;
+}
+
+void qc__reps_open_start(qc_sim *sim, uint64_t seed, unsigned rep, qc_rng *rarr,
+                         qc_arrivals_gen *garr, const qc_arrivals *arr, qc_rng *rsvc,
+                         qc_sampler *ssvc, const qc_dist *svc)
+{
+    qc_sim_reset(sim);
+    qc_rng_init(rarr, seed, qc_rng_stream(rep, QC_STREAM_ARRIVAL, 0));
+    qc_rng_init(rsvc, seed, qc_rng_stream(rep, QC_STREAM_SERVICE, 0));
+    qc_arrivals_gen_init(garr, arr, rarr);
+    qc_sampler_init(ssvc, svc, rsvc);
 }
 
 int qc__reps_failed(qc_err *err, unsigned rep, int rc)

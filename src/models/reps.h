@@ -25,7 +25,9 @@
  *
  * Cancel: once h->cancel is requested, no replication starts; the run
  * returns QC_ECANCELED (a replication the model stopped inside returns
- * it too). *
+ * it too), its message saying how many replications were merged before
+ * it stopped ("cancelled after 3 of 10 replications").
+ *
  * Progress: `run` reports the fraction of its replication done through
  * qc__reps_progress; the harness adds the replications finished and
  * calls the caller's progress function (under its lock, so that function
@@ -41,7 +43,9 @@
 
 #include "qctl/cancel.h"
 #include "qctl/error.h"
+#include "qctl/arrivals.h"
 #include "qctl/queue.h" /* qc_progress_fn */
+#include "qctl/sim.h"
 
 typedef struct qc__reps_worker qc__reps_worker;
 
@@ -68,6 +72,13 @@ typedef struct qc__reps {
  * message. Falls back to fewer threads when threads cannot be started
  * (the result does not depend on the count). */
 int qc__reps_run(const qc__reps *h, unsigned from, unsigned to, unsigned *failed, qc_err *err);
+
+/* The start of replication rep of an open model (sim queue, sim pool):
+ * the kernel emptied, the arrival and service streams of rep drawn from
+ * seed, and their samplers over arr and svc. */
+void qc__reps_open_start(qc_sim *sim, uint64_t seed, unsigned rep, qc_rng *rarr,
+                         qc_arrivals_gen *garr, const qc_arrivals *arr, qc_rng *rsvc,
+                         qc_sampler *ssvc, const qc_dist *svc);
 
 /* From inside `run`: the fraction of this replication done, in [0, 1]. */
 void qc__reps_progress(qc__reps_worker *w, double fraction);
