@@ -381,7 +381,7 @@ static void story_admission_classes(FILE *fp, const json_t *classes)
         if (isfinite(num(c, "admitted"))) {
             fputs(", admitted in ", fp);
             put_q(fp, num(c, "admitted"), NULL, "");
-            fputs(" replication(s)", fp);
+            fputs(num(c, "admitted") == 1 ? " replication" : " replications", fp);
         }
     }
     fputs(".", fp);
@@ -540,8 +540,12 @@ static void story_arx(FILE *fp, const char *what, const json_t *m)
     put_q(fp, num(m, "na"), NULL, "?");
     fputs(", nb = ", fp);
     put_q(fp, num(m, "nb"), NULL, "?");
-    fputs(", input delay ", fp);
-    put_q(fp, num(m, "delay"), "samples", "none");
+    if (num(m, "delay") < 0) { /* the input enters within the sample */
+        fputs(", u(k+1) entering y(k+1)", fp);
+    } else {
+        fputs(", input delay ", fp);
+        put_q(fp, num(m, "delay"), "samples", "none");
+    }
     fputs(" chosen by ", fp);
     fputs(str(f, "criterion") ? str(f, "criterion") : "the criterion", fp);
     fputs("), R² ", fp);
