@@ -13,13 +13,15 @@
 #      utilization test, Gradient2, Vegas, Envoy, on the same random numbers;
 #   5. the weighted (non-preemptive) discipline against DPS;
 #   6. plots of each class's delay, bound and priority over busy cycles.
-# Writes results/results.md and plots under results/. Needs jq; gnuplot for
-# the plots.
+# Writes results.md and plots under OUT (default build/examples/admission,
+# not a tracked file; the run kept in the repository, results/, was made
+# with this script: OUT=examples/admission/results updates it). Needs jq;
+# gnuplot for the plots.
 # usage: examples/admission/run.sh [path/to/qctl]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 Q=${1:-$here/../../build/qctl}
-out=${OUT:-$here/results}
+out=${OUT:-$here/../../build/examples/admission}
 command -v jq >/dev/null || { echo "run.sh: needs jq" >&2; exit 2; }
 mkdir -p "$out"
 md="$out/results.md"

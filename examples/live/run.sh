@@ -12,15 +12,16 @@
 # park command after 2 s idle, as Poisson load moves 60 -> 400 -> 60
 # requests/s (3, 5 and 4 s); the same load on all three always on (jsq) for comparison.
 # Writes per-step JSON summaries, the proxy's control series, a table, a
-# fleet summary and plots (gnuplot) to OUTDIR (default
-# examples/live/results).
+# fleet summary and plots (gnuplot) to OUTDIR (default build/examples/live,
+# not a tracked file; the run kept in the repository, examples/live/results,
+# was made with this script: OUTDIR examples/live/results updates it).
 # It stops at the first failure (a server that does not start, a port in
 # use, a load run with no answer or mostly failures, a status it cannot
 # read) instead of computing figures from a broken run.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 QCTL=${1:-$here/../../build/qctl}
-OUT=${2:-$here/results}
+OUT=${2:-$here/../../build/examples/live}
 mkdir -p "$OUT"
 PIDS=""
 trap 'for p in $PIDS; do kill $p 2>/dev/null || :; done' EXIT

@@ -14,12 +14,15 @@
 #   4. close the loop on the logged RIS: a reference beyond what the log can
 #      show is refused by design and flagged by the simulation; the affine
 #      sensor map identified around the reference puts the true RIS on it.
-# Writes results/results.md (the tables) and plots under results/.
+# Writes results.md (the tables) and plots under OUT (default
+# build/examples/maxusers, not a tracked file; the run kept in the
+# repository, results/, was made with this script:
+# OUT=examples/maxusers/results updates it).
 # usage: examples/maxusers/run.sh [path/to/qctl]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 Q=${1:-$here/../../build/qctl}
-out=${OUT:-$here/results}
+out=${OUT:-$here/../../build/examples/maxusers}
 mkdir -p "$out"
 seed=1
 reps=8

@@ -38,8 +38,10 @@
 # As root it installs PostgreSQL (apt-get install postgresql
 # postgresql-contrib) when missing and runs the server as user postgres;
 # otherwise it needs PostgreSQL installed and runs it as the calling user,
-# or skips with a notice (exit 0). Writes results/results.md, results/index.html,
-# the series and plots under results/ (OUT=DIR to write elsewhere).
+# or skips with a notice (exit 0). Writes results.md, index.html, the
+# series and plots under OUT (default build/examples/postgres, not a
+# tracked file; the run kept in the repository, results/, was made with
+# this script: OUT=examples/postgres/results updates it).
 # Sizes (environment): CLIENTS THINK_MS SERVICE_US KMAX DT L0 AMP HOLD
 # EXCITE ID_DUR ID_WARM CL_DUR STEP HI_DUR HI_STEP ST_DUR WARM REF0 REF LMIN LMAX
 # (defaults below: 254 s of runs, about 5 minutes in all; FULL=1 gives
@@ -50,7 +52,7 @@ load0=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo unknown)
 here=$(cd "$(dirname "$0")" && pwd)
 Q=${1:-$here/../../build/qctl}
 case $Q in /*) ;; *) Q=$(pwd)/$Q ;; esac
-out=${OUT:-$here/results}
+out=${OUT:-$here/../../build/examples/postgres}
 if [ "${FULL:-0}" = 1 ]; then
     d_id=180 d_idw=20 d_cl=90 d_step=20 d_hi=60 d_histep=20 d_st=45 d_warm=10
 else
