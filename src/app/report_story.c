@@ -359,10 +359,13 @@ static int story_maxusers(const json_t *s, FILE *run, FILE *fp)
     return 0;
 }
 
-static void story_admission_classes(FILE *fp, const json_t *classes)
+/* The classes' results; s the whole summary (a class that asks to join
+ * only after the run's end is said so, not "never admitted"). */
+static void story_admission_classes(FILE *fp, const json_t *classes, const json_t *s)
 {
     size_t i;
     json_t *c;
+    const json_t *model = at(s, "model.classes");
     json_array_foreach(classes, i, c)
     {
         const char *name = str(c, "name") ? str(c, "name") : "a class";
@@ -373,8 +376,15 @@ static void story_admission_classes(FILE *fp, const json_t *classes)
             put_q(fp, num(c, "bound"), "s", "");
         }
         fputs("): ", fp);
+        const double start = num(json_array_get(model, i), "start");
         if (!isfinite(est(at(c, "delay")).value)) {
-            fputs("never admitted, so no delay was measured", fp);
+            if (start >= num(s, "run.time")) {
+                fputs("it asks to join at ", fp);
+                put_q(fp, start, "s", "");
+                fputs(", after the run's end, so no delay was measured", fp);
+            } else {
+                fputs("never admitted, so no delay was measured", fp);
+            }
             continue;
         }
         put_est(fp, "mean delay", at(c, "delay"), "s", NULL);
@@ -433,13 +443,13 @@ static int story_admission(const json_t *s, FILE *run, FILE *fp)
         json_array_foreach(pol, i, p)
         {
             fprintf(fp, "\n\nPolicy %s: ", str(p, "policy") ? str(p, "policy") : "unnamed");
-            story_admission_classes(fp, at(p, "classes"));
+            story_admission_classes(fp, at(p, "classes"), s);
             story_admission_summary(fp, at(p, "summary"));
         }
         return 0;
     }
     fprintf(fp, "Under the %s policy: ", str(s, "policy") ? str(s, "policy") : "given");
-    story_admission_classes(fp, at(s, "classes"));
+    story_admission_classes(fp, at(s, "classes"), s);
     story_admission_summary(fp, at(s, "summary"));
     return 0;
 }
