@@ -82,12 +82,14 @@ void qc_limiter_params_init(qc_limiter_params *c, qc_limiter_algo algo)
     memset(c, 0, sizeof *c);
     c->algo = algo;
     /* MAXUSERS starts where its loop settles under overload, the limit
-     * at its reference (the adaptive reference's least value, 10, until a
-     * knee is measured): the requests in the server are then the limit.
-     * 20 was twice that: the first control interval of an overload of a
-     * 4-worker backend ran 20 in it, 16 waiting inside it, the tail of
-     * its admitted latencies (bench_live part 4). */
-    c->initial_limit = algo == QC_LIMITER_MAXUSERS ? 10 : 20;
+     * at its reference (the adaptive reference's least value, qc_knee's
+     * r_init, until a knee is measured): the requests in the server are
+     * then the limit. 20 was twice that: the first control interval of an
+     * overload of a 4-worker backend ran 20 in it, 16 waiting inside it,
+     * the tail of its admitted latencies (bench_live part 4). */
+    qc_knee_params kp;
+    qc_knee_params_init(&kp);
+    c->initial_limit = algo == QC_LIMITER_MAXUSERS ? kp.r_init : 20;
     c->min_limit = 1;
     c->max_limit = 1000;
     c->classes = 1;
