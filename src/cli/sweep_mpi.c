@@ -13,7 +13,11 @@
  * as, and results match a local run bit for bit.
  *
  * MPI_Init is called only here, only when the environment says mpirun
- * started the process; no other qctl command touches MPI. */
+ * started the process; no other qctl command touches MPI. The MPI calls
+ * are in a module, qctl-mpi.so (mpi_ops.h), loaded here: the library is
+ * not linked into qctl. The module is looked for beside the qctl binary
+ * (a build tree), then where it is installed (QC_MPI_MODULE). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +47,49 @@ int sweep_mpi_run(const qc_sweep *sw, const char *exe, sweep_master_fn setup,
 
 #else
 
-#include <mpi.h>
+#include <dlfcn.h>
+
+#include "mpi_ops.h"
+
+static const qc_mpi_ops *mpi;
+
+/* Loads qctl-mpi.so: beside the binary, else from QC_MPI_MODULE. Returns
+ * 0, or prints why not and returns -1. */
+static int load_module(void)
+{
+    char path[PATH_MAX];
+    char why[2][256] = {"", ""};
+    const char *where[2] = {NULL, QC_MPI_MODULE};
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
+    if (n > 0) {
+        path[n] = '\0';
+        char *slash = strrchr(path, '/');
+        if (slash != NULL) {
+            strcpy(slash + 1, "qctl-mpi.so");
+            where[0] = path;
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        if (where[i] == NULL)
+            continue;
+        void *h = dlopen(where[i], RTLD_NOW | RTLD_LOCAL);
+        if (h == NULL) {
+            snprintf(why[i], sizeof why[i], "%s", dlerror());
+            continue;
+        }
+        const qc_mpi_ops *ops = (const qc_mpi_ops *)dlsym(h, QC_MPI_OPS_SYMBOL);
+        if (ops == NULL || ops->version != QC_MPI_OPS_VERSION) {
+            snprintf(why[i], sizeof why[i], "%s: not a qctl %s MPI module", where[i], QC_VERSION);
+            dlclose(h);
+            continue;
+        }
+        mpi = ops;
+        return 0;
+    }
+    cli_error("sweep: started by mpirun, but qctl's MPI module cannot be loaded: %s%s%s",
+              why[0], why[0][0] ? "; " : "", why[1]);
+    return -1;
+}
 
 enum { TAG_REQUEST = 1, TAG_RESULT, TAG_FATAL, TAG_WORK };
 
@@ -68,10 +114,10 @@ static int worker_done(void *ctx, size_t point, const qc_sweep_val *vals, const 
 
 static void worker(const qc_sweep *sw, const char *exe)
 {
-    MPI_Send("", 0, MPI_CHAR, 0, TAG_REQUEST, MPI_COMM_WORLD);
+    mpi->send("", 0, 0, TAG_REQUEST);
     for (;;) {
         long long idx;
-        MPI_Recv(&idx, 1, MPI_LONG_LONG, 0, TAG_WORK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        mpi->recv(&idx, (int)sizeof idx, 0, TAG_WORK);
         if (idx < 0)
             return;
         const size_t point = (size_t)idx;
@@ -81,7 +127,7 @@ static void worker(const qc_sweep *sw, const char *exe)
         int rc = sweep_run_points(sw, exe, &point, 1, 1, worker_done, &w, &runs, &err);
         if (rc != 0 || w.line == NULL) {
             const char *msg = err.msg[0] ? err.msg : "out of memory";
-            MPI_Send(msg, (int)strlen(msg), MPI_CHAR, 0, TAG_FATAL, MPI_COMM_WORLD);
+            mpi->send(msg, (int)strlen(msg), 0, TAG_FATAL);
         } else {
             /* The run count travels first in the record's place: "N\n" */
             char head[32];
@@ -91,9 +137,9 @@ static void worker(const qc_sweep *sw, const char *exe)
             if (msg != NULL) {
                 memcpy(msg, head, (size_t)hn);
                 memcpy(msg + hn, w.line, ln);
-                MPI_Send(msg, (int)((size_t)hn + ln), MPI_CHAR, 0, TAG_RESULT, MPI_COMM_WORLD);
+                mpi->send(msg, (int)((size_t)hn + ln), 0, TAG_RESULT);
             } else {
-                MPI_Send("out of memory", 13, MPI_CHAR, 0, TAG_FATAL, MPI_COMM_WORLD);
+                mpi->send("out of memory", 13, 0, TAG_FATAL);
             }
             free(msg);
         }
@@ -137,24 +183,21 @@ static int master(const qc_sweep *sw, sweep_master_fn setup, sweep_master_fn fin
     int stopping = rc != 0 || todo == NULL;
     int active = size - 1, fatal = 0;
     while (active > 0) {
-        MPI_Status st;
-        MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-        int len = 0;
-        MPI_Get_count(&st, MPI_CHAR, &len);
+        int src = 0, tag = 0, len = 0;
+        mpi->probe(&src, &tag, &len);
         char *msg = malloc((size_t)len + 1);
         if (msg == NULL) {
             cli_error("out of memory");
-            MPI_Abort(MPI_COMM_WORLD, QC_EXIT_FAIL);
+            mpi->abort(QC_EXIT_FAIL);
         }
-        MPI_Recv(msg, len, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
+        mpi->recv(msg, len, src, tag);
         msg[len] = '\0';
-        if (st.MPI_TAG == TAG_FATAL && !fatal) {
+        if (tag == TAG_FATAL && !fatal) {
             cli_progress_done(&m->prog);
             cli_error("sweep: %s", msg);
             fatal = 1;
             stopping = 1;
-        } else if (st.MPI_TAG == TAG_RESULT && !stopping) {
+        } else if (tag == TAG_RESULT && !stopping) {
             qc_err err = {0};
             if (take_result(m, msg, len, &err) != 0) {
                 cli_error("sweep: %s", err.msg);
@@ -168,7 +211,7 @@ static int master(const qc_sweep *sw, sweep_master_fn setup, sweep_master_fn fin
             idx = (long long)todo[next++];
         if (idx < 0)
             active--;
-        MPI_Send(&idx, 1, MPI_LONG_LONG, st.MPI_SOURCE, TAG_WORK, MPI_COMM_WORLD);
+        mpi->send(&idx, (int)sizeof idx, src, TAG_WORK);
     }
     free(todo);
     if (fatal)
@@ -183,11 +226,10 @@ static int master(const qc_sweep *sw, sweep_master_fn setup, sweep_master_fn fin
 int sweep_mpi_run(const qc_sweep *sw, const char *exe, sweep_master_fn setup,
                   sweep_master_fn finish, void *ctx)
 {
-    int provided;
-    MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
+    if (load_module() != 0)
+        return QC_EXIT_FAIL;
     int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mpi->init(&rank, &size);
     int rc = 0;
     if (size < 2) {
         /* No workers: the master runs the points itself. */
@@ -216,7 +258,7 @@ int sweep_mpi_run(const qc_sweep *sw, const char *exe, sweep_master_fn setup,
     } else {
         worker(sw, exe);
     }
-    MPI_Finalize();
+    mpi->finalize();
     return rc;
 }
 
