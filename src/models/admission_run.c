@@ -727,7 +727,7 @@ int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err)
     for (unsigned i = 0; i < nwk; i++)
         ws[i] = &wk[i];
     qc__reps h = {nwk, ws, adm_run_rep, adm_merge_rep, &st, p->progress, p->progress_ctx, 0,
-                  (double)R, p->cancel};
+                  (double)R, p->cancel, 0};
     rc = qc__reps_run(&h, 0, R, NULL, err);
     free(ws);
     if (rc != 0)

@@ -1071,13 +1071,14 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
         nw = p->reps;
     if (nw > 256)
         nw = 256;
-    if (qc__workers_init(&wk, nw, r, &workers_model, p, &cost) != 0) {
+    /* two workspaces a worker when there are several (reps.h) */
+    if (qc__workers_init(&wk, nw > 1 ? 2 * nw : 1, r, &workers_model, p, &cost) != 0) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
     qc__workers_bind(&wk, p, p->progress != NULL);
-    qc__reps h = {wk.n, wk.ws, pool_run_rep, pool_merge_rep, &st, p->progress,
-                  p->progress_ctx, 0, (double)p->reps, p->cancel};
+    qc__reps h = {nw < wk.n ? nw : wk.n, wk.ws, pool_run_rep, pool_merge_rep, &st, p->progress,
+                  p->progress_ctx, 0, (double)p->reps, p->cancel, wk.n};
     if ((rc = qc__reps_run(&h, 0, p->reps, NULL, err)) != 0)
         goto out;
     double corr1 = st.corr1;

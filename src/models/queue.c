@@ -1048,7 +1048,8 @@ static const char *infinite_reason(const qc_queue_params *p, double load, char *
  * result in replication order (reps.h), so the result does not depend on
  * the number of workers. */
 typedef struct state {
-    qc__workers wk;          /* the workers' workspaces and parameters */
+    qc__workers wk;          /* the workspaces (two a worker) and their parameters */
+    unsigned jobs;           /* workers */
     qc__units *u;
     summary_ctx *sc;
     qc_hist *all;
@@ -1118,8 +1119,8 @@ static int run_reps(const qc_queue_params *p, state *s, qc_queue_result *res, un
     qc__workers_bind(&s->wk, p, p->progress != NULL);
     s->p = p;
     s->res = res;
-    qc__reps h = {s->wk.n, s->wk.ws, run_rep, merge_rep, s, p->progress, p->progress_ctx,
-                  s->work_done, s->work_total, p->cancel};
+    qc__reps h = {s->jobs, s->wk.ws, run_rep, merge_rep, s, p->progress, p->progress_ctx,
+                  s->work_done, s->work_total, p->cancel, s->wk.n};
     int rc = qc__reps_run(&h, from, to, NULL, err);
     s->work_done += to - from;
     return rc;
@@ -1175,7 +1176,7 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
     qc_hist *tmp = qc_hist_alloc(NULL);
     qc_hist *all = qc_hist_alloc(NULL);
     summary_ctx sc = {r, tmp, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    state st = {{0}, &units, &sc, all, {0}, 0, (double)p->reps, UINT64_MAX, 0, p, res};
+    state st = {{0}, 1, &units, &sc, all, {0}, 0, (double)p->reps, UINT64_MAX, 0, p, res};
     for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
         if ((st.sect[j] = qc_hist_alloc(NULL)) == NULL)
             urc = QC_ENOMEM;
@@ -1187,8 +1188,11 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
         nw = most;
     if (nw > QC_QUEUE_JOBS_MAX)
         nw = QC_QUEUE_JOBS_MAX;
+    /* two workspaces a worker when there are several: one can hold a
+     * finished replication waiting for its turn to be merged (reps.h) */
     if (urc == 0)
-        urc = qc__workers_init(&st.wk, nw, r, &workers_model, p, NULL);
+        urc = qc__workers_init(&st.wk, nw > 1 ? 2 * nw : 1, r, &workers_model, p, NULL);
+    st.jobs = nw < st.wk.n ? nw : st.wk.n;
     if (urc != 0 || !tmp || !all) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;

@@ -9,6 +9,7 @@
 #include "reps.h"
 
 #include <gsl/gsl_errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,13 @@ struct qc__reps_worker {
     qc_err err;
 };
 
+/* A replication run to its end, waiting for its turn to be merged. */
+typedef struct parked {
+    unsigned rep, ws; /* ws: UINT_MAX when the slot is empty */
+    int rc;
+    qc_err err;
+} parked;
+
 typedef struct shared {
     const qc__reps *h;
     pthread_mutex_t mu;
@@ -35,6 +43,9 @@ typedef struct shared {
     qc_err err;        /* its message */
     int threaded;
     qc__reps_worker *w;
+    unsigned nws;             /* workspaces */
+    unsigned *free_ws, nfree; /* those holding no replication (a stack) */
+    parked *park;             /* nws slots */
 } shared;
 
 static void lock(shared *s)
@@ -84,40 +95,86 @@ static void fail(shared *s, int rc, unsigned rep, const qc_err *err)
         s->err = *err;
 }
 
+/* Takes out the parked replication whose turn it is, if there is one. */
+static int unpark_next(shared *s, parked *out)
+{
+    for (unsigned i = 0; i < s->nws; i++)
+        if (s->park[i].ws != UINT_MAX && s->park[i].rep == s->next_merge) {
+            *out = s->park[i];
+            s->park[i].ws = UINT_MAX;
+            return 1;
+        }
+    return 0;
+}
+
+/* Merges cur, whose turn it is, then each parked replication whose turn
+ * follows; frees their workspaces. Under the lock. */
+static void merge_in_order(shared *s, parked *cur)
+{
+    const qc__reps *h = s->h;
+    do {
+        int rc = cur->rc;
+        if (rc == 0 && h->merge)
+            rc = h->merge(h->ctx, h->ws[cur->ws], cur->rep, &cur->err);
+        if (rc != 0)
+            fail(s, rc, cur->rep, &cur->err);
+        s->next_merge++;
+        s->free_ws[s->nfree++] = cur->ws;
+    } while (!s->stop && unpark_next(s, cur));
+}
+
 static void *work(void *arg)
 {
     qc__reps_worker *w = arg;
     shared *s = w->sh;
     const qc__reps *h = s->h;
-    void *ws = h->ws[w->id];
+    parked cur;
     lock(s);
     while (!s->stop && s->next_take < s->to) {
+        if (s->nfree == 0) { /* every workspace holds a replication */
+            pthread_cond_wait(&s->turn, &s->mu); /* only reached when threaded */
+            continue;
+        }
         if (qc_cancel_requested(h->cancel)) {
             qc_err_set(&w->err, QC_ECANCELED, "cancelled");
             fail(s, QC_ECANCELED, s->next_take, &w->err);
             break;
         }
-        unsigned rep = s->next_take++;
+        const unsigned rep = s->next_take++;
+        const unsigned ws = s->free_ws[--s->nfree];
         unlock(s);
         memset(&w->err, 0, sizeof w->err);
-        int rc = h->run(h->ctx, ws, rep, w, &w->err);
+        const int rc = h->run(h->ctx, h->ws[ws], rep, w, &w->err);
         lock(s);
         w->frac = 0;
         if (rc == 0)
             s->finished++;
-        while (!s->stop && s->next_merge != rep)
-            pthread_cond_wait(&s->turn, &s->mu); /* only reached when threaded */
+        cur.rep = rep;
+        cur.ws = ws;
+        cur.rc = rc;
+        cur.err = w->err;
         if (s->stop)
             break;
-        if (rc == 0 && h->merge)
-            rc = h->merge(h->ctx, ws, rep, &w->err);
-        if (rc != 0)
-            fail(s, rc, rep, &w->err);
-        s->next_merge++;
+        if (s->next_merge != rep) { /* only reached when threaded */
+            /* Not its turn: it waits in its workspace, merged by whoever
+             * merges the replication before it, while this worker takes
+             * the next one if a workspace is free. */
+            for (unsigned i = 0; i < s->nws; i++)
+                if (s->park[i].ws == UINT_MAX) {
+                    s->park[i] = cur;
+                    break;
+                }
+            while (!s->stop && s->nfree == 0 && s->next_merge <= rep)
+                pthread_cond_wait(&s->turn, &s->mu);
+            continue;
+        }
+        merge_in_order(s, &cur);
         if (s->threaded)
             pthread_cond_broadcast(&s->turn);
         report(s);
     }
+    if (s->threaded) /* a stop: the others waiting see it */
+        pthread_cond_broadcast(&s->turn);
     unlock(s);
     return NULL;
 }
@@ -129,15 +186,30 @@ int qc__reps_run(const qc__reps *h, unsigned from, unsigned to, unsigned *failed
     unsigned jobs = h->jobs ? h->jobs : 1;
     if (jobs > to - from)
         jobs = to - from;
+    const unsigned nws = h->nws > (h->jobs ? h->jobs : 1) ? h->nws : (h->jobs ? h->jobs : 1);
     qc__reps_worker *w = calloc(h->jobs ? h->jobs : 1, sizeof *w);
-    if (w == NULL)
+    unsigned *free_ws = malloc(nws * sizeof *free_ws);
+    parked *park = malloc(nws * sizeof *park);
+    if (w == NULL || free_ws == NULL || park == NULL) {
+        free(w);
+        free(free_ws);
+        free(park);
         return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
     shared s;
     memset(&s, 0, sizeof s);
     s.h = h;
     s.next_take = s.next_merge = from;
     s.to = to;
     s.w = w;
+    s.nws = nws;
+    s.free_ws = free_ws;
+    s.park = park;
+    for (unsigned i = 0; i < nws; i++) {
+        free_ws[i] = nws - 1 - i; /* workspace 0 on top: the one a one-thread run uses */
+        park[i].ws = UINT_MAX;
+    }
+    s.nfree = nws;
     for (unsigned i = 0; i < (h->jobs ? h->jobs : 1); i++) {
         w[i].sh = &s;
         w[i].id = i;
@@ -169,6 +241,8 @@ int qc__reps_run(const qc__reps *h, unsigned from, unsigned to, unsigned *failed
     }
     free(tid);
     free(w);
+    free(free_ws);
+    free(park);
     if (s.stop) {
         if (failed)
             *failed = s.failed;

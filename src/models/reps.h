@@ -10,12 +10,16 @@
  * time, strictly in the order 0, 1, 2, ...: the result is then the same
  * bytes whatever the number of threads or the timing of the threads.
  *
- * Workers: `jobs` of them, the calling thread being one. Worker i runs
- * replications in its workspace ws[i]: it takes the next replication not
- * yet taken, runs it (`run`, outside any lock, concurrently with the
- * others), then waits for its turn and merges it (`merge`, under the
- * harness's lock) before it takes another. At most `jobs` replications
- * are in flight, each in its own workspace.
+ * Workers: `jobs` of them, the calling thread being one, and `nws`
+ * workspaces (at least jobs). A worker takes the next replication not yet
+ * taken and a workspace holding none, runs it (`run`, outside any lock,
+ * concurrently with the others); if its turn has come it merges it
+ * (`merge`, under the harness's lock) and then every finished replication
+ * whose turn follows. If not, the replication waits in its workspace
+ * (parked) for whoever merges the one before it, and the worker goes on
+ * with the next replication while a workspace is free: with nws > jobs a
+ * worker does not stand idle because a replication before its own took a
+ * little longer. At most nws replications are in flight or parked.
  *
  * Errors: the first replication in replication order whose run or merge
  * fails stops the harness; later replications are not merged (those
@@ -51,7 +55,7 @@ typedef struct qc__reps_worker qc__reps_worker;
 
 typedef struct qc__reps {
     unsigned jobs;  /* workers (0 or 1: the calling thread alone) */
-    void **ws;      /* ws[0..jobs): one workspace per worker */
+    void **ws;      /* ws[0..max(jobs, nws)): the workspaces */
     /* Runs replication rep in ws, touching nothing shared. err: the
      * worker's own message buffer. */
     int (*run)(void *ctx, void *ws, unsigned rep, qc__reps_worker *w, qc_err *err);
@@ -65,6 +69,7 @@ typedef struct qc__reps {
                            finished here + fractions) / total */
     const qc_cancel *cancel; /* may be NULL; checked before each replication
                                 starts (the model checks it inside one) */
+    unsigned nws; /* workspaces in ws; 0 (or fewer than jobs): jobs */
 } qc__reps;
 
 /* Runs replications [from, to). Returns 0, or the first failing
