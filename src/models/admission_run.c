@@ -687,13 +687,17 @@ int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err)
         nw = R;
     if (nw > 256)
         nw = 256;
-    wk = calloc(nw, sizeof *wk);
+    /* two workspaces a worker when there are several (reps.h) */
+    unsigned nws = nw > 1 ? 2 * nw : 1;
+    if (nws > R)
+        nws = R;
+    wk = calloc(nws, sizeof *wk);
     if (wk == NULL) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
     adm_state st = {p, res, plant, f, wr, fs, wx, nwin};
-    for (nwk = 0; nwk < nw; nwk++) {
+    for (nwk = 0; nwk < nws; nwk++) {
         adm_worker *w = &wk[nwk];
         rep_state *x = nwk == 0 ? r : calloc(1, sizeof *x);
         if (x == NULL)
@@ -726,8 +730,8 @@ int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err)
     }
     for (unsigned i = 0; i < nwk; i++)
         ws[i] = &wk[i];
-    qc__reps h = {nwk, ws, adm_run_rep, adm_merge_rep, &st, p->progress, p->progress_ctx, 0,
-                  (double)R, p->cancel, 0};
+    qc__reps h = {nw < nwk ? nw : nwk, ws, adm_run_rep, adm_merge_rep, &st, p->progress,
+                  p->progress_ctx, 0, (double)R, p->cancel, nwk};
     rc = qc__reps_run(&h, 0, R, NULL, err);
     free(ws);
     if (rc != 0)

@@ -328,20 +328,24 @@ int qc_mu_run_reps(const qc_mu_run_params *p, unsigned reps, unsigned jobs, qc_m
         jobs = 256;
     if (reps == 0)
         return 0;
-    mu_slot *slot = calloc(jobs, sizeof *slot);
-    void **ws = calloc(jobs, sizeof *ws);
+    /* two workspaces a worker when there are several (reps.h) */
+    unsigned nws = jobs > 1 ? 2 * jobs : 1;
+    if (nws > reps)
+        nws = reps;
+    mu_slot *slot = calloc(nws, sizeof *slot);
+    void **ws = calloc(nws, sizeof *ws);
     if (slot == NULL || ws == NULL) {
         free(slot);
         free(ws);
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     }
-    for (unsigned i = 0; i < jobs; i++)
+    for (unsigned i = 0; i < nws; i++)
         ws[i] = &slot[i];
     mu_reps m = {p, each, ctx};
     qc__reps h = {jobs, ws, mu_run_rep, mu_merge_rep, &m, progress, progress_ctx, 0, reps,
-                  p->cancel, 0};
+                  p->cancel, nws};
     int rc = qc__reps_run(&h, 0, reps, failed, err);
-    for (unsigned i = 0; i < jobs; i++)
+    for (unsigned i = 0; i < nws; i++)
         if (slot[i].held) /* run, but not merged: a replication before it failed */
             qc_mu_run_result_free(&slot[i].res);
     free(slot);
