@@ -3,7 +3,7 @@
 # bench_jobs.sh [QCTL] [CUSTOMERS] [ROUNDS]: replications on threads.
 # `qctl sim queue` (M/M/1 at 0.9, 10 replications of CUSTOMERS, default
 # 1e6) with -j 2 against the same command with -j 1, measured in the same
-# run: ROUNDS (default 3) interleaved pairs of whole processes, wall time;
+# run: ROUNDS (default 5) interleaved pairs of whole processes, wall time;
 # prints each time, the median speed-up (-j 1 time / -j 2 time) against the
 # target of 1.8 on 2 idle cores, the cores and the load average (a shared
 # machine cannot show the speed-up), and checks that both give the same
@@ -11,7 +11,7 @@
 set -u
 QCTL=${1:-build/qctl}
 CUST=${2:-1000000}
-ROUNDS=${3:-3}
+ROUNDS=${3:-5}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 now() { date +%s.%N; }
