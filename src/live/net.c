@@ -248,6 +248,12 @@ int qc__write_port(uv_tcp_t *tcp, const char *path, qc_err *err)
     return 0;
 }
 
+int qc__series_open(FILE **f, const char *path, qc_err *err)
+{
+    *f = fopen(path, "w");
+    return *f ? 0 : qc_err_set(err, QC_EIO, "--series: %s: cannot write", path);
+}
+
 int qc__http_request_head(const qc__buf *in, qc__http_head *h, const char **why)
 {
     *why = "malformed request";
