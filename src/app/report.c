@@ -1176,19 +1176,25 @@ static int file_exists(const char *dir, const char *name, const char *ext)
     return fp != NULL;
 }
 
-/* Inlines DIR/NAME.svg as plot number i, or writes the note on its absence. */
-static int put_plot(FILE *fp, const char *dir, const char *name, size_t i, int *inlined,
-                    qc_err *err)
+/* Reads DIR/NAME.svg into *text (NULL when there is no such file). */
+static int read_svg(const char *dir, const char *name, char **text, qc_err *err)
 {
-    size_t n = strlen(dir) + strlen(name) + 8;
+    size_t n = strlen(dir) + strlen(name) + 8, len;
     char *path = malloc(n);
     if (path == NULL)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     snprintf(path, n, "%s/%s.svg", dir, name);
-    char *text;
-    size_t len;
-    int rc = read_file(path, &text, &len, err);
+    int rc = read_file(path, text, &len, err);
     free(path);
+    return rc;
+}
+
+/* Inlines DIR/NAME.svg as plot number i, or writes the note on its absence. */
+static int put_plot(FILE *fp, const char *dir, const char *name, size_t i, int *inlined,
+                    qc_err *err)
+{
+    char *text;
+    int rc = read_svg(dir, name, &text, err);
     if (rc != 0)
         return rc;
     const char *b = text ? strstr(text, "<svg") : NULL;
@@ -1238,15 +1244,8 @@ static int count_svgs(const char *dir, const char *const *plots, size_t nplots, 
 {
     *count = 0;
     for (size_t i = 0; i < nplots; i++) {
-        size_t n = strlen(dir) + strlen(plots[i]) + 8;
-        char *path = malloc(n);
-        if (path == NULL)
-            return qc_err_set(err, QC_ENOMEM, "out of memory");
-        snprintf(path, n, "%s/%s.svg", dir, plots[i]);
         char *text;
-        size_t len;
-        int rc = read_file(path, &text, &len, err);
-        free(path);
+        int rc = read_svg(dir, plots[i], &text, err);
         if (rc != 0)
             return rc;
         if (text && strstr(text, "<svg") && strstr(text, "</svg>"))

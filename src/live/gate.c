@@ -455,17 +455,6 @@ static void pump(gate *G)
     G->in_pump = 0;
 }
 
-/* Starts the stream and the timer of a connection just accepted on G's
- * loop, both pointing back at owner; returns how many handles were
- * started, which the owner counts down as they close before it is freed. */
-static unsigned conn_start(gate *G, uv_tcp_t *tcp, uv_timer_t *timer, void *owner)
-{
-    uv_tcp_init(&G->loop, tcp);
-    uv_timer_init(&G->loop, timer);
-    tcp->data = timer->data = owner;
-    return 2;
-}
-
 static void on_client(uv_stream_t *server, int status)
 {
     gate *G = server->data;
@@ -473,7 +462,7 @@ static void on_client(uv_stream_t *server, int status)
     if (!s)
         return;
     s->G = G;
-    s->own.handles = conn_start(G, &s->client, &s->timer, s);
+    s->own.handles = qc__conn_init(&G->loop, &s->client, &s->timer, s);
     s->state = S_WAIT;
     list_push(&G->waiting, s); /* removed by admit or close */
     if (uv_accept(server, (uv_stream_t *)&s->client) != 0) {
@@ -717,7 +706,7 @@ static void on_admin(uv_stream_t *server, int status)
     if (!a)
         return;
     a->G = G;
-    a->own.handles = conn_start(G, &a->tcp, &a->timer, a);
+    a->own.handles = qc__conn_init(&G->loop, &a->tcp, &a->timer, a);
     QC__LIST_PUSH_HEAD(G->admins, G->admins_tail, a, prev, next);
     G->nadmins++;
     if (uv_accept(server, (uv_stream_t *)&a->tcp) != 0 || G->nadmins > ADMIN_CONNS_MAX) {

@@ -74,6 +74,10 @@ double qc__now(void);
 /* Writes the bound port of a TCP handle to path (for tests using port 0). */
 int qc__write_port(uv_tcp_t *tcp, const char *path, qc_err *err);
 
+/* Initializes a connection's socket and timer on loop, the data of both
+ * its owner; returns 2, the handles the owner's close callback waits for. */
+int qc__conn_init(uv_loop_t *loop, uv_tcp_t *tcp, uv_timer_t *timer, void *owner);
+
 /* Opens the --series file at path for writing, its rows written as the
  * run goes. 0, or QC_EIO naming the flag and the file (*f is then NULL). */
 int qc__series_open(FILE **f, const char *path, qc_err *err);
