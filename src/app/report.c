@@ -155,9 +155,8 @@ static int is_cell(const json_t *v)
     return 1;
 }
 
-/* An object (not an interval) whose members are all cells: it folds into
- * its parent's table as rows or columns "name › member". */
-static int is_cell_obj(const json_t *v)
+/* An object (not an interval) with members, each of which passes `member`. */
+static int is_obj_of(const json_t *v, int (*member)(const json_t *))
 {
     if (!json_is_object(v) || is_ci(v) || json_object_size(v) == 0)
         return 0;
@@ -165,10 +164,17 @@ static int is_cell_obj(const json_t *v)
     json_t *m;
     json_object_foreach((json_t *)v, k, m)
     {
-        if (!is_cell(m))
+        if (!member(m))
             return 0;
     }
     return 1;
+}
+
+/* An object whose members are all cells: it folds into its parent's table
+ * as rows or columns "name › member". */
+static int is_cell_obj(const json_t *v)
+{
+    return is_obj_of(v, is_cell);
 }
 
 /* A cell, or an object of cells (shown flattened). */
@@ -574,6 +580,26 @@ static void put_group_rows(FILE *fp, const char *k, const json_t *obj)
     }
 }
 
+/* A row of a table of columns: an object whose members are all flat. */
+static int is_flat_row(const json_t *row)
+{
+    return is_obj_of(row, is_flat);
+}
+
+/* A row's cells under cols, an empty cell where it has no such member,
+ * and the row's end. */
+static void put_row_cells(FILE *fp, const json_t *row, const column *cols, size_t nc)
+{
+    for (size_t j = 0; j < nc; j++) {
+        const json_t *v = column_value(row, &cols[j]);
+        if (v)
+            put_td(fp, v);
+        else
+            fputs("<td></td>", fp);
+    }
+    fputs("</tr>\n", fp);
+}
+
 /* An array of objects whose members are flat, with at most
  * REPORT_MAX_COLUMNS columns in all: one table, a row per element. */
 static size_t row_table_columns(const json_t *arr, column *cols, int scalar_only)
@@ -584,15 +610,8 @@ static size_t row_table_columns(const json_t *arr, column *cols, int scalar_only
     json_t *row;
     json_array_foreach(arr, i, row)
     {
-        if (!json_is_object(row) || is_ci(row) || json_object_size(row) == 0)
+        if (!is_flat_row(row))
             return 0;
-        const char *k;
-        json_t *v;
-        json_object_foreach(row, k, v)
-        {
-            if (!is_flat(v))
-                return 0;
-        }
         nc = row_columns(row, cols, nc, scalar_only);
         if (nc > REPORT_MAX_COLUMNS)
             return 0;
@@ -609,14 +628,7 @@ static void put_row_table(FILE *fp, const json_t *arr, const column *cols, size_
     json_array_foreach(arr, i, row)
     {
         fputs("<tr>", fp);
-        for (size_t j = 0; j < nc; j++) {
-            const json_t *v = column_value(row, &cols[j]);
-            if (v)
-                put_td(fp, v);
-            else
-                fputs("<td></td>", fp);
-        }
-        fputs("</tr>\n", fp);
+        put_row_cells(fp, row, cols, nc);
     }
     fputs("</table></div>\n", fp);
 }
@@ -632,15 +644,8 @@ static size_t obj_table_columns(const json_t *obj, column *cols)
     json_t *row;
     json_object_foreach((json_t *)obj, name, row)
     {
-        if (!json_is_object(row) || is_ci(row) || json_object_size(row) == 0)
+        if (!is_flat_row(row))
             return 0;
-        const char *k;
-        json_t *v;
-        json_object_foreach(row, k, v)
-        {
-            if (!is_flat(v))
-                return 0;
-        }
         nc = row_columns(row, cols, nc, 0);
         if (nc > REPORT_OBJ_COLUMNS)
             return 0;
@@ -667,14 +672,7 @@ static void put_obj_table(FILE *fp, const json_t *obj, const column *cols, size_
         fputs("<tr><th>", fp);
         put_key_unit(fp, name); /* a row's unit: its members are its statistics */
         fputs("</th>", fp);
-        for (size_t j = 0; j < nc; j++) {
-            const json_t *v = column_value(row, &cols[j]);
-            if (v)
-                put_td(fp, v);
-            else
-                fputs("<td></td>", fp);
-        }
-        fputs("</tr>\n", fp);
+        put_row_cells(fp, row, cols, nc);
     }
     fputs("</table></div>\n", fp);
 }
@@ -1178,19 +1176,25 @@ static int file_exists(const char *dir, const char *name, const char *ext)
     return fp != NULL;
 }
 
-/* Inlines DIR/NAME.svg as plot number i, or writes the note on its absence. */
-static int put_plot(FILE *fp, const char *dir, const char *name, size_t i, int *inlined,
-                    qc_err *err)
+/* Reads DIR/NAME.svg into *text (NULL when there is no such file). */
+static int read_svg(const char *dir, const char *name, char **text, qc_err *err)
 {
-    size_t n = strlen(dir) + strlen(name) + 8;
+    size_t n = strlen(dir) + strlen(name) + 8, len;
     char *path = malloc(n);
     if (path == NULL)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     snprintf(path, n, "%s/%s.svg", dir, name);
-    char *text;
-    size_t len;
-    int rc = read_file(path, &text, &len, err);
+    int rc = read_file(path, text, &len, err);
     free(path);
+    return rc;
+}
+
+/* Inlines DIR/NAME.svg as plot number i, or writes the note on its absence. */
+static int put_plot(FILE *fp, const char *dir, const char *name, size_t i, int *inlined,
+                    qc_err *err)
+{
+    char *text;
+    int rc = read_svg(dir, name, &text, err);
     if (rc != 0)
         return rc;
     const char *b = text ? strstr(text, "<svg") : NULL;
@@ -1240,15 +1244,8 @@ static int count_svgs(const char *dir, const char *const *plots, size_t nplots, 
 {
     *count = 0;
     for (size_t i = 0; i < nplots; i++) {
-        size_t n = strlen(dir) + strlen(plots[i]) + 8;
-        char *path = malloc(n);
-        if (path == NULL)
-            return qc_err_set(err, QC_ENOMEM, "out of memory");
-        snprintf(path, n, "%s/%s.svg", dir, plots[i]);
         char *text;
-        size_t len;
-        int rc = read_file(path, &text, &len, err);
-        free(path);
+        int rc = read_svg(dir, plots[i], &text, err);
         if (rc != 0)
             return rc;
         if (text && strstr(text, "<svg") && strstr(text, "</svg>"))

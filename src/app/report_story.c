@@ -46,6 +46,13 @@ static const char *str(const json_t *o, const char *path)
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
+/* The string at path, or `missing` when there is none. */
+static const char *str_or(const json_t *o, const char *path, const char *missing)
+{
+    const char *s = str(o, path);
+    return s ? s : missing;
+}
+
 /* An estimate in any of the summaries' shapes: {value, ci_low, ci_high,
  * level}, {mean, lo, hi} or {mean, ci95: [lo, hi]}; a bare number is a
  * value without an interval. */
@@ -192,7 +199,7 @@ static void story_steady(FILE *fp, const json_t *run)
     const json_t *w = at(run, "warmup"), *tr = at(run, "trend"), *tn = at(run, "transient");
     if (json_is_object(w)) {
         fputs(" The warm-up cut (", fp);
-        fputs(str(w, "method") ? str(w, "method") : "fixed", fp);
+        fputs(str_or(w, "method", "fixed"), fp);
         fputs(") removed ", fp);
         put_q(fp, num(w, "customers_cut"), "customers", "no customers");
         fputs(" (", fp);
@@ -221,10 +228,10 @@ static int story_queue(const json_t *s, FILE *run, FILE *fp)
     const json_t *m = at(s, "model"), *r = at(s, "run"), *x = at(s, "metrics");
     const char *exact = str(m, "exact_model");
     fprintf(run, "The queue simulated is %s: arrivals %s, service %s (times in seconds), ",
-            exact ? exact : "a G/G/c queue", str(m, "arrival") ? str(m, "arrival") : "as given",
-            str(m, "service") ? str(m, "service") : "as given");
+            exact ? exact : "a G/G/c queue", str_or(m, "arrival", "as given"),
+            str_or(m, "service", "as given"));
     put_count(run, num(m, "servers"), "server", "servers");
-    fprintf(run, ", discipline %s, ", str(m, "discipline") ? str(m, "discipline") : "fcfs");
+    fprintf(run, ", discipline %s, ", str_or(m, "discipline", "fcfs"));
     if (isfinite(num(m, "capacity"))) {
         fputs("room for ", run);
         put_q(run, num(m, "capacity"), "jobs", "");
@@ -258,12 +265,12 @@ static int story_pool(const json_t *s, FILE *run, FILE *fp)
     fputs("A pool of ", run);
     put_count(run, num(m, "servers"), "server", "servers");
     fprintf(run, " was simulated with routing and on/off policy %s: arrivals %s (mean rate ",
-            str(m, "policy") ? str(m, "policy") : "as given",
-            str(m, "arrival") ? str(m, "arrival") : "as given");
+            str_or(m, "policy", "as given"),
+            str_or(m, "arrival", "as given"));
     put_q(run, num(m, "mean_arrival_rate"), "jobs/s", "not defined");
     fprintf(run, "), service %s, setup %s, idle timer ",
-            str(m, "service") ? str(m, "service") : "as given",
-            str(m, "setup_time") ? str(m, "setup_time") : "as given");
+            str_or(m, "service", "as given"),
+            str_or(m, "setup_time", "as given"));
     put_q(run, num(m, "idle_timer"), "s", "none");
     fputs(", load per server ", run);
     put_q(run, num(m, "load"), NULL, "not defined");
@@ -295,7 +302,7 @@ static int story_pool(const json_t *s, FILE *run, FILE *fp)
         }
         const json_t *b = json_array_get(cmp, best);
         fprintf(fp, "\n\nOf the %zu policies compared, %s has the lowest average cost: ",
-                json_array_size(cmp), str(b, "policy") ? str(b, "policy") : "one");
+                json_array_size(cmp), str_or(b, "policy", "one"));
         put_est(fp, "", at(b, "average_cost"), "per s", NULL);
         fputs(", with a ", fp);
         put_est(fp, "mean response time", at(b, "response_time"), "s", NULL);
@@ -310,8 +317,8 @@ static int story_maxusers(const json_t *s, FILE *run, FILE *fp)
     fputs("A server of ", run);
     put_q(run, num(r, "population"), "users", "an unknown number of users");
     fprintf(run, " was simulated with its MaxUsers limit set by a%s %s controller (K_I = ",
-            strcmp(str(r, "controller") ? str(r, "controller") : "", "integral") == 0 ? "n" : "",
-            str(r, "controller") ? str(r, "controller") : "feedback");
+            strcmp(str_or(r, "controller", ""), "integral") == 0 ? "n" : "",
+            str_or(r, "controller", "feedback"));
     put_q(run, num(r, "ki"), NULL, "not set");
     fputs(", K_P = ", run);
     put_q(run, num(r, "kp"), NULL, "not set");
@@ -368,8 +375,8 @@ static void story_admission_classes(FILE *fp, const json_t *classes, const json_
     const json_t *model = at(s, "model.classes");
     json_array_foreach(classes, i, c)
     {
-        const char *name = str(c, "name") ? str(c, "name") : "a class";
-        const char *role = str(c, "role") ? str(c, "role") : "";
+        const char *name = str_or(c, "name", "a class");
+        const char *role = str_or(c, "role", "");
         fprintf(fp, "%s%s (%s", i ? "; " : "", name, role);
         if (isfinite(num(c, "bound"))) {
             fputs(", bound ", fp);
@@ -416,15 +423,15 @@ static int story_admission(const json_t *s, FILE *run, FILE *fp)
     fputs("One server shared by ", run);
     put_count(run, (double)json_array_size(at(m, "classes")), "class", "classes");
     fprintf(run, " was simulated under discipline %s at a total load of ",
-            str(m, "discipline") ? str(m, "discipline") : "as given");
+            str_or(m, "discipline", "as given"));
     put_q(run, num(m, "load"), NULL, "unknown");
     fputs(" (", run);
     size_t i;
     json_t *c;
     json_array_foreach(at(m, "classes"), i, c)
     {
-        fprintf(run, "%s%s, %s", i ? "; " : "", str(c, "name") ? str(c, "name") : "a class",
-                str(c, "role") ? str(c, "role") : "");
+        fprintf(run, "%s%s, %s", i ? "; " : "", str_or(c, "name", "a class"),
+                str_or(c, "role", ""));
         if (isfinite(num(c, "bound"))) {
             fputs(", delay bound ", run);
             put_q(run, num(c, "bound"), "s", "");
@@ -442,13 +449,13 @@ static int story_admission(const json_t *s, FILE *run, FILE *fp)
         json_t *p;
         json_array_foreach(pol, i, p)
         {
-            fprintf(fp, "\n\nPolicy %s: ", str(p, "policy") ? str(p, "policy") : "unnamed");
+            fprintf(fp, "\n\nPolicy %s: ", str_or(p, "policy", "unnamed"));
             story_admission_classes(fp, at(p, "classes"), s);
             story_admission_summary(fp, at(p, "summary"));
         }
         return 0;
     }
-    fprintf(fp, "Under the %s policy: ", str(s, "policy") ? str(s, "policy") : "given");
+    fprintf(fp, "Under the %s policy: ", str_or(s, "policy", "given"));
     story_admission_classes(fp, at(s, "classes"), s);
     story_admission_summary(fp, at(s, "summary"));
     return 0;
@@ -511,7 +518,7 @@ static int story_mdp(const json_t *s, FILE *run, FILE *fp)
             continue;
         fputs(first ? " Against the other policies: " : "; ", fp);
         first = 0;
-        fprintf(fp, "%s costs ", str(e, "policy") ? str(e, "policy") : "a policy");
+        fprintf(fp, "%s costs ", str_or(e, "policy", "a policy"));
         put_q(fp, c, "per s", "");
         if (isfinite(g) && g > 0) {
             fputs(" (", fp);
@@ -557,7 +564,7 @@ static void story_arx(FILE *fp, const char *what, const json_t *m)
         put_q(fp, num(m, "delay"), "samples", "none");
     }
     fputs(" chosen by ", fp);
-    fputs(str(f, "criterion") ? str(f, "criterion") : "the criterion", fp);
+    fputs(str_or(f, "criterion", "the criterion"), fp);
     fputs("), R² ", fp);
     put_q(fp, num(f, "r2"), NULL, "not computed");
     fputs(" on the estimation samples; on the validation samples one-step R² ", fp);
@@ -573,7 +580,7 @@ static int story_sysid(const json_t *s, FILE *run, FILE *fp)
 {
     const json_t *f = at(s, "fit");
     fputs("A first-order ARX model was identified by ", run);
-    fputs(str(f, "method") ? str(f, "method") : "least squares", run);
+    fputs(str_or(f, "method", "least squares"), run);
     fputs(" from ", run);
     put_count(run, num(f, "samples"), "sample", "samples");
     fputs(" (", run);
@@ -599,7 +606,7 @@ static int story_fit(const json_t *s, FILE *run, FILE *fp)
 {
     const json_t *c = at(s, "capture");
     fprintf(run, "A traffic model was fitted to the %s capture %s: ",
-            str(c, "format") ? str(c, "format") : "", str(c, "file") ? str(c, "file") : "");
+            str_or(c, "format", ""), str_or(c, "file", ""));
     put_count(run, num(c, "packets"), "packet", "packets");
     fputs(" in ", run);
     put_count(run, num(c, "flows"), "flow", "flows");
@@ -611,20 +618,20 @@ static int story_fit(const json_t *s, FILE *run, FILE *fp)
     json_array_foreach(at(s, "groups"), i, g)
     {
         const json_t *m = at(g, "model");
-        fprintf(fp, "%s%s (", i ? "\n\n" : "", str(g, "name") ? str(g, "name") : "a group");
+        fprintf(fp, "%s%s (", i ? "\n\n" : "", str_or(g, "name", "a group"));
         put_count(fp, num(g, "packets"), "packet", "packets");
         fputs(", ", fp);
         put_count(fp, num(g, "sessions"), "session", "sessions");
         fprintf(fp, "): packet sizes are best fitted by %s (mean ",
-                str(m, "size.family") ? str(m, "size.family") : "no family");
+                str_or(m, "size.family", "no family"));
         /* the page names a fit's mean with its unit (fit.c) */
         put_q(fp, isfinite(num(m, "size.mean")) ? num(m, "size.mean") : num(m, "size.mean (bytes)"),
               "bytes", "not defined");
         fprintf(fp, "), gaps between packets by %s (mean ",
-                str(m, "gap.family") ? str(m, "gap.family") : "no family");
+                str_or(m, "gap.family", "no family"));
         put_q(fp, isfinite(num(m, "gap.mean")) ? num(m, "gap.mean") : num(m, "gap.mean (s)"), "s",
               "not defined");
-        fprintf(fp, "), chosen by %s", str(m, "size.criterion") ? str(m, "size.criterion") : "AIC");
+        fprintf(fp, "), chosen by %s", str_or(m, "size.criterion", "AIC"));
         const char *on = str(m, "onoff.method");
         if (on == NULL || strcmp(on, "none") == 0)
             fputs("; the capture shows no on/off periods.", fp);
@@ -642,7 +649,7 @@ static int story_gen(const json_t *s, FILE *run, FILE *fp)
     if (json_is_object(at(s, "capture"))) { /* gen --validate */
         const json_t *c = at(s, "capture"), *x = at(s, "metrics");
         fprintf(run, "Traffic was generated from models fitted to the capture %s (",
-                str(c, "file") ? str(c, "file") : "");
+                str_or(c, "file", ""));
         put_count(run, num(c, "packets"), "packet", "packets");
         fputs(" over ", run);
         put_q(run, num(c, "duration"), "s", "an unknown time");
@@ -676,11 +683,11 @@ static int story_gen(const json_t *s, FILE *run, FILE *fp)
     {
         fputs(i ? ", " : "", run);
         put_count(run, num(a, "users"), "user", "users");
-        fprintf(run, " of %s", str(a, "activity") ? str(a, "activity") : "an activity");
+        fprintf(run, " of %s", str_or(a, "activity", "an activity"));
     }
     fputs(" over ", run);
     put_q(run, num(s, "duration"), "s", "an unknown time");
-    fprintf(run, " (%s approach, seed ", str(s, "approach") ? str(s, "approach") : "given");
+    fprintf(run, " (%s approach, seed ", str_or(s, "approach", "given"));
     put_q(run, num(s, "seed"), NULL, "not given");
     fputs(").", run);
     fputs("It holds ", fp);
@@ -696,7 +703,7 @@ static int story_gen(const json_t *s, FILE *run, FILE *fp)
 static int story_sweep(const json_t *s, FILE *run, FILE *fp)
 {
     const json_t *sw = at(s, "sweep"), *pts = at(s, "points");
-    fprintf(run, "A sweep ran %s at ", str(sw, "experiment") ? str(sw, "experiment") : "a command");
+    fprintf(run, "A sweep ran %s at ", str_or(sw, "experiment", "a command"));
     put_count(run, num(sw, "points"), "point", "points");
     fputs(" of a grid over ", run);
     size_t i, j;

@@ -396,10 +396,15 @@ static double dom_distance(const qc_design_poles *p, double tr, double ti)
     return hypot(p->dom_re - tr, p->dom_im - ti);
 }
 
-/* Starts a design: clears out and puts the target pole (tr, ti) of the
- * spec in it; r is its modulus. */
-static int design_start(const qc_design_spec *spec, qc_design_result *out, double *r,
-                        qc_err *err)
+/* A control law's design: the gains that place the dominant pole at the
+ * target (tr, ti) of modulus r, in out (which holds the target). */
+typedef int (*design_law)(qc_design_ws *w, qc_design_result *out, double tr, double ti, double r,
+                          qc_err *err);
+
+/* A design: clears out, puts the target pole of the spec in it and lets
+ * the law find the gains. */
+static int design(qc_design_ws *w, const qc_design_spec *spec, qc_design_result *out,
+                  design_law law, qc_err *err)
 {
     memset(out, 0, sizeof *out);
     double tr, ti;
@@ -408,19 +413,13 @@ static int design_start(const qc_design_spec *spec, qc_design_result *out, doubl
         return rc;
     out->target_re = tr;
     out->target_im = ti;
-    *r = hypot(tr, ti);
-    return 0;
+    return law(w, out, tr, ti, hypot(tr, ti), err);
 }
 
-int qc_design_integral(qc_design_ws *w, const qc_design_spec *spec, qc_design_result *out,
-                       qc_err *err)
+static int integral_gain(qc_design_ws *w, qc_design_result *out, double tr, double ti, double r,
+                         qc_err *err)
 {
-    double r;
-    int rc = design_start(spec, out, &r, err);
-    if (rc != 0)
-        return rc;
-    const double tr = out->target_re, ti = out->target_im;
-
+    int rc;
     qc_design_range range;
     if ((rc = qc_design_stable_range(w, 0, &range, err)) != 0)
         return rc;
@@ -500,14 +499,16 @@ int qc_design_integral(qc_design_ws *w, const qc_design_spec *spec, qc_design_re
     return 0;
 }
 
-int qc_design_pi(qc_design_ws *w, const qc_design_spec *spec, qc_design_result *out,
-                 qc_err *err)
+int qc_design_integral(qc_design_ws *w, const qc_design_spec *spec, qc_design_result *out,
+                       qc_err *err)
 {
-    double r;
-    int rc = design_start(spec, out, &r, err);
-    if (rc != 0)
-        return rc;
-    const double tr = out->target_re, ti = out->target_im;
+    return design(w, spec, out, integral_gain, err);
+}
+
+static int pi_gains(qc_design_ws *w, qc_design_result *out, double tr, double ti, double r,
+                    qc_err *err)
+{
+    int rc;
     /* Rows of [PKI PKP] [K_I K_P]' = -P0: real and imaginary parts of
      * P(p*) = 0, or P(r) = 0 and P'(r) = 0 when a real (double) pole is
      * wanted, since a near-zero angle makes the imaginary row vanish. */
@@ -544,6 +545,12 @@ int qc_design_pi(qc_design_ws *w, const qc_design_spec *spec, qc_design_result *
     /* A double root comes back split by ~sqrt(eps) relative: tolerate it. */
     out->dominant = out->poles.max_modulus <= r * (1 + 1e-6) + 1e-9;
     return 0;
+}
+
+int qc_design_pi(qc_design_ws *w, const qc_design_spec *spec, qc_design_result *out,
+                 qc_err *err)
+{
+    return design(w, spec, out, pi_gains, err);
 }
 
 void qc_design_step_response(const qc_arx_model *plant, const qc_arx_model *sensor, double kp,

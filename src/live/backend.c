@@ -367,10 +367,7 @@ static void on_connection(uv_stream_t *server, int status)
     if (!c)
         return;
     c->b = b;
-    uv_tcp_init(b->loop, &c->tcp);
-    uv_timer_init(b->loop, &c->timer);
-    c->tcp.data = c->timer.data = c;
-    c->handles_open = 2;
+    c->handles_open = qc__conn_init(b->loop, &c->tcp, &c->timer, c);
     if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
         conn_close(c);
         return;

@@ -46,18 +46,26 @@ enum { S_WAIT, S_CONNECT, S_RELAY };
 
 typedef struct gate gate;
 
+/* What a session and an admin connection own besides their handles, first
+ * in each (owner_closed reads it through the handles' data): how many of
+ * the handles are still open, and the bytes read and not yet passed on
+ * (a session's client bytes read before the relay, an admin request). */
+typedef struct conn_own {
+    unsigned handles;
+    qc__buf in;
+} conn_own;
+
 typedef struct sess {
+    conn_own own;
     gate *G;
     uv_tcp_t client, up;
     uv_timer_t timer; /* wait deadline, then connect deadline */
     uv_connect_t conn;
     int state;
-    unsigned handles;
     int closing, up_init, counted;
     int c_eof, u_eof;       /* end of stream read from the client / upstream */
     int c_shut, u_shut;     /* their write sides shut down (done) */
     int c_paused, u_paused; /* reading stopped for backpressure */
-    qc__buf pending;        /* client bytes read before the relay */
     struct sess *prev, *next;
 } sess;
 
@@ -73,12 +81,11 @@ typedef struct shreq {
 } shreq;
 
 typedef struct aconn {
+    conn_own own;
     gate *G;
     uv_tcp_t tcp;
     uv_timer_t timer;
-    unsigned handles;
     int done;
-    qc__buf in;
     struct aconn *prev, *next;
 } aconn;
 
@@ -102,7 +109,7 @@ struct gate {
     unsigned limit; /* the limit applied: floor(u) */
     unsigned connected, peak;
     slist waiting, active;
-    aconn *admins;
+    aconn *admins, *admins_tail; /* open admin connections, the newest first */
     unsigned nadmins;
     unsigned long long accepted, admitted, refused, expired, left, backend_errors, done;
     unsigned long long bytes_up, bytes_down;
@@ -140,19 +147,21 @@ static void list_remove(slist *l, sess *s)
 
 /* ---- sessions ----------------------------------------------------------- */
 
-static void sess_closed(uv_handle_t *h)
+/* The close callback of a session's or an admin connection's handles:
+ * the owner goes with its last one. */
+static void owner_closed(uv_handle_t *h)
 {
-    sess *s = h->data;
-    if (--s->handles > 0)
+    conn_own *o = h->data;
+    if (--o->handles > 0)
         return;
-    qc__buf_free(&s->pending);
-    free(s);
+    qc__buf_free(&o->in);
+    free(o);
 }
 
 static void hclose(uv_handle_t *h)
 {
     if (!uv_is_closing(h))
-        uv_close(h, sess_closed);
+        uv_close(h, owner_closed);
 }
 
 /* Gives s's place back and admits the next session. */
@@ -177,7 +186,7 @@ static void up_closed(uv_handle_t *h)
 {
     sess *s = h->data;
     sess_release(s);
-    sess_closed(h);
+    owner_closed(h);
 }
 
 /* Closes s (every handle; pending writes are cancelled) and gives its
@@ -301,6 +310,21 @@ static void relay(sess *s, uv_stream_t *from, uv_stream_t *to, char *base, size_
     }
 }
 
+/* A read of no bytes from either side of s (n <= 0): 1 when it is the
+ * side's end of stream, for the caller to pass on; else 0, with s closed
+ * on an error. */
+static int read_ended(sess *s, ssize_t n, const uv_buf_t *b)
+{
+    free(b->base);
+    if (n == 0)
+        return 0;
+    if (n != UV_EOF) {
+        sess_close(s);
+        return 0;
+    }
+    return 1;
+}
+
 static void on_client_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 {
     sess *s = st->data;
@@ -311,29 +335,24 @@ static void on_client_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
         return;
     }
     if (n > 0) { /* not yet relayed: held, up to buffer bytes */
-        int rc = qc__buf_append(&s->pending, b->base, (size_t)n);
+        int rc = qc__buf_append(&s->own.in, b->base, (size_t)n);
         free(b->base);
         if (rc != 0) {
             sess_close(s);
             return;
         }
-        if (s->pending.len >= READ_AHEAD || s->pending.len >= G->o->buffer) {
+        if (s->own.in.len >= READ_AHEAD || s->own.in.len >= G->o->buffer) {
             s->c_paused = 1;
             uv_read_stop(st);
         }
         return;
     }
-    free(b->base);
-    if (n == 0)
+    if (!read_ended(s, n, b))
         return;
-    if (n != UV_EOF) {
-        sess_close(s);
-        return;
-    }
     s->c_eof = 1;
     if (s->state == S_RELAY) {
         shut(s, (uv_stream_t *)&s->up);
-    } else if (s->pending.len == 0) { /* gone before it got in */
+    } else if (s->own.in.len == 0) { /* gone before it got in */
         G->left++;
         sess_close(s);
     } /* else: half-closed with bytes to send once it is in */
@@ -348,13 +367,8 @@ static void on_up_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
         relay(s, st, (uv_stream_t *)&s->client, b->base, (size_t)n, &s->u_paused);
         return;
     }
-    free(b->base);
-    if (n == 0)
+    if (!read_ended(s, n, b))
         return;
-    if (n != UV_EOF) {
-        sess_close(s);
-        return;
-    }
     s->u_eof = 1;
     shut(s, (uv_stream_t *)&s->client);
 }
@@ -373,10 +387,10 @@ static void on_up_connect(uv_connect_t *req, int status)
     s->state = S_RELAY;
     uv_tcp_nodelay(&s->client, 1);
     uv_tcp_nodelay(&s->up, 1);
-    if (s->pending.len) {
-        char *p = s->pending.data;
-        size_t n = s->pending.len;
-        s->pending = (qc__buf){0}; /* the write owns the bytes now */
+    if (s->own.in.len) {
+        char *p = s->own.in.data;
+        size_t n = s->own.in.len;
+        s->own.in = (qc__buf){0}; /* the write owns the bytes now */
         s->G->bytes_up += n;
         if (relay_write(s, (uv_stream_t *)&s->up, p, n) != 0) {
             sess_close(s);
@@ -419,7 +433,7 @@ static void admit(gate *G, sess *s)
     uv_tcp_init(&G->loop, &s->up);
     s->up.data = s;
     s->up_init = 1;
-    s->handles++;
+    s->own.handles++;
     s->conn.data = s;
     uv_timer_start(&s->timer, on_sess_timer, (uint64_t)(G->o->connect_timeout * 1000), 0);
     if (uv_tcp_connect(&s->conn, &s->up, (const struct sockaddr *)&G->backend, on_up_connect) !=
@@ -441,17 +455,6 @@ static void pump(gate *G)
     G->in_pump = 0;
 }
 
-/* Starts the stream and the timer of a connection just accepted on G's
- * loop, both pointing back at owner; returns how many handles were
- * started, which the owner counts down as they close before it is freed. */
-static unsigned conn_start(gate *G, uv_tcp_t *tcp, uv_timer_t *timer, void *owner)
-{
-    uv_tcp_init(&G->loop, tcp);
-    uv_timer_init(&G->loop, timer);
-    tcp->data = timer->data = owner;
-    return 2;
-}
-
 static void on_client(uv_stream_t *server, int status)
 {
     gate *G = server->data;
@@ -459,7 +462,7 @@ static void on_client(uv_stream_t *server, int status)
     if (!s)
         return;
     s->G = G;
-    s->handles = conn_start(G, &s->client, &s->timer, s);
+    s->own.handles = qc__conn_init(&G->loop, &s->client, &s->timer, s);
     s->state = S_WAIT;
     list_push(&G->waiting, s); /* removed by admit or close */
     if (uv_accept(server, (uv_stream_t *)&s->client) != 0) {
@@ -602,34 +605,17 @@ static char *status_json(const gate *G)
     return s;
 }
 
-static void admin_closed(uv_handle_t *h)
-{
-    aconn *a = h->data;
-    if (--a->handles > 0)
-        return;
-    qc__buf_free(&a->in);
-    free(a);
-}
-
 static void admin_close(void *arg)
 {
     aconn *a = arg;
     gate *G = a->G;
-    if (a->prev)
-        a->prev->next = a->next;
-    else if (G->admins == a)
-        G->admins = a->next;
-    if (a->next)
-        a->next->prev = a->prev;
-    a->prev = a->next = NULL;
     if (!a->done) {
         a->done = 1;
+        QC__LIST_REMOVE(G->admins, G->admins_tail, a, prev, next);
         G->nadmins--;
     }
-    if (!uv_is_closing((uv_handle_t *)&a->tcp))
-        uv_close((uv_handle_t *)&a->tcp, admin_closed);
-    if (!uv_is_closing((uv_handle_t *)&a->timer))
-        uv_close((uv_handle_t *)&a->timer, admin_closed);
+    hclose((uv_handle_t *)&a->tcp);
+    hclose((uv_handle_t *)&a->timer);
 }
 
 static void admin_reply(aconn *a, int status, const char *reason, const char *type,
@@ -652,7 +638,7 @@ static void admin_reply(aconn *a, int status, const char *reason, const char *ty
 
 static void admin_route(aconn *a, const qc__http_head *h)
 {
-    const char *buf = a->in.data;
+    const char *buf = a->own.in.data;
     const char *target = buf + h->target.off;
     size_t tl = h->target.len;
     size_t ml = h->method.len;
@@ -685,8 +671,8 @@ static void on_admin_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
             admin_close(a);
         return;
     }
-    size_t room = QC__HTTP_HEAD_MAX - a->in.len;
-    int rc = qc__buf_append(&a->in, b->base, (size_t)n < room ? (size_t)n : room);
+    size_t room = QC__HTTP_HEAD_MAX - a->own.in.len;
+    int rc = qc__buf_append(&a->own.in, b->base, (size_t)n < room ? (size_t)n : room);
     free(b->base);
     if (rc != 0) {
         admin_close(a);
@@ -694,12 +680,12 @@ static void on_admin_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
     }
     qc__http_head h;
     const char *why = NULL;
-    int r = qc__http_parse_head(a->in.data, a->in.len, 1, &h, &why);
+    int r = qc__http_parse_head(a->own.in.data, a->own.in.len, 1, &h, &why);
     if (r > 0)
         admin_route(a, &h);
     else if (r < 0)
         admin_reply(a, 400, "Bad Request", "text/plain", "bad request\n", 12);
-    else if (a->in.len >= QC__HTTP_HEAD_MAX)
+    else if (a->own.in.len >= QC__HTTP_HEAD_MAX)
         admin_reply(a, 431, "Request Header Fields Too Large", "text/plain", "too large\n", 10);
 }
 
@@ -720,11 +706,8 @@ static void on_admin(uv_stream_t *server, int status)
     if (!a)
         return;
     a->G = G;
-    a->handles = conn_start(G, &a->tcp, &a->timer, a);
-    a->next = G->admins;
-    if (G->admins)
-        G->admins->prev = a;
-    G->admins = a;
+    a->own.handles = qc__conn_init(&G->loop, &a->tcp, &a->timer, a);
+    QC__LIST_PUSH_HEAD(G->admins, G->admins_tail, a, prev, next);
     G->nadmins++;
     if (uv_accept(server, (uv_stream_t *)&a->tcp) != 0 || G->nadmins > ADMIN_CONNS_MAX) {
         admin_close(a);
@@ -1064,13 +1047,8 @@ int qc_gate_run(const qc_gate_params *o, qc_err *err)
             goto fail;
         }
     }
-    if (o->series) {
-        G->series = fopen(o->series, "w");
-        if (!G->series) {
-            rc = qc_err_set(err, QC_EIO, "--series: %s: cannot write", o->series);
-            goto fail;
-        }
-    }
+    if (o->series && (rc = qc__series_open(&G->series, o->series, err)) != 0)
+        goto fail;
     if (qc__sensor_kind_of(&o->sensor) != QC__SENSOR_NONE &&
         (rc = qc__sensor_new(&G->loop, &o->sensor, on_sample, G, &G->sensor, err)) != 0)
         goto fail;

@@ -12,17 +12,18 @@
 #ifndef QCTL_LIVE_LIST_H
 #define QCTL_LIVE_LIST_H
 
-/* Appends node at the tail. */
+/* Appends node at the tail: as on a singly linked queue (QC__FIFO_PUSH,
+ * below), its prev the old tail. */
 #define QC__LIST_PUSH_TAIL(head, tail, node, prev, next)                                          \
     do {                                                                                           \
         (node)->prev = (tail);                                                                     \
-        (node)->next = NULL;                                                                       \
-        if (tail)                                                                                  \
-            (tail)->next = (node);                                                                 \
-        else                                                                                       \
-            (head) = (node);                                                                       \
-        (tail) = (node);                                                                           \
+        QC__FIFO_PUSH(head, tail, node, next);                                                     \
     } while (0)
+
+/* Puts node at the head: the tail's push with the ends and the links
+ * swapped. */
+#define QC__LIST_PUSH_HEAD(head, tail, node, prev, next)                                          \
+    QC__LIST_PUSH_TAIL(tail, head, node, next, prev)
 
 /* Unlinks node, which must be on the queue, and clears its links. */
 #define QC__LIST_REMOVE(head, tail, node, prev, next)                                             \

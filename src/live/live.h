@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <uv.h>
 
 #include "qctl/arrivals.h"
@@ -72,6 +73,14 @@ double qc__now(void);
 
 /* Writes the bound port of a TCP handle to path (for tests using port 0). */
 int qc__write_port(uv_tcp_t *tcp, const char *path, qc_err *err);
+
+/* Initializes a connection's socket and timer on loop, the data of both
+ * its owner; returns 2, the handles the owner's close callback waits for. */
+int qc__conn_init(uv_loop_t *loop, uv_tcp_t *tcp, uv_timer_t *timer, void *owner);
+
+/* Opens the --series file at path for writing, its rows written as the
+ * run goes. 0, or QC_EIO naming the flag and the file (*f is then NULL). */
+int qc__series_open(FILE **f, const char *path, qc_err *err);
 
 /* Initializes t on loop (t->data = data), binds it to `where` (host:port)
  * and listens with cb, then writes the port to port_file when not NULL.

@@ -248,6 +248,20 @@ int qc__write_port(uv_tcp_t *tcp, const char *path, qc_err *err)
     return 0;
 }
 
+int qc__conn_init(uv_loop_t *loop, uv_tcp_t *tcp, uv_timer_t *timer, void *owner)
+{
+    uv_tcp_init(loop, tcp);
+    uv_timer_init(loop, timer);
+    tcp->data = timer->data = owner;
+    return 2;
+}
+
+int qc__series_open(FILE **f, const char *path, qc_err *err)
+{
+    *f = fopen(path, "w");
+    return *f ? 0 : qc_err_set(err, QC_EIO, "--series: %s: cannot write", path);
+}
+
 int qc__http_request_head(const qc__buf *in, qc__http_head *h, const char **why)
 {
     *why = "malformed request";

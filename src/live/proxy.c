@@ -76,23 +76,10 @@ static void qlink(cconn *c, int at_head)
     proxy *P = c->P;
     pclass *k = &P->cls[c->cls];
     c->state = C_QUEUED;
-    if (at_head) {
-        c->qprev = NULL;
-        c->qnext = k->qhead;
-        if (k->qhead)
-            k->qhead->qprev = c;
-        else
-            k->qtail = c;
-        k->qhead = c;
-    } else {
-        c->qnext = NULL;
-        c->qprev = k->qtail;
-        if (k->qtail)
-            k->qtail->qnext = c;
-        else
-            k->qhead = c;
-        k->qtail = c;
-    }
+    if (at_head)
+        QC__LIST_PUSH_HEAD(k->qhead, k->qtail, c, qprev, qnext);
+    else
+        QC__LIST_PUSH_TAIL(k->qhead, k->qtail, c, qprev, qnext);
     k->qlen++;
     P->qlen++;
 }
@@ -568,11 +555,8 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
         goto out;
     }
     if (o->series) {
-        P->series = fopen(o->series, "w");
-        if (!P->series) {
-            rc = qc_err_set(err, QC_EIO, "%s: cannot write", o->series);
+        if ((rc = qc__series_open(&P->series, o->series, err)) != 0)
             goto out;
-        }
         fprintf(P->series, "t,limit,inflight,queue,admitted,refused,measured,"
                            "on,warming,off,parking\n");
     }

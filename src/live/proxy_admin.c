@@ -18,6 +18,21 @@ _Static_assert(sizeof qc__proxy_lat_le / sizeof *qc__proxy_lat_le == LAT_BUCKETS
 
 /* ---- metrics ------------------------------------------------------------ */
 
+/* One metric family of whole numbers, a sample per item labelled with the
+ * item's name: its TYPE line, then for each item i < n the line
+ * `metric{label="name"} value`, name and value expressions of i. Written
+ * with OUT, which each function that uses it defines; PER_BACKEND and
+ * PER_CLASS are the proxy's two kinds of item. */
+#define FAMILY(metric, kind, label, n, name, value)                                                \
+    do {                                                                                           \
+        OUT("# TYPE " metric " " kind "\n");                                                     \
+        for (unsigned i = 0; i < (n); i++)                                                         \
+            OUT(metric "{" label "=\"%s\"} %llu\n", (name), (unsigned long long)(value));        \
+    } while (0)
+#define PER_BACKEND(metric, kind, value)                                                           \
+    FAMILY(metric, kind, "backend", P->nb, P->backend[i].name, value)
+#define PER_CLASS(metric, kind, value) FAMILY(metric, kind, "class", P->ncls, P->cls[i].name, value)
+
 /* The fleet's lines of /metrics: states, per-backend counts, unparks,
  * warm-ups and the time spent in each state (server-seconds). */
 static size_t fleet_metrics(proxy *P, char *buf, size_t size)
@@ -31,20 +46,10 @@ static size_t fleet_metrics(proxy *P, char *buf, size_t size)
     for (unsigned s = 0; s < QC_FLEET_NSTATES; s++)
         OUT("qctl_backends{state=\"%s\"} %u\n", qc__fleet_state_name(s),
             qc__fleet_count(f, (qc__fleet_state)s));
-    OUT("# TYPE qctl_backend_inflight gauge\n");
-    for (unsigned i = 0; i < P->nb; i++)
-        OUT("qctl_backend_inflight{backend=\"%s\"} %u\n", P->backend[i].name, f->b[i].inflight);
-    OUT("# TYPE qctl_backend_waiting gauge\n");
-    for (unsigned i = 0; i < P->nb; i++)
-        OUT("qctl_backend_waiting{backend=\"%s\"} %u\n", P->backend[i].name, f->b[i].waiting);
-    OUT("# TYPE qctl_backend_answered_total counter\n");
-    for (unsigned i = 0; i < P->nb; i++)
-        OUT("qctl_backend_answered_total{backend=\"%s\"} %llu\n", P->backend[i].name,
-            (unsigned long long)f->b[i].answered);
-    OUT("# TYPE qctl_backend_failed_total counter\n");
-    for (unsigned i = 0; i < P->nb; i++)
-        OUT("qctl_backend_failed_total{backend=\"%s\"} %llu\n", P->backend[i].name,
-            (unsigned long long)f->b[i].failed);
+    PER_BACKEND("qctl_backend_inflight", "gauge", f->b[i].inflight);
+    PER_BACKEND("qctl_backend_waiting", "gauge", f->b[i].waiting);
+    PER_BACKEND("qctl_backend_answered_total", "counter", f->b[i].answered);
+    PER_BACKEND("qctl_backend_failed_total", "counter", f->b[i].failed);
     OUT("# TYPE qctl_backend_state gauge\n");
     for (unsigned i = 0; i < P->nb; i++)
         for (unsigned s = 0; s < QC_FLEET_NSTATES; s++)
@@ -141,18 +146,9 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
     OUT("qctl_limit %g\n", P->o->control ? st.limit : INFINITY);
     OUT("# TYPE qctl_inflight gauge\nqctl_inflight %u\n", P->inflight);
     OUT("# TYPE qctl_queue gauge\nqctl_queue %u\n", P->qlen);
-    OUT("# TYPE qctl_admitted_total counter\n");
-    for (unsigned i = 0; i < P->ncls; i++)
-        OUT("qctl_admitted_total{class=\"%s\"} %llu\n", P->cls[i].name,
-            (unsigned long long)P->cls[i].admitted);
-    OUT("# TYPE qctl_refused_total counter\n");
-    for (unsigned i = 0; i < P->ncls; i++)
-        OUT("qctl_refused_total{class=\"%s\"} %llu\n", P->cls[i].name,
-            (unsigned long long)P->cls[i].refused);
-    OUT("# TYPE qctl_answered_total counter\n");
-    for (unsigned i = 0; i < P->ncls; i++)
-        OUT("qctl_answered_total{class=\"%s\"} %llu\n", P->cls[i].name,
-            (unsigned long long)P->cls[i].answered);
+    PER_CLASS("qctl_admitted_total", "counter", P->cls[i].admitted);
+    PER_CLASS("qctl_refused_total", "counter", P->cls[i].refused);
+    PER_CLASS("qctl_answered_total", "counter", P->cls[i].answered);
     OUT("# HELP qctl_latency_seconds Time from a request read to its answer's end.\n"
         "# TYPE qctl_latency_seconds histogram\n");
     for (unsigned i = 0; i < P->ncls; i++) {
@@ -215,9 +211,7 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
         P->nclients, P->mem, (unsigned long long)P->refused_conns,
         (unsigned long long)P->refused_mem, (unsigned long long)P->too_large, P->codel.standing,
         (unsigned long long)P->q_shed);
-    OUT("# TYPE qctl_backend_out gauge\n");
-    for (unsigned i = 0; i < P->nb; i++)
-        OUT("qctl_backend_out{backend=\"%s\"} %d\n", P->backend[i].name, P->backend[i].out);
+    PER_BACKEND("qctl_backend_out", "gauge", P->backend[i].out);
     OUT("# TYPE qctl_errors_total counter\nqctl_errors_total{kind=\"400\"} %llu\n"
         "qctl_errors_total{kind=\"502\"} %llu\nqctl_errors_total{kind=\"504\"} "
         "%llu\n",
@@ -299,6 +293,15 @@ static char *status_json(proxy *P)
     char *s = json_dumps(root, JSON_INDENT(2));
     json_decref(root);
     return s;
+}
+
+/* target[skip..tlen) (skip < tlen) as a string in q, cut to size - 1
+ * bytes. */
+static void copy_tail(char *q, size_t size, const char *target, size_t tlen, size_t skip)
+{
+    size_t n = tlen - skip < size - 1 ? tlen - skip : size - 1;
+    memcpy(q, target + skip, n);
+    q[n] = 0;
 }
 
 /* POST /bound?class=NAME&value=D: a class's bound from the next control
@@ -387,9 +390,7 @@ void qc__proxy_admin_request(cconn *c, const char *target, size_t tlen, int post
     }
     if (tlen > 7 && memcmp(target, "/bound?", 7) == 0) {
         char q[256];
-        size_t n = tlen - 7 < sizeof q - 1 ? tlen - 7 : sizeof q - 1;
-        memcpy(q, target + 7, n);
-        q[n] = 0;
+        copy_tail(q, sizeof q, target, tlen, 7);
         admin_bound(c, q);
         return;
     }
@@ -418,9 +419,7 @@ void qc__proxy_admin_request(cconn *c, const char *target, size_t tlen, int post
     }
     if (tlen > 17 && memcmp(target, "/reference?value=", 17) == 0) {
         char num[32];
-        size_t n = tlen - 17 < sizeof num - 1 ? tlen - 17 : sizeof num - 1;
-        memcpy(num, target + 17, n);
-        num[n] = 0;
+        copy_tail(num, sizeof num, target, tlen, 17);
         char *end;
         double r = strtod(num, &end);
         if (*end == 0 && r > 0 && isfinite(r)) {

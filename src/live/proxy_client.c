@@ -526,10 +526,7 @@ void qc__proxy_accept_client(uv_stream_t *server, int status, int admin)
     c->kind = K_CLIENT;
     c->P = P;
     c->admin = admin;
-    uv_tcp_init(P->loop, &c->tcp);
-    uv_timer_init(P->loop, &c->timer);
-    c->tcp.data = c->timer.data = c;
-    c->handles_open = 2;
+    c->handles_open = qc__conn_init(P->loop, &c->tcp, &c->timer, c);
     P->nclients += !admin; /* counted back in client_closed */
     if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
         qc__proxy_client_close(c);

@@ -705,10 +705,8 @@ void qc__proxy_forward(cconn *c, uconn *tok_holder, int avoid)
         }
         u->kind = K_UPSTREAM;
         u->P = P;
-        uv_tcp_init(P->loop, &u->tcp);
-        uv_timer_init(P->loop, &u->timer);
-        u->tcp.data = u->timer.data = u->connect.data = u;
-        u->handles_open = 2;
+        u->handles_open = qc__conn_init(P->loop, &u->tcp, &u->timer, u);
+        u->connect.data = u;
     }
     u->tok = tok_holder->tok;
     u->has_tok = tok_holder->has_tok;
