@@ -1019,7 +1019,7 @@ int cmd_design(int argc, char **argv)
         {"report", CLI_STR, &o.report, .arg = "DIR",
          .help = "write DIR/index.html: model, design tables and the plots of\n"
                  "--plot, in one self-contained page"},
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {0}};
     unsigned given[sizeof flags / sizeof flags[0]];
     if ((rc = cli_flags_parse_command("design", synopsis, about, flags, argc, argv, given)) != 0)

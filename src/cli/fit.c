@@ -381,7 +381,7 @@ int cmd_fit(int argc, char **argv)
          .help = "longer gaps split the capture into segments (default\n"
                  "3600 s: concatenated captures); the model keeps neither\n"
                  "as a gap nor as an idle period"},
-        {"json", CLI_BOOL, &json, .help = "print the summary as JSON"},
+        CLI_ROW_JSON(&json),
         {"quiet", CLI_BOOL, &quiet, .help = "no warnings about the capture and no progress line"},
         {"jobs", CLI_UINT, &fo.fit.threads, 1, 256, .letter = 'j', .arg = "N",
          .help = "threads for the families and the EM starts (default: the\nnumber of cores); the "
@@ -395,7 +395,7 @@ int cmd_fit(int argc, char **argv)
         {"column", CLI_STR, &column, .arg = "FILE[:COL]", .help = "the sample to fit"},
         {"spec", CLI_BOOL, &spec_only,
          .help = "print only that spec (for $(qctl fit --column ... --spec))"},
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {0}};
     rc = cli_flags_parse("fit", flags, argc, argv, &first, NULL);
     if (rc < 0) {

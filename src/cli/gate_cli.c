@@ -58,8 +58,7 @@ int cmd_gate(int argc, char **argv)
         {"listen", CLI_STR, &o.listen, .arg = "HOST:PORT",
          .help = "where clients connect (default 127.0.0.1:5433;\nport 0: any free)"},
         {"backend", CLI_STR, &o.backend, .arg = "HOST:PORT", .help = "the server (needed)"},
-        {"port-file", CLI_STR, &o.port_file, .path = CLI_PATH_OUT, .arg = "FILE",
-         .help = "write the bound port to FILE"},
+        CLI_ROW_PORT_FILE(&o.port_file),
         {"admin", CLI_STR, &o.admin, .arg = "HOST:PORT",
          .help = "loopback address answering GET /status (JSON)\nand /metrics (Prometheus text)"},
         {"admin-port-file", CLI_STR, &o.admin_port_file, .path = CLI_PATH_OUT, .arg = "FILE",
@@ -131,7 +130,7 @@ int cmd_gate(int argc, char **argv)
         {"series", CLI_STR, &o.series, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "CSV, one row per interval: time, reference,\nlimit, gate, connected, peak, "
                  "waiting, admitted,\nrefused, expired, sensor, sensor_age, missing, held"},
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {0}};
     int rc = cli_flags_parse("gate", flags, argc, argv, &first, NULL);
     if (rc < 0) {

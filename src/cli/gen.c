@@ -664,7 +664,7 @@ int cmd_gen(int argc, char **argv)
         {"seed", CLI_U64, &o.seed, .arg = "S", .help = "seed of every user's stream (default 1)"},
         {"quiet", CLI_BOOL, &quiet,
          .help = "no progress line (shown on a terminal, or with\n--progress, during a long write)"},
-        {"json", CLI_BOOL, &json, .help = "print the summary as JSON"},
+        CLI_ROW_JSON(&json),
         {"report", CLI_STR, &rep.dir, .arg = "DIR",
          .help = "write DIR/index.html: the run's summary tables (and with\n"
                  "--validate, the plots of --plot) in one page"},
@@ -693,7 +693,7 @@ int cmd_gen(int argc, char **argv)
          .help = "variance-time, autocorrelation and gap CDF plots (of the\nfirst realisation)"},
         {"jobs", CLI_UINT, &jobs, 1, 256, .letter = 'j', .arg = "N",
          .help = "threads for the realisations (default: the number of\ncores); the results do not depend on it"},
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {0}};
     rc = cli_flags_parse("gen", flags, argc, argv, &first, NULL);
     if (rc != 0)

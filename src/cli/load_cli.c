@@ -93,7 +93,7 @@ static int parse_args(int argc, char **argv, load_args *a)
         {"max-errors", CLI_DOUBLE, &a->max_errors, 0, 1, .arg = "F",
          .help = "exit 1 when more than this fraction of the requests\nfailed (connection "
                  "errors and timeouts; default 0:\nany failure)"},
-        {"json", CLI_BOOL, &a->json, .help = "print the summary as JSON"},
+        CLI_ROW_JSON(&a->json),
         {"", CLI_NOTE, NULL, .help = "UDP replay:"},
         {"udp", CLI_STR, &a->udp, .arg = "HOST:PORT",
          .help = "send one datagram per packet of --replay FILE"},
@@ -102,7 +102,7 @@ static int parse_args(int argc, char **argv, load_args *a)
                  "time from the first"},
         {"payload", CLI_CHOICE, &a->pattern, .arg = "zeros|pattern", .choices = "zeros,pattern",
          .help = "datagram bytes (default zeros)"},
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {0}};
     int rc = cli_flags_parse("load", flags, argc, argv, &first, NULL);
     if (rc < 0) {

@@ -505,7 +505,7 @@ int cmd_sysid(int argc, char **argv)
         {"report", CLI_STR, &o.report, .arg = "DIR",
          .help = "write DIR/index.html: the fits, the model and the plots\n"
                  "of --plot, in one self-contained page"},
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {0}};
     unsigned given[sizeof flags / sizeof flags[0]];
     if ((rc = cli_flags_parse_command("sysid", synopsis, about, flags, argc, argv, given)) != 0)
