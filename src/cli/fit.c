@@ -18,6 +18,7 @@
 #include "qctl/output.h"
 #include "qctl/traffic.h"
 #include "report_cli.h"
+#include "result.h"
 #include "traffic_cli.h"
 
 static const char synopsis[] =
@@ -297,11 +298,7 @@ static int fit_column(const char *arg, const qc_fit_params *fo, unsigned familie
             json_array_append_new(c, e);
         }
         json_object_set_new(o, "candidates", c);
-        if (qc_json_write(o, NULL, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
-        json_decref(o);
+        rc = cli_json_print(o);
     } else if (rc == 0) {
         printf("%s: %zu values, mean %.6g\n", arg, emp.n, d.mean);
         print_fits("values", &f, "");
@@ -544,10 +541,8 @@ int cmd_fit(int argc, char **argv)
         cli_error("fit: %s: no group has enough packets for a model (see --min-packets)", capture);
         rc = QC_EXIT_USAGE;
     }
-    if (rc == 0 && json && qc_json_write(summary, NULL, &err) != 0) {
-        cli_error("%s", err.msg);
-        rc = QC_EXIT_FAIL;
-    }
+    if (rc == 0 && json)
+        rc = cli_json_out(summary, NULL);
     if (rc == 0 && report) {
         /* the page shows the selected fits and a comparison table; every
          * candidate's parameters and intervals go beside it, in fit.json */

@@ -19,6 +19,7 @@
 #include "qctl/output.h"
 #include "qctl/traffic.h"
 #include "report_cli.h"
+#include "result.h"
 #include "traffic_cli.h"
 
 static const char synopsis[] =
@@ -255,10 +256,7 @@ static int generate(mix *x, const qc_traffic_gen_params *o, const char *output, 
                         o->duration > 0 ? qc_json_real_new((double)count / o->duration) : json_null());
     json_object_set_new(s, "elapsed_seconds", json_real(el));
     if (json) {
-        if (qc_json_write(s, NULL, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
+        rc = cli_json_out(s, NULL);
     } else {
         printf("%s: %llu packets (%s, %s approach, seed %llu)\n", output,
                (unsigned long long)count, qc_traffic_format_name(fmt),
@@ -569,11 +567,7 @@ static int validate(const char *capture, const char *model_file, const char *lab
     if (json) {
         json_t *s = validation_json(capture, &tr, &m, model_file, g->n, bin, realisations,
                                     segments, rows, NMETRICS, wins);
-        if (qc_json_write(s, NULL, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
-        json_decref(s);
+        rc = cli_json_print(s);
     } else {
         printf("validation of '%s' against %s (%zu packets; %s; %u realisations, mean and 95%% "
                "interval; count bins of %.4g s)\n",

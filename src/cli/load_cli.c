@@ -16,6 +16,7 @@
 #include "live/live.h"
 #include "qctl/arrivals.h"
 #include "qctl/output.h"
+#include "result.h"
 
 static const char load_synopsis[] =
     "qctl load --target HOST:PORT (--requests N | --duration T) [options]\n"
@@ -157,12 +158,8 @@ static int run_udp(const load_args *a)
         json_object_set_new(e, "p99", qc_json_real_new(r.err_p99));
         json_object_set_new(e, "max", qc_json_real_new(r.err_max));
         json_object_set_new(root, "send_error", e);
-        rc = qc_json_write(root, NULL, &err);
-        json_decref(root);
-        if (rc) {
-            cli_error("%s", err.msg);
-            return QC_EXIT_FAIL;
-        }
+        if ((rc = cli_json_print(root)) != 0)
+            return rc;
     } else {
         printf("sent %llu of %llu datagrams (%llu failed, %llu capped at 65507 B), %llu bytes in "
                "%.3f s\n",
@@ -249,14 +246,7 @@ static int print_json(const load_args *a, const char *spec, const qc_load_result
     json_object_set_new(lat, "ok_p95", qc_json_real_new(r->ok_p95));
     json_object_set_new(lat, "ok_p99", qc_json_real_new(r->ok_p99));
     json_object_set_new(root, "latency", lat);
-    qc_err err = {0};
-    int rc = qc_json_write(root, NULL, &err);
-    json_decref(root);
-    if (rc) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    return 0;
+    return cli_json_print(root);
 }
 
 /* The open-loop arrival process named by the flags into arr, its spec
