@@ -426,11 +426,9 @@ static int plot_locus(const char *dir, const loop *L, const opts *o, const char 
 {
     qc_err err = {0};
     const size_t plen = strlen(dir) + strlen(name) + 32;
-    char *path = malloc(plen), *body = malloc(4 * plen + 2048);
+    char *path = malloc(plen);
     int rc = 0;
-    if (!path || !body) {
-        free(path);
-        free(body);
+    if (!path) {
         cli_error("out of memory");
         return QC_EXIT_FAIL;
     }
@@ -444,7 +442,6 @@ static int plot_locus(const char *dir, const loop *L, const opts *o, const char 
     qc_ofile f;
     if (cli_file_open(&f, path) == NULL) {
         free(path);
-        free(body);
         return QC_EXIT_FAIL;
     }
     qc_design_poles p;
@@ -472,25 +469,21 @@ static int plot_locus(const char *dir, const loop *L, const opts *o, const char 
                     fabs(L->rows[i].ki));
     if (cli_file_commit(&f) != 0) {
         free(path);
-        free(body);
         return QC_EXIT_FAIL;
     }
-    snprintf(body, 4 * plen + 2048,
-             "set title 'root locus: %s (K_P = %g)'\nset size ratio -1\n"
-             "set xlabel 'Re z'\nset ylabel 'Im z'\nset key outside right top\n"
-             "set logscale cb\nset cblabel '|K_I|'\nset palette rgbformulae 33,13,10 maxcolors 8\n"
-             "set xrange [-1.6:1.6]\nset yrange [-1.3:1.3]\nset parametric\nset trange [0:2*pi]\n"
-             "plot cos(t), sin(t) with lines lc rgb 'gray50' title 'unit circle', "
-             "'%s' index 0 using 1:2:3 with points pt 7 ps 0.35 palette title 'closed-loop poles', "
-             "'%s' index 1 using 1:2 with points pt 2 ps 2 lw 2 lc rgb 'black' title 'open loop', "
-             "'%s' index 2 using 1:2 with points pt 6 ps 1.8 lw 1.5 lc rgb 'red' title 'table gains'",
-             L->name, o->kp, path, path, path);
-    if (qc_plot(dir, name, body, &err) != 0) {
-        cli_error("%s", err.msg);
-        rc = QC_EXIT_FAIL;
-    }
+    const cli_plots pl = {.dir = dir};
+    rc = cli_plots_draw(
+        &pl, name,
+        "set title 'root locus: %s (K_P = %g)'\nset size ratio -1\n"
+        "set xlabel 'Re z'\nset ylabel 'Im z'\nset key outside right top\n"
+        "set logscale cb\nset cblabel '|K_I|'\nset palette rgbformulae 33,13,10 maxcolors 8\n"
+        "set xrange [-1.6:1.6]\nset yrange [-1.3:1.3]\nset parametric\nset trange [0:2*pi]\n"
+        "plot cos(t), sin(t) with lines lc rgb 'gray50' title 'unit circle', "
+        "'%s' index 0 using 1:2:3 with points pt 7 ps 0.35 palette title 'closed-loop poles', "
+        "'%s' index 1 using 1:2 with points pt 2 ps 2 lw 2 lc rgb 'black' title 'open loop', "
+        "'%s' index 2 using 1:2 with points pt 6 ps 1.8 lw 1.5 lc rgb 'red' title 'table gains'",
+        L->name, o->kp, path, path, path);
     free(path);
-    free(body);
     return rc;
 }
 
@@ -531,9 +524,9 @@ static int plot_steps(const char *dir, const loop *L, const opts *o, const char 
     const size_t n = horizon > 5000 ? 5000 : (size_t)horizon;
     double *ym = malloc(nc * n * sizeof *ym);
     const size_t plen = strlen(dir) + strlen(name) + 32;
-    char *path = malloc(plen), *body = malloc(2 * plen + 1024);
+    char *path = malloc(plen);
     int rc = 0;
-    if (!ym || !path || !body) {
+    if (!ym || !path) {
         cli_error("out of memory");
         rc = QC_EXIT_FAIL;
         goto done;
@@ -558,22 +551,19 @@ static int plot_steps(const char *dir, const loop *L, const opts *o, const char 
     }
     if ((rc = cli_file_commit(&f)) != 0)
         goto done;
-    snprintf(body, 2 * plen + 1024,
-             "set datafile separator ','\nset key autotitle columnhead outside bottom center\n"
-             "set title 'unit reference step, model loop: %s'\n"
-             "set xlabel 'samples after the step'\nset ylabel 'measured output (offset)'\n"
-             "set arrow from graph 0, first 1.02 to graph 1, first 1.02 nohead dt 3 lc rgb 'gray60'\n"
-             "set arrow from graph 0, first 0.98 to graph 1, first 0.98 nohead dt 3 lc rgb 'gray60'\n"
-             "plot for [i=2:%zu] '%s' using 1:i with steps lw 1.5",
-             L->name, nc + 1, path);
-    if (qc_plot(dir, name, body, &err) != 0) {
-        cli_error("%s", err.msg);
-        rc = QC_EXIT_FAIL;
-    }
+    const cli_plots pl = {.dir = dir};
+    rc = cli_plots_draw(
+        &pl, name,
+        "set datafile separator ','\nset key autotitle columnhead outside bottom center\n"
+        "set title 'unit reference step, model loop: %s'\n"
+        "set xlabel 'samples after the step'\nset ylabel 'measured output (offset)'\n"
+        "set arrow from graph 0, first 1.02 to graph 1, first 1.02 nohead dt 3 lc rgb 'gray60'\n"
+        "set arrow from graph 0, first 0.98 to graph 1, first 0.98 nohead dt 3 lc rgb 'gray60'\n"
+        "plot for [i=2:%zu] '%s' using 1:i with steps lw 1.5",
+        L->name, nc + 1, path);
 done:
     free(ym);
     free(path);
-    free(body);
     return rc;
 }
 
