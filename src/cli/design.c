@@ -597,6 +597,24 @@ static const char *verdict(const qc_design_prediction *q, int words)
     return q->settled ? "settles" : "does not settle";
 }
 
+/* The loop's step predicted at each of the n gains pk into out[] (pp's
+ * K_I set to each in turn): 0, or the exit status after a message naming
+ * the gain, "prediction WHERE at K_I = ...". */
+static int predict_gains(qc_design_ws *w, const qc_arx_model *plant, qc_design_predict_params *pp,
+                         const double *pk, size_t n, qc_design_prediction *out, const char *where)
+{
+    qc_err err = {0};
+    for (size_t i = 0; i < n; i++) {
+        pp->ki = pk[i];
+        int rc = qc_design_predict(w, plant, pp, &out[i], &err);
+        if (rc != 0) {
+            cli_error("prediction%s at K_I = %g: %s", where, pk[i], err.msg);
+            return cli_exit_code(rc);
+        }
+    }
+    return 0;
+}
+
 static json_t *prediction_rows(const qc_design_prediction *pred, const double *pk, size_t n,
                                double dt)
 {
@@ -1142,14 +1160,7 @@ int cmd_design(int argc, char **argv)
         pp.reps = o.noise_reps >= 0 ? (unsigned)o.noise_reps : have_var ? 20 : 0;
         pp.noise_sd = isfinite(sys.plant_noise_var) ? sqrt(sys.plant_noise_var) : 0;
         pp.seed = 1;
-        for (size_t i = 0; i < npred && rc == 0; i++) {
-            pp.ki = pk[i];
-            if ((rc = qc_design_predict(loops[0].w, &sys.plant, &pp, &pred[i], &err)) != 0) {
-                cli_error("prediction at K_I = %g: %s", pk[i], err.msg);
-                rc = cli_exit_code(rc);
-            }
-        }
-        if (rc != 0)
+        if ((rc = predict_gains(loops[0].w, &sys.plant, &pp, pk, npred, pred, "")) != 0)
             goto done;
         if (nl == 2) {
             /* the loop closed on the sensor: its model, moved onto the
@@ -1170,13 +1181,8 @@ int cmd_design(int argc, char **argv)
                 if (isfinite(sys.curve.residual_cv))
                     sp.sensor_noise_cv = sys.curve.residual_cv;
             }
-            for (size_t i = 0; i < npred && rc == 0; i++) {
-                sp.ki = pk[i];
-                if ((rc = qc_design_predict(loops[1].w, &sys.plant, &sp, &pred_s[i], &err)) != 0) {
-                    cli_error("prediction through the sensor at K_I = %g: %s", pk[i], err.msg);
-                    rc = cli_exit_code(rc);
-                }
-            }
+            rc = predict_gains(loops[1].w, &sys.plant, &sp, pk, npred, pred_s,
+                               " through the sensor");
             if (rc != 0)
                 goto done;
             have_pred_s = 1;
