@@ -425,25 +425,19 @@ static int run_loop(loop *L, const opts *o)
 static int plot_locus(const char *dir, const loop *L, const opts *o, const char *name)
 {
     qc_err err = {0};
-    const size_t plen = strlen(dir) + strlen(name) + 32;
-    char *path = malloc(plen);
     int rc = 0;
-    if (!path) {
-        cli_error("out of memory");
-        return QC_EXIT_FAIL;
-    }
     const double g = qc_design_loop_gain(L->w), sgn = g > 0 ? 1 : -1;
     double top = L->range.n && isfinite(L->range.hi) ? 1.5 * fmax(fabs(L->range.hi), fabs(L->range.lo))
                                                      : 10 / fabs(g);
     for (size_t i = 0; i < L->ngains; i++)
         top = fmax(top, 1.2 * fabs(L->gains[i]));
     const double bottom = top * 1e-4;
-    snprintf(path, plen, "%s/%s.dat", dir, name);
+    cli_plots pl = {.dir = dir};
+    char file[256];
+    snprintf(file, sizeof file, "%s.dat", name);
     qc_ofile f;
-    if (cli_file_open(&f, path) == NULL) {
-        free(path);
+    if (cli_plots_file(&pl, &f, file) == NULL)
         return QC_EXIT_FAIL;
-    }
     qc_design_poles p;
     fprintf(f.fp, "# re im |K_I|  (K_P = %g)\n", o->kp);
     /* LOCUS_GAINS gains, four decades: enough for the branches to read
@@ -467,12 +461,9 @@ static int plot_locus(const char *dir, const loop *L, const opts *o, const char 
         for (size_t j = 0; j < L->rows[i].n; j++)
             fprintf(f.fp, "%.8g %.8g %.8g\n", L->rows[i].re[j], L->rows[i].im[j],
                     fabs(L->rows[i].ki));
-    if (cli_file_commit(&f) != 0) {
-        free(path);
+    if (cli_file_commit(&f) != 0)
         return QC_EXIT_FAIL;
-    }
-    const cli_plots pl = {.dir = dir};
-    rc = cli_plots_draw(
+    return cli_plots_draw(
         &pl, name,
         "set title 'root locus: %s (K_P = %g)'\nset size ratio -1\n"
         "set xlabel 'Re z'\nset ylabel 'Im z'\nset key outside right top\n"
@@ -482,9 +473,7 @@ static int plot_locus(const char *dir, const loop *L, const opts *o, const char 
         "'%s' index 0 using 1:2:3 with points pt 7 ps 0.35 palette title 'closed-loop poles', "
         "'%s' index 1 using 1:2 with points pt 2 ps 2 lw 2 lc rgb 'black' title 'open loop', "
         "'%s' index 2 using 1:2 with points pt 6 ps 1.8 lw 1.5 lc rgb 'red' title 'table gains'",
-        L->name, o->kp, path, path, path);
-    free(path);
-    return rc;
+        L->name, o->kp, pl.path, pl.path, pl.path);
 }
 
 /* Step responses of the model loop (what the controller measures) for the
@@ -523,19 +512,19 @@ static int plot_steps(const char *dir, const loop *L, const opts *o, const char 
     }
     const size_t n = horizon > 5000 ? 5000 : (size_t)horizon;
     double *ym = malloc(nc * n * sizeof *ym);
-    const size_t plen = strlen(dir) + strlen(name) + 32;
-    char *path = malloc(plen);
+    cli_plots pl = {.dir = dir};
+    char file[256];
+    snprintf(file, sizeof file, "%s.csv", name);
     int rc = 0;
-    if (!ym || !path) {
+    if (!ym) {
         cli_error("out of memory");
         rc = QC_EXIT_FAIL;
         goto done;
     }
     for (size_t c = 0; c < nc; c++)
         qc_design_step_response(L->plant, L->sensor, kp[c], ki[c], n, NULL, ym + c * n, NULL);
-    snprintf(path, plen, "%s/%s.csv", dir, name);
     qc_ofile f;
-    if (cli_file_open(&f, path) == NULL) {
+    if (cli_plots_file(&pl, &f, file) == NULL) {
         rc = QC_EXIT_FAIL;
         goto done;
     }
@@ -551,7 +540,6 @@ static int plot_steps(const char *dir, const loop *L, const opts *o, const char 
     }
     if ((rc = cli_file_commit(&f)) != 0)
         goto done;
-    const cli_plots pl = {.dir = dir};
     rc = cli_plots_draw(
         &pl, name,
         "set datafile separator ','\nset key autotitle columnhead outside bottom center\n"
@@ -560,10 +548,9 @@ static int plot_steps(const char *dir, const loop *L, const opts *o, const char 
         "set arrow from graph 0, first 1.02 to graph 1, first 1.02 nohead dt 3 lc rgb 'gray60'\n"
         "set arrow from graph 0, first 0.98 to graph 1, first 0.98 nohead dt 3 lc rgb 'gray60'\n"
         "plot for [i=2:%zu] '%s' using 1:i with steps lw 1.5",
-        L->name, nc + 1, path);
+        L->name, nc + 1, pl.path);
 done:
     free(ym);
-    free(path);
     return rc;
 }
 

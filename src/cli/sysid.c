@@ -341,19 +341,19 @@ static int write_plot(const char *dir, const char *name, const char *title, cons
 {
     size_t n = s->n;
     double *one = malloc(n * sizeof *one), *sim = malloc(n * sizeof *sim);
-    size_t plen = strlen(dir) + strlen(name) + 16;
-    char *path = malloc(plen);
+    cli_plots pl = {.dir = dir};
+    char file[256];
+    snprintf(file, sizeof file, "%s.csv", name);
     int rc = 0;
-    if (!one || !sim || !path) {
+    if (!one || !sim) {
         cli_error("out of memory");
         rc = QC_EXIT_FAIL;
         goto done;
     }
     qc_arx_predict(&r->model, s->u, s->y, n, 0, one, NULL);
     qc_arx_predict(&r->model, s->u, s->y, n, r->n_est, NULL, sim);
-    snprintf(path, plen, "%s/%s.csv", dir, name);
     qc_ofile f;
-    if (cli_file_open(&f, path) == NULL) {
+    if (cli_plots_file(&pl, &f, file) == NULL) {
         rc = QC_EXIT_FAIL;
         goto done;
     }
@@ -366,7 +366,6 @@ static int write_plot(const char *dir, const char *name, const char *title, cons
     if ((rc = cli_file_commit(&f)) != 0)
         goto done;
     const double split = s->t ? s->t[r->n_est < n ? r->n_est : n - 1] : (double)r->n_est;
-    const cli_plots pl = {.dir = dir};
     rc = cli_plots_draw(
         &pl, name,
         "set datafile separator ','\nset datafile missing ''\nset key outside bottom center horizontal\n"
@@ -376,11 +375,10 @@ static int write_plot(const char *dir, const char *name, const char *title, cons
         "plot '%s' using 1:3 every ::1 with lines lw 1.5 lc rgb '#1f77b4' title 'measured', "
         "'' using 1:4 every ::1 with lines lw 1 lc rgb '#ff7f0e' title 'one-step prediction', "
         "'' using 1:5 every ::1 with lines lw 1.5 dt 3 lc rgb '#2ca02c' title 'simulated from u'",
-        title, s->t ? "time (s)" : "sample", yname, split, split, split, path);
+        title, s->t ? "time (s)" : "sample", yname, split, split, split, pl.path);
 done:
     free(one);
     free(sim);
-    free(path);
     return rc;
 }
 
