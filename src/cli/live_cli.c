@@ -24,7 +24,7 @@ int cmd_backend(int argc, char **argv)
 {
     qc_backend_params o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
     const char *service = "exp:100", *warmup = NULL;
-    int help = 0, first = 0;
+    int help = 0;
     /* one row per flag: the parser, this help and the completion */
     const cli_flag flags[] = {
         {"listen", CLI_STR, &o.listen, .arg = "HOST:PORT",
@@ -53,15 +53,10 @@ int cmd_backend(int argc, char **argv)
                  "connection"},
         CLI_ROW_HELP(&help),
         {0}};
-    int rc = cli_flags_parse("backend", flags, argc, argv, &first, NULL);
-    if (rc < 0) {
-        cli_flags_usage(stdout, "qctl backend [options]", backend_about, flags);
-        return 0;
-    }
+    int rc = cli_flags_parse_command("backend", "qctl backend [options]", backend_about, flags,
+                                     argc, argv, NULL);
     if (rc != 0)
-        return rc;
-    if (first < argc)
-        return cli_extra_operand("backend", argv[first]);
+        return rc == CLI_DONE_HELP ? 0 : rc;
     if (o.health && o.health[0] != '/') {
         cli_error("--health: '%s' does not start with /", o.health);
         return QC_EXIT_USAGE;

@@ -45,7 +45,7 @@ typedef struct load_args {
 static int parse_args(int argc, char **argv, load_args *a)
 {
     qc_load_params *o = &a->o;
-    int help = 0, first = 0;
+    int help = 0;
     const cli_flag flags[] = {
         {"target", CLI_STR, &o->target, .arg = "HOST:PORT",
          .help = "server to load (HOST: 1.2.3.4, [::1] or a name,\nresolved once before the load starts)"},
@@ -105,16 +105,8 @@ static int parse_args(int argc, char **argv, load_args *a)
          .help = "datagram bytes (default zeros)"},
         CLI_ROW_HELP(&help),
         {0}};
-    int rc = cli_flags_parse("load", flags, argc, argv, &first, NULL);
-    if (rc < 0) {
-        cli_flags_usage(stdout, load_synopsis, load_about, flags);
-        return -1;
-    }
-    if (rc != 0)
-        return rc;
-    if (first < argc)
-        return cli_extra_operand("load", argv[first]);
-    return 0;
+    /* CLI_DONE_HELP after --help */
+    return cli_flags_parse_command("load", load_synopsis, load_about, flags, argc, argv, NULL);
 }
 
 static int run_udp(const load_args *a)
