@@ -425,28 +425,19 @@ static int run_loop(loop *L, const opts *o)
 static int plot_locus(const char *dir, const loop *L, const opts *o, const char *name)
 {
     qc_err err = {0};
-    const size_t plen = strlen(dir) + strlen(name) + 32;
-    char *path = malloc(plen), *body = malloc(4 * plen + 2048);
     int rc = 0;
-    if (!path || !body) {
-        free(path);
-        free(body);
-        cli_error("out of memory");
-        return QC_EXIT_FAIL;
-    }
     const double g = qc_design_loop_gain(L->w), sgn = g > 0 ? 1 : -1;
     double top = L->range.n && isfinite(L->range.hi) ? 1.5 * fmax(fabs(L->range.hi), fabs(L->range.lo))
                                                      : 10 / fabs(g);
     for (size_t i = 0; i < L->ngains; i++)
         top = fmax(top, 1.2 * fabs(L->gains[i]));
     const double bottom = top * 1e-4;
-    snprintf(path, plen, "%s/%s.dat", dir, name);
+    cli_plots pl = {.dir = dir};
+    char file[256];
+    snprintf(file, sizeof file, "%s.dat", name);
     qc_ofile f;
-    if (cli_file_open(&f, path) == NULL) {
-        free(path);
-        free(body);
+    if (cli_plots_file(&pl, &f, file) == NULL)
         return QC_EXIT_FAIL;
-    }
     qc_design_poles p;
     fprintf(f.fp, "# re im |K_I|  (K_P = %g)\n", o->kp);
     /* LOCUS_GAINS gains, four decades: enough for the branches to read
@@ -470,28 +461,19 @@ static int plot_locus(const char *dir, const loop *L, const opts *o, const char 
         for (size_t j = 0; j < L->rows[i].n; j++)
             fprintf(f.fp, "%.8g %.8g %.8g\n", L->rows[i].re[j], L->rows[i].im[j],
                     fabs(L->rows[i].ki));
-    if (cli_file_commit(&f) != 0) {
-        free(path);
-        free(body);
+    if (cli_file_commit(&f) != 0)
         return QC_EXIT_FAIL;
-    }
-    snprintf(body, 4 * plen + 2048,
-             "set title 'root locus: %s (K_P = %g)'\nset size ratio -1\n"
-             "set xlabel 'Re z'\nset ylabel 'Im z'\nset key outside right top\n"
-             "set logscale cb\nset cblabel '|K_I|'\nset palette rgbformulae 33,13,10 maxcolors 8\n"
-             "set xrange [-1.6:1.6]\nset yrange [-1.3:1.3]\nset parametric\nset trange [0:2*pi]\n"
-             "plot cos(t), sin(t) with lines lc rgb 'gray50' title 'unit circle', "
-             "'%s' index 0 using 1:2:3 with points pt 7 ps 0.35 palette title 'closed-loop poles', "
-             "'%s' index 1 using 1:2 with points pt 2 ps 2 lw 2 lc rgb 'black' title 'open loop', "
-             "'%s' index 2 using 1:2 with points pt 6 ps 1.8 lw 1.5 lc rgb 'red' title 'table gains'",
-             L->name, o->kp, path, path, path);
-    if (qc_plot(dir, name, body, &err) != 0) {
-        cli_error("%s", err.msg);
-        rc = QC_EXIT_FAIL;
-    }
-    free(path);
-    free(body);
-    return rc;
+    return cli_plots_draw(
+        &pl, name,
+        "set title 'root locus: %s (K_P = %g)'\nset size ratio -1\n"
+        "set xlabel 'Re z'\nset ylabel 'Im z'\nset key outside right top\n"
+        "set logscale cb\nset cblabel '|K_I|'\nset palette rgbformulae 33,13,10 maxcolors 8\n"
+        "set xrange [-1.6:1.6]\nset yrange [-1.3:1.3]\nset parametric\nset trange [0:2*pi]\n"
+        "plot cos(t), sin(t) with lines lc rgb 'gray50' title 'unit circle', "
+        "'%s' index 0 using 1:2:3 with points pt 7 ps 0.35 palette title 'closed-loop poles', "
+        "'%s' index 1 using 1:2 with points pt 2 ps 2 lw 2 lc rgb 'black' title 'open loop', "
+        "'%s' index 2 using 1:2 with points pt 6 ps 1.8 lw 1.5 lc rgb 'red' title 'table gains'",
+        L->name, o->kp, pl.path, pl.path, pl.path);
 }
 
 /* Step responses of the model loop (what the controller measures) for the
@@ -530,19 +512,19 @@ static int plot_steps(const char *dir, const loop *L, const opts *o, const char 
     }
     const size_t n = horizon > 5000 ? 5000 : (size_t)horizon;
     double *ym = malloc(nc * n * sizeof *ym);
-    const size_t plen = strlen(dir) + strlen(name) + 32;
-    char *path = malloc(plen), *body = malloc(2 * plen + 1024);
+    cli_plots pl = {.dir = dir};
+    char file[256];
+    snprintf(file, sizeof file, "%s.csv", name);
     int rc = 0;
-    if (!ym || !path || !body) {
+    if (!ym) {
         cli_error("out of memory");
         rc = QC_EXIT_FAIL;
         goto done;
     }
     for (size_t c = 0; c < nc; c++)
         qc_design_step_response(L->plant, L->sensor, kp[c], ki[c], n, NULL, ym + c * n, NULL);
-    snprintf(path, plen, "%s/%s.csv", dir, name);
     qc_ofile f;
-    if (cli_file_open(&f, path) == NULL) {
+    if (cli_plots_file(&pl, &f, file) == NULL) {
         rc = QC_EXIT_FAIL;
         goto done;
     }
@@ -558,22 +540,17 @@ static int plot_steps(const char *dir, const loop *L, const opts *o, const char 
     }
     if ((rc = cli_file_commit(&f)) != 0)
         goto done;
-    snprintf(body, 2 * plen + 1024,
-             "set datafile separator ','\nset key autotitle columnhead outside bottom center\n"
-             "set title 'unit reference step, model loop: %s'\n"
-             "set xlabel 'samples after the step'\nset ylabel 'measured output (offset)'\n"
-             "set arrow from graph 0, first 1.02 to graph 1, first 1.02 nohead dt 3 lc rgb 'gray60'\n"
-             "set arrow from graph 0, first 0.98 to graph 1, first 0.98 nohead dt 3 lc rgb 'gray60'\n"
-             "plot for [i=2:%zu] '%s' using 1:i with steps lw 1.5",
-             L->name, nc + 1, path);
-    if (qc_plot(dir, name, body, &err) != 0) {
-        cli_error("%s", err.msg);
-        rc = QC_EXIT_FAIL;
-    }
+    rc = cli_plots_draw(
+        &pl, name,
+        "set datafile separator ','\nset key autotitle columnhead outside bottom center\n"
+        "set title 'unit reference step, model loop: %s'\n"
+        "set xlabel 'samples after the step'\nset ylabel 'measured output (offset)'\n"
+        "set arrow from graph 0, first 1.02 to graph 1, first 1.02 nohead dt 3 lc rgb 'gray60'\n"
+        "set arrow from graph 0, first 0.98 to graph 1, first 0.98 nohead dt 3 lc rgb 'gray60'\n"
+        "plot for [i=2:%zu] '%s' using 1:i with steps lw 1.5",
+        L->name, nc + 1, pl.path);
 done:
     free(ym);
-    free(path);
-    free(body);
     return rc;
 }
 
@@ -605,6 +582,24 @@ static const char *verdict(const qc_design_prediction *q, int words)
     if (q->frac_saturated > 0.05)
         return words ? "saturates: the linear prediction does not hold" : "saturates";
     return q->settled ? "settles" : "does not settle";
+}
+
+/* The loop's step predicted at each of the n gains pk into out[] (pp's
+ * K_I set to each in turn): 0, or the exit status after a message naming
+ * the gain, "prediction WHERE at K_I = ...". */
+static int predict_gains(qc_design_ws *w, const qc_arx_model *plant, qc_design_predict_params *pp,
+                         const double *pk, size_t n, qc_design_prediction *out, const char *where)
+{
+    qc_err err = {0};
+    for (size_t i = 0; i < n; i++) {
+        pp->ki = pk[i];
+        int rc = qc_design_predict(w, plant, pp, &out[i], &err);
+        if (rc != 0) {
+            cli_error("prediction%s at K_I = %g: %s", where, pk[i], err.msg);
+            return cli_exit_code(rc);
+        }
+    }
+    return 0;
 }
 
 static json_t *prediction_rows(const qc_design_prediction *pred, const double *pk, size_t n,
@@ -1019,7 +1014,7 @@ int cmd_design(int argc, char **argv)
         {"report", CLI_STR, &o.report, .arg = "DIR",
          .help = "write DIR/index.html: model, design tables and the plots of\n"
                  "--plot, in one self-contained page"},
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {0}};
     unsigned given[sizeof flags / sizeof flags[0]];
     if ((rc = cli_flags_parse_command("design", synopsis, about, flags, argc, argv, given)) != 0)
@@ -1152,14 +1147,7 @@ int cmd_design(int argc, char **argv)
         pp.reps = o.noise_reps >= 0 ? (unsigned)o.noise_reps : have_var ? 20 : 0;
         pp.noise_sd = isfinite(sys.plant_noise_var) ? sqrt(sys.plant_noise_var) : 0;
         pp.seed = 1;
-        for (size_t i = 0; i < npred && rc == 0; i++) {
-            pp.ki = pk[i];
-            if ((rc = qc_design_predict(loops[0].w, &sys.plant, &pp, &pred[i], &err)) != 0) {
-                cli_error("prediction at K_I = %g: %s", pk[i], err.msg);
-                rc = cli_exit_code(rc);
-            }
-        }
-        if (rc != 0)
+        if ((rc = predict_gains(loops[0].w, &sys.plant, &pp, pk, npred, pred, "")) != 0)
             goto done;
         if (nl == 2) {
             /* the loop closed on the sensor: its model, moved onto the
@@ -1180,13 +1168,8 @@ int cmd_design(int argc, char **argv)
                 if (isfinite(sys.curve.residual_cv))
                     sp.sensor_noise_cv = sys.curve.residual_cv;
             }
-            for (size_t i = 0; i < npred && rc == 0; i++) {
-                sp.ki = pk[i];
-                if ((rc = qc_design_predict(loops[1].w, &sys.plant, &sp, &pred_s[i], &err)) != 0) {
-                    cli_error("prediction through the sensor at K_I = %g: %s", pk[i], err.msg);
-                    rc = cli_exit_code(rc);
-                }
-            }
+            rc = predict_gains(loops[1].w, &sys.plant, &sp, pk, npred, pred_s,
+                               " through the sensor");
             if (rc != 0)
                 goto done;
             have_pred_s = 1;

@@ -15,6 +15,7 @@
 #include "qctl/output.h"
 #include "qctl/traffic.h"
 #include "report_cli.h"
+#include "result.h"
 #include "traffic_cli.h"
 
 static const char synopsis[] =
@@ -294,11 +295,7 @@ static int fit_column(const char *arg, const qc_fit_params *fo, unsigned familie
             json_array_append_new(c, e);
         }
         json_object_set_new(o, "candidates", c);
-        if (qc_json_write(o, NULL, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
-        json_decref(o);
+        rc = cli_json_print(o);
     } else if (rc == 0) {
         printf("%s: %zu values, mean %.6g\n", arg, emp.n, d.mean);
         print_fits("values", &f, "");
@@ -361,7 +358,7 @@ int cmd_fit(int argc, char **argv)
          .help = "longer gaps split the capture into segments (default\n"
                  "3600 s: concatenated captures); the model keeps neither\n"
                  "as a gap nor as an idle period"},
-        {"json", CLI_BOOL, &json, .help = "print the summary as JSON"},
+        CLI_ROW_JSON(&json),
         {"quiet", CLI_BOOL, &quiet, .help = "no warnings about the capture and no progress line"},
         {"jobs", CLI_UINT, &fo.fit.threads, 1, 256, .letter = 'j', .arg = "N",
          .help = "threads for the families and the EM starts (default: the\nnumber of cores); the "
@@ -375,7 +372,7 @@ int cmd_fit(int argc, char **argv)
         {"column", CLI_STR, &column, .arg = "FILE[:COL]", .help = "the sample to fit"},
         {"spec", CLI_BOOL, &spec_only,
          .help = "print only that spec (for $(qctl fit --column ... --spec))"},
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {0}};
     rc = cli_flags_parse("fit", flags, argc, argv, &first, NULL);
     if (rc < 0) {
@@ -524,10 +521,8 @@ int cmd_fit(int argc, char **argv)
         cli_error("fit: %s: no group has enough packets for a model (see --min-packets)", capture);
         rc = QC_EXIT_USAGE;
     }
-    if (rc == 0 && json && qc_json_write(summary, NULL, &err) != 0) {
-        cli_error("%s", err.msg);
-        rc = QC_EXIT_FAIL;
-    }
+    if (rc == 0 && json)
+        rc = cli_json_out(summary, NULL);
     if (rc == 0 && report) {
         /* the page shows the selected fits and a comparison table; every
          * candidate's parameters and intervals go beside it, in fit.json */

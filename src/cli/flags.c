@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "guard.h"
 #include "qctl/output.h"
+#include "result.h"
 
 const char *cli_command = NULL;
 int cli_progress_forced = 0;
@@ -439,14 +440,8 @@ static int check_print(const cli_flag *t, size_t n)
         if (v)
             json_object_set_new(root, t[i].name, v);
     }
-    qc_err err = {0};
-    int rc = qc_json_write(root, NULL, &err);
-    json_decref(root);
-    if (rc) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    return CLI_DONE_CHECK;
+    int rc = cli_json_print(root);
+    return rc != 0 ? rc : CLI_DONE_CHECK;
 }
 
 int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,

@@ -28,6 +28,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "guard.h" /* the path kinds of the shared rows below */
+
 /* The command being run ("sim queue", "gen", ...), set by main. */
 extern const char *cli_command;
 /* --progress and --force (see above). */
@@ -156,6 +158,37 @@ int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
      .help = "replications run at once, on N threads (default: the\nonline cores); the "       \
              "results are the same for any N",                                                  \
      .letter = 'j'}
+
+/* The rows that several commands share word for word, so that one flag
+ * reads the same in every command's help. */
+#define CLI_ROW_HELP(dest) {"help", CLI_HELP, (dest), .help = "this text"}
+#define CLI_ROW_JSON(dest) {"json", CLI_BOOL, (dest), .help = "print the summary as JSON"}
+/* --quiet of a command whose only chatter is its progress line */
+#define CLI_ROW_QUIET(dest) {"quiet", CLI_BOOL, (dest), .help = "no progress line"}
+#define CLI_ROW_PORT_FILE(dest)                                                                 \
+    {"port-file", CLI_STR, (dest), .path = CLI_PATH_OUT, .arg = "FILE",                         \
+     .help = "write the bound port to FILE"}
+
+/* The rows of the simulations that run replications (sim queue, sim pool,
+ * sim admission, sim maxusers). */
+#define CLI_ROW_TIME(dest)                                                                      \
+    {"time", CLI_DOUBLE, (dest), .arg = "T",                                                    \
+     .help = "measured simulated time per replication instead", .zero_unset = 1}
+#define CLI_ROW_SEED(dest)                                                                      \
+    {"seed", CLI_U64, (dest), .arg = "S", .help = "seed of every random stream (default 1)"}
+#define CLI_ROW_OUTPUT(dest)                                                                    \
+    {"output", CLI_STR, (dest), .path = CLI_PATH_OUT, .arg = "FILE",                            \
+     .help = "also write the JSON summary to FILE"}
+#define CLI_ROW_CONFIDENCE(dest)                                                                \
+    {"confidence", CLI_DOUBLE, (dest), .arg = "L",                                              \
+     .help = "confidence level of the intervals (default 0.95)"}
+#define CLI_ROW_REPORT(dest)                                                                    \
+    {"report", CLI_STR, (dest), .path = CLI_PATH_OUT_DIR, .arg = "DIR",                         \
+     .help = "write DIR/index.html: parameters, summary tables and the\nplots of --plot, in "  \
+             "one self-contained page"}
+#define CLI_ROW_SERIES_DT(dest)                                                                 \
+    {"series-dt", CLI_DOUBLE, (dest), .arg = "DT",                                              \
+     .help = "width of a series bin (default: run length / 2000)", .zero_unset = 1}
 
 /* How often the row named name was given, from the counts cli_flags_parse
  * left in given (0 for a name not in t): a validate callback's way to

@@ -53,13 +53,12 @@ int cmd_gate(int argc, char **argv)
     qc_gate_params_init(&o);
     const char *levels = NULL, *reference = NULL;
     double buffer = (double)o.buffer;
-    int help = 0, first = 0, aw = (int)o.aw;
+    int help = 0, aw = (int)o.aw;
     const cli_flag flags[] = {
         {"listen", CLI_STR, &o.listen, .arg = "HOST:PORT",
          .help = "where clients connect (default 127.0.0.1:5433;\nport 0: any free)"},
         {"backend", CLI_STR, &o.backend, .arg = "HOST:PORT", .help = "the server (needed)"},
-        {"port-file", CLI_STR, &o.port_file, .path = CLI_PATH_OUT, .arg = "FILE",
-         .help = "write the bound port to FILE"},
+        CLI_ROW_PORT_FILE(&o.port_file),
         {"admin", CLI_STR, &o.admin, .arg = "HOST:PORT",
          .help = "loopback address answering GET /status (JSON)\nand /metrics (Prometheus text)"},
         {"admin-port-file", CLI_STR, &o.admin_port_file, .path = CLI_PATH_OUT, .arg = "FILE",
@@ -131,25 +130,20 @@ int cmd_gate(int argc, char **argv)
         {"series", CLI_STR, &o.series, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "CSV, one row per interval: time, reference,\nlimit, gate, connected, peak, "
                  "waiting, admitted,\nrefused, expired, sensor, sensor_age, missing, held"},
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {0}};
-    int rc = cli_flags_parse("gate", flags, argc, argv, &first, NULL);
-    if (rc < 0) {
-        cli_flags_usage(stdout,
-                        "qctl gate --backend HOST:PORT [--listen HOST:PORT]\n"
-                        "         [--limit N | --controller integral|pi --reference R --ki K\n"
-                        "          [--kp K] --min-limit A --max-limit B | --controller open\n"
-                        "          --excite prbs --excite-levels A,B --hold H] [--interval T]\n"
-                        "         [--sensor-cmd 'PROG ARGS' | --sensor-url URL --sensor-metric M |\n"
-                        "          --sensor-log FILE --sensor-pattern RE] [--queue N\n"
-                        "          --queue-timeout T] [--series FILE] [--duration T] [options]",
-                        gate_about, flags);
-        return 0;
-    }
+    int rc = cli_flags_parse_command(
+        "gate",
+        "qctl gate --backend HOST:PORT [--listen HOST:PORT]\n"
+        "         [--limit N | --controller integral|pi --reference R --ki K\n"
+        "          [--kp K] --min-limit A --max-limit B | --controller open\n"
+        "          --excite prbs --excite-levels A,B --hold H] [--interval T]\n"
+        "         [--sensor-cmd 'PROG ARGS' | --sensor-url URL --sensor-metric M |\n"
+        "          --sensor-log FILE --sensor-pattern RE] [--queue N\n"
+        "          --queue-timeout T] [--series FILE] [--duration T] [options]",
+        gate_about, flags, argc, argv, NULL);
     if (rc != 0)
-        return rc;
-    if (first < argc)
-        return cli_extra_operand("gate", argv[first]);
+        return rc == CLI_DONE_HELP ? 0 : rc;
     o.aw = (qc_antiwindup)aw;
     o.buffer = (size_t)buffer;
     if (levels && parse_levels(levels, o.levels) != 0)

@@ -19,6 +19,7 @@
 #include "qctl/output.h"
 #include "qctl/traffic.h"
 #include "report_cli.h"
+#include "result.h"
 #include "traffic_cli.h"
 
 static const char synopsis[] =
@@ -255,10 +256,7 @@ static int generate(mix *x, const qc_traffic_gen_params *o, const char *output, 
                         o->duration > 0 ? qc_json_real_new((double)count / o->duration) : json_null());
     json_object_set_new(s, "elapsed_seconds", json_real(el));
     if (json) {
-        if (qc_json_write(s, NULL, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
+        rc = cli_json_out(s, NULL);
     } else {
         printf("%s: %llu packets (%s, %s approach, seed %llu)\n", output,
                (unsigned long long)count, qc_traffic_format_name(fmt),
@@ -569,11 +567,7 @@ static int validate(const char *capture, const char *model_file, const char *lab
     if (json) {
         json_t *s = validation_json(capture, &tr, &m, model_file, g->n, bin, realisations,
                                     segments, rows, NMETRICS, wins);
-        if (qc_json_write(s, NULL, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
-        json_decref(s);
+        rc = cli_json_print(s);
     } else {
         printf("validation of '%s' against %s (%zu packets; %s; %u realisations, mean and 95%% "
                "interval; count bins of %.4g s)\n",
@@ -664,7 +658,7 @@ int cmd_gen(int argc, char **argv)
         {"seed", CLI_U64, &o.seed, .arg = "S", .help = "seed of every user's stream (default 1)"},
         {"quiet", CLI_BOOL, &quiet,
          .help = "no progress line (shown on a terminal, or with\n--progress, during a long write)"},
-        {"json", CLI_BOOL, &json, .help = "print the summary as JSON"},
+        CLI_ROW_JSON(&json),
         {"report", CLI_STR, &rep.dir, .arg = "DIR",
          .help = "write DIR/index.html: the run's summary tables (and with\n"
                  "--validate, the plots of --plot) in one page"},
@@ -693,7 +687,7 @@ int cmd_gen(int argc, char **argv)
          .help = "variance-time, autocorrelation and gap CDF plots (of the\nfirst realisation)"},
         {"jobs", CLI_UINT, &jobs, 1, 256, .letter = 'j', .arg = "N",
          .help = "threads for the realisations (default: the number of\ncores); the results do not depend on it"},
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {0}};
     rc = cli_flags_parse("gen", flags, argc, argv, &first, NULL);
     if (rc != 0)

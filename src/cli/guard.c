@@ -234,42 +234,43 @@ static double physical_memory(void)
     return pages > 0 && size > 0 ? (double)pages * (double)size : INFINITY;
 }
 
-int cli_check_memory(const char *flag, double bytes, const char *what, int force)
+/* The one policy of both budgets: bytes past what there is (have) are
+ * refused, bytes past the budget only without --force. size_fmt says the
+ * size ("would be about %s"), have_fmt what there is ("the %s free"). */
+static int check_budget(const char *flag, const char *what, double bytes, double have,
+                        double budget, int force, const char *size_fmt, const char *have_fmt)
 {
-    char a[32], b[32];
-    double phys = physical_memory();
-    if (!(bytes <= phys)) {
-        cli_error("%s: %s would need about %s of memory, more than this machine's %s",
-                  flag, what, cli_bytes(bytes, a, sizeof a), cli_bytes(phys, b, sizeof b));
+    char a[32], b[32], size[128], there[128];
+    snprintf(size, sizeof size, size_fmt, cli_bytes(bytes, a, sizeof a));
+    if (!(bytes <= have)) {
+        snprintf(there, sizeof there, have_fmt, cli_bytes(have, b, sizeof b));
+        cli_error("%s: %s %s, more than %s", flag, what, size, there);
         return QC_EXIT_USAGE;
     }
-    if (bytes > CLI_MEMORY_BUDGET && !force) {
-        cli_error("%s: %s would need about %s of memory (limit %s without --force)", flag, what,
-                  cli_bytes(bytes, a, sizeof a), cli_bytes(CLI_MEMORY_BUDGET, b, sizeof b));
+    if (bytes > budget && !force) {
+        cli_error("%s: %s %s (limit %s without --force)", flag, what, size,
+                  cli_bytes(budget, b, sizeof b));
         return QC_EXIT_USAGE;
     }
     return 0;
 }
 
+int cli_check_memory(const char *flag, double bytes, const char *what, int force)
+{
+    return check_budget(flag, what, bytes, physical_memory(), CLI_MEMORY_BUDGET, force,
+                        "would need about %s of memory", "this machine's %s");
+}
+
 int cli_check_output_size(const char *flag, double bytes, const char *what, const char *path,
                           int force)
 {
-    char a[32], b[32], pb[4096];
+    char pb[4096];
     struct statvfs vfs;
     double avail = INFINITY;
     if (path && strcmp(path, "-") != 0 && statvfs(parent_of(path, pb, sizeof pb), &vfs) == 0)
         avail = (double)vfs.f_bavail * (double)vfs.f_frsize;
-    if (!(bytes <= avail)) {
-        cli_error("%s: %s would be about %s, more than the %s free where it goes", flag, what,
-                  cli_bytes(bytes, a, sizeof a), cli_bytes(avail, b, sizeof b));
-        return QC_EXIT_USAGE;
-    }
-    if (bytes > CLI_OUTPUT_BUDGET && !force) {
-        cli_error("%s: %s would be about %s (limit %s without --force)", flag, what,
-                  cli_bytes(bytes, a, sizeof a), cli_bytes(CLI_OUTPUT_BUDGET, b, sizeof b));
-        return QC_EXIT_USAGE;
-    }
-    return 0;
+    return check_budget(flag, what, bytes, avail, CLI_OUTPUT_BUDGET, force, "would be about %s",
+                        "the %s free where it goes");
 }
 
 int cli_check_series(const char *flag, double span, double dt, size_t point_bytes)

@@ -24,14 +24,13 @@ int cmd_backend(int argc, char **argv)
 {
     qc_backend_params o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
     const char *service = "exp:100", *warmup = NULL;
-    int help = 0, first = 0;
+    int help = 0;
     /* one row per flag: the parser, this help and the completion */
     const cli_flag flags[] = {
         {"listen", CLI_STR, &o.listen, .arg = "HOST:PORT",
          .help = "address (default 127.0.0.1:8081; port 0: any free);\nHOST is 1.2.3.4, [::1] or a "
                  "name (resolved once\nat start, the first address taken)"},
-        {"port-file", CLI_STR, &o.port_file, .path = CLI_PATH_OUT, .arg = "FILE",
-         .help = "write the bound port to FILE"},
+        CLI_ROW_PORT_FILE(&o.port_file),
         {"service", CLI_STR, &service, .arg = "SPEC",
          .help = "service time in seconds (default exp:100)"},
         {"workers", CLI_UINT, &o.workers, 1, 65536, .arg = "N",
@@ -52,17 +51,12 @@ int cmd_backend(int argc, char **argv)
         {"http10", CLI_BOOL, &o.http10,
          .help = "answer HTTP/1.0 without Content-Length, the body\nended by closing the "
                  "connection"},
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {0}};
-    int rc = cli_flags_parse("backend", flags, argc, argv, &first, NULL);
-    if (rc < 0) {
-        cli_flags_usage(stdout, "qctl backend [options]", backend_about, flags);
-        return 0;
-    }
+    int rc = cli_flags_parse_command("backend", "qctl backend [options]", backend_about, flags,
+                                     argc, argv, NULL);
     if (rc != 0)
-        return rc;
-    if (first < argc)
-        return cli_extra_operand("backend", argv[first]);
+        return rc == CLI_DONE_HELP ? 0 : rc;
     if (o.health && o.health[0] != '/') {
         cli_error("--health: '%s' does not start with /", o.health);
         return QC_EXIT_USAGE;
@@ -364,8 +358,7 @@ int cmd_proxy(int argc, char **argv)
         {"listen", CLI_STR, &o->listen, .arg = "HOST:PORT",
          .help = "address (default 127.0.0.1:8080; port 0: any free);\nin every address flag HOST "
                  "is 1.2.3.4, [::1] or\na name (resolved once at start, the first\naddress taken)"},
-        {"port-file", CLI_STR, &o->port_file, .path = CLI_PATH_OUT, .arg = "FILE",
-         .help = "write the bound port to FILE"},
+        CLI_ROW_PORT_FILE(&o->port_file),
         {"admin", CLI_STR, &o->admin, .arg = "HOST:PORT",
          .help = "admin endpoint: GET / (a live page drawing the\nlast minutes), GET /metrics "
                  "(Prometheus), GET\n/status (JSON), POST /reference?value=R\n(loopback only "
@@ -484,7 +477,7 @@ int cmd_proxy(int argc, char **argv)
         {"health-check", CLI_DOUBLE, &o->health_check, .arg = "T",
          .help = "probe every on backend every T s (GET --health,\nelse a connect; default 0: "
                  "none)"},
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {0}};
     int rc = cli_flags_parse("proxy", flags, argc, argv, &first, NULL);
     if (rc == CLI_DONE_HELP)

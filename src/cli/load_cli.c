@@ -16,6 +16,7 @@
 #include "live/live.h"
 #include "qctl/arrivals.h"
 #include "qctl/output.h"
+#include "result.h"
 
 static const char load_synopsis[] =
     "qctl load --target HOST:PORT (--requests N | --duration T) [options]\n"
@@ -44,7 +45,7 @@ typedef struct load_args {
 static int parse_args(int argc, char **argv, load_args *a)
 {
     qc_load_params *o = &a->o;
-    int help = 0, first = 0;
+    int help = 0;
     const cli_flag flags[] = {
         {"target", CLI_STR, &o->target, .arg = "HOST:PORT",
          .help = "server to load (HOST: 1.2.3.4, [::1] or a name,\nresolved once before the load starts)"},
@@ -93,7 +94,7 @@ static int parse_args(int argc, char **argv, load_args *a)
         {"max-errors", CLI_DOUBLE, &a->max_errors, 0, 1, .arg = "F",
          .help = "exit 1 when more than this fraction of the requests\nfailed (connection "
                  "errors and timeouts; default 0:\nany failure)"},
-        {"json", CLI_BOOL, &a->json, .help = "print the summary as JSON"},
+        CLI_ROW_JSON(&a->json),
         {"", CLI_NOTE, NULL, .help = "UDP replay:"},
         {"udp", CLI_STR, &a->udp, .arg = "HOST:PORT",
          .help = "send one datagram per packet of --replay FILE"},
@@ -102,18 +103,10 @@ static int parse_args(int argc, char **argv, load_args *a)
                  "time from the first"},
         {"payload", CLI_CHOICE, &a->pattern, .arg = "zeros|pattern", .choices = "zeros,pattern",
          .help = "datagram bytes (default zeros)"},
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {0}};
-    int rc = cli_flags_parse("load", flags, argc, argv, &first, NULL);
-    if (rc < 0) {
-        cli_flags_usage(stdout, load_synopsis, load_about, flags);
-        return -1;
-    }
-    if (rc != 0)
-        return rc;
-    if (first < argc)
-        return cli_extra_operand("load", argv[first]);
-    return 0;
+    /* CLI_DONE_HELP after --help */
+    return cli_flags_parse_command("load", load_synopsis, load_about, flags, argc, argv, NULL);
 }
 
 static int run_udp(const load_args *a)
@@ -157,12 +150,8 @@ static int run_udp(const load_args *a)
         json_object_set_new(e, "p99", qc_json_real_new(r.err_p99));
         json_object_set_new(e, "max", qc_json_real_new(r.err_max));
         json_object_set_new(root, "send_error", e);
-        rc = qc_json_write(root, NULL, &err);
-        json_decref(root);
-        if (rc) {
-            cli_error("%s", err.msg);
-            return QC_EXIT_FAIL;
-        }
+        if ((rc = cli_json_print(root)) != 0)
+            return rc;
     } else {
         printf("sent %llu of %llu datagrams (%llu failed, %llu capped at 65507 B), %llu bytes in "
                "%.3f s\n",
@@ -249,14 +238,7 @@ static int print_json(const load_args *a, const char *spec, const qc_load_result
     json_object_set_new(lat, "ok_p95", qc_json_real_new(r->ok_p95));
     json_object_set_new(lat, "ok_p99", qc_json_real_new(r->ok_p99));
     json_object_set_new(root, "latency", lat);
-    qc_err err = {0};
-    int rc = qc_json_write(root, NULL, &err);
-    json_decref(root);
-    if (rc) {
-        cli_error("%s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    return 0;
+    return cli_json_print(root);
 }
 
 /* The open-loop arrival process named by the flags into arr, its spec

@@ -715,7 +715,7 @@ int cmd_mdp_removable(int argc, char **argv)
          .help = "write DIR/index.html: parameters, results tables and the\n"
                  "plots of --plot, in one self-contained page"},
         {"quiet", CLI_BOOL, &q.o.quiet, .help = "no notices on stderr"},
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         /* the old names, still accepted ("setup" is a server's start-up
          * time in every command) */
         {0}};

@@ -83,6 +83,13 @@ int cli_json_out(const json_t *doc, const char *path)
     return 0;
 }
 
+int cli_json_print(json_t *doc)
+{
+    int rc = cli_json_out(doc, NULL);
+    json_decref(doc);
+    return rc;
+}
+
 int cli_write_file(const char *path, cli_rows_fn rows, const void *ctx)
 {
     qc_ofile f;
@@ -175,22 +182,15 @@ static int draw(const cli_result *r, const char *dir)
 
 int cli_result_write(const cli_outputs *o, const cli_result *r, int argc, char **argv)
 {
-    qc_err err = {0};
     int rc = 0;
-    if (o->json) {
-        if (qc_json_write(r->summary, NULL, &err) != 0) {
-            cli_error("%s", err.msg);
-            rc = QC_EXIT_FAIL;
-        }
-    } else if (r->table) {
+    if (o->json)
+        rc = cli_json_out(r->summary, NULL);
+    else if (r->table)
         r->table(r->ctx);
-    }
     if (rc == 0 && r->verdict)
         rc = r->verdict(r->ctx);
-    if (rc == 0 && o->output && qc_json_write(r->summary, o->output, &err) != 0) {
-        cli_error("%s", err.msg);
-        rc = QC_EXIT_FAIL;
-    }
+    if (rc == 0 && o->output)
+        rc = cli_json_out(r->summary, o->output);
     if (rc == 0 && o->series && r->series)
         rc = cli_write_file(o->series, r->series, r->ctx);
     if (rc == 0 && o->plot && r->plots)

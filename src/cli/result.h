@@ -85,6 +85,10 @@ int cli_file_commit(qc_ofile *f);
  * or QC_EXIT_FAIL after the message. */
 int cli_json_out(const json_t *doc, const char *path);
 
+/* doc as JSON on stdout, then released (the summary of --json, the
+ * configuration of --check): 0 or QC_EXIT_FAIL after the message. */
+int cli_json_print(json_t *doc);
+
 /* path written whole by rows(fp, ctx): 0 or QC_EXIT_FAIL after a message. */
 int cli_write_file(const char *path, cli_rows_fn rows, const void *ctx);
 

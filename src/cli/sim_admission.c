@@ -593,12 +593,11 @@ int cmd_sim_admission(int argc, char **argv)
          .help = "window of the delay excursions (default (T-W)/20)"},
         {"reps", CLI_UINT, &p->reps, .arg = "R", .help = "replications (default 10)"},
         CLI_ROW_JOBS(&p->jobs),
-        {"seed", CLI_U64, &p->seed, .arg = "S", .help = "seed of every random stream (default 1)"},
+        CLI_ROW_SEED(&p->seed),
         {"confidence", CLI_DOUBLE, &p->level, .arg = "L",
          .help = "confidence level (default 0.95)"},
-        {"json", CLI_BOOL, &q.out.json, .help = "print the summary as JSON"},
-        {"output", CLI_STR, &q.out.output, .path = CLI_PATH_OUT, .arg = "FILE",
-         .help = "also write the JSON summary to FILE"},
+        CLI_ROW_JSON(&q.out.json),
+        CLI_ROW_OUTPUT(&q.out.output),
         {"series", CLI_STR, &q.out.series, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "replication 1 per busy cycle with a sample: each class's\ndelay sample, bound, "
                  "priority, weight and state (CSV)"},
@@ -608,9 +607,9 @@ int cmd_sim_admission(int argc, char **argv)
         {"report", CLI_STR, &q.out.report, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
          .help = "write DIR/index.html: the scenario, the results tables and\n(one policy) the "
                  "plots of --plot, in one page"},
-        {"quiet", CLI_BOOL, &q.quiet, .help = "no progress line"},
+        CLI_ROW_QUIET(&q.quiet),
         CLI_ROWS_CONFIG_CHECK(&q, adm_validate),
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {0}};
     int rc = cli_command_main("sim admission", "qctl sim admission --scenario FILE [options]",
                               about, flags, NULL, adm_run, &q, argc, argv);

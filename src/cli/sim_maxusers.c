@@ -628,9 +628,8 @@ int cmd_sim_maxusers(int argc, char **argv)
          .help = "independent replications (default 1); the summary gives\nmeans with t "
                  "confidence intervals over them"},
         CLI_ROW_JOBS(&q.jobs),
-        {"confidence", CLI_DOUBLE, &q.level, .arg = "L",
-         .help = "confidence level of the intervals (default 0.95)"},
-        {"json", CLI_BOOL, &q.out.json, .help = "print the summary as JSON"},
+        CLI_ROW_CONFIDENCE(&q.level),
+        CLI_ROW_JSON(&q.out.json),
         {"series", CLI_STR, &q.out.series, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "one row per sample instant k (time = k interval):\ntime,reference,maxusers,ris,"
                  "ris_now,ris_logged,\nthroughput,response,connected,waiting; maxusers is\nu(k), "
@@ -639,12 +638,10 @@ int cmd_sim_maxusers(int argc, char **argv)
                  "sensor's bound (ris_logged_bound=V)"},
         {"plot", CLI_STR, &q.out.plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
          .help = "RIS and reference, and MaxUsers, over time"},
-        {"report", CLI_STR, &q.out.report, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
-         .help = "write DIR/index.html: parameters, summary tables and the\nplots of --plot, in "
-                 "one self-contained page"},
-        {"quiet", CLI_BOOL, &q.quiet, .help = "no progress line"},
+        CLI_ROW_REPORT(&q.out.report),
+        CLI_ROW_QUIET(&q.quiet),
         CLI_ROWS_CONFIG_CHECK(&q, mu_validate),
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {0}};
     q.flags = flags;
     int rc = cli_command_main("sim maxusers", "qctl sim maxusers [options]", about, flags,

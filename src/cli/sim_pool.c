@@ -569,8 +569,7 @@ int cmd_sim_pool(int argc, char **argv)
         {"customers", CLI_U64, &p->customers, .arg = "N",
          .help = "measured arrivals per replication (default 100000;\na trace: all of it)",
          .zero_unset = 1},
-        {"time", CLI_DOUBLE, &p->horizon, .arg = "T",
-         .help = "measured simulated time per replication instead", .zero_unset = 1},
+        CLI_ROW_TIME(&p->horizon),
         {"warmup", CLI_STR, &q.trans, .arg = "W", .alias = "transient",
          .help = "statistical warm-up cut (--transient: old name):\nauto (default: MSER cut for "
                  "stationary arrivals, none\nfor time-varying ones or traces), or customers "
@@ -578,9 +577,8 @@ int cmd_sim_pool(int argc, char **argv)
         {"reps", CLI_UINT, &p->reps, .arg = "R",
          .help = "independent replications (default 10; 1: batch means)"},
         CLI_ROW_JOBS(&p->jobs),
-        {"seed", CLI_U64, &p->seed, .arg = "S", .help = "seed of every random stream (default 1)"},
-        {"confidence", CLI_DOUBLE, &p->level, .arg = "L",
-         .help = "confidence level of the intervals (default 0.95)"},
+        CLI_ROW_SEED(&p->seed),
+        CLI_ROW_CONFIDENCE(&p->level),
         {"", CLI_NOTE, NULL, .help = "\nCost (watts x price = cost per unit time):"},
         {"holding", CLI_DOUBLE, &p->cost.holding, .arg = "H",
          .help = "cost per job per unit time (default 1)"},
@@ -596,27 +594,23 @@ int cmd_sim_pool(int argc, char **argv)
         {"price", CLI_DOUBLE, &o->price, .arg = "P",
          .help = "cost per watt per unit time (default 1)"},
         {"", CLI_NOTE, NULL, .help = ""},
-        {"json", CLI_BOOL, &o->out.json, .help = "print the summary as JSON"},
-        {"output", CLI_STR, &o->out.output, .path = CLI_PATH_OUT, .arg = "FILE",
-         .help = "also write the JSON summary to FILE"},
+        CLI_ROW_JSON(&o->out.json),
+        CLI_ROW_OUTPUT(&o->out.output),
         {"series", CLI_STR, &o->out.series, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "write jobs, servers on and warming and the arrival rate\nover time "
                  "(replication 1) as CSV"},
-        {"series-dt", CLI_DOUBLE, &o->series_dt, .arg = "DT",
-         .help = "width of a series bin (default: run length / 2000)", .zero_unset = 1},
+        CLI_ROW_SERIES_DT(&o->series_dt),
         {"plot", CLI_STR, &o->out.plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
          .help = "draw servers against demand and the response-time tail\ninto DIR as SVG and "
                  "PNG (needs gnuplot)"},
-        {"report", CLI_STR, &o->out.report, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
-         .help = "write DIR/index.html: parameters, summary tables and the\nplots of --plot, in "
-                 "one self-contained page"},
+        CLI_ROW_REPORT(&o->out.report),
         {"compare", CLI_BOOL, &o->compare,
          .help = "also run every other policy on the same input with the\nsame seed, and compare "
                  "cost, delay and power: a table,\n'comparison' in the JSON, a plot with --plot "
                  "or --report"},
-        {"quiet", CLI_BOOL, &o->quiet, .help = "no progress line"},
+        CLI_ROW_QUIET(&o->quiet),
         CLI_ROWS_CONFIG_CHECK(&q, pool_validate),
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {0}};
     q.flags = flags;
     int rc = cli_command_main("sim pool", "qctl sim pool --servers K --arrival SPEC [options]",

@@ -466,8 +466,7 @@ int cmd_sim_queue(int argc, char **argv)
          .help = "fcfs (default) or ps (processor sharing)"},
         {"customers", CLI_U64, &p->customers, .arg = "N",
          .help = "measured arrivals per replication (default 100000)", .zero_unset = 1},
-        {"time", CLI_DOUBLE, &p->horizon, .arg = "T",
-         .help = "measured simulated time per replication instead", .zero_unset = 1},
+        CLI_ROW_TIME(&p->horizon),
         {"warmup", CLI_STR, &q.warm, .arg = "W",
          .help = "auto (default: MSER on the other replications' mean\nseries, "
                  "docs/output-analysis.md), or customers (with\n--customers) or time (with "
@@ -484,25 +483,20 @@ int cmd_sim_queue(int argc, char **argv)
         {"max-reps", CLI_UINT, &p->max_reps, .arg = "R",
          .help = "with --precision: most replications (default 10000)", .zero_unset = 1},
         CLI_ROW_JOBS(&p->jobs),
-        {"seed", CLI_U64, &p->seed, .arg = "S", .help = "seed of every random stream (default 1)"},
-        {"confidence", CLI_DOUBLE, &p->level, .arg = "L",
-         .help = "confidence level of the intervals (default 0.95)"},
-        {"json", CLI_BOOL, &o->out.json, .help = "print the summary as JSON"},
-        {"output", CLI_STR, &o->out.output, .path = CLI_PATH_OUT, .arg = "FILE",
-         .help = "also write the JSON summary to FILE"},
+        CLI_ROW_SEED(&p->seed),
+        CLI_ROW_CONFIDENCE(&p->level),
+        CLI_ROW_JSON(&o->out.json),
+        CLI_ROW_OUTPUT(&o->out.output),
         {"series", CLI_STR, &o->out.series, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "write number in system over time (replication 1) as CSV"},
-        {"series-dt", CLI_DOUBLE, &o->series_dt, .arg = "DT",
-         .help = "width of a series bin (default: run length / 2000)", .zero_unset = 1},
+        CLI_ROW_SERIES_DT(&o->series_dt),
         {"plot", CLI_STR, &o->out.plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
          .help = "draw number in system and the response-time histogram\ninto DIR as SVG and PNG "
                  "(needs gnuplot)"},
-        {"report", CLI_STR, &o->out.report, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
-         .help = "write DIR/index.html: parameters, summary tables and the\nplots of --plot, in "
-                 "one self-contained page"},
-        {"quiet", CLI_BOOL, &o->quiet, .help = "no progress line"},
+        CLI_ROW_REPORT(&o->out.report),
+        CLI_ROW_QUIET(&o->quiet),
         CLI_ROWS_CONFIG_CHECK(&q, queue_validate),
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {"", CLI_NOTE, NULL, .help = epilogue},
         {0}};
     q.flags = flags;

@@ -511,7 +511,7 @@ static int parse_opts(int argc, char **argv, sweep_opts *o)
          .help = "HTML report: each metric against the first numeric\n"
                  "parameter, one line per value of the others"},
         {"quiet", CLI_BOOL, &o->quiet, .help = "no progress line and no summary line"},
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {"", CLI_NOTE, NULL,
          .help = "\nA rerun of the same command resumes from the journal. A run that fails\n"
                  "makes its point an error row; the sweep goes on and exits 1."},

@@ -339,23 +339,21 @@ static void print_result(const char *title, const char *path, const qc_arx_resul
 static int write_plot(const char *dir, const char *name, const char *title, const series *s,
                       const qc_arx_result *r, const char *yname)
 {
-    qc_err err = {0};
     size_t n = s->n;
     double *one = malloc(n * sizeof *one), *sim = malloc(n * sizeof *sim);
-    size_t plen = strlen(dir) + strlen(name) + 16;
-    char *path = malloc(plen);
-    char *body = malloc(2 * plen + 1024);
+    cli_plots pl = {.dir = dir};
+    char file[256];
+    snprintf(file, sizeof file, "%s.csv", name);
     int rc = 0;
-    if (!one || !sim || !path || !body) {
+    if (!one || !sim) {
         cli_error("out of memory");
         rc = QC_EXIT_FAIL;
         goto done;
     }
     qc_arx_predict(&r->model, s->u, s->y, n, 0, one, NULL);
     qc_arx_predict(&r->model, s->u, s->y, n, r->n_est, NULL, sim);
-    snprintf(path, plen, "%s/%s.csv", dir, name);
     qc_ofile f;
-    if (cli_file_open(&f, path) == NULL) {
+    if (cli_plots_file(&pl, &f, file) == NULL) {
         rc = QC_EXIT_FAIL;
         goto done;
     }
@@ -368,24 +366,19 @@ static int write_plot(const char *dir, const char *name, const char *title, cons
     if ((rc = cli_file_commit(&f)) != 0)
         goto done;
     const double split = s->t ? s->t[r->n_est < n ? r->n_est : n - 1] : (double)r->n_est;
-    snprintf(body, 2 * plen + 1024,
-             "set datafile separator ','\nset datafile missing ''\nset key outside bottom center horizontal\n"
-             "set title '%s'\nset xlabel '%s'\nset ylabel '%s'\n"
-             "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead dt 2 lc rgb 'gray40'\n"
-             "set label 'validation' at %.10g, graph 0.95 offset 1,0\n"
-             "plot '%s' using 1:3 every ::1 with lines lw 1.5 lc rgb '#1f77b4' title 'measured', "
-             "'' using 1:4 every ::1 with lines lw 1 lc rgb '#ff7f0e' title 'one-step prediction', "
-             "'' using 1:5 every ::1 with lines lw 1.5 dt 3 lc rgb '#2ca02c' title 'simulated from u'",
-             title, s->t ? "time (s)" : "sample", yname, split, split, split, path);
-    if (qc_plot(dir, name, body, &err) != 0) {
-        cli_error("%s", err.msg);
-        rc = QC_EXIT_FAIL;
-    }
+    rc = cli_plots_draw(
+        &pl, name,
+        "set datafile separator ','\nset datafile missing ''\nset key outside bottom center horizontal\n"
+        "set title '%s'\nset xlabel '%s'\nset ylabel '%s'\n"
+        "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead dt 2 lc rgb 'gray40'\n"
+        "set label 'validation' at %.10g, graph 0.95 offset 1,0\n"
+        "plot '%s' using 1:3 every ::1 with lines lw 1.5 lc rgb '#1f77b4' title 'measured', "
+        "'' using 1:4 every ::1 with lines lw 1 lc rgb '#ff7f0e' title 'one-step prediction', "
+        "'' using 1:5 every ::1 with lines lw 1.5 dt 3 lc rgb '#2ca02c' title 'simulated from u'",
+        title, s->t ? "time (s)" : "sample", yname, split, split, split, pl.path);
 done:
     free(one);
     free(sim);
-    free(path);
-    free(body);
     return rc;
 }
 
@@ -505,7 +498,7 @@ int cmd_sysid(int argc, char **argv)
         {"report", CLI_STR, &o.report, .arg = "DIR",
          .help = "write DIR/index.html: the fits, the model and the plots\n"
                  "of --plot, in one self-contained page"},
-        {"help", CLI_HELP, &help, .help = "this text"},
+        CLI_ROW_HELP(&help),
         {0}};
     unsigned given[sizeof flags / sizeof flags[0]];
     if ((rc = cli_flags_parse_command("sysid", synopsis, about, flags, argc, argv, given)) != 0)

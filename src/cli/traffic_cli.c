@@ -384,23 +384,24 @@ int cli_fit_report(const char *dir, const char *name, const qc_traffic_model *m,
         return rc;
     /* Two plots, not a multiplot: qc_plot redraws the PNG with 'replot',
      * which repeats only the last plot of a multiplot. */
-    snprintf(body, sizeof body,
-             "set size ratio -1\nunset key\nunset grid\nset xrange [0:1]\nset yrange [0:1]\n"
-             "set title 'copula of size and gap (Kendall tau %.3f)'\n"
-             "set xlabel 'size rank'\nset ylabel 'gap rank'\n"
-             "plot '%s/%s' every %zu using 1:2 with points pt 7 ps 0.5",
-             rep->tau_sg, dir, file, every);
-    snprintf(pname, sizeof pname, "%s_copula", base);
-    if ((rc = cli_plots_draw(&pl, pname, "%s", body)) != 0)
-        return rc;
-    snprintf(body, sizeof body,
-             "set size ratio -1\nunset key\nunset grid\nset xrange [0:1]\nset yrange [0:1]\n"
-             "set title 'copula of consecutive sizes (Kendall tau %.3f)'\n"
-             "set xlabel 'size rank'\nset ylabel 'next size rank'\n"
-             "plot '%s/%s' every %zu using 1:3 with points pt 7 ps 0.5",
-             rep->tau_ss, dir, file, every);
-    snprintf(pname, sizeof pname, "%s_copula_lag1", base);
-    return cli_plots_draw(&pl, pname, "%s", body);
+    static const struct {
+        const char *suffix, *title, *ylabel;
+        int column;
+    } scatter[] = {{"_copula", "copula of size and gap", "gap rank", 2},
+                   {"_copula_lag1", "copula of consecutive sizes", "next size rank", 3}};
+    const double tau[] = {rep->tau_sg, rep->tau_ss};
+    for (size_t k = 0; k < sizeof scatter / sizeof scatter[0] && rc == 0; k++) {
+        snprintf(body, sizeof body,
+                 "set size ratio -1\nunset key\nunset grid\n"
+                 "set xrange [0:1]\nset yrange [0:1]\nset title '%s (Kendall tau %.3f)'\n"
+                 "set xlabel 'size rank'\nset ylabel '%s'\n"
+                 "plot '%s/%s' every %zu using 1:%d with points pt 7 ps 0.5",
+                 scatter[k].title, tau[k], scatter[k].ylabel, dir, file, every,
+                 scatter[k].column);
+        snprintf(pname, sizeof pname, "%s%s", base, scatter[k].suffix);
+        rc = cli_plots_draw(&pl, pname, "%s", body);
+    }
+    return rc;
 }
 
 /* The ECDF of x (n values) at up to 400 points, into fp. */
