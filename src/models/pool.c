@@ -340,8 +340,17 @@ static void ws_fini(void *ws)
     run_free(ws);
 }
 
+static int run_once(run *r, unsigned rep, double *work_done, double work_total);
+
+static int ws_run(void *ws, unsigned rep)
+{
+    double done = 0;
+    return run_once(ws, rep, &done, 1.0);
+}
+
 static const qc__workers_model workers_model = {
-    sizeof(run), sizeof(qc_pool_params), offsetof(run, p), offsetof(qc_pool_params, progress), ws_init, ws_fini};
+    sizeof(run), sizeof(qc_pool_params), offsetof(run, p), offsetof(qc_pool_params, progress),
+    offsetof(qc_pool_params, progress_ctx), ws_init, ws_fini, ws_run};
 
 /* ---- jobs and queues ------------------------------------------------- */
 
@@ -887,49 +896,38 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
 /* ---- estimates ----------------------------------------------------------- */
 
 /* Beside the metrics, each summary carries sums the run reports. */
-enum { X_DONE = QC_PM_COUNT, X_CUT_N, X_CUT_T, X_COUNT };
+enum {
+    X_DONE = QC_PM_COUNT + QC__X_DONE,
+    X_CUT_N = QC_PM_COUNT + QC__X_CUT_N,
+    X_CUT_T = QC_PM_COUNT + QC__X_CUT_T,
+    X_COUNT = QC_PM_COUNT + QC__X_COUNT
+};
 
-/* The summary of chunks [a, b). Called for a = C/2 down to 0 with the
- * same b, it adds chunk a to the running suffix instead of starting over. */
-typedef struct summary_ctx {
-    const run *r;
-    qc_hist *tmp;
-    int a, b;
+/* The sums of a range of chunks (qc__summary, reps.h). */
+typedef struct sums {
     uint64_t done, departures, switch_ons;
-    double sum_resp, area_n, area_busy, area_on, area_warm, time;
-} summary_ctx;
+    double sum_resp, area_n, area_busy, area_on, area_warm;
+} sums;
 
-static void acc_chunk(summary_ctx *c, const chunk *ch)
+static void sums_add(void *sp, const void *cp)
 {
-    c->done += ch->done;
-    c->sum_resp += ch->sum_resp;
-    c->departures += ch->departures;
-    c->switch_ons += ch->switch_ons;
-    c->area_n += ch->area_n;
-    c->area_busy += ch->area_busy;
-    c->area_on += ch->area_on;
-    c->area_warm += ch->area_warm;
-    c->time += ch->t_end - ch->t_start;
-    qc_hist_merge(c->tmp, ch->hist);
+    sums *s = sp;
+    const chunk *ch = cp;
+    s->done += ch->done;
+    s->sum_resp += ch->sum_resp;
+    s->departures += ch->departures;
+    s->switch_ons += ch->switch_ons;
+    s->area_n += ch->area_n;
+    s->area_busy += ch->area_busy;
+    s->area_on += ch->area_on;
+    s->area_warm += ch->area_warm;
 }
 
-static void summarize_cb(void *ctx, int a, int b, double *out)
+static double sums_metrics(const void *ws, const void *sp, double time, double *out)
 {
-    summary_ctx *s = ctx;
-    const run *r = s->r;
-    if (!(b == s->b && a == s->a - 1)) {
-        s->done = s->departures = s->switch_ons = 0;
-        s->sum_resp = s->area_n = s->area_busy = s->area_on = s->area_warm = s->time = 0;
-        qc_hist_reset(s->tmp);
-        for (int k = a; k < b; k++)
-            acc_chunk(s, &r->chunks[k]);
-    } else {
-        acc_chunk(s, &r->chunks[a]);
-    }
-    s->a = a;
-    s->b = b;
+    const run *r = ws;
+    const sums *s = sp;
     const qc_energy_cost *c = &r->cost;
-    double time = s->time;
     double jobs = s->area_n / time, busy = s->area_busy / time, on = s->area_on / time,
            warm = s->area_warm / time, K = (double)r->K;
     double power = c->power[0] * busy + c->idle_power * (on - busy) + c->warm_power * warm +
@@ -937,9 +935,6 @@ static void summarize_cb(void *ctx, int a, int b, double *out)
     double sw = (double)s->switch_ons / time;
     out[QC_PM_JOBS] = jobs;
     out[QC_PM_RESPONSE] = s->done ? s->sum_resp / (double)s->done : NAN;
-    /* p50, p95, p99: one walk over the histogram */
-    static const double pct[3] = {0.50, 0.95, 0.99};
-    qc_hist_quantiles_interp(s->tmp, pct, 3, &out[QC_PM_P50]);
     out[QC_PM_THROUGHPUT] = (double)s->departures / time;
     out[QC_PM_POWER] = power;
     out[QC_PM_ENERGY_PER_JOB] = s->departures ? power * time / (double)s->departures : NAN;
@@ -952,13 +947,21 @@ static void summarize_cb(void *ctx, int a, int b, double *out)
     out[QC_PM_SERVERS_BUSY] = busy;
     out[QC_PM_SERVERS_WARMING] = warm;
     out[QC_PM_DEMAND_CORR] = NAN;
-    out[X_DONE] = (double)s->done;
-    double cut = 0;
-    for (int k = 0; k < a; k++)
-        cut += (double)r->chunks[k].arrivals;
-    out[X_CUT_N] = cut;
-    out[X_CUT_T] = r->chunks[a].t_start;
+    return (double)s->done;
 }
+
+/* The warm-up series: each chunk's time-average number of jobs. */
+static void chunk_warm(const void *cp, double *num, double *den)
+{
+    const chunk *ch = cp;
+    *num = ch->area_n;
+    *den = ch->t_end - ch->t_start;
+}
+
+static const qc__summary_model summary_model = {
+    QC_POOL_CHUNKS, sizeof(chunk), offsetof(chunk, hist), offsetof(chunk, arrivals),
+    offsetof(chunk, t_start), offsetof(chunk, t_end), sizeof(sums), QC_PM_COUNT, QC_PM_P50,
+    sums_add, sums_metrics, chunk_warm};
 
 static double corr_value(const run *r)
 {
@@ -970,15 +973,6 @@ static double corr_value(const run *r)
     return (r->cn * r->sxy - r->sx * r->sy) / sqrt(vx * vy);
 }
 
-/* The warm-up series: each chunk's time-average number of jobs. */
-static void warm_series(const run *r, double *num, double *den)
-{
-    for (int k = 0; k < QC_POOL_CHUNKS; k++) {
-        num[k] = r->chunks[k].area_n;
-        den[k] = r->chunks[k].t_end - r->chunks[k].t_start;
-    }
-}
-
 /* Replications on the workers of reps.h: pool_run_rep runs one in a
  * worker's workspace, pool_merge_rep folds it into the result in
  * replication order. */
@@ -986,27 +980,16 @@ typedef struct pool_state {
     const qc_pool_params *p;
     qc_pool_result *res;
     qc__units *units;
-    summary_ctx *sc;
+    qc__summary *sc;
     qc_hist *all;
     double corr1;
 } pool_state;
-
-static int pool_run_rep(void *ctx, void *wsp, unsigned rep, qc__reps_worker *w, qc_err *err)
-{
-    (void)ctx;
-    run *r = wsp;
-    ((qc_pool_params *)r->p)->progress_ctx = w;
-    double done = 0;
-    int rc = run_once(r, rep, &done, 1.0);
-    return rc != 0 ? qc__reps_failed(err, rep, rc) : 0;
-}
 
 static int pool_merge_rep(void *ctx, void *wsp, unsigned rep, qc_err *err)
 {
     pool_state *s = ctx;
     run *r = wsp;
     qc_pool_result *res = s->res;
-    double num[QC_POOL_CHUNKS], den[QC_POOL_CHUNKS];
     res->events += r->sim.events;
     res->sim_time += r->sim.now;
     if (rep == 0 && r->series_on) {
@@ -1015,19 +998,10 @@ static int pool_merge_rep(void *ctx, void *wsp, unsigned rep, qc_err *err)
         r->series = NULL;
         r->slen = r->scap = 0;
     }
-    warm_series(r, num, den);
-    s->sc->r = r;
-    s->sc->a = s->sc->b = -1;
-    if (qc__units_add(s->units, num, den, summarize_cb, s->sc) != 0)
+    if (qc__summary_add(s->sc, s->units, r, r->chunks, 0, s->all, NULL,
+                        &res->transient_customers, &res->transient_time) != 0)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
-    int kc = s->units->one_run ? s->units->k0 : qc__units_cut_last(s->units);
-    for (int k = kc; k < QC_POOL_CHUNKS; k++)
-        qc_hist_merge(s->all, r->chunks[k].hist);
     if (s->units->one_run) {
-        res->transient_customers = 0;
-        for (int k = 0; k < kc; k++)
-            res->transient_customers += (double)r->chunks[k].arrivals;
-        res->transient_time = r->chunks[kc].t_start;
         s->corr1 = corr_value(r);
     } else {
         qc__units_set(s->units, rep, QC_PM_DEMAND_CORR, corr_value(r));
@@ -1057,49 +1031,31 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
     qc__units units;
     int urc = qc__units_init(&units, p->reps < 2, mser, QC_POOL_CHUNKS, X_COUNT, QC_PM_COUNT,
                              QC_PM_JOBS);
-    qc_hist *tmp = qc_hist_alloc(NULL);
+    qc__summary sc;
+    memset(&sc, 0, sizeof sc);
+    if (urc == 0)
+        urc = qc__summary_init(&sc, &summary_model);
     qc_hist *all = qc_hist_alloc(NULL);
-    summary_ctx sc = {r, tmp, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    if (urc != 0 || !tmp || !all) {
+    if (urc != 0 || !all) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
 
     pool_state st = {p, res, &units, &sc, all, NAN};
-    unsigned nw = p->jobs ? p->jobs : 1;
-    if (nw > p->reps)
-        nw = p->reps;
-    if (nw > 256)
-        nw = 256;
+    unsigned nw = qc__workers_count(p->jobs, p->reps, 256);
     if (qc__workers_init(&wk, nw, r, &workers_model, p, &cost) != 0) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
-    qc__workers_bind(&wk, p, p->progress != NULL);
-    qc__reps h = {wk.n, wk.ws, pool_run_rep, pool_merge_rep, &st, p->progress,
-                  p->progress_ctx, 0, (double)p->reps, p->cancel};
-    if ((rc = qc__reps_run(&h, 0, p->reps, NULL, err)) != 0)
+    if ((rc = qc__workers_run(&wk, p, p->progress, p->progress_ctx, p->cancel, 0,
+                              (double)p->reps, pool_merge_rep, &st, 0, p->reps, err)) != 0)
         goto out;
     double corr1 = st.corr1;
     res->load = p->arrival->kind == QC_ARRIVALS_TRACE ? NAN : load;
     qc__units_finish(&units, p->level, res->metric);
     /* Percentiles by sectioning, as in sim queue: centred on the quantile
      * of all kept response times, with the units' spread for half-width. */
-    {
-        static const double qs[3] = {0.50, 0.95, 0.99};
-        static const int pm[3] = {QC_PM_P50, QC_PM_P95, QC_PM_P99};
-        for (int i = 0; i < 3; i++) {
-            qc_ci *c = &res->metric[pm[i]];
-            double x = qc_hist_quantile_interp(all, qs[i]);
-            if (!isfinite(x))
-                continue;
-            c->mean = x;
-            if (isfinite(c->half)) {
-                c->lo = x - c->half;
-                c->hi = x + c->half;
-            }
-        }
-    }
+    qc__percentiles(&res->metric[QC_PM_P50], all, NULL, 0, p->level);
     if (!units.one_run) {
         res->transient_customers = qc__units_sum(&units, X_CUT_N) / p->reps;
         res->transient_time = qc__units_sum(&units, X_CUT_T) / p->reps;
@@ -1130,7 +1086,7 @@ out:
     if (rc != 0)
         qc_pool_result_free(res);
     qc_hist_free(all);
-    qc_hist_free(tmp);
+    qc__summary_free(&sc);
     qc__units_free(&units);
     qc__workers_free(&wk);
     run_free(r);

@@ -327,8 +327,17 @@ static void ws_fini(void *ws)
     run_free(ws);
 }
 
+static int run_once(run *r, unsigned rep, double *work_done, double work_total);
+
+static int ws_run(void *ws, unsigned rep)
+{
+    double done = 0;
+    return run_once(ws, rep, &done, 1.0);
+}
+
 static const qc__workers_model workers_model = {
-    sizeof(run), sizeof(qc_queue_params), offsetof(run, p), offsetof(qc_queue_params, progress), ws_init, ws_fini};
+    sizeof(run), sizeof(qc_queue_params), offsetof(run, p), offsetof(qc_queue_params, progress),
+    offsetof(qc_queue_params, progress_ctx), ws_init, ws_fini, ws_run};
 
 /* ---- time accounting ------------------------------------------------ */
 
@@ -942,74 +951,59 @@ ran:
 /* ---- estimates ---------------------------------------------------------- */
 
 /* Beside the metrics, each summary carries sums the run reports. */
-enum { X_DONE = QC_QM_COUNT, X_CUT_N, X_CUT_T, X_COUNT };
+enum {
+    X_DONE = QC_QM_COUNT + QC__X_DONE,
+    X_CUT_N = QC_QM_COUNT + QC__X_CUT_N,
+    X_CUT_T = QC_QM_COUNT + QC__X_CUT_T,
+    X_COUNT = QC_QM_COUNT + QC__X_COUNT
+};
 
-/* The summary of chunks [a, b). Called for a = C/2 down to 0 with the
- * same b, it adds chunk a to the running suffix instead of starting over
- * (one histogram merge per chunk, not per chunk and cut). */
-typedef struct summary_ctx {
-    const run *r;
-    qc_hist *tmp;
-    int a, b; /* range held in acc and tmp; a = b = -1: none */
+/* The sums of a range of chunks (qc__summary, reps.h). */
+typedef struct sums {
     uint64_t done, arrivals, blocked, departures;
-    double sum_resp, sum_wait, area_n, area_busy, time;
-} summary_ctx;
+    double sum_resp, sum_wait, area_n, area_busy;
+} sums;
 
-static void acc_chunk(summary_ctx *c, const chunk *ch)
+static void sums_add(void *sp, const void *cp)
 {
+    sums *c = sp;
+    const chunk *ch = cp;
     c->done += ch->done;
     c->sum_resp += ch->sum_resp;
     c->sum_wait += ch->sum_wait;
     c->area_n += ch->area_n;
     c->area_busy += ch->area_busy;
-    c->time += ch->t_end - ch->t_start;
     c->arrivals += ch->arrivals;
     c->blocked += ch->blocked;
     c->departures += ch->departures;
-    qc_hist_merge(c->tmp, ch->hist);
 }
 
-static void summarize_cb(void *ctx, int a, int b, double *out)
+static double sums_metrics(const void *ws, const void *sp, double time, double *out)
 {
-    summary_ctx *c = ctx;
-    const run *r = c->r;
-    if (!(b == c->b && a == c->a - 1)) {
-        c->done = c->arrivals = c->blocked = c->departures = 0;
-        c->sum_resp = c->sum_wait = c->area_n = c->area_busy = c->time = 0;
-        qc_hist_reset(c->tmp);
-        for (int k = a; k < b; k++)
-            acc_chunk(c, &r->chunks[k]);
-    } else {
-        acc_chunk(c, &r->chunks[a]);
-    }
-    c->a = a;
-    c->b = b;
-    double done = (double)c->done, time = c->time;
+    const run *r = ws;
+    const sums *c = sp;
+    double done = (double)c->done;
     out[QC_QM_RESPONSE] = c->done ? c->sum_resp / done : NAN;
     out[QC_QM_WAIT] = c->done ? c->sum_wait / done : NAN;
     out[QC_QM_NUMBER] = time > 0 ? c->area_n / time : NAN;
     out[QC_QM_UTILIZATION] = time > 0 ? c->area_busy / (time * (double)r->c) : NAN;
     out[QC_QM_THROUGHPUT] = time > 0 ? (double)c->departures / time : NAN;
     out[QC_QM_BLOCKING] = c->arrivals ? (double)c->blocked / (double)c->arrivals : NAN;
-    /* p50, p95, p99: one walk over the histogram */
-    static const double pct[3] = {0.50, 0.95, 0.99};
-    qc_hist_quantiles_interp(c->tmp, pct, 3, &out[QC_QM_P50]);
-    out[X_DONE] = done;
-    double cut = 0;
-    for (int k = 0; k < a; k++)
-        cut += (double)r->chunks[k].arrivals;
-    out[X_CUT_N] = cut;
-    out[X_CUT_T] = r->chunks[a].t_start - (r->p->warmup_mode == QC_WARMUP_MSER5 ? r->win_start : 0);
+    return done;
 }
 
 /* The warm-up series: each chunk's mean response time, as a ratio. */
-static void warm_series(const run *r, double *num, double *den)
+static void chunk_warm(const void *cp, double *num, double *den)
 {
-    for (int k = 0; k < QC_QUEUE_CHUNKS; k++) {
-        num[k] = r->chunks[k].sum_resp;
-        den[k] = (double)r->chunks[k].done;
-    }
+    const chunk *ch = cp;
+    *num = ch->sum_resp;
+    *den = (double)ch->done;
 }
+
+static const qc__summary_model summary_model = {
+    QC_QUEUE_CHUNKS, sizeof(chunk), offsetof(chunk, hist), offsetof(chunk, arrivals),
+    offsetof(chunk, t_start), offsetof(chunk, t_end), sizeof(sums), QC_QM_COUNT, QC_QM_P50,
+    sums_add, sums_metrics, chunk_warm};
 
 /* Means that do not exist, whatever a run prints: returns the reason or
  * NULL. E[S] = inf: no mean response time in any queue. FCFS without a
@@ -1050,7 +1044,7 @@ static const char *infinite_reason(const qc_queue_params *p, double load, char *
 typedef struct state {
     qc__workers wk;          /* the workers' workspaces and parameters */
     qc__units *u;
-    summary_ctx *sc;
+    qc__summary *sc;
     qc_hist *all;
     qc_hist *sect[QC_QUEUE_SECTIONS]; /* replication r goes to r % SECTIONS */
     double work_done, work_total;
@@ -1060,24 +1054,12 @@ typedef struct state {
     qc_queue_result *res;
 } state;
 
-static int run_rep(void *ctx, void *ws, unsigned rep, qc__reps_worker *w, qc_err *err)
-{
-    (void)ctx;
-    run *r = ws;
-    qc_queue_params *pq = (qc_queue_params *)r->p;
-    pq->progress_ctx = w;
-    double done = 0;
-    int rc = run_once(r, rep, &done, 1.0);
-    return rc != 0 ? qc__reps_failed(err, rep, rc) : 0;
-}
-
 static int merge_rep(void *ctx, void *ws, unsigned rep, qc_err *err)
 {
     state *s = ctx;
     run *r = ws;
     const qc_queue_params *p = s->p;
     qc_queue_result *res = s->res;
-    double num[QC_QUEUE_CHUNKS], den[QC_QUEUE_CHUNKS];
     res->events += r->sim.events;
     res->sim_time += r->sim.now;
     if (rep == 0 && r->series_on) {
@@ -1091,36 +1073,21 @@ static int merge_rep(void *ctx, void *ws, unsigned rep, qc_err *err)
         s->nmax_min = r->nmax;
     for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
         s->blocked += r->chunks[k].blocked;
-    warm_series(r, num, den);
-    s->sc->r = r;
-    s->sc->a = s->sc->b = -1;
-    if (qc__units_add(s->u, num, den, summarize_cb, s->sc) != 0)
+    double origin = p->warmup_mode == QC_WARMUP_MSER5 ? r->win_start : 0;
+    qc_hist *sect = s->u->one_run ? NULL : s->sect[rep % QC_QUEUE_SECTIONS];
+    if (qc__summary_add(s->sc, s->u, r, r->chunks, origin, s->all, sect, &res->warmup_customers,
+                        &res->warmup_time) != 0)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
-    /* the histogram of the plots: the kept part by the cut so far */
-    int kc = s->u->one_run ? s->u->k0 : qc__units_cut_last(s->u);
-    for (int k = kc; k < QC_QUEUE_CHUNKS; k++) {
-        qc_hist_merge(s->all, r->chunks[k].hist);
-        if (!s->u->one_run)
-            qc_hist_merge(s->sect[rep % QC_QUEUE_SECTIONS], r->chunks[k].hist);
-    }
-    if (s->u->one_run) {
-        res->warmup_customers = 0;
-        for (int k = 0; k < kc; k++)
-            res->warmup_customers += (double)r->chunks[k].arrivals;
-        res->warmup_time = r->chunks[kc].t_start - (p->warmup_mode == QC_WARMUP_MSER5 ? r->win_start : 0);
-    }
     return 0;
 }
 
 static int run_reps(const qc_queue_params *p, state *s, qc_queue_result *res, unsigned from,
                     unsigned to, qc_err *err)
 {
-    qc__workers_bind(&s->wk, p, p->progress != NULL);
     s->p = p;
     s->res = res;
-    qc__reps h = {s->wk.n, s->wk.ws, run_rep, merge_rep, s, p->progress, p->progress_ctx,
-                  s->work_done, s->work_total, p->cancel};
-    int rc = qc__reps_run(&h, from, to, NULL, err);
+    int rc = qc__workers_run(&s->wk, p, p->progress, p->progress_ctx, p->cancel, s->work_done,
+                             s->work_total, merge_rep, s, from, to, err);
     s->work_done += to - from;
     return rc;
 }
@@ -1172,24 +1139,22 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
     qc__units units;
     int urc = qc__units_init(&units, one_run, mser, QC_QUEUE_CHUNKS, X_COUNT, QC_QM_COUNT,
                              QC_QM_RESPONSE);
-    qc_hist *tmp = qc_hist_alloc(NULL);
+    qc__summary sc;
+    memset(&sc, 0, sizeof sc);
+    if (urc == 0)
+        urc = qc__summary_init(&sc, &summary_model);
     qc_hist *all = qc_hist_alloc(NULL);
-    summary_ctx sc = {r, tmp, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     state st = {{0}, &units, &sc, all, {0}, 0, (double)p->reps, UINT64_MAX, 0, p, res};
     for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
         if ((st.sect[j] = qc_hist_alloc(NULL)) == NULL)
             urc = QC_ENOMEM;
     qc_queue_params q = *p; /* the run as extended by --precision */
     /* workers: as many as asked, but no more than replications can run */
-    unsigned nw = p->jobs ? p->jobs : 1;
     unsigned most = p->precision > 0 && !one_run ? (p->max_reps ? p->max_reps : 1000000) : p->reps;
-    if (nw > most)
-        nw = most;
-    if (nw > QC_QUEUE_JOBS_MAX)
-        nw = QC_QUEUE_JOBS_MAX;
+    unsigned nw = qc__workers_count(p->jobs, most, QC_QUEUE_JOBS_MAX);
     if (urc == 0)
         urc = qc__workers_init(&st.wk, nw, r, &workers_model, p, NULL);
-    if (urc != 0 || !tmp || !all) {
+    if (urc != 0 || !all) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
@@ -1268,31 +1233,9 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
      * replication's own quantile is biased and its spread understates the
      * pooled quantile's error (p99 of M/M/1 at 0.9, 40 x 20000: 0.85 of
      * the width needed); groups of 2 or more are long enough. */
-    {
-        static const double qs[3] = {0.50, 0.95, 0.99};
-        int grouped = !one_run && q.reps >= 2 * QC_QUEUE_SECTIONS;
-        for (int i = 0; i < 3; i++) {
-            qc_ci *c = &res->metric[QC_QM_P50 + i];
-            double x = qc_hist_quantile_interp(all, qs[i]);
-            if (!isfinite(x))
-                continue;
-            c->mean = x;
-            if (grouped) {
-                double v[QC_QUEUE_SECTIONS];
-                qc_ci g;
-                for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
-                    v[j] = qc_hist_quantile_interp(st.sect[j], qs[i]);
-                if (qc_ci_t(v, QC_QUEUE_SECTIONS, p->level, &g, NULL) == 0) {
-                    c->half = g.half;
-                    c->n = g.n;
-                }
-            }
-            if (isfinite(c->half)) {
-                c->lo = x - c->half;
-                c->hi = x + c->half;
-            }
-        }
-    }
+    int grouped = !one_run && q.reps >= 2 * QC_QUEUE_SECTIONS;
+    qc__percentiles(&res->metric[QC_QM_P50], all, grouped ? st.sect : NULL, QC_QUEUE_SECTIONS,
+                    p->level);
     /* A percentile is never below the least possible response time (the
      * least service requirement), nor any interval of a non-negative
      * measure below 0. */
@@ -1377,7 +1320,7 @@ out:
     if (rc != 0)
         qc_queue_result_free(res);
     qc_hist_free(all);
-    qc_hist_free(tmp);
+    qc__summary_free(&sc);
     for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
         qc_hist_free(st.sect[j]);
     qc__units_free(&units);

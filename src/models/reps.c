@@ -9,6 +9,7 @@
 #include "reps.h"
 
 #include <gsl/gsl_errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,6 +239,50 @@ void qc__workers_free(qc__workers *w)
     w->n = 0;
 }
 
+/* The run of a replication on a worker, for qc__reps: the worker's own
+ * parameters carry the worker as their progress context. */
+typedef struct workers_run {
+    const qc__workers *w;
+    int (*merge)(void *ctx, void *ws, unsigned rep, qc_err *err);
+    void *ctx;
+} workers_run;
+
+static int workers_run_rep(void *ctx, void *ws, unsigned rep, qc__reps_worker *worker, qc_err *err)
+{
+    const qc__workers_model *m = ((const workers_run *)ctx)->w->m;
+    unsigned char *own;
+    memcpy(&own, (unsigned char *)ws + m->params_at, sizeof own);
+    memcpy(own + m->progress_ctx_at, &worker, sizeof worker);
+    int rc = m->run(ws, rep);
+    return rc != 0 ? qc__reps_failed(err, rep, rc) : 0;
+}
+
+static int workers_merge_rep(void *ctx, void *ws, unsigned rep, qc_err *err)
+{
+    const workers_run *x = ctx;
+    return x->merge(x->ctx, ws, rep, err);
+}
+
+int qc__workers_run(qc__workers *w, const void *params, qc_progress_fn progress,
+                    void *progress_ctx, const qc_cancel *cancel, double done, double total,
+                    int (*merge)(void *ctx, void *ws, unsigned rep, qc_err *err), void *ctx,
+                    unsigned from, unsigned to, qc_err *err)
+{
+    qc__workers_bind(w, params, progress != NULL);
+    workers_run x = {w, merge, ctx};
+    qc__reps h = {w->n,     w->ws,        workers_run_rep, workers_merge_rep, &x,
+                  progress, progress_ctx, done,            total,             cancel};
+    return qc__reps_run(&h, from, to, NULL, err);
+}
+
+unsigned qc__workers_count(unsigned jobs, unsigned most, unsigned cap)
+{
+    unsigned n = jobs ? jobs : 1;
+    if (n > most)
+        n = most;
+    return n > cap ? cap : n;
+}
+
 void qc__reps_open_start(qc_sim *sim, uint64_t seed, unsigned rep, qc_rng *rarr,
                          qc_arrivals_gen *garr, const qc_arrivals *arr, qc_rng *rsvc,
                          qc_sampler *ssvc, const qc_dist *svc)
@@ -303,3 +348,145 @@ int qc__grow(void **buf, size_t *cap, size_t len, size_t size)
     return 0;
 }
 
+
+/* ---- the summaries of a replication's chunks ---------------------------- */
+
+static const unsigned char *chunk_at(const qc__summary *s, int k)
+{
+    return s->chunks + (size_t)k * s->m->size;
+}
+
+static double chunk_double(const qc__summary *s, int k, size_t at)
+{
+    double x;
+    memcpy(&x, chunk_at(s, k) + at, sizeof x);
+    return x;
+}
+
+/* The customers that arrived in chunks [0, a): the warm-up cut at a. */
+static double cut_customers(const qc__summary *s, int a)
+{
+    double cut = 0;
+    for (int k = 0; k < a; k++) {
+        uint64_t n;
+        memcpy(&n, chunk_at(s, k) + s->m->arrivals_at, sizeof n);
+        cut += (double)n;
+    }
+    return cut;
+}
+
+int qc__summary_init(qc__summary *s, const qc__summary_model *m)
+{
+    memset(s, 0, sizeof *s);
+    s->m = m;
+    s->a = s->b = -1;
+    s->tmp = qc_hist_alloc(NULL);
+    s->sums = calloc(1, m->sums_size);
+    s->num = calloc((size_t)m->nchunks, sizeof *s->num);
+    s->den = calloc((size_t)m->nchunks, sizeof *s->den);
+    if (!s->tmp || !s->sums || !s->num || !s->den) {
+        qc__summary_free(s);
+        return QC_ENOMEM;
+    }
+    return 0;
+}
+
+void qc__summary_free(qc__summary *s)
+{
+    qc_hist_free(s->tmp);
+    free(s->sums);
+    free(s->num);
+    free(s->den);
+    s->tmp = NULL;
+    s->sums = NULL;
+    s->num = s->den = NULL;
+}
+
+static void summary_acc(qc__summary *s, int k)
+{
+    const qc__summary_model *m = s->m;
+    const unsigned char *ch = chunk_at(s, k);
+    qc_hist *h;
+    m->add(s->sums, ch);
+    s->time += chunk_double(s, k, m->t_end_at) - chunk_double(s, k, m->t_start_at);
+    memcpy(&h, ch + m->hist_at, sizeof h);
+    qc_hist_merge(s->tmp, h);
+}
+
+void qc__summary_cb(void *ctx, int a, int b, double *out)
+{
+    qc__summary *s = ctx;
+    const qc__summary_model *m = s->m;
+    if (!(b == s->b && a == s->a - 1)) {
+        memset(s->sums, 0, m->sums_size);
+        s->time = 0;
+        qc_hist_reset(s->tmp);
+        for (int k = a; k < b; k++)
+            summary_acc(s, k);
+    } else {
+        summary_acc(s, a);
+    }
+    s->a = a;
+    s->b = b;
+    double done = m->metrics(s->ws, s->sums, s->time, out);
+    /* p50, p95, p99: one walk over the histogram */
+    static const double pct[3] = {0.50, 0.95, 0.99};
+    qc_hist_quantiles_interp(s->tmp, pct, 3, &out[m->p50_at]);
+    out[m->nmetrics + QC__X_DONE] = done;
+    out[m->nmetrics + QC__X_CUT_N] = cut_customers(s, a);
+    out[m->nmetrics + QC__X_CUT_T] = chunk_double(s, a, m->t_start_at) - s->origin;
+}
+
+int qc__summary_add(qc__summary *s, qc__units *u, const void *ws, const void *chunks,
+                    double origin, qc_hist *all, qc_hist *sect, double *cut_n, double *cut_t)
+{
+    const qc__summary_model *m = s->m;
+    s->ws = ws;
+    s->chunks = chunks;
+    s->origin = origin;
+    s->a = s->b = -1;
+    for (int k = 0; k < m->nchunks; k++)
+        m->warm(chunk_at(s, k), &s->num[k], &s->den[k]);
+    if (qc__units_add(u, s->num, s->den, qc__summary_cb, s) != 0)
+        return QC_ENOMEM;
+    /* the histogram of the plots: the kept part by the cut so far */
+    int kc = u->one_run ? u->k0 : qc__units_cut_last(u);
+    for (int k = kc; k < m->nchunks; k++) {
+        qc_hist *h;
+        memcpy(&h, chunk_at(s, k) + m->hist_at, sizeof h);
+        qc_hist_merge(all, h);
+        if (sect)
+            qc_hist_merge(sect, h);
+    }
+    if (u->one_run) {
+        *cut_n = cut_customers(s, kc);
+        *cut_t = chunk_double(s, kc, m->t_start_at) - origin;
+    }
+    return 0;
+}
+
+void qc__percentiles(qc_ci *c, const qc_hist *all, qc_hist *const *sect, int nsect, double level)
+{
+    static const double qs[3] = {0.50, 0.95, 0.99};
+    for (int i = 0; i < 3; i++) {
+        double x = qc_hist_quantile_interp(all, qs[i]);
+        if (!isfinite(x))
+            continue;
+        c[i].mean = x;
+        if (sect) {
+            double v[64];
+            qc_ci g;
+            int n = nsect < 64 ? nsect : 64;
+            for (int j = 0; j < n; j++)
+                v[j] = qc_hist_quantile_interp(sect[j], qs[i]);
+            if (qc_ci_t(v, (size_t)n, level, &g, NULL) == 0) {
+                c[i].half = g.half;
+                c[i].n = g.n;
+            }
+        }
+        if (isfinite(c[i].half)) {
+            c[i].lo = x - c[i].half;
+            c[i].hi = x + c[i].half;
+        }
+    }
+}

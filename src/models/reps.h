@@ -44,8 +44,10 @@
 #include "qctl/cancel.h"
 #include "qctl/error.h"
 #include "qctl/arrivals.h"
+#include "qctl/hist.h"
 #include "qctl/queue.h" /* qc_progress_fn */
 #include "qctl/sim.h"
+#include "units.h"
 
 typedef struct qc__reps_worker qc__reps_worker;
 
@@ -101,10 +103,15 @@ typedef struct qc__workers_model {
     size_t progress_at; /* offset in the parameters of their
                            qc_progress_fn, which a worker's copy sets to
                            qc__reps_progress_cb when the caller's is set */
+    size_t progress_ctx_at; /* offset in the parameters of the progress
+                               hook's context (a worker's copy: the
+                               worker) */
     /* Sets up a workspace for the parameters: 0, or QC_ENOMEM with
      * nothing held; ctx: the model's, from qc__workers_init. */
     int (*init)(void *ws, const void *params, const void *ctx);
     void (*fini)(void *ws); /* frees what init set up */
+    /* Runs replication rep in the workspace: 0 or a QC_E* code. */
+    int (*run)(void *ws, unsigned rep);
 } qc__workers_model;
 
 typedef struct qc__workers {
@@ -126,6 +133,23 @@ void qc__workers_bind(qc__workers *w, const void *params, int progress);
 /* Frees the workers but ws[0] (the caller's); safe on a zeroed value. */
 void qc__workers_free(qc__workers *w);
 
+/* Runs replications [from, to) on the workers (qc__reps_run): each
+ * worker gets its own copy of params (qc__workers_bind) and runs
+ * replication rep by m->run, its progress reported to the harness; merge
+ * folds the replications into the result in replication order. The
+ * progress hook and the cancel flag are params's (progress, progress_ctx,
+ * cancel); done and total: the progress so far and the whole, in
+ * replications. Returns as qc__reps_run, a failed replication's message
+ * being "replication N: what". */
+int qc__workers_run(qc__workers *w, const void *params, qc_progress_fn progress,
+                    void *progress_ctx, const qc_cancel *cancel, double done, double total,
+                    int (*merge)(void *ctx, void *ws, unsigned rep, qc_err *err), void *ctx,
+                    unsigned from, unsigned to, qc_err *err);
+
+/* Workers for a run: jobs asked (0: one), no more than the replications
+ * that can run (most) nor than cap. */
+unsigned qc__workers_count(unsigned jobs, unsigned most, unsigned cap);
+
 /* The error of replication rep: "replication N: what" with code rc. */
 int qc__reps_failed(qc_err *err, unsigned rep, int rc);
 
@@ -136,6 +160,75 @@ int qc__reps_failed(qc_err *err, unsigned rep, int rc);
 int qc__chunks_alloc(void *chunks, int n, size_t size, size_t hist_off);
 void qc__chunks_free(void *chunks, int n, size_t size, size_t hist_off);
 void qc__chunks_reset(void *chunks, int n, size_t size, size_t hist_off);
+
+/* ---- the summaries of a replication's chunks --------------------------- */
+
+/* What the output analysis (units.h) needs of a chunked model: where a
+ * chunk keeps its histogram of response times, its arrivals and its ends,
+ * and how the model sums a range of chunks and turns the sums into its
+ * metrics. The harness keeps the range, the time it covers, its
+ * histogram and the sums of the warm-up cut; the model keeps only its own
+ * physics (which sums, which metrics). */
+typedef struct qc__summary_model {
+    int nchunks;
+    size_t size;                 /* sizeof a chunk */
+    size_t hist_at;              /* offsets in a chunk: its qc_hist *, */
+    size_t arrivals_at;          /* its uint64_t arrivals (the cut's customers), */
+    size_t t_start_at, t_end_at; /* its ends (double) */
+    size_t sums_size;            /* sizeof the model's sums of a range */
+    size_t nmetrics;             /* out[0..nmetrics): the metrics; then QC__X_* */
+    size_t p50_at;               /* metric of the p50 (p95, p99 follow it) */
+    /* Adds a chunk to the sums of a range (zeroed bytes: none). */
+    void (*add)(void *sums, const void *chunk);
+    /* The metrics of a range from its sums over `time` seconds, all but
+     * the percentiles (the harness's); ws: the replication's workspace.
+     * Returns the customers measured in the range. */
+    double (*metrics)(const void *ws, const void *sums, double time, double *out);
+    /* The chunk's value of the warm-up series, as *num / *den. */
+    void (*warm)(const void *chunk, double *num, double *den);
+} qc__summary_model;
+
+/* Beside the metrics, each summary carries sums the run reports: at
+ * out[nmetrics + QC__X_*], the customers measured, and the customers
+ * and the time cut as warm-up (before the range). */
+enum { QC__X_DONE, QC__X_CUT_N, QC__X_CUT_T, QC__X_COUNT };
+
+/* The summary of chunks [a, b) of one replication, a qc__summarize_fn.
+ * Called for a = C/2 down to 0 with the same b, it adds chunk a to the
+ * running suffix instead of starting over (one histogram merge per
+ * chunk, not per chunk and cut). */
+typedef struct qc__summary {
+    const qc__summary_model *m;
+    const void *ws;              /* the replication summarized */
+    const unsigned char *chunks; /* its chunks */
+    double origin;               /* the cut's time is counted from it */
+    qc_hist *tmp;                /* the range's response times */
+    void *sums;                  /* the model's sums of the range */
+    double time;                 /* the range's length */
+    int a, b;                    /* the range held; -1: none */
+    double *num, *den;           /* the warm-up series */
+} qc__summary;
+
+/* QC_ENOMEM or 0; qc__summary_free is safe on a zeroed or failed one. */
+int qc__summary_init(qc__summary *s, const qc__summary_model *m);
+void qc__summary_free(qc__summary *s);
+void qc__summary_cb(void *ctx, int a, int b, double *out);
+
+/* Adds a finished replication (workspace ws, its chunks, the cut's time
+ * counted from origin) to u: its warm-up series and summaries; then its
+ * response times from the cut on (qc__units_cut_last, or the one run's
+ * cut) to all and, unless NULL, to sect. One run: *cut_n and *cut_t
+ * become the customers and the time cut as warm-up (else untouched).
+ * QC_ENOMEM or 0. */
+int qc__summary_add(qc__summary *s, qc__units *u, const void *ws, const void *chunks,
+                    double origin, qc_hist *all, qc_hist *sect, double *cut_n, double *cut_t);
+
+/* Percentiles by sectioning (Asmussen and Glynn 2007, III.5a; Nakayama
+ * 2014): c[0..3), the p50, p95 and p99, centred on the quantiles of all
+ * the kept response times pooled, with the half-width the units gave
+ * them or, given sect[0..nsect) (nsect <= 64), that of the sections' own
+ * quantiles. A percentile that all has none of is left as it is. */
+void qc__percentiles(qc_ci *c, const qc_hist *all, qc_hist *const *sect, int nsect, double level);
 
 /* Room for element len of a growing array (*buf of *cap elements of
  * `size` bytes): twice the room (1024 at first) when it is full. 0, or
