@@ -74,6 +74,9 @@ typedef struct chunk {
     qc_hist *hist;
 } chunk;
 
+/* The chunks and their sums as the harness (reps.h) sees them: below. */
+static const qc__summary_model summary_model;
+
 /* Time averages over bins of width dt, for the series and the demand
  * correlation. */
 typedef struct binner {
@@ -175,20 +178,9 @@ static int check_params(const qc_pool_params *p, qc_energy_cost *cost, double *l
                           p->threshold);
     if (!(p->idle_timer >= 0))
         return qc_err_set(err, QC_EINVAL, "idle timer: %g is not >= 0", p->idle_timer);
-    if ((p->customers > 0) == (p->horizon > 0))
-        return qc_err_set(err, QC_EINVAL,
-                          "run length: give either a number of customers or a time, not %s",
-                          p->customers > 0 ? "both" : "neither");
-    if (p->customers > 0 &&
-        (p->customers < 2 * QC_POOL_CHUNKS || p->customers > 1000000000000000ULL))
-        return qc_err_set(err, QC_EINVAL, "customers: %llu is not in [%d, 1e15]",
-                          (unsigned long long)p->customers, 2 * QC_POOL_CHUNKS);
-    if (p->customers == 0 && !(p->horizon > 0 && isfinite(p->horizon)))
-        return qc_err_set(err, QC_EINVAL, "time: %g is not a positive finite time", p->horizon);
-    if (p->reps < 1 || p->reps > 1000000)
-        return qc_err_set(err, QC_EINVAL, "reps: %u is not in [1, 1000000]", p->reps);
-    if (!(p->level > 0 && p->level < 1))
-        return qc_err_set(err, QC_EINVAL, "confidence level %g is not in (0, 1)", p->level);
+    int rc = qc__check_run(p->customers, p->horizon, p->reps, p->level, QC_POOL_CHUNKS, err);
+    if (rc != 0)
+        return rc;
     if (p->transient_mode == QC_POOL_TRANSIENT_FIXED &&
         !(p->transient >= 0 && isfinite(p->transient) && p->transient < 1e15))
         return qc_err_set(err, QC_EINVAL, "transient: %g is not a non-negative finite amount",
@@ -210,7 +202,7 @@ static int check_params(const qc_pool_params *p, qc_energy_cost *cost, double *l
     cost->rate[0] = 1.0 / es;
     /* The warm-up law is p->warmup; warm_rate only documents its mean. */
     cost->warm_rate = ew > 0 ? 1.0 / ew : 1.0;
-    int rc = qc_energy_check(cost, err);
+    rc = qc_energy_check(cost, err);
     if (rc != 0)
         return rc;
 
@@ -240,12 +232,10 @@ static int check_params(const qc_pool_params *p, qc_energy_cost *cost, double *l
 
 /* ---- workspace ------------------------------------------------------- */
 
-/* The chunks as the harness (reps.h) sees them. */
-#define CHUNKS_OF(r) (r)->chunks, QC_POOL_CHUNKS, sizeof(chunk), offsetof(chunk, hist)
-
-static void run_free(run *r)
+static void run_free(void *ws)
 {
-    qc__chunks_free(CHUNKS_OF(r));
+    run *r = ws;
+    qc__chunks_free(r->chunks, &summary_model);
     qc_sim_free(&r->sim);
     free(r->srv);
     free(r->view);
@@ -253,15 +243,13 @@ static void run_free(run *r)
     free(r->series);
 }
 
-static void jobs_link_free(run *r, uint32_t from)
+/* A workspace for the parameters (qc__workers_model.init); ctx: the
+ * energy cost. */
+static int run_alloc(void *ws, const void *params, const void *ctx)
 {
-    for (uint32_t i = from; i < r->jcap; i++)
-        r->jobs[i].next = i + 1 < r->jcap ? i + 1 : NIL;
-    r->jfree = from;
-}
-
-static int run_alloc(run *r, const qc_pool_params *p, const qc_energy_cost *cost)
-{
+    run *r = ws;
+    const qc_pool_params *p = params;
+    const qc_energy_cost *cost = ctx;
     memset(r, 0, sizeof *r);
     r->p = p;
     r->cost = *cost;
@@ -269,7 +257,7 @@ static int run_alloc(run *r, const qc_pool_params *p, const qc_energy_cost *cost
     if (qc_sim_init(&r->sim, 2 * (size_t)r->K + 16, NULL) != 0 ||
         qc_sim_source_add(&r->sim, EV_ARRIVAL) != 0)
         goto oom;
-    if (qc__chunks_alloc(CHUNKS_OF(r)) != 0)
+    if (qc__chunks_alloc(r->chunks, &summary_model) != 0)
         goto oom;
     r->srv = calloc(r->K, sizeof *r->srv);
     r->view = calloc(r->K, sizeof *r->view);
@@ -283,6 +271,14 @@ oom:
     return QC_ENOMEM;
 }
 
+/* Slots [from, jcap) onto the free list. */
+static void jobs_link_free(run *r, uint32_t from)
+{
+    for (uint32_t i = from; i < r->jcap; i++)
+        r->jobs[i].next = i + 1 < r->jcap ? i + 1 : NIL;
+    r->jfree = from;
+}
+
 static void run_reset(run *r, unsigned rep)
 {
     const qc_pool_params *p = r->p;
@@ -291,7 +287,7 @@ static void run_reset(run *r, unsigned rep)
     qc_rng_init(&r->rwarm, p->seed, qc_rng_stream(rep, QC_STREAM_SERVER, 0));
     qc_rng_init(&r->rroute, p->seed, qc_rng_stream(rep, QC_STREAM_ROUTING, 0));
     qc_sampler_init(&r->swarm, p->warmup, &r->rwarm);
-    qc__chunks_reset(CHUNKS_OF(r));
+    qc__chunks_reset(r->chunks, &summary_model);
     r->cur = -1;
     r->timer = p->policy == QC_POOL_JSQ ? (double)INFINITY : p->idle_timer;
     int all_on = p->policy == QC_POOL_JSQ;
@@ -329,28 +325,12 @@ static void run_reset(run *r, unsigned rep)
     r->cn = r->sx = r->sy = r->sxx = r->syy = r->sxy = 0;
 }
 
-/* A worker's workspace, for the harness (reps.h); ctx: the energy cost. */
-static int ws_init(void *ws, const void *p, const void *ctx)
-{
-    return run_alloc(ws, p, ctx);
-}
+static int run_once(void *ws, unsigned rep);
 
-static void ws_fini(void *ws)
-{
-    run_free(ws);
-}
-
-static int run_once(run *r, unsigned rep, double *work_done, double work_total);
-
-static int ws_run(void *ws, unsigned rep)
-{
-    double done = 0;
-    return run_once(ws, rep, &done, 1.0);
-}
-
+/* A worker's workspace, for the harness (reps.h). */
 static const qc__workers_model workers_model = {
     sizeof(run), sizeof(qc_pool_params), offsetof(run, p), offsetof(qc_pool_params, progress),
-    offsetof(qc_pool_params, progress_ctx), ws_init, ws_fini, ws_run};
+    offsetof(qc_pool_params, progress_ctx), run_alloc, run_free, run_once};
 
 /* ---- jobs and queues ------------------------------------------------- */
 
@@ -845,8 +825,10 @@ static double transient_time(const qc_pool_params *p)
     return p->customers == 0 && p->transient_mode == QC_POOL_TRANSIENT_FIXED ? p->transient : 0;
 }
 
-static int run_once(run *r, unsigned rep, double *work_done, double work_total)
+/* Replication rep in workspace ws (qc__workers_model.run). */
+static int run_once(void *ws, unsigned rep)
 {
+    run *r = ws;
     const qc_pool_params *p = r->p;
     run_reset(r, rep);
     double first = qc_arrivals_next(&r->gen);
@@ -885,59 +867,39 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
                 double f = p->customers ? (double)r->arrivals /
                                               ((double)p->customers + (double)r->warm_n)
                                         : t / (p->horizon + transient_time(p));
-                p->progress(p->progress_ctx, (*work_done + (f < 1 ? f : 1)) / work_total);
+                p->progress(p->progress_ctx, f < 1 ? f : 1);
             }
         }
     }
-    *work_done += 1.0;
     return 0;
 }
 
 /* ---- estimates ----------------------------------------------------------- */
 
-/* Beside the metrics, each summary carries sums the run reports. */
-enum {
-    X_DONE = QC_PM_COUNT + QC__X_DONE,
-    X_CUT_N = QC_PM_COUNT + QC__X_CUT_N,
-    X_CUT_T = QC_PM_COUNT + QC__X_CUT_T,
-    X_COUNT = QC_PM_COUNT + QC__X_COUNT
-};
+/* What a range of chunks sums (qc__summary_model): counts, amounts. */
+enum { N_DONE, N_DEPARTURES, N_SWITCH_ONS };
+static const size_t counts_at[] = {offsetof(chunk, done), offsetof(chunk, departures),
+                                   offsetof(chunk, switch_ons)};
+enum { A_RESP, A_JOBS, A_BUSY, A_ON, A_WARM };
+static const size_t amounts_at[] = {offsetof(chunk, sum_resp), offsetof(chunk, area_n),
+                                    offsetof(chunk, area_busy), offsetof(chunk, area_on),
+                                    offsetof(chunk, area_warm)};
 
-/* The sums of a range of chunks (qc__summary, reps.h). */
-typedef struct sums {
-    uint64_t done, departures, switch_ons;
-    double sum_resp, area_n, area_busy, area_on, area_warm;
-} sums;
-
-static void sums_add(void *sp, const void *cp)
-{
-    sums *s = sp;
-    const chunk *ch = cp;
-    s->done += ch->done;
-    s->sum_resp += ch->sum_resp;
-    s->departures += ch->departures;
-    s->switch_ons += ch->switch_ons;
-    s->area_n += ch->area_n;
-    s->area_busy += ch->area_busy;
-    s->area_on += ch->area_on;
-    s->area_warm += ch->area_warm;
-}
-
-static double sums_metrics(const void *ws, const void *sp, double time, double *out)
+static double range_metrics(const void *ws, const uint64_t *n, const double *x, double time,
+                            double *out)
 {
     const run *r = ws;
-    const sums *s = sp;
     const qc_energy_cost *c = &r->cost;
-    double jobs = s->area_n / time, busy = s->area_busy / time, on = s->area_on / time,
-           warm = s->area_warm / time, K = (double)r->K;
+    double jobs = x[A_JOBS] / time, busy = x[A_BUSY] / time, on = x[A_ON] / time,
+           warm = x[A_WARM] / time, K = (double)r->K;
     double power = c->power[0] * busy + c->idle_power * (on - busy) + c->warm_power * warm +
                    c->off_power * (K - on - warm);
-    double sw = (double)s->switch_ons / time;
+    double sw = (double)n[N_SWITCH_ONS] / time;
     out[QC_PM_JOBS] = jobs;
-    out[QC_PM_RESPONSE] = s->done ? s->sum_resp / (double)s->done : NAN;
-    out[QC_PM_THROUGHPUT] = (double)s->departures / time;
+    out[QC_PM_RESPONSE] = n[N_DONE] ? x[A_RESP] / (double)n[N_DONE] : NAN;
+    out[QC_PM_THROUGHPUT] = (double)n[N_DEPARTURES] / time;
     out[QC_PM_POWER] = power;
-    out[QC_PM_ENERGY_PER_JOB] = s->departures ? power * time / (double)s->departures : NAN;
+    out[QC_PM_ENERGY_PER_JOB] = n[N_DEPARTURES] ? power * time / (double)n[N_DEPARTURES] : NAN;
     out[QC_PM_SWITCH_ONS_PER_HOUR] = 3600.0 * sw;
     out[QC_PM_FRAC_WARMING] = warm / K;
     out[QC_PM_HOLDING_COST] = c->holding * jobs;
@@ -947,21 +909,14 @@ static double sums_metrics(const void *ws, const void *sp, double time, double *
     out[QC_PM_SERVERS_BUSY] = busy;
     out[QC_PM_SERVERS_WARMING] = warm;
     out[QC_PM_DEMAND_CORR] = NAN;
-    return (double)s->done;
+    return (double)n[N_DONE];
 }
 
-/* The warm-up series: each chunk's time-average number of jobs. */
-static void chunk_warm(const void *cp, double *num, double *den)
-{
-    const chunk *ch = cp;
-    *num = ch->area_n;
-    *den = ch->t_end - ch->t_start;
-}
-
+/* The chunks of sim pool; the warm-up series: each chunk's time-average
+ * number of jobs. */
 static const qc__summary_model summary_model = {
-    QC_POOL_CHUNKS, sizeof(chunk), offsetof(chunk, hist), offsetof(chunk, arrivals),
-    offsetof(chunk, t_start), offsetof(chunk, t_end), sizeof(sums), QC_PM_COUNT, QC_PM_P50,
-    sums_add, sums_metrics, chunk_warm};
+    QC__CHUNKS(chunk, QC_POOL_CHUNKS), offsetof(chunk, area_n), QC__BY_TIME, counts_at, 3, amounts_at, 5,
+    QC_PM_COUNT, QC_PM_P50, range_metrics};
 
 static double corr_value(const run *r)
 {
@@ -979,9 +934,7 @@ static double corr_value(const run *r)
 typedef struct pool_state {
     const qc_pool_params *p;
     qc_pool_result *res;
-    qc__units *units;
-    qc__summary *sc;
-    qc_hist *all;
+    qc__analysis *an;
     double corr1;
 } pool_state;
 
@@ -998,13 +951,13 @@ static int pool_merge_rep(void *ctx, void *wsp, unsigned rep, qc_err *err)
         r->series = NULL;
         r->slen = r->scap = 0;
     }
-    if (qc__summary_add(s->sc, s->units, r, r->chunks, 0, s->all, NULL,
-                        &res->transient_customers, &res->transient_time) != 0)
+    if (qc__analysis_add(s->an, r, r->chunks, 0, NULL, &res->transient_customers,
+                         &res->transient_time) != 0)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
-    if (s->units->one_run) {
+    if (s->an->one_run) {
         s->corr1 = corr_value(r);
     } else {
-        qc__units_set(s->units, rep, QC_PM_DEMAND_CORR, corr_value(r));
+        qc__units_set(&s->an->units, rep, QC_PM_DEMAND_CORR, corr_value(r));
     }
     return 0;
 }
@@ -1018,51 +971,35 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
     if (rc != 0)
         return rc;
 
-    qc__workers wk = {0}; /* the workers' workspaces (ws[0] = r), parameters */
-    run *r = malloc(sizeof *r);
-    if (r == NULL)
+    qc__workers wk; /* the workers' workspaces and parameters */
+    if (qc__workers_init(&wk, qc__workers_count(p->jobs, p->reps, 256), &workers_model, p,
+                         &cost) != 0)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
-    if (run_alloc(r, p, &cost) != 0) {
-        free(r);
-        return qc_err_set(err, QC_ENOMEM, "out of memory");
-    }
     int mser = p->transient_mode == QC_POOL_TRANSIENT_AUTO && !qc_arrivals_varies(p->arrival) &&
                p->arrival->kind != QC_ARRIVALS_TRACE;
-    qc__units units;
-    int urc = qc__units_init(&units, p->reps < 2, mser, QC_POOL_CHUNKS, X_COUNT, QC_PM_COUNT,
-                             QC_PM_JOBS);
-    qc__summary sc;
-    memset(&sc, 0, sizeof sc);
-    if (urc == 0)
-        urc = qc__summary_init(&sc, &summary_model);
-    qc_hist *all = qc_hist_alloc(NULL);
-    if (urc != 0 || !all) {
+    qc__analysis an;
+    if (qc__analysis_init(&an, &summary_model, p->reps < 2, mser, QC_PM_JOBS) != 0) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
-
-    pool_state st = {p, res, &units, &sc, all, NAN};
-    unsigned nw = qc__workers_count(p->jobs, p->reps, 256);
-    if (qc__workers_init(&wk, nw, r, &workers_model, p, &cost) != 0) {
-        rc = qc_err_set(err, QC_ENOMEM, "out of memory");
-        goto out;
-    }
+    qc__units *const units = &an.units;
+    pool_state st = {p, res, &an, NAN};
     if ((rc = qc__workers_run(&wk, p, p->progress, p->progress_ctx, p->cancel, 0,
                               (double)p->reps, pool_merge_rep, &st, 0, p->reps, err)) != 0)
         goto out;
     double corr1 = st.corr1;
     res->load = p->arrival->kind == QC_ARRIVALS_TRACE ? NAN : load;
-    qc__units_finish(&units, p->level, res->metric);
+    qc__units_finish(units, p->level, res->metric);
     /* Percentiles by sectioning, as in sim queue: centred on the quantile
      * of all kept response times, with the units' spread for half-width. */
-    qc__percentiles(&res->metric[QC_PM_P50], all, NULL, 0, p->level);
-    if (!units.one_run) {
-        res->transient_customers = qc__units_sum(&units, X_CUT_N) / p->reps;
-        res->transient_time = qc__units_sum(&units, X_CUT_T) / p->reps;
+    qc__percentiles(&res->metric[QC_PM_P50], an.all, NULL, 0, p->level);
+    if (!units->one_run) {
+        res->transient_customers = qc__analysis_sum(&an, QC__X_CUT_N) / p->reps;
+        res->transient_time = qc__analysis_sum(&an, QC__X_CUT_T) / p->reps;
     }
     if (p->transient_mode == QC_POOL_TRANSIENT_FIXED)
         res->transient_customers = p->customers ? p->transient : 0;
-    res->measured = (uint64_t)qc__units_sum(&units, X_DONE);
+    res->measured = (uint64_t)qc__analysis_sum(&an, QC__X_DONE);
     res->ci_method = p->reps >= 2 ? "replications" : "batch-means";
     if (p->reps < 2) {
         /* one replication: its correlation, without an interval */
@@ -1079,18 +1016,13 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
     e->switch_ons_per_hour = res->metric[QC_PM_SWITCH_ONS_PER_HOUR].mean;
     e->frac_warming = res->metric[QC_PM_FRAC_WARMING].mean;
     e->average_cost = res->metric[QC_PM_COST].mean;
-    res->response_hist = all;
-    all = NULL;
+    res->response_hist = qc__analysis_take_hist(&an);
     rc = 0;
 out:
     if (rc != 0)
         qc_pool_result_free(res);
-    qc_hist_free(all);
-    qc__summary_free(&sc);
-    qc__units_free(&units);
+    qc__analysis_free(&an);
     qc__workers_free(&wk);
-    run_free(r);
-    free(r);
     return rc;
 }
 
