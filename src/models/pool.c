@@ -325,7 +325,7 @@ static void run_reset(run *r, unsigned rep)
     r->cn = r->sx = r->sy = r->sxx = r->syy = r->sxy = 0;
 }
 
-static int run_once(void *ws, unsigned rep);
+static int run_once(void *ctx, void *ws, unsigned rep, qc_err *err);
 
 /* A worker's workspace, for the harness (reps.h). */
 static const qc__workers_model workers_model = {
@@ -826,8 +826,10 @@ static double transient_time(const qc_pool_params *p)
 }
 
 /* Replication rep in workspace ws (qc__workers_model.run). */
-static int run_once(void *ws, unsigned rep)
+static int run_once(void *ctx, void *ws, unsigned rep, qc_err *err)
 {
+    (void)ctx;
+    (void)err;
     run *r = ws;
     const qc_pool_params *p = r->p;
     run_reset(r, rep);

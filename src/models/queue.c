@@ -309,7 +309,7 @@ static void run_reset(run *r, unsigned rep)
     r->slen = 0;
 }
 
-static int run_once(void *ws, unsigned rep);
+static int run_once(void *ctx, void *ws, unsigned rep, qc_err *err);
 
 /* A worker's workspace, for the harness (reps.h). */
 static const qc__workers_model workers_model = {
@@ -888,8 +888,10 @@ static int lindley_events(run *r)
 }
 
 /* Replication rep in workspace ws (qc__workers_model.run). */
-static int run_once(void *ws, unsigned rep)
+static int run_once(void *ctx, void *ws, unsigned rep, qc_err *err)
 {
+    (void)ctx;
+    (void)err;
     run *r = ws;
     const qc_queue_params *p = r->p;
     run_reset(r, rep);

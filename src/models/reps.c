@@ -252,12 +252,15 @@ typedef struct workers_run {
 
 static int workers_run_rep(void *ctx, void *ws, unsigned rep, qc__reps_worker *worker, qc_err *err)
 {
-    const qc__workers_model *m = ((const workers_run *)ctx)->w->m;
+    const workers_run *x = ctx;
+    const qc__workers_model *m = x->w->m;
     unsigned char *own;
     memcpy(&own, (unsigned char *)ws + m->params_at, sizeof own);
     memcpy(own + m->progress_ctx_at, &worker, sizeof worker);
-    int rc = m->run(ws, rep);
-    return rc != 0 ? qc__reps_failed(err, rep, rc) : 0;
+    int rc = m->run(x->ctx, ws, rep, err);
+    if (rc == 0)
+        return 0;
+    return err->code != 0 ? err->code : qc__reps_failed(err, rep, rc);
 }
 
 static int workers_merge_rep(void *ctx, void *ws, unsigned rep, qc_err *err)

@@ -121,8 +121,10 @@ typedef struct qc__workers_model {
      * nothing held; ctx: the model's, from qc__workers_init. */
     int (*init)(void *ws, const void *params, const void *ctx);
     void (*fini)(void *ws); /* frees what init set up */
-    /* Runs replication rep in the workspace: 0 or a QC_E* code. */
-    int (*run)(void *ws, unsigned rep);
+    /* Runs replication rep in the workspace, touching nothing shared
+     * but its own rows of ctx's (qc__workers_run's): 0, or a QC_E* code
+     * with err set or (then "replication N: what") not. */
+    int (*run)(void *ctx, void *ws, unsigned rep, qc_err *err);
 } qc__workers_model;
 
 typedef struct qc__workers {
