@@ -60,7 +60,6 @@ typedef struct chunk {
 /* The chunks and their sums as the harness (reps.h) sees them: below. */
 static const qc__summary_model summary_model;
 
-
 typedef struct run {
     const qc_queue_params *p;
     qc_sim sim;
