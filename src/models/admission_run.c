@@ -181,6 +181,7 @@ typedef struct rep_state {
     qc_mc_series_row *series;
     size_t slen, scap;
     int series_on, oom;
+    qc_mc_class plant[QC_MC_MAX_CLASSES]; /* the classes as the server reads them */
 } rep_state;
 
 /* Moves each class's completions since the last read into the window
@@ -580,17 +581,11 @@ static void region(const qc_mc_run_params *p, const qc_mc_class *plant, qc_mc_ru
         res->region_targets = ok;
 }
 
-/* Replications on the workers of reps.h. A worker has its own
- * replication state, parameters (whose progress hook reports to the
- * harness) and plant classes (the multi-class server reads them during a
- * run); adm_run_rep writes only the replication's own rows of the
+/* Replications on the workers of reps.h. A worker's workspace is a
+ * replication state, with its own parameters (whose progress hook reports
+ * to the harness) and plant classes (the multi-class server reads them
+ * during a run); adm_run_rep writes only the replication's own rows of the
  * per-replication arrays, adm_merge_rep does what depends on order. */
-typedef struct adm_worker {
-    rep_state *r;
-    qc_mc_run_params p;
-    qc_mc_class plant[QC_MC_MAX_CLASSES];
-} adm_worker;
-
 typedef struct adm_state {
     const qc_mc_run_params *p;
     qc_mc_run_result *res;
@@ -601,45 +596,80 @@ typedef struct adm_state {
     size_t nwin;
 } adm_state;
 
-static int adm_run_rep(void *ctx, void *wsp, unsigned rep, qc__reps_worker *w, qc_err *err)
+/* What every worker's state is set up with. */
+typedef struct adm_shape {
+    unsigned K;
+    double cycle_max;
+    size_t nwin;
+} adm_shape;
+
+static int adm_ws_init(void *ws, const void *params, const void *ctx)
+{
+    rep_state *r = ws;
+    const adm_shape *sh = ctx;
+    memset(r, 0, sizeof *r);
+    r->p = params;
+    r->K = sh->K;
+    r->cycle_max = sh->cycle_max;
+    r->nwin = sh->nwin;
+    r->wsum = malloc(r->nwin * r->K * sizeof *r->wsum);
+    r->wn = malloc(r->nwin * r->K * sizeof *r->wn);
+    if (!r->wsum || !r->wn) {
+        free(r->wsum);
+        free(r->wn);
+        return QC_ENOMEM;
+    }
+    return 0;
+}
+
+static void adm_ws_fini(void *ws)
+{
+    rep_state *r = ws;
+    rep_free(r); /* a replication run but not merged */
+    free(r->series);
+    free(r->wsum);
+    free(r->wn);
+}
+
+static int adm_run_rep(void *ctx, void *ws, unsigned rep, qc_err *err)
 {
     adm_state *s = ctx;
-    adm_worker *wk = wsp;
-    rep_state *r = wk->r;
+    rep_state *r = ws;
     const qc_mc_run_params *p = s->p;
     unsigned K = p->nclass;
-    wk->p.progress_ctx = w;
     memset(r->wsum, 0, r->nwin * K * sizeof *r->wsum);
     memset(r->wn, 0, r->nwin * K * sizeof *r->wn);
     r->warm_taken = 0;
     r->series_on = rep == 0 && p->series;
     for (unsigned k = 0; k < K; k++)
-        wk->plant[k] = p->cls[k].c;
+        r->plant[k] = p->cls[k].c;
     double done = 0;
-    int rc = rep_init(r, rep, wk->plant, err);
+    int rc = rep_init(r, rep, r->plant, err);
     if (rc == 0)
         rc = rep_run(r, &done, 1.0);
     if (rc != 0) {
-        if (err->code == 0)
-            qc_err_set(err, rc, "replication %u: %s", rep + 1, qc_strerror(rc));
         rep_free(r);
-        return err->code;
+        return rc;
     }
     rep_summary(r, &s->f[(size_t)rep * F_COUNT * K], &s->wr[rep], &s->fs[(size_t)rep * K],
                 &s->wx[(size_t)rep * s->nwin * K]);
     return 0;
 }
 
+static const qc__workers_model adm_workers = {
+    sizeof(rep_state), sizeof(qc_mc_run_params), offsetof(rep_state, p),
+    offsetof(qc_mc_run_params, progress), offsetof(qc_mc_run_params, progress_ctx),
+    adm_ws_init, adm_ws_fini, adm_run_rep};
+
 static int adm_merge_rep(void *ctx, void *wsp, unsigned rep, qc_err *err)
 {
     (void)err;
     adm_state *s = ctx;
-    adm_worker *wk = wsp;
-    rep_state *r = wk->r;
+    rep_state *r = wsp;
     s->res->events += qc_mc_events(r->m);
     s->res->sim_time += s->p->horizon;
     rep_free(r);
-    memcpy(s->plant, wk->plant, s->p->nclass * sizeof *s->plant);
+    memcpy(s->plant, r->plant, s->p->nclass * sizeof *s->plant);
     if (rep == 0 && r->series) {
         s->res->series = r->series;
         s->res->series_len = r->slen;
@@ -668,9 +698,7 @@ int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err)
         }
         cycle_max = 1000 * es;
     }
-    adm_worker *wk = NULL;
-    unsigned nwk = 0;
-    rep_state *r = calloc(1, sizeof *r);
+    qc__workers wk = {0};
     double *f = calloc((size_t)R * F_COUNT * K, sizeof *f);
     double *wr = calloc(R, sizeof *wr), *tmp = calloc(R, sizeof *tmp);
     int *fs = calloc((size_t)R * K, sizeof *fs);
@@ -678,62 +706,18 @@ int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err)
     if (nwin == 0)
         nwin = 1;
     double *wx = malloc((size_t)R * nwin * K * sizeof *wx);
-    if (!r || !f || !wr || !tmp || !fs || !wx) {
+    if (!f || !wr || !tmp || !fs || !wx) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
-    unsigned nw = p->jobs ? p->jobs : 1;
-    if (nw > R)
-        nw = R;
-    if (nw > 256)
-        nw = 256;
-    /* two workspaces a worker when there are several (reps.h) */
-    unsigned nws = nw > 1 ? 2 * nw : 1;
-    if (nws > R)
-        nws = R;
-    wk = calloc(nws, sizeof *wk);
-    if (wk == NULL) {
-        rc = qc_err_set(err, QC_ENOMEM, "out of memory");
+    adm_shape shape = {K, cycle_max, nwin};
+    if (qc__workers_init(&wk, qc__workers_count(p->jobs, R, 256), &adm_workers, p, &shape) != 0) {
+        rc = qc_err_set(err, QC_ENOMEM, "out of memory for %zu windows", nwin);
         goto out;
     }
     adm_state st = {p, res, plant, f, wr, fs, wx, nwin};
-    for (nwk = 0; nwk < nws; nwk++) {
-        adm_worker *w = &wk[nwk];
-        rep_state *x = nwk == 0 ? r : calloc(1, sizeof *x);
-        if (x == NULL)
-            break;
-        w->r = x;
-        w->p = *p;
-        w->p.progress = p->progress ? qc__reps_progress_cb : NULL;
-        x->p = &w->p;
-        x->K = K;
-        x->cycle_max = cycle_max;
-        x->nwin = nwin;
-        x->wsum = malloc(x->nwin * K * sizeof *x->wsum);
-        x->wn = malloc(x->nwin * K * sizeof *x->wn);
-        if (!x->wsum || !x->wn) {
-            if (nwk == 0) {
-                rc = qc_err_set(err, QC_ENOMEM, "out of memory for %zu windows", x->nwin);
-                goto out;
-            }
-            free(x->wsum); /* fewer workers: the same result */
-            free(x->wn);
-            free(x);
-            w->r = NULL;
-            break;
-        }
-    }
-    void **ws = calloc(nwk, sizeof *ws);
-    if (ws == NULL) {
-        rc = qc_err_set(err, QC_ENOMEM, "out of memory");
-        goto out;
-    }
-    for (unsigned i = 0; i < nwk; i++)
-        ws[i] = &wk[i];
-    qc__reps h = {nw < nwk ? nw : nwk, ws, adm_run_rep, adm_merge_rep, &st, p->progress,
-                  p->progress_ctx, 0, (double)R, p->cancel, nwk};
-    rc = qc__reps_run(&h, 0, R, NULL, err);
-    free(ws);
+    rc = qc__workers_run(&wk, p, p->progress, p->progress_ctx, p->cancel, 0, (double)R,
+                         adm_merge_rep, &st, 0, R, err);
     if (rc != 0)
         goto out;
     res->nclass = K;
@@ -773,24 +757,7 @@ int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err)
     region(p, plant, res);
     rc = 0;
 out:
-    for (unsigned i = 0; wk && i < nwk; i++)
-        if (wk[i].r)
-            rep_free(wk[i].r); /* a replication run but not merged */
-    if (r) {
-        free(r->series);
-        free(r->wsum);
-        free(r->wn);
-    }
-    for (unsigned i = 1; wk && i < nwk; i++) {
-        if (wk[i].r) {
-            free(wk[i].r->series);
-            free(wk[i].r->wsum);
-            free(wk[i].r->wn);
-            free(wk[i].r);
-        }
-    }
-    free(wk);
-    free(r);
+    qc__workers_free(&wk);
     free(f);
     free(wr);
     free(wx);

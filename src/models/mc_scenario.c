@@ -11,16 +11,28 @@
 
 #include "qctl/multiclass.h"
 
+/* Field key of o: 0 with *v set when it is of type a or b (what: those
+ * types in words); 1 when absent; QC_EPARSE naming it otherwise. */
+static int get(const char *name, const char *where, json_t *o, const char *key, json_type a,
+               json_type b, const char *what, json_t **v, qc_err *err)
+{
+    *v = json_object_get(o, key);
+    if (*v == NULL)
+        return 1;
+    if (json_typeof(*v) != a && json_typeof(*v) != b)
+        return qc_err_set(err, QC_EPARSE, "%s: %s: \"%s\" must be %s", name, where, key, what);
+    return 0;
+}
+
 /* A number field: *out set and 0; 1 when absent; QC_EPARSE when not a
  * finite number. */
 static int get_num(const char *name, const char *where, json_t *o, const char *key, double *out,
                    qc_err *err)
 {
-    json_t *v = json_object_get(o, key);
-    if (v == NULL)
-        return 1;
-    if (!json_is_number(v))
-        return qc_err_set(err, QC_EPARSE, "%s: %s: \"%s\" must be a number", name, where, key);
+    json_t *v;
+    int rc = get(name, where, o, key, JSON_INTEGER, JSON_REAL, "a number", &v, err);
+    if (rc != 0)
+        return rc;
     *out = json_number_value(v);
     if (!isfinite(*out))
         return qc_err_set(err, QC_EPARSE, "%s: %s: \"%s\" must be finite", name, where, key);
@@ -30,26 +42,21 @@ static int get_num(const char *name, const char *where, json_t *o, const char *k
 static int get_bool(const char *name, const char *where, json_t *o, const char *key, int *out,
                     qc_err *err)
 {
-    json_t *v = json_object_get(o, key);
-    if (v == NULL)
-        return 1;
-    if (!json_is_boolean(v))
-        return qc_err_set(err, QC_EPARSE, "%s: %s: \"%s\" must be true or false", name, where,
-                          key);
-    *out = json_is_true(v);
-    return 0;
+    json_t *v;
+    int rc = get(name, where, o, key, JSON_TRUE, JSON_FALSE, "true or false", &v, err);
+    if (rc == 0)
+        *out = json_is_true(v);
+    return rc;
 }
 
 static int get_str(const char *name, const char *where, json_t *o, const char *key,
                    const char **out, qc_err *err)
 {
-    json_t *v = json_object_get(o, key);
-    if (v == NULL)
-        return 1;
-    if (!json_is_string(v))
-        return qc_err_set(err, QC_EPARSE, "%s: %s: \"%s\" must be a string", name, where, key);
-    *out = json_string_value(v);
-    return 0;
+    json_t *v;
+    int rc = get(name, where, o, key, JSON_STRING, JSON_STRING, "a string", &v, err);
+    if (rc == 0)
+        *out = json_string_value(v);
+    return rc;
 }
 
 /* QC_EPARSE naming the first key of o not in known[0..n). */

@@ -32,20 +32,16 @@
 #include "qctl/rng.h"
 #include "qctl/sfq.h"
 #include "qctl/sim.h"
+#include "station.h"
 
 _Static_assert(QC_MC_MAX_CLASSES <= QC_SFQ_MAX_CLASSES, "a class bit per class in qc_sfq_pick");
 
 enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_START = 2, EV_CUT = 3 };
 
-typedef struct mc_job {
-    double arr, svc;
-    uint32_t inflight;
-} mc_job;
-
-typedef struct mc_psjob {
-    double finish;
-    mc_job job;
-} mc_psjob;
+/* A job is the station's (station.h), its tag the jobs in the server just
+ * after it was let in (qc_mc_report.inflight); the classes queue their
+ * jobs in the station's containers: a heap by finish tag (DPS), a ring
+ * (weighted). */
 
 typedef struct mc_cls {
     const qc_mc_class *spec;
@@ -56,11 +52,11 @@ typedef struct mc_cls {
     int64_t arr_handle;
     uint64_t n;      /* jobs present (waiting or in service) */
     /* DPS */
-    mc_psjob *heap;
+    qc__psjob *heap;
     size_t cap;
     double V;
     /* weighted */
-    mc_job *ring;
+    qc__job *ring;
     size_t rcap, rhead, rlen;
     /* measurement */
     double acc_sum;
@@ -83,7 +79,7 @@ struct qc_mc {
     /* weighted */
     int busy;
     unsigned svc_cls;
-    mc_job insvc;
+    qc__job insvc;
     qc_sfq sfq;
     /* busy cycles */
     double cycle_t0;
@@ -158,36 +154,6 @@ static void compute_weights(qc_mc *m)
 
 /* ---- DPS ------------------------------------------------------------------ */
 
-static void heap_up(mc_psjob *h, size_t i)
-{
-    mc_psjob e = h[i];
-    while (i > 0) {
-        size_t q = (i - 1) / 2;
-        if (!(e.finish < h[q].finish))
-            break;
-        h[i] = h[q];
-        i = q;
-    }
-    h[i] = e;
-}
-
-static void heap_down(mc_psjob *h, size_t n, size_t i)
-{
-    mc_psjob e = h[i];
-    for (;;) {
-        size_t j = 2 * i + 1;
-        if (j >= n)
-            break;
-        if (j + 1 < n && h[j + 1].finish < h[j].finish)
-            j++;
-        if (!(h[j].finish < e.finish))
-            break;
-        h[i] = h[j];
-        i = j;
-    }
-    h[i] = e;
-}
-
 /* Reschedules the one pending DPS departure at the current rates. */
 static int dps_schedule(qc_mc *m)
 {
@@ -221,65 +187,43 @@ static int dps_schedule(qc_mc *m)
     return 0;
 }
 
-static int dps_arrive(qc_mc *m, unsigned k, const mc_job *j)
+static int dps_arrive(qc_mc *m, unsigned k, const qc__job *j)
 {
     mc_cls *c = &m->c[k];
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 64;
-        mc_psjob *h = realloc(c->heap, cap * sizeof *h);
-        if (h == NULL)
-            return QC_ENOMEM;
-        c->heap = h;
-        c->cap = cap;
-    }
-    c->heap[c->n] = (mc_psjob){c->V + j->svc, *j};
-    heap_up(c->heap, (size_t)c->n);
+    if (qc__psheap_push(&c->heap, &c->cap, (size_t)c->n, c->V + j->svc, j) != 0)
+        return QC_ENOMEM;
     c->n++;
     m->n_all++;
     update_wb(m);
     return dps_schedule(m);
 }
 
-static int dps_depart(qc_mc *m, unsigned k, mc_job *out)
+static int dps_depart(qc_mc *m, unsigned k, qc__job *out)
 {
     mc_cls *c = &m->c[k];
     m->dep_handle = -1;
-    *out = c->heap[0].job;
     c->n--;
     m->n_all--;
-    if (c->n > 0) {
-        c->heap[0] = c->heap[c->n];
-        heap_down(c->heap, (size_t)c->n, 0);
-    } else {
+    qc__psheap_pop(c->heap, (size_t)c->n, out);
+    if (c->n == 0)
         c->V = 0; /* empty: restart its virtual time (no tags left) */
-    }
     update_wb(m);
     return dps_schedule(m);
 }
 
 /* ---- weighted (non-preemptive) ------------------------------------------- */
 
-static int ring_push(mc_cls *c, const mc_job *j)
+static int ring_push(mc_cls *c, const qc__job *j)
 {
-    if (c->rlen == c->rcap) {
-        size_t cap = c->rcap ? 2 * c->rcap : 64;
-        mc_job *r = malloc(cap * sizeof *r);
-        if (r == NULL)
-            return QC_ENOMEM;
-        for (size_t i = 0; i < c->rlen; i++)
-            r[i] = c->ring[(c->rhead + i) % c->rcap];
-        free(c->ring);
-        c->ring = r;
-        c->rcap = cap;
-        c->rhead = 0;
-    }
+    if (c->rlen == c->rcap && qc__ring_grow(&c->ring, &c->rcap, &c->rhead, c->rlen) != 0)
+        return QC_ENOMEM;
     size_t pos = (c->rhead + c->rlen) % c->rcap;
     c->ring[pos] = *j;
     c->rlen++;
     return 0;
 }
 
-static int wfq_start(qc_mc *m, unsigned k, const mc_job *j)
+static int wfq_start(qc_mc *m, unsigned k, const qc__job *j)
 {
     m->busy = 1;
     m->svc_cls = k;
@@ -289,7 +233,7 @@ static int wfq_start(qc_mc *m, unsigned k, const mc_job *j)
     return h < 0 ? (int)h : 0;
 }
 
-static int wfq_arrive(qc_mc *m, unsigned k, const mc_job *j)
+static int wfq_arrive(qc_mc *m, unsigned k, const qc__job *j)
 {
     mc_cls *c = &m->c[k];
     /* Newly backlogged: no credit for the time it had nothing to send. */
@@ -302,7 +246,7 @@ static int wfq_arrive(qc_mc *m, unsigned k, const mc_job *j)
     return ring_push(c, j);
 }
 
-static int wfq_depart(qc_mc *m, mc_job *out)
+static int wfq_depart(qc_mc *m, qc__job *out)
 {
     unsigned k = m->svc_cls;
     mc_cls *c = &m->c[k];
@@ -318,7 +262,7 @@ static int wfq_depart(qc_mc *m, mc_job *out)
     if (best < 0)
         return 0;
     mc_cls *cb = &m->c[best];
-    mc_job next = cb->ring[cb->rhead];
+    qc__job next = cb->ring[cb->rhead];
     cb->rhead = (cb->rhead + 1) % cb->rcap;
     cb->rlen--;
     return wfq_start(m, (unsigned)best, &next);
@@ -472,7 +416,7 @@ static int on_arrival(qc_mc *m, unsigned k)
             m->cut_handle = h;
         }
     }
-    mc_job j = {m->sim.now, svc, (uint32_t)(m->n_all + 1 > UINT32_MAX ? UINT32_MAX : m->n_all + 1)};
+    qc__job j = {m->sim.now, svc, (uint32_t)(m->n_all + 1 > UINT32_MAX ? UINT32_MAX : m->n_all + 1)};
     return is_dps(m) ? dps_arrive(m, k, &j) : wfq_arrive(m, k, &j);
 }
 
@@ -498,7 +442,7 @@ static void close_cycle(qc_mc *m, qc_mc_report *out, int cut)
 
 static int on_depart(qc_mc *m, const qc_event *ev, qc_mc_report *out)
 {
-    mc_job j;
+    qc__job j;
     unsigned k = (unsigned)ev->data;
     int rc = is_dps(m) ? dps_depart(m, k, &j) : wfq_depart(m, &j);
     mc_cls *c = &m->c[k];
@@ -513,7 +457,7 @@ static int on_depart(qc_mc *m, const qc_event *ev, qc_mc_report *out)
     out->arrival = j.arr;
     out->service = j.svc;
     out->delay = d;
-    out->inflight = j.inflight;
+    out->inflight = (uint32_t)j.tag;
     if (m->n_all == 0) {
         if (m->cut_handle >= 0) {
             int crc = qc_sim_cancel(&m->sim, m->cut_handle);

@@ -74,6 +74,9 @@ typedef struct chunk {
     qc_hist *hist;
 } chunk;
 
+/* The chunks and their sums as the harness (reps.h) sees them: below. */
+static const qc__summary_model summary_model;
+
 /* Time averages over bins of width dt, for the series and the demand
  * correlation. */
 typedef struct binner {
@@ -175,20 +178,9 @@ static int check_params(const qc_pool_params *p, qc_energy_cost *cost, double *l
                           p->threshold);
     if (!(p->idle_timer >= 0))
         return qc_err_set(err, QC_EINVAL, "idle timer: %g is not >= 0", p->idle_timer);
-    if ((p->customers > 0) == (p->horizon > 0))
-        return qc_err_set(err, QC_EINVAL,
-                          "run length: give either a number of customers or a time, not %s",
-                          p->customers > 0 ? "both" : "neither");
-    if (p->customers > 0 &&
-        (p->customers < 2 * QC_POOL_CHUNKS || p->customers > 1000000000000000ULL))
-        return qc_err_set(err, QC_EINVAL, "customers: %llu is not in [%d, 1e15]",
-                          (unsigned long long)p->customers, 2 * QC_POOL_CHUNKS);
-    if (p->customers == 0 && !(p->horizon > 0 && isfinite(p->horizon)))
-        return qc_err_set(err, QC_EINVAL, "time: %g is not a positive finite time", p->horizon);
-    if (p->reps < 1 || p->reps > 1000000)
-        return qc_err_set(err, QC_EINVAL, "reps: %u is not in [1, 1000000]", p->reps);
-    if (!(p->level > 0 && p->level < 1))
-        return qc_err_set(err, QC_EINVAL, "confidence level %g is not in (0, 1)", p->level);
+    int rc = qc__check_run(p->customers, p->horizon, p->reps, p->level, QC_POOL_CHUNKS, err);
+    if (rc != 0)
+        return rc;
     if (p->transient_mode == QC_POOL_TRANSIENT_FIXED &&
         !(p->transient >= 0 && isfinite(p->transient) && p->transient < 1e15))
         return qc_err_set(err, QC_EINVAL, "transient: %g is not a non-negative finite amount",
@@ -210,7 +202,7 @@ static int check_params(const qc_pool_params *p, qc_energy_cost *cost, double *l
     cost->rate[0] = 1.0 / es;
     /* The warm-up law is p->warmup; warm_rate only documents its mean. */
     cost->warm_rate = ew > 0 ? 1.0 / ew : 1.0;
-    int rc = qc_energy_check(cost, err);
+    rc = qc_energy_check(cost, err);
     if (rc != 0)
         return rc;
 
@@ -240,12 +232,10 @@ static int check_params(const qc_pool_params *p, qc_energy_cost *cost, double *l
 
 /* ---- workspace ------------------------------------------------------- */
 
-/* The chunks as the harness (reps.h) sees them. */
-#define CHUNKS_OF(r) (r)->chunks, QC_POOL_CHUNKS, sizeof(chunk), offsetof(chunk, hist)
-
-static void run_free(run *r)
+static void run_free(void *ws)
 {
-    qc__chunks_free(CHUNKS_OF(r));
+    run *r = ws;
+    qc__chunks_free(r->chunks, &summary_model);
     qc_sim_free(&r->sim);
     free(r->srv);
     free(r->view);
@@ -253,15 +243,13 @@ static void run_free(run *r)
     free(r->series);
 }
 
-static void jobs_link_free(run *r, uint32_t from)
+/* A workspace for the parameters (qc__workers_model.init); ctx: the
+ * energy cost. */
+static int run_alloc(void *ws, const void *params, const void *ctx)
 {
-    for (uint32_t i = from; i < r->jcap; i++)
-        r->jobs[i].next = i + 1 < r->jcap ? i + 1 : NIL;
-    r->jfree = from;
-}
-
-static int run_alloc(run *r, const qc_pool_params *p, const qc_energy_cost *cost)
-{
+    run *r = ws;
+    const qc_pool_params *p = params;
+    const qc_energy_cost *cost = ctx;
     memset(r, 0, sizeof *r);
     r->p = p;
     r->cost = *cost;
@@ -269,7 +257,7 @@ static int run_alloc(run *r, const qc_pool_params *p, const qc_energy_cost *cost
     if (qc_sim_init(&r->sim, 2 * (size_t)r->K + 16, NULL) != 0 ||
         qc_sim_source_add(&r->sim, EV_ARRIVAL) != 0)
         goto oom;
-    if (qc__chunks_alloc(CHUNKS_OF(r)) != 0)
+    if (qc__chunks_alloc(r->chunks, &summary_model) != 0)
         goto oom;
     r->srv = calloc(r->K, sizeof *r->srv);
     r->view = calloc(r->K, sizeof *r->view);
@@ -283,6 +271,14 @@ oom:
     return QC_ENOMEM;
 }
 
+/* Slots [from, jcap) onto the free list. */
+static void jobs_link_free(run *r, uint32_t from)
+{
+    for (uint32_t i = from; i < r->jcap; i++)
+        r->jobs[i].next = i + 1 < r->jcap ? i + 1 : NIL;
+    r->jfree = from;
+}
+
 static void run_reset(run *r, unsigned rep)
 {
     const qc_pool_params *p = r->p;
@@ -291,7 +287,7 @@ static void run_reset(run *r, unsigned rep)
     qc_rng_init(&r->rwarm, p->seed, qc_rng_stream(rep, QC_STREAM_SERVER, 0));
     qc_rng_init(&r->rroute, p->seed, qc_rng_stream(rep, QC_STREAM_ROUTING, 0));
     qc_sampler_init(&r->swarm, p->warmup, &r->rwarm);
-    qc__chunks_reset(CHUNKS_OF(r));
+    qc__chunks_reset(r->chunks, &summary_model);
     r->cur = -1;
     r->timer = p->policy == QC_POOL_JSQ ? (double)INFINITY : p->idle_timer;
     int all_on = p->policy == QC_POOL_JSQ;
@@ -329,19 +325,12 @@ static void run_reset(run *r, unsigned rep)
     r->cn = r->sx = r->sy = r->sxx = r->syy = r->sxy = 0;
 }
 
-/* A worker's workspace, for the harness (reps.h); ctx: the energy cost. */
-static int ws_init(void *ws, const void *p, const void *ctx)
-{
-    return run_alloc(ws, p, ctx);
-}
+static int run_once(void *ctx, void *ws, unsigned rep, qc_err *err);
 
-static void ws_fini(void *ws)
-{
-    run_free(ws);
-}
-
+/* A worker's workspace, for the harness (reps.h). */
 static const qc__workers_model workers_model = {
-    sizeof(run), sizeof(qc_pool_params), offsetof(run, p), offsetof(qc_pool_params, progress), ws_init, ws_fini};
+    sizeof(run), sizeof(qc_pool_params), offsetof(run, p), offsetof(qc_pool_params, progress),
+    offsetof(qc_pool_params, progress_ctx), run_alloc, run_free, run_once};
 
 /* ---- jobs and queues ------------------------------------------------- */
 
@@ -836,8 +825,12 @@ static double transient_time(const qc_pool_params *p)
     return p->customers == 0 && p->transient_mode == QC_POOL_TRANSIENT_FIXED ? p->transient : 0;
 }
 
-static int run_once(run *r, unsigned rep, double *work_done, double work_total)
+/* Replication rep in workspace ws (qc__workers_model.run). */
+static int run_once(void *ctx, void *ws, unsigned rep, qc_err *err)
 {
+    (void)ctx;
+    (void)err;
+    run *r = ws;
     const qc_pool_params *p = r->p;
     run_reset(r, rep);
     double first = qc_arrivals_next(&r->gen);
@@ -876,73 +869,39 @@ static int run_once(run *r, unsigned rep, double *work_done, double work_total)
                 double f = p->customers ? (double)r->arrivals /
                                               ((double)p->customers + (double)r->warm_n)
                                         : t / (p->horizon + transient_time(p));
-                p->progress(p->progress_ctx, (*work_done + (f < 1 ? f : 1)) / work_total);
+                p->progress(p->progress_ctx, f < 1 ? f : 1);
             }
         }
     }
-    *work_done += 1.0;
     return 0;
 }
 
 /* ---- estimates ----------------------------------------------------------- */
 
-/* Beside the metrics, each summary carries sums the run reports. */
-enum { X_DONE = QC_PM_COUNT, X_CUT_N, X_CUT_T, X_COUNT };
+/* What a range of chunks sums (qc__summary_model): counts, amounts. */
+enum { N_DONE, N_DEPARTURES, N_SWITCH_ONS };
+static const size_t counts_at[] = {offsetof(chunk, done), offsetof(chunk, departures),
+                                   offsetof(chunk, switch_ons)};
+enum { A_RESP, A_JOBS, A_BUSY, A_ON, A_WARM };
+static const size_t amounts_at[] = {offsetof(chunk, sum_resp), offsetof(chunk, area_n),
+                                    offsetof(chunk, area_busy), offsetof(chunk, area_on),
+                                    offsetof(chunk, area_warm)};
 
-/* The summary of chunks [a, b). Called for a = C/2 down to 0 with the
- * same b, it adds chunk a to the running suffix instead of starting over. */
-typedef struct summary_ctx {
-    const run *r;
-    qc_hist *tmp;
-    int a, b;
-    uint64_t done, departures, switch_ons;
-    double sum_resp, area_n, area_busy, area_on, area_warm, time;
-} summary_ctx;
-
-static void acc_chunk(summary_ctx *c, const chunk *ch)
+static double range_metrics(const void *ws, const uint64_t *n, const double *x, double time,
+                            double *out)
 {
-    c->done += ch->done;
-    c->sum_resp += ch->sum_resp;
-    c->departures += ch->departures;
-    c->switch_ons += ch->switch_ons;
-    c->area_n += ch->area_n;
-    c->area_busy += ch->area_busy;
-    c->area_on += ch->area_on;
-    c->area_warm += ch->area_warm;
-    c->time += ch->t_end - ch->t_start;
-    qc_hist_merge(c->tmp, ch->hist);
-}
-
-static void summarize_cb(void *ctx, int a, int b, double *out)
-{
-    summary_ctx *s = ctx;
-    const run *r = s->r;
-    if (!(b == s->b && a == s->a - 1)) {
-        s->done = s->departures = s->switch_ons = 0;
-        s->sum_resp = s->area_n = s->area_busy = s->area_on = s->area_warm = s->time = 0;
-        qc_hist_reset(s->tmp);
-        for (int k = a; k < b; k++)
-            acc_chunk(s, &r->chunks[k]);
-    } else {
-        acc_chunk(s, &r->chunks[a]);
-    }
-    s->a = a;
-    s->b = b;
+    const run *r = ws;
     const qc_energy_cost *c = &r->cost;
-    double time = s->time;
-    double jobs = s->area_n / time, busy = s->area_busy / time, on = s->area_on / time,
-           warm = s->area_warm / time, K = (double)r->K;
+    double jobs = x[A_JOBS] / time, busy = x[A_BUSY] / time, on = x[A_ON] / time,
+           warm = x[A_WARM] / time, K = (double)r->K;
     double power = c->power[0] * busy + c->idle_power * (on - busy) + c->warm_power * warm +
                    c->off_power * (K - on - warm);
-    double sw = (double)s->switch_ons / time;
+    double sw = (double)n[N_SWITCH_ONS] / time;
     out[QC_PM_JOBS] = jobs;
-    out[QC_PM_RESPONSE] = s->done ? s->sum_resp / (double)s->done : NAN;
-    /* p50, p95, p99: one walk over the histogram */
-    static const double pct[3] = {0.50, 0.95, 0.99};
-    qc_hist_quantiles_interp(s->tmp, pct, 3, &out[QC_PM_P50]);
-    out[QC_PM_THROUGHPUT] = (double)s->departures / time;
+    out[QC_PM_RESPONSE] = n[N_DONE] ? x[A_RESP] / (double)n[N_DONE] : NAN;
+    out[QC_PM_THROUGHPUT] = (double)n[N_DEPARTURES] / time;
     out[QC_PM_POWER] = power;
-    out[QC_PM_ENERGY_PER_JOB] = s->departures ? power * time / (double)s->departures : NAN;
+    out[QC_PM_ENERGY_PER_JOB] = n[N_DEPARTURES] ? power * time / (double)n[N_DEPARTURES] : NAN;
     out[QC_PM_SWITCH_ONS_PER_HOUR] = 3600.0 * sw;
     out[QC_PM_FRAC_WARMING] = warm / K;
     out[QC_PM_HOLDING_COST] = c->holding * jobs;
@@ -952,13 +911,14 @@ static void summarize_cb(void *ctx, int a, int b, double *out)
     out[QC_PM_SERVERS_BUSY] = busy;
     out[QC_PM_SERVERS_WARMING] = warm;
     out[QC_PM_DEMAND_CORR] = NAN;
-    out[X_DONE] = (double)s->done;
-    double cut = 0;
-    for (int k = 0; k < a; k++)
-        cut += (double)r->chunks[k].arrivals;
-    out[X_CUT_N] = cut;
-    out[X_CUT_T] = r->chunks[a].t_start;
+    return (double)n[N_DONE];
 }
+
+/* The chunks of sim pool; the warm-up series: each chunk's time-average
+ * number of jobs. */
+static const qc__summary_model summary_model = {
+    QC__CHUNKS(chunk, QC_POOL_CHUNKS), offsetof(chunk, area_n), QC__BY_TIME, counts_at, 3, amounts_at, 5,
+    QC_PM_COUNT, QC_PM_P50, range_metrics};
 
 static double corr_value(const run *r)
 {
@@ -970,43 +930,21 @@ static double corr_value(const run *r)
     return (r->cn * r->sxy - r->sx * r->sy) / sqrt(vx * vy);
 }
 
-/* The warm-up series: each chunk's time-average number of jobs. */
-static void warm_series(const run *r, double *num, double *den)
-{
-    for (int k = 0; k < QC_POOL_CHUNKS; k++) {
-        num[k] = r->chunks[k].area_n;
-        den[k] = r->chunks[k].t_end - r->chunks[k].t_start;
-    }
-}
-
 /* Replications on the workers of reps.h: pool_run_rep runs one in a
  * worker's workspace, pool_merge_rep folds it into the result in
  * replication order. */
 typedef struct pool_state {
     const qc_pool_params *p;
     qc_pool_result *res;
-    qc__units *units;
-    summary_ctx *sc;
-    qc_hist *all;
+    qc__analysis *an;
     double corr1;
 } pool_state;
-
-static int pool_run_rep(void *ctx, void *wsp, unsigned rep, qc__reps_worker *w, qc_err *err)
-{
-    (void)ctx;
-    run *r = wsp;
-    ((qc_pool_params *)r->p)->progress_ctx = w;
-    double done = 0;
-    int rc = run_once(r, rep, &done, 1.0);
-    return rc != 0 ? qc__reps_failed(err, rep, rc) : 0;
-}
 
 static int pool_merge_rep(void *ctx, void *wsp, unsigned rep, qc_err *err)
 {
     pool_state *s = ctx;
     run *r = wsp;
     qc_pool_result *res = s->res;
-    double num[QC_POOL_CHUNKS], den[QC_POOL_CHUNKS];
     res->events += r->sim.events;
     res->sim_time += r->sim.now;
     if (rep == 0 && r->series_on) {
@@ -1015,22 +953,13 @@ static int pool_merge_rep(void *ctx, void *wsp, unsigned rep, qc_err *err)
         r->series = NULL;
         r->slen = r->scap = 0;
     }
-    warm_series(r, num, den);
-    s->sc->r = r;
-    s->sc->a = s->sc->b = -1;
-    if (qc__units_add(s->units, num, den, summarize_cb, s->sc) != 0)
+    if (qc__analysis_add(s->an, r, r->chunks, 0, NULL, &res->transient_customers,
+                         &res->transient_time) != 0)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
-    int kc = s->units->one_run ? s->units->k0 : qc__units_cut_last(s->units);
-    for (int k = kc; k < QC_POOL_CHUNKS; k++)
-        qc_hist_merge(s->all, r->chunks[k].hist);
-    if (s->units->one_run) {
-        res->transient_customers = 0;
-        for (int k = 0; k < kc; k++)
-            res->transient_customers += (double)r->chunks[k].arrivals;
-        res->transient_time = r->chunks[kc].t_start;
+    if (s->an->one_run) {
         s->corr1 = corr_value(r);
     } else {
-        qc__units_set(s->units, rep, QC_PM_DEMAND_CORR, corr_value(r));
+        qc__units_set(&s->an->units, rep, QC_PM_DEMAND_CORR, corr_value(r));
     }
     return 0;
 }
@@ -1044,70 +973,35 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
     if (rc != 0)
         return rc;
 
-    qc__workers wk = {0}; /* the workers' workspaces (ws[0] = r), parameters */
-    run *r = malloc(sizeof *r);
-    if (r == NULL)
+    qc__workers wk; /* the workers' workspaces and parameters */
+    if (qc__workers_init(&wk, qc__workers_count(p->jobs, p->reps, 256), &workers_model, p,
+                         &cost) != 0)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
-    if (run_alloc(r, p, &cost) != 0) {
-        free(r);
-        return qc_err_set(err, QC_ENOMEM, "out of memory");
-    }
     int mser = p->transient_mode == QC_POOL_TRANSIENT_AUTO && !qc_arrivals_varies(p->arrival) &&
                p->arrival->kind != QC_ARRIVALS_TRACE;
-    qc__units units;
-    int urc = qc__units_init(&units, p->reps < 2, mser, QC_POOL_CHUNKS, X_COUNT, QC_PM_COUNT,
-                             QC_PM_JOBS);
-    qc_hist *tmp = qc_hist_alloc(NULL);
-    qc_hist *all = qc_hist_alloc(NULL);
-    summary_ctx sc = {r, tmp, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    if (urc != 0 || !tmp || !all) {
+    qc__analysis an;
+    if (qc__analysis_init(&an, &summary_model, p->reps < 2, mser, QC_PM_JOBS) != 0) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
-
-    pool_state st = {p, res, &units, &sc, all, NAN};
-    unsigned nw = p->jobs ? p->jobs : 1;
-    if (nw > p->reps)
-        nw = p->reps;
-    if (nw > 256)
-        nw = 256;
-    /* two workspaces a worker when there are several (reps.h) */
-    if (qc__workers_init(&wk, nw > 1 ? 2 * nw : 1, r, &workers_model, p, &cost) != 0) {
-        rc = qc_err_set(err, QC_ENOMEM, "out of memory");
-        goto out;
-    }
-    qc__workers_bind(&wk, p, p->progress != NULL);
-    qc__reps h = {nw < wk.n ? nw : wk.n, wk.ws, pool_run_rep, pool_merge_rep, &st, p->progress,
-                  p->progress_ctx, 0, (double)p->reps, p->cancel, wk.n};
-    if ((rc = qc__reps_run(&h, 0, p->reps, NULL, err)) != 0)
+    qc__units *const units = &an.units;
+    pool_state st = {p, res, &an, NAN};
+    if ((rc = qc__workers_run(&wk, p, p->progress, p->progress_ctx, p->cancel, 0,
+                              (double)p->reps, pool_merge_rep, &st, 0, p->reps, err)) != 0)
         goto out;
     double corr1 = st.corr1;
     res->load = p->arrival->kind == QC_ARRIVALS_TRACE ? NAN : load;
-    qc__units_finish(&units, p->level, res->metric);
+    qc__units_finish(units, p->level, res->metric);
     /* Percentiles by sectioning, as in sim queue: centred on the quantile
      * of all kept response times, with the units' spread for half-width. */
-    {
-        static const double qs[3] = {0.50, 0.95, 0.99};
-        static const int pm[3] = {QC_PM_P50, QC_PM_P95, QC_PM_P99};
-        for (int i = 0; i < 3; i++) {
-            qc_ci *c = &res->metric[pm[i]];
-            double x = qc_hist_quantile_interp(all, qs[i]);
-            if (!isfinite(x))
-                continue;
-            c->mean = x;
-            if (isfinite(c->half)) {
-                c->lo = x - c->half;
-                c->hi = x + c->half;
-            }
-        }
-    }
-    if (!units.one_run) {
-        res->transient_customers = qc__units_sum(&units, X_CUT_N) / p->reps;
-        res->transient_time = qc__units_sum(&units, X_CUT_T) / p->reps;
+    qc__percentiles(&res->metric[QC_PM_P50], an.all, NULL, 0, p->level);
+    if (!units->one_run) {
+        res->transient_customers = qc__analysis_sum(&an, QC__X_CUT_N) / p->reps;
+        res->transient_time = qc__analysis_sum(&an, QC__X_CUT_T) / p->reps;
     }
     if (p->transient_mode == QC_POOL_TRANSIENT_FIXED)
         res->transient_customers = p->customers ? p->transient : 0;
-    res->measured = (uint64_t)qc__units_sum(&units, X_DONE);
+    res->measured = (uint64_t)qc__analysis_sum(&an, QC__X_DONE);
     res->ci_method = p->reps >= 2 ? "replications" : "batch-means";
     if (p->reps < 2) {
         /* one replication: its correlation, without an interval */
@@ -1124,18 +1018,13 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
     e->switch_ons_per_hour = res->metric[QC_PM_SWITCH_ONS_PER_HOUR].mean;
     e->frac_warming = res->metric[QC_PM_FRAC_WARMING].mean;
     e->average_cost = res->metric[QC_PM_COST].mean;
-    res->response_hist = all;
-    all = NULL;
+    res->response_hist = qc__analysis_take_hist(&an);
     rc = 0;
 out:
     if (rc != 0)
         qc_pool_result_free(res);
-    qc_hist_free(all);
-    qc_hist_free(tmp);
-    qc__units_free(&units);
+    qc__analysis_free(&an);
     qc__workers_free(&wk);
-    run_free(r);
-    free(r);
     return rc;
 }
 

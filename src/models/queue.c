@@ -57,6 +57,8 @@ typedef struct chunk {
     qc_hist *hist;
 } chunk;
 
+/* The chunks and their sums as the harness (reps.h) sees them: below. */
+static const qc__summary_model summary_model;
 
 typedef struct run {
     const qc_queue_params *p;
@@ -93,7 +95,6 @@ typedef struct run {
                               counts events) */
     uint64_t mark;         /* min(chunk_at, progress_at): one compare per
                               arrival finds both */
-    double *work_done, work_total; /* progress of the whole run */
     double win_start, win_end;
     int done;
 
@@ -170,19 +171,9 @@ static int check_params(const qc_queue_params *p, double *load, qc_err *err)
         return qc_err_set(err, QC_EINVAL,
                           "capacity: K = %llu is less than the %u servers",
                           (unsigned long long)p->capacity, p->servers);
-    if ((p->customers > 0) == (p->horizon > 0))
-        return qc_err_set(err, QC_EINVAL,
-                          "run length: give either a number of customers or a time, not %s",
-                          p->customers > 0 ? "both" : "neither");
-    if (p->customers > 0 && (p->customers < 2 * QC_QUEUE_CHUNKS || p->customers > 1000000000000000ULL))
-        return qc_err_set(err, QC_EINVAL, "customers: %llu is not in [%d, 1e15]",
-                          (unsigned long long)p->customers, 2 * QC_QUEUE_CHUNKS);
-    if (p->customers == 0 && !(p->horizon > 0 && isfinite(p->horizon)))
-        return qc_err_set(err, QC_EINVAL, "time: %g is not a positive finite time", p->horizon);
-    if (p->reps < 1 || p->reps > 1000000)
-        return qc_err_set(err, QC_EINVAL, "reps: %u is not in [1, 1000000]", p->reps);
-    if (!(p->level > 0 && p->level < 1))
-        return qc_err_set(err, QC_EINVAL, "confidence level %g is not in (0, 1)", p->level);
+    int rc = qc__check_run(p->customers, p->horizon, p->reps, p->level, QC_QUEUE_CHUNKS, err);
+    if (rc != 0)
+        return rc;
     if (p->warmup_mode == QC_WARMUP_FIXED && !(p->warmup >= 0 && isfinite(p->warmup) && p->warmup < 1e15))
         return qc_err_set(err, QC_EINVAL, "warmup: %g is not a non-negative finite amount", p->warmup);
     if (!(p->series_dt >= 0) || !isfinite(p->series_dt))
@@ -223,21 +214,23 @@ static int check_params(const qc_queue_params *p, double *load, qc_err *err)
 
 /* ---- workspace ------------------------------------------------------- */
 
-/* The chunks as the harness (reps.h) sees them. */
-#define CHUNKS_OF(r) (r)->chunks, QC_QUEUE_CHUNKS, sizeof(chunk), offsetof(chunk, hist)
-
-static void run_free(run *r)
+static void run_free(void *ws)
 {
-    qc__chunks_free(CHUNKS_OF(r));
+    run *r = ws;
+    qc__chunks_free(r->chunks, &summary_model);
     qc__station_free(&r->st);
-    qc_sim_free(&r->sim);
     free(r->series);
     free(r->ta);
     free(r->td);
+    qc_sim_free(&r->sim);
 }
 
-static int run_alloc(run *r, const qc_queue_params *p)
+/* A workspace for the parameters (qc__workers_model.init). */
+static int run_alloc(void *ws, const void *params, const void *ctx)
 {
+    run *r = ws;
+    const qc_queue_params *p = params;
+    (void)ctx;
     memset(r, 0, sizeof *r);
     r->p = p;
     if (p->arrivals) {
@@ -258,7 +251,7 @@ static int run_alloc(run *r, const qc_queue_params *p)
         goto oom;
     r->asrc = (unsigned)src;
     r->cap = p->capacity ? p->capacity : UINT64_MAX;
-    if (qc__chunks_alloc(CHUNKS_OF(r)) != 0)
+    if (qc__chunks_alloc(r->chunks, &summary_model) != 0)
         goto oom;
     size_t start = 1024;
     if (p->capacity != 0 && p->capacity < start)
@@ -285,7 +278,7 @@ static void run_reset(run *r, unsigned rep)
     const qc_queue_params *p = r->p;
     qc__reps_open_start(&r->sim, p->seed, rep, &r->rarr, &r->garr, r->arr, &r->rsvc, &r->ssvc,
                         p->service);
-    qc__chunks_reset(CHUNKS_OF(r));
+    qc__chunks_reset(r->chunks, &summary_model);
     r->cur = -1;
     r->in_force = &r->sink;
     r->tag = NOT_MEASURED;
@@ -315,20 +308,12 @@ static void run_reset(run *r, unsigned rep)
     r->slen = 0;
 }
 
+static int run_once(void *ctx, void *ws, unsigned rep, qc_err *err);
+
 /* A worker's workspace, for the harness (reps.h). */
-static int ws_init(void *ws, const void *p, const void *ctx)
-{
-    (void)ctx;
-    return run_alloc(ws, p);
-}
-
-static void ws_fini(void *ws)
-{
-    run_free(ws);
-}
-
 static const qc__workers_model workers_model = {
-    sizeof(run), sizeof(qc_queue_params), offsetof(run, p), offsetof(qc_queue_params, progress), ws_init, ws_fini};
+    sizeof(run), sizeof(qc_queue_params), offsetof(run, p), offsetof(qc_queue_params, progress),
+    offsetof(qc_queue_params, progress_ctx), run_alloc, run_free, run_once};
 
 /* ---- time accounting ------------------------------------------------ */
 
@@ -457,7 +442,7 @@ static int progress(run *r, double t, uint64_t arrivals)
         double f = p->customers
                        ? (double)arrivals / ((double)p->customers + (double)r->warm_n)
                        : t / (p->horizon + (p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0));
-        p->progress(p->progress_ctx, (*r->work_done + (f < 1 ? f : 1)) / r->work_total);
+        p->progress(p->progress_ctx, f < 1 ? f : 1);
     }
     return 0;
 }
@@ -901,12 +886,14 @@ static int lindley_events(run *r)
     return 0;
 }
 
-static int run_once(run *r, unsigned rep, double *work_done, double work_total)
+/* Replication rep in workspace ws (qc__workers_model.run). */
+static int run_once(void *ctx, void *ws, unsigned rep, qc_err *err)
 {
+    (void)ctx;
+    (void)err;
+    run *r = ws;
     const qc_queue_params *p = r->p;
     run_reset(r, rep);
-    r->work_done = work_done;
-    r->work_total = work_total;
     int rc;
     if (r->lind) {
         rc = lindley_events(r);
@@ -935,81 +922,39 @@ ran:
         for (int k = last + 1; k < QC_QUEUE_CHUNKS; k++)
             r->chunks[k].t_start = r->chunks[k].t_end = r->sim.now;
     }
-    *work_done += 1.0;
     return 0;
 }
 
 /* ---- estimates ---------------------------------------------------------- */
 
-/* Beside the metrics, each summary carries sums the run reports. */
-enum { X_DONE = QC_QM_COUNT, X_CUT_N, X_CUT_T, X_COUNT };
+/* What a range of chunks sums (qc__summary_model): counts, amounts. */
+enum { N_DONE, N_ARRIVALS, N_BLOCKED, N_DEPARTURES };
+static const size_t counts_at[] = {offsetof(chunk, done), offsetof(chunk, arrivals),
+                                   offsetof(chunk, blocked), offsetof(chunk, departures)};
+enum { A_RESP, A_WAIT, A_NUMBER, A_BUSY };
+static const size_t amounts_at[] = {offsetof(chunk, sum_resp), offsetof(chunk, sum_wait),
+                                    offsetof(chunk, area_n), offsetof(chunk, area_busy)};
 
-/* The summary of chunks [a, b). Called for a = C/2 down to 0 with the
- * same b, it adds chunk a to the running suffix instead of starting over
- * (one histogram merge per chunk, not per chunk and cut). */
-typedef struct summary_ctx {
-    const run *r;
-    qc_hist *tmp;
-    int a, b; /* range held in acc and tmp; a = b = -1: none */
-    uint64_t done, arrivals, blocked, departures;
-    double sum_resp, sum_wait, area_n, area_busy, time;
-} summary_ctx;
-
-static void acc_chunk(summary_ctx *c, const chunk *ch)
+static double range_metrics(const void *ws, const uint64_t *n, const double *x, double time,
+                            double *out)
 {
-    c->done += ch->done;
-    c->sum_resp += ch->sum_resp;
-    c->sum_wait += ch->sum_wait;
-    c->area_n += ch->area_n;
-    c->area_busy += ch->area_busy;
-    c->time += ch->t_end - ch->t_start;
-    c->arrivals += ch->arrivals;
-    c->blocked += ch->blocked;
-    c->departures += ch->departures;
-    qc_hist_merge(c->tmp, ch->hist);
+    const run *r = ws;
+    double done = (double)n[N_DONE];
+    out[QC_QM_RESPONSE] = n[N_DONE] ? x[A_RESP] / done : NAN;
+    out[QC_QM_WAIT] = n[N_DONE] ? x[A_WAIT] / done : NAN;
+    out[QC_QM_NUMBER] = time > 0 ? x[A_NUMBER] / time : NAN;
+    out[QC_QM_UTILIZATION] = time > 0 ? x[A_BUSY] / (time * (double)r->c) : NAN;
+    out[QC_QM_THROUGHPUT] = time > 0 ? (double)n[N_DEPARTURES] / time : NAN;
+    out[QC_QM_BLOCKING] =
+        n[N_ARRIVALS] ? (double)n[N_BLOCKED] / (double)n[N_ARRIVALS] : NAN;
+    return done;
 }
 
-static void summarize_cb(void *ctx, int a, int b, double *out)
-{
-    summary_ctx *c = ctx;
-    const run *r = c->r;
-    if (!(b == c->b && a == c->a - 1)) {
-        c->done = c->arrivals = c->blocked = c->departures = 0;
-        c->sum_resp = c->sum_wait = c->area_n = c->area_busy = c->time = 0;
-        qc_hist_reset(c->tmp);
-        for (int k = a; k < b; k++)
-            acc_chunk(c, &r->chunks[k]);
-    } else {
-        acc_chunk(c, &r->chunks[a]);
-    }
-    c->a = a;
-    c->b = b;
-    double done = (double)c->done, time = c->time;
-    out[QC_QM_RESPONSE] = c->done ? c->sum_resp / done : NAN;
-    out[QC_QM_WAIT] = c->done ? c->sum_wait / done : NAN;
-    out[QC_QM_NUMBER] = time > 0 ? c->area_n / time : NAN;
-    out[QC_QM_UTILIZATION] = time > 0 ? c->area_busy / (time * (double)r->c) : NAN;
-    out[QC_QM_THROUGHPUT] = time > 0 ? (double)c->departures / time : NAN;
-    out[QC_QM_BLOCKING] = c->arrivals ? (double)c->blocked / (double)c->arrivals : NAN;
-    /* p50, p95, p99: one walk over the histogram */
-    static const double pct[3] = {0.50, 0.95, 0.99};
-    qc_hist_quantiles_interp(c->tmp, pct, 3, &out[QC_QM_P50]);
-    out[X_DONE] = done;
-    double cut = 0;
-    for (int k = 0; k < a; k++)
-        cut += (double)r->chunks[k].arrivals;
-    out[X_CUT_N] = cut;
-    out[X_CUT_T] = r->chunks[a].t_start - (r->p->warmup_mode == QC_WARMUP_MSER5 ? r->win_start : 0);
-}
-
-/* The warm-up series: each chunk's mean response time, as a ratio. */
-static void warm_series(const run *r, double *num, double *den)
-{
-    for (int k = 0; k < QC_QUEUE_CHUNKS; k++) {
-        num[k] = r->chunks[k].sum_resp;
-        den[k] = (double)r->chunks[k].done;
-    }
-}
+/* The chunks of sim queue; the warm-up series: each chunk's mean response
+ * time. */
+static const qc__summary_model summary_model = {
+    QC__CHUNKS(chunk, QC_QUEUE_CHUNKS), offsetof(chunk, sum_resp), offsetof(chunk, done), counts_at, 4, amounts_at, 4,
+    QC_QM_COUNT, QC_QM_P50, range_metrics};
 
 /* Means that do not exist, whatever a run prints: returns the reason or
  * NULL. E[S] = inf: no mean response time in any queue. FCFS without a
@@ -1048,11 +993,8 @@ static const char *infinite_reason(const qc_queue_params *p, double load, char *
  * result in replication order (reps.h), so the result does not depend on
  * the number of workers. */
 typedef struct state {
-    qc__workers wk;          /* the workspaces (two a worker) and their parameters */
-    unsigned jobs;           /* workers */
-    qc__units *u;
-    summary_ctx *sc;
-    qc_hist *all;
+    qc__workers wk;          /* the workers' workspaces and parameters */
+    qc__analysis *an;
     qc_hist *sect[QC_QUEUE_SECTIONS]; /* replication r goes to r % SECTIONS */
     double work_done, work_total;
     uint64_t nmax_min; /* least over replications of the most in system */
@@ -1061,24 +1003,12 @@ typedef struct state {
     qc_queue_result *res;
 } state;
 
-static int run_rep(void *ctx, void *ws, unsigned rep, qc__reps_worker *w, qc_err *err)
-{
-    (void)ctx;
-    run *r = ws;
-    qc_queue_params *pq = (qc_queue_params *)r->p;
-    pq->progress_ctx = w;
-    double done = 0;
-    int rc = run_once(r, rep, &done, 1.0);
-    return rc != 0 ? qc__reps_failed(err, rep, rc) : 0;
-}
-
 static int merge_rep(void *ctx, void *ws, unsigned rep, qc_err *err)
 {
     state *s = ctx;
     run *r = ws;
     const qc_queue_params *p = s->p;
     qc_queue_result *res = s->res;
-    double num[QC_QUEUE_CHUNKS], den[QC_QUEUE_CHUNKS];
     res->events += r->sim.events;
     res->sim_time += r->sim.now;
     if (rep == 0 && r->series_on) {
@@ -1092,36 +1022,21 @@ static int merge_rep(void *ctx, void *ws, unsigned rep, qc_err *err)
         s->nmax_min = r->nmax;
     for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
         s->blocked += r->chunks[k].blocked;
-    warm_series(r, num, den);
-    s->sc->r = r;
-    s->sc->a = s->sc->b = -1;
-    if (qc__units_add(s->u, num, den, summarize_cb, s->sc) != 0)
+    double origin = p->warmup_mode == QC_WARMUP_MSER5 ? r->win_start : 0;
+    qc_hist *sect = s->an->one_run ? NULL : s->sect[rep % QC_QUEUE_SECTIONS];
+    if (qc__analysis_add(s->an, r, r->chunks, origin, sect, &res->warmup_customers,
+                         &res->warmup_time) != 0)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
-    /* the histogram of the plots: the kept part by the cut so far */
-    int kc = s->u->one_run ? s->u->k0 : qc__units_cut_last(s->u);
-    for (int k = kc; k < QC_QUEUE_CHUNKS; k++) {
-        qc_hist_merge(s->all, r->chunks[k].hist);
-        if (!s->u->one_run)
-            qc_hist_merge(s->sect[rep % QC_QUEUE_SECTIONS], r->chunks[k].hist);
-    }
-    if (s->u->one_run) {
-        res->warmup_customers = 0;
-        for (int k = 0; k < kc; k++)
-            res->warmup_customers += (double)r->chunks[k].arrivals;
-        res->warmup_time = r->chunks[kc].t_start - (p->warmup_mode == QC_WARMUP_MSER5 ? r->win_start : 0);
-    }
     return 0;
 }
 
 static int run_reps(const qc_queue_params *p, state *s, qc_queue_result *res, unsigned from,
                     unsigned to, qc_err *err)
 {
-    qc__workers_bind(&s->wk, p, p->progress != NULL);
     s->p = p;
     s->res = res;
-    qc__reps h = {s->jobs, s->wk.ws, run_rep, merge_rep, s, p->progress, p->progress_ctx,
-                  s->work_done, s->work_total, p->cancel, s->wk.n};
-    int rc = qc__reps_run(&h, from, to, NULL, err);
+    int rc = qc__workers_run(&s->wk, p, p->progress, p->progress_ctx, p->cancel, s->work_done,
+                             s->work_total, merge_rep, s, from, to, err);
     s->work_done += to - from;
     return rc;
 }
@@ -1160,40 +1075,25 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
                           "precision: a precision-driven run needs its length in customers, "
                           "not in time");
 
-    run *r = malloc(sizeof *r);
-    if (r == NULL)
+    int one_run = p->reps < 2;
+    /* workers: as many as asked, but no more than replications can run */
+    unsigned most = p->precision > 0 && !one_run ? (p->max_reps ? p->max_reps : 1000000) : p->reps;
+    state st = {{0}, NULL, {0}, 0, (double)p->reps, UINT64_MAX, 0, p, res};
+    if (qc__workers_init(&st.wk, qc__workers_count(p->jobs, most, QC_QUEUE_JOBS_MAX),
+                         &workers_model, p, NULL) != 0)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
-    if (run_alloc(r, p) != 0) {
-        free(r);
-        return qc_err_set(err, QC_ENOMEM, "out of memory");
-    }
+    const run *r = st.wk.ws[0];
     int mser = p->warmup_mode == QC_WARMUP_MSER5 && !qc_arrivals_varies(r->arr) &&
                r->arr->kind != QC_ARRIVALS_TRACE;
-    int one_run = p->reps < 2;
-    qc__units units;
-    int urc = qc__units_init(&units, one_run, mser, QC_QUEUE_CHUNKS, X_COUNT, QC_QM_COUNT,
-                             QC_QM_RESPONSE);
-    qc_hist *tmp = qc_hist_alloc(NULL);
-    qc_hist *all = qc_hist_alloc(NULL);
-    summary_ctx sc = {r, tmp, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    state st = {{0}, 1, &units, &sc, all, {0}, 0, (double)p->reps, UINT64_MAX, 0, p, res};
+    qc__analysis an;
+    int urc = qc__analysis_init(&an, &summary_model, one_run, mser, QC_QM_RESPONSE);
+    qc__units *const units = &an.units;
+    st.an = &an;
     for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
         if ((st.sect[j] = qc_hist_alloc(NULL)) == NULL)
             urc = QC_ENOMEM;
     qc_queue_params q = *p; /* the run as extended by --precision */
-    /* workers: as many as asked, but no more than replications can run */
-    unsigned nw = p->jobs ? p->jobs : 1;
-    unsigned most = p->precision > 0 && !one_run ? (p->max_reps ? p->max_reps : 1000000) : p->reps;
-    if (nw > most)
-        nw = most;
-    if (nw > QC_QUEUE_JOBS_MAX)
-        nw = QC_QUEUE_JOBS_MAX;
-    /* two workspaces a worker when there are several: one can hold a
-     * finished replication waiting for its turn to be merged (reps.h) */
-    if (urc == 0)
-        urc = qc__workers_init(&st.wk, nw > 1 ? 2 * nw : 1, r, &workers_model, p, NULL);
-    st.jobs = nw < st.wk.n ? nw : st.wk.n;
-    if (urc != 0 || !tmp || !all) {
+    if (urc != 0) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
@@ -1207,7 +1107,7 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
             goto out;
         total += (uint64_t)(q.reps - done_reps) * q.customers;
         done_reps = q.reps;
-        qc__units_finish(&units, p->level, res->metric);
+        qc__units_finish(units, p->level, res->metric);
         if (p->precision <= 0)
             break;
         res->precision_met = precise_enough(p, res->metric);
@@ -1218,12 +1118,9 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
             if (q.customers > max_cust / 2 || total + 2 * q.customers > max_cust)
                 break;
             q.customers *= 2;
-            qc__units_free(&units);
-            qc_hist_reset(all);
             for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
                 qc_hist_reset(st.sect[j]);
-            if (qc__units_init(&units, 1, mser, QC_QUEUE_CHUNKS, X_COUNT, QC_QM_COUNT,
-                               QC_QM_RESPONSE) != 0) {
+            if (qc__analysis_restart(&an) != 0) {
                 rc = qc_err_set(err, QC_ENOMEM, "out of memory");
                 goto out;
             }
@@ -1248,17 +1145,17 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
     res->customers = q.customers;
     res->total_customers = total;
     res->load = load;
-    res->warmup_chunks = units.k0;
-    res->batches = one_run ? units.nbatches : 0;
-    res->batches_independent = one_run ? units.independent : 1;
-    res->von_neumann = one_run ? units.vn_stat : NAN;
+    res->warmup_chunks = units->k0;
+    res->batches = one_run ? units->nbatches : 0;
+    res->batches_independent = one_run ? units->independent : 1;
+    res->von_neumann = one_run ? units->vn_stat : NAN;
     if (!one_run) {
-        res->warmup_customers = qc__units_sum(&units, X_CUT_N) / q.reps;
-        res->warmup_time = qc__units_sum(&units, X_CUT_T) / q.reps;
+        res->warmup_customers = qc__analysis_sum(&an, QC__X_CUT_N) / q.reps;
+        res->warmup_time = qc__analysis_sum(&an, QC__X_CUT_T) / q.reps;
     }
     if (p->warmup_mode == QC_WARMUP_FIXED)
         res->warmup_customers = q.customers ? p->warmup : 0;
-    res->measured = (uint64_t)qc__units_sum(&units, X_DONE);
+    res->measured = (uint64_t)qc__analysis_sum(&an, QC__X_DONE);
     res->ci_method = one_run ? "batch-means" : "replications";
 
     /* Percentiles by sectioning (Asmussen and Glynn 2007, III.5a;
@@ -1272,31 +1169,9 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
      * replication's own quantile is biased and its spread understates the
      * pooled quantile's error (p99 of M/M/1 at 0.9, 40 x 20000: 0.85 of
      * the width needed); groups of 2 or more are long enough. */
-    {
-        static const double qs[3] = {0.50, 0.95, 0.99};
-        int grouped = !one_run && q.reps >= 2 * QC_QUEUE_SECTIONS;
-        for (int i = 0; i < 3; i++) {
-            qc_ci *c = &res->metric[QC_QM_P50 + i];
-            double x = qc_hist_quantile_interp(all, qs[i]);
-            if (!isfinite(x))
-                continue;
-            c->mean = x;
-            if (grouped) {
-                double v[QC_QUEUE_SECTIONS];
-                qc_ci g;
-                for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
-                    v[j] = qc_hist_quantile_interp(st.sect[j], qs[i]);
-                if (qc_ci_t(v, QC_QUEUE_SECTIONS, p->level, &g, NULL) == 0) {
-                    c->half = g.half;
-                    c->n = g.n;
-                }
-            }
-            if (isfinite(c->half)) {
-                c->lo = x - c->half;
-                c->hi = x + c->half;
-            }
-        }
-    }
+    int grouped = !one_run && q.reps >= 2 * QC_QUEUE_SECTIONS;
+    qc__percentiles(&res->metric[QC_QM_P50], an.all, grouped ? st.sect : NULL, QC_QUEUE_SECTIONS,
+                    p->level);
     /* A percentile is never below the least possible response time (the
      * least service requirement), nor any interval of a non-negative
      * measure below 0. */
@@ -1350,7 +1225,7 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
     if (r->arr->kind != QC_ARRIVALS_TRACE && !qc_arrivals_varies(r->arr) &&
         isfinite(qc_dist_mean(p->service))) {
         qc__trend tr;
-        if (qc__units_trend(&units, &tr) == 0) {
+        if (qc__units_trend(units, &tr) == 0) {
             res->trend_tested = 1;
             res->trend_detected = tr.detected;
             res->trend_t = tr.stat;
@@ -1361,9 +1236,9 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
         if (res->trend_detected) {
             size_t len = res->transient ? strlen(res->transient_reason) : 0;
             char cut[128] = "";
-            if (mser && units.k0 >= (int)units.ncand - 1)
+            if (mser && units->k0 >= (int)units->ncand - 1)
                 snprintf(cut, sizeof cut, "; the warm-up cut is at its limit, half the window "
-                         "(%d of %d chunks)", units.k0, QC_QUEUE_CHUNKS);
+                         "(%d of %d chunks)", units->k0, QC_QUEUE_CHUNKS);
             snprintf(res->transient_reason + len, sizeof res->transient_reason - len,
                      "%sa trend across the run: over the last half of the window the mean "
                      "response time rises by %.3g%% (slope t = %.3g on %u degrees of "
@@ -1374,20 +1249,15 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
             res->transient = 1;
         }
     }
-    res->response_hist = all;
-    all = NULL;
+    res->response_hist = qc__analysis_take_hist(&an);
     rc = 0;
 out:
     if (rc != 0)
         qc_queue_result_free(res);
-    qc_hist_free(all);
-    qc_hist_free(tmp);
+    qc__analysis_free(&an);
     for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
         qc_hist_free(st.sect[j]);
-    qc__units_free(&units);
     qc__workers_free(&st.wk);
-    run_free(r);
-    free(r);
     return rc;
 }
 

@@ -10,6 +10,7 @@
 
 #include <gsl/gsl_errno.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,27 +263,32 @@ int qc__reps_run(const qc__reps *h, unsigned from, unsigned to, unsigned *failed
 
 /* ---- the run harness of the chunked models ------------------------------ */
 
-int qc__workers_init(qc__workers *w, unsigned n, void *first, const qc__workers_model *m,
-                     const void *params, const void *ctx)
+int qc__workers_init(qc__workers *w, unsigned n, const qc__workers_model *m, const void *params,
+                     const void *ctx)
 {
     memset(w, 0, sizeof *w);
     w->m = m;
     if (n < 1)
         n = 1;
+    w->jobs = n;
+    n = n > 1 ? 2 * n : 1;
     w->ws = calloc(n, sizeof *w->ws);
     w->params = calloc(n, m->params_size);
     if (w->ws == NULL || w->params == NULL) {
         qc__workers_free(w);
         return QC_ENOMEM;
     }
-    w->ws[0] = first;
-    for (w->n = 1; w->n < n; w->n++) {
+    for (w->n = 0; w->n < n; w->n++) {
         void *x = malloc(m->ws_size);
         if (x == NULL || m->init(x, params, ctx) != 0) {
             free(x);
             break; /* fewer workers: the same result */
         }
         w->ws[w->n] = x;
+    }
+    if (w->n == 0) {
+        qc__workers_free(w);
+        return QC_ENOMEM;
     }
     return 0;
 }
@@ -301,7 +307,7 @@ void qc__workers_bind(qc__workers *w, const void *params, int progress)
 
 void qc__workers_free(qc__workers *w)
 {
-    for (unsigned i = 1; i < w->n; i++) {
+    for (unsigned i = 0; i < w->n; i++) {
         w->m->fini(w->ws[i]);
         free(w->ws[i]);
     }
@@ -310,6 +316,54 @@ void qc__workers_free(qc__workers *w)
     w->ws = NULL;
     w->params = NULL;
     w->n = 0;
+}
+
+/* The run of a replication on a worker, for qc__reps: the worker's own
+ * parameters carry the worker as their progress context. */
+typedef struct workers_run {
+    const qc__workers *w;
+    int (*merge)(void *ctx, void *ws, unsigned rep, qc_err *err);
+    void *ctx;
+} workers_run;
+
+static int workers_run_rep(void *ctx, void *ws, unsigned rep, qc__reps_worker *worker, qc_err *err)
+{
+    const workers_run *x = ctx;
+    const qc__workers_model *m = x->w->m;
+    unsigned char *own;
+    memcpy(&own, (unsigned char *)ws + m->params_at, sizeof own);
+    memcpy(own + m->progress_ctx_at, &worker, sizeof worker);
+    int rc = m->run(x->ctx, ws, rep, err);
+    if (rc == 0)
+        return 0;
+    return err->code != 0 ? err->code : qc__reps_failed(err, rep, rc);
+}
+
+static int workers_merge_rep(void *ctx, void *ws, unsigned rep, qc_err *err)
+{
+    const workers_run *x = ctx;
+    return x->merge(x->ctx, ws, rep, err);
+}
+
+int qc__workers_run(qc__workers *w, const void *params, qc_progress_fn progress,
+                    void *progress_ctx, const qc_cancel *cancel, double done, double total,
+                    int (*merge)(void *ctx, void *ws, unsigned rep, qc_err *err), void *ctx,
+                    unsigned from, unsigned to, qc_err *err)
+{
+    qc__workers_bind(w, params, progress != NULL);
+    workers_run x = {w, merge, ctx};
+    const unsigned jobs = w->jobs < w->n ? w->jobs : w->n;
+    qc__reps h = {jobs, w->ws, workers_run_rep, workers_merge_rep, &x, progress, progress_ctx,
+                  done, total, cancel, w->n};
+    return qc__reps_run(&h, from, to, NULL, err);
+}
+
+unsigned qc__workers_count(unsigned jobs, unsigned most, unsigned cap)
+{
+    unsigned n = jobs ? jobs : 1;
+    if (n > most)
+        n = most;
+    return n > cap ? cap : n;
 }
 
 void qc__reps_open_start(qc_sim *sim, uint64_t seed, unsigned rep, qc_rng *rarr,
@@ -328,39 +382,39 @@ int qc__reps_failed(qc_err *err, unsigned rep, int rc)
     return qc_err_set(err, rc, "replication %u: %s", rep + 1, qc_strerror(rc));
 }
 
-static qc_hist **chunk_hist(void *chunks, int k, size_t size, size_t hist_off)
+static qc_hist **chunk_hist(void *chunks, int k, const qc__summary_model *m)
 {
-    return (qc_hist **)((unsigned char *)chunks + (size_t)k * size + hist_off);
+    return (qc_hist **)((unsigned char *)chunks + (size_t)k * m->size + m->hist_at);
 }
 
 /* The chunks' histograms are one block (qc_hist_alloc_array), chunk 0's
  * pointer its start: the pages of a chunk's buckets that no response
  * time reaches are never touched. */
-int qc__chunks_alloc(void *chunks, int n, size_t size, size_t hist_off)
+int qc__chunks_alloc(void *chunks, const qc__summary_model *m)
 {
-    qc_hist *h = qc_hist_alloc_array((size_t)n, NULL);
+    qc_hist *h = qc_hist_alloc_array((size_t)m->nchunks, NULL);
     if (h == NULL)
         return QC_ENOMEM;
-    for (int k = 0; k < n; k++)
-        *chunk_hist(chunks, k, size, hist_off) = h + k;
+    for (int k = 0; k < m->nchunks; k++)
+        *chunk_hist(chunks, k, m) = h + k;
     return 0;
 }
 
-void qc__chunks_free(void *chunks, int n, size_t size, size_t hist_off)
+void qc__chunks_free(void *chunks, const qc__summary_model *m)
 {
-    if (n > 0)
-        qc_hist_free(*chunk_hist(chunks, 0, size, hist_off));
-    for (int k = 0; k < n; k++)
-        *chunk_hist(chunks, k, size, hist_off) = NULL;
+    if (m->nchunks > 0)
+        qc_hist_free(*chunk_hist(chunks, 0, m));
+    for (int k = 0; k < m->nchunks; k++)
+        *chunk_hist(chunks, k, m) = NULL;
 }
 
-void qc__chunks_reset(void *chunks, int n, size_t size, size_t hist_off)
+void qc__chunks_reset(void *chunks, const qc__summary_model *m)
 {
-    for (int k = 0; k < n; k++) {
-        qc_hist *h = *chunk_hist(chunks, k, size, hist_off);
-        memset((unsigned char *)chunks + (size_t)k * size, 0, size);
+    for (int k = 0; k < m->nchunks; k++) {
+        qc_hist *h = *chunk_hist(chunks, k, m);
+        memset((unsigned char *)chunks + (size_t)k * m->size, 0, m->size);
         qc_hist_reset(h);
-        *chunk_hist(chunks, k, size, hist_off) = h;
+        *chunk_hist(chunks, k, m) = h;
     }
 }
 
@@ -377,3 +431,213 @@ int qc__grow(void **buf, size_t *cap, size_t len, size_t size)
     return 0;
 }
 
+
+/* ---- the output analysis of a chunked run ------------------------------ */
+
+static const unsigned char *chunk_at(const qc__summary *s, int k)
+{
+    return s->chunks + (size_t)k * s->m->size;
+}
+
+static double chunk_double(const qc__summary *s, int k, size_t at)
+{
+    double x;
+    memcpy(&x, chunk_at(s, k) + at, sizeof x);
+    return x;
+}
+
+static uint64_t chunk_count(const qc__summary *s, int k, size_t at)
+{
+    uint64_t n;
+    memcpy(&n, chunk_at(s, k) + at, sizeof n);
+    return n;
+}
+
+static qc_hist *chunk_hist_of(const qc__summary *s, int k)
+{
+    qc_hist *h;
+    memcpy(&h, chunk_at(s, k) + s->m->hist_at, sizeof h);
+    return h;
+}
+
+/* The customers that arrived in chunks [0, a): the warm-up cut at a. */
+static double cut_customers(const qc__summary *s, int a)
+{
+    double cut = 0;
+    for (int k = 0; k < a; k++)
+        cut += (double)chunk_count(s, k, s->m->arrivals_at);
+    return cut;
+}
+
+static void summary_acc(qc__summary *s, int k)
+{
+    const qc__summary_model *m = s->m;
+    for (size_t i = 0; i < m->ncounts; i++)
+        s->n[i] += chunk_count(s, k, m->counts[i]);
+    for (size_t i = 0; i < m->namounts; i++)
+        s->x[i] += chunk_double(s, k, m->amounts[i]);
+    s->time += chunk_double(s, k, m->t_end_at) - chunk_double(s, k, m->t_start_at);
+    qc_hist_merge(s->tmp, chunk_hist_of(s, k));
+}
+
+static void summarize(void *ctx, int a, int b, double *out)
+{
+    qc__summary *s = ctx;
+    const qc__summary_model *m = s->m;
+    if (!(b == s->b && a == s->a - 1)) {
+        memset(s->n, 0, sizeof s->n);
+        memset(s->x, 0, sizeof s->x);
+        s->time = 0;
+        qc_hist_reset(s->tmp);
+        for (int k = a; k < b; k++)
+            summary_acc(s, k);
+    } else {
+        summary_acc(s, a);
+    }
+    s->a = a;
+    s->b = b;
+    double done = m->metrics(s->ws, s->n, s->x, s->time, out);
+    /* p50, p95, p99: one walk over the histogram */
+    static const double pct[3] = {0.50, 0.95, 0.99};
+    qc_hist_quantiles_interp(s->tmp, pct, 3, &out[m->p50_at]);
+    out[m->nmetrics + QC__X_DONE] = done;
+    out[m->nmetrics + QC__X_CUT_N] = cut_customers(s, a);
+    out[m->nmetrics + QC__X_CUT_T] = chunk_double(s, a, m->t_start_at) - s->origin;
+}
+
+static int units_init(qc__analysis *a)
+{
+    const qc__summary_model *m = a->sum.m;
+    return qc__units_init(&a->units, a->one_run, a->mser, (size_t)m->nchunks,
+                          m->nmetrics + QC__X_COUNT, m->nmetrics, a->tested);
+}
+
+int qc__analysis_init(qc__analysis *a, const qc__summary_model *m, int one_run, int mser,
+                      int tested)
+{
+    memset(a, 0, sizeof *a);
+    if (m->ncounts > QC__SUMS_MAX || m->namounts > QC__SUMS_MAX)
+        return QC_EINVAL;
+    a->one_run = one_run;
+    a->mser = mser;
+    a->tested = tested;
+    qc__summary *s = &a->sum;
+    s->m = m;
+    s->a = s->b = -1;
+    s->tmp = qc_hist_alloc(NULL);
+    s->num = calloc((size_t)m->nchunks, sizeof *s->num);
+    s->den = calloc((size_t)m->nchunks, sizeof *s->den);
+    a->all = qc_hist_alloc(NULL);
+    if (!s->tmp || !s->num || !s->den || !a->all || units_init(a) != 0) {
+        qc__analysis_free(a);
+        return QC_ENOMEM;
+    }
+    return 0;
+}
+
+void qc__analysis_free(qc__analysis *a)
+{
+    qc__units_free(&a->units);
+    qc_hist_free(a->sum.tmp);
+    free(a->sum.num);
+    free(a->sum.den);
+    qc_hist_free(a->all);
+    memset(a, 0, sizeof *a);
+}
+
+int qc__analysis_restart(qc__analysis *a)
+{
+    qc__units_free(&a->units);
+    qc_hist_reset(a->all);
+    return units_init(a);
+}
+
+double qc__analysis_sum(const qc__analysis *a, int x)
+{
+    return qc__units_sum(&a->units, a->sum.m->nmetrics + (size_t)x);
+}
+
+qc_hist *qc__analysis_take_hist(qc__analysis *a)
+{
+    qc_hist *h = a->all;
+    a->all = NULL;
+    return h;
+}
+
+int qc__analysis_add(qc__analysis *a, const void *ws, const void *chunks, double origin,
+                     qc_hist *sect, double *cut_n, double *cut_t)
+{
+    qc__summary *s = &a->sum;
+    const qc__summary_model *m = s->m;
+    qc__units *u = &a->units;
+    s->ws = ws;
+    s->chunks = chunks;
+    s->origin = origin;
+    s->a = s->b = -1;
+    for (int k = 0; k < m->nchunks; k++) {
+        s->num[k] = chunk_double(s, k, m->warm_num_at);
+        s->den[k] = m->warm_den_at == QC__BY_TIME
+                        ? chunk_double(s, k, m->t_end_at) - chunk_double(s, k, m->t_start_at)
+                        : (double)chunk_count(s, k, m->warm_den_at);
+    }
+    if (qc__units_add(u, s->num, s->den, summarize, s) != 0)
+        return QC_ENOMEM;
+    /* the histogram of the plots: the kept part by the cut so far */
+    int kc = u->one_run ? u->k0 : qc__units_cut_last(u);
+    for (int k = kc; k < m->nchunks; k++) {
+        qc_hist_merge(a->all, chunk_hist_of(s, k));
+        if (sect)
+            qc_hist_merge(sect, chunk_hist_of(s, k));
+    }
+    if (u->one_run) {
+        *cut_n = cut_customers(s, kc);
+        *cut_t = chunk_double(s, kc, m->t_start_at) - origin;
+    }
+    return 0;
+}
+
+int qc__check_run(uint64_t customers, double horizon, unsigned reps, double level, int nchunks,
+                  qc_err *err)
+{
+    if ((customers > 0) == (horizon > 0))
+        return qc_err_set(err, QC_EINVAL,
+                          "run length: give either a number of customers or a time, not %s",
+                          customers > 0 ? "both" : "neither");
+    if (customers > 0 &&
+        (customers < 2 * (uint64_t)nchunks || customers > 1000000000000000ULL))
+        return qc_err_set(err, QC_EINVAL, "customers: %llu is not in [%d, 1e15]",
+                          (unsigned long long)customers, 2 * nchunks);
+    if (customers == 0 && !(horizon > 0 && isfinite(horizon)))
+        return qc_err_set(err, QC_EINVAL, "time: %g is not a positive finite time", horizon);
+    if (reps < 1 || reps > 1000000)
+        return qc_err_set(err, QC_EINVAL, "reps: %u is not in [1, 1000000]", reps);
+    if (!(level > 0 && level < 1))
+        return qc_err_set(err, QC_EINVAL, "confidence level %g is not in (0, 1)", level);
+    return 0;
+}
+
+void qc__percentiles(qc_ci *c, const qc_hist *all, qc_hist *const *sect, int nsect, double level)
+{
+    static const double qs[3] = {0.50, 0.95, 0.99};
+    for (int i = 0; i < 3; i++) {
+        double x = qc_hist_quantile_interp(all, qs[i]);
+        if (!isfinite(x))
+            continue;
+        c[i].mean = x;
+        if (sect) {
+            double v[64];
+            qc_ci g;
+            int n = nsect < 64 ? nsect : 64;
+            for (int j = 0; j < n; j++)
+                v[j] = qc_hist_quantile_interp(sect[j], qs[i]);
+            if (qc_ci_t(v, (size_t)n, level, &g, NULL) == 0) {
+                c[i].half = g.half;
+                c[i].n = g.n;
+            }
+        }
+        if (isfinite(c[i].half)) {
+            c[i].lo = x - c[i].half;
+            c[i].hi = x + c[i].half;
+        }
+    }
+}

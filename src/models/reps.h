@@ -45,11 +45,16 @@
 #ifndef QCTL_MODELS_REPS_H
 #define QCTL_MODELS_REPS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "qctl/cancel.h"
 #include "qctl/error.h"
 #include "qctl/arrivals.h"
+#include "qctl/hist.h"
 #include "qctl/queue.h" /* qc_progress_fn */
 #include "qctl/sim.h"
+#include "units.h"
 
 typedef struct qc__reps_worker qc__reps_worker;
 
@@ -94,7 +99,15 @@ void qc__reps_progress_cb(void *ctx, double fraction);
 
 /* ---- the run harness of the chunked models (sim queue, sim pool) ------ */
 
-/* The workers of a run: ws[0..n) their workspaces (ws[0] the caller's),
+/* A run of sim queue or sim pool is: workers (below), each replication
+ * run by the model in a worker's workspace, cut into chunks whose sums
+ * the model names (qc__summary_model), and merged in replication order
+ * into the output analysis (qc__analysis: units.h's warm-up cut and
+ * intervals, the summaries of chunk ranges, the pooled histogram of the
+ * percentiles). The model keeps only its own events and its own metrics.
+ *
+ * The workers of a run: ws[0..n) their workspaces (ws[0] the one the
+ * caller may read before the run, e.g. for what run_alloc derived),
  * params[0..n) their own copies of the run's parameters, one per worker
  * so that each can carry its worker's progress hook. A model describes
  * its workspace to the harness by a qc__workers_model. */
@@ -106,41 +119,178 @@ typedef struct qc__workers_model {
     size_t progress_at; /* offset in the parameters of their
                            qc_progress_fn, which a worker's copy sets to
                            qc__reps_progress_cb when the caller's is set */
+    size_t progress_ctx_at; /* offset in the parameters of the progress
+                               hook's context (a worker's copy: the
+                               worker) */
     /* Sets up a workspace for the parameters: 0, or QC_ENOMEM with
      * nothing held; ctx: the model's, from qc__workers_init. */
     int (*init)(void *ws, const void *params, const void *ctx);
     void (*fini)(void *ws); /* frees what init set up */
+    /* Runs replication rep in the workspace, touching nothing shared
+     * but its own rows of ctx's (qc__workers_run's): 0, or a QC_E* code
+     * with err set or (then "replication N: what") not. */
+    int (*run)(void *ctx, void *ws, unsigned rep, qc_err *err);
 } qc__workers_model;
 
 typedef struct qc__workers {
-    unsigned n;
+    unsigned jobs; /* workers */
+    unsigned n;    /* workspaces: two a worker when there are several */
     void **ws;
     unsigned char *params; /* n x params_size */
     const qc__workers_model *m;
 } qc__workers;
 
-/* Up to n workers (at least 1): ws[0] = first, the others allocated by
- * the model; fewer when memory runs short (the result does not depend on
- * their count). QC_ENOMEM when even the arrays cannot be had. */
-int qc__workers_init(qc__workers *w, unsigned n, void *first, const qc__workers_model *m,
-                     const void *params, const void *ctx);
+/* Up to n workers (at least 1), with two workspaces each when n > 1 (one
+ * can hold a finished replication waiting for its turn to be merged
+ * while the worker runs the next: reps.h) and one otherwise, each set up
+ * by the model for params (ws[0] the caller's to use first); fewer when
+ * memory runs short (the result does not depend on their count).
+ * QC_ENOMEM when not even one can be had. */
+int qc__workers_init(qc__workers *w, unsigned n, const qc__workers_model *m, const void *params,
+                     const void *ctx);
 /* Gives every worker its own copy of params (a run that changes its
  * parameters between rounds binds again). progress: the caller's hook is
  * set. */
 void qc__workers_bind(qc__workers *w, const void *params, int progress);
-/* Frees the workers but ws[0] (the caller's); safe on a zeroed value. */
+/* Frees the workers; safe on a zeroed value. */
 void qc__workers_free(qc__workers *w);
+
+/* Runs replications [from, to) on the workers (qc__reps_run): each
+ * worker gets its own copy of params (qc__workers_bind) and runs
+ * replication rep by m->run, its progress reported to the harness; merge
+ * folds the replications into the result in replication order. The
+ * progress hook and the cancel flag are params's (progress, progress_ctx,
+ * cancel); done and total: the progress so far and the whole, in
+ * replications. Returns as qc__reps_run, a failed replication's message
+ * being "replication N: what". */
+int qc__workers_run(qc__workers *w, const void *params, qc_progress_fn progress,
+                    void *progress_ctx, const qc_cancel *cancel, double done, double total,
+                    int (*merge)(void *ctx, void *ws, unsigned rep, qc_err *err), void *ctx,
+                    unsigned from, unsigned to, qc_err *err);
+
+/* Workers for a run: jobs asked (0: one), no more than the replications
+ * that can run (most) nor than cap. */
+unsigned qc__workers_count(unsigned jobs, unsigned most, unsigned cap);
 
 /* The error of replication rep: "replication N: what" with code rc. */
 int qc__reps_failed(qc_err *err, unsigned rep, int rc);
 
-/* The chunks of a replication, each a struct of `size` bytes holding its
- * histogram at offset hist_off: allocate the histograms (QC_ENOMEM), free
- * them (safe on NULLs), and reset every chunk to zeros with an empty
- * histogram, keeping the memory. */
-int qc__chunks_alloc(void *chunks, int n, size_t size, size_t hist_off);
-void qc__chunks_free(void *chunks, int n, size_t size, size_t hist_off);
-void qc__chunks_reset(void *chunks, int n, size_t size, size_t hist_off);
+/* ---- the output analysis of a chunked run ------------------------------ */
+
+/* What the output analysis (units.h) needs of a chunked model: where a
+ * chunk keeps its histogram of response times, its arrivals and its ends,
+ * which of its fields a range of chunks sums, and how the model turns
+ * those sums into its metrics. The harness keeps the range, the time it
+ * covers, its histogram and the sums of the warm-up cut; the model keeps
+ * only its own physics (which sums, which metrics). */
+#define QC__SUMS_MAX 8
+typedef struct qc__summary_model {
+    int nchunks;
+    size_t size;                 /* sizeof a chunk */
+    size_t hist_at;              /* offsets in a chunk: its qc_hist *, */
+    size_t arrivals_at;          /* its uint64_t arrivals (the cut's customers), */
+    size_t t_start_at, t_end_at; /* its ends (double) */
+    /* The warm-up series: a chunk's value is the double at warm_num_at
+     * over the count (uint64_t) at warm_den_at, or over the chunk's
+     * length when warm_den_at is QC__BY_TIME. */
+    size_t warm_num_at, warm_den_at;
+    /* The sums of a range: the fields of a chunk at counts[0..ncounts)
+     * (uint64_t) and at amounts[0..namounts) (double), each summed over
+     * the range's chunks in their order; at most QC__SUMS_MAX of each. */
+    const size_t *counts;
+    size_t ncounts;
+    const size_t *amounts;
+    size_t namounts;
+    size_t nmetrics; /* out[0..nmetrics): the metrics; then QC__X_* */
+    size_t p50_at;   /* metric of the p50 (p95, p99 follow it) */
+    /* The metrics of a range from its sums n[] and x[] (in the order of
+     * counts and amounts) over `time` seconds, all but the percentiles
+     * (the harness's); ws: the replication's workspace. Returns the
+     * customers measured in the range. */
+    double (*metrics)(const void *ws, const uint64_t *n, const double *x, double time,
+                      double *out);
+} qc__summary_model;
+
+#define QC__BY_TIME SIZE_MAX
+
+/* The first fields of a qc__summary_model for n chunks of type `type`,
+ * whose fields hist, arrivals, t_start and t_end are as above. */
+#define QC__CHUNKS(type, n)                                                                   \
+    n, sizeof(type), offsetof(type, hist), offsetof(type, arrivals), offsetof(type, t_start),  \
+        offsetof(type, t_end)
+
+/* A replication's chunks (m->nchunks of them): allocate their histograms
+ * (QC_ENOMEM), free them (safe on NULLs), and reset every chunk to zeros
+ * with an empty histogram, keeping the memory. */
+int qc__chunks_alloc(void *chunks, const qc__summary_model *m);
+void qc__chunks_free(void *chunks, const qc__summary_model *m);
+void qc__chunks_reset(void *chunks, const qc__summary_model *m);
+
+/* Beside the metrics, each summary carries sums the run reports: at
+ * out[nmetrics + QC__X_*], the customers measured, and the customers
+ * and the time cut as warm-up (before the range). */
+enum { QC__X_DONE, QC__X_CUT_N, QC__X_CUT_T, QC__X_COUNT };
+
+/* The summary of chunks [a, b) of one replication (a qc__summarize_fn).
+ * Called for a = C/2 down to 0 with the same b, it adds chunk a to the
+ * running suffix instead of starting over (one histogram merge per
+ * chunk, not per chunk and cut). */
+typedef struct qc__summary {
+    const qc__summary_model *m;
+    const void *ws;              /* the replication summarized */
+    const unsigned char *chunks; /* its chunks */
+    double origin;               /* the cut's time is counted from it */
+    qc_hist *tmp;                /* the range's response times */
+    uint64_t n[QC__SUMS_MAX];    /* the range's sums */
+    double x[QC__SUMS_MAX];
+    double time;                 /* the range's length */
+    int a, b;                    /* the range held; -1: none */
+    double *num, *den;           /* the warm-up series */
+} qc__summary;
+
+/* A chunked run's output analysis: the units, the summary of a
+ * replication's chunks, and the histogram of every replication's kept
+ * response times (for the percentiles and the plots). */
+typedef struct qc__analysis {
+    qc__units units;
+    qc__summary sum;
+    qc_hist *all;
+    int one_run, mser, tested; /* as qc__units_init */
+} qc__analysis;
+
+/* QC_ENOMEM (or QC_EINVAL: more sums than QC__SUMS_MAX) or 0;
+ * qc__analysis_free is safe on a zeroed or failed one. */
+int qc__analysis_init(qc__analysis *a, const qc__summary_model *m, int one_run, int mser,
+                      int tested);
+void qc__analysis_free(qc__analysis *a);
+/* Empty again, for a run started over: QC_ENOMEM or 0. */
+int qc__analysis_restart(qc__analysis *a);
+/* After qc__units_finish: the run's sum x (QC__X_*), qc__units_sum. */
+double qc__analysis_sum(const qc__analysis *a, int x);
+/* The histogram of all kept response times, now the caller's. */
+qc_hist *qc__analysis_take_hist(qc__analysis *a);
+
+/* Adds a finished replication (workspace ws, its chunks, the cut's time
+ * counted from origin): its warm-up series and summaries to the units;
+ * then its response times from the cut on (qc__units_cut_last, or the
+ * one run's cut) to all and, unless NULL, to sect. One run: *cut_n and
+ * *cut_t become the customers and the time cut as warm-up (else
+ * untouched). QC_ENOMEM or 0. */
+int qc__analysis_add(qc__analysis *a, const void *ws, const void *chunks, double origin,
+                     qc_hist *sect, double *cut_n, double *cut_t);
+
+/* The checks of a chunked run's length the models share: customers or a
+ * horizon (one of them), at least 2 per chunk, reps and the confidence
+ * level. QC_EINVAL naming the field, or 0. */
+int qc__check_run(uint64_t customers, double horizon, unsigned reps, double level, int nchunks,
+                  qc_err *err);
+
+/* Percentiles by sectioning (Asmussen and Glynn 2007, III.5a; Nakayama
+ * 2014): c[0..3), the p50, p95 and p99, centred on the quantiles of all
+ * the kept response times pooled, with the half-width the units gave
+ * them or, given sect[0..nsect) (nsect <= 64), that of the sections' own
+ * quantiles. A percentile that all has none of is left as it is. */
+void qc__percentiles(qc_ci *c, const qc_hist *all, qc_hist *const *sect, int nsect, double level);
 
 /* Room for element len of a growing array (*buf of *cap elements of
  * `size` bytes): twice the room (1024 at first) when it is full. 0, or

@@ -68,24 +68,29 @@ int qc__station_departures_source(qc__station *st, int src)
     return 0;
 }
 
-int qc__station_grow(qc__station *st)
+int qc__ring_grow(qc__job **ring, size_t *cap, size_t *head, size_t len)
 {
-    size_t cap = st->rcap * 2;
-    qc__job *nr = malloc(cap * sizeof *nr);
+    size_t n = *cap ? 2 * *cap : 64;
+    qc__job *nr = malloc(n * sizeof *nr);
     if (nr == NULL)
         return QC_ENOMEM;
-    for (size_t i = 0; i < st->rlen; i++)
-        nr[i] = st->ring[(st->rhead + i) % st->rcap];
-    free(st->ring);
-    st->ring = nr;
-    st->rcap = cap;
-    st->rhead = 0;
+    for (size_t i = 0; i < len; i++)
+        nr[i] = (*ring)[(*head + i) % *cap];
+    free(*ring);
+    *ring = nr;
+    *cap = n;
+    *head = 0;
     return 0;
+}
+
+int qc__station_grow(qc__station *st)
+{
+    return qc__ring_grow(&st->ring, &st->rcap, &st->rhead, st->rlen);
 }
 
 /* ---- processor sharing ------------------------------------------------------ */
 
-static void ps_sift_up(qc__psjob *h, size_t i)
+static void sift_up(qc__psjob *h, size_t i)
 {
     qc__psjob e = h[i];
     while (i > 0) {
@@ -98,7 +103,7 @@ static void ps_sift_up(qc__psjob *h, size_t i)
     h[i] = e;
 }
 
-static void ps_sift_down(qc__psjob *h, size_t n, size_t i)
+static void sift_down(qc__psjob *h, size_t n, size_t i)
 {
     qc__psjob e = h[i];
     for (;;) {
@@ -113,6 +118,30 @@ static void ps_sift_down(qc__psjob *h, size_t n, size_t i)
         i = c;
     }
     h[i] = e;
+}
+
+int qc__psheap_push(qc__psjob **h, size_t *cap, size_t n, double finish, const qc__job *job)
+{
+    if (n == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        qc__psjob *nh = realloc(*h, c * sizeof *nh);
+        if (nh == NULL)
+            return QC_ENOMEM;
+        *h = nh;
+        *cap = c;
+    }
+    (*h)[n] = (qc__psjob){finish, *job};
+    sift_up(*h, n);
+    return 0;
+}
+
+void qc__psheap_pop(qc__psjob *h, size_t n, qc__job *out)
+{
+    *out = h[0].job;
+    if (n > 0) {
+        h[0] = h[n];
+        sift_down(h, n, 0);
+    }
 }
 
 /* Reschedules the one pending PS departure after n or V changed. */
@@ -141,16 +170,8 @@ static int ps_schedule(qc__station *st)
 
 int qc__station_ps_arrive(qc__station *st, const qc__job *job)
 {
-    if ((size_t)st->n == st->pscap) {
-        size_t cap = st->pscap * 2;
-        qc__psjob *h = realloc(st->ps, cap * sizeof *h);
-        if (h == NULL)
-            return QC_ENOMEM;
-        st->ps = h;
-        st->pscap = cap;
-    }
-    st->ps[st->n] = (qc__psjob){st->V + job->svc, *job};
-    ps_sift_up(st->ps, (size_t)st->n);
+    if (qc__psheap_push(&st->ps, &st->pscap, (size_t)st->n, st->V + job->svc, job) != 0)
+        return QC_ENOMEM;
     st->n++;
     return ps_schedule(st);
 }
@@ -159,12 +180,8 @@ int qc__station_ps_depart(qc__station *st, qc__job *out)
 {
     st->n--;
     st->ps_handle = -1;
-    *out = st->ps[0].job;
-    if (st->n > 0) {
-        st->ps[0] = st->ps[st->n];
-        ps_sift_down(st->ps, (size_t)st->n, 0);
-    } else {
+    qc__psheap_pop(st->ps, (size_t)st->n, out);
+    if (st->n == 0)
         st->V = 0; /* empty: restart virtual time (no tags left) */
-    }
     return ps_schedule(st);
 }

@@ -83,6 +83,22 @@ QC_HOT void qc__station_advance(qc__station *st, double now)
     }
 }
 
+/* ---- the job containers (the station's, and multiclass.c's per class) --- */
+
+/* A ring of jobs: len of them from *head in (*ring)[0..*cap). Twice the
+ * room (64 when it has none), the jobs moved to the start (*head = 0).
+ * QC_ENOMEM with the ring unchanged. */
+int qc__ring_grow(qc__job **ring, size_t *cap, size_t *head, size_t len);
+
+/* A binary heap of processor-sharing jobs by virtual finish tag, n of them
+ * in (*h)[0..*cap): adds job, whose tag is finish, growing the heap as a
+ * ring grows. QC_ENOMEM with the heap unchanged. */
+int qc__psheap_push(qc__psjob **h, size_t *cap, size_t n, double finish, const qc__job *job);
+
+/* Takes the job of the least finish tag into *out; n: the jobs left once
+ * it is gone. */
+void qc__psheap_pop(qc__psjob *h, size_t n, qc__job *out);
+
 /* Out-of-line parts of the two below: doubling the FCFS ring when it is
  * full (QC_ENOMEM), and every processor-sharing arrival and departure. */
 int qc__station_grow(qc__station *st);
