@@ -50,7 +50,7 @@ static qc_energy_cost model(void)
     c.nrates = 3;
     c.rate[0] = 0.5, c.rate[1] = 1.0, c.rate[2] = 1.5;
     c.power[0] = 1, c.power[1] = 2, c.power[2] = 4;
-    c.idle_power = 1, c.warm_power = 2, c.warm_rate = 1, c.switch_cost = 3;
+    c.idle_power = 1, c.setup_power = 2, c.setup_rate = 1, c.switch_cost = 3;
     c.holding = 0.3;
     return c;
 }
