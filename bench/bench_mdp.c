@@ -3,7 +3,7 @@
  * and the sparse value-iteration sweep against a dense one.
  *
  * Solve times. The MDP of `qctl mdp removable` (lambda 0.7, rates 0.5, 1,
- * 1.5, powers 1, 2, 4, idle 1, warm-up 2 at rate 1, switch-on 3, holding
+ * 1.5, powers 1, 2, 4, idle 1, setup 2 at rate 1, switch-on 3, holding
  * 0.3) is built with a forced truncation of N levels (3 (N+1) states) and
  * solved by policy iteration (banded direct evaluation) and by relative
  * value iteration (Gauss-Seidel, Jacobi bounds, span below 1e-9 times the

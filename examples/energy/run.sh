@@ -29,7 +29,7 @@ out=${2:-$root/build/examples/energy}
 js=$out/json # the summaries of every run
 mkdir -p "$out" "$js"
 
-# Common model: service exp:1 (one job per second on average), warm-up
+# Common model: service exp:1 (one job per second on average), setup
 # exp:0.1 (10 s on average), servers 240 W busy, 180 W idle, 240 W in setup,
 # 0 W off, holding cost 1 per job per second, price 0.1 per watt-second: a
 # busy server costs 24 per second, as much as 24 waiting jobs.

@@ -58,7 +58,7 @@ typedef struct qc_energy_cost {
  * non-negative and finite, setup_rate > 0. The message names the field. */
 int qc_energy_check(const qc_energy_cost *c, qc_err *err);
 
-/* Multiplies every power figure (power[], idle, warm, off) by price, e.g.
+/* Multiplies every power figure (power[], idle, setup, off) by price, e.g.
  * watts times cost per joule gives cost per second. switch_cost and
  * holding are left alone. */
 void qc_energy_scale_power(qc_energy_cost *c, double price);

@@ -8,7 +8,7 @@
  * new requests; it goes OFF once its in-flight requests are answered and
  * the park command has run). This is the removable-server model of
  * qctl/pool.h, live: a backend's queue is what the proxy has in flight at
- * it plus the requests waiting for it to warm up.
+ * it plus the requests waiting for its setup to end.
  *
  *   jsq   every backend ON all the time; a request goes to the one with
  *         the fewest in flight (ties: round robin)

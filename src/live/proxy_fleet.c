@@ -16,7 +16,7 @@ static void park_start(pbackend *b);
  * client's deadline) or sent (counted in flight at the backend). Leaving
  * either is counted back in qc__proxy_fleet_request_done, so the fleet's counts stay
  * equal to the uconns that hold them. A request whose backend fails to
- * warm up is routed again; one whose deadline passes while it waits is
+ * become healthy is routed again; one whose deadline passes while it waits is
  * answered 503, like one that waited in the admission queue. */
 
 void qc__proxy_unwait(uconn *u)
@@ -106,7 +106,7 @@ void qc__proxy_place(uconn *u, int i, int unparked)
         qc__proxy_unpark_start(&P->backend[i]);
 }
 
-/* Routes u (its backend failed to warm up) again, or answers 503. */
+/* Routes u (its backend failed its setup) again, or answers 503. */
 static void reroute(uconn *u)
 {
     proxy *P = u->P;

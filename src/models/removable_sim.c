@@ -18,9 +18,9 @@
  *
  * Measures per replication, over [warmup, warmup + horizon]: the time
  * integrals of n, of the power cost rate in force and of the time
- * warming; switch-ons and departures counted; each departing job's
+ * in setup; switch-ons and departures counted; each departing job's
  * response time (its own clock, not Little's law). Replications start
- * empty and off, use their own streams (arrivals, services, warm-ups,
+ * empty and off, use their own streams (arrivals, services, setups,
  * timer) derived from the seed, and give Student-t intervals. */
 #include "qctl/removable_sim.h"
 

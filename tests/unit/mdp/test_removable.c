@@ -9,7 +9,7 @@
  *                                          exponential setups)
  *   the server is busy a fraction rho of the time; each cycle is an idle
  *   (off) period of mean 1/lambda, a setup of mean 1/a and a busy
- *   period, so off and warming split the rest 1/lambda : 1/a:
+ *   period, so off and setup split the rest 1/lambda : 1/a:
  *   P(setup) = (1 - rho) lambda / (lambda + a)
  *   switch-ons per unit time = P(off) lambda = (1 - rho) a lambda / (lambda + a)
  * Always on at rate mu: E[N] = rho / (1 - rho), mean power
@@ -20,7 +20,7 @@
  *
  * The simulation check: 20 replications, t-intervals. Mean jobs and mean
  * power are checked at 99% each; five more figures (response time,
- * switch-ons, warming, cost, throughput) as a family at 99% (each at
+ * switch-ons, setup, cost, throughput) as a family at 99% (each at
  * 1 - 0.01/5, Bonferroni). The half-widths must also be small (stated
  * per check), so that covering means something. */
 #include <setjmp.h>

@@ -148,7 +148,7 @@ static void test_mm1_setup_every_policy(void **state)
             expect(&r, QC_PM_FRAC_SETUP, (1 / alpha) / cycle, 0.01, cases[i].name);
             expect(&r, QC_PM_SWITCH_ONS_PER_HOUR, 3600 / cycle, 0.015, cases[i].name);
             expect(&r, QC_PM_SERVERS_BUSY, lam / mu, 0.01, cases[i].name);
-            /* power: busy 240 x rho + warm 240 x P(setup), never idle-on */
+            /* power: busy 240 x rho + setup 240 x P(setup), never idle-on */
             expect(&r, QC_PM_POWER, 240 * (lam / mu) + 240 * (1 / alpha) / cycle, 0.01,
                    cases[i].name);
         }
