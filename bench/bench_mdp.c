@@ -3,7 +3,7 @@
  * and the sparse value-iteration sweep against a dense one.
  *
  * Solve times. The MDP of `qctl mdp removable` (lambda 0.7, rates 0.5, 1,
- * 1.5, powers 1, 2, 4, idle 1, warm-up 2 at rate 1, switch-on 3, holding
+ * 1.5, powers 1, 2, 4, idle 1, setup 2 at rate 1, switch-on 3, holding
  * 0.3) is built with a forced truncation of N levels (3 (N+1) states) and
  * solved by policy iteration (banded direct evaluation) and by relative
  * value iteration (Gauss-Seidel, Jacobi bounds, span below 1e-9 times the
@@ -50,7 +50,7 @@ static qc_energy_cost model(void)
     c.nrates = 3;
     c.rate[0] = 0.5, c.rate[1] = 1.0, c.rate[2] = 1.5;
     c.power[0] = 1, c.power[1] = 2, c.power[2] = 4;
-    c.idle_power = 1, c.warm_power = 2, c.warm_rate = 1, c.switch_cost = 3;
+    c.idle_power = 1, c.setup_power = 2, c.setup_rate = 1, c.switch_cost = 3;
     c.holding = 0.3;
     return c;
 }

@@ -142,10 +142,10 @@ typedef struct qc_energy_cost {
     double rate[16];
     double power[16];
     double idle_power;
-    double warm_power;
+    double setup_power;
     double off_power;
     double switch_cost;
-    double warm_rate;
+    double setup_rate;
 } qc_energy_cost;
 
 #define QC_POOL_CHUNKS 128
@@ -163,7 +163,7 @@ typedef struct qc_pool_params {
     unsigned threshold;
     const qc_arrivals *arrival;
     const qc_dist *service;
-    const qc_dist *warmup;
+    const qc_dist *setup;
     double idle_timer;
     qc_energy_cost cost;
     uint64_t customers;
@@ -437,7 +437,7 @@ typedef struct qc_energy_report {
     double mean_jobs;
     double mean_response;
     double mean_power;
-    double frac_warming;
+    double frac_setup;
     ...;
 } qc_energy_report;
 typedef struct qc_removable_policy {

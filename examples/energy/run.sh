@@ -13,7 +13,7 @@
 #
 # 1. Cost, mean response time and power against load, K = 10, every policy.
 # 2. Stability: delay-JSQ at loads 0.95 and 0.98 beside JSQ with all on.
-# 3. Two servers in heavy traffic: delay-JSQ's warming cost goes to 0 while
+# 3. Two servers in heavy traffic: delay-JSQ's setup cost goes to 0 while
 #    its holding cost approaches JSQ's.
 # 4. A daily demand curve: the number of servers on follows the demand.
 #
@@ -29,8 +29,8 @@ out=${2:-$root/build/examples/energy}
 js=$out/json # the summaries of every run
 mkdir -p "$out" "$js"
 
-# Common model: service exp:1 (one job per second on average), warm-up
-# exp:0.1 (10 s on average), servers 240 W busy, 180 W idle, 240 W warming,
+# Common model: service exp:1 (one job per second on average), setup
+# exp:0.1 (10 s on average), servers 240 W busy, 180 W idle, 240 W in setup,
 # 0 W off, holding cost 1 per job per second, price 0.1 per watt-second: a
 # busy server costs 24 per second, as much as 24 waiting jobs.
 common="--service exp:1 --setup-time exp:0.1 --price 0.1 --holding 1 --quiet --json"
@@ -119,15 +119,15 @@ for rho in 0.7 0.8 0.9 0.95 0.98 0.99; do
             --customers "$n" --reps 10 --seed 13 $common >"$js/heavy_${pol}_$rho.json"
     done
     d="$js/heavy_djsq_$rho.json" q="$js/heavy_jsq_$rho.json"
-    echo "$rho $(get "$d" warming_cost) $(get "$d" warming_cost half_width)" \
+    echo "$rho $(get "$d" setup_cost) $(get "$d" setup_cost half_width)" \
         "$(get "$d" holding_cost) $(get "$d" holding_cost half_width)" \
         "$(get "$q" holding_cost) $(get "$q" holding_cost half_width)" \
-        "$(get "$d" frac_warming) $(get "$d" switch_ons_per_hour) $n" >>"$out/heavy.dat"
+        "$(get "$d" frac_setup) $(get "$d" switch_ons_per_hour) $n" >>"$out/heavy.dat"
 done
 plot heavy_traffic "set key top left; set logscale y
 set xlabel 'load rho = lambda / (2 mu)'; set ylabel 'cost per second'
 set y2label 'holding cost ratio delay-JSQ / JSQ'; set y2tics; set ytics nomirror
-plot '$out/heavy.dat' using 1:2 with linespoints title 'delay-JSQ warming cost', \
+plot '$out/heavy.dat' using 1:2 with linespoints title 'delay-JSQ setup cost', \
      '' using 1:4 with linespoints title 'delay-JSQ holding cost', \
      '' using 1:6 with linespoints title 'JSQ (all on) holding cost', \
      '' using 1:(\$4/\$6) axes x1y2 with linespoints dt 2 title 'holding ratio (right)'"
@@ -144,7 +144,7 @@ set xlabel 'time (h)'; set ylabel 'servers'; set xtics 6
 plot '$out/daily_djsq.csv' using (\$1/3600):6 every ::1 with lines lw 2 lc rgb '#2ca02c' title 'demand lambda(t) E[S]', \
      '' using (\$1/3600):3 every ::1 with lines lc rgb '#1f77b4' title 'servers on, delay-JSQ T=4', \
      '$out/daily_central.csv' using (\$1/3600):3 every ::1 with lines lc rgb '#d62728' title 'servers on, central', \
-     '$out/daily_djsq.csv' using (\$1/3600):4 every ::1 with lines lc rgb '#ff7f0e' title 'servers warming, delay-JSQ'"
+     '$out/daily_djsq.csv' using (\$1/3600):4 every ::1 with lines lc rgb '#ff7f0e' title 'servers in setup, delay-JSQ'"
 
 # ---- results section of README.md -------------------------------------------------------
 res=$out/results.md
@@ -192,21 +192,21 @@ res=$out/results.md
     echo
     echo "### 3. Two servers in heavy traffic (delay-JSQ T = 4 against JSQ with both on)"
     echo
-    echo "| load | jobs per replication | delay-JSQ warming cost | fraction warming | switch-ons per hour | delay-JSQ holding cost | JSQ holding cost | ratio |"
+    echo "| load | jobs per replication | delay-JSQ setup cost | fraction in setup | switch-ons per hour | delay-JSQ holding cost | JSQ holding cost | ratio |"
     echo "|---|---|---|---|---|---|---|---|"
     awk '{ printf "| %s | %d | %.4f ± %.4f | %.5f | %.1f | %.3f ± %.3f | %.3f ± %.3f | %.3f |\n",
         $1, $10, $2, $3, $8, $9, $4, $5, $6, $7, $4 / $6 }' "$out/heavy.dat"
     echo
     echo "### 4. Daily demand curve, K = 10, two days (3 replications)"
     echo
-    echo "| policy | corr(servers on, λ(t)) | mean servers on | mean servers warming | switch-ons per hour | mean power (W) | average cost | mean response (s) |"
+    echo "| policy | corr(servers on, λ(t)) | mean servers on | mean servers in setup | switch-ons per hour | mean power (W) | average cost | mean response (s) |"
     echo "|---|---|---|---|---|---|---|---|"
     for pol in djsq jsq-off central jsq; do
         j="$js/daily_$pol.json"
         echo "| $(echo $pol | sed 's/^djsq$/delay-JSQ T=4/') |" \
             "$(ci "$(get "$j" demand_correlation)" "$(get "$j" demand_correlation half_width)" 4) |" \
             "$(fmt "$(get "$j" servers_on)" 2) |" \
-            "$(fmt "$(get "$j" servers_warming)" 2) |" \
+            "$(fmt "$(get "$j" servers_setup)" 2) |" \
             "$(fmt "$(get "$j" switch_ons_per_hour)" 0) |" \
             "$(fmt "$(get "$j" mean_power_watts)" 0) |" \
             "$(fmt "$(get "$j" average_cost)" 2) ± $(fmt "$(get "$j" average_cost half_width)" 2) |" \

@@ -8,7 +8,7 @@
 # and once with the MaxUsers integral controller holding 4 requests in
 # the backend. Then backend power control: three backends behind delay-JSQ
 # (qctl proxy --route djsq), one on at start; the others are started by
-# the unpark command (a qctl backend with a 1 s warm-up) and stopped by the
+# the unpark command (a qctl backend with a 1 s setup) and stopped by the
 # park command after 2 s idle, as Poisson load moves 60 -> 400 -> 60
 # requests/s (3, 5 and 4 s); the same load on all three always on (jsq) for comparison.
 # Writes per-step JSON summaries, the proxy's control series, a table, a
@@ -164,7 +164,7 @@ for run in djsq jsq; do
     wait $PP
 done
 stop_all
-# powered server-seconds (on + warming + parking) over the run, p95
+# powered server-seconds (on + setup + parking) over the run, p95
 pw() { sed -n 's/^ *"powered_seconds": \([-0-9.e]*\),*$/\1/p' "$1" | tail -n 1; }
 {
     printf "%-16s %8s %8s %8s %10s %10s\n" fleet sent ok 503 p95 powered_s
@@ -175,10 +175,10 @@ pw() { sed -n 's/^ *"powered_seconds": \([-0-9.e]*\),*$/\1/p' "$1" | tail -n 1; 
     done
     d=$(pw "$OUT/fleet_status_djsq.json") j=$(pw "$OUT/fleet_status_jsq.json")
     awk -v d="$d" -v j="$j" 'BEGIN { if (j > 0) printf "parking: %.1f server-seconds powered vs %.1f all on (%.0f%% saved)\n", d, j, 100 * (1 - d / j) }'
-    w=$(sed -n 's/^ *"warmup_mean": \([-0-9.e]*\),*$/\1/p' "$OUT/fleet_status_djsq.json")
+    w=$(sed -n 's/^ *"setup_mean": \([-0-9.e]*\),*$/\1/p' "$OUT/fleet_status_djsq.json")
     u=$(sed -n 's/^ *"unparks": \([0-9]*\),*$/\1/p' "$OUT/fleet_status_djsq.json" | tail -n 1)
     [ -n "$w" ] && w=$(printf "%.3f" "$w")
-    echo "djsq: $u unparks, mean warm-up ${w:-none} s (unpark to first healthy answer)"
+    echo "djsq: $u unparks, mean setup ${w:-none} s (unpark to first healthy answer)"
 } | tee "$OUT/fleet.txt"
 if command -v gnuplot >/dev/null; then
     # offered load per 0.5 s from the series' cumulative admitted count
@@ -197,7 +197,7 @@ set ylabel "backends"
 set yrange [-0.2:3.4]
 set ytics 1
 plot "$OUT/fleet_plot.csv" using 1:3 with steps lw 2 title "on", \
-     "$OUT/fleet_plot.csv" using 1:4 with steps lw 2 title "warming", \
+     "$OUT/fleet_plot.csv" using 1:4 with steps lw 2 title "setup", \
      "$OUT/fleet_plot.csv" using 1:5 with steps lw 2 title "off", \
      "$OUT/fleet_plot.csv" using 1:6 with steps title "parking"
 unset multiplot

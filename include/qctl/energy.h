@@ -2,14 +2,14 @@
 /* qctl/energy.h: the cost model shared by the energy MDP and the pool
  * simulations.
  *
- * A server is OFF, WARMING (a setup of random, by default exponential,
+ * A server is OFF, SETUP (a setup of random, by default exponential,
  * length after a switch-on) or ON; when ON it serves at one of finitely
  * many rates mu_1 < ... < mu_m, or idles. Costs accrue at rates:
  *
  *   cost rate = h * (jobs in system)                   holding
  *             + power[i]    while ON serving at rate i
  *             + idle_power  while ON and idle
- *             + warm_power  while WARMING
+ *             + setup_power  while SETUP
  *             + off_power   while OFF (normally 0)
  *   plus switch_cost at each switch-on.
  *
@@ -36,7 +36,7 @@ QC_API_BEGIN
 
 typedef enum qc_server_state {
     QC_SERVER_OFF = 0,
-    QC_SERVER_WARMING = 1,
+    QC_SERVER_SETUP = 1,
     QC_SERVER_ON = 2
 } qc_server_state;
 const char *qc_server_state_name(qc_server_state v);
@@ -48,17 +48,17 @@ typedef struct qc_energy_cost {
     double rate[QC_ENERGY_MAX_RATES];    /* service rates, increasing, > 0 */
     double power[QC_ENERGY_MAX_RATES];   /* cost rate serving at rate[i] */
     double idle_power;                   /* cost rate on and idle */
-    double warm_power;                   /* cost rate while warming */
+    double setup_power;                   /* cost rate during setup */
     double off_power;                    /* cost rate while off */
     double switch_cost;                  /* fixed cost per switch-on */
-    double warm_rate;                    /* alpha: mean warm-up 1/alpha */
+    double setup_rate;                    /* alpha: mean setup 1/alpha */
 } qc_energy_cost;
 
 /* Checks a cost model: rates positive and strictly increasing, costs
- * non-negative and finite, warm_rate > 0. The message names the field. */
+ * non-negative and finite, setup_rate > 0. The message names the field. */
 int qc_energy_check(const qc_energy_cost *c, qc_err *err);
 
-/* Multiplies every power figure (power[], idle, warm, off) by price, e.g.
+/* Multiplies every power figure (power[], idle, setup, off) by price, e.g.
  * watts times cost per joule gives cost per second. switch_cost and
  * holding are left alone. */
 void qc_energy_scale_power(qc_energy_cost *c, double price);
@@ -70,7 +70,7 @@ typedef struct qc_energy_report {
     double mean_power;         /* time-average power cost rate */
     double energy_per_job;     /* power cost per completed job */
     double switch_ons_per_hour;/* per 3600 time units */
-    double frac_warming;       /* fraction of server-time warming */
+    double frac_setup;       /* fraction of server-time in setup */
     double average_cost;       /* holding + power + switching, per time */
 } qc_energy_report;
 

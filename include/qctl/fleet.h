@@ -4,15 +4,15 @@
  * live proxy's fleet (`qctl proxy --route djsq`) apply.
  *
  * The caller describes each server by its power state, the requests it
- * holds (in service, queued, or waiting for its warm-up) and when it last
+ * holds (in service, queued, or waiting for its setup) and when it last
  * fell idle; the rule picks the server for one new request:
  *
  *   1. the shortest non-empty queue, while it holds at most T requests
- *      with the new one (ties: ON before WARMING, then the lowest index);
+ *      with the new one (ties: ON before SETUP, then the lowest index);
  *   2. else the idle ON server that fell idle last (its idle timer is the
  *      furthest from firing, which leaves the others free to switch off;
  *      ties: the lowest index);
- *   3. else a WARMING server with an empty queue (turned on for another
+ *   3. else a SETUP server with an empty queue (turned on for another
  *      reason, such as a minimum number on: better to wait for it than to
  *      turn on one more);
  *   4. else the first OFF server, when the caller allows one more on;
@@ -40,7 +40,7 @@ QC_API_BEGIN
 
 typedef enum qc_djsq_state {
     QC_DJSQ_OFF = 0,
-    QC_DJSQ_WARMING = 1,
+    QC_DJSQ_SETUP = 1,
     QC_DJSQ_ON = 2,
     QC_DJSQ_SKIP = 3
 } qc_djsq_state;

@@ -4,7 +4,7 @@
  *
  * Jobs arrive (qctl/arrivals.h), bring a service time S (one speed: every
  * server works at rate mu = 1/E[S]), and are served first-come
- * first-served. A server is OFF, WARMING (a warm-up, or setup, of random
+ * first-served. A server is OFF, SETUP (a setup of random
  * length after it is switched on) or ON (busy or idle). An ON server that
  * falls idle switches off at once, or after an idle timer t_wait (the
  * DelayedOff rule; a job that reaches it before the timer fires cancels
@@ -27,7 +27,7 @@
  *            setup is cancelled
  *
  * The invariants every event keeps: n = sum of jobs at the servers (and in
- * the central queue); a WARMING server of a per-server policy holds at
+ * the central queue); a SETUP server of a per-server policy holds at
  * least one job (it was switched on for one, and jobs never move); an ON
  * server is busy exactly when a job is at it (central: when it holds one);
  * for central, setups = min(waiting, K - ON servers).
@@ -35,7 +35,7 @@
  * Output analysis follows qctl/queue.h: a replication's measured window is
  * cut into QC_POOL_CHUNKS chunks (by arrivals, or by time for a timed
  * run); a job's response time goes to the chunk of its arrival, time
- * areas (jobs, servers busy, ON, warming) and counts (departures,
+ * areas (jobs, servers busy, ON, setup) and counts (departures,
  * switch-ons) to the chunk in force. The transient is cut either as given
  * (customers, or time) or by MSER on the chunks' mean number of jobs
  * averaged across the replications, one cut for all of them (stationary
@@ -47,7 +47,7 @@
  *
  * Costs use qctl/energy.h in cost rates (power already multiplied by the
  * energy price): holding h per job per unit time, power[0] while serving,
- * idle_power while ON and idle, warm_power while WARMING, off_power while
+ * idle_power while ON and idle, setup_power while SETUP, off_power while
  * OFF, switch_cost per switch-on (a cancelled setup was still a
  * switch-on).
  *
@@ -79,13 +79,13 @@ QC_API_BEGIN
 
 /* Default cost model (watts from the illustrative figures of the removable
  * server work: busy 240, idle 180, setup 240, off 0), energy price 1 per
- * watt-second, holding cost 1 per job per second, mean warm-up 10 s. */
+ * watt-second, holding cost 1 per job per second, mean setup 10 s. */
 #define QC_POOL_DEFAULT_BUSY_W 240.0
 #define QC_POOL_DEFAULT_IDLE_W 180.0
-#define QC_POOL_DEFAULT_WARM_W 240.0
+#define QC_POOL_DEFAULT_SETUP_W 240.0
 #define QC_POOL_DEFAULT_OFF_W 0.0
 #define QC_POOL_DEFAULT_HOLDING 1.0
-#define QC_POOL_DEFAULT_WARM_RATE 0.1
+#define QC_POOL_DEFAULT_SETUP_RATE 0.1
 #define QC_POOL_DEFAULT_THRESHOLD 4
 
 typedef enum qc_pool_policy {
@@ -118,7 +118,7 @@ typedef struct qc_pool_params {
     unsigned threshold;        /* djsq: T >= 1 */
     const qc_arrivals *arrival;
     const qc_dist *service;    /* service time S */
-    const qc_dist *warmup;     /* warm-up (setup) time */
+    const qc_dist *setup;     /* setup time */
     double idle_timer;         /* t_wait >= 0; INFINITY: never switch off */
     qc_energy_cost cost;       /* cost rates; nrates 1, rate[0] = 1/E[S] */
     uint64_t customers;        /* measured arrivals per replication, or 0 */
@@ -144,9 +144,9 @@ typedef struct qc_pool_params {
 } qc_pool_params;
 
 /* Defaults: K = 1, djsq with T = QC_POOL_DEFAULT_THRESHOLD, idle timer 0,
- * the default cost model at price 1 (warm_rate 0.1), 10 replications,
+ * the default cost model at price 1 (setup_rate 0.1), 10 replications,
  * seed 1, level 0.95, automatic transient, no series. arrival, service,
- * warmup and the run length are left for the caller. */
+ * setup and the run length are left for the caller. */
 void qc_pool_params_init(qc_pool_params *p);
 
 typedef enum qc_pool_metric {
@@ -159,13 +159,13 @@ typedef enum qc_pool_metric {
     QC_PM_POWER,             /* mean power cost rate */
     QC_PM_ENERGY_PER_JOB,    /* power cost per departed job */
     QC_PM_SWITCH_ONS_PER_HOUR,
-    QC_PM_FRAC_WARMING,      /* warming server-time / (K x time) */
+    QC_PM_FRAC_SETUP,      /* setup server-time / (K x time) */
     QC_PM_COST,              /* average cost: holding + power + switching */
     QC_PM_HOLDING_COST,      /* h x mean jobs */
-    QC_PM_WARMING_COST,      /* warm power x mean warming + switch cost rate */
+    QC_PM_SETUP_COST,      /* setup power x mean servers in setup + switch cost rate */
     QC_PM_SERVERS_ON,        /* mean servers ON (busy or idle) */
     QC_PM_SERVERS_BUSY,
-    QC_PM_SERVERS_WARMING,
+    QC_PM_SERVERS_SETUP,
     QC_PM_DEMAND_CORR,       /* corr(servers ON, lambda(t)) over bins; time-varying input */
     QC_PM_COUNT
 } qc_pool_metric;
@@ -177,7 +177,7 @@ int qc_pool_metric_parse(const char *s, qc_pool_metric *v, qc_err *err);
 typedef struct qc_pool_series_point {
     double t;             /* end of the bin */
     double jobs;          /* time averages over the bin */
-    double on, warming, busy;
+    double on, setup, busy;
     double rate;          /* model arrival rate at the bin's middle (NAN: trace) */
     double arrivals;      /* arrivals in the bin / bin width */
 } qc_pool_series_point;

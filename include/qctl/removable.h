@@ -5,14 +5,14 @@
  * server under a policy table.
  *
  * The model (docs/energy-mdp.md has the full equations). Jobs arrive at
- * rate lambda. The server is OFF, WARMING or ON. State (n, status), n jobs
+ * rate lambda. The server is OFF, SETUP or ON. State (n, status), n jobs
  * in system, 0 <= n <= N (arrivals finding N jobs are lost: the
  * truncation). Decisions are taken at every event and act at once:
- *   OFF, n jobs:  stay off, or switch on (pay switch_cost, start warming);
- *   WARMING:      no decision; warm-up ends at rate alpha (then ON);
+ *   OFF, n jobs:  stay off, or switch on (pay switch_cost, start the setup);
+ *   SETUP:      no decision; setup ends at rate alpha (then ON);
  *   ON, n jobs:   serve at rate mu_i (n >= 1), idle, or switch off.
  * Costs are those of qctl/energy.h: h n + the power cost rate of the
- * status (power[i], idle_power, warm_power or off_power), plus
+ * status (power[i], idle_power, setup_power or off_power), plus
  * switch_cost per switch-on. The criterion is the long-run average cost.
  *
  * Uniformization with L = lambda + mu_max + alpha turns it into a
@@ -20,7 +20,7 @@
  * keeps a self-loop of probability >= min(mu_max, alpha)/L, so every
  * policy's chain is aperiodic. A decision to switch takes effect within
  * the step it is taken in: "switch on" at (n, OFF) has the row of
- * (n, WARMING) and its cost plus switch_cost; "switch off" at (n, ON) the
+ * (n, SETUP) and its cost plus switch_cost; "switch off" at (n, ON) the
  * row of (n, OFF) staying off. Lumping each such (state, action) with the
  * status it switches to gives back the continuous-time chain, so gain
  * times L is the average cost per unit time.
@@ -114,7 +114,7 @@ typedef struct qc_removable_perf {
     double holding_cost;     /* h E[N] */
     double power_cost;       /* = e.mean_power */
     double switching_cost;   /* switch_cost * switch_on_rate */
-    double frac_off, frac_idle, frac_serving; /* with e.frac_warming: 1 */
+    double frac_off, frac_idle, frac_serving; /* with e.frac_setup: 1 */
 } qc_removable_perf;
 
 /* Builds the chain of `pol` on levels 0..pol->nmax (uniformized with
@@ -239,9 +239,9 @@ void qc_removable_result_free(qc_removable_result *r);
 
 /* Fills a full MDP (all actions) on levels 0..nmax into m, which must
  * have room: 3 (N+1) states, (nrates + 5)(N+1) pairs, 3 transitions per
- * pair. Action order per state: OFF: stay off, switch on; WARMING: wait;
+ * pair. Action order per state: OFF: stay off, switch on; SETUP: wait;
  * ON: rates slowest first, idle, off (n = 0: idle, off). Labels: OFF 0/1,
- * WARMING 0, ON the on_action code. Exposed for benchmarks and tests. */
+ * SETUP 0, ON the on_action code. Exposed for benchmarks and tests. */
 int qc_removable_build(qc_mdp *m, double lambda, const qc_energy_cost *c, size_t nmax,
                        qc_err *err);
 /* Converts an MDP policy of that model into a policy table. */

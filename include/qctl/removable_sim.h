@@ -22,7 +22,7 @@ QC_API_BEGIN
  *
  * A discrete-event simulation of the same server on the qctl kernel: FCFS,
  * Poisson arrivals, exponential services at the rate in force (re-drawn
- * when the rate changes, exact by memorylessness), exponential warm-ups,
+ * when the rate changes, exact by memorylessness), exponential setups,
  * decisions from the policy table at every event, arrivals lost at
  * n = nmax. Each replication starts empty and off, drops a warm-up time,
  * then measures for `horizon`; figures get Student-t intervals over the
@@ -41,7 +41,7 @@ typedef struct qc_removable_sim_params {
 } qc_removable_sim_params;
 
 typedef struct qc_removable_sim_result {
-    qc_ci mean_jobs, mean_response, mean_power, switch_on_rate, frac_warming,
+    qc_ci mean_jobs, mean_response, mean_power, switch_on_rate, frac_setup,
         average_cost, throughput;
     uint64_t events;
 } qc_removable_sim_result;

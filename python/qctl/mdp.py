@@ -29,7 +29,7 @@ class RemovableSolution:
 
 def _perf(p):
     return {"mean_jobs": p.e.mean_jobs, "mean_response": p.e.mean_response,
-            "mean_power": p.e.mean_power, "frac_warming": p.e.frac_warming,
+            "mean_power": p.e.mean_power, "frac_setup": p.e.frac_setup,
             "frac_off": p.frac_off, "frac_idle": p.frac_idle, "frac_serving": p.frac_serving,
             "switch_on_rate": p.switch_on_rate, "throughput": p.throughput,
             "blocking": p.blocking, "holding_cost": p.holding_cost,
@@ -70,7 +70,7 @@ def removable(lam, rates, power, setup_rate, holding=1.0, idle_power=None, setup
         if power[i] < 0:
             raise bad("--power: element %d (%g) is negative; costs must be >= 0" % (i + 1, power[i]))
     for flag, field, v in (("--idle-power", "idle_power", idle_power),
-                           ("--setup-power", "warm_power", setup_power),
+                           ("--setup-power", "setup_power", setup_power),
                            ("--off-power", "off_power", off_power),
                            ("--switch-cost", "switch_cost", switch_cost)):
         if v is not None:
@@ -82,8 +82,8 @@ def removable(lam, rates, power, setup_rate, holding=1.0, idle_power=None, setup
     if not c.holding > 0:
         raise bad("--holding: must be > 0: with no cost on waiting, leaving the server off "
                   "forever is optimal and the queue has no steady state")
-    c.warm_rate = float(setup_rate)
-    if not c.warm_rate > 0:
+    c.setup_rate = float(setup_rate)
+    if not c.setup_rate > 0:
         raise bad("--setup-rate: must be > 0")
     p.__setattr__("lambda", float(lam))
     if not lam > 0:

@@ -385,7 +385,7 @@ class PoolResult:
         return self.metrics[name]
 
     # the metrics of --compare's rows, as the command writes them
-    COMPARED = ("average_cost", "holding_cost", "mean_power", "warming_cost", "response_time",
+    COMPARED = ("average_cost", "holding_cost", "mean_power", "setup_cost", "response_time",
                 "response_time_p95", "servers_on", "switch_ons_per_hour")
 
     def to_dict(self):
@@ -486,7 +486,7 @@ def pool(servers, arrival, service="exp:1", setup_time="exp:0.1", policy="djsq",
     c = p.cost
     c.holding, c.switch_cost = watts[0], watts[5]
     c.power[0], c.idle_power = watts[1] * watts[6], watts[2] * watts[6]
-    c.warm_power, c.off_power = watts[3] * watts[6], watts[4] * watts[6]
+    c.setup_power, c.off_power = watts[3] * watts[6], watts[4] * watts[6]
 
     if not isinstance(arrival, str):
         raise bad("--arrival: a spec such as 'exp:0.9' (a string)")
@@ -495,7 +495,7 @@ def pool(servers, arrival, service="exp:1", setup_time="exp:0.1", policy="djsq",
     arr = ffi.gc(arr, lib.qc_arrivals_free)
     svc = _dist.parse(service, "--service")
     wup = _dist.parse(setup_time, "--setup-time")
-    p.arrival, p.service, p.warmup = arr, svc._d, wup._d
+    p.arrival, p.service, p.setup = arr, svc._d, wup._d
     if p.customers == 0 and p.horizon == 0:
         p.customers = 100000  # (a trace:FILE run measures the whole trace in the command)
     if p.transient_mode == lib.QC_POOL_TRANSIENT_FIXED:

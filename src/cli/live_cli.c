@@ -23,7 +23,7 @@ static const char backend_about[] =
 int cmd_backend(int argc, char **argv)
 {
     qc_backend_params o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
-    const char *service = "exp:100", *warmup = NULL;
+    const char *service = "exp:100", *setup = NULL;
     int help = 0;
     /* one row per flag: the parser, this help and the completion */
     const cli_flag flags[] = {
@@ -39,7 +39,7 @@ int cmd_backend(int argc, char **argv)
          .help = "wait on a timer (default) or burn CPU"},
         {"seed", CLI_U64, &o.seed, .arg = "S", .help = "seed of the service times (default 1)"},
         {"health", CLI_STR, &o.health, .arg = "PATH", .help = "the health path (default /health)"},
-        {"setup", CLI_STR, &warmup, .arg = "SPEC", .alias = "warmup",
+        {"setup", CLI_STR, &setup, .arg = "SPEC", .alias = "warmup",
          .help = "the health path answers 503 for a setup time drawn\nfrom SPEC (seconds) after "
                  "start, then 200 (--warmup: old name)"},
         {"body", CLI_U64, &o.body, .arg = "BYTES",
@@ -70,27 +70,27 @@ int cmd_backend(int argc, char **argv)
         cli_error("--service: %s", err.msg);
         return QC_EXIT_USAGE;
     }
-    if (warmup) {
-        if (qc_dist_parse(&o.warmup, warmup, &err) != 0) {
+    if (setup) {
+        if (qc_dist_parse(&o.setup, setup, &err) != 0) {
             qc_dist_free(&o.service);
             cli_error("--setup: %s", err.msg);
             return QC_EXIT_USAGE;
         }
-        o.has_warmup = 1;
+        o.has_setup = 1;
     }
     struct sockaddr_storage a;
     if (qc__addr_parse(o.listen, &a, &err) != 0) {
         qc_dist_free(&o.service);
-        if (o.has_warmup)
-            qc_dist_free(&o.warmup);
+        if (o.has_setup)
+            qc_dist_free(&o.setup);
         cli_error("--listen: %s", err.msg);
         return QC_EXIT_USAGE;
     }
     signal(SIGPIPE, SIG_IGN); /* a client gone mid-response is not fatal */
     rc = qc_backend_run(&o, &err);
     qc_dist_free(&o.service);
-    if (o.has_warmup)
-        qc_dist_free(&o.warmup);
+    if (o.has_setup)
+        qc_dist_free(&o.setup);
     if (rc) {
         cli_error("backend: %s", err.msg);
         return QC_EXIT_FAIL;
@@ -220,7 +220,7 @@ static int proxy_validate(void *ctx)
     if ((!isinf(o->fleet.idle_off) && positive("--idle-off", o->fleet.idle_off)) ||
         positive("--cmd-timeout", o->cmd_timeout) ||
         positive("--health-interval", o->health_interval) ||
-        positive("--setup-timeout", o->warmup_timeout))
+        positive("--setup-timeout", o->setup_timeout))
         return rc;
     if (proxy_class_specs(o, &pc->classes) != 0)
         return rc;
@@ -443,7 +443,7 @@ int cmd_proxy(int argc, char **argv)
         {"idle-off", CLI_DOUBLE, &o->fleet.idle_off, .arg = "SECONDS",
          .help = "djsq: park a backend idle this long (default never)"},
         {"min-on", CLI_UINT, &o->fleet.min_on, .arg = "N",
-         .help = "djsq: backends kept on or warming (default 1)"},
+         .help = "djsq: backends kept on or in setup (default 1)"},
         {"max-on", CLI_UINT, &o->fleet.max_on, .arg = "N",
          .help = "djsq: backends powered at most (default all)", .zero_unset = 1},
         {"initially-on", CLI_UINT, &o->fleet.initially_on, .arg = "N",
@@ -455,12 +455,12 @@ int cmd_proxy(int argc, char **argv)
         {"cmd-timeout", CLI_DOUBLE, &o->cmd_timeout, .arg = "T",
          .help = "an un/park command killed after T s (default 10)"},
         {"health", CLI_STR, &o->health, .arg = "PATH",
-         .help = "while warming, GET PATH until a 2xx marks it on;\nthe probe of --health-check "
+         .help = "during setup, GET PATH until a 2xx marks it on;\nthe probe of --health-check "
                  "and --max-fails too"},
         {"health-interval", CLI_DOUBLE, &o->health_interval, .arg = "T",
-         .help = "seconds between health probes of a warming or\nout-of-rotation backend "
+         .help = "seconds between health probes of a backend in setup or an\nout-of-rotation backend "
                  "(default 0.1)"},
-        {"setup-timeout", CLI_DOUBLE, &o->warmup_timeout, .arg = "T",
+        {"setup-timeout", CLI_DOUBLE, &o->setup_timeout, .arg = "T",
          .alias = "warmup-timeout",
          .help = "not healthy T s after an unpark: back off (default 30;\n--warmup-timeout: old "
                  "name)"},

@@ -144,7 +144,7 @@ static int check_inputs(const qc_removable_params *p, size_t npower, const opts 
         }
     }
     int rc;
-    if ((rc = nonneg("--idle-power", c->idle_power)) || (rc = nonneg("--setup-power", c->warm_power)) ||
+    if ((rc = nonneg("--idle-power", c->idle_power)) || (rc = nonneg("--setup-power", c->setup_power)) ||
         (rc = nonneg("--off-power", c->off_power)) || (rc = nonneg("--switch-cost", c->switch_cost)) ||
         (rc = nonneg("--holding", c->holding)))
         return rc;
@@ -153,8 +153,8 @@ static int check_inputs(const qc_removable_params *p, size_t npower, const opts 
                   "forever is optimal and the queue has no steady state");
         return QC_EXIT_USAGE;
     }
-    if (!(c->warm_rate > 0)) {
-        cli_error(c->warm_rate == 0 ? "--setup-rate: required and > 0 (setup times have mean "
+    if (!(c->setup_rate > 0)) {
+        cli_error(c->setup_rate == 0 ? "--setup-rate: required and > 0 (setup times have mean "
                                       "1/A)"
                                     : "--setup-rate: must be > 0");
         return QC_EXIT_USAGE;
@@ -200,7 +200,7 @@ static json_t *perf_json(const qc_removable_perf *pf)
     json_object_set_new(o, "energy_per_job", qc_json_real_new(pf->e.energy_per_job));
     json_object_set_new(o, "switch_ons_per_hour", qc_json_real_new(pf->e.switch_ons_per_hour));
     json_object_set_new(o, "switch_ons_per_time", qc_json_real_new(pf->switch_on_rate));
-    json_object_set_new(o, "frac_warming", qc_json_real_new(pf->e.frac_warming));
+    json_object_set_new(o, "frac_setup", qc_json_real_new(pf->e.frac_setup));
     json_object_set_new(o, "frac_off", qc_json_real_new(pf->frac_off));
     json_object_set_new(o, "frac_idle", qc_json_real_new(pf->frac_idle));
     json_object_set_new(o, "frac_serving", qc_json_real_new(pf->frac_serving));
@@ -225,9 +225,9 @@ static json_t *result_json(const qc_removable_params *p, const qc_removable_resu
     json_object_set_new(m, "rates", cli_json_reals(c->rate, c->nrates));
     json_object_set_new(m, "power", cli_json_reals(c->power, c->nrates));
     json_object_set_new(m, "idle_power", json_real(c->idle_power));
-    json_object_set_new(m, "setup_power", json_real(c->warm_power));
+    json_object_set_new(m, "setup_power", json_real(c->setup_power));
     json_object_set_new(m, "off_power", json_real(c->off_power));
-    json_object_set_new(m, "setup_rate", json_real(c->warm_rate));
+    json_object_set_new(m, "setup_rate", json_real(c->setup_rate));
     json_object_set_new(m, "switch_cost", json_real(c->switch_cost));
     json_object_set_new(m, "holding", json_real(c->holding));
     json_object_set_new(m, "price", json_real(o->price));
@@ -347,7 +347,7 @@ static void print_text(const qc_removable_params *p, const qc_removable_result *
     print_list(c->power, c->nrates);
     printf("\n  idle power %g, setup power %g (setup rate %g), off power %g, switch-on "
            "cost %g, holding cost %g\n",
-           c->idle_power, c->warm_power, c->warm_rate, c->off_power, c->switch_cost,
+           c->idle_power, c->setup_power, c->setup_rate, c->off_power, c->switch_cost,
            c->holding);
     printf("truncation N = %zu (%zu states, %zu round%s): mass at N %.3g, beyond N ~%.3g "
            "(target %g)%s\n",
@@ -428,7 +428,7 @@ static void print_text(const qc_removable_params *p, const qc_removable_result *
     printf("  mean power               %.6g\n", pf->e.mean_power);
     printf("  energy per job           %.6g\n", pf->e.energy_per_job);
     printf("  switch-ons per hour      %.6g\n", pf->e.switch_ons_per_hour);
-    printf("  fraction warming         %.6g\n", pf->e.frac_warming);
+    printf("  fraction in setup         %.6g\n", pf->e.frac_setup);
     printf("  average cost             %.6g  (holding %.6g + power %.6g + switching %.6g)\n",
            pf->e.average_cost, pf->holding_cost, pf->power_cost, pf->switching_cost);
 
@@ -673,10 +673,10 @@ int cmd_mdp_removable(int argc, char **argv)
                  "rate; sim pool's defaults are a server's watts, 180 W\n"
                  "idle, and `--idle-power 180 --setup-power 240\n"
                  "--off-power 0` reproduces them)"},
-        {"setup-power", CLI_DOUBLE, &q.p.cost.warm_power, .alias = "warm-power", .arg = "X",
+        {"setup-power", CLI_DOUBLE, &q.p.cost.setup_power, .alias = "warm-power", .arg = "X",
          .help = "power during the setup time (default 0; --warm-power:\nold name)"},
         {"off-power", CLI_DOUBLE, &q.p.cost.off_power, .arg = "X", .help = "power while off (default 0)"},
-        {"setup-rate", CLI_DOUBLE, &q.p.cost.warm_rate, .alias = "warm-rate", .arg = "A",
+        {"setup-rate", CLI_DOUBLE, &q.p.cost.setup_rate, .alias = "warm-rate", .arg = "A",
          .help = "setup rate: setup times are exponential with mean 1/A\n(--warm-rate: old name)"},
         {"switch-cost", CLI_DOUBLE, &q.p.cost.switch_cost, .arg = "K",
          .help = "fixed cost per switch-on (default 0)"},

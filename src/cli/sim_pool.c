@@ -21,25 +21,25 @@
 #include "result.h"
 
 static const char about[] =
-    "Simulates K removable servers (OFF, WARMING, ON) under a routing and\n"
+    "Simulates K removable servers (OFF, SETUP, ON) under a routing and\n"
     "on/off policy and prints delay, power and cost with confidence intervals.\n";
 
 typedef struct opts {
-    const char *arrival, *service, *warmup;
+    const char *arrival, *service, *setup;
     cli_outputs out; /* --json, --output, --series, --plot, --report */
     int quiet, compare;
     double series_dt;
     double price;
-    double watts[4]; /* busy, idle, warm, off */
+    double watts[4]; /* busy, idle, setup, off */
 } opts;
 
 static const char *const labels[QC_PM_COUNT] = {
     "mean jobs",           "response time",        "response time p50",
     "response time p95",   "response time p99",    "throughput",
     "mean power (cost)",   "energy per job (cost)", "switch-ons per hour",
-    "fraction warming",    "average cost",         "holding cost",
-    "warming cost",        "servers on",           "servers busy",
-    "servers warming",     "corr(servers on, rate)"};
+    "fraction in setup",    "average cost",         "holding cost",
+    "setup cost",        "servers on",           "servers busy",
+    "servers in setup",     "corr(servers on, rate)"};
 
 /* A CI scaled by 1/price: the power in watts. */
 static qc_ci ci_scaled(const qc_ci *c, double f)
@@ -71,8 +71,8 @@ static json_t *summary_json(const qc_pool_params *p, const qc_pool_result *r, co
     json_object_set_new(model, "service", json_string(o->service));
     qc_dist_format(p->service, buf, sizeof buf);
     json_object_set_new(model, "service_canonical", json_string(buf));
-    json_object_set_new(model, "setup_time", json_string(o->warmup));
-    qc_dist_format(p->warmup, buf, sizeof buf);
+    json_object_set_new(model, "setup_time", json_string(o->setup));
+    qc_dist_format(p->setup, buf, sizeof buf);
     json_object_set_new(model, "setup_canonical", json_string(buf));
     /* null: an idle server never switches off */
     json_object_set_new(model, "idle_timer",
@@ -115,7 +115,7 @@ static json_t *summary_json(const qc_pool_params *p, const qc_pool_result *r, co
     json_object_set_new(er, "mean_power", qc_json_real_new(e->mean_power));
     json_object_set_new(er, "energy_per_job", qc_json_real_new(e->energy_per_job));
     json_object_set_new(er, "switch_ons_per_hour", qc_json_real_new(e->switch_ons_per_hour));
-    json_object_set_new(er, "frac_warming", qc_json_real_new(e->frac_warming));
+    json_object_set_new(er, "frac_setup", qc_json_real_new(e->frac_setup));
     json_object_set_new(er, "average_cost", qc_json_real_new(e->average_cost));
     json_object_set_new(root, "energy_report", er);
     return root;
@@ -126,7 +126,7 @@ static void print_table(const qc_pool_params *p, const qc_pool_result *r, const 
     printf("server pool: K = %u, policy %s", p->servers, qc_pool_policy_name(p->policy));
     if (p->policy == QC_POOL_DJSQ)
         printf(" (T = %u)", p->threshold);
-    printf(", arrival %s, service %s, setup %s", o->arrival, o->service, o->warmup);
+    printf(", arrival %s, service %s, setup %s", o->arrival, o->service, o->setup);
     if (p->policy != QC_POOL_JSQ)
         printf(", idle timer %g", p->idle_timer);
     if (isfinite(r->load))
@@ -155,10 +155,10 @@ static void print_table(const qc_pool_params *p, const qc_pool_result *r, const 
 static void series_rows(FILE *fp, const void *ctx)
 {
     const qc_pool_result *r = ctx;
-    fprintf(fp, "time,jobs,servers_on,servers_warming,servers_busy,arrival_rate,measured_rate\n");
+    fprintf(fp, "time,jobs,servers_on,servers_setup,servers_busy,arrival_rate,measured_rate\n");
     for (size_t i = 0; i < r->series_len; i++) {
         const qc_pool_series_point *s = &r->series[i];
-        fprintf(fp, "%.10g,%.10g,%.10g,%.10g,%.10g,", s->t, s->jobs, s->on, s->warming, s->busy);
+        fprintf(fp, "%.10g,%.10g,%.10g,%.10g,%.10g,", s->t, s->jobs, s->on, s->setup, s->busy);
         cli_csv_num(fp, s->rate, ",");
         cli_csv_num(fp, s->arrivals, "\n");
     }
@@ -218,7 +218,7 @@ static int run_comparison(const qc_pool_params *p, const qc_pool_result *own, po
 }
 
 /* The metrics compared, as JSON keys (qc_pool_metric_name) and columns. */
-static const int cmp_metrics[] = {QC_PM_COST, QC_PM_HOLDING_COST, QC_PM_POWER, QC_PM_WARMING_COST,
+static const int cmp_metrics[] = {QC_PM_COST, QC_PM_HOLDING_COST, QC_PM_POWER, QC_PM_SETUP_COST,
                                   QC_PM_RESPONSE, QC_PM_P95, QC_PM_SERVERS_ON,
                                   QC_PM_SWITCH_ONS_PER_HOUR};
 #define NCMP (sizeof cmp_metrics / sizeof cmp_metrics[0])
@@ -297,7 +297,7 @@ static int pool_plots(cli_plots *pl, const void *ctx)
             "set ylabel 'servers'\nset y2label 'jobs in system'\nset ytics nomirror\n"
             "set y2tics\n"
             "plot '%s' using 1:3 every ::1 with lines lw 2 lc rgb '#1f77b4' title 'servers on', "
-            "'' using 1:4 every ::1 with lines lc rgb '#ff7f0e' title 'servers warming', "
+            "'' using 1:4 every ::1 with lines lc rgb '#ff7f0e' title 'servers in setup', "
             "'' using 1:(($6 == $6 ? $6 : $7) * %.10g) every ::1 with lines lc rgb '#2ca02c' "
             "title 'demand (rate x E[S])', "
             "'' using 1:2 every ::1 axes x1y2 with lines lc rgb '#999999' title 'jobs'",
@@ -430,7 +430,7 @@ static int pool_validate(void *ctx)
     p->transient_mode = fixed ? QC_POOL_TRANSIENT_FIXED : QC_POOL_TRANSIENT_AUTO;
     p->cost.power[0] = o->watts[0] * o->price;
     p->cost.idle_power = o->watts[1] * o->price;
-    p->cost.warm_power = o->watts[2] * o->price;
+    p->cost.setup_power = o->watts[2] * o->price;
     p->cost.off_power = o->watts[3] * o->price;
 
     qc_err err = {0};
@@ -444,11 +444,11 @@ static int pool_validate(void *ctx)
         return QC_EXIT_USAGE;
     }
     p->service = &q->svc;
-    if (qc_dist_parse(&q->wup, o->warmup, &err) != 0) {
+    if (qc_dist_parse(&q->wup, o->setup, &err) != 0) {
         cli_error("--setup-time: %s", err.msg);
         return QC_EXIT_USAGE;
     }
-    p->warmup = &q->wup;
+    p->setup = &q->wup;
     if (p->customers == 0 && p->horizon == 0) {
         if (q->arr.kind == QC_ARRIVALS_TRACE) {
             uint64_t cut = fixed ? (uint64_t)p->transient : 0;
@@ -535,11 +535,11 @@ int cmd_sim_pool(int argc, char **argv)
     o->price = 1.0;
     o->watts[0] = QC_POOL_DEFAULT_BUSY_W;
     o->watts[1] = QC_POOL_DEFAULT_IDLE_W;
-    o->watts[2] = QC_POOL_DEFAULT_WARM_W;
+    o->watts[2] = QC_POOL_DEFAULT_SETUP_W;
     o->watts[3] = QC_POOL_DEFAULT_OFF_W;
-    char warm_default[64];
-    snprintf(warm_default, sizeof warm_default, "exp:%g", QC_POOL_DEFAULT_WARM_RATE);
-    o->warmup = warm_default;
+    char setup_default[64];
+    snprintf(setup_default, sizeof setup_default, "exp:%g", QC_POOL_DEFAULT_SETUP_RATE);
+    o->setup = setup_default;
     int help = 0;
     /* the old names (aliases) keep one vocabulary: "setup" for a server's
      * start-up time, "warm-up" for the statistical cut */
@@ -560,7 +560,7 @@ int cmd_sim_pool(int argc, char **argv)
                  "time as period), steps:T0:R0,T1:R1,... (rate\nR_k from T_k on, the last one for "
                  "ever)\nor trace:FILE (arrival times)"},
         {"service", CLI_STR, &o->service, .arg = "SPEC", .help = "service time (default exp:1)"},
-        {"setup-time", CLI_STR, &o->warmup, .arg = "SPEC", .alias = "warmup-time",
+        {"setup-time", CLI_STR, &o->setup, .arg = "SPEC", .alias = "warmup-time",
          .help = "setup time of a server switched on, before it serves\n(default exp:0.1; "
                  "--warmup-time: old name)"},
         {"idle-timer", CLI_STR, &q.idle_timer, .arg = "T",
@@ -597,7 +597,7 @@ int cmd_sim_pool(int argc, char **argv)
         CLI_ROW_JSON(&o->out.json),
         CLI_ROW_OUTPUT(&o->out.output),
         {"series", CLI_STR, &o->out.series, .path = CLI_PATH_OUT, .arg = "FILE",
-         .help = "write jobs, servers on and warming and the arrival rate\nover time "
+         .help = "write jobs, servers on and in setup and the arrival rate\nover time "
                  "(replication 1) as CSV"},
         CLI_ROW_SERIES_DT(&o->series_dt),
         {"plot", CLI_STR, &o->out.plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",

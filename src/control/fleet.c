@@ -2,14 +2,14 @@
 /* fleet.c: delay-JSQ routing (the rule is stated in qctl/fleet.h).
  *
  * One scan classifies every server: the shortest non-empty queue, the
- * idle ON server idle last, the first WARMING server with an empty queue
+ * idle ON server idle last, the first SETUP server with an empty queue
  * and the first OFF server; the order of the rule's steps then picks. */
 #include "qctl/fleet.h"
 #include "core/names.h"
 
 int qc_djsq_route(const qc_djsq_server *s, unsigned n, unsigned threshold, int may_turn_on)
 {
-    int best = -1, idle = -1, warm = -1, off = -1;
+    int best = -1, idle = -1, setup = -1, off = -1;
     unsigned bestq = 0;
     int best_on = 0;
     for (unsigned i = 0; i < n; i++) {
@@ -27,8 +27,8 @@ int qc_djsq_route(const qc_djsq_server *s, unsigned n, unsigned threshold, int m
                 best_on = on;
             }
         } else if (!on) {
-            if (warm < 0)
-                warm = (int)i;
+            if (setup < 0)
+                setup = (int)i;
         } else if (idle < 0 || v->idle_since > s[idle].idle_since) {
             idle = (int)i;
         }
@@ -37,12 +37,12 @@ int qc_djsq_route(const qc_djsq_server *s, unsigned n, unsigned threshold, int m
         return best;
     if (idle >= 0)
         return idle;
-    if (warm >= 0)
-        return warm;
+    if (setup >= 0)
+        return setup;
     if (off >= 0 && may_turn_on)
         return off;
     return best;
 }
 
-static const char *const djsq_state_names[] = {"off", "warming", "on", "skip"};
+static const char *const djsq_state_names[] = {"off", "setup", "on", "skip"};
 QC__NAMES(qc_djsq_state, qc_djsq_state_name, qc_djsq_state_parse, djsq_state_names)

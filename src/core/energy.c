@@ -31,14 +31,14 @@ int qc_energy_check(const qc_energy_cost *c, qc_err *err)
         return qc_err_set(err, QC_ERANGE, "holding cost %g must be >= 0", c->holding);
     if (!nonneg(c->idle_power))
         return qc_err_set(err, QC_ERANGE, "idle power %g must be >= 0", c->idle_power);
-    if (!nonneg(c->warm_power))
-        return qc_err_set(err, QC_ERANGE, "warm-up power %g must be >= 0", c->warm_power);
+    if (!nonneg(c->setup_power))
+        return qc_err_set(err, QC_ERANGE, "setup power %g must be >= 0", c->setup_power);
     if (!nonneg(c->off_power))
         return qc_err_set(err, QC_ERANGE, "off power %g must be >= 0", c->off_power);
     if (!nonneg(c->switch_cost))
         return qc_err_set(err, QC_ERANGE, "switch-on cost %g must be >= 0", c->switch_cost);
-    if (!(c->warm_rate > 0 && isfinite(c->warm_rate)))
-        return qc_err_set(err, QC_ERANGE, "warm-up rate %g must be > 0", c->warm_rate);
+    if (!(c->setup_rate > 0 && isfinite(c->setup_rate)))
+        return qc_err_set(err, QC_ERANGE, "setup rate %g must be > 0", c->setup_rate);
     return 0;
 }
 
@@ -47,9 +47,9 @@ void qc_energy_scale_power(qc_energy_cost *c, double price)
     for (size_t i = 0; i < c->nrates && i < QC_ENERGY_MAX_RATES; i++)
         c->power[i] *= price;
     c->idle_power *= price;
-    c->warm_power *= price;
+    c->setup_power *= price;
     c->off_power *= price;
 }
 
-static const char *const server_state_names[] = {"off", "warming", "on"};
+static const char *const server_state_names[] = {"off", "setup", "on"};
 QC__NAMES(qc_server_state, qc_server_state_name, qc_server_state_parse, server_state_names)

@@ -11,8 +11,8 @@
  * becomes the bottleneck). One request per connection is served at a
  * time; pipelined requests wait in the connection's buffer. GET /health
  * (or the --health path) answers at once, outside the queue: 503 during a
- * random warm-up after start (--warmup), then 200, so that a backend the
- * proxy unparks has a real warm-up, like the model's setup time. */
+ * random setup time after start (--setup), then 200, so that a backend the
+ * proxy unparks has a real setup time, like the model's. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,7 +35,7 @@ typedef struct backend {
     qc_rng rng;
     unsigned busy;
     bconn *wait_head, *wait_tail;
-    double ready_at; /* the health path answers 503 until then (--warmup) */
+    double ready_at; /* the health path answers 503 until then (--setup) */
 } backend;
 
 struct bconn {
@@ -302,7 +302,7 @@ static int process_one(bconn *c)
     qc__buf_consume(&c->in, (size_t)total);
     if (health) {
         if (qc__now() < c->b->ready_at)
-            respond(c, 503, "Service Unavailable", "warming up\n", c->keep);
+            respond(c, 503, "Service Unavailable", "in setup\n", c->keep);
         else
             respond(c, 200, "OK", "ready\n", c->keep);
         if (!c->keep || c->b->o->http10) {
@@ -417,10 +417,10 @@ int qc_backend_run(const qc_backend_params *o, qc_err *err)
     backend b = {.loop = &loop, .o = o};
     qc_rng_init(&b.rng, o->seed, qc_rng_stream(0, QC_STREAM_SERVICE, 0));
     b.ready_at = qc__now();
-    if (o->has_warmup) { /* its own stream: the service times stay as without */
+    if (o->has_setup) { /* its own stream: the service times stay as without */
         qc_rng wr;
         qc_rng_init(&wr, o->seed, qc_rng_stream(0, QC_STREAM_SERVER, 0));
-        double w = qc_dist_sample(&o->warmup, &wr);
+        double w = qc_dist_sample(&o->setup, &wr);
         b.ready_at += w > 0 && isfinite(w) ? w : 0;
     }
     uv_tcp_init(b.loop, &b.server);

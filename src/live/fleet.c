@@ -5,7 +5,7 @@
  * Every state change goes through set_state, which closes the time spent
  * in the old state, so the accounting is exact whatever order the I/O
  * layer reports events in. The invariant kept: a backend's queue
- * (inflight + waiting) is only nonzero in WARMING (waiting, never
+ * (inflight + waiting) is only nonzero in SETUP (waiting, never
  * inflight), ON and PARKING (inflight only); an OFF backend holds
  * nothing, so parking never drops a request. */
 #include <math.h>
@@ -13,12 +13,12 @@
 #include "live/fleet.h"
 #include "qctl/fleet.h"
 
-const double qc__fleet_warm_le[QC_FLEET_WARM_BUCKETS] = {0.1, 0.25, 0.5, 1,       2.5,
+const double qc__fleet_setup_le[QC_FLEET_SETUP_BUCKETS] = {0.1, 0.25, 0.5, 1,       2.5,
                                                          5,   10,   30,  INFINITY};
 
 const char *qc__fleet_state_name(qc__fleet_state s)
 {
-    static const char *const names[QC_FLEET_NSTATES] = {"off", "warming", "on", "parking"};
+    static const char *const names[QC_FLEET_NSTATES] = {"off", "setup", "on", "parking"};
     return (unsigned)s < QC_FLEET_NSTATES ? names[s] : "?";
 }
 
@@ -110,7 +110,7 @@ static int route_jsq(qc__fleet *f, double now, int avoid_down)
 static int route_djsq(qc__fleet *f, double now, int avoid_down)
 {
     static const qc_djsq_state as[QC_FLEET_NSTATES] = {
-        [QC_FLEET_OFF] = QC_DJSQ_OFF, [QC_FLEET_WARMING] = QC_DJSQ_WARMING,
+        [QC_FLEET_OFF] = QC_DJSQ_OFF, [QC_FLEET_SETUP] = QC_DJSQ_SETUP,
         [QC_FLEET_ON] = QC_DJSQ_ON, [QC_FLEET_PARKING] = QC_DJSQ_SKIP};
     qc_djsq_server view[QC_FLEET_MAX];
     for (unsigned i = 0; i < f->n; i++) {
@@ -185,19 +185,19 @@ void qc__fleet_unpark(qc__fleet *f, unsigned i, double now)
     qc__fleet_backend *b = &f->b[i];
     b->unparks++;
     b->unparked_at = now;
-    set_state(f, i, QC_FLEET_WARMING, now);
+    set_state(f, i, QC_FLEET_SETUP, now);
 }
 
 void qc__fleet_ready(qc__fleet *f, unsigned i, double now)
 {
     qc__fleet_backend *b = &f->b[i];
     double w = now - b->unparked_at;
-    f->warmups++;
-    f->warm_sum += w;
-    if (w > f->warm_max)
-        f->warm_max = w;
-    for (unsigned k = 0; k < QC_FLEET_WARM_BUCKETS; k++)
-        f->warm_bucket[k] += w <= qc__fleet_warm_le[k];
+    f->setups++;
+    f->setup_sum += w;
+    if (w > f->setup_max)
+        f->setup_max = w;
+    for (unsigned k = 0; k < QC_FLEET_SETUP_BUCKETS; k++)
+        f->setup_bucket[k] += w <= qc__fleet_setup_le[k];
     set_state(f, i, QC_FLEET_ON, now);
     b->idle_since = now;
     b->down_until = -INFINITY;
@@ -229,7 +229,7 @@ void qc__fleet_tick(qc__fleet *f, double now, unsigned *park, unsigned *npark, u
                     unsigned *nunpark)
 {
     *npark = *nunpark = 0;
-    unsigned up = qc__fleet_count(f, QC_FLEET_ON) + qc__fleet_count(f, QC_FLEET_WARMING);
+    unsigned up = qc__fleet_count(f, QC_FLEET_ON) + qc__fleet_count(f, QC_FLEET_SETUP);
     for (unsigned i = 0; i < f->n && up > f->cfg.min_on; i++) {
         qc__fleet_backend *b = &f->b[i];
         if (b->state != QC_FLEET_ON || b->inflight + b->waiting > 0 ||

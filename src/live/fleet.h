@@ -3,30 +3,30 @@
  * power states, the routing rule and the idle timer, apart from any I/O
  * so that the rules can be tested on synthetic sequences.
  *
- * A backend is OFF, WARMING (unparked: the unpark command has been run
+ * A backend is OFF, SETUP (unparked: the unpark command has been run
  * and the proxy waits for its first healthy answer), ON, or PARKING (no
  * new requests; it goes OFF once its in-flight requests are answered and
  * the park command has run). This is the removable-server model of
  * qctl/pool.h, live: a backend's queue is what the proxy has in flight at
- * it plus the requests waiting for it to warm up.
+ * it plus the requests waiting for its setup to end.
  *
  *   jsq   every backend ON all the time; a request goes to the one with
  *         the fewest in flight (ties: round robin)
  *   djsq  delay-JSQ, pool.h's rule: the shortest non-empty queue while
  *         it holds at most T requests with the new one (ties: ON before
- *         WARMING, then the lowest index); else the idle ON backend that
+ *         SETUP, then the lowest index); else the idle ON backend that
  *         fell idle last; else an OFF backend is unparked (while fewer
- *         than max_on are ON or WARMING) and the request waits for it;
- *         else plain JSQ over the ON and WARMING backends
+ *         than max_on are ON or SETUP) and the request waits for it;
+ *         else plain JSQ over the ON and SETUP backends
  *
  * An ON backend idle for idle_off seconds starts PARKING, unless that
- * would leave fewer than min_on backends ON or WARMING; the tick also
- * unparks OFF backends while fewer than min_on are ON or WARMING (after a
+ * would leave fewer than min_on backends ON or SETUP; the tick also
+ * unparks OFF backends while fewer than min_on are ON or SETUP (after a
  * failed unpark a backend is not retried for a second). A backend whose
  * last connect failed is avoided for a second while another is eligible.
  *
  * The fleet keeps the accounting: seconds in each state per backend
- * (an energy-like total), unparks, and the warm-up durations measured
+ * (an energy-like total), unparks, and the setup durations measured
  * from the unpark to the first healthy answer.
  *
  * The caller owns the struct (no allocation); every function takes the
@@ -41,7 +41,7 @@
 
 #define QC_FLEET_MAX 64
 
-typedef enum { QC_FLEET_OFF = 0, QC_FLEET_WARMING, QC_FLEET_ON, QC_FLEET_PARKING } qc__fleet_state;
+typedef enum { QC_FLEET_OFF = 0, QC_FLEET_SETUP, QC_FLEET_ON, QC_FLEET_PARKING } qc__fleet_state;
 #define QC_FLEET_NSTATES 4
 
 typedef enum { QC_FLEET_JSQ = 0, QC_FLEET_DJSQ } qc__fleet_routing;
@@ -50,19 +50,19 @@ typedef struct qc__fleet_params {
     qc__fleet_routing route;
     unsigned threshold;    /* djsq's T, >= 1 */
     double idle_off;       /* seconds idle before parking; INFINITY: never */
-    unsigned min_on;       /* ON + WARMING kept at least (>= 1) */
-    unsigned max_on;       /* ON + WARMING + PARKING at most (0: all) */
+    unsigned min_on;       /* ON + SETUP kept at least (>= 1) */
+    unsigned max_on;       /* ON + SETUP + PARKING at most (0: all) */
     unsigned initially_on; /* the first N are ON at start (0: all) */
 } qc__fleet_params;
 
-/* Upper bounds (seconds) of the warm-up histogram's buckets; +Inf last. */
-#define QC_FLEET_WARM_BUCKETS 9
-extern const double qc__fleet_warm_le[QC_FLEET_WARM_BUCKETS];
+/* Upper bounds (seconds) of the setup histogram's buckets; +Inf last. */
+#define QC_FLEET_SETUP_BUCKETS 9
+extern const double qc__fleet_setup_le[QC_FLEET_SETUP_BUCKETS];
 
 typedef struct qc__fleet_backend {
     qc__fleet_state state;
     unsigned inflight; /* sent and not yet answered */
-    unsigned waiting;  /* routed here while WARMING, not yet sent */
+    unsigned waiting;  /* routed here while SETUP, not yet sent */
     uint64_t answered, failed, unparks, parks, unpark_failures;
     double since;                  /* when the state began */
     double idle_since;             /* ON with an empty queue since */
@@ -75,9 +75,9 @@ typedef struct qc__fleet {
     qc__fleet_params cfg;
     unsigned n, rr;
     qc__fleet_backend b[QC_FLEET_MAX];
-    uint64_t warmups;                            /* measured warm-ups */
-    double warm_sum, warm_max;                   /* their total and longest */
-    uint64_t warm_bucket[QC_FLEET_WARM_BUCKETS]; /* cumulative counts */
+    uint64_t setups;                            /* measured setups */
+    double setup_sum, setup_max;                   /* their total and longest */
+    uint64_t setup_bucket[QC_FLEET_SETUP_BUCKETS]; /* cumulative counts */
 } qc__fleet;
 
 const char *qc__fleet_state_name(qc__fleet_state s);
@@ -91,15 +91,15 @@ void qc__fleet_init(qc__fleet *f, const qc__fleet_params *cfg, unsigned n, doubl
 
 /* Chooses the backend for a new request, or -1 when none can take it
  * (every backend OFF or PARKING and none may be unparked). When the
- * choice is an OFF backend it is unparked here (now WARMING) and
+ * choice is an OFF backend it is unparked here (now SETUP) and
  * *unparked is set to 1: the caller runs the unpark. The caller then
- * calls qc__fleet_wait (WARMING) or qc__fleet_sent (ON). */
+ * calls qc__fleet_wait (SETUP) or qc__fleet_sent (ON). */
 int qc__fleet_route(qc__fleet *f, double now, int *unparked);
 
 /* How many backends are in state s. */
 unsigned qc__fleet_count(const qc__fleet *f, qc__fleet_state s);
 
-/* A request waits at WARMING backend i / leaves its wait (sent or gone). */
+/* A request waits at SETUP backend i / leaves its wait (sent or gone). */
 void qc__fleet_wait(qc__fleet *f, unsigned i);
 void qc__fleet_unwait(qc__fleet *f, unsigned i, double now);
 /* A request was sent to backend i. */
@@ -111,11 +111,11 @@ int qc__fleet_done(qc__fleet *f, unsigned i, int ok, double now);
 /* A connect to i failed: avoid it for a second. */
 void qc__fleet_connect_failed(qc__fleet *f, unsigned i, double now);
 
-/* OFF -> WARMING (the caller runs the unpark). */
+/* OFF -> SETUP (the caller runs the unpark). */
 void qc__fleet_unpark(qc__fleet *f, unsigned i, double now);
-/* WARMING -> ON at the first healthy answer; records the warm-up. */
+/* SETUP -> ON at the first healthy answer; records the setup. */
 void qc__fleet_ready(qc__fleet *f, unsigned i, double now);
-/* WARMING -> OFF: the unpark failed or never became healthy. The caller
+/* SETUP -> OFF: the unpark failed or never became healthy. The caller
  * routes again the requests that waited at i. */
 void qc__fleet_unpark_failed(qc__fleet *f, unsigned i, double now);
 /* ON -> PARKING. Returns 1 when nothing is in flight at i (park now). */
@@ -125,7 +125,7 @@ void qc__fleet_off(qc__fleet *f, unsigned i, double now);
 
 /* The idle timer and min_on: parks the ON backends idle for idle_off (the
  * indices that must be parked now, nothing in flight, go to park[]) and
- * unparks OFF ones while fewer than min_on are ON or WARMING (to
+ * unparks OFF ones while fewer than min_on are ON or SETUP (to
  * unpark[]). Returns the counts in *npark and *nunpark. */
 void qc__fleet_tick(qc__fleet *f, double now, unsigned *park, unsigned *npark, unsigned *unpark,
                     unsigned *nunpark);

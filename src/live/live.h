@@ -97,8 +97,8 @@ typedef struct qc_backend_params {
     int cpu;               /* 1: burn CPU for the service time; 0: sleep */
     uint64_t seed;
     const char *health; /* health path (default /health) */
-    qc_dist warmup;     /* health answers 503 this long after start */
-    int has_warmup;
+    qc_dist setup;      /* health answers 503 this long after start */
+    int has_setup;
     uint64_t body; /* > 0: answer with a body of this many bytes (a fixed pattern) */
     int chunked;   /* send that body chunked */
     double keepalive_timeout; /* > 0: close a kept-alive connection idle this long */
@@ -192,10 +192,10 @@ typedef struct qc_proxy_params {
     /* backend fleet power control (fleet.h) */
     qc__fleet_params fleet;
     const char *unpark_cmd, *park_cmd; /* /bin/sh -c, {backend} {host} {port} */
-    const char *health;                /* NULL, or GET PATH until 2xx while warming */
+    const char *health;                /* NULL, or GET PATH until 2xx during setup */
     double health_interval;            /* seconds between health probes */
     double cmd_timeout;                /* an un/park command killed after this */
-    double warmup_timeout;             /* warming this long without health: off */
+    double setup_timeout;             /* in setup this long without health: off */
     /* retries and health (see proxy.c, "retries" and "health") */
     unsigned retries;    /* sends again of one request at most (0: none) */
     double retry_budget; /* retries per admitted request, over time, in [0, 1] */

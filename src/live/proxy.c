@@ -12,12 +12,12 @@
  * it carried) and publishes the new limit.
  *
  * The backends are a fleet (fleet.h): with --route djsq they are unparked
- * and parked with the load by commands, a warm-up ending at the first
- * healthy answer; a request routed to a warming backend waits for it
+ * and parked with the load by commands, a setup ending at the first
+ * healthy answer; a request routed to a backend in setup waits for it
  * within its deadline (see "backend fleet").
  *
  * The invariant the tests check: every request read is answered exactly
- * once, by the backend's response, a 503 (refused, queue or warm-up
+ * once, by the backend's response, a 503 (refused, queue or setup
  * deadline, draining), a 502 (backend failed) or a 504 (backend too slow), unless
  * the client went away first. A request admitted is never dropped: the
  * limiter only gates new ones, and SIGTERM stops the listeners, refuses
@@ -321,7 +321,7 @@ static void on_control(uv_timer_t *t)
                 P->o->control ? st.limit : NAN, P->inflight, P->qlen, (unsigned long long)adm,
                 (unsigned long long)ref, st.last_y);
         fprintf(P->series, ",%u,%u,%u,%u\n", qc__fleet_count(&P->fleet, QC_FLEET_ON),
-                qc__fleet_count(&P->fleet, QC_FLEET_WARMING),
+                qc__fleet_count(&P->fleet, QC_FLEET_SETUP),
                 qc__fleet_count(&P->fleet, QC_FLEET_OFF),
                 qc__fleet_count(&P->fleet, QC_FLEET_PARKING));
     }
@@ -382,7 +382,7 @@ void qc_proxy_params_init(qc_proxy_params *o)
         .route = QC_FLEET_JSQ, .threshold = 4, .idle_off = INFINITY, .min_on = 1};
     o->health_interval = 0.1;
     o->cmd_timeout = 10;
-    o->warmup_timeout = 30;
+    o->setup_timeout = 30;
     o->retries = 2;
     o->retry_budget = 0.2;
     o->max_fails = 3;
@@ -448,9 +448,9 @@ int qc_proxy_check(const qc_proxy_params *o, qc_err *err)
                           o->admin);
     if ((rc = qc__fleet_check(&o->fleet, o->nbackends, err)) != 0)
         return rc;
-    if (!(o->health_interval > 0) || !(o->cmd_timeout > 0) || !(o->warmup_timeout > 0))
+    if (!(o->health_interval > 0) || !(o->cmd_timeout > 0) || !(o->setup_timeout > 0))
         return qc_err_set(err, QC_EINVAL,
-                          "health interval, command and warm-up timeouts must be > 0");
+                          "health interval, command and setup timeouts must be > 0");
     if (o->retries > 10)
         return qc_err_set(err, QC_EINVAL, "--retries: %u is more than 10", o->retries);
     if (!(o->retry_budget >= 0 && o->retry_budget <= 1))
@@ -526,9 +526,9 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
     P->nb = o->nbackends;
     if ((rc = qc__fleet_check(&o->fleet, P->nb, err)) != 0)
         goto out;
-    if (!(o->health_interval > 0) || !(o->cmd_timeout > 0) || !(o->warmup_timeout > 0)) {
+    if (!(o->health_interval > 0) || !(o->cmd_timeout > 0) || !(o->setup_timeout > 0)) {
         rc = qc_err_set(err, QC_EINVAL,
-                        "health interval, command and warm-up timeouts must be > 0");
+                        "health interval, command and setup timeouts must be > 0");
         goto out;
     }
     qc__fleet_init(&P->fleet, &o->fleet, P->nb, P->t0);
@@ -558,7 +558,7 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
         if ((rc = qc__series_open(&P->series, o->series, err)) != 0)
             goto out;
         fprintf(P->series, "t,limit,inflight,queue,admitted,refused,measured,"
-                           "on,warming,off,parking\n");
+                           "on,setup,off,parking\n");
     }
     if ((rc = uv_loop_init(&P->loop_own)) != 0) {
         rc = qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));

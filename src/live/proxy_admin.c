@@ -34,7 +34,7 @@ _Static_assert(sizeof qc__proxy_lat_le / sizeof *qc__proxy_lat_le == LAT_BUCKETS
 #define PER_CLASS(metric, kind, value) FAMILY(metric, kind, "class", P->ncls, P->cls[i].name, value)
 
 /* The fleet's lines of /metrics: states, per-backend counts, unparks,
- * warm-ups and the time spent in each state (server-seconds). */
+ * setups and the time spent in each state (server-seconds). */
 static size_t fleet_metrics(proxy *P, char *buf, size_t size)
 {
     const qc__fleet *f = &P->fleet;
@@ -75,20 +75,20 @@ static size_t fleet_metrics(proxy *P, char *buf, size_t size)
         (unsigned long long)unparks, (unsigned long long)parks);
     OUT("# TYPE qctl_fleet_failures_total counter\nqctl_fleet_failures_total{kind=\"unpark\"} "
         "%llu\nqctl_fleet_failures_total{kind=\"park\"} %llu\n"
-        "# TYPE qctl_warmup_refused_total counter\nqctl_warmup_refused_total %llu\n",
+        "# TYPE qctl_setup_refused_total counter\nqctl_setup_refused_total %llu\n",
         (unsigned long long)P->unpark_failures, (unsigned long long)P->park_failures,
-        (unsigned long long)P->warm_timeouts);
-    OUT("# TYPE qctl_warmup_seconds histogram\n");
-    for (unsigned k = 0; k < QC_FLEET_WARM_BUCKETS; k++) {
-        if (isinf(qc__fleet_warm_le[k]))
-            OUT("qctl_warmup_seconds_bucket{le=\"+Inf\"} %llu\n",
-                (unsigned long long)f->warm_bucket[k]);
+        (unsigned long long)P->setup_timeouts);
+    OUT("# TYPE qctl_setup_seconds histogram\n");
+    for (unsigned k = 0; k < QC_FLEET_SETUP_BUCKETS; k++) {
+        if (isinf(qc__fleet_setup_le[k]))
+            OUT("qctl_setup_seconds_bucket{le=\"+Inf\"} %llu\n",
+                (unsigned long long)f->setup_bucket[k]);
         else
-            OUT("qctl_warmup_seconds_bucket{le=\"%g\"} %llu\n", qc__fleet_warm_le[k],
-                (unsigned long long)f->warm_bucket[k]);
+            OUT("qctl_setup_seconds_bucket{le=\"%g\"} %llu\n", qc__fleet_setup_le[k],
+                (unsigned long long)f->setup_bucket[k]);
     }
-    OUT("qctl_warmup_seconds_sum %g\nqctl_warmup_seconds_count %llu\n", f->warm_sum,
-        (unsigned long long)f->warmups);
+    OUT("qctl_setup_seconds_sum %g\nqctl_setup_seconds_count %llu\n", f->setup_sum,
+        (unsigned long long)f->setups);
 #undef OUT
     return n;
 }
@@ -121,17 +121,17 @@ static json_t *fleet_json(proxy *P)
     }
     json_object_set_new(o, "backends", cnt);
     json_object_set_new(o, "seconds", sec);
-    double powered = tot[QC_FLEET_ON] + tot[QC_FLEET_WARMING] + tot[QC_FLEET_PARKING];
+    double powered = tot[QC_FLEET_ON] + tot[QC_FLEET_SETUP] + tot[QC_FLEET_PARKING];
     json_object_set_new(o, "powered_seconds", json_real(powered));
     json_object_set_new(o, "unparks", json_integer((json_int_t)unparks));
     json_object_set_new(o, "parks", json_integer((json_int_t)parks));
     json_object_set_new(o, "unpark_failures", json_integer((json_int_t)P->unpark_failures));
     json_object_set_new(o, "park_failures", json_integer((json_int_t)P->park_failures));
-    json_object_set_new(o, "warmup_refused", json_integer((json_int_t)P->warm_timeouts));
-    json_object_set_new(o, "warmups", json_integer((json_int_t)f->warmups));
-    json_object_set_new(o, "warmup_mean",
-                        f->warmups ? json_real(f->warm_sum / (double)f->warmups) : json_null());
-    json_object_set_new(o, "warmup_max", f->warmups ? json_real(f->warm_max) : json_null());
+    json_object_set_new(o, "setup_refused", json_integer((json_int_t)P->setup_timeouts));
+    json_object_set_new(o, "setups", json_integer((json_int_t)f->setups));
+    json_object_set_new(o, "setup_mean",
+                        f->setups ? json_real(f->setup_sum / (double)f->setups) : json_null());
+    json_object_set_new(o, "setup_max", f->setups ? json_real(f->setup_max) : json_null());
     return o;
 }
 

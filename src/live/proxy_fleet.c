@@ -3,7 +3,7 @@
  *
  * The rules (states, idle timer, delay-JSQ) live in fleet.c, apart from any
  * I/O; this file carries them out: requests waiting for a backend's
- * warm-up, health probes (passive and active), taking a failing backend
+ * setup, health probes (passive and active), taking a failing backend
  * out of rotation and back, and the un/park commands. */
 #include "live/proxy_int.h"
 
@@ -11,12 +11,12 @@ static void park_start(pbackend *b);
 
 /* ---- backend fleet: un/parking, health checks, routing ----------------- */
 
-/* A request is placed at most once at a time: waiting at a WARMING backend
+/* A request is placed at most once at a time: waiting at a SETUP backend
  * (its uconn in the backend's wait list, never connected, its timer the
  * client's deadline) or sent (counted in flight at the backend). Leaving
  * either is counted back in qc__proxy_fleet_request_done, so the fleet's counts stay
  * equal to the uconns that hold them. A request whose backend fails to
- * warm up is routed again; one whose deadline passes while it waits is
+ * become healthy is routed again; one whose deadline passes while it waits is
  * answered 503, like one that waited in the admission queue. */
 
 void qc__proxy_unwait(uconn *u)
@@ -61,8 +61,8 @@ static void close_idle(pbackend *b)
         qc__proxy_upstream_close(b->idle); /* removes it from the list */
 }
 
-/* u waits for its backend's warm-up until its client's deadline. */
-static void wait_warmup(uconn *u)
+/* u waits for its backend's setup until its client's deadline. */
+static void wait_setup(uconn *u)
 {
     proxy *P = u->P;
     pbackend *b = u->b;
@@ -79,13 +79,13 @@ static void wait_warmup(uconn *u)
     uv_timer_start(&u->timer, qc__proxy_on_upstream_timer, left > 0.001 ? (uint64_t)(left * 1000) : 1, 0);
 }
 
-/* The deadline of a request waiting for a warm-up passed: 503. */
-void qc__proxy_warmup_deadline(uconn *u)
+/* The deadline of a request waiting for a setup passed: 503. */
+void qc__proxy_setup_deadline(uconn *u)
 {
     proxy *P = u->P;
     cconn *c = u->client;
     u->client = NULL;
-    P->warm_timeouts++;
+    P->setup_timeouts++;
     qc__proxy_upstream_done(u, QC_LIMITER_IGNORE);
     qc__proxy_upstream_close(u);
     if (c) {
@@ -98,15 +98,15 @@ void qc__proxy_place(uconn *u, int i, int unparked)
 {
     proxy *P = u->P;
     u->b = &P->backend[i];
-    if (P->fleet.b[i].state == QC_FLEET_WARMING)
-        wait_warmup(u);
+    if (P->fleet.b[i].state == QC_FLEET_SETUP)
+        wait_setup(u);
     else
         qc__proxy_send_request(u);
     if (unparked)
         qc__proxy_unpark_start(&P->backend[i]);
 }
 
-/* Routes u (its backend failed to warm up) again, or answers 503. */
+/* Routes u (its backend failed its setup) again, or answers 503. */
 static void reroute(uconn *u)
 {
     proxy *P = u->P;
@@ -148,7 +148,7 @@ static void health_stop(pbackend *b)
         probe_close(b->probe);
 }
 
-/* WARMING -> ON: the waiting requests go to it, in their order. */
+/* SETUP -> ON: the waiting requests go to it, in their order. */
 static void backend_ready(pbackend *b)
 {
     proxy *P = b->P;
@@ -200,7 +200,7 @@ static void unpark_fail(pbackend *b, const char *why)
  * --health-interval brings it back at its first success. Active
  * (--health-check T): every T seconds each ON backend is probed, and a
  * failed probe counts as a failed request. A probe is a GET of --health
- * (a 2xx is a success) or, without --health, a TCP connect. A WARMING
+ * (a 2xx is a success) or, without --health, a TCP connect. A SETUP
  * backend is probed by the same machinery until its first success. */
 
 /* A request or probe of b failed. */
@@ -241,7 +241,7 @@ static void probe_result(probe *p, int ok)
     if (!current)
         return;
     qc__fleet_state st = b->P->fleet.b[b->index].state;
-    if (st == QC_FLEET_WARMING) {
+    if (st == QC_FLEET_SETUP) {
         if (ok)
             backend_ready(b);
     } else if (st == QC_FLEET_ON) {
@@ -293,14 +293,14 @@ static void on_health_tick(uv_timer_t *t)
     pbackend *b = t->data;
     proxy *P = b->P;
     qc__fleet_state st = P->fleet.b[b->index].state;
-    if (st != QC_FLEET_WARMING && !(st == QC_FLEET_ON && (b->out || P->o->health_check > 0))) {
+    if (st != QC_FLEET_SETUP && !(st == QC_FLEET_ON && (b->out || P->o->health_check > 0))) {
         health_stop(b);
         return;
     }
-    if (st == QC_FLEET_WARMING &&
-        qc__now() - P->fleet.b[b->index].unparked_at > P->o->warmup_timeout) {
+    if (st == QC_FLEET_SETUP &&
+        qc__now() - P->fleet.b[b->index].unparked_at > P->o->setup_timeout) {
         char why[96];
-        snprintf(why, sizeof why, "not healthy after %g s", P->o->warmup_timeout);
+        snprintf(why, sizeof why, "not healthy after %g s", P->o->setup_timeout);
         unpark_fail(b, why);
         return;
     }

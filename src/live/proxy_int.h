@@ -39,10 +39,10 @@ typedef struct pbackend {
     unsigned index;
     proxy *P;
     uconn *idle;
-    uconn *wait_head, *wait_tail; /* requests waiting for its warm-up */
+    uconn *wait_head, *wait_tail; /* requests waiting for its setup */
     fcmd *cmd;                    /* its un/park command running, or NULL */
     probe *probe;                 /* its health probe in flight, or NULL */
-    uv_timer_t health;            /* polls the health path while WARMING, probes
+    uv_timer_t health;            /* polls the health path while SETUP, probes
                                      an ON one (out of rotation, or --health-check) */
     unsigned fails;               /* failures in a row (passive health) */
     int out;                      /* taken out of rotation: see backend_failed */
@@ -52,7 +52,7 @@ typedef struct pbackend {
 enum { K_CLIENT = 1, K_UPSTREAM = 2, K_FLEET = 3 };
 enum { F_BACKEND = 1, F_PROBE, F_CMD };
 
-/* One GET of the health path of a WARMING backend. */
+/* One GET of the health path of a SETUP backend. */
 struct probe {
     int kind, what; /* K_FLEET, F_PROBE */
     uv_tcp_t tcp;
@@ -132,11 +132,11 @@ struct uconn {
     int busy, closing, handles_open, to_close; /* to_close: body ends at EOF */
     int reframe; /* a body to the close, sent to the client chunked */
     uconn *next_idle;
-    int placed;       /* PLACED_*: waiting at a warming backend, or sent */
+    int placed;       /* PLACED_*: waiting at a backend in setup, or sent */
     int connected;    /* the link to b is up or being made */
     int link_up;      /* the connect succeeded (a kept link: before) */
     int reused;       /* the link carried a request before this one */
-    uconn *next_wait; /* b's list of requests waiting for its warm-up */
+    uconn *next_wait; /* b's list of requests waiting for its setup */
 };
 
 /* Latency histogram buckets of /metrics (seconds; +Inf implied). */
@@ -175,7 +175,7 @@ struct proxy {
     pbackend backend[QC_PROXY_BACKENDS_MAX];
     unsigned nb, rr;
     qc__fleet fleet;
-    uint64_t unpark_failures, park_failures, warm_timeouts;
+    uint64_t unpark_failures, park_failures, setup_timeouts;
     pclass cls[QC_PROXY_CLASSES_MAX + 1];
     unsigned ncls;
     unsigned qlen; /* waiting, all classes */
@@ -267,7 +267,7 @@ void qc__proxy_health_schedule(pbackend *b);
 void qc__proxy_place(uconn *u, int i, int unparked);
 void qc__proxy_unpark_start(pbackend *b);
 void qc__proxy_unwait(uconn *u);
-void qc__proxy_warmup_deadline(uconn *u);
+void qc__proxy_setup_deadline(uconn *u);
 
 /* proxy_admin.c */
 int qc__proxy_admin_authorized(const proxy *P, const char *buf, const qc__http_head *h);

@@ -196,7 +196,7 @@ void qc__proxy_on_upstream_timer(uv_timer_t *t)
 {
     uconn *u = t->data;
     if (u->placed == 1) { /* PLACED_WAITING: the client's deadline passed */
-        qc__proxy_warmup_deadline(u);
+        qc__proxy_setup_deadline(u);
         return;
     }
     upstream_fail(u, 504);

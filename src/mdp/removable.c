@@ -3,16 +3,16 @@
  * rates as an average-cost MDP; exact performance of its policies.
  *
  * The chain (qctl/removable.h, docs/energy-mdp.md). State index
- * s = 3 n + status, status OFF 0, WARMING 1, ON 2, levels n = 0..N, and
+ * s = 3 n + status, status OFF 0, SETUP 1, ON 2, levels n = 0..N, and
  * L = lambda + mu_max + alpha. Rows, with "up" = lambda/L when n < N and 0
  * at N (arrivals lost), the rest of each row a self-loop or the status
  * the decision switched to:
  *
  *   (n,OFF) stay off   cost (h n + P_off)/L        up -> (n+1,OFF)      rest -> (n,OFF)
- *   (n,OFF) switch on  cost (h n + P_warm)/L + K   up -> (n+1,WARM),
- *                                                  alpha/L -> (n,ON)   rest -> (n,WARM)
- *   (n,WARM)           cost (h n + P_warm)/L       up -> (n+1,WARM),
- *                                                  alpha/L -> (n,ON)   rest -> (n,WARM)
+ *   (n,OFF) switch on  cost (h n + P_setup)/L + K   up -> (n+1,SETUP),
+ *                                                  alpha/L -> (n,ON)   rest -> (n,SETUP)
+ *   (n,SETUP)           cost (h n + P_setup)/L       up -> (n+1,SETUP),
+ *                                                  alpha/L -> (n,ON)   rest -> (n,SETUP)
  *   (n,ON) rate i      cost (h n + P_i)/L          up -> (n+1,ON),
  *                                                  mu_i/L -> (n-1,ON)  rest -> (n,ON)
  *   (n,ON) idle        cost (h n + P_idle)/L       up -> (n+1,ON)      rest -> (n,ON)
@@ -25,7 +25,7 @@
  *
  * Performance of a policy comes from the stationary distribution pi of
  * its chain: each state's (state, action) pair has a status in force
- * (switch on counts as warming, switch off as off), a power cost rate, a
+ * (switch on counts as setup, switch off as off), a power cost rate, a
  * service rate; the switch-on rate is L times the mass of the pairs that
  * switch on, each of which lasts one step. Then E[N] = sum pi n, mean
  * power = sum pi P, throughput = sum pi mu (= lambda (1 - P(n = N))),
@@ -39,9 +39,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OFF = QC_SERVER_OFF, WARM = QC_SERVER_WARMING, ON = QC_SERVER_ON };
+enum { OFF = QC_SERVER_OFF, SETUP = QC_SERVER_SETUP, ON = QC_SERVER_ON };
 #define PH QC_REMOVABLE_PHASES
-#define BAND 4 /* largest |s' - s|: (n,OFF) switch on -> (n+1,WARM) */
+#define BAND 4 /* largest |s' - s|: (n,OFF) switch on -> (n+1,SETUP) */
 
 static inline size_t sidx(size_t n, int ph)
 {
@@ -55,7 +55,7 @@ static double fastest(const qc_energy_cost *c)
 
 double qc_removable_unif(double lambda, const qc_energy_cost *c)
 {
-    return lambda + fastest(c) + c->warm_rate;
+    return lambda + fastest(c) + c->setup_rate;
 }
 
 int qc_removable_check(double lambda, const qc_energy_cost *c, qc_err *err)
@@ -171,7 +171,7 @@ static void add_row(qc_mdp *m, size_t s, int label, double cost, double L, const
 }
 
 /* Adds the pair (n, ph) with action label (OFF: 0 stay, 1 switch on;
- * WARM: 0; ON: rate index, IDLE or OFF). */
+ * SETUP: 0; ON: rate index, IDLE or OFF). */
 static void add_pair(qc_mdp *m, const model *md, size_t n, int ph, int label)
 {
     const qc_energy_cost *c = md->c;
@@ -183,12 +183,12 @@ static void add_pair(qc_mdp *m, const model *md, size_t n, int ph, int label)
     if (ph == OFF && label == 0) {
         to[0] = sidx(nx, OFF), r[0] = up;
         add_row(m, s, 0, (hold + c->off_power) / L, L, to, r, 1, sidx(n, OFF));
-    } else if (ph == OFF || ph == WARM) {
-        to[0] = sidx(nx, WARM), r[0] = up;
-        to[1] = sidx(n, ON), r[1] = c->warm_rate;
+    } else if (ph == OFF || ph == SETUP) {
+        to[0] = sidx(nx, SETUP), r[0] = up;
+        to[1] = sidx(n, ON), r[1] = c->setup_rate;
         double k = ph == OFF ? c->switch_cost : 0.0;
-        add_row(m, s, ph == OFF ? 1 : 0, (hold + c->warm_power) / L + k, L, to, r, 2,
-                sidx(n, WARM));
+        add_row(m, s, ph == OFF ? 1 : 0, (hold + c->setup_power) / L + k, L, to, r, 2,
+                sidx(n, SETUP));
     } else if (label >= 0) {
         to[0] = sidx(nx, ON), r[0] = up;
         to[1] = sidx(n - 1, ON), r[1] = c->rate[label];
@@ -213,7 +213,7 @@ int qc_removable_build(qc_mdp *m, double lambda, const qc_energy_cost *c, size_t
     for (size_t n = 0; n <= nmax; n++) {
         add_pair(m, &md, n, OFF, 0);
         add_pair(m, &md, n, OFF, 1);
-        add_pair(m, &md, n, WARM, 0);
+        add_pair(m, &md, n, SETUP, 0);
         if (n >= 1)
             for (size_t i = 0; i < c->nrates; i++)
                 add_pair(m, &md, n, ON, (int)i);
@@ -233,7 +233,7 @@ static int build_policy_chain(qc_mdp *m, double lambda, const qc_energy_cost *c,
         return qc_err_set(err, rc, "removable: chain has no room for %zu levels", p->nmax + 1);
     for (size_t n = 0; n <= p->nmax; n++) {
         add_pair(m, &md, n, OFF, p->switch_on[n] ? 1 : 0);
-        add_pair(m, &md, n, WARM, 0);
+        add_pair(m, &md, n, SETUP, 0);
         add_pair(m, &md, n, ON, p->on_action[n]);
     }
     return qc_mdp_finish(m, err);
@@ -306,7 +306,7 @@ static int ev_run(evaluator *e, double lambda, const qc_energy_cost *c,
     if ((rc = qc_mdp_stationary(e->m, e->w, e->zero, e->pi, err)) != 0)
         return rc;
     double L = qc_removable_unif(lambda, c) + p->timer;
-    double en = 0, pw = 0, thr = 0, sw = 0, warm = 0, off = 0, idle = 0, serve = 0, top = 0;
+    double en = 0, pw = 0, thr = 0, sw = 0, setup = 0, off = 0, idle = 0, serve = 0, top = 0;
     for (size_t n = 0; n <= p->nmax; n++) {
         for (int ph = 0; ph < PH; ph++) {
             size_t s = sidx(n, ph);
@@ -319,9 +319,9 @@ static int ev_run(evaluator *e, double lambda, const qc_energy_cost *c,
             if ((ph == OFF && lab == 0) || (ph == ON && lab == QC_REMOVABLE_OFF)) {
                 power = c->off_power;
                 off += q;
-            } else if (ph == OFF || ph == WARM) {
-                power = c->warm_power;
-                warm += q;
+            } else if (ph == OFF || ph == SETUP) {
+                power = c->setup_power;
+                setup += q;
                 if (ph == OFF)
                     sw += q;
             } else if (lab == QC_REMOVABLE_IDLE) {
@@ -358,7 +358,7 @@ static int ev_run(evaluator *e, double lambda, const qc_energy_cost *c,
     r->mean_power = pw;
     r->energy_per_job = thr > 0 ? pw / thr : INFINITY;
     r->switch_ons_per_hour = 3600 * out->switch_on_rate;
-    r->frac_warming = warm;
+    r->frac_setup = setup;
     r->average_cost = out->holding_cost + pw + out->switching_cost;
     return 0;
 }
@@ -482,7 +482,7 @@ static void mdp_always_on(const qc_energy_cost *c, size_t nmax, unsigned *pol)
 {
     for (size_t n = 0; n <= nmax; n++) {
         pol[sidx(n, OFF)] = 1;
-        pol[sidx(n, WARM)] = 0;
+        pol[sidx(n, SETUP)] = 0;
         pol[sidx(n, ON)] = n == 0 ? 0 : (unsigned)(c->nrates - 1);
     }
 }

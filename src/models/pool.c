@@ -5,12 +5,12 @@
  * State between events (see qctl/pool.h for the policies):
  *   n       = jobs in system = sum over servers of q.len (+ central.len
  *             + jobs in service, for central);
- *   n_on    = servers ON, n_busy of them serving, n_warm WARMING;
- *   a per-server policy's WARMING server has q.len >= 1, an ON one is busy
+ *   n_on    = servers ON, n_busy of them serving, n_setup SETUP;
+ *   a per-server policy's SETUP server has q.len >= 1, an ON one is busy
  *   iff q.len >= 1 (its head is in service);
- *   central: setups n_warm = min(central.len, K - n_on), and no ON server
+ *   central: setups n_setup = min(central.len, K - n_on), and no ON server
  *   idles while a job waits.
- * Each server has at most one pending warm-up or idle-timer event, whose
+ * Each server has at most one pending setup or idle-timer event, whose
  * handle it keeps so that the event can be cancelled (a job reaching an
  * idle server cancels its timer; central cancels surplus setups).
  *
@@ -38,7 +38,7 @@
 #include "units.h"
 #include "core/names.h"
 
-enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_WARM = 2, EV_TIMER = 3, EV_TICK = 4 };
+enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_SETUP = 2, EV_TIMER = 3, EV_TICK = 4 };
 
 #define NIL UINT32_MAX
 #define NOT_MEASURED UINT32_MAX
@@ -59,8 +59,8 @@ typedef struct server {
     uint8_t busy;
     fifo q;            /* per-server policies: its jobs, head in service */
     uint32_t cur;      /* central: the job in service */
-    int64_t handle;    /* pending EV_WARM or EV_TIMER, or -1 */
-    double warm_start; /* when its warm-up began (central cancels the latest) */
+    int64_t handle;    /* pending EV_SETUP or EV_TIMER, or -1 */
+    double setup_start; /* when its setup began (central cancels the latest) */
     double idle_since; /* when it last fell idle */
 } server;
 
@@ -69,7 +69,7 @@ typedef struct chunk {
     uint64_t done;     /* measured jobs that departed */
     double sum_resp;
     uint64_t arrivals, departures, switch_ons;
-    double area_n, area_busy, area_on, area_warm;
+    double area_n, area_busy, area_on, area_setup;
     double t_start, t_end;
     qc_hist *hist;
 } chunk;
@@ -81,7 +81,7 @@ static const qc__summary_model summary_model;
  * correlation. */
 typedef struct binner {
     double dt, next;
-    double a_n, a_on, a_warm, a_busy;
+    double a_n, a_on, a_setup, a_busy;
     uint64_t arrivals;
     int in_window; /* the bin began inside the measured window */
 } binner;
@@ -92,9 +92,9 @@ typedef struct run {
     unsigned K;
     double timer; /* idle timer in force (INFINITY for jsq) */
     qc_sim sim;
-    qc_rng rarr, rsvc, rwarm, rroute;
+    qc_rng rarr, rsvc, rsetup, rroute;
     qc_arrivals_gen gen;
-    qc_sampler ssvc, swarm;
+    qc_sampler ssvc, ssetup;
     qc_djsq_server *view; /* the servers as qc_djsq_route sees them */
     chunk chunks[QC_POOL_CHUNKS];
     int cur; /* chunk in force: -1 before the window, CHUNKS after */
@@ -105,7 +105,7 @@ typedef struct run {
     fifo central;
 
     uint64_t n;
-    unsigned n_on, n_busy, n_warm;
+    unsigned n_on, n_busy, n_setup;
     double tlast;
     uint64_t arrivals, measured_out, warm_n, next_bound;
     double win_start, win_end;
@@ -132,8 +132,8 @@ QC__NAMES(qc_pool_transient, qc_pool_transient_name, qc_pool_transient_parse, tr
 static const char *const metric_names[QC_PM_COUNT] = {
     "mean_jobs",           "response_time",      "response_time_p50", "response_time_p95",
     "response_time_p99",   "throughput",         "mean_power",        "energy_per_job",
-    "switch_ons_per_hour", "frac_warming",       "average_cost",      "holding_cost",
-    "warming_cost",        "servers_on",         "servers_busy",      "servers_warming",
+    "switch_ons_per_hour", "frac_setup",       "average_cost",      "holding_cost",
+    "setup_cost",        "servers_on",         "servers_busy",      "servers_setup",
     "demand_correlation"};
 QC__NAMES(qc_pool_metric, qc_pool_metric_name, qc_pool_metric_parse, metric_names)
 
@@ -148,9 +148,9 @@ void qc_pool_params_init(qc_pool_params *p)
     p->cost.rate[0] = 1.0;
     p->cost.power[0] = QC_POOL_DEFAULT_BUSY_W;
     p->cost.idle_power = QC_POOL_DEFAULT_IDLE_W;
-    p->cost.warm_power = QC_POOL_DEFAULT_WARM_W;
+    p->cost.setup_power = QC_POOL_DEFAULT_SETUP_W;
     p->cost.off_power = QC_POOL_DEFAULT_OFF_W;
-    p->cost.warm_rate = QC_POOL_DEFAULT_WARM_RATE;
+    p->cost.setup_rate = QC_POOL_DEFAULT_SETUP_RATE;
     p->reps = 10;
     p->seed = 1;
     p->level = 0.95;
@@ -164,8 +164,8 @@ static int check_params(const qc_pool_params *p, qc_energy_cost *cost, double *l
         return qc_err_set(err, QC_EINVAL, "arrival: no arrival process given");
     if (p->service == NULL || p->service->kind == QC_DIST_NONE)
         return qc_err_set(err, QC_EINVAL, "service: no distribution given");
-    if (p->warmup == NULL || p->warmup->kind == QC_DIST_NONE)
-        return qc_err_set(err, QC_EINVAL, "warm-up time: no distribution given");
+    if (p->setup == NULL || p->setup->kind == QC_DIST_NONE)
+        return qc_err_set(err, QC_EINVAL, "setup time: no distribution given");
     if (p->servers < 1 || p->servers > QC_POOL_MAX_SERVERS)
         return qc_err_set(err, QC_EINVAL, "servers: K = %u is not in [1, %d]", p->servers,
                           QC_POOL_MAX_SERVERS);
@@ -190,18 +190,18 @@ static int check_params(const qc_pool_params *p, qc_energy_cost *cost, double *l
     if (!(p->corr_dt >= 0) || !isfinite(p->corr_dt))
         return qc_err_set(err, QC_EINVAL, "correlation bin: %g is not >= 0", p->corr_dt);
 
-    double es = qc_dist_mean(p->service), ew = qc_dist_mean(p->warmup);
+    double es = qc_dist_mean(p->service), ew = qc_dist_mean(p->setup);
     if (!(es > 0 && isfinite(es)))
         return qc_err_set(err, QC_EINVAL, "service: mean service time is %g; it must be > 0", es);
     if (!(ew >= 0 && isfinite(ew)))
-        return qc_err_set(err, QC_EINVAL, "warm-up time: mean %g must be >= 0 and finite", ew);
+        return qc_err_set(err, QC_EINVAL, "setup time: mean %g must be >= 0 and finite", ew);
     if (p->cost.nrates != 1)
         return qc_err_set(err, QC_EINVAL,
                           "rates: the pool has one service speed; %zu rates given", p->cost.nrates);
     *cost = p->cost;
     cost->rate[0] = 1.0 / es;
-    /* The warm-up law is p->warmup; warm_rate only documents its mean. */
-    cost->warm_rate = ew > 0 ? 1.0 / ew : 1.0;
+    /* The setup law is p->setup; setup_rate only documents its mean. */
+    cost->setup_rate = ew > 0 ? 1.0 / ew : 1.0;
     rc = qc_energy_check(cost, err);
     if (rc != 0)
         return rc;
@@ -284,9 +284,9 @@ static void run_reset(run *r, unsigned rep)
     const qc_pool_params *p = r->p;
     qc__reps_open_start(&r->sim, p->seed, rep, &r->rarr, &r->gen, p->arrival, &r->rsvc, &r->ssvc,
                         p->service);
-    qc_rng_init(&r->rwarm, p->seed, qc_rng_stream(rep, QC_STREAM_SERVER, 0));
+    qc_rng_init(&r->rsetup, p->seed, qc_rng_stream(rep, QC_STREAM_SERVER, 0));
     qc_rng_init(&r->rroute, p->seed, qc_rng_stream(rep, QC_STREAM_ROUTING, 0));
-    qc_sampler_init(&r->swarm, p->warmup, &r->rwarm);
+    qc_sampler_init(&r->ssetup, p->setup, &r->rsetup);
     qc__chunks_reset(r->chunks, &summary_model);
     r->cur = -1;
     r->timer = p->policy == QC_POOL_JSQ ? (double)INFINITY : p->idle_timer;
@@ -303,7 +303,7 @@ static void run_reset(run *r, unsigned rep)
     jobs_link_free(r, 0);
     r->n = 0;
     r->n_on = all_on ? r->K : 0;
-    r->n_busy = r->n_warm = 0;
+    r->n_busy = r->n_setup = 0;
     r->tlast = 0;
     r->arrivals = r->measured_out = r->next_bound = 0;
     r->warm_n = p->transient_mode == QC_POOL_TRANSIENT_FIXED && p->customers
@@ -385,7 +385,7 @@ static void bin_add(const run *r, binner *b, double d)
 {
     b->a_n += (double)r->n * d;
     b->a_on += (double)r->n_on * d;
-    b->a_warm += (double)r->n_warm * d;
+    b->a_setup += (double)r->n_setup * d;
     b->a_busy += (double)r->n_busy * d;
 }
 
@@ -398,7 +398,7 @@ static void series_emit(run *r, binner *b)
     }
     double dt = b->dt, mid = b->next - 0.5 * dt;
     r->series[r->slen++] = (qc_pool_series_point){
-        b->next, b->a_n / dt, b->a_on / dt, b->a_warm / dt, b->a_busy / dt,
+        b->next, b->a_n / dt, b->a_on / dt, b->a_setup / dt, b->a_busy / dt,
         qc_arrivals_rate_at(r->p->arrival, mid), (double)b->arrivals / dt};
 }
 
@@ -429,7 +429,7 @@ static void bin_advance(run *r, binner *b, double t, int is_series)
             corr_emit(r, b);
         from = b->next;
         b->next += b->dt;
-        b->a_n = b->a_on = b->a_warm = b->a_busy = 0;
+        b->a_n = b->a_on = b->a_setup = b->a_busy = 0;
         b->arrivals = 0;
         b->in_window = r->cur >= 0 && r->cur < QC_POOL_CHUNKS;
     }
@@ -445,7 +445,7 @@ static inline void advance(run *r, double t)
         ch->area_n += (double)r->n * dt;
         ch->area_busy += (double)r->n_busy * dt;
         ch->area_on += (double)r->n_on * dt;
-        ch->area_warm += (double)r->n_warm * dt;
+        ch->area_setup += (double)r->n_setup * dt;
     }
     if (r->series_on)
         bin_advance(r, &r->sb, t, 1);
@@ -480,20 +480,20 @@ static inline chunk *chunk_now(run *r)
 
 /* ---- server transitions -------------------------------------------- */
 
-static int start_warm(run *r, unsigned s)
+static int start_setup(run *r, unsigned s)
 {
     server *v = &r->srv[s];
-    v->state = QC_SERVER_WARMING;
-    r->n_warm++;
+    v->state = QC_SERVER_SETUP;
+    r->n_setup++;
     chunk *ch = chunk_now(r);
     if (ch)
         ch->switch_ons++;
-    double d = qc_sampler_next(&r->swarm);
-    int64_t h = qc_sim_after(&r->sim, d, EV_WARM, s);
+    double d = qc_sampler_next(&r->ssetup);
+    int64_t h = qc_sim_after(&r->sim, d, EV_SETUP, s);
     if (h < 0)
         return (int)h;
     v->handle = h;
-    v->warm_start = r->sim.now;
+    v->setup_start = r->sim.now;
     return 0;
 }
 
@@ -544,14 +544,14 @@ static int wake(run *r, unsigned s)
 
 /* ---- routing (per-server queues) ------------------------------------- */
 
-/* delay-JSQ, the rule of qctl/fleet.h. A WARMING server here always
- * holds the job that turned it on, so the rule's third step (a WARMING
+/* delay-JSQ, the rule of qctl/fleet.h. A SETUP server here always
+ * holds the job that turned it on, so the rule's third step (a SETUP
  * server with an empty queue) never applies, and there is no limit on
  * the servers on. */
 static unsigned route_djsq(const run *r)
 {
     static const qc_djsq_state as[3] = {
-        [QC_SERVER_OFF] = QC_DJSQ_OFF, [QC_SERVER_WARMING] = QC_DJSQ_WARMING, [QC_SERVER_ON] = QC_DJSQ_ON};
+        [QC_SERVER_OFF] = QC_DJSQ_OFF, [QC_SERVER_SETUP] = QC_DJSQ_SETUP, [QC_SERVER_ON] = QC_DJSQ_ON};
     for (unsigned i = 0; i < r->K; i++) {
         const server *v = &r->srv[i];
         r->view[i] = (qc_djsq_server){as[v->state], v->q.len, v->idle_since};
@@ -560,11 +560,11 @@ static unsigned route_djsq(const run *r)
 }
 
 /* JSQ counting an OFF server as an empty queue. Order: fewest jobs, then
- * ON before WARMING before OFF, then (idle ON servers) the one idle last,
+ * ON before SETUP before OFF, then (idle ON servers) the one idle last,
  * then the lowest index. */
 static unsigned route_jsq_off(const run *r)
 {
-    static const int rank[3] = {[QC_SERVER_ON] = 0, [QC_SERVER_WARMING] = 1, [QC_SERVER_OFF] = 2};
+    static const int rank[3] = {[QC_SERVER_ON] = 0, [QC_SERVER_SETUP] = 1, [QC_SERVER_OFF] = 2};
     unsigned best = 0;
     const server *b = &r->srv[0];
     for (unsigned i = 1; i < r->K; i++) {
@@ -617,7 +617,7 @@ static int route(run *r, uint32_t j)
     server *v = &r->srv[s];
     fifo_push(r, &v->q, j);
     if (v->state == QC_SERVER_OFF)
-        return start_warm(r, s);
+        return start_setup(r, s);
     if (v->state == QC_SERVER_ON && !v->busy) {
         int rc = wake(r, s);
         return rc ? rc : start_service(r, s, j);
@@ -648,10 +648,10 @@ static int central_arrive(run *r, uint32_t j)
     }
     fifo_push(r, &r->central, j);
     /* every waiting job has a server in setup while any is OFF */
-    if (r->n_warm < r->central.len && r->n_on + r->n_warm < r->K) {
+    if (r->n_setup < r->central.len && r->n_on + r->n_setup < r->K) {
         for (unsigned i = 0; i < r->K; i++)
             if (r->srv[i].state == QC_SERVER_OFF)
-                return start_warm(r, i);
+                return start_setup(r, i);
     }
     return 0;
 }
@@ -670,16 +670,16 @@ static int central_cancel_setup(run *r)
     double latest = -INFINITY;
     for (unsigned i = 0; i < r->K; i++) {
         const server *v = &r->srv[i];
-        if (v->state == QC_SERVER_WARMING && v->warm_start >= latest) {
+        if (v->state == QC_SERVER_SETUP && v->setup_start >= latest) {
             s = i;
-            latest = v->warm_start;
+            latest = v->setup_start;
         }
     }
     server *v = &r->srv[s];
     int rc = qc_sim_cancel(&r->sim, v->handle);
     v->handle = -1;
     v->state = QC_SERVER_OFF;
-    r->n_warm--;
+    r->n_setup--;
     return rc;
 }
 
@@ -772,7 +772,7 @@ static int on_depart(run *r, unsigned s, double t)
         uint32_t nx = fifo_pop(r, &r->central);
         v->cur = nx;
         int rc = start_service(r, s, nx);
-        if (rc == 0 && r->n_warm > r->central.len)
+        if (rc == 0 && r->n_setup > r->central.len)
             rc = central_cancel_setup(r);
         return rc;
     }
@@ -784,12 +784,12 @@ static int on_depart(run *r, unsigned s, double t)
     return go_idle(r, s);
 }
 
-static int on_warm(run *r, unsigned s)
+static int on_setup(run *r, unsigned s)
 {
     server *v = &r->srv[s];
     v->handle = -1;
     v->state = QC_SERVER_ON;
-    r->n_warm--;
+    r->n_setup--;
     r->n_on++;
     if (r->p->policy == QC_POOL_CENTRAL) {
         /* setups <= waiting jobs, so one is there to take */
@@ -854,7 +854,7 @@ static int run_once(void *ctx, void *ws, unsigned rep, qc_err *err)
         } else {
             switch (ev.type) {
             case EV_DEPART: rc = on_depart(r, (unsigned)ev.data, t); break;
-            case EV_WARM: rc = on_warm(r, (unsigned)ev.data); break;
+            case EV_SETUP: rc = on_setup(r, (unsigned)ev.data); break;
             case EV_TIMER: rc = on_timer(r, (unsigned)ev.data); break;
             case EV_TICK: rc = on_tick(r, t); break;
             }
@@ -882,10 +882,10 @@ static int run_once(void *ctx, void *ws, unsigned rep, qc_err *err)
 enum { N_DONE, N_DEPARTURES, N_SWITCH_ONS };
 static const size_t counts_at[] = {offsetof(chunk, done), offsetof(chunk, departures),
                                    offsetof(chunk, switch_ons)};
-enum { A_RESP, A_JOBS, A_BUSY, A_ON, A_WARM };
+enum { A_RESP, A_JOBS, A_BUSY, A_ON, A_SETUP };
 static const size_t amounts_at[] = {offsetof(chunk, sum_resp), offsetof(chunk, area_n),
                                     offsetof(chunk, area_busy), offsetof(chunk, area_on),
-                                    offsetof(chunk, area_warm)};
+                                    offsetof(chunk, area_setup)};
 
 static double range_metrics(const void *ws, const uint64_t *n, const double *x, double time,
                             double *out)
@@ -893,9 +893,9 @@ static double range_metrics(const void *ws, const uint64_t *n, const double *x, 
     const run *r = ws;
     const qc_energy_cost *c = &r->cost;
     double jobs = x[A_JOBS] / time, busy = x[A_BUSY] / time, on = x[A_ON] / time,
-           warm = x[A_WARM] / time, K = (double)r->K;
-    double power = c->power[0] * busy + c->idle_power * (on - busy) + c->warm_power * warm +
-                   c->off_power * (K - on - warm);
+           setup = x[A_SETUP] / time, K = (double)r->K;
+    double power = c->power[0] * busy + c->idle_power * (on - busy) + c->setup_power * setup +
+                   c->off_power * (K - on - setup);
     double sw = (double)n[N_SWITCH_ONS] / time;
     out[QC_PM_JOBS] = jobs;
     out[QC_PM_RESPONSE] = n[N_DONE] ? x[A_RESP] / (double)n[N_DONE] : NAN;
@@ -903,13 +903,13 @@ static double range_metrics(const void *ws, const uint64_t *n, const double *x, 
     out[QC_PM_POWER] = power;
     out[QC_PM_ENERGY_PER_JOB] = n[N_DEPARTURES] ? power * time / (double)n[N_DEPARTURES] : NAN;
     out[QC_PM_SWITCH_ONS_PER_HOUR] = 3600.0 * sw;
-    out[QC_PM_FRAC_WARMING] = warm / K;
+    out[QC_PM_FRAC_SETUP] = setup / K;
     out[QC_PM_HOLDING_COST] = c->holding * jobs;
-    out[QC_PM_WARMING_COST] = c->warm_power * warm + c->switch_cost * sw;
+    out[QC_PM_SETUP_COST] = c->setup_power * setup + c->switch_cost * sw;
     out[QC_PM_COST] = c->holding * jobs + power + c->switch_cost * sw;
     out[QC_PM_SERVERS_ON] = on;
     out[QC_PM_SERVERS_BUSY] = busy;
-    out[QC_PM_SERVERS_WARMING] = warm;
+    out[QC_PM_SERVERS_SETUP] = setup;
     out[QC_PM_DEMAND_CORR] = NAN;
     return (double)n[N_DONE];
 }
@@ -1016,7 +1016,7 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
     e->mean_power = res->metric[QC_PM_POWER].mean;
     e->energy_per_job = res->metric[QC_PM_ENERGY_PER_JOB].mean;
     e->switch_ons_per_hour = res->metric[QC_PM_SWITCH_ONS_PER_HOUR].mean;
-    e->frac_warming = res->metric[QC_PM_FRAC_WARMING].mean;
+    e->frac_setup = res->metric[QC_PM_FRAC_SETUP].mean;
     e->average_cost = res->metric[QC_PM_COST].mean;
     res->response_hist = qc__analysis_take_hist(&an);
     rc = 0;

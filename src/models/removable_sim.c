@@ -4,23 +4,23 @@
  * exact chain in src/mdp/removable.c.
  *
  * The plant. Poisson arrivals (a kernel source), FCFS, at most nmax jobs
- * (later arrivals are lost, as in the chain). The server is OFF, WARMING
+ * (later arrivals are lost, as in the chain). The server is OFF, SETUP
  * or ON. After every event the policy is applied at once:
- *   OFF:  switch_on[n] ? start warming (count a switch-on, draw an
- *         exponential warm-up of rate alpha) : stay off;
+ *   OFF:  switch_on[n] ? start the setup (count a switch-on, draw an
+ *         exponential setup of rate alpha) : stay off;
  *   ON:   on_action[n] = rate i: serve at mu_i; IDLE: stop serving (and,
  *         at n = 0 with a timer, arm it); OFF: switch off, then apply the
  *         OFF decision (a coherent policy stays off).
  * The job in service is served at the rate in force; when the rate
  * changes its remaining time is drawn afresh from Exp(new rate), which is
  * exact because the exponential law forgets the time already served. So
- * at most one departure, one warm-up end and one timer are pending.
+ * at most one departure, one setup end and one timer are pending.
  *
  * Measures per replication, over [warmup, warmup + horizon]: the time
  * integrals of n, of the power cost rate in force and of the time
- * warming; switch-ons and departures counted; each departing job's
+ * in setup; switch-ons and departures counted; each departing job's
  * response time (its own clock, not Little's law). Replications start
- * empty and off, use their own streams (arrivals, services, warm-ups,
+ * empty and off, use their own streams (arrivals, services, setups,
  * timer) derived from the seed, and give Student-t intervals. */
 #include "qctl/removable_sim.h"
 
@@ -31,15 +31,15 @@
 #include "qctl/rng.h"
 #include "qctl/sim.h"
 
-enum { EV_ARRIVAL = 0, EV_DEPART, EV_WARM, EV_TIMER, EV_START, EV_END };
-enum { M_JOBS = 0, M_RESP, M_POWER, M_SWITCH, M_WARM, M_COST, M_THR, M_COUNT };
+enum { EV_ARRIVAL = 0, EV_DEPART, EV_SETUP, EV_TIMER, EV_START, EV_END };
+enum { M_JOBS = 0, M_RESP, M_POWER, M_SWITCH, M_SETUP, M_COST, M_THR, M_COUNT };
 
 typedef struct srun {
     const qc_removable_sim_params *p;
     const qc_energy_cost *c;
     const qc_removable_policy *pol;
     qc_sim sim;
-    qc_rng rarr, rsvc, rwarm, rtimer;
+    qc_rng rarr, rsvc, rsetup, rtimer;
     size_t n;
     int status;       /* QC_SERVER_* */
     int rate;         /* rate index being served, or -1 */
@@ -48,7 +48,7 @@ typedef struct srun {
     size_t cap, head;
     int measuring, done;
     double tlast;
-    double area_n, area_power, area_warm, sum_resp;
+    double area_n, area_power, area_setup, sum_resp;
     uint64_t switch_ons, departures;
 } srun;
 
@@ -57,8 +57,8 @@ static double power_now(const srun *r)
     switch (r->status) {
     case QC_SERVER_OFF:
         return r->c->off_power;
-    case QC_SERVER_WARMING:
-        return r->c->warm_power;
+    case QC_SERVER_SETUP:
+        return r->c->setup_power;
     default:
         return r->rate >= 0 ? r->c->power[r->rate] : r->c->idle_power;
     }
@@ -70,8 +70,8 @@ static inline void advance(srun *r, double t)
         double dt = t - r->tlast;
         r->area_n += (double)r->n * dt;
         r->area_power += power_now(r) * dt;
-        if (r->status == QC_SERVER_WARMING)
-            r->area_warm += dt;
+        if (r->status == QC_SERVER_SETUP)
+            r->area_setup += dt;
     }
     r->tlast = t;
 }
@@ -101,13 +101,13 @@ static int apply(srun *r)
         if (r->status == QC_SERVER_OFF) {
             if (!pol->switch_on[r->n])
                 return 0;
-            r->status = QC_SERVER_WARMING;
+            r->status = QC_SERVER_SETUP;
             if (r->measuring)
                 r->switch_ons++;
             int64_t h;
-            return schedule(r, qc_rng_exp(&r->rwarm, r->c->warm_rate), EV_WARM, &h);
+            return schedule(r, qc_rng_exp(&r->rsetup, r->c->setup_rate), EV_SETUP, &h);
         }
-        if (r->status == QC_SERVER_WARMING)
+        if (r->status == QC_SERVER_SETUP)
             return 0;
         int a = pol->on_action[r->n];
         if (a == QC_REMOVABLE_OFF) {
@@ -169,7 +169,7 @@ static int on_event(srun *r, const qc_event *ev)
         r->head = (r->head + 1) % r->cap;
         r->n--;
         return apply(r);
-    case EV_WARM:
+    case EV_SETUP:
         r->status = QC_SERVER_ON;
         r->rate = -1;
         return apply(r);
@@ -196,7 +196,7 @@ static int run_once(srun *r, unsigned rep, double out[M_COUNT])
     qc_sim_reset(&r->sim);
     qc_rng_init(&r->rarr, p->seed, qc_rng_stream(rep, QC_STREAM_ARRIVAL, 0));
     qc_rng_init(&r->rsvc, p->seed, qc_rng_stream(rep, QC_STREAM_SERVICE, 0));
-    qc_rng_init(&r->rwarm, p->seed, qc_rng_stream(rep, QC_STREAM_SERVER, 0));
+    qc_rng_init(&r->rsetup, p->seed, qc_rng_stream(rep, QC_STREAM_SERVER, 0));
     qc_rng_init(&r->rtimer, p->seed, qc_rng_stream(rep, QC_STREAM_CONTROL, 0));
     r->n = 0;
     r->head = 0;
@@ -205,7 +205,7 @@ static int run_once(srun *r, unsigned rep, double out[M_COUNT])
     r->dep = r->tim = -1;
     r->measuring = r->done = 0;
     r->tlast = 0;
-    r->area_n = r->area_power = r->area_warm = r->sum_resp = 0;
+    r->area_n = r->area_power = r->area_setup = r->sum_resp = 0;
     r->switch_ons = r->departures = 0;
     int rc;
     if ((rc = qc_sim_source_at(&r->sim, 0, qc_rng_exp(&r->rarr, p->lambda))) != 0)
@@ -223,7 +223,7 @@ static int run_once(srun *r, unsigned rep, double out[M_COUNT])
     out[M_RESP] = r->departures ? r->sum_resp / (double)r->departures : NAN;
     out[M_POWER] = r->area_power / H;
     out[M_SWITCH] = (double)r->switch_ons / H;
-    out[M_WARM] = r->area_warm / H;
+    out[M_SETUP] = r->area_setup / H;
     out[M_THR] = (double)r->departures / H;
     out[M_COST] = r->c->holding * out[M_JOBS] + out[M_POWER] + r->c->switch_cost * out[M_SWITCH];
     return 0;
@@ -273,7 +273,7 @@ int qc_removable_simulate(const qc_removable_sim_params *p, qc_removable_sim_res
         res->events += r.sim.events;
     }
     qc_ci *dst[M_COUNT] = {&res->mean_jobs,    &res->mean_response, &res->mean_power,
-                           &res->switch_on_rate, &res->frac_warming, &res->average_cost,
+                           &res->switch_on_rate, &res->frac_setup, &res->average_cost,
                            &res->throughput};
     for (int m = 0; m < M_COUNT; m++) {
         for (unsigned rep = 0; rep < p->reps; rep++)

@@ -1,5 +1,5 @@
 # lambda 0.7, rates 0.5,1,1.5 with powers rising convexly (watts times a
-# price), slow warm-up (rate 0.1), holding 1: staying on is optimal, at rate
+# price), slow setup (rate 0.1), holding 1: staying on is optimal, at rate
 # 1 with one job and 1.5 above; RVI and PI agree.
 cmd: mdp removable --lambda 0.7 --rates 0.5,1,1.5 --power 195,240,315 --idle-power 180 --setup-power 240 --setup-rate 0.1 --price 0.01 --method both --json
 no-stderr:

@@ -6,4 +6,4 @@ json: metrics.demand_correlation.n eq 4
 json: run.warmup.time_cut eq 0
 json: model.mean_arrival_rate eq 5
 file: $TMP/s.csv
-sh: head -1 $TMP/s.csv | grep -q '^time,jobs,servers_on,servers_warming,servers_busy,arrival_rate,measured_rate$' && [ $(wc -l < $TMP/s.csv) -ge 1000 ]
+sh: head -1 $TMP/s.csv | grep -q '^time,jobs,servers_on,servers_setup,servers_busy,arrival_rate,measured_rate$' && [ $(wc -l < $TMP/s.csv) -ge 1000 ]

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # fleet.sh: delay-JSQ power control in qctl proxy on 127.0.0.1. Three
 # backends, one on at start; the unpark command starts a `qctl backend`
-# with a 0.5 s warm-up on the backend's fixed port, the park command stops
-# it. A load that rises then falls must unpark backends (warm-up measured
+# with a 0.5 s setup on the backend's fixed port, the park command stops
+# it. A load that rises then falls must unpark backends (setup measured
 # from the unpark to the first healthy answer, about 0.5 s), park them
 # after the idle timer, and answer every request once (2xx or 503).
 set -u
@@ -32,12 +32,12 @@ within() { awk -v x="$1" -v a="$2" -v b="$3" 'BEGIN { exit !(x >= a && x <= b) }
 curl -s "http://127.0.0.1:$ADMIN_PORT/status" >"$TMP/busy.json" || fail "no /status"
 unparks=$(jnum "$TMP/busy.json" unparks)
 [ "$unparks" -ge 1 ] || fail "the load did not unpark a backend"
-[ "$(jnum "$TMP/busy.json" warmups)" -ge 1 ] || fail "no warm-up measured"
-# warm-up: the backend answers 503 for 0.5 s after it starts, which is
+[ "$(jnum "$TMP/busy.json" setups)" -ge 1 ] || fail "no setup measured"
+# setup: the backend answers 503 for 0.5 s after it starts, which is
 # after the unpark; the rest is process start and one probe interval
-wm=$(jnum "$TMP/busy.json" warmup_mean) wx=$(jnum "$TMP/busy.json" warmup_max)
-within "$wm" 0.5 1.2 || fail "mean warm-up $wm s, expected 0.5 to 1.2"
-within "$wx" 0.5 1.5 || fail "longest warm-up $wx s"
+wm=$(jnum "$TMP/busy.json" setup_mean) wx=$(jnum "$TMP/busy.json" setup_max)
+within "$wm" 0.5 1.2 || fail "mean setup $wm s, expected 0.5 to 1.2"
+within "$wx" 0.5 1.5 || fail "longest setup $wx s"
 # idle: the timer (1 s) parks all but min-on = 1
 i=0
 while [ $i -lt 60 ]; do
@@ -51,15 +51,15 @@ grep -q '^qctl_backends{state="off"} 2$' "$TMP/metrics.txt" || fail "not parked 
 [ "$(mnum "$TMP/metrics.txt" qctl_fleet_failures_total)" -eq 0 ] || fail "an un/park command failed"
 [ "$(ls "$TMP"/pid* | wc -l)" -eq 1 ] || fail "the park command did not stop the parked backends"
 # conservation: what the backends answered is what the load got 2xx, the
-# rest was refused (503) while waiting for a warm-up
+# rest was refused (503) while waiting for a setup
 ok=$(num "$TMP/load.json" ok) r=$(num "$TMP/load.json" refused_503)
 ans=$(mnum "$TMP/metrics.txt" qctl_backend_answered_total)
-wr=$(mnum "$TMP/metrics.txt" qctl_warmup_refused_total)
+wr=$(mnum "$TMP/metrics.txt" qctl_setup_refused_total)
 [ "$ans" -eq "$ok" ] || fail "backends answered $ans, the load got $ok"
-[ "$wr" -le "$r" ] || fail "$wr refused at warm-up but the load saw $r 503s"
+[ "$wr" -le "$r" ] || fail "$wr refused at setup but the load saw $r 503s"
 [ "$(mnum "$TMP/metrics.txt" qctl_backend_failed_total)" -eq 0 ] || fail "backend failures"
 kill -TERM "$PROXY_PID"
 wait "$PROXY_PID" || fail "proxy exit status"
 awk -F, 'NR > 1 && $9 > 0 { w = 1 } END { exit !w }' "$TMP/series.csv" ||
-    fail "no warming backend in the series"
+    fail "no backend in setup in the series"
 echo ok

@@ -3,7 +3,7 @@
 # fleet_failures.sh: qctl proxy's fleet when switching on goes wrong. An
 # unpark command that fails and one that hangs past --cmd-timeout leave
 # the backend off, are reported, and the requests that waited for it go
-# to the backend that is on; a warm-up longer than the requests' deadline
+# to the backend that is on; a setup longer than the requests' deadline
 # answers them 503. Every request is answered once.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -39,7 +39,7 @@ metrics hang
 grep -q '^qctl_backends{state="off"} 1$' "$TMP/hang.txt" || fail "the hung backend is not off"
 kill -TERM "$PROXY_PID"; wait "$PROXY_PID" || fail "proxy exit status"
 
-# 3. a warm-up (2 s) longer than the deadline (0.3 s): 503 for who waits
+# 3. a setup (2 s) longer than the deadline (0.3 s): 503 for who waits
 stop_unparked() { [ -f "$TMP/pid2" ] && kill "$(cat "$TMP/pid2")" 2>/dev/null; }
 trap 'stop_unparked; cleanup' EXIT
 start_proxy --backend 127.0.0.1:$b1_PORT --backend 127.0.0.1:$P2 $FLEET --queue-timeout 0.3 \
@@ -49,9 +49,9 @@ start_proxy --backend 127.0.0.1:$b1_PORT --backend 127.0.0.1:$P2 $FLEET --queue-
     --timeout 10 --json >"$TMP/slow.json" || fail "load failed"
 conserved "$TMP/slow.json"
 metrics slow
-wr=$(mnum "$TMP/slow.txt" qctl_warmup_refused_total)
+wr=$(mnum "$TMP/slow.txt" qctl_setup_refused_total)
 [ "$wr" -ge 1 ] || fail "nobody waited past the deadline"
-[ "$(num "$TMP/slow.json" refused_503)" -eq "$wr" ] || fail "503s are not the warm-up refusals"
+[ "$(num "$TMP/slow.json" refused_503)" -eq "$wr" ] || fail "503s are not the setup refusals"
 [ "$(num "$TMP/slow.json" ok)" -eq "$(mnum "$TMP/slow.txt" qctl_backend_answered_total)" ] ||
     fail "answers do not add up"
 kill -TERM "$PROXY_PID"; wait "$PROXY_PID" || fail "proxy exit status"

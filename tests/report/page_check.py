@@ -28,7 +28,7 @@ UNITLESS = [
     r"servers|users|events|states|pairs|transitions|rounds|iterations|intervals|chunks|"
     r"classes|gains|values|candidates|parameters|windows|groups|periods|segments|"
     r"realisations|completions|skipped|admitted|rejected|undecided|levels|grid|"
-    r"closer|fitted|copula|real|batches|servers on|servers busy|servers warming|poles)\b.*",
+    r"closer|fitted|copula|real|batches|servers on|servers busy|servers in setup|poles)\b.*",
     r"n", r"N", r"na", r"nb", r"n_a", r"n_b", r"(input )?delay( \(samples\))?", r"seed",
     r"chosen", r"version", r"server port", r"threshold n", r"boundary from",
     # ratios, probabilities, fractions, correlations and criteria

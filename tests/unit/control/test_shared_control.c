@@ -5,7 +5,7 @@
  * harness, which must take the same actions.
  *
  *   delay-JSQ  the simulated pool (qc_pool_run, deterministic service and
- *              warm-up, a fixed trace of arrivals) against the proxy's
+ *              setup, a fixed trace of arrivals) against the proxy's
  *              fleet (qc__fleet) replaying the same arrivals: the mean
  *              response times agree to rounding, and the replay with
  *              another threshold does not (the comparison can fail);
@@ -43,7 +43,7 @@
 #define NSRV 4
 
 /* Fixed arrival times: gaps from a small LCG, mean 0.35, with many
- * digits so that no arrival coincides with a departure or a warm-up end
+ * digits so that no arrival coincides with a departure or a setup end
  * (ties would make the order of simultaneous events matter). */
 static void make_trace(double *t)
 {
@@ -58,7 +58,7 @@ static void make_trace(double *t)
 }
 
 /* The proxy's fleet on the same arrivals: FIFO at each backend, service
- * S, warm-up W from the unpark; never parked. Returns the mean response
+ * S, setup W from the unpark; never parked. Returns the mean response
  * time and counts the unparks. */
 static double fleet_replay(const double *arr, unsigned T, double S, double W, unsigned *unparks)
 {
@@ -80,7 +80,7 @@ static double fleet_replay(const double *arr, unsigned T, double S, double W, un
     unsigned done = 0, next = 0;
     *unparks = 0;
     while (done < NARR) {
-        /* the next event: an arrival, a warm-up end or a departure */
+        /* the next event: an arrival, a setup end or a departure */
         double t = next < NARR ? arr[next] : INFINITY;
         int kind = 0, who = -1;
         for (unsigned i = 0; i < NSRV; i++) {
@@ -104,7 +104,7 @@ static double fleet_replay(const double *arr, unsigned T, double S, double W, un
                 ++*unparks;
                 ready[i] = t + W;
             }
-            if (f.b[i].state == QC_FLEET_WARMING) {
+            if (f.b[i].state == QC_FLEET_SETUP) {
                 qc__fleet_wait(&f, (unsigned)i);
             } else {
                 qc__fleet_sent(&f, (unsigned)i);
@@ -148,9 +148,9 @@ static void test_djsq_pool_and_fleet(void **state)
     qc_arrivals arr;
     qc_err err = {0};
     assert_int_equal(qc_arrivals_from_times(&arr, t, NARR, &err), 0);
-    qc_dist svc, warm;
+    qc_dist svc, setup;
     assert_int_equal(qc_dist_parse(&svc, "det:1", &err), 0);
-    assert_int_equal(qc_dist_parse(&warm, "det:0.5", &err), 0);
+    assert_int_equal(qc_dist_parse(&setup, "det:0.5", &err), 0);
     qc_pool_params p;
     qc_pool_params_init(&p);
     p.servers = NSRV;
@@ -158,7 +158,7 @@ static void test_djsq_pool_and_fleet(void **state)
     p.threshold = T;
     p.arrival = &arr;
     p.service = &svc;
-    p.warmup = &warm;
+    p.setup = &setup;
     p.idle_timer = INFINITY;
     p.customers = NARR; /* all of the trace */
     p.reps = 2; /* identical replications of the trace: their mean is the run */

@@ -108,7 +108,7 @@ static void test_core(void **state)
                QC_DIST_LOGNORMAL, QC_DIST_WEIBULL, QC_DIST_PARETO, QC_DIST_BPARETO,
                QC_DIST_EMPIRICAL, QC_DIST_LNMIX, QC_DIST_EXPMIX, QC_DIST_GPD);
     CHECK_ENUM(qc_server_state, qc_server_state_name, qc_server_state_parse, QC_SERVER_OFF,
-               QC_SERVER_WARMING, QC_SERVER_ON);
+               QC_SERVER_SETUP, QC_SERVER_ON);
     CHECK_ENUM(qc_rng_role, qc_rng_role_name, qc_rng_role_parse, QC_STREAM_ARRIVAL,
                QC_STREAM_SERVICE, QC_STREAM_SERVER, QC_STREAM_ROUTING, QC_STREAM_CONTROL,
                QC_STREAM_USER, QC_STREAM_MISC);
@@ -127,7 +127,7 @@ static void test_control(void **state)
     CHECK_ENUM(qc_antiwindup, qc_antiwindup_name, qc_antiwindup_parse, QC_AW_NONE,
                QC_AW_CONDITIONAL, QC_AW_BACKCALC);
     CHECK_ENUM(qc_djsq_state, qc_djsq_state_name, qc_djsq_state_parse, QC_DJSQ_OFF,
-               QC_DJSQ_WARMING, QC_DJSQ_ON, QC_DJSQ_SKIP);
+               QC_DJSQ_SETUP, QC_DJSQ_ON, QC_DJSQ_SKIP);
     CHECK_ENUM(qc_limiter_algo, qc_limiter_algo_name, qc_limiter_algo_parse, QC_LIMITER_FIXED,
                QC_LIMITER_MAXUSERS, QC_LIMITER_AIMD, QC_LIMITER_VEGAS, QC_LIMITER_GRADIENT2,
                QC_LIMITER_ENVOY, QC_LIMITER_ADMISSION);
@@ -188,9 +188,9 @@ static void test_models(void **state)
                QC_POOL_TRANSIENT_AUTO, QC_POOL_TRANSIENT_FIXED);
     CHECK_ENUM(qc_pool_metric, qc_pool_metric_name, qc_pool_metric_parse, QC_PM_JOBS,
                QC_PM_RESPONSE, QC_PM_P50, QC_PM_P95, QC_PM_P99, QC_PM_THROUGHPUT, QC_PM_POWER,
-               QC_PM_ENERGY_PER_JOB, QC_PM_SWITCH_ONS_PER_HOUR, QC_PM_FRAC_WARMING, QC_PM_COST,
-               QC_PM_HOLDING_COST, QC_PM_WARMING_COST, QC_PM_SERVERS_ON, QC_PM_SERVERS_BUSY,
-               QC_PM_SERVERS_WARMING, QC_PM_DEMAND_CORR);
+               QC_PM_ENERGY_PER_JOB, QC_PM_SWITCH_ONS_PER_HOUR, QC_PM_FRAC_SETUP, QC_PM_COST,
+               QC_PM_HOLDING_COST, QC_PM_SETUP_COST, QC_PM_SERVERS_ON, QC_PM_SERVERS_BUSY,
+               QC_PM_SERVERS_SETUP, QC_PM_DEMAND_CORR);
     CHECK_ENUM(qc_discipline, qc_discipline_name, qc_discipline_parse, QC_FCFS, QC_PS);
     CHECK_ENUM(qc_warmup_mode, qc_warmup_mode_name, qc_warmup_mode_parse, QC_WARMUP_MSER5,
                QC_WARMUP_FIXED);

@@ -2,7 +2,7 @@
 /* test_fleet.c: the proxy's fleet rules on synthetic event sequences:
  * delay-JSQ choices against a literal reading of the rule (pool.h), the
  * idle timer and min-on, PARKING waiting for its in-flight requests, the
- * warm-up and state-time bookkeeping, and the configuration checks. */
+ * setup and state-time bookkeeping, and the configuration checks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,7 +31,7 @@ static int rule(const qc__fleet *f)
     for (unsigned i = 0; i < f->n; i++) { /* shortest non-empty queue, ON first on ties */
         const qc__fleet_backend *b = &f->b[i];
         unsigned q = b->inflight + b->waiting;
-        if (q == 0 || (b->state != QC_FLEET_ON && b->state != QC_FLEET_WARMING))
+        if (q == 0 || (b->state != QC_FLEET_ON && b->state != QC_FLEET_SETUP))
             continue;
         if (best == f->n || q < bq ||
             (q == bq && b->state == QC_FLEET_ON && f->b[best].state != QC_FLEET_ON)) {
@@ -51,8 +51,8 @@ static int rule(const qc__fleet *f)
         }
     if (idle >= 0)
         return idle;
-    for (unsigned i = 0; i < f->n; i++) /* a WARMING backend nobody waits for */
-        if (f->b[i].state == QC_FLEET_WARMING && f->b[i].waiting == 0)
+    for (unsigned i = 0; i < f->n; i++) /* a SETUP backend nobody waits for */
+        if (f->b[i].state == QC_FLEET_SETUP && f->b[i].waiting == 0)
             return (int)i;
     unsigned up = f->n - qc__fleet_count(f, QC_FLEET_OFF);
     for (unsigned i = 0; i < f->n && up < f->cfg.max_on; i++)
@@ -67,7 +67,7 @@ static uint64_t lcg(uint64_t *s)
     return *s >> 33;
 }
 
-/* Random arrivals, completions, warm-ups and idle parks on 6 backends: at
+/* Random arrivals, completions, setups and idle parks on 6 backends: at
  * every arrival the fleet's choice is the rule's. */
 static void test_djsq_rule(void **state)
 {
@@ -93,7 +93,7 @@ static void test_djsq_rule(void **state)
                 if (got < 0)
                     break;
                 arrivals++;
-                if (f.b[got].state == QC_FLEET_WARMING)
+                if (f.b[got].state == QC_FLEET_SETUP)
                     qc__fleet_wait(&f, (unsigned)got);
                 else
                     qc__fleet_sent(&f, (unsigned)got);
@@ -104,8 +104,8 @@ static void test_djsq_rule(void **state)
                 if (b->inflight)
                     qc__fleet_done(&f, i, 1, now);
                 break;
-            default: /* a warm-up ends (waiters sent), or the idle timer */
-                if (b->state == QC_FLEET_WARMING) {
+            default: /* a setup ends (waiters sent), or the idle timer */
+                if (b->state == QC_FLEET_SETUP) {
                     qc__fleet_ready(&f, i, now);
                     while (b->waiting) {
                         qc__fleet_unwait(&f, i, now);
@@ -118,13 +118,13 @@ static void test_djsq_rule(void **state)
                         qc__fleet_off(&f, park[k], now);
                 }
             }
-            assert_true(qc__fleet_count(&f, QC_FLEET_ON) + qc__fleet_count(&f, QC_FLEET_WARMING) >=
+            assert_true(qc__fleet_count(&f, QC_FLEET_ON) + qc__fleet_count(&f, QC_FLEET_SETUP) >=
                         1);
             assert_true(f.n - qc__fleet_count(&f, QC_FLEET_OFF) <= 5);
             for (unsigned k = 0; k < f.n; k++) {
                 if (f.b[k].state == QC_FLEET_OFF)
                     assert_int_equal(f.b[k].inflight + f.b[k].waiting, 0);
-                if (f.b[k].state == QC_FLEET_WARMING)
+                if (f.b[k].state == QC_FLEET_SETUP)
                     assert_int_equal(f.b[k].inflight, 0);
             }
         }
@@ -157,18 +157,18 @@ static void test_djsq_hand(void **state)
     assert_int_equal(up, 0);
     assert_int_equal(qc__fleet_route(&f, 2, &up), 2); /* all at T: unpark */
     assert_int_equal(up, 1);
-    assert_int_equal(f.b[2].state, QC_FLEET_WARMING);
+    assert_int_equal(f.b[2].state, QC_FLEET_SETUP);
     qc__fleet_wait(&f, 2);
     assert_int_equal(qc__fleet_route(&f, 2, &up), 2); /* joins the waiting one (1 < T) */
     assert_int_equal(up, 0);
     qc__fleet_wait(&f, 2);
-    /* everything at T, nothing OFF: plain JSQ, ON before WARMING */
+    /* everything at T, nothing OFF: plain JSQ, ON before SETUP */
     assert_int_equal(qc__fleet_route(&f, 2, &up), 0);
     qc__fleet_ready(&f, 2, 2.5);
-    assert_int_equal(f.warmups, 1);
-    assert_float_equal(f.warm_sum, 0.5, 1e-12);
-    for (unsigned k = 0; k < QC_FLEET_WARM_BUCKETS; k++) /* cumulative: le 0.5 and up */
-        assert_int_equal(f.warm_bucket[k], qc__fleet_warm_le[k] >= 0.5);
+    assert_int_equal(f.setups, 1);
+    assert_float_equal(f.setup_sum, 0.5, 1e-12);
+    for (unsigned k = 0; k < QC_FLEET_SETUP_BUCKETS; k++) /* cumulative: le 0.5 and up */
+        assert_int_equal(f.setup_bucket[k], qc__fleet_setup_le[k] >= 0.5);
     assert_int_equal(f.b[2].unparks, 1);
 }
 

@@ -2,15 +2,15 @@
 /* test_removable.c: the removable-server MDP: exact chain against closed
  * forms, against the simulation, and the optimal policy's structure.
  *
- * Closed forms (M/M/1, rho = lambda / mu, exponential warm-up of rate a,
+ * Closed forms (M/M/1, rho = lambda / mu, exponential setup of rate a,
  * switch on at the first job, off as soon as the queue empties):
  *   E[T] = 1/(mu - lambda) + 1/a          (mean response: M/M/1 plus the
- *                                          mean warm-up, exact for
- *                                          exponential warm-ups)
+ *                                          mean setup, exact for
+ *                                          exponential setups)
  *   the server is busy a fraction rho of the time; each cycle is an idle
- *   (off) period of mean 1/lambda, a warm-up of mean 1/a and a busy
- *   period, so off and warming split the rest 1/lambda : 1/a:
- *   P(warming) = (1 - rho) lambda / (lambda + a)
+ *   (off) period of mean 1/lambda, a setup of mean 1/a and a busy
+ *   period, so off and setup split the rest 1/lambda : 1/a:
+ *   P(setup) = (1 - rho) lambda / (lambda + a)
  *   switch-ons per unit time = P(off) lambda = (1 - rho) a lambda / (lambda + a)
  * Always on at rate mu: E[N] = rho / (1 - rho), mean power
  * rho P + (1 - rho) P_idle.
@@ -20,7 +20,7 @@
  *
  * The simulation check: 20 replications, t-intervals. Mean jobs and mean
  * power are checked at 99% each; five more figures (response time,
- * switch-ons, warming, cost, throughput) as a family at 99% (each at
+ * switch-ons, setup, cost, throughput) as a family at 99% (each at
  * 1 - 0.01/5, Bonferroni). The half-widths must also be small (stated
  * per check), so that covering means something. */
 #include <setjmp.h>
@@ -46,7 +46,7 @@ static void near(double got, double want, double rel, const char *what)
                  fabs(got - want) / fabs(want), rel);
 }
 
-static qc_energy_cost cost3(double idle, double warm_power, double warm_rate, double K,
+static qc_energy_cost cost3(double idle, double setup_power, double setup_rate, double K,
                             double h)
 {
     qc_energy_cost c;
@@ -55,8 +55,8 @@ static qc_energy_cost cost3(double idle, double warm_power, double warm_rate, do
     c.rate[0] = 0.5, c.rate[1] = 1.0, c.rate[2] = 1.5;
     c.power[0] = 1, c.power[1] = 2, c.power[2] = 4;
     c.idle_power = idle;
-    c.warm_power = warm_power;
-    c.warm_rate = warm_rate;
+    c.setup_power = setup_power;
+    c.setup_rate = setup_rate;
     c.switch_cost = K;
     c.holding = h;
     return c;
@@ -74,7 +74,7 @@ static void test_setup_closed_forms(void **state)
         c.nrates = 2; /* a slower rate the policy does not use */
         c.rate[0] = 0.25 * mu, c.rate[1] = mu;
         c.power[0] = 1, c.power[1] = 3;
-        c.idle_power = 0.5, c.warm_power = 2, c.warm_rate = a, c.holding = 1;
+        c.idle_power = 0.5, c.setup_power = 2, c.setup_rate = a, c.holding = 1;
         qc_removable_policy p;
         assert_int_equal(qc_removable_policy_init(&p, 1500, NULL), 0);
         qc_removable_perf pf;
@@ -89,7 +89,7 @@ static void test_setup_closed_forms(void **state)
         printf("  %-40s chain %.12f closed form %.12f\n", what, pf.e.mean_response,
                1 / (mu - lam) + 1 / a);
         near(pf.e.mean_jobs, lam * (1 / (mu - lam) + 1 / a), REL, "E[N] (Little)");
-        near(pf.e.frac_warming, (1 - rho) * lam / (lam + a), REL, "P(warming)");
+        near(pf.e.frac_setup, (1 - rho) * lam / (lam + a), REL, "P(setup)");
         near(pf.switch_on_rate, (1 - rho) * a * lam / (lam + a), REL, "switch-on rate");
         near(pf.throughput, lam, REL, "throughput");
         near(pf.frac_serving, rho, REL, "P(serving)");
@@ -101,7 +101,7 @@ static void test_setup_closed_forms(void **state)
         near(pf.e.mean_power, rho * 3 + (1 - rho) * 0.5, REL, "always on: power");
         near(pf.e.average_cost, rho / (1 - rho) + rho * 3 + (1 - rho) * 0.5, REL,
              "always on: cost");
-        assert_true(pf.switch_on_rate == 0 && pf.e.frac_warming == 0);
+        assert_true(pf.switch_on_rate == 0 && pf.e.frac_setup == 0);
         qc_removable_policy_free(&p);
     }
 }
@@ -132,13 +132,13 @@ static void test_optimal_policies(void **state)
     qc_energy_cost rep = cost3(0, 0, 0.1, 0, 1);
     /* the representative instance: powers rising convexly */
     rep.power[0] = 1.95, rep.power[1] = 2.4, rep.power[2] = 3.15;
-    rep.idle_power = 1.8, rep.warm_power = 2.4;
+    rep.idle_power = 1.8, rep.setup_power = 2.4;
     instance ins[] = {
-        {"lambda 0.7, slow warm-up", 0.7, rep},
+        {"lambda 0.7, slow setup", 0.7, rep},
         {"lambda 0.4, threshold 4", 0.4, cost3(1, 2, 1, 3, 0.1)},
         {"lambda 0.2, threshold 2", 0.2, cost3(1, 2, 1, 0, 0.1)},
         {"lambda 0.4, switch cost", 0.4, cost3(2, 2, 1, 3, 0.3)},
-        {"lambda 0.9, fast warm-up", 0.9, cost3(1.5, 3, 5, 1, 0.5)},
+        {"lambda 0.9, fast setup", 0.9, cost3(1.5, 3, 5, 1, 0.5)},
     };
     for (size_t i = 0; i < sizeof ins / sizeof *ins; i++) {
         qc_removable_result r;
@@ -199,7 +199,7 @@ static void chain_vs_sim(const char *name, double lambda, const qc_energy_cost *
     expect_ci(&s.mean_response, pf.e.mean_response, w, 0.05, "mean response");
     if (pf.switch_on_rate > 0) {
         expect_ci(&s.switch_on_rate, pf.switch_on_rate, w, 0.03, "switch-ons per time");
-        expect_ci(&s.frac_warming, pf.e.frac_warming, w, 0.03, "fraction warming");
+        expect_ci(&s.frac_setup, pf.e.frac_setup, w, 0.03, "fraction in setup");
     }
     expect_ci(&s.average_cost, pf.e.average_cost, w, 0.02, "average cost");
     expect_ci(&s.throughput, pf.throughput, w, 0.01, "throughput");
@@ -332,7 +332,7 @@ static void test_bad_input(void **state)
     assert_non_null(strstr(err.msg, "holding"));
     p.cost = cost3(1, 2, 0, 3, 0.1);
     assert_int_equal(qc_removable_solve(&p, &r, &err), QC_ERANGE);
-    assert_non_null(strstr(err.msg, "warm-up rate"));
+    assert_non_null(strstr(err.msg, "setup rate"));
     p.cost = cost3(1, 2, 1, 3, 0.1);
     p.tol = 0;
     assert_int_equal(qc_removable_solve(&p, &r, &err), QC_ERANGE);

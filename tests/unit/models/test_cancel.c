@@ -135,7 +135,7 @@ static void test_pool_stops_early(void **state)
     p.servers = 4;
     p.arrival = &a;
     p.service = &s;
-    p.warmup = &w;
+    p.setup = &w;
     p.customers = 1000000;
     p.reps = 4;
     probe pr = {.at = 0.1};

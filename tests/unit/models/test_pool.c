@@ -16,7 +16,7 @@
  *     E[T] = 1/(mu - lambda) + (2 E[I] + lambda E[I^2]) / (2 (1 + lambda E[I]))
  *   which is 1/(mu - lambda) + 1/alpha for I ~ Exp(alpha). Per cycle
  *   (idle 1/lambda, setup E[I], busy (1 + lambda E[I]) / (mu - lambda)):
- *   P(warming) = E[I] / cycle, switch-ons per unit time = 1 / cycle.
+ *   P(setup) = E[I] / cycle, switch-ons per unit time = 1 / cycle.
  *   DelayedOff with timer t_w: a busy period starts with a setup only if
  *   the idle time exceeded t_w, probability q = exp(-lambda t_w),
  *   independently of what follows; the setup is then I' = I w.p. q, else
@@ -61,7 +61,7 @@ typedef struct setup {
     unsigned K;
     qc_pool_policy policy;
     unsigned T;
-    const char *arrival, *service, *warmup;
+    const char *arrival, *service, *setup;
     double timer;
     uint64_t customers;
     double horizon;
@@ -74,7 +74,7 @@ static int run_setup(const setup *s, qc_pool_result *res, qc_err *err)
     qc_dist b = {0}, w = {0};
     assert_int_equal(qc_arrivals_parse(&a, s->arrival, err), 0);
     assert_int_equal(qc_dist_parse(&b, s->service ? s->service : "exp:1", err), 0);
-    assert_int_equal(qc_dist_parse(&w, s->warmup ? s->warmup : "exp:0.1", err), 0);
+    assert_int_equal(qc_dist_parse(&w, s->setup ? s->setup : "exp:0.1", err), 0);
     qc_pool_params p;
     qc_pool_params_init(&p);
     p.servers = s->K;
@@ -82,7 +82,7 @@ static int run_setup(const setup *s, qc_pool_result *res, qc_err *err)
     p.threshold = s->T ? s->T : QC_POOL_DEFAULT_THRESHOLD;
     p.arrival = &a;
     p.service = &b;
-    p.warmup = &w;
+    p.setup = &w;
     p.idle_timer = s->timer;
     p.customers = s->customers;
     p.horizon = s->horizon;
@@ -145,10 +145,10 @@ static void test_mm1_setup_every_policy(void **state)
         expect(&r, QC_PM_RESPONSE, et, 0.02, cases[i].name);
         if (i == 0) {
             expect(&r, QC_PM_JOBS, lam * et, 0.025, cases[i].name);
-            expect(&r, QC_PM_FRAC_WARMING, (1 / alpha) / cycle, 0.01, cases[i].name);
+            expect(&r, QC_PM_FRAC_SETUP, (1 / alpha) / cycle, 0.01, cases[i].name);
             expect(&r, QC_PM_SWITCH_ONS_PER_HOUR, 3600 / cycle, 0.015, cases[i].name);
             expect(&r, QC_PM_SERVERS_BUSY, lam / mu, 0.01, cases[i].name);
-            /* power: busy 240 x rho + warm 240 x P(warming), never idle-on */
+            /* power: busy 240 x rho + setup 240 x P(setup), never idle-on */
             expect(&r, QC_PM_POWER, 240 * (lam / mu) + 240 * (1 / alpha) / cycle, 0.01,
                    cases[i].name);
         }
@@ -168,7 +168,7 @@ static void test_mm1_setup_deterministic_and_delayed_off(void **state)
 
     /* DelayedOff: setups only after idle periods longer than t_w. */
     double q = exp(-lam * tw);
-    s.warmup = "exp:0.1";
+    s.setup = "exp:0.1";
     s.timer = tw;
     must_run(&s, &r);
     expect(&r, QC_PM_RESPONSE, mm1_setup_response(lam, mu, q / alpha, 2 * q / (alpha * alpha)),
@@ -191,7 +191,7 @@ static void test_random_is_k_mm1_setup(void **state)
     qc_pool_result r;
     must_run(&s, &r);
     expect(&r, QC_PM_RESPONSE, 1 / (1 - l1) + 1 / alpha, 0.02, "K=5 random");
-    expect(&r, QC_PM_FRAC_WARMING, (1 / alpha) / cycle, 0.01, "K=5 random");
+    expect(&r, QC_PM_FRAC_SETUP, (1 / alpha) / cycle, 0.01, "K=5 random");
     expect(&r, QC_PM_SWITCH_ONS_PER_HOUR, 3600 * K / cycle, 0.01, "K=5 random");
     qc_pool_result_free(&r);
 }
@@ -326,7 +326,7 @@ static void test_central_mmk_setup_ctmc(void **state)
         must_run(&s, &r);
         expect(&r, QC_PM_JOBS, ex.jobs, 0.02, name);
         expect(&r, QC_PM_RESPONSE, ex.jobs / lam, 0.02, name); /* Little */
-        expect(&r, QC_PM_SERVERS_WARMING, ex.setups, 0.02, name);
+        expect(&r, QC_PM_SERVERS_SETUP, ex.setups, 0.02, name);
         expect(&r, QC_PM_SERVERS_BUSY, ex.busy, 0.01, name);
         expect(&r, QC_PM_SWITCH_ONS_PER_HOUR, 3600 * ex.switch_rate, 0.02, name);
         qc_pool_result_free(&r);
@@ -336,8 +336,8 @@ static void test_central_mmk_setup_ctmc(void **state)
 /* ---- two per-server queues against their CTMC ------------------------------ */
 
 /* A server of a per-server policy with timer 0 is OFF with no job, or
- * WARMING or ON with q >= 1 jobs (jsq: ON with q >= 0). Code: 0 = OFF (jsq:
- * ON idle), 2q - 1 = WARMING with q, 2q = ON with q. */
+ * SETUP or ON with q >= 1 jobs (jsq: ON with q >= 0). Code: 0 = OFF (jsq:
+ * ON idle), 2q - 1 = SETUP with q, 2q = ON with q. */
 enum { QMAX = 50, NCODE = 2 * QMAX + 1 };
 
 static unsigned code_q(unsigned c)
@@ -360,7 +360,7 @@ static int route2(qc_pool_policy pol, unsigned T, const unsigned c[2])
         return -1;
     if (pol == QC_POOL_JSQ)
         return q1 < q0 ? 1 : 0;
-    /* djsq: the shortest non-empty queue, ON before WARMING, then index */
+    /* djsq: the shortest non-empty queue, ON before SETUP, then index */
     int best = -1;
     for (int i = 0; i < 2; i++) {
         unsigned q = code_q(c[i]);
@@ -379,7 +379,7 @@ static int route2(qc_pool_policy pol, unsigned T, const unsigned c[2])
 }
 
 typedef struct two_out {
-    double jobs, warming, on, switch_rate, edge_mass;
+    double jobs, setup, on, switch_rate, edge_mass;
 } two_out;
 
 static void two_server_ctmc(qc_pool_policy pol, unsigned T, double lam, double mu, double alpha,
@@ -415,7 +415,7 @@ static void two_server_ctmc(qc_pool_policy pol, unsigned T, double lam, double m
                 if (jsq)
                     nc[i] = 2 * (q + 1);
                 else if (c[i] == 0)
-                    nc[i] = 1; /* OFF -> WARMING with 1 */
+                    nc[i] = 1; /* OFF -> SETUP with 1 */
                 else
                     nc[i] = c[i] + 2;
                 ADD(s, (size_t)nc[0] * NCODE + nc[1], pr * lam);
@@ -427,7 +427,7 @@ static void two_server_ctmc(qc_pool_policy pol, unsigned T, double lam, double m
                     nc[i] = q - 1 == 0 ? 0 : 2 * (q - 1); /* off at once when idle */
                     ADD(s, (size_t)nc[0] * NCODE + nc[1], mu);
                 } else if (!jsq && c[i] % 2 == 1) {
-                    nc[i] = c[i] + 1; /* warm-up ends */
+                    nc[i] = c[i] + 1; /* setup ends */
                     ADD(s, (size_t)nc[0] * NCODE + nc[1], alpha);
                 }
             }
@@ -511,7 +511,7 @@ static void two_server_ctmc(qc_pool_policy pol, unsigned T, double lam, double m
             for (int i = 0; i < 2; i++) {
                 out->jobs += code_q(c[i]) * p;
                 out->on += code_on(c[i], jsq) ? p : 0;
-                out->warming += (!jsq && c[i] % 2 == 1) ? p : 0;
+                out->setup += (!jsq && c[i] % 2 == 1) ? p : 0;
                 double pr = dst < 0 ? 0.5 : (dst == i ? 1.0 : 0.0);
                 if (!jsq && c[i] == 0)
                     out->switch_rate += lam * pr * p;
@@ -554,7 +554,7 @@ static void test_two_servers_ctmc(void **state)
             assert_true(r.metric[QC_PM_SERVERS_ON].mean == 2.0); /* always on */
         } else {
             expect(&r, QC_PM_SERVERS_ON, ex.on, 0.01, name);
-            expect(&r, QC_PM_SERVERS_WARMING, ex.warming, 0.02, name);
+            expect(&r, QC_PM_SERVERS_SETUP, ex.setup, 0.02, name);
             expect(&r, QC_PM_SWITCH_ONS_PER_HOUR, 3600 * ex.switch_rate, 0.02, name);
         }
         qc_pool_result_free(&r);
@@ -599,7 +599,7 @@ static void test_djsq_t1_is_jsq_off(void **state)
  * (throughput = lambda within its CI) and its mean number of jobs stays
  * within a bounded distance of JSQ's with all servers on: at most K T more
  * (each non-empty queue may hold up to T before another server starts),
- * plus the jobs that wait out warm-ups. */
+ * plus the jobs that wait out setups. */
 static void test_djsq_stable_at_095(void **state)
 {
     (void)state;
@@ -664,7 +664,7 @@ static void test_reproducible_and_series(void **state)
     p.servers = 6;
     p.arrival = &a;
     p.service = &b;
-    p.warmup = &w;
+    p.setup = &w;
     p.horizon = 5000;
     p.transient_mode = QC_POOL_TRANSIENT_FIXED;
     p.transient = 500;
@@ -680,7 +680,7 @@ static void test_reproducible_and_series(void **state)
     double on_max = 0;
     for (size_t i = 0; i < r1.series_len; i++) {
         const qc_pool_series_point *s = &r1.series[i];
-        assert_true(s->on >= 0 && s->on + s->warming <= 6 + 1e-9 && s->busy <= s->on + 1e-9);
+        assert_true(s->on >= 0 && s->on + s->setup <= 6 + 1e-9 && s->busy <= s->on + 1e-9);
         assert_true(fabs(s->rate - (3 + 2 * sin(2 * PI * (s->t - 5) / 500))) < 1e-9);
         if (s->on > on_max)
             on_max = s->on;
@@ -925,7 +925,7 @@ static void test_bad_input(void **state)
     p.servers = 2;
     p.arrival = &a;
     p.service = &b;
-    p.warmup = &w;
+    p.setup = &w;
     p.customers = 1000;
     p.threshold = 0;
     assert_int_equal(qc_pool_run(&p, &r, &err), QC_EINVAL);
@@ -939,10 +939,10 @@ static void test_bad_input(void **state)
     assert_int_equal(qc_pool_run(&p, &r, &err), QC_EINVAL);
     assert_non_null(strstr(err.msg, "idle timer"));
     p.idle_timer = 0;
-    p.cost.warm_power = -5;
+    p.cost.setup_power = -5;
     assert_int_equal(qc_pool_run(&p, &r, &err), QC_ERANGE);
-    assert_non_null(strstr(err.msg, "warm-up power"));
-    p.cost.warm_power = 1;
+    assert_non_null(strstr(err.msg, "setup power"));
+    p.cost.setup_power = 1;
     p.horizon = 10; /* both customers and time */
     assert_int_equal(qc_pool_run(&p, &r, &err), QC_EINVAL);
     assert_non_null(strstr(err.msg, "both"));
