@@ -20,7 +20,8 @@ enum { QC_EXIT_OK = 0, QC_EXIT_FAIL = 1, QC_EXIT_USAGE = 2 };
 
 /* Prints "qctl: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* The allocator's settings for a command that runs and exits (memory.c). */
+/* The allocator's settings for a command that allocates and frees large
+ * arrays it fills whole, as fit does (memory.c). */
 void cli_batch_memory(void);
 
 /* Exit code for a library error: 2 for bad input, 1 otherwise. */

@@ -311,6 +311,7 @@ static int fit_column(const char *arg, const qc_fit_params *fo, unsigned familie
 
 int cmd_fit(int argc, char **argv)
 {
+    cli_batch_memory();
     qc_traffic_fit_params fo;
     qc_traffic_fit_params_init(&fo);
     const char *labels = NULL, *activity = NULL, *out = NULL, *csv = NULL, *report = NULL;

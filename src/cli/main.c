@@ -139,10 +139,8 @@ int main(int argc, char **argv)
     int server = 0;
     for (size_t i = 0; i < sizeof servers / sizeof servers[0]; i++)
         server |= strcmp(c->name, servers[i]) == 0;
-    if (!server) {
+    if (!server)
         cli_interrupt_install();
-        cli_batch_memory();
-    }
     if (c->fn == cmd_help) {
         int rc = cmd_help(argc - 1, argv + 1);
         if (rc >= 0)

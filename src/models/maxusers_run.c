@@ -343,7 +343,7 @@ int qc_mu_run_reps(const qc_mu_run_params *p, unsigned reps, unsigned jobs, qc_m
         ws[i] = &slot[i];
     mu_reps m = {p, each, ctx};
     qc__reps h = {jobs, ws, mu_run_rep, mu_merge_rep, &m, progress, progress_ctx, 0, reps,
-                  p->cancel, nws};
+                  p->cancel, nws, 0, NULL};
     int rc = qc__reps_run(&h, 0, reps, failed, err);
     for (unsigned i = 0; i < nws; i++)
         if (slot[i].held) /* run, but not merged: a replication before it failed */

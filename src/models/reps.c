@@ -45,6 +45,7 @@ typedef struct shared {
     int threaded;
     qc__reps_worker *w;
     unsigned nws;             /* workspaces */
+    unsigned nmade;           /* ws[0..nmade) set up or being set up */
     unsigned *free_ws, nfree; /* those holding no replication (a stack) */
     parked *park;             /* nws slots */
 } shared;
@@ -165,6 +166,14 @@ static void *work(void *arg)
                     s->park[i] = cur;
                     break;
                 }
+            if (s->nfree == 0 && h->more != NULL && s->nmade < s->nws) {
+                const unsigned i = s->nmade++; /* a spare, set up now */
+                unlock(s);
+                const int made = h->more(h->ctx, i) == 0;
+                lock(s);
+                if (made)
+                    s->free_ws[s->nfree++] = i;
+            }
             while (!s->stop && s->nfree == 0 && s->next_merge <= rep)
                 pthread_cond_wait(&s->turn, &s->mu);
             continue;
@@ -206,11 +215,13 @@ int qc__reps_run(const qc__reps *h, unsigned from, unsigned to, unsigned *failed
     s.nws = nws;
     s.free_ws = free_ws;
     s.park = park;
-    for (unsigned i = 0; i < nws; i++) {
-        free_ws[i] = nws - 1 - i; /* workspace 0 on top: the one a one-thread run uses */
+    /* ready: ws[0..nmade); the others set up by h->more when needed */
+    s.nmade = h->more != NULL && h->nready > 0 && h->nready < nws ? h->nready : nws;
+    for (unsigned i = 0; i < nws; i++)
         park[i].ws = UINT_MAX;
-    }
-    s.nfree = nws;
+    for (unsigned i = 0; i < s.nmade; i++)
+        free_ws[i] = s.nmade - 1 - i; /* workspace 0 on top: the one a one-thread run uses */
+    s.nfree = s.nmade;
     for (unsigned i = 0; i < (h->jobs ? h->jobs : 1); i++) {
         w[i].sh = &s;
         w[i].id = i;
@@ -271,9 +282,11 @@ int qc__workers_init(qc__workers *w, unsigned n, const qc__workers_model *m, con
     if (n < 1)
         n = 1;
     w->jobs = n;
-    n = n > 1 ? 2 * n : 1;
-    w->ws = calloc(n, sizeof *w->ws);
-    w->params = calloc(n, m->params_size);
+    w->cap = n > 1 ? 2 * n : 1;
+    w->init_params = params;
+    w->init_ctx = ctx;
+    w->ws = calloc(w->cap, sizeof *w->ws);
+    w->params = calloc(w->cap, m->params_size);
     if (w->ws == NULL || w->params == NULL) {
         qc__workers_free(w);
         return QC_ENOMEM;
@@ -293,21 +306,45 @@ int qc__workers_init(qc__workers *w, unsigned n, const qc__workers_model *m, con
     return 0;
 }
 
-void qc__workers_bind(qc__workers *w, const void *params, int progress)
+static void bind_one(qc__workers *w, unsigned i)
 {
     const qc__workers_model *m = w->m;
-    const qc_progress_fn hook = progress ? qc__reps_progress_cb : NULL;
-    for (unsigned i = 0; i < w->n; i++) {
-        void *own = w->params + (size_t)i * m->params_size;
-        memcpy(own, params, m->params_size);
-        memcpy((unsigned char *)own + m->progress_at, &hook, sizeof hook);
-        memcpy((unsigned char *)w->ws[i] + m->params_at, &own, sizeof own);
+    const qc_progress_fn hook = w->progress ? qc__reps_progress_cb : NULL;
+    void *own = w->params + (size_t)i * m->params_size;
+    memcpy(own, w->bound, m->params_size);
+    memcpy((unsigned char *)own + m->progress_at, &hook, sizeof hook);
+    memcpy((unsigned char *)w->ws[i] + m->params_at, &own, sizeof own);
+}
+
+void qc__workers_bind(qc__workers *w, const void *params, int progress)
+{
+    w->bound = params;
+    w->progress = progress;
+    for (unsigned i = 0; i < w->cap; i++)
+        if (w->ws[i] != NULL)
+            bind_one(w, i);
+}
+
+/* qc__reps's more: sets up workspace i (a spare) for the run. */
+static int workers_more(qc__workers *w, unsigned i)
+{
+    if (w->ws[i] != NULL)
+        return 0; /* set up in an earlier round (--precision), and bound */
+    void *x = malloc(w->m->ws_size);
+    if (x == NULL || w->m->init(x, w->init_params, w->init_ctx) != 0) {
+        free(x);
+        return QC_ENOMEM;
     }
+    w->ws[i] = x;
+    bind_one(w, i);
+    return 0;
 }
 
 void qc__workers_free(qc__workers *w)
 {
-    for (unsigned i = 0; i < w->n; i++) {
+    for (unsigned i = 0; w->ws != NULL && i < w->cap; i++) {
+        if (w->ws[i] == NULL)
+            continue;
         w->m->fini(w->ws[i]);
         free(w->ws[i]);
     }
@@ -315,7 +352,7 @@ void qc__workers_free(qc__workers *w)
     free(w->params);
     w->ws = NULL;
     w->params = NULL;
-    w->n = 0;
+    w->n = w->cap = 0;
 }
 
 /* The run of a replication on a worker, for qc__reps: the worker's own
@@ -345,6 +382,12 @@ static int workers_merge_rep(void *ctx, void *ws, unsigned rep, qc_err *err)
     return x->merge(x->ctx, ws, rep, err);
 }
 
+static int workers_more_cb(void *ctx, unsigned i)
+{
+    const workers_run *x = ctx;
+    return workers_more((qc__workers *)x->w, i);
+}
+
 int qc__workers_run(qc__workers *w, const void *params, qc_progress_fn progress,
                     void *progress_ctx, const qc_cancel *cancel, double done, double total,
                     int (*merge)(void *ctx, void *ws, unsigned rep, qc_err *err), void *ctx,
@@ -352,9 +395,12 @@ int qc__workers_run(qc__workers *w, const void *params, qc_progress_fn progress,
 {
     qc__workers_bind(w, params, progress != NULL);
     workers_run x = {w, merge, ctx};
+    /* the workspaces set up are ws[0..n); ws[n..cap) are spares, set up
+     * if a replication is parked (only when every worker has one) */
     const unsigned jobs = w->jobs < w->n ? w->jobs : w->n;
-    qc__reps h = {jobs, w->ws, workers_run_rep, workers_merge_rep, &x, progress, progress_ctx,
-                  done, total, cancel, w->n};
+    const unsigned nws = w->n < w->jobs ? w->n : w->cap;
+    qc__reps h = {jobs,  w->ws, workers_run_rep, workers_merge_rep, &x, progress, progress_ctx,
+                  done,  total, cancel,          nws,               w->n, workers_more_cb};
     return qc__reps_run(&h, from, to, NULL, err);
 }
 

@@ -75,6 +75,12 @@ typedef struct qc__reps {
     const qc_cancel *cancel; /* may be NULL; checked before each replication
                                 starts (the model checks it inside one) */
     unsigned nws; /* workspaces in ws; 0 (or fewer than jobs): jobs */
+    /* With more: ws[0..nready) are set up at the start (0: all nws), and
+     * ws[i] for i >= nready is set up by more(ctx, i), by a worker, the
+     * first time a replication is parked and no workspace is free: 0, or
+     * nonzero when it cannot be had (the run goes on with those it has). */
+    unsigned nready;
+    int (*more)(void *ctx, unsigned i);
 } qc__reps;
 
 /* Runs replications [from, to). Returns 0, or the first failing
@@ -134,18 +140,22 @@ typedef struct qc__workers_model {
 
 typedef struct qc__workers {
     unsigned jobs; /* workers */
-    unsigned n;    /* workspaces: two a worker when there are several */
-    void **ws;
-    unsigned char *params; /* n x params_size */
+    unsigned n;    /* workspaces set up: one a worker */
+    unsigned cap;  /* room in ws: two a worker when there are several */
+    void **ws;     /* ws[i] NULL: not set up (yet) */
+    unsigned char *params; /* cap x params_size */
     const qc__workers_model *m;
+    const void *init_params, *init_ctx; /* qc__workers_init's */
+    const void *bound;                  /* qc__workers_bind's */
+    int progress;
 } qc__workers;
 
-/* Up to n workers (at least 1), with two workspaces each when n > 1 (one
- * can hold a finished replication waiting for its turn to be merged
- * while the worker runs the next: reps.h) and one otherwise, each set up
- * by the model for params (ws[0] the caller's to use first); fewer when
- * memory runs short (the result does not depend on their count).
- * QC_ENOMEM when not even one can be had. */
+/* Up to n workers (at least 1), each with a workspace the model sets up
+ * for params (ws[0] the caller's to use first); fewer when memory runs
+ * short (the result does not depend on their count). QC_ENOMEM when not
+ * even one can be had. With n > 1 there is room for a second workspace a
+ * worker, set up during a run only when a replication finishes before its
+ * turn and no workspace is free (it is parked: qc__reps). */
 int qc__workers_init(qc__workers *w, unsigned n, const qc__workers_model *m, const void *params,
                      const void *ctx);
 /* Gives every worker its own copy of params (a run that changes its

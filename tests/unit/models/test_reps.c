@@ -10,7 +10,9 @@
  * while replication 0 was still running (the wait is bounded: a harness
  * that idled its workers instead fails the check, it does not hang). A
  * failing replication stops the merges at it, whatever the timing, and
- * its code, index and message are the run's. With one worker the same. */
+ * its code, index and message are the run's. With one worker the same.
+ * Spares set up on demand (qc__reps.more) are made when a replication is
+ * parked and no workspace is free, and only then. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -78,7 +80,26 @@ static int merge(void *ctx, void *w_, unsigned rep, qc_err *err)
     return 0;
 }
 
+static unsigned made; /* spares set up by more */
+
+static int more(void *ctx, unsigned i)
+{
+    (void)ctx;
+    (void)i;
+    made++;
+    return 0;
+}
+
+static int go_lazy(model *m, unsigned jobs, unsigned nws, unsigned nready, unsigned *failed,
+                   qc_err *err);
+
 static int go(model *m, unsigned jobs, unsigned nws, unsigned *failed, qc_err *err)
+{
+    return go_lazy(m, jobs, nws, 0, failed, err);
+}
+
+static int go_lazy(model *m, unsigned jobs, unsigned nws, unsigned nready, unsigned *failed,
+                   qc_err *err)
 {
     ws w[NWS];
     void *wp[NWS];
@@ -89,7 +110,8 @@ static int go(model *m, unsigned jobs, unsigned nws, unsigned *failed, qc_err *e
     }
     pthread_mutex_init(&m->mu, NULL);
     pthread_cond_init(&m->cv, NULL);
-    qc__reps h = {jobs, wp, run, merge, m, NULL, NULL, 0, R, NULL, nws};
+    qc__reps h = {jobs, wp, run, merge, m, NULL, NULL, 0, R, NULL, nws, nready,
+                  nready ? more : NULL};
     int rc = qc__reps_run(&h, 0, R, failed, err);
     pthread_cond_destroy(&m->cv);
     pthread_mutex_destroy(&m->mu);
@@ -105,6 +127,26 @@ static void test_parked_merged_in_order(void **state)
     qc_err err = {0};
     assert_int_equal(go(&m, JOBS, NWS, NULL, &err), 0);
     assert_true(m.waited_ok); /* replications 1..PARKED finished before 0 */
+    assert_int_equal(m.nmerged, R);
+    for (unsigned r = 0; r < R; r++) {
+        assert_int_equal(m.merged[r], r);
+        assert_int_equal(m.merged_from[r], m.ran_in[r]);
+    }
+}
+
+/* The spares set up only when a replication is parked and no workspace
+ * is free (qc__reps.more): the same order, and the spares were made. */
+static void test_spares_made_when_needed(void **state)
+{
+    (void)state;
+    model m;
+    memset(&m, 0, sizeof m);
+    m.fail_at = -1;
+    made = 0;
+    qc_err err = {0};
+    assert_int_equal(go_lazy(&m, JOBS, NWS, JOBS, NULL, &err), 0);
+    assert_true(m.waited_ok);
+    assert_int_equal(made, NWS - JOBS);
     assert_int_equal(m.nmerged, R);
     for (unsigned r = 0; r < R; r++) {
         assert_int_equal(m.merged[r], r);
@@ -146,7 +188,7 @@ static void test_one_worker(void **state)
     void *wp[1] = {&w};
     pthread_mutex_init(&m.mu, NULL);
     pthread_cond_init(&m.cv, NULL);
-    qc__reps h = {1, wp, run_one, merge, &m, NULL, NULL, 0, R, NULL, 0};
+    qc__reps h = {1, wp, run_one, merge, &m, NULL, NULL, 0, R, NULL, 0, 0, NULL};
     qc_err err = {0};
     assert_int_equal(qc__reps_run(&h, 0, R, NULL, &err), 0);
     pthread_cond_destroy(&m.cv);
@@ -160,6 +202,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parked_merged_in_order),
+        cmocka_unit_test(test_spares_made_when_needed),
         cmocka_unit_test(test_failure_stops_in_order),
         cmocka_unit_test(test_one_worker),
     };
