@@ -134,6 +134,15 @@ static void *work(void *arg)
     lock(s);
     while (!s->stop && s->next_take < s->to) {
         if (s->nfree == 0) { /* every workspace holds a replication */
+            if (h->more != NULL && s->nmade < s->nws) {
+                const unsigned i = s->nmade++; /* set up one more, unlocked */
+                unlock(s);
+                const int made = h->more(h->ctx, i) == 0;
+                lock(s);
+                if (made)
+                    s->free_ws[s->nfree++] = i;
+                continue;
+            }
             pthread_cond_wait(&s->turn, &s->mu); /* only reached when threaded */
             continue;
         }
@@ -166,15 +175,8 @@ static void *work(void *arg)
                     s->park[i] = cur;
                     break;
                 }
-            if (s->nfree == 0 && h->more != NULL && s->nmade < s->nws) {
-                const unsigned i = s->nmade++; /* a spare, set up now */
-                unlock(s);
-                const int made = h->more(h->ctx, i) == 0;
-                lock(s);
-                if (made)
-                    s->free_ws[s->nfree++] = i;
-            }
-            while (!s->stop && s->nfree == 0 && s->next_merge <= rep)
+            while (!s->stop && s->nfree == 0 && !(h->more != NULL && s->nmade < s->nws) &&
+                   s->next_merge <= rep)
                 pthread_cond_wait(&s->turn, &s->mu);
             continue;
         }
@@ -291,18 +293,16 @@ int qc__workers_init(qc__workers *w, unsigned n, const qc__workers_model *m, con
         qc__workers_free(w);
         return QC_ENOMEM;
     }
-    for (w->n = 0; w->n < n; w->n++) {
-        void *x = malloc(m->ws_size);
-        if (x == NULL || m->init(x, params, ctx) != 0) {
-            free(x);
-            break; /* fewer workers: the same result */
-        }
-        w->ws[w->n] = x;
-    }
-    if (w->n == 0) {
+    /* the caller's first workspace now; the others by the workers that
+     * need them, at the same time (workers_more) */
+    void *x = malloc(m->ws_size);
+    if (x == NULL || m->init(x, params, ctx) != 0) {
+        free(x);
         qc__workers_free(w);
         return QC_ENOMEM;
     }
+    w->ws[0] = x;
+    w->n = 1;
     return 0;
 }
 
@@ -395,12 +395,11 @@ int qc__workers_run(qc__workers *w, const void *params, qc_progress_fn progress,
 {
     qc__workers_bind(w, params, progress != NULL);
     workers_run x = {w, merge, ctx};
-    /* the workspaces set up are ws[0..n); ws[n..cap) are spares, set up
-     * if a replication is parked (only when every worker has one) */
-    const unsigned jobs = w->jobs < w->n ? w->jobs : w->n;
-    const unsigned nws = w->n < w->jobs ? w->n : w->cap;
-    qc__reps h = {jobs,  w->ws, workers_run_rep, workers_merge_rep, &x, progress, progress_ctx,
-                  done,  total, cancel,          nws,               w->n, workers_more_cb};
+    /* ws[0] is set up; the others are set up by the workers when they
+     * need one (a worker's first, or a spare when a replication is
+     * parked), those of earlier rounds (--precision) kept */
+    qc__reps h = {w->jobs, w->ws, workers_run_rep, workers_merge_rep, &x, progress, progress_ctx,
+                  done,    total, cancel,          w->cap,            1,  workers_more_cb};
     return qc__reps_run(&h, from, to, NULL, err);
 }
 

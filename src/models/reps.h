@@ -76,9 +76,10 @@ typedef struct qc__reps {
                                 starts (the model checks it inside one) */
     unsigned nws; /* workspaces in ws; 0 (or fewer than jobs): jobs */
     /* With more: ws[0..nready) are set up at the start (0: all nws), and
-     * ws[i] for i >= nready is set up by more(ctx, i), by a worker, the
-     * first time a replication is parked and no workspace is free: 0, or
-     * nonzero when it cannot be had (the run goes on with those it has). */
+     * ws[i] for i >= nready is set up by more(ctx, i), unlocked, by a
+     * worker that finds no workspace free (its first, or a spare when its
+     * replication is parked): 0, or nonzero when it cannot be had (the run
+     * goes on with those it has). */
     unsigned nready;
     int (*more)(void *ctx, unsigned i);
 } qc__reps;
@@ -140,7 +141,7 @@ typedef struct qc__workers_model {
 
 typedef struct qc__workers {
     unsigned jobs; /* workers */
-    unsigned n;    /* workspaces set up: one a worker */
+    unsigned n;    /* workspaces set up before the run: ws[0] */
     unsigned cap;  /* room in ws: two a worker when there are several */
     void **ws;     /* ws[i] NULL: not set up (yet) */
     unsigned char *params; /* cap x params_size */
@@ -150,12 +151,13 @@ typedef struct qc__workers {
     int progress;
 } qc__workers;
 
-/* Up to n workers (at least 1), each with a workspace the model sets up
- * for params (ws[0] the caller's to use first); fewer when memory runs
- * short (the result does not depend on their count). QC_ENOMEM when not
- * even one can be had. With n > 1 there is room for a second workspace a
- * worker, set up during a run only when a replication finishes before its
- * turn and no workspace is free (it is parked: qc__reps). */
+/* n workers (at least 1). ws[0], which the model sets up for params now,
+ * is the caller's to use first; QC_ENOMEM when it cannot be had. The
+ * others are set up during the first run by the workers themselves, at
+ * the same time: a worker's own, and, with n > 1, up to one more a worker
+ * when a replication finishes before its turn and no workspace is free
+ * (it is parked: qc__reps). Fewer when memory runs short: the result does
+ * not depend on their count. */
 int qc__workers_init(qc__workers *w, unsigned n, const qc__workers_model *m, const void *params,
                      const void *ctx);
 /* Gives every worker its own copy of params (a run that changes its
