@@ -56,12 +56,14 @@ typedef struct qc_hist {
  * NULL). */
 qc_hist *qc_hist_alloc(qc_err *err);
 void qc_hist_free(qc_hist *h);
-/* n empty histograms h[0..n) in one block, freed by qc_hist_free(h); NULL
- * with err set (QC_ENOMEM). A large block comes straight from the system,
- * whose fresh pages are zero: only the pages the histograms' headers and
- * used buckets (above) touch are ever mapped in, where n separate
- * allocations are cleared whole, 32 KiB each. */
+/* n empty histograms h[0..n) in one block, freed by
+ * qc_hist_free_array(h, n); NULL with err set (QC_ENOMEM). The block's
+ * fresh pages are zero and only those the histograms' headers and used
+ * buckets (above) touch are ever mapped in, where n separate allocations
+ * are cleared whole, 32 KiB each; a block of 2 MiB or more is advised for
+ * transparent huge pages (few page faults for a sparsely touched block). */
 qc_hist *qc_hist_alloc_array(size_t n, qc_err *err);
+void qc_hist_free_array(qc_hist *h, size_t n);
 void qc_hist_reset(qc_hist *h);
 
 /* dst += src. */

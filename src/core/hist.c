@@ -18,11 +18,16 @@
  * The histogram holds counts only, so merging is exact and commutative:
  * per-replication or per-thread histograms sum to the one built from all
  * the values, bit for bit. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "qctl/hist.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 qc_hist *qc_hist_alloc(qc_err *err)
 {
@@ -36,9 +41,50 @@ qc_hist *qc_hist_alloc(qc_err *err)
     return h;
 }
 
+/* A block of at least BIG bytes is mapped here, aligned to 2 MiB and
+ * advised for transparent huge pages: a chunked model's workspace holds
+ * 128 histograms (4 MiB) of which a run touches a few pages each, and
+ * every first touch of a 4 KiB page is a page fault (about 12 us on a
+ * virtual machine: 6 ms a workspace); with 2 MiB pages it is three faults
+ * and 0.3 ms. The pages stay fresh zero pages, as calloc's would be, and
+ * where huge pages are off or refused it is an ordinary mapping. */
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
+#define BIG ((size_t)2 << 20)
+static size_t page_round(size_t n)
+{
+    const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    return (n + pg - 1) / pg * pg;
+}
+
+static void *map_big(size_t size)
+{
+    const size_t len = page_round(size);
+    if (len > SIZE_MAX - BIG)
+        return NULL;
+    unsigned char *p = mmap(NULL, len + BIG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    unsigned char *a = (unsigned char *)(((uintptr_t)p + BIG - 1) & ~(uintptr_t)(BIG - 1));
+    if (a > p)
+        munmap(p, (size_t)(a - p));
+    if (p + len + BIG > a + len)
+        munmap(a + len, (size_t)(p + len + BIG - (a + len)));
+    (void)madvise(a, len, MADV_HUGEPAGE); /* advice: ignored if refused */
+    return a;
+}
+#endif
+
 qc_hist *qc_hist_alloc_array(size_t n, qc_err *err)
 {
-    qc_hist *h = n > 0 && n <= SIZE_MAX / sizeof *h ? calloc(n, sizeof *h) : NULL;
+    qc_hist *h = NULL;
+    if (n > 0 && n <= SIZE_MAX / sizeof *h) {
+#ifdef BIG
+        if (n * sizeof *h >= BIG)
+            h = map_big(n * sizeof *h);
+        else
+#endif
+            h = calloc(n, sizeof *h);
+    }
     if (h == NULL) {
         qc_err_set(err, QC_ENOMEM, "histogram: out of memory");
         return NULL;
@@ -48,6 +94,20 @@ qc_hist *qc_hist_alloc_array(size_t n, qc_err *err)
         h[i].max = -INFINITY;
     }
     return h;
+}
+
+void qc_hist_free_array(qc_hist *h, size_t n)
+{
+    if (h == NULL)
+        return;
+#ifdef BIG
+    if (n * sizeof *h >= BIG) {
+        munmap(h, page_round(n * sizeof *h));
+        return;
+    }
+#endif
+    (void)n;
+    free(h);
 }
 
 void qc_hist_free(qc_hist *h)

@@ -448,7 +448,7 @@ int qc__chunks_alloc(void *chunks, const qc__summary_model *m)
 void qc__chunks_free(void *chunks, const qc__summary_model *m)
 {
     if (m->nchunks > 0)
-        qc_hist_free(*chunk_hist(chunks, 0, m));
+        qc_hist_free_array(*chunk_hist(chunks, 0, m), (size_t)m->nchunks);
     for (int k = 0; k < m->nchunks; k++)
         *chunk_hist(chunks, k, m) = NULL;
 }

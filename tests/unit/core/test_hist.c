@@ -492,7 +492,45 @@ static void test_used_buckets(void **state)
         qc_hist_reset(&h[k]);
         assert_memory_equal(&h[k], fresh, sizeof *fresh);
     }
-    qc_hist_free(h);
+    qc_hist_free_array(h, 3);
+    qc_hist_free(fresh);
+}
+
+/* A block of 2 MiB or more (a chunked model's 128 histograms) is mapped
+ * on its own, on a 2 MiB boundary (what huge pages need): it starts
+ * empty in every histogram, holds what is added to its last one, and is
+ * unmapped whole by qc_hist_free_array, time after time, with blocks of
+ * other sizes allocated in between. */
+static void test_big_block(void **state)
+{
+    (void)state;
+    qc_hist *fresh = qc_hist_alloc(NULL);
+    assert_non_null(fresh);
+    static const size_t sizes[] = {64, 128, 129, 3, 200, 63};
+    for (int round = 0; round < 3; round++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            const size_t n = sizes[s];
+            qc_hist *h = qc_hist_alloc_array(n, NULL);
+            assert_non_null(h);
+#ifdef __linux__
+            if (n * sizeof *h >= ((size_t)2 << 20))
+                assert_int_equal((uintptr_t)h % ((uintptr_t)2 << 20), 0);
+#endif
+            for (size_t k = 0; k < n; k++)
+                assert_memory_equal(&h[k], fresh, sizeof *fresh);
+            for (int i = 0; i < 1000; i++)
+                qc_hist_add(&h[n - 1], 1.0 + i);
+            qc_hist_merge(&h[0], &h[n - 1]);
+            assert_int_equal(h[0].total, 1000);
+            assert_true(h[0].max == 1000.0);
+            qc_hist *other = qc_hist_alloc(NULL); /* the heap still sound */
+            assert_non_null(other);
+            qc_hist_merge(other, &h[0]);
+            qc_hist_free_array(h, n);
+            assert_int_equal(other->total, 1000);
+            qc_hist_free(other);
+        }
+    qc_hist_free_array(NULL, 200);
     qc_hist_free(fresh);
 }
 
@@ -509,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_empty_extremes_reset),
         cmocka_unit_test(test_interpolated_quantiles),
         cmocka_unit_test(test_used_buckets),
+        cmocka_unit_test(test_big_block),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
