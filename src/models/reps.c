@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/gsl_quiet.h"
+#include "core/thread.h"
 #include "qctl/hist.h"
 
 struct qc__reps_worker {
@@ -239,7 +240,7 @@ int qc__reps_run(const qc__reps *h, unsigned from, unsigned to, unsigned *failed
             gh = qc__gsl_quiet();
             tid = calloc(jobs - 1, sizeof *tid);
             for (unsigned i = 1; tid && i < jobs; i++) {
-                if (pthread_create(&tid[i - 1], NULL, work, &w[i]) != 0)
+                if (qc__thread_start(&tid[i - 1], work, &w[i]) != 0)
                     break;
                 started++;
             }

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "core/gsl_quiet.h"
+#include "core/thread.h"
 #include "qctl/output.h"
 #include "traffic/copula_uv.h"
 #include "traffic/fit_given.h"
@@ -307,7 +308,7 @@ static void mix_pair(const qc_fit_data *d, const qc_fit_params *o, qc_fit_result
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (d->n >= 20000 && o->threads != 1 && cores > 1) {
         gsl_error_handler_t *h = qc__gsl_quiet(); /* process-wide: off throughout */
-        if (pthread_create(&th, NULL, mix_worker, &j) == 0) {
+        if (qc__thread_start(&th, mix_worker, &j) == 0) {
             rc[0] = qc_fit_one(d, QC_FIT_LNMIX2, o, &mix[0], NULL);
             pthread_join(th, NULL);
             rc[1] = j.rc;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/gsl_quiet.h"
+#include "core/thread.h"
 
 typedef struct shared {
     const qc__par *p;
@@ -55,7 +56,7 @@ void qc__par_run(const qc__par *p, unsigned threads)
     unsigned started = 0;
     gsl_error_handler_t *h = qc__gsl_quiet();
     for (unsigned t = 1; t < threads; t++)
-        if (pthread_create(&th[started], NULL, work, &s) == 0)
+        if (qc__thread_start(&th[started], work, &s) == 0)
             started++;
     work(&s);
     for (unsigned t = 0; t < started; t++)

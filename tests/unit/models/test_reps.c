@@ -12,8 +12,12 @@
  * failing replication stops the merges at it, whatever the timing, and
  * its code, index and message are the run's. With one worker the same.
  * Spares set up on demand (qc__reps.more) are made when a replication is
- * parked and no workspace is free, and only then. */
+ * parked and no workspace is free, and only then. On Linux, a worker
+ * started away from its creator's CPU runs its replications with every
+ * CPU the process may use (the start was a hint, not a pinning). */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_EQUAL */
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -198,6 +202,52 @@ static void test_one_worker(void **state)
         assert_int_equal(m.merged[r], r);
 }
 
+/* Every replication, on whichever worker, runs with the process's whole
+ * CPU set: the workers started away from the caller's CPU have widened
+ * their affinity again. */
+#ifdef __linux__
+static cpu_set_t all_cpus;
+static unsigned narrow; /* replications run with a smaller set */
+
+static int run_affinity(void *ctx, void *w_, unsigned rep, qc__reps_worker *w, qc_err *err)
+{
+    cpu_set_t mine;
+    assert_int_equal(sched_getaffinity(0, sizeof mine, &mine), 0);
+    model *m = ctx;
+    pthread_mutex_lock(&m->mu);
+    narrow += !CPU_EQUAL(&mine, &all_cpus);
+    pthread_mutex_unlock(&m->mu);
+    (void)w_, (void)rep, (void)w, (void)err;
+    return 0;
+}
+
+static int merge_count(void *ctx, void *w_, unsigned rep, qc_err *err)
+{
+    (void)w_, (void)err;
+    model *m = ctx;
+    m->merged[m->nmerged++] = rep;
+    return 0;
+}
+
+static void test_workers_keep_every_cpu(void **state)
+{
+    (void)state;
+    assert_int_equal(sched_getaffinity(0, sizeof all_cpus, &all_cpus), 0);
+    model m;
+    memset(&m, 0, sizeof m);
+    pthread_mutex_init(&m.mu, NULL);
+    ws w[3] = {{0, 0}, {1, 0}, {2, 0}};
+    void *wp[3] = {&w[0], &w[1], &w[2]};
+    narrow = 0;
+    qc__reps h = {3, wp, run_affinity, merge_count, &m, NULL, NULL, 0, R, NULL, 3, 0, NULL};
+    qc_err err = {0};
+    assert_int_equal(qc__reps_run(&h, 0, R, NULL, &err), 0);
+    pthread_mutex_destroy(&m.mu);
+    assert_int_equal(m.nmerged, R);
+    assert_int_equal(narrow, 0);
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -205,6 +255,9 @@ int main(void)
         cmocka_unit_test(test_spares_made_when_needed),
         cmocka_unit_test(test_failure_stops_in_order),
         cmocka_unit_test(test_one_worker),
+#ifdef __linux__
+        cmocka_unit_test(test_workers_keep_every_cpu),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
