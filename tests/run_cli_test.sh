@@ -15,6 +15,7 @@
 #                      that exits 77 says a tool it needs is missing
 #   needs: TOOL...     the case needs these programs: without one of them
 #                      it is skipped before anything runs
+#   env: NAME=VALUE    set in qctl's environment (one per line)
 # Blank lines and lines starting with # are ignored. Exit status: 0 passed,
 # 1 failed, 77 skipped (a needed tool missing and nothing else failed;
 # CTest's SKIP_RETURN_CODE), so that a missing tool never passes a test.
@@ -28,6 +29,11 @@ trap 'rm -rf "$TMP"' EXIT
 for tool in $(sed -n 's/^needs: //p' "$case_file"); do
     command -v "$tool" >/dev/null 2>&1 || { echo "skip: $tool not found"; exit 77; }
 done
+while IFS= read -r kv; do
+    [ -n "$kv" ] && export "$kv"
+done <<ENV
+$(sed -n 's/^env: //p' "$case_file")
+ENV
 cmd=$(sed -n 's/^cmd: //p' "$case_file")
 want_exit=$(sed -n 's/^exit: //p' "$case_file")
 [ -n "$want_exit" ] || want_exit=0

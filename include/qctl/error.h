@@ -30,7 +30,8 @@ QC_API_BEGIN
     X(EINTR, -9, "interrupted")                                     \
     X(EREFUSED, -10, "refused: no free slot")                       \
     X(EREJECTED, -11, "class rejected by admission control")        \
-    X(ECANCELED, -12, "cancelled")
+    X(ECANCELED, -12, "cancelled")                                  \
+    X(ENOLIB, -13, "a library it needs could not be loaded")
 
 enum {
 #define QC__ERR_ENUM(name, val, desc) QC_##name = (val),

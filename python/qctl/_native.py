@@ -17,7 +17,7 @@ lib.qcpy_init()  # GSL errors become return codes, not an abort
 
 _NAMES = {-1: "EINVAL", -2: "ENOMEM", -3: "EPARSE", -4: "EIO", -5: "ERANGE",
           -6: "EUNSTABLE", -7: "EEMPTY", -8: "ENOTSUP", -9: "EINTR",
-          -10: "EREFUSED", -11: "EREJECTED", -12: "ECANCELED"}
+          -10: "EREFUSED", -11: "EREJECTED", -12: "ECANCELED", -13: "ENOLIB"}
 CANCELED = -12
 _BAD_INPUT = (-1, -3, -5)
 

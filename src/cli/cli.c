@@ -34,6 +34,11 @@ int cli_exit_code(int code)
     }
 }
 
+int cli_input_exit(int code)
+{
+    return code == QC_ENOMEM || code == QC_ENOLIB ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+}
+
 int cli_double(const char *flag, const char *s, double *out)
 {
     char *end;

@@ -26,6 +26,10 @@ void cli_batch_memory(void);
 
 /* Exit code for a library error: 2 for bad input, 1 otherwise. */
 int cli_exit_code(int qc_code);
+/* The exit code of a failure to read an input (a capture, a model, a
+ * scenario): QC_EXIT_USAGE, the input's fault, unless memory or a library
+ * was missing (QC_ENOMEM, QC_ENOLIB: QC_EXIT_FAIL). */
+int cli_input_exit(int code);
 
 /* Strict parsers for a flag's argument: the whole string must be the
  * number. On error they print which flag, the value and the first bad

@@ -239,13 +239,13 @@ static int fit_column(const char *arg, const qc_fit_params *fo, unsigned familie
     int rc = qc_dist_parse(&emp, spec, &err);
     if (rc != 0) {
         cli_error("--column: %s", err.msg);
-        return rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+        return cli_input_exit(rc);
     }
     qc_fit_data d;
     if ((rc = qc_fit_data_init(&d, emp.samples, emp.n, &err)) != 0) {
         cli_error("--column %s: %s", arg, err.msg);
         qc_dist_free(&emp);
-        return rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+        return cli_input_exit(rc);
     }
     qc_traffic_fits f;
     memset(&f, 0, sizeof f);

@@ -110,7 +110,7 @@ static int add_model(mix *x, const char *path)
     const int rc = qc_traffic_model_load(&x->m[x->n], path, &err);
     if (rc != 0) {
         cli_error("--model: %s", err.msg);
-        return rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+        return cli_input_exit(rc);
     }
     x->users[x->n++] = 1;
     return 0;
@@ -472,7 +472,7 @@ static int validate(const char *capture, const char *model_file, const char *lab
     if (model_file) {
         if ((rc = qc_traffic_model_load(&m, model_file, &err)) != 0) {
             cli_error("--model: %s", err.msg);
-            rc = rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+            rc = cli_input_exit(rc);
             goto end_groups;
         }
     } else if ((rc = qc_traffic_fit_group(&m, &tr, g, fo, NULL, &err)) != 0) {
@@ -527,7 +527,7 @@ static int validate(const char *capture, const char *model_file, const char *lab
     cli_progress_done(&prog);
     if (rc != 0) {
         cli_error("gen --validate: %s", err.msg);
-        rc = rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+        rc = cli_input_exit(rc);
         goto end_model;
     }
     for (unsigned k = 0; k < realisations; k++) {

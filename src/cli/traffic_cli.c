@@ -23,7 +23,7 @@ int cli_load_trace(const char *path, const char *labels, int quiet, qc_trace *tr
     int rc = qc_trace_read(tr, path, &err);
     if (rc != 0) {
         cli_error("%s", err.msg);
-        return rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+        return cli_input_exit(rc);
     }
     if (!quiet)
         for (int i = 0; i < tr->nwarn; i++)
@@ -33,7 +33,7 @@ int cli_load_trace(const char *path, const char *labels, int quiet, qc_trace *tr
         if ((rc = qc_trace_labels_load(&l, labels, &err)) != 0) {
             cli_error("--labels: %s", err.msg);
             qc_trace_free(tr);
-            return rc == QC_ENOMEM ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+            return cli_input_exit(rc);
         }
         size_t none = 0;
         rc = qc_trace_apply_labels(tr, l, &none, &err);

@@ -28,9 +28,11 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <pcap/pcap.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -639,9 +641,73 @@ static int read_pcapng_mixed(qc_trace *tr, FILE *fp, const char *name, qc_err *e
     return 0;
 }
 
+/* libpcap, loaded when the first capture is read (dlopen), not when the
+ * process starts: it brings eight libraries of its own (D-Bus, systemd,
+ * libgcrypt, ...), 2 to 3 ms of every command's start-up. It is loaded
+ * by the SONAME of the library qctl was built against (QC_PCAP_SONAME,
+ * from the build), or by the name or path in QCTL_LIBPCAP. Loaded once,
+ * by whichever thread reads first; never unloaded. */
+#ifndef QC_PCAP_SONAME
+#define QC_PCAP_SONAME "libpcap.so"
+#endif
+static struct {
+    pcap_t *(*fopen_offline)(FILE *, u_int, char *);
+    int (*datalink)(pcap_t *);
+    const char *(*datalink_name)(int);
+    FILE *(*file)(pcap_t *);
+    int (*next_ex)(pcap_t *, struct pcap_pkthdr **, const u_char **);
+    char *(*geterr)(pcap_t *);
+    void (*close)(pcap_t *);
+    int ok;
+    char why[320]; /* when not ok */
+} lp;
+static pthread_once_t lp_once = PTHREAD_ONCE_INIT;
+
+/* dlsym's object pointer into a function pointer (ISO C has no cast). */
+static int lp_sym(void *lib, const char *sym, void *fn, size_t size)
+{
+    void *p = dlsym(lib, sym);
+    if (p != NULL)
+        memcpy(fn, &p, size);
+    return p != NULL;
+}
+
+static void lp_load(void)
+{
+    const char *name = getenv("QCTL_LIBPCAP");
+    if (name == NULL || *name == '\0')
+        name = QC_PCAP_SONAME;
+    void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL) {
+        const char *e = dlerror();
+        snprintf(lp.why, sizeof lp.why, "%s", e ? e : name);
+        return;
+    }
+#define LP(field, sym)                                                                             \
+    if (!lp_sym(lib, sym, &lp.field, sizeof lp.field)) {                                           \
+        snprintf(lp.why, sizeof lp.why, "%s has no %s", name, sym);                               \
+        return;                                                                                    \
+    }
+    LP(fopen_offline, "pcap_fopen_offline_with_tstamp_precision")
+    LP(datalink, "pcap_datalink")
+    LP(datalink_name, "pcap_datalink_val_to_name")
+    LP(file, "pcap_file")
+    LP(next_ex, "pcap_next_ex")
+    LP(geterr, "pcap_geterr")
+    LP(close, "pcap_close")
+#undef LP
+    lp.ok = 1;
+}
+
 static int read_pcap(qc_trace *tr, FILE *fp, const uint8_t *head, size_t headlen,
                      const char *name, qc_err *err)
 {
+    if (pthread_once(&lp_once, lp_load) != 0 || !lp.ok) {
+        fclose(fp);
+        return qc_err_set(err, QC_ENOLIB,
+                          "%s: reading a capture needs libpcap, which did not load: %s", name,
+                          lp.why[0] ? lp.why : "pthread_once failed");
+    }
     const uint32_t magic = rd32le(head);
     const int swapped = magic == 0xd4c3b2a1u || magic == 0x4d3cb2a1u;
     tr->format = magic == 0x0a0d0d0au ? QC_TRACE_PCAPNG : QC_TRACE_PCAP;
@@ -655,19 +721,19 @@ static int read_pcap(qc_trace *tr, FILE *fp, const uint8_t *head, size_t headlen
                  name);
     }
     char errbuf[PCAP_ERRBUF_SIZE] = "";
-    pcap_t *p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+    pcap_t *p = lp.fopen_offline(fp, PCAP_TSTAMP_PRECISION_NANO, errbuf);
     if (p == NULL) {
         fclose(fp);
         return qc_err_set(err, QC_EPARSE, "%s: cannot read the capture: %s", name, errbuf);
     }
-    tr->linktype = pcap_datalink(p);
+    tr->linktype = lp.datalink(p);
     if (!link_supported(tr->linktype)) {
-        const char *ln = pcap_datalink_val_to_name(tr->linktype);
+        const char *ln = lp.datalink_name(tr->linktype);
         qc_err_set(err, QC_ENOTSUP,
                    "%s: link type %d (%s) is not supported (Ethernet, Linux cooked v1/v2, raw "
                    "IP and BSD loopback are)",
                    name, tr->linktype, ln ? ln : "unknown");
-        pcap_close(p);
+        lp.close(p);
         return QC_ENOTSUP;
     }
     /* Times are differences of integer seconds and nanoseconds from the
@@ -682,16 +748,16 @@ static int read_pcap(qc_trace *tr, FILE *fp, const uint8_t *head, size_t headlen
     long offset = 24;
     for (;;) {
         if (tr->format == QC_TRACE_PCAPNG)
-            offset = ftell(pcap_file(p));
+            offset = ftell(lp.file(p));
         struct pcap_pkthdr *h;
         const u_char *data;
-        const int r = pcap_next_ex(p, &h, &data);
+        const int r = lp.next_ex(p, &h, &data);
         if (r == PCAP_ERROR_BREAK)
             break;
         if (r != 1) {
             tr->partial = 1;
             warn(tr, "%s: stopped at record %llu (byte offset %ld): %s", name,
-                 (unsigned long long)tr->records + 1, offset, pcap_geterr(p));
+                 (unsigned long long)tr->records + 1, offset, lp.geterr(p));
             break;
         }
         offset += 16 + (long)h->caplen;
@@ -715,7 +781,7 @@ static int read_pcap(qc_trace *tr, FILE *fp, const uint8_t *head, size_t headlen
         if (rc != 0)
             break;
     }
-    pcap_close(p);
+    lp.close(p);
     if (rc != 0)
         return rc;
     tr->t0 = (double)sec0 + 1e-9 * (double)nsec0;
