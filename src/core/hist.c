@@ -41,34 +41,43 @@ qc_hist *qc_hist_alloc(qc_err *err)
     return h;
 }
 
-/* A block of at least BIG bytes is mapped here, aligned to 2 MiB and
- * advised for transparent huge pages: a chunked model's workspace holds
- * 128 histograms (4 MiB) of which a run touches a few pages each, and
- * every first touch of a 4 KiB page is a page fault (about 12 us on a
- * virtual machine: 6 ms a workspace); with 2 MiB pages it is three faults
- * and 0.3 ms. The pages stay fresh zero pages, as calloc's would be, and
- * where huge pages are off or refused it is an ordinary mapping. */
+/* A block of MAPPED bytes or more is mapped here, not taken from the
+ * heap: its pages are then fresh zero pages whatever the allocator did
+ * before (glibc serves blocks under its mmap threshold, which rises as
+ * large blocks are freed, from the heap, and calloc clears those whole),
+ * so the pages of buckets no value reaches are never touched. Every first
+ * touch of a 4 KiB page is a page fault (about 12 us on a virtual
+ * machine). A block of HUGE_PG bytes or more (a chunked model's 128
+ * histograms, 4 MiB, of which a run touches a few pages each: 512 faults,
+ * 6 ms a workspace) is also aligned to 2 MiB and advised for transparent
+ * huge pages: three faults, 0.3 ms. Where huge pages are off or refused
+ * it is an ordinary mapping. */
 #if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
-#define BIG ((size_t)2 << 20)
+#define MAPPED ((size_t)64 << 10)
+#define HUGE_PG ((size_t)2 << 20)
 static size_t page_round(size_t n)
 {
     const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
     return (n + pg - 1) / pg * pg;
 }
 
-static void *map_big(size_t size)
+static void *map_block(size_t size)
 {
     const size_t len = page_round(size);
-    if (len > SIZE_MAX - BIG)
+    const size_t pad = len >= HUGE_PG ? HUGE_PG : 0;
+    if (len > SIZE_MAX - pad)
         return NULL;
-    unsigned char *p = mmap(NULL, len + BIG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned char *p =
+        mmap(NULL, len + pad, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
-    unsigned char *a = (unsigned char *)(((uintptr_t)p + BIG - 1) & ~(uintptr_t)(BIG - 1));
+    if (pad == 0)
+        return p;
+    unsigned char *a = (unsigned char *)(((uintptr_t)p + HUGE_PG - 1) & ~(uintptr_t)(HUGE_PG - 1));
     if (a > p)
         munmap(p, (size_t)(a - p));
-    if (p + len + BIG > a + len)
-        munmap(a + len, (size_t)(p + len + BIG - (a + len)));
+    if (p + len + pad > a + len)
+        munmap(a + len, (size_t)(p + len + pad - (a + len)));
     (void)madvise(a, len, MADV_HUGEPAGE); /* advice: ignored if refused */
     return a;
 }
@@ -78,9 +87,9 @@ qc_hist *qc_hist_alloc_array(size_t n, qc_err *err)
 {
     qc_hist *h = NULL;
     if (n > 0 && n <= SIZE_MAX / sizeof *h) {
-#ifdef BIG
-        if (n * sizeof *h >= BIG)
-            h = map_big(n * sizeof *h);
+#ifdef MAPPED
+        if (n * sizeof *h >= MAPPED)
+            h = map_block(n * sizeof *h);
         else
 #endif
             h = calloc(n, sizeof *h);
@@ -100,8 +109,8 @@ void qc_hist_free_array(qc_hist *h, size_t n)
 {
     if (h == NULL)
         return;
-#ifdef BIG
-    if (n * sizeof *h >= BIG) {
+#ifdef MAPPED
+    if (n * sizeof *h >= MAPPED) {
         munmap(h, page_round(n * sizeof *h));
         return;
     }

@@ -1089,9 +1089,14 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
     int urc = qc__analysis_init(&an, &summary_model, one_run, mser, QC_QM_RESPONSE);
     qc__units *const units = &an.units;
     st.an = &an;
+    /* one block (qc_hist_alloc_array): only the pages the merged
+     * replications' buckets reach are ever mapped in, and that during the
+     * merges, not before the first replication starts */
+    qc_hist *sect = qc_hist_alloc_array(QC_QUEUE_SECTIONS, NULL);
     for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
-        if ((st.sect[j] = qc_hist_alloc(NULL)) == NULL)
-            urc = QC_ENOMEM;
+        st.sect[j] = sect ? sect + j : NULL;
+    if (sect == NULL)
+        urc = QC_ENOMEM;
     qc_queue_params q = *p; /* the run as extended by --precision */
     if (urc != 0) {
         rc = qc_err_set(err, QC_ENOMEM, "out of memory");
@@ -1255,8 +1260,7 @@ out:
     if (rc != 0)
         qc_queue_result_free(res);
     qc__analysis_free(&an);
-    for (int j = 0; j < QC_QUEUE_SECTIONS; j++)
-        qc_hist_free(st.sect[j]);
+    qc_hist_free_array(st.sect[0], QC_QUEUE_SECTIONS); /* the block */
     qc__workers_free(&st.wk);
     return rc;
 }
