@@ -660,11 +660,11 @@ static struct {
     void (*close)(pcap_t *);
     int ok;
     char why[320]; /* when not ok */
-} lp;
-static pthread_once_t lp_once = PTHREAD_ONCE_INIT;
+} libpcap;
+static pthread_once_t libpcap_once = PTHREAD_ONCE_INIT;
 
 /* dlsym's object pointer into a function pointer (ISO C has no cast). */
-static int lp_sym(void *lib, const char *sym, void *fn, size_t size)
+static int libpcap_sym(void *lib, const char *sym, void *fn, size_t size)
 {
     void *p = dlsym(lib, sym);
     if (p != NULL)
@@ -672,7 +672,7 @@ static int lp_sym(void *lib, const char *sym, void *fn, size_t size)
     return p != NULL;
 }
 
-static void lp_load(void)
+static void libpcap_load(void)
 {
     const char *name = getenv("QCTL_LIBPCAP");
     if (name == NULL || *name == '\0')
@@ -680,12 +680,12 @@ static void lp_load(void)
     void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (lib == NULL) {
         const char *e = dlerror();
-        snprintf(lp.why, sizeof lp.why, "%s", e ? e : name);
+        snprintf(libpcap.why, sizeof libpcap.why, "%s", e ? e : name);
         return;
     }
 #define LP(field, sym)                                                                             \
-    if (!lp_sym(lib, sym, &lp.field, sizeof lp.field)) {                                           \
-        snprintf(lp.why, sizeof lp.why, "%s has no %s", name, sym);                               \
+    if (!libpcap_sym(lib, sym, &libpcap.field, sizeof libpcap.field)) {                            \
+        snprintf(libpcap.why, sizeof libpcap.why, "%s has no %s", name, sym);                      \
         return;                                                                                    \
     }
     LP(fopen_offline, "pcap_fopen_offline_with_tstamp_precision")
@@ -696,17 +696,17 @@ static void lp_load(void)
     LP(geterr, "pcap_geterr")
     LP(close, "pcap_close")
 #undef LP
-    lp.ok = 1;
+    libpcap.ok = 1;
 }
 
 static int read_pcap(qc_trace *tr, FILE *fp, const uint8_t *head, size_t headlen,
                      const char *name, qc_err *err)
 {
-    if (pthread_once(&lp_once, lp_load) != 0 || !lp.ok) {
+    if (pthread_once(&libpcap_once, libpcap_load) != 0 || !libpcap.ok) {
         fclose(fp);
         return qc_err_set(err, QC_ENOLIB,
                           "%s: reading a capture needs libpcap, which did not load: %s", name,
-                          lp.why[0] ? lp.why : "pthread_once failed");
+                          libpcap.why[0] ? libpcap.why : "pthread_once failed");
     }
     const uint32_t magic = rd32le(head);
     const int swapped = magic == 0xd4c3b2a1u || magic == 0x4d3cb2a1u;
@@ -721,19 +721,19 @@ static int read_pcap(qc_trace *tr, FILE *fp, const uint8_t *head, size_t headlen
                  name);
     }
     char errbuf[PCAP_ERRBUF_SIZE] = "";
-    pcap_t *p = lp.fopen_offline(fp, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+    pcap_t *p = libpcap.fopen_offline(fp, PCAP_TSTAMP_PRECISION_NANO, errbuf);
     if (p == NULL) {
         fclose(fp);
         return qc_err_set(err, QC_EPARSE, "%s: cannot read the capture: %s", name, errbuf);
     }
-    tr->linktype = lp.datalink(p);
+    tr->linktype = libpcap.datalink(p);
     if (!link_supported(tr->linktype)) {
-        const char *ln = lp.datalink_name(tr->linktype);
+        const char *ln = libpcap.datalink_name(tr->linktype);
         qc_err_set(err, QC_ENOTSUP,
                    "%s: link type %d (%s) is not supported (Ethernet, Linux cooked v1/v2, raw "
                    "IP and BSD loopback are)",
                    name, tr->linktype, ln ? ln : "unknown");
-        lp.close(p);
+        libpcap.close(p);
         return QC_ENOTSUP;
     }
     /* Times are differences of integer seconds and nanoseconds from the
@@ -748,16 +748,16 @@ static int read_pcap(qc_trace *tr, FILE *fp, const uint8_t *head, size_t headlen
     long offset = 24;
     for (;;) {
         if (tr->format == QC_TRACE_PCAPNG)
-            offset = ftell(lp.file(p));
+            offset = ftell(libpcap.file(p));
         struct pcap_pkthdr *h;
         const u_char *data;
-        const int r = lp.next_ex(p, &h, &data);
+        const int r = libpcap.next_ex(p, &h, &data);
         if (r == PCAP_ERROR_BREAK)
             break;
         if (r != 1) {
             tr->partial = 1;
             warn(tr, "%s: stopped at record %llu (byte offset %ld): %s", name,
-                 (unsigned long long)tr->records + 1, offset, lp.geterr(p));
+                 (unsigned long long)tr->records + 1, offset, libpcap.geterr(p));
             break;
         }
         offset += 16 + (long)h->caplen;
@@ -781,7 +781,7 @@ static int read_pcap(qc_trace *tr, FILE *fp, const uint8_t *head, size_t headlen
         if (rc != 0)
             break;
     }
-    lp.close(p);
+    libpcap.close(p);
     if (rc != 0)
         return rc;
     tr->t0 = (double)sec0 + 1e-9 * (double)nsec0;
