@@ -4,7 +4,6 @@
 #define _GNU_SOURCE /* sched_getcpu, cpu_set_t, pthread_attr_setaffinity_np */
 #include "core/thread.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -29,7 +28,7 @@ int qc__thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 {
     start *s = malloc(sizeof *s);
     if (s == NULL)
-        return ENOMEM;
+        return pthread_create(t, NULL, fn, arg); /* no hint */
     s->fn = fn;
     s->arg = arg;
     const int here = sched_getcpu();

@@ -16,8 +16,8 @@
  *     pthread_t t;
  *     if (qc__thread_start(&t, fn, arg) == 0) { ...; pthread_join(t, NULL); }
  *
- * Returns 0 or pthread_create's error (ENOMEM when the hint's memory was
- * not there); fn's return value is pthread_join's, as usual. */
+ * Returns 0 or pthread_create's error; fn's return value is
+ * pthread_join's, as usual. */
 #ifndef QCTL_CORE_THREAD_H
 #define QCTL_CORE_THREAD_H
 

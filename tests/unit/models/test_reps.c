@@ -233,6 +233,8 @@ static void test_workers_keep_every_cpu(void **state)
 {
     (void)state;
     assert_int_equal(sched_getaffinity(0, sizeof all_cpus, &all_cpus), 0);
+    if (CPU_COUNT(&all_cpus) < 2)
+        skip(); /* one CPU: no worker is started elsewhere, nothing to widen */
     model m;
     memset(&m, 0, sizeof m);
     pthread_mutex_init(&m.mu, NULL);
