@@ -41,7 +41,8 @@ typedef struct qc_ofile {
     char *tmp;  /* name while writing */
 } qc_ofile;
 
-/* Opens path.tmp-PID for writing. */
+/* Opens path.tmp-PID for writing; path "-" is standard output (written
+ * as it goes, nothing renamed). */
 int qc_ofile_open(qc_ofile *f, const char *path, qc_err *err);
 /* Flushes, closes and renames into place; on a write error removes the
  * temporary file and reports QC_EIO. Always releases f. */

@@ -404,7 +404,9 @@ int cmd_fit(int argc, char **argv)
         return QC_EXIT_USAGE;
     }
     fo.copula_points = (size_t)cpts;
-    const char *capture = argv[first];
+    const char *capture = cli_input_path("fit CAPTURE", argv[first], CLI_PATH_IN_NONEMPTY);
+    if (!capture)
+        return QC_EXIT_USAGE;
     if (report && (rc = cli_report_prepare(report)) != 0)
         return rc;
 

@@ -98,6 +98,12 @@ int cli_getopt(int argc, char *const argv[], const char *shortopts,
     if (kind) {
         char what[96];
         snprintf(what, sizeof what, idx >= 0 ? "--%s" : "-o (--%s)", name);
+        const char *in = cli_input_path(what, optarg, kind);
+        if (!in) {
+            cli_flag_reported = 1;
+            return '?';
+        }
+        optarg = (char *)in;
         if (cli_check_path(what, optarg, kind) != 0) {
             cli_flag_reported = 1;
             return '?';
@@ -115,6 +121,10 @@ static int table_value(const cli_flag *f, const char *s)
     int bounded = f->min != 0 || f->max != 0;
     double x = 0;
     int rc = 0;
+    cli_path_kind pk = f->path ? (cli_path_kind)f->path
+                   : f->type == CLI_STR ? cli_path_flag(cli_command, f->name) : 0;
+    if (pk && (s = cli_input_path(flag, s, pk)) == NULL) /* "-": standard input */
+        return QC_EXIT_USAGE;
     if (f->path && (rc = cli_check_path(flag, s, (cli_path_kind)f->path)) != 0)
         return rc;
     switch (f->type) {
@@ -309,7 +319,8 @@ static int config_merge(const cli_flag *t, size_t n, const table_opts *to, int a
         static const char *const forbidden[] = {"config", "check", "help", NULL};
         qc_err err = {0};
         config_free();
-        if (cli_check_path("--config", file, CLI_PATH_IN_NONEMPTY) != 0)
+        if ((file = cli_input_path("--config", file, CLI_PATH_IN_NONEMPTY)) == NULL ||
+            cli_check_path("--config", file, CLI_PATH_IN_NONEMPTY) != 0)
             rc = QC_EXIT_USAGE;
         else if (qc__config_args_load(file, to->lo, forbidden, &config_words, &err) != 0) {
             cli_error("--config: %s", err.msg);

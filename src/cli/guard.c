@@ -200,6 +200,80 @@ static int out_dir(const char *what, const char *path)
     return rc;
 }
 
+/* The copy of standard input (cli_input_path), removed at exit. */
+static char stdin_copy[64];
+
+static void stdin_copy_remove(void)
+{
+    if (stdin_copy[0])
+        unlink(stdin_copy);
+}
+
+/* Standard input copied to a temporary file, once: the readers of
+ * captures, models and scenarios may look at a file's start, seek, or
+ * read it twice, which a pipe cannot do. */
+static const char *stdin_file(const char *what, int nonempty)
+{
+    if (stdin_copy[0]) {
+        cli_error("%s: '-': standard input is already read by another input", what);
+        return NULL;
+    }
+    const char *dir = getenv("TMPDIR");
+    snprintf(stdin_copy, sizeof stdin_copy, "%s/qctl-stdin-XXXXXX",
+             dir && *dir && strlen(dir) < 32 ? dir : "/tmp");
+    int fd = mkstemp(stdin_copy);
+    if (fd < 0) {
+        cli_error("%s: '-': cannot copy standard input to %s: %s", what, stdin_copy,
+                  strerror(errno));
+        stdin_copy[0] = 0;
+        return NULL;
+    }
+    atexit(stdin_copy_remove);
+    static char buf[65536];
+    size_t total = 0;
+    for (;;) {
+        ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            cli_error("%s: '-': cannot read standard input: %s", what, strerror(errno));
+            close(fd);
+            return NULL;
+        }
+        if (n == 0)
+            break;
+        for (ssize_t w = 0; w < n;) {
+            ssize_t k = write(fd, buf + w, (size_t)(n - w));
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k < 0) {
+                cli_error("%s: '-': cannot copy standard input to %s: %s", what, stdin_copy,
+                          strerror(errno));
+                close(fd);
+                return NULL;
+            }
+            w += k;
+        }
+        total += (size_t)n;
+    }
+    if (close(fd) != 0) {
+        cli_error("%s: '-': cannot copy standard input to %s", what, stdin_copy);
+        return NULL;
+    }
+    if (nonempty && total == 0) {
+        cli_error("%s: '-': standard input is empty", what);
+        return NULL;
+    }
+    return stdin_copy;
+}
+
+const char *cli_input_path(const char *what, const char *path, cli_path_kind kind)
+{
+    if (strcmp(path, "-") != 0 || (kind != CLI_PATH_IN && kind != CLI_PATH_IN_NONEMPTY))
+        return path;
+    return stdin_file(what, kind == CLI_PATH_IN_NONEMPTY);
+}
+
 int cli_check_path(const char *what, const char *path, cli_path_kind kind)
 {
     char buf[4096];

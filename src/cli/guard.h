@@ -38,6 +38,13 @@ typedef enum cli_path_kind {
  * "--output", or "capture"). Returns 0 or QC_EXIT_USAGE after a message. */
 int cli_check_path(const char *what, const char *path, cli_path_kind kind);
 
+/* An input path as given, or for "-" (standard input, as Unix tools read
+ * it) the name of a temporary copy of standard input, removed at exit;
+ * kinds other than CLI_PATH_IN* are returned as given ("-" as an output
+ * is standard output: qc_ofile_open). NULL after a message (standard
+ * input given twice, empty where it cannot be, or not copied). */
+const char *cli_input_path(const char *what, const char *path, cli_path_kind kind);
+
 /* The kind of path flag `name` (without "--") of command `cmd` ("sim
  * queue", "gen", ...) names, or 0 when it names none. */
 cli_path_kind cli_path_flag(const char *cmd, const char *name);

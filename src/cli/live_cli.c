@@ -361,15 +361,24 @@ int cmd_proxy(int argc, char **argv)
         CLI_ROW_PORT_FILE(&o->port_file),
         {"admin", CLI_STR, &o->admin, .arg = "HOST:PORT",
          .help = "admin endpoint: GET / (a live page drawing the\nlast minutes), GET /metrics "
-                 "(Prometheus), GET\n/status (JSON), POST /reference?value=R\n(loopback only "
-                 "unless --admin-public; state\nchanges by POST only, GET gets 405)"},
+                 "(Prometheus), GET\n/status (JSON), GET /healthz (alive), GET /readyz\n(listening, "
+                 "a backend in rotation), POST\n/reference?value=R (loopback only unless\n"
+                 "--admin-public; state changes by POST only, with\nthe admin token, never from "
+                 "a browser)"},
         {"admin-port-file", CLI_STR, &o->admin_port_file, .path = CLI_PATH_OUT, .arg = "F",
          .help = "write the admin port to F"},
         {"admin-public", CLI_BOOL, &o->admin_public,
          .help = "allow --admin on a non-loopback address"},
         {"admin-token-file", CLI_STR, &o->admin_token_file, .arg = "F",
          .help = "state changes need \"Authorization: Bearer TOKEN\",\nTOKEN the first line of F "
-                 "(16-255 characters;\n401 otherwise)"},
+                 "(16-255 characters;\n401 otherwise); without it a token is made at\nstart and "
+                 "written to --admin-token-out"},
+        {"admin-token-out", CLI_STR, &o->admin_token_out, .path = CLI_PATH_OUT, .arg = "F",
+         .help = "where the token made at start goes (mode 0600,\nremoved at exit; default "
+                 "$RUNTIME_DIRECTORY/admin-token,\nelse $XDG_RUNTIME_DIR or /tmp, "
+                 "qctl-admin-PORT.token)"},
+        {"admin-no-token", CLI_BOOL, &o->admin_no_token,
+         .help = "no token: state changes from any local program\nthat is not a browser"},
         {"admin-read-only", CLI_BOOL, &o->admin_read_only,
          .help = "the admin port changes nothing (403)"},
         {"drain-timeout", CLI_DOUBLE, &o->drain_timeout, .arg = "T",

@@ -582,9 +582,14 @@ static int check_sweep_flags(const qc_sweep *sw, const char *file)
 
 static qc_sweep *load_sweep(const sweep_opts *o, int *rc)
 {
-    if ((*rc = cli_check_path("sweep FILE", o->file, CLI_PATH_IN_NONEMPTY)) != 0)
+    const char *file = cli_input_path("sweep FILE", o->file, CLI_PATH_IN_NONEMPTY);
+    if (!file) {
+        *rc = QC_EXIT_USAGE;
         return NULL;
-    FILE *fp = fopen(o->file, "rb");
+    }
+    if ((*rc = cli_check_path("sweep FILE", file, CLI_PATH_IN_NONEMPTY)) != 0)
+        return NULL;
+    FILE *fp = fopen(file, "rb");
     if (fp == NULL) {
         cli_error("sweep: %s: %s", o->file, strerror(errno));
         *rc = QC_EXIT_USAGE;

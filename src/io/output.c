@@ -82,9 +82,33 @@ void qc__ofile_remove_open(void)
             unlink(open_name[i]);
 }
 
+/* "-" is standard output, as Unix tools read it: a stream of its own on a
+ * copy of descriptor 1 (what stdout holds is flushed first, so the two
+ * keep their order), with no temporary name and nothing to rename. */
+static int ofile_stdout(qc_ofile *f, qc_err *err)
+{
+    fflush(stdout);
+    int fd = dup(STDOUT_FILENO);
+    f->fp = fd < 0 ? NULL : fdopen(fd, "w");
+    f->path = dupstr("-");
+    if (f->fp == NULL || f->path == NULL) {
+        int e = errno;
+        if (f->fp)
+            fclose(f->fp);
+        else if (fd >= 0)
+            close(fd);
+        free(f->path);
+        memset(f, 0, sizeof *f);
+        return qc_err_set(err, QC_EIO, "standard output: cannot write: %s", strerror(e));
+    }
+    return 0;
+}
+
 int qc_ofile_open(qc_ofile *f, const char *path, qc_err *err)
 {
     memset(f, 0, sizeof *f);
+    if (strcmp(path, "-") == 0)
+        return ofile_stdout(f, err);
     size_t n = strlen(path) + 32;
     f->path = dupstr(path);
     f->tmp = malloc(n);
@@ -116,7 +140,8 @@ void qc_ofile_abort(qc_ofile *f)
 {
     if (f->fp) {
         fclose(f->fp);
-        remove(f->tmp);
+        if (f->tmp) /* else standard output: nothing to remove */
+            remove(f->tmp);
     }
     ofile_release(f);
 }
@@ -127,6 +152,11 @@ int qc_ofile_commit(qc_ofile *f, qc_err *err)
     if (fclose(f->fp) != 0)
         bad = 1;
     f->fp = NULL;
+    if (!f->tmp) { /* standard output */
+        int e = errno;
+        ofile_release(f);
+        return bad ? qc_err_set(err, QC_EIO, "standard output: write failed: %s", strerror(e)) : 0;
+    }
     if (bad || rename(f->tmp, f->path) != 0) {
         int e = errno;
         remove(f->tmp);

@@ -82,6 +82,13 @@ int qc__conn_init(uv_loop_t *loop, uv_tcp_t *tcp, uv_timer_t *timer, void *owner
  * run goes. 0, or QC_EIO naming the flag and the file (*f is then NULL). */
 int qc__series_open(FILE **f, const char *path, qc_err *err);
 
+/* Writes the process metrics of /metrics (procstat.c: CPU seconds,
+ * resident and virtual memory, open and maximum file descriptors, start
+ * time; the Prometheus client libraries' names, each with its HELP and
+ * TYPE) into buf[0..size); returns the length they need (snprintf's
+ * rule: more than size when cut). */
+size_t qc__process_metrics(char *buf, size_t size);
+
 /* Initializes t on loop (t->data = data), binds it to `where` (host:port)
  * and listens with cb, then writes the port to port_file when not NULL.
  * 0, or the error (QC_EIO naming where) with t initialized: the caller
@@ -209,6 +216,13 @@ typedef struct qc_proxy_params {
     double queue_target;      /* codel: the wait beyond which the queue is standing */
     double drain_timeout;     /* after SIGTERM, stop anyway after this many seconds */
     const char *admin_token_file; /* NULL, or a file whose first line is the admin token */
+    /* Without admin_token_file, a token is generated at start and written
+     * (mode 0600, removed at exit) to admin_token_out, by default
+     * $RUNTIME_DIRECTORY/admin-token (systemd) or else
+     * ${XDG_RUNTIME_DIR:-/tmp}/qctl-admin-PORT.token; admin_no_token: none
+     * (state changes from any local program that is not a browser). */
+    const char *admin_token_out;
+    int admin_no_token;
     int admin_read_only;          /* the admin port changes nothing (403) */
     /* events worth a line (a failed un/park command), one line each
      * without a newline; NULL: not reported (the counters have them) */

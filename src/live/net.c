@@ -8,6 +8,7 @@
 #include <string.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <unistd.h>
 
 #include "live/live.h"
 
@@ -237,6 +238,10 @@ int qc__write_port(uv_tcp_t *tcp, const char *path, qc_err *err)
     if (uv_tcp_getsockname(tcp, (struct sockaddr *)&ss, &len) != 0)
         return qc_err_set(err, QC_EIO, "cannot read the bound address");
     int port = qc__addr_port(&ss);
+    if (strcmp(path, "-") == 0) { /* standard output: the port on a line */
+        printf("%d\n", port);
+        return fflush(stdout) == 0 ? 0 : qc_err_set(err, QC_EIO, "standard output: cannot write");
+    }
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "w");
@@ -258,6 +263,16 @@ int qc__conn_init(uv_loop_t *loop, uv_tcp_t *tcp, uv_timer_t *timer, void *owner
 
 int qc__series_open(FILE **f, const char *path, qc_err *err)
 {
+    if (strcmp(path, "-") == 0) { /* standard output, on a copy of 1 (closed as a file) */
+        fflush(stdout);
+        int fd = dup(1);
+        *f = fd < 0 ? NULL : fdopen(fd, "w");
+        if (!*f && fd >= 0)
+            close(fd);
+        if (*f)
+            setvbuf(*f, NULL, _IOLBF, 0); /* a row at a time, for a reader at the pipe */
+        return *f ? 0 : qc_err_set(err, QC_EIO, "--series: standard output: cannot write");
+    }
     *f = fopen(path, "w");
     return *f ? 0 : qc_err_set(err, QC_EIO, "--series: %s: cannot write", path);
 }

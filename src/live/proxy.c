@@ -570,7 +570,8 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
     if (o->admin) {
         P->admin_on = 1;
         if ((rc = listen_on(P, &P->admin, o->admin, o->admin_port_file, qc__proxy_on_admin_connection,
-                            err)) != 0)
+                            err)) != 0 ||
+            (rc = qc__proxy_admin_token_start(P, err)) != 0)
             goto out_loop;
     }
     uv_signal_init(P->loop, &P->sigterm);
@@ -595,6 +596,7 @@ out_close:
     uv_run(P->loop, UV_RUN_DEFAULT);
     uv_loop_close(P->loop);
 out:
+    qc__proxy_admin_token_end(P);
     if (P->series)
         fclose(P->series);
     qc_limiter_free(P->lim);

@@ -6,7 +6,11 @@
  * controller's bounds and reference, behind the optional bearer token and
  * the read-only mode. Anything that changes state needs POST: a GET gets
  * 405, since any web page can make a browser on the host send one. */
+#include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "live/proxy_int.h"
 #include "qctl/output.h"
@@ -19,19 +23,22 @@ _Static_assert(sizeof qc__proxy_lat_le / sizeof *qc__proxy_lat_le == LAT_BUCKETS
 /* ---- metrics ------------------------------------------------------------ */
 
 /* One metric family of whole numbers, a sample per item labelled with the
- * item's name: its TYPE line, then for each item i < n the line
+ * item's name: its HELP and TYPE lines, then for each item i < n the line
  * `metric{label="name"} value`, name and value expressions of i. Written
  * with OUT, which each function that uses it defines; PER_BACKEND and
  * PER_CLASS are the proxy's two kinds of item. */
-#define FAMILY(metric, kind, label, n, name, value)                                                \
+#define FAMILY(metric, kind, help, label, n, name, value)                                          \
     do {                                                                                           \
-        OUT("# TYPE " metric " " kind "\n");                                                     \
+        OUT("# HELP " metric " " help "\n# TYPE " metric " " kind "\n");                        \
         for (unsigned i = 0; i < (n); i++)                                                         \
             OUT(metric "{" label "=\"%s\"} %llu\n", (name), (unsigned long long)(value));        \
     } while (0)
-#define PER_BACKEND(metric, kind, value)                                                           \
-    FAMILY(metric, kind, "backend", P->nb, P->backend[i].name, value)
-#define PER_CLASS(metric, kind, value) FAMILY(metric, kind, "class", P->ncls, P->cls[i].name, value)
+#define PER_BACKEND(metric, kind, help, value)                                                     \
+    FAMILY(metric, kind, help, "backend", P->nb, P->backend[i].name, value)
+#define PER_CLASS(metric, kind, help, value)                                                       \
+    FAMILY(metric, kind, help, "class", P->ncls, P->cls[i].name, value)
+/* A family's HELP and TYPE lines. */
+#define HEAD(metric, kind, help) OUT("# HELP " metric " " help "\n# TYPE " metric " " kind "\n")
 
 /* The fleet's lines of /metrics: states, per-backend counts, unparks,
  * setups and the time spent in each state (server-seconds). */
@@ -42,20 +49,24 @@ static size_t fleet_metrics(proxy *P, char *buf, size_t size)
     uint64_t unparks = 0, parks = 0;
     size_t n = 0;
 #define OUT(...) n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__)
-    OUT("# TYPE qctl_backends gauge\n");
+    HEAD("qctl_backends", "gauge", "Backends by power state.");
     for (unsigned s = 0; s < QC_FLEET_NSTATES; s++)
         OUT("qctl_backends{state=\"%s\"} %u\n", qc__fleet_state_name(s),
             qc__fleet_count(f, (qc__fleet_state)s));
-    PER_BACKEND("qctl_backend_inflight", "gauge", f->b[i].inflight);
-    PER_BACKEND("qctl_backend_waiting", "gauge", f->b[i].waiting);
-    PER_BACKEND("qctl_backend_answered_total", "counter", f->b[i].answered);
-    PER_BACKEND("qctl_backend_failed_total", "counter", f->b[i].failed);
-    OUT("# TYPE qctl_backend_state gauge\n");
+    PER_BACKEND("qctl_backend_inflight", "gauge", "Requests in flight at a backend.",
+                f->b[i].inflight);
+    PER_BACKEND("qctl_backend_waiting", "gauge", "Requests waiting for a backend's setup.",
+                f->b[i].waiting);
+    PER_BACKEND("qctl_backend_answered_total", "counter", "Requests a backend answered.",
+                f->b[i].answered);
+    PER_BACKEND("qctl_backend_failed_total", "counter", "Requests a backend failed.",
+                f->b[i].failed);
+    HEAD("qctl_backend_state", "gauge", "1 for a backend's power state, 0 for the others.");
     for (unsigned i = 0; i < P->nb; i++)
         for (unsigned s = 0; s < QC_FLEET_NSTATES; s++)
             OUT("qctl_backend_state{backend=\"%s\",state=\"%s\"} %d\n", P->backend[i].name,
                 qc__fleet_state_name(s), f->b[i].state == s);
-    OUT("# TYPE qctl_backend_seconds_total counter\n");
+    HEAD("qctl_backend_seconds_total", "counter", "Seconds a backend spent in each power state.");
     for (unsigned i = 0; i < P->nb; i++) {
         double t[QC_FLEET_NSTATES];
         qc__fleet_times(f, i, now, t);
@@ -67,18 +78,23 @@ static size_t fleet_metrics(proxy *P, char *buf, size_t size)
         unparks += f->b[i].unparks;
         parks += f->b[i].parks;
     }
-    OUT("# TYPE qctl_fleet_seconds_total counter\n");
+    HEAD("qctl_fleet_seconds_total", "counter",
+         "Server-seconds of the fleet in each power state.");
     for (unsigned s = 0; s < QC_FLEET_NSTATES; s++)
         OUT("qctl_fleet_seconds_total{state=\"%s\"} %.3f\n", qc__fleet_state_name(s), tot[s]);
-    OUT("# TYPE qctl_unparks_total counter\nqctl_unparks_total %llu\n"
+    OUT("# HELP qctl_unparks_total Backends switched on.\n"
+        "# TYPE qctl_unparks_total counter\nqctl_unparks_total %llu\n"
+        "# HELP qctl_parks_total Backends switched off.\n"
         "# TYPE qctl_parks_total counter\nqctl_parks_total %llu\n",
         (unsigned long long)unparks, (unsigned long long)parks);
-    OUT("# TYPE qctl_fleet_failures_total counter\nqctl_fleet_failures_total{kind=\"unpark\"} "
+    OUT("# HELP qctl_fleet_failures_total Un/park commands that failed.\n"
+        "# TYPE qctl_fleet_failures_total counter\nqctl_fleet_failures_total{kind=\"unpark\"} "
         "%llu\nqctl_fleet_failures_total{kind=\"park\"} %llu\n"
+        "# HELP qctl_setup_refused_total Requests refused when a backend's setup took too long.\n"
         "# TYPE qctl_setup_refused_total counter\nqctl_setup_refused_total %llu\n",
         (unsigned long long)P->unpark_failures, (unsigned long long)P->park_failures,
         (unsigned long long)P->setup_timeouts);
-    OUT("# TYPE qctl_setup_seconds histogram\n");
+    HEAD("qctl_setup_seconds", "histogram", "Time from an unpark to the backend's health.");
     for (unsigned k = 0; k < QC_FLEET_SETUP_BUCKETS; k++) {
         if (isinf(qc__fleet_setup_le[k]))
             OUT("qctl_setup_seconds_bucket{le=\"+Inf\"} %llu\n",
@@ -141,14 +157,20 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
     qc_limiter_get_stats(P->lim, &st);
     size_t n = 0;
 #define OUT(...) n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__)
-    OUT("# HELP qctl_limit Concurrency limit the controller set.\n# TYPE "
-        "qctl_limit gauge\n");
-    OUT("qctl_limit %g\n", P->o->control ? st.limit : INFINITY);
-    OUT("# TYPE qctl_inflight gauge\nqctl_inflight %u\n", P->inflight);
-    OUT("# TYPE qctl_queue gauge\nqctl_queue %u\n", P->qlen);
-    PER_CLASS("qctl_admitted_total", "counter", P->cls[i].admitted);
-    PER_CLASS("qctl_refused_total", "counter", P->cls[i].refused);
-    PER_CLASS("qctl_answered_total", "counter", P->cls[i].answered);
+    HEAD("qctl_limit", "gauge", "Concurrency limit the controller set (+Inf: no limiter).");
+    if (P->o->control && isfinite(st.limit))
+        OUT("qctl_limit %g\n", st.limit);
+    else
+        OUT("qctl_limit +Inf\n");
+    HEAD("qctl_inflight", "gauge", "Requests admitted and not yet answered.");
+    OUT("qctl_inflight %u\n", P->inflight);
+    HEAD("qctl_queue", "gauge", "Requests waiting for a slot.");
+    OUT("qctl_queue %u\n", P->qlen);
+    PER_CLASS("qctl_admitted_total", "counter", "Requests admitted, by class.", P->cls[i].admitted);
+    PER_CLASS("qctl_refused_total", "counter", "Requests refused with 503, by class.",
+              P->cls[i].refused);
+    PER_CLASS("qctl_answered_total", "counter", "Requests answered by a backend, by class.",
+              P->cls[i].answered);
     OUT("# HELP qctl_latency_seconds Time from a request read to its answer's end.\n"
         "# TYPE qctl_latency_seconds histogram\n");
     for (unsigned i = 0; i < P->ncls; i++) {
@@ -166,57 +188,67 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
         OUT("qctl_latency_seconds_sum{class=\"%s\"} %.9g\n", k->name, k->lat_sum);
         OUT("qctl_latency_seconds_count{class=\"%s\"} %llu\n", k->name, (unsigned long long)cum);
     }
-    OUT("# TYPE qctl_latency_quantile_seconds gauge\n");
-    for (unsigned i = 0; i < P->ncls; i++) {
-        static const double q[] = {0.5, 0.95, 0.99};
-        for (int k = 0; k < 3; k++) {
-            double v = qc_hist_quantile(P->cls[i].lat, q[k]);
-            OUT("qctl_latency_quantile_seconds{class=\"%s\",quantile=\"%g\"} %g\n",
-                P->cls[i].name, q[k], isnan(v) ? 0.0 : v);
-        }
-    }
     if (P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION) {
         OUT("# HELP qctl_class_weight Scheduling weight of a class (admission control).\n"
             "# TYPE qctl_class_weight gauge\n");
         for (unsigned i = 0; i < P->ncls; i++)
             OUT("qctl_class_weight{class=\"%s\"} %g\n", P->cls[i].name, st.class_weight[i]);
-        OUT("# TYPE qctl_class_bound_seconds gauge\n");
+        HEAD("qctl_class_bound_seconds", "gauge", "Bound on a class's mean delay.");
         for (unsigned i = 0; i + 1 < P->ncls; i++)
             OUT("qctl_class_bound_seconds{class=\"%s\"} %g\n", P->cls[i].name,
                 st.class_bound[i]);
-        OUT("# TYPE qctl_class_delay_seconds gauge\n");
+        HEAD("qctl_class_delay_seconds", "gauge",
+             "A class's mean delay measured (none before its first sample).");
         for (unsigned i = 0; i < P->ncls; i++)
-            OUT("qctl_class_delay_seconds{class=\"%s\"} %g\n", P->cls[i].name,
-                isnan(st.class_delay[i]) ? 0.0 : st.class_delay[i]);
-        OUT("# TYPE qctl_class_state gauge\n");
+            if (!isnan(st.class_delay[i]))
+                OUT("qctl_class_delay_seconds{class=\"%s\"} %g\n", P->cls[i].name,
+                    st.class_delay[i]);
+        HEAD("qctl_class_state", "gauge", "1 for a class's admission state, 0 for the others.");
         for (unsigned i = 0; i + 1 < P->ncls; i++)
             for (int s = 0; s < 3; s++)
                 OUT("qctl_class_state{class=\"%s\",state=\"%s\"} %d\n", P->cls[i].name,
                     qc_adm_state_name((qc_adm_state)s), st.class_state[i] == s);
-        OUT("# TYPE qctl_busy_cycles_total counter\nqctl_busy_cycles_total %llu\n",
+        HEAD("qctl_busy_cycles_total", "counter", "Busy cycles the admission controller saw.");
+        OUT("qctl_busy_cycles_total %llu\n",
             (unsigned long long)st.busy_cycles);
     }
     n += fleet_metrics(P, buf + (n < size ? n : size), n < size ? size - n : 0);
-    OUT("# TYPE qctl_retries_total counter\nqctl_retries_total %llu\n"
+    OUT("# HELP qctl_retries_total Requests sent again after a backend failed.\n"
+        "# TYPE qctl_retries_total counter\nqctl_retries_total %llu\n"
+        "# HELP qctl_retries_denied_total Retries the retry budget denied.\n"
         "# TYPE qctl_retries_denied_total counter\nqctl_retries_denied_total %llu\n",
         (unsigned long long)P->retries, (unsigned long long)P->retries_denied);
-    OUT("# TYPE qctl_connections gauge\nqctl_connections %u\n"
+    OUT("# HELP qctl_connections Client connections open.\n"
+        "# TYPE qctl_connections gauge\nqctl_connections %u\n"
+        "# HELP qctl_buffered_bytes Bytes of client requests buffered (--max-memory).\n"
         "# TYPE qctl_buffered_bytes gauge\nqctl_buffered_bytes %zu\n"
+        "# HELP qctl_refused_connections_total Clients answered 503 and closed by a bound.\n"
         "# TYPE qctl_refused_connections_total counter\n"
         "qctl_refused_connections_total{why=\"max-connections\"} %llu\n"
         "qctl_refused_connections_total{why=\"max-memory\"} %llu\n"
+        "# HELP qctl_too_large_total Requests answered 413 (--max-body).\n"
         "# TYPE qctl_too_large_total counter\nqctl_too_large_total %llu\n"
+        "# HELP qctl_queue_standing 1 while the queue stands (CoDel).\n"
         "# TYPE qctl_queue_standing gauge\nqctl_queue_standing %d\n"
-        "# TYPE qctl_queue_shed_total counter\nqctl_queue_shed_total %llu\n",
+        "# HELP qctl_queue_shed_total Requests refused by the short deadline of a standing "
+        "queue.\n# TYPE qctl_queue_shed_total counter\nqctl_queue_shed_total %llu\n",
         P->nclients, P->mem, (unsigned long long)P->refused_conns,
         (unsigned long long)P->refused_mem, (unsigned long long)P->too_large, P->codel.standing,
         (unsigned long long)P->q_shed);
-    PER_BACKEND("qctl_backend_out", "gauge", P->backend[i].out);
-    OUT("# TYPE qctl_errors_total counter\nqctl_errors_total{kind=\"400\"} %llu\n"
+    PER_BACKEND("qctl_backend_out", "gauge", "1 while a backend is out of rotation.",
+                P->backend[i].out);
+    OUT("# HELP qctl_errors_total Requests answered 400 by the proxy, 502 or 504.\n"
+        "# TYPE qctl_errors_total counter\nqctl_errors_total{kind=\"400\"} %llu\n"
         "qctl_errors_total{kind=\"502\"} %llu\nqctl_errors_total{kind=\"504\"} "
         "%llu\n",
         (unsigned long long)P->bad_requests, (unsigned long long)P->errors502,
         (unsigned long long)P->errors504);
+    HEAD("qctl_admin_refused_total", "counter",
+         "Admin requests refused: from a browser (403) or without the token (401).");
+    OUT("qctl_admin_refused_total{why=\"browser\"} %llu\n"
+        "qctl_admin_refused_total{why=\"token\"} %llu\n",
+        (unsigned long long)P->admin_browser, (unsigned long long)P->admin_token);
+    n += qc__process_metrics(buf + (n < size ? n : size), n < size ? size - n : 0);
 #undef OUT
     return n < size ? n : size - 1;
 }
@@ -357,16 +389,45 @@ static void admin_bound(cconn *c, const char *q)
     qc__proxy_client_reply(c, 200, "OK", NULL, "text/plain", msg, (size_t)k);
 }
 
-/* GET /metrics, GET /status, POST /reference?value=R,
- * POST /bound?class=NAME&value=D. */
+/* GET /healthz: the process answers (alive). GET /readyz: it takes
+ * requests: its listener is open (not draining) and at least one backend
+ * is on and in rotation; 503 otherwise, saying which. */
+static int health_request(cconn *c, const char *target, size_t tlen)
+{
+    proxy *P = c->P;
+    if (tlen == 8 && memcmp(target, "/healthz", 8) == 0) {
+        qc__proxy_client_reply(c, 200, "OK", "Cache-Control: no-store\r\n", "text/plain", "ok\n",
+                               3);
+        return 1;
+    }
+    if (!(tlen == 7 && memcmp(target, "/readyz", 7) == 0))
+        return 0;
+    unsigned in = 0;
+    for (unsigned i = 0; i < P->nb; i++)
+        in += qc__proxy_backend_is_on(&P->backend[i]) && !P->backend[i].out;
+    char msg[128];
+    int k;
+    if (P->draining)
+        k = snprintf(msg, sizeof msg, "not ready: draining\n");
+    else if (in == 0)
+        k = snprintf(msg, sizeof msg, "not ready: no backend in rotation (of %u)\n", P->nb);
+    else
+        k = snprintf(msg, sizeof msg, "ready: %u of %u backends in rotation\n", in, P->nb);
+    int ok = !P->draining && in > 0;
+    qc__proxy_client_reply(c, ok ? 200 : 503, ok ? "OK" : "Service Unavailable",
+                           "Cache-Control: no-store\r\n", "text/plain", msg, (size_t)k);
+    return 1;
+}
+
 /* Answers an admin request. Reads are GET (or HEAD); a change of state
  * (/bound, /reference) only by POST, else 405: a GET can be made by any
- * web page a browser on the host opens, or replayed by a cache. */
-/* A state change on the admin port: POST only (405), none at all under
- * --admin-read-only (403), and with --admin-token-file only with
- * "Authorization: Bearer TOKEN" (401). authorized: the request carried
- * the token (or none is needed). */
-void qc__proxy_admin_request(cconn *c, const char *target, size_t tlen, int post, int authorized)
+ * web page a browser on the host opens, or replayed by a cache. A change
+ * is then refused under --admin-read-only (403), when the request comes
+ * from a browser (403, see qc__proxy_admin_browser; browser is its
+ * reason, or NULL) and without the token (401). authorized: the request
+ * carried the token (or none is needed). */
+void qc__proxy_admin_request(cconn *c, const char *target, size_t tlen, int post, int authorized,
+                             const char *browser)
 {
     proxy *P = c->P;
     int change = (tlen > 7 && memcmp(target, "/bound?", 7) == 0) ||
@@ -382,12 +443,23 @@ void qc__proxy_admin_request(cconn *c, const char *target, size_t tlen, int post
         qc__proxy_client_reply(c, 403, "Forbidden", NULL, "text/plain", body, sizeof body - 1);
         return;
     }
+    if (change && browser) {
+        char body[160];
+        int k = snprintf(body, sizeof body, "forbidden: %s; state changes are not taken from "
+                                            "browsers\n", browser);
+        P->admin_browser++;
+        qc__proxy_client_reply(c, 403, "Forbidden", NULL, "text/plain", body, (size_t)k);
+        return;
+    }
     if (change && !authorized) {
         static const char body[] = "unauthorized: Authorization: Bearer TOKEN required\n";
+        P->admin_token++;
         qc__proxy_client_reply(c, 401, "Unauthorized", "WWW-Authenticate: Bearer\r\n", "text/plain", body,
                                sizeof body - 1);
         return;
     }
+    if (!change && health_request(c, target, tlen))
+        return;
     if (tlen > 7 && memcmp(target, "/bound?", 7) == 0) {
         char q[256];
         copy_tail(q, sizeof q, target, tlen, 7);
@@ -436,6 +508,42 @@ void qc__proxy_admin_request(cconn *c, const char *target, size_t tlen, int post
     qc__proxy_client_reply(c, 404, "Not Found", NULL, "text/plain", "not found\n", 10);
 }
 
+/* Why a request to the admin port comes from a web browser, or NULL:
+ * a page any site serves can make the browser on the host POST to a
+ * loopback port. Browsers mark what they send: Sec-Fetch-Site other than
+ * same-origin or none (a typed address), an Origin that is not the admin
+ * port's own (the Host it was sent to), and a body of a type a page may
+ * POST without asking first (a CORS "simple" type: text/plain, a form).
+ * A client that is not a browser (curl, a script) sends none of these. */
+const char *qc__proxy_admin_browser(const char *buf, const qc__http_head *h)
+{
+    size_t n, hn = 0;
+    const char *v = qc__http_header(buf, h, "Sec-Fetch-Site", &n);
+    if (v && !(n == 11 && strncasecmp(v, "same-origin", 11) == 0) &&
+        !(n == 4 && strncasecmp(v, "none", 4) == 0))
+        return "Sec-Fetch-Site is not same-origin";
+    v = qc__http_header(buf, h, "Origin", &n);
+    const char *host = qc__http_header(buf, h, "Host", &hn);
+    if (v) {
+        const char *sep = n > 3 ? memchr(v, ':', n) : NULL; /* scheme://authority */
+        if (!sep || n - (size_t)(sep - v) < 3 || memcmp(sep, "://", 3) != 0 || !host ||
+            n - (size_t)(sep + 3 - v) != hn || strncasecmp(sep + 3, host, hn) != 0)
+            return "Origin is another site";
+    }
+    v = qc__http_header(buf, h, "Content-Type", &n);
+    if (v) {
+        size_t t = 0;
+        while (t < n && v[t] != ';' && v[t] != ' ')
+            t++;
+        static const char *const simple[] = {"text/plain", "application/x-www-form-urlencoded",
+                                             "multipart/form-data"};
+        for (size_t i = 0; i < sizeof simple / sizeof *simple; i++)
+            if (strlen(simple[i]) == t && strncasecmp(v, simple[i], t) == 0)
+                return "a form or text/plain body, as a web page may send";
+    }
+    return NULL;
+}
+
 /* 1 when no admin token is set, or the request carries it as
  * "Authorization: Bearer TOKEN" (compared in constant time). */
 int qc__proxy_admin_authorized(const proxy *P, const char *buf, const qc__http_head *h)
@@ -481,4 +589,73 @@ int qc__proxy_read_token(const char *path, char *out, size_t size, qc_err *err)
                               path);
     memcpy(out, line, n + 1);
     return 0;
+}
+
+/* The admin token when --admin-token-file gives none: 128 random bits
+ * (getrandom) as 32 hex digits, written to a file only its owner reads
+ * (O_EXCL on a temporary name, then renamed), so that the programs of
+ * the user who started the proxy can read it and a web page cannot. */
+int qc__proxy_admin_token_start(proxy *P, qc_err *err)
+{
+    const qc_proxy_params *o = P->o;
+    if (!P->admin_on || o->admin_token_file || o->admin_no_token || o->admin_read_only)
+        return 0;
+    unsigned char r[16];
+    size_t got = 0;
+    while (got < sizeof r) {
+        ssize_t k = getrandom(r + got, sizeof r - got, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return qc_err_set(err, QC_EIO, "admin token: no random bytes: %s", strerror(errno));
+        got += (size_t)k;
+    }
+    for (size_t i = 0; i < sizeof r; i++)
+        snprintf(P->token + 2 * i, 3, "%02x", r[i]);
+    const char *rt = getenv("RUNTIME_DIRECTORY"), *xdg = getenv("XDG_RUNTIME_DIR");
+    char *path = P->token_out;
+    size_t size = sizeof P->token_out;
+    if (o->admin_token_out) {
+        snprintf(path, size, "%s", o->admin_token_out);
+    } else if (rt && *rt) {
+        size_t n = strcspn(rt, ":"); /* systemd lists one directory per RuntimeDirectory= */
+        snprintf(path, size, "%.*s/admin-token", (int)n, rt);
+    } else {
+        struct sockaddr_storage ss;
+        int len = sizeof ss;
+        uv_tcp_getsockname(&P->admin, (struct sockaddr *)&ss, &len);
+        snprintf(path, size, "%s/qctl-admin-%d.token", xdg && *xdg ? xdg : "/tmp",
+                 qc__addr_port(&ss));
+    }
+    char tmp[4096 + 32];
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) {
+        int e = errno;
+        qc_err_set(err, QC_EIO, "--admin-token-out: %s: cannot write: %s", path, strerror(e));
+        path[0] = 0;
+        return QC_EIO;
+    }
+    char line[40];
+    int n = snprintf(line, sizeof line, "%s\n", P->token);
+    int bad = write(fd, line, (size_t)n) != n;
+    bad |= close(fd) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        qc_err_set(err, QC_EIO, "--admin-token-out: %s: cannot write: %s", path, strerror(e));
+        path[0] = 0;
+        return QC_EIO;
+    }
+    qc__proxy_plog(P, "admin token in %s (state changes need \"Authorization: Bearer TOKEN\")",
+                   path);
+    return 0;
+}
+
+/* Removes the token file written at start: the token dies with the proxy. */
+void qc__proxy_admin_token_end(proxy *P)
+{
+    if (P->token_out[0])
+        unlink(P->token_out);
+    P->token_out[0] = 0;
 }

@@ -379,6 +379,10 @@ static int client_next(cconn *c)
         qc__proxy_too_large(c); /* chunked: the body with its framing (an eighth more) */
         return 0;
     }
+    if (c->admin && (h.chunked || h.content_length > ADMIN_BODY_MAX)) {
+        qc__proxy_too_large(c); /* no admin request has a body to speak of */
+        return 0;
+    }
     long n = qc__http_message_len(c->in.data, c->in.len, &h, P->o->max_body, &why);
     if (n < 0) {
         bad_request(c, why);
@@ -403,8 +407,9 @@ static int client_next(cconn *c)
         memcpy(target, c->in.data + h.target.off, tl);
         int post = h.method.len == 4 && memcmp(c->in.data + h.method.off, "POST", 4) == 0;
         int authorized = qc__proxy_admin_authorized(P, c->in.data, &h);
+        const char *browser = qc__proxy_admin_browser(c->in.data, &h);
         qc__buf_consume(&c->in, total);
-        qc__proxy_admin_request(c, target, tl, post, authorized);
+        qc__proxy_admin_request(c, target, tl, post, authorized, browser);
         return 1;
     }
     if (refused_form(c, &h))
@@ -440,7 +445,9 @@ static int client_next(cconn *c)
  * (it sends requests faster than it takes the answers), or while a request
  * of c's is being carried and IN_HIGH bytes of the next ones are already
  * buffered; it resumes when the answers drain below WQ_LOW and the
- * request is done. So one client holds at most about WQ_HIGH of answers,
+ * request is done (on the admin port, whose requests are small and
+ * answered at once, while IN_HIGH bytes are buffered at all). So one
+ * client holds at most about WQ_HIGH of answers,
  * plus one request and IN_HIGH of read-ahead, whatever it sends: TCP
  * slows the rest down in its own buffers. */
 static void client_flow(cconn *c)
@@ -450,7 +457,8 @@ static void client_flow(cconn *c)
     size_t wq = qc__proxy_client_wq(c);
     size_t up = c->body_stream && c->up ? uv_stream_get_write_queue_size((uv_stream_t *)&c->up->tcp)
                                         : 0;
-    int stop = wq > WQ_REPLIES || (c->state != C_READ && c->in.len >= IN_HIGH) || up > WQ_HIGH;
+    int stop = wq > WQ_REPLIES || ((c->state != C_READ || c->admin) && c->in.len >= IN_HIGH) ||
+               up > WQ_HIGH;
     if (stop && !c->rpaused) {
         c->rpaused = 1;
         uv_read_stop((uv_stream_t *)&c->tcp);
@@ -502,8 +510,9 @@ static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
                                sizeof body - 1);
         return;
     }
-    if (c->in.len + (size_t)n > P->o->max_body + P->o->max_body / 8 + 2 * QC__HTTP_HEAD_MAX +
-                                    IN_HIGH ||
+    size_t in_max = c->admin ? ADMIN_BODY_MAX + 2 * QC__HTTP_HEAD_MAX + 2 * IN_HIGH
+                             : P->o->max_body + P->o->max_body / 8 + 2 * QC__HTTP_HEAD_MAX + IN_HIGH;
+    if (c->in.len + (size_t)n > in_max ||
         qc__buf_append(&c->in, buf->base, (size_t)n) != 0) {
         qc__proxy_client_close(c);
         return;

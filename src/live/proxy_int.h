@@ -188,7 +188,9 @@ struct proxy {
     size_t mem;        /* bytes in the clients' request buffers (--max-memory) */
     qc_codel codel;    /* the queue's discipline (see "queue discipline") */
     uint64_t q_shed;   /* requests refused by the short deadline (codel) */
-    char token[256];   /* --admin-token-file's token, or empty */
+    char token[256];   /* the admin token (read or generated), or empty */
+    char token_out[4096]; /* where a generated token was written (removed at exit), or empty */
+    uint64_t admin_browser, admin_token; /* state changes refused: from a browser, no token */
     double drain_until; /* draining: stop at this time (--drain-timeout) */
     int stopping;       /* closing everything: see stop_now */
     unsigned nclients; /* client connections open (--max-connections) */
@@ -211,6 +213,10 @@ struct proxy {
 /* Request bytes read ahead while a request is being carried: beyond it the
  * client is not read until its current request is answered. */
 #define IN_HIGH (64u << 10)
+/* The admin port's requests carry no body of use: one over this many
+ * bytes (or chunked) is answered 413, so that an admin client holds what
+ * a public one holds at most (the public port streams its bodies). */
+#define ADMIN_BODY_MAX 4096u
 /* Unsent answers beyond which a client's pipelined requests wait: small
  * answers cost several times their size in write requests. */
 #define WQ_REPLIES (32u << 10)
@@ -271,9 +277,13 @@ void qc__proxy_setup_deadline(uconn *u);
 
 /* proxy_admin.c */
 int qc__proxy_admin_authorized(const proxy *P, const char *buf, const qc__http_head *h);
-void qc__proxy_admin_request(cconn *c, const char *target, size_t tlen, int post, int authorized);
+const char *qc__proxy_admin_browser(const char *buf, const qc__http_head *h);
+void qc__proxy_admin_request(cconn *c, const char *target, size_t tlen, int post, int authorized,
+                             const char *browser);
 void qc__proxy_on_admin_connection(uv_stream_t *server, int status);
 int qc__proxy_read_token(const char *path, char *out, size_t size, qc_err *err);
+int qc__proxy_admin_token_start(proxy *P, qc_err *err);
+void qc__proxy_admin_token_end(proxy *P);
 
 /* proxy.c */
 void qc__proxy_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf);

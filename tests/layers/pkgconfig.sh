@@ -11,6 +11,9 @@
 #  - the installed umbrella header qctl/qctl.h compiles on its own.
 # The same checks are run on the example linked with the whole libqctl
 # (pkg-config qctl), where they must find libuv: so they can fail.
+# The installed .pc files carry the prefix of the install, not the one
+# configured: `cmake --install --prefix P` (into a DESTDIR too) writes
+# prefix=P, and pkg-config without --define-prefix points at P's library.
 #
 # usage: pkgconfig.sh CC CMAKE BUILD_DIR SOURCE_DIR LIBDIR [FLAGS]
 # FLAGS: what a program needs to link a sanitized build's libraries
@@ -90,6 +93,42 @@ if ! "$cmake" --install "$build" --prefix "$tmp/p" >"$tmp/err" 2>&1; then
     exit 1
 fi
 check installed "$tmp/p/$libdir/pkgconfig" "$tmp/p/$libdir"
+
+# relocated: the .pc files say the prefix given to cmake --install, and
+# pkg-config read without --define-prefix points at the installed library
+pc_prefix() { sed -n 's/^prefix=//p' "$1"; }
+for pc in qctl qctl-control; do
+    got=$(pc_prefix "$tmp/p/$libdir/pkgconfig/$pc.pc")
+    [ "$got" = "$tmp/p" ] || { echo "FAIL: $pc.pc installed in $tmp/p says prefix=$got"; fail=1; }
+done
+libs=$(PKG_CONFIG_PATH=$tmp/p/$libdir/pkgconfig pkg-config --libs qctl-control)
+case " $libs " in
+*" -L$tmp/p/$libdir "*) [ -e "$tmp/p/$libdir/libqctl-control.so" ] ||
+    { echo "FAIL: $tmp/p/$libdir/libqctl-control.so missing"; fail=1; } ;;
+*) echo "FAIL: pkg-config --libs qctl-control (installed in $tmp/p): $libs"; fail=1 ;;
+esac
+# the same as a package builds it: prefix /usr, staged in a DESTDIR
+if ! DESTDIR=$tmp/stage "$cmake" --install "$build" --prefix /usr >"$tmp/err" 2>&1; then
+    echo "FAIL: DESTDIR=... cmake --install --prefix /usr:"
+    sed 's/^/    /' "$tmp/err"
+    exit 1
+fi
+for pc in qctl qctl-control; do
+    f=$(find "$tmp/stage/usr" -name "$pc.pc" | head -n 1)
+    got=$([ -n "$f" ] && pc_prefix "$f")
+    [ "$got" = /usr ] || { echo "FAIL: $pc.pc of a --prefix /usr install says prefix=$got"; fail=1; }
+    if grep -q "$tmp\|$build" "$f" 2>/dev/null; then
+        echo "FAIL: $pc.pc of a --prefix /usr install names the staging or build directory"
+        fail=1
+    fi
+done
+libs=$(PKG_CONFIG_PATH=$(dirname "$f") PKG_CONFIG_ALLOW_SYSTEM_LIBS=1 PKG_CONFIG_SYSROOT_DIR=$tmp/stage pkg-config --libs qctl-control)
+case "$libs" in
+*"-L$tmp/stage/usr/"*) d=${libs#*-L}; d=${d%% *}
+    [ -e "$d/libqctl-control.so" ] || { echo "FAIL: pkg-config points at $d, no libqctl-control.so there"; fail=1; } ;;
+*) echo "FAIL: pkg-config --libs qctl-control (prefix /usr in a DESTDIR): $libs"; fail=1 ;;
+esac
+[ $fail -eq 0 ] && echo "relocated: prefix=$tmp/p and prefix=/usr (DESTDIR) written by cmake --install"
 
 # the detector detects: the same example against the whole libqctl
 cflags=$(PKG_CONFIG_PATH=$tmp/p/$libdir/pkgconfig pkg-config --define-prefix --cflags qctl)

@@ -51,16 +51,17 @@ grep -q '^qctl_class_state{class="silver",state="candidate"} 1' "$TMP/metrics" |
     grep -q '^qctl_class_state{class="silver",state="admitted"} 1' "$TMP/metrics" ||
     fail "silver neither candidate nor admitted"
 # a bound at run time
-out=$(curl -s -w ' %{http_code}' -X POST "$A/bound?class=gold&value=0.125")
+auth=$(admin_auth)
+out=$(curl -s -w ' %{http_code}' -H "$auth" -X POST "$A/bound?class=gold&value=0.125")
 [ "$out" = "gold 0.125
  200" ] || fail "POST /bound answered '$out'"
-out=$(curl -s -w '%{http_code}' -X POST "$A/bound?class=bronze&value=1")
+out=$(curl -s -w '%{http_code}' -H "$auth" -X POST "$A/bound?class=bronze&value=1")
 case $out in *"no bounded class 'bronze'"*404) ;; *) fail "unknown class: '$out'" ;; esac
-out=$(curl -s -w '%{http_code}' -X POST "$A/bound?class=best-effort&value=1")
+out=$(curl -s -w '%{http_code}' -H "$auth" -X POST "$A/bound?class=best-effort&value=1")
 case $out in *404) ;; *) fail "best effort has no bound: '$out'" ;; esac
-out=$(curl -s -w '%{http_code}' -X POST "$A/bound?class=gold&value=-3")
+out=$(curl -s -w '%{http_code}' -H "$auth" -X POST "$A/bound?class=gold&value=-3")
 case $out in *"value=SECONDS"*400) ;; *) fail "bad value: '$out'" ;; esac
-out=$(curl -s -w '%{http_code}' -X POST "$A/reference?value=x")
+out=$(curl -s -w '%{http_code}' -H "$auth" -X POST "$A/reference?value=x")
 case $out in *400) ;; *) fail "bad reference: '$out'" ;; esac
 i=0
 until curl -s "$A/metrics" | grep -q '^qctl_class_bound_seconds{class="gold"} 0.125$'; do

@@ -28,10 +28,13 @@ start_backend() { # NAME ARGS...: sets ${NAME}_PORT and ${NAME}_PID
     wait_file "$TMP/$name.port"
     eval "${name}_PORT=$(cat "$TMP/$name.port")"
 }
+# (the admin token made at start is in $TMP/admin.token: admin_auth)
 start_proxy() { # ARGS...: sets PROXY_PORT, ADMIN_PORT, PROXY_PID
     rm -f "$TMP/proxy.port" "$TMP/admin.port"
+    rm -f "$TMP/admin.token"
     "$QCTL" proxy --listen 127.0.0.1:0 --port-file "$TMP/proxy.port" \
-        --admin 127.0.0.1:0 --admin-port-file "$TMP/admin.port" "$@" 2>"$TMP/proxy.err" &
+        --admin 127.0.0.1:0 --admin-port-file "$TMP/admin.port" \
+        --admin-token-out "$TMP/admin.token" "$@" 2>"$TMP/proxy.err" &
     PROXY_PID=$!
     PIDS="$PIDS $!"
     wait_file "$TMP/proxy.port"
@@ -39,6 +42,8 @@ start_proxy() { # ARGS...: sets PROXY_PORT, ADMIN_PORT, PROXY_PID
     PROXY_PORT=$(cat "$TMP/proxy.port")
     ADMIN_PORT=$(cat "$TMP/admin.port")
 }
+# admin_auth: the header that carries the admin token of start_proxy
+admin_auth() { wait_file "$TMP/admin.token"; echo "Authorization: Bearer $(cat "$TMP/admin.token")"; }
 # free_port VAR: a free port for a backend started later on a fixed port
 . "$(dirname "$0")/../../scripts/free_port.sh"
 # num FILE KEY: the integer value of "KEY": in qctl load's JSON summary

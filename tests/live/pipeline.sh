@@ -30,7 +30,8 @@ kill -0 "$PROXY_PID" || fail "the proxy died on the admin burst"
 # any change); the same change by POST is taken
 out=$(timeout 2 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$0; printf "GET /reference?value=0.001 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n" >&3; cat <&3' "$ADMIN_PORT")
 echo "$out" | grep -q '^HTTP/1.1 405' || fail "GET /reference was not refused with 405: $out"
-out=$(timeout 2 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$0; printf "POST /reference?value=5 HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nConnection: close\r\n\r\n" >&3; cat <&3' "$ADMIN_PORT")
+auth=$(admin_auth)
+out=$(timeout 2 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$0; printf "POST /reference?value=5 HTTP/1.1\r\nHost: a\r\n%s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n" "$1" >&3; cat <&3' "$ADMIN_PORT" "$auth")
 echo "$out" | grep -q '^HTTP/1.1 200' || fail "POST /reference was not taken: $out"
 
 # one request holds the only slot (the backend takes 20 s), so the proxy
