@@ -47,13 +47,53 @@ bad:
     return QC_EXIT_USAGE;
 }
 
+/* What the gate's flags set: the options, and the flags turned into them
+ * by gate_validate. */
+typedef struct gate_cli {
+    qc_gate_params o;
+    const char *levels, *reference;
+    double buffer;
+    int aw;
+} gate_cli;
+
+/* Every check the gate makes before it starts: the run and --check both
+ * come here, so --check refuses what the run refuses with the same
+ * message. */
+static int gate_validate(void *ctx)
+{
+    gate_cli *g = ctx;
+    qc_gate_params *o = &g->o;
+    o->aw = (qc_antiwindup)g->aw;
+    o->buffer = (size_t)g->buffer;
+    if (g->levels && parse_levels(g->levels, o->levels) != 0)
+        return QC_EXIT_USAGE;
+    qc_err err = {0};
+    if (g->reference) {
+        if (o->controller != QC_GATE_INTEGRAL && o->controller != QC_GATE_PI) {
+            cli_error("--reference: only with --controller integral or pi");
+            return QC_EXIT_USAGE;
+        }
+        if (qc_sched_parse(g->reference, o->ref, QC_GATE_REF_MAX, &o->nref, &err) != 0) {
+            cli_error("--reference: %s", err.msg);
+            return QC_EXIT_USAGE;
+        }
+    }
+    if (qc_gate_check(o, &err) != 0) {
+        cli_error("gate: %s", err.msg);
+        return QC_EXIT_USAGE;
+    }
+    return 0;
+}
+
 int cmd_gate(int argc, char **argv)
 {
-    qc_gate_params o;
-    qc_gate_params_init(&o);
-    const char *levels = NULL, *reference = NULL;
-    double buffer = (double)o.buffer;
-    int help = 0, aw = (int)o.aw;
+    gate_cli g = {.levels = NULL};
+    qc_gate_params_init(&g.o);
+    qc_gate_params *op = &g.o;
+#define o (*op)
+    g.buffer = (double)o.buffer;
+    g.aw = (int)o.aw;
+    int help = 0;
     const cli_flag flags[] = {
         {"listen", CLI_STR, &o.listen, .arg = "HOST:PORT",
          .help = "where clients connect (default 127.0.0.1:5433;\nport 0: any free)"},
@@ -71,7 +111,7 @@ int cmd_gate(int argc, char **argv)
          .choices = "static,integral,pi,open",
          .help = "static (default, --limit), integral or pi (the\nMaxUsers controller on the "
                  "sensor), or open (the\nlimit switched by --excite, for identification)"},
-        {"reference", CLI_STR, &reference, .arg = "SCHED",
+        {"reference", CLI_STR, &g.reference, .arg = "SCHED",
          .help = "the sensor value to hold (integral, pi): R, or\nR@T,R@T,... changing at T s "
                  "from the start\n(e.g. 5@0,10@60, a step at 60 s)"},
         {"control-from", CLI_DOUBLE, &o.control_from, 0, 1e9, .arg = "T",
@@ -83,14 +123,14 @@ int cmd_gate(int argc, char **argv)
          .help = "the controller's least limit (default 1)"},
         {"max-limit", CLI_DOUBLE, &o.max_limit, 0, 1e9, .arg = "B",
          .help = "its largest (default 1000)"},
-        {"antiwindup", CLI_CHOICE, &aw, .arg = "A", .choices = "none,conditional,backcalc",
+        {"antiwindup", CLI_CHOICE, &g.aw, .arg = "A", .choices = "none,conditional,backcalc",
          .help = "none, conditional (default) or backcalc"},
         {"kaw", CLI_DOUBLE, &o.k_aw, 1e-9, 1, .arg = "K",
          .help = "back-calculation gain (default 1)"},
         {"excite", CLI_CHOICE, &o.excite, .arg = "E", .choices = "prbs,steps",
          .help = "open: prbs (default: a switch with probability\n1/2 every --hold intervals) or "
                  "steps (a switch\nevery --hold intervals)"},
-        {"excite-levels", CLI_STR, &levels, .arg = "A,B",
+        {"excite-levels", CLI_STR, &g.levels, .arg = "A,B",
          .help = "open: the two limits, starting at A"},
         {"hold", CLI_UINT, &o.hold, 1, 1e6, .arg = "H",
          .help = "intervals between switches (default 3)"},
@@ -120,18 +160,27 @@ int cmd_gate(int argc, char **argv)
          .help = "a session waits T s at most (default 10)"},
         {"connect-timeout", CLI_DOUBLE, &o.connect_timeout, 1e-3, 1e6, .arg = "T",
          .help = "the backend accepts within T s (default 5)"},
-        {"buffer", CLI_DOUBLE, &buffer, 4096, 1 << 30, .arg = "BYTES",
+        {"buffer", CLI_DOUBLE, &g.buffer, 4096, 1 << 30, .arg = "BYTES",
          .help = "bytes queued toward a peer before reading from\nthe other side stops "
                  "(default 262144)"},
+        {"idle-timeout", CLI_DOUBLE, &o.idle_timeout, 0, 1e9, .arg = "T",
+         .help = "close a connected session with no byte either way\nfor T s, its place given "
+                 "back (default 50, as\nhaproxy's client timeout; 0: never)"},
+        {"max-session", CLI_DOUBLE, &o.max_session, 0, 1e9, .arg = "T",
+         .help = "close a session T s after it got its place\n(default 0: no bound)"},
+        {"max-bytes", CLI_U64, &o.max_bytes, .arg = "BYTES",
+         .help = "close a session once it relayed BYTES both ways\n(default 0: no bound)"},
         {"drain-timeout", CLI_DOUBLE, &o.drain_timeout, 0, 1e6, .arg = "T",
          .help = "after SIGTERM, stop anyway after T s (default 30)"},
-        {"duration", CLI_DOUBLE, &o.duration, 1e-3, 1e9, .arg = "T",
+        {"duration", CLI_DOUBLE, &o.duration, 1e-3, 1e9, .arg = "T", .zero_unset = 1,
          .help = "drain after T s, as on SIGTERM (default: run\nuntil a signal)"},
         {"series", CLI_STR, &o.series, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "CSV, one row per interval: time, reference,\nlimit, gate, connected, peak, "
                  "waiting, admitted,\nrefused, expired, sensor, sensor_age, missing, held"},
+        CLI_ROWS_CONFIG_CHECK(&g, gate_validate),
         CLI_ROW_HELP(&help),
         {0}};
+#undef o
     int rc = cli_flags_parse_command(
         "gate",
         "qctl gate --backend HOST:PORT [--listen HOST:PORT]\n"
@@ -143,26 +192,8 @@ int cmd_gate(int argc, char **argv)
         "          --queue-timeout T] [--series FILE] [--duration T] [options]",
         gate_about, flags, argc, argv, NULL);
     if (rc != 0)
-        return rc == CLI_DONE_HELP ? 0 : rc;
-    o.aw = (qc_antiwindup)aw;
-    o.buffer = (size_t)buffer;
-    if (levels && parse_levels(levels, o.levels) != 0)
-        return QC_EXIT_USAGE;
+        return rc < 0 ? 0 : rc; /* --help, --check: done */
     qc_err err = {0};
-    if (reference) {
-        if (o.controller != QC_GATE_INTEGRAL && o.controller != QC_GATE_PI) {
-            cli_error("--reference: only with --controller integral or pi");
-            return QC_EXIT_USAGE;
-        }
-        if (qc_sched_parse(reference, o.ref, QC_GATE_REF_MAX, &o.nref, &err) != 0) {
-            cli_error("--reference: %s", err.msg);
-            return QC_EXIT_USAGE;
-        }
-    }
-    if ((rc = qc_gate_check(&o, &err)) != 0) {
-        cli_error("gate: %s", err.msg);
-        return QC_EXIT_USAGE;
-    }
     signal(SIGPIPE, SIG_IGN); /* a peer gone mid-write is not fatal */
     /* a session is two files: as many as the hard limit allows */
     struct rlimit rl;
@@ -170,7 +201,7 @@ int cmd_gate(int argc, char **argv)
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
-    if ((rc = qc_gate_run(&o, &err)) != 0) {
+    if ((rc = qc_gate_run(op, &err)) != 0) {
         cli_error("gate: %s", err.msg);
         return cli_exit_code(rc);
     }

@@ -66,6 +66,8 @@ typedef struct sess {
     int c_eof, u_eof;       /* end of stream read from the client / upstream */
     int c_shut, u_shut;     /* their write sides shut down (done) */
     int c_paused, u_paused; /* reading stopped for backpressure */
+    double t_in, t_seen;    /* relaying since, last byte either way (see sess_budget) */
+    uint64_t bytes;         /* relayed both ways */
     struct sess *prev, *next;
 } sess;
 
@@ -113,6 +115,8 @@ struct gate {
     unsigned nadmins;
     unsigned long long accepted, admitted, refused, expired, left, backend_errors, done;
     unsigned long long bytes_up, bytes_down;
+    unsigned long long cut_idle, cut_time, cut_bytes; /* sessions closed by a bound */
+    int backend_down; /* the last connect to the backend failed (/readyz) */
     unsigned long long intervals, held_demand, held_missing, missing, saturated;
     double t0;
     /* the interval being decided */
@@ -130,6 +134,8 @@ struct gate {
 
 static void stop_all(gate *G);
 static void pump(gate *G);
+static void sess_budget_arm(sess *s);
+static int sess_budget_note(sess *s, size_t n);
 
 /* ---- lists -------------------------------------------------------------- */
 
@@ -332,6 +338,8 @@ static void on_client_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
     if (n > 0 && s->state == S_RELAY) {
         G->bytes_up += (unsigned long long)n;
         relay(s, st, (uv_stream_t *)&s->up, b->base, (size_t)n, &s->c_paused);
+        if (!s->closing)
+            sess_budget_note(s, (size_t)n);
         return;
     }
     if (n > 0) { /* not yet relayed: held, up to buffer bytes */
@@ -365,6 +373,8 @@ static void on_up_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
     if (n > 0) {
         G->bytes_down += (unsigned long long)n;
         relay(s, st, (uv_stream_t *)&s->client, b->base, (size_t)n, &s->u_paused);
+        if (!s->closing)
+            sess_budget_note(s, (size_t)n);
         return;
     }
     if (!read_ended(s, n, b))
@@ -380,11 +390,15 @@ static void on_up_connect(uv_connect_t *req, int status)
         return;
     if (status < 0) {
         s->G->backend_errors++;
+        s->G->backend_down = 1;
         sess_close(s);
         return;
     }
     uv_timer_stop(&s->timer);
     s->state = S_RELAY;
+    s->G->backend_down = 0;
+    s->t_in = s->t_seen = qc__now();
+    sess_budget_arm(s);
     uv_tcp_nodelay(&s->client, 1);
     uv_tcp_nodelay(&s->up, 1);
     if (s->own.in.len) {
@@ -408,9 +422,71 @@ static void on_up_connect(uv_connect_t *req, int status)
     uv_read_start((uv_stream_t *)&s->up, on_alloc, on_up_read);
 }
 
+/* ---- session bounds (--idle-timeout, --max-session, --max-bytes) ----------
+ *
+ * A connected session holds a place of the limit for as long as it lives,
+ * so a client that connects and then says nothing would hold it forever:
+ * as many silent clients as the limit and every other session waits out
+ * its deadline. As haproxy's client timeout does, a session with no byte
+ * relayed either way for --idle-timeout is closed and its place given
+ * back; --max-session and --max-bytes bound the time and the bytes of any
+ * one session. The checks run on the session's own timer, armed while it
+ * relays for the nearest of its deadlines (reads only note the time). */
+static double sess_deadline(const sess *s)
+{
+    const qc_gate_params *o = s->G->o;
+    double d = INFINITY;
+    if (o->idle_timeout > 0)
+        d = s->t_seen + o->idle_timeout;
+    if (o->max_session > 0 && s->t_in + o->max_session < d)
+        d = s->t_in + o->max_session;
+    return d;
+}
+
+static void on_sess_timer(uv_timer_t *t);
+
+/* Arms s's timer for its next bound while it relays (nothing: no bound). */
+static void sess_budget_arm(sess *s)
+{
+    double d = sess_deadline(s);
+    if (isfinite(d)) {
+        double ms = (d - qc__now()) * 1000;
+        uv_timer_start(&s->timer, on_sess_timer, ms > 1 ? (uint64_t)ms + 1 : 1, 0);
+    }
+}
+
+/* A read of n bytes on s: the idle clock restarts; past --max-bytes the
+ * session is closed (1). */
+static int sess_budget_note(sess *s, size_t n)
+{
+    const qc_gate_params *o = s->G->o;
+    s->t_seen = qc__now();
+    s->bytes += n;
+    if (o->max_bytes && s->bytes > o->max_bytes) {
+        s->G->cut_bytes++;
+        sess_close(s);
+        return 1;
+    }
+    return 0;
+}
+
 static void on_sess_timer(uv_timer_t *t)
 {
     sess *s = t->data;
+    if (s->state == S_RELAY) { /* a bound of the session's (see above) */
+        double now = qc__now();
+        const qc_gate_params *o = s->G->o;
+        if (o->max_session > 0 && now >= s->t_in + o->max_session - 1e-3) {
+            s->G->cut_time++;
+        } else if (o->idle_timeout > 0 && now >= s->t_seen + o->idle_timeout - 1e-3) {
+            s->G->cut_idle++;
+        } else {
+            sess_budget_arm(s); /* bytes came since: the idle deadline moved */
+            return;
+        }
+        sess_close(s);
+        return;
+    }
     if (s->state == S_WAIT)
         s->G->expired++;
     else
@@ -529,9 +605,11 @@ static size_t metrics_text(const gate *G, char *buf, size_t cap)
         "# TYPE qctl_gate_holds_total counter\n"
         "qctl_gate_holds_total{reason=\"demand\"} %llu\n"
         "qctl_gate_holds_total{reason=\"missing_sample\"} %llu\n"
-        "# HELP qctl_gate_sensor_samples_total Sensor samples, and the failed or late ones.\n"
+        "# HELP qctl_gate_sensor_samples_total Sensor samples taken.\n"
         "# TYPE qctl_gate_sensor_samples_total counter\n"
-        "qctl_gate_sensor_samples_total %llu\nqctl_gate_sensor_missing_total %llu\n",
+        "qctl_gate_sensor_samples_total %llu\n"
+        "# HELP qctl_gate_sensor_missing_total Sensor samples that failed or came late.\n"
+        "# TYPE qctl_gate_sensor_missing_total counter\nqctl_gate_sensor_missing_total %llu\n",
         G->limit, G->u, G->active.n, G->waiting.n, G->accepted, G->admitted, G->refused,
         G->expired, G->left, G->backend_errors, G->done, G->bytes_up, G->bytes_down,
         G->intervals, G->held_demand, G->held_missing, samples, failed);
@@ -550,10 +628,19 @@ static size_t metrics_text(const gate *G, char *buf, size_t cap)
     }
     int m = snprintf(buf + n, cap - (size_t)n,
                      "# HELP qctl_gate_draining 1 while draining.\n"
-                     "# TYPE qctl_gate_draining gauge\nqctl_gate_draining %d\n",
-                     G->draining);
+                     "# TYPE qctl_gate_draining gauge\nqctl_gate_draining %d\n"
+                     "# HELP qctl_gate_sessions_cut_total Connected sessions closed by a bound "
+                     "(--idle-timeout, --max-session, --max-bytes).\n"
+                     "# TYPE qctl_gate_sessions_cut_total counter\n"
+                     "qctl_gate_sessions_cut_total{bound=\"idle\"} %llu\n"
+                     "qctl_gate_sessions_cut_total{bound=\"time\"} %llu\n"
+                     "qctl_gate_sessions_cut_total{bound=\"bytes\"} %llu\n",
+                     G->draining, G->cut_idle, G->cut_time, G->cut_bytes);
     if (m > 0 && (size_t)(n + m) < cap)
         n += m;
+    size_t p = qc__process_metrics(buf + n, cap - (size_t)n);
+    if ((size_t)n + p < cap)
+        n += (int)p;
     return (size_t)n;
 }
 
@@ -579,6 +666,9 @@ static char *status_json(const gate *G)
     json_object_set_new(r, "backend_errors", json_integer((json_int_t)G->backend_errors));
     json_object_set_new(r, "bytes_up", json_integer((json_int_t)G->bytes_up));
     json_object_set_new(r, "bytes_down", json_integer((json_int_t)G->bytes_down));
+    json_object_set_new(r, "cut_idle", json_integer((json_int_t)G->cut_idle));
+    json_object_set_new(r, "cut_time", json_integer((json_int_t)G->cut_time));
+    json_object_set_new(r, "cut_bytes", json_integer((json_int_t)G->cut_bytes));
     json_object_set_new(r, "intervals", json_integer((json_int_t)G->intervals));
     json_object_set_new(r, "held_demand", json_integer((json_int_t)G->held_demand));
     json_object_set_new(r, "held_missing", json_integer((json_int_t)G->held_missing));
@@ -646,9 +736,23 @@ static void admin_route(aconn *a, const qc__http_head *h)
         admin_reply(a, 405, "Method Not Allowed", "text/plain", "GET only\n", 9);
         return;
     }
+    if (tl == 8 && memcmp(target, "/healthz", 8) == 0) {
+        admin_reply(a, 200, "OK", "text/plain", "ok\n", 3);
+        return;
+    }
+    if (tl == 7 && memcmp(target, "/readyz", 7) == 0) { /* listening, the backend answering */
+        const gate *G = a->G;
+        const char *why = G->draining    ? "not ready: draining\n"
+                          : G->backend_down ? "not ready: the last connect to the backend failed\n"
+                                            : "ready\n";
+        int ok = !G->draining && !G->backend_down;
+        admin_reply(a, ok ? 200 : 503, ok ? "OK" : "Service Unavailable", "text/plain", why,
+                    strlen(why));
+        return;
+    }
     if (tl == 8 && memcmp(target, "/metrics", 8) == 0) {
-        char *m = malloc(8192);
-        size_t n = m ? metrics_text(a->G, m, 8192) : 0;
+        char *m = malloc(16384);
+        size_t n = m ? metrics_text(a->G, m, 16384) : 0;
         admin_reply(a, 200, "OK", "text/plain; version=0.0.4", m ? m : "", n);
         free(m);
         return;
@@ -659,7 +763,8 @@ static void admin_route(aconn *a, const qc__http_head *h)
         free(s);
         return;
     }
-    admin_reply(a, 404, "Not Found", "text/plain", "not found: /status or /metrics\n", 31);
+    static const char nf[] = "not found: /status, /metrics, /healthz or /readyz\n";
+    admin_reply(a, 404, "Not Found", "text/plain", nf, sizeof nf - 1);
 }
 
 static void on_admin_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
@@ -904,6 +1009,7 @@ void qc_gate_params_init(qc_gate_params *o)
     o->connect_timeout = 5;
     o->drain_timeout = 30;
     o->buffer = 256 * 1024;
+    o->idle_timeout = 50; /* haproxy's "timeout client 50s" of Debian's haproxy.cfg */
 }
 
 static qc_pi_params pi_params(const qc_gate_params *o)
@@ -947,6 +1053,10 @@ int qc_gate_check(const qc_gate_params *o, qc_err *err)
         return qc_err_set(err, QC_EINVAL, "--queue-timeout, --connect-timeout: must be > 0");
     if (o->buffer < 4096)
         return qc_err_set(err, QC_EINVAL, "--buffer: at least 4096 bytes");
+    if (!(o->idle_timeout >= 0) || !isfinite(o->idle_timeout))
+        return qc_err_set(err, QC_EINVAL, "--idle-timeout: must be >= 0 seconds (0: never)");
+    if (!(o->max_session >= 0) || !isfinite(o->max_session))
+        return qc_err_set(err, QC_EINVAL, "--max-session: must be >= 0 seconds (0: no bound)");
     switch (o->controller) {
     case QC_GATE_STATIC:
         if (!(o->limit >= 1))

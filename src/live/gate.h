@@ -56,6 +56,13 @@ typedef struct qc_gate_params {
     double duration;        /* > 0: drain after this many seconds */
     size_t buffer;          /* bytes queued toward a peer before reading from
                                the other stops (per direction) */
+    double idle_timeout;    /* a connected session with no byte either way for
+                               this long is closed, its place given back
+                               (haproxy's client timeout; 0: never) */
+    double max_session;     /* > 0: a session is closed this many seconds after
+                               it got its place (0: no bound) */
+    uint64_t max_bytes;     /* > 0: a session is closed once it has relayed this
+                               many bytes, both ways (0: no bound) */
     const char *series;     /* NULL or a CSV, one row per interval */
     qc__sensor_params sensor;
 } qc_gate_params;

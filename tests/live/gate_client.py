@@ -8,6 +8,10 @@
 #                          prints the bytes echoed
 #   noread PORT SECONDS    sends as fast as it can and never reads, for
 #                          SECONDS; prints the bytes the gate took
+#   silent PORT N SECONDS  N connections opened at once that send nothing;
+#                          after SECONDS prints "closed K first A last B":
+#                          K of them closed by the gate, the first and last
+#                          after A and B seconds
 #   burst PORT N           N connections opened and dropped at once (half of
 #                          them reset), some after a few garbage bytes
 import socket, struct, sys, threading, time
@@ -76,6 +80,30 @@ elif mode == 'noread':
     print(sent)
     sys.stdout.flush()
     s.close()
+elif mode == 'silent':
+    import select
+    n, secs = int(sys.argv[3]), float(sys.argv[4])
+    t0 = time.time()
+    socks = []
+    for i in range(n):
+        socks.append(socket.create_connection(addr, timeout=8))
+    open_, closed = set(socks), []
+    end = t0 + secs
+    while open_ and time.time() < end:
+        r, _, _ = select.select(list(open_), [], [], max(0.0, end - time.time()))
+        for s in r:
+            try:
+                b = s.recv(100)
+            except OSError:
+                b = b''
+            if not b:
+                open_.discard(s)
+                closed.append(time.time() - t0)
+    print('closed %d first %.2f last %.2f' % (len(closed), min(closed) if closed else -1,
+                                              max(closed) if closed else -1))
+    sys.stdout.flush()
+    for s in socks:
+        s.close()
 elif mode == 'burst':
     n = int(sys.argv[3])
     socks = []
