@@ -346,6 +346,7 @@ static void stop_now(proxy *P, const char *why)
     if (P->stopping)
         return;
     P->stopping = 1;
+    P->cut = P->inflight;
     qc__proxy_plog(P, "%s: stopping with %u requests in flight", why, P->inflight);
     uv_walk(P->loop, close_walk, P);
 }
@@ -589,6 +590,8 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
         qc__proxy_health_schedule(&P->backend[i]);
     }
     uv_run(P->loop, UV_RUN_DEFAULT);
+    if (P->cut) /* the drain did not end by itself: say so in the exit status */
+        rc = qc_err_set(err, QC_ECANCELED, "the drain cut %u requests in flight", P->cut);
     goto out_close;
 out_loop:
     uv_walk(P->loop, close_walk, P);

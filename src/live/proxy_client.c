@@ -272,16 +272,50 @@ static int refused_form(cconn *c, const qc__http_head *h)
         bad_request(c, "request target not in origin or absolute form");
         return 1;
     }
+    size_t skip = t[4] == ':' ? 7 : 8; /* http:// or https:// */
+    if (t[0] != '/' && (h->target.len == skip || strchr("/?#", t[skip]))) {
+        bad_request(c, "absolute target without a host");
+        return 1;
+    }
     return 0;
 }
 
 /* The request c->in[0..total) whose head is h goes to c->req without its
  * hop-by-hop headers (an Upgrade among them: the backend never sees an
  * upgrade, so none is carried out). 0, or -1 out of memory. */
+/* An absolute-form target (RFC 9112 3.2.2: "http://authority/path"): 1
+ * with *auth the authority and *path what follows it (*plen 0: none, the
+ * origin-form is then "/"), else 0. */
+static int absolute_form(const char *buf, const qc__http_head *h, const char **auth, size_t *alen,
+                         const char **path, size_t *plen)
+{
+    const char *t = buf + h->target.off;
+    size_t n = h->target.len, skip;
+    if (n > 7 && strncasecmp(t, "http://", 7) == 0)
+        skip = 7;
+    else if (n > 8 && strncasecmp(t, "https://", 8) == 0)
+        skip = 8;
+    else
+        return 0;
+    size_t a = skip;
+    while (a < n && t[a] != '/' && t[a] != '?' && t[a] != '#')
+        a++;
+    *auth = t + skip;
+    *alen = a - skip;
+    *path = t + a;
+    *plen = n - a;
+    return 1;
+}
+
 static int request_out(cconn *c, const qc__http_head *h, size_t total)
 {
     const char *buf = c->in.data;
-    int hop = 0;
+    const char *auth = NULL, *path = NULL;
+    size_t alen = 0, plen = 0;
+    /* absolute form: the target's authority replaces Host, and the origin
+     * form goes on (RFC 9112 3.2.2, as nginx forwards it) */
+    int abs = absolute_form(buf, h, &auth, &alen, &path, &plen);
+    int hop = abs;
     for (unsigned i = 0; i < h->nhdr && !hop; i++)
         hop = qc__proxy_hop_by_hop(buf, h, i, 0);
     c->req.len = 0;
@@ -298,10 +332,22 @@ static int request_out(cconn *c, const qc__http_head *h, size_t total)
         return 0;
     }
     const char *eol = memchr(buf, '\n', h->head_len);
-    if (qc__buf_append(&c->req, buf, (size_t)(eol - buf) + 1) != 0)
+    if (abs) { /* METHOD /path HTTP/1.x, then Host: authority */
+        const char *ver = buf + h->target.off + h->target.len;
+        if (qc__buf_append(&c->req, buf, h->target.off) != 0 ||
+            qc__buf_append(&c->req, plen && path[0] == '/' ? "" : "/",
+                           plen && path[0] == '/' ? 0 : 1) != 0 ||
+            qc__buf_append(&c->req, path, plen) != 0 ||
+            qc__buf_append(&c->req, ver, (size_t)(eol - ver) + 1) != 0 ||
+            qc__buf_append(&c->req, "Host: ", 6) != 0 || qc__buf_append(&c->req, auth, alen) != 0 ||
+            qc__buf_append(&c->req, "\r\n", 2) != 0)
+            return -1;
+    } else if (qc__buf_append(&c->req, buf, (size_t)(eol - buf) + 1) != 0) {
         return -1;
+    }
     for (unsigned i = 0; i < h->nhdr; i++) {
-        if (qc__proxy_hop_by_hop(buf, h, i, 0))
+        if (qc__proxy_hop_by_hop(buf, h, i, 0) ||
+            (abs && h->name[i].len == 4 && strncasecmp(buf + h->name[i].off, "Host", 4) == 0))
             continue;
         /* a field line as read: name to the end of its value, then CRLF */
         size_t from = h->name[i].off, to = h->value[i].off + h->value[i].len;

@@ -193,6 +193,7 @@ struct proxy {
     uint64_t admin_browser, admin_token; /* state changes refused: from a browser, no token */
     double drain_until; /* draining: stop at this time (--drain-timeout) */
     int stopping;       /* closing everything: see stop_now */
+    unsigned cut;       /* requests in flight when stop_now cut them */
     unsigned nclients; /* client connections open (--max-connections) */
     uint64_t refused_conns, refused_mem, too_large;
     double t0;

@@ -36,6 +36,11 @@ i=0
 while kill -0 "$PROXY_PID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 kill -0 "$PROXY_PID" 2>/dev/null && fail "still draining 5 s after SIGTERM with --drain-timeout 0.5"
 grep -q 'drain deadline passed: stopping with 1 requests in flight' "$TMP/proxy.err" || fail "no drain deadline line"
+# a drain that cut a request fails, and says how many
+wait "$PROXY_PID"
+st=$?
+[ "$st" -eq 1 ] || fail "a drain that cut 1 request exited $st, not 1"
+grep -q 'the drain cut 1 requests in flight' "$TMP/proxy.err" || fail "the exit does not say how many were cut"
 
 start_proxy --backend 127.0.0.1:$b_PORT --admin-read-only
 A="http://127.0.0.1:$ADMIN_PORT"
@@ -51,4 +56,6 @@ i=0
 while kill -0 "$PROXY_PID" 2>/dev/null && [ $i -lt 60 ]; do sleep 0.05; i=$((i + 1)); done
 kill -0 "$PROXY_PID" 2>/dev/null && fail "a second signal did not stop the drain"
 grep -q 'second signal: stopping' "$TMP/proxy.err" || fail "no second-signal line"
+wait "$PROXY_PID"
+[ $? -eq 1 ] || fail "a second signal that cut a request: exit status not 1"
 echo ok

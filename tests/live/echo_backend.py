@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # echo_backend.py PORTFILE: an HTTP/1.0 server (bodies ended by the close)
-# whose answer to /echo is the request's header lines, and to /headers/N a
+# whose answer to /echo is the request's header lines (the target it
+# received in X-Echo-Target), and to /headers/N a
 # response with N extra header fields; the plant of tests/live/protocol.sh.
 import http.server, socketserver, sys
 
@@ -16,6 +17,7 @@ class H(http.server.BaseHTTPRequestHandler):
             self.wfile.write(b'many\n')
             return
         self.send_response(200)
+        self.send_header('X-Echo-Target', self.path)  # the request line's target, as received
         self.end_headers()
         self.wfile.write(str(self.headers).encode())
 
