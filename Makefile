@@ -3,7 +3,8 @@
 #   make        install missing Debian packages, build, run the demonstration
 #   make check  build and run every test through CTest, normally and then
 #               under AddressSanitizer and UndefinedBehaviorSanitizer
-# and: make bench (benchmarks), make install PREFIX=... DESTDIR=...
+# and: make bench (benchmarks), make install PREFIX=... DESTDIR=...,
+#      make deb (a Debian package of qctl, built for /usr in build-deb)
 
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -11,7 +12,7 @@ BUILD ?= build
 SAN_BUILD ?= build-san
 CTEST_FLAGS ?= --output-on-failure
 
-.PHONY: all deps build demo check test test-san bench install clean
+.PHONY: all deps build demo check test test-san bench install deb clean
 
 all: deps build demo
 
@@ -45,5 +46,15 @@ bench: build
 install: build
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
 
+# the package's build: configured for /usr (the MPI module's path and the
+# Python extension's RPATH are set when configuring), Debian's Python
+# directory; scripts/mkdeb.sh stages it and runs dpkg-deb
+DEB_BUILD ?= build-deb
+deb:
+	cmake -S . -B $(DEB_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr \
+		-DCMAKE_INSTALL_LIBDIR=lib -DQC_PYTHON_INSTALL_DIR=lib/python3/dist-packages -DBUILD_TESTING=OFF >/dev/null
+	cmake --build $(DEB_BUILD) -j $(JOBS)
+	scripts/mkdeb.sh $(DEB_BUILD) .
+
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(DEB_BUILD)
