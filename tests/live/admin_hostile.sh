@@ -13,6 +13,9 @@
 #    browser mark is taken.
 #  - GET /healthz answers 200; GET /readyz 200 with a backend in
 #    rotation, 503 once the only backend is out of rotation.
+#  - /metrics: HELP and TYPE for every family, the latency a histogram,
+#    the process metrics (start time and resident memory checked against
+#    the clock and /proc), promtool check metrics when installed.
 set -u
 . "$(dirname "$0")/lib.sh"
 command -v curl >/dev/null || { echo "curl not found"; exit 77; }
@@ -51,6 +54,37 @@ ref_is 3 || fail "the reference is $(ref) after a POST with the token, not 3"
 [ "$(code -X POST -H "$auth" -H "Origin: http://127.0.0.1:$ADMIN_PORT" -H 'Sec-Fetch-Site: same-origin' \
     "$A/reference?value=4")" = 200 ] || fail "same-origin POST with the token: not 200"
 ref_is 4 || fail "the reference is $(ref), not 4"
+
+# /metrics: every family with HELP and TYPE (checked here, and by promtool
+# when installed), latency a histogram in seconds, the process metrics
+curl -s "http://127.0.0.1:$PROXY_PORT/x" >/dev/null
+curl -s "$A/metrics" >"$TMP/metrics"
+awk '/^# HELP / { h[$3] = 1 } /^# TYPE / { t[$3] = $4 }
+     /^[a-z]/ { n = $1; sub(/\{.*/, "", n); f = n
+                if (!(f in t)) { sub(/_(bucket|sum|count)$/, "", f) }
+                if (!(f in t) || !(f in h)) { print "no HELP/TYPE for " n; bad = 1 } }
+     END { exit bad }' "$TMP/metrics" || fail "families without HELP or TYPE"
+grep -q '^# TYPE qctl_latency_seconds histogram$' "$TMP/metrics" || fail "latency is not a histogram"
+grep -q '^qctl_latency_seconds_bucket{class="best-effort",le="+Inf"} 1$' "$TMP/metrics" ||
+    fail "the request is not in the latency histogram"
+for m in process_cpu_seconds_total process_resident_memory_bytes process_open_fds process_max_fds \
+    process_start_time_seconds process_virtual_memory_bytes; do
+    grep -q "^$m [0-9]" "$TMP/metrics" || fail "no $m in /metrics"
+done
+st=$(sed -n 's/^process_start_time_seconds //p' "$TMP/metrics")
+awk -v s="$st" -v now="$(date +%s)" 'BEGIN { exit !(s > now - 60 && s <= now + 1) }' ||
+    fail "process_start_time_seconds $st is not the last minute"
+rss_kb=$(awk '/^VmRSS:/ { print $2 }' /proc/"$PROXY_PID"/status)
+rss_m=$(sed -n 's/^process_resident_memory_bytes //p' "$TMP/metrics")
+awk -v a="$rss_m" -v b="$rss_kb" 'BEGIN { exit !(a > 0.5 * b * 1024 && a < 2 * b * 1024) }' ||
+    fail "process_resident_memory_bytes $rss_m far from VmRSS $rss_kb kB"
+if command -v promtool >/dev/null 2>&1; then
+    promtool check metrics <"$TMP/metrics" >"$TMP/promtool.out" 2>&1 ||
+        fail "promtool check metrics: $(cat "$TMP/promtool.out")"
+    echo "promtool check metrics: the proxy's /metrics passes"
+else
+    echo "promtool not found: the proxy's /metrics not checked by it"
+fi
 
 # health
 [ "$(code "$A/healthz")" = 200 ] || fail "GET /healthz: not 200"
