@@ -255,18 +255,24 @@ static int generate(mix *x, const qc_traffic_gen_params *o, const char *output, 
     json_object_set_new(s, "packets_per_second",
                         o->duration > 0 ? qc_json_real_new((double)count / o->duration) : json_null());
     json_object_set_new(s, "elapsed_seconds", json_real(el));
-    if (json) {
+    /* the traffic itself on standard output (--output -): the summary on
+     * standard error, out of its way */
+    FILE *sum = strcmp(output, "-") == 0 ? stderr : stdout;
+    if (json && sum == stdout) {
         rc = cli_json_out(s, NULL);
+    } else if (json) {
+        json_dumpf(s, stderr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        fputc('\n', stderr);
     } else {
-        printf("%s: %llu packets (%s, %s approach, seed %llu)\n", output,
-               (unsigned long long)count, qc_traffic_format_name(fmt),
-               qc_traffic_approach_name(o->approach), (unsigned long long)o->seed);
+        fprintf(sum, "%s: %llu packets (%s, %s approach, seed %llu)\n", output,
+                (unsigned long long)count, qc_traffic_format_name(fmt),
+                qc_traffic_approach_name(o->approach), (unsigned long long)o->seed);
         for (size_t i = 0; i < x->n; i++)
-            printf("  %-16s %8u users x %.6g packets/s\n", x->m[i].name, x->users[i],
-                   qc_traffic_model_rate(&x->m[i], o->approach));
+            fprintf(sum, "  %-16s %8u users x %.6g packets/s\n", x->m[i].name, x->users[i],
+                    qc_traffic_model_rate(&x->m[i], o->approach));
         if (o->duration > 0)
-            printf("  rate: %.6g packets/s generated, %.6g expected (sum over users)\n",
-                   (double)count / o->duration, expected);
+            fprintf(sum, "  rate: %.6g packets/s generated, %.6g expected (sum over users)\n",
+                    (double)count / o->duration, expected);
     }
     if (rc == 0 && rep->dir)
         rc = cli_report_write(rep->dir, "gen", rep->argc, rep->argv, s, NULL, 0);

@@ -267,6 +267,11 @@ static const char *stdin_file(const char *what, int nonempty)
     return stdin_copy;
 }
 
+const char *cli_input_name(const char *path)
+{
+    return stdin_copy[0] && path && strcmp(path, stdin_copy) == 0 ? "-" : path;
+}
+
 const char *cli_input_path(const char *what, const char *path, cli_path_kind kind)
 {
     if (strcmp(path, "-") != 0 || (kind != CLI_PATH_IN && kind != CLI_PATH_IN_NONEMPTY))

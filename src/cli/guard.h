@@ -45,6 +45,10 @@ int cli_check_path(const char *what, const char *path, cli_path_kind kind);
  * input given twice, empty where it cannot be, or not copied). */
 const char *cli_input_path(const char *what, const char *path, cli_path_kind kind);
 
+/* The name to print for an input path: "-" for the copy of standard input
+ * cli_input_path made, else path itself. */
+const char *cli_input_name(const char *path);
+
 /* The kind of path flag `name` (without "--") of command `cmd` ("sim
  * queue", "gen", ...) names, or 0 when it names none. */
 cli_path_kind cli_path_flag(const char *cmd, const char *name);

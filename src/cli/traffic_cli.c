@@ -13,6 +13,7 @@
 #include <pcap/dlt.h>
 
 #include "cli.h"
+#include "guard.h"
 #include "qctl/output.h"
 #include "result.h"
 #include "traffic_cli.h"
@@ -97,7 +98,7 @@ static const char *link_name(const qc_trace *tr)
 json_t *cli_trace_json(const char *path, const qc_trace *tr)
 {
     json_t *o = json_object(), *w = json_array();
-    json_object_set_new(o, "file", json_string(path));
+    json_object_set_new(o, "file", json_string(cli_input_name(path)));
     json_object_set_new(o, "format", json_string(format_name(tr)));
     json_object_set_new(o, "link", json_string(link_name(tr)));
     json_object_set_new(o, "packets", json_integer((json_int_t)tr->n));
