@@ -78,6 +78,11 @@ rss_kb=$(awk '/^VmRSS:/ { print $2 }' /proc/"$PROXY_PID"/status)
 rss_m=$(sed -n 's/^process_resident_memory_bytes //p' "$TMP/metrics")
 awk -v a="$rss_m" -v b="$rss_kb" 'BEGIN { exit !(a > 0.5 * b * 1024 && a < 2 * b * 1024) }' ||
     fail "process_resident_memory_bytes $rss_m far from VmRSS $rss_kb kB"
+# the Grafana dashboard of examples/live draws metrics the proxy has
+dash=$(dirname "$0")/../../examples/live/grafana-dashboard.json
+for m in $(grep -o '\(qctl\|process\)_[a-z_]*' "$dash" | grep -v '^qctl_gate_' | sort -u); do
+    grep -q "^$m[ {]\|^# TYPE $m " "$TMP/metrics" || fail "the dashboard draws $m, which the proxy's /metrics lacks"
+done
 if command -v promtool >/dev/null 2>&1; then
     promtool check metrics <"$TMP/metrics" >"$TMP/promtool.out" 2>&1 ||
         fail "promtool check metrics: $(cat "$TMP/promtool.out")"

@@ -59,6 +59,12 @@ if command -v promtool >/dev/null 2>&1; then
 else
     echo "promtool not found: the gate's /metrics not checked by it"
 fi
+# the Grafana dashboard of examples/live draws metrics the gate has
+curl -s "http://127.0.0.1:$g_ADMIN/metrics" >"$TMP/gate.metrics"
+dash=$(dirname "$0")/../../examples/live/grafana-dashboard.json
+for m in $(grep -o 'qctl_gate_[a-z_]*' "$dash" | sort -u); do
+    grep -q "^$m[ {]" "$TMP/gate.metrics" || fail "the dashboard draws $m, which the gate's /metrics lacks"
+done
 kill "$g_PID"
 wait "$g_PID" 2>/dev/null
 
