@@ -171,7 +171,7 @@ int qc__pg_next(const char *p, size_t n, qc__pg_msg *m);
 void qc__pg_error_text(const qc__pg_msg *m, char *out, size_t n);
 
 /* In the messages p[0..n) of one query's answer (RowDescription, DataRow
- * ..., CommandComplete), the sum of the fields over the rows whose column
+ * ..., CommandComplete, which must be there: a cut answer is refused), the sum of the fields over the rows whose column
  * key equals value (every row when key is NULL); *rows the rows summed.
  * 1 with *v, or 0 with *why (static): malformed messages, a column
  * missing, no row matching, a value not a number. */

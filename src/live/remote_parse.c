@@ -405,7 +405,7 @@ int qc__pg_table_sum(const char *p, size_t n, const char *key, const char *value
                      const qc__remote_fields *f, double *v, unsigned *rows, const char **why)
 {
     int kcol = -1, cols[QC__REMOTE_FIELDS_MAX];
-    int described = 0;
+    int described = 0, complete = 0;
     double sum = 0;
     unsigned matched = 0;
     size_t i = 0;
@@ -461,10 +461,17 @@ int qc__pg_table_sum(const char *p, size_t n, const char *key, const char *value
                 sum += x;
             }
             matched++;
+        } else if (m.type == 'C' && described) {
+            complete = 1;
+            break; /* the table ends here (a next query's answer is not ours) */
         }
     }
     if (!described) {
         *why = "the answer holds no table";
+        return 0;
+    }
+    if (!complete) {
+        *why = "the answer ends before its CommandComplete";
         return 0;
     }
     if (matched == 0) {
