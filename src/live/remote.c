@@ -476,7 +476,7 @@ int qc__remote_split(const char *spec, const char *prefix, char *head, size_t n,
 static int is_database_field(const char *f)
 {
     static const char *const names[] = {"pool_size",           "min_pool_size", "reserve_pool",
-                                        "max_connections",     "current_connections",
+                                        "max_connections",     "current_connections", "port",
                                         "paused",              "disabled"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(f, names[i]) == 0)
