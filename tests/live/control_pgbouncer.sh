@@ -136,6 +136,7 @@ python3 -c '
 import socket, sys
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
+open(sys.argv[3], "w").write("up")
 data = open(sys.argv[2], "rb").read()
 while True:
     c, _ = s.accept(); c.settimeout(2)
@@ -143,9 +144,9 @@ while True:
         c.recv(4096); c.sendall(data)
     except OSError:
         pass
-    c.close()' "$FAKE_PORT" "$TMP/garbage" &
+    c.close()' "$FAKE_PORT" "$TMP/garbage" "$TMP/fake.ready" &
 PIDS="$PIDS $!"
-sleep 0.5
+wait_file "$TMP/fake.ready"
 "$QCTL" control --sensor "pgbouncer:port=$FAKE_PORT:app:cl_active" --actuator "pgbouncer-pool:port=$FAKE_PORT" \
     --controller integral --reference 3 --setting 5 --interval 1 --duration 1.5 --series "$TMP/g.csv" 2>"$TMP/g.err"
 grep -q "malformed\|closed before" "$TMP/g.err" || fail "garbage: $(cat "$TMP/g.err")"
