@@ -154,7 +154,7 @@ grep -q "malformed\|closed before" "$TMP/g.err" || fail "garbage: $(cat "$TMP/g.
 
 # -- pgbouncer killed mid-run
 rm -f "$TMP/k.admin"
-"$QCTL" control --sensor "pgbouncer:$CI:app:cl_waiting" --actuator "pgbouncer-pool:$CI" \
+"$QCTL" control --sensor "pgbouncer:$CI:app:pool_size" --actuator "pgbouncer-pool:$CI" \
     --controller static --setting 4 --interval 0.25 --admin 127.0.0.1:0 \
     --admin-port-file "$TMP/k.admin" --series "$TMP/k.csv" 2>"$TMP/k.err" &
 K=$!
