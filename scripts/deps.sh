@@ -9,13 +9,16 @@
 #                            sanitizer and fuzzer builds, curl for the
 #                            proxy's admin endpoints, chromium to check the
 #                            HTML reports in a real browser engine; pytest and
-#                            SimPy for the Python package's tests and examples)
+#                            SimPy for the Python package's tests and examples;
+#                            haproxy, pgbouncer and postgresql-client for the
+#                            tests of qctl control on real servers, postgresql
+#                            for examples/postgres and examples/pgbouncer)
 #   scripts/deps.sh --bench  also the references of bench/bench_live.sh
 #                            (nginx-light, haproxy, wrk)
 set -eu
 pkgs="build-essential cmake pkg-config libgsl-dev libjansson-dev libpcap-dev libuv1-dev libopenmpi-dev openmpi-bin tcpdump gnuplot-nox python3-dev python3-cffi python3-numpy"
 if [ "${1:-}" = "--test" ]; then
-    pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev curl chromium python3-pytest python3-simpy3"
+    pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev curl chromium python3-pytest python3-simpy3 haproxy pgbouncer postgresql postgresql-client"
 fi
 if [ "${1:-}" = "--bench" ]; then
     pkgs="$pkgs nginx-light haproxy wrk"
