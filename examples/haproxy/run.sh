@@ -20,8 +20,8 @@ USERS=${USERS:-100}      # closed population of users
 THINK=${THINK:-1}        # mean think time, s
 SERVICE=${SERVICE:-0.2}  # mean service time, s, one request per maxconn slot
 REF=${REF:-50}           # the requests in haproxy to hold
-T_ID=${T_ID:-70}         # identification, s
-T_LOOP=${T_LOOP:-50}     # each closed loop, s
+T_ID=${T_ID:-60}         # identification, s
+T_LOOP=${T_LOOP:-45}     # each closed loop, s
 OUT=${OUT:-$HERE/results}
 tmp=$(mktemp -d)
 PIDS=""
@@ -88,14 +88,18 @@ bound=$(sed -n 's/.*stable for [^0-9-]*\(-*[0-9.e+-]*\) < K_I < \(-*[0-9.e+-]*\)
 lo_end=${bound% *} hi_end=${bound#* }
 edge=$(awk -v a="$lo_end" -v b="$hi_end" 'BEGIN { print (a + 0 != 0) ? a : b }')
 klo=$(awk -v e="$edge" 'BEGIN { printf "%.4g", 0.25 * e }')
-khi=$(awk -v e="$edge" 'BEGIN { printf "%.4g", 1.5 * e }')
+khi=$(awk -v e="$edge" 'BEGIN { printf "%.4g", 3 * e }')
 echo "   stable: $range; low gain $klo, high gain $khi"
 "$Q" design --model "$OUT/model.json" --law integral --gains "$klo,$khi" --reference "$REF" \
     --u-min 1 --u-max 64 --report "$OUT/design" >"$OUT/design.txt" || true
+# the same without the fit's noise: the low gain's settling, in seconds
+"$Q" design --model "$OUT/model.json" --law integral --gains "$klo" --reference "$REF" \
+    --u-min 1 --u-max 64 --noise-reps 0 >"$OUT/design_noiseless.txt" || true
 echo "3. closed loops toward $REF (and a hand-set maxconn)"
-run low "$T_LOOP" --controller integral --reference "$REF" --ki "$klo" --setting 10 \
+# the loop closes after 5 s at maxconn 10 (the users' first requests in)
+run low "$T_LOOP" --controller integral --reference "$REF" --ki "$klo" --setting 10 --control-from 5 \
     --min-setting 1 --max-setting 64
-run high "$T_LOOP" --controller integral --reference "$REF" --ki "$khi" --setting 10 \
+run high "$T_LOOP" --controller integral --reference "$REF" --ki "$khi" --setting 10 --control-from 5 \
     --min-setting 1 --max-setting 64
 run hand "$T_LOOP" --controller static --setting 10
 sh "$HERE/report.sh" "$OUT" "$REF" "$klo" "$khi" "$r2" "$val"
