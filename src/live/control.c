@@ -645,7 +645,8 @@ static void on_hup(uv_signal_t *s, int sig)
         qc_ctlloop_params p = fresh.loop;
         if (p.kind == QC_CTLLOOP_PARK)
             p.servers = C->nservers ? C->nservers : 1, p.min_on = p.min_on > p.servers ? p.servers : p.min_on;
-        else if (isfinite(C->row_u) && p.kind != QC_CTLLOOP_OPEN)
+        else if (isfinite(C->row_u) &&
+                 (p.kind == QC_CTLLOOP_INTEGRAL || p.kind == QC_CTLLOOP_PI))
             p.u_init = C->row_u < p.u_min ? p.u_min : C->row_u > p.u_max ? p.u_max : C->row_u;
         rc = qc_ctlloop_init(&L2, &p, &err);
     }
