@@ -237,8 +237,9 @@ static void pg_progress(qc__remote_job *j)
                     fail_io(j, "the write failed", 0);
             } else {
                 pg_send(j, 'X', NULL, 0); /* Terminate; its result does not matter */
-                job_finish(j, 1, j->in.data + j->answer_at, j->parsed - m.total - j->answer_at,
-                           "");
+                size_t end = j->parsed - m.total; /* the answer stops before this Z */
+                job_finish(j, 1, j->in.data + j->answer_at,
+                           end > j->answer_at ? end - j->answer_at : 0, "");
                 return;
             }
             break;
