@@ -15,7 +15,8 @@ MU=${MU:-5}               # service rate of one server (exp), per second
 T=${T:-2}                 # delay-JSQ threshold
 SETUP=${SETUP:-2}         # setup time, s
 IDLE=${IDLE:-5}           # idle wait, s
-DAY=${DAY:-0:2,20:6,40:12,80:6,100:2}  # the load curve: from T s on, R requests/s
+DAY=${DAY:-0:1,20:3,35:12,65:3,85:1}  # the load curve: from T s on, R requests/s
+BOUND=${BOUND:-1.5}      # the p95 bound both runs are held to, s
 DUR=${DUR:-120}
 OUT=${OUT:-$HERE/results}
 tmp=$(mktemp -d)
@@ -77,5 +78,5 @@ echo "3. qctl sim pool, the same parameters"
     --reps 20 --json --quiet >"$OUT/sim.json"
 "$Q" sim pool --servers "$K" --policy jsq --arrival "steps:$DAY" --service "exp:$MU" \
     --time "$DUR" --warmup 0 --reps 20 --json --quiet >"$OUT/sim_always.json"
-python3 "$HERE/report.py" "$OUT" "$K" "$DUR" "$T" "$SETUP" "$IDLE" "$DAY"
+python3 "$HERE/report.py" "$OUT" "$K" "$DUR" "$T" "$SETUP" "$IDLE" "$DAY" "$BOUND"
 echo "results: $OUT/results.md, $OUT/index.html"
