@@ -129,6 +129,8 @@ static void write_row(ctl *C, int applied)
 }
 
 /* ---- the interval -------------------------------------------------------- */
+/* The sample has 0.7 interval; the apply what is left until 0.95 interval
+ * (at least 0.25): an interval in flight is closed by the next tick. */
 
 static void act_state(ctl *C, int ok, const char *why)
 {
@@ -221,7 +223,11 @@ static void decide(ctl *C, int ok, double y, const char *why)
     C->row_held = a.held;
     C->intervals++;
     C->phase = 2;
-    double timeout = 0.45 * C->o.interval;
+    /* the apply has what is left of the interval (at least a quarter of
+     * it): a slow sample on a loaded host leaves the apply less, never
+     * the next interval's time */
+    double left = 0.95 * C->o.interval - (qc__now() - C->tick_t);
+    double timeout = left > 0.25 * C->o.interval ? left : 0.25 * C->o.interval;
     if (C->o.loop.kind == QC_CTLLOOP_PARK)
         qc__actuator_park(C->act, C->names, C->L.state, C->nservers, timeout);
     else
@@ -317,7 +323,7 @@ static void on_tick(uv_timer_t *t)
         end_interval(C, 0, "the apply did not finish within the interval");
     C->tick_t = qc__now();
     C->phase = 1;
-    double timeout = 0.45 * C->o.interval;
+    double timeout = 0.7 * C->o.interval;
     if (C->o.loop.kind == QC_CTLLOOP_PARK)
         C->probe = qc__remote_start(&C->loop, qc__actuator_addr(C->act), "show stat", timeout,
                                     on_probe, C);

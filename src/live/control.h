@@ -4,9 +4,9 @@
  * program), outside its data path; internal to src/live/ and src/cli/.
  *
  * Every interval: a sample is started (sensor.h, or for PARK haproxy's
- * `show stat` of the backend) with a deadline of 0.45 interval; its
+ * `show stat` of the backend) with a deadline of 0.7 interval; its
  * answer steps the loop (qctl/ctlloop.h) and the setting is applied
- * (actuator.h) within another 0.45 interval; the row of the interval is
+ * (actuator.h) within what is left until 0.95 interval (at least 0.25); the row of the interval is
  * written to the series when the actuator answers. A sample missing
  * (unreachable, refused, malformed, late) holds the controller; an apply
  * refused puts it back on the setting last applied. Both are counted,
