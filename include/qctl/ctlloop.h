@@ -35,9 +35,9 @@
  *
  * A missing sample (ok = 0) holds: the setting stays and, for the PI
  * kinds, the integrator does not move; so does an actuator that refused
- * the setting: qc_ctlloop_refused puts the controller back on the value
- * last applied (a bumpless restart), so that it never integrates toward a
- * setting the server never took.
+ * the setting: qc_ctlloop_refused puts an integrating controller back on
+ * the value last applied (a bumpless restart), so that it never
+ * integrates toward a setting the server never took.
  *
  * Ownership: plain values; nothing to free. Errors: 0 or QC_EINVAL /
  * QC_ERANGE naming the parameter. */
@@ -152,8 +152,9 @@ void qc_ctlloop_step(qc_ctlloop *c, const qc_ctlloop_sense *in, qc_ctlloop_act *
 /* The actuator took the setting u: it is the one to return to. */
 void qc_ctlloop_applied(qc_ctlloop *c, double u);
 
-/* The actuator refused (or could not be reached): the controller goes back
- * to the last setting applied (if any), counted as a hold. */
+/* The actuator refused (or could not be reached), counted as a hold: the
+ * integral and PI controllers go back to the last setting applied (if
+ * any); the others ask for their setting again at the next step. */
 void qc_ctlloop_refused(qc_ctlloop *c);
 
 QC_API_END

@@ -203,7 +203,7 @@ void qc_ctlloop_step(qc_ctlloop *c, const qc_ctlloop_sense *in, qc_ctlloop_act *
     int ok = in->ok && isfinite(in->y) && isfinite(in->t);
     double t = in->t;
     switch (p->kind) {
-    case QC_CTLLOOP_STATIC: break;
+    case QC_CTLLOOP_STATIC: c->u = p->u_init; break;
     case QC_CTLLOOP_OPEN:
         if (t < p->control_from)
             break;
@@ -252,12 +252,13 @@ void qc_ctlloop_applied(qc_ctlloop *c, double u) { c->applied = u; }
 void qc_ctlloop_refused(qc_ctlloop *c)
 {
     c->held_refused++;
+    /* only an integrator has a state that a setting never taken would
+     * wind up; a fixed setting, the excitation and the parked fleet are
+     * asked for again as they are at the next interval */
     if (!isfinite(c->applied))
         return;
     if (c->p.kind == QC_CTLLOOP_INTEGRAL || c->p.kind == QC_CTLLOOP_PI) {
         qc_mu_ctl_reset(&c->mu, c->applied);
         c->u = c->mu.u;
-    } else if (c->p.kind != QC_CTLLOOP_PARK) {
-        c->u = c->applied;
     }
 }

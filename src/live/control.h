@@ -9,8 +9,8 @@
  * (actuator.h) within what is left until 0.95 interval (at least 0.25); the row of the interval is
  * written to the series when the actuator answers. A sample missing
  * (unreachable, refused, malformed, late) holds the controller; an apply
- * refused puts it back on the setting last applied. Both are counted,
- * shown by the admin endpoint, and logged on standard error when they
+ * refused puts an integrating controller back on the setting last
+ * applied (the others ask again). Both are counted, shown by the admin endpoint, and logged on standard error when they
  * start and when they end (not every interval, so a long outage is two
  * lines and a count).
  *

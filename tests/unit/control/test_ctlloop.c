@@ -97,6 +97,24 @@ static void test_open(void **st)
         qc_ctlloop_step(&L, &in, &a);
         assert_true(a.u == want[k]);
     }
+    /* a refused apply does not move the excitation off its sequence */
+    qc_ctlloop_applied(&L, 4);
+    qc_ctlloop_refused(&L);
+    assert_true(L.held_refused == 1);
+    /* a static setting refused is asked for again, never replaced */
+    {
+        qc_ctlloop_params ps;
+        qc_ctlloop_params_init(&ps);
+        ps.u_init = 7;
+        qc_ctlloop S;
+        assert_int_equal(qc_ctlloop_init(&S, &ps, &err), 0);
+        qc_ctlloop_applied(&S, 3);
+        qc_ctlloop_refused(&S);
+        qc_ctlloop_sense in = {0, 0, NAN, NAN, NULL, NAN};
+        qc_ctlloop_act a;
+        qc_ctlloop_step(&S, &in, &a);
+        assert_true(a.u == 7);
+    }
     /* PRBS: only the two levels, switching at multiples of hold, both seen */
     p.steps = 0;
     p.hold = 3;
