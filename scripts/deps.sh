@@ -12,13 +12,16 @@
 #                            SimPy for the Python package's tests and examples;
 #                            prometheus for promtool, which checks /metrics;
 #                            debootstrap, to make the Debian chroot the .deb
-#                            is installed in: scripts/deb_chroot.sh)
+#                            is installed in: scripts/deb_chroot.sh;
+#                            haproxy, pgbouncer and postgresql-client for the
+#                            tests of qctl control on real servers, postgresql
+#                            for examples/postgres and examples/pgbouncer)
 #   scripts/deps.sh --bench  also the references of bench/bench_live.sh
 #                            (nginx-light, haproxy, wrk)
 set -eu
 pkgs="build-essential cmake pkg-config libgsl-dev libjansson-dev libpcap-dev libuv1-dev libopenmpi-dev openmpi-bin tcpdump gnuplot-nox python3-dev python3-cffi python3-numpy"
 if [ "${1:-}" = "--test" ]; then
-    pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev curl chromium python3-pytest python3-simpy3 prometheus debootstrap"
+    pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev curl chromium python3-pytest python3-simpy3 prometheus debootstrap haproxy pgbouncer postgresql postgresql-client"
 fi
 if [ "${1:-}" = "--bench" ]; then
     pkgs="$pkgs nginx-light haproxy wrk"

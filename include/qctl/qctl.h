@@ -24,6 +24,7 @@
 #include "qctl/arx.h"
 #include "qctl/codel.h"
 #include "qctl/controller.h"
+#include "qctl/ctlloop.h"
 #include "qctl/design.h"
 #include "qctl/fleet.h"
 #include "qctl/limiter.h"

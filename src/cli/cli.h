@@ -85,6 +85,7 @@ int cmd_backend(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_proxy(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
+int cmd_control(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 
 /* The "run" object of a chunked simulation's JSON summary (sim queue,

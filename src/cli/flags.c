@@ -578,6 +578,7 @@ const cli_command_row cli_commands[] = {
     {"sweep", cmd_sweep, "run an experiment over a grid of parameters (local or MPI)"},
     {"proxy", cmd_proxy, "HTTP reverse proxy with live admission control"},
     {"gate", cmd_gate, "TCP proxy limiting the sessions connected at once (MaxUsers), live control"},
+    {"control", cmd_control, "a controller driving haproxy, pgbouncer or a program from a sensor"},
     {"backend", cmd_backend, "HTTP server with a service-time distribution (demos, tests)"},
     {"load", cmd_load, "open-loop HTTP load generator"},
     {"help", cmd_help, "the help of a command: qctl help COMMAND [SUBCOMMAND]"},

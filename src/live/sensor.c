@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "live/live.h"
+#include "live/remote.h"
 
 #define CMD_OUT_MAX 4096
 #define URL_ANSWER_MAX (1u << 20)
@@ -61,6 +62,11 @@ struct qc__sensor {
     off_t off;
     char line[LOG_LINE_MAX + 1];
     size_t line_len;
+    /* HAPROXY, PGBOUNCER */
+    qc__remote_probe probe;
+    qc__remote_fields fields;
+    qc__remote_job *rjob;
+    char why_buf[256];
 };
 
 typedef struct job {
@@ -86,6 +92,9 @@ typedef struct job {
 
 qc__sensor_kind qc__sensor_kind_of(const qc__sensor_params *o)
 {
+    if (o->remote)
+        return strncmp(o->remote, "pgbouncer:", 10) == 0 ? QC__SENSOR_PGBOUNCER
+                                                          : QC__SENSOR_HAPROXY;
     return o->cmd ? QC__SENSOR_CMD : o->url ? QC__SENSOR_URL : o->log ? QC__SENSOR_LOG
                                                                       : QC__SENSOR_NONE;
 }
@@ -486,6 +495,37 @@ static void log_sample(qc__sensor *S)
     answer(S, 1, sum, "");
 }
 
+/* ---- HAPROXY, PGBOUNCER ------------------------------------------------- */
+
+static void on_remote(void *ctx, int ok, const char *ans, size_t n, const char *why)
+{
+    qc__sensor *S = ctx;
+    S->rjob = NULL;
+    double v = 0;
+    const char *pwhy = NULL;
+    if (ok && !qc__remote_probe_value(&S->probe, &S->fields, ans, n, &v, &pwhy)) {
+        ok = 0;
+        why = pwhy;
+    }
+    if (!ok)
+        snprintf(S->why_buf, sizeof S->why_buf, "%s", why ? why : "failed");
+    answer(S, ok, v, S->why_buf);
+}
+
+static void remote_sample(qc__sensor *S, double timeout)
+{
+    if (S->rjob) { /* late: counted, not answered (the caller moved on) */
+        qc__remote_cancel(S->rjob);
+        S->rjob = NULL;
+        S->mute = 1;
+        snprintf(S->why_buf, sizeof S->why_buf, "%s did not answer in time",
+                 S->probe.addr.where);
+        answer(S, 0, 0, S->why_buf);
+        S->mute = 0;
+    }
+    S->rjob = qc__remote_start(S->loop, &S->probe.addr, S->probe.request, timeout, on_remote, S);
+}
+
 /* ---- setup -------------------------------------------------------------- */
 
 static int find_program(const char *prog)
@@ -586,10 +626,10 @@ static int log_setup(qc__sensor *S, const char *path, const char *pattern, qc_er
 int qc__sensor_new(uv_loop_t *loop, const qc__sensor_params *o, qc__sensor_cb cb, void *ctx,
                    qc__sensor **out, qc_err *err)
 {
-    int kinds = (o->cmd != NULL) + (o->url != NULL) + (o->log != NULL);
+    int kinds = (o->cmd != NULL) + (o->url != NULL) + (o->log != NULL) + (o->remote != NULL);
     if (kinds > 1)
         return qc_err_set(err, QC_EINVAL,
-                          "give one sensor: --sensor-cmd, --sensor-url or --sensor-log");
+                          "give one sensor: --sensor-cmd, --sensor-url, --sensor-log or --sensor");
     if (o->metric && !o->url)
         return qc_err_set(err, QC_EINVAL, "--sensor-metric: only with --sensor-url");
     if (o->pattern && !o->log)
@@ -614,6 +654,11 @@ int qc__sensor_new(uv_loop_t *loop, const qc__sensor_params *o, qc__sensor_cb cb
         rc = url_setup(S, o->url, err);
     else if (S->kind == QC__SENSOR_LOG)
         rc = log_setup(S, o->log, o->pattern, err);
+    else if (S->kind != QC__SENSOR_NONE) {
+        rc = qc__remote_probe_parse(o->remote, &S->probe, &S->fields, err);
+        if (rc)
+            qc_err_prefix(err, "--sensor");
+    }
     if (rc != 0 || loop == NULL) {
         sensor_free(S);
         return rc;
@@ -637,6 +682,10 @@ void qc__sensor_start(qc__sensor *S, double timeout)
     }
     if (S->kind == QC__SENSOR_LOG) {
         log_sample(S);
+        return;
+    }
+    if (S->kind == QC__SENSOR_HAPROXY || S->kind == QC__SENSOR_PGBOUNCER) {
+        remote_sample(S, timeout);
         return;
     }
     job *j = calloc(1, sizeof *j);
@@ -672,6 +721,10 @@ void qc__sensor_close(qc__sensor *S)
     S->closing = 1;
     if (S->cur)
         job_answer(S->cur, 0, 0, "closed");
+    if (S->rjob) {
+        qc__remote_cancel(S->rjob);
+        S->rjob = NULL;
+    }
     if (S->jobs_open == 0)
         sensor_free(S);
 }

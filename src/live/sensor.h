@@ -19,6 +19,19 @@
  *        measurement). Truncation starts over at the top; a new file at
  *        the path (rotation) is read from its top once what was left in
  *        the old one is read.
+ *   HAPROXY    haproxy:SOCKET:TARGET:FIELD, haproxy's runtime API (remote.h):
+ *        `show stat` and the row of TARGET, BACKEND/SERVER (a server) or
+ *        BACKEND (the backend's own row, svname BACKEND), or with TARGET
+ *        `info`, `show info`; FIELD a column (qcur, scur, rtime, ...) or
+ *        several summed (qcur+scur). SOCKET is a path (holding a '/') or
+ *        HOST:PORT; the spec is split at its last two ':'.
+ *   PGBOUNCER  pgbouncer:CONNINFO:DB:FIELD, pgbouncer's admin console: the
+ *        rows of database DB in `SHOW POOLS` (cl_active, cl_waiting,
+ *        sv_active, sv_idle, maxwait, ..., summed over its users), `SHOW
+ *        STATS` (the fields total_* and avg_*) or `SHOW DATABASES`
+ *        (pool_size, min_pool_size, reserve_pool, max_connections,
+ *        current_connections, paused, disabled; its row named DB).
+ *   A refused or malformed answer is no sample, with the reason.
  * Each value is multiplied by `scale`.
  *
  * A sample is started by qc__sensor_start and answered exactly once by the
@@ -43,7 +56,9 @@ typedef enum qc__sensor_kind {
     QC__SENSOR_NONE = 0, /* none configured (the caller's own measurement) */
     QC__SENSOR_CMD,
     QC__SENSOR_URL,
-    QC__SENSOR_LOG
+    QC__SENSOR_LOG,
+    QC__SENSOR_HAPROXY,  /* haproxy:SOCKET:TARGET:FIELD (remote.h) */
+    QC__SENSOR_PGBOUNCER /* pgbouncer:CONNINFO:DB:FIELD (remote.h) */
 } qc__sensor_kind;
 
 typedef struct qc__sensor_params {
@@ -52,6 +67,7 @@ typedef struct qc__sensor_params {
     const char *metric;  /* URL: metric name (NULL: the first number) */
     const char *log;     /* LOG: the file */
     const char *pattern; /* LOG: POSIX extended regular expression */
+    const char *remote;  /* HAPROXY, PGBOUNCER: the spec (below) */
     double scale;        /* multiplies every value (0 is taken as 1) */
 } qc__sensor_params;
 

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* actuator.h: settings applied to another server from outside its data
+ * path, once per control interval, on a libuv loop (internal to src/live/
+ * and src/cli/). The exact lines sent, with N the setting rounded down to
+ * a whole number:
+ *
+ *   haproxy-maxconn:SOCKET:BACKEND/SERVER[,BACKEND/SERVER...]
+ *        `set maxconn server BACKEND/SERVER N` (one per server, joined by
+ *        ';' on one line) on haproxy's runtime API; N >= 1 (0 would mean
+ *        no limit to haproxy).
+ *   haproxy-weight:SOCKET:BACKEND/SERVER[,...]
+ *        `set weight BACKEND/SERVER N`, N in 0..256.
+ *   haproxy-park:SOCKET:BACKEND  (the PARK controller only)
+ *        `set server BACKEND/SERVER state ready|drain|maint` for every
+ *        server of the backend, one line.
+ *   pgbouncer-pool:CONNINFO
+ *        `SET default_pool_size = N` on pgbouncer's admin console (the
+ *        server sessions a database/user pool may run at once; a database
+ *        whose [databases] line sets its own pool_size keeps that).
+ *   cmd:PROG ARGS
+ *        the program run without a shell (split on spaces), every "{}"
+ *        in its arguments replaced by N; exit status 0 is applied.
+ * haproxy applied a line when it answers empty lines only; pgbouncer when
+ * no ErrorResponse comes. Anything else (an error message, a connection
+ * refused, no answer within the deadline) is refused, with the reason.
+ *
+ * Each apply is answered exactly once by the callback. An apply started
+ * while one still runs gives up on the old one (counted as refused, no
+ * callback). Ownership as sensor.h: close, then run the loop. */
+#ifndef QCTL_LIVE_ACTUATOR_H
+#define QCTL_LIVE_ACTUATOR_H
+
+#include <uv.h>
+
+#include "qctl/ctlloop.h"
+#include "qctl/error.h"
+
+#include "live/remote.h"
+
+typedef enum qc__actuator_kind {
+    QC__ACT_MAXCONN = 1,
+    QC__ACT_WEIGHT,
+    QC__ACT_PARK,
+    QC__ACT_PGPOOL,
+    QC__ACT_CMD
+} qc__actuator_kind;
+
+typedef void (*qc__actuator_cb)(void *ctx, int ok, const char *why);
+
+typedef struct qc__actuator qc__actuator;
+
+/* Parses spec (the forms above; flag names the flag for messages). loop
+ * NULL: only checks. QC_EINVAL, QC_ENOMEM. */
+int qc__actuator_new(uv_loop_t *loop, const char *spec, const char *flag, qc__actuator_cb cb,
+                     void *ctx, qc__actuator **out, qc_err *err);
+
+qc__actuator_kind qc__actuator_kind_of(const qc__actuator *a);
+/* The least and largest N the actuator takes (maxconn 1.., weight 0..256). */
+void qc__actuator_range(const qc__actuator *a, double *lo, double *hi);
+
+/* Applies N = floor(u) within timeout seconds. */
+void qc__actuator_apply(qc__actuator *a, double u, double timeout);
+
+/* PARK: applies each server's state (names[i] for state[i], n of them). */
+void qc__actuator_park(qc__actuator *a, char (*names)[QC__REMOTE_NAME_MAX],
+                       const qc_park_state *state, unsigned n, double timeout);
+
+/* PARK: the address and backend (the sensor reads `show stat` there). */
+const qc__remote_addr *qc__actuator_addr(const qc__actuator *a);
+const char *qc__actuator_backend(const qc__actuator *a);
+
+/* Applies started and, of them, refused; the last refusal's reason. */
+void qc__actuator_counts(const qc__actuator *a, unsigned long long *applies,
+                         unsigned long long *refused, const char **why);
+
+void qc__actuator_close(qc__actuator *a);
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* control.h: `qctl control`, a controller run every interval from a
+ * sensor to an actuator of another server (haproxy, pgbouncer, a
+ * program), outside its data path; internal to src/live/ and src/cli/.
+ *
+ * Every interval: a sample is started (sensor.h, or for PARK haproxy's
+ * `show stat` of the backend) with a deadline of 0.7 interval; its
+ * answer steps the loop (qctl/ctlloop.h) and the setting is applied
+ * (actuator.h) within what is left until 0.95 interval (at least 0.25); the row of the interval is
+ * written to the series when the actuator answers. A sample missing
+ * (unreachable, refused, malformed, late) holds the controller; an apply
+ * refused puts an integrating controller back on the setting last
+ * applied (the others ask again). Both are counted, shown by the admin endpoint, and logged on standard error when they
+ * start and when they end (not every interval, so a long outage is two
+ * lines and a count).
+ *
+ * SIGHUP re-reads the configuration through the caller's reload function
+ * and, when it checks, takes its reference, gains and limits at once
+ * without a bump (the loop restarted at the setting in force); a bad file
+ * is logged and the running configuration kept. SIGTERM/SIGINT (or the
+ * duration) drains: no new step; the apply under way is let finish, then
+ * the `final` setting is applied when one is given (PARK: every server
+ * back to ready), within drain_timeout; a second signal stops at once. */
+#ifndef QCTL_LIVE_CONTROL_H
+#define QCTL_LIVE_CONTROL_H
+
+#include "qctl/ctlloop.h"
+#include "qctl/error.h"
+
+#include "live/sensor.h"
+
+typedef struct qc_control_params qc_control_params;
+/* Fills fresh from the configuration again (SIGHUP). 0 or an error. */
+typedef int (*qc_control_reload_fn)(void *ctx, qc_control_params *fresh, qc_err *err);
+
+struct qc_control_params {
+    qc_ctlloop_params loop;
+    qc__sensor_params sensor;   /* not for PARK (it reads the actuator's backend) */
+    const char *actuator;       /* the spec (actuator.h) */
+    double interval;            /* seconds */
+    double duration;            /* > 0: drain after this many seconds */
+    double drain_timeout;       /* seconds */
+    double final;               /* applied on drain (NAN: none) */
+    const char *admin, *admin_port_file;
+    const char *series;
+    int quiet;                  /* no log lines */
+    qc_control_reload_fn reload;
+    void *reload_ctx;
+};
+
+void qc_control_params_init(qc_control_params *o);
+
+/* Every check qc_control_run makes before it opens anything. QC_EINVAL or
+ * QC_ERANGE naming the flag. */
+int qc_control_check(const qc_control_params *o, qc_err *err);
+
+/* Runs until drained (see above). The caller ignores SIGPIPE. */
+int qc_control_run(const qc_control_params *o, qc_err *err);
+
+#endif

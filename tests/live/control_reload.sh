@@ -1,0 +1,65 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# control_reload.sh: qctl control's --config re-read on SIGHUP and its
+# drain, with a program as the actuator (no server needed; < 15 s):
+#   the static setting 3 from the file is applied; the file changed to 7
+#   and SIGHUP: 7 is applied; a file that does not check (a gain that is
+#   not a number): logged, 7 kept, the process alive; the integral
+#   controller's reload is bumpless (it goes on from the setting in force);
+#   SIGTERM applies --final and exits 0.
+set -u
+. "$(dirname "$0")/lib.sh"
+command -v curl >/dev/null || { echo "skip: no curl"; exit 77; }
+cat >"$TMP/act.sh" <<'SH'
+echo "$1" >>"$(dirname "$0")/applied"
+SH
+conf() { # SETTING [KI]
+    printf '{"actuator": "cmd:/bin/sh %s/act.sh {}", "controller": "static", "setting": %s, "interval": 0.2%s}\n' \
+        "$TMP" "$1" "${2:+, \"ki\": $2}" >"$TMP/c.json"
+}
+last() { tail -n 1 "$TMP/applied" 2>/dev/null; }
+wait_last() { # VALUE
+    i=0
+    while [ "$(last)" != "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    [ "$(last)" = "$1" ] || fail "the setting $1 was not applied (last: $(last))"
+}
+conf 3
+"$QCTL" control --config "$TMP/c.json" --final 1 2>"$TMP/r.err" &
+P=$!
+PIDS="$PIDS $P"
+wait_last 3
+conf 7
+kill -HUP "$P"
+wait_last 7
+grep -q "SIGHUP: the configuration was read again and taken" "$TMP/r.err" || fail "no reload line"
+conf 9 '"x"'
+kill -HUP "$P"
+sleep 1
+kill -0 "$P" || fail "a bad file stopped qctl control"
+grep -q "SIGHUP: the configuration was not taken" "$TMP/r.err" || fail "no refusal line: $(cat "$TMP/r.err")"
+[ "$(last)" = 7 ] || fail "a bad file changed the setting to $(last)"
+kill "$P"
+wait "$P" || fail "exit status $?"
+[ "$(last)" = 1 ] || fail "--final 1 not applied on drain (last: $(last))"
+grep -q "drain: the final setting 1" "$TMP/r.err" || fail "no drain line"
+
+# the integral controller: bumpless across a reload of its reference
+echo 10 >"$TMP/y"
+rm -f "$TMP/applied"
+printf '{"actuator": "cmd:/bin/sh %s/act.sh {}", "controller": "integral", "reference": 10, "ki": 1, "setting": 5, "sensor-cmd": "cat %s/y", "interval": 0.2}\n' \
+    "$TMP" "$TMP" >"$TMP/i.json"
+"$QCTL" control --config "$TMP/i.json" --series "$TMP/i.csv" 2>"$TMP/i.err" &
+P=$!
+PIDS="$PIDS $P"
+wait_last 5
+sleep 0.5
+sed -i 's/"reference": 10/"reference": 12/' "$TMP/i.json"
+echo 12 >"$TMP/y"
+kill -HUP "$P"
+sleep 1
+kill "$P"; wait "$P" || fail "exit status $?"
+# every applied value is 5: no bump at the reload (y = r before and after)
+[ "$(sort -u "$TMP/applied")" = 5 ] || fail "the reload bumped the setting: $(sort -u "$TMP/applied" | tr '\n' ' ')"
+awk -F, '/^#/ || /^time/ { next } { r[$2]++ } END { exit !(r[10] > 0 && r[12] > 0) }' "$TMP/i.csv" ||
+    fail "the reference did not change: $(cat "$TMP/i.csv")"
+echo ok
