@@ -1126,20 +1126,7 @@ static void support_verdict(const qc_queue_params *p, const qc_queue_params *q,
         res->short_run = 1;
         return;
     }
-    if (sup->supported)
-        return;
-    if (sup->cut_at_limit)
-        snprintf(b, n, "the warm-up cut went to its limit, half the window (%d of %d chunks): "
-                 "the run may not have reached its steady state", units->k0, QC_QUEUE_CHUNKS);
-    else if (!isfinite(sup->neff))
-        snprintf(b, n, "the response times have no spread to measure a correlation from");
-    else
-        snprintf(b, n, "the response times stay correlated over about %.3g customers, so %s "
-                 "holds only about %.3g independent observations (at least %.0f are needed "
-                 "for the interval to cover)",
-                 res->corr_customers, one ? "the run" : "each replication", sup->neff,
-                 one ? QC__UNITS_NEFF_ONE : QC__UNITS_NEFF_REP);
-    res->short_run = 1;
+    res->short_run = qc__units_short(units, sup, "the response times", per_chunk, b, n);
 }
 
 int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)

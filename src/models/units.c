@@ -4,6 +4,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -377,6 +378,27 @@ void qc__units_support(qc__units *u, qc__support *s)
     s->cut_at_limit = u->mser && u->k0 >= (int)u->ncand - 1;
     double need = u->one_run ? QC__UNITS_NEFF_ONE : QC__UNITS_NEFF_REP;
     s->supported = u->reps > 0 && s->neff >= need && !s->cut_at_limit;
+}
+
+int qc__units_short(const qc__units *u, const qc__support *s, const char *what,
+                    double per_chunk, char *buf, size_t n)
+{
+    if (s->supported)
+        return 0;
+    if (s->cut_at_limit)
+        snprintf(buf, n, "the warm-up cut went to its limit, half the window (%d of %zu "
+                 "chunks): the run may not have reached its steady state", u->k0, u->nchunks);
+    else if (!isfinite(s->neff))
+        snprintf(buf, n, "%s have no spread to measure a correlation from", what);
+    else
+        snprintf(buf, n, "%s stay correlated over about %.3g %s, so %s holds only about %.3g "
+                 "independent observations (at least %.0f are needed for the interval to "
+                 "cover)",
+                 what, isfinite(per_chunk) ? s->tau * per_chunk : s->tau,
+                 isfinite(per_chunk) ? "customers" : "chunks",
+                 u->one_run ? "the run" : "each replication", s->neff,
+                 u->one_run ? QC__UNITS_NEFF_ONE : QC__UNITS_NEFF_REP);
+    return 1;
 }
 
 double qc__units_sum(const qc__units *u, size_t m)

@@ -164,6 +164,13 @@ typedef struct qc__support {
 } qc__support;
 void qc__units_support(qc__units *u, qc__support *s);
 
+/* The verdict of s in words: 1 with buf set to why the run does not
+ * support its intervals (what: the series tested, e.g. "the response
+ * times"; per_chunk: customers per chunk, to say the correlation time
+ * in customers), or 0 when it does. */
+int qc__units_short(const qc__units *u, const qc__support *s, const char *what,
+                    double per_chunk, char *buf, size_t n);
+
 void qc__units_free(qc__units *u);
 
 #endif
