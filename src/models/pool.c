@@ -221,6 +221,10 @@ static int check_params(const qc_pool_params *p, qc_energy_cost *cost, double *l
                               (unsigned long long)warm);
         return 0;
     }
+    double warm = p->transient_mode == QC_POOL_TRANSIENT_FIXED ? p->transient : 0;
+    double span = p->customers ? ((double)p->customers + warm) / lam : p->horizon + warm;
+    if ((rc = qc__check_time_scale(1 / lam, es, span, err)) != 0)
+        return rc;
     if (!(lam < cap))
         return qc_err_set(err, QC_EUNSTABLE,
                           "mean arrival rate lambda = %.6g >= K mu = %u x %.6g = %.6g: the "

@@ -195,6 +195,15 @@ static int check_params(const qc_queue_params *p, double *load, qc_err *err)
                           "arrival: mean inter-arrival time is %g; it must be > 0", ma);
     *load = ms / ((double)p->servers * ma);
     int finite = p->arrivals && p->arrivals->kind == QC_ARRIVALS_TRACE;
+    if (!finite) {
+        double warm = p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0;
+        double span = p->customers ? ((double)p->customers + warm) * ma : p->horizon + warm;
+        if (p->precision > 0) /* the rounds may run up to max_customers */
+            span = (double)(p->max_customers ? p->max_customers : p->customers) * ma;
+        rc = qc__check_time_scale(ma, ms, span, err);
+        if (rc != 0)
+            return rc;
+    }
     if (p->capacity == 0 && !isfinite(ms)) {
         char spec[QC_DIST_FORMAT_MAX];
         qc_dist_format(p->service, spec, sizeof spec);
