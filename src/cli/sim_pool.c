@@ -108,7 +108,7 @@ static json_t *summary_json(const qc_pool_params *p, const qc_pool_result *r, co
     cli_json_run_done(root, run, r->measured, r->events, r->sim_time, elapsed);
 
     json_t *is = cli_support_json_run(&sup);
-    json_object_set_new(is, "effective_observations", qc_json_real_new(r->effective_obs));
+    json_object_set_new(is, "effective_samples", qc_json_real_new(r->effective_obs));
     json_object_set_new(run, "interval_support", is);
     json_t *m = json_object();
     for (int i = 0; i < QC_PM_COUNT; i++) {

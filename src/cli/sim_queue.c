@@ -108,7 +108,7 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
     json_object_set_new(run, "transient", r->transient ? json_string(r->transient_reason) : json_null());
     const cli_support sup = support_of(p, r, o);
     json_t *is = cli_support_json_run(&sup);
-    json_object_set_new(is, "effective_observations", qc_json_real_new(r->effective_obs));
+    json_object_set_new(is, "effective_samples", qc_json_real_new(r->effective_obs));
     json_object_set_new(is, "correlation_customers", qc_json_real_new(r->corr_customers));
     json_object_set_new(is, "relaxation_time", qc_json_real_new(r->relaxation_time));
     json_object_set_new(run, "interval_support", is);
