@@ -214,7 +214,7 @@ static const char *const key_units[][2] = {
     {"response_time_p95", "s"}, {"response_time_p99", "s"}, {"response_time", "s"},
     {"response_mean", "s"}, {"response_p95", "s"}, {"mean_response", "s"},
     {"waiting_time", "s"}, {"settling_time", "s"}, {"admit_time", "s"}, {"time_cut", "s"},
-    {"simulated_time", "s"}, {"duration", "s"}, {"idle_timer", "s"},
+    {"simulated_time", "s"}, {"relaxation_time", "s"}, {"duration", "s"}, {"idle_timer", "s"},
     {"sample_interval", "s"}, {"admitted_delay", "s"}, {"throughput", "jobs/s"},
     {"mean_arrival_rate", "1/s"}, {"switch_ons_per_time", "1/s"}, {"mean_jobs", "jobs"},
     {"overshoot_percent", "%"}, {"fit_percent", "%"}, {"number_in_system", "jobs"},

@@ -110,10 +110,16 @@ typedef struct qc_sweep_val {
 int qc_sweep_extract(const qc_sweep *s, const json_t *output, size_t m, qc_sweep_val *out,
                      qc_err *err);
 
-/* Aggregates the replications v[0..n-1] of one metric: with n == 1 the
- * value and its own interval; else the mean of the finite values and its
- * Student-t interval at the sweep's level (NAN with fewer than 2). */
-void qc_sweep_aggregate(const qc_sweep *s, const qc_sweep_val *v, size_t n, qc_sweep_val *out);
+/* Aggregates the replications v[0..n-1] of metric m: with n == 1 the
+ * value and its own interval (a fraction's clamped to 1); else the mean
+ * of the finite values and its Student-t interval at the sweep's level
+ * (NAN with fewer than 2), carried to the log scale when every value is
+ * positive, to the logit scale when the metric is a fraction
+ * (utilization, a probability, frac_*) and every value is inside (0, 1),
+ * so that a positive quantity's interval stays positive and a
+ * fraction's inside [0, 1]. */
+void qc_sweep_aggregate(const qc_sweep *s, size_t m, const qc_sweep_val *v, size_t n,
+                        qc_sweep_val *out);
 
 /* A point's result. */
 typedef enum { QC_SWEEP_PENDING = 0, QC_SWEEP_DONE, QC_SWEEP_FAILED } qc_sweep_state;

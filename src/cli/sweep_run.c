@@ -208,7 +208,7 @@ static int finish_point(const qc_sweep *sw, point_acc *acc, size_t point, sweep_
     for (size_t m = 0; m < nm; m++) {
         for (unsigned r = 0; r < reps; r++)
             col[r] = acc->vals[(size_t)r * nm + m];
-        qc_sweep_aggregate(sw, col, reps, &agg[m]);
+        qc_sweep_aggregate(sw, m, col, reps, &agg[m]);
     }
     free(col);
     return done(ctx, point, agg, NULL);

@@ -221,6 +221,10 @@ static int check_params(const qc_pool_params *p, qc_energy_cost *cost, double *l
                               (unsigned long long)warm);
         return 0;
     }
+    double warm = p->transient_mode == QC_POOL_TRANSIENT_FIXED ? p->transient : 0;
+    double span = p->customers ? ((double)p->customers + warm) / lam : p->horizon + warm;
+    if ((rc = qc__check_time_scale(1 / lam, es, span, err)) != 0)
+        return rc;
     if (!(lam < cap))
         return qc_err_set(err, QC_EUNSTABLE,
                           "mean arrival rate lambda = %.6g >= K mu = %u x %.6g = %.6g: the "
@@ -1018,6 +1022,16 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
     e->switch_ons_per_hour = res->metric[QC_PM_SWITCH_ONS_PER_HOUR].mean;
     e->frac_setup = res->metric[QC_PM_FRAC_SETUP].mean;
     e->average_cost = res->metric[QC_PM_COST].mean;
+    /* whether the run supports its intervals (units.h), judged where
+     * there is a steady state to be short of (an automatic cut) */
+    qc__support sup;
+    qc__units_support(units, &sup);
+    res->effective_obs = sup.neff;
+    if (mser)
+        res->short_run = qc__units_short(units, &sup, "the numbers of jobs",
+                                         p->customers ? (double)p->customers / units->nchunks
+                                                      : NAN,
+                                         res->short_reason, sizeof res->short_reason);
     res->response_hist = qc__analysis_take_hist(&an);
     rc = 0;
 out:

@@ -10,6 +10,7 @@
 
 #include <gsl/gsl_errno.h>
 #include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -639,6 +640,36 @@ int qc__analysis_add(qc__analysis *a, const void *ws, const void *chunks, double
         *cut_n = cut_customers(s, kc);
         *cut_t = chunk_double(s, kc, m->t_start_at) - origin;
     }
+    return 0;
+}
+
+int qc__check_time_scale(double mean_gap, double mean_service, double span, qc_err *err)
+{
+    if (!(mean_gap > 0) || !(mean_service > 0) || !isfinite(mean_service) ||
+        !isfinite(mean_gap))
+        return 0; /* infinite means and the like: refused or said elsewhere */
+    double s = mean_gap < mean_service ? mean_gap : mean_service;
+    if (!(span * DBL_EPSILON <= QC__TIME_REL * s))
+        return qc_err_set(err, QC_EINVAL,
+                          "time scale: the run spans about %.3g s, where simulated time is "
+                          "resolved only to %.3g s, yet the %s are %.3g s on average (ratio "
+                          "of the two time scales %.3g): waiting and response times would "
+                          "lose their digits. Run fewer customers (or a shorter --time), or "
+                          "bring the arrival and service rates closer together (the offered "
+                          "load lambda E[S] is %.3g)",
+                          span, span * DBL_EPSILON,
+                          s == mean_service ? "service times" : "inter-arrival times", s,
+                          mean_gap > mean_service ? mean_gap / mean_service
+                                                  : mean_service / mean_gap,
+                          mean_service / mean_gap);
+    const double lo = 1e-280, hi = 1e280;
+    if (mean_gap < lo || mean_gap > hi || mean_service < lo || mean_service > hi)
+        return qc_err_set(err, QC_EINVAL,
+                          "time scale: a mean inter-arrival time of %g s and a mean service "
+                          "time of %g s cannot be simulated in double precision (times "
+                          "outside [1e-280, 1e280] s under- or overflow); express the rates "
+                          "in another time unit",
+                          mean_gap, mean_service);
     return 0;
 }
 

@@ -297,6 +297,21 @@ int qc__analysis_add(qc__analysis *a, const void *ws, const void *chunks, double
 int qc__check_run(uint64_t customers, double horizon, unsigned reps, double level, int nchunks,
                   qc_err *err);
 
+/* Simulated time is a double counted from the run's start, so an instant
+ * late in a run of span seconds is known to about span * DBL_EPSILON;
+ * the difference of two nearby instants (a waiting time, a service) is
+ * known no better. A run whose span is so long against its shortest
+ * time scale (the smaller of the mean inter-arrival and mean service
+ * times) that this error passes QC__TIME_REL of that scale would print
+ * waiting times of 0 or below, and is refused up front, with the reason
+ * and what to change: QC_EINVAL naming the scales, or 0. span: the
+ * run's expected length (customers times the mean gap, or the
+ * horizon, plus a fixed warm-up); what: "service" or the like. Also
+ * refused: scales outside [1e-280, 1e280], where the samplers' own
+ * arithmetic under- or overflows. */
+#define QC__TIME_REL 1e-5
+int qc__check_time_scale(double mean_gap, double mean_service, double span, qc_err *err);
+
 /* Percentiles by sectioning (Asmussen and Glynn 2007, III.5a; Nakayama
  * 2014): c[0..3), the p50, p95 and p99, centred on the quantiles of all
  * the kept response times pooled, with the half-width the units gave

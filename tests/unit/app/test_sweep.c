@@ -312,17 +312,41 @@ static void test_extract_and_aggregate(void **state)
     assert_non_null(strstr(err.msg, "metrics.nope"));
     json_decref(out);
 
-    /* Three replications: mean and t-interval with 2 degrees of freedom. */
+    /* Three replications of a positive quantity: the mean, and the
+     * t-interval with 2 degrees of freedom carried to the log scale (the
+     * plain one, 3 -+ 6.57, went below 0: issue 34). */
     const qc_sweep_val r[3] = {{1, NAN, NAN}, {2, NAN, NAN}, {6, NAN, NAN}};
-    qc_sweep_aggregate(s, r, 3, &v);
+    qc_sweep_aggregate(s, 0, r, 3, &v);
     const double mean = 3, sd = sqrt(((1 - 3.) * (1 - 3.) + 1 + 9) / 2.0);
     const double half = gsl_cdf_tdist_Pinv(0.975, 2) * sd / sqrt(3.0);
     assert_true(fabs(v.value - mean) < 1e-12);
-    assert_true(fabs(v.lo - (mean - half)) < 1e-9 && fabs(v.hi - (mean + half)) < 1e-9);
+    assert_true(v.lo > 0 && v.lo < mean && v.hi > mean + half);
+    assert_true(fabs(v.lo - mean * exp(-half / mean)) < 1e-9 &&
+                fabs(v.hi - mean * exp(half / mean)) < 1e-9);
+    /* A quantity that takes a negative value keeps the plain interval. */
+    const qc_sweep_val neg[3] = {{-1, NAN, NAN}, {2, NAN, NAN}, {5, NAN, NAN}};
+    qc_sweep_aggregate(s, 0, neg, 3, &v);
+    const double sdn = 3, halfn = gsl_cdf_tdist_Pinv(0.975, 2) * sdn / sqrt(3.0);
+    assert_true(fabs(v.lo - (2 - halfn)) < 1e-9 && fabs(v.hi - (2 + halfn)) < 1e-9);
     /* One replication: its own interval. */
     const qc_sweep_val one = {5, 4, 7};
-    qc_sweep_aggregate(s, &one, 1, &v);
+    qc_sweep_aggregate(s, 0, &one, 1, &v);
     assert_true(v.value == 5 && v.lo == 4 && v.hi == 7);
+    qc_sweep_free(s);
+
+    /* A utilization near 1: its interval on the logit scale stays inside
+     * (0, 1) (the plain one reached 1.02), with the mean in it; one run's
+     * own interval is clamped at 1. */
+    s = parse_ok("{\"experiment\": \"sim queue\", \"reps\": 3, \"metrics\": {"
+                 "\"u\": \"metrics.utilization\"}}",
+                 NULL, 0);
+    const qc_sweep_val u[3] = {{0.95, NAN, NAN}, {0.99, NAN, NAN}, {0.999, NAN, NAN}};
+    qc_sweep_aggregate(s, 0, u, 3, &v);
+    assert_true(fabs(v.value - (0.95 + 0.99 + 0.999) / 3) < 1e-12);
+    assert_true(v.lo > 0 && v.lo < v.value && v.value < v.hi && v.hi < 1);
+    const qc_sweep_val u1 = {0.99, 0.96, 1.02};
+    qc_sweep_aggregate(s, 0, &u1, 1, &v);
+    assert_true(v.value == 0.99 && v.lo == 0.96 && v.hi == 1);
     qc_sweep_free(s);
 }
 
