@@ -195,6 +195,13 @@ typedef struct qc_pool_result {
     qc_hist *response_hist;     /* kept part, all replications */
     qc_pool_series_point *series; /* replication 1, when series_dt > 0 */
     size_t series_len;
+    /* Whether the run is long enough for its intervals, decided from its
+     * data as in sim queue (qctl/queue.h): short_run with the reason in
+     * words; effective_obs, the independent observations of the number
+     * of jobs (of the run, or of each replication). */
+    int short_run;
+    double effective_obs;
+    char short_reason[512];
 } qc_pool_result;
 
 /* Runs the replications. Errors: QC_EINVAL for a bad parameter (the

@@ -72,6 +72,12 @@ QC_API_BEGIN
 
 #define QC_QUEUE_CHUNKS 128
 #define QC_QUEUE_JOBS_MAX 256 /* most threads for replications */
+/* Where the relaxation time tau is known (M/M/c): the intervals are
+ * supported when the measured window holds at least QC_QUEUE_RELAX_ONE
+ * tau in all, and, with replications, QC_QUEUE_RELAX_REP tau in each
+ * (calibrated by bench/bench_coverage: docs/benchmarks.md). */
+#define QC_QUEUE_RELAX_ONE 200
+#define QC_QUEUE_RELAX_REP 25
 
 typedef enum qc_discipline { QC_FCFS = 0, QC_PS = 1 } qc_discipline;
 const char *qc_discipline_name(qc_discipline v);
@@ -183,6 +189,18 @@ typedef struct qc_queue_result {
     double trend_change;        /* fitted change over the half window,
                                    relative to its mean level */
     char infinite_reason[256];  /* set when some mean is INFINITY */
+    /* Whether the run is long enough for its intervals, decided from its
+     * data (docs/output-analysis.md): the response times' integrated
+     * autocorrelation time, the effective number of independent
+     * observations it leaves (of the one run, or of each replication),
+     * and the warm-up cut's share of the window. short_run: the
+     * intervals are not supported (short_reason says why in words); the
+     * CLI then prints none and exits 1 unless told otherwise. */
+    int short_run;
+    double effective_obs;       /* independent observations (NAN: unknown) */
+    double corr_customers;      /* correlation time in customers (NAN) */
+    double relaxation_time;     /* where known (M/M/c), else NAN */
+    char short_reason[512];
 } qc_queue_result;
 
 /* Runs the replications. Errors: QC_EINVAL for bad parameters (message

@@ -153,6 +153,48 @@ typedef struct cli_result {
  * failure's exit status (its message printed). */
 int cli_result_write(const cli_outputs *o, const cli_result *r, int argc, char **argv);
 
+/* ---- whether the run supports its intervals ------------------------------ */
+
+/* A run's verdict on its intervals, shared by every command that prints
+ * them (sim queue, sim pool, sim maxusers, sim admission): the library
+ * decides from the run's data whether it supports them (short: it does
+ * not, why: in words) and whether --precision was reached. */
+typedef struct cli_support {
+    int short_run;       /* the intervals are not supported */
+    const char *why;     /* in words, when short_run */
+    int allow_short;     /* --allow-short: print them marked unreliable */
+    int precision_asked; /* --precision given */
+    int precision_met;
+} cli_support;
+
+/* The table's line for a short run (nothing when it is not short), to
+ * go before the table. */
+void cli_support_print(const cli_support *s);
+
+/* The interval cell of a metric's row: "[lo, hi]", or, on a short run,
+ * "none: run too short" (or "[lo, hi] unreliable" with --allow-short). */
+void cli_support_cell(const cli_support *s, double lo, double hi, char *buf, size_t n);
+
+/* Marks the JSON of a metric's interval (qc_json_ci_new's object) on a
+ * short run: "unreliable": true with --allow-short, else the interval
+ * removed (null ends and half-width). */
+void cli_support_json(const cli_support *s, json_t *ci);
+
+/* The run's JSON "interval_support": {"supported", "reason",
+ * "allowed_short"}. */
+json_t *cli_support_json_run(const cli_support *s);
+
+/* The exit status the verdict gives: after a message, QC_EXIT_FAIL for a
+ * short run without --allow-short or for --precision not reached; else
+ * 0. cmd names the command in the message. */
+int cli_support_verdict(const cli_support *s, const char *cmd);
+
+/* The flag row of --allow-short. */
+#define CLI_ROW_ALLOW_SHORT(p)                                                                 \
+    {"allow-short", CLI_BOOL, (p),                                                              \
+     .help = "print the intervals of a run too short to support them\n(marked unreliable) "     \
+             "and exit 0; without it such a run\nprints none and exits 1"}
+
 /* ---- the command ----------------------------------------------------------- */
 
 /* A command: parses argv against its flags (cli_flags_parse; how often

@@ -28,6 +28,7 @@ typedef struct opts {
     const char *arrival, *service, *setup;
     cli_outputs out; /* --json, --output, --series, --plot, --report */
     int quiet, compare;
+    int allow_short; /* --allow-short */
     double series_dt;
     double price;
     double watts[4]; /* busy, idle, setup, off */
@@ -52,9 +53,16 @@ static qc_ci ci_scaled(const qc_ci *c, double f)
     return s;
 }
 
+/* The run's verdict on its intervals (result.h). */
+static cli_support support_of(const qc_pool_result *r, const opts *o)
+{
+    return (cli_support){r->short_run, r->short_reason, o->allow_short, 0, 1};
+}
+
 static json_t *summary_json(const qc_pool_params *p, const qc_pool_result *r, const opts *o,
                             double elapsed)
 {
+    const cli_support sup = support_of(r, o);
     json_t *root = json_object();
     json_t *model = json_object();
     char buf[256];
@@ -99,12 +107,22 @@ static json_t *summary_json(const qc_pool_params *p, const qc_pool_result *r, co
     json_object_set_new(run, "warmup", tr);
     cli_json_run_done(root, run, r->measured, r->events, r->sim_time, elapsed);
 
+    json_t *is = cli_support_json_run(&sup);
+    json_object_set_new(is, "effective_observations", qc_json_real_new(r->effective_obs));
+    json_object_set_new(run, "interval_support", is);
     json_t *m = json_object();
-    for (int i = 0; i < QC_PM_COUNT; i++)
-        json_object_set_new(m, qc_pool_metric_name(i), qc_json_ci_new(&r->metric[i]));
+    for (int i = 0; i < QC_PM_COUNT; i++) {
+        json_t *ci = qc_json_ci_new(&r->metric[i]);
+        if (isfinite(r->metric[i].half))
+            cli_support_json(&sup, ci);
+        json_object_set_new(m, qc_pool_metric_name(i), ci);
+    }
     if (o->price > 0) {
         qc_ci w = ci_scaled(&r->metric[QC_PM_POWER], 1.0 / o->price);
-        json_object_set_new(m, "mean_power_watts", qc_json_ci_new(&w));
+        json_t *ci = qc_json_ci_new(&w);
+        if (isfinite(w.half))
+            cli_support_json(&sup, ci);
+        json_object_set_new(m, "mean_power_watts", ci);
     }
     json_object_set_new(root, "metrics", m);
 
@@ -139,16 +157,23 @@ static void print_table(const qc_pool_params *p, const qc_pool_result *r, const 
     printf("; warm-up cut (%s): %.0f customers, time %.4g per replication; CI by %s\n\n",
            qc_pool_transient_name(p->transient_mode),
            r->transient_customers, r->transient_time, r->ci_method);
+    const cli_support sup = support_of(r, o);
+    cli_support_print(&sup);
+    if (sup.short_run)
+        printf("\n");
     printf("%-24s %14s   %g%% confidence interval\n", "metric", "estimate", 100 * p->level);
+    char cell[96];
     for (int i = 0; i < QC_PM_COUNT; i++) {
         const qc_ci *c = &r->metric[i];
         if (i == QC_PM_DEMAND_CORR && c->n == 0)
             continue;
-        printf("%-24s %14.6g   [%.6g, %.6g]\n", labels[i], c->mean, c->lo, c->hi);
+        cli_support_cell(&sup, c->lo, c->hi, cell, sizeof cell);
+        printf("%-24s %14.6g   %s\n", labels[i], c->mean, cell);
     }
     if (o->price > 0) {
         qc_ci w = ci_scaled(&r->metric[QC_PM_POWER], 1.0 / o->price);
-        printf("%-24s %14.6g   [%.6g, %.6g]\n", "mean power (W)", w.mean, w.lo, w.hi);
+        cli_support_cell(&sup, w.lo, w.hi, cell, sizeof cell);
+        printf("%-24s %14.6g   %s\n", "mean power (W)", w.mean, cell);
     }
 }
 
@@ -278,6 +303,13 @@ static void pool_table(const void *ctx)
     print_table(&q->p, &q->r, q->o);
     if (q->o->compare)
         print_comparison(q->cmp, q->p.level);
+}
+
+static int pool_verdict(const void *ctx)
+{
+    const pool_out *q = ctx;
+    const cli_support sup = support_of(&q->r, q->o);
+    return cli_support_verdict(&sup, "sim pool");
 }
 
 static void pool_series(FILE *fp, const void *ctx)
@@ -515,7 +547,7 @@ static int pool_run(void *ctx, int argc, char **argv)
         json_t *js = summary_json(&out.p, &out.r, &q->o, run.elapsed);
         if (q->o.compare)
             json_object_set_new(js, "comparison", comparison_json(&cmp));
-        cli_result r = {js,          &out, pool_table, NULL, pool_series, pool_plots,
+        cli_result r = {js,          &out, pool_table, pool_verdict, pool_series, pool_plots,
                         names, q->o.compare ? 3 : 2};
         rc = cli_result_write(&q->o.out, &r, argc, argv);
     }
@@ -609,6 +641,7 @@ int cmd_sim_pool(int argc, char **argv)
                  "cost, delay and power: a table,\n'comparison' in the JSON, a plot with --plot "
                  "or --report"},
         CLI_ROW_QUIET(&o->quiet),
+        CLI_ROW_ALLOW_SHORT(&o->allow_short),
         CLI_ROWS_CONFIG_CHECK(&q, pool_validate),
         CLI_ROW_HELP(&help),
         {0}};

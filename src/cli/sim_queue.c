@@ -40,7 +40,15 @@ typedef struct opts {
     cli_outputs out; /* --json, --output, --series, --plot, --report */
     int quiet;
     double series_dt;
+    int allow_short; /* --allow-short */
 } opts;
+
+/* The run's verdict on its intervals (result.h). */
+static cli_support support_of(const qc_queue_params *p, const qc_queue_result *r, const opts *o)
+{
+    return (cli_support){r->short_run, r->short_reason, o->allow_short, p->precision > 0,
+                         r->precision_met};
+}
 
 static const char *const labels[QC_QM_COUNT] = {
     "response time", "waiting time", "number in system", "utilization", "throughput",
@@ -98,6 +106,12 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
         json_object_set_new(run, "precision", pr);
     }
     json_object_set_new(run, "transient", r->transient ? json_string(r->transient_reason) : json_null());
+    const cli_support sup = support_of(p, r, o);
+    json_t *is = cli_support_json_run(&sup);
+    json_object_set_new(is, "effective_observations", qc_json_real_new(r->effective_obs));
+    json_object_set_new(is, "correlation_customers", qc_json_real_new(r->corr_customers));
+    json_object_set_new(is, "relaxation_time", qc_json_real_new(r->relaxation_time));
+    json_object_set_new(run, "interval_support", is);
     if (r->trend_tested) {
         json_t *tr = json_object();
         json_object_set_new(tr, "rule", json_string(r->reps >= 2
@@ -120,6 +134,8 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
     for (int i = 0; i < QC_QM_COUNT; i++) {
         const qc_ci *c = &r->metric[i];
         json_t *mj = qc_json_ci_new(c);
+        if (isfinite(c->half))
+            cli_support_json(&sup, mj);
         if (isinf(c->mean)) {
             json_object_set_new(mj, "infinite", json_true());
             json_object_set_new(mj, "reason", json_string(r->infinite_reason));
@@ -182,6 +198,8 @@ static void print_table(const qc_queue_params *p, const qc_queue_result *r,
     }
     if (r->transient)
         printf("TRANSIENT, NOT A STEADY STATE: %s\n", r->transient_reason);
+    const cli_support sup = support_of(p, r, o);
+    cli_support_print(&sup);
     char lvl[48];
     snprintf(lvl, sizeof lvl, "%g%% confidence interval", 100 * p->level);
     printf("\n%-22s %14s   %-32s %s\n", "metric", "estimate", lvl, "exact");
@@ -199,7 +217,7 @@ static void print_table(const qc_queue_params *p, const qc_queue_result *r,
             if (isnan(c->half))
                 snprintf(ci, sizeof ci, "no interval from %zu value%s", c->n, c->n == 1 ? "" : "s");
             else
-                snprintf(ci, sizeof ci, "[%.6g, %.6g]", c->lo, c->hi);
+                cli_support_cell(&sup, c->lo, c->hi, ci, sizeof ci);
         }
         double e = ex->value[i];
         if (isinf(e))
@@ -235,8 +253,10 @@ static void queue_table(const void *ctx)
 static int queue_verdict(const void *ctx)
 {
     const queue_out *q = ctx;
-    if (!q->r.transient)
-        return 0;
+    if (!q->r.transient) {
+        const cli_support sup = support_of(&q->p, &q->r, q->o);
+        return cli_support_verdict(&sup, "sim queue");
+    }
     cli_error("sim queue: no steady state: %s", q->r.transient_reason);
     return QC_EXIT_FAIL;
 }
@@ -495,6 +515,7 @@ int cmd_sim_queue(int argc, char **argv)
                  "(needs gnuplot)"},
         CLI_ROW_REPORT(&o->out.report),
         CLI_ROW_QUIET(&o->quiet),
+        CLI_ROW_ALLOW_SHORT(&o->allow_short),
         CLI_ROWS_CONFIG_CHECK(&q, queue_validate),
         CLI_ROW_HELP(&help),
         {"", CLI_NOTE, NULL, .help = epilogue},

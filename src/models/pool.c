@@ -1031,6 +1031,16 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
     e->switch_ons_per_hour = res->metric[QC_PM_SWITCH_ONS_PER_HOUR].mean;
     e->frac_setup = res->metric[QC_PM_FRAC_SETUP].mean;
     e->average_cost = res->metric[QC_PM_COST].mean;
+    /* whether the run supports its intervals (units.h), judged where
+     * there is a steady state to be short of (an automatic cut) */
+    qc__support sup;
+    qc__units_support(units, &sup);
+    res->effective_obs = sup.neff;
+    if (mser)
+        res->short_run = qc__units_short(units, &sup, "the numbers of jobs",
+                                         p->customers ? (double)p->customers / units->nchunks
+                                                      : NAN,
+                                         res->short_reason, sizeof res->short_reason);
     res->response_hist = qc__analysis_take_hist(&an);
     rc = 0;
 out:

@@ -1064,6 +1064,74 @@ static int precise_enough(const qc_queue_params *p, const qc_ci *m)
     return 1;
 }
 
+/* The relaxation time where it is known: M/M/1 (FCFS, no capacity), whose
+ * queue length approaches its steady state as e^{-t / tau}, tau = 1 /
+ * (mu (1 - sqrt rho))^2 (Morse 1955; Cohen 1982, II.2.2), and M/M/c by
+ * the same formula with c mu (the heavy-traffic approximation: a busy
+ * M/M/c is an M/M/1 of rate c mu). NAN elsewhere. */
+static double relaxation_time(const qc_queue_params *p)
+{
+    const qc_dist *a = p->arrivals ? (p->arrivals->kind == QC_ARRIVALS_RENEWAL
+                                          ? &p->arrivals->gap : NULL)
+                                   : p->arrival;
+    if (a == NULL || a->kind != QC_DIST_EXP || p->service->kind != QC_DIST_EXP ||
+        p->discipline != QC_FCFS || p->capacity != 0)
+        return NAN;
+    double lambda = 1 / qc_dist_mean(a), mu = p->servers / qc_dist_mean(p->service);
+    double rho = lambda / mu;
+    if (!(rho > 0 && rho < 1) || !isfinite(mu))
+        return NAN;
+    double d = 1 - sqrt(rho);
+    return 1 / (mu * d * d);
+}
+
+/* Whether the run supports its intervals (units.h's rule on its data),
+ * in res: the effective observations, the correlation time in customers
+ * and, when it does not, why in words. Only a stationary run is judged:
+ * a time-varying rate or a trace has no steady state to be short of (its
+ * intervals are of that run's own average), and a run flagged transient
+ * says so already. */
+static void support_verdict(const qc_queue_params *p, const qc_queue_params *q,
+                            const qc__units *units, const qc__support *sup, int mser,
+                            qc_queue_result *res)
+{
+    double per_chunk = q->customers ? (double)q->customers / QC_QUEUE_CHUNKS
+                                    : (double)res->measured / (double)q->reps /
+                                          (sup->kept > 0 ? sup->kept : 1);
+    res->effective_obs = sup->neff;
+    res->corr_customers = isfinite(sup->tau) ? sup->tau * per_chunk : NAN;
+    res->relaxation_time = relaxation_time(p);
+    if (!mser || res->transient)
+        return;
+    int one = units->one_run;
+    char *b = res->short_reason;
+    size_t n = sizeof res->short_reason;
+    /* the window each replication measured (time), against the known
+     * relaxation time: the data's own correlation estimate cannot see
+     * excursions longer than the run, the closed form can */
+    double window = res->sim_time / q->reps - res->warmup_time;
+    double tr = res->relaxation_time;
+    double need = one ? QC_QUEUE_RELAX_ONE : QC_QUEUE_RELAX_REP;
+    if (isfinite(tr) && tr > 0 && (window < need * tr ||
+                                   window * q->reps < QC_QUEUE_RELAX_ONE * tr)) {
+        if (one)
+            snprintf(b, n, "the queue's relaxation time is %.3g (%s), and the run measured "
+                     "only %.3g of it (at least %d are needed for the interval to cover)",
+                     tr, p->servers == 1 ? "M/M/1, exact" : "M/M/c, heavy-traffic",
+                     window / tr, QC_QUEUE_RELAX_ONE);
+        else
+            snprintf(b, n, "the queue's relaxation time is %.3g (%s), and each replication "
+                     "measured only %.3g of it, %.3g in all (at least %d each and %d in all "
+                     "are needed for the interval to cover)",
+                     tr, p->servers == 1 ? "M/M/1, exact" : "M/M/c, heavy-traffic",
+                     window / tr, window * q->reps / tr, QC_QUEUE_RELAX_REP,
+                     QC_QUEUE_RELAX_ONE);
+        res->short_run = 1;
+        return;
+    }
+    res->short_run = qc__units_short(units, sup, "the response times", per_chunk, b, n);
+}
+
 int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
 {
     memset(res, 0, sizeof *res);
@@ -1109,6 +1177,7 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
     unsigned max_reps = p->max_reps ? p->max_reps : 1000000;
     uint64_t total = 0;
     unsigned done_reps = 0;
+    qc__support sup = {0};
     for (;;) {
         rc = run_reps(&q, &st, res, done_reps, q.reps, err);
         if (rc != 0)
@@ -1116,9 +1185,12 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
         total += (uint64_t)(q.reps - done_reps) * q.customers;
         done_reps = q.reps;
         qc__units_finish(units, p->level, res->metric);
+        qc__units_support(units, &sup);
         if (p->precision <= 0)
             break;
-        res->precision_met = precise_enough(p, res->metric);
+        /* an interval the run does not support is not precise, however
+         * narrow: the run goes on (longer, or more replications) */
+        res->precision_met = precise_enough(p, res->metric) && sup.supported;
         if (res->precision_met)
             break;
         if (one_run) {
@@ -1260,6 +1332,7 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
             res->transient = 1;
         }
     }
+    support_verdict(p, &q, units, &sup, mser, res);
     res->response_hist = qc__analysis_take_hist(&an);
     rc = 0;
 out:

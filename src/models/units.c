@@ -4,6 +4,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +127,70 @@ int qc__units_cut_last(qc__units *u)
 {
     unsigned before = u->reps - 1;
     return before == 0 ? cut_of(u, 1, 1) : cut_of(u, before, before);
+}
+
+
+/* The integrated autocorrelation time (in chunks) of the tested series
+ * z = num/den over chunks [k0 of each replication, nchunks), replications
+ * [0, reps): Geyer's initial positive sequence on the autocovariances
+ * pooled over the replications, each series about its own mean. Chunks
+ * with nothing in them are left out of the series. NAN when no series
+ * has two values or none has spread. *kept: mean chunks kept. */
+static double tau_of(qc__units *u, unsigned reps, const int *k0s, int k0, double *kept)
+{
+    size_t nc = u->nchunks;
+    double *z = u->col; /* room for nchunks */
+    /* lag sums: up to nchunks/2 lags */
+    double c[QC__UNITS_MAXLAG + 1];
+    size_t maxlag = nc / 2 < QC__UNITS_MAXLAG ? nc / 2 : QC__UNITS_MAXLAG;
+    memset(c, 0, sizeof c);
+    double npts = 0, nkept = 0;
+    for (unsigned r = 0; r < reps; r++) {
+        size_t from = (size_t)(k0s ? k0s[r] : k0), n = 0;
+        for (size_t k = from; k < nc; k++) {
+            double a = u->num[(size_t)r * nc + k], b = u->den[(size_t)r * nc + k];
+            if (b > 0 && isfinite(a))
+                z[n++] = a / b;
+        }
+        nkept += (double)(nc - from);
+        if (n < 2)
+            continue;
+        double m = 0;
+        for (size_t i = 0; i < n; i++)
+            m += z[i];
+        m /= (double)n;
+        for (size_t i = 0; i < n; i++)
+            z[i] -= m;
+        for (size_t l = 0; l <= maxlag && l < n; l++) {
+            double sl = 0;
+            for (size_t i = 0; i + l < n; i++)
+                sl += z[i] * z[i + l];
+            c[l] += sl;
+        }
+        npts += (double)n;
+    }
+    *kept = reps ? nkept / reps : 0;
+    if (!(npts > 0) || !(c[0] > 0))
+        return NAN;
+    /* the biased estimator (divided by all the points): positive definite,
+     * and what Geyer's sequence is stated for */
+    for (size_t l = 0; l <= maxlag; l++)
+        c[l] /= npts;
+    /* Gamma_m = c(2m) + c(2m+1): positive and decreasing for a reversible
+     * chain; summed while positive, each kept no larger than the one
+     * before (the initial monotone sequence) */
+    double sum = 0, prev = INFINITY;
+    for (size_t m = 0; 2 * m + 1 <= maxlag; m++) {
+        double g = c[2 * m] + c[2 * m + 1];
+        if (!(g > 0))
+            break;
+        if (g > prev)
+            g = prev;
+        sum += g;
+        prev = g;
+    }
+    double tau = (2 * sum - c[0]) / c[0];
+    return tau < 1 ? 1 : tau;
 }
 
 /* One run: the batches of chunks [k0, nchunks) by Fishman's rule. */
@@ -303,6 +368,37 @@ int qc__units_trend(qc__units *u, qc__trend *t)
     t->p = isnan(t->stat) ? NAN : gsl_cdf_tdist_Q(t->stat, (double)t->df);
     t->detected = t->p < QC__UNITS_TREND_LEVEL && t->rise >= QC__UNITS_TREND_RISE;
     return 0;
+}
+
+void qc__units_support(qc__units *u, qc__support *s)
+{
+    memset(s, 0, sizeof *s);
+    s->tau = tau_of(u, u->reps, u->one_run ? NULL : u->k0s, u->k0, &s->kept);
+    s->neff = isfinite(s->tau) ? s->kept / s->tau : NAN;
+    s->cut_at_limit = u->mser && u->k0 >= (int)u->ncand - 1;
+    double need = u->one_run ? QC__UNITS_NEFF_ONE : QC__UNITS_NEFF_REP;
+    s->supported = u->reps > 0 && s->neff >= need && !s->cut_at_limit;
+}
+
+int qc__units_short(const qc__units *u, const qc__support *s, const char *what,
+                    double per_chunk, char *buf, size_t n)
+{
+    if (s->supported)
+        return 0;
+    if (s->cut_at_limit)
+        snprintf(buf, n, "the warm-up cut went to its limit, half the window (%d of %zu "
+                 "chunks): the run may not have reached its steady state", u->k0, u->nchunks);
+    else if (!isfinite(s->neff))
+        snprintf(buf, n, "%s have no spread to measure a correlation from", what);
+    else
+        snprintf(buf, n, "%s stay correlated over about %.3g %s, so %s holds only about %.3g "
+                 "independent observations (at least %.0f are needed for the interval to "
+                 "cover)",
+                 what, isfinite(per_chunk) ? s->tau * per_chunk : s->tau,
+                 isfinite(per_chunk) ? "customers" : "chunks",
+                 u->one_run ? "the run" : "each replication", s->neff,
+                 u->one_run ? QC__UNITS_NEFF_ONE : QC__UNITS_NEFF_REP);
+    return 1;
 }
 
 double qc__units_sum(const qc__units *u, size_t m)

@@ -128,6 +128,49 @@ typedef struct qc__trend {
 } qc__trend;
 int qc__units_trend(qc__units *u, qc__trend *t);
 
+/* Whether the run supports its intervals, decided from its data (after
+ * qc__units_finish). The tested metric's chunk series over the kept
+ * chunks gives the integrated autocorrelation time tau (in chunks) by
+ * Geyer's initial positive sequence (Geyer 1992) on the autocovariances
+ * pooled over the replications (each about its own mean), and the
+ * effective number of independent observations neff = kept / tau (per
+ * replication; one run: of the run). An interval rests on units that are
+ * averages of its observations: a t-interval is only as good as those
+ * averages are independent and near normal, which needs each unit to
+ * span several correlation times, and the warm-up cut to have found the
+ * stationary part. So the run is not supported when
+ *   - one run: neff < QC__UNITS_NEFF_ONE (the batches, at least 8 of
+ *     them, cannot each span QC__UNITS_NEFF_ONE / 8 correlation times);
+ *   - replications: each one's neff < QC__UNITS_NEFF_REP (its mean is
+ *     still skewed and carries the start's bias);
+ *   - the automatic cut is at its limit (half the window): the run may
+ *     not have reached its steady state at all;
+ *   - the tested series has no spread to measure (every chunk empty).
+ * (Fewer batches when neff is small did not help: over 100 runs of
+ * M/M/1 at 0.9 and 3e4 customers it lowered the coverage from 85 to 78,
+ * the variance of 8 batch means being too often small with their mean.)
+ * The thresholds are calibrated
+ * by bench/bench_coverage (docs/benchmarks.md): runs they pass cover. */
+#define QC__UNITS_NEFF_ONE 30.0
+#define QC__UNITS_NEFF_REP 8.0
+#define QC__UNITS_MAXLAG 256
+typedef struct qc__support {
+    int supported;
+    double tau;       /* integrated autocorrelation time, in chunks */
+    double neff;      /* effective independent observations (one run:
+                         of the run; replications: of each one, mean) */
+    double kept;      /* chunks kept per replication (mean) */
+    int cut_at_limit; /* the automatic cut went to half the window */
+} qc__support;
+void qc__units_support(qc__units *u, qc__support *s);
+
+/* The verdict of s in words: 1 with buf set to why the run does not
+ * support its intervals (what: the series tested, e.g. "the response
+ * times"; per_chunk: customers per chunk, to say the correlation time
+ * in customers), or 0 when it does. */
+int qc__units_short(const qc__units *u, const qc__support *s, const char *what,
+                    double per_chunk, char *buf, size_t n);
+
 void qc__units_free(qc__units *u);
 
 #endif
