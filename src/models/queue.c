@@ -706,11 +706,12 @@ static void gen_block(run *r)
         ch->done += stop - k;
         for (; k < stop; k++) {
             const double a = ta[k - base], svc = qc_sampler_next(&r->ssvc);
-            dprev = (a > dprev ? a : dprev) + svc;
+            const double start = a > dprev ? a : dprev;
+            dprev = start + svc;
             td[k - base] = dprev;
             const double resp = dprev - a;
             sr += resp;
-            sw += resp - svc;
+            sw += start - a; /* the wait, >= 0 exactly (resp - svc can round below 0) */
             qc_hist_add(ch->hist, resp);
             zero |= svc == 0;
         }

@@ -115,7 +115,9 @@ def mmck(lam, mu, c, K=None):
     lam_eff = lam * (1 - pk)
     T = L / lam_eff
     busy = sum(min(n, c) * pn for n, pn in enumerate(p)) / c
-    return {"response_time": T, "waiting_time": T - 1 / mu, "number_in_system": L,
+    # no one waits when K = c; else the difference, never below 0 by rounding
+    W = 0.0 if K == c else max(T - 1 / mu, 0.0)
+    return {"response_time": T, "waiting_time": W, "number_in_system": L,
             "utilization": busy, "throughput": lam_eff, "blocking_probability": pk}
 
 
