@@ -18,3 +18,13 @@ build=${1:-build}
 "$(dirname "$0")/bench_jobs.sh" "$build/qctl" "${QC_BENCH_JOBS_CUSTOMERS:-1000000}"
 "$(dirname "$0")/bench_maxusers.sh" "$build/qctl"
 "$(dirname "$0")/bench_maxusers_predict.sh" "$build/qctl"
+# the lognormal size mixtures against an independent maximiser of the
+# binned likelihood (GSL Nelder-Mead) from 200 random starts on every
+# capture in tests/data/captures: about 4 minutes of one core
+QC_BINNED_STARTS="${QC_BENCH_BINNED_STARTS:-200}" "$build/tests/test_fit_binned"
+# the property harness (tests/properties/): 10,000 random cases over every
+# model's whole parameter range, a fresh seed each time (printed, with each
+# failure's command); QC_BENCH_PROPS_SEED repeats a sample
+PYTHONPATH="$build/python" /usr/bin/python3 "$(dirname "$0")/../tests/properties/props.py" \
+    "$build/qctl" --cases "${QC_BENCH_PROPS_CASES:-10000}" --jobs "${QC_BENCH_PROPS_JOBS:-2}" \
+    ${QC_BENCH_PROPS_SEED:+--seed "$QC_BENCH_PROPS_SEED"}

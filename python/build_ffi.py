@@ -594,9 +594,11 @@ int qc_design_integral(qc_design_ws *w, const qc_design_spec *spec, qc_design_re
 int qc_design_pi(qc_design_ws *w, const qc_design_spec *spec, qc_design_result *out, qc_err *err);
 
 /* ---- traffic models ---- */
-typedef struct qc_traffic_model { char name[64]; double threshold; ...; } qc_traffic_model;
+typedef struct qc_traffic_model { char name[64]; double threshold; uint32_t segments; double segment_gap; ...; } qc_traffic_model;
 typedef struct qc_traffic_report { size_t sessions; ...; } qc_traffic_report;
-typedef struct qc_traffic_fit_params { double threshold; unsigned families; ...; } qc_traffic_fit_params;
+typedef struct qc_traffic_fit_params { double threshold; unsigned families; double segment_gap; ...; } qc_traffic_fit_params;
+void qc_traffic_join_segments(const int64_t *ns, size_t n, double segment_gap, double *t,
+                              size_t *segments);
 void qc_traffic_model_free(qc_traffic_model *m);
 void qc_traffic_report_free(qc_traffic_report *r);
 void qc_traffic_fit_params_init(qc_traffic_fit_params *o);

@@ -9,6 +9,8 @@ Codes that mean "the caller gave something wrong" (invalid argument,
 malformed input, out of range) raise QctlValueError, which is also a
 ValueError, with the message the command prints for the same input.
 """
+import errno
+import os
 import threading
 
 from ._ffi import ffi, lib
@@ -38,7 +40,23 @@ class QctlValueError(QctlError, ValueError):
     command prints): both a QctlError and a ValueError."""
 
 
+class QctlFileNotFoundError(QctlError, FileNotFoundError):
+    """A file named in an argument (a spec's empirical:FILE, a curve, a
+    scenario) does not exist: both a QctlError and a FileNotFoundError
+    (errno ENOENT), as Python's own open() raises."""
+
+    def __init__(self, code, message):
+        QctlError.__init__(self, code, message)
+        self.errno = errno.ENOENT
+        self.strerror = message
+
+
+_ENOENT_TEXT = os.strerror(errno.ENOENT)
+
+
 def error(code, message):
+    if code == -4 and _ENOENT_TEXT in message:  # QC_EIO on a missing file
+        return QctlFileNotFoundError(code, message)
     cls = QctlValueError if code in _BAD_INPUT else QctlError
     return cls(code, message)
 
@@ -131,3 +149,16 @@ def _cancelled(rc):
 
 def cstr(s):
     return s.encode() if isinstance(s, str) else s
+
+
+def existing_path(path, what):
+    """path (str, bytes or os.PathLike) as a str, after checking it names
+    something: a missing file raises FileNotFoundError (errno ENOENT,
+    .filename the path), as Python's own open() does, before any work."""
+    try:
+        p = os.fsdecode(os.fspath(path))
+    except TypeError:
+        raise bad("%s: %r is not a path" % (what, path)) from None
+    if not os.path.exists(p):
+        raise FileNotFoundError(errno.ENOENT, "%s: %s" % (what, os.strerror(errno.ENOENT)), p)
+    return p

@@ -12,10 +12,12 @@ model, a real server) measures, calls step(), and applies what it returns.
     p = adm.step(delay=mean_delay, count=completions).priority
 
     lim = qctl.control.Limiter("maxusers", reference=10, ki=0.5)
-    if lim.acquire(): ...; lim.release(latency)            # any thread
+    tok = lim.acquire()                                    # a Token, or None
+    if tok: ...; lim.release(tok, latency)                 # any thread
     lim.tick(now)                                          # once per interval
 """
 import math
+import numbers
 
 import numpy as np
 
@@ -165,6 +167,39 @@ class Admission:
         return _ADM_STATE[self._c.state]
 
 
+class Token:
+    """An admitted request (qc_limiter_token): .cls, .inflight (in flight
+    when admitted, itself included) and .live (True until released), as
+    Python values; Limiter.release takes it back."""
+
+    __slots__ = ("_t",)
+
+    def __init__(self, t):
+        self._t = t
+
+    @property
+    def cls(self):
+        return int(self._t.cls)
+
+    @property
+    def inflight(self):
+        return int(self._t.inflight)
+
+    @property
+    def live(self):
+        return bool(self._t.live)
+
+    def __repr__(self):
+        return "qctl.control.Token(cls=%d, inflight=%d, %s)" % (
+            self.cls, self.inflight, "live" if self.live else "released")
+
+
+def _whole(flag, v):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or v < 0:
+        raise bad("%s: '%s' is not a whole number >= 0" % (flag, v))
+    return int(v)
+
+
 class Limiter:
     """The embeddable concurrency limiter (qctl/limiter.h), for a Python
     server. acquire() and release() are lock-free and safe from any thread
@@ -201,18 +236,24 @@ class Limiter:
         self.algo = algo
 
     def acquire(self, cls=0):
-        """A token (admitted) or None (refused: no slot now). Raises
+        """A Token (admitted) or None (refused: no slot now). Raises
         qctl.QctlError (EREJECTED) for a class admission control rejected."""
+        cls = _whole("cls", cls)
         tok = ffi.new("qc_limiter_token *")
         rc = lib.qc_limiter_acquire(self._l, cls, tok)
         if rc == 0:
-            return tok
+            return Token(tok)
         if rc == -11:  # QC_LIMITER_REJECTED (QC_EREJECTED)
             raise error(rc, "class %d rejected by admission control" % cls)
         return None
 
     def release(self, token, latency, outcome=OK):
-        lib.qc_limiter_release(self._l, token, latency, outcome)
+        """Gives back a Token from acquire after `latency` seconds
+        (outcome OK, DROPPED or IGNORE). Releasing twice is a no-op."""
+        if not isinstance(token, Token):
+            raise bad("release: the token must be what acquire() returned, not %r"
+                      % type(token).__name__)
+        lib.qc_limiter_release(self._l, token._t, float(latency), int(outcome))
 
     def tick(self, now):
         rc = lib.qc_limiter_tick(self._l, now)

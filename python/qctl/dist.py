@@ -10,6 +10,8 @@ stream (qctl.Rng), so a given (seed, stream) gives the same numbers in
 every run; an Rng object passed as rng= continues its stream from call
 to call. libqctl has no density function, so there is no pdf here.
 """
+import numbers
+
 import numpy as np
 
 from ._native import bad, check, cstr, ffi, lib, new_err
@@ -20,8 +22,11 @@ class Rng:
     as qc_rng_init. Successive draws through it continue the stream."""
 
     def __init__(self, seed=1, stream=0):
-        if not isinstance(seed, int) or seed < 0 or not isinstance(stream, int) or stream < 0:
+        whole = (lambda v: isinstance(v, numbers.Integral)
+                 and not isinstance(v, (bool, np.bool_)) and v >= 0)
+        if not whole(seed) or not whole(stream):
             raise bad("seed and stream must be non-negative integers")
+        seed, stream = int(seed), int(stream)
         self._r = ffi.new("qc_rng *")
         lib.qc_rng_init(self._r, seed, stream)
         self.seed, self.stream = seed, stream

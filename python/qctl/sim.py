@@ -12,11 +12,13 @@ is series_dt=), checked as the command checks them, with its messages
 digit for digit: both call qc_queue_run on the same parameters.
 """
 import math
+import numbers
 
 import numpy as np
 
 from . import dist as _dist
-from ._native import bad, check, cstr, ffi, lib, new_cancel, new_err, run_interruptible
+from ._native import (bad, check, cstr, existing_path, ffi, lib, new_cancel, new_err,
+                      run_interruptible)
 
 _LABELS = ["response time", "waiting time", "number in system", "utilization", "throughput",
            "blocking probability", "response time p50", "response time p95",
@@ -210,6 +212,10 @@ def _ci_words(m):
 
 
 def _int(flag, v, lo=0):
+    """A whole number in [0, 2^53]: a Python int, any numpy integer
+    (np.int64(2)), or a float that is whole; never a bool."""
+    if isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)):
+        v = int(v)
     if isinstance(v, bool) or not isinstance(v, int):
         if isinstance(v, float) and v.is_integer() and 0 <= v <= 2 ** 53:
             v = int(v)
@@ -1020,7 +1026,7 @@ def admission(scenario, policy="autonomic", discipline=None, epsilon=None, alpha
 
     sc = ffi.new("qc_mc_scenario *")
     if isinstance(scenario, (str, os.PathLike)):
-        label = os.fspath(scenario)
+        label = existing_path(scenario, "scenario")
         rc = lib.qc_mc_scenario_load(sc, cstr(label), err)
     else:
         label = name or "scenario"

@@ -10,9 +10,12 @@
 generate() with the same model, users, duration, approach and seed gives
 the packets `qctl gen --output FILE.csv` writes.
 """
+import math
+import numbers
+
 import numpy as np
 
-from ._native import bad, check, cstr, ffi, lib, new_err, run_interruptible
+from ._native import bad, check, cstr, existing_path, ffi, lib, new_err, run_interruptible
 
 _APPROACH = {"fitted": 0, "copula": 1, "copula-fitted": 2}
 
@@ -74,6 +77,7 @@ def read(path):
     flow (an index), proto."""
     tr = ffi.new("qc_trace *")
     err = new_err()
+    path = existing_path(path, "capture")
     check(run_interruptible(lib.qc_trace_read, tr, cstr(path), err), err)
     try:
         n = int(tr.n)
@@ -115,6 +119,7 @@ def fit(t, size, dir=None, name="activity", threshold=None):
 
 def load(path):
     """A model file written by `qctl fit` (or Model.save)."""
+    path = existing_path(path, "--model")
     m = ffi.gc(ffi.new("qc_traffic_model *"), _free_model)
     err = new_err()
     check(lib.qc_traffic_model_load(m, cstr(path), err), err, "--model: ")
@@ -129,7 +134,7 @@ def generate(models, users=1, duration=None, packets=None, seed=1, approach="cop
     model's index), dir."""
     if isinstance(models, Model):
         models = [models]
-    if isinstance(users, int):
+    if isinstance(users, numbers.Integral):
         users = [users] * len(models)
     if len(users) != len(models) or not models:
         raise bad("--users: one count per model")
@@ -138,12 +143,12 @@ def generate(models, users=1, duration=None, packets=None, seed=1, approach="cop
     o = ffi.new("qc_traffic_gen_params *")
     lib.qc_traffic_gen_params_init(o)
     o.approach = _approach(approach)
-    o.seed = seed
+    o.seed = _whole("--seed", seed)
     o.duration = float(duration or 0)
-    o.packets = int(packets or 0)
+    o.packets = _whole("--packets", packets or 0)
     o.no_phase = 1 if no_phase else 0
     mp = ffi.new("qc_traffic_model *[]", [m._m for m in models])
-    ua = ffi.new("uint32_t[]", [int(u) for u in users])
+    ua = ffi.new("uint32_t[]", [_whole("--users", u) for u in users])
     err = new_err()
     g = lib.qc_traffic_gen_alloc(mp, ua, len(models), o, err)
     if g == ffi.NULL:
@@ -167,24 +172,65 @@ def generate(models, users=1, duration=None, packets=None, seed=1, approach="cop
     return {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
 
 
+def _whole(flag, v):
+    """A non-negative whole number: a Python int or any numpy integer."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or v < 0:
+        raise bad("%s: '%s' is not a whole number >= 0" % (flag, v))
+    return int(v)
+
+
 def _stats(s):
+    h = s.hurst
     return {"packets": int(s.n), "duration": s.duration, "rate": s.rate,
             "mean_size": s.mean_size, "tau_size_gap": s.tau_sg, "tau_size_lag1": s.tau_ss,
-            "tau_gap_lag1": s.tau_gg, "hurst": s.hurst}
+            "tau_gap_lag1": s.tau_gg, "hurst": h if math.isfinite(h) else None,
+            "hurst_note": None if math.isfinite(h) else
+            "no Hurst exponent: too few packets or too short a span to estimate one"}
 
 
-def validate(model, t, size, seed=1):
+def join_segments(t, segment_gap=3600.0):
+    """The packet times t (seconds, non-decreasing) with every gap longer
+    than segment_gap removed, the segments joined end to end, as `qctl fit`
+    and `qctl gen --validate` see a capture (qc_traffic_join_segments, on
+    the same nanosecond grid). Returns (times from 0, number of segments)."""
+    ta = np.ascontiguousarray(t, dtype=np.float64)
+    if ta.ndim != 1:
+        raise bad("packets: t must be a 1-d array")
+    if not segment_gap > 0:
+        raise bad("--segment-gap: %s is not > 0" % segment_gap)
+    if ta.size and not np.all(np.isfinite(ta)):
+        raise bad("packets: t has a value that is not a finite number")
+    if ta.size > 1 and np.any(np.diff(ta) < 0):
+        raise bad("packets: t must be non-decreasing")
+    ns = np.ascontiguousarray(np.rint((ta - (ta[0] if ta.size else 0)) * 1e9), dtype=np.int64)
+    out = np.empty(ta.size, dtype=np.float64)
+    nseg = ffi.new("size_t *")
+    lib.qc_traffic_join_segments(ffi.from_buffer("int64_t[]", ns), ta.size, float(segment_gap),
+                                 ffi.from_buffer("double[]", out), nseg)
+    return out, int(nseg[0])
+
+
+def validate(model, t, size, seed=1, segment_gap=None):
     """Generates as many packets as the capture holds with the fitted and
     the copula approach and compares each with it: two-sample KS of sizes
-    and gaps (D and p-value) and the statistics of each sequence."""
+    and gaps (D and p-value) and the statistics of each sequence.
+    As `qctl gen --validate`, gaps longer than segment_gap (default: the
+    model's, else one hour) are removed first, the capture's segments
+    joined end to end; out["segments"] says how many there were. A Hurst
+    exponent that cannot be estimated is None, with out[...]["hurst_note"]
+    saying why."""
     ta, sa = _packets(t, size)
+    gap = segment_gap if segment_gap is not None else (
+        model._m.segment_gap if model._m.segment_gap > 0 else 3600.0)
+    tj, nseg = join_segments(ta, gap)
+    seed = _whole("seed", seed)
     v = ffi.new("qc_traffic_validation *")
     err = new_err()
-    check(run_interruptible(lib.qc_traffic_validate, model._m, ffi.from_buffer("double[]", ta),
-                            ffi.from_buffer("uint32_t[]", sa), ta.size, seed, v, err),
+    check(run_interruptible(lib.qc_traffic_validate, model._m, ffi.from_buffer("double[]", tj),
+                            ffi.from_buffer("uint32_t[]", sa), tj.size, seed, v, err),
           err, "validate: ")
     try:
-        out = {"real": _stats(v.real)}
+        out = {"real": _stats(v.real), "segments": nseg, "segment_gap": float(gap)}
         for i, name in enumerate(("fitted", "copula")):
             out[name] = dict(_stats(v.gen[i]), ks_size=v.ks_size[i], p_size=v.p_size[i],
                              ks_gap=v.ks_gap[i], p_gap=v.p_gap[i])

@@ -218,6 +218,51 @@ static void page_fits(json_t *j, const char *mean)
     }
 }
 
+/* A column whose n values all equal v: the deterministic law det:v,
+ * said in words (text), as the spec (--spec) or as JSON with best "det". */
+static int fit_column_constant(const char *arg, size_t n, double v, int json, int spec_only)
+{
+    char spec[64], canon[QC_DIST_FORMAT_MAX];
+    snprintf(spec, sizeof spec, "det:%.17g", v);
+    qc_err err = {0};
+    qc_dist det;
+    if (qc_dist_parse(&det, spec, &err) != 0) {
+        cli_error("--column %s: all %zu values equal %.17g, which is not a valid time or size "
+                  "(%s)",
+                  arg, n, v, err.msg);
+        return QC_EXIT_USAGE;
+    }
+    const int fmt = qc_dist_format(&det, canon, sizeof canon);
+    qc_dist_free(&det);
+    if (fmt != 0)
+        snprintf(canon, sizeof canon, "%s", spec);
+    if (spec_only) {
+        printf("%s\n", canon);
+        return 0;
+    }
+    if (json) {
+        json_t *o = json_object(), *c = json_array(), *e = json_object();
+        json_object_set_new(o, "command", json_string("fit --column"));
+        json_object_set_new(o, "column", json_string(arg));
+        json_object_set_new(o, "values", json_integer((json_int_t)n));
+        json_object_set_new(o, "mean", qc_json_real_new(v));
+        json_object_set_new(o, "constant", json_true());
+        json_object_set_new(o, "best", json_string("det"));
+        json_object_set_new(o, "spec", json_string(canon));
+        json_object_set_new(e, "family", json_string("det"));
+        json_object_set_new(e, "spec", json_string(canon));
+        json_object_set_new(e, "mean", qc_json_real_new(v));
+        json_array_append_new(c, e);
+        json_object_set_new(o, "candidates", c);
+        return cli_json_print(o);
+    }
+    printf("%s: %zu values, all equal to %.6g: a deterministic law (no family with a spread "
+           "fits a constant)\n",
+           arg, n, v);
+    printf("best: %s\n", canon);
+    return 0;
+}
+
 /* `fit --column FILE[:COL]`: the families fitted to one column of
  * numbers, the best printed as a qc_dist spec. The column is read by the
  * empirical spec's reader, so its messages (FILE:LINE) are the same. */
@@ -246,6 +291,15 @@ static int fit_column(const char *arg, const qc_fit_params *fo, unsigned familie
         cli_error("--column %s: %s", arg, err.msg);
         qc_dist_free(&emp);
         return cli_input_exit(rc);
+    }
+    if (d.m == 1 && d.raised == 0) {
+        /* Every value the same: no family with a spread describes it (an
+         * exponential of that mean would claim values near 0 and ten
+         * times the mean); the law is the deterministic one. */
+        rc = fit_column_constant(arg, emp.n, d.v[0], json, spec_only);
+        qc_fit_data_free(&d);
+        qc_dist_free(&emp);
+        return rc;
     }
     qc_traffic_fits f;
     memset(&f, 0, sizeof f);

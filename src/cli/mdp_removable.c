@@ -397,13 +397,17 @@ static void print_text(const qc_removable_params *p, const qc_removable_result *
     }
 
     const qc_removable_structure *st = &r->structure;
-    printf("\nstructure (checked on n = 0..%zu", st->upto);
+    /* In words a newcomer can follow: what range the properties below were
+     * read on, and why not beyond it (the chain is cut at N jobs, and near
+     * the cut the decisions are the cut's, not the model's). */
+    printf("\nstructure of the optimal policy, read for 0 to %zu jobs", st->upto);
     if (st->boundary >= 0)
-        printf("; from n = %ld the decisions change when N is doubled: boundary layer of the "
-               "truncation", st->boundary);
+        printf(" (the chain is cut at N = %zu jobs; from %ld job%s on, the decisions change "
+               "when the cut is moved to 2N, so there they describe the cut, not the queue)",
+               r->nmax, st->boundary, st->boundary == 1 ? "" : "s");
     else if (st->boundary == -2)
-        printf("; not compared with a truncation at 2N: over the state budget");
-    printf(")\n");
+        printf(" (not confirmed on a chain cut at 2N jobs: that would exceed --max-states)");
+    printf("\n");
     printf("  work conserving          %s", st->work_conserving ? "yes" : "no");
     if (!st->work_conserving)
         printf("  (on with %ld jobs it does not serve)", st->violation[0]);

@@ -51,6 +51,7 @@ struct qc_mdp {
     size_t band;
     int selfloops;
     int finished;
+    double cost_max;            /* max |cost|: the floor of the tie tolerance */
     qc_err err;                 /* first error while building */
 };
 
@@ -121,6 +122,7 @@ int qc_mdp_reset(qc_mdp *m, size_t nstates)
     m->band = 0;
     m->selfloops = 0;
     m->finished = 0;
+    m->cost_max = 0;
     m->pfirst[0] = 0;
     if (nstates == 0 || nstates > m->cap_s) {
         m->ns = 0;
@@ -154,6 +156,8 @@ int qc_mdp_add_action(qc_mdp *m, size_t s, int label, double cost)
         m->sfirst[s] = m->np;
     m->cur = s;
     m->cost[m->np] = cost;
+    if (fabs(cost) > m->cost_max)
+        m->cost_max = fabs(cost);
     m->label[m->np] = label;
     m->np++;
     m->pfirst[m->np] = m->nt;
@@ -392,9 +396,15 @@ static double pick_tau(const qc_mdp *m, const qc_mdp_params *o)
     return m->selfloops ? 0.0 : 0.5;
 }
 
-static inline double tie_eps(double q)
+/* Two action values within this of each other are a tie. Relative to the
+ * value, with a floor at the model's largest one-step cost rather than at
+ * 1: a model whose costs per step are tiny (a removable server at rates of
+ * 1e11 after uniformization: 1e-12 per step) would otherwise see every
+ * difference as a tie and keep its first policy. */
+static inline double tie_eps(const qc_mdp *m, double q)
 {
-    return TIE_REL * (fabs(q) > 1 ? fabs(q) : 1.0);
+    const double fl = m->cost_max > 0 ? m->cost_max : 1.0;
+    return TIE_REL * (fabs(q) > fl ? fabs(q) : fl);
 }
 
 /* ---- recurrent class (Tarjan, without recursion) --------------------------- */
@@ -912,14 +922,14 @@ int qc_mdp_pi(const qc_mdp *m, qc_mdp_ws *w, const qc_mdp_params *o, unsigned *p
             unsigned amin = 0;
             for (size_t k = k0 + 1; k < k1; k++) {
                 double q = m->cost[k] + row_dot(m, k, h);
-                if (q < qmin - tie_eps(qmin)) {
+                if (q < qmin - tie_eps(m, qmin)) {
                     qmin = q;
                     amin = (unsigned)(k - k0);
                 } else if (q < qmin) {
                     qmin = q;
                 }
             }
-            if (qcur > qmin + tie_eps(qmin) && amin != policy[s]) {
+            if (qcur > qmin + tie_eps(m, qmin) && amin != policy[s]) {
                 policy[s] = amin;
                 changed++;
             }
@@ -947,7 +957,7 @@ static inline double bellman(const qc_mdp *m, const double *v, size_t s, double 
     unsigned a = 0;
     for (size_t k = k0 + 1; k < k1; k++) {
         double q = m->cost[k] + sc * row_dot(m, k, v) + vs;
-        if (q < chosen - tie_eps(chosen)) {
+        if (q < chosen - tie_eps(m, chosen)) {
             chosen = q;
             a = (unsigned)(k - k0);
         }

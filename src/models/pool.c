@@ -999,6 +999,19 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
     /* Percentiles by sectioning, as in sim queue: centred on the quantile
      * of all kept response times, with the units' spread for half-width. */
     qc__percentiles(&res->metric[QC_PM_P50], an.all, NULL, 0, p->level);
+    /* A t-interval over a few replications reaches below 0 for a measure
+     * that cannot (times, counts, power, cost): its part below 0 holds no
+     * possible value, so it is cut there, as is a fraction's above 1;
+     * only the demand correlation is signed. */
+    for (int m = 0; m < QC_PM_COUNT; m++) {
+        qc_ci *c = &res->metric[m];
+        if (m == QC_PM_DEMAND_CORR)
+            continue;
+        if (c->lo < 0 && c->mean >= 0)
+            c->lo = 0;
+        if (m == QC_PM_FRAC_SETUP && c->hi > 1 && c->mean <= 1)
+            c->hi = 1;
+    }
     if (!units->one_run) {
         res->transient_customers = qc__analysis_sum(&an, QC__X_CUT_N) / p->reps;
         res->transient_time = qc__analysis_sum(&an, QC__X_CUT_T) / p->reps;

@@ -423,7 +423,10 @@ HOT int depart_stats(run *r, const qc__job *c, double t)
     double resp = t - c->arr;
     ch->done++;
     ch->sum_resp += resp;
-    ch->sum_wait += resp - c->svc;
+    /* A wait is never negative; t - arr - svc can be, by a rounding of
+     * the instants, for a customer who did not wait at all. */
+    const double wait = resp - c->svc;
+    ch->sum_wait += wait > 0 ? wait : 0;
     qc_hist_add(ch->hist, resp);
     if (--r->measured_out == 0 && r->cur >= QC_QUEUE_CHUNKS) {
         r->done = 1;
@@ -712,11 +715,12 @@ static void gen_block(run *r)
         ch->done += stop - k;
         for (; k < stop; k++) {
             const double a = ta[k - base], svc = qc_sampler_next(&r->ssvc);
-            dprev = (a > dprev ? a : dprev) + svc;
+            const double start = a > dprev ? a : dprev;
+            dprev = start + svc;
             td[k - base] = dprev;
             const double resp = dprev - a;
             sr += resp;
-            sw += resp - svc;
+            sw += start - a; /* the wait, >= 0 exactly (resp - svc can round below 0) */
             qc_hist_add(ch->hist, resp);
             zero |= svc == 0;
         }
@@ -1271,6 +1275,9 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
             floor_m = c->mean > 0 ? 0 : floor_m;
         if (c->lo < floor_m)
             c->lo = floor_m;
+        /* and a fraction's interval never above 1 */
+        if ((m == QC_QM_UTILIZATION || m == QC_QM_BLOCKING) && c->hi > 1)
+            c->hi = c->mean <= 1 ? 1 : c->hi;
     }
     const char *why = infinite_reason(p, load, res->infinite_reason, sizeof res->infinite_reason);
     if (why != NULL) {

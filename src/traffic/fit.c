@@ -36,7 +36,12 @@
  * it gives the component at least the spread of a uniform on that
  * interval, delta / sqrt(12) on the x scale, i.e. delta / (sqrt(12) e^mu)
  * on the log scale. delta is estimated as the smallest difference between
- * distinct values, which for continuous data is negligible.
+ * distinct values, which for continuous data is negligible. The floor
+ * is the density's: for whole numbers (packet sizes), whose fits are
+ * ranked by the binned likelihood, a lognormal mixture is then carried to
+ * the binned maximum without it (binned_em: EM for grouped data, an atom
+ * being a component whose bin holds all its mass), from every start and
+ * from starts on the most frequent values.
  *
  * GSL is called only where it cannot reach its error handler (which
  * aborts): digamma and trigamma of positive arguments, normal CDF and
@@ -80,6 +85,7 @@ QSF(sf_psi_1)
 #undef QSF
 
 #define LOG_SQRT_2PI 0.91893853320467274178
+#define QC_SQRT2 1.41421356237309504880
 #define EULER_GAMMA 0.57721566490153286061
 #define PI_SQ_6 1.64493406684822643647
 
@@ -1601,6 +1607,9 @@ static int boot_ci(const mixw *w, int lognormal, int k, const double *p, double 
  * order on any number of threads: start st writes only p[st], ll[st] and
  * used[st], and the caller picks the best in start order. */
 #define QC_FIT_EM_SHORT 40
+#define QC_FIT_BINNED_ITERS 2000
+#define QC_FIT_BINNED_SHORT 60
+#define QC_FIT_ATOM_TOP 6
 #define QC_FIT_MAX_STARTS 64
 typedef struct start_job {
     const mixw *w;
@@ -1690,6 +1699,253 @@ static double *coarse_starts(const mixw *w, double width, mixw *out)
     return buf;
 }
 
+/* ---- the binned likelihood of a lognormal mixture, maximized -------------
+ * For whole-number data each value x stands for its bin [x - 1/2, x + 1/2]
+ * (y in [log(x - 1/2), log(x + 1/2)] on the log scale), and the ranking
+ * compares families by the binned log-likelihood sum c log P(bin). That
+ * likelihood is bounded (a bin's probability is at most 1), so it needs no
+ * sigma floor: an atom (40-byte ACKs, full segments) is a component whose
+ * bin holds all its mass, sigma -> 0. EM on the density keeps the floor
+ * (its likelihood is unbounded without one), which leaves each atom's
+ * component spilling about 8% of its mass into the neighbouring bins:
+ * tens of units of binned log-likelihood on a real capture. So the
+ * density EM's result is polished by EM for grouped data (McLachlan and
+ * Jones 1988): the E-step takes each component's normal truncated to the
+ * bin (its mass P, first and second moments), the M-step the weighted
+ * moments; every step raises the binned likelihood. */
+
+/* A standard normal's mass on [a, b] (in logs) and the first two moments of
+ * z truncated to it. Tails are differenced on the side where the mass is
+ * small (no cancellation); a bin too narrow or too far out for a
+ * difference of CDFs is taken at its midpoint (density times width). */
+static void bin_moments(double a, double b, double *logp, double *ez, double *ez2)
+{
+    const double zm = 0.5 * (a + b), w = b - a;
+    double P = 0;
+    if (w > 1e-5 && fabs(zm) < 37) {
+        if (a > 0)
+            P = 0.5 * (erfc(a / QC_SQRT2) - erfc(b / QC_SQRT2));
+        else if (b < 0)
+            P = 0.5 * (erfc(-b / QC_SQRT2) - erfc(-a / QC_SQRT2));
+        else
+            P = 1 - 0.5 * erfc(b / QC_SQRT2) - 0.5 * erfc(-a / QC_SQRT2);
+    }
+    if (P > 1e-250) {
+        const double pa = exp(-0.5 * a * a - LOG_SQRT_2PI), pb = exp(-0.5 * b * b - LOG_SQRT_2PI);
+        *logp = log(P);
+        *ez = (pa - pb) / P;
+        *ez2 = 1 + (a * pa - b * pb) / P;
+        /* the truncated moments stay inside the bin: rounding cannot push
+         * them out */
+        if (!(*ez >= a && *ez <= b))
+            *ez = zm;
+        if (!(*ez2 >= *ez * *ez))
+            *ez2 = *ez * *ez;
+        return;
+    }
+    *logp = -0.5 * zm * zm - LOG_SQRT_2PI + log(w > 0 ? w : DBL_MIN);
+    *ez = zm;
+    *ez2 = zm * zm + w * w / 12;
+}
+
+/* The least sigma of a binned component: far below any bin's width on the
+ * log scale (1 / x for x < 1e7), so that an atom's bin holds its mass to
+ * double precision, and far above underflow. */
+#define QC_FIT_ATOM_SIGMA 1e-9
+
+/* One EM step on the binned likelihood of a k-lognormal mixture p over the
+ * whole-number data w (lo[i], hi[i]: the log ends of value i's bin).
+ * Returns the binned log-likelihood at p before the step (-INFINITY when
+ * it cannot be computed); p is updated when update is set. */
+static double binned_em_step(const mixw *w, const double *lo, const double *hi, int k, double *p,
+                             int update)
+{
+    double W[3] = {0}, A[3] = {0}, B[3] = {0};
+    double ll = 0;
+    for (size_t i = 0; i < w->m; i++) {
+        double lp[3], ez[3], ez2[3], mx = -INFINITY;
+        for (int j = 0; j < k; j++) {
+            const double mu = p[k + j], sg = p[2 * k + j];
+            double lpj;
+            bin_moments((lo[i] - mu) / sg, (hi[i] - mu) / sg, &lpj, &ez[j], &ez2[j]);
+            lp[j] = p[j] > 0 ? log(p[j]) + lpj : -INFINITY;
+            if (lp[j] > mx)
+                mx = lp[j];
+        }
+        if (!isfinite(mx))
+            return -INFINITY;
+        double sum = 0, e[3];
+        for (int j = 0; j < k; j++)
+            sum += (e[j] = exp(lp[j] - mx));
+        ll += w->c[i] * (mx + log(sum));
+        if (!update)
+            continue;
+        for (int j = 0; j < k; j++) {
+            const double rc = w->c[i] * e[j] / sum;
+            W[j] += rc;
+            A[j] += rc * ez[j];
+            B[j] += rc * ez2[j];
+        }
+    }
+    if (!update)
+        return ll;
+    for (int j = 0; j < k; j++) {
+        if (!(W[j] > 1e-12 * w->n)) {
+            p[j] = 0;
+            continue;
+        }
+        const double mu = p[k + j], sg = p[2 * k + j];
+        const double dz = A[j] / W[j]; /* the mean's move, in old sigmas */
+        double var = B[j] / W[j] - dz * dz;
+        p[j] = W[j] / w->n;
+        p[k + j] = mu + sg * dz;
+        const double sgn = sg * sqrt(var > 0 ? var : 0);
+        p[2 * k + j] = sgn > QC_FIT_ATOM_SIGMA ? sgn : QC_FIT_ATOM_SIGMA;
+    }
+    return ll;
+}
+
+/* EM on the binned likelihood from p until its relative change is below
+ * tol or iters steps; p is kept at the best point seen. Returns the binned
+ * log-likelihood at p (-INFINITY when the bins cannot be formed). */
+static double binned_em(const mixw *w, int k, double *p, unsigned iters, double tol)
+{
+    double *lo = malloc(2 * w->m * sizeof *lo);
+    if (lo == NULL)
+        return -INFINITY;
+    double *hi = lo + w->m;
+    for (size_t i = 0; i < w->m; i++) {
+        lo[i] = log(w->x[i] - 0.5);
+        hi[i] = log(w->x[i] + 0.5);
+    }
+    double best = -INFINITY, q[QC_FIT_MAXPAR];
+    memcpy(q, p, sizeof q);
+    for (unsigned it = 0; it <= iters; it++) {
+        double cur[QC_FIT_MAXPAR];
+        memcpy(cur, q, sizeof cur);
+        const double ll = binned_em_step(w, lo, hi, k, q, it < iters);
+        if (!isfinite(ll))
+            break;
+        if (ll >= best) {
+            const int small = isfinite(best) && ll - best <= tol * fabs(ll);
+            best = ll;
+            memcpy(p, cur, sizeof cur);
+            if (small)
+                break;
+        }
+        if (has_empty(k, q))
+            break;
+    }
+    free(lo);
+    return best;
+}
+
+/* A binned start: components 0..na-1 are atoms on the values at[0..na)
+ * (weight: the value's share, sigma well inside its bin), the other k - na
+ * share the remaining values by quantile groups. */
+static void binned_atom_start(const mixw *w, int k, int na, const size_t *at, double *p)
+{
+    double rc[QC_FIT_ATOM_TOP] = {0};
+    double rest = w->n;
+    for (int a = 0; a < na; a++) {
+        rc[a] = w->c[at[a]];
+        rest -= rc[a];
+    }
+    double q[QC_FIT_MAXPAR] = {0};
+    const int kr = k - na;
+    double *cc = malloc(w->m * sizeof *cc);
+    if (cc != NULL && rest > 0) {
+        for (size_t i = 0; i < w->m; i++) {
+            cc[i] = w->c[i];
+            for (int a = 0; a < na; a++)
+                if (at[a] == i)
+                    cc[i] = 0;
+        }
+        mixw rw = {w->x, cc, w->m, rest, w->y, w->sg_min};
+        em_init(&rw, 1, kr, q);
+    } else {
+        for (int j = 0; j < kr; j++) {
+            q[j] = 1.0 / kr;
+            q[kr + j] = w->y[w->m / 2];
+            q[2 * kr + j] = 1;
+        }
+    }
+    free(cc);
+    for (int a = 0; a < na; a++) {
+        p[a] = rc[a] / w->n;
+        p[k + a] = w->y[at[a]];
+        p[2 * k + a] = 0.1 / w->x[at[a]];
+    }
+    for (int j = 0; j < kr; j++) {
+        p[na + j] = q[j] * (rest > 0 ? rest : 1) / w->n;
+        p[k + na + j] = q[kr + j];
+        p[2 * k + na + j] = q[2 * kr + j] > 0 ? q[2 * kr + j] : 1;
+    }
+    start_normalise(p, k);
+}
+
+/* The binned starts: every set of k - 1 atoms (and, for three
+ * components, every single atom beside two broad components) among the
+ * QC_FIT_ATOM_TOP most frequent values seen at least twice, each carried
+ * QC_FIT_BINNED_SHORT binned-EM steps; the two best so far are kept in
+ * best/bestll. Real sizes have several sharp modes (ACKs, full segments,
+ * an application's fixed records) and the binned maximum keeps the ones
+ * that pay most; density EM, for which all atoms look alike at its floor,
+ * seldom starts on the right pair. */
+static void binned_atom_starts(const mixw *w, int k, double best[2][QC_FIT_MAXPAR],
+                               double bestll[2])
+{
+    size_t top[QC_FIT_ATOM_TOP];
+    int nt = 0;
+    for (int t = 0; t < QC_FIT_ATOM_TOP; t++) { /* the most frequent, in order */
+        double bc = 1.5;
+        size_t bi = SIZE_MAX;
+        for (size_t i = 0; i < w->m; i++) {
+            int used = 0;
+            for (int u = 0; u < nt; u++)
+                used |= top[u] == i;
+            if (!used && w->c[i] > bc) {
+                bc = w->c[i];
+                bi = i;
+            }
+        }
+        if (bi == SIZE_MAX)
+            break;
+        top[nt++] = bi;
+    }
+    for (int na = k - 1; na >= 1 && na >= k - 2; na--) {
+        int idx[2] = {0, 1};
+        for (;;) {
+            if (idx[na - 1] >= nt)
+                break;
+            size_t at[2];
+            for (int a = 0; a < na; a++)
+                at[a] = top[idx[a]];
+            double p[QC_FIT_MAXPAR] = {0};
+            binned_atom_start(w, k, na, at, p);
+            const double ll = binned_em(w, k, p, QC_FIT_BINNED_SHORT, 1e-10);
+            if (isfinite(ll) && !has_empty(k, p)) {
+                if (ll > bestll[0]) {
+                    memcpy(best[1], best[0], sizeof best[0]);
+                    bestll[1] = bestll[0];
+                    memcpy(best[0], p, sizeof best[0]);
+                    bestll[0] = ll;
+                } else if (ll > bestll[1]) {
+                    memcpy(best[1], p, sizeof best[1]);
+                    bestll[1] = ll;
+                }
+            }
+            /* the next combination of na indices out of nt */
+            if (na == 1) {
+                idx[0]++;
+            } else if (++idx[1] >= nt) {
+                idx[0]++;
+                idx[1] = idx[0] + 1;
+            }
+        }
+    }
+}
+
 /* Multi-start EM (see the essay): every start runs QC_FIT_EM_SHORT
  * iterations (the starts on threads for large data; on coarser bins of
  * large data, coarse_starts), the two best go on to convergence, and the
@@ -1765,11 +2021,23 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_para
     const qc__par par = {(unsigned)starts, run_start, sj, NULL};
     qc__par_run(&par, d->n >= 20000 ? qc__par_threads(o->threads, QC_FIT_MAX_STARTS) : 1);
     free(cbuf);
+    /* Whole numbers below 1e7 (packet sizes) are ranked by the binned
+     * likelihood (loglik computes it on the same bins): each start's
+     * density-EM result is carried a few binned-EM steps, so that the
+     * finalists are chosen on the likelihood that ranks them, and the two
+     * best are run to convergence on it (binned_em). */
+    const int binned = lognormal && d->integer && d->v[0] >= 1 && d->v[d->m - 1] < 1e7 &&
+                       sub.x == full.x;
     for (int st = 0; st < starts; st++) { /* in start order, as one thread would */
-        const double ll = sj->ll[st];
+        double ll = sj->ll[st];
         it += sj->used[st];
         if (!isfinite(ll) || has_empty(k, sj->p[st]))
             continue;
+        if (binned) {
+            ll = binned_em(&full, k, sj->p[st], QC_FIT_BINNED_SHORT, 1e-10);
+            if (!isfinite(ll) || has_empty(k, sj->p[st]))
+                continue;
+        }
         if (ll > bestll[0]) {
             memcpy(best[1], best[0], sizeof best[0]);
             bestll[1] = bestll[0];
@@ -1780,6 +2048,8 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_para
             bestll[1] = ll;
         }
     }
+    if (binned && k <= 3)
+        binned_atom_starts(&full, k, best, bestll);
     char lost[80];
     snprintf(lost, sizeof lost, "a component lost all its weight (fewer modes than %d)", k);
     why = lost;
@@ -1795,6 +2065,19 @@ static void fit_mixture(const qc_fit_data *d, qc_fit_family f, const qc_fit_para
         memcpy(q, best[c], sizeof q);
         int cv = 1;
         double ll = bestll[c];
+        if (binned) {
+            /* the binned likelihood to convergence, without the density's
+             * floor (see binned_em) */
+            ll = binned_em(&full, k, q, QC_FIT_BINNED_ITERS, 1e-10);
+            if (!isfinite(ll) || has_empty(k, q))
+                continue;
+            if (ll > ll_win) {
+                ll_win = ll;
+                memcpy(p, q, sizeof p);
+                conv = 1;
+            }
+            continue;
+        }
         if (starts > 1)
             ll = em_run(&sub, lognormal, k, q, delta, o->em_max_iter, o->em_tol, &it, &cv);
         if (sub.x != full.x) /* polish on all the data */
