@@ -17,6 +17,7 @@
 # rate asked (--min, per metric), with the Wilson interval printed.
 #
 # usage: net_check.py QCTL [--seeds N] [--min FRACTION] [--case SUBSTRING]
+#                           [--customers N] [--vs-queue]
 import json
 import math
 import os
@@ -293,11 +294,67 @@ def wilson(k, n, z=1.96):
     return c - h, c + h
 
 
+def vs_queue(qctl, seeds, minimum, reps, cust):
+    """One station, M/M/2 at 0.75: sim network and sim queue on the same
+    parameters print the same exact values, and both cover them."""
+    net = {"stations": [{"name": "s", "servers": 2, "service": "exp:1"}],
+           "classes": [{"name": "x", "arrival": "exp:1.5", "entry": "s"}]}
+    tmp = tempfile.mkdtemp()
+    path = os.path.join(tmp, "one.json")
+    with open(path, "w") as f:
+        json.dump(net, f)
+    pairs = [("response_time", ("stations", "s", "x", "response_time")),
+             ("waiting_time", ("stations", "s", "x", "waiting_time")),
+             ("number_in_system", ("stations", "s", "x", "number")),
+             ("utilization", ("stations", "s", "x", "utilization")),
+             ("throughput", ("stations", "s", "x", "throughput")),
+             ("response_time_p95", ("end_to_end", "x", "response_time_p95"))]
+    a = 1.5
+    N = mmc_number(2, a)
+    ref = {"response_time": N / 1.5, "waiting_time": N / 1.5 - 1, "number_in_system": N,
+           "utilization": 0.75, "throughput": 1.5}
+    cov_q = [0] * len(pairs)
+    cov_n = [0] * len(pairs)
+    failed = 0
+    common = ["--reps", str(reps), "--customers", str(cust), "--json", "--quiet", "-j", "2"]
+    for seed in range(1, seeds + 1):
+        q = json.loads(subprocess.run(
+            [qctl, "sim", "queue", "--arrival", "exp:1.5", "--service", "exp:1", "--servers",
+             "2", "--seed", str(seed)] + common, capture_output=True, text=True,
+            check=True).stdout)
+        n = json.loads(subprocess.run([qctl, "sim", "network", path, "--seed", str(seed)] +
+                                      common, capture_output=True, text=True,
+                                      check=True).stdout)
+        for r, (qm, npath) in enumerate(pairs):
+            qc = q["metrics"][qm]
+            nc = get(n, npath)
+            ex = qc["exact"]
+            if seed == 1:
+                if ex is None or nc.get("exact") is None or abs(ex - nc["exact"]) > 1e-9 * ex:
+                    print("FAIL %s: sim queue's exact %s, sim network's %s"
+                          % (qm, ex, nc.get("exact")))
+                    failed += 1
+                if qm in ref and abs(ex - ref[qm]) > 1e-6 * ref[qm]:
+                    print("FAIL %s: exact %s, the reference %.9g" % (qm, ex, ref[qm]))
+                    failed += 1
+            cov_q[r] += qc["ci_low"] is not None and qc["ci_low"] <= ex <= qc["ci_high"]
+            cov_n[r] += nc["ci_low"] is not None and nc["ci_low"] <= ex <= nc["ci_high"]
+    for r, (qm, _) in enumerate(pairs):
+        for who, cov in (("sim queue", cov_q), ("sim network", cov_n)):
+            lo, hi = wilson(cov[r], seeds)
+            ok = cov[r] / seeds >= minimum
+            print("%-4s M/M/2 one station  %-12s %-20s covered %3d/%d = %.2f [%.2f, %.2f]"
+                  % ("ok" if ok else "FAIL", who, qm, cov[r], seeds, cov[r] / seeds, lo, hi))
+            failed += not ok
+    return 1 if failed else 0
+
+
 def main():
     args = sys.argv[1:]
     qctl = args[0]
     seeds, minimum, only, reps, cust = 40, 0.85, None, 10, 20000
     i = 1
+    queue = False
     while i < len(args):
         if args[i] == "--seeds":
             seeds = int(args[i + 1]); i += 2
@@ -307,8 +364,12 @@ def main():
             only = args[i + 1]; i += 2
         elif args[i] == "--customers":
             cust = int(args[i + 1]); i += 2
+        elif args[i] == "--vs-queue":
+            queue = True; i += 1
         else:
             print("unknown argument", args[i]); return 2
+    if queue:
+        return vs_queue(qctl, seeds, minimum, reps, cust)
     failed = 0
     tmp = tempfile.mkdtemp()
     for name, net, st, e2e in cases():
