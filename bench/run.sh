@@ -10,6 +10,8 @@ build=${1:-build}
 # tell a coverage of 0.94 from the 0.93 target (docs/output-analysis.md)
 "$build/bench/bench_coverage" "${QC_BENCH_COVERAGE_EXPERIMENTS:-100}"
 "$build/bench/bench_coverage" "${QC_BENCH_COVERAGE_HEAVY:-400}" "10 x 1e5"
+# sim network's general event loop against the recursions (docs/benchmarks.md)
+"$build/bench/bench_network" "${QC_BENCH_NETWORK_CUSTOMERS:-2000000}"
 "$build/bench/bench_mdp"
 "$build/bench/bench_traffic" "${QC_BENCH_TRAFFIC_PACKETS:-10000000}"
 "$(dirname "$0")/bench_fit.sh" "$build/qctl"

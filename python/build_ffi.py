@@ -180,6 +180,7 @@ typedef struct qc_network_result {
     uint64_t events, measured;
     double sim_time;
     double ctl_limit_mean;
+    double ctl_behind_mean;
     int transient;
     char transient_reason[512];
     ...;

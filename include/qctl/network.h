@@ -172,6 +172,8 @@ typedef struct qc_network_params {
                                mean's half-width is within it */
     unsigned max_reps;      /* precision: most replications (0: 10000) */
     unsigned jobs;
+    double ctl_reference;   /* > 0: the front's MaxUsers reference instead
+                               of the file's (a sweep's variable) */
     const qc_cancel *cancel;
     qc_progress_fn progress;
     void *progress_ctx;
@@ -197,6 +199,9 @@ typedef struct qc_network_result {
     double sim_time;
     /* the front's controller: mean of its limit over the windows */
     double ctl_limit_mean;
+    /* and the mean time behind the front of those served (what it
+     * controls), NAN without a controller */
+    double ctl_behind_mean;
     int transient;
     char transient_reason[512];
 } qc_network_result;

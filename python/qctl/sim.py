@@ -1249,6 +1249,7 @@ def network(file, customers=None, time=None, warmup="auto", reps=1, seed=1, conf
             transient=bool(res.transient) if simulated else False,
             transient_reason=ffi.string(res.transient_reason).decode() if simulated else "",
             maxusers_mean_limit=res.ctl_limit_mean if simulated and net.front >= 0 else None,
+            response_behind_front=res.ctl_behind_mean if simulated and net.front >= 0 else None,
             events=int(res.events) if simulated else 0)
     finally:
         lib.qc_network_exact_free(ex)

@@ -92,8 +92,14 @@ static json_t *summary_json(const net_out *o, double elapsed)
         json_object_set_new(run, "warmup_chunks", json_integer(r->warmup_chunks));
         json_object_set_new(run, "transient",
                             r->transient ? json_string(r->transient_reason) : json_null());
-        if (n->front >= 0)
+        if (n->front >= 0) {
             json_object_set_new(run, "maxusers_mean_limit", qc_json_real_new(r->ctl_limit_mean));
+            json_object_set_new(run, "maxusers_reference",
+                                qc_json_real_new(p->ctl_reference > 0 ? p->ctl_reference
+                                                                      : n->ctl_reference));
+            json_object_set_new(run, "response_behind_front",
+                                qc_json_real_new(r->ctl_behind_mean));
+        }
         cli_json_run_done(root, run, r->measured, r->events, r->sim_time, elapsed);
     }
     json_t *st = json_object();
@@ -167,7 +173,10 @@ static void table(const void *ctx)
         if (r->transient)
             printf("TRANSIENT, NOT A STEADY STATE: %s\n", r->transient_reason);
         if (n->front >= 0)
-            printf("MaxUsers at the front: mean limit %.4g\n", r->ctl_limit_mean);
+            printf("MaxUsers at the front: reference %.4g s, mean limit %.4g, mean response "
+                   "behind the front %.4g s\n",
+                   p->ctl_reference > 0 ? p->ctl_reference : n->ctl_reference,
+                   r->ctl_limit_mean, r->ctl_behind_mean);
     }
     if (o->ex.method[0])
         printf("exact: %s\n", o->ex.method);
@@ -280,6 +289,12 @@ static int validate(void *ctx)
     }
     q->loaded = 1;
     p->net = &q->net;
+    if (p->ctl_reference != 0 && (q->net.front < 0 || !(p->ctl_reference > 0))) {
+        cli_error("--maxusers-reference: %s", q->net.front < 0
+                      ? "the network has no control.maxusers at its front"
+                      : "must be > 0");
+        return QC_EXIT_USAGE;
+    }
     return 0;
 }
 
@@ -336,6 +351,10 @@ int cmd_sim_network(int argc, char **argv)
          .zero_unset = 1},
         {"max-reps", CLI_UINT, &p->max_reps, .arg = "R",
          .help = "with --precision: most replications (default 10000)", .zero_unset = 1},
+        {"maxusers-reference", CLI_DOUBLE, &p->ctl_reference, .arg = "R",
+         .help = "the front's MaxUsers reference (s) instead of the\nfile's control.maxusers.reference "
+                 "(e.g. to sweep it)",
+         .zero_unset = 1},
         {"analytic", CLI_BOOL, &q.analytic,
          .help = "no simulation: the analytic solution alone (exact, or\nbalanced job bounds)"},
         CLI_ROW_JOBS(&p->jobs),

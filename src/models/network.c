@@ -109,6 +109,8 @@ typedef struct run {
     list gate;
     double ctl_resp;
     uint64_t ctl_done;
+    double behind_sum; /* in the window: time behind the front, served */
+    uint64_t behind_n;
     uint64_t events_at_check;
     qc__reps_worker *w;
     int err;
@@ -320,6 +322,10 @@ static int leave(run *r, uint32_t j, int served)
         /* the controller sees the time behind the front, not at its gate */
         r->ctl_resp += r->sim.now - b->t_adm;
         r->ctl_done++;
+        if (r->in_window) {
+            r->behind_sum += r->sim.now - b->t_adm;
+            r->behind_n++;
+        }
     } else {
         *GF(r, r->cur, G_LOST, k) += 1;
     }
@@ -616,7 +622,8 @@ static int complete(run *r, uint32_t j)
 static int ctl_sample(run *r)
 {
     double y = r->ctl_done ? r->ctl_resp / (double)r->ctl_done : NAN;
-    qc_mu_ctl_sense in = {r->net->ctl_reference, y, (double)r->peak};
+    double ref = r->p->ctl_reference > 0 ? r->p->ctl_reference : r->net->ctl_reference;
+    qc_mu_ctl_sense in = {ref, y, (double)r->peak};
     qc_mu_ctl_act out;
     if (isfinite(y)) {
         qc_mu_ctl_step(&r->ctl, &in, &out);
@@ -710,6 +717,8 @@ static int run_one(run *r, unsigned rep)
     r->admitted = r->peak = 0;
     r->ctl_resp = 0;
     r->ctl_done = 0;
+    r->behind_sum = 0;
+    r->behind_n = 0;
     uint64_t seed = p->seed;
     qc_rng_init(&r->rroute, seed, qc_rng_stream(rep, QC_STREAM_ROUTING, 0));
     qc_rng_init(&r->rpat, seed, qc_rng_stream(rep, QC_STREAM_MISC, 1));
@@ -945,8 +954,8 @@ typedef struct state {
     qc_hist *all;  /* [C + 1] */
     qc_hist *sect; /* [NSECT * (C + 1)] */
     double *num, *den;
-    double limit_sum;
-    uint64_t limit_n;
+    double limit_sum, behind_sum;
+    uint64_t limit_n, behind_n;
 } state;
 
 static int rep_run(void *ctx, void *ws, unsigned rep, qc__reps_worker *w, qc_err *err)
@@ -987,6 +996,8 @@ static int rep_merge(void *ctx, void *ws, unsigned rep, qc_err *err)
     }
     s->limit_sum += r->ctl_sum_limit;
     s->limit_n += r->ctl_samples;
+    s->behind_sum += r->behind_sum;
+    s->behind_n += r->behind_n;
     return 0;
 }
 
@@ -1171,6 +1182,7 @@ int qc_network_run(const qc_network_params *p, qc_network_result *res, qc_err *e
     res->batches = one_run ? s.units.nbatches : 0;
     res->batches_independent = one_run ? s.units.independent : 1;
     res->ctl_limit_mean = s.limit_n ? s.limit_sum / (double)s.limit_n : NAN;
+    res->ctl_behind_mean = s.behind_n ? s.behind_sum / (double)s.behind_n : NAN;
     if (p->warmup_mode == QC_WARMUP_FIXED) {
         if (p->customers)
             res->warmup_customers = p->warmup;

@@ -685,6 +685,8 @@ static void bounds(ctx *x, qc_network_exact *ex)
 {
     const qc_network *n = x->n;
     unsigned c = 0, nclosed = 0;
+    if (n->front >= 0)
+        return; /* the gate changes the population behind it */
     for (unsigned k = 0; k < x->C; k++)
         if (n->cl[k].closed) {
             c = k;
