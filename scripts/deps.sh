@@ -9,7 +9,9 @@
 #                            sanitizer and fuzzer builds, curl for the
 #                            proxy's admin endpoints, chromium to check the
 #                            HTML reports in a real browser engine; pytest and
-#                            SimPy for the Python package's tests and examples)
+#                            SimPy for the Python package's tests and examples;
+#                            tests/network/net_check.py needs python3 alone:
+#                            its exact values are its own, not octave-queueing's)
 #   scripts/deps.sh --bench  also the references of bench/bench_live.sh
 #                            (nginx-light, haproxy, wrk)
 set -eu

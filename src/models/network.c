@@ -601,7 +601,9 @@ static int complete(run *r, uint32_t j)
     double resp = r->sim.now - b->t_st;
     *SCF(r, r->cur, F_DONE, sc) += 1;
     *SCF(r, r->cur, F_RESP, sc) += resp;
-    *SCF(r, r->cur, F_WAIT, sc) += resp - b->svc0 > 0 ? resp - b->svc0 : 0;
+    /* a delay has no wait (resp - svc0 would be rounding) */
+    if (r->net->st[i].disc != QC_NET_IS && resp > b->svc0)
+        *SCF(r, r->cur, F_WAIT, sc) += resp - b->svc0;
     int rc = depart_station(r, j, i);
     if (rc != 0)
         return rc;
