@@ -250,6 +250,101 @@ static int verdict(const void *ctx)
     return 0;
 }
 
+/* The network as a diagram (gnuplot): the stations left to right as
+ * boxes, each class's entries from the left, its routes as arrows above
+ * (forward) or below (back) the boxes, labelled with the class and the
+ * probability, and what leaves as a dashed arrow "out". */
+static int diagram(cli_plots *pl, const void *ctx)
+{
+    const net_out *o = ctx;
+    const qc_network *n = &o->q->net;
+    static const char *const colors[8] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                          "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+    size_t cap = 65536, len = 0;
+    char *b = malloc(cap);
+    if (b == NULL) {
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
+#define OUT(...)                                                                                \
+    do {                                                                                        \
+        if (len < cap)                                                                          \
+            len += (size_t)snprintf(b + len, cap - len, __VA_ARGS__);                           \
+    } while (0)
+    double xout = 3.0 * n->nst;
+    int fwd = 0, back = 0;
+    OUT("unset border\nunset tics\nunset key\nset size ratio -1\n");
+    OUT("set xrange [-2.5:%g]\n", xout + 0.5);
+    for (unsigned i = 0; i < n->nst; i++) {
+        const qc_net_station *st = &n->st[i];
+        double x = 3.0 * i + 1;
+        OUT("set object %u rect from %g,-0.5 to %g,0.5 fc rgb '#eef3fa' fs solid border lc "
+            "rgb '#444444'\n",
+            i + 1, x - 0.8, x + 0.8);
+        char what[48];
+        if (st->disc == QC_NET_IS)
+            snprintf(what, sizeof what, "is");
+        else
+            snprintf(what, sizeof what, "%s, c=%u", qc_net_disc_name(st->disc), st->servers);
+        OUT("set label \"%s\\n%s\" at %g,0 center front\n", st->name, what, x);
+    }
+    for (unsigned k = 0; k < n->ncl; k++) {
+        const char *col = colors[k % 8];
+        const qc_net_class *c = &n->cl[k];
+        OUT("set label \"%s (%s)\" at -2.4,%g left tc rgb '%s' font ',9'\n", c->name,
+            c->closed ? "closed" : "open", 1.6 - 0.35 * k, col);
+        for (unsigned i = 0; i < n->nst; i++)
+            if (c->entry[i] > 0)
+                OUT("set arrow from -1.2,%g to %g,%g head filled lc rgb '%s'\n",
+                    0.3 - 0.15 * k, 3.0 * i + 0.2, 0.3 - 0.15 * k, col);
+        for (unsigned i = 0; i < n->nst; i++) {
+            size_t row = (size_t)i * n->ncl + k;
+            double left = 1;
+            /* (i, k) is reached by an entry or by some route */
+            int reached = n->cl[k].entry[i] > 0;
+            for (size_t r2 = 0; r2 < (size_t)n->nst * n->ncl && !reached; r2++)
+                for (unsigned h = 0; h < n->nroute[r2]; h++)
+                    reached |= n->route[r2][h].p > 0 && n->route[r2][h].station == (int)i &&
+                               n->route[r2][h].cls == (int)k;
+            for (unsigned h = 0; h < n->nroute[row]; h++) {
+                const qc_net_hop *hp = &n->route[row][h];
+                left -= hp->p;
+                if (hp->p <= 0)
+                    continue;
+                reached = 1;
+                double x0 = 3.0 * i + 1, x1 = 3.0 * hp->station + 1;
+                int up = hp->station > (int)i;
+                double y = up ? 0.8 + 0.3 * fwd++ : -0.8 - 0.3 * back++;
+                const char *c2 = colors[hp->cls % 8];
+                /* from the box's edge to the other's; to itself: a short
+                 * arrow back over its top */
+                double a = up ? x0 + 0.8 : x0 - 0.8, z = up ? x1 - 0.8 : x1 + 0.8;
+                if (x1 == x0) {
+                    a = x0 + 0.6;
+                    z = x0 - 0.6;
+                }
+                OUT("set arrow from %g,%g to %g,%g head filled lc rgb '%s'\n", a, y, z, y, c2);
+                OUT("set label \"%s%s%s %.3g\" at %g,%g center tc rgb '%s' font ',8'\n",
+                    c->name, hp->cls != (int)k ? "->" : "",
+                    hp->cls != (int)k ? n->cl[hp->cls].name : "", hp->p, (a + z) / 2, y + 0.13,
+                    c2);
+            }
+            if (reached && left > 1e-9 && n->st[i].has_service[k]) {
+                double y = 0.35 - 0.2 * k;
+                OUT("set arrow from %g,%g to %g,%g head filled lc rgb '%s' dt 2\n",
+                    3.0 * i + 1.8, y, 3.0 * i + 2.5, y, col);
+                OUT("set label \"out %.3g\" at %g,%g left tc rgb '%s' font ',7'\n", left,
+                    3.0 * i + 2.5, y, col);
+            }
+        }
+    }
+    OUT("set yrange [%g:%g]\nplot NaN notitle\n", -1.2 - 0.3 * back, 2.0 + 0.3 * fwd);
+#undef OUT
+    int rc = len < cap ? cli_plots_draw(pl, "network", "%s", b) : 0;
+    free(b);
+    return rc;
+}
+
 static int validate(void *ctx)
 {
     net_cli *q = ctx;
@@ -320,7 +415,9 @@ static int run_cmd(void *ctx, int argc, char **argv)
         qc_network_result_free(&out.r);
         return QC_EXIT_FAIL;
     }
-    cli_result r = {summary_json(&out, run.elapsed), &out, table, verdict, NULL, NULL, NULL, 0};
+    static const char *const names[] = {"network"};
+    cli_result r = {summary_json(&out, run.elapsed), &out, table, verdict, NULL, diagram, names,
+                    1};
     rc = cli_result_write(&q->out, &r, argc, argv);
     qc_network_result_free(&out.r);
     qc_network_exact_free(&out.ex);
@@ -362,6 +459,8 @@ int cmd_sim_network(int argc, char **argv)
         CLI_ROW_CONFIDENCE(&p->level),
         CLI_ROW_JSON(&q.out.json),
         CLI_ROW_OUTPUT(&q.out.output),
+        {"plot", CLI_STR, &q.out.plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+         .help = "draw the network (stations, entries, routes) into DIR\nas SVG and PNG (needs gnuplot)"},
         CLI_ROW_REPORT(&q.out.report),
         CLI_ROW_QUIET(&q.quiet),
         CLI_ROWS_CONFIG_CHECK(&q, validate),
