@@ -10,6 +10,12 @@ build=${1:-build}
 # tell a coverage of 0.94 from the 0.93 target (docs/output-analysis.md)
 "$build/bench/bench_coverage" "${QC_BENCH_COVERAGE_EXPERIMENTS:-100}"
 "$build/bench/bench_coverage" "${QC_BENCH_COVERAGE_HEAVY:-400}" "10 x 1e5"
+# sim network's general event loop against the recursions (docs/benchmarks.md)
+"$build/bench/bench_network" "${QC_BENCH_NETWORK_CUSTOMERS:-2000000}"
+# sim network's coverage over 100 seeds against exact values computed
+# independently (docs/networks.md), and one station beside sim queue
+python3 "$(dirname "$0")/../tests/network/net_check.py" "$build/qctl" --seeds 100 --min 0.93 || true
+python3 "$(dirname "$0")/../tests/network/net_check.py" "$build/qctl" --vs-queue --seeds 100 --min 0.93 || true
 "$build/bench/bench_mdp"
 "$build/bench/bench_traffic" "${QC_BENCH_TRAFFIC_PACKETS:-10000000}"
 "$(dirname "$0")/bench_fit.sh" "$build/qctl"

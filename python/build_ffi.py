@@ -135,6 +135,68 @@ int qc_queue_exact_values(const qc_queue_params *p, qc_queue_exact *out);
 double qc_erlang_c(unsigned c, double a);
 double qc_mmc_response_quantile(double lambda, double mu, unsigned c, double q);
 
+/* ---- networks of queues ---- */
+typedef struct qc_net_station { char name[32]; ...; } qc_net_station;
+typedef struct qc_net_class { char name[32]; int closed; ...; } qc_net_class;
+typedef struct qc_network {
+    unsigned nst, ncl;
+    qc_net_station st[32];
+    qc_net_class cl[8];
+    int front;
+    ...;
+} qc_network;
+int qc_network_load(qc_network *net, const char *path, qc_err *err);
+int qc_network_parse(qc_network *net, const char *text, const char *name, qc_err *err);
+void qc_network_free(qc_network *net);
+#define QC_NM_COUNT ...
+#define QC_NE_COUNT ...
+#define QC_NET_CHUNKS ...
+const char *qc_net_metric_name(int m);
+const char *qc_net_e2e_name(int m);
+const char *qc_net_disc_name(int d);
+typedef struct qc_network_params {
+    const qc_network *net;
+    uint64_t customers;
+    double horizon;
+    qc_warmup_mode warmup_mode;
+    double warmup;
+    unsigned reps;
+    uint64_t seed;
+    double level;
+    double precision;
+    unsigned max_reps;
+    unsigned jobs;
+    const qc_cancel *cancel;
+    ...;
+} qc_network_params;
+void qc_network_params_init(qc_network_params *p);
+typedef struct qc_network_result {
+    qc_ci *station;
+    qc_ci *e2e;
+    const char *ci_method;
+    unsigned reps;
+    int warmup_chunks;
+    int precision_met;
+    uint64_t events, measured;
+    double sim_time;
+    double ctl_limit_mean;
+    double ctl_behind_mean;
+    int transient;
+    char transient_reason[512];
+    ...;
+} qc_network_result;
+int qc_network_run(const qc_network_params *p, qc_network_result *res, qc_err *err);
+void qc_network_result_free(qc_network_result *res);
+typedef struct qc_network_exact {
+    double *station;
+    double *e2e;
+    double *e2e_lo, *e2e_hi;
+    char method[160];
+    char why_not[256];
+} qc_network_exact;
+int qc_network_exact_solve(const qc_network *net, qc_network_exact *ex, qc_err *err);
+void qc_network_exact_free(qc_network_exact *ex);
+
 /* ---- the pool of removable servers ---- */
 typedef struct qc_energy_cost {
     double holding;

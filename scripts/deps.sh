@@ -15,7 +15,9 @@
 #                            is installed in: scripts/deb_chroot.sh;
 #                            haproxy, pgbouncer and postgresql-client for the
 #                            tests of qctl control on real servers, postgresql
-#                            for examples/postgres and examples/pgbouncer)
+#                            for examples/postgres and examples/pgbouncer;
+#                            tests/network/net_check.py needs python3 alone:
+#                            its exact values are its own, not octave-queueing's)
 #   scripts/deps.sh --bench  also the references of bench/bench_live.sh
 #                            (nginx-light, haproxy, wrk)
 set -eu

@@ -42,6 +42,7 @@
 #include "qctl/exact.h"
 #include "qctl/maxusers.h"
 #include "qctl/multiclass.h"
+#include "qctl/network.h"
 #include "qctl/pool.h"
 #include "qctl/queue.h"
 #include "qctl/removable_sim.h"

@@ -1146,3 +1146,118 @@ def _mc_result(p, sc, label, pols, results):
                 "state": [ffi.string(lib.qc_adm_state_name(w.state[k])).decode() for w in rows]}
     return AdmissionResult(scenario=label, model=model, run=run, admissibility=adm,
                            policies=policies, series=series)
+
+
+class NetworkResult:
+    """What qctl.sim.network returns: r.stations[station][class][metric]
+    and r.end_to_end[class][metric] (class "all": every class), each an
+    Estimate whose exact is the product form / MVA / closed form value
+    (NaN where theory gives none), and the run's facts. With
+    analytic=True nothing is simulated: value is NaN and exact holds the
+    solution; bounds[class] = {"throughput": (lo, hi), "response_time":
+    (lo, hi)} where there is no exact form but balanced job bounds."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def to_dict(self):
+        return {"command": "sim network", "exact_method": self.exact_method,
+                "no_exact_because": self.no_exact_because,
+                "stations": {s: {c: {m: e.to_dict() for m, e in ms.items()}
+                                 for c, ms in cs.items()}
+                             for s, cs in self.stations.items()},
+                "end_to_end": {c: {m: e.to_dict() for m, e in ms.items()}
+                               for c, ms in self.end_to_end.items()}}
+
+    def __repr__(self):
+        return "NetworkResult(%d stations, %d classes, exact: %s)" % (
+            len(self.stations), len(self.end_to_end) - 1, self.exact_method or "none")
+
+
+def network(file, customers=None, time=None, warmup="auto", reps=1, seed=1, confidence=0.95,
+            precision=None, max_reps=None, jobs=1, analytic=False):
+    """Simulates the network of queues in file (JSON, docs/networks.md) as
+    `qctl sim network FILE` does with the same flags, and solves it
+    exactly where theory allows. Bad files or arguments raise ValueError
+    with the command's message (naming the file and field)."""
+    err = new_err()
+    net = ffi.new("qc_network *")
+    check(lib.qc_network_load(net, cstr(str(file)), err), err, "")
+    net = ffi.gc(net, lib.qc_network_free)
+    p = ffi.new("qc_network_params *")
+    lib.qc_network_params_init(p)
+    p.net = net
+    if customers is not None:
+        p.customers = _int("--customers", customers, 2 * lib.QC_NET_CHUNKS)
+    if time is not None:
+        p.horizon = _num("--time", time)
+    if p.customers == 0 and p.horizon == 0:
+        p.customers = 100000
+    p.reps = _int("--reps", reps, 1)
+    p.seed = _int("--seed", seed)
+    p.level = _num("--confidence", confidence)
+    p.jobs = _int("--jobs", jobs, 1)
+    if precision is not None:
+        p.precision = _num("--precision", precision)
+        if not (0 < p.precision < 1) or p.reps < 2:
+            raise bad("--precision: a relative half-width in (0, 1), with reps >= 2")
+    if max_reps is not None:
+        p.max_reps = _int("--max-reps", max_reps, 1)
+    if warmup in ("auto", "mser", "mser5"):
+        p.warmup_mode = lib.QC_WARMUP_MSER5
+    else:
+        p.warmup_mode = lib.QC_WARMUP_FIXED
+        p.warmup = _num("--warmup", warmup)
+    res = ffi.new("qc_network_result *")
+    simulated = not analytic
+    if simulated:
+        cancel = new_cancel()
+        p.cancel = cancel
+        rc = run_interruptible(lib.qc_network_run, p, res, err, cancel=cancel)
+        check(rc, err, "sim network: ")
+    ex = ffi.new("qc_network_exact *")
+    try:
+        check(lib.qc_network_exact_solve(net, ex, err), err, "sim network: ")
+        S, C = net.nst, net.ncl
+        cls = [ffi.string(net.cl[k].name).decode() for k in range(C)] + ["all"]
+        nan_ci = ffi.new("qc_ci *", {"mean": math.nan, "half": math.nan, "lo": math.nan,
+                                     "hi": math.nan, "level": p.level, "n": 0})
+        stations = {}
+        for i in range(S):
+            sname = ffi.string(net.st[i].name).decode()
+            stations[sname] = {}
+            for k in range(C + 1):
+                row = i * (C + 1) + k
+                ms = {}
+                for m in range(lib.QC_NM_COUNT):
+                    name = ffi.string(lib.qc_net_metric_name(m)).decode()
+                    x = row * lib.QC_NM_COUNT + m
+                    ci = res.station[x] if simulated else nan_ci[0]
+                    ms[name] = Estimate(name, name.replace("_", " "), ci, ex.station[x])
+                stations[sname][cls[k]] = ms
+        e2e, bounds = {}, {}
+        for k in range(C + 1):
+            ms = {}
+            for m in range(lib.QC_NE_COUNT):
+                name = ffi.string(lib.qc_net_e2e_name(m)).decode()
+                x = k * lib.QC_NE_COUNT + m
+                ci = res.e2e[x] if simulated else nan_ci[0]
+                ms[name] = Estimate(name, name.replace("_", " "), ci, ex.e2e[x])
+                if not math.isnan(ex.e2e_lo[x]):
+                    bounds.setdefault(cls[k], {})[name] = (ex.e2e_lo[x], ex.e2e_hi[x])
+            e2e[cls[k]] = ms
+        return NetworkResult(
+            file=str(file), stations=stations, end_to_end=e2e, bounds=bounds,
+            exact_method=ffi.string(ex.method).decode() or None,
+            no_exact_because=ffi.string(ex.why_not).decode() or None,
+            simulated=simulated, reps=int(res.reps) if simulated else 0,
+            ci_method=ffi.string(res.ci_method).decode() if simulated else None,
+            transient=bool(res.transient) if simulated else False,
+            transient_reason=ffi.string(res.transient_reason).decode() if simulated else "",
+            maxusers_mean_limit=res.ctl_limit_mean if simulated and net.front >= 0 else None,
+            response_behind_front=res.ctl_behind_mean if simulated and net.front >= 0 else None,
+            events=int(res.events) if simulated else 0)
+    finally:
+        lib.qc_network_exact_free(ex)
+        if simulated:
+            lib.qc_network_result_free(res)

@@ -74,6 +74,7 @@ int cmd_mdp(int argc, char **argv);
 int cmd_mdp_removable(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_sim_queue(int argc, char **argv);
+int cmd_sim_network(int argc, char **argv);
 int cmd_sysid(int argc, char **argv);
 int cmd_design(int argc, char **argv);
 int cmd_sim_pool(int argc, char **argv);

@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* sim_network.c: `qctl sim network FILE.json`, a network of queues from
+ * the command line. Parses flags, loads the network (qc_network_load),
+ * runs qc_network_run and qc_network_exact_solve, writes the summary.
+ * --analytic prints the analytic solution alone. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "flags.h"
+#include "qctl/network.h"
+#include "qctl/output.h"
+#include "report_cli.h"
+#include "result.h"
+
+static const char about[] =
+    "Simulates a network of queues read from FILE.json (stations, open and\n"
+    "closed classes, routing; docs/networks.md) and prints per station, per\n"
+    "class and end to end the estimates with their confidence intervals, the\n"
+    "exact value beside each where theory gives one (Jackson, BCMP, MVA).\n";
+
+static const char epilogue[] =
+    "\n"
+    "FILE.json may also be given as --network FILE.json (e.g. in --config or\n"
+    "a sweep). --analytic solves without simulating: the exact product form\n"
+    "or MVA, a station's closed form, or balanced job bounds.";
+
+typedef struct net_cli {
+    qc_network_params p;
+    qc_network net;
+    const char *file, *warm;
+    cli_outputs out;
+    int quiet, analytic, loaded;
+    const cli_flag *flags;
+    unsigned given[64];
+} net_cli;
+
+typedef struct net_out {
+    const net_cli *q;
+    qc_network_result r;
+    qc_network_exact ex;
+    int simulated;
+} net_out;
+
+static const char *const slabels[QC_NM_COUNT] = {"response", "wait", "number", "util",
+                                                 "thruput", "loss", "balk", "renege",
+                                                 "timeout"};
+
+static json_t *value_json(const qc_ci *c, double exact, int sim)
+{
+    json_t *o = sim ? qc_json_ci_new(c) : json_object();
+    if (sim && isnan(c->half))
+        json_object_set_new(o, "reason", json_string(isnan(c->mean) ? "nothing measured"
+                                                                    : "no interval"));
+    json_object_set_new(o, "exact", qc_json_real_new(exact));
+    return o;
+}
+
+static json_t *summary_json(const net_out *o, double elapsed)
+{
+    const qc_network *n = &o->q->net;
+    const qc_network_params *p = &o->q->p;
+    json_t *root = json_object();
+    json_object_set_new(root, "command", json_string("sim network"));
+    json_t *model = json_object();
+    json_object_set_new(model, "file", json_string(o->q->file));
+    json_object_set_new(model, "exact_method",
+                        o->ex.method[0] ? json_string(o->ex.method) : json_null());
+    json_object_set_new(model, "no_exact_because",
+                        o->ex.why_not[0] ? json_string(o->ex.why_not) : json_null());
+    json_t *diag = json_array();
+    for (unsigned i = 0; i < n->nst; i++)
+        for (unsigned k = 0; k < n->ncl; k++) {
+            size_t row = (size_t)i * n->ncl + k;
+            for (unsigned h = 0; h < n->nroute[row]; h++) {
+                const qc_net_hop *hp = &n->route[row][h];
+                char e[160];
+                snprintf(e, sizeof e, "%s -(%s %.3g)-> %s/%s", n->st[i].name, n->cl[k].name,
+                         hp->p, n->st[hp->station].name, n->cl[hp->cls].name);
+                json_array_append_new(diag, json_string(e));
+            }
+        }
+    json_object_set_new(model, "routes", diag);
+    json_object_set_new(root, "model", model);
+    if (o->simulated) {
+        const qc_network_result *r = &o->r;
+        json_t *run = cli_json_run(p->customers, p->horizon, r->reps, p->seed, p->level,
+                                   r->ci_method);
+        json_object_set_new(run, "warmup_chunks", json_integer(r->warmup_chunks));
+        json_object_set_new(run, "transient",
+                            r->transient ? json_string(r->transient_reason) : json_null());
+        if (n->front >= 0) {
+            json_object_set_new(run, "maxusers_mean_limit", qc_json_real_new(r->ctl_limit_mean));
+            json_object_set_new(run, "maxusers_reference",
+                                qc_json_real_new(p->ctl_reference > 0 ? p->ctl_reference
+                                                                      : n->ctl_reference));
+            json_object_set_new(run, "response_behind_front",
+                                qc_json_real_new(r->ctl_behind_mean));
+        }
+        cli_json_run_done(root, run, r->measured, r->events, r->sim_time, elapsed);
+    }
+    json_t *st = json_object();
+    for (unsigned i = 0; i < n->nst; i++) {
+        json_t *sj = json_object();
+        json_object_set_new(sj, "discipline", json_string(qc_net_disc_name(n->st[i].disc)));
+        for (unsigned k = 0; k <= n->ncl; k++) {
+            json_t *cj = json_object();
+            size_t row = QC_NET_ROW(n, i, k);
+            for (int m = 0; m < QC_NM_COUNT; m++)
+                json_object_set_new(cj, qc_net_metric_name(m),
+                                    value_json(o->simulated ? &o->r.station[row * QC_NM_COUNT + m]
+                                                            : NULL,
+                                               o->ex.station[row * QC_NM_COUNT + m],
+                                               o->simulated));
+            json_object_set_new(sj, k < n->ncl ? n->cl[k].name : "all", cj);
+        }
+        json_object_set_new(st, n->st[i].name, sj);
+    }
+    json_object_set_new(root, "stations", st);
+    json_t *e2e = json_object();
+    for (unsigned k = 0; k <= n->ncl; k++) {
+        json_t *cj = json_object();
+        for (int m = 0; m < QC_NE_COUNT; m++) {
+            size_t x = (size_t)k * QC_NE_COUNT + m;
+            json_t *v = value_json(o->simulated ? &o->r.e2e[x] : NULL, o->ex.e2e[x],
+                                   o->simulated);
+            if (!isnan(o->ex.e2e_lo[x])) {
+                json_object_set_new(v, "bound_low", qc_json_real_new(o->ex.e2e_lo[x]));
+                json_object_set_new(v, "bound_high", qc_json_real_new(o->ex.e2e_hi[x]));
+            }
+            json_object_set_new(cj, qc_net_e2e_name(m), v);
+        }
+        json_object_set_new(e2e, k < n->ncl ? n->cl[k].name : "all", cj);
+    }
+    json_object_set_new(root, "end_to_end", e2e);
+    return root;
+}
+
+static void cell(char *buf, size_t len, const qc_ci *c, double exact, int sim)
+{
+    char e[32] = "";
+    if (!isnan(exact))
+        snprintf(e, sizeof e, " (%.4g)", exact);
+    if (!sim)
+        snprintf(buf, len, "%s", isnan(exact) ? "-" : e + 1);
+    else if (isnan(c->mean))
+        snprintf(buf, len, "none%s", e);
+    else if (isnan(c->half))
+        snprintf(buf, len, "%.4g no CI%s", c->mean, e);
+    else
+        snprintf(buf, len, "%.4g±%.2g%s", c->mean, c->half, e);
+}
+
+static void table(const void *ctx)
+{
+    const net_out *o = ctx;
+    const qc_network *n = &o->q->net;
+    const qc_network_result *r = &o->r;
+    const qc_network_params *p = &o->q->p;
+    printf("network %s: %u station%s, %u class%s\n", o->q->file, n->nst, n->nst == 1 ? "" : "s",
+           n->ncl, n->ncl == 1 ? "" : "es");
+    if (o->simulated) {
+        printf("%u replication%s of ", r->reps, r->reps == 1 ? "" : "s");
+        if (p->customers)
+            printf("%llu customers leaving", (unsigned long long)p->customers);
+        else
+            printf("time %g", p->horizon);
+        printf("; CI by %s at %g%%; warm-up %s\n", r->ci_method, 100 * p->level,
+               p->warmup_mode == QC_WARMUP_FIXED ? "fixed" : "by MSER");
+        if (r->transient)
+            printf("TRANSIENT, NOT A STEADY STATE: %s\n", r->transient_reason);
+        if (n->front >= 0)
+            printf("MaxUsers at the front: reference %.4g s, mean limit %.4g, mean response "
+                   "behind the front %.4g s\n",
+                   p->ctl_reference > 0 ? p->ctl_reference : n->ctl_reference,
+                   r->ctl_limit_mean, r->ctl_behind_mean);
+    }
+    if (o->ex.method[0])
+        printf("exact: %s\n", o->ex.method);
+    if (o->ex.why_not[0])
+        printf("no exact product form: %s\n", o->ex.why_not);
+    printf("(estimate±half-width (exact))\n");
+    for (unsigned i = 0; i < n->nst; i++) {
+        printf("\nstation %s (%s", n->st[i].name, qc_net_disc_name(n->st[i].disc));
+        if (n->st[i].disc != QC_NET_IS)
+            printf(", c = %u", n->st[i].servers);
+        if (n->st[i].capacity)
+            printf(", K = %llu", (unsigned long long)n->st[i].capacity);
+        printf(")\n  %-10s", "class");
+        int show[QC_NM_COUNT];
+        for (int m = 0; m < QC_NM_COUNT; m++) {
+            show[m] = m <= QC_NM_THROUGHPUT;
+            for (unsigned k = 0; k <= n->ncl && !show[m]; k++) {
+                size_t x = QC_NET_ROW(n, i, k) * QC_NM_COUNT + (size_t)m;
+                show[m] = (o->simulated && r->station[x].mean > 0) || o->ex.station[x] > 0;
+            }
+            if (show[m])
+                printf(" %-26s", slabels[m]);
+        }
+        printf("\n");
+        for (unsigned k = 0; k <= n->ncl; k++) {
+            size_t row = QC_NET_ROW(n, i, k);
+            if (k < n->ncl && !n->st[i].has_service[k])
+                continue;
+            printf("  %-10s", k < n->ncl ? n->cl[k].name : "all");
+            for (int m = 0; m < QC_NM_COUNT; m++) {
+                if (!show[m])
+                    continue;
+                char b[64];
+                size_t x = row * QC_NM_COUNT + (size_t)m;
+                cell(b, sizeof b, o->simulated ? &r->station[x] : NULL, o->ex.station[x],
+                     o->simulated);
+                printf(" %-26s", b);
+            }
+            printf("\n");
+        }
+    }
+    printf("\nend to end (per class entered as)\n  %-10s", "class");
+    static const char *const el[QC_NE_COUNT] = {"response", "number", "thruput", "lost",
+                                                "p50",      "p95",    "p99"};
+    for (int m = 0; m < QC_NE_COUNT; m++)
+        printf(" %-26s", el[m]);
+    printf("\n");
+    for (unsigned k = 0; k <= n->ncl; k++) {
+        printf("  %-10s", k < n->ncl ? n->cl[k].name : "all");
+        for (int m = 0; m < QC_NE_COUNT; m++) {
+            char b[64];
+            size_t x = (size_t)k * QC_NE_COUNT + (size_t)m;
+            cell(b, sizeof b, o->simulated ? &r->e2e[x] : NULL, o->ex.e2e[x], o->simulated);
+            if (isnan(o->ex.e2e[x]) && !isnan(o->ex.e2e_lo[x])) {
+                size_t l = strlen(b);
+                snprintf(b + l, sizeof b - l, " [%.3g, %.3g]", o->ex.e2e_lo[x], o->ex.e2e_hi[x]);
+            }
+            printf(" %-26s", b);
+        }
+        printf("\n");
+    }
+}
+
+static int verdict(const void *ctx)
+{
+    const net_out *o = ctx;
+    if (o->simulated && o->r.transient) {
+        cli_error("sim network: no steady state: %s", o->r.transient_reason);
+        return QC_EXIT_FAIL;
+    }
+    return 0;
+}
+
+/* The network as a diagram (gnuplot): the stations left to right as
+ * boxes, each class's entries from the left, its routes as arrows above
+ * (forward) or below (back) the boxes, labelled with the class and the
+ * probability, and what leaves as a dashed arrow "out". */
+static int diagram(cli_plots *pl, const void *ctx)
+{
+    const net_out *o = ctx;
+    const qc_network *n = &o->q->net;
+    static const char *const colors[8] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                          "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+    size_t cap = 65536, len = 0;
+    char *b = malloc(cap);
+    if (b == NULL) {
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
+#define OUT(...)                                                                                \
+    do {                                                                                        \
+        if (len < cap)                                                                          \
+            len += (size_t)snprintf(b + len, cap - len, __VA_ARGS__);                           \
+    } while (0)
+    double xout = 3.0 * n->nst;
+    int fwd = 0, back = 0;
+    OUT("unset border\nunset tics\nunset key\nset size ratio -1\n");
+    OUT("set xrange [-2.5:%g]\n", xout + 0.5);
+    for (unsigned i = 0; i < n->nst; i++) {
+        const qc_net_station *st = &n->st[i];
+        double x = 3.0 * i + 1;
+        OUT("set object %u rect from %g,-0.5 to %g,0.5 fc rgb '#eef3fa' fs solid border lc "
+            "rgb '#444444'\n",
+            i + 1, x - 0.8, x + 0.8);
+        char what[48];
+        if (st->disc == QC_NET_IS)
+            snprintf(what, sizeof what, "is");
+        else
+            snprintf(what, sizeof what, "%s, c=%u", qc_net_disc_name(st->disc), st->servers);
+        OUT("set label \"%s\\n%s\" at %g,0 center front\n", st->name, what, x);
+    }
+    for (unsigned k = 0; k < n->ncl; k++) {
+        const char *col = colors[k % 8];
+        const qc_net_class *c = &n->cl[k];
+        OUT("set label \"%s (%s)\" at -2.4,%g left tc rgb '%s' font ',9'\n", c->name,
+            c->closed ? "closed" : "open", 1.6 - 0.35 * k, col);
+        for (unsigned i = 0; i < n->nst; i++)
+            if (c->entry[i] > 0)
+                OUT("set arrow from -1.2,%g to %g,%g head filled lc rgb '%s'\n",
+                    0.3 - 0.15 * k, 3.0 * i + 0.2, 0.3 - 0.15 * k, col);
+        for (unsigned i = 0; i < n->nst; i++) {
+            size_t row = (size_t)i * n->ncl + k;
+            double left = 1;
+            /* (i, k) is reached by an entry or by some route */
+            int reached = n->cl[k].entry[i] > 0;
+            for (size_t r2 = 0; r2 < (size_t)n->nst * n->ncl && !reached; r2++)
+                for (unsigned h = 0; h < n->nroute[r2]; h++)
+                    reached |= n->route[r2][h].p > 0 && n->route[r2][h].station == (int)i &&
+                               n->route[r2][h].cls == (int)k;
+            for (unsigned h = 0; h < n->nroute[row]; h++) {
+                const qc_net_hop *hp = &n->route[row][h];
+                left -= hp->p;
+                if (hp->p <= 0)
+                    continue;
+                reached = 1;
+                double x0 = 3.0 * i + 1, x1 = 3.0 * hp->station + 1;
+                int up = hp->station > (int)i;
+                double y = up ? 0.8 + 0.3 * fwd++ : -0.8 - 0.3 * back++;
+                const char *c2 = colors[hp->cls % 8];
+                /* from the box's edge to the other's; to itself: a short
+                 * arrow back over its top */
+                double a = up ? x0 + 0.8 : x0 - 0.8, z = up ? x1 - 0.8 : x1 + 0.8;
+                if (x1 == x0) {
+                    a = x0 + 0.6;
+                    z = x0 - 0.6;
+                }
+                OUT("set arrow from %g,%g to %g,%g head filled lc rgb '%s'\n", a, y, z, y, c2);
+                OUT("set label \"%s%s%s %.3g\" at %g,%g center tc rgb '%s' font ',8'\n",
+                    c->name, hp->cls != (int)k ? "->" : "",
+                    hp->cls != (int)k ? n->cl[hp->cls].name : "", hp->p, (a + z) / 2, y + 0.13,
+                    c2);
+            }
+            if (reached && left > 1e-9 && n->st[i].has_service[k]) {
+                double y = 0.35 - 0.2 * k;
+                OUT("set arrow from %g,%g to %g,%g head filled lc rgb '%s' dt 2\n",
+                    3.0 * i + 1.8, y, 3.0 * i + 2.5, y, col);
+                OUT("set label \"out %.3g\" at %g,%g left tc rgb '%s' font ',7'\n", left,
+                    3.0 * i + 2.5, y, col);
+            }
+        }
+    }
+    OUT("set yrange [%g:%g]\nplot NaN notitle\n", -1.2 - 0.3 * back, 2.0 + 0.3 * fwd);
+#undef OUT
+    int rc = len < cap ? cli_plots_draw(pl, "network", "%s", b) : 0;
+    free(b);
+    return rc;
+}
+
+static int validate(void *ctx)
+{
+    net_cli *q = ctx;
+    qc_network_params *p = &q->p;
+    int rc;
+    if (q->file == NULL) {
+        cli_error("sim network: the network FILE.json is required (see 'qctl sim network "
+                  "--help')");
+        return QC_EXIT_USAGE;
+    }
+    if (q->out.report && (rc = cli_report_prepare(q->out.report)) != 0)
+        return rc;
+    if (p->customers == 0 && p->horizon == 0)
+        p->customers = 100000;
+    if (p->customers && p->customers < 2 * QC_NET_CHUNKS) {
+        cli_error("--customers: at least %d", 2 * QC_NET_CHUNKS);
+        return QC_EXIT_USAGE;
+    }
+    if (p->precision != 0 && !(p->precision > 0 && p->precision < 1)) {
+        cli_error("--precision: %g is not a relative half-width in (0, 1)", p->precision);
+        return QC_EXIT_USAGE;
+    }
+    if (p->precision > 0 && p->reps < 2) {
+        cli_error("--precision: needs --reps 2 or more (it doubles the replications)");
+        return QC_EXIT_USAGE;
+    }
+    int fixed;
+    if ((rc = cli_warmup_parse(q->warm, 1, p->customers != 0, &fixed, &p->warmup)) != 0)
+        return rc;
+    p->warmup_mode = fixed ? QC_WARMUP_FIXED : QC_WARMUP_MSER5;
+    if (q->loaded)
+        qc_network_free(&q->net);
+    qc_err err = {0};
+    if (qc_network_load(&q->net, q->file, &err) != 0) {
+        cli_error("%s", err.msg);
+        return QC_EXIT_USAGE;
+    }
+    q->loaded = 1;
+    p->net = &q->net;
+    if (p->ctl_reference != 0 && (q->net.front < 0 || !(p->ctl_reference > 0))) {
+        cli_error("--maxusers-reference: %s", q->net.front < 0
+                      ? "the network has no control.maxusers at its front"
+                      : "must be > 0");
+        return QC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int run_cmd(void *ctx, int argc, char **argv)
+{
+    net_cli *q = ctx;
+    net_out out = {.q = q};
+    cli_run run;
+    int rc;
+    if (!q->analytic) {
+        cli_run_begin(&run, "sim network", NULL, q->quiet, &q->p.progress, &q->p.progress_ctx);
+        cli_run_cancellable(&run, &q->p.cancel);
+        rc = cli_run_end(&run, qc_network_run(&q->p, &out.r, &run.err));
+        if (rc != 0)
+            return rc;
+        out.simulated = 1;
+    } else {
+        run.elapsed = 0;
+    }
+    qc_err err = {0};
+    if (qc_network_exact_solve(&q->net, &out.ex, &err) != 0) {
+        cli_error("sim network: %s", err.msg);
+        qc_network_result_free(&out.r);
+        return QC_EXIT_FAIL;
+    }
+    static const char *const names[] = {"network"};
+    cli_result r = {summary_json(&out, run.elapsed), &out, table, verdict, NULL, diagram, names,
+                    1};
+    rc = cli_result_write(&q->out, &r, argc, argv);
+    qc_network_result_free(&out.r);
+    qc_network_exact_free(&out.ex);
+    return rc;
+}
+
+int cmd_sim_network(int argc, char **argv)
+{
+    net_cli q = {.warm = "auto", .out.cmd = "sim network"};
+    qc_network_params *p = &q.p;
+    qc_network_params_init(p);
+    p->jobs = cli_jobs_default();
+    int help = 0;
+    const cli_flag flags[] = {
+        {"network", CLI_STR, &q.file, .arg = "FILE.json",
+         .help = "the network (or as the first word after 'network')"},
+        {"customers", CLI_U64, &p->customers, .arg = "N",
+         .help = "customers leaving the network measured per\nreplication (default 100000)",
+         .zero_unset = 1},
+        CLI_ROW_TIME(&p->horizon),
+        {"warmup", CLI_STR, &q.warm, .arg = "W",
+         .help = "auto (default: MSER), or customers (with --customers)\nor time (with --time) "
+                 "simulated before measuring"},
+        {"reps", CLI_UINT, &p->reps, .arg = "R",
+         .help = "independent replications (default 1: batch means)"},
+        {"precision", CLI_DOUBLE, &p->precision, .arg = "REL",
+         .help = "double the replications until every mean's half-width\nis at most REL of it",
+         .zero_unset = 1},
+        {"max-reps", CLI_UINT, &p->max_reps, .arg = "R",
+         .help = "with --precision: most replications (default 10000)", .zero_unset = 1},
+        {"maxusers-reference", CLI_DOUBLE, &p->ctl_reference, .arg = "R",
+         .help = "the front's MaxUsers reference (s) instead of the\nfile's control.maxusers.reference "
+                 "(e.g. to sweep it)",
+         .zero_unset = 1},
+        {"analytic", CLI_BOOL, &q.analytic,
+         .help = "no simulation: the analytic solution alone (exact, or\nbalanced job bounds)"},
+        CLI_ROW_JOBS(&p->jobs),
+        CLI_ROW_SEED(&p->seed),
+        CLI_ROW_CONFIDENCE(&p->level),
+        CLI_ROW_JSON(&q.out.json),
+        CLI_ROW_OUTPUT(&q.out.output),
+        {"plot", CLI_STR, &q.out.plot, .path = CLI_PATH_OUT_DIR, .arg = "DIR",
+         .help = "draw the network (stations, entries, routes) into DIR\nas SVG and PNG (needs gnuplot)"},
+        CLI_ROW_REPORT(&q.out.report),
+        CLI_ROW_QUIET(&q.quiet),
+        CLI_ROWS_CONFIG_CHECK(&q, validate),
+        CLI_ROW_HELP(&help),
+        {"", CLI_NOTE, NULL, .help = epilogue},
+        {0}};
+    q.flags = flags;
+    /* `sim network FILE.json [options]`: the file as --network */
+    char **av = calloc((size_t)argc + 2, sizeof *av);
+    if (av == NULL) {
+        cli_error("sim network: out of memory");
+        return QC_EXIT_FAIL;
+    }
+    int ac = 0;
+    av[ac++] = argv[0];
+    int i = 1;
+    if (argc > 1 && argv[1][0] != '-') {
+        av[ac++] = (char *)"--network";
+        av[ac++] = argv[1];
+        i = 2;
+    }
+    for (; i < argc; i++)
+        av[ac++] = argv[i];
+    av[ac] = NULL;
+    int rc = cli_command_main("sim network", "qctl sim network FILE.json [options]", about,
+                              flags, q.given, run_cmd, &q, ac, av);
+    free(av);
+    if (q.loaded)
+        qc_network_free(&q.net);
+    return rc;
+}

@@ -1,0 +1,1263 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* network.c: a network of queues on the simulation kernel
+ * (qctl/network.h).
+ *
+ * One general event loop: every event is in the kernel's heap, typed by
+ * what happens (an open class's arrival, a service completion, a
+ * customer's patience or timeout running out, a think time ending, the
+ * processor-sharing station's next completion, a chunk's end, a control
+ * sample). Customers are slots of a pool that grows by doubling and is
+ * reused, so after the first moments no event allocates.
+ *
+ * Invariants between events, per station: n customers present; FCFS and
+ * priority: min(n, c) in service (a list, searched for the one to preempt),
+ * the others in one FIFO list per priority level (FCFS: one level);
+ * PS: all n share the c servers at rate min(1, c/n) each, run in virtual
+ * time V (a customer arriving at V0 with requirement S finishes when
+ * V = V0 + S; the earliest tag has the station's one pending event);
+ * IS: every customer has its own completion event.
+ *
+ * Time integrals (number present, busy servers) are kept per station and
+ * class and brought up to date at the station's every change (touch), so
+ * that an event costs O(classes), never O(stations). They are written
+ * into the chunk in force; at a chunk's end every station is touched, so
+ * that a chunk's areas are exactly its own.
+ *
+ * Output analysis: units.h's, on summaries of chunk ranges computed here
+ * (the chunked-run harness of reps.h fits one station; a network has a
+ * row of sums per station and class). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qctl/controller.h"
+#include "qctl/network.h"
+#include "qctl/rng.h"
+#include "qctl/sim.h"
+#include "reps.h"
+#include "units.h"
+
+#define NCH QC_NET_CHUNKS
+#define NSECT 16 /* groups of replications for the percentiles' sections */
+#define NIL UINT32_MAX
+
+enum { EV_ARR = 1, EV_DEP, EV_REN, EV_TMO, EV_THINK, EV_PSDEP, EV_CHUNK, EV_CTL };
+enum { J_FREE, J_WAIT, J_SVC, J_THINK, J_GATE };
+
+/* per station and class sums of a chunk (field-major: F * nsc + sc) */
+enum { F_ARR, F_BLK, F_BALK, F_REN, F_TMO, F_DONE, F_RESP, F_WAIT, F_AN, F_AB, F_COUNT };
+/* per chain */
+enum { G_DONE, G_LOST, G_RESP, G_AREA, G_COUNT };
+/* per chunk: t_start, t_end, exits */
+enum { H_T0, H_T1, H_EXITS, H_COUNT };
+
+typedef struct job {
+    double t_net, t_adm, t_st, svc0, rem, dep_t, tag;
+    int64_t h_dep, h_ren, h_tmo;
+    uint32_t prev, next; /* a waiting list, the in-service list or PS's */
+    uint16_t cls, chain, st;
+    uint8_t state;
+} job;
+
+typedef struct list {
+    uint32_t head, tail;
+} list;
+
+typedef struct strt {
+    uint64_t n;
+    unsigned busy;
+    double tlast;
+    list wait[QC_NET_MAX_CLASSES]; /* by level */
+    list insvc;                    /* FCFS, priority; PS: all present */
+    double V, vlast;
+    int64_t ps_h;
+} strt;
+
+typedef struct run {
+    const qc_network_params *p;
+    const qc_network *net;
+    qc_sim sim;
+    unsigned S, C, nsc;
+    job *jobs;
+    size_t njobs, jcap;
+    uint32_t jfree;
+    strt st[QC_NET_MAX_STATIONS];
+    int level[QC_NET_MAX_STATIONS * QC_NET_MAX_CLASSES]; /* level of (i, k) */
+    uint64_t nsc_n[QC_NET_MAX_STATIONS * QC_NET_MAX_CLASSES];
+    double nsc_b[QC_NET_MAX_STATIONS * QC_NET_MAX_CLASSES];
+    uint64_t nnet[QC_NET_MAX_CLASSES];
+    double tnet;
+    /* randomness */
+    qc_rng rarr[QC_NET_MAX_CLASSES], rsvc[QC_NET_MAX_STATIONS], rroute, rpat, rthink;
+    qc_arrivals_gen garr[QC_NET_MAX_CLASSES];
+    qc_sampler ssvc[QC_NET_MAX_STATIONS * QC_NET_MAX_CLASSES];
+    /* chunks */
+    size_t stride;
+    double *chunks; /* (NCH + 1) x stride: the last one the warm-up's scratch */
+    double *cur;
+    int k;          /* chunk in force (NCH: warm-up) */
+    int in_window;
+    uint64_t exits, warm_exits;
+    double win_start;
+    int done;
+    qc_hist *hist; /* [C + 1]: end-to-end response, last half of the window */
+    /* the front's MaxUsers loop */
+    qc_mu_ctl ctl;
+    double limit, ctl_sum_limit;
+    uint64_t ctl_samples, admitted, peak;
+    list gate;
+    double ctl_resp;
+    uint64_t ctl_done;
+    double behind_sum; /* in the window: time behind the front, served */
+    uint64_t behind_n;
+    uint64_t events_at_check;
+    qc__reps_worker *w;
+    int err;
+} run;
+
+/* ---- sums of a chunk ---------------------------------------------------- */
+
+static inline double *SCF(run *r, double *ch, int f, unsigned sc)
+{
+    return ch + (size_t)f * r->nsc + sc;
+}
+static inline double *GF(run *r, double *ch, int f, unsigned k)
+{
+    return ch + (size_t)F_COUNT * r->nsc + (size_t)f * r->C + k;
+}
+static inline double *HF(run *r, double *ch, int f)
+{
+    return ch + (size_t)F_COUNT * r->nsc + (size_t)G_COUNT * r->C + f;
+}
+
+/* ---- the customer pool -------------------------------------------------- */
+
+static uint32_t job_new(run *r)
+{
+    if (r->jfree == NIL) {
+        size_t cap = r->jcap ? 2 * r->jcap : 1024;
+        if (cap > NIL - 1)
+            return NIL;
+        job *nj = realloc(r->jobs, cap * sizeof *nj);
+        if (nj == NULL)
+            return NIL;
+        r->jobs = nj;
+        for (size_t j = cap; j-- > r->jcap;) {
+            nj[j].state = J_FREE;
+            nj[j].next = r->jfree;
+            r->jfree = (uint32_t)j;
+        }
+        r->jcap = cap;
+    }
+    uint32_t j = r->jfree;
+    r->jfree = r->jobs[j].next;
+    job *b = &r->jobs[j];
+    b->h_dep = b->h_ren = b->h_tmo = -1;
+    b->prev = b->next = NIL;
+    return j;
+}
+
+static void job_free(run *r, uint32_t j)
+{
+    r->jobs[j].state = J_FREE;
+    r->jobs[j].next = r->jfree;
+    r->jfree = j;
+}
+
+static void list_push(run *r, list *l, uint32_t j, int front)
+{
+    job *b = &r->jobs[j];
+    if (l->head == NIL) {
+        b->prev = b->next = NIL;
+        l->head = l->tail = j;
+    } else if (front) {
+        b->prev = NIL;
+        b->next = l->head;
+        r->jobs[l->head].prev = j;
+        l->head = j;
+    } else {
+        b->next = NIL;
+        b->prev = l->tail;
+        r->jobs[l->tail].next = j;
+        l->tail = j;
+    }
+}
+
+static void list_del(run *r, list *l, uint32_t j)
+{
+    job *b = &r->jobs[j];
+    if (b->prev != NIL)
+        r->jobs[b->prev].next = b->next;
+    else
+        l->head = b->next;
+    if (b->next != NIL)
+        r->jobs[b->next].prev = b->prev;
+    else
+        l->tail = b->prev;
+    b->prev = b->next = NIL;
+}
+
+/* ---- time integrals ----------------------------------------------------- */
+
+static void touch(run *r, unsigned i)
+{
+    strt *s = &r->st[i];
+    double dt = r->sim.now - s->tlast;
+    if (dt > 0) {
+        for (unsigned k = 0; k < r->C; k++) {
+            unsigned sc = i * r->C + k;
+            *SCF(r, r->cur, F_AN, sc) += (double)r->nsc_n[sc] * dt;
+            *SCF(r, r->cur, F_AB, sc) += r->nsc_b[sc] * dt;
+        }
+    }
+    s->tlast = r->sim.now;
+}
+
+static void touch_net(run *r)
+{
+    double dt = r->sim.now - r->tnet;
+    if (dt > 0)
+        for (unsigned k = 0; k < r->C; k++)
+            *GF(r, r->cur, G_AREA, k) += (double)r->nnet[k] * dt;
+    r->tnet = r->sim.now;
+}
+
+/* PS: each of the n present is served at min(1, c/n) */
+static double ps_rate(const strt *s, unsigned c)
+{
+    return s->n <= c ? 1.0 : (double)c / (double)s->n;
+}
+
+static void ps_busy(run *r, unsigned i)
+{
+    double rate = ps_rate(&r->st[i], r->net->st[i].servers);
+    for (unsigned k = 0; k < r->C; k++) {
+        unsigned sc = i * r->C + k;
+        r->nsc_b[sc] = (double)r->nsc_n[sc] * rate;
+    }
+}
+
+static void ps_advance(run *r, unsigned i)
+{
+    strt *s = &r->st[i];
+    s->V += (r->sim.now - s->vlast) * ps_rate(s, r->net->st[i].servers);
+    s->vlast = r->sim.now;
+}
+
+/* The earliest finish tag gets the station's one event. */
+static int ps_schedule(run *r, unsigned i)
+{
+    strt *s = &r->st[i];
+    if (s->ps_h >= 0)
+        qc_sim_cancel(&r->sim, s->ps_h);
+    s->ps_h = -1;
+    if (s->n == 0) {
+        s->V = 0; /* small, exact tags */
+        return 0;
+    }
+    uint32_t best = NIL;
+    double bt = INFINITY;
+    for (uint32_t j = s->insvc.head; j != NIL; j = r->jobs[j].next)
+        if (r->jobs[j].tag < bt) {
+            bt = r->jobs[j].tag;
+            best = j;
+        }
+    double dt = (bt - s->V) / ps_rate(s, r->net->st[i].servers);
+    if (dt < 0)
+        dt = 0;
+    s->ps_h = qc_sim_after(&r->sim, dt, EV_PSDEP, best);
+    return s->ps_h < 0 ? (int)s->ps_h : 0;
+}
+
+/* ---- moving customers --------------------------------------------------- */
+
+static int enter(run *r, uint32_t j);
+static int arrive(run *r, uint32_t j, unsigned i, unsigned k);
+
+static void chunk_close(run *r, double t)
+{
+    for (unsigned i = 0; i < r->S; i++)
+        touch(r, i);
+    touch_net(r);
+    *HF(r, r->cur, H_T1) = t;
+}
+
+static void chunk_open(run *r, int k, double t)
+{
+    r->k = k;
+    r->cur = r->chunks + (size_t)k * r->stride;
+    memset(r->cur, 0, r->stride * sizeof(double));
+    *HF(r, r->cur, H_T0) = t;
+}
+
+static void window_open(run *r)
+{
+    chunk_close(r, r->sim.now);
+    r->in_window = 1;
+    r->win_start = r->sim.now;
+    r->exits = 0;
+    chunk_open(r, 0, r->sim.now);
+    if (r->p->horizon > 0)
+        qc_sim_after(&r->sim, r->p->horizon / NCH, EV_CHUNK, 1);
+}
+
+/* A customer leaves the network (served: through to the end). */
+static int leave(run *r, uint32_t j, int served)
+{
+    job *b = &r->jobs[j];
+    unsigned k = b->chain;
+    touch_net(r);
+    r->nnet[k]--;
+    if (r->net->front >= 0 && r->admitted > 0)
+        r->admitted--;
+    double resp = r->sim.now - b->t_net;
+    if (served) {
+        *GF(r, r->cur, G_DONE, k) += 1;
+        *GF(r, r->cur, G_RESP, k) += resp;
+        if (r->in_window && r->k >= NCH / 2 && r->k < NCH) {
+            qc_hist_add(&r->hist[k], resp);
+            qc_hist_add(&r->hist[r->C], resp);
+        }
+        /* the controller sees the time behind the front, not at its gate */
+        r->ctl_resp += r->sim.now - b->t_adm;
+        r->ctl_done++;
+        if (r->in_window) {
+            r->behind_sum += r->sim.now - b->t_adm;
+            r->behind_n++;
+        }
+    } else {
+        *GF(r, r->cur, G_LOST, k) += 1;
+    }
+    *HF(r, r->cur, H_EXITS) += 1;
+    const qc_net_class *c = &r->net->cl[k];
+    if (c->closed) {
+        /* thinks, then enters again; an event even for no think time, so
+         * that a customer refused at once cannot loop without the clock */
+        b->state = J_THINK;
+        b->cls = (uint16_t)k;
+        double z = c->think.kind != QC_DIST_NONE ? qc_dist_sample(&c->think, &r->rthink) : 0;
+        int64_t h = qc_sim_after(&r->sim, z, EV_THINK, j);
+        if (h < 0)
+            return (int)h;
+    } else {
+        job_free(r, j);
+    }
+    /* where the window stands, in exits */
+    if (!r->in_window) {
+        if (r->p->warmup_mode == QC_WARMUP_FIXED && r->p->customers &&
+            ++r->warm_exits >= (uint64_t)r->p->warmup)
+            window_open(r);
+        return 0;
+    }
+    if (r->p->customers) {
+        r->exits++;
+        if (r->exits >= r->p->customers) {
+            chunk_close(r, r->sim.now);
+            r->done = 1;
+            return 0;
+        }
+        int nk = (int)(r->exits * NCH / r->p->customers);
+        if (nk != r->k) {
+            chunk_close(r, r->sim.now);
+            chunk_open(r, nk, r->sim.now);
+        }
+    }
+    return 0;
+}
+
+static int release_gate(run *r)
+{
+    while (r->gate.head != NIL && (double)r->admitted < floor(r->limit)) {
+        uint32_t g = r->gate.head;
+        list_del(r, &r->gate, g);
+        r->admitted++;
+        if (r->admitted > r->peak)
+            r->peak = r->admitted;
+        const qc_net_class *c = &r->net->cl[r->jobs[g].chain];
+        r->jobs[g].t_adm = r->sim.now;
+        double u = qc_rng_u01(&r->rroute), acc = 0;
+        unsigned i = 0;
+        for (; i + 1 < r->S; i++) {
+            acc += c->entry[i];
+            if (u < acc)
+                break;
+        }
+        int rc = arrive(r, g, i, r->jobs[g].chain);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Starts service of j at station i (a free server is there). */
+static int start(run *r, uint32_t j, unsigned i)
+{
+    job *b = &r->jobs[j];
+    strt *s = &r->st[i];
+    if (b->h_ren >= 0) {
+        qc_sim_cancel(&r->sim, b->h_ren);
+        b->h_ren = -1;
+    }
+    s->busy++;
+    r->nsc_b[i * r->C + b->cls] += 1;
+    b->state = J_SVC;
+    list_push(r, &s->insvc, j, 0);
+    b->dep_t = r->sim.now + b->rem;
+    b->h_dep = qc_sim_at(&r->sim, b->dep_t, EV_DEP, j);
+    return b->h_dep < 0 ? (int)b->h_dep : 0;
+}
+
+/* The next waiting customer, highest priority level first. */
+static int start_next(run *r, unsigned i)
+{
+    strt *s = &r->st[i];
+    const qc_net_station *ns = &r->net->st[i];
+    while (s->busy < ns->servers) {
+        uint32_t j = NIL;
+        for (unsigned l = 0; l < r->C && j == NIL; l++)
+            if (s->wait[l].head != NIL) {
+                j = s->wait[l].head;
+                list_del(r, &s->wait[l], j);
+            }
+        if (j == NIL)
+            return 0;
+        int rc = start(r, j, i);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Takes j, present at station i, out of it (served or not). */
+static int depart_station(run *r, uint32_t j, unsigned i)
+{
+    job *b = &r->jobs[j];
+    strt *s = &r->st[i];
+    const qc_net_station *ns = &r->net->st[i];
+    unsigned sc = i * r->C + b->cls;
+    touch(r, i);
+    if (b->h_tmo >= 0) {
+        qc_sim_cancel(&r->sim, b->h_tmo);
+        b->h_tmo = -1;
+    }
+    if (b->h_ren >= 0) {
+        qc_sim_cancel(&r->sim, b->h_ren);
+        b->h_ren = -1;
+    }
+    int rc = 0;
+    switch (ns->disc) {
+    case QC_NET_PS:
+        ps_advance(r, i);
+        list_del(r, &s->insvc, j);
+        s->n--;
+        r->nsc_n[sc]--;
+        ps_busy(r, i);
+        return ps_schedule(r, i);
+    case QC_NET_IS:
+        if (b->h_dep >= 0)
+            qc_sim_cancel(&r->sim, b->h_dep);
+        b->h_dep = -1;
+        s->n--;
+        r->nsc_n[sc]--;
+        r->nsc_b[sc] -= 1;
+        return 0;
+    default:
+        s->n--;
+        r->nsc_n[sc]--;
+        if (b->state == J_SVC) {
+            if (b->h_dep >= 0)
+                qc_sim_cancel(&r->sim, b->h_dep);
+            b->h_dep = -1;
+            list_del(r, &s->insvc, j);
+            s->busy--;
+            r->nsc_b[sc] -= 1;
+            rc = start_next(r, i);
+        } else {
+            list_del(r, &s->wait[r->level[sc]], j);
+        }
+        return rc;
+    }
+}
+
+/* j (class k now) arrives at station i. */
+static int arrive(run *r, uint32_t j, unsigned i, unsigned k)
+{
+    job *b = &r->jobs[j];
+    strt *s = &r->st[i];
+    const qc_net_station *ns = &r->net->st[i];
+    unsigned sc = i * r->C + k;
+    b->cls = (uint16_t)k;
+    b->st = (uint16_t)i;
+    *SCF(r, r->cur, F_ARR, sc) += 1;
+    if (ns->nbalk) {
+        double pb = ns->balk[s->n < ns->nbalk ? s->n : ns->nbalk - 1];
+        if (pb > 0 && qc_rng_u01(&r->rroute) < pb) {
+            *SCF(r, r->cur, F_BALK, sc) += 1;
+            return leave(r, j, 0);
+        }
+    }
+    if (ns->capacity && s->n >= ns->capacity) {
+        *SCF(r, r->cur, F_BLK, sc) += 1;
+        return leave(r, j, 0);
+    }
+    touch(r, i);
+    b->t_st = r->sim.now;
+    b->svc0 = b->rem = qc_sampler_next(&r->ssvc[sc]);
+    b->h_dep = b->h_ren = b->h_tmo = -1;
+    if (ns->timeout > 0) {
+        b->h_tmo = qc_sim_after(&r->sim, ns->timeout, EV_TMO, j);
+        if (b->h_tmo < 0)
+            return (int)b->h_tmo;
+    }
+    switch (ns->disc) {
+    case QC_NET_PS:
+        ps_advance(r, i);
+        s->n++;
+        r->nsc_n[sc]++;
+        b->state = J_SVC;
+        b->tag = s->V + b->rem;
+        list_push(r, &s->insvc, j, 0);
+        ps_busy(r, i);
+        return ps_schedule(r, i);
+    case QC_NET_IS:
+        s->n++;
+        r->nsc_n[sc]++;
+        r->nsc_b[sc] += 1;
+        b->state = J_SVC;
+        b->h_dep = qc_sim_after(&r->sim, b->rem, EV_DEP, j);
+        return b->h_dep < 0 ? (int)b->h_dep : 0;
+    default:
+        break;
+    }
+    s->n++;
+    r->nsc_n[sc]++;
+    if (s->busy < ns->servers)
+        return start(r, j, i);
+    if (ns->disc == QC_NET_PRIO_PR) {
+        /* the lowest-priority customer in service, the latest started
+         * among equals, if below this one's level */
+        uint32_t v = NIL;
+        int lv = r->level[sc];
+        for (uint32_t x = s->insvc.head; x != NIL; x = r->jobs[x].next) {
+            int lx = r->level[i * r->C + r->jobs[x].cls];
+            if (lx > lv && (v == NIL || lx >= r->level[i * r->C + r->jobs[v].cls]))
+                v = x;
+        }
+        if (v != NIL) {
+            job *bv = &r->jobs[v];
+            unsigned scv = i * r->C + bv->cls;
+            qc_sim_cancel(&r->sim, bv->h_dep);
+            bv->h_dep = -1;
+            bv->rem = bv->dep_t - r->sim.now; /* preemptive resume */
+            list_del(r, &s->insvc, v);
+            s->busy--;
+            r->nsc_b[scv] -= 1;
+            bv->state = J_WAIT;
+            list_push(r, &s->wait[r->level[scv]], v, 1);
+            return start(r, j, i);
+        }
+    }
+    b->state = J_WAIT;
+    list_push(r, &s->wait[r->level[sc]], j, 0);
+    if (ns->patience.kind != QC_DIST_NONE) {
+        b->h_ren = qc_sim_after(&r->sim, qc_dist_sample(&ns->patience, &r->rpat), EV_REN, j);
+        if (b->h_ren < 0)
+            return (int)b->h_ren;
+    }
+    return 0;
+}
+
+/* j enters the network as its chain (through the gate when there is one). */
+static int enter(run *r, uint32_t j)
+{
+    job *b = &r->jobs[j];
+    unsigned k = b->chain;
+    touch_net(r);
+    r->nnet[k]++;
+    b->t_net = b->t_adm = r->sim.now;
+    if (r->net->front >= 0) {
+        b->state = J_GATE;
+        list_push(r, &r->gate, j, 0);
+        return release_gate(r);
+    }
+    const qc_net_class *c = &r->net->cl[k];
+    double u = qc_rng_u01(&r->rroute), acc = 0;
+    unsigned i = 0;
+    for (; i + 1 < r->S; i++) {
+        acc += c->entry[i];
+        if (u < acc)
+            break;
+    }
+    return arrive(r, j, i, k);
+}
+
+/* Service done at station i: record, then route. */
+static int complete(run *r, uint32_t j)
+{
+    job *b = &r->jobs[j];
+    unsigned i = b->st, k = b->cls, sc = i * r->C + k;
+    b->h_dep = -1;
+    double resp = r->sim.now - b->t_st;
+    *SCF(r, r->cur, F_DONE, sc) += 1;
+    *SCF(r, r->cur, F_RESP, sc) += resp;
+    /* a delay has no wait (resp - svc0 would be rounding) */
+    if (r->net->st[i].disc != QC_NET_IS && resp > b->svc0)
+        *SCF(r, r->cur, F_WAIT, sc) += resp - b->svc0;
+    int rc = depart_station(r, j, i);
+    if (rc != 0)
+        return rc;
+    size_t row = (size_t)i * r->C + k;
+    unsigned nh = r->net->nroute[row];
+    if (nh) {
+        double u = qc_rng_u01(&r->rroute), acc = 0;
+        const qc_net_hop *h = r->net->route[row];
+        for (unsigned x = 0; x < nh; x++) {
+            acc += h[x].p;
+            if (u < acc)
+                return arrive(r, j, (unsigned)h[x].station, (unsigned)h[x].cls);
+        }
+    }
+    return leave(r, j, 1);
+}
+
+static int ctl_sample(run *r)
+{
+    double y = r->ctl_done ? r->ctl_resp / (double)r->ctl_done : NAN;
+    double ref = r->p->ctl_reference > 0 ? r->p->ctl_reference : r->net->ctl_reference;
+    qc_mu_ctl_sense in = {ref, y, (double)r->peak};
+    qc_mu_ctl_act out;
+    if (isfinite(y)) {
+        qc_mu_ctl_step(&r->ctl, &in, &out);
+        r->limit = out.u;
+    }
+    r->ctl_resp = 0;
+    r->ctl_done = 0;
+    r->peak = r->admitted;
+    if (r->in_window) {
+        r->ctl_sum_limit += r->limit;
+        r->ctl_samples++;
+    }
+    int rc = release_gate(r);
+    if (rc != 0)
+        return rc;
+    int64_t h = qc_sim_after(&r->sim, r->net->ctl_dt, EV_CTL, 0);
+    return h < 0 ? (int)h : 0;
+}
+
+/* ---- one replication ---------------------------------------------------- */
+
+static int run_alloc(run *r, const qc_network_params *p)
+{
+    memset(r, 0, sizeof *r);
+    const qc_network *n = p->net;
+    r->p = p;
+    r->net = n;
+    r->S = n->nst;
+    r->C = n->ncl;
+    r->nsc = r->S * r->C;
+    r->stride = (size_t)F_COUNT * r->nsc + (size_t)G_COUNT * r->C + H_COUNT;
+    r->chunks = calloc((size_t)(NCH + 1) * r->stride, sizeof(double));
+    r->hist = qc_hist_alloc_array(r->C + 1, NULL);
+    r->jfree = NIL;
+    if (r->chunks == NULL || r->hist == NULL || qc_sim_init(&r->sim, 1024, NULL) != 0)
+        return QC_ENOMEM;
+    /* priority levels: the distinct priorities, in order, at priority
+     * stations; one level elsewhere */
+    for (unsigned i = 0; i < r->S; i++)
+        for (unsigned k = 0; k < r->C; k++) {
+            int lv = 0;
+            if (n->st[i].disc == QC_NET_PRIO || n->st[i].disc == QC_NET_PRIO_PR)
+                for (unsigned m = 0; m < r->C; m++)
+                    lv += n->cl[m].priority < n->cl[k].priority;
+            r->level[i * r->C + k] = lv;
+        }
+    return 0;
+}
+
+static void run_free(run *r)
+{
+    free(r->chunks);
+    free(r->jobs);
+    if (r->hist)
+        qc_hist_free_array(r->hist, r->C + 1);
+    qc_sim_free(&r->sim);
+    memset(r, 0, sizeof *r);
+}
+
+static int run_one(run *r, unsigned rep)
+{
+    const qc_network_params *p = r->p;
+    const qc_network *n = r->net;
+    qc_sim_reset(&r->sim);
+    r->jfree = NIL;
+    for (size_t j = r->jcap; j-- > 0;) {
+        r->jobs[j].state = J_FREE;
+        r->jobs[j].next = r->jfree;
+        r->jfree = (uint32_t)j;
+    }
+    memset(r->nsc_n, 0, sizeof r->nsc_n);
+    memset(r->nsc_b, 0, sizeof r->nsc_b);
+    memset(r->nnet, 0, sizeof r->nnet);
+    for (unsigned i = 0; i < r->S; i++) {
+        strt *s = &r->st[i];
+        memset(s, 0, sizeof *s);
+        s->insvc.head = s->insvc.tail = NIL;
+        for (unsigned l = 0; l < QC_NET_MAX_CLASSES; l++)
+            s->wait[l].head = s->wait[l].tail = NIL;
+        s->ps_h = -1;
+    }
+    for (unsigned k = 0; k <= r->C; k++)
+        qc_hist_reset(&r->hist[k]);
+    r->gate.head = r->gate.tail = NIL;
+    r->tnet = 0;
+    r->exits = r->warm_exits = 0;
+    r->done = 0;
+    r->in_window = 0;
+    r->ctl_sum_limit = 0;
+    r->ctl_samples = 0;
+    r->admitted = r->peak = 0;
+    r->ctl_resp = 0;
+    r->ctl_done = 0;
+    r->behind_sum = 0;
+    r->behind_n = 0;
+    uint64_t seed = p->seed;
+    qc_rng_init(&r->rroute, seed, qc_rng_stream(rep, QC_STREAM_ROUTING, 0));
+    qc_rng_init(&r->rpat, seed, qc_rng_stream(rep, QC_STREAM_MISC, 1));
+    qc_rng_init(&r->rthink, seed, qc_rng_stream(rep, QC_STREAM_USER, 0));
+    for (unsigned i = 0; i < r->S; i++) {
+        qc_rng_init(&r->rsvc[i], seed, qc_rng_stream(rep, QC_STREAM_SERVICE, i));
+        for (unsigned k = 0; k < r->C; k++)
+            if (n->st[i].has_service[k])
+                qc_sampler_init(&r->ssvc[i * r->C + k], &n->st[i].service[k], &r->rsvc[i]);
+    }
+    /* the warm-up (fixed) writes into the scratch chunk, the window from 0
+     * otherwise */
+    if (p->warmup_mode == QC_WARMUP_FIXED && p->warmup > 0) {
+        chunk_open(r, NCH, 0);
+        if (!p->customers && qc_sim_after(&r->sim, p->warmup, EV_CHUNK, 0) < 0)
+            return QC_ENOMEM;
+    } else {
+        r->in_window = 1;
+        chunk_open(r, 0, 0);
+        if (p->horizon > 0 && qc_sim_after(&r->sim, p->horizon / NCH, EV_CHUNK, 1) < 0)
+            return QC_ENOMEM;
+    }
+    if (n->front >= 0) {
+        qc_pi_params pp = {0, n->ctl_gain, n->ctl_min, n->ctl_max, n->ctl_init, QC_AW_CONDITIONAL,
+                           1};
+        qc_mu_ctl_init(&r->ctl, &pp, NULL);
+        r->limit = n->ctl_init;
+        if (qc_sim_after(&r->sim, n->ctl_dt, EV_CTL, 0) < 0)
+            return QC_ENOMEM;
+    }
+    for (unsigned k = 0; k < r->C; k++) {
+        const qc_net_class *c = &n->cl[k];
+        if (!c->closed) {
+            qc_rng_init(&r->rarr[k], seed, qc_rng_stream(rep, QC_STREAM_ARRIVAL, k));
+            qc_arrivals_gen_init(&r->garr[k], &c->arrivals, &r->rarr[k]);
+            double t = qc_arrivals_next(&r->garr[k]);
+            if (isfinite(t) && qc_sim_at(&r->sim, t, EV_ARR, k) < 0)
+                return QC_ENOMEM;
+            continue;
+        }
+        for (unsigned u = 0; u < c->population; u++) {
+            uint32_t j = job_new(r);
+            if (j == NIL)
+                return QC_ENOMEM;
+            r->jobs[j].chain = (uint16_t)k;
+            r->jobs[j].cls = (uint16_t)k;
+            r->jobs[j].state = J_THINK;
+            /* everyone starts thinking: the first entries are spread
+             * over a think time as in the steady state's cycle */
+            double z = c->think.kind != QC_DIST_NONE ? qc_dist_sample(&c->think, &r->rthink) : 0;
+            if (qc_sim_after(&r->sim, z, EV_THINK, j) < 0)
+                return QC_ENOMEM;
+        }
+    }
+    qc_event ev;
+    int rc = 0;
+    uint64_t check = 0;
+    while (!r->done && qc_sim_next(&r->sim, &ev) == 0) {
+        switch (ev.type) {
+        case EV_ARR: {
+            unsigned k = (unsigned)ev.data;
+            double t = qc_arrivals_next(&r->garr[k]);
+            if (isfinite(t) && qc_sim_at(&r->sim, t, EV_ARR, k) < 0)
+                return QC_ENOMEM;
+            uint32_t j = job_new(r);
+            if (j == NIL)
+                return QC_ENOMEM;
+            r->jobs[j].chain = (uint16_t)k;
+            rc = enter(r, j);
+            break;
+        }
+        case EV_DEP:
+            rc = complete(r, (uint32_t)ev.data);
+            break;
+        case EV_PSDEP: {
+            uint32_t j = (uint32_t)ev.data;
+            r->st[r->jobs[j].st].ps_h = -1;
+            rc = complete(r, j);
+            break;
+        }
+        case EV_REN: {
+            uint32_t j = (uint32_t)ev.data;
+            job *b = &r->jobs[j];
+            b->h_ren = -1;
+            *SCF(r, r->cur, F_REN, b->st * r->C + b->cls) += 1;
+            rc = depart_station(r, j, b->st);
+            if (rc == 0)
+                rc = leave(r, j, 0);
+            break;
+        }
+        case EV_TMO: {
+            uint32_t j = (uint32_t)ev.data;
+            job *b = &r->jobs[j];
+            b->h_tmo = -1;
+            *SCF(r, r->cur, F_TMO, b->st * r->C + b->cls) += 1;
+            rc = depart_station(r, j, b->st);
+            if (rc == 0)
+                rc = leave(r, j, 0);
+            break;
+        }
+        case EV_THINK:
+            rc = enter(r, (uint32_t)ev.data);
+            break;
+        case EV_CHUNK:
+            if (!r->in_window) {
+                window_open(r);
+            } else if (r->k + 1 >= NCH) {
+                chunk_close(r, r->sim.now);
+                r->done = 1;
+            } else {
+                chunk_close(r, r->sim.now);
+                chunk_open(r, r->k + 1, r->sim.now);
+                qc_sim_at(&r->sim, r->win_start + (r->k + 1) * (p->horizon / NCH), EV_CHUNK, 1);
+            }
+            break;
+        case EV_CTL:
+            rc = ctl_sample(r);
+            break;
+        default:
+            break;
+        }
+        if (rc != 0)
+            return rc;
+        if (r->sim.events - check >= 262144) {
+            check = r->sim.events;
+            if (p->cancel && qc_cancel_requested(p->cancel))
+                return QC_ECANCELED;
+            if (r->w) {
+                double f = p->customers ? (double)r->exits / (double)p->customers
+                                        : (r->sim.now - r->win_start) / p->horizon;
+                qc__reps_progress(r->w, r->in_window && f >= 0 && f <= 1 ? f : 0);
+            }
+        }
+    }
+    if (!r->done) {
+        /* nothing left to happen (a trace ran out): the window ends here */
+        chunk_close(r, r->sim.now);
+        for (int k = r->k + 1; k < NCH; k++) {
+            chunk_open(r, k, r->sim.now);
+            *HF(r, r->cur, H_T1) = r->sim.now;
+        }
+    }
+    return 0;
+}
+
+/* ---- output analysis ---------------------------------------------------- */
+
+static size_t n_station_metrics(const qc_network *n)
+{
+    return (size_t)n->nst * (n->ncl + 1) * QC_NM_COUNT;
+}
+
+static size_t n_metrics(const qc_network *n)
+{
+    return n_station_metrics(n) + (size_t)(n->ncl + 1) * 4;
+}
+
+static double ratio(double a, double b)
+{
+    return b > 0 ? a / b : NAN;
+}
+
+typedef struct sumctx {
+    run *r;
+    double *acc; /* one chunk's worth of sums */
+} sumctx;
+
+static void station_row(const qc_network_params *p, unsigned i, const double *x, double T,
+                        double *out)
+{
+    /* x: the row's sums in F_* order */
+    double c = p->net->st[i].disc == QC_NET_IS ? 1 : p->net->st[i].servers;
+    out[QC_NM_RESPONSE] = ratio(x[F_RESP], x[F_DONE]);
+    out[QC_NM_WAIT] = ratio(x[F_WAIT], x[F_DONE]);
+    out[QC_NM_NUMBER] = ratio(x[F_AN], T);
+    out[QC_NM_UTILIZATION] = ratio(x[F_AB], c * T);
+    out[QC_NM_THROUGHPUT] = ratio(x[F_DONE], T);
+    out[QC_NM_LOSS] = ratio(x[F_BLK], x[F_ARR]);
+    out[QC_NM_BALK] = ratio(x[F_BALK], x[F_ARR]);
+    out[QC_NM_RENEGE] = ratio(x[F_REN], x[F_ARR]);
+    out[QC_NM_TIMEOUT] = ratio(x[F_TMO], x[F_ARR]);
+}
+
+static void summarize(void *ctx, int first, int last, double *out)
+{
+    sumctx *s = ctx;
+    run *r = s->r;
+    memset(s->acc, 0, r->stride * sizeof(double));
+    double T = 0;
+    for (int k = first; k < last; k++) {
+        const double *ch = r->chunks + (size_t)k * r->stride;
+        for (size_t f = 0; f < r->stride; f++)
+            s->acc[f] += ch[f];
+        T += ch[(size_t)F_COUNT * r->nsc + (size_t)G_COUNT * r->C + H_T1] -
+             ch[(size_t)F_COUNT * r->nsc + (size_t)G_COUNT * r->C + H_T0];
+    }
+    const qc_network *n = r->net;
+    for (unsigned i = 0; i < r->S; i++) {
+        double tot[F_COUNT] = {0};
+        for (unsigned k = 0; k <= r->C; k++) {
+            double x[F_COUNT];
+            for (int f = 0; f < F_COUNT; f++) {
+                x[f] = k < r->C ? *SCF(r, s->acc, f, i * r->C + k) : tot[f];
+                if (k < r->C)
+                    tot[f] += x[f];
+            }
+            station_row(r->p, i, x, T, out + QC_NET_ROW(n, i, k) * QC_NM_COUNT);
+        }
+    }
+    double *e = out + n_station_metrics(n);
+    double t[G_COUNT] = {0};
+    for (unsigned k = 0; k <= r->C; k++) {
+        double g[G_COUNT];
+        for (int f = 0; f < G_COUNT; f++) {
+            g[f] = k < r->C ? *GF(r, s->acc, f, k) : t[f];
+            if (k < r->C)
+                t[f] += g[f];
+        }
+        e[k * 4 + 0] = ratio(g[G_RESP], g[G_DONE]);
+        e[k * 4 + 1] = ratio(g[G_AREA], T);
+        e[k * 4 + 2] = ratio(g[G_DONE], T);
+        e[k * 4 + 3] = ratio(g[G_LOST], g[G_DONE] + g[G_LOST]);
+    }
+}
+
+typedef struct state {
+    const qc_network_params *p;
+    qc_network_result *res;
+    qc__units units;
+    run **ws;
+    unsigned nws;
+    double *acc;
+    qc_hist *all;  /* [C + 1] */
+    qc_hist *sect; /* [NSECT * (C + 1)] */
+    double *num, *den;
+    double limit_sum, behind_sum;
+    uint64_t limit_n, behind_n;
+} state;
+
+static int rep_run(void *ctx, void *ws, unsigned rep, qc__reps_worker *w, qc_err *err)
+{
+    (void)ctx;
+    run *r = ws;
+    r->w = w;
+    int rc = run_one(r, rep);
+    if (rc != 0)
+        return qc__reps_failed(err, rep, rc);
+    return 0;
+}
+
+static int rep_merge(void *ctx, void *ws, unsigned rep, qc_err *err)
+{
+    state *s = ctx;
+    run *r = ws;
+    s->res->events += r->sim.events;
+    s->res->sim_time += r->sim.now;
+    size_t hoff = (size_t)F_COUNT * r->nsc + (size_t)G_COUNT * r->C;
+    for (int k = 0; k < NCH; k++) {
+        const double *ch = r->chunks + (size_t)k * r->stride;
+        double d = 0, x = 0;
+        for (unsigned c = 0; c < r->C; c++) {
+            d += ch[(size_t)F_COUNT * r->nsc + (size_t)G_DONE * r->C + c];
+            x += ch[(size_t)F_COUNT * r->nsc + (size_t)G_RESP * r->C + c];
+        }
+        s->num[k] = x;
+        s->den[k] = d;
+        s->res->measured += (uint64_t)ch[hoff + H_EXITS];
+    }
+    sumctx sc = {r, s->acc};
+    if (qc__units_add(&s->units, s->num, s->den, summarize, &sc) != 0)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    for (unsigned k = 0; k <= r->C; k++) {
+        qc_hist_merge(&s->all[k], &r->hist[k]);
+        qc_hist_merge(&s->sect[(rep % NSECT) * (r->C + 1) + k], &r->hist[k]);
+    }
+    s->limit_sum += r->ctl_sum_limit;
+    s->limit_n += r->ctl_samples;
+    s->behind_sum += r->behind_sum;
+    s->behind_n += r->behind_n;
+    return 0;
+}
+
+void qc_network_params_init(qc_network_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->warmup_mode = QC_WARMUP_MSER5;
+    p->reps = 1;
+    p->seed = 1;
+    p->level = 0.95;
+}
+
+static int precise_enough(const qc_network_params *p, const qc_network_result *res)
+{
+    const qc_network *n = p->net;
+    size_t ns = (size_t)n->nst * (n->ncl + 1);
+    for (size_t row = 0; row < ns; row++)
+        for (int m = 0; m <= QC_NM_THROUGHPUT; m++) {
+            const qc_ci *c = &res->station[row * QC_NM_COUNT + m];
+            if (c->mean > 0 && !(c->half <= p->precision / (1 + p->precision) * c->mean))
+                return 0;
+        }
+    for (unsigned k = 0; k <= n->ncl; k++)
+        for (int m = 0; m <= QC_NE_THROUGHPUT; m++) {
+            const qc_ci *c = &res->e2e[k * QC_NE_COUNT + m];
+            if (c->mean > 0 && !(c->half <= p->precision / (1 + p->precision) * c->mean))
+                return 0;
+        }
+    return 1;
+}
+
+/* Open classes' traffic: a station whose offered load reaches its
+ * servers with nothing to bound it (no capacity, no abandonment) has no
+ * steady state. */
+static int check_stable(const qc_network *n, qc_err *err)
+{
+    double lam[QC_NET_MAX_STATIONS * QC_NET_MAX_CLASSES] = {0};
+    int any = 0;
+    for (unsigned k = 0; k < n->ncl; k++)
+        if (!n->cl[k].closed && !qc_arrivals_varies(&n->cl[k].arrivals) &&
+            n->cl[k].arrivals.kind != QC_ARRIVALS_TRACE)
+            any = 1;
+    if (!any)
+        return 0;
+    /* visits by iteration of lambda = lambda0 + lambda P (converges for an
+     * open network: every customer leaves eventually) */
+    double l0[QC_NET_MAX_STATIONS * QC_NET_MAX_CLASSES] = {0};
+    for (unsigned k = 0; k < n->ncl; k++)
+        if (!n->cl[k].closed) {
+            double a = qc_arrivals_mean_rate(&n->cl[k].arrivals);
+            if (!isfinite(a))
+                continue;
+            for (unsigned i = 0; i < n->nst; i++)
+                l0[i * n->ncl + k] = a * n->cl[k].entry[i];
+        }
+    size_t ns = (size_t)n->nst * n->ncl;
+    for (int it = 0; it < 100000; it++) {
+        double nx[QC_NET_MAX_STATIONS * QC_NET_MAX_CLASSES];
+        memcpy(nx, l0, sizeof nx);
+        for (size_t row = 0; row < ns; row++)
+            for (unsigned h = 0; h < n->nroute[row]; h++) {
+                const qc_net_hop *hp = &n->route[row][h];
+                if (n->cl[hp->cls].closed)
+                    continue;
+                nx[(size_t)hp->station * n->ncl + (size_t)hp->cls] += lam[row] * hp->p;
+            }
+        double d = 0;
+        for (size_t x = 0; x < ns; x++) {
+            d += fabs(nx[x] - lam[x]);
+            lam[x] = nx[x];
+        }
+        if (d < 1e-13 * (1 + lam[0]))
+            break;
+    }
+    for (unsigned i = 0; i < n->nst; i++) {
+        const qc_net_station *s = &n->st[i];
+        if (s->disc == QC_NET_IS || s->capacity || s->patience.kind != QC_DIST_NONE ||
+            s->timeout > 0 || s->nbalk)
+            continue;
+        double a = 0;
+        for (unsigned k = 0; k < n->ncl; k++)
+            if (!n->cl[k].closed && s->has_service[k])
+                a += lam[i * n->ncl + k] * qc_dist_mean(&s->service[k]);
+        if (n->front < 0 && a >= s->servers)
+            return qc_err_set(err, QC_EUNSTABLE,
+                              "station \"%s\": the open classes offer a load of %.4g to its %u "
+                              "server%s, so its queue would grow without bound (no steady "
+                              "state); give it more servers, a capacity or a patience",
+                              s->name, a, s->servers, s->servers == 1 ? "" : "s");
+    }
+    return 0;
+}
+
+int qc_network_run(const qc_network_params *p, qc_network_result *res, qc_err *err)
+{
+    memset(res, 0, sizeof *res);
+    const qc_network *n = p->net;
+    if (n == NULL || n->nst == 0)
+        return qc_err_set(err, QC_EINVAL, "no network");
+    if ((p->customers == 0) == (p->horizon <= 0))
+        return qc_err_set(err, QC_EINVAL, "give the run's length in customers or in time");
+    if (p->customers && p->customers < 2 * NCH)
+        return qc_err_set(err, QC_EINVAL, "customers: at least %d", 2 * NCH);
+    if (p->reps < 1)
+        return qc_err_set(err, QC_EINVAL, "reps: at least 1");
+    if (!(p->level > 0 && p->level < 1))
+        return qc_err_set(err, QC_EINVAL, "confidence level: %g is not in (0, 1)", p->level);
+    if (!(p->precision >= 0 && p->precision < 1))
+        return qc_err_set(err, QC_EINVAL, "precision: %g is not in (0, 1)", p->precision);
+    if (p->precision > 0 && p->reps < 2)
+        return qc_err_set(err, QC_EINVAL, "precision: needs at least 2 replications");
+    int rc = check_stable(n, err);
+    if (rc != 0)
+        return rc;
+    int one_run = p->reps < 2;
+    unsigned max_reps = p->precision > 0 ? (p->max_reps ? p->max_reps : 10000) : p->reps;
+    unsigned jobs = qc__workers_count(p->jobs, max_reps, QC_QUEUE_JOBS_MAX);
+    state s;
+    memset(&s, 0, sizeof s);
+    s.p = p;
+    s.res = res;
+    size_t nm = n_metrics(n);
+    size_t nrows = (size_t)n->nst * (n->ncl + 1);
+    res->station = calloc(nrows * QC_NM_COUNT, sizeof(qc_ci));
+    res->e2e = calloc((size_t)(n->ncl + 1) * QC_NE_COUNT, sizeof(qc_ci));
+    double *ci_all = calloc(nm, sizeof(qc_ci));
+    qc_ci *cis = (qc_ci *)ci_all;
+    s.num = calloc(2 * NCH, sizeof(double));
+    s.den = s.num ? s.num + NCH : NULL;
+    s.all = qc_hist_alloc_array(n->ncl + 1, NULL);
+    s.sect = qc_hist_alloc_array((size_t)NSECT * (n->ncl + 1), NULL);
+    s.ws = calloc(jobs, sizeof(run *));
+    s.nws = jobs;
+    int mser = p->warmup_mode == QC_WARMUP_MSER5;
+    for (unsigned k = 0; k < n->ncl; k++)
+        if (!n->cl[k].closed && (qc_arrivals_varies(&n->cl[k].arrivals) ||
+                                 n->cl[k].arrivals.kind == QC_ARRIVALS_TRACE))
+            mser = 0;
+    rc = QC_ENOMEM;
+    if (!res->station || !res->e2e || !ci_all || !s.num || !s.all || !s.sect || !s.ws ||
+        qc__units_init(&s.units, one_run, mser, NCH, nm, nm, (int)(n_station_metrics(n) +
+                                                                   (size_t)n->ncl * 4)) != 0)
+        goto out;
+    for (unsigned w = 0; w < jobs; w++) {
+        s.ws[w] = malloc(sizeof(run));
+        if (s.ws[w] == NULL || run_alloc(s.ws[w], p) != 0)
+            goto out;
+    }
+    s.acc = calloc(s.ws[0]->stride, sizeof(double));
+    if (s.acc == NULL)
+        goto out;
+    qc__reps h = {.jobs = jobs, .ws = (void **)s.ws, .run = rep_run, .merge = rep_merge,
+                  .ctx = &s, .progress = p->progress, .progress_ctx = p->progress_ctx,
+                  .done = 0, .total = p->reps, .cancel = p->cancel};
+    unsigned reps = p->reps, from = 0;
+    for (;;) {
+        unsigned failed = 0;
+        h.total = reps;
+        h.done = from;
+        rc = qc__reps_run(&h, from, reps, &failed, err);
+        if (rc != 0)
+            goto out;
+        from = reps;
+        qc__units_finish(&s.units, p->level, cis);
+        /* scatter the intervals */
+        for (size_t x = 0; x < nrows * QC_NM_COUNT; x++)
+            res->station[x] = cis[x];
+        for (unsigned k = 0; k <= n->ncl; k++)
+            for (int m = 0; m < 4; m++)
+                res->e2e[k * QC_NE_COUNT + m] = cis[n_station_metrics(n) + k * 4 + (size_t)m];
+        if (p->precision <= 0)
+            break;
+        res->precision_met = precise_enough(p, res);
+        if (res->precision_met || reps >= max_reps)
+            break;
+        reps = 2 * reps > max_reps ? max_reps : 2 * reps;
+    }
+    res->reps = reps;
+    res->customers = p->customers;
+    res->ci_method = one_run ? "batch-means" : "replications";
+    res->warmup_chunks = s.units.k0;
+    res->batches = one_run ? s.units.nbatches : 0;
+    res->batches_independent = one_run ? s.units.independent : 1;
+    res->ctl_limit_mean = s.limit_n ? s.limit_sum / (double)s.limit_n : NAN;
+    res->ctl_behind_mean = s.behind_n ? s.behind_sum / (double)s.behind_n : NAN;
+    if (p->warmup_mode == QC_WARMUP_FIXED) {
+        if (p->customers)
+            res->warmup_customers = p->warmup;
+        else
+            res->warmup_time = p->warmup;
+    }
+    /* percentiles: the pooled last halves, sectioned over the
+     * replications (groups of them beyond NSECT) */
+    int nsect = one_run ? 0 : reps < NSECT ? (int)reps : NSECT;
+    for (unsigned k = 0; k <= n->ncl; k++) {
+        qc_hist *sect[NSECT];
+        for (int g = 0; g < NSECT; g++)
+            sect[g] = &s.sect[(size_t)g * (n->ncl + 1) + k];
+        qc_ci *c = &res->e2e[k * QC_NE_COUNT + QC_NE_P50];
+        for (int m = 0; m < 3; m++)
+            c[m] = (qc_ci){NAN, NAN, NAN, NAN, p->level, 0};
+        qc__percentiles(c, &s.all[k], nsect >= 2 ? sect : NULL, nsect, p->level);
+    }
+    {
+        qc__trend tr;
+        if (mser && qc__units_trend(&s.units, &tr) == 0 && tr.detected) {
+            res->transient = 1;
+            snprintf(res->transient_reason, sizeof res->transient_reason,
+                     "a trend across the run: over the last half of the window the mean "
+                     "end-to-end response time rises by %.3g%% (t = %.3g on %u degrees of "
+                     "freedom, one-sided p = %.2g); a longer run or a lighter load reaches a "
+                     "steady state",
+                     100 * tr.rise, tr.stat, tr.df, tr.p);
+        }
+    }
+    rc = 0;
+out:
+    if (rc == QC_ENOMEM && err && err->code == 0)
+        qc_err_set(err, QC_ENOMEM, "out of memory");
+    if (s.ws)
+        for (unsigned w = 0; w < s.nws; w++)
+            if (s.ws[w]) {
+                run_free(s.ws[w]);
+                free(s.ws[w]);
+            }
+    free(s.ws);
+    free(s.acc);
+    free(ci_all);
+    free(s.num);
+    if (s.all)
+        qc_hist_free_array(s.all, n->ncl + 1);
+    if (s.sect)
+        qc_hist_free_array(s.sect, (size_t)NSECT * (n->ncl + 1));
+    qc__units_free(&s.units);
+    if (rc != 0)
+        qc_network_result_free(res);
+    return rc;
+}
+
+void qc_network_result_free(qc_network_result *res)
+{
+    free(res->station);
+    free(res->e2e);
+    memset(res, 0, sizeof *res);
+}
+
+const char *qc_net_metric_name(qc_net_metric m)
+{
+    static const char *const names[] = {"response_time", "waiting_time", "number",
+                                        "utilization",   "throughput",   "loss",
+                                        "balking",       "reneging",     "timeout"};
+    return (unsigned)m < QC_NM_COUNT ? names[m] : "?";
+}
+
+const char *qc_net_e2e_name(qc_net_e2e m)
+{
+    static const char *const names[] = {"response_time", "number", "throughput", "lost",
+                                        "response_time_p50", "response_time_p95",
+                                        "response_time_p99"};
+    return (unsigned)m < QC_NE_COUNT ? names[m] : "?";
+}
