@@ -14,7 +14,7 @@
  * What the front holds:
  *   - the limiter (qctl/limiter.h): how many requests may be in the
  *     backends at once, stepped by a sampler with a declared cadence
- *     (qc_sampler below: one sample per control interval, or per N
+ *     (qc_lim_sampler below: one sample per control interval, or per N
  *     completions; one rule, one cadence, whoever runs it);
  *   - a waiting room of `queue` places shared by the classes, one FIFO per
  *     class with each request's deadline (its class's, shortened to the
@@ -91,16 +91,16 @@ QC_API_BEGIN
  * once per N completions (N = 1: per completion, as `qctl sim admission`
  * steps its limiters). The front runs one; a simulation that gates by
  * itself runs the same with qc_limiter_record. */
-typedef struct qc_sampler {
+typedef struct qc_lim_sampler {
     unsigned every; /* 0: per interval; N: per N completions */
     uint64_t count; /* completions in the open window */
-} qc_sampler;
+} qc_lim_sampler;
 
-void qc_sampler_init(qc_sampler *s, unsigned every);
+void qc_lim_sampler_init(qc_lim_sampler *s, unsigned every);
 /* A completion; 1 when the window closes now (step the controller). */
-int qc_sampler_completion(qc_sampler *s);
+int qc_lim_sampler_completion(qc_lim_sampler *s);
 /* A control interval ended; 1 when the window closes now. */
-int qc_sampler_tick(qc_sampler *s);
+int qc_lim_sampler_tick(qc_lim_sampler *s);
 
 /* ---- the front ---------------------------------------------------------- */
 
@@ -224,6 +224,20 @@ int qc_front_cancel(qc_front *f, qc_front_handle h);
 /* Refuses every waiting request (QC_FRONT_DRAINING) and, from now on,
  * every arrival: as qc_front_done. */
 int qc_front_drain(qc_front *f, double now, qc_front_decision *out, size_t cap);
+
+/* The wait a request of class cls arriving now would be given (its
+ * class's deadline, or the queue target while the queue stands), s. */
+double qc_front_class_deadline(qc_front *f, unsigned cls);
+
+/* Sets class cls's wait deadline (> 0, finite) for requests arriving
+ * from now on (not under ADMISSION, where it is queue_timeout: set the
+ * limiter's bound there). QC_ERANGE for a class out of range, QC_EINVAL
+ * for a bad d. */
+int qc_front_set_deadline(qc_front *f, unsigned cls, double d, qc_err *err);
+
+/* The CoDel target in force (adaptive: from the backends' no-load
+ * latency as measured now), s. */
+double qc_front_queue_target(qc_front *f);
 
 typedef struct qc_front_stats {
     uint32_t limit;     /* the published limit (UINT32_MAX: no limiter) */

@@ -25,13 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-void qc_sampler_init(qc_sampler *s, unsigned every)
+void qc_lim_sampler_init(qc_lim_sampler *s, unsigned every)
 {
     s->every = every;
     s->count = 0;
 }
 
-int qc_sampler_completion(qc_sampler *s)
+int qc_lim_sampler_completion(qc_lim_sampler *s)
 {
     if (s->every == 0)
         return 0;
@@ -41,7 +41,7 @@ int qc_sampler_completion(qc_sampler *s)
     return 1;
 }
 
-int qc_sampler_tick(qc_sampler *s)
+int qc_lim_sampler_tick(qc_lim_sampler *s)
 {
     return s->every == 0;
 }
@@ -59,7 +59,7 @@ struct qc_front {
     pthread_mutex_t mu;
     qc_front_params p;
     qc_limiter *lim;
-    qc_sampler sampler;
+    qc_lim_sampler sampler;
     qc_codel codel;
     qc_sfq sfq;
     int codel_on;
@@ -146,7 +146,7 @@ qc_front *qc_front_alloc(const qc_front_params *p, double now, qc_err *err)
         return NULL;
     }
     f->codel_on = p->discipline == QC_FRONT_CODEL && !(p->control && adm);
-    qc_sampler_init(&f->sampler, p->sample_every);
+    qc_lim_sampler_init(&f->sampler, p->sample_every);
     if (p->queue && !(f->room = calloc(p->queue, sizeof *f->room))) {
         qc_limiter_free(f->lim);
         free(f);
@@ -474,7 +474,7 @@ int qc_front_done(qc_front *f, double now, qc_front_token *tok, double service, 
         if (outcome == QC_FRONT_OK)
             f->est[k] += 0.1 * (service - f->est[k]);
         f->inflight--;
-        if (outcome != QC_FRONT_IGNORE && qc_sampler_completion(&f->sampler))
+        if (outcome != QC_FRONT_IGNORE && qc_lim_sampler_completion(&f->sampler))
             close_window(f, now);
         pump(f, &o, now);
     }
@@ -488,7 +488,7 @@ int qc_front_tick(qc_front *f, double now, qc_front_decision *out, size_t cap)
         return QC_EINVAL;
     pthread_mutex_lock(&f->mu);
     outbuf o = {out, 0, cap};
-    if (qc_sampler_tick(&f->sampler))
+    if (qc_lim_sampler_tick(&f->sampler))
         close_window(f, now);
     if (f->p.control)
         pump(f, &o, now);
@@ -578,6 +578,38 @@ int qc_front_drain(qc_front *f, double now, qc_front_decision *out, size_t cap)
             refuse_place(f, &o, f->head[k], now, QC_FRONT_DRAINING);
     pthread_mutex_unlock(&f->mu);
     return (int)o.n;
+}
+
+double qc_front_class_deadline(qc_front *f, unsigned cls)
+{
+    if (cls >= f->p.classes)
+        cls = f->p.classes - 1;
+    pthread_mutex_lock(&f->mu);
+    double d = qc_codel_deadline(&f->codel, f->deadline[cls]);
+    pthread_mutex_unlock(&f->mu);
+    return d;
+}
+
+int qc_front_set_deadline(qc_front *f, unsigned cls, double d, qc_err *err)
+{
+    if (cls >= f->p.classes)
+        return qc_err_set(err, QC_ERANGE, "class %u: no such class", cls);
+    if (!(d > 0) || !isfinite(d))
+        return qc_err_set(err, QC_EINVAL, "deadline: %g must be a positive time", d);
+    pthread_mutex_lock(&f->mu);
+    if (!(f->p.control && f->p.limiter.algo == QC_LIMITER_ADMISSION))
+        f->deadline[cls] = d;
+    pthread_mutex_unlock(&f->mu);
+    return 0;
+}
+
+double qc_front_queue_target(qc_front *f)
+{
+    pthread_mutex_lock(&f->mu);
+    set_target(f);
+    double t = f->codel.target;
+    pthread_mutex_unlock(&f->mu);
+    return t;
 }
 
 void qc_front_get_stats(qc_front *f, qc_front_stats *st)

@@ -196,15 +196,15 @@ static void test_sfq(void **state)
 static void test_sampler(void **state)
 {
     (void)state;
-    qc_sampler s;
-    qc_sampler_init(&s, 3);
-    assert_int_equal(qc_sampler_completion(&s), 0);
-    assert_int_equal(qc_sampler_completion(&s), 0);
-    assert_int_equal(qc_sampler_completion(&s), 1);
-    assert_int_equal(qc_sampler_tick(&s), 0);
-    qc_sampler_init(&s, 0);
-    assert_int_equal(qc_sampler_completion(&s), 0);
-    assert_int_equal(qc_sampler_tick(&s), 1);
+    qc_lim_sampler s;
+    qc_lim_sampler_init(&s, 3);
+    assert_int_equal(qc_lim_sampler_completion(&s), 0);
+    assert_int_equal(qc_lim_sampler_completion(&s), 0);
+    assert_int_equal(qc_lim_sampler_completion(&s), 1);
+    assert_int_equal(qc_lim_sampler_tick(&s), 0);
+    qc_lim_sampler_init(&s, 0);
+    assert_int_equal(qc_lim_sampler_completion(&s), 0);
+    assert_int_equal(qc_lim_sampler_tick(&s), 1);
 
     for (unsigned every = 0; every <= 1; every++) {
         qc_front_params p;
