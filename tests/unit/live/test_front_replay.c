@@ -67,7 +67,7 @@ static void make_trace(trace *T)
         u = (double)(s >> 11) / 9007199254740992.0;
         T->svc[i] = 0.008 + 0.008 * u;
         T->cls[i] = (s >> 7) % 4 == 0 ? 0 : 1;
-        T->bounce[i] = (s >> 13) % 53 == 0;
+        T->bounce[i] = (s >> 13) % 13 == 0;
         T->gone[i] = (s >> 17) % 41 == 0 ? t + 0.02 + 0.03 * u : INFINITY;
     }
 }
@@ -464,7 +464,8 @@ static void test_faults_caught(void **state)
         conf c;
         const char *what;
     } cases[] = {
-        {SIM_FEED_DELAY, {QC_LIMITER_AIMD, QC_FRONT_CODEL, 1}, "AIMD fed the whole delay"},
+        {SIM_FEED_DELAY, {QC_LIMITER_GRADIENT2, QC_FRONT_CODEL, 0}, "Gradient2 fed the whole delay"},
+        {SIM_FEED_DELAY, {QC_LIMITER_VEGAS, QC_FRONT_FIFO, 1}, "Vegas per completion fed the whole delay"},
         {SIM_FEED_DELAY, {QC_LIMITER_MAXUSERS, QC_FRONT_CODEL, 0}, "MaxUsers fed the whole delay"},
         {SIM_NO_TICK, {QC_LIMITER_AIMD, QC_FRONT_FIFO, 0}, "AIMD never stepped"},
         {SIM_NO_TICK, {QC_LIMITER_FIXED, QC_FRONT_CODEL, 0}, "CoDel never ticked"},
