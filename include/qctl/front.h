@@ -30,10 +30,11 @@
  * of the sampler's window in which a request found the limit full, if the
  * backends answered fast (the window's mean time at a backend within
  * max(L0 (1 + fast_rise), L0 + fast_slack), L0 the least ever seen, and
- * nothing failed or timed out), the limit is put at twice the larger of
- * itself and the demand (in flight + waiting), the controller restarted
- * there (qc_limiter_set_limit): the limit rises as fast as the demand
- * while the backends are fast, and each controller keeps its own rule
+ * nothing failed or timed out), the limit doubles, up to the demand (in
+ * flight + waiting), the controller restarted there
+ * (qc_limiter_set_limit): a slow start while the backends are fast (one
+ * window at a time, so that a single fast window under an overload does
+ * not let the whole waiting room in), and each controller keeps its own rule
  * once they slow down (MaxUsers its reference, AIMD its backoff...). The
  * time at a backend is the plant's to measure: the proxy takes its own
  * event loop's delays out of it (a proxy short of CPU is not a backend

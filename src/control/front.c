@@ -483,8 +483,14 @@ static void work_conserve(qc_front *f)
         fast = l0 + f->p.fast_slack;
     if (rtt > fast)
         return; /* the backends queue: the controller's rule stands */
+    /* at most twice the gate a window (a slow start: the next window
+     * shows whether the backends are still fast there), and no more than
+     * the demand (in flight + waiting): one fast window after a limit
+     * lowered under an overload must not let the whole waiting room in */
     double demand = (double)f->inflight + (double)f->waiting;
-    double want = 2 * (demand > st.gate ? demand : (double)st.gate);
+    double want = 2 * (double)st.gate;
+    if (want > demand)
+        want = demand;
     if (want > st.limit)
         qc_limiter_set_limit(f->lim, want);
 }

@@ -237,8 +237,8 @@ static void test_sampler(void **state)
 
 /* Work-conserving: AIMD at 2 with 6 requests waiting, the backends fast
  * (1 ms against a least of 1 ms): the completion at 0.05 lets one in,
- * and the tick puts the limit at twice the demand (2 in flight + 5
- * waiting: 14) and the 5 go in; the same with the
+ * the tick steps AIMD (2 + 1 = 3) and the rule doubles it (6, under the
+ * demand of 2 in flight + 5 waiting), so 4 more go in; the same with the
  * backends slow (60 ms against 1 ms) leaves it to AIMD (2 + 1 = 3). */
 static void test_work_conserving(void **state)
 {
@@ -269,8 +269,8 @@ static void test_work_conserving(void **state)
         qc_front_stats st;
         qc_front_get_stats(f, &st);
         if (!slow) {
-            assert_int_equal(st.limit, 14);
-            assert_int_equal(n, 5);
+            assert_int_equal(st.limit, 6);
+            assert_int_equal(n, 4);
         } else {
             assert_int_equal(st.limit, 3);
             assert_int_equal(n, 1);
