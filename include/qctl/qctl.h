@@ -42,6 +42,7 @@
 #include "qctl/maxusers.h"
 #include "qctl/multiclass.h"
 #include "qctl/pool.h"
+#include "qctl/proxysim.h"
 #include "qctl/queue.h"
 #include "qctl/removable_sim.h"
 

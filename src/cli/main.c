@@ -23,6 +23,7 @@ static const char usage[] =
     "  sim pool      simulate K removable servers: routing, on/off policies, energy\n"
     "  sim maxusers  MaxUsers feedback control of a closed-population server\n"
     "  sim admission autonomic admission control of delay-bounded classes\n"
+    "  sim proxy     the simulated twin of qctl proxy: its front before backends\n"
     "  sysid         identify an ARX model of a system from (time, u, y) data\n"
     "  design        integral and PI controller design from an ARX model\n"
     "  fit           traffic models (per activity) from a capture: fits, copula, on/off\n"
@@ -55,7 +56,8 @@ static const char sim_usage[] =
     "  queue         open G/G/c/K queue, FCFS or processor sharing\n"
     "  pool          K removable servers with routing and on/off policies\n"
     "  maxusers      closed-population server under MaxUsers feedback control\n"
-    "  admission     delay-bounded classes and best effort: admission control\n";
+    "  admission     delay-bounded classes and best effort: admission control\n"
+    "  proxy         qctl proxy simulated: its front before backends of c workers\n";
 
 static const char mdp_usage[] =
     "usage: qctl mdp MODEL [options]\n"
@@ -96,6 +98,7 @@ int cmd_sim(int argc, char **argv)
                                      {"pool", cmd_sim_pool},
                                      {"maxusers", cmd_sim_maxusers},
                                      {"admission", cmd_sim_admission},
+                                     {"proxy", cmd_sim_proxy},
                                      {NULL, NULL}};
     return models("sim", sim_usage, rows, argc, argv);
 }
