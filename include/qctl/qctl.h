@@ -26,6 +26,7 @@
 #include "qctl/controller.h"
 #include "qctl/design.h"
 #include "qctl/fleet.h"
+#include "qctl/front.h"
 #include "qctl/limiter.h"
 #include "qctl/limiters.h"
 #include "qctl/sfq.h"

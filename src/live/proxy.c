@@ -48,9 +48,6 @@
 #include "live/proxy_int.h"
 #include "qctl/output.h"
 
-static int codel_on(const proxy *P);
-static double head_wait(const proxy *P, double now);
-static void codel_shed(proxy *P, double now);
 static void stop_now(proxy *P, const char *why);
 
 void qc__proxy_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
@@ -61,51 +58,135 @@ void qc__proxy_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
     *buf = uv_buf_init(slab, sizeof slab);
 }
 
-void qc__proxy_unqueue(cconn *c)
+/* ---- the admission front -------------------------------------------------
+ *
+ * Every decision on who goes in, who waits, who goes next and who is
+ * refused is the front's (qctl/front.h, src/control/front.c), the object
+ * `qctl sim proxy` runs too: this file tells it the events (a request read,
+ * a request over, a control interval, a deadline, a client gone, the
+ * drain) with the time, and carries out the decisions it answers, naming
+ * each client connection by its address. Carrying one out may lead to
+ * another event (a request admitted whose backend cannot be reached gives
+ * its slot back at once), whose decisions join the queue of those not yet
+ * carried out: P->pending, a ring as long as the waiting room plus one
+ * (the decisions pending name distinct requests, each waiting or just
+ * arrived), emptied by one loop at a time. */
+
+/* Adds the n decisions of P->scratch to the pending ones and, unless a
+ * caller up the stack is already at it, carries them all out. */
+static void run_decisions(proxy *P, int n);
+
+static void apply(proxy *P, const qc_front_decision *d)
+{
+    cconn *c = (cconn *)(uintptr_t)d->id;
+    if (!c) { /* its client went away after the decision was taken */
+        if (d->act == QC_FRONT_ADMIT) {
+            qc_front_token t = d->tok;
+            run_decisions(P, qc_front_done(P->front, qc__now(), &t, NAN, QC_FRONT_IGNORE,
+                                           P->scratch, P->ndec));
+        }
+        return;
+    }
+    if (c->state == C_QUEUED) {
+        pclass *k = &P->cls[c->cls];
+        k->qlen--;
+        P->qlen--;
+        c->state = C_READ;
+        c->fh = 0;
+        uv_timer_stop(&c->timer);
+    }
+    switch (d->act) {
+    case QC_FRONT_ADMIT: {
+        uconn holder = {0};
+        holder.tok = d->tok;
+        P->cls[c->cls].admitted++;
+        qc__proxy_retry_deposit(P);
+        qc__proxy_forward(c, &holder, -1);
+        break;
+    }
+    case QC_FRONT_WAIT: {
+        pclass *k = &P->cls[c->cls];
+        k->qlen++;
+        P->qlen++;
+        c->state = C_QUEUED;
+        c->fh = d->handle;
+        double left = d->deadline - qc__now();
+        uv_timer_start(&c->timer, qc__proxy_on_queue_timer,
+                       left > 0 ? (uint64_t)ceil(left * 1000) : 0, 0);
+        break;
+    }
+    case QC_FRONT_REFUSE:
+        if (d->reason == QC_FRONT_STANDING)
+            P->q_shed++;
+        qc__proxy_refuse(c);
+        break;
+    }
+}
+
+static void run_decisions(proxy *P, int n)
+{
+    for (int i = 0; i < n; i++) {
+        P->pending[(P->pend_head + P->npend) % P->ndec] = P->scratch[i];
+        P->npend++;
+    }
+    if (P->applying)
+        return;
+    P->applying = 1;
+    while (P->npend) {
+        qc_front_decision d = P->pending[P->pend_head];
+        P->pend_head = (P->pend_head + 1) % P->ndec;
+        P->npend--;
+        apply(P, &d);
+    }
+    P->applying = 0;
+}
+
+/* c is closing: it leaves the waiting room, and a decision on it not yet
+ * carried out is kept for its token only. */
+void qc__proxy_forget(cconn *c)
 {
     proxy *P = c->P;
-    pclass *k = &P->cls[c->cls];
-    QC__LIST_REMOVE(k->qhead, k->qtail, c, qprev, qnext);
-    k->qlen--;
-    P->qlen--;
+    if (c->state == C_QUEUED) {
+        if (qc_front_cancel(P->front, c->fh) == 0) {
+            P->cls[c->cls].qlen--;
+            P->qlen--;
+            c->state = C_READ;
+            c->fh = 0;
+        }
+    }
+    for (size_t i = 0; i < P->npend; i++) {
+        qc_front_decision *d = &P->pending[(P->pend_head + i) % P->ndec];
+        if (d->id == (uint64_t)(uintptr_t)c)
+            d->id = 0;
+    }
 }
 
-/* Links c into its class's queue, at the head or at the tail. */
-static void qlink(cconn *c, int at_head)
+/* A request read whole asks the front: in now, wait, or refused. */
+void qc__proxy_arrive(cconn *c)
 {
     proxy *P = c->P;
-    pclass *k = &P->cls[c->cls];
-    c->state = C_QUEUED;
-    if (at_head)
-        QC__LIST_PUSH_HEAD(k->qhead, k->qtail, c, qprev, qnext);
-    else
-        QC__LIST_PUSH_TAIL(k->qhead, k->qtail, c, qprev, qnext);
-    k->qlen++;
-    P->qlen++;
+    qc_front_arrive(P->front, qc__now(), c->cls, (uint64_t)(uintptr_t)c, &P->scratch[0]);
+    run_decisions(P, 1);
 }
 
-/* Appends c to its class's queue. */
-void qc__proxy_enqueue(cconn *c)
+/* The request of tok is over (service: its time at the backend, NaN: not
+ * sent): its slot frees, and the waiting requests the front names go. */
+void qc__proxy_done(proxy *P, qc_front_token *tok, double service, int outcome)
 {
+    run_decisions(P, qc_front_done(P->front, qc__now(), tok, service, outcome, P->scratch,
+                                   P->ndec));
+}
+
+/* A waiting request's deadline timer: the front refuses what is past its
+ * deadline; a timer that fired before the front's clock reached the
+ * deadline (the loop's time is cached) waits the rest. */
+void qc__proxy_on_queue_timer(uv_timer_t *t)
+{
+    cconn *c = t->data;
     proxy *P = c->P;
-    if (!P->cls[c->cls].qhead)
-        qc_sfq_join(&P->sfq, c->cls); /* newly backlogged: no credit for idling */
-    qlink(c, 0);
-}
-
-/* Takes the head (lifo: the tail) of class i's queue off it. */
-static cconn *dequeue(proxy *P, unsigned i, int lifo)
-{
-    cconn *c = lifo ? P->cls[i].qtail : P->cls[i].qhead;
-    qc__proxy_unqueue(c);
-    c->state = C_READ;
-    return c;
-}
-
-/* Puts c back where dequeue took it from. */
-static void requeue(cconn *c, int lifo)
-{
-    qlink(c, !lifo);
+    run_decisions(P, qc_front_expire(P->front, qc__now(), P->scratch, P->ndec));
+    if (c->state == C_QUEUED && !c->closing)
+        uv_timer_start(&c->timer, qc__proxy_on_queue_timer, 1, 0);
 }
 
 /* Reports an event through the caller's log callback (none: silent; the
@@ -122,160 +203,27 @@ void qc__proxy_plog(const proxy *P, const char *fmt, ...)
     P->o->log(P->o->log_ctx, line);
 }
 
-/* Admits c now if the limiter lets it in: 1 admitted (and sent), 0 no
- * slot, -1 its class was rejected by admission control (never admitted). */
-int qc__proxy_try_admit(cconn *c)
-{
-    proxy *P = c->P;
-    uconn holder = {0};
-    if (P->o->control) {
-        int rc = qc_limiter_acquire(P->lim, c->cls, &holder.tok);
-        if (rc != QC_LIMITER_ADMIT)
-            return rc == QC_LIMITER_REJECTED ? -1 : 0;
-        holder.has_tok = 1;
-    }
-    pclass *k = &P->cls[c->cls];
-    double w = qc_limiter_weight(P->lim, c->cls);
-    qc_sfq_start(&P->sfq, c->cls);
-    qc_sfq_charge(&P->sfq, c->cls, k->est, w);
-    k->admitted++;
-    qc__proxy_retry_deposit(P);
-    qc__proxy_forward(c, &holder, -1);
-    return 1;
-}
-
-/* Answers 503 to everything waiting in class i's queue. */
-static void refuse_class(proxy *P, unsigned i)
-{
-    while (P->cls[i].qhead)
-        qc__proxy_refuse(dequeue(P, i, 0));
-}
-
-/* Lets waiting requests in while there are slots: the backlogged class
- * with the least pass first (see pclass). */
-void qc__proxy_pump_queue(proxy *P)
-{
-    while (P->qlen) {
-        if (P->o->control && qc_limiter_limit(P->lim) <= P->inflight)
-            return; /* no slot: everyone waits */
-        uint32_t backlogged = 0;
-        for (unsigned i = 0; i < P->ncls; i++) {
-            if (!P->cls[i].qhead)
-                continue;
-            if (P->o->control && qc_limiter_weight(P->lim, i) <= 0) {
-                refuse_class(P, i); /* rejected meanwhile */
-                continue;
-            }
-            backlogged |= 1u << i;
-        }
-        int pick = qc_sfq_pick(&P->sfq, backlogged);
-        if (pick < 0)
-            return;
-        unsigned best = (unsigned)pick;
-        double now = qc__now();
-        if (codel_on(P)) {
-            qc__proxy_queue_target(P);
-            if (qc_codel_head(&P->codel, head_wait(P, now)))
-                codel_shed(P, now); /* above the target for an interval */
-            if (!P->cls[best].qhead)
-                continue; /* codel_shed refused the class's queue */
-        }
-        int lifo = codel_on(P) && qc_codel_lifo(&P->codel, head_wait(P, now));
-        cconn *c = dequeue(P, best, lifo);
-        double waited = now - c->t_arrive;
-        if (qc_codel_expired(&P->codel, waited)) {
-            P->q_shed++;
-            qc__proxy_refuse(c);
-            continue;
-        }
-        int rc = qc__proxy_try_admit(c);
-        if (rc > 0)
-            qc_codel_admitted(&P->codel, waited);
-        if (rc < 0) {
-            qc__proxy_refuse(c);
-        } else if (rc == 0) { /* refused after all: back where it was */
-            requeue(c, lifo);
-            return;
-        }
-    }
-}
-
-/* ---- reading requests --------------------------------------------------- */
-
-/* How long a request of class i may wait for a slot: its bound, but under
- * ADMISSION (where the bound is a mean-delay target the controller must
- * see exceeded, not a cut-off) the common --queue-timeout. */
+/* How long a request of class i arriving now may wait (for a slot, or
+ * for a backend's setup). */
 double qc__proxy_wait_deadline(proxy *P, unsigned i)
 {
-    double d = P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION
-                   ? P->o->queue_timeout
-                   : P->cls[i].bound;
-    return qc_codel_deadline(&P->codel, d);
+    return qc_front_class_deadline(P->front, i);
 }
 
 /* --queue-target, or (0, the default) the adaptive target of the no-load
- * latency the limiter measures now (qc_codel_set_noload: one L0, 5 ms at
- * least, 50 ms before the first answer). */
+ * latency the limiter measures now (one L0, 5 ms at least, 50 ms before
+ * the first answer): the front's. */
 double qc__proxy_queue_target(proxy *P)
 {
-    return qc_codel_set_noload(&P->codel, qc_limiter_noload(P->lim));
+    return qc_front_queue_target(P->front);
 }
 
-/* How long the oldest waiting request has waited (NAN: none waits). */
-static double head_wait(const proxy *P, double now)
+/* Whether the waiting room stands (CoDel), as the front says. */
+int qc__proxy_standing(proxy *P)
 {
-    double t = INFINITY;
-    for (unsigned i = 0; i < P->ncls; i++)
-        if (P->cls[i].qhead && P->cls[i].qhead->t_arrive < t)
-            t = P->cls[i].qhead->t_arrive;
-    return isfinite(t) ? now - t : NAN;
-}
-
-/* ---- queue discipline (--queue-discipline codel) --------------------------
- *
- * The rule is qc_codel's (qctl/codel.h, src/control/codel.c), which a
- * simulation runs as well: the queue stands once its oldest request has
- * waited longer than the target plus CoDel's interval (above the target
- * for a whole interval); while it stands a request's deadline is the
- * target and those already waiting longer are refused 503 at once; the
- * newest waiting request goes first (adaptive LIFO, as Facebook's servers
- * run CoDel) while it stands and already once the oldest has waited past
- * the target; it stands until it drains (a request got in without
- * waiting in a control interval).
- * This file only applies it: it tells qc_codel the waits (the head's
- * before each dequeue and at each tick, each admitted request's), and
- * refuses what qc_codel_expired says. Not under the admission limiter:
- * there the waits are what the controller tracks against each class's
- * bound, and its weights order the queue.
- *
- * Measured at 3x overload (bench_live.sh part 4): with the standing state
- * ended by the least wait falling under the target, rather than by
- * draining, the queue refilled to the long deadline every other interval
- * (admitted p50 92 ms, p99 198 ms, against 25 and 56 ms through nginx).
- * docs/live.md has the figures of the adaptive target. */
-static int codel_on(const proxy *P)
-{
-    return P->o->queue_discipline == QC_QUEUE_CODEL &&
-           !(P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION);
-}
-
-/* The queue stands: what already waited past the target is refused. */
-static void codel_shed(proxy *P, double now)
-{
-    for (unsigned i = 0; i < P->ncls; i++)
-        while (P->cls[i].qhead && qc_codel_expired(&P->codel, now - P->cls[i].qhead->t_arrive)) {
-            P->q_shed++;
-            qc__proxy_refuse(dequeue(P, i, 0));
-        }
-}
-
-static void codel_tick(proxy *P, double now)
-{
-    if (!codel_on(P))
-        return;
-    qc__proxy_queue_target(P);
-    if (qc_codel_tick(&P->codel, head_wait(P, now)))
-        codel_shed(P, now);
+    qc_front_stats st;
+    qc_front_get_stats(P->front, &st);
+    return st.standing;
 }
 
 /* ---- control loop and drain --------------------------------------------- */
@@ -303,11 +251,7 @@ static void on_control(uv_timer_t *t)
 {
     proxy *P = t->data;
     double now = qc__now();
-    if (P->o->control) {
-        qc_limiter_tick(P->lim, now);
-        qc__proxy_pump_queue(P);
-    }
-    codel_tick(P, now);
+    run_decisions(P, qc_front_tick(P->front, now, P->scratch, P->ndec));
     qc__proxy_fleet_tick(P, now);
     if (P->series) {
         qc_limiter_stats st;
@@ -335,8 +279,7 @@ static void on_control(uv_timer_t *t)
 
 static void drain_queue(proxy *P)
 {
-    for (unsigned i = 0; i < P->ncls; i++)
-        refuse_class(P, i);
+    run_decisions(P, qc_front_drain(P->front, qc__now(), P->scratch, P->ndec));
 }
 
 /* Closes every handle: the loop then ends (a second signal, or the
@@ -399,18 +342,25 @@ static int listen_on(proxy *P, uv_tcp_t *t, const char *where, const char *port_
     return qc__listen(P->loop, t, P, where, port_file, cb, err);
 }
 
-/* The limiter's configuration for o: its classes are o's named ones
- * (bounded under ADMISSION) and best effort last. */
-static qc_limiter_params proxy_limiter_config(const qc_proxy_params *o)
+/* The front's configuration for o: its classes are o's named ones (their
+ * bounds: wait deadlines, or under ADMISSION mean-delay bounds) and best
+ * effort last (the --queue-timeout); its waiting room --queue places. */
+static qc_front_params proxy_front_config(const qc_proxy_params *o)
 {
-    qc_limiter_params lc = o->limiter;
-    lc.classes = o->nclasses + 1;
-    if (lc.algo == QC_LIMITER_ADMISSION) { /* named classes bounded, the last best effort */
-        for (unsigned i = 0; i < lc.classes; i++)
-            lc.bound[i] = i < o->nclasses ? o->class_bound[i] : 0;
-        lc.adm_candidates = o->class_candidate;
-    }
-    return lc;
+    qc_front_params fp;
+    qc_front_params_init(&fp, o->limiter.algo);
+    fp.control = o->control;
+    fp.limiter = o->limiter;
+    fp.classes = o->nclasses + 1;
+    for (unsigned i = 0; i < fp.classes; i++)
+        fp.bound[i] = i < o->nclasses ? o->class_bound[i] : 0;
+    fp.candidates = o->class_candidate;
+    fp.queue = o->queue;
+    fp.queue_timeout = o->queue_timeout;
+    fp.discipline = o->queue_discipline == QC_QUEUE_CODEL ? QC_FRONT_CODEL : QC_FRONT_FIFO;
+    fp.codel.target = o->queue_target;
+    fp.codel.interval = o->interval;
+    return fp;
 }
 
 int qc_proxy_check(const qc_proxy_params *o, qc_err *err)
@@ -476,13 +426,11 @@ int qc_proxy_check(const qc_proxy_params *o, qc_err *err)
     if (!(o->health_check >= 0) || !isfinite(o->health_check))
         return qc_err_set(err, QC_EINVAL, "--health-check: %g must be >= 0 (0: none)",
                           o->health_check);
-    qc_limiter_params lc = proxy_limiter_config(o);
-    qc_limiter *l;
-    if ((l = qc_limiter_alloc(&lc, 0, err)) == NULL) {
-        qc_err_prefix(err, "limiter");
+    qc_front_params fp = proxy_front_config(o);
+    qc_front *f;
+    if ((f = qc_front_alloc(&fp, 0, err)) == NULL)
         return err && err->code ? err->code : QC_ENOMEM;
-    }
-    qc_limiter_free(l);
+    qc_front_free(f);
     return 0;
 }
 
@@ -498,14 +446,6 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
     P->t0 = qc__now();
     P->retry_tokens = RETRY_CAP;
     P->retry_t = P->t0;
-    qc_codel_params cp;
-    qc_codel_params_init(&cp);
-    cp.target = o->queue_target;
-    cp.interval = o->interval;
-    if ((rc = qc_codel_init(&P->codel, &cp, err)) != 0) {
-        qc_err_prefix(err, "--queue-target");
-        goto out;
-    }
     if (o->admin_token_file &&
         (rc = qc__proxy_read_token(o->admin_token_file, P->token, sizeof P->token, err)) != 0)
         goto out;
@@ -539,19 +479,23 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
     P->cls[o->nclasses].name = "best-effort";
     P->cls[o->nclasses].bound = o->queue_timeout;
     P->ncls = o->nclasses + 1;
-    if ((rc = qc_sfq_init(&P->sfq, P->ncls, err)) != 0)
-        goto out;
     for (unsigned i = 0; i < P->ncls; i++) {
-        P->cls[i].est = 0.01; /* a first guess of the time at a backend */
         if (!(P->cls[i].lat = qc_hist_alloc(NULL))) {
             rc = qc_err_set(err, QC_ENOMEM, "out of memory");
             goto out;
         }
     }
-    qc_limiter_params lc = proxy_limiter_config(o);
-    if ((P->lim = qc_limiter_alloc(&lc, P->t0, err)) == NULL) {
+    qc_front_params fp = proxy_front_config(o);
+    if ((P->front = qc_front_alloc(&fp, P->t0, err)) == NULL) {
         rc = err && err->code ? err->code : QC_ENOMEM;
-        qc_err_prefix(err, "limiter");
+        goto out;
+    }
+    P->lim = qc_front_limiter(P->front);
+    P->ndec = qc_front_max_decisions(P->front);
+    P->scratch = calloc(P->ndec, sizeof *P->scratch);
+    P->pending = calloc(P->ndec, sizeof *P->pending);
+    if (!P->scratch || !P->pending) {
+        rc = qc_err_set(err, QC_ENOMEM, "out of memory");
         goto out;
     }
     if (o->series) {
@@ -597,7 +541,9 @@ out_close:
 out:
     if (P->series)
         fclose(P->series);
-    qc_limiter_free(P->lim);
+    qc_front_free(P->front);
+    free(P->scratch);
+    free(P->pending);
     for (unsigned i = 0; i < P->ncls; i++)
         qc_hist_free(P->cls[i].lat);
     free(P);

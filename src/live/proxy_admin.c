@@ -209,7 +209,7 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
         "# TYPE qctl_queue_standing gauge\nqctl_queue_standing %d\n"
         "# TYPE qctl_queue_shed_total counter\nqctl_queue_shed_total %llu\n",
         P->nclients, P->mem, (unsigned long long)P->refused_conns,
-        (unsigned long long)P->refused_mem, (unsigned long long)P->too_large, P->codel.standing,
+        (unsigned long long)P->refused_mem, (unsigned long long)P->too_large, qc__proxy_standing(P),
         (unsigned long long)P->q_shed);
     PER_BACKEND("qctl_backend_out", "gauge", P->backend[i].out);
     OUT("# TYPE qctl_errors_total counter\nqctl_errors_total{kind=\"400\"} %llu\n"
@@ -235,7 +235,7 @@ static char *status_json(proxy *P)
     json_object_set_new(root, "knee", qc_json_real_new(st.knee));
     json_object_set_new(root, "noload", qc_json_real_new(st.noload));
     json_object_set_new(root, "queue_target", qc_json_real_new(qc__proxy_queue_target(P)));
-    json_object_set_new(root, "queue_standing", json_boolean(P->codel.standing));
+    json_object_set_new(root, "queue_standing", json_boolean(qc__proxy_standing(P)));
     json_object_set_new(root, "inflight", json_integer(P->inflight));
     json_object_set_new(root, "queue", json_integer(P->qlen));
     json_object_set_new(root, "draining", json_boolean(P->draining));
@@ -352,6 +352,7 @@ static void admin_bound(cconn *c, const char *q)
             return;
         }
     }
+    qc_front_set_deadline(P->front, i, v, NULL);
     P->cls[i].bound = v;
     int k = snprintf(msg, sizeof msg, "%s %g\n", name, v);
     qc__proxy_client_reply(c, 200, "OK", NULL, "text/plain", msg, (size_t)k);

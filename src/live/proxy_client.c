@@ -40,8 +40,7 @@ void qc__proxy_client_close(cconn *c)
     if (c->closing)
         return;
     c->closing = 1;
-    if (c->state == C_QUEUED)
-        qc__proxy_unqueue(c);
+    qc__proxy_forget(c); /* out of the waiting room, decisions on it void */
     if (c->up && c->body_stream) {
         qc__proxy_body_abandon(c->up); /* its body will never be whole */
     } else if (c->up) {
@@ -175,10 +174,8 @@ void qc__proxy_refuse(cconn *c)
 static void on_client_timer(uv_timer_t *t)
 {
     cconn *c = t->data;
-    if (c->state == C_QUEUED) { /* the class's deadline passed */
-        qc__proxy_unqueue(c);
-        c->state = C_READ;
-        qc__proxy_refuse(c);
+    if (c->state == C_QUEUED) { /* a deadline the front gave */
+        qc__proxy_on_queue_timer(t);
         return;
     }
     if (c->state == C_READ)
@@ -421,18 +418,7 @@ static int client_next(cconn *c)
         qc__proxy_refuse(c);
         return 1;
     }
-    int adm = P->qlen ? (P->o->control && qc_limiter_weight(P->lim, c->cls) <= 0 ? -1 : 0)
-                      : qc__proxy_try_admit(c);
-    if (adm > 0) {
-        qc_codel_admitted(&P->codel, 0); /* in without waiting: not standing */
-        return 1;
-    }
-    if (adm < 0 || P->qlen >= P->o->queue) { /* rejected class, or no room */
-        qc__proxy_refuse(c);
-        return 1;
-    }
-    qc__proxy_enqueue(c);
-    uv_timer_start(&c->timer, on_client_timer, (uint64_t)(qc__proxy_wait_deadline(P, c->cls) * 1000), 0);
+    qc__proxy_arrive(c); /* the front's answer: in, waiting, or refused */
     return 1;
 }
 

@@ -17,9 +17,8 @@
 
 #include "live/http.h"
 #include "live/live.h"
-#include "qctl/codel.h"
+#include "qctl/front.h"
 #include "qctl/hist.h"
-#include "qctl/sfq.h"
 
 typedef struct cconn cconn;
 typedef struct uconn uconn;
@@ -103,7 +102,7 @@ struct cconn {
     unsigned cls;
     double t_arrive;
     uconn *up;
-    cconn *qnext, *qprev; /* its class's queue */
+    qc_front_handle fh; /* C_QUEUED: its place in the front's waiting room */
 };
 
 enum { C_READ = 0, C_QUEUED, C_UPSTREAM };
@@ -119,8 +118,7 @@ struct uconn {
     pbackend *b;
     cconn *client;
     qc__buf in;
-    qc_limiter_token tok;
-    int has_tok;
+    qc_front_token tok; /* its slot (tok.live: held) */
     unsigned cls;
     int head_method; /* answering a HEAD request: no body follows the head */
     double t_admit;
@@ -142,13 +140,8 @@ struct uconn {
 /* Latency histogram buckets of /metrics (seconds; +Inf implied). */
 #define LAT_BUCKETS 13
 extern const double qc__proxy_lat_le[LAT_BUCKETS];
-/* A class: its counts, and its own FIFO of requests waiting for a slot.
- * The FIFOs are served by start-time fair queueing (qctl/sfq.h) on the
- * limiter's weights (1 each but under ADMISSION): the backlogged class
- * with the least pass goes next and is charged at its start est / weight,
- * est being the class's running mean time at the backend (requests are
- * chosen while others are in flight, and a request's own cost is known
- * only once it is over). */
+/* A class: its counts and its requests waiting (the waiting room and the
+ * order it is served in are the front's: qctl/front.h). */
 typedef struct pclass {
     const char *name;
     double bound;
@@ -156,12 +149,10 @@ typedef struct pclass {
     qc_hist *lat;
     uint64_t lat_bucket[LAT_BUCKETS + 1];
     double lat_sum;
-    cconn *qhead, *qtail;
     unsigned qlen;
-    double est;
 } pclass;
 
-_Static_assert(QC_PROXY_CLASSES_MAX + 1 <= QC_SFQ_MAX_CLASSES, "a class bit per class in qc_sfq_pick");
+_Static_assert(QC_PROXY_CLASSES_MAX + 1 <= QC_FRONT_CLASSES_MAX, "a front class per class");
 
 struct proxy {
     uv_loop_t *loop; /* &loop_own: nothing process-wide */
@@ -171,7 +162,11 @@ struct proxy {
     int admin_on;
     uv_signal_t sigterm, sigint;
     uv_timer_t control;
-    qc_limiter *lim;
+    qc_front *front;  /* every admission decision: see "the admission front" */
+    qc_limiter *lim;  /* the front's limiter (statistics, admin changes) */
+    qc_front_decision *scratch, *pending; /* ndec each: see run_decisions */
+    size_t ndec, pend_head, npend;
+    int applying;
     pbackend backend[QC_PROXY_BACKENDS_MAX];
     unsigned nb, rr;
     qc__fleet fleet;
@@ -179,14 +174,12 @@ struct proxy {
     pclass cls[QC_PROXY_CLASSES_MAX + 1];
     unsigned ncls;
     unsigned qlen; /* waiting, all classes */
-    qc_sfq sfq;    /* the order of the class queues */
     unsigned inflight;
     int draining;
     uint64_t bad_requests, errors502, errors504, conns;
     double retry_tokens, retry_t; /* the retry budget: see retry_allowed */
     uint64_t retries, retries_denied;
     size_t mem;        /* bytes in the clients' request buffers (--max-memory) */
-    qc_codel codel;    /* the queue's discipline (see "queue discipline") */
     uint64_t q_shed;   /* requests refused by the short deadline (codel) */
     char token[256];   /* --admin-token-file's token, or empty */
     double drain_until; /* draining: stop at this time (--drain-timeout) */
@@ -277,12 +270,13 @@ int qc__proxy_read_token(const char *path, char *out, size_t size, qc_err *err);
 
 /* proxy.c */
 void qc__proxy_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf);
-void qc__proxy_enqueue(cconn *c);
+void qc__proxy_arrive(cconn *c);
+void qc__proxy_done(proxy *P, qc_front_token *tok, double service, int outcome);
+void qc__proxy_forget(cconn *c);
+void qc__proxy_on_queue_timer(uv_timer_t *t);
 void qc__proxy_plog(const proxy *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void qc__proxy_pump_queue(proxy *P);
-int qc__proxy_try_admit(cconn *c);
-void qc__proxy_unqueue(cconn *c);
 double qc__proxy_queue_target(proxy *P);
+int qc__proxy_standing(proxy *P);
 double qc__proxy_wait_deadline(proxy *P, unsigned i);
 
 #endif

@@ -57,22 +57,15 @@ void qc__proxy_upstream_done(uconn *u, int outcome)
 {
     proxy *P = u->P;
     double now = qc__now();
-    if (u->has_tok) {
-        /* ADMISSION tracks the whole delay (queue + backend), the others
-         * the backend's answer time */
-        int adm = P->o->limiter.algo == QC_LIMITER_ADMISSION;
-        qc_limiter_release(P->lim, &u->tok, now - (adm ? u->t_arrive : u->t_admit), outcome);
-        u->has_tok = 0;
-    }
-    if (outcome == QC_LIMITER_OK && u->cls < P->ncls) {
-        pclass *k = &P->cls[u->cls];
-        k->est += 0.1 * ((now - u->t_admit) - k->est);
-    }
+    qc_front_token tok = u->tok;
+    u->tok.live = 0;
     u->busy = 0;
     qc__proxy_fleet_request_done(u, outcome == QC_LIMITER_OK);
     P->inflight--;
     uv_timer_stop(&u->timer);
-    qc__proxy_pump_queue(P);
+    /* the time at the backend; the front adds the wait where its limiter
+     * tracks the whole delay (ADMISSION) */
+    qc__proxy_done(P, &tok, now - u->t_admit, outcome);
 }
 
 /* ---- retries ------------------------------------------------------------
@@ -139,8 +132,7 @@ static int retry(uconn *u)
         return 0;
     uconn holder = {0};
     holder.tok = u->tok;
-    holder.has_tok = u->has_tok;
-    u->has_tok = 0;
+    u->tok.live = 0;
     u->client = NULL;
     c->up = NULL;
     u->busy = 0;
@@ -682,9 +674,8 @@ void qc__proxy_forward(cconn *c, uconn *tok_holder, int avoid)
     if (avoid >= 0)
         P->fleet.b[avoid].down_until = saved;
     if (i < 0) { /* nothing on and nothing may be unparked */
-        if (tok_holder->has_tok)
-            qc_limiter_release(P->lim, &tok_holder->tok, 0, QC_LIMITER_IGNORE);
         qc__proxy_refuse(c);
+        qc__proxy_done(P, &tok_holder->tok, NAN, QC_FRONT_IGNORE);
         return;
     }
     pbackend *b = &P->backend[i];
@@ -695,12 +686,11 @@ void qc__proxy_forward(cconn *c, uconn *tok_holder, int avoid)
     } else {
         u = calloc(1, sizeof *u);
         if (!u) {
-            if (tok_holder->has_tok)
-                qc_limiter_release(P->lim, &tok_holder->tok, 0, QC_LIMITER_IGNORE);
             P->errors502++;
             if (unparked)
                 qc__proxy_unpark_start(b);
             qc__proxy_client_reply(c, 502, "Bad Gateway", NULL, "text/plain", "out of memory\n", 14);
+            qc__proxy_done(P, &tok_holder->tok, NAN, QC_FRONT_IGNORE);
             return;
         }
         u->kind = K_UPSTREAM;
@@ -709,7 +699,6 @@ void qc__proxy_forward(cconn *c, uconn *tok_holder, int avoid)
         u->connect.data = u;
     }
     u->tok = tok_holder->tok;
-    u->has_tok = tok_holder->has_tok;
     u->cls = c->cls;
     u->head_method = c->head_method;
     u->t_admit = qc__now();

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* qctl/front.h: the admission front of a server: every decision on who
+ * is let in, who waits, who goes next and who is refused, as one object
+ * with no I/O and no clock, that a live proxy, a TCP gate and a
+ * simulation all run alike.
+ *
+ * The idea: a plant (the proxy's event loop, the gate's, or a discrete-
+ * event simulation) only reports events, with its own clock's time as an
+ * argument, and carries out the decisions it gets back. The same trace of
+ * events then gives the same decisions in the same order whoever runs it
+ * (tests/unit/control/test_front_replay.c replays one through a simulation
+ * and through the proxy's core and compares them).
+ *
+ * What the front holds:
+ *   - the limiter (qctl/limiter.h): how many requests may be in the
+ *     backends at once, stepped by a sampler with a declared cadence
+ *     (qc_lim_sampler below: one sample per control interval, or per N
+ *     completions; one rule, one cadence, whoever runs it);
+ *   - a waiting room of `queue` places shared by the classes, one FIFO per
+ *     class with each request's deadline (its class's, shortened to the
+ *     queue target while the queue stands);
+ *   - the queue discipline: FIFO, or CoDel's standing-queue test with
+ *     adaptive LIFO (qctl/codel.h);
+ *   - start-time fair queueing between the classes (qctl/sfq.h) by the
+ *     limiter's weights (all 1 but under ADMISSION, where the admission
+ *     controller of qctl/admission.h sets them per class).
+ *
+ * Events in, decisions out:
+ *   qc_front_arrive    a request arrives: ADMIT now, WAIT (with a handle
+ *                      and a deadline), or REFUSE with a reason;
+ *   qc_front_done      a slot frees: the request's token comes back with
+ *                      the time it spent at its backend and its outcome;
+ *                      decisions follow for the waiting requests (which
+ *                      ones go next, which are refused);
+ *   qc_front_tick      a control interval ends: the limiter's controller
+ *                      steps (per-interval cadence), CoDel's state moves,
+ *                      and decisions follow as for done;
+ *   qc_front_expire    a deadline the front gave has come: the requests
+ *                      whose deadline passed are refused (REFUSE,
+ *                      QC_FRONT_DEADLINE); call it at or after
+ *                      qc_front_next_deadline;
+ *   qc_front_cancel    a waiting request went away (its client closed);
+ *   qc_front_drain     stop: every waiting request and every later
+ *                      arrival is refused (QC_FRONT_DRAINING).
+ * Decisions name requests by the caller's 64-bit id (a pointer cast to
+ * uintptr_t, an index: anything), given at arrival.
+ *
+ * Embedding. The front allocates everything in qc_front_alloc (the
+ * waiting room's `queue` places included); no event allocates. The
+ * decision arrays are the caller's: an event returns at most
+ * qc_front_max_decisions(f) decisions (the waiting room's places plus
+ * one), so one array of that length per calling thread, allocated once,
+ * is enough. Every event function takes the front's own mutex for its
+ * whole run, so several event-loop threads may share one front with no
+ * lock of their own: the decisions of one event come back together, in
+ * order, consistent with every other thread's. A decision may name a
+ * request another thread owns (a slot freed on loop A lets in a request
+ * waiting on loop B); the caller hands it over (e.g. uv_async) and must
+ * carry it out even if it arrives late. qc_front_lock/unlock let a caller
+ * read several statistics at once consistently.
+ *
+ * Admitted requests hold a qc_front_token (plain value, the caller's) that
+ * goes back to qc_front_done exactly once (a second time is a no-op). A
+ * request admitted and then not sent (no backend up) goes back with
+ * QC_FRONT_IGNORE, which frees its slot without making a sample.
+ *
+ * Time: seconds on any clock that does not go backwards, the same for
+ * every call on one front. Errors: 0 or a negative QC_E* code, messages
+ * naming the field. */
+#ifndef QCTL_FRONT_H
+#define QCTL_FRONT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qctl/api.h"
+#include "qctl/codel.h"
+#include "qctl/error.h"
+#include "qctl/limiter.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+QC_API_BEGIN
+
+#define QC_FRONT_CLASSES_MAX QC_LIMITER_CLASSES_MAX
+
+/* ---- the sampler -----------------------------------------------------------
+ * When a limiter's window of samples closes and its controller steps:
+ * every = 0, once per control interval (at each tick); every = N >= 1,
+ * once per N completions (N = 1: per completion, as `qctl sim admission`
+ * steps its limiters). The front runs one; a simulation that gates by
+ * itself runs the same with qc_limiter_record. */
+typedef struct qc_lim_sampler {
+    unsigned every; /* 0: per interval; N: per N completions */
+    uint64_t count; /* completions in the open window */
+} qc_lim_sampler;
+
+void qc_lim_sampler_init(qc_lim_sampler *s, unsigned every);
+/* A completion; 1 when the window closes now (step the controller). */
+int qc_lim_sampler_completion(qc_lim_sampler *s);
+/* A control interval ended; 1 when the window closes now. */
+int qc_lim_sampler_tick(qc_lim_sampler *s);
+
+/* ---- the front ---------------------------------------------------------- */
+
+typedef enum qc_front_discipline {
+    QC_FRONT_FIFO = 0, /* first come first served, each its class's deadline */
+    QC_FRONT_CODEL     /* CoDel's standing test and adaptive LIFO (qctl/codel.h);
+                          FIFO under the ADMISSION limiter, whose weights order
+                          the queue and whose controller must see the waits */
+} qc_front_discipline;
+
+typedef struct qc_front_params {
+    int control;               /* 1: the limiter gates (default); 0: no limiter,
+                                  every request admitted at once */
+    qc_limiter_params limiter; /* algo and its parameters; its classes,
+                                  bounds and candidates are set from below */
+    unsigned classes;          /* 1..QC_FRONT_CLASSES_MAX (default 1) */
+    double bound[QC_FRONT_CLASSES_MAX]; /* class i's delay bound, s: its wait
+                                  deadline, and under ADMISSION the mean-delay
+                                  bound D_i; 0: best effort (queue_timeout) */
+    uint32_t candidates;       /* ADMISSION: bit i, class i starts a candidate */
+    unsigned queue;            /* waiting places, all classes (default 128) */
+    double queue_timeout;      /* the wait deadline of best effort, and of every
+                                  class under ADMISSION (default 1 s) */
+    qc_front_discipline discipline; /* default QC_FRONT_CODEL */
+    qc_codel_params codel;     /* qc_codel_params_init's defaults */
+    unsigned sample_every;     /* the sampler's cadence (0: per interval, the default) */
+    double est_init;           /* SFQ: first guess of a request's time at a
+                                  backend, s (default 0.01) */
+} qc_front_params;
+
+/* Defaults above, with limiter algo algo (qc_limiter_params_init). */
+void qc_front_params_init(qc_front_params *p, qc_limiter_algo algo);
+
+typedef enum qc_front_act {
+    QC_FRONT_ADMIT = 0, /* send it now; its token is in the decision */
+    QC_FRONT_WAIT,      /* it waits (arrive only): handle and deadline given */
+    QC_FRONT_REFUSE     /* answer it refused (503); the reason is given */
+} qc_front_act;
+
+typedef enum qc_front_reason {
+    QC_FRONT_NONE = 0,   /* admitted or waiting */
+    QC_FRONT_FULL,       /* no slot and no waiting place */
+    QC_FRONT_DEADLINE,   /* waited until its deadline */
+    QC_FRONT_STANDING,   /* the queue stands and it waited past the target */
+    QC_FRONT_REJECTED,   /* its class was rejected by admission control */
+    QC_FRONT_DRAINING,   /* the front drains */
+    QC_FRONT_REASONS
+} qc_front_reason;
+
+/* "none", "full", "deadline", "standing", "rejected", "draining". */
+const char *qc_front_reason_name(qc_front_reason r);
+
+/* Outcomes for qc_front_done (the limiter's). */
+enum { QC_FRONT_OK = QC_LIMITER_OK, QC_FRONT_DROPPED = QC_LIMITER_DROPPED,
+       QC_FRONT_IGNORE = QC_LIMITER_IGNORE };
+
+/* An admitted request's slot. Plain value, the caller's. */
+typedef struct qc_front_token {
+    qc_limiter_token lt;
+    double t_arrive, t_admit;
+    uint16_t cls;
+    uint16_t live; /* 1 until given back */
+} qc_front_token;
+
+/* A waiting request's place: for qc_front_cancel (0: none). */
+typedef uint64_t qc_front_handle;
+
+typedef struct qc_front_decision {
+    uint64_t id;            /* the caller's id of the request */
+    qc_front_act act;
+    qc_front_reason reason; /* REFUSE: why */
+    unsigned cls;
+    double waited;          /* s in the waiting room (0: decided at arrival) */
+    double deadline;        /* WAIT: when it is refused if still waiting */
+    qc_front_handle handle; /* WAIT: its place */
+    qc_front_token tok;     /* ADMIT: its slot, for qc_front_done */
+} qc_front_decision;
+
+typedef struct qc_front qc_front;
+
+/* Checks p and builds a front at time now. NULL on error with err set
+ * (QC_EINVAL or QC_ERANGE naming the field, QC_ENOMEM). */
+qc_front *qc_front_alloc(const qc_front_params *p, double now, qc_err *err);
+void qc_front_free(qc_front *f);
+
+/* The most decisions one event returns: the length of the caller's array. */
+size_t qc_front_max_decisions(const qc_front *f);
+
+/* A request of class cls (beyond the classes: the last) arrives: *d says
+ * ADMIT, WAIT or REFUSE. Returns d->act. */
+int qc_front_arrive(qc_front *f, double now, unsigned cls, uint64_t id, qc_front_decision *d);
+
+/* The admitted request of tok is over: service is its time at the backend
+ * as the plant measured it (NaN: now - tok->t_admit), outcome QC_FRONT_OK,
+ * _DROPPED (failed, timed out: a congestion signal) or _IGNORE (not a
+ * sample). Writes the decisions that follow into out[0..cap) and returns
+ * their number, or QC_EINVAL when cap < qc_front_max_decisions. */
+int qc_front_done(qc_front *f, double now, qc_front_token *tok, double service, int outcome,
+                  qc_front_decision *out, size_t cap);
+
+/* The end of a control interval: as qc_front_done. Also QC_EINVAL (and
+ * nothing changes) for a clock that went backwards. */
+int qc_front_tick(qc_front *f, double now, qc_front_decision *out, size_t cap);
+
+/* Refuses (QC_FRONT_DEADLINE) the waiting requests whose deadline is at
+ * or before now: as qc_front_done. */
+int qc_front_expire(qc_front *f, double now, qc_front_decision *out, size_t cap);
+
+/* Lets waiting requests in while there are slots (e.g. after the limit or
+ * a bound was changed by hand): as qc_front_done. */
+int qc_front_pump(qc_front *f, double now, qc_front_decision *out, size_t cap);
+
+/* The earliest deadline of a waiting request (INFINITY: none waits). */
+double qc_front_next_deadline(qc_front *f);
+
+/* The waiting request of handle h leaves unanswered by the front (its
+ * client went away). 0, or QC_EEMPTY when h waits no more (it was decided:
+ * the decision stands). */
+int qc_front_cancel(qc_front *f, qc_front_handle h);
+
+/* Refuses every waiting request (QC_FRONT_DRAINING) and, from now on,
+ * every arrival: as qc_front_done. */
+int qc_front_drain(qc_front *f, double now, qc_front_decision *out, size_t cap);
+
+/* The wait a request of class cls arriving now would be given (its
+ * class's deadline, or the queue target while the queue stands), s. */
+double qc_front_class_deadline(qc_front *f, unsigned cls);
+
+/* Sets class cls's wait deadline (> 0, finite) for requests arriving
+ * from now on (not under ADMISSION, where it is queue_timeout: set the
+ * limiter's bound there). QC_ERANGE for a class out of range, QC_EINVAL
+ * for a bad d. */
+int qc_front_set_deadline(qc_front *f, unsigned cls, double d, qc_err *err);
+
+/* The CoDel target in force (adaptive: from the backends' no-load
+ * latency as measured now), s. */
+double qc_front_queue_target(qc_front *f);
+
+typedef struct qc_front_stats {
+    uint32_t limit;     /* the published limit (UINT32_MAX: no limiter) */
+    unsigned inflight;  /* admitted and not yet done */
+    unsigned waiting;   /* in the waiting room */
+    unsigned class_waiting[QC_FRONT_CLASSES_MAX];
+    uint64_t class_admitted[QC_FRONT_CLASSES_MAX];
+    uint64_t class_refused[QC_FRONT_CLASSES_MAX];
+    uint64_t refused_by[QC_FRONT_REASONS]; /* by reason, all classes */
+    uint64_t cancelled;
+    int standing;       /* CoDel: the queue stands */
+    double target;      /* CoDel: the target wait in force, s */
+    double head_wait;   /* the oldest waiting request's wait at the last event (NAN: none) */
+} qc_front_stats;
+
+void qc_front_get_stats(qc_front *f, qc_front_stats *st);
+
+/* The limiter inside (for qc_limiter_get_stats, _set_bound,
+ * _set_reference, _weight: each thread-safe on its own). */
+qc_limiter *qc_front_limiter(qc_front *f);
+
+/* The front's mutex, for a caller reading several things at once; never
+ * held across an event call (the events take it themselves). */
+void qc_front_lock(qc_front *f);
+void qc_front_unlock(qc_front *f);
+
+QC_API_END
+#ifdef __cplusplus
+}
+#endif
+#endif

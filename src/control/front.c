@@ -1,0 +1,633 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* front.c: the admission front (qctl/front.h): the limiter, the class
+ * waiting rooms with their deadlines, CoDel and SFQ, as one object that
+ * takes events with their time and answers with decisions.
+ *
+ * The waiting room is an array of `queue` places allocated up front, each
+ * class a doubly linked list of indices through it (the head the oldest,
+ * the tail the newest: the LIFO end), and a free list. A handle is the
+ * place's index and a generation bumped each time the place is freed, so
+ * a stale handle is told apart from the request that took the place next.
+ *
+ * The order of the rules is the one the proxy ran (and the replay test
+ * pins): an arrival goes straight in only when nothing waits (no
+ * overtaking) and a slot is free; otherwise it waits if there is a place.
+ * A pump, after every event that may free a slot, takes the backlogged
+ * class with the least SFQ pass, checks CoDel's head first (a queue that
+ * begins to stand refuses what waited past the target), takes that class's
+ * head or, under LIFO, its tail, and lets it in if the limiter does (if
+ * not, it goes back where it was and everyone waits). */
+#include "qctl/front.h"
+#include "qctl/sfq.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+void qc_lim_sampler_init(qc_lim_sampler *s, unsigned every)
+{
+    s->every = every;
+    s->count = 0;
+}
+
+int qc_lim_sampler_completion(qc_lim_sampler *s)
+{
+    if (s->every == 0)
+        return 0;
+    if (++s->count < s->every)
+        return 0;
+    s->count = 0;
+    return 1;
+}
+
+int qc_lim_sampler_tick(qc_lim_sampler *s)
+{
+    return s->every == 0;
+}
+
+typedef struct place {
+    uint64_t id;
+    double t_arrive, deadline;
+    int32_t prev, next; /* in its class's list, or the free list (next) */
+    uint32_t gen;
+    uint16_t cls;
+    uint16_t used;
+} place;
+
+struct qc_front {
+    pthread_mutex_t mu;
+    qc_front_params p;
+    qc_limiter *lim;
+    qc_lim_sampler sampler;
+    qc_codel codel;
+    qc_sfq sfq;
+    int codel_on;
+    int draining;
+    place *room;
+    int32_t free_head;
+    int32_t head[QC_FRONT_CLASSES_MAX], tail[QC_FRONT_CLASSES_MAX];
+    unsigned qlen[QC_FRONT_CLASSES_MAX];
+    unsigned waiting, inflight;
+    double deadline[QC_FRONT_CLASSES_MAX]; /* each class's wait deadline */
+    double est[QC_FRONT_CLASSES_MAX];      /* SFQ: mean time at a backend */
+    uint64_t admitted[QC_FRONT_CLASSES_MAX], refused[QC_FRONT_CLASSES_MAX];
+    uint64_t refused_by[QC_FRONT_REASONS], cancelled;
+    double last_head_wait;
+};
+
+static const char *const reason_names[] = {"none",     "full",     "deadline",
+                                           "standing", "rejected", "draining"};
+
+const char *qc_front_reason_name(qc_front_reason r)
+{
+    return (unsigned)r < QC_FRONT_REASONS ? reason_names[r] : "unknown";
+}
+
+void qc_front_params_init(qc_front_params *p, qc_limiter_algo algo)
+{
+    memset(p, 0, sizeof *p);
+    p->control = 1;
+    qc_limiter_params_init(&p->limiter, algo);
+    p->classes = 1;
+    p->queue = 128;
+    p->queue_timeout = 1;
+    p->discipline = QC_FRONT_CODEL;
+    qc_codel_params_init(&p->codel);
+    p->sample_every = 0;
+    p->est_init = 0.01;
+}
+
+static int check(const qc_front_params *p, qc_err *err)
+{
+    if (p->classes < 1 || p->classes > QC_FRONT_CLASSES_MAX)
+        return qc_err_set(err, QC_ERANGE, "classes: %u must be in [1, %d]", p->classes,
+                          QC_FRONT_CLASSES_MAX);
+    if (p->queue > (1u << 30))
+        return qc_err_set(err, QC_ERANGE, "queue: %u places is too many", p->queue);
+    if (!(p->queue_timeout > 0) || !isfinite(p->queue_timeout))
+        return qc_err_set(err, QC_ERANGE, "queue_timeout: %g must be a positive time",
+                          p->queue_timeout);
+    for (unsigned i = 0; i < p->classes; i++)
+        if (!(p->bound[i] >= 0) || !isfinite(p->bound[i]))
+            return qc_err_set(err, QC_ERANGE, "bound[%u]: %g must be >= 0 (0: best effort)", i,
+                              p->bound[i]);
+    if ((unsigned)p->discipline > QC_FRONT_CODEL)
+        return qc_err_set(err, QC_EINVAL, "discipline: %d is not a discipline", (int)p->discipline);
+    if (!(p->est_init > 0) || !isfinite(p->est_init))
+        return qc_err_set(err, QC_ERANGE, "est_init: %g must be a positive time", p->est_init);
+    return 0;
+}
+
+qc_front *qc_front_alloc(const qc_front_params *p, double now, qc_err *err)
+{
+    if (check(p, err) != 0)
+        return NULL;
+    qc_front *f = calloc(1, sizeof *f);
+    if (!f) {
+        qc_err_set(err, QC_ENOMEM, "front: out of memory");
+        return NULL;
+    }
+    f->p = *p;
+    qc_limiter_params lc = p->limiter;
+    lc.classes = p->classes;
+    int adm = lc.algo == QC_LIMITER_ADMISSION;
+    for (unsigned i = 0; i < QC_FRONT_CLASSES_MAX; i++)
+        lc.bound[i] = adm && i < p->classes ? p->bound[i] : 0;
+    lc.adm_candidates = adm ? p->candidates : 0;
+    if (!(f->lim = qc_limiter_alloc(&lc, now, err))) {
+        qc_err_prefix(err, "limiter");
+        free(f);
+        return NULL;
+    }
+    if (qc_codel_init(&f->codel, &p->codel, err) != 0 || qc_sfq_init(&f->sfq, p->classes, err) != 0) {
+        qc_limiter_free(f->lim);
+        free(f);
+        return NULL;
+    }
+    f->codel_on = p->discipline == QC_FRONT_CODEL && !(p->control && adm);
+    qc_lim_sampler_init(&f->sampler, p->sample_every);
+    if (p->queue && !(f->room = calloc(p->queue, sizeof *f->room))) {
+        qc_limiter_free(f->lim);
+        free(f);
+        qc_err_set(err, QC_ENOMEM, "front: out of memory for %u waiting places", p->queue);
+        return NULL;
+    }
+    for (unsigned i = 0; i < p->queue; i++)
+        f->room[i].next = i + 1 < p->queue ? (int32_t)(i + 1) : -1;
+    f->free_head = p->queue ? 0 : -1;
+    for (unsigned i = 0; i < QC_FRONT_CLASSES_MAX; i++) {
+        f->head[i] = f->tail[i] = -1;
+        f->est[i] = p->est_init;
+        /* under ADMISSION a bound is a mean-delay target the controller
+         * must see exceeded, not a cut-off: the common deadline */
+        f->deadline[i] = adm && p->control ? p->queue_timeout
+                         : i < p->classes && p->bound[i] > 0 ? p->bound[i]
+                                                             : p->queue_timeout;
+    }
+    f->last_head_wait = NAN;
+    if (pthread_mutex_init(&f->mu, NULL) != 0) {
+        qc_limiter_free(f->lim);
+        free(f->room);
+        free(f);
+        qc_err_set(err, QC_ENOMEM, "front: cannot create its mutex");
+        return NULL;
+    }
+    return f;
+}
+
+void qc_front_free(qc_front *f)
+{
+    if (!f)
+        return;
+    pthread_mutex_destroy(&f->mu);
+    qc_limiter_free(f->lim);
+    free(f->room);
+    free(f);
+}
+
+size_t qc_front_max_decisions(const qc_front *f)
+{
+    return (size_t)f->p.queue + 1;
+}
+
+qc_limiter *qc_front_limiter(qc_front *f)
+{
+    return f->lim;
+}
+
+void qc_front_lock(qc_front *f)
+{
+    pthread_mutex_lock(&f->mu);
+}
+
+void qc_front_unlock(qc_front *f)
+{
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* ---- the waiting room ----------------------------------------------------- */
+
+static void unlink_place(qc_front *f, int32_t i)
+{
+    place *e = &f->room[i];
+    unsigned k = e->cls;
+    if (e->prev >= 0)
+        f->room[e->prev].next = e->next;
+    else
+        f->head[k] = e->next;
+    if (e->next >= 0)
+        f->room[e->next].prev = e->prev;
+    else
+        f->tail[k] = e->prev;
+    f->qlen[k]--;
+    f->waiting--;
+}
+
+static void free_place(qc_front *f, int32_t i)
+{
+    place *e = &f->room[i];
+    e->used = 0;
+    e->gen++;
+    e->next = f->free_head;
+    f->free_head = i;
+}
+
+/* Links place i into its class's list, at the head or at the tail. */
+static void link_place(qc_front *f, int32_t i, int at_head)
+{
+    place *e = &f->room[i];
+    unsigned k = e->cls;
+    if (at_head) {
+        e->prev = -1;
+        e->next = f->head[k];
+        if (f->head[k] >= 0)
+            f->room[f->head[k]].prev = i;
+        else
+            f->tail[k] = i;
+        f->head[k] = i;
+    } else {
+        e->next = -1;
+        e->prev = f->tail[k];
+        if (f->tail[k] >= 0)
+            f->room[f->tail[k]].next = i;
+        else
+            f->head[k] = i;
+        f->tail[k] = i;
+    }
+    f->qlen[k]++;
+    f->waiting++;
+}
+
+/* How long the oldest waiting request has waited (NAN: none waits). */
+static double head_wait(qc_front *f, double now)
+{
+    double t = INFINITY;
+    for (unsigned i = 0; i < f->p.classes; i++)
+        if (f->head[i] >= 0 && f->room[f->head[i]].t_arrive < t)
+            t = f->room[f->head[i]].t_arrive;
+    double w = isfinite(t) ? now - t : NAN;
+    f->last_head_wait = w;
+    return w;
+}
+
+/* ---- decisions ------------------------------------------------------------ */
+
+typedef struct outbuf {
+    qc_front_decision *d;
+    size_t n, cap;
+} outbuf;
+
+static void emit_refuse(qc_front *f, outbuf *o, uint64_t id, unsigned cls, double waited,
+                        qc_front_reason why)
+{
+    f->refused[cls]++;
+    f->refused_by[why]++;
+    if (o->n < o->cap)
+        o->d[o->n++] = (qc_front_decision){
+            .id = id, .act = QC_FRONT_REFUSE, .reason = why, .cls = cls, .waited = waited};
+}
+
+/* Refuses waiting place i (taken off its list) for why. */
+static void refuse_place(qc_front *f, outbuf *o, int32_t i, double now, qc_front_reason why)
+{
+    place *e = &f->room[i];
+    unlink_place(f, i);
+    emit_refuse(f, o, e->id, e->cls, now - e->t_arrive, why);
+    free_place(f, i);
+}
+
+/* Asks the limiter for a slot for class cls: 1 admitted (tok filled), 0 no
+ * slot, -1 its class was rejected by admission control. */
+static int try_admit(qc_front *f, unsigned cls, double t_arrive, double now, qc_front_token *tok)
+{
+    memset(tok, 0, sizeof *tok);
+    if (f->p.control) {
+        int rc = qc_limiter_acquire(f->lim, cls, &tok->lt);
+        if (rc != QC_LIMITER_ADMIT)
+            return rc == QC_LIMITER_REJECTED ? -1 : 0;
+    }
+    double w = qc_limiter_weight(f->lim, cls);
+    qc_sfq_start(&f->sfq, cls);
+    qc_sfq_charge(&f->sfq, cls, f->est[cls], w);
+    f->admitted[cls]++;
+    f->inflight++;
+    tok->t_arrive = t_arrive;
+    tok->t_admit = now;
+    tok->cls = (uint16_t)cls;
+    tok->live = 1;
+    return 1;
+}
+
+static int class_rejected(qc_front *f, unsigned cls)
+{
+    return f->p.control && qc_limiter_weight(f->lim, cls) <= 0;
+}
+
+/* The queue stands: what already waited past the target is refused. */
+static void codel_shed(qc_front *f, outbuf *o, double now)
+{
+    for (unsigned i = 0; i < f->p.classes; i++)
+        while (f->head[i] >= 0 &&
+               qc_codel_expired(&f->codel, now - f->room[f->head[i]].t_arrive))
+            refuse_place(f, o, f->head[i], now, QC_FRONT_STANDING);
+}
+
+static void set_target(qc_front *f)
+{
+    qc_codel_set_noload(&f->codel, qc_limiter_noload(f->lim));
+}
+
+/* Lets waiting requests in while there are slots: the backlogged class
+ * with the least pass first. */
+static void pump(qc_front *f, outbuf *o, double now)
+{
+    while (f->waiting) {
+        if (f->p.control && qc_limiter_limit(f->lim) <= f->inflight)
+            return; /* no slot: everyone waits */
+        uint32_t backlogged = 0;
+        for (unsigned i = 0; i < f->p.classes; i++) {
+            if (f->head[i] < 0)
+                continue;
+            if (class_rejected(f, i)) { /* rejected meanwhile */
+                while (f->head[i] >= 0)
+                    refuse_place(f, o, f->head[i], now, QC_FRONT_REJECTED);
+                continue;
+            }
+            backlogged |= 1u << i;
+        }
+        int pick = qc_sfq_pick(&f->sfq, backlogged);
+        if (pick < 0)
+            return;
+        unsigned best = (unsigned)pick;
+        if (f->codel_on) {
+            set_target(f);
+            if (qc_codel_head(&f->codel, head_wait(f, now)))
+                codel_shed(f, o, now); /* above the target for an interval */
+            if (f->head[best] < 0)
+                continue; /* codel_shed emptied the class */
+        }
+        int lifo = f->codel_on && qc_codel_lifo(&f->codel, head_wait(f, now));
+        int32_t i = lifo ? f->tail[best] : f->head[best];
+        place *e = &f->room[i];
+        double waited = now - e->t_arrive;
+        if (qc_codel_expired(&f->codel, waited)) {
+            refuse_place(f, o, i, now, QC_FRONT_STANDING);
+            continue;
+        }
+        qc_front_token tok;
+        int rc = try_admit(f, best, e->t_arrive, now, &tok);
+        if (rc == 0)
+            return; /* refused after all: it stays where it was */
+        uint64_t id = e->id;
+        unlink_place(f, i);
+        free_place(f, i);
+        if (rc < 0) {
+            emit_refuse(f, o, id, best, waited, QC_FRONT_REJECTED);
+            continue;
+        }
+        qc_codel_admitted(&f->codel, waited);
+        if (o->n < o->cap)
+            o->d[o->n++] = (qc_front_decision){
+                .id = id, .act = QC_FRONT_ADMIT, .cls = best, .waited = waited, .tok = tok};
+    }
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+int qc_front_arrive(qc_front *f, double now, unsigned cls, uint64_t id, qc_front_decision *d)
+{
+    if (cls >= f->p.classes)
+        cls = f->p.classes - 1;
+    pthread_mutex_lock(&f->mu);
+    memset(d, 0, sizeof *d);
+    d->id = id;
+    d->cls = cls;
+    outbuf o = {d, 0, 1};
+    if (f->draining) {
+        emit_refuse(f, &o, id, cls, 0, QC_FRONT_DRAINING);
+        goto out;
+    }
+    int adm;
+    if (f->waiting) /* no overtaking: it waits behind them */
+        adm = class_rejected(f, cls) ? -1 : 0;
+    else
+        adm = try_admit(f, cls, now, now, &d->tok);
+    if (adm > 0) {
+        qc_codel_admitted(&f->codel, 0); /* in without waiting: not standing */
+        d->act = QC_FRONT_ADMIT;
+        goto out;
+    }
+    if (adm < 0) {
+        emit_refuse(f, &o, id, cls, 0, QC_FRONT_REJECTED);
+        goto out;
+    }
+    if (f->waiting >= f->p.queue || f->free_head < 0) {
+        emit_refuse(f, &o, id, cls, 0, QC_FRONT_FULL);
+        goto out;
+    }
+    int32_t i = f->free_head;
+    place *e = &f->room[i];
+    f->free_head = e->next;
+    if (f->head[cls] < 0)
+        qc_sfq_join(&f->sfq, cls); /* newly backlogged: no credit for idling */
+    e->id = id;
+    e->cls = (uint16_t)cls;
+    e->used = 1;
+    e->t_arrive = now;
+    e->deadline = now + qc_codel_deadline(&f->codel, f->deadline[cls]);
+    link_place(f, i, 0);
+    d->act = QC_FRONT_WAIT;
+    d->deadline = e->deadline;
+    d->handle = (uint64_t)e->gen << 32 | (uint64_t)(i + 1);
+out:
+    pthread_mutex_unlock(&f->mu);
+    return (int)d->act;
+}
+
+/* Steps the limiter's controller: a window of the sampler closed. */
+static void close_window(qc_front *f, double now)
+{
+    if (f->p.control)
+        qc_limiter_tick(f->lim, now);
+}
+
+int qc_front_done(qc_front *f, double now, qc_front_token *tok, double service, int outcome,
+                  qc_front_decision *out, size_t cap)
+{
+    if (cap < qc_front_max_decisions(f))
+        return QC_EINVAL;
+    pthread_mutex_lock(&f->mu);
+    outbuf o = {out, 0, cap};
+    if (tok->live) {
+        tok->live = 0;
+        if (!(service >= 0))
+            service = now - tok->t_admit;
+        unsigned k = tok->cls;
+        if (f->p.control) {
+            /* ADMISSION tracks the whole delay (wait + backend), the
+             * others the backends' own time */
+            int adm = f->p.limiter.algo == QC_LIMITER_ADMISSION;
+            double lat = adm ? (tok->t_admit - tok->t_arrive) + service : service;
+            qc_limiter_release(f->lim, &tok->lt, lat, outcome);
+        }
+        if (outcome == QC_FRONT_OK)
+            f->est[k] += 0.1 * (service - f->est[k]);
+        f->inflight--;
+        if (outcome != QC_FRONT_IGNORE && qc_lim_sampler_completion(&f->sampler))
+            close_window(f, now);
+        pump(f, &o, now);
+    }
+    pthread_mutex_unlock(&f->mu);
+    return (int)o.n;
+}
+
+int qc_front_tick(qc_front *f, double now, qc_front_decision *out, size_t cap)
+{
+    if (cap < qc_front_max_decisions(f))
+        return QC_EINVAL;
+    pthread_mutex_lock(&f->mu);
+    outbuf o = {out, 0, cap};
+    if (qc_lim_sampler_tick(&f->sampler))
+        close_window(f, now);
+    if (f->p.control)
+        pump(f, &o, now);
+    if (f->codel_on) {
+        set_target(f);
+        if (qc_codel_tick(&f->codel, head_wait(f, now)))
+            codel_shed(f, &o, now);
+    }
+    pthread_mutex_unlock(&f->mu);
+    return (int)o.n;
+}
+
+int qc_front_expire(qc_front *f, double now, qc_front_decision *out, size_t cap)
+{
+    if (cap < qc_front_max_decisions(f))
+        return QC_EINVAL;
+    pthread_mutex_lock(&f->mu);
+    outbuf o = {out, 0, cap};
+    /* in arrival order across the classes: the same order whoever runs it */
+    for (;;) {
+        int32_t best = -1;
+        for (unsigned k = 0; k < f->p.classes; k++)
+            for (int32_t i = f->head[k]; i >= 0; i = f->room[i].next)
+                if (f->room[i].deadline <= now &&
+                    (best < 0 || f->room[i].t_arrive < f->room[best].t_arrive))
+                    best = i;
+        if (best < 0)
+            break;
+        refuse_place(f, &o, best, now, QC_FRONT_DEADLINE);
+    }
+    pthread_mutex_unlock(&f->mu);
+    return (int)o.n;
+}
+
+int qc_front_pump(qc_front *f, double now, qc_front_decision *out, size_t cap)
+{
+    if (cap < qc_front_max_decisions(f))
+        return QC_EINVAL;
+    pthread_mutex_lock(&f->mu);
+    outbuf o = {out, 0, cap};
+    pump(f, &o, now);
+    pthread_mutex_unlock(&f->mu);
+    return (int)o.n;
+}
+
+double qc_front_next_deadline(qc_front *f)
+{
+    pthread_mutex_lock(&f->mu);
+    double t = INFINITY;
+    for (unsigned k = 0; k < f->p.classes; k++)
+        for (int32_t i = f->head[k]; i >= 0; i = f->room[i].next)
+            if (f->room[i].deadline < t)
+                t = f->room[i].deadline;
+    pthread_mutex_unlock(&f->mu);
+    return t;
+}
+
+int qc_front_cancel(qc_front *f, qc_front_handle h)
+{
+    uint64_t idx = h & 0xffffffffu;
+    uint32_t gen = (uint32_t)(h >> 32);
+    int rc = QC_EEMPTY;
+    pthread_mutex_lock(&f->mu);
+    if (idx >= 1 && idx <= f->p.queue) {
+        int32_t i = (int32_t)(idx - 1);
+        place *e = &f->room[i];
+        if (e->used && e->gen == gen) {
+            unlink_place(f, i);
+            free_place(f, i);
+            f->cancelled++;
+            rc = 0;
+        }
+    }
+    pthread_mutex_unlock(&f->mu);
+    return rc;
+}
+
+int qc_front_drain(qc_front *f, double now, qc_front_decision *out, size_t cap)
+{
+    if (cap < qc_front_max_decisions(f))
+        return QC_EINVAL;
+    pthread_mutex_lock(&f->mu);
+    outbuf o = {out, 0, cap};
+    f->draining = 1;
+    for (unsigned k = 0; k < f->p.classes; k++)
+        while (f->head[k] >= 0)
+            refuse_place(f, &o, f->head[k], now, QC_FRONT_DRAINING);
+    pthread_mutex_unlock(&f->mu);
+    return (int)o.n;
+}
+
+double qc_front_class_deadline(qc_front *f, unsigned cls)
+{
+    if (cls >= f->p.classes)
+        cls = f->p.classes - 1;
+    pthread_mutex_lock(&f->mu);
+    double d = qc_codel_deadline(&f->codel, f->deadline[cls]);
+    pthread_mutex_unlock(&f->mu);
+    return d;
+}
+
+int qc_front_set_deadline(qc_front *f, unsigned cls, double d, qc_err *err)
+{
+    if (cls >= f->p.classes)
+        return qc_err_set(err, QC_ERANGE, "class %u: no such class", cls);
+    if (!(d > 0) || !isfinite(d))
+        return qc_err_set(err, QC_EINVAL, "deadline: %g must be a positive time", d);
+    pthread_mutex_lock(&f->mu);
+    if (!(f->p.control && f->p.limiter.algo == QC_LIMITER_ADMISSION))
+        f->deadline[cls] = d;
+    pthread_mutex_unlock(&f->mu);
+    return 0;
+}
+
+double qc_front_queue_target(qc_front *f)
+{
+    pthread_mutex_lock(&f->mu);
+    set_target(f);
+    double t = f->codel.target;
+    pthread_mutex_unlock(&f->mu);
+    return t;
+}
+
+void qc_front_get_stats(qc_front *f, qc_front_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    pthread_mutex_lock(&f->mu);
+    st->limit = f->p.control ? qc_limiter_limit(f->lim) : UINT32_MAX;
+    st->inflight = f->inflight;
+    st->waiting = f->waiting;
+    for (unsigned k = 0; k < f->p.classes; k++) {
+        st->class_waiting[k] = f->qlen[k];
+        st->class_admitted[k] = f->admitted[k];
+        st->class_refused[k] = f->refused[k];
+    }
+    memcpy(st->refused_by, f->refused_by, sizeof st->refused_by);
+    st->cancelled = f->cancelled;
+    st->standing = f->codel.standing;
+    st->target = f->codel.target;
+    st->head_wait = f->last_head_wait;
+    pthread_mutex_unlock(&f->mu);
+}

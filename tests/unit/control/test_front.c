@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test_front.c: the admission front (qctl/front.h) event by event: each
+ * rule (the gate of the limit, no overtaking, the waiting room's places,
+ * deadlines, CoDel's standing test and LIFO, SFQ between the classes, the
+ * sampler's cadence, cancel, drain) on small hand-made cases whose right
+ * decisions are worked out in the comments, and several threads sharing
+ * one front (the limit never exceeded, every request decided once). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qctl/front.h"
+
+#define CAP 256
+
+static qc_front *make(qc_limiter_algo algo, double limit, unsigned queue,
+                      qc_front_discipline disc, unsigned classes)
+{
+    qc_front_params p;
+    qc_front_params_init(&p, algo);
+    p.limiter.initial_limit = limit;
+    p.limiter.min_limit = 1;
+    p.queue = queue;
+    p.discipline = disc;
+    p.classes = classes;
+    p.codel.target = 0.01; /* fixed: 10 ms, interval 100 ms */
+    qc_err err = {0};
+    qc_front *f = qc_front_alloc(&p, 0, &err);
+    assert_non_null(f);
+    return f;
+}
+
+/* Limit 2, FIFO, 2 places: 1 and 2 in, 3 and 4 wait, 5 refused (full);
+ * 1 done at 0.5: 3 in (waited 0.3); 4's deadline (1 s after 0.3) refuses
+ * it at 1.3, not at 1.29. */
+static void test_fifo_limit_room(void **state)
+{
+    (void)state;
+    qc_front *f = make(QC_LIMITER_FIXED, 2, 2, QC_FRONT_FIFO, 1);
+    qc_front_decision d, out[CAP];
+    qc_front_token tok[6];
+    assert_int_equal(qc_front_arrive(f, 0.1, 0, 1, &d), QC_FRONT_ADMIT);
+    tok[1] = d.tok;
+    assert_int_equal(qc_front_arrive(f, 0.1, 0, 2, &d), QC_FRONT_ADMIT);
+    tok[2] = d.tok;
+    assert_int_equal(qc_front_arrive(f, 0.2, 0, 3, &d), QC_FRONT_WAIT);
+    assert_true(fabs(d.deadline - 1.2) < 1e-12);
+    assert_int_equal(qc_front_arrive(f, 0.3, 0, 4, &d), QC_FRONT_WAIT);
+    assert_int_equal(qc_front_arrive(f, 0.4, 0, 5, &d), QC_FRONT_REFUSE);
+    assert_int_equal(d.reason, QC_FRONT_FULL);
+    assert_int_equal(qc_front_done(f, 0.5, &tok[1], NAN, QC_FRONT_OK, out, CAP), 1);
+    assert_int_equal(out[0].act, QC_FRONT_ADMIT);
+    assert_int_equal(out[0].id, 3);
+    assert_true(fabs(out[0].waited - 0.3) < 1e-12);
+    tok[3] = out[0].tok;
+    /* a token given back twice frees one slot */
+    assert_int_equal(qc_front_done(f, 0.6, &tok[1], NAN, QC_FRONT_OK, out, CAP), 0);
+    assert_true(fabs(qc_front_next_deadline(f) - 1.3) < 1e-12);
+    assert_int_equal(qc_front_expire(f, 1.29, out, CAP), 0);
+    assert_int_equal(qc_front_expire(f, 1.3, out, CAP), 1);
+    assert_int_equal(out[0].id, 4);
+    assert_int_equal(out[0].act, QC_FRONT_REFUSE);
+    assert_int_equal(out[0].reason, QC_FRONT_DEADLINE);
+    assert_true(isinf(qc_front_next_deadline(f)));
+    qc_front_stats st;
+    qc_front_get_stats(f, &st);
+    assert_int_equal(st.inflight, 2);
+    assert_int_equal(st.waiting, 0);
+    assert_int_equal(st.class_admitted[0], 3);
+    assert_int_equal(st.class_refused[0], 2);
+    assert_int_equal(st.refused_by[QC_FRONT_FULL], 1);
+    assert_int_equal(st.refused_by[QC_FRONT_DEADLINE], 1);
+    /* an array shorter than the most decisions is refused */
+    assert_int_equal(qc_front_tick(f, 2, out, 2), QC_EINVAL);
+    qc_front_free(f);
+}
+
+/* No overtaking: with a request waiting, a newcomer waits even if a slot
+ * frees in between (the slot goes to the one waiting, by the pump). */
+static void test_no_overtaking_cancel(void **state)
+{
+    (void)state;
+    qc_front *f = make(QC_LIMITER_FIXED, 1, 4, QC_FRONT_FIFO, 1);
+    qc_front_decision d, out[CAP];
+    assert_int_equal(qc_front_arrive(f, 0, 0, 1, &d), QC_FRONT_ADMIT);
+    qc_front_token t1 = d.tok;
+    assert_int_equal(qc_front_arrive(f, 0.01, 0, 2, &d), QC_FRONT_WAIT);
+    qc_front_handle h2 = d.handle;
+    assert_int_equal(qc_front_arrive(f, 0.02, 0, 3, &d), QC_FRONT_WAIT);
+    /* 2 leaves: 3 gets the slot when 1 is done */
+    assert_int_equal(qc_front_cancel(f, h2), 0);
+    assert_int_equal(qc_front_cancel(f, h2), QC_EEMPTY);
+    assert_int_equal(qc_front_done(f, 0.05, &t1, 0.05, QC_FRONT_OK, out, CAP), 1);
+    assert_int_equal(out[0].id, 3);
+    assert_int_equal(out[0].act, QC_FRONT_ADMIT);
+    /* a stale handle of a reused place is not the request now there */
+    assert_int_equal(qc_front_arrive(f, 0.06, 0, 4, &d), QC_FRONT_WAIT);
+    assert_int_equal(qc_front_cancel(f, h2), QC_EEMPTY);
+    assert_int_equal(qc_front_drain(f, 0.07, out, CAP), 1);
+    assert_int_equal(out[0].id, 4);
+    assert_int_equal(out[0].reason, QC_FRONT_DRAINING);
+    assert_int_equal(qc_front_arrive(f, 0.08, 0, 5, &d), QC_FRONT_REFUSE);
+    assert_int_equal(d.reason, QC_FRONT_DRAINING);
+    qc_front_free(f);
+}
+
+/* Without a limiter every request goes in at once. */
+static void test_no_control(void **state)
+{
+    (void)state;
+    qc_front_params p;
+    qc_front_params_init(&p, QC_LIMITER_FIXED);
+    p.control = 0;
+    p.limiter.initial_limit = 1;
+    qc_front *f = qc_front_alloc(&p, 0, NULL);
+    assert_non_null(f);
+    qc_front_decision d;
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(qc_front_arrive(f, i * 1e-4, 0, (uint64_t)i, &d), QC_FRONT_ADMIT);
+    qc_front_stats st;
+    qc_front_get_stats(f, &st);
+    assert_int_equal(st.inflight, 1000);
+    assert_int_equal(st.limit, UINT32_MAX);
+    qc_front_free(f);
+}
+
+/* CoDel, target 10 ms, interval 100 ms, limit 1: requests wait behind a
+ * long request. At 0.05 the oldest waited 50 ms > target: LIFO (the
+ * newest goes first, yet nothing is refused). At 0.2 the head has waited
+ * 200 ms > 110 ms: the queue stands, those past the target are refused
+ * (STANDING), and a newcomer's deadline is the target. */
+static void test_codel(void **state)
+{
+    (void)state;
+    qc_front *f = make(QC_LIMITER_FIXED, 1, 16, QC_FRONT_CODEL, 1);
+    qc_front_decision d, out[CAP];
+    assert_int_equal(qc_front_arrive(f, 0, 0, 0, &d), QC_FRONT_ADMIT);
+    qc_front_token t = d.tok;
+    for (int i = 1; i <= 3; i++)
+        assert_int_equal(qc_front_arrive(f, 0.001 * i, 0, (uint64_t)i, &d), QC_FRONT_WAIT);
+    assert_int_equal(qc_front_done(f, 0.05, &t, 0.05, QC_FRONT_OK, out, CAP), 1);
+    assert_int_equal(out[0].id, 3); /* LIFO */
+    t = out[0].tok;
+    assert_int_equal(qc_front_done(f, 0.2, &t, 0.15, QC_FRONT_OK, out, CAP), 2);
+    /* 1 and 2 refused by the standing queue; nothing waits then */
+    assert_int_equal(out[0].reason, QC_FRONT_STANDING);
+    assert_int_equal(out[1].reason, QC_FRONT_STANDING);
+    assert_int_equal(out[0].id + out[1].id, 3);
+    qc_front_stats st;
+    qc_front_get_stats(f, &st);
+    assert_int_equal(st.standing, 1);
+    qc_front_free(f);
+}
+
+/* SFQ between two classes of equal weight: the slot alternates. */
+static void test_sfq(void **state)
+{
+    (void)state;
+    qc_front *f = make(QC_LIMITER_FIXED, 1, 16, QC_FRONT_FIFO, 2);
+    qc_front_decision d, out[CAP];
+    assert_int_equal(qc_front_arrive(f, 0, 0, 100, &d), QC_FRONT_ADMIT);
+    qc_front_token t = d.tok;
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(qc_front_arrive(f, 0.001 * (i + 1), 0, (uint64_t)i, &d), QC_FRONT_WAIT);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(qc_front_arrive(f, 0.01 + 0.001 * i, 1, (uint64_t)(10 + i), &d),
+                         QC_FRONT_WAIT);
+    unsigned seq[8];
+    for (int j = 0; j < 8; j++) {
+        int n = qc_front_done(f, 0.1 + j * 0.01, &t, 0.01, QC_FRONT_OK, out, CAP);
+        assert_int_equal(n, 1);
+        seq[j] = out[0].cls;
+        t = out[0].tok;
+    }
+    unsigned ones = 0;
+    for (int j = 0; j < 8; j++) {
+        ones += seq[j];
+        if (j > 0)
+            assert_int_not_equal(seq[j], seq[j - 1]);
+    }
+    assert_int_equal(ones, 4);
+    qc_front_free(f);
+}
+
+/* The sampler's cadence: AIMD steps per completion with sample_every = 1
+ * (the limit rises by one per completion that found half the limit in
+ * flight), and only at ticks with 0. */
+static void test_sampler(void **state)
+{
+    (void)state;
+    qc_lim_sampler s;
+    qc_lim_sampler_init(&s, 3);
+    assert_int_equal(qc_lim_sampler_completion(&s), 0);
+    assert_int_equal(qc_lim_sampler_completion(&s), 0);
+    assert_int_equal(qc_lim_sampler_completion(&s), 1);
+    assert_int_equal(qc_lim_sampler_tick(&s), 0);
+    qc_lim_sampler_init(&s, 0);
+    assert_int_equal(qc_lim_sampler_completion(&s), 0);
+    assert_int_equal(qc_lim_sampler_tick(&s), 1);
+
+    for (unsigned every = 0; every <= 1; every++) {
+        qc_front_params p;
+        qc_front_params_init(&p, QC_LIMITER_AIMD);
+        p.limiter.initial_limit = 4;
+        p.sample_every = every;
+        qc_front *f = qc_front_alloc(&p, 0, NULL);
+        assert_non_null(f);
+        qc_front_decision d[4], out[CAP];
+        for (int i = 0; i < 4; i++)
+            assert_int_equal(qc_front_arrive(f, 0, 0, (uint64_t)i, &d[i]), QC_FRONT_ADMIT);
+        for (int i = 0; i < 4; i++)
+            qc_front_done(f, 0.01 * (i + 1), &d[i].tok, 0.01, QC_FRONT_OK, out, CAP);
+        qc_front_stats st;
+        qc_front_get_stats(f, &st);
+        /* per completion: the samples' in-flight at admission are 1, 2, 3
+         * and 4, against limits 4, 4, 5, 6: 2 < 4 (stays), 4 >= 4 (5),
+         * 6 >= 5 (6), 8 >= 6 (7); per interval nothing before the tick,
+         * then one sample of peak 4: 8 >= 4 (5) */
+        if (every == 1)
+            assert_int_equal(st.limit, 7);
+        else
+            assert_int_equal(st.limit, 4);
+        qc_front_tick(f, 0.1, out, CAP);
+        qc_front_get_stats(f, &st);
+        assert_int_equal(st.limit, every == 1 ? 7 : 5);
+        qc_front_free(f);
+    }
+}
+
+static void test_bad_params(void **state)
+{
+    (void)state;
+    qc_front_params p;
+    qc_front_params_init(&p, QC_LIMITER_MAXUSERS);
+    p.classes = 0;
+    qc_err err = {0};
+    assert_null(qc_front_alloc(&p, 0, &err));
+    assert_int_equal(err.code, QC_ERANGE);
+    assert_non_null(strstr(err.msg, "classes"));
+    qc_front_params_init(&p, QC_LIMITER_MAXUSERS);
+    p.bound[0] = -1;
+    assert_null(qc_front_alloc(&p, 0, &err));
+    assert_non_null(strstr(err.msg, "bound[0]"));
+}
+
+/* ---- several threads on one front --------------------------------------- */
+
+#define THREADS 4
+#define PER 20000
+#define LIMIT 8
+
+typedef struct shared {
+    qc_front *f;
+    _Atomic unsigned in; /* admitted and not done, as the callers count */
+    _Atomic unsigned worst;
+    _Atomic uint64_t admitted, refused, decided;
+} shared;
+
+typedef struct worker {
+    shared *s;
+    unsigned id;
+    qc_front_token held[LIMIT * 2];
+    unsigned nheld;
+} worker;
+
+static double clock_of(unsigned i)
+{
+    return 1e-6 * i;
+}
+
+static void note(shared *s, const qc_front_decision *d, unsigned n, worker *w)
+{
+    for (unsigned j = 0; j < n; j++) {
+        s->decided++;
+        if (d[j].act == QC_FRONT_ADMIT) {
+            unsigned v = ++s->in;
+            unsigned cur = s->worst;
+            while (v > cur && !atomic_compare_exchange_weak(&s->worst, &cur, v))
+                ;
+            s->admitted++;
+            w->held[w->nheld++] = d[j].tok;
+        } else if (d[j].act == QC_FRONT_REFUSE) {
+            s->refused++;
+        }
+    }
+}
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    shared *s = w->s;
+    qc_front_decision d, out[CAP];
+    for (unsigned i = 0; i < PER; i++) {
+        double now = clock_of(i);
+        qc_front_arrive(s->f, now, 0, (uint64_t)w->id << 32 | i, &d);
+        if (d.act != QC_FRONT_WAIT)
+            note(s, &d, 1, w);
+        while (w->nheld > (i & 3)) {
+            qc_front_token t = w->held[--w->nheld];
+            s->in--;
+            int n = qc_front_done(s->f, now, &t, 1e-5, QC_FRONT_OK, out, CAP);
+            note(s, out, (unsigned)n, w);
+        }
+        if ((i & 63) == 0) {
+            int n = qc_front_expire(s->f, now, out, CAP);
+            note(s, out, (unsigned)n, w);
+        }
+    }
+    return NULL;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    qc_front_params p;
+    qc_front_params_init(&p, QC_LIMITER_FIXED);
+    p.limiter.initial_limit = LIMIT;
+    p.queue = 16;
+    p.discipline = QC_FRONT_FIFO;
+    p.queue_timeout = 1e-4;
+    shared s = {0};
+    s.f = qc_front_alloc(&p, 0, NULL);
+    assert_non_null(s.f);
+    pthread_t th[THREADS];
+    worker w[THREADS];
+    for (unsigned i = 0; i < THREADS; i++) {
+        w[i] = (worker){.s = &s, .id = i};
+        assert_int_equal(pthread_create(&th[i], NULL, work, &w[i]), 0);
+    }
+    for (unsigned i = 0; i < THREADS; i++)
+        pthread_join(th[i], NULL);
+    /* what is still held or waiting: give back, expire */
+    qc_front_decision out[CAP];
+    for (unsigned i = 0; i < THREADS; i++)
+        while (w[i].nheld) {
+            qc_front_token t = w[i].held[--w[i].nheld];
+            s.in--;
+            int n = qc_front_done(s.f, 1, &t, 1e-5, QC_FRONT_OK, out, CAP);
+            note(&s, out, (unsigned)n, &w[i]);
+        }
+    for (int round = 0; round < 100; round++) {
+        int n = qc_front_expire(s.f, 10, out, CAP);
+        note(&s, out, (unsigned)n, &w[0]);
+        while (w[0].nheld) {
+            qc_front_token t = w[0].held[--w[0].nheld];
+            s.in--;
+            n = qc_front_done(s.f, 10, &t, 1e-5, QC_FRONT_OK, out, CAP);
+            note(&s, out, (unsigned)n, &w[0]);
+        }
+    }
+    qc_front_stats st;
+    qc_front_get_stats(s.f, &st);
+    assert_int_equal(st.waiting, 0);
+    assert_int_equal(st.inflight, 0);
+    assert_true(s.worst <= LIMIT);
+    assert_true(s.admitted > 0);
+    /* every arrival decided exactly once */
+    assert_int_equal(s.decided, (uint64_t)THREADS * PER);
+    assert_int_equal(s.admitted + s.refused, (uint64_t)THREADS * PER);
+    assert_int_equal(st.class_admitted[0], s.admitted);
+    qc_front_free(s.f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fifo_limit_room), cmocka_unit_test(test_no_overtaking_cancel),
+        cmocka_unit_test(test_no_control),      cmocka_unit_test(test_codel),
+        cmocka_unit_test(test_sfq),             cmocka_unit_test(test_sampler),
+        cmocka_unit_test(test_bad_params),      cmocka_unit_test(test_threads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
