@@ -18,11 +18,13 @@
  *   the proxy's control-interval timer, every `interval` seconds.
  * What decides (admit, wait, refuse with a reason, which waiting request
  * goes next, which expired ones are refused, the limit) is the proxy's
- * admission front: the limiter of qctl/limiter.h stepped on its declared
- * cadence, the class waiting rooms with their deadlines, the discipline
- * of qctl/codel.h (FIFO, or CoDel's standing test with adaptive LIFO),
- * SFQ between classes (qctl/sfq.h) and, under the admission limiter, the
- * classes' admission control. The model only moves requests and time.
+ * admission front, the qc_front object of qctl/front.h that `qctl proxy`
+ * holds, built from the same parameters: the limiter of qctl/limiter.h
+ * stepped on its declared cadence, the class waiting rooms with their
+ * deadlines, the discipline of qctl/codel.h (FIFO, or CoDel's standing
+ * test with adaptive LIFO), SFQ between classes (qctl/sfq.h) and, under
+ * the admission limiter, the classes' admission control. The model only
+ * moves requests and time, and tells the front the events.
  *
  * What it reports is what the proxy reports, measured from the client:
  * goodput (answers that were not refusals, per second), the admitted
@@ -76,11 +78,11 @@ int qc_psim_discipline_parse(const char *s, qc_psim_discipline *v, qc_err *err);
 typedef enum qc_psim_reason {
     QC_PSIM_FULL = 0, /* no slot and the waiting room full */
     QC_PSIM_DEADLINE, /* waited its class's deadline out */
-    QC_PSIM_SHED,     /* the queue stood (CoDel) and it had waited past the target */
+    QC_PSIM_STANDING, /* the queue stood (CoDel) and it had waited past the target */
     QC_PSIM_REJECTED, /* its class was rejected by admission control */
     QC_PSIM_NREASONS
 } qc_psim_reason;
-/* "full", "deadline", "shed", "rejected". */
+/* "full", "deadline", "standing", "rejected" (the front's words). */
 const char *qc_psim_reason_name(qc_psim_reason v);
 
 typedef struct qc_psim_class {
@@ -92,7 +94,6 @@ typedef struct qc_psim_class {
     double bound;               /* its wait deadline, s (0: queue_timeout);
                                    under the admission limiter its delay
                                    bound (0: best effort) */
-    double share;               /* weight between classes (SFQ), > 0; 1 */
     int candidate;              /* admission limiter: starts a candidate */
 } qc_psim_class;
 
@@ -115,6 +116,8 @@ typedef struct qc_psim_params {
     double queue_timeout;       /* default wait deadline, s (1; INFINITY: none) */
     qc_psim_discipline discipline; /* CODEL (the proxy's default) */
     double queue_target;        /* codel target, s (0: adaptive) */
+    unsigned sample_every;      /* the limiter's sampler: 0, one sample per
+                                   interval (the proxy's); N, per N completions */
     /* the clients */
     qc_psim_class cls[QC_PSIM_CLASSES_MAX];
     unsigned nclasses; /* >= 1 */
@@ -138,7 +141,7 @@ typedef struct qc_psim_params {
  * 0.1 s, room 128, deadline 1 s, codel with an adaptive target), one
  * backend of 1 worker, jsq with T = 4, no overhead, 10 replications of
  * 60 s after 5 s, seed 1, level 0.95. The classes and the service law
- * are left for the caller (nclasses 0; each class's share is set to 1). */
+ * are left for the caller (nclasses 0). */
 void qc_psim_params_init(qc_psim_params *p);
 
 typedef enum qc_psim_metric {
@@ -152,7 +155,7 @@ typedef enum qc_psim_metric {
     QC_PSIM_REFUSED,     /* fraction of the answered arrivals refused */
     QC_PSIM_REFUSED_FULL, /* the same by reason, in qc_psim_reason order */
     QC_PSIM_REFUSED_DEADLINE,
-    QC_PSIM_REFUSED_SHED,
+    QC_PSIM_REFUSED_STANDING,
     QC_PSIM_REFUSED_REJECTED,
     QC_PSIM_NMETRICS
 } qc_psim_metric;

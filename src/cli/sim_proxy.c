@@ -7,8 +7,7 @@
  * Classes follow the proxy's words: --class NAME=BOUND names a class
  * and its deadline (its delay bound under --limiter admission), and
  * --class-arrival NAME=SPEC, --class-users NAME=N, --class-think
- * NAME=SPEC, --class-service NAME=SPEC and --class-share NAME=W give its
- * clients; without --class there is one class whose clients are
+ * NAME=SPEC and --class-service NAME=SPEC give its clients; without --class there is one class whose clients are
  * --arrival, or --users and --think. */
 #include <jansson.h>
 #include <math.h>
@@ -41,9 +40,9 @@ typedef struct psim_cli {
     unsigned users;
     double limit, minl, maxl, ref, gain, eps, alpha, backoff, timeout;
     unsigned minc;
-    cli_strs classes, c_arr, c_users, c_think, c_svc, c_share, candidates;
+    cli_strs classes, c_arr, c_users, c_think, c_svc, candidates;
     const char *v_classes[NCLS], *v_arr[NCLS], *v_users[NCLS], *v_think[NCLS], *v_svc[NCLS],
-        *v_share[NCLS], *v_cand[NCLS];
+        *v_cand[NCLS];
     char names[NCLS][64];
     const char *arr_spec[NCLS], *think_spec[NCLS], *svc_spec[NCLS];
     qc_arrivals arr[NCLS];
@@ -79,7 +78,7 @@ static int parse_classes(psim_cli *q)
 {
     qc_psim_params *p = &q->p;
     if (q->classes.n == 0) {
-        if (q->c_arr.n || q->c_users.n || q->c_think.n || q->c_svc.n || q->c_share.n ||
+        if (q->c_arr.n || q->c_users.n || q->c_think.n || q->c_svc.n ||
             q->candidates.n) {
             cli_error("sim proxy: --class-* and --candidate need --class NAME=BOUND");
             return QC_EXIT_USAGE;
@@ -137,15 +136,6 @@ static int parse_classes(psim_cli *q)
         if ((k = class_value(q, "--class-service", q->c_svc.v[i], &v)) < 0)
             return QC_EXIT_USAGE;
         q->svc_spec[k] = v;
-    }
-    for (unsigned i = 0; i < q->c_share.n; i++) {
-        if ((k = class_value(q, "--class-share", q->c_share.v[i], &v)) < 0 ||
-            cli_double("--class-share", v, &p->cls[k].share) != 0)
-            return QC_EXIT_USAGE;
-        if (!(p->cls[k].share > 0)) {
-            cli_error("--class-share: '%s' must be > 0", v);
-            return QC_EXIT_USAGE;
-        }
     }
     for (unsigned i = 0; i < q->candidates.n; i++) {
         unsigned j;
@@ -359,7 +349,6 @@ static json_t *summary_json(const psim_cli *q, const qc_psim_result *r, double e
         else
             json_object_set_new(x, "arrival_rate",
                                 qc_json_real_new(qc_arrivals_mean_rate(c->arrival)));
-        json_object_set_new(x, "share", json_real(c->share));
         json_object_set_new(x, "candidate", json_boolean(c->candidate));
         json_object_set_new(x, "rejected_in_reps", json_integer(r->rejected[k]));
         json_array_append_new(cls, x);
@@ -399,7 +388,7 @@ static void table_rows(const char *name, const qc_ci *m)
                 {QC_PSIM_REFUSED, "refused", 100, " %"},
                 {QC_PSIM_REFUSED_FULL, "  room full", 100, " %"},
                 {QC_PSIM_REFUSED_DEADLINE, "  deadline", 100, " %"},
-                {QC_PSIM_REFUSED_SHED, "  shed (queue stood)", 100, " %"},
+                {QC_PSIM_REFUSED_STANDING, "  queue stood (CoDel)", 100, " %"},
                 {QC_PSIM_REFUSED_REJECTED, "  class rejected", 100, " %"}};
     printf("\nclass %s\n", name);
     for (size_t j = 0; j < sizeof rows / sizeof rows[0]; j++) {
@@ -498,7 +487,6 @@ int cmd_sim_proxy(int argc, char **argv)
     q.c_users.v = q.v_users;
     q.c_think.v = q.v_think;
     q.c_svc.v = q.v_svc;
-    q.c_share.v = q.v_share;
     q.candidates.v = q.v_cand;
     qc_psim_params *p = &q.p;
     qc_psim_params_init(p);
@@ -542,6 +530,9 @@ int cmd_sim_proxy(int argc, char **argv)
          .help = "fifo, or codel (default): short deadlines and LIFO\nwhile the queue stands"},
         {"queue-target", CLI_DOUBLE, &p->queue_target, .arg = "T",
          .help = "codel target wait (default 0: adaptive)"},
+        {"sample-every", CLI_UINT, &p->sample_every, 0, 1e9, .arg = "N",
+         .help = "the limiter's sampler: 0 (default, as the proxy), one\nsample per interval; "
+                 "N, one per N completions"},
         {"class", CLI_STRS, &q.classes, 0, NCLS, .arg = "NAME=BOUND",
          .help = "a class and its deadline, s (0: --queue-timeout); under\n--limiter "
                  "admission its delay bound (0: best effort)"},
@@ -566,8 +557,6 @@ int cmd_sim_proxy(int argc, char **argv)
          .help = "their think time"},
         {"class-service", CLI_STRS, &q.c_svc, 0, NCLS, .arg = "NAME=SPEC",
          .help = "a class's own service time (default --service)"},
-        {"class-share", CLI_STRS, &q.c_share, 0, NCLS, .arg = "NAME=W",
-         .help = "a class's weight between classes (default 1)"},
         {"", CLI_NOTE, NULL, .help = "\nThe run:"},
         {"time", CLI_DOUBLE, &p->horizon, .arg = "T", .open = CLI_OPEN_MIN,
          .help = "measured seconds per replication (default 60)"},

@@ -8,22 +8,19 @@
  * simulation shows is what the proxy does, up to what the sockets add
  * (the `overhead`) and the backends' own noise.
  *
- * The model moves requests and time, and the front decides. A request
- * (a slot of one array with a free list, so no event allocates) is, in
- * turn: arriving; WAITING in its class's room (a doubly linked list, so
- * that the front may take the oldest or the newest and a deadline may
- * take one from the middle), with an EXPIRE event at its deadline;
- * SENT to a backend, queued there FCFS or in service at one of its c
- * workers (a DONE event at the end of its service); answered. Each
+ * The model moves requests and time, and the front (qctl/front.h, the
+ * object the live proxy holds) decides. A request (a slot of one array
+ * with a free list, so no event allocates) is, in turn: arriving (the
+ * front says admit, wait or refuse); WAITING in the front's room, with an
+ * EXPIRE event at the deadline the front gave (the proxy's per-request
+ * timer); SENT to a backend, queued there FCFS or in service at one of
+ * its c workers (a DONE event at the end of its service); answered. Each
  * answer goes back to its client: a closed-loop user thinks and sends
- * again, an open-loop class ignores it.
- *
- * The front's part is the section "front" below: arrive, pump (let
- * waiting requests in while there are slots), done, tick. It keeps the
- * invariant of the live proxy: every request is answered exactly once,
- * by its backend or by a refusal with its reason; an admitted request is
- * never refused; in flight <= limit at each admission (the limiter's
- * CAS); a waiting request waits only while no slot is free for it.
+ * again, an open-loop class ignores it. Every event the proxy reports to
+ * its front is reported here with the simulated time (arrive, done with
+ * the time at the backend, tick every control interval, expire), and the
+ * decisions that come back are carried out in their order, as
+ * src/live/proxy.c carries them out on sockets.
  *
  * Measurement: replication r runs warmup + horizon seconds; a request
  * arriving in the measured window counts for its class (offered, its
@@ -36,16 +33,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qctl/codel.h"
 #include "qctl/fleet.h"
+#include "qctl/front.h"
 #include "qctl/rng.h"
-#include "qctl/sfq.h"
 #include "qctl/sim.h"
 #include "core/names.h"
 #include "reps.h"
 
 enum { EV_ARRIVE = 0, EV_DONE = 1, EV_EXPIRE = 2, EV_TICK = 3, EV_THINK = 4 };
-enum { R_FREE = 0, R_WAITING, R_SENT };
+enum { R_FREE = 0, R_NEW, R_WAITING, R_SENT };
 
 #define NIL UINT32_MAX
 #define PROGRESS_EVERY (1u << 16)
@@ -55,7 +51,7 @@ QC__NAMES(qc_psim_route, qc_psim_route_name, qc_psim_route_parse, route_names)
 static const char *const disc_names[] = {"fifo", "codel"};
 QC__NAMES(qc_psim_discipline, qc_psim_discipline_name, qc_psim_discipline_parse, disc_names)
 
-static const char *const reason_names[QC_PSIM_NREASONS] = {"full", "deadline", "shed",
+static const char *const reason_names[QC_PSIM_NREASONS] = {"full", "deadline", "standing",
                                                            "rejected"};
 const char *qc_psim_reason_name(qc_psim_reason v)
 {
@@ -65,7 +61,7 @@ const char *qc_psim_reason_name(qc_psim_reason v)
 static const char *const metric_names[QC_PSIM_NMETRICS] = {
     "offered",         "goodput",          "latency",          "latency_p50",
     "latency_p95",     "latency_p99",      "wait",             "refused",
-    "refused_full",    "refused_deadline", "refused_shed",     "refused_rejected"};
+    "refused_full",    "refused_deadline", "refused_standing", "refused_rejected"};
 const char *qc_psim_metric_name(qc_psim_metric v)
 {
     return (unsigned)v < QC_PSIM_NMETRICS ? metric_names[v] : "?";
@@ -84,8 +80,6 @@ void qc_psim_params_init(qc_psim_params *p)
     p->queue = 128;
     p->queue_timeout = 1;
     p->discipline = QC_PSIM_CODEL;
-    for (unsigned k = 0; k < QC_PSIM_CLASSES_MAX; k++)
-        p->cls[k].share = 1;
     p->horizon = 60;
     p->warmup = 5;
     p->reps = 10;
@@ -97,17 +91,12 @@ void qc_psim_params_init(qc_psim_params *p)
 
 typedef struct req {
     double t_arr, t_adm;
-    uint32_t prev, next; /* its class room (WAITING) or backend queue (SENT) */
+    uint32_t next; /* its backend's queue, or the free list */
     uint16_t cls, backend;
-    uint8_t state, measured, started;
-    int64_t expire; /* the pending EXPIRE while WAITING, else -1 */
-    qc_limiter_token tok;
-    int has_tok;
+    uint8_t state, measured;
+    int64_t expire;     /* the pending EXPIRE while WAITING, else -1 */
+    qc_front_token tok; /* admitted: its slot */
 } req;
-
-typedef struct room {
-    uint32_t head, tail, len;
-} room;
 
 typedef struct backend {
     uint32_t head, tail, queued; /* FCFS queue (not yet in service) */
@@ -137,12 +126,10 @@ typedef struct run {
     backend bk[QC_PSIM_BACKENDS_MAX];
     unsigned rr; /* jsq's rotating start */
     /* the front */
-    qc_limiter *lim;
-    qc_codel codel;
-    qc_sfq sfq;
-    room rooms[QC_PSIM_CLASSES_MAX];
-    double est[QC_PSIM_CLASSES_MAX]; /* SFQ's cost: time at a backend, running mean */
-    unsigned qlen, inflight;
+    qc_front *front;
+    qc_front_decision *dec; /* ndec of them: the most one event returns */
+    size_t ndec;
+    unsigned qlen, inflight; /* waiting, admitted and not answered */
     /* measurement */
     double t_on, t_end;
     tally t[QC_PSIM_CLASSES_MAX + 1];
@@ -175,7 +162,8 @@ static uint32_t req_new(run *r)
     uint32_t i = r->free_head;
     r->free_head = r->rq[i].next;
     memset(&r->rq[i], 0, sizeof r->rq[i]);
-    r->rq[i].prev = r->rq[i].next = NIL;
+    r->rq[i].next = NIL;
+    r->rq[i].state = R_NEW;
     r->rq[i].expire = -1;
     return i;
 }
@@ -185,44 +173,6 @@ static void req_free(run *r, uint32_t i)
     r->rq[i].state = R_FREE;
     r->rq[i].next = r->free_head;
     r->free_head = i;
-}
-
-static void room_push(run *r, room *q, uint32_t i, int at_head)
-{
-    req *x = &r->rq[i];
-    if (at_head) {
-        x->prev = NIL;
-        x->next = q->head;
-        if (q->head != NIL)
-            r->rq[q->head].prev = i;
-        else
-            q->tail = i;
-        q->head = i;
-    } else {
-        x->next = NIL;
-        x->prev = q->tail;
-        if (q->tail != NIL)
-            r->rq[q->tail].next = i;
-        else
-            q->head = i;
-        q->tail = i;
-    }
-    q->len++;
-}
-
-static void room_remove(run *r, room *q, uint32_t i)
-{
-    req *x = &r->rq[i];
-    if (x->prev != NIL)
-        r->rq[x->prev].next = x->next;
-    else
-        q->head = x->next;
-    if (x->next != NIL)
-        r->rq[x->next].prev = x->prev;
-    else
-        q->tail = x->prev;
-    x->prev = x->next = NIL;
-    q->len--;
 }
 
 /* ---- clients --------------------------------------------------------------- */
@@ -297,7 +247,6 @@ static void start_service(run *r, unsigned b, uint32_t i)
 {
     busy_mark(r);
     r->bk[b].busy++;
-    r->rq[i].started = 1;
     if (qc_sim_after(&r->sim, service_of(r, r->rq[i].cls), EV_DONE, i) < 0)
         r->oom = 1;
 }
@@ -329,13 +278,11 @@ static void send_to_backend(run *r, uint32_t i)
     r->rq[i].backend = (uint16_t)b;
     r->rq[i].state = R_SENT;
     bk->inflight++;
-    r->inflight++;
     if (bk->busy < r->p->workers) {
         start_service(r, b, i);
     } else {
         req *x = &r->rq[i];
         x->next = NIL;
-        x->prev = bk->tail;
         if (bk->tail != NIL)
             r->rq[bk->tail].next = i;
         else
@@ -345,214 +292,106 @@ static void send_to_backend(run *r, uint32_t i)
     }
 }
 
-/* ---- the front --------------------------------------------------------------
+/* ---- the front -------------------------------------------------------------
  *
- * The proxy's decisions, in the order and with the rules of its loop: the
- * limiter gates (qc_limiter_acquire: admit or not, rejected class), the
- * rooms hold who waits, CoDel (qc_codel) says when the queue stands, how
- * short a deadline is and who goes next (LIFO), SFQ (qc_sfq) which class
- * goes next, and the limiter's tick sets the limit every interval. */
+ * Every decision is the front's (qctl/front.h), the object `qctl proxy`
+ * runs: this section tells it the events with the simulated time and
+ * carries out what it answers, as src/live/proxy.c does with sockets. A
+ * request is named to the front by its slot's index; a slot is not reused
+ * while the front may still name it (waiting, or admitted until done). */
 
-static int front_control(const run *r)
+static qc_psim_reason reason_of(qc_front_reason why)
 {
-    return r->p->control;
+    switch (why) {
+    case QC_FRONT_DEADLINE:
+        return QC_PSIM_DEADLINE;
+    case QC_FRONT_STANDING:
+        return QC_PSIM_STANDING;
+    case QC_FRONT_REJECTED:
+        return QC_PSIM_REJECTED;
+    default: /* FULL; DRAINING never happens: the simulation does not drain */
+        return QC_PSIM_FULL;
+    }
 }
 
-static int codel_on(const run *r)
+static void apply(run *r, const qc_front_decision *d)
 {
-    return r->p->discipline == QC_PSIM_CODEL &&
-           !(front_control(r) && r->p->limiter.algo == QC_LIMITER_ADMISSION);
-}
-
-static double class_weight(const run *r, unsigned k)
-{
-    double w = front_control(r) ? qc_limiter_weight(r->lim, k) : 1.0;
-    return w * r->p->cls[k].share;
-}
-
-static double head_wait(const run *r)
-{
-    double t = INFINITY;
-    for (unsigned k = 0; k < r->K; k++)
-        if (r->rooms[k].head != NIL && r->rq[r->rooms[k].head].t_arr < t)
-            t = r->rq[r->rooms[k].head].t_arr;
-    return isfinite(t) ? r->sim.now - t : NAN;
-}
-
-static double queue_target(run *r)
-{
-    return qc_codel_set_noload(&r->codel, qc_limiter_noload(r->lim));
-}
-
-/* How long a request of class k may wait: its bound, or under ADMISSION
- * (where the bound is a mean-delay target) the common deadline. */
-static double wait_deadline(run *r, unsigned k)
-{
-    const qc_psim_params *p = r->p;
-    double d = front_control(r) && p->limiter.algo == QC_LIMITER_ADMISSION
-                   ? p->queue_timeout
-                   : (p->cls[k].bound > 0 ? p->cls[k].bound : p->queue_timeout);
-    return qc_codel_deadline(&r->codel, d);
-}
-
-/* Admits request i now if the limiter lets it in: 1 admitted (sent), 0
- * no slot, -1 its class was rejected. */
-static int try_admit(run *r, uint32_t i)
-{
+    uint32_t i = (uint32_t)d->id;
     req *x = &r->rq[i];
-    unsigned k = x->cls;
-    if (front_control(r)) {
-        int rc = qc_limiter_acquire(r->lim, k, &x->tok);
-        if (rc != QC_LIMITER_ADMIT)
-            return rc == QC_LIMITER_REJECTED ? -1 : 0;
-        x->has_tok = 1;
-    }
-    qc_sfq_start(&r->sfq, k);
-    qc_sfq_charge(&r->sfq, k, r->est[k], class_weight(r, k));
-    x->t_adm = r->sim.now;
-    send_to_backend(r, i);
-    return 1;
-}
-
-static uint32_t take(run *r, unsigned k, int lifo)
-{
-    room *q = &r->rooms[k];
-    uint32_t i = lifo ? q->tail : q->head;
-    room_remove(r, q, i);
-    r->qlen--;
-    return i;
-}
-
-static void put_back(run *r, uint32_t i, int lifo)
-{
-    room_push(r, &r->rooms[r->rq[i].cls], i, !lifo);
-    r->qlen++;
-}
-
-static void refuse_waiting(run *r, unsigned k, int lifo, qc_psim_reason why)
-{
-    refuse(r, take(r, k, lifo), why);
-}
-
-static void codel_shed(run *r)
-{
-    for (unsigned k = 0; k < r->K; k++)
-        while (r->rooms[k].head != NIL &&
-               qc_codel_expired(&r->codel, r->sim.now - r->rq[r->rooms[k].head].t_arr))
-            refuse_waiting(r, k, 0, QC_PSIM_SHED);
-}
-
-/* Lets waiting requests in while there are slots: the backlogged class
- * with the least pass first. */
-static void pump(run *r)
-{
-    while (r->qlen) {
-        if (front_control(r) && qc_limiter_limit(r->lim) <= r->inflight)
-            return;
-        uint32_t backlogged = 0;
-        for (unsigned k = 0; k < r->K; k++) {
-            if (r->rooms[k].head == NIL)
-                continue;
-            if (front_control(r) && qc_limiter_weight(r->lim, k) <= 0) {
-                while (r->rooms[k].head != NIL)
-                    refuse_waiting(r, k, 0, QC_PSIM_REJECTED);
-                continue;
-            }
-            backlogged |= 1u << k;
-        }
-        int pick = qc_sfq_pick(&r->sfq, backlogged);
-        if (pick < 0)
-            return;
-        unsigned best = (unsigned)pick;
-        if (codel_on(r)) {
-            queue_target(r);
-            if (qc_codel_head(&r->codel, head_wait(r)))
-                codel_shed(r);
-            if (r->rooms[best].head == NIL)
-                continue;
-        }
-        int lifo = codel_on(r) && qc_codel_lifo(&r->codel, head_wait(r));
-        uint32_t i = take(r, best, lifo);
-        double waited = r->sim.now - r->rq[i].t_arr;
-        if (qc_codel_expired(&r->codel, waited)) {
-            refuse(r, i, QC_PSIM_SHED);
-            continue;
-        }
-        int64_t ex = r->rq[i].expire;
-        int rc = try_admit(r, i);
-        if (rc > 0) {
-            qc_codel_admitted(&r->codel, waited);
-            if (ex >= 0) {
-                qc_sim_cancel(&r->sim, ex);
-                r->rq[i].expire = -1;
-            }
-        } else if (rc < 0) {
-            refuse(r, i, QC_PSIM_REJECTED);
-        } else {
-            put_back(r, i, lifo);
-            return;
+    if (x->state == R_WAITING) { /* decided while waiting: its timer goes */
+        r->qlen--;
+        x->state = R_NEW;
+        if (x->expire >= 0) {
+            qc_sim_cancel(&r->sim, x->expire);
+            x->expire = -1;
         }
     }
+    switch (d->act) {
+    case QC_FRONT_ADMIT:
+        x->tok = d->tok;
+        x->t_adm = r->sim.now;
+        r->inflight++;
+        send_to_backend(r, i);
+        break;
+    case QC_FRONT_WAIT: {
+        x->state = R_WAITING;
+        r->qlen++;
+        double t = d->deadline > r->sim.now ? d->deadline : r->sim.now;
+        if (isfinite(t)) {
+            int64_t h = qc_sim_at(&r->sim, t, EV_EXPIRE, i);
+            if (h < 0)
+                r->oom = 1;
+            x->expire = h;
+        }
+        break;
+    }
+    case QC_FRONT_REFUSE:
+        refuse(r, i, reason_of(d->reason));
+        break;
+    }
+}
+
+static void apply_all(run *r, int n)
+{
+    if (n < 0) { /* the decision array is sized by the front: not reached */
+        r->oom = 1;
+        return;
+    }
+    for (int j = 0; j < n; j++)
+        apply(r, &r->dec[j]);
 }
 
 static void front_arrive(run *r, uint32_t i)
 {
-    unsigned k = r->rq[i].cls;
-    int adm = r->qlen ? (front_control(r) && qc_limiter_weight(r->lim, k) <= 0 ? -1 : 0)
-                      : try_admit(r, i);
-    if (adm > 0) {
-        qc_codel_admitted(&r->codel, 0);
-        return;
-    }
-    if (adm < 0) {
-        refuse(r, i, QC_PSIM_REJECTED);
-        return;
-    }
-    if (r->qlen >= r->p->queue) {
-        refuse(r, i, QC_PSIM_FULL);
-        return;
-    }
-    if (r->rooms[k].head == NIL)
-        qc_sfq_join(&r->sfq, k);
-    r->rq[i].state = R_WAITING;
-    room_push(r, &r->rooms[k], i, 0);
-    r->qlen++;
-    double d = wait_deadline(r, k);
-    if (isfinite(d)) {
-        int64_t h = qc_sim_after(&r->sim, d, EV_EXPIRE, i);
-        if (h < 0)
-            r->oom = 1;
-        r->rq[i].expire = h;
-    }
+    qc_front_decision d;
+    qc_front_arrive(r->front, r->sim.now, r->rq[i].cls, i, &d);
+    apply(r, &d);
 }
 
-/* The answer of request i leaves its backend. */
-static void front_done(run *r, uint32_t i)
+/* The answer of request i left its backend after `service` seconds there. */
+static void front_done(run *r, uint32_t i, double service)
 {
     req *x = &r->rq[i];
-    unsigned k = x->cls;
-    double now = r->sim.now;
-    if (x->has_tok) {
-        int adm = r->p->limiter.algo == QC_LIMITER_ADMISSION;
-        qc_limiter_release(r->lim, &x->tok, now - (adm ? x->t_arr : x->t_adm), QC_LIMITER_OK);
-        x->has_tok = 0;
-    }
-    r->est[k] += 0.1 * ((now - x->t_adm) - r->est[k]);
     r->inflight--;
+    qc_front_token tok = x->tok;
+    req_free(r, i); /* before the decisions: the front no longer names it */
+    apply_all(r, qc_front_done(r->front, r->sim.now, &tok, service, QC_FRONT_OK, r->dec,
+                               r->ndec));
 }
 
 static void front_tick(run *r)
 {
-    double now = r->sim.now;
-    if (front_control(r)) {
-        qc_limiter_tick(r->lim, now);
-        pump(r);
-    }
-    if (codel_on(r)) {
-        queue_target(r);
-        if (qc_codel_tick(&r->codel, head_wait(r)))
-            codel_shed(r);
-    }
+    apply_all(r, qc_front_tick(r->front, r->sim.now, r->dec, r->ndec));
+}
+
+static void front_expire(run *r)
+{
+    apply_all(r, qc_front_expire(r->front, r->sim.now, r->dec, r->ndec));
+}
+
+static uint32_t front_limit(run *r)
+{
+    return qc_limiter_limit(qc_front_limiter(r->front));
 }
 
 /* ---- events ------------------------------------------------------------- */
@@ -605,19 +444,16 @@ static void done(run *r, uint32_t i)
         }
     }
     count_answer(r, k, 1);
-    front_done(r, i);
-    req_free(r, i);
+    /* the time at the backend as the proxy measures it: sent to answered */
+    front_done(r, i, r->sim.now - x->t_adm + r->p->overhead);
     client_answered(r, k);
-    pump(r);
 }
 
+/* A deadline the front gave came: it refuses what is past its own. */
 static void expire(run *r, uint32_t i)
 {
-    req *x = &r->rq[i];
-    x->expire = -1;
-    room_remove(r, &r->rooms[x->cls], i);
-    r->qlen--;
-    refuse(r, i, QC_PSIM_DEADLINE);
+    r->rq[i].expire = -1;
+    front_expire(r);
 }
 
 static int series_add(run *r)
@@ -626,12 +462,41 @@ static int series_add(run *r)
                                         sizeof *r->series) != 0)
         return QC_ENOMEM;
     r->series[r->slen++] = (qc_psim_series_point){
-        r->sim.now, front_control(r) ? (double)qc_limiter_limit(r->lim) : NAN,
+        r->sim.now, r->p->control ? (double)front_limit(r) : NAN,
         (double)r->inflight, (double)r->qlen};
     return 0;
 }
 
-/* ---- a replication -------------------------------------------------------- */
+/* ---- a replication ---- */
+
+/* The front the proxy would build from its flags (src/live/proxy.c's
+ * proxy_front_config): the named classes, then best effort last, which
+ * the proxy always has (here no client sends to it). */
+static qc_front_params front_config(const qc_psim_params *p, unsigned rep)
+{
+    qc_front_params fp;
+    qc_front_params_init(&fp, p->limiter.algo);
+    fp.control = p->control;
+    fp.limiter = p->limiter;
+    fp.limiter.vegas.seed = p->limiter.vegas.seed + rep;
+    fp.limiter.envoy.seed = p->limiter.envoy.seed + rep;
+    fp.classes = p->nclasses + 1;
+    fp.candidates = 0;
+    for (unsigned k = 0; k < fp.classes; k++) {
+        fp.bound[k] = k < p->nclasses ? p->cls[k].bound : 0;
+        if (k < p->nclasses && p->cls[k].candidate)
+            fp.candidates |= 1u << k;
+    }
+    fp.queue = p->queue;
+    fp.queue_timeout = p->queue_timeout;
+    fp.discipline = p->discipline == QC_PSIM_CODEL ? QC_FRONT_CODEL : QC_FRONT_FIFO;
+    fp.codel.target = p->queue_target;
+    fp.codel.interval = p->interval;
+    fp.sample_every = p->sample_every;
+    return fp;
+}
+
+/* ---- (the replication) -------------------------------------------------------- */
 
 typedef struct ws {
     run r;
@@ -664,10 +529,6 @@ static int rep_setup(run *r, unsigned rep, qc_err *err)
     memset(r->bk, 0, sizeof r->bk);
     for (unsigned b = 0; b < r->B; b++)
         r->bk[b].head = r->bk[b].tail = NIL;
-    for (unsigned k = 0; k < r->K; k++) {
-        r->rooms[k] = (room){NIL, NIL, 0};
-        r->est[k] = 0.01; /* the proxy's first guess of the time at a backend */
-    }
     r->rr = 0;
     r->qlen = r->inflight = 0;
     r->t_on = p->warmup;
@@ -682,33 +543,10 @@ static int rep_setup(run *r, unsigned rep, qc_err *err)
     r->next_series = 0;
     r->oom = 0;
 
-    qc_limiter_free(r->lim);
-    r->lim = NULL;
-    qc_limiter_params lc = p->limiter;
-    lc.classes = r->K;
-    if (lc.algo == QC_LIMITER_ADMISSION) {
-        lc.adm_candidates = 0;
-        for (unsigned k = 0; k < r->K; k++) {
-            lc.bound[k] = p->cls[k].bound;
-            if (p->cls[k].candidate)
-                lc.adm_candidates |= 1u << k;
-        }
-    }
-    lc.vegas.seed = p->seed + rep;
-    lc.envoy.seed = p->seed + rep;
-    if ((r->lim = qc_limiter_alloc(&lc, 0, err)) == NULL) {
-        qc_err_prefix(err, "limiter");
+    qc_front_free(r->front);
+    qc_front_params fp = front_config(p, rep);
+    if ((r->front = qc_front_alloc(&fp, 0, err)) == NULL)
         return err->code ? err->code : QC_ENOMEM;
-    }
-    qc_codel_params cp;
-    qc_codel_params_init(&cp);
-    cp.target = p->queue_target;
-    cp.interval = p->interval;
-    int rc = qc_codel_init(&r->codel, &cp, err);
-    if (rc != 0)
-        return rc;
-    if ((rc = qc_sfq_init(&r->sfq, r->K, err)) != 0)
-        return rc;
 
     for (unsigned k = 0; k < r->K; k++) {
         const qc_psim_class *c = &p->cls[k];
@@ -773,8 +611,8 @@ static int rep_run(void *ctx, void *wsv, unsigned rep, qc__reps_worker *w, qc_er
             break;
         case EV_TICK:
             front_tick(r);
-            if (front_control(r) && in_window(r, r->sim.now)) {
-                r->lim_sum += qc_limiter_limit(r->lim);
+            if (p->control && in_window(r, r->sim.now)) {
+                r->lim_sum += front_limit(r);
                 r->lim_n++;
             }
             if (series && r->sim.now + 1e-9 >= r->next_series) {
@@ -798,9 +636,9 @@ static int rep_run(void *ctx, void *wsv, unsigned rep, qc__reps_worker *w, qc_er
     }
     r->sim.now = r->t_end;
     busy_mark(r);
-    if (front_control(r)) {
+    if (p->control) {
         qc_limiter_stats st;
-        qc_limiter_get_stats(r->lim, &st);
+        qc_limiter_get_stats(qc_front_limiter(r->front), &st);
         for (unsigned k = 0; k < r->K; k++)
             r->rejected[k] = p->limiter.algo == QC_LIMITER_ADMISSION &&
                              st.class_state[k] == QC_ADM_REJECTED;
@@ -908,10 +746,13 @@ static int check(const qc_psim_params *p, qc_err *err)
         return qc_err_set(err, QC_EINVAL, "overhead: %g is not >= 0", p->overhead);
     if (!(p->interval > 0 && isfinite(p->interval)))
         return qc_err_set(err, QC_EINVAL, "interval: %g is not > 0", p->interval);
-    if (!(p->queue_timeout > 0))
-        return qc_err_set(err, QC_EINVAL, "queue timeout: %g is not > 0", p->queue_timeout);
+    if (!(p->queue_timeout > 0 && isfinite(p->queue_timeout)))
+        return qc_err_set(err, QC_EINVAL, "queue timeout: %g is not a positive time",
+                          p->queue_timeout);
     if (!(p->queue_target >= 0 && isfinite(p->queue_target)))
         return qc_err_set(err, QC_EINVAL, "queue target: %g is not >= 0", p->queue_target);
+    if (p->queue > (1u << 24))
+        return qc_err_set(err, QC_EINVAL, "queue: %u places is too many", p->queue);
     if (p->nclasses < 1 || p->nclasses > QC_PSIM_CLASSES_MAX)
         return qc_err_set(err, QC_EINVAL, "classes: %u is not in [1, %d]", p->nclasses,
                           QC_PSIM_CLASSES_MAX);
@@ -933,8 +774,6 @@ static int check(const qc_psim_params *p, qc_err *err)
             return qc_err_set(err, QC_EINVAL, "class %s: users without think time", nm);
         if (!(c->bound >= 0 && isfinite(c->bound)))
             return qc_err_set(err, QC_EINVAL, "class %s: bound %g is not >= 0", nm, c->bound);
-        if (!(c->share > 0 && isfinite(c->share)))
-            return qc_err_set(err, QC_EINVAL, "class %s: share %g is not > 0", nm, c->share);
         if (c->service) {
             double m = qc_dist_mean(c->service);
             if (!(m > 0 && isfinite(m)))
@@ -963,28 +802,12 @@ static int check(const qc_psim_params *p, qc_err *err)
     if (p->series_dt > 0 && (p->warmup + p->horizon) / p->series_dt > 1e7)
         return qc_err_set(err, QC_EINVAL, "series interval: %g gives over 1e7 points",
                           p->series_dt);
-    if (p->control) {
-        qc_limiter_params lc = p->limiter;
-        lc.classes = p->nclasses;
-        if (lc.algo == QC_LIMITER_ADMISSION)
-            for (unsigned k = 0; k < p->nclasses; k++)
-                lc.bound[k] = p->cls[k].bound;
-        qc_limiter *l = qc_limiter_alloc(&lc, 0, err);
-        if (l == NULL) {
-            qc_err_prefix(err, "limiter");
-            return err && err->code ? err->code : QC_EINVAL;
-        }
-        qc_limiter_free(l);
-    }
-    qc_codel_params cp;
-    qc_codel_params_init(&cp);
-    cp.target = p->queue_target;
-    cp.interval = p->interval;
-    qc_codel c;
-    int rc = qc_codel_init(&c, &cp, err);
-    if (rc != 0)
-        qc_err_prefix(err, "queue target");
-    return rc;
+    qc_front_params fp = front_config(p, 0);
+    qc_front *f = qc_front_alloc(&fp, 0, err);
+    if (f == NULL)
+        return err && err->code ? err->code : QC_EINVAL;
+    qc_front_free(f);
+    return 0;
 }
 
 static void ws_free(ws *W)
@@ -994,7 +817,8 @@ static void ws_free(ws *W)
     run *r = &W->r;
     qc_sim_free(&r->sim);
     free(r->rq);
-    qc_limiter_free(r->lim);
+    qc_front_free(r->front);
+    free(r->dec);
     for (unsigned k = 0; k <= QC_PSIM_CLASSES_MAX; k++)
         qc_hist_free(r->t[k].hist);
     free(r->series);
@@ -1012,7 +836,9 @@ static ws *ws_new(const qc_psim_params *p, int want_series)
     r->B = p->backends;
     W->want_series = want_series;
     r->free_head = NIL;
-    if (qc_sim_init(&r->sim, 1024, NULL) != 0)
+    r->ndec = (size_t)p->queue + 1; /* qc_front_max_decisions */
+    if (qc_sim_init(&r->sim, 1024, NULL) != 0 ||
+        (r->dec = calloc(r->ndec, sizeof *r->dec)) == NULL)
         goto fail;
     for (unsigned k = 0; k <= r->K; k++)
         if ((r->t[k].hist = qc_hist_alloc(NULL)) == NULL)
