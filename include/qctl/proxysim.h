@@ -106,8 +106,12 @@ typedef struct qc_psim_params {
     const qc_dist *service;  /* service time at a backend */
     qc_psim_route route;
     unsigned threshold;      /* delay-JSQ's T >= 1 */
-    double overhead;         /* added to every answer's latency, s (the
-                                proxy's and the network's own time; 0) */
+    const qc_dist *overhead; /* added to every answer's latency as its
+                                client sees it, drawn per answer: the time
+                                the proxy, the network and the client's
+                                host add (NULL: none). det:X, or
+                                empirical:FILE of latencies measured at no
+                                load; the front does not see it */
     /* the proxy (the flags of `qctl proxy`) */
     int control;                /* 0: --limiter none (every request let in) */
     qc_limiter_params limiter;  /* as the proxy's --limiter and its flags */

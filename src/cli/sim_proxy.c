@@ -36,7 +36,7 @@ static const char about[] =
 
 typedef struct psim_cli {
     qc_psim_params p;
-    const char *limiter, *route, *discipline, *service, *arrival, *think;
+    const char *limiter, *route, *discipline, *service, *arrival, *think, *overhead;
     unsigned users;
     double limit, minl, maxl, ref, gain, eps, alpha, backoff, timeout;
     unsigned minc;
@@ -46,7 +46,7 @@ typedef struct psim_cli {
     char names[NCLS][64];
     const char *arr_spec[NCLS], *think_spec[NCLS], *svc_spec[NCLS];
     qc_arrivals arr[NCLS];
-    qc_dist thk[NCLS], csvc[NCLS], svc;
+    qc_dist thk[NCLS], csvc[NCLS], svc, over;
     cli_outputs out;
     int quiet;
     double series_dt;
@@ -265,6 +265,13 @@ static int psim_validate(void *ctx)
         return QC_EXIT_USAGE;
     }
     p->service = &q->svc;
+    if (q->overhead) {
+        if (qc_dist_parse(&q->over, q->overhead, &err) != 0) {
+            cli_error("--overhead: %s", err.msg);
+            return QC_EXIT_USAGE;
+        }
+        p->overhead = &q->over;
+    }
     if ((rc = parse_clients(q)) != 0)
         return rc;
     if (q->out.series || q->out.plot || q->out.report)
@@ -326,7 +333,7 @@ static json_t *summary_json(const psim_cli *q, const qc_psim_result *r, double e
     json_object_set_new(m, "queue_timeout", qc_json_real_new(p->queue_timeout));
     json_object_set_new(m, "queue_discipline",
                         json_string(qc_psim_discipline_name(p->discipline)));
-    json_object_set_new(m, "overhead", json_real(p->overhead));
+    json_object_set_new(m, "overhead", q->overhead ? json_string(q->overhead) : json_null());
     json_object_set_new(m, "load", qc_json_real_new(r->offered_load));
     json_object_set_new(root, "model", m);
     json_t *run = cli_json_run(0, p->horizon, p->reps, p->seed, p->level,
@@ -505,9 +512,10 @@ int cmd_sim_proxy(int argc, char **argv)
                  "delay-JSQ with --djsq-threshold"},
         {"djsq-threshold", CLI_UINT, &p->threshold, 1, 1e6, .arg = "T",
          .help = "delay-JSQ threshold (default 4)"},
-        {"overhead", CLI_DOUBLE, &p->overhead, 0, 60, .arg = "T",
-         .help = "seconds added to every answer (the proxy's and the\nnetwork's own time; "
-                 "default 0)"},
+        {"overhead", CLI_STR, &q.overhead, .arg = "SPEC",
+         .help = "time added to every answer as the client sees it (the\nproxy's, the "
+                 "network's, the host's): det:X, or\nempirical:FILE of latencies measured "
+                 "at no load\n(default none)"},
         {"", CLI_NOTE, NULL, .help = "\nThe proxy (as qctl proxy):"},
         {"limiter", CLI_STR, &q.limiter, .arg = "NAME",
          .help = "maxusers (default), aimd, vegas, gradient2, envoy,\nfixed, admission or none"},
@@ -591,5 +599,6 @@ int cmd_sim_proxy(int argc, char **argv)
         qc_dist_free(&q.csvc[k]);
     }
     qc_dist_free(&q.svc);
+    qc_dist_free(&q.over);
     return rc;
 }

@@ -121,6 +121,8 @@ typedef struct run {
     qc_arrivals_gen gen[QC_PSIM_CLASSES_MAX];
     qc_sampler svc[QC_PSIM_CLASSES_MAX];
     qc_sampler think[QC_PSIM_CLASSES_MAX];
+    qc_rng rover;
+    qc_sampler over; /* the overhead, when p->overhead */
     req *rq;
     uint32_t cap, free_head;
     backend bk[QC_PSIM_BACKENDS_MAX];
@@ -432,7 +434,7 @@ static void done(run *r, uint32_t i)
         bk->queued--;
         start_service(r, b, j);
     }
-    double lat = r->sim.now - x->t_arr + r->p->overhead;
+    double lat = r->sim.now - x->t_arr + (r->p->overhead ? qc_sampler_next(&r->over) : 0);
     if (x->measured) {
         tally *t[2] = {&r->t[k], &r->t[r->K]};
         for (int j = 0; j < 2; j++) {
@@ -445,7 +447,7 @@ static void done(run *r, uint32_t i)
     }
     count_answer(r, k, 1);
     /* the time at the backend as the proxy measures it: sent to answered */
-    front_done(r, i, r->sim.now - x->t_adm + r->p->overhead);
+    front_done(r, i, r->sim.now - x->t_adm);
     client_answered(r, k);
 }
 
@@ -548,6 +550,10 @@ static int rep_setup(run *r, unsigned rep, qc_err *err)
     if ((r->front = qc_front_alloc(&fp, 0, err)) == NULL)
         return err->code ? err->code : QC_ENOMEM;
 
+    if (p->overhead) {
+        qc_rng_init(&r->rover, p->seed, qc_rng_stream(rep, QC_STREAM_MISC, 0));
+        qc_sampler_init(&r->over, p->overhead, &r->rover);
+    }
     for (unsigned k = 0; k < r->K; k++) {
         const qc_psim_class *c = &p->cls[k];
         qc_rng_init(&r->rarr[k], p->seed, qc_rng_stream(rep, QC_STREAM_ARRIVAL, k));
@@ -742,8 +748,11 @@ static int check(const qc_psim_params *p, qc_err *err)
         return qc_err_set(err, QC_EINVAL, "route: %d is not a routing", (int)p->route);
     if ((unsigned)p->discipline > QC_PSIM_CODEL)
         return qc_err_set(err, QC_EINVAL, "queue discipline: %d is not one", (int)p->discipline);
-    if (!(p->overhead >= 0 && isfinite(p->overhead)))
-        return qc_err_set(err, QC_EINVAL, "overhead: %g is not >= 0", p->overhead);
+    if (p->overhead) {
+        double m = qc_dist_mean(p->overhead);
+        if (!(m >= 0 && isfinite(m)))
+            return qc_err_set(err, QC_EINVAL, "overhead: mean %g is not >= 0", m);
+    }
     if (!(p->interval > 0 && isfinite(p->interval)))
         return qc_err_set(err, QC_EINVAL, "interval: %g is not > 0", p->interval);
     if (!(p->queue_timeout > 0 && isfinite(p->queue_timeout)))
