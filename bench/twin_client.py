@@ -135,6 +135,7 @@ async def main():
     ap.add_argument("--warmup", type=float, default=5)
     ap.add_argument("--grace", type=float, default=3)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--dump", help="also write the measured 2xx latencies (s), one a line")
     a = ap.parse_args()
     host, _, port = a.target.rpartition(":")
     rng = random.Random(a.seed)
@@ -191,6 +192,11 @@ async def main():
     for n in names:
         out["classes"][n] = summary([x for x in results if x[0] == n])
     out["all"] = summary(results)
+    if a.dump:
+        with open(a.dump, "w") as fp:
+            for x in results:
+                if x[1] >= a.warmup and 200 <= x[2] < 300:
+                    fp.write("%.9f\n" % x[3])
     json.dump(out, sys.stdout)
     sys.stdout.write("\n")
 
