@@ -15,7 +15,8 @@ sends stop at --duration, and answers are awaited --grace seconds more.
 
 prints one JSON object: per class and in all, over the requests sent in
 [warmup, duration): sent, answered, 2xx, 503, other, goodput (2xx per
-second), refused (503 / answered), the 2xx latencies' p50, p95, p99 and
+second, answered in the window), refused (503 / answered), the 2xx
+latencies' p50, p95, p99 and
 mean; and the client's lateness (p99 and max, seconds) so that a client
 that could not keep up is seen.
 """
@@ -136,6 +137,9 @@ async def main():
     ap.add_argument("--grace", type=float, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--dump", help="also write the measured 2xx latencies (s), one a line")
+    ap.add_argument("--schedule", help="write each class's send instants (s) to "
+                    "SCHEDULE.NAME, one a line, before sending: a trace for `qctl sim proxy "
+                    "--arrival trace:FILE`, the same arrivals the live run gets")
     a = ap.parse_args()
     host, _, port = a.target.rpartition(":")
     rng = random.Random(a.seed)
@@ -151,6 +155,12 @@ async def main():
             sched.append((t, name, path))
             t += rng.expovariate(rate)
     sched.sort()
+    if a.schedule:
+        for n in names:
+            with open("%s.%s" % (a.schedule, n), "w") as fp:
+                for t, name, _ in sched:
+                    if name == n:
+                        fp.write("%.9f\n" % t)
     pool = Pool(host, int(port))
     results = []  # (class, t_intended, status, latency)
     late = []
@@ -159,7 +169,8 @@ async def main():
 
     async def fire(t, name, path):
         status = await one(pool, path, host)
-        results.append((name, t, status, loop.time() - (t0 + t)))
+        end = loop.time() - t0
+        results.append((name, t, status, end - t, end))
 
     tasks = []
     for t, name, path in sched:
@@ -180,11 +191,15 @@ async def main():
     def summary(rows):
         meas = [x for x in rows if x[1] >= a.warmup]
         ok = [x[3] for x in meas if 200 <= x[2] < 300]
+        # goodput: 2xx answers given in the window, whenever sent (as the
+        # simulation counts it), not those sent in it, which would count
+        # the backlog of the window's start served after its end
+        good = sum(1 for x in rows if 200 <= x[2] < 300 and a.warmup <= x[4] < a.duration)
         r503 = sum(1 for x in meas if x[2] == 503)
         other = sum(1 for x in meas if not (200 <= x[2] < 300) and x[2] != 503)
         answered = len(ok) + r503 + other
         return {"sent": len(meas), "answered": answered, "ok": len(ok), "refused_503": r503,
-                "other": other, "goodput": len(ok) / window,
+                "other": other, "goodput": good / window,
                 "refused": r503 / answered if answered else None,
                 "p50": quantile(ok, 0.5), "p95": quantile(ok, 0.95), "p99": quantile(ok, 0.99),
                 "mean": sum(ok) / len(ok) if ok else None}
