@@ -18,3 +18,4 @@ build=${1:-build}
 "$(dirname "$0")/bench_jobs.sh" "$build/qctl" "${QC_BENCH_JOBS_CUSTOMERS:-1000000}"
 "$(dirname "$0")/bench_maxusers.sh" "$build/qctl"
 "$(dirname "$0")/bench_maxusers_predict.sh" "$build/qctl"
+"$(dirname "$0")/bench_twin.sh" "$build/qctl"
