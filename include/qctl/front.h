@@ -25,6 +25,20 @@
  *     limiter's weights (all 1 but under ADMISSION, where the admission
  *     controller of qctl/admission.h sets them per class).
  *
+ * Work-conserving: a limiter may keep requests waiting, and so refuse
+ * some, only while the backends behind it are overloaded. At each close
+ * of the sampler's window in which a request found the limit full, if the
+ * backends answered fast (the window's mean time at a backend within
+ * max(L0 (1 + fast_rise), L0 + fast_slack), L0 the least ever seen, and
+ * nothing failed or timed out), the limit is put at twice the larger of
+ * itself and the demand (in flight + waiting), the controller restarted
+ * there (qc_limiter_set_limit): the limit rises as fast as the demand
+ * while the backends are fast, and each controller keeps its own rule
+ * once they slow down (MaxUsers its reference, AIMD its backoff...). The
+ * time at a backend is the plant's to measure: the proxy takes its own
+ * event loop's delays out of it (a proxy short of CPU is not a backend
+ * overloaded). Not under FIXED or ADMISSION, whose limits are the user's.
+ *
  * Events in, decisions out:
  *   qc_front_arrive    a request arrives: ADMIT now, WAIT (with a handle
  *                      and a deadline), or REFUSE with a reason;
@@ -129,6 +143,12 @@ typedef struct qc_front_params {
     unsigned sample_every;     /* the sampler's cadence (0: per interval, the default) */
     double est_init;           /* SFQ: first guess of a request's time at a
                                   backend, s (default 0.01) */
+    int work_conserving;       /* 1 (default): the limit follows the demand
+                                  while the backends are fast (below) */
+    double fast_rise;          /* fast: a window's mean time at the backends
+                                  within L0 (1 + fast_rise) (default 0.2) ... */
+    double fast_slack;         /* ... or within L0 + fast_slack, s (default
+                                  0.005, CoDel's floor: the host's jitter) */
 } qc_front_params;
 
 /* Defaults above, with limiter algo algo (qc_limiter_params_init). */

@@ -239,6 +239,19 @@ double qc_limiter_noload(const qc_limiter *l);
 /* The published integer limit. */
 uint32_t qc_limiter_limit(const qc_limiter *l);
 
+/* Puts the limit at u (clamped to [min_limit, max_limit]) now and the
+ * controller's state with it, as if it had arrived there (a bumpless
+ * restart: MaxUsers' integrator, AIMD's, Gradient2's, Vegas' and Envoy's
+ * limit, Envoy's limit to restore after its minRTT window). Not under
+ * FIXED or ADMISSION (nothing changes). Thread-safe. */
+void qc_limiter_set_limit(qc_limiter *l, double u);
+
+/* A completion measured by a plant that keeps its own in-flight count (a
+ * simulation gating by the published limit): the sample release would add
+ * for a token of `inflight` (in flight once it was admitted, itself
+ * included) without touching the in-flight count. Lock-free. */
+void qc_limiter_record(qc_limiter *l, unsigned cls, double latency, uint32_t inflight, int outcome);
+
 QC_API_END
 #ifdef __cplusplus
 }

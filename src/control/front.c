@@ -74,6 +74,10 @@ struct qc_front {
     uint64_t admitted[QC_FRONT_CLASSES_MAX], refused[QC_FRONT_CLASSES_MAX];
     uint64_t refused_by[QC_FRONT_REASONS], cancelled;
     double last_head_wait;
+    /* the sampler's window: a request found the limit full; failures */
+    int win_bound;
+    uint64_t win_drops;
+    int wc_on; /* the work-conserving rule applies (see qctl/front.h) */
 };
 
 static const char *const reason_names[] = {"none",     "full",     "deadline",
@@ -96,6 +100,9 @@ void qc_front_params_init(qc_front_params *p, qc_limiter_algo algo)
     qc_codel_params_init(&p->codel);
     p->sample_every = 0;
     p->est_init = 0.01;
+    p->work_conserving = 1;
+    p->fast_rise = 0.2;
+    p->fast_slack = 0.005;
 }
 
 static int check(const qc_front_params *p, qc_err *err)
@@ -114,6 +121,10 @@ static int check(const qc_front_params *p, qc_err *err)
                               p->bound[i]);
     if ((unsigned)p->discipline > QC_FRONT_CODEL)
         return qc_err_set(err, QC_EINVAL, "discipline: %d is not a discipline", (int)p->discipline);
+    if (!(p->fast_rise >= 0) || !isfinite(p->fast_rise))
+        return qc_err_set(err, QC_ERANGE, "fast_rise: %g must be >= 0", p->fast_rise);
+    if (!(p->fast_slack >= 0) || !isfinite(p->fast_slack))
+        return qc_err_set(err, QC_ERANGE, "fast_slack: %g must be >= 0 s", p->fast_slack);
     if (!(p->est_init > 0) || !isfinite(p->est_init))
         return qc_err_set(err, QC_ERANGE, "est_init: %g must be a positive time", p->est_init);
     return 0;
@@ -146,6 +157,7 @@ qc_front *qc_front_alloc(const qc_front_params *p, double now, qc_err *err)
         return NULL;
     }
     f->codel_on = p->discipline == QC_FRONT_CODEL && !(p->control && adm);
+    f->wc_on = p->control && p->work_conserving && lc.algo != QC_LIMITER_FIXED && !adm;
     qc_lim_sampler_init(&f->sampler, p->sample_every);
     if (p->queue && !(f->room = calloc(p->queue, sizeof *f->room))) {
         qc_limiter_free(f->lim);
@@ -343,8 +355,10 @@ static void set_target(qc_front *f)
 static void pump(qc_front *f, outbuf *o, double now)
 {
     while (f->waiting) {
-        if (f->p.control && qc_limiter_limit(f->lim) <= f->inflight)
+        if (f->p.control && qc_limiter_limit(f->lim) <= f->inflight) {
+            f->win_bound = 1;
             return; /* no slot: everyone waits */
+        }
         uint32_t backlogged = 0;
         for (unsigned i = 0; i < f->p.classes; i++) {
             if (f->head[i] < 0)
@@ -377,8 +391,10 @@ static void pump(qc_front *f, outbuf *o, double now)
         }
         qc_front_token tok;
         int rc = try_admit(f, best, e->t_arrive, now, &tok);
-        if (rc == 0)
+        if (rc == 0) {
+            f->win_bound = 1;
             return; /* refused after all: it stays where it was */
+        }
         uint64_t id = e->id;
         unlink_place(f, i);
         free_place(f, i);
@@ -422,6 +438,7 @@ int qc_front_arrive(qc_front *f, double now, unsigned cls, uint64_t id, qc_front
         emit_refuse(f, &o, id, cls, 0, QC_FRONT_REJECTED);
         goto out;
     }
+    f->win_bound = 1; /* no slot for it */
     if (f->waiting >= f->p.queue || f->free_head < 0) {
         emit_refuse(f, &o, id, cls, 0, QC_FRONT_FULL);
         goto out;
@@ -445,11 +462,40 @@ out:
     return (int)d->act;
 }
 
+/* The work-conserving rule (qctl/front.h): after a window in which the
+ * limit kept a request out while the backends answered fast, the limit
+ * goes to twice the larger of itself and the demand. */
+static void work_conserve(qc_front *f)
+{
+    int bound = f->win_bound;
+    uint64_t drops = f->win_drops;
+    f->win_bound = 0;
+    f->win_drops = 0;
+    if (!f->wc_on || !bound || drops)
+        return;
+    qc_limiter_stats st;
+    qc_limiter_get_stats(f->lim, &st);
+    double l0 = st.noload, rtt = st.last_rtt;
+    if (!(rtt >= 0) || !(l0 >= 0))
+        return; /* no completion in the window: no evidence either way */
+    double fast = l0 * (1 + f->p.fast_rise);
+    if (l0 + f->p.fast_slack > fast)
+        fast = l0 + f->p.fast_slack;
+    if (rtt > fast)
+        return; /* the backends queue: the controller's rule stands */
+    double demand = (double)f->inflight + (double)f->waiting;
+    double want = 2 * (demand > st.gate ? demand : (double)st.gate);
+    if (want > st.limit)
+        qc_limiter_set_limit(f->lim, want);
+}
+
 /* Steps the limiter's controller: a window of the sampler closed. */
 static void close_window(qc_front *f, double now)
 {
-    if (f->p.control)
-        qc_limiter_tick(f->lim, now);
+    if (!f->p.control)
+        return;
+    qc_limiter_tick(f->lim, now);
+    work_conserve(f);
 }
 
 int qc_front_done(qc_front *f, double now, qc_front_token *tok, double service, int outcome,
@@ -473,6 +519,8 @@ int qc_front_done(qc_front *f, double now, qc_front_token *tok, double service, 
         }
         if (outcome == QC_FRONT_OK)
             f->est[k] += 0.1 * (service - f->est[k]);
+        if (outcome == QC_FRONT_DROPPED)
+            f->win_drops++;
         f->inflight--;
         if (outcome != QC_FRONT_IGNORE && qc_lim_sampler_completion(&f->sampler))
             close_window(f, now);

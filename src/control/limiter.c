@@ -618,6 +618,53 @@ int qc_limiter_tick(qc_limiter *l, double now)
     return 0;
 }
 
+void qc_limiter_set_limit(qc_limiter *l, double u)
+{
+    if (!(u == u))
+        return;
+    pthread_mutex_lock(&l->mu);
+    const qc_limiter_params *c = &l->cfg;
+    u = clampd(u, c->min_limit, c->max_limit);
+    switch (c->algo) {
+    case QC_LIMITER_FIXED:
+    case QC_LIMITER_ADMISSION:
+        pthread_mutex_unlock(&l->mu);
+        return;
+    case QC_LIMITER_MAXUSERS:
+        qc_mu_ctl_reset(&l->mu_ctl, u);
+        u = l->mu_ctl.u;
+        l->settling = 0;
+        break;
+    case QC_LIMITER_AIMD:
+        l->conc.u.aimd.limit = u;
+        break;
+    case QC_LIMITER_GRADIENT2:
+        l->conc.u.g2.limit = u;
+        break;
+    case QC_LIMITER_VEGAS:
+        l->conc.u.vegas.limit = u;
+        break;
+    case QC_LIMITER_ENVOY:
+        l->conc.u.envoy.limit = u;
+        if (l->conc.u.envoy.in_window && l->conc.u.envoy.deferred < u)
+            l->conc.u.envoy.deferred = u;
+        break;
+    }
+    l->limit = u;
+    atomic_store_explicit(&l->gate, gate_of(u), memory_order_relaxed);
+    pthread_mutex_unlock(&l->mu);
+}
+
+void qc_limiter_record(qc_limiter *l, unsigned cls, double latency, uint32_t inflight, int outcome)
+{
+    if (cls >= l->classes)
+        cls = l->classes - 1;
+    /* a token counted in flight: release takes it out again */
+    atomic_fetch_add_explicit(&l->inflight, 1, memory_order_relaxed);
+    qc_limiter_token tok = {.inflight = inflight, .cls = (uint16_t)cls, .live = 1};
+    qc_limiter_release(l, &tok, latency, outcome);
+}
+
 uint32_t qc_limiter_limit(const qc_limiter *l)
 {
     return atomic_load_explicit(&((qc_limiter *)l)->gate, memory_order_relaxed);

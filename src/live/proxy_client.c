@@ -468,6 +468,7 @@ void qc__proxy_client_process(cconn *c)
 static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
     cconn *c = s->data;
+    qc__proxy_ready_time(c->P); /* the poll's return, if this is the first event since */
     if (n < 0) {
         qc__proxy_client_close(c);
         return;

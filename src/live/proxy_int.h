@@ -17,6 +17,7 @@
 
 #include "live/http.h"
 #include "live/live.h"
+#include "live/pcore.h"
 #include "qctl/front.h"
 #include "qctl/hist.h"
 
@@ -123,6 +124,9 @@ struct uconn {
     int head_method; /* answering a HEAD request: no body follows the head */
     double t_admit;
     double t_arrive; /* its client's request arrived (the delay ADMISSION measures) */
+    double t_sent;   /* the request was whole at the backend (0: not yet) */
+    double t_first;  /* the response's first byte came (0: not yet): see backend_time */
+    double t_first_seen; /* ... and was read */
     /* the response being streamed (see response_end) */
     int rstate, framing, keep_resp, head_sent, paused;
     uint64_t left; /* F_LENGTH: body bytes still to come */
@@ -164,9 +168,7 @@ struct proxy {
     uv_timer_t control;
     qc_front *front;  /* every admission decision: see "the admission front" */
     qc_limiter *lim;  /* the front's limiter (statistics, admin changes) */
-    qc_front_decision *scratch, *pending; /* ndec each: see run_decisions */
-    size_t ndec, pend_head, npend;
-    int applying;
+    qc__pcore core;   /* the events in, the decisions out: pcore.h */
     pbackend backend[QC_PROXY_BACKENDS_MAX];
     unsigned nb, rr;
     qc__fleet fleet;
@@ -188,6 +190,10 @@ struct proxy {
     uint64_t refused_conns, refused_mem, too_large;
     double t0;
     FILE *series;
+    /* the event loop's own delay: see qc__proxy_ready_time */
+    uv_prepare_t prep;
+    double t_prep, t_ret, lag;
+    int polled;
 };
 
 /* Buffers larger than this are given back once their request is over: a
@@ -277,6 +283,7 @@ void qc__proxy_on_queue_timer(uv_timer_t *t);
 void qc__proxy_plog(const proxy *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 double qc__proxy_queue_target(proxy *P);
 int qc__proxy_standing(proxy *P);
+double qc__proxy_ready_time(proxy *P);
 double qc__proxy_wait_deadline(proxy *P, unsigned i);
 
 #endif

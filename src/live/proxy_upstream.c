@@ -52,6 +52,25 @@ void qc__proxy_upstream_close(uconn *u)
     uv_close((uv_handle_t *)&u->timer, upstream_closed);
 }
 
+/* The time the request spent at its backend, as the front's limiter
+ * samples it: from the moment the request was whole at the backend to the
+ * response's first byte, each taken at the instant the event happened
+ * rather than the one the proxy got to it (qc__proxy_ready_time): not the
+ * upload of a large body, not the download to a slow client, not the
+ * proxy's own queueing on a busy event loop, none of which is the
+ * backend's load. Under ADMISSION the whole delay the client sees (to the
+ * last byte) is what its bounds are about: the front adds the wait. */
+static double backend_time(const uconn *u, double now)
+{
+    if (u->P->o->control && u->P->o->limiter.algo == QC_LIMITER_ADMISSION)
+        return now - u->t_admit;
+    if (!(u->t_first > 0) || !(u->t_sent > 0))
+        return now - u->t_admit; /* no answer (a failure): the time it took */
+    /* the lag taken out is an estimate: at most half of what was seen */
+    double seen = u->t_first_seen - u->t_sent, t = u->t_first - u->t_sent;
+    return t > seen / 2 ? t : seen / 2;
+}
+
 /* The request on u is over: release its slot and let the queue in. */
 void qc__proxy_upstream_done(uconn *u, int outcome)
 {
@@ -63,9 +82,7 @@ void qc__proxy_upstream_done(uconn *u, int outcome)
     qc__proxy_fleet_request_done(u, outcome == QC_LIMITER_OK);
     P->inflight--;
     uv_timer_stop(&u->timer);
-    /* the time at the backend; the front adds the wait where its limiter
-     * tracks the whole delay (ADMISSION) */
-    qc__proxy_done(P, &tok, now - u->t_admit, outcome);
+    qc__proxy_done(P, &tok, backend_time(u, now), outcome);
 }
 
 /* ---- retries ------------------------------------------------------------
@@ -487,6 +504,10 @@ static void on_upstream_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         qc__proxy_upstream_close(u);
         return;
     }
+    if (u->rstate == R_HEAD && u->in.len == 0 && !(u->t_first > 0)) {
+        u->t_first = qc__proxy_ready_time(u->P); /* the response's first byte */
+        u->t_first_seen = qc__now();
+    }
     if (u->rstate == R_BODY && !u->paused) /* the backend's silence is bounded */
         uv_timer_start(&u->timer, qc__proxy_on_upstream_timer, (uint64_t)(u->P->o->backend_timeout * 1000),
                        0);
@@ -516,6 +537,8 @@ void qc__proxy_send_request(uconn *u)
     qc__fleet_sent(&P->fleet, u->b->index);
     u->placed = PLACED_SENT;
     u->t_admit = qc__now();
+    u->t_first = 0;
+    u->t_sent = c->body_stream ? 0 : u->t_admit; /* a streamed body: once sent */
     uv_timer_start(&u->timer, qc__proxy_on_upstream_timer, (uint64_t)(P->o->backend_timeout * 1000), 0);
     if (!u->connected) {
         u->connected = 1;
@@ -654,8 +677,10 @@ void qc__proxy_body_pump(uconn *u)
     }
     qc__buf_consume(&c->in, take);
     c->body_sent += take;
-    if (done)
+    if (done) {
         c->body_stream = 0;
+        u->t_sent = qc__now();
+    }
 }
 
 /* Sends c's request to the backend the fleet's routing chooses; a retry
