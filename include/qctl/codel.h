@@ -65,13 +65,11 @@
  * at 1 or 2) the proxy refused 1 to 2% of a 20% load.
  *
  * No clock, no I/O, no allocation: every function takes the waits the
- * plant measured (seconds). The proxy calls it, and
+ * plant measured (seconds). The admission front calls it (qctl/front.h),
+ * which the proxy and simulations run alike, and
  * tests/unit/control/test_codel.c drives it through an event-queue
- * simulation and through the proxy's call order with the same actions.
- * No simulated model calls it yet: none has a waiting room with
- * deadlines in front of a limit (qc_mc's gate refuses at once, qc_queue's
- * K blocks); one that gains it calls qc_codel as the test's simulation
- * does. */
+ * simulation and through the proxy's former call order with the same
+ * actions. */
 #ifndef QCTL_CODEL_H
 #define QCTL_CODEL_H
 

@@ -239,6 +239,13 @@ double qc_limiter_noload(const qc_limiter *l);
 /* The published integer limit. */
 uint32_t qc_limiter_limit(const qc_limiter *l);
 
+/* The controller's limit, a real number (the gate is its floor). */
+double qc_limiter_limit_real(qc_limiter *l);
+
+/* When the step object wants its next clock tick (Envoy's sample and
+ * minRTT windows; INFINITY: none asked), as of the last tick. */
+double qc_limiter_next_tick(qc_limiter *l);
+
 /* Puts the limit at u (clamped to [min_limit, max_limit]) now and the
  * controller's state with it, as if it had arrived there (a bumpless
  * restart: MaxUsers' integrator, AIMD's, Gradient2's, Vegas' and Envoy's

@@ -51,6 +51,7 @@ struct qc_limiter {
     pthread_mutex_t mu;
     qc_limiter_params cfg;
     double limit, last_tick, last_y, last_rtt, observed;
+    double next_tick; /* the step object's next clock tick (Envoy), INFINITY: none */
     int have_observed;
     qc_mu_ctl mu_ctl; /* MAXUSERS: the controller of src/control */
     qc_knee knee;     /* the no-load latency and, with knee_on, the reference */
@@ -277,6 +278,7 @@ static int limiter_build(const qc_limiter_params *c, double now, qc_limiter **ou
     l->last_tick = now;
     l->last_y = NAN;
     l->last_rtt = NAN;
+    l->next_tick = INFINITY;
     for (unsigned i = 0; i < QC_LIMITER_CLASSES_MAX; i++)
         l->last_delay[i] = NAN;
     rc = init_controller(l, now, err);
@@ -593,6 +595,7 @@ int qc_limiter_tick(qc_limiter *l, double now)
             qc_lim_act act;
             qc_lim_aimd_step(&l->conc.u.aimd, &s, &act);
             l->limit = act.limit;
+            l->next_tick = act.next_tick;
         }
         break;
     case QC_LIMITER_GRADIENT2:
@@ -605,8 +608,10 @@ int qc_limiter_tick(qc_limiter *l, double now)
             s.rtt = rtt;
             s.t_start = now - rtt;
             qc_lim_conc_step(&l->conc, &s, &act);
+            l->next_tick = act.next_tick;
         } else if (c->algo == QC_LIMITER_ENVOY) {
             qc_lim_conc_step(&l->conc, &s, &act); /* a clock tick */
+            l->next_tick = act.next_tick;
         }
         l->limit = clampd(qc_lim_conc_limit(&l->conc), 1, c->max_limit);
         break;
@@ -663,6 +668,22 @@ void qc_limiter_record(qc_limiter *l, unsigned cls, double latency, uint32_t inf
     atomic_fetch_add_explicit(&l->inflight, 1, memory_order_relaxed);
     qc_limiter_token tok = {.inflight = inflight, .cls = (uint16_t)cls, .live = 1};
     qc_limiter_release(l, &tok, latency, outcome);
+}
+
+double qc_limiter_next_tick(qc_limiter *l)
+{
+    pthread_mutex_lock(&l->mu);
+    double t = l->next_tick;
+    pthread_mutex_unlock(&l->mu);
+    return t;
+}
+
+double qc_limiter_limit_real(qc_limiter *l)
+{
+    pthread_mutex_lock(&l->mu);
+    double u = l->limit;
+    pthread_mutex_unlock(&l->mu);
+    return u;
 }
 
 uint32_t qc_limiter_limit(const qc_limiter *l)

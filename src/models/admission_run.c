@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qctl/front.h"
+#include "qctl/limiter.h"
 #include "qctl/multiclass.h"
 #include "reps.h"
 #include "core/names.h"
@@ -169,7 +171,8 @@ typedef struct rep_state {
     double t_reject[QC_MC_MAX_CLASSES]; /* time rejected (INFINITY: not) */
     int rejected[QC_MC_MAX_CLASSES];
     qc_lim_util util;
-    qc_lim_conc lim;
+    qc_limiter *lim;     /* the live proxy's limiter object (qctl/limiter.h) */
+    qc_lim_sampler samp; /* and its sampler: one window per completion */
     int has_lim;
     /* windows */
     size_t nwin;
@@ -228,7 +231,7 @@ static void series_push(rep_state *r, const qc_mc_report *rep)
         row->weight[k] = qc_mc_weight(r->m, k);
         row->state[k] = (unsigned char)r->state[k];
     }
-    row->limit = r->has_lim ? qc_lim_conc_limit(&r->lim) : INFINITY;
+    row->limit = r->has_lim ? qc_limiter_limit_real(r->lim) : INFINITY;
 }
 
 static int on_cycle(rep_state *r, const qc_mc_report *rep)
@@ -289,13 +292,62 @@ static int on_start(rep_state *r, unsigned k, double t)
     return 0;
 }
 
+/* A completion (s->rtt its delay) or a clock tick (s->rtt NaN) for the
+ * limiter, through the sampler the proxy runs (qctl/front.h): the same
+ * limiter object, fed the same way, at the cadence declared here (per
+ * completion: one sample each, the step objects' own rule). */
 static int lim_step(rep_state *r, const qc_lim_sample *s, double *next_tick)
 {
-    qc_lim_act act;
-    qc_lim_conc_step(&r->lim, s, &act);
-    qc_mc_set_limit(r->m, act.limit);
-    *next_tick = act.next_tick;
+    int close;
+    if (s->rtt == s->rtt) {
+        qc_limiter_record(r->lim, 0, s->rtt, s->inflight, s->dropped ? QC_LIMITER_DROPPED : QC_LIMITER_OK);
+        close = qc_lim_sampler_completion(&r->samp);
+    } else {
+        close = 1; /* a clock tick the step object asked for */
+    }
+    if (close)
+        qc_limiter_tick(r->lim, s->t);
+    qc_mc_set_limit(r->m, qc_limiter_limit_real(r->lim));
+    *next_tick = qc_limiter_next_tick(r->lim);
     return 0;
+}
+
+/* The limiter's parameters for a step object's: the same limits. */
+static qc_limiter_params lim_config(const qc_mc_run_params *p, unsigned rep)
+{
+    qc_limiter_params lc;
+    switch (p->policy) {
+    case QC_POL_GRADIENT2:
+        qc_limiter_params_init(&lc, QC_LIMITER_GRADIENT2);
+        lc.gradient2 = p->g2;
+        lc.initial_limit = p->g2.initial_limit;
+        lc.min_limit = p->g2.min_limit;
+        lc.max_limit = p->g2.max_limit;
+        break;
+    case QC_POL_VEGAS:
+        qc_limiter_params_init(&lc, QC_LIMITER_VEGAS);
+        lc.vegas = p->vegas;
+        lc.vegas.seed = p->seed + rep;
+        lc.initial_limit = p->vegas.initial_limit;
+        lc.max_limit = p->vegas.max_limit;
+        break;
+    case QC_POL_ENVOY:
+        qc_limiter_params_init(&lc, QC_LIMITER_ENVOY);
+        lc.envoy = p->envoy;
+        lc.envoy.seed = p->seed + rep;
+        lc.max_limit = p->envoy.max_limit;
+        lc.initial_limit = lc.max_limit < 20 ? lc.max_limit : 20;
+        break;
+    default:
+        qc_limiter_params_init(&lc, QC_LIMITER_AIMD);
+        lc.initial_limit = p->aimd.initial_limit;
+        lc.min_limit = p->aimd.min_limit;
+        lc.max_limit = p->aimd.max_limit;
+        lc.aimd_backoff = p->aimd.backoff;
+        lc.aimd_timeout = p->aimd.timeout;
+        break;
+    }
+    return lc;
 }
 
 static int rep_init(rep_state *r, unsigned rep, qc_mc_class *plant, qc_err *err)
@@ -349,45 +401,23 @@ static int rep_init(rep_state *r, unsigned rep, qc_mc_class *plant, qc_err *err)
         return err && err->code ? err->code : QC_ENOMEM;
     r->has_lim = 0;
     int rc = 0;
-    switch (p->policy) {
-    case QC_POL_GRADIENT2:
-        r->lim.kind = QC_LIM_GRADIENT2;
-        rc = qc_lim_gradient2_init(&r->lim.u.g2, &p->g2, err);
+    if (p->policy == QC_POL_GRADIENT2 || p->policy == QC_POL_VEGAS || p->policy == QC_POL_ENVOY ||
+        p->policy == QC_POL_AIMD) {
+        qc_limiter_params lc = lim_config(p, rep);
+        r->lim = qc_limiter_alloc(&lc, 0, err);
+        if (!r->lim)
+            return err && err->code ? err->code : QC_ENOMEM;
+        qc_lim_sampler_init(&r->samp, 1);
         r->has_lim = 1;
-        break;
-    case QC_POL_VEGAS: {
-        qc_lim_vegas_params vp = p->vegas;
-        vp.seed = p->seed + rep;
-        r->lim.kind = QC_LIM_VEGAS;
-        rc = qc_lim_vegas_init(&r->lim.u.vegas, &vp, err);
-        r->has_lim = 1;
-        break;
+        qc_mc_set_limit(r->m, qc_limiter_limit_real(r->lim));
     }
-    case QC_POL_ENVOY: {
-        qc_lim_envoy_params ep = p->envoy;
-        ep.seed = p->seed + rep;
-        r->lim.kind = QC_LIM_ENVOY;
-        rc = qc_lim_envoy_init(&r->lim.u.envoy, &ep, 0, err);
-        r->has_lim = rc == 0;
-        break;
-    }
-    case QC_POL_AIMD:
-        r->lim.kind = QC_LIM_AIMD;
-        rc = qc_lim_aimd_init(&r->lim.u.aimd, &p->aimd, err);
-        r->has_lim = 1;
-        break;
-    default:
-        break;
-    }
-    if (rc == 0 && r->has_lim)
-        qc_mc_set_limit(r->m, qc_lim_conc_limit(&r->lim));
     return rc;
 }
 
 static void rep_free(rep_state *r)
 {
-    if (r->has_lim && r->lim.kind == QC_LIM_ENVOY)
-        qc_lim_envoy_free(&r->lim.u.envoy);
+    qc_limiter_free(r->lim);
+    r->lim = NULL;
     r->has_lim = 0;
     qc_mc_free(r->m);
     r->m = NULL;

@@ -235,6 +235,50 @@ static void test_sampler(void **state)
     }
 }
 
+/* Work-conserving: AIMD at 2 with 6 requests waiting, the backends fast
+ * (1 ms against a least of 1 ms): the completion at 0.05 lets one in,
+ * and the tick puts the limit at twice the demand (2 in flight + 5
+ * waiting: 14) and the 5 go in; the same with the
+ * backends slow (60 ms against 1 ms) leaves it to AIMD (2 + 1 = 3). */
+static void test_work_conserving(void **state)
+{
+    (void)state;
+    for (int slow = 0; slow <= 1; slow++) {
+        qc_front_params p;
+        qc_front_params_init(&p, QC_LIMITER_AIMD);
+        p.limiter.initial_limit = 2;
+        p.discipline = QC_FRONT_FIFO;
+        qc_front *f = qc_front_alloc(&p, 0, NULL);
+        assert_non_null(f);
+        qc_front_decision d, out[CAP];
+        qc_front_token t[2];
+        for (int i = 0; i < 2; i++) {
+            assert_int_equal(qc_front_arrive(f, 0, 0, (uint64_t)i, &d), QC_FRONT_ADMIT);
+            t[i] = d.tok;
+        }
+        /* one completes at its no-load latency and is replaced */
+        int n = qc_front_done(f, 0.001, &t[0], 0.001, QC_FRONT_OK, out, CAP);
+        assert_int_equal(n, 0);
+        assert_int_equal(qc_front_arrive(f, 0.001, 0, 2, &d), QC_FRONT_ADMIT);
+        t[0] = d.tok;
+        for (int i = 3; i < 9; i++)
+            assert_int_equal(qc_front_arrive(f, 0.002, 0, (uint64_t)i, &d), QC_FRONT_WAIT);
+        n = qc_front_done(f, 0.05, &t[1], slow ? 0.06 : 0.001, QC_FRONT_OK, out, CAP);
+        assert_int_equal(n, 1); /* the slot it freed */
+        n = qc_front_tick(f, 0.1, out, CAP);
+        qc_front_stats st;
+        qc_front_get_stats(f, &st);
+        if (!slow) {
+            assert_int_equal(st.limit, 14);
+            assert_int_equal(n, 5);
+        } else {
+            assert_int_equal(st.limit, 3);
+            assert_int_equal(n, 1);
+        }
+        qc_front_free(f);
+    }
+}
+
 static void test_bad_params(void **state)
 {
     (void)state;
@@ -376,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_no_control),      cmocka_unit_test(test_codel),
         cmocka_unit_test(test_sfq),             cmocka_unit_test(test_sampler),
         cmocka_unit_test(test_bad_params),      cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_work_conserving),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
