@@ -778,9 +778,6 @@ static int check(const qc_psim_params *p, qc_err *err)
                               QC_PSIM_USERS_MAX);
         if (c->think && !(qc_dist_mean(c->think) >= 0))
             return qc_err_set(err, QC_EINVAL, "class %s: think time has no mean >= 0", nm);
-        if (c->users > 0 && (c->think == NULL || !(qc_dist_mean(c->think) > 0)) &&
-            c->users > 100000)
-            return qc_err_set(err, QC_EINVAL, "class %s: users without think time", nm);
         if (!(c->bound >= 0 && isfinite(c->bound)))
             return qc_err_set(err, QC_EINVAL, "class %s: bound %g is not >= 0", nm, c->bound);
         if (c->service) {
