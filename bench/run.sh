@@ -34,3 +34,4 @@ QC_BINNED_STARTS="${QC_BENCH_BINNED_STARTS:-200}" "$build/tests/test_fit_binned"
 PYTHONPATH="$build/python" /usr/bin/python3 "$(dirname "$0")/../tests/properties/props.py" \
     "$build/qctl" --cases "${QC_BENCH_PROPS_CASES:-10000}" --jobs "${QC_BENCH_PROPS_JOBS:-2}" \
     ${QC_BENCH_PROPS_SEED:+--seed "$QC_BENCH_PROPS_SEED"}
+"$(dirname "$0")/bench_twin.sh" "$build/qctl"

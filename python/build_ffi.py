@@ -814,6 +814,69 @@ typedef struct qc_mc_run_result {
 int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err);
 void qc_mc_run_result_free(qc_mc_run_result *res);
 
+/* ---- the simulated proxy (qctl/proxysim.h) ---- */
+#define QC_PSIM_CLASSES_MAX 8
+#define QC_PSIM_BACKENDS_MAX 64
+typedef enum qc_psim_route { QC_PSIM_JSQ = 0, QC_PSIM_DJSQ } qc_psim_route;
+int qc_psim_route_parse(const char *s, qc_psim_route *v, qc_err *err);
+typedef enum qc_psim_discipline { QC_PSIM_FIFO = 0, QC_PSIM_CODEL } qc_psim_discipline;
+int qc_psim_discipline_parse(const char *s, qc_psim_discipline *v, qc_err *err);
+typedef struct qc_psim_class {
+    const char *name;
+    const qc_arrivals *arrival;
+    unsigned users;
+    const qc_dist *think;
+    const qc_dist *service;
+    double bound;
+    int candidate;
+} qc_psim_class;
+typedef struct qc_psim_params {
+    unsigned backends;
+    unsigned workers;
+    const qc_dist *service;
+    qc_psim_route route;
+    unsigned threshold;
+    const qc_dist *overhead;
+    int control;
+    qc_limiter_params limiter;
+    double interval;
+    unsigned queue;
+    double queue_timeout;
+    qc_psim_discipline discipline;
+    double queue_target;
+    unsigned sample_every;
+    qc_psim_class cls[8];
+    unsigned nclasses;
+    double horizon;
+    double warmup;
+    unsigned reps;
+    uint64_t seed;
+    double level;
+    double series_dt;
+    unsigned jobs;
+    const qc_cancel *cancel;
+    ...;
+} qc_psim_params;
+void qc_psim_params_init(qc_psim_params *p);
+#define QC_PSIM_NMETRICS ...
+const char *qc_psim_metric_name(int v);
+typedef struct qc_psim_series_point { double t, limit, inflight, waiting; } qc_psim_series_point;
+typedef struct qc_psim_result {
+    qc_ci all[...];
+    qc_ci cls[8][12];
+    qc_ci limit;
+    qc_ci utilization;
+    double offered_load;
+    int rejected[8];
+    uint64_t requests;
+    uint64_t events;
+    qc_psim_series_point *series;
+    size_t series_len;
+    ...;
+} qc_psim_result;
+int qc_psim_run(const qc_psim_params *p, qc_psim_result *r, qc_err *err);
+void qc_psim_result_free(qc_psim_result *r);
+
 /* ---- binding helpers (SOURCE below) ---- */
 void qcpy_dist_sample(const qc_dist *d, qc_rng *r, double *out, size_t n);
 void qcpy_init(void);

@@ -45,6 +45,7 @@
 #include "qctl/multiclass.h"
 #include "qctl/network.h"
 #include "qctl/pool.h"
+#include "qctl/proxysim.h"
 #include "qctl/queue.h"
 #include "qctl/removable_sim.h"
 

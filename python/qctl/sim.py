@@ -1261,3 +1261,184 @@ def network(file, customers=None, time=None, warmup="auto", reps=1, seed=1, conf
         lib.qc_network_exact_free(ex)
         if simulated:
             lib.qc_network_result_free(res)
+
+
+class ProxyResult:
+    """What qctl.sim.proxy returns: r[name] per metric over all classes (an
+    Estimate: offered, goodput, latency, latency_p50/p95/p99, wait,
+    refused, refused_full/deadline/standing/rejected; exact is NaN),
+    r.classes[name][metric] per class, r.limit and r.utilization, r.series
+    (replication 1: t, limit, inflight, waiting; a numpy array, or None)."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def __getitem__(self, name):
+        return self.metrics[name]
+
+    def to_dict(self):
+        d = {"command": "sim proxy",
+             "model": {"backends": self.backends, "workers": self.workers,
+                       "service": self.service, "limiter": self.limiter,
+                       "load": _finite_or_none(self.load)},
+             "run": {"time": self.time, "reps": self.reps, "seed": self.seed,
+                     "measured_customers": self.requests, "events": self.events},
+             "metrics": {k: _json_ci(v) if not math.isnan(v.value) else None
+                         for k, v in self.metrics.items()},
+             "limit": _json_ci(self.limit) if not math.isnan(self.limit.value) else None,
+             "utilization": _json_ci(self.utilization),
+             "classes": []}
+        for name, m in self.classes.items():
+            c = {k: _json_ci(v) if not math.isnan(v.value) else None for k, v in m.items()}
+            c["name"] = name
+            d["classes"].append(c)
+        return d
+
+    def __repr__(self):
+        lines = ["simulated proxy: limiter %s; %d backend(s) x %d workers, service %s"
+                 % (self.limiter, self.backends, self.workers, self.service)]
+        for name, m in self.classes.items():
+            lines.append("class %s" % name)
+            for e in m.values():
+                lines.append("  %-22s %14s   %s" % (e.name, _num_words(e.value), _ci_words(e)))
+        lines.append("%-24s %14s   %s" % ("limit", _num_words(self.limit.value),
+                                          _ci_words(self.limit)))
+        return "\n".join(lines)
+
+
+def _psim_metrics(row):
+    out = {}
+    for i in range(lib.QC_PSIM_NMETRICS):
+        name = ffi.string(lib.qc_psim_metric_name(i)).decode()
+        out[name] = Estimate(name, name.replace("_", " "), row[i], math.nan)
+    return out
+
+
+def proxy(arrival=None, users=None, think=None, classes=None, backends=1, workers=1,
+          service="exp:100", route="jsq", djsq_threshold=4, overhead=None, limiter="maxusers",
+          limit=None, min_limit=None, max_limit=None, reference=None, gain=None,
+          aimd_backoff=None, aimd_timeout=None, interval=0.1, queue=128, queue_timeout=1.0,
+          queue_discipline="codel", queue_target=0.0, sample_every=0, epsilon=None,
+          alpha=None, min_completions=None, time=60.0, warmup=5.0, reps=10, seed=1,
+          confidence=0.95, series_dt=None, jobs=1):
+    """Simulates `qctl proxy` in front of backends as `qctl sim proxy` does
+    with the same flags: the same seed gives the same figures. Clients:
+    arrival= (open loop) or users= and think= (closed loop) for one class,
+    or classes=[{"name": ..., "bound": ..., "arrival": ... | "users": ...,
+    "think": ..., "service": ..., "candidate": bool}, ...] (--class
+    NAME=BOUND with its --class-* flags). limiter="none" runs no limiter.
+    Returns a ProxyResult; bad arguments raise ValueError."""
+    p = ffi.new("qc_psim_params *")
+    lib.qc_psim_params_init(p)
+    err = new_err()
+    keep = []  # the specs the parameters point to, alive until the run ends
+    p.backends = _int("--backends", backends)
+    p.workers = _int("--workers", workers)
+    rt = ffi.new("qc_psim_route *")
+    check(lib.qc_psim_route_parse(cstr(route), rt, err), err, "--route: ")
+    p.route = rt[0]
+    p.threshold = _int("--djsq-threshold", djsq_threshold)
+    svc = _dist.parse(service, "--service")
+    keep.append(svc)
+    p.service = svc._d
+    if overhead is not None:
+        ov = _dist.parse(overhead, "--overhead")
+        keep.append(ov)
+        p.overhead = ov._d
+    if limiter == "none":
+        p.control = 0
+    else:
+        algo = ffi.new("qc_limiter_algo *")
+        check(lib.qc_limiter_algo_parse(cstr(limiter), algo, err), err, "--limiter: ")
+        p.control = 1
+        lib.qc_limiter_params_init(ffi.addressof(p, "limiter"), algo[0])
+    lp = p.limiter
+    for flag, v, field in (("--limit", limit, "initial_limit"), ("--min-limit", min_limit, "min_limit"),
+                           ("--max-limit", max_limit, "max_limit"),
+                           ("--reference", reference, "reference"), ("--gain", gain, "ki"),
+                           ("--aimd-backoff", aimd_backoff, "aimd_backoff"),
+                           ("--aimd-timeout", aimd_timeout, "aimd_timeout"),
+                           ("--epsilon", epsilon, "adm_epsilon"), ("--alpha", alpha, "adm_alpha")):
+        if v is not None:
+            setattr(lp, field, _num(flag, v))
+    if min_completions is not None:
+        lp.adm_min_completions = _int("--min-completions", min_completions)
+    p.interval = _num("--interval", interval)
+    p.queue = _int("--queue", queue)
+    p.queue_timeout = _num("--queue-timeout", queue_timeout)
+    disc = ffi.new("qc_psim_discipline *")
+    check(lib.qc_psim_discipline_parse(cstr(queue_discipline), disc, err), err,
+          "--queue-discipline: ")
+    p.discipline = disc[0]
+    p.queue_target = _num("--queue-target", queue_target)
+    p.sample_every = _int("--sample-every", sample_every)
+    if classes is None:
+        if (arrival is None) == (users is None):
+            raise bad("sim proxy: give --arrival SPEC (open loop) or --users N (closed loop), "
+                      "one of them")
+        classes = [{"name": "all", "bound": 0, "arrival": arrival, "users": users,
+                    "think": think}]
+    elif arrival is not None or users is not None or think is not None:
+        raise bad("sim proxy: with --class, give each class's clients by --class-arrival or "
+                  "--class-users (not --arrival, --users, --think)")
+    if not 1 <= len(classes) <= lib.QC_PSIM_CLASSES_MAX:
+        raise bad("--class: 1 to %d classes" % lib.QC_PSIM_CLASSES_MAX)
+    if p.control and lp.algo == lib.QC_LIMITER_ADMISSION and classes[0].get("name") == "all" \
+            and len(classes) == 1 and arrival is not None:
+        raise bad("sim proxy: --limiter admission needs at least one --class NAME=BOUND")
+    p.nclasses = len(classes)
+    names = []
+    for k, c in enumerate(classes):
+        cl = p.cls[k]
+        name = ffi.new("char[]", str(c.get("name", "class%d" % k)).encode())
+        keep.append(name)
+        names.append(ffi.string(name).decode())
+        cl.name = name
+        cl.bound = _num("--class", c.get("bound", 0))
+        if c.get("arrival") is not None:
+            a = ffi.new("qc_arrivals *")
+            check(lib.qc_arrivals_parse(a, cstr(c["arrival"]), err), err, "--class-arrival: ")
+            a = ffi.gc(a, lib.qc_arrivals_free)
+            keep.append(a)
+            cl.arrival = a
+        if c.get("users") is not None:
+            cl.users = _int("--class-users", c["users"])
+        if c.get("think") is not None:
+            t = _dist.parse(c["think"], "--class-think")
+            keep.append(t)
+            cl.think = t._d
+        if c.get("service") is not None:
+            s = _dist.parse(c["service"], "--class-service")
+            keep.append(s)
+            cl.service = s._d
+        cl.candidate = 1 if c.get("candidate") else 0
+    p.horizon = _num("--time", time)
+    p.warmup = _num("--warmup", warmup)
+    p.reps = _int("--reps", reps)
+    p.seed = _int("--seed", seed)
+    p.level = _num("--confidence", confidence)
+    if series_dt is not None:
+        p.series_dt = _num("--series-dt", series_dt)
+    p.jobs = _int("--jobs", jobs)
+    res = ffi.new("qc_psim_result *")
+    cancel = new_cancel()
+    p.cancel = cancel
+    check(run_interruptible(lib.qc_psim_run, p, res, err, cancel=cancel), err, "sim proxy: ")
+    try:
+        series = None
+        if res.series_len:
+            series = np.array([(res.series[i].t, res.series[i].limit, res.series[i].inflight,
+                                res.series[i].waiting) for i in range(res.series_len)])
+        return ProxyResult(
+            backends=p.backends, workers=p.workers, service=svc.spec,
+            limiter=limiter, load=res.offered_load, time=p.horizon, reps=p.reps,
+            seed=int(p.seed), requests=int(res.requests), events=int(res.events),
+            metrics=_psim_metrics(res.all),
+            classes={names[k]: _psim_metrics(res.cls[k]) for k in range(p.nclasses)},
+            limit=Estimate("limit", "limit", res.limit, math.nan),
+            utilization=Estimate("utilization", "workers busy", res.utilization, math.nan),
+            rejected={names[k]: int(res.rejected[k]) for k in range(p.nclasses)},
+            series=series)
+    finally:
+        lib.qc_psim_result_free(res)
+        del keep

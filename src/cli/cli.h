@@ -80,6 +80,7 @@ int cmd_design(int argc, char **argv);
 int cmd_sim_pool(int argc, char **argv);
 int cmd_sim_maxusers(int argc, char **argv);
 int cmd_sim_admission(int argc, char **argv);
+int cmd_sim_proxy(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_backend(int argc, char **argv);

@@ -564,12 +564,13 @@ static int cmd_sim_group(int argc, char **argv) { return cmd_sim(argc, argv); }
 static int cmd_mdp_group(int argc, char **argv) { return cmd_mdp(argc, argv); }
 
 const cli_command_row cli_commands[] = {
-    {"sim", cmd_sim_group, "simulation models (queue, pool, maxusers, admission, network)"},
+    {"sim", cmd_sim_group, "simulation models (queue, pool, maxusers, admission, network, proxy)"},
     {"sim queue", cmd_sim_queue, "simulate an open G/G/c/K queue (FCFS or processor sharing)"},
     {"sim pool", cmd_sim_pool, "simulate K removable servers: routing, on/off policies, energy"},
     {"sim maxusers", cmd_sim_maxusers, "MaxUsers feedback control of a closed-population server"},
     {"sim admission", cmd_sim_admission, "autonomic admission control of delay-bounded classes"},
     {"sim network", cmd_sim_network, "a network of queues from JSON, exact MVA/product form beside it"},
+    {"sim proxy", cmd_sim_proxy, "the simulated twin of qctl proxy: its front before backends"},
     {"sysid", cmd_sysid, "identify an ARX model of a system from (time, u, y) data"},
     {"design", cmd_design, "integral and PI controller design from an ARX model"},
     {"fit", cmd_fit, "traffic models (per activity) from a capture: fits, copula, on/off"},

@@ -24,6 +24,7 @@ static const char usage[] =
     "  sim maxusers  MaxUsers feedback control of a closed-population server\n"
     "  sim admission autonomic admission control of delay-bounded classes\n"
     "  sim network   a network of queues from JSON, exact MVA/product form beside it\n"
+    "  sim proxy     the simulated twin of qctl proxy: its front before backends\n"
     "  sysid         identify an ARX model of a system from (time, u, y) data\n"
     "  design        integral and PI controller design from an ARX model\n"
     "  fit           traffic models (per activity) from a capture: fits, copula, on/off\n"
@@ -57,7 +58,8 @@ static const char sim_usage[] =
     "  pool          K removable servers with routing and on/off policies\n"
     "  maxusers      closed-population server under MaxUsers feedback control\n"
     "  admission     delay-bounded classes and best effort: admission control\n"
-    "  network       a network of queues (stations, classes, routing) from JSON\n";
+    "  network       a network of queues (stations, classes, routing) from JSON\n"
+    "  proxy         qctl proxy simulated: its front before backends of c workers\n";
 
 static const char mdp_usage[] =
     "usage: qctl mdp MODEL [options]\n"
@@ -99,6 +101,7 @@ int cmd_sim(int argc, char **argv)
                                      {"maxusers", cmd_sim_maxusers},
                                      {"admission", cmd_sim_admission},
                                      {"network", cmd_sim_network},
+                                     {"proxy", cmd_sim_proxy},
                                      {NULL, NULL}};
     return models("sim", sim_usage, rows, argc, argv);
 }

@@ -80,6 +80,13 @@ static const char *const report_about[][2] = {
      "class: each class measures its own mean delay over a busy cycle and sets its own "
      "priority, admitted classes tracking (1 - epsilon) times their bound and candidates "
      "raising theirs in slow start. Delays are in seconds."},
+    {"sim proxy",
+     "A simulation of qctl proxy: the proxy's limiter, waiting rooms, deadlines, queue "
+     "discipline and class scheduling in front of simulated backends of c workers, fed by "
+     "simulated clients. Latencies are the admitted requests' own, from arrival at the "
+     "proxy to the answer; refusals are the 503s the proxy would send, by reason. Each "
+     "figure is an estimate over replications with its confidence interval. Times are in "
+     "seconds."},
     {"mdp removable",
      "The optimal on/off and speed policy of an M/M/1 queue with a removable server "
      "(switching on takes an exponential setup time), solved exactly as an average-cost "

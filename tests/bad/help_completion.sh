@@ -11,7 +11,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
-for c in "sim" "sim queue" "sim pool" "sim maxusers" "sim admission" sysid design fit gen \
+for c in "sim" "sim queue" "sim pool" "sim maxusers" "sim admission" "sim proxy" sysid design fit gen \
     "mdp" "mdp removable" sweep proxy backend load help completion; do
     for form in "help $c" "$c -h" "$c --help"; do
         # shellcheck disable=SC2086

@@ -1,0 +1,229 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# bench_twin.sh: `qctl proxy` live against `qctl sim proxy` on the same
+# parameters: does the simulated twin predict the proxy?
+#   bench/bench_twin.sh [QCTL] [SITTINGS]
+# Needs python3 (the client, bench/twin_client.py: open loop, Poisson
+# instants, kept-alive connections, independent of qctl); without it, a
+# notice and exit 0. 127.0.0.1 only. Parts (PARTS=12 by default):
+#  1. the table: `qctl backend` with 4 workers, service det:M and exp:1/M
+#     (M = SVC_MEAN, default 0.05 s: capacity C = 4/M = 80/s), offered
+#     0.5C, C and 3C open loop for DUR s (default 25, the first WARM = 5
+#     unmeasured), through `qctl proxy` with its defaults and with
+#     --limiter aimd, each row a fresh backend and proxy; then `qctl sim
+#     proxy` with the same flags (10 replications of DUR - WARM s after
+#     WARM s) on the very instants the client sent at (its schedule, as
+#     --arrival trace:FILE): two Poisson draws of 20 s at 40/s differ by
+#     3.5% (one standard deviation) in their number of arrivals alone,
+#     which would blur a 5% goodput criterion. The one quantity the
+#     simulation is given from a
+#     measurement is the overhead: the latency of requests through
+#     `qctl proxy --limiter none` to a backend answering at once, at 30/s
+#     (no load), measured once per sitting and handed over as
+#     --overhead empirical:FILE (the time the proxy, the loopback and the
+#     client's host add to an answer; on a host shared with other work it
+#     is milliseconds, not microseconds).
+#     Criteria per row: goodput within 5%, admitted p50 and p99 within
+#     20% (sim / live), refused fraction within 5 points. SITTINGS
+#     sittings (default 3); a row is met when it is met in every sitting.
+#  2. two classes under the admission limiter (issue 30's scenario):
+#     4 workers at det:0.01 (C = 400/s), gold (bound 0.05 s, path /gold)
+#     250/s and silver (bound 0.3 s, /silver) 350/s for 30 s (5 unmeasured),
+#     through `qctl proxy --limiter admission --class gold=0.05 --class
+#     silver=0.3 --class-prefix gold=/gold --class-prefix silver=/silver`,
+#     and the same at 3x (500/s and 700/s); `qctl sim proxy` on the same
+#     parameters and the same send instants (per class, trace:FILE):
+#     each class's admitted mean and p50 within 20%, refused within 5
+#     points.
+#     Then the same scenario 5 times slower (det:0.05, C = 80/s; gold 50/s
+#     bound 0.25 s, silver 70/s bound 1.5 s), which a Python client can
+#     drive on a busy host.
+# SCALES="1 2 5" (the default) picks the scenarios of part 2.
+# NICE=-10 (say) runs the live processes (client, proxy, backend) at that
+# niceness: on a host shared with other work a client that falls behind
+# measures its own lateness, not the proxy (each run reports the client's
+# lateness p99). KEEP=1 keeps the scratch directory and every run's JSON.
+set -eu
+QCTL=${1:-build/qctl}
+SITTINGS=${2:-${SITTINGS:-3}}
+PARTS=${PARTS:-12}
+DUR=${DUR:-25}
+WARM=${WARM:-5}
+M=${SVC_MEAN:-0.05}
+REPS=${REPS:-10}
+HERE=$(cd "$(dirname "$0")" && pwd)
+PY=$(command -v python3 || :)
+[ -n "$PY" ] || { echo "bench_twin: needs python3: skipped"; exit 0; }
+NICE_=""
+[ -z "${NICE:-}" ] || NICE_="nice -n $NICE"
+CLIENT="$NICE_ $PY $HERE/twin_client.py"
+T=$(mktemp -d)
+PIDS=""
+trap 'for p in $PIDS; do kill $p 2>/dev/null || :; done; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+waitf() { i=0; while [ ! -s "$1" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; }
+start_backend() { # ARGS...: a backend on a free port; its port in $BPORT, pid in $BPID
+    rm -f "$T/b.port"
+    $NICE_ "$QCTL" backend --listen 127.0.0.1:0 --port-file "$T/b.port" "$@" &
+    BPID=$!
+    PIDS="$PIDS $BPID"
+    waitf "$T/b.port"
+    BPORT=$(cat "$T/b.port")
+}
+start_proxy() { # ARGS...: a proxy in front of $BPORT; port in $PPORT, pid in $PPID_
+    rm -f "$T/p.port"
+    $NICE_ "$QCTL" proxy --listen 127.0.0.1:0 --port-file "$T/p.port" --backend "127.0.0.1:$BPORT" \
+        "$@" 2>>"$T/proxy.err" &
+    PPID_=$!
+    PIDS="$PIDS $PPID_"
+    waitf "$T/p.port"
+    PPORT=$(cat "$T/p.port")
+}
+stop() { kill "$@" 2>/dev/null || :; for p in "$@"; do wait "$p" 2>/dev/null || :; done; }
+part() { case $PARTS in *$1*) return 0 ;; *) return 1 ;; esac; }
+CAP=$(awk -v m="$M" 'BEGIN { printf "%.10g", 4 / m }')
+RATE_EXP=$(awk -v m="$M" 'BEGIN { printf "%.10g", 1 / m }')
+echo "bench_twin: host load $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+
+# The overhead: latencies through the proxy without a limiter to a
+# backend that answers at once, at no load.
+calibrate() { # OUTFILE
+    start_backend --workers 65536 --service det:0
+    start_proxy --limiter none
+    $CLIENT "127.0.0.1:$PPORT" --class all=/:30 --duration 12 --warmup 2 --seed 99 \
+        --dump "$1" >"$1.json"
+    stop "$PPID_" "$BPID"
+}
+
+if part 1; then
+    ROWS="$T/rows.jsonl"
+    : >"$ROWS"
+    s=1
+    while [ "$s" -le "$SITTINGS" ]; do
+        calibrate "$T/overhead$s.txt"
+        for svc in det exp; do
+            if [ "$svc" = det ]; then spec="det:$M"; else spec="exp:$RATE_EXP"; fi
+            for lim in default aimd; do
+                if [ "$lim" = aimd ]; then largs="--limiter aimd"; else largs=""; fi
+                for x in 0.5 1 3; do
+                    rate=$(awk -v c="$CAP" -v x="$x" 'BEGIN { printf "%.10g", c * x }')
+                    start_backend --workers 4 --service "$spec"
+                    # shellcheck disable=SC2086
+                    start_proxy $largs
+                    $CLIENT "127.0.0.1:$PPORT" --class all=/:"$rate" --duration "$DUR" \
+                        --warmup "$WARM" --seed "$s" --schedule "$T/sched" >"$T/live.json"
+                    stop "$PPID_" "$BPID"
+                    # shellcheck disable=SC2086
+                    "$QCTL" sim proxy --workers 4 --service "$spec" $largs --arrival "trace:$T/sched.all" \
+                        --overhead "empirical:$T/overhead$s.txt" --time "$((DUR - WARM))" \
+                        --warmup "$WARM" --reps "$REPS" --seed "$s" --quiet --json >"$T/sim.json"
+                    "$PY" - "$T/live.json" "$T/sim.json" "$s" "$svc" "$lim" "$x" >>"$ROWS" <<'EOF'
+import json, sys
+live, sim = (json.load(open(f)) for f in sys.argv[1:3])
+a, m = live["all"], sim["metrics"]
+v = lambda k: m[k]["value"] if m[k] else None
+print(json.dumps({"sitting": int(sys.argv[3]), "service": sys.argv[4], "limiter": sys.argv[5],
+                  "load": float(sys.argv[6]), "live": a, "lateness_p99": live["lateness_p99"],
+                  "sim": {"goodput": v("goodput"), "p50": v("latency_p50"),
+                          "p99": v("latency_p99"), "refused": v("refused")}}))
+EOF
+                    tail -n 1 "$ROWS" | "$PY" -c '
+import json, sys
+r = json.loads(sys.stdin.read()); a, s = r["live"], r["sim"]
+f = lambda x: "-" if x is None else "%.4g" % x
+print("  sitting %d %s %-7s %.1fx: live goodput %s p50 %s p99 %s refused %s | sim %s %s %s %s"
+      % (r["sitting"], r["service"], r["limiter"], r["load"], f(a["goodput"]), f(a["p50"]),
+         f(a["p99"]), f(a["refused"]), f(s["goodput"]), f(s["p50"]), f(s["p99"]), f(s["refused"])))'
+                done
+            done
+        done
+        s=$((s + 1))
+    done
+    "$PY" - "$ROWS" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+def ratio(s, l):
+    return None if s is None or l is None or l == 0 else s / l
+def crit(r):
+    a, s = r["live"], r["sim"]
+    g, p50, p99 = ratio(s["goodput"], a["goodput"]), ratio(s["p50"], a["p50"]), ratio(s["p99"], a["p99"])
+    dref = None if s["refused"] is None or a["refused"] is None else s["refused"] - a["refused"]
+    ok = {"goodput": g is not None and abs(g - 1) <= 0.05,
+          "p50": p50 is not None and abs(p50 - 1) <= 0.20,
+          "p99": p99 is not None and abs(p99 - 1) <= 0.20,
+          "refused": dref is not None and abs(dref) <= 0.05}
+    return g, p50, p99, dref, ok
+f = lambda x, fmt="%.3g": "-" if x is None else fmt % x
+print()
+print("| sitting | service | limiter | load | goodput live / sim (ratio) | p50 ms live / sim (ratio) "
+      "| p99 ms live / sim (ratio) | refused live / sim (points) | met |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+met = {}
+for r in rows:
+    a, s = r["live"], r["sim"]
+    g, p50, p99, dref, ok = crit(r)
+    key = (r["service"], r["limiter"], r["load"])
+    met.setdefault(key, []).append(all(ok.values()))
+    miss = [k for k, v in ok.items() if not v]
+    ms = lambda x: None if x is None else 1e3 * x
+    print("| %d | %s | %s | %gx | %s / %s (%s) | %s / %s (%s) | %s / %s (%s) | %s / %s (%s) | %s |" % (
+        r["sitting"], r["service"], r["limiter"], r["load"],
+        f(a["goodput"], "%.1f"), f(s["goodput"], "%.1f"), f(g, "%.3f"),
+        f(ms(a["p50"]), "%.1f"), f(ms(s["p50"]), "%.1f"), f(p50, "%.2f"),
+        f(ms(a["p99"]), "%.1f"), f(ms(s["p99"]), "%.1f"), f(p99, "%.2f"),
+        f(None if a["refused"] is None else 100 * a["refused"], "%.1f%%"),
+        f(None if s["refused"] is None else 100 * s["refused"], "%.1f%%"),
+        f(None if dref is None else 100 * dref, "%+.1f"),
+        "yes" if not miss else "no: " + ", ".join(miss)))
+print()
+n_ok = sum(all(v) for v in met.values())
+print("rows met in every sitting: %d of %d" % (n_ok, len(met)))
+for k, v in met.items():
+    if not all(v):
+        print("  missed: %s %s %gx in %d of %d sittings" % (k[0], k[1], k[2], v.count(False), len(v)))
+EOF
+fi
+
+if part 2; then
+    echo
+    for scale in ${SCALES:-1 2 5}; do
+        case $scale in
+            1) g=250 sv=350 d=0.01 bg=0.05 bs=0.3 ;;
+            2) g=500 sv=700 d=0.01 bg=0.05 bs=0.3 ;;
+            5) g=50 sv=70 d=0.05 bg=0.25 bs=1.5 ;;
+        esac
+        echo "two classes under the admission limiter, 4 workers of det:$d, gold $g/s (bound $bg s), silver $sv/s (bound $bs s), 30 s:"
+        start_backend --workers 4 --service det:$d
+        start_proxy --limiter admission --class gold=$bg --class silver=$bs \
+            --class-prefix gold=/gold --class-prefix silver=/silver
+        $CLIENT "127.0.0.1:$PPORT" --class gold=/gold:$g --class silver=/silver:$sv \
+            --duration 30 --warmup 5 --seed 7 --schedule "$T/two$scale" >"$T/two_live$scale.json"
+        stop "$PPID_" "$BPID"
+        "$QCTL" sim proxy --workers 4 --service det:$d --limiter admission \
+            --class gold=$bg --class silver=$bs --class-arrival "gold=trace:$T/two$scale.gold" \
+            --class-arrival "silver=trace:$T/two$scale.silver" --time 25 --warmup 5 --reps "$REPS" --quiet \
+            --json >"$T/two_sim$scale.json"
+        "$PY" - "$T/two_live$scale.json" "$T/two_sim$scale.json" "$g" "$sv" "$d" <<'EOF'
+import json, sys
+live, sim = (json.load(open(f)) for f in sys.argv[1:3])
+print("  offered %.2gx capacity; client lateness p99 %.3g s; goodput live %.1f/s, sim %.1f/s"
+      % ((int(sys.argv[3]) + int(sys.argv[4])) * float(sys.argv[5]) / 4, live["lateness_p99"],
+         live["all"]["goodput"], sim["metrics"]["goodput"]["value"]))
+print("  | class | mean ms live / sim (ratio) | p50 ms live / sim (ratio) | refused live / sim (points) | met |")
+print("  | --- | --- | --- | --- | --- |")
+for k, c in enumerate(sim["classes"]):
+    a = live["classes"][c["name"]]
+    sm, s50, sr = (c[x]["value"] if c[x] else None for x in ("latency", "latency_p50", "refused"))
+    rm = None if sm is None or not a["mean"] else sm / a["mean"]
+    r50 = None if s50 is None or not a["p50"] else s50 / a["p50"]
+    dr = None if sr is None or a["refused"] is None else sr - a["refused"]
+    ok = [rm is not None and abs(rm - 1) <= 0.2, r50 is not None and abs(r50 - 1) <= 0.2,
+          dr is not None and abs(dr) <= 0.05]
+    f = lambda x, k, fmt: "-" if x is None else fmt % (k * x)
+    print("  | %s | %s / %s (%s) | %s / %s (%s) | %s / %s (%s) | %s |" % (
+        c["name"], f(a["mean"], 1e3, "%.1f"), f(sm, 1e3, "%.1f"), f(rm, 1, "%.2f"),
+        f(a["p50"], 1e3, "%.1f"), f(s50, 1e3, "%.1f"), f(r50, 1, "%.2f"),
+        f(a["refused"], 100, "%.1f%%"), f(sr, 100, "%.1f%%"), f(dr, 100, "%+.1f"),
+        "yes" if all(ok) else "no"))
+EOF
+    done
+fi

@@ -1,0 +1,3 @@
+cmd: sim proxy --arrival exp:-1
+exit: 2
+stderr: --arrival:

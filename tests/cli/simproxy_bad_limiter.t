@@ -1,0 +1,3 @@
+cmd: sim proxy --arrival exp:10 --limiter vegs
+exit: 2
+stderr: --limiter:

@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test_proxysim.c: `qctl sim proxy` (qc_psim_run) against exact answers
+ * computed here, independently of the library's own closed forms.
+ *
+ * Where theory gives the answer, the simulated proxy must reproduce it:
+ *   no limiter, one backend of c workers, Poisson arrivals, exponential
+ *   service: M/M/c, the mean response time by Erlang's C formula (summed
+ *   here term by term) and the mean wait at the backend;
+ *   no limiter, one deterministic worker: M/D/1, Pollaczek-Khinchine;
+ *   a fixed limit L equal to the workers, a FIFO waiting room of K places
+ *   and deadlines too long to matter: M/M/L/(L+K), whose refused fraction
+ *   (PASTA) is the blocking probability of the birth-death chain solved
+ *   here, and whose admitted mean latency is E[N] / (lambda (1 - P_K));
+ *   closed-loop users with exponential think time in front of one
+ *   exponential worker, no limiter: the machine-repairman model
+ *   M/M/1//N, throughput mu (1 - p0).
+ * Each check runs replications with a fixed seed and asserts that the
+ * exact value lies in the run's interval at level 1 - 0.01/8 (Bonferroni
+ * over the checks of this file, so the family holds with probability
+ * 0.99 whatever the seed) and that the interval is narrow (the first
+ * assertion would mean nothing otherwise).
+ *
+ * Beyond the closed forms: deadlines are honoured (no admitted request
+ * waits past its deadline), every arrival is answered once (goodput plus
+ * refusals equal the arrivals), the result does not depend on the number
+ * of threads, and bad parameters are refused with the field named. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "qctl/arrivals.h"
+#include "qctl/dist.h"
+#include "qctl/proxysim.h"
+
+#define LEVEL (1 - 0.01 / 8)
+
+typedef struct scen {
+    qc_psim_params p;
+    qc_arrivals arr;
+    qc_dist svc, think;
+} scen;
+
+static void scen_open(scen *s, const char *arrival, const char *service)
+{
+    memset(s, 0, sizeof *s);
+    qc_psim_params_init(&s->p);
+    qc_err err = {0};
+    assert_int_equal(qc_arrivals_parse(&s->arr, arrival, &err), 0);
+    assert_int_equal(qc_dist_parse(&s->svc, service, &err), 0);
+    s->p.service = &s->svc;
+    s->p.nclasses = 1;
+    s->p.cls[0].name = "all";
+    s->p.cls[0].arrival = &s->arr;
+    s->p.level = LEVEL;
+    s->p.jobs = 2;
+}
+
+static void scen_free(scen *s)
+{
+    qc_arrivals_free(&s->arr);
+    qc_dist_free(&s->svc);
+    qc_dist_free(&s->think);
+}
+
+static void run_ok(scen *s, qc_psim_result *r)
+{
+    qc_err err = {0};
+    int rc = qc_psim_run(&s->p, r, &err);
+    if (rc != 0)
+        fprintf(stderr, "qc_psim_run: %s\n", err.msg);
+    assert_int_equal(rc, 0);
+}
+
+/* exact in c's interval widened by tol (the histogram's own error for a
+ * percentile, 0 for a mean), and the interval narrower than frac of it. */
+static void inside(const char *what, const qc_ci *c, double exact, double tol, double frac)
+{
+    printf("  %-28s exact %.6g  sim %.6g [%.6g, %.6g]\n", what, exact, c->mean, c->lo, c->hi);
+    assert_true(c->n >= 2);
+    assert_true(exact >= c->lo - tol * exact && exact <= c->hi + tol * exact);
+    assert_true(c->half < frac * exact);
+}
+
+/* ---- M/M/c and M/D/1 through a proxy without a limiter ------------------- */
+
+static double erlang_c(unsigned c, double a)
+{
+    double term = 1, sum = 1; /* a^k / k!, k = 0 */
+    for (unsigned k = 1; k < c; k++) {
+        term *= a / k;
+        sum += term;
+    }
+    double last = term * a / c / (1 - a / c);
+    return last / (sum + last);
+}
+
+static void test_mmc_no_limiter(void **state)
+{
+    (void)state;
+    const double lam = 300, mu = 100;
+    const unsigned c = 4;
+    scen s;
+    scen_open(&s, "exp:300", "exp:100");
+    s.p.control = 0;
+    s.p.workers = c;
+    s.p.horizon = 200;
+    s.p.warmup = 5;
+    s.p.reps = 20;
+    qc_psim_result r;
+    run_ok(&s, &r);
+    double C = erlang_c(c, lam / mu);
+    double wq = C / (c * mu - lam);
+    inside("M/M/4 mean response", &r.all[QC_PSIM_LATENCY], wq + 1 / mu, 0, 0.02);
+    inside("offered = goodput", &r.all[QC_PSIM_GOODPUT], lam, 0, 0.01);
+    /* no limiter: nothing waits at the proxy, nothing is refused */
+    assert_true(r.all[QC_PSIM_REFUSED].mean == 0 && r.all[QC_PSIM_REFUSED].hi == 0);
+    assert_true(r.all[QC_PSIM_WAIT].mean == 0);
+    inside("workers busy", &r.utilization, lam / (c * mu), 0, 0.01);
+    qc_psim_result_free(&r);
+    scen_free(&s);
+}
+
+static void test_md1_no_limiter(void **state)
+{
+    (void)state;
+    const double lam = 70, d = 0.01, rho = lam * d;
+    scen s;
+    scen_open(&s, "exp:70", "det:0.01");
+    s.p.control = 0;
+    s.p.horizon = 300;
+    s.p.reps = 20;
+    qc_psim_result r;
+    run_ok(&s, &r);
+    double w = lam * d * d / (2 * (1 - rho)); /* P-K: lambda E[S^2] / (2 (1 - rho)) */
+    inside("M/D/1 mean response", &r.all[QC_PSIM_LATENCY], w + d, 0, 0.02);
+    qc_psim_result_free(&r);
+    scen_free(&s);
+}
+
+/* ---- a fixed limit and a FIFO room: M/M/L/(L+K) ------------------------------ */
+
+static void test_fixed_limit_is_mmck(void **state)
+{
+    (void)state;
+    const double lam = 250, mu = 100;
+    const unsigned L = 2, K = 3, N = L + K;
+    scen s;
+    scen_open(&s, "exp:250", "exp:100");
+    s.p.limiter.algo = QC_LIMITER_FIXED;
+    s.p.limiter.initial_limit = L;
+    s.p.limiter.min_limit = 1;
+    s.p.limiter.max_limit = 1000;
+    s.p.workers = L; /* the limit is the servers: the proxy's room is the queue */
+    s.p.queue = K;
+    s.p.queue_timeout = 1e6; /* deadlines never reached */
+    s.p.discipline = QC_PSIM_FIFO;
+    s.p.horizon = 200;
+    s.p.reps = 20;
+    qc_psim_result r;
+    run_ok(&s, &r);
+    /* the birth-death chain on 0..N: rate lam up, mu min(n, L) down */
+    double pi[16], sum = 0, mean_n = 0;
+    pi[0] = 1;
+    for (unsigned n = 1; n <= N; n++)
+        pi[n] = pi[n - 1] * lam / (mu * (n < L ? n : L));
+    for (unsigned n = 0; n <= N; n++)
+        sum += pi[n];
+    for (unsigned n = 0; n <= N; n++)
+        mean_n += n * pi[n] / sum;
+    double pb = pi[N] / sum;
+    inside("M/M/2/5 refused (blocking)", &r.all[QC_PSIM_REFUSED], pb, 0, 0.05);
+    inside("  all for want of room", &r.all[QC_PSIM_REFUSED_FULL], pb, 0, 0.05);
+    inside("admitted mean latency", &r.all[QC_PSIM_LATENCY], mean_n / (lam * (1 - pb)), 0, 0.03);
+    inside("goodput", &r.all[QC_PSIM_GOODPUT], lam * (1 - pb), 0, 0.02);
+    assert_true(r.limit.mean == L);
+    qc_psim_result_free(&r);
+    scen_free(&s);
+}
+
+/* ---- closed loop: the machine-repairman model M/M/1//N ----------------------- */
+
+static void test_closed_loop_repairman(void **state)
+{
+    (void)state;
+    const unsigned N = 10;
+    const double z = 0.05, mu = 100, lam = 1 / z;
+    scen s;
+    memset(&s, 0, sizeof s);
+    qc_psim_params_init(&s.p);
+    qc_err err = {0};
+    assert_int_equal(qc_dist_parse(&s.svc, "exp:100", &err), 0);
+    assert_int_equal(qc_dist_parse(&s.think, "exp:20", &err), 0);
+    s.p.service = &s.svc;
+    s.p.nclasses = 1;
+    s.p.cls[0].name = "users";
+    s.p.cls[0].users = N;
+    s.p.cls[0].think = &s.think;
+    s.p.control = 0;
+    s.p.level = LEVEL;
+    s.p.horizon = 200;
+    s.p.reps = 20;
+    s.p.jobs = 2;
+    qc_psim_result r;
+    run_ok(&s, &r);
+    /* p_n proportional to N! / (N - n)! (lam / mu)^n */
+    double p[16], sum = 0;
+    p[0] = 1;
+    for (unsigned n = 1; n <= N; n++)
+        p[n] = p[n - 1] * (N - n + 1) * lam / mu;
+    for (unsigned n = 0; n <= N; n++)
+        sum += p[n];
+    double x = mu * (1 - p[0] / sum);
+    inside("M/M/1//10 throughput", &r.all[QC_PSIM_GOODPUT], x, 0, 0.02);
+    inside("  response (N/X - Z)", &r.all[QC_PSIM_LATENCY], N / x - z, 0, 0.03);
+    qc_psim_result_free(&r);
+    scen_free(&s);
+}
+
+/* ---- what holds whatever the theory ------------------------------------- */
+
+/* 1.5x overload of one deterministic worker behind a limit of 1 and a FIFO
+ * room with a 50 ms deadline: no admitted request waits past its deadline
+ * (latency <= deadline + service, up to the histogram's 0.78%), every
+ * arrival is answered once, and the worker never idles while requests
+ * wait (the front is work-conserving). */
+static void test_deadline_and_conservation(void **state)
+{
+    (void)state;
+    scen s;
+    scen_open(&s, "exp:150", "det:0.01");
+    s.p.limiter.algo = QC_LIMITER_FIXED;
+    s.p.limiter.initial_limit = 1;
+    s.p.discipline = QC_PSIM_FIFO;
+    s.p.queue_timeout = 0.05;
+    s.p.horizon = 60;
+    s.p.reps = 4;
+    s.p.level = 0.95;
+    qc_psim_result r;
+    run_ok(&s, &r);
+    double p99 = r.all[QC_PSIM_P99].mean, top = (0.05 + 0.01) * 1.008;
+    printf("  p99 %.4g s (deadline + service %.4g)\n", p99, 0.06);
+    assert_true(p99 <= top);
+    assert_true(qc_hist_quantile(r.latency_hist, 0.99999) <= top);
+    assert_true(r.all[QC_PSIM_REFUSED_DEADLINE].mean > 0.2);
+    /* answered once: goodput + refusals = arrivals, within the requests
+     * left unanswered at the end of each window (a few) */
+    double off = r.all[QC_PSIM_OFFERED].mean, good = r.all[QC_PSIM_GOODPUT].mean;
+    double refused = r.all[QC_PSIM_REFUSED].mean;
+    printf("  offered %.4g/s, goodput %.4g/s, refused %.4g\n", off, good, refused);
+    assert_true(fabs(good - off * (1 - refused)) < 0.01 * off);
+    assert_true(r.utilization.mean > 0.99);
+    assert_true(fabs(good - 100) < 1.5);
+    qc_psim_result_free(&r);
+    scen_free(&s);
+}
+
+/* The same figures for any number of threads. */
+static void test_jobs_invariant(void **state)
+{
+    (void)state;
+    scen s;
+    scen_open(&s, "exp:500", "exp:100");
+    s.p.workers = 4;
+    s.p.horizon = 10;
+    s.p.reps = 6;
+    s.p.series_dt = 0.5;
+    qc_psim_result a, b;
+    s.p.jobs = 1;
+    run_ok(&s, &a);
+    s.p.jobs = 3;
+    run_ok(&s, &b);
+    for (int m = 0; m < QC_PSIM_NMETRICS; m++) {
+        assert_true(a.all[m].mean == b.all[m].mean || (isnan(a.all[m].mean) && isnan(b.all[m].mean)));
+        assert_true(a.all[m].half == b.all[m].half || (isnan(a.all[m].half) && isnan(b.all[m].half)));
+    }
+    assert_true(a.series_len == b.series_len && a.series_len > 10);
+    assert_memory_equal(a.series, b.series, a.series_len * sizeof *a.series);
+    /* 1.25x overload under the default limiter: something is refused */
+    assert_true(a.all[QC_PSIM_REFUSED].mean > 0.05);
+    qc_psim_result_free(&a);
+    qc_psim_result_free(&b);
+    scen_free(&s);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    scen s;
+    scen_open(&s, "exp:10", "exp:100");
+    qc_psim_result r;
+    qc_err err = {0};
+    s.p.workers = 0;
+    assert_int_equal(qc_psim_run(&s.p, &r, &err), QC_EINVAL);
+    assert_non_null(strstr(err.msg, "workers"));
+    s.p.workers = 1;
+    s.p.cls[0].users = 3; /* both open and closed */
+    assert_int_equal(qc_psim_run(&s.p, &r, &err), QC_EINVAL);
+    assert_non_null(strstr(err.msg, "class all"));
+    s.p.cls[0].users = 0;
+    s.p.queue_timeout = INFINITY;
+    assert_int_equal(qc_psim_run(&s.p, &r, &err), QC_EINVAL);
+    assert_non_null(strstr(err.msg, "queue timeout"));
+    s.p.queue_timeout = 1;
+    s.p.limiter.min_limit = 0; /* the front's own check */
+    assert_true(qc_psim_run(&s.p, &r, &err) < 0);
+    assert_non_null(strstr(err.msg, "limiter"));
+    scen_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mmc_no_limiter),
+        cmocka_unit_test(test_md1_no_limiter),
+        cmocka_unit_test(test_fixed_limit_is_mmck),
+        cmocka_unit_test(test_closed_loop_repairman),
+        cmocka_unit_test(test_deadline_and_conservation),
+        cmocka_unit_test(test_jobs_invariant),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
