@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include "core/gsl_quiet.h"
 
 #include "qctl/stats.h"
 #include "core/names.h"
@@ -125,10 +126,14 @@ int qc_adm_init(qc_adm *c, const qc_adm_params *p, qc_err *err)
     unsigned looks = 1;
     for (unsigned k = p->admit_window; k < p->window_max; k *= 2)
         looks++;
+    gsl_error_handler_t *h = qc__gsl_quiet(); /* the host's handler is not ours to call */
     c->z = gsl_cdf_tdist_Qinv((1 - p->confidence) / looks, (double)(p->batches - 1));
     for (unsigned l = 0, nb = p->batches; l < 3; l++, nb *= 2)
         c->z_b[l] = gsl_cdf_tdist_Qinv((1 - p->confidence) / looks, (double)(nb - 1));
     c->z_rise = gsl_cdf_tdist_Qinv((1 - p->rise_confidence) / 2, (double)(p->batches - 2));
+    qc__gsl_restore(h);
+    if (!isfinite(c->z) || !isfinite(c->z_rise) || !isfinite(c->z_b[0]))
+        return qc_err_set(err, QC_EINVAL, "batches: %u gives no t quantile", p->batches);
     return 0;
 }
 

@@ -86,14 +86,23 @@ qc_arx_ws *qc_arx_alloc(size_t n_max, qc_err *err)
     if (w == NULL)
         goto err;
     w->n_max = n_max;
+    /* a size whose bytes overflow is refused before anything asks for it;
+     * GSL's allocations run with its handler off, so one that fails is a
+     * NULL here, never the abort of GSL's default handler */
+    if (n_max > SIZE_MAX / (QC_ARX_MAX_PARAMS * sizeof(double)))
+        goto err;
     w->du = malloc(n_max * sizeof *w->du);
     w->dy = malloc(n_max * sizeof *w->dy);
+    if (!w->du || !w->dy)
+        goto err;
+    gsl_error_handler_t *h = qc__gsl_quiet();
     w->X = gsl_matrix_alloc(n_max, QC_ARX_MAX_PARAMS);
     w->t = gsl_vector_alloc(n_max);
     w->c = gsl_vector_alloc(QC_ARX_MAX_PARAMS);
     w->cov = gsl_matrix_alloc(QC_ARX_MAX_PARAMS, QC_ARX_MAX_PARAMS);
     w->mw = gsl_multifit_linear_alloc(n_max, QC_ARX_MAX_PARAMS);
-    if (!w->du || !w->dy || !w->X || !w->t || !w->c || !w->cov || !w->mw)
+    qc__gsl_restore(h);
+    if (!w->X || !w->t || !w->c || !w->cov || !w->mw)
         goto err;
     return w;
 err:

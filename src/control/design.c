@@ -130,12 +130,15 @@ qc_design_ws *qc_design_alloc(const qc_arx_model *plant, const qc_arx_model *sen
            w->pkp[w->zeros] == 0)
         w->zeros++;
     w->m = w->deg - w->zeros;
+    gsl_error_handler_t *h = qc__gsl_quiet(); /* a failed allocation is NULL, not an abort */
     for (size_t k = 2; k <= w->m; k++)
         if ((w->pw[k] = gsl_poly_complex_workspace_alloc(k + 1)) == NULL) {
+            qc__gsl_restore(h);
             qc_design_free(w);
             qc_err_set(err, QC_ENOMEM, "design workspace: out of memory");
             return NULL;
         }
+    qc__gsl_restore(h);
     return w;
 }
 

@@ -14,6 +14,17 @@
 # flags, alone (it must compile) and with a higher layer's header forced in
 # (it must not).
 #
+# An include is judged by the file it resolves to, not by its spelling: a
+# quoted include is searched first beside the including file, so
+# "../models/units.h" from src/control/ would find src/models/units.h
+# whatever the -I flags say, and "core/../models/units.h" walks out of a
+# layer's directory through "..". So every source and header of every
+# layer is preprocessed with its layer's flags (cc -M, from its own
+# directory), each file it reads is resolved (realpath) and mapped to its
+# layer (src/LAYER/..., or the layer whose build include directory holds
+# qctl/NAME.h), and a file of a layer not below it fails the check. Two
+# probes written into src/control/'s place show it catches both spellings.
+#
 # usage: check.sh CC LAYERS_DIR SOURCE_DIR
 cc=$1
 layers=$2
@@ -60,6 +71,46 @@ source_of() {
     esac
 }
 all="core control io mdp traffic models live app"
+
+srcreal=$(cd "$src" && pwd -P) || exit 1
+
+# the layer of a resolved path (empty: not qctl's, a system header)
+layer_of() {
+    case $1 in
+    "$srcreal"/src/*/*)
+        r=${1#"$srcreal"/src/}
+        echo "${r%%/*}"
+        ;;
+    "$srcreal"/include/qctl/*.h)
+        for o in $all; do
+            [ -e "$layers/$o/qctl/${1##*/}" ] && { echo "$o"; return; }
+        done
+        echo unassigned
+        ;;
+    esac
+}
+
+# the files read when `what` (paths, or - for stdin) is compiled as layer
+# $1 from directory $2, each resolved; prints "FAIL: ..." for each one of
+# a layer $1 may not see (nothing when they do not compile: the other
+# checks judge that). One preprocessor run and one realpath for them all.
+resolved_check() {
+    l=$1
+    dir=$2
+    shift 2
+    # shellcheck disable=SC2046
+    deps=$(cd "$dir" && "$cc" -std=c11 -D_POSIX_C_SOURCE=200809L -M -MT x $(flags "$l") \
+        -x c "$@" 2>/dev/null) || return 0
+    # shellcheck disable=SC2046
+    printf '%s\n' "$deps" | sed 's/\\$//; s/^x://' | tr ' ' '\n' | grep . | sort -u |
+        (cd "$dir" && xargs realpath -q 2>/dev/null) | sort -u | while read -r r; do
+        m=$(layer_of "$r")
+        [ -n "$m" ] || continue
+        ok=0
+        for s in $(sees "$l"); do [ "$s" = "$m" ] && ok=1; done
+        [ $ok = 1 ] || echo "FAIL: layer $l reads $r (layer $m)"
+    done
+}
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -130,7 +181,39 @@ check_layer() {
             refusals=$((refusals + 1))
         fi
     fi
+    # every file of the layer, judged by what its includes resolve to
+    out=$(resolved_check "$l" "$srcreal/src/$l" "$srcreal"/src/"$l"/*.[ch])
+    if [ -n "$out" ]; then
+        echo "$out"
+        fail=1
+    else
+        passes=$((passes + 1))
+    fi
     echo "$fail $passes $refusals"
+}
+
+# the probes: a file of control/ reaching models/ by "..", as a quoted
+# include beside it and through a lower layer's directory; each must be
+# refused (not found) or caught by resolved_check
+probe_escapes() {
+    fail=0
+    w=$tmp/probe
+    mkdir -p "$w"
+    for inc in ../models/units.h core/../models/units.h; do
+        printf '#include "%s"\nint qc_probe(void);\nint qc_probe(void) { return 0; }\n' \
+            "$inc" >"$w/probe.c"
+        out=$(resolved_check control "$srcreal/src/control" - <"$w/probe.c")
+        # shellcheck disable=SC2046
+        if [ -z "$out" ] && (cd "$srcreal/src/control" && "$cc" -std=c11 \
+            -D_POSIX_C_SOURCE=200809L -fsyntax-only $(flags control) -x c - \
+            <"$w/probe.c") 2>/dev/null; then
+            echo "FAIL: #include \"$inc\" from src/control/ escapes the layer rule"
+            fail=1
+        else
+            echo "probe: #include \"$inc\" from src/control/ refused"
+        fi
+    done
+    return $fail
 }
 
 # two layers at a time
@@ -146,6 +229,7 @@ while [ $# -gt 0 ]; do
 done
 
 fail=0
+probe_escapes || fail=1
 passes=0
 refusals=0
 for l in $all; do

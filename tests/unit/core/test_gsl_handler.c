@@ -3,7 +3,10 @@
  * as the host set it. A host handler is installed; library calls that go
  * through GSL (a t quantile, a gamma CDF, a linear solve, a polynomial's
  * roots) must neither call it (they run with the handler off) nor replace
- * it. */
+ * it. Then GSL's own default handler, which aborts the process, is
+ * installed and the public calls that size a GSL allocation are given
+ * impossible sizes: each must return its error, and the process live on
+ * (under the default handler an abort would end this test, exit 134). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,8 +15,11 @@
 #include <cmocka.h>
 #include <gsl/gsl_errno.h>
 #include <math.h>
+#include <string.h>
 
+#include "qctl/arx.h"
 #include "qctl/dist.h"
+#include "qctl/error.h"
 #include "qctl/multiclass.h"
 #include "qctl/stats.h"
 
@@ -44,8 +50,31 @@ static void test_handler_kept(void **state)
     assert_ptr_equal(gsl_set_error_handler(before), host_handler);
 }
 
+static void test_default_handler_survives(void **state)
+{
+    (void)state;
+    gsl_error_handler_t *before = gsl_set_error_handler(NULL); /* GSL's default: abort */
+    const size_t sizes[] = {SIZE_MAX, SIZE_MAX / 2, SIZE_MAX / 96 + 1, (size_t)1 << 50,
+                            (size_t)1 << 44};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        qc_err err = {0};
+        qc_arx_ws *w = qc_arx_alloc(sizes[i], &err);
+        assert_null(w);
+        assert_int_equal(err.code, QC_ENOMEM);
+        assert_non_null(strstr(err.msg, "out of memory"));
+    }
+    /* and an ordinary size still works under it */
+    qc_err err = {0};
+    qc_arx_ws *w = qc_arx_alloc(100, &err);
+    assert_non_null(w);
+    qc_arx_free(w);
+    /* the default handler is still installed: the next setter gets NULL back */
+    assert_null(gsl_set_error_handler(before));
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_handler_kept)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_handler_kept),
+                                       cmocka_unit_test(test_default_handler_survives)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
