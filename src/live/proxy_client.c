@@ -76,9 +76,17 @@ void qc__proxy_client_idle(cconn *c)
     uv_timer_start(&c->timer, on_client_timer, (uint64_t)(c->P->o->idle_timeout * 1000), 0);
 }
 
+/* The client's answers not yet done: queued in libuv, or written to the
+ * kernel but not yet called back. The second part is what bounds a
+ * pipelining client that does not read: its answers go to the socket's
+ * buffer at once (libuv's queue stays empty), but each one's copy is held
+ * until on_client_write runs on the next turn of the loop, so a burst of
+ * a few thousand small requests would otherwise hold their answers all at
+ * once (16 such clients on the admin page: 40 MB). */
 size_t qc__proxy_client_wq(cconn *c)
 {
-    return uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
+    size_t q = uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
+    return q > c->wpending ? q : c->wpending;
 }
 
 /* A write to a client is done: below WQ_LOW, a paused upstream streaming
@@ -89,6 +97,7 @@ static void on_client_write(uv_write_t *req, int status)
     (void)status;
     cwrite *w = (cwrite *)req;
     cconn *c = w->c;
+    c->wpending -= w->n;
     free(w);
     /* a write is called back before its stream's close callback, so c is
      * still there */
@@ -113,12 +122,14 @@ int qc__proxy_client_write(cconn *c, const char *p, size_t n)
     }
     memcpy(w->data, p, n);
     w->c = c;
+    w->n = n;
     uv_buf_t b = uv_buf_init(w->data, (unsigned)n);
     if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_client_write) != 0) {
         free(w);
         qc__proxy_client_close(c);
         return -1;
     }
+    c->wpending += n;
     return 0;
 }
 

@@ -91,6 +91,9 @@ struct cconn {
     int minor;       /* the request's HTTP/1.minor */
     int continued;   /* 100 Continue sent for the request being read */
     size_t mem;      /* its buffers' bytes counted in P->mem */
+    size_t wpending; /* bytes of its answers written and not yet called back:
+                        uv_write may hand them all to the kernel at once and
+                        still hold each request until the next loop turn */
     /* a request body streamed to the backend as it arrives (see
      * "streaming the request body" in proxy_upstream.c): the head is in
      * req, the body's next bytes at the front of in */
@@ -227,6 +230,7 @@ enum { F_LENGTH = 0, F_CHUNKED, F_CLOSE };
 typedef struct cwrite {
     uv_write_t req;
     cconn *c;
+    size_t n; /* counted in c->wpending until called back */
     char data[];
 } cwrite;
 
