@@ -43,7 +43,7 @@ check() {
     n=$((n + 1))
 }
 
-Q="sim queue --arrival exp:0.9 --service exp:1 --customers 20000 --seed 3"
+Q="sim queue --arrival exp:0.9 --service exp:1 --customers 20000 --seed 3 --allow-short"
 check queue_text $Q --reps 7
 check queue_json $Q --reps 7 --json --series "$TMP/series.csv"
 check queue_ps sim queue --arrival erlang:2,1.6 --service lognormal:0,0.8 --servers 2 --discipline ps \
