@@ -763,9 +763,9 @@ static int completion_bash(void)
                strchr(c->name, ' ') ? "" : "\\ *", buf + LIST_MAX);
     }
     /* the groups: their subcommands */
-    puts("    \"sim \"*) COMPREPLY=($(compgen -W \"queue pool maxusers admission\" -- \"$cur\")); return ;;");
+    puts("    \"sim \"*) COMPREPLY=($(compgen -W \"queue pool maxusers admission network proxy\" -- \"$cur\")); return ;;");
     puts("    \"mdp \"*) COMPREPLY=($(compgen -W \"removable\" -- \"$cur\")); return ;;");
-    puts("    \"help \"*) COMPREPLY=($(compgen -W \"sim mdp sysid design fit gen sweep proxy gate backend load completion\" -- \"$cur\")); return ;;");
+    puts("    \"help \"*) COMPREPLY=($(compgen -W \"sim mdp sysid design fit gen sweep proxy gate backend load control completion\" -- \"$cur\")); return ;;");
     puts("    \"completion \"*) COMPREPLY=($(compgen -W \"bash zsh man\" -- \"$cur\")); return ;;");
     puts("    esac");
     puts("    case \"$prev\" in");
@@ -819,7 +819,7 @@ static int completion_zsh(void)
         }
         puts("'--progress' '--force') ;;");
     }
-    puts("    \"sim \"*) _values model queue pool maxusers admission; return ;;");
+    puts("    \"sim \"*) _values model queue pool maxusers admission network proxy; return ;;");
     puts("    \"mdp \"*) _values model removable; return ;;");
     puts("    \"help \"*) _describe command cmds; return ;;");
     puts("    \"completion \"*) _values shell bash zsh man; return ;;");
