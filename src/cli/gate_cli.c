@@ -2,7 +2,6 @@
 /* gate_cli.c: `qctl gate`, the session-limiting TCP proxy (live/gate.h):
  * flags, checks, run. */
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "flags.h"
 #include "guard.h"
 #include "live/gate.h"
+#include "live_serve.h"
 
 static const char gate_about[] =
     "A TCP proxy that limits the client sessions connected to one backend at\n"
@@ -45,6 +45,48 @@ static int parse_levels(const char *s, double lv[2])
 bad:
     cli_error("--excite-levels: '%s' is not A,B (two limits >= 0)", s);
     return QC_EXIT_USAGE;
+}
+
+static void gate_drain(void *x, double timeout)
+{
+    qc_gate_drain(x, timeout);
+}
+
+static void gate_closed(qc_gate *g, void *arg)
+{
+    (void)g;
+    cli_live_closed(arg);
+}
+
+static void gate_close(void *x, cli_live_done *d)
+{
+    qc_gate_close(x, gate_closed, d);
+}
+
+static void gate_log(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, "qctl gate: %s\n", line);
+}
+
+/* The gate on a loop of the command's, until a signal or its duration. */
+static int gate_serve(qc_gate_params *o, qc_err *err)
+{
+    o->log = gate_log;
+    uv_loop_t loop;
+    int rc = uv_loop_init(&loop);
+    if (rc != 0)
+        return qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
+    qc_gate *g;
+    if ((rc = qc_gate_start(&loop, o, &g, err)) != 0) {
+        uv_loop_close(&loop);
+        return rc;
+    }
+    static const cli_live_ops ops = {gate_drain, gate_close};
+    void *xs[1] = {g};
+    cli_live_serve(&loop, &ops, xs, 1, o->drain_timeout);
+    uv_loop_close(&loop);
+    return 0;
 }
 
 int cmd_gate(int argc, char **argv)
@@ -163,14 +205,13 @@ int cmd_gate(int argc, char **argv)
         cli_error("gate: %s", err.msg);
         return QC_EXIT_USAGE;
     }
-    signal(SIGPIPE, SIG_IGN); /* a peer gone mid-write is not fatal */
     /* a session is two files: as many as the hard limit allows */
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
-    if ((rc = qc_gate_run(&o, &err)) != 0) {
+    if ((rc = gate_serve(&o, &err)) != 0) {
         cli_error("gate: %s", err.msg);
         return cli_exit_code(rc);
     }

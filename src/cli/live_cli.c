@@ -12,6 +12,7 @@
 #include "flags.h"
 #include "guard.h"
 #include "live/live.h"
+#include "live_serve.h"
 #include "qctl/output.h"
 
 static const char backend_about[] =
@@ -19,6 +20,48 @@ static const char backend_about[] =
     "N workers for a service time drawn from SPEC (waiting FCFS when all are\n"
     "busy) and is answered 200. GET /health answers at once. Stops on "
     "SIGTERM.\n";
+
+static void backend_drain(void *x, double timeout)
+{
+    qc_backend_drain(x, timeout);
+}
+
+static void backend_closed(qc_backend *b, void *arg)
+{
+    (void)b;
+    cli_live_closed(arg);
+}
+
+static void backend_close(void *x, cli_live_done *d)
+{
+    qc_backend_close(x, backend_closed, d);
+}
+
+/* The backend on a loop of the command's, until a signal. A CPU-burning
+ * backend runs its workers on libuv's thread pool, sized here, before
+ * the first loop runs (the library changes no environment). */
+static int backend_serve(const qc_backend_params *o, qc_err *err)
+{
+    if (o->cpu) {
+        char n[16];
+        snprintf(n, sizeof n, "%u", o->workers > 1024 ? 1024 : o->workers);
+        setenv("UV_THREADPOOL_SIZE", n, 1);
+    }
+    uv_loop_t loop;
+    int rc = uv_loop_init(&loop);
+    if (rc != 0)
+        return qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
+    qc_backend *b;
+    if ((rc = qc_backend_start(&loop, o, &b, err)) != 0) {
+        uv_loop_close(&loop);
+        return rc;
+    }
+    static const cli_live_ops ops = {backend_drain, backend_close};
+    void *xs[1] = {b};
+    cli_live_serve(&loop, &ops, xs, 1, 30);
+    uv_loop_close(&loop);
+    return 0;
+}
 
 int cmd_backend(int argc, char **argv)
 {
@@ -86,8 +129,7 @@ int cmd_backend(int argc, char **argv)
         cli_error("--listen: %s", err.msg);
         return QC_EXIT_USAGE;
     }
-    signal(SIGPIPE, SIG_IGN); /* a client gone mid-response is not fatal */
-    rc = qc_backend_run(&o, &err);
+    rc = backend_serve(&o, &err);
     qc_dist_free(&o.service);
     if (o.has_setup)
         qc_dist_free(&o.setup);
@@ -340,6 +382,42 @@ static void proxy_log(void *ctx, const char *line)
     fprintf(stderr, "qctl proxy: %s\n", line);
 }
 
+static void proxy_drain(void *x, double timeout)
+{
+    qc_proxy_drain(x, timeout);
+}
+
+static void proxy_closed(qc_proxy *p, void *arg)
+{
+    (void)p;
+    cli_live_closed(arg);
+}
+
+static void proxy_close(void *x, cli_live_done *d)
+{
+    qc_proxy_close(x, proxy_closed, d);
+}
+
+/* The proxy on a loop of the command's, until a signal: the first drains
+ * it within --drain-timeout, a second cuts it. */
+static int proxy_serve(const qc_proxy_params *o, qc_err *err)
+{
+    uv_loop_t loop;
+    int rc = uv_loop_init(&loop);
+    if (rc != 0)
+        return qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
+    qc_proxy *p;
+    if ((rc = qc_proxy_start(&loop, o, &p, err)) != 0) {
+        uv_loop_close(&loop);
+        return rc;
+    }
+    static const cli_live_ops ops = {proxy_drain, proxy_close};
+    void *xs[1] = {p};
+    cli_live_serve(&loop, &ops, xs, 1, o->drain_timeout);
+    uv_loop_close(&loop);
+    return 0;
+}
+
 int cmd_proxy(int argc, char **argv)
 {
     proxy_cli pc = {.limiter = "maxusers",
@@ -484,7 +562,6 @@ int cmd_proxy(int argc, char **argv)
         cli_flags_usage(stdout, "qctl proxy --backend HOST:PORT [--backend ...] [options]",
                         proxy_about, flags);
     if (rc == 0) {
-        signal(SIGPIPE, SIG_IGN); /* a peer gone mid-response is not fatal */
         /* a connection is a file: as many as the hard limit allows */
         struct rlimit rl;
         if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -492,7 +569,7 @@ int cmd_proxy(int argc, char **argv)
             setrlimit(RLIMIT_NOFILE, &rl);
         }
         qc_err err = {0};
-        int r = qc_proxy_run(o, &err);
+        int r = proxy_serve(o, &err);
         if (r) {
             cli_error("proxy: %s", err.msg);
             rc = cli_exit_code(r) == QC_EXIT_USAGE ? QC_EXIT_USAGE : QC_EXIT_FAIL;

@@ -14,6 +14,7 @@
 #include "flags.h"
 #include "guard.h"
 #include "live/live.h"
+#include "live_serve.h"
 #include "qctl/arrivals.h"
 #include "qctl/output.h"
 #include "result.h"
@@ -332,6 +333,54 @@ static int check_args(const load_args *a)
     return 0;
 }
 
+typedef struct load_end {
+    qc_load *l;
+    cli_live_done *d;
+    qc_load_result *r;
+    int rc;
+    qc_err *err;
+} load_end;
+
+static void load_drain(void *x, double timeout)
+{
+    qc_load_drain(((load_end *)x)->l, timeout);
+}
+
+static void load_closed(qc_load *l, void *arg)
+{
+    load_end *e = arg;
+    e->rc = qc_load_result_get(l, e->r, e->err);
+    cli_live_closed(e->d);
+}
+
+static void load_close(void *x, cli_live_done *d)
+{
+    load_end *e = x;
+    e->d = d;
+    qc_load_close(e->l, load_closed, e);
+}
+
+/* The load on a loop of the command's: until its bound, or a signal
+ * (then the answers still due are waited for, within the timeout). */
+static int load_serve(const qc_load_params *o, qc_load_result *r, qc_err *err)
+{
+    uv_loop_t loop;
+    int rc = uv_loop_init(&loop);
+    if (rc != 0)
+        return qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
+    qc_load *l;
+    if ((rc = qc_load_start(&loop, o, &l, err)) != 0) {
+        uv_loop_close(&loop);
+        return rc;
+    }
+    load_end e = {.l = l, .r = r, .err = err};
+    static const cli_live_ops ops = {load_drain, load_close};
+    void *xs[1] = {&e};
+    cli_live_serve(&loop, &ops, xs, 1, o->timeout);
+    uv_loop_close(&loop);
+    return e.rc;
+}
+
 int cmd_load(int argc, char **argv)
 {
     load_args a = {.o = {.path = "/", .connections = 64, .timeout = 10, .seed = 1,
@@ -371,8 +420,7 @@ int cmd_load(int argc, char **argv)
         a.o.arrival = &arr;
     }
     qc_load_result r;
-    signal(SIGPIPE, SIG_IGN); /* a server gone mid-request is not fatal */
-    if (qc_load_run(&a.o, &r, &err) != 0) {
+    if (load_serve(&a.o, &r, &err) != 0) {
         cli_error("load: %s", err.msg);
         rc = QC_EXIT_FAIL;
         goto out;

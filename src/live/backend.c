@@ -14,7 +14,7 @@
  * random setup time after start (--setup), then 200, so that a backend the
  * proxy unparks has a real setup time, like the model's. */
 #include <math.h>
-#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,20 +23,33 @@
 #include "live/http.h"
 #include "live/list.h"
 #include "live/live.h"
+#include "live/nest.h"
 #include "qctl/rng.h"
 
 typedef struct bconn bconn;
 
-typedef struct backend {
-    uv_loop_t *loop;
+typedef struct qc_backend backend;
+
+struct qc_backend {
+    qc__nest nest;   /* its own loop, run from the host's (nest.h) */
+    uv_loop_t *loop; /* the nest's inner loop */
     uv_tcp_t server;
-    uv_signal_t sigterm, sigint;
-    const qc_backend_params *o;
+    uv_timer_t drain; /* the drain's deadline and its check */
+    qc_backend_params cfg;
+    const qc_backend_params *o; /* &cfg */
     qc_rng rng;
-    unsigned busy;
+    unsigned busy, waiting, busy_max, conns;
+    uint64_t requests, served;
     bconn *wait_head, *wait_tail;
     double ready_at; /* the health path answers 503 until then (--setup) */
-} backend;
+    qc_live_state state;
+    double drain_until;
+    int port;
+    qc_backend_close_cb on_closed;
+    void *close_arg;
+    int closing;
+    char slab[65536]; /* read buffer: on_read copies out (one loop) */
+};
 
 struct bconn {
     uv_tcp_t tcp; /* first: the handle's address is the connection's */
@@ -55,6 +68,7 @@ static void process(bconn *c);
 static void maybe_free(bconn *c)
 {
     if (c->handles_open == 0 && !c->working) {
+        c->b->conns--;
         qc__buf_free(&c->in);
         free(c);
     }
@@ -79,6 +93,7 @@ static void unqueue(bconn *c)
         *pp = c->next;
         if (b->wait_tail == c)
             b->wait_tail = prev;
+        b->waiting--;
     }
     c->queued = 0;
 }
@@ -208,6 +223,7 @@ static void served(bconn *c)
 {
     backend *b = c->b;
     b->busy--;
+    b->served++;
     c->busy = 0;
     if (!c->closing) {
         if (b->o->body)
@@ -256,6 +272,8 @@ static void start(bconn *c)
 {
     backend *b = c->b;
     b->busy++;
+    if (b->busy > b->busy_max)
+        b->busy_max = b->busy;
     double s = qc_dist_sample(&b->o->service, &b->rng);
     c->service = s > 0 && isfinite(s) ? s : 0;
     if (b->o->cpu) {
@@ -273,6 +291,7 @@ static void start_next(backend *b)
         bconn *c;
         QC__FIFO_POP(b->wait_head, b->wait_tail, c, next);
         c->queued = 0;
+        b->waiting--;
         start(c);
     }
 }
@@ -299,6 +318,7 @@ static int process_one(bconn *c)
         h.target.len == strlen(hp) && memcmp(c->in.data + h.target.off, hp, h.target.len) == 0;
     c->keep = h.keep_alive;
     c->head_method = qc__http_is_head(c->in.data, &h);
+    c->b->requests++;
     qc__buf_consume(&c->in, (size_t)total);
     if (health) {
         if (qc__now() < c->b->ready_at)
@@ -318,6 +338,7 @@ static int process_one(bconn *c)
         return 0;
     }
     c->queued = 1;
+    b->waiting++;
     QC__FIFO_PUSH(b->wait_head, b->wait_tail, c, next);
     return 0;
 }
@@ -333,10 +354,9 @@ static void process(bconn *c)
 
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 {
-    (void)h;
     (void)hint;
-    static char slab[65536]; /* the loop is single-threaded; on_read copies */
-    *buf = uv_buf_init(slab, sizeof slab);
+    bconn *c = h->data;
+    *buf = uv_buf_init(c->b->slab, sizeof c->b->slab);
 }
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
@@ -367,6 +387,7 @@ static void on_connection(uv_stream_t *server, int status)
     if (!c)
         return;
     c->b = b;
+    b->conns++;
     c->handles_open = qc__conn_init(b->loop, &c->tcp, &c->timer, c);
     if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
         conn_close(c);
@@ -379,26 +400,123 @@ static void on_connection(uv_stream_t *server, int status)
 
 static void close_walk(uv_handle_t *h, void *arg)
 {
-    (void)arg;
     if (uv_is_closing(h))
         return;
     if (h->type == UV_TCP && h->data && h->data != arg) {
         bconn *c = h->data;
         conn_close(c);
-    } else if (h->type != UV_TIMER) {
-        uv_close(h, NULL);
+    } else if (h->type != UV_TIMER || h->data == arg) {
+        uv_close(h, NULL); /* the listener, the drain timer */
     }
 }
 
-static void on_signal(uv_signal_t *s, int sig)
+static void nest_done(void *arg)
 {
-    (void)sig;
-    backend *b = s->data;
-    uv_close((uv_handle_t *)&b->server, NULL);
-    uv_walk(b->loop, close_walk, b);
+    backend *b = arg;
+    if (b->on_closed)
+        b->on_closed(b, b->close_arg);
+    free(b);
 }
 
-int qc_backend_run(const qc_backend_params *o, qc_err *err)
+/* Closes every handle (requests in service are cut): the inner loop then
+ * ends, and with a close asked for, the backend goes. */
+static void stop_all(backend *b)
+{
+    if (b->state == QC_LIVE_STOPPED)
+        return;
+    b->state = QC_LIVE_STOPPED;
+    b->port = 0;
+    uv_walk(b->loop, close_walk, b);
+    if (b->closing)
+        qc__nest_finish(&b->nest, nest_done, b);
+}
+
+static void blog(const backend *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void blog(const backend *b, const char *fmt, ...)
+{
+    if (!b->o->log)
+        return;
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    b->o->log(b->o->log_ctx, line);
+}
+
+/* The drain: done once nothing is in service or waiting, cut at its
+ * deadline. Checked every 10 ms (and at the deadline), apart from any
+ * other timer. */
+static void on_drain_timer(uv_timer_t *t)
+{
+    backend *b = t->data;
+    if (b->busy == 0 && b->waiting == 0) {
+        stop_all(b);
+        return;
+    }
+    double left = b->drain_until - qc__now();
+    if (left <= 0) {
+        blog(b, "drain deadline passed: stopping with %u requests in service", b->busy);
+        stop_all(b);
+        return;
+    }
+    uv_timer_start(t, on_drain_timer, left < 0.01 ? (uint64_t)ceil(left * 1000) : 10, 0);
+}
+
+void qc_backend_drain(qc_backend *b, double timeout)
+{
+    if (b->state == QC_LIVE_STOPPED)
+        return;
+    double until = qc__now() + (timeout > 0 ? timeout : 0);
+    if (b->state == QC_LIVE_DRAINING && until >= b->drain_until)
+        return;
+    if (b->state == QC_LIVE_RUNNING) {
+        uv_close((uv_handle_t *)&b->server, NULL);
+        b->port = 0;
+    }
+    b->state = QC_LIVE_DRAINING;
+    b->drain_until = until;
+    if (!(timeout > 0)) {
+        stop_all(b);
+        return;
+    }
+    uv_timer_start(&b->drain, on_drain_timer, 0, 0);
+}
+
+void qc_backend_close(qc_backend *b, qc_backend_close_cb on_closed, void *arg)
+{
+    if (b->closing)
+        return;
+    b->closing = 1;
+    b->on_closed = on_closed;
+    b->close_arg = arg;
+    if (b->state == QC_LIVE_STOPPED)
+        qc__nest_finish(&b->nest, nest_done, b);
+    /* else stop_all finishes it, once a drain is over */
+}
+
+void qc_backend_status_get(const qc_backend *b, qc_backend_status *st)
+{
+    *st = (qc_backend_status){.state = b->state,
+                              .requests = b->requests,
+                              .served = b->served,
+                              .busy = b->busy,
+                              .waiting = b->waiting,
+                              .busy_max = b->busy_max,
+                              .connections = b->conns,
+                              .port = b->port};
+}
+
+void qc_backend_params_init(qc_backend_params *o)
+{
+    memset(o, 0, sizeof *o);
+    o->listen = "127.0.0.1:8081";
+    o->service = (qc_dist){.kind = QC_DIST_DET, .p = {0}}; /* answers at once */
+    o->workers = 1;
+    o->seed = 1;
+}
+
+int qc_backend_check(const qc_backend_params *o, qc_err *err)
 {
     struct sockaddr_storage addr;
     int rc = qc__addr_parse(o->listen, &addr, err);
@@ -406,44 +524,46 @@ int qc_backend_run(const qc_backend_params *o, qc_err *err)
         return rc;
     if (o->workers == 0)
         return qc_err_set(err, QC_EINVAL, "workers: must be >= 1");
-    if (o->cpu) {
-        char n[16];
-        snprintf(n, sizeof n, "%u", o->workers > 1024 ? 1024 : o->workers);
-        setenv("UV_THREADPOOL_SIZE", n, 1);
+    return 0;
+}
+
+int qc_backend_start(uv_loop_t *loop, const qc_backend_params *o, qc_backend **out, qc_err *err)
+{
+    int rc = qc_backend_check(o, err);
+    if (rc)
+        return rc;
+    backend *b = calloc(1, sizeof *b);
+    if (!b)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    b->cfg = *o;
+    b->o = &b->cfg;
+    if ((rc = qc__nest_init(&b->nest, err)) != 0) {
+        free(b);
+        return rc;
     }
-    uv_loop_t loop; /* its own loop: nothing process-wide */
-    if ((rc = uv_loop_init(&loop)) != 0)
-        return qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
-    backend b = {.loop = &loop, .o = o};
-    qc_rng_init(&b.rng, o->seed, qc_rng_stream(0, QC_STREAM_SERVICE, 0));
-    b.ready_at = qc__now();
+    b->loop = qc__nest_loop(&b->nest);
+    qc_rng_init(&b->rng, o->seed, qc_rng_stream(0, QC_STREAM_SERVICE, 0));
+    b->ready_at = qc__now();
     if (o->has_setup) { /* its own stream: the service times stay as without */
         qc_rng wr;
         qc_rng_init(&wr, o->seed, qc_rng_stream(0, QC_STREAM_SERVER, 0));
         double w = qc_dist_sample(&o->setup, &wr);
-        b.ready_at += w > 0 && isfinite(w) ? w : 0;
+        b->ready_at += w > 0 && isfinite(w) ? w : 0;
     }
-    uv_tcp_init(b.loop, &b.server);
-    b.server.data = &b;
-    if ((rc = uv_tcp_bind(&b.server, (struct sockaddr *)&addr, 0)) != 0 ||
-        (rc = uv_listen((uv_stream_t *)&b.server, 1024, on_connection)) != 0) {
-        uv_close((uv_handle_t *)&b.server, NULL);
-        uv_run(b.loop, UV_RUN_DEFAULT);
-        uv_loop_close(b.loop);
-        return qc_err_set(err, QC_EIO, "%s: %s", o->listen, uv_strerror(rc));
-    }
-    if (o->port_file && (rc = qc__write_port(&b.server, o->port_file, err)) != 0) {
-        uv_close((uv_handle_t *)&b.server, NULL);
-        uv_run(b.loop, UV_RUN_DEFAULT);
-        uv_loop_close(b.loop);
+    uv_timer_init(b->loop, &b->drain);
+    b->drain.data = b;
+    if ((rc = qc__listen(b->loop, &b->server, b, o->listen, o->port_file, on_connection, err)) !=
+            0 ||
+        (rc = qc__nest_attach(&b->nest, loop, err)) != 0) {
+        uv_walk(b->loop, close_walk, b);
+        qc__nest_abort(&b->nest);
+        free(b);
         return rc;
     }
-    uv_signal_init(b.loop, &b.sigterm);
-    uv_signal_init(b.loop, &b.sigint);
-    b.sigterm.data = b.sigint.data = &b;
-    uv_signal_start(&b.sigterm, on_signal, SIGTERM);
-    uv_signal_start(&b.sigint, on_signal, SIGINT);
-    uv_run(b.loop, UV_RUN_DEFAULT);
-    uv_loop_close(b.loop);
+    struct sockaddr_storage bound;
+    int len = sizeof bound;
+    if (uv_tcp_getsockname(&b->server, (struct sockaddr *)&bound, &len) == 0)
+        b->port = qc__addr_port(&bound);
+    *out = b;
     return 0;
 }

@@ -38,22 +38,16 @@
 #include <stdint.h>
 
 #include "qctl/error.h"
+#include "qctl/live.h"
 
 #define QC_FLEET_MAX 64
 
 typedef enum { QC_FLEET_OFF = 0, QC_FLEET_SETUP, QC_FLEET_ON, QC_FLEET_PARKING } qc__fleet_state;
 #define QC_FLEET_NSTATES 4
 
-typedef enum { QC_FLEET_JSQ = 0, QC_FLEET_DJSQ } qc__fleet_routing;
-
-typedef struct qc__fleet_params {
-    qc__fleet_routing route;
-    unsigned threshold;    /* djsq's T, >= 1 */
-    double idle_off;       /* seconds idle before parking; INFINITY: never */
-    unsigned min_on;       /* ON + SETUP kept at least (>= 1) */
-    unsigned max_on;       /* ON + SETUP + PARKING at most (0: all) */
-    unsigned initially_on; /* the first N are ON at start (0: all) */
-} qc__fleet_params;
+/* the routing and the parameters are the public ones (qctl/live.h) */
+typedef qc_live_routing qc__fleet_routing;
+typedef qc_live_fleet_params qc__fleet_params;
 
 /* Upper bounds (seconds) of the setup histogram's buckets; +Inf last. */
 #define QC_FLEET_SETUP_BUCKETS 9

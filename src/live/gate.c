@@ -27,7 +27,7 @@
 
 #include <jansson.h>
 #include <math.h>
-#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +36,7 @@
 #include "live/http.h"
 #include "live/list.h"
 #include "live/live.h"
+#include "live/nest.h"
 #include "qctl/rng.h"
 
 #define READ_CHUNK 65536
@@ -44,7 +45,7 @@
 
 enum { S_WAIT, S_CONNECT, S_RELAY };
 
-typedef struct gate gate;
+typedef struct qc_gate gate;
 
 /* What a session and an admin connection own besides their handles, first
  * in each (owner_closed reads it through the handles' data): how many of
@@ -94,13 +95,19 @@ typedef struct slist {
     unsigned n;
 } slist;
 
-struct gate {
-    const qc_gate_params *o;
-    uv_loop_t loop;
+struct qc_gate {
+    qc__nest nest;   /* its own loop, run from the host's (nest.h) */
+    uv_loop_t *loop; /* the nest's inner loop */
+    qc_gate_params cfg;
+    const qc_gate_params *o; /* &cfg */
     uv_tcp_t listener, admin;
     int admin_on;
-    uv_signal_t sigterm, sigint;
-    uv_timer_t control, duration;
+    uv_timer_t control, duration, drain; /* drain: the drain's deadline */
+    qc_live_state state;
+    int closing;
+    qc_gate_close_cb on_closed;
+    void *close_arg;
+    int port, admin_port;
     struct sockaddr_storage backend;
     qc_mu_ctl ctl;
     qc_rng rng;
@@ -430,7 +437,7 @@ static void admit(gate *G, sess *s)
     if (G->connected > G->peak)
         G->peak = G->connected;
     G->admitted++;
-    uv_tcp_init(&G->loop, &s->up);
+    uv_tcp_init(G->loop, &s->up);
     s->up.data = s;
     s->up_init = 1;
     s->own.handles++;
@@ -462,7 +469,7 @@ static void on_client(uv_stream_t *server, int status)
     if (!s)
         return;
     s->G = G;
-    s->own.handles = qc__conn_init(&G->loop, &s->client, &s->timer, s);
+    s->own.handles = qc__conn_init(G->loop, &s->client, &s->timer, s);
     s->state = S_WAIT;
     list_push(&G->waiting, s); /* removed by admit or close */
     if (uv_accept(server, (uv_stream_t *)&s->client) != 0) {
@@ -706,7 +713,7 @@ static void on_admin(uv_stream_t *server, int status)
     if (!a)
         return;
     a->G = G;
-    a->own.handles = qc__conn_init(&G->loop, &a->tcp, &a->timer, a);
+    a->own.handles = qc__conn_init(G->loop, &a->tcp, &a->timer, a);
     QC__LIST_PUSH_HEAD(G->admins, G->admins_tail, a, prev, next);
     G->nadmins++;
     if (uv_accept(server, (uv_stream_t *)&a->tcp) != 0 || G->nadmins > ADMIN_CONNS_MAX) {
@@ -833,15 +840,40 @@ static void close_if_open(uv_handle_t *h)
         uv_close(h, NULL);
 }
 
+static void glog(const gate *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void glog(const gate *G, const char *fmt, ...)
+{
+    if (!G->o->log)
+        return;
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    G->o->log(G->o->log_ctx, line);
+}
+
+static void nest_done(void *arg)
+{
+    gate *G = arg;
+    if (G->series && fclose(G->series) != 0)
+        glog(G, "--series: %s: write failed", G->o->series);
+    G->series = NULL;
+    if (G->on_closed)
+        G->on_closed(G, G->close_arg);
+    free(G);
+}
+
 static void stop_all(gate *G)
 {
     if (G->stopping)
         return;
     G->stopping = 1;
+    G->state = QC_LIVE_STOPPED;
+    G->port = G->admin_port = 0;
     close_if_open((uv_handle_t *)&G->control);
     close_if_open((uv_handle_t *)&G->duration);
-    close_if_open((uv_handle_t *)&G->sigterm);
-    close_if_open((uv_handle_t *)&G->sigint);
+    close_if_open((uv_handle_t *)&G->drain);
     close_if_open((uv_handle_t *)&G->listener);
     if (G->admin_on)
         close_if_open((uv_handle_t *)&G->admin);
@@ -853,34 +885,74 @@ static void stop_all(gate *G)
         sess_close(G->active.head);
     while (G->admins)
         admin_close(G->admins);
+    if (G->closing)
+        qc__nest_finish(&G->nest, nest_done, G);
 }
 
-static void start_drain(gate *G)
+/* The drain's deadline, on a timer of its own (the control interval may
+ * be long). */
+static void on_drain_timer(uv_timer_t *t)
 {
-    if (G->draining)
+    gate *G = t->data;
+    if (G->connected)
+        glog(G, "drain deadline passed: stopping with %u sessions connected", G->connected);
+    stop_all(G);
+}
+
+void qc_gate_drain(qc_gate *G, double timeout)
+{
+    if (G->stopping)
         return;
-    G->draining = 1;
-    G->drain_until = qc__now() + G->o->drain_timeout;
-    close_if_open((uv_handle_t *)&G->listener);
-    while (G->waiting.head) {
-        G->refused++;
-        sess_close(G->waiting.head);
+    double until = qc__now() + (timeout > 0 ? timeout : 0);
+    if (G->draining && until >= G->drain_until)
+        return;
+    G->state = QC_LIVE_DRAINING;
+    G->drain_until = until;
+    if (!G->draining) {
+        G->draining = 1;
+        close_if_open((uv_handle_t *)&G->listener);
+        G->port = 0;
+        while (G->waiting.head) {
+            G->refused++;
+            sess_close(G->waiting.head);
+        }
     }
-    if (G->connected == 0)
+    if (G->connected == 0 || !(timeout > 0)) {
         stop_all(G);
+        return;
+    }
+    uv_timer_start(&G->drain, on_drain_timer, (uint64_t)ceil(timeout * 1000), 0);
 }
 
-static void on_signal(uv_signal_t *s, int sig)
+static void on_duration(uv_timer_t *t)
 {
-    (void)sig;
-    gate *G = s->data;
-    if (G->draining)
-        stop_all(G);
-    else
-        start_drain(G);
+    gate *G = t->data;
+    qc_gate_drain(G, G->o->drain_timeout);
 }
 
-static void on_duration(uv_timer_t *t) { start_drain(t->data); }
+void qc_gate_close(qc_gate *G, qc_gate_close_cb on_closed, void *arg)
+{
+    if (G->closing)
+        return;
+    G->closing = 1;
+    G->on_closed = on_closed;
+    G->close_arg = arg;
+    if (G->stopping)
+        qc__nest_finish(&G->nest, nest_done, G);
+}
+
+void qc_gate_status_get(const qc_gate *G, qc_gate_status *st)
+{
+    *st = (qc_gate_status){.state = G->state,
+                           .limit = G->u,
+                           .connected = G->connected,
+                           .waiting = G->waiting.n,
+                           .accepted = G->accepted,
+                           .refused = G->refused,
+                           .timed_out = G->expired,
+                           .port = G->port,
+                           .admin_port = G->admin_port};
+}
 
 /* ---- setup -------------------------------------------------------------- */
 
@@ -993,7 +1065,7 @@ int qc_gate_check(const qc_gate_params *o, qc_err *err)
 static int listen_on(gate *G, uv_tcp_t *t, const char *where, const char *port_file,
                      uv_connection_cb cb, qc_err *err)
 {
-    return qc__listen(&G->loop, t, G, where, port_file, cb, err);
+    return qc__listen(G->loop, t, G, where, port_file, cb, err);
 }
 
 static void walk_close(uv_handle_t *h, void *arg)
@@ -1003,7 +1075,14 @@ static void walk_close(uv_handle_t *h, void *arg)
         uv_close(h, NULL);
 }
 
-int qc_gate_run(const qc_gate_params *o, qc_err *err)
+static int bound_port(uv_tcp_t *t)
+{
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    return uv_tcp_getsockname(t, (struct sockaddr *)&ss, &len) == 0 ? qc__addr_port(&ss) : 0;
+}
+
+int qc_gate_start(uv_loop_t *host, const qc_gate_params *o, qc_gate **out, qc_err *err)
 {
     int rc = qc_gate_check(o, err);
     if (rc)
@@ -1011,11 +1090,13 @@ int qc_gate_run(const qc_gate_params *o, qc_err *err)
     gate *G = calloc(1, sizeof *G);
     if (!G)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
-    G->o = o;
-    if (uv_loop_init(&G->loop) != 0) {
+    G->cfg = *o;
+    G->o = o = &G->cfg;
+    if ((rc = qc__nest_init(&G->nest, err)) != 0) {
         free(G);
-        return qc_err_set(err, QC_EIO, "cannot start the event loop");
+        return rc;
     }
+    G->loop = qc__nest_loop(&G->nest);
     qc__addr_parse(o->backend, &G->backend, err);
     qc_rng_init(&G->rng, o->seed, qc_rng_stream(0, QC_STREAM_CONTROL, 0));
     switch (o->controller) {
@@ -1030,27 +1111,30 @@ int qc_gate_run(const qc_gate_params *o, qc_err *err)
     }
     }
     G->limit = (unsigned)floor(G->u + 1e-9);
-    uv_timer_init(&G->loop, &G->control);
-    uv_timer_init(&G->loop, &G->duration);
-    uv_signal_init(&G->loop, &G->sigterm);
-    uv_signal_init(&G->loop, &G->sigint);
-    G->control.data = G->duration.data = G->sigterm.data = G->sigint.data = G;
+    uv_timer_init(G->loop, &G->control);
+    uv_timer_init(G->loop, &G->duration);
+    uv_timer_init(G->loop, &G->drain);
+    G->control.data = G->duration.data = G->drain.data = G;
     rc = listen_on(G, &G->listener, o->listen, o->port_file, on_client, err);
     if (rc) {
         qc_err_prefix(err, "--listen");
         goto fail;
     }
+    G->port = bound_port(&G->listener);
     if (o->admin) {
         G->admin_on = 1;
         if ((rc = listen_on(G, &G->admin, o->admin, o->admin_port_file, on_admin, err)) != 0) {
             qc_err_prefix(err, "--admin");
             goto fail;
         }
+        G->admin_port = bound_port(&G->admin);
     }
     if (o->series && (rc = qc__series_open(&G->series, o->series, err)) != 0)
         goto fail;
     if (qc__sensor_kind_of(&o->sensor) != QC__SENSOR_NONE &&
-        (rc = qc__sensor_new(&G->loop, &o->sensor, on_sample, G, &G->sensor, err)) != 0)
+        (rc = qc__sensor_new(G->loop, &o->sensor, on_sample, G, &G->sensor, err)) != 0)
+        goto fail;
+    if ((rc = qc__nest_attach(&G->nest, host, err)) != 0)
         goto fail;
     G->t0 = qc__now();
     if (G->series) {
@@ -1075,20 +1159,15 @@ int qc_gate_run(const qc_gate_params *o, qc_err *err)
     uv_timer_start(&G->control, on_control, ms ? ms : 1, ms ? ms : 1);
     if (o->duration > 0)
         uv_timer_start(&G->duration, on_duration, (uint64_t)llround(o->duration * 1000), 0);
-    uv_signal_start(&G->sigterm, on_signal, SIGTERM);
-    uv_signal_start(&G->sigint, on_signal, SIGINT);
-    uv_run(&G->loop, UV_RUN_DEFAULT);
-    rc = 0;
-    goto done;
+    *out = G;
+    return 0;
 fail:
     qc__sensor_close(G->sensor);
     G->sensor = NULL;
-    uv_walk(&G->loop, walk_close, NULL);
-    uv_run(&G->loop, UV_RUN_DEFAULT);
-done:
-    if (G->series && fclose(G->series) != 0 && rc == 0)
-        rc = qc_err_set(err, QC_EIO, "--series: %s: write failed", o->series);
-    uv_loop_close(&G->loop);
+    uv_walk(G->loop, walk_close, NULL);
+    qc__nest_abort(&G->nest);
+    if (G->series)
+        fclose(G->series);
     free(G);
     return rc;
 }

@@ -24,53 +24,8 @@
 #include "qctl/sched.h"
 
 #include "live/sensor.h"
+#include "qctl/live.h"
 
-enum { QC_GATE_STATIC = 0, QC_GATE_INTEGRAL, QC_GATE_PI, QC_GATE_OPEN };
-enum { QC_GATE_PRBS = 0, QC_GATE_STEPS };
-#define QC_GATE_REF_MAX 64
 
-typedef struct qc_gate_params {
-    const char *listen, *backend; /* HOST:PORT */
-    const char *port_file;        /* NULL or where to write the bound port */
-    const char *admin, *admin_port_file; /* loopback HOST:PORT for /status, /metrics */
-    int controller;    /* QC_GATE_* */
-    double limit;      /* STATIC: the limit; INTEGRAL/PI: the first one */
-    qc_sched_point ref[QC_GATE_REF_MAX]; /* r: the sensor value to hold, a */
-    size_t nref;                         /* schedule from the start (0: none) */
-    double control_from; /* INTEGRAL/PI/OPEN: the limit held at `limit` (OPEN
-                            without it: levels[0]) until this many seconds
-                            from the start, then the loop or excitation */
-    double ki, kp;     /* gains (INTEGRAL: kp = 0) */
-    double min_limit, max_limit;
-    qc_antiwindup aw;
-    double k_aw;
-    int excite;        /* OPEN: QC_GATE_PRBS or QC_GATE_STEPS */
-    double levels[2];  /* OPEN: the two limits */
-    unsigned hold;     /* OPEN: intervals between (possible) switches */
-    uint64_t seed;     /* OPEN: the PRBS's seed */
-    double interval;   /* control interval, seconds */
-    unsigned queue;    /* waiting sessions at most (0: refuse at once) */
-    double queue_timeout;   /* a session waits this long at most */
-    double connect_timeout; /* the backend must accept within this */
-    double drain_timeout;   /* after SIGTERM (or --duration), stop anyway after this */
-    double duration;        /* > 0: drain after this many seconds */
-    size_t buffer;          /* bytes queued toward a peer before reading from
-                               the other stops (per direction) */
-    const char *series;     /* NULL or a CSV, one row per interval */
-    qc__sensor_params sensor;
-} qc_gate_params;
-
-void qc_gate_params_init(qc_gate_params *o);
-
-/* Every check qc_gate_run makes before it opens anything (addresses, the
- * controller's parameters, the sensor), with the same messages.
- * QC_EINVAL or QC_ERANGE naming the flag. */
-int qc_gate_check(const qc_gate_params *o, qc_err *err);
-
-/* Runs the gate until SIGTERM/SIGINT (or the duration), then drains: no
- * new session, the waiting ones closed, the connected ones relayed until
- * they end or drain_timeout passes; a second signal stops at once. The
- * caller ignores SIGPIPE. */
-int qc_gate_run(const qc_gate_params *o, qc_err *err);
 
 #endif

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* live.h: qctl's live programs on libuv (backend, load generator, proxy)
- * and the small pieces they share, internal to src/live/ and src/cli/.
+/* live.h: the small pieces qctl's live programs on libuv (backend, load
+ * generator, proxy, gate) share, internal to src/live/ and src/cli/; their
+ * public API is qctl/live.h.
  *
- * Each program runs one libuv loop on the calling thread until it is done
- * (load) or told to stop by SIGTERM or SIGINT (backend, proxy). Buffers
- * are owned by the connection they belong to and freed in its close
- * callback, libuv's ownership rule. */
+ * Each program runs on a loop of its own (nest.h), driven from the loop
+ * its host gives it. Buffers are owned by the connection they belong to
+ * and freed in its close callback, libuv's ownership rule. */
 #ifndef QCTL_LIVE_LIVE_H
 #define QCTL_LIVE_LIVE_H
 
@@ -18,6 +18,7 @@
 #include "qctl/dist.h"
 #include "qctl/error.h"
 #include "qctl/limiter.h"
+#include "qctl/live.h"
 
 #include "live/fleet.h"
 #include "live/http.h"
@@ -89,51 +90,7 @@ int qc__series_open(FILE **f, const char *path, qc_err *err);
 int qc__listen(uv_loop_t *loop, uv_tcp_t *t, void *data, const char *where,
                const char *port_file, uv_connection_cb cb, qc_err *err);
 
-typedef struct qc_backend_params {
-    const char *listen;    /* HOST:PORT */
-    const char *port_file; /* NULL or where to write the bound port */
-    qc_dist service;       /* service time, seconds */
-    unsigned workers;      /* requests served at once (others wait FCFS) */
-    int cpu;               /* 1: burn CPU for the service time; 0: sleep */
-    uint64_t seed;
-    const char *health; /* health path (default /health) */
-    qc_dist setup;      /* health answers 503 this long after start */
-    int has_setup;
-    uint64_t body; /* > 0: answer with a body of this many bytes (a fixed pattern) */
-    int chunked;   /* send that body chunked */
-    double keepalive_timeout; /* > 0: close a kept-alive connection idle this long */
-    int http10; /* answer HTTP/1.0, no Content-Length, closing after the body */
-} qc_backend_params;
 
-/* Runs the backend until SIGTERM/SIGINT. */
-int qc_backend_run(const qc_backend_params *o, qc_err *err);
-
-typedef struct qc_load_params {
-    const char *target;       /* HOST:PORT */
-    const char *path;         /* request target, e.g. "/" */
-    const qc_arrivals *arrival; /* when requests are due, seconds from the start */
-    uint64_t requests;        /* stop issuing after this many (0: no bound) */
-    double duration;          /* or after this long (0: no bound) */
-    unsigned connections;     /* most connections open at once */
-    double timeout;           /* a request unanswered this long is an error */
-    const char *class_header; /* NULL, or "Name: value" sent with each request */
-    uint64_t seed;
-    /* closed loop (users > 0; arrival unused): think and off times in
-     * seconds, session = requests per session (NULL: one endless session) */
-    unsigned users;
-    const qc_dist *think, *session, *off;
-    const char *series;     /* NULL or a CSV written every series_interval s */
-    double series_interval;
-} qc_load_params;
-
-typedef struct qc_load_result {
-    uint64_t sent, answered, ok, refused, other, errors, timeouts;
-    double elapsed, mean, p50, p90, p95, p99, p999, ok_p50, ok_p95, ok_p99, max;
-    double think_mean; /* closed loop: the think times drawn, on average */
-} qc_load_result;
-
-/* Runs the load; fills r. Fails only on bad options or a setup error. */
-int qc_load_run(const qc_load_params *o, qc_load_result *r, qc_err *err);
 
 /* The arrival times of requests drawn from a traffic model (qctl gen's
  * JSON): `users` users of the model generated with the copula approach
@@ -161,72 +118,6 @@ typedef struct qc_replay_result {
  * unreadable trace or no socket. */
 int qc_replay_run(const qc_replay_params *o, qc_replay_result *r, qc_err *err);
 
-#define QC_PROXY_BACKENDS_MAX 64
-#define QC_PROXY_CLASSES_MAX 8
 
-enum { QC_QUEUE_FIFO = 0, QC_QUEUE_CODEL = 1 };
-
-typedef struct qc_proxy_params {
-    const char *listen, *admin; /* HOST:PORT; admin may be NULL */
-    const char *port_file, *admin_port_file;
-    int admin_public; /* admin may bind a non-loopback address */
-    const char *backend[QC_PROXY_BACKENDS_MAX];
-    unsigned nbackends;
-    qc_limiter_params limiter;
-    int control;              /* 0: no admission control at all */
-    double interval;          /* control interval, seconds */
-    unsigned queue;           /* waiting room */
-    double queue_timeout;     /* default wait deadline, seconds */
-    const char *class_header; /* NULL: one class */
-    const char *class_name[QC_PROXY_CLASSES_MAX];
-    double class_bound[QC_PROXY_CLASSES_MAX]; /* wait deadline per class; under the
-                                                 admission limiter its delay bound */
-    unsigned nclasses;                        /* named classes; best effort is extra */
-    /* classes by path prefix, the longest matching wins (before the header) */
-    const char *prefix[QC_PROXY_CLASSES_MAX * 4];
-    unsigned prefix_class[QC_PROXY_CLASSES_MAX * 4];
-    unsigned nprefixes;
-    uint32_t class_candidate; /* admission: bit i, class i starts a candidate */
-    double header_timeout, idle_timeout, backend_timeout;
-    const char *series; /* NULL or CSV of the control loop */
-    /* backend fleet power control (fleet.h) */
-    qc__fleet_params fleet;
-    const char *unpark_cmd, *park_cmd; /* /bin/sh -c, {backend} {host} {port} */
-    const char *health;                /* NULL, or GET PATH until 2xx during setup */
-    double health_interval;            /* seconds between health probes */
-    double cmd_timeout;                /* an un/park command killed after this */
-    double setup_timeout;             /* in setup this long without health: off */
-    /* retries and health (see proxy.c, "retries" and "health") */
-    unsigned retries;    /* sends again of one request at most (0: none) */
-    double retry_budget; /* retries per admitted request, over time, in [0, 1] */
-    unsigned max_fails;  /* failures in a row that take a backend out (0: never) */
-    double health_check; /* probe ON backends every this many seconds (0: never) */
-    /* bounds (see proxy.c, "reading requests") */
-    uint64_t max_body;        /* a request body larger gets 413 */
-    unsigned max_connections; /* client connections beyond get 503 (0: no cap) */
-    size_t max_memory;        /* request bytes buffered beyond get 503 (0: no cap) */
-    int queue_discipline;     /* QC_QUEUE_FIFO or QC_QUEUE_CODEL (see proxy.c) */
-    double queue_target;      /* codel: the wait beyond which the queue is standing */
-    double drain_timeout;     /* after SIGTERM, stop anyway after this many seconds */
-    const char *admin_token_file; /* NULL, or a file whose first line is the admin token */
-    int admin_read_only;          /* the admin port changes nothing (403) */
-    /* events worth a line (a failed un/park command), one line each
-     * without a newline; NULL: not reported (the counters have them) */
-    void (*log)(void *ctx, const char *line);
-    void *log_ctx;
-} qc_proxy_params;
-
-void qc_proxy_params_init(qc_proxy_params *o);
-/* Every check qc_proxy_run makes before it opens anything (backends,
- * addresses, fleet, timeouts, the limiter's configuration), with the
- * same messages: qc_proxy_run fails on a configuration iff this does.
- * QC_EINVAL or QC_ERANGE naming the field; nothing is opened. */
-int qc_proxy_check(const qc_proxy_params *o, qc_err *err);
-/* Runs the proxy on its own event loop until SIGTERM/SIGINT, then
- * drains. Nothing process-wide is changed: the caller ignores SIGPIPE
- * (a peer that goes away while a response is written would otherwise end
- * the process; qctl's commands do). The same holds for qc_backend_run
- * and qc_load_run. */
-int qc_proxy_run(const qc_proxy_params *o, qc_err *err);
 
 #endif

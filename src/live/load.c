@@ -38,6 +38,7 @@
 #include "live/http.h"
 #include "live/list.h"
 #include "live/live.h"
+#include "live/nest.h"
 #include "qctl/hist.h"
 #include "qctl/output.h"
 #include "qctl/rng.h"
@@ -52,9 +53,21 @@ typedef struct pending {
 
 typedef struct user user;
 
-typedef struct load {
-    uv_loop_t *loop;
-    const qc_load_params *o;
+typedef struct qc_load load;
+
+struct qc_load {
+    qc__nest nest;   /* its own loop, run from the host's (nest.h) */
+    uv_loop_t *loop; /* the nest's inner loop */
+    qc_load_params cfg;
+    const qc_load_params *o; /* &cfg */
+    qc_load_result res;      /* r points here */
+    qc_live_state state;
+    double drain_until; /* drained: the answers still due are given up then */
+    int closing;
+    qc_load_close_cb on_closed;
+    void *close_arg;
+    int series_rc; /* the series file's commit */
+    qc_err series_err;
     struct sockaddr_storage addr;
     qc_rng rng, urng;
     qc_arrivals_gen gen;
@@ -79,7 +92,8 @@ typedef struct load {
     qc_hist *all, *ok;
     char req[1024];
     size_t req_len;
-} load;
+    char slab[65536]; /* read buffer: on_read copies out (one loop) */
+};
 
 struct lconn {
     uv_tcp_t tcp;
@@ -195,10 +209,9 @@ static void on_connect(uv_connect_t *req, int status)
 
 static void alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 {
-    (void)h;
     (void)hint;
-    static char slab[65536];
-    *buf = uv_buf_init(slab, sizeof slab);
+    lconn *c = h->data;
+    *buf = uv_buf_init(c->L->slab, sizeof c->L->slab);
 }
 
 /* Opens a connection (user u's, or one of the open-loop pool when u is
@@ -505,7 +518,50 @@ static void on_series(uv_timer_t *t)
     } while (now >= L->s_next + 0.5 * dt);
 }
 
-/* Ends the run once nothing is in flight, or times the stragglers out. */
+static void release(load *L)
+{
+    qc_hist_free(L->all);
+    qc_hist_free(L->ok);
+    qc_hist_free(L->iv);
+    qc_hist_free(L->iv_ok);
+    free(L->users);
+    L->all = L->ok = L->iv = L->iv_ok = NULL;
+    L->users = NULL;
+}
+
+static void nest_done(void *arg)
+{
+    load *L = arg;
+    if (L->on_closed)
+        L->on_closed(L, L->close_arg);
+    release(L);
+    free(L);
+}
+
+/* The figures, once the run is over. */
+static void summarize(load *L)
+{
+    qc_load_result *r = L->r;
+    r->p50 = qc_hist_quantile(L->all, 0.5);
+    r->p90 = qc_hist_quantile(L->all, 0.9);
+    r->p95 = qc_hist_quantile(L->all, 0.95);
+    r->p99 = qc_hist_quantile(L->all, 0.99);
+    r->p999 = qc_hist_quantile(L->all, 0.999);
+    r->max = qc_hist_quantile(L->all, 1);
+    r->mean = r->answered ? L->lat_sum / (double)r->answered : NAN;
+    r->ok_p50 = qc_hist_quantile(L->ok, 0.5);
+    r->ok_p95 = qc_hist_quantile(L->ok, 0.95);
+    r->ok_p99 = qc_hist_quantile(L->ok, 0.99);
+    r->think_mean = L->think_n ? L->think_sum / (double)L->think_n : NAN;
+    if (L->series_on) {
+        L->series_rc = qc_ofile_commit(&L->series, &L->series_err);
+        L->series_on = 0;
+    }
+}
+
+/* Ends the run once nothing is in flight, or times the stragglers out
+ * (at the request timeout after the last send, or at the drain's
+ * deadline). */
 static void on_tick(uv_timer_t *t)
 {
     load *L = t->data;
@@ -517,7 +573,8 @@ static void on_tick(uv_timer_t *t)
     if (L->issuing)
         return;
     uint64_t outstanding = L->r->sent + L->waiting - L->r->answered - L->r->errors;
-    int late = now - L->stop_at > L->o->timeout;
+    int late = now - L->stop_at > L->o->timeout ||
+               (L->state == QC_LIVE_DRAINING && now >= L->drain_until);
     if (outstanding && !late)
         return;
     L->r->timeouts += outstanding;
@@ -534,6 +591,10 @@ static void on_tick(uv_timer_t *t)
     }
     L->wait_head = L->wait_tail = NULL;
     L->waiting = 0;
+    L->state = QC_LIVE_STOPPED;
+    summarize(L);
+    if (L->closing)
+        qc__nest_finish(&L->nest, nest_done, L);
 }
 
 static int check_opts(const qc_load_params *o, qc_err *err)
@@ -550,103 +611,140 @@ static int check_opts(const qc_load_params *o, qc_err *err)
     return 0;
 }
 
-static void release(load *L)
+void qc_load_drain(qc_load *L, double timeout)
 {
-    qc_hist_free(L->all);
-    qc_hist_free(L->ok);
-    qc_hist_free(L->iv);
-    qc_hist_free(L->iv_ok);
-    free(L->users);
+    if (L->state == QC_LIVE_STOPPED)
+        return;
+    double until = qc__now() + (timeout > 0 ? timeout : 0);
+    if (L->state == QC_LIVE_DRAINING && until >= L->drain_until)
+        return;
+    L->state = QC_LIVE_DRAINING;
+    L->drain_until = until;
+    stop_issuing(L);
+    for (unsigned i = 0; L->users && i < L->o->users; i++) {
+        L->users[i].stopped = 1;
+        uv_timer_stop(&L->users[i].timer);
+    }
+    uv_timer_stop(&L->arrive);
+    uv_timer_start(&L->tick, on_tick, 0, 10); /* looks at once, then every 10 ms */
 }
 
-int qc_load_run(const qc_load_params *o, qc_load_result *r, qc_err *err)
+void qc_load_close(qc_load *L, qc_load_close_cb cb, void *arg)
 {
-    memset(r, 0, sizeof *r);
-    load L = {.o = o, .r = r};
-    int rc = qc__addr_parse(o->target, &L.addr, err);
-    if (rc || (rc = check_opts(o, err)) != 0)
+    if (L->closing)
+        return;
+    L->closing = 1;
+    L->on_closed = cb;
+    L->close_arg = arg;
+    if (L->state == QC_LIVE_STOPPED)
+        qc__nest_finish(&L->nest, nest_done, L);
+}
+
+qc_live_state qc_load_state(const qc_load *L)
+{
+    return L->state;
+}
+
+int qc_load_result_get(const qc_load *L, qc_load_result *r, qc_err *err)
+{
+    *r = L->res;
+    if (L->state == QC_LIVE_STOPPED && L->series_rc != 0) {
+        if (err)
+            *err = L->series_err;
+        return L->series_rc;
+    }
+    return 0;
+}
+
+int qc_load_start(uv_loop_t *host, const qc_load_params *o, qc_load **out, qc_err *err)
+{
+    load *L = calloc(1, sizeof *L);
+    if (!L)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    L->cfg = *o;
+    L->o = &L->cfg;
+    L->r = &L->res;
+    int rc = qc__addr_parse(o->target, &L->addr, err);
+    if (rc || (rc = check_opts(o, err)) != 0) {
+        free(L);
         return rc;
+    }
     int k =
-        snprintf(L.req, sizeof L.req, "GET %s HTTP/1.1\r\nHost: %s\r\n%s%s\r\n", o->path, o->target,
-                 o->class_header ? o->class_header : "", o->class_header ? "\r\n" : "");
-    if (k <= 0 || (size_t)k >= sizeof L.req)
+        snprintf(L->req, sizeof L->req, "GET %s HTTP/1.1\r\nHost: %s\r\n%s%s\r\n", o->path,
+                 o->target, o->class_header ? o->class_header : "", o->class_header ? "\r\n" : "");
+    if (k <= 0 || (size_t)k >= sizeof L->req) {
+        free(L);
         return qc_err_set(err, QC_EINVAL, "request line too long");
-    L.req_len = (size_t)k;
-    L.all = qc_hist_alloc(err);
-    L.ok = qc_hist_alloc(err);
-    L.iv = o->series ? qc_hist_alloc(err) : NULL;
-    L.iv_ok = o->series ? qc_hist_alloc(err) : NULL;
-    L.users = o->users ? calloc(o->users, sizeof *L.users) : NULL;
-    if (!L.all || !L.ok || (o->series && (!L.iv || !L.iv_ok)) || (o->users && !L.users)) {
-        release(&L);
+    }
+    L->req_len = (size_t)k;
+    L->all = qc_hist_alloc(err);
+    L->ok = qc_hist_alloc(err);
+    L->iv = o->series ? qc_hist_alloc(err) : NULL;
+    L->iv_ok = o->series ? qc_hist_alloc(err) : NULL;
+    L->users = o->users ? calloc(o->users, sizeof *L->users) : NULL;
+    if (!L->all || !L->ok || (o->series && (!L->iv || !L->iv_ok)) || (o->users && !L->users)) {
+        release(L);
+        free(L);
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     }
-    if (o->series) {
-        if ((rc = qc_ofile_open(&L.series, o->series, err)) != 0) {
-            release(&L);
+    if ((rc = qc__nest_init(&L->nest, err)) != 0) {
+        release(L);
+        free(L);
+        return rc;
+    }
+    L->loop = qc__nest_loop(&L->nest);
+    if ((rc = qc__nest_attach(&L->nest, host, err)) != 0) {
+        qc__nest_abort(&L->nest);
+        release(L);
+        free(L);
+        return rc;
+    }
+    if (o->series) { /* last: nothing can fail after it */
+        if ((rc = qc_ofile_open(&L->series, o->series, err)) != 0) {
+            L->closing = 1; /* nothing to call back: the start failed */
+            L->state = QC_LIVE_STOPPED;
+            qc__nest_finish(&L->nest, nest_done, L);
             return rc;
         }
-        L.series_on = 1;
-        fputs("time,sent,answered,ok,refused,errors,p50,p95,ok_p95\n", L.series.fp);
+        L->series_on = 1;
+        fputs("time,sent,answered,ok,refused,errors,p50,p95,ok_p95\n", L->series.fp);
     }
-    uv_loop_t loop; /* its own loop: nothing process-wide */
-    if ((rc = uv_loop_init(&loop)) != 0) {
-        release(&L);
-        return qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
-    }
-    L.loop = &loop;
-    qc_rng_init(&L.rng, o->seed, qc_rng_stream(0, QC_STREAM_ARRIVAL, 0));
-    qc_rng_init(&L.urng, o->seed, qc_rng_stream(0, QC_STREAM_USER, 0));
-    uv_timer_init(L.loop, &L.arrive);
-    uv_timer_init(L.loop, &L.tick);
-    uv_timer_init(L.loop, &L.stime);
-    L.arrive.data = L.tick.data = L.stime.data = &L;
-    L.t0 = qc__now();
-    L.issuing = 1;
+    qc_rng_init(&L->rng, o->seed, qc_rng_stream(0, QC_STREAM_ARRIVAL, 0));
+    qc_rng_init(&L->urng, o->seed, qc_rng_stream(0, QC_STREAM_USER, 0));
+    uv_timer_init(L->loop, &L->arrive);
+    uv_timer_init(L->loop, &L->tick);
+    uv_timer_init(L->loop, &L->stime);
+    L->arrive.data = L->tick.data = L->stime.data = L;
+    L->t0 = qc__now();
+    L->issuing = 1;
     if (o->users) {
         /* every user starts with a think time, so that users with random
          * think times do not all send at once */
         for (unsigned i = 0; i < o->users; i++) {
-            user *u = &L.users[i];
-            u->L = &L;
-            u->left = session_length(&L);
-            uv_timer_init(L.loop, &u->timer);
+            user *u = &L->users[i];
+            u->L = L;
+            u->left = session_length(L);
+            uv_timer_init(L->loop, &u->timer);
             u->timer.data = u;
-            u->think = draw(o->think, &L.urng);
+            u->think = draw(o->think, &L->urng);
             user_wait(u, u->think);
         }
     } else {
-        qc_arrivals_gen_init(&L.gen, o->arrival, &L.rng);
-        double first = qc_arrivals_next(&L.gen);
-        L.next_due = L.t0 + first;
-        L.issuing = isfinite(first);
-        L.stop_at = L.t0;
-        uv_timer_start(&L.arrive, on_arrive, 0, 0);
+        qc_arrivals_gen_init(&L->gen, o->arrival, &L->rng);
+        double first = qc_arrivals_next(&L->gen);
+        L->next_due = L->t0 + first;
+        L->issuing = isfinite(first);
+        L->stop_at = L->t0;
+        uv_timer_start(&L->arrive, on_arrive, 0, 0);
     }
     if (o->series) {
-        L.s_next = L.t0 + o->series_interval;
+        L->s_next = L->t0 + o->series_interval;
         uint64_t ms = (uint64_t)(o->series_interval * 1000);
-        uv_timer_start(&L.stime, on_series, ms, ms ? ms : 1);
+        uv_timer_start(&L->stime, on_series, ms, ms ? ms : 1);
     }
-    uv_timer_start(&L.tick, on_tick, 10, 10);
-    uv_run(L.loop, UV_RUN_DEFAULT);
-    uv_loop_close(L.loop);
-    r->p50 = qc_hist_quantile(L.all, 0.5);
-    r->p90 = qc_hist_quantile(L.all, 0.9);
-    r->p95 = qc_hist_quantile(L.all, 0.95);
-    r->p99 = qc_hist_quantile(L.all, 0.99);
-    r->p999 = qc_hist_quantile(L.all, 0.999);
-    r->max = qc_hist_quantile(L.all, 1);
-    r->mean = r->answered ? L.lat_sum / (double)r->answered : NAN;
-    r->ok_p50 = qc_hist_quantile(L.ok, 0.5);
-    r->ok_p95 = qc_hist_quantile(L.ok, 0.95);
-    r->ok_p99 = qc_hist_quantile(L.ok, 0.99);
-    r->think_mean = L.think_n ? L.think_sum / (double)L.think_n : NAN;
-    rc = 0;
-    if (L.series_on)
-        rc = qc_ofile_commit(&L.series, err);
-    release(&L);
-    return rc;
+    uv_timer_start(&L->tick, on_tick, 10, 10);
+    *out = L;
+    return 0;
 }
 
 /* ---- requests from a traffic model ----------------------------------------- */

@@ -41,7 +41,6 @@
  * proxy_client.c, the backend links in proxy_upstream.c, the fleet's I/O
  * in proxy_fleet.c and the admin listener in proxy_admin.c, sharing the
  * types and qc__proxy_ functions of proxy_int.h. */
-#include <signal.h>
 #include <stdarg.h>
 
 #include "live/list.h"
@@ -55,10 +54,9 @@ static void stop_now(proxy *P, const char *why);
 
 void qc__proxy_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 {
-    (void)h;
     (void)hint;
-    static char slab[65536]; /* one loop thread; on_read copies out */
-    *buf = uv_buf_init(slab, sizeof slab);
+    proxy *P = h->loop->data; /* the proxy's own loop: see qc_proxy_start */
+    *buf = uv_buf_init(P->slab, sizeof P->slab);
 }
 
 void qc__proxy_unqueue(cconn *c)
@@ -325,12 +323,6 @@ static void on_control(uv_timer_t *t)
                 qc__fleet_count(&P->fleet, QC_FLEET_OFF),
                 qc__fleet_count(&P->fleet, QC_FLEET_PARKING));
     }
-    if (P->draining && P->inflight == 0 && P->qlen == 0 && !P->stopping) {
-        P->stopping = 1;
-        uv_walk(P->loop, close_walk, P);
-    } else if (P->draining && now >= P->drain_until) {
-        stop_now(P, "drain deadline passed");
-    }
 }
 
 static void drain_queue(proxy *P)
@@ -339,31 +331,107 @@ static void drain_queue(proxy *P)
         refuse_class(P, i);
 }
 
-/* Closes every handle: the loop then ends (a second signal, or the
- * drain deadline). Requests still in flight are cut. */
+static void nest_done(void *arg)
+{
+    proxy *P = arg;
+    if (P->on_closed)
+        P->on_closed(P, P->close_arg);
+    if (P->series)
+        fclose(P->series);
+    qc_limiter_free(P->lim);
+    for (unsigned i = 0; i < P->ncls; i++)
+        qc_hist_free(P->cls[i].lat);
+    free(P);
+}
+
+/* Closes every handle of the proxy's loop (requests still in flight are
+ * cut): the loop then ends, and with a close asked for, the proxy goes. */
 static void stop_now(proxy *P, const char *why)
 {
     if (P->stopping)
         return;
     P->stopping = 1;
-    qc__proxy_plog(P, "%s: stopping with %u requests in flight", why, P->inflight);
+    P->state = QC_LIVE_STOPPED;
+    P->port = P->admin_port = 0;
+    if (why && P->inflight)
+        qc__proxy_plog(P, "%s: stopping with %u requests in flight", why, P->inflight);
     uv_walk(P->loop, close_walk, P);
+    if (P->closing)
+        qc__nest_finish(&P->nest, nest_done, P);
 }
 
-static void on_signal(uv_signal_t *s, int sig)
+/* The drain, on a timer of its own whatever the control interval: done
+ * once nothing is admitted or waiting, cut at its deadline; it looks
+ * every 10 ms (and at the deadline). */
+static void on_drain_timer(uv_timer_t *t)
 {
-    (void)sig;
-    proxy *P = s->data;
-    if (P->draining) {
-        stop_now(P, "second signal");
+    proxy *P = t->data;
+    if (P->inflight == 0 && P->qlen == 0) {
+        stop_now(P, NULL);
         return;
     }
-    P->draining = 1;
-    P->drain_until = qc__now() + P->o->drain_timeout;
-    uv_close((uv_handle_t *)&P->listener, NULL);
-    if (P->admin_on)
-        uv_close((uv_handle_t *)&P->admin, NULL);
-    drain_queue(P);
+    double left = P->drain_until - qc__now();
+    if (left <= 0) {
+        stop_now(P, "drain deadline passed");
+        return;
+    }
+    uv_timer_start(t, on_drain_timer, left < 0.01 ? (uint64_t)ceil(left * 1000) : 10, 0);
+}
+
+void qc_proxy_drain(qc_proxy *P, double timeout)
+{
+    if (P->stopping)
+        return;
+    double until = qc__now() + (timeout > 0 ? timeout : 0);
+    if (P->draining && until >= P->drain_until)
+        return;
+    P->drain_until = until;
+    if (!P->draining) {
+        P->draining = 1;
+        P->state = QC_LIVE_DRAINING;
+        uv_close((uv_handle_t *)&P->listener, NULL);
+        if (P->admin_on)
+            uv_close((uv_handle_t *)&P->admin, NULL);
+        P->port = P->admin_port = 0;
+        drain_queue(P);
+    }
+    if (!(timeout > 0)) {
+        stop_now(P, "drained at once");
+        return;
+    }
+    uv_timer_start(&P->drain, on_drain_timer, 0, 0);
+}
+
+void qc_proxy_close(qc_proxy *P, qc_proxy_close_cb cb, void *arg)
+{
+    if (P->closing)
+        return;
+    P->closing = 1;
+    P->on_closed = cb;
+    P->close_arg = arg;
+    if (P->stopping)
+        qc__nest_finish(&P->nest, nest_done, P);
+}
+
+void qc_proxy_status_get(const qc_proxy *P, qc_proxy_status *st)
+{
+    qc_limiter_stats ls;
+    qc_limiter_get_stats(P->lim, &ls);
+    *st = (qc_proxy_status){.state = P->state,
+                            .limit = P->o->control ? ls.limit : NAN,
+                            .inflight = P->inflight,
+                            .queued = P->qlen,
+                            .clients = P->nclients,
+                            .errors502 = P->errors502,
+                            .errors504 = P->errors504,
+                            .bad_requests = P->bad_requests,
+                            .port = P->port,
+                            .admin_port = P->admin_port};
+    for (unsigned i = 0; i < P->ncls; i++) {
+        st->admitted += P->cls[i].admitted;
+        st->refused += P->cls[i].refused;
+        st->answered += P->cls[i].answered;
+    }
 }
 
 void qc_proxy_params_init(qc_proxy_params *o)
@@ -486,7 +554,14 @@ int qc_proxy_check(const qc_proxy_params *o, qc_err *err)
     return 0;
 }
 
-int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
+static int bound_port(uv_tcp_t *t)
+{
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    return uv_tcp_getsockname(t, (struct sockaddr *)&ss, &len) == 0 ? qc__addr_port(&ss) : 0;
+}
+
+int qc_proxy_start(uv_loop_t *host, const qc_proxy_config *o, qc_proxy **out, qc_err *err)
 {
     int rc = qc_proxy_check(o, err);
     if (rc != 0)
@@ -494,7 +569,8 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
     proxy *P = calloc(1, sizeof *P);
     if (!P)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
-    P->o = o;
+    P->cfg = *o;
+    P->o = o = &P->cfg;
     P->t0 = qc__now();
     P->retry_tokens = RETRY_CAP;
     P->retry_t = P->t0;
@@ -560,24 +636,24 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
         fprintf(P->series, "t,limit,inflight,queue,admitted,refused,measured,"
                            "on,setup,off,parking\n");
     }
-    if ((rc = uv_loop_init(&P->loop_own)) != 0) {
-        rc = qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
+    if ((rc = qc__nest_init(&P->nest, err)) != 0)
         goto out;
-    }
-    P->loop = &P->loop_own;
+    P->loop = qc__nest_loop(&P->nest);
+    P->loop->data = P; /* qc__proxy_alloc_cb finds the proxy there */
     if ((rc = listen_on(P, &P->listener, o->listen, o->port_file, qc__proxy_on_connection, err)) != 0)
         goto out_loop;
+    P->port = bound_port(&P->listener);
     if (o->admin) {
         P->admin_on = 1;
         if ((rc = listen_on(P, &P->admin, o->admin, o->admin_port_file, qc__proxy_on_admin_connection,
                             err)) != 0)
             goto out_loop;
+        P->admin_port = bound_port(&P->admin);
     }
-    uv_signal_init(P->loop, &P->sigterm);
-    uv_signal_init(P->loop, &P->sigint);
-    P->sigterm.data = P->sigint.data = P;
-    uv_signal_start(&P->sigterm, on_signal, SIGTERM);
-    uv_signal_start(&P->sigint, on_signal, SIGINT);
+    if ((rc = qc__nest_attach(&P->nest, host, err)) != 0)
+        goto out_loop;
+    uv_timer_init(P->loop, &P->drain);
+    P->drain.data = P;
     uv_timer_init(P->loop, &P->control);
     P->control.data = P;
     uint64_t ms = (uint64_t)llround(o->interval * 1000);
@@ -587,13 +663,11 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
         P->backend[i].health.data = &P->backend[i];
         qc__proxy_health_schedule(&P->backend[i]);
     }
-    uv_run(P->loop, UV_RUN_DEFAULT);
-    goto out_close;
+    *out = P;
+    return 0;
 out_loop:
     uv_walk(P->loop, close_walk, P);
-out_close:
-    uv_run(P->loop, UV_RUN_DEFAULT);
-    uv_loop_close(P->loop);
+    qc__nest_abort(&P->nest);
 out:
     if (P->series)
         fclose(P->series);

@@ -482,3 +482,11 @@ int qc__proxy_read_token(const char *path, char *out, size_t size, qc_err *err)
     memcpy(out, line, n + 1);
     return 0;
 }
+
+/* The host reads what /metrics would answer (qctl/live.h). */
+size_t qc_proxy_metrics(const qc_proxy *p, char *buf, size_t size)
+{
+    if (size == 0)
+        return 0;
+    return metrics_text((proxy *)p, buf, size);
+}

@@ -17,13 +17,14 @@
 
 #include "live/http.h"
 #include "live/live.h"
+#include "live/nest.h"
 #include "qctl/codel.h"
 #include "qctl/hist.h"
 #include "qctl/sfq.h"
 
 typedef struct cconn cconn;
 typedef struct uconn uconn;
-typedef struct proxy proxy;
+typedef struct qc_proxy proxy;
 
 typedef struct probe probe;
 typedef struct fcmd fcmd;
@@ -163,13 +164,19 @@ typedef struct pclass {
 
 _Static_assert(QC_PROXY_CLASSES_MAX + 1 <= QC_SFQ_MAX_CLASSES, "a class bit per class in qc_sfq_pick");
 
-struct proxy {
-    uv_loop_t *loop; /* &loop_own: nothing process-wide */
-    uv_loop_t loop_own;
-    const qc_proxy_params *o;
+struct qc_proxy {
+    uv_loop_t *loop; /* the nest's inner loop (its data: the proxy) */
+    qc__nest nest;   /* its own loop, run from the host's (nest.h) */
+    const qc_proxy_params *o; /* &cfg */
+    qc_proxy_params cfg;
     uv_tcp_t listener, admin;
     int admin_on;
-    uv_signal_t sigterm, sigint;
+    uv_timer_t drain; /* the drain's deadline and its check: see qc_proxy_drain */
+    qc_live_state state;
+    int closing;
+    qc_proxy_close_cb on_closed;
+    void *close_arg;
+    int port, admin_port;
     uv_timer_t control;
     qc_limiter *lim;
     pbackend backend[QC_PROXY_BACKENDS_MAX];
@@ -195,6 +202,7 @@ struct proxy {
     uint64_t refused_conns, refused_mem, too_large;
     double t0;
     FILE *series;
+    char slab[65536]; /* the read buffer of every connection: on_read copies out */
 };
 
 /* Buffers larger than this are given back once their request is over: a

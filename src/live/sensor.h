@@ -38,6 +38,7 @@
 #include <uv.h>
 
 #include "qctl/error.h"
+#include "qctl/live.h"
 
 typedef enum qc__sensor_kind {
     QC__SENSOR_NONE = 0, /* none configured (the caller's own measurement) */
@@ -46,14 +47,7 @@ typedef enum qc__sensor_kind {
     QC__SENSOR_LOG
 } qc__sensor_kind;
 
-typedef struct qc__sensor_params {
-    const char *cmd;     /* CMD: "PROG ARG..." */
-    const char *url;     /* URL: http://HOST:PORT/PATH */
-    const char *metric;  /* URL: metric name (NULL: the first number) */
-    const char *log;     /* LOG: the file */
-    const char *pattern; /* LOG: POSIX extended regular expression */
-    double scale;        /* multiplies every value (0 is taken as 1) */
-} qc__sensor_params;
+typedef qc_live_sensor_params qc__sensor_params; /* public: qctl/live.h */
 
 /* The kind o configures, or QC__SENSOR_NONE. */
 qc__sensor_kind qc__sensor_kind_of(const qc__sensor_params *o);

@@ -53,7 +53,7 @@ headers() {
     mdp) echo qctl/mdp.h ;;
     traffic) echo qctl/trace.h ;;
     models) echo qctl/queue.h models/station.h ;;
-    live) echo live/live.h ;;
+    live) echo live/live.h qctl/live.h ;;
     app) echo app/sweep.h ;;
     esac
 }
