@@ -6,7 +6,12 @@
 # Needs wrk and nginx (Debian: wrk, nginx-light); without them it prints a
 # notice and exits 0. About 100 s in all. Three parts:
 #  1. throughput: wrk -t1 -c32 for SECONDS (default 5) through each, the
-#     backend answering at once; requests/s and the qctl/nginx ratio.
+#     backend answering at once; requests/s and the qctl/nginx ratio. Then
+#     each server as its package deploys it (nginx worker_processes auto,
+#     haproxy's default threads, qctl proxy's default workers and limiter)
+#     and on one worker each, wrk -t2 at 64 and 256 connections in
+#     interleaved rounds: 2xx/s and qctl's ratios; and the added p50 at one
+#     connection.
 #  2. added latency at low load: wrk -t1 -c1 (one request at a time), five
 #     rounds of 1 s against the backend alone, through qctl proxy (control
 #     on: gradient2) and through nginx in turn; p50 and p99 are medians
@@ -136,6 +141,129 @@ run backend "$FP"
 run nginx "$NP"
 run qctl "$QP"
 awk -v q="$rps_qctl" -v n="$rps_nginx" 'BEGIN { printf "qctl/nginx throughput: %.2f\n", q / n }'
+
+# Each server as its package deploys it on this machine: nginx with a
+# master and `worker_processes auto`, haproxy with its default threads
+# (one per CPU), `qctl proxy` with its defaults (its default limiter, and
+# --workers: the usable CPUs); beside them the same three on one worker.
+# wrk -t2 at 64 and 256 connections, the backend answering at once;
+# ROUNDS (default 3) interleaved rounds of DUR s, servers in turn, so a
+# busy host slows all alike. Reported: 2xx/s (medians over rounds, and
+# their range), qctl's ratio to each reference per round (median and
+# range), then the added p50 at one connection (5 rounds of 1 s each in
+# turn, medians of the differences from the backend alone).
+nginx_pkg() { # NAME PORT BACKEND_PORT WORKERS
+    mkdir -p "$T/$1"
+    {
+        echo "worker_processes $4; daemon off; master_process on;"
+        echo "pid $T/$1/nginx.pid; error_log $T/$1/error.log;"
+        echo "events { worker_connections 4096; }"
+        echo "http {"
+        echo "    access_log off;"
+        echo "    client_body_temp_path $T/$1; proxy_temp_path $T/$1; fastcgi_temp_path $T/$1;"
+        echo "    uwsgi_temp_path $T/$1; scgi_temp_path $T/$1;"
+        echo "    upstream b { server 127.0.0.1:$3; keepalive 64; }"
+        echo "    server {"
+        echo "        listen 127.0.0.1:$2;"
+        echo "        location / { proxy_pass http://b; proxy_http_version 1.1;"
+        echo "                     proxy_set_header Connection \"\"; }"
+        echo "    }"
+        echo "}"
+    } >"$T/$1.conf"
+    nginx_start "$1"
+}
+haproxy_pkg() { # NAME PORT BACKEND_PORT [NBTHREAD]: no nbthread = haproxy's default
+    {
+        echo "global"
+        echo "    maxconn 4096"
+        [ -n "${4:-}" ] && echo "    nbthread $4"
+        echo "defaults"
+        echo "    mode http"
+        echo "    timeout connect 1s"
+        echo "    timeout client 30s"
+        echo "    timeout server 30s"
+        echo "    option http-keep-alive"
+        echo "frontend f"
+        echo "    bind 127.0.0.1:$2"
+        echo "    default_backend b"
+        echo "backend b"
+        echo "    server s1 127.0.0.1:$3"
+    } >"$T/$1.cfg"
+    "$HAPROXY" -f "$T/$1.cfg" -db 2>>"$T/haproxy.err" &
+    eval "${1}_PID=$!"
+    PIDS="$PIDS $!"
+    sleep 0.3
+}
+ok_rate() { # FILE: 2xx (and 3xx) per second of a wrk run
+    awk '/requests in/ { n = $1; d = $4; sub(/s,?$/, "", d) }
+         /Non-2xx or 3xx responses:/ { bad = $NF }
+         END { printf "%.0f", (n - bad) / d }' "$1"
+}
+median_of() { echo "$@" | tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END {
+    printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+range_of() { echo "$@" | tr ' ' '\n' | grep . | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 }
+    END { printf "%s-%s", lo, hi }'; }
+PKG="qpkg npkg"
+qctl_workers=$(nproc)
+proxy qpkg "$FP"
+proxy q1 "$FP" --workers 1
+nginx_pkg npkg "$(free_port)" "$FP" auto
+nginx_pkg n1 "$(free_port)" "$FP" 1
+ONE="q1 n1"
+if [ -x "$HAPROXY" ]; then
+    haproxy_pkg hpkg "$(free_port)" "$FP"
+    haproxy_pkg h1 "$(free_port)" "$FP" 1
+    PKG="$PKG hpkg"
+    ONE="$ONE h1"
+fi
+port_of() { case $1 in npkg|n1|hpkg|h1) sed -n 's/.*listen 127.0.0.1:\([0-9]*\);.*/\1/p; s/.*bind 127.0.0.1:\([0-9]*\)$/\1/p' \
+    "$T/$1.conf" "$T/$1.cfg" 2>/dev/null | head -n 1 ;; *) cat "$T/$1.port" ;; esac; }
+label() { case $1 in
+    qpkg) echo "qctl proxy, defaults ($qctl_workers workers)" ;; q1) echo "qctl proxy --workers 1" ;;
+    npkg) echo "nginx, worker_processes auto" ;; n1) echo "nginx, worker_processes 1" ;;
+    hpkg) echo "haproxy, default threads" ;; h1) echo "haproxy, nbthread 1" ;; esac; }
+for c in 64 256; do
+    echo "== as packaged: wrk -t2 -c$c, ${ROUNDS:-3} interleaved rounds of ${DUR} s, backend det:0"
+    for s in $PKG $ONE; do eval "ok_$s=''"; done
+    rq_n="" rq_h="" r1_n="" r1_h=""
+    for r in $(seq "${ROUNDS:-3}"); do
+        for s in $PKG $ONE; do
+            wrk -t2 -c$c -d"${DUR}s" "http://127.0.0.1:$(port_of $s)/" >"$T/w_$s.txt" 2>&1
+            eval "ok_$s=\"\$ok_$s $(ok_rate "$T/w_$s.txt")\""
+            eval "last_$s=$(ok_rate "$T/w_$s.txt")"
+        done
+        rq_n="$rq_n $(awk -v a="$last_qpkg" -v b="$last_npkg" 'BEGIN { printf "%.3f", a / b }')"
+        r1_n="$r1_n $(awk -v a="$last_q1" -v b="$last_n1" 'BEGIN { printf "%.3f", a / b }')"
+        if [ -x "$HAPROXY" ]; then
+            rq_h="$rq_h $(awk -v a="$last_qpkg" -v b="$last_hpkg" 'BEGIN { printf "%.3f", a / b }')"
+            r1_h="$r1_h $(awk -v a="$last_q1" -v b="$last_h1" 'BEGIN { printf "%.3f", a / b }')"
+        fi
+    done
+    for s in $PKG $ONE; do
+        eval "v=\$ok_$s"
+        printf "  %-40s 2xx/s median %8.0f  (rounds %s)\n" "$(label $s)" "$(median_of $v)" "$(range_of $v)"
+    done
+    printf "  qctl/nginx  as packaged %s (rounds %s); one worker each %s (%s)\n" \
+        "$(median_of $rq_n)" "$(range_of $rq_n)" "$(median_of $r1_n)" "$(range_of $r1_n)"
+    [ -x "$HAPROXY" ] && printf "  qctl/haproxy as packaged %s (rounds %s); one worker each %s (%s)\n" \
+        "$(median_of $rq_h)" "$(range_of $rq_h)" "$(median_of $r1_h)" "$(range_of $r1_h)"
+done
+echo "== as packaged: added p50 at one connection (wrk -t1 -c1, 5 rounds of 1 s in turn)"
+p50_of() { wrk -t1 -c1 -d1s --latency "http://127.0.0.1:$1/" >"$T/l1.txt" 2>&1
+    us "$(awk '$1 == "50%" {print $2}' "$T/l1.txt")"; }
+for s in $PKG $ONE; do eval "d_$s=''"; done
+for r in 1 2 3 4 5; do
+    b=$(p50_of "$FP")
+    for s in $PKG $ONE; do
+        v=$(p50_of "$(port_of $s)")
+        eval "d_$s=\"\$d_$s $(awk -v a="$v" -v b="$b" 'BEGIN { print a - b }')\""
+    done
+done
+for s in $PKG $ONE; do
+    eval "v=\$d_$s"
+    printf "  %-40s added p50 %7s us (rounds %s)\n" "$(label $s)" "$(median_of $v)" "$(range_of $v)"
+done
+for s in $PKG $ONE; do eval "kill \$${s}_PID 2>/dev/null || :"; done
 fi
 
 if part 2; then

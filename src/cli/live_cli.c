@@ -2,7 +2,8 @@
 /* live_cli.c: `qctl backend`, `qctl load` and `qctl proxy`: flags in,
  * the live programs of src/live/ out. */
 #include <math.h>
-#include <signal.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,24 +24,33 @@ static const char backend_about[] =
 
 static void backend_drain(void *x, double timeout)
 {
-    qc_backend_drain(x, timeout);
+    qc_backend_drain(*(qc_backend **)x, timeout);
 }
+
+typedef struct backend_run {
+    qc_backend *b;
+    cli_live_done *d;
+    qc_backend_status st; /* at its end */
+} backend_run;
 
 static void backend_closed(qc_backend *b, void *arg)
 {
-    (void)b;
-    cli_live_closed(arg);
+    backend_run *r = arg;
+    qc_backend_status_get(b, &r->st);
+    cli_live_closed(r->d);
 }
 
 static void backend_close(void *x, cli_live_done *d)
 {
-    qc_backend_close(x, backend_closed, d);
+    backend_run *r = x;
+    r->d = d;
+    qc_backend_close(r->b, backend_closed, r);
 }
 
 /* The backend on a loop of the command's, until a signal. A CPU-burning
  * backend runs its workers on libuv's thread pool, sized here, before
  * the first loop runs (the library changes no environment). */
-static int backend_serve(const qc_backend_params *o, qc_err *err)
+static int backend_serve(const qc_backend_params *o, const char *summary, qc_err *err)
 {
     if (o->cpu) {
         char n[16];
@@ -51,22 +61,31 @@ static int backend_serve(const qc_backend_params *o, qc_err *err)
     int rc = uv_loop_init(&loop);
     if (rc != 0)
         return qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
-    qc_backend *b;
-    if ((rc = qc_backend_start(&loop, o, &b, err)) != 0) {
+    backend_run r = {0};
+    if ((rc = qc_backend_start(&loop, o, &r.b, err)) != 0) {
         uv_loop_close(&loop);
         return rc;
     }
     static const cli_live_ops ops = {backend_drain, backend_close};
-    void *xs[1] = {b};
+    void *xs[1] = {&r};
     cli_live_serve(&loop, &ops, xs, 1, 30);
     uv_loop_close(&loop);
+    if (summary) { /* what it served, counted here, apart from any proxy */
+        FILE *f = fopen(summary, "w");
+        if (!f)
+            return qc_err_set(err, QC_EIO, "--summary: %s: cannot write", summary);
+        fprintf(f, "{\"requests\": %llu, \"served\": %llu, \"peak_in_service\": %u}\n",
+                (unsigned long long)r.st.requests, (unsigned long long)r.st.served, r.st.busy_max);
+        if (fclose(f) != 0)
+            return qc_err_set(err, QC_EIO, "--summary: %s: write failed", summary);
+    }
     return 0;
 }
 
 int cmd_backend(int argc, char **argv)
 {
     qc_backend_params o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
-    const char *service = "exp:100", *setup = NULL;
+    const char *service = "exp:100", *setup = NULL, *summary = NULL;
     int help = 0;
     /* one row per flag: the parser, this help and the completion */
     const cli_flag flags[] = {
@@ -94,6 +113,9 @@ int cmd_backend(int argc, char **argv)
         {"http10", CLI_BOOL, &o.http10,
          .help = "answer HTTP/1.0 without Content-Length, the body\nended by closing the "
                  "connection"},
+        {"summary", CLI_STR, &summary, .arg = "FILE",
+         .help = "at exit, write to FILE (JSON) the requests read and\nserved and the most in "
+                 "service at once"},
         CLI_ROW_HELP(&help),
         {0}};
     int rc = cli_flags_parse_command("backend", "qctl backend [options]", backend_about, flags,
@@ -129,7 +151,7 @@ int cmd_backend(int argc, char **argv)
         cli_error("--listen: %s", err.msg);
         return QC_EXIT_USAGE;
     }
-    rc = backend_serve(&o, &err);
+    rc = backend_serve(&o, summary, &err);
     qc_dist_free(&o.service);
     if (o.has_setup)
         qc_dist_free(&o.setup);
@@ -161,6 +183,7 @@ static int positive(const char *flag, double v)
  * by proxy_validate (NAN or 0: not given). */
 typedef struct proxy_cli {
     qc_proxy_params o;
+    unsigned workers; /* 0: the usable CPUs */
     const char *limiter;
     double limit, minl, maxl, ref, gain, eps, alpha;
     unsigned minc;
@@ -382,40 +405,164 @@ static void proxy_log(void *ctx, const char *line)
     fprintf(stderr, "qctl proxy: %s\n", line);
 }
 
-static void proxy_drain(void *x, double timeout)
+/* ---- proxy workers ---------------------------------------------------------
+ *
+ * --workers N: the lead proxy on the command's loop (with the signals, the
+ * admin port and the series), N - 1 workers each on a thread and a loop of
+ * its own, all accepting on SO_REUSEPORT sockets of one address and
+ * sharing the lead's limiter. A signal drains them all: the lead on its
+ * loop, each worker through an async handle on its own. The lead is
+ * closed last, once every worker's thread has ended (the workers use its
+ * limiter until then). */
+typedef struct pgroup pgroup;
+
+typedef struct pworker {
+    pgroup *g;
+    unsigned index;
+    pthread_t th;
+    uv_loop_t loop;
+    uv_async_t cmd; /* drain: the main thread asks */
+    uv_sem_t started;
+    double drain_t;
+    qc_proxy *p;
+    int rc, created;
+    qc_err err;
+} pworker;
+
+struct pgroup {
+    const qc_proxy_params *o;
+    qc_proxy *lead;
+    uv_async_t ended; /* on the command's loop: a worker's thread is over */
+    _Atomic unsigned nended;
+    unsigned n; /* workers besides the lead */
+    pworker *w;
+    cli_live_done *d;
+};
+
+static void worker_cmd(uv_async_t *a)
 {
-    qc_proxy_drain(x, timeout);
+    pworker *w = a->data;
+    qc_proxy_drain(w->p, w->drain_t);
 }
 
-static void proxy_closed(qc_proxy *p, void *arg)
+static void worker_closed(qc_proxy *p, void *arg)
 {
     (void)p;
-    cli_live_closed(arg);
+    pworker *w = arg;
+    uv_close((uv_handle_t *)&w->cmd, NULL); /* its loop then ends */
 }
 
-static void proxy_close(void *x, cli_live_done *d)
+static void *worker_main(void *arg)
 {
-    qc_proxy_close(x, proxy_closed, d);
+    pworker *w = arg;
+    pgroup *g = w->g;
+    w->rc = uv_loop_init(&w->loop);
+    if (w->rc == 0 && (w->rc = qc__proxy_start_worker(&w->loop, g->o, g->lead, w->index, 1, &w->p,
+                                                      &w->err)) == 0) {
+        uv_async_init(&w->loop, &w->cmd, worker_cmd);
+        w->cmd.data = w;
+        qc_proxy_close(w->p, worker_closed, w);
+    }
+    uv_sem_post(&w->started);
+    if (w->rc == 0)
+        uv_run(&w->loop, UV_RUN_DEFAULT);
+    uv_loop_close(&w->loop);
+    atomic_fetch_add(&g->nended, 1);
+    uv_async_send(&g->ended);
+    return NULL;
 }
 
-/* The proxy on a loop of the command's, until a signal: the first drains
- * it within --drain-timeout, a second cuts it. */
-static int proxy_serve(const qc_proxy_params *o, qc_err *err)
+static void group_drain(void *x, double timeout)
+{
+    pgroup *g = x;
+    qc_proxy_drain(g->lead, timeout);
+    for (unsigned i = 0; i < g->n; i++)
+        if (g->w[i].rc == 0) {
+            g->w[i].drain_t = timeout;
+            uv_async_send(&g->w[i].cmd);
+        }
+}
+
+static void lead_closed(qc_proxy *p, void *arg)
+{
+    (void)p;
+    pgroup *g = arg;
+    cli_live_closed(g->d);
+}
+
+static void on_ended(uv_async_t *a)
+{
+    pgroup *g = a->data;
+    if (atomic_load(&g->nended) < g->n)
+        return;
+    for (unsigned i = 0; i < g->n; i++) {
+        if (g->w[i].created)
+            pthread_join(g->w[i].th, NULL);
+        if (g->w[i].rc == 0)
+            qc__proxy_worker_free(g->w[i].p);
+    }
+    uv_close((uv_handle_t *)&g->ended, NULL);
+    qc_proxy_close(g->lead, lead_closed, g);
+}
+
+static void group_close(void *x, cli_live_done *d)
+{
+    pgroup *g = x;
+    g->d = d;
+    if (g->n == 0)
+        qc_proxy_close(g->lead, lead_closed, g);
+}
+
+/* The proxy on a loop of the command's (and its workers' loops), until a
+ * signal: the first drains it within --drain-timeout, a second cuts it. */
+static int proxy_serve(const qc_proxy_params *o, unsigned workers, qc_err *err)
 {
     uv_loop_t loop;
     int rc = uv_loop_init(&loop);
     if (rc != 0)
         return qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
-    qc_proxy *p;
-    if ((rc = qc_proxy_start(&loop, o, &p, err)) != 0) {
+    pgroup g = {.o = o, .n = workers > 1 ? workers - 1 : 0};
+    if ((rc = qc__proxy_start_worker(&loop, o, NULL, 0, workers > 1, &g.lead, err)) != 0) {
         uv_loop_close(&loop);
         return rc;
     }
-    static const cli_live_ops ops = {proxy_drain, proxy_close};
-    void *xs[1] = {p};
+    int wrc = 0;
+    if (g.n) {
+        g.w = calloc(g.n, sizeof *g.w);
+        uv_async_init(&loop, &g.ended, on_ended);
+        g.ended.data = &g;
+        for (unsigned i = 0; g.w && i < g.n; i++) {
+            pworker *w = &g.w[i];
+            *w = (pworker){.g = &g, .index = i + 1};
+            uv_sem_init(&w->started, 0);
+            if (pthread_create(&w->th, NULL, worker_main, w) != 0) {
+                w->rc = QC_EIO; /* counted as ended: nothing to join */
+                qc_err_set(&w->err, QC_EIO, "worker %u: no thread", i + 1);
+                atomic_fetch_add(&g.nended, 1);
+            } else {
+                w->created = 1;
+                uv_sem_wait(&w->started);
+            }
+            uv_sem_destroy(&w->started);
+            if (w->rc && !wrc) {
+                wrc = w->rc;
+                *err = w->err;
+            }
+        }
+        if (!g.w) {
+            wrc = qc_err_set(err, QC_ENOMEM, "out of memory");
+            g.n = 0;
+            uv_close((uv_handle_t *)&g.ended, NULL);
+        }
+    }
+    static const cli_live_ops ops = {group_drain, group_close};
+    void *xs[1] = {&g};
+    if (wrc) /* a worker did not start: everything stops at once */
+        group_drain(&g, 0);
     cli_live_serve(&loop, &ops, xs, 1, o->drain_timeout);
     uv_loop_close(&loop);
-    return 0;
+    free(g.w);
+    return wrc;
 }
 
 int cmd_proxy(int argc, char **argv)
@@ -453,6 +600,10 @@ int cmd_proxy(int argc, char **argv)
         {"drain-timeout", CLI_DOUBLE, &o->drain_timeout, .arg = "T",
          .help = "after SIGTERM/SIGINT, stop anyway after T s\n(default 30); a second signal "
                  "stops at once"},
+        {"workers", CLI_UINT, &pc.workers, 1, QC_PROXY_WORKERS_MAX, .arg = "N",
+         .help = "event loops on N threads, each accepting on its own\nSO_REUSEPORT socket, "
+                 "sharing one limiter (default:\nthe CPUs the process may use)",
+         .zero_unset = 1},
         {"backend", CLI_STRS, &pc.backends, 0, QC_PROXY_BACKENDS_MAX, .arg = "HOST:PORT",
          .help = "a backend (repeat for more)"},
         {"limiter", CLI_STR, &pc.limiter, .arg = "NAME",
@@ -569,7 +720,8 @@ int cmd_proxy(int argc, char **argv)
             setrlimit(RLIMIT_NOFILE, &rl);
         }
         qc_err err = {0};
-        int r = proxy_serve(o, &err);
+        unsigned n = pc.workers ? pc.workers : cli_usable_cpus();
+        int r = proxy_serve(o, n > QC_PROXY_WORKERS_MAX ? QC_PROXY_WORKERS_MAX : n, &err);
         if (r) {
             cli_error("proxy: %s", err.msg);
             rc = cli_exit_code(r) == QC_EXIT_USAGE ? QC_EXIT_USAGE : QC_EXIT_FAIL;

@@ -89,6 +89,11 @@ int qc__series_open(FILE **f, const char *path, qc_err *err);
  * closes it as any of its handles. */
 int qc__listen(uv_loop_t *loop, uv_tcp_t *t, void *data, const char *where,
                const char *port_file, uv_connection_cb cb, qc_err *err);
+/* The same, on port instead of where's when port >= 0, and with
+ * reuseport on a socket of its own with SO_REUSEPORT (several loops
+ * accepting on one address). */
+int qc__listen_ex(uv_loop_t *loop, uv_tcp_t *t, void *data, const char *where, int port,
+                  int reuseport, const char *port_file, uv_connection_cb cb, qc_err *err);
 
 
 
@@ -118,6 +123,17 @@ typedef struct qc_replay_result {
  * unreadable trace or no socket. */
 int qc_replay_run(const qc_replay_params *o, qc_replay_result *r, qc_err *err);
 
-
+/* proxy workers (see "workers" in proxy.c) */
+#define QC_PROXY_WORKERS_MAX 64
+/* Starts a worker of a group of proxies on host: lead NULL starts the
+ * lead (its listener with SO_REUSEPORT when reuseport), else a worker
+ * sharing lead's limiter, accepting on its own SO_REUSEPORT socket of the
+ * lead's port, without admin port or series; index < QC_PROXY_WORKERS_MAX
+ * names its place. Called on the worker's own thread. */
+int qc__proxy_start_worker(uv_loop_t *host, const qc_proxy_config *o, qc_proxy *lead,
+                           unsigned index, int reuseport, qc_proxy **out, qc_err *err);
+/* Frees a stopped worker (not the lead) once every worker's thread has
+ * ended: a worker's memory outlives it, since others may still wake it. */
+void qc__proxy_worker_free(qc_proxy *p);
 
 #endif

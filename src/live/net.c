@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <netinet/in.h>
 
 #include "live/live.h"
@@ -211,6 +214,57 @@ void qc__close_after_write(uv_stream_t *stream, void (*close)(void *), void *arg
 double qc__now(void)
 {
     return (double)uv_hrtime() * 1e-9;
+}
+
+#ifndef SO_REUSEPORT /* hidden by _POSIX_C_SOURCE; Linux's value */
+#define SO_REUSEPORT 15
+#endif
+
+/* A listening socket of its own with SO_REUSEPORT set before the bind,
+ * which libuv's uv_tcp_bind cannot do: several loops then each accept on
+ * their own socket of one address, the kernel spreading the connections
+ * among them. */
+static int bind_reuseport(uv_tcp_t *t, const struct sockaddr_storage *addr)
+{
+    int fd = socket(addr->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return uv_translate_sys_error(errno);
+    int one = 1;
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0 ||
+        bind(fd, (const struct sockaddr *)addr, qc__addr_len(addr)) != 0) {
+        int e = errno;
+        close(fd);
+        return uv_translate_sys_error(e);
+    }
+    int rc = uv_tcp_open(t, fd);
+    if (rc != 0)
+        close(fd);
+    return rc;
+}
+
+int qc__listen_ex(uv_loop_t *loop, uv_tcp_t *t, void *data, const char *where, int port,
+                  int reuseport, const char *port_file, uv_connection_cb cb, qc_err *err)
+{
+    struct sockaddr_storage addr;
+    int rc = qc__addr_parse(where, &addr, err);
+    if (rc)
+        return rc;
+    if (port >= 0) {
+        if (addr.ss_family == AF_INET)
+            ((struct sockaddr_in *)&addr)->sin_port = htons((uint16_t)port);
+        else
+            ((struct sockaddr_in6 *)&addr)->sin6_port = htons((uint16_t)port);
+    }
+    uv_tcp_init(loop, t);
+    t->data = data;
+    if ((rc = reuseport ? bind_reuseport(t, &addr) : uv_tcp_bind(t, (struct sockaddr *)&addr, 0)) !=
+            0 ||
+        (rc = uv_listen((uv_stream_t *)t, 1024, cb)) != 0)
+        return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
+    if (port_file)
+        return qc__write_port(t, port_file, err);
+    return 0;
 }
 
 int qc__listen(uv_loop_t *loop, uv_tcp_t *t, void *data, const char *where,

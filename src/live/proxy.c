@@ -149,10 +149,81 @@ static void refuse_class(proxy *P, unsigned i)
         qc__proxy_refuse(dequeue(P, i, 0));
 }
 
+/* ---- workers --------------------------------------------------------------
+ *
+ * `--workers N` runs N proxies, each on its own loop and thread, each
+ * accepting on its own SO_REUSEPORT socket of one address. They share the
+ * lead's limiter, whose acquire is a compare-and-swap against the one
+ * limit (qctl/limiter.h), so the requests admitted over all workers never
+ * exceed it; the lead alone ticks it and holds the admin port and the
+ * series. Each worker keeps its own waiting room: a slot freed in one
+ * worker wakes the others that have requests waiting (an async handle
+ * each), which then try the limiter for them. */
+static void wake_peers(proxy *P)
+{
+    proxy *L = P->lead ? P->lead : P;
+    if (!P->lead && !P->wake_on)
+        return; /* alone */
+    for (unsigned i = 0; i < QC_PROXY_WORKERS_MAX; i++) {
+        proxy *q = atomic_load_explicit(&L->peers[i], memory_order_acquire);
+        if (q && q != P && __atomic_load_n(&q->qlen, __ATOMIC_RELAXED))
+            uv_async_send(&q->wake);
+    }
+}
+
+static void on_wake(uv_async_t *a)
+{
+    proxy *P = a->data;
+    if (!P->draining)
+        qc__proxy_pump_queue(P);
+}
+
+/* The group's counters in the lead's, while its admin port renders them
+ * (dir = 1), and back (dir = -1): one admin endpoint answers for every
+ * worker. Only the lead's thread changes the lead's fields, and nothing
+ * runs between the two calls but the rendering; the other workers'
+ * counters are read as they are at that moment (relaxed loads). The
+ * latency quantiles stay the lead's alone. */
+#define FOLD(f) (P->f += (__typeof__(P->f))dir * __atomic_load_n(&q->f, __ATOMIC_RELAXED))
+void qc__proxy_group_fold(proxy *P, int dir)
+{
+    if (P->lead || !P->wake_on)
+        return;
+    for (unsigned w = 0; w < QC_PROXY_WORKERS_MAX; w++) {
+        proxy *q = atomic_load_explicit(&P->peers[w], memory_order_acquire);
+        if (!q || q == P)
+            continue;
+        FOLD(inflight);
+        FOLD(qlen);
+        FOLD(nclients);
+        FOLD(bad_requests);
+        FOLD(errors502);
+        FOLD(errors504);
+        FOLD(conns);
+        FOLD(retries);
+        FOLD(retries_denied);
+        FOLD(refused_conns);
+        FOLD(refused_mem);
+        FOLD(too_large);
+        FOLD(q_shed);
+        FOLD(mem);
+        for (unsigned i = 0; i < P->ncls; i++) {
+            FOLD(cls[i].admitted);
+            FOLD(cls[i].refused);
+            FOLD(cls[i].answered);
+            FOLD(cls[i].qlen);
+            for (unsigned b = 0; b <= LAT_BUCKETS; b++)
+                FOLD(cls[i].lat_bucket[b]);
+        }
+    }
+}
+#undef FOLD
+
 /* Lets waiting requests in while there are slots: the backlogged class
  * with the least pass first (see pclass). */
 void qc__proxy_pump_queue(proxy *P)
 {
+    wake_peers(P);
     while (P->qlen) {
         if (P->o->control && qc_limiter_limit(P->lim) <= P->inflight)
             return; /* no slot: everyone waits */
@@ -302,12 +373,14 @@ static void on_control(uv_timer_t *t)
     proxy *P = t->data;
     double now = qc__now();
     if (P->o->control) {
-        qc_limiter_tick(P->lim, now);
+        if (!P->lead) /* one tick for the shared limiter: the lead's */
+            qc_limiter_tick(P->lim, now);
         qc__proxy_pump_queue(P);
     }
     codel_tick(P, now);
     qc__proxy_fleet_tick(P, now);
     if (P->series) {
+        qc__proxy_group_fold(P, 1); /* one series for every worker */
         qc_limiter_stats st;
         qc_limiter_get_stats(P->lim, &st);
         uint64_t adm = 0, ref = 0;
@@ -322,6 +395,7 @@ static void on_control(uv_timer_t *t)
                 qc__fleet_count(&P->fleet, QC_FLEET_SETUP),
                 qc__fleet_count(&P->fleet, QC_FLEET_OFF),
                 qc__fleet_count(&P->fleet, QC_FLEET_PARKING));
+        qc__proxy_group_fold(P, -1);
     }
 }
 
@@ -331,16 +405,34 @@ static void drain_queue(proxy *P)
         refuse_class(P, i);
 }
 
+static void release(proxy *P)
+{
+    if (P->series)
+        fclose(P->series);
+    P->series = NULL;
+    if (!P->lead)
+        qc_limiter_free(P->lim); /* a worker's is the lead's */
+    P->lim = NULL;
+    for (unsigned i = 0; i < P->ncls; i++) {
+        qc_hist_free(P->cls[i].lat);
+        P->cls[i].lat = NULL;
+    }
+}
+
 static void nest_done(void *arg)
 {
     proxy *P = arg;
     if (P->on_closed)
         P->on_closed(P, P->close_arg);
-    if (P->series)
-        fclose(P->series);
-    qc_limiter_free(P->lim);
-    for (unsigned i = 0; i < P->ncls; i++)
-        qc_hist_free(P->cls[i].lat);
+    if (P->lead)
+        return; /* freed by qc__proxy_worker_free */
+    release(P);
+    free(P);
+}
+
+void qc__proxy_worker_free(qc_proxy *P)
+{
+    release(P);
     free(P);
 }
 
@@ -395,8 +487,8 @@ void qc_proxy_drain(qc_proxy *P, double timeout)
         P->port = P->admin_port = 0;
         drain_queue(P);
     }
-    if (!(timeout > 0)) {
-        stop_now(P, "drained at once");
+    if (!(timeout > 0)) { /* the host's second signal, say */
+        stop_now(P, "drain cut short");
         return;
     }
     uv_timer_start(&P->drain, on_drain_timer, 0, 0);
@@ -413,8 +505,10 @@ void qc_proxy_close(qc_proxy *P, qc_proxy_close_cb cb, void *arg)
         qc__nest_finish(&P->nest, nest_done, P);
 }
 
-void qc_proxy_status_get(const qc_proxy *P, qc_proxy_status *st)
+void qc_proxy_status_get(const qc_proxy *cP, qc_proxy_status *st)
 {
+    proxy *P = (proxy *)cP; /* the group's counters are folded in and out */
+    qc__proxy_group_fold(P, 1);
     qc_limiter_stats ls;
     qc_limiter_get_stats(P->lim, &ls);
     *st = (qc_proxy_status){.state = P->state,
@@ -432,6 +526,7 @@ void qc_proxy_status_get(const qc_proxy *P, qc_proxy_status *st)
         st->refused += P->cls[i].refused;
         st->answered += P->cls[i].answered;
     }
+    qc__proxy_group_fold(P, -1);
 }
 
 void qc_proxy_params_init(qc_proxy_params *o)
@@ -563,14 +658,26 @@ static int bound_port(uv_tcp_t *t)
 
 int qc_proxy_start(uv_loop_t *host, const qc_proxy_config *o, qc_proxy **out, qc_err *err)
 {
+    return qc__proxy_start_worker(host, o, NULL, 0, 0, out, err);
+}
+
+int qc__proxy_start_worker(uv_loop_t *host, const qc_proxy_config *o, qc_proxy *lead,
+                           unsigned index, int reuseport, qc_proxy **out, qc_err *err)
+{
     int rc = qc_proxy_check(o, err);
     if (rc != 0)
         return rc;
+    if (index >= QC_PROXY_WORKERS_MAX)
+        return qc_err_set(err, QC_EINVAL, "workers: at most %d", QC_PROXY_WORKERS_MAX);
     proxy *P = calloc(1, sizeof *P);
     if (!P)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     P->cfg = *o;
     P->o = o = &P->cfg;
+    P->lead = lead;
+    if (lead) { /* the lead's admin port and series are the group's */
+        P->cfg.admin = P->cfg.admin_port_file = P->cfg.series = P->cfg.port_file = NULL;
+    }
     P->t0 = qc__now();
     P->retry_tokens = RETRY_CAP;
     P->retry_t = P->t0;
@@ -625,7 +732,9 @@ int qc_proxy_start(uv_loop_t *host, const qc_proxy_config *o, qc_proxy **out, qc
         }
     }
     qc_limiter_params lc = proxy_limiter_config(o);
-    if ((P->lim = qc_limiter_alloc(&lc, P->t0, err)) == NULL) {
+    if (lead) {
+        P->lim = lead->lim;
+    } else if ((P->lim = qc_limiter_alloc(&lc, P->t0, err)) == NULL) {
         rc = err && err->code ? err->code : QC_ENOMEM;
         qc_err_prefix(err, "limiter");
         goto out;
@@ -640,9 +749,15 @@ int qc_proxy_start(uv_loop_t *host, const qc_proxy_config *o, qc_proxy **out, qc
         goto out;
     P->loop = qc__nest_loop(&P->nest);
     P->loop->data = P; /* qc__proxy_alloc_cb finds the proxy there */
-    if ((rc = listen_on(P, &P->listener, o->listen, o->port_file, qc__proxy_on_connection, err)) != 0)
+    if ((rc = qc__listen_ex(P->loop, &P->listener, P, o->listen, lead ? lead->port : -1,
+                            reuseport || lead, o->port_file, qc__proxy_on_connection, err)) != 0)
         goto out_loop;
     P->port = bound_port(&P->listener);
+    if (reuseport || lead) {
+        uv_async_init(P->loop, &P->wake, on_wake);
+        P->wake.data = P;
+        P->wake_on = 1;
+    }
     if (o->admin) {
         P->admin_on = 1;
         if ((rc = listen_on(P, &P->admin, o->admin, o->admin_port_file, qc__proxy_on_admin_connection,
@@ -663,17 +778,15 @@ int qc_proxy_start(uv_loop_t *host, const qc_proxy_config *o, qc_proxy **out, qc
         P->backend[i].health.data = &P->backend[i];
         qc__proxy_health_schedule(&P->backend[i]);
     }
+    if (P->wake_on) /* joins the group: others may wake it from now on */
+        atomic_store_explicit(&(lead ? lead : P)->peers[index], P, memory_order_release);
     *out = P;
     return 0;
 out_loop:
     uv_walk(P->loop, close_walk, P);
     qc__nest_abort(&P->nest);
 out:
-    if (P->series)
-        fclose(P->series);
-    qc_limiter_free(P->lim);
-    for (unsigned i = 0; i < P->ncls; i++)
-        qc_hist_free(P->cls[i].lat);
+    release(P);
     free(P);
     return rc;
 }

@@ -406,13 +406,17 @@ void qc__proxy_admin_request(cconn *c, const char *target, size_t tlen, int post
             qc__proxy_client_close(c);
             return;
         }
+        qc__proxy_group_fold(P, 1); /* every worker's counters */
         size_t n = metrics_text(P, buf, 1 << 18);
+        qc__proxy_group_fold(P, -1);
         qc__proxy_client_reply(c, 200, "OK", NULL, "text/plain; version=0.0.4", buf, n);
         free(buf);
         return;
     }
     if (tlen == 7 && memcmp(target, "/status", 7) == 0) {
+        qc__proxy_group_fold(P, 1);
         char *s = status_json(P);
+        qc__proxy_group_fold(P, -1);
         qc__proxy_client_reply(c, 200, "OK", NULL, "application/json", s ? s : "{}", s ? strlen(s) : 2);
         free(s);
         return;
@@ -488,5 +492,8 @@ size_t qc_proxy_metrics(const qc_proxy *p, char *buf, size_t size)
 {
     if (size == 0)
         return 0;
-    return metrics_text((proxy *)p, buf, size);
+    qc__proxy_group_fold((proxy *)p, 1);
+    size_t n = metrics_text((proxy *)p, buf, size);
+    qc__proxy_group_fold((proxy *)p, -1);
+    return n;
 }

@@ -10,6 +10,7 @@
 #define QC_LIVE_PROXY_INT_H
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +204,12 @@ struct qc_proxy {
     double t0;
     FILE *series;
     char slab[65536]; /* the read buffer of every connection: on_read copies out */
+    /* workers (see "workers" in proxy.c): the lead owns the limiter, the
+     * admin port and the series; each worker its loop, listener and queue */
+    proxy *lead;                         /* NULL: this is the lead (or alone) */
+    proxy *_Atomic peers[QC_PROXY_WORKERS_MAX]; /* the lead's: every worker */
+    uv_async_t wake;                     /* another worker freed a slot */
+    int wake_on;
 };
 
 /* Buffers larger than this are given back once their request is over: a
@@ -284,6 +291,7 @@ void qc__proxy_on_admin_connection(uv_stream_t *server, int status);
 int qc__proxy_read_token(const char *path, char *out, size_t size, qc_err *err);
 
 /* proxy.c */
+void qc__proxy_group_fold(proxy *P, int dir);
 void qc__proxy_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf);
 void qc__proxy_enqueue(cconn *c);
 void qc__proxy_plog(const proxy *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -50,5 +50,5 @@ kill -INT "$PROXY_PID"
 i=0
 while kill -0 "$PROXY_PID" 2>/dev/null && [ $i -lt 60 ]; do sleep 0.05; i=$((i + 1)); done
 kill -0 "$PROXY_PID" 2>/dev/null && fail "a second signal did not stop the drain"
-grep -q 'second signal: stopping' "$TMP/proxy.err" || fail "no second-signal line"
+grep -q 'drain cut short: stopping' "$TMP/proxy.err" || fail "no second-signal line"
 echo ok
