@@ -144,8 +144,9 @@ awk -v q="$rps_qctl" -v n="$rps_nginx" 'BEGIN { printf "qctl/nginx throughput: %
 
 # Each server as its package deploys it on this machine: nginx with a
 # master and `worker_processes auto`, haproxy with its default threads
-# (one per CPU), `qctl proxy` with its defaults (its default limiter, and
-# --workers: the usable CPUs); beside them the same three on one worker.
+# (one per CPU), `qctl proxy` with its default limiter and one worker per
+# CPU (--workers $(nproc): its default is still one worker, see
+# docs/live.md); beside them the same three on one worker.
 # wrk -t2 at 64 and 256 connections, the backend answering at once;
 # ROUNDS (default 3) interleaved rounds of DUR s, servers in turn, so a
 # busy host slows all alike. Reported: 2xx/s (medians over rounds, and
@@ -205,7 +206,7 @@ range_of() { echo "$@" | tr ' ' '\n' | grep . | sort -g | awk 'NR == 1 { lo = $1
     END { printf "%s-%s", lo, hi }'; }
 PKG="qpkg npkg"
 qctl_workers=$(nproc)
-proxy qpkg "$FP"
+proxy qpkg "$FP" --workers "$qctl_workers"
 proxy q1 "$FP" --workers 1
 nginx_pkg npkg "$(free_port)" "$FP" auto
 nginx_pkg n1 "$(free_port)" "$FP" 1
@@ -219,7 +220,7 @@ fi
 port_of() { case $1 in npkg|n1|hpkg|h1) sed -n 's/.*listen 127.0.0.1:\([0-9]*\);.*/\1/p; s/.*bind 127.0.0.1:\([0-9]*\)$/\1/p' \
     "$T/$1.conf" "$T/$1.cfg" 2>/dev/null | head -n 1 ;; *) cat "$T/$1.port" ;; esac; }
 label() { case $1 in
-    qpkg) echo "qctl proxy, defaults ($qctl_workers workers)" ;; q1) echo "qctl proxy --workers 1" ;;
+    qpkg) echo "qctl proxy --workers $qctl_workers, default limiter" ;; q1) echo "qctl proxy --workers 1" ;;
     npkg) echo "nginx, worker_processes auto" ;; n1) echo "nginx, worker_processes 1" ;;
     hpkg) echo "haproxy, default threads" ;; h1) echo "haproxy, nbthread 1" ;; esac; }
 for c in 64 256; do

@@ -324,6 +324,12 @@ static int proxy_validate(void *ctx)
         cli_error("proxy: --idle-off, --initially-on, --max-on and --unpark-cmd need --route djsq");
         return rc;
     }
+    if (o->fleet.route == QC_FLEET_DJSQ && pc->workers > 1) {
+        /* the fleet's power states and commands are one per proxy */
+        cli_error("proxy: --workers %u: --route djsq runs one worker (the fleet is not shared)",
+                  pc->workers);
+        return rc;
+    }
     if (qc__fleet_check(&o->fleet, o->nbackends, &err) != 0) {
         cli_error("proxy: %s", err.msg);
         return rc;
@@ -602,7 +608,7 @@ int cmd_proxy(int argc, char **argv)
                  "stops at once"},
         {"workers", CLI_UINT, &pc.workers, 1, QC_PROXY_WORKERS_MAX, .arg = "N",
          .help = "event loops on N threads, each accepting on its own\nSO_REUSEPORT socket, "
-                 "sharing one limiter (default:\nthe CPUs the process may use)",
+                 "sharing one limiter (default 1; the CPUs here: nproc)",
          .zero_unset = 1},
         {"backend", CLI_STRS, &pc.backends, 0, QC_PROXY_BACKENDS_MAX, .arg = "HOST:PORT",
          .help = "a backend (repeat for more)"},
@@ -720,7 +726,14 @@ int cmd_proxy(int argc, char **argv)
             setrlimit(RLIMIT_NOFILE, &rl);
         }
         qc_err err = {0};
-        unsigned n = pc.workers ? pc.workers : cli_usable_cpus();
+        /* one worker unless asked: each worker's waiting room, CoDel state
+         * and --max-connections are its own until the workers share one
+         * admission front, and under overload two CoDel queues admit with a
+         * longer tail than one (tests/live/codel.sh); --workers N is the
+         * user's choice */
+        unsigned n = pc.workers ? pc.workers : 1;
+        if (o->fleet.route == QC_FLEET_DJSQ)
+            n = 1; /* the fleet is one proxy's: see proxy_validate */
         int r = proxy_serve(o, n > QC_PROXY_WORKERS_MAX ? QC_PROXY_WORKERS_MAX : n, &err);
         if (r) {
             cli_error("proxy: %s", err.msg);

@@ -2,21 +2,10 @@
 /* live_serve.c: the signals and the loop of qctl's live commands (see
  * live_serve.h). The process-wide decisions are the command's: SIGPIPE
  * ignored, SIGTERM and SIGINT meaning "drain". */
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "live_serve.h"
 
-#include <sched.h>
 #include <signal.h>
-#include <unistd.h>
 
-unsigned cli_usable_cpus(void)
-{
-    cpu_set_t s;
-    if (sched_getaffinity(0, sizeof s, &s) == 0 && CPU_COUNT(&s) > 0)
-        return (unsigned)CPU_COUNT(&s);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : (unsigned)n;
-}
 
 typedef struct serve serve;
 struct serve {

@@ -28,7 +28,4 @@ typedef struct cli_live_ops {
 int cli_live_serve(uv_loop_t *loop, const cli_live_ops *ops, void *const *xs, unsigned n,
                    double drain_timeout);
 
-/* The CPUs this process may run on (its affinity mask). */
-unsigned cli_usable_cpus(void);
-
 #endif
