@@ -120,7 +120,7 @@ us() { # a wrk duration (123.45us, 1.20ms, 1.00s) in microseconds
 
 part() { case $PARTS in *$1*) return 0 ;; *) return 1 ;; esac; }
 if part 1 || part 2; then
-backend fast --service det:0 --workers 100000
+backend fast --service det:0 --workers 65536
 FP=$(cat "$T/fast.port")
 proxy qfast "$FP" --limiter gradient2 --max-limit 1000 --limit 200
 QP=$(cat "$T/qfast.port")
