@@ -12,6 +12,7 @@
  */
 #include "qctl/queue.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -426,7 +427,10 @@ HOT int depart_stats(run *r, const qc__job *c, double t)
     /* A wait is never negative; t - arr - svc can be, by a rounding of
      * the instants, for a customer who did not wait at all. */
     const double wait = resp - c->svc;
-    ch->sum_wait += wait > 0 ? wait : 0;
+    /* and a few ulps of t above 0 for the same reason (K = c: nobody
+     * waits, yet the mean was 7e-16 with an interval excluding 0): below
+     * the clock's resolution a wait cannot be told from none */
+    ch->sum_wait += wait > 4 * DBL_EPSILON * t ? wait : 0;
     qc_hist_add(ch->hist, resp);
     if (--r->measured_out == 0 && r->cur >= QC_QUEUE_CHUNKS) {
         r->done = 1;
@@ -954,7 +958,9 @@ static double range_metrics(const void *ws, const uint64_t *n, const double *x, 
     const run *r = ws;
     double done = (double)n[N_DONE];
     out[QC_QM_RESPONSE] = n[N_DONE] ? x[A_RESP] / done : NAN;
-    out[QC_QM_WAIT] = n[N_DONE] ? x[A_WAIT] / done : NAN;
+    /* a range's sums are differences of running sums, which can round
+     * below 0 where every wait was 0 (K = c) */
+    out[QC_QM_WAIT] = n[N_DONE] ? fmax(x[A_WAIT] / done, 0) : NAN;
     out[QC_QM_NUMBER] = time > 0 ? x[A_NUMBER] / time : NAN;
     out[QC_QM_UTILIZATION] = time > 0 ? x[A_BUSY] / (time * (double)r->c) : NAN;
     out[QC_QM_THROUGHPUT] = time > 0 ? (double)n[N_DEPARTURES] / time : NAN;
