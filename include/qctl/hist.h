@@ -49,6 +49,11 @@ typedef struct qc_hist {
     uint64_t under;     /* 0 < x < 2^EMIN */
     uint64_t over;      /* x >= 2^(EMAX+1) */
     double min, max;    /* exact extremes of the values added */
+    /* A value x is bucketed as x * scale, a power of two (qc_hist_set_unit;
+     * 0, as a zeroed histogram has it, means 1): the kept range is then
+     * 2^EMIN .. 2^(EMAX+1) units, whatever the time scale. Exact, so min,
+     * max and the quantiles are in the values' own units. */
+    double scale;
     uint64_t count[QC_HIST_NBUCKETS];
 } qc_hist;
 
@@ -66,7 +71,15 @@ qc_hist *qc_hist_alloc_array(size_t n, qc_err *err);
 void qc_hist_free_array(qc_hist *h, size_t n);
 void qc_hist_reset(qc_hist *h);
 
-/* dst += src. */
+/* The unit the buckets are relative to: values from about 2.3e-10 to
+ * 4.3e9 times `unit` are resolved to 0.78% (the power of two nearest
+ * below unit is used, so that the scaling is exact). A unit that is not
+ * positive and finite, or outside [1e-290, 1e290], leaves the scale as
+ * it is. Call on an empty histogram; reset keeps the unit. */
+void qc_hist_set_unit(qc_hist *h, double unit);
+
+/* dst += src. An empty dst takes src's unit; histograms of different
+ * units merge with src's buckets re-bucketed at their midpoints. */
 void qc_hist_merge(qc_hist *dst, const qc_hist *src);
 
 /* The q-quantile (0 <= q <= 1) of the values added: the midpoint of the
@@ -87,8 +100,11 @@ double qc_hist_quantile_interp(const qc_hist *h, double q);
  * in one walk over the buckets when the q[k] increase. */
 void qc_hist_quantiles_interp(const qc_hist *h, const double *q, size_t n, double *out);
 
-/* The edges [lo, hi) of bucket i (0 <= i < QC_HIST_NBUCKETS). */
+/* The edges [lo, hi) of bucket i (0 <= i < QC_HIST_NBUCKETS), of a
+ * histogram of unit 1. */
 void qc_hist_bucket_edges(int i, double *lo, double *hi);
+/* The edges [lo, hi) of bucket i of h, in the values' own units. */
+void qc_hist_edges(const qc_hist *h, int i, double *lo, double *hi);
 
 /* The bucket index of x > 0 inside the kept range. */
 static inline int qc__hist_index(double x)
@@ -111,11 +127,13 @@ static inline void qc_hist_add(qc_hist *h, double x)
     const uint64_t lo = (uint64_t)(1023 + QC_HIST_EMIN) << 52;
     const uint64_t hi = (uint64_t)(1023 + QC_HIST_EMAX + 1) << 52;
     uint64_t bits;
-    memcpy(&bits, &x, sizeof bits);
     h->total++;
     /* stored whether or not they change: no branch (minsd and maxsd) */
     h->min = x < h->min ? x : h->min;
     h->max = x > h->max ? x : h->max;
+    if (h->scale > 0)
+        x *= h->scale; /* a power of two: exact */
+    memcpy(&bits, &x, sizeof bits);
     if (bits - lo < hi - lo) {
         h->count[(bits - lo) >> (52 - QC_HIST_SUBBITS)]++;
         return;

@@ -76,6 +76,14 @@ QC_API_BEGIN
  * supported when the measured window holds at least QC_QUEUE_RELAX_ONE
  * tau in all, and, with replications, QC_QUEUE_RELAX_REP tau in each
  * (calibrated by bench/bench_coverage: docs/benchmarks.md). */
+/* A blocking probability or mean wait is given an interval only when at
+ * least this many blocked (waiting) customers were measured: from fewer,
+ * a t-interval over replications or batches of mostly zeros covers far
+ * less than its level (none seen: [0, 0]). */
+#define QC_QUEUE_RARE_MIN 50
+/* The least relative half-width of an interval: the rounding of
+ * simulated instants (an interval of width 0 around a rounded value). */
+#define QC_QUEUE_NUMERIC_REL 1e-9
 #define QC_QUEUE_RELAX_ONE 200
 #define QC_QUEUE_RELAX_REP 25
 
@@ -201,6 +209,12 @@ typedef struct qc_queue_result {
     double corr_customers;      /* correlation time in customers (NAN) */
     double relaxation_time;     /* where known (M/M/c), else NAN */
     char short_reason[512];
+    /* Rare events: the blocked and the waiting customers measured (all
+     * replications); rare[m] = 1 when metric m's interval was withheld
+     * because fewer than QC_QUEUE_RARE_MIN of them stand behind it
+     * (blocking probability, waiting time). */
+    uint64_t rare_blocked, rare_waited;
+    int rare[QC_QM_COUNT];
 } qc_queue_result;
 
 /* Runs the replications. Errors: QC_EINVAL for bad parameters (message

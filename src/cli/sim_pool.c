@@ -199,7 +199,7 @@ static void ccdf_rows(FILE *fp, const void *ctx)
         if (h->count[i] == 0)
             continue;
         double lo, hi;
-        qc_hist_bucket_edges(i, &lo, &hi);
+        qc_hist_edges(h, i, &lo, &hi);
         below += h->count[i];
         double ccdf = 1.0 - (double)below / (double)h->total;
         if (ccdf > 0)

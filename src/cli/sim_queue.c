@@ -54,6 +54,18 @@ static const char *const labels[QC_QM_COUNT] = {
     "response time", "waiting time", "number in system", "utilization", "throughput",
     "blocking probability", "response time p50", "response time p95", "response time p99"};
 
+/* The words for a metric whose interval was withheld as resting on too
+ * few rare events (qc_queue_result.rare). */
+static void rare_words(const qc_queue_result *r, int i, char *buf, size_t n)
+{
+    if (i == QC_QM_BLOCKING)
+        snprintf(buf, n, "no interval: %llu blocked (<%d)",
+                 (unsigned long long)r->rare_blocked, QC_QUEUE_RARE_MIN);
+    else
+        snprintf(buf, n, "no interval: %llu waited (<%d)",
+                 (unsigned long long)r->rare_waited, QC_QUEUE_RARE_MIN);
+}
+
 static int is_percentile(int i)
 {
     return i >= QC_QM_P50 && i <= QC_QM_P99;
@@ -139,6 +151,17 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
         if (isinf(c->mean)) {
             json_object_set_new(mj, "infinite", json_true());
             json_object_set_new(mj, "reason", json_string(r->infinite_reason));
+        } else if (r->rare[i]) {
+            char w[160];
+            snprintf(w, sizeof w, "too few %s customers measured (%llu, where %d are needed "
+                     "for an interval that covers): no interval",
+                     i == QC_QM_BLOCKING ? "blocked" : "waiting",
+                     (unsigned long long)(i == QC_QM_BLOCKING ? r->rare_blocked : r->rare_waited),
+                     QC_QUEUE_RARE_MIN);
+            json_object_set_new(mj, "reason", json_string(w));
+            json_object_set_new(mj, "rare_events",
+                                json_integer((json_int_t)(i == QC_QM_BLOCKING ? r->rare_blocked
+                                                                              : r->rare_waited)));
         } else if (isnan(c->half)) {
             json_object_set_new(mj, "reason",
                                 json_string(isnan(c->mean) ? "nothing measured"
@@ -214,7 +237,9 @@ static void print_table(const qc_queue_params *p, const qc_queue_result *r,
             snprintf(ci, sizeof ci, "nothing measured");
         } else {
             snprintf(est, sizeof est, "%.6g", c->mean);
-            if (isnan(c->half))
+            if (r->rare[i])
+                rare_words(r, i, ci, sizeof ci);
+            else if (isnan(c->half))
                 snprintf(ci, sizeof ci, "no interval from %zu value%s", c->n, c->n == 1 ? "" : "s");
             else
                 cli_support_cell(&sup, c->lo, c->hi, ci, sizeof ci);
@@ -282,7 +307,7 @@ static void response_rows(FILE *fp, const void *ctx)
         if (h->count[i] == 0)
             continue;
         double lo, hi;
-        qc_hist_bucket_edges(i, &lo, &hi);
+        qc_hist_edges(h, i, &lo, &hi);
         /* uniform inside the bucket, so that bins do not alias bucket edges */
         for (int b = (int)(lo / width); b < NBIN && b * width < hi; b++) {
             double a = lo > b * width ? lo : b * width;
@@ -298,7 +323,7 @@ static void response_rows(FILE *fp, const void *ctx)
         uint64_t below = 0;
         for (int i = 0; i < QC_HIST_NBUCKETS; i++) {
             double lo, hi;
-            qc_hist_bucket_edges(i, &lo, &hi);
+            qc_hist_edges(h, i, &lo, &hi);
             if (0.5 * (lo + hi) > t)
                 break;
             below += h->count[i];

@@ -15,6 +15,12 @@
  * quantile, relative. Clamping to the exact [min, max] only moves the
  * answer towards the true value, which lies inside that interval.
  *
+ * A histogram's unit (qc_hist_set_unit) is a power of two by which every
+ * value is multiplied before bucketing, exactly, so the range of 2^64
+ * follows the time scale of what is measured (a queue whose services take
+ * 1e-12 s or 1e12 s keeps its 0.78% resolution); min and max are kept
+ * unscaled, and answers are divided back, also exactly.
+ *
  * The histogram holds counts only, so merging is exact and commutative:
  * per-replication or per-thread histograms sum to the one built from all
  * the values, bit for bit. */
@@ -131,13 +137,26 @@ void qc_hist_free(qc_hist *h)
  * histogram spans 4096 buckets, 32 KiB, of which a run's response times
  * fill a few octaves, and the chunked models reset and merge hundreds of
  * histograms per replication. */
+static double scale_of(const qc_hist *h)
+{
+    return h->scale > 0 ? h->scale : 1.0;
+}
+
 static void used(const qc_hist *h, size_t *lo, size_t *hi)
 {
     *lo = *hi = 0;
-    if (!(h->min <= h->max) || h->max < QC__HIST_LOWEST || h->min >= QC__HIST_BEYOND)
+    const double s = scale_of(h), mn = h->min * s, mx = h->max * s;
+    if (!(mn <= mx) || mx < QC__HIST_LOWEST || mn >= QC__HIST_BEYOND)
         return; /* nothing in the kept range */
-    *lo = h->min < QC__HIST_LOWEST ? 0 : (size_t)qc__hist_index(h->min);
-    *hi = h->max >= QC__HIST_BEYOND ? QC_HIST_NBUCKETS : (size_t)qc__hist_index(h->max) + 1;
+    *lo = mn < QC__HIST_LOWEST ? 0 : (size_t)qc__hist_index(mn);
+    *hi = mx >= QC__HIST_BEYOND ? QC_HIST_NBUCKETS : (size_t)qc__hist_index(mx) + 1;
+}
+
+void qc_hist_set_unit(qc_hist *h, double unit)
+{
+    if (!(unit >= 1e-290 && unit <= 1e290))
+        return;
+    h->scale = ldexp(1.0, -ilogb(unit));
 }
 
 void qc_hist_reset(qc_hist *h)
@@ -150,10 +169,42 @@ void qc_hist_reset(qc_hist *h)
     h->max = -INFINITY;
 }
 
+static double bucket_point(size_t i, double f);
+
 void qc_hist_merge(qc_hist *dst, const qc_hist *src)
 {
     size_t lo, hi;
     used(src, &lo, &hi);
+    if (dst->total == 0)
+        dst->scale = src->scale;
+    if (scale_of(dst) != scale_of(src)) {
+        /* another unit: each bucket's count at its midpoint, re-bucketed */
+        const double r = scale_of(dst) / scale_of(src);
+        const double mn = dst->min, mx = dst->max;
+        for (size_t i = lo; i < hi; i++) {
+            if (src->count[i] == 0)
+                continue;
+            double x = bucket_point(i, 0.5) * r;
+            uint64_t n = src->count[i];
+            if (!(x > 0.0))
+                dst->zero += n;
+            else if (x < QC__HIST_LOWEST)
+                dst->under += n;
+            else if (x >= QC__HIST_BEYOND)
+                dst->over += n;
+            else
+                dst->count[qc__hist_index(x)] += n;
+        }
+        dst->total += src->total;
+        dst->zero += src->zero;
+        /* src's underflow and overflow are outside its range, which may be
+         * inside dst's: kept as dst's extremes of its own range */
+        dst->under += src->under;
+        dst->over += src->over;
+        dst->min = src->min < mn ? src->min : mn;
+        dst->max = src->max > mx ? src->max : mx;
+        return;
+    }
     dst->total += src->total;
     dst->zero += src->zero;
     dst->under += src->under;
@@ -191,6 +242,13 @@ void qc_hist_bucket_edges(int i, double *lo, double *hi)
      * octave's first lower edge, so consecutive buckets tile the range. */
     *lo = bucket_point((size_t)i, 0.0);
     *hi = bucket_point((size_t)i, 1.0);
+}
+
+void qc_hist_edges(const qc_hist *h, int i, double *lo, double *hi)
+{
+    qc_hist_bucket_edges(i, lo, hi);
+    *lo /= scale_of(h);
+    *hi /= scale_of(h);
 }
 
 /* The rank ceil(q * total), between 1 and total. */
@@ -238,15 +296,15 @@ double qc_hist_quantile(const qc_hist *h, double q)
         return h->min;
     c += h->under;
     if (k <= c)
-        return clamp(ldexp(1.0, QC_HIST_EMIN), h->min, h->max);
+        return clamp(ldexp(1.0, QC_HIST_EMIN) / scale_of(h), h->min, h->max);
     size_t lo, hi;
     used(h, &lo, &hi);
     for (size_t i = lo; i < hi; i++) {
         c += h->count[i];
         if (k <= c)
-            return clamp(bucket_mid(i), h->min, h->max);
+            return clamp(bucket_mid(i) / scale_of(h), h->min, h->max);
     }
-    return clamp(ldexp(1.0, QC_HIST_EMAX + 1), h->min, h->max);
+    return clamp(ldexp(1.0, QC_HIST_EMAX + 1) / scale_of(h), h->min, h->max);
 }
 
 /* The grouped-data quantile: the counts of a bucket spread uniformly over
@@ -265,10 +323,10 @@ static double interp_walk(const qc_hist *h, double t, size_t *i, size_t hi, doub
     for (; *i < hi; ++*i) {
         const double n = (double)h->count[*i];
         if (n > 0 && t <= *c + n)
-            return clamp(bucket_point(*i, (t - *c) / n), h->min, h->max);
+            return clamp(bucket_point(*i, (t - *c) / n) / scale_of(h), h->min, h->max);
         *c += n;
     }
-    return clamp(ldexp(1.0, QC_HIST_EMAX + 1), h->min, h->max);
+    return clamp(ldexp(1.0, QC_HIST_EMAX + 1) / scale_of(h), h->min, h->max);
 }
 
 void qc_hist_quantiles_interp(const qc_hist *h, const double *q, size_t n, double *out)
@@ -287,7 +345,7 @@ void qc_hist_quantiles_interp(const qc_hist *h, const double *q, size_t n, doubl
             continue;
         }
         if (t <= below) {
-            out[k] = clamp(ldexp(1.0, QC_HIST_EMIN), h->min, h->max);
+            out[k] = clamp(ldexp(1.0, QC_HIST_EMIN) / scale_of(h), h->min, h->max);
             continue;
         }
         if (t < last) { /* not in increasing order: walk again */

@@ -124,6 +124,9 @@ qc_maxusers *qc_maxusers_alloc(const qc_maxusers_params *p, qc_err *err)
     m->hist = qc_hist_alloc(err);
     if (!m->rng || !m->state || !m->session_end || !m->hist)
         goto oom;
+    /* the histogram's range follows the service's time scale */
+    qc_hist_set_unit(m->hist, qc_dist_mean(p->service) > 0 ? qc_dist_mean(p->service)
+                                                            : qc_dist_mean(p->think));
     if (qc_sim_init(&m->sim, n + 16, err) != 0)
         goto oom;
     if (qc__station_init(&m->st, &m->sim, p->discipline, p->threads, 1024, EV_DEPART) != 0)

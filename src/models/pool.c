@@ -261,7 +261,7 @@ static int run_alloc(void *ws, const void *params, const void *ctx)
     if (qc_sim_init(&r->sim, 2 * (size_t)r->K + 16, NULL) != 0 ||
         qc_sim_source_add(&r->sim, EV_ARRIVAL) != 0)
         goto oom;
-    if (qc__chunks_alloc(r->chunks, &summary_model) != 0)
+    if (qc__chunks_alloc(r->chunks, &summary_model, qc_dist_mean(p->service)) != 0)
         goto oom;
     r->srv = calloc(r->K, sizeof *r->srv);
     r->view = calloc(r->K, sizeof *r->view);

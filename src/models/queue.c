@@ -47,6 +47,7 @@ enum { EV_ARRIVAL = 0, EV_DEPART = 1, EV_TICK = 2 };
  * costs no division on the hot path where Welford's update costs two. */
 typedef struct chunk {
     uint64_t done;             /* measured customers that departed */
+    uint64_t waited;           /* of them, those who waited at all */
     double sum_resp, sum_wait;
     /* arrivals and departures are counted at the chunk's ends, from the
      * run's arrival index and number in system there (chunk_close): not
@@ -261,7 +262,7 @@ static int run_alloc(void *ws, const void *params, const void *ctx)
         goto oom;
     r->asrc = (unsigned)src;
     r->cap = p->capacity ? p->capacity : UINT64_MAX;
-    if (qc__chunks_alloc(r->chunks, &summary_model) != 0)
+    if (qc__chunks_alloc(r->chunks, &summary_model, qc_dist_mean(p->service)) != 0)
         goto oom;
     size_t start = 1024;
     if (p->capacity != 0 && p->capacity < start)
@@ -430,7 +431,9 @@ HOT int depart_stats(run *r, const qc__job *c, double t)
     /* and a few ulps of t above 0 for the same reason (K = c: nobody
      * waits, yet the mean was 7e-16 with an interval excluding 0): below
      * the clock's resolution a wait cannot be told from none */
-    ch->sum_wait += wait > 4 * DBL_EPSILON * t ? wait : 0;
+    const int waited = wait > 4 * DBL_EPSILON * t;
+    ch->sum_wait += waited ? wait : 0;
+    ch->waited += (uint64_t)waited;
     qc_hist_add(ch->hist, resp);
     if (--r->measured_out == 0 && r->cur >= QC_QUEUE_CHUNKS) {
         r->done = 1;
@@ -716,6 +719,7 @@ static void gen_block(run *r)
             continue;
         }
         double sr = ch->sum_resp, sw = ch->sum_wait;
+        uint64_t nw = 0;
         ch->done += stop - k;
         for (; k < stop; k++) {
             const double a = ta[k - base], svc = qc_sampler_next(&r->ssvc);
@@ -725,11 +729,13 @@ static void gen_block(run *r)
             const double resp = dprev - a;
             sr += resp;
             sw += start - a; /* the wait, >= 0 exactly (resp - svc can round below 0) */
+            nw += start > a;
             qc_hist_add(ch->hist, resp);
             zero |= svc == 0;
         }
         ch->sum_resp = sr;
         ch->sum_wait = sw;
+        ch->waited += nw;
     }
     for (; k < end; k++)
         td[k - base] = (double)INFINITY;
@@ -946,6 +952,7 @@ ran:
 
 /* What a range of chunks sums (qc__summary_model): counts, amounts. */
 enum { N_DONE, N_ARRIVALS, N_BLOCKED, N_DEPARTURES };
+/* (chunk.waited is summed by merge_rep, for the rare-event rule) */
 static const size_t counts_at[] = {offsetof(chunk, done), offsetof(chunk, arrivals),
                                    offsetof(chunk, blocked), offsetof(chunk, departures)};
 enum { A_RESP, A_WAIT, A_NUMBER, A_BUSY };
@@ -1018,6 +1025,7 @@ typedef struct state {
     double work_done, work_total;
     uint64_t nmax_min; /* least over replications of the most in system */
     uint64_t blocked;
+    uint64_t rare_blocked, rare_waited; /* measured, in the current round */
     const qc_queue_params *p;
     qc_queue_result *res;
 } state;
@@ -1039,8 +1047,11 @@ static int merge_rep(void *ctx, void *ws, unsigned rep, qc_err *err)
     }
     if (r->nmax < s->nmax_min)
         s->nmax_min = r->nmax;
-    for (int k = 0; k < QC_QUEUE_CHUNKS; k++)
+    for (int k = 0; k < QC_QUEUE_CHUNKS; k++) {
         s->blocked += r->chunks[k].blocked;
+        s->rare_blocked += r->chunks[k].blocked;
+        s->rare_waited += r->chunks[k].waited;
+    }
     double origin = p->warmup_mode == QC_WARMUP_MSER5 ? r->win_start : 0;
     qc_hist *sect = s->an->one_run ? NULL : s->sect[rep % QC_QUEUE_SECTIONS];
     if (qc__analysis_add(s->an, r, r->chunks, origin, sect, &res->warmup_customers,
@@ -1127,20 +1138,28 @@ static void support_verdict(const qc_queue_params *p, const qc_queue_params *q,
      * excursions longer than the run, the closed form can */
     double window = res->sim_time / q->reps - res->warmup_time;
     double tr = res->relaxation_time;
+    const char *how = p->servers == 1 ? "M/M/1, exact" : "M/M/c, heavy-traffic";
+    /* Where it is not known, no queue relaxes faster than its servers
+     * turn over: the mean service time is a lower bound (a run of a few
+     * services per server, as c = 64 servers filling up over 256
+     * customers, measured the start, not a steady state) */
+    double es = qc_dist_mean(p->service);
+    if (!(tr >= es) && es > 0 && isfinite(es)) {
+        tr = es;
+        how = "at least the mean service time";
+    }
     double need = one ? QC_QUEUE_RELAX_ONE : QC_QUEUE_RELAX_REP;
     if (isfinite(tr) && tr > 0 && (window < need * tr ||
                                    window * q->reps < QC_QUEUE_RELAX_ONE * tr)) {
         if (one)
             snprintf(b, n, "the queue's relaxation time is %.3g (%s), and the run measured "
                      "only %.3g of it (at least %d are needed for the interval to cover)",
-                     tr, p->servers == 1 ? "M/M/1, exact" : "M/M/c, heavy-traffic",
-                     window / tr, QC_QUEUE_RELAX_ONE);
+                     tr, how, window / tr, QC_QUEUE_RELAX_ONE);
         else
             snprintf(b, n, "the queue's relaxation time is %.3g (%s), and each replication "
                      "measured only %.3g of it, %.3g in all (at least %d each and %d in all "
                      "are needed for the interval to cover)",
-                     tr, p->servers == 1 ? "M/M/1, exact" : "M/M/c, heavy-traffic",
-                     window / tr, window * q->reps / tr, QC_QUEUE_RELAX_REP,
+                     tr, how, window / tr, window * q->reps / tr, QC_QUEUE_RELAX_REP,
                      QC_QUEUE_RELAX_ONE);
         res->short_run = 1;
         return;
@@ -1165,7 +1184,7 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
     int one_run = p->reps < 2;
     /* workers: as many as asked, but no more than replications can run */
     unsigned most = p->precision > 0 && !one_run ? (p->max_reps ? p->max_reps : 1000000) : p->reps;
-    state st = {{0}, NULL, {0}, 0, (double)p->reps, UINT64_MAX, 0, p, res};
+    state st = {{0}, NULL, {0}, 0, (double)p->reps, UINT64_MAX, 0, 0, 0, p, res};
     if (qc__workers_init(&st.wk, qc__workers_count(p->jobs, most, QC_QUEUE_JOBS_MAX),
                          &workers_model, p, NULL) != 0)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
@@ -1222,6 +1241,7 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
             }
             done_reps = 0;
             st.work_done = 0;
+            st.rare_blocked = st.rare_waited = 0;
         } else {
             /* twice the replications, within the bounds: few looks at the
              * data, as each look that may stop lowers the coverage */
@@ -1284,6 +1304,34 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
         /* and a fraction's interval never above 1 */
         if ((m == QC_QM_UTILIZATION || m == QC_QM_BLOCKING) && c->hi > 1)
             c->hi = c->mean <= 1 ? 1 : c->hi;
+        /* An interval is no narrower than the arithmetic that made it:
+         * deterministic arrivals give every replication the same
+         * throughput up to the rounding of its instants, and an interval
+         * of zero width around a rounded value misses the exact one. */
+        double res_m = QC_QUEUE_NUMERIC_REL * fabs(c->mean);
+        if (isfinite(c->half) && isfinite(c->mean) && c->hi - c->mean < res_m) {
+            c->hi = c->mean + res_m;
+            if (c->mean - c->lo < res_m && c->mean - res_m >= floor_m)
+                c->lo = c->mean - res_m;
+        }
+    }
+    /* Rare events: a blocking probability or a mean wait that rests on
+     * a few blocked or waiting customers has an interval from those few
+     * (none seen: [0, 0]) that covers far less than it says. Below
+     * QC_QUEUE_RARE_MIN of them measured, no interval is given, and the
+     * count says why. Where the quantity is 0 by construction (no
+     * capacity: no blocking; K = c: no wait) the [0, 0] is exact. */
+    res->rare_blocked = st.rare_blocked;
+    res->rare_waited = st.rare_waited;
+    if (p->capacity != 0 && st.rare_blocked < QC_QUEUE_RARE_MIN) {
+        qc_ci *c = &res->metric[QC_QM_BLOCKING];
+        c->lo = c->hi = c->half = NAN;
+        res->rare[QC_QM_BLOCKING] = 1;
+    }
+    if (!(p->capacity != 0 && p->capacity == p->servers) && st.rare_waited < QC_QUEUE_RARE_MIN) {
+        qc_ci *c = &res->metric[QC_QM_WAIT];
+        c->lo = c->hi = c->half = NAN;
+        res->rare[QC_QM_WAIT] = 1;
     }
     const char *why = infinite_reason(p, load, res->infinite_reason, sizeof res->infinite_reason);
     if (why != NULL) {

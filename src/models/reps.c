@@ -437,13 +437,15 @@ static qc_hist **chunk_hist(void *chunks, int k, const qc__summary_model *m)
 /* The chunks' histograms are one block (qc_hist_alloc_array), chunk 0's
  * pointer its start: the pages of a chunk's buckets that no response
  * time reaches are never touched. */
-int qc__chunks_alloc(void *chunks, const qc__summary_model *m)
+int qc__chunks_alloc(void *chunks, const qc__summary_model *m, double unit)
 {
     qc_hist *h = qc_hist_alloc_array((size_t)m->nchunks, NULL);
     if (h == NULL)
         return QC_ENOMEM;
-    for (int k = 0; k < m->nchunks; k++)
+    for (int k = 0; k < m->nchunks; k++) {
+        qc_hist_set_unit(h + k, unit);
         *chunk_hist(chunks, k, m) = h + k;
+    }
     return 0;
 }
 

@@ -234,7 +234,9 @@ typedef struct qc__summary_model {
 /* A replication's chunks (m->nchunks of them): allocate their histograms
  * (QC_ENOMEM), free them (safe on NULLs), and reset every chunk to zeros
  * with an empty histogram, keeping the memory. */
-int qc__chunks_alloc(void *chunks, const qc__summary_model *m);
+/* unit: the time scale of what the chunks' histograms hold (the mean
+ * service time), so that their range follows it (qc_hist_set_unit). */
+int qc__chunks_alloc(void *chunks, const qc__summary_model *m, double unit);
 void qc__chunks_free(void *chunks, const qc__summary_model *m);
 void qc__chunks_reset(void *chunks, const qc__summary_model *m);
 

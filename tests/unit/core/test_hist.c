@@ -534,6 +534,57 @@ static void test_big_block(void **state)
     qc_hist_free(fresh);
 }
 
+/* A unit moves the range with the time scale: exponential values of mean
+ * 1e-12 and 1e12 (outside the unit-1 range) give the same relative
+ * quantiles as those of mean 1, bit for bit (the scaling is a power of
+ * two), and a histogram of another unit merges with its values kept. */
+static void test_unit(void **state)
+{
+    (void)state;
+    static const double means[3] = {1e-12, 1.0, 1e12};
+    double q[3][3];
+    qc_hist *h[3];
+    for (int m = 0; m < 3; m++) {
+        h[m] = qc_hist_alloc(NULL);
+        assert_non_null(h[m]);
+        qc_hist_set_unit(h[m], means[m]);
+        qc_rng r;
+        qc_rng_init(&r, SEED, 7);
+        /* the same uniforms, scaled by the power of two of the unit */
+        double p2 = ldexp(1.0, ilogb(means[m]));
+        for (int i = 0; i < 20000; i++)
+            qc_hist_add(h[m], qc_rng_exp(&r, 1.0) * p2);
+        static const double ps[3] = {0.5, 0.95, 0.99};
+        qc_hist_quantiles_interp(h[m], ps, 3, q[m]);
+        for (int k = 0; k < 3; k++) {
+            double rel = q[m][k] / p2, exact = -log(1 - ps[k]);
+            assert_true(fabs(rel - exact) < 0.05 * exact);
+        }
+        assert_int_equal(h[m]->under + h[m]->over, 0);
+    }
+    for (int k = 0; k < 3; k++) {
+        assert_true(q[0][k] / ldexp(1.0, ilogb(1e-12)) == q[1][k]);
+        assert_true(q[2][k] / ldexp(1.0, ilogb(1e12)) == q[1][k]);
+    }
+    /* edges in the values' units */
+    double lo, hi;
+    qc_hist_edges(h[2], qc__hist_index(1.0), &lo, &hi);
+    assert_true(lo == ldexp(1.0, ilogb(1e12)));
+    /* merging units: into an empty one it takes the unit; into a full one
+     * of unit 1 the values fall in its under- or overflow */
+    qc_hist *e = qc_hist_alloc(NULL);
+    qc_hist_merge(e, h[0]);
+    assert_true(e->scale == h[0]->scale);
+    assert_true(qc_hist_quantile_interp(e, 0.5) == q[0][0]);
+    qc_hist_merge(h[1], h[2]);
+    assert_int_equal(h[1]->total, 40000);
+    assert_true(h[1]->over > 19000 && h[1]->under == 0); /* all but the few below 2^32 */
+    assert_true(h[1]->max == h[2]->max);
+    qc_hist_free(e);
+    for (int m = 0; m < 3; m++)
+        qc_hist_free(h[m]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -548,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_interpolated_quantiles),
         cmocka_unit_test(test_used_buckets),
         cmocka_unit_test(test_big_block),
+        cmocka_unit_test(test_unit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
