@@ -100,6 +100,11 @@ double qc_hist_quantile_interp(const qc_hist *h, double q);
  * in one walk over the buckets when the q[k] increase. */
 void qc_hist_quantiles_interp(const qc_hist *h, const double *q, size_t n, double *out);
 
+/* How many values are <= x, with each bucket's count spread uniformly
+ * over it (the inverse of qc_hist_quantile_interp: at x = that quantile
+ * of q it is about q * total). 0 below min, total at or above max. */
+double qc_hist_below_interp(const qc_hist *h, double x);
+
 /* The edges [lo, hi) of bucket i (0 <= i < QC_HIST_NBUCKETS), of a
  * histogram of unit 1. */
 void qc_hist_bucket_edges(int i, double *lo, double *hi);

@@ -162,6 +162,11 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
             json_object_set_new(mj, "rare_events",
                                 json_integer((json_int_t)(i == QC_QM_BLOCKING ? r->rare_blocked
                                                                               : r->rare_waited)));
+        } else if (isnan(c->half) && is_percentile(i) && r->batches && !isnan(c->mean)) {
+            json_object_set_new(mj, "reason",
+                                json_string("the run is too short for this percentile's interval: "
+                                            "too few response times beyond it, or its batches "
+                                            "cannot bound it; a longer run or replications"));
         } else if (isnan(c->half)) {
             json_object_set_new(mj, "reason",
                                 json_string(isnan(c->mean) ? "nothing measured"
@@ -239,6 +244,8 @@ static void print_table(const qc_queue_params *p, const qc_queue_result *r,
             snprintf(est, sizeof est, "%.6g", c->mean);
             if (r->rare[i])
                 rare_words(r, i, ci, sizeof ci);
+            else if (isnan(c->half) && is_percentile(i) && r->batches)
+                snprintf(ci, sizeof ci, "no interval: run too short");
             else if (isnan(c->half))
                 snprintf(ci, sizeof ci, "no interval from %zu value%s", c->n, c->n == 1 ? "" : "s");
             else

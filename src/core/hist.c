@@ -363,3 +363,30 @@ double qc_hist_quantile_interp(const qc_hist *h, double q)
     qc_hist_quantiles_interp(h, &q, 1, &v);
     return v;
 }
+
+double qc_hist_below_interp(const qc_hist *h, double x)
+{
+    if (h->total == 0 || !(h->min <= h->max) || x != x)
+        return 0;
+    if (x >= h->max)
+        return (double)h->total;
+    if (x < h->min)
+        return 0;
+    double c = (double)h->zero;
+    const double s = scale_of(h), xs = x * s;
+    if (!(xs > 0.0))
+        return c;
+    if (xs < QC__HIST_LOWEST)
+        return c; /* below the resolved range: the underflow counted above x */
+    c += (double)h->under;
+    size_t lo, hi;
+    used(h, &lo, &hi);
+    const size_t ix = xs >= QC__HIST_BEYOND ? hi : (size_t)qc__hist_index(xs);
+    for (size_t i = lo; i < hi && i < ix; i++)
+        c += (double)h->count[i];
+    if (ix < hi && ix >= lo) {
+        const double a = bucket_point(ix, 0.0), b = bucket_point(ix, 1.0);
+        c += (double)h->count[ix] * (xs - a) / (b - a);
+    }
+    return c;
+}

@@ -998,7 +998,10 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
     qc__units_finish(units, p->level, res->metric);
     /* Percentiles by sectioning, as in sim queue: centred on the quantile
      * of all kept response times, with the units' spread for half-width. */
-    qc__percentiles(&res->metric[QC_PM_P50], an.all, NULL, 0, p->level);
+    if (an.one_run)
+        qc__analysis_percentiles(&an, &res->metric[QC_PM_P50], p->level);
+    else
+        qc__percentiles(&res->metric[QC_PM_P50], an.all, NULL, 0, p->level);
     /* A t-interval over a few replications reaches below 0 for a measure
      * that cannot (times, counts, power, cost): its part below 0 holds no
      * possible value, so it is cut there, as is a fraction's above 1;

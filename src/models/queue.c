@@ -1286,8 +1286,11 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
      * pooled quantile's error (p99 of M/M/1 at 0.9, 40 x 20000: 0.85 of
      * the width needed); groups of 2 or more are long enough. */
     int grouped = !one_run && q.reps >= 2 * QC_QUEUE_SECTIONS;
-    qc__percentiles(&res->metric[QC_QM_P50], an.all, grouped ? st.sect : NULL, QC_QUEUE_SECTIONS,
-                    p->level);
+    if (one_run)
+        qc__analysis_percentiles(&an, &res->metric[QC_QM_P50], p->level);
+    else
+        qc__percentiles(&res->metric[QC_QM_P50], an.all, grouped ? st.sect : NULL,
+                        QC_QUEUE_SECTIONS, p->level);
     /* A percentile is never below the least possible response time (the
      * least service requirement), nor any interval of a non-negative
      * measure below 0. */

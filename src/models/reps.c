@@ -9,6 +9,7 @@
 #include "reps.h"
 
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_cdf.h>
 #include <limits.h>
 #include <float.h>
 #include <math.h>
@@ -577,7 +578,9 @@ int qc__analysis_init(qc__analysis *a, const qc__summary_model *m, int one_run, 
     s->num = calloc((size_t)m->nchunks, sizeof *s->num);
     s->den = calloc((size_t)m->nchunks, sizeof *s->den);
     a->all = qc_hist_alloc(NULL);
-    if (!s->tmp || !s->num || !s->den || !a->all || units_init(a) != 0) {
+    a->below = calloc(3 * (size_t)m->nchunks, sizeof *a->below);
+    a->cnt = calloc((size_t)m->nchunks, sizeof *a->cnt);
+    if (!s->tmp || !s->num || !s->den || !a->all || !a->below || !a->cnt || units_init(a) != 0) {
         qc__analysis_free(a);
         return QC_ENOMEM;
     }
@@ -591,6 +594,8 @@ void qc__analysis_free(qc__analysis *a)
     free(a->sum.num);
     free(a->sum.den);
     qc_hist_free(a->all);
+    free(a->below);
+    free(a->cnt);
     memset(a, 0, sizeof *a);
 }
 
@@ -611,6 +616,85 @@ qc_hist *qc__analysis_take_hist(qc__analysis *a)
     qc_hist *h = a->all;
     a->all = NULL;
     return h;
+}
+
+static const double pct_levels[3] = {0.50, 0.95, 0.99};
+
+/* One run: each kept chunk's count of values at or below the pooled
+ * quantiles, then the batches of those counts by Fishman's rule (as
+ * units.c's, on each quantile's own fraction). */
+static void percentile_batches(qc__analysis *a, int kc)
+{
+    const qc__summary *s = &a->sum;
+    const int n = s->m->nchunks;
+    double q[3];
+    qc_hist_quantiles_interp(a->all, pct_levels, 3, q);
+    for (int k = kc; k < n; k++) {
+        const qc_hist *h = chunk_hist_of(s, k);
+        a->cnt[k] = (double)h->total;
+        for (int j = 0; j < 3; j++)
+            a->below[j * n + k] = isfinite(q[j]) ? qc_hist_below_interp(h, q[j]) : NAN;
+    }
+    const int kept = n - kc;
+    for (int j = 0; j < 3; j++) {
+        a->pnb[j] = 0;
+        for (int b = QC__UNITS_BMAX; b >= QC__UNITS_BMIN; b /= 2) {
+            int m = kept / b;
+            if (m < 1)
+                continue;
+            int first = n - m * b;
+            double col[QC__UNITS_BMAX];
+            size_t nv = 0;
+            for (int i = 0; i < b; i++) {
+                double y = 0, t = 0;
+                for (int k = first + i * m; k < first + (i + 1) * m; k++) {
+                    y += a->below[j * n + k];
+                    t += a->cnt[k];
+                }
+                if (t > 0)
+                    col[nv++] = y / t;
+            }
+            memcpy(a->pfrac[j], col, nv * sizeof *col);
+            a->pnb[j] = nv;
+            double vn = qc_von_neumann(col, nv);
+            a->pindep[j] = !(vn > gsl_cdf_ugaussian_Qinv(0.10));
+            if (a->pindep[j])
+                break;
+        }
+    }
+}
+
+void qc__analysis_percentiles(const qc__analysis *a, qc_ci *c, double level)
+{
+    for (int j = 0; j < 3; j++) {
+        const double x = qc_hist_quantile_interp(a->all, pct_levels[j]);
+        if (!isfinite(x))
+            continue;
+        c[j].mean = x;
+        c[j].lo = c[j].hi = c[j].half = NAN;
+        c[j].n = a->pnb[j];
+        qc_ci g;
+        if (a->pnb[j] < 2 || qc_ci_t(a->pfrac[j], a->pnb[j], level, &g, NULL) != 0 ||
+            !isfinite(g.half))
+            continue;
+        const double p = pct_levels[j], plo = p - g.half, phi = p + g.half;
+        if ((1 - p) * (double)a->all->total < QC__PCT_TAIL_MIN)
+            continue; /* too few values beyond it: its bias is not in the interval */
+        /* the tail too thin for its batches: its fraction known to no
+         * better than QC__PCT_TAIL_REL of itself (and the runs where the
+         * batches happen to agree are those that saw few long busy
+         * periods, whose quantile is low: a loose bound lets them through) */
+        if (!(plo > 0) || !(phi < 1))
+            continue; /* the tail is too thin for its batches: no interval */
+        c[j].lo = qc_hist_quantile_interp(a->all, plo);
+        c[j].hi = qc_hist_quantile_interp(a->all, phi);
+        if (c[j].lo > x)
+            c[j].lo = x;
+        if (c[j].hi < x)
+            c[j].hi = x;
+        c[j].half = (c[j].hi - c[j].lo) / 2;
+        c[j].level = level;
+    }
 }
 
 int qc__analysis_add(qc__analysis *a, const void *ws, const void *chunks, double origin,
@@ -638,6 +722,8 @@ int qc__analysis_add(qc__analysis *a, const void *ws, const void *chunks, double
         if (sect)
             qc_hist_merge(sect, chunk_hist_of(s, k));
     }
+    if (u->one_run)
+        percentile_batches(a, kc);
     if (u->one_run) {
         *cut_n = cut_customers(s, kc);
         *cut_t = chunk_double(s, kc, m->t_start_at) - origin;

@@ -270,7 +270,37 @@ typedef struct qc__analysis {
     qc__summary sum;
     qc_hist *all;
     int one_run, mser, tested; /* as qc__units_init */
+    /* one run: the percentiles' batches (qc__analysis_percentiles) */
+    double pfrac[3][QC__UNITS_BMAX]; /* fraction of a batch <= the pooled quantile */
+    size_t pnb[3];                   /* batches of each */
+    int pindep[3];                   /* von Neumann's test passed */
+    double *below, *cnt;             /* per chunk (scratch) */
 } qc__analysis;
+
+/* One run's percentiles (after qc__analysis_add): c[0..3), the p50, p95
+ * and p99, each the quantile of the pooled kept response times, with an
+ * interval that inverts one for the fraction of values below it (Hsu
+ * and Nelson's batch-means interval for a quantile, by way of the
+ * indicator's batch means; Chen and Kelton 2006). Each batch's fraction
+ * of values at or below the pooled quantile q is an average of
+ * indicators, unbiased for F(q) whatever its length, which a batch's own
+ * quantile is not (a short stretch of correlated response times puts
+ * its p99 low, and the spread of those quantiles understates the error:
+ * p99 of one run of 10^5 at M/M/1 0.9 covered 44 of 100). The batch count
+ * is Fishman's rule on that fraction's batch means; the t-interval
+ * [p - h, p + h] for F(q) maps through the pooled quantile function to
+ * [Q(p - h), Q(p + h)]. Where p + h >= 1 or p - h <= 0 (too few values
+ * in the tail for its batches to measure), no interval is given. */
+/* Nor where fewer than QC__PCT_TAIL_MIN kept values lie beyond the
+ * quantile: the pooled quantile of a correlated run is biased low by
+ * more than its interval sees (p99 of one run of 10^5 at M/M/1 0.9, 900
+ * values beyond it: -5% bias, 33 of 41 printed intervals covered; with
+ * 2700 beyond, 84 of 90; bench_coverage, docs/benchmarks.md). Choosing
+ * on the interval's own width (printing only the narrow ones) was worse:
+ * the runs whose batches agree are those that saw few long busy periods,
+ * whose quantile is low. */
+#define QC__PCT_TAIL_MIN 2000
+void qc__analysis_percentiles(const qc__analysis *a, qc_ci *c, double level);
 
 /* QC_ENOMEM (or QC_EINVAL: more sums than QC__SUMS_MAX) or 0;
  * qc__analysis_free is safe on a zeroed or failed one. */
