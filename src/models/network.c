@@ -41,6 +41,8 @@
 #define NCH QC_NET_CHUNKS
 #define NSECT 16 /* groups of replications for the percentiles' sections */
 #define NIL UINT32_MAX
+/* h_dep / ps_h of a departure held by a kernel source, not the heap */
+#define HSRC (-2)
 
 enum { EV_ARR = 1, EV_DEP, EV_REN, EV_TMO, EV_THINK, EV_PSDEP, EV_CHUNK, EV_CTL };
 enum { J_FREE, J_WAIT, J_SVC, J_THINK, J_GATE };
@@ -72,6 +74,7 @@ typedef struct strt {
     list insvc;                    /* FCFS, priority; PS: all present */
     double V, vlast;
     int64_t ps_h;
+    uint32_t src_job; /* the customer whose departure the source holds */
 } strt;
 
 typedef struct run {
@@ -92,6 +95,17 @@ typedef struct run {
     qc_rng rarr[QC_NET_MAX_CLASSES], rsvc[QC_NET_MAX_STATIONS], rroute, rpat, rthink;
     qc_arrivals_gen garr[QC_NET_MAX_CLASSES];
     qc_sampler ssvc[QC_NET_MAX_STATIONS * QC_NET_MAX_CLASSES];
+    /* kernel sources: each open class's next arrival, then the next
+     * departure of single-server and PS stations (one pending at most,
+     * replaced or idled, never searched for in the heap) */
+    int arr_src[QC_NET_MAX_CLASSES];  /* source index or -1 */
+    int dep_src[QC_NET_MAX_STATIONS]; /* source index or -1 */
+    uint8_t src_dep[QC_SIM_MAX_SOURCES]; /* 1: a departure source */
+    uint16_t src_id[QC_SIM_MAX_SOURCES]; /* its class or station */
+    /* routing rows and entries without a draw: the one certain hop */
+    int one_st[QC_NET_MAX_STATIONS * QC_NET_MAX_CLASSES]; /* -2: draw; -1: out */
+    int one_cl[QC_NET_MAX_STATIONS * QC_NET_MAX_CLASSES];
+    int entry_one[QC_NET_MAX_CLASSES]; /* station, or -1: draw */
     /* chunks */
     size_t stride;
     double *chunks; /* (NCH + 1) x stride: the last one the warm-up's scratch */
@@ -251,6 +265,8 @@ static int ps_schedule(run *r, unsigned i)
     strt *s = &r->st[i];
     if (s->ps_h >= 0)
         qc_sim_cancel(&r->sim, s->ps_h);
+    else if (s->ps_h == HSRC)
+        r->sim.src_t[r->dep_src[i]] = INFINITY;
     s->ps_h = -1;
     if (s->n == 0) {
         s->V = 0; /* small, exact tags */
@@ -266,6 +282,12 @@ static int ps_schedule(run *r, unsigned i)
     double dt = (bt - s->V) / ps_rate(s, r->net->st[i].servers);
     if (dt < 0)
         dt = 0;
+    if (r->dep_src[i] >= 0) {
+        s->src_job = best;
+        s->ps_h = HSRC;
+        r->sim.src_t[r->dep_src[i]] = r->sim.now + dt;
+        return 0;
+    }
     s->ps_h = qc_sim_after(&r->sim, dt, EV_PSDEP, best);
     return s->ps_h < 0 ? (int)s->ps_h : 0;
 }
@@ -404,6 +426,12 @@ static int start(run *r, uint32_t j, unsigned i)
     b->state = J_SVC;
     list_push(r, &s->insvc, j, 0);
     b->dep_t = r->sim.now + b->rem;
+    if (r->dep_src[i] >= 0) {
+        s->src_job = j;
+        b->h_dep = HSRC;
+        r->sim.src_t[r->dep_src[i]] = b->dep_t;
+        return 0;
+    }
     b->h_dep = qc_sim_at(&r->sim, b->dep_t, EV_DEP, j);
     return b->h_dep < 0 ? (int)b->h_dep : 0;
 }
@@ -468,6 +496,8 @@ static int depart_station(run *r, uint32_t j, unsigned i)
         if (b->state == J_SVC) {
             if (b->h_dep >= 0)
                 qc_sim_cancel(&r->sim, b->h_dep);
+            else if (b->h_dep == HSRC)
+                r->sim.src_t[r->dep_src[i]] = INFINITY;
             b->h_dep = -1;
             list_del(r, &s->insvc, j);
             s->busy--;
@@ -547,7 +577,10 @@ static int arrive(run *r, uint32_t j, unsigned i, unsigned k)
         if (v != NIL) {
             job *bv = &r->jobs[v];
             unsigned scv = i * r->C + bv->cls;
-            qc_sim_cancel(&r->sim, bv->h_dep);
+            if (bv->h_dep >= 0)
+                qc_sim_cancel(&r->sim, bv->h_dep);
+            else if (bv->h_dep == HSRC)
+                r->sim.src_t[r->dep_src[i]] = INFINITY;
             bv->h_dep = -1;
             bv->rem = bv->dep_t - r->sim.now; /* preemptive resume */
             list_del(r, &s->insvc, v);
@@ -581,6 +614,8 @@ static int enter(run *r, uint32_t j)
         list_push(r, &r->gate, j, 0);
         return release_gate(r);
     }
+    if (r->entry_one[k] >= 0)
+        return arrive(r, j, (unsigned)r->entry_one[k], k);
     const qc_net_class *c = &r->net->cl[k];
     double u = qc_rng_u01(&r->rroute), acc = 0;
     unsigned i = 0;
@@ -608,6 +643,10 @@ static int complete(run *r, uint32_t j)
     if (rc != 0)
         return rc;
     size_t row = (size_t)i * r->C + k;
+    if (r->one_st[row] >= 0)
+        return arrive(r, j, (unsigned)r->one_st[row], (unsigned)r->one_cl[row]);
+    if (r->one_st[row] == -1)
+        return leave(r, j, 1);
     unsigned nh = r->net->nroute[row];
     if (nh) {
         double u = qc_rng_u01(&r->rroute), acc = 0;
@@ -662,6 +701,50 @@ static int run_alloc(run *r, const qc_network_params *p)
     r->jfree = NIL;
     if (r->chunks == NULL || r->hist == NULL || qc_sim_init(&r->sim, 1024, NULL) != 0)
         return QC_ENOMEM;
+    /* sources: the open classes' arrivals first (the most frequent
+     * events), then the departures of stations that have at most one
+     * pending (one server, or PS), while there is room */
+    for (unsigned k = 0; k < r->C; k++) {
+        r->arr_src[k] = -1;
+        if (!n->cl[k].closed) {
+            int x = qc_sim_source_add(&r->sim, EV_ARR);
+            if (x >= 0) {
+                r->arr_src[k] = x;
+                r->src_dep[x] = 0;
+                r->src_id[x] = (uint16_t)k;
+            }
+        }
+    }
+    for (unsigned i = 0; i < r->S; i++) {
+        r->dep_src[i] = -1;
+        const qc_net_station *ns = &n->st[i];
+        if (ns->disc == QC_NET_PS || (ns->disc != QC_NET_IS && ns->servers == 1)) {
+            int x = qc_sim_source_add(&r->sim, EV_DEP);
+            if (x >= 0) {
+                r->dep_src[i] = x;
+                r->src_dep[x] = 1;
+                r->src_id[x] = (uint16_t)i;
+            }
+        }
+    }
+    /* certain hops: no draw for them */
+    for (unsigned i = 0; i < r->S; i++)
+        for (unsigned k = 0; k < r->C; k++) {
+            size_t row = (size_t)i * r->C + k;
+            r->one_st[row] = -2;
+            if (n->nroute[row] == 0) {
+                r->one_st[row] = -1;
+            } else if (n->nroute[row] == 1 && n->route[row][0].p >= 1.0) {
+                r->one_st[row] = n->route[row][0].station;
+                r->one_cl[row] = n->route[row][0].cls;
+            }
+        }
+    for (unsigned k = 0; k < r->C; k++) {
+        r->entry_one[k] = -1;
+        for (unsigned i = 0; i < r->S; i++)
+            if (n->cl[k].entry[i] >= 1.0)
+                r->entry_one[k] = (int)i;
+    }
     /* priority levels: the distinct priorities, in order, at priority
      * stations; one level elsewhere */
     for (unsigned i = 0; i < r->S; i++)
@@ -757,8 +840,12 @@ static int run_one(run *r, unsigned rep)
             qc_rng_init(&r->rarr[k], seed, qc_rng_stream(rep, QC_STREAM_ARRIVAL, k));
             qc_arrivals_gen_init(&r->garr[k], &c->arrivals, &r->rarr[k]);
             double t = qc_arrivals_next(&r->garr[k]);
-            if (isfinite(t) && qc_sim_at(&r->sim, t, EV_ARR, k) < 0)
-                return QC_ENOMEM;
+            if (isfinite(t)) {
+                if (r->arr_src[k] >= 0)
+                    r->sim.src_t[r->arr_src[k]] = t;
+                else if (qc_sim_at(&r->sim, t, EV_ARR, k) < 0)
+                    return QC_ENOMEM;
+            }
             continue;
         }
         for (unsigned u = 0; u < c->population; u++) {
@@ -779,12 +866,26 @@ static int run_one(run *r, unsigned rep)
     int rc = 0;
     uint64_t check = 0;
     while (!r->done && qc_sim_next(&r->sim, &ev) == 0) {
+        if (ev.handle == QC_SIM_SOURCE_HANDLE && r->src_dep[ev.data]) {
+            /* a departure held by a source: the station says whose */
+            unsigned i = r->src_id[ev.data];
+            strt *s = &r->st[i];
+            if (s->ps_h == HSRC)
+                s->ps_h = -1;
+            rc = complete(r, s->src_job);
+            goto checked;
+        }
         switch (ev.type) {
         case EV_ARR: {
-            unsigned k = (unsigned)ev.data;
+            unsigned k = ev.handle == QC_SIM_SOURCE_HANDLE ? r->src_id[ev.data]
+                                                           : (unsigned)ev.data;
             double t = qc_arrivals_next(&r->garr[k]);
-            if (isfinite(t) && qc_sim_at(&r->sim, t, EV_ARR, k) < 0)
-                return QC_ENOMEM;
+            if (isfinite(t)) {
+                if (r->arr_src[k] >= 0)
+                    r->sim.src_t[r->arr_src[k]] = t;
+                else if (qc_sim_at(&r->sim, t, EV_ARR, k) < 0)
+                    return QC_ENOMEM;
+            }
             uint32_t j = job_new(r);
             if (j == NIL)
                 return QC_ENOMEM;
@@ -842,6 +943,7 @@ static int run_one(run *r, unsigned rep)
         default:
             break;
         }
+    checked:
         if (rc != 0)
             return rc;
         if (r->sim.events - check >= 262144) {
