@@ -214,6 +214,44 @@ static void list_del(run *r, list *l, uint32_t j)
 
 /* ---- time integrals ----------------------------------------------------- */
 
+/* A count that moves by one at a time has its time integral over a chunk
+ * as the sum of -t at each rise and +t at each fall, plus n t at the
+ * chunk's close and minus n t at its open (chunk_close, chunk_open): one
+ * add per change, with no last-change time to keep. The busy servers of a
+ * PS station move by fractions at every change there, so they alone are
+ * integrated the usual way, area += b dt (touch). */
+static inline void n_up(run *r, unsigned sc)
+{
+    r->nsc_n[sc]++;
+    *SCF(r, r->cur, F_AN, sc) -= r->sim.now;
+}
+static inline void n_down(run *r, unsigned sc)
+{
+    r->nsc_n[sc]--;
+    *SCF(r, r->cur, F_AN, sc) += r->sim.now;
+}
+static inline void b_up(run *r, unsigned sc)
+{
+    r->nsc_b[sc] += 1;
+    *SCF(r, r->cur, F_AB, sc) -= r->sim.now;
+}
+static inline void b_down(run *r, unsigned sc)
+{
+    r->nsc_b[sc] -= 1;
+    *SCF(r, r->cur, F_AB, sc) += r->sim.now;
+}
+static inline void net_up(run *r, unsigned k)
+{
+    r->nnet[k]++;
+    *GF(r, r->cur, G_AREA, k) -= r->sim.now;
+}
+static inline void net_down(run *r, unsigned k)
+{
+    r->nnet[k]--;
+    *GF(r, r->cur, G_AREA, k) += r->sim.now;
+}
+
+/* PS only: the busy servers' integral up to now */
 static void touch(run *r, unsigned i)
 {
     strt *s = &r->st[i];
@@ -221,20 +259,10 @@ static void touch(run *r, unsigned i)
     if (dt > 0) {
         for (unsigned k = 0; k < r->C; k++) {
             unsigned sc = i * r->C + k;
-            *SCF(r, r->cur, F_AN, sc) += (double)r->nsc_n[sc] * dt;
             *SCF(r, r->cur, F_AB, sc) += r->nsc_b[sc] * dt;
         }
     }
     s->tlast = r->sim.now;
-}
-
-static void touch_net(run *r)
-{
-    double dt = r->sim.now - r->tnet;
-    if (dt > 0)
-        for (unsigned k = 0; k < r->C; k++)
-            *GF(r, r->cur, G_AREA, k) += (double)r->nnet[k] * dt;
-    r->tnet = r->sim.now;
 }
 
 /* PS: each of the n present is served at min(1, c/n) */
@@ -299,9 +327,19 @@ static int arrive(run *r, uint32_t j, unsigned i, unsigned k);
 
 static void chunk_close(run *r, double t)
 {
-    for (unsigned i = 0; i < r->S; i++)
-        touch(r, i);
-    touch_net(r);
+    for (unsigned i = 0; i < r->S; i++) {
+        int ps = r->net->st[i].disc == QC_NET_PS;
+        if (ps)
+            touch(r, i);
+        for (unsigned k = 0; k < r->C; k++) {
+            unsigned sc = i * r->C + k;
+            *SCF(r, r->cur, F_AN, sc) += (double)r->nsc_n[sc] * t;
+            if (!ps)
+                *SCF(r, r->cur, F_AB, sc) += r->nsc_b[sc] * t;
+        }
+    }
+    for (unsigned k = 0; k < r->C; k++)
+        *GF(r, r->cur, G_AREA, k) += (double)r->nnet[k] * t;
     *HF(r, r->cur, H_T1) = t;
 }
 
@@ -310,6 +348,17 @@ static void chunk_open(run *r, int k, double t)
     r->k = k;
     r->cur = r->chunks + (size_t)k * r->stride;
     memset(r->cur, 0, r->stride * sizeof(double));
+    for (unsigned i = 0; i < r->S; i++) {
+        int ps = r->net->st[i].disc == QC_NET_PS;
+        for (unsigned c = 0; c < r->C; c++) {
+            unsigned sc = i * r->C + c;
+            *SCF(r, r->cur, F_AN, sc) -= (double)r->nsc_n[sc] * t;
+            if (!ps)
+                *SCF(r, r->cur, F_AB, sc) -= r->nsc_b[sc] * t;
+        }
+    }
+    for (unsigned c = 0; c < r->C; c++)
+        *GF(r, r->cur, G_AREA, c) -= (double)r->nnet[c] * t;
     *HF(r, r->cur, H_T0) = t;
 }
 
@@ -329,8 +378,7 @@ static int leave(run *r, uint32_t j, int served)
 {
     job *b = &r->jobs[j];
     unsigned k = b->chain;
-    touch_net(r);
-    r->nnet[k]--;
+    net_down(r, k);
     if (r->net->front >= 0 && r->admitted > 0)
         r->admitted--;
     double resp = r->sim.now - b->t_net;
@@ -422,7 +470,7 @@ static int start(run *r, uint32_t j, unsigned i)
         b->h_ren = -1;
     }
     s->busy++;
-    r->nsc_b[i * r->C + b->cls] += 1;
+    b_up(r, i * r->C + b->cls);
     b->state = J_SVC;
     list_push(r, &s->insvc, j, 0);
     b->dep_t = r->sim.now + b->rem;
@@ -464,7 +512,6 @@ static int depart_station(run *r, uint32_t j, unsigned i)
     strt *s = &r->st[i];
     const qc_net_station *ns = &r->net->st[i];
     unsigned sc = i * r->C + b->cls;
-    touch(r, i);
     if (b->h_tmo >= 0) {
         qc_sim_cancel(&r->sim, b->h_tmo);
         b->h_tmo = -1;
@@ -476,10 +523,11 @@ static int depart_station(run *r, uint32_t j, unsigned i)
     int rc = 0;
     switch (ns->disc) {
     case QC_NET_PS:
+        touch(r, i);
         ps_advance(r, i);
         list_del(r, &s->insvc, j);
         s->n--;
-        r->nsc_n[sc]--;
+        n_down(r, sc);
         ps_busy(r, i);
         return ps_schedule(r, i);
     case QC_NET_IS:
@@ -487,12 +535,12 @@ static int depart_station(run *r, uint32_t j, unsigned i)
             qc_sim_cancel(&r->sim, b->h_dep);
         b->h_dep = -1;
         s->n--;
-        r->nsc_n[sc]--;
-        r->nsc_b[sc] -= 1;
+        n_down(r, sc);
+        b_down(r, sc);
         return 0;
     default:
         s->n--;
-        r->nsc_n[sc]--;
+        n_down(r, sc);
         if (b->state == J_SVC) {
             if (b->h_dep >= 0)
                 qc_sim_cancel(&r->sim, b->h_dep);
@@ -501,7 +549,7 @@ static int depart_station(run *r, uint32_t j, unsigned i)
             b->h_dep = -1;
             list_del(r, &s->insvc, j);
             s->busy--;
-            r->nsc_b[sc] -= 1;
+            b_down(r, sc);
             rc = start_next(r, i);
         } else {
             list_del(r, &s->wait[r->level[sc]], j);
@@ -531,7 +579,6 @@ static int arrive(run *r, uint32_t j, unsigned i, unsigned k)
         *SCF(r, r->cur, F_BLK, sc) += 1;
         return leave(r, j, 0);
     }
-    touch(r, i);
     b->t_st = r->sim.now;
     b->svc0 = b->rem = qc_sampler_next(&r->ssvc[sc]);
     b->h_dep = b->h_ren = b->h_tmo = -1;
@@ -542,9 +589,10 @@ static int arrive(run *r, uint32_t j, unsigned i, unsigned k)
     }
     switch (ns->disc) {
     case QC_NET_PS:
+        touch(r, i);
         ps_advance(r, i);
         s->n++;
-        r->nsc_n[sc]++;
+        n_up(r, sc);
         b->state = J_SVC;
         b->tag = s->V + b->rem;
         list_push(r, &s->insvc, j, 0);
@@ -552,8 +600,8 @@ static int arrive(run *r, uint32_t j, unsigned i, unsigned k)
         return ps_schedule(r, i);
     case QC_NET_IS:
         s->n++;
-        r->nsc_n[sc]++;
-        r->nsc_b[sc] += 1;
+        n_up(r, sc);
+        b_up(r, sc);
         b->state = J_SVC;
         b->h_dep = qc_sim_after(&r->sim, b->rem, EV_DEP, j);
         return b->h_dep < 0 ? (int)b->h_dep : 0;
@@ -561,7 +609,7 @@ static int arrive(run *r, uint32_t j, unsigned i, unsigned k)
         break;
     }
     s->n++;
-    r->nsc_n[sc]++;
+    n_up(r, sc);
     if (s->busy < ns->servers)
         return start(r, j, i);
     if (ns->disc == QC_NET_PRIO_PR) {
@@ -585,7 +633,7 @@ static int arrive(run *r, uint32_t j, unsigned i, unsigned k)
             bv->rem = bv->dep_t - r->sim.now; /* preemptive resume */
             list_del(r, &s->insvc, v);
             s->busy--;
-            r->nsc_b[scv] -= 1;
+            b_down(r, scv);
             bv->state = J_WAIT;
             list_push(r, &s->wait[r->level[scv]], v, 1);
             return start(r, j, i);
@@ -606,8 +654,7 @@ static int enter(run *r, uint32_t j)
 {
     job *b = &r->jobs[j];
     unsigned k = b->chain;
-    touch_net(r);
-    r->nnet[k]++;
+    net_up(r, k);
     b->t_net = b->t_adm = r->sim.now;
     if (r->net->front >= 0) {
         b->state = J_GATE;
