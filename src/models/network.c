@@ -45,7 +45,7 @@
 #define HSRC (-2)
 
 enum { EV_ARR = 1, EV_DEP, EV_REN, EV_TMO, EV_THINK, EV_PSDEP, EV_CHUNK, EV_CTL };
-enum { J_FREE, J_WAIT, J_SVC, J_THINK, J_GATE };
+enum { J_FREE, J_WAIT, J_SVC, J_THINK, J_GATE, J_BLOCKED };
 
 /* per station and class sums of a chunk (field-major: F * nsc + sc) */
 enum { F_ARR, F_BLK, F_BALK, F_REN, F_TMO, F_DONE, F_RESP, F_WAIT, F_AN, F_AB, F_COUNT };
@@ -58,7 +58,8 @@ typedef struct job {
     double t_net, t_adm, t_st, svc0, rem, dep_t, tag;
     int64_t h_dep, h_ren, h_tmo;
     uint32_t prev, next; /* a waiting list, the in-service list or PS's */
-    uint16_t cls, chain, st;
+    uint32_t bprev, bnext; /* blocked: the list of those waiting for to_st */
+    uint16_t cls, chain, st, to_st, to_cl;
     uint8_t state;
 } job;
 
@@ -72,6 +73,8 @@ typedef struct strt {
     double tlast;
     list wait[QC_NET_MAX_CLASSES]; /* by level */
     list insvc;                    /* FCFS, priority; PS: all present */
+    list blocked;                  /* served upstream, waiting for a place
+                                      here (blocking after service) */
     double V, vlast;
     int64_t ps_h;
     uint32_t src_job; /* the customer whose departure the source holds */
@@ -106,6 +109,7 @@ typedef struct run {
     int one_st[QC_NET_MAX_STATIONS * QC_NET_MAX_CLASSES]; /* -2: draw; -1: out */
     int one_cl[QC_NET_MAX_STATIONS * QC_NET_MAX_CLASSES];
     int entry_one[QC_NET_MAX_CLASSES]; /* station, or -1: draw */
+    int bas_any; /* a station blocks after service */
     /* chunks */
     size_t stride;
     double *chunks; /* (NCH + 1) x stride: the last one the warm-up's scratch */
@@ -210,6 +214,34 @@ static void list_del(run *r, list *l, uint32_t j)
     else
         l->tail = b->prev;
     b->prev = b->next = NIL;
+}
+
+/* the blocked lists link through bprev/bnext: a blocked customer is also
+ * in its own station's in-service list */
+static void blist_push(run *r, list *l, uint32_t j)
+{
+    job *b = &r->jobs[j];
+    b->bnext = NIL;
+    b->bprev = l->tail;
+    if (l->tail == NIL)
+        l->head = j;
+    else
+        r->jobs[l->tail].bnext = j;
+    l->tail = j;
+}
+
+static void blist_del(run *r, list *l, uint32_t j)
+{
+    job *b = &r->jobs[j];
+    if (b->bprev != NIL)
+        r->jobs[b->bprev].bnext = b->bnext;
+    else
+        l->head = b->bnext;
+    if (b->bnext != NIL)
+        r->jobs[b->bnext].bprev = b->bprev;
+    else
+        l->tail = b->bprev;
+    b->bprev = b->bnext = NIL;
 }
 
 /* ---- time integrals ----------------------------------------------------- */
@@ -505,8 +537,54 @@ static int start_next(run *r, unsigned i)
     return 0;
 }
 
-/* Takes j, present at station i, out of it (served or not). */
+static int depart_station(run *r, uint32_t j, unsigned i);
+
+/* Service of j at its station is over: counted there as it leaves. */
+static void record_done(run *r, uint32_t j)
+{
+    job *b = &r->jobs[j];
+    unsigned i = b->st, sc = i * r->C + b->cls;
+    double resp = r->sim.now - b->t_st;
+    *SCF(r, r->cur, F_DONE, sc) += 1;
+    *SCF(r, r->cur, F_RESP, sc) += resp;
+    /* a delay has no wait (resp - svc0 would be rounding) */
+    if (r->net->st[i].disc != QC_NET_IS && resp > b->svc0)
+        *SCF(r, r->cur, F_WAIT, sc) += resp - b->svc0;
+}
+
+/* A place is free at station i: the first customer blocked for it leaves
+ * its own station (whose server it held) and arrives here. */
+static int unblock(run *r, unsigned i)
+{
+    strt *s = &r->st[i];
+    const qc_net_station *ns = &r->net->st[i];
+    while (s->blocked.head != NIL && s->n < ns->capacity) {
+        uint32_t g = s->blocked.head;
+        job *b = &r->jobs[g];
+        unsigned to_cl = b->to_cl;
+        record_done(r, g);
+        int rc = depart_station(r, g, b->st); /* takes it off the list */
+        if (rc == 0)
+            rc = arrive(r, g, i, to_cl);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int depart_station0(run *r, uint32_t j, unsigned i);
+
+/* Takes j, present at station i, out of it (served or not), and lets in
+ * the first customer blocked for a place here. */
 static int depart_station(run *r, uint32_t j, unsigned i)
+{
+    int rc = depart_station0(r, j, i);
+    if (rc == 0 && r->st[i].blocked.head != NIL)
+        rc = unblock(r, i);
+    return rc;
+}
+
+static int depart_station0(run *r, uint32_t j, unsigned i)
 {
     job *b = &r->jobs[j];
     strt *s = &r->st[i];
@@ -541,7 +619,9 @@ static int depart_station(run *r, uint32_t j, unsigned i)
     default:
         s->n--;
         n_down(r, sc);
-        if (b->state == J_SVC) {
+        if (b->state == J_BLOCKED)
+            blist_del(r, &r->st[b->to_st].blocked, j);
+        if (b->state == J_SVC || b->state == J_BLOCKED) {
             if (b->h_dep >= 0)
                 qc_sim_cancel(&r->sim, b->h_dep);
             else if (b->h_dep == HSRC)
@@ -619,7 +699,7 @@ static int arrive(run *r, uint32_t j, unsigned i, unsigned k)
         int lv = r->level[sc];
         for (uint32_t x = s->insvc.head; x != NIL; x = r->jobs[x].next) {
             int lx = r->level[i * r->C + r->jobs[x].cls];
-            if (lx > lv && (v == NIL || lx >= r->level[i * r->C + r->jobs[v].cls]))
+            if (r->jobs[x].state == J_SVC && lx > lv && (v == NIL || lx >= r->level[i * r->C + r->jobs[v].cls]))
                 v = x;
         }
         if (v != NIL) {
@@ -678,32 +758,42 @@ static int enter(run *r, uint32_t j)
 static int complete(run *r, uint32_t j)
 {
     job *b = &r->jobs[j];
-    unsigned i = b->st, k = b->cls, sc = i * r->C + k;
+    unsigned i = b->st, k = b->cls;
     b->h_dep = -1;
-    double resp = r->sim.now - b->t_st;
-    *SCF(r, r->cur, F_DONE, sc) += 1;
-    *SCF(r, r->cur, F_RESP, sc) += resp;
-    /* a delay has no wait (resp - svc0 would be rounding) */
-    if (r->net->st[i].disc != QC_NET_IS && resp > b->svc0)
-        *SCF(r, r->cur, F_WAIT, sc) += resp - b->svc0;
-    int rc = depart_station(r, j, i);
-    if (rc != 0)
-        return rc;
     size_t row = (size_t)i * r->C + k;
-    if (r->one_st[row] >= 0)
-        return arrive(r, j, (unsigned)r->one_st[row], (unsigned)r->one_cl[row]);
-    if (r->one_st[row] == -1)
-        return leave(r, j, 1);
-    unsigned nh = r->net->nroute[row];
-    if (nh) {
+    int to = r->one_st[row], tc = r->one_cl[row];
+    if (to == -2) {
+        to = -1;
+        unsigned nh = r->net->nroute[row];
         double u = qc_rng_u01(&r->rroute), acc = 0;
         const qc_net_hop *h = r->net->route[row];
         for (unsigned x = 0; x < nh; x++) {
             acc += h[x].p;
-            if (u < acc)
-                return arrive(r, j, (unsigned)h[x].station, (unsigned)h[x].cls);
+            if (u < acc) {
+                to = h[x].station;
+                tc = h[x].cls;
+                break;
+            }
         }
     }
+    if (to >= 0 && r->bas_any) {
+        const qc_net_station *nt = &r->net->st[to];
+        qc_net_disc d = r->net->st[i].disc;
+        if (nt->bas && r->st[to].n >= nt->capacity && d != QC_NET_PS && d != QC_NET_IS) {
+            /* blocked after service: it keeps its server here */
+            b->state = J_BLOCKED;
+            b->to_st = (uint16_t)to;
+            b->to_cl = (uint16_t)tc;
+            blist_push(r, &r->st[to].blocked, j);
+            return 0;
+        }
+    }
+    record_done(r, j);
+    int rc = depart_station(r, j, i);
+    if (rc != 0)
+        return rc;
+    if (to >= 0)
+        return arrive(r, j, (unsigned)to, (unsigned)tc);
     return leave(r, j, 1);
 }
 
@@ -786,6 +876,8 @@ static int run_alloc(run *r, const qc_network_params *p)
                 r->one_cl[row] = n->route[row][0].cls;
             }
         }
+    for (unsigned i = 0; i < r->S; i++)
+        r->bas_any |= n->st[i].bas;
     for (unsigned k = 0; k < r->C; k++) {
         r->entry_one[k] = -1;
         for (unsigned i = 0; i < r->S; i++)
@@ -833,6 +925,7 @@ static int run_one(run *r, unsigned rep)
         strt *s = &r->st[i];
         memset(s, 0, sizeof *s);
         s->insvc.head = s->insvc.tail = NIL;
+        s->blocked.head = s->blocked.tail = NIL;
         for (unsigned l = 0; l < QC_NET_MAX_CLASSES; l++)
             s->wait[l].head = s->wait[l].tail = NIL;
         s->ps_h = -1;
