@@ -110,13 +110,14 @@ typedef struct run {
     int one_cl[QC_NET_MAX_STATIONS * QC_NET_MAX_CLASSES];
     int entry_one[QC_NET_MAX_CLASSES]; /* station, or -1: draw */
     int bas_any; /* a station blocks after service */
+    uint8_t plain[QC_NET_MAX_STATIONS]; /* no balking, capacity, timeout, patience */
     /* chunks */
     size_t stride;
     double *chunks; /* (NCH + 1) x stride: the last one the warm-up's scratch */
     double *cur;
     int k;          /* chunk in force (NCH: warm-up) */
     int in_window;
-    uint64_t exits, warm_exits;
+    uint64_t exits, warm_exits, next_exits;
     double win_start;
     int done;
     qc_hist *hist; /* [C + 1]: end-to-end response, last half of the window */
@@ -400,6 +401,7 @@ static void window_open(run *r)
     r->in_window = 1;
     r->win_start = r->sim.now;
     r->exits = 0;
+    r->next_exits = 0;
     chunk_open(r, 0, r->sim.now);
     if (r->p->horizon > 0)
         qc_sim_after(&r->sim, r->p->horizon / NCH, EV_CHUNK, 1);
@@ -422,11 +424,13 @@ static int leave(run *r, uint32_t j, int served)
             qc_hist_add(&r->hist[r->C], resp);
         }
         /* the controller sees the time behind the front, not at its gate */
-        r->ctl_resp += r->sim.now - b->t_adm;
-        r->ctl_done++;
-        if (r->in_window) {
-            r->behind_sum += r->sim.now - b->t_adm;
-            r->behind_n++;
+        if (r->net->front >= 0) {
+            r->ctl_resp += r->sim.now - b->t_adm;
+            r->ctl_done++;
+            if (r->in_window) {
+                r->behind_sum += r->sim.now - b->t_adm;
+                r->behind_n++;
+            }
         }
     } else {
         *GF(r, r->cur, G_LOST, k) += 1;
@@ -459,10 +463,14 @@ static int leave(run *r, uint32_t j, int served)
             r->done = 1;
             return 0;
         }
-        int nk = (int)(r->exits * NCH / r->p->customers);
-        if (nk != r->k) {
-            chunk_close(r, r->sim.now);
-            chunk_open(r, nk, r->sim.now);
+        if (r->exits >= r->next_exits) {
+            int nk = (int)(r->exits * NCH / r->p->customers);
+            if (nk != r->k) {
+                chunk_close(r, r->sim.now);
+                chunk_open(r, nk, r->sim.now);
+            }
+            /* the first exit count that falls in a later chunk */
+            r->next_exits = (((uint64_t)nk + 1) * r->p->customers + NCH - 1) / NCH;
         }
     }
     return 0;
@@ -648,7 +656,21 @@ static int arrive(run *r, uint32_t j, unsigned i, unsigned k)
     b->cls = (uint16_t)k;
     b->st = (uint16_t)i;
     *SCF(r, r->cur, F_ARR, sc) += 1;
-    if (ns->nbalk) {
+    if (r->plain[i]) {
+        /* no balking, capacity, timeout nor patience here */
+        b->t_st = r->sim.now;
+        b->svc0 = b->rem = qc_sampler_next(&r->ssvc[sc]);
+        if (ns->disc == QC_NET_FCFS) {
+            b->h_ren = b->h_tmo = -1;
+            s->n++;
+            n_up(r, sc);
+            if (s->busy < ns->servers)
+                return start(r, j, i);
+            b->state = J_WAIT;
+            list_push(r, &s->wait[0], j, 0);
+            return 0;
+        }
+    } else if (ns->nbalk) {
         double pb = ns->balk[s->n < ns->nbalk ? s->n : ns->nbalk - 1];
         if (pb > 0 && qc_rng_u01(&r->rroute) < pb) {
             *SCF(r, r->cur, F_BALK, sc) += 1;
@@ -659,8 +681,10 @@ static int arrive(run *r, uint32_t j, unsigned i, unsigned k)
         *SCF(r, r->cur, F_BLK, sc) += 1;
         return leave(r, j, 0);
     }
-    b->t_st = r->sim.now;
-    b->svc0 = b->rem = qc_sampler_next(&r->ssvc[sc]);
+    if (!r->plain[i]) {
+        b->t_st = r->sim.now;
+        b->svc0 = b->rem = qc_sampler_next(&r->ssvc[sc]);
+    }
     b->h_dep = b->h_ren = b->h_tmo = -1;
     if (ns->timeout > 0) {
         b->h_tmo = qc_sim_after(&r->sim, ns->timeout, EV_TMO, j);
@@ -876,8 +900,12 @@ static int run_alloc(run *r, const qc_network_params *p)
                 r->one_cl[row] = n->route[row][0].cls;
             }
         }
-    for (unsigned i = 0; i < r->S; i++)
-        r->bas_any |= n->st[i].bas;
+    for (unsigned i = 0; i < r->S; i++) {
+        const qc_net_station *ns = &n->st[i];
+        r->bas_any |= ns->bas;
+        r->plain[i] = !ns->nbalk && !ns->capacity && !(ns->timeout > 0) &&
+                      ns->patience.kind == QC_DIST_NONE;
+    }
     for (unsigned k = 0; k < r->C; k++) {
         r->entry_one[k] = -1;
         for (unsigned i = 0; i < r->S; i++)
@@ -934,7 +962,7 @@ static int run_one(run *r, unsigned rep)
         qc_hist_reset(&r->hist[k]);
     r->gate.head = r->gate.tail = NIL;
     r->tnet = 0;
-    r->exits = r->warm_exits = 0;
+    r->exits = r->warm_exits = r->next_exits = 0;
     r->done = 0;
     r->in_window = 0;
     r->ctl_sum_limit = 0;
