@@ -545,10 +545,10 @@ static int start_next(run *r, unsigned i)
     return 0;
 }
 
-static int depart_station(run *r, uint32_t j, unsigned i);
+static inline int depart_station(run *r, uint32_t j, unsigned i);
 
 /* Service of j at its station is over: counted there as it leaves. */
-static void record_done(run *r, uint32_t j)
+static inline void record_done(run *r, uint32_t j)
 {
     job *b = &r->jobs[j];
     unsigned i = b->st, sc = i * r->C + b->cls;
@@ -584,10 +584,10 @@ static int depart_station0(run *r, uint32_t j, unsigned i);
 
 /* Takes j, present at station i, out of it (served or not), and lets in
  * the first customer blocked for a place here. */
-static int depart_station(run *r, uint32_t j, unsigned i)
+static inline int depart_station(run *r, uint32_t j, unsigned i)
 {
     int rc = depart_station0(r, j, i);
-    if (rc == 0 && r->st[i].blocked.head != NIL)
+    if (r->bas_any && rc == 0 && r->st[i].blocked.head != NIL)
         rc = unblock(r, i);
     return rc;
 }
