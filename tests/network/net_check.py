@@ -477,6 +477,18 @@ def main():
                   % ("ok" if ok else "FAIL", name, "/".join(p[1:]), v, covered[r], seeds, frac,
                      lo, hi))
             failed += not ok
+        # the case's metrics pooled (they share seeds, so are correlated:
+        # the interval is narrower than the evidence), and how many of
+        # them an interval of exactly the nominal 95% would leave below
+        # the minimum by chance alone at this many seeds
+        k, n = sum(covered), seeds * len(rows)
+        lo, hi = wilson(k, n)
+        p_below = sum(math.comb(seeds, x) * 0.95 ** x * 0.05 ** (seeds - x)
+                      for x in range(seeds + 1) if x / seeds < minimum)
+        print("     %-28s pooled over %d metrics: %.3f [%.3f, %.3f]; %d below %.2f, "
+              "%.1f expected of an exact 95%% interval"
+              % (name, len(rows), k / n, lo, hi, sum(c / seeds < minimum for c in covered),
+                 minimum, p_below * len(rows)))
     return 1 if failed else 0
 
 
