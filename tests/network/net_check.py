@@ -161,6 +161,25 @@ def erlang_a(lam, mu, theta, c=1):
     return N, X, ab
 
 
+def balking_mm1(lam, mu, balk):
+    """M/M/1 where an arrival finding n balks with balk[min(n, last)]: the
+    birth-death chain summed until its terms fall below 1e-16."""
+    pis, p, n = [], 1.0, 0
+    while True:
+        pis.append(p)
+        b = balk[min(n, len(balk) - 1)]
+        p *= lam * (1 - b) / mu
+        n += 1
+        if p < 1e-16 * sum(pis) or p == 0:
+            break
+    Z = sum(pis)
+    pis = [x / Z for x in pis]
+    N = sum(i * x for i, x in enumerate(pis))
+    X = mu * (1 - pis[0])
+    fb = sum(x * balk[min(i, len(balk) - 1)] for i, x in enumerate(pis))
+    return N, X, fb
+
+
 def tandem_bas(lam, mu1, mu2, K, n1max=80):
     """M/M/1 -> ./M/1/K, blocking after service: stationary means."""
     # state (n1, m): m = 0..K the number at station 2, m = K + 1: station 2
@@ -302,6 +321,15 @@ def cases():
     st = [{"number": N, "throughput": X, "reneging": ab, "utilization": X}]
     e2e = {"number": N, "throughput": X, "lost": ab}
     out.append(("Erlang-A M/M/1+M", net, st, e2e))
+    # balking: M/M/1 at an offered 1.5, arrivals finding n balk with
+    # 0, 0.25, 0.5, 0.75 (the last for more)
+    net = {"stations": [{"name": "s", "service": "exp:1", "balking": [0, 0.25, 0.5, 0.75]}],
+           "classes": [{"name": "x", "arrival": "exp:1.5", "entry": "s"}]}
+    N, X, fb = balking_mm1(1.5, 1.0, [0, 0.25, 0.5, 0.75])
+    st = [{"number": N, "throughput": X, "balking": fb, "utilization": X,
+           "response_time": N / X}]
+    e2e = {"number": N, "throughput": X, "lost": fb, "response_time": N / X}
+    out.append(("balking M/M/1", net, st, e2e))
     # blocking after service: M/M/1 (rate 2) -> ./M/1/2 (rate 2), lambda 1
     net = {"stations": [{"name": "a", "service": "exp:2"},
                         {"name": "b", "service": "exp:2", "capacity": 2,
