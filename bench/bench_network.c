@@ -15,7 +15,9 @@
  * this process, best of three, and the ratio of their times per customer
  * printed: the issue's target is a ratio of 2 or less.
  *
- * usage: bench_network [customers]   (default 2 10^6) */
+ * usage: bench_network [customers [case]]   (default 2 10^6; case 1, 2 or 3
+ * runs that one alone, e.g. under valgrind --tool=callgrind to count the
+ * instructions of each side) */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -132,6 +134,7 @@ static int run_net(const qc_network *net, uint64_t n)
 int main(int argc, char **argv)
 {
     uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 2000000;
+    int only = argc > 2 ? atoi(argv[2]) : 0;
     static const char *const names[3] = {"M/M/1/10 at 0.9 vs Lindley with loss",
                                          "M/M/2 at 0.8 vs Kiefer-Wolfowitz",
                                          "3 M/M/1 in tandem vs tandem Lindley"};
@@ -140,6 +143,8 @@ int main(int argc, char **argv)
     printf("%-40s %12s %12s %8s\n", "case", "floor ns/c", "network ns/c", "ratio");
     int worst = 0;
     for (int c = 0; c < 3; c++) {
+        if (only && only != c + 1)
+            continue;
         qc_network net;
         qc_err err = {0};
         if (qc_network_parse(&net, nets[c], "bench", &err) != 0) {

@@ -86,6 +86,12 @@ typedef struct qc_net_station {
     qc_net_disc disc;
     unsigned servers;           /* c; IS: 0 */
     uint64_t capacity;          /* K (0: unlimited) */
+    /* when full: 0, an arrival is lost; 1, blocking after service: a
+     * customer served at an FCFS or priority station upstream stays
+     * there, holding its server, until a place here is free (FIFO among
+     * the blocked); external arrivals and those from PS or IS stations
+     * are still lost */
+    int bas;
     qc_dist service[QC_NET_MAX_CLASSES];
     int has_service[QC_NET_MAX_CLASSES];
     double *balk;               /* balk[n]: probability of balking on

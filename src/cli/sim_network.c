@@ -188,7 +188,8 @@ static void table(const void *ctx)
         if (n->st[i].disc != QC_NET_IS)
             printf(", c = %u", n->st[i].servers);
         if (n->st[i].capacity)
-            printf(", K = %llu", (unsigned long long)n->st[i].capacity);
+            printf(", K = %llu%s", (unsigned long long)n->st[i].capacity,
+                   n->st[i].bas ? " (blocking after service)" : "");
         printf(")\n  %-10s", "class");
         int show[QC_NM_COUNT];
         for (int m = 0; m < QC_NM_COUNT; m++) {

@@ -41,9 +41,11 @@
 #define NCH QC_NET_CHUNKS
 #define NSECT 16 /* groups of replications for the percentiles' sections */
 #define NIL UINT32_MAX
+/* h_dep / ps_h of a departure held by a kernel source, not the heap */
+#define HSRC (-2)
 
 enum { EV_ARR = 1, EV_DEP, EV_REN, EV_TMO, EV_THINK, EV_PSDEP, EV_CHUNK, EV_CTL };
-enum { J_FREE, J_WAIT, J_SVC, J_THINK, J_GATE };
+enum { J_FREE, J_WAIT, J_SVC, J_THINK, J_GATE, J_BLOCKED };
 
 /* per station and class sums of a chunk (field-major: F * nsc + sc) */
 enum { F_ARR, F_BLK, F_BALK, F_REN, F_TMO, F_DONE, F_RESP, F_WAIT, F_AN, F_AB, F_COUNT };
@@ -56,7 +58,8 @@ typedef struct job {
     double t_net, t_adm, t_st, svc0, rem, dep_t, tag;
     int64_t h_dep, h_ren, h_tmo;
     uint32_t prev, next; /* a waiting list, the in-service list or PS's */
-    uint16_t cls, chain, st;
+    uint32_t bprev, bnext; /* blocked: the list of those waiting for to_st */
+    uint16_t cls, chain, st, to_st, to_cl;
     uint8_t state;
 } job;
 
@@ -70,8 +73,11 @@ typedef struct strt {
     double tlast;
     list wait[QC_NET_MAX_CLASSES]; /* by level */
     list insvc;                    /* FCFS, priority; PS: all present */
+    list blocked;                  /* served upstream, waiting for a place
+                                      here (blocking after service) */
     double V, vlast;
     int64_t ps_h;
+    uint32_t src_job; /* the customer whose departure the source holds */
 } strt;
 
 typedef struct run {
@@ -92,13 +98,26 @@ typedef struct run {
     qc_rng rarr[QC_NET_MAX_CLASSES], rsvc[QC_NET_MAX_STATIONS], rroute, rpat, rthink;
     qc_arrivals_gen garr[QC_NET_MAX_CLASSES];
     qc_sampler ssvc[QC_NET_MAX_STATIONS * QC_NET_MAX_CLASSES];
+    /* kernel sources: each open class's next arrival, then the next
+     * departure of single-server and PS stations (one pending at most,
+     * replaced or idled, never searched for in the heap) */
+    int arr_src[QC_NET_MAX_CLASSES];  /* source index or -1 */
+    int dep_src[QC_NET_MAX_STATIONS]; /* source index or -1 */
+    uint8_t src_dep[QC_SIM_MAX_SOURCES]; /* 1: a departure source */
+    uint16_t src_id[QC_SIM_MAX_SOURCES]; /* its class or station */
+    /* routing rows and entries without a draw: the one certain hop */
+    int one_st[QC_NET_MAX_STATIONS * QC_NET_MAX_CLASSES]; /* -2: draw; -1: out */
+    int one_cl[QC_NET_MAX_STATIONS * QC_NET_MAX_CLASSES];
+    int entry_one[QC_NET_MAX_CLASSES]; /* station, or -1: draw */
+    int bas_any; /* a station blocks after service */
+    uint8_t plain[QC_NET_MAX_STATIONS]; /* no balking, capacity, timeout, patience */
     /* chunks */
     size_t stride;
     double *chunks; /* (NCH + 1) x stride: the last one the warm-up's scratch */
     double *cur;
     int k;          /* chunk in force (NCH: warm-up) */
     int in_window;
-    uint64_t exits, warm_exits;
+    uint64_t exits, warm_exits, next_exits;
     double win_start;
     int done;
     qc_hist *hist; /* [C + 1]: end-to-end response, last half of the window */
@@ -198,8 +217,74 @@ static void list_del(run *r, list *l, uint32_t j)
     b->prev = b->next = NIL;
 }
 
+/* the blocked lists link through bprev/bnext: a blocked customer is also
+ * in its own station's in-service list */
+static void blist_push(run *r, list *l, uint32_t j)
+{
+    job *b = &r->jobs[j];
+    b->bnext = NIL;
+    b->bprev = l->tail;
+    if (l->tail == NIL)
+        l->head = j;
+    else
+        r->jobs[l->tail].bnext = j;
+    l->tail = j;
+}
+
+static void blist_del(run *r, list *l, uint32_t j)
+{
+    job *b = &r->jobs[j];
+    if (b->bprev != NIL)
+        r->jobs[b->bprev].bnext = b->bnext;
+    else
+        l->head = b->bnext;
+    if (b->bnext != NIL)
+        r->jobs[b->bnext].bprev = b->bprev;
+    else
+        l->tail = b->bprev;
+    b->bprev = b->bnext = NIL;
+}
+
 /* ---- time integrals ----------------------------------------------------- */
 
+/* A count that moves by one at a time has its time integral over a chunk
+ * as the sum of -t at each rise and +t at each fall, plus n t at the
+ * chunk's close and minus n t at its open (chunk_close, chunk_open): one
+ * add per change, with no last-change time to keep. The busy servers of a
+ * PS station move by fractions at every change there, so they alone are
+ * integrated the usual way, area += b dt (touch). */
+static inline void n_up(run *r, unsigned sc)
+{
+    r->nsc_n[sc]++;
+    *SCF(r, r->cur, F_AN, sc) -= r->sim.now;
+}
+static inline void n_down(run *r, unsigned sc)
+{
+    r->nsc_n[sc]--;
+    *SCF(r, r->cur, F_AN, sc) += r->sim.now;
+}
+static inline void b_up(run *r, unsigned sc)
+{
+    r->nsc_b[sc] += 1;
+    *SCF(r, r->cur, F_AB, sc) -= r->sim.now;
+}
+static inline void b_down(run *r, unsigned sc)
+{
+    r->nsc_b[sc] -= 1;
+    *SCF(r, r->cur, F_AB, sc) += r->sim.now;
+}
+static inline void net_up(run *r, unsigned k)
+{
+    r->nnet[k]++;
+    *GF(r, r->cur, G_AREA, k) -= r->sim.now;
+}
+static inline void net_down(run *r, unsigned k)
+{
+    r->nnet[k]--;
+    *GF(r, r->cur, G_AREA, k) += r->sim.now;
+}
+
+/* PS only: the busy servers' integral up to now */
 static void touch(run *r, unsigned i)
 {
     strt *s = &r->st[i];
@@ -207,20 +292,10 @@ static void touch(run *r, unsigned i)
     if (dt > 0) {
         for (unsigned k = 0; k < r->C; k++) {
             unsigned sc = i * r->C + k;
-            *SCF(r, r->cur, F_AN, sc) += (double)r->nsc_n[sc] * dt;
             *SCF(r, r->cur, F_AB, sc) += r->nsc_b[sc] * dt;
         }
     }
     s->tlast = r->sim.now;
-}
-
-static void touch_net(run *r)
-{
-    double dt = r->sim.now - r->tnet;
-    if (dt > 0)
-        for (unsigned k = 0; k < r->C; k++)
-            *GF(r, r->cur, G_AREA, k) += (double)r->nnet[k] * dt;
-    r->tnet = r->sim.now;
 }
 
 /* PS: each of the n present is served at min(1, c/n) */
@@ -251,6 +326,8 @@ static int ps_schedule(run *r, unsigned i)
     strt *s = &r->st[i];
     if (s->ps_h >= 0)
         qc_sim_cancel(&r->sim, s->ps_h);
+    else if (s->ps_h == HSRC)
+        r->sim.src_t[r->dep_src[i]] = INFINITY;
     s->ps_h = -1;
     if (s->n == 0) {
         s->V = 0; /* small, exact tags */
@@ -266,6 +343,12 @@ static int ps_schedule(run *r, unsigned i)
     double dt = (bt - s->V) / ps_rate(s, r->net->st[i].servers);
     if (dt < 0)
         dt = 0;
+    if (r->dep_src[i] >= 0) {
+        s->src_job = best;
+        s->ps_h = HSRC;
+        r->sim.src_t[r->dep_src[i]] = r->sim.now + dt;
+        return 0;
+    }
     s->ps_h = qc_sim_after(&r->sim, dt, EV_PSDEP, best);
     return s->ps_h < 0 ? (int)s->ps_h : 0;
 }
@@ -277,9 +360,19 @@ static int arrive(run *r, uint32_t j, unsigned i, unsigned k);
 
 static void chunk_close(run *r, double t)
 {
-    for (unsigned i = 0; i < r->S; i++)
-        touch(r, i);
-    touch_net(r);
+    for (unsigned i = 0; i < r->S; i++) {
+        int ps = r->net->st[i].disc == QC_NET_PS;
+        if (ps)
+            touch(r, i);
+        for (unsigned k = 0; k < r->C; k++) {
+            unsigned sc = i * r->C + k;
+            *SCF(r, r->cur, F_AN, sc) += (double)r->nsc_n[sc] * t;
+            if (!ps)
+                *SCF(r, r->cur, F_AB, sc) += r->nsc_b[sc] * t;
+        }
+    }
+    for (unsigned k = 0; k < r->C; k++)
+        *GF(r, r->cur, G_AREA, k) += (double)r->nnet[k] * t;
     *HF(r, r->cur, H_T1) = t;
 }
 
@@ -288,6 +381,17 @@ static void chunk_open(run *r, int k, double t)
     r->k = k;
     r->cur = r->chunks + (size_t)k * r->stride;
     memset(r->cur, 0, r->stride * sizeof(double));
+    for (unsigned i = 0; i < r->S; i++) {
+        int ps = r->net->st[i].disc == QC_NET_PS;
+        for (unsigned c = 0; c < r->C; c++) {
+            unsigned sc = i * r->C + c;
+            *SCF(r, r->cur, F_AN, sc) -= (double)r->nsc_n[sc] * t;
+            if (!ps)
+                *SCF(r, r->cur, F_AB, sc) -= r->nsc_b[sc] * t;
+        }
+    }
+    for (unsigned c = 0; c < r->C; c++)
+        *GF(r, r->cur, G_AREA, c) -= (double)r->nnet[c] * t;
     *HF(r, r->cur, H_T0) = t;
 }
 
@@ -297,6 +401,7 @@ static void window_open(run *r)
     r->in_window = 1;
     r->win_start = r->sim.now;
     r->exits = 0;
+    r->next_exits = 0;
     chunk_open(r, 0, r->sim.now);
     if (r->p->horizon > 0)
         qc_sim_after(&r->sim, r->p->horizon / NCH, EV_CHUNK, 1);
@@ -307,8 +412,7 @@ static int leave(run *r, uint32_t j, int served)
 {
     job *b = &r->jobs[j];
     unsigned k = b->chain;
-    touch_net(r);
-    r->nnet[k]--;
+    net_down(r, k);
     if (r->net->front >= 0 && r->admitted > 0)
         r->admitted--;
     double resp = r->sim.now - b->t_net;
@@ -320,11 +424,13 @@ static int leave(run *r, uint32_t j, int served)
             qc_hist_add(&r->hist[r->C], resp);
         }
         /* the controller sees the time behind the front, not at its gate */
-        r->ctl_resp += r->sim.now - b->t_adm;
-        r->ctl_done++;
-        if (r->in_window) {
-            r->behind_sum += r->sim.now - b->t_adm;
-            r->behind_n++;
+        if (r->net->front >= 0) {
+            r->ctl_resp += r->sim.now - b->t_adm;
+            r->ctl_done++;
+            if (r->in_window) {
+                r->behind_sum += r->sim.now - b->t_adm;
+                r->behind_n++;
+            }
         }
     } else {
         *GF(r, r->cur, G_LOST, k) += 1;
@@ -357,10 +463,14 @@ static int leave(run *r, uint32_t j, int served)
             r->done = 1;
             return 0;
         }
-        int nk = (int)(r->exits * NCH / r->p->customers);
-        if (nk != r->k) {
-            chunk_close(r, r->sim.now);
-            chunk_open(r, nk, r->sim.now);
+        if (r->exits >= r->next_exits) {
+            int nk = (int)(r->exits * NCH / r->p->customers);
+            if (nk != r->k) {
+                chunk_close(r, r->sim.now);
+                chunk_open(r, nk, r->sim.now);
+            }
+            /* the first exit count that falls in a later chunk */
+            r->next_exits = (((uint64_t)nk + 1) * r->p->customers + NCH - 1) / NCH;
         }
     }
     return 0;
@@ -400,10 +510,16 @@ static int start(run *r, uint32_t j, unsigned i)
         b->h_ren = -1;
     }
     s->busy++;
-    r->nsc_b[i * r->C + b->cls] += 1;
+    b_up(r, i * r->C + b->cls);
     b->state = J_SVC;
     list_push(r, &s->insvc, j, 0);
     b->dep_t = r->sim.now + b->rem;
+    if (r->dep_src[i] >= 0) {
+        s->src_job = j;
+        b->h_dep = HSRC;
+        r->sim.src_t[r->dep_src[i]] = b->dep_t;
+        return 0;
+    }
     b->h_dep = qc_sim_at(&r->sim, b->dep_t, EV_DEP, j);
     return b->h_dep < 0 ? (int)b->h_dep : 0;
 }
@@ -429,14 +545,59 @@ static int start_next(run *r, unsigned i)
     return 0;
 }
 
-/* Takes j, present at station i, out of it (served or not). */
-static int depart_station(run *r, uint32_t j, unsigned i)
+static inline int depart_station(run *r, uint32_t j, unsigned i);
+
+/* Service of j at its station is over: counted there as it leaves. */
+static inline void record_done(run *r, uint32_t j)
+{
+    job *b = &r->jobs[j];
+    unsigned i = b->st, sc = i * r->C + b->cls;
+    double resp = r->sim.now - b->t_st;
+    *SCF(r, r->cur, F_DONE, sc) += 1;
+    *SCF(r, r->cur, F_RESP, sc) += resp;
+    /* a delay has no wait (resp - svc0 would be rounding) */
+    if (r->net->st[i].disc != QC_NET_IS && resp > b->svc0)
+        *SCF(r, r->cur, F_WAIT, sc) += resp - b->svc0;
+}
+
+/* A place is free at station i: the first customer blocked for it leaves
+ * its own station (whose server it held) and arrives here. */
+static int unblock(run *r, unsigned i)
+{
+    strt *s = &r->st[i];
+    const qc_net_station *ns = &r->net->st[i];
+    while (s->blocked.head != NIL && s->n < ns->capacity) {
+        uint32_t g = s->blocked.head;
+        job *b = &r->jobs[g];
+        unsigned to_cl = b->to_cl;
+        record_done(r, g);
+        int rc = depart_station(r, g, b->st); /* takes it off the list */
+        if (rc == 0)
+            rc = arrive(r, g, i, to_cl);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int depart_station0(run *r, uint32_t j, unsigned i);
+
+/* Takes j, present at station i, out of it (served or not), and lets in
+ * the first customer blocked for a place here. */
+static inline int depart_station(run *r, uint32_t j, unsigned i)
+{
+    int rc = depart_station0(r, j, i);
+    if (r->bas_any && rc == 0 && r->st[i].blocked.head != NIL)
+        rc = unblock(r, i);
+    return rc;
+}
+
+static int depart_station0(run *r, uint32_t j, unsigned i)
 {
     job *b = &r->jobs[j];
     strt *s = &r->st[i];
     const qc_net_station *ns = &r->net->st[i];
     unsigned sc = i * r->C + b->cls;
-    touch(r, i);
     if (b->h_tmo >= 0) {
         qc_sim_cancel(&r->sim, b->h_tmo);
         b->h_tmo = -1;
@@ -448,10 +609,11 @@ static int depart_station(run *r, uint32_t j, unsigned i)
     int rc = 0;
     switch (ns->disc) {
     case QC_NET_PS:
+        touch(r, i);
         ps_advance(r, i);
         list_del(r, &s->insvc, j);
         s->n--;
-        r->nsc_n[sc]--;
+        n_down(r, sc);
         ps_busy(r, i);
         return ps_schedule(r, i);
     case QC_NET_IS:
@@ -459,19 +621,23 @@ static int depart_station(run *r, uint32_t j, unsigned i)
             qc_sim_cancel(&r->sim, b->h_dep);
         b->h_dep = -1;
         s->n--;
-        r->nsc_n[sc]--;
-        r->nsc_b[sc] -= 1;
+        n_down(r, sc);
+        b_down(r, sc);
         return 0;
     default:
         s->n--;
-        r->nsc_n[sc]--;
-        if (b->state == J_SVC) {
+        n_down(r, sc);
+        if (b->state == J_BLOCKED)
+            blist_del(r, &r->st[b->to_st].blocked, j);
+        if (b->state == J_SVC || b->state == J_BLOCKED) {
             if (b->h_dep >= 0)
                 qc_sim_cancel(&r->sim, b->h_dep);
+            else if (b->h_dep == HSRC)
+                r->sim.src_t[r->dep_src[i]] = INFINITY;
             b->h_dep = -1;
             list_del(r, &s->insvc, j);
             s->busy--;
-            r->nsc_b[sc] -= 1;
+            b_down(r, sc);
             rc = start_next(r, i);
         } else {
             list_del(r, &s->wait[r->level[sc]], j);
@@ -490,7 +656,21 @@ static int arrive(run *r, uint32_t j, unsigned i, unsigned k)
     b->cls = (uint16_t)k;
     b->st = (uint16_t)i;
     *SCF(r, r->cur, F_ARR, sc) += 1;
-    if (ns->nbalk) {
+    if (r->plain[i]) {
+        /* no balking, capacity, timeout nor patience here */
+        b->t_st = r->sim.now;
+        b->svc0 = b->rem = qc_sampler_next(&r->ssvc[sc]);
+        if (ns->disc == QC_NET_FCFS) {
+            b->h_ren = b->h_tmo = -1;
+            s->n++;
+            n_up(r, sc);
+            if (s->busy < ns->servers)
+                return start(r, j, i);
+            b->state = J_WAIT;
+            list_push(r, &s->wait[0], j, 0);
+            return 0;
+        }
+    } else if (ns->nbalk) {
         double pb = ns->balk[s->n < ns->nbalk ? s->n : ns->nbalk - 1];
         if (pb > 0 && qc_rng_u01(&r->rroute) < pb) {
             *SCF(r, r->cur, F_BALK, sc) += 1;
@@ -501,9 +681,10 @@ static int arrive(run *r, uint32_t j, unsigned i, unsigned k)
         *SCF(r, r->cur, F_BLK, sc) += 1;
         return leave(r, j, 0);
     }
-    touch(r, i);
-    b->t_st = r->sim.now;
-    b->svc0 = b->rem = qc_sampler_next(&r->ssvc[sc]);
+    if (!r->plain[i]) {
+        b->t_st = r->sim.now;
+        b->svc0 = b->rem = qc_sampler_next(&r->ssvc[sc]);
+    }
     b->h_dep = b->h_ren = b->h_tmo = -1;
     if (ns->timeout > 0) {
         b->h_tmo = qc_sim_after(&r->sim, ns->timeout, EV_TMO, j);
@@ -512,9 +693,10 @@ static int arrive(run *r, uint32_t j, unsigned i, unsigned k)
     }
     switch (ns->disc) {
     case QC_NET_PS:
+        touch(r, i);
         ps_advance(r, i);
         s->n++;
-        r->nsc_n[sc]++;
+        n_up(r, sc);
         b->state = J_SVC;
         b->tag = s->V + b->rem;
         list_push(r, &s->insvc, j, 0);
@@ -522,8 +704,8 @@ static int arrive(run *r, uint32_t j, unsigned i, unsigned k)
         return ps_schedule(r, i);
     case QC_NET_IS:
         s->n++;
-        r->nsc_n[sc]++;
-        r->nsc_b[sc] += 1;
+        n_up(r, sc);
+        b_up(r, sc);
         b->state = J_SVC;
         b->h_dep = qc_sim_after(&r->sim, b->rem, EV_DEP, j);
         return b->h_dep < 0 ? (int)b->h_dep : 0;
@@ -531,7 +713,7 @@ static int arrive(run *r, uint32_t j, unsigned i, unsigned k)
         break;
     }
     s->n++;
-    r->nsc_n[sc]++;
+    n_up(r, sc);
     if (s->busy < ns->servers)
         return start(r, j, i);
     if (ns->disc == QC_NET_PRIO_PR) {
@@ -541,18 +723,21 @@ static int arrive(run *r, uint32_t j, unsigned i, unsigned k)
         int lv = r->level[sc];
         for (uint32_t x = s->insvc.head; x != NIL; x = r->jobs[x].next) {
             int lx = r->level[i * r->C + r->jobs[x].cls];
-            if (lx > lv && (v == NIL || lx >= r->level[i * r->C + r->jobs[v].cls]))
+            if (r->jobs[x].state == J_SVC && lx > lv && (v == NIL || lx >= r->level[i * r->C + r->jobs[v].cls]))
                 v = x;
         }
         if (v != NIL) {
             job *bv = &r->jobs[v];
             unsigned scv = i * r->C + bv->cls;
-            qc_sim_cancel(&r->sim, bv->h_dep);
+            if (bv->h_dep >= 0)
+                qc_sim_cancel(&r->sim, bv->h_dep);
+            else if (bv->h_dep == HSRC)
+                r->sim.src_t[r->dep_src[i]] = INFINITY;
             bv->h_dep = -1;
             bv->rem = bv->dep_t - r->sim.now; /* preemptive resume */
             list_del(r, &s->insvc, v);
             s->busy--;
-            r->nsc_b[scv] -= 1;
+            b_down(r, scv);
             bv->state = J_WAIT;
             list_push(r, &s->wait[r->level[scv]], v, 1);
             return start(r, j, i);
@@ -573,14 +758,15 @@ static int enter(run *r, uint32_t j)
 {
     job *b = &r->jobs[j];
     unsigned k = b->chain;
-    touch_net(r);
-    r->nnet[k]++;
+    net_up(r, k);
     b->t_net = b->t_adm = r->sim.now;
     if (r->net->front >= 0) {
         b->state = J_GATE;
         list_push(r, &r->gate, j, 0);
         return release_gate(r);
     }
+    if (r->entry_one[k] >= 0)
+        return arrive(r, j, (unsigned)r->entry_one[k], k);
     const qc_net_class *c = &r->net->cl[k];
     double u = qc_rng_u01(&r->rroute), acc = 0;
     unsigned i = 0;
@@ -596,28 +782,42 @@ static int enter(run *r, uint32_t j)
 static int complete(run *r, uint32_t j)
 {
     job *b = &r->jobs[j];
-    unsigned i = b->st, k = b->cls, sc = i * r->C + k;
+    unsigned i = b->st, k = b->cls;
     b->h_dep = -1;
-    double resp = r->sim.now - b->t_st;
-    *SCF(r, r->cur, F_DONE, sc) += 1;
-    *SCF(r, r->cur, F_RESP, sc) += resp;
-    /* a delay has no wait (resp - svc0 would be rounding) */
-    if (r->net->st[i].disc != QC_NET_IS && resp > b->svc0)
-        *SCF(r, r->cur, F_WAIT, sc) += resp - b->svc0;
-    int rc = depart_station(r, j, i);
-    if (rc != 0)
-        return rc;
     size_t row = (size_t)i * r->C + k;
-    unsigned nh = r->net->nroute[row];
-    if (nh) {
+    int to = r->one_st[row], tc = r->one_cl[row];
+    if (to == -2) {
+        to = -1;
+        unsigned nh = r->net->nroute[row];
         double u = qc_rng_u01(&r->rroute), acc = 0;
         const qc_net_hop *h = r->net->route[row];
         for (unsigned x = 0; x < nh; x++) {
             acc += h[x].p;
-            if (u < acc)
-                return arrive(r, j, (unsigned)h[x].station, (unsigned)h[x].cls);
+            if (u < acc) {
+                to = h[x].station;
+                tc = h[x].cls;
+                break;
+            }
         }
     }
+    if (to >= 0 && r->bas_any) {
+        const qc_net_station *nt = &r->net->st[to];
+        qc_net_disc d = r->net->st[i].disc;
+        if (nt->bas && r->st[to].n >= nt->capacity && d != QC_NET_PS && d != QC_NET_IS) {
+            /* blocked after service: it keeps its server here */
+            b->state = J_BLOCKED;
+            b->to_st = (uint16_t)to;
+            b->to_cl = (uint16_t)tc;
+            blist_push(r, &r->st[to].blocked, j);
+            return 0;
+        }
+    }
+    record_done(r, j);
+    int rc = depart_station(r, j, i);
+    if (rc != 0)
+        return rc;
+    if (to >= 0)
+        return arrive(r, j, (unsigned)to, (unsigned)tc);
     return leave(r, j, 1);
 }
 
@@ -662,6 +862,56 @@ static int run_alloc(run *r, const qc_network_params *p)
     r->jfree = NIL;
     if (r->chunks == NULL || r->hist == NULL || qc_sim_init(&r->sim, 1024, NULL) != 0)
         return QC_ENOMEM;
+    /* sources: the open classes' arrivals first (the most frequent
+     * events), then the departures of stations that have at most one
+     * pending (one server, or PS), while there is room */
+    for (unsigned k = 0; k < r->C; k++) {
+        r->arr_src[k] = -1;
+        if (!n->cl[k].closed) {
+            int x = qc_sim_source_add(&r->sim, EV_ARR);
+            if (x >= 0) {
+                r->arr_src[k] = x;
+                r->src_dep[x] = 0;
+                r->src_id[x] = (uint16_t)k;
+            }
+        }
+    }
+    for (unsigned i = 0; i < r->S; i++) {
+        r->dep_src[i] = -1;
+        const qc_net_station *ns = &n->st[i];
+        if (ns->disc == QC_NET_PS || (ns->disc != QC_NET_IS && ns->servers == 1)) {
+            int x = qc_sim_source_add(&r->sim, EV_DEP);
+            if (x >= 0) {
+                r->dep_src[i] = x;
+                r->src_dep[x] = 1;
+                r->src_id[x] = (uint16_t)i;
+            }
+        }
+    }
+    /* certain hops: no draw for them */
+    for (unsigned i = 0; i < r->S; i++)
+        for (unsigned k = 0; k < r->C; k++) {
+            size_t row = (size_t)i * r->C + k;
+            r->one_st[row] = -2;
+            if (n->nroute[row] == 0) {
+                r->one_st[row] = -1;
+            } else if (n->nroute[row] == 1 && n->route[row][0].p >= 1.0) {
+                r->one_st[row] = n->route[row][0].station;
+                r->one_cl[row] = n->route[row][0].cls;
+            }
+        }
+    for (unsigned i = 0; i < r->S; i++) {
+        const qc_net_station *ns = &n->st[i];
+        r->bas_any |= ns->bas;
+        r->plain[i] = !ns->nbalk && !ns->capacity && !(ns->timeout > 0) &&
+                      ns->patience.kind == QC_DIST_NONE;
+    }
+    for (unsigned k = 0; k < r->C; k++) {
+        r->entry_one[k] = -1;
+        for (unsigned i = 0; i < r->S; i++)
+            if (n->cl[k].entry[i] >= 1.0)
+                r->entry_one[k] = (int)i;
+    }
     /* priority levels: the distinct priorities, in order, at priority
      * stations; one level elsewhere */
     for (unsigned i = 0; i < r->S; i++)
@@ -703,6 +953,7 @@ static int run_one(run *r, unsigned rep)
         strt *s = &r->st[i];
         memset(s, 0, sizeof *s);
         s->insvc.head = s->insvc.tail = NIL;
+        s->blocked.head = s->blocked.tail = NIL;
         for (unsigned l = 0; l < QC_NET_MAX_CLASSES; l++)
             s->wait[l].head = s->wait[l].tail = NIL;
         s->ps_h = -1;
@@ -711,7 +962,7 @@ static int run_one(run *r, unsigned rep)
         qc_hist_reset(&r->hist[k]);
     r->gate.head = r->gate.tail = NIL;
     r->tnet = 0;
-    r->exits = r->warm_exits = 0;
+    r->exits = r->warm_exits = r->next_exits = 0;
     r->done = 0;
     r->in_window = 0;
     r->ctl_sum_limit = 0;
@@ -757,8 +1008,12 @@ static int run_one(run *r, unsigned rep)
             qc_rng_init(&r->rarr[k], seed, qc_rng_stream(rep, QC_STREAM_ARRIVAL, k));
             qc_arrivals_gen_init(&r->garr[k], &c->arrivals, &r->rarr[k]);
             double t = qc_arrivals_next(&r->garr[k]);
-            if (isfinite(t) && qc_sim_at(&r->sim, t, EV_ARR, k) < 0)
-                return QC_ENOMEM;
+            if (isfinite(t)) {
+                if (r->arr_src[k] >= 0)
+                    r->sim.src_t[r->arr_src[k]] = t;
+                else if (qc_sim_at(&r->sim, t, EV_ARR, k) < 0)
+                    return QC_ENOMEM;
+            }
             continue;
         }
         for (unsigned u = 0; u < c->population; u++) {
@@ -779,12 +1034,26 @@ static int run_one(run *r, unsigned rep)
     int rc = 0;
     uint64_t check = 0;
     while (!r->done && qc_sim_next(&r->sim, &ev) == 0) {
+        if (ev.handle == QC_SIM_SOURCE_HANDLE && r->src_dep[ev.data]) {
+            /* a departure held by a source: the station says whose */
+            unsigned i = r->src_id[ev.data];
+            strt *s = &r->st[i];
+            if (s->ps_h == HSRC)
+                s->ps_h = -1;
+            rc = complete(r, s->src_job);
+            goto checked;
+        }
         switch (ev.type) {
         case EV_ARR: {
-            unsigned k = (unsigned)ev.data;
+            unsigned k = ev.handle == QC_SIM_SOURCE_HANDLE ? r->src_id[ev.data]
+                                                           : (unsigned)ev.data;
             double t = qc_arrivals_next(&r->garr[k]);
-            if (isfinite(t) && qc_sim_at(&r->sim, t, EV_ARR, k) < 0)
-                return QC_ENOMEM;
+            if (isfinite(t)) {
+                if (r->arr_src[k] >= 0)
+                    r->sim.src_t[r->arr_src[k]] = t;
+                else if (qc_sim_at(&r->sim, t, EV_ARR, k) < 0)
+                    return QC_ENOMEM;
+            }
             uint32_t j = job_new(r);
             if (j == NIL)
                 return QC_ENOMEM;
@@ -842,6 +1111,7 @@ static int run_one(run *r, unsigned rep)
         default:
             break;
         }
+    checked:
         if (rc != 0)
             return rc;
         if (r->sim.events - check >= 262144) {

@@ -130,7 +130,7 @@ static int name_field(ld *L, json_t *o, const char *where, char *out)
 static int load_station(ld *L, json_t *o, unsigned i, json_t *classes)
 {
     static const char *const keys[] = {"name", "discipline", "servers", "capacity", "service",
-                                       "balking", "patience", "timeout", NULL};
+                                       "balking", "patience", "timeout", "blocking", NULL};
     qc_network *n = L->net;
     qc_net_station *s = &n->st[i];
     char where[64];
@@ -172,6 +172,21 @@ static int load_station(ld *L, json_t *o, unsigned i, json_t *classes)
     if (K && s->disc != QC_NET_IS && K < s->servers)
         return bad(L, where, "capacity must be at least the servers%s", "");
     s->capacity = K;
+    s->bas = 0;
+    v = json_object_get(o, "blocking");
+    if (v) {
+        char wb[96];
+        snprintf(wb, sizeof wb, "%s.blocking", where);
+        const char *bv = json_is_string(v) ? json_string_value(v) : NULL;
+        if (bv && strcmp(bv, "loss") == 0)
+            s->bas = 0;
+        else if (bv && strcmp(bv, "after-service") == 0)
+            s->bas = 1;
+        else
+            return bad(L, wb, "must be \"loss\" or \"after-service\"%s", "");
+        if (!K)
+            return bad(L, wb, "needs a \"capacity\"%s", "");
+    }
     /* service: one spec for every class, or an object by class name */
     v = json_object_get(o, "service");
     char w[200];
