@@ -12,6 +12,7 @@
 #include "flags.h"
 #include "guard.h"
 #include "live/live.h"
+#include "live_serve.h"
 #include "qctl/output.h"
 
 static const char backend_about[] =
@@ -501,7 +502,7 @@ int cmd_proxy(int argc, char **argv)
             setrlimit(RLIMIT_NOFILE, &rl);
         }
         qc_err err = {0};
-        int r = qc_proxy_run(o, &err);
+        int r = cli_proxy_serve(o, &err);
         if (r) {
             cli_error("proxy: %s", err.msg);
             rc = cli_exit_code(r) == QC_EXIT_USAGE ? QC_EXIT_USAGE : QC_EXIT_FAIL;

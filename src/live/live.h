@@ -236,11 +236,55 @@ void qc_proxy_params_init(qc_proxy_params *o);
  * same messages: qc_proxy_run fails on a configuration iff this does.
  * QC_EINVAL or QC_ERANGE naming the field; nothing is opened. */
 int qc_proxy_check(const qc_proxy_params *o, qc_err *err);
-/* Runs the proxy on its own event loop until SIGTERM/SIGINT, then
- * drains. Nothing process-wide is changed: the caller ignores SIGPIPE
- * (a peer that goes away while a response is written would otherwise end
- * the process; qctl's commands do). The same holds for qc_backend_run
- * and qc_load_run. */
-int qc_proxy_run(const qc_proxy_params *o, qc_err *err);
+/* ---- the proxy on a host's loop --------------------------------------------
+ *
+ * The proxy's life is libuv's:
+ *
+ *     qc_proxy_start(loop, &params, &p, &err)  listens on the host's loop
+ *                                              and returns at once
+ *     ... the host runs its loop; qc_proxy_status_get and qc_proxy_metrics
+ *         read the proxy from the loop's thread ...
+ *     qc_proxy_drain(p, timeout)  closes the listeners, refuses what waits,
+ *                                 lets the requests in flight finish, and
+ *                                 cuts what is left after timeout seconds
+ *                                 (0: at once): a timer of its own, checked
+ *                                 every 10 ms whatever the control interval;
+ *                                 a later call may only bring the deadline
+ *                                 nearer (a second signal)
+ *     qc_proxy_close(p, on_closed, arg)  once the drain is over (a proxy not
+ *                                 draining is drained with timeout 0),
+ *                                 closes the last of its handles, calls
+ *                                 on_closed(p, arg) from the loop -- the
+ *                                 last moment p may be read -- and frees p
+ *
+ * The proxy closes only the handles it opened (it never walks or stops the
+ * host's loop), so the host's own handles are untouched and several
+ * proxies may share one loop, one after another or at once. Nothing
+ * process-wide is touched: no signal handler (the host decides what
+ * SIGTERM means and calls qc_proxy_drain), no environment variable, no
+ * buffer shared between proxies. The host ignores SIGPIPE (a peer that
+ * goes away while a response is written would otherwise end the process;
+ * qctl's commands do). params is copied, but the strings it points to
+ * must outlive the proxy. A failed start returns the error with *p NULL;
+ * the handles it had opened close on the loop's next turn. */
+typedef struct proxy qc_proxy;
+
+enum { QC_LIVE_RUNNING = 0, QC_LIVE_DRAINING, QC_LIVE_STOPPED };
+
+typedef struct qc_proxy_status {
+    int state;            /* QC_LIVE_*: STOPPED once every handle but the last closes */
+    int port, admin_port; /* bound ports (admin 0: none) */
+    unsigned inflight, queued, clients, cut; /* cut: requests the drain deadline cut */
+    double limit;         /* the limiter's (NaN without admission control) */
+    uint64_t admitted, refused, answered, connections, errors502, errors504, bad_requests;
+} qc_proxy_status;
+
+int qc_proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy **p, qc_err *err);
+void qc_proxy_drain(qc_proxy *p, double timeout);
+void qc_proxy_close(qc_proxy *p, void (*on_closed)(qc_proxy *p, void *arg), void *arg);
+void qc_proxy_status_get(const qc_proxy *p, qc_proxy_status *st);
+/* The proxy's /metrics text (Prometheus) into buf[0..size); its length
+ * (snprintf's rule: more than size when cut). */
+size_t qc_proxy_metrics(qc_proxy *p, char *buf, size_t size);
 
 #endif

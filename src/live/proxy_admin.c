@@ -253,6 +253,11 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
     return n < size ? n : size - 1;
 }
 
+size_t qc_proxy_metrics(proxy *P, char *buf, size_t size)
+{
+    return metrics_text(P, buf, size);
+}
+
 static char *status_json(proxy *P)
 {
     qc_limiter_stats st;

@@ -8,6 +8,7 @@
  * (400/413/414/431/501/503/505). Reading stops while the client's unsent
  * answers or read-ahead exceed their bounds (client_flow), so one client
  * cannot grow the process. */
+#include "live/list.h"
 #include "live/proxy_int.h"
 
 static void on_client_timer(uv_timer_t *t);
@@ -26,13 +27,16 @@ static void client_mem(cconn *c)
 static void client_closed(uv_handle_t *h)
 {
     cconn *c = h->data;
+    proxy *P = c->P;
     if (--c->handles_open == 0) {
         qc__buf_free(&c->in);
         qc__buf_free(&c->req);
         client_mem(c);
-        c->P->nclients -= !c->admin;
+        P->nclients -= !c->admin;
+        QC__LIST_REMOVE(P->clients_head, P->clients_tail, c, all_prev, all_next);
         free(c);
     }
+    qc__proxy_handle_closed(P); /* last: it may free P */
 }
 
 void qc__proxy_client_close(cconn *c)
@@ -580,6 +584,8 @@ void qc__proxy_accept_client(uv_stream_t *server, int status, int admin)
     c->P = P;
     c->admin = admin;
     c->handles_open = qc__conn_init(P->loop, &c->tcp, &c->timer, c);
+    P->handles += 2;
+    QC__LIST_PUSH_TAIL(P->clients_head, P->clients_tail, c, all_prev, all_next);
     P->nclients += !admin; /* counted back in client_closed */
     if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
         qc__proxy_client_close(c);

@@ -74,6 +74,7 @@ struct fcmd {
 
 struct cconn {
     int kind; /* K_CLIENT: first, see close_walk */
+    cconn *all_prev, *all_next; /* P's clients (see qc__proxy_stop) */
     uv_tcp_t tcp;
     uv_timer_t timer;
     proxy *P;
@@ -115,6 +116,7 @@ enum { PLACED_NONE = 0, PLACED_WAITING, PLACED_SENT };
 
 struct uconn {
     int kind; /* K_UPSTREAM */
+    uconn *all_prev, *all_next; /* P's backend links (see qc__proxy_stop) */
     uv_tcp_t tcp;
     uv_connect_t connect;
     uv_timer_t timer;
@@ -162,13 +164,27 @@ typedef struct pclass {
 _Static_assert(QC_PROXY_CLASSES_MAX + 1 <= QC_FRONT_CLASSES_MAX, "a front class per class");
 
 struct proxy {
-    uv_loop_t *loop; /* &loop_own: nothing process-wide */
-    uv_loop_t loop_own;
-    const qc_proxy_params *o;
+    uv_loop_t *loop; /* the host's: the proxy closes only its own handles */
+    qc_proxy_params o_copy; /* start's copy of the caller's configuration */
+    const qc_proxy_params *o; /* &o_copy */
     uv_tcp_t listener, admin;
     int admin_on;
-    uv_signal_t sigterm, sigint;
+    int listener_open, admin_open; /* not yet closed (drain closes them) */
     uv_timer_t control;
+    /* the lifecycle (see "lifecycle" in proxy.c): every handle the proxy
+     * opens is counted in handles until its close callback; its clients
+     * and backend links are on these lists, so that it closes them and
+     * nothing else on the host's loop */
+    uv_timer_t drain_timer; /* the drain's checks and deadline; closed last */
+    unsigned handles;
+    cconn *clients_head, *clients_tail;
+    uconn *ups_head, *ups_tail;
+    int stopped;          /* every handle but drain_timer closed or closing */
+    int close_requested;  /* qc_proxy_close was called */
+    void (*on_closed)(struct proxy *P, void *arg);
+    void *on_closed_arg;
+    int port, admin_port; /* the bound ports */
+    char slab[65536];     /* read buffer of this proxy's loop: on_read copies out */
     qc_front *front;  /* every admission decision: see "the admission front" */
     qc_limiter *lim;  /* the front's limiter (statistics, admin changes) */
     qc__pcore core;   /* the events in, the decisions out: pcore.h */
@@ -190,7 +206,7 @@ struct proxy {
     char token_out[4096]; /* where a generated token was written (removed at exit), or empty */
     uint64_t admin_browser, admin_token; /* state changes refused: from a browser, no token */
     double drain_until; /* draining: stop at this time (--drain-timeout) */
-    int stopping;       /* closing everything: see stop_now */
+    int drain_shortened; /* a later qc_proxy_drain brought the deadline nearer */
     unsigned cut;       /* requests in flight when stop_now cut them */
     unsigned nclients; /* client connections open (--max-connections) */
     uint64_t refused_conns, refused_mem, too_large;
@@ -290,6 +306,8 @@ int qc__proxy_admin_token_start(proxy *P, qc_err *err);
 void qc__proxy_admin_token_end(proxy *P);
 
 /* proxy.c */
+void qc__proxy_handle_closed(proxy *P);
+void qc__proxy_own_closed(uv_handle_t *h);
 void qc__proxy_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf);
 void qc__proxy_arrive(cconn *c);
 void qc__proxy_done(proxy *P, qc_front_token *tok, double service, int outcome);

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* live_serve.h: the qctl commands' side of the live servers: the command
+ * owns the event loop and the signals, the library only serves on it
+ * (live.h, "the proxy on a host's loop"). SIGTERM or SIGINT drains within
+ * the drain timeout; a second signal cuts the drain at once. */
+#ifndef QCTL_CLI_LIVE_SERVE_H
+#define QCTL_CLI_LIVE_SERVE_H
+
+#include "live/live.h"
+
+/* Runs the proxy of o on a loop of its own until a signal has drained and
+ * closed it. QC_ECANCELED when the drain cut requests in flight. */
+int cli_proxy_serve(const qc_proxy_params *o, qc_err *err);
+
+#endif
