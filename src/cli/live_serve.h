@@ -8,8 +8,9 @@
 
 #include "live/live.h"
 
-/* Runs the proxy of o on a loop of its own until a signal has drained and
- * closed it. QC_ECANCELED when the drain cut requests in flight. */
-int cli_proxy_serve(const qc_proxy_params *o, qc_err *err);
+/* Runs the proxy of o on `workers` loops and threads sharing one front
+ * (0: the usable CPUs, 1 with a fleet) until a signal has drained and
+ * closed them. QC_ECANCELED when the drain cut requests in flight. */
+int cli_proxy_serve(const qc_proxy_params *o, unsigned workers, qc_err *err);
 
 #endif

@@ -268,6 +268,7 @@ int qc_proxy_check(const qc_proxy_params *o, qc_err *err);
  * must outlive the proxy. A failed start returns the error with *p NULL;
  * the handles it had opened close on the loop's next turn. */
 typedef struct proxy qc_proxy;
+typedef struct qc_proxy_group qc_proxy_group;
 
 enum { QC_LIVE_RUNNING = 0, QC_LIVE_DRAINING, QC_LIVE_STOPPED };
 
@@ -283,6 +284,22 @@ int qc_proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy **p,
 void qc_proxy_drain(qc_proxy *p, double timeout);
 void qc_proxy_close(qc_proxy *p, void (*on_closed)(qc_proxy *p, void *arg), void *arg);
 void qc_proxy_status_get(const qc_proxy *p, qc_proxy_status *st);
+/* Workers: N proxies on N loops (one thread each) that share one
+ * admission front -- one limiter, one waiting room -- each accepting on
+ * its own SO_REUSEPORT socket of params->listen. Worker 0, the lead,
+ * alone has the admin port (its /metrics and /status count every
+ * worker's requests), the series, the port file and the control
+ * interval's tick; it is started first, the others join its port. Each
+ * worker is driven like a proxy alone (drain, close, status: its own
+ * counters) from its own loop's thread; qc_proxy_group_free once every
+ * worker is closed. Not with a fleet (--route djsq, un/park commands). */
+int qc_proxy_group_alloc(const qc_proxy_params *params, unsigned workers, qc_proxy_group **g,
+                         qc_err *err);
+int qc_proxy_group_start(uv_loop_t *loop, qc_proxy_group *g, unsigned index, qc_proxy **p,
+                         qc_err *err);
+unsigned qc_proxy_group_size(const qc_proxy_group *g);
+void qc_proxy_group_free(qc_proxy_group *g);
+
 /* The proxy's /metrics text (Prometheus) into buf[0..size); its length
  * (snprintf's rule: more than size when cut). */
 size_t qc_proxy_metrics(qc_proxy *p, char *buf, size_t size);

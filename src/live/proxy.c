@@ -41,8 +41,14 @@
  * proxy_client.c, the backend links in proxy_upstream.c, the fleet's I/O
  * in proxy_fleet.c and the admin listener in proxy_admin.c, sharing the
  * types and qc__proxy_ functions of proxy_int.h. */
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#ifndef SO_REUSEPORT
+#define SO_REUSEPORT 15 /* Linux's, hidden by the strict C11 headers */
+#endif
 
 #include "live/list.h"
 #include "live/proxy_int.h"
@@ -72,10 +78,16 @@ void qc__proxy_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
  * carried out in the front's order, never nested), and carries out the
  * decisions it answers, naming each client connection by its address. */
 
+static void handover(proxy *P, cconn *c, const qc_front_decision *d);
+
 static void apply(void *ctx, const qc_front_decision *d)
 {
     proxy *P = ctx;
     cconn *c = (cconn *)(uintptr_t)d->id;
+    if (c->P != P) { /* another worker's request: see "workers" */
+        handover(P, c, d);
+        return;
+    }
     if (c->state == C_QUEUED) {
         pclass *k = &P->cls[c->cls];
         k->qlen--;
@@ -125,7 +137,8 @@ void qc__proxy_forget(cconn *c)
         c->state = C_READ;
         c->fh = 0;
     }
-    qc__pcore_gone(&P->core, (uint64_t)(uintptr_t)c, h);
+    if (qc__pcore_gone(&P->core, (uint64_t)(uintptr_t)c, h))
+        c->zombie = 1; /* another worker's decision on c is on its way */
 }
 
 /* A request read whole asks the front: in now, wait, or refused. */
@@ -228,7 +241,8 @@ static void on_control(uv_timer_t *t)
 {
     proxy *P = t->data;
     double now = qc__now();
-    qc__pcore_tick(&P->core, now);
+    if (P->index == 0) /* one tick per interval for the shared front: the lead's */
+        qc__pcore_tick(&P->core, now);
     qc__proxy_fleet_tick(P, now);
     if (P->series) {
         qc_limiter_stats st;
@@ -248,6 +262,115 @@ static void on_control(uv_timer_t *t)
     }
 }
 
+/* ---- workers ---------------------------------------------------------------
+ *
+ * A group (qc_proxy_group) is N proxies on N loops and threads, each
+ * accepting on its own SO_REUSEPORT socket of one address, all sharing
+ * one admission front: one limiter, one waiting room, one CoDel state.
+ * The front takes its own mutex for every event, so each worker tells it
+ * its events directly (its own pcore, its own decision arrays); a
+ * decision may name a request another worker owns (a slot freed here lets
+ * in a request that waits there). Such a decision is handed over: stored
+ * in the request itself (a request has at most one decision on its way,
+ * the one that took it out of the waiting room) and the request put on
+ * its worker's mailbox, whose async handle wakes that loop; there it is
+ * carried out as if taken there. A request whose client closes while its
+ * decision is on the way (the front's cancel finds it decided, and its own
+ * core holds no decision on it) stays allocated, a zombie, until the
+ * decision comes: an admission's slot is then given back. Mailboxes live
+ * in the group, which outlives its workers; what a stopped worker never
+ * took out of its mailbox (zombies only) the group frees. */
+
+static qc_front_params proxy_front_config(const qc_proxy_params *o);
+
+static void handover(proxy *P, cconn *c, const qc_front_decision *d)
+{
+    pworker *w = &P->g->w[c->worker];
+    pthread_mutex_lock(&P->g->mu);
+    c->ho = *d;
+    c->ho_next = NULL;
+    if (w->mb_tail)
+        w->mb_tail->ho_next = c;
+    else
+        w->mb_head = c;
+    w->mb_tail = c;
+    if (w->async)
+        uv_async_send(w->async);
+    pthread_mutex_unlock(&P->g->mu);
+}
+
+/* The decisions the other workers took on P's requests. */
+static void on_mailbox(uv_async_t *a)
+{
+    proxy *P = a->data;
+    pworker *w = &P->g->w[P->index];
+    pthread_mutex_lock(&P->g->mu);
+    cconn *c = w->mb_head;
+    w->mb_head = w->mb_tail = NULL;
+    pthread_mutex_unlock(&P->g->mu);
+    while (c) {
+        cconn *next = c->ho_next;
+        qc_front_decision d = c->ho;
+        if (c->zombie) {
+            if (d.act == QC_FRONT_ADMIT) /* its slot back, not a sample */
+                qc__pcore_done(&P->core, qc__now(), &d.tok, NAN, QC_FRONT_IGNORE);
+            c->zombie = 0;
+            if (c->handles_open == 0) /* closed already: freed here */
+                free(c);
+        } else {
+            apply(P, &d);
+        }
+        c = next;
+    }
+}
+
+int qc_proxy_group_alloc(const qc_proxy_params *o, unsigned workers, qc_proxy_group **out,
+                         qc_err *err)
+{
+    *out = NULL;
+    int rc = qc_proxy_check(o, err);
+    if (rc != 0)
+        return rc;
+    if (workers < 1 || workers > 1024)
+        return qc_err_set(err, QC_EINVAL, "--workers: %u is not in [1, 1024]", workers);
+    if (workers > 1 && (o->fleet.route != QC_FLEET_JSQ || o->unpark_cmd || o->park_cmd))
+        return qc_err_set(err, QC_EINVAL,
+                          "--workers: more than one with a backend fleet (--route djsq, "
+                          "un/park commands), which is one proxy's");
+    qc_proxy_group *g = calloc(1, sizeof *g + workers * sizeof g->w[0]);
+    if (!g)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    g->o = *o;
+    g->n = workers;
+    qc_front_params fp = proxy_front_config(o);
+    if ((g->front = qc_front_alloc(&fp, qc__now(), err)) == NULL) {
+        free(g);
+        return err && err->code ? err->code : QC_ENOMEM;
+    }
+    pthread_mutex_init(&g->mu, NULL);
+    *out = g;
+    return 0;
+}
+
+void qc_proxy_group_free(qc_proxy_group *g)
+{
+    if (!g)
+        return;
+    for (unsigned i = 0; i < g->n; i++)
+        for (cconn *c = g->w[i].mb_head, *next; c; c = next) {
+            next = c->ho_next;
+            free(c); /* a zombie whose worker stopped before its decision came */
+        }
+    pthread_mutex_destroy(&g->mu);
+    qc_front_free(g->front);
+    free(g);
+}
+
+unsigned qc_proxy_group_size(const qc_proxy_group *g)
+{
+    return g->n;
+}
+
 /* ---- lifecycle -------------------------------------------------------------
  *
  * The proxy runs on a loop it does not own (qc_proxy_start): it closes its
@@ -265,11 +388,17 @@ static void finish(proxy *P)
 {
     if (P->on_closed)
         P->on_closed(P, P->on_closed_arg);
+    if (P->g) {
+        pthread_mutex_lock(&P->g->mu);
+        P->g->w[P->index].P = NULL;
+        pthread_mutex_unlock(&P->g->mu);
+    }
     qc__proxy_admin_token_end(P);
     if (P->series)
         fclose(P->series);
     qc__pcore_free(&P->core);
-    qc_front_free(P->front);
+    if (!P->g)
+        qc_front_free(P->front);
     for (unsigned i = 0; i < P->ncls; i++)
         qc_hist_free(P->cls[i].lat);
     free(P);
@@ -323,6 +452,12 @@ static void stop_all(proxy *P)
     close_listeners(P);
     close_own((uv_handle_t *)&P->control);
     close_own((uv_handle_t *)&P->prep);
+    if (P->g) { /* no wakeup from now on: what comes stays in the mailbox */
+        pthread_mutex_lock(&P->g->mu);
+        P->g->w[P->index].async = NULL;
+        pthread_mutex_unlock(&P->g->mu);
+        close_own((uv_handle_t *)&P->async);
+    }
     for (unsigned i = 0; i < P->nb; i++) {
         pbackend *b = &P->backend[i];
         if (!uv_is_closing((uv_handle_t *)&b->health))
@@ -417,7 +552,7 @@ void qc_proxy_status_get(const proxy *P, qc_proxy_status *st)
     st->admin_port = P->admin_port;
     st->inflight = P->inflight;
     st->queued = P->qlen;
-    st->clients = P->nclients;
+    st->clients = atomic_load(P->nclients);
     st->cut = P->cut;
     qc_limiter_stats ls;
     qc_limiter_get_stats(P->lim, &ls);
@@ -474,6 +609,50 @@ static int listen_on(proxy *P, uv_tcp_t *t, const char *where, const char *port_
     struct sockaddr_storage ss;
     int len = sizeof ss;
     *port = uv_tcp_getsockname(t, (struct sockaddr *)&ss, &len) == 0 ? qc__addr_port(&ss) : 0;
+    return 0;
+}
+
+/* Listens on where with SO_REUSEPORT (the port `port` when >= 0: the
+ * lead's, which the other workers join), so that the kernel spreads the
+ * connections over the workers' sockets. */
+static int listen_shared(proxy *P, uv_tcp_t *t, const char *where, int port,
+                         const char *port_file, int *bound, int *open, qc_err *err)
+{
+    struct sockaddr_storage addr;
+    int rc = qc__addr_parse(where, &addr, err);
+    if (rc)
+        return rc;
+    if (port >= 0) {
+        if (addr.ss_family == AF_INET6)
+            ((struct sockaddr_in6 *)&addr)->sin6_port = htons((uint16_t)port);
+        else
+            ((struct sockaddr_in *)&addr)->sin_port = htons((uint16_t)port);
+    }
+    uv_tcp_init(P->loop, t);
+    t->data = P;
+    P->handles++;
+    *open = 1;
+    int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0 ||
+        bind(fd, (struct sockaddr *)&addr, qc__addr_len(&addr)) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return qc_err_set(err, QC_EIO, "%s: %s", where, strerror(e));
+    }
+    if ((rc = uv_tcp_open(t, fd)) != 0) {
+        close(fd);
+        return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
+    }
+    if ((rc = uv_listen((uv_stream_t *)t, 1024, qc__proxy_on_connection)) != 0)
+        return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
+    if (port_file && (rc = qc__write_port(t, port_file, err)) != 0)
+        return rc;
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    *bound = uv_tcp_getsockname(t, (struct sockaddr *)&ss, &len) == 0 ? qc__addr_port(&ss) : 0;
     return 0;
 }
 
@@ -569,7 +748,8 @@ int qc_proxy_check(const qc_proxy_params *o, qc_err *err)
     return 0;
 }
 
-int qc_proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy **out, qc_err *err)
+static int proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy_group *g,
+                       unsigned index, qc_proxy **out, qc_err *err)
 {
     *out = NULL;
     int rc = qc_proxy_check(params, err);
@@ -581,6 +761,15 @@ int qc_proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy **ou
     P->o_copy = *params;
     const qc_proxy_params *o = P->o = &P->o_copy;
     P->loop = loop;
+    P->g = g;
+    P->index = index;
+    P->nclients = g ? &g->nclients : &P->nclients_own;
+    P->mem = g ? &g->mem : &P->mem_own;
+    if (index > 0) { /* the lead's alone: the admin port, the series, the port file */
+        P->o_copy.admin = NULL;
+        P->o_copy.series = NULL;
+        P->o_copy.port_file = NULL;
+    }
     P->t0 = qc__now();
     P->retry_tokens = RETRY_CAP;
     P->retry_t = P->t0;
@@ -624,7 +813,9 @@ int qc_proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy **ou
         }
     }
     qc_front_params fp = proxy_front_config(o);
-    if ((P->front = qc_front_alloc(&fp, P->t0, err)) == NULL) {
+    if (g)
+        P->front = g->front;
+    else if ((P->front = qc_front_alloc(&fp, P->t0, err)) == NULL) {
         rc = err && err->code ? err->code : QC_ENOMEM;
         goto out;
     }
@@ -653,9 +844,25 @@ int qc_proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy **ou
         P->backend[i].health.data = &P->backend[i];
         P->handles++;
     }
-    if ((rc = listen_on(P, &P->listener, o->listen, o->port_file, qc__proxy_on_connection,
-                        &P->port, &P->listener_open, err)) != 0)
+    if (g) {
+        uv_async_init(P->loop, &P->async, on_mailbox);
+        P->async.data = P;
+        P->handles++;
+        pthread_mutex_lock(&g->mu);
+        g->w[index].P = P;
+        g->w[index].async = &P->async;
+        pthread_mutex_unlock(&g->mu);
+    }
+    if (g && g->n > 1)
+        rc = listen_shared(P, &P->listener, o->listen, index ? g->port : -1, o->port_file,
+                           &P->port, &P->listener_open, err);
+    else
+        rc = listen_on(P, &P->listener, o->listen, o->port_file, qc__proxy_on_connection,
+                       &P->port, &P->listener_open, err);
+    if (rc != 0)
         goto out_handles;
+    if (g && index == 0)
+        g->port = P->port;
     if (o->admin) {
         P->admin_on = 1;
         if ((rc = listen_on(P, &P->admin, o->admin, o->admin_port_file,
@@ -684,9 +891,26 @@ out:
     if (P->series)
         fclose(P->series);
     qc__pcore_free(&P->core);
-    qc_front_free(P->front);
+    if (!g)
+        qc_front_free(P->front);
     for (unsigned i = 0; i < P->ncls; i++)
         qc_hist_free(P->cls[i].lat);
     free(P);
     return rc;
+}
+
+int qc_proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy **p, qc_err *err)
+{
+    return proxy_start(loop, params, NULL, 0, p, err);
+}
+
+int qc_proxy_group_start(uv_loop_t *loop, qc_proxy_group *g, unsigned index, qc_proxy **p,
+                         qc_err *err)
+{
+    *p = NULL;
+    if (index >= g->n)
+        return qc_err_set(err, QC_EINVAL, "worker %u of %u", index, g->n);
+    if (index > 0 && g->port == 0)
+        return qc_err_set(err, QC_EINVAL, "worker %u started before the first", index);
+    return proxy_start(loop, &g->o, g, index, p, err);
 }
