@@ -88,7 +88,7 @@ int cmd_backend(int argc, char **argv)
         return QC_EXIT_USAGE;
     }
     signal(SIGPIPE, SIG_IGN); /* a client gone mid-response is not fatal */
-    rc = qc_backend_run(&o, &err);
+    rc = cli_backend_serve(&o, &err);
     qc_dist_free(&o.service);
     if (o.has_setup)
         qc_dist_free(&o.setup);

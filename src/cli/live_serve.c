@@ -183,3 +183,52 @@ int cli_proxy_serve(const qc_proxy_params *o, unsigned workers, qc_err *err)
         rc = qc_err_set(err, QC_ECANCELED, "the drain cut %u requests in flight", cut);
     return rc;
 }
+
+/* ---- qctl backend ------------------------------------------------------- */
+
+typedef struct backend_host {
+    qc_backend *b;
+    uv_signal_t term, intr;
+} backend_host;
+
+static void backend_closed(qc_backend *b, void *arg)
+{
+    (void)b;
+    backend_host *h = arg;
+    h->b = NULL;
+    uv_close((uv_handle_t *)&h->term, NULL);
+    uv_close((uv_handle_t *)&h->intr, NULL);
+}
+
+/* A signal stops the backend at once (its requests in service are cut). */
+static void backend_signal(uv_signal_t *s, int sig)
+{
+    (void)sig;
+    backend_host *h = s->data;
+    if (h->b)
+        qc_backend_close(h->b, backend_closed, h);
+}
+
+int cli_backend_serve(const qc_backend_params *o, qc_err *err)
+{
+    if (o->cpu) { /* the thread pool burns the service times: one thread per worker */
+        char n[16];
+        snprintf(n, sizeof n, "%u", o->workers > 1024 ? 1024 : o->workers);
+        setenv("UV_THREADPOOL_SIZE", n, 1);
+    }
+    uv_loop_t loop;
+    int rc = uv_loop_init(&loop);
+    if (rc != 0)
+        return qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
+    backend_host h = {0};
+    if ((rc = qc_backend_start(&loop, o, &h.b, err)) == 0) {
+        uv_signal_init(&loop, &h.term);
+        uv_signal_init(&loop, &h.intr);
+        h.term.data = h.intr.data = &h;
+        uv_signal_start(&h.term, backend_signal, SIGTERM);
+        uv_signal_start(&h.intr, backend_signal, SIGINT);
+    }
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_loop_close(&loop);
+    return rc;
+}

@@ -13,4 +13,9 @@
  * closed them. QC_ECANCELED when the drain cut requests in flight. */
 int cli_proxy_serve(const qc_proxy_params *o, unsigned workers, qc_err *err);
 
+/* Runs the backend of o on a loop of its own until SIGTERM or SIGINT
+ * (which stops it at once), the thread pool sized to its workers with
+ * --mode cpu. */
+int cli_backend_serve(const qc_backend_params *o, qc_err *err);
+
 #endif

@@ -112,8 +112,31 @@ typedef struct qc_backend_params {
     int http10; /* answer HTTP/1.0, no Content-Length, closing after the body */
 } qc_backend_params;
 
-/* Runs the backend until SIGTERM/SIGINT. */
-int qc_backend_run(const qc_backend_params *o, qc_err *err);
+/* The backend on a host's loop: the proxy's life and rules (below, "the
+ * proxy on a host's loop"): start listens and returns; drain stops
+ * listening and lets the requests in service finish within timeout
+ * seconds, then closes every connection; close (a backend not draining
+ * is drained with timeout 0: its requests in service are cut) calls
+ * on_closed from the loop once every handle and thread-pool burst is
+ * done, and frees it. With cpu = 1 the service times burn on libuv's
+ * thread pool, whose size is the host's (UV_THREADPOOL_SIZE, set before
+ * the process's first loop runs: qctl backend sets it to its workers). */
+typedef struct backend qc_backend;
+
+typedef struct qc_backend_status {
+    int state;               /* QC_LIVE_* */
+    int port;                /* the bound port */
+    uint64_t requests;       /* read (health checks included) */
+    uint64_t served;         /* answered after their service time */
+    unsigned busy, waiting;  /* in service now, waiting for a worker */
+    unsigned busy_max;       /* the most in service at once so far */
+    unsigned connections;    /* open now */
+} qc_backend_status;
+
+int qc_backend_start(uv_loop_t *loop, const qc_backend_params *o, qc_backend **b, qc_err *err);
+void qc_backend_drain(qc_backend *b, double timeout);
+void qc_backend_close(qc_backend *b, void (*on_closed)(qc_backend *b, void *arg), void *arg);
+void qc_backend_status_get(const qc_backend *b, qc_backend_status *st);
 
 typedef struct qc_load_params {
     const char *target;       /* HOST:PORT */

@@ -484,9 +484,78 @@ static void test_embed(void **state)
     free(after.env);
 }
 
+typedef struct bclosed {
+    int done;
+    qc_backend_status st;
+} bclosed;
+
+static void on_backend_closed(qc_backend *b, void *arg)
+{
+    bclosed *c = arg;
+    qc_backend_status_get(b, &c->st);
+    c->done = 1;
+}
+
+/* qctl's backend on the host's loop too, behind a proxy on the same loop:
+ * it counts what it served, drains (nothing in service: at once) and
+ * closes, leaving the host's timer and nothing else. */
+static void test_backend_embed(void **state)
+{
+    (void)state;
+    snapshot before, after;
+    snap(&before);
+    uv_loop_t loop;
+    assert_int_equal(uv_loop_init(&loop), 0);
+    uv_timer_init(&loop, &host_timer);
+    uv_timer_start(&host_timer, on_host_timer, 5, 5);
+    qc_backend_params bo = {.listen = "127.0.0.1:0", .workers = 4, .seed = 1};
+    qc_err err = {0};
+    assert_int_equal(qc_dist_parse(&bo.service, "det:0.01", &err), 0);
+    qc_backend *b;
+    assert_int_equal(qc_backend_start(&loop, &bo, &b, &err), 0);
+    qc_backend_status bs;
+    qc_backend_status_get(b, &bs);
+    assert_true(bs.port > 0);
+    B.port = bs.port; /* params() points the proxy at it */
+    qc_proxy_params o;
+    params(&o, 0.1);
+    qc_proxy *p;
+    assert_int_equal(qc_proxy_start(&loop, &o, &p, &err), 0);
+    qc_proxy_status st;
+    qc_proxy_status_get(p, &st);
+    int status[20];
+    unsigned left = 0;
+    for (int i = 0; i < 20; i++)
+        request(&loop, st.port, "/", &status[i], &left);
+    run_until_answered(&loop, &left);
+    for (int i = 0; i < 20; i++)
+        assert_int_equal(status[i], 200);
+    closed pc = {0};
+    bclosed bc = {0};
+    qc_proxy_close(p, on_closed, &pc);
+    run_until(&loop, &pc.done);
+    qc_backend_drain(b, 5);
+    qc_backend_close(b, on_backend_closed, &bc);
+    run_until(&loop, &bc.done);
+    assert_int_equal(bc.st.served, 20);
+    assert_int_equal(bc.st.requests, 20);
+    assert_true(bc.st.busy_max >= 1 && bc.st.busy_max <= 4);
+    assert_int_equal(bc.st.state, QC_LIVE_STOPPED);
+    qc_dist_free(&bo.service);
+    assert_true(uv_is_active((uv_handle_t *)&host_timer));
+    uv_close((uv_handle_t *)&host_timer, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    snap(&after);
+    same_as(&before, &after);
+    free(before.env);
+    free(after.env);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* the host's part (live.h) */
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_embed)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_embed),
+                                       cmocka_unit_test(test_backend_embed)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
