@@ -5,8 +5,17 @@
 #   bench/bench_live.sh [QCTL] [SECONDS]
 # Needs wrk and nginx (Debian: wrk, nginx-light); without them it prints a
 # notice and exits 0. About 100 s in all. Three parts:
-#  1. throughput: wrk -t1 -c32 for SECONDS (default 5) through each, the
-#     backend answering at once; requests/s and the qctl/nginx ratio.
+#  1. throughput, each server deployed as its package deploys it on this
+#     machine -- nginx `worker_processes auto`, haproxy's default threads
+#     (one per CPU), `qctl proxy` with its default workers (one per CPU)
+#     and default limiter -- and each on one worker beside: wrk -t2 at 64
+#     and 256 connections for SECONDS (default 5) through each, the backend
+#     answering at once, in interleaved rounds (ROUNDS, default 3: every
+#     server once per round, so that a busy host slows all alike); 2xx per
+#     second (medians over rounds) and qctl's ratios; then the added p50 at
+#     one connection (wrk -t1 -c1, 5 rounds of 1 s in turn, medians of the
+#     per-round differences from the backend alone). The load average is
+#     printed before and after: a shared host makes these noisy.
 #  2. added latency at low load: wrk -t1 -c1 (one request at a time), five
 #     rounds of 1 s against the backend alone, through qctl proxy (control
 #     on: gradient2) and through nginx in turn; p50 and p99 are medians
@@ -131,11 +140,98 @@ run() { # NAME PORT
     eval "rps_$1=$rps"
 }
 if part 1; then
-echo "== throughput: wrk -t1 -c32 -d${DUR}s, backend det:0"
-run backend "$FP"
-run nginx "$NP"
-run qctl "$QP"
-awk -v q="$rps_qctl" -v n="$rps_nginx" 'BEGIN { printf "qctl/nginx throughput: %.2f\n", q / n }'
+ROUNDS=${ROUNDS:-3}
+echo "== throughput, as deployed: wrk -t2 -d${DUR}s, backend det:0, $ROUNDS interleaved rounds"
+echo "   $(nproc) CPUs; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+# nginx as its package runs it (a master, worker_processes auto) and on one worker
+nginx_auto() { # NAME PORT BACKEND_PORT WORKERS
+    mkdir -p "$T/$1"
+    sed "s/^worker_processes 1; daemon off; master_process off;/worker_processes $4; daemon off;/" \
+        "$T/nfast.conf" | sed "s/listen 127.0.0.1:$NP;/listen 127.0.0.1:$2;/" |
+        sed "s|$T/nfast|$T/$1|g" >"$T/$1.conf"
+}
+NA=$(free_port); nginx_auto nauto "$NA" "$FP" auto; nginx_start nauto
+N1=$(free_port); nginx_auto n1 "$N1" "$FP" 1; nginx_start n1
+# haproxy as its package runs it: no nbthread (one thread per CPU), and on one thread
+ha_plain() { # NAME PORT BACKEND_PORT THREADS_LINE
+    cat >"$T/$1.cfg" <<CFG
+global
+    maxconn 4096
+$4
+defaults
+    mode http
+    timeout connect 1s
+    timeout client 30s
+    timeout server 30s
+    option http-keep-alive
+frontend f
+    bind 127.0.0.1:$2
+    default_backend b
+backend b
+    http-reuse always
+    server s1 127.0.0.1:$3
+CFG
+    "$HAPROXY" -f "$T/$1.cfg" -db 2>>"$T/haproxy.err" &
+    PIDS="$PIDS $!"
+    sleep 0.3
+}
+servers="nginx:$NA nginx1:$N1"
+if [ -x "$HAPROXY" ]; then
+    HA=$(free_port); ha_plain hauto "$HA" "$FP" ""
+    H1=$(free_port); ha_plain h1 "$H1" "$FP" "    nbthread 1"
+    servers="$servers haproxy:$HA haproxy1:$H1"
+else
+    echo "haproxy not installed (Debian: haproxy): its rows skipped"
+fi
+proxy qdef "$FP"
+proxy q1 "$FP" --workers 1
+servers="$servers qctl:$(cat "$T/qdef.port") qctl1:$(cat "$T/q1.port")"
+ok_rate() { # FILE: 2xx (and 3xx) per second of a wrk run
+    awk '/requests in/ { n = $1; d = $4; sub(/s,?$/, "", d) } /Non-2xx/ { bad = $NF }
+         END { if (d > 0) printf "%.0f", (n - bad) / d; else print 0 }' "$1"
+}
+median() { echo "$@" | tr ' ' '\n' | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END {
+    printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+for c in 64 256; do
+    for s in $servers; do eval "r_${s%%:*}_$c=''"; done
+    r=1
+    while [ $r -le "$ROUNDS" ]; do
+        for s in $servers; do
+            wrk -t2 -c$c -d"${DUR}s" "http://127.0.0.1:${s#*:}/" >"$T/w.txt" 2>&1 || :
+            eval "r_${s%%:*}_$c=\"\$r_${s%%:*}_$c $(ok_rate "$T/w.txt")\""
+        done
+        r=$((r + 1))
+    done
+    echo "-- $c connections: 2xx/s, median of $ROUNDS rounds (each round's values)"
+    for s in $servers; do
+        n=${s%%:*}
+        eval "v=\$r_${n}_$c"
+        eval "m_${n}_$c=$(median $v)"
+        eval "printf '   %-9s %9s   (%s)\n' $n \$m_${n}_$c \"\$v\""
+    done
+    for pair in qctl:nginx qctl:haproxy qctl1:nginx1 qctl1:haproxy1; do
+        a=${pair%%:*} b=${pair#*:}
+        eval "x=\${m_${a}_$c:-} y=\${m_${b}_$c:-}"
+        [ -n "$x" ] && [ -n "$y" ] && awk -v x="$x" -v y="$y" -v a="$a" -v b="$b" 'BEGIN {
+            if (y > 0) printf "   %s/%s: %.2f\n", a, b, x / y }'
+    done
+done
+echo "-- added latency at 1 connection: wrk -t1 -c1, 5 rounds of 1 s in turn, medians (us)"
+wrk1p50() { wrk -t1 -c1 -d1s --latency "http://127.0.0.1:$1/" >"$T/l.txt" 2>&1 || :
+    us "$(awk '$1 == "50%" {print $2}' "$T/l.txt")"; }
+for s in $servers; do eval "d_${s%%:*}=''"; done
+for i in 1 2 3 4 5; do
+    base=$(wrk1p50 "$FP")
+    for s in $servers; do
+        v=$(wrk1p50 "${s#*:}")
+        eval "d_${s%%:*}=\"\$d_${s%%:*} $(awk -v a="$v" -v b="$base" 'BEGIN { print a - b }')\""
+    done
+done
+for s in $servers; do
+    n=${s%%:*}
+    eval "printf '   %-9s +%s us at p50\n' $n \"\$(median \$d_$n)\""
+done
+echo "   load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 fi
 
 if part 2; then

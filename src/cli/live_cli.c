@@ -12,6 +12,7 @@
 #include "flags.h"
 #include "guard.h"
 #include "live/live.h"
+#include "live_serve.h"
 #include "qctl/output.h"
 
 static const char backend_about[] =
@@ -87,7 +88,7 @@ int cmd_backend(int argc, char **argv)
         return QC_EXIT_USAGE;
     }
     signal(SIGPIPE, SIG_IGN); /* a client gone mid-response is not fatal */
-    rc = qc_backend_run(&o, &err);
+    rc = cli_backend_serve(&o, &err);
     qc_dist_free(&o.service);
     if (o.has_setup)
         qc_dist_free(&o.setup);
@@ -354,6 +355,7 @@ int cmd_proxy(int argc, char **argv)
     pc.prefixes.v = pc.prefix_spec;
     pc.candidates.v = pc.cand_spec;
     int help = 0, first = 0;
+    unsigned workers = 0; /* 0: the usable CPUs (cli_proxy_serve) */
     const cli_flag flags[] = {
         {"listen", CLI_STR, &o->listen, .arg = "HOST:PORT",
          .help = "address (default 127.0.0.1:8080; port 0: any free);\nin every address flag HOST "
@@ -381,6 +383,9 @@ int cmd_proxy(int argc, char **argv)
          .help = "no token: state changes from any local program\nthat is not a browser"},
         {"admin-read-only", CLI_BOOL, &o->admin_read_only,
          .help = "the admin port changes nothing (403)"},
+        {"workers", CLI_UINT, &workers, 0, 1024, .arg = "N",
+         .help = "N event loops on N threads sharing one limiter\nand waiting room (default 0: "
+                 "the usable CPUs;\n1 with a fleet)"},
         {"drain-timeout", CLI_DOUBLE, &o->drain_timeout, .arg = "T",
          .help = "after SIGTERM/SIGINT, stop anyway after T s\n(default 30); a second signal "
                  "stops at once"},
@@ -501,7 +506,7 @@ int cmd_proxy(int argc, char **argv)
             setrlimit(RLIMIT_NOFILE, &rl);
         }
         qc_err err = {0};
-        int r = qc_proxy_run(o, &err);
+        int r = cli_proxy_serve(o, workers, &err);
         if (r) {
             cli_error("proxy: %s", err.msg);
             rc = cli_exit_code(r) == QC_EXIT_USAGE ? QC_EXIT_USAGE : QC_EXIT_FAIL;

@@ -28,14 +28,30 @@
 typedef struct bconn bconn;
 
 typedef struct backend {
-    uv_loop_t *loop;
+    uv_loop_t *loop; /* the host's: the backend closes only its own handles */
     uv_tcp_t server;
-    uv_signal_t sigterm, sigint;
-    const qc_backend_params *o;
+    qc_backend_params o_copy;
+    const qc_backend_params *o; /* &o_copy */
     qc_rng rng;
     unsigned busy;
     bconn *wait_head, *wait_tail;
     double ready_at; /* the health path answers 503 until then (--setup) */
+    /* the lifecycle, as the proxy's (proxy.c, "lifecycle"): its handles
+     * and the CPU bursts on the thread pool counted until called back,
+     * its connections on a list, the drain timer opened first and closed
+     * last */
+    bconn *conns_head, *conns_tail;
+    unsigned handles;
+    uv_timer_t drain_timer;
+    int listening, draining, stopped, close_requested;
+    double drain_until;
+    void (*on_closed)(qc_backend *b, void *arg);
+    void *on_closed_arg;
+    int port;
+    uint64_t requests, served;
+    unsigned busy_max, nconns;
+    unsigned char *piece; /* --body's pattern (see respond_body) */
+    char slab[65536];     /* the read buffer: on_read copies out */
 } backend;
 
 struct bconn {
@@ -48,13 +64,19 @@ struct bconn {
     int busy, keep, closing, handles_open, working, queued;
     int head_method; /* the request is HEAD: answer the head alone */
     bconn *next;
+    bconn *all_prev, *all_next; /* b's connections */
 };
+
+static void handle_closed(backend *b);
 
 static void process(bconn *c);
 
 static void maybe_free(bconn *c)
 {
     if (c->handles_open == 0 && !c->working) {
+        backend *b = c->b;
+        QC__LIST_REMOVE(b->conns_head, b->conns_tail, c, all_prev, all_next);
+        b->nconns--;
         qc__buf_free(&c->in);
         free(c);
     }
@@ -63,8 +85,10 @@ static void maybe_free(bconn *c)
 static void on_handle_closed(uv_handle_t *h)
 {
     bconn *c = h->data;
+    backend *b = c->b;
     c->handles_open--;
     maybe_free(c);
+    handle_closed(b); /* last: it may free b */
 }
 
 static void unqueue(bconn *c)
@@ -125,7 +149,6 @@ static void respond(bconn *c, int status, const char *reason, const char *body, 
  * pattern (byte i of a piece is (7 i + 3) mod 256), so no size needs a
  * buffer of its size; chunked, each piece is one chunk. */
 #define PIECE (1u << 20)
-static unsigned char piece[PIECE];
 
 static void on_piece_written(uv_write_t *req, int status)
 {
@@ -160,9 +183,7 @@ static void respond_body(bconn *c, uint64_t size, int chunked, int keep)
     qc__write_copy((uv_stream_t *)&c->tcp, head, (size_t)k);
     if (c->head_method)
         return;
-    if (piece[0] == 0)
-        for (size_t i = 0; i < PIECE; i++)
-            piece[i] = (unsigned char)(7 * i + 3);
+    const unsigned char *piece = c->b->piece;
     static const char crlf[] = "\r\n", last[] = "0\r\n\r\n";
     for (uint64_t off = 0; off < size; off += PIECE) {
         size_t n = size - off < PIECE ? (size_t)(size - off) : PIECE;
@@ -208,6 +229,7 @@ static void served(bconn *c)
 {
     backend *b = c->b;
     b->busy--;
+    b->served++;
     c->busy = 0;
     if (!c->closing) {
         if (b->o->body)
@@ -246,20 +268,24 @@ static void after_burn(uv_work_t *w, int status)
 {
     (void)status;
     bconn *c = w->data;
+    backend *b = c->b;
     c->working = 0;
     served(c);
     if (c->closing)
         maybe_free(c);
+    handle_closed(b); /* the burst is over: last, it may free b */
 }
 
 static void start(bconn *c)
 {
     backend *b = c->b;
-    b->busy++;
+    if (++b->busy > b->busy_max)
+        b->busy_max = b->busy;
     double s = qc_dist_sample(&b->o->service, &b->rng);
     c->service = s > 0 && isfinite(s) ? s : 0;
     if (b->o->cpu) {
         c->working = 1;
+        b->handles++; /* counted back in after_burn */
         c->work.data = c;
         uv_queue_work(b->loop, &c->work, burn, after_burn);
     } else {
@@ -299,6 +325,7 @@ static int process_one(bconn *c)
         h.target.len == strlen(hp) && memcmp(c->in.data + h.target.off, hp, h.target.len) == 0;
     c->keep = h.keep_alive;
     c->head_method = qc__http_is_head(c->in.data, &h);
+    c->b->requests++;
     qc__buf_consume(&c->in, (size_t)total);
     if (health) {
         if (qc__now() < c->b->ready_at)
@@ -333,10 +360,9 @@ static void process(bconn *c)
 
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 {
-    (void)h;
     (void)hint;
-    static char slab[65536]; /* the loop is single-threaded; on_read copies */
-    *buf = uv_buf_init(slab, sizeof slab);
+    backend *b = ((bconn *)h->data)->b;
+    *buf = uv_buf_init(b->slab, sizeof b->slab);
 }
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
@@ -368,6 +394,9 @@ static void on_connection(uv_stream_t *server, int status)
         return;
     c->b = b;
     c->handles_open = qc__conn_init(b->loop, &c->tcp, &c->timer, c);
+    b->handles += 2;
+    b->nconns++;
+    QC__LIST_PUSH_TAIL(b->conns_head, b->conns_tail, c, all_prev, all_next);
     if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
         conn_close(c);
         return;
@@ -377,73 +406,165 @@ static void on_connection(uv_stream_t *server, int status)
     keepalive_wait(c);
 }
 
-static void close_walk(uv_handle_t *h, void *arg)
+/* ---- lifecycle (live.h, "the backend on a host's loop") ---------------- */
+
+static void finish(backend *b)
 {
-    (void)arg;
-    if (uv_is_closing(h))
-        return;
-    if (h->type == UV_TCP && h->data && h->data != arg) {
-        bconn *c = h->data;
-        conn_close(c);
-    } else if (h->type != UV_TIMER) {
-        uv_close(h, NULL);
+    if (b->on_closed)
+        b->on_closed(b, b->on_closed_arg);
+    free(b->piece);
+    free(b);
+}
+
+static void own_closed(uv_handle_t *h)
+{
+    handle_closed(h->data);
+}
+
+static void handle_closed(backend *b)
+{
+    b->handles--;
+    if (b->handles == 0)
+        finish(b);
+    else if (b->handles == 1 && b->stopped && b->close_requested &&
+             !uv_is_closing((uv_handle_t *)&b->drain_timer))
+        uv_close((uv_handle_t *)&b->drain_timer, own_closed);
+}
+
+static void close_listener(backend *b)
+{
+    if (b->listening) {
+        b->listening = 0;
+        uv_close((uv_handle_t *)&b->server, own_closed);
     }
 }
 
-static void on_signal(uv_signal_t *s, int sig)
+/* Closes every connection (requests in service are cut) and the listener;
+ * a burst on the thread pool finishes first (libuv cannot stop it). */
+static void stop_all(backend *b)
 {
-    (void)sig;
-    backend *b = s->data;
-    uv_close((uv_handle_t *)&b->server, NULL);
-    uv_walk(b->loop, close_walk, b);
+    if (b->stopped)
+        return;
+    b->stopped = b->draining = 1;
+    uv_timer_stop(&b->drain_timer);
+    close_listener(b);
+    for (bconn *c = b->conns_head; c; c = c->all_next)
+        conn_close(c);
+    if (b->handles == 1 && b->close_requested)
+        uv_close((uv_handle_t *)&b->drain_timer, own_closed);
 }
 
-int qc_backend_run(const qc_backend_params *o, qc_err *err)
+static void on_drain_timer(uv_timer_t *t);
+
+static void drain_check(backend *b)
 {
+    if (b->stopped)
+        return;
+    double left = b->drain_until - qc__now();
+    if ((b->busy == 0 && !b->wait_head) || !(left > 0)) {
+        stop_all(b);
+        return;
+    }
+    uint64_t ms = left < 0.01 ? (uint64_t)ceil(left * 1000) : 10;
+    uv_timer_start(&b->drain_timer, on_drain_timer, ms ? ms : 1, 0);
+}
+
+static void on_drain_timer(uv_timer_t *t)
+{
+    drain_check(t->data);
+}
+
+void qc_backend_drain(backend *b, double timeout)
+{
+    if (b->stopped)
+        return;
+    double until = qc__now() + (timeout > 0 ? timeout : 0);
+    if (!b->draining) {
+        b->draining = 1;
+        b->drain_until = until;
+        close_listener(b);
+    } else if (until < b->drain_until) {
+        b->drain_until = until;
+    }
+    drain_check(b);
+}
+
+void qc_backend_close(backend *b, void (*on_closed)(qc_backend *, void *), void *arg)
+{
+    if (b->close_requested)
+        return;
+    b->close_requested = 1;
+    b->on_closed = on_closed;
+    b->on_closed_arg = arg;
+    if (!b->draining)
+        qc_backend_drain(b, 0);
+    else if (b->stopped && b->handles == 1)
+        uv_close((uv_handle_t *)&b->drain_timer, own_closed);
+}
+
+void qc_backend_status_get(const backend *b, qc_backend_status *st)
+{
+    memset(st, 0, sizeof *st);
+    st->state = b->stopped ? QC_LIVE_STOPPED : b->draining ? QC_LIVE_DRAINING : QC_LIVE_RUNNING;
+    st->port = b->port;
+    st->requests = b->requests;
+    st->served = b->served;
+    st->busy = b->busy;
+    st->busy_max = b->busy_max;
+    st->connections = b->nconns;
+    for (const bconn *c = b->wait_head; c; c = c->next)
+        st->waiting++;
+}
+
+int qc_backend_start(uv_loop_t *loop, const qc_backend_params *o, qc_backend **out, qc_err *err)
+{
+    *out = NULL;
     struct sockaddr_storage addr;
     int rc = qc__addr_parse(o->listen, &addr, err);
     if (rc)
         return rc;
     if (o->workers == 0)
         return qc_err_set(err, QC_EINVAL, "workers: must be >= 1");
-    if (o->cpu) {
-        char n[16];
-        snprintf(n, sizeof n, "%u", o->workers > 1024 ? 1024 : o->workers);
-        setenv("UV_THREADPOOL_SIZE", n, 1);
+    backend *b = calloc(1, sizeof *b);
+    if (!b || (o->body && !(b->piece = malloc(PIECE)))) {
+        free(b);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
     }
-    uv_loop_t loop; /* its own loop: nothing process-wide */
-    if ((rc = uv_loop_init(&loop)) != 0)
-        return qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
-    backend b = {.loop = &loop, .o = o};
-    qc_rng_init(&b.rng, o->seed, qc_rng_stream(0, QC_STREAM_SERVICE, 0));
-    b.ready_at = qc__now();
+    if (b->piece)
+        for (size_t i = 0; i < PIECE; i++)
+            b->piece[i] = (unsigned char)(7 * i + 3);
+    b->o_copy = *o;
+    b->o = &b->o_copy;
+    b->loop = loop;
+    qc_rng_init(&b->rng, o->seed, qc_rng_stream(0, QC_STREAM_SERVICE, 0));
+    b->ready_at = qc__now();
     if (o->has_setup) { /* its own stream: the service times stay as without */
         qc_rng wr;
         qc_rng_init(&wr, o->seed, qc_rng_stream(0, QC_STREAM_SERVER, 0));
         double w = qc_dist_sample(&o->setup, &wr);
-        b.ready_at += w > 0 && isfinite(w) ? w : 0;
+        b->ready_at += w > 0 && isfinite(w) ? w : 0;
     }
-    uv_tcp_init(b.loop, &b.server);
-    b.server.data = &b;
-    if ((rc = uv_tcp_bind(&b.server, (struct sockaddr *)&addr, 0)) != 0 ||
-        (rc = uv_listen((uv_stream_t *)&b.server, 1024, on_connection)) != 0) {
-        uv_close((uv_handle_t *)&b.server, NULL);
-        uv_run(b.loop, UV_RUN_DEFAULT);
-        uv_loop_close(b.loop);
-        return qc_err_set(err, QC_EIO, "%s: %s", o->listen, uv_strerror(rc));
-    }
-    if (o->port_file && (rc = qc__write_port(&b.server, o->port_file, err)) != 0) {
-        uv_close((uv_handle_t *)&b.server, NULL);
-        uv_run(b.loop, UV_RUN_DEFAULT);
-        uv_loop_close(b.loop);
+    uv_timer_init(loop, &b->drain_timer); /* first: closed last */
+    b->drain_timer.data = b;
+    uv_tcp_init(loop, &b->server);
+    b->server.data = b;
+    b->handles = 2;
+    b->listening = 1;
+    if ((rc = uv_tcp_bind(&b->server, (struct sockaddr *)&addr, 0)) != 0 ||
+        (rc = uv_listen((uv_stream_t *)&b->server, 1024, on_connection)) != 0)
+        rc = qc_err_set(err, QC_EIO, "%s: %s", o->listen, uv_strerror(rc));
+    else if (o->port_file)
+        rc = qc__write_port(&b->server, o->port_file, err);
+    if (rc != 0) { /* what was opened closes on the loop's next turn, b with it */
+        b->close_requested = 1;
+        stop_all(b);
         return rc;
     }
-    uv_signal_init(b.loop, &b.sigterm);
-    uv_signal_init(b.loop, &b.sigint);
-    b.sigterm.data = b.sigint.data = &b;
-    uv_signal_start(&b.sigterm, on_signal, SIGTERM);
-    uv_signal_start(&b.sigint, on_signal, SIGINT);
-    uv_run(b.loop, UV_RUN_DEFAULT);
-    uv_loop_close(b.loop);
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    b->port = uv_tcp_getsockname(&b->server, (struct sockaddr *)&ss, &len) == 0
+                  ? qc__addr_port(&ss)
+                  : 0;
+    *out = b;
     return 0;
 }

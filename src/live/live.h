@@ -112,8 +112,31 @@ typedef struct qc_backend_params {
     int http10; /* answer HTTP/1.0, no Content-Length, closing after the body */
 } qc_backend_params;
 
-/* Runs the backend until SIGTERM/SIGINT. */
-int qc_backend_run(const qc_backend_params *o, qc_err *err);
+/* The backend on a host's loop: the proxy's life and rules (below, "the
+ * proxy on a host's loop"): start listens and returns; drain stops
+ * listening and lets the requests in service finish within timeout
+ * seconds, then closes every connection; close (a backend not draining
+ * is drained with timeout 0: its requests in service are cut) calls
+ * on_closed from the loop once every handle and thread-pool burst is
+ * done, and frees it. With cpu = 1 the service times burn on libuv's
+ * thread pool, whose size is the host's (UV_THREADPOOL_SIZE, set before
+ * the process's first loop runs: qctl backend sets it to its workers). */
+typedef struct backend qc_backend;
+
+typedef struct qc_backend_status {
+    int state;               /* QC_LIVE_* */
+    int port;                /* the bound port */
+    uint64_t requests;       /* read (health checks included) */
+    uint64_t served;         /* answered after their service time */
+    unsigned busy, waiting;  /* in service now, waiting for a worker */
+    unsigned busy_max;       /* the most in service at once so far */
+    unsigned connections;    /* open now */
+} qc_backend_status;
+
+int qc_backend_start(uv_loop_t *loop, const qc_backend_params *o, qc_backend **b, qc_err *err);
+void qc_backend_drain(qc_backend *b, double timeout);
+void qc_backend_close(qc_backend *b, void (*on_closed)(qc_backend *b, void *arg), void *arg);
+void qc_backend_status_get(const qc_backend *b, qc_backend_status *st);
 
 typedef struct qc_load_params {
     const char *target;       /* HOST:PORT */
@@ -236,11 +259,72 @@ void qc_proxy_params_init(qc_proxy_params *o);
  * same messages: qc_proxy_run fails on a configuration iff this does.
  * QC_EINVAL or QC_ERANGE naming the field; nothing is opened. */
 int qc_proxy_check(const qc_proxy_params *o, qc_err *err);
-/* Runs the proxy on its own event loop until SIGTERM/SIGINT, then
- * drains. Nothing process-wide is changed: the caller ignores SIGPIPE
- * (a peer that goes away while a response is written would otherwise end
- * the process; qctl's commands do). The same holds for qc_backend_run
- * and qc_load_run. */
-int qc_proxy_run(const qc_proxy_params *o, qc_err *err);
+/* ---- the proxy on a host's loop --------------------------------------------
+ *
+ * The proxy's life is libuv's:
+ *
+ *     qc_proxy_start(loop, &params, &p, &err)  listens on the host's loop
+ *                                              and returns at once
+ *     ... the host runs its loop; qc_proxy_status_get and qc_proxy_metrics
+ *         read the proxy from the loop's thread ...
+ *     qc_proxy_drain(p, timeout)  closes the listeners, refuses what waits,
+ *                                 lets the requests in flight finish, and
+ *                                 cuts what is left after timeout seconds
+ *                                 (0: at once): a timer of its own, checked
+ *                                 every 10 ms whatever the control interval;
+ *                                 a later call may only bring the deadline
+ *                                 nearer (a second signal)
+ *     qc_proxy_close(p, on_closed, arg)  once the drain is over (a proxy not
+ *                                 draining is drained with timeout 0),
+ *                                 closes the last of its handles, calls
+ *                                 on_closed(p, arg) from the loop -- the
+ *                                 last moment p may be read -- and frees p
+ *
+ * The proxy closes only the handles it opened (it never walks or stops the
+ * host's loop), so the host's own handles are untouched and several
+ * proxies may share one loop, one after another or at once. Nothing
+ * process-wide is touched: no signal handler (the host decides what
+ * SIGTERM means and calls qc_proxy_drain), no environment variable, no
+ * buffer shared between proxies. The host ignores SIGPIPE (a peer that
+ * goes away while a response is written would otherwise end the process;
+ * qctl's commands do). params is copied, but the strings it points to
+ * must outlive the proxy. A failed start returns the error with *p NULL;
+ * the handles it had opened close on the loop's next turn. */
+typedef struct proxy qc_proxy;
+typedef struct qc_proxy_group qc_proxy_group;
+
+enum { QC_LIVE_RUNNING = 0, QC_LIVE_DRAINING, QC_LIVE_STOPPED };
+
+typedef struct qc_proxy_status {
+    int state;            /* QC_LIVE_*: STOPPED once every handle but the last closes */
+    int port, admin_port; /* bound ports (admin 0: none) */
+    unsigned inflight, queued, clients, cut; /* cut: requests the drain deadline cut */
+    double limit;         /* the limiter's (NaN without admission control) */
+    uint64_t admitted, refused, answered, connections, errors502, errors504, bad_requests;
+} qc_proxy_status;
+
+int qc_proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy **p, qc_err *err);
+void qc_proxy_drain(qc_proxy *p, double timeout);
+void qc_proxy_close(qc_proxy *p, void (*on_closed)(qc_proxy *p, void *arg), void *arg);
+void qc_proxy_status_get(const qc_proxy *p, qc_proxy_status *st);
+/* Workers: N proxies on N loops (one thread each) that share one
+ * admission front -- one limiter, one waiting room -- each accepting on
+ * its own SO_REUSEPORT socket of params->listen. Worker 0, the lead,
+ * alone has the admin port (its /metrics and /status count every
+ * worker's requests), the series, the port file and the control
+ * interval's tick; it is started first, the others join its port. Each
+ * worker is driven like a proxy alone (drain, close, status: its own
+ * counters) from its own loop's thread; qc_proxy_group_free once every
+ * worker is closed. Not with a fleet (--route djsq, un/park commands). */
+int qc_proxy_group_alloc(const qc_proxy_params *params, unsigned workers, qc_proxy_group **g,
+                         qc_err *err);
+int qc_proxy_group_start(uv_loop_t *loop, qc_proxy_group *g, unsigned index, qc_proxy **p,
+                         qc_err *err);
+unsigned qc_proxy_group_size(const qc_proxy_group *g);
+void qc_proxy_group_free(qc_proxy_group *g);
+
+/* The proxy's /metrics text (Prometheus) into buf[0..size); its length
+ * (snprintf's rule: more than size when cut). */
+size_t qc_proxy_metrics(qc_proxy *p, char *buf, size_t size);
 
 #endif

@@ -87,13 +87,15 @@ void qc__pcore_drain(qc__pcore *c, double now)
     run(c, qc_front_drain(c->front, now, c->scratch, c->ndec));
 }
 
-void qc__pcore_gone(qc__pcore *c, uint64_t id, qc_front_handle h)
+int qc__pcore_gone(qc__pcore *c, uint64_t id, qc_front_handle h)
 {
-    if (h)
-        qc_front_cancel(c->front, h);
+    int decided = h && qc_front_cancel(c->front, h) == QC_EEMPTY;
     for (size_t i = 0; i < c->n; i++) {
         qc_front_decision *d = &c->pending[(c->head + i) % c->ndec];
-        if (d->id == id)
+        if (d->id == id) {
             d->id = 0;
+            decided = 0; /* the decision was here, and is void */
+        }
     }
+    return decided;
 }

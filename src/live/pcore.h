@@ -41,7 +41,10 @@ void qc__pcore_tick(qc__pcore *c, double now);
 void qc__pcore_expire(qc__pcore *c, double now);
 void qc__pcore_drain(qc__pcore *c, double now);
 /* Request id went away: out of the waiting room (its handle h, 0: it
- * was not waiting), and decisions on it not yet carried out voided. */
-void qc__pcore_gone(qc__pcore *c, uint64_t id, qc_front_handle h);
+ * was not waiting), and decisions on it not yet carried out voided.
+ * Returns 1 when it was no longer waiting and no decision on it is
+ * pending here: another core sharing the front took that decision, which
+ * is on its way (the caller keeps the request until it comes). */
+int qc__pcore_gone(qc__pcore *c, uint64_t id, qc_front_handle h);
 
 #endif

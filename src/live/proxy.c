@@ -41,8 +41,14 @@
  * proxy_client.c, the backend links in proxy_upstream.c, the fleet's I/O
  * in proxy_fleet.c and the admin listener in proxy_admin.c, sharing the
  * types and qc__proxy_ functions of proxy_int.h. */
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#ifndef SO_REUSEPORT
+#define SO_REUSEPORT 15 /* Linux's, hidden by the strict C11 headers */
+#endif
 
 #include "live/list.h"
 #include "live/proxy_int.h"
@@ -50,12 +56,16 @@
 
 static void stop_now(proxy *P, const char *why);
 
+/* The read buffer: the proxy's own (one per proxy, so that proxies on
+ * different threads never share one); each on_read copies out. */
 void qc__proxy_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 {
-    (void)h;
     (void)hint;
-    static char slab[65536]; /* one loop thread; on_read copies out */
-    *buf = uv_buf_init(slab, sizeof slab);
+    int kind = *(const int *)h->data;
+    proxy *P = kind == K_CLIENT     ? ((cconn *)h->data)->P
+               : kind == K_UPSTREAM ? ((uconn *)h->data)->P
+                                    : ((probe *)h->data)->b->P;
+    *buf = uv_buf_init(P->slab, sizeof P->slab);
 }
 
 /* ---- the admission front -------------------------------------------------
@@ -68,10 +78,16 @@ void qc__proxy_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
  * carried out in the front's order, never nested), and carries out the
  * decisions it answers, naming each client connection by its address. */
 
+static void handover(proxy *P, cconn *c, const qc_front_decision *d);
+
 static void apply(void *ctx, const qc_front_decision *d)
 {
     proxy *P = ctx;
     cconn *c = (cconn *)(uintptr_t)d->id;
+    if (c->P != P) { /* another worker's request: see "workers" */
+        handover(P, c, d);
+        return;
+    }
     if (c->state == C_QUEUED) {
         pclass *k = &P->cls[c->cls];
         k->qlen--;
@@ -121,7 +137,8 @@ void qc__proxy_forget(cconn *c)
         c->state = C_READ;
         c->fh = 0;
     }
-    qc__pcore_gone(&P->core, (uint64_t)(uintptr_t)c, h);
+    if (qc__pcore_gone(&P->core, (uint64_t)(uintptr_t)c, h))
+        c->zombie = 1; /* another worker's decision on c is on its way */
 }
 
 /* A request read whole asks the front: in now, wait, or refused. */
@@ -218,32 +235,14 @@ static void on_prepare(uv_prepare_t *h)
     P->polled = 1;
 }
 
-/* ---- control loop and drain --------------------------------------------- */
-
-/* Closes every handle; a connection's own close frees it (its handles'
- * data point at it, and its first field says which kind it is). */
-static void close_walk(uv_handle_t *h, void *arg)
-{
-    proxy *P = arg;
-    if (uv_is_closing(h))
-        return;
-    if (h->data == P || h->data == NULL) {
-        uv_close(h, NULL);
-        return;
-    }
-    if (*(int *)h->data == K_CLIENT)
-        qc__proxy_client_close(h->data);
-    else if (*(int *)h->data == K_FLEET)
-        qc__proxy_fleet_handle_close(h);
-    else
-        qc__proxy_upstream_close(h->data);
-}
+/* ---- control loop ------------------------------------------------------- */
 
 static void on_control(uv_timer_t *t)
 {
     proxy *P = t->data;
     double now = qc__now();
-    qc__pcore_tick(&P->core, now);
+    if (P->index == 0) /* one tick per interval for the shared front: the lead's */
+        qc__pcore_tick(&P->core, now);
     qc__proxy_fleet_tick(P, now);
     if (P->series) {
         qc_limiter_stats st;
@@ -261,45 +260,312 @@ static void on_control(uv_timer_t *t)
                 qc__fleet_count(&P->fleet, QC_FLEET_OFF),
                 qc__fleet_count(&P->fleet, QC_FLEET_PARKING));
     }
-    if (P->draining && P->inflight == 0 && P->qlen == 0 && !P->stopping) {
-        P->stopping = 1;
-        uv_walk(P->loop, close_walk, P);
-    } else if (P->draining && now >= P->drain_until) {
-        stop_now(P, "drain deadline passed");
+}
+
+/* ---- workers ---------------------------------------------------------------
+ *
+ * A group (qc_proxy_group) is N proxies on N loops and threads, each
+ * accepting on its own SO_REUSEPORT socket of one address, all sharing
+ * one admission front: one limiter, one waiting room, one CoDel state.
+ * The front takes its own mutex for every event, so each worker tells it
+ * its events directly (its own pcore, its own decision arrays); a
+ * decision may name a request another worker owns (a slot freed here lets
+ * in a request that waits there). Such a decision is handed over: stored
+ * in the request itself (a request has at most one decision on its way,
+ * the one that took it out of the waiting room) and the request put on
+ * its worker's mailbox, whose async handle wakes that loop; there it is
+ * carried out as if taken there. A request whose client closes while its
+ * decision is on the way (the front's cancel finds it decided, and its own
+ * core holds no decision on it) stays allocated, a zombie, until the
+ * decision comes: an admission's slot is then given back. Mailboxes live
+ * in the group, which outlives its workers; what a stopped worker never
+ * took out of its mailbox (zombies only) the group frees. */
+
+static qc_front_params proxy_front_config(const qc_proxy_params *o);
+
+static void handover(proxy *P, cconn *c, const qc_front_decision *d)
+{
+    pworker *w = &P->g->w[c->worker];
+    pthread_mutex_lock(&P->g->mu);
+    c->ho = *d;
+    c->ho_next = NULL;
+    if (w->mb_tail)
+        w->mb_tail->ho_next = c;
+    else
+        w->mb_head = c;
+    w->mb_tail = c;
+    if (w->async)
+        uv_async_send(w->async);
+    pthread_mutex_unlock(&P->g->mu);
+}
+
+/* The decisions the other workers took on P's requests. */
+static void on_mailbox(uv_async_t *a)
+{
+    proxy *P = a->data;
+    pworker *w = &P->g->w[P->index];
+    pthread_mutex_lock(&P->g->mu);
+    cconn *c = w->mb_head;
+    w->mb_head = w->mb_tail = NULL;
+    pthread_mutex_unlock(&P->g->mu);
+    while (c) {
+        cconn *next = c->ho_next;
+        qc_front_decision d = c->ho;
+        if (c->zombie) {
+            if (d.act == QC_FRONT_ADMIT) /* its slot back, not a sample */
+                qc__pcore_done(&P->core, qc__now(), &d.tok, NAN, QC_FRONT_IGNORE);
+            c->zombie = 0;
+            if (c->handles_open == 0) /* closed already: freed here */
+                free(c);
+        } else {
+            apply(P, &d);
+        }
+        c = next;
     }
 }
 
-static void drain_queue(proxy *P)
+int qc_proxy_group_alloc(const qc_proxy_params *o, unsigned workers, qc_proxy_group **out,
+                         qc_err *err)
 {
-    qc__pcore_drain(&P->core, qc__now());
+    *out = NULL;
+    int rc = qc_proxy_check(o, err);
+    if (rc != 0)
+        return rc;
+    if (workers < 1 || workers > 1024)
+        return qc_err_set(err, QC_EINVAL, "--workers: %u is not in [1, 1024]", workers);
+    if (workers > 1 && (o->fleet.route != QC_FLEET_JSQ || o->unpark_cmd || o->park_cmd))
+        return qc_err_set(err, QC_EINVAL,
+                          "--workers: more than one with a backend fleet (--route djsq, "
+                          "un/park commands), which is one proxy's");
+    qc_proxy_group *g = calloc(1, sizeof *g + workers * sizeof g->w[0]);
+    if (!g)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    g->o = *o;
+    g->n = workers;
+    qc_front_params fp = proxy_front_config(o);
+    if ((g->front = qc_front_alloc(&fp, qc__now(), err)) == NULL) {
+        free(g);
+        return err && err->code ? err->code : QC_ENOMEM;
+    }
+    pthread_mutex_init(&g->mu, NULL);
+    *out = g;
+    return 0;
 }
 
-/* Closes every handle: the loop then ends (a second signal, or the
- * drain deadline). Requests still in flight are cut. */
+void qc_proxy_group_free(qc_proxy_group *g)
+{
+    if (!g)
+        return;
+    for (unsigned i = 0; i < g->n; i++)
+        for (cconn *c = g->w[i].mb_head, *next; c; c = next) {
+            next = c->ho_next;
+            free(c); /* a zombie whose worker stopped before its decision came */
+        }
+    pthread_mutex_destroy(&g->mu);
+    qc_front_free(g->front);
+    free(g);
+}
+
+unsigned qc_proxy_group_size(const qc_proxy_group *g)
+{
+    return g->n;
+}
+
+/* ---- lifecycle -------------------------------------------------------------
+ *
+ * The proxy runs on a loop it does not own (qc_proxy_start): it closes its
+ * own handles and never another's, so it neither walks the loop nor stops
+ * it. Every handle it opens is counted in P->handles until its close
+ * callback runs; its connections are on two lists (clients, backend
+ * links), its fleet's probes and commands hang off their backends. The
+ * drain has a timer of its own (drain_timer), checked every 10 ms and at
+ * its deadline whatever the control interval; that timer is opened first
+ * and closed last, by qc_proxy_close, so that the host's close callback
+ * always comes from the loop (libuv's rule) and after every other
+ * handle's. */
+
+static void finish(proxy *P)
+{
+    if (P->on_closed)
+        P->on_closed(P, P->on_closed_arg);
+    if (P->g) {
+        pthread_mutex_lock(&P->g->mu);
+        P->g->w[P->index].P = NULL;
+        pthread_mutex_unlock(&P->g->mu);
+    }
+    qc__proxy_admin_token_end(P);
+    if (P->series)
+        fclose(P->series);
+    qc__pcore_free(&P->core);
+    if (!P->g)
+        qc_front_free(P->front);
+    for (unsigned i = 0; i < P->ncls; i++)
+        qc_hist_free(P->cls[i].lat);
+    free(P);
+}
+
+/* One of P's handles is closed: when only the drain timer is left and the
+ * host asked for the close, it goes too; after it, P is freed. */
+void qc__proxy_handle_closed(proxy *P)
+{
+    P->handles--;
+    if (P->handles == 0)
+        finish(P);
+    else if (P->handles == 1 && P->stopped && P->close_requested &&
+             !uv_is_closing((uv_handle_t *)&P->drain_timer))
+        uv_close((uv_handle_t *)&P->drain_timer, qc__proxy_own_closed);
+}
+
+/* The close callback of the handles whose data is P. */
+void qc__proxy_own_closed(uv_handle_t *h)
+{
+    qc__proxy_handle_closed(h->data);
+}
+
+static void close_own(uv_handle_t *h)
+{
+    if (!uv_is_closing(h))
+        uv_close(h, qc__proxy_own_closed);
+}
+
+static void close_listeners(proxy *P)
+{
+    if (P->listener_open) {
+        P->listener_open = 0;
+        close_own((uv_handle_t *)&P->listener);
+    }
+    if (P->admin_open) {
+        P->admin_open = 0;
+        close_own((uv_handle_t *)&P->admin);
+    }
+}
+
+/* Closes every handle P opened but the drain timer. Requests still in
+ * flight are cut. A connection's own close frees it. */
+static void stop_all(proxy *P)
+{
+    if (P->stopped)
+        return;
+    P->stopped = 1;
+    P->draining = 1;
+    uv_timer_stop(&P->drain_timer);
+    close_listeners(P);
+    close_own((uv_handle_t *)&P->control);
+    close_own((uv_handle_t *)&P->prep);
+    if (P->g) { /* no wakeup from now on: what comes stays in the mailbox */
+        pthread_mutex_lock(&P->g->mu);
+        P->g->w[P->index].async = NULL;
+        pthread_mutex_unlock(&P->g->mu);
+        close_own((uv_handle_t *)&P->async);
+    }
+    for (unsigned i = 0; i < P->nb; i++) {
+        pbackend *b = &P->backend[i];
+        if (!uv_is_closing((uv_handle_t *)&b->health))
+            qc__proxy_fleet_handle_close((uv_handle_t *)&b->health);
+        if (b->probe)
+            qc__proxy_fleet_handle_close((uv_handle_t *)&b->probe->tcp);
+        if (b->cmd)
+            qc__proxy_fleet_handle_close((uv_handle_t *)&b->cmd->proc);
+    }
+    /* closes free nothing at once (libuv calls back later): the lists
+     * hold while they are walked; a link opened meanwhile joins the tail
+     * and is closed in turn */
+    for (cconn *c = P->clients_head; c; c = c->all_next)
+        qc__proxy_client_close(c);
+    for (uconn *u = P->ups_head; u; u = u->all_next)
+        qc__proxy_upstream_close(u);
+    if (P->handles == 1 && P->close_requested)
+        close_own((uv_handle_t *)&P->drain_timer);
+}
+
+/* Stops at once, cutting the requests in flight (the drain deadline). */
 static void stop_now(proxy *P, const char *why)
 {
-    if (P->stopping)
+    if (P->stopped)
         return;
-    P->stopping = 1;
     P->cut = P->inflight;
     qc__proxy_plog(P, "%s: stopping with %u requests in flight", why, P->inflight);
-    uv_walk(P->loop, close_walk, P);
+    stop_all(P);
 }
 
-static void on_signal(uv_signal_t *s, int sig)
+static void on_drain_timer(uv_timer_t *t);
+
+/* The drain's check: done when nothing is in flight or waiting; cut at
+ * its deadline; else checked again in 10 ms (or at the deadline). */
+static void drain_check(proxy *P)
 {
-    (void)sig;
-    proxy *P = s->data;
-    if (P->draining) {
-        stop_now(P, "second signal");
+    if (P->stopped)
+        return;
+    if (P->inflight == 0 && P->qlen == 0) {
+        stop_all(P);
         return;
     }
-    P->draining = 1;
-    P->drain_until = qc__now() + P->o->drain_timeout;
-    uv_close((uv_handle_t *)&P->listener, NULL);
-    if (P->admin_on)
-        uv_close((uv_handle_t *)&P->admin, NULL);
-    drain_queue(P);
+    double left = P->drain_until - qc__now();
+    if (!(left > 0)) {
+        stop_now(P, P->drain_shortened ? "drain cut short" : "drain deadline passed");
+        return;
+    }
+    uint64_t ms = left < 0.01 ? (uint64_t)ceil(left * 1000) : 10;
+    uv_timer_start(&P->drain_timer, on_drain_timer, ms ? ms : 1, 0);
+}
+
+static void on_drain_timer(uv_timer_t *t)
+{
+    drain_check(t->data);
+}
+
+void qc_proxy_drain(proxy *P, double timeout)
+{
+    if (P->stopped)
+        return;
+    double until = qc__now() + (timeout > 0 ? timeout : 0); /* NaN, negative: at once */
+    if (!P->draining) {
+        P->draining = 1;
+        P->drain_until = until;
+        close_listeners(P);
+        qc__pcore_drain(&P->core, qc__now());
+    } else if (until < P->drain_until) {
+        P->drain_until = until;
+        P->drain_shortened = 1;
+    }
+    drain_check(P);
+}
+
+void qc_proxy_close(proxy *P, void (*on_closed)(qc_proxy *, void *), void *arg)
+{
+    if (P->close_requested)
+        return;
+    P->close_requested = 1;
+    P->on_closed = on_closed;
+    P->on_closed_arg = arg;
+    if (!P->draining)
+        qc_proxy_drain(P, 0);
+    else if (P->stopped && P->handles == 1)
+        close_own((uv_handle_t *)&P->drain_timer);
+}
+
+void qc_proxy_status_get(const proxy *P, qc_proxy_status *st)
+{
+    memset(st, 0, sizeof *st);
+    st->state = P->stopped ? QC_LIVE_STOPPED : P->draining ? QC_LIVE_DRAINING : QC_LIVE_RUNNING;
+    st->port = P->port;
+    st->admin_port = P->admin_port;
+    st->inflight = P->inflight;
+    st->queued = P->qlen;
+    st->clients = atomic_load(P->nclients);
+    st->cut = P->cut;
+    qc_limiter_stats ls;
+    qc_limiter_get_stats(P->lim, &ls);
+    st->limit = P->o->control ? ls.limit : NAN;
+    for (unsigned i = 0; i < P->ncls; i++) {
+        st->admitted += P->cls[i].admitted;
+        st->refused += P->cls[i].refused;
+        st->answered += P->cls[i].answered;
+    }
+    st->connections = P->conns;
+    st->errors502 = P->errors502;
+    st->errors504 = P->errors504;
+    st->bad_requests = P->bad_requests;
 }
 
 void qc_proxy_params_init(qc_proxy_params *o)
@@ -330,9 +596,64 @@ void qc_proxy_params_init(qc_proxy_params *o)
 }
 
 static int listen_on(proxy *P, uv_tcp_t *t, const char *where, const char *port_file,
-                     uv_connection_cb cb, qc_err *err)
+                     uv_connection_cb cb, int *port, int *open, qc_err *err)
 {
-    return qc__listen(P->loop, t, P, where, port_file, cb, err);
+    struct sockaddr_storage addr;
+    int rc = qc__addr_parse(where, &addr, err);
+    if (rc)
+        return rc;
+    P->handles++; /* qc__listen initializes t from here on */
+    *open = 1;
+    if ((rc = qc__listen(P->loop, t, P, where, port_file, cb, err)) != 0)
+        return rc;
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    *port = uv_tcp_getsockname(t, (struct sockaddr *)&ss, &len) == 0 ? qc__addr_port(&ss) : 0;
+    return 0;
+}
+
+/* Listens on where with SO_REUSEPORT (the port `port` when >= 0: the
+ * lead's, which the other workers join), so that the kernel spreads the
+ * connections over the workers' sockets. */
+static int listen_shared(proxy *P, uv_tcp_t *t, const char *where, int port,
+                         const char *port_file, int *bound, int *open, qc_err *err)
+{
+    struct sockaddr_storage addr;
+    int rc = qc__addr_parse(where, &addr, err);
+    if (rc)
+        return rc;
+    if (port >= 0) {
+        if (addr.ss_family == AF_INET6)
+            ((struct sockaddr_in6 *)&addr)->sin6_port = htons((uint16_t)port);
+        else
+            ((struct sockaddr_in *)&addr)->sin_port = htons((uint16_t)port);
+    }
+    uv_tcp_init(P->loop, t);
+    t->data = P;
+    P->handles++;
+    *open = 1;
+    int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0 ||
+        bind(fd, (struct sockaddr *)&addr, qc__addr_len(&addr)) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return qc_err_set(err, QC_EIO, "%s: %s", where, strerror(e));
+    }
+    if ((rc = uv_tcp_open(t, fd)) != 0) {
+        close(fd);
+        return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
+    }
+    if ((rc = uv_listen((uv_stream_t *)t, 1024, qc__proxy_on_connection)) != 0)
+        return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
+    if (port_file && (rc = qc__write_port(t, port_file, err)) != 0)
+        return rc;
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    *bound = uv_tcp_getsockname(t, (struct sockaddr *)&ss, &len) == 0 ? qc__addr_port(&ss) : 0;
+    return 0;
 }
 
 /* The front's configuration for o: its classes are o's named ones (their
@@ -427,15 +748,28 @@ int qc_proxy_check(const qc_proxy_params *o, qc_err *err)
     return 0;
 }
 
-int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
+static int proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy_group *g,
+                       unsigned index, qc_proxy **out, qc_err *err)
 {
-    int rc = qc_proxy_check(o, err);
+    *out = NULL;
+    int rc = qc_proxy_check(params, err);
     if (rc != 0)
         return rc;
     proxy *P = calloc(1, sizeof *P);
     if (!P)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
-    P->o = o;
+    P->o_copy = *params;
+    const qc_proxy_params *o = P->o = &P->o_copy;
+    P->loop = loop;
+    P->g = g;
+    P->index = index;
+    P->nclients = g ? &g->nclients : &P->nclients_own;
+    P->mem = g ? &g->mem : &P->mem_own;
+    if (index > 0) { /* the lead's alone: the admin port, the series, the port file */
+        P->o_copy.admin = NULL;
+        P->o_copy.series = NULL;
+        P->o_copy.port_file = NULL;
+    }
     P->t0 = qc__now();
     P->retry_tokens = RETRY_CAP;
     P->retry_t = P->t0;
@@ -479,7 +813,9 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
         }
     }
     qc_front_params fp = proxy_front_config(o);
-    if ((P->front = qc_front_alloc(&fp, P->t0, err)) == NULL) {
+    if (g)
+        P->front = g->front;
+    else if ((P->front = qc_front_alloc(&fp, P->t0, err)) == NULL) {
         rc = err && err->code ? err->code : QC_ENOMEM;
         goto out;
     }
@@ -494,54 +830,87 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
         fprintf(P->series, "t,limit,inflight,queue,admitted,refused,measured,"
                            "on,setup,off,parking\n");
     }
-    if ((rc = uv_loop_init(&P->loop_own)) != 0) {
-        rc = qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
-        goto out;
-    }
-    P->loop = &P->loop_own;
-    if ((rc = listen_on(P, &P->listener, o->listen, o->port_file, qc__proxy_on_connection, err)) != 0)
-        goto out_loop;
-    if (o->admin) {
-        P->admin_on = 1;
-        if ((rc = listen_on(P, &P->admin, o->admin, o->admin_port_file, qc__proxy_on_admin_connection,
-                            err)) != 0 ||
-            (rc = qc__proxy_admin_token_start(P, err)) != 0)
-            goto out_loop;
-    }
-    uv_signal_init(P->loop, &P->sigterm);
-    uv_signal_init(P->loop, &P->sigint);
-    P->sigterm.data = P->sigint.data = P;
-    uv_signal_start(&P->sigterm, on_signal, SIGTERM);
-    uv_signal_start(&P->sigint, on_signal, SIGINT);
+    /* the drain timer first: closed last (see "lifecycle") */
+    uv_timer_init(P->loop, &P->drain_timer);
+    P->drain_timer.data = P;
+    P->handles = 1;
     uv_prepare_init(P->loop, &P->prep);
     P->prep.data = P;
-    uv_prepare_start(&P->prep, on_prepare);
     uv_timer_init(P->loop, &P->control);
     P->control.data = P;
-    uint64_t ms = (uint64_t)llround(o->interval * 1000);
-    uv_timer_start(&P->control, on_control, ms ? ms : 1, ms ? ms : 1);
+    P->handles += 2;
     for (unsigned i = 0; i < P->nb; i++) {
         uv_timer_init(P->loop, &P->backend[i].health);
         P->backend[i].health.data = &P->backend[i];
-        qc__proxy_health_schedule(&P->backend[i]);
+        P->handles++;
     }
-    uv_run(P->loop, UV_RUN_DEFAULT);
-    if (P->cut) /* the drain did not end by itself: say so in the exit status */
-        rc = qc_err_set(err, QC_ECANCELED, "the drain cut %u requests in flight", P->cut);
-    goto out_close;
-out_loop:
-    uv_walk(P->loop, close_walk, P);
-out_close:
-    uv_run(P->loop, UV_RUN_DEFAULT);
-    uv_loop_close(P->loop);
+    if (g) {
+        uv_async_init(P->loop, &P->async, on_mailbox);
+        P->async.data = P;
+        P->handles++;
+        pthread_mutex_lock(&g->mu);
+        g->w[index].P = P;
+        g->w[index].async = &P->async;
+        pthread_mutex_unlock(&g->mu);
+    }
+    if (g && g->n > 1)
+        rc = listen_shared(P, &P->listener, o->listen, index ? g->port : -1, o->port_file,
+                           &P->port, &P->listener_open, err);
+    else
+        rc = listen_on(P, &P->listener, o->listen, o->port_file, qc__proxy_on_connection,
+                       &P->port, &P->listener_open, err);
+    if (rc != 0)
+        goto out_handles;
+    if (g && index == 0)
+        g->port = P->port;
+    if (o->admin) {
+        P->admin_on = 1;
+        if ((rc = listen_on(P, &P->admin, o->admin, o->admin_port_file,
+                            qc__proxy_on_admin_connection, &P->admin_port, &P->admin_open,
+                            err)) != 0 ||
+            (rc = qc__proxy_admin_token_start(P, err)) != 0)
+            goto out_handles;
+    }
+    uv_prepare_start(&P->prep, on_prepare);
+    /* an interval beyond 10^6 s (which --check accepts) is a timer that
+     * never fires in practice: capped, not overflowed */
+    uint64_t ms = o->interval < 1e6 ? (uint64_t)llround(o->interval * 1000) : 1000000000u;
+    uv_timer_start(&P->control, on_control, ms ? ms : 1, ms ? ms : 1);
+    for (unsigned i = 0; i < P->nb; i++)
+        qc__proxy_health_schedule(&P->backend[i]);
+    *out = P;
+    return 0;
+out_handles:
+    /* what was opened closes on the host's loop's next turn, and P with it */
+    P->close_requested = 1;
+    P->draining = 1;
+    stop_all(P);
+    return rc;
 out:
     qc__proxy_admin_token_end(P);
     if (P->series)
         fclose(P->series);
     qc__pcore_free(&P->core);
-    qc_front_free(P->front);
+    if (!g)
+        qc_front_free(P->front);
     for (unsigned i = 0; i < P->ncls; i++)
         qc_hist_free(P->cls[i].lat);
     free(P);
     return rc;
+}
+
+int qc_proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy **p, qc_err *err)
+{
+    return proxy_start(loop, params, NULL, 0, p, err);
+}
+
+int qc_proxy_group_start(uv_loop_t *loop, qc_proxy_group *g, unsigned index, qc_proxy **p,
+                         qc_err *err)
+{
+    *p = NULL;
+    if (index >= g->n)
+        return qc_err_set(err, QC_EINVAL, "worker %u of %u", index, g->n);
+    if (index > 0 && g->port == 0)
+        return qc_err_set(err, QC_EINVAL, "worker %u started before the first", index);
+    return proxy_start(loop, &g->o, g, index, p, err);
 }

@@ -232,7 +232,7 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
         "# TYPE qctl_queue_standing gauge\nqctl_queue_standing %d\n"
         "# HELP qctl_queue_shed_total Requests refused by the short deadline of a standing "
         "queue.\n# TYPE qctl_queue_shed_total counter\nqctl_queue_shed_total %llu\n",
-        P->nclients, P->mem, (unsigned long long)P->refused_conns,
+        atomic_load(P->nclients), atomic_load(P->mem), (unsigned long long)P->refused_conns,
         (unsigned long long)P->refused_mem, (unsigned long long)P->too_large, qc__proxy_standing(P),
         (unsigned long long)P->q_shed);
     PER_BACKEND("qctl_backend_out", "gauge", "1 while a backend is out of rotation.",
@@ -251,6 +251,67 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
     n += qc__process_metrics(buf + (n < size ? n : size), n < size ? size - n : 0);
 #undef OUT
     return n < size ? n : size - 1;
+}
+
+/* The whole group's view for /metrics and /status: a copy of P (the lead)
+ * with the other workers' counters added (read while they run: counters
+ * each written by its own thread, read here as they stand), or P itself
+ * when it is alone. The limit, the front and the fleet are the lead's. */
+static proxy *group_view(proxy *P)
+{
+    if (!P->g || P->g->n < 2)
+        return P;
+    proxy *S = malloc(sizeof *S);
+    if (!S)
+        return P;
+    memcpy(S, P, sizeof *S);
+    pthread_mutex_lock(&P->g->mu);
+    for (unsigned w = 0; w < P->g->n; w++) {
+        const proxy *W = P->g->w[w].P;
+        if (!W || W == P)
+            continue;
+        S->inflight += W->inflight;
+        S->qlen += W->qlen;
+        for (unsigned i = 0; i < S->ncls; i++) {
+            pclass *k = &S->cls[i];
+            const pclass *wk = &W->cls[i];
+            k->admitted += wk->admitted;
+            k->refused += wk->refused;
+            k->answered += wk->answered;
+            k->qlen += wk->qlen;
+            k->lat_sum += wk->lat_sum;
+            for (unsigned b = 0; b <= LAT_BUCKETS; b++)
+                k->lat_bucket[b] += wk->lat_bucket[b];
+        }
+        S->bad_requests += W->bad_requests;
+        S->errors502 += W->errors502;
+        S->errors504 += W->errors504;
+        S->conns += W->conns;
+        S->retries += W->retries;
+        S->retries_denied += W->retries_denied;
+        S->q_shed += W->q_shed;
+        S->refused_conns += W->refused_conns;
+        S->refused_mem += W->refused_mem;
+        S->too_large += W->too_large;
+        S->admin_browser += W->admin_browser;
+        S->admin_token += W->admin_token;
+    }
+    pthread_mutex_unlock(&P->g->mu);
+    return S;
+}
+
+static void group_view_free(proxy *P, proxy *S)
+{
+    if (S != P)
+        free(S);
+}
+
+size_t qc_proxy_metrics(proxy *P, char *buf, size_t size)
+{
+    proxy *S = group_view(P);
+    size_t n = metrics_text(S, buf, size);
+    group_view_free(P, S);
+    return n;
 }
 
 static char *status_json(proxy *P)
@@ -479,13 +540,15 @@ void qc__proxy_admin_request(cconn *c, const char *target, size_t tlen, int post
             qc__proxy_client_close(c);
             return;
         }
-        size_t n = metrics_text(P, buf, 1 << 18);
+        size_t n = qc_proxy_metrics(P, buf, 1 << 18);
         qc__proxy_client_reply(c, 200, "OK", NULL, "text/plain; version=0.0.4", buf, n);
         free(buf);
         return;
     }
     if (tlen == 7 && memcmp(target, "/status", 7) == 0) {
-        char *s = status_json(P);
+        proxy *S = group_view(P);
+        char *s = status_json(S);
+        group_view_free(P, S);
         qc__proxy_client_reply(c, 200, "OK", NULL, "application/json", s ? s : "{}", s ? strlen(s) : 2);
         free(s);
         return;

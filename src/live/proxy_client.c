@@ -8,6 +8,7 @@
  * (400/413/414/431/501/503/505). Reading stops while the client's unsent
  * answers or read-ahead exceed their bounds (client_flow), so one client
  * cannot grow the process. */
+#include "live/list.h"
 #include "live/proxy_int.h"
 
 static void on_client_timer(uv_timer_t *t);
@@ -19,20 +20,28 @@ static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
 static void client_mem(cconn *c)
 {
     size_t now = c->in.cap + c->req.cap;
-    c->P->mem = c->P->mem - c->mem + now;
+    if (now >= c->mem)
+        atomic_fetch_add(c->P->mem, now - c->mem);
+    else
+        atomic_fetch_sub(c->P->mem, c->mem - now);
     c->mem = now;
 }
 
 static void client_closed(uv_handle_t *h)
 {
     cconn *c = h->data;
+    proxy *P = c->P;
     if (--c->handles_open == 0) {
         qc__buf_free(&c->in);
         qc__buf_free(&c->req);
         client_mem(c);
-        c->P->nclients -= !c->admin;
-        free(c);
+        if (!c->admin)
+            atomic_fetch_sub(P->nclients, 1);
+        QC__LIST_REMOVE(P->clients_head, P->clients_tail, c, all_prev, all_next);
+        if (!c->zombie) /* else freed when its decision comes (qc__proxy_mailbox) */
+            free(c);
     }
+    qc__proxy_handle_closed(P); /* last: it may free P */
 }
 
 void qc__proxy_client_close(cconn *c)
@@ -545,7 +554,7 @@ static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
      * buffers past the cap is answered 503 and closed (a little is always
      * read, so that heads get through) */
     if (P->o->max_memory && c->in.len + (size_t)n > c->in.cap && c->in.len >= 16384 &&
-        P->mem + (size_t)n > P->o->max_memory && c->state == C_READ && !c->up) {
+        atomic_load(P->mem) + (size_t)n > P->o->max_memory && c->state == C_READ && !c->up) {
         static const char body[] = "proxy memory full: retry later\n";
         P->refused_mem++;
         c->keep = 0;
@@ -578,9 +587,12 @@ void qc__proxy_accept_client(uv_stream_t *server, int status, int admin)
         return;
     c->kind = K_CLIENT;
     c->P = P;
+    c->worker = P->index;
     c->admin = admin;
     c->handles_open = qc__conn_init(P->loop, &c->tcp, &c->timer, c);
-    P->nclients += !admin; /* counted back in client_closed */
+    P->handles += 2;
+    QC__LIST_PUSH_TAIL(P->clients_head, P->clients_tail, c, all_prev, all_next);
+    unsigned nclients = admin ? 0 : atomic_fetch_add(P->nclients, 1) + 1; /* back in client_closed */
     if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
         qc__proxy_client_close(c);
         return;
@@ -588,7 +600,7 @@ void qc__proxy_accept_client(uv_stream_t *server, int status, int admin)
     P->conns++;
     uv_tcp_nodelay(&c->tcp, 1);
     qc__proxy_client_idle(c);
-    if (!admin && P->o->max_connections && P->nclients > P->o->max_connections) {
+    if (!admin && P->o->max_connections && nclients > P->o->max_connections) {
         static const char body[] = "too many connections: retry later\n";
         P->refused_conns++;
         c->keep = 0;

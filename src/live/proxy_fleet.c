@@ -128,7 +128,9 @@ static void reroute(uconn *u)
 
 static void probe_closed(uv_handle_t *h)
 {
+    proxy *P = ((probe *)h->data)->b->P;
     free(h->data);
+    qc__proxy_handle_closed(P); /* last: it may free P */
 }
 
 static void probe_close(probe *p)
@@ -315,6 +317,7 @@ static void on_health_tick(uv_timer_t *t)
     p->what = F_PROBE;
     p->b = b;
     uv_tcp_init(P->loop, &p->tcp);
+    P->handles++;
     p->tcp.data = p->connect.data = p;
     b->probe = p;
     if (uv_tcp_connect(&p->connect, &p->tcp, (struct sockaddr *)&b->addr, on_probe_connect) != 0)
@@ -352,8 +355,10 @@ static void health_start(pbackend *b)
 static void on_cmd_closed(uv_handle_t *h)
 {
     fcmd *c = h->data;
+    proxy *P = c->b->P;
     if (--c->handles_open == 0)
         free(c);
+    qc__proxy_handle_closed(P); /* last: it may free P */
 }
 
 static void cmd_close(fcmd *c)
@@ -459,6 +464,7 @@ static void run_cmd(pbackend *b, int park)
     c->handles_open = 2;
     c->proc.data = c->timer.data = c;
     uv_timer_init(P->loop, &c->timer);
+    P->handles += 2; /* the timer and the process (closed even if not spawned) */
     char *args[] = {"/bin/sh", "-c", cmd, NULL};
     uv_stdio_container_t io[3] = {{.flags = UV_IGNORE},
                                   {.flags = UV_INHERIT_FD, .data.fd = 2},
@@ -509,6 +515,11 @@ void qc__proxy_fleet_tick(proxy *P, double now)
 }
 
 /* Closes a fleet handle at exit (close_walk). */
+static void health_closed(uv_handle_t *h)
+{
+    qc__proxy_handle_closed(((pbackend *)h->data)->P);
+}
+
 void qc__proxy_fleet_handle_close(uv_handle_t *h)
 {
     int what = ((const int *)h->data)[1];
@@ -517,5 +528,5 @@ void qc__proxy_fleet_handle_close(uv_handle_t *h)
     else if (what == F_CMD)
         cmd_close(h->data);
     else
-        uv_close(h, NULL); /* a backend's health timer */
+        uv_close(h, health_closed); /* a backend's health timer */
 }

@@ -10,6 +10,8 @@
 #define QC_LIVE_PROXY_INT_H
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +76,7 @@ struct fcmd {
 
 struct cconn {
     int kind; /* K_CLIENT: first, see close_walk */
+    cconn *all_prev, *all_next; /* P's clients (see qc__proxy_stop) */
     uv_tcp_t tcp;
     uv_timer_t timer;
     proxy *P;
@@ -107,6 +110,13 @@ struct cconn {
     double t_arrive;
     uconn *up;
     qc_front_handle fh; /* C_QUEUED: its place in the front's waiting room */
+    /* workers (see "workers" in proxy.c): a decision on c taken by another
+     * worker's event comes through its proxy's mailbox */
+    qc_front_decision ho; /* the decision handed over */
+    cconn *ho_next;       /* the mailbox's link */
+    unsigned worker;      /* its proxy's index in the group (P is not read by others) */
+    int zombie;           /* closed while a decision on it was on its way:
+                             freed when it comes */
 };
 
 enum { C_READ = 0, C_QUEUED, C_UPSTREAM };
@@ -115,6 +125,7 @@ enum { PLACED_NONE = 0, PLACED_WAITING, PLACED_SENT };
 
 struct uconn {
     int kind; /* K_UPSTREAM */
+    uconn *all_prev, *all_next; /* P's backend links (see qc__proxy_stop) */
     uv_tcp_t tcp;
     uv_connect_t connect;
     uv_timer_t timer;
@@ -161,14 +172,48 @@ typedef struct pclass {
 
 _Static_assert(QC_PROXY_CLASSES_MAX + 1 <= QC_FRONT_CLASSES_MAX, "a front class per class");
 
+/* One worker of a group: its proxy, and the mailbox through which the
+ * other workers hand it the decisions on its requests. */
+typedef struct pworker {
+    proxy *P;          /* NULL before start and after its close */
+    uv_async_t *async; /* P's wakeup; NULL once closing */
+    cconn *mb_head, *mb_tail;
+} pworker;
+
+/* Proxies on several threads sharing one admission front (qc_proxy_group). */
+struct qc_proxy_group {
+    qc_proxy_params o;
+    qc_front *front;
+    pthread_mutex_t mu; /* the mailboxes, the workers' P and async */
+    int port;           /* the port the first worker bound (the others join it) */
+    atomic_uint nclients; /* --max-connections over all workers */
+    atomic_size_t mem;    /* --max-memory over all workers */
+    unsigned n;
+    pworker w[];
+};
+
 struct proxy {
-    uv_loop_t *loop; /* &loop_own: nothing process-wide */
-    uv_loop_t loop_own;
-    const qc_proxy_params *o;
+    uv_loop_t *loop; /* the host's: the proxy closes only its own handles */
+    qc_proxy_params o_copy; /* start's copy of the caller's configuration */
+    const qc_proxy_params *o; /* &o_copy */
     uv_tcp_t listener, admin;
     int admin_on;
-    uv_signal_t sigterm, sigint;
+    int listener_open, admin_open; /* not yet closed (drain closes them) */
     uv_timer_t control;
+    /* the lifecycle (see "lifecycle" in proxy.c): every handle the proxy
+     * opens is counted in handles until its close callback; its clients
+     * and backend links are on these lists, so that it closes them and
+     * nothing else on the host's loop */
+    uv_timer_t drain_timer; /* the drain's checks and deadline; closed last */
+    unsigned handles;
+    cconn *clients_head, *clients_tail;
+    uconn *ups_head, *ups_tail;
+    int stopped;          /* every handle but drain_timer closed or closing */
+    int close_requested;  /* qc_proxy_close was called */
+    void (*on_closed)(struct proxy *P, void *arg);
+    void *on_closed_arg;
+    int port, admin_port; /* the bound ports */
+    char slab[65536];     /* read buffer of this proxy's loop: on_read copies out */
     qc_front *front;  /* every admission decision: see "the admission front" */
     qc_limiter *lim;  /* the front's limiter (statistics, admin changes) */
     qc__pcore core;   /* the events in, the decisions out: pcore.h */
@@ -184,15 +229,21 @@ struct proxy {
     uint64_t bad_requests, errors502, errors504, conns;
     double retry_tokens, retry_t; /* the retry budget: see retry_allowed */
     uint64_t retries, retries_denied;
-    size_t mem;        /* bytes in the clients' request buffers (--max-memory) */
+    atomic_size_t *mem; /* bytes in the clients' request buffers (--max-memory), the
+                           proxy's or its group's */
     uint64_t q_shed;   /* requests refused by the short deadline (codel) */
     char token[256];   /* the admin token (read or generated), or empty */
     char token_out[4096]; /* where a generated token was written (removed at exit), or empty */
     uint64_t admin_browser, admin_token; /* state changes refused: from a browser, no token */
     double drain_until; /* draining: stop at this time (--drain-timeout) */
-    int stopping;       /* closing everything: see stop_now */
+    int drain_shortened; /* a later qc_proxy_drain brought the deadline nearer */
     unsigned cut;       /* requests in flight when stop_now cut them */
-    unsigned nclients; /* client connections open (--max-connections) */
+    atomic_uint nclients_own, *nclients; /* client connections open (--max-connections):
+                                            the proxy's, or its group's */
+    atomic_size_t mem_own;               /* see mem */
+    qc_proxy_group *g;                   /* NULL: a proxy alone; else its group */
+    unsigned index;                      /* its worker's (0: the lead: admin, series, ticks) */
+    uv_async_t async;                    /* a group's: its mailbox has decisions */
     uint64_t refused_conns, refused_mem, too_large;
     double t0;
     FILE *series;
@@ -290,6 +341,8 @@ int qc__proxy_admin_token_start(proxy *P, qc_err *err);
 void qc__proxy_admin_token_end(proxy *P);
 
 /* proxy.c */
+void qc__proxy_handle_closed(proxy *P);
+void qc__proxy_own_closed(uv_handle_t *h);
 void qc__proxy_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf);
 void qc__proxy_arrive(cconn *c);
 void qc__proxy_done(proxy *P, qc_front_token *tok, double service, int outcome);

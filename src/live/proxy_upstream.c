@@ -6,6 +6,7 @@
  * budget when its backend failed it before any answer, and its response is
  * streamed back as it arrives, with backpressure from the client's write
  * queue (see "streaming the response"). */
+#include "live/list.h"
 #include "live/proxy_int.h"
 
 static void on_upstream_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
@@ -24,10 +25,13 @@ void qc__proxy_upstream_resume(uconn *u)
 static void upstream_closed(uv_handle_t *h)
 {
     uconn *u = h->data;
+    proxy *P = u->P;
     if (--u->handles_open == 0) {
         qc__buf_free(&u->in);
+        QC__LIST_REMOVE(P->ups_head, P->ups_tail, u, all_prev, all_next);
         free(u);
     }
+    qc__proxy_handle_closed(P); /* last: it may free P */
 }
 
 static void remove_idle(uconn *u)
@@ -721,6 +725,8 @@ void qc__proxy_forward(cconn *c, uconn *tok_holder, int avoid)
         u->kind = K_UPSTREAM;
         u->P = P;
         u->handles_open = qc__conn_init(P->loop, &u->tcp, &u->timer, u);
+        P->handles += 2;
+        QC__LIST_PUSH_TAIL(P->ups_head, P->ups_tail, u, all_prev, all_next);
         u->connect.data = u;
     }
     u->tok = tok_holder->tok;

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* live_serve.c: `qctl proxy`'s loops, threads and signals around the
+ * library's proxy (live_serve.h): the loops, the signal handles and the
+ * exit status are the command's, so that the library changes nothing
+ * process-wide. With N workers the lead runs on the main thread's loop
+ * with the signal handles, the others each on a loop and thread of their
+ * own; a signal reaches them through an async handle of the command's on
+ * each worker's loop. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "live_serve.h"
+
+typedef struct serve serve;
+
+/* A worker: its loop, proxy and wakeup. */
+typedef struct worker {
+    serve *s;
+    unsigned index;
+    uv_loop_t loop;
+    uv_async_t wake; /* a signal came: see worker_wake */
+    qc_proxy *p;
+    pthread_t thread;
+    int rc;          /* its start's */
+    qc_err err;
+    unsigned cut;
+    int draining;
+    int wake_on; /* wake is initialized */
+    uv_sem_t started;
+} worker;
+
+struct serve {
+    const qc_proxy_params *o;
+    qc_proxy_group *g;
+    unsigned n;
+    worker *w; /* w[0]: the lead, on the main loop */
+    uv_signal_t term, intr;
+    atomic_int signals; /* signals received: 1 drain, 2 and more cut */
+};
+
+static void worker_closed(qc_proxy *p, void *arg)
+{
+    worker *w = arg;
+    qc_proxy_status st;
+    qc_proxy_status_get(p, &st);
+    w->cut = st.cut;
+    w->p = NULL;
+    uv_close((uv_handle_t *)&w->wake, NULL);
+    if (w->index == 0) {
+        uv_close((uv_handle_t *)&w->s->term, NULL);
+        uv_close((uv_handle_t *)&w->s->intr, NULL);
+    }
+}
+
+/* On a worker's own loop: what the signals so far ask of it. */
+static void worker_wake(uv_async_t *a)
+{
+    worker *w = a->data;
+    int n = atomic_load(&w->s->signals);
+    if (!w->p || n == 0)
+        return;
+    if (!w->draining) {
+        w->draining = 1;
+        qc_proxy_drain(w->p, w->s->o->drain_timeout);
+        qc_proxy_close(w->p, worker_closed, w);
+        if (!w->p)
+            return;
+    }
+    if (n >= 2)
+        qc_proxy_drain(w->p, 0);
+}
+
+static void on_signal(uv_signal_t *h, int sig)
+{
+    (void)sig;
+    serve *s = h->data;
+    int n = atomic_fetch_add(&s->signals, 1) + 1;
+    const qc_proxy_params *o = s->o;
+    if (n == 2 && o->log) {
+        unsigned inflight = 0;
+        qc_proxy_status st;
+        if (s->w[0].p) {
+            qc_proxy_status_get(s->w[0].p, &st);
+            inflight = st.inflight;
+        }
+        char line[96];
+        snprintf(line, sizeof line, "second signal: stopping with %u requests in flight%s",
+                 inflight, s->n > 1 ? " (the lead's)" : "");
+        o->log(o->log_ctx, line);
+    }
+    for (unsigned i = 1; i < s->n; i++)
+        if (s->w[i].wake_on)
+            uv_async_send(&s->w[i].wake);
+    if (s->w[0].wake_on)
+        worker_wake(&s->w[0].wake);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    w->rc = qc_proxy_group_start(&w->loop, w->s->g, w->index, &w->p, &w->err);
+    if (w->rc == 0) {
+        uv_async_init(&w->loop, &w->wake, worker_wake);
+        w->wake.data = w;
+        w->wake_on = 1;
+    }
+    uv_sem_post(&w->started);
+    uv_run(&w->loop, UV_RUN_DEFAULT);
+    return NULL;
+}
+
+int cli_proxy_serve(const qc_proxy_params *o, unsigned workers, qc_err *err)
+{
+    int fleet = o->fleet.route != QC_FLEET_JSQ || o->unpark_cmd || o->park_cmd;
+    if (workers == 0) /* the usable CPUs, one with a fleet (one proxy's) */
+        workers = fleet ? 1 : uv_available_parallelism();
+    serve s = {.o = o, .n = workers};
+    int rc;
+    if ((rc = qc_proxy_group_alloc(o, workers, &s.g, err)) != 0)
+        return rc;
+    if (!(s.w = calloc(workers, sizeof *s.w))) {
+        qc_proxy_group_free(s.g);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    for (unsigned i = 0; i < workers; i++) {
+        s.w[i].s = &s;
+        s.w[i].index = i;
+    }
+    worker *lead = &s.w[0];
+    if ((rc = uv_loop_init(&lead->loop)) != 0) {
+        free(s.w);
+        qc_proxy_group_free(s.g);
+        return qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
+    }
+    unsigned started = 1;
+    if ((rc = qc_proxy_group_start(&lead->loop, s.g, 0, &lead->p, err)) == 0) {
+        uv_async_init(&lead->loop, &lead->wake, worker_wake);
+        lead->wake.data = lead;
+        lead->wake_on = 1;
+        uv_signal_init(&lead->loop, &s.term);
+        uv_signal_init(&lead->loop, &s.intr);
+        s.term.data = s.intr.data = &s;
+        uv_signal_start(&s.term, on_signal, SIGTERM);
+        uv_signal_start(&s.intr, on_signal, SIGINT);
+        /* the other workers, each started before the next */
+        for (; started < workers; started++) {
+            worker *w = &s.w[started];
+            if (uv_loop_init(&w->loop) != 0 || uv_sem_init(&w->started, 0) != 0) {
+                rc = qc_err_set(err, QC_EIO, "worker %u: no event loop", started);
+                break;
+            }
+            if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+                uv_loop_close(&w->loop);
+                rc = qc_err_set(err, QC_EIO, "worker %u: no thread", started);
+                break;
+            }
+            uv_sem_wait(&w->started);
+            uv_sem_destroy(&w->started);
+            if (w->rc != 0) {
+                rc = w->rc;
+                *err = w->err;
+                started++; /* its thread runs its loop until its handles close */
+                break;
+            }
+        }
+        if (rc != 0) /* stop those started, as a signal would */
+            on_signal(&s.term, SIGTERM);
+    }
+    uv_run(&lead->loop, UV_RUN_DEFAULT); /* a failed start: its handles close */
+    unsigned cut = lead->cut;
+    for (unsigned i = 1; i < started; i++) {
+        pthread_join(s.w[i].thread, NULL);
+        uv_loop_close(&s.w[i].loop);
+        cut += s.w[i].cut;
+    }
+    uv_loop_close(&lead->loop);
+    qc_proxy_group_free(s.g);
+    free(s.w);
+    if (rc == 0 && cut) /* the drain did not end by itself: say so in the exit status */
+        rc = qc_err_set(err, QC_ECANCELED, "the drain cut %u requests in flight", cut);
+    return rc;
+}
+
+/* ---- qctl backend ------------------------------------------------------- */
+
+typedef struct backend_host {
+    qc_backend *b;
+    uv_signal_t term, intr;
+} backend_host;
+
+static void backend_closed(qc_backend *b, void *arg)
+{
+    (void)b;
+    backend_host *h = arg;
+    h->b = NULL;
+    uv_close((uv_handle_t *)&h->term, NULL);
+    uv_close((uv_handle_t *)&h->intr, NULL);
+}
+
+/* A signal stops the backend at once (its requests in service are cut). */
+static void backend_signal(uv_signal_t *s, int sig)
+{
+    (void)sig;
+    backend_host *h = s->data;
+    if (h->b)
+        qc_backend_close(h->b, backend_closed, h);
+}
+
+int cli_backend_serve(const qc_backend_params *o, qc_err *err)
+{
+    if (o->cpu) { /* the thread pool burns the service times: one thread per worker */
+        char n[16];
+        snprintf(n, sizeof n, "%u", o->workers > 1024 ? 1024 : o->workers);
+        setenv("UV_THREADPOOL_SIZE", n, 1);
+    }
+    uv_loop_t loop;
+    int rc = uv_loop_init(&loop);
+    if (rc != 0)
+        return qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
+    backend_host h = {0};
+    if ((rc = qc_backend_start(&loop, o, &h.b, err)) == 0) {
+        uv_signal_init(&loop, &h.term);
+        uv_signal_init(&loop, &h.intr);
+        h.term.data = h.intr.data = &h;
+        uv_signal_start(&h.term, backend_signal, SIGTERM);
+        uv_signal_start(&h.intr, backend_signal, SIGINT);
+    }
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_loop_close(&loop);
+    return rc;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* live_serve.h: the qctl commands' side of the live servers: the command
+ * owns the event loop and the signals, the library only serves on it
+ * (live.h, "the proxy on a host's loop"). SIGTERM or SIGINT drains within
+ * the drain timeout; a second signal cuts the drain at once. */
+#ifndef QCTL_CLI_LIVE_SERVE_H
+#define QCTL_CLI_LIVE_SERVE_H
+
+#include "live/live.h"
+
+/* Runs the proxy of o on `workers` loops and threads sharing one front
+ * (0: the usable CPUs, 1 with a fleet) until a signal has drained and
+ * closed them. QC_ECANCELED when the drain cut requests in flight. */
+int cli_proxy_serve(const qc_proxy_params *o, unsigned workers, qc_err *err);
+
+/* Runs the backend of o on a loop of its own until SIGTERM or SIGINT
+ * (which stops it at once), the thread pool sized to its workers with
+ * --mode cpu. */
+int cli_backend_serve(const qc_backend_params *o, qc_err *err);
+
+#endif
