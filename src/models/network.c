@@ -555,8 +555,10 @@ static inline void record_done(run *r, uint32_t j)
     double resp = r->sim.now - b->t_st;
     *SCF(r, r->cur, F_DONE, sc) += 1;
     *SCF(r, r->cur, F_RESP, sc) += resp;
-    /* a delay has no wait (resp - svc0 would be rounding) */
-    if (r->net->st[i].disc != QC_NET_IS && resp > b->svc0)
+    /* a delay has no wait, nor has a customer served at once: resp -
+     * svc0 is then the rounding of (t + s) - t, a few ulps of the clock;
+     * 1e-12 of the clock is some 4500 ulps of it */
+    if (r->net->st[i].disc != QC_NET_IS && resp - b->svc0 > 1e-12 * r->sim.now)
         *SCF(r, r->cur, F_WAIT, sc) += resp - b->svc0;
 }
 
