@@ -4,7 +4,9 @@
 # a backend that is not overloaded. 256 kept-alive closed-loop clients
 # (`qctl load --users 256`, no think time) for 3 s through the proxy (its
 # defaults, or the flags given) to a backend that answers at once
-# (`qctl backend --service det:0`): under 0.1% refused. Before the
+# (`qctl backend --service det:0`): under 0.1% refused (registered with
+# --limiter aimd: cli/live_fast_backend_aimd; see docs/live.md for the
+# defaults). Before the
 # work-conserving verdict on the requests let in at the gate (qctl/front.h)
 # the defaults refused 84 to 97% of them here (the MaxUsers limit at its
 # floor of 10, the 128-place room full). Then 32 clients: none refused
