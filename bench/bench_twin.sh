@@ -38,6 +38,10 @@
 #     Then the same scenario 5 times slower (det:0.05, C = 80/s; gold 50/s
 #     bound 0.25 s, silver 70/s bound 1.5 s), which a Python client can
 #     drive on a busy host.
+# SERVICE=measured: the simulation's service law is the backend's as
+# measured on this host (calibrate_service below) rather than the one the
+# backend is given; the table's last column then says what the twin
+# misses beyond the backend's own lateness.
 # SCALES="1 2 5" (the default) picks the scenarios of part 2.
 # NICE=-10 (say) runs the live processes (client, proxy, backend) at that
 # niceness: on a host shared with other work a client that falls behind
@@ -94,6 +98,25 @@ calibrate() { # OUTFILE
     stop "$PPID_" "$BPID"
 }
 
+# The backend's own service on this host (SERVICE=measured): latencies
+# straight to `qctl backend --workers 4 --service SPEC` at 10% of its
+# capacity, less the median latency straight to a backend that answers at
+# once (the client's and the loopback's share, which --overhead already
+# carries): what its timer sleeps on a busy host, late, rather than SPEC.
+calibrate_service() { # SPEC OUTFILE
+    start_backend --workers 65536 --service det:0
+    $CLIENT "127.0.0.1:$BPORT" --class all=/:30 --duration 8 --warmup 1 --seed 98 \
+        --dump "$2.zero" >/dev/null
+    stop "$BPID"
+    start_backend --workers 4 --service "$1"
+    r=$(awk -v c="$CAP" 'BEGIN { printf "%.10g", c / 10 }')
+    $CLIENT "127.0.0.1:$BPORT" --class all=/:"$r" --duration 20 --warmup 1 --seed 97 \
+        --dump "$2.raw" >/dev/null
+    stop "$BPID"
+    m0=$(sort -g "$2.zero" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+    awk -v m="$m0" '{ x = $1 - m; print (x > 0 ? x : 0) }' "$2.raw" >"$2"
+}
+
 if part 1; then
     ROWS="$T/rows.jsonl"
     : >"$ROWS"
@@ -102,6 +125,11 @@ if part 1; then
         calibrate "$T/overhead$s.txt"
         for svc in det exp; do
             if [ "$svc" = det ]; then spec="det:$M"; else spec="exp:$RATE_EXP"; fi
+            simspec=$spec
+            if [ "${SERVICE:-}" = measured ]; then
+                calibrate_service "$spec" "$T/svc_$svc$s.txt"
+                simspec="empirical:$T/svc_$svc$s.txt"
+            fi
             for lim in default aimd; do
                 if [ "$lim" = aimd ]; then largs="--limiter aimd"; else largs=""; fi
                 for x in 0.5 1 3; do
@@ -113,7 +141,7 @@ if part 1; then
                         --warmup "$WARM" --seed "$s" --schedule "$T/sched" >"$T/live.json"
                     stop "$PPID_" "$BPID"
                     # shellcheck disable=SC2086
-                    "$QCTL" sim proxy --workers 4 --service "$spec" $largs --arrival "trace:$T/sched.all" \
+                    "$QCTL" sim proxy --workers 4 --service "$simspec" $largs --arrival "trace:$T/sched.all" \
                         --overhead "empirical:$T/overhead$s.txt" --time "$((DUR - WARM))" \
                         --warmup "$WARM" --reps "$REPS" --seed "$s" --quiet --json >"$T/sim.json"
                     "$PY" - "$T/live.json" "$T/sim.json" "$s" "$svc" "$lim" "$x" >>"$ROWS" <<'EOF'

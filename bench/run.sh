@@ -35,3 +35,7 @@ PYTHONPATH="$build/python" /usr/bin/python3 "$(dirname "$0")/../tests/properties
     "$build/qctl" --cases "${QC_BENCH_PROPS_CASES:-10000}" --jobs "${QC_BENCH_PROPS_JOBS:-2}" \
     ${QC_BENCH_PROPS_SEED:+--seed "$QC_BENCH_PROPS_SEED"}
 "$(dirname "$0")/bench_twin.sh" "$build/qctl"
+
+# the admission front is work-conserving: each limiter against --limiter
+# none in front of backends that are not overloaded (needs wrk and curl)
+"$(dirname "$0")/bench_wc.sh" "$build/qctl"

@@ -404,7 +404,7 @@ int cmd_proxy(int argc, char **argv)
          .help = "maxusers: integral gain K_I (default 0.5)"},
         {"interval", CLI_DOUBLE, &o->interval, .arg = "T",
          .help = "control interval, seconds (default 0.1)"},
-        {"queue", CLI_UINT, &o->queue, .arg = "N", .help = "waiting room (default 128)"},
+        {"queue", CLI_UINT, &o->queue, .arg = "N", .help = "waiting room (default 1024)"},
         {"queue-timeout", CLI_DOUBLE, &o->queue_timeout, .arg = "T",
          .help = "best-effort wait deadline, seconds (default 1)"},
         {"queue-discipline", CLI_CHOICE, &o->queue_discipline, .arg = "D", .choices = "fifo,codel",

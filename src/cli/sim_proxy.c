@@ -531,7 +531,7 @@ int cmd_sim_proxy(int argc, char **argv)
          .help = "aimd: a mean latency above T counts as a drop\n(default 5)"},
         {"interval", CLI_DOUBLE, &p->interval, .arg = "T", .open = CLI_OPEN_MIN,
          .help = "control interval (default 0.1)"},
-        {"queue", CLI_UINT, &p->queue, .arg = "N", .help = "waiting room (default 128)"},
+        {"queue", CLI_UINT, &p->queue, .arg = "N", .help = "waiting room (default 1024)"},
         {"queue-timeout", CLI_DOUBLE, &p->queue_timeout, .arg = "T", .open = CLI_OPEN_MIN,
          .help = "default wait deadline (default 1)"},
         {"queue-discipline", CLI_STR, &q.discipline, .arg = "D",

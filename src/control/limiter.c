@@ -582,7 +582,16 @@ int qc_limiter_tick(qc_limiter *l, double now)
         uint32_t peak = maxin > cur ? maxin : cur;
         qc_mu_ctl_sense in = {.r = c->reference, .y = y, .peak = (double)peak};
         qc_mu_ctl_act act;
-        if (!restarted && qc_mu_ctl_step(&l->mu_ctl, &in, &act) == 0)
+        /* Anti-windup on the way down: more in flight now than the gate
+         * lets in means the last decrease has not taken effect yet (the
+         * requests let in under a higher limit are still out), and y,
+         * made of their latencies, still says "too many". Lowering again
+         * on it winds the integrator down past the level that holds the
+         * reference, to the floor once those requests are out: the limit
+         * cycle of a 3x overload (1 to 18 on 4 workers of det:0.05, qctl
+         * sim proxy). Hold until the requests in flight are within it. */
+        int draining = cur > gate_of(l->limit) && isfinite(y) && y > c->reference;
+        if (!restarted && !draining && qc_mu_ctl_step(&l->mu_ctl, &in, &act) == 0)
             l->limit = act.u;
         if (isfinite(y))
             l->last_y = y;

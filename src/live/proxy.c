@@ -575,7 +575,9 @@ void qc_proxy_params_init(qc_proxy_params *o)
     qc_limiter_params_init(&o->limiter, QC_LIMITER_MAXUSERS);
     o->control = 1;
     o->interval = 0.1;
-    o->queue = 128;
+    o->queue = 1024; /* at least the clients of a busy host: a room smaller than the
+                        client population refuses, full, what the limit only
+                        holds while it rises to a fast backend */
     o->queue_timeout = 1;
     o->header_timeout = 10;
     o->idle_timeout = 60;

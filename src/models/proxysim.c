@@ -77,7 +77,7 @@ void qc_psim_params_init(qc_psim_params *p)
     p->control = 1;
     qc_limiter_params_init(&p->limiter, QC_LIMITER_MAXUSERS);
     p->interval = 0.1;
-    p->queue = 128;
+    p->queue = 1024;
     p->queue_timeout = 1;
     p->discipline = QC_PSIM_CODEL;
     p->horizon = 60;
