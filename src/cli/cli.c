@@ -11,9 +11,28 @@
 #include <string.h>
 #include <unistd.h>
 
+static char *capture;
+static size_t capture_size;
+
+void cli_error_capture(char *buf, size_t size)
+{
+    capture = size ? buf : NULL;
+    capture_size = size;
+    if (capture)
+        capture[0] = 0;
+}
+
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
+    if (capture) {
+        if (!capture[0]) {
+            va_start(ap, fmt);
+            vsnprintf(capture, capture_size, fmt, ap);
+            va_end(ap);
+        }
+        return;
+    }
     fputs("qctl: ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);

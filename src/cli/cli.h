@@ -20,6 +20,11 @@ enum { QC_EXIT_OK = 0, QC_EXIT_FAIL = 1, QC_EXIT_USAGE = 2 };
 
 /* Prints "qctl: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* While buf is not NULL, cli_error writes its first message (without the
+ * "qctl: " prefix) into buf[0..size) instead of standard error: a
+ * configuration read again by a running server (a reload) is refused
+ * with its message, which the server reports. NULL: standard error. */
+void cli_error_capture(char *buf, size_t size);
 /* The allocator's settings for a command that allocates and frees large
  * arrays it fills whole, as fit does (memory.c). */
 void cli_batch_memory(void);

@@ -127,6 +127,7 @@ typedef struct proxy_cli {
     cli_strs backends, classes, prefixes, candidates;
     const char *class_spec[QC_PROXY_CLASSES_MAX];
     const char *prefix_spec[QC_PROXY_CLASSES_MAX * 4], *cand_spec[QC_PROXY_CLASSES_MAX];
+    void *words; /* the --config words its strings point into (cli_flags_config_detach) */
 } proxy_cli;
 
 /* Resolves --class-prefix NAME=/PATH and --candidate NAME against the
@@ -340,11 +341,16 @@ static void proxy_log(void *ctx, const char *line)
     fprintf(stderr, "qctl proxy: %s\n", line);
 }
 
-int cmd_proxy(int argc, char **argv)
+/* The proxy's flags parsed into pc (its defaults first): 0, or
+ * CLI_DONE_HELP/CLI_DONE_CHECK, or an exit status after a message. A
+ * reload comes here again with the same command line (quiet: no usage). */
+static int proxy_parse(proxy_cli *pc_, int argc, char **argv, int reload)
 {
-    proxy_cli pc = {.limiter = "maxusers",
-                    .limit = NAN, .minl = NAN, .maxl = NAN, .ref = NAN, .gain = NAN,
-                    .eps = NAN, .alpha = NAN};
+    proxy_cli *const pcp = pc_;
+#define pc (*pcp)
+    memset(pcp, 0, sizeof *pcp);
+    pc.limiter = "maxusers";
+    pc.limit = pc.minl = pc.maxl = pc.ref = pc.gain = pc.eps = pc.alpha = NAN;
     qc_proxy_params *o = &pc.o;
     qc_proxy_params_init(o);
     o->log = proxy_log;
@@ -489,10 +495,103 @@ int cmd_proxy(int argc, char **argv)
         CLI_ROW_HELP(&help),
         {0}};
     int rc = cli_flags_parse("proxy", flags, argc, argv, &first, NULL);
-    if (rc == CLI_DONE_HELP)
+    if (rc == CLI_DONE_HELP && !reload)
         cli_flags_usage(stdout, "qctl proxy --backend HOST:PORT [--backend ...] [options]",
                         proxy_about, flags);
+    if (rc == 0)
+        pc.words = cli_flags_config_detach();
+    return rc;
+#undef pc
+}
+
+static void proxy_cli_free(proxy_cli *pc)
+{
+    if (!pc)
+        return;
+    for (unsigned i = 0; i < pc->o.nclasses; i++)
+        free((char *)pc->o.class_name[i]);
+    cli_flags_config_release(pc->words);
+    free(pc);
+}
+
+/* The running configuration and how it was given, for a reload. */
+typedef struct proxy_run {
+    int argc;
+    char **argv; /* the command line as given (getopt reorders a copy) */
+    proxy_cli *cur;
+} proxy_run;
+
+static char **argv_copy(int argc, char **argv)
+{
+    char **v = malloc(((size_t)argc + 1) * sizeof *v);
+    if (v)
+        memcpy(v, argv, ((size_t)argc + 1) * sizeof *v);
+    return v;
+}
+
+static int proxy_reread(void *ctx, const struct qc_proxy_params **next, qc_err *err);
+static void proxy_reread_done(void *ctx, const struct qc_proxy_params *next, int taken);
+
+static void proxy_hooks(proxy_run *R, proxy_cli *pc)
+{
+    pc->o.reload = proxy_reread;
+    pc->o.reload_done = proxy_reread_done;
+    pc->o.reload_ctx = R;
+}
+
+/* SIGHUP, POST /reload: the same command line again, --config read anew;
+ * a message refusing it goes back to the proxy, which reports it. */
+static int proxy_reread(void *ctx, const struct qc_proxy_params **next, qc_err *err)
+{
+    proxy_run *R = ctx;
+    proxy_cli *n = malloc(sizeof *n);
+    char **av = argv_copy(R->argc, R->argv);
+    if (!n || !av) {
+        free(n);
+        free(av);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    char msg[sizeof err->msg];
+    cli_error_capture(msg, sizeof msg);
+    int rc = proxy_parse(n, R->argc, av, 1);
+    cli_error_capture(NULL, 0);
+    free(av); /* the strings stay: they are argv's own, or the file's detached words */
+    if (rc != 0) {
+        proxy_cli_free(n);
+        return qc_err_set(err, QC_EINVAL, "%s",
+                          msg[0] ? msg : "--check or --help has no meaning on a reload");
+    }
+    proxy_hooks(R, n);
+    *next = &n->o;
+    return 0;
+}
+
+static void proxy_reread_done(void *ctx, const struct qc_proxy_params *next, int taken)
+{
+    proxy_run *R = ctx;
+    proxy_cli *n = (proxy_cli *)(void *)next; /* o is its first field */
+    if (!taken) {
+        proxy_cli_free(n);
+        return;
+    }
+    proxy_cli_free(R->cur);
+    R->cur = n;
+}
+
+int cmd_proxy(int argc, char **argv)
+{
+    proxy_run R = {.argc = argc, .argv = argv_copy(argc, argv)};
+    proxy_cli *pc = malloc(sizeof *pc);
+    if (!R.argv || !pc) {
+        free(R.argv);
+        free(pc);
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
+    int rc = proxy_parse(pc, argc, argv, 0);
+    R.cur = pc;
     if (rc == 0) {
+        proxy_hooks(&R, pc);
         signal(SIGPIPE, SIG_IGN); /* a peer gone mid-response is not fatal */
         /* a connection is a file: as many as the hard limit allows */
         struct rlimit rl;
@@ -501,13 +600,13 @@ int cmd_proxy(int argc, char **argv)
             setrlimit(RLIMIT_NOFILE, &rl);
         }
         qc_err err = {0};
-        int r = qc_proxy_run(o, &err);
+        int r = qc_proxy_run(&pc->o, &err);
         if (r) {
             cli_error("proxy: %s", err.msg);
             rc = cli_exit_code(r) == QC_EXIT_USAGE ? QC_EXIT_USAGE : QC_EXIT_FAIL;
         }
     }
-    for (unsigned i = 0; i < o->nclasses; i++)
-        free((char *)o->class_name[i]);
+    proxy_cli_free(R.cur);
+    free(R.argv);
     return rc < 0 ? 0 : rc;
 }

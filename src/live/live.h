@@ -224,6 +224,15 @@ typedef struct qc_proxy_params {
     const char *admin_token_out;
     int admin_no_token;
     int admin_read_only;          /* the admin port changes nothing (403) */
+    /* Reload (SIGHUP, POST /reload on the admin port): reload asks the
+     * caller for its configuration anew (the --config file and the
+     * command line read again) into *next, which the caller keeps alive
+     * until reload_done(ctx, next, taken) says whether the proxy took it
+     * (the previous one is then no longer used) or refused it (next is
+     * not used). NULL: a reload is refused ("nothing to read again"). */
+    int (*reload)(void *ctx, const struct qc_proxy_params **next, qc_err *err);
+    void (*reload_done)(void *ctx, const struct qc_proxy_params *next, int taken);
+    void *reload_ctx;
     /* events worth a line (a failed un/park command), one line each
      * without a newline; NULL: not reported (the counters have them) */
     void (*log)(void *ctx, const char *line);
@@ -242,5 +251,21 @@ int qc_proxy_check(const qc_proxy_params *o, qc_err *err);
  * the process; qctl's commands do). The same holds for qc_backend_run
  * and qc_load_run. */
 int qc_proxy_run(const qc_proxy_params *o, qc_err *err);
+
+/* A running proxy (its handle inside the run; see proxy_reload.c). */
+typedef struct proxy qc_proxy;
+
+/* Takes the configuration o in place of the running one, or refuses it
+ * and changes nothing: QC_EINVAL or QC_ERANGE with the message of
+ * qc_proxy_check, or naming the field that cannot change while running
+ * (the listening and admin addresses, the backends, the classes' names,
+ * the limiter's algorithm, the waiting room's size and discipline, the
+ * control interval, the fleet, the series file, the token file's name).
+ * Taken: every listener and connection stays open, the requests in
+ * flight and waiting keep their places, and the limiter keeps its state
+ * where its parameters are unchanged (qc_limiter_reconfigure). o must
+ * live until the next reload or the end of the run. On the loop's
+ * thread. */
+int qc_proxy_reload(qc_proxy *p, const qc_proxy_params *o, qc_err *err);
 
 #endif

@@ -513,6 +513,7 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
     P->sigterm.data = P->sigint.data = P;
     uv_signal_start(&P->sigterm, on_signal, SIGTERM);
     uv_signal_start(&P->sigint, on_signal, SIGINT);
+    qc__proxy_signals_reload(P);
     uv_prepare_init(P->loop, &P->prep);
     P->prep.data = P;
     uv_prepare_start(&P->prep, on_prepare);

@@ -198,6 +198,10 @@ struct proxy {
     FILE *series;
     /* the event loop's own delay: see qc__proxy_ready_time */
     uv_prepare_t prep;
+    /* reloads (proxy_reload.c): SIGHUP and POST /reload */
+    uv_signal_t sighup;
+    uint64_t reloads, reload_failed;
+    char reload_error[256]; /* why the last reload was refused, or empty */
     double t_prep, t_ret, lag;
     int polled;
 };
@@ -288,6 +292,10 @@ void qc__proxy_on_admin_connection(uv_stream_t *server, int status);
 int qc__proxy_read_token(const char *path, char *out, size_t size, qc_err *err);
 int qc__proxy_admin_token_start(proxy *P, qc_err *err);
 void qc__proxy_admin_token_end(proxy *P);
+
+/* proxy_reload.c */
+int qc__proxy_reload_request(proxy *P, const char *why, qc_err *err);
+void qc__proxy_signals_reload(proxy *P);
 
 /* proxy.c */
 void qc__proxy_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf);
