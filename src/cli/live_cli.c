@@ -492,6 +492,18 @@ static int proxy_parse(proxy_cli *pc_, int argc, char **argv, int reload)
         {"health-check", CLI_DOUBLE, &o->health_check, .arg = "T",
          .help = "probe every on backend every T s (GET --health,\nelse a connect; default 0: "
                  "none)"},
+        {"", CLI_NOTE, NULL, .help = "Forwarding headers (each off by default):"},
+        {"x-forwarded-for", CLI_BOOL, &o->fwd_xff,
+         .help = "send X-Forwarded-For: the values the request\ncame with, then the client's "
+                 "address"},
+        {"x-forwarded-proto", CLI_BOOL, &o->fwd_xfp,
+         .help = "send X-Forwarded-Proto: the scheme the proxy was\nreached by (replaces the "
+                 "client's)"},
+        {"forwarded", CLI_BOOL, &o->fwd_forwarded,
+         .help = "send Forwarded (RFC 7239): the request's elements,\nthen for=CLIENT;proto=SCHEME"},
+        {"request-id", CLI_BOOL, &o->fwd_request_id,
+         .help = "send X-Request-Id: the client's when it is 1-128\nof [A-Za-z0-9._-], else 32 "
+                 "random hex digits"},
         CLI_ROW_HELP(&help),
         {0}};
     int rc = cli_flags_parse("proxy", flags, argc, argv, &first, NULL);

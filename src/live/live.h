@@ -224,6 +224,11 @@ typedef struct qc_proxy_params {
     const char *admin_token_out;
     int admin_no_token;
     int admin_read_only;          /* the admin port changes nothing (403) */
+    /* forwarding headers added to each request (forwarded.c): 1 adds
+     * X-Forwarded-For (the client appended to the values sent),
+     * X-Forwarded-Proto, Forwarded (RFC 7239, appended) and X-Request-Id
+     * (the client's kept when a plain token, else generated) */
+    int fwd_xff, fwd_xfp, fwd_forwarded, fwd_request_id;
     /* Reload (SIGHUP, POST /reload on the admin port): reload asks the
      * caller for its configuration anew (the --config file and the
      * command line read again) into *next, which the caller keeps alive

@@ -107,6 +107,8 @@ struct cconn {
     double t_arrive;
     uconn *up;
     qc_front_handle fh; /* C_QUEUED: its place in the front's waiting room */
+    char peer[48];      /* the client's numeric address (forwarded.c, the access log) */
+    char reqid[129];    /* the X-Request-Id sent with the request (empty: none) */
 };
 
 enum { C_READ = 0, C_QUEUED, C_UPSTREAM };
