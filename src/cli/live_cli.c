@@ -492,6 +492,13 @@ static int proxy_parse(proxy_cli *pc_, int argc, char **argv, int reload)
         {"health-check", CLI_DOUBLE, &o->health_check, .arg = "T",
          .help = "probe every on backend every T s (GET --health,\nelse a connect; default 0: "
                  "none)"},
+        {"access-log", CLI_STR, &o->access_log, .path = CLI_PATH_OUT, .arg = "FILE",
+         .help = "a line per request answered ('-': standard\noutput), appended; SIGUSR1 reopens "
+                 "FILE\n(logrotate's create; copytruncate works too)"},
+        {"access-log-format", CLI_CHOICE, &o->access_log_format, .arg = "F",
+         .choices = "combined,json",
+         .help = "combined (nginx's, the default) or json (with\nthe class, the limiter's "
+                 "decision, the queue\nwait, the upstream time and the backend)"},
         {"", CLI_NOTE, NULL, .help = "Forwarding headers (each off by default):"},
         {"x-forwarded-for", CLI_BOOL, &o->fwd_xff,
          .help = "send X-Forwarded-For: the values the request\ncame with, then the client's "

@@ -229,6 +229,10 @@ typedef struct qc_proxy_params {
      * X-Forwarded-Proto, Forwarded (RFC 7239, appended) and X-Request-Id
      * (the client's kept when a plain token, else generated) */
     int fwd_xff, fwd_xfp, fwd_forwarded, fwd_request_id;
+    /* NULL, or the access log's file ("-": standard output), a line per
+     * request answered; its format 0 combined (nginx's), 1 JSON */
+    const char *access_log;
+    int access_log_format;
     /* Reload (SIGHUP, POST /reload on the admin port): reload asks the
      * caller for its configuration anew (the --config file and the
      * command line read again) into *next, which the caller keeps alive
@@ -272,5 +276,10 @@ typedef struct proxy qc_proxy;
  * live until the next reload or the end of the run. On the loop's
  * thread. */
 int qc_proxy_reload(qc_proxy *p, const qc_proxy_params *o, qc_err *err);
+
+/* Opens the access log's path again (logrotate's create: the file was
+ * moved away), after the write in flight; no line is lost. On the loop's
+ * thread. */
+void qc_proxy_reopen_logs(qc_proxy *p);
 
 #endif

@@ -82,6 +82,10 @@ static void apply(void *ctx, const qc_front_decision *d)
     }
     switch (d->act) {
     case QC_FRONT_ADMIT: {
+        if (c->lr) {
+            c->lr->decision = "admitted";
+            c->lr->t_admit = qc__now();
+        }
         uconn holder = {0};
         holder.tok = d->tok;
         P->cls[c->cls].admitted++;
@@ -101,6 +105,8 @@ static void apply(void *ctx, const qc_front_decision *d)
         break;
     }
     case QC_FRONT_REFUSE:
+        if (c->lr)
+            c->lr->decision = qc_front_reason_name(d->reason);
         if (d->reason == QC_FRONT_STANDING)
             P->q_shed++;
         qc__proxy_refuse(c);
@@ -499,6 +505,11 @@ int qc_proxy_run(const qc_proxy_params *o, qc_err *err)
         goto out;
     }
     P->loop = &P->loop_own;
+    if (o->access_log) {
+        if ((rc = qc__alog_open(&P->alog, P->loop, o->access_log, o->access_log_format, err)) != 0)
+            goto out_loop;
+        P->alog_on = 1;
+    }
     if ((rc = listen_on(P, &P->listener, o->listen, o->port_file, qc__proxy_on_connection, err)) != 0)
         goto out_loop;
     if (o->admin) {
@@ -536,6 +547,8 @@ out_close:
     uv_run(P->loop, UV_RUN_DEFAULT);
     uv_loop_close(P->loop);
 out:
+    if (P->alog_on)
+        qc__alog_close(&P->alog);
     qc__proxy_admin_token_end(P);
     if (P->series)
         fclose(P->series);

@@ -252,6 +252,11 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
          "Configuration reloads (SIGHUP, POST /reload), taken or refused.");
     OUT("qctl_reloads_total{result=\"taken\"} %llu\nqctl_reloads_total{result=\"refused\"} %llu\n",
         (unsigned long long)P->reloads, (unsigned long long)P->reload_failed);
+    HEAD("qctl_access_log_lines_total", "counter",
+         "Access log lines: written, or dropped while the file was too slow.");
+    OUT("qctl_access_log_lines_total{result=\"written\"} %llu\n"
+        "qctl_access_log_lines_total{result=\"dropped\"} %llu\n",
+        (unsigned long long)P->alog.lines, (unsigned long long)P->alog.dropped);
     n += qc__process_metrics(buf + (n < size ? n : size), n < size ? size - n : 0);
 #undef OUT
     return n < size ? n : size - 1;

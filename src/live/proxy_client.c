@@ -30,6 +30,7 @@ static void client_closed(uv_handle_t *h)
     if (--c->handles_open == 0) {
         qc__buf_free(&c->in);
         qc__buf_free(&c->req);
+        free(c->lr);
         client_mem(c);
         c->P->nclients -= !c->admin;
         free(c);
@@ -140,6 +141,7 @@ void qc__proxy_client_reply(cconn *c, int status, const char *reason, const char
                             const char *ctype, const char *body, size_t blen)
 {
     char msg[1024];
+    qc__proxy_log_answer(c, status, blen, NAN);
     if (c->body_stream) { /* the rest of its body is not read: nothing follows */
         c->body_stream = 0;
         c->keep = 0;
@@ -474,6 +476,7 @@ static int client_next(cconn *c)
         qc__proxy_admin_request(c, target, tl, post, authorized, browser);
         return 1;
     }
+    qc__proxy_log_head(c, c->in.data, &h);
     if (refused_form(c, &h))
         return 1;
     c->cls = class_of(P, c->in.data, &h);
@@ -485,6 +488,8 @@ static int client_next(cconn *c)
         body_start(c, &h);
     client_mem(c);
     if (P->draining) {
+        if (c->lr)
+            c->lr->decision = "draining";
         qc__proxy_refuse(c);
         return 1;
     }

@@ -67,6 +67,9 @@ static int fixed_fields(const qc_proxy_params *o, const qc_proxy_params *n, qc_e
             "--initially-on)";
     else if (!same_str(o->series, n->series))
         f = "--series";
+    else if (!same_str(o->access_log, n->access_log) ||
+             o->access_log_format != n->access_log_format)
+        f = "--access-log, --access-log-format";
     else if (!same_str(o->admin_token_file, n->admin_token_file) ||
              o->admin_no_token != n->admin_no_token)
         f = "--admin-token-file/--admin-no-token";
@@ -167,11 +170,21 @@ static void on_hup(uv_signal_t *s, int sig)
     qc__proxy_reload_request(P, "SIGHUP", &err);
 }
 
-/* The signals of a reload, beside SIGTERM and SIGINT (a thin piece: the
- * reload itself is qc_proxy_reload). */
+static void on_usr1(uv_signal_t *s, int sig)
+{
+    (void)sig;
+    qc_proxy_reopen_logs(s->data);
+}
+
+/* The signals of a reload (SIGHUP) and of logrotate (SIGUSR1), beside
+ * SIGTERM and SIGINT (a thin piece: the work is qc_proxy_reload and
+ * qc_proxy_reopen_logs). */
 void qc__proxy_signals_reload(proxy *P)
 {
     uv_signal_init(P->loop, &P->sighup);
     P->sighup.data = P;
     uv_signal_start(&P->sighup, on_hup, SIGHUP);
+    uv_signal_init(P->loop, &P->sigusr1);
+    P->sigusr1.data = P;
+    uv_signal_start(&P->sigusr1, on_usr1, SIGUSR1);
 }
