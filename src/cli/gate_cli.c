@@ -55,6 +55,7 @@ typedef struct gate_cli {
     double buffer;
     int aw;
     void *words; /* the --config words its strings point into (cli_flags_config_detach) */
+    int log_json; /* --log-format json (gate_log_json once this configuration runs) */
 } gate_cli;
 
 /* Every check the gate makes before it starts: the run and --check both
@@ -87,10 +88,12 @@ static int gate_validate(void *ctx)
 }
 
 /* The gate's event lines (reloads), on stderr. */
+static int gate_log_json; /* --log-format json: one process, one format */
+
 static void gate_log(void *ctx, const char *line)
 {
     (void)ctx;
-    fprintf(stderr, "qctl gate: %s\n", line);
+    cli_log_line(gate_log_json, "qctl gate", line);
 }
 
 /* The gate's flags parsed into *gp (its defaults first): 0, or
@@ -190,6 +193,9 @@ static int gate_parse(gate_cli *gp, int argc, char **argv)
         {"series", CLI_STR, &o.series, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "CSV, one row per interval: time, reference,\nlimit, gate, connected, peak, "
                  "waiting, admitted,\nrefused, expired, sensor, sensor_age, missing, held"},
+        {"log-format", CLI_CHOICE, &g.log_json, .arg = "F", .choices = "text,json",
+         .help = "the event lines on stderr: text (TIME LEVEL\nqctl gate: ..., the default) or "
+                 "json (an object a\nline: time, level, program, msg)"},
         CLI_ROWS_CONFIG_CHECK(&g, gate_validate),
         CLI_ROW_HELP(&help),
         {0}};
@@ -280,6 +286,7 @@ static void gate_reread_done(void *ctx, const struct qc_gate_params *next, int t
     }
     gate_cli_free(R->cur);
     R->cur = n;
+    gate_log_json = n->log_json;
 }
 
 int cmd_gate(int argc, char **argv)
@@ -300,6 +307,7 @@ int cmd_gate(int argc, char **argv)
         return rc < 0 ? 0 : rc; /* --help, --check: done */
     }
     gate_hooks(&R, gp);
+    gate_log_json = gp->log_json;
     qc_gate_params *op = &gp->o;
     qc_err err = {0};
     signal(SIGPIPE, SIG_IGN); /* a peer gone mid-write is not fatal */

@@ -128,6 +128,7 @@ typedef struct proxy_cli {
     const char *class_spec[QC_PROXY_CLASSES_MAX];
     const char *prefix_spec[QC_PROXY_CLASSES_MAX * 4], *cand_spec[QC_PROXY_CLASSES_MAX];
     void *words; /* the --config words its strings point into (cli_flags_config_detach) */
+    int log_json; /* --log-format json (proxy_log_json once this configuration runs) */
 } proxy_cli;
 
 /* Resolves --class-prefix NAME=/PATH and --candidate NAME against the
@@ -335,10 +336,12 @@ static int proxy_validate(void *ctx)
 }
 
 /* The proxy's event lines, on stderr. */
+static int proxy_log_json; /* --log-format json: one process, one format */
+
 static void proxy_log(void *ctx, const char *line)
 {
     (void)ctx;
-    fprintf(stderr, "qctl proxy: %s\n", line);
+    cli_log_line(proxy_log_json, "qctl proxy", line);
 }
 
 /* The proxy's flags parsed into pc (its defaults first): 0, or
@@ -499,6 +502,9 @@ static int proxy_parse(proxy_cli *pc_, int argc, char **argv, int reload)
          .choices = "combined,json",
          .help = "combined (nginx's, the default) or json (with\nthe class, the limiter's "
                  "decision, the queue\nwait, the upstream time and the backend)"},
+        {"log-format", CLI_CHOICE, &pc.log_json, .arg = "F", .choices = "text,json",
+         .help = "the event lines on stderr: text (TIME LEVEL\nqctl proxy: ..., the default) or "
+                 "json (an object\na line: time, level, program, msg)"},
         {"", CLI_NOTE, NULL, .help = "Forwarding headers (each off by default):"},
         {"x-forwarded-for", CLI_BOOL, &o->fwd_xff,
          .help = "send X-Forwarded-For: the values the request\ncame with, then the client's "
@@ -595,6 +601,7 @@ static void proxy_reread_done(void *ctx, const struct qc_proxy_params *next, int
     }
     proxy_cli_free(R->cur);
     R->cur = n;
+    proxy_log_json = n->log_json;
 }
 
 int cmd_proxy(int argc, char **argv)
@@ -611,6 +618,7 @@ int cmd_proxy(int argc, char **argv)
     R.cur = pc;
     if (rc == 0) {
         proxy_hooks(&R, pc);
+        proxy_log_json = pc->log_json;
         signal(SIGPIPE, SIG_IGN); /* a peer gone mid-response is not fatal */
         /* a connection is a file: as many as the hard limit allows */
         struct rlimit rl;

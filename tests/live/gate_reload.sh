@@ -19,7 +19,7 @@ conf() { # LIMIT [INTERVAL]
 }
 status_field() { curl -s "http://127.0.0.1:$g_ADMIN/status" | tr -d ' \n' | sed -n "s/.*\"$1\":\\([0-9]*\\).*/\\1/p"; }
 conf 3
-start_gate g --config "$TMP/g.json"
+start_gate g --config "$TMP/g.json" --log-format json
 [ "$(status_field limit)" = 3 ] || fail "limit $(status_field limit) at start"
 client sessions $g_PORT 6 3 >"$TMP/s.out" &
 cp=$!
@@ -52,4 +52,11 @@ grep -q "refused, the running one stays: --interval cannot change while the gate
 [ "$(client sessions $g_PORT 2 0)" = "ok 2 closed 0" ] || fail "the gate does not serve after the refusals"
 kill "$g_PID"
 wait "$g_PID" || fail "the gate exited $?"
+# --log-format json: every line an object with time, level, program, msg
+python3 -c '
+import json, sys
+ls = [json.loads(l) for l in open(sys.argv[1])]
+assert len(ls) >= 3 and all(set(l) == {"time", "level", "program", "msg"} for l in ls), ls
+assert [l["level"] for l in ls if "refused" in l["msg"]] == ["warn", "warn"], ls
+' "$TMP/g.err" || fail "the gate's JSON log: $(cat "$TMP/g.err")"
 echo "ok"
