@@ -221,6 +221,7 @@ typedef struct gate_run {
     int argc;
     char **argv; /* the command line as given (getopt reorders a copy) */
     gate_cli *cur;
+    gate_cli *first; /* kept to the end: the sensor, built once, points into its strings */
 } gate_run;
 
 static void gate_cli_free(gate_cli *g)
@@ -284,7 +285,8 @@ static void gate_reread_done(void *ctx, const struct qc_gate_params *next, int t
         gate_cli_free(n);
         return;
     }
-    gate_cli_free(R->cur);
+    if (R->cur != R->first)
+        gate_cli_free(R->cur);
     R->cur = n;
     gate_log_json = n->log_json;
 }
@@ -299,7 +301,7 @@ int cmd_gate(int argc, char **argv)
         cli_error("out of memory");
         return QC_EXIT_FAIL;
     }
-    R.cur = gp;
+    R.cur = R.first = gp;
     int rc = gate_parse(gp, argc, argv);
     if (rc != 0) {
         gate_cli_free(R.cur);
@@ -321,7 +323,9 @@ int cmd_gate(int argc, char **argv)
         cli_error("gate: %s", err.msg);
         rc = cli_exit_code(rc);
     }
-    gate_cli_free(R.cur);
+    if (R.cur != R.first)
+        gate_cli_free(R.cur);
+    gate_cli_free(R.first);
     free(R.argv);
     return rc;
 }

@@ -34,7 +34,8 @@ typedef struct alog_rec {
     uint64_t sent, head;  /* bytes sent to the client, the head's of them */
     const char *decision; /* the front's: "admitted" or a reason; NULL: none yet */
     double t_admit;
-    const char *backend;
+    int backend; /* its index + 1 (0: none): a name is looked up when the line
+                    is written, since a reload may free the names of before */
 } alog_rec;
 typedef struct uconn uconn;
 typedef struct proxy proxy;

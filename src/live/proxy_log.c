@@ -71,7 +71,9 @@ void qc__proxy_log_answer(cconn *c, int status, uint64_t body, double upstream_t
         .queue_wait = admitted ? r->t_admit - c->t_arrive : NAN,
         .upstream_time = upstream_time,
         .request_time = c->t_arrive > 0 ? now - c->t_arrive : NAN,
-        .backend = admitted ? r->backend : NULL,
+        .backend = admitted && r->backend > 0 && (unsigned)r->backend <= P->nb
+                       ? P->backend[r->backend - 1].name
+                       : NULL,
         .request_id = c->reqid,
     };
     qc__alog_write(&P->alog, &e);

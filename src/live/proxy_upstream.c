@@ -550,7 +550,7 @@ void qc__proxy_send_request(uconn *u)
     u->t_first = 0;
     u->t_sent = c->body_stream ? 0 : u->t_admit; /* a streamed body: once sent */
     if (c->lr)
-        c->lr->backend = u->b->name;
+        c->lr->backend = (int)u->b->index + 1;
     uv_timer_start(&u->timer, qc__proxy_on_upstream_timer, (uint64_t)(P->o->backend_timeout * 1000), 0);
     if (!u->connected) {
         u->connected = 1;
