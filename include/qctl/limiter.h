@@ -253,6 +253,23 @@ double qc_limiter_next_tick(qc_limiter *l);
  * FIXED or ADMISSION (nothing changes). Thread-safe. */
 void qc_limiter_set_limit(qc_limiter *l, double u);
 
+/* Takes new parameters c at run time (a configuration reloaded), keeping
+ * the controller's state where its parameters did not change. c must
+ * pass qc_limiter_alloc's checks and keep the algorithm and the number of
+ * classes (QC_EINVAL naming the field otherwise; nothing changes then).
+ * FIXED: the limit becomes c's initial_limit. The others: when only the
+ * limits' range (min, max), the MaxUsers reference or the ADMISSION
+ * bounds differ, the limit in force is kept (clamped to the new range),
+ * the reference set (0: it adapts again) and the bounds taken at the
+ * next tick; when a gain or a step object's own parameter differs, the
+ * controller restarts bumplessly at the limit in force (as
+ * qc_limiter_set_limit). ADMISSION's epsilon, alpha, completions per
+ * sample and candidates cannot change (QC_EINVAL): the classes' admitted
+ * or rejected states rest on them. Sets *changed (when not NULL) to 1 if
+ * anything differed. Thread-safe. */
+int qc_limiter_reconfigure(qc_limiter *l, const qc_limiter_params *c, double now, int *changed,
+                           qc_err *err);
+
 /* A completion measured by a plant that keeps its own in-flight count (a
  * simulation gating by the published limit): the sample release would add
  * for a token of `inflight` (in flight once it was admitted, itself

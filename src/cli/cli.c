@@ -9,11 +9,70 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+void cli_log_line(int json, const char *program, const char *line)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    char t[40];
+    size_t k = strftime(t, sizeof t, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(t + k, sizeof t - k, ".%03ldZ", ts.tv_nsec / 1000000);
+    const char *level = strstr(line, "fail") || strstr(line, "refused") || strstr(line, "cannot") ||
+                                strstr(line, "stopping")
+                            ? "warn"
+                            : "info";
+    if (json) {
+        fprintf(stderr, "{\"time\":\"%s\",\"level\":\"%s\",\"program\":", t, level);
+        json_str(stderr, program);
+        fputs(",\"msg\":", stderr);
+        json_str(stderr, line);
+        fputs("}\n", stderr);
+    } else {
+        fprintf(stderr, "%s %s %s: %s\n", t, level, program, line);
+    }
+}
+
+static char *capture;
+static size_t capture_size;
+
+void cli_error_capture(char *buf, size_t size)
+{
+    capture = size ? buf : NULL;
+    capture_size = size;
+    if (capture)
+        capture[0] = 0;
+}
 
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
+    if (capture) {
+        if (!capture[0]) {
+            va_start(ap, fmt);
+            vsnprintf(capture, capture_size, fmt, ap);
+            va_end(ap);
+        }
+        return;
+    }
     fputs("qctl: ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);

@@ -20,6 +20,18 @@ enum { QC_EXIT_OK = 0, QC_EXIT_FAIL = 1, QC_EXIT_USAGE = 2 };
 
 /* Prints "qctl: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* While buf is not NULL, cli_error writes its first message (without the
+ * "qctl: " prefix) into buf[0..size) instead of standard error: a
+ * configuration read again by a running server (a reload) is refused
+ * with its message, which the server reports. NULL: standard error. */
+void cli_error_capture(char *buf, size_t size);
+
+/* A running server's event line on standard error, with the time (UTC,
+ * milliseconds) and a level: "warn" for a line that reports a failure or
+ * a refusal (it says failed, refused, cannot or stopping), "info"
+ * otherwise. json 0: `TIME LEVEL PROGRAM: LINE`; 1: one JSON object
+ * {"time", "level", "program", "msg"} a line. */
+void cli_log_line(int json, const char *program, const char *line);
 /* The allocator's settings for a command that allocates and frees large
  * arrays it fills whole, as fit does (memory.c). */
 void cli_batch_memory(void);

@@ -287,6 +287,28 @@ static void config_free(void)
     config_argv = NULL;
 }
 
+void *cli_flags_config_detach(void)
+{
+    if (config_words.n == 0)
+        return NULL;
+    qc__config_args *held = malloc(sizeof *held);
+    if (!held)
+        return NULL; /* they stay where they are, freed at exit */
+    *held = config_words;
+    memset(&config_words, 0, sizeof config_words);
+    free(config_argv);
+    config_argv = NULL;
+    return held;
+}
+
+void cli_flags_config_release(void *held)
+{
+    if (!held)
+        return;
+    qc__config_args_free(held);
+    free(held);
+}
+
 static int config_merge(const cli_flag *t, size_t n, const table_opts *to, int argc,
                         char **argv, int *margc, char ***margv)
 {

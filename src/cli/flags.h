@@ -139,6 +139,14 @@ typedef struct cli_flag {
  * with a value (bare flags set, strings given, finite numbers, choices,
  * repeated flags as arrays), which loads back through --config. */
 enum { CLI_DONE_HELP = -1, CLI_DONE_CHECK = -2 };
+
+/* The words of the --config file the last parse read, detached: the next
+ * parse (a reload reading the file again) leaves them alone, and the
+ * string destinations that point into them stay valid until
+ * cli_flags_config_release (NULL when no file was read; release(NULL)
+ * does nothing). */
+void *cli_flags_config_detach(void);
+void cli_flags_config_release(void *held);
 int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
                     int *first_operand, unsigned *given);
 

@@ -54,6 +54,8 @@ typedef struct gate_cli {
     const char *levels, *reference;
     double buffer;
     int aw;
+    void *words; /* the --config words its strings point into (cli_flags_config_detach) */
+    int log_json; /* --log-format json (gate_log_json once this configuration runs) */
 } gate_cli;
 
 /* Every check the gate makes before it starts: the run and --check both
@@ -85,10 +87,24 @@ static int gate_validate(void *ctx)
     return 0;
 }
 
-int cmd_gate(int argc, char **argv)
+/* The gate's event lines (reloads), on stderr. */
+static int gate_log_json; /* --log-format json: one process, one format */
+
+static void gate_log(void *ctx, const char *line)
 {
-    gate_cli g = {.levels = NULL};
+    (void)ctx;
+    cli_log_line(gate_log_json, "qctl gate", line);
+}
+
+/* The gate's flags parsed into *gp (its defaults first): 0, or
+ * CLI_DONE_HELP/CLI_DONE_CHECK, or an exit status after a message. A
+ * reload (SIGHUP) comes here again with the same command line. */
+static int gate_parse(gate_cli *gp, int argc, char **argv)
+{
+    memset(gp, 0, sizeof *gp);
+#define g (*gp)
     qc_gate_params_init(&g.o);
+    g.o.log = gate_log;
     qc_gate_params *op = &g.o;
 #define o (*op)
     g.buffer = (double)o.buffer;
@@ -177,6 +193,9 @@ int cmd_gate(int argc, char **argv)
         {"series", CLI_STR, &o.series, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "CSV, one row per interval: time, reference,\nlimit, gate, connected, peak, "
                  "waiting, admitted,\nrefused, expired, sensor, sensor_age, missing, held"},
+        {"log-format", CLI_CHOICE, &g.log_json, .arg = "F", .choices = "text,json",
+         .help = "the event lines on stderr: text (TIME LEVEL\nqctl gate: ..., the default) or "
+                 "json (an object a\nline: time, level, program, msg)"},
         CLI_ROWS_CONFIG_CHECK(&g, gate_validate),
         CLI_ROW_HELP(&help),
         {0}};
@@ -191,8 +210,107 @@ int cmd_gate(int argc, char **argv)
         "          --sensor-log FILE --sensor-pattern RE] [--queue N\n"
         "          --queue-timeout T] [--series FILE] [--duration T] [options]",
         gate_about, flags, argc, argv, NULL);
-    if (rc != 0)
+    if (rc == 0)
+        g.words = cli_flags_config_detach();
+    return rc;
+#undef g
+}
+
+/* The running configuration and how it was given, for a reload. */
+typedef struct gate_run {
+    int argc;
+    char **argv; /* the command line as given (getopt reorders a copy) */
+    gate_cli *cur;
+    gate_cli *first; /* kept to the end: the sensor, built once, points into its strings */
+} gate_run;
+
+static void gate_cli_free(gate_cli *g)
+{
+    if (!g)
+        return;
+    cli_flags_config_release(g->words);
+    free(g);
+}
+
+static char **gate_argv_copy(int argc, char **argv)
+{
+    char **v = malloc(((size_t)argc + 1) * sizeof *v);
+    if (v)
+        memcpy(v, argv, ((size_t)argc + 1) * sizeof *v);
+    return v;
+}
+
+static int gate_reread(void *ctx, const struct qc_gate_params **next, qc_err *err);
+static void gate_reread_done(void *ctx, const struct qc_gate_params *next, int taken);
+
+static void gate_hooks(gate_run *R, gate_cli *g)
+{
+    g->o.reload = gate_reread;
+    g->o.reload_done = gate_reread_done;
+    g->o.reload_ctx = R;
+}
+
+/* SIGHUP: the same command line again, --config read anew; a message
+ * refusing it goes back to the gate, which logs it. */
+static int gate_reread(void *ctx, const struct qc_gate_params **next, qc_err *err)
+{
+    gate_run *R = ctx;
+    gate_cli *n = malloc(sizeof *n);
+    char **av = gate_argv_copy(R->argc, R->argv);
+    if (!n || !av) {
+        free(n);
+        free(av);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    char msg[sizeof err->msg];
+    cli_error_capture(msg, sizeof msg);
+    int rc = gate_parse(n, R->argc, av);
+    cli_error_capture(NULL, 0);
+    free(av);
+    if (rc != 0) {
+        gate_cli_free(n);
+        return qc_err_set(err, QC_EINVAL, "%s",
+                          msg[0] ? msg : "--check or --help has no meaning on a reload");
+    }
+    gate_hooks(R, n);
+    *next = &n->o;
+    return 0;
+}
+
+static void gate_reread_done(void *ctx, const struct qc_gate_params *next, int taken)
+{
+    gate_run *R = ctx;
+    gate_cli *n = (gate_cli *)(void *)next; /* o is its first field */
+    if (!taken) {
+        gate_cli_free(n);
+        return;
+    }
+    if (R->cur != R->first)
+        gate_cli_free(R->cur);
+    R->cur = n;
+    gate_log_json = n->log_json;
+}
+
+int cmd_gate(int argc, char **argv)
+{
+    gate_run R = {.argc = argc, .argv = gate_argv_copy(argc, argv)};
+    gate_cli *gp = malloc(sizeof *gp);
+    if (!R.argv || !gp) {
+        free(R.argv);
+        free(gp);
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
+    R.cur = R.first = gp;
+    int rc = gate_parse(gp, argc, argv);
+    if (rc != 0) {
+        gate_cli_free(R.cur);
+        free(R.argv);
         return rc < 0 ? 0 : rc; /* --help, --check: done */
+    }
+    gate_hooks(&R, gp);
+    gate_log_json = gp->log_json;
+    qc_gate_params *op = &gp->o;
     qc_err err = {0};
     signal(SIGPIPE, SIG_IGN); /* a peer gone mid-write is not fatal */
     /* a session is two files: as many as the hard limit allows */
@@ -203,7 +321,11 @@ int cmd_gate(int argc, char **argv)
     }
     if ((rc = qc_gate_run(op, &err)) != 0) {
         cli_error("gate: %s", err.msg);
-        return cli_exit_code(rc);
+        rc = cli_exit_code(rc);
     }
-    return 0;
+    if (R.cur != R.first)
+        gate_cli_free(R.cur);
+    gate_cli_free(R.first);
+    free(R.argv);
+    return rc;
 }

@@ -128,6 +128,9 @@ typedef struct proxy_cli {
     cli_strs backends, classes, prefixes, candidates;
     const char *class_spec[QC_PROXY_CLASSES_MAX];
     const char *prefix_spec[QC_PROXY_CLASSES_MAX * 4], *cand_spec[QC_PROXY_CLASSES_MAX];
+    void *words; /* the --config words its strings point into (cli_flags_config_detach) */
+    int log_json; /* --log-format json (proxy_log_json once this configuration runs) */
+    unsigned workers; /* --workers (0: the usable CPUs, cli_proxy_serve) */
 } proxy_cli;
 
 /* Resolves --class-prefix NAME=/PATH and --candidate NAME against the
@@ -335,17 +338,24 @@ static int proxy_validate(void *ctx)
 }
 
 /* The proxy's event lines, on stderr. */
+static int proxy_log_json; /* --log-format json: one process, one format */
+
 static void proxy_log(void *ctx, const char *line)
 {
     (void)ctx;
-    fprintf(stderr, "qctl proxy: %s\n", line);
+    cli_log_line(proxy_log_json, "qctl proxy", line);
 }
 
-int cmd_proxy(int argc, char **argv)
+/* The proxy's flags parsed into pc (its defaults first): 0, or
+ * CLI_DONE_HELP/CLI_DONE_CHECK, or an exit status after a message. A
+ * reload comes here again with the same command line (quiet: no usage). */
+static int proxy_parse(proxy_cli *pc_, int argc, char **argv, int reload)
 {
-    proxy_cli pc = {.limiter = "maxusers",
-                    .limit = NAN, .minl = NAN, .maxl = NAN, .ref = NAN, .gain = NAN,
-                    .eps = NAN, .alpha = NAN};
+    proxy_cli *const pcp = pc_;
+#define pc (*pcp)
+    memset(pcp, 0, sizeof *pcp);
+    pc.limiter = "maxusers";
+    pc.limit = pc.minl = pc.maxl = pc.ref = pc.gain = pc.eps = pc.alpha = NAN;
     qc_proxy_params *o = &pc.o;
     qc_proxy_params_init(o);
     o->log = proxy_log;
@@ -355,7 +365,6 @@ int cmd_proxy(int argc, char **argv)
     pc.prefixes.v = pc.prefix_spec;
     pc.candidates.v = pc.cand_spec;
     int help = 0, first = 0;
-    unsigned workers = 0; /* 0: the usable CPUs (cli_proxy_serve) */
     const cli_flag flags[] = {
         {"listen", CLI_STR, &o->listen, .arg = "HOST:PORT",
          .help = "address (default 127.0.0.1:8080; port 0: any free);\nin every address flag HOST "
@@ -383,7 +392,7 @@ int cmd_proxy(int argc, char **argv)
          .help = "no token: state changes from any local program\nthat is not a browser"},
         {"admin-read-only", CLI_BOOL, &o->admin_read_only,
          .help = "the admin port changes nothing (403)"},
-        {"workers", CLI_UINT, &workers, 0, 1024, .arg = "N",
+        {"workers", CLI_UINT, &pc.workers, 0, 1024, .arg = "N",
          .help = "N event loops on N threads sharing one limiter\nand waiting room (default 0: "
                  "the usable CPUs;\n1 with a fleet)"},
         {"drain-timeout", CLI_DOUBLE, &o->drain_timeout, .arg = "T",
@@ -491,13 +500,134 @@ int cmd_proxy(int argc, char **argv)
         {"health-check", CLI_DOUBLE, &o->health_check, .arg = "T",
          .help = "probe every on backend every T s (GET --health,\nelse a connect; default 0: "
                  "none)"},
+        {"access-log", CLI_STR, &o->access_log, .path = CLI_PATH_OUT, .arg = "FILE",
+         .help = "a line per request answered ('-': standard\noutput), appended; SIGUSR1 reopens "
+                 "FILE\n(logrotate's create; copytruncate works too)"},
+        {"access-log-format", CLI_CHOICE, &o->access_log_format, .arg = "F",
+         .choices = "combined,json",
+         .help = "combined (nginx's, the default) or json (with\nthe class, the limiter's "
+                 "decision, the queue\nwait, the upstream time and the backend)"},
+        {"log-format", CLI_CHOICE, &pc.log_json, .arg = "F", .choices = "text,json",
+         .help = "the event lines on stderr: text (TIME LEVEL\nqctl proxy: ..., the default) or "
+                 "json (an object\na line: time, level, program, msg)"},
+        {"", CLI_NOTE, NULL, .help = "Forwarding headers (each off by default):"},
+        {"x-forwarded-for", CLI_BOOL, &o->fwd_xff,
+         .help = "send X-Forwarded-For: the values the request\ncame with, then the client's "
+                 "address"},
+        {"x-forwarded-proto", CLI_BOOL, &o->fwd_xfp,
+         .help = "send X-Forwarded-Proto: the scheme the proxy was\nreached by (replaces the "
+                 "client's)"},
+        {"forwarded", CLI_BOOL, &o->fwd_forwarded,
+         .help = "send Forwarded (RFC 7239): the request's elements,\nthen for=CLIENT;proto=SCHEME"},
+        {"request-id", CLI_BOOL, &o->fwd_request_id,
+         .help = "send X-Request-Id: the client's when it is 1-128\nof [A-Za-z0-9._-], else 32 "
+                 "random hex digits"},
         CLI_ROW_HELP(&help),
         {0}};
     int rc = cli_flags_parse("proxy", flags, argc, argv, &first, NULL);
-    if (rc == CLI_DONE_HELP)
+    if (rc == CLI_DONE_HELP && !reload)
         cli_flags_usage(stdout, "qctl proxy --backend HOST:PORT [--backend ...] [options]",
                         proxy_about, flags);
+    if (rc == 0)
+        pc.words = cli_flags_config_detach();
+    return rc;
+#undef pc
+}
+
+static void proxy_cli_free(proxy_cli *pc)
+{
+    if (!pc)
+        return;
+    for (unsigned i = 0; i < pc->o.nclasses; i++)
+        free((char *)pc->o.class_name[i]);
+    cli_flags_config_release(pc->words);
+    free(pc);
+}
+
+/* The running configuration and how it was given, for a reload. */
+typedef struct proxy_run {
+    int argc;
+    char **argv; /* the command line as given (getopt reorders a copy) */
+    proxy_cli *cur, *prev;
+} proxy_run;
+
+static char **argv_copy(int argc, char **argv)
+{
+    char **v = malloc(((size_t)argc + 1) * sizeof *v);
+    if (v)
+        memcpy(v, argv, ((size_t)argc + 1) * sizeof *v);
+    return v;
+}
+
+static int proxy_reread(void *ctx, const struct qc_proxy_params **next, qc_err *err);
+static void proxy_reread_done(void *ctx, const struct qc_proxy_params *next, int taken);
+
+static void proxy_hooks(proxy_run *R, proxy_cli *pc)
+{
+    pc->o.reload = proxy_reread;
+    pc->o.reload_done = proxy_reread_done;
+    pc->o.reload_ctx = R;
+}
+
+/* SIGHUP, POST /reload: the same command line again, --config read anew;
+ * a message refusing it goes back to the proxy, which reports it. */
+static int proxy_reread(void *ctx, const struct qc_proxy_params **next, qc_err *err)
+{
+    proxy_run *R = ctx;
+    proxy_cli *n = malloc(sizeof *n);
+    char **av = argv_copy(R->argc, R->argv);
+    if (!n || !av) {
+        free(n);
+        free(av);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    char msg[sizeof err->msg];
+    cli_error_capture(msg, sizeof msg);
+    int rc = proxy_parse(n, R->argc, av, 1);
+    cli_error_capture(NULL, 0);
+    free(av); /* the strings stay: they are argv's own, or the file's detached words */
+    if (rc != 0) {
+        proxy_cli_free(n);
+        return qc_err_set(err, QC_EINVAL, "%s",
+                          msg[0] ? msg : "--check or --help has no meaning on a reload");
+    }
+    proxy_hooks(R, n);
+    *next = &n->o;
+    return 0;
+}
+
+static void proxy_reread_done(void *ctx, const struct qc_proxy_params *next, int taken)
+{
+    proxy_run *R = ctx;
+    proxy_cli *n = (proxy_cli *)(void *)next; /* o is its first field */
+    if (!taken) {
+        proxy_cli_free(n);
+        return;
+    }
+    /* the one before stays until the next reload: the other workers may
+     * still read it until the configuration reaches them (a reload waits
+     * for that: qc_proxy_reload) */
+    proxy_cli_free(R->prev);
+    R->prev = R->cur;
+    R->cur = n;
+    proxy_log_json = n->log_json;
+}
+
+int cmd_proxy(int argc, char **argv)
+{
+    proxy_run R = {.argc = argc, .argv = argv_copy(argc, argv)};
+    proxy_cli *pc = malloc(sizeof *pc);
+    if (!R.argv || !pc) {
+        free(R.argv);
+        free(pc);
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
+    int rc = proxy_parse(pc, argc, argv, 0);
+    R.cur = pc;
     if (rc == 0) {
+        proxy_hooks(&R, pc);
+        proxy_log_json = pc->log_json;
         signal(SIGPIPE, SIG_IGN); /* a peer gone mid-response is not fatal */
         /* a connection is a file: as many as the hard limit allows */
         struct rlimit rl;
@@ -506,13 +636,14 @@ int cmd_proxy(int argc, char **argv)
             setrlimit(RLIMIT_NOFILE, &rl);
         }
         qc_err err = {0};
-        int r = cli_proxy_serve(o, workers, &err);
+        int r = cli_proxy_serve(&pc->o, pc->workers, &err);
         if (r) {
             cli_error("proxy: %s", err.msg);
             rc = cli_exit_code(r) == QC_EXIT_USAGE ? QC_EXIT_USAGE : QC_EXIT_FAIL;
         }
     }
-    for (unsigned i = 0; i < o->nclasses; i++)
-        free((char *)o->class_name[i]);
+    proxy_cli_free(R.cur);
+    proxy_cli_free(R.prev);
+    free(R.argv);
     return rc < 0 ? 0 : rc;
 }

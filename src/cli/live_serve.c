@@ -38,6 +38,7 @@ struct serve {
     unsigned n;
     worker *w; /* w[0]: the lead, on the main loop */
     uv_signal_t term, intr;
+    uv_signal_t hup, usr1; /* a reload; the access log reopened (the lead's loop) */
     atomic_int signals; /* signals received: 1 drain, 2 and more cut */
 };
 
@@ -52,6 +53,8 @@ static void worker_closed(qc_proxy *p, void *arg)
     if (w->index == 0) {
         uv_close((uv_handle_t *)&w->s->term, NULL);
         uv_close((uv_handle_t *)&w->s->intr, NULL);
+        uv_close((uv_handle_t *)&w->s->hup, NULL);
+        uv_close((uv_handle_t *)&w->s->usr1, NULL);
     }
 }
 
@@ -96,6 +99,26 @@ static void on_signal(uv_signal_t *h, int sig)
             uv_async_send(&s->w[i].wake);
     if (s->w[0].wake_on)
         worker_wake(&s->w[0].wake);
+}
+
+/* SIGHUP: the configuration read again by the lead, which hands it to
+ * the other workers (qc_proxy_reload_request logs a refusal itself). */
+static void on_hup(uv_signal_t *h, int sig)
+{
+    (void)sig;
+    serve *s = h->data;
+    qc_err err = {0};
+    if (s->w[0].p && !s->w[0].draining)
+        qc_proxy_reload_request(s->w[0].p, "SIGHUP", &err);
+}
+
+/* SIGUSR1: the access logs opened again (logrotate's create). */
+static void on_usr1(uv_signal_t *h, int sig)
+{
+    (void)sig;
+    serve *s = h->data;
+    if (s->w[0].p)
+        qc_proxy_reopen_logs(s->w[0].p);
 }
 
 static void *worker_main(void *arg)
@@ -145,6 +168,11 @@ int cli_proxy_serve(const qc_proxy_params *o, unsigned workers, qc_err *err)
         s.term.data = s.intr.data = &s;
         uv_signal_start(&s.term, on_signal, SIGTERM);
         uv_signal_start(&s.intr, on_signal, SIGINT);
+        uv_signal_init(&lead->loop, &s.hup);
+        uv_signal_init(&lead->loop, &s.usr1);
+        s.hup.data = s.usr1.data = &s;
+        uv_signal_start(&s.hup, on_hup, SIGHUP);
+        uv_signal_start(&s.usr1, on_usr1, SIGUSR1);
         /* the other workers, each started before the next */
         for (; started < workers; started++) {
             worker *w = &s.w[started];

@@ -56,6 +56,8 @@ struct qc_limiter {
     qc_mu_ctl mu_ctl; /* MAXUSERS: the controller of src/control */
     qc_knee knee;     /* the no-load latency and, with knee_on, the reference */
     int knee_on;      /* MAXUSERS with reference 0: the reference adapts */
+    double conf_reference; /* the reference configured (cfg.reference moves with
+                              the adaptation and the admin's changes) */
     int settling;     /* the limit was restarted: see tick_knee */
     qc_lim_conc conc;
     /* ADMISSION, under mu */
@@ -273,6 +275,7 @@ static int limiter_build(const qc_limiter_params *c, double now, qc_limiter **ou
     if (!l)
         return qc_err_set(err, QC_ENOMEM, "limiter: out of memory");
     l->cfg = *c;
+    l->conf_reference = c->reference;
     l->classes = c->classes;
     l->limit = c->initial_limit;
     l->last_tick = now;
@@ -667,6 +670,129 @@ void qc_limiter_set_limit(qc_limiter *l, double u)
     l->limit = u;
     atomic_store_explicit(&l->gate, gate_of(u), memory_order_relaxed);
     pthread_mutex_unlock(&l->mu);
+}
+
+/* Whether a and b differ in what the controller's step object is built
+ * from (not the range, the reference or the bounds: those are set in
+ * place by qc_limiter_reconfigure). */
+static int controller_differs(const qc_limiter_params *a, const qc_limiter_params *b)
+{
+    switch (a->algo) {
+    case QC_LIMITER_MAXUSERS: return a->ki != b->ki || a->kp != b->kp;
+    case QC_LIMITER_AIMD:
+        return a->aimd_backoff != b->aimd_backoff || a->aimd_timeout != b->aimd_timeout;
+    case QC_LIMITER_GRADIENT2: return memcmp(&a->gradient2, &b->gradient2, sizeof a->gradient2) != 0;
+    case QC_LIMITER_VEGAS: return memcmp(&a->vegas, &b->vegas, sizeof a->vegas) != 0;
+    case QC_LIMITER_ENVOY: return memcmp(&a->envoy, &b->envoy, sizeof a->envoy) != 0;
+    case QC_LIMITER_FIXED:
+    case QC_LIMITER_ADMISSION: return 0;
+    }
+    return 1;
+}
+
+int qc_limiter_reconfigure(qc_limiter *l, const qc_limiter_params *c, double now, int *changed,
+                           qc_err *err)
+{
+    int rc = check_config(c, err);
+    if (rc)
+        return rc;
+    if (changed)
+        *changed = 0;
+    pthread_mutex_lock(&l->mu);
+    qc_limiter_params old = l->cfg;
+    const double ref_now = l->cfg.reference;
+    old.reference = l->conf_reference;
+    if (c->algo != old.algo) {
+        pthread_mutex_unlock(&l->mu);
+        return qc_err_set(err, QC_EINVAL, "algo: the limiter cannot change from %s to %s in place",
+                          qc_limiter_algo_name(old.algo), qc_limiter_algo_name(c->algo));
+    }
+    if (c->classes != old.classes) {
+        pthread_mutex_unlock(&l->mu);
+        return qc_err_set(err, QC_EINVAL, "classes: %u cannot change to %u in place", old.classes,
+                          c->classes);
+    }
+    if (c->algo == QC_LIMITER_ADMISSION) {
+        int same = c->adm_epsilon == old.adm_epsilon && c->adm_alpha == old.adm_alpha &&
+                   c->adm_min_completions == old.adm_min_completions &&
+                   c->adm_candidates == old.adm_candidates && c->be_floor == old.be_floor;
+        for (unsigned i = 0; i < c->classes; i++)
+            same &= (c->bound[i] > 0) == (old.bound[i] > 0);
+        if (!same) {
+            pthread_mutex_unlock(&l->mu);
+            return qc_err_set(err, QC_EINVAL,
+                              "admission: epsilon, alpha, completions per sample, candidates and "
+                              "which classes are bounded cannot change in place");
+        }
+        for (unsigned i = 0; i < c->classes; i++)
+            if (c->bound[i] != old.bound[i]) {
+                l->new_bound[i] = c->bound[i]; /* taken at the next tick */
+                if (changed)
+                    *changed = 1;
+            }
+        pthread_mutex_unlock(&l->mu);
+        return 0;
+    }
+    int differs = memcmp(c, &old, sizeof *c) != 0;
+    if (changed)
+        *changed = differs;
+    if (!differs) {
+        pthread_mutex_unlock(&l->mu);
+        return 0;
+    }
+    int range = c->min_limit != old.min_limit || c->max_limit != old.max_limit;
+    int restart = controller_differs(c, &old) || range;
+    double u = c->algo == QC_LIMITER_FIXED ? c->initial_limit
+                                           : clampd(l->limit, c->min_limit, c->max_limit);
+    double reference = l->cfg.reference; /* as set in force (admin, adaptation) */
+    int knee_on = l->knee_on;
+    const int knee_on_was = l->knee_on;
+    l->cfg = *c;
+    if (c->reference != old.reference) { /* the file's new reference, or adapting again */
+        reference = c->reference;
+        l->conf_reference = c->reference;
+        knee_on = c->algo == QC_LIMITER_MAXUSERS && c->reference == 0;
+    }
+    if (restart && c->algo != QC_LIMITER_FIXED) {
+        qc_knee knee = l->knee; /* the no-load latency measured so far stays */
+        qc_err e2 = {0};
+        l->cfg.initial_limit = u;
+        if (l->cfg.algo == QC_LIMITER_ENVOY)
+            qc_lim_envoy_free(&l->conc.u.envoy);
+        if ((rc = init_controller(l, now, &e2)) != 0) {
+            /* the parameters passed check_config, so the step objects'
+             * own checks refused them: back to the old ones */
+            l->cfg = old;
+            l->cfg.initial_limit = l->limit;
+            init_controller(l, now, NULL);
+            l->cfg.reference = ref_now;
+            l->conf_reference = old.reference;
+            l->knee = knee;
+            l->knee_on = knee_on_was;
+            pthread_mutex_unlock(&l->mu);
+            return qc_err_set(err, rc, "%s", e2.msg);
+        }
+        l->cfg.initial_limit = c->initial_limit;
+        if (!range)
+            l->knee = knee;
+        l->settling = 0;
+    }
+    l->cfg.reference = reference;
+    l->knee_on = knee_on && reference == 0;
+    if (c->algo == QC_LIMITER_MAXUSERS)
+        qc_mu_ctl_reset(&l->mu_ctl, u), u = l->mu_ctl.u;
+    else if (c->algo == QC_LIMITER_AIMD)
+        l->conc.u.aimd.limit = u;
+    else if (c->algo == QC_LIMITER_GRADIENT2)
+        l->conc.u.g2.limit = u;
+    else if (c->algo == QC_LIMITER_VEGAS)
+        l->conc.u.vegas.limit = u;
+    else if (c->algo == QC_LIMITER_ENVOY)
+        l->conc.u.envoy.limit = u;
+    l->limit = u;
+    atomic_store_explicit(&l->gate, gate_of(u), memory_order_relaxed);
+    pthread_mutex_unlock(&l->mu);
+    return 0;
 }
 
 void qc_limiter_record(qc_limiter *l, unsigned cls, double latency, uint32_t inflight, int outcome)

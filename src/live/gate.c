@@ -28,6 +28,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,8 @@ struct gate {
     uv_tcp_t listener, admin;
     int admin_on;
     uv_signal_t sigterm, sigint;
+    uv_signal_t sighup; /* a reload: qc_gate_reload */
+    unsigned long long reloads, reloads_refused;
     uv_timer_t control, duration;
     struct sockaddr_storage backend;
     qc_mu_ctl ctl;
@@ -658,6 +661,8 @@ static char *status_json(const gate *G)
     json_object_set_new(r, "connected", json_integer(G->active.n));
     json_object_set_new(r, "waiting", json_integer(G->waiting.n));
     json_object_set_new(r, "queue", json_integer(o->queue));
+    json_object_set_new(r, "reloads", json_integer((json_int_t)G->reloads));
+    json_object_set_new(r, "reloads_refused", json_integer((json_int_t)G->reloads_refused));
     json_object_set_new(r, "accepted", json_integer((json_int_t)G->accepted));
     json_object_set_new(r, "admitted", json_integer((json_int_t)G->admitted));
     json_object_set_new(r, "refused", json_integer((json_int_t)G->refused));
@@ -947,6 +952,7 @@ static void stop_all(gate *G)
     close_if_open((uv_handle_t *)&G->duration);
     close_if_open((uv_handle_t *)&G->sigterm);
     close_if_open((uv_handle_t *)&G->sigint);
+    close_if_open((uv_handle_t *)&G->sighup);
     close_if_open((uv_handle_t *)&G->listener);
     if (G->admin_on)
         close_if_open((uv_handle_t *)&G->admin);
@@ -986,6 +992,103 @@ static void on_signal(uv_signal_t *s, int sig)
 }
 
 static void on_duration(uv_timer_t *t) { start_drain(t->data); }
+
+/* ---- reload ---------------------------------------------------------------
+ *
+ * As the proxy's (proxy_reload.c): what can change in place is changed,
+ * what cannot is refused before anything moved, so a reload takes the
+ * whole new configuration or leaves the old one running. Sessions and
+ * the listener are never touched. */
+
+static qc_pi_params pi_params(const qc_gate_params *o);
+static void glog(const gate *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void glog(const gate *G, const char *fmt, ...)
+{
+    if (!G->o->log)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    G->o->log(G->o->log_ctx, line);
+}
+
+static int gsame(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static int sensor_same(const qc__sensor_params *a, const qc__sensor_params *b)
+{
+    return gsame(a->cmd, b->cmd) && gsame(a->url, b->url) && gsame(a->metric, b->metric) &&
+           gsame(a->log, b->log) && gsame(a->pattern, b->pattern) && gsame(a->remote, b->remote) &&
+           a->scale == b->scale;
+}
+
+int qc_gate_reload(qc_gate *G, const qc_gate_params *n, qc_err *err)
+{
+    const qc_gate_params *o = G->o;
+    int rc = qc_gate_check(n, err);
+    if (rc)
+        return rc;
+    const char *f = !gsame(o->listen, n->listen)             ? "--listen"
+                    : !gsame(o->backend, n->backend)         ? "--backend"
+                    : !gsame(o->admin, n->admin)             ? "--admin"
+                    : o->controller != n->controller         ? "--controller"
+                    : o->interval != n->interval             ? "--interval"
+                    : !gsame(o->series, n->series)           ? "--series"
+                    : !sensor_same(&o->sensor, &n->sensor)   ? "the sensor (--sensor-*)"
+                    : o->duration != n->duration             ? "--duration"
+                    : o->excite != n->excite || o->seed != n->seed ? "--excite, --seed"
+                                                             : NULL;
+    if (f)
+        return qc_err_set(err, QC_EINVAL,
+                          "%s cannot change while the gate runs (restart it for that)", f);
+    if (n->controller == QC_GATE_STATIC) {
+        G->u = n->limit;
+    } else if (n->controller == QC_GATE_INTEGRAL || n->controller == QC_GATE_PI) {
+        qc_pi_params a = pi_params(o), b = pi_params(n);
+        if (a.kp != b.kp || a.ki != b.ki || a.u_min != b.u_min || a.u_max != b.u_max ||
+            a.aw != b.aw || a.k_aw != b.k_aw) {
+            /* bumpless: the new controller starts at the limit in force */
+            b.u_init = G->u < b.u_min ? b.u_min : G->u > b.u_max ? b.u_max : G->u;
+            qc_mu_ctl ctl;
+            if ((rc = qc_mu_ctl_init(&ctl, &b, err)) != 0)
+                return rc;
+            G->ctl = ctl;
+            G->u = b.u_init;
+        }
+    }
+    G->limit = (unsigned)floor(G->u + 1e-9);
+    G->o = n;
+    pump(G); /* a higher limit lets the waiting sessions in now */
+    return 0;
+}
+
+static void on_hup(uv_signal_t *h, int sig)
+{
+    (void)sig;
+    gate *G = h->data;
+    const qc_gate_params *o = G->o, *n = NULL;
+    if (G->draining)
+        return;
+    qc_err err = {0};
+    int rc;
+    if (!o->reload)
+        rc = qc_err_set(&err, QC_EINVAL, "no configuration to read again");
+    else if ((rc = o->reload(o->reload_ctx, &n, &err)) == 0)
+        rc = n ? qc_gate_reload(G, n, &err) : qc_err_set(&err, QC_EINVAL, "empty configuration");
+    if (o->reload && o->reload_done && n)
+        o->reload_done(o->reload_ctx, n, rc == 0);
+    if (rc) {
+        G->reloads_refused++;
+        glog(G, "SIGHUP: the new configuration was refused, the running one stays: %s", err.msg);
+        return;
+    }
+    G->reloads++;
+    glog(G, "SIGHUP: configuration reloaded (limit %u)", G->limit);
+}
 
 /* ---- setup -------------------------------------------------------------- */
 
@@ -1187,6 +1290,9 @@ int qc_gate_run(const qc_gate_params *o, qc_err *err)
         uv_timer_start(&G->duration, on_duration, (uint64_t)llround(o->duration * 1000), 0);
     uv_signal_start(&G->sigterm, on_signal, SIGTERM);
     uv_signal_start(&G->sigint, on_signal, SIGINT);
+    uv_signal_init(&G->loop, &G->sighup);
+    G->sighup.data = G;
+    uv_signal_start(&G->sighup, on_hup, SIGHUP);
     uv_run(&G->loop, UV_RUN_DEFAULT);
     rc = 0;
     goto done;

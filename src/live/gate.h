@@ -65,6 +65,17 @@ typedef struct qc_gate_params {
                                many bytes, both ways (0: no bound) */
     const char *series;     /* NULL or a CSV, one row per interval */
     qc__sensor_params sensor;
+    /* SIGHUP: the caller's configuration anew (--config and the command
+     * line read again) into *next, kept alive by the caller until
+     * reload_done says whether it was taken (the previous one is then no
+     * longer used) or refused (next is not used); NULL: SIGHUP is
+     * logged and ignored. log: the gate's event lines (reloads), NULL:
+     * none. */
+    int (*reload)(void *ctx, const struct qc_gate_params **next, qc_err *err);
+    void (*reload_done)(void *ctx, const struct qc_gate_params *next, int taken);
+    void *reload_ctx;
+    void (*log)(void *ctx, const char *line);
+    void *log_ctx;
 } qc_gate_params;
 
 void qc_gate_params_init(qc_gate_params *o);
@@ -79,5 +90,22 @@ int qc_gate_check(const qc_gate_params *o, qc_err *err);
  * they end or drain_timeout passes; a second signal stops at once. The
  * caller ignores SIGPIPE. */
 int qc_gate_run(const qc_gate_params *o, qc_err *err);
+
+/* A running gate (its handle inside the run). */
+typedef struct gate qc_gate;
+
+/* Takes the configuration o in place of the running one, or refuses it
+ * and changes nothing (QC_EINVAL or QC_ERANGE: qc_gate_check's message,
+ * or the flag that cannot change while the gate runs: --listen,
+ * --backend, --admin, --controller, --interval, --series, the sensor,
+ * --duration, the excitation's kind and seed). Taken: the listener and
+ * every session stay, the waiting ones keep their places; a static limit
+ * moves to the new one; the integral and PI controllers keep their state
+ * when their gains and range are unchanged (a new reference schedule is
+ * read from the next interval on), and otherwise restart bumplessly at
+ * the limit in force; the queue's bound and the timeouts and budgets
+ * apply from now on. o must live until the next reload or the end of
+ * the run. On the loop's thread. */
+int qc_gate_reload(qc_gate *g, const qc_gate_params *o, qc_err *err);
 
 #endif

@@ -247,6 +247,24 @@ typedef struct qc_proxy_params {
     const char *admin_token_out;
     int admin_no_token;
     int admin_read_only;          /* the admin port changes nothing (403) */
+    /* forwarding headers added to each request (forwarded.c): 1 adds
+     * X-Forwarded-For (the client appended to the values sent),
+     * X-Forwarded-Proto, Forwarded (RFC 7239, appended) and X-Request-Id
+     * (the client's kept when a plain token, else generated) */
+    int fwd_xff, fwd_xfp, fwd_forwarded, fwd_request_id;
+    /* NULL, or the access log's file ("-": standard output), a line per
+     * request answered; its format 0 combined (nginx's), 1 JSON */
+    const char *access_log;
+    int access_log_format;
+    /* Reload (SIGHUP, POST /reload on the admin port): reload asks the
+     * caller for its configuration anew (the --config file and the
+     * command line read again) into *next, which the caller keeps alive
+     * until reload_done(ctx, next, taken) says whether the proxy took it
+     * (the previous one is then no longer used) or refused it (next is
+     * not used). NULL: a reload is refused ("nothing to read again"). */
+    int (*reload)(void *ctx, const struct qc_proxy_params **next, qc_err *err);
+    void (*reload_done)(void *ctx, const struct qc_proxy_params *next, int taken);
+    void *reload_ctx;
     /* events worth a line (a failed un/park command), one line each
      * without a newline; NULL: not reported (the counters have them) */
     void (*log)(void *ctx, const char *line);
@@ -326,5 +344,32 @@ void qc_proxy_group_free(qc_proxy_group *g);
 /* The proxy's /metrics text (Prometheus) into buf[0..size); its length
  * (snprintf's rule: more than size when cut). */
 size_t qc_proxy_metrics(qc_proxy *p, char *buf, size_t size);
+
+/* A running proxy (its handle inside the run; see proxy_reload.c). */
+typedef struct proxy qc_proxy;
+
+/* Takes the configuration o in place of the running one, or refuses it
+ * and changes nothing: QC_EINVAL or QC_ERANGE with the message of
+ * qc_proxy_check, or naming the field that cannot change while running
+ * (the listening and admin addresses, the backends, the classes' names,
+ * the limiter's algorithm, the waiting room's size and discipline, the
+ * control interval, the fleet, the series file, the token file's name).
+ * Taken: every listener and connection stays open, the requests in
+ * flight and waiting keep their places, and the limiter keeps its state
+ * where its parameters are unchanged (qc_limiter_reconfigure). o must
+ * live until the next reload or the end of the run. On the loop's
+ * thread. */
+int qc_proxy_reload(qc_proxy *p, const qc_proxy_params *o, qc_err *err);
+
+/* Asks o->reload for the configuration anew and takes it (qc_proxy_reload)
+ * or refuses it, logging either (why: what asked, e.g. "SIGHUP"). In a
+ * group, on the first worker's loop: it hands the configuration to the
+ * others. The host's SIGHUP handler calls this. */
+int qc_proxy_reload_request(qc_proxy *p, const char *why, qc_err *err);
+
+/* Opens the access log's path again (logrotate's create: the file was
+ * moved away), after the write in flight; no line is lost. On the loop's
+ * thread; in a group, on the first worker's, which tells the others. */
+void qc_proxy_reopen_logs(qc_proxy *p);
 
 #endif

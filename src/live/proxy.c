@@ -98,6 +98,10 @@ static void apply(void *ctx, const qc_front_decision *d)
     }
     switch (d->act) {
     case QC_FRONT_ADMIT: {
+        if (c->lr) {
+            c->lr->decision = "admitted";
+            c->lr->t_admit = qc__now();
+        }
         uconn holder = {0};
         holder.tok = d->tok;
         P->cls[c->cls].admitted++;
@@ -117,6 +121,8 @@ static void apply(void *ctx, const qc_front_decision *d)
         break;
     }
     case QC_FRONT_REFUSE:
+        if (c->lr)
+            c->lr->decision = qc_front_reason_name(d->reason);
         if (d->reason == QC_FRONT_STANDING)
             P->q_shed++;
         qc__proxy_refuse(c);
@@ -307,7 +313,18 @@ static void on_mailbox(uv_async_t *a)
     pthread_mutex_lock(&P->g->mu);
     cconn *c = w->mb_head;
     w->mb_head = w->mb_tail = NULL;
+    const qc_proxy_params *reload = w->reload;
+    int reopen = w->reopen;
+    w->reopen = 0;
     pthread_mutex_unlock(&P->g->mu);
+    if (reload) { /* the first worker took it: this one's part (proxy_reload.c) */
+        qc__proxy_reload_local(P, reload);
+        pthread_mutex_lock(&P->g->mu);
+        w->reload = NULL;
+        pthread_mutex_unlock(&P->g->mu);
+    }
+    if (reopen && P->alog_on)
+        qc__alog_reopen(&P->alog);
     while (c) {
         cconn *next = c->ho_next;
         qc_front_decision d = c->ho;
@@ -384,8 +401,19 @@ unsigned qc_proxy_group_size(const qc_proxy_group *g)
  * always comes from the loop (libuv's rule) and after every other
  * handle's. */
 
+static void finish_cb(void *arg);
+
 static void finish(proxy *P)
 {
+    if (P->alog_on && P->alog.writing) { /* its buffer is the pool's until written */
+        P->alog.idle = finish_cb;
+        P->alog.idle_arg = P;
+        return;
+    }
+    if (P->alog_on) {
+        P->alog_on = 0;
+        qc__alog_close(&P->alog);
+    }
     if (P->on_closed)
         P->on_closed(P, P->on_closed_arg);
     if (P->g) {
@@ -402,6 +430,11 @@ static void finish(proxy *P)
     for (unsigned i = 0; i < P->ncls; i++)
         qc_hist_free(P->cls[i].lat);
     free(P);
+}
+
+static void finish_cb(void *arg)
+{
+    finish(arg);
 }
 
 /* One of P's handles is closed: when only the drain timer is left and the
@@ -455,6 +488,7 @@ static void stop_all(proxy *P)
     if (P->g) { /* no wakeup from now on: what comes stays in the mailbox */
         pthread_mutex_lock(&P->g->mu);
         P->g->w[P->index].async = NULL;
+        P->g->w[P->index].reload = NULL; /* a reload still coming no longer concerns it */
         pthread_mutex_unlock(&P->g->mu);
         close_own((uv_handle_t *)&P->async);
     }
@@ -832,6 +866,11 @@ static int proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy_
         fprintf(P->series, "t,limit,inflight,queue,admitted,refused,measured,"
                            "on,setup,off,parking\n");
     }
+    if (o->access_log) {
+        if ((rc = qc__alog_open(&P->alog, P->loop, o->access_log, o->access_log_format, err)) != 0)
+            goto out;
+        P->alog_on = 1;
+    }
     /* the drain timer first: closed last (see "lifecycle") */
     uv_timer_init(P->loop, &P->drain_timer);
     P->drain_timer.data = P;
@@ -889,6 +928,8 @@ out_handles:
     stop_all(P);
     return rc;
 out:
+    if (P->alog_on)
+        qc__alog_close(&P->alog);
     qc__proxy_admin_token_end(P);
     if (P->series)
         fclose(P->series);

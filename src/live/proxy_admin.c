@@ -248,6 +248,15 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
     OUT("qctl_admin_refused_total{why=\"browser\"} %llu\n"
         "qctl_admin_refused_total{why=\"token\"} %llu\n",
         (unsigned long long)P->admin_browser, (unsigned long long)P->admin_token);
+    HEAD("qctl_reloads_total", "counter",
+         "Configuration reloads (SIGHUP, POST /reload), taken or refused.");
+    OUT("qctl_reloads_total{result=\"taken\"} %llu\nqctl_reloads_total{result=\"refused\"} %llu\n",
+        (unsigned long long)P->reloads, (unsigned long long)P->reload_failed);
+    HEAD("qctl_access_log_lines_total", "counter",
+         "Access log lines: written, or dropped while the file was too slow.");
+    OUT("qctl_access_log_lines_total{result=\"written\"} %llu\n"
+        "qctl_access_log_lines_total{result=\"dropped\"} %llu\n",
+        (unsigned long long)P->alog.lines, (unsigned long long)P->alog.dropped);
     n += qc__process_metrics(buf + (n < size ? n : size), n < size ? size - n : 0);
 #undef OUT
     return n < size ? n : size - 1;
@@ -337,6 +346,10 @@ static char *status_json(proxy *P)
     json_object_set_new(root, "retries_denied", json_integer((json_int_t)P->retries_denied));
     json_object_set_new(root, "errors502", json_integer((json_int_t)P->errors502));
     json_object_set_new(root, "errors504", json_integer((json_int_t)P->errors504));
+    json_object_set_new(root, "reloads", json_integer((json_int_t)P->reloads));
+    json_object_set_new(root, "reloads_refused", json_integer((json_int_t)P->reload_failed));
+    if (P->reload_error[0])
+        json_object_set_new(root, "reload_error", json_string(P->reload_error));
     json_t *cl = json_array();
     for (unsigned i = 0; i < P->ncls; i++) {
         json_t *o = json_object();
@@ -493,7 +506,8 @@ void qc__proxy_admin_request(cconn *c, const char *target, size_t tlen, int post
 {
     proxy *P = c->P;
     int change = (tlen > 7 && memcmp(target, "/bound?", 7) == 0) ||
-                 (tlen > 11 && memcmp(target, "/reference?", 11) == 0);
+                 (tlen > 11 && memcmp(target, "/reference?", 11) == 0) ||
+                 (tlen == 7 && memcmp(target, "/reload", 7) == 0);
     if (change && !post) {
         static const char body[] = "method not allowed: use POST to change state\n";
         qc__proxy_client_reply(c, 405, "Method Not Allowed", "Allow: POST\r\n", "text/plain", body,
@@ -526,6 +540,21 @@ void qc__proxy_admin_request(cconn *c, const char *target, size_t tlen, int post
         char q[256];
         copy_tail(q, sizeof q, target, tlen, 7);
         admin_bound(c, q);
+        return;
+    }
+    if (tlen == 7 && memcmp(target, "/reload", 7) == 0) { /* proxy_reload.c */
+        qc_err err = {0};
+        char msg[320];
+        int k;
+        if (qc__proxy_reload_request(P, "POST /reload", &err) == 0) {
+            k = snprintf(msg, sizeof msg, "reloaded\n");
+            qc__proxy_client_reply(c, 200, "OK", NULL, "text/plain", msg, (size_t)k);
+        } else {
+            k = snprintf(msg, sizeof msg, "refused, the running configuration stays: %s\n",
+                         err.msg);
+            qc__proxy_client_reply(c, 400, "Bad Request", NULL, "text/plain", msg,
+                                   k < (int)sizeof msg ? (size_t)k : sizeof msg - 1);
+        }
         return;
     }
     const char *page;

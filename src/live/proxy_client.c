@@ -9,6 +9,7 @@
  * answers or read-ahead exceed their bounds (client_flow), so one client
  * cannot grow the process. */
 #include "live/list.h"
+#include "live/forwarded.h"
 #include "live/proxy_int.h"
 
 static void on_client_timer(uv_timer_t *t);
@@ -34,6 +35,7 @@ static void client_closed(uv_handle_t *h)
     if (--c->handles_open == 0) {
         qc__buf_free(&c->in);
         qc__buf_free(&c->req);
+        free(c->lr);
         client_mem(c);
         if (!c->admin)
             atomic_fetch_sub(P->nclients, 1);
@@ -148,6 +150,7 @@ void qc__proxy_client_reply(cconn *c, int status, const char *reason, const char
                             const char *ctype, const char *body, size_t blen)
 {
     char msg[1024];
+    qc__proxy_log_answer(c, status, blen, NAN);
     if (c->body_stream) { /* the rest of its body is not read: nothing follows */
         c->body_stream = 0;
         c->keep = 0;
@@ -332,7 +335,11 @@ static int request_out(cconn *c, const qc__http_head *h, size_t total)
     /* absolute form: the target's authority replaces Host, and the origin
      * form goes on (RFC 9112 3.2.2, as nginx forwards it) */
     int abs = absolute_form(buf, h, &auth, &alen, &path, &plen);
-    int hop = abs;
+    const qc_proxy_params *o = c->P->o;
+    const qc__fwd fw = {o->fwd_xff, o->fwd_xfp, o->fwd_forwarded, o->fwd_request_id};
+    int fwd = fw.xff || fw.xfp || fw.forwarded || fw.request_id;
+    int hop = abs || fwd; /* the head is written anew */
+    c->reqid[0] = 0;
     for (unsigned i = 0; i < h->nhdr && !hop; i++)
         hop = qc__proxy_hop_by_hop(buf, h, i, 0);
     c->req.len = 0;
@@ -364,7 +371,8 @@ static int request_out(cconn *c, const qc__http_head *h, size_t total)
     }
     for (unsigned i = 0; i < h->nhdr; i++) {
         if (qc__proxy_hop_by_hop(buf, h, i, 0) ||
-            (abs && h->name[i].len == 4 && strncasecmp(buf + h->name[i].off, "Host", 4) == 0))
+            (abs && h->name[i].len == 4 && strncasecmp(buf + h->name[i].off, "Host", 4) == 0) ||
+            (fwd && qc__fwd_is_header(&fw, buf + h->name[i].off, h->name[i].len)))
             continue;
         /* a field line as read: name to the end of its value, then CRLF */
         size_t from = h->name[i].off, to = h->value[i].off + h->value[i].len;
@@ -372,6 +380,8 @@ static int request_out(cconn *c, const qc__http_head *h, size_t total)
             qc__buf_append(&c->req, "\r\n", 2) != 0)
             return -1;
     }
+    if (fwd && qc__fwd_append(&fw, &c->req, buf, h, c->peer, 0, c->reqid) != 0)
+        return -1;
     if (c->minor == 0 && c->keep && qc__buf_append(&c->req, "Connection: keep-alive\r\n", 24) != 0)
         return -1;
     if (qc__buf_append(&c->req, "\r\n", 2) != 0 ||
@@ -475,6 +485,7 @@ static int client_next(cconn *c)
         qc__proxy_admin_request(c, target, tl, post, authorized, browser);
         return 1;
     }
+    qc__proxy_log_head(c, c->in.data, &h);
     if (refused_form(c, &h))
         return 1;
     c->cls = class_of(P, c->in.data, &h);
@@ -486,6 +497,8 @@ static int client_next(cconn *c)
         body_start(c, &h);
     client_mem(c);
     if (P->draining) {
+        if (c->lr)
+            c->lr->decision = "draining";
         qc__proxy_refuse(c);
         return 1;
     }
@@ -599,6 +612,12 @@ void qc__proxy_accept_client(uv_stream_t *server, int status, int admin)
     }
     P->conns++;
     uv_tcp_nodelay(&c->tcp, 1);
+    struct sockaddr_storage ss;
+    int sl = sizeof ss;
+    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &sl) == 0)
+        qc__addr_host(&ss, c->peer, sizeof c->peer);
+    else
+        snprintf(c->peer, sizeof c->peer, "unknown");
     qc__proxy_client_idle(c);
     if (!admin && P->o->max_connections && nclients > P->o->max_connections) {
         static const char body[] = "too many connections: retry later\n";

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "live/accesslog.h"
 #include "live/http.h"
 #include "live/live.h"
 #include "live/pcore.h"
@@ -24,6 +25,20 @@
 #include "qctl/hist.h"
 
 typedef struct cconn cconn;
+
+/* What the access log says of a request, kept from its head to its
+ * answer (allocated only while the log is on). */
+typedef struct alog_rec {
+    char request[1024], referer[512], agent[512];
+    size_t request_len, referer_len, agent_len;
+    int has_request, has_referer, has_agent;
+    int status;           /* the backend's status (0: none yet) */
+    uint64_t sent, head;  /* bytes sent to the client, the head's of them */
+    const char *decision; /* the front's: "admitted" or a reason; NULL: none yet */
+    double t_admit;
+    int backend; /* its index + 1 (0: none): a name is looked up when the line
+                    is written, since a reload may free the names of before */
+} alog_rec;
 typedef struct uconn uconn;
 typedef struct proxy proxy;
 
@@ -117,6 +132,9 @@ struct cconn {
     unsigned worker;      /* its proxy's index in the group (P is not read by others) */
     int zombie;           /* closed while a decision on it was on its way:
                              freed when it comes */
+    char peer[48];      /* the client's numeric address (forwarded.c, the access log) */
+    char reqid[129];    /* the X-Request-Id sent with the request (empty: none) */
+    alog_rec *lr;       /* the access log's record (NULL: no log) */
 };
 
 enum { C_READ = 0, C_QUEUED, C_UPSTREAM };
@@ -178,6 +196,8 @@ typedef struct pworker {
     proxy *P;          /* NULL before start and after its close */
     uv_async_t *async; /* P's wakeup; NULL once closing */
     cconn *mb_head, *mb_tail;
+    const qc_proxy_params *reload; /* a configuration the first worker took, for this one */
+    int reopen;                    /* the access log to open again (SIGUSR1) */
 } pworker;
 
 /* Proxies on several threads sharing one admission front (qc_proxy_group). */
@@ -249,6 +269,12 @@ struct proxy {
     FILE *series;
     /* the event loop's own delay: see qc__proxy_ready_time */
     uv_prepare_t prep;
+    /* reloads (proxy_reload.c): SIGHUP and POST /reload */
+    uint64_t reloads, reload_failed;
+    char reload_error[256]; /* why the last reload was refused, or empty */
+    /* the access log (proxy_log.c) and SIGUSR1, which reopens it */
+    qc__alog alog;
+    int alog_on;
     double t_prep, t_ret, lag;
     int polled;
 };
@@ -339,6 +365,14 @@ void qc__proxy_on_admin_connection(uv_stream_t *server, int status);
 int qc__proxy_read_token(const char *path, char *out, size_t size, qc_err *err);
 int qc__proxy_admin_token_start(proxy *P, qc_err *err);
 void qc__proxy_admin_token_end(proxy *P);
+
+/* proxy_log.c */
+void qc__proxy_log_head(cconn *c, const char *buf, const qc__http_head *h);
+void qc__proxy_log_answer(cconn *c, int status, uint64_t body, double upstream_time);
+
+/* proxy_reload.c */
+int qc__proxy_reload_request(proxy *P, const char *why, qc_err *err);
+void qc__proxy_reload_local(proxy *P, const qc_proxy_params *n);
 
 /* proxy.c */
 void qc__proxy_handle_closed(proxy *P);

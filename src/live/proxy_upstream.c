@@ -239,6 +239,8 @@ static void stream_out(uconn *u, const char *p, size_t n)
     cconn *c = u->client;
     if (!c || c->closing || n == 0)
         return;
+    if (c->lr)
+        c->lr->sent += n;
     if (qc__proxy_client_write(c, p, n) != 0)
         return;
     if (!u->paused && qc__proxy_client_wq(c) > WQ_HIGH) {
@@ -343,6 +345,9 @@ static void response_end(uconn *u, int clean)
         pclass *k = &P->cls[c->cls];
         k->answered++;
         qc__proxy_record_latency(k, qc__now() - c->t_arrive);
+        if (c->lr)
+            qc__proxy_log_answer(c, c->lr->status, c->lr->sent - c->lr->head,
+                                 u->t_sent > 0 ? qc__now() - u->t_sent : NAN);
         c->up = NULL;
     }
     qc__proxy_upstream_done(u, QC_LIMITER_OK);
@@ -481,6 +486,11 @@ static void upstream_feed(uconn *u, const char *p, size_t n, int eof)
         upstream_fail(u, 502);
         return;
     }
+    if (c && c->lr) {
+        c->lr->status = h.status;
+        c->lr->head = hn;
+        c->lr->sent = 0;
+    }
     stream_out(u, head, hn);
     body_feed(u, b.data + h.head_len, b.len - h.head_len, eof);
     qc__buf_free(&b);
@@ -543,6 +553,8 @@ void qc__proxy_send_request(uconn *u)
     u->t_admit = qc__now();
     u->t_first = 0;
     u->t_sent = c->body_stream ? 0 : u->t_admit; /* a streamed body: once sent */
+    if (c->lr)
+        c->lr->backend = (int)u->b->index + 1;
     uv_timer_start(&u->timer, qc__proxy_on_upstream_timer, (uint64_t)(P->o->backend_timeout * 1000), 0);
     if (!u->connected) {
         u->connected = 1;
