@@ -39,7 +39,23 @@ struct serve {
     worker *w; /* w[0]: the lead, on the main loop */
     uv_signal_t term, intr;
     atomic_int signals; /* signals received: 1 drain, 2 and more cut */
+    /* the signal handles stay until every worker is closed (a second
+     * signal must find them): each worker counts itself closed here and
+     * wakes the main loop */
+    uv_async_t all_closed;
+    atomic_uint closed;
+    unsigned running; /* workers started */
 };
+
+static void on_all_closed(uv_async_t *a)
+{
+    serve *s = a->data;
+    if (atomic_load(&s->closed) < s->running)
+        return;
+    uv_close((uv_handle_t *)&s->term, NULL);
+    uv_close((uv_handle_t *)&s->intr, NULL);
+    uv_close((uv_handle_t *)&s->all_closed, NULL);
+}
 
 static void worker_closed(qc_proxy *p, void *arg)
 {
@@ -49,10 +65,8 @@ static void worker_closed(qc_proxy *p, void *arg)
     w->cut = st.cut;
     w->p = NULL;
     uv_close((uv_handle_t *)&w->wake, NULL);
-    if (w->index == 0) {
-        uv_close((uv_handle_t *)&w->s->term, NULL);
-        uv_close((uv_handle_t *)&w->s->intr, NULL);
-    }
+    atomic_fetch_add(&w->s->closed, 1);
+    uv_async_send(&w->s->all_closed);
 }
 
 /* On a worker's own loop: what the signals so far ask of it. */
@@ -145,6 +159,9 @@ int cli_proxy_serve(const qc_proxy_params *o, unsigned workers, qc_err *err)
         s.term.data = s.intr.data = &s;
         uv_signal_start(&s.term, on_signal, SIGTERM);
         uv_signal_start(&s.intr, on_signal, SIGINT);
+        uv_async_init(&lead->loop, &s.all_closed, on_all_closed);
+        s.all_closed.data = &s;
+        s.running = 1;
         /* the other workers, each started before the next */
         for (; started < workers; started++) {
             worker *w = &s.w[started];
@@ -159,6 +176,8 @@ int cli_proxy_serve(const qc_proxy_params *o, unsigned workers, qc_err *err)
             }
             uv_sem_wait(&w->started);
             uv_sem_destroy(&w->started);
+            if (w->rc == 0)
+                s.running++;
             if (w->rc != 0) {
                 rc = w->rc;
                 *err = w->err;
