@@ -40,7 +40,25 @@ struct serve {
     uv_signal_t term, intr;
     uv_signal_t hup, usr1; /* a reload; the access log reopened (the lead's loop) */
     atomic_int signals; /* signals received: 1 drain, 2 and more cut */
+    /* the signal handles stay until every worker is closed (a second
+     * signal must find them): each worker counts itself closed here and
+     * wakes the main loop */
+    uv_async_t all_closed;
+    atomic_uint closed;
+    unsigned running; /* workers started */
 };
+
+static void on_all_closed(uv_async_t *a)
+{
+    serve *s = a->data;
+    if (atomic_load(&s->closed) < s->running)
+        return;
+    uv_close((uv_handle_t *)&s->term, NULL);
+    uv_close((uv_handle_t *)&s->intr, NULL);
+    uv_close((uv_handle_t *)&s->hup, NULL);
+    uv_close((uv_handle_t *)&s->usr1, NULL);
+    uv_close((uv_handle_t *)&s->all_closed, NULL);
+}
 
 static void worker_closed(qc_proxy *p, void *arg)
 {
@@ -50,12 +68,8 @@ static void worker_closed(qc_proxy *p, void *arg)
     w->cut = st.cut;
     w->p = NULL;
     uv_close((uv_handle_t *)&w->wake, NULL);
-    if (w->index == 0) {
-        uv_close((uv_handle_t *)&w->s->term, NULL);
-        uv_close((uv_handle_t *)&w->s->intr, NULL);
-        uv_close((uv_handle_t *)&w->s->hup, NULL);
-        uv_close((uv_handle_t *)&w->s->usr1, NULL);
-    }
+    atomic_fetch_add(&w->s->closed, 1);
+    uv_async_send(&w->s->all_closed);
 }
 
 /* On a worker's own loop: what the signals so far ask of it. */
@@ -173,6 +187,9 @@ int cli_proxy_serve(const qc_proxy_params *o, unsigned workers, qc_err *err)
         s.hup.data = s.usr1.data = &s;
         uv_signal_start(&s.hup, on_hup, SIGHUP);
         uv_signal_start(&s.usr1, on_usr1, SIGUSR1);
+        uv_async_init(&lead->loop, &s.all_closed, on_all_closed);
+        s.all_closed.data = &s;
+        s.running = 1;
         /* the other workers, each started before the next */
         for (; started < workers; started++) {
             worker *w = &s.w[started];
@@ -187,6 +204,8 @@ int cli_proxy_serve(const qc_proxy_params *o, unsigned workers, qc_err *err)
             }
             uv_sem_wait(&w->started);
             uv_sem_destroy(&w->started);
+            if (w->rc == 0)
+                s.running++;
             if (w->rc != 0) {
                 rc = w->rc;
                 *err = w->err;

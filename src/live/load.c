@@ -79,6 +79,7 @@ typedef struct load {
     qc_hist *all, *ok;
     char req[1024];
     size_t req_len;
+    char slab[65536]; /* the read buffer: the load's own, not a static */
 } load;
 
 struct lconn {
@@ -195,10 +196,9 @@ static void on_connect(uv_connect_t *req, int status)
 
 static void alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 {
-    (void)h;
     (void)hint;
-    static char slab[65536];
-    *buf = uv_buf_init(slab, sizeof slab);
+    load *L = ((lconn *)h->data)->L;
+    *buf = uv_buf_init(L->slab, sizeof L->slab);
 }
 
 /* Opens a connection (user u's, or one of the open-loop pool when u is
