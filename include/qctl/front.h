@@ -40,6 +40,26 @@
  * event loop's delays out of it (a proxy short of CPU is not a backend
  * overloaded). Not under FIXED or ADMISSION, whose limits are the user's.
  *
+ * Bounded classes (under the ADMISSION limiter: the autonomic admission
+ * control of qctl/admission.h, the seed's rules). Each class with a
+ * bound D_i runs its own controller on its own mean delay, measured per
+ * busy cycle (the limiter): admitted classes track T_i = (1 - eps) D_i,
+ * candidates slow-start. The waiting room keeps every admitted request's
+ * delay within its target: class i's requests wait at most their class's
+ * target W_i = adm_room T_i - S_i (S_i its mean time at a backend, as
+ * measured), and one that reaches it is refused (DEADLINE): the room never
+ * stands past its target, so no queue builds for CoDel to find (CoDel is
+ * off here). A refusal counts for the class's controller as a delay of
+ * adm_refusal_cost D_i (a miss): a class refused at its target sees its
+ * delay over its target and raises its priority, as it would if its
+ * requests had waited. The classes share the slots by start-time fair
+ * queueing with weights p_i / D_i: priority per second of bound, so that
+ * at equal priorities the tighter class is favoured (under an overload
+ * that no priorities can serve, every class's priority runs to its
+ * ceiling and the slots go in proportion to 1 / D_i: the looser class
+ * takes the refusals). Best effort (bound 0) has the weight the limiter
+ * leaves it and waits up to queue_timeout.
+ *
  * Events in, decisions out:
  *   qc_front_arrive    a request arrives: ADMIT now, WAIT (with a handle
  *                      and a deadline), or REFUSE with a reason;
@@ -150,6 +170,14 @@ typedef struct qc_front_params {
                                   within L0 (1 + fast_rise) (default 0.2) ... */
     double fast_slack;         /* ... or within L0 + fast_slack, s (default
                                   0.005, CoDel's floor: the host's jitter) */
+    /* ADMISSION's waiting room (see "Bounded classes" above) */
+    double adm_room;           /* class i's wait target: adm_room T_i less its
+                                  mean time at a backend, T_i = (1 - eps) D_i
+                                  (default 1: a request that would miss its
+                                  class's target is refused) */
+    double adm_refusal_cost;   /* a refused request of class i counts in its
+                                  delay samples as adm_refusal_cost D_i
+                                  (default 2: a miss) */
 } qc_front_params;
 
 /* Defaults above, with limiter algo algo (qc_limiter_params_init). */
@@ -214,6 +242,17 @@ size_t qc_front_max_decisions(const qc_front *f);
  * ADMIT, WAIT or REFUSE. Returns d->act. */
 int qc_front_arrive(qc_front *f, double now, unsigned cls, uint64_t id, qc_front_decision *d);
 
+/* The same arrival, with the decisions that come before its own under
+ * ADMISSION: waiting requests past their deadline are refused (DEADLINE)
+ * first, and when the room is full the class holding the most places per
+ * unit of weight gives up its newest (FULL) to make a place (see
+ * "Bounded classes"). Writes them into out[0..cap), the arrival's own
+ * decision last, and returns their number (QC_EINVAL when cap <
+ * qc_front_max_decisions). Without ADMISSION, one decision, as
+ * qc_front_arrive. A plant that uses this must use it for every arrival. */
+int qc_front_arrive_n(qc_front *f, double now, unsigned cls, uint64_t id, qc_front_decision *out,
+                      size_t cap);
+
 /* The admitted request of tok is over: service is its time at the backend
  * as the plant measured it (NaN: now - tok->t_admit), outcome QC_FRONT_OK,
  * _DROPPED (failed, timed out: a congestion signal) or _IGNORE (not a
@@ -272,6 +311,11 @@ typedef struct qc_front_stats {
     int standing;       /* CoDel: the queue stands */
     double target;      /* CoDel: the target wait in force, s */
     double head_wait;   /* the oldest waiting request's wait at the last event (NAN: none) */
+    /* ADMISSION: each class's wait target W_i now (NAN: best effort, or
+     * another limiter), and the longest any of its requests waited past
+     * its deadline before the front decided on it (0: never), s */
+    double class_target[QC_FRONT_CLASSES_MAX];
+    double class_late[QC_FRONT_CLASSES_MAX];
 } qc_front_stats;
 
 void qc_front_get_stats(qc_front *f, qc_front_stats *st);

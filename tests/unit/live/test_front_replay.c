@@ -224,9 +224,8 @@ static void run_sim(const trace *T, const conf *C, int fault, log_ *L)
         int n = 0;
         switch (e.type) {
         case EV_ARRIVE:
-            qc_front_arrive(S.f, e.t, fault == SIM_ONE_CLASS ? 0 : T->cls[i], (uint64_t)i + 1,
-                            &S.buf[0]);
-            n = 1;
+            n = qc_front_arrive_n(S.f, e.t, fault == SIM_ONE_CLASS ? 0 : T->cls[i],
+                                  (uint64_t)i + 1, S.buf, S.cap);
             break;
         case EV_DEPART: {
             S.inflight--;
