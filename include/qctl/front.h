@@ -312,10 +312,14 @@ typedef struct qc_front_stats {
     double target;      /* CoDel: the target wait in force, s */
     double head_wait;   /* the oldest waiting request's wait at the last event (NAN: none) */
     /* ADMISSION: each class's wait target W_i now (NAN: best effort, or
-     * another limiter), and the longest any of its requests waited past
-     * its deadline before the front decided on it (0: never), s */
+     * another limiter); the longest any of its requests waited past its
+     * deadline and was still let in (0 by the rule: the front refuses
+     * what is past its deadline before it lets anyone in), and the
+     * longest one waited past it before it was refused (how late the
+     * plant reported the events: its timers' and its loop's lag), s */
     double class_target[QC_FRONT_CLASSES_MAX];
     double class_late[QC_FRONT_CLASSES_MAX];
+    double class_late_refused[QC_FRONT_CLASSES_MAX];
 } qc_front_stats;
 
 void qc_front_get_stats(qc_front *f, qc_front_stats *st);

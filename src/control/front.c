@@ -80,7 +80,8 @@ struct qc_front {
     int wc_on; /* the work-conserving rule applies (see qctl/front.h) */
     int adm;   /* the ADMISSION limiter gates: bounded classes (qctl/front.h) */
     double now; /* the last event's time */
-    double late[QC_FRONT_CLASSES_MAX]; /* the longest wait past a deadline */
+    double late[QC_FRONT_CLASSES_MAX];     /* the longest wait past a deadline: let in */
+    double late_ref[QC_FRONT_CLASSES_MAX]; /* ... refused */
 };
 
 static const char *const reason_names[] = {"none",     "full",     "deadline",
@@ -485,8 +486,8 @@ static void purge(qc_front *f, outbuf *o, double now)
         if (best < 0)
             return;
         place *e = &f->room[best];
-        if (now - e->deadline > f->late[e->cls])
-            f->late[e->cls] = now - e->deadline;
+        if (now - e->deadline > f->late_ref[e->cls])
+            f->late_ref[e->cls] = now - e->deadline;
         refuse_place(f, o, best, now, QC_FRONT_DEADLINE);
     }
 }
@@ -707,8 +708,8 @@ int qc_front_expire(qc_front *f, double now, qc_front_decision *out, size_t cap)
         if (best < 0)
             break;
         place *e = &f->room[best];
-        if (now - e->deadline > f->late[e->cls])
-            f->late[e->cls] = now - e->deadline;
+        if (now - e->deadline > f->late_ref[e->cls])
+            f->late_ref[e->cls] = now - e->deadline;
         refuse_place(f, &o, best, now, QC_FRONT_DEADLINE);
     }
     pthread_mutex_unlock(&f->mu);
@@ -832,6 +833,7 @@ void qc_front_get_stats(qc_front *f, qc_front_stats *st)
     for (unsigned k = 0; k < f->p.classes; k++) {
         st->class_target[k] = bounded(f, k) ? wait_target(f, k) : NAN;
         st->class_late[k] = f->late[k];
+        st->class_late_refused[k] = f->late_ref[k];
     }
     if (f->adm) {
         /* the room stands when a request waits past its deadline (its

@@ -300,6 +300,7 @@ static char *status_json(proxy *P)
             /* the front's waiting room for this class (qctl/front.h) */
             json_object_set_new(o, "wait_target", qc_json_real_new(fst.class_target[i]));
             json_object_set_new(o, "late", qc_json_real_new(fst.class_late[i]));
+            json_object_set_new(o, "late_refused", qc_json_real_new(fst.class_late_refused[i]));
         }
         json_array_append_new(cl, o);
     }
