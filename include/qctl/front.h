@@ -286,7 +286,8 @@ int qc_front_cancel(qc_front *f, qc_front_handle h);
 int qc_front_drain(qc_front *f, double now, qc_front_decision *out, size_t cap);
 
 /* The wait a request of class cls arriving now would be given (its
- * class's deadline, or the queue target while the queue stands), s. */
+ * class's deadline, or the queue target while the queue stands; under
+ * ADMISSION a bounded class's wait target W_i), s. */
 double qc_front_class_deadline(qc_front *f, unsigned cls);
 
 /* Sets class cls's wait deadline (> 0, finite) for requests arriving
@@ -296,7 +297,8 @@ double qc_front_class_deadline(qc_front *f, unsigned cls);
 int qc_front_set_deadline(qc_front *f, unsigned cls, double d, qc_err *err);
 
 /* The CoDel target in force (adaptive: from the backends' no-load
- * latency as measured now), s. */
+ * latency as measured now), s; under ADMISSION the tightest bounded
+ * class's wait target W_i (NAN: no bounded class). */
 double qc_front_queue_target(qc_front *f);
 
 typedef struct qc_front_stats {
