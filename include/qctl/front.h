@@ -45,6 +45,26 @@
  * a backend overloaded). Not under FIXED or ADMISSION, whose limits are
  * the user's.
  *
+ * Bounded classes (under the ADMISSION limiter: the autonomic admission
+ * control of qctl/admission.h, the seed's rules). Each class with a
+ * bound D_i runs its own controller on its own mean delay, measured per
+ * busy cycle (the limiter): admitted classes track T_i = (1 - eps) D_i,
+ * candidates slow-start. The waiting room keeps every admitted request's
+ * delay within its target: class i's requests wait at most their class's
+ * target W_i = adm_room T_i - S_i (S_i its mean time at a backend, as
+ * measured), and one that reaches it is refused (DEADLINE): the room never
+ * stands past its target, so no queue builds for CoDel to find (CoDel is
+ * off here). A refusal counts for the class's controller as a delay of
+ * adm_refusal_cost D_i (a miss): a class refused at its target sees its
+ * delay over its target and raises its priority, as it would if its
+ * requests had waited. The classes share the slots by start-time fair
+ * queueing with weights p_i / D_i: priority per second of bound, so that
+ * at equal priorities the tighter class is favoured (under an overload
+ * that no priorities can serve, every class's priority runs to its
+ * ceiling and the slots go in proportion to 1 / D_i: the looser class
+ * takes the refusals). Best effort (bound 0) has the weight the limiter
+ * leaves it and waits up to queue_timeout.
+ *
  * Events in, decisions out:
  *   qc_front_arrive    a request arrives: ADMIT now, WAIT (with a handle
  *                      and a deadline), or REFUSE with a reason;
@@ -159,6 +179,14 @@ typedef struct qc_front_params {
                                   256 connections to a backend answering at
                                   once the least was 1.5 to 3 ms, with
                                   stalls of 8 to 15 ms at load 13 on 2 cores) */
+    /* ADMISSION's waiting room (see "Bounded classes" above) */
+    double adm_room;           /* class i's wait target: adm_room T_i less its
+                                  mean time at a backend, T_i = (1 - eps) D_i
+                                  (default 1: a request that would miss its
+                                  class's target is refused) */
+    double adm_refusal_cost;   /* a refused request of class i counts in its
+                                  delay samples as adm_refusal_cost D_i
+                                  (default 10: a miss) */
 } qc_front_params;
 
 /* Defaults above, with limiter algo algo (qc_limiter_params_init). */
@@ -223,6 +251,17 @@ size_t qc_front_max_decisions(const qc_front *f);
  * ADMIT, WAIT or REFUSE. Returns d->act. */
 int qc_front_arrive(qc_front *f, double now, unsigned cls, uint64_t id, qc_front_decision *d);
 
+/* The same arrival, with the decisions that come before its own under
+ * ADMISSION: waiting requests past their deadline are refused (DEADLINE)
+ * first, and when the room is full the class holding the most places per
+ * unit of weight gives up its newest (FULL) to make a place (see
+ * "Bounded classes"). Writes them into out[0..cap), the arrival's own
+ * decision last, and returns their number (QC_EINVAL when cap <
+ * qc_front_max_decisions). Without ADMISSION, one decision, as
+ * qc_front_arrive. A plant that uses this must use it for every arrival. */
+int qc_front_arrive_n(qc_front *f, double now, unsigned cls, uint64_t id, qc_front_decision *out,
+                      size_t cap);
+
 /* The admitted request of tok is over: service is its time at the backend
  * as the plant measured it (NaN: now - tok->t_admit), outcome QC_FRONT_OK,
  * _DROPPED (failed, timed out: a congestion signal) or _IGNORE (not a
@@ -256,7 +295,8 @@ int qc_front_cancel(qc_front *f, qc_front_handle h);
 int qc_front_drain(qc_front *f, double now, qc_front_decision *out, size_t cap);
 
 /* The wait a request of class cls arriving now would be given (its
- * class's deadline, or the queue target while the queue stands), s. */
+ * class's deadline, or the queue target while the queue stands; under
+ * ADMISSION a bounded class's wait target W_i), s. */
 double qc_front_class_deadline(qc_front *f, unsigned cls);
 
 /* Sets class cls's wait deadline (> 0, finite) for requests arriving
@@ -266,7 +306,8 @@ double qc_front_class_deadline(qc_front *f, unsigned cls);
 int qc_front_set_deadline(qc_front *f, unsigned cls, double d, qc_err *err);
 
 /* The CoDel target in force (adaptive: from the backends' no-load
- * latency as measured now), s. */
+ * latency as measured now), s; under ADMISSION the tightest bounded
+ * class's wait target W_i (NAN: no bounded class). */
 double qc_front_queue_target(qc_front *f);
 
 typedef struct qc_front_stats {
@@ -281,6 +322,15 @@ typedef struct qc_front_stats {
     int standing;       /* CoDel: the queue stands */
     double target;      /* CoDel: the target wait in force, s */
     double head_wait;   /* the oldest waiting request's wait at the last event (NAN: none) */
+    /* ADMISSION: each class's wait target W_i now (NAN: best effort, or
+     * another limiter); the longest any of its requests waited past its
+     * deadline and was still let in (0 by the rule: the front refuses
+     * what is past its deadline before it lets anyone in), and the
+     * longest one waited past it before it was refused (how late the
+     * plant reported the events: its timers' and its loop's lag), s */
+    double class_target[QC_FRONT_CLASSES_MAX];
+    double class_late[QC_FRONT_CLASSES_MAX];
+    double class_late_refused[QC_FRONT_CLASSES_MAX];
 } qc_front_stats;
 
 void qc_front_get_stats(qc_front *f, qc_front_stats *st);

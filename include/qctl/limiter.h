@@ -276,6 +276,16 @@ int qc_limiter_reconfigure(qc_limiter *l, const qc_limiter_params *c, double now
  * included) without touching the in-flight count. Lock-free. */
 void qc_limiter_record(qc_limiter *l, unsigned cls, double latency, uint32_t inflight, int outcome);
 
+/* ADMISSION: a request of class cls was refused by the server in front
+ * (its wait reached its class's target, or no place was left): it joins
+ * its class's current busy cycle as a sample of delay `cost` seconds, a
+ * miss, so that a class whose requests are turned away sees its delay
+ * measured as over its target rather than as the delay of the requests
+ * that got in (which the waiting room keeps below the bound). A no-op for
+ * other limiters, an unbounded class, or a cost that is not a finite
+ * time >= 0. Lock-free, as release. */
+void qc_limiter_refused(qc_limiter *l, unsigned cls, double cost);
+
 QC_API_END
 #ifdef __cplusplus
 }

@@ -85,6 +85,10 @@ struct qc_front {
     int fast;        /* the last verdict: the backends answer at their no-load latency */
     double ssthresh; /* half the gate of the last slow verdict (INFINITY: none
                         since the limit last stopped binding): doubling stops there */
+    int adm;   /* the ADMISSION limiter gates: bounded classes (qctl/front.h) */
+    double now; /* the last event's time */
+    double late[QC_FRONT_CLASSES_MAX];     /* the longest wait past a deadline: let in */
+    double late_ref[QC_FRONT_CLASSES_MAX]; /* ... refused */
 };
 
 static const char *const reason_names[] = {"none",     "full",     "deadline",
@@ -110,6 +114,8 @@ void qc_front_params_init(qc_front_params *p, qc_limiter_algo algo)
     p->work_conserving = 1;
     p->fast_rise = 0.2;
     p->fast_slack = 0.02;
+    p->adm_room = 1;
+    p->adm_refusal_cost = 10;
 }
 
 static int check(const qc_front_params *p, qc_err *err)
@@ -132,6 +138,11 @@ static int check(const qc_front_params *p, qc_err *err)
         return qc_err_set(err, QC_ERANGE, "fast_rise: %g must be >= 0", p->fast_rise);
     if (!(p->fast_slack >= 0) || !isfinite(p->fast_slack))
         return qc_err_set(err, QC_ERANGE, "fast_slack: %g must be >= 0 s", p->fast_slack);
+    if (!(p->adm_room > 0) || !isfinite(p->adm_room))
+        return qc_err_set(err, QC_ERANGE, "adm_room: %g must be > 0", p->adm_room);
+    if (!(p->adm_refusal_cost >= 0) || !isfinite(p->adm_refusal_cost))
+        return qc_err_set(err, QC_ERANGE, "adm_refusal_cost: %g must be >= 0",
+                          p->adm_refusal_cost);
     if (!(p->est_init > 0) || !isfinite(p->est_init))
         return qc_err_set(err, QC_ERANGE, "est_init: %g must be a positive time", p->est_init);
     return 0;
@@ -165,6 +176,8 @@ qc_front *qc_front_alloc(const qc_front_params *p, double now, qc_err *err)
     }
     f->codel_on = p->discipline == QC_FRONT_CODEL && !(p->control && adm);
     f->wc_on = p->control && p->work_conserving && lc.algo != QC_LIMITER_FIXED && !adm;
+    f->adm = p->control && adm;
+    f->now = now;
     qc_lim_sampler_init(&f->sampler, p->sample_every);
     if (p->queue && !(f->room = calloc(p->queue, sizeof *f->room))) {
         qc_limiter_free(f->lim);
@@ -299,11 +312,19 @@ typedef struct outbuf {
     size_t n, cap;
 } outbuf;
 
+static int bounded(const qc_front *f, unsigned cls);
+static double sfq_weight(qc_front *f, unsigned cls);
+
 static void emit_refuse(qc_front *f, outbuf *o, uint64_t id, unsigned cls, double waited,
                         qc_front_reason why)
 {
     f->refused[cls]++;
     f->refused_by[why]++;
+    /* a miss for the class's controller (qctl/front.h); not a class
+     * already rejected, nor one refused because the front drains */
+    if (bounded(f, cls) && (why == QC_FRONT_FULL || why == QC_FRONT_DEADLINE ||
+                            why == QC_FRONT_STANDING))
+        qc_limiter_refused(f->lim, cls, f->p.adm_refusal_cost * f->p.bound[cls]);
     if (o->n < o->cap)
         o->d[o->n++] = (qc_front_decision){
             .id = id, .act = QC_FRONT_REFUSE, .reason = why, .cls = cls, .waited = waited};
@@ -328,7 +349,7 @@ static int try_admit(qc_front *f, unsigned cls, double t_arrive, double now, qc_
         if (rc != QC_LIMITER_ADMIT)
             return rc == QC_LIMITER_REJECTED ? -1 : 0;
     }
-    double w = qc_limiter_weight(f->lim, cls);
+    double w = sfq_weight(f, cls);
     qc_sfq_start(&f->sfq, cls);
     qc_sfq_charge(&f->sfq, cls, f->est[cls], w);
     f->admitted[cls]++;
@@ -343,6 +364,36 @@ static int try_admit(qc_front *f, unsigned cls, double t_arrive, double now, qc_
 static int class_rejected(qc_front *f, unsigned cls)
 {
     return f->p.control && qc_limiter_weight(f->lim, cls) <= 0;
+}
+
+/* ADMISSION: class cls has a bound (else best effort, or another limiter). */
+static int bounded(const qc_front *f, unsigned cls)
+{
+    return f->adm && f->p.bound[cls] > 0;
+}
+
+/* ADMISSION: class cls's wait target W_i = adm_room T_i - S_i (>= 0),
+ * T_i = (1 - eps) D_i the class's tracking target. */
+static double wait_target(const qc_front *f, unsigned cls)
+{
+    double w = f->p.adm_room * (1 - f->p.limiter.adm_epsilon) * f->p.bound[cls] - f->est[cls];
+    return w > 0 ? w : 0;
+}
+
+/* The wait a request of class cls arriving now is given. */
+static double class_wait(qc_front *f, unsigned cls)
+{
+    if (bounded(f, cls))
+        return wait_target(f, cls);
+    return qc_codel_deadline(&f->codel, f->deadline[cls]);
+}
+
+/* Its SFQ weight: the limiter's (the class's priority under ADMISSION),
+ * per second of bound for a bounded class (qctl/front.h). */
+static double sfq_weight(qc_front *f, unsigned cls)
+{
+    double w = qc_limiter_weight(f->lim, cls);
+    return bounded(f, cls) ? w / f->p.bound[cls] : w;
 }
 
 /* The queue stands: what already waited past the target is refused. */
@@ -372,8 +423,11 @@ static int codel_judges(const qc_front *f)
 
 /* Lets waiting requests in while there are slots: the backlogged class
  * with the least pass first. */
+static void purge(qc_front *f, outbuf *o, double now);
+
 static void pump(qc_front *f, outbuf *o, double now)
 {
+    purge(f, o, now);
     while (f->waiting) {
         if (f->p.control && qc_limiter_limit(f->lim) <= f->inflight) {
             f->win_bound = 1;
@@ -416,6 +470,7 @@ static void pump(qc_front *f, outbuf *o, double now)
             return; /* refused after all: it stays where it was */
         }
         uint64_t id = e->id;
+        double late = now - e->deadline;
         unlink_place(f, i);
         free_place(f, i);
         if (rc < 0) {
@@ -423,6 +478,8 @@ static void pump(qc_front *f, outbuf *o, double now)
             continue;
         }
         qc_codel_admitted(&f->codel, waited);
+        if (late > f->late[best])
+            f->late[best] = late;
         if (o->n < o->cap)
             o->d[o->n++] = (qc_front_decision){
                 .id = id, .act = QC_FRONT_ADMIT, .cls = best, .waited = waited, .tok = tok};
@@ -431,19 +488,69 @@ static void pump(qc_front *f, outbuf *o, double now)
 
 /* ---- events ------------------------------------------------------------- */
 
-int qc_front_arrive(qc_front *f, double now, unsigned cls, uint64_t id, qc_front_decision *d)
+/* ADMISSION: refuses (DEADLINE) every waiting request whose deadline
+ * has come, in arrival order across the classes, before anything else
+ * is decided: none is let in past its class's target because its timer
+ * is late, and the room never stands past its target at an event. */
+static void purge(qc_front *f, outbuf *o, double now)
 {
-    if (cls >= f->p.classes)
-        cls = f->p.classes - 1;
-    pthread_mutex_lock(&f->mu);
+    if (!f->adm)
+        return;
+    for (;;) {
+        int32_t best = -1;
+        for (unsigned k = 0; k < f->p.classes; k++)
+            for (int32_t i = f->head[k]; i >= 0; i = f->room[i].next)
+                if (f->room[i].deadline <= now &&
+                    (best < 0 || f->room[i].t_arrive < f->room[best].t_arrive))
+                    best = i;
+        if (best < 0)
+            return;
+        place *e = &f->room[best];
+        if (now - e->deadline > f->late_ref[e->cls])
+            f->late_ref[e->cls] = now - e->deadline;
+        refuse_place(f, o, best, now, QC_FRONT_DEADLINE);
+    }
+}
+
+/* ADMISSION, the room full: the class holding the most places per unit
+ * of its SFQ weight (the arriving request counted in its own class) gives
+ * up its newest (longest queue drop, by weight): the arrival's class
+ * itself, or another, whose newest is refused (FULL) to make a place. 1
+ * when a place was made. */
+static int push_out(qc_front *f, outbuf *o, unsigned cls, double now)
+{
+    int best = -1;
+    double most = -1;
+    for (unsigned k = 0; k < f->p.classes; k++) {
+        double n = f->qlen[k] + (k == cls);
+        double w = sfq_weight(f, k);
+        double per = n > 0 ? (w > 0 ? n / w : INFINITY) : -1;
+        if (per > most) {
+            most = per;
+            best = (int)k;
+        }
+    }
+    if (best < 0 || (unsigned)best == cls || f->tail[best] < 0)
+        return 0;
+    refuse_place(f, o, f->tail[best], now, QC_FRONT_FULL);
+    return 1;
+}
+
+/* The arrival: its decision into *d; the refusals that precede it
+ * (purge, push_out) into o when o is given, else none are made. */
+static void arrive(qc_front *f, double now, unsigned cls, uint64_t id, qc_front_decision *d,
+                   outbuf *o)
+{
     memset(d, 0, sizeof *d);
     d->id = id;
     d->cls = cls;
-    outbuf o = {d, 0, 1};
+    outbuf self = {d, 0, 1};
     if (f->draining) {
-        emit_refuse(f, &o, id, cls, 0, QC_FRONT_DRAINING);
-        goto out;
+        emit_refuse(f, &self, id, cls, 0, QC_FRONT_DRAINING);
+        return;
     }
+    if (o)
+        purge(f, o, now);
     int adm;
     if (f->waiting) /* no overtaking: it waits behind them */
         adm = class_rejected(f, cls) ? -1 : 0;
@@ -452,16 +559,17 @@ int qc_front_arrive(qc_front *f, double now, unsigned cls, uint64_t id, qc_front
     if (adm > 0) {
         qc_codel_admitted(&f->codel, 0); /* in without waiting: not standing */
         d->act = QC_FRONT_ADMIT;
-        goto out;
+        return;
     }
     if (adm < 0) {
-        emit_refuse(f, &o, id, cls, 0, QC_FRONT_REJECTED);
-        goto out;
+        emit_refuse(f, &self, id, cls, 0, QC_FRONT_REJECTED);
+        return;
     }
     f->win_bound = 1; /* no slot for it */
-    if (f->waiting >= f->p.queue || f->free_head < 0) {
-        emit_refuse(f, &o, id, cls, 0, QC_FRONT_FULL);
-        goto out;
+    if ((f->waiting >= f->p.queue || f->free_head < 0) &&
+        !(o && f->adm && f->p.queue && push_out(f, o, cls, now))) {
+        emit_refuse(f, &self, id, cls, 0, QC_FRONT_FULL);
+        return;
     }
     int32_t i = f->free_head;
     place *e = &f->room[i];
@@ -472,14 +580,39 @@ int qc_front_arrive(qc_front *f, double now, unsigned cls, uint64_t id, qc_front
     e->cls = (uint16_t)cls;
     e->used = 1;
     e->t_arrive = now;
-    e->deadline = now + qc_codel_deadline(&f->codel, f->deadline[cls]);
+    e->deadline = now + class_wait(f, cls);
     link_place(f, i, 0);
     d->act = QC_FRONT_WAIT;
     d->deadline = e->deadline;
     d->handle = (uint64_t)e->gen << 32 | (uint64_t)(i + 1);
-out:
+}
+
+int qc_front_arrive(qc_front *f, double now, unsigned cls, uint64_t id, qc_front_decision *d)
+{
+    if (cls >= f->p.classes)
+        cls = f->p.classes - 1;
+    pthread_mutex_lock(&f->mu);
+    f->now = now;
+    arrive(f, now, cls, id, d, NULL);
     pthread_mutex_unlock(&f->mu);
     return (int)d->act;
+}
+
+int qc_front_arrive_n(qc_front *f, double now, unsigned cls, uint64_t id, qc_front_decision *out,
+                      size_t cap)
+{
+    if (cap < qc_front_max_decisions(f))
+        return QC_EINVAL;
+    if (cls >= f->p.classes)
+        cls = f->p.classes - 1;
+    pthread_mutex_lock(&f->mu);
+    f->now = now;
+    outbuf o = {out, 0, cap - 1};
+    qc_front_decision d;
+    arrive(f, now, cls, id, &d, &o);
+    out[o.n++] = d;
+    pthread_mutex_unlock(&f->mu);
+    return (int)o.n;
 }
 
 /* The work-conserving rule (qctl/front.h). The verdict on a window is
@@ -578,6 +711,7 @@ int qc_front_done(qc_front *f, double now, qc_front_token *tok, double service, 
     if (cap < qc_front_max_decisions(f))
         return QC_EINVAL;
     pthread_mutex_lock(&f->mu);
+    f->now = now;
     outbuf o = {out, 0, cap};
     if (tok->live) {
         tok->live = 0;
@@ -615,6 +749,7 @@ int qc_front_tick(qc_front *f, double now, qc_front_decision *out, size_t cap)
     if (cap < qc_front_max_decisions(f))
         return QC_EINVAL;
     pthread_mutex_lock(&f->mu);
+    f->now = now;
     outbuf o = {out, 0, cap};
     if (qc_lim_sampler_tick(&f->sampler))
         close_window(f, now);
@@ -636,6 +771,7 @@ int qc_front_expire(qc_front *f, double now, qc_front_decision *out, size_t cap)
     if (cap < qc_front_max_decisions(f))
         return QC_EINVAL;
     pthread_mutex_lock(&f->mu);
+    f->now = now;
     outbuf o = {out, 0, cap};
     /* in arrival order across the classes: the same order whoever runs it */
     for (;;) {
@@ -647,6 +783,9 @@ int qc_front_expire(qc_front *f, double now, qc_front_decision *out, size_t cap)
                     best = i;
         if (best < 0)
             break;
+        place *e = &f->room[best];
+        if (now - e->deadline > f->late_ref[e->cls])
+            f->late_ref[e->cls] = now - e->deadline;
         refuse_place(f, &o, best, now, QC_FRONT_DEADLINE);
     }
     pthread_mutex_unlock(&f->mu);
@@ -658,6 +797,7 @@ int qc_front_pump(qc_front *f, double now, qc_front_decision *out, size_t cap)
     if (cap < qc_front_max_decisions(f))
         return QC_EINVAL;
     pthread_mutex_lock(&f->mu);
+    f->now = now;
     outbuf o = {out, 0, cap};
     pump(f, &o, now);
     pthread_mutex_unlock(&f->mu);
@@ -701,6 +841,7 @@ int qc_front_drain(qc_front *f, double now, qc_front_decision *out, size_t cap)
     if (cap < qc_front_max_decisions(f))
         return QC_EINVAL;
     pthread_mutex_lock(&f->mu);
+    f->now = now;
     outbuf o = {out, 0, cap};
     f->draining = 1;
     for (unsigned k = 0; k < f->p.classes; k++)
@@ -715,7 +856,7 @@ double qc_front_class_deadline(qc_front *f, unsigned cls)
     if (cls >= f->p.classes)
         cls = f->p.classes - 1;
     pthread_mutex_lock(&f->mu);
-    double d = qc_codel_deadline(&f->codel, f->deadline[cls]);
+    double d = class_wait(f, cls);
     pthread_mutex_unlock(&f->mu);
     return d;
 }
@@ -738,6 +879,12 @@ double qc_front_queue_target(qc_front *f)
     pthread_mutex_lock(&f->mu);
     set_target(f);
     double t = f->codel.target;
+    if (f->adm) { /* the tightest class's wait target (qctl/front.h) */
+        t = NAN;
+        for (unsigned k = 0; k < f->p.classes; k++)
+            if (bounded(f, k) && !(t <= wait_target(f, k)))
+                t = wait_target(f, k);
+    }
     pthread_mutex_unlock(&f->mu);
     return t;
 }
@@ -759,5 +906,27 @@ void qc_front_get_stats(qc_front *f, qc_front_stats *st)
     st->standing = f->codel.standing;
     st->target = f->codel.target;
     st->head_wait = f->last_head_wait;
+    for (unsigned k = 0; k < f->p.classes; k++) {
+        st->class_target[k] = bounded(f, k) ? wait_target(f, k) : NAN;
+        st->class_late[k] = f->late[k];
+        st->class_late_refused[k] = f->late_ref[k];
+    }
+    if (f->adm) {
+        /* the room stands when a request waits past its deadline (its
+         * class's target when it came) as of the last event; the target
+         * shown is the tightest class's now */
+        st->standing = 0;
+        st->target = NAN;
+        for (unsigned k = 0; k < f->p.classes; k++) {
+            if (!bounded(f, k))
+                continue;
+            double w = wait_target(f, k);
+            if (!(st->target <= w))
+                st->target = w;
+            for (int32_t i = f->head[k]; i >= 0; i = f->room[i].next)
+                if (f->room[i].deadline < f->now)
+                    st->standing = 1;
+        }
+    }
     pthread_mutex_unlock(&f->mu);
 }

@@ -857,3 +857,21 @@ void qc_limiter_get_stats(qc_limiter *l, qc_limiter_stats *st)
     st->completed = atomic_load(&l->completed);
     st->dropped = atomic_load(&l->dropped);
 }
+
+void qc_limiter_refused(qc_limiter *l, unsigned cls, double cost)
+{
+    if (l->cfg.algo != QC_LIMITER_ADMISSION || cls >= l->classes || !(l->cfg.bound[cls] > 0) ||
+        !(cost >= 0) || !isfinite(cost))
+        return;
+    double ns = cost * 1e9;
+    uint64_t v = ns > 1.8e19 ? UINT64_MAX / 2 : (uint64_t)ns;
+    atomic_fetch_add_explicit(&l->cyc_sum_ns[cls], v, memory_order_relaxed);
+    atomic_fetch_add_explicit(&l->cyc_n[cls], 1, memory_order_relaxed);
+    /* an idle server has no open cycle: the sample is closed at once */
+    if (atomic_load_explicit(&l->inflight, memory_order_acquire) == 0) {
+        uint64_t n = atomic_exchange_explicit(&l->cyc_n[cls], 0, memory_order_relaxed);
+        uint64_t s = atomic_exchange_explicit(&l->cyc_sum_ns[cls], 0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&l->closed_sum_ns[cls], s, memory_order_relaxed);
+        atomic_fetch_add_explicit(&l->closed_n[cls], n, memory_order_relaxed);
+    }
+}

@@ -59,8 +59,7 @@ static void run(qc__pcore *c, int n)
 void qc__pcore_arrive(qc__pcore *c, double now, unsigned cls, uint64_t id)
 {
     c->now = now;
-    qc_front_arrive(c->front, now, cls, id, &c->scratch[0]);
-    run(c, 1);
+    run(c, qc_front_arrive_n(c->front, now, cls, id, c->scratch, c->ndec));
 }
 
 void qc__pcore_done(qc__pcore *c, double now, qc_front_token *tok, double service, int outcome)

@@ -351,6 +351,8 @@ static char *status_json(proxy *P)
     if (P->reload_error[0])
         json_object_set_new(root, "reload_error", json_string(P->reload_error));
     json_t *cl = json_array();
+    qc_front_stats fst;
+    qc_front_get_stats(P->front, &fst);
     for (unsigned i = 0; i < P->ncls; i++) {
         json_t *o = json_object();
         json_object_set_new(o, "name", json_string(P->cls[i].name));
@@ -369,6 +371,10 @@ static char *status_json(proxy *P)
             json_object_set_new(o, "weight", qc_json_real_new(st.class_weight[i]));
             json_object_set_new(o, "mean_delay", qc_json_real_new(st.class_delay[i]));
             json_object_set_new(o, "samples", json_integer((json_int_t)st.class_samples[i]));
+            /* the front's waiting room for this class (qctl/front.h) */
+            json_object_set_new(o, "wait_target", qc_json_real_new(fst.class_target[i]));
+            json_object_set_new(o, "late", qc_json_real_new(fst.class_late[i]));
+            json_object_set_new(o, "late_refused", qc_json_real_new(fst.class_late_refused[i]));
         }
         json_array_append_new(cl, o);
     }

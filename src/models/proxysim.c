@@ -365,9 +365,7 @@ static void apply_all(run *r, int n)
 
 static void front_arrive(run *r, uint32_t i)
 {
-    qc_front_decision d;
-    qc_front_arrive(r->front, r->sim.now, r->rq[i].cls, i, &d);
-    apply(r, &d);
+    apply_all(r, qc_front_arrive_n(r->front, r->sim.now, r->rq[i].cls, i, r->dec, r->ndec));
 }
 
 /* The answer of request i left its backend after `service` seconds there. */

@@ -48,9 +48,15 @@ for s in no yes; do
     curl -s "http://127.0.0.1:$A/status" >"$TMP/status_$s.json" || fail "no /status"
     conserved "$TMP/gold_$s.json"
     conserved "$TMP/silver_$s.json"
+    gr=$(num "$TMP/gold_$s.json" refused_503) gs=$(num "$TMP/gold_$s.json" sent)
     echo "scenario $s: silver refused $(num "$TMP/silver_$s.json" refused_503)," \
+        "gold refused $gr of $gs," \
         "gold mean latency $(sed -n 's/^ *"mean": \([-0-9.e]*\),*$/\1/p' "$TMP/gold_$s.json")"
-    [ "$(num "$TMP/gold_$s.json" refused_503)" -eq 0 ] || fail "gold refused"
+    # a gold request still waiting at its class's target (0.09 s less its
+    # time at the backend) is refused (docs/live.md, "Bounds held under
+    # overload"): at load 0.6 none waits that long but for a stall of the
+    # host; at most 2% of gold
+    [ $((gr * 50)) -le "$gs" ] || fail "gold refused $gr of $gs"
     "$JCHECK" "$TMP/status_$s.json" classes.0.name str gold || fail "class order"
     # gold's mean delay over the whole run, as its clients saw it
     "$JCHECK" "$TMP/gold_$s.json" latency.mean le 0.1 || fail "gold over its bound"

@@ -416,6 +416,76 @@ static void test_threads(void **state)
     qc_front_free(s.f);
 }
 
+/* ADMISSION's waiting room (qctl/front.h, "Bounded classes"): limit 1,
+ * 3 places, gold (class 0, D = 0.1 s) and silver (class 1, D = 1 s),
+ * eps 0.1, est_init 0.01 s, so W_gold = 0.09 - 0.01 = 0.08 s and W_silver
+ * = 0.9 - 0.01 = 0.89 s. At 0: gold 1 in. At 0.01: silver 2 waits
+ * (deadline 0.9). At 0.02: gold 3 waits (deadline 0.1). At 0.03: silver
+ * 4 waits. At 0.04, the room full (3 places), gold 5 arrives: silver
+ * holds 2 places at weight p/1, gold 1 at weight p/0.1 (priorities both
+ * 0.1 at start): silver gives up its newest (4, FULL) and 5 waits. At
+ * 0.2, 1 is done: gold 3's deadline (0.1) and 5's (0.12) have passed, so
+ * both are refused (DEADLINE, oldest first) before the slot goes to
+ * silver 2 (waited 0.19); 3 waited 0.18, 0.1 past its deadline: the
+ * plant's lag, and nobody was let in late. */
+static void test_admission_room(void **state)
+{
+    (void)state;
+    qc_front_params p;
+    qc_front_params_init(&p, QC_LIMITER_ADMISSION);
+    p.limiter.initial_limit = 1;
+    p.limiter.adm_epsilon = 0.1;
+    p.queue = 3;
+    p.classes = 2;
+    p.bound[0] = 0.1;
+    p.bound[1] = 1;
+    qc_err err = {0};
+    qc_front *f = qc_front_alloc(&p, 0, &err);
+    assert_non_null(f);
+    qc_front_decision out[CAP];
+    assert_true(fabs(qc_front_class_deadline(f, 0) - 0.08) < 1e-12);
+    assert_true(fabs(qc_front_class_deadline(f, 1) - 0.89) < 1e-12);
+    assert_true(fabs(qc_front_queue_target(f) - 0.08) < 1e-12);
+    assert_int_equal(qc_front_arrive_n(f, 0, 0, 1, out, CAP), 1);
+    assert_int_equal(out[0].act, QC_FRONT_ADMIT);
+    qc_front_token t1 = out[0].tok;
+    assert_int_equal(qc_front_arrive_n(f, 0.01, 1, 2, out, CAP), 1);
+    assert_int_equal(out[0].act, QC_FRONT_WAIT);
+    assert_true(fabs(out[0].deadline - 0.9) < 1e-12);
+    assert_int_equal(qc_front_arrive_n(f, 0.02, 0, 3, out, CAP), 1);
+    assert_int_equal(out[0].act, QC_FRONT_WAIT);
+    assert_true(fabs(out[0].deadline - 0.1) < 1e-12);
+    assert_int_equal(qc_front_arrive_n(f, 0.03, 1, 4, out, CAP), 1);
+    assert_int_equal(out[0].act, QC_FRONT_WAIT);
+    assert_int_equal(qc_front_arrive_n(f, 0.04, 0, 5, out, CAP), 2);
+    assert_int_equal(out[0].id, 4);
+    assert_int_equal(out[0].act, QC_FRONT_REFUSE);
+    assert_int_equal(out[0].reason, QC_FRONT_FULL);
+    assert_int_equal(out[1].id, 5);
+    assert_int_equal(out[1].act, QC_FRONT_WAIT);
+    /* the single-decision arrival makes no place: refused */
+    qc_front_decision d;
+    assert_int_equal(qc_front_arrive(f, 0.05, 0, 6, &d), QC_FRONT_REFUSE);
+    assert_int_equal(d.reason, QC_FRONT_FULL);
+    int n = qc_front_done(f, 0.2, &t1, 0.01, QC_FRONT_OK, out, CAP);
+    assert_int_equal(n, 3);
+    assert_int_equal(out[0].id, 3);
+    assert_int_equal(out[0].reason, QC_FRONT_DEADLINE);
+    assert_int_equal(out[1].id, 5);
+    assert_int_equal(out[1].reason, QC_FRONT_DEADLINE);
+    assert_int_equal(out[2].id, 2);
+    assert_int_equal(out[2].act, QC_FRONT_ADMIT);
+    assert_true(fabs(out[2].waited - 0.19) < 1e-12);
+    qc_front_stats st;
+    qc_front_get_stats(f, &st);
+    assert_true(st.class_late[0] == 0 && st.class_late[1] == 0);
+    assert_true(fabs(st.class_late_refused[0] - 0.1) < 1e-12); /* 3: 0.2 - 0.1 */
+    assert_false(st.standing);
+    assert_int_equal(st.class_refused[0], 3); /* 3, 5 and 6 */
+    assert_int_equal(st.class_refused[1], 1); /* 4 */
+    qc_front_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -423,7 +493,7 @@ int main(void)
         cmocka_unit_test(test_no_control),      cmocka_unit_test(test_codel),
         cmocka_unit_test(test_sfq),             cmocka_unit_test(test_sampler),
         cmocka_unit_test(test_bad_params),      cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_work_conserving),
+        cmocka_unit_test(test_work_conserving), cmocka_unit_test(test_admission_room),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

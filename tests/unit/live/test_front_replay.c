@@ -47,7 +47,10 @@
 typedef struct trace {
     double arr[NREQ], svc[NREQ], gone[NREQ]; /* gone: the client leaves then (INF: never) */
     unsigned cls[NREQ];
-    int bounce[NREQ]; /* admitted, it finds no backend: its slot back at once */
+    int bounce[NREQ]; /* admitted, it finds no backend: its slot back at once (a
+                         quarter of them: enough that a cascade runs while an
+                         event's other decisions are pending, which the order
+                         of pcore's ring must keep) */
 } trace;
 
 /* Phases: 1 s at 60/s, 1.5 s at 3x a 4-worker backend's capacity (class
@@ -67,7 +70,7 @@ static void make_trace(trace *T)
         u = (double)(s >> 11) / 9007199254740992.0;
         T->svc[i] = 0.008 + 0.008 * u;
         T->cls[i] = (s >> 7) % 4 == 0 ? 0 : 1;
-        T->bounce[i] = (s >> 13) % 13 == 0;
+        T->bounce[i] = (s >> 13) % 4 == 0;
         T->gone[i] = (s >> 17) % 41 == 0 ? t + 0.02 + 0.03 * u : INFINITY;
     }
 }
@@ -224,9 +227,8 @@ static void run_sim(const trace *T, const conf *C, int fault, log_ *L)
         int n = 0;
         switch (e.type) {
         case EV_ARRIVE:
-            qc_front_arrive(S.f, e.t, fault == SIM_ONE_CLASS ? 0 : T->cls[i], (uint64_t)i + 1,
-                            &S.buf[0]);
-            n = 1;
+            n = qc_front_arrive_n(S.f, e.t, fault == SIM_ONE_CLASS ? 0 : T->cls[i],
+                                  (uint64_t)i + 1, S.buf, S.cap);
             break;
         case EV_DEPART: {
             S.inflight--;
