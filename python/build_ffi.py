@@ -123,6 +123,9 @@ typedef struct qc_queue_result {
     double trend_p;
     double trend_change;
     char infinite_reason[256];
+    uint64_t rare_blocked;
+    uint64_t rare_waited;
+    int rare[9];
     ...;
 } qc_queue_result;
 int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err);

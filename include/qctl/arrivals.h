@@ -104,6 +104,17 @@ double qc_arrivals_mean_rate(const qc_arrivals *a);
  * process (1/E[gap]); NAN for a trace, which has no model rate. */
 double qc_arrivals_rate_at(const qc_arrivals *a, double t);
 
+/* The times of a curve:, steps: or sin: process read in a unit of
+ * `seconds` seconds (3600: a curve in hours, its rates per hour): scales
+ * its times to seconds and its rates to per second. QC_EINVAL for any
+ * other kind, or a unit that is not a positive duration. */
+int qc_arrivals_set_time_unit(qc_arrivals *a, double seconds, qc_err *err);
+
+/* The mean of the rate over [t0, t1]: the rate actually offered over a
+ * window (a window of part of a period offers more or less than the
+ * long-run mean). NAN for a trace or an empty window. */
+double qc_arrivals_mean_rate_over(const qc_arrivals *a, double t0, double t1);
+
 /* 1 when the rate changes with time (sin, curve, steps with more than
  * one step), else 0; then period > 0. */
 int qc_arrivals_varies(const qc_arrivals *a);

@@ -161,7 +161,16 @@ class QueueResult:
                 est, ci = "none", "nothing measured"
             else:
                 est = "%.6g" % m.value
-                if math.isnan(m.half):
+                i = list(self.metrics).index(m.name)
+                if self.rare[i]:
+                    # as the command: too few blocked (waiting) customers
+                    ci = "no interval: %d %s (<%d)" % (
+                        self.rare_blocked if m.name == "blocking_probability"
+                        else self.rare_waited,
+                        "blocked" if m.name == "blocking_probability" else "waited", 50)
+                elif math.isnan(m.half) and m.name.startswith("response_time_p") and self.batches:
+                    ci = "no interval: run too short"
+                elif math.isnan(m.half):
                     ci = "no interval from %d value%s" % (m.n, "" if m.n == 1 else "s")
                 else:
                     ci = "[%.6g, %.6g]" % (m.lo, m.hi)
@@ -374,6 +383,8 @@ def queue(arrival, service, servers=1, capacity=None, discipline="fcfs", custome
             transient=bool(res.transient),
             transient_reason=ffi.string(res.transient_reason).decode(),
             infinite_reason=ffi.string(res.infinite_reason).decode(),
+            rare=[int(res.rare[i]) for i in range(len(names))],
+            rare_blocked=int(res.rare_blocked), rare_waited=int(res.rare_waited),
             measured=int(res.measured), events=int(res.events), sim_time=res.sim_time,
             series=series, metrics=metrics)
     finally:

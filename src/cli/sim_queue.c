@@ -41,6 +41,8 @@ typedef struct opts {
     int quiet;
     double series_dt;
     int allow_short; /* --allow-short */
+    const char *curve_unit; /* --curve-unit s|min|h */
+    int whole_periods;      /* the run was set to whole periods of the rate */
 } opts;
 
 /* The run's verdict on its intervals (result.h). */
@@ -71,6 +73,15 @@ static int is_percentile(int i)
     return i >= QC_QM_P50 && i <= QC_QM_P99;
 }
 
+/* The load offered over each replication's measured window (after the
+ * warm-up): the rate's mean over it times E[S] / c. NAN for a trace. */
+static double window_load(const qc_queue_params *p, const qc_queue_result *r)
+{
+    double end = r->sim_time / (r->reps ? r->reps : 1);
+    double rate = qc_arrivals_mean_rate_over(p->arrivals, r->warmup_time, end);
+    return rate * qc_dist_mean(p->service) / p->servers;
+}
+
 static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
                             const qc_queue_exact *ex, const opts *o, double elapsed)
 {
@@ -89,6 +100,8 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
                         p->capacity ? json_integer((json_int_t)p->capacity) : json_null());
     json_object_set_new(model, "discipline", json_string(qc_discipline_name(p->discipline)));
     json_object_set_new(model, "load", qc_json_real_new(r->load));
+    json_object_set_new(model, "load_over_window", qc_json_real_new(window_load(p, r)));
+    json_object_set_new(model, "whole_periods", json_boolean(o->whole_periods));
     json_object_set_new(model, "exact_model", ex->model[0] ? json_string(ex->model) : json_null());
     json_object_set_new(root, "model", model);
 
@@ -192,6 +205,13 @@ static void print_table(const qc_queue_params *p, const qc_queue_result *r,
     else
         printf("unlimited");
     printf(", %s; offered load %.4g\n", p->discipline == QC_PS ? "PS" : "FCFS", r->load);
+    double lw = window_load(p, r);
+    if (qc_arrivals_varies(p->arrivals) && isfinite(lw))
+        printf("time-varying rate (period %.6g s%s): load offered over the measured window "
+               "%.4g%s\n",
+               p->arrivals->period, o->whole_periods ? ", the run set to whole periods" : "", lw,
+               fabs(lw - r->load) > 0.05 * r->load ? " (NOT the mean load: the window covers "
+                                                      "part of a period)" : "");
     printf("%u replication%s of ", r->reps, r->reps > 1 ? "s" : "");
     if (p->customers)
         printf("%llu customers", (unsigned long long)r->customers);
@@ -415,7 +435,8 @@ static int queue_validate(void *ctx)
                   p->precision);
         return QC_EXIT_USAGE;
     }
-    if (p->customers == 0 && p->horizon == 0)
+    int no_length = p->customers == 0 && p->horizon == 0;
+    if (no_length)
         p->customers = 100000;
     if ((p->max_customers || p->max_reps) && p->precision == 0) {
         cli_error("--%s: only with --precision", p->max_customers ? "max-customers" : "max-reps");
@@ -464,6 +485,31 @@ static int queue_validate(void *ctx)
         return QC_EXIT_USAGE; /* a bad spec or an unreadable file: input */
     }
     p->arrivals = &q->arr;
+    if (o->curve_unit) {
+        double u = strcmp(o->curve_unit, "s") == 0     ? 1
+                   : strcmp(o->curve_unit, "min") == 0 ? 60
+                   : strcmp(o->curve_unit, "h") == 0   ? 3600
+                                                       : 0;
+        if (u == 0) {
+            cli_error("--curve-unit: '%s' is not s, min or h", o->curve_unit);
+            return QC_EXIT_USAGE;
+        }
+        if ((rc = qc_arrivals_set_time_unit(&q->arr, u, &err)) != 0) {
+            cli_error("--curve-unit: %s", err.msg);
+            return QC_EXIT_USAGE;
+        }
+    }
+    /* A time-varying rate with no run length given: whole periods, as
+     * many as the default 10^5 customers take (at least one), so that the
+     * window offers the curve's mean load (10^5 customers of a 24-hour
+     * curve covered 2 of its hours) */
+    if (no_length && qc_arrivals_varies(&q->arr) && p->precision == 0) {
+        double per = q->arr.period, avg = qc_arrivals_mean_rate(&q->arr);
+        double k = ceil(100000.0 / (avg * per));
+        p->customers = 0;
+        p->horizon = (k >= 1 ? k : 1) * per;
+        o->whole_periods = 1;
+    }
     if ((rc = qc_dist_parse(&q->svc, o->service, &err)) != 0) {
         cli_error("--service: %s", err.msg);
         return QC_EXIT_USAGE;
@@ -511,6 +557,9 @@ int cmd_sim_queue(int argc, char **argv)
                  "trace:FILE\n(arrival times)"},
         {"service", CLI_STR, &o->service, .arg = "SPEC",
          .help = "service time distribution (e.g. exp:1)"},
+        {"curve-unit", CLI_STR, &o->curve_unit, .arg = "s|min|h",
+         .help = "the unit of the times in a curve:, steps: or sin:\narrival (its rates are per "
+                 "that unit; default s)"},
         {"servers", CLI_UINT, &p->servers, .arg = "C", .help = "number of servers (default 1)"},
         {"capacity", CLI_STR, &q.capacity, .arg = "K",
          .help = "most customers in system, K >= C (default: unlimited)"},

@@ -1112,6 +1112,32 @@ static double relaxation_time(const qc_queue_params *p)
     return 1 / (mu * d * d);
 }
 
+/* Where no exact relaxation time is known, the heavy-traffic one of
+ * GI/G/c without a buffer: the M/M/c value 1 / (c mu (1 - sqrt rho)^2)
+ * scaled by (c_a^2 + c_s^2) / 2, as the diffusion limit's variance
+ * scales (Whitt 1989): exact for M/M/c, and a variable service slows the
+ * relaxation as much as it widens the queue (M/H2/2-PS at 0.78, SCV 18,
+ * 10 x 5000 customers: the number in system covered 32 of 40). The
+ * workload it rests on is the same under PS. NAN where it does not
+ * apply (a capacity, an infinite variance, a time-varying rate). */
+static double relaxation_approx(const qc_queue_params *p)
+{
+    const qc_dist *a = p->arrivals ? (p->arrivals->kind == QC_ARRIVALS_RENEWAL
+                                          ? &p->arrivals->gap : NULL)
+                                   : p->arrival;
+    if (a == NULL || p->capacity != 0)
+        return NAN;
+    double ma = qc_dist_mean(a), ms = qc_dist_mean(p->service);
+    double va = qc_dist_var(a), vs = qc_dist_var(p->service);
+    if (!(ma > 0 && ms > 0 && isfinite(va) && isfinite(vs) && isfinite(ma) && isfinite(ms)))
+        return NAN;
+    double mu = p->servers / ms, rho = 1 / (ma * mu);
+    if (!(rho > 0 && rho < 1))
+        return NAN;
+    double d = 1 - sqrt(rho), k = (va / (ma * ma) + vs / (ms * ms)) / 2;
+    return k / (mu * d * d);
+}
+
 /* Whether the run supports its intervals (units.h's rule on its data),
  * in res: the effective observations, the correlation time in customers
  * and, when it does not, why in words. Only a stationary run is judged:
@@ -1143,6 +1169,10 @@ static void support_verdict(const qc_queue_params *p, const qc_queue_params *q,
      * turn over: the mean service time is a lower bound (a run of a few
      * services per server, as c = 64 servers filling up over 256
      * customers, measured the start, not a steady state) */
+    if (!(tr > 0)) {
+        tr = relaxation_approx(p);
+        how = "GI/G/c heavy-traffic approximation";
+    }
     double es = qc_dist_mean(p->service);
     if (!(tr >= es) && es > 0 && isfinite(es)) {
         tr = es;

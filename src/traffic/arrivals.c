@@ -586,3 +586,49 @@ double qc__arrivals_next_slow(qc_arrivals_gen *g)
 static const char *const arrivals_kind_names[] = {"none", "renewal", "sin", "curve", "trace",
     "steps"};
 QC__NAMES(qc_arrivals_kind, qc_arrivals_kind_name, qc_arrivals_kind_parse, arrivals_kind_names)
+
+int qc_arrivals_set_time_unit(qc_arrivals *a, double seconds, qc_err *err)
+{
+    if (!(seconds > 0) || !isfinite(seconds))
+        return qc_err_set(err, QC_EINVAL, "time unit: %g s is not a positive duration", seconds);
+    if (a->kind != QC_ARRIVALS_CURVE && a->kind != QC_ARRIVALS_STEPS && a->kind != QC_ARRIVALS_SIN)
+        return qc_err_set(err, QC_EINVAL,
+                          "time unit: only a curve:, steps: or sin: arrival process has times "
+                          "to give a unit to (this one is %s)", qc_arrivals_kind_name(a->kind));
+    if (seconds == 1)
+        return 0;
+    /* times (and the period) in the unit become seconds; rates per unit
+     * become per second: the same arrivals, on a clock of seconds */
+    for (size_t i = 0; i < a->n; i++) {
+        a->t[i] *= seconds;
+        a->rate[i] /= seconds;
+    }
+    a->period *= seconds;
+    a->mean /= seconds;
+    a->amp /= seconds;
+    a->peak /= seconds;
+    a->avg /= seconds;
+    return 0;
+}
+
+double qc_arrivals_mean_rate_over(const qc_arrivals *a, double t0, double t1)
+{
+    if (!(t1 > t0) || a->kind == QC_ARRIVALS_TRACE)
+        return NAN;
+    if (!qc_arrivals_varies(a))
+        return qc_arrivals_mean_rate(a);
+    /* the trapezoid rule on 4096 panels per period covered (at least
+     * 4096), exact for a curve's linear pieces up to the panels that
+     * straddle a point, and for steps up to the panels at a change */
+    double span = t1 - t0, per = a->period > 0 ? a->period : span;
+    double np = ceil(span / per) * 4096;
+    if (np > 1e7)
+        np = 1e7;
+    size_t n = (size_t)np;
+    double h = span / (double)n, sum = 0;
+    for (size_t i = 0; i <= n; i++) {
+        double w = (i == 0 || i == n) ? 0.5 : 1.0;
+        sum += w * qc_arrivals_rate_at(a, t0 + h * (double)i);
+    }
+    return sum * h / span;
+}

@@ -625,11 +625,30 @@ def run_exact(qctl, case, argv, fails):
     if ex is None:
         return
     cover = {k: [0, 0] for k in ex}
-    for s in range(nseeds):
+    if not run_seeds(qctl, case, argv, fails, ex, base, range(nseeds), cover):
+        return
+    # A count that a true 95% coverage makes unlikely (p < 0.001) is seen
+    # by chance a few times in the thousands of counts of a 10,000-case
+    # run: such a case is run on 32 more seeds, and fails only if all its
+    # seeds together are still unlikely (a real defect stays so).
+    if any(n >= 5 and binom_cdf(c, n, 0.95) < 0.001 for c, n in cover.values()):
+        if not run_seeds(qctl, case, argv, fails, ex, base, range(nseeds, nseeds + 32), cover):
+            return
+    for k, (c, n) in cover.items():
+        if n >= 5 and binom_cdf(c, n, 0.95) < 0.001:
+            fails.append("%s: the intervals held the exact %.6g in %d of %d seeds "
+                         "(P = %.2g under 95%% coverage)" % (k, ex[k], c, n,
+                                                             binom_cdf(c, n, 0.95)))
+
+
+def run_seeds(qctl, case, argv, fails, ex, base, seeds, cover):
+    """Runs the case on base + s for s in seeds, adding each metric's
+    covered and interval counts to cover; False when a run failed."""
+    for s in seeds:
         a = argv + ["--seed", str(base + s)]
         res = execute(qctl, a, case, fails)
         if res is None:
-            return
+            return False
         rc, out, err = res
         js = parse_json(out, a, rc, fails)
         check_queue(case, rc, js, fails)
@@ -647,11 +666,7 @@ def run_exact(qctl, case, argv, fails):
             if is_num(lo) and is_num(hi):
                 cover[k][1] += 1
                 cover[k][0] += lo <= want <= hi
-    for k, (c, n) in cover.items():
-        if n >= 5 and binom_cdf(c, n, 0.95) < 0.001:
-            fails.append("%s: the intervals held the exact %.6g in %d of %d seeds "
-                         "(P = %.2g under 95%% coverage)" % (k, ex[k], c, n,
-                                                             binom_cdf(c, n, 0.95)))
+    return True
 
 
 PY_MISSING = []
