@@ -9,6 +9,6 @@ json: class.1 str silver=0.2
 json: class-prefix.0 str gold=/api/gold
 json: candidate.0 str silver
 json: interval eq 0.05
-json: queue eq 128
+json: queue eq 1024
 json: epsilon eq 0.1
 no-stderr:
