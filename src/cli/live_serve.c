@@ -33,7 +33,10 @@ typedef struct worker {
 } worker;
 
 struct serve {
-    const qc_proxy_params *o;
+    /* the event lines' callback (the configuration given may be freed by
+     * a reload: see qc_proxy_params_get) */
+    void (*log)(void *ctx, const char *line);
+    void *log_ctx;
     qc_proxy_group *g;
     unsigned n;
     worker *w; /* w[0]: the lead, on the main loop */
@@ -81,7 +84,7 @@ static void worker_wake(uv_async_t *a)
         return;
     if (!w->draining) {
         w->draining = 1;
-        qc_proxy_drain(w->p, w->s->o->drain_timeout);
+        qc_proxy_drain(w->p, qc_proxy_params_get(w->p)->drain_timeout); /* as reloaded */
         qc_proxy_close(w->p, worker_closed, w);
         if (!w->p)
             return;
@@ -95,8 +98,7 @@ static void on_signal(uv_signal_t *h, int sig)
     (void)sig;
     serve *s = h->data;
     int n = atomic_fetch_add(&s->signals, 1) + 1;
-    const qc_proxy_params *o = s->o;
-    if (n == 2 && o->log) {
+    if (n == 2 && s->log) {
         unsigned inflight = 0;
         qc_proxy_status st;
         if (s->w[0].p) {
@@ -106,7 +108,7 @@ static void on_signal(uv_signal_t *h, int sig)
         char line[96];
         snprintf(line, sizeof line, "second signal: stopping with %u requests in flight%s",
                  inflight, s->n > 1 ? " (the lead's)" : "");
-        o->log(o->log_ctx, line);
+        s->log(s->log_ctx, line);
     }
     for (unsigned i = 1; i < s->n; i++)
         if (s->w[i].wake_on)
@@ -154,7 +156,7 @@ int cli_proxy_serve(const qc_proxy_params *o, unsigned workers, qc_err *err)
     int fleet = o->fleet.route != QC_FLEET_JSQ || o->unpark_cmd || o->park_cmd;
     if (workers == 0) /* the usable CPUs, one with a fleet (one proxy's) */
         workers = fleet ? 1 : uv_available_parallelism();
-    serve s = {.o = o, .n = workers};
+    serve s = {.log = o->log, .log_ctx = o->log_ctx, .n = workers};
     int rc;
     if ((rc = qc_proxy_group_alloc(o, workers, &s.g, err)) != 0)
         return rc;

@@ -325,6 +325,9 @@ int qc_proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy **p,
 void qc_proxy_drain(qc_proxy *p, double timeout);
 void qc_proxy_close(qc_proxy *p, void (*on_closed)(qc_proxy *p, void *arg), void *arg);
 void qc_proxy_status_get(const qc_proxy *p, qc_proxy_status *st);
+/* The configuration p runs now (a reload replaces it; the one given to
+ * start may be gone by then). From p's loop's thread. */
+const qc_proxy_params *qc_proxy_params_get(const qc_proxy *p);
 /* Workers: N proxies on N loops (one thread each) that share one
  * admission front -- one limiter, one waiting room -- each accepting on
  * its own SO_REUSEPORT socket of params->listen. Worker 0, the lead,

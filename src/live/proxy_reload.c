@@ -208,3 +208,8 @@ int qc_proxy_reload_request(qc_proxy *P, const char *why, qc_err *err)
         return qc_err_set(err, QC_EINVAL, "draining: no reload");
     return qc__proxy_reload_request(P, why, err);
 }
+
+const qc_proxy_params *qc_proxy_params_get(const qc_proxy *P)
+{
+    return P->o;
+}
