@@ -488,6 +488,18 @@ static void pump(qc_front *f, outbuf *o, double now)
 
 /* ---- events ------------------------------------------------------------- */
 
+/* The waiting request past its deadline that arrived first, or -1. */
+static int32_t oldest_overdue(const qc_front *f, double now)
+{
+    int32_t best = -1;
+    for (unsigned k = 0; k < f->p.classes; k++)
+        for (int32_t i = f->head[k]; i >= 0; i = f->room[i].next)
+            if (f->room[i].deadline <= now &&
+                (best < 0 || f->room[i].t_arrive < f->room[best].t_arrive))
+                best = i;
+    return best;
+}
+
 /* ADMISSION: refuses (DEADLINE) every waiting request whose deadline
  * has come, in arrival order across the classes, before anything else
  * is decided: none is let in past its class's target because its timer
@@ -497,12 +509,7 @@ static void purge(qc_front *f, outbuf *o, double now)
     if (!f->adm)
         return;
     for (;;) {
-        int32_t best = -1;
-        for (unsigned k = 0; k < f->p.classes; k++)
-            for (int32_t i = f->head[k]; i >= 0; i = f->room[i].next)
-                if (f->room[i].deadline <= now &&
-                    (best < 0 || f->room[i].t_arrive < f->room[best].t_arrive))
-                    best = i;
+        int32_t best = oldest_overdue(f, now);
         if (best < 0)
             return;
         place *e = &f->room[best];
@@ -775,12 +782,7 @@ int qc_front_expire(qc_front *f, double now, qc_front_decision *out, size_t cap)
     outbuf o = {out, 0, cap};
     /* in arrival order across the classes: the same order whoever runs it */
     for (;;) {
-        int32_t best = -1;
-        for (unsigned k = 0; k < f->p.classes; k++)
-            for (int32_t i = f->head[k]; i >= 0; i = f->room[i].next)
-                if (f->room[i].deadline <= now &&
-                    (best < 0 || f->room[i].t_arrive < f->room[best].t_arrive))
-                    best = i;
+        int32_t best = oldest_overdue(f, now);
         if (best < 0)
             break;
         place *e = &f->room[best];
