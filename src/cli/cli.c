@@ -183,6 +183,46 @@ int cli_bad_option(const char *cmd, const char *arg)
     return QC_EXIT_USAGE;
 }
 
+/* Levenshtein distance of two short words, rows of at most 64 + 1 cells:
+ * a longer word is "far" from everything (returns 99). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    if (na > 64 || nb > 64)
+        return 99;
+    size_t row[65];
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= na; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= nb; j++) {
+            size_t up = row[j];
+            size_t sub = diag + (a[i - 1] != b[j - 1]);
+            size_t del = up + 1, ins = row[j - 1] + 1;
+            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+            diag = up;
+        }
+    }
+    return row[nb];
+}
+
+const char *cli_nearest(const char *word, const char *const *names, size_t n)
+{
+    /* close enough to be a typo: one edit in four letters, at least one */
+    size_t len = strlen(word), limit = len / 4 > 0 ? len / 4 : 1;
+    const char *best = NULL;
+    size_t best_d = limit + 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = edit_distance(word, names[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = names[i];
+        }
+    }
+    return best;
+}
+
 int cli_extra_operand(const char *cmd, const char *arg)
 {
     cli_error("%s: unexpected argument '%s' (see 'qctl %s --help')", cmd, arg, cmd);

@@ -62,6 +62,9 @@ unsigned cli_jobs_default(void);
 
 /* Reports an unknown or malformed option from getopt for `cmd`. */
 int cli_bad_option(const char *cmd, const char *arg);
+/* The one of names[0..n) a mistyped word most likely meant (at most one
+ * edit in four letters), or NULL: the "did you mean" of unknown words. */
+const char *cli_nearest(const char *word, const char *const *names, size_t n);
 
 /* Reports an operand that `cmd` does not take; returns QC_EXIT_USAGE. */
 int cli_extra_operand(const char *cmd, const char *arg);

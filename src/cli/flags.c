@@ -262,6 +262,53 @@ static int table_opts_make(const cli_flag *t, size_t n, table_opts *to)
     return 0;
 }
 
+/* What getopt refused, said precisely: a value missing, a prefix that
+ * names several flags, or an unknown flag with the one it most likely
+ * meant ("did you mean"). */
+static int bad_table_option(const char *cmd, const table_opts *to, const char *arg)
+{
+    if (cli_flag_reported || strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
+        return cli_bad_option(cmd, arg);
+    char word[96];
+    snprintf(word, sizeof word, "%s", arg + 2);
+    char *eq = strchr(word, '=');
+    if (eq)
+        *eq = '\0';
+    size_t len = strlen(word), n = 0, prefixed = 0;
+    const char *names[256];
+    for (const struct option *o = to->lo; o->name && n < 256; o++) {
+        names[n++] = o->name;
+        if (strcmp(o->name, word) == 0) {
+            if (o->has_arg == required_argument && !eq)
+                cli_error("%s: --%s needs a value (see 'qctl %s --help')", cmd, word, cmd);
+            else if (o->has_arg == no_argument && eq)
+                cli_error("%s: --%s takes no value (given '%s')", cmd, word, arg);
+            else
+                return cli_bad_option(cmd, arg);
+            return QC_EXIT_USAGE;
+        }
+        prefixed += strncmp(o->name, word, len) == 0;
+    }
+    if (prefixed > 1) {
+        char list[512];
+        size_t k = 0;
+        for (const struct option *o = to->lo; o->name && k + 40 < sizeof list; o++)
+            if (strncmp(o->name, word, len) == 0)
+                k += (size_t)snprintf(list + k, sizeof list - k, "%s--%s", k ? ", " : "",
+                                      o->name);
+        cli_error("%s: option '--%s' is ambiguous: %s", cmd, word, list);
+        return QC_EXIT_USAGE;
+    }
+    const char *near = cli_nearest(word, names, n);
+    if (near) {
+        cli_error("%s: unknown option '--%s'; did you mean '--%s'? (see 'qctl %s --help')", cmd,
+                  word, near, cmd);
+        return QC_EXIT_USAGE;
+    }
+    cli_error("%s: unknown option '--%s' (see 'qctl %s --help')", cmd, word, cmd);
+    return QC_EXIT_USAGE;
+}
+
 /* The row getopt's answer c names, or -1. */
 static int table_row(const cli_flag *t, size_t n, int c)
 {
@@ -510,7 +557,7 @@ int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
     while ((c = cli_getopt(margc, margv, to.shortopts, to.lo, &idx)) != -1) {
         int r = table_row(t, n, c);
         if (r < 0) {
-            rc = cli_bad_option(cmd, margv[optind - 1]);
+            rc = bad_table_option(cmd, &to, margv[optind - 1]);
             break;
         }
         const cli_flag *f = &t[r];

@@ -87,10 +87,19 @@ static int models(const char *cmd, const char *help, const model_row *rows, int 
         fputs(help, stdout);
         return 0;
     }
-    for (; rows->name; rows++)
-        if (strcmp(argv[1], rows->name) == 0)
-            return rows->fn(argc - 1, argv + 1);
-    cli_error("%s: unknown model '%s' (see 'qctl %s --help')", cmd, argv[1], cmd);
+    for (const model_row *r = rows; r->name; r++)
+        if (strcmp(argv[1], r->name) == 0)
+            return r->fn(argc - 1, argv + 1);
+    const char *names[16];
+    size_t n = 0;
+    for (const model_row *r = rows; r->name && n < 16; r++)
+        names[n++] = r->name;
+    const char *near = cli_nearest(argv[1], names, n);
+    if (near)
+        cli_error("%s: unknown model '%s'; did you mean '%s'? (see 'qctl %s --help')", cmd,
+                  argv[1], near, cmd);
+    else
+        cli_error("%s: unknown model '%s' (see 'qctl %s --help')", cmd, argv[1], cmd);
     return QC_EXIT_USAGE;
 }
 
@@ -135,7 +144,16 @@ int main(int argc, char **argv)
     int used = 0;
     const cli_command_row *c = cli_find_command(argc - 1, argv + 1, &used);
     if (c == NULL) {
-        cli_error("unknown command '%s' (see 'qctl --help')", cmd);
+        const char *names[64];
+        size_t n = 0;
+        for (const cli_command_row *r = cli_commands; r->name && n < 64; r++)
+            if (!strchr(r->name, ' '))
+                names[n++] = r->name;
+        const char *near = cli_nearest(cmd, names, n);
+        if (near)
+            cli_error("unknown command '%s'; did you mean '%s'? (see 'qctl --help')", cmd, near);
+        else
+            cli_error("unknown command '%s' (see 'qctl --help')", cmd);
         return QC_EXIT_USAGE;
     }
     cli_command = c->name;

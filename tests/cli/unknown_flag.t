@@ -1,3 +1,3 @@
 cmd: sim queue --arrival exp:1 --service exp:2 --frobnicate
 exit: 2
-stderr: unknown or incomplete option '--frobnicate'
+stderr: unknown option '--frobnicate' (see
