@@ -466,7 +466,8 @@ static void test_same_decisions(void **state)
         if (d != (size_t)-1)
             fail_msg("%s/%s/every %u: decision %zu of %zu/%zu differs: sim t=%.9f id %llu act %d "
                      "reason %d, proxy t=%.9f id %llu act %d reason %d",
-                     qc_limiter_algo_name(C->algo), C->disc ? "codel" : "fifo", C->every, d,
+                     C->gate ? "gate" : qc_limiter_algo_name(C->algo), C->disc ? "codel" : "fifo",
+                     C->every, d,
                      LS.n, LP.n, d < LS.n ? LS.r[d].t : NAN,
                      d < LS.n ? (unsigned long long)LS.r[d].id : 0ULL, d < LS.n ? LS.r[d].act : -1,
                      d < LS.n ? LS.r[d].reason : -1, d < LP.n ? LP.r[d].t : NAN,
