@@ -305,6 +305,20 @@ double qc_front_class_deadline(qc_front *f, unsigned cls);
  * for a bad d. */
 int qc_front_set_deadline(qc_front *f, unsigned cls, double d, qc_err *err);
 
+/* An outer limit of the plant's own, beside the limiter's: at most cap
+ * requests admitted at once (UINT32_MAX, the default: none; 0 lets none
+ * in). For a plant that runs a controller of its own on a measure the
+ * front does not see (the TCP gate's MaxUsers on a sensor), with the
+ * limiter off (control 0) or not. A lower cap never refuses a request
+ * already in; a higher one lets the waiting in now, the decisions
+ * written as qc_front_done's. */
+int qc_front_set_cap(qc_front *f, double now, uint32_t cap, qc_front_decision *out, size_t n);
+
+/* The waiting room's bound from now on: at most the places allocated by
+ * qc_front_alloc (QC_ERANGE beyond: allocate the most a reload may ask
+ * for); requests already waiting beyond a lower bound stay. */
+int qc_front_set_queue(qc_front *f, unsigned queue, qc_err *err);
+
 /* The CoDel target in force (adaptive: from the backends' no-load
  * latency as measured now), s; under ADMISSION the tightest bounded
  * class's wait target W_i (NAN: no bounded class). */

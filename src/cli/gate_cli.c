@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* gate_cli.c: `qctl gate`, the session-limiting TCP proxy (live/gate.h):
- * flags, checks, run. */
+ * flags, checks, and the loops, threads and signals around the library's
+ * gates (the library changes nothing process-wide: the command installs
+ * SIGTERM, SIGINT and SIGHUP and owns the loops). */
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +60,7 @@ typedef struct gate_cli {
     int aw;
     void *words; /* the --config words its strings point into (cli_flags_config_detach) */
     int log_json; /* --log-format json (gate_log_json once this configuration runs) */
+    unsigned workers; /* --workers (0: the usable CPUs) */
 } gate_cli;
 
 /* Every check the gate makes before it starts: the run and --check both
@@ -193,6 +198,9 @@ static int gate_parse(gate_cli *gp, int argc, char **argv)
         {"series", CLI_STR, &o.series, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "CSV, one row per interval: time, reference,\nlimit, gate, connected, peak, "
                  "waiting, admitted,\nrefused, expired, sensor, sensor_age, missing, held"},
+        {"workers", CLI_UINT, &g.workers, 0, 1024, .arg = "N",
+         .help = "N event loops on N threads sharing one limit\nand waiting room (default 0: "
+                 "the usable CPUs)"},
         {"log-format", CLI_CHOICE, &g.log_json, .arg = "F", .choices = "text,json",
          .help = "the event lines on stderr: text (TIME LEVEL\nqctl gate: ..., the default) or "
                  "json (an object a\nline: time, level, program, msg)"},
@@ -291,6 +299,208 @@ static void gate_reread_done(void *ctx, const struct qc_gate_params *next, int t
     gate_log_json = n->log_json;
 }
 
+/* ---- the loops, threads and signals ----------------------------------------
+ *
+ * With N workers the lead runs on the main thread's loop with the signal
+ * handles and the --duration timer, the others each on a loop and thread
+ * of their own; a signal reaches them through an async handle of the
+ * command's on each worker's loop. */
+
+typedef struct gserve gserve;
+
+typedef struct gworker_cli {
+    gserve *s;
+    unsigned index;
+    uv_loop_t loop;
+    uv_async_t wake;
+    qc_gate *g;
+    pthread_t thread;
+    int rc;
+    qc_err err;
+    int draining, wake_on;
+    uv_sem_t started;
+} gworker_cli;
+
+struct gserve {
+    qc_gate_group *grp;
+    unsigned n;
+    gworker_cli *w; /* w[0]: the lead, on the main loop */
+    uv_signal_t term, intr, hup;
+    uv_timer_t duration;
+    atomic_int signals; /* 1: drain, 2 and more: stop now */
+    uv_async_t all_closed;
+    atomic_uint closed;
+    unsigned running;
+    double drain_timeout; /* the running configuration's, read on the lead's loop */
+};
+
+static void gate_on_all_closed(uv_async_t *a)
+{
+    gserve *s = a->data;
+    if (atomic_load(&s->closed) < s->running)
+        return;
+    uv_close((uv_handle_t *)&s->term, NULL);
+    uv_close((uv_handle_t *)&s->intr, NULL);
+    uv_close((uv_handle_t *)&s->hup, NULL);
+    uv_close((uv_handle_t *)&s->duration, NULL);
+    uv_close((uv_handle_t *)&s->all_closed, NULL);
+}
+
+static void gate_worker_closed(qc_gate *g, void *arg)
+{
+    (void)g;
+    gworker_cli *w = arg;
+    w->g = NULL;
+    uv_close((uv_handle_t *)&w->wake, NULL);
+    atomic_fetch_add(&w->s->closed, 1);
+    uv_async_send(&w->s->all_closed);
+}
+
+/* On a worker's own loop: what the signals so far ask of it. */
+static void gate_worker_wake(uv_async_t *a)
+{
+    gworker_cli *w = a->data;
+    int n = atomic_load(&w->s->signals);
+    if (!w->g || n == 0)
+        return;
+    if (!w->draining) {
+        w->draining = 1;
+        qc_gate_drain(w->g, w->s->drain_timeout);
+        qc_gate_close(w->g, gate_worker_closed, w);
+        if (!w->g)
+            return;
+    }
+    if (n >= 2)
+        qc_gate_drain(w->g, 0);
+}
+
+static void gate_stop_request(gserve *s)
+{
+    if (s->w[0].g)
+        s->drain_timeout = qc_gate_params_get(s->w[0].g)->drain_timeout; /* as reloaded */
+    atomic_fetch_add(&s->signals, 1);
+    for (unsigned i = 1; i < s->n; i++)
+        if (s->w[i].wake_on)
+            uv_async_send(&s->w[i].wake);
+    if (s->w[0].wake_on)
+        gate_worker_wake(&s->w[0].wake);
+}
+
+static void gate_on_signal(uv_signal_t *h, int sig)
+{
+    (void)sig;
+    gate_stop_request(h->data);
+}
+
+static void gate_on_duration(uv_timer_t *t)
+{
+    gserve *s = t->data;
+    if (atomic_load(&s->signals) == 0)
+        gate_stop_request(s);
+}
+
+/* SIGHUP: the configuration read again by the lead (which hands the
+ * session bounds to the others, and logs a refusal itself). */
+static void gate_on_hup(uv_signal_t *h, int sig)
+{
+    (void)sig;
+    gserve *s = h->data;
+    if (s->w[0].g && !s->w[0].draining)
+        qc_gate_reload_request(s->w[0].g, "SIGHUP");
+}
+
+static void *gate_worker_main(void *arg)
+{
+    gworker_cli *w = arg;
+    w->rc = qc_gate_group_start(&w->loop, w->s->grp, w->index, &w->g, &w->err);
+    if (w->rc == 0) {
+        uv_async_init(&w->loop, &w->wake, gate_worker_wake);
+        w->wake.data = w;
+        w->wake_on = 1;
+    }
+    uv_sem_post(&w->started);
+    uv_run(&w->loop, UV_RUN_DEFAULT);
+    return NULL;
+}
+
+static int gate_serve(const qc_gate_params *o, unsigned workers, qc_err *err)
+{
+    if (workers == 0)
+        workers = uv_available_parallelism();
+    gserve s = {.n = workers, .drain_timeout = o->drain_timeout};
+    int rc;
+    if ((rc = qc_gate_group_alloc(o, workers, &s.grp, err)) != 0)
+        return rc;
+    if (!(s.w = calloc(workers, sizeof *s.w))) {
+        qc_gate_group_free(s.grp);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    for (unsigned i = 0; i < workers; i++) {
+        s.w[i].s = &s;
+        s.w[i].index = i;
+    }
+    gworker_cli *lead = &s.w[0];
+    if ((rc = uv_loop_init(&lead->loop)) != 0) {
+        free(s.w);
+        qc_gate_group_free(s.grp);
+        return qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
+    }
+    unsigned started = 1;
+    if ((rc = qc_gate_group_start(&lead->loop, s.grp, 0, &lead->g, err)) == 0) {
+        uv_async_init(&lead->loop, &lead->wake, gate_worker_wake);
+        lead->wake.data = lead;
+        lead->wake_on = 1;
+        uv_signal_init(&lead->loop, &s.term);
+        uv_signal_init(&lead->loop, &s.intr);
+        uv_signal_init(&lead->loop, &s.hup);
+        s.term.data = s.intr.data = s.hup.data = &s;
+        uv_signal_start(&s.term, gate_on_signal, SIGTERM);
+        uv_signal_start(&s.intr, gate_on_signal, SIGINT);
+        uv_signal_start(&s.hup, gate_on_hup, SIGHUP);
+        uv_timer_init(&lead->loop, &s.duration);
+        s.duration.data = &s;
+        if (o->duration > 0)
+            uv_timer_start(&s.duration, gate_on_duration, (uint64_t)llround(o->duration * 1000),
+                           0);
+        uv_async_init(&lead->loop, &s.all_closed, gate_on_all_closed);
+        s.all_closed.data = &s;
+        s.running = 1;
+        for (; started < workers; started++) {
+            gworker_cli *w = &s.w[started];
+            if (uv_loop_init(&w->loop) != 0 || uv_sem_init(&w->started, 0) != 0) {
+                rc = qc_err_set(err, QC_EIO, "worker %u: no event loop", started);
+                break;
+            }
+            if (pthread_create(&w->thread, NULL, gate_worker_main, w) != 0) {
+                uv_loop_close(&w->loop);
+                rc = qc_err_set(err, QC_EIO, "worker %u: no thread", started);
+                break;
+            }
+            uv_sem_wait(&w->started);
+            uv_sem_destroy(&w->started);
+            if (w->rc == 0)
+                s.running++;
+            if (w->rc != 0) {
+                rc = w->rc;
+                *err = w->err;
+                started++; /* its thread runs its loop until its handles close */
+                break;
+            }
+        }
+        if (rc != 0) /* stop those started, as a signal would */
+            gate_stop_request(&s);
+    }
+    uv_run(&lead->loop, UV_RUN_DEFAULT); /* a failed start: its handles close */
+    for (unsigned i = 1; i < started; i++) {
+        pthread_join(s.w[i].thread, NULL);
+        uv_loop_close(&s.w[i].loop);
+    }
+    uv_loop_close(&lead->loop);
+    qc_gate_group_free(s.grp);
+    free(s.w);
+    return rc;
+}
+
 int cmd_gate(int argc, char **argv)
 {
     gate_run R = {.argc = argc, .argv = gate_argv_copy(argc, argv)};
@@ -319,7 +529,7 @@ int cmd_gate(int argc, char **argv)
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
-    if ((rc = qc_gate_run(op, &err)) != 0) {
+    if ((rc = gate_serve(op, gp->workers, &err)) != 0) {
         cli_error("gate: %s", err.msg);
         rc = cli_exit_code(rc);
     }

@@ -89,6 +89,8 @@ struct qc_front {
     double now; /* the last event's time */
     double late[QC_FRONT_CLASSES_MAX];     /* the longest wait past a deadline: let in */
     double late_ref[QC_FRONT_CLASSES_MAX]; /* ... refused */
+    uint32_t cap;     /* the plant's own limit beside the limiter's (qc_front_set_cap) */
+    unsigned places;  /* the waiting places allocated (qc_front_set_queue's most) */
 };
 
 static const char *const reason_names[] = {"none",     "full",     "deadline",
@@ -188,6 +190,8 @@ qc_front *qc_front_alloc(const qc_front_params *p, double now, qc_err *err)
     for (unsigned i = 0; i < p->queue; i++)
         f->room[i].next = i + 1 < p->queue ? (int32_t)(i + 1) : -1;
     f->free_head = p->queue ? 0 : -1;
+    f->places = p->queue;
+    f->cap = UINT32_MAX;
     for (unsigned i = 0; i < QC_FRONT_CLASSES_MAX; i++) {
         f->head[i] = f->tail[i] = -1;
         f->est[i] = p->est_init;
@@ -222,7 +226,7 @@ void qc_front_free(qc_front *f)
 
 size_t qc_front_max_decisions(const qc_front *f)
 {
-    return (size_t)f->p.queue + 1;
+    return (size_t)f->places + 1;
 }
 
 qc_limiter *qc_front_limiter(qc_front *f)
@@ -344,6 +348,8 @@ static void refuse_place(qc_front *f, outbuf *o, int32_t i, double now, qc_front
 static int try_admit(qc_front *f, unsigned cls, double t_arrive, double now, qc_front_token *tok)
 {
     memset(tok, 0, sizeof *tok);
+    if (f->inflight >= f->cap)
+        return 0; /* the plant's own limit (qc_front_set_cap) */
     if (f->p.control) {
         int rc = qc_limiter_acquire(f->lim, cls, &tok->lt);
         if (rc != QC_LIMITER_ADMIT)
@@ -429,7 +435,8 @@ static void pump(qc_front *f, outbuf *o, double now)
 {
     purge(f, o, now);
     while (f->waiting) {
-        if (f->p.control && qc_limiter_limit(f->lim) <= f->inflight) {
+        if ((f->p.control && qc_limiter_limit(f->lim) <= f->inflight) ||
+            f->inflight >= f->cap) {
             f->win_bound = 1;
             return; /* no slot: everyone waits */
         }
@@ -824,7 +831,7 @@ int qc_front_cancel(qc_front *f, qc_front_handle h)
     uint32_t gen = (uint32_t)(h >> 32);
     int rc = QC_EEMPTY;
     pthread_mutex_lock(&f->mu);
-    if (idx >= 1 && idx <= f->p.queue) {
+    if (idx >= 1 && idx <= f->places) {
         int32_t i = (int32_t)(idx - 1);
         place *e = &f->room[i];
         if (e->used && e->gen == gen) {
@@ -872,6 +879,31 @@ int qc_front_set_deadline(qc_front *f, unsigned cls, double d, qc_err *err)
     pthread_mutex_lock(&f->mu);
     if (!(f->p.control && f->p.limiter.algo == QC_LIMITER_ADMISSION))
         f->deadline[cls] = d;
+    pthread_mutex_unlock(&f->mu);
+    return 0;
+}
+
+int qc_front_set_cap(qc_front *f, double now, uint32_t cap, qc_front_decision *out, size_t n)
+{
+    if (n < qc_front_max_decisions(f))
+        return QC_EINVAL;
+    pthread_mutex_lock(&f->mu);
+    f->now = now;
+    f->cap = cap;
+    outbuf o = {out, 0, n};
+    pump(f, &o, now);
+    pthread_mutex_unlock(&f->mu);
+    return (int)o.n;
+}
+
+int qc_front_set_queue(qc_front *f, unsigned queue, qc_err *err)
+{
+    if (queue > f->places)
+        return qc_err_set(err, QC_ERANGE,
+                          "queue: %u places is more than the %u allocated at the start", queue,
+                          f->places);
+    pthread_mutex_lock(&f->mu);
+    f->p.queue = queue; /* those already waiting beyond it stay */
     pthread_mutex_unlock(&f->mu);
     return 0;
 }

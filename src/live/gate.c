@@ -1,74 +1,108 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* gate.c: `qctl gate`, MaxUsers at the TCP session level (see gate.h).
+/* gate.c: `qctl gate`, MaxUsers at the TCP session level (see gate.h), an
+ * I/O shell around the admission front.
  *
- * The invariant is the one MaxUsers states: at most `limit` sessions hold
- * a place (connecting to or connected to the backend) at once, except
- * when the controller lowers the limit below the sessions already in,
- * which then end on their own (a gate never cuts a session it let in).
- * A place is taken when a session is admitted and given back when it
- * closes; the FIFO is pumped whenever a place frees or the limit rises.
+ * Every decision on who gets a place, who waits, until when, and who is
+ * refused is the front's (qctl/front.h, src/control/front.c: a FIFO
+ * waiting room with its deadline, run without a limiter of its own and
+ * with the gate's limit as its cap, qc_front_set_cap), told through the
+ * core the proxy runs too (pcore.h: the decisions carried out in the
+ * front's order, never nested). This file accepts, connects, relays
+ * bytes, and carries out the decisions. The invariant is the one MaxUsers
+ * states: at most `limit` sessions hold a place (connecting to or
+ * connected to the backend) at once, except when the controller lowers
+ * the limit below the sessions already in, which then end on their own
+ * (a gate never cuts a session it let in). A place is taken when the
+ * front admits a session and given back (qc_front_done) only once its
+ * backend socket is closed, so the backend never holds more than the
+ * limit.
  *
  * Relaying knows no protocol: each read is written to the other side, and
  * reading from one side stops while the other side has more than `buffer`
  * bytes queued, resuming when the queue falls under half of it (nginx's
  * rule: a slow reader slows its writer, end to end). So a session holds at
  * most about 2 x (buffer + 64 KiB) of memory, and a waiting one at most
- * 16 KiB read ahead (so a full FIFO of N holds at most N x 16 KiB). An end of stream read from one side is
- * passed on as a shutdown of the other's write side once what was queued
- * is written (a half-close); the session closes when both directions have
- * ended, or at once on an error on either side.
+ * 16 KiB read ahead. An end of stream read from one side is passed on as
+ * a shutdown of the other's write side once what was queued is written (a
+ * half-close); the session closes when both directions have ended, or at
+ * once on an error on either side.
  *
- * The control loop runs every interval: the tick notes the sessions and
- * the peak of the interval, and starts a sensor sample (sensor.h) with a
- * deadline of 0.9 interval; its answer (or the sessions connected, with
- * no sensor) steps the controller, sets the limit and writes the series
- * row. A failed or late sample leaves the limit as it was (held). */
+ * The control loop (the lead worker's) runs every interval: the tick
+ * notes the sessions and the peak of the interval, and starts a sensor
+ * sample (sensor.h) with a deadline of 0.9 interval; its answer (or the
+ * sessions connected, with no sensor) steps the controller, sets the
+ * front's cap and writes the series row. A failed or late sample leaves
+ * the limit as it was (held).
+ *
+ * Workers: a group is N gates on N loops and threads, each accepting on
+ * its own SO_REUSEPORT socket, sharing one front (one limit, one FIFO).
+ * A decision may name another worker's session (a place freed here lets
+ * in a session waiting there): it is handed over through that worker's
+ * mailbox and async handle, as the proxy's (proxy.c, "workers"). */
 #include "live/gate.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <signal.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "live/http.h"
 #include "live/list.h"
-#include "live/live.h"
+#include "live/pcore.h"
+#include "qctl/front.h"
 #include "qctl/rng.h"
+
+#ifndef SO_REUSEPORT
+#define SO_REUSEPORT 15 /* Linux's, hidden by the strict C11 headers */
+#endif
 
 #define READ_CHUNK 65536
 #define ADMIN_CONNS_MAX 32
 #define READ_AHEAD 16384 /* a waiting client's bytes read ahead, at most */
+#define ROOM_MIN 1024    /* waiting places allocated at least (a reload may raise --queue) */
 
-enum { S_WAIT, S_CONNECT, S_RELAY };
+enum { S_NEW, S_WAIT, S_CONNECT, S_RELAY, S_DONE };
 
 typedef struct gate gate;
 
 /* What a session and an admin connection own besides their handles, first
- * in each (owner_closed reads it through the handles' data): how many of
- * the handles are still open, and the bytes read and not yet passed on
- * (a session's client bytes read before the relay, an admin request). */
+ * in each: how many of the handles are still open, and the bytes read and
+ * not yet passed on (a session's client bytes read before the relay, an
+ * admin request). */
 typedef struct conn_own {
     unsigned handles;
     qc__buf in;
+    int is_sess;
 } conn_own;
 
 typedef struct sess {
     conn_own own;
     gate *G;
+    unsigned worker; /* its gate's index in the group */
     uv_tcp_t client, up;
-    uv_timer_t timer; /* wait deadline, then connect deadline */
+    uv_timer_t timer; /* wait deadline, then connect deadline, then bounds */
     uv_connect_t conn;
     int state;
     int closing, up_init, counted;
+    int zombie;             /* closed while a decision on it is on its way */
     int c_eof, u_eof;       /* end of stream read from the client / upstream */
     int c_shut, u_shut;     /* their write sides shut down (done) */
     int c_paused, u_paused; /* reading stopped for backpressure */
     double t_in, t_seen;    /* relaying since, last byte either way (see sess_budget) */
     uint64_t bytes;         /* relayed both ways */
+    qc_front_handle fh;     /* waiting: its place in the front */
+    qc_front_token tok;     /* admitted: its place, given back once */
+    qc_front_decision ho;   /* a decision handed over by another worker */
+    struct sess *ho_next;   /* the mailbox's link */
     struct sess *prev, *next;
 } sess;
 
@@ -97,28 +131,77 @@ typedef struct slist {
     unsigned n;
 } slist;
 
+/* A worker's counters: written by its own thread, summed by the lead's
+ * /metrics and /status (relaxed atomics: no torn or raced reads). */
+typedef struct gcount {
+    atomic_ullong accepted, admitted, refused, expired, left, backend_errors, done;
+    atomic_ullong bytes_up, bytes_down, cut_idle, cut_time, cut_bytes;
+} gcount;
+
+#define CNT(G, f) atomic_fetch_add_explicit(&(G)->c->f, 1, memory_order_relaxed)
+#define CNT_N(G, f, n) atomic_fetch_add_explicit(&(G)->c->f, (n), memory_order_relaxed)
+#define CGET(c, f) atomic_load_explicit(&(c)->f, memory_order_relaxed)
+
+/* What a session reads of the configuration: each worker's own copy, set
+ * by the lead at a reload through the mailbox. */
+typedef struct gknobs {
+    size_t buffer;
+    double idle_timeout, max_session, connect_timeout;
+    uint64_t max_bytes;
+} gknobs;
+
+typedef struct gworker {
+    gate *G;           /* NULL before start and after its close */
+    uv_async_t *async; /* G's wakeup; NULL once stopping */
+    sess *mb_head, *mb_tail;
+    int knobs_new;
+    gknobs knobs;
+    gcount c;
+} gworker;
+
+struct qc_gate_group {
+    qc_gate_params o; /* start's copy (its strings the caller's) */
+    qc_front *front;
+    pthread_mutex_t mu; /* the mailboxes, the workers' G and async */
+    int port;           /* the port the lead bound (the others join it) */
+    atomic_uint connected, peak, limit;
+    _Atomic double u;
+    unsigned n;
+    gworker w[];
+};
+
 struct gate {
-    const qc_gate_params *o;
-    uv_loop_t loop;
+    qc_gate_group *g;
+    int own_group; /* qc_gate_start's: freed with the gate */
+    unsigned index;
+    gworker *me;
+    gcount *c;
+    const qc_gate_params *o; /* the lead's: the running one (a reload replaces
+                                it); the others': the group's copy, for what
+                                a reload cannot change */
+    gknobs k;
+    uv_loop_t *loop;
     uv_tcp_t listener, admin;
-    int admin_on;
-    uv_signal_t sigterm, sigint;
-    uv_signal_t sighup; /* a reload: qc_gate_reload */
+    int listener_open, admin_open;
+    uv_timer_t control, drain_timer;
+    uv_async_t async;
+    unsigned handles; /* own handles and sessions open (see "lifecycle") */
+    int stopped, close_requested, draining, drain_set;
+    void (*on_closed)(qc_gate *g, void *arg);
+    void *on_closed_arg;
+    int port, admin_port;
+    unsigned cut;
+    qc__pcore core;
     unsigned long long reloads, reloads_refused;
-    uv_timer_t control, duration;
     struct sockaddr_storage backend;
     qc_mu_ctl ctl;
+    double u;       /* the lead's: the controller's limit (a real number) */
+    unsigned limit; /* ... applied: floor(u), the front's cap */
     qc_rng rng;
     qc__sensor *sensor;
-    double u;       /* the controller's limit (a real number) */
-    unsigned limit; /* the limit applied: floor(u) */
-    unsigned connected, peak;
     slist waiting, active;
     aconn *admins, *admins_tail; /* open admin connections, the newest first */
     unsigned nadmins;
-    unsigned long long accepted, admitted, refused, expired, left, backend_errors, done;
-    unsigned long long bytes_up, bytes_down;
-    unsigned long long cut_idle, cut_time, cut_bytes; /* sessions closed by a bound */
     int backend_down; /* the last connect to the backend failed (/readyz) */
     unsigned long long intervals, held_demand, held_missing, missing, saturated;
     double t0;
@@ -130,15 +213,15 @@ struct gate {
     double value, value_t;
     int have_value;
     int level;
-    int draining, stopping, in_pump;
-    double drain_until;
     FILE *series;
 };
 
 static void stop_all(gate *G);
-static void pump(gate *G);
 static void sess_budget_arm(sess *s);
 static int sess_budget_note(sess *s, size_t n);
+static void sess_close(sess *s);
+static void gate_unref(gate *G);
+static void check_drained(gate *G);
 
 /* ---- lists -------------------------------------------------------------- */
 
@@ -157,14 +240,26 @@ static void list_remove(slist *l, sess *s)
 /* ---- sessions ----------------------------------------------------------- */
 
 /* The close callback of a session's or an admin connection's handles:
- * the owner goes with its last one. */
+ * the owner goes with its last one (a zombie session stays allocated
+ * until the decision on its way comes: see on_mailbox). */
 static void owner_closed(uv_handle_t *h)
 {
     conn_own *o = h->data;
     if (--o->handles > 0)
         return;
     qc__buf_free(&o->in);
-    free(o);
+    gate *G;
+    int keep = 0;
+    if (o->is_sess) {
+        sess *s = (sess *)o;
+        G = s->G;
+        keep = s->zombie;
+    } else {
+        G = ((aconn *)o)->G;
+    }
+    if (!keep)
+        free(o);
+    gate_unref(G);
 }
 
 static void hclose(uv_handle_t *h)
@@ -173,19 +268,17 @@ static void hclose(uv_handle_t *h)
         uv_close(h, owner_closed);
 }
 
-/* Gives s's place back and admits the next session. */
+/* Gives s's place back to the front: the decisions that follow (a
+ * waiting session let in) are carried out. */
 static void sess_release(sess *s)
 {
     gate *G = s->G;
     if (!s->counted)
         return;
     s->counted = 0;
-    G->connected--;
-    G->done++;
-    if (G->draining && G->connected == 0)
-        stop_all(G);
-    else
-        pump(G);
+    atomic_fetch_sub(&G->g->connected, 1);
+    CNT(G, done);
+    qc__pcore_done(&G->core, qc__now(), &s->tok, NAN, QC_FRONT_OK);
 }
 
 /* The backend socket is closed: only now is the place free, so that the
@@ -199,20 +292,28 @@ static void up_closed(uv_handle_t *h)
 }
 
 /* Closes s (every handle; pending writes are cancelled) and gives its
- * place back once its backend socket is closed. */
+ * place back once its backend socket is closed; a waiting session leaves
+ * the front's room (a decision on it already on its way from another
+ * worker makes it a zombie until it comes). */
 static void sess_close(sess *s)
 {
     if (s->closing)
         return;
     gate *G = s->G;
     s->closing = 1;
-    list_remove(s->state == S_WAIT ? &G->waiting : &G->active, s);
+    int waiting = s->state == S_NEW || s->state == S_WAIT;
+    list_remove(waiting ? &G->waiting : &G->active, s);
+    if (waiting && s->state == S_WAIT &&
+        qc__pcore_gone(&G->core, (uint64_t)(uintptr_t)s, s->fh))
+        s->zombie = 1;
+    s->state = S_DONE;
     hclose((uv_handle_t *)&s->client);
     hclose((uv_handle_t *)&s->timer);
     if (s->up_init && !uv_is_closing((uv_handle_t *)&s->up))
         uv_close((uv_handle_t *)&s->up, up_closed);
     else
         sess_release(s);
+    check_drained(G);
 }
 
 static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
@@ -239,7 +340,7 @@ static void on_written(uv_write_t *req, int status)
         sess_close(s);
         return;
     }
-    size_t low = s->G->o->buffer / 2;
+    size_t low = s->G->k.buffer / 2;
     if (s->state != S_RELAY || uv_stream_get_write_queue_size(dst) > low)
         return;
     if (dst == (uv_stream_t *)&s->up && s->c_paused && !s->c_eof) {
@@ -313,7 +414,7 @@ static void relay(sess *s, uv_stream_t *from, uv_stream_t *to, char *base, size_
         sess_close(s);
         return;
     }
-    if (uv_stream_get_write_queue_size(to) > s->G->o->buffer) {
+    if (uv_stream_get_write_queue_size(to) > s->G->k.buffer) {
         *paused = 1;
         uv_read_stop(from);
     }
@@ -339,7 +440,7 @@ static void on_client_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
     sess *s = st->data;
     gate *G = s->G;
     if (n > 0 && s->state == S_RELAY) {
-        G->bytes_up += (unsigned long long)n;
+        CNT_N(G, bytes_up, (unsigned long long)n);
         relay(s, st, (uv_stream_t *)&s->up, b->base, (size_t)n, &s->c_paused);
         if (!s->closing)
             sess_budget_note(s, (size_t)n);
@@ -352,7 +453,7 @@ static void on_client_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
             sess_close(s);
             return;
         }
-        if (s->own.in.len >= READ_AHEAD || s->own.in.len >= G->o->buffer) {
+        if (s->own.in.len >= READ_AHEAD || s->own.in.len >= G->k.buffer) {
             s->c_paused = 1;
             uv_read_stop(st);
         }
@@ -364,7 +465,7 @@ static void on_client_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
     if (s->state == S_RELAY) {
         shut(s, (uv_stream_t *)&s->up);
     } else if (s->own.in.len == 0) { /* gone before it got in */
-        G->left++;
+        CNT(G, left);
         sess_close(s);
     } /* else: half-closed with bytes to send once it is in */
 }
@@ -374,7 +475,7 @@ static void on_up_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
     sess *s = st->data;
     gate *G = s->G;
     if (n > 0) {
-        G->bytes_down += (unsigned long long)n;
+        CNT_N(G, bytes_down, (unsigned long long)n);
         relay(s, st, (uv_stream_t *)&s->client, b->base, (size_t)n, &s->u_paused);
         if (!s->closing)
             sess_budget_note(s, (size_t)n);
@@ -389,17 +490,18 @@ static void on_up_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 static void on_up_connect(uv_connect_t *req, int status)
 {
     sess *s = req->data;
+    gate *G = s->G;
     if (s->closing || status == UV_ECANCELED)
         return;
     if (status < 0) {
-        s->G->backend_errors++;
-        s->G->backend_down = 1;
+        CNT(G, backend_errors);
+        G->backend_down = 1;
         sess_close(s);
         return;
     }
     uv_timer_stop(&s->timer);
     s->state = S_RELAY;
-    s->G->backend_down = 0;
+    G->backend_down = 0;
     s->t_in = s->t_seen = qc__now();
     sess_budget_arm(s);
     uv_tcp_nodelay(&s->client, 1);
@@ -408,7 +510,7 @@ static void on_up_connect(uv_connect_t *req, int status)
         char *p = s->own.in.data;
         size_t n = s->own.in.len;
         s->own.in = (qc__buf){0}; /* the write owns the bytes now */
-        s->G->bytes_up += n;
+        CNT_N(G, bytes_up, n);
         if (relay_write(s, (uv_stream_t *)&s->up, p, n) != 0) {
             sess_close(s);
             return;
@@ -433,16 +535,17 @@ static void on_up_connect(uv_connect_t *req, int status)
  * its deadline. As haproxy's client timeout does, a session with no byte
  * relayed either way for --idle-timeout is closed and its place given
  * back; --max-session and --max-bytes bound the time and the bytes of any
- * one session. The checks run on the session's own timer, armed while it
- * relays for the nearest of its deadlines (reads only note the time). */
+ * one session. These are bounds on a relay, not admission decisions: the
+ * checks run on the session's own timer, armed while it relays for the
+ * nearest of its deadlines (reads only note the time). */
 static double sess_deadline(const sess *s)
 {
-    const qc_gate_params *o = s->G->o;
+    const gknobs *k = &s->G->k;
     double d = INFINITY;
-    if (o->idle_timeout > 0)
-        d = s->t_seen + o->idle_timeout;
-    if (o->max_session > 0 && s->t_in + o->max_session < d)
-        d = s->t_in + o->max_session;
+    if (k->idle_timeout > 0)
+        d = s->t_seen + k->idle_timeout;
+    if (k->max_session > 0 && s->t_in + k->max_session < d)
+        d = s->t_in + k->max_session;
     return d;
 }
 
@@ -462,11 +565,11 @@ static void sess_budget_arm(sess *s)
  * session is closed (1). */
 static int sess_budget_note(sess *s, size_t n)
 {
-    const qc_gate_params *o = s->G->o;
+    const gknobs *k = &s->G->k;
     s->t_seen = qc__now();
     s->bytes += n;
-    if (o->max_bytes && s->bytes > o->max_bytes) {
-        s->G->cut_bytes++;
+    if (k->max_bytes && s->bytes > k->max_bytes) {
+        CNT(s->G, cut_bytes);
         sess_close(s);
         return 1;
     }
@@ -476,13 +579,20 @@ static int sess_budget_note(sess *s, size_t n)
 static void on_sess_timer(uv_timer_t *t)
 {
     sess *s = t->data;
+    gate *G = s->G;
+    if (s->state == S_WAIT) { /* its deadline: the front refuses what is past it */
+        qc__pcore_expire(&G->core, qc__now());
+        if (s->state == S_WAIT && !s->closing) /* a timer a little early */
+            uv_timer_start(&s->timer, on_sess_timer, 1, 0);
+        return;
+    }
     if (s->state == S_RELAY) { /* a bound of the session's (see above) */
         double now = qc__now();
-        const qc_gate_params *o = s->G->o;
-        if (o->max_session > 0 && now >= s->t_in + o->max_session - 1e-3) {
-            s->G->cut_time++;
-        } else if (o->idle_timeout > 0 && now >= s->t_seen + o->idle_timeout - 1e-3) {
-            s->G->cut_idle++;
+        const gknobs *k = &G->k;
+        if (k->max_session > 0 && now >= s->t_in + k->max_session - 1e-3) {
+            CNT(G, cut_time);
+        } else if (k->idle_timeout > 0 && now >= s->t_seen + k->idle_timeout - 1e-3) {
+            CNT(G, cut_idle);
         } else {
             sess_budget_arm(s); /* bytes came since: the idle deadline moved */
             return;
@@ -490,48 +600,138 @@ static void on_sess_timer(uv_timer_t *t)
         sess_close(s);
         return;
     }
-    if (s->state == S_WAIT)
-        s->G->expired++;
-    else
-        s->G->backend_errors++; /* the backend did not accept in time */
-    sess_close(s);
-}
-
-/* Takes a place for s and connects it to the backend. */
-static void admit(gate *G, sess *s)
-{
-    if (s->state == S_WAIT)
-        list_remove(&G->waiting, s);
-    s->state = S_CONNECT;
-    list_push(&G->active, s);
-    s->counted = 1;
-    G->connected++;
-    if (G->connected > G->peak)
-        G->peak = G->connected;
-    G->admitted++;
-    uv_tcp_init(&G->loop, &s->up);
-    s->up.data = s;
-    s->up_init = 1;
-    s->own.handles++;
-    s->conn.data = s;
-    uv_timer_start(&s->timer, on_sess_timer, (uint64_t)(G->o->connect_timeout * 1000), 0);
-    if (uv_tcp_connect(&s->conn, &s->up, (const struct sockaddr *)&G->backend, on_up_connect) !=
-        0) {
-        G->backend_errors++;
+    if (s->state == S_CONNECT) {
+        CNT(G, backend_errors); /* the backend did not accept in time */
         sess_close(s);
     }
 }
 
-/* Admits waiting sessions, oldest first, while there are places. Not
- * reentrant: a session closed while pumping frees a place the loop sees. */
-static void pump(gate *G)
+/* ---- the front's decisions ------------------------------------------------ */
+
+/* The front let s in (its place in tok): connects it to the backend. */
+static void admit(gate *G, sess *s, const qc_front_token *tok)
 {
-    if (G->in_pump)
+    list_remove(&G->waiting, s);
+    s->state = S_CONNECT;
+    list_push(&G->active, s);
+    s->tok = *tok;
+    s->counted = 1;
+    unsigned c = atomic_fetch_add(&G->g->connected, 1) + 1;
+    unsigned p = atomic_load(&G->g->peak);
+    while (c > p && !atomic_compare_exchange_weak(&G->g->peak, &p, c))
+        ;
+    CNT(G, admitted);
+    uv_tcp_init(G->loop, &s->up);
+    s->up.data = s;
+    s->up_init = 1;
+    s->own.handles++;
+    s->conn.data = s;
+    uv_timer_start(&s->timer, on_sess_timer, (uint64_t)(G->k.connect_timeout * 1000), 0);
+    if (uv_tcp_connect(&s->conn, &s->up, (const struct sockaddr *)&G->backend, on_up_connect) !=
+        0) {
+        CNT(G, backend_errors);
+        sess_close(s);
+    }
+}
+
+static void handover(gate *G, sess *s, const qc_front_decision *d);
+
+/* Carries out one decision of the front on session d->id. */
+static void apply(void *ctx, const qc_front_decision *d)
+{
+    gate *G = ctx;
+    sess *s = (sess *)(uintptr_t)d->id;
+    if (s->G != G) { /* another worker's session: see "workers" */
+        handover(G, s, d);
         return;
-    G->in_pump = 1;
-    while (!G->draining && !G->stopping && G->waiting.head && G->connected < G->limit)
-        admit(G, G->waiting.head);
-    G->in_pump = 0;
+    }
+    if (s->closing) { /* gone meanwhile: a place given is given back */
+        if (d->act == QC_FRONT_ADMIT) {
+            qc_front_token t = d->tok;
+            qc__pcore_done(&G->core, qc__now(), &t, NAN, QC_FRONT_IGNORE);
+        }
+        return;
+    }
+    if (s->state == S_WAIT) {
+        s->fh = 0;
+        uv_timer_stop(&s->timer);
+    }
+    switch (d->act) {
+    case QC_FRONT_ADMIT:
+        admit(G, s, &d->tok);
+        break;
+    case QC_FRONT_WAIT: {
+        s->state = S_WAIT;
+        s->fh = d->handle;
+        double left = d->deadline - qc__now();
+        uv_timer_start(&s->timer, on_sess_timer, left > 0 ? (uint64_t)ceil(left * 1000) : 0, 0);
+        break;
+    }
+    case QC_FRONT_REFUSE:
+        if (d->reason == QC_FRONT_DEADLINE)
+            CNT(G, expired);
+        else
+            CNT(G, refused);
+        s->state = S_NEW; /* decided: not in the front's room any more */
+        sess_close(s);
+        break;
+    }
+}
+
+/* ---- workers ---------------------------------------------------------------
+ *
+ * A decision on another worker's session is stored in the session (it has
+ * at most one decision on its way: the one that took it out of the
+ * waiting room) and the session put on its worker's mailbox, whose async
+ * handle wakes that loop, where it is carried out as if taken there. A
+ * session whose client closes while such a decision is on its way (the
+ * front's cancel finds it decided, its own core holds nothing on it)
+ * stays allocated, a zombie, until the decision comes: an admission's
+ * place is then given back. What a stopped worker never took out of its
+ * mailbox (zombies only) the group frees. The same mailbox carries a
+ * reload's session knobs from the lead. */
+static void handover(gate *G, sess *s, const qc_front_decision *d)
+{
+    gworker *w = &G->g->w[s->worker];
+    pthread_mutex_lock(&G->g->mu);
+    s->ho = *d;
+    s->ho_next = NULL;
+    if (w->mb_tail)
+        w->mb_tail->ho_next = s;
+    else
+        w->mb_head = s;
+    w->mb_tail = s;
+    if (w->async)
+        uv_async_send(w->async);
+    pthread_mutex_unlock(&G->g->mu);
+}
+
+static void on_mailbox(uv_async_t *a)
+{
+    gate *G = a->data;
+    gworker *w = G->me;
+    pthread_mutex_lock(&G->g->mu);
+    sess *s = w->mb_head;
+    w->mb_head = w->mb_tail = NULL;
+    if (w->knobs_new) {
+        G->k = w->knobs;
+        w->knobs_new = 0;
+    }
+    pthread_mutex_unlock(&G->g->mu);
+    while (s) {
+        sess *next = s->ho_next;
+        qc_front_decision d = s->ho;
+        if (s->zombie) {
+            if (d.act == QC_FRONT_ADMIT) /* its place back */
+                qc__pcore_done(&G->core, qc__now(), &d.tok, NAN, QC_FRONT_IGNORE);
+            s->zombie = 0;
+            if (s->own.handles == 0) /* closed already: freed here */
+                free(s);
+        } else {
+            apply(G, &d);
+        }
+        s = next;
+    }
 }
 
 static void on_client(uv_stream_t *server, int status)
@@ -541,31 +741,20 @@ static void on_client(uv_stream_t *server, int status)
     if (!s)
         return;
     s->G = G;
-    s->own.handles = qc__conn_init(&G->loop, &s->client, &s->timer, s);
-    s->state = S_WAIT;
+    s->worker = G->index;
+    s->own.is_sess = 1;
+    s->own.handles = qc__conn_init(G->loop, &s->client, &s->timer, s);
+    G->handles++;
+    s->state = S_NEW;
     list_push(&G->waiting, s); /* removed by admit or close */
     if (uv_accept(server, (uv_stream_t *)&s->client) != 0) {
         sess_close(s);
         return;
     }
-    G->accepted++;
-    if (G->draining || G->stopping) {
-        G->refused++;
-        sess_close(s);
-        return;
-    }
+    CNT(G, accepted);
     client_read_start(s);
-    if (G->waiting.n == 1 && G->connected < G->limit) {
-        admit(G, s);
-    } else if (G->waiting.n <= G->o->queue) {
-        uv_timer_start(&s->timer, on_sess_timer, (uint64_t)(G->o->queue_timeout * 1000), 0);
-    } else {
-        G->refused++;
-        sess_close(s);
-    }
+    qc__pcore_arrive(&G->core, qc__now(), 0, (uint64_t)(uintptr_t)s);
 }
-
-/* ---- admin -------------------------------------------------------------- */
 
 static const char *controller_name(int c)
 {
@@ -573,9 +762,47 @@ static const char *controller_name(int c)
     return c >= 0 && c <= 3 ? names[c] : "?";
 }
 
+/* The counters of every worker of G's group, summed, and the sessions
+ * connected and waiting over the group. */
+typedef struct gsum {
+    unsigned long long accepted, admitted, refused, expired, left, backend_errors, done;
+    unsigned long long bytes_up, bytes_down, cut_idle, cut_time, cut_bytes;
+    unsigned connected, waiting, limit;
+    double u;
+} gsum;
+
+static void sum_of(const gate *G, gsum *t)
+{
+    memset(t, 0, sizeof *t);
+    qc_gate_group *g = G->g;
+    for (unsigned i = 0; i < g->n; i++) {
+        const gcount *c = &g->w[i].c;
+        t->accepted += CGET(c, accepted);
+        t->admitted += CGET(c, admitted);
+        t->refused += CGET(c, refused);
+        t->expired += CGET(c, expired);
+        t->left += CGET(c, left);
+        t->backend_errors += CGET(c, backend_errors);
+        t->done += CGET(c, done);
+        t->bytes_up += CGET(c, bytes_up);
+        t->bytes_down += CGET(c, bytes_down);
+        t->cut_idle += CGET(c, cut_idle);
+        t->cut_time += CGET(c, cut_time);
+        t->cut_bytes += CGET(c, cut_bytes);
+    }
+    qc_front_stats st;
+    qc_front_get_stats(g->front, &st);
+    t->waiting = st.waiting;
+    t->connected = atomic_load(&g->connected);
+    t->limit = atomic_load(&g->limit);
+    t->u = atomic_load(&g->u);
+}
+
 static size_t metrics_text(const gate *G, char *buf, size_t cap)
 {
     double now = qc__now();
+    gsum T;
+    sum_of(G, &T);
     unsigned long long samples = 0, failed = 0;
     const char *why = "";
     if (G->sensor)
@@ -613,9 +840,8 @@ static size_t metrics_text(const gate *G, char *buf, size_t cap)
         "qctl_gate_sensor_samples_total %llu\n"
         "# HELP qctl_gate_sensor_missing_total Sensor samples that failed or came late.\n"
         "# TYPE qctl_gate_sensor_missing_total counter\nqctl_gate_sensor_missing_total %llu\n",
-        G->limit, G->u, G->active.n, G->waiting.n, G->accepted, G->admitted, G->refused,
-        G->expired, G->left, G->backend_errors, G->done, G->bytes_up, G->bytes_down,
-        G->intervals, G->held_demand, G->held_missing, samples, failed);
+        T.limit, T.u, T.connected, T.waiting, T.accepted, T.admitted, T.refused, T.expired,
+        T.left, T.backend_errors, T.done, T.bytes_up, T.bytes_down, G->intervals, G->held_demand, G->held_missing, samples, failed);
     if (n < 0 || (size_t)n >= cap)
         return 0;
     if (G->have_value) {
@@ -638,7 +864,7 @@ static size_t metrics_text(const gate *G, char *buf, size_t cap)
                      "qctl_gate_sessions_cut_total{bound=\"idle\"} %llu\n"
                      "qctl_gate_sessions_cut_total{bound=\"time\"} %llu\n"
                      "qctl_gate_sessions_cut_total{bound=\"bytes\"} %llu\n",
-                     G->draining, G->cut_idle, G->cut_time, G->cut_bytes);
+                     G->draining, T.cut_idle, T.cut_time, T.cut_bytes);
     if (m > 0 && (size_t)(n + m) < cap)
         n += m;
     size_t p = qc__process_metrics(buf + n, cap - (size_t)n);
@@ -651,29 +877,31 @@ static char *status_json(const gate *G)
 {
     const qc_gate_params *o = G->o;
     double now = qc__now();
+    gsum T;
+    sum_of(G, &T);
     json_t *r = json_object();
     json_object_set_new(r, "uptime", json_real(now - G->t0));
     json_object_set_new(r, "controller", json_string(controller_name(o->controller)));
     if (o->controller == QC_GATE_INTEGRAL || o->controller == QC_GATE_PI)
         json_object_set_new(r, "reference", json_real(qc_sched_at(o->ref, o->nref, now - G->t0)));
-    json_object_set_new(r, "limit", json_integer(G->limit));
-    json_object_set_new(r, "limit_controller", json_real(G->u));
-    json_object_set_new(r, "connected", json_integer(G->active.n));
-    json_object_set_new(r, "waiting", json_integer(G->waiting.n));
+    json_object_set_new(r, "limit", json_integer(T.limit));
+    json_object_set_new(r, "limit_controller", json_real(T.u));
+    json_object_set_new(r, "connected", json_integer(T.connected));
+    json_object_set_new(r, "waiting", json_integer(T.waiting));
     json_object_set_new(r, "queue", json_integer(o->queue));
     json_object_set_new(r, "reloads", json_integer((json_int_t)G->reloads));
     json_object_set_new(r, "reloads_refused", json_integer((json_int_t)G->reloads_refused));
-    json_object_set_new(r, "accepted", json_integer((json_int_t)G->accepted));
-    json_object_set_new(r, "admitted", json_integer((json_int_t)G->admitted));
-    json_object_set_new(r, "refused", json_integer((json_int_t)G->refused));
-    json_object_set_new(r, "expired", json_integer((json_int_t)G->expired));
-    json_object_set_new(r, "left", json_integer((json_int_t)G->left));
-    json_object_set_new(r, "backend_errors", json_integer((json_int_t)G->backend_errors));
-    json_object_set_new(r, "bytes_up", json_integer((json_int_t)G->bytes_up));
-    json_object_set_new(r, "bytes_down", json_integer((json_int_t)G->bytes_down));
-    json_object_set_new(r, "cut_idle", json_integer((json_int_t)G->cut_idle));
-    json_object_set_new(r, "cut_time", json_integer((json_int_t)G->cut_time));
-    json_object_set_new(r, "cut_bytes", json_integer((json_int_t)G->cut_bytes));
+    json_object_set_new(r, "accepted", json_integer((json_int_t)T.accepted));
+    json_object_set_new(r, "admitted", json_integer((json_int_t)T.admitted));
+    json_object_set_new(r, "refused", json_integer((json_int_t)T.refused));
+    json_object_set_new(r, "expired", json_integer((json_int_t)T.expired));
+    json_object_set_new(r, "left", json_integer((json_int_t)T.left));
+    json_object_set_new(r, "backend_errors", json_integer((json_int_t)T.backend_errors));
+    json_object_set_new(r, "bytes_up", json_integer((json_int_t)T.bytes_up));
+    json_object_set_new(r, "bytes_down", json_integer((json_int_t)T.bytes_down));
+    json_object_set_new(r, "cut_idle", json_integer((json_int_t)T.cut_idle));
+    json_object_set_new(r, "cut_time", json_integer((json_int_t)T.cut_time));
+    json_object_set_new(r, "cut_bytes", json_integer((json_int_t)T.cut_bytes));
     json_object_set_new(r, "intervals", json_integer((json_int_t)G->intervals));
     json_object_set_new(r, "held_demand", json_integer((json_int_t)G->held_demand));
     json_object_set_new(r, "held_missing", json_integer((json_int_t)G->held_missing));
@@ -695,6 +923,7 @@ static char *status_json(const gate *G)
     }
     json_object_set_new(r, "sensor", sn);
     json_object_set_new(r, "draining", json_boolean(G->draining));
+    json_object_set_new(r, "workers", json_integer(G->g->n));
     char *s = json_dumps(r, JSON_COMPACT);
     json_decref(r);
     return s;
@@ -816,7 +1045,8 @@ static void on_admin(uv_stream_t *server, int status)
     if (!a)
         return;
     a->G = G;
-    a->own.handles = qc__conn_init(&G->loop, &a->tcp, &a->timer, a);
+    a->own.handles = qc__conn_init(G->loop, &a->tcp, &a->timer, a);
+    G->handles++;
     QC__LIST_PUSH_HEAD(G->admins, G->admins_tail, a, prev, next);
     G->nadmins++;
     if (uv_accept(server, (uv_stream_t *)&a->tcp) != 0 || G->nadmins > ADMIN_CONNS_MAX) {
@@ -826,8 +1056,6 @@ static void on_admin(uv_stream_t *server, int status)
     uv_timer_start(&a->timer, on_admin_timer, 5000, 0);
     uv_read_start((uv_stream_t *)&a->tcp, admin_alloc, on_admin_read);
 }
-
-/* ---- control ------------------------------------------------------------ */
 
 static void put_num(FILE *f, double v, const char *sep)
 {
@@ -844,8 +1072,10 @@ static void write_row(gate *G, int ok, double y, double now)
     int closed = o->controller == QC_GATE_INTEGRAL || o->controller == QC_GATE_PI;
     put_num(f, G->tick_t - G->t0, ",");
     put_num(f, closed ? qc_sched_at(o->ref, o->nref, G->tick_t - G->t0) : NAN, ",");
+    gsum T;
+    sum_of(G, &T);
     fprintf(f, "%.10g,%u,%u,%u,%u,%llu,%llu,%llu,", G->u, G->limit, G->tick_connected,
-            G->tick_peak, G->tick_waiting, G->admitted, G->refused, G->expired);
+            G->tick_peak, G->tick_waiting, T.admitted, T.refused, T.expired);
     put_num(f, ok ? y : NAN, ",");
     put_num(f, G->have_value ? now - G->value_t : NAN, ",");
     fprintf(f, "%llu,%llu\n", G->missing, G->held_demand + G->held_missing);
@@ -854,6 +1084,17 @@ static void write_row(gate *G, int ok, double y, double now)
 
 /* The interval's answer: steps the controller (or holds), applies the
  * limit, writes the row. */
+/* The controller's u applied: the front's cap (floor(u)), which lets the
+ * waiting in at once when it rose. */
+static void set_limit(gate *G)
+{
+    double l = floor(G->u + 1e-9);
+    G->limit = l >= 4e9 ? 4000000000u : l > 0 ? (unsigned)l : 0;
+    atomic_store(&G->g->u, G->u);
+    atomic_store(&G->g->limit, G->limit);
+    qc__pcore_set_cap(&G->core, qc__now(), G->limit);
+}
+
 static void decide(gate *G, int ok, double y)
 {
     const qc_gate_params *o = G->o;
@@ -900,16 +1141,15 @@ static void decide(gate *G, int ok, double y)
         break;
     }
     G->intervals++;
-    G->limit = (unsigned)floor(G->u + 1e-9);
+    set_limit(G);
     if (G->series)
         write_row(G, ok, y, now);
-    pump(G);
 }
 
 static void on_sample(void *ctx, int ok, double v)
 {
     gate *G = ctx;
-    if (G->pending && !G->stopping)
+    if (G->pending && !G->stopped)
         decide(G, ok, v);
 }
 
@@ -917,17 +1157,16 @@ static void on_control(uv_timer_t *t)
 {
     gate *G = t->data;
     double now = qc__now();
-    if (G->draining && now >= G->drain_until) {
-        stop_all(G);
-        return;
-    }
     if (G->pending) /* the last sample never came (a timer late under load) */
         decide(G, 0, 0);
+    qc_front_stats st;
+    qc_front_get_stats(G->g->front, &st);
     G->tick_t = now;
-    G->tick_connected = G->active.n;
-    G->tick_waiting = G->waiting.n;
-    G->tick_peak = G->peak;
-    G->peak = G->connected;
+    G->tick_connected = atomic_load(&G->g->connected);
+    G->tick_waiting = st.waiting;
+    G->tick_peak = atomic_exchange(&G->g->peak, G->tick_connected);
+    if (G->tick_peak < G->tick_connected)
+        G->tick_peak = G->tick_connected;
     G->pending = 1;
     if (G->sensor)
         qc__sensor_start(G->sensor, 0.9 * G->o->interval);
@@ -935,70 +1174,187 @@ static void on_control(uv_timer_t *t)
         decide(G, 1, (double)G->tick_connected);
 }
 
-/* ---- drain and stop ----------------------------------------------------- */
+/* ---- lifecycle -------------------------------------------------------------
+ *
+ * The gate runs on a loop it does not own (qc_gate_start): it closes its
+ * own handles and never another's. G->handles counts its open handles and
+ * its sessions and admin connections (each until its last handle's close
+ * callback); the drain timer is opened first and closed last, by
+ * qc_gate_close, so that the host's on_closed always comes from the loop
+ * and after every other handle's. */
 
-static void close_if_open(uv_handle_t *h)
+static void finish(gate *G)
 {
-    if (!uv_is_closing(h))
-        uv_close(h, NULL);
+    if (G->on_closed)
+        G->on_closed(G, G->on_closed_arg);
+    pthread_mutex_lock(&G->g->mu);
+    G->me->G = NULL;
+    pthread_mutex_unlock(&G->g->mu);
+    if (G->series)
+        fclose(G->series);
+    qc__pcore_free(&G->core);
+    if (G->own_group)
+        qc_gate_group_free(G->g);
+    free(G);
 }
 
+static void own_closed(uv_handle_t *h);
+
+static void gate_unref(gate *G)
+{
+    G->handles--;
+    if (G->handles == 0)
+        finish(G);
+    else if (G->handles == 1 && G->stopped && G->close_requested &&
+             !uv_is_closing((uv_handle_t *)&G->drain_timer))
+        uv_close((uv_handle_t *)&G->drain_timer, own_closed);
+}
+
+/* The close callback of the handles whose data is G. */
+static void own_closed(uv_handle_t *h)
+{
+    gate_unref(h->data);
+}
+
+static void close_own(uv_handle_t *h)
+{
+    if (!uv_is_closing(h))
+        uv_close(h, own_closed);
+}
+
+static void close_listener(gate *G)
+{
+    if (G->listener_open) {
+        G->listener_open = 0;
+        close_own((uv_handle_t *)&G->listener);
+    }
+}
+
+/* Closes every handle G opened but the drain timer; sessions still
+ * connected are cut (counted in cut when the drain ran out). */
 static void stop_all(gate *G)
 {
-    if (G->stopping)
+    if (G->stopped)
         return;
-    G->stopping = 1;
-    close_if_open((uv_handle_t *)&G->control);
-    close_if_open((uv_handle_t *)&G->duration);
-    close_if_open((uv_handle_t *)&G->sigterm);
-    close_if_open((uv_handle_t *)&G->sigint);
-    close_if_open((uv_handle_t *)&G->sighup);
-    close_if_open((uv_handle_t *)&G->listener);
-    if (G->admin_on)
-        close_if_open((uv_handle_t *)&G->admin);
+    G->stopped = 1;
+    G->draining = 1;
+    uv_timer_stop(&G->drain_timer);
+    close_listener(G);
+    if (G->admin_open) {
+        G->admin_open = 0;
+        close_own((uv_handle_t *)&G->admin);
+    }
+    close_own((uv_handle_t *)&G->control);
+    pthread_mutex_lock(&G->g->mu); /* no wakeup from now on: what comes stays in the mailbox */
+    G->me->async = NULL;
+    pthread_mutex_unlock(&G->g->mu);
+    close_own((uv_handle_t *)&G->async);
     qc__sensor_close(G->sensor);
     G->sensor = NULL;
+    G->cut += G->active.n;
+    G->handles++; /* held while the sessions close (each gives its own back) */
     while (G->waiting.head)
         sess_close(G->waiting.head);
     while (G->active.head)
         sess_close(G->active.head);
     while (G->admins)
         admin_close(G->admins);
+    gate_unref(G);
 }
 
-static void start_drain(gate *G)
+/* Draining, the last connected session gone: stop. */
+static void check_drained(gate *G)
 {
-    if (G->draining)
+    if (G->draining && !G->stopped && G->active.n == 0 && G->waiting.n == 0)
+        stop_all(G);
+}
+
+static void on_drain_timer(uv_timer_t *t)
+{
+    stop_all(t->data);
+}
+
+void qc_gate_drain(qc_gate *G, double timeout)
+{
+    if (G->stopped)
         return;
-    G->draining = 1;
-    G->drain_until = qc__now() + G->o->drain_timeout;
-    close_if_open((uv_handle_t *)&G->listener);
-    while (G->waiting.head) {
-        G->refused++;
-        sess_close(G->waiting.head);
+    if (!(timeout > 0))
+        timeout = 0;
+    if (G->draining) { /* a later call only brings the deadline nearer */
+        double left = (double)uv_timer_get_due_in(&G->drain_timer) / 1000;
+        if (G->drain_set && left <= timeout)
+            return;
     }
-    if (G->connected == 0)
+    int first = !G->draining;
+    G->draining = 1;
+    if (first) {
+        close_listener(G);
+        qc__pcore_drain(&G->core, qc__now()); /* the waiting refused, later arrivals too */
+        check_drained(G);
+        if (G->stopped)
+            return;
+    }
+    if (timeout <= 0) {
         stop_all(G);
+        return;
+    }
+    G->drain_set = 1;
+    uv_timer_start(&G->drain_timer, on_drain_timer,
+                   timeout < 1e9 ? (uint64_t)ceil(timeout * 1000) : (uint64_t)1e12, 0);
 }
 
-static void on_signal(uv_signal_t *s, int sig)
+void qc_gate_close(qc_gate *G, void (*on_closed)(qc_gate *g, void *arg), void *arg)
 {
-    (void)sig;
-    gate *G = s->data;
-    if (G->draining)
-        stop_all(G);
-    else
-        start_drain(G);
+    G->on_closed = on_closed;
+    G->on_closed_arg = arg;
+    G->close_requested = 1;
+    if (!G->draining)
+        qc_gate_drain(G, 0);
+    if (G->stopped && G->handles == 1 && !uv_is_closing((uv_handle_t *)&G->drain_timer))
+        uv_close((uv_handle_t *)&G->drain_timer, own_closed);
 }
 
-static void on_duration(uv_timer_t *t) { start_drain(t->data); }
+void qc_gate_status_get(const qc_gate *G, qc_gate_status *st)
+{
+    memset(st, 0, sizeof *st);
+    st->state = G->stopped ? QC_LIVE_STOPPED : G->draining ? QC_LIVE_DRAINING : QC_LIVE_RUNNING;
+    st->port = G->port;
+    st->admin_port = G->admin_port;
+    st->limit = atomic_load(&G->g->limit);
+    st->connected = G->active.n;
+    st->waiting = G->waiting.n;
+    st->cut = G->cut;
+    const gcount *c = G->c;
+    st->accepted = CGET(c, accepted);
+    st->admitted = CGET(c, admitted);
+    st->refused = CGET(c, refused);
+    st->expired = CGET(c, expired);
+    st->left = CGET(c, left);
+    st->backend_errors = CGET(c, backend_errors);
+    st->done = CGET(c, done);
+    st->bytes_up = CGET(c, bytes_up);
+    st->bytes_down = CGET(c, bytes_down);
+    st->reloads = G->reloads;
+    st->reloads_refused = G->reloads_refused;
+}
+
+const qc_gate_params *qc_gate_params_get(const qc_gate *G)
+{
+    return G->o;
+}
+
+size_t qc_gate_metrics(const qc_gate *G, char *buf, size_t size)
+{
+    return metrics_text(G, buf, size);
+}
 
 /* ---- reload ---------------------------------------------------------------
  *
  * As the proxy's (proxy_reload.c): what can change in place is changed,
  * what cannot is refused before anything moved, so a reload takes the
  * whole new configuration or leaves the old one running. Sessions and
- * the listener are never touched. */
+ * the listener are never touched. The lead takes it; the other workers
+ * get their session knobs through their mailboxes. */
 
 static qc_pi_params pi_params(const qc_gate_params *o);
 static void glog(const gate *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1012,6 +1368,11 @@ static void glog(const gate *G, const char *fmt, ...)
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     G->o->log(G->o->log_ctx, line);
+}
+
+static gknobs knobs_of(const qc_gate_params *o)
+{
+    return (gknobs){o->buffer, o->idle_timeout, o->max_session, o->connect_timeout, o->max_bytes};
 }
 
 static int gsame(const char *a, const char *b)
@@ -1029,6 +1390,8 @@ static int sensor_same(const qc__sensor_params *a, const qc__sensor_params *b)
 int qc_gate_reload(qc_gate *G, const qc_gate_params *n, qc_err *err)
 {
     const qc_gate_params *o = G->o;
+    if (G->index != 0)
+        return qc_err_set(err, QC_EINVAL, "a reload is the first worker's");
     int rc = qc_gate_check(n, err);
     if (rc)
         return rc;
@@ -1045,49 +1408,71 @@ int qc_gate_reload(qc_gate *G, const qc_gate_params *n, qc_err *err)
     if (f)
         return qc_err_set(err, QC_EINVAL,
                           "%s cannot change while the gate runs (restart it for that)", f);
+    qc_front *front = G->g->front;
+    if (n->queue > qc_front_max_decisions(front) - 1)
+        return qc_err_set(err, QC_ERANGE,
+                          "--queue: %u is more than the %zu places allocated at the start "
+                          "(restart the gate for that)",
+                          n->queue, qc_front_max_decisions(front) - 1);
+    qc_mu_ctl ctl = G->ctl;
+    double u = G->u;
     if (n->controller == QC_GATE_STATIC) {
-        G->u = n->limit;
+        u = n->limit;
     } else if (n->controller == QC_GATE_INTEGRAL || n->controller == QC_GATE_PI) {
         qc_pi_params a = pi_params(o), b = pi_params(n);
         if (a.kp != b.kp || a.ki != b.ki || a.u_min != b.u_min || a.u_max != b.u_max ||
             a.aw != b.aw || a.k_aw != b.k_aw) {
             /* bumpless: the new controller starts at the limit in force */
             b.u_init = G->u < b.u_min ? b.u_min : G->u > b.u_max ? b.u_max : G->u;
-            qc_mu_ctl ctl;
             if ((rc = qc_mu_ctl_init(&ctl, &b, err)) != 0)
                 return rc;
-            G->ctl = ctl;
-            G->u = b.u_init;
+            u = b.u_init;
         }
     }
-    G->limit = (unsigned)floor(G->u + 1e-9);
+    /* nothing refused from here on */
+    qc_front_set_queue(front, n->queue, NULL);
+    qc_front_set_deadline(front, 0, n->queue_timeout, NULL);
+    G->ctl = ctl;
+    G->u = u;
     G->o = n;
-    pump(G); /* a higher limit lets the waiting sessions in now */
+    G->k = knobs_of(n);
+    qc_gate_group *g = G->g;
+    pthread_mutex_lock(&g->mu);
+    for (unsigned i = 1; i < g->n; i++) {
+        g->w[i].knobs = G->k;
+        g->w[i].knobs_new = 1;
+        if (g->w[i].async)
+            uv_async_send(g->w[i].async);
+    }
+    pthread_mutex_unlock(&g->mu);
+    set_limit(G); /* a higher limit lets the waiting sessions in now */
     return 0;
 }
 
-static void on_hup(uv_signal_t *h, int sig)
+int qc_gate_reload_request(qc_gate *G, const char *why)
 {
-    (void)sig;
-    gate *G = h->data;
     const qc_gate_params *o = G->o, *n = NULL;
-    if (G->draining)
-        return;
+    if (G->draining || G->index != 0)
+        return QC_EINVAL;
     qc_err err = {0};
     int rc;
     if (!o->reload)
         rc = qc_err_set(&err, QC_EINVAL, "no configuration to read again");
     else if ((rc = o->reload(o->reload_ctx, &n, &err)) == 0)
         rc = n ? qc_gate_reload(G, n, &err) : qc_err_set(&err, QC_EINVAL, "empty configuration");
-    if (o->reload && o->reload_done && n)
-        o->reload_done(o->reload_ctx, n, rc == 0);
+    /* o may be freed by reload_done once n is taken: its hooks read first */
+    void (*done)(void *, const qc_gate_params *, int) = o->reload_done;
+    void *ctx = o->reload_ctx;
+    if (o->reload && done && n)
+        done(ctx, n, rc == 0);
     if (rc) {
         G->reloads_refused++;
-        glog(G, "SIGHUP: the new configuration was refused, the running one stays: %s", err.msg);
-        return;
+        glog(G, "%s: the new configuration was refused, the running one stays: %s", why, err.msg);
+        return rc;
     }
     G->reloads++;
-    glog(G, "SIGHUP: configuration reloaded (limit %u)", G->limit);
+    glog(G, "%s: configuration reloaded (limit %u)", why, G->limit);
+    return 0;
 }
 
 /* ---- setup -------------------------------------------------------------- */
@@ -1203,31 +1588,143 @@ int qc_gate_check(const qc_gate_params *o, qc_err *err)
     return qc__sensor_new(NULL, &o->sensor, NULL, NULL, &s, err);
 }
 
-static int listen_on(gate *G, uv_tcp_t *t, const char *where, const char *port_file,
-                     uv_connection_cb cb, qc_err *err)
-{
-    return qc__listen(&G->loop, t, G, where, port_file, cb, err);
-}
 
-static void walk_close(uv_handle_t *h, void *arg)
+/* Listens on where with SO_REUSEPORT (the port `port` when >= 0: the
+ * lead's, which the other workers join), so that the kernel spreads the
+ * connections over the workers' sockets. */
+static int listen_shared(gate *G, int port, qc_err *err)
 {
-    (void)arg;
-    if (!uv_is_closing(h))
-        uv_close(h, NULL);
-}
-
-int qc_gate_run(const qc_gate_params *o, qc_err *err)
-{
-    int rc = qc_gate_check(o, err);
+    const char *where = G->o->listen;
+    struct sockaddr_storage addr;
+    int rc = qc__addr_parse(where, &addr, err);
     if (rc)
         return rc;
-    gate *G = calloc(1, sizeof *G);
-    if (!G)
+    if (port >= 0) {
+        if (addr.ss_family == AF_INET6)
+            ((struct sockaddr_in6 *)&addr)->sin6_port = htons((uint16_t)port);
+        else
+            ((struct sockaddr_in *)&addr)->sin_port = htons((uint16_t)port);
+    }
+    uv_tcp_init(G->loop, &G->listener);
+    G->listener.data = G;
+    G->handles++;
+    G->listener_open = 1;
+    int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0 ||
+        bind(fd, (struct sockaddr *)&addr, qc__addr_len(&addr)) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return qc_err_set(err, QC_EIO, "%s: %s", where, strerror(e));
+    }
+    if ((rc = uv_tcp_open(&G->listener, fd)) != 0) {
+        close(fd);
+        return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
+    }
+    if ((rc = uv_listen((uv_stream_t *)&G->listener, 1024, on_client)) != 0)
+        return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
+    if (G->index == 0 && G->o->port_file &&
+        (rc = qc__write_port(&G->listener, G->o->port_file, err)) != 0)
+        return rc;
+    return 0;
+}
+
+static int bound_port(uv_tcp_t *t)
+{
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    return uv_tcp_getsockname(t, (struct sockaddr *)&ss, &len) == 0 ? qc__addr_port(&ss) : 0;
+}
+
+/* The front the gate runs: no limiter of its own (the gate's controller
+ * sets its cap), one FIFO class with the --queue-timeout deadline, its
+ * room allocated for what a reload may raise --queue to. */
+static qc_front *gate_front(const qc_gate_params *o, qc_err *err)
+{
+    qc_front_params fp;
+    qc_front_params_init(&fp, QC_LIMITER_FIXED);
+    fp.control = 0;
+    fp.work_conserving = 0;
+    fp.classes = 1;
+    fp.queue = o->queue > ROOM_MIN ? o->queue : ROOM_MIN;
+    fp.queue_timeout = o->queue_timeout;
+    fp.discipline = QC_FRONT_FIFO;
+    qc_front *f = qc_front_alloc(&fp, qc__now(), err);
+    if (!f)
+        return NULL;
+    qc_front_set_queue(f, o->queue, NULL); /* the cap: the lead's limit, set at its start */
+    return f;
+}
+
+int qc_gate_group_alloc(const qc_gate_params *o, unsigned workers, qc_gate_group **out,
+                        qc_err *err)
+{
+    *out = NULL;
+    int rc = qc_gate_check(o, err);
+    if (rc != 0)
+        return rc;
+    if (workers < 1 || workers > 1024)
+        return qc_err_set(err, QC_EINVAL, "--workers: %u is not in [1, 1024]", workers);
+    qc_gate_group *g = calloc(1, sizeof *g + workers * sizeof g->w[0]);
+    if (!g)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
+    g->o = *o;
+    g->n = workers;
+    if (!(g->front = gate_front(o, err))) {
+        free(g);
+        return err && err->code ? err->code : QC_ENOMEM;
+    }
+    pthread_mutex_init(&g->mu, NULL);
+    *out = g;
+    return 0;
+}
+
+void qc_gate_group_free(qc_gate_group *g)
+{
+    if (!g)
+        return;
+    for (unsigned i = 0; i < g->n; i++)
+        for (sess *s = g->w[i].mb_head, *next; s; s = next) {
+            next = s->ho_next;
+            free(s); /* a zombie whose worker stopped before its decision came */
+        }
+    pthread_mutex_destroy(&g->mu);
+    qc_front_free(g->front);
+    free(g);
+}
+
+unsigned qc_gate_group_size(const qc_gate_group *g)
+{
+    return g->n;
+}
+
+static int gate_start(uv_loop_t *loop, qc_gate_group *g, int own, unsigned index, qc_gate **out,
+                      qc_err *err)
+{
+    *out = NULL;
+    const qc_gate_params *o = &g->o;
+    gate *G = calloc(1, sizeof *G);
+    if (!G) {
+        if (own)
+            qc_gate_group_free(g);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    G->g = g;
+    G->own_group = own;
+    G->index = index;
+    G->me = &g->w[index];
+    G->c = &G->me->c;
     G->o = o;
-    if (uv_loop_init(&G->loop) != 0) {
+    G->k = knobs_of(o);
+    G->loop = loop;
+    int rc = qc__pcore_init(&G->core, g->front, apply, G);
+    if (rc != 0) {
+        if (own)
+            qc_gate_group_free(g);
         free(G);
-        return qc_err_set(err, QC_EIO, "cannot start the event loop");
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
     }
     qc__addr_parse(o->backend, &G->backend, err);
     qc_rng_init(&G->rng, o->seed, qc_rng_stream(0, QC_STREAM_CONTROL, 0));
@@ -1242,69 +1739,105 @@ int qc_gate_run(const qc_gate_params *o, qc_err *err)
         G->u = p.u_init;
     }
     }
-    G->limit = (unsigned)floor(G->u + 1e-9);
-    uv_timer_init(&G->loop, &G->control);
-    uv_timer_init(&G->loop, &G->duration);
-    uv_signal_init(&G->loop, &G->sigterm);
-    uv_signal_init(&G->loop, &G->sigint);
-    G->control.data = G->duration.data = G->sigterm.data = G->sigint.data = G;
-    rc = listen_on(G, &G->listener, o->listen, o->port_file, on_client, err);
-    if (rc) {
+    G->t0 = qc__now();
+    if (index == 0 && o->series && (rc = qc__series_open(&G->series, o->series, err)) != 0) {
+        qc__pcore_free(&G->core);
+        if (own)
+            qc_gate_group_free(g);
+        free(G);
+        return rc;
+    }
+    /* the drain timer first: closed last (see "lifecycle") */
+    uv_timer_init(loop, &G->drain_timer);
+    G->drain_timer.data = G;
+    uv_timer_init(loop, &G->control);
+    G->control.data = G;
+    uv_async_init(loop, &G->async, on_mailbox);
+    G->async.data = G;
+    G->handles = 3;
+    pthread_mutex_lock(&g->mu);
+    G->me->G = G;
+    G->me->async = &G->async;
+    pthread_mutex_unlock(&g->mu);
+    if (g->n > 1) {
+        rc = listen_shared(G, index ? g->port : -1, err);
+    } else {
+        G->handles++; /* qc__listen initializes the handle from here on */
+        G->listener_open = 1;
+        rc = qc__listen(loop, &G->listener, G, o->listen, o->port_file, on_client, err);
+    }
+    if (rc != 0) {
         qc_err_prefix(err, "--listen");
         goto fail;
     }
-    if (o->admin) {
-        G->admin_on = 1;
-        if ((rc = listen_on(G, &G->admin, o->admin, o->admin_port_file, on_admin, err)) != 0) {
+    G->port = bound_port(&G->listener);
+    if (index == 0)
+        g->port = G->port;
+    if (index == 0 && o->admin) {
+        G->handles++;
+        G->admin_open = 1;
+        if ((rc = qc__listen(loop, &G->admin, G, o->admin, o->admin_port_file, on_admin, err)) !=
+            0) {
             qc_err_prefix(err, "--admin");
             goto fail;
         }
+        G->admin_port = bound_port(&G->admin);
     }
-    if (o->series && (rc = qc__series_open(&G->series, o->series, err)) != 0)
+    if (index == 0 && qc__sensor_kind_of(&o->sensor) != QC__SENSOR_NONE &&
+        (rc = qc__sensor_new(loop, &o->sensor, on_sample, G, &G->sensor, err)) != 0)
         goto fail;
-    if (qc__sensor_kind_of(&o->sensor) != QC__SENSOR_NONE &&
-        (rc = qc__sensor_new(&G->loop, &o->sensor, on_sample, G, &G->sensor, err)) != 0)
-        goto fail;
-    G->t0 = qc__now();
-    if (G->series) {
-        /* time 0 on the wall clock, so that the rows can be set beside a
-         * server's log (its lines carry epoch times) */
-        struct timespec wall;
-        clock_gettime(CLOCK_REALTIME, &wall);
-        fprintf(G->series,
-                "# qctl gate: one row per control interval; limit is the controller's u(k), "
-                "set at time and in force until the next row (gate: applied, rounded down); "
-                "connected, peak and waiting are measured over the interval ending at time; "
-                "admitted, refused and expired count sessions since the start; sensor is the "
-                "sample taken at time (empty: missing or late, the controller held), "
-                "sensor_age the seconds since the last good sample was started\n"
-                "# t0_epoch=%lld.%06ld (time 0, seconds since 1970-01-01 UTC)\n"
-                "time,reference,limit,gate,connected,peak,waiting,admitted,refused,expired,"
-                "sensor,sensor_age,missing,held\n",
-                (long long)wall.tv_sec, wall.tv_nsec / 1000);
-        fflush(G->series);
+    if (index == 0) {
+        set_limit(G);
+        if (G->series) {
+            /* time 0 on the wall clock, so that the rows can be set beside a
+             * server's log (its lines carry epoch times) */
+            struct timespec wall;
+            clock_gettime(CLOCK_REALTIME, &wall);
+            fprintf(G->series,
+                    "# qctl gate: one row per control interval; limit is the controller's u(k), "
+                    "set at time and in force until the next row (gate: applied, rounded down); "
+                    "connected, peak and waiting are measured over the interval ending at time; "
+                    "admitted, refused and expired count sessions since the start; sensor is the "
+                    "sample taken at time (empty: missing or late, the controller held), "
+                    "sensor_age the seconds since the last good sample was started\n"
+                    "# t0_epoch=%lld.%06ld (time 0, seconds since 1970-01-01 UTC)\n"
+                    "time,reference,limit,gate,connected,peak,waiting,admitted,refused,expired,"
+                    "sensor,sensor_age,missing,held\n",
+                    (long long)wall.tv_sec, wall.tv_nsec / 1000);
+            fflush(G->series);
+        }
+        /* an interval beyond 10^6 s (which --check accepts) is a timer that
+         * never fires in practice: capped, not overflowed */
+        uint64_t ms = o->interval < 1e6 ? (uint64_t)llround(o->interval * 1000) : 1000000000u;
+        uv_timer_start(&G->control, on_control, ms ? ms : 1, ms ? ms : 1);
     }
-    uint64_t ms = (uint64_t)llround(o->interval * 1000);
-    uv_timer_start(&G->control, on_control, ms ? ms : 1, ms ? ms : 1);
-    if (o->duration > 0)
-        uv_timer_start(&G->duration, on_duration, (uint64_t)llround(o->duration * 1000), 0);
-    uv_signal_start(&G->sigterm, on_signal, SIGTERM);
-    uv_signal_start(&G->sigint, on_signal, SIGINT);
-    uv_signal_init(&G->loop, &G->sighup);
-    G->sighup.data = G;
-    uv_signal_start(&G->sighup, on_hup, SIGHUP);
-    uv_run(&G->loop, UV_RUN_DEFAULT);
-    rc = 0;
-    goto done;
+    *out = G;
+    return 0;
 fail:
-    qc__sensor_close(G->sensor);
-    G->sensor = NULL;
-    uv_walk(&G->loop, walk_close, NULL);
-    uv_run(&G->loop, UV_RUN_DEFAULT);
-done:
-    if (G->series && fclose(G->series) != 0 && rc == 0)
-        rc = qc_err_set(err, QC_EIO, "--series: %s: write failed", o->series);
-    uv_loop_close(&G->loop);
-    free(G);
+    /* what was opened closes on the host's loop's next turn, and G with it */
+    G->close_requested = 1;
+    G->draining = 1;
+    stop_all(G);
     return rc;
+}
+
+int qc_gate_start(uv_loop_t *loop, const qc_gate_params *o, qc_gate **out, qc_err *err)
+{
+    qc_gate_group *g;
+    *out = NULL;
+    int rc = qc_gate_group_alloc(o, 1, &g, err);
+    if (rc != 0)
+        return rc;
+    return gate_start(loop, g, 1, 0, out, err);
+}
+
+int qc_gate_group_start(uv_loop_t *loop, qc_gate_group *g, unsigned index, qc_gate **out,
+                        qc_err *err)
+{
+    *out = NULL;
+    if (index >= g->n)
+        return qc_err_set(err, QC_EINVAL, "worker %u of %u", index, g->n);
+    if (index > 0 && g->port == 0)
+        return qc_err_set(err, QC_EINVAL, "worker %u started before the first", index);
+    return gate_start(loop, g, 0, index, out, err);
 }

@@ -23,6 +23,7 @@
 #include "qctl/error.h"
 #include "qctl/sched.h"
 
+#include "live/live.h"
 #include "live/sensor.h"
 
 enum { QC_GATE_STATIC = 0, QC_GATE_INTEGRAL, QC_GATE_PI, QC_GATE_OPEN };
@@ -52,8 +53,8 @@ typedef struct qc_gate_params {
     unsigned queue;    /* waiting sessions at most (0: refuse at once) */
     double queue_timeout;   /* a session waits this long at most */
     double connect_timeout; /* the backend must accept within this */
-    double drain_timeout;   /* after SIGTERM (or --duration), stop anyway after this */
-    double duration;        /* > 0: drain after this many seconds */
+    double drain_timeout;   /* the command's: after SIGTERM (or --duration), stop anyway after this */
+    double duration;        /* the command's: > 0, drain after this many seconds */
     size_t buffer;          /* bytes queued toward a peer before reading from
                                the other stops (per direction) */
     double idle_timeout;    /* a connected session with no byte either way for
@@ -65,7 +66,7 @@ typedef struct qc_gate_params {
                                many bytes, both ways (0: no bound) */
     const char *series;     /* NULL or a CSV, one row per interval */
     qc__sensor_params sensor;
-    /* SIGHUP: the caller's configuration anew (--config and the command
+    /* qc_gate_reload_request (the command's SIGHUP): the caller's configuration anew (--config and the command
      * line read again) into *next, kept alive by the caller until
      * reload_done says whether it was taken (the previous one is then no
      * longer used) or refused (next is not used); NULL: SIGHUP is
@@ -80,19 +81,72 @@ typedef struct qc_gate_params {
 
 void qc_gate_params_init(qc_gate_params *o);
 
-/* Every check qc_gate_run makes before it opens anything (addresses, the
+/* Every check qc_gate_start makes before it opens anything (addresses, the
  * controller's parameters, the sensor), with the same messages.
  * QC_EINVAL or QC_ERANGE naming the flag. */
 int qc_gate_check(const qc_gate_params *o, qc_err *err);
 
-/* Runs the gate until SIGTERM/SIGINT (or the duration), then drains: no
- * new session, the waiting ones closed, the connected ones relayed until
- * they end or drain_timeout passes; a second signal stops at once. The
- * caller ignores SIGPIPE. */
-int qc_gate_run(const qc_gate_params *o, qc_err *err);
-
-/* A running gate (its handle inside the run). */
+/* ---- the gate on a host's loop ---------------------------------------------
+ *
+ * As the proxy's (live.h): qc_gate_start(loop, &params, &g, &err) listens
+ * on the host's loop and returns at once; the host runs its loop
+ * (qc_gate_status_get, qc_gate_metrics read the gate from the loop's
+ * thread); qc_gate_drain(g, timeout) closes the listener, refuses the
+ * waiting sessions, lets the connected ones run until they end and cuts
+ * what is left after timeout seconds (0: at once; a timer of its own,
+ * whatever the control interval; a later call may only bring the deadline
+ * nearer); qc_gate_close(g, on_closed, arg) once the drain is over (a gate
+ * not draining is drained with timeout 0) closes its last handle, calls
+ * on_closed(g, arg) from the loop -- the last moment g may be read -- and
+ * frees g. The gate closes only the handles it opened; nothing
+ * process-wide is touched: no signal handler (the host decides what
+ * SIGTERM and SIGHUP mean: qc_gate_drain, qc_gate_reload_request), no
+ * environment variable, no buffer shared between gates. The host ignores
+ * SIGPIPE. params is copied, its strings must outlive the gate.
+ * --duration is the command's (it drains then), not the library's. A
+ * failed start returns the error with *g NULL; what it had opened closes
+ * on the loop's next turn. */
 typedef struct gate qc_gate;
+typedef struct qc_gate_group qc_gate_group;
+
+typedef struct qc_gate_status {
+    int state;            /* QC_LIVE_RUNNING, _DRAINING, _STOPPED (live.h) */
+    int port, admin_port; /* bound ports (admin 0: none, or not the lead) */
+    unsigned limit;       /* the limit applied (the group's) */
+    unsigned connected, waiting, cut; /* this gate's sessions; cut: by the drain's deadline */
+    unsigned long long accepted, admitted, refused, expired, left, backend_errors, done;
+    unsigned long long bytes_up, bytes_down, reloads, reloads_refused;
+} qc_gate_status;
+
+int qc_gate_start(uv_loop_t *loop, const qc_gate_params *o, qc_gate **g, qc_err *err);
+void qc_gate_drain(qc_gate *g, double timeout);
+void qc_gate_close(qc_gate *g, void (*on_closed)(qc_gate *g, void *arg), void *arg);
+void qc_gate_status_get(const qc_gate *g, qc_gate_status *st);
+/* The /metrics text (Prometheus, the group's sums) into buf[0..size);
+ * its length (snprintf's rule). */
+size_t qc_gate_metrics(const qc_gate *g, char *buf, size_t size);
+/* The configuration g runs now (a reload replaces the lead's). */
+const qc_gate_params *qc_gate_params_get(const qc_gate *g);
+
+/* Workers: N gates on N loops (one thread each) sharing one admission
+ * front -- one limit, one waiting room -- each accepting on its own
+ * SO_REUSEPORT socket of params->listen. Worker 0, the lead, alone has
+ * the admin port (its /metrics and /status count every worker's
+ * sessions), the series, the port file, the sensor and the controller;
+ * it is started first, the others join its port. Each worker is driven
+ * like a gate alone from its own loop's thread; qc_gate_group_free once
+ * every worker is closed. */
+int qc_gate_group_alloc(const qc_gate_params *o, unsigned workers, qc_gate_group **g,
+                        qc_err *err);
+int qc_gate_group_start(uv_loop_t *loop, qc_gate_group *g, unsigned index, qc_gate **out,
+                        qc_err *err);
+unsigned qc_gate_group_size(const qc_gate_group *g);
+void qc_gate_group_free(qc_gate_group *g);
+
+/* A reload asked for (SIGHUP: why names it in the log line): the lead
+ * reads the configuration again through params->reload and takes it
+ * (qc_gate_reload) or logs why not. 0 or the refusal's code. */
+int qc_gate_reload_request(qc_gate *g, const char *why);
 
 /* Takes the configuration o in place of the running one, or refuses it
  * and changes nothing (QC_EINVAL or QC_ERANGE: qc_gate_check's message,
@@ -105,7 +159,9 @@ typedef struct gate qc_gate;
  * read from the next interval on), and otherwise restart bumplessly at
  * the limit in force; the queue's bound and the timeouts and budgets
  * apply from now on. o must live until the next reload or the end of
- * the run. On the loop's thread. */
+ * the gate. The lead's, on its loop's thread; the other workers take the
+ * session bounds through their mailboxes. --queue may rise to the places
+ * allocated at the start (at least 1024): beyond, QC_ERANGE. */
 int qc_gate_reload(qc_gate *g, const qc_gate_params *o, qc_err *err);
 
 #endif

@@ -86,6 +86,12 @@ void qc__pcore_drain(qc__pcore *c, double now)
     run(c, qc_front_drain(c->front, now, c->scratch, c->ndec));
 }
 
+void qc__pcore_set_cap(qc__pcore *c, double now, uint32_t cap)
+{
+    c->now = now;
+    run(c, qc_front_set_cap(c->front, now, cap, c->scratch, c->ndec));
+}
+
 int qc__pcore_gone(qc__pcore *c, uint64_t id, qc_front_handle h)
 {
     int decided = h && qc_front_cancel(c->front, h) == QC_EEMPTY;

@@ -40,6 +40,8 @@ void qc__pcore_done(qc__pcore *c, double now, qc_front_token *tok, double servic
 void qc__pcore_tick(qc__pcore *c, double now);
 void qc__pcore_expire(qc__pcore *c, double now);
 void qc__pcore_drain(qc__pcore *c, double now);
+/* The plant's own limit (qc_front_set_cap: the gate's controller). */
+void qc__pcore_set_cap(qc__pcore *c, double now, uint32_t cap);
 /* Request id went away: out of the waiting room (its handle h, 0: it
  * was not waiting), and decisions on it not yet carried out voided.
  * Returns 1 when it was no longer waiting and no decision on it is

@@ -132,6 +132,44 @@ static void test_no_control(void **state)
     qc_front_free(f);
 }
 
+/* The plant's own limit (the TCP gate's): no limiter, a cap of 1, then 0
+ * (nobody in, the one in stays), then 3 (the two waiting go in at once,
+ * oldest first); the queue bound lowered to 1 refuses the next beyond it,
+ * and cannot rise above the places allocated. */
+static void test_cap(void **state)
+{
+    (void)state;
+    qc_front_params p;
+    qc_front_params_init(&p, QC_LIMITER_FIXED);
+    p.control = 0;
+    p.queue = 4;
+    p.discipline = QC_FRONT_FIFO;
+    qc_front *f = qc_front_alloc(&p, 0, NULL);
+    assert_non_null(f);
+    qc_front_decision d, out[CAP];
+    assert_int_equal(qc_front_set_cap(f, 0, 1, out, CAP), 0);
+    assert_int_equal(qc_front_arrive(f, 0.1, 0, 1, &d), QC_FRONT_ADMIT);
+    qc_front_token t1 = d.tok;
+    assert_int_equal(qc_front_arrive(f, 0.2, 0, 2, &d), QC_FRONT_WAIT);
+    assert_int_equal(qc_front_set_cap(f, 0.3, 0, out, CAP), 0);
+    assert_int_equal(qc_front_done(f, 0.4, &t1, NAN, QC_FRONT_OK, out, CAP), 0);
+    assert_int_equal(qc_front_arrive(f, 0.5, 0, 3, &d), QC_FRONT_WAIT);
+    assert_int_equal(qc_front_set_cap(f, 0.6, 3, out, CAP), 2);
+    assert_int_equal(out[0].id, 2);
+    assert_int_equal(out[1].id, 3);
+    assert_int_equal(out[0].act, QC_FRONT_ADMIT);
+    assert_true(fabs(out[0].waited - 0.4) < 1e-12);
+    assert_int_equal(qc_front_arrive(f, 0.7, 0, 4, &d), QC_FRONT_ADMIT);
+    assert_int_equal(qc_front_arrive(f, 0.8, 0, 5, &d), QC_FRONT_WAIT);
+    assert_int_equal(qc_front_set_queue(f, 1, NULL), 0);
+    assert_int_equal(qc_front_arrive(f, 0.9, 0, 6, &d), QC_FRONT_REFUSE);
+    assert_int_equal(d.reason, QC_FRONT_FULL);
+    qc_err err = {0};
+    assert_int_equal(qc_front_set_queue(f, 5, &err), QC_ERANGE);
+    assert_int_equal(qc_front_set_cap(f, 1, 3, out, 2), QC_EINVAL);
+    qc_front_free(f);
+}
+
 /* CoDel, target 10 ms, interval 100 ms, limit 1: requests wait behind a
  * long request. At 0.05 the oldest waited 50 ms > target: LIFO (the
  * newest goes first, yet nothing is refused). At 0.2 the head has waited
@@ -491,6 +529,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fifo_limit_room), cmocka_unit_test(test_no_overtaking_cancel),
         cmocka_unit_test(test_no_control),      cmocka_unit_test(test_codel),
+        cmocka_unit_test(test_cap),
         cmocka_unit_test(test_sfq),             cmocka_unit_test(test_sampler),
         cmocka_unit_test(test_bad_params),      cmocka_unit_test(test_threads),
         cmocka_unit_test(test_work_conserving), cmocka_unit_test(test_admission_room),

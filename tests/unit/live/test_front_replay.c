@@ -17,7 +17,11 @@
  * about 4 workers, so the latency rises with the load and every
  * controller moves both ways); some admitted requests find no backend and
  * give their slot back at once, some clients leave while they wait.
- * Every limiter kind, both disciplines, both sampler cadences for AIMD.
+ * Every limiter kind, both disciplines, both sampler cadences for AIMD;
+ * and the TCP gate's front (gate.c: no limiter, one FIFO class, the
+ * gate's own controller setting the front's cap at each control
+ * interval, qc_front_set_cap / qc__pcore_set_cap), its caps following a
+ * schedule that both plants read (0 among them: nobody let in).
  *
  * The comparison can fail: the simulation fed differently (the whole delay
  * instead of the time at the backend, no control tick, every request in
@@ -101,7 +105,16 @@ typedef struct conf {
     qc_limiter_algo algo;
     qc_front_discipline disc;
     unsigned every;
+    int gate; /* the TCP gate's front: no limiter, one class, the cap at each tick */
 } conf;
+
+/* The gate's caps, one per control interval (as its controller would set
+ * them: rising, falling below the sessions in, 0), the first at time 0. */
+static uint32_t gate_cap(unsigned tick)
+{
+    static const uint32_t caps[] = {4, 2, 0, 6, 3, 8, 1, 5};
+    return caps[tick % (sizeof caps / sizeof caps[0])];
+}
 
 static qc_front *make_front(const conf *C)
 {
@@ -123,10 +136,21 @@ static qc_front *make_front(const conf *C)
     } else {
         p.bound[0] = 0.2; /* class 0's wait deadline; class 1 the queue_timeout */
     }
+    if (C->gate) { /* gate.c's gate_front */
+        p.control = 0;
+        p.work_conserving = 0;
+        p.classes = 1;
+        p.queue_timeout = 0.2;
+    }
     qc_err err = {0};
     qc_front *f = qc_front_alloc(&p, 0, &err);
     if (!f)
         fail_msg("front: %s", err.msg);
+    if (C->gate) { /* the limit set at the start (the room is empty: no decision) */
+        qc_front_decision *d = calloc(qc_front_max_decisions(f), sizeof *d);
+        assert_int_equal(qc_front_set_cap(f, 0, gate_cap(0), d, qc_front_max_decisions(f)), 0);
+        free(d);
+    }
     return f;
 }
 
@@ -150,6 +174,8 @@ typedef struct sim {
     qc_evq *ev;
     log_ *L;
     int fault;
+    int gate;
+    unsigned ticks;
     unsigned inflight;
     qc_front_token tok[NREQ];
     qc_front_handle h[NREQ];
@@ -175,7 +201,7 @@ static void sim_run(sim *S, double now)
     for (size_t k = 0; k < S->nwork; k++) {
         qc_front_decision d = S->work[k];
         int i = (int)d.id - 1;
-        d.cls = S->T->cls[i]; /* the class the trace gave (SIM_ONE_CLASS told the front otherwise) */
+        d.cls = S->gate ? 0 : S->T->cls[i]; /* the class the trace gave (SIM_ONE_CLASS told the front otherwise) */
         note(S->L, now, &d);
         if (d.act == QC_FRONT_WAIT) {
             S->state[i] = 1;
@@ -207,7 +233,7 @@ static void sim_run(sim *S, double now)
 
 static void run_sim(const trace *T, const conf *C, int fault, log_ *L)
 {
-    sim S = {.T = T, .L = L, .fault = fault, .dl_ev = -1, .dl_at = INFINITY};
+    sim S = {.T = T, .L = L, .fault = fault, .gate = C->gate, .dl_ev = -1, .dl_at = INFINITY};
     S.f = make_front(C);
     S.cap = qc_front_max_decisions(S.f) * 4;
     S.work = calloc(S.cap, sizeof *S.work);
@@ -227,7 +253,7 @@ static void run_sim(const trace *T, const conf *C, int fault, log_ *L)
         int n = 0;
         switch (e.type) {
         case EV_ARRIVE:
-            n = qc_front_arrive_n(S.f, e.t, fault == SIM_ONE_CLASS ? 0 : T->cls[i],
+            n = qc_front_arrive_n(S.f, e.t, fault == SIM_ONE_CLASS || C->gate ? 0 : T->cls[i],
                                   (uint64_t)i + 1, S.buf, S.cap);
             break;
         case EV_DEPART: {
@@ -238,7 +264,10 @@ static void run_sim(const trace *T, const conf *C, int fault, log_ *L)
             break;
         }
         case EV_TICK:
-            n = qc_front_tick(S.f, e.t, S.buf, S.cap);
+            if (C->gate) /* the gate's controller: a new cap */
+                n = qc_front_set_cap(S.f, e.t, gate_cap(++S.ticks), S.buf, S.cap);
+            else
+                n = qc_front_tick(S.f, e.t, S.buf, S.cap);
             qc_evq_push(S.ev, e.t + TICK, EV_TICK, 0);
             break;
         case EV_DEADLINE:
@@ -276,6 +305,7 @@ typedef struct fake {
     qc_front_handle h[NREQ];
     qc_front_token tok[NREQ];
     int gone_done[NREQ];
+    unsigned ticks;
 } fake;
 
 static void fake_apply(void *ctx, const qc_front_decision *d)
@@ -350,11 +380,14 @@ static void run_proxy(const trace *T, const conf *C, log_ *L)
         F->now = t;
         switch (what) {
         case 0:
-            qc__pcore_arrive(&F->core, t, T->cls[who], (uint64_t)who + 1);
+            qc__pcore_arrive(&F->core, t, C->gate ? 0 : T->cls[who], (uint64_t)who + 1);
             next_arr++;
             break;
         case 1:
-            qc__pcore_tick(&F->core, t);
+            if (C->gate) /* as gate.c's set_limit */
+                qc__pcore_set_cap(&F->core, t, gate_cap(++F->ticks));
+            else
+                qc__pcore_tick(&F->core, t);
             next_tick += TICK;
             break;
         case 2:
@@ -398,14 +431,15 @@ static size_t first_difference(const log_ *a, const log_ *b)
 }
 
 static const conf CONFS[] = {
-    {QC_LIMITER_FIXED, QC_FRONT_FIFO, 0},      {QC_LIMITER_FIXED, QC_FRONT_CODEL, 0},
-    {QC_LIMITER_MAXUSERS, QC_FRONT_FIFO, 0},   {QC_LIMITER_MAXUSERS, QC_FRONT_CODEL, 0},
-    {QC_LIMITER_AIMD, QC_FRONT_FIFO, 0},       {QC_LIMITER_AIMD, QC_FRONT_CODEL, 0},
-    {QC_LIMITER_AIMD, QC_FRONT_CODEL, 1},      {QC_LIMITER_VEGAS, QC_FRONT_FIFO, 0},
-    {QC_LIMITER_VEGAS, QC_FRONT_CODEL, 0},     {QC_LIMITER_GRADIENT2, QC_FRONT_FIFO, 0},
-    {QC_LIMITER_GRADIENT2, QC_FRONT_CODEL, 0}, {QC_LIMITER_ENVOY, QC_FRONT_FIFO, 0},
-    {QC_LIMITER_ENVOY, QC_FRONT_CODEL, 0},     {QC_LIMITER_ADMISSION, QC_FRONT_FIFO, 0},
-    {QC_LIMITER_ADMISSION, QC_FRONT_CODEL, 0},
+    {QC_LIMITER_FIXED, QC_FRONT_FIFO, 0, 0},      {QC_LIMITER_FIXED, QC_FRONT_CODEL, 0, 0},
+    {QC_LIMITER_MAXUSERS, QC_FRONT_FIFO, 0, 0},   {QC_LIMITER_MAXUSERS, QC_FRONT_CODEL, 0, 0},
+    {QC_LIMITER_AIMD, QC_FRONT_FIFO, 0, 0},       {QC_LIMITER_AIMD, QC_FRONT_CODEL, 0, 0},
+    {QC_LIMITER_AIMD, QC_FRONT_CODEL, 1, 0},      {QC_LIMITER_VEGAS, QC_FRONT_FIFO, 0, 0},
+    {QC_LIMITER_VEGAS, QC_FRONT_CODEL, 0, 0},     {QC_LIMITER_GRADIENT2, QC_FRONT_FIFO, 0, 0},
+    {QC_LIMITER_GRADIENT2, QC_FRONT_CODEL, 0, 0}, {QC_LIMITER_ENVOY, QC_FRONT_FIFO, 0, 0},
+    {QC_LIMITER_ENVOY, QC_FRONT_CODEL, 0, 0},     {QC_LIMITER_ADMISSION, QC_FRONT_FIFO, 0, 0},
+    {QC_LIMITER_ADMISSION, QC_FRONT_CODEL, 0, 0},
+    {QC_LIMITER_FIXED, QC_FRONT_FIFO, 0, 1}, /* the gate */
 };
 
 static trace TR;
@@ -432,7 +466,8 @@ static void test_same_decisions(void **state)
         if (d != (size_t)-1)
             fail_msg("%s/%s/every %u: decision %zu of %zu/%zu differs: sim t=%.9f id %llu act %d "
                      "reason %d, proxy t=%.9f id %llu act %d reason %d",
-                     qc_limiter_algo_name(C->algo), C->disc ? "codel" : "fifo", C->every, d,
+                     C->gate ? "gate" : qc_limiter_algo_name(C->algo), C->disc ? "codel" : "fifo",
+                     C->every, d,
                      LS.n, LP.n, d < LS.n ? LS.r[d].t : NAN,
                      d < LS.n ? (unsigned long long)LS.r[d].id : 0ULL, d < LS.n ? LS.r[d].act : -1,
                      d < LS.n ? LS.r[d].reason : -1, d < LP.n ? LP.r[d].t : NAN,
@@ -444,10 +479,10 @@ static void test_same_decisions(void **state)
         int refused = 0;
         for (int r = 1; r < QC_FRONT_REASONS; r++)
             refused += counts(&LS, QC_FRONT_REFUSE, r);
-        print_message("%-9s %-5s every %u: %zu decisions, %d admitted, %d waited, %d refused "
+        print_message("%-9s %-5s every %u%s: %zu decisions, %d admitted, %d waited, %d refused "
                       "(full %d, deadline %d, standing %d, rejected %d)\n",
-                      qc_limiter_algo_name(C->algo), C->disc ? "codel" : "fifo", C->every, LS.n,
-                      admits, waits, refused, counts(&LS, QC_FRONT_REFUSE, QC_FRONT_FULL),
+                      C->gate ? "gate" : qc_limiter_algo_name(C->algo), C->disc ? "codel" : "fifo",
+                      C->every, C->gate ? " (cap by tick)" : "", LS.n, admits, waits, refused, counts(&LS, QC_FRONT_REFUSE, QC_FRONT_FULL),
                       counts(&LS, QC_FRONT_REFUSE, QC_FRONT_DEADLINE),
                       counts(&LS, QC_FRONT_REFUSE, QC_FRONT_STANDING),
                       counts(&LS, QC_FRONT_REFUSE, QC_FRONT_REJECTED));
@@ -466,13 +501,14 @@ static void test_faults_caught(void **state)
         conf c;
         const char *what;
     } cases[] = {
-        {SIM_FEED_DELAY, {QC_LIMITER_GRADIENT2, QC_FRONT_CODEL, 0}, "Gradient2 fed the whole delay"},
-        {SIM_FEED_DELAY, {QC_LIMITER_VEGAS, QC_FRONT_FIFO, 1}, "Vegas per completion fed the whole delay"},
-        {SIM_FEED_DELAY, {QC_LIMITER_MAXUSERS, QC_FRONT_CODEL, 0}, "MaxUsers fed the whole delay"},
-        {SIM_NO_TICK, {QC_LIMITER_AIMD, QC_FRONT_FIFO, 0}, "AIMD never stepped"},
-        {SIM_NO_TICK, {QC_LIMITER_FIXED, QC_FRONT_CODEL, 0}, "CoDel never ticked"},
-        {SIM_ONE_CLASS, {QC_LIMITER_FIXED, QC_FRONT_FIFO, 0}, "classes ignored"},
-        {SIM_ONE_CLASS, {QC_LIMITER_ADMISSION, QC_FRONT_FIFO, 0}, "SFQ weights ignored"},
+        {SIM_FEED_DELAY, {QC_LIMITER_GRADIENT2, QC_FRONT_CODEL, 0, 0}, "Gradient2 fed the whole delay"},
+        {SIM_FEED_DELAY, {QC_LIMITER_VEGAS, QC_FRONT_FIFO, 1, 0}, "Vegas per completion fed the whole delay"},
+        {SIM_FEED_DELAY, {QC_LIMITER_MAXUSERS, QC_FRONT_CODEL, 0, 0}, "MaxUsers fed the whole delay"},
+        {SIM_NO_TICK, {QC_LIMITER_AIMD, QC_FRONT_FIFO, 0, 0}, "AIMD never stepped"},
+        {SIM_NO_TICK, {QC_LIMITER_FIXED, QC_FRONT_CODEL, 0, 0}, "CoDel never ticked"},
+        {SIM_ONE_CLASS, {QC_LIMITER_FIXED, QC_FRONT_FIFO, 0, 0}, "classes ignored"},
+        {SIM_ONE_CLASS, {QC_LIMITER_ADMISSION, QC_FRONT_FIFO, 0, 0}, "SFQ weights ignored"},
+        {SIM_NO_TICK, {QC_LIMITER_FIXED, QC_FRONT_FIFO, 0, 1}, "the gate's cap never changed"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         LS.n = LP.n = 0;
