@@ -56,6 +56,7 @@ void qc__proxy_client_close(cconn *c)
     if (c->closing)
         return;
     c->closing = 1;
+    qc__proxy_log_gone(c); /* before forget: whether it waited */
     qc__proxy_forget(c); /* out of the waiting room, decisions on it void */
     if (c->up && c->body_stream) {
         qc__proxy_body_abandon(c->up); /* its body will never be whole */

@@ -378,6 +378,8 @@ void qc__proxy_admin_token_end(proxy *P);
 /* proxy_log.c */
 void qc__proxy_log_head(cconn *c, const char *buf, const qc__http_head *h);
 void qc__proxy_log_answer(cconn *c, int status, uint64_t body, double upstream_time);
+/* c closes: a request of it read and not answered gets its line (499). */
+void qc__proxy_log_gone(cconn *c);
 
 /* proxy_reload.c */
 int qc__proxy_reload_request(proxy *P, const char *why, qc_err *err);
