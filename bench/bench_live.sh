@@ -265,6 +265,98 @@ awk -v d="$(median $dq50)" 'BEGIN {
 fi
 kill $qfast_PID $nfast_PID 2>/dev/null || :
 fi
+
+# ---- 5. throughput over TLS ---------------------------------------------
+# qctl proxy --tls-cert beside nginx `listen ... ssl`, the same self-signed
+# certificate (ECDSA P-256, made here by openssl req) and TLS 1.2/1.3
+# only, both in front of the same backend (det:0); each on one worker and
+# as deployed (nginx worker_processes auto, qctl's default workers); wrk
+# -t2 -c64 over HTTPS (keep-alive: a handshake per connection) for
+# SECONDS in interleaved rounds (ROUNDS, default 3), plus each on one
+# worker over plain HTTP in the same rounds for what TLS costs. 2xx/s,
+# medians over rounds, and qctl's ratios. Runs with the default parts or
+# PARTS containing 5; needs wrk and openssl.
+case $PARTS in 1234 | 12 | *5*) tls_part=1 ;; *) tls_part=0 ;; esac
+if [ $tls_part = 1 ] && command -v openssl >/dev/null && command -v wrk >/dev/null; then
+ROUNDS=${ROUNDS:-3}
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$T/tls.key" \
+    -out "$T/tls.crt" -days 2 -subj /CN=localhost \
+    -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null
+backend tfast --service det:0 --workers 65536
+TB=$(cat "$T/tfast.port")
+tls_nginx() { # NAME PORT WORKERS SSL(0|1)
+    mkdir -p "$T/$1"
+    {
+        echo "worker_processes $3; daemon off;"
+        echo "pid $T/$1/nginx.pid; error_log $T/$1/error.log;"
+        echo "events { worker_connections 4096; }"
+        echo "http {"
+        echo "    access_log off;"
+        echo "    client_body_temp_path $T/$1; proxy_temp_path $T/$1; fastcgi_temp_path $T/$1;"
+        echo "    uwsgi_temp_path $T/$1; scgi_temp_path $T/$1;"
+        echo "    upstream b { server 127.0.0.1:$TB; keepalive 64; }"
+        echo "    server {"
+        if [ "$4" = 1 ]; then
+            echo "        listen 127.0.0.1:$2 ssl;"
+            echo "        ssl_certificate $T/tls.crt; ssl_certificate_key $T/tls.key;"
+            echo "        ssl_protocols TLSv1.2 TLSv1.3;"
+        else
+            echo "        listen 127.0.0.1:$2;"
+        fi
+        echo "        location / { proxy_pass http://b; proxy_http_version 1.1;"
+        echo "                     proxy_set_header Connection \"\"; }"
+        echo "    }"
+        echo "}"
+    } >"$T/$1.conf"
+    nginx_start "$1"
+}
+tls_ok_rate() { # FILE: 2xx per second of a wrk run (none when wrk saw socket errors: said)
+    awk '/requests in/ { n = $1; d = $4; sub(/s,?$/, "", d) } /Non-2xx/ { bad = $NF }
+         /Socket errors/ { err = 1 }
+         END { if (d > 0 && !err) printf "%.0f", (n - bad) / d; else print "errors" }' "$1"
+}
+tls_median() { echo "$@" | tr ' ' '\n' | grep -v '^$' | grep -v errors | sort -g | awk '{ v[NR] = $1 }
+    END { if (NR == 0) print "none"; else printf "%.0f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+p=$(free_port); tls_nginx tn1 "$p" 1 1; tservers="nginx-tls1:https:$p"
+p=$(free_port); tls_nginx tnauto "$p" auto 1; tservers="$tservers nginx-tls:https:$p"
+p=$(free_port); tls_nginx tnplain "$p" 1 0; tservers="$tservers nginx1-plain:http:$p"
+proxy tq1 "$TB" --workers 1 --tls-cert "$T/tls.crt" --tls-key "$T/tls.key"
+tservers="$tservers qctl-tls1:https:$(cat "$T/tq1.port")"
+proxy tqauto "$TB" --tls-cert "$T/tls.crt" --tls-key "$T/tls.key"
+tservers="$tservers qctl-tls:https:$(cat "$T/tqauto.port")"
+proxy tqplain "$TB" --workers 1
+tservers="$tservers qctl1-plain:http:$(cat "$T/tqplain.port")"
+echo "== throughput over TLS: wrk -t2 -c64 -d${DUR}s over HTTPS, backend det:0, $ROUNDS interleaved rounds"
+echo "   $(nproc) CPUs; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for s in $tservers; do eval "t_$(echo "${s%%:*}" | tr -- - _)=''"; done
+r=1
+while [ $r -le "$ROUNDS" ]; do
+    for s in $tservers; do
+        n=$(echo "${s%%:*}" | tr -- - _) rest=${s#*:}
+        wrk -t2 -c64 -d"${DUR}s" "${rest%%:*}://127.0.0.1:${rest#*:}/" >"$T/tw.txt" 2>&1 || :
+        eval "t_$n=\"\$t_$n $(tls_ok_rate "$T/tw.txt")\""
+    done
+    r=$((r + 1))
+done
+echo "-- 2xx/s, median of $ROUNDS rounds (each round's values)"
+for s in $tservers; do
+    n=$(echo "${s%%:*}" | tr -- - _)
+    eval "v=\$t_$n"
+    eval "tm_$n=$(tls_median $v)"
+    eval "printf '   %-13s %9s   (%s)\n' ${s%%:*} \$tm_$n \"\$v\""
+done
+for pair in qctl_tls1:nginx_tls1 qctl_tls:nginx_tls qctl_tls1:qctl1_plain nginx_tls1:nginx1_plain; do
+    a=${pair%%:*} b=${pair#*:}
+    eval "x=\$tm_$a y=\$tm_$b"
+    awk -v x="$x" -v y="$y" -v a="$a" -v b="$b" 'BEGIN {
+        if (x + 0 > 0 && y + 0 > 0) printf "   %s/%s: %.2f\n", a, b, x / y;
+        else printf "   %s/%s: no ratio (a run had errors or no answer)\n", a, b }'
+done
+echo "   load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+kill $tn1_PID $tnauto_PID $tnplain_PID $tq1_PID $tqauto_PID $tqplain_PID 2>/dev/null || :
+elif [ $tls_part = 1 ]; then
+    echo "bench_live: the TLS part needs openssl and wrk: skipped"
+fi
 part 3 || part 4 || exit 0
 backend slow --service det:0.01 --workers 4
 SP=$(cat "$T/slow.port")

@@ -22,6 +22,8 @@
 #                            (nginx-light, haproxy, wrk)
 set -eu
 pkgs="build-essential cmake pkg-config libgsl-dev libjansson-dev libpcap-dev libuv1-dev libopenmpi-dev openmpi-bin tcpdump gnuplot-nox python3-dev python3-cffi python3-numpy"
+# OpenSSL: TLS termination in qctl proxy (src/live/tls.c)
+pkgs="$pkgs libssl-dev"
 if [ "${1:-}" = "--test" ]; then
     pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev curl chromium python3-pytest python3-simpy3 prometheus debootstrap haproxy pgbouncer postgresql postgresql-client"
 fi

@@ -510,6 +510,14 @@ static int proxy_parse(proxy_cli *pc_, int argc, char **argv, int reload)
         {"log-format", CLI_CHOICE, &pc.log_json, .arg = "F", .choices = "text,json",
          .help = "the event lines on stderr: text (TIME LEVEL\nqctl proxy: ..., the default) or "
                  "json (an object\na line: time, level, program, msg)"},
+        {"", CLI_NOTE, NULL, .help = "TLS on the listening side (OpenSSL; TLS 1.2 and 1.3, ALPN http/1.1):"},
+        {"tls-cert", CLI_STR, &o->tls_cert, .arg = "FILE",
+         .help = "serve TLS with this PEM certificate chain (the\nserver's first); read again at each "
+                 "reload"},
+        {"tls-key", CLI_STR, &o->tls_key, .arg = "FILE",
+         .help = "its PEM private key (no passphrase)"},
+        {"tls-handshake-timeout", CLI_DOUBLE, &o->tls_handshake_timeout, .arg = "T",
+         .help = "a handshake not done in T s is closed (default 10)"},
         {"", CLI_NOTE, NULL, .help = "Forwarding headers (each off by default):"},
         {"x-forwarded-for", CLI_BOOL, &o->fwd_xff,
          .help = "send X-Forwarded-For: the values the request\ncame with, then the client's "

@@ -47,7 +47,9 @@ typedef struct qc__alog_entry {
     uint64_t body_bytes;    /* response body bytes sent */
     const char *cls;        /* its class */
     const char *decision;   /* "admitted", or why it was refused ("full", ...), or
-                               "error" (answered by the proxy before a decision) */
+                               "error" (answered by the proxy before a decision),
+                               or for a client gone first (499) "waiting" (in the
+                               waiting room) or "none" (before any decision) */
     double queue_wait;      /* s waited for a slot (NAN: not admitted) */
     double upstream_time;   /* s at the backend to the last byte (NAN: not sent) */
     double request_time;    /* s from the request read to its answer */

@@ -256,6 +256,12 @@ typedef struct qc_proxy_params {
      * request answered; its format 0 combined (nginx's), 1 JSON */
     const char *access_log;
     int access_log_format;
+    /* TLS on the listening side (tls.c): both NULL, or a PEM certificate
+     * chain and its key, read again at each reload (a new certificate
+     * serves the connections that start after it); a handshake not done
+     * within tls_handshake_timeout seconds is closed */
+    const char *tls_cert, *tls_key;
+    double tls_handshake_timeout;
     /* Reload (SIGHUP, POST /reload on the admin port): reload asks the
      * caller for its configuration anew (the --config file and the
      * command line read again) into *next, which the caller keeps alive

@@ -365,6 +365,11 @@ int qc_proxy_group_alloc(const qc_proxy_params *o, unsigned workers, qc_proxy_gr
         return err && err->code ? err->code : QC_ENOMEM;
     }
     pthread_mutex_init(&g->mu, NULL);
+    qc__tls_slot_init(&g->tls);
+    if ((rc = qc__proxy_tls_slot_fill(&g->tls, o, err)) != 0) {
+        qc_proxy_group_free(g);
+        return rc;
+    }
     *out = g;
     return 0;
 }
@@ -379,6 +384,7 @@ void qc_proxy_group_free(qc_proxy_group *g)
             free(c); /* a zombie whose worker stopped before its decision came */
         }
     pthread_mutex_destroy(&g->mu);
+    qc__tls_slot_destroy(&g->tls);
     qc_front_free(g->front);
     free(g);
 }
@@ -429,6 +435,8 @@ static void finish(proxy *P)
         qc_front_free(P->front);
     for (unsigned i = 0; i < P->ncls; i++)
         qc_hist_free(P->cls[i].lat);
+    if (P->tls == &P->tls_own)
+        qc__tls_slot_destroy(&P->tls_own);
     free(P);
 }
 
@@ -629,6 +637,7 @@ void qc_proxy_params_init(qc_proxy_params *o)
     o->queue_discipline = QC_QUEUE_CODEL;
     o->queue_target = 0; /* adaptive: qc__proxy_queue_target */
     o->drain_timeout = 30;
+    o->tls_handshake_timeout = 10;
 }
 
 static int listen_on(proxy *P, uv_tcp_t *t, const char *where, const char *port_file,
@@ -776,6 +785,8 @@ int qc_proxy_check(const qc_proxy_params *o, qc_err *err)
     if (!(o->health_check >= 0) || !isfinite(o->health_check))
         return qc_err_set(err, QC_EINVAL, "--health-check: %g must be >= 0 (0: none)",
                           o->health_check);
+    if ((rc = qc__proxy_tls_check(o, err)) != 0)
+        return rc;
     qc_front_params fp = proxy_front_config(o);
     qc_front *f;
     if ((f = qc_front_alloc(&fp, 0, err)) == NULL)
@@ -866,6 +877,16 @@ static int proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy_
         fprintf(P->series, "t,limit,inflight,queue,admitted,refused,measured,"
                            "on,setup,off,parking\n");
     }
+    if (o->tls_cert) { /* a group's context is the group's; else P's own */
+        if (g) {
+            P->tls = &g->tls;
+        } else {
+            qc__tls_slot_init(&P->tls_own);
+            P->tls = &P->tls_own;
+            if ((rc = qc__proxy_tls_slot_fill(P->tls, o, err)) != 0)
+                goto out;
+        }
+    }
     if (o->access_log) {
         if ((rc = qc__alog_open(&P->alog, P->loop, o->access_log, o->access_log_format, err)) != 0)
             goto out;
@@ -938,6 +959,8 @@ out:
         qc_front_free(P->front);
     for (unsigned i = 0; i < P->ncls; i++)
         qc_hist_free(P->cls[i].lat);
+    if (P->tls == &P->tls_own)
+        qc__tls_slot_destroy(&P->tls_own);
     free(P);
     return rc;
 }

@@ -257,6 +257,16 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
     OUT("qctl_access_log_lines_total{result=\"written\"} %llu\n"
         "qctl_access_log_lines_total{result=\"dropped\"} %llu\n",
         (unsigned long long)P->alog.lines, (unsigned long long)P->alog.dropped);
+    if (P->tls) { /* TLS on the listening side */
+        HEAD("qctl_tls_handshakes_total", "counter",
+             "TLS handshakes of clients: done, failed (no TLS this proxy accepts), or not "
+             "done within --tls-handshake-timeout.");
+        OUT("qctl_tls_handshakes_total{result=\"done\"} %llu\n"
+            "qctl_tls_handshakes_total{result=\"failed\"} %llu\n"
+            "qctl_tls_handshakes_total{result=\"timeout\"} %llu\n",
+            (unsigned long long)P->tls_ok, (unsigned long long)P->tls_failed,
+            (unsigned long long)P->tls_timeouts);
+    }
     n += qc__process_metrics(buf + (n < size ? n : size), n < size ? size - n : 0);
 #undef OUT
     return n < size ? n : size - 1;
@@ -304,6 +314,10 @@ static proxy *group_view(proxy *P)
         S->too_large += W->too_large;
         S->admin_browser += W->admin_browser;
         S->admin_token += W->admin_token;
+        /* TLS handshakes */
+        S->tls_ok += W->tls_ok;
+        S->tls_failed += W->tls_failed;
+        S->tls_timeouts += W->tls_timeouts;
     }
     pthread_mutex_unlock(&P->g->mu);
     return S;

@@ -7,13 +7,16 @@
  * strictly, classed, and admitted, queued or answered by qctl itself
  * (400/413/414/431/501/503/505). Reading stops while the client's unsent
  * answers or read-ahead exceed their bounds (client_flow), so one client
- * cannot grow the process. */
+ * cannot grow the process. Over TLS the same holds: a client's bytes go
+ * through its TLS engine both ways (see "TLS" below) and everything above
+ * reads and writes plaintext as on plain TCP. */
 #include "live/list.h"
 #include "live/forwarded.h"
 #include "live/proxy_int.h"
 
 static void on_client_timer(uv_timer_t *t);
 static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
+static int tls_flush(cconn *c);
 
 /* ---- clients ------------------------------------------------------------ */
 
@@ -36,6 +39,8 @@ static void client_closed(uv_handle_t *h)
         qc__buf_free(&c->in);
         qc__buf_free(&c->req);
         free(c->lr);
+        qc__tls_free(c->tls);
+        c->tls = NULL;
         client_mem(c);
         if (!c->admin)
             atomic_fetch_sub(P->nclients, 1);
@@ -51,6 +56,7 @@ void qc__proxy_client_close(cconn *c)
     if (c->closing)
         return;
     c->closing = 1;
+    qc__proxy_log_gone(c); /* before forget: whether it waited */
     qc__proxy_forget(c); /* out of the waiting room, decisions on it void */
     if (c->up && c->body_stream) {
         qc__proxy_body_abandon(c->up); /* its body will never be whole */
@@ -71,6 +77,12 @@ static void client_close_cb(void *c)
 void qc__proxy_client_close_after_write(cconn *c)
 {
     c->ending = 1; /* requests pipelined after the last are not read */
+    if (c->tls && c->tls_up && !c->closing) { /* the end said in TLS, then in TCP */
+        qc__tls_close_notify(c->tls);
+        tls_flush(c);
+        if (c->closing)
+            return;
+    }
     qc__close_after_write((uv_stream_t *)&c->tcp, client_close_cb, c);
 }
 
@@ -120,9 +132,10 @@ static void on_client_write(uv_write_t *req, int status)
         qc__proxy_client_process(c);
 }
 
-/* Queues a copy of p[0..n) to c. On failure c is closed and it returns
- * nonzero. */
-int qc__proxy_client_write(cconn *c, const char *p, size_t n)
+/* A write to c's socket of n bytes that fill(arg, data, n) puts in
+ * place. On failure c is closed and it returns nonzero. */
+static int socket_write(cconn *c, size_t n, void (*fill)(void *arg, char *data, size_t n),
+                        void *arg)
 {
     if (c->closing)
         return -1;
@@ -131,7 +144,7 @@ int qc__proxy_client_write(cconn *c, const char *p, size_t n)
         qc__proxy_client_close(c);
         return -1;
     }
-    memcpy(w->data, p, n);
+    fill(arg, w->data, n);
     w->c = c;
     w->n = n;
     uv_buf_t b = uv_buf_init(w->data, (unsigned)n);
@@ -141,6 +154,59 @@ int qc__proxy_client_write(cconn *c, const char *p, size_t n)
         return -1;
     }
     c->wpending += n;
+    return 0;
+}
+
+static void fill_copy(void *arg, char *data, size_t n)
+{
+    memcpy(data, arg, n);
+}
+
+static void fill_tls(void *arg, char *data, size_t n)
+{
+    qc__tls_out_take(arg, data, n);
+}
+
+/* ---- TLS -------------------------------------------------------------------
+ *
+ * A TLS client's engine (tls.h) sits between its socket and the rest of
+ * this file. What is read is fed to the engine a record at most at a time
+ * and the plaintext it yields taken as a plain client's bytes
+ * (client_bytes), with every bound of plain TCP; what the proxy writes is
+ * encrypted a record at a time and the ciphertext queued at once
+ * (tls_flush), so the write queue's bounds (WQ_HIGH, WQ_REPLIES) count
+ * the bytes really waiting. The handshake runs within the first reads and
+ * must end within --tls-handshake-timeout; a client whose bytes are no
+ * acceptable TLS (garbage, TLS 1.1, an ALPN list without http/1.1) gets
+ * the engine's alert and is closed. */
+
+/* Queues the ciphertext c's engine has for the socket. */
+static int tls_flush(cconn *c)
+{
+    size_t n = qc__tls_out_pending(c->tls);
+    return n ? socket_write(c, n, fill_tls, c->tls) : 0;
+}
+
+/* Queues p[0..n) to c: a copy, or its ciphertext over TLS. On failure c
+ * is closed and it returns nonzero. */
+int qc__proxy_client_write(cconn *c, const char *p, size_t n)
+{
+    if (!c->tls)
+        return socket_write(c, n, fill_copy, (void *)p);
+    if (c->closing || !c->tls_up) { /* nothing is written before the handshake */
+        qc__proxy_client_close(c);
+        return -1;
+    }
+    for (size_t off = 0; off < n;) {
+        size_t k = n - off < QC__TLS_PIECE ? n - off : QC__TLS_PIECE;
+        if (qc__tls_write(c->tls, p + off, k) != 0) {
+            qc__proxy_client_close(c);
+            return -1;
+        }
+        if (tls_flush(c) != 0)
+            return -1;
+        off += k;
+    }
     return 0;
 }
 
@@ -380,7 +446,7 @@ static int request_out(cconn *c, const qc__http_head *h, size_t total)
             qc__buf_append(&c->req, "\r\n", 2) != 0)
             return -1;
     }
-    if (fwd && qc__fwd_append(&fw, &c->req, buf, h, c->peer, 0, c->reqid) != 0)
+    if (fwd && qc__fwd_append(&fw, &c->req, buf, h, c->peer, c->tls != NULL, c->reqid) != 0)
         return -1;
     if (c->minor == 0 && c->keep && qc__buf_append(&c->req, "Connection: keep-alive\r\n", 24) != 0)
         return -1;
@@ -552,16 +618,10 @@ void qc__proxy_client_process(cconn *c)
     client_flow(c);
 }
 
-static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+/* The client's bytes p[0..n) (plaintext, over TLS too): buffered within
+ * the bounds, then its requests carried. */
+static void client_bytes(cconn *c, const char *p, size_t n)
 {
-    cconn *c = s->data;
-    qc__proxy_ready_time(c->P); /* the poll's return, if this is the first event since */
-    if (n < 0) {
-        qc__proxy_client_close(c);
-        return;
-    }
-    if (n == 0 || c->ending)
-        return; /* ending: its last answer is out, what follows is dropped */
     proxy *P = c->P;
     /* --max-memory: a client with no request carried that would grow the
      * buffers past the cap is answered 503 and closed (a little is always
@@ -579,7 +639,7 @@ static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     size_t in_max = c->admin ? ADMIN_BODY_MAX + 2 * QC__HTTP_HEAD_MAX + 2 * IN_HIGH
                              : P->o->max_body + P->o->max_body / 8 + 2 * QC__HTTP_HEAD_MAX + IN_HIGH;
     if (c->in.len + (size_t)n > in_max ||
-        qc__buf_append(&c->in, buf->base, (size_t)n) != 0) {
+        qc__buf_append(&c->in, p, (size_t)n) != 0) {
         qc__proxy_client_close(c);
         return;
     }
@@ -588,6 +648,86 @@ static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         qc__proxy_body_pump(c->up); /* may answer and close c */
     if (!c->closing)
         qc__proxy_client_process(c);
+}
+
+/* The handshake of c is done: from now on its idle and header timers. */
+static void tls_up(cconn *c)
+{
+    c->tls_up = 1;
+    c->P->tls_ok++;
+    qc__proxy_client_idle(c);
+}
+
+/* c's bytes are no TLS this side takes (rc QC__TLS_FAIL) or it said its
+ * close_notify (QC__TLS_EOF): the engine's alert goes out, then c closes. */
+static void tls_end(cconn *c, long rc)
+{
+    if (rc == QC__TLS_FAIL && !c->tls_up)
+        c->P->tls_failed++;
+    if (tls_flush(c) == 0)
+        qc__proxy_client_close_after_write(c);
+}
+
+/* Ciphertext p[0..n) from c: fed to its engine a record at most at a
+ * time, each piece's plaintext taken out whole before the next (so the
+ * engine holds about a record), and what the engine answers (handshake,
+ * alerts, session tickets) sent. */
+static void tls_read(cconn *c, const char *p, size_t n)
+{
+    char plain[QC__TLS_PIECE];
+    for (size_t off = 0; off < n && !c->closing && !c->ending;) {
+        size_t k = n - off < QC__TLS_PIECE ? n - off : QC__TLS_PIECE;
+        if (qc__tls_feed(c->tls, p + off, k) != 0) {
+            qc__proxy_client_close(c);
+            return;
+        }
+        off += k;
+        long r;
+        while (!c->closing && !c->ending &&
+               (r = qc__tls_read(c->tls, plain, sizeof plain)) != QC__TLS_AGAIN) {
+            if (r < 0) {
+                tls_end(c, r);
+                return;
+            }
+            if (!c->tls_up)
+                tls_up(c);
+            client_bytes(c, plain, (size_t)r);
+        }
+        if (c->closing || c->ending)
+            return;
+        if (!c->tls_up && qc__tls_ready(c->tls))
+            tls_up(c);
+        if (tls_flush(c) != 0)
+            return;
+    }
+}
+
+static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+    cconn *c = s->data;
+    qc__proxy_ready_time(c->P); /* the poll's return, if this is the first event since */
+    if (n < 0) {
+        qc__proxy_client_close(c);
+        return;
+    }
+    if (n == 0 || c->ending)
+        return; /* ending: its last answer is out, what follows is dropped */
+    if (c->tls)
+        tls_read(c, buf->base, (size_t)n);
+    else
+        client_bytes(c, buf->base, (size_t)n);
+}
+
+/* The handshake's deadline, then the timers of a plain client. */
+static void on_tls_timer(uv_timer_t *t)
+{
+    cconn *c = t->data;
+    if (c->tls_up) {
+        on_client_timer(t);
+        return;
+    }
+    c->P->tls_timeouts++;
+    qc__proxy_client_close(c);
 }
 
 void qc__proxy_accept_client(uv_stream_t *server, int status, int admin)
@@ -619,6 +759,19 @@ void qc__proxy_accept_client(uv_stream_t *server, int status, int admin)
     else
         snprintf(c->peer, sizeof c->peer, "unknown");
     qc__proxy_client_idle(c);
+    if (!admin && P->tls) {
+        /* over --max-connections a TLS client is closed at once: an
+         * answer would cost a handshake first */
+        if ((P->o->max_connections && nclients > P->o->max_connections && ++P->refused_conns) ||
+            !(c->tls = qc__tls_accept(P->tls))) {
+            qc__proxy_client_close(c);
+            return;
+        }
+        uv_timer_start(&c->timer, on_tls_timer, (uint64_t)(P->o->tls_handshake_timeout * 1000),
+                       0);
+        uv_read_start((uv_stream_t *)&c->tcp, qc__proxy_alloc_cb, on_client_read);
+        return;
+    }
     if (!admin && P->o->max_connections && nclients > P->o->max_connections) {
         static const char body[] = "too many connections: retry later\n";
         P->refused_conns++;

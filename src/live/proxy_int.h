@@ -21,6 +21,7 @@
 #include "live/http.h"
 #include "live/live.h"
 #include "live/pcore.h"
+#include "live/tls.h"
 #include "qctl/front.h"
 #include "qctl/hist.h"
 
@@ -135,6 +136,9 @@ struct cconn {
     char peer[48];      /* the client's numeric address (forwarded.c, the access log) */
     char reqid[129];    /* the X-Request-Id sent with the request (empty: none) */
     alog_rec *lr;       /* the access log's record (NULL: no log) */
+    /* TLS (see "TLS" in proxy_client.c): NULL on plain TCP */
+    qc__tls *tls;
+    int tls_up; /* its handshake is done */
 };
 
 enum { C_READ = 0, C_QUEUED, C_UPSTREAM };
@@ -206,6 +210,7 @@ struct qc_proxy_group {
     qc_front *front;
     pthread_mutex_t mu; /* the mailboxes, the workers' P and async */
     int port;           /* the port the first worker bound (the others join it) */
+    qc__tls_slot tls;     /* TLS: the context the workers share (ctx NULL: none) */
     atomic_uint nclients; /* --max-connections over all workers */
     atomic_size_t mem;    /* --max-memory over all workers */
     unsigned n;
@@ -275,6 +280,10 @@ struct proxy {
     /* the access log (proxy_log.c) and SIGUSR1, which reopens it */
     qc__alog alog;
     int alog_on;
+    /* TLS (tls.h): the slot of the context in use, P's own or its group's
+     * (NULL: plain TCP), and the handshakes done, failed, timed out */
+    qc__tls_slot *tls, tls_own;
+    uint64_t tls_ok, tls_failed, tls_timeouts;
     double t_prep, t_ret, lag;
     int polled;
 };
@@ -369,10 +378,16 @@ void qc__proxy_admin_token_end(proxy *P);
 /* proxy_log.c */
 void qc__proxy_log_head(cconn *c, const char *buf, const qc__http_head *h);
 void qc__proxy_log_answer(cconn *c, int status, uint64_t body, double upstream_time);
+/* c closes: a request of it read and not answered gets its line (499). */
+void qc__proxy_log_gone(cconn *c);
 
 /* proxy_reload.c */
 int qc__proxy_reload_request(proxy *P, const char *why, qc_err *err);
 void qc__proxy_reload_local(proxy *P, const qc_proxy_params *n);
+
+/* proxy_tls.c */
+int qc__proxy_tls_check(const qc_proxy_params *o, qc_err *err);
+int qc__proxy_tls_slot_fill(qc__tls_slot *s, const qc_proxy_params *o, qc_err *err);
 
 /* proxy.c */
 void qc__proxy_handle_closed(proxy *P);

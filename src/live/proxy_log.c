@@ -7,9 +7,12 @@
  * filled as the request goes (the front's decision in proxy.c's apply,
  * the backend's status and the bytes sent in proxy_upstream.c), and
  * written once, when the answer is complete: the backend's response at
- * its end, or an answer the proxy made itself (503, 502, 504, 400, 413).
- * A request whose client went away first has no line (nginx logs it as
- * 499; this log only has answers). */
+ * its end, or an answer the proxy made itself (503, 502, 504, 400, 413),
+ * or when its connection closes first (qc__proxy_log_gone): nginx's 499
+ * when no answer had begun (the client left while its request waited or
+ * was at the backend), else the backend's status with the bytes that
+ * went out, as nginx logs a response cut short. So every request read
+ * has its one line. */
 #include "live/proxy_int.h"
 
 /* s[0..n) into out (cut to cap - 1), its length in *len. */
@@ -79,6 +82,20 @@ void qc__proxy_log_answer(cconn *c, int status, uint64_t body, double upstream_t
     qc__alog_write(&P->alog, &e);
     if (r)
         memset(r, 0, sizeof *r); /* the next request on the connection starts anew */
+}
+
+void qc__proxy_log_gone(cconn *c)
+{
+    alog_rec *r = c->lr;
+    if (!c->P->alog_on || c->admin || !r || !r->has_request)
+        return; /* no log, or no request between its head and its answer */
+    if (!r->decision)
+        r->decision = c->state == C_QUEUED ? "waiting" : "none";
+    double up = c->up && c->up->t_sent > 0 ? qc__now() - c->up->t_sent : NAN;
+    if (r->status)
+        qc__proxy_log_answer(c, r->status, r->sent > r->head ? r->sent - r->head : 0, up);
+    else
+        qc__proxy_log_answer(c, 499, 0, up);
 }
 
 void qc_proxy_reopen_logs(qc_proxy *P)

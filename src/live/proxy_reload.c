@@ -68,6 +68,8 @@ static int fixed_fields(const qc_proxy_params *o, const qc_proxy_params *n, qc_e
     else if (!same_str(o->access_log, n->access_log) ||
              o->access_log_format != n->access_log_format)
         f = "--access-log, --access-log-format";
+    else if (!o->tls_cert != !n->tls_cert)
+        f = "--tls-cert (TLS on or off; its files may change)";
     else if (!same_str(o->admin_token_file, n->admin_token_file) ||
              o->admin_no_token != n->admin_no_token)
         f = "--admin-token-file/--admin-no-token";
@@ -136,6 +138,10 @@ int qc_proxy_reload(qc_proxy *P, const qc_proxy_params *n, qc_err *err)
     if (n->admin_token_file &&
         (rc = qc__proxy_read_token(n->admin_token_file, token, sizeof token, err)) != 0)
         return rc;
+    /* the certificate read again (renewed in place, or new files) */
+    qc__tls_ctx *tls = NULL;
+    if (n->tls_cert && (rc = qc__tls_ctx_new(n->tls_cert, n->tls_key, &tls, err)) != 0)
+        return rc;
     /* the one step that may still refuse: everything after it cannot */
     if (n->control) {
         qc_limiter_params lc = limiter_of(n);
@@ -143,10 +149,13 @@ int qc_proxy_reload(qc_proxy *P, const qc_proxy_params *n, qc_err *err)
         rc = qc_limiter_reconfigure(P->lim, &lc, qc__now(), NULL, err);
         qc_front_unlock(P->front);
         if (rc != 0) {
+            qc__tls_ctx_free(tls);
             qc_err_prefix(err, "--limiter");
             return rc;
         }
     }
+    if (tls) /* for the connections that start from now on (the group's slot) */
+        qc__tls_slot_set(P->tls, tls);
     int adm = n->control && n->limiter.algo == QC_LIMITER_ADMISSION;
     for (unsigned i = 0; i < n->nclasses; i++)
         if (!adm && n->class_bound[i] != o->class_bound[i])
