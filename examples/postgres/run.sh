@@ -837,6 +837,10 @@ closed() { # name, label, gain, predicted, column, duration, step, gate args...
     shift 7
     echo "   $label, K_I = $k"
     lat_from=$((ts + 5))
+    # qctl control (PLANT=pgbouncer) closes the loop only on the identified
+    # gain: finite, positive (more sessions allowed, more RIS), its
+    # interval clear of 0, of K_I's sign
+    [ "$PLANT" = pgbouncer ] && set -- "$@" --model "$out/model.json" --gain-sign positive
     run "$name" "$dur" --controller integral --ki "$k" --limit "$lstar0" --min-limit "$LMIN" \
         --max-limit "$LMAX" --antiwindup conditional --reference "$REF0@0,$REF@$ts" \
         --control-from "$ts" "$@"
