@@ -7,9 +7,10 @@
 #   not a number): logged, 7 kept, the process alive; the integral
 #   controller's reload is bumpless (it goes on from the setting in force);
 #   SIGTERM applies --final and exits 0; a log sensor given in the file
-#   still reads its log after two reloads (the log's path points into the
-#   file's words, which a reload must not free while they are in use: a
-#   use after free under AddressSanitizer).
+#   still reads its log after two reloads and a rotation (the log's path
+#   points into the file's words, which a reload must not free while they
+#   are in use; with ASAN_OPTIONS=max_free_fill_size=4096 a freed path
+#   reads as garbage and the new file is never found).
 set -u
 . "$(dirname "$0")/lib.sh"
 command -v curl >/dev/null || { echo "skip: no curl"; exit 77; }
@@ -71,7 +72,8 @@ L=$TMP/s.log
 : >"$L"
 printf '{"actuator": "cmd:/bin/sh %s/act.sh {}", "controller": "static", "setting": 2, "sensor-log": "%s", "sensor-pattern": "done$", "interval": 0.2}\n' \
     "$TMP" "$L" >"$TMP/l.json"
-"$QCTL" control --config "$TMP/l.json" --series "$TMP/l.csv" 2>"$TMP/l.err" &
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}max_free_fill_size=4096" \
+    "$QCTL" control --config "$TMP/l.json" --series "$TMP/l.csv" 2>"$TMP/l.err" &
 P=$!
 PIDS="$PIDS $P"
 sleep 0.6
@@ -79,7 +81,10 @@ kill -HUP "$P"; sleep 0.4
 kill -HUP "$P"; sleep 0.4
 [ "$(grep -c 'SIGHUP: the configuration was read again and taken' "$TMP/l.err")" = 2 ] ||
     fail "two reloads not taken: $(cat "$TMP/l.err")"
-for i in 1 2 3 4 5; do echo "req $i done" >>"$L"; sleep 0.1; done
+# rotated: the sensor must open its path again to read the new file
+for i in 1 2; do echo "req $i done" >>"$L"; sleep 0.1; done
+mv "$L" "$L.1"
+for i in 3 4 5; do echo "req $i done" >>"$L"; sleep 0.1; done
 sleep 0.6
 kill "$P"; wait "$P" || fail "exit status $? after two reloads: $(cat "$TMP/l.err")"
 n=$(awk -F, '/^#/ || /^time/ { next } $5 != "" { s += $5 } END { print s + 0 }' "$TMP/l.csv")
