@@ -102,10 +102,13 @@ echo "   stable: $range; low gain $klo, high gain $khi"
     --u-min 1 --u-max 64 --noise-reps 0 >"$OUT/design_noiseless.txt" || true
 echo "3. closed loops toward $REF (and a hand-set maxconn)"
 # the loop closes after 5 s at maxconn 10 (the users' first requests in)
+# qctl control closes the loop only on the identified gain (--model):
+# finite, negative (more maxconn, fewer requests in haproxy), its interval
+# clear of 0, of K_I's sign
 run low "$T_LOOP" --controller integral --reference "$REF" --ki "$klo" --setting 10 --control-from 5 \
-    --min-setting 1 --max-setting 64
+    --min-setting 1 --max-setting 64 --model "$OUT/model.json" --gain-sign negative
 run high "$T_LOOP" --controller integral --reference "$REF" --ki "$khi" --setting 10 --control-from 5 \
-    --min-setting 1 --max-setting 64
+    --min-setting 1 --max-setting 64 --model "$OUT/model.json" --gain-sign negative
 run hand "$T_LOOP" --controller static --setting 10
 sh "$HERE/report.sh" "$OUT" "$REF" "$klo" "$khi" "$r2" "$val"
 echo "results: $OUT/results.md, $OUT/index.html"

@@ -837,6 +837,10 @@ closed() { # name, label, gain, predicted, column, duration, step, gate args...
     shift 7
     echo "   $label, K_I = $k"
     lat_from=$((ts + 5))
+    # qctl control (PLANT=pgbouncer) closes the loop only on the identified
+    # gain: finite, positive (more sessions allowed, more RIS), its
+    # interval clear of 0, of K_I's sign
+    [ "$PLANT" = pgbouncer ] && set -- "$@" --model "$out/model.json" --gain-sign positive
     run "$name" "$dur" --controller integral --ki "$k" --limit "$lstar0" --min-limit "$LMIN" \
         --max-limit "$LMAX" --antiwindup conditional --reference "$REF0@0,$REF@$ts" \
         --control-from "$ts" "$@"
@@ -915,10 +919,13 @@ noise() {
             ni++; si += $2; qi += $2 * $2; bi += band($2) }
         END {
             if (!nm || !ni) { print "none"; exit }
-            N = sc / nm; p = r / N; sd = sqrt(N * p * (1 - p))
+            N = sc / nm
             mi = si / ni; vi = qi / ni - mi * mi; mm = sm / nm; vm = qm / nm - mm * mm
-            printf "%.0f|%.2f|%.1f|%.0f%%|%d|%.0f%%|%.1f|%d|%.0f%%|%.1f\n", N, p, sd,
-                100 * erf(0.1 * r / (sd * sqrt(2))), ni, 100 * bi / ni, sqrt(vi > 0 ? vi : 0),
+            if (N > 0) { # the sessions counted (the gate); pgbouncer: not sampled
+                p = r / N; sd = sqrt(N * p * (1 - p))
+                head = sprintf("%.0f|%.2f|%.1f|%.0f%%", N, p, sd, 100 * erf(0.1 * r / (sd * sqrt(2))))
+            } else head = "0|none|none|none"
+            printf "%s|%d|%.0f%%|%.1f|%d|%.0f%%|%.1f\n", head, ni, 100 * bi / ni, sqrt(vi > 0 ? vi : 0),
                 nm, 100 * bm / nm, sqrt(vm > 0 ? vm : 0) }' "$out/$1/series.csv" "$out/$1/ris_samples.csv"
 }
 # from the low gain's settling (or 10 s after the step when it did not)
@@ -933,15 +940,21 @@ if [ "$nz" != none ]; then
         echo
         echo "## The sensor's noise (the low-gain run on the true RIS, after $nfrom s)"
         echo
-        echo "RIS of a closed population: $1 sessions connected (the gate's mean), each in a statement with"
-        echo "probability p = $REF / $1 = $2 at the reference, so one instantaneous sample of a perfectly held"
-        echo "mean spreads like a binomial, sd sqrt(N p (1 - p)) = $3 against the band's half-width $(awk -v r="$REF" 'BEGIN{print 0.1 * r}'):"
-        echo "at most $4 of instantaneous samples could be in the band (normal approximation). Measured: the"
+        if awk -v n="$1" 'BEGIN { exit !(n + 0 > 0) }'; then
+            echo "RIS of a closed population: $1 sessions connected (the gate's mean), each in a statement with"
+            echo "probability p = $REF / $1 = $2 at the reference, so one instantaneous sample of a perfectly held"
+            echo "mean spreads like a binomial, sd sqrt(N p (1 - p)) = $3 against the band's half-width $(awk -v r="$REF" 'BEGIN{print 0.1 * r}'):"
+            echo "at most $4 of instantaneous samples could be in the band (normal approximation). Measured: the"
+        else
+            # pgbouncer holds the sessions: their number is not sampled here
+            echo "The sessions connected are not counted here (pgbouncer holds them), so the binomial spread of one"
+            echo "instantaneous sample is not worked out. Measured: the"
+        fi
         echo "sampler's $5 samples 50 ms apart, $6 in the band (sd $7); the $8 one-second means the loop and the"
         echo "criterion use, $9 in the band (sd ${10}). The seed's RIS is a time average over the interval,"
         echo "and only the average can meet a 90% criterion."
     } >>"$out/results.md"
-    echo "   sensor noise after $nfrom s: binomial sd $3 (N $1, p $2), $4 of instantaneous samples could be in band; measured 50 ms: $6 of $5 (sd $7); 1 s means: $9 of $8 (sd ${10})"
+    echo "   sensor noise after $nfrom s: binomial sd $3 (N $1, p $2; none when N is not counted), $4 of instantaneous samples could be in band; measured 50 ms: $6 of $5 (sd $7); 1 s means: $9 of $8 (sd ${10})"
 fi
 
 # --- 4. static limits --------------------------------------------------------

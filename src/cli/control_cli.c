@@ -2,6 +2,7 @@
 /* control_cli.c: `qctl control`, a controller between another server's
  * sensor and actuator (live/control.h): flags, checks, run, and the
  * re-read of --config on SIGHUP (the same table parsed again). */
+#include <jansson.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "cli.h"
 #include "flags.h"
 #include "live/control.h"
+#include "qctl/arx_json.h"
 
 static const char control_about[] =
     "Runs a controller every --interval from a sensor to an actuator of a\n"
@@ -48,7 +50,8 @@ static const char control_about[] =
     "      N in 0..256\n"
     "  haproxy-park:SOCKET:BACKEND   (park) 'set server BACKEND/SERVER state\n"
     "      ready|drain|maint' for every server, and 'show stat' as the sensor\n"
-    "  pgbouncer-pool:CONNINFO       'SET default_pool_size = N'\n"
+    "  pgbouncer-pool:CONNINFO       'SET default_pool_size = N', and when N is\n"
+    "      below the size sent last 'RECONNECT' (a busy pool shrinks only so)\n"
     "  cmd:PROG ARGS                 PROG run (no shell) with {} replaced by N;\n"
     "      exit status 0 is applied\n"
     "haproxy applied a line when it answers only empty lines; pgbouncer when it\n"
@@ -58,13 +61,38 @@ static const char control_about[] =
 
 typedef struct control_cli {
     qc_control_params o;
-    const char *reference, *levels, *sensor;
-    int controller, aw, excite, help;
+    const char *reference, *levels, *sensor, *model;
+    int controller, aw, excite, help, gain_sign;
     int argc;
-    char **argv;
+    char **argv; /* the command line as given (getopt reorders a copy) */
+    void *words; /* the --config words its strings point into (cli_flags_config_detach) */
 } control_cli;
 
 static const char controller_words[] = "static,integral,pi,open,park";
+
+/* --model FILE.json (`qctl sysid -o`): the plant's static gain, and its
+ * 95% interval when the file has the fit's (fit.dc_gain.ci95). */
+static int model_gain(const char *path, qc_control_params *o)
+{
+    qc_arx_system sys;
+    qc_err err = {0};
+    if (qc_arx_system_read(path, &sys, &err) != 0) {
+        cli_error("--model: %s", err.msg);
+        return QC_EXIT_USAGE;
+    }
+    o->gain = qc_arx_dc_gain(&sys.plant);
+    o->gain_lo = o->gain_hi = NAN;
+    o->gain_from = path;
+    json_t *j = json_load_file(path, 0, NULL); /* read once already: it parses */
+    json_t *ci = json_object_get(json_object_get(json_object_get(j, "fit"), "dc_gain"), "ci95");
+    if (json_is_array(ci) && json_array_size(ci) == 2 &&
+        json_is_number(json_array_get(ci, 0)) && json_is_number(json_array_get(ci, 1))) {
+        o->gain_lo = json_number_value(json_array_get(ci, 0));
+        o->gain_hi = json_number_value(json_array_get(ci, 1));
+    }
+    json_decref(j);
+    return 0;
+}
 
 /* "A,B": two finite numbers. */
 static int parse_levels(const char *s, double lv[2])
@@ -105,6 +133,13 @@ static int control_validate(void *ctx)
             return QC_EXIT_USAGE;
         }
     }
+    if (c->gain_sign && !c->model) {
+        cli_error("--gain-sign: only with --model (the identified gain it is checked against)");
+        return QC_EXIT_USAGE;
+    }
+    o->gain_sign = c->gain_sign == 1 ? 1 : c->gain_sign == 2 ? -1 : 0;
+    if (c->model && model_gain(c->model, o) != 0)
+        return QC_EXIT_USAGE;
     if (c->levels && o->loop.kind != QC_CTLLOOP_OPEN) {
         cli_error("--excite-levels: only with --controller open");
         return QC_EXIT_USAGE;
@@ -153,6 +188,13 @@ static int control_parse(control_cli *c, int argc, char **argv)
                  "(default 0)"},
         {"ki", CLI_DOUBLE, &l->ki, -1e9, 1e9, .arg = "K", .help = "integral gain (default 0.1)"},
         {"kp", CLI_DOUBLE, &l->kp, -1e9, 1e9, .arg = "K", .help = "proportional gain (pi only)"},
+        {"model", CLI_STR, &c->model, .path = CLI_PATH_IN_NONEMPTY, .arg = "FILE.json",
+         .help = "integral, pi: the identified plant ('qctl sysid\n-o'); the loop is not "
+                 "closed (exit 2) when\nits static gain is not finite, its 95% interval\nholds "
+                 "0, or K_I's sign is not the gain's"},
+        {"gain-sign", CLI_CHOICE, &c->gain_sign, .arg = "S", .choices = "any,positive,negative",
+         .help = "with --model: the sign the plant's gain has\n(MaxUsers' RIS: positive); a "
+                 "model of the other\nsign is refused (default any)"},
         {"min-setting", CLI_DOUBLE, &l->u_min, -1e9, 1e9, .arg = "A",
          .help = "the controller's least setting (default 1)"},
         {"max-setting", CLI_DOUBLE, &l->u_max, -1e9, 1e9, .arg = "B",
@@ -207,6 +249,24 @@ static int control_parse(control_cli *c, int argc, char **argv)
         control_about, flags, argc, argv, NULL);
 }
 
+/* Parses a copy of argv (getopt reorders it) into c, and keeps the
+ * --config words its strings point into with it: the next parse (a
+ * reload) would free them otherwise. */
+static int control_parse_held(control_cli *c, int argc, char **argv)
+{
+    char **av = malloc(((size_t)argc + 1) * sizeof *av);
+    if (!av) {
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
+    memcpy(av, argv, ((size_t)argc + 1) * sizeof *av);
+    int rc = control_parse(c, argc, av);
+    free(av); /* the strings stay: they are argv's own, or the file's detached words */
+    if (rc == 0)
+        c->words = cli_flags_config_detach();
+    return rc;
+}
+
 static void control_defaults(control_cli *c)
 {
     memset(c, 0, sizeof *c);
@@ -215,40 +275,62 @@ static void control_defaults(control_cli *c)
     c->aw = QC_AW_CONDITIONAL;
 }
 
+/* The words of the configurations read: the first (the running sensor's
+ * and actuator's strings point into it for the whole run), the one a
+ * reload took last, and the one before it, released only at the next
+ * reload (as the proxy's command keeps its previous configuration) so
+ * that nothing the running configuration may still point into is freed. */
+typedef struct control_run {
+    control_cli *first;
+    void *cur, *prev;
+} control_run;
+
 /* SIGHUP: the same command line again, --config read anew. */
 static int control_reload(void *ctx, qc_control_params *fresh, qc_err *err)
 {
-    control_cli *c = ctx;
+    control_run *R = ctx;
+    control_cli *c = R->first;
     control_cli *n = malloc(sizeof *n);
     if (!n)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     control_defaults(n);
     n->argc = c->argc;
     n->argv = c->argv;
-    int rc = control_parse(n, c->argc, c->argv); /* validates too (the check row) */
+    int rc = control_parse_held(n, c->argc, c->argv); /* validates too (the check row) */
     if (rc != 0) {
         free(n);
-        return qc_err_set(err, QC_EINVAL, "see the message above");
+        return qc_err_set(err, QC_EINVAL, rc == CLI_DONE_HELP || rc == CLI_DONE_CHECK
+                                              ? "--check or --help has no meaning on a reload"
+                                              : "see the message above");
     }
     *fresh = n->o;
-    free(n); /* its strings point into argv or the file's words, which stay */
+    cli_flags_config_release(R->prev);
+    R->prev = R->cur;
+    R->cur = n->words;
+    free(n);
     return 0;
 }
 
 int cmd_control(int argc, char **argv)
 {
     static control_cli c; /* the reload reads argv and the strings for the whole run */
+    control_run R = {.first = &c};
     control_defaults(&c);
     c.argc = argc;
     c.argv = argv;
-    int rc = control_parse(&c, argc, argv);
+    int rc = control_parse_held(&c, argc, argv);
     if (rc != 0)
         return rc == CLI_DONE_HELP || rc == CLI_DONE_CHECK ? 0 : rc;
     c.o.reload = control_reload;
-    c.o.reload_ctx = &c;
+    c.o.reload_ctx = &R;
     signal(SIGPIPE, SIG_IGN); /* a server gone mid-write is not fatal */
     qc_err err = {0};
-    if ((rc = qc_control_run(&c.o, &err)) != 0) {
+    rc = qc_control_run(&c.o, &err);
+    cli_flags_config_release(R.cur);
+    cli_flags_config_release(R.prev);
+    cli_flags_config_release(c.words);
+    c.words = NULL;
+    if (rc != 0) {
         cli_error("control: %s", err.msg);
         return cli_exit_code(rc);
     }

@@ -702,6 +702,46 @@ void qc_control_params_init(qc_control_params *o)
     o->interval = 1;
     o->drain_timeout = 10;
     o->final = NAN;
+    o->gain = o->gain_lo = o->gain_hi = NAN;
+}
+
+/* An integral or PI loop closed only on an identified gain it can trust
+ * (control.h). */
+static int gain_check(const qc_control_params *o, qc_err *err)
+{
+    const char *f = o->gain_from ? o->gain_from : "the model";
+    const char *no = "the loop is not closed";
+    if (!o->gain_from && !isfinite(o->gain))
+        return 0; /* no model given: nothing to check against */
+    if (!isfinite(o->gain))
+        return qc_err_set(err, QC_ERANGE,
+                          "--model: %s: the identified plant has no finite static gain (an "
+                          "integrator or a failed fit); %s",
+                          f, no);
+    if (isfinite(o->gain_lo) && isfinite(o->gain_hi) && o->gain_lo <= 0 && o->gain_hi >= 0)
+        return qc_err_set(err, QC_ERANGE,
+                          "--model: %s: the identified static gain %.4g is uncertain in sign "
+                          "(95%%: %.4g .. %.4g holds 0); %s: identify again with a longer or "
+                          "larger excitation",
+                          f, o->gain, o->gain_lo, o->gain_hi, no);
+    if (o->gain_sign != 0 && (o->gain > 0 ? 1 : -1) != o->gain_sign)
+        return qc_err_set(err, QC_ERANGE,
+                          "--model: %s: the identified static gain %.4g is %s where the plant's "
+                          "is %s (--gain-sign); %s: the identification saw something else than "
+                          "the plant (a sensor or an actuator that did not act?)",
+                          f, o->gain, o->gain > 0 ? "positive" : "negative",
+                          o->gain_sign > 0 ? "positive" : "negative", no);
+    if (o->loop.ki * o->gain <= 0)
+        return qc_err_set(err, QC_ERANGE,
+                          "--ki: %g against the identified static gain %.4g (%s): K_I must "
+                          "have the gain's sign, or the loop runs away; %s",
+                          o->loop.ki, o->gain, f, no);
+    if (o->loop.kind == QC_CTLLOOP_PI && o->loop.kp * o->gain < 0)
+        return qc_err_set(err, QC_ERANGE,
+                          "--kp: %g against the identified static gain %.4g (%s): K_P must "
+                          "have the gain's sign or be 0; %s",
+                          o->loop.kp, o->gain, f, no);
+    return 0;
 }
 
 int qc_control_check(const qc_control_params *o, qc_err *err)
@@ -731,6 +771,11 @@ int qc_control_check(const qc_control_params *o, qc_err *err)
                           qc_ctlloop_kind_name(o->loop.kind));
     if (!(o->interval >= 0.01) || !isfinite(o->interval))
         return qc_err_set(err, QC_ERANGE, "--interval: at least 0.01 s");
+    if (!closed && (o->gain_from || o->gain_sign))
+        return qc_err_set(err, QC_EINVAL, "--model, --gain-sign: only with --controller "
+                                          "integral or pi (the loop they guard)");
+    if (closed && (rc = gain_check(o, err)) != 0)
+        return rc;
     if (!(o->drain_timeout >= 0) || !isfinite(o->drain_timeout))
         return qc_err_set(err, QC_ERANGE, "--drain-timeout: must be >= 0");
     if (o->admin) {

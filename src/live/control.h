@@ -44,6 +44,15 @@ struct qc_control_params {
     const char *admin, *admin_port_file;
     const char *series;
     int quiet;                  /* no log lines */
+    /* The identified plant (`qctl sysid`'s model, --model): its static
+     * gain and the gain's 95% interval (NAN: not known), and the sign the
+     * plant's gain must have (+1, -1; 0: not said). An integral or PI loop
+     * is not closed on a gain that is not finite, whose interval holds 0,
+     * whose sign is not the one said, or whose sign is not K_I's (the loop
+     * u += K_I (r - y) runs away unless K_I and the gain agree). */
+    double gain, gain_lo, gain_hi;
+    int gain_sign;
+    const char *gain_from;      /* the file, for messages */
     qc_control_reload_fn reload;
     void *reload_ctx;
 };

@@ -6,7 +6,11 @@
 #   and SIGHUP: 7 is applied; a file that does not check (a gain that is
 #   not a number): logged, 7 kept, the process alive; the integral
 #   controller's reload is bumpless (it goes on from the setting in force);
-#   SIGTERM applies --final and exits 0.
+#   SIGTERM applies --final and exits 0; a log sensor given in the file
+#   still reads its log after two reloads and a rotation (the log's path
+#   points into the file's words, which a reload must not free while they
+#   are in use; with ASAN_OPTIONS=max_free_fill_size=4096 a freed path
+#   reads as garbage and the new file is never found).
 set -u
 . "$(dirname "$0")/lib.sh"
 command -v curl >/dev/null || { echo "skip: no curl"; exit 77; }
@@ -62,4 +66,27 @@ kill "$P"; wait "$P" || fail "exit status $?"
 [ "$(sort -u "$TMP/applied")" = 5 ] || fail "the reload bumped the setting: $(sort -u "$TMP/applied" | tr '\n' ' ')"
 awk -F, '/^#/ || /^time/ { next } { r[$2]++ } END { exit !(r[10] > 0 && r[12] > 0) }' "$TMP/i.csv" ||
     fail "the reference did not change: $(cat "$TMP/i.csv")"
+
+# a log sensor from the file, through two reloads: its path still read
+L=$TMP/s.log
+: >"$L"
+printf '{"actuator": "cmd:/bin/sh %s/act.sh {}", "controller": "static", "setting": 2, "sensor-log": "%s", "sensor-pattern": "done$", "interval": 0.2}\n' \
+    "$TMP" "$L" >"$TMP/l.json"
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}max_free_fill_size=4096" \
+    "$QCTL" control --config "$TMP/l.json" --series "$TMP/l.csv" 2>"$TMP/l.err" &
+P=$!
+PIDS="$PIDS $P"
+sleep 0.6
+kill -HUP "$P"; sleep 0.4
+kill -HUP "$P"; sleep 0.4
+[ "$(grep -c 'SIGHUP: the configuration was read again and taken' "$TMP/l.err")" = 2 ] ||
+    fail "two reloads not taken: $(cat "$TMP/l.err")"
+# rotated: the sensor must open its path again to read the new file
+for i in 1 2; do echo "req $i done" >>"$L"; sleep 0.1; done
+mv "$L" "$L.1"
+for i in 3 4 5; do echo "req $i done" >>"$L"; sleep 0.1; done
+sleep 0.6
+kill "$P"; wait "$P" || fail "exit status $? after two reloads: $(cat "$TMP/l.err")"
+n=$(awk -F, '/^#/ || /^time/ { next } $5 != "" { s += $5 } END { print s + 0 }' "$TMP/l.csv")
+[ "$n" = 5 ] || fail "the log sensor counted $n lines after two reloads, not 5: $(cat "$TMP/l.csv")"
 echo ok
