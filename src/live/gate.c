@@ -165,6 +165,7 @@ struct qc_gate_group {
     pthread_mutex_t mu; /* the mailboxes, the workers' G and async */
     int port;           /* the port the lead bound (the others join it) */
     atomic_uint connected, peak, limit;
+    atomic_int backend_down; /* the last connect to the backend, by any worker, failed (/readyz) */
     _Atomic double u;
     unsigned n;
     gworker w[];
@@ -202,7 +203,6 @@ struct gate {
     slist waiting, active;
     aconn *admins, *admins_tail; /* open admin connections, the newest first */
     unsigned nadmins;
-    int backend_down; /* the last connect to the backend failed (/readyz) */
     unsigned long long intervals, held_demand, held_missing, missing, saturated;
     double t0;
     /* the interval being decided */
@@ -495,13 +495,13 @@ static void on_up_connect(uv_connect_t *req, int status)
         return;
     if (status < 0) {
         CNT(G, backend_errors);
-        G->backend_down = 1;
+        atomic_store(&G->g->backend_down, 1);
         sess_close(s);
         return;
     }
     uv_timer_stop(&s->timer);
     s->state = S_RELAY;
-    G->backend_down = 0;
+    atomic_store(&G->g->backend_down, 0);
     s->t_in = s->t_seen = qc__now();
     sess_budget_arm(s);
     uv_tcp_nodelay(&s->client, 1);
@@ -977,9 +977,9 @@ static void admin_route(aconn *a, const qc__http_head *h)
     if (tl == 7 && memcmp(target, "/readyz", 7) == 0) { /* listening, the backend answering */
         const gate *G = a->G;
         const char *why = G->draining    ? "not ready: draining\n"
-                          : G->backend_down ? "not ready: the last connect to the backend failed\n"
+                          : atomic_load(&G->g->backend_down) ? "not ready: the last connect to the backend failed\n"
                                             : "ready\n";
-        int ok = !G->draining && !G->backend_down;
+        int ok = !G->draining && !atomic_load(&G->g->backend_down);
         admin_reply(a, ok ? 200 : 503, ok ? "OK" : "Service Unavailable", "text/plain", why,
                     strlen(why));
         return;
