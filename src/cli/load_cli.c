@@ -86,6 +86,9 @@ static int parse_args(int argc, char **argv, load_args *a)
          .help = "send this header (e.g. a class)"},
         {"seed", CLI_U64, &o->seed, .arg = "S",
          .help = "seed of the arrivals and think times (default 1)"},
+        {"threads", CLI_UINT, &o->threads, .arg = "N",
+         .help = "spread the load over N event loops, a thread\neach (default: the usable "
+                 "cores; 1 with\n--series); counts and latencies are merged"},
         {"series", CLI_STR, &o->series, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "CSV per interval: time, sent, answered, ok,\nrefused, errors, p50, p95 of "
                  "that interval's\nanswers, p95 of its 2xx answers (ok_p95)"},
@@ -214,6 +217,7 @@ static int print_json(const load_args *a, const char *spec, const qc_load_result
     } else {
         json_object_set_new(root, "arrival", json_string(spec));
     }
+    json_object_set_new(root, "threads", json_integer(r->threads));
     json_object_set_new(root, "sent", json_integer((json_int_t)r->sent));
     json_object_set_new(root, "answered", json_integer((json_int_t)r->answered));
     json_object_set_new(root, "ok", json_integer((json_int_t)r->ok));
@@ -320,6 +324,15 @@ static int check_args(const load_args *a)
         cli_error("--max-errors: %g is not a fraction in [0, 1]", a->max_errors);
         return QC_EXIT_USAGE;
     }
+    if (o->series && o->threads > 1) {
+        cli_error("--threads: %u threads with --series: the series is written by one thread "
+                  "(--threads 1)", o->threads);
+        return QC_EXIT_USAGE;
+    }
+    if (o->threads > 256) {
+        cli_error("--threads: %u is more than 256", o->threads);
+        return QC_EXIT_USAGE;
+    }
     if (!o->users && (a->think || a->session || a->off)) {
         cli_error("load: --think, --session and --off need --users N");
         return QC_EXIT_USAGE;
@@ -330,6 +343,12 @@ static int check_args(const load_args *a)
         return QC_EXIT_USAGE;
     }
     return 0;
+}
+
+static void load_log(void *ctx, const char *line)
+{
+    (void)ctx; /* from any part's thread: one fprintf, one line */
+    fprintf(stderr, "qctl: load: %s\n", line);
 }
 
 int cmd_load(int argc, char **argv)
@@ -370,6 +389,9 @@ int cmd_load(int argc, char **argv)
             goto out;
         a.o.arrival = &arr;
     }
+    if (a.o.threads == 0) /* the usable cores; one loop writes a series */
+        a.o.threads = a.o.series ? 1 : uv_available_parallelism();
+    a.o.log = load_log;
     qc_load_result r;
     signal(SIGPIPE, SIG_IGN); /* a server gone mid-request is not fatal */
     if (qc_load_run(&a.o, &r, &err) != 0) {

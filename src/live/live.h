@@ -9,6 +9,7 @@
 #ifndef QCTL_LIVE_LIVE_H
 #define QCTL_LIVE_LIVE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -138,6 +139,8 @@ void qc_backend_drain(qc_backend *b, double timeout);
 void qc_backend_close(qc_backend *b, void (*on_closed)(qc_backend *b, void *arg), void *arg);
 void qc_backend_status_get(const qc_backend *b, qc_backend_status *st);
 
+typedef struct load qc_load;
+
 typedef struct qc_load_params {
     const char *target;       /* HOST:PORT */
     const char *path;         /* request target, e.g. "/" */
@@ -154,16 +157,62 @@ typedef struct qc_load_params {
     const qc_dist *think, *session, *off;
     const char *series;     /* NULL or a CSV written every series_interval s */
     double series_interval;
+    /* qc_load_run: the loops (each on a thread of its own, the first on
+     * the caller's) the load is spread over; 0 or 1: one. At most the
+     * requests, connections (open loop) or users (closed) to share; not
+     * with series. See load.c for how the parts share the load. */
+    unsigned threads;
+    /* events worth a line (the first failed connect, a series file that
+     * could not be written), without a newline; NULL: not reported */
+    void (*log)(void *ctx, const char *line);
+    void *log_ctx;
+    /* called from the loop once the load has ended (its bound reached and
+     * its answers in or timed out, or drained); the result is then final */
+    void (*done)(qc_load *l, void *ctx);
+    void *done_ctx;
 } qc_load_params;
 
 typedef struct qc_load_result {
     uint64_t sent, answered, ok, refused, other, errors, timeouts;
     double elapsed, mean, p50, p90, p95, p99, p999, ok_p50, ok_p95, ok_p99, max;
     double think_mean; /* closed loop: the think times drawn, on average */
+    unsigned threads;  /* qc_load_run: the loops it ran on */
 } qc_load_result;
 
-/* Runs the load; fills r. Fails only on bad options or a setup error. */
+/* Runs the load on loops of its own (o->threads) and returns when it is
+ * over; fills r, the parts' counts added and their histograms merged.
+ * Fails only on bad options or a setup error. */
 int qc_load_run(const qc_load_params *o, qc_load_result *r, qc_err *err);
+
+/* The load on a host's loop, the proxy's life and rules (below, "the
+ * proxy on a host's loop"): start opens its timers and returns; the load
+ * issues its requests as the host runs the loop and ends by itself (its
+ * bound reached, its answers in or timed out: o->done is called); drain
+ * stops issuing and waits for the answers at most timeout seconds (0: at
+ * once; those left count as timeouts), a later call only bringing the
+ * deadline nearer; close ends a load not ended as drain(0) does, closes
+ * the last of its handles, calls on_closed(l, arg) from the loop -- the
+ * last moment l may be read -- and frees l. Status and result read the
+ * counts so far from the loop's thread. Nothing process-wide is touched
+ * (the host ignores SIGPIPE); o is copied, its strings and distributions
+ * must outlive the load. */
+typedef struct qc_load_status {
+    int state; /* QC_LIVE_RUNNING issuing, DRAINING awaiting answers, STOPPED ended */
+    uint64_t sent, answered, ok, refused, errors, timeouts;
+    unsigned connections, waiting; /* open now; due and waiting for a connection */
+} qc_load_status;
+
+int qc_load_start(uv_loop_t *loop, const qc_load_params *o, qc_load **l, qc_err *err);
+void qc_load_drain(qc_load *l, double timeout);
+void qc_load_close(qc_load *l, void (*on_closed)(qc_load *l, void *arg), void *arg);
+void qc_load_status_get(const qc_load *l, qc_load_status *st);
+/* The result so far (final once done was called; threads 1). */
+void qc_load_result_get(const qc_load *l, qc_load_result *r);
+/* Starts part `part` of `parts` of o (load.c, the top), its clock's zero
+ * t0 (0: now), a closed loop's requests counted in *issued shared by the
+ * parts; qc_load_start is part 0 of 1. */
+int qc__load_start_part(uv_loop_t *loop, const qc_load_params *o, unsigned part, unsigned parts,
+                        double t0, atomic_uint_fast64_t *issued, qc_load **l, qc_err *err);
 
 /* The arrival times of requests drawn from a traffic model (qctl gen's
  * JSON): `users` users of the model generated with the copula approach

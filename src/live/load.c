@@ -29,8 +29,20 @@
  * whose connection failed thinks and sends on a new one.
  *
  * Series: every interval a CSV row counts what was sent and answered in
- * it, with the percentiles of the latencies answered in it. */
+ * it, with the percentiles of the latencies answered in it.
+ *
+ * As a library (live.h, "the load on a host's loop") a load runs on the
+ * host's loop: it counts the handles it opens and closes only those, and
+ * touches nothing process-wide. qc_load_run spreads one load over loops
+ * on threads of their own as parts: part i of n issues the arrivals
+ * i, i + n, i + 2n, ... of the one arrival process (each part draws the
+ * whole sequence from the same seed and keeps its own), and takes its
+ * share of the users, the connections and the --requests bound, so the
+ * requests issued are those of one loop, and the counts and histograms
+ * of the parts add up exactly. */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +65,13 @@ typedef struct pending {
 typedef struct user user;
 
 typedef struct load {
-    uv_loop_t *loop;
-    const qc_load_params *o;
+    uv_loop_t *loop; /* the host's: the load closes only its own handles */
+    qc_load_params o_copy; /* this part's share of the caller's */
+    const qc_load_params *o; /* &o_copy */
+    unsigned part, parts;
+    /* closed loop over parts: the requests issued by every part, each
+     * request's ticket taken here (NULL: the load's own count) */
+    atomic_uint_fast64_t *issued;
     struct sockaddr_storage addr;
     qc_rng rng, urng;
     qc_arrivals_gen gen;
@@ -75,10 +92,20 @@ typedef struct load {
     lconn *idle;
     pending *wait_head, *wait_tail;
     uint64_t waiting;
-    qc_load_result *r;
+    qc_load_result res;
+    qc_load_result *r; /* &res */
     qc_hist *all, *ok;
     char req[1024];
     size_t req_len;
+    /* the lifecycle: every handle opened counted until its close callback,
+     * the connections on a list; the tick timer opened first, closed last */
+    unsigned handles;
+    lconn *conns_head, *conns_tail;
+    int ended, close_requested, logged_connect;
+    double drain_until; /* qc_load_drain: wait for answers until then */
+    void (*on_closed)(qc_load *l, void *arg);
+    void *on_closed_arg;
+    qc_err series_err; /* the series file could not be written */
     char slab[65536]; /* the read buffer: the load's own, not a static */
 } load;
 
@@ -90,6 +117,7 @@ struct lconn {
     int connected, active, closing;
     double due; /* of the request in flight */
     lconn *next_idle;
+    lconn *all_prev, *all_next; /* L's connections */
     user *u;    /* closed loop: the user owning it */
 };
 
@@ -111,11 +139,26 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
 static void dispatch(load *L);
 static void alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf);
 
+static void handle_closed(load *L);
+
 static void on_closed(uv_handle_t *h)
 {
     lconn *c = h->data;
+    load *L = c->L;
+    QC__LIST_REMOVE(L->conns_head, L->conns_tail, c, all_prev, all_next);
     qc__buf_free(&c->in);
     free(c);
+    handle_closed(L);
+}
+
+static void own_closed(uv_handle_t *h)
+{
+    handle_closed(h->data);
+}
+
+static void user_closed(uv_handle_t *h)
+{
+    handle_closed(((user *)h->data)->L);
 }
 
 static void finish(load *L, double due, int status)
@@ -186,6 +229,13 @@ static void on_connect(uv_connect_t *req, int status)
 {
     lconn *c = req->data;
     if (status < 0) {
+        load *L = c->L;
+        if (!L->logged_connect && L->o->log && status != UV_ECANCELED) {
+            char line[160]; /* once: a refused target fails every request alike */
+            snprintf(line, sizeof line, "connect to %s: %s", L->o->target, uv_strerror(status));
+            L->logged_connect = 1;
+            L->o->log(L->o->log_ctx, line);
+        }
         conn_fail(c);
         return;
     }
@@ -215,6 +265,8 @@ static int open_and_send(load *L, user *u, double due)
     c->u = u;
     uv_tcp_init(L->loop, &c->tcp);
     c->tcp.data = c->connect.data = c;
+    L->handles++;
+    QC__LIST_PUSH_TAIL(L->conns_head, L->conns_tail, c, all_prev, all_next);
     L->open_conns++;
     if (u)
         u->c = c;
@@ -331,7 +383,9 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 
 static int done_issuing(load *L)
 {
-    if (L->o->requests && L->r->sent + L->waiting >= L->o->requests)
+    uint64_t n = L->issued ? atomic_load_explicit(L->issued, memory_order_relaxed)
+                           : L->r->sent + L->waiting;
+    if (L->o->requests && n >= L->o->requests)
         return 1;
     return L->o->duration > 0 && L->next_due - L->t0 >= L->o->duration;
 }
@@ -401,7 +455,9 @@ static void user_fire(uv_timer_t *t)
         return;
     }
     L->next_due = u->due;
-    if (!L->issuing || done_issuing(L)) {
+    if (!L->issuing || done_issuing(L) ||
+        (L->issued && L->o->requests &&
+         atomic_fetch_add_explicit(L->issued, 1, memory_order_relaxed) >= L->o->requests)) {
         stop_issuing(L);
         u->stopped = 1;
         return;
@@ -421,6 +477,17 @@ static void user_fire(uv_timer_t *t)
     }
 }
 
+/* This part's next arrival time: the k-th of the whole process from here
+ * (the arrivals of the other parts drawn and passed over). */
+static double next_arrival(load *L, unsigned k)
+{
+    double at = INFINITY;
+    for (unsigned i = 0; i < k; i++)
+        if (!isfinite(at = qc_arrivals_next(&L->gen)))
+            break;
+    return at;
+}
+
 static void on_arrive(uv_timer_t *t)
 {
     load *L = t->data;
@@ -431,7 +498,7 @@ static void on_arrive(uv_timer_t *t)
             break;
         }
         issue(L, L->next_due);
-        double at = qc_arrivals_next(&L->gen);
+        double at = next_arrival(L, L->parts);
         if (!isfinite(at)) { /* a trace or a schedule ended */
             stop_issuing(L);
             break;
@@ -445,20 +512,6 @@ static void on_arrive(uv_timer_t *t)
     if (L->issuing) {
         double wait = L->next_due - qc__now();
         uv_timer_start(&L->arrive, on_arrive, wait > 0 ? (uint64_t)(wait * 1000) : 0, 0);
-    }
-}
-
-static void close_all(uv_handle_t *h, void *arg)
-{
-    (void)arg;
-    if (uv_is_closing(h))
-        return;
-    if (h->type == UV_TCP) {
-        lconn *c = h->data;
-        c->closing = 1;
-        uv_close(h, on_closed);
-    } else {
-        uv_close(h, NULL);
     }
 }
 
@@ -505,27 +558,39 @@ static void on_series(uv_timer_t *t)
     } while (now >= L->s_next + 0.5 * dt);
 }
 
-/* Ends the run once nothing is in flight, or times the stragglers out. */
-static void on_tick(uv_timer_t *t)
+/* The load is over: what is outstanding times out, the counts are final,
+ * every handle but the tick timer closes (the host's qc_load_close closes
+ * that one), and the host is told. */
+static void end(load *L, double now)
 {
-    load *L = t->data;
-    double now = qc__now();
-    if (L->issuing && L->users &&
-        ((L->o->requests && L->r->sent >= L->o->requests) ||
-         (L->o->duration > 0 && now - L->t0 >= L->o->duration)))
-        stop_issuing(L); /* even if every user waits on an answer */
-    if (L->issuing)
+    if (L->ended)
         return;
+    L->ended = 1;
+    stop_issuing(L);
     uint64_t outstanding = L->r->sent + L->waiting - L->r->answered - L->r->errors;
-    int late = now - L->stop_at > L->o->timeout;
-    if (outstanding && !late)
-        return;
     L->r->timeouts += outstanding;
     L->r->sent += L->waiting; /* queued then timed out: sent in intent */
     L->r->elapsed = (outstanding || !(L->last_done > L->t0) ? now : L->last_done) - L->t0;
-    if (L->series_on && now > L->s_next - L->o->series_interval + 1e-6)
-        series_row(L, now); /* the last, partial interval */
-    uv_walk(L->loop, close_all, NULL);
+    if (L->series_on) {
+        if (now > L->s_next - L->o->series_interval + 1e-6)
+            series_row(L, now); /* the last, partial interval */
+        L->series_on = 0;
+        if (qc_ofile_commit(&L->series, &L->series_err) != 0 && L->o->log)
+            L->o->log(L->o->log_ctx, L->series_err.msg);
+    }
+    uv_timer_stop(&L->tick);
+    uv_close((uv_handle_t *)&L->arrive, own_closed);
+    uv_close((uv_handle_t *)&L->stime, own_closed);
+    if (L->users)
+        for (unsigned i = 0; i < L->o->users; i++)
+            uv_close((uv_handle_t *)&L->users[i].timer, user_closed);
+    for (lconn *c = L->conns_head; c; c = c->all_next)
+        if (!c->closing) {
+            c->closing = 1;
+            L->open_conns--;
+            uv_close((uv_handle_t *)&c->tcp, on_closed);
+        }
+    L->idle = NULL;
     pending *p = L->wait_head;
     while (p) {
         pending *next = p->next;
@@ -534,6 +599,26 @@ static void on_tick(uv_timer_t *t)
     }
     L->wait_head = L->wait_tail = NULL;
     L->waiting = 0;
+    if (L->o->done)
+        L->o->done(L, L->o->done_ctx);
+}
+
+/* Ends the run once nothing is in flight, or times the stragglers out. */
+static void on_tick(uv_timer_t *t)
+{
+    load *L = t->data;
+    double now = qc__now();
+    if (L->issuing && L->users &&
+        ((L->o->requests && (L->issued ? done_issuing(L) : L->r->sent >= L->o->requests)) ||
+         (L->o->duration > 0 && now - L->t0 >= L->o->duration)))
+        stop_issuing(L); /* even if every user waits on an answer */
+    if (L->issuing)
+        return;
+    uint64_t outstanding = L->r->sent + L->waiting - L->r->answered - L->r->errors;
+    int late = now - L->stop_at > L->o->timeout || now >= L->drain_until;
+    if (outstanding && !late)
+        return;
+    end(L, now);
 }
 
 static int check_opts(const qc_load_params *o, qc_err *err)
@@ -545,107 +630,359 @@ static int check_opts(const qc_load_params *o, qc_err *err)
         return qc_err_set(err, QC_EINVAL, "a bound is needed: --requests or --duration");
     if (o->connections == 0)
         return qc_err_set(err, QC_EINVAL, "connections: must be >= 1");
+    if (!(o->timeout > 0))
+        return qc_err_set(err, QC_EINVAL, "timeout: must be > 0");
     if (o->series && !(o->series_interval > 0 && isfinite(o->series_interval)))
         return qc_err_set(err, QC_EINVAL, "series interval: must be > 0");
+    if (o->series && o->threads > 1)
+        return qc_err_set(err, QC_EINVAL, "series: written by one thread only (threads 1)");
     return 0;
 }
 
-static void release(load *L)
+static void load_free(load *L)
 {
     qc_hist_free(L->all);
     qc_hist_free(L->ok);
     qc_hist_free(L->iv);
     qc_hist_free(L->iv_ok);
     free(L->users);
+    free(L);
+}
+
+static void handle_closed(load *L)
+{
+    if (--L->handles == 0) {
+        if (L->on_closed)
+            L->on_closed(L, L->on_closed_arg);
+        load_free(L);
+    }
+}
+
+/* ---- the load on a host's loop (live.h) ---------------------------------- */
+
+/* part's share of n split over parts: n / parts, and one more for the
+ * first n % parts parts. */
+static uint64_t share(uint64_t n, unsigned part, unsigned parts)
+{
+    return n / parts + (part < n % parts);
+}
+
+int qc__load_start_part(uv_loop_t *loop, const qc_load_params *o, unsigned part, unsigned parts,
+                        double t0, atomic_uint_fast64_t *issued, qc_load **out, qc_err *err)
+{
+    *out = NULL;
+    if (parts == 0)
+        parts = 1;
+    struct sockaddr_storage addr;
+    int rc = qc__addr_parse(o->target, &addr, err);
+    if (rc || (rc = check_opts(o, err)) != 0)
+        return rc;
+    load *L = calloc(1, sizeof *L);
+    if (!L)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    L->o_copy = *o;
+    L->o = &L->o_copy;
+    L->r = &L->res;
+    L->addr = addr;
+    L->part = part;
+    L->parts = parts;
+    L->drain_until = INFINITY;
+    if (parts > 1) { /* this part's share of the bounds and of the users */
+        /* a closed loop's requests counted over the parts (issued): the
+         * parts stop together, as one loop's users do; an open loop's
+         * split by the arrivals' indices (the same requests) */
+        if (o->users && issued)
+            L->issued = issued;
+        else
+            L->o_copy.requests = share(o->requests, part, parts);
+        L->o_copy.connections = (unsigned)share(o->connections, part, parts);
+        L->o_copy.users = (unsigned)share(o->users, part, parts);
+        if (!L->o_copy.connections) /* not used by a closed loop's users */
+            L->o_copy.connections = 1;
+        if ((o->requests && !L->o_copy.requests) || (!o->users && o->connections < parts) ||
+            (o->users && !L->o_copy.users)) {
+            free(L);
+            return qc_err_set(err, QC_EINVAL,
+                              "threads: %u parts is more than the requests, connections or "
+                              "users to share",
+                              parts);
+        }
+    }
+    o = L->o;
+    int k =
+        snprintf(L->req, sizeof L->req, "GET %s HTTP/1.1\r\nHost: %s\r\n%s%s\r\n", o->path,
+                 o->target, o->class_header ? o->class_header : "", o->class_header ? "\r\n" : "");
+    if (k <= 0 || (size_t)k >= sizeof L->req) {
+        free(L);
+        return qc_err_set(err, QC_EINVAL, "request line too long");
+    }
+    L->req_len = (size_t)k;
+    L->all = qc_hist_alloc(err);
+    L->ok = qc_hist_alloc(err);
+    L->iv = o->series ? qc_hist_alloc(err) : NULL;
+    L->iv_ok = o->series ? qc_hist_alloc(err) : NULL;
+    L->users = o->users ? calloc(o->users, sizeof *L->users) : NULL;
+    if (!L->all || !L->ok || (o->series && (!L->iv || !L->iv_ok)) || (o->users && !L->users)) {
+        load_free(L);
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    }
+    if (o->series) {
+        if ((rc = qc_ofile_open(&L->series, o->series, err)) != 0) {
+            load_free(L);
+            return rc;
+        }
+        L->series_on = 1;
+        fputs("time,sent,answered,ok,refused,errors,p50,p95,ok_p95\n", L->series.fp);
+    }
+    L->loop = loop;
+    /* every part draws the one arrival sequence (see the top); the users'
+     * draws are each part's own, part 0's those of a load alone */
+    qc_rng_init(&L->rng, o->seed, qc_rng_stream(0, QC_STREAM_ARRIVAL, 0));
+    qc_rng_init(&L->urng, o->seed, qc_rng_stream(part, QC_STREAM_USER, 0));
+    uv_timer_init(loop, &L->tick); /* first: closed last */
+    uv_timer_init(loop, &L->arrive);
+    uv_timer_init(loop, &L->stime);
+    L->arrive.data = L->tick.data = L->stime.data = L;
+    L->handles = 3;
+    L->t0 = t0 > 0 ? t0 : qc__now();
+    L->issuing = 1;
+    if (o->users) {
+        /* every user starts with a think time, so that users with random
+         * think times do not all send at once */
+        for (unsigned i = 0; i < o->users; i++) {
+            user *u = &L->users[i];
+            u->L = L;
+            u->left = session_length(L);
+            uv_timer_init(loop, &u->timer);
+            L->handles++;
+            u->timer.data = u;
+            u->think = draw(o->think, &L->urng);
+            user_wait(u, u->think);
+        }
+    } else {
+        qc_arrivals_gen_init(&L->gen, o->arrival, &L->rng);
+        double first = next_arrival(L, part + 1);
+        L->next_due = L->t0 + first;
+        L->issuing = isfinite(first);
+        L->stop_at = L->t0;
+        uv_timer_start(&L->arrive, on_arrive, 0, 0);
+    }
+    if (o->series) {
+        L->s_next = L->t0 + o->series_interval;
+        uint64_t ms = (uint64_t)(o->series_interval * 1000);
+        uv_timer_start(&L->stime, on_series, ms, ms ? ms : 1);
+    }
+    uv_timer_start(&L->tick, on_tick, 10, 10);
+    *out = L;
+    return 0;
+}
+
+int qc_load_start(uv_loop_t *loop, const qc_load_params *o, qc_load **l, qc_err *err)
+{
+    return qc__load_start_part(loop, o, 0, 1, 0, NULL, l, err);
+}
+
+void qc_load_drain(qc_load *L, double timeout)
+{
+    if (L->ended)
+        return;
+    stop_issuing(L);
+    double until = qc__now() + (timeout > 0 ? timeout : 0);
+    if (until < L->drain_until)
+        L->drain_until = until;
+    if (!(timeout > 0))
+        end(L, qc__now());
+}
+
+void qc_load_close(qc_load *L, void (*closed_cb)(qc_load *l, void *arg), void *arg)
+{
+    if (L->close_requested)
+        return;
+    L->close_requested = 1;
+    L->on_closed = closed_cb;
+    L->on_closed_arg = arg;
+    if (!L->ended)
+        end(L, qc__now());
+    uv_close((uv_handle_t *)&L->tick, own_closed);
+}
+
+void qc_load_status_get(const qc_load *L, qc_load_status *st)
+{
+    memset(st, 0, sizeof *st);
+    st->state = L->ended ? QC_LIVE_STOPPED : L->issuing ? QC_LIVE_RUNNING : QC_LIVE_DRAINING;
+    st->sent = L->r->sent;
+    st->answered = L->r->answered;
+    st->ok = L->r->ok;
+    st->refused = L->r->refused;
+    st->errors = L->r->errors;
+    st->timeouts = L->r->timeouts;
+    st->connections = L->open_conns;
+    st->waiting = (unsigned)L->waiting;
+}
+
+/* The percentiles and means of r from the histograms and sums. */
+static void result_finish(qc_load_result *r, const qc_hist *all, const qc_hist *ok,
+                          double lat_sum, double think_sum, uint64_t think_n)
+{
+    r->p50 = qc_hist_quantile(all, 0.5);
+    r->p90 = qc_hist_quantile(all, 0.9);
+    r->p95 = qc_hist_quantile(all, 0.95);
+    r->p99 = qc_hist_quantile(all, 0.99);
+    r->p999 = qc_hist_quantile(all, 0.999);
+    r->max = qc_hist_quantile(all, 1);
+    r->mean = r->answered ? lat_sum / (double)r->answered : NAN;
+    r->ok_p50 = qc_hist_quantile(ok, 0.5);
+    r->ok_p95 = qc_hist_quantile(ok, 0.95);
+    r->ok_p99 = qc_hist_quantile(ok, 0.99);
+    r->think_mean = think_n ? think_sum / (double)think_n : NAN;
+}
+
+void qc_load_result_get(const qc_load *L, qc_load_result *r)
+{
+    *r = *L->r;
+    if (!L->ended)
+        r->elapsed = qc__now() - L->t0;
+    result_finish(r, L->all, L->ok, L->lat_sum, L->think_sum, L->think_n);
+}
+
+/* ---- qc_load_run: the parts on loops and threads ------------------------- */
+
+typedef struct part_run {
+    uv_loop_t loop;
+    qc_load *l;
+    pthread_t thread;
+    int thread_on;
+    /* copied from the load as it closes */
+    qc_load_result r;
+    qc_hist *all, *ok;
+    double lat_sum, think_sum;
+    uint64_t think_n;
+    qc_err series_err;
+} part_run;
+
+static void part_closed(qc_load *L, void *arg)
+{
+    part_run *pr = arg;
+    pr->r = *L->r;
+    qc_hist_merge(pr->all, L->all);
+    qc_hist_merge(pr->ok, L->ok);
+    pr->lat_sum = L->lat_sum;
+    pr->think_sum = L->think_sum;
+    pr->think_n = L->think_n;
+    pr->series_err = L->series_err;
+    pr->l = NULL;
+}
+
+static void part_done(qc_load *L, void *arg)
+{
+    qc_load_close(L, part_closed, arg);
+}
+
+static void *part_main(void *arg)
+{
+    part_run *pr = arg;
+    uv_run(&pr->loop, UV_RUN_DEFAULT);
+    return NULL;
 }
 
 int qc_load_run(const qc_load_params *o, qc_load_result *r, qc_err *err)
 {
     memset(r, 0, sizeof *r);
-    load L = {.o = o, .r = r};
-    int rc = qc__addr_parse(o->target, &L.addr, err);
-    if (rc || (rc = check_opts(o, err)) != 0)
+    int rc = check_opts(o, err);
+    if (rc)
         return rc;
-    int k =
-        snprintf(L.req, sizeof L.req, "GET %s HTTP/1.1\r\nHost: %s\r\n%s%s\r\n", o->path, o->target,
-                 o->class_header ? o->class_header : "", o->class_header ? "\r\n" : "");
-    if (k <= 0 || (size_t)k >= sizeof L.req)
-        return qc_err_set(err, QC_EINVAL, "request line too long");
-    L.req_len = (size_t)k;
-    L.all = qc_hist_alloc(err);
-    L.ok = qc_hist_alloc(err);
-    L.iv = o->series ? qc_hist_alloc(err) : NULL;
-    L.iv_ok = o->series ? qc_hist_alloc(err) : NULL;
-    L.users = o->users ? calloc(o->users, sizeof *L.users) : NULL;
-    if (!L.all || !L.ok || (o->series && (!L.iv || !L.iv_ok)) || (o->users && !L.users)) {
-        release(&L);
+    unsigned n = o->threads ? o->threads : 1;
+    /* no part without its share of the bounds */
+    if (o->requests && n > o->requests)
+        n = (unsigned)o->requests;
+    if (n > o->connections && !o->users)
+        n = o->connections;
+    if (o->users && n > o->users)
+        n = o->users;
+    if (n > 256)
+        n = 256;
+    part_run *pr = calloc(n, sizeof *pr);
+    if (!pr)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
-    }
-    if (o->series) {
-        if ((rc = qc_ofile_open(&L.series, o->series, err)) != 0) {
-            release(&L);
-            return rc;
+    qc_load_params po = *o;
+    po.done = part_done;
+    unsigned started = 0;
+    double t0 = qc__now(); /* one start for every part: one arrival sequence */
+    atomic_uint_fast64_t issued = 0;
+    for (; started < n; started++) {
+        part_run *p = &pr[started];
+        p->all = qc_hist_alloc(err);
+        p->ok = qc_hist_alloc(err);
+        if (!p->all || !p->ok) {
+            rc = qc_err_set(err, QC_ENOMEM, "out of memory");
+            break;
         }
-        L.series_on = 1;
-        fputs("time,sent,answered,ok,refused,errors,p50,p95,ok_p95\n", L.series.fp);
-    }
-    uv_loop_t loop; /* its own loop: nothing process-wide */
-    if ((rc = uv_loop_init(&loop)) != 0) {
-        release(&L);
-        return qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
-    }
-    L.loop = &loop;
-    qc_rng_init(&L.rng, o->seed, qc_rng_stream(0, QC_STREAM_ARRIVAL, 0));
-    qc_rng_init(&L.urng, o->seed, qc_rng_stream(0, QC_STREAM_USER, 0));
-    uv_timer_init(L.loop, &L.arrive);
-    uv_timer_init(L.loop, &L.tick);
-    uv_timer_init(L.loop, &L.stime);
-    L.arrive.data = L.tick.data = L.stime.data = &L;
-    L.t0 = qc__now();
-    L.issuing = 1;
-    if (o->users) {
-        /* every user starts with a think time, so that users with random
-         * think times do not all send at once */
-        for (unsigned i = 0; i < o->users; i++) {
-            user *u = &L.users[i];
-            u->L = &L;
-            u->left = session_length(&L);
-            uv_timer_init(L.loop, &u->timer);
-            u->timer.data = u;
-            u->think = draw(o->think, &L.urng);
-            user_wait(u, u->think);
+        if ((rc = uv_loop_init(&p->loop)) != 0) {
+            rc = qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
+            break;
         }
-    } else {
-        qc_arrivals_gen_init(&L.gen, o->arrival, &L.rng);
-        double first = qc_arrivals_next(&L.gen);
-        L.next_due = L.t0 + first;
-        L.issuing = isfinite(first);
-        L.stop_at = L.t0;
-        uv_timer_start(&L.arrive, on_arrive, 0, 0);
+        po.done_ctx = p;
+        if ((rc = qc__load_start_part(&p->loop, &po, started, n, t0, &issued, &p->l, err)) != 0) {
+            uv_loop_close(&p->loop);
+            break;
+        }
     }
-    if (o->series) {
-        L.s_next = L.t0 + o->series_interval;
-        uint64_t ms = (uint64_t)(o->series_interval * 1000);
-        uv_timer_start(&L.stime, on_series, ms, ms ? ms : 1);
+    if (rc != 0) { /* close the parts started, unrun */
+        for (unsigned i = 0; i < started; i++) {
+            qc_load_close(pr[i].l, NULL, NULL);
+            uv_run(&pr[i].loop, UV_RUN_DEFAULT);
+            uv_loop_close(&pr[i].loop);
+        }
+        for (unsigned i = 0; i < n; i++) {
+            qc_hist_free(pr[i].all);
+            qc_hist_free(pr[i].ok);
+        }
+        free(pr);
+        return rc;
     }
-    uv_timer_start(&L.tick, on_tick, 10, 10);
-    uv_run(L.loop, UV_RUN_DEFAULT);
-    uv_loop_close(L.loop);
-    r->p50 = qc_hist_quantile(L.all, 0.5);
-    r->p90 = qc_hist_quantile(L.all, 0.9);
-    r->p95 = qc_hist_quantile(L.all, 0.95);
-    r->p99 = qc_hist_quantile(L.all, 0.99);
-    r->p999 = qc_hist_quantile(L.all, 0.999);
-    r->max = qc_hist_quantile(L.all, 1);
-    r->mean = r->answered ? L.lat_sum / (double)r->answered : NAN;
-    r->ok_p50 = qc_hist_quantile(L.ok, 0.5);
-    r->ok_p95 = qc_hist_quantile(L.ok, 0.95);
-    r->ok_p99 = qc_hist_quantile(L.ok, 0.99);
-    r->think_mean = L.think_n ? L.think_sum / (double)L.think_n : NAN;
-    rc = 0;
-    if (L.series_on)
-        rc = qc_ofile_commit(&L.series, err);
-    release(&L);
+    for (unsigned i = 1; i < n; i++) /* a part with no thread runs here, after part 0 */
+        pr[i].thread_on = pthread_create(&pr[i].thread, NULL, part_main, &pr[i]) == 0;
+    uv_run(&pr[0].loop, UV_RUN_DEFAULT);
+    for (unsigned i = 1; i < n; i++) {
+        if (pr[i].thread_on)
+            pthread_join(pr[i].thread, NULL);
+        else
+            uv_run(&pr[i].loop, UV_RUN_DEFAULT);
+    }
+    double lat_sum = 0, think_sum = 0;
+    uint64_t think_n = 0;
+    for (unsigned i = 0; i < n; i++) {
+        part_run *p = &pr[i];
+        uv_loop_close(&p->loop);
+        r->sent += p->r.sent;
+        r->answered += p->r.answered;
+        r->ok += p->r.ok;
+        r->refused += p->r.refused;
+        r->other += p->r.other;
+        r->errors += p->r.errors;
+        r->timeouts += p->r.timeouts;
+        if (p->r.elapsed > r->elapsed)
+            r->elapsed = p->r.elapsed;
+        lat_sum += p->lat_sum;
+        think_sum += p->think_sum;
+        think_n += p->think_n;
+        if (i > 0) {
+            qc_hist_merge(pr[0].all, p->all);
+            qc_hist_merge(pr[0].ok, p->ok);
+        }
+        if (p->series_err.code && !rc) {
+            rc = p->series_err.code;
+            if (err)
+                *err = p->series_err;
+        }
+    }
+    result_finish(r, pr[0].all, pr[0].ok, lat_sum, think_sum, think_n);
+    r->threads = n;
+    for (unsigned i = 0; i < n; i++) {
+        qc_hist_free(pr[i].all);
+        qc_hist_free(pr[i].ok);
+    }
+    free(pr);
     return rc;
 }
 

@@ -185,7 +185,7 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
                 OUT("qctl_latency_seconds_bucket{class=\"%s\",le=\"+Inf\"} %llu\n", k->name,
                     (unsigned long long)cum);
         }
-        OUT("qctl_latency_seconds_sum{class=\"%s\"} %.9g\n", k->name, k->lat_sum);
+        OUT("qctl_latency_seconds_sum{class=\"%s\"} %.9g\n", k->name, (double)k->lat_sum);
         OUT("qctl_latency_seconds_count{class=\"%s\"} %llu\n", k->name, (unsigned long long)cum);
     }
     if (P->o->control && P->o->limiter.algo == QC_LIMITER_ADMISSION) {
@@ -274,7 +274,8 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
 
 /* The whole group's view for /metrics and /status: a copy of P (the lead)
  * with the other workers' counters added (read while they run: counters
- * each written by its own thread, read here as they stand), or P itself
+ * each written by its own thread, atomics read here as they stand: see
+ * qc__ctr64 in proxy_int.h), or P itself
  * when it is alone. The limit, the front and the fleet are the lead's. */
 static proxy *group_view(proxy *P)
 {
@@ -298,7 +299,10 @@ static proxy *group_view(proxy *P)
             k->refused += wk->refused;
             k->answered += wk->answered;
             k->qlen += wk->qlen;
-            k->lat_sum += wk->lat_sum;
+            atomic_store_explicit(&k->lat_sum,
+                                  atomic_load_explicit(&k->lat_sum, memory_order_relaxed) +
+                                      atomic_load_explicit(&wk->lat_sum, memory_order_relaxed),
+                                  memory_order_relaxed);
             for (unsigned b = 0; b <= LAT_BUCKETS; b++)
                 k->lat_bucket[b] += wk->lat_bucket[b];
         }

@@ -247,8 +247,12 @@ void qc__proxy_record_latency(pclass *k, double s)
     unsigned b = 0;
     while (b < LAT_BUCKETS && s > qc__proxy_lat_le[b])
         b++;
-    k->lat_bucket[b]++;
-    k->lat_sum += s;
+    /* written by this worker alone: a relaxed load and store, no locked add */
+    atomic_store_explicit(&k->lat_bucket[b],
+                          atomic_load_explicit(&k->lat_bucket[b], memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    atomic_store_explicit(&k->lat_sum, atomic_load_explicit(&k->lat_sum, memory_order_relaxed) + s,
+                          memory_order_relaxed);
 }
 
 void qc__proxy_refuse(cconn *c)

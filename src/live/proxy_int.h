@@ -177,6 +177,14 @@ struct uconn {
     uconn *next_wait; /* b's list of requests waiting for its setup */
 };
 
+/* The counters the lead worker's /metrics and /status add up while the
+ * other workers run (proxy_admin.c, group_view): each is written by its
+ * own worker's thread only and read by the lead's, so they are atomics
+ * (a plain counter read from another thread is a data race, whatever
+ * the hardware does). Written as plain `x++`; read as they stand. */
+typedef _Atomic uint64_t qc__ctr64;
+typedef _Atomic unsigned qc__ctru;
+
 /* Latency histogram buckets of /metrics (seconds; +Inf implied). */
 #define LAT_BUCKETS 13
 extern const double qc__proxy_lat_le[LAT_BUCKETS];
@@ -185,11 +193,11 @@ extern const double qc__proxy_lat_le[LAT_BUCKETS];
 typedef struct pclass {
     const char *name;
     double bound;
-    uint64_t admitted, refused, answered;
+    qc__ctr64 admitted, refused, answered;
     qc_hist *lat;
-    uint64_t lat_bucket[LAT_BUCKETS + 1];
-    double lat_sum;
-    unsigned qlen;
+    qc__ctr64 lat_bucket[LAT_BUCKETS + 1];
+    _Atomic double lat_sum;
+    qc__ctru qlen;
 } pclass;
 
 _Static_assert(QC_PROXY_CLASSES_MAX + 1 <= QC_FRONT_CLASSES_MAX, "a front class per class");
@@ -248,18 +256,18 @@ struct proxy {
     uint64_t unpark_failures, park_failures, setup_timeouts;
     pclass cls[QC_PROXY_CLASSES_MAX + 1];
     unsigned ncls;
-    unsigned qlen; /* waiting, all classes */
-    unsigned inflight;
+    qc__ctru qlen; /* waiting, all classes */
+    qc__ctru inflight;
     int draining;
-    uint64_t bad_requests, errors502, errors504, conns;
+    qc__ctr64 bad_requests, errors502, errors504, conns;
     double retry_tokens, retry_t; /* the retry budget: see retry_allowed */
-    uint64_t retries, retries_denied;
+    qc__ctr64 retries, retries_denied;
     atomic_size_t *mem; /* bytes in the clients' request buffers (--max-memory), the
                            proxy's or its group's */
-    uint64_t q_shed;   /* requests refused by the short deadline (codel) */
+    qc__ctr64 q_shed;  /* requests refused by the short deadline (codel) */
     char token[256];   /* the admin token (read or generated), or empty */
     char token_out[4096]; /* where a generated token was written (removed at exit), or empty */
-    uint64_t admin_browser, admin_token; /* state changes refused: from a browser, no token */
+    qc__ctr64 admin_browser, admin_token; /* state changes refused: from a browser, no token */
     double drain_until; /* draining: stop at this time (--drain-timeout) */
     int drain_shortened; /* a later qc_proxy_drain brought the deadline nearer */
     unsigned cut;       /* requests in flight when stop_now cut them */
@@ -269,7 +277,7 @@ struct proxy {
     qc_proxy_group *g;                   /* NULL: a proxy alone; else its group */
     unsigned index;                      /* its worker's (0: the lead: admin, series, ticks) */
     uv_async_t async;                    /* a group's: its mailbox has decisions */
-    uint64_t refused_conns, refused_mem, too_large;
+    qc__ctr64 refused_conns, refused_mem, too_large;
     double t0;
     FILE *series;
     /* the event loop's own delay: see qc__proxy_ready_time */
