@@ -126,6 +126,7 @@ typedef struct qc_queue_result {
     uint64_t rare_blocked;
     uint64_t rare_waited;
     int rare[9];
+    uint64_t rare_free;
     ...;
 } qc_queue_result;
 int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err);

@@ -81,11 +81,18 @@ QC_API_BEGIN
  * a t-interval over replications or batches of mostly zeros covers far
  * less than its level (none seen: [0, 0]). */
 #define QC_QUEUE_RARE_MIN 50
+/* The utilization's interval: at least this many measured customers who
+ * found a server free (each the end of an idle period; src/models/queue.c) */
+#define QC_QUEUE_RARE_FREE_MIN 500
 /* The least relative half-width of an interval: the rounding of
  * simulated instants (an interval of width 0 around a rounded value). */
 #define QC_QUEUE_NUMERIC_REL 1e-9
 #define QC_QUEUE_RELAX_ONE 200
 #define QC_QUEUE_RELAX_REP 25
+/* An overloaded queue with a capacity: each replication (or the one run)
+ * measures at least this many relaxation times of its buffer's empty
+ * places (src/models/queue.c, relaxation_overloaded). */
+#define QC_QUEUE_RELAX_OVER 600
 
 typedef enum qc_discipline { QC_FCFS = 0, QC_PS = 1 } qc_discipline;
 const char *qc_discipline_name(qc_discipline v);
@@ -215,6 +222,10 @@ typedef struct qc_queue_result {
      * (blocking probability, waiting time). */
     uint64_t rare_blocked, rare_waited;
     int rare[QC_QM_COUNT];
+    /* and the utilization's: the measured customers who found a server
+     * free (did not wait), each the end of an idle period; rare[
+     * QC_QM_UTILIZATION] when fewer than QC_QUEUE_RARE_MIN */
+    uint64_t rare_free;
 } qc_queue_result;
 
 /* Runs the replications. Errors: QC_EINVAL for bad parameters (message

@@ -164,10 +164,14 @@ class QueueResult:
                 i = list(self.metrics).index(m.name)
                 if self.rare[i]:
                     # as the command: too few blocked (waiting) customers
-                    ci = "no interval: %d %s (<%d)" % (
-                        self.rare_blocked if m.name == "blocking_probability"
-                        else self.rare_waited,
-                        "blocked" if m.name == "blocking_probability" else "waited", 50)
+                    if m.name == "utilization":
+                        ci = "no interval: %d found a server free (<%d)" % (
+                            getattr(self, "rare_free", 0), 500)
+                    else:
+                        ci = "no interval: %d %s (<%d)" % (
+                            self.rare_blocked if m.name == "blocking_probability"
+                            else self.rare_waited,
+                            "blocked" if m.name == "blocking_probability" else "waited", 50)
                 elif math.isnan(m.half) and m.name.startswith("response_time_p") and self.batches:
                     ci = "no interval: run too short"
                 elif math.isnan(m.half):
@@ -385,6 +389,7 @@ def queue(arrival, service, servers=1, capacity=None, discipline="fcfs", custome
             infinite_reason=ffi.string(res.infinite_reason).decode(),
             rare=[int(res.rare[i]) for i in range(len(names))],
             rare_blocked=int(res.rare_blocked), rare_waited=int(res.rare_waited),
+            rare_free=int(res.rare_free),
             measured=int(res.measured), events=int(res.events), sim_time=res.sim_time,
             series=series, metrics=metrics)
     finally:

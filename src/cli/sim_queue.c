@@ -63,6 +63,9 @@ static void rare_words(const qc_queue_result *r, int i, char *buf, size_t n)
     if (i == QC_QM_BLOCKING)
         snprintf(buf, n, "no interval: %llu blocked (<%d)",
                  (unsigned long long)r->rare_blocked, QC_QUEUE_RARE_MIN);
+    else if (i == QC_QM_UTILIZATION)
+        snprintf(buf, n, "no interval: %llu found a server free (<%d)",
+                 (unsigned long long)r->rare_free, QC_QUEUE_RARE_FREE_MIN);
     else
         snprintf(buf, n, "no interval: %llu waited (<%d)",
                  (unsigned long long)r->rare_waited, QC_QUEUE_RARE_MIN);
@@ -165,16 +168,22 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
             json_object_set_new(mj, "infinite", json_true());
             json_object_set_new(mj, "reason", json_string(r->infinite_reason));
         } else if (r->rare[i]) {
-            char w[160];
-            snprintf(w, sizeof w, "too few %s customers measured (%llu, where %d are needed "
-                     "for an interval that covers): no interval",
-                     i == QC_QM_BLOCKING ? "blocked" : "waiting",
-                     (unsigned long long)(i == QC_QM_BLOCKING ? r->rare_blocked : r->rare_waited),
-                     QC_QUEUE_RARE_MIN);
+            char w[240];
+            uint64_t nrare = i == QC_QM_BLOCKING      ? r->rare_blocked
+                             : i == QC_QM_UTILIZATION ? r->rare_free
+                                                      : r->rare_waited;
+            if (i == QC_QM_UTILIZATION)
+                snprintf(w, sizeof w, "too few idle periods measured (%llu customers found a "
+                         "server free, where %d are needed for an interval of the idle time "
+                         "that covers): no interval",
+                         (unsigned long long)nrare, QC_QUEUE_RARE_FREE_MIN);
+            else
+                snprintf(w, sizeof w, "too few %s customers measured (%llu, where %d are needed "
+                         "for an interval that covers): no interval",
+                         i == QC_QM_BLOCKING ? "blocked" : "waiting", (unsigned long long)nrare,
+                         QC_QUEUE_RARE_MIN);
             json_object_set_new(mj, "reason", json_string(w));
-            json_object_set_new(mj, "rare_events",
-                                json_integer((json_int_t)(i == QC_QM_BLOCKING ? r->rare_blocked
-                                                                              : r->rare_waited)));
+            json_object_set_new(mj, "rare_events", json_integer((json_int_t)nrare));
         } else if (isnan(c->half) && is_percentile(i) && r->batches && !isnan(c->mean)) {
             json_object_set_new(mj, "reason",
                                 json_string("the run is too short for this percentile's interval: "
