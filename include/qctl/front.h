@@ -37,10 +37,16 @@
  * controller may not lower the limit, and a limit that kept a request out
  * doubles (up to the demand, in flight + waiting; from half the gate of
  * the last slow verdict on, by an eighth), the controller restarted there
- * (qc_limiter_set_limit); and while it doubles CoDel does not judge the
- * waiting room, which is the limit's and drains by its rising. Once slow,
- * each controller keeps its own rule (MaxUsers its reference, AIMD its
- * backoff). The time at a backend is the plant's to measure: the proxy
+ * (qc_limiter_set_limit). Once slow, each controller keeps its own rule
+ * (MaxUsers its reference, AIMD its backoff), except that the first slow
+ * verdict after fast ones lowers the limit by half at most (it may be a
+ * stall of the host, not the backends). CoDel judges the waiting room
+ * only in a confirmed overload: two slow verdicts in a row in a window
+ * with more arrivals than completions (a closed loop of clients, however
+ * slow the backends, has as many of each, and refusing them frees
+ * nothing); five fast verdicts in a row, or a window in which the limit
+ * never bound, end it (the waiting room is then the limit's and drains by
+ * its rising). The time at a backend is the plant's to measure: the proxy
  * takes its own event loop's delays out of it (a proxy short of CPU is not
  * a backend overloaded). Not under FIXED or ADMISSION, whose limits are
  * the user's.

@@ -85,6 +85,11 @@ struct qc_front {
     int fast;        /* the last verdict: the backends answer at their no-load latency */
     double ssthresh; /* half the gate of the last slow verdict (INFINITY: none
                         since the limit last stopped binding): doubling stops there */
+    unsigned slow_run, fast_run; /* slow / fast verdicts in a row */
+    uint64_t win_arrived, win_done; /* the window's arrivals and completions */
+    int overload; /* confirmed: two slow verdicts in a row since the limit last
+                     stopped binding or the backends were last fast for
+                     FAST_FORGET windows in a row (CoDel judges only then) */
     int adm;   /* the ADMISSION limiter gates: bounded classes (qctl/front.h) */
     double now; /* the last event's time */
     double late[QC_FRONT_CLASSES_MAX];     /* the longest wait past a deadline: let in */
@@ -416,15 +421,15 @@ static void set_target(qc_front *f)
     qc_codel_set_noload(&f->codel, qc_limiter_noload(f->lim));
 }
 
-/* Whether CoDel judges the waiting room now: not while the backends are
- * known to answer at their no-load latency, since a queue the limit holds
- * in front of fast backends drains by the limit rising (the
- * work-conserving rule, one window at a time), not by refusals: a closed
- * loop of 256 clients in front of a backend that answers at once would
- * otherwise be refused while the limit climbs to them. */
+/* Whether CoDel judges the waiting room now: only in a confirmed overload
+ * (work_conserve), since a queue the limit holds in front of backends that
+ * are not overloaded drains by the limit rising (the work-conserving rule,
+ * one window at a time), not by refusals: a closed loop of 256 clients in
+ * front of a backend that answers at once was otherwise refused while the
+ * limit climbed back to them after a stall of the host. */
 static int codel_judges(const qc_front *f)
 {
-    return f->codel_on && !(f->fast && isinf(f->ssthresh));
+    return f->codel_on && (!f->wc_on || f->overload);
 }
 
 /* Lets waiting requests in while there are slots: the backlogged class
@@ -563,6 +568,7 @@ static void arrive(qc_front *f, double now, unsigned cls, uint64_t id, qc_front_
         emit_refuse(f, &self, id, cls, 0, QC_FRONT_DRAINING);
         return;
     }
+    f->win_arrived++;
     if (o)
         purge(f, o, now);
     int adm;
@@ -669,13 +675,20 @@ static int verdict(qc_front *f, uint64_t drops)
  * backends' knee (the controller lowering on a slow window, the rule
  * raising on a fast one) moves by steps of an eighth, not by doublings;
  * never past the demand (in flight + waiting). A slow verdict leaves the
- * controller's rule in force (MaxUsers its reference, AIMD its backoff);
- * a window in which the limit never bound (the overload, if any, is
- * over) forgets where doubling stops. */
+ * controller's rule in force (MaxUsers its reference, AIMD its backoff),
+ * but the first one after fast ones lowers by half at most; a window in
+ * which the limit never bound (the overload, if any, is over), or
+ * FAST_FORGET fast verdicts in a row (the slow one was a stall: 3 cut the
+ * 3x overload of test_front_wc down to a limit of 1), forget where
+ * doubling stops and end a confirmed overload. */
+#define FAST_FORGET 5 /* fast verdicts in a row that end an overload */
+
 static void work_conserve(qc_front *f, uint32_t gate)
 {
     int bound = f->win_bound;
     uint64_t drops = f->win_drops;
+    uint64_t arrived = f->win_arrived, done = f->win_done;
+    f->win_arrived = f->win_done = 0;
     int v = verdict(f, drops);
     f->win_bound = 0;
     f->win_drops = 0;
@@ -683,15 +696,43 @@ static void work_conserve(qc_front *f, uint32_t gate)
     f->win_min = INFINITY;
     if (!f->wc_on)
         return;
-    if (!bound)
+    if (v == 0) {
+        f->slow_run++;
+        f->fast_run = 0;
+    } else if (v == 1) {
+        f->fast_run++;
+        f->slow_run = 0;
+    }
+    if (!bound || f->fast_run >= FAST_FORGET) {
         f->ssthresh = INFINITY;
+        f->overload = 0;
+    }
+    /* an overload is confirmed by two slow verdicts in a row while more
+     * requests came than were answered: a closed loop of clients (each
+     * sends its next request when answered) has as many arrivals as
+     * completions however slow the backends, and refusing some of them
+     * frees nothing (refusals only make them send again); a stall of the
+     * host, a backend starved of CPU, is then waited out, not shed */
+    if (f->slow_run >= 2 && (double)arrived > 1.05 * (double)done + 1)
+        f->overload = 1;
     if (v == 0 && (double)gate / 2 < f->ssthresh)
         f->ssthresh = gate / 2 > 1 ? (double)gate / 2 : 1;
+    if (v == 0 && f->slow_run == 1 && bound) {
+        /* the first slow verdict after fast ones (or none) may be a stall
+         * of the host, not the backends (qctl/front.h): the limit falls
+         * by half at most, as TCP's on a loss, whatever the controller's
+         * rule said (MaxUsers's knee estimate restarted on the stall's
+         * window put it at 1 to 3 with 256 clients waiting); a second
+         * slow verdict in a row leaves the controller free */
+        double half = (double)gate / 2;
+        if ((double)qc_limiter_limit(f->lim) < half)
+            qc_limiter_set_limit(f->lim, half);
+    }
     f->fast = v == 1 && (double)gate < floor(f->p.limiter.max_limit);
+    if (!f->overload)
+        f->codel.standing = 0; /* the queue is the limit's: it drains by rising */
     if (!f->fast)
         return;
-    if (isinf(f->ssthresh))
-        f->codel.standing = 0; /* the queue is the limit's: it drains by rising */
     double want = (double)qc_limiter_limit(f->lim);
     if (want < gate)
         want = gate; /* not lowered while the backends are fast */
@@ -750,6 +791,7 @@ int qc_front_done(qc_front *f, double now, qc_front_token *tok, double service, 
                 f->win_min = service;
         }
         f->inflight--;
+        f->win_done++;
         if (outcome != QC_FRONT_IGNORE && qc_lim_sampler_completion(&f->sampler))
             close_window(f, now);
         pump(f, &o, now);

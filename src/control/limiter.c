@@ -465,8 +465,13 @@ static int tick_knee(qc_limiter *l, double now, double dt, uint64_t n, double rt
     /* The first estimate: the limit starts from it rather than from the
      * guess it was given. The requests let in under the guess are still
      * in flight and make y until they are out: the controller waits for
-     * an interval whose peak in flight was within the new limit. */
-    qc_mu_ctl_reset(&l->mu_ctl, act.r);
+     * an interval whose peak in flight was within the new limit. The
+     * restart lowers the limit by half at most: the interval that
+     * measured the knee may be a stall of the host (a knee of 1 to 3 for
+     * a backend that answers at once, 256 clients then waiting in front
+     * of it); the controller goes on from there at its own pace. */
+    double floor_ = (double)atomic_load_explicit(&l->gate, memory_order_relaxed) / 2;
+    qc_mu_ctl_reset(&l->mu_ctl, act.r > floor_ ? act.r : floor_);
     l->limit = l->mu_ctl.u;
     l->settling = 1;
     return 1;

@@ -66,6 +66,8 @@ typedef struct plant {
     double t_tick, t_arr; /* the next tick and open-loop arrival (< 0: not yet drawn) */
     uint64_t next_id;
     uint64_t rng; /* xorshift64 state; 0: deterministic gaps */
+    double stall_at, stall_for; /* the backend stalls: nothing ends in [at, at + for) */
+    int host_stall;             /* ... and the front's timer with it (the whole host) */
 } plant;
 
 /* The next gap at rate r: exponential (Poisson arrivals) when seeded. */
@@ -97,6 +99,10 @@ static void send_req(plant *P, double now, uint64_t id, const qc_front_token *to
     r->id = id;
     r->sent = now;
     r->done = st + P->S;
+    /* a stall of the backend (its host descheduled it): what would have
+     * ended during it ends when it is over, in send order */
+    if (P->stall_for > 0 && r->done >= P->stall_at && st < P->stall_at + P->stall_for)
+        r->done = P->stall_at + P->stall_for + (r->done - st);
     r->tok = *tok;
     r->arrive = tok->t_arrive;
     P->n++;
@@ -144,11 +150,11 @@ static void arrive(plant *P, double now, uint64_t id)
  * closed loop of `clients`. */
 static void run(plant *P, double t_end, double (*rate)(double), unsigned clients)
 {
-    if (clients) {
+    if (clients && !P->closed) {
         P->closed = 1;
         for (unsigned i = 0; i < clients; i++)
             arrive(P, 0, i + 1);
-    } else if (P->t_arr < 0) {
+    } else if (!P->closed && P->t_arr < 0) {
         P->t_arr = gap(P, rate(0));
     }
     for (;;) {
@@ -156,7 +162,7 @@ static void run(plant *P, double t_end, double (*rate)(double), unsigned clients
         double t_done = P->n ? P->ring[P->head].done : INFINITY;
         double t_res = P->rn ? P->resend_t[P->rhead] : INFINITY;
         double t_dl = qc_front_next_deadline(P->f);
-        double t_a = clients ? INFINITY : t_arr;
+        double t_a = P->closed ? INFINITY : t_arr;
         double t = fmin(fmin(t_done, t_res), fmin(fmin(t_dl, t_a), t_tick));
         if (t > t_end)
             break;
@@ -168,7 +174,7 @@ static void run(plant *P, double t_end, double (*rate)(double), unsigned clients
                 P->max_lat = t - r.arrive;
             apply(P, t,
                   qc_front_done(P->f, t, &r.tok, t - r.sent, QC_FRONT_OK, P->dec, P->ndec));
-            if (clients)
+            if (P->closed)
                 arrive(P, t, r.id); /* no think time */
         } else if (t == t_res) {
             uint64_t id = P->resend_id[P->rhead];
@@ -191,6 +197,9 @@ static void run(plant *P, double t_end, double (*rate)(double), unsigned clients
                     P->lim_hi = st.limit;
             }
             P->t_tick = t + 0.1;
+            if (P->host_stall && P->stall_for > 0 && P->t_tick >= P->stall_at &&
+                P->t_tick < P->stall_at + P->stall_for)
+                P->t_tick = P->stall_at + P->stall_for; /* the timer late */
         }
     }
 }
@@ -277,11 +286,44 @@ static void test_no_cycle_under_overload(void **state)
     unmake(P);
 }
 
+/* 256 clients, a backend answering in 0.2 ms that stalls (its host
+ * descheduled it) for 50 to 500 ms once a second, alone or with the
+ * front's own timer: a stall is not an overload, and the clients who
+ * waited through it are served once it is over. */
+static void test_stall_not_overload(void **state)
+{
+    (void)state;
+    const double len[] = {0.05, 0.12, 0.2, 0.3, 0.5};
+    for (int host = 0; host < 2; host++)
+        for (size_t k = 0; k < sizeof len / sizeof *len; k++) {
+            plant *P = make(QC_LIMITER_MAXUSERS, 0, 0.0002, 0);
+            P->host_stall = host;
+            run(P, 1.0, NULL, 256);
+            double lo = INFINITY;
+            for (int s = 1; s <= 8; s++) {
+                P->stall_at = s + 0.03 * s;
+                P->stall_for = len[k];
+                run(P, s + 1.0, NULL, 0);
+                qc_front_stats st;
+                qc_front_get_stats(P->f, &st);
+                if (st.limit < lo)
+                    lo = st.limit;
+            }
+            print_message("%s stall of %.0f ms once a second: admitted %llu, refused %llu, "
+                          "least limit %g\n",
+                          host ? "host" : "backend", 1e3 * len[k],
+                          (unsigned long long)P->admitted, (unsigned long long)P->refused, lo);
+            assert_true(1000 * P->refused < P->admitted);
+            unmake(P);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rises_when_fast),
         cmocka_unit_test(test_no_cycle_under_overload),
+        cmocka_unit_test(test_stall_not_overload),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
