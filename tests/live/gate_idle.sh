@@ -70,7 +70,7 @@ wait "$g_PID" 2>/dev/null
 
 # no idle bound: the silent clients keep the places, the others are dropped
 start_gate h --backend 127.0.0.1:$e_PORT --limit 5 --queue 20 --queue-timeout 2 --idle-timeout 0 --interval 0.1
-client silent $h_PORT 5 10 >"$TMP/silent0.out" &
+client silent $h_PORT 5 20 >"$TMP/silent0.out" & # long enough for a loaded host to start the next client
 sp=$!
 wait_connected $h_ADMIN 5
 out=$(client sessions $h_PORT 5 0.1)
