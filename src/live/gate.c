@@ -1001,8 +1001,9 @@ static void on_duration(uv_timer_t *t) { start_drain(t->data); }
  * the listener are never touched. */
 
 static qc_pi_params pi_params(const qc_gate_params *o);
-static void glog(const gate *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void glog(const gate *G, const char *fmt, ...)
+static void glog(const gate *G, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void glog(const gate *G, int level, const char *fmt, ...)
 {
     if (!G->o->log)
         return;
@@ -1011,7 +1012,7 @@ static void glog(const gate *G, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    G->o->log(G->o->log_ctx, line);
+    G->o->log(G->o->log_ctx, level, line);
 }
 
 static int gsame(const char *a, const char *b)
@@ -1083,11 +1084,11 @@ static void on_hup(uv_signal_t *h, int sig)
         o->reload_done(o->reload_ctx, n, rc == 0);
     if (rc) {
         G->reloads_refused++;
-        glog(G, "SIGHUP: the new configuration was refused, the running one stays: %s", err.msg);
+        glog(G, QC_LOG_ERROR, "SIGHUP: the new configuration was refused, the running one stays: %s", err.msg);
         return;
     }
     G->reloads++;
-    glog(G, "SIGHUP: configuration reloaded (limit %u)", G->limit);
+    glog(G, QC_LOG_INFO, "SIGHUP: configuration reloaded (limit %u)", G->limit);
 }
 
 /* ---- setup -------------------------------------------------------------- */

@@ -23,6 +23,7 @@
 #include "qctl/error.h"
 #include "qctl/sched.h"
 
+#include "live/evlog.h"
 #include "live/sensor.h"
 
 enum { QC_GATE_STATIC = 0, QC_GATE_INTEGRAL, QC_GATE_PI, QC_GATE_OPEN };
@@ -74,7 +75,7 @@ typedef struct qc_gate_params {
     int (*reload)(void *ctx, const struct qc_gate_params **next, qc_err *err);
     void (*reload_done)(void *ctx, const struct qc_gate_params *next, int taken);
     void *reload_ctx;
-    void (*log)(void *ctx, const char *line);
+    void (*log)(void *ctx, int level, const char *line); /* level: QC_LOG_* (evlog.h) */
     void *log_ctx;
 } qc_gate_params;
 

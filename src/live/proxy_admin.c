@@ -760,7 +760,7 @@ int qc__proxy_admin_token_start(proxy *P, qc_err *err)
         path[0] = 0;
         return QC_EIO;
     }
-    qc__proxy_plog(P, "admin token in %s (state changes need \"Authorization: Bearer TOKEN\")",
+    qc__proxy_plog(P, QC_LOG_INFO, "admin token in %s (state changes need \"Authorization: Bearer TOKEN\")",
                    path);
     return 0;
 }
