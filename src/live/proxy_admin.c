@@ -314,7 +314,9 @@ static proxy *group_view(proxy *P)
         S->too_large += W->too_large;
         S->admin_browser += W->admin_browser;
         S->admin_token += W->admin_token;
-        /* TLS handshakes */
+        /* each worker's access log (its own buffers), TLS handshakes */
+        S->alog.lines += W->alog.lines;
+        S->alog.dropped += W->alog.dropped;
         S->tls_ok += W->tls_ok;
         S->tls_failed += W->tls_failed;
         S->tls_timeouts += W->tls_timeouts;
