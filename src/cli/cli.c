@@ -27,7 +27,7 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-void cli_log_line(int json, const char *program, const char *line)
+void cli_log_line(int json, const char *program, const char *level, const char *line)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -36,10 +36,6 @@ void cli_log_line(int json, const char *program, const char *line)
     char t[40];
     size_t k = strftime(t, sizeof t, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(t + k, sizeof t - k, ".%03ldZ", ts.tv_nsec / 1000000);
-    const char *level = strstr(line, "fail") || strstr(line, "refused") || strstr(line, "cannot") ||
-                                strstr(line, "stopping")
-                            ? "warn"
-                            : "info";
     if (json) {
         fprintf(stderr, "{\"time\":\"%s\",\"level\":\"%s\",\"program\":", t, level);
         json_str(stderr, program);

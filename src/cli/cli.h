@@ -27,11 +27,10 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_error_capture(char *buf, size_t size);
 
 /* A running server's event line on standard error, with the time (UTC,
- * milliseconds) and a level: "warn" for a line that reports a failure or
- * a refusal (it says failed, refused, cannot or stopping), "info"
- * otherwise. json 0: `TIME LEVEL PROGRAM: LINE`; 1: one JSON object
+ * milliseconds) and its level ("info", "warn" or "error": the one its
+ * writer gave it, see src/live/evlog.h). json 0: `TIME LEVEL PROGRAM: LINE`; 1: one JSON object
  * {"time", "level", "program", "msg"} a line. */
-void cli_log_line(int json, const char *program, const char *line);
+void cli_log_line(int json, const char *program, const char *level, const char *line);
 /* The allocator's settings for a command that allocates and frees large
  * arrays it fills whole, as fit does (memory.c). */
 void cli_batch_memory(void);

@@ -95,10 +95,10 @@ static int gate_validate(void *ctx)
 /* The gate's event lines (reloads), on stderr. */
 static int gate_log_json; /* --log-format json: one process, one format */
 
-static void gate_log(void *ctx, const char *line)
+static void gate_log(void *ctx, int level, const char *line)
 {
     (void)ctx;
-    cli_log_line(gate_log_json, "qctl gate", line);
+    cli_log_line(gate_log_json, "qctl gate", qc__log_level_name(level), line);
 }
 
 /* The gate's flags parsed into *gp (its defaults first): 0, or

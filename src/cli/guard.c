@@ -290,6 +290,12 @@ int cli_check_path(const char *what, const char *path, cli_path_kind kind)
         snprintf(buf, sizeof buf, "%s.json", path);
         return out_file(what, buf);
     case CLI_PATH_OUT_DIR: return out_dir(what, path);
+    case CLI_PATH_APPEND: {
+        struct stat st;
+        if (stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
+            return 0;
+        return out_file(what, path);
+    }
     }
     return 0;
 }

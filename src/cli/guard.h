@@ -31,7 +31,10 @@ typedef enum cli_path_kind {
     CLI_PATH_IN_NONEMPTY,  /* a file read that cannot be valid when empty */
     CLI_PATH_OUT,          /* a file written atomically ("-": stdout) */
     CLI_PATH_OUT_PREFIX,   /* BASE of files BASE.csv, BASE.json, ... */
-    CLI_PATH_OUT_DIR       /* a directory created if missing */
+    CLI_PATH_OUT_DIR,      /* a directory created if missing */
+    CLI_PATH_APPEND        /* a file appended to, never replaced: CLI_PATH_OUT's
+                              rules, and a FIFO or a device (a log shipper's
+                              pipe, /dev/stdout) taken as it is */
 } cli_path_kind;
 
 /* Checks path for its kind; `what` names it in a message (a flag such as

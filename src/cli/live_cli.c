@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "flags.h"
 #include "guard.h"
+#include "live/accesslog.h"
 #include "live/live.h"
 #include "live_serve.h"
 #include "qctl/output.h"
@@ -125,6 +126,7 @@ typedef struct proxy_cli {
     unsigned minc;
     int route;
     uint64_t max_memory;
+    uint64_t alog_buffer; /* --access-log-buffer */
     cli_strs backends, classes, prefixes, candidates;
     const char *class_spec[QC_PROXY_CLASSES_MAX];
     const char *prefix_spec[QC_PROXY_CLASSES_MAX * 4], *cand_spec[QC_PROXY_CLASSES_MAX];
@@ -216,6 +218,7 @@ static int proxy_validate(void *ctx)
     o->nbackends = pc->backends.n;
     o->fleet.route = pc->route ? QC_FLEET_DJSQ : QC_FLEET_JSQ;
     o->max_memory = pc->max_memory > SIZE_MAX ? SIZE_MAX : (size_t)pc->max_memory;
+    o->access_log_buffer = (size_t)pc->alog_buffer;
     if (o->health && (o->health[0] != '/' || strlen(o->health) > 256 ||
                       strpbrk(o->health, " \r\n"))) {
         cli_error("--health: '%s' is not a path (/..., no spaces)", o->health);
@@ -340,10 +343,10 @@ static int proxy_validate(void *ctx)
 /* The proxy's event lines, on stderr. */
 static int proxy_log_json; /* --log-format json: one process, one format */
 
-static void proxy_log(void *ctx, const char *line)
+static void proxy_log(void *ctx, int level, const char *line)
 {
     (void)ctx;
-    cli_log_line(proxy_log_json, "qctl proxy", line);
+    cli_log_line(proxy_log_json, "qctl proxy", qc__log_level_name(level), line);
 }
 
 /* The proxy's flags parsed into pc (its defaults first): 0, or
@@ -360,6 +363,7 @@ static int proxy_parse(proxy_cli *pc_, int argc, char **argv, int reload)
     qc_proxy_params_init(o);
     o->log = proxy_log;
     pc.max_memory = o->max_memory;
+    pc.alog_buffer = QC_ALOG_BUFFER;
     pc.backends.v = o->backend;
     pc.classes.v = pc.class_spec;
     pc.prefixes.v = pc.prefix_spec;
@@ -500,13 +504,17 @@ static int proxy_parse(proxy_cli *pc_, int argc, char **argv, int reload)
         {"health-check", CLI_DOUBLE, &o->health_check, .arg = "T",
          .help = "probe every on backend every T s (GET --health,\nelse a connect; default 0: "
                  "none)"},
-        {"access-log", CLI_STR, &o->access_log, .path = CLI_PATH_OUT, .arg = "FILE",
+        {"access-log", CLI_STR, &o->access_log, .path = CLI_PATH_APPEND, .arg = "FILE",
          .help = "a line per request answered ('-': standard\noutput), appended; SIGUSR1 reopens "
                  "FILE\n(logrotate's create; copytruncate works too)"},
         {"access-log-format", CLI_CHOICE, &o->access_log_format, .arg = "F",
          .choices = "combined,json",
          .help = "combined (nginx's, the default) or json (with\nthe class, the limiter's "
                  "decision, the queue\nwait, the upstream time and the backend)"},
+        {"access-log-buffer", CLI_U64, &pc.alog_buffer, QC_ALOG_BUFFER_MIN, QC_ALOG_BUFFER_MAX,
+         .arg = "BYTES",
+         .help = "lines held while the log's file is slow, in each\nof two buffers (default 1048576): "
+                 "beyond, lines\nare dropped, counted and warned of (never the\nproxy slowed)"},
         {"log-format", CLI_CHOICE, &pc.log_json, .arg = "F", .choices = "text,json",
          .help = "the event lines on stderr: text (TIME LEVEL\nqctl proxy: ..., the default) or "
                  "json (an object\na line: time, level, program, msg)"},

@@ -35,7 +35,7 @@ typedef struct worker {
 struct serve {
     /* the event lines' callback (the configuration given may be freed by
      * a reload: see qc_proxy_params_get) */
-    void (*log)(void *ctx, const char *line);
+    void (*log)(void *ctx, int level, const char *line);
     void *log_ctx;
     qc_proxy_group *g;
     unsigned n;
@@ -108,7 +108,7 @@ static void on_signal(uv_signal_t *h, int sig)
         char line[96];
         snprintf(line, sizeof line, "second signal: stopping with %u requests in flight%s",
                  inflight, s->n > 1 ? " (the lead's)" : "");
-        s->log(s->log_ctx, line);
+        s->log(s->log_ctx, QC_LOG_WARN, line);
     }
     for (unsigned i = 1; i < s->n; i++)
         if (s->w[i].wake_on)

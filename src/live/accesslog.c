@@ -33,9 +33,11 @@ static int open_path(const char *path)
     return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 }
 
-int qc__alog_open(qc__alog *a, uv_loop_t *loop, const char *path, int format, qc_err *err)
+int qc__alog_open(qc__alog *a, uv_loop_t *loop, const char *path, int format, size_t buffer,
+                  qc_err *err)
 {
     memset(a, 0, sizeof *a);
+    a->cap = buffer ? buffer : QC_ALOG_BUFFER;
     a->loop = loop;
     a->format = format;
     a->fd = -1;
@@ -46,8 +48,8 @@ int qc__alog_open(qc__alog *a, uv_loop_t *loop, const char *path, int format, qc
         if ((a->fd = open_path(path)) < 0)
             return qc_err_set(err, QC_EIO, "--access-log: %s: cannot open for appending", path);
     }
-    a->buf[0] = malloc(QC_ALOG_BUFFER);
-    a->buf[1] = malloc(QC_ALOG_BUFFER);
+    a->buf[0] = malloc(a->cap);
+    a->buf[1] = malloc(a->cap);
     if (!a->buf[0] || !a->buf[1]) {
         qc__alog_close(a);
         return qc_err_set(err, QC_ENOMEM, "--access-log: out of memory");
@@ -219,7 +221,7 @@ void qc__alog_write(qc__alog *a, const qc__alog_entry *e)
         n = (int)sizeof line - 1;
         line[n - 1] = '\n';
     }
-    if (a->len[a->cur] + (size_t)n > QC_ALOG_BUFFER) {
+    if (a->len[a->cur] + (size_t)n > a->cap) {
         a->dropped++;
         return;
     }

@@ -14,9 +14,12 @@
 enum { QC_ALOG_COMBINED = 0, QC_ALOG_JSON = 1 };
 
 /* Bytes of lines held while the file is slow, in each of two buffers
- * (one being written, one filling): a line that does not fit is dropped
- * and counted, so a stalled disk costs at most twice this. */
+ * (one being written, one filling), by default: a line that does not fit
+ * is dropped and counted, so a stalled disk costs at most twice this. */
 #define QC_ALOG_BUFFER (1u << 20)
+/* The bounds of --access-log-buffer. */
+#define QC_ALOG_BUFFER_MIN 4096u
+#define QC_ALOG_BUFFER_MAX (1u << 30)
 
 typedef struct qc__alog {
     uv_loop_t *loop;
@@ -24,6 +27,7 @@ typedef struct qc__alog {
     int fd, format;
     char *buf[2];
     size_t len[2];
+    size_t cap;   /* each buffer's bytes */
     int cur;      /* the buffer filling */
     int writing;  /* a write of buf[!cur] in flight */
     size_t woff;  /* bytes of it written */
@@ -59,8 +63,10 @@ typedef struct qc__alog_entry {
 
 /* Opens path ("-": standard output) for appending (O_APPEND: a file
  * truncated under it, logrotate's copytruncate, is written from its
- * start). 0, or QC_EIO naming --access-log and the file. */
-int qc__alog_open(qc__alog *a, uv_loop_t *loop, const char *path, int format, qc_err *err);
+ * start), its two buffers of `buffer` bytes each (0: QC_ALOG_BUFFER). 0,
+ * or QC_EIO naming --access-log and the file. */
+int qc__alog_open(qc__alog *a, uv_loop_t *loop, const char *path, int format, size_t buffer,
+                  qc_err *err);
 /* Appends e's line; dropped (counted) when the buffers are full. */
 void qc__alog_write(qc__alog *a, const qc__alog_entry *e);
 /* Opens the file's path again (logrotate's create: the old name was

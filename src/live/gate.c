@@ -1357,8 +1357,9 @@ size_t qc_gate_metrics(const qc_gate *G, char *buf, size_t size)
  * get their session knobs through their mailboxes. */
 
 static qc_pi_params pi_params(const qc_gate_params *o);
-static void glog(const gate *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void glog(const gate *G, const char *fmt, ...)
+static void glog(const gate *G, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void glog(const gate *G, int level, const char *fmt, ...)
 {
     if (!G->o->log)
         return;
@@ -1367,7 +1368,7 @@ static void glog(const gate *G, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    G->o->log(G->o->log_ctx, line);
+    G->o->log(G->o->log_ctx, level, line);
 }
 
 static gknobs knobs_of(const qc_gate_params *o)
@@ -1467,11 +1468,12 @@ int qc_gate_reload_request(qc_gate *G, const char *why)
         done(ctx, n, rc == 0);
     if (rc) {
         G->reloads_refused++;
-        glog(G, "%s: the new configuration was refused, the running one stays: %s", why, err.msg);
+        glog(G, QC_LOG_ERROR, "%s: the new configuration was refused, the running one stays: %s",
+             why, err.msg);
         return rc;
     }
     G->reloads++;
-    glog(G, "%s: configuration reloaded (limit %u)", why, G->limit);
+    glog(G, QC_LOG_INFO, "%s: configuration reloaded (limit %u)", why, G->limit);
     return 0;
 }
 

@@ -23,6 +23,7 @@
 #include "qctl/error.h"
 #include "qctl/sched.h"
 
+#include "live/evlog.h"
 #include "live/live.h"
 #include "live/sensor.h"
 
@@ -75,7 +76,7 @@ typedef struct qc_gate_params {
     int (*reload)(void *ctx, const struct qc_gate_params **next, qc_err *err);
     void (*reload_done)(void *ctx, const struct qc_gate_params *next, int taken);
     void *reload_ctx;
-    void (*log)(void *ctx, const char *line);
+    void (*log)(void *ctx, int level, const char *line); /* level: QC_LOG_* (evlog.h) */
     void *log_ctx;
 } qc_gate_params;
 

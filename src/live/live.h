@@ -20,6 +20,7 @@
 #include "qctl/error.h"
 #include "qctl/limiter.h"
 
+#include "live/evlog.h"
 #include "live/fleet.h"
 #include "live/http.h"
 
@@ -305,6 +306,9 @@ typedef struct qc_proxy_params {
      * request answered; its format 0 combined (nginx's), 1 JSON */
     const char *access_log;
     int access_log_format;
+    /* bytes of lines held in each of the log's two buffers while its file
+     * is slow (0: 1 MiB); lines beyond are dropped, counted and warned of */
+    size_t access_log_buffer;
     /* TLS on the listening side (tls.c): both NULL, or a PEM certificate
      * chain and its key, read again at each reload (a new certificate
      * serves the connections that start after it); a handshake not done
@@ -321,8 +325,9 @@ typedef struct qc_proxy_params {
     void (*reload_done)(void *ctx, const struct qc_proxy_params *next, int taken);
     void *reload_ctx;
     /* events worth a line (a failed un/park command), one line each
-     * without a newline; NULL: not reported (the counters have them) */
-    void (*log)(void *ctx, const char *line);
+     * without a newline, with its level (QC_LOG_*, evlog.h); NULL: not
+     * reported (the counters have them) */
+    void (*log)(void *ctx, int level, const char *line);
     void *log_ctx;
 } qc_proxy_params;
 

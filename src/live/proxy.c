@@ -173,7 +173,7 @@ void qc__proxy_on_queue_timer(uv_timer_t *t)
 
 /* Reports an event through the caller's log callback (none: silent; the
  * counters of /metrics have it). */
-void qc__proxy_plog(const proxy *P, const char *fmt, ...)
+void qc__proxy_plog(const proxy *P, int level, const char *fmt, ...)
 {
     if (!P->o->log)
         return;
@@ -182,7 +182,7 @@ void qc__proxy_plog(const proxy *P, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    P->o->log(P->o->log_ctx, line);
+    P->o->log(P->o->log_ctx, level, line);
 }
 
 /* How long a request of class i arriving now may wait (for a slot, or
@@ -526,7 +526,7 @@ static void stop_now(proxy *P, const char *why)
     if (P->stopped)
         return;
     P->cut = P->inflight;
-    qc__proxy_plog(P, "%s: stopping with %u requests in flight", why, P->inflight);
+    qc__proxy_plog(P, QC_LOG_WARN, "%s: stopping with %u requests in flight", why, P->inflight);
     stop_all(P);
 }
 
@@ -787,6 +787,10 @@ int qc_proxy_check(const qc_proxy_params *o, qc_err *err)
                           o->health_check);
     if ((rc = qc__proxy_tls_check(o, err)) != 0)
         return rc;
+    if (o->access_log_buffer &&
+        (o->access_log_buffer < QC_ALOG_BUFFER_MIN || o->access_log_buffer > QC_ALOG_BUFFER_MAX))
+        return qc_err_set(err, QC_EINVAL, "--access-log-buffer: %zu is not in [%u, %u]",
+                          o->access_log_buffer, QC_ALOG_BUFFER_MIN, QC_ALOG_BUFFER_MAX);
     qc_front_params fp = proxy_front_config(o);
     qc_front *f;
     if ((f = qc_front_alloc(&fp, 0, err)) == NULL)
@@ -888,7 +892,8 @@ static int proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy_
         }
     }
     if (o->access_log) {
-        if ((rc = qc__alog_open(&P->alog, P->loop, o->access_log, o->access_log_format, err)) != 0)
+        if ((rc = qc__alog_open(&P->alog, P->loop, o->access_log, o->access_log_format,
+                                o->access_log_buffer, err)) != 0)
             goto out;
         P->alog_on = 1;
     }

@@ -318,7 +318,9 @@ static proxy *group_view(proxy *P)
         S->too_large += W->too_large;
         S->admin_browser += W->admin_browser;
         S->admin_token += W->admin_token;
-        /* TLS handshakes */
+        /* each worker's access log (its own buffers), TLS handshakes */
+        S->alog.lines += W->alog.lines;
+        S->alog.dropped += W->alog.dropped;
         S->tls_ok += W->tls_ok;
         S->tls_failed += W->tls_failed;
         S->tls_timeouts += W->tls_timeouts;
@@ -764,7 +766,7 @@ int qc__proxy_admin_token_start(proxy *P, qc_err *err)
         path[0] = 0;
         return QC_EIO;
     }
-    qc__proxy_plog(P, "admin token in %s (state changes need \"Authorization: Bearer TOKEN\")",
+    qc__proxy_plog(P, QC_LOG_INFO, "admin token in %s (state changes need \"Authorization: Bearer TOKEN\")",
                    path);
     return 0;
 }

@@ -174,7 +174,7 @@ static void backend_ready(pbackend *b)
 static void unpark_fail(pbackend *b, const char *why)
 {
     proxy *P = b->P;
-    qc__proxy_plog(P, "unpark %s failed: %s; it stays off", b->name, why);
+    qc__proxy_plog(P, QC_LOG_ERROR, "unpark %s failed: %s; it stays off", b->name, why);
     P->unpark_failures++;
     health_stop(b);
     uconn *list = NULL, **tail = &list;
@@ -216,7 +216,7 @@ void qc__proxy_backend_failed(pbackend *b)
     b->out = 1;
     b->ejections++;
     P->fleet.b[b->index].down_until = INFINITY;
-    qc__proxy_plog(P, "backend %s out of rotation after %u failures in a row; probed every %g s", b->name,
+    qc__proxy_plog(P, QC_LOG_WARN, "backend %s out of rotation after %u failures in a row; probed every %g s", b->name,
                    b->fails, P->o->health_interval);
     qc__proxy_health_schedule(b);
 }
@@ -230,7 +230,7 @@ void qc__proxy_backend_answered(pbackend *b)
     proxy *P = b->P;
     b->out = 0;
     P->fleet.b[b->index].down_until = -INFINITY;
-    qc__proxy_plog(P, "backend %s back in rotation", b->name);
+    qc__proxy_plog(P, QC_LOG_INFO, "backend %s back in rotation", b->name);
     qc__proxy_health_schedule(b);
 }
 
@@ -386,7 +386,7 @@ static void cmd_finished(pbackend *b, int park, const char *why)
         return;
     }
     if (why) {
-        qc__proxy_plog(P, "park %s failed: %s; counted off", b->name, why);
+        qc__proxy_plog(P, QC_LOG_ERROR, "park %s failed: %s; counted off", b->name, why);
         P->park_failures++;
     }
     qc__fleet_off(&P->fleet, b->index, qc__now());

@@ -288,6 +288,8 @@ struct proxy {
     /* the access log (proxy_log.c) and SIGUSR1, which reopens it */
     qc__alog alog;
     int alog_on;
+    uint64_t alog_warned; /* lines dropped when the last warning said so */
+    double alog_warn_t;   /* that warning's time */
     /* TLS (tls.h): the slot of the context in use, P's own or its group's
      * (NULL: plain TCP), and the handshakes done, failed, timed out */
     qc__tls_slot *tls, tls_own;
@@ -405,7 +407,8 @@ void qc__proxy_arrive(cconn *c);
 void qc__proxy_done(proxy *P, qc_front_token *tok, double service, int outcome);
 void qc__proxy_forget(cconn *c);
 void qc__proxy_on_queue_timer(uv_timer_t *t);
-void qc__proxy_plog(const proxy *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void qc__proxy_plog(const proxy *P, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 double qc__proxy_queue_target(proxy *P);
 int qc__proxy_standing(proxy *P);
 double qc__proxy_ready_time(proxy *P);

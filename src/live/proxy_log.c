@@ -23,6 +23,23 @@ static void keep(char *out, size_t cap, size_t *len, const char *s, size_t n)
     out[*len] = 0;
 }
 
+/* Lines dropped (the file takes them slower than they come, and the
+ * buffers are full) are said at once, then at most every 10 s while it
+ * lasts, with the count since the last warning. */
+static void drops_warn(proxy *P, double now)
+{
+    uint64_t d = P->alog.dropped;
+    if (d == P->alog_warned || (P->alog_warned && now - P->alog_warn_t < 10))
+        return;
+    qc__proxy_plog(P, QC_LOG_WARN,
+                   "access log: %llu lines dropped (%llu in all): %s takes them slower than they "
+                   "come and %zu bytes wait already",
+                   (unsigned long long)(d - P->alog_warned), (unsigned long long)d,
+                   P->alog.path[0] ? P->alog.path : "standard output", 2 * P->alog.cap);
+    P->alog_warned = d;
+    P->alog_warn_t = now;
+}
+
 void qc__proxy_log_head(cconn *c, const char *buf, const qc__http_head *h)
 {
     if (!c->P->alog_on || c->admin)
@@ -80,6 +97,7 @@ void qc__proxy_log_answer(cconn *c, int status, uint64_t body, double upstream_t
         .request_id = c->reqid,
     };
     qc__alog_write(&P->alog, &e);
+    drops_warn(P, now);
     if (r)
         memset(r, 0, sizeof *r); /* the next request on the connection starts anew */
 }

@@ -66,8 +66,9 @@ static int fixed_fields(const qc_proxy_params *o, const qc_proxy_params *n, qc_e
     else if (!same_str(o->series, n->series))
         f = "--series";
     else if (!same_str(o->access_log, n->access_log) ||
-             o->access_log_format != n->access_log_format)
-        f = "--access-log, --access-log-format";
+             o->access_log_format != n->access_log_format ||
+             o->access_log_buffer != n->access_log_buffer)
+        f = "--access-log, --access-log-format, --access-log-buffer";
     else if (!o->tls_cert != !n->tls_cert)
         f = "--tls-cert (TLS on or off; its files may change)";
     else if (!same_str(o->admin_token_file, n->admin_token_file) ||
@@ -195,7 +196,7 @@ int qc__proxy_reload_request(proxy *P, const char *why, qc_err *err)
     if (rc != 0) {
         P->reload_failed++;
         snprintf(P->reload_error, sizeof P->reload_error, "%s", err ? err->msg : "refused");
-        qc__proxy_plog(P, "%s: the new configuration was refused, the running one stays: %s", why,
+        qc__proxy_plog(P, QC_LOG_ERROR, "%s: the new configuration was refused, the running one stays: %s", why,
                        P->reload_error);
         return rc;
     }
@@ -204,10 +205,10 @@ int qc__proxy_reload_request(proxy *P, const char *why, qc_err *err)
     qc_limiter_stats st;
     qc_limiter_get_stats(P->lim, &st);
     if (P->o->control)
-        qc__proxy_plog(P, "%s: configuration reloaded (%s limiter, limit %g)", why,
+        qc__proxy_plog(P, QC_LOG_INFO, "%s: configuration reloaded (%s limiter, limit %g)", why,
                        qc_limiter_algo_name(P->o->limiter.algo), st.limit);
     else
-        qc__proxy_plog(P, "%s: configuration reloaded (no limiter)", why);
+        qc__proxy_plog(P, QC_LOG_INFO, "%s: configuration reloaded (no limiter)", why);
     return 0;
 }
 

@@ -423,7 +423,7 @@ static void upstream_feed(uconn *u, const char *p, size_t n, int eof)
     for (;;) {
         int rc = qc__http_parse_head(u->in.data, u->in.len, 0, &h, &why);
         if (rc < 0) {
-            qc__proxy_plog(P, "backend %s: malformed response head (%s): 502", u->b->name, why);
+            qc__proxy_plog(P, QC_LOG_WARN, "backend %s: malformed response head (%s): 502", u->b->name, why);
             upstream_fail(u, 502);
             return;
         }
@@ -432,7 +432,7 @@ static void upstream_feed(uconn *u, const char *p, size_t n, int eof)
             return;
         }
         if (h.status == 101) { /* no upgrade was asked for: see request_out */
-            qc__proxy_plog(P, "backend %s: 101 Switching Protocols to a request without Upgrade: 502",
+            qc__proxy_plog(P, QC_LOG_WARN, "backend %s: 101 Switching Protocols to a request without Upgrade: 502",
                            u->b->name);
             upstream_fail(u, 502);
             return;

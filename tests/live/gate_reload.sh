@@ -57,6 +57,6 @@ python3 -c '
 import json, sys
 ls = [json.loads(l) for l in open(sys.argv[1])]
 assert len(ls) >= 3 and all(set(l) == {"time", "level", "program", "msg"} for l in ls), ls
-assert [l["level"] for l in ls if "refused" in l["msg"]] == ["warn", "warn"], ls
+assert [l["level"] for l in ls if "refused" in l["msg"]] == ["error", "error"], ls
 ' "$TMP/g.err" || fail "the gate's JSON log: $(cat "$TMP/g.err")"
 echo "ok"

@@ -57,7 +57,7 @@ rate=$(sed -n 's/^Requests\/sec: *\([0-9]*\).*/\1/p' "$TMP/load.txt")
 ! grep -q "Socket errors" "$TMP/load.txt" || fail "socket errors during the reloads"
 ! grep -q "Non-2xx" "$TMP/load.txt" || fail "answers other than 2xx during the reloads"
 # each event line with its time and level
-grep -Evq '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z (info|warn) qctl proxy: ' "$TMP/proxy.err" &&
+grep -Evq '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z (info|warn|error) qctl proxy: ' "$TMP/proxy.err" &&
     fail "a line without time and level: $(cat "$TMP/proxy.err")"
 [ "$(grep -c 'info qctl proxy: .*configuration reloaded (fixed limiter' "$TMP/proxy.err")" -eq 20 ] ||
     fail "not 20 reload lines: $(cat "$TMP/proxy.err")"
@@ -68,7 +68,7 @@ case "$r" in *"--limit: 'many' is not a number"*" 400") ;; *) fail "bad file ans
 kill -HUP "$PROXY_PID"
 sleep 0.3
 kill -0 "$PROXY_PID" || fail "a bad file stopped the proxy"
-grep -q "warn qctl proxy: SIGHUP: the new configuration was refused, the running one stays: --limit: 'many'" \
+grep -q "error qctl proxy: SIGHUP: the new configuration was refused, the running one stays: --limit: 'many'" \
     "$TMP/proxy.err" || fail "no refusal line: $(cat "$TMP/proxy.err")"
 [ "$(limit_now)" = 60 ] || fail "a bad file changed the limit to $(limit_now)"
 curl -s "http://127.0.0.1:$ADMIN_PORT/status" | grep -q '"reload_error": "--limit' ||
