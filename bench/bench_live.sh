@@ -47,6 +47,10 @@
 #     for qctl's defaults and nginx's best, the start of the overload apart
 #     from the rest (p95 of the 2xx answers of the first second, and the
 #     median of the later seconds' p95s).
+#     With --workers 2: the defaults, and --limiter fixed --limit 4 in
+#     front of tests/live/count_backend.py (0.01 s a request, counting the
+#     requests in it at once: the limit held across the workers or not);
+#     their admitted p99 against nginx limit_conn's best.
 #     haproxy is optional (Debian: haproxy); without it that line is
 #     skipped with a notice. About 60 s.
 # Parts 1 and 2 need wrk, parts 3 and 4 nginx; a part whose tools are
@@ -428,6 +432,33 @@ proxy qfix "$SP" --reference 10 --queue-target 0.05
 over qfix "$(cat "$T/qfix.port")" 10
 show4 qfix "qctl proxy (--reference 10 --queue-target 0.05)"
 kill $qfix_PID 2>/dev/null || :
+# two workers (one front, one limiter over both): with the defaults before
+# the same backend, and with a fixed limit of 4 before a backend
+# independent of qctl (tests/live/count_backend.py: each request answered
+# after 0.01 s, as many at once as come, the most at once counted), so
+# that C = 4 / 0.01 = 400/s again and the backend itself says whether
+# the limit held across the workers
+proxy qw2 "$SP" --workers 2
+over qw2 "$(cat "$T/qw2.port")" 10
+show4 qw2 "qctl proxy --workers 2 (defaults)"
+kill $qw2_PID 2>/dev/null || :
+CB=$(dirname "$0")/../tests/live/count_backend.py
+if command -v python3 >/dev/null && [ -f "$CB" ]; then
+    python3 "$CB" "$T/count.port" "$T/count.sum" 0.01 2>/dev/null &
+    cb_PID=$!
+    PIDS="$PIDS $cb_PID"
+    waitf "$T/count.port"
+    proxy qw2l "$(cat "$T/count.port")" --workers 2 --limiter fixed --limit 4
+    over qw2l "$(cat "$T/qw2l.port")" 10
+    show4 qw2l "qctl proxy --workers 2 --limit 4 (count)"
+    kill $qw2l_PID 2>/dev/null || :
+    kill -TERM $cb_PID 2>/dev/null || :
+    wait $cb_PID 2>/dev/null || :
+    waitf "$T/count.sum"
+    cmax=$(sed -n 's/.*max_inflight \([0-9]*\).*/\1/p' "$T/count.sum")
+    echo "  the independent backend: $(cat "$T/count.sum"); the limit 4 over 2 workers" \
+        "$( [ "${cmax:-99}" -le 4 ] && echo held || echo NOT held)"
+fi
 best="" bestg=0 bestp=0
 for lim in 4 6 8 12; do
     port=$(free_port)
@@ -464,6 +495,11 @@ transient qdef "qctl proxy (defaults)"
 transient n4 "nginx limit_conn $best"
 awk -v c="$p99_qdef" -v d="$p99_n4" 'BEGIN { if (d > 0)
     printf "admitted p99 within 2x of nginx limit_conn: %s (%.2f)\n", c <= 2 * d ? "met" : "NOT met", c / d }'
+for w in qw2 qw2l; do
+    eval "c=\${p99_$w:-}"
+    [ -n "$c" ] && awk -v c="$c" -v d="$p99_n4" -v w="$w" 'BEGIN { if (d > 0)
+        printf "%s: admitted p99 within 2x of nginx limit_conn: %s (%.2f)\n", w == "qw2" ? "2 workers, defaults" : "2 workers, limit 4", c <= 2 * d ? "met" : "NOT met", c / d }'
+done
 if [ -x "$HAPROXY" ]; then
 haproxy_conf() { # NAME PORT BACKEND_PORT MAXCONN: writes $T/NAME.cfg
     cat >"$T/$1.cfg" <<CFG

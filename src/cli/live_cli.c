@@ -26,6 +26,7 @@ int cmd_backend(int argc, char **argv)
 {
     qc_backend_params o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
     const char *service = "exp:100", *setup = NULL;
+    unsigned threads = 1;
     int help = 0;
     /* one row per flag: the parser, this help and the completion */
     const cli_flag flags[] = {
@@ -37,6 +38,9 @@ int cmd_backend(int argc, char **argv)
          .help = "service time in seconds (default exp:100)"},
         {"workers", CLI_UINT, &o.workers, 1, 65536, .arg = "N",
          .help = "requests served at once (default 1)"},
+        {"threads", CLI_UINT, &threads, 1, 256, .arg = "N",
+         .help = "N event loops on N threads sharing the port\n(SO_REUSEPORT), the --workers split "
+                 "among them:\nN queues, not one (default 1)"},
         {"mode", CLI_CHOICE, &o.cpu, .arg = "sleep|cpu", .choices = "sleep,cpu",
          .help = "wait on a timer (default) or burn CPU"},
         {"seed", CLI_U64, &o.seed, .arg = "S", .help = "seed of the service times (default 1)"},
@@ -89,7 +93,7 @@ int cmd_backend(int argc, char **argv)
         return QC_EXIT_USAGE;
     }
     signal(SIGPIPE, SIG_IGN); /* a client gone mid-response is not fatal */
-    rc = cli_backend_serve(&o, &err);
+    rc = cli_backend_serve(&o, threads, &err);
     qc_dist_free(&o.service);
     if (o.has_setup)
         qc_dist_free(&o.setup);

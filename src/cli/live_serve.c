@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "live_serve.h"
 
@@ -235,49 +236,177 @@ int cli_proxy_serve(const qc_proxy_params *o, unsigned workers, qc_err *err)
 
 /* ---- qctl backend ------------------------------------------------------- */
 
-typedef struct backend_host {
+/* `qctl backend --threads N`: N backends on N loops (the first on the main
+ * thread's, with the signal handles), each listening with SO_REUSEPORT on
+ * the first one's port, the c workers (--workers) split among them: part
+ * i has c / N, one more for the first c % N. Each is a FCFS queue of its
+ * own, fed by the connections the kernel gives its socket (a hash of the
+ * client's address and port), so N > 1 is N queues of about c / N
+ * servers each, not one queue of c: one thread (the default) keeps the
+ * law of one M/G/c queue. */
+typedef struct bpart {
+    struct backend_host *h;
+    uv_loop_t loop;
+    uv_async_t stop;
     qc_backend *b;
+    pthread_t thread;
+    int thread_on;
+    qc_backend_params o;
+    char listen[96];
+} bpart;
+
+typedef struct backend_host {
     uv_signal_t term, intr;
+    bpart *p;
+    unsigned n;
+    atomic_uint closed;
+    uv_async_t all_closed;
+    int stopping;
 } backend_host;
 
 static void backend_closed(qc_backend *b, void *arg)
 {
     (void)b;
-    backend_host *h = arg;
-    h->b = NULL;
-    uv_close((uv_handle_t *)&h->term, NULL);
-    uv_close((uv_handle_t *)&h->intr, NULL);
+    bpart *p = arg;
+    p->b = NULL;
+    atomic_fetch_add(&p->h->closed, 1);
+    uv_async_send(&p->h->all_closed);
 }
 
-/* A signal stops the backend at once (its requests in service are cut). */
+static void backend_all_closed(uv_async_t *a)
+{
+    backend_host *h = a->data;
+    if (atomic_load(&h->closed) < h->n)
+        return;
+    uv_close((uv_handle_t *)&h->term, NULL);
+    uv_close((uv_handle_t *)&h->intr, NULL);
+    uv_close((uv_handle_t *)&h->all_closed, NULL);
+}
+
+/* On a part's own loop: a signal came; its requests in service are cut. */
+static void backend_stop(uv_async_t *a)
+{
+    bpart *p = a->data;
+    uv_close((uv_handle_t *)&p->stop, NULL);
+    if (p->b)
+        qc_backend_close(p->b, backend_closed, p);
+}
+
+/* A signal stops the backends at once. */
 static void backend_signal(uv_signal_t *s, int sig)
 {
     (void)sig;
     backend_host *h = s->data;
-    if (h->b)
-        qc_backend_close(h->b, backend_closed, h);
+    if (h->stopping)
+        return;
+    h->stopping = 1;
+    for (unsigned i = 0; i < h->n; i++)
+        uv_async_send(&h->p[i].stop);
 }
 
-int cli_backend_serve(const qc_backend_params *o, qc_err *err)
+static void *backend_main(void *arg)
 {
+    bpart *p = arg;
+    uv_run(&p->loop, UV_RUN_DEFAULT);
+    return NULL;
+}
+
+/* The port file, written once every part listens (a client then finds
+ * all of them); "-": standard output. */
+static int write_port(const char *path, int port, qc_err *err)
+{
+    if (strcmp(path, "-") == 0) {
+        printf("%d\n", port);
+        return fflush(stdout) == 0 ? 0 : qc_err_set(err, QC_EIO, "standard output: cannot write");
+    }
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return qc_err_set(err, QC_EIO, "%s: cannot write", tmp);
+    fprintf(f, "%d\n", port);
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        return qc_err_set(err, QC_EIO, "%s: cannot write", path);
+    return 0;
+}
+
+int cli_backend_serve(const qc_backend_params *o, unsigned threads, qc_err *err)
+{
+    if (threads == 0)
+        threads = 1;
+    if (threads > o->workers)
+        threads = o->workers; /* a worker at least each */
     if (o->cpu) { /* the thread pool burns the service times: one thread per worker */
         char n[16];
         snprintf(n, sizeof n, "%u", o->workers > 1024 ? 1024 : o->workers);
         setenv("UV_THREADPOOL_SIZE", n, 1);
     }
-    uv_loop_t loop;
-    int rc = uv_loop_init(&loop);
-    if (rc != 0)
-        return qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
-    backend_host h = {0};
-    if ((rc = qc_backend_start(&loop, o, &h.b, err)) == 0) {
-        uv_signal_init(&loop, &h.term);
-        uv_signal_init(&loop, &h.intr);
+    backend_host h = {.n = threads};
+    if (!(h.p = calloc(threads, sizeof *h.p)))
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    int rc = 0, port = -1;
+    unsigned started = 0;
+    for (; started < threads; started++) {
+        bpart *p = &h.p[started];
+        p->h = &h;
+        p->o = *o;
+        p->o.port_file = threads > 1 ? NULL : o->port_file;
+        p->o.workers = o->workers / threads + (started < o->workers % threads);
+        p->o.reuseport = threads > 1;
+        p->o.stream = started;
+        if (started > 0) { /* the first's host and port */
+            struct sockaddr_storage a;
+            char host[64];
+            if ((rc = qc__addr_parse(o->listen, &a, err)) != 0)
+                break;
+            qc__addr_host(&a, host, sizeof host);
+            snprintf(p->listen, sizeof p->listen, a.ss_family == AF_INET6 ? "[%s]:%d" : "%s:%d",
+                     host, port);
+            p->o.listen = p->listen;
+        }
+        if ((rc = uv_loop_init(&p->loop)) != 0) {
+            rc = qc_err_set(err, QC_EIO, "event loop: %s", uv_strerror(rc));
+            break;
+        }
+        if ((rc = qc_backend_start(&p->loop, &p->o, &p->b, err)) != 0) {
+            uv_run(&p->loop, UV_RUN_DEFAULT); /* what it opened closes */
+            uv_loop_close(&p->loop);
+            break;
+        }
+        uv_async_init(&p->loop, &p->stop, backend_stop);
+        p->stop.data = p;
+        if (started == 0) {
+            qc_backend_status st;
+            qc_backend_status_get(p->b, &st);
+            port = st.port;
+        }
+    }
+    if (rc == 0 && threads > 1 && o->port_file)
+        rc = write_port(o->port_file, port, err);
+    bpart *lead = &h.p[0];
+    if (started > 0) {
+        uv_signal_init(&lead->loop, &h.term);
+        uv_signal_init(&lead->loop, &h.intr);
         h.term.data = h.intr.data = &h;
         uv_signal_start(&h.term, backend_signal, SIGTERM);
         uv_signal_start(&h.intr, backend_signal, SIGINT);
+        uv_async_init(&lead->loop, &h.all_closed, backend_all_closed);
+        h.all_closed.data = &h;
+        h.n = started;
+        for (unsigned i = 1; i < started; i++)
+            h.p[i].thread_on = pthread_create(&h.p[i].thread, NULL, backend_main, &h.p[i]) == 0;
+        if (rc != 0)
+            backend_signal(&h.term, SIGTERM);
+        uv_run(&lead->loop, UV_RUN_DEFAULT);
+        for (unsigned i = 1; i < started; i++) {
+            if (h.p[i].thread_on)
+                pthread_join(h.p[i].thread, NULL);
+            else
+                uv_run(&h.p[i].loop, UV_RUN_DEFAULT);
+            uv_loop_close(&h.p[i].loop);
+        }
+        uv_loop_close(&lead->loop);
     }
-    uv_run(&loop, UV_RUN_DEFAULT);
-    uv_loop_close(&loop);
+    free(h.p);
     return rc;
 }

@@ -16,6 +16,6 @@ int cli_proxy_serve(const qc_proxy_params *o, unsigned workers, qc_err *err);
 /* Runs the backend of o on a loop of its own until SIGTERM or SIGINT
  * (which stops it at once), the thread pool sized to its workers with
  * --mode cpu. */
-int cli_backend_serve(const qc_backend_params *o, qc_err *err);
+int cli_backend_serve(const qc_backend_params *o, unsigned threads, qc_err *err);
 
 #endif

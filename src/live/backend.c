@@ -13,6 +13,7 @@
  * (or the --health path) answers at once, outside the queue: 503 during a
  * random setup time after start (--setup), then 200, so that a backend the
  * proxy unparks has a real setup time, like the model's. */
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,10 +21,17 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "live/http.h"
 #include "live/list.h"
 #include "live/live.h"
 #include "qctl/rng.h"
+
+#ifndef SO_REUSEPORT
+#define SO_REUSEPORT 15 /* Linux's, hidden by the strict C11 headers */
+#endif
 
 typedef struct bconn bconn;
 
@@ -516,6 +524,28 @@ void qc_backend_status_get(const backend *b, qc_backend_status *st)
         st->waiting++;
 }
 
+/* Binds t to addr on a socket with SO_REUSEPORT, so that the backends of
+ * one `qctl backend --threads N` share the port. */
+static int bind_shared(uv_tcp_t *t, const struct sockaddr_storage *addr, const char *where,
+                       qc_err *err)
+{
+    int fd = socket(addr->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1, rc;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0 ||
+        bind(fd, (const struct sockaddr *)addr, qc__addr_len(addr)) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return qc_err_set(err, QC_EIO, "%s: %s", where, strerror(e));
+    }
+    if ((rc = uv_tcp_open(t, fd)) != 0) {
+        close(fd);
+        return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
+    }
+    return 0;
+}
+
 int qc_backend_start(uv_loop_t *loop, const qc_backend_params *o, qc_backend **out, qc_err *err)
 {
     *out = NULL;
@@ -536,7 +566,7 @@ int qc_backend_start(uv_loop_t *loop, const qc_backend_params *o, qc_backend **o
     b->o_copy = *o;
     b->o = &b->o_copy;
     b->loop = loop;
-    qc_rng_init(&b->rng, o->seed, qc_rng_stream(0, QC_STREAM_SERVICE, 0));
+    qc_rng_init(&b->rng, o->seed, qc_rng_stream(0, QC_STREAM_SERVICE, o->stream));
     b->ready_at = qc__now();
     if (o->has_setup) { /* its own stream: the service times stay as without */
         qc_rng wr;
@@ -550,8 +580,11 @@ int qc_backend_start(uv_loop_t *loop, const qc_backend_params *o, qc_backend **o
     b->server.data = b;
     b->handles = 2;
     b->listening = 1;
-    if ((rc = uv_tcp_bind(&b->server, (struct sockaddr *)&addr, 0)) != 0 ||
-        (rc = uv_listen((uv_stream_t *)&b->server, 1024, on_connection)) != 0)
+    if (o->reuseport)
+        rc = bind_shared(&b->server, &addr, o->listen, err);
+    else if ((rc = uv_tcp_bind(&b->server, (struct sockaddr *)&addr, 0)) != 0)
+        rc = qc_err_set(err, QC_EIO, "%s: %s", o->listen, uv_strerror(rc));
+    if (rc == 0 && (rc = uv_listen((uv_stream_t *)&b->server, 1024, on_connection)) != 0)
         rc = qc_err_set(err, QC_EIO, "%s: %s", o->listen, uv_strerror(rc));
     else if (o->port_file)
         rc = qc__write_port(&b->server, o->port_file, err);

@@ -15,11 +15,23 @@
 
 #include "qctl/error.h"
 
+/* RFC 9110's tchar: a table, since every byte of every header name is
+ * looked up (a strchr per byte was a tenth of a proxied request's
+ * parsing). */
+#define TC_AZ(b) [b] = 1, [b + 1] = 1, [b + 2] = 1, [b + 3] = 1, [b + 4] = 1, [b + 5] = 1, \
+    [b + 6] = 1, [b + 7] = 1, [b + 8] = 1, [b + 9] = 1, [b + 10] = 1, [b + 11] = 1, [b + 12] = 1, \
+    [b + 13] = 1, [b + 14] = 1, [b + 15] = 1, [b + 16] = 1, [b + 17] = 1, [b + 18] = 1,          \
+    [b + 19] = 1, [b + 20] = 1, [b + 21] = 1, [b + 22] = 1, [b + 23] = 1, [b + 24] = 1, [b + 25] = 1
+static const unsigned char tchar[256] = {
+    TC_AZ('a'), TC_AZ('A'), ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1,
+    ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1,
+    ['&'] = 1, ['\''] = 1, ['*'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1, ['^'] = 1, ['_'] = 1,
+    ['`'] = 1, ['|'] = 1, ['~'] = 1};
+#undef TC_AZ
+
 static int is_tchar(unsigned char c)
 {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
-        return 1;
-    return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+    return tchar[c];
 }
 
 static int fail(const char **why, const char *msg)

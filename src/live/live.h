@@ -112,6 +112,11 @@ typedef struct qc_backend_params {
     int chunked;   /* send that body chunked */
     double keepalive_timeout; /* > 0: close a kept-alive connection idle this long */
     int http10; /* answer HTTP/1.0, no Content-Length, closing after the body */
+    /* several backends on one port (qctl backend --threads): each listens
+     * with SO_REUSEPORT, the kernel spreading the connections over them;
+     * stream: the index of this one's service-time draws (0 alone) */
+    int reuseport;
+    unsigned stream;
 } qc_backend_params;
 
 /* The backend on a host's loop: the proxy's life and rules (below, "the

@@ -11,7 +11,8 @@
  * request count and an open loop bounded by count or by duration give
  * the same totals on 2 and 3 threads as on 1 (the parts share one
  * arrival sequence), the merged histograms count every answer, and the
- * backend served exactly what was sent. */
+ * backend served exactly what was sent. Two backends share one port
+ * with SO_REUSEPORT (qctl backend --threads). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -354,10 +355,65 @@ static void test_load_threads(void **state)
     qc_dist_free(&bo.service);
 }
 
+/* Two backends on two loops and threads of the host's, one port with
+ * SO_REUSEPORT (qctl backend --threads 2): the kernel spreads the load's
+ * 64 connections over both (each serves some: all on one would be a
+ * chance of 2^-63), each holds to its own workers, and together they
+ * served exactly what the load sent; then they close as a backend alone. */
+static void test_backend_reuseport(void **state)
+{
+    (void)state;
+    qc_err err = {0};
+    qc_backend_params bo = {.listen = "127.0.0.1:0", .workers = 3, .seed = 1, .reuseport = 1};
+    assert_int_equal(qc_dist_parse(&bo.service, "det:0.002", &err), 0);
+    static bthread bt[2];
+    memset(bt, 0, sizeof bt);
+    bthread_start(&bt[0], &bo);
+    char second[32];
+    snprintf(second, sizeof second, "%s", target); /* the first's port */
+    qc_backend_params b1 = bo;
+    b1.listen = second;
+    b1.workers = 2;
+    b1.stream = 1;
+    bthread_start(&bt[1], &b1);
+    assert_string_equal(target, second); /* both on one port */
+    qc_arrivals arr;
+    assert_int_equal(qc_arrivals_parse(&arr, "exp:1000", &err), 0);
+    qc_load_params o = {.target = target, .path = "/", .arrival = &arr, .requests = 1000,
+                        .connections = 64, .timeout = 5, .seed = 3, .threads = 2};
+    qc_load_result r;
+    assert_int_equal(qc_load_run(&o, &r, &err), 0);
+    conserved(&r);
+    assert_int_equal(r.ok, 1000);
+    uint64_t served[2];
+    for (int i = 0; i < 2; i++) {
+        served[i] = bthread_join(&bt[i]);
+        assert_true(served[i] > 0);
+        assert_true(bt[i].bc.st.busy_max <= (i == 0 ? 3u : 2u));
+        assert_int_equal(bt[i].bc.st.state, QC_LIVE_STOPPED);
+    }
+    assert_int_equal(served[0] + served[1], 1000);
+    /* both closed: the port is free again for a backend alone */
+    bo.reuseport = 0;
+    bo.listen = second;
+    uv_loop_t loop;
+    assert_int_equal(uv_loop_init(&loop), 0);
+    qc_backend *b;
+    assert_int_equal(qc_backend_start(&loop, &bo, &b, &err), 0);
+    bwatch bc = {0};
+    qc_backend_close(b, on_backend_closed, &bc);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_true(bc.done);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    qc_arrivals_free(&arr);
+    qc_dist_free(&bo.service);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* the host's part (live.h) */
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_load_embed),
-                                       cmocka_unit_test(test_load_threads)};
+                                       cmocka_unit_test(test_load_threads),
+                                       cmocka_unit_test(test_backend_reuseport)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
