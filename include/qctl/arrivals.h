@@ -76,6 +76,9 @@ typedef struct qc_arrivals {
     size_t n;
     double peak;        /* largest rate (the thinning bound); trace: NAN */
     double avg;         /* long-run mean rate */
+    double unit;        /* CURVE: the time unit its file states ("# unit: h"
+                           before the data), in seconds, already applied
+                           (times in seconds, rates per second); 0: none */
 } qc_arrivals;
 
 /* Parses spec into a. On error a is left zeroed and the message names the

@@ -105,6 +105,16 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
     json_object_set_new(model, "load", qc_json_real_new(r->load));
     json_object_set_new(model, "load_over_window", qc_json_real_new(window_load(p, r)));
     json_object_set_new(model, "whole_periods", json_boolean(o->whole_periods));
+    /* the curve's time unit and where it was read from */
+    if (p->arrivals && p->arrivals->kind == QC_ARRIVALS_CURVE) {
+        double u = p->arrivals->unit;
+        const char *un = u == 60 ? "min" : u == 3600 ? "h" : "s";
+        json_object_set_new(model, "curve_unit",
+                            json_string(u > 0 ? un : o->curve_unit ? o->curve_unit : "s"));
+        json_object_set_new(model, "curve_unit_from",
+                            json_string(u > 0 ? "file" : o->curve_unit ? "--curve-unit"
+                                                                      : "default"));
+    }
     json_object_set_new(model, "exact_model", ex->model[0] ? json_string(ex->model) : json_null());
     json_object_set_new(root, "model", model);
 
@@ -503,7 +513,17 @@ static int queue_validate(void *ctx)
             cli_error("--curve-unit: '%s' is not s, min or h", o->curve_unit);
             return QC_EXIT_USAGE;
         }
-        if ((rc = qc_arrivals_set_time_unit(&q->arr, u, &err)) != 0) {
+        if (q->arr.unit > 0 && q->arr.unit != u) {
+            /* the file states its own unit: two answers to one question */
+            const char *fu = q->arr.unit == 1 ? "s" : q->arr.unit == 60 ? "min" : "h";
+            cli_error("--curve-unit %s: the curve file %s states its unit as %s (its '# unit: "
+                      "%s' line); they disagree: drop --curve-unit or correct the file",
+                      o->curve_unit, o->arrival + 6, fu, fu);
+            return QC_EXIT_USAGE;
+        }
+        if (q->arr.unit > 0) {
+            /* the same unit as the file's, which is applied already */
+        } else if ((rc = qc_arrivals_set_time_unit(&q->arr, u, &err)) != 0) {
             cli_error("--curve-unit: %s", err.msg);
             return QC_EXIT_USAGE;
         }

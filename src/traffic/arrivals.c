@@ -26,7 +26,9 @@
  * starting with '#' are skipped, a UTF-8 byte order mark and CR line ends
  * are accepted, and a first line that does not start with a number is a
  * header. Every other line must hold numbers, else the error names
- * FILE:LINE. */
+ * FILE:LINE. A curve file may state its time unit in a comment line
+ * before its data ("# unit: h", or s, min): its times are then read in
+ * that unit and its rates per that unit (curve_unit). */
 #include "qctl/arrivals.h"
 #include "qctl/trace.h"
 #include "core/names.h"
@@ -37,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define TWO_PI 6.283185307179586476925286766559
 
@@ -160,6 +163,69 @@ static int parse_sin(qc_arrivals *a, const char *spec, const char *s, qc_err *er
     return 0;
 }
 
+/* The time unit a curve file states in its comment lines before the
+ * first data line: "# unit: s", "# unit: min" or "# unit: h" (blanks
+ * anywhere, the word in any case). *seconds = the unit in seconds, or 0
+ * when no line states one; a unit line with another word, or two that
+ * disagree, is an error naming FILE:LINE. The file's times are then read
+ * in that unit, and its rates per that unit (a curve written in hours
+ * was read as seconds with no hint: issue 34). */
+static int curve_unit(const char *path, double *seconds, qc_err *err)
+{
+    *seconds = 0;
+    FILE *fp = fopen(path, "r");
+    if (fp == NULL)
+        return 0; /* read_columns says why */
+    char line[512];
+    size_t lineno = 0, at = 0;
+    int rc = 0;
+    while (fgets(line, sizeof line, fp) != NULL) {
+        lineno++;
+        char *s = line;
+        if (lineno == 1 && (unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB &&
+            (unsigned char)s[2] == 0xBF)
+            s += 3;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s == '\0' || *s == '\n' || *s == '\r')
+            continue;
+        if (*s != '#')
+            break; /* the data (or a header) begins: no unit line after it */
+        s++;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (strncasecmp(s, "unit", 4) != 0)
+            continue;
+        s += 4;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s != ':')
+            continue;
+        s++;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        size_t n = strcspn(s, " \t\r\n");
+        double u = n == 1 && strncasecmp(s, "s", 1) == 0     ? 1
+                   : n == 3 && strncasecmp(s, "min", 3) == 0 ? 60
+                   : n == 1 && strncasecmp(s, "h", 1) == 0   ? 3600
+                                                             : 0;
+        if (u == 0) {
+            rc = qc_err_set(err, QC_EPARSE, "%s:%zu: unit '%.*s' is not s, min or h", path,
+                            lineno, (int)(n > 20 ? 20 : n), s);
+            break;
+        }
+        if (*seconds != 0 && *seconds != u) {
+            rc = qc_err_set(err, QC_EPARSE, "%s:%zu: a second unit line disagrees with line %zu",
+                            path, lineno, at);
+            break;
+        }
+        *seconds = u;
+        at = lineno;
+    }
+    fclose(fp);
+    return rc;
+}
+
 static int parse_curve(qc_arrivals *a, const char *path, qc_err *err)
 {
     qc__dvec cols[2] = {{0}, {0}}, lines = {0};
@@ -207,6 +273,12 @@ static int parse_curve(qc_arrivals *a, const char *path, qc_err *err)
     a->period = t[n - 1];
     a->peak = peak;
     a->avg = area / a->period;
+    double unit = 0;
+    if ((rc = curve_unit(path, &unit, err)) != 0)
+        return rc; /* the caller frees a */
+    if (unit > 0 && (rc = qc_arrivals_set_time_unit(a, unit, err)) != 0)
+        return rc;
+    a->unit = unit;
     return 0;
 fail:
     free(cols[0].x);
