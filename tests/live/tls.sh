@@ -32,9 +32,11 @@ mkcert() { # NAME CN: $TMP/NAME.crt and .key, self-signed for localhost and 127.
         -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>"$TMP/req.log" ||
         fail "openssl req: $(cat "$TMP/req.log")"
 }
-sclient() { # PORT ARGS...: openssl s_client's report of one handshake
+sclient() { # PORT ARGS...: openssl s_client's report of one handshake (its
+    # standard input held open 2 s: at its end s_client may quit before
+    # the handshake's report is printed)
     p=$1; shift
-    openssl s_client -connect "127.0.0.1:$p" -servername localhost "$@" </dev/null 2>&1
+    sleep 2 | openssl s_client -connect "127.0.0.1:$p" -servername localhost "$@" 2>&1
 }
 mkcert first first
 mkcert second renewed
