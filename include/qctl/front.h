@@ -41,11 +41,12 @@
  * (MaxUsers its reference, AIMD its backoff), except that the first slow
  * verdict after fast ones lowers the limit by half at most (it may be a
  * stall of the host, not the backends). CoDel judges the waiting room
- * only in a confirmed overload: two slow verdicts in a row in a window
- * with more arrivals than completions (a closed loop of clients, however
- * slow the backends, has as many of each, and refusing them frees
- * nothing); five fast verdicts in a row, or a window in which the limit
- * never bound, end it (the waiting room is then the limit's and drains by
+ * only in a confirmed overload: a slow verdict on a window with more
+ * arrivals than completions (a closed loop of clients, however slow the
+ * backends, has as many of each, and refusing them frees nothing), the
+ * second slow one in a row or one with more requests held (in flight and
+ * waiting) than twice the largest gate ever judged fast; five fast
+ * verdicts in a row, or a window in which the limit never bound, end it (the waiting room is then the limit's and drains by
  * its rising). The time at a backend is the plant's to measure: the proxy
  * takes its own event loop's delays out of it (a proxy short of CPU is not
  * a backend overloaded). Not under FIXED or ADMISSION, whose limits are
