@@ -280,9 +280,10 @@ static int bad_table_option(const char *cmd, const table_opts *to, const char *a
         names[n++] = o->name;
         if (strcmp(o->name, word) == 0) {
             if (o->has_arg == required_argument && !eq)
-                cli_error("%s: --%s needs a value (see 'qctl %s --help')", cmd, word, cmd);
+                cli_error("%s: option '--%s' needs a value (see 'qctl %s --help')", cmd, word,
+                          cmd);
             else if (o->has_arg == no_argument && eq)
-                cli_error("%s: --%s takes no value (given '%s')", cmd, word, arg);
+                cli_error("%s: option '--%s' takes no value (given '%s')", cmd, word, arg);
             else
                 return cli_bad_option(cmd, arg);
             return QC_EXIT_USAGE;
