@@ -12,6 +12,6 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 command -v debootstrap >/dev/null || { echo "deb_chroot.sh: apt-get install debootstrap" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "deb_chroot.sh: run as root" >&2; exit 1; }
 debootstrap --variant=minbase \
-    --include=python3,python3-cffi-backend,python3-numpy,libgsl27,libgslcblas0,libjansson4,libuv1,libpcap0.8,pkg-config \
+    --include=python3,python3-cffi-backend,python3-numpy,libgsl27,libgslcblas0,libjansson4,libuv1,libpcap0.8,libssl3,pkg-config \
     bookworm "$dir" "$mirror"
 echo "$dir"
