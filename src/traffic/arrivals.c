@@ -274,10 +274,15 @@ static int parse_curve(qc_arrivals *a, const char *path, qc_err *err)
     a->peak = peak;
     a->avg = area / a->period;
     double unit = 0;
-    if ((rc = curve_unit(path, &unit, err)) != 0)
-        return rc; /* the caller frees a */
-    if (unit > 0 && (rc = qc_arrivals_set_time_unit(a, unit, err)) != 0)
+    if ((rc = curve_unit(path, &unit, err)) != 0 ||
+        (unit > 0 && (rc = qc_arrivals_set_time_unit(a, unit, err)) != 0)) {
+        /* a failed parse leaves nothing for the caller to free */
+        free(a->t);
+        free(a->rate);
+        a->t = a->rate = NULL;
+        a->n = 0;
         return rc;
+    }
     a->unit = unit;
     return 0;
 fail:
