@@ -107,7 +107,7 @@ PY
 start_proxy --backend 127.0.0.1:$B_PORT --access-log "$LOG.r"
 python3 "$(dirname "$0")/alog_client.py" "$PROXY_PORT" 2000 1000 "$TMP/flag" >"$TMP/r.out" &
 C=$!
-wait_file "$TMP/flag"
+wait_file "$TMP/flag" 60
 mv "$LOG.r" "$LOG.r.1"
 kill -USR1 "$PROXY_PID"
 sleep 0.2

@@ -12,8 +12,11 @@
 # X (R + Z) / N lies in [0.95, 1.01].
 # With W = 2 the server saturates (N/(D+Z) = 267/s > W/D = 200/s) and R
 # must exceed D by queueing (R ~ N/X - Z = 20 ms = 2D; asserted > 1.5 D).
-# With W = 64 there is no queueing: R = D + loopback and timer overheads
-# (below 4.5 ms, 15% of D + Z), so X (D + Z) / N lies in [0.85, 1.01].
+# With W = 64 there is no queueing: R = D + loopback and timer overheads.
+# Those overheads grow with the host's load (7 ms on a busy 2-core host),
+# and they are the same in both runs, so the test of "no queueing" is the
+# difference: R(W = 2) - R(W = 64) is the queueing of the saturated run,
+# about D, asserted above D / 2.
 # Sessions: K = 3 requests then an off time; the accounting still holds.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -30,13 +33,15 @@ start_backend b --service det:0.01 --workers 2
 conserved "$TMP/sat.json"
 check_law "$TMP/sat.json" 0.95 1.01
 awk -v r="$R" 'BEGIN { exit !(r > 0.015) }' || fail "no queueing: R $R"
+R_SAT=$R
 kill "$b_PID"; wait "$b_PID"
 start_backend w --service det:0.01 --workers 64
 "$QCTL" load --target 127.0.0.1:$w_PORT --users 8 --think exp:50 --requests 600 \
     --json >"$TMP/free.json" || fail "load failed"
 conserved "$TMP/free.json"
 check_law "$TMP/free.json" 0.95 1.01
-check_law "$TMP/free.json" 0.85 1.01 0.01
+echo "  queueing R(W=2) - R(W=64) = $R_SAT - $R"
+awk -v a="$R_SAT" -v b="$R" 'BEGIN { exit !(a - b > 0.005) }' || fail "R $R_SAT at W = 2 is not D / 2 above R $R at W = 64"
 "$QCTL" load --target 127.0.0.1:$w_PORT --users 4 --think det:0.002 --session det:3 \
     --off exp:20 --duration 1 --series "$TMP/s.csv" --series-interval 0.25 \
     --json >"$TMP/sess.json" || fail "load failed"
