@@ -588,6 +588,7 @@ static void send_final(ctl *C)
         qc__actuator_park(C->act, C->names, all, C->nservers, timeout);
     } else {
         logf_(C, "drain: the final setting %g", C->o.final);
+        qc__actuator_final(C->act);
         qc__actuator_apply(C->act, C->o.final, timeout);
     }
 }
@@ -861,6 +862,7 @@ int qc_control_run(const qc_control_params *o, qc_err *err)
     if ((rc = qc__actuator_new(&C->loop, o->actuator, "--actuator", on_applied, C, &C->act,
                                err)) != 0)
         goto fail;
+    qc__actuator_set_interval(C->act, o->interval);
     if (o->loop.kind != QC_CTLLOOP_PARK &&
         (rc = qc__sensor_new(&C->loop, &o->sensor, on_sample, C, &C->sensor, err)) != 0)
         goto fail;
