@@ -66,6 +66,11 @@ qc__actuator_kind qc__actuator_kind_of(const qc__actuator *a) { return a->kind; 
 void qc__actuator_set_interval(qc__actuator *a, double interval) { a->interval = interval; }
 void qc__actuator_final(qc__actuator *a) { a->final = 1; }
 double qc__actuator_pool_servers(const qc__actuator *a) { return a->servers; }
+int qc__actuator_restore_due(const qc__actuator *a)
+{
+    return a->kind == QC__ACT_PGPOOL && a->lifetime_low && a->pool_sent > 0;
+}
+double qc__actuator_last(const qc__actuator *a) { return (double)a->pool_sent; }
 
 void qc__actuator_range(const qc__actuator *a, double *lo, double *hi)
 {

@@ -75,6 +75,10 @@ void qc__actuator_range(const qc__actuator *a, double *lo, double *hi);
 void qc__actuator_set_interval(qc__actuator *a, double interval);
 void qc__actuator_final(qc__actuator *a);
 double qc__actuator_pool_servers(const qc__actuator *a);
+/* PGPOOL: 1 when server_lifetime is lowered (a drain without a final
+ * setting restores it by applying the last size, qc__actuator_last). */
+int qc__actuator_restore_due(const qc__actuator *a);
+double qc__actuator_last(const qc__actuator *a);
 
 /* Applies N = floor(u) within timeout seconds. */
 void qc__actuator_apply(qc__actuator *a, double u, double timeout);

@@ -574,6 +574,17 @@ static void send_final(ctl *C)
     if (C->final_sent)
         return;
     int park = C->o.loop.kind == QC_CTLLOOP_PARK;
+    if (!park && !isfinite(C->o.final) && qc__actuator_restore_due(C->act)) {
+        /* no final setting, but pgbouncer's server_lifetime is still
+         * lowered: left so, every connection would be closed on release
+         * long after the controller stopped */
+        C->final_sent = 1;
+        logf_(C, "drain: pgbouncer's server_lifetime back to 3600");
+        qc__actuator_final(C->act);
+        qc__actuator_apply(C->act, qc__actuator_last(C->act),
+                           C->o.drain_timeout > 0 ? C->o.drain_timeout : 1);
+        return;
+    }
     if (!(park ? C->loop_ready : isfinite(C->o.final))) {
         stop_all(C);
         return;
