@@ -57,7 +57,16 @@ out=${OUT:-$here/../../build/examples/postgres}
 if [ "${FULL:-0}" = 1 ]; then
     d_id=180 d_idw=20 d_cl=90 d_step=20 d_hi=60 d_histep=20 d_st=45 d_warm=10
 else
-    d_id=92 d_idw=12 d_cl=44 d_step=12 d_hi=23 d_histep=10 d_st=14 d_warm=6
+    d_id=80 d_idw=12 d_cl=44 d_step=12 d_hi=23 d_histep=10 d_st=14 d_warm=6
+    # the identification: three switches of the limit (up, down, up: the
+    # least that gives the static gain both ways and a settled level
+    # twice at each limit but one) after the 12 s while the users
+    # connect; each hold is 20 s, twice the 8-11 s the plant took to
+    # settle after a switch, so that its second half is settled. The gate
+    # switches at multiples of HOLD from its start (holds 12-20, 20-40,
+    # 40-60, 60-80: 80 s); qctl control from the end of the warm-up
+    # (12-32, 32-52, 52-72: three whole holds, 72 s).
+    [ "$PLANT" = pgbouncer ] && d_id=72
 fi
 CLIENTS=${CLIENTS:-150}   # pgbench clients: the users
 THINK_MS=${THINK_MS:-250} # mean think time before each statement
