@@ -317,7 +317,9 @@ void qc__actuator_apply(qc__actuator *a, double u, double timeout)
         a->pool_stage = 1;
         a->pool_deadline = qc__now() + timeout;
         snprintf(a->line, a->line_cap, "SHOW POOLS");
-        a->rjob = qc__remote_start(a->loop, &a->addr, a->line, timeout / 2, on_remote, a);
+        qc__remote_job *j = qc__remote_start(a->loop, &a->addr, a->line, timeout / 2, on_remote, a);
+        if (a->pool_stage == 1) /* else answered at once (a connect refused): its next job is rjob */
+            a->rjob = j;
         return;
     } else {
         for (unsigned i = 0; i < a->ntargets; i++)
