@@ -28,7 +28,8 @@
  *
  * The invariants every event keeps: n = sum of jobs at the servers (and in
  * the central queue); a SETUP server of a per-server policy holds at
- * least one job (it was switched on for one, and jobs never move); an ON
+ * least one job (it was switched on for one, and jobs never move; with
+ * route_on, only when no server was ON: else it holds none); an ON
  * server is busy exactly when a job is at it (central: when it holds one);
  * for central, setups = min(waiting, K - ON servers).
  *
@@ -141,6 +142,15 @@ typedef struct qc_pool_params {
     const qc_cancel *cancel; /* may be NULL; when requested (qctl/cancel.h)
                                 the run stops at its next check and returns
                                 QC_ECANCELED */
+    int route_on;            /* djsq only, 1: a balancer in front of
+                                servers parked and unparked (haproxy's
+                                leastconn over the servers `ready`): the
+                                rule counts a SETUP server as holding the
+                                jobs that chose it, as djsq does, but those
+                                jobs join the shortest ON queue instead of
+                                waiting for the setup (only with no server
+                                ON do they wait at it); 0 (default): djsq
+                                as above */
 } qc_pool_params;
 
 /* Defaults: K = 1, djsq with T = QC_POOL_DEFAULT_THRESHOLD, idle timer 0,

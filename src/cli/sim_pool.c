@@ -71,6 +71,7 @@ static json_t *summary_json(const qc_pool_params *p, const qc_pool_result *r, co
     json_object_set_new(model, "policy", json_string(qc_pool_policy_name(p->policy)));
     json_object_set_new(model, "threshold",
                         p->policy == QC_POOL_DJSQ ? json_integer(p->threshold) : json_null());
+    json_object_set_new(model, "route_on", json_boolean(p->route_on));
     json_object_set_new(model, "arrival", json_string(o->arrival));
     qc_arrivals_format(p->arrival, buf, sizeof buf);
     json_object_set_new(model, "arrival_canonical", json_string(buf));
@@ -586,6 +587,10 @@ int cmd_sim_pool(int argc, char **argv)
                  "Adan 2010)"},
         {"threshold", CLI_UINT, &p->threshold, .arg = "T",
          .help = "delay-JSQ threshold, T >= 1 (default 4)"},
+        {"route-on", CLI_BOOL, &p->route_on,
+         .help = "djsq through a balancer over the servers ON only\n(haproxy's leastconn over "
+                 "servers 'ready'): a job\nthat turns a server on (or chooses one in setup)\n"
+                 "joins the shortest ON queue instead of waiting\nfor the setup"},
         {"arrival", CLI_STR, &o->arrival, .arg = "SPEC",
          .help = "exp:RATE (Poisson), any distribution spec (renewal\ninter-arrival times), "
                  "sin:MEAN,AMP,PERIOD,\ncurve:FILE (CSV time,rate; linear, repeats with its\nlast "

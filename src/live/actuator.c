@@ -51,9 +51,26 @@ struct qc__actuator {
     unsigned long long applies, refused;
     char why[256];
     long pool_sent; /* PGPOOL: the size last sent (-1: none yet) */
+    /* PGPOOL: an apply is two exchanges, SHOW POOLS then the SET lines */
+    int pool_stage;       /* 1 while SHOW POOLS is under way */
+    long pool_n;          /* the size being applied */
+    double pool_deadline; /* when the apply's time is up (qc__now) */
+    double interval;      /* the control interval (s) */
+    int lifetime_low;     /* server_lifetime lowered by us, to restore */
+    int final;            /* the final apply: restore, lower nothing */
+    double servers;       /* the largest pool's server connections, last read */
 };
 
 qc__actuator_kind qc__actuator_kind_of(const qc__actuator *a) { return a->kind; }
+
+void qc__actuator_set_interval(qc__actuator *a, double interval) { a->interval = interval; }
+void qc__actuator_final(qc__actuator *a) { a->final = 1; }
+double qc__actuator_pool_servers(const qc__actuator *a) { return a->servers; }
+int qc__actuator_restore_due(const qc__actuator *a)
+{
+    return a->kind == QC__ACT_PGPOOL && a->lifetime_low && a->pool_sent > 0;
+}
+double qc__actuator_last(const qc__actuator *a) { return (double)a->pool_sent; }
 
 void qc__actuator_range(const qc__actuator *a, double *lo, double *hi)
 {
@@ -91,10 +108,17 @@ static void answer(qc__actuator *a, int ok, const char *why, int mute)
 
 /* ---- haproxy and pgbouncer ---------------------------------------------- */
 
+static void pool_set(qc__actuator *a, int ok, const char *ans, size_t n, const char *why);
+
 static void on_remote(void *ctx, int ok, const char *ans, size_t n, const char *why)
 {
     qc__actuator *a = ctx;
     a->rjob = NULL;
+    if (a->kind == QC__ACT_PGPOOL && a->pool_stage == 1) {
+        a->pool_stage = 0;
+        pool_set(a, ok, ans, n, why);
+        return;
+    }
     char msg[200];
     if (ok && a->addr.kind == QC__REMOTE_HAPROXY && !qc__haproxy_applied(ans, n, msg, sizeof msg)) {
         char full[256];
@@ -110,6 +134,9 @@ static void give_up(qc__actuator *a)
     if (a->rjob) {
         qc__remote_cancel(a->rjob);
         a->rjob = NULL;
+        if (a->pool_stage == 1)
+            a->applies++; /* an apply that ended in its SHOW POOLS */
+        a->pool_stage = 0;
         answer(a, 0, "the last apply did not finish in time", 1);
     }
 }
@@ -118,6 +145,58 @@ static void send_line(qc__actuator *a, double timeout)
 {
     a->applies++;
     a->rjob = qc__remote_start(a->loop, &a->addr, a->line, timeout, on_remote, a);
+}
+
+/* PGPOOL, the second exchange, once SHOW POOLS told how many server
+ * connections the largest pool holds (C). pgbouncer gives a released
+ * server connection to the next waiting client whatever the pool size,
+ * and closes the ones over a lowered size only when idle, which they
+ * never are while clients wait; RECONNECT would close every one as it
+ * is released, and pgbouncer opens their replacements one at a time,
+ * so that each lowering stalled the pool while PostgreSQL started new
+ * backends. What closes a chosen number on release is server_lifetime:
+ * a connection released older than it is closed, at most one every
+ * server_lifetime / pool_size seconds (pgbouncer's own spacing). With
+ * E = C - N too many, server_lifetime = N * interval / E closes about E
+ * in the next interval, each as its user's session ends (nobody is cut
+ * off), and the connections stay open once the pool is down to size,
+ * when server_lifetime goes back to 3600 (pgbouncer's default). */
+static void pool_set(qc__actuator *a, int ok, const char *ans, size_t n, const char *why)
+{
+    double c = -1;
+    if (ok) {
+        static const qc__remote_fields sv = {
+            {"sv_active", "sv_idle", "sv_used", "sv_tested", "sv_login"}, 5};
+        unsigned rows;
+        const char *bad = NULL;
+        if (!qc__pg_table_max(ans, n, &sv, &c, &rows, &bad)) {
+            char full[256];
+            snprintf(full, sizeof full, "pgbouncer's SHOW POOLS: %s", bad);
+            a->applies++;
+            answer(a, 0, full, 0);
+            return;
+        }
+        a->servers = c;
+    } else if (!a->final) {
+        a->applies++;
+        answer(a, 0, why, 0);
+        return;
+    }
+    long N = a->pool_n;
+    size_t k = (size_t)snprintf(a->line, a->line_cap, "SET default_pool_size = %ld", N);
+    if (!a->final && c > (double)N) {
+        double life = (double)N * a->interval / (c - (double)N);
+        k += (size_t)snprintf(a->line + k, a->line_cap - k, "\nSET server_lifetime = '%.3f'",
+                              life < 0.001 ? 0.001 : life);
+        a->lifetime_low = 1;
+    } else if (a->lifetime_low) {
+        k += (size_t)snprintf(a->line + k, a->line_cap - k, "\nSET server_lifetime = 3600");
+        a->lifetime_low = 0;
+    }
+    (void)k;
+    a->pool_sent = N;
+    double left = a->pool_deadline - qc__now();
+    send_line(a, left > 0.05 ? left : 0.05);
 }
 
 /* ---- CMD ---------------------------------------------------------------- */
@@ -233,15 +312,15 @@ void qc__actuator_apply(qc__actuator *a, double u, double timeout)
     give_up(a);
     size_t k = 0;
     if (a->kind == QC__ACT_PGPOOL) {
-        /* pgbouncer closes server connections above a lowered pool size
-         * only when its janitor finds them idle, which never happens
-         * while clients wait (a released one goes at once to the next
-         * client: measured, the sessions stayed at 105 for 20 s after
-         * 120 -> 60). RECONNECT closes each as it is released, and no
-         * more than the new size are opened again. */
-        k = (size_t)snprintf(a->line, a->line_cap, "SET default_pool_size = %ld%s", n,
-                             a->pool_sent > n ? "\nRECONNECT" : "");
-        a->pool_sent = n;
+        /* first how many server connections the pools hold (pool_set) */
+        a->pool_n = n;
+        a->pool_stage = 1;
+        a->pool_deadline = qc__now() + timeout;
+        snprintf(a->line, a->line_cap, "SHOW POOLS");
+        qc__remote_job *j = qc__remote_start(a->loop, &a->addr, a->line, timeout / 2, on_remote, a);
+        if (a->pool_stage == 1) /* else answered at once (a connect refused): its next job is rjob */
+            a->rjob = j;
+        return;
     } else {
         for (unsigned i = 0; i < a->ntargets; i++)
             k += (size_t)snprintf(a->line + k, a->line_cap - k,
@@ -332,6 +411,8 @@ int qc__actuator_new(uv_loop_t *loop, const char *spec, const char *flag, qc__ac
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     a->loop = loop;
     a->pool_sent = -1;
+    a->interval = 1;
+    a->servers = -1;
     a->cb = cb;
     a->ctx = ctx;
     char head[512], last[QC__REMOTE_NAME_MAX * TARGETS_MAX];
@@ -391,7 +472,7 @@ int qc__actuator_new(uv_loop_t *loop, const char *spec, const char *flag, qc__ac
             qc_err_prefix(err, "%s", flag);
             goto out;
         }
-        a->line_cap = 64;
+        a->line_cap = 128;
         break;
     case QC__ACT_CMD:
         if ((rc = cmd_setup(a, rest, flag, err)) != 0)
@@ -421,6 +502,9 @@ void qc__actuator_close(qc__actuator *a)
     if (a->rjob) {
         qc__remote_cancel(a->rjob);
         a->rjob = NULL;
+        if (a->pool_stage == 1)
+            a->applies++; /* an apply that ended in its SHOW POOLS */
+        a->pool_stage = 0;
     }
     if (a->cjob)
         cjob_answer(a->cjob, 0, "closed", 1);

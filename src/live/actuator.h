@@ -14,9 +14,20 @@
  *        `set server BACKEND/SERVER state ready|drain|maint` for every
  *        server of the backend, one line.
  *   pgbouncer-pool:CONNINFO
- *        `SET default_pool_size = N` on pgbouncer's admin console (the
- *        server sessions a database/user pool may run at once; a database
- *        whose [databases] line sets its own pool_size keeps that).
+ *        two exchanges on pgbouncer's admin console: `SHOW POOLS`, which
+ *        gives C, the most server connections of a pool (sv_active +
+ *        sv_idle + sv_used + sv_tested + sv_login), then
+ *        `SET default_pool_size = N` (the server sessions a database/user
+ *        pool may run at once; a database whose [databases] line sets its
+ *        own pool_size keeps that), followed, when C > N, by
+ *        `SET server_lifetime = 'L'` with L = N * interval / (C - N)
+ *        seconds (three decimals): pgbouncer then closes a connection as
+ *        it is released, at most one every L / N = interval / (C - N)
+ *        seconds, so about the C - N too many go in the next interval as
+ *        their users' sessions end; and, once C <= N again, by
+ *        `SET server_lifetime = 3600` (pgbouncer's default) when it was
+ *        lowered. The final setting of a drain restores it and lowers
+ *        nothing.
  *   cmd:PROG ARGS
  *        the program run without a shell (split on spaces), every "{}"
  *        in its arguments replaced by N; exit status 0 is applied.
@@ -57,6 +68,17 @@ int qc__actuator_new(uv_loop_t *loop, const char *spec, const char *flag, qc__ac
 qc__actuator_kind qc__actuator_kind_of(const qc__actuator *a);
 /* The least and largest N the actuator takes (maxconn 1.., weight 0..256). */
 void qc__actuator_range(const qc__actuator *a, double *lo, double *hi);
+
+/* The control interval (PGPOOL's server_lifetime rests on it; 1 s
+ * unless set), the final apply (PGPOOL: restore server_lifetime, lower
+ * nothing), and PGPOOL's last count C (-1 before the first). */
+void qc__actuator_set_interval(qc__actuator *a, double interval);
+void qc__actuator_final(qc__actuator *a);
+double qc__actuator_pool_servers(const qc__actuator *a);
+/* PGPOOL: 1 when server_lifetime is lowered (a drain without a final
+ * setting restores it by applying the last size, qc__actuator_last). */
+int qc__actuator_restore_due(const qc__actuator *a);
+double qc__actuator_last(const qc__actuator *a);
 
 /* Applies N = floor(u) within timeout seconds. */
 void qc__actuator_apply(qc__actuator *a, double u, double timeout);

@@ -574,6 +574,17 @@ static void send_final(ctl *C)
     if (C->final_sent)
         return;
     int park = C->o.loop.kind == QC_CTLLOOP_PARK;
+    if (!park && !isfinite(C->o.final) && qc__actuator_restore_due(C->act)) {
+        /* no final setting, but pgbouncer's server_lifetime is still
+         * lowered: left so, every connection would be closed on release
+         * long after the controller stopped */
+        C->final_sent = 1;
+        logf_(C, "drain: pgbouncer's server_lifetime back to 3600");
+        qc__actuator_final(C->act);
+        qc__actuator_apply(C->act, qc__actuator_last(C->act),
+                           C->o.drain_timeout > 0 ? C->o.drain_timeout : 1);
+        return;
+    }
     if (!(park ? C->loop_ready : isfinite(C->o.final))) {
         stop_all(C);
         return;
@@ -588,6 +599,7 @@ static void send_final(ctl *C)
         qc__actuator_park(C->act, C->names, all, C->nservers, timeout);
     } else {
         logf_(C, "drain: the final setting %g", C->o.final);
+        qc__actuator_final(C->act);
         qc__actuator_apply(C->act, C->o.final, timeout);
     }
 }
@@ -861,6 +873,7 @@ int qc_control_run(const qc_control_params *o, qc_err *err)
     if ((rc = qc__actuator_new(&C->loop, o->actuator, "--actuator", on_applied, C, &C->act,
                                err)) != 0)
         goto fail;
+    qc__actuator_set_interval(C->act, o->interval);
     if (o->loop.kind != QC_CTLLOOP_PARK &&
         (rc = qc__sensor_new(&C->loop, &o->sensor, on_sample, C, &C->sensor, err)) != 0)
         goto fail;

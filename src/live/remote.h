@@ -178,6 +178,11 @@ void qc__pg_error_text(const qc__pg_msg *m, char *out, size_t n);
 int qc__pg_table_sum(const char *p, size_t n, const char *key, const char *value,
                      const qc__remote_fields *f, double *v, unsigned *rows, const char **why);
 
+/* The same table, every row: the largest row's sum of the fields (*rows
+ * the rows read). Same returns. */
+int qc__pg_table_max(const char *p, size_t n, const qc__remote_fields *f, double *v,
+                     unsigned *rows, const char **why);
+
 /* The MD5 password answer "md5" hex(md5(hex(md5(password user)) salt))
  * into out[36]. */
 void qc__pg_md5_password(const char *user, const char *password, const unsigned char salt[4],

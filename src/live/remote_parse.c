@@ -401,8 +401,10 @@ static int data_cell(const qc__pg_msg *m, unsigned c, size_t *a, long *len)
     }
 }
 
-int qc__pg_table_sum(const char *p, size_t n, const char *key, const char *value,
-                     const qc__remote_fields *f, double *v, unsigned *rows, const char **why)
+/* largest 0: the sum over the matching rows; 1: the largest row's sum. */
+static int pg_table(const char *p, size_t n, const char *key, const char *value,
+                    const qc__remote_fields *f, int largest, double *v, unsigned *rows,
+                    const char **why)
 {
     int kcol = -1, cols[QC__REMOTE_FIELDS_MAX];
     int described = 0, complete = 0;
@@ -448,6 +450,7 @@ int qc__pg_table_sum(const char *p, size_t n, const char *key, const char *value
                 if (l < 0 || (size_t)l != vl || memcmp(m.body + a, value, vl) != 0)
                     continue;
             }
+            double row = 0;
             for (unsigned k = 0; k < f->n; k++) {
                 double x;
                 if (!data_cell(&m, (unsigned)cols[k], &a, &l)) {
@@ -458,8 +461,9 @@ int qc__pg_table_sum(const char *p, size_t n, const char *key, const char *value
                     *why = "a field is not a number on a matching row";
                     return 0;
                 }
-                sum += x;
+                row += x;
             }
+            sum = !largest ? sum + row : matched == 0 || row > sum ? row : sum;
             matched++;
         } else if (m.type == 'C' && described) {
             complete = 1;
@@ -481,6 +485,18 @@ int qc__pg_table_sum(const char *p, size_t n, const char *key, const char *value
     *v = sum;
     *rows = matched;
     return 1;
+}
+
+int qc__pg_table_sum(const char *p, size_t n, const char *key, const char *value,
+                     const qc__remote_fields *f, double *v, unsigned *rows, const char **why)
+{
+    return pg_table(p, n, key, value, f, 0, v, rows, why);
+}
+
+int qc__pg_table_max(const char *p, size_t n, const qc__remote_fields *f, double *v,
+                     unsigned *rows, const char **why)
+{
+    return pg_table(p, n, NULL, NULL, f, 1, v, rows, why);
 }
 
 /* ---- MD5 (RFC 1321), for pgbouncer's md5 authentication ------------------ */

@@ -62,6 +62,7 @@ typedef struct server {
     int64_t handle;    /* pending EV_SETUP or EV_TIMER, or -1 */
     double setup_start; /* when its setup began (central cancels the latest) */
     double idle_since; /* when it last fell idle */
+    uint32_t pend;     /* route_on, SETUP: the jobs that chose it (sent on to ON servers) */
 } server;
 
 /* Per chunk, plain sums (see queue.c for why not Welford). */
@@ -178,6 +179,9 @@ static int check_params(const qc_pool_params *p, qc_energy_cost *cost, double *l
                           p->threshold);
     if (!(p->idle_timer >= 0))
         return qc_err_set(err, QC_EINVAL, "idle timer: %g is not >= 0", p->idle_timer);
+    if (p->route_on && p->policy != QC_POOL_DJSQ)
+        return qc_err_set(err, QC_EINVAL, "route-on: only with the policy djsq (policy %s)",
+                          qc_pool_policy_name(p->policy));
     int rc = qc__check_run(p->customers, p->horizon, p->reps, p->level, QC_POOL_CHUNKS, err);
     if (rc != 0)
         return rc;
@@ -604,9 +608,55 @@ static unsigned route_jsq(const run *r)
     return best;
 }
 
+/* delay-JSQ through a balancer that sends work to ON servers only
+ * (qc_pool_params.route_on): the rule sees a SETUP server holding the
+ * jobs that chose it (pend), so it turns one more server on exactly when
+ * djsq would, but the job joins the shortest ON queue (lowest index on
+ * ties) rather than waiting for the setup; with no server ON it waits at
+ * the one chosen. */
+static int route_on(run *r, uint32_t j)
+{
+    static const qc_djsq_state as[3] = {
+        [QC_SERVER_OFF] = QC_DJSQ_OFF, [QC_SERVER_SETUP] = QC_DJSQ_SETUP, [QC_SERVER_ON] = QC_DJSQ_ON};
+    for (unsigned i = 0; i < r->K; i++) {
+        const server *v = &r->srv[i];
+        r->view[i] = (qc_djsq_server){as[v->state],
+                                      v->state == QC_SERVER_SETUP ? v->q.len + v->pend : v->q.len,
+                                      v->idle_since};
+    }
+    unsigned s = (unsigned)qc_djsq_route(r->view, r->K, r->p->threshold, 1);
+    server *v = &r->srv[s];
+    if (v->state != QC_SERVER_ON) {
+        if (v->state == QC_SERVER_OFF) {
+            int rc = start_setup(r, s);
+            if (rc != 0)
+                return rc;
+        }
+        unsigned best = r->K;
+        for (unsigned i = 0; i < r->K; i++)
+            if (r->srv[i].state == QC_SERVER_ON && (best == r->K || r->srv[i].q.len < r->srv[best].q.len))
+                best = i;
+        if (best == r->K) {
+            fifo_push(r, &v->q, j); /* nobody ON: it waits for this setup */
+            return 0;
+        }
+        v->pend++;
+        s = best;
+        v = &r->srv[s];
+    }
+    fifo_push(r, &v->q, j);
+    if (!v->busy) {
+        int rc = wake(r, s);
+        return rc ? rc : start_service(r, s, j);
+    }
+    return 0;
+}
+
 static int route(run *r, uint32_t j)
 {
     unsigned s;
+    if (r->p->policy == QC_POOL_DJSQ && r->p->route_on)
+        return route_on(r, j);
     switch (r->p->policy) {
     case QC_POOL_DJSQ: s = route_djsq(r); break;
     case QC_POOL_JSQ_OFF: s = route_jsq_off(r); break;
@@ -801,6 +851,9 @@ static int on_setup(run *r, unsigned s)
         v->cur = j;
         return start_service(r, s, j);
     }
+    v->pend = 0;
+    if (v->q.len == 0)
+        return go_idle(r, s); /* route_on: its jobs went to ON servers */
     return start_service(r, s, v->q.head);
 }
 

@@ -5,7 +5,7 @@
 # needed: the console answers by itself):
 #   actuator: SET default_pool_size switched by steps, read back through
 #     SHOW DATABASES (pool_size) by qctl's sensor and by psql; a lowering
-#     (SET, then RECONNECT) taken, not refused;
+#     (SHOW POOLS, then SET) taken, not refused;
 #   sensors: every column of SHOW POOLS, SHOW STATS and SHOW DATABASES
 #     read by qctl against psql's answer from the same live instance;
 #   md5 authentication (a password in the auth file) as well as trust;
@@ -70,11 +70,11 @@ awk -F, '/^#/ || /^time/ { next }
     { if (pa == 1 && $5 != "" && $5 != prev) bad = 1; if (pa == 1 && $5 != "") k++
       prev = $3; pa = $4 }
     END { if (bad || k < 3) exit 1 }' "$TMP/s.csv" || fail "pool_size not read back: $(cat "$TMP/s.csv" "$TMP/s.err")"
-# a lowering (7 -> 3) is 'SET default_pool_size = 3' then 'RECONNECT':
+# a lowering (7 -> 3) is SHOW POOLS then 'SET default_pool_size = 3':
 # pgbouncer takes both: no apply refused by an answer (late ones, on a
 # loaded host, are not pgbouncer's refusal)
 ! grep "actuator:" "$TMP/s.err" | grep -v "did not finish\|applied again" | grep -q . ||
-    fail "an apply refused (SET then RECONNECT on a lowering): $(cat "$TMP/s.err")"
+    fail "an apply refused (SHOW POOLS then SET on a lowering): $(cat "$TMP/s.err")"
 last=$(column "$TMP/s.csv" setting | tail -n 1)
 got=$(pq "SHOW DATABASES" | awk -F, '$1 == "app" { print $6 }')
 [ "$got" = "$last" ] || fail "psql's pool_size $got != $last"

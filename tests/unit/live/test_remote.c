@@ -228,6 +228,17 @@ static void test_pg_table(void **st)
     assert_true(v == 9 && rows == 1);
     assert_int_equal(qc__pg_table_sum(m.b, m.n, "database", "none", &f, &v, &rows, &why), 0);
     assert_non_null(strstr(why, "no row"));
+    /* the largest row's sum, over every row (the pool actuator's C):
+     * rows 2+1 = 3, 0+5 = 5, 9+9 = 18 by hand */
+    fields(&f, "sv_active+cl_waiting");
+    assert_int_equal(qc__pg_table_max(m.b, m.n, &f, &v, &rows, &why), 1);
+    assert_true(v == 18 && rows == 3);
+    fields(&f, "cl_active");
+    assert_int_equal(qc__pg_table_max(m.b, m.n, &f, &v, &rows, &why), 1);
+    assert_true(v == 9 && rows == 3);
+    fields(&f, "pool_mode");
+    assert_int_equal(qc__pg_table_max(m.b, m.n, &f, &v, &rows, &why), 0);
+    assert_non_null(strstr(why, "not a number"));
     fields(&f, "pool_mode");
     assert_int_equal(qc__pg_table_sum(m.b, m.n, "database", "app", &f, &v, &rows, &why), 0);
     assert_non_null(strstr(why, "not a number"));

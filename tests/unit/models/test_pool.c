@@ -68,6 +68,9 @@ typedef struct setup {
     unsigned reps;
 } setup;
 
+/* qc_pool_params.route_on for the runs that follow (test_djsq_route_on) */
+static int g_route_on;
+
 static int run_setup(const setup *s, qc_pool_result *res, qc_err *err)
 {
     qc_arrivals a = {0};
@@ -87,6 +90,7 @@ static int run_setup(const setup *s, qc_pool_result *res, qc_err *err)
     p.customers = s->customers;
     p.horizon = s->horizon;
     p.reps = s->reps;
+    p.route_on = g_route_on;
     p.seed = SEED;
     p.level = FAMILY_LEVEL;
     int rc = qc_pool_run(&p, res, err);
@@ -595,6 +599,47 @@ static void test_djsq_t1_is_jsq_off(void **state)
     qc_pool_result_free(&rb);
 }
 
+/* djsq --route-on with T = 1, idle timer 0 and setups of length 0 is an
+ * M/M/1 on the first server: a job that finds it busy switches the
+ * second one on but joins the first (the only ON queue); the second
+ * ends its setup empty and switches off at once. So E[N] = rho / (1 -
+ * rho) and E[T] = 1 / (mu - lambda) exactly, where plain djsq, whose
+ * job waits at the second server and is served there, has fewer jobs.
+ * And with one server route_on changes nothing (the job waits for the
+ * setup when no server is ON): bit for bit djsq. */
+static void test_djsq_route_on(void **state)
+{
+    (void)state;
+    setup a = {2, QC_POOL_DJSQ, 1, "exp:0.7", "exp:1", "det:0", 0, 100000, 0, 20};
+    qc_pool_result ra, rb;
+    g_route_on = 1;
+    must_run(&a, &ra);
+    expect(&ra, QC_PM_JOBS, 0.7 / 0.3, 0.03, "route_on K=2 T=1 setup 0 (M/M/1)");
+    expect(&ra, QC_PM_RESPONSE, 1 / 0.3, 0.03, "route_on K=2 T=1 setup 0 (M/M/1)");
+    g_route_on = 0;
+    must_run(&a, &rb);
+    assert_true(rb.metric[QC_PM_JOBS].mean + rb.metric[QC_PM_JOBS].half <
+                ra.metric[QC_PM_JOBS].mean - ra.metric[QC_PM_JOBS].half);
+    qc_pool_result_free(&ra);
+    qc_pool_result_free(&rb);
+    setup c = {1, QC_POOL_DJSQ, 2, "exp:0.6", "exp:1", "exp:0.5", 1.0, 20000, 0, 3};
+    g_route_on = 1;
+    must_run(&c, &ra);
+    g_route_on = 0;
+    must_run(&c, &rb);
+    assert_memory_equal(ra.metric, rb.metric, sizeof ra.metric);
+    assert_int_equal(ra.events, rb.events);
+    qc_pool_result_free(&ra);
+    qc_pool_result_free(&rb);
+    /* only with djsq */
+    setup e = {2, QC_POOL_JSQ, 0, "exp:1", "exp:1", "exp:1", 0, 1000, 0, 2};
+    qc_err err = {0};
+    g_route_on = 1;
+    assert_int_equal(run_setup(&e, &ra, &err), QC_EINVAL);
+    g_route_on = 0;
+    assert_non_null(strstr(err.msg, "route-on"));
+}
+
 /* Delay-JSQ has JSQ's stability region: at lambda = 0.95 K mu it keeps up
  * (throughput = lambda within its CI) and its mean number of jobs stays
  * within a bounded distance of JSQ's with all servers on: at most K T more
@@ -1004,6 +1049,7 @@ int main(void)
         cmocka_unit_test(test_central_mmk_setup_ctmc),
         cmocka_unit_test(test_two_servers_ctmc),
         cmocka_unit_test(test_djsq_t1_is_jsq_off),
+        cmocka_unit_test(test_djsq_route_on),
         cmocka_unit_test(test_djsq_stable_at_095),
         cmocka_unit_test(test_servers_follow_demand),
         cmocka_unit_test(test_reproducible_and_series),
