@@ -16,7 +16,7 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-build}" 2>/dev/null && pwd) || { echo "replay_mutants: no build directory ${1:-build}"; exit 77; }
 FLAGS=$B/CMakeFiles/qc_live.dir/flags.make
 TO=$B/tests/CMakeFiles/test_front_replay.dir/unit/live/test_front_replay.c.o
-[ -f "$FLAGS" ] && [ -f "$B/libqctl.a" ] || { echo "replay_mutants: no configured build in $B"; exit 77; }
+if [ ! -f "$FLAGS" ] || [ ! -f "$B/libqctl.a" ]; then echo "replay_mutants: no configured build in $B"; exit 77; fi
 [ -f "$TO" ] || { echo "replay_mutants: build test_front_replay in $B first"; exit 77; }
 CC=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$B/CMakeCache.txt")
 CC=${CC:-cc}
