@@ -67,6 +67,18 @@ void qc_sfq_start(qc_sfq *q, unsigned k);
 /* Charges class k for one request: pass_k += cost / weight. */
 void qc_sfq_charge(qc_sfq *q, unsigned k, double cost, double weight);
 
+/* Class k's charge per request is now quantum (its cost over its weight,
+ * which a controller may have moved): pass_k = min(pass_k, vt + quantum).
+ * With fixed weights a backlogged class is never more than one request's
+ * charge ahead of vt (it is charged only when its pass is the least);
+ * a lead earned in the units of an older, smaller weight would otherwise
+ * hold the class back for as many requests as that lead is worth at the
+ * new weight: priorities that climb by orders of magnitude froze the
+ * order of the classes at the moment they climbed (whichever class was
+ * behind then was served first for the rest of the run). quantum <= 0 or
+ * not finite: no change. */
+void qc_sfq_reweigh(qc_sfq *q, unsigned k, double quantum);
+
 QC_API_END
 #ifdef __cplusplus
 }

@@ -437,6 +437,18 @@ static int codel_judges(const qc_front *f)
  * with the least pass first. */
 static void purge(qc_front *f, outbuf *o, double now);
 
+/* Each backlogged class's lead over SFQ's virtual time re-expressed at
+ * its weight in force (qc_sfq_reweigh): the admission controller moves
+ * the weights by orders of magnitude, and a lead left from the old ones
+ * made the overload bistable (gold refused 15% or 94% of the time at
+ * 1.5x, by which class was behind when both priorities climbed). */
+static void sfq_reweigh(qc_front *f, uint32_t backlogged)
+{
+    for (unsigned i = 0; i < f->p.classes; i++)
+        if (backlogged >> i & 1u)
+            qc_sfq_reweigh(&f->sfq, i, f->est[i] / sfq_weight(f, i));
+}
+
 static void pump(qc_front *f, outbuf *o, double now)
 {
     purge(f, o, now);
@@ -457,6 +469,7 @@ static void pump(qc_front *f, outbuf *o, double now)
             }
             backlogged |= 1u << i;
         }
+        sfq_reweigh(f, backlogged);
         int pick = qc_sfq_pick(&f->sfq, backlogged);
         if (pick < 0)
             return;

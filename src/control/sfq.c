@@ -4,8 +4,9 @@
  *
  * Invariant: every backlogged class has pass >= vt, because vt is only
  * ever set to the least pass among the backlogged classes (or, with none
- * backlogged, to the pass of the class that starts), passes only grow,
- * and a class that joins is lifted to vt. */
+ * backlogged, to the pass of the class that starts), passes only grow
+ * but in qc_sfq_reweigh, which keeps them above vt, and a class that
+ * joins is lifted to vt. */
 #include "qctl/sfq.h"
 
 #include <math.h>
@@ -45,4 +46,10 @@ void qc_sfq_start(qc_sfq *q, unsigned k)
 void qc_sfq_charge(qc_sfq *q, unsigned k, double cost, double weight)
 {
     q->pass[k] += weight > 0 ? cost / weight : INFINITY;
+}
+
+void qc_sfq_reweigh(qc_sfq *q, unsigned k, double quantum)
+{
+    if (quantum > 0 && isfinite(quantum) && q->pass[k] > q->vt + quantum)
+        q->pass[k] = q->vt + quantum;
 }

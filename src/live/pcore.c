@@ -98,6 +98,10 @@ int qc__pcore_gone(qc__pcore *c, uint64_t id, qc_front_handle h)
     for (size_t i = 0; i < c->n; i++) {
         qc_front_decision *d = &c->pending[(c->head + i) % c->ndec];
         if (d->id == id) {
+            /* a wait not carried out: its place in the room let go (else
+             * the front would decide on it again, for a client gone) */
+            if (d->act == QC_FRONT_WAIT)
+                qc_front_cancel(c->front, d->handle);
             d->id = 0;
             decided = 0; /* the decision was here, and is void */
         }

@@ -310,6 +310,40 @@ static void test_sfq_mc_and_proxy(void **state)
     assert_true(stale > 20); /* the proxy's admission at once, taken often */
 }
 
+/* SFQ under weights that climb by orders of magnitude (the admission
+ * controller's priorities): a lead earned at the old weights is worth
+ * one request at the new ones (qc_sfq_reweigh), so the classes share the
+ * server by their new weights at once. Without it class 0, one request
+ * ahead at weight 0.01, would wait 10^8 of class 1's requests. */
+static void test_sfq_reweigh(void **state)
+{
+    (void)state;
+    qc_sfq q;
+    assert_int_equal(qc_sfq_init(&q, 2, NULL), 0);
+    qc_sfq_start(&q, 0);
+    qc_sfq_charge(&q, 0, 0.05, 0.01); /* pass 5, vt 0 */
+    double w[2] = {6e6, 1e6};
+    unsigned served[2] = {0, 0};
+    for (int n = 0; n < 700; n++) {
+        for (unsigned k = 0; k < 2; k++)
+            qc_sfq_reweigh(&q, k, 0.05 / w[k]);
+        int k = qc_sfq_pick(&q, 3u);
+        assert_true(k >= 0);
+        served[k]++;
+        qc_sfq_start(&q, (unsigned)k);
+        qc_sfq_charge(&q, (unsigned)k, 0.05, w[k]);
+    }
+    print_message("sfq reweigh: %u : %u\n", served[0], served[1]);
+    assert_in_range(served[0], 598, 602); /* 6 : 1 of 700 */
+    /* a lead within one quantum, a zero or infinite quantum: unchanged */
+    double p0 = q.pass[0];
+    qc_sfq_reweigh(&q, 0, 1e9);
+    qc_sfq_reweigh(&q, 0, 0);
+    qc_sfq_reweigh(&q, 0, INFINITY);
+    assert_true(q.pass[0] == p0);
+    assert_true(q.pass[0] >= q.vt && q.pass[1] >= q.vt);
+}
+
 /* ---- AIMD ------------------------------------------------------------------ */
 
 static void test_aimd_sim_and_limiter(void **state)
@@ -388,6 +422,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_djsq_pool_and_fleet),
         cmocka_unit_test(test_sfq_mc_and_proxy),
+        cmocka_unit_test(test_sfq_reweigh),
         cmocka_unit_test(test_aimd_sim_and_limiter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

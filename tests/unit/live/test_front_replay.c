@@ -16,7 +16,10 @@
  * backend, n the requests in flight when it was admitted (a server of
  * about 4 workers, so the latency rises with the load and every
  * controller moves both ways); some admitted requests find no backend and
- * give their slot back at once, some clients leave while they wait.
+ * give their slot back at once, some clients leave while they wait, and
+ * some leave while a decision on them is pending behind the one being
+ * carried out (it must be void: an admission's slot given back, a place
+ * in the waiting room let go).
  * Every limiter kind, both disciplines, both sampler cadences for AIMD;
  * and the TCP gate's front (gate.c: no limiter, one FIFO class, the
  * gate's own controller setting the front's cap at each control
@@ -25,8 +28,8 @@
  *
  * The comparison can fail: the simulation fed differently (the whole delay
  * instead of the time at the backend, no control tick, every request in
- * one class) must differ from the proxy. The mutants of the proxy's core
- * tried by hand are listed in docs/live.md. */
+ * one class) must differ from the proxy. Mutants of the proxy's core:
+ * scripts/replay_mutants.sh re-runs them (listed in docs/live.md). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,6 +58,9 @@ typedef struct trace {
                          quarter of them: enough that a cascade runs while an
                          event's other decisions are pending, which the order
                          of pcore's ring must keep) */
+    int kick[NREQ];   /* while a decision on it is carried out, the client of
+                         the next decision pending leaves (as a proxy that,
+                         writing one answer, finds another client closed) */
 } trace;
 
 /* Phases: 1 s at 60/s, 1.5 s at 3x a 4-worker backend's capacity (class
@@ -76,6 +82,7 @@ static void make_trace(trace *T)
         T->cls[i] = (s >> 7) % 4 == 0 ? 0 : 1;
         T->bounce[i] = (s >> 13) % 4 == 0;
         T->gone[i] = (s >> 17) % 41 == 0 ? t + 0.02 + 0.03 * u : INFINITY;
+        T->kick[i] = (s >> 23) % 6 == 0;
     }
 }
 
@@ -185,6 +192,7 @@ typedef struct sim {
     qc_front_decision *work;
     size_t nwork, cap;
     qc_front_decision *buf;
+    unsigned kicked[4]; /* departures with a decision pending, by its act (0: none pending) */
 } sim;
 
 static void sim_push(sim *S, const qc_front_decision *d, int n)
@@ -196,11 +204,42 @@ static void sim_push(sim *S, const qc_front_decision *d, int n)
 }
 
 /* Carries out the worklist in order; what it leads to joins its end. */
+/* The client of the first decision pending after work[k] (not on request
+ * i, not void) leaves: that decision is void (an admission gives its slot
+ * back when its turn comes; a wait lets its place go now). */
+static void sim_kick(sim *S, size_t k, int i)
+{
+    size_t m = k + 1;
+    while (m < S->nwork && (S->work[m].id == 0 || (int)S->work[m].id - 1 == i))
+        m++;
+    if (m >= S->nwork) {
+        S->kicked[0]++;
+        return;
+    }
+    qc_front_decision *p = &S->work[m];
+    int j = (int)p->id - 1;
+    S->kicked[p->act + 1]++;
+    if (S->state[j] == 1)
+        qc_front_cancel(S->f, S->h[j]);
+    if (p->act == QC_FRONT_WAIT)
+        qc_front_cancel(S->f, p->handle);
+    S->state[j] = 3;
+    p->id = 0;
+}
+
 static void sim_run(sim *S, double now)
 {
     for (size_t k = 0; k < S->nwork; k++) {
         qc_front_decision d = S->work[k];
+        if (d.id == 0) { /* its client left: an admission's slot back */
+            if (d.act == QC_FRONT_ADMIT)
+                sim_push(S, S->buf,
+                         qc_front_done(S->f, now, &d.tok, NAN, QC_FRONT_IGNORE, S->buf, S->cap));
+            continue;
+        }
         int i = (int)d.id - 1;
+        if (S->T->kick[i])
+            sim_kick(S, k, i);
         d.cls = S->gate ? 0 : S->T->cls[i]; /* the class the trace gave (SIM_ONE_CLASS told the front otherwise) */
         note(S->L, now, &d);
         if (d.act == QC_FRONT_WAIT) {
@@ -231,7 +270,7 @@ static void sim_run(sim *S, double now)
     }
 }
 
-static void run_sim(const trace *T, const conf *C, int fault, log_ *L)
+static void run_sim(const trace *T, const conf *C, int fault, log_ *L, unsigned *kicked)
 {
     sim S = {.T = T, .L = L, .fault = fault, .gate = C->gate, .dl_ev = -1, .dl_at = INFINITY};
     S.f = make_front(C);
@@ -283,6 +322,8 @@ static void run_sim(const trace *T, const conf *C, int fault, log_ *L)
         sim_push(&S, S.buf, n);
         sim_run(&S, e.t);
     }
+    if (kicked)
+        memcpy(kicked, S.kicked, sizeof S.kicked);
     qc_evq_free(S.ev);
     free(S.work);
     free(S.buf);
@@ -306,12 +347,39 @@ typedef struct fake {
     qc_front_token tok[NREQ];
     int gone_done[NREQ];
     unsigned ticks;
+    unsigned kicked[4];
 } fake;
+
+/* The client of the next decision pending in the core's ring (not on i,
+ * not void) leaves, as the proxy's qc__proxy_forget tells the core. */
+static void fake_kick(fake *F, int i)
+{
+    const qc__pcore *c = &F->core;
+    const qc_front_decision *p = NULL;
+    for (size_t m = 0; m < c->n && !p; m++) {
+        const qc_front_decision *q = &c->pending[(c->head + m) % c->ndec];
+        if (q->id != 0 && (int)q->id - 1 != i)
+            p = q;
+    }
+    if (!p) {
+        F->kicked[0]++;
+        return;
+    }
+    int j = (int)p->id - 1;
+    F->kicked[p->act + 1]++;
+    F->gone_done[j] = 1;
+    qc_front_handle h = F->waiting[j] ? F->h[j] : 0;
+    F->waiting[j] = 0;
+    F->t_deadline[j] = INFINITY;
+    qc__pcore_gone(&F->core, (uint64_t)j + 1, h);
+}
 
 static void fake_apply(void *ctx, const qc_front_decision *d)
 {
     fake *F = ctx;
     int i = (int)d->id - 1;
+    if (F->T->kick[i])
+        fake_kick(F, i);
     note(F->L, F->now, d);
     if (F->waiting[i]) { /* off the waiting list, its timer stopped */
         F->waiting[i] = 0;
@@ -338,7 +406,7 @@ static void fake_apply(void *ctx, const qc_front_decision *d)
     }
 }
 
-static void run_proxy(const trace *T, const conf *C, log_ *L)
+static void run_proxy(const trace *T, const conf *C, log_ *L, unsigned *kicked)
 {
     fake *F = calloc(1, sizeof *F);
     assert_non_null(F);
@@ -411,6 +479,8 @@ static void run_proxy(const trace *T, const conf *C, log_ *L)
             break;
         }
     }
+    if (kicked)
+        memcpy(kicked, F->kicked, sizeof F->kicked);
     qc__pcore_free(&F->core);
     qc_front_free(F->f);
     free(F);
@@ -457,11 +527,13 @@ static void test_same_decisions(void **state)
 {
     (void)state;
     make_trace(&TR);
+    unsigned kick_admit = 0, kick_wait = 0;
     for (size_t k = 0; k < sizeof CONFS / sizeof CONFS[0]; k++) {
         const conf *C = &CONFS[k];
         LS.n = LP.n = 0;
-        run_sim(&TR, C, SIM_OK, &LS);
-        run_proxy(&TR, C, &LP);
+        unsigned ks[4], kp[4];
+        run_sim(&TR, C, SIM_OK, &LS, ks);
+        run_proxy(&TR, C, &LP, kp);
         size_t d = first_difference(&LS, &LP);
         if (d != (size_t)-1)
             fail_msg("%s/%s/every %u: decision %zu of %zu/%zu differs: sim t=%.9f id %llu act %d "
@@ -488,7 +560,19 @@ static void test_same_decisions(void **state)
                       counts(&LS, QC_FRONT_REFUSE, QC_FRONT_REJECTED));
         assert_true(admits > NREQ / 3);
         assert_true(waits > 0);
+        /* clients left with a decision pending on them, in both plants
+         * alike (none pending, an admission, a wait, a refusal) */
+        print_message("          departures with a decision pending: admit %u, wait %u, "
+                      "refuse %u (none pending %u)\n", ks[1 + QC_FRONT_ADMIT],
+                      ks[1 + QC_FRONT_WAIT], ks[1 + QC_FRONT_REFUSE], ks[0]);
+        assert_memory_equal(ks, kp, sizeof ks);
+        kick_admit += ks[1 + QC_FRONT_ADMIT];
+        kick_wait += ks[1 + QC_FRONT_WAIT];
     }
+    /* the step is taken: departures with an admission, and with a wait,
+     * pending on them */
+    assert_true(kick_admit > 10);
+    assert_true(kick_wait > 10);
 }
 
 /* The comparison can fail: a simulation fed otherwise differs. */
@@ -512,8 +596,8 @@ static void test_faults_caught(void **state)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         LS.n = LP.n = 0;
-        run_sim(&TR, &cases[k].c, cases[k].fault, &LS);
-        run_proxy(&TR, &cases[k].c, &LP);
+        run_sim(&TR, &cases[k].c, cases[k].fault, &LS, NULL);
+        run_proxy(&TR, &cases[k].c, &LP, NULL);
         size_t d = first_difference(&LS, &LP);
         print_message("%s: first difference at decision %zu\n", cases[k].what, d);
         assert_true(d != (size_t)-1);
