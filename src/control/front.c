@@ -82,11 +82,13 @@ struct qc_front {
     uint64_t win_fresh;
     double win_min;
     int wc_on;       /* the work-conserving rule applies (see qctl/front.h) */
+    int watch;       /* overload judged (wc_on, or a fixed limit: CoDel only then) */
     int fast;        /* the last verdict: the backends answer at their no-load latency */
     double ssthresh; /* half the gate of the last slow verdict (INFINITY: none
                         since the limit last stopped binding): doubling stops there */
     unsigned slow_run, fast_run; /* slow / fast verdicts in a row */
     uint64_t win_arrived, win_done; /* the window's arrivals and completions */
+    double run_arrived, run_done; /* ... summed over the slow run (excess_beyond_noise) */
     double good; /* the largest gate of a fast verdict (0: none yet) */
     int overload; /* confirmed: two slow verdicts in a row since the limit last
                      stopped binding or the backends were last fast for
@@ -184,6 +186,7 @@ qc_front *qc_front_alloc(const qc_front_params *p, double now, qc_err *err)
     }
     f->codel_on = p->discipline == QC_FRONT_CODEL && !(p->control && adm);
     f->wc_on = p->control && p->work_conserving && lc.algo != QC_LIMITER_FIXED && !adm;
+    f->watch = p->control && p->work_conserving && !adm;
     f->adm = p->control && adm;
     f->now = now;
     qc_lim_sampler_init(&f->sampler, p->sample_every);
@@ -430,7 +433,7 @@ static void set_target(qc_front *f)
  * limit climbed back to them after a stall of the host. */
 static int codel_judges(const qc_front *f)
 {
-    return f->codel_on && (!f->wc_on || f->overload);
+    return f->codel_on && (!f->watch || f->overload);
 }
 
 /* Lets waiting requests in while there are slots: the backlogged class
@@ -684,6 +687,55 @@ static int verdict(qc_front *f, uint64_t drops)
  * doubling stops and end a confirmed overload. */
 #define FAST_FORGET 5 /* fast verdicts in a row that end an overload */
 
+/* Whether more requests came than were answered, beyond what chance
+ * makes of a backend loaded just to its capacity: the arrivals and
+ * completions summed over the slow run (from its first slow verdict),
+ * their excess above EXCESS_SIGMAS standard deviations of the arrivals'
+ * count (sqrt(A) for Poisson arrivals; the completions of a saturated
+ * backend vary less). A window's own excess (arrived > 1.05 done) was
+ * chance at exactly 100% of a backend's capacity (one of two backends
+ * killed at 50% of their total load: 40 +- 6 arrivals a 0.1 s window
+ * against 40 completions): CoDel then judged and refused 0.9 to 12% of a
+ * load nginx and haproxy serve whole. A 3x overload (120 against 40) is
+ * confirmed in its first window, 1.5x (60 against 40) in its third. */
+#define EXCESS_SIGMAS 4
+
+static int excess_beyond_noise(qc_front *f, int v, uint64_t arrived, uint64_t done)
+{
+    if (v != 0) {
+        if (v == 1)
+            f->run_arrived = f->run_done = 0;
+        return 0;
+    }
+    if (f->slow_run == 1)
+        f->run_arrived = f->run_done = 0;
+    f->run_arrived += (double)arrived;
+    f->run_done += (double)done;
+    return f->run_arrived - f->run_done > EXCESS_SIGMAS * sqrt(f->run_arrived) + 1;
+}
+
+/* A fixed limit is the capacity its user declared, whatever the
+ * backends' latency: it is overloaded when, while it binds, more requests
+ * come than are answered beyond chance (as excess_beyond_noise, summed
+ * since it began to bind), and its CoDel judges only then, as the
+ * others' does. A closed loop held by the limit in front of a backend
+ * that answers at once (as many arrivals as completions), or the
+ * survivor of two backends at its capacity, is not shed. */
+static void fixed_overload(qc_front *f, int bound, uint64_t arrived, uint64_t done)
+{
+    if (!bound) {
+        f->run_arrived = f->run_done = 0;
+        f->overload = 0;
+    } else {
+        f->run_arrived += (double)arrived;
+        f->run_done += (double)done;
+        if (f->run_arrived - f->run_done > EXCESS_SIGMAS * sqrt(f->run_arrived) + 1)
+            f->overload = 1;
+    }
+    if (!f->overload)
+        f->codel.standing = 0;
+}
+
 static void work_conserve(qc_front *f, uint32_t gate)
 {
     int bound = f->win_bound;
@@ -695,8 +747,12 @@ static void work_conserve(qc_front *f, uint32_t gate)
     f->win_drops = 0;
     f->win_fresh = 0;
     f->win_min = INFINITY;
-    if (!f->wc_on)
+    if (!f->watch)
         return;
+    if (!f->wc_on) {
+        fixed_overload(f, bound, arrived, done);
+        return;
+    }
     if (v == 0) {
         f->slow_run++;
         f->fast_run = 0;
@@ -721,7 +777,8 @@ static void work_conserve(qc_front *f, uint32_t gate)
     double held = (double)f->inflight + (double)f->waiting;
     if (v == 1 && (double)gate > f->good)
         f->good = (double)gate;
-    if (v == 0 && (double)arrived > 1.05 * (double)done + 1 &&
+    int excess = excess_beyond_noise(f, v, arrived, done); /* every window: it sums the run */
+    if (v == 0 && excess &&
         (f->slow_run >= 2 || (f->good > 0 && held > 2 * f->good)))
         f->overload = 1;
     if (v == 0 && (double)gate / 2 < f->ssthresh)
