@@ -88,7 +88,9 @@ struct qc_front {
                         since the limit last stopped binding): doubling stops there */
     unsigned slow_run, fast_run; /* slow / fast verdicts in a row */
     uint64_t win_arrived, win_done; /* the window's arrivals and completions */
-    double run_arrived, run_done; /* ... summed over the slow run (excess_beyond_noise) */
+    double run_arrived;     /* the arrivals summed over the slow run (excess_beyond_noise) */
+    double run_held0, last_held; /* held at the run's start, at the last window's end */
+    unsigned grow_run;      /* fixed_overload: windows in a row past the noise, growing */
     double good; /* the largest gate of a fast verdict (0: none yet) */
     int overload; /* confirmed: two slow verdicts in a row since the limit last
                      stopped binding or the backends were last fast for
@@ -687,49 +689,57 @@ static int verdict(qc_front *f, uint64_t drops)
  * doubling stops and end a confirmed overload. */
 #define FAST_FORGET 5 /* fast verdicts in a row that end an overload */
 
-/* Whether more requests came than were answered, beyond what chance
- * makes of a backend loaded just to its capacity: the arrivals and
- * completions summed over the slow run (from its first slow verdict),
- * their excess above EXCESS_SIGMAS standard deviations of the arrivals'
- * count (sqrt(A) for Poisson arrivals; the completions of a saturated
- * backend vary less). A window's own excess (arrived > 1.05 done) was
- * chance at exactly 100% of a backend's capacity (one of two backends
- * killed at 50% of their total load: 40 +- 6 arrivals a 0.1 s window
- * against 40 completions): CoDel then judged and refused 0.9 to 12% of a
- * load nginx and haproxy serve whole. A 3x overload (120 against 40) is
- * confirmed in its first window, 1.5x (60 against 40) in its third. */
+/* Whether the requests held (in flight and waiting) grew beyond what
+ * chance makes of a backend loaded just to its capacity: their growth
+ * over the slow run (from the start of its first slow window) above
+ * EXCESS_SIGMAS standard deviations of the run's arrivals' count (sqrt(A)
+ * for Poisson arrivals; the completions of a saturated backend vary
+ * less). The growth, not arrivals against completions: a refused client
+ * that sends again is one more arrival, not more held. A window's own
+ * excess (arrived > 1.05 done) was chance at exactly 100% of a backend's
+ * capacity (one of two backends killed at 50% of their total load: 40 +-
+ * 6 arrivals a 0.1 s window against 40 completions): CoDel then judged
+ * and refused 0.9 to 12% of a load nginx and haproxy serve whole. A 3x
+ * overload (120 against 40) is confirmed in its first window, 1.5x (60
+ * against 40) in its third. */
 #define EXCESS_SIGMAS 4
 
-static int excess_beyond_noise(qc_front *f, int v, uint64_t arrived, uint64_t done)
+static int excess_beyond_noise(qc_front *f, int v, uint64_t arrived, double held, double prev)
 {
     if (v != 0) {
         if (v == 1)
-            f->run_arrived = f->run_done = 0;
+            f->run_arrived = 0;
         return 0;
     }
-    if (f->slow_run == 1)
-        f->run_arrived = f->run_done = 0;
+    if (f->slow_run == 1) {
+        f->run_arrived = 0;
+        f->run_held0 = prev;
+    }
     f->run_arrived += (double)arrived;
-    f->run_done += (double)done;
-    return f->run_arrived - f->run_done > EXCESS_SIGMAS * sqrt(f->run_arrived) + 1;
+    return held - f->run_held0 > EXCESS_SIGMAS * sqrt(f->run_arrived) + 1;
 }
 
 /* A fixed limit is the capacity its user declared, whatever the
- * backends' latency: it is overloaded when, while it binds, more requests
- * come than are answered beyond chance (as excess_beyond_noise, summed
- * since it began to bind), and its CoDel judges only then, as the
- * others' does. A closed loop held by the limit in front of a backend
- * that answers at once (as many arrivals as completions), or the
- * survivor of two backends at its capacity, is not shed. */
-static void fixed_overload(qc_front *f, int bound, uint64_t arrived, uint64_t done)
+ * backends' latency: it is overloaded when, while it binds, the requests
+ * held grow beyond chance (as excess_beyond_noise, since it began to
+ * bind) in two windows in a row, each growing (a closed loop's first
+ * burst grows them once, then holds them), and its CoDel judges only
+ * then, as the others' does. 256 closed-loop clients held by the limit
+ * in front of a backend that answers at once, or the survivor of two
+ * backends at its capacity, are not shed. */
+static void fixed_overload(qc_front *f, int bound, uint64_t arrived, double held, double prev)
 {
     if (!bound) {
-        f->run_arrived = f->run_done = 0;
+        f->run_arrived = 0;
+        f->grow_run = 0;
         f->overload = 0;
     } else {
+        if (f->run_arrived == 0)
+            f->run_held0 = prev;
         f->run_arrived += (double)arrived;
-        f->run_done += (double)done;
-        if (f->run_arrived - f->run_done > EXCESS_SIGMAS * sqrt(f->run_arrived) + 1)
+        int past = held - f->run_held0 > EXCESS_SIGMAS * sqrt(f->run_arrived) + 1 && held > prev;
+        f->grow_run = past ? f->grow_run + 1 : 0;
+        if (f->grow_run >= 2)
             f->overload = 1;
     }
     if (!f->overload)
@@ -740,7 +750,7 @@ static void work_conserve(qc_front *f, uint32_t gate)
 {
     int bound = f->win_bound;
     uint64_t drops = f->win_drops;
-    uint64_t arrived = f->win_arrived, done = f->win_done;
+    uint64_t arrived = f->win_arrived;
     f->win_arrived = f->win_done = 0;
     int v = verdict(f, drops);
     f->win_bound = 0;
@@ -749,8 +759,10 @@ static void work_conserve(qc_front *f, uint32_t gate)
     f->win_min = INFINITY;
     if (!f->watch)
         return;
+    double held = (double)f->inflight + (double)f->waiting, prev = f->last_held;
+    f->last_held = held;
     if (!f->wc_on) {
-        fixed_overload(f, bound, arrived, done);
+        fixed_overload(f, bound, arrived, held, prev);
         return;
     }
     if (v == 0) {
@@ -774,10 +786,9 @@ static void work_conserve(qc_front *f, uint32_t gate)
      * completions however slow the backends, and refusing some of them
      * frees nothing (refusals only make them send again); a stall of the
      * host, a backend starved of CPU, is then waited out, not shed */
-    double held = (double)f->inflight + (double)f->waiting;
     if (v == 1 && (double)gate > f->good)
         f->good = (double)gate;
-    int excess = excess_beyond_noise(f, v, arrived, done); /* every window: it sums the run */
+    int excess = excess_beyond_noise(f, v, arrived, held, prev); /* every window: it sums the run */
     if (v == 0 && excess &&
         (f->slow_run >= 2 || (f->good > 0 && held > 2 * f->good)))
         f->overload = 1;
