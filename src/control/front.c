@@ -944,6 +944,12 @@ double qc_front_next_deadline(qc_front *f)
     return t;
 }
 
+double qc_front_setup_wait(qc_front *f, unsigned cls, double t_arrive, double now)
+{
+    double left = t_arrive + qc_front_class_deadline(f, cls) - now;
+    return left > 0 ? left : 0;
+}
+
 int qc_front_cancel(qc_front *f, qc_front_handle h)
 {
     uint64_t idx = h & 0xffffffffu;

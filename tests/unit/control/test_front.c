@@ -402,6 +402,21 @@ static void test_fixed_overload(void **state)
     assert_true(standing > 0);
 }
 
+/* A request waiting for a backend's setup waits its class's deadline
+ * from its arrival (2 s here; best effort 1 s), then none. */
+static void test_setup_wait(void **state)
+{
+    (void)state;
+    qc_front *f = make(QC_LIMITER_FIXED, 1, 4, QC_FRONT_FIFO, 2);
+    qc_err err = {0};
+    assert_int_equal(qc_front_set_deadline(f, 0, 2, &err), 0);
+    assert_true(fabs(qc_front_setup_wait(f, 0, 0.2, 0.5) - 1.7) < 1e-12);
+    assert_true(fabs(qc_front_setup_wait(f, 1, 0.2, 0.5) - 0.7) < 1e-12);
+    assert_true(qc_front_setup_wait(f, 0, 0.2, 2.2) == 0);
+    assert_true(qc_front_setup_wait(f, 1, 0.2, 1.3) == 0);
+    qc_front_free(f);
+}
+
 static void test_bad_params(void **state)
 {
     (void)state;
@@ -614,7 +629,7 @@ int main(void)
         cmocka_unit_test(test_cap),
         cmocka_unit_test(test_sfq),             cmocka_unit_test(test_sampler),
         cmocka_unit_test(test_bad_params),      cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_work_conserving), cmocka_unit_test(test_fixed_overload), cmocka_unit_test(test_admission_room),
+        cmocka_unit_test(test_work_conserving), cmocka_unit_test(test_fixed_overload), cmocka_unit_test(test_setup_wait), cmocka_unit_test(test_admission_room),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
