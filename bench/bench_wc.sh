@@ -27,7 +27,7 @@
 #     load generator per phase).
 set -eu
 QCTL=${1:-build/qctl}
-DUR=${2:-4}
+DUR=${2:-${DUR:-4}}
 PARTS=${PARTS:-12345}
 LIMS=${LIMS:-"default fixed maxusers aimd vegas gradient2 envoy admission none"}
 command -v wrk >/dev/null || { echo "bench_wc: needs wrk: skipped"; exit 0; }
