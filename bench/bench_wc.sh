@@ -6,7 +6,9 @@
 # each limiter refuses (almost) nothing and serves what `--limiter none`
 # serves, and under an overload its limit falls.
 #   bench/bench_wc.sh [QCTL] [SECONDS]
-# Needs wrk and curl (without them, a notice and exit 0). 127.0.0.1 only.
+# Needs wrk, curl and python3 (without them, a notice and exit 0).
+# 127.0.0.1 only. The counts come from the clients (wrk, qctl load, the
+# upload client), never from the proxy's own.
 # Every limiter is measured in the same round as `--limiter none`, each on
 # a fresh proxy, so a busy host slows them alike (the 2xx/s ratio against
 # none is the figure, not the absolute rate). Parts (PARTS=1234):
@@ -15,7 +17,8 @@
 #     connections: 2xx/s, refused (non-2xx) fraction, ratio to none;
 #  2. 4 workers of det:0.01 (400/s) at half their capacity: `qctl load`
 #     open loop at 200/s for 8 s, C = 1, 32, 256 connections at most;
-#  3. 40 concurrent uploads of 8 MiB (curl) to the backend of part 1;
+#  3. 40 concurrent uploads of 8 MiB (bench/upload_client.py, which
+#     reads and checks every answer) to the backend of part 1;
 #  4. two backends of 4 workers of det:0.01, offered 400/s (50% of the
 #     two) for 8 s, one killed after 1 s: refused count;
 #  5. the limit series: part 2's backend offered 200/s for 6 s, 1200/s (3x)
@@ -24,11 +27,12 @@
 #     load generator per phase).
 set -eu
 QCTL=${1:-build/qctl}
-DUR=${2:-4}
+DUR=${2:-${DUR:-4}}
 PARTS=${PARTS:-12345}
-LIMS=${LIMS:-"default maxusers aimd vegas gradient2 envoy none"}
+LIMS=${LIMS:-"default fixed maxusers aimd vegas gradient2 envoy admission none"}
 command -v wrk >/dev/null || { echo "bench_wc: needs wrk: skipped"; exit 0; }
 command -v curl >/dev/null || { echo "bench_wc: needs curl: skipped"; exit 0; }
+command -v python3 >/dev/null || { echo "bench_wc: needs python3: skipped"; exit 0; }
 T=$(mktemp -d)
 PIDS=""
 trap 'for p in $PIDS; do kill $p 2>/dev/null || :; done; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
@@ -47,6 +51,8 @@ proxy() { # LIMITER ARGS...: port in $PPORT, pid in $PPID_
     l=$1; shift
     la=""
     [ "$l" = default ] || la="--limiter $l"
+    # admission needs a class: one best-effort class bound to the default wait
+    [ "$l" = admission ] && la="$la --class all=1"
     rm -f "$T/p.port"
     # shellcheck disable=SC2086
     "$QCTL" proxy --listen 127.0.0.1:0 --port-file "$T/p.port" $la "$@" 2>>"$T/proxy.err" &
@@ -116,22 +122,21 @@ fi
 
 if part 3; then
     echo
-    echo "== 3. 40 concurrent uploads of 8 MiB"
+    echo "== 3. 40 concurrent uploads of 8 MiB (bench/upload_client.py: each answer read whole and checked)"
     [ -n "${fb_PORT:-}" ] || backend fb --workers 65536 --service det:0
-    head -c 8388608 /dev/urandom >"$T/8m"
     for l in $LIMS; do
         proxy "$l" --backend "127.0.0.1:$fb_PORT"
-        i=0
-        : >"$T/codes"
-        while [ $i -lt 40 ]; do
-            curl -s -o /dev/null -w '%{http_code}\n' --max-time 60 --data-binary @"$T/8m" \
-                "http://127.0.0.1:$PPORT/up" >>"$T/codes" &
-            i=$((i + 1))
-        done
-        wait_n=0
-        while [ "$(wc -l <"$T/codes")" -lt 40 ] && [ $wait_n -lt 1200 ]; do sleep 0.1; wait_n=$((wait_n + 1)); done
+        python3 "$(dirname "$0")/upload_client.py" 127.0.0.1 "$PPORT" 40 8388608 60 >"$T/u.json" 2>/dev/null || :
         stop "$PPID_"
-        echo "  $l: $(grep -c '^2' "$T/codes") of 40 answered 2xx, $(grep -c '^503' "$T/codes") refused (503), $(grep -vc '^2\|^503' "$T/codes") other (000: curl gave up, 60 s)"
+        python3 -c '
+import json, sys
+try:
+    j = json.load(open(sys.argv[1]))
+except Exception:
+    print("  %s: the upload client gave no answer" % sys.argv[2]); sys.exit(0)
+other = j["uploads"] - j["ok"] - j["refused_503"]
+print("  %s: %d of %d answered 2xx, %d refused (503), %d other %s, slowest %.1f s" % (sys.argv[2], j["ok"],
+      j["uploads"], j["refused_503"], other, json.dumps({k: v for k, v in j["by_status"].items() if k not in ("200", "503")}), j["slowest"]))' "$T/u.json" "$l"
     done
     stop "$fb_PID"
 fi

@@ -306,6 +306,13 @@ int qc_front_drain(qc_front *f, double now, qc_front_decision *out, size_t cap);
  * ADMISSION a bounded class's wait target W_i), s. */
 double qc_front_class_deadline(qc_front *f, unsigned cls);
 
+/* A request admitted but waiting for its backend's setup (a parked
+ * backend switched on for it): how long it may still wait at now, s,
+ * having arrived at t_arrive: its class's wait deadline counted from its
+ * arrival, as in the waiting room (a setup is waited out like a queue,
+ * not refused at once); 0: past it, refuse it now. */
+double qc_front_setup_wait(qc_front *f, unsigned cls, double t_arrive, double now);
+
 /* Sets class cls's wait deadline (> 0, finite) for requests arriving
  * from now on (not under ADMISSION, where it is queue_timeout: set the
  * limiter's bound there). QC_ERANGE for a class out of range, QC_EINVAL

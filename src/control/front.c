@@ -82,11 +82,15 @@ struct qc_front {
     uint64_t win_fresh;
     double win_min;
     int wc_on;       /* the work-conserving rule applies (see qctl/front.h) */
+    int watch;       /* overload judged (wc_on, or a fixed limit: CoDel only then) */
     int fast;        /* the last verdict: the backends answer at their no-load latency */
     double ssthresh; /* half the gate of the last slow verdict (INFINITY: none
                         since the limit last stopped binding): doubling stops there */
     unsigned slow_run, fast_run; /* slow / fast verdicts in a row */
     uint64_t win_arrived, win_done; /* the window's arrivals and completions */
+    double run_arrived;     /* the arrivals summed over the slow run (excess_beyond_noise) */
+    double run_held0, last_held; /* held at the run's start, at the last window's end */
+    unsigned grow_run;      /* fixed_overload: windows in a row past the noise, growing */
     double good; /* the largest gate of a fast verdict (0: none yet) */
     int overload; /* confirmed: two slow verdicts in a row since the limit last
                      stopped binding or the backends were last fast for
@@ -184,6 +188,7 @@ qc_front *qc_front_alloc(const qc_front_params *p, double now, qc_err *err)
     }
     f->codel_on = p->discipline == QC_FRONT_CODEL && !(p->control && adm);
     f->wc_on = p->control && p->work_conserving && lc.algo != QC_LIMITER_FIXED && !adm;
+    f->watch = p->control && p->work_conserving && !adm;
     f->adm = p->control && adm;
     f->now = now;
     qc_lim_sampler_init(&f->sampler, p->sample_every);
@@ -430,7 +435,7 @@ static void set_target(qc_front *f)
  * limit climbed back to them after a stall of the host. */
 static int codel_judges(const qc_front *f)
 {
-    return f->codel_on && (!f->wc_on || f->overload);
+    return f->codel_on && (!f->watch || f->overload);
 }
 
 /* Lets waiting requests in while there are slots: the backlogged class
@@ -697,19 +702,82 @@ static int verdict(qc_front *f, uint64_t drops)
  * doubling stops and end a confirmed overload. */
 #define FAST_FORGET 5 /* fast verdicts in a row that end an overload */
 
+/* Whether the requests held (in flight and waiting) grew beyond what
+ * chance makes of a backend loaded just to its capacity: their growth
+ * over the slow run (from the start of its first slow window) above
+ * EXCESS_SIGMAS standard deviations of the run's arrivals' count (sqrt(A)
+ * for Poisson arrivals; the completions of a saturated backend vary
+ * less). The growth, not arrivals against completions: a refused client
+ * that sends again is one more arrival, not more held. A window's own
+ * excess (arrived > 1.05 done) was chance at exactly 100% of a backend's
+ * capacity (one of two backends killed at 50% of their total load: 40 +-
+ * 6 arrivals a 0.1 s window against 40 completions): CoDel then judged
+ * and refused 0.9 to 12% of a load nginx and haproxy serve whole. A 3x
+ * overload (120 against 40) is confirmed in its first window, 1.5x (60
+ * against 40) in its third. */
+#define EXCESS_SIGMAS 4
+
+static int excess_beyond_noise(qc_front *f, int v, uint64_t arrived, double held, double prev)
+{
+    if (v != 0) {
+        if (v == 1)
+            f->run_arrived = 0;
+        return 0;
+    }
+    if (f->slow_run == 1) {
+        f->run_arrived = 0;
+        f->run_held0 = prev;
+    }
+    f->run_arrived += (double)arrived;
+    return held - f->run_held0 > EXCESS_SIGMAS * sqrt(f->run_arrived) + 1;
+}
+
+/* A fixed limit is the capacity its user declared, whatever the
+ * backends' latency: it is overloaded when, while it binds, the requests
+ * held grow beyond chance (as excess_beyond_noise, since it began to
+ * bind) in two windows in a row, each growing (a closed loop's first
+ * burst grows them once, then holds them), and its CoDel judges only
+ * then, as the others' does. 256 closed-loop clients held by the limit
+ * in front of a backend that answers at once, or the survivor of two
+ * backends at its capacity, are not shed. */
+static void fixed_overload(qc_front *f, int bound, uint64_t arrived, double held, double prev)
+{
+    if (!bound) {
+        f->run_arrived = 0;
+        f->grow_run = 0;
+        f->overload = 0;
+    } else {
+        if (f->run_arrived == 0)
+            f->run_held0 = prev;
+        f->run_arrived += (double)arrived;
+        int past = held - f->run_held0 > EXCESS_SIGMAS * sqrt(f->run_arrived) + 1 && held > prev;
+        f->grow_run = past ? f->grow_run + 1 : 0;
+        if (f->grow_run >= 2)
+            f->overload = 1;
+    }
+    if (!f->overload)
+        f->codel.standing = 0;
+}
+
 static void work_conserve(qc_front *f, uint32_t gate)
 {
     int bound = f->win_bound;
     uint64_t drops = f->win_drops;
-    uint64_t arrived = f->win_arrived, done = f->win_done;
+    uint64_t arrived = f->win_arrived;
     f->win_arrived = f->win_done = 0;
     int v = verdict(f, drops);
     f->win_bound = 0;
     f->win_drops = 0;
     f->win_fresh = 0;
     f->win_min = INFINITY;
-    if (!f->wc_on)
+    if (!f->watch)
         return;
+    double held = (double)f->inflight + (double)f->waiting, prev = f->last_held;
+    f->last_held = held;
+    if (!f->wc_on) {
+        fixed_overload(f, bound, arrived, held, prev);
+        return;
+    }
     if (v == 0) {
         f->slow_run++;
         f->fast_run = 0;
@@ -731,10 +799,10 @@ static void work_conserve(qc_front *f, uint32_t gate)
      * completions however slow the backends, and refusing some of them
      * frees nothing (refusals only make them send again); a stall of the
      * host, a backend starved of CPU, is then waited out, not shed */
-    double held = (double)f->inflight + (double)f->waiting;
     if (v == 1 && (double)gate > f->good)
         f->good = (double)gate;
-    if (v == 0 && (double)arrived > 1.05 * (double)done + 1 &&
+    int excess = excess_beyond_noise(f, v, arrived, held, prev); /* every window: it sums the run */
+    if (v == 0 && excess &&
         (f->slow_run >= 2 || (f->good > 0 && held > 2 * f->good)))
         f->overload = 1;
     if (v == 0 && (double)gate / 2 < f->ssthresh)
@@ -887,6 +955,12 @@ double qc_front_next_deadline(qc_front *f)
                 t = f->room[i].deadline;
     pthread_mutex_unlock(&f->mu);
     return t;
+}
+
+double qc_front_setup_wait(qc_front *f, unsigned cls, double t_arrive, double now)
+{
+    double left = t_arrive + qc_front_class_deadline(f, cls) - now;
+    return left > 0 ? left : 0;
 }
 
 int qc_front_cancel(qc_front *f, qc_front_handle h)

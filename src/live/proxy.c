@@ -185,13 +185,6 @@ void qc__proxy_plog(const proxy *P, int level, const char *fmt, ...)
     P->o->log(P->o->log_ctx, level, line);
 }
 
-/* How long a request of class i arriving now may wait (for a slot, or
- * for a backend's setup). */
-double qc__proxy_wait_deadline(proxy *P, unsigned i)
-{
-    return qc_front_class_deadline(P->front, i);
-}
-
 /* --queue-target, or (0, the default) the adaptive target of the no-load
  * latency the limiter measures now (one L0, 5 ms at least, 50 ms before
  * the first answer): the front's. */

@@ -75,7 +75,7 @@ static void wait_setup(uconn *u)
         b->wait_head = u;
     b->wait_tail = u;
     qc__fleet_wait(&P->fleet, b->index);
-    double left = c->t_arrive + qc__proxy_wait_deadline(P, c->cls) - qc__now();
+    double left = qc_front_setup_wait(P->front, c->cls, c->t_arrive, qc__now());
     uv_timer_start(&u->timer, qc__proxy_on_upstream_timer, left > 0.001 ? (uint64_t)(left * 1000) : 1, 0);
 }
 

@@ -412,6 +412,5 @@ void qc__proxy_plog(const proxy *P, int level, const char *fmt, ...)
 double qc__proxy_queue_target(proxy *P);
 int qc__proxy_standing(proxy *P);
 double qc__proxy_ready_time(proxy *P);
-double qc__proxy_wait_deadline(proxy *P, unsigned i);
 
 #endif

@@ -32,6 +32,9 @@ static qc_front *make(qc_limiter_algo algo, double limit, unsigned queue,
     p.discipline = disc;
     p.classes = classes;
     p.codel.target = 0.01; /* fixed: 10 ms, interval 100 ms */
+    /* CoDel as such: judging whether the room is overloaded is
+     * test_work_conserving's and test_fixed_overload's */
+    p.work_conserving = 0;
     qc_err err = {0};
     qc_front *f = qc_front_alloc(&p, 0, &err);
     assert_non_null(f);
@@ -320,6 +323,100 @@ static void test_work_conserving(void **state)
     }
 }
 
+/* A fixed limit of 2 in front of a backend that answers each request in
+ * 20 ms (100/s), a request arriving every 10 ms (a/10 ms of them) for 3 s,
+ * ticks every 100 ms, CoDel's target 10 ms. Work-conserving judgement on
+ * (the default): with as many arrivals as completions (a closed loop the
+ * limit holds, 6 waiting about 60 ms each, past the target) CoDel
+ * never judges and nothing is refused; at 2x (twice the completions) the
+ * overload is confirmed and the standing queue refuses. */
+static int fixed_run(unsigned per_step, uint64_t *standing)
+{
+    qc_front_params p;
+    qc_front_params_init(&p, QC_LIMITER_FIXED);
+    p.limiter.initial_limit = 2;
+    p.queue = 512;
+    p.codel.target = 0.01;
+    qc_front *f = qc_front_alloc(&p, 0, NULL);
+    assert_non_null(f);
+    qc_front_decision d, out[CAP];
+    qc_front_token fl[8];
+    unsigned nfl = 0;
+    uint64_t id = 0, refused = 0;
+    *standing = 0;
+    /* 8 at start: 2 in, 6 waiting */
+    for (; id < 8; id++)
+        if (qc_front_arrive(f, 0, 0, id, &d) == QC_FRONT_ADMIT)
+            fl[nfl++] = d.tok;
+    assert_int_equal(nfl, 2);
+    for (int k = 1; k <= 300; k++) {
+        double now = 0.01 * k;
+        int n = 0;
+        if (k % 2 == 0) { /* the older of the two completes every 20 ms */
+            qc_front_token t = fl[0];
+            fl[0] = fl[1];
+            nfl--;
+            n = qc_front_done(f, now, &t, 0.02, QC_FRONT_OK, out, CAP);
+        }
+        for (int i = 0; i < n; i++)
+            if (out[i].act == QC_FRONT_ADMIT) {
+                assert_true(nfl < 2);
+                fl[nfl++] = out[i].tok;
+            } else if (out[i].act == QC_FRONT_REFUSE) {
+                refused++;
+                *standing += out[i].reason == QC_FRONT_STANDING;
+            }
+        for (unsigned a = 0; a < per_step; a++)
+            if (k % 2 == 0 || per_step > 1) {
+                int act = qc_front_arrive(f, now, 0, id++, &d);
+                if (act == QC_FRONT_ADMIT)
+                    fl[nfl++] = d.tok;
+                refused += act == QC_FRONT_REFUSE;
+            }
+        if (k % 10 == 0) {
+            n = qc_front_tick(f, now, out, CAP);
+            for (int i = 0; i < n; i++)
+                if (out[i].act == QC_FRONT_ADMIT)
+                    fl[nfl++] = out[i].tok;
+                else if (out[i].act == QC_FRONT_REFUSE) {
+                    refused++;
+                    *standing += out[i].reason == QC_FRONT_STANDING;
+                }
+        }
+        /* keep two in flight when something waits (a refused one freed none) */
+        assert_true(nfl <= 2);
+    }
+    qc_front_free(f);
+    return (int)refused;
+}
+
+static void test_fixed_overload(void **state)
+{
+    (void)state;
+    uint64_t standing;
+    /* one arrival per completion (every 20 ms): as many as answered */
+    assert_int_equal(fixed_run(1, &standing), 0);
+    assert_int_equal(standing, 0);
+    /* two every 10 ms (200/s against 100/s answered): confirmed, shed */
+    assert_true(fixed_run(2, &standing) > 0);
+    assert_true(standing > 0);
+}
+
+/* A request waiting for a backend's setup waits its class's deadline
+ * from its arrival (2 s here; best effort 1 s), then none. */
+static void test_setup_wait(void **state)
+{
+    (void)state;
+    qc_front *f = make(QC_LIMITER_FIXED, 1, 4, QC_FRONT_FIFO, 2);
+    qc_err err = {0};
+    assert_int_equal(qc_front_set_deadline(f, 0, 2, &err), 0);
+    assert_true(fabs(qc_front_setup_wait(f, 0, 0.2, 0.5) - 1.7) < 1e-12);
+    assert_true(fabs(qc_front_setup_wait(f, 1, 0.2, 0.5) - 0.7) < 1e-12);
+    assert_true(qc_front_setup_wait(f, 0, 0.2, 2.2) == 0);
+    assert_true(qc_front_setup_wait(f, 1, 0.2, 1.3) == 0);
+    qc_front_free(f);
+}
+
 static void test_bad_params(void **state)
 {
     (void)state;
@@ -532,7 +629,7 @@ int main(void)
         cmocka_unit_test(test_cap),
         cmocka_unit_test(test_sfq),             cmocka_unit_test(test_sampler),
         cmocka_unit_test(test_bad_params),      cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_work_conserving), cmocka_unit_test(test_admission_room),
+        cmocka_unit_test(test_work_conserving), cmocka_unit_test(test_fixed_overload), cmocka_unit_test(test_setup_wait), cmocka_unit_test(test_admission_room),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
