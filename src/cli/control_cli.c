@@ -321,6 +321,67 @@ static int control_reload(void *ctx, qc_control_params *fresh, qc_err *err)
     return 0;
 }
 
+/* The command's side of the controller: the loop and the signals are
+ * its (the library's controller only runs on the loop: control.h).
+ * SIGTERM, SIGINT drain (a second stops at once), SIGHUP reloads. */
+typedef struct control_host {
+    uv_signal_t term, intr, hup;
+    qc_control *C;
+    int series_failed;
+} control_host;
+
+static void host_signal(uv_signal_t *h, int sig)
+{
+    (void)sig;
+    control_host *H = h->data;
+    if (H->C)
+        qc_control_drain(H->C);
+}
+
+static void host_hup(uv_signal_t *h, int sig)
+{
+    (void)sig;
+    control_host *H = h->data;
+    if (H->C)
+        (void)qc_control_reload(H->C); /* a refusal is logged and counted */
+}
+
+static void host_closed(qc_control *C, void *arg)
+{
+    control_host *H = arg;
+    qc_control_status st;
+    qc_control_status_get(C, &st);
+    H->series_failed = st.series_failed;
+    H->C = NULL;
+    uv_close((uv_handle_t *)&H->term, NULL);
+    uv_close((uv_handle_t *)&H->intr, NULL);
+    uv_close((uv_handle_t *)&H->hup, NULL);
+}
+
+static int control_serve(const qc_control_params *o, qc_err *err)
+{
+    uv_loop_t loop;
+    if (uv_loop_init(&loop) != 0)
+        return qc_err_set(err, QC_EIO, "cannot start the event loop");
+    control_host H = {0};
+    int rc = qc_control_start(&loop, o, &H.C, err);
+    if (rc == 0) {
+        uv_signal_init(&loop, &H.term);
+        uv_signal_init(&loop, &H.intr);
+        uv_signal_init(&loop, &H.hup);
+        H.term.data = H.intr.data = H.hup.data = &H;
+        uv_signal_start(&H.term, host_signal, SIGTERM);
+        uv_signal_start(&H.intr, host_signal, SIGINT);
+        uv_signal_start(&H.hup, host_hup, SIGHUP);
+        qc_control_close(H.C, host_closed, &H);
+    }
+    uv_run(&loop, UV_RUN_DEFAULT); /* a failed start's handles close here */
+    uv_loop_close(&loop);
+    if (rc == 0 && H.series_failed)
+        rc = qc_err_set(err, QC_EIO, "--series: %s: write failed", o->series);
+    return rc;
+}
+
 int cmd_control(int argc, char **argv)
 {
     static control_cli c; /* the reload reads argv and the strings for the whole run */
@@ -335,7 +396,7 @@ int cmd_control(int argc, char **argv)
     c.o.reload_ctx = &R;
     signal(SIGPIPE, SIG_IGN); /* a server gone mid-write is not fatal */
     qc_err err = {0};
-    rc = qc_control_run(&c.o, &err);
+    rc = control_serve(&c.o, &err);
     cli_flags_config_release(R.cur);
     cli_flags_config_release(R.prev);
     cli_flags_config_release(c.words);

@@ -11,7 +11,6 @@
 #include "live/control.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +39,13 @@ typedef struct aconn {
 
 struct ctl {
     qc_control_params o; /* a copy: a reload replaces it */
-    uv_loop_t loop;
+    uv_loop_t *loop; /* the host's (see control.h, "on a host's loop") */
     uv_timer_t tick, duration, drain_timer;
-    uv_signal_t sigterm, sigint, sighup;
+    unsigned handles; /* C's own open: C is freed when the last closes */
+    void (*on_closed)(qc_control *C, void *arg);
+    void *closed_arg;
+    int close_requested; /* by qc_control_close, or a failed start */
+    int series_failed;
     uv_tcp_t admin;
     int admin_on;
     aconn *admins, *admins_tail;
@@ -325,7 +328,7 @@ static void on_tick(uv_timer_t *t)
     C->phase = 1;
     double timeout = 0.7 * C->o.interval;
     if (C->o.loop.kind == QC_CTLLOOP_PARK)
-        C->probe = qc__remote_start(&C->loop, qc__actuator_addr(C->act), "show stat", timeout,
+        C->probe = qc__remote_start(C->loop, qc__actuator_addr(C->act), "show stat", timeout,
                                     on_probe, C);
     else if (C->no_sensor)
         decide(C, 0, 0, "");
@@ -521,8 +524,8 @@ static void on_admin(uv_stream_t *server, int status)
     if (!a)
         return;
     a->C = C;
-    uv_tcp_init(&C->loop, &a->tcp);
-    uv_timer_init(&C->loop, &a->timer);
+    uv_tcp_init(C->loop, &a->tcp);
+    uv_timer_init(C->loop, &a->timer);
     a->tcp.data = a->timer.data = a;
     a->handles = 2;
     QC__LIST_PUSH_HEAD(C->admins, C->admins_tail, a, prev, next);
@@ -537,10 +540,24 @@ static void on_admin(uv_stream_t *server, int status)
 
 /* ---- reload, drain, stop ------------------------------------------------- */
 
+static void finish(ctl *C)
+{
+    if (C->on_closed)
+        C->on_closed(C, C->closed_arg);
+    free(C);
+}
+
+static void own_closed(uv_handle_t *h)
+{
+    ctl *C = h->data;
+    if (--C->handles == 0 && C->close_requested)
+        finish(C); /* else at qc_control_close */
+}
+
 static void close_if_open(uv_handle_t *h)
 {
     if (!uv_is_closing(h))
-        uv_close(h, NULL);
+        uv_close(h, own_closed);
 }
 
 static void stop_all(ctl *C)
@@ -551,9 +568,6 @@ static void stop_all(ctl *C)
     close_if_open((uv_handle_t *)&C->tick);
     close_if_open((uv_handle_t *)&C->duration);
     close_if_open((uv_handle_t *)&C->drain_timer);
-    close_if_open((uv_handle_t *)&C->sigterm);
-    close_if_open((uv_handle_t *)&C->sigint);
-    close_if_open((uv_handle_t *)&C->sighup);
     if (C->admin_on)
         close_if_open((uv_handle_t *)&C->admin);
     while (C->admins)
@@ -566,6 +580,14 @@ static void stop_all(ctl *C)
     C->sensor = NULL;
     qc__actuator_close(C->act);
     C->act = NULL;
+    if (C->series && fclose(C->series) != 0)
+        C->series_failed = 1;
+    C->series = NULL;
+    if (!C->o.quiet)
+        fprintf(stderr,
+                "qctl control: %llu intervals, %llu samples missing, %llu applies refused, "
+                "%llu applied\n",
+                C->intervals, C->missing, C->refused, C->applied);
 }
 
 /* The final setting, once no apply is under way. */
@@ -631,25 +653,55 @@ static void start_drain(ctl *C)
     send_final(C);
 }
 
-static void on_signal(uv_signal_t *s, int sig)
+void qc_control_drain(qc_control *C)
 {
-    (void)sig;
-    ctl *C = s->data;
+    if (C->stopping)
+        return;
     if (C->draining)
         stop_all(C);
     else
         start_drain(C);
 }
 
+void qc_control_close(qc_control *C, void (*on_closed)(qc_control *C, void *arg), void *arg)
+{
+    C->on_closed = on_closed;
+    C->closed_arg = arg;
+    C->close_requested = 1;
+    if (C->stopping && C->handles == 0)
+        finish(C); /* stopped at its start, or before the host asked */
+}
+
+void qc_control_status_get(const qc_control *C, qc_control_status *st)
+{
+    memset(st, 0, sizeof *st);
+    st->state = C->stopping ? QC_CONTROL_STOPPED : C->draining ? QC_CONTROL_DRAINING
+                                                               : QC_CONTROL_RUNNING;
+    st->intervals = C->intervals;
+    st->missing = C->missing;
+    st->refused = C->refused;
+    st->applied = C->applied;
+    st->reloads = C->reloads;
+    st->reload_failed = C->reload_failed;
+    st->setting = C->last_applied;
+    st->series_failed = C->series_failed;
+    if (C->admin_on) {
+        struct sockaddr_storage a;
+        int len = sizeof a;
+        if (uv_tcp_getsockname(&C->admin, (struct sockaddr *)&a, &len) == 0)
+            st->admin_port = qc__addr_port(&a);
+    }
+}
+
 static void on_duration(uv_timer_t *t) { start_drain(t->data); }
 
-static void on_hup(uv_signal_t *s, int sig)
+int qc_control_reload(qc_control *C)
 {
-    (void)sig;
-    ctl *C = s->data;
+    if (C->stopping || C->draining)
+        return QC_EINVAL;
     if (!C->o.reload) {
         logf_(C, "SIGHUP: no --config to read again; ignored");
-        return;
+        return QC_EINVAL;
     }
     qc_control_params fresh;
     qc_err err = {0};
@@ -671,7 +723,7 @@ static void on_hup(uv_signal_t *s, int sig)
     if (rc != 0) {
         C->reload_failed++;
         logf_(C, "SIGHUP: the configuration was not taken: %s", err.msg);
-        return;
+        return rc;
     }
     /* bumpless: the new loop starts where the old one is */
     if (C->o.loop.kind == QC_CTLLOOP_PARK) {
@@ -703,6 +755,7 @@ static void on_hup(uv_signal_t *s, int sig)
     C->o.admin = admin;
     C->reloads++;
     logf_(C, "SIGHUP: the configuration was read again and taken");
+    return 0;
 }
 
 /* ---- setup --------------------------------------------------------------- */
@@ -825,15 +878,9 @@ int qc_control_check(const qc_control_params *o, qc_err *err)
     return qc__sensor_new(NULL, &o->sensor, NULL, NULL, &s, err);
 }
 
-static void walk_close(uv_handle_t *h, void *arg)
+int qc_control_start(uv_loop_t *loop, const qc_control_params *o, qc_control **out, qc_err *err)
 {
-    (void)arg;
-    if (!uv_is_closing(h))
-        uv_close(h, NULL);
-}
-
-int qc_control_run(const qc_control_params *o, qc_err *err)
-{
+    *out = NULL;
     int rc = qc_control_check(o, err);
     if (rc)
         return rc;
@@ -841,28 +888,23 @@ int qc_control_run(const qc_control_params *o, qc_err *err)
     if (!C)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     C->o = *o;
+    C->loop = loop;
     C->last_applied = NAN;
     C->row_u = C->row_r = C->row_y = C->row_queue = C->row_sessions = NAN;
-    if (uv_loop_init(&C->loop) != 0) {
-        free(C);
-        return qc_err_set(err, QC_EIO, "cannot start the event loop");
-    }
     if (o->loop.kind != QC_CTLLOOP_PARK) {
         qc_ctlloop_init(&C->L, &o->loop, err);
         C->loop_ready = 1;
         C->row_u = C->L.u;
     }
-    uv_timer_init(&C->loop, &C->tick);
-    uv_timer_init(&C->loop, &C->duration);
-    uv_timer_init(&C->loop, &C->drain_timer);
-    uv_signal_init(&C->loop, &C->sigterm);
-    uv_signal_init(&C->loop, &C->sigint);
-    uv_signal_init(&C->loop, &C->sighup);
+    uv_timer_init(C->loop, &C->tick);
+    uv_timer_init(C->loop, &C->duration);
+    uv_timer_init(C->loop, &C->drain_timer);
     C->tick.data = C->duration.data = C->drain_timer.data = C;
-    C->sigterm.data = C->sigint.data = C->sighup.data = C;
+    C->handles = 3;
     if (o->admin) {
         C->admin_on = 1;
-        if ((rc = qc__listen(&C->loop, &C->admin, C, o->admin, o->admin_port_file, on_admin,
+        C->handles++; /* qc__listen initializes it, whatever it returns */
+        if ((rc = qc__listen(C->loop, &C->admin, C, o->admin, o->admin_port_file, on_admin,
                              err)) != 0) {
             qc_err_prefix(err, "--admin");
             goto fail;
@@ -870,12 +912,12 @@ int qc_control_run(const qc_control_params *o, qc_err *err)
     }
     if (o->series && (rc = qc__series_open(&C->series, o->series, err)) != 0)
         goto fail;
-    if ((rc = qc__actuator_new(&C->loop, o->actuator, "--actuator", on_applied, C, &C->act,
+    if ((rc = qc__actuator_new(C->loop, o->actuator, "--actuator", on_applied, C, &C->act,
                                err)) != 0)
         goto fail;
     qc__actuator_set_interval(C->act, o->interval);
     if (o->loop.kind != QC_CTLLOOP_PARK &&
-        (rc = qc__sensor_new(&C->loop, &o->sensor, on_sample, C, &C->sensor, err)) != 0)
+        (rc = qc__sensor_new(C->loop, &o->sensor, on_sample, C, &C->sensor, err)) != 0)
         goto fail;
     C->no_sensor = o->loop.kind != QC_CTLLOOP_PARK &&
                    qc__sensor_kind_of(&o->sensor) == QC__SENSOR_NONE;
@@ -902,28 +944,16 @@ int qc_control_run(const qc_control_params *o, qc_err *err)
     uv_timer_start(&C->tick, on_tick, 0, ms ? ms : 1);
     if (o->duration > 0)
         uv_timer_start(&C->duration, on_duration, (uint64_t)llround(o->duration * 1000), 0);
-    uv_signal_start(&C->sigterm, on_signal, SIGTERM);
-    uv_signal_start(&C->sigint, on_signal, SIGINT);
-    uv_signal_start(&C->sighup, on_hup, SIGHUP);
-    uv_run(&C->loop, UV_RUN_DEFAULT);
-    rc = 0;
-    if (!o->quiet)
-        fprintf(stderr,
-                "qctl control: %llu intervals, %llu samples missing, %llu applies refused, "
-                "%llu applied\n",
-                C->intervals, C->missing, C->refused, C->applied);
-    goto done;
+    *out = C;
+    return 0;
 fail:
-    qc__sensor_close(C->sensor);
-    C->sensor = NULL;
-    qc__actuator_close(C->act);
-    C->act = NULL;
-    uv_walk(&C->loop, walk_close, NULL);
-    uv_run(&C->loop, UV_RUN_DEFAULT);
-done:
-    if (C->series && fclose(C->series) != 0 && rc == 0)
-        rc = qc_err_set(err, QC_EIO, "--series: %s: write failed", o->series);
-    uv_loop_close(&C->loop);
-    free(C);
-    return rc;
+    if (C->admin_on && !C->admin.loop) { /* the address refused before the handle was made */
+        C->admin_on = 0;
+        C->handles--;
+    }
+    C->o.quiet = 1; /* nothing ran: no summary */
+    C->close_requested = 1;
+    stop_all(C);
+    return rc; /* its handles close on the loop's next turn, and C is freed */
 }
+

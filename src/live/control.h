@@ -24,6 +24,8 @@
 #ifndef QCTL_LIVE_CONTROL_H
 #define QCTL_LIVE_CONTROL_H
 
+#include <uv.h>
+
 #include "qctl/ctlloop.h"
 #include "qctl/error.h"
 
@@ -63,7 +65,47 @@ void qc_control_params_init(qc_control_params *o);
  * QC_ERANGE naming the flag. */
 int qc_control_check(const qc_control_params *o, qc_err *err);
 
-/* Runs until drained (see above). The caller ignores SIGPIPE. */
-int qc_control_run(const qc_control_params *o, qc_err *err);
+/* ---- on a host's loop ------------------------------------------------------
+ *
+ * The controller's life is libuv's, as the proxy's (live.h):
+ *
+ *     qc_control_start(loop, &params, &C, &err)  opens its sensor, actuator,
+ *                          admin listener and timers on the host's loop and
+ *                          returns at once (the first interval starts there)
+ *     qc_control_drain(C)  what SIGTERM means: no new step, the apply under
+ *                          way finishes, the final setting is applied within
+ *                          drain_timeout, then it stops; a second call stops
+ *                          at once (the command's second signal)
+ *     qc_control_reload(C) what SIGHUP means (params.reload): 0 when taken
+ *     qc_control_status_get(C, &st)  counts and state, from the loop's thread
+ *     qc_control_close(C, on_closed, arg)  once C has stopped (its drain
+ *                          over, or its duration's), its handles close and
+ *                          on_closed(C, arg) is called from the loop -- the
+ *                          last moment C may be read -- and C is freed. On a
+ *                          controller still running it only registers: the
+ *                          host stops it with qc_control_drain.
+ *
+ * No signal handler, no environment variable, nothing process-wide: the
+ * command (control_cli.c) owns the loop and the signals. The host ignores
+ * SIGPIPE. params is copied; the strings it points to must outlive C. A
+ * failed start returns the error with *C NULL; what it had opened closes
+ * on the loop's next turn. */
+typedef struct ctl qc_control;
+
+enum { QC_CONTROL_RUNNING = 0, QC_CONTROL_DRAINING, QC_CONTROL_STOPPED };
+
+typedef struct qc_control_status {
+    int state; /* QC_CONTROL_* */
+    int admin_port; /* 0: none */
+    unsigned long long intervals, missing, refused, applied, reloads, reload_failed;
+    double setting; /* the last applied (NaN: none yet) */
+    int series_failed; /* the series could not be written to its end */
+} qc_control_status;
+
+int qc_control_start(uv_loop_t *loop, const qc_control_params *o, qc_control **C, qc_err *err);
+void qc_control_drain(qc_control *C);
+int qc_control_reload(qc_control *C);
+void qc_control_status_get(const qc_control *C, qc_control_status *st);
+void qc_control_close(qc_control *C, void (*on_closed)(qc_control *C, void *arg), void *arg);
 
 #endif

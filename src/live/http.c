@@ -50,9 +50,18 @@ static int eq_nocase(const char *a, size_t n, const char *lit)
  * error found later by the line checks, not a terminator. */
 static size_t head_end(const char *buf, size_t len)
 {
-    for (size_t i = 3; i < len; i++)
-        if (buf[i] == '\n' && buf[i - 1] == '\r' && buf[i - 2] == '\n' && buf[i - 3] == '\r')
+    /* from LF to LF (memchr, not a byte loop: this was a third of the
+     * parse's cost) */
+    size_t i = 3;
+    while (i < len) {
+        const char *nl = memchr(buf + i, '\n', len - i);
+        if (!nl)
+            return 0;
+        i = (size_t)(nl - buf);
+        if (buf[i - 1] == '\r' && buf[i - 2] == '\n' && buf[i - 3] == '\r')
             return i + 1;
+        i++;
+    }
     return 0;
 }
 

@@ -73,6 +73,30 @@ int qc__http_request_head(const qc__buf *in, qc__http_head *h, const char **why)
 /* Seconds on the monotonic clock. */
 double qc__now(void);
 
+/* A connection's timeout kept lazily: a per-request deadline (header,
+ * backend) moves with every request, and re-arming a libuv timer each
+ * time (a heap removal and insertion) was a tenth of the proxy's work per
+ * request. The deadline is a number (due, in loop milliseconds); the timer
+ * is armed at most `step` ahead and only when it would fire after the new
+ * deadline or is not running, and when it fires before the deadline it
+ * re-arms for the rest (qc__deadline_due). A timeout still fires on the
+ * loop's clock as uv_timer_start's would: at due, not later. */
+typedef struct qc__deadline {
+    uint64_t due;   /* UINT64_MAX: none */
+    uint64_t armed; /* when the timer fires, 0: the timer is not this one's */
+} qc__deadline;
+/* The deadline ms from the loop's now, t's callback cb; step (ms, > 0):
+ * how far ahead the timer is armed at most. */
+void qc__deadline_set(qc__deadline *d, uv_timer_t *t, uv_timer_cb cb, uint64_t ms, uint64_t step);
+/* No deadline (the timer may still fire once, and find none). */
+void qc__deadline_clear(qc__deadline *d);
+/* The timer is used for something else now (started with another time or
+ * callback): until the next qc__deadline_set, its firings are not lazy. */
+void qc__deadline_drop(qc__deadline *d);
+/* In cb: 1 when the deadline has passed (or the timer was not lazy), 0
+ * when it fired early (re-armed for the rest) or there is none. */
+int qc__deadline_due(qc__deadline *d, uv_timer_t *t, uv_timer_cb cb, uint64_t step);
+
 /* Writes the bound port of a TCP handle to path (for tests using port 0). */
 int qc__write_port(uv_tcp_t *tcp, const char *path, qc_err *err);
 

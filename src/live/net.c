@@ -214,6 +214,52 @@ double qc__now(void)
     return (double)uv_hrtime() * 1e-9;
 }
 
+static void deadline_arm(qc__deadline *d, uv_timer_t *t, uv_timer_cb cb, uint64_t now,
+                         uint64_t step)
+{
+    uint64_t at = d->due - now < step ? d->due : now + step;
+    d->armed = at ? at : 1;
+    uv_timer_start(t, cb, at - now, 0);
+}
+
+void qc__deadline_set(qc__deadline *d, uv_timer_t *t, uv_timer_cb cb, uint64_t ms, uint64_t step)
+{
+    uint64_t now = uv_now(t->loop);
+    d->due = now + ms;
+    /* the timer as it is (another may have started it since with the same
+     * callback): when it fires first, it finds the deadline where it is */
+    if (d->armed && uv_is_active((uv_handle_t *)t) && now + uv_timer_get_due_in(t) <= d->due)
+        return;
+    deadline_arm(d, t, cb, now, step ? step : 1);
+}
+
+void qc__deadline_clear(qc__deadline *d)
+{
+    d->due = UINT64_MAX;
+}
+
+void qc__deadline_drop(qc__deadline *d)
+{
+    d->armed = 0;
+}
+
+int qc__deadline_due(qc__deadline *d, uv_timer_t *t, uv_timer_cb cb, uint64_t step)
+{
+    if (!d->armed)
+        return 1;
+    uint64_t now = uv_now(t->loop);
+    if (now >= d->due) {
+        d->armed = 0;
+        return 1;
+    }
+    if (d->due == UINT64_MAX) {
+        d->armed = 0;
+        return 0;
+    }
+    deadline_arm(d, t, cb, now, step ? step : 1);
+    return 0;
+}
+
 int qc__listen(uv_loop_t *loop, uv_tcp_t *t, void *data, const char *where,
                const char *port_file, uv_connection_cb cb, qc_err *err)
 {

@@ -100,7 +100,7 @@ static void apply(void *ctx, const qc_front_decision *d)
     case QC_FRONT_ADMIT: {
         if (c->lr) {
             c->lr->decision = "admitted";
-            c->lr->t_admit = qc__now();
+            c->lr->t_admit = qc__proxy_now(P);
         }
         uconn holder = {0};
         holder.tok = d->tok;
@@ -116,6 +116,7 @@ static void apply(void *ctx, const qc_front_decision *d)
         c->state = C_QUEUED;
         c->fh = d->handle;
         double left = d->deadline - qc__now();
+        qc__deadline_drop(&c->dl);
         uv_timer_start(&c->timer, qc__proxy_on_queue_timer,
                        left > 0 ? (uint64_t)ceil(left * 1000) : 0, 0);
         break;
@@ -150,14 +151,14 @@ void qc__proxy_forget(cconn *c)
 /* A request read whole asks the front: in now, wait, or refused. */
 void qc__proxy_arrive(cconn *c)
 {
-    qc__pcore_arrive(&c->P->core, qc__now(), c->cls, (uint64_t)(uintptr_t)c);
+    qc__pcore_arrive(&c->P->core, qc__proxy_now(c->P), c->cls, (uint64_t)(uintptr_t)c);
 }
 
 /* The request of tok is over (service: its time at the backend, NaN: not
  * sent): its slot frees, and the waiting requests the front names go. */
 void qc__proxy_done(proxy *P, qc_front_token *tok, double service, int outcome)
 {
-    qc__pcore_done(&P->core, qc__now(), tok, service, outcome);
+    qc__pcore_done(&P->core, qc__proxy_now(P), tok, service, outcome);
 }
 
 /* A waiting request's deadline timer: the front refuses what is past its
@@ -167,8 +168,10 @@ void qc__proxy_on_queue_timer(uv_timer_t *t)
 {
     cconn *c = t->data;
     qc__pcore_expire(&c->P->core, qc__now());
-    if (c->state == C_QUEUED && !c->closing)
+    if (c->state == C_QUEUED && !c->closing) {
+        qc__deadline_drop(&c->dl);
         uv_timer_start(&c->timer, qc__proxy_on_queue_timer, 1, 0);
+    }
 }
 
 /* Reports an event through the caller's log callback (none: silent; the
@@ -223,10 +226,33 @@ double qc__proxy_ready_time(proxy *P)
     return P->t_ret - P->lag;
 }
 
+/* The time of the events a turn of the loop carries out, read once a turn
+ * (as nginx caches its time): the clock read was 4% of the proxy's work
+ * per request, for times (arrivals, admissions, the front's events, the
+ * latencies shown) that a turn's span does not change in any way that
+ * matters. What the limiter is told of a backend's speed is taken apart,
+ * on the clock itself (t_sent, t_first_seen) and at the poll's return
+ * (qc__proxy_ready_time). Read afresh after the poll (on_prepare) and
+ * before the timers of the next turn (on_check). */
+double qc__proxy_now(proxy *P)
+{
+    if (!P->now_ok) {
+        P->now_c = qc__now();
+        P->now_ok = 1;
+    }
+    return P->now_c;
+}
+
+static void on_check(uv_check_t *h)
+{
+    ((proxy *)h->data)->now_ok = 0;
+}
+
 static void on_prepare(uv_prepare_t *h)
 {
     proxy *P = h->data;
     double now = qc__now();
+    P->now_ok = 0;
     if (P->polled) /* nothing read since the last poll */
         P->t_ret = P->t_prep;
     P->lag = P->t_ret > 0 ? (now - P->t_ret) / 2 : 0; /* half the busy spell */
@@ -486,6 +512,7 @@ static void stop_all(proxy *P)
     close_listeners(P);
     close_own((uv_handle_t *)&P->control);
     close_own((uv_handle_t *)&P->prep);
+    close_own((uv_handle_t *)&P->check);
     if (P->g) { /* no wakeup from now on: what comes stays in the mailbox */
         pthread_mutex_lock(&P->g->mu);
         P->g->w[P->index].async = NULL;
@@ -896,9 +923,11 @@ static int proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy_
     P->handles = 1;
     uv_prepare_init(P->loop, &P->prep);
     P->prep.data = P;
+    uv_check_init(P->loop, &P->check);
+    P->check.data = P;
     uv_timer_init(P->loop, &P->control);
     P->control.data = P;
-    P->handles += 2;
+    P->handles += 3;
     for (unsigned i = 0; i < P->nb; i++) {
         uv_timer_init(P->loop, &P->backend[i].health);
         P->backend[i].health.data = &P->backend[i];
@@ -932,6 +961,7 @@ static int proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy_
             goto out_handles;
     }
     uv_prepare_start(&P->prep, on_prepare);
+    uv_check_start(&P->check, on_check);
     /* an interval beyond 10^6 s (which --check accepts) is a timer that
      * never fires in practice: capped, not overflowed */
     uint64_t ms = o->interval < 1e6 ? (uint64_t)llround(o->interval * 1000) : 1000000000u;

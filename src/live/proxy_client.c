@@ -96,7 +96,8 @@ void qc__proxy_client_idle(cconn *c)
     if (c->in.len == 0 && c->in.cap > BUF_KEEP)
         qc__buf_free(&c->in);
     client_mem(c);
-    uv_timer_start(&c->timer, on_client_timer, (uint64_t)(c->P->o->idle_timeout * 1000), 0);
+    qc__deadline_set(&c->dl, &c->timer, on_client_timer, (uint64_t)(c->P->o->idle_timeout * 1000),
+                     qc__proxy_client_step(c->P));
 }
 
 /* The client's answers not yet done: queued in libuv, or written to the
@@ -189,6 +190,31 @@ static int tls_flush(cconn *c)
 
 /* Queues p[0..n) to c: a copy, or its ciphertext over TLS. On failure c
  * is closed and it returns nonzero. */
+/* Two pieces in one write (a response's head and the body bytes read
+ * with it): one system call and one segment where there were two. */
+typedef struct two {
+    const char *p, *q;
+    size_t n;
+} two;
+
+static void fill_two(void *arg, char *data, size_t n)
+{
+    const two *t = arg;
+    memcpy(data, t->p, t->n);
+    memcpy(data + t->n, t->q, n - t->n);
+}
+
+int qc__proxy_client_write2(cconn *c, const char *p, size_t n, const char *q, size_t m)
+{
+    if (n == 0 || m == 0 || c->tls)
+        return (n && qc__proxy_client_write(c, p, n) != 0) ||
+                       (m && qc__proxy_client_write(c, q, m) != 0)
+                   ? -1
+                   : 0;
+    two t = {p, q, n};
+    return socket_write(c, n + m, fill_two, &t);
+}
+
 int qc__proxy_client_write(cconn *c, const char *p, size_t n)
 {
     if (!c->tls)
@@ -264,6 +290,14 @@ void qc__proxy_refuse(cconn *c)
                            sizeof body - 1);
 }
 
+/* How far ahead a client's lazy timer is armed: the shorter of its
+ * timeouts, so that moving from one to the other rarely re-arms it. */
+uint64_t qc__proxy_client_step(const proxy *P)
+{
+    double s = P->o->header_timeout < P->o->idle_timeout ? P->o->header_timeout : P->o->idle_timeout;
+    return s * 1000 >= 1 ? (uint64_t)(s * 1000) : 1;
+}
+
 static void on_client_timer(uv_timer_t *t)
 {
     cconn *c = t->data;
@@ -271,6 +305,8 @@ static void on_client_timer(uv_timer_t *t)
         qc__proxy_on_queue_timer(t);
         return;
     }
+    if (!qc__deadline_due(&c->dl, t, on_client_timer, qc__proxy_client_step(c->P)))
+        return; /* early: re-armed for the rest, or no deadline now */
     if (c->state == C_READ)
         qc__proxy_client_close(c); /* idle, or a head too slow to arrive */
 }
@@ -513,7 +549,8 @@ static int client_next(cconn *c)
     if (!c->head_timer_on) { /* the head has started: it has header_timeout to end
                               */
         c->head_timer_on = 1;
-        uv_timer_start(&c->timer, on_client_timer, (uint64_t)(P->o->header_timeout * 1000), 0);
+        qc__deadline_set(&c->dl, &c->timer, on_client_timer, (uint64_t)(P->o->header_timeout * 1000),
+                         qc__proxy_client_step(P));
     }
     if (rc == 0)
         return 0;
@@ -543,7 +580,7 @@ static int client_next(cconn *c)
     c->head_method = qc__http_is_head(c->in.data, &h);
     c->idem = qc__proxy_method_idempotent(c->in.data + h.method.off, h.method.len);
     c->tries = 0;
-    c->t_arrive = qc__now();
+    c->t_arrive = qc__proxy_now(P);
     if (c->admin) {
         char target[256];
         size_t tl = h.target.len < sizeof target ? h.target.len : sizeof target - 1;
@@ -771,6 +808,7 @@ void qc__proxy_accept_client(uv_stream_t *server, int status, int admin)
             qc__proxy_client_close(c);
             return;
         }
+        qc__deadline_drop(&c->dl);
         uv_timer_start(&c->timer, on_tls_timer, (uint64_t)(P->o->tls_handshake_timeout * 1000),
                        0);
         uv_read_start((uv_stream_t *)&c->tcp, qc__proxy_alloc_cb, on_client_read);

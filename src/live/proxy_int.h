@@ -95,6 +95,7 @@ struct cconn {
     cconn *all_prev, *all_next; /* P's clients (see qc__proxy_stop) */
     uv_tcp_t tcp;
     uv_timer_t timer;
+    qc__deadline dl; /* its header and idle timeouts, kept lazily */
     proxy *P;
     qc__buf in;
     qc__buf req; /* the request being carried */
@@ -151,6 +152,9 @@ struct uconn {
     uv_tcp_t tcp;
     uv_connect_t connect;
     uv_timer_t timer;
+    qc__deadline dl; /* its backend timeout, kept lazily */
+    const char *phead; /* a response head not yet written (upstream_feed) */
+    size_t phn;
     proxy *P;
     pbackend *b;
     cconn *client;
@@ -282,6 +286,9 @@ struct proxy {
     FILE *series;
     /* the event loop's own delay: see qc__proxy_ready_time */
     uv_prepare_t prep;
+    uv_check_t check;
+    double now_c; /* qc__proxy_now's, when now_ok */
+    int now_ok;
     /* reloads (proxy_reload.c): SIGHUP and POST /reload */
     uint64_t reloads, reload_failed;
     char reload_error[256]; /* why the last reload was refused, or empty */
@@ -339,11 +346,16 @@ void qc__proxy_accept_client(uv_stream_t *server, int status, int admin);
 void qc__proxy_client_close(cconn *c);
 void qc__proxy_client_close_after_write(cconn *c);
 void qc__proxy_client_idle(cconn *c);
+uint64_t qc__proxy_client_step(const proxy *P);
+/* The time of this turn of P's loop (read once a turn: see proxy.c). */
+double qc__proxy_now(proxy *P);
 void qc__proxy_client_process(cconn *c);
 void qc__proxy_client_reply(cconn *c, int status, const char *reason, const char *extra,
                             const char *ctype, const char *body, size_t blen);
 size_t qc__proxy_client_wq(cconn *c);
 int qc__proxy_client_write(cconn *c, const char *p, size_t n);
+/* p[0..n) then q[0..m), in one write where it can. */
+int qc__proxy_client_write2(cconn *c, const char *p, size_t n, const char *q, size_t m);
 void qc__proxy_on_connection(uv_stream_t *server, int status);
 void qc__proxy_record_latency(pclass *k, double s);
 void qc__proxy_refuse(cconn *c);

@@ -11,13 +11,21 @@
 
 static void on_upstream_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
 
+/* The backend's silence is bounded by --backend-timeout (a lazy timer:
+ * set again on every read of a response body, and for every request). */
+static void backend_deadline(uconn *u)
+{
+    uint64_t ms = (uint64_t)(u->P->o->backend_timeout * 1000);
+    qc__deadline_set(&u->dl, &u->timer, qc__proxy_on_upstream_timer, ms, ms);
+}
+
 void qc__proxy_upstream_resume(uconn *u)
 {
     if (!u->paused || u->closing)
         return;
     u->paused = 0;
     uv_read_start((uv_stream_t *)&u->tcp, qc__proxy_alloc_cb, on_upstream_read);
-    uv_timer_start(&u->timer, qc__proxy_on_upstream_timer, (uint64_t)(u->P->o->backend_timeout * 1000), 0);
+    backend_deadline(u);
 }
 
 /* ---- upstream ----------------------------------------------------------- */
@@ -79,13 +87,15 @@ static double backend_time(const uconn *u, double now)
 void qc__proxy_upstream_done(uconn *u, int outcome)
 {
     proxy *P = u->P;
-    double now = qc__now();
+    double now = qc__proxy_now(P);
     qc_front_token tok = u->tok;
     u->tok.live = 0;
     u->busy = 0;
     qc__proxy_fleet_request_done(u, outcome == QC_LIMITER_OK);
     P->inflight--;
-    uv_timer_stop(&u->timer);
+    qc__deadline_clear(&u->dl);
+    if (!u->dl.armed)
+        uv_timer_stop(&u->timer);
     qc__proxy_done(P, &tok, backend_time(u, now), outcome);
 }
 
@@ -212,6 +222,9 @@ void qc__proxy_on_upstream_timer(uv_timer_t *t)
         qc__proxy_setup_deadline(u);
         return;
     }
+    if (!qc__deadline_due(&u->dl, t, qc__proxy_on_upstream_timer,
+                          (uint64_t)(u->P->o->backend_timeout * 1000)))
+        return; /* early: re-armed for the rest, or no deadline now */
     upstream_fail(u, 504);
 }
 
@@ -237,15 +250,18 @@ void qc__proxy_on_upstream_timer(uv_timer_t *t)
 static void stream_out(uconn *u, const char *p, size_t n)
 {
     cconn *c = u->client;
-    if (!c || c->closing || n == 0)
+    size_t hn = u->phn; /* the head, written with the first bytes */
+    u->phn = 0;
+    if (!c || c->closing || (n == 0 && hn == 0))
         return;
     if (c->lr)
         c->lr->sent += n;
-    if (qc__proxy_client_write(c, p, n) != 0)
+    if (qc__proxy_client_write2(c, u->phead, hn, p, n) != 0)
         return;
     if (!u->paused && qc__proxy_client_wq(c) > WQ_HIGH) {
         u->paused = 1;
         uv_read_stop((uv_stream_t *)&u->tcp);
+        qc__deadline_drop(&u->dl);
         uv_timer_start(&u->timer, qc__proxy_on_upstream_timer, (uint64_t)(u->P->o->idle_timeout * 1000), 0);
     }
 }
@@ -344,7 +360,7 @@ static void response_end(uconn *u, int clean)
     if (c) {
         pclass *k = &P->cls[c->cls];
         k->answered++;
-        qc__proxy_record_latency(k, qc__now() - c->t_arrive);
+        qc__proxy_record_latency(k, qc__proxy_now(P) - c->t_arrive);
         if (c->lr)
             qc__proxy_log_answer(c, c->lr->status, c->lr->sent - c->lr->head,
                                  u->t_sent > 0 ? qc__now() - u->t_sent : NAN);
@@ -491,8 +507,11 @@ static void upstream_feed(uconn *u, const char *p, size_t n, int eof)
         c->lr->head = hn;
         c->lr->sent = 0;
     }
-    stream_out(u, head, hn);
+    u->phead = head; /* written with the body's first bytes (stream_out) */
+    u->phn = hn;
     body_feed(u, b.data + h.head_len, b.len - h.head_len, eof);
+    if (u->phn) /* no body bytes yet (a chunk not whole, reframed) */
+        stream_out(u, NULL, 0);
     qc__buf_free(&b);
 }
 
@@ -523,8 +542,7 @@ static void on_upstream_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         u->t_first_seen = qc__now();
     }
     if (u->rstate == R_BODY && !u->paused) /* the backend's silence is bounded */
-        uv_timer_start(&u->timer, qc__proxy_on_upstream_timer, (uint64_t)(u->P->o->backend_timeout * 1000),
-                       0);
+        backend_deadline(u);
     upstream_feed(u, buf->base, (size_t)n, 0);
 }
 
@@ -550,12 +568,12 @@ void qc__proxy_send_request(uconn *u)
     cconn *c = u->client;
     qc__fleet_sent(&P->fleet, u->b->index);
     u->placed = PLACED_SENT;
-    u->t_admit = qc__now();
+    u->t_admit = qc__proxy_now(P);
     u->t_first = 0;
-    u->t_sent = c->body_stream ? 0 : u->t_admit; /* a streamed body: once sent */
+    u->t_sent = c->body_stream ? 0 : qc__now(); /* a streamed body: once sent */
     if (c->lr)
         c->lr->backend = (int)u->b->index + 1;
-    uv_timer_start(&u->timer, qc__proxy_on_upstream_timer, (uint64_t)(P->o->backend_timeout * 1000), 0);
+    backend_deadline(u);
     if (!u->connected) {
         u->connected = 1;
         if (uv_tcp_connect(&u->connect, &u->tcp, (struct sockaddr *)&u->b->addr,
@@ -706,7 +724,7 @@ void qc__proxy_forward(cconn *c, uconn *tok_holder, int avoid)
 {
     proxy *P = c->P;
     int unparked = 0;
-    double now = qc__now(), saved = 0;
+    double now = qc__proxy_now(P), saved = 0;
     if (avoid >= 0) { /* routed as if avoid had just failed a connect */
         saved = P->fleet.b[avoid].down_until;
         P->fleet.b[avoid].down_until = INFINITY;
@@ -744,7 +762,7 @@ void qc__proxy_forward(cconn *c, uconn *tok_holder, int avoid)
     u->tok = tok_holder->tok;
     u->cls = c->cls;
     u->head_method = c->head_method;
-    u->t_admit = qc__now();
+    u->t_admit = qc__proxy_now(P);
     u->t_arrive = c->t_arrive;
     u->busy = 1;
     u->client = c;
@@ -752,6 +770,8 @@ void qc__proxy_forward(cconn *c, uconn *tok_holder, int avoid)
     P->inflight++;
     c->up = u;
     c->state = C_UPSTREAM;
-    uv_timer_stop(&c->timer);
+    qc__deadline_clear(&c->dl); /* the backend's timeout bounds it now */
+    if (!c->dl.armed)
+        uv_timer_stop(&c->timer);
     qc__proxy_place(u, i, unparked);
 }

@@ -22,49 +22,9 @@
 #include <string.h>
 #include <uv.h>
 
+#include "host.h"
+
 #include "live/live.h"
-
-extern char **environ;
-
-#define NSIGS 65 /* Linux's signals 1..64 */
-
-/* ---- the process-wide state that must not change ------------------------ */
-
-typedef struct snapshot {
-    struct sigaction sa[NSIGS];
-    char *env; /* every variable, NUL-separated, in order */
-    size_t envlen;
-} snapshot;
-
-static void snap(snapshot *s)
-{
-    memset(s, 0, sizeof *s);
-    for (int i = 1; i < NSIGS; i++)
-        sigaction(i, NULL, &s->sa[i]);
-    size_t n = 0;
-    for (char **e = environ; *e; e++)
-        n += strlen(*e) + 1;
-    s->env = malloc(n + 1);
-    assert_non_null(s->env);
-    s->envlen = 0;
-    for (char **e = environ; *e; e++) {
-        size_t k = strlen(*e) + 1;
-        memcpy(s->env + s->envlen, *e, k);
-        s->envlen += k;
-    }
-}
-
-static void same_as(const snapshot *a, const snapshot *b)
-{
-    for (int i = 1; i < NSIGS; i++) {
-        /* the handler (or SIG_DFL / SIG_IGN) and its flags */
-        assert_ptr_equal((void *)(uintptr_t)a->sa[i].sa_handler,
-                         (void *)(uintptr_t)b->sa[i].sa_handler);
-        assert_int_equal(a->sa[i].sa_flags, b->sa[i].sa_flags);
-    }
-    assert_int_equal(a->envlen, b->envlen);
-    assert_memory_equal(a->env, b->env, a->envlen);
-}
 
 /* ---- the test's own backend: answers each request after its delay ------- */
 
@@ -266,26 +226,6 @@ static void request(uv_loop_t *loop, int port, const char *path, int *status, un
 
 /* ---- the host: its timer, and the loop run until a condition holds ------ */
 
-static uv_timer_t host_timer;
-static uint64_t host_ticks;
-
-static void on_host_timer(uv_timer_t *t)
-{
-    (void)t;
-    host_ticks++;
-}
-
-/* Runs loop until *flag is nonzero (the host's timer keeps it alive);
- * fails after 20 s. */
-static void run_until(uv_loop_t *loop, const int *flag)
-{
-    double t0 = qc__now();
-    while (!*flag) {
-        uv_run(loop, UV_RUN_ONCE);
-        assert_true(qc__now() - t0 < 20);
-    }
-}
-
 static int zero_left(unsigned left)
 {
     return left == 0;
@@ -375,7 +315,7 @@ static void drain_cuts_at_deadline(uv_loop_t *loop, double interval, double time
     double t_drain = qc__now();
     qc_proxy_drain(p, timeout);
     qc_proxy_close(p, on_closed, &c);
-    run_until(loop, &c.done);
+    host_run_until(loop, &c.done, 1, 20);
     double took = c.at - t_drain;
     print_message("interval %g s, drain timeout %g s: closed after %.3f s, cut %u\n", interval,
                   timeout, took, c.st.cut);
@@ -390,13 +330,12 @@ static void drain_cuts_at_deadline(uv_loop_t *loop, double interval, double time
 static void test_embed(void **state)
 {
     (void)state;
-    snapshot before, after;
-    snap(&before);
+    host_snapshot before, after;
+    host_snap(&before);
     uv_loop_t loop;
     assert_int_equal(uv_loop_init(&loop), 0);
     backend_start(&loop);
-    uv_timer_init(&loop, &host_timer);
-    uv_timer_start(&host_timer, on_host_timer, 5, 5);
+    host_timer_start(&loop, 5);
 
     /* the first proxy: serves, drains (nothing in flight: at once), closes */
     qc_proxy_params o;
@@ -409,7 +348,7 @@ static void test_embed(void **state)
     double t0 = qc__now();
     qc_proxy_drain(p, 30);
     qc_proxy_close(p, on_closed, &c1);
-    run_until(&loop, &c1.done);
+    host_run_until(&loop, &c1.done, 1, 20);
     assert_true(c1.at - t0 < 0.5); /* nothing in flight: not the 30 s deadline */
     assert_int_equal(c1.st.cut, 0);
     assert_int_equal(c1.st.answered, 40);
@@ -443,8 +382,8 @@ static void test_embed(void **state)
     qc_proxy_drain(p2, 10);
     qc_proxy_close(p2, on_closed, &c2);
     qc_proxy_close(p3, on_closed, &c3); /* not drained: drained with timeout 0 */
-    run_until(&loop, &c2.done);
-    run_until(&loop, &c3.done);
+    host_run_until(&loop, &c2.done, 1, 20);
+    host_run_until(&loop, &c3.done, 1, 20);
     run_until_answered(&loop, &left);
     assert_int_equal(c2.st.cut, 0);
     unsigned n200 = 0;
@@ -478,8 +417,8 @@ static void test_embed(void **state)
     uv_run(&loop, UV_RUN_DEFAULT);
     assert_int_equal(uv_loop_close(&loop), 0);
     assert_true(B.inflight_max >= 1);
-    snap(&after);
-    same_as(&before, &after);
+    host_snap(&after);
+    host_same(&before, &after);
     free(before.env);
     free(after.env);
 }
@@ -502,12 +441,11 @@ static void on_backend_closed(qc_backend *b, void *arg)
 static void test_backend_embed(void **state)
 {
     (void)state;
-    snapshot before, after;
-    snap(&before);
+    host_snapshot before, after;
+    host_snap(&before);
     uv_loop_t loop;
     assert_int_equal(uv_loop_init(&loop), 0);
-    uv_timer_init(&loop, &host_timer);
-    uv_timer_start(&host_timer, on_host_timer, 5, 5);
+    host_timer_start(&loop, 5);
     qc_backend_params bo = {.listen = "127.0.0.1:0", .workers = 4, .seed = 1};
     qc_err err = {0};
     assert_int_equal(qc_dist_parse(&bo.service, "det:0.01", &err), 0);
@@ -533,10 +471,10 @@ static void test_backend_embed(void **state)
     closed pc = {0};
     bclosed bc = {0};
     qc_proxy_close(p, on_closed, &pc);
-    run_until(&loop, &pc.done);
+    host_run_until(&loop, &pc.done, 1, 20);
     qc_backend_drain(b, 5);
     qc_backend_close(b, on_backend_closed, &bc);
-    run_until(&loop, &bc.done);
+    host_run_until(&loop, &bc.done, 1, 20);
     assert_int_equal(bc.st.served, 20);
     assert_int_equal(bc.st.requests, 20);
     assert_true(bc.st.busy_max >= 1 && bc.st.busy_max <= 4);
@@ -546,8 +484,8 @@ static void test_backend_embed(void **state)
     uv_close((uv_handle_t *)&host_timer, NULL);
     uv_run(&loop, UV_RUN_DEFAULT);
     assert_int_equal(uv_loop_close(&loop), 0);
-    snap(&after);
-    same_as(&before, &after);
+    host_snap(&after);
+    host_same(&before, &after);
     free(before.env);
     free(after.env);
 }

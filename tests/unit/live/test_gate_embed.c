@@ -22,47 +22,9 @@
 #include <string.h>
 #include <uv.h>
 
+#include "host.h"
+
 #include "live/gate.h"
-
-extern char **environ;
-
-#define NSIGS 65 /* Linux's signals 1..64 */
-
-/* ---- the process-wide state that must not change ------------------------ */
-
-typedef struct snapshot {
-    struct sigaction sa[NSIGS];
-    char *env;
-    size_t envlen;
-} snapshot;
-
-static void snap(snapshot *s)
-{
-    memset(s, 0, sizeof *s);
-    for (int i = 1; i < NSIGS; i++)
-        sigaction(i, NULL, &s->sa[i]);
-    size_t n = 0;
-    for (char **e = environ; *e; e++)
-        n += strlen(*e) + 1;
-    s->env = malloc(n + 1);
-    assert_non_null(s->env);
-    for (char **e = environ; *e; e++) {
-        size_t k = strlen(*e) + 1;
-        memcpy(s->env + s->envlen, *e, k);
-        s->envlen += k;
-    }
-}
-
-static void same_as(const snapshot *a, const snapshot *b)
-{
-    for (int i = 1; i < NSIGS; i++) {
-        assert_ptr_equal((void *)(uintptr_t)a->sa[i].sa_handler,
-                         (void *)(uintptr_t)b->sa[i].sa_handler);
-        assert_int_equal(a->sa[i].sa_flags, b->sa[i].sa_flags);
-    }
-    assert_int_equal(a->envlen, b->envlen);
-    assert_memory_equal(a->env, b->env, a->envlen);
-}
 
 /* ---- the test's own echo backend ----------------------------------------- */
 
@@ -243,13 +205,6 @@ static void c_start(uv_loop_t *loop, int port)
 
 /* ---- the host's own timer and the gate's end ----------------------------- */
 
-static unsigned host_ticks;
-static void host_tick(uv_timer_t *t)
-{
-    (void)t;
-    host_ticks++;
-}
-
 static int gates_closed;
 static qc_gate_status last_status;
 static void on_gate_closed(qc_gate *g, void *arg)
@@ -293,13 +248,11 @@ static void params(qc_gate_params *o, double limit, double interval)
 static void test_embed_gate(void **state)
 {
     (void)state;
-    snapshot before, after;
-    snap(&before);
+    host_snapshot before, after;
+    host_snap(&before);
     uv_loop_t loop;
     assert_int_equal(uv_loop_init(&loop), 0);
-    uv_timer_t host;
-    uv_timer_init(&loop, &host);
-    uv_timer_start(&host, host_tick, 5, 5);
+    host_timer_start(&loop, 5);
     e_start(&loop);
 
     qc_gate_params o;
@@ -331,7 +284,7 @@ static void test_embed_gate(void **state)
     size_t mn = qc_gate_metrics(g, m, sizeof m);
     assert_true(mn > 0 && mn < sizeof m);
     assert_non_null(strstr(m, "qctl_gate_sessions_total{outcome=\"admitted\"} 20\n"));
-    unsigned ticks = host_ticks;
+    uint64_t ticks = host_ticks;
     assert_true(ticks > 0);
     qc_gate_drain(g, 1);
     gates_closed = 0;
@@ -340,7 +293,7 @@ static void test_embed_gate(void **state)
     assert_int_equal(gates_closed, 1);
     assert_int_equal(last_status.state, QC_LIVE_STOPPED);
     assert_int_equal(last_status.cut, 0);
-    assert_true(uv_is_active((uv_handle_t *)&host)); /* the host's timer is the host's */
+    assert_true(uv_is_active((uv_handle_t *)&host_timer)); /* the host's timer is the host's */
 
     /* a second gate on the same loop, then two side by side */
     qc_gate *g2 = NULL, *g3 = NULL;
@@ -386,12 +339,12 @@ static void test_embed_gate(void **state)
     assert_null(bad);
     assert_non_null(strstr(err.msg, "--listen"));
 
-    uv_close((uv_handle_t *)&host, NULL);
+    uv_close((uv_handle_t *)&host_timer, NULL);
     uv_close((uv_handle_t *)&E.listener, NULL);
     uv_run(&loop, UV_RUN_DEFAULT);
     assert_int_equal(uv_loop_close(&loop), 0);
-    snap(&after);
-    same_as(&before, &after);
+    host_snap(&after);
+    host_same(&before, &after);
     free(before.env);
     free(after.env);
 }

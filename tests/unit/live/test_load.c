@@ -27,63 +27,9 @@
 #include <string.h>
 #include <uv.h>
 
+#include "host.h"
+
 #include "live/live.h"
-
-extern char **environ;
-
-#define NSIGS 65 /* Linux's signals 1..64 */
-
-typedef struct snapshot {
-    struct sigaction sa[NSIGS];
-    char *env;
-    size_t envlen;
-} snapshot;
-
-static void snap(snapshot *s)
-{
-    memset(s, 0, sizeof *s);
-    for (int i = 1; i < NSIGS; i++)
-        sigaction(i, NULL, &s->sa[i]);
-    size_t n = 0;
-    for (char **e = environ; *e; e++)
-        n += strlen(*e) + 1;
-    s->env = malloc(n + 1);
-    assert_non_null(s->env);
-    for (char **e = environ; *e; e++) {
-        size_t k = strlen(*e) + 1;
-        memcpy(s->env + s->envlen, *e, k);
-        s->envlen += k;
-    }
-}
-
-static void same_as(const snapshot *a, const snapshot *b)
-{
-    for (int i = 1; i < NSIGS; i++) {
-        assert_ptr_equal((void *)(uintptr_t)a->sa[i].sa_handler,
-                         (void *)(uintptr_t)b->sa[i].sa_handler);
-        assert_int_equal(a->sa[i].sa_flags, b->sa[i].sa_flags);
-    }
-    assert_int_equal(a->envlen, b->envlen);
-    assert_memory_equal(a->env, b->env, a->envlen);
-}
-
-static uint64_t host_ticks;
-static uv_timer_t host_timer;
-
-static void on_host_timer(uv_timer_t *t)
-{
-    (void)t;
-    host_ticks++;
-}
-
-static void run_until(uv_loop_t *loop, const int *flag)
-{
-    double t0 = qc__now();
-    while (!*flag) {
-        uv_run(loop, UV_RUN_ONCE);
-        assert_true(qc__now() - t0 < 30);
-    }
-}
 
 typedef struct watch {
     int done, closed, done_calls;
@@ -133,12 +79,11 @@ static void conserved(const qc_load_result *r)
 static void test_load_embed(void **state)
 {
     (void)state;
-    snapshot before, after;
-    snap(&before);
+    host_snapshot before, after;
+    host_snap(&before);
     uv_loop_t loop;
     assert_int_equal(uv_loop_init(&loop), 0);
-    uv_timer_init(&loop, &host_timer);
-    uv_timer_start(&host_timer, on_host_timer, 5, 5);
+    host_timer_start(&loop, 5);
     qc_backend_params bo = {.listen = "127.0.0.1:0", .workers = 4, .seed = 1};
     qc_err err = {0};
     assert_int_equal(qc_dist_parse(&bo.service, "det:0.002", &err), 0);
@@ -169,7 +114,7 @@ static void test_load_embed(void **state)
         qc_load_status_get(l, &st);
         assert_int_equal(st.state, QC_LIVE_RUNNING);
         uint64_t ticks = host_ticks;
-        run_until(&loop, &w.done);
+        host_run_until(&loop, &w.done, 1, 30);
         assert_true(host_ticks > ticks); /* the host's timer ran beside it */
         assert_int_equal(w.done_calls, 1);
         conserved(&w.r);
@@ -177,7 +122,7 @@ static void test_load_embed(void **state)
         assert_int_equal(w.r.ok, lo[k].requests);
         assert_true(w.r.p50 >= 0.002 && w.r.p50 < 1);
         qc_load_close(l, on_closed, &w);
-        run_until(&loop, &w.closed);
+        host_run_until(&loop, &w.closed, 1, 30);
         assert_int_equal(w.st.state, QC_LIVE_STOPPED);
         assert_int_equal(w.st.connections, 0);
         assert_int_equal(w.done_calls, 1);
@@ -206,18 +151,18 @@ static void test_load_embed(void **state)
     qc_load_status_get(l, &st);
     assert_true(st.state != QC_LIVE_RUNNING);
     uint64_t sent_at_drain = st.sent;
-    run_until(&loop, &w.done);
+    host_run_until(&loop, &w.done, 1, 30);
     assert_true(w.done_at - t1 < 0.3 + 0.2);
     conserved(&w.r);
     assert_true(w.r.sent <= sent_at_drain + st.waiting);
     qc_load_close(l, on_closed, &w);
-    run_until(&loop, &w.closed);
+    host_run_until(&loop, &w.closed, 1, 30);
     served += w.r.ok;
 
     bwatch bc = {0};
     qc_backend_drain(b, 5);
     qc_backend_close(b, on_backend_closed, &bc);
-    run_until(&loop, &bc.done);
+    host_run_until(&loop, &bc.done, 1, 30);
     assert_int_equal(bc.st.served, served);
     assert_true(uv_is_active((uv_handle_t *)&host_timer));
     uv_close((uv_handle_t *)&host_timer, NULL);
@@ -226,8 +171,8 @@ static void test_load_embed(void **state)
     qc_arrivals_free(&arr);
     qc_dist_free(&think);
     qc_dist_free(&bo.service);
-    snap(&after);
-    same_as(&before, &after);
+    host_snap(&after);
+    host_same(&before, &after);
     free(before.env);
     free(after.env);
 }
