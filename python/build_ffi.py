@@ -44,6 +44,7 @@ typedef struct qc_ci {
     size_t n;
 } qc_ci;
 int qc_ci_t(const double *x, size_t n, double level, qc_ci *out, qc_err *err);
+int qc_ci_t_finite(const double *x, size_t n, double level, qc_ci *out, qc_err *err);
 
 /* ---- distributions ---- */
 typedef struct qc_dist { ...; } qc_dist;

@@ -114,6 +114,26 @@ int qc_ci_t(const double *x, size_t n, double level, qc_ci *out, qc_err *err)
     return 0;
 }
 
+int qc_ci_t_finite(const double *x, size_t n, double level, qc_ci *out, qc_err *err)
+{
+    if (x == NULL && n > 0)
+        return qc_err_set(err, QC_EINVAL, "t-interval: values are NULL");
+    int rc = check_level(level, err);
+    if (rc != 0)
+        return rc;
+    qc_welford w;
+    qc_welford_init(&w);
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i]))
+            qc_welford_add(&w, x[i]);
+    if (w.n == 0) {
+        *out = (qc_ci){NAN, NAN, NAN, NAN, level, 0};
+        return 0;
+    }
+    ci_from_moments(&w, level, out);
+    return 0;
+}
+
 int qc_batch_means(const double *y, size_t n, size_t nbatch, double level,
                    qc_ci *out, qc_err *err)
 {
