@@ -554,11 +554,11 @@ def pool(servers, arrival, service="exp:1", setup_time="exp:0.1", policy="djsq",
     if p.customers > 0 and p.horizon > 0:
         raise bad("sim pool: give --customers or --time, not both")
     if warmup == "auto":
-        p.transient_mode = lib.QC_POOL_TRANSIENT_AUTO
+        p.warmup_mode = lib.QC_WARMUP_MSER5
     else:
-        p.transient_mode = lib.QC_POOL_TRANSIENT_FIXED
-        p.transient = _num("--warmup", warmup)
-        if p.transient < 0 or (p.horizon == 0 and p.transient != math.floor(p.transient)):
+        p.warmup_mode = lib.QC_WARMUP_FIXED
+        p.warmup = _num("--warmup", warmup)
+        if p.warmup < 0 or (p.horizon == 0 and p.warmup != math.floor(p.warmup)):
             raise bad("--warmup: '%s' must be 'auto' or a non-negative %s"
                       % (warmup, "whole number of customers" if p.horizon == 0 else "time"))
     c = p.cost
@@ -576,12 +576,12 @@ def pool(servers, arrival, service="exp:1", setup_time="exp:0.1", policy="djsq",
     p.arrival, p.service, p.setup = arr, svc._d, wup._d
     if p.customers == 0 and p.horizon == 0:
         p.customers = 100000  # (a trace:FILE run measures the whole trace in the command)
-    if p.transient_mode == lib.QC_POOL_TRANSIENT_FIXED:
+    if p.warmup_mode == lib.QC_WARMUP_FIXED:
         length = p.horizon if p.horizon > 0 else float(p.customers)
         unit = "s" if p.horizon > 0 else "customers"
-        if p.transient > length:
+        if p.warmup > length:
             raise bad("--warmup: a warm-up of %g %s is longer than the %g %s measured after it; "
-                      "lengthen the run or give --force" % (p.transient, unit, length, unit))
+                      "lengthen the run or give --force" % (p.warmup, unit, length, unit))
 
     res = ffi.new("qc_pool_result *")
     cancel = new_cancel()
@@ -604,7 +604,7 @@ def pool(servers, arrival, service="exp:1", setup_time="exp:0.1", policy="djsq",
             servers=p.servers, policy=ffi.string(lib.qc_pool_policy_name(p.policy)).decode(),
             arrival=arrival, service=svc.spec, setup_time=wup.spec, load=res.load,
             reps=p.reps, seed=int(p.seed), ci_method=ffi.string(res.ci_method).decode(),
-            warmup_customers=res.transient_customers, warmup_time=res.transient_time,
+            warmup_customers=res.warmup_customers, warmup_time=res.warmup_time,
             measured=int(res.measured), events=int(res.events), sim_time=res.sim_time,
             metrics=metrics, comparison=comparison)
     finally:
