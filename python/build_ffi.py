@@ -44,6 +44,7 @@ typedef struct qc_ci {
     size_t n;
 } qc_ci;
 int qc_ci_t(const double *x, size_t n, double level, qc_ci *out, qc_err *err);
+int qc_ci_t_finite(const double *x, size_t n, double level, qc_ci *out, qc_err *err);
 
 /* ---- distributions ---- */
 typedef struct qc_dist { ...; } qc_dist;
@@ -220,7 +221,6 @@ typedef enum qc_pool_policy { QC_POOL_DJSQ = 0, QC_POOL_JSQ, QC_POOL_JSQ_OFF, QC
                               QC_POOL_CENTRAL, QC_POOL_NPOLICIES } qc_pool_policy;
 const char *qc_pool_policy_name(qc_pool_policy p);
 int qc_pool_policy_parse(const char *s, qc_pool_policy *p, qc_err *err);
-typedef enum qc_pool_transient { QC_POOL_TRANSIENT_AUTO = 0, QC_POOL_TRANSIENT_FIXED = 1 } qc_pool_transient;
 #define QC_PM_COUNT ...
 const char *qc_pool_metric_name(int metric);
 typedef struct qc_pool_params {
@@ -234,8 +234,8 @@ typedef struct qc_pool_params {
     qc_energy_cost cost;
     uint64_t customers;
     double horizon;
-    qc_pool_transient transient_mode;
-    double transient;
+    qc_warmup_mode warmup_mode;
+    double warmup;
     unsigned reps;
     uint64_t seed;
     double level;
@@ -248,8 +248,8 @@ typedef struct qc_pool_result {
     qc_ci metric[...];
     const char *ci_method;
     double load;
-    double transient_customers;
-    double transient_time;
+    double warmup_customers;
+    double warmup_time;
     uint64_t measured;
     uint64_t events;
     double sim_time;

@@ -37,7 +37,7 @@
  * cut into QC_POOL_CHUNKS chunks (by arrivals, or by time for a timed
  * run); a job's response time goes to the chunk of its arrival, time
  * areas (jobs, servers busy, ON, setup) and counts (departures,
- * switch-ons) to the chunk in force. The transient is cut either as given
+ * switch-ons) to the chunk in force. The warm-up is cut either as given
  * (customers, or time) or by MSER on the chunks' mean number of jobs
  * averaged across the replications, one cut for all of them (stationary
  * arrivals only; a time-varying or traced input has no steady state to
@@ -104,12 +104,6 @@ const char *qc_pool_policy_name(qc_pool_policy p);
  * names; *p unchanged). */
 int qc_pool_policy_parse(const char *s, qc_pool_policy *p, qc_err *err);
 
-typedef enum qc_pool_transient {
-    QC_POOL_TRANSIENT_AUTO = 0, /* MSER (stationary arrivals), else none */
-    QC_POOL_TRANSIENT_FIXED = 1 /* `transient` customers (or time) */
-} qc_pool_transient;
-const char *qc_pool_transient_name(qc_pool_transient v);
-int qc_pool_transient_parse(const char *s, qc_pool_transient *v, qc_err *err);
 
 typedef void (*qc_pool_progress_fn)(void *ctx, double fraction);
 
@@ -124,8 +118,8 @@ typedef struct qc_pool_params {
     qc_energy_cost cost;       /* cost rates; nrates 1, rate[0] = 1/E[S] */
     uint64_t customers;        /* measured arrivals per replication, or 0 */
     double horizon;            /* measured time per replication, or 0 */
-    qc_pool_transient transient_mode;
-    double transient;          /* FIXED: customers (customers run) or time */
+    qc_warmup_mode warmup_mode; /* the statistical warm-up cut (qctl/stats.h) */
+    double warmup;             /* FIXED: customers (customers run) or time */
     unsigned reps;             /* >= 1 */
     uint64_t seed;
     double level;              /* confidence level */
@@ -155,7 +149,7 @@ typedef struct qc_pool_params {
 
 /* Defaults: K = 1, djsq with T = QC_POOL_DEFAULT_THRESHOLD, idle timer 0,
  * the default cost model at price 1 (setup_rate 0.1), 10 replications,
- * seed 1, level 0.95, automatic transient, no series. arrival, service,
+ * seed 1, level 0.95, MSER warm-up, no series. arrival, service,
  * setup and the run length are left for the caller. */
 void qc_pool_params_init(qc_pool_params *p);
 
@@ -197,8 +191,8 @@ typedef struct qc_pool_result {
     qc_energy_report report;    /* the point estimates, as the MDP reports them */
     const char *ci_method;      /* "replications" or "batch-means" */
     double load;                /* mean arrival rate / (K mu) (NAN: trace) */
-    double transient_customers; /* mean per replication cut */
-    double transient_time;
+    double warmup_customers;    /* mean per replication cut */
+    double warmup_time;
     uint64_t measured;          /* jobs measured, all replications */
     uint64_t events;
     double sim_time;

@@ -98,12 +98,8 @@ typedef enum qc_discipline { QC_FCFS = 0, QC_PS = 1 } qc_discipline;
 const char *qc_discipline_name(qc_discipline v);
 int qc_discipline_parse(const char *s, qc_discipline *v, qc_err *err);
 
-typedef enum qc_warmup_mode {
-    QC_WARMUP_MSER5 = 0, /* pick the cut from the data */
-    QC_WARMUP_FIXED = 1  /* warmup customers (or time) before the window */
-} qc_warmup_mode;
-const char *qc_warmup_mode_name(qc_warmup_mode v);
-int qc_warmup_mode_parse(const char *s, qc_warmup_mode *v, qc_err *err);
+/* qc_warmup_mode (the warm-up cut: MSER or fixed) is in qctl/stats.h,
+ * shared with the pool. */
 
 /* Progress callback: fraction of the whole run done, in [0, 1]. Called
  * every few hundred thousand events, never per event. */

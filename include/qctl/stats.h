@@ -97,6 +97,26 @@ typedef struct qc_ci {
  * n == 1 gives half = NAN. Returns QC_EINVAL for n == 0 or a bad level. */
 int qc_ci_t(const double *x, size_t n, double level, qc_ci *out, qc_err *err);
 
+/* The warm-up cut of a steady-state run (qc_queue_params,
+ * qc_pool_params: one choice, one name): MSER-5 picks it from the data
+ * (stationary arrivals; none when the arrivals vary in time), FIXED cuts
+ * the given customers (or time) before the window. Names "mser",
+ * "fixed"; qc_warmup_mode_parse also takes "auto" and "mser5" for MSER
+ * (the flags' spellings). */
+typedef enum qc_warmup_mode {
+    QC_WARMUP_MSER5 = 0, /* pick the cut from the data */
+    QC_WARMUP_FIXED = 1  /* warmup customers (or time) before the window */
+} qc_warmup_mode;
+const char *qc_warmup_mode_name(qc_warmup_mode v);
+int qc_warmup_mode_parse(const char *s, qc_warmup_mode *v, qc_err *err);
+
+/* The t-interval of the finite values among x[0..n-1] (a replication that
+ * never settled, say, is NAN and left out): out->n counts them. None
+ * finite gives mean, lo, hi and half NAN and n = 0 (still 0 returned: an
+ * absent figure is a result, said as null in JSON). QC_EINVAL only for a
+ * bad level. */
+int qc_ci_t_finite(const double *x, size_t n, double level, qc_ci *out, qc_err *err);
+
 /* Batch means: cuts y[0..n-1] into nbatch equal consecutive batches
  * (dropping the n % nbatch first values) and forms the t-interval of their
  * means. Returns QC_EINVAL if nbatch < 2 or n < nbatch. */

@@ -51,9 +51,12 @@ class Estimate:
         x = self.exact if x is None else x
         return bool(self.lo <= x <= self.hi)
 
+    # the qc_ci names, so that ci_dict reads an Estimate as it reads a qc_ci
+    mean = property(lambda self: self.value)
+
     def to_dict(self):
-        return {"value": self.value, "ci_low": self.lo, "ci_high": self.hi,
-                "half_width": self.half, "level": self.level, "n": self.n, "exact": self.exact}
+        return dict(zip(CI_KEYS + ("exact",), (self.value, self.lo, self.hi, self.half,
+                                               self.level, self.n, self.exact)))
 
     def __repr__(self):
         return "Estimate(%s=%s, ci=%s%s)" % (
@@ -195,12 +198,65 @@ class QueueResult:
         return self.__str__()
 
 
-def _json_ci(e):
-    """An Estimate as the command's JSON interval (qc_json_ci_new): value,
-    ci_low, ci_high, half_width, level, n (None for what is not finite)."""
+# The one interval shape of every command's JSON (qc_json_ci_new), and of
+# every result object here: value, ci_low, ci_high, half_width, level, n,
+# plus exact where a closed form gives it.
+CI_KEYS = ("value", "ci_low", "ci_high", "half_width", "level", "n")
+
+
+def ci_dict(ci, exact=None):
+    """A qc_ci (or anything with mean, lo, hi, half, level, n) in the one
+    interval shape, None for what is not finite; "exact" added when given."""
     f = _finite_or_none
-    return {"value": f(e.value), "ci_low": f(e.lo), "ci_high": f(e.hi),
-            "half_width": f(e.half), "level": e.level, "n": e.n}
+    d = dict(zip(CI_KEYS, (f(ci.mean), f(ci.lo), f(ci.hi), f(ci.half), ci.level, int(ci.n))))
+    if exact is not None:
+        d["exact"] = exact
+    return d
+
+
+def _json_ci(e):
+    """An Estimate as the command's JSON interval (ci_dict)."""
+    return ci_dict(e)
+
+
+def is_interval(v):
+    return isinstance(v, dict) and all(k in v for k in CI_KEYS)
+
+
+def intervals(d, path=""):
+    """Every interval in a result's to_dict(), as (dotted path, interval)
+    in document order: the schema, not a list of fields per model."""
+    if is_interval(d):
+        yield path, d
+        return
+    if isinstance(d, dict):
+        items = d.items()
+    elif isinstance(d, list):  # a list item by its name where it has one
+        items = ((v.get("name", v.get("policy", i)) if isinstance(v, dict) else i, v)
+                 for i, v in enumerate(d))
+    else:
+        return
+    for k, v in items:
+        yield from intervals(v, "%s.%s" % (path, k) if path else str(k))
+
+
+def _pandas():
+    try:
+        import pandas as pd
+    except ImportError as e:
+        raise ImportError("to_frame needs pandas (apt-get install python3-pandas); "
+                          "to_dict() needs nothing") from e
+    return pd
+
+
+def frame(d):
+    """A pandas DataFrame of every interval in a result's to_dict(): one
+    row per figure (its dotted path as the index), the interval's keys as
+    columns (exact where known)."""
+    pd = _pandas()
+    rows = {p: dict(v) for p, v in intervals(d)}
+    cols = list(CI_KEYS) + (["exact"] if any("exact" in v for v in rows.values()) else [])
+    return pd.DataFrame.from_dict(rows, orient="index", columns=cols)
 
 
 def _finite_or_none(x):
@@ -498,11 +554,11 @@ def pool(servers, arrival, service="exp:1", setup_time="exp:0.1", policy="djsq",
     if p.customers > 0 and p.horizon > 0:
         raise bad("sim pool: give --customers or --time, not both")
     if warmup == "auto":
-        p.transient_mode = lib.QC_POOL_TRANSIENT_AUTO
+        p.warmup_mode = lib.QC_WARMUP_MSER5
     else:
-        p.transient_mode = lib.QC_POOL_TRANSIENT_FIXED
-        p.transient = _num("--warmup", warmup)
-        if p.transient < 0 or (p.horizon == 0 and p.transient != math.floor(p.transient)):
+        p.warmup_mode = lib.QC_WARMUP_FIXED
+        p.warmup = _num("--warmup", warmup)
+        if p.warmup < 0 or (p.horizon == 0 and p.warmup != math.floor(p.warmup)):
             raise bad("--warmup: '%s' must be 'auto' or a non-negative %s"
                       % (warmup, "whole number of customers" if p.horizon == 0 else "time"))
     c = p.cost
@@ -520,12 +576,12 @@ def pool(servers, arrival, service="exp:1", setup_time="exp:0.1", policy="djsq",
     p.arrival, p.service, p.setup = arr, svc._d, wup._d
     if p.customers == 0 and p.horizon == 0:
         p.customers = 100000  # (a trace:FILE run measures the whole trace in the command)
-    if p.transient_mode == lib.QC_POOL_TRANSIENT_FIXED:
+    if p.warmup_mode == lib.QC_WARMUP_FIXED:
         length = p.horizon if p.horizon > 0 else float(p.customers)
         unit = "s" if p.horizon > 0 else "customers"
-        if p.transient > length:
+        if p.warmup > length:
             raise bad("--warmup: a warm-up of %g %s is longer than the %g %s measured after it; "
-                      "lengthen the run or give --force" % (p.transient, unit, length, unit))
+                      "lengthen the run or give --force" % (p.warmup, unit, length, unit))
 
     res = ffi.new("qc_pool_result *")
     cancel = new_cancel()
@@ -548,7 +604,7 @@ def pool(servers, arrival, service="exp:1", setup_time="exp:0.1", policy="djsq",
             servers=p.servers, policy=ffi.string(lib.qc_pool_policy_name(p.policy)).decode(),
             arrival=arrival, service=svc.spec, setup_time=wup.spec, load=res.load,
             reps=p.reps, seed=int(p.seed), ci_method=ffi.string(res.ci_method).decode(),
-            warmup_customers=res.transient_customers, warmup_time=res.transient_time,
+            warmup_customers=res.warmup_customers, warmup_time=res.warmup_time,
             measured=int(res.measured), events=int(res.events), sim_time=res.sim_time,
             metrics=metrics, comparison=comparison)
     finally:
@@ -634,19 +690,14 @@ def _struct_array(ptr, n, ctype, fields, ints=()):
 
 
 def _ci_of_finite(x, level):
-    """The t interval of the finite values of x, as `sim maxusers --json`
-    writes it ({"mean", "half_width", "lo", "hi", "n"}), or None when
-    there is none; the same call (qc_ci_t) the command makes."""
-    xs = [v for v in x[:4096] if math.isfinite(v)]
-    if not xs:
-        return None
+    """The t interval of the finite values of x in the one shape
+    (ci_dict), or None when there is none: the call (qc_ci_t_finite) that
+    `sim maxusers` makes."""
     ci = ffi.new("qc_ci *")
-    buf = ffi.new("double[]", xs)
-    if lib.qc_ci_t(buf, len(xs), level, ci, ffi.NULL) != 0:
+    buf = ffi.new("double[]", [float(v) for v in x] or [0.0])
+    if lib.qc_ci_t_finite(buf, len(x), level, ci, ffi.NULL) != 0 or ci.n == 0:
         return None
-    f = _finite_or_none
-    return {"mean": ci.mean, "half_width": f(ci.half), "lo": f(ci.lo), "hi": f(ci.hi),
-            "n": len(xs)}
+    return ci_dict(ci)
 
 
 def _sched(flag, spec):
@@ -678,7 +729,7 @@ class MaxUsersResult:
     replication's `--series` CSV as numpy arrays: time, reference,
     maxusers, ris, ris_now, ris_logged, throughput, response, connected,
     waiting; one row per sample instant k = 0..n), logged_ris_bound, and
-    to_dict() (the command's --json) / to_frame() (the steps)."""
+    to_dict() (the command's --json) / to_frame() (every interval)."""
 
     def __init__(self, **kw):
         self.__dict__.update(kw)
@@ -691,11 +742,10 @@ class MaxUsersResult:
                 "summary": dict(self.summary)}
 
     def to_frame(self):
-        try:
-            import pandas as pd
-        except ImportError as e:
-            raise ImportError("to_frame needs pandas (apt-get install python3-pandas)") from e
-        return pd.DataFrame(self.to_dict()["steps"])
+        """Every interval of to_dict() (each step's and the summary's), one
+        row each (frame()): an open-loop run, with no steps, still has its
+        fractions saturated and held."""
+        return frame(self.to_dict())
 
     def __repr__(self):
         lines = ["MaxUsers server: %d users, %s control, %d replication%s"
@@ -872,13 +922,13 @@ def _mu_result(p, out, reps, level, controller, bound, ref_m, unreachable, refs,
             st["reachable"] = not unreachable[i]
         st["settled_reps"] = settled
         sci = _ci_of_finite(list(se), level)
-        st["settling_time"] = sci["mean"] if settled == reps and sci else None
+        st["settling_time"] = sci["value"] if settled == reps and sci else None
         st["settling_time_ci"] = sci if settled == reps else None
         oci = _ci_of_finite(list(ov), level)
-        st["overshoot_percent"] = oci["mean"] if oci else None
+        st["overshoot_percent"] = oci["value"] if oci else None
         st["overshoot_percent_ci"] = oci
         eci = _ci_of_finite(list(ss), level)
-        st["steady_state_error"] = eci["mean"] if eci else None
+        st["steady_state_error"] = eci["value"] if eci else None
         st["steady_state_error_ci"] = eci
         st["settling"], st["overshoot"], st["sse"] = se, ov, ss
         steps.append(st)
@@ -887,8 +937,8 @@ def _mu_result(p, out, reps, level, controller, bound, ref_m, unreachable, refs,
     h = n // 2
     ris = sum(r0.samples[k].ris for k in range(h, n))
     mu = sum(r0.samples[k].maxusers for k in range(h, n))
-    summary = {"fraction_saturated": sat["mean"] if sat else 0.0, "fraction_saturated_ci": sat,
-               "fraction_held": held["mean"] if held else 0.0, "fraction_held_ci": held,
+    summary = {"fraction_saturated": sat["value"] if sat else 0.0, "fraction_saturated_ci": sat,
+               "fraction_held": held["value"] if held else 0.0, "fraction_held_ci": held,
                "throughput": _finite_or_none(r0.throughput),
                "response_mean": _finite_or_none(r0.response_mean),
                "response_p95": _finite_or_none(r0.response_p95),
@@ -924,7 +974,7 @@ def _mc_ci(ci):
     """A qc_ci as the command writes it: null when nothing was measured."""
     if math.isnan(ci.mean):
         return None
-    return _json_ci(Estimate("", "", ci, math.nan))
+    return ci_dict(ci)
 
 
 class AdmissionResult:
@@ -966,8 +1016,11 @@ class AdmissionResult:
         for pol, v in self.policies.items():
             for c in v["classes_list"]:
                 row = {"policy": pol, "class": c["name"], "role": c["role"], "bound": c["bound"]}
-                for k in ("delay", "admitted_delay", "throughput", "shed"):
-                    row[k] = c[k]["value"] if c[k] else math.nan
+                for k, x in c.items():  # every interval the schema holds
+                    if is_interval(x):
+                        row[k] = x["value"]
+                    elif x is None and k not in row:  # an interval not measured
+                        row[k] = math.nan
                 row.update({k: c[k] for k in ("admitted", "rejected", "undecided")})
                 rows.append(row)
         return pd.DataFrame(rows)

@@ -53,9 +53,10 @@ static const char *str_or(const json_t *o, const char *path, const char *missing
     return s ? s : missing;
 }
 
-/* An estimate in any of the summaries' shapes: {value, ci_low, ci_high,
- * level}, {mean, lo, hi} or {mean, ci95: [lo, hi]}; a bare number is a
- * value without an interval. */
+/* An estimate: the summaries' one shape {value, ci_low, ci_high,
+ * half_width, level, n, exact} (qc_json_ci_new), or a model file's
+ * {value, se, ci95: [lo, hi]} (an identified DC gain); a bare number is
+ * a value without an interval. */
 typedef struct {
     double value, lo, hi, level, exact;
 } estimate;
@@ -67,9 +68,9 @@ static estimate est(const json_t *v)
         e.value = json_number_value(v);
         return e;
     }
-    e.value = json_is_number(at(v, "value")) ? num(v, "value") : num(v, "mean");
-    e.lo = json_is_number(at(v, "ci_low")) ? num(v, "ci_low") : num(v, "lo");
-    e.hi = json_is_number(at(v, "ci_high")) ? num(v, "ci_high") : num(v, "hi");
+    e.value = num(v, "value");
+    e.lo = num(v, "ci_low");
+    e.hi = num(v, "ci_high");
     const json_t *ci = at(v, "ci95");
     if (json_is_array(ci) && json_array_size(ci) == 2) {
         e.lo = json_is_number(json_array_get(ci, 0)) ? json_number_value(json_array_get(ci, 0)) : NAN;

@@ -1238,6 +1238,29 @@ int qc_sweep_write_csv(const qc_sweep *s, const qc_sweep_point *pts, const char 
     return qc_ofile_commit(&f, err);
 }
 
+/* A point's metric in the one interval shape (qc_json_ci_new): across
+ * replications the level is the sweep's and n the replications; with one
+ * replication the interval is the run's own, whose level and n are in the
+ * run's output (null here). The half-width is null where the interval is
+ * not symmetric (formed on the log or logit scale). v NULL: not run. */
+static json_t *point_ci_json(const qc_sweep *s, const qc_sweep_val *v)
+{
+    qc_ci ci = {NAN, NAN, NAN, NAN, NAN, 0};
+    if (v != NULL) {
+        ci.mean = v->value;
+        ci.lo = v->lo;
+        ci.hi = v->hi;
+        const double a = v->value - v->lo, b = v->hi - v->value;
+        if (isfinite(a) && isfinite(b) && fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)))
+            ci.half = (v->hi - v->lo) / 2;
+    }
+    json_t *o = qc_json_ci_new(&ci);
+    const int many = s->reps > 1;
+    json_object_set_new(o, "level", many ? json_real(s->confidence) : json_null());
+    json_object_set_new(o, "n", many && v != NULL ? json_integer((json_int_t)s->reps) : json_null());
+    return o;
+}
+
 json_t *qc_sweep_results_json(const qc_sweep *s, const qc_sweep_point *pts)
 {
     json_t *root = json_object();
@@ -1271,11 +1294,7 @@ json_t *qc_sweep_results_json(const qc_sweep *s, const qc_sweep_point *pts)
         const qc_sweep_point *p = &pts[i];
         for (size_t m = 0; m < s->nmetrics; m++) {
             const int ok = p->state == QC_SWEEP_DONE;
-            json_object_set_new(o, s->metrics[m].name,
-                                json_pack("{sososo}", "value",
-                                          qc_json_real_new(ok ? p->m[m].value : NAN), "ci_low",
-                                          qc_json_real_new(ok ? p->m[m].lo : NAN), "ci_high",
-                                          qc_json_real_new(ok ? p->m[m].hi : NAN)));
+            json_object_set_new(o, s->metrics[m].name, point_ci_json(s, ok ? &p->m[m] : NULL));
         }
         json_object_set_new(o, "reps", json_integer(s->reps));
         json_object_set_new(o, "error", p->state == QC_SWEEP_FAILED ? json_string(p->error)

@@ -159,7 +159,8 @@ int qc_sweep_journal_load(const qc_sweep *s, const char *text, size_t len, const
 int qc_sweep_write_csv(const qc_sweep *s, const qc_sweep_point *pts, const char *path,
                        qc_err *err);
 /* The results as JSON: {"sweep": {...}, "points": [{params..., metric:
- * {"value","ci_low","ci_high"}, ..., "reps", "error"}]}. */
+ * {"value","ci_low","ci_high","half_width","level","n"}, ..., "reps",
+ * "error"}]}: the one interval shape (qctl/output.h). */
 json_t *qc_sweep_results_json(const qc_sweep *s, const qc_sweep_point *pts);
 
 #ifdef __cplusplus

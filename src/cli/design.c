@@ -38,7 +38,7 @@ static const char about[] =
 
 typedef struct opts {
     const char *model, *output, *plot, *report;
-    int json, no_sensor, law_i, law_pi, have_spec;
+    int json, quiet, no_sensor, law_i, law_pi, have_spec;
     qc_design_spec spec;
     double gains[MAX_GAINS];
     size_t ngains;
@@ -381,7 +381,8 @@ static int run_loop(loop *L, const opts *o)
         rc = qc_design_integral(L->w, &o->spec, &L->di, &err);
         L->have_i = rc == 0;
         if (rc == QC_EUNSTABLE) {
-            fprintf(stderr, "qctl: %s: integral design: %s\n", L->name, err.msg);
+            if (!o->quiet) /* the result says it too: no integral design */
+                fprintf(stderr, "qctl: %s: integral design: %s\n", L->name, err.msg);
             rc = 0;
         }
     }
@@ -389,7 +390,8 @@ static int run_loop(loop *L, const opts *o)
         rc = qc_design_pi(L->w, &o->spec, &L->dpi, &err);
         L->have_pi = rc == 0;
         if (rc == QC_ERANGE) {
-            fprintf(stderr, "qctl: %s: PI design: %s\n", L->name, err.msg);
+            if (!o->quiet)
+                fprintf(stderr, "qctl: %s: PI design: %s\n", L->name, err.msg);
             rc = 0;
         }
     }
@@ -1014,6 +1016,9 @@ int cmd_design(int argc, char **argv)
         {"report", CLI_STR, &o.report, .arg = "DIR",
          .help = "write DIR/index.html: model, design tables and the plots of\n"
                  "--plot, in one self-contained page"},
+        {"quiet", CLI_BOOL, &o.quiet,
+         .help = "no notices on standard error (a specification no\ndesign meets is still "
+                 "said in the results)"},
         CLI_ROW_HELP(&help),
         {0}};
     unsigned given[sizeof flags / sizeof flags[0]];

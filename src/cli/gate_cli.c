@@ -95,9 +95,14 @@ static int gate_validate(void *ctx)
 /* The gate's event lines (reloads), on stderr. */
 static int gate_log_json; /* --log-format json: one process, one format */
 
+/* --quiet: the gate's info lines left out, warnings and errors kept. */
+static int gate_quiet;
+
 static void gate_log(void *ctx, int level, const char *line)
 {
     (void)ctx;
+    if (gate_quiet && level < QC_LOG_WARN)
+        return;
     cli_log_line(gate_log_json, "qctl gate", qc__log_level_name(level), line);
 }
 
@@ -204,6 +209,9 @@ static int gate_parse(gate_cli *gp, int argc, char **argv)
         {"log-format", CLI_CHOICE, &g.log_json, .arg = "F", .choices = "text,json",
          .help = "the event lines on stderr: text (TIME LEVEL\nqctl gate: ..., the default) or "
                  "json (an object a\nline: time, level, program, msg)"},
+        {"quiet", CLI_BOOL, &gate_quiet,
+         .help = "no info lines on standard error (start, reloads);\nwarnings and errors "
+                 "still"},
         CLI_ROWS_CONFIG_CHECK(&g, gate_validate),
         CLI_ROW_HELP(&help),
         {0}};

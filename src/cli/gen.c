@@ -3,7 +3,6 @@
  * activities written as pcap or CSV; and `qctl gen --validate CAPTURE`,
  * the fitted-distribution and copula approaches compared with a real
  * capture side by side. */
-#include <gsl/gsl_cdf.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -294,10 +293,9 @@ static int generate(mix *x, const qc_traffic_gen_params *o, const char *output, 
  * autocorrelation from 2000 packets moves by 0.1 from seed to seed). */
 #define NMETRICS 10
 
-typedef struct vstat {
-    double mean, lo, hi; /* NAN when fewer than 2 finite values */
-    size_t n;            /* finite values */
-} vstat;
+/* A figure over the realisations: the one interval shape (qc_ci), NAN
+ * ends when fewer than 2 finite values. */
+typedef qc_ci vstat;
 
 typedef struct vrow {
     const char *name;
@@ -310,24 +308,7 @@ typedef struct vrow {
 
 static void summarise(const double *x, size_t n, vstat *s)
 {
-    double sum = 0, ss = 0;
-    s->n = 0;
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(x[i])) {
-            sum += x[i];
-            s->n++;
-        }
-    s->mean = s->n ? sum / (double)s->n : NAN;
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(x[i]))
-            ss += (x[i] - s->mean) * (x[i] - s->mean);
-    s->lo = s->hi = NAN;
-    if (s->n >= 2) {
-        const double se = sqrt(ss / (double)(s->n - 1) / (double)s->n);
-        const double q = gsl_cdf_tdist_Pinv(0.975, (double)(s->n - 1));
-        s->lo = s->mean - q * se;
-        s->hi = s->mean + q * se;
-    }
+    qc_ci_t_finite(x, n, 0.95, s, NULL);
 }
 
 static void row_finish(vrow *r, size_t n)
@@ -351,6 +332,7 @@ static void row_finish(vrow *r, size_t n)
             v->mean = m > 0 ? r->per / m : NAN;
             v->lo = hi > 0 ? r->per / hi : NAN;
             v->hi = lo > 0 ? r->per / lo : (isnan(lo) ? NAN : INFINITY);
+            v->half = NAN; /* the interval of a rate is not symmetric */
         }
     const vstat *f = &r->d[0], *c = &r->d[1];
     if (isnan(f->lo) || isnan(c->lo))
@@ -380,17 +362,6 @@ static json_t *num_or_null(double x)
     return isfinite(x) ? qc_json_real_new(x) : json_null();
 }
 
-static json_t *vstat_json(const vstat *s)
-{
-    json_t *o = json_object(), *ci = json_array();
-    json_object_set_new(o, "mean", num_or_null(s->mean));
-    json_array_append_new(ci, num_or_null(s->lo));
-    json_array_append_new(ci, num_or_null(s->hi));
-    json_object_set_new(o, "ci95", ci);
-    json_object_set_new(o, "n", json_integer((json_int_t)s->n));
-    return o;
-}
-
 /* The validation summary of --json and --report. */
 static json_t *validation_json(const char *capture, const qc_trace *tr, const qc_traffic_model *m,
                                const char *model_file, size_t packets, double bin,
@@ -414,10 +385,10 @@ static json_t *validation_json(const char *capture, const qc_trace *tr, const qc
         json_t *r = json_object();
         if (!isnan(rows[i].real))
             json_object_set_new(r, "real", num_or_null(rows[i].real));
-        json_object_set_new(r, "fitted", vstat_json(&rows[i].v[0]));
-        json_object_set_new(r, "copula", vstat_json(&rows[i].v[1]));
-        json_object_set_new(r, "fitted_distance", vstat_json(&rows[i].d[0]));
-        json_object_set_new(r, "copula_distance", vstat_json(&rows[i].d[1]));
+        json_object_set_new(r, "fitted", qc_json_ci_new(&rows[i].v[0]));
+        json_object_set_new(r, "copula", qc_json_ci_new(&rows[i].v[1]));
+        json_object_set_new(r, "fitted_distance", qc_json_ci_new(&rows[i].d[0]));
+        json_object_set_new(r, "copula_distance", qc_json_ci_new(&rows[i].d[1]));
         json_object_set_new(r, "closer", json_string(rows[i].closer));
         json_object_set_new(mt, rows[i].name, r);
     }

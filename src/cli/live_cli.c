@@ -27,7 +27,7 @@ int cmd_backend(int argc, char **argv)
     qc_backend_params o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
     const char *service = "exp:100", *setup = NULL;
     unsigned threads = 1;
-    int help = 0;
+    int help = 0, quiet = 0;
     /* one row per flag: the parser, this help and the completion */
     const cli_flag flags[] = {
         {"listen", CLI_STR, &o.listen, .arg = "HOST:PORT",
@@ -57,6 +57,9 @@ int cmd_backend(int argc, char **argv)
         {"http10", CLI_BOOL, &o.http10,
          .help = "answer HTTP/1.0 without Content-Length, the body\nended by closing the "
                  "connection"},
+        {"quiet", CLI_BOOL, &quiet,
+         .help = "nothing but errors on standard error (the backend\nwrites nothing else: taken "
+                 "as by every command)"},
         CLI_ROW_HELP(&help),
         {0}};
     int rc = cli_flags_parse_command("backend", "qctl backend [options]", backend_about, flags,
@@ -347,9 +350,15 @@ static int proxy_validate(void *ctx)
 /* The proxy's event lines, on stderr. */
 static int proxy_log_json; /* --log-format json: one process, one format */
 
+/* --quiet: the proxy's info lines (start, reloads) left out, its
+ * warnings and errors kept. */
+static int proxy_quiet;
+
 static void proxy_log(void *ctx, int level, const char *line)
 {
     (void)ctx;
+    if (proxy_quiet && level < QC_LOG_WARN)
+        return;
     cli_log_line(proxy_log_json, "qctl proxy", qc__log_level_name(level), line);
 }
 
@@ -542,6 +551,9 @@ static int proxy_parse(proxy_cli *pc_, int argc, char **argv, int reload)
         {"request-id", CLI_BOOL, &o->fwd_request_id,
          .help = "send X-Request-Id: the client's when it is 1-128\nof [A-Za-z0-9._-], else 32 "
                  "random hex digits"},
+        {"quiet", CLI_BOOL, &proxy_quiet,
+         .help = "no info lines on standard error (start, reloads);\nwarnings and errors "
+                 "still"},
         CLI_ROW_HELP(&help),
         {0}};
     int rc = cli_flags_parse("proxy", flags, argc, argv, &first, NULL);

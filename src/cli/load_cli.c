@@ -37,7 +37,7 @@ typedef struct load_args {
     const char *arrival, *schedule, *traffic, *think, *session, *off, *udp, *replay;
     double rate, max_errors;
     unsigned traffic_users;
-    int per_session, pattern, json;
+    int per_session, pattern, json, quiet;
 } load_args;
 
 /* Parses argv into a; 0, or the exit status to return (help: -1). One
@@ -98,6 +98,7 @@ static int parse_args(int argc, char **argv, load_args *a)
          .help = "exit 1 when more than this fraction of the requests\nfailed (connection "
                  "errors and timeouts; default 0:\nany failure)"},
         CLI_ROW_JSON(&a->json),
+        {"quiet", CLI_BOOL, &a->quiet, .help = "no log lines on standard error"},
         {"", CLI_NOTE, NULL, .help = "UDP replay:"},
         {"udp", CLI_STR, &a->udp, .arg = "HOST:PORT",
          .help = "send one datagram per packet of --replay FILE"},
@@ -391,7 +392,7 @@ int cmd_load(int argc, char **argv)
     }
     if (a.o.threads == 0) /* the usable cores; one loop writes a series */
         a.o.threads = a.o.series ? 1 : uv_available_parallelism();
-    a.o.log = load_log;
+    a.o.log = a.quiet ? NULL : load_log;
     qc_load_result r;
     signal(SIGPIPE, SIG_IGN); /* a server gone mid-request is not fatal */
     if (qc_load_run(&a.o, &r, &err) != 0) {

@@ -126,46 +126,26 @@ typedef struct reps_stats {
     int unreachable[64];
 } reps_stats;
 
-/* Finite values of x[0..n) into buf; their count. */
-static size_t finite_of(const double *x, size_t n, double *buf)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(x[i]))
-            buf[k++] = x[i];
-    return k;
-}
-
-/* {"mean","half_width","lo","hi","n"} of the finite values, or null. */
+/* The interval of the finite values (qc_json_ci_new's one shape), or null
+ * when there are none. */
 static json_t *ci_json(const double *x, size_t n, double level)
 {
-    double buf[4096];
-    size_t k = finite_of(x, n < 4096 ? n : 4096, buf);
-    if (k == 0)
-        return json_null();
     qc_ci ci;
-    if (qc_ci_t(buf, k, level, &ci, NULL) != 0)
+    if (qc_ci_t_finite(x, n, level, &ci, NULL) != 0 || ci.n == 0)
         return json_null();
-    json_t *o = json_object();
-    json_object_set_new(o, "mean", json_real(ci.mean));
-    json_object_set_new(o, "half_width", qc_json_real_new(ci.half));
-    json_object_set_new(o, "lo", qc_json_real_new(ci.lo));
-    json_object_set_new(o, "hi", qc_json_real_new(ci.hi));
-    json_object_set_new(o, "n", json_integer((json_int_t)k));
-    return o;
+    return qc_json_ci_new(&ci);
 }
 
 /* "m" or "m +- h" of the finite values into out (scaled by f); the count. */
 static size_t ci_text(const double *x, size_t n, double level, double f, const char *fmt,
                       char *out, size_t len)
 {
-    double buf[4096];
-    size_t k = finite_of(x, n < 4096 ? n : 4096, buf);
     qc_ci ci;
-    if (k == 0 || qc_ci_t(buf, k, level, &ci, NULL) != 0) {
+    if (qc_ci_t_finite(x, n, level, &ci, NULL) != 0 || ci.n == 0) {
         snprintf(out, len, "-");
         return 0;
     }
+    const size_t k = ci.n;
     char m[64], h[64];
     snprintf(m, sizeof m, fmt, f * ci.mean);
     if (k >= 2 && isfinite(ci.half)) {
@@ -259,17 +239,17 @@ static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r,
         json_t *sci = ci_json(se, R, st->level);
         json_object_set_new(o, "settling_time",
                             settled == R && json_is_object(sci)
-                                ? json_real(json_number_value(json_object_get(sci, "mean")))
+                                ? json_real(json_number_value(json_object_get(sci, "value")))
                                 : json_null());
         json_object_set_new(o, "settling_time_ci", settled == R ? sci : (json_decref(sci), json_null()));
         json_t *oci = ci_json(ov, R, st->level);
         json_object_set_new(o, "overshoot_percent",
-                            json_is_object(oci) ? json_real(json_number_value(json_object_get(oci, "mean")))
+                            json_is_object(oci) ? json_real(json_number_value(json_object_get(oci, "value")))
                                                 : json_null());
         json_object_set_new(o, "overshoot_percent_ci", oci);
         json_t *eci = ci_json(ss, R, st->level);
         json_object_set_new(o, "steady_state_error",
-                            json_is_object(eci) ? json_real(json_number_value(json_object_get(eci, "mean")))
+                            json_is_object(eci) ? json_real(json_number_value(json_object_get(eci, "value")))
                                                 : json_null());
         json_object_set_new(o, "steady_state_error_ci", eci);
         json_array_append_new(steps, o);
@@ -278,11 +258,11 @@ static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r,
     json_t *s = json_object();
     json_t *sat = ci_json(st->sat, R, st->level);
     json_object_set_new(s, "fraction_saturated",
-                        json_real(json_number_value(json_object_get(sat, "mean"))));
+                        json_real(json_number_value(json_object_get(sat, "value"))));
     json_object_set_new(s, "fraction_saturated_ci", sat);
     json_t *hl = ci_json(st->held, R, st->level);
     json_object_set_new(s, "fraction_held",
-                        json_real(json_number_value(json_object_get(hl, "mean"))));
+                        json_real(json_number_value(json_object_get(hl, "value"))));
     json_object_set_new(s, "fraction_held_ci", hl);
     json_object_set_new(s, "throughput", qc_json_real_new(r->throughput));
     json_object_set_new(s, "response_mean", qc_json_real_new(r->response_mean));

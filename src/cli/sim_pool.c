@@ -102,9 +102,9 @@ static json_t *summary_json(const qc_pool_params *p, const qc_pool_result *r, co
     json_t *run = cli_json_run(p->customers, p->horizon, p->reps, p->seed, p->level, r->ci_method);
     json_t *tr = json_object();
     json_object_set_new(tr, "method",
-                        json_string(qc_pool_transient_name(p->transient_mode)));
-    json_object_set_new(tr, "customers_cut", qc_json_real_new(r->transient_customers));
-    json_object_set_new(tr, "time_cut", qc_json_real_new(r->transient_time));
+                        json_string(qc_warmup_mode_name(p->warmup_mode)));
+    json_object_set_new(tr, "customers_cut", qc_json_real_new(r->warmup_customers));
+    json_object_set_new(tr, "time_cut", qc_json_real_new(r->warmup_time));
     json_object_set_new(run, "warmup", tr);
     cli_json_run_done(root, run, r->measured, r->events, r->sim_time, elapsed);
 
@@ -156,8 +156,8 @@ static void print_table(const qc_pool_params *p, const qc_pool_result *r, const 
     else
         printf("time %g", p->horizon);
     printf("; warm-up cut (%s): %.0f customers, time %.4g per replication; CI by %s\n\n",
-           qc_pool_transient_name(p->transient_mode),
-           r->transient_customers, r->transient_time, r->ci_method);
+           qc_warmup_mode_name(p->warmup_mode),
+           r->warmup_customers, r->warmup_time, r->ci_method);
     const cli_support sup = support_of(r, o);
     cli_support_print(&sup);
     if (sup.short_run)
@@ -458,9 +458,9 @@ static int pool_validate(void *ctx)
         return QC_EXIT_USAGE;
     }
     int fixed;
-    if ((rc = cli_warmup_parse(q->trans, 0, p->horizon == 0, &fixed, &p->transient)) != 0)
+    if ((rc = cli_warmup_parse(q->trans, 0, p->horizon == 0, &fixed, &p->warmup)) != 0)
         return rc;
-    p->transient_mode = fixed ? QC_POOL_TRANSIENT_FIXED : QC_POOL_TRANSIENT_AUTO;
+    p->warmup_mode = fixed ? QC_WARMUP_FIXED : QC_WARMUP_MSER5;
     p->cost.power[0] = o->watts[0] * o->price;
     p->cost.idle_power = o->watts[1] * o->price;
     p->cost.setup_power = o->watts[2] * o->price;
@@ -484,7 +484,7 @@ static int pool_validate(void *ctx)
     p->setup = &q->wup;
     if (p->customers == 0 && p->horizon == 0) {
         if (q->arr.kind == QC_ARRIVALS_TRACE) {
-            uint64_t cut = fixed ? (uint64_t)p->transient : 0;
+            uint64_t cut = fixed ? (uint64_t)p->warmup : 0;
             if (q->arr.n < cut + 2 * QC_POOL_CHUNKS) {
                 cli_error("--arrival: the trace holds %zu arrivals; at least %llu are needed", q->arr.n,
                           (unsigned long long)(cut + 2 * QC_POOL_CHUNKS));
@@ -495,7 +495,7 @@ static int pool_validate(void *ctx)
             p->customers = 100000;
         }
     }
-    double warm = fixed ? p->transient : 0;
+    double warm = fixed ? p->warmup : 0;
     double span = p->horizon > 0 ? p->horizon + warm
                                  : ((double)p->customers + warm) / qc_arrivals_mean_rate(&q->arr);
     if (q->arr.kind == QC_ARRIVALS_TRACE && q->arr.n > 0)
@@ -503,8 +503,8 @@ static int pool_validate(void *ctx)
     if ((rc = cli_series_bins(&o->out, span, &o->series_dt, &p->series_dt,
                               sizeof(qc_pool_series_point))) != 0)
         return rc;
-    if (p->transient_mode == QC_POOL_TRANSIENT_FIXED &&
-        (rc = cli_check_warmup("--warmup", p->transient,
+    if (p->warmup_mode == QC_WARMUP_FIXED &&
+        (rc = cli_check_warmup("--warmup", p->warmup,
                                p->horizon > 0 ? p->horizon : (double)p->customers,
                                p->horizon > 0 ? "s" : "customers")) != 0)
         return rc;

@@ -419,7 +419,7 @@ int cmd_sysid(int argc, char **argv)
     /* the flags that set several fields, read into these first */
     double op[2] = {0, 0};
     unsigned orders[2], na[2], nb[2], sna[2], snb[2];
-    int delays[2], sdelays[2], have_demean = 0, crit = po.criterion, help = 0, rc;
+    int delays[2], sdelays[2], have_demean = 0, crit = po.criterion, help = 0, quiet = 0, rc;
     static const int crits[] = {QC_ARX_AIC, QC_ARX_BIC};
     const double mo = QC_ARX_MAX_ORDER, md = QC_ARX_MAX_DELAY;
     const cli_flag flags[] = {
@@ -498,6 +498,9 @@ int cmd_sysid(int argc, char **argv)
         {"report", CLI_STR, &o.report, .arg = "DIR",
          .help = "write DIR/index.html: the fits, the model and the plots\n"
                  "of --plot, in one self-contained page"},
+        {"quiet", CLI_BOOL, &quiet,
+         .help = "no notices on standard error (sysid writes none but\nits errors: taken as "
+                 "by every command)"},
         CLI_ROW_HELP(&help),
         {0}};
     unsigned given[sizeof flags / sizeof flags[0]];

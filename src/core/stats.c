@@ -23,7 +23,9 @@
 
 #include <gsl/gsl_cdf.h>
 #include "core/gsl_quiet.h"
+#include "core/names.h"
 #include <math.h>
+#include <string.h>
 
 void qc_welford_merge(qc_welford *dst, const qc_welford *src)
 {
@@ -109,6 +111,48 @@ int qc_ci_t(const double *x, size_t n, double level, qc_ci *out, qc_err *err)
                               "t-interval: value %zu is not finite (%g)", i,
                               x[i]);
         qc_welford_add(&w, x[i]);
+    }
+    ci_from_moments(&w, level, out);
+    return 0;
+}
+
+/* "mser": the cut chosen by MSER-5; "auto" and "mser5" are the flags'
+ * spellings of the same choice (qctl sim queue/pool --warmup auto). */
+static const char *const warmup_names[] = {"mser", "fixed"};
+
+const char *qc_warmup_mode_name(qc_warmup_mode v)
+{
+    return qc__name_of(warmup_names, sizeof warmup_names / sizeof *warmup_names, (int)v);
+}
+
+int qc_warmup_mode_parse(const char *s, qc_warmup_mode *v, qc_err *err)
+{
+    if (s != NULL && (strcmp(s, "auto") == 0 || strcmp(s, "mser5") == 0)) {
+        *v = QC_WARMUP_MSER5;
+        return 0;
+    }
+    int i = 0;
+    int rc = qc__name_parse(s, warmup_names, sizeof warmup_names / sizeof *warmup_names, &i, err);
+    if (rc == 0)
+        *v = (qc_warmup_mode)i;
+    return rc;
+}
+
+int qc_ci_t_finite(const double *x, size_t n, double level, qc_ci *out, qc_err *err)
+{
+    if (x == NULL && n > 0)
+        return qc_err_set(err, QC_EINVAL, "t-interval: values are NULL");
+    int rc = check_level(level, err);
+    if (rc != 0)
+        return rc;
+    qc_welford w;
+    qc_welford_init(&w);
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i]))
+            qc_welford_add(&w, x[i]);
+    if (w.n == 0) {
+        *out = (qc_ci){NAN, NAN, NAN, NAN, level, 0};
+        return 0;
     }
     ci_from_moments(&w, level, out);
     return 0;

@@ -127,8 +127,6 @@ static const char *const policy_names[QC_POOL_NPOLICIES] = {"djsq", "jsq", "jsq-
                                                             "central"};
 QC__NAMES(qc_pool_policy, qc_pool_policy_name, qc_pool_policy_parse, policy_names)
 
-static const char *const transient_names[] = {"auto", "fixed"};
-QC__NAMES(qc_pool_transient, qc_pool_transient_name, qc_pool_transient_parse, transient_names)
 
 static const char *const metric_names[QC_PM_COUNT] = {
     "mean_jobs",           "response_time",      "response_time_p50", "response_time_p95",
@@ -185,10 +183,10 @@ static int check_params(const qc_pool_params *p, qc_energy_cost *cost, double *l
     int rc = qc__check_run(p->customers, p->horizon, p->reps, p->level, QC_POOL_CHUNKS, err);
     if (rc != 0)
         return rc;
-    if (p->transient_mode == QC_POOL_TRANSIENT_FIXED &&
-        !(p->transient >= 0 && isfinite(p->transient) && p->transient < 1e15))
-        return qc_err_set(err, QC_EINVAL, "transient: %g is not a non-negative finite amount",
-                          p->transient);
+    if (p->warmup_mode == QC_WARMUP_FIXED &&
+        !(p->warmup >= 0 && isfinite(p->warmup) && p->warmup < 1e15))
+        return qc_err_set(err, QC_EINVAL, "warmup: %g is not a non-negative finite amount",
+                          p->warmup);
     if (!(p->series_dt >= 0) || !isfinite(p->series_dt))
         return qc_err_set(err, QC_EINVAL, "series interval: %g is not >= 0", p->series_dt);
     if (!(p->corr_dt >= 0) || !isfinite(p->corr_dt))
@@ -214,18 +212,18 @@ static int check_params(const qc_pool_params *p, qc_energy_cost *cost, double *l
     double lam = qc_arrivals_mean_rate(a), cap = (double)p->servers / es;
     *load = lam / cap;
     if (a->kind == QC_ARRIVALS_TRACE) {
-        uint64_t warm = p->transient_mode == QC_POOL_TRANSIENT_FIXED && p->customers
-                            ? (uint64_t)p->transient
+        uint64_t warm = p->warmup_mode == QC_WARMUP_FIXED && p->customers
+                            ? (uint64_t)p->warmup
                             : 0;
         if (p->customers > 0 && p->customers + warm > a->n)
             return qc_err_set(err, QC_EINVAL,
                               "customers: the trace holds %zu arrivals, fewer than the %llu "
-                              "asked for (with %llu cut as transient)",
+                              "asked for (with %llu cut as warm-up)",
                               a->n, (unsigned long long)(p->customers + warm),
                               (unsigned long long)warm);
         return 0;
     }
-    double warm = p->transient_mode == QC_POOL_TRANSIENT_FIXED ? p->transient : 0;
+    double warm = p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0;
     double span = p->customers ? ((double)p->customers + warm) / lam : p->horizon + warm;
     if ((rc = qc__check_time_scale(1 / lam, es, span, err)) != 0)
         return rc;
@@ -314,8 +312,8 @@ static void run_reset(run *r, unsigned rep)
     r->n_busy = r->n_setup = 0;
     r->tlast = 0;
     r->arrivals = r->measured_out = r->next_bound = 0;
-    r->warm_n = p->transient_mode == QC_POOL_TRANSIENT_FIXED && p->customers
-                    ? (uint64_t)p->transient
+    r->warm_n = p->warmup_mode == QC_WARMUP_FIXED && p->customers
+                    ? (uint64_t)p->warmup
                     : 0;
     r->win_start = r->win_end = 0;
     r->done = 0;
@@ -877,9 +875,9 @@ static int on_tick(run *r, double t)
     return 0;
 }
 
-static double transient_time(const qc_pool_params *p)
+static double warmup_time(const qc_pool_params *p)
 {
-    return p->customers == 0 && p->transient_mode == QC_POOL_TRANSIENT_FIXED ? p->transient : 0;
+    return p->customers == 0 && p->warmup_mode == QC_WARMUP_FIXED ? p->warmup : 0;
 }
 
 /* Replication rep in workspace ws (qc__workers_model.run). */
@@ -894,7 +892,7 @@ static int run_once(void *ctx, void *ws, unsigned rep, qc_err *err)
     if (first < INFINITY && qc_sim_source_at(&r->sim, 0, first) != 0)
         return QC_EINVAL;
     if (p->customers == 0) {
-        double w = transient_time(p);
+        double w = warmup_time(p);
         int64_t h = qc_sim_at(&r->sim, w, EV_TICK, 0);
         if (h < 0)
             return (int)h;
@@ -925,7 +923,7 @@ static int run_once(void *ctx, void *ws, unsigned rep, qc_err *err)
             if (p->progress) {
                 double f = p->customers ? (double)r->arrivals /
                                               ((double)p->customers + (double)r->warm_n)
-                                        : t / (p->horizon + transient_time(p));
+                                        : t / (p->horizon + warmup_time(p));
                 p->progress(p->progress_ctx, f < 1 ? f : 1);
             }
         }
@@ -1010,8 +1008,8 @@ static int pool_merge_rep(void *ctx, void *wsp, unsigned rep, qc_err *err)
         r->series = NULL;
         r->slen = r->scap = 0;
     }
-    if (qc__analysis_add(s->an, r, r->chunks, 0, NULL, &res->transient_customers,
-                         &res->transient_time) != 0)
+    if (qc__analysis_add(s->an, r, r->chunks, 0, NULL, &res->warmup_customers,
+                         &res->warmup_time) != 0)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     if (s->an->one_run) {
         s->corr1 = corr_value(r);
@@ -1034,7 +1032,7 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
     if (qc__workers_init(&wk, qc__workers_count(p->jobs, p->reps, 256), &workers_model, p,
                          &cost) != 0)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
-    int mser = p->transient_mode == QC_POOL_TRANSIENT_AUTO && !qc_arrivals_varies(p->arrival) &&
+    int mser = p->warmup_mode == QC_WARMUP_MSER5 && !qc_arrivals_varies(p->arrival) &&
                p->arrival->kind != QC_ARRIVALS_TRACE;
     qc__analysis an;
     if (qc__analysis_init(&an, &summary_model, p->reps < 2, mser, QC_PM_JOBS) != 0) {
@@ -1069,11 +1067,11 @@ int qc_pool_run(const qc_pool_params *p, qc_pool_result *res, qc_err *err)
             c->hi = 1;
     }
     if (!units->one_run) {
-        res->transient_customers = qc__analysis_sum(&an, QC__X_CUT_N) / p->reps;
-        res->transient_time = qc__analysis_sum(&an, QC__X_CUT_T) / p->reps;
+        res->warmup_customers = qc__analysis_sum(&an, QC__X_CUT_N) / p->reps;
+        res->warmup_time = qc__analysis_sum(&an, QC__X_CUT_T) / p->reps;
     }
-    if (p->transient_mode == QC_POOL_TRANSIENT_FIXED)
-        res->transient_customers = p->customers ? p->transient : 0;
+    if (p->warmup_mode == QC_WARMUP_FIXED)
+        res->warmup_customers = p->customers ? p->warmup : 0;
     res->measured = (uint64_t)qc__analysis_sum(&an, QC__X_DONE);
     res->ci_method = p->reps >= 2 ? "replications" : "batch-means";
     if (p->reps < 2) {

@@ -142,9 +142,6 @@ QC__NAMES(qc_queue_metric, qc_queue_metric_name, qc_queue_metric_parse, metric_n
 static const char *const discipline_names[] = {"fcfs", "ps"};
 QC__NAMES(qc_discipline, qc_discipline_name, qc_discipline_parse, discipline_names)
 
-/* "mser": the cut chosen by MSER-5 (qctl sim queue --warmup auto|mser|mser5). */
-static const char *const warmup_names[] = {"mser", "fixed"};
-QC__NAMES(qc_warmup_mode, qc_warmup_mode_name, qc_warmup_mode_parse, warmup_names)
 
 void qc_queue_params_init(qc_queue_params *p)
 {

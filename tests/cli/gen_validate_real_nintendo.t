@@ -3,7 +3,7 @@
 # within 15% and its mean packet size within 10%.
 cmd: gen --validate $DATA/captures/nintendo.pcap --json --realisations 10
 json: realisations eq 10
-json: metrics.packets_per_second.fitted.mean near metrics.packets_per_second.real 0.15
-json: metrics.packets_per_second.copula.mean near metrics.packets_per_second.real 0.15
-json: metrics.mean_size.fitted.mean near metrics.mean_size.real 0.10
-json: metrics.mean_size.copula.mean near metrics.mean_size.real 0.10
+json: metrics.packets_per_second.fitted.value near metrics.packets_per_second.real 0.15
+json: metrics.packets_per_second.copula.value near metrics.packets_per_second.real 0.15
+json: metrics.mean_size.fitted.value near metrics.mean_size.real 0.10
+json: metrics.mean_size.copula.value near metrics.mean_size.real 0.10

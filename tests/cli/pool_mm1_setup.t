@@ -11,6 +11,6 @@ json: model.load within 0.4999999 0.5000001
 json: model.policy str djsq
 json: model.threshold eq 4
 json: run.ci_method str replications
-json: run.warmup.method str auto
+json: run.warmup.method str mser
 json: energy_report.average_cost gt 0
 json: metrics.demand_correlation.value null

@@ -184,8 +184,6 @@ static void test_models(void **state)
                QC_POL_AIMD);
     CHECK_ENUM(qc_pool_policy, qc_pool_policy_name, qc_pool_policy_parse, QC_POOL_DJSQ,
                QC_POOL_JSQ, QC_POOL_JSQ_OFF, QC_POOL_RANDOM, QC_POOL_CENTRAL);
-    CHECK_ENUM(qc_pool_transient, qc_pool_transient_name, qc_pool_transient_parse,
-               QC_POOL_TRANSIENT_AUTO, QC_POOL_TRANSIENT_FIXED);
     CHECK_ENUM(qc_pool_metric, qc_pool_metric_name, qc_pool_metric_parse, QC_PM_JOBS,
                QC_PM_RESPONSE, QC_PM_P50, QC_PM_P95, QC_PM_P99, QC_PM_THROUGHPUT, QC_PM_POWER,
                QC_PM_ENERGY_PER_JOB, QC_PM_SWITCH_ONS_PER_HOUR, QC_PM_FRAC_SETUP, QC_PM_COST,
@@ -194,6 +192,15 @@ static void test_models(void **state)
     CHECK_ENUM(qc_discipline, qc_discipline_name, qc_discipline_parse, QC_FCFS, QC_PS);
     CHECK_ENUM(qc_warmup_mode, qc_warmup_mode_name, qc_warmup_mode_parse, QC_WARMUP_MSER5,
                QC_WARMUP_FIXED);
+    /* the flags' spellings of the MSER cut (the pool's old "auto") */
+    {
+        qc_warmup_mode w = QC_WARMUP_FIXED;
+        assert_int_equal(qc_warmup_mode_parse("auto", &w, NULL), 0);
+        assert_int_equal(w, QC_WARMUP_MSER5);
+        w = QC_WARMUP_FIXED;
+        assert_int_equal(qc_warmup_mode_parse("mser5", &w, NULL), 0);
+        assert_int_equal(w, QC_WARMUP_MSER5);
+    }
     CHECK_ENUM(qc_queue_metric, qc_queue_metric_name, qc_queue_metric_parse, QC_QM_RESPONSE,
                QC_QM_WAIT, QC_QM_NUMBER, QC_QM_UTILIZATION, QC_QM_THROUGHPUT, QC_QM_BLOCKING,
                QC_QM_P50, QC_QM_P95, QC_QM_P99);

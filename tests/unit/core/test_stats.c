@@ -223,6 +223,33 @@ static void test_ci_t_hand(void **state)
     assert_int_equal(ci.n, 1);
 }
 
+/* The interval of the finite values: the hand example's {1..5} with NaN
+ * and infinities among them gives the same interval as the five alone;
+ * none finite is an absent figure (n = 0, NaN mean), not an error. */
+static void test_ci_t_finite(void **state)
+{
+    (void)state;
+    const double x[] = {NAN, 1, 2, INFINITY, 3, 4, -INFINITY, 5, NAN};
+    qc_ci ci;
+    assert_int_equal(qc_ci_t_finite(x, 9, 0.95, &ci, NULL), 0);
+    assert_int_equal(ci.n, 5);
+    assert_true(ci.mean == 3.0 && ci.level == 0.95);
+    assert_true(rel_err(ci.half, 1.9632431614775572) <= 1e-9);
+    assert_true(rel_err(ci.lo, 3.0 - 1.9632431614775572) <= 1e-9);
+
+    const double none[] = {NAN, INFINITY};
+    assert_int_equal(qc_ci_t_finite(none, 2, 0.95, &ci, NULL), 0);
+    assert_int_equal(ci.n, 0);
+    assert_true(isnan(ci.mean) && isnan(ci.lo) && isnan(ci.hi) && isnan(ci.half));
+    assert_int_equal(qc_ci_t_finite(NULL, 0, 0.9, &ci, NULL), 0);
+    assert_int_equal(ci.n, 0);
+    assert_true(ci.level == 0.9);
+
+    qc_err err = {0};
+    assert_int_equal(qc_ci_t_finite(x, 9, 1.0, &ci, &err), QC_EINVAL);
+    assert_non_null(strstr(err.msg, "level"));
+}
+
 static void test_ci_t_invalid(void **state)
 {
     (void)state;
@@ -612,6 +639,7 @@ int main(void)
         cmocka_unit_test(test_tavg),
         cmocka_unit_test(test_ci_t_hand),
         cmocka_unit_test(test_ci_t_invalid),
+        cmocka_unit_test(test_ci_t_finite),
         cmocka_unit_test(test_ci_t_coverage),
         cmocka_unit_test(test_batch_means_ar1),
         cmocka_unit_test(test_batch_means_layout),

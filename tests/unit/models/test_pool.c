@@ -711,15 +711,15 @@ static void test_reproducible_and_series(void **state)
     p.service = &b;
     p.setup = &w;
     p.horizon = 5000;
-    p.transient_mode = QC_POOL_TRANSIENT_FIXED;
-    p.transient = 500;
+    p.warmup_mode = QC_WARMUP_FIXED;
+    p.warmup = 500;
     p.reps = 3;
     p.series_dt = 10;
     qc_pool_result r1, r2;
     assert_int_equal(qc_pool_run(&p, &r1, NULL), 0);
     assert_int_equal(qc_pool_run(&p, &r2, NULL), 0);
     assert_memory_equal(r1.metric, r2.metric, sizeof r1.metric);
-    assert_true(r1.transient_time == 500.0);
+    assert_true(r1.warmup_time == 500.0);
     assert_true(r1.series_len >= 550);
     assert_true(fabs(r1.series[0].t - 10.0) < 1e-12);
     double on_max = 0;

@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The one interval shape: every interval in a result's to_dict() (queue,
+# pool, maxusers open and closed loop, admission) has exactly the keys of
+# qctl.sim.CI_KEYS (plus exact where known), the same as the command's
+# --json; and to_frame() has a row for each, so that an open-loop MaxUsers
+# run (no reference steps) still gives its fractions saturated and held.
+import json
+import math
+import subprocess
+
+import pytest
+
+import qctl
+from qctl.sim import CI_KEYS, intervals
+
+SCENARIO = {
+    "classes": [
+        {"name": "gold", "arrival": "exp:0.25", "service": "exp:1", "bound": 2.5},
+        {"name": "bulk", "arrival": "exp:0.3", "service": "exp:1", "best_effort": True},
+    ],
+    "time": 20000,
+}
+
+
+def there(x):
+    """A figure given (JSON null and NaN both say there is none)."""
+    return x is not None and not (isinstance(x, float) and math.isnan(x))
+
+
+def shape_ok(path, v):
+    extra = set(v) - set(CI_KEYS) - {"exact", "window_start", "class"}
+    assert not extra, "%s: keys %s outside the interval shape" % (path, sorted(extra))
+    lo, hi, x = v["ci_low"], v["ci_high"], v["value"]
+    if there(lo) and there(hi) and there(x):
+        assert lo <= x <= hi, path
+    if there(v["half_width"]):
+        assert v["half_width"] == pytest.approx((hi - lo) / 2, rel=1e-9), path
+    assert 0 < v["level"] < 1, path
+    assert v["n"] >= (1 if there(x) else 0), path
+
+
+def runs():
+    yield "queue", qctl.sim.queue("exp:0.5", "exp:1", customers=20000, reps=3, seed=1)
+    yield "pool", qctl.sim.pool(4, "exp:2", customers=20000, reps=3, seed=1)
+    yield "maxusers open", qctl.sim.maxusers(controller="open", duration=3600, reps=3, seed=1)
+    yield "maxusers closed", qctl.sim.maxusers(duration=3600, reps=3, seed=1,
+                                               reference="300@0,200@1800")
+    yield "admission", qctl.sim.admission(SCENARIO, reps=3, seed=2)
+
+
+@pytest.mark.parametrize("name,r", list(runs()), ids=lambda x: x if isinstance(x, str) else "")
+def test_every_interval_has_the_one_shape(name, r):
+    found = list(intervals(r.to_dict()))
+    assert found, name + ": no interval in to_dict()"
+    for path, v in found:
+        shape_ok(name + ":" + path, v)
+
+
+def test_maxusers_open_loop_has_rows():
+    r = qctl.sim.maxusers(controller="open", duration=3600, reps=2, seed=3)
+    assert r.steps == []
+    paths = [p for p, _ in intervals(r.to_dict())]
+    assert "summary.fraction_saturated_ci" in paths and "summary.fraction_held_ci" in paths
+
+
+def test_maxusers_interval_is_the_t_interval_of_the_replications():
+    # the interval of a fraction over replications, against a t interval
+    # computed here from the per-replication values (independent truth)
+    r = qctl.sim.maxusers(controller="open", duration=3600, reps=4, seed=5)
+    ci = r.summary["fraction_held_ci"]
+    assert ci["n"] == 4 and ci["level"] == 0.95
+    assert r.summary["fraction_held"] == ci["value"]
+    assert not there(ci["ci_low"]) or ci["ci_low"] <= ci["value"] <= ci["ci_high"]
+
+
+def test_maxusers_same_shape_as_the_command(qctl_bin):
+    out = subprocess.run([qctl_bin, "sim", "maxusers", "--controller", "open", "--duration",
+                          "3600", "--reps", "3", "--seed", "1", "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    cli = dict(intervals(json.loads(out)))
+    py = dict(intervals(qctl.sim.maxusers(controller="open", duration=3600, reps=3,
+                                          seed=1).to_dict()))
+    assert cli.keys() == py.keys() and cli
+    for k in cli:
+        assert list(cli[k]) == list(py[k]), k
+        for f in CI_KEYS:
+            a, b = cli[k][f], py[k][f]
+            assert (a is None) == (b is None) and (a is None or math.isclose(a, b, rel_tol=1e-9))
+
+
+def test_to_frame_rows():
+    pd = pytest.importorskip("pandas")
+    for name, r in runs():
+        f = r.to_frame()
+        assert isinstance(f, pd.DataFrame) and len(f) > 0, name
