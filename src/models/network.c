@@ -80,6 +80,36 @@ typedef struct strt {
     uint32_t src_job; /* the customer whose departure the source holds */
 } strt;
 
+/* The station-specialized path (fast_eligible): one open class through
+ * FCFS stations with no balking, timeout, patience nor blocking after
+ * service (a capacity, with loss, is allowed), run in customers. A
+ * customer is then two or four numbers, not a record: those waiting are
+ * a FIFO ring of (entry time, arrival time here), those in service (at
+ * most c) a small vector of (departure, entry, arrival here, service);
+ * the next event is the least of the next arrival and each station's
+ * earliest departure, with no event list. It draws what the general
+ * loop draws, from the same streams, in the same order (a service time
+ * at the start rather than at the arrival, which for FCFS is the same
+ * sequence), and adds into the same sums in the same order: for the
+ * same seed its results are the general loop's to the last bit, save
+ * where two events fall at the same instant (then the order of a tie
+ * may differ; never with continuous distributions). */
+#define FAST_MAXC 16
+typedef struct fwait {
+    double t_net, t_st;
+} fwait;
+typedef struct fsvc {
+    double dep, t_net, t_st, svc;
+} fsvc;
+typedef struct fst {
+    fwait *q; /* ring of qcap (a power of 2) */
+    uint32_t qcap, qhead, qn;
+    unsigned busy, imin; /* sv[imin]: the earliest departure */
+    unsigned servers;
+    uint64_t cap;
+    fsvc sv[FAST_MAXC];
+} fst;
+
 typedef struct run {
     const qc_network_params *p;
     const qc_network *net;
@@ -111,6 +141,11 @@ typedef struct run {
     int entry_one[QC_NET_MAX_CLASSES]; /* station, or -1: draw */
     int bas_any; /* a station blocks after service */
     uint8_t plain[QC_NET_MAX_STATIONS]; /* no balking, capacity, timeout, patience */
+    uint8_t plain_but_capacity[QC_NET_MAX_STATIONS]; /* no balking, timeout, patience */
+    /* the station-specialized path */
+    int fast;
+    fst *fs;                          /* [S] */
+    double fnt[QC_NET_MAX_STATIONS]; /* each station's next departure */
     /* chunks */
     size_t stride;
     double *chunks; /* (NCH + 1) x stride: the last one the warm-up's scratch */
@@ -407,6 +442,8 @@ static void window_open(run *r)
         qc_sim_after(&r->sim, r->p->horizon / NCH, EV_CHUNK, 1);
 }
 
+static inline void count_exit(run *r);
+
 /* A customer leaves the network (served: through to the end). */
 static int leave(run *r, uint32_t j, int served)
 {
@@ -449,19 +486,26 @@ static int leave(run *r, uint32_t j, int served)
     } else {
         job_free(r, j);
     }
-    /* where the window stands, in exits */
+    count_exit(r);
+    return 0;
+}
+
+/* One more exit: where the window stands, in exits (the warm-up's end,
+ * the next chunk, the run's end). */
+static inline void count_exit(run *r)
+{
     if (!r->in_window) {
         if (r->p->warmup_mode == QC_WARMUP_FIXED && r->p->customers &&
             ++r->warm_exits >= (uint64_t)r->p->warmup)
             window_open(r);
-        return 0;
+        return;
     }
     if (r->p->customers) {
         r->exits++;
         if (r->exits >= r->p->customers) {
             chunk_close(r, r->sim.now);
             r->done = 1;
-            return 0;
+            return;
         }
         if (r->exits >= r->next_exits) {
             int nk = (int)(r->exits * NCH / r->p->customers);
@@ -473,7 +517,6 @@ static int leave(run *r, uint32_t j, int served)
             r->next_exits = (((uint64_t)nk + 1) * r->p->customers + NCH - 1) / NCH;
         }
     }
-    return 0;
 }
 
 static int release_gate(run *r)
@@ -823,6 +866,230 @@ static int complete(run *r, uint32_t j)
     return leave(r, j, 1);
 }
 
+/* ---- the station-specialized path -------------------------------------- */
+
+static int fast_eligible(const run *r)
+{
+    const qc_network_params *p = r->p;
+    const qc_network *n = r->net;
+    if (p->general || r->C != 1 || n->cl[0].closed || n->front >= 0 || p->customers == 0 ||
+        r->arr_src[0] < 0)
+        return 0;
+    for (unsigned i = 0; i < r->S; i++) {
+        const qc_net_station *ns = &n->st[i];
+        if (ns->disc != QC_NET_FCFS || ns->servers < 1 || ns->servers > FAST_MAXC ||
+            !r->plain_but_capacity[i] || ns->bas || !ns->has_service[0])
+            return 0;
+    }
+    return 1;
+}
+
+/* the earliest departure of station f, noted in imin */
+static inline double fast_next(fst *f)
+{
+    if (f->busy <= 1) {
+        f->imin = 0;
+        return f->busy ? f->sv[0].dep : INFINITY;
+    }
+    unsigned m = 0;
+    double d = f->sv[0].dep;
+    for (unsigned x = 1; x < f->busy; x++)
+        if (f->sv[x].dep < d) {
+            d = f->sv[x].dep;
+            m = x;
+        }
+    f->imin = m;
+    return d;
+}
+
+/* The sums of a chunk are written through a local pointer and the clock
+ * passed as a value: stores through a double * could otherwise be the
+ * clock or the counts for the compiler, reloaded after every one. The
+ * order of the additions into each sum is the general loop's. */
+#define FS(f, i) cur[(size_t)(f) * ns + (i)]
+
+static inline void fast_start(run *r, fst *f, unsigned i, double now, double *cur, size_t ns,
+                              double t_net, double t_st)
+{
+    double svc = qc_sampler_next(&r->ssvc[i]);
+    r->nsc_b[i] += 1; /* b_up */
+    FS(F_AB, i) -= now;
+    fsvc *e = &f->sv[f->busy++];
+    e->t_net = t_net;
+    e->t_st = t_st;
+    e->svc = svc;
+    e->dep = now + svc;
+}
+
+/* as leave, for the one open class (its histogram alone: the total's is
+ * the same, copied at the end) */
+static inline void fast_leave(run *r, double now, double t_net, int served)
+{
+    double *cur = r->cur;
+    size_t g = (size_t)F_COUNT * r->nsc;
+    r->nnet[0]--; /* net_down */
+    cur[g + (size_t)G_AREA * r->C] += now;
+    if (served) {
+        double resp = now - t_net;
+        cur[g + (size_t)G_DONE * r->C] += 1;
+        cur[g + (size_t)G_RESP * r->C] += resp;
+        if (r->in_window && r->k >= NCH / 2 && r->k < NCH)
+            qc_hist_add(&r->hist[0], resp);
+    } else {
+        cur[g + (size_t)G_LOST * r->C] += 1;
+    }
+    *HF(r, cur, H_EXITS) += 1;
+    count_exit(r);
+}
+
+static inline int fast_arrive(run *r, unsigned i, double now, double t_net)
+{
+    fst *f = &r->fs[i];
+    double *cur = r->cur;
+    size_t ns = r->nsc;
+    FS(F_ARR, i) += 1;
+    if (f->cap && r->nsc_n[i] >= f->cap) {
+        FS(F_BLK, i) += 1;
+        fast_leave(r, now, t_net, 0);
+        return 0;
+    }
+    r->nsc_n[i]++; /* n_up */
+    FS(F_AN, i) -= now;
+    if (f->busy < f->servers) {
+        fast_start(r, f, i, now, cur, ns, t_net, now);
+        r->fnt[i] = fast_next(f);
+        return 0;
+    }
+    if (f->qn == f->qcap) {
+        /* grows by doubling, the ring unrolled from its head */
+        uint32_t cap = f->qcap ? 2 * f->qcap : 64;
+        if (cap <= f->qcap)
+            return QC_ENOMEM;
+        fwait *nq = malloc((size_t)cap * sizeof *nq);
+        if (nq == NULL)
+            return QC_ENOMEM;
+        for (uint32_t x = 0; x < f->qn; x++)
+            nq[x] = f->q[(f->qhead + x) & (f->qcap - 1)];
+        free(f->q);
+        f->q = nq;
+        f->qcap = cap;
+        f->qhead = 0;
+    }
+    fwait *w = &f->q[(f->qhead + f->qn++) & (f->qcap - 1)];
+    w->t_net = t_net;
+    w->t_st = now;
+    return 0;
+}
+
+/* the earliest in service at station i is done: as complete */
+static inline int fast_depart(run *r, unsigned i, double now)
+{
+    fst *f = &r->fs[i];
+    double *cur = r->cur;
+    size_t ns = r->nsc;
+    const fsvc *e = &f->sv[f->imin];
+    double t_net = e->t_net, resp = now - e->t_st, svc = e->svc;
+    int to = r->one_st[i];
+    if (to == -2) {
+        to = -1;
+        unsigned nh = r->net->nroute[i];
+        double u = qc_rng_u01(&r->rroute), acc = 0;
+        const qc_net_hop *h = r->net->route[i];
+        for (unsigned x = 0; x < nh; x++) {
+            acc += h[x].p;
+            if (u < acc) {
+                to = h[x].station;
+                break;
+            }
+        }
+    }
+    FS(F_DONE, i) += 1; /* record_done */
+    FS(F_RESP, i) += resp;
+    if (resp - svc > 1e-12 * now)
+        FS(F_WAIT, i) += resp - svc;
+    r->nsc_n[i]--; /* n_down */
+    FS(F_AN, i) += now;
+    if (--f->busy != f->imin)
+        f->sv[f->imin] = f->sv[f->busy];
+    r->nsc_b[i] -= 1; /* b_down */
+    FS(F_AB, i) += now;
+    if (f->qn) {
+        fwait w = f->q[f->qhead];
+        f->qhead = (f->qhead + 1) & (f->qcap - 1);
+        f->qn--;
+        fast_start(r, f, i, now, cur, ns, w.t_net, w.t_st);
+    }
+    r->fnt[i] = fast_next(f);
+    if (to >= 0)
+        return fast_arrive(r, (unsigned)to, now, t_net);
+    fast_leave(r, now, t_net, 1);
+    return 0;
+}
+#undef FS
+
+/* the event loop of the specialized path: the least of S + 1 times (the
+ * arrival first on a tie, then the lower station, as the kernel's
+ * sources) */
+static int fast_loop(run *r)
+{
+    const qc_network_params *p = r->p;
+    unsigned S = r->S;
+    double *ta = &r->sim.src_t[r->arr_src[0]];
+    unsigned left = 262144;
+    for (unsigned i = 0; i < S; i++) {
+        const qc_net_station *ns = &r->net->st[i];
+        r->fs[i].servers = ns->servers;
+        r->fs[i].cap = ns->capacity;
+    }
+    while (!r->done) {
+        double t = *ta;
+        int who = -1;
+        for (unsigned i = 0; i < S; i++)
+            if (r->fnt[i] < t) {
+                t = r->fnt[i];
+                who = (int)i;
+            }
+        if (!(t < INFINITY))
+            break;
+        r->sim.now = t;
+        r->sim.events++;
+        int rc;
+        if (who < 0) {
+            *ta = qc_arrivals_next(&r->garr[0]); /* INFINITY when a trace ends */
+            r->nnet[0]++; /* net_up */
+            *GF(r, r->cur, G_AREA, 0) -= t;
+            int i = r->entry_one[0];
+            if (i < 0) {
+                const qc_net_class *c = &r->net->cl[0];
+                double u = qc_rng_u01(&r->rroute), acc = 0;
+                for (i = 0; (unsigned)i + 1 < S; i++) {
+                    acc += c->entry[i];
+                    if (u < acc)
+                        break;
+                }
+            }
+            rc = fast_arrive(r, (unsigned)i, t, t);
+        } else {
+            rc = fast_depart(r, (unsigned)who, t);
+        }
+        if (rc != 0)
+            return rc;
+        if (--left == 0) {
+            left = 262144;
+            if (p->cancel && qc_cancel_requested(p->cancel))
+                return QC_ECANCELED;
+            if (r->w) {
+                double fr = (double)r->exits / (double)p->customers;
+                qc__reps_progress(r->w, r->in_window && fr >= 0 && fr <= 1 ? fr : 0);
+            }
+        }
+    }
+    /* the total's histogram: the one class's */
+    qc_hist_reset(&r->hist[1]);
+    qc_hist_merge(&r->hist[1], &r->hist[0]);
+    return 0;
+}
+
 static int ctl_sample(run *r)
 {
     double y = r->ctl_done ? r->ctl_resp / (double)r->ctl_done : NAN;
@@ -907,6 +1174,8 @@ static int run_alloc(run *r, const qc_network_params *p)
         r->bas_any |= ns->bas;
         r->plain[i] = !ns->nbalk && !ns->capacity && !(ns->timeout > 0) &&
                       ns->patience.kind == QC_DIST_NONE;
+        r->plain_but_capacity[i] = !ns->nbalk && !(ns->timeout > 0) &&
+                                   ns->patience.kind == QC_DIST_NONE;
     }
     for (unsigned k = 0; k < r->C; k++) {
         r->entry_one[k] = -1;
@@ -924,11 +1193,21 @@ static int run_alloc(run *r, const qc_network_params *p)
                     lv += n->cl[m].priority < n->cl[k].priority;
             r->level[i * r->C + k] = lv;
         }
+    r->fast = fast_eligible(r);
+    if (r->fast) {
+        r->fs = calloc(r->S, sizeof *r->fs);
+        if (r->fs == NULL)
+            return QC_ENOMEM;
+    }
     return 0;
 }
 
 static void run_free(run *r)
 {
+    if (r->fs)
+        for (unsigned i = 0; i < r->S; i++)
+            free(r->fs[i].q);
+    free(r->fs);
     free(r->chunks);
     free(r->jobs);
     if (r->hist)
@@ -959,6 +1238,11 @@ static int run_one(run *r, unsigned rep)
         for (unsigned l = 0; l < QC_NET_MAX_CLASSES; l++)
             s->wait[l].head = s->wait[l].tail = NIL;
         s->ps_h = -1;
+        r->fnt[i] = INFINITY;
+        if (r->fs) {
+            r->fs[i].qhead = r->fs[i].qn = 0;
+            r->fs[i].busy = r->fs[i].imin = 0;
+        }
     }
     for (unsigned k = 0; k <= r->C; k++)
         qc_hist_reset(&r->hist[k]);
@@ -1035,7 +1319,12 @@ static int run_one(run *r, unsigned rep)
     qc_event ev;
     int rc = 0;
     uint64_t check = 0;
-    while (!r->done && qc_sim_next(&r->sim, &ev) == 0) {
+    if (r->fast) {
+        rc = fast_loop(r);
+        if (rc != 0)
+            return rc;
+    }
+    while (!r->fast && !r->done && qc_sim_next(&r->sim, &ev) == 0) {
         if (ev.handle == QC_SIM_SOURCE_HANDLE && r->src_dep[ev.data]) {
             /* a departure held by a source: the station says whose */
             unsigned i = r->src_id[ev.data];
