@@ -144,6 +144,7 @@ typedef struct run {
     uint8_t plain_but_capacity[QC_NET_MAX_STATIONS]; /* no balking, timeout, patience */
     /* the station-specialized path */
     int fast;
+    int hist_on; /* in the window's last half: in_window && k in [NCH/2, NCH) */
     fst *fs;                          /* [S] */
     double fnt[QC_NET_MAX_STATIONS]; /* each station's next departure */
     /* chunks */
@@ -421,6 +422,7 @@ static void chunk_close(run *r, double t)
 static void chunk_open(run *r, int k, double t)
 {
     r->k = k;
+    r->hist_on = r->in_window && k >= NCH / 2 && k < NCH;
     r->cur = r->chunks + (size_t)k * r->stride;
     memset(r->cur, 0, r->stride * sizeof(double));
     if (r->fast) {
@@ -896,7 +898,7 @@ static int fast_eligible(const run *r)
 }
 
 /* the earliest departure of station f, noted in imin */
-static inline double fast_next(fst *f)
+QC_HOT double fast_next(fst *f)
 {
     if (f->busy <= 1) {
         f->imin = 0;
@@ -919,7 +921,7 @@ static inline double fast_next(fst *f)
  * order of the additions into each sum is the general loop's. */
 #define FS(f, i) cur[(size_t)(f) * ns + (i)]
 
-static inline void fast_start(run *r, fst *f, unsigned i, double now, double *cur, size_t ns,
+QC_HOT void fast_start(run *r, fst *f, unsigned i, double now, double *cur, size_t ns,
                               double t_net, double t_st)
 {
     (void)cur;
@@ -934,7 +936,7 @@ static inline void fast_start(run *r, fst *f, unsigned i, double now, double *cu
 
 /* as leave, for the one open class (its histogram alone: the total's is
  * the same, copied at the end) */
-static inline void fast_leave(run *r, double now, double t_net, int served)
+QC_HOT void fast_leave(run *r, double now, double t_net, int served)
 {
     double *cur = r->cur;
     size_t g = (size_t)F_COUNT * r->nsc;
@@ -942,16 +944,15 @@ static inline void fast_leave(run *r, double now, double t_net, int served)
         double resp = now - t_net;
         cur[g + (size_t)G_DONE * r->C] += 1;
         cur[g + (size_t)G_RESP * r->C] += resp;
-        if (r->in_window && r->k >= NCH / 2 && r->k < NCH)
+        if (r->hist_on)
             qc_hist_add(&r->hist[0], resp);
     } else {
         cur[g + (size_t)G_LOST * r->C] += 1;
     }
-    *HF(r, cur, H_EXITS) += 1;
-    count_exit(r);
+    count_exit(r); /* H_EXITS: at the chunk's close */
 }
 
-static inline int fast_arrive(run *r, unsigned i, double now, double t_net)
+QC_HOT int fast_arrive(run *r, unsigned i, double now, double t_net)
 {
     fst *f = &r->fs[i];
     double *cur = r->cur;
@@ -989,7 +990,7 @@ static inline int fast_arrive(run *r, unsigned i, double now, double t_net)
 }
 
 /* the earliest in service at station i is done: as complete */
-static inline int fast_depart(run *r, unsigned i, double now)
+QC_HOT int fast_depart(run *r, unsigned i, double now)
 {
     fst *f = &r->fs[i];
     double *cur = r->cur;
@@ -1084,6 +1085,7 @@ static void fast_chunk_close(run *r, double t)
         net += *SCF(r, cur, F_AN, i);
     }
     *GF(r, cur, G_AREA, 0) = net;
+    *HF(r, cur, H_EXITS) = *GF(r, cur, G_DONE, 0) + *GF(r, cur, G_LOST, 0);
     *HF(r, cur, H_T1) = t;
 }
 
@@ -1101,18 +1103,21 @@ static int fast_loop(run *r)
         r->fs[i].servers = ns->servers;
         r->fs[i].cap = ns->capacity;
     }
+    const double *fnt = r->fnt;
+    uint64_t events = r->sim.events;
     while (!r->done) {
         double t = *ta;
         int who = -1;
-        for (unsigned i = 0; i < S; i++)
-            if (r->fnt[i] < t) {
-                t = r->fnt[i];
-                who = (int)i;
-            }
+        for (unsigned i = 0; i < S; i++) {
+            double x = fnt[i];
+            int lt = x < t;
+            t = lt ? x : t;
+            who = lt ? (int)i : who;
+        }
         if (!(t < INFINITY))
             break;
         r->sim.now = t;
-        r->sim.events++;
+        r->sim.events = ++events;
         int rc;
         if (who < 0) {
             *ta = qc_arrivals_next(&r->garr[0]); /* INFINITY when a trace ends */
