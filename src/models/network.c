@@ -144,6 +144,7 @@ typedef struct run {
     uint8_t plain_but_capacity[QC_NET_MAX_STATIONS]; /* no balking, timeout, patience */
     /* the station-specialized path */
     int fast;
+    size_t goff; /* F_COUNT * nsc: where the chains' sums start */
     int hist_on; /* in the window's last half: in_window && k in [NCH/2, NCH) */
     fst *fs;                          /* [S] */
     double fnt[QC_NET_MAX_STATIONS]; /* each station's next departure */
@@ -938,16 +939,15 @@ QC_HOT void fast_start(run *r, fst *f, unsigned i, double now, double *cur, size
  * the same, copied at the end) */
 QC_HOT void fast_leave(run *r, double now, double t_net, int served)
 {
-    double *cur = r->cur;
-    size_t g = (size_t)F_COUNT * r->nsc;
+    double *cur = r->cur + r->goff; /* the class's sums, C = 1 */
     if (served) {
         double resp = now - t_net;
-        cur[g + (size_t)G_DONE * r->C] += 1;
-        cur[g + (size_t)G_RESP * r->C] += resp;
+        cur[G_DONE] += 1;
+        cur[G_RESP] += resp;
         if (r->hist_on)
             qc_hist_add(&r->hist[0], resp);
     } else {
-        cur[g + (size_t)G_LOST * r->C] += 1;
+        cur[G_LOST] += 1;
     }
     count_exit(r); /* H_EXITS: at the chunk's close */
 }
@@ -1108,11 +1108,18 @@ static int fast_loop(run *r)
     while (!r->done) {
         double t = *ta;
         int who = -1;
-        for (unsigned i = 0; i < S; i++) {
-            double x = fnt[i];
-            int lt = x < t;
-            t = lt ? x : t;
-            who = lt ? (int)i : who;
+        if (S == 1) {
+            if (fnt[0] < t) {
+                t = fnt[0];
+                who = 0;
+            }
+        } else {
+            for (unsigned i = 0; i < S; i++) {
+                double x = fnt[i];
+                int lt = x < t;
+                t = lt ? x : t;
+                who = lt ? (int)i : who;
+            }
         }
         if (!(t < INFINITY))
             break;
@@ -1256,6 +1263,7 @@ static int run_alloc(run *r, const qc_network_params *p)
                     lv += n->cl[m].priority < n->cl[k].priority;
             r->level[i * r->C + k] = lv;
         }
+    r->goff = (size_t)F_COUNT * r->nsc;
     r->fast = fast_eligible(r);
     if (r->fast) {
         r->fs = calloc(r->S, sizeof *r->fs);
