@@ -107,6 +107,7 @@ typedef struct fst {
     unsigned busy, imin; /* sv[imin]: the earliest departure */
     unsigned servers;
     uint64_t cap;
+    uint64_t done; /* completions so far: F_DONE at a chunk's ends */
     fsvc sv[FAST_MAXC];
 } fst;
 
@@ -1011,7 +1012,7 @@ QC_HOT int fast_depart(run *r, unsigned i, double now)
             }
         }
     }
-    FS(F_DONE, i) += 1; /* record_done */
+    f->done++; /* record_done (F_DONE: at the chunk's ends) */
     FS(F_RESP, i) += resp;
     if (resp - svc > 1e-12 * now)
         FS(F_WAIT, i) += resp - svc;
@@ -1068,6 +1069,7 @@ static void fast_chunk_open(run *r, double t)
         *SCF(r, cur, F_AN, i) -= a;
         *SCF(r, cur, F_AB, i) -= b;
         *SCF(r, cur, F_ARR, i) -= (double)r->nsc_n[i];
+        *SCF(r, cur, F_DONE, i) -= (double)r->fs[i].done;
     }
     *HF(r, cur, H_T0) = t;
 }
@@ -1080,6 +1082,7 @@ static void fast_chunk_close(run *r, double t)
         fast_ages(r, i, t, &a, &b);
         *SCF(r, cur, F_AN, i) += *SCF(r, cur, F_RESP, i) + a;
         *SCF(r, cur, F_AB, i) += b;
+        *SCF(r, cur, F_DONE, i) += (double)r->fs[i].done;
         *SCF(r, cur, F_ARR, i) +=
             *SCF(r, cur, F_DONE, i) + *SCF(r, cur, F_BLK, i) + (double)r->nsc_n[i];
         net += *SCF(r, cur, F_AN, i);
@@ -1121,12 +1124,12 @@ static int fast_loop(run *r)
                 who = lt ? (int)i : who;
             }
         }
-        if (!(t < INFINITY))
-            break;
-        r->sim.now = t;
-        r->sim.events = ++events;
         int rc;
         if (who < 0) {
+            if (!(t < INFINITY))
+                break; /* nothing left to happen */
+            r->sim.now = t;
+            events++;
             *ta = qc_arrivals_next(&r->garr[0]); /* INFINITY when a trace ends */
             int i = r->entry_one[0];
             if (i < 0) {
@@ -1140,12 +1143,17 @@ static int fast_loop(run *r)
             }
             rc = fast_arrive(r, (unsigned)i, t, t);
         } else {
+            r->sim.now = t;
+            events++;
             rc = fast_depart(r, (unsigned)who, t);
         }
-        if (rc != 0)
+        if (rc != 0) {
+            r->sim.events = events;
             return rc;
+        }
         if (--left == 0) {
             left = 262144;
+            r->sim.events = events;
             if (p->cancel && qc_cancel_requested(p->cancel))
                 return QC_ECANCELED;
             if (r->w) {
@@ -1154,6 +1162,7 @@ static int fast_loop(run *r)
             }
         }
     }
+    r->sim.events = events;
     /* the total's histogram: the one class's */
     qc_hist_reset(&r->hist[1]);
     qc_hist_merge(&r->hist[1], &r->hist[0]);
@@ -1313,6 +1322,7 @@ static int run_one(run *r, unsigned rep)
         if (r->fs) {
             r->fs[i].qhead = r->fs[i].qn = 0;
             r->fs[i].busy = r->fs[i].imin = 0;
+            r->fs[i].done = 0;
         }
     }
     for (unsigned k = 0; k <= r->C; k++)
