@@ -104,7 +104,7 @@ typedef struct fsvc {
 typedef struct fst {
     fwait *q; /* ring of qcap (a power of 2) */
     uint32_t qcap, qhead, qn;
-    unsigned busy, imin; /* sv[imin]: the earliest departure */
+    unsigned busy; /* sv[0 .. busy), latest departure first: the last the next */
     unsigned servers;
     uint64_t cap;
     uint64_t done; /* completions so far: F_DONE at a chunk's ends */
@@ -899,22 +899,10 @@ static int fast_eligible(const run *r)
     return 1;
 }
 
-/* the earliest departure of station f, noted in imin */
-QC_HOT double fast_next(fst *f)
+/* the earliest departure of station f (sv is sorted, latest first) */
+QC_HOT double fast_next(const fst *f)
 {
-    if (f->busy <= 1) {
-        f->imin = 0;
-        return f->busy ? f->sv[0].dep : INFINITY;
-    }
-    unsigned m = 0;
-    double d = f->sv[0].dep;
-    for (unsigned x = 1; x < f->busy; x++)
-        if (f->sv[x].dep < d) {
-            d = f->sv[x].dep;
-            m = x;
-        }
-    f->imin = m;
-    return d;
+    return f->busy ? f->sv[f->busy - 1].dep : INFINITY;
 }
 
 /* The sums of a chunk are written through a local pointer and the clock
@@ -928,12 +916,17 @@ QC_HOT void fast_start(run *r, fst *f, unsigned i, double now, double *cur, size
 {
     (void)cur;
     (void)ns;
-    double svc = qc_sampler_next(&r->ssvc[i]);
-    fsvc *e = &f->sv[f->busy++];
+    double svc = qc_sampler_next(&r->ssvc[i]), dep = now + svc;
+    /* into its place by departure, latest first (the next to leave is
+     * the last, taken off with no copy; after its equals) */
+    unsigned x = f->busy++;
+    for (; x > 0 && f->sv[x - 1].dep <= dep; x--)
+        f->sv[x] = f->sv[x - 1];
+    fsvc *e = &f->sv[x];
     e->t_net = t_net;
     e->t_st = t_st;
     e->svc = svc;
-    e->dep = now + svc;
+    e->dep = dep;
 }
 
 /* as leave, for the one open class (its histogram alone: the total's is
@@ -996,7 +989,7 @@ QC_HOT int fast_depart(run *r, unsigned i, double now)
     fst *f = &r->fs[i];
     double *cur = r->cur;
     size_t ns = r->nsc;
-    const fsvc *e = &f->sv[f->imin];
+    const fsvc *e = &f->sv[f->busy - 1];
     double t_net = e->t_net, resp = now - e->t_st, svc = e->svc;
     int to = r->one_st[i];
     if (to == -2) {
@@ -1018,8 +1011,7 @@ QC_HOT int fast_depart(run *r, unsigned i, double now)
         FS(F_WAIT, i) += resp - svc;
     FS(F_AB, i) += svc;
     r->nsc_n[i]--;
-    if (--f->busy != f->imin)
-        f->sv[f->imin] = f->sv[f->busy];
+    f->busy--;
     if (f->qn) {
         fwait w = f->q[f->qhead];
         f->qhead = (f->qhead + 1) & (f->qcap - 1);
@@ -1321,7 +1313,7 @@ static int run_one(run *r, unsigned rep)
         r->fnt[i] = INFINITY;
         if (r->fs) {
             r->fs[i].qhead = r->fs[i].qn = 0;
-            r->fs[i].busy = r->fs[i].imin = 0;
+            r->fs[i].busy = 0;
             r->fs[i].done = 0;
         }
     }
