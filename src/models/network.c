@@ -145,6 +145,7 @@ typedef struct run {
     uint8_t plain_but_capacity[QC_NET_MAX_STATIONS]; /* no balking, timeout, patience */
     /* the station-specialized path */
     int fast;
+    uint64_t fleft, fbatch; /* exits to the next that matters, of a batch of */
     size_t goff; /* F_COUNT * nsc: where the chains' sums start */
     int hist_on; /* in the window's last half: in_window && k in [NCH/2, NCH) */
     fst *fs;                          /* [S] */
@@ -929,6 +930,35 @@ QC_HOT void fast_start(run *r, fst *f, unsigned i, double now, double *cur, size
     e->dep = dep;
 }
 
+/* The exits of the specialized path are counted down to the next one
+ * that changes something (the warm-up's end, a chunk's, the run's):
+ * those before it only add to the count, applied there at once. */
+static void fast_exit_plan(run *r)
+{
+    uint64_t d = UINT64_MAX;
+    if (!r->in_window) {
+        if (r->p->warmup_mode == QC_WARMUP_FIXED) {
+            uint64_t w = (uint64_t)r->p->warmup;
+            d = w > r->warm_exits ? w - r->warm_exits : 1;
+        }
+    } else {
+        uint64_t m = r->next_exits < r->p->customers ? r->next_exits : r->p->customers;
+        d = m > r->exits ? m - r->exits : 1;
+    }
+    r->fbatch = r->fleft = d;
+}
+
+static void fast_exit(run *r)
+{
+    uint64_t quiet = r->fbatch - 1;
+    if (!r->in_window)
+        r->warm_exits += quiet;
+    else
+        r->exits += quiet;
+    count_exit(r);
+    fast_exit_plan(r);
+}
+
 /* as leave, for the one open class (its histogram alone: the total's is
  * the same, copied at the end) */
 QC_HOT void fast_leave(run *r, double now, double t_net, int served)
@@ -943,7 +973,8 @@ QC_HOT void fast_leave(run *r, double now, double t_net, int served)
     } else {
         cur[G_LOST] += 1;
     }
-    count_exit(r); /* H_EXITS: at the chunk's close */
+    if (--r->fleft == 0) /* H_EXITS: at the chunk's close */
+        fast_exit(r);
 }
 
 QC_HOT int fast_arrive(run *r, unsigned i, double now, double t_net)
@@ -951,7 +982,7 @@ QC_HOT int fast_arrive(run *r, unsigned i, double now, double t_net)
     fst *f = &r->fs[i];
     double *cur = r->cur;
     size_t ns = r->nsc;
-    if (f->cap && r->nsc_n[i] >= f->cap) {
+    if (r->nsc_n[i] >= f->cap) {
         FS(F_BLK, i) += 1;
         fast_leave(r, now, t_net, 0);
         return 0;
@@ -1096,8 +1127,9 @@ static int fast_loop(run *r)
     for (unsigned i = 0; i < S; i++) {
         const qc_net_station *ns = &r->net->st[i];
         r->fs[i].servers = ns->servers;
-        r->fs[i].cap = ns->capacity;
+        r->fs[i].cap = ns->capacity ? ns->capacity : UINT64_MAX;
     }
+    fast_exit_plan(r);
     const double *fnt = r->fnt;
     uint64_t events = r->sim.events;
     while (!r->done) {
