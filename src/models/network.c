@@ -960,8 +960,8 @@ static void fast_exit(run *r)
 }
 
 /* as leave, for the one open class (its histogram alone: the total's is
- * the same, copied at the end) */
-QC_HOT void fast_leave(run *r, double now, double t_net, int served)
+ * the same, copied at the end); 1 when that was the run's last exit */
+QC_HOT int fast_leave(run *r, double now, double t_net, int served)
 {
     double *cur = r->cur + r->goff; /* the class's sums, C = 1 */
     if (served) {
@@ -973,8 +973,11 @@ QC_HOT void fast_leave(run *r, double now, double t_net, int served)
     } else {
         cur[G_LOST] += 1;
     }
-    if (--r->fleft == 0) /* H_EXITS: at the chunk's close */
+    if (--r->fleft == 0) { /* H_EXITS: at the chunk's close */
         fast_exit(r);
+        return r->done; /* 1: the run is over */
+    }
+    return 0;
 }
 
 QC_HOT int fast_arrive(run *r, unsigned i, double now, double t_net)
@@ -984,8 +987,7 @@ QC_HOT int fast_arrive(run *r, unsigned i, double now, double t_net)
     size_t ns = r->nsc;
     if (r->nsc_n[i] >= f->cap) {
         FS(F_BLK, i) += 1;
-        fast_leave(r, now, t_net, 0);
-        return 0;
+        return fast_leave(r, now, t_net, 0);
     }
     r->nsc_n[i]++;
     if (f->busy < f->servers) {
@@ -1052,8 +1054,7 @@ QC_HOT int fast_depart(run *r, unsigned i, double now)
     r->fnt[i] = fast_next(f);
     if (to >= 0)
         return fast_arrive(r, (unsigned)to, now, t_net);
-    fast_leave(r, now, t_net, 1);
-    return 0;
+    return fast_leave(r, now, t_net, 1);
 }
 #undef FS
 
@@ -1132,7 +1133,7 @@ static int fast_loop(run *r)
     fast_exit_plan(r);
     const double *fnt = r->fnt;
     uint64_t events = r->sim.events;
-    while (!r->done) {
+    for (;;) {
         double t = *ta;
         int who = -1;
         if (S == 1) {
@@ -1173,6 +1174,8 @@ static int fast_loop(run *r)
         }
         if (rc != 0) {
             r->sim.events = events;
+            if (rc > 0) /* the run is over */
+                break;
             return rc;
         }
         if (--left == 0) {
