@@ -23,6 +23,11 @@
  * into the chunk in force; at a chunk's end every station is touched, so
  * that a chunk's areas are exactly its own.
  *
+ * One open class through FCFS stations with none of the general loop's
+ * hooks runs instead on a station-specialized path (fast_*: a FIFO ring
+ * and a sorted vector per station, no event list), chosen at setup, with
+ * the same draws in the same order and so the same results.
+ *
  * Output analysis: units.h's, on summaries of chunk ranges computed here
  * (the chunked-run harness of reps.h fits one station; a network has a
  * row of sums per station and class). */
