@@ -979,6 +979,7 @@ QC_HOT int fast_leave(run *r, double now, double t_net, int served)
         cur[G_LOST] += 1;
     }
     if (--r->fleft == 0) { /* H_EXITS: at the chunk's close */
+        r->sim.now = now; /* the loop keeps the clock in a local */
         fast_exit(r);
         return r->done; /* 1: the run is over */
     }
@@ -1138,6 +1139,8 @@ static int fast_loop(run *r)
     fast_exit_plan(r);
     const double *fnt = r->fnt;
     uint64_t events = r->sim.events;
+    double last = r->sim.now; /* the clock, stored at the exits that need it */
+    int renewal = r->net->cl[0].arrivals.kind == QC_ARRIVALS_RENEWAL;
     for (;;) {
         double t = *ta;
         int who = -1;
@@ -1158,9 +1161,10 @@ static int fast_loop(run *r)
         if (who < 0) {
             if (!(t < INFINITY))
                 break; /* nothing left to happen */
-            r->sim.now = t;
+            last = t;
             events++;
-            *ta = qc_arrivals_next(&r->garr[0]); /* INFINITY when a trace ends */
+            /* INFINITY when a trace ends */
+            *ta = renewal ? qc__arrivals_next_renewal(&r->garr[0]) : qc_arrivals_next(&r->garr[0]);
             int i = r->entry_one[0];
             if (i < 0) {
                 const qc_net_class *c = &r->net->cl[0];
@@ -1173,12 +1177,13 @@ static int fast_loop(run *r)
             }
             rc = fast_arrive(r, (unsigned)i, t, t);
         } else {
-            r->sim.now = t;
+            last = t;
             events++;
             rc = fast_depart(r, (unsigned)who, t);
         }
         if (rc != 0) {
             r->sim.events = events;
+            r->sim.now = last;
             if (rc > 0) /* the run is over */
                 break;
             return rc;
@@ -1195,6 +1200,7 @@ static int fast_loop(run *r)
         }
     }
     r->sim.events = events;
+    r->sim.now = last;
     /* the total's histogram: the one class's */
     qc_hist_reset(&r->hist[1]);
     qc_hist_merge(&r->hist[1], &r->hist[0]);
