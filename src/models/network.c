@@ -1125,10 +1125,9 @@ static void fast_chunk_close(run *r, double t)
 /* the event loop of the specialized path: the least of S + 1 times (the
  * arrival first on a tie, then the lower station, as the kernel's
  * sources) */
-static int fast_loop(run *r)
+QC_HOT int fast_loop_s(run *r, unsigned S)
 {
     const qc_network_params *p = r->p;
-    unsigned S = r->S;
     double *ta = &r->sim.src_t[r->arr_src[0]];
     unsigned left = 262144;
     for (unsigned i = 0; i < S; i++) {
@@ -1205,6 +1204,12 @@ static int fast_loop(run *r)
     qc_hist_reset(&r->hist[1]);
     qc_hist_merge(&r->hist[1], &r->hist[0]);
     return 0;
+}
+
+/* one station's loop compiled apart: its next event is one comparison */
+static int fast_loop(run *r)
+{
+    return r->S == 1 ? fast_loop_s(r, 1) : fast_loop_s(r, r->S);
 }
 
 static int ctl_sample(run *r)
