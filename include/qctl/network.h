@@ -183,6 +183,10 @@ typedef struct qc_network_params {
     const qc_cancel *cancel;
     qc_progress_fn progress;
     void *progress_ctx;
+    int general;            /* 1: the general event loop even where the
+                               station-specialized one applies (one open
+                               class through FCFS stations), to compare
+                               them; 0 (default): the faster that applies */
 } qc_network_params;
 
 void qc_network_params_init(qc_network_params *p);

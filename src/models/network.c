@@ -23,6 +23,11 @@
  * into the chunk in force; at a chunk's end every station is touched, so
  * that a chunk's areas are exactly its own.
  *
+ * One open class through FCFS stations with none of the general loop's
+ * hooks runs instead on a station-specialized path (fast_*: a FIFO ring
+ * and a sorted vector per station, no event list), chosen at setup, with
+ * the same draws in the same order and so the same results.
+ *
  * Output analysis: units.h's, on summaries of chunk ranges computed here
  * (the chunked-run harness of reps.h fits one station; a network has a
  * row of sums per station and class). */
@@ -80,6 +85,37 @@ typedef struct strt {
     uint32_t src_job; /* the customer whose departure the source holds */
 } strt;
 
+/* The station-specialized path (fast_eligible): one open class through
+ * FCFS stations with no balking, timeout, patience nor blocking after
+ * service (a capacity, with loss, is allowed), run in customers. A
+ * customer is then two or four numbers, not a record: those waiting are
+ * a FIFO ring of (entry time, arrival time here), those in service (at
+ * most c) a small vector of (departure, entry, arrival here, service);
+ * the next event is the least of the next arrival and each station's
+ * earliest departure, with no event list. It draws what the general
+ * loop draws, from the same streams, in the same order (a service time
+ * at the start rather than at the arrival, which for FCFS is the same
+ * sequence), and adds into the same sums in the same order: for the
+ * same seed its results are the general loop's to the last bit, save
+ * where two events fall at the same instant (then the order of a tie
+ * may differ; never with continuous distributions). */
+#define FAST_MAXC 16
+typedef struct fwait {
+    double t_net, t_st;
+} fwait;
+typedef struct fsvc {
+    double dep, t_net, t_st, svc;
+} fsvc;
+typedef struct fst {
+    fwait *q; /* ring of qcap (a power of 2) */
+    uint32_t qcap, qhead, qn;
+    unsigned busy; /* sv[0 .. busy), latest departure first: the last the next */
+    unsigned servers;
+    uint64_t cap;
+    uint64_t done; /* completions so far: F_DONE at a chunk's ends */
+    fsvc sv[FAST_MAXC];
+} fst;
+
 typedef struct run {
     const qc_network_params *p;
     const qc_network *net;
@@ -111,6 +147,14 @@ typedef struct run {
     int entry_one[QC_NET_MAX_CLASSES]; /* station, or -1: draw */
     int bas_any; /* a station blocks after service */
     uint8_t plain[QC_NET_MAX_STATIONS]; /* no balking, capacity, timeout, patience */
+    uint8_t plain_but_capacity[QC_NET_MAX_STATIONS]; /* no balking, timeout, patience */
+    /* the station-specialized path */
+    int fast;
+    uint64_t fleft, fbatch; /* exits to the next that matters, of a batch of */
+    size_t goff; /* F_COUNT * nsc: where the chains' sums start */
+    int hist_on; /* in the window's last half: in_window && k in [NCH/2, NCH) */
+    fst *fs;                          /* [S] */
+    double fnt[QC_NET_MAX_STATIONS]; /* each station's next departure */
     /* chunks */
     size_t stride;
     double *chunks; /* (NCH + 1) x stride: the last one the warm-up's scratch */
@@ -358,8 +402,15 @@ static int ps_schedule(run *r, unsigned i)
 static int enter(run *r, uint32_t j);
 static int arrive(run *r, uint32_t j, unsigned i, unsigned k);
 
+static void fast_chunk_close(run *r, double t);
+static void fast_chunk_open(run *r, double t);
+
 static void chunk_close(run *r, double t)
 {
+    if (r->fast) {
+        fast_chunk_close(r, t);
+        return;
+    }
     for (unsigned i = 0; i < r->S; i++) {
         int ps = r->net->st[i].disc == QC_NET_PS;
         if (ps)
@@ -379,8 +430,13 @@ static void chunk_close(run *r, double t)
 static void chunk_open(run *r, int k, double t)
 {
     r->k = k;
+    r->hist_on = r->in_window && k >= NCH / 2 && k < NCH;
     r->cur = r->chunks + (size_t)k * r->stride;
     memset(r->cur, 0, r->stride * sizeof(double));
+    if (r->fast) {
+        fast_chunk_open(r, t);
+        return;
+    }
     for (unsigned i = 0; i < r->S; i++) {
         int ps = r->net->st[i].disc == QC_NET_PS;
         for (unsigned c = 0; c < r->C; c++) {
@@ -406,6 +462,8 @@ static void window_open(run *r)
     if (r->p->horizon > 0)
         qc_sim_after(&r->sim, r->p->horizon / NCH, EV_CHUNK, 1);
 }
+
+static inline void count_exit(run *r);
 
 /* A customer leaves the network (served: through to the end). */
 static int leave(run *r, uint32_t j, int served)
@@ -449,19 +507,26 @@ static int leave(run *r, uint32_t j, int served)
     } else {
         job_free(r, j);
     }
-    /* where the window stands, in exits */
+    count_exit(r);
+    return 0;
+}
+
+/* One more exit: where the window stands, in exits (the warm-up's end,
+ * the next chunk, the run's end). */
+static inline void count_exit(run *r)
+{
     if (!r->in_window) {
         if (r->p->warmup_mode == QC_WARMUP_FIXED && r->p->customers &&
             ++r->warm_exits >= (uint64_t)r->p->warmup)
             window_open(r);
-        return 0;
+        return;
     }
     if (r->p->customers) {
         r->exits++;
         if (r->exits >= r->p->customers) {
             chunk_close(r, r->sim.now);
             r->done = 1;
-            return 0;
+            return;
         }
         if (r->exits >= r->next_exits) {
             int nk = (int)(r->exits * NCH / r->p->customers);
@@ -473,7 +538,6 @@ static int leave(run *r, uint32_t j, int served)
             r->next_exits = (((uint64_t)nk + 1) * r->p->customers + NCH - 1) / NCH;
         }
     }
-    return 0;
 }
 
 static int release_gate(run *r)
@@ -823,6 +887,331 @@ static int complete(run *r, uint32_t j)
     return leave(r, j, 1);
 }
 
+/* ---- the station-specialized path -------------------------------------- */
+
+static int fast_eligible(const run *r)
+{
+    const qc_network_params *p = r->p;
+    const qc_network *n = r->net;
+    if (p->general || r->C != 1 || n->cl[0].closed || n->front >= 0 || p->customers == 0 ||
+        r->arr_src[0] < 0)
+        return 0;
+    for (unsigned i = 0; i < r->S; i++) {
+        const qc_net_station *ns = &n->st[i];
+        if (ns->disc != QC_NET_FCFS || ns->servers < 1 || ns->servers > FAST_MAXC ||
+            !r->plain_but_capacity[i] || ns->bas || !ns->has_service[0])
+            return 0;
+    }
+    return 1;
+}
+
+/* the earliest departure of station f (sv is sorted, latest first) */
+QC_HOT double fast_next(const fst *f)
+{
+    return f->busy ? f->sv[f->busy - 1].dep : INFINITY;
+}
+
+/* The sums of a chunk are written through a local pointer and the clock
+ * passed as a value: stores through a double * could otherwise be the
+ * clock or the counts for the compiler, reloaded after every one. The
+ * order of the additions into each sum is the general loop's. */
+#define FS(f, i) cur[(size_t)(f) * ns + (i)]
+
+QC_HOT void fast_start(run *r, fst *f, unsigned i, double now, double *cur, size_t ns,
+                              double t_net, double t_st)
+{
+    (void)cur;
+    (void)ns;
+    double svc = qc_sampler_next(&r->ssvc[i]), dep = now + svc;
+    /* into its place by departure, latest first (the next to leave is
+     * the last, taken off with no copy; after its equals) */
+    unsigned x = f->busy++;
+    for (; x > 0 && f->sv[x - 1].dep <= dep; x--)
+        f->sv[x] = f->sv[x - 1];
+    fsvc *e = &f->sv[x];
+    e->t_net = t_net;
+    e->t_st = t_st;
+    e->svc = svc;
+    e->dep = dep;
+}
+
+/* The exits of the specialized path are counted down to the next one
+ * that changes something (the warm-up's end, a chunk's, the run's):
+ * those before it only add to the count, applied there at once. */
+static void fast_exit_plan(run *r)
+{
+    uint64_t d = UINT64_MAX;
+    if (!r->in_window) {
+        if (r->p->warmup_mode == QC_WARMUP_FIXED) {
+            uint64_t w = (uint64_t)r->p->warmup;
+            d = w > r->warm_exits ? w - r->warm_exits : 1;
+        }
+    } else {
+        uint64_t m = r->next_exits < r->p->customers ? r->next_exits : r->p->customers;
+        d = m > r->exits ? m - r->exits : 1;
+    }
+    r->fbatch = r->fleft = d;
+}
+
+static void fast_exit(run *r)
+{
+    uint64_t quiet = r->fbatch - 1;
+    if (!r->in_window)
+        r->warm_exits += quiet;
+    else
+        r->exits += quiet;
+    count_exit(r);
+    fast_exit_plan(r);
+}
+
+/* as leave, for the one open class (its histogram alone: the total's is
+ * the same, copied at the end); 1 when that was the run's last exit */
+QC_HOT int fast_leave(run *r, double now, double t_net, int served)
+{
+    double *cur = r->cur + r->goff; /* the class's sums, C = 1 */
+    if (served) {
+        double resp = now - t_net;
+        cur[G_DONE] += 1;
+        cur[G_RESP] += resp;
+        if (r->hist_on)
+            qc_hist_add(&r->hist[0], resp);
+    } else {
+        cur[G_LOST] += 1;
+    }
+    if (--r->fleft == 0) { /* H_EXITS: at the chunk's close */
+        r->sim.now = now; /* the loop keeps the clock in a local */
+        fast_exit(r);
+        return r->done; /* 1: the run is over */
+    }
+    return 0;
+}
+
+QC_HOT int fast_arrive(run *r, unsigned i, double now, double t_net)
+{
+    fst *f = &r->fs[i];
+    double *cur = r->cur;
+    size_t ns = r->nsc;
+    if (r->nsc_n[i] >= f->cap) {
+        FS(F_BLK, i) += 1;
+        return fast_leave(r, now, t_net, 0);
+    }
+    r->nsc_n[i]++;
+    if (f->busy < f->servers) {
+        fast_start(r, f, i, now, cur, ns, t_net, now);
+        r->fnt[i] = fast_next(f);
+        return 0;
+    }
+    if (f->qn == f->qcap) {
+        /* grows by doubling, the ring unrolled from its head */
+        uint32_t cap = f->qcap ? 2 * f->qcap : 64;
+        if (cap <= f->qcap)
+            return QC_ENOMEM;
+        fwait *nq = malloc((size_t)cap * sizeof *nq);
+        if (nq == NULL)
+            return QC_ENOMEM;
+        for (uint32_t x = 0; x < f->qn; x++)
+            nq[x] = f->q[(f->qhead + x) & (f->qcap - 1)];
+        free(f->q);
+        f->q = nq;
+        f->qcap = cap;
+        f->qhead = 0;
+    }
+    fwait *w = &f->q[(f->qhead + f->qn++) & (f->qcap - 1)];
+    w->t_net = t_net;
+    w->t_st = now;
+    return 0;
+}
+
+/* the earliest in service at station i is done: as complete */
+QC_HOT int fast_depart(run *r, unsigned i, double now)
+{
+    fst *f = &r->fs[i];
+    double *cur = r->cur;
+    size_t ns = r->nsc;
+    const fsvc *e = &f->sv[f->busy - 1];
+    double t_net = e->t_net, resp = now - e->t_st, svc = e->svc;
+    int to = r->one_st[i];
+    if (to == -2) {
+        to = -1;
+        unsigned nh = r->net->nroute[i];
+        double u = qc_rng_u01(&r->rroute), acc = 0;
+        const qc_net_hop *h = r->net->route[i];
+        for (unsigned x = 0; x < nh; x++) {
+            acc += h[x].p;
+            if (u < acc) {
+                to = h[x].station;
+                break;
+            }
+        }
+    }
+    f->done++; /* record_done (F_DONE: at the chunk's ends) */
+    FS(F_RESP, i) += resp;
+    if (resp - svc > 1e-12 * now)
+        FS(F_WAIT, i) += resp - svc;
+    FS(F_AB, i) += svc;
+    r->nsc_n[i]--;
+    f->busy--;
+    if (f->qn) {
+        fwait w = f->q[f->qhead];
+        f->qhead = (f->qhead + 1) & (f->qcap - 1);
+        f->qn--;
+        fast_start(r, f, i, now, cur, ns, w.t_net, w.t_st);
+    }
+    r->fnt[i] = fast_next(f);
+    if (to >= 0)
+        return fast_arrive(r, (unsigned)to, now, t_net);
+    return fast_leave(r, now, t_net, 1);
+}
+#undef FS
+
+/* The specialized path's time integrals, from the sums of those who
+ * left and the ages of those present at the chunk's ends. Over a chunk
+ * [T0, T1], with A(T) the sum of T - (arrival here) over those present at
+ * T, the number's integral is the sum of the responses completed in it
+ * plus A(T1) - A(T0) (by customer: a whole stay inside, d - a; one across
+ * T0, d - T0; across T1, T1 - a; across both, T1 - T0); the busy
+ * servers' likewise, from the service times completed and the ages in
+ * service; the arrivals are those done, lost and the change in number;
+ * the number in the network is the sum over the stations (every customer
+ * of this path is at one). Per event then only the completions are
+ * summed. The same integrals as the general loop's, added in another
+ * order: equal to rounding. */
+static void fast_ages(const run *r, unsigned i, double t, double *a, double *b)
+{
+    const fst *f = &r->fs[i];
+    double sa = 0, sb = 0;
+    for (unsigned x = 0; x < f->busy; x++) {
+        sa += t - f->sv[x].t_st;
+        sb += t - (f->sv[x].dep - f->sv[x].svc);
+    }
+    for (uint32_t x = 0; x < f->qn; x++)
+        sa += t - f->q[(f->qhead + x) & (f->qcap - 1)].t_st;
+    *a = sa;
+    *b = sb;
+}
+
+static void fast_chunk_open(run *r, double t)
+{
+    double *cur = r->cur;
+    for (unsigned i = 0; i < r->S; i++) {
+        double a, b;
+        fast_ages(r, i, t, &a, &b);
+        *SCF(r, cur, F_AN, i) -= a;
+        *SCF(r, cur, F_AB, i) -= b;
+        *SCF(r, cur, F_ARR, i) -= (double)r->nsc_n[i];
+        *SCF(r, cur, F_DONE, i) -= (double)r->fs[i].done;
+    }
+    *HF(r, cur, H_T0) = t;
+}
+
+static void fast_chunk_close(run *r, double t)
+{
+    double *cur = r->cur, net = 0;
+    for (unsigned i = 0; i < r->S; i++) {
+        double a, b;
+        fast_ages(r, i, t, &a, &b);
+        *SCF(r, cur, F_AN, i) += *SCF(r, cur, F_RESP, i) + a;
+        *SCF(r, cur, F_AB, i) += b;
+        *SCF(r, cur, F_DONE, i) += (double)r->fs[i].done;
+        *SCF(r, cur, F_ARR, i) +=
+            *SCF(r, cur, F_DONE, i) + *SCF(r, cur, F_BLK, i) + (double)r->nsc_n[i];
+        net += *SCF(r, cur, F_AN, i);
+    }
+    *GF(r, cur, G_AREA, 0) = net;
+    *HF(r, cur, H_EXITS) = *GF(r, cur, G_DONE, 0) + *GF(r, cur, G_LOST, 0);
+    *HF(r, cur, H_T1) = t;
+}
+
+/* the event loop of the specialized path: the least of S + 1 times (the
+ * arrival first on a tie, then the lower station, as the kernel's
+ * sources) */
+QC_HOT int fast_loop_s(run *r, unsigned S)
+{
+    const qc_network_params *p = r->p;
+    double *ta = &r->sim.src_t[r->arr_src[0]];
+    unsigned left = 262144;
+    for (unsigned i = 0; i < S; i++) {
+        const qc_net_station *ns = &r->net->st[i];
+        r->fs[i].servers = ns->servers;
+        r->fs[i].cap = ns->capacity ? ns->capacity : UINT64_MAX;
+    }
+    fast_exit_plan(r);
+    const double *fnt = r->fnt;
+    uint64_t events = r->sim.events;
+    double last = r->sim.now; /* the clock, stored at the exits that need it */
+    int renewal = r->net->cl[0].arrivals.kind == QC_ARRIVALS_RENEWAL;
+    for (;;) {
+        double t = *ta;
+        int who = -1;
+        if (S == 1) {
+            if (fnt[0] < t) {
+                t = fnt[0];
+                who = 0;
+            }
+        } else {
+            for (unsigned i = 0; i < S; i++) {
+                double x = fnt[i];
+                int lt = x < t;
+                t = lt ? x : t;
+                who = lt ? (int)i : who;
+            }
+        }
+        int rc;
+        if (who < 0) {
+            if (!(t < INFINITY))
+                break; /* nothing left to happen */
+            last = t;
+            events++;
+            /* INFINITY when a trace ends */
+            *ta = renewal ? qc__arrivals_next_renewal(&r->garr[0]) : qc_arrivals_next(&r->garr[0]);
+            int i = r->entry_one[0];
+            if (i < 0) {
+                const qc_net_class *c = &r->net->cl[0];
+                double u = qc_rng_u01(&r->rroute), acc = 0;
+                for (i = 0; (unsigned)i + 1 < S; i++) {
+                    acc += c->entry[i];
+                    if (u < acc)
+                        break;
+                }
+            }
+            rc = fast_arrive(r, (unsigned)i, t, t);
+        } else {
+            last = t;
+            events++;
+            rc = fast_depart(r, (unsigned)who, t);
+        }
+        if (rc != 0) {
+            r->sim.events = events;
+            r->sim.now = last;
+            if (rc > 0) /* the run is over */
+                break;
+            return rc;
+        }
+        if (--left == 0) {
+            left = 262144;
+            r->sim.events = events;
+            if (p->cancel && qc_cancel_requested(p->cancel))
+                return QC_ECANCELED;
+            if (r->w) {
+                double fr = (double)r->exits / (double)p->customers;
+                qc__reps_progress(r->w, r->in_window && fr >= 0 && fr <= 1 ? fr : 0);
+            }
+        }
+    }
+    r->sim.events = events;
+    r->sim.now = last;
+    /* the total's histogram: the one class's */
+    qc_hist_reset(&r->hist[1]);
+    qc_hist_merge(&r->hist[1], &r->hist[0]);
+    return 0;
+}
+
+/* one station's loop compiled apart: its next event is one comparison */
+static int fast_loop(run *r)
+{
+    return r->S == 1 ? fast_loop_s(r, 1) : fast_loop_s(r, r->S);
+}
+
 static int ctl_sample(run *r)
 {
     double y = r->ctl_done ? r->ctl_resp / (double)r->ctl_done : NAN;
@@ -907,6 +1296,8 @@ static int run_alloc(run *r, const qc_network_params *p)
         r->bas_any |= ns->bas;
         r->plain[i] = !ns->nbalk && !ns->capacity && !(ns->timeout > 0) &&
                       ns->patience.kind == QC_DIST_NONE;
+        r->plain_but_capacity[i] = !ns->nbalk && !(ns->timeout > 0) &&
+                                   ns->patience.kind == QC_DIST_NONE;
     }
     for (unsigned k = 0; k < r->C; k++) {
         r->entry_one[k] = -1;
@@ -924,11 +1315,22 @@ static int run_alloc(run *r, const qc_network_params *p)
                     lv += n->cl[m].priority < n->cl[k].priority;
             r->level[i * r->C + k] = lv;
         }
+    r->goff = (size_t)F_COUNT * r->nsc;
+    r->fast = fast_eligible(r);
+    if (r->fast) {
+        r->fs = calloc(r->S, sizeof *r->fs);
+        if (r->fs == NULL)
+            return QC_ENOMEM;
+    }
     return 0;
 }
 
 static void run_free(run *r)
 {
+    if (r->fs)
+        for (unsigned i = 0; i < r->S; i++)
+            free(r->fs[i].q);
+    free(r->fs);
     free(r->chunks);
     free(r->jobs);
     if (r->hist)
@@ -959,6 +1361,12 @@ static int run_one(run *r, unsigned rep)
         for (unsigned l = 0; l < QC_NET_MAX_CLASSES; l++)
             s->wait[l].head = s->wait[l].tail = NIL;
         s->ps_h = -1;
+        r->fnt[i] = INFINITY;
+        if (r->fs) {
+            r->fs[i].qhead = r->fs[i].qn = 0;
+            r->fs[i].busy = 0;
+            r->fs[i].done = 0;
+        }
     }
     for (unsigned k = 0; k <= r->C; k++)
         qc_hist_reset(&r->hist[k]);
@@ -1035,7 +1443,12 @@ static int run_one(run *r, unsigned rep)
     qc_event ev;
     int rc = 0;
     uint64_t check = 0;
-    while (!r->done && qc_sim_next(&r->sim, &ev) == 0) {
+    if (r->fast) {
+        rc = fast_loop(r);
+        if (rc != 0)
+            return rc;
+    }
+    while (!r->fast && !r->done && qc_sim_next(&r->sim, &ev) == 0) {
         if (ev.handle == QC_SIM_SOURCE_HANDLE && r->src_dep[ev.data]) {
             /* a departure held by a source: the station says whose */
             unsigned i = r->src_id[ev.data];
