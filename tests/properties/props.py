@@ -31,9 +31,10 @@ a true 95% coverage makes likely (fewer than p = 0.001 under Binomial(n,
     props.py QCTL --cases N --seed S [--first I] [--jobs J] [--only FAMILY] [--case I]
 
 Case i draws from its own generator seeded by (S, i), so `--seed S --case
-I` repeats one case alone and `--first I` runs cases I to I+N-1 (a long
-run split into ranges that together are the same cases); each failure is printed with that command and
-the qctl command line. Exit status: 0 no failure, 1 failures, 2 usage.
+I` repeats one case alone, and `--first I` runs cases I to I+N-1 (a long
+run split into ranges that together are the same cases); each failure is
+printed with that command and the qctl command line. Exit status: 0 no
+failure, 1 failures, 2 usage.
 """
 import argparse
 import atexit
