@@ -45,6 +45,9 @@ typedef struct bcase {
  * rates 2p and 2(1-p). */
 #define LOGN4 "lognormal:-0.8047189562170501,1.2686362411795196"
 #define H2_4 "hyperexp:0.8872983346207417,1.7745966692414834,0.1127016653792583,0.2254033307585166"
+/* H2 with mean 1, SCV 63, balanced means: p = (1 + sqrt(62/64)) / 2; a
+ * long service (mean 63.5) one time in 127 */
+#define H2_63 "hyperexp:0.9921254921257382,1.984250984251476,0.007874507874261805,0.01574901574852361"
 
 static const bcase cases[] = {
     {"M/M/1 0.9, 40 reps x 20000", "exp:0.9", "exp:1", 1, 0, QC_FCFS, 20000, 40, 0, 1, 20000},
@@ -65,6 +68,11 @@ static const bcase cases[] = {
     {"M/M/1 0.9, one run of 30000", "exp:0.9", "exp:1", 1, 0, QC_FCFS, 30000, 1, 0, 0, 0},
     {"M/M/1 0.9, one run of 1e5", "exp:0.9", "exp:1", 1, 0, QC_FCFS, 100000, 1, 0, 0, 0},
     {"M/M/1 0.9, 10 reps x 1000", "exp:0.9", "exp:1", 1, 0, QC_FCFS, 1000, 10, 0, 0, 0},
+    /* a very variable service (issue 34): M/G/1's relaxation from E[S^3], E[S^4] */
+    {"M/H2/1 SCV 63, 0.4, 10 x 5000", "exp:0.4", H2_63, 1, 0, QC_FCFS, 5000, 10, 0, 0, 0},
+    {"M/H2/1 SCV 63, 0.5, 10 x 5000", "exp:0.5", H2_63, 1, 0, QC_FCFS, 5000, 10, 0, 0, 0},
+    {"M/H2/1 SCV 63, 0.5, 10 x 20000", "exp:0.5", H2_63, 1, 0, QC_FCFS, 20000, 10, 0, 0, 0},
+    {"M/H2/1 SCV 63, 0.4, one run of 1e5", "exp:0.4", H2_63, 1, 0, QC_FCFS, 100000, 1, 0, 0, 0},
     /* the percentiles of one run, longer than the default */
     {"M/M/1 0.9, one run of 3e5", "exp:0.9", "exp:1", 1, 0, QC_FCFS, 300000, 1, 0, 0, 0},
     {"M/M/1 0.9, one run of 1e6", "exp:0.9", "exp:1", 1, 0, QC_FCFS, 1000000, 1, 0, 0, 0},

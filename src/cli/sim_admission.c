@@ -207,22 +207,27 @@ static json_t *summary_json(const qc_mc_run_params *p, const scenario *s,
     return root;
 }
 
-static void print_ci(const qc_ci *c)
+/* A run too short for its intervals prints the means alone (the first
+ * line says why), or with --allow-short the intervals under that line's
+ * UNRELIABLE. */
+static void print_ci(const qc_ci *c, const cli_support *sup)
 {
     if (isnan(c->mean))
         printf(" %22s", "-");
-    else if (isnan(c->half))
+    else if (isnan(c->half) || (sup->short_run && !sup->allow_short))
         printf(" %10.4g %11s", c->mean, "");
     else
         printf(" %10.4g +- %-7.3g", c->mean, c->half);
 }
 
-static void print_one(const qc_mc_run_params *p, const scenario *s, const qc_mc_run_result *r)
+static void print_one(const qc_mc_run_params *p, const scenario *s, const qc_mc_run_result *r,
+                      const cli_support *sup)
 {
     printf("%s: %s, %s, epsilon %g, alpha %g; %u replications of time %g (warm-up %g); %g%% "
            "intervals\n",
            s->path, qc_mc_policy_name(p->policy), qc_mc_discipline_name(p->discipline),
            p->adm.epsilon, p->adm.alpha, p->reps, p->horizon, p->warmup, 100 * p->level);
+    cli_support_print(sup);
     printf("admissible (achievable region): bounds %s, targets %s\n\n",
            r->region_bounds < 0 ? "unknown" : r->region_bounds ? "yes" : "no",
            r->region_targets < 0 ? "unknown" : r->region_targets ? "yes" : "no");
@@ -237,34 +242,45 @@ static void print_one(const qc_mc_run_params *p, const scenario *s, const qc_mc_
             printf("%7s", "-");
         else
             printf("%7.4g", c->bound);
-        print_ci(&x->delay);
-        print_ci(&x->admitted_delay);
-        print_ci(&x->worst);
+        print_ci(&x->delay, sup);
+        print_ci(&x->admitted_delay, sup);
+        print_ci(&x->worst, sup);
         printf(" %5u %5u", x->admitted, x->rejected);
-        print_ci(&x->admit_time);
-        print_ci(&x->throughput);
+        print_ci(&x->admit_time, sup);
+        print_ci(&x->throughput, sup);
         printf("\n");
     }
     printf("\nworst excursion of an admitted class above its bound, (delay - D)/D over "
            "windows of %g:\n", p->window);
-    printf("  per replication (largest): %.4g, CI [%.4g, %.4g], largest of all %.4g\n",
-           r->worst.mean, r->worst.lo, r->worst.hi, r->worst_max);
-    if (!isnan(r->worst_mean.mean))
+    if (sup->short_run && !sup->allow_short)
+        printf("  per replication (largest): %.4g, largest of all %.4g\n", r->worst.mean,
+               r->worst_max);
+    else
+        printf("  per replication (largest): %.4g, CI [%.4g, %.4g], largest of all %.4g\n",
+               r->worst.mean, r->worst.lo, r->worst.hi, r->worst_max);
+    if (!isnan(r->worst_mean.mean) && sup->short_run && !sup->allow_short)
+        printf("  of the mean over replications: %.4g (%s, window at %g)\n", r->worst_mean.mean,
+               s->m.cls[r->worst_mean_class].c.name, r->worst_mean_t);
+    else if (!isnan(r->worst_mean.mean))
         printf("  of the mean over replications: %.4g, CI [%.4g, %.4g] (%s, window at %g)\n",
                r->worst_mean.mean, r->worst_mean.lo, r->worst_mean.hi,
                s->m.cls[r->worst_mean_class].c.name, r->worst_mean_t);
-    if (!isnan(r->be_offered))
+    if (!isnan(r->be_offered) && sup->short_run && !sup->allow_short)
+        printf("best-effort throughput %.4g (offered %.4g)\n", r->be_throughput.mean,
+               r->be_offered);
+    else if (!isnan(r->be_offered))
         printf("best-effort throughput %.4g +- %.3g (offered %.4g)\n", r->be_throughput.mean,
                r->be_throughput.half, r->be_offered);
 }
 
 static void print_table(const qc_mc_run_params *p, const scenario *s, const qc_mc_run_result *r,
-                        const qc_mc_policy *pols, unsigned npol)
+                        const qc_mc_policy *pols, unsigned npol, const cli_support *sup)
 {
     printf("%s: %s, epsilon %g, alpha %g; %u replications of time %g; %g%% intervals; same "
            "random numbers for every policy\n\n",
            s->path, qc_mc_discipline_name(p->discipline), p->adm.epsilon, p->adm.alpha, p->reps,
            p->horizon, 100 * p->level);
+    cli_support_print(sup);
     printf("%-12s", "policy");
     for (unsigned k = 0; k < s->m.n; k++)
         if (!s->m.cls[k].c.best_effort)
@@ -290,7 +306,10 @@ static void print_table(const qc_mc_run_params *p, const scenario *s, const qc_m
             double d = !isnan(c->admitted_delay.mean) ? c->admitted_delay.mean : c->delay.mean;
             printf(" %14.3f %2u/%-2u", d / s->m.cls[k].bound, c->admitted, p->reps);
         }
-        printf(" %8.3f %8.3f", x->worst_mean.mean, x->worst_mean.hi);
+        if (sup->short_run && !sup->allow_short)
+            printf(" %8.3f %8s", x->worst_mean.mean, "-");
+        else
+            printf(" %8.3f %8.3f", x->worst_mean.mean, x->worst_mean.hi);
         if (!isnan(x->be_offered))
             printf(" %14.4g", x->be_throughput.mean);
         else
@@ -311,15 +330,16 @@ typedef struct adm_out {
     qc_mc_run_result r[7];
     const qc_mc_policy *pols;
     unsigned npol;
+    cli_support sup; /* whether the run supports its intervals */
 } adm_out;
 
 static void adm_table(const void *ctx)
 {
     const adm_out *q = ctx;
     if (q->npol == 1)
-        print_one(&q->p, q->s, &q->r[0]);
+        print_one(&q->p, q->s, &q->r[0], &q->sup);
     else
-        print_table(&q->p, q->s, q->r, q->pols, q->npol);
+        print_table(&q->p, q->s, q->r, q->pols, q->npol, &q->sup);
 }
 
 /* Replication 1 of the first policy, one row per busy cycle with a sample. */
@@ -422,6 +442,7 @@ typedef struct adm_cli {
     cli_outputs out; /* --json, --output, --series, --plot, --report */
     double eps, alpha, horizon, warm, win;
     int quiet;
+    int allow_short; /* --allow-short */
     scenario s;
     qc_mc_policy pols[7];
     unsigned npol;
@@ -503,6 +524,56 @@ static int adm_validate(void *ctx)
     return 0;
 }
 
+/* Whether the run supports its intervals over replications, from its
+ * data: each bounded class's mean delay is a mean over the jobs it
+ * completed in each replication's measured window, and a few dozen of
+ * them (a short horizon, a rare class) make each replication's mean
+ * skewed and its start's bias a large share of it. At least ADM_JOBS_MIN
+ * per replication on average, under every policy run; one replication has
+ * no interval to support. */
+#define ADM_JOBS_MIN 200
+static int adm_support(const qc_mc_run_params *p, const scenario *s, const qc_mc_run_result *r,
+                       const qc_mc_policy *pols, unsigned npol, char *why, size_t n)
+{
+    if (p->reps < 2)
+        return 0;
+    double w = p->horizon - p->warmup;
+    for (unsigned i = 0; i < npol; i++)
+        for (unsigned k = 0; k < s->m.n; k++) {
+            const qc_mc_run_class_result *c = &r[i].cls[k];
+            if (s->m.cls[k].c.best_effort || isnan(c->delay.half) || isnan(c->throughput.mean))
+                continue;
+            double jobs = c->throughput.mean * w;
+            if (!(jobs >= ADM_JOBS_MIN)) {
+                snprintf(why, n, "class %s completed about %.3g jobs per replication in the "
+                         "measured window of %g (policy %s; at least %d are needed for its "
+                         "delay's interval to cover)", s->m.cls[k].c.name, jobs, w,
+                         qc_mc_policy_name(pols[i]), ADM_JOBS_MIN);
+                return 1;
+            }
+        }
+    return 0;
+}
+
+/* Marks every interval object (qc_json_ci_new's, with "ci_low") of the
+ * command's own JSON for a short run; depth bounded by its shape. */
+static void mark_short(json_t *o, const cli_support *sup, int depth)
+{
+    if (depth > 8)
+        return;
+    if (json_is_object(o)) {
+        if (json_object_get(o, "ci_low"))
+            cli_support_json(sup, o);
+        const char *key;
+        json_t *v;
+        json_object_foreach(o, key, v) mark_short(v, sup, depth + 1);
+    } else if (json_is_array(o)) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(o, i, v) mark_short(v, sup, depth + 1);
+    }
+}
+
 static int adm_run(void *ctx, int argc, char **argv)
 {
     adm_cli *a = ctx;
@@ -539,9 +610,19 @@ static int adm_run(void *ctx, int argc, char **argv)
         ptrs[n] = names[n];
         n++;
     }
+    static char why[512];
+    if (rc == 0)
+        j.sup = (cli_support){adm_support(&j.p, sc, j.r, j.pols, j.npol, why, sizeof why), why,
+                              a->allow_short, 0, 1};
+    json_t *sum = NULL;
     if (rc == 0) {
         j.p.policy = j.pols[0];
-        cli_result r = {summary_json(&j.p, sc, j.r, j.pols, j.npol, run.elapsed),
+        sum = summary_json(&j.p, sc, j.r, j.pols, j.npol, run.elapsed);
+        json_object_set_new(sum, "interval_support", cli_support_json_run(&j.sup));
+        mark_short(sum, &j.sup, 0);
+    }
+    if (rc == 0) {
+        cli_result r = {sum,
                         &j,
                         adm_table,
                         NULL,
@@ -550,6 +631,8 @@ static int adm_run(void *ctx, int argc, char **argv)
                         ptrs,
                         n};
         rc = cli_result_write(&a->out, &r, argc, argv);
+        if (rc == 0)
+            rc = cli_support_verdict(&j.sup, "sim admission");
     }
     free(names);
     free(ptrs);
@@ -597,6 +680,7 @@ int cmd_sim_admission(int argc, char **argv)
         {"confidence", CLI_DOUBLE, &p->level, .arg = "L",
          .help = "confidence level (default 0.95)"},
         CLI_ROW_JSON(&q.out.json),
+        CLI_ROW_ALLOW_SHORT(&q.allow_short),
         CLI_ROW_OUTPUT(&q.out.output),
         {"series", CLI_STR, &q.out.series, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "replication 1 per busy cycle with a sample: each class's\ndelay sample, bound, "

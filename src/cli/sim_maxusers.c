@@ -50,6 +50,7 @@ typedef struct mu_out {
     const qc_mu_run_result *r;
     const struct reps_stats *st;
     const char *ctl;
+    const cli_support *sup; /* whether the run supports its intervals */
 } mu_out;
 
 /* One row per sample instant k = 0 .. n (qctl/maxusers.h): maxusers is
@@ -127,18 +128,32 @@ typedef struct reps_stats {
 } reps_stats;
 
 /* The interval of the finite values (qc_json_ci_new's one shape), or null
- * when there are none. */
-static json_t *ci_json(const double *x, size_t n, double level)
+ * when there are none; on a run too short for its intervals the ends are
+ * null (with the reason), or kept and marked unreliable with
+ * --allow-short. */
+static json_t *ci_json(const double *x, size_t n, double level, const cli_support *sup)
 {
     qc_ci ci;
     if (qc_ci_t_finite(x, n, level, &ci, NULL) != 0 || ci.n == 0)
         return json_null();
-    return qc_json_ci_new(&ci);
+    json_t *o = qc_json_ci_new(&ci);
+    if (o && sup->short_run && sup->allow_short) {
+        json_object_set_new(o, "unreliable", json_true());
+    } else if (o && sup->short_run) {
+        json_object_set_new(o, "half_width", json_null());
+        json_object_set_new(o, "ci_low", json_null());
+        json_object_set_new(o, "ci_high", json_null());
+        json_object_set_new(o, "reason", json_string("run too short to support an interval"));
+    }
+    return o;
 }
 
-/* "m" or "m +- h" of the finite values into out (scaled by f); the count. */
+/* "m" or "m +- h" of the finite values into out (scaled by f); the count.
+ * A run too short for its intervals: "m" alone, or "m +- h" with
+ * --allow-short (the table's first line says why, and that they are
+ * unreliable). */
 static size_t ci_text(const double *x, size_t n, double level, double f, const char *fmt,
-                      char *out, size_t len)
+                      const cli_support *sup, char *out, size_t len)
 {
     qc_ci ci;
     if (qc_ci_t_finite(x, n, level, &ci, NULL) != 0 || ci.n == 0) {
@@ -154,7 +169,10 @@ static size_t ci_text(const double *x, size_t n, double level, double f, const c
         if (hf[1] == '+') /* a half-width has no sign */
             memmove(hf + 1, hf + 2, strlen(hf + 2) + 1);
         snprintf(h, sizeof h, hf, f * ci.half);
-        snprintf(out, len, "%s +- %s", m, h);
+        if (sup->short_run && !sup->allow_short)
+            snprintf(out, len, "%s", m); /* the table's first line says why */
+        else
+            snprintf(out, len, "%s +- %s", m, h);
     } else {
         snprintf(out, len, "%s", m);
     }
@@ -197,7 +215,7 @@ static int mu_each(void *ctx, unsigned k, qc_mu_run_result *rk)
 }
 
 static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r,
-                       const reps_stats *st, const char *ctl)
+                       const reps_stats *st, const char *ctl, const cli_support *sup)
 {
     json_t *root = json_object();
     json_object_set_new(root, "command", json_string("sim maxusers"));
@@ -220,6 +238,7 @@ static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r,
     json_object_set_new(run, "band", json_real(p->band > 0 ? p->band : 0.1));
     json_object_set_new(run, "logged_ris_bound", qc_json_real_new(st->bound));
     json_object_set_new(root, "run", run);
+    json_object_set_new(root, "interval_support", cli_support_json_run(sup));
     json_t *steps = json_array();
     const unsigned R = st->reps;
     for (size_t i = 0; i < st->nsteps; i++) {
@@ -236,18 +255,18 @@ static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r,
         }
         json_object_set_new(o, "settled_reps", json_integer((json_int_t)settled));
         /* the mean settling time only when every replication settled */
-        json_t *sci = ci_json(se, R, st->level);
+        json_t *sci = ci_json(se, R, st->level, sup);
         json_object_set_new(o, "settling_time",
                             settled == R && json_is_object(sci)
                                 ? json_real(json_number_value(json_object_get(sci, "value")))
                                 : json_null());
         json_object_set_new(o, "settling_time_ci", settled == R ? sci : (json_decref(sci), json_null()));
-        json_t *oci = ci_json(ov, R, st->level);
+        json_t *oci = ci_json(ov, R, st->level, sup);
         json_object_set_new(o, "overshoot_percent",
                             json_is_object(oci) ? json_real(json_number_value(json_object_get(oci, "value")))
                                                 : json_null());
         json_object_set_new(o, "overshoot_percent_ci", oci);
-        json_t *eci = ci_json(ss, R, st->level);
+        json_t *eci = ci_json(ss, R, st->level, sup);
         json_object_set_new(o, "steady_state_error",
                             json_is_object(eci) ? json_real(json_number_value(json_object_get(eci, "value")))
                                                 : json_null());
@@ -256,11 +275,11 @@ static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r,
     }
     json_object_set_new(root, "steps", steps);
     json_t *s = json_object();
-    json_t *sat = ci_json(st->sat, R, st->level);
+    json_t *sat = ci_json(st->sat, R, st->level, sup);
     json_object_set_new(s, "fraction_saturated",
                         json_real(json_number_value(json_object_get(sat, "value"))));
     json_object_set_new(s, "fraction_saturated_ci", sat);
-    json_t *hl = ci_json(st->held, R, st->level);
+    json_t *hl = ci_json(st->held, R, st->level, sup);
     json_object_set_new(s, "fraction_held",
                         json_real(json_number_value(json_object_get(hl, "value"))));
     json_object_set_new(s, "fraction_held_ci", hl);
@@ -287,6 +306,7 @@ typedef struct mu_cli {
     cli_outputs out; /* --json, --series, --plot, --report */
     double ki, kp, kaw, umax, level;
     int quiet, ctl, aw;
+    int allow_short; /* --allow-short */
     unsigned reps, jobs;
     qc_sched_point refs[64], mus[64];
     size_t nref, nmu;
@@ -428,14 +448,15 @@ static void mu_table(const void *ctx)
     if (reps > 1)
         printf(", %u replications (+- %g%% confidence half-widths)", reps, 100 * level);
     printf("\n");
+    cli_support_print(q->sup);
     for (size_t i = 0; i < st->nsteps; i++) {
         const qc_mu_step_metrics *m = &r->steps[i];
         const double *se = st->settling + i * reps, *ov = st->overshoot + i * reps,
                      *ss = st->sse + i * reps;
         char a[128], b[128], e3[128];
-        size_t settled = ci_text(se, reps, level, 1, "%.4g", a, sizeof a);
-        ci_text(ov, reps, level, 1, "%.1f", b, sizeof b);
-        ci_text(ss, reps, level, 100, "%+.2f", e3, sizeof e3);
+        size_t settled = ci_text(se, reps, level, 1, "%.4g", q->sup, a, sizeof a);
+        ci_text(ov, reps, level, 1, "%.1f", q->sup, b, sizeof b);
+        ci_text(ss, reps, level, 100, "%+.2f", q->sup, e3, sizeof e3);
         printf("  step to %-8g at t=%-8g ", m->r, m->t_start);
         if (settled == reps)
             printf("settling %s s", a);
@@ -454,8 +475,8 @@ static void mu_table(const void *ctx)
         printf("\n");
     }
     char a[128], b[128];
-    ci_text(st->sat, reps, level, 100, "%.1f", a, sizeof a);
-    ci_text(st->held, reps, level, 100, "%.1f", b, sizeof b);
+    ci_text(st->sat, reps, level, 100, "%.1f", q->sup, a, sizeof a);
+    ci_text(st->held, reps, level, 100, "%.1f", q->sup, b, sizeof b);
     printf("  MaxUsers saturated %s%% of intervals, held by the demand hold %s%%; "
            "throughput %.4g RPC/s; ",
            a, b, r->throughput);
@@ -464,6 +485,44 @@ static void mu_table(const void *ctx)
     else
         printf("no RPC completed: no response time");
     printf("%s\n", reps > 1 ? " (throughput and response: first replication)" : "");
+}
+
+/* Whether the run supports the intervals over its replications, from its
+ * data: each step's steady-state error is the mean RIS over the last half
+ * of its segment, so that half must hold enough control intervals
+ * (MU_TAIL_MIN) and come after the step has settled in every replication
+ * that settles; else a step's error and settling times measure the
+ * transient the next step cuts short, and their intervals cover nothing.
+ * One replication has no interval to support. */
+#define MU_TAIL_MIN 20
+static int mu_support(const qc_mu_run_params *p, const qc_mu_run_result *r0,
+                      const reps_stats *st, char *why, size_t n)
+{
+    const unsigned R = st->reps;
+    const double dt = p->plant.interval;
+    if (R < 2 || r0->steps == NULL || !(dt > 0))
+        return 0;
+    for (size_t i = 0; i < st->nsteps && i < r0->nsteps; i++) {
+        const qc_mu_step_metrics *m = &r0->steps[i];
+        double len = m->t_end - m->t_start, tail = len / 2 / dt;
+        if (!(tail >= MU_TAIL_MIN)) {
+            snprintf(why, n, "the step to %g at t = %g lasts %g s, so its steady-state error "
+                     "averages %.3g control intervals (at least %d are needed for it to "
+                     "measure a steady state)", m->r, m->t_start, len, tail, MU_TAIL_MIN);
+            return 1;
+        }
+        for (unsigned k = 0; k < R; k++) {
+            double se = st->settling[i * R + k];
+            if (isfinite(se) && se > len / 2) {
+                snprintf(why, n, "the step to %g at t = %g settles only after %.4g s in "
+                         "replication %u, past half its segment of %g s, so its steady-state "
+                         "error (the last half's mean) measures the transient",
+                         m->r, m->t_start, se, k + 1, len);
+                return 1;
+            }
+        }
+    }
+    return 0;
 }
 
 static int mu_run(void *ctx, int argc, char **argv)
@@ -518,10 +577,14 @@ static int mu_run(void *ctx, int argc, char **argv)
         rc = cli_run_end(&run, lrc);
     }
     if (rc == 0) {
-        mu_out out = {p, &res, &st, ctl_names[q->ctl]};
-        cli_result r = {summary(p, &res, &st, out.ctl), &out, mu_table, NULL, series_rows,
+        static char why[512];
+        cli_support sup = {mu_support(p, &res, &st, why, sizeof why), why, q->allow_short, 0, 1};
+        mu_out out = {p, &res, &st, ctl_names[q->ctl], &sup};
+        cli_result r = {summary(p, &res, &st, out.ctl, &sup), &out, mu_table, NULL, series_rows,
                         mu_plots, names, 2};
         rc = cli_result_write(&q->out, &r, argc, argv);
+        if (rc == 0)
+            rc = cli_support_verdict(&sup, "sim maxusers");
     }
     qc_mu_run_result_free(&res);
     reps_stats_free(&st);
@@ -609,6 +672,7 @@ int cmd_sim_maxusers(int argc, char **argv)
                  "confidence intervals over them"},
         CLI_ROW_JOBS(&q.jobs),
         CLI_ROW_CONFIDENCE(&q.level),
+        CLI_ROW_ALLOW_SHORT(&q.allow_short),
         CLI_ROW_JSON(&q.out.json),
         {"series", CLI_STR, &q.out.series, .path = CLI_PATH_OUT, .arg = "FILE",
          .help = "one row per sample instant k (time = k interval):\ntime,reference,maxusers,ris,"

@@ -1111,6 +1111,98 @@ static double relaxation_time(const qc_queue_params *p)
     return 1 / (mu * d * d);
 }
 
+/* E[(S / E[S])^k] for k = 2, 3, 4 (scale-free, so that no rate from 1e-12
+ * to 1e12 overflows), in m[0..2]; 0 where a law has no closed form here or
+ * a moment is infinite (the caller then keeps the heavy-traffic factor). */
+static int norm_moments(const qc_dist *d, double m[3])
+{
+    const double *p = d->p;
+    double mean = qc_dist_mean(d);
+    if (!(mean > 0 && isfinite(mean)))
+        return 0;
+    for (int k = 2; k <= 4; k++) {
+        double v = NAN;
+        switch (d->kind) {
+        case QC_DIST_EXP:
+            v = tgamma(k + 1);
+            break;
+        case QC_DIST_DET:
+            v = 1;
+            break;
+        case QC_DIST_UNIFORM: { /* (b^{k+1} - a^{k+1}) / ((k+1)(b-a)), a, b over the mean */
+            double a = p[0] / mean, b = p[1] / mean;
+            v = b - a > 1e-12 ? (pow(b, k + 1) - pow(a, k + 1)) / ((k + 1) * (b - a)) : 1;
+            break;
+        }
+        case QC_DIST_ERLANG:
+        case QC_DIST_GAMMA: { /* shape n: n (n+1) ... (n+k-1) / n^k */
+            double n = p[0];
+            v = 1;
+            for (int j = 0; j < k; j++)
+                v *= (n + j) / n;
+            break;
+        }
+        case QC_DIST_HYPEREXP: { /* sum P_i k! (m_i / mean)^k */
+            double q = 1 - p[0];
+            v = (p[0] > 0 ? p[0] * pow(1 / (p[1] * mean), k) : 0) +
+                (q > 0 ? q * pow(1 / (p[3] * mean), k) : 0);
+            v *= tgamma(k + 1);
+            break;
+        }
+        case QC_DIST_LOGNORMAL: /* e^{k (k-1) sigma^2 / 2} */
+            v = exp(k * (k - 1) * p[1] * p[1] / 2);
+            break;
+        case QC_DIST_WEIBULL:
+            v = tgamma(1 + k / p[0]) / pow(tgamma(1 + 1 / p[0]), k);
+            break;
+        case QC_DIST_PARETO: /* alpha (alpha-1)^k / ((alpha-k) alpha^k) */
+            if (p[0] > k)
+                v = p[0] / (p[0] - k) * pow((p[0] - 1) / p[0], k);
+            break;
+        default:
+            break;
+        }
+        if (!(v > 0 && isfinite(v)))
+            return 0;
+        m[k - 2] = v;
+    }
+    return 1;
+}
+
+/* The integrated correlation time of an M/G/1 queue's workload V, in mean
+ * service times, at load rho: the asymptotic variance of its time average
+ * is Cov(V, V^2) / (1 - rho) (the Poisson equation of the workload: from
+ * v, the area until empty is v^2 / (2 (1 - rho)) + E[V] v / (1 - rho)),
+ * and V's moments are Takacs's recursion on E[S^2], E[S^3], E[S^4]; the
+ * time is that variance over 2 Var V. NAN where a moment is unknown. */
+static double mg1_corr_time(const qc_dist *s, double rho)
+{
+    double m[3];
+    if (!(rho > 0 && rho < 1) || !norm_moments(s, m))
+        return NAN;
+    double c = rho / (1 - rho); /* lambda / (1 - rho), time in mean services */
+    double v1 = c * m[0] / 2;
+    double v2 = c * (m[0] * v1 + m[1] / 3);
+    double v3 = c * (1.5 * m[0] * v2 + m[1] * v1 + m[2] / 4);
+    double var = v2 - v1 * v1, cov = v3 - v1 * v2;
+    double t = cov / (1 - rho) / (2 * var);
+    return t > 0 && isfinite(t) ? t : NAN;
+}
+
+/* How much slower than with exponential service of the same mean an
+ * M/G/1 queue at load rho relaxes: the ratio of mg1_corr_time. In heavy
+ * traffic it tends to (1 + c_s^2) / 2, the factor of relaxation_approx;
+ * away from it a very variable service's rare long times weigh through
+ * E[S^3] and E[S^4] (balanced H2 of SCV 63 at load 0.5: 46 against 32,
+ * where 10 x 5000 customers covered E[T] in 69 of 75 runs unflagged).
+ * NAN where not known. */
+static double mg1_relax_factor(const qc_dist *s, double rho)
+{
+    static const qc_dist expo = {.kind = QC_DIST_EXP, .p = {1}};
+    double t = mg1_corr_time(s, rho), te = mg1_corr_time(&expo, rho);
+    return t / te;
+}
+
 /* Where no exact relaxation time is known, the heavy-traffic one of
  * GI/G/c without a buffer: the M/M/c value 1 / (c mu (1 - sqrt rho)^2)
  * scaled by (c_a^2 + c_s^2) / 2, as the diffusion limit's variance
@@ -1134,6 +1226,21 @@ static double relaxation_approx(const qc_queue_params *p)
     if (!(rho > 0 && rho < 1))
         return NAN;
     double d = 1 - sqrt(rho), k = (va / (ma * ma) + vs / (ms * ms)) / 2;
+    /* away from heavy traffic, the M/G/1 factor at the servers' load
+     * (the arrivals' own variability added as in heavy traffic); only
+     * ever slower than the heavy-traffic one */
+    double f = mg1_relax_factor(p->service, rho);
+    if (isfinite(f) && f > k) {
+        /* the rare long services that make f exceed the heavy-traffic k
+         * also skew the replications' means, which a t-interval over a few
+         * of them does not survive at the same length: their excess counts
+         * twice (balanced H2, SCV 63, load 0.4, 10 x 5000 customers: 34
+         * relaxation times of f each, E[T] covered in 85 of 94 runs
+         * unflagged; the excess squared flags it) */
+        double k2 = (va / (ma * ma) - 1) / 2 + f * (f / k);
+        if (k2 > k)
+            k = k2;
+    }
     return k / (mu * d * d);
 }
 

@@ -28,11 +28,13 @@ it, and the 95% intervals over a set of seeds must cover it at a rate that
 a true 95% coverage makes likely (fewer than p = 0.001 under Binomial(n,
 0.95) fails).
 
-    props.py QCTL --cases N --seed S [--jobs J] [--only FAMILY] [--case I]
+    props.py QCTL --cases N --seed S [--first I] [--jobs J] [--only FAMILY] [--case I]
 
 Case i draws from its own generator seeded by (S, i), so `--seed S --case
-I` repeats one case alone; each failure is printed with that command and
-the qctl command line. Exit status: 0 no failure, 1 failures, 2 usage.
+I` repeats one case alone, and `--first I` runs cases I to I+N-1 (a long
+run split into ranges that together are the same cases); each failure is
+printed with that command and the qctl command line. Exit status: 0 no
+failure, 1 failures, 2 usage.
 """
 import argparse
 import atexit
@@ -702,6 +704,8 @@ def main():
     ap.add_argument("--cases", type=int, default=200)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--case", type=int, default=None, help="run case I alone")
+    ap.add_argument("--first", type=int, default=0,
+                    help="cases FIRST to FIRST+N-1 (one seed's run split into ranges)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", default=None, help="families, comma-separated")
     ap.add_argument("--verbose", action="store_true")
@@ -709,7 +713,7 @@ def main():
     seed = a.seed if a.seed is not None else int.from_bytes(os.urandom(4), "little")
     only = set(a.only.split(",")) if a.only else None
     qctl = os.path.abspath(a.qctl)
-    idx = [a.case] if a.case is not None else list(range(a.cases))
+    idx = [a.case] if a.case is not None else list(range(a.first, a.first + a.cases))
     print("property harness: %d case%s, seed %d%s" % (len(idx), "" if len(idx) == 1 else "s",
                                                      seed, " (" + a.only + ")" if a.only else ""))
     sys.stdout.flush()
