@@ -16,8 +16,8 @@ cleanup() {
 trap cleanup EXIT
 wait_file() { # FILE [SECONDS]: wait up to SECONDS (default 5) for it to appear
     i=0
-    n=$((${2:-5} * 20))
-    while [ ! -s "$1" ] && [ $i -lt $n ]; do sleep 0.05; i=$((i + 1)); done
+    wf_n=$((${2:-5} * 20))
+    while [ ! -s "$1" ] && [ $i -lt $wf_n ]; do sleep 0.05; i=$((i + 1)); done
     [ -s "$1" ] || { echo "FAIL: $1 never appeared"; exit 1; }
 }
 start_backend() { # NAME ARGS...: sets ${NAME}_PORT and ${NAME}_PID
