@@ -255,7 +255,7 @@ static void stream_out(uconn *u, const char *p, size_t n)
     if (!c || c->closing || (n == 0 && hn == 0))
         return;
     if (c->lr)
-        c->lr->sent += n;
+        c->lr->sent += hn + n; /* the head counts as sent (the log subtracts it) */
     if (qc__proxy_client_write2(c, u->phead, hn, p, n) != 0)
         return;
     if (!u->paused && qc__proxy_client_wq(c) > WQ_HIGH) {
