@@ -26,13 +26,21 @@ def cli_json(qctl_bin, *args):
     return norm(json.loads(t.stdout))
 
 
+# The command's verdict on whether a run supports its intervals
+# (interval_support, and "unreliable" on each interval of a short run kept
+# with --allow-short) is the command's own: qctl.sim.maxusers and
+# qctl.sim.admission do not give it yet, so the comparison leaves it out
+# and the short runs below are run with --allow-short.
+NOT_COMPARED = ("elapsed_seconds", "interval_support", "unreliable")
+
+
 def norm(x):
     """x as the command's JSON holds it: reals to 10 significant digits,
     non-finite numbers as null, no wall-clock fields."""
     if isinstance(x, float):
         return float("%.10g" % x) if math.isfinite(x) else None
     if isinstance(x, dict):
-        return {k: norm(v) for k, v in x.items() if k != "elapsed_seconds"}
+        return {k: norm(v) for k, v in x.items() if k not in NOT_COMPARED}
     if isinstance(x, (list, tuple)):
         return [norm(v) for v in x]
     return x
@@ -68,7 +76,7 @@ def assert_same(ours, theirs, path="$"):
 ])
 def test_maxusers_same_as_cli(qctl_bin, args, kw):
     r = qctl.sim.maxusers(**kw)
-    assert_same(norm(r.to_dict()), cli_json(qctl_bin, "sim", "maxusers", *args))
+    assert_same(norm(r.to_dict()), cli_json(qctl_bin, "sim", "maxusers", *args, "--allow-short"))
 
 
 def test_maxusers_series_same_as_cli(qctl_bin, tmp_path):
