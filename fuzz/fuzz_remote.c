@@ -57,6 +57,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         unsigned rows;
         ok = qc__pg_table_sum(p, n, (data[0] & 8) ? "database" : NULL, "app", &g, &v, &rows,
                               &why);
+        /* the pool actuator's two answers: where the first ends, a text
+         * cell of the second */
+        size_t k = qc__pg_answer_len(p, n);
+        if (k > n)
+            abort();
+        char t[8];
+        if (qc__pg_table_text(p + k, n - k, "key", "server_lifetime", "value", t, sizeof t, &why) &&
+            strlen(t) >= sizeof t)
+            abort();
         break;
     }
     default: {

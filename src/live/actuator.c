@@ -57,6 +57,8 @@ struct qc__actuator {
     double pool_deadline; /* when the apply's time is up (qc__now) */
     double interval;      /* the control interval (s) */
     int lifetime_low;     /* server_lifetime lowered by us, to restore */
+    char lifetime[32];    /* the operator's server_lifetime, as SHOW CONFIG
+                           * gave it ("" before it was read) */
     int final;            /* the final apply: restore, lower nothing */
     double servers;       /* the largest pool's server connections, last read */
 };
@@ -71,6 +73,27 @@ int qc__actuator_restore_due(const qc__actuator *a)
     return a->kind == QC__ACT_PGPOOL && a->lifetime_low && a->pool_sent > 0;
 }
 double qc__actuator_last(const qc__actuator *a) { return (double)a->pool_sent; }
+const char *qc__actuator_lifetime(const qc__actuator *a)
+{
+    return a->lifetime[0] ? a->lifetime : "3600";
+}
+
+/* PGPOOL: the operator's server_lifetime from SHOW CONFIG's answer, which
+ * follows SHOW POOLS's in ans[0..n), kept to be restored; pgbouncer's
+ * default (3600) when it cannot be read. Only a plain number or duration
+ * word is kept, since it is sent back inside quotes. */
+static void pool_learn_lifetime(qc__actuator *a, const char *ans, size_t n)
+{
+    size_t k = qc__pg_answer_len(ans, n);
+    char v[sizeof a->lifetime];
+    const char *why;
+    int ok = k > 0 && qc__pg_table_text(ans + k, n - k, "key", "server_lifetime", "value", v,
+                                        sizeof v, &why) &&
+             v[0] != 0;
+    for (const char *c = v; ok && *c; c++)
+        ok = (*c >= '0' && *c <= '9') || *c == '.' || (*c >= 'a' && *c <= 'z');
+    strcpy(a->lifetime, ok ? v : "3600");
+}
 
 void qc__actuator_range(const qc__actuator *a, double *lo, double *hi)
 {
@@ -160,7 +183,8 @@ static void send_line(qc__actuator *a, double timeout)
  * E = C - N too many, server_lifetime = N * interval / E closes about E
  * in the next interval, each as its user's session ends (nobody is cut
  * off), and the connections stay open once the pool is down to size,
- * when server_lifetime goes back to 3600 (pgbouncer's default). */
+ * when server_lifetime goes back to the operator's value (read with SHOW
+ * CONFIG before the first lowering). */
 static void pool_set(qc__actuator *a, int ok, const char *ans, size_t n, const char *why)
 {
     double c = -1;
@@ -177,6 +201,8 @@ static void pool_set(qc__actuator *a, int ok, const char *ans, size_t n, const c
             return;
         }
         a->servers = c;
+        if (!a->lifetime[0])
+            pool_learn_lifetime(a, ans, n);
     } else if (!a->final) {
         a->applies++;
         answer(a, 0, why, 0);
@@ -190,7 +216,8 @@ static void pool_set(qc__actuator *a, int ok, const char *ans, size_t n, const c
                               life < 0.001 ? 0.001 : life);
         a->lifetime_low = 1;
     } else if (a->lifetime_low) {
-        k += (size_t)snprintf(a->line + k, a->line_cap - k, "\nSET server_lifetime = 3600");
+        k += (size_t)snprintf(a->line + k, a->line_cap - k, "\nSET server_lifetime = '%s'",
+                              qc__actuator_lifetime(a));
         a->lifetime_low = 0;
     }
     (void)k;
@@ -316,7 +343,7 @@ void qc__actuator_apply(qc__actuator *a, double u, double timeout)
         a->pool_n = n;
         a->pool_stage = 1;
         a->pool_deadline = qc__now() + timeout;
-        snprintf(a->line, a->line_cap, "SHOW POOLS");
+        snprintf(a->line, a->line_cap, "SHOW POOLS%s", a->lifetime[0] ? "" : "\nSHOW CONFIG");
         qc__remote_job *j = qc__remote_start(a->loop, &a->addr, a->line, timeout / 2, on_remote, a);
         if (a->pool_stage == 1) /* else answered at once (a connect refused): its next job is rjob */
             a->rjob = j;

@@ -25,8 +25,10 @@
  *        it is released, at most one every L / N = interval / (C - N)
  *        seconds, so about the C - N too many go in the next interval as
  *        their users' sessions end; and, once C <= N again, by
- *        `SET server_lifetime = 3600` (pgbouncer's default) when it was
- *        lowered. The final setting of a drain restores it and lowers
+ *        `SET server_lifetime = 'V'` when it was lowered, V the
+ *        operator's value, read by a `SHOW CONFIG` sent after `SHOW
+ *        POOLS` until it is known (3600, pgbouncer's default, when it
+ *        cannot be read). The final setting of a drain restores it and lowers
  *        nothing.
  *   cmd:PROG ARGS
  *        the program run without a shell (split on spaces), every "{}"
@@ -79,6 +81,9 @@ double qc__actuator_pool_servers(const qc__actuator *a);
  * setting restores it by applying the last size, qc__actuator_last). */
 int qc__actuator_restore_due(const qc__actuator *a);
 double qc__actuator_last(const qc__actuator *a);
+/* PGPOOL: the server_lifetime restored (the operator's, "3600" before it
+ * was read). */
+const char *qc__actuator_lifetime(const qc__actuator *a);
 
 /* Applies N = floor(u) within timeout seconds. */
 void qc__actuator_apply(qc__actuator *a, double u, double timeout);

@@ -601,7 +601,8 @@ static void send_final(ctl *C)
          * lowered: left so, every connection would be closed on release
          * long after the controller stopped */
         C->final_sent = 1;
-        logf_(C, "drain: pgbouncer's server_lifetime back to 3600");
+        logf_(C, "drain: pgbouncer's server_lifetime back to %s",
+              qc__actuator_lifetime(C->act));
         qc__actuator_final(C->act);
         qc__actuator_apply(C->act, qc__actuator_last(C->act),
                            C->o.drain_timeout > 0 ? C->o.drain_timeout : 1);

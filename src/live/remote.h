@@ -183,6 +183,17 @@ int qc__pg_table_sum(const char *p, size_t n, const char *key, const char *value
 int qc__pg_table_max(const char *p, size_t n, const qc__remote_fields *f, double *v,
                      unsigned *rows, const char **why);
 
+/* The length of the first query's answer in p[0..n) (through its
+ * CommandComplete), where the next query's answer starts; 0 when it is
+ * not whole. */
+size_t qc__pg_answer_len(const char *p, size_t n);
+
+/* In the first table of p[0..n), the text of column `field` on the row
+ * whose column key equals value, into out[0..out_n) (NUL-terminated).
+ * 1, or 0 with *why (static). */
+int qc__pg_table_text(const char *p, size_t n, const char *key, const char *value,
+                      const char *field, char *out, size_t out_n, const char **why);
+
 /* The MD5 password answer "md5" hex(md5(hex(md5(password user)) salt))
  * into out[36]. */
 void qc__pg_md5_password(const char *user, const char *password, const unsigned char salt[4],

@@ -499,6 +499,67 @@ int qc__pg_table_max(const char *p, size_t n, const qc__remote_fields *f, double
     return pg_table(p, n, NULL, NULL, f, 1, v, rows, why);
 }
 
+size_t qc__pg_answer_len(const char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        qc__pg_msg m;
+        if (qc__pg_next(p + i, n - i, &m) <= 0)
+            return 0;
+        i += m.total;
+        if (m.type == 'C')
+            return i;
+    }
+    return 0;
+}
+
+int qc__pg_table_text(const char *p, size_t n, const char *key, const char *value,
+                      const char *field, char *out, size_t out_n, const char **why)
+{
+    qc__remote_fields f = {.n = 1};
+    if (strlen(field) >= sizeof f.name[0] || out_n == 0) {
+        *why = "a field name too long";
+        return 0;
+    }
+    strcpy(f.name[0], field);
+    int kcol = -1, col[QC__REMOTE_FIELDS_MAX];
+    int described = 0;
+    size_t i = 0;
+    while (i < n) {
+        qc__pg_msg m;
+        if (qc__pg_next(p + i, n - i, &m) <= 0)
+            break;
+        i += m.total;
+        if (m.type == 'T') {
+            if (!row_description(&m, key, &f, &kcol, col) || kcol < 0 || col[0] < 0) {
+                *why = "the answer lacks the key or the field";
+                return 0;
+            }
+            described = 1;
+        } else if (m.type == 'D' && described) {
+            size_t a;
+            long l;
+            if (!data_cell(&m, (unsigned)kcol, &a, &l)) {
+                *why = "a malformed DataRow";
+                return 0;
+            }
+            if (l < 0 || (size_t)l != strlen(value) || memcmp(m.body + a, value, (size_t)l) != 0)
+                continue;
+            if (!data_cell(&m, (unsigned)col[0], &a, &l) || l < 0 || (size_t)l >= out_n) {
+                *why = "the field's value is missing or too long";
+                return 0;
+            }
+            memcpy(out, m.body + a, (size_t)l);
+            out[l] = 0;
+            return 1;
+        } else if (m.type == 'C' && described) {
+            break;
+        }
+    }
+    *why = described ? "no row with that key" : "the answer holds no table";
+    return 0;
+}
+
 /* ---- MD5 (RFC 1321), for pgbouncer's md5 authentication ------------------ */
 
 typedef struct md5 {

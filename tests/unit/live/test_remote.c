@@ -279,6 +279,57 @@ static void test_pg_table(void **st)
     assert_int_equal(qc__pg_next(m.b, 4, &msg), 0);
 }
 
+/* SHOW POOLS's answer then SHOW CONFIG's, as the pool actuator reads
+ * them from one exchange: where the first ends, and the operator's
+ * server_lifetime from the second. */
+static void test_pg_two_answers(void **st)
+{
+    (void)st;
+    mbuf m;
+    pools(&m);
+    size_t first = m.n;
+    size_t at = begin(&m, 'Z');
+    m.b[m.n++] = 'I';
+    end(&m, at);
+    const char *cols[] = {"key", "value", "default", "changeable"};
+    const char *r1[] = {"server_idle_timeout", "600", "600", "yes"};
+    const char *r2[] = {"server_lifetime", "1234", "3600", "yes"};
+    row_desc(&m, cols, 4);
+    data_row(&m, r1, 4);
+    data_row(&m, r2, 4);
+    at = begin(&m, 'C');
+    memcpy(m.b + m.n, "SHOW", 5);
+    m.n += 5;
+    end(&m, at);
+    assert_int_equal(qc__pg_answer_len(m.b, m.n), first);
+    char v[32];
+    const char *why = NULL;
+    size_t k = qc__pg_answer_len(m.b, m.n);
+    assert_int_equal(qc__pg_table_text(m.b + k, m.n - k, "key", "server_lifetime", "value", v,
+                                       sizeof v, &why), 1);
+    assert_string_equal(v, "1234");
+    assert_int_equal(qc__pg_table_text(m.b + k, m.n - k, "key", "nope", "value", v, sizeof v,
+                                       &why), 0);
+    assert_non_null(strstr(why, "no row"));
+    /* the pools' table has no key column "key" */
+    assert_int_equal(qc__pg_table_text(m.b, m.n, "key", "server_lifetime", "value", v, sizeof v,
+                                       &why), 0);
+    /* a value longer than the room for it */
+    char small[3];
+    assert_int_equal(qc__pg_table_text(m.b + k, m.n - k, "key", "server_lifetime", "value",
+                                       small, sizeof small, &why), 0);
+    /* every cut of the first answer: no length; of the second: no value
+     * read past the bytes given */
+    for (size_t c = 0; c < first; c++)
+        assert_int_equal(qc__pg_answer_len(m.b, c), 0);
+    for (size_t c = k; c < m.n; c++) {
+        char *b = malloc(c - k ? c - k : 1);
+        memcpy(b, m.b + k, c - k);
+        (void)qc__pg_table_text(b, c - k, "key", "server_lifetime", "value", v, sizeof v, &why);
+        free(b);
+    }
+}
+
 static void test_md5_and_specs(void **st)
 {
     (void)st;
@@ -326,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_haproxy_stat),
         cmocka_unit_test(test_haproxy_info_servers_applied),
         cmocka_unit_test(test_pg_table),
+        cmocka_unit_test(test_pg_two_answers),
         cmocka_unit_test(test_md5_and_specs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
