@@ -91,6 +91,8 @@ void qc__proxy_client_idle(cconn *c)
     c->state = C_READ;
     c->head_timer_on = 0;
     c->continued = 0;
+    c->body_need = 0;
+    c->mem_wait = 0;
     if (c->req.cap > BUF_KEEP)
         qc__buf_free(&c->req);
     if (c->in.len == 0 && c->in.cap > BUF_KEEP)
@@ -307,6 +309,20 @@ static void on_client_timer(uv_timer_t *t)
     }
     if (!qc__deadline_due(&c->dl, t, on_client_timer, qc__proxy_client_step(c->P)))
         return; /* early: re-armed for the rest, or no deadline now */
+    if (c->mem_wait > 0 && c->state == C_READ) { /* a body waiting for memory: see body_buffer */
+        if (qc__now() - c->mem_wait < c->P->o->idle_timeout) {
+            qc__proxy_client_process(c); /* tries again; client_flow reads it once in */
+            return;
+        }
+        static const char body[] = "proxy memory full: retry later\n";
+        c->P->refused_mem++;
+        c->mem_wait = 0;
+        c->keep = 0;
+        c->in.len = 0;
+        qc__proxy_client_reply(c, 503, "Service Unavailable", "Retry-After: 1\r\n", "text/plain", body,
+                               sizeof body - 1);
+        return;
+    }
     if (c->state == C_READ)
         qc__proxy_client_close(c); /* idle, or a head too slow to arrive */
 }
@@ -532,6 +548,58 @@ static void body_start(cconn *c, const qc__http_head *h)
     memset(&c->body_ch, 0, sizeof c->body_ch);
 }
 
+/* Whether c's request (head h, its body not all there yet) is held until
+ * its body is whole before it goes to the front, as nginx's
+ * proxy_request_buffering holds it: the request then counts against the
+ * limit (a slot at the backend) only once it can be sent at once, so an
+ * upload holds neither a slot nor a place in the waiting room while its
+ * client sends it, and 40 concurrent uploads are not 40 long services.
+ * Memory stays bounded: the body's bytes are reserved at once in
+ * --max-memory's count (other clients see them), and a body framed by
+ * chunked coding (its length unknown until its end), one over
+ * BODY_BUFFER_MAX, or one that does not fit in what --max-memory leaves,
+ * is streamed instead (body_start: admitted on its head, as before). The
+ * client must keep sending: header_timeout between two reads. */
+#define MEM_RETRY 20
+static int body_buffer(cconn *c, const qc__http_head *h)
+{
+    proxy *P = c->P;
+    if (c->body_need)
+        return 1; /* reserved already: its bytes are on their way */
+    if (h->chunked || h->content_length <= 0 || (uint64_t)h->content_length > BODY_BUFFER_MAX)
+        return 0;
+    size_t need = h->head_len + (size_t)h->content_length;
+    size_t grow = need > c->in.cap ? need - c->in.cap : 0;
+    if (P->o->max_memory && atomic_load(P->mem) + grow > P->o->max_memory) {
+        /* no room now: the client is not read (TCP holds its bytes) and
+         * tries again every MEM_RETRY ms, as the bodies before it are
+         * answered and given back, for idle_timeout at most (the bodies
+         * before it may take that long to come: 40 of 8 MiB took 15 to 25 s
+         * from one client program on a busy host); then 503 with
+         * Retry-After (on_client_timer). A body over half the budget
+         * streams. */
+        if (grow > P->o->max_memory / 2)
+            return 0;
+        if (!(c->mem_wait > 0))
+            c->mem_wait = qc__now();
+        qc__deadline_set(&c->dl, &c->timer, on_client_timer, MEM_RETRY, qc__proxy_client_step(P));
+        return 1;
+    }
+    c->mem_wait = 0;
+    if (grow) {
+        char *d = realloc(c->in.data, need);
+        if (!d)
+            return 0;
+        c->in.data = d;
+        c->in.cap = need;
+        client_mem(c);
+    }
+    c->body_need = need;
+    qc__deadline_set(&c->dl, &c->timer, on_client_timer, (uint64_t)(P->o->header_timeout * 1000),
+                     qc__proxy_client_step(P));
+    return 1;
+}
+
 /* Takes the next request out of c->in and carries it: whole, or its head
  * with the body to follow; 0 when there is none yet (or c is closing). */
 static int client_next(cconn *c)
@@ -572,6 +640,9 @@ static int client_next(cconn *c)
         return 0; /* the admin port reads its (small) requests whole */
     if (n == 0)
         expect_continue(c, &h);
+    if (n == 0 && body_buffer(c, &h))
+        return 0; /* the front hears of it once its body is whole */
+    c->body_need = 0;
     /* a body not all there yet is streamed: the request goes on with its
      * head, and the body follows as it arrives (see body_start) */
     size_t total = n ? (size_t)n : h.head_len;
@@ -630,7 +701,7 @@ static void client_flow(cconn *c)
     size_t up = c->body_stream && c->up ? uv_stream_get_write_queue_size((uv_stream_t *)&c->up->tcp)
                                         : 0;
     int stop = wq > WQ_REPLIES || ((c->state != C_READ || c->admin) && c->in.len >= IN_HIGH) ||
-               up > WQ_HIGH;
+               up > WQ_HIGH || (c->mem_wait > 0 && c->state == C_READ);
     if (stop && !c->rpaused) {
         c->rpaused = 1;
         uv_read_stop((uv_stream_t *)&c->tcp);
@@ -685,6 +756,11 @@ static void client_bytes(cconn *c, const char *p, size_t n)
         return;
     }
     client_mem(c);
+    if (c->body_need && c->in.len < c->body_need) { /* a body read whole: not yet */
+        qc__deadline_set(&c->dl, &c->timer, on_client_timer, (uint64_t)(P->o->header_timeout * 1000),
+                         qc__proxy_client_step(P));
+        return;
+    }
     if (c->body_stream && c->up)
         qc__proxy_body_pump(c->up); /* may answer and close c */
     if (!c->closing)

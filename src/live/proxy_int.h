@@ -122,6 +122,11 @@ struct cconn {
     uint64_t body_left;       /* by length: bytes still to send */
     uint64_t body_sent;       /* bytes sent to the backend so far */
     qc__http_chunked body_ch; /* chunked: the framer */
+    /* a body read whole before its request goes to the front (see
+     * body_buffer in proxy_client.c): in holds the request once it has
+     * this many bytes (0: none being buffered) */
+    size_t body_need;
+    double mem_wait; /* since when its body waits for --max-memory room (0: not) */
     unsigned tries;  /* times the request was sent again: see retry */
     unsigned cls;
     double t_arrive;
@@ -308,6 +313,9 @@ struct proxy {
 /* Buffers larger than this are given back once their request is over: a
  * large body is not kept while its connection idles. */
 #define BUF_KEEP (64u << 10)
+/* The largest body read whole before its request enters the front (a
+ * larger one, or one past --max-memory, streams: see body_buffer). */
+#define BODY_BUFFER_MAX (16u << 20)
 
 /* Writes to a client go through one path (client_write) whose completion
  * (on_client_write) resumes whatever waited for the client's write queue

@@ -561,6 +561,42 @@ static void on_upstream_connect(uv_connect_t *req, int status)
     qc__proxy_body_pump(u);
 }
 
+/* A request carried whole but large (a body read whole first: see
+ * body_buffer in proxy_client.c) is whole at the backend once its write
+ * is done, as a streamed body is once its last byte is sent: its time at
+ * the backend starts there, not when its bytes were handed to libuv (8 MiB
+ * take a while to go, and that is not the backend's load). Writes on a
+ * link end in order and before its close callback, so u is still there. */
+#define WHOLE_LARGE (256u << 10)
+typedef struct sent_write {
+    uv_write_t req;
+    uconn *u;
+    char data[];
+} sent_write;
+
+static void on_large_written(uv_write_t *req, int status)
+{
+    sent_write *w = (sent_write *)req;
+    if (status == 0 && w->u->busy && !(w->u->t_sent > 0))
+        w->u->t_sent = qc__now();
+    free(w);
+}
+
+static int write_large(uconn *u, const char *p, size_t n)
+{
+    sent_write *w = malloc(sizeof *w + n);
+    if (!w)
+        return QC_ENOMEM;
+    w->u = u;
+    memcpy(w->data, p, n);
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)n);
+    if (uv_write(&w->req, (uv_stream_t *)&u->tcp, &b, 1, on_large_written) != 0) {
+        free(w);
+        return QC_EIO;
+    }
+    return 0;
+}
+
 /* Sends u's request to its backend (ON): connects a new link first. */
 void qc__proxy_send_request(uconn *u)
 {
@@ -570,7 +606,8 @@ void qc__proxy_send_request(uconn *u)
     u->placed = PLACED_SENT;
     u->t_admit = qc__proxy_now(P);
     u->t_first = 0;
-    u->t_sent = c->body_stream ? 0 : qc__now(); /* a streamed body: once sent */
+    int large = !c->body_stream && c->req.len > WHOLE_LARGE;
+    u->t_sent = c->body_stream || large ? 0 : qc__now(); /* a streamed body: once sent */
     if (c->lr)
         c->lr->backend = (int)u->b->index + 1;
     backend_deadline(u);
@@ -582,7 +619,8 @@ void qc__proxy_send_request(uconn *u)
             return;
         }
     }
-    if (qc__write_copy((uv_stream_t *)&u->tcp, c->req.data, c->req.len) != 0) {
+    if ((large ? write_large(u, c->req.data, c->req.len)
+               : qc__write_copy((uv_stream_t *)&u->tcp, c->req.data, c->req.len)) != 0) {
         upstream_fail(u, 502);
         return;
     }

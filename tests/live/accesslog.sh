@@ -21,7 +21,6 @@ command -v curl >/dev/null || { echo "skip: no curl"; exit 77; }
 command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
 start_backend B --service det:0.0005 --workers 16
 LOG=$TMP/access.log
-COMBINED='^[^ ]+ - [^ ]+ \[[0-9]{2}/[A-Z][a-z]{2}/[0-9]{4}:[0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4}\] "([^"\\]|\\.)*" [0-9]{3} [0-9]+ "([^"\\]|\\.)*" "([^"\\]|\\.)*"$'
 requests() { # PORT: the same requests to a proxy
     curl -s -o /dev/null -A 'Mozilla/5.0 (X11) "quoted"' -e 'http://example.com/from?x=1' "http://127.0.0.1:$1/a/b?c=d&e=f"
     curl -s -o /dev/null -A 'plain' "http://127.0.0.1:$1/"
@@ -33,40 +32,16 @@ start_proxy --backend 127.0.0.1:$B_PORT --access-log "$LOG"
 requests "$PROXY_PORT"
 sleep 0.3
 [ "$(wc -l <"$LOG")" -eq 5 ] || fail "$(wc -l <"$LOG") lines for 5 requests: $(cat "$LOG")"
-grep -Evq "$COMBINED" "$LOG" && fail "a line is not combined: $(grep -Ev "$COMBINED" "$LOG")"
+grep -Evq "$ALOG_COMBINED" "$LOG" && fail "a line is not combined: $(grep -Ev "$ALOG_COMBINED" "$LOG")"
 grep -q '"GET /a/b?c=d&e=f HTTP/1.1" 200 [0-9]* "http://example.com/from?x=1" "Mozilla/5.0 (X11) \\x22quoted\\x22"$' "$LOG" ||
     fail "the first line: $(head -n 1 "$LOG")"
 if command -v nginx >/dev/null 2>&1; then
-    free_port NG
-    mkdir -p "$TMP/ng"
-    cat >"$TMP/ng/nginx.conf" <<NG
-daemon off;
-worker_processes 1;
-pid $TMP/ng/nginx.pid;
-error_log $TMP/ng/error.log;
-events { worker_connections 64; }
-http {
-    access_log $TMP/ng/access.log combined;
-    client_body_temp_path $TMP/ng/body; proxy_temp_path $TMP/ng/proxy;
-    fastcgi_temp_path $TMP/ng/fcgi; uwsgi_temp_path $TMP/ng/uwsgi; scgi_temp_path $TMP/ng/scgi;
-    server {
-        listen 127.0.0.1:$NG;
-        location / { proxy_pass http://127.0.0.1:$B_PORT; proxy_http_version 1.1; }
-    }
-}
-NG
-    nginx -p "$TMP/ng" -c "$TMP/ng/nginx.conf" 2>"$TMP/ng.err" &
-    PIDS="$PIDS $!"
-    i=0
-    while ! curl -s -o /dev/null "http://127.0.0.1:$NG/warm" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-    sleep 0.2
-    warm=$(wc -l <"$TMP/ng/access.log") # the lines of the wait for nginx to listen
+    start_nginx_log "$B_PORT"
     requests "$NG"
     sleep 0.3
-    notime() { sed 's/ \[[^]]*\] / [] /' "$1"; }
-    notime "$LOG" >"$TMP/q.cmp"
-    tail -n +$((warm + 1)) "$TMP/ng/access.log" >"$TMP/ng/run.log"
-    notime "$TMP/ng/run.log" >"$TMP/n.cmp"
+    alog_notime "$LOG" >"$TMP/q.cmp"
+    tail -n +$((NG_WARM + 1)) "$TMP/ng/access.log" >"$TMP/ng/run.log"
+    alog_notime "$TMP/ng/run.log" >"$TMP/n.cmp"
     diff "$TMP/n.cmp" "$TMP/q.cmp" >"$TMP/diff" || fail "nginx's lines (<) and qctl's (>) differ: $(cat "$TMP/diff")"
     echo "ok: the same 5 lines as nginx's own log"
 else

@@ -61,3 +61,38 @@ conserved() {
     [ "${ALLOW_OTHER:-0}" -eq 1 ] || [ "$other" -eq 0 ] || fail "$other unexpected statuses"
     [ $((ok + r + other)) -eq "$sent" ] || fail "sent $sent != ok $ok + 503 $r + other $other"
 }
+# The access-log tests (accesslog.sh, accesslog_499.sh) compare qctl's
+# lines with nginx's combined format (ALOG_COMBINED, a regex) and with
+# nginx's own log in front of the same backend (start_nginx_log).
+ALOG_COMBINED='^[^ ]+ - [^ ]+ \[[0-9]{2}/[A-Z][a-z]{2}/[0-9]{4}:[0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4}\] "([^"\\]|\\.)*" [0-9]{3} [0-9]+ "([^"\\]|\\.)*" "([^"\\]|\\.)*"$'
+# alog_notime FILE: its lines with the time left out
+alog_notime() { sed 's/ \[[^]]*\] / [] /' "$1"; }
+# start_nginx_log PORT: nginx on $NG in front of 127.0.0.1:PORT, logging
+# combined to $TMP/ng/access.log; returns once it answers, the lines of
+# that wait counted in NG_WARM
+start_nginx_log() {
+    free_port NG
+    mkdir -p "$TMP/ng"
+    cat >"$TMP/ng/nginx.conf" <<NG
+daemon off;
+worker_processes 1;
+pid $TMP/ng/nginx.pid;
+error_log $TMP/ng/error.log;
+events { worker_connections 64; }
+http {
+    access_log $TMP/ng/access.log combined;
+    client_body_temp_path $TMP/ng/body; proxy_temp_path $TMP/ng/proxy;
+    fastcgi_temp_path $TMP/ng/fcgi; uwsgi_temp_path $TMP/ng/uwsgi; scgi_temp_path $TMP/ng/scgi;
+    server {
+        listen 127.0.0.1:$NG;
+        location / { proxy_pass http://127.0.0.1:$1; proxy_http_version 1.1; }
+    }
+}
+NG
+    nginx -p "$TMP/ng" -c "$TMP/ng/nginx.conf" 2>"$TMP/ng.err" &
+    PIDS="$PIDS $!"
+    i=0
+    while ! curl -s -o /dev/null "http://127.0.0.1:$NG/warm" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    sleep 0.2
+    NG_WARM=$(wc -l <"$TMP/ng/access.log")
+}
