@@ -12,6 +12,8 @@ build=${1:-build}
 "$build/bench/bench_coverage" "${QC_BENCH_COVERAGE_HEAVY:-400}" "10 x 1e5"
 # sim network's general event loop against the recursions (docs/benchmarks.md)
 "$build/bench/bench_network" "${QC_BENCH_NETWORK_CUSTOMERS:-2000000}"
+# the same three ratios by instruction count (callgrind), which load does not move
+"$(dirname "$0")/bench_network_instr.sh" "$build" "${QC_BENCH_NETWORK_INSTR_CUSTOMERS:-100000}"
 # sim network's coverage over 100 seeds against exact values computed
 # independently (docs/networks.md), and one station beside sim queue
 python3 "$(dirname "$0")/../tests/network/net_check.py" "$build/qctl" --seeds 100 --min 0.93 || true
