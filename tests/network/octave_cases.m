@@ -75,3 +75,17 @@ out_st(cs, {"cpu", "disk"}, "batch", [], Rb, Qb, Xb);
 out_e2e(cs, "web", 6, sum(Rw .* Vw), sum(Qw));
 Xbs = Xb(1) / Vb(1);
 out_e2e(cs, "batch", Xbs, sum(Qb) / Xbs, sum(Qb));
+
+% the three-tier service of docs/networks.md (examples/network/three_tier.json,
+% the open loop: no controller) at 25, 50, 100 and 150 users who think 5 s:
+% web (PS, 2 cores, 5 ms), app (4 workers, 40 ms), db (10 ms); web -> app
+% 0.7 (else out), app -> db or back to web, db -> app. Multi-server centres:
+% qncsmva's load-dependent MVA.
+Vt = qnosvisits([0 0.7 0; 0.5 0 0.5; 0 1 0], [1 0 0]);
+for N = [25 50 100 150]
+  cs = sprintf("three-tier closed N=%d", N);
+  [U, R, Q, X] = qncsmva(N, [0.005 0.04 0.01], Vt, [2 4 1], 5);
+  out_st(cs, {"web", "app", "db"}, "users", U, R, Q, X);
+  Xs = X(1) / Vt(1);
+  out_e2e(cs, "users", Xs, sum(Q) / Xs, sum(Q));
+end

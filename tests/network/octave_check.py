@@ -4,9 +4,12 @@
 # and of net_check.py's Python: the open Jackson networks (a tandem, a
 # network with feedback, three tiers routing back to the front), the
 # central-server model at populations 1, 10 and 50, and the two-class mixed
-# network. One octave-cli run (tests/network/octave_cases.m) computes every
+# network; and the three-tier service of docs/networks.md
+# (examples/network/three_tier.json, no controller) at 25, 50, 100 and 150
+# users, its multi-server tiers by load-dependent MVA. One octave-cli run (tests/network/octave_cases.m) computes every
 # case; each of its values must equal both `qctl sim network --analytic`'s
-# exact value and net_check.py's reference to 1e-9 (relative). The three
+# exact value and (where it has one) net_check.py's reference to 1e-9
+# (relative). The three
 # agreeing, net_check.py's coverage over seeds (network/exact_coverage,
 # bench/run.sh) is coverage of Octave's values.
 #
@@ -53,8 +56,29 @@ def octave_values():
     return vals
 
 
-def close(a, b):
-    return a is not None and abs(a - b) <= TOL * max(abs(b), 1e-12)
+def three_tier_cases():
+    """examples/network/three_tier.json at 25, 50, 100, 150 users (no
+    reference here but Octave's)."""
+    with open(os.path.join(HERE, "..", "..", "examples", "network", "three_tier.json")) as f:
+        base = json.load(f)
+    out = []
+    for n in (25, 50, 100, 150):
+        net = json.loads(json.dumps(base))
+        net["classes"][0]["population"] = n
+        out.append(("three-tier closed N=%d" % n, net, None, None))
+    return out
+
+
+# Load-dependent MVA at a tier 0.99995 busy (the three tiers at 150 users)
+# loses digits in the marginal probabilities, Octave's and qctl's alike:
+# against Buzen's convolution in exact rational arithmetic there, Octave's
+# throughput is off by 1.2e-8 and qctl's by 4.5e-8, the numbers by 3e-8
+# and 1.1e-7 (relative). That case is held to 1e-6.
+TOL_SATURATED = 1e-6
+
+
+def close(a, b, tol=TOL):
+    return a is not None and abs(a - b) <= tol * max(abs(b), 1e-12)
 
 
 def main():
@@ -66,7 +90,7 @@ def main():
     failed = checked = 0
     tmp = tempfile.mkdtemp()
     seen = set()
-    for case in net_check.cases():
+    for case in net_check.cases() + three_tier_cases():
         name, net, st, e2e = case[:4]
         if name not in oct_vals:
             continue
@@ -81,7 +105,7 @@ def main():
             failed += 1
             continue
         doc = json.loads(out.stdout)
-        py = dict(net_check.expected_rows(name, net, st, e2e))
+        py = dict(net_check.expected_rows(name, net, st, e2e)) if st is not None else {}
         n_case = n_bad = 0
         for p, ov in sorted(oct_vals[name].items()):
             try:
@@ -89,7 +113,8 @@ def main():
             except (KeyError, TypeError):
                 qv = None
             pv = py.get(p)
-            ok = close(qv, ov) and (pv is None or close(pv, ov))
+            tol = TOL_SATURATED if name == "three-tier closed N=150" else TOL
+            ok = close(qv, ov, tol) and (pv is None or close(pv, ov, tol))
             n_case += 1
             checked += 1
             if not ok:
@@ -97,8 +122,9 @@ def main():
                 failed += 1
                 print("FAIL %-22s %-36s Octave %.12g, qctl %s, net_check.py %s"
                       % (name, "/".join(p[1:]), ov, qv, pv))
-        print("%-4s %-22s %2d values: Octave = qctl --analytic = net_check.py to %g"
-              % ("ok" if n_bad == 0 else "FAIL", name, n_case, TOL))
+        print("%-4s %-24s %2d values: Octave = qctl --analytic%s to %g"
+              % ("ok" if n_bad == 0 else "FAIL", name, n_case,
+                 " = net_check.py" if py else "", tol))
     missing = set(oct_vals) - seen
     if missing:
         print("FAIL: cases Octave computed that net_check.py no longer has: %s"
