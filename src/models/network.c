@@ -26,7 +26,9 @@
  * One open class through FCFS stations with none of the general loop's
  * hooks runs instead on a station-specialized path (fast_*: a FIFO ring
  * and a sorted vector per station, no event list), chosen at setup, with
- * the same draws in the same order and so the same results.
+ * the same draws in the same order and so the same results; a chain of
+ * single-server stations of that kind (a tandem) on the departure
+ * recursion, customer by customer with no event order at all (tandem_*).
  *
  * Output analysis: units.h's, on summaries of chunk ranges computed here
  * (the chunked-run harness of reps.h fits one station; a network has a
