@@ -13,7 +13,10 @@
  * the response times; the network run is qc_network_run with its whole
  * output analysis (one replication, batch means, MSER). Each is timed in
  * this process, best of three, and the ratio of their times per customer
- * printed: the issue's target is a ratio of 2 or less.
+ * printed: the issue's target is a ratio of 2 or less. The networks are
+ * net_cases.h's, the ones test_network_paths runs on both paths. The
+ * tandem runs on sim network's tandem recursion, the others on its
+ * station-specialized event loop.
  *
  * usage: bench_network [customers [case]]   (default 2 10^6; case 1, 2 or 3
  * runs that one alone, e.g. under valgrind --tool=callgrind to count the
@@ -27,6 +30,8 @@
 
 #include "qctl/network.h"
 #include "qctl/rng.h"
+
+#include "net_cases.h"
 
 static double now(void)
 {
@@ -103,16 +108,6 @@ static void floor_tandem(uint64_t n)
     sink = sum;
 }
 
-static const char *const nets[3] = {
-    "{\"stations\":[{\"name\":\"s\",\"capacity\":10,\"service\":\"exp:1\"}],"
-    "\"classes\":[{\"name\":\"x\",\"arrival\":\"exp:0.9\",\"entry\":\"s\"}]}",
-    "{\"stations\":[{\"name\":\"s\",\"servers\":2,\"service\":\"exp:1\"}],"
-    "\"classes\":[{\"name\":\"x\",\"arrival\":\"exp:1.6\",\"entry\":\"s\"}]}",
-    "{\"stations\":[{\"name\":\"a\",\"service\":\"exp:1.1111111111\"},"
-    "{\"name\":\"b\",\"service\":\"exp:1.25\"},{\"name\":\"c\",\"service\":\"exp:1.4285714286\"}],"
-    "\"classes\":[{\"name\":\"x\",\"arrival\":\"exp:1\",\"entry\":\"a\"}],"
-    "\"routing\":{\"x\":{\"a\":{\"b\":1},\"b\":{\"c\":1}}}}"};
-
 static int run_net(const qc_network *net, uint64_t n)
 {
     qc_network_params p;
@@ -147,7 +142,7 @@ int main(int argc, char **argv)
             continue;
         qc_network net;
         qc_err err = {0};
-        if (qc_network_parse(&net, nets[c], "bench", &err) != 0) {
+        if (net_case(&net, c, &err) != 0) {
             fprintf(stderr, "bench_network: %s\n", err.msg);
             return 1;
         }

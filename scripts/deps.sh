@@ -17,9 +17,12 @@
 #                            tests of qctl control on real servers, postgresql
 #                            for examples/postgres and examples/pgbouncer;
 #                            tests/network/net_check.py needs python3 alone:
-#                            its exact values are its own, not octave-queueing's)
+#                            its exact values are its own; octave-cli and
+#                            octave-queueing for tests/network/octave_check.py,
+#                            which checks them against Octave's MVA)
 #   scripts/deps.sh --bench  also the references of bench/bench_live.sh
-#                            (nginx-light, haproxy, wrk)
+#                            (nginx-light, haproxy, wrk); valgrind for
+#                            bench/bench_network_instr.sh (instruction counts)
 set -eu
 pkgs="build-essential cmake pkg-config libgsl-dev libjansson-dev libpcap-dev libuv1-dev libopenmpi-dev openmpi-bin tcpdump gnuplot-nox python3-dev python3-cffi python3-numpy"
 # OpenSSL: TLS termination in qctl proxy (src/live/tls.c)
@@ -29,6 +32,14 @@ if [ "${1:-}" = "--test" ]; then
 fi
 if [ "${1:-}" = "--bench" ]; then
     pkgs="$pkgs nginx-light haproxy wrk"
+fi
+# networks against Octave's queueing package (tests/network/octave_check.py)
+if [ "${1:-}" = "--test" ]; then
+    pkgs="$pkgs octave-cli octave-queueing"
+fi
+# instruction counts of bench_network's ratios (bench/bench_network_instr.sh)
+if [ "${1:-}" = "--bench" ]; then
+    pkgs="$pkgs valgrind"
 fi
 missing=""
 for p in $pkgs; do

@@ -26,7 +26,9 @@
  * One open class through FCFS stations with none of the general loop's
  * hooks runs instead on a station-specialized path (fast_*: a FIFO ring
  * and a sorted vector per station, no event list), chosen at setup, with
- * the same draws in the same order and so the same results.
+ * the same draws in the same order and so the same results; a chain of
+ * single-server stations of that kind (a tandem) on the departure
+ * recursion, customer by customer with no event order at all (tandem_*).
  *
  * Output analysis: units.h's, on summaries of chunk ranges computed here
  * (the chunked-run harness of reps.h fits one station; a network has a
@@ -155,6 +157,12 @@ typedef struct run {
     int hist_on; /* in the window's last half: in_window && k in [NCH/2, NCH) */
     fst *fs;                          /* [S] */
     double fnt[QC_NET_MAX_STATIONS]; /* each station's next departure */
+    /* the tandem recursion (tandem_eligible): the chunks in force in time
+     * order, segment s from seg_t0[s] (seg_t0[nseg] = INFINITY) */
+    int tandem;
+    unsigned nseg;
+    double seg_t0[NCH + 3];
+    int seg_k[NCH + 2];
     /* chunks */
     size_t stride;
     double *chunks; /* (NCH + 1) x stride: the last one the warm-up's scratch */
@@ -407,6 +415,10 @@ static void fast_chunk_open(run *r, double t);
 
 static void chunk_close(run *r, double t)
 {
+    if (r->tandem) { /* the sums are closed at the run's end */
+        *HF(r, r->cur, H_T1) = t;
+        return;
+    }
     if (r->fast) {
         fast_chunk_close(r, t);
         return;
@@ -433,6 +445,13 @@ static void chunk_open(run *r, int k, double t)
     r->hist_on = r->in_window && k >= NCH / 2 && k < NCH;
     r->cur = r->chunks + (size_t)k * r->stride;
     memset(r->cur, 0, r->stride * sizeof(double));
+    if (r->tandem) {
+        *HF(r, r->cur, H_T0) = t;
+        r->seg_k[r->nseg] = k;
+        r->seg_t0[r->nseg++] = t;
+        r->seg_t0[r->nseg] = INFINITY;
+        return;
+    }
     if (r->fast) {
         fast_chunk_open(r, t);
         return;
@@ -1212,6 +1231,179 @@ static int fast_loop(run *r)
     return r->S == 1 ? fast_loop_s(r, 1) : fast_loop_s(r, r->S);
 }
 
+
+/* ---- the tandem recursion ---------------------------------------------- */
+
+/* Single-server FCFS stations of unbounded room in a chain, every hop
+ * certain, renewal arrivals into the first: a customer's departures are
+ * then the recursion D(n, j) = max(D(n, j-1), D(n-1, j)) + S(n, j), one
+ * customer after another with no event list. Each station's service
+ * stream is its own and drawn in the same order (FIFO), the arrivals'
+ * too, and there is no routing draw: the general loop's numbers. What the
+ * event loop adds by time is added here by the chunk in force at that
+ * time: the chunks change at exits, and customer n's departures precede
+ * its exit, so every change before them is known when n is computed (the
+ * exits leave in customer order). A stay across a change is split there;
+ * at the run's end those who arrived before it are followed up to it. The
+ * sums of the number and busy servers are those of the completed stays
+ * (response and service), with corrections only for the stays across a
+ * change, added at the end: the same integrals, in another order. */
+static int tandem_eligible(const run *r)
+{
+    const qc_network *n = r->net;
+    if (r->entry_one[0] != 0 || n->cl[0].arrivals.kind != QC_ARRIVALS_RENEWAL)
+        return 0;
+    for (unsigned i = 0; i < r->S; i++)
+        if (n->st[i].servers != 1 || n->st[i].capacity ||
+            r->one_st[i] != (i + 1 < r->S ? (int)i + 1 : -1))
+            return 0;
+    return 1;
+}
+
+/* the segment of time x, from segment s on */
+QC_HOT unsigned seg_of(const run *r, unsigned s, double x)
+{
+    while (x >= r->seg_t0[s + 1])
+        s++;
+    return s;
+}
+
+/* adds to field f of station i the overlap of [x0, x1] with each
+ * segment, from segment s (the one of x0) on */
+static void seg_overlap(run *r, int f, unsigned i, double x0, double x1, unsigned s)
+{
+    for (; s < r->nseg && r->seg_t0[s] < x1; s++) {
+        double lo = x0 > r->seg_t0[s] ? x0 : r->seg_t0[s];
+        double hi = x1 < r->seg_t0[s + 1] ? x1 : r->seg_t0[s + 1];
+        if (hi > lo)
+            *SCF(r, r->chunks + (size_t)r->seg_k[s] * r->stride, f, i) += hi - lo;
+    }
+}
+
+static int tandem_loop(run *r)
+{
+    const qc_network_params *p = r->p;
+    const unsigned S = r->S;
+    const size_t ns = r->nsc, stride = r->stride;
+    double *const chunks = r->chunks;
+    double dprev[QC_NET_MAX_STATIONS];
+    unsigned cs[QC_NET_MAX_STATIONS + 1]; /* segment cursors: arrivals, then departures */
+    for (unsigned i = 0; i < S; i++)
+        dprev[i] = 0;
+    for (unsigned i = 0; i <= S; i++)
+        cs[i] = 0;
+    double A = r->sim.src_t[r->arr_src[0]];
+    qc_arrivals_gen *ga = &r->garr[0];
+    uint64_t events = r->sim.events;
+    unsigned left = 65536;
+    fast_exit_plan(r);
+    while (!r->done) {
+        double a = A;
+        A = qc__arrivals_next_renewal(ga);
+        cs[0] = seg_of(r, cs[0], a);
+        *SCF(r, chunks + (size_t)r->seg_k[cs[0]] * stride, F_ARR, 0) += 1;
+        double t = a;
+        for (unsigned j = 0; j < S; j++) {
+            double st = t > dprev[j] ? t : dprev[j];
+            double svc = qc_sampler_next(&r->ssvc[j]), d = st + svc;
+            dprev[j] = d;
+            unsigned sa = cs[j], sd = cs[j + 1] = seg_of(r, cs[j + 1], d);
+            double *ch = chunks + (size_t)r->seg_k[sd] * stride;
+            double resp = d - t;
+            ch[(size_t)F_DONE * ns + j] += 1;
+            ch[(size_t)F_RESP * ns + j] += resp;
+            if (resp - svc > 1e-12 * d)
+                ch[(size_t)F_WAIT * ns + j] += resp - svc;
+            ch[(size_t)F_AB * ns + j] += svc;
+            if (j + 1 < S)
+                ch[(size_t)F_ARR * ns + j + 1] += 1;
+            if (sa != sd) { /* a stay across a change of chunk */
+                ch[(size_t)F_AN * ns + j] -= resp;
+                ch[(size_t)F_AB * ns + j] -= svc;
+                seg_overlap(r, F_AN, j, t, d, sa);
+                seg_overlap(r, F_AB, j, st, d, seg_of(r, sa, st));
+            }
+            t = d;
+        }
+        events += S + 1;
+        /* the exit, at t (as fast_leave) */
+        double *g = r->cur + r->goff;
+        g[G_DONE] += 1;
+        g[G_RESP] += t - a;
+        if (r->hist_on)
+            qc_hist_add(&r->hist[0], t - a);
+        if (--r->fleft == 0) {
+            r->sim.now = t;
+            fast_exit(r);
+        }
+        if (--left == 0) {
+            left = 65536;
+            r->sim.events = events;
+            if (p->cancel && qc_cancel_requested(p->cancel))
+                return QC_ECANCELED;
+            if (r->w) {
+                double fr = (double)r->exits / (double)p->customers;
+                qc__reps_progress(r->w, r->in_window && fr >= 0 && fr <= 1 ? fr : 0);
+            }
+        }
+    }
+    /* the run ends at the last exit, T: those who arrived by then, up to T */
+    const double T = r->sim.now;
+    while (A <= T) {
+        double a = A;
+        A = qc__arrivals_next_renewal(ga);
+        events++;
+        cs[0] = seg_of(r, cs[0], a);
+        *SCF(r, chunks + (size_t)r->seg_k[cs[0]] * stride, F_ARR, 0) += 1;
+        double t = a;
+        for (unsigned j = 0; j < S; j++) {
+            double st = t > dprev[j] ? t : dprev[j];
+            double svc = qc_sampler_next(&r->ssvc[j]), d = st + svc;
+            dprev[j] = d;
+            unsigned sa = cs[j];
+            if (d > T) { /* still here at T */
+                seg_overlap(r, F_AN, j, t, T, sa);
+                if (st < T)
+                    seg_overlap(r, F_AB, j, st, T, seg_of(r, sa, st));
+                break;
+            }
+            events++;
+            unsigned sd = cs[j + 1] = seg_of(r, cs[j + 1], d);
+            double *ch = chunks + (size_t)r->seg_k[sd] * stride;
+            double resp = d - t;
+            ch[(size_t)F_DONE * ns + j] += 1;
+            ch[(size_t)F_RESP * ns + j] += resp;
+            if (resp - svc > 1e-12 * d)
+                ch[(size_t)F_WAIT * ns + j] += resp - svc;
+            ch[(size_t)F_AB * ns + j] += svc;
+            if (j + 1 < S)
+                ch[(size_t)F_ARR * ns + j + 1] += 1;
+            if (sa != sd) {
+                ch[(size_t)F_AN * ns + j] -= resp;
+                ch[(size_t)F_AB * ns + j] -= svc;
+                seg_overlap(r, F_AN, j, t, d, sa);
+                seg_overlap(r, F_AB, j, st, d, seg_of(r, sa, st));
+            }
+            t = d;
+        }
+    }
+    r->sim.events = events;
+    /* each chunk's sums closed: the number's integral is the responses
+     * completed in it plus the corrections */
+    for (unsigned s = 0; s < r->nseg; s++) {
+        double *ch = chunks + (size_t)r->seg_k[s] * stride, net = 0;
+        for (unsigned i = 0; i < S; i++) {
+            *SCF(r, ch, F_AN, i) += *SCF(r, ch, F_RESP, i);
+            net += *SCF(r, ch, F_AN, i);
+        }
+        *GF(r, ch, G_AREA, 0) = net;
+        *HF(r, ch, H_EXITS) = *GF(r, ch, G_DONE, 0) + *GF(r, ch, G_LOST, 0);
+    }
+    qc_hist_reset(&r->hist[1]);
+    qc_hist_merge(&r->hist[1], &r->hist[0]);
+    return 0;
+}
+
 static int ctl_sample(run *r)
 {
     double y = r->ctl_done ? r->ctl_resp / (double)r->ctl_done : NAN;
@@ -1317,6 +1509,7 @@ static int run_alloc(run *r, const qc_network_params *p)
         }
     r->goff = (size_t)F_COUNT * r->nsc;
     r->fast = fast_eligible(r);
+    r->tandem = r->fast && tandem_eligible(r);
     if (r->fast) {
         r->fs = calloc(r->S, sizeof *r->fs);
         if (r->fs == NULL)
@@ -1374,6 +1567,7 @@ static int run_one(run *r, unsigned rep)
     r->tnet = 0;
     r->exits = r->warm_exits = r->next_exits = 0;
     r->done = 0;
+    r->nseg = 0;
     r->in_window = 0;
     r->ctl_sum_limit = 0;
     r->ctl_samples = 0;
@@ -1444,7 +1638,7 @@ static int run_one(run *r, unsigned rep)
     int rc = 0;
     uint64_t check = 0;
     if (r->fast) {
-        rc = fast_loop(r);
+        rc = r->tandem ? tandem_loop(r) : fast_loop(r);
         if (rc != 0)
             return rc;
     }

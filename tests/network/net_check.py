@@ -21,6 +21,17 @@
 # For each case: qctl's printed exact values must match these to 1e-6
 # (relative), and over the seeds the intervals must cover them at the
 # rate asked (--min, per metric), with the Wilson interval printed.
+# Beside each coverage, what would cause a shortfall: over the seeds, the
+# mean and the spread of z = (estimate - exact) / half-width. With R
+# replications an exact interval gives z = T / t, T of Student's law on
+# R - 1 degrees of freedom and t its 0.975 quantile: mean 0 and standard
+# deviation sqrt((R-1)/(R-3)) / t (0.501 for R = 10). A biased estimate
+# (a warm-up left in, a biased time average) moves the mean; an
+# underestimated variance (correlated batches, too few replications for a
+# skewed mean) widens the spread. Either, beyond 3.5 standard errors, is
+# named on the metric's line ("bias", "narrow"); a coverage below --min
+# with neither is what chance gives some metrics among many (the case's
+# last line says how many an exact 95% interval would leave below).
 #
 # usage: net_check.py QCTL [--seeds N] [--min FRACTION] [--case SUBSTRING]
 #                           [--customers N] [--vs-queue]
@@ -375,6 +386,39 @@ def get(doc, path):
     return doc
 
 
+# 0.975 quantiles of Student's t, by degrees of freedom
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
+        9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131,
+        19: 2.093, 29: 2.045, 39: 2.023}
+
+
+def z_spread(reps):
+    """The standard deviation of (estimate - exact) / half-width of an
+    exact t interval over reps replications (None when undefined)."""
+    df = reps - 1
+    if df < 3 or df not in T975:
+        return None
+    return math.sqrt(df / (df - 2)) / T975[df]
+
+
+def diagnose(zs, reps):
+    """(text, flag) for the z values of one metric over the seeds."""
+    n = len(zs)
+    if n < 10:
+        return "", ""
+    m = sum(zs) / n
+    sd = math.sqrt(sum((z - m) ** 2 for z in zs) / (n - 1))
+    ref = z_spread(reps)
+    flag = ""
+    if ref is not None:
+        if abs(m) > 3.5 * ref / math.sqrt(n):
+            flag = "bias"
+        elif sd > ref * (1 + 3.5 / math.sqrt(2 * (n - 1))):
+            flag = "narrow"
+    text = "z %+.3f sd %.3f" % (m, sd) + (" (exact: 0 sd %.3f)" % ref if ref else "")
+    return text, flag
+
+
 def wilson(k, n, z=1.96):
     if n == 0:
         return (float("nan"), float("nan"))
@@ -474,6 +518,7 @@ def main():
             json.dump(net, f)
         rows = expected_rows(name, net, st, e2e)
         covered = [0] * len(rows)
+        zs = [[] for _ in rows]
         for seed in range(1, seeds + 1):
             out = subprocess.run([qctl, "sim", "network", path, "--json", "--quiet",
                                   "--reps", str(reps), "--customers", str(cust),
@@ -497,13 +542,19 @@ def main():
                         failed += 1
                 if cell.get("ci_low") is not None and cell["ci_low"] <= v <= cell["ci_high"]:
                     covered[r] += 1
+                if cell.get("ci_low") is not None and cell["ci_high"] > cell["ci_low"]:
+                    half = (cell["ci_high"] - cell["ci_low"]) / 2
+                    zs[r].append(((cell["ci_high"] + cell["ci_low"]) / 2 - v) / half)
+        nflag = 0
         for r, (p, v) in enumerate(rows):
             lo, hi = wilson(covered[r], seeds)
             frac = covered[r] / seeds
             ok = frac >= minimum
-            print("%-4s %-28s %-40s exact %-10.6g covered %3d/%d = %.2f [%.2f, %.2f]"
+            text, flag = diagnose(zs[r], reps)
+            nflag += flag != ""
+            print("%-4s %-28s %-36s exact %-10.6g covered %3d/%d = %.3f [%.3f, %.3f] %s%s"
                   % ("ok" if ok else "FAIL", name, "/".join(p[1:]), v, covered[r], seeds, frac,
-                     lo, hi))
+                     lo, hi, text, " " + flag.upper() if flag else ""))
             failed += not ok
         # the case's metrics pooled (they share seeds, so are correlated:
         # the interval is narrower than the evidence), and how many of
@@ -514,9 +565,9 @@ def main():
         p_below = sum(math.comb(seeds, x) * 0.95 ** x * 0.05 ** (seeds - x)
                       for x in range(seeds + 1) if x / seeds < minimum)
         print("     %-28s pooled over %d metrics: %.3f [%.3f, %.3f]; %d below %.2f, "
-              "%.1f expected of an exact 95%% interval"
+              "%.1f expected of an exact 95%% interval; %d named biased or narrow"
               % (name, len(rows), k / n, lo, hi, sum(c / seeds < minimum for c in covered),
-                 minimum, p_below * len(rows)))
+                 minimum, p_below * len(rows), nflag))
     return 1 if failed else 0
 
 

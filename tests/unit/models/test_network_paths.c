@@ -10,8 +10,9 @@
  * events, the measured exits and the clock exactly, the means and
  * half-widths of every station and end-to-end metric to a few ulps (the
  * time integrals are summed in another order, exact in real numbers).
- * Cases with a fixed warm-up, several replications and a non-exponential
- * service too; and a network the path does not take (a PS station) runs
+ * A chain of single-server stations runs on the tandem recursion (no
+ * event list at all), held to the same equality. Cases with a fixed
+ * warm-up, several replications and non-exponential services too; and a network the path does not take (a PS station) runs
  * the same either way. */
 #include <math.h>
 #include <setjmp.h>
@@ -25,25 +26,38 @@
 
 #include "qctl/network.h"
 
-static const char *const nets[] = {
-    /* M/M/1/10 at 0.9 (loss) */
-    "{\"stations\":[{\"name\":\"s\",\"capacity\":10,\"service\":\"exp:1\"}],"
-    "\"classes\":[{\"name\":\"x\",\"arrival\":\"exp:0.9\",\"entry\":\"s\"}]}",
-    /* M/M/2 at 0.8 */
-    "{\"stations\":[{\"name\":\"s\",\"servers\":2,\"service\":\"exp:1\"}],"
-    "\"classes\":[{\"name\":\"x\",\"arrival\":\"exp:1.6\",\"entry\":\"s\"}]}",
-    /* three M/M/1 in tandem */
-    "{\"stations\":[{\"name\":\"a\",\"service\":\"exp:1.1111111111\"},"
-    "{\"name\":\"b\",\"service\":\"exp:1.25\"},{\"name\":\"c\",\"service\":\"exp:1.4285714286\"}],"
-    "\"classes\":[{\"name\":\"x\",\"arrival\":\"exp:1\",\"entry\":\"a\"}],"
-    "\"routing\":{\"x\":{\"a\":{\"b\":1},\"b\":{\"c\":1}}}}",
+#include "../../../bench/net_cases.h"
+
+/* the bench's three networks (bench/net_cases.h: M/M/1/10 at 0.9 with
+ * loss, M/M/2 at 0.8, three M/M/1 in tandem), then these */
+static const char *const more[] = {
     /* feedback, a split entry, three servers with a capacity, lognormal */
     "{\"stations\":[{\"name\":\"a\",\"service\":\"exp:4\"},"
     "{\"name\":\"b\",\"servers\":3,\"capacity\":6,\"service\":\"lognormal:0.6,0.8\"},"
     "{\"name\":\"c\",\"servers\":2,\"service\":\"uniform:0.1,0.5\"}],"
     "\"classes\":[{\"name\":\"x\",\"arrival\":\"exp:1.5\",\"entry\":{\"a\":0.7,\"c\":0.3}}],"
     "\"routing\":{\"x\":{\"a\":{\"b\":0.5,\"c\":0.3},\"b\":{\"a\":0.4},\"c\":{\"a\":0.2}}}}",
+    /* the tandem recursion: one M/M/1; four stations, general services
+     * and arrivals, the second one the bottleneck at 0.9 */
+    "{\"stations\":[{\"name\":\"s\",\"service\":\"exp:1\"}],"
+    "\"classes\":[{\"name\":\"x\",\"arrival\":\"exp:0.8\",\"entry\":\"s\"}]}",
+    "{\"stations\":[{\"name\":\"a\",\"service\":\"lognormal:-0.8,0.6\"},"
+    "{\"name\":\"b\",\"service\":\"uniform:0.8,1.1\"},{\"name\":\"c\",\"service\":\"exp:2\"},"
+    "{\"name\":\"d\",\"service\":\"exp:1.5\"}],"
+    "\"classes\":[{\"name\":\"x\",\"arrival\":\"uniform:0.5,1.6\",\"entry\":\"a\"}],"
+    "\"routing\":{\"x\":{\"a\":{\"b\":1},\"b\":{\"c\":1},\"c\":{\"d\":1}}}}",
+    /* a chain with two servers at one station: the event loop's */
+    "{\"stations\":[{\"name\":\"a\",\"service\":\"exp:1.2\"},"
+    "{\"name\":\"b\",\"servers\":2,\"service\":\"exp:0.6\"}],"
+    "\"classes\":[{\"name\":\"x\",\"arrival\":\"exp:1\",\"entry\":\"a\"}],"
+    "\"routing\":{\"x\":{\"a\":{\"b\":1}}}}",
 };
+#define NNETS (NET_CASES + sizeof more / sizeof *more)
+
+static const char *net_json(size_t c)
+{
+    return c < NET_CASES ? net_case_json[c] : more[c - NET_CASES];
+}
 
 static void same(const qc_ci *a, const qc_ci *b, size_t n, const char *what)
 {
@@ -103,17 +117,17 @@ static void compare(const char *json, qc_warmup_mode wm, double warmup, unsigned
 static void t_one_run(void **state)
 {
     (void)state;
-    for (size_t c = 0; c < sizeof nets / sizeof *nets; c++)
+    for (size_t c = 0; c < NNETS; c++)
         for (uint64_t seed = 1; seed <= 3; seed++)
-            compare(nets[c], QC_WARMUP_MSER5, 0, 1, seed);
+            compare(net_json(c), QC_WARMUP_MSER5, 0, 1, seed);
 }
 
 static void t_reps_fixed_warmup(void **state)
 {
     (void)state;
-    for (size_t c = 0; c < sizeof nets / sizeof *nets; c++) {
-        compare(nets[c], QC_WARMUP_FIXED, 2000, 1, 7);
-        compare(nets[c], QC_WARMUP_MSER5, 0, 4, 11);
+    for (size_t c = 0; c < NNETS; c++) {
+        compare(net_json(c), QC_WARMUP_FIXED, 2000, 1, 7);
+        compare(net_json(c), QC_WARMUP_MSER5, 0, 4, 11);
     }
 }
 
