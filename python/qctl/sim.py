@@ -175,7 +175,8 @@ class QueueResult:
                             self.rare_blocked if m.name == "blocking_probability"
                             else self.rare_waited,
                             "blocked" if m.name == "blocking_probability" else "waited", 50)
-                elif math.isnan(m.half) and m.name.startswith("response_time_p") and self.batches:
+                elif (math.isnan(m.half) and m.name.startswith("response_time_p")
+                      and (self.batches or self.reps > 1)):
                     ci = "no interval: run too short"
                 elif math.isnan(m.half):
                     ci = "no interval from %d value%s" % (m.n, "" if m.n == 1 else "s")
