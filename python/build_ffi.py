@@ -362,6 +362,9 @@ void qc_mu_run_result_free(qc_mu_run_result *res);
 double qc_mu_logged_bound(const qc_maxusers_params *p);
 int qcpy_mu_run_reps(const qc_mu_run_params *p, unsigned reps, unsigned jobs,
                      qc_mu_run_result *out, unsigned *failed, qc_err *err);
+int qc_mu_run_support(const qc_mu_run_params *p, const qc_mu_run_result *r0,
+                      const double *settling, size_t nsteps, unsigned reps, char *why,
+                      size_t n);
 
 /* ---- PI control (qc_pi_params above) ---- */
 typedef struct qc_pi { qc_pi_params p; double integ; } qc_pi;
@@ -817,6 +820,8 @@ typedef struct qc_mc_run_result {
 } qc_mc_run_result;
 int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err);
 void qc_mc_run_result_free(qc_mc_run_result *res);
+int qc_mc_run_support(const qc_mc_run_params *p, const qc_mc_run_result *r,
+                      const qc_mc_policy *pols, unsigned npol, char *why, size_t n);
 
 /* ---- the simulated proxy (qctl/proxysim.h) ---- */
 #define QC_PSIM_CLASSES_MAX 8

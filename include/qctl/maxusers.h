@@ -212,6 +212,22 @@ int qc_mu_run_reps(const qc_mu_run_params *p, unsigned reps, unsigned jobs, qc_m
                    void *ctx, qc_progress_fn progress, void *progress_ctx, unsigned *failed,
                    qc_err *err);
 
+/* Whether a run of `reps` replications supports the intervals over them,
+ * from its data (the verdict of `qctl sim maxusers`): each step's
+ * steady-state error is the mean RIS over the last half of its segment,
+ * so that half must hold at least QC_MU_TAIL_MIN control intervals and
+ * come after the step has settled in every replication that settles;
+ * else a step's error and settling times measure the transient the next
+ * step cuts short, and their intervals cover nothing. r0: replication
+ * 0's result (its steps); settling[i * reps + k]: step i's settling time
+ * in replication k (NAN: never), for i < nsteps. Returns 1 (too short,
+ * the reason in why[0..n)) or 0; one replication has no interval to
+ * support (0). */
+#define QC_MU_TAIL_MIN 20
+int qc_mu_run_support(const qc_mu_run_params *p, const qc_mu_run_result *r0,
+                      const double *settling, size_t nsteps, unsigned reps, char *why,
+                      size_t n);
+
 /* What the logged-RIS sensor reads in steady state with `ris` RPCs in the
  * server. An RPC still in the server at the sample instant is missing from
  * the log, with the time it spent in the interval, min(age, Delta); with

@@ -380,6 +380,19 @@ typedef struct qc_mc_run_result {
 int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err);
 void qc_mc_run_result_free(qc_mc_run_result *res);
 
+/* Whether the replications of p support their intervals, from the data
+ * (the verdict of `qctl sim admission`): each bounded class's mean delay
+ * is a mean over the jobs it completed in each replication's measured
+ * window, and a few dozen of them (a short horizon, a rare class) make
+ * each replication's mean skewed and its start's bias a large share of
+ * it. At least QC_MC_JOBS_MIN per replication on average, under each of
+ * the npol policies run (r[i] the result under pols[i], on p's classes).
+ * Returns 1 (too short, the reason in why[0..n)) or 0; one replication
+ * has no interval to support (0). */
+#define QC_MC_JOBS_MIN 200
+int qc_mc_run_support(const qc_mc_run_params *p, const qc_mc_run_result *r,
+                      const qc_mc_policy *pols, unsigned npol, char *why, size_t n);
+
 /* ---- scenarios (mc_scenario.c) ------------------------------------------ */
 
 /* The scenario of `qctl sim admission` (docs/admission.md), read from JSON:

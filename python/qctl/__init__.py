@@ -12,7 +12,8 @@ Modules: qctl.sim (simulations), qctl.dist (distributions), qctl.control
 ValueError.
 """
 from . import control, dist, mdp, sim, traffic
-from ._native import QctlError, QctlValueError
+from ._native import QctlError, QctlShortRunError, QctlValueError
 
-__all__ = ["sim", "dist", "control", "mdp", "traffic", "QctlError", "QctlValueError"]
+__all__ = ["sim", "dist", "control", "mdp", "traffic", "QctlError", "QctlValueError",
+           "QctlShortRunError"]
 __version__ = "0.1.0"

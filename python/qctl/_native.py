@@ -51,6 +51,18 @@ class QctlFileNotFoundError(QctlError, FileNotFoundError):
         self.strerror = message
 
 
+class QctlShortRunError(QctlError):
+    """The run is too short to support its intervals (the command's exit
+    status 1 without --allow-short): str() says why, .result holds the
+    run's result with its intervals withheld (ends None, with the
+    reason), as the command prints them. allow_short=True returns the
+    result instead, its intervals marked unreliable."""
+
+    def __init__(self, message, result):
+        super().__init__(-1, message)
+        self.result = result
+
+
 _ENOENT_TEXT = os.strerror(errno.ENOENT)
 
 

@@ -17,8 +17,8 @@ import numbers
 import numpy as np
 
 from . import dist as _dist
-from ._native import (bad, check, cstr, existing_path, ffi, lib, new_cancel, new_err,
-                      run_interruptible)
+from ._native import (QctlShortRunError, bad, check, cstr, existing_path, ffi, lib,
+                      new_cancel, new_err, run_interruptible)
 
 _LABELS = ["response time", "waiting time", "number in system", "utilization", "throughput",
            "blocking probability", "response time p50", "response time p95",
@@ -175,7 +175,8 @@ class QueueResult:
                             self.rare_blocked if m.name == "blocking_probability"
                             else self.rare_waited,
                             "blocked" if m.name == "blocking_probability" else "waited", 50)
-                elif math.isnan(m.half) and m.name.startswith("response_time_p") and self.batches:
+                elif (math.isnan(m.half) and m.name.startswith("response_time_p")
+                      and (self.batches or self.reps > 1)):
                     ci = "no interval: run too short"
                 elif math.isnan(m.half):
                     ci = "no interval from %d value%s" % (m.n, "" if m.n == 1 else "s")
@@ -674,6 +675,47 @@ class MaxUsersPlant:
                                            "connects")}
 
 
+# ---- whether a run supports its intervals (the commands' --allow-short) ---------------
+
+def _support(short, why, allow_short):
+    """The command's "interval_support" object."""
+    return {"supported": not short, "reason": why if short else None,
+            "allowed_short": bool(allow_short)}
+
+
+def _mark_short(d, sup, depth=0):
+    """Every interval of d (a dict with "ci_low") as the command writes it
+    for a short run: marked "unreliable" when allowed, else its ends null
+    with the reason (cli_support_json)."""
+    if sup["supported"] or depth > 8:
+        return
+    if isinstance(d, dict):
+        if "ci_low" in d:
+            if sup["allowed_short"]:
+                d["unreliable"] = True
+            else:
+                for k in ("ci_low", "ci_high", "half_width"):
+                    if k in d:
+                        d[k] = None
+                d["reason"] = "run too short to support an interval"
+        for v in d.values():
+            _mark_short(v, sup, depth + 1)
+    elif isinstance(d, (list, tuple)):
+        for v in d:
+            _mark_short(v, sup, depth + 1)
+
+
+def _short_verdict(result, sup, cmd):
+    """The command's exit status 1 for a run too short for its intervals
+    (without allow_short): QctlShortRunError with the command's message,
+    carrying the result (intervals withheld)."""
+    if not sup["supported"] and not sup["allowed_short"]:
+        raise QctlShortRunError("%s: the run is too short for its intervals: %s "
+                                "(allow_short=True keeps them marked unreliable)"
+                                % (cmd, sup["reason"]), result)
+    return result
+
+
 # ---- the whole MaxUsers run: `qctl sim maxusers` --------------------------------------
 
 def _struct_array(ptr, n, ctype, fields, ints=()):
@@ -738,7 +780,8 @@ class MaxUsersResult:
         steps = []
         for st in self.steps:
             steps.append({k: st[k] for k in st if k not in ("settling", "overshoot", "sse")})
-        return {"command": "sim maxusers", "run": dict(self.run), "steps": steps,
+        return {"command": "sim maxusers", "run": dict(self.run),
+                "interval_support": dict(self.interval_support), "steps": steps,
                 "summary": dict(self.summary)}
 
     def to_frame(self):
@@ -773,14 +816,19 @@ def maxusers(population=1000, threads=4, discipline="ps", think="exp:0.2", servi
              maxusers_max=None, controller="integral", ki=0.1, kp=0.0, antiwindup="conditional",
              kaw=1.0, sensor="true", sensor_gain=1.0, sensor_offset=0.0, reference="325",
              maxusers="375", excite=None, amplitude=50.0, hold=3, duration=14400.0,
-             warmup=0.0, band=None, seed=1, reps=1, confidence=0.95, jobs=None):
+             warmup=0.0, band=None, seed=1, reps=1, confidence=0.95, jobs=None,
+             allow_short=False):
     """Runs `qctl sim maxusers` with the same flags (reference and
     maxusers are schedules: a number or "V@T,V@T,..."; excite prbs,
     uniform or steps with controller="open"): the closed-population
     server under integral or PI control of its MaxUsers, or open loop.
     Replications run on `jobs` threads (default: the online cores; the
     result is the same for any number). Returns a MaxUsersResult; bad
-    arguments raise ValueError with the command's message. A reference
+    arguments raise ValueError with the command's message. A run too short
+    for its intervals over replications (qc_mu_run_support: the verdict of
+    the command, in result.interval_support) raises QctlShortRunError, as
+    the command exits 1; allow_short=True (--allow-short) returns it with
+    its intervals marked "unreliable". A reference
     the logged sensor cannot read gives the command's warning
     (warnings.warn). Ctrl-C stops the run (KeyboardInterrupt)."""
     import os
@@ -888,8 +936,18 @@ def maxusers(population=1000, threads=4, discipline="ps", think="exp:0.2", servi
         rc = run_interruptible(lib.qcpy_mu_run_reps, p, reps, jobs, out, failed, err,
                                cancel=cancel)
         check(rc, err, "sim maxusers: replication %d: " % failed[0])
-        return _mu_result(p, out, reps, level, controller, bound, ref_m, unreachable, refs,
-                          nref)
+        r = _mu_result(p, out, reps, level, controller, bound, ref_m, unreachable, refs,
+                       nref)
+        nsteps = len(r.steps)
+        settling = ffi.new("double[]", [float(st["settling"][k]) for st in r.steps
+                                        for k in range(reps)] or [0.0])
+        why = ffi.new("char[512]")
+        short = lib.qc_mu_run_support(p, ffi.addressof(out, 0), settling, nsteps, reps, why,
+                                      512)
+        r.interval_support = _support(short, ffi.string(why).decode(), allow_short)
+        _mark_short(r.steps, r.interval_support)
+        _mark_short(r.summary, r.interval_support)
+        return _short_verdict(r, r.interval_support, "sim maxusers")
     finally:
         for i in range(reps):
             lib.qc_mu_run_result_free(ffi.addressof(out, i))
@@ -997,7 +1055,8 @@ class AdmissionResult:
 
     def to_dict(self):
         d = {"command": "sim admission", "scenario": self.scenario, "model": self.model,
-             "run": self.run, "admissibility": self.admissibility}
+             "run": self.run, "admissibility": self.admissibility,
+             "interval_support": dict(self.interval_support)}
         if len(self.policies) == 1:
             (name, one), = self.policies.items()
             d.update({"policy": name, "classes": one["classes_list"],
@@ -1040,7 +1099,8 @@ class AdmissionResult:
 
 def admission(scenario, policy="autonomic", discipline=None, epsilon=None, alpha=None,
               gain=None, min_completions=None, u_max=None, time=None, warmup=None, window=None,
-              reps=None, seed=None, confidence=None, series=False, jobs=None, name=None):
+              reps=None, seed=None, confidence=None, series=False, jobs=None, name=None,
+              allow_short=False):
     """Runs `qctl sim admission` with the same flags. scenario: the
     scenario as Python dicts and lists (the JSON file's content, e.g.
     {"classes": [{"name": "gold", "arrival": "exp:0.2", "service": "exp:1",
@@ -1049,7 +1109,11 @@ def admission(scenario, policy="autonomic", discipline=None, epsilon=None, alpha
     scenario file. policy: one of autonomic, static, utilization,
     gradient2, vegas, envoy, aimd, or "all" (every one on the same random
     numbers). Returns an AdmissionResult; bad arguments raise ValueError
-    with the command's message. Ctrl-C stops the run (KeyboardInterrupt)."""
+    with the command's message. A run too short for its intervals over
+    replications (qc_mc_run_support: the verdict of the command, in
+    result.interval_support) raises QctlShortRunError, as the command
+    exits 1; allow_short=True (--allow-short) returns it with its
+    intervals marked "unreliable". Ctrl-C stops the run (KeyboardInterrupt)."""
     import json as _json
     import os
     p = ffi.new("qc_mc_run_params *")
@@ -1126,18 +1190,32 @@ def admission(scenario, policy="autonomic", discipline=None, epsilon=None, alpha
     cancel = new_cancel()
     p.cancel = cancel
 
-    results = []
+    results, enums = [], []
     try:
         for pol in pols:
             q = ffi.new("qc_mc_run_params *", p[0])
             v = ffi.new("qc_mc_policy *")
             lib.qc_mc_policy_parse(cstr(pol), v, ffi.NULL)
             q.policy = v[0]
+            enums.append(v[0])
             res = ffi.new("qc_mc_run_result *")
             rc = run_interruptible(lib.qc_mc_run, q, res, err, cancel=cancel)
             check(rc, err, label + ": ")
             results.append(res)
-        return _mc_result(p, sc, label, pols, results)
+        r = _mc_result(p, sc, label, pols, results)
+        # the policies in order, the first short one says why (as one call
+        # over all of them would)
+        why = ffi.new("char[512]")
+        short = 0
+        for res, e in zip(results, enums):
+            short = lib.qc_mc_run_support(p, res, ffi.new("qc_mc_policy[1]", [e]), 1, why, 512)
+            if short:
+                break
+        r.interval_support = _support(short, ffi.string(why).decode(), allow_short)
+        for v in r.policies.values():
+            _mark_short(v["classes_list"], r.interval_support)
+            _mark_short(v["summary"], r.interval_support)
+        return _short_verdict(r, r.interval_support, "sim admission")
     finally:
         for res in results:
             lib.qc_mc_run_result_free(res)

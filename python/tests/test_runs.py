@@ -27,11 +27,11 @@ def cli_json(qctl_bin, *args):
 
 
 # The command's verdict on whether a run supports its intervals
-# (interval_support, and "unreliable" on each interval of a short run kept
-# with --allow-short) is the command's own: qctl.sim.maxusers and
-# qctl.sim.admission do not give it yet, so the comparison leaves it out
-# and the short runs below are run with --allow-short.
-NOT_COMPARED = ("elapsed_seconds", "interval_support", "unreliable")
+# (interval_support, "unreliable" on each interval of a short run kept
+# with --allow-short, null ends with the reason without it) is compared
+# like every other field: qctl.sim.maxusers and qctl.sim.admission carry
+# it (qc_mu_run_support, qc_mc_run_support).
+NOT_COMPARED = ("elapsed_seconds",)
 
 
 def norm(x):
@@ -75,7 +75,7 @@ def assert_same(ours, theirs, path="$"):
           population=800)),
 ])
 def test_maxusers_same_as_cli(qctl_bin, args, kw):
-    r = qctl.sim.maxusers(**kw)
+    r = qctl.sim.maxusers(**kw, allow_short=True)
     assert_same(norm(r.to_dict()), cli_json(qctl_bin, "sim", "maxusers", *args, "--allow-short"))
 
 
@@ -194,3 +194,53 @@ def test_admission_bad_scenario_same_message(qctl_bin, tmp_path, change, args):
         with pytest.raises(ValueError) as e2:
             qctl.sim.admission(scen)
         assert str(e2.value) == str(e.value).replace(str(path), "scenario")
+
+
+def cli_short(qctl_bin, *args):
+    """The command's --json of a run too short for its intervals (exit 1)
+    and its message."""
+    t = subprocess.run([qctl_bin, *args, "--quiet", "--json"], capture_output=True, text=True)
+    assert t.returncode == 1, t.stderr
+    return norm(json.loads(t.stdout)), t.stderr.strip()
+
+
+SHORT_MU = (["--reps", "3", "--reference", "300@0,350@3000", "--duration", "4000",
+             "--seed", "5"], dict(reps=3, reference="300@0,350@3000", duration=4000, seed=5))
+
+
+def test_maxusers_short_run_same_verdict_as_cli(qctl_bin):
+    """A step too short for its steady-state error (tests/cli/maxusers_short.t):
+    Python raises where the command exits 1, with the same reason and the
+    same withheld intervals; allow_short=True gives the command's
+    --allow-short document, every interval marked unreliable."""
+    args, kw = SHORT_MU
+    theirs, msg = cli_short(qctl_bin, "sim", "maxusers", *args)
+    with pytest.raises(qctl.QctlShortRunError) as e:
+        qctl.sim.maxusers(**kw)
+    why = theirs["interval_support"]["reason"]
+    assert theirs["interval_support"]["supported"] is False and why
+    assert why in str(e.value) and why in msg
+    assert_same(norm(e.value.result.to_dict()), theirs)
+    assert e.value.result.summary["fraction_saturated_ci"]["ci_low"] is None
+    r = qctl.sim.maxusers(**kw, allow_short=True)
+    allowed = cli_json(qctl_bin, "sim", "maxusers", *args, "--allow-short")
+    assert_same(norm(r.to_dict()), allowed)
+    assert r.summary["fraction_saturated_ci"]["unreliable"] is True
+
+
+def test_admission_short_run_same_verdict_as_cli(qctl_bin, tmp_path):
+    """A bounded class with about 95 jobs per replication
+    (tests/cli/admission_short.t): the same verdict as the command."""
+    path = tmp_path / "scen.json"
+    path.write_text(json.dumps(SCENARIO))
+    args = ["sim", "admission", "--scenario", str(path), "--reps", "3", "--seed", "2",
+            "--time", "600", "--warmup", "100"]
+    theirs, msg = cli_short(qctl_bin, *args)
+    with pytest.raises(qctl.QctlShortRunError) as e:
+        qctl.sim.admission(str(path), reps=3, seed=2, time=600, warmup=100)
+    why = theirs["interval_support"]["reason"]
+    assert why and why in str(e.value) and why in msg
+    assert_same(norm(e.value.result.to_dict()), theirs)
+    r = qctl.sim.admission(str(path), reps=3, seed=2, time=600, warmup=100, allow_short=True)
+    assert_same(norm(r.to_dict()), cli_json(qctl_bin, *args, "--allow-short"))
+    assert r["autonomic"]["classes"]["gold"]["delay"]["unreliable"] is True

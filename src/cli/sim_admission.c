@@ -524,37 +524,6 @@ static int adm_validate(void *ctx)
     return 0;
 }
 
-/* Whether the run supports its intervals over replications, from its
- * data: each bounded class's mean delay is a mean over the jobs it
- * completed in each replication's measured window, and a few dozen of
- * them (a short horizon, a rare class) make each replication's mean
- * skewed and its start's bias a large share of it. At least ADM_JOBS_MIN
- * per replication on average, under every policy run; one replication has
- * no interval to support. */
-#define ADM_JOBS_MIN 200
-static int adm_support(const qc_mc_run_params *p, const scenario *s, const qc_mc_run_result *r,
-                       const qc_mc_policy *pols, unsigned npol, char *why, size_t n)
-{
-    if (p->reps < 2)
-        return 0;
-    double w = p->horizon - p->warmup;
-    for (unsigned i = 0; i < npol; i++)
-        for (unsigned k = 0; k < s->m.n; k++) {
-            const qc_mc_run_class_result *c = &r[i].cls[k];
-            if (s->m.cls[k].c.best_effort || isnan(c->delay.half) || isnan(c->throughput.mean))
-                continue;
-            double jobs = c->throughput.mean * w;
-            if (!(jobs >= ADM_JOBS_MIN)) {
-                snprintf(why, n, "class %s completed about %.3g jobs per replication in the "
-                         "measured window of %g (policy %s; at least %d are needed for its "
-                         "delay's interval to cover)", s->m.cls[k].c.name, jobs, w,
-                         qc_mc_policy_name(pols[i]), ADM_JOBS_MIN);
-                return 1;
-            }
-        }
-    return 0;
-}
-
 /* Marks every interval object (qc_json_ci_new's, with "ci_low") of the
  * command's own JSON for a short run; depth bounded by its shape. */
 static void mark_short(json_t *o, const cli_support *sup, int depth)
@@ -612,7 +581,7 @@ static int adm_run(void *ctx, int argc, char **argv)
     }
     static char why[512];
     if (rc == 0)
-        j.sup = (cli_support){adm_support(&j.p, sc, j.r, j.pols, j.npol, why, sizeof why), why,
+        j.sup = (cli_support){qc_mc_run_support(&j.p, j.r, j.pols, j.npol, why, sizeof why), why,
                               a->allow_short, 0, 1};
     json_t *sum = NULL;
     if (rc == 0) {

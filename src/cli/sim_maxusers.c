@@ -487,44 +487,6 @@ static void mu_table(const void *ctx)
     printf("%s\n", reps > 1 ? " (throughput and response: first replication)" : "");
 }
 
-/* Whether the run supports the intervals over its replications, from its
- * data: each step's steady-state error is the mean RIS over the last half
- * of its segment, so that half must hold enough control intervals
- * (MU_TAIL_MIN) and come after the step has settled in every replication
- * that settles; else a step's error and settling times measure the
- * transient the next step cuts short, and their intervals cover nothing.
- * One replication has no interval to support. */
-#define MU_TAIL_MIN 20
-static int mu_support(const qc_mu_run_params *p, const qc_mu_run_result *r0,
-                      const reps_stats *st, char *why, size_t n)
-{
-    const unsigned R = st->reps;
-    const double dt = p->plant.interval;
-    if (R < 2 || r0->steps == NULL || !(dt > 0))
-        return 0;
-    for (size_t i = 0; i < st->nsteps && i < r0->nsteps; i++) {
-        const qc_mu_step_metrics *m = &r0->steps[i];
-        double len = m->t_end - m->t_start, tail = len / 2 / dt;
-        if (!(tail >= MU_TAIL_MIN)) {
-            snprintf(why, n, "the step to %g at t = %g lasts %g s, so its steady-state error "
-                     "averages %.3g control intervals (at least %d are needed for it to "
-                     "measure a steady state)", m->r, m->t_start, len, tail, MU_TAIL_MIN);
-            return 1;
-        }
-        for (unsigned k = 0; k < R; k++) {
-            double se = st->settling[i * R + k];
-            if (isfinite(se) && se > len / 2) {
-                snprintf(why, n, "the step to %g at t = %g settles only after %.4g s in "
-                         "replication %u, past half its segment of %g s, so its steady-state "
-                         "error (the last half's mean) measures the transient",
-                         m->r, m->t_start, se, k + 1, len);
-                return 1;
-            }
-        }
-    }
-    return 0;
-}
-
 static int mu_run(void *ctx, int argc, char **argv)
 {
     mu_cli *q = ctx;
@@ -578,7 +540,8 @@ static int mu_run(void *ctx, int argc, char **argv)
     }
     if (rc == 0) {
         static char why[512];
-        cli_support sup = {mu_support(p, &res, &st, why, sizeof why), why, q->allow_short, 0, 1};
+        cli_support sup = {qc_mu_run_support(p, &res, st.settling, st.nsteps, reps, why, sizeof why),
+                           why, q->allow_short, 0, 1};
         mu_out out = {p, &res, &st, ctl_names[q->ctl], &sup};
         cli_result r = {summary(p, &res, &st, out.ctl, &sup), &out, mu_table, NULL, series_rows,
                         mu_plots, names, 2};

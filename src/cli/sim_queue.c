@@ -194,7 +194,8 @@ static json_t *summary_json(const qc_queue_params *p, const qc_queue_result *r,
                          QC_QUEUE_RARE_MIN);
             json_object_set_new(mj, "reason", json_string(w));
             json_object_set_new(mj, "rare_events", json_integer((json_int_t)nrare));
-        } else if (isnan(c->half) && is_percentile(i) && r->batches && !isnan(c->mean)) {
+        } else if (isnan(c->half) && is_percentile(i) && (r->batches || r->reps > 1) &&
+                   !isnan(c->mean)) {
             json_object_set_new(mj, "reason",
                                 json_string("the run is too short for this percentile's interval: "
                                             "too few response times beyond it, or its batches "
@@ -283,7 +284,7 @@ static void print_table(const qc_queue_params *p, const qc_queue_result *r,
             snprintf(est, sizeof est, "%.6g", c->mean);
             if (r->rare[i])
                 rare_words(r, i, ci, sizeof ci);
-            else if (isnan(c->half) && is_percentile(i) && r->batches)
+            else if (isnan(c->half) && is_percentile(i) && (r->batches || r->reps > 1))
                 snprintf(ci, sizeof ci, "no interval: run too short");
             else if (isnan(c->half))
                 snprintf(ci, sizeof ci, "no interval from %zu value%s", c->n, c->n == 1 ? "" : "s");

@@ -94,11 +94,14 @@ static void ci_from_moments(const qc_welford *w, double level, qc_ci *out)
     out->hi = w->mean + out->half;
 }
 
-int qc_ci_t(const double *x, size_t n, double level, qc_ci *out, qc_err *err)
+/* The one t-interval loop. SKIP (qc_ci_t_finite) leaves non-finite
+ * values out, and no values at all give the empty interval (n = 0);
+ * otherwise (qc_ci_t) a non-finite value or no value is an error. */
+static int ci_t(const double *x, size_t n, double level, int skip, qc_ci *out, qc_err *err)
 {
-    if (n == 0)
+    if (n == 0 && !skip)
         return qc_err_set(err, QC_EINVAL, "t-interval of no values (n = 0)");
-    if (x == NULL)
+    if (x == NULL && n > 0)
         return qc_err_set(err, QC_EINVAL, "t-interval: values are NULL");
     int rc = check_level(level, err);
     if (rc != 0)
@@ -106,14 +109,26 @@ int qc_ci_t(const double *x, size_t n, double level, qc_ci *out, qc_err *err)
     qc_welford w;
     qc_welford_init(&w);
     for (size_t i = 0; i < n; i++) {
-        if (!isfinite(x[i]))
+        if (!isfinite(x[i])) {
+            if (skip)
+                continue;
             return qc_err_set(err, QC_EINVAL,
                               "t-interval: value %zu is not finite (%g)", i,
                               x[i]);
+        }
         qc_welford_add(&w, x[i]);
+    }
+    if (w.n == 0) {
+        *out = (qc_ci){NAN, NAN, NAN, NAN, level, 0};
+        return 0;
     }
     ci_from_moments(&w, level, out);
     return 0;
+}
+
+int qc_ci_t(const double *x, size_t n, double level, qc_ci *out, qc_err *err)
+{
+    return ci_t(x, n, level, 0, out, err);
 }
 
 /* "mser": the cut chosen by MSER-5; "auto" and "mser5" are the flags'
@@ -140,22 +155,7 @@ int qc_warmup_mode_parse(const char *s, qc_warmup_mode *v, qc_err *err)
 
 int qc_ci_t_finite(const double *x, size_t n, double level, qc_ci *out, qc_err *err)
 {
-    if (x == NULL && n > 0)
-        return qc_err_set(err, QC_EINVAL, "t-interval: values are NULL");
-    int rc = check_level(level, err);
-    if (rc != 0)
-        return rc;
-    qc_welford w;
-    qc_welford_init(&w);
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(x[i]))
-            qc_welford_add(&w, x[i]);
-    if (w.n == 0) {
-        *out = (qc_ci){NAN, NAN, NAN, NAN, level, 0};
-        return 0;
-    }
-    ci_from_moments(&w, level, out);
-    return 0;
+    return ci_t(x, n, level, 1, out, err);
 }
 
 int qc_batch_means(const double *y, size_t n, size_t nbatch, double level,

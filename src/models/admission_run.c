@@ -803,3 +803,26 @@ void qc_mc_run_result_free(qc_mc_run_result *res)
     free(res->series);
     memset(res, 0, sizeof *res);
 }
+
+int qc_mc_run_support(const qc_mc_run_params *p, const qc_mc_run_result *r,
+                      const qc_mc_policy *pols, unsigned npol, char *why, size_t n)
+{
+    if (p->reps < 2 || p->cls == NULL)
+        return 0;
+    double w = p->horizon - p->warmup;
+    for (unsigned i = 0; i < npol; i++)
+        for (unsigned k = 0; k < p->nclass && k < r[i].nclass; k++) {
+            const qc_mc_run_class_result *c = &r[i].cls[k];
+            if (p->cls[k].c.best_effort || isnan(c->delay.half) || isnan(c->throughput.mean))
+                continue;
+            double jobs = c->throughput.mean * w;
+            if (!(jobs >= QC_MC_JOBS_MIN)) {
+                snprintf(why, n, "class %s completed about %.3g jobs per replication in the "
+                         "measured window of %g (policy %s; at least %d are needed for its "
+                         "delay's interval to cover)", p->cls[k].c.name, jobs, w,
+                         qc_mc_policy_name(pols[i]), QC_MC_JOBS_MIN);
+                return 1;
+            }
+        }
+    return 0;
+}

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -358,3 +359,33 @@ QC__NAMES(qc_mu_sensor, qc_mu_sensor_name, qc_mu_sensor_parse, sensor_names)
 
 static const char *const excite_names[] = {"none", "prbs", "uniform", "steps"};
 QC__NAMES(qc_excite_kind, qc_excite_kind_name, qc_excite_kind_parse, excite_names)
+
+int qc_mu_run_support(const qc_mu_run_params *p, const qc_mu_run_result *r0,
+                      const double *settling, size_t nsteps, unsigned reps, char *why,
+                      size_t n)
+{
+    const double dt = p->plant.interval;
+    if (reps < 2 || r0->steps == NULL || settling == NULL || !(dt > 0))
+        return 0;
+    for (size_t i = 0; i < nsteps && i < r0->nsteps; i++) {
+        const qc_mu_step_metrics *m = &r0->steps[i];
+        double len = m->t_end - m->t_start, tail = len / 2 / dt;
+        if (!(tail >= QC_MU_TAIL_MIN)) {
+            snprintf(why, n, "the step to %g at t = %g lasts %g s, so its steady-state error "
+                     "averages %.3g control intervals (at least %d are needed for it to "
+                     "measure a steady state)", m->r, m->t_start, len, tail, QC_MU_TAIL_MIN);
+            return 1;
+        }
+        for (unsigned k = 0; k < reps; k++) {
+            double se = settling[i * reps + k];
+            if (isfinite(se) && se > len / 2) {
+                snprintf(why, n, "the step to %g at t = %g settles only after %.4g s in "
+                         "replication %u, past half its segment of %g s, so its steady-state "
+                         "error (the last half's mean) measures the transient",
+                         m->r, m->t_start, se, k + 1, len);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}

@@ -11,6 +11,7 @@
  *                  time is seen (no bias against long sojourns at the end).
  */
 #include "qctl/queue.h"
+#include "qctl/exact.h"
 
 #include <float.h>
 #include <math.h>
@@ -1211,7 +1212,7 @@ static double mg1_relax_factor(const qc_dist *s, double rho)
  * 10 x 5000 customers: the number in system covered 32 of 40). The
  * workload it rests on is the same under PS. NAN where it does not
  * apply (a capacity, an infinite variance, a time-varying rate). */
-static double relaxation_approx(const qc_queue_params *p)
+static double relaxation_approx(const qc_queue_params *p, const char **how)
 {
     const qc_dist *a = p->arrivals ? (p->arrivals->kind == QC_ARRIVALS_RENEWAL
                                           ? &p->arrivals->gap : NULL)
@@ -1241,7 +1242,28 @@ static double relaxation_approx(const qc_queue_params *p)
         if (k2 > k)
             k = k2;
     }
-    return k / (mu * d * d);
+    double tau = k / (mu * d * d);
+    *how = "GI/G/c heavy-traffic approximation";
+    /* GI/M/1: an arrival finds a geometric number of sigma in system
+     * (sigma = A*(mu (1 - sigma))), and the waiting time is exponential
+     * of rate mu (1 - sigma), as in an M/M/1 of load sigma; that queue's
+     * relaxation time 1 / (mu (1 - sqrt sigma))^2 is exact for M/M/1
+     * (sigma = rho), and for bursty arrivals grows as the square of the
+     * arrivals' variability where the heavy-traffic factor grows as its
+     * first power (H2/M/1 at load 0.73, SCV 7.8, sigma 0.935: 925 against
+     * 211, where 10 x 5000 customers covered E[T] in 33 of 38 runs and the
+     * p99 in 25 of 38 unflagged). The slower of the two is kept. */
+    if (p->servers == 1 && p->service->kind == QC_DIST_EXP) {
+        double sigma = qc_gm1_sigma(a, mu);
+        if (sigma > 0 && sigma < 1) {
+            double ds = 1 - sqrt(sigma), ts = 1 / (mu * ds * ds);
+            if (ts > tau) {
+                tau = ts;
+                *how = "GI/M/1, an M/M/1 at the arrivals' root sigma";
+            }
+        }
+    }
+    return tau;
 }
 
 /* An overloaded queue with a buffer (offered load >= 1, capacity K)
@@ -1310,8 +1332,7 @@ static void support_verdict(const qc_queue_params *p, const qc_queue_params *q,
      * services per server, as c = 64 servers filling up over 256
      * customers, measured the start, not a steady state) */
     if (!(tr > 0)) {
-        tr = relaxation_approx(p);
-        how = "GI/G/c heavy-traffic approximation";
+        tr = relaxation_approx(p, &how);
     }
     double es = qc_dist_mean(p->service);
     if (!(tr >= es) && es > 0 && isfinite(es)) {
@@ -1478,6 +1499,19 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
     else
         qc__percentiles(&res->metric[QC_QM_P50], an.all, grouped ? st.sect : NULL,
                         QC_QUEUE_SECTIONS, p->level);
+    /* Replications too: fewer than QC__PCT_TAIL_MIN kept values beyond a
+     * percentile (all replications together) and its interval is withheld,
+     * as for one run: the replications' own quantiles rest on a tenth of
+     * those each and are biased low by more than their spread shows
+     * (H2/M/1 at 0.73, arrivals of SCV 7.8, 10 x 20000 customers, about
+     * 1900 beyond the p99: 84 of 95 unflagged runs covered it). */
+    if (!one_run)
+        for (int j = 0; j < 3; j++) {
+            static const double pq[3] = {0.50, 0.95, 0.99};
+            qc_ci *c = &res->metric[QC_QM_P50 + j];
+            if (isfinite(c->half) && (1 - pq[j]) * (double)an.all->total < QC__PCT_TAIL_MIN)
+                c->lo = c->hi = c->half = NAN;
+        }
     /* A percentile is never below the least possible response time (the
      * least service requirement), nor any interval of a non-negative
      * measure below 0. */

@@ -13,4 +13,9 @@ grep -q '<td class="num">[0-9.e+-]* \[[0-9.e+-]*, [0-9.e+-]*\]</td>' "$TMP/r/ind
 grep -q 'qctl sweep ' "$TMP/r/index.html" || fail "command line not shown"
 grep -q "^set xlabel 'load'" "$TMP/r/response.gp" || fail "x axis is not the parameter with most values"
 grep -q "title 'servers=2'" "$TMP/r/response.gp" || fail "no line per server count"
+# the page says how many replications stand behind each point, and no
+# interval of a positive quantity goes below 0 (issue 34: "1.24 s (95% CI
+# -2.08 to 4.57 s)")
+grep -q '1 replication per point' "$TMP/r/index.html" || fail "replications per point not said"
+! grep -q '\[-[0-9]' "$TMP/r/index.html" || fail "an interval cell below 0"
 echo ok
