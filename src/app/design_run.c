@@ -9,7 +9,6 @@
  * once, at the end of the run, and every output reads it or the run. */
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,35 +384,6 @@ static int run_loop(qc_app_design *d, loop *L, qc_err *err)
     return 0;
 }
 
-/* A plot's data file DIR/FILE under its temporary name; its path in path. */
-static FILE *plot_file(const char *dir, const char *file, qc_ofile *f, char *path, size_t n,
-                       qc_err *err)
-{
-    snprintf(path, n, "%s/%s", dir, file);
-    return qc_ofile_open(f, path, err) == 0 ? f->fp : NULL;
-}
-
-/* Runs the gnuplot body fmt (printf-style) as DIR/NAME. */
-static int plot_draw(const char *dir, const char *name, qc_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int plot_draw(const char *dir, const char *name, qc_err *err, const char *fmt, ...)
-{
-    va_list ap, again;
-    va_start(ap, fmt);
-    va_copy(again, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *body = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (body)
-        vsnprintf(body, (size_t)n + 1, fmt, again);
-    va_end(again);
-    if (body == NULL)
-        return qc_err_set(err, QC_ENOMEM, "out of memory");
-    int rc = qc_plot(dir, name, body, err);
-    free(body);
-    return rc;
-}
-
 /* Root locus: every pole for a log grid of gains, the open-loop poles,
  * and the table's gains, on the complex plane with the unit circle. */
 static int plot_locus(const char *dir, const loop *L, const opts *o, const char *name,
@@ -428,7 +398,7 @@ static int plot_locus(const char *dir, const loop *L, const opts *o, const char 
     char file[256], path[4096];
     snprintf(file, sizeof file, "%s.dat", name);
     qc_ofile f;
-    if (plot_file(dir, file, &f, path, sizeof path, err) == NULL)
+    if (qc_plot_data(&f, dir, file, path, sizeof path, err) == NULL)
         return err->code;
     qc_design_poles p;
     qc_err ignored = {0};
@@ -456,7 +426,7 @@ static int plot_locus(const char *dir, const loop *L, const opts *o, const char 
                     fabs(L->rows[i].ki));
     if (qc_ofile_commit(&f, err) != 0)
         return err->code;
-    return plot_draw(
+    return qc_plotf(
         dir, name, err,
         "set title 'root locus: %s (K_P = %g)'\nset size ratio -1\n"
         "set xlabel 'Re z'\nset ylabel 'Im z'\nset key outside right top\n"
@@ -516,7 +486,7 @@ static int plot_steps(const char *dir, const loop *L, const opts *o, const char 
     }
     for (size_t c = 0; c < nc; c++)
         qc_design_step_response(L->plant, L->sensor, kp[c], ki[c], n, NULL, ym + c * n, NULL);
-    if (plot_file(dir, file, &f, path, sizeof path, err) == NULL) {
+    if (qc_plot_data(&f, dir, file, path, sizeof path, err) == NULL) {
         rc = err->code;
         goto done;
     }
@@ -532,7 +502,7 @@ static int plot_steps(const char *dir, const loop *L, const opts *o, const char 
     }
     if ((rc = qc_ofile_commit(&f, err)) != 0)
         goto done;
-    rc = plot_draw(
+    rc = qc_plotf(
         dir, name, err,
         "set datafile separator ','\nset key autotitle columnhead outside bottom center\n"
         "set title 'unit reference step, model loop: %s'\n"
