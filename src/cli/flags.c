@@ -647,6 +647,86 @@ unsigned cli_flag_given(const cli_flag *t, const unsigned *given, const char *na
     return 0;
 }
 
+/* ---- row parsers shared by commands (CLI_FUNC) --------------------------- */
+
+/* "A..B" or "A" into [lo, hi], each within [min, max]. */
+static int parse_range(const char *flag, const char *s, int min, int max, int *lo, int *hi)
+{
+    char *end;
+    long a = strtol(s, &end, 10), b = a;
+    if (end == s)
+        goto bad;
+    if (strncmp(end, "..", 2) == 0) {
+        const char *t = end + 2;
+        b = strtol(t, &end, 10);
+        if (end == t)
+            goto bad;
+    }
+    if (*end != '\0')
+        goto bad;
+    if (a > b || a < min || b > max) {
+        cli_error("%s: '%s' must be A..B with %d <= A <= B <= %d", flag, s, min, max);
+        return QC_EXIT_USAGE;
+    }
+    *lo = (int)a;
+    *hi = (int)b;
+    return 0;
+bad:
+    cli_error("%s: '%s' is not a range A..B of whole numbers (bad character at column %d)", flag,
+              s, (int)(end - s) + 1);
+    return QC_EXIT_USAGE;
+}
+
+static int parse_urange(const char *flag, const char *s, int min, int max, unsigned *lo,
+                        unsigned *hi)
+{
+    int a, b;
+    int rc = parse_range(flag, s, min, max, &a, &b);
+    if (rc == 0) {
+        *lo = (unsigned)a;
+        *hi = (unsigned)b;
+    }
+    return rc;
+}
+
+static int parse_pair(const char *flag, const char *s, double *x, double *y)
+{
+    const char *comma = strchr(s, ',');
+    if (comma == NULL || strchr(comma + 1, ',') != NULL) {
+        cli_error("%s: '%s' must be two numbers U,Y", flag, s);
+        return QC_EXIT_USAGE;
+    }
+    char first[128];
+    size_t n = (size_t)(comma - s);
+    if (n >= sizeof first) {
+        cli_error("%s: '%s' is too long", flag, s);
+        return QC_EXIT_USAGE;
+    }
+    memcpy(first, s, n);
+    first[n] = '\0';
+    if (cli_double(flag, first, x) != 0 || cli_double(flag, comma + 1, y) != 0)
+        return QC_EXIT_USAGE;
+    return 0;
+}
+
+int cli_range_flag(const cli_flag *f, const char *flag, const char *s)
+{
+    int *v = f->dest;
+    return parse_range(flag, s, (int)f->min, (int)f->max, &v[0], &v[1]);
+}
+
+int cli_urange_flag(const cli_flag *f, const char *flag, const char *s)
+{
+    unsigned *v = f->dest;
+    return parse_urange(flag, s, (int)f->min, (int)f->max, &v[0], &v[1]);
+}
+
+int cli_pair_flag(const cli_flag *f, const char *flag, const char *s)
+{
+    double *v = f->dest;
+    return parse_pair(flag, s, &v[0], &v[1]);
+}
+
 /* A message part names the row's field: the whole field ("spec.settling")
  * or its last component ("settling"). */
 static int names_field(const char *field, const char *part, size_t len)

@@ -229,6 +229,14 @@ int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
      .help = "width of a series bin (default: run length / 2000)", .zero_unset = 1, \
      .unit = "seconds (simulated)"}
 
+/* CLI_FUNC parsers for rows that set two values: "A..B" or "A", whole
+ * numbers within [f->min, f->max], into the int[2] (cli_range_flag) or
+ * unsigned[2] (cli_urange_flag) at f->dest; "U,Y" into the double[2] at
+ * f->dest (cli_pair_flag). */
+int cli_range_flag(const struct cli_flag *f, const char *flag, const char *s);
+int cli_urange_flag(const struct cli_flag *f, const char *flag, const char *s);
+int cli_pair_flag(const struct cli_flag *f, const char *flag, const char *s);
+
 /* How often the row named name was given, from the counts cli_flags_parse
  * left in given (0 for a name not in t): a validate callback's way to
  * tell a flag given as 0 from one not given. */

@@ -25,86 +25,6 @@ static const char about[] =
     "by least squares for every candidate order and delay, chosen by AIC, and\n"
     "validated on the last part of the data.\n";
 
-/* "A..B" or "A" into [lo, hi], each within [min, max]. */
-static int parse_range(const char *flag, const char *s, int min, int max, int *lo, int *hi)
-{
-    char *end;
-    long a = strtol(s, &end, 10), b = a;
-    if (end == s)
-        goto bad;
-    if (strncmp(end, "..", 2) == 0) {
-        const char *t = end + 2;
-        b = strtol(t, &end, 10);
-        if (end == t)
-            goto bad;
-    }
-    if (*end != '\0')
-        goto bad;
-    if (a > b || a < min || b > max) {
-        cli_error("%s: '%s' must be A..B with %d <= A <= B <= %d", flag, s, min, max);
-        return QC_EXIT_USAGE;
-    }
-    *lo = (int)a;
-    *hi = (int)b;
-    return 0;
-bad:
-    cli_error("%s: '%s' is not a range A..B of whole numbers (bad character at column %d)", flag,
-              s, (int)(end - s) + 1);
-    return QC_EXIT_USAGE;
-}
-
-static int parse_urange(const char *flag, const char *s, int min, int max, unsigned *lo,
-                        unsigned *hi)
-{
-    int a, b;
-    int rc = parse_range(flag, s, min, max, &a, &b);
-    if (rc == 0) {
-        *lo = (unsigned)a;
-        *hi = (unsigned)b;
-    }
-    return rc;
-}
-
-static int parse_pair(const char *flag, const char *s, double *x, double *y)
-{
-    const char *comma = strchr(s, ',');
-    if (comma == NULL || strchr(comma + 1, ',') != NULL) {
-        cli_error("%s: '%s' must be two numbers U,Y", flag, s);
-        return QC_EXIT_USAGE;
-    }
-    char first[128];
-    size_t n = (size_t)(comma - s);
-    if (n >= sizeof first) {
-        cli_error("%s: '%s' is too long", flag, s);
-        return QC_EXIT_USAGE;
-    }
-    memcpy(first, s, n);
-    first[n] = '\0';
-    if (cli_double(flag, first, x) != 0 || cli_double(flag, comma + 1, y) != 0)
-        return QC_EXIT_USAGE;
-    return 0;
-}
-
-/* CLI_FUNC parsers: a range A..B within [f->min, f->max] into the int[2]
- * or unsigned[2] at f->dest; U,Y into the double[2] at f->dest; --fall. */
-static int range_flag(const cli_flag *f, const char *flag, const char *s)
-{
-    int *v = f->dest;
-    return parse_range(flag, s, (int)f->min, (int)f->max, &v[0], &v[1]);
-}
-
-static int urange_flag(const cli_flag *f, const char *flag, const char *s)
-{
-    unsigned *v = f->dest;
-    return parse_urange(flag, s, (int)f->min, (int)f->max, &v[0], &v[1]);
-}
-
-static int pair_flag(const cli_flag *f, const char *flag, const char *s)
-{
-    double *v = f->dest;
-    return parse_pair(flag, s, &v[0], &v[1]);
-}
-
 static int fall_flag(const cli_flag *f, const char *flag, const char *s)
 {
     double *fall = f->dest;
@@ -139,17 +59,17 @@ static const cli_flag flags[] = {
      .help = "time, input and output columns: header names or\n"
              "1-based numbers (default time,u,y; columns 1,2,3 when\n"
              "the file has no header); U,Y alone: no time column"},
-    {"operating-point", CLI_FUNC, op, .field = "operating_point", .arg = "U,Y", .parse = pair_flag,
+    {"operating-point", CLI_FUNC, op, .field = "operating_point", .arg = "U,Y", .parse = cli_pair_flag,
      .help = "model offsets from (U, Y)"},
     {"demean", CLI_BOOL, CLI_AT(&P, demean),
      .help = "offsets from the means of the estimation part (default)"},
-    {"orders", CLI_FUNC, orders, .field = "orders", .min = 1, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = urange_flag,
+    {"orders", CLI_FUNC, orders, .field = "orders", .min = 1, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = cli_urange_flag,
      .help = "na = nb in A..B (default 1..3)"},
-    {"na", CLI_FUNC, na, .field = "na", .min = 0, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = urange_flag,
+    {"na", CLI_FUNC, na, .field = "na", .min = 0, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = cli_urange_flag,
      .help = "na chosen independently of nb"},
-    {"nb", CLI_FUNC, nb, .field = "nb", .min = 1, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = urange_flag,
+    {"nb", CLI_FUNC, nb, .field = "nb", .min = 1, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = cli_urange_flag,
      .help = "nb chosen independently of na"},
-    {"delays", CLI_FUNC, delays, .field = "delays", .min = -1, .max = QC_ARX_MAX_DELAY, .arg = "A..B", .parse = range_flag,
+    {"delays", CLI_FUNC, delays, .field = "delays", .min = -1, .max = QC_ARX_MAX_DELAY, .arg = "A..B", .parse = cli_range_flag,
      .help = "input delays d (default 0..2)"},
     {"criterion", CLI_CHOICE, &crit, .field = "criterion", .arg = "C", .choices = "aic,bic", .values = crits,
      .help = "aic (default): N ln(RSS/N) + 2p, or bic: N ln(RSS/N) + p ln N"},
@@ -177,11 +97,11 @@ static const cli_flag flags[] = {
      .help = "also fit a sensor model: true y in, measured y out"},
     {"sensor-columns", CLI_STR, CLI_AT(&P, sensor_columns), .arg = "T,Y,M",
      .help = "its columns (default time,y,ym; 1,2,3 without header)"},
-    {"sensor-na", CLI_FUNC, sna, .min = 0, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = urange_flag,
+    {"sensor-na", CLI_FUNC, sna, .min = 0, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = cli_urange_flag,
      .help = "sensor na (default 0..2)"},
-    {"sensor-nb", CLI_FUNC, snb, .min = 1, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = urange_flag,
+    {"sensor-nb", CLI_FUNC, snb, .min = 1, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = cli_urange_flag,
      .help = "sensor nb (default 1..2)"},
-    {"sensor-delays", CLI_FUNC, sdelays, .min = -1, .max = QC_ARX_MAX_DELAY, .arg = "A..B", .parse = range_flag,
+    {"sensor-delays", CLI_FUNC, sdelays, .min = -1, .max = QC_ARX_MAX_DELAY, .arg = "A..B", .parse = cli_range_flag,
      .help = "sensor delays (default -1..1; -1: the measurement at k\n"
              "sees the true output at k)"},
     {"sensor-at", CLI_DOUBLE, CLI_AT(&P, sensor_at), .unit = "plant output units", .arg = "Y",
