@@ -3,6 +3,7 @@
 #include "app/plot.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,5 +121,31 @@ int qc_plot(const char *dir, const char *name, const char *body, qc_err *err)
             rc = qc_err_set(err, QC_EIO, "gnuplot failed on %s (status %d)", script, st);
     }
     free(script);
+    return rc;
+}
+
+FILE *qc_plot_data(qc_ofile *f, const char *dir, const char *file, char *path, size_t n,
+                   qc_err *err)
+{
+    snprintf(path, n, "%s/%s", dir, file);
+    return qc_ofile_open(f, path, err) == 0 ? f->fp : NULL;
+}
+
+int qc_plotf(const char *dir, const char *name, qc_err *err, const char *fmt, ...)
+{
+    /* the body is as long as it needs (paths, one line per series) */
+    va_list ap, again;
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *body = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (body)
+        vsnprintf(body, (size_t)n + 1, fmt, again);
+    va_end(again);
+    if (body == NULL)
+        return qc_err_set(err, QC_ENOMEM, "out of memory");
+    int rc = qc_plot(dir, name, body, err);
+    free(body);
     return rc;
 }

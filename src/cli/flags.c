@@ -44,21 +44,40 @@ static void list_and_exit(const struct option *lo)
     _exit(0);
 }
 
+/* What completion says a number row takes: its unit, or the kind of
+ * number; NULL for a row that is not a number. */
+static const char *row_unit(const cli_flag *f)
+{
+    switch (f->type) {
+    case CLI_DOUBLE: return f->unit ? f->unit : "number";
+    case CLI_U64:
+    case CLI_UINT: return f->unit ? f->unit : "integer";
+    default: return f->unit; /* a CLI_FUNC row may say what it reads */
+    }
+}
+
 /* The listing of a flag table: "name" for a switch, "name=" for a flag
  * with a value, "name=a,b,c" for a choice (its words, which completion
- * offers instead of file names). */
+ * offers instead of file names), "name=#unit" for a number (its unit,
+ * which completion shows instead of file names). */
 static void list_table_and_exit(const cli_flag *t, size_t n, const struct option *lo)
 {
     for (size_t i = 0; lo[i].name; i++) {
-        const char *words = "";
-        for (size_t k = 0; k < n; k++)
-            if (t[k].type == CLI_CHOICE && t[k].choices &&
-                (strcmp(t[k].name, lo[i].name) == 0 ||
-                 (t[k].alias && strcmp(t[k].alias, lo[i].name) == 0)))
+        const char *words = "", *mark = "";
+        for (size_t k = 0; k < n; k++) {
+            if (strcmp(t[k].name, lo[i].name) != 0 &&
+                !(t[k].alias && strcmp(t[k].alias, lo[i].name) == 0))
+                continue;
+            if (t[k].type == CLI_CHOICE && t[k].choices)
                 words = t[k].choices;
+            else if ((words = row_unit(&t[k])) != NULL)
+                mark = "#";
+            else
+                words = "";
+        }
         char line[512];
-        int m = snprintf(line, sizeof line, "%s%s%s\n", lo[i].name,
-                         lo[i].has_arg == no_argument ? "" : "=", words);
+        int m = snprintf(line, sizeof line, "%s%s%s%s\n", lo[i].name,
+                         lo[i].has_arg == no_argument ? "" : "=", mark, words);
         if (m > 0 && (size_t)m < sizeof line && write(listing_fd, line, (size_t)m) < 0)
             break;
     }
@@ -188,7 +207,18 @@ static int table_value(const cli_flag *f, const char *s)
             }
         }
         list[w] = '\0';
-        cli_error("%s: '%s' is not %s", flag, s, list);
+        const char *words[64];
+        char copy[256];
+        size_t nw = 0;
+        snprintf(copy, sizeof copy, "%s", f->choices);
+        for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok && nw < 64;
+             tok = strtok_r(NULL, ",", &save))
+            words[nw++] = tok;
+        const char *near = cli_nearest(s, words, nw);
+        if (near)
+            cli_error("%s: '%s' is not %s; did you mean '%s'?", flag, s, list, near);
+        else
+            cli_error("%s: '%s' is not %s", flag, s, list);
         return QC_EXIT_USAGE;
     }
     case CLI_STR: {
@@ -617,6 +647,121 @@ unsigned cli_flag_given(const cli_flag *t, const unsigned *given, const char *na
     return 0;
 }
 
+/* ---- row parsers shared by commands (CLI_FUNC) --------------------------- */
+
+/* "A..B" or "A" into [lo, hi], each within [min, max]. */
+static int parse_range(const char *flag, const char *s, int min, int max, int *lo, int *hi)
+{
+    char *end;
+    long a = strtol(s, &end, 10), b = a;
+    if (end == s)
+        goto bad;
+    if (strncmp(end, "..", 2) == 0) {
+        const char *t = end + 2;
+        b = strtol(t, &end, 10);
+        if (end == t)
+            goto bad;
+    }
+    if (*end != '\0')
+        goto bad;
+    if (a > b || a < min || b > max) {
+        cli_error("%s: '%s' must be A..B with %d <= A <= B <= %d", flag, s, min, max);
+        return QC_EXIT_USAGE;
+    }
+    *lo = (int)a;
+    *hi = (int)b;
+    return 0;
+bad:
+    cli_error("%s: '%s' is not a range A..B of whole numbers (bad character at column %d)", flag,
+              s, (int)(end - s) + 1);
+    return QC_EXIT_USAGE;
+}
+
+static int parse_urange(const char *flag, const char *s, int min, int max, unsigned *lo,
+                        unsigned *hi)
+{
+    int a, b;
+    int rc = parse_range(flag, s, min, max, &a, &b);
+    if (rc == 0) {
+        *lo = (unsigned)a;
+        *hi = (unsigned)b;
+    }
+    return rc;
+}
+
+static int parse_pair(const char *flag, const char *s, double *x, double *y)
+{
+    const char *comma = strchr(s, ',');
+    if (comma == NULL || strchr(comma + 1, ',') != NULL) {
+        cli_error("%s: '%s' must be two numbers U,Y", flag, s);
+        return QC_EXIT_USAGE;
+    }
+    char first[128];
+    size_t n = (size_t)(comma - s);
+    if (n >= sizeof first) {
+        cli_error("%s: '%s' is too long", flag, s);
+        return QC_EXIT_USAGE;
+    }
+    memcpy(first, s, n);
+    first[n] = '\0';
+    if (cli_double(flag, first, x) != 0 || cli_double(flag, comma + 1, y) != 0)
+        return QC_EXIT_USAGE;
+    return 0;
+}
+
+int cli_range_flag(const cli_flag *f, const char *flag, const char *s)
+{
+    int *v = f->dest;
+    return parse_range(flag, s, (int)f->min, (int)f->max, &v[0], &v[1]);
+}
+
+int cli_urange_flag(const cli_flag *f, const char *flag, const char *s)
+{
+    unsigned *v = f->dest;
+    return parse_urange(flag, s, (int)f->min, (int)f->max, &v[0], &v[1]);
+}
+
+int cli_pair_flag(const cli_flag *f, const char *flag, const char *s)
+{
+    double *v = f->dest;
+    return parse_pair(flag, s, &v[0], &v[1]);
+}
+
+/* A message part names the row's field: the whole field ("spec.settling")
+ * or its last component ("settling"). */
+static int names_field(const char *field, const char *part, size_t len)
+{
+    const char *dot = strrchr(field, '.');
+    const char *last = dot ? dot + 1 : field;
+    return (strlen(field) == len && strncmp(field, part, len) == 0) ||
+           (strlen(last) == len && strncmp(last, part, len) == 0);
+}
+
+int cli_flags_map_field(const cli_flag *t, const char *msg, char *out, size_t n)
+{
+    /* the parts before the message's last ": " are context, the field
+     * among them; the first part that names a row's field wins */
+    for (const char *p = msg, *end; (end = strstr(p, ": ")) != NULL; p = end + 2)
+        for (size_t i = 0; t[i].name; i++)
+            if (t[i].field && names_field(t[i].field, p, (size_t)(end - p))) {
+                snprintf(out, n, "--%s: %s", t[i].name, end + 2);
+                return 1;
+            }
+    snprintf(out, n, "%s", msg);
+    return 0;
+}
+
+int cli_flags_error(const cli_flag *t, const char *cmd, int rc, const qc_err *err)
+{
+    char msg[sizeof err->msg + 64];
+    cli_flags_map_field(t, err->msg, msg, sizeof msg);
+    if (cmd)
+        cli_error("%s: %s", cmd, msg);
+    else
+        cli_error("%s", msg);
+    return cli_exit_code(rc);
+}
+
 void cli_flags_usage(FILE *f, const char *synopsis, const char *about, const cli_flag *t)
 {
     fprintf(f, "usage: %s\n", synopsis);
@@ -830,6 +975,21 @@ static void flag_words(const char *buf, char *out)
     *w = '\0';
 }
 
+/* The units of the number flags in out, "--a:seconds;--b:integer;" (for
+ * bash). */
+static void flag_units(const char *buf, char *out)
+{
+    char *w = out;
+    for (const char *line = buf; *line;) {
+        const char *nl = strchr(line, '\n'), *eq = strchr(line, '=');
+        const char *end = nl ? nl : line + strlen(line);
+        if (eq && eq + 1 < end && eq[1] == '#')
+            w += sprintf(w, "--%.*s:%.*s;", (int)(eq - line), line, (int)(end - eq - 2), eq + 2);
+        line = nl ? nl + 1 : end;
+    }
+    *w = '\0';
+}
+
 /* The choices of the flags in out, "--a:x y;--b:u v;" (for bash). */
 static void flag_choices(const char *buf, char *out)
 {
@@ -837,7 +997,7 @@ static void flag_choices(const char *buf, char *out)
     for (const char *line = buf; *line;) {
         const char *nl = strchr(line, '\n'), *eq = strchr(line, '=');
         const char *end = nl ? nl : line + strlen(line);
-        if (eq && eq < end && eq + 1 < end) {
+        if (eq && eq < end && eq + 1 < end && eq[1] != '#') {
             w += sprintf(w, "--%.*s:", (int)(eq - line), line);
             for (const char *r = eq + 1; r < end; r++)
                 *w++ = *r == ',' ? ' ' : *r;
@@ -856,7 +1016,7 @@ static int completion_bash(void)
     puts("# bash completion for qctl, generated by 'qctl completion bash'");
     puts("_qctl() {");
     puts("    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}");
-    puts("    local cmd=${COMP_WORDS[1]} sub=${COMP_WORDS[2]} flags= choices= rest=");
+    puts("    local cmd=${COMP_WORDS[1]} sub=${COMP_WORDS[2]} flags= choices= units= rest=");
     puts("    if [ \"$COMP_CWORD\" -eq 1 ]; then");
     fputs("        COMPREPLY=($(compgen -W \"", stdout);
     for (const cli_command_row *c = cli_commands; c->name; c++)
@@ -874,7 +1034,9 @@ static int completion_bash(void)
         printf("    \"%s\"%s) flags=\"%s--progress --force\"", c->name,
                strchr(c->name, ' ') ? "" : "\\ *", buf + LIST_MAX);
         flag_choices(buf, buf + LIST_MAX);
-        printf(" choices=\"%s\" ;;\n", buf + LIST_MAX);
+        printf(" choices=\"%s\"", buf + LIST_MAX);
+        flag_units(buf, buf + LIST_MAX);
+        printf(" units=\"%s\" ;;\n", buf + LIST_MAX);
     }
     /* the groups: their subcommands */
     puts("    \"sim \"*) COMPREPLY=($(compgen -W \"queue pool maxusers admission network proxy\" -- \"$cur\")); return ;;");
@@ -886,6 +1048,12 @@ static int completion_bash(void)
     puts("    rest=\";$choices\"; rest=${rest#*;$prev:}");
     puts("    if [[ \"$prev\" == -* && \"$rest\" != \";$choices\" ]]; then");
     puts("        COMPREPLY=($(compgen -W \"${rest%%;*}\" -- \"$cur\")); return");
+    puts("    fi");
+    /* a number flag's unit, shown (two entries, so nothing is inserted)
+     * rather than file names */
+    puts("    rest=\";$units\"; rest=${rest#*;$prev:}");
+    puts("    if [[ \"$prev\" == -* && \"$rest\" != \";$units\" ]]; then");
+    puts("        [ -z \"$cur\" ] && COMPREPLY=(\"<${rest%%;*}>\" \"\"); return");
     puts("    fi");
     puts("    case \"$prev\" in");
     puts("    --output|--series|--plot|--report|--csv|--sensor-csv|--model|--scenario|--out|--labels|\\");
@@ -932,7 +1100,9 @@ static int completion_zsh(void)
              tok = strtok_r(NULL, "\n", &save)) {
             size_t l = strlen(tok);
             const char *eq = strchr(tok, '=');
-            if (eq && eq[1]) { /* a choice: its words */
+            if (eq && eq[1] == '#') /* a number: its unit, shown, nothing completed */
+                printf("'--%.*s=:%s: ' ", (int)(eq - tok), tok, eq + 2);
+            else if (eq && eq[1]) { /* a choice: its words */
                 printf("'--%.*s=:value:(", (int)(eq - tok), tok);
                 for (const char *r = eq + 1; *r; r++)
                     putchar(*r == ',' ? ' ' : *r);

@@ -29,6 +29,7 @@
 #include <stdio.h>
 
 #include "guard.h" /* the path kinds of the shared rows below */
+#include "qctl/error.h"
 
 /* The command being run ("sim queue", "gen", ...), set by main. */
 extern const char *cli_command;
@@ -112,7 +113,33 @@ typedef struct cli_flag {
     const int *values;   /* CLI_CHOICE: the value stored for each word of
                           * choices, in order (NULL: the word's index) */
     unsigned open;       /* CLI_OPEN_MIN | CLI_OPEN_MAX: a bound excluded */
+    /* appended: the descriptor's view of a row */
+    const char *field;   /* the field of the command's parameters struct the
+                          * row sets, as the library names it in a message
+                          * ("horizon", "spec.settling"; CLI_AT sets it with
+                          * dest): cli_flags_error maps it back to the flag */
+    const char *unit;    /* a number's unit or kind for completion and the
+                          * man page ("seconds", "samples", "fraction");
+                          * NULL: "number" for a number row */
 } cli_flag;
+
+/* A row's destination and the field it names, both from one member of the
+ * command's parameters struct p:
+ *     {"horizon", CLI_UINT, CLI_AT(&params, horizon), .min = 10, .max = 1e7, ...}
+ * (the bounds then given by name: positional members cannot follow). */
+#define CLI_AT(p, member) .dest = &(p)->member, .field = #member
+
+/* A library error for the command cmd, said in the command's words: when
+ * err's message names the field of one of t's rows as one of its
+ * colon-separated parts ("prediction: horizon: 5 is below 10"), the parts
+ * up to it are replaced by the flag ("design: --horizon: 5 is below 10");
+ * else the message is printed as it is ("design: MESSAGE", or MESSAGE
+ * alone when cmd is NULL). Returns the exit status of rc (cli_exit_code). */
+int cli_flags_error(const cli_flag *t, const char *cmd, int rc, const struct qc_err *err);
+
+/* The mapping of cli_flags_error into out[0..n): 1 when a field was found
+ * (out then "--flag: rest"), else 0 and out the message as it is. */
+int cli_flags_map_field(const cli_flag *t, const char *msg, char *out, size_t n);
 
 /* Parses argv (argv[0] the command's last word) against the table: each
  * value is checked as it is read, with a message naming the flag. Returns
@@ -165,7 +192,7 @@ int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
     {"jobs", CLI_UINT, (dest), 1, 256, .arg = "N",                                              \
      .help = "replications run at once, on N threads (default: the\nonline cores); the "       \
              "results are the same for any N",                                                  \
-     .letter = 'j'}
+     .letter = 'j', .unit = "threads"}
 
 /* The rows that several commands share word for word, so that one flag
  * reads the same in every command's help. */
@@ -181,22 +208,34 @@ int cli_flags_parse(const char *cmd, const cli_flag *t, int argc, char **argv,
  * sim admission, sim maxusers). */
 #define CLI_ROW_TIME(dest)                                                                      \
     {"time", CLI_DOUBLE, (dest), .arg = "T",                                                    \
-     .help = "measured simulated time per replication instead", .zero_unset = 1}
+     .help = "measured simulated time per replication instead", .zero_unset = 1,      \
+     .unit = "seconds (simulated)"}
 #define CLI_ROW_SEED(dest)                                                                      \
-    {"seed", CLI_U64, (dest), .arg = "S", .help = "seed of every random stream (default 1)"}
+    {"seed", CLI_U64, (dest), .arg = "S", .help = "seed of every random stream (default 1)",       \
+     .unit = "integer seed"}
 #define CLI_ROW_OUTPUT(dest)                                                                    \
     {"output", CLI_STR, (dest), .path = CLI_PATH_OUT, .arg = "FILE",                            \
      .help = "also write the JSON summary to FILE"}
 #define CLI_ROW_CONFIDENCE(dest)                                                                \
     {"confidence", CLI_DOUBLE, (dest), .arg = "L",                                              \
-     .help = "confidence level of the intervals (default 0.95)"}
+     .help = "confidence level of the intervals (default 0.95)",               \
+     .unit = "level in (0, 1)"}
 #define CLI_ROW_REPORT(dest)                                                                    \
     {"report", CLI_STR, (dest), .path = CLI_PATH_OUT_DIR, .arg = "DIR",                         \
      .help = "write DIR/index.html: parameters, summary tables and the\nplots of --plot, in "  \
              "one self-contained page"}
 #define CLI_ROW_SERIES_DT(dest)                                                                 \
     {"series-dt", CLI_DOUBLE, (dest), .arg = "DT",                                              \
-     .help = "width of a series bin (default: run length / 2000)", .zero_unset = 1}
+     .help = "width of a series bin (default: run length / 2000)", .zero_unset = 1, \
+     .unit = "seconds (simulated)"}
+
+/* CLI_FUNC parsers for rows that set two values: "A..B" or "A", whole
+ * numbers within [f->min, f->max], into the int[2] (cli_range_flag) or
+ * unsigned[2] (cli_urange_flag) at f->dest; "U,Y" into the double[2] at
+ * f->dest (cli_pair_flag). */
+int cli_range_flag(const struct cli_flag *f, const char *flag, const char *s);
+int cli_urange_flag(const struct cli_flag *f, const char *flag, const char *s);
+int cli_pair_flag(const struct cli_flag *f, const char *flag, const char *s);
 
 /* How often the row named name was given, from the counts cli_flags_parse
  * left in given (0 for a name not in t): a validate callback's way to

@@ -684,7 +684,7 @@ int cmd_sweep(int argc, char **argv)
     qc_err err = {0};
     cli_interrupt_hold(1);
     int e = todo == NULL ? QC_ENOMEM
-                         : sweep_run_points(c.sw, exe, todo, n, o.jobs, sweep_master_record, m,
+                         : qc_sweep_run_points(c.sw, exe, todo, n, o.jobs, &cli_cancel, sweep_master_record, m,
                                             &m->runs, &err);
     cli_interrupt_hold(0);
     free(todo);

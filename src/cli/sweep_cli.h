@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sweep_cli.h: what the parts of `qctl sweep` share: the runner of child
- * processes (sweep_run.c), the master's journal and outputs (sweep.c) and
+ * processes (app/sweep_exec.c), the master's journal and outputs (sweep.c) and
  * the MPI master/worker loop (sweep_mpi.c).
  *
  * The master owns the results: every finished point goes through
@@ -14,19 +14,11 @@
 
 #include "cli.h"
 #include "app/sweep.h"
+#include "app/sweep_exec.h"
 
-/* Called when every replication of a point has ended: vals (nmetrics
- * aggregated values) or error (the first failing run's message). */
-typedef int (*sweep_point_fn)(void *ctx, size_t point, const qc_sweep_val *vals,
-                              const char *error);
-
-/* Runs every replication of points[0..n-1] as child processes of exe
- * (`exe ARGS --seed S --json`), at most jobs at once, the next run starting
- * as soon as one ends. *runs counts the children started. Returns 0; or
- * QC_EINVAL when a run's output lacks a metric (err says which; the other
- * children are killed); or the first nonzero return of done. */
-int sweep_run_points(const qc_sweep *sw, const char *exe, const size_t *points, size_t n,
-                     unsigned jobs, sweep_point_fn done, void *ctx, size_t *runs, qc_err *err);
+/* The points run by app/sweep_exec.h (qc_sweep_run_points), with the
+ * process's stop flag (interrupt.h). */
+typedef qc_sweep_point_fn sweep_point_fn;
 
 typedef struct sweep_master {
     const qc_sweep *sw;

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "sweep_cli.h"
 
 int sweep_mpi_wanted(void)
@@ -124,7 +125,7 @@ static void worker(const qc_sweep *sw, const char *exe)
         worker_out w = {.sw = sw};
         qc_err err = {0};
         size_t runs = 0;
-        int rc = sweep_run_points(sw, exe, &point, 1, 1, worker_done, &w, &runs, &err);
+        int rc = qc_sweep_run_points(sw, exe, &point, 1, 1, &cli_cancel, worker_done, &w, &runs, &err);
         if (rc != 0 || w.line == NULL) {
             const char *msg = err.msg[0] ? err.msg : "out of memory";
             mpi->send(msg, (int)strlen(msg), 0, TAG_FATAL);
@@ -241,7 +242,7 @@ int sweep_mpi_run(const qc_sweep *sw, const char *exe, sweep_master_fn setup,
             qc_err err = {0};
             long cpus = sysconf(_SC_NPROCESSORS_ONLN);
             int e = todo == NULL ? QC_ENOMEM
-                                 : sweep_run_points(sw, exe, todo, n, cpus > 0 ? (unsigned)cpus : 1,
+                                 : qc_sweep_run_points(sw, exe, todo, n, cpus > 0 ? (unsigned)cpus : 1, &cli_cancel,
                                                     sweep_master_record, m, &m->runs, &err);
             if (e != 0) {
                 cli_error("sweep: %s", err.msg[0] ? err.msg : "failed");

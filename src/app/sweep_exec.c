@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* sweep_run.c: runs a sweep's points as child processes of qctl itself.
+/* sweep_exec.c: runs a sweep's points as child processes of qctl itself
+ * (app/sweep_exec.h).
  *
  * Each (point, replication) is one `qctl EXPERIMENT ... --seed S --json`
  * started with posix_spawn, its stdout and stderr on pipes read through
@@ -20,8 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "interrupt.h"
-#include "sweep_cli.h"
+#include "app/sweep_exec.h"
 
 extern char **environ;
 
@@ -194,7 +194,7 @@ static int take_run(const qc_sweep *sw, run_slot *sl, int status, point_acc *acc
     return 0;
 }
 
-static int finish_point(const qc_sweep *sw, point_acc *acc, size_t point, sweep_point_fn done,
+static int finish_point(const qc_sweep *sw, point_acc *acc, size_t point, qc_sweep_point_fn done,
                         void *ctx)
 {
     const size_t nm = qc_sweep_nmetrics(sw);
@@ -214,15 +214,17 @@ static int finish_point(const qc_sweep *sw, point_acc *acc, size_t point, sweep_
     return done(ctx, point, agg, NULL);
 }
 
-/* SIGINT or SIGTERM came (interrupt.h): QC_ECANCELED, the children are
- * then killed and nothing more is recorded; else 0. */
-static int stop_asked(qc_err *err)
+/* The stop flag was set (the command's SIGINT or SIGTERM): QC_ECANCELED,
+ * the children are then killed and nothing more is recorded; else 0. */
+static int stop_asked(const qc_cancel *cancel, qc_err *err)
 {
-    return qc_cancel_requested(&cli_cancel) ? qc_err_set(err, QC_ECANCELED, "cancelled") : 0;
+    return cancel && qc_cancel_requested(cancel) ? qc_err_set(err, QC_ECANCELED, "cancelled")
+                                                 : 0;
 }
 
-int sweep_run_points(const qc_sweep *sw, const char *exe, const size_t *points, size_t n,
-                     unsigned jobs, sweep_point_fn done, void *ctx, size_t *runs, qc_err *err)
+int qc_sweep_run_points(const qc_sweep *sw, const char *exe, const size_t *points, size_t n,
+                        unsigned jobs, const qc_cancel *cancel, qc_sweep_point_fn done,
+                        void *ctx, size_t *runs, qc_err *err)
 {
     const unsigned reps = qc_sweep_reps(sw);
     const size_t nm = qc_sweep_nmetrics(sw);
@@ -251,7 +253,7 @@ int sweep_run_points(const qc_sweep *sw, const char *exe, const size_t *points, 
     }
     size_t next = 0, running = 0;
     while (next < units || running > 0) {
-        if ((rc = stop_asked(err)) != 0)
+        if ((rc = stop_asked(cancel, err)) != 0)
             goto out;
         /* Fill free slots, in canonical order. */
         for (unsigned i = 0; i < jobs && next < units; i++) {
@@ -318,7 +320,7 @@ int sweep_run_points(const qc_sweep *sw, const char *exe, const size_t *points, 
             running--;
             /* a Ctrl-C reaches the children too: a run it ended is no
              * failed point for the journal */
-            if ((rc = stop_asked(err)) != 0)
+            if ((rc = stop_asked(cancel, err)) != 0)
                 goto out;
             const size_t b = sl->unit / reps;
             const unsigned rep = (unsigned)(sl->unit % reps);
