@@ -167,8 +167,21 @@ static void on_written(uv_write_t *req, int status)
     free(req);
 }
 
+/* The bytes the socket takes at once are written without a copy or a
+ * request (libuv's queued path would also stop its write watcher once
+ * its queue empties: an epoll_ctl per write); the rest, or all of it
+ * while earlier writes are queued or on an error (which the callback
+ * then sees, as before), is copied and queued. */
 int qc__write_copy(uv_stream_t *stream, const char *p, size_t n)
 {
+    uv_buf_t t = uv_buf_init((char *)p, (unsigned)n);
+    int k = uv_try_write(stream, &t, 1);
+    if (k > 0) {
+        if ((size_t)k == n)
+            return 0;
+        p += k;
+        n -= (size_t)k;
+    }
     wreq *w = malloc(sizeof *w + n);
     if (!w)
         return QC_ENOMEM;
