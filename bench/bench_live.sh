@@ -69,16 +69,25 @@ if ! command -v wrk >/dev/null; then
 fi
 T=$(mktemp -d)
 PIDS=""
-trap 'for p in $PIDS; do kill $p 2>/dev/null || :; done; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
-waitf() { i=0; while [ ! -s "$1" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; }
+# Under set -e a failing command ends the script; the trap says so, so
+# that a run never stops with nothing said (a server that did not start
+# within waitf's 30 s on a host at load 40 once ended it silently).
+trap 'rc=$?; for p in $PIDS; do kill $p 2>/dev/null || :; done; [ -n "${KEEP:-}" ] || rm -rf "$T"
+      [ $rc = 0 ] || echo "bench_live: stopped early (status $rc): see the message above" >&2' EXIT
+waitf() { # FILE: waits up to 30 s for a server to write it; fails loudly
+    i=0; while [ ! -s "$1" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+    [ -s "$1" ] || { echo "bench_live: ${1##*/} not written within 30 s: a server did not start" >&2; return 1; }
+}
 backend() { # NAME ARGS...: a backend on a free port, its port in $NAME.port
     name=$1; shift
+    rm -f "$T/$name.port" # (a name used before must not find the old port)
     "$QCTL" backend --listen 127.0.0.1:0 --port-file "$T/$name.port" "$@" &
     PIDS="$PIDS $!"
     waitf "$T/$name.port"
 }
 proxy() { # NAME BACKEND_PORT ARGS...
     name=$1 bp=$2; shift 2
+    rm -f "$T/$name.port" # (a name used before must not find the old port)
     "$QCTL" proxy --listen 127.0.0.1:0 --port-file "$T/$name.port" --backend 127.0.0.1:$bp \
         "$@" 2>/dev/null &
     PIDS="$PIDS $!"
@@ -114,11 +123,12 @@ nginx_start() { # NAME
     sleep 0.3
 }
 free_port() { # a port nothing listens on now (the kernel's choice, released)
-    "$QCTL" backend --listen 127.0.0.1:0 --port-file "$T/fp" >/dev/null 2>&1 &
+    "$QCTL" backend --listen 127.0.0.1:0 --port-file "$T/fp" >/dev/null &
     fp=$!
-    waitf "$T/fp"
+    waitf "$T/fp" || { kill $fp 2>/dev/null || :; return 1; }
     cat "$T/fp"
-    kill $fp; wait $fp 2>/dev/null || :
+    kill $fp 2>/dev/null || :  # (it may have gone already: no reason to stop)
+    wait $fp 2>/dev/null || :
     rm -f "$T/fp"
 }
 us() { # a wrk duration (123.45us, 1.20ms, 1.00s) in microseconds
@@ -176,6 +186,7 @@ backend b
     server s1 127.0.0.1:$3
 CFG
     "$HAPROXY" -f "$T/$1.cfg" -db 2>>"$T/haproxy.err" &
+    eval "${1}_PID=$!"
     PIDS="$PIDS $!"
     sleep 0.3
 }
@@ -187,9 +198,9 @@ if [ -x "$HAPROXY" ]; then
 else
     echo "haproxy not installed (Debian: haproxy): its rows skipped"
 fi
-proxy qdef "$FP"
+proxy qauto "$FP"
 proxy q1 "$FP" --workers 1
-servers="$servers qctl:$(cat "$T/qdef.port") qctl1:$(cat "$T/q1.port")"
+servers="$servers qctl:$(cat "$T/qauto.port") qctl1:$(cat "$T/q1.port")"
 ok_rate() { # FILE: 2xx (and 3xx) per second of a wrk run
     awk '/requests in/ { n = $1; d = $4; sub(/s,?$/, "", d) } /Non-2xx/ { bad = $NF }
          END { if (d > 0) printf "%.0f", (n - bad) / d; else print 0 }' "$1"
@@ -236,6 +247,8 @@ for s in $servers; do
     eval "printf '   %-9s +%s us at p50\n' $n \"\$(median \$d_$n)\""
 done
 echo "   load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+# part 1's servers stopped: the later parts measure on a host without them
+kill $nauto_PID $n1_PID $qauto_PID $q1_PID ${hauto_PID:-} ${h1_PID:-} 2>/dev/null || :
 fi
 
 if part 2; then
