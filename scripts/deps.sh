@@ -30,6 +30,10 @@ fi
 if [ "${1:-}" = "--bench" ]; then
     pkgs="$pkgs nginx-light haproxy wrk"
 fi
+# bench/bench_live_cost.sh: instructions and system calls per proxied request
+if [ "${1:-}" = "--bench" ]; then
+    pkgs="$pkgs valgrind strace"
+fi
 missing=""
 for p in $pkgs; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
