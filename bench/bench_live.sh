@@ -94,11 +94,15 @@ proxy() { # NAME BACKEND_PORT ARGS...
     eval "${name}_PID=$!"
     waitf "$T/$name.port"
 }
-nginx_conf() { # NAME PORT BACKEND_PORT [LIMIT]: writes $T/NAME.conf
-    lim=${4:-}
+nginx_conf() { # NAME PORT BACKEND_PORT [LIMIT [WORKERS [SSL]]]: writes $T/NAME.conf
+    # WORKERS: none, one worker and no master; else nginx as its package
+    # runs it (a master and WORKERS workers: auto, one per CPU). SSL 1:
+    # listen over TLS with $T/tls.crt and $T/tls.key (TLS 1.2 and 1.3).
+    lim=${4:-} nw=${5:-} ssl=${6:-0}
     mkdir -p "$T/$1"
     {
-        echo "worker_processes 1; daemon off; master_process off;"
+        if [ -n "$nw" ]; then echo "worker_processes $nw; daemon off;"
+        else echo "worker_processes 1; daemon off; master_process off;"; fi
         echo "pid $T/$1/nginx.pid; error_log $T/$1/error.log;"
         echo "events { worker_connections 4096; }"
         echo "http {"
@@ -108,7 +112,13 @@ nginx_conf() { # NAME PORT BACKEND_PORT [LIMIT]: writes $T/NAME.conf
         echo "    upstream b { server 127.0.0.1:$3; keepalive 64; }"
         [ -n "$lim" ] && echo "    limit_conn_zone \$binary_remote_addr zone=c:1m;"
         echo "    server {"
-        echo "        listen 127.0.0.1:$2;"
+        if [ "$ssl" = 1 ]; then
+            echo "        listen 127.0.0.1:$2 ssl;"
+            echo "        ssl_certificate $T/tls.crt; ssl_certificate_key $T/tls.key;"
+            echo "        ssl_protocols TLSv1.2 TLSv1.3;"
+        else
+            echo "        listen 127.0.0.1:$2;"
+        fi
         [ -n "$lim" ] && echo "        limit_conn c $lim; limit_conn_status 503;"
         echo "        location / { proxy_pass http://b; proxy_http_version 1.1;"
         echo "                     proxy_set_header Connection \"\"; }"
@@ -158,12 +168,7 @@ ROUNDS=${ROUNDS:-3}
 echo "== throughput, as deployed: wrk -t2 -d${DUR}s, backend det:0, $ROUNDS interleaved rounds"
 echo "   $(nproc) CPUs; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 # nginx as its package runs it (a master, worker_processes auto) and on one worker
-nginx_auto() { # NAME PORT BACKEND_PORT WORKERS
-    mkdir -p "$T/$1"
-    sed "s/^worker_processes 1; daemon off; master_process off;/worker_processes $4; daemon off;/" \
-        "$T/nfast.conf" | sed "s/listen 127.0.0.1:$NP;/listen 127.0.0.1:$2;/" |
-        sed "s|$T/nfast|$T/$1|g" >"$T/$1.conf"
-}
+nginx_auto() { nginx_conf "$1" "$2" "$3" "" "$4"; } # NAME PORT BACKEND_PORT WORKERS
 NA=$(free_port); nginx_auto nauto "$NA" "$FP" auto; nginx_start nauto
 N1=$(free_port); nginx_auto n1 "$N1" "$FP" 1; nginx_start n1
 # haproxy as its package runs it: no nbthread (one thread per CPU), and on one thread
@@ -301,32 +306,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyou
     -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null
 backend tfast --service det:0 --workers 65536
 TB=$(cat "$T/tfast.port")
-tls_nginx() { # NAME PORT WORKERS SSL(0|1)
-    mkdir -p "$T/$1"
-    {
-        echo "worker_processes $3; daemon off;"
-        echo "pid $T/$1/nginx.pid; error_log $T/$1/error.log;"
-        echo "events { worker_connections 4096; }"
-        echo "http {"
-        echo "    access_log off;"
-        echo "    client_body_temp_path $T/$1; proxy_temp_path $T/$1; fastcgi_temp_path $T/$1;"
-        echo "    uwsgi_temp_path $T/$1; scgi_temp_path $T/$1;"
-        echo "    upstream b { server 127.0.0.1:$TB; keepalive 64; }"
-        echo "    server {"
-        if [ "$4" = 1 ]; then
-            echo "        listen 127.0.0.1:$2 ssl;"
-            echo "        ssl_certificate $T/tls.crt; ssl_certificate_key $T/tls.key;"
-            echo "        ssl_protocols TLSv1.2 TLSv1.3;"
-        else
-            echo "        listen 127.0.0.1:$2;"
-        fi
-        echo "        location / { proxy_pass http://b; proxy_http_version 1.1;"
-        echo "                     proxy_set_header Connection \"\"; }"
-        echo "    }"
-        echo "}"
-    } >"$T/$1.conf"
-    nginx_start "$1"
-}
+tls_nginx() { nginx_conf "$1" "$2" "$TB" "" "$3" "$4"; nginx_start "$1"; } # NAME PORT WORKERS SSL
 tls_ok_rate() { # FILE: 2xx per second of a wrk run (none when wrk saw socket errors: said)
     awk '/requests in/ { n = $1; d = $4; sub(/s,?$/, "", d) } /Non-2xx/ { bad = $NF }
          /Socket errors/ { err = 1 }

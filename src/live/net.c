@@ -136,6 +136,25 @@ int qc__addr_is_loopback(const struct sockaddr_storage *addr)
     return 0;
 }
 
+int qc__addr_clash(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+    int port = qc__addr_port(a);
+    if (port == 0 || port != qc__addr_port(b) || a->ss_family != b->ss_family)
+        return 0;
+    if (a->ss_family == AF_INET) {
+        in_addr_t x = ((const struct sockaddr_in *)a)->sin_addr.s_addr;
+        in_addr_t y = ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+        return x == y || x == htonl(INADDR_ANY) || y == htonl(INADDR_ANY);
+    }
+    if (a->ss_family == AF_INET6) {
+        const struct in6_addr *x = &((const struct sockaddr_in6 *)a)->sin6_addr;
+        const struct in6_addr *y = &((const struct sockaddr_in6 *)b)->sin6_addr;
+        return IN6_ARE_ADDR_EQUAL(x, y) || IN6_IS_ADDR_UNSPECIFIED(x) ||
+               IN6_IS_ADDR_UNSPECIFIED(y);
+    }
+    return 0;
+}
+
 int qc__addr_port(const struct sockaddr_storage *addr)
 {
     if (addr->ss_family == AF_INET6)
