@@ -69,27 +69,40 @@ if ! command -v wrk >/dev/null; then
 fi
 T=$(mktemp -d)
 PIDS=""
-trap 'for p in $PIDS; do kill $p 2>/dev/null || :; done; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
-waitf() { i=0; while [ ! -s "$1" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; }
+# Under set -e a failing command ends the script; the trap says so, so
+# that a run never stops with nothing said (a server that did not start
+# within waitf's 30 s on a host at load 40 once ended it silently).
+trap 'rc=$?; for p in $PIDS; do kill $p 2>/dev/null || :; done; [ -n "${KEEP:-}" ] || rm -rf "$T"
+      [ $rc = 0 ] || echo "bench_live: stopped early (status $rc): see the message above" >&2' EXIT
+waitf() { # FILE: waits up to 30 s for a server to write it; fails loudly
+    i=0; while [ ! -s "$1" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+    [ -s "$1" ] || { echo "bench_live: ${1##*/} not written within 30 s: a server did not start" >&2; return 1; }
+}
 backend() { # NAME ARGS...: a backend on a free port, its port in $NAME.port
     name=$1; shift
+    rm -f "$T/$name.port" # (a name used before must not find the old port)
     "$QCTL" backend --listen 127.0.0.1:0 --port-file "$T/$name.port" "$@" &
     PIDS="$PIDS $!"
     waitf "$T/$name.port"
 }
 proxy() { # NAME BACKEND_PORT ARGS...
     name=$1 bp=$2; shift 2
+    rm -f "$T/$name.port" # (a name used before must not find the old port)
     "$QCTL" proxy --listen 127.0.0.1:0 --port-file "$T/$name.port" --backend 127.0.0.1:$bp \
         "$@" 2>/dev/null &
     PIDS="$PIDS $!"
     eval "${name}_PID=$!"
     waitf "$T/$name.port"
 }
-nginx_conf() { # NAME PORT BACKEND_PORT [LIMIT]: writes $T/NAME.conf
-    lim=${4:-}
+nginx_conf() { # NAME PORT BACKEND_PORT [LIMIT [WORKERS [SSL]]]: writes $T/NAME.conf
+    # WORKERS: none, one worker and no master; else nginx as its package
+    # runs it (a master and WORKERS workers: auto, one per CPU). SSL 1:
+    # listen over TLS with $T/tls.crt and $T/tls.key (TLS 1.2 and 1.3).
+    lim=${4:-} nw=${5:-} ssl=${6:-0}
     mkdir -p "$T/$1"
     {
-        echo "worker_processes 1; daemon off; master_process off;"
+        if [ -n "$nw" ]; then echo "worker_processes $nw; daemon off;"
+        else echo "worker_processes 1; daemon off; master_process off;"; fi
         echo "pid $T/$1/nginx.pid; error_log $T/$1/error.log;"
         echo "events { worker_connections 4096; }"
         echo "http {"
@@ -99,7 +112,13 @@ nginx_conf() { # NAME PORT BACKEND_PORT [LIMIT]: writes $T/NAME.conf
         echo "    upstream b { server 127.0.0.1:$3; keepalive 64; }"
         [ -n "$lim" ] && echo "    limit_conn_zone \$binary_remote_addr zone=c:1m;"
         echo "    server {"
-        echo "        listen 127.0.0.1:$2;"
+        if [ "$ssl" = 1 ]; then
+            echo "        listen 127.0.0.1:$2 ssl;"
+            echo "        ssl_certificate $T/tls.crt; ssl_certificate_key $T/tls.key;"
+            echo "        ssl_protocols TLSv1.2 TLSv1.3;"
+        else
+            echo "        listen 127.0.0.1:$2;"
+        fi
         [ -n "$lim" ] && echo "        limit_conn c $lim; limit_conn_status 503;"
         echo "        location / { proxy_pass http://b; proxy_http_version 1.1;"
         echo "                     proxy_set_header Connection \"\"; }"
@@ -114,11 +133,12 @@ nginx_start() { # NAME
     sleep 0.3
 }
 free_port() { # a port nothing listens on now (the kernel's choice, released)
-    "$QCTL" backend --listen 127.0.0.1:0 --port-file "$T/fp" >/dev/null 2>&1 &
+    "$QCTL" backend --listen 127.0.0.1:0 --port-file "$T/fp" >/dev/null &
     fp=$!
-    waitf "$T/fp"
+    waitf "$T/fp" || { kill $fp 2>/dev/null || :; return 1; }
     cat "$T/fp"
-    kill $fp; wait $fp 2>/dev/null || :
+    kill $fp 2>/dev/null || :  # (it may have gone already: no reason to stop)
+    wait $fp 2>/dev/null || :
     rm -f "$T/fp"
 }
 us() { # a wrk duration (123.45us, 1.20ms, 1.00s) in microseconds
@@ -148,12 +168,7 @@ ROUNDS=${ROUNDS:-3}
 echo "== throughput, as deployed: wrk -t2 -d${DUR}s, backend det:0, $ROUNDS interleaved rounds"
 echo "   $(nproc) CPUs; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 # nginx as its package runs it (a master, worker_processes auto) and on one worker
-nginx_auto() { # NAME PORT BACKEND_PORT WORKERS
-    mkdir -p "$T/$1"
-    sed "s/^worker_processes 1; daemon off; master_process off;/worker_processes $4; daemon off;/" \
-        "$T/nfast.conf" | sed "s/listen 127.0.0.1:$NP;/listen 127.0.0.1:$2;/" |
-        sed "s|$T/nfast|$T/$1|g" >"$T/$1.conf"
-}
+nginx_auto() { nginx_conf "$1" "$2" "$3" "" "$4"; } # NAME PORT BACKEND_PORT WORKERS
 NA=$(free_port); nginx_auto nauto "$NA" "$FP" auto; nginx_start nauto
 N1=$(free_port); nginx_auto n1 "$N1" "$FP" 1; nginx_start n1
 # haproxy as its package runs it: no nbthread (one thread per CPU), and on one thread
@@ -176,6 +191,7 @@ backend b
     server s1 127.0.0.1:$3
 CFG
     "$HAPROXY" -f "$T/$1.cfg" -db 2>>"$T/haproxy.err" &
+    eval "${1}_PID=$!"
     PIDS="$PIDS $!"
     sleep 0.3
 }
@@ -187,9 +203,9 @@ if [ -x "$HAPROXY" ]; then
 else
     echo "haproxy not installed (Debian: haproxy): its rows skipped"
 fi
-proxy qdef "$FP"
+proxy qauto "$FP"
 proxy q1 "$FP" --workers 1
-servers="$servers qctl:$(cat "$T/qdef.port") qctl1:$(cat "$T/q1.port")"
+servers="$servers qctl:$(cat "$T/qauto.port") qctl1:$(cat "$T/q1.port")"
 ok_rate() { # FILE: 2xx (and 3xx) per second of a wrk run
     awk '/requests in/ { n = $1; d = $4; sub(/s,?$/, "", d) } /Non-2xx/ { bad = $NF }
          END { if (d > 0) printf "%.0f", (n - bad) / d; else print 0 }' "$1"
@@ -236,6 +252,8 @@ for s in $servers; do
     eval "printf '   %-9s +%s us at p50\n' $n \"\$(median \$d_$n)\""
 done
 echo "   load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+# part 1's servers stopped: the later parts measure on a host without them
+kill $nauto_PID $n1_PID $qauto_PID $q1_PID ${hauto_PID:-} ${h1_PID:-} 2>/dev/null || :
 fi
 
 if part 2; then
@@ -288,32 +306,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyou
     -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null
 backend tfast --service det:0 --workers 65536
 TB=$(cat "$T/tfast.port")
-tls_nginx() { # NAME PORT WORKERS SSL(0|1)
-    mkdir -p "$T/$1"
-    {
-        echo "worker_processes $3; daemon off;"
-        echo "pid $T/$1/nginx.pid; error_log $T/$1/error.log;"
-        echo "events { worker_connections 4096; }"
-        echo "http {"
-        echo "    access_log off;"
-        echo "    client_body_temp_path $T/$1; proxy_temp_path $T/$1; fastcgi_temp_path $T/$1;"
-        echo "    uwsgi_temp_path $T/$1; scgi_temp_path $T/$1;"
-        echo "    upstream b { server 127.0.0.1:$TB; keepalive 64; }"
-        echo "    server {"
-        if [ "$4" = 1 ]; then
-            echo "        listen 127.0.0.1:$2 ssl;"
-            echo "        ssl_certificate $T/tls.crt; ssl_certificate_key $T/tls.key;"
-            echo "        ssl_protocols TLSv1.2 TLSv1.3;"
-        else
-            echo "        listen 127.0.0.1:$2;"
-        fi
-        echo "        location / { proxy_pass http://b; proxy_http_version 1.1;"
-        echo "                     proxy_set_header Connection \"\"; }"
-        echo "    }"
-        echo "}"
-    } >"$T/$1.conf"
-    nginx_start "$1"
-}
+tls_nginx() { nginx_conf "$1" "$2" "$TB" "" "$3" "$4"; nginx_start "$1"; } # NAME PORT WORKERS SSL
 tls_ok_rate() { # FILE: 2xx per second of a wrk run (none when wrk saw socket errors: said)
     awk '/requests in/ { n = $1; d = $4; sub(/s,?$/, "", d) } /Non-2xx/ { bad = $NF }
          /Socket errors/ { err = 1 }

@@ -24,6 +24,8 @@ python3 "$(dirname "$0")/../tests/network/net_check.py" "$build/qctl" --vs-queue
 "$build/bench/bench_traffic" "${QC_BENCH_TRAFFIC_PACKETS:-10000000}"
 "$(dirname "$0")/bench_fit.sh" "$build/qctl"
 "$(dirname "$0")/bench_live.sh" "$build/qctl"
+# a proxied request's instructions and system calls, qctl against nginx
+"$(dirname "$0")/bench_live_cost.sh" "$build/qctl"
 "$(dirname "$0")/bench_sweep.sh" "$build/qctl"
 "$(dirname "$0")/bench_jobs.sh" "$build/qctl" "${QC_BENCH_JOBS_CUSTOMERS:-1000000}"
 "$(dirname "$0")/bench_maxusers.sh" "$build/qctl"

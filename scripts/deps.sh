@@ -17,7 +17,7 @@
 #                            tests of qctl control on real servers, postgresql
 #                            for examples/postgres and examples/pgbouncer;
 #                            tests/network/net_check.py needs python3 alone:
-#                            its exact values are its own; octave-cli and
+#                            its exact values are its own; octave (octave-cli) and
 #                            octave-queueing for tests/network/octave_check.py,
 #                            which checks them against Octave's MVA)
 #   scripts/deps.sh --bench  also the references of bench/bench_live.sh
@@ -35,11 +35,12 @@ if [ "${1:-}" = "--bench" ]; then
 fi
 # networks against Octave's queueing package (tests/network/octave_check.py)
 if [ "${1:-}" = "--test" ]; then
-    pkgs="$pkgs octave-cli octave-queueing"
+    pkgs="$pkgs octave octave-queueing"
 fi
 # instruction counts of bench_network's ratios (bench/bench_network_instr.sh)
+# and bench/bench_live_cost.sh: instructions and system calls per proxied request
 if [ "${1:-}" = "--bench" ]; then
-    pkgs="$pkgs valgrind"
+    pkgs="$pkgs valgrind strace"
 fi
 missing=""
 for p in $pkgs; do

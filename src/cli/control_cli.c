@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "flags.h"
 #include "live/control.h"
+#include "live_serve.h"
 #include "qctl/arx_json.h"
 
 static const char control_about[] =
@@ -325,7 +326,7 @@ static int control_reload(void *ctx, qc_control_params *fresh, qc_err *err)
  * its (the library's controller only runs on the loop: control.h).
  * SIGTERM, SIGINT drain (a second stops at once), SIGHUP reloads. */
 typedef struct control_host {
-    uv_signal_t term, intr, hup;
+    cli_signals sig;
     qc_control *C;
     int series_failed;
 } control_host;
@@ -353,9 +354,7 @@ static void host_closed(qc_control *C, void *arg)
     qc_control_status_get(C, &st);
     H->series_failed = st.series_failed;
     H->C = NULL;
-    uv_close((uv_handle_t *)&H->term, NULL);
-    uv_close((uv_handle_t *)&H->intr, NULL);
-    uv_close((uv_handle_t *)&H->hup, NULL);
+    cli_signals_close(&H->sig);
 }
 
 static int control_serve(const qc_control_params *o, qc_err *err)
@@ -366,13 +365,7 @@ static int control_serve(const qc_control_params *o, qc_err *err)
     control_host H = {0};
     int rc = qc_control_start(&loop, o, &H.C, err);
     if (rc == 0) {
-        uv_signal_init(&loop, &H.term);
-        uv_signal_init(&loop, &H.intr);
-        uv_signal_init(&loop, &H.hup);
-        H.term.data = H.intr.data = H.hup.data = &H;
-        uv_signal_start(&H.term, host_signal, SIGTERM);
-        uv_signal_start(&H.intr, host_signal, SIGINT);
-        uv_signal_start(&H.hup, host_hup, SIGHUP);
+        cli_signals_start(&H.sig, &loop, host_signal, host_hup, NULL, &H);
         qc_control_close(H.C, host_closed, &H);
     }
     uv_run(&loop, UV_RUN_DEFAULT); /* a failed start's handles close here */

@@ -16,6 +16,7 @@
 #include "flags.h"
 #include "guard.h"
 #include "live/gate.h"
+#include "live_serve.h"
 
 static const char gate_about[] =
     "A TCP proxy that limits the client sessions connected to one backend at\n"
@@ -333,7 +334,7 @@ struct gserve {
     qc_gate_group *grp;
     unsigned n;
     gworker_cli *w; /* w[0]: the lead, on the main loop */
-    uv_signal_t term, intr, hup;
+    cli_signals sig;
     uv_timer_t duration;
     atomic_int signals; /* 1: drain, 2 and more: stop now */
     uv_async_t all_closed;
@@ -347,9 +348,7 @@ static void gate_on_all_closed(uv_async_t *a)
     gserve *s = a->data;
     if (atomic_load(&s->closed) < s->running)
         return;
-    uv_close((uv_handle_t *)&s->term, NULL);
-    uv_close((uv_handle_t *)&s->intr, NULL);
-    uv_close((uv_handle_t *)&s->hup, NULL);
+    cli_signals_close(&s->sig);
     uv_close((uv_handle_t *)&s->duration, NULL);
     uv_close((uv_handle_t *)&s->all_closed, NULL);
 }
@@ -458,13 +457,7 @@ static int gate_serve(const qc_gate_params *o, unsigned workers, qc_err *err)
         uv_async_init(&lead->loop, &lead->wake, gate_worker_wake);
         lead->wake.data = lead;
         lead->wake_on = 1;
-        uv_signal_init(&lead->loop, &s.term);
-        uv_signal_init(&lead->loop, &s.intr);
-        uv_signal_init(&lead->loop, &s.hup);
-        s.term.data = s.intr.data = s.hup.data = &s;
-        uv_signal_start(&s.term, gate_on_signal, SIGTERM);
-        uv_signal_start(&s.intr, gate_on_signal, SIGINT);
-        uv_signal_start(&s.hup, gate_on_hup, SIGHUP);
+        cli_signals_start(&s.sig, &lead->loop, gate_on_signal, gate_on_hup, NULL, &s);
         uv_timer_init(&lead->loop, &s.duration);
         s.duration.data = &s;
         if (o->duration > 0)

@@ -15,6 +15,31 @@
 
 #include "live_serve.h"
 
+void cli_signals_start(cli_signals *s, uv_loop_t *loop, uv_signal_cb stop, uv_signal_cb reload,
+                       uv_signal_cb reopen, void *arg)
+{
+    const struct {
+        uv_signal_cb cb;
+        int sig;
+    } want[] = {{stop, SIGTERM}, {stop, SIGINT}, {reload, SIGHUP}, {reopen, SIGUSR1}};
+    s->n = 0;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        if (!want[i].cb)
+            continue;
+        uv_signal_t *h = &s->h[s->n++];
+        uv_signal_init(loop, h);
+        h->data = arg;
+        uv_signal_start(h, want[i].cb, want[i].sig);
+    }
+}
+
+void cli_signals_close(cli_signals *s)
+{
+    for (unsigned i = 0; i < s->n; i++)
+        uv_close((uv_handle_t *)&s->h[i], NULL);
+    s->n = 0;
+}
+
 typedef struct serve serve;
 
 /* A worker: its loop, proxy and wakeup. */
@@ -41,8 +66,7 @@ struct serve {
     qc_proxy_group *g;
     unsigned n;
     worker *w; /* w[0]: the lead, on the main loop */
-    uv_signal_t term, intr;
-    uv_signal_t hup, usr1; /* a reload; the access log reopened (the lead's loop) */
+    cli_signals sig; /* drain, a reload, the access log reopened (the lead's loop) */
     atomic_int signals; /* signals received: 1 drain, 2 and more cut */
     /* the signal handles stay until every worker is closed (a second
      * signal must find them): each worker counts itself closed here and
@@ -57,10 +81,7 @@ static void on_all_closed(uv_async_t *a)
     serve *s = a->data;
     if (atomic_load(&s->closed) < s->running)
         return;
-    uv_close((uv_handle_t *)&s->term, NULL);
-    uv_close((uv_handle_t *)&s->intr, NULL);
-    uv_close((uv_handle_t *)&s->hup, NULL);
-    uv_close((uv_handle_t *)&s->usr1, NULL);
+    cli_signals_close(&s->sig);
     uv_close((uv_handle_t *)&s->all_closed, NULL);
 }
 
@@ -180,16 +201,7 @@ int cli_proxy_serve(const qc_proxy_params *o, unsigned workers, qc_err *err)
         uv_async_init(&lead->loop, &lead->wake, worker_wake);
         lead->wake.data = lead;
         lead->wake_on = 1;
-        uv_signal_init(&lead->loop, &s.term);
-        uv_signal_init(&lead->loop, &s.intr);
-        s.term.data = s.intr.data = &s;
-        uv_signal_start(&s.term, on_signal, SIGTERM);
-        uv_signal_start(&s.intr, on_signal, SIGINT);
-        uv_signal_init(&lead->loop, &s.hup);
-        uv_signal_init(&lead->loop, &s.usr1);
-        s.hup.data = s.usr1.data = &s;
-        uv_signal_start(&s.hup, on_hup, SIGHUP);
-        uv_signal_start(&s.usr1, on_usr1, SIGUSR1);
+        cli_signals_start(&s.sig, &lead->loop, on_signal, on_hup, on_usr1, &s);
         uv_async_init(&lead->loop, &s.all_closed, on_all_closed);
         s.all_closed.data = &s;
         s.running = 1;
@@ -217,7 +229,7 @@ int cli_proxy_serve(const qc_proxy_params *o, unsigned workers, qc_err *err)
             }
         }
         if (rc != 0) /* stop those started, as a signal would */
-            on_signal(&s.term, SIGTERM);
+            on_signal(&s.sig.h[0], SIGTERM);
     }
     uv_run(&lead->loop, UV_RUN_DEFAULT); /* a failed start: its handles close */
     unsigned cut = lead->cut;
@@ -256,7 +268,7 @@ typedef struct bpart {
 } bpart;
 
 typedef struct backend_host {
-    uv_signal_t term, intr;
+    cli_signals sig;
     bpart *p;
     unsigned n;
     atomic_uint closed;
@@ -278,8 +290,7 @@ static void backend_all_closed(uv_async_t *a)
     backend_host *h = a->data;
     if (atomic_load(&h->closed) < h->n)
         return;
-    uv_close((uv_handle_t *)&h->term, NULL);
-    uv_close((uv_handle_t *)&h->intr, NULL);
+    cli_signals_close(&h->sig);
     uv_close((uv_handle_t *)&h->all_closed, NULL);
 }
 
@@ -385,18 +396,14 @@ int cli_backend_serve(const qc_backend_params *o, unsigned threads, qc_err *err)
         rc = write_port(o->port_file, port, err);
     bpart *lead = &h.p[0];
     if (started > 0) {
-        uv_signal_init(&lead->loop, &h.term);
-        uv_signal_init(&lead->loop, &h.intr);
-        h.term.data = h.intr.data = &h;
-        uv_signal_start(&h.term, backend_signal, SIGTERM);
-        uv_signal_start(&h.intr, backend_signal, SIGINT);
+        cli_signals_start(&h.sig, &lead->loop, backend_signal, NULL, NULL, &h);
         uv_async_init(&lead->loop, &h.all_closed, backend_all_closed);
         h.all_closed.data = &h;
         h.n = started;
         for (unsigned i = 1; i < started; i++)
             h.p[i].thread_on = pthread_create(&h.p[i].thread, NULL, backend_main, &h.p[i]) == 0;
         if (rc != 0)
-            backend_signal(&h.term, SIGTERM);
+            backend_signal(&h.sig.h[0], SIGTERM);
         uv_run(&lead->loop, UV_RUN_DEFAULT);
         for (unsigned i = 1; i < started; i++) {
             if (h.p[i].thread_on)

@@ -8,6 +8,21 @@
 
 #include "live/live.h"
 
+/* The command's signal handles on its main loop, one set for every live
+ * command: SIGTERM and SIGINT call stop (each time: the first drains, a
+ * later one cuts the drain), SIGHUP reload and SIGUSR1 reopen where given
+ * (NULL: that signal is left as it is); each handle's data is arg. The
+ * handles stay open until cli_signals_close, so that a second signal
+ * finds them while a drain runs. */
+typedef struct cli_signals {
+    uv_signal_t h[4];
+    unsigned n; /* handles open */
+} cli_signals;
+
+void cli_signals_start(cli_signals *s, uv_loop_t *loop, uv_signal_cb stop, uv_signal_cb reload,
+                       uv_signal_cb reopen, void *arg);
+void cli_signals_close(cli_signals *s);
+
 /* Runs the proxy of o on `workers` loops and threads sharing one front
  * (0: the usable CPUs, 1 with a fleet) until a signal has drained and
  * closed them. QC_ECANCELED when the drain cut requests in flight. */

@@ -1524,7 +1524,8 @@ int qc_gate_check(const qc_gate_params *o, qc_err *err)
         qc_err_prefix(err, "--backend");
         return rc;
     }
-    if ((rc = qc__addr_parse(o->listen, &a, err)) != 0) {
+    struct sockaddr_storage listen;
+    if ((rc = qc__addr_parse(o->listen, &listen, err)) != 0) {
         qc_err_prefix(err, "--listen");
         return rc;
     }
@@ -1536,6 +1537,9 @@ int qc_gate_check(const qc_gate_params *o, qc_err *err)
         if (!qc__addr_is_loopback(&a))
             return qc_err_set(err, QC_EINVAL, "--admin: '%s' is not a loopback address",
                               o->admin);
+        if (qc__addr_clash(&listen, &a)) /* here, so that --check says what the start would */
+            return qc_err_set(err, QC_EINVAL, "--admin: '%s' is the address of --listen ('%s')",
+                              o->admin, o->listen);
     }
     if (!(o->interval > 0) || !isfinite(o->interval))
         return qc_err_set(err, QC_EINVAL, "--interval: must be > 0");

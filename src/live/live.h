@@ -42,6 +42,10 @@ void qc__buf_free(qc__buf *b);
 int qc__addr_parse(const char *s, struct sockaddr_storage *addr, qc_err *err);
 /* 1 if addr is a loopback address (127.0.0.0/8, ::1, ::ffff:127.0.0.0/104). */
 int qc__addr_is_loopback(const struct sockaddr_storage *addr);
+/* 1 if binding a and b both would fail with "address already in use":
+ * the same port (not 0, the kernel's choice), the same family, and the
+ * same address or either the wildcard one (0.0.0.0, ::). */
+int qc__addr_clash(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
 /* addr's port, its numeric host (n >= 46 for IPv6) and its sockaddr length. */
 int qc__addr_port(const struct sockaddr_storage *addr);
 void qc__addr_host(const struct sockaddr_storage *addr, char *host, size_t n);

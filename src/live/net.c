@@ -136,6 +136,25 @@ int qc__addr_is_loopback(const struct sockaddr_storage *addr)
     return 0;
 }
 
+int qc__addr_clash(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+    int port = qc__addr_port(a);
+    if (port == 0 || port != qc__addr_port(b) || a->ss_family != b->ss_family)
+        return 0;
+    if (a->ss_family == AF_INET) {
+        in_addr_t x = ((const struct sockaddr_in *)a)->sin_addr.s_addr;
+        in_addr_t y = ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+        return x == y || x == htonl(INADDR_ANY) || y == htonl(INADDR_ANY);
+    }
+    if (a->ss_family == AF_INET6) {
+        const struct in6_addr *x = &((const struct sockaddr_in6 *)a)->sin6_addr;
+        const struct in6_addr *y = &((const struct sockaddr_in6 *)b)->sin6_addr;
+        return IN6_ARE_ADDR_EQUAL(x, y) || IN6_IS_ADDR_UNSPECIFIED(x) ||
+               IN6_IS_ADDR_UNSPECIFIED(y);
+    }
+    return 0;
+}
+
 int qc__addr_port(const struct sockaddr_storage *addr)
 {
     if (addr->ss_family == AF_INET6)
@@ -167,8 +186,21 @@ static void on_written(uv_write_t *req, int status)
     free(req);
 }
 
+/* The bytes the socket takes at once are written without a copy or a
+ * request (libuv's queued path would also stop its write watcher once
+ * its queue empties: an epoll_ctl per write); the rest, or all of it
+ * while earlier writes are queued or on an error (which the callback
+ * then sees, as before), is copied and queued. */
 int qc__write_copy(uv_stream_t *stream, const char *p, size_t n)
 {
+    uv_buf_t t = uv_buf_init((char *)p, (unsigned)n);
+    int k = uv_try_write(stream, &t, 1);
+    if (k > 0) {
+        if ((size_t)k == n)
+            return 0;
+        p += k;
+        n -= (size_t)k;
+    }
     wreq *w = malloc(sizeof *w + n);
     if (!w)
         return QC_ENOMEM;

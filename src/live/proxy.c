@@ -760,7 +760,8 @@ int qc_proxy_check(const qc_proxy_params *o, qc_err *err)
             qc_err_prefix(err, "--backend");
             return rc;
         }
-    if ((rc = qc__addr_parse(o->listen, &addr, err)) != 0) {
+    struct sockaddr_storage listen;
+    if ((rc = qc__addr_parse(o->listen, &listen, err)) != 0) {
         qc_err_prefix(err, "--listen");
         return rc;
     }
@@ -768,6 +769,10 @@ int qc_proxy_check(const qc_proxy_params *o, qc_err *err)
         qc_err_prefix(err, "--admin");
         return rc;
     }
+    /* found here, so that --check says what the start would */
+    if (o->admin && qc__addr_clash(&listen, &addr))
+        return qc_err_set(err, QC_EINVAL, "--admin: '%s' is the address of --listen ('%s')",
+                          o->admin, o->listen);
     /* the admin port changes the proxy's state and has no authentication:
      * loopback (127.0.0.0/8, ::1) only, unless the user says otherwise */
     if (o->admin && !o->admin_public && !qc__addr_is_loopback(&addr))

@@ -135,13 +135,12 @@ static void on_client_write(uv_write_t *req, int status)
         qc__proxy_client_process(c);
 }
 
-/* A write to c's socket of n bytes that fill(arg, data, n) puts in
- * place. On failure c is closed and it returns nonzero. */
-static int socket_write(cconn *c, size_t n, void (*fill)(void *arg, char *data, size_t n),
-                        void *arg)
+/* Queues the n bytes that fill(arg, data, n) puts in place, from the
+ * skip-th on, to c's socket. On failure c is closed and it returns
+ * nonzero. */
+static int socket_queue(cconn *c, size_t n, size_t skip,
+                        void (*fill)(void *arg, char *data, size_t n), void *arg)
 {
-    if (c->closing)
-        return -1;
     cwrite *w = malloc(sizeof *w + n);
     if (!w) {
         qc__proxy_client_close(c);
@@ -149,15 +148,44 @@ static int socket_write(cconn *c, size_t n, void (*fill)(void *arg, char *data, 
     }
     fill(arg, w->data, n);
     w->c = c;
-    w->n = n;
-    uv_buf_t b = uv_buf_init(w->data, (unsigned)n);
+    w->n = n - skip;
+    uv_buf_t b = uv_buf_init(w->data + skip, (unsigned)(n - skip));
     if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_client_write) != 0) {
         free(w);
         qc__proxy_client_close(c);
         return -1;
     }
-    c->wpending += n;
+    c->wpending += n - skip;
     return 0;
+}
+
+/* A write to c's socket of n bytes that fill(arg, data, n) puts in
+ * place. On failure c is closed and it returns nonzero. */
+static int socket_write(cconn *c, size_t n, void (*fill)(void *arg, char *data, size_t n),
+                        void *arg)
+{
+    if (c->closing)
+        return -1;
+    return socket_queue(c, n, 0, fill, arg);
+}
+
+/* A write of the nb pieces b (n bytes in all, a plain client's) tried
+ * at once: what the socket takes now costs no copy, no request and no
+ * callback; libuv's own path (uv_write, then the callback on the next
+ * turn) also stops its write watcher when its queue empties, an
+ * epoll_ctl per answer on a keep-alive connection. What the socket does
+ * not take (or all of it, while earlier writes are queued: libuv keeps
+ * them in order) is copied and queued as before, an error included (it
+ * comes back through the callback as before). */
+static int socket_write_now(cconn *c, const uv_buf_t *b, unsigned nb, size_t n,
+                            void (*fill)(void *arg, char *data, size_t n), void *arg)
+{
+    if (c->closing)
+        return -1;
+    int k = uv_try_write((uv_stream_t *)&c->tcp, b, nb);
+    if (k > 0 && (size_t)k == n)
+        return 0;
+    return socket_queue(c, n, k > 0 ? (size_t)k : 0, fill, arg);
 }
 
 static void fill_copy(void *arg, char *data, size_t n)
@@ -214,13 +242,16 @@ int qc__proxy_client_write2(cconn *c, const char *p, size_t n, const char *q, si
                    ? -1
                    : 0;
     two t = {p, q, n};
-    return socket_write(c, n + m, fill_two, &t);
+    uv_buf_t b[2] = {uv_buf_init((char *)p, (unsigned)n), uv_buf_init((char *)q, (unsigned)m)};
+    return socket_write_now(c, b, 2, n + m, fill_two, &t);
 }
 
 int qc__proxy_client_write(cconn *c, const char *p, size_t n)
 {
-    if (!c->tls)
-        return socket_write(c, n, fill_copy, (void *)p);
+    if (!c->tls) {
+        uv_buf_t b = uv_buf_init((char *)p, (unsigned)n);
+        return socket_write_now(c, &b, 1, n, fill_copy, (void *)p);
+    }
     if (c->closing || !c->tls_up) { /* nothing is written before the handshake */
         qc__proxy_client_close(c);
         return -1;

@@ -77,6 +77,22 @@ static inline double host_now(void)
     return (double)uv_hrtime() * 1e-9;
 }
 
+/* A component's close callback that counts: HOST_CLOSED(name, T, ST,
+ * get) declares the type name (done, and st: the status get(obj, &st)
+ * read at the close) and name_on(T *obj, void *arg) to pass with a name
+ * to the component's close. */
+#define HOST_CLOSED(name, T, ST, get)                                                              \
+    typedef struct name {                                                                          \
+        int done;                                                                                  \
+        ST st;                                                                                     \
+    } name;                                                                                        \
+    static void name##_on(T *obj, void *arg)                                                       \
+    {                                                                                              \
+        name *c = arg;                                                                             \
+        get(obj, &c->st);                                                                          \
+        c->done++;                                                                                 \
+    }
+
 /* Runs loop one turn at a time until *flag is at least want; fails after
  * seconds. */
 static inline void host_run_until(uv_loop_t *loop, const int *flag, int want, double seconds)

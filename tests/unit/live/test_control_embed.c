@@ -28,17 +28,7 @@
 
 #include "live/control.h"
 
-typedef struct closed {
-    int done;
-    qc_control_status st;
-} closed;
-
-static void on_closed(qc_control *C, void *arg)
-{
-    closed *c = arg;
-    qc_control_status_get(C, &c->st);
-    c->done++;
-}
+HOST_CLOSED(closed, qc_control, qc_control_status, qc_control_status_get)
 
 /* The settings the program was given, one a line. */
 static unsigned lines_of(const char *path, double *last)
@@ -96,7 +86,7 @@ static void test_control_embed(void **state)
     assert_int_equal(qc_control_start(&loop, &o, &C, &err), 0);
     assert_non_null(C);
     closed c1 = {0};
-    qc_control_close(C, on_closed, &c1); /* registers only: it runs on */
+    qc_control_close(C, closed_on, &c1); /* registers only: it runs on */
     qc_control_status st;
     qc_control_status_get(C, &st);
     assert_int_equal(st.state, QC_CONTROL_RUNNING);
@@ -129,7 +119,7 @@ static void test_control_embed(void **state)
     o.final = NAN;
     assert_int_equal(qc_control_start(&loop, &o, &C, &err), 0);
     closed c2 = {0};
-    qc_control_close(C, on_closed, &c2);
+    qc_control_close(C, closed_on, &c2);
     qc_control_drain(C);
     qc_control_drain(C);
     host_run_until(&loop, &c2.done, 1, 5);

@@ -423,17 +423,7 @@ static void test_embed(void **state)
     free(after.env);
 }
 
-typedef struct bclosed {
-    int done;
-    qc_backend_status st;
-} bclosed;
-
-static void on_backend_closed(qc_backend *b, void *arg)
-{
-    bclosed *c = arg;
-    qc_backend_status_get(b, &c->st);
-    c->done = 1;
-}
+HOST_CLOSED(bclosed, qc_backend, qc_backend_status, qc_backend_status_get)
 
 /* qctl's backend on the host's loop too, behind a proxy on the same loop:
  * it counts what it served, drains (nothing in service: at once) and
@@ -473,7 +463,7 @@ static void test_backend_embed(void **state)
     qc_proxy_close(p, on_closed, &pc);
     host_run_until(&loop, &pc.done, 1, 20);
     qc_backend_drain(b, 5);
-    qc_backend_close(b, on_backend_closed, &bc);
+    qc_backend_close(b, bclosed_on, &bc);
     host_run_until(&loop, &bc.done, 1, 20);
     assert_int_equal(bc.st.served, 20);
     assert_int_equal(bc.st.requests, 20);

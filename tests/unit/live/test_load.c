@@ -54,17 +54,7 @@ static void on_closed(qc_load *l, void *arg)
     w->closed = 1;
 }
 
-typedef struct bwatch {
-    int done;
-    qc_backend_status st;
-} bwatch;
-
-static void on_backend_closed(qc_backend *b, void *arg)
-{
-    bwatch *c = arg;
-    qc_backend_status_get(b, &c->st);
-    c->done = 1;
-}
+HOST_CLOSED(bwatch, qc_backend, qc_backend_status, qc_backend_status_get)
 
 static char target[32];
 
@@ -161,7 +151,7 @@ static void test_load_embed(void **state)
 
     bwatch bc = {0};
     qc_backend_drain(b, 5);
-    qc_backend_close(b, on_backend_closed, &bc);
+    qc_backend_close(b, bwatch_on, &bc);
     host_run_until(&loop, &bc.done, 1, 30);
     assert_int_equal(bc.st.served, served);
     assert_true(uv_is_active((uv_handle_t *)&host_timer));
@@ -191,7 +181,7 @@ typedef struct bthread {
 static void bthread_stop(uv_async_t *a)
 {
     bthread *t = a->data;
-    qc_backend_close(t->b, on_backend_closed, &t->bc);
+    qc_backend_close(t->b, bwatch_on, &t->bc);
     uv_close((uv_handle_t *)&t->stop, NULL);
 }
 
@@ -346,7 +336,7 @@ static void test_backend_reuseport(void **state)
     qc_backend *b;
     assert_int_equal(qc_backend_start(&loop, &bo, &b, &err), 0);
     bwatch bc = {0};
-    qc_backend_close(b, on_backend_closed, &bc);
+    qc_backend_close(b, bwatch_on, &bc);
     uv_run(&loop, UV_RUN_DEFAULT);
     assert_true(bc.done);
     assert_int_equal(uv_loop_close(&loop), 0);
