@@ -521,6 +521,17 @@ static int adm_validate(void *ctx)
     q->horizon = p->horizon;
     q->warm = p->warmup;
     q->win = p->window;
+    /* the run's own checks (each policy's), so that --check answers what
+     * the start would */
+    for (unsigned i = 0; i < q->npol; i++) {
+        qc_mc_run_params one = *p;
+        one.policy = q->pols[i];
+        qc_err err = {0};
+        if ((rc = qc_mc_run_params_check(&one, &err)) != 0) {
+            cli_error("%s: %s", q->scen, err.msg);
+            return cli_exit_code(rc);
+        }
+    }
     return 0;
 }
 

@@ -421,6 +421,12 @@ static int mu_validate(void *ctx)
     p->ninput = q->nmu;
     p->pi = (qc_pi_params){q->kp, q->ki, 0, top, q->mus[0].v < top ? q->mus[0].v : top,
                            (qc_antiwindup)q->aw, q->kaw};
+    /* the run's own checks, so that --check answers what the start would */
+    qc_err err = {0};
+    if ((rc = qc_mu_run_params_check(p, &err)) != 0) {
+        cli_error("sim maxusers: %s", err.msg);
+        return cli_exit_code(rc);
+    }
     return 0;
 }
 

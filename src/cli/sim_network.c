@@ -391,6 +391,11 @@ static int validate(void *ctx)
                       : "must be > 0");
         return QC_EXIT_USAGE;
     }
+    /* the run's own checks, so that --check answers what the start would */
+    if (!q->analytic && (rc = qc_network_params_check(p, &err)) != 0) {
+        cli_error("sim network: %s", err.msg);
+        return cli_exit_code(rc);
+    }
     return 0;
 }
 

@@ -295,6 +295,12 @@ static int psim_validate(void *ctx)
     }
     q->route = qc_psim_route_name(p->route);
     q->discipline = qc_psim_discipline_name(p->discipline);
+    /* the run's own checks, so that --check answers what the start would */
+    int crc = qc_psim_params_check(p, &err);
+    if (crc != 0) {
+        cli_error("sim proxy: %s", err.msg);
+        return cli_exit_code(crc);
+    }
     return 0;
 }
 
