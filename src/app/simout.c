@@ -4,6 +4,7 @@
  * summary has the same shape. */
 #include "simout.h"
 
+#include <math.h>
 #include <stdio.h>
 
 void qc_app_support_print(const qc_app_support *s)
@@ -71,4 +72,11 @@ void qc_app_json_run_done(json_t *root, json_t *run, uint64_t measured, uint64_t
     json_object_set_new(run, "simulated_time", json_real(sim_time));
     json_object_set_new(run, "elapsed_seconds", json_real(elapsed));
     json_object_set_new(root, "run", run);
+}
+
+void qc_app_csv_num(FILE *fp, double x, const char *sep)
+{
+    if (isfinite(x))
+        fprintf(fp, "%.10g", x);
+    fputs(sep, fp);
 }

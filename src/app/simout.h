@@ -16,6 +16,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* A run's verdict on its intervals. */
 typedef struct qc_app_support {
@@ -51,5 +52,9 @@ json_t *qc_app_json_run(uint64_t customers, double horizon, unsigned reps, uint6
  * simulated time, wall-clock seconds) and puts it in root as "run". */
 void qc_app_json_run_done(json_t *root, json_t *run, uint64_t measured, uint64_t events,
                           double sim_time, double elapsed);
+
+/* A number (%.10g) and sep, or sep alone when x is not finite (CSV has
+ * no NaN). */
+void qc_app_csv_num(FILE *fp, double x, const char *sep);
 
 #endif

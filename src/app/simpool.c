@@ -12,14 +12,6 @@
 #include "qctl/hist.h"
 #include "qctl/output.h"
 
-/* A number and sep, or sep alone when x is not finite (CSV has no NaN). */
-static void csv_num(FILE *fp, double x, const char *sep)
-{
-    if (isfinite(x))
-        fprintf(fp, "%.10g", x);
-    fputs(sep, fp);
-}
-
 static const char *const labels[QC_PM_COUNT] = {
     "mean jobs",           "response time",        "response time p50",
     "response time p95",   "response time p99",    "throughput",
@@ -171,8 +163,8 @@ void qc_app_pool_series_rows(FILE *fp, const void *ctx)
     for (size_t i = 0; i < r->series_len; i++) {
         const qc_pool_series_point *s = &r->series[i];
         fprintf(fp, "%.10g,%.10g,%.10g,%.10g,%.10g,", s->t, s->jobs, s->on, s->setup, s->busy);
-        csv_num(fp, s->rate, ",");
-        csv_num(fp, s->arrivals, "\n");
+        qc_app_csv_num(fp, s->rate, ",");
+        qc_app_csv_num(fp, s->arrivals, "\n");
     }
 }
 
