@@ -195,6 +195,12 @@ typedef struct qc_mu_run_result {
  * draws from its own stream (QC_STREAM_CONTROL). */
 int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err);
 
+/* The checks qc_mu_run makes before it simulates (the run's length and
+ * interval, the controller's gains and limits, the plant's sizes), alone:
+ * 0, or QC_EINVAL with the field named in err. `qctl sim maxusers
+ * --check` answers from it. */
+int qc_mu_run_params_check(const qc_mu_run_params *p, qc_err *err);
+
 /* Called once per replication, in replication order (0, 1, ...), one call
  * at a time, with its result, which the callee then owns (it frees it
  * with qc_mu_run_result_free or keeps it). A non-zero return stops the

@@ -378,6 +378,12 @@ typedef struct qc_mc_run_result {
  * qc_mc_min_delay) or a target (1 - eps) D that none can; epsilon < 0 or
  * >= 1; alpha <= 0; a bad controller or limiter parameter. */
 int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err);
+
+/* The checks qc_mc_run makes before it simulates (classes, bounds each
+ * class can meet, gains, the run's length), alone: 0, or QC_EINVAL /
+ * QC_ERANGE with the class and field named in err. `qctl sim admission
+ * --check` answers from it. */
+int qc_mc_run_params_check(const qc_mc_run_params *p, qc_err *err);
 void qc_mc_run_result_free(qc_mc_run_result *res);
 
 /* Whether the replications of p support their intervals, from the data

@@ -217,6 +217,12 @@ typedef struct qc_network_result {
 } qc_network_result;
 
 int qc_network_run(const qc_network_params *p, qc_network_result *res, qc_err *err);
+
+/* The checks qc_network_run makes before it simulates (the run's length,
+ * replications, level, every open station stable), alone: 0, or
+ * QC_EINVAL / QC_EUNSTABLE with the message in err. `qctl sim network
+ * --check` answers from it. */
+int qc_network_params_check(const qc_network_params *p, qc_err *err);
 void qc_network_result_free(qc_network_result *res);
 
 /* ---- the analytic solution -------------------------------------------- */

@@ -189,6 +189,11 @@ typedef struct qc_psim_result {
  * (checked before anything runs), QC_ENOMEM, QC_ECANCELED. On error the
  * result holds nothing to free. */
 int qc_psim_run(const qc_psim_params *p, qc_psim_result *r, qc_err *err);
+
+/* The checks qc_psim_run makes before it simulates, alone: 0, or
+ * QC_EINVAL with the field named in err. `qctl sim proxy --check`
+ * answers from it. */
+int qc_psim_params_check(const qc_psim_params *p, qc_err *err);
 void qc_psim_result_free(qc_psim_result *r);
 
 QC_API_END

@@ -142,6 +142,13 @@ typedef struct qc_queue_params {
  * seed 1, level 0.95, no series. */
 void qc_queue_params_init(qc_queue_params *p);
 
+/* The checks qc_queue_run makes before it simulates, alone: 0, or
+ * QC_EINVAL (a value out of its range, named by its field) or
+ * QC_EUNSTABLE (no steady state: load >= 1 without a capacity) with the
+ * message in err. `qctl sim queue --check` answers from it, so the check
+ * and the run cannot disagree. */
+int qc_queue_params_check(const qc_queue_params *p, qc_err *err);
+
 typedef enum qc_queue_metric {
     QC_QM_RESPONSE = 0,  /* mean response (sojourn) time */
     QC_QM_WAIT,          /* mean waiting time: response minus service */

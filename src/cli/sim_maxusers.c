@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/simmu.h"
 #include "cli.h"
 #include "flags.h"
 #include "guard.h"
@@ -44,56 +45,11 @@ static int parse_dist(const char *flag, const char *s, qc_dist *d)
     return 0;
 }
 
-/* What the outputs are made of. */
-typedef struct mu_out {
-    const qc_mu_run_params *p;
-    const qc_mu_run_result *r;
-    const struct reps_stats *st;
-    const char *ctl;
-    const cli_support *sup; /* whether the run supports its intervals */
-} mu_out;
-
-/* One row per sample instant k = 0 .. n (qctl/maxusers.h): maxusers is
- * u(k), set at `time` and in force over (time, time + interval]; the
- * measurements are y(k), taken at `time` (RIS averaged over the interval
- * that ends there). So row k's RIS answers row k-1's MaxUsers, which is
- * the pairing y(k+1) = a y(k) + b u(k) that `qctl sysid` fits. */
-static void series_rows(FILE *fp, const void *ctx)
-{
-    const qc_mu_run_params *p = ((const mu_out *)ctx)->p;
-    const qc_mu_run_result *r = ((const mu_out *)ctx)->r;
-    fprintf(fp, "# qctl sim maxusers: one row per sample instant k (time = k x %g s). maxusers is "
-                "u(k), set at time and in force until time + %g; the other columns are "
-                "measured at time (RIS, throughput and response over the interval ending "
-                "there).\n",
-            p->plant.interval, p->plant.interval);
-    fprintf(fp, "# ris_logged_bound=%.10g (the most the logged RIS can read: its closed form "
-                "at the largest RIS the plant can hold)\n",
-            r->logged_bound);
-    fprintf(fp, "time,reference,maxusers,ris,ris_now,ris_logged,throughput,response,"
-                "connected,waiting\n");
-    double dt = p->plant.interval;
-    for (size_t k = 0; k <= r->n; k++) {
-        const qc_maxusers_sample *y = k ? &r->samples[k - 1] : &r->initial;
-        double u = k < r->n ? r->samples[k].maxusers : r->u_next;
-        double ref = p->closed_loop ? qc_sched_at(p->ref, p->nref, (double)k * dt) : NAN;
-        fprintf(fp, "%.10g,", (double)k * dt);
-        cli_csv_num(fp, ref, ",");
-        cli_csv_num(fp, u, ",");
-        cli_csv_num(fp, y->ris, ",");
-        cli_csv_num(fp, y->ris_now, ",");
-        cli_csv_num(fp, y->ris_logged, ",");
-        cli_csv_num(fp, y->throughput, ",");
-        cli_csv_num(fp, y->completed ? y->response : NAN, ",");
-        cli_csv_num(fp, y->connected, ",");
-        cli_csv_num(fp, y->waiting, "\n");
-    }
-}
 
 static int mu_plots(cli_plots *pl, const void *ctx)
 {
-    const qc_mu_run_params *p = ((const mu_out *)ctx)->p;
-    int rc = cli_plots_data(pl, "maxusers.csv", series_rows, ctx);
+    const qc_mu_run_params *p = ((const qc_app_mu_out *)ctx)->p;
+    int rc = cli_plots_data(pl, "maxusers.csv", qc_app_mu_series_rows, ctx);
     if (rc == 0)
         rc = cli_plots_draw(pl, "ris",
                             "set datafile separator ','\nset key below horizontal\nset xlabel "
@@ -112,190 +68,6 @@ static int mu_plots(cli_plots *pl, const void *ctx)
                             "'' every ::1 using 1:9 with lines lw 1 title 'connected'",
                             pl->path);
     return rc;
-}
-
-/* Step metrics and saturation over replications: the result of rep 0
- * (series, plots) plus, per step, the values of every replication. */
-typedef struct reps_stats {
-    unsigned reps;
-    double level;
-    size_t nsteps;
-    double *settling, *overshoot, *sse; /* [step * reps + rep] */
-    double *sat, *held;                 /* [rep] */
-    double bound;                       /* logged sensor's reach */
-    double ref_m[64];                   /* references mapped into the sensor */
-    int unreachable[64];
-} reps_stats;
-
-/* The interval of the finite values (qc_json_ci_new's one shape), or null
- * when there are none; on a run too short for its intervals the ends are
- * null (with the reason), or kept and marked unreliable with
- * --allow-short. */
-static json_t *ci_json(const double *x, size_t n, double level, const cli_support *sup)
-{
-    qc_ci ci;
-    if (qc_ci_t_finite(x, n, level, &ci, NULL) != 0 || ci.n == 0)
-        return json_null();
-    json_t *o = qc_json_ci_new(&ci);
-    if (o && sup->short_run && sup->allow_short) {
-        json_object_set_new(o, "unreliable", json_true());
-    } else if (o && sup->short_run) {
-        json_object_set_new(o, "half_width", json_null());
-        json_object_set_new(o, "ci_low", json_null());
-        json_object_set_new(o, "ci_high", json_null());
-        json_object_set_new(o, "reason", json_string("run too short to support an interval"));
-    }
-    return o;
-}
-
-/* "m" or "m +- h" of the finite values into out (scaled by f); the count.
- * A run too short for its intervals: "m" alone, or "m +- h" with
- * --allow-short (the table's first line says why, and that they are
- * unreliable). */
-static size_t ci_text(const double *x, size_t n, double level, double f, const char *fmt,
-                      const cli_support *sup, char *out, size_t len)
-{
-    qc_ci ci;
-    if (qc_ci_t_finite(x, n, level, &ci, NULL) != 0 || ci.n == 0) {
-        snprintf(out, len, "-");
-        return 0;
-    }
-    const size_t k = ci.n;
-    char m[64], h[64];
-    snprintf(m, sizeof m, fmt, f * ci.mean);
-    if (k >= 2 && isfinite(ci.half)) {
-        char hf[16];
-        snprintf(hf, sizeof hf, "%s", fmt);
-        if (hf[1] == '+') /* a half-width has no sign */
-            memmove(hf + 1, hf + 2, strlen(hf + 2) + 1);
-        snprintf(h, sizeof h, hf, f * ci.half);
-        if (sup->short_run && !sup->allow_short)
-            snprintf(out, len, "%s", m); /* the table's first line says why */
-        else
-            snprintf(out, len, "%s +- %s", m, h);
-    } else {
-        snprintf(out, len, "%s", m);
-    }
-    return k;
-}
-
-static size_t count_finite(const double *x, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        k += isfinite(x[i]) != 0;
-    return k;
-}
-
-/* One replication's result, in replication order: its step metrics into
- * st; replication 0's result kept whole in *res0 (series, plots). */
-typedef struct mu_each_ctx {
-    reps_stats *st;
-    qc_mu_run_result *res0;
-} mu_each_ctx;
-
-static int mu_each(void *ctx, unsigned k, qc_mu_run_result *rk)
-{
-    mu_each_ctx *e = ctx;
-    reps_stats *st = e->st;
-    const unsigned reps = st->reps;
-    st->nsteps = rk->nsteps;
-    for (size_t i = 0; i < rk->nsteps; i++) {
-        st->settling[i * reps + k] = rk->steps[i].settling;
-        st->overshoot[i * reps + k] = rk->steps[i].overshoot;
-        st->sse[i * reps + k] = rk->steps[i].sse;
-    }
-    st->sat[k] = rk->frac_saturated;
-    st->held[k] = rk->frac_held;
-    if (k == 0)
-        *e->res0 = *rk;
-    else
-        qc_mu_run_result_free(rk);
-    return 0;
-}
-
-static json_t *summary(const qc_mu_run_params *p, const qc_mu_run_result *r,
-                       const reps_stats *st, const char *ctl, const cli_support *sup)
-{
-    json_t *root = json_object();
-    json_object_set_new(root, "command", json_string("sim maxusers"));
-    json_t *run = json_object();
-    json_object_set_new(run, "controller", json_string(ctl));
-    if (p->closed_loop) {
-        json_object_set_new(run, "ki", json_real(p->pi.ki));
-        json_object_set_new(run, "kp", json_real(p->pi.kp));
-        json_object_set_new(run, "sensor",
-                            json_string(qc_mu_sensor_name(p->sensor)));
-        json_object_set_new(run, "sensor_gain", json_real(p->sensor_gain > 0 ? p->sensor_gain : 1));
-        json_object_set_new(run, "sensor_offset", json_real(p->sensor_offset));
-    }
-    json_object_set_new(run, "population", json_integer(p->plant.population));
-    json_object_set_new(run, "interval", json_real(p->plant.interval));
-    json_object_set_new(run, "intervals", json_integer((json_int_t)r->n));
-    json_object_set_new(run, "seed", json_integer((json_int_t)p->plant.seed));
-    json_object_set_new(run, "reps", json_integer((json_int_t)st->reps));
-    json_object_set_new(run, "confidence", json_real(st->level));
-    json_object_set_new(run, "band", json_real(p->band > 0 ? p->band : 0.1));
-    json_object_set_new(run, "logged_ris_bound", qc_json_real_new(st->bound));
-    json_object_set_new(root, "run", run);
-    json_object_set_new(root, "interval_support", cli_support_json_run(sup));
-    json_t *steps = json_array();
-    const unsigned R = st->reps;
-    for (size_t i = 0; i < st->nsteps; i++) {
-        const qc_mu_step_metrics *m = &r->steps[i];
-        const double *se = st->settling + i * R, *ov = st->overshoot + i * R,
-                     *ss = st->sse + i * R;
-        size_t settled = count_finite(se, R);
-        json_t *o = json_object();
-        json_object_set_new(o, "t_start", json_real(m->t_start));
-        json_object_set_new(o, "reference", json_real(m->r));
-        if (p->closed_loop) {
-            json_object_set_new(o, "reference_measured", json_real(st->ref_m[i]));
-            json_object_set_new(o, "reachable", json_boolean(!st->unreachable[i]));
-        }
-        json_object_set_new(o, "settled_reps", json_integer((json_int_t)settled));
-        /* the mean settling time only when every replication settled */
-        json_t *sci = ci_json(se, R, st->level, sup);
-        json_object_set_new(o, "settling_time",
-                            settled == R && json_is_object(sci)
-                                ? json_real(json_number_value(json_object_get(sci, "value")))
-                                : json_null());
-        json_object_set_new(o, "settling_time_ci", settled == R ? sci : (json_decref(sci), json_null()));
-        json_t *oci = ci_json(ov, R, st->level, sup);
-        json_object_set_new(o, "overshoot_percent",
-                            json_is_object(oci) ? json_real(json_number_value(json_object_get(oci, "value")))
-                                                : json_null());
-        json_object_set_new(o, "overshoot_percent_ci", oci);
-        json_t *eci = ci_json(ss, R, st->level, sup);
-        json_object_set_new(o, "steady_state_error",
-                            json_is_object(eci) ? json_real(json_number_value(json_object_get(eci, "value")))
-                                                : json_null());
-        json_object_set_new(o, "steady_state_error_ci", eci);
-        json_array_append_new(steps, o);
-    }
-    json_object_set_new(root, "steps", steps);
-    json_t *s = json_object();
-    json_t *sat = ci_json(st->sat, R, st->level, sup);
-    json_object_set_new(s, "fraction_saturated",
-                        json_real(json_number_value(json_object_get(sat, "value"))));
-    json_object_set_new(s, "fraction_saturated_ci", sat);
-    json_t *hl = ci_json(st->held, R, st->level, sup);
-    json_object_set_new(s, "fraction_held",
-                        json_real(json_number_value(json_object_get(hl, "value"))));
-    json_object_set_new(s, "fraction_held_ci", hl);
-    json_object_set_new(s, "throughput", qc_json_real_new(r->throughput));
-    json_object_set_new(s, "response_mean", qc_json_real_new(r->response_mean));
-    json_object_set_new(s, "response_p95", qc_json_real_new(r->response_p95));
-    double ris = 0, mu = 0;
-    size_t h = r->n / 2;
-    for (size_t k = h; k < r->n; k++) {
-        ris += r->samples[k].ris;
-        mu += r->samples[k].maxusers;
-    }
-    json_object_set_new(s, "ris_mean_second_half", json_real(ris / (double)(r->n - h)));
-    json_object_set_new(s, "maxusers_mean_second_half", json_real(mu / (double)(r->n - h)));
-    json_object_set_new(root, "summary", s);
-    return root;
 }
 
 /* The flags' destinations, what the validation makes of them (the
@@ -421,70 +193,13 @@ static int mu_validate(void *ctx)
     p->ninput = q->nmu;
     p->pi = (qc_pi_params){q->kp, q->ki, 0, top, q->mus[0].v < top ? q->mus[0].v : top,
                            (qc_antiwindup)q->aw, q->kaw};
-    return 0;
-}
-
-static void reps_stats_free(reps_stats *st)
-{
-    free(st->settling);
-    free(st->overshoot);
-    free(st->sse);
-    free(st->sat);
-    free(st->held);
-}
-
-/* The table: each step's settling, overshoot and steady-state error
- * (with intervals over replications), saturation and throughput. */
-static void mu_table(const void *ctx)
-{
-    const mu_out *q = ctx;
-    const qc_mu_run_params *p = q->p;
-    const qc_mu_run_result *r = q->r;
-    const reps_stats *st = q->st;
-    const unsigned reps = st->reps;
-    const double level = st->level;
-    printf("MaxUsers server: %u users, %u threads, interval %g s, %s control", p->plant.population,
-           p->plant.threads, p->plant.interval, q->ctl);
-    if (reps > 1)
-        printf(", %u replications (+- %g%% confidence half-widths)", reps, 100 * level);
-    printf("\n");
-    cli_support_print(q->sup);
-    for (size_t i = 0; i < st->nsteps; i++) {
-        const qc_mu_step_metrics *m = &r->steps[i];
-        const double *se = st->settling + i * reps, *ov = st->overshoot + i * reps,
-                     *ss = st->sse + i * reps;
-        char a[128], b[128], e3[128];
-        size_t settled = ci_text(se, reps, level, 1, "%.4g", q->sup, a, sizeof a);
-        ci_text(ov, reps, level, 1, "%.1f", q->sup, b, sizeof b);
-        ci_text(ss, reps, level, 100, "%+.2f", q->sup, e3, sizeof e3);
-        printf("  step to %-8g at t=%-8g ", m->r, m->t_start);
-        if (settled == reps)
-            printf("settling %s s", a);
-        else if (settled == 0)
-            printf("never settles (not within %g%% of the reference to the end)",
-                   100 * (p->band > 0 ? p->band : 0.1));
-        else
-            printf("settles in %zu of %u replications (%s s when it does)", settled, reps, a);
-        if (count_finite(ov, reps) > 0)
-            printf("  overshoot %s%%", b);
-        else
-            printf("  overshoot: no step (starts at the reference)");
-        printf("  steady-state error %s%%", e3);
-        if (p->closed_loop && st->unreachable[i])
-            printf("  UNREACHABLE on the logged sensor (%g > %g)", st->ref_m[i], st->bound);
-        printf("\n");
+    /* the run's own checks, so that --check answers what the start would */
+    qc_err err = {0};
+    if ((rc = qc_mu_run_params_check(p, &err)) != 0) {
+        cli_error("sim maxusers: %s", err.msg);
+        return cli_exit_code(rc);
     }
-    char a[128], b[128];
-    ci_text(st->sat, reps, level, 100, "%.1f", q->sup, a, sizeof a);
-    ci_text(st->held, reps, level, 100, "%.1f", q->sup, b, sizeof b);
-    printf("  MaxUsers saturated %s%% of intervals, held by the demand hold %s%%; "
-           "throughput %.4g RPC/s; ",
-           a, b, r->throughput);
-    if (isfinite(r->response_mean) && isfinite(r->response_p95))
-        printf("response mean %.4g s, p95 %.4g s", r->response_mean, r->response_p95);
-    else
-        printf("no RPC completed: no response time");
-    printf("%s\n", reps > 1 ? " (throughput and response: first replication)" : "");
+    return 0;
 }
 
 static int mu_run(void *ctx, int argc, char **argv)
@@ -494,7 +209,7 @@ static int mu_run(void *ctx, int argc, char **argv)
     const qc_mu_run_params *p = &q->p;
     const unsigned reps = q->reps;
     int rc = 0;
-    reps_stats st;
+    qc_app_mu_stats st;
     memset(&st, 0, sizeof st);
     st.reps = reps;
     st.level = q->level;
@@ -526,13 +241,13 @@ static int mu_run(void *ctx, int argc, char **argv)
         rc = QC_EXIT_FAIL;
     }
     /* the progress goes by replication: each is one run of the loop */
-    mu_each_ctx ec = {&st, &res};
+    qc_app_mu_each_ctx ec = {&st, &res};
     unsigned failed = 0;
     cli_run run;
     cli_run_begin(&run, "sim maxusers", NULL, q->quiet, NULL, NULL);
     cli_run_cancellable(&run, &q->p.cancel);
     if (rc == 0) {
-        int lrc = qc_mu_run_reps(p, reps, q->jobs, mu_each, &ec, cli_progress_update, &run.prog,
+        int lrc = qc_mu_run_reps(p, reps, q->jobs, qc_app_mu_each, &ec, cli_progress_update, &run.prog,
                                  &failed, &run.err);
         if (lrc != 0 && lrc != QC_ECANCELED)
             qc_err_prefix(&run.err, "replication %u", failed);
@@ -540,17 +255,20 @@ static int mu_run(void *ctx, int argc, char **argv)
     }
     if (rc == 0) {
         static char why[512];
-        cli_support sup = {qc_mu_run_support(p, &res, st.settling, st.nsteps, reps, why, sizeof why),
-                           why, q->allow_short, 0, 1};
-        mu_out out = {p, &res, &st, ctl_names[q->ctl], &sup};
-        cli_result r = {summary(p, &res, &st, out.ctl, &sup), &out, mu_table, NULL, series_rows,
-                        mu_plots, names, 2};
+        qc_app_support sup = {qc_mu_run_support(p, &res, st.settling, st.nsteps, st.reps, why,
+                                                sizeof why), why,
+                              q->allow_short, 0, 1};
+        qc_app_mu_out out = {p, &res, &st, ctl_names[q->ctl], &sup};
+        cli_result r = {qc_app_mu_json(p, &res, &st, out.ctl, &sup), &out, qc_app_mu_table,
+                        NULL, qc_app_mu_series_rows, mu_plots, names, 2};
         rc = cli_result_write(&q->out, &r, argc, argv);
+        const cli_support v = {sup.short_run, sup.why, sup.allow_short, sup.precision_asked,
+                               sup.precision_met};
         if (rc == 0)
-            rc = cli_support_verdict(&sup, "sim maxusers");
+            rc = cli_support_verdict(&v, "sim maxusers");
     }
     qc_mu_run_result_free(&res);
-    reps_stats_free(&st);
+    qc_app_mu_stats_free(&st);
     return rc;
 }
 

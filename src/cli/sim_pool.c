@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/simpool.h"
 #include "cli.h"
 #include "flags.h"
 #include "guard.h"
@@ -25,199 +26,18 @@ static const char about[] =
     "on/off policy and prints delay, power and cost with confidence intervals.\n";
 
 typedef struct opts {
-    const char *arrival, *service, *setup;
-    cli_outputs out; /* --json, --output, --series, --plot, --report */
+    qc_app_pool_opts a; /* what the summary shows of the command line */
+    cli_outputs out;    /* --json, --output, --series, --plot, --report */
     int quiet, compare;
-    int allow_short; /* --allow-short */
     double series_dt;
-    double price;
-    double watts[4]; /* busy, idle, setup, off */
 } opts;
 
-static const char *const labels[QC_PM_COUNT] = {
-    "mean jobs",           "response time",        "response time p50",
-    "response time p95",   "response time p99",    "throughput",
-    "mean power (cost)",   "energy per job (cost)", "switch-ons per hour",
-    "fraction in setup",    "average cost",         "holding cost",
-    "setup cost",        "servers on",           "servers busy",
-    "servers in setup",     "corr(servers on, rate)"};
-
-/* A CI scaled by 1/price: the power in watts. */
-static qc_ci ci_scaled(const qc_ci *c, double f)
-{
-    qc_ci s = *c;
-    s.mean *= f;
-    s.half *= f;
-    s.lo *= f;
-    s.hi *= f;
-    return s;
-}
-
-/* The run's verdict on its intervals (result.h). */
-static cli_support support_of(const qc_pool_result *r, const opts *o)
-{
-    return (cli_support){r->short_run, r->short_reason, o->allow_short, 0, 1};
-}
-
-static json_t *summary_json(const qc_pool_params *p, const qc_pool_result *r, const opts *o,
-                            double elapsed)
-{
-    const cli_support sup = support_of(r, o);
-    json_t *root = json_object();
-    json_t *model = json_object();
-    char buf[256];
-    json_object_set_new(root, "command", json_string("sim pool"));
-    json_object_set_new(model, "servers", json_integer(p->servers));
-    json_object_set_new(model, "policy", json_string(qc_pool_policy_name(p->policy)));
-    json_object_set_new(model, "threshold",
-                        p->policy == QC_POOL_DJSQ ? json_integer(p->threshold) : json_null());
-    json_object_set_new(model, "route_on", json_boolean(p->route_on));
-    json_object_set_new(model, "arrival", json_string(o->arrival));
-    qc_arrivals_format(p->arrival, buf, sizeof buf);
-    json_object_set_new(model, "arrival_canonical", json_string(buf));
-    json_object_set_new(model, "mean_arrival_rate",
-                        qc_json_real_new(qc_arrivals_mean_rate(p->arrival)));
-    json_object_set_new(model, "service", json_string(o->service));
-    qc_dist_format(p->service, buf, sizeof buf);
-    json_object_set_new(model, "service_canonical", json_string(buf));
-    json_object_set_new(model, "setup_time", json_string(o->setup));
-    qc_dist_format(p->setup, buf, sizeof buf);
-    json_object_set_new(model, "setup_canonical", json_string(buf));
-    /* null: an idle server never switches off */
-    json_object_set_new(model, "idle_timer",
-                        p->policy == QC_POOL_JSQ ? json_null() : qc_json_real_new(p->idle_timer));
-    json_object_set_new(model, "load", qc_json_real_new(r->load));
-    json_object_set_new(root, "model", model);
-
-    json_t *cost = json_object();
-    json_object_set_new(cost, "holding", json_real(p->cost.holding));
-    json_object_set_new(cost, "busy_power_w", json_real(o->watts[0]));
-    json_object_set_new(cost, "idle_power_w", json_real(o->watts[1]));
-    json_object_set_new(cost, "setup_power_w", json_real(o->watts[2]));
-    json_object_set_new(cost, "off_power_w", json_real(o->watts[3]));
-    json_object_set_new(cost, "switch_cost", json_real(p->cost.switch_cost));
-    json_object_set_new(cost, "price", json_real(o->price));
-    json_object_set_new(root, "cost", cost);
-
-    json_t *run = cli_json_run(p->customers, p->horizon, p->reps, p->seed, p->level, r->ci_method);
-    json_t *tr = json_object();
-    json_object_set_new(tr, "method",
-                        json_string(qc_warmup_mode_name(p->warmup_mode)));
-    json_object_set_new(tr, "customers_cut", qc_json_real_new(r->warmup_customers));
-    json_object_set_new(tr, "time_cut", qc_json_real_new(r->warmup_time));
-    json_object_set_new(run, "warmup", tr);
-    cli_json_run_done(root, run, r->measured, r->events, r->sim_time, elapsed);
-
-    json_t *is = cli_support_json_run(&sup);
-    json_object_set_new(is, "effective_samples", qc_json_real_new(r->effective_obs));
-    json_object_set_new(run, "interval_support", is);
-    json_t *m = json_object();
-    for (int i = 0; i < QC_PM_COUNT; i++) {
-        json_t *ci = qc_json_ci_new(&r->metric[i]);
-        if (isfinite(r->metric[i].half))
-            cli_support_json(&sup, ci);
-        json_object_set_new(m, qc_pool_metric_name(i), ci);
-    }
-    if (o->price > 0) {
-        qc_ci w = ci_scaled(&r->metric[QC_PM_POWER], 1.0 / o->price);
-        json_t *ci = qc_json_ci_new(&w);
-        if (isfinite(w.half))
-            cli_support_json(&sup, ci);
-        json_object_set_new(m, "mean_power_watts", ci);
-    }
-    json_object_set_new(root, "metrics", m);
-
-    const qc_energy_report *e = &r->report;
-    json_t *er = json_object();
-    json_object_set_new(er, "mean_jobs", qc_json_real_new(e->mean_jobs));
-    json_object_set_new(er, "mean_response", qc_json_real_new(e->mean_response));
-    json_object_set_new(er, "mean_power", qc_json_real_new(e->mean_power));
-    json_object_set_new(er, "energy_per_job", qc_json_real_new(e->energy_per_job));
-    json_object_set_new(er, "switch_ons_per_hour", qc_json_real_new(e->switch_ons_per_hour));
-    json_object_set_new(er, "frac_setup", qc_json_real_new(e->frac_setup));
-    json_object_set_new(er, "average_cost", qc_json_real_new(e->average_cost));
-    json_object_set_new(root, "energy_report", er);
-    return root;
-}
-
-static void print_table(const qc_pool_params *p, const qc_pool_result *r, const opts *o)
-{
-    printf("server pool: K = %u, policy %s", p->servers, qc_pool_policy_name(p->policy));
-    if (p->policy == QC_POOL_DJSQ)
-        printf(" (T = %u)", p->threshold);
-    printf(", arrival %s, service %s, setup %s", o->arrival, o->service, o->setup);
-    if (p->policy != QC_POOL_JSQ)
-        printf(", idle timer %g", p->idle_timer);
-    if (isfinite(r->load))
-        printf("; load %.4g", r->load);
-    printf("\n%u replication%s of ", p->reps, p->reps > 1 ? "s" : "");
-    if (p->customers)
-        printf("%llu customers", (unsigned long long)p->customers);
-    else
-        printf("time %g", p->horizon);
-    printf("; warm-up cut (%s): %.0f customers, time %.4g per replication; CI by %s\n\n",
-           qc_warmup_mode_name(p->warmup_mode),
-           r->warmup_customers, r->warmup_time, r->ci_method);
-    const cli_support sup = support_of(r, o);
-    cli_support_print(&sup);
-    if (sup.short_run)
-        printf("\n");
-    printf("%-24s %14s   %g%% confidence interval\n", "metric", "estimate", 100 * p->level);
-    char cell[96];
-    for (int i = 0; i < QC_PM_COUNT; i++) {
-        const qc_ci *c = &r->metric[i];
-        if (i == QC_PM_DEMAND_CORR && c->n == 0)
-            continue;
-        cli_support_cell(&sup, c->lo, c->hi, cell, sizeof cell);
-        printf("%-24s %14.6g   %s\n", labels[i], c->mean, cell);
-    }
-    if (o->price > 0) {
-        qc_ci w = ci_scaled(&r->metric[QC_PM_POWER], 1.0 / o->price);
-        cli_support_cell(&sup, w.lo, w.hi, cell, sizeof cell);
-        printf("%-24s %14.6g   %s\n", "mean power (W)", w.mean, cell);
-    }
-}
-
-static void series_rows(FILE *fp, const void *ctx)
-{
-    const qc_pool_result *r = ctx;
-    fprintf(fp, "time,jobs,servers_on,servers_setup,servers_busy,arrival_rate,measured_rate\n");
-    for (size_t i = 0; i < r->series_len; i++) {
-        const qc_pool_series_point *s = &r->series[i];
-        fprintf(fp, "%.10g,%.10g,%.10g,%.10g,%.10g,", s->t, s->jobs, s->on, s->setup, s->busy);
-        cli_csv_num(fp, s->rate, ",");
-        cli_csv_num(fp, s->arrivals, "\n");
-    }
-}
-
-/* P(T > t) at the histogram's bucket edges, for the tail plot. */
-static void ccdf_rows(FILE *fp, const void *ctx)
-{
-    const qc_hist *h = ((const qc_pool_result *)ctx)->response_hist;
-    fprintf(fp, "# time P(T>time)\n");
-    uint64_t below = h->zero + h->under;
-    for (int i = 0; i < QC_HIST_NBUCKETS && h->total > 0; i++) {
-        if (h->count[i] == 0)
-            continue;
-        double lo, hi;
-        qc_hist_edges(h, i, &lo, &hi);
-        below += h->count[i];
-        double ccdf = 1.0 - (double)below / (double)h->total;
-        if (ccdf > 0)
-            fprintf(fp, "%.10g %.10g\n", hi, ccdf);
-    }
-}
 
 /* --compare: the same arrivals, service, setup and costs under every
  * policy, with the same seed (common random numbers, so that the
  * differences are the policies' and not the samples'); the run's own
  * policy first. */
-typedef struct pool_cmp {
-    size_t n;
-    qc_pool_policy pol[QC_POOL_NPOLICIES];
-    const qc_pool_result *r[QC_POOL_NPOLICIES];
-    qc_pool_comparison other;
-} pool_cmp;
+typedef qc_app_pool_cmp pool_cmp;
 
 static void pool_cmp_free(pool_cmp *c)
 {
@@ -244,50 +64,6 @@ static int run_comparison(const qc_pool_params *p, const qc_pool_result *own, po
 }
 
 /* The metrics compared, as JSON keys (qc_pool_metric_name) and columns. */
-static const int cmp_metrics[] = {QC_PM_COST, QC_PM_HOLDING_COST, QC_PM_POWER, QC_PM_SETUP_COST,
-                                  QC_PM_RESPONSE, QC_PM_P95, QC_PM_SERVERS_ON,
-                                  QC_PM_SWITCH_ONS_PER_HOUR};
-#define NCMP (sizeof cmp_metrics / sizeof cmp_metrics[0])
-
-static json_t *comparison_json(const pool_cmp *c)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < c->n; i++) {
-        json_t *row = json_object();
-        json_object_set_new(row, "policy", json_string(qc_pool_policy_name(c->pol[i])));
-        for (size_t j = 0; j < NCMP; j++)
-            json_object_set_new(row, qc_pool_metric_name(cmp_metrics[j]),
-                                qc_json_ci_new(&c->r[i]->metric[cmp_metrics[j]]));
-        json_array_append_new(a, row);
-    }
-    return a;
-}
-
-static void print_comparison(const pool_cmp *c, double level)
-{
-    printf("\npolicy comparison (same input and seed; %g%% half-widths):\n", 100 * level);
-    printf("%-8s %22s %22s %22s %12s\n", "policy", "average cost", "response time",
-           "mean power (cost)", "servers on");
-    for (size_t i = 0; i < c->n; i++) {
-        const qc_ci *m = c->r[i]->metric;
-        printf("%-8s %12.6g +- %-7.2g %12.6g +- %-7.2g %12.6g +- %-7.2g %12.4g\n",
-               qc_pool_policy_name(c->pol[i]), m[QC_PM_COST].mean, m[QC_PM_COST].half,
-               m[QC_PM_RESPONSE].mean, m[QC_PM_RESPONSE].half, m[QC_PM_POWER].mean,
-               m[QC_PM_POWER].half, m[QC_PM_SERVERS_ON].mean);
-    }
-}
-
-static void comparison_rows(FILE *fp, const void *ctx)
-{
-    const pool_cmp *c = ctx;
-    fprintf(fp, "# policy average_cost holding_cost ci_low ci_high\n");
-    for (size_t i = 0; i < c->n; i++) {
-        const qc_ci *m = c->r[i]->metric;
-        fprintf(fp, "%s %.10g %.10g %.10g %.10g\n", qc_pool_policy_name(c->pol[i]),
-                m[QC_PM_COST].mean, m[QC_PM_HOLDING_COST].mean, m[QC_PM_COST].lo,
-                m[QC_PM_COST].hi);
-    }
-}
 
 /* What the outputs are made of. */
 typedef struct pool_out {
@@ -301,27 +77,29 @@ typedef struct pool_out {
 static void pool_table(const void *ctx)
 {
     const pool_out *q = ctx;
-    print_table(&q->p, &q->r, q->o);
+    qc_app_pool_table(&q->p, &q->r, &q->o->a);
     if (q->o->compare)
-        print_comparison(q->cmp, q->p.level);
+        qc_app_pool_comparison_table(q->cmp, q->p.level);
 }
 
 static int pool_verdict(const void *ctx)
 {
     const pool_out *q = ctx;
-    const cli_support sup = support_of(&q->r, q->o);
+    const qc_app_support s = qc_app_pool_support(&q->r, &q->o->a);
+    const cli_support sup = {s.short_run, s.why, s.allow_short, s.precision_asked,
+                             s.precision_met};
     return cli_support_verdict(&sup, "sim pool");
 }
 
 static void pool_series(FILE *fp, const void *ctx)
 {
-    series_rows(fp, &((const pool_out *)ctx)->r);
+    qc_app_pool_series_rows(fp, &((const pool_out *)ctx)->r);
 }
 
 static int pool_plots(cli_plots *pl, const void *ctx)
 {
     const pool_out *q = ctx;
-    int rc = cli_plots_data(pl, "pool_series.csv", series_rows, &q->r);
+    int rc = cli_plots_data(pl, "pool_series.csv", qc_app_pool_series_rows, &q->r);
     /* Demand in servers: lambda(t) E[S] (the measured rate for a trace). */
     if (rc == 0)
         rc = cli_plots_draw(
@@ -336,7 +114,7 @@ static int pool_plots(cli_plots *pl, const void *ctx)
             "'' using 1:2 every ::1 axes x1y2 with lines lc rgb '#999999' title 'jobs'",
             pl->path, q->mean_service);
     if (rc == 0)
-        rc = cli_plots_data(pl, "response_time_ccdf.dat", ccdf_rows, &q->r);
+        rc = cli_plots_data(pl, "response_time_ccdf.dat", qc_app_pool_ccdf_rows, &q->r);
     if (rc == 0)
         rc = cli_plots_draw(pl, "response_time_ccdf",
                             "set xlabel 'response time t (s)'\nset ylabel 'P(T > t)'\nunset key\n"
@@ -347,7 +125,7 @@ static int pool_plots(cli_plots *pl, const void *ctx)
         return rc;
     /* The average cost of each policy with its interval, the holding part
      * shaded inside it (the rest is power and switching). */
-    rc = cli_plots_data(pl, "policy_comparison.dat", comparison_rows, q->cmp);
+    rc = cli_plots_data(pl, "policy_comparison.dat", qc_app_pool_comparison_rows, q->cmp);
     if (rc == 0)
         rc = cli_plots_draw(pl, "policy_comparison",
                             "set style fill solid 0.7 border -1\nset boxwidth 0.6\nset yrange "
@@ -431,12 +209,12 @@ static int pool_validate(void *ctx)
         return QC_EXIT_USAGE;
     }
     if ((rc = nonneg("--holding", p->cost.holding)) != 0 ||
-        (rc = nonneg("--busy-power", o->watts[0])) != 0 ||
-        (rc = nonneg("--idle-power", o->watts[1])) != 0 ||
-        (rc = nonneg("--setup-power", o->watts[2])) != 0 ||
-        (rc = nonneg("--off-power", o->watts[3])) != 0 ||
+        (rc = nonneg("--busy-power", o->a.watts[0])) != 0 ||
+        (rc = nonneg("--idle-power", o->a.watts[1])) != 0 ||
+        (rc = nonneg("--setup-power", o->a.watts[2])) != 0 ||
+        (rc = nonneg("--off-power", o->a.watts[3])) != 0 ||
         (rc = nonneg("--switch-cost", p->cost.switch_cost)) != 0 ||
-        (rc = nonneg("--price", o->price)) != 0)
+        (rc = nonneg("--price", o->a.price)) != 0)
         return rc;
     if (cli_flag_given(q->flags, q->given, "series-dt") && !(o->series_dt > 0)) {
         cli_error("--series-dt: '%g' must be > 0", o->series_dt);
@@ -444,7 +222,7 @@ static int pool_validate(void *ctx)
     }
     if (o->out.report && (rc = cli_report_prepare(o->out.report)) != 0)
         return rc;
-    if (!have_servers || !o->arrival) {
+    if (!have_servers || !o->a.arrival) {
         cli_error("sim pool: --%s is required (see 'qctl sim pool --help')",
                   have_servers ? "arrival" : "servers");
         return QC_EXIT_USAGE;
@@ -461,23 +239,23 @@ static int pool_validate(void *ctx)
     if ((rc = cli_warmup_parse(q->trans, 0, p->horizon == 0, &fixed, &p->warmup)) != 0)
         return rc;
     p->warmup_mode = fixed ? QC_WARMUP_FIXED : QC_WARMUP_MSER5;
-    p->cost.power[0] = o->watts[0] * o->price;
-    p->cost.idle_power = o->watts[1] * o->price;
-    p->cost.setup_power = o->watts[2] * o->price;
-    p->cost.off_power = o->watts[3] * o->price;
+    p->cost.power[0] = o->a.watts[0] * o->a.price;
+    p->cost.idle_power = o->a.watts[1] * o->a.price;
+    p->cost.setup_power = o->a.watts[2] * o->a.price;
+    p->cost.off_power = o->a.watts[3] * o->a.price;
 
     qc_err err = {0};
-    if (qc_arrivals_parse(&q->arr, o->arrival, &err) != 0) {
+    if (qc_arrivals_parse(&q->arr, o->a.arrival, &err) != 0) {
         cli_error("--arrival: %s", err.msg);
         return QC_EXIT_USAGE;
     }
     p->arrival = &q->arr;
-    if (qc_dist_parse(&q->svc, o->service, &err) != 0) {
+    if (qc_dist_parse(&q->svc, o->a.service, &err) != 0) {
         cli_error("--service: %s", err.msg);
         return QC_EXIT_USAGE;
     }
     p->service = &q->svc;
-    if (qc_dist_parse(&q->wup, o->setup, &err) != 0) {
+    if (qc_dist_parse(&q->wup, o->a.setup, &err) != 0) {
         cli_error("--setup-time: %s", err.msg);
         return QC_EXIT_USAGE;
     }
@@ -545,9 +323,9 @@ static int pool_run(void *ctx, int argc, char **argv)
         cli_error("sim pool: %s", err.msg);
         rc = cli_exit_code(rc);
     } else {
-        json_t *js = summary_json(&out.p, &out.r, &q->o, run.elapsed);
+        json_t *js = qc_app_pool_json(&out.p, &out.r, &q->o.a, run.elapsed);
         if (q->o.compare)
-            json_object_set_new(js, "comparison", comparison_json(&cmp));
+            json_object_set_new(js, "comparison", qc_app_pool_comparison_json(&cmp));
         cli_result r = {js,          &out, pool_table, pool_verdict, pool_series, pool_plots,
                         names, q->o.compare ? 3 : 2};
         rc = cli_result_write(&q->o.out, &r, argc, argv);
@@ -564,15 +342,15 @@ int cmd_sim_pool(int argc, char **argv)
     opts *o = &q.o;
     qc_pool_params_init(p);
     p->jobs = cli_jobs_default();
-    o->service = "exp:1";
-    o->price = 1.0;
-    o->watts[0] = QC_POOL_DEFAULT_BUSY_W;
-    o->watts[1] = QC_POOL_DEFAULT_IDLE_W;
-    o->watts[2] = QC_POOL_DEFAULT_SETUP_W;
-    o->watts[3] = QC_POOL_DEFAULT_OFF_W;
+    o->a.service = "exp:1";
+    o->a.price = 1.0;
+    o->a.watts[0] = QC_POOL_DEFAULT_BUSY_W;
+    o->a.watts[1] = QC_POOL_DEFAULT_IDLE_W;
+    o->a.watts[2] = QC_POOL_DEFAULT_SETUP_W;
+    o->a.watts[3] = QC_POOL_DEFAULT_OFF_W;
     char setup_default[64];
     snprintf(setup_default, sizeof setup_default, "exp:%g", QC_POOL_DEFAULT_SETUP_RATE);
-    o->setup = setup_default;
+    o->a.setup = setup_default;
     int help = 0;
     /* the old names (aliases) keep one vocabulary: "setup" for a server's
      * start-up time, "warm-up" for the statistical cut */
@@ -591,13 +369,13 @@ int cmd_sim_pool(int argc, char **argv)
          .help = "djsq through a balancer over the servers ON only\n(haproxy's leastconn over "
                  "servers 'ready'): a job\nthat turns a server on (or chooses one in setup)\n"
                  "joins the shortest ON queue instead of waiting\nfor the setup"},
-        {"arrival", CLI_STR, &o->arrival, .arg = "SPEC",
+        {"arrival", CLI_STR, &o->a.arrival, .arg = "SPEC",
          .help = "exp:RATE (Poisson), any distribution spec (renewal\ninter-arrival times), "
                  "sin:MEAN,AMP,PERIOD,\ncurve:FILE (CSV time,rate; linear, repeats with its\nlast "
                  "time as period), steps:T0:R0,T1:R1,... (rate\nR_k from T_k on, the last one for "
                  "ever)\nor trace:FILE (arrival times)"},
-        {"service", CLI_STR, &o->service, .arg = "SPEC", .help = "service time (default exp:1)"},
-        {"setup-time", CLI_STR, &o->setup, .arg = "SPEC", .alias = "warmup-time",
+        {"service", CLI_STR, &o->a.service, .arg = "SPEC", .help = "service time (default exp:1)"},
+        {"setup-time", CLI_STR, &o->a.setup, .arg = "SPEC", .alias = "warmup-time",
          .help = "setup time of a server switched on, before it serves\n(default exp:0.1; "
                  "--warmup-time: old name)"},
         {"idle-timer", CLI_STR, &q.idle_timer, .arg = "T",
@@ -619,16 +397,16 @@ int cmd_sim_pool(int argc, char **argv)
         {"", CLI_NOTE, NULL, .help = "\nCost (watts x price = cost per unit time):"},
         {"holding", CLI_DOUBLE, &p->cost.holding, .arg = "H",
          .help = "cost per job per unit time (default 1)"},
-        {"busy-power", CLI_DOUBLE, &o->watts[0], .arg = "W",
+        {"busy-power", CLI_DOUBLE, &o->a.watts[0], .arg = "W",
          .help = "watts while serving (default 240)"},
-        {"idle-power", CLI_DOUBLE, &o->watts[1], .arg = "W",
+        {"idle-power", CLI_DOUBLE, &o->a.watts[1], .arg = "W",
          .help = "watts while on and idle (default 180)"},
-        {"setup-power", CLI_DOUBLE, &o->watts[2], .arg = "W", .alias = "warm-power",
+        {"setup-power", CLI_DOUBLE, &o->a.watts[2], .arg = "W", .alias = "warm-power",
          .help = "watts during the setup time (default 240;\n--warm-power: old name)"},
-        {"off-power", CLI_DOUBLE, &o->watts[3], .arg = "W", .help = "watts while off (default 0)"},
+        {"off-power", CLI_DOUBLE, &o->a.watts[3], .arg = "W", .help = "watts while off (default 0)"},
         {"switch-cost", CLI_DOUBLE, &p->cost.switch_cost, .arg = "C",
          .help = "cost per switch-on (default 0)"},
-        {"price", CLI_DOUBLE, &o->price, .arg = "P",
+        {"price", CLI_DOUBLE, &o->a.price, .arg = "P",
          .help = "cost per watt per unit time (default 1)"},
         {"", CLI_NOTE, NULL, .help = ""},
         CLI_ROW_JSON(&o->out.json),
@@ -646,7 +424,7 @@ int cmd_sim_pool(int argc, char **argv)
                  "cost, delay and power: a table,\n'comparison' in the JSON, a plot with --plot "
                  "or --report"},
         CLI_ROW_QUIET(&o->quiet),
-        CLI_ROW_ALLOW_SHORT(&o->allow_short),
+        CLI_ROW_ALLOW_SHORT(&o->a.allow_short),
         CLI_ROWS_CONFIG_CHECK(&q, pool_validate),
         CLI_ROW_HELP(&help),
         {0}};
@@ -658,3 +436,4 @@ int cmd_sim_pool(int argc, char **argv)
     qc_dist_free(&q.wup);
     return rc;
 }
+

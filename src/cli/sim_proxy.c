@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/simproxy.h"
 #include "cli.h"
 #include "flags.h"
 #include "guard.h"
@@ -295,160 +296,31 @@ static int psim_validate(void *ctx)
     }
     q->route = qc_psim_route_name(p->route);
     q->discipline = qc_psim_discipline_name(p->discipline);
+    /* the run's own checks, so that --check answers what the start would */
+    int crc = qc_psim_params_check(p, &err);
+    if (crc != 0) {
+        cli_error("sim proxy: %s", err.msg);
+        return cli_exit_code(crc);
+    }
     return 0;
 }
 
 /* ---- output ------------------------------------------------------------------ */
-
-static json_t *ci_json(const qc_ci *c)
-{
-    return isnan(c->mean) ? json_null() : qc_json_ci_new(c);
-}
-
-static json_t *metrics_json(const qc_ci *m)
-{
-    json_t *o = json_object();
-    for (int i = 0; i < QC_PSIM_NMETRICS; i++)
-        json_object_set_new(o, qc_psim_metric_name(i), ci_json(&m[i]));
-    return o;
-}
-
-static json_t *summary_json(const psim_cli *q, const qc_psim_result *r, double elapsed)
-{
-    const qc_psim_params *p = &q->p;
-    json_t *root = json_object();
-    json_object_set_new(root, "command", json_string("sim proxy"));
-    json_t *m = json_object();
-    char buf[256];
-    json_object_set_new(m, "backends", json_integer(p->backends));
-    json_object_set_new(m, "workers", json_integer(p->workers));
-    json_object_set_new(m, "service", json_string(q->service));
-    qc_dist_format(p->service, buf, sizeof buf);
-    json_object_set_new(m, "service_canonical", json_string(buf));
-    json_object_set_new(m, "route", json_string(qc_psim_route_name(p->route)));
-    json_object_set_new(m, "limiter", json_string(p->control ? qc_limiter_algo_name(p->limiter.algo)
-                                                             : "none"));
-    json_object_set_new(m, "interval", json_real(p->interval));
-    json_object_set_new(m, "queue", json_integer(p->queue));
-    json_object_set_new(m, "queue_timeout", qc_json_real_new(p->queue_timeout));
-    json_object_set_new(m, "queue_discipline",
-                        json_string(qc_psim_discipline_name(p->discipline)));
-    json_object_set_new(m, "overhead", q->overhead ? json_string(q->overhead) : json_null());
-    json_object_set_new(m, "load", qc_json_real_new(r->offered_load));
-    json_object_set_new(root, "model", m);
-    json_t *run = cli_json_run(0, p->horizon, p->reps, p->seed, p->level,
-                               p->reps > 1 ? "replications" : "none");
-    json_object_set_new(run, "warmup_time", json_real(p->warmup));
-    cli_json_run_done(root, run, r->requests, r->events, p->reps * (p->warmup + p->horizon),
-                      elapsed);
-    json_object_set_new(root, "metrics", metrics_json(r->all));
-    json_object_set_new(root, "limit", ci_json(&r->limit));
-    json_object_set_new(root, "utilization", ci_json(&r->utilization));
-    json_t *cls = json_array();
-    for (unsigned k = 0; k < p->nclasses; k++) {
-        const qc_psim_class *c = &p->cls[k];
-        json_t *x = metrics_json(r->cls[k]);
-        json_object_set_new(x, "name", json_string(c->name));
-        json_object_set_new(x, "bound", c->bound > 0 ? json_real(c->bound) : json_null());
-        json_object_set_new(x, "clients", json_string(c->users ? "closed" : "open"));
-        if (c->users)
-            json_object_set_new(x, "users", json_integer(c->users));
-        else
-            json_object_set_new(x, "arrival_rate",
-                                qc_json_real_new(qc_arrivals_mean_rate(c->arrival)));
-        json_object_set_new(x, "candidate", json_boolean(c->candidate));
-        json_object_set_new(x, "rejected_in_reps", json_integer(r->rejected[k]));
-        json_array_append_new(cls, x);
-    }
-    json_object_set_new(root, "classes", cls);
-    return root;
-}
-
-static void ci_cell(const qc_ci *c, double f, const char *unit)
-{
-    if (isnan(c->mean)) {
-        printf("  %-26s", "none");
-        return;
-    }
-    char s[64];
-    if (c->n >= 2 && isfinite(c->half))
-        snprintf(s, sizeof s, "%.4g +- %.2g%s", c->mean * f, c->half * f, unit);
-    else
-        snprintf(s, sizeof s, "%.4g%s", c->mean * f, unit);
-    printf("  %-26s", s);
-}
-
-static void table_rows(const char *name, const qc_ci *m)
-{
-    static const struct {
-        int i;
-        const char *label;
-        double f;
-        const char *unit;
-    } rows[] = {{QC_PSIM_OFFERED, "offered (/s)", 1, ""},
-                {QC_PSIM_GOODPUT, "goodput (/s)", 1, ""},
-                {QC_PSIM_LATENCY, "admitted latency mean", 1e3, " ms"},
-                {QC_PSIM_P50, "admitted latency p50", 1e3, " ms"},
-                {QC_PSIM_P95, "admitted latency p95", 1e3, " ms"},
-                {QC_PSIM_P99, "admitted latency p99", 1e3, " ms"},
-                {QC_PSIM_WAIT, "admitted wait mean", 1e3, " ms"},
-                {QC_PSIM_REFUSED, "refused", 100, " %"},
-                {QC_PSIM_REFUSED_FULL, "  room full", 100, " %"},
-                {QC_PSIM_REFUSED_DEADLINE, "  deadline", 100, " %"},
-                {QC_PSIM_REFUSED_STANDING, "  queue stood (CoDel)", 100, " %"},
-                {QC_PSIM_REFUSED_REJECTED, "  class rejected", 100, " %"}};
-    printf("\nclass %s\n", name);
-    for (size_t j = 0; j < sizeof rows / sizeof rows[0]; j++) {
-        printf("  %-24s", rows[j].label);
-        ci_cell(&m[rows[j].i], rows[j].f, rows[j].unit);
-        printf("\n");
-    }
-}
+typedef struct psim_out {
+    const psim_cli *q;
+    const qc_psim_params *p; /* the run's (q->p with its hooks) */
+    const qc_psim_result *r;
+} psim_out;
 
 static void psim_table(const void *ctx)
 {
-    const psim_cli *q = ((const void *const *)ctx)[0];
-    const qc_psim_result *r = ((const void *const *)ctx)[1];
-    const qc_psim_params *p = &q->p;
-    printf("simulated proxy: limiter %s, interval %g s, room %u, deadline %g s, %s; "
-           "%u backend%s x %u workers, service %s, %s",
-           p->control ? qc_limiter_algo_name(p->limiter.algo) : "none", p->interval, p->queue,
-           p->queue_timeout, qc_psim_discipline_name(p->discipline), p->backends,
-           p->backends > 1 ? "s" : "", p->workers, q->service, qc_psim_route_name(p->route));
-    if (isfinite(r->offered_load))
-        printf("; load %.3g", r->offered_load);
-    printf("\n%u replication%s of %g s after %g s", p->reps, p->reps > 1 ? "s" : "", p->horizon,
-           p->warmup);
-    if (p->reps > 1)
-        printf("; %g%% intervals over replications", 100 * p->level);
-    else
-        printf("; one replication: no interval");
-    printf("\n");
-    if (p->nclasses > 1)
-        for (unsigned k = 0; k < p->nclasses; k++)
-            table_rows(p->cls[k].name, r->cls[k]);
-    table_rows(p->nclasses > 1 ? "all" : p->cls[0].name, r->all);
-    printf("\n  %-24s", "limit (mean)");
-    ci_cell(&r->limit, 1, "");
-    printf("\n  %-24s", "workers busy");
-    ci_cell(&r->utilization, 100, " %");
-    printf("\n");
-    for (unsigned k = 0; k < p->nclasses; k++)
-        if (r->rejected[k])
-            printf("  class %s rejected by admission control in %d of %u replications\n",
-                   p->cls[k].name, r->rejected[k], p->reps);
+    const psim_out *o = ctx;
+    qc_app_psim_table(o->p, o->q->service, o->r);
 }
 
 static void psim_series(FILE *fp, const void *ctx)
 {
-    const qc_psim_result *r = ((const void *const *)ctx)[1];
-    fprintf(fp, "t,limit,inflight,queue\n");
-    for (size_t i = 0; i < r->series_len; i++) {
-        const qc_psim_series_point *s = &r->series[i];
-        fprintf(fp, "%.6g,", s->t);
-        cli_csv_num(fp, s->limit, ",");
-        fprintf(fp, "%g,%g\n", s->inflight, s->waiting);
-    }
+    qc_app_psim_series_rows(fp, ((const psim_out *)ctx)->r);
 }
 
 static int psim_plots(cli_plots *pl, const void *ctx)
@@ -477,9 +349,9 @@ static int psim_run(void *ctx, int argc, char **argv)
     int rc = cli_run_end(&run, qc_psim_run(&p, &r, &run.err));
     if (rc != 0)
         return rc;
-    const void *pair[2] = {q, &r};
-    json_t *js = summary_json(q, &r, run.elapsed);
-    cli_result res = {js, pair, psim_table, NULL, psim_series, psim_plots, names, 1};
+    const psim_out out = {q, &q->p, &r};
+    json_t *js = qc_app_psim_json(&q->p, q->service, q->overhead, &r, run.elapsed);
+    cli_result res = {js, &out, psim_table, NULL, psim_series, psim_plots, names, 1};
     rc = cli_result_write(&q->out, &res, argc, argv);
     qc_psim_result_free(&r);
     return rc;

@@ -709,6 +709,13 @@ static int adm_merge_rep(void *ctx, void *wsp, unsigned rep, qc_err *err)
     return 0;
 }
 
+int qc_mc_run_params_check(const qc_mc_run_params *p, qc_err *err)
+{
+    qc_mc_class plant[QC_MC_MAX_CLASSES];
+    memset(plant, 0, sizeof plant);
+    return check(p, plant, err);
+}
+
 int qc_mc_run(const qc_mc_run_params *p, qc_mc_run_result *res, qc_err *err)
 {
     memset(res, 0, sizeof *res);

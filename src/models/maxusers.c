@@ -14,6 +14,7 @@
  * since the start of the current interval: RPCs still in the server at
  * the sample are missing from it, and what they spent in this interval is
  * never added later (a log line is not revised). */
+#include "maxusers_int.h"
 #include "qctl/maxusers.h"
 
 #include <math.h>
@@ -72,7 +73,7 @@ void qc_maxusers_free(qc_maxusers *m)
     free(m);
 }
 
-static int check(const qc_maxusers_params *p, qc_err *err)
+int qc__maxusers_check(const qc_maxusers_params *p, qc_err *err)
 {
     if (p->population < 1 || p->population > 100000)
         return qc_err_set(err, QC_EINVAL, "population: %u is not in [1, 100000]", p->population);
@@ -100,7 +101,7 @@ static int user_timer(qc_maxusers *m, uint32_t u, double delay)
 
 qc_maxusers *qc_maxusers_alloc(const qc_maxusers_params *p, qc_err *err)
 {
-    if (check(p, err) != 0)
+    if (qc__maxusers_check(p, err) != 0)
         return NULL;
     qc_maxusers *m = calloc(1, sizeof *m);
     if (m == NULL)

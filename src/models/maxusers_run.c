@@ -10,6 +10,7 @@
  * last sample; without one u(0) is the initial MaxUsers. This is the
  * pairing of the ARX model y(k+1) = a y(k) + b u(k) that `qctl sysid`
  * fits and `qctl design` designs for. */
+#include "maxusers_int.h"
 #include "qctl/maxusers.h"
 
 #include <errno.h>
@@ -79,9 +80,8 @@ static void segment_metrics(const qc_mu_run_result *res, size_t a, size_t b, dou
     m->sse = (sum / (double)(b - h) - r) / r;
 }
 
-int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err)
+int qc_mu_run_params_check(const qc_mu_run_params *p, qc_err *err)
 {
-    memset(res, 0, sizeof *res);
     if (!(p->warmup >= 0) || !isfinite(p->warmup))
         return qc_err_set(err, QC_EINVAL, "warm-up: %g is not a non-negative time", p->warmup);
     if (!(p->duration > 0) || !isfinite(p->duration))
@@ -98,6 +98,23 @@ int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err)
         return qc_err_set(err, QC_EINVAL, "open loop: no MaxUsers schedule given");
     if (p->excite != QC_EXCITE_NONE && (p->excite_hold < 1 || !(p->excite_amp >= 0)))
         return qc_err_set(err, QC_EINVAL, "excitation: amplitude must be >= 0 and hold >= 1");
+    if (p->closed_loop) {
+        qc_mu_ctl ctl;
+        int rc = qc_mu_ctl_init(&ctl, &p->pi, err);
+        if (rc != 0)
+            return rc;
+    }
+    return qc__maxusers_check(&p->plant, err);
+}
+
+int qc_mu_run(const qc_mu_run_params *p, qc_mu_run_result *res, qc_err *err)
+{
+    memset(res, 0, sizeof *res);
+    int rc0 = qc_mu_run_params_check(p, err);
+    if (rc0 != 0)
+        return rc0;
+    double dt = p->plant.interval;
+    size_t n = (size_t)ceil(p->duration / dt);
     double band = p->band > 0 ? p->band : 0.10;
     double sgain = p->sensor_gain > 0 ? p->sensor_gain : 1.0;
 

@@ -1972,9 +1972,8 @@ static int check_stable(const qc_network *n, qc_err *err)
     return 0;
 }
 
-int qc_network_run(const qc_network_params *p, qc_network_result *res, qc_err *err)
+int qc_network_params_check(const qc_network_params *p, qc_err *err)
 {
-    memset(res, 0, sizeof *res);
     const qc_network *n = p->net;
     if (n == NULL || n->nst == 0)
         return qc_err_set(err, QC_EINVAL, "no network");
@@ -1990,9 +1989,16 @@ int qc_network_run(const qc_network_params *p, qc_network_result *res, qc_err *e
         return qc_err_set(err, QC_EINVAL, "precision: %g is not in (0, 1)", p->precision);
     if (p->precision > 0 && p->reps < 2)
         return qc_err_set(err, QC_EINVAL, "precision: needs at least 2 replications");
-    int rc = check_stable(n, err);
+    return check_stable(n, err);
+}
+
+int qc_network_run(const qc_network_params *p, qc_network_result *res, qc_err *err)
+{
+    memset(res, 0, sizeof *res);
+    int rc = qc_network_params_check(p, err);
     if (rc != 0)
         return rc;
+    const qc_network *n = p->net;
     int one_run = p->reps < 2;
     unsigned max_reps = p->precision > 0 ? (p->max_reps ? p->max_reps : 10000) : p->reps;
     unsigned jobs = qc__workers_count(p->jobs, max_reps, QC_QUEUE_JOBS_MAX);

@@ -853,6 +853,11 @@ fail:
     return NULL;
 }
 
+int qc_psim_params_check(const qc_psim_params *p, qc_err *err)
+{
+    return check(p, err);
+}
+
 int qc_psim_run(const qc_psim_params *p, qc_psim_result *res, qc_err *err)
 {
     memset(res, 0, sizeof *res);

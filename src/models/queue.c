@@ -1375,9 +1375,8 @@ static void support_verdict(const qc_queue_params *p, const qc_queue_params *q,
     res->short_run = qc__units_short(units, sup, "the response times", per_chunk, b, n);
 }
 
-int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
+int qc_queue_params_check(const qc_queue_params *p, qc_err *err)
 {
-    memset(res, 0, sizeof *res);
     double load = 0;
     int rc = check_params(p, &load, err);
     if (rc != 0)
@@ -1388,6 +1387,17 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
         return qc_err_set(err, QC_EINVAL,
                           "precision: a precision-driven run needs its length in customers, "
                           "not in time");
+    return 0;
+}
+
+int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
+{
+    memset(res, 0, sizeof *res);
+    double load = 0;
+    int rc = qc_queue_params_check(p, err);
+    if (rc != 0)
+        return rc;
+    check_params(p, &load, err); /* the load, from the checks that passed */
 
     int one_run = p->reps < 2;
     /* workers: as many as asked, but no more than replications can run */

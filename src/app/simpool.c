@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* simpool.c: what `qctl sim pool` makes of a run (app/simpool.h): the JSON
+ * summary, the table, the policy comparison and the rows of its series
+ * and plots, written once for --json, --report, the sweep and Python. */
+#include "simpool.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "qctl/arrivals.h"
+#include "qctl/dist.h"
+#include "qctl/hist.h"
+#include "qctl/output.h"
+
+static const char *const labels[QC_PM_COUNT] = {
+    "mean jobs",           "response time",        "response time p50",
+    "response time p95",   "response time p99",    "throughput",
+    "mean power (cost)",   "energy per job (cost)", "switch-ons per hour",
+    "fraction in setup",    "average cost",         "holding cost",
+    "setup cost",        "servers on",           "servers busy",
+    "servers in setup",     "corr(servers on, rate)"};
+
+/* A CI scaled by 1/price: the power in watts. */
+static qc_ci ci_scaled(const qc_ci *c, double f)
+{
+    qc_ci s = *c;
+    s.mean *= f;
+    s.half *= f;
+    s.lo *= f;
+    s.hi *= f;
+    return s;
+}
+
+/* The run's verdict on its intervals (result.h). */
+qc_app_support qc_app_pool_support(const qc_pool_result *r, const qc_app_pool_opts *o)
+{
+    return (qc_app_support){r->short_run, r->short_reason, o->allow_short, 0, 1};
+}
+
+json_t *qc_app_pool_json(const qc_pool_params *p, const qc_pool_result *r, const qc_app_pool_opts *o,
+                            double elapsed)
+{
+    const qc_app_support sup = qc_app_pool_support(r, o);
+    json_t *root = json_object();
+    json_t *model = json_object();
+    char buf[256];
+    json_object_set_new(root, "command", json_string("sim pool"));
+    json_object_set_new(model, "servers", json_integer(p->servers));
+    json_object_set_new(model, "policy", json_string(qc_pool_policy_name(p->policy)));
+    json_object_set_new(model, "threshold",
+                        p->policy == QC_POOL_DJSQ ? json_integer(p->threshold) : json_null());
+    json_object_set_new(model, "route_on", json_boolean(p->route_on));
+    json_object_set_new(model, "arrival", json_string(o->arrival));
+    qc_arrivals_format(p->arrival, buf, sizeof buf);
+    json_object_set_new(model, "arrival_canonical", json_string(buf));
+    json_object_set_new(model, "mean_arrival_rate",
+                        qc_json_real_new(qc_arrivals_mean_rate(p->arrival)));
+    json_object_set_new(model, "service", json_string(o->service));
+    qc_dist_format(p->service, buf, sizeof buf);
+    json_object_set_new(model, "service_canonical", json_string(buf));
+    json_object_set_new(model, "setup_time", json_string(o->setup));
+    qc_dist_format(p->setup, buf, sizeof buf);
+    json_object_set_new(model, "setup_canonical", json_string(buf));
+    /* null: an idle server never switches off */
+    json_object_set_new(model, "idle_timer",
+                        p->policy == QC_POOL_JSQ ? json_null() : qc_json_real_new(p->idle_timer));
+    json_object_set_new(model, "load", qc_json_real_new(r->load));
+    json_object_set_new(root, "model", model);
+
+    json_t *cost = json_object();
+    json_object_set_new(cost, "holding", json_real(p->cost.holding));
+    json_object_set_new(cost, "busy_power_w", json_real(o->watts[0]));
+    json_object_set_new(cost, "idle_power_w", json_real(o->watts[1]));
+    json_object_set_new(cost, "setup_power_w", json_real(o->watts[2]));
+    json_object_set_new(cost, "off_power_w", json_real(o->watts[3]));
+    json_object_set_new(cost, "switch_cost", json_real(p->cost.switch_cost));
+    json_object_set_new(cost, "price", json_real(o->price));
+    json_object_set_new(root, "cost", cost);
+
+    json_t *run = qc_app_json_run(p->customers, p->horizon, p->reps, p->seed, p->level, r->ci_method);
+    json_t *tr = json_object();
+    json_object_set_new(tr, "method",
+                        json_string(qc_warmup_mode_name(p->warmup_mode)));
+    json_object_set_new(tr, "customers_cut", qc_json_real_new(r->warmup_customers));
+    json_object_set_new(tr, "time_cut", qc_json_real_new(r->warmup_time));
+    json_object_set_new(run, "warmup", tr);
+    qc_app_json_run_done(root, run, r->measured, r->events, r->sim_time, elapsed);
+
+    json_t *is = qc_app_support_json_run(&sup);
+    json_object_set_new(is, "effective_samples", qc_json_real_new(r->effective_obs));
+    json_object_set_new(run, "interval_support", is);
+    json_t *m = json_object();
+    for (int i = 0; i < QC_PM_COUNT; i++) {
+        json_t *ci = qc_json_ci_new(&r->metric[i]);
+        if (isfinite(r->metric[i].half))
+            qc_app_support_json(&sup, ci);
+        json_object_set_new(m, qc_pool_metric_name(i), ci);
+    }
+    if (o->price > 0) {
+        qc_ci w = ci_scaled(&r->metric[QC_PM_POWER], 1.0 / o->price);
+        json_t *ci = qc_json_ci_new(&w);
+        if (isfinite(w.half))
+            qc_app_support_json(&sup, ci);
+        json_object_set_new(m, "mean_power_watts", ci);
+    }
+    json_object_set_new(root, "metrics", m);
+
+    const qc_energy_report *e = &r->report;
+    json_t *er = json_object();
+    json_object_set_new(er, "mean_jobs", qc_json_real_new(e->mean_jobs));
+    json_object_set_new(er, "mean_response", qc_json_real_new(e->mean_response));
+    json_object_set_new(er, "mean_power", qc_json_real_new(e->mean_power));
+    json_object_set_new(er, "energy_per_job", qc_json_real_new(e->energy_per_job));
+    json_object_set_new(er, "switch_ons_per_hour", qc_json_real_new(e->switch_ons_per_hour));
+    json_object_set_new(er, "frac_setup", qc_json_real_new(e->frac_setup));
+    json_object_set_new(er, "average_cost", qc_json_real_new(e->average_cost));
+    json_object_set_new(root, "energy_report", er);
+    return root;
+}
+
+void qc_app_pool_table(const qc_pool_params *p, const qc_pool_result *r, const qc_app_pool_opts *o)
+{
+    printf("server pool: K = %u, policy %s", p->servers, qc_pool_policy_name(p->policy));
+    if (p->policy == QC_POOL_DJSQ)
+        printf(" (T = %u)", p->threshold);
+    printf(", arrival %s, service %s, setup %s", o->arrival, o->service, o->setup);
+    if (p->policy != QC_POOL_JSQ)
+        printf(", idle timer %g", p->idle_timer);
+    if (isfinite(r->load))
+        printf("; load %.4g", r->load);
+    printf("\n%u replication%s of ", p->reps, p->reps > 1 ? "s" : "");
+    if (p->customers)
+        printf("%llu customers", (unsigned long long)p->customers);
+    else
+        printf("time %g", p->horizon);
+    printf("; warm-up cut (%s): %.0f customers, time %.4g per replication; CI by %s\n\n",
+           qc_warmup_mode_name(p->warmup_mode),
+           r->warmup_customers, r->warmup_time, r->ci_method);
+    const qc_app_support sup = qc_app_pool_support(r, o);
+    qc_app_support_print(&sup);
+    if (sup.short_run)
+        printf("\n");
+    printf("%-24s %14s   %g%% confidence interval\n", "metric", "estimate", 100 * p->level);
+    char cell[96];
+    for (int i = 0; i < QC_PM_COUNT; i++) {
+        const qc_ci *c = &r->metric[i];
+        if (i == QC_PM_DEMAND_CORR && c->n == 0)
+            continue;
+        qc_app_support_cell(&sup, c->lo, c->hi, cell, sizeof cell);
+        printf("%-24s %14.6g   %s\n", labels[i], c->mean, cell);
+    }
+    if (o->price > 0) {
+        qc_ci w = ci_scaled(&r->metric[QC_PM_POWER], 1.0 / o->price);
+        qc_app_support_cell(&sup, w.lo, w.hi, cell, sizeof cell);
+        printf("%-24s %14.6g   %s\n", "mean power (W)", w.mean, cell);
+    }
+}
+
+void qc_app_pool_series_rows(FILE *fp, const void *ctx)
+{
+    const qc_pool_result *r = ctx;
+    fprintf(fp, "time,jobs,servers_on,servers_setup,servers_busy,arrival_rate,measured_rate\n");
+    for (size_t i = 0; i < r->series_len; i++) {
+        const qc_pool_series_point *s = &r->series[i];
+        fprintf(fp, "%.10g,%.10g,%.10g,%.10g,%.10g,", s->t, s->jobs, s->on, s->setup, s->busy);
+        qc_app_csv_num(fp, s->rate, ",");
+        qc_app_csv_num(fp, s->arrivals, "\n");
+    }
+}
+
+/* P(T > t) at the histogram's bucket edges, for the tail plot. */
+void qc_app_pool_ccdf_rows(FILE *fp, const void *ctx)
+{
+    const qc_hist *h = ((const qc_pool_result *)ctx)->response_hist;
+    fprintf(fp, "# time P(T>time)\n");
+    uint64_t below = h->zero + h->under;
+    for (int i = 0; i < QC_HIST_NBUCKETS && h->total > 0; i++) {
+        if (h->count[i] == 0)
+            continue;
+        double lo, hi;
+        qc_hist_edges(h, i, &lo, &hi);
+        below += h->count[i];
+        double ccdf = 1.0 - (double)below / (double)h->total;
+        if (ccdf > 0)
+            fprintf(fp, "%.10g %.10g\n", hi, ccdf);
+    }
+}
+
+static const int cmp_metrics[] = {QC_PM_COST, QC_PM_HOLDING_COST, QC_PM_POWER, QC_PM_SETUP_COST,
+                                  QC_PM_RESPONSE, QC_PM_P95, QC_PM_SERVERS_ON,
+                                  QC_PM_SWITCH_ONS_PER_HOUR};
+#define NCMP (sizeof cmp_metrics / sizeof cmp_metrics[0])
+
+json_t *qc_app_pool_comparison_json(const qc_app_pool_cmp *c)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < c->n; i++) {
+        json_t *row = json_object();
+        json_object_set_new(row, "policy", json_string(qc_pool_policy_name(c->pol[i])));
+        for (size_t j = 0; j < NCMP; j++)
+            json_object_set_new(row, qc_pool_metric_name(cmp_metrics[j]),
+                                qc_json_ci_new(&c->r[i]->metric[cmp_metrics[j]]));
+        json_array_append_new(a, row);
+    }
+    return a;
+}
+
+void qc_app_pool_comparison_table(const qc_app_pool_cmp *c, double level)
+{
+    printf("\npolicy comparison (same input and seed; %g%% half-widths):\n", 100 * level);
+    printf("%-8s %22s %22s %22s %12s\n", "policy", "average cost", "response time",
+           "mean power (cost)", "servers on");
+    for (size_t i = 0; i < c->n; i++) {
+        const qc_ci *m = c->r[i]->metric;
+        printf("%-8s %12.6g +- %-7.2g %12.6g +- %-7.2g %12.6g +- %-7.2g %12.4g\n",
+               qc_pool_policy_name(c->pol[i]), m[QC_PM_COST].mean, m[QC_PM_COST].half,
+               m[QC_PM_RESPONSE].mean, m[QC_PM_RESPONSE].half, m[QC_PM_POWER].mean,
+               m[QC_PM_POWER].half, m[QC_PM_SERVERS_ON].mean);
+    }
+}
+
+void qc_app_pool_comparison_rows(FILE *fp, const void *ctx)
+{
+    const qc_app_pool_cmp *c = ctx;
+    fprintf(fp, "# policy average_cost holding_cost ci_low ci_high\n");
+    for (size_t i = 0; i < c->n; i++) {
+        const qc_ci *m = c->r[i]->metric;
+        fprintf(fp, "%s %.10g %.10g %.10g %.10g\n", qc_pool_policy_name(c->pol[i]),
+                m[QC_PM_COST].mean, m[QC_PM_HOLDING_COST].mean, m[QC_PM_COST].lo,
+                m[QC_PM_COST].hi);
+    }
+}

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* simqueue.c: what `qctl sim queue` makes of a run (app/simqueue.h): the
+ * JSON summary, the table, the series and response-time rows, written
+ * once for --json, --report, the sweep and Python. */
+#include "simqueue.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "qctl/arrivals.h"
+#include "qctl/dist.h"
+#include "qctl/hist.h"
+#include "qctl/output.h"
+
+/* The run's verdict on its intervals (result.h). */
+qc_app_support qc_app_queue_support(const qc_queue_params *p, const qc_queue_result *r, const qc_app_queue_opts *o)
+{
+    return (qc_app_support){r->short_run, r->short_reason, o->allow_short, p->precision > 0,
+                         r->precision_met};
+}
+
+static const char *const labels[QC_QM_COUNT] = {
+    "response time", "waiting time", "number in system", "utilization", "throughput",
+    "blocking probability", "response time p50", "response time p95", "response time p99"};
+
+/* The words for a metric whose interval was withheld as resting on too
+ * few rare events (qc_queue_result.rare). */
+static void rare_words(const qc_queue_result *r, int i, char *buf, size_t n)
+{
+    if (i == QC_QM_BLOCKING)
+        snprintf(buf, n, "no interval: %llu blocked (<%d)",
+                 (unsigned long long)r->rare_blocked, QC_QUEUE_RARE_MIN);
+    else if (i == QC_QM_UTILIZATION)
+        snprintf(buf, n, "no interval: %llu found a server free (<%d)",
+                 (unsigned long long)r->rare_free, QC_QUEUE_RARE_FREE_MIN);
+    else
+        snprintf(buf, n, "no interval: %llu waited (<%d)",
+                 (unsigned long long)r->rare_waited, QC_QUEUE_RARE_MIN);
+}
+
+static int is_percentile(int i)
+{
+    return i >= QC_QM_P50 && i <= QC_QM_P99;
+}
+
+/* The load offered over each replication's measured window (after the
+ * warm-up): the rate's mean over it times E[S] / c. NAN for a trace. */
+static double window_load(const qc_queue_params *p, const qc_queue_result *r)
+{
+    double end = r->sim_time / (r->reps ? r->reps : 1);
+    double rate = qc_arrivals_mean_rate_over(p->arrivals, r->warmup_time, end);
+    return rate * qc_dist_mean(p->service) / p->servers;
+}
+
+json_t *qc_app_queue_json(const qc_queue_params *p, const qc_queue_result *r,
+                            const qc_queue_exact *ex, const qc_app_queue_opts *o, double elapsed)
+{
+    json_t *root = json_object();
+    json_t *model = json_object();
+    char buf[256];
+    json_object_set_new(root, "command", json_string("sim queue"));
+    json_object_set_new(model, "arrival", json_string(o->arrival));
+    json_object_set_new(model, "service", json_string(o->service));
+    qc_arrivals_format(p->arrivals, buf, sizeof buf);
+    json_object_set_new(model, "arrival_canonical", json_string(buf));
+    qc_dist_format(p->service, buf, sizeof buf);
+    json_object_set_new(model, "service_canonical", json_string(buf));
+    json_object_set_new(model, "servers", json_integer(p->servers));
+    json_object_set_new(model, "capacity",
+                        p->capacity ? json_integer((json_int_t)p->capacity) : json_null());
+    json_object_set_new(model, "discipline", json_string(qc_discipline_name(p->discipline)));
+    json_object_set_new(model, "load", qc_json_real_new(r->load));
+    json_object_set_new(model, "load_over_window", qc_json_real_new(window_load(p, r)));
+    json_object_set_new(model, "whole_periods", json_boolean(o->whole_periods));
+    /* the curve's time unit and where it was read from */
+    if (p->arrivals && p->arrivals->kind == QC_ARRIVALS_CURVE) {
+        double u = p->arrivals->unit;
+        const char *un = u == 60 ? "min" : u == 3600 ? "h" : "s";
+        json_object_set_new(model, "curve_unit",
+                            json_string(u > 0 ? un : o->curve_unit ? o->curve_unit : "s"));
+        json_object_set_new(model, "curve_unit_from",
+                            json_string(u > 0 ? "file" : o->curve_unit ? "--curve-unit"
+                                                                      : "default"));
+    }
+    json_object_set_new(model, "exact_model", ex->model[0] ? json_string(ex->model) : json_null());
+    json_object_set_new(root, "model", model);
+
+    json_t *run = qc_app_json_run(r->customers, p->horizon, r->reps, p->seed, p->level, r->ci_method);
+    json_t *wu = json_object();
+    json_object_set_new(wu, "method", json_string(qc_warmup_mode_name(p->warmup_mode)));
+    json_object_set_new(wu, "customers_cut", qc_json_real_new(r->warmup_customers));
+    json_object_set_new(wu, "time_cut", qc_json_real_new(r->warmup_time));
+    json_object_set_new(wu, "chunks_cut", json_integer(r->warmup_chunks));
+    json_object_set_new(wu, "chunks", json_integer(QC_QUEUE_CHUNKS));
+    json_object_set_new(run, "warmup", wu);
+    if (r->batches) {
+        json_t *bm = json_object();
+        json_object_set_new(bm, "batches", json_integer((json_int_t)r->batches));
+        json_object_set_new(bm, "rule", json_string("Fishman LBATCH: von Neumann test at 0.10"));
+        json_object_set_new(bm, "von_neumann_statistic", qc_json_real_new(r->von_neumann));
+        json_object_set_new(bm, "independent", json_boolean(r->batches_independent));
+        json_object_set_new(run, "batch_means", bm);
+    }
+    if (p->precision > 0) {
+        json_t *pr = json_object();
+        json_object_set_new(pr, "relative_half_width", json_real(p->precision));
+        json_object_set_new(pr, "reached", json_boolean(r->precision_met));
+        json_object_set_new(pr, "customers_per_replication", json_integer((json_int_t)r->customers));
+        json_object_set_new(pr, "replications", json_integer(r->reps));
+        json_object_set_new(pr, "customers_all_rounds", json_integer((json_int_t)r->total_customers));
+        json_object_set_new(run, "precision", pr);
+    }
+    json_object_set_new(run, "transient", r->transient ? json_string(r->transient_reason) : json_null());
+    const qc_app_support sup = qc_app_queue_support(p, r, o);
+    json_t *is = qc_app_support_json_run(&sup);
+    json_object_set_new(is, "effective_samples", qc_json_real_new(r->effective_obs));
+    json_object_set_new(is, "correlation_customers", qc_json_real_new(r->corr_customers));
+    json_object_set_new(is, "relaxation_time", qc_json_real_new(r->relaxation_time));
+    json_object_set_new(run, "interval_support", is);
+    if (r->trend_tested) {
+        json_t *tr = json_object();
+        json_object_set_new(tr, "rule", json_string(r->reps >= 2
+            ? "OLS slope of each replication's response time over the last half of the window; "
+              "t over the replications; a rise, one-sided p < 0.001 and a change of +10% or more"
+            : "OLS slope of 16 batch means over the last half of the window; "
+              "a rise, one-sided p < 0.001 and a change of +10% or more"));
+        json_object_set_new(tr, "t_statistic", qc_json_real_new(r->trend_t));
+        json_object_set_new(tr, "degrees_of_freedom", json_integer(r->trend_df));
+        json_object_set_new(tr, "p_value", qc_json_real_new(r->trend_p));
+        json_object_set_new(tr, "relative_change", qc_json_real_new(r->trend_change));
+        json_object_set_new(tr, "detected", json_boolean(r->trend_detected));
+        json_object_set_new(run, "trend", tr);
+    } else {
+        json_object_set_new(run, "trend", json_null());
+    }
+    qc_app_json_run_done(root, run, r->measured, r->events, r->sim_time, elapsed);
+
+    json_t *m = json_object();
+    for (int i = 0; i < QC_QM_COUNT; i++) {
+        const qc_ci *c = &r->metric[i];
+        json_t *mj = qc_json_ci_new(c);
+        if (isfinite(c->half))
+            qc_app_support_json(&sup, mj);
+        if (isinf(c->mean)) {
+            json_object_set_new(mj, "infinite", json_true());
+            json_object_set_new(mj, "reason", json_string(r->infinite_reason));
+        } else if (r->rare[i]) {
+            char w[240];
+            uint64_t nrare = i == QC_QM_BLOCKING      ? r->rare_blocked
+                             : i == QC_QM_UTILIZATION ? r->rare_free
+                                                      : r->rare_waited;
+            if (i == QC_QM_UTILIZATION)
+                snprintf(w, sizeof w, "too few idle periods measured (%llu customers found a "
+                         "server free, where %d are needed for an interval of the idle time "
+                         "that covers): no interval",
+                         (unsigned long long)nrare, QC_QUEUE_RARE_FREE_MIN);
+            else
+                snprintf(w, sizeof w, "too few %s customers measured (%llu, where %d are needed "
+                         "for an interval that covers): no interval",
+                         i == QC_QM_BLOCKING ? "blocked" : "waiting", (unsigned long long)nrare,
+                         QC_QUEUE_RARE_MIN);
+            json_object_set_new(mj, "reason", json_string(w));
+            json_object_set_new(mj, "rare_events", json_integer((json_int_t)nrare));
+        } else if (isnan(c->half) && is_percentile(i) && (r->batches || r->reps > 1) &&
+                   !isnan(c->mean)) {
+            json_object_set_new(mj, "reason",
+                                json_string("the run is too short for this percentile's interval: "
+                                            "too few response times beyond it, or its batches "
+                                            "cannot bound it; a longer run or replications"));
+        } else if (isnan(c->half)) {
+            json_object_set_new(mj, "reason",
+                                json_string(isnan(c->mean) ? "nothing measured"
+                                                           : "one value: no interval"));
+        }
+        double e = ex->value[i];
+        json_object_set_new(mj, "exact", qc_json_real_new(e));
+        if (isinf(e))
+            json_object_set_new(mj, "exact_infinite", json_true());
+        json_object_set_new(m, qc_queue_metric_name(i), mj);
+    }
+    json_object_set_new(root, "metrics", m);
+    return root;
+}
+
+void qc_app_queue_table(const qc_queue_params *p, const qc_queue_result *r,
+                        const qc_queue_exact *ex, const qc_app_queue_opts *o)
+{
+    printf("G/G/c/K queue: arrival %s, service %s, c = %u, K = ", o->arrival, o->service,
+           p->servers);
+    if (p->capacity)
+        printf("%llu", (unsigned long long)p->capacity);
+    else
+        printf("unlimited");
+    printf(", %s; offered load %.4g\n", p->discipline == QC_PS ? "PS" : "FCFS", r->load);
+    double lw = window_load(p, r);
+    if (qc_arrivals_varies(p->arrivals) && isfinite(lw))
+        printf("time-varying rate (period %.6g s%s): load offered over the measured window "
+               "%.4g%s\n",
+               p->arrivals->period, o->whole_periods ? ", the run set to whole periods" : "", lw,
+               fabs(lw - r->load) > 0.05 * r->load ? " (NOT the mean load: the window covers "
+                                                      "part of a period)" : "");
+    printf("%u replication%s of ", r->reps, r->reps > 1 ? "s" : "");
+    if (p->customers)
+        printf("%llu customers", (unsigned long long)r->customers);
+    else
+        printf("time %g", p->horizon);
+    if (p->warmup_mode == QC_WARMUP_MSER5)
+        printf("; warm-up cut by MSER on the %s: %.0f customers, time %.4g%s\n",
+               r->reps > 1 ? "other replications' mean" : "run", r->warmup_customers,
+               r->warmup_time, r->reps > 1 ? " per replication" : "");
+    else
+        printf("; fixed warm-up: %.0f customers, time %.4g%s\n", r->warmup_customers,
+               r->warmup_time, r->reps > 1 ? " per replication" : "");
+    if (r->batches)
+        printf("CI by batch means: %zu batches, %s (von Neumann statistic %.2f)\n", r->batches,
+               r->batches_independent ? "independent by von Neumann's test"
+                                      : "NOT independent even at 8 batches: intervals may be "
+                                        "too narrow; run longer",
+               r->von_neumann);
+    else
+        printf("CI by replications\n");
+    if (p->precision > 0) {
+        if (r->precision_met)
+            printf("precision %g%% reached with %llu customers%s (%llu simulated in all rounds)\n",
+                   100 * p->precision, (unsigned long long)(r->customers * r->reps),
+                   r->reps > 1 ? " in all replications" : "",
+                   (unsigned long long)r->total_customers);
+        else
+            printf("precision %g%% NOT reached within --max-customers/--max-reps: "
+                   "stopped at %u replication%s of %llu customers\n",
+                   100 * p->precision, r->reps, r->reps > 1 ? "s" : "",
+                   (unsigned long long)r->customers);
+    }
+    if (r->transient)
+        printf("TRANSIENT, NOT A STEADY STATE: %s\n", r->transient_reason);
+    const qc_app_support sup = qc_app_queue_support(p, r, o);
+    qc_app_support_print(&sup);
+    char lvl[48];
+    snprintf(lvl, sizeof lvl, "%g%% confidence interval", 100 * p->level);
+    printf("\n%-22s %14s   %-32s %s\n", "metric", "estimate", lvl, "exact");
+    for (int i = 0; i < QC_QM_COUNT; i++) {
+        const qc_ci *c = &r->metric[i];
+        char est[32], ci[96], exs[32];
+        if (isinf(c->mean)) {
+            snprintf(est, sizeof est, "infinite");
+            snprintf(ci, sizeof ci, "no mean exists (see below)");
+        } else if (isnan(c->mean)) {
+            snprintf(est, sizeof est, "none");
+            snprintf(ci, sizeof ci, "nothing measured");
+        } else {
+            snprintf(est, sizeof est, "%.6g", c->mean);
+            if (r->rare[i])
+                rare_words(r, i, ci, sizeof ci);
+            else if (isnan(c->half) && is_percentile(i) && (r->batches || r->reps > 1))
+                snprintf(ci, sizeof ci, "no interval: run too short");
+            else if (isnan(c->half))
+                snprintf(ci, sizeof ci, "no interval from %zu value%s", c->n, c->n == 1 ? "" : "s");
+            else
+                qc_app_support_cell(&sup, c->lo, c->hi, ci, sizeof ci);
+        }
+        double e = ex->value[i];
+        if (isinf(e))
+            snprintf(exs, sizeof exs, "infinite");
+        else if (isnan(e))
+            snprintf(exs, sizeof exs, "-");
+        else
+            snprintf(exs, sizeof exs, "%.6g", e);
+        printf("%-22s %14s   %-32s %s\n", labels[i], est, ci, exs);
+    }
+    if (r->infinite_reason[0])
+        printf("\nNo finite mean: %s.\n", r->infinite_reason);
+    if (ex->model[0])
+        printf("\nexact: %s closed form%s\n", ex->model,
+               is_percentile(QC_QM_P50) && isnan(ex->value[QC_QM_P50]) ? " (means only)" : "");
+}
+
+void qc_app_queue_series_rows(FILE *fp, const qc_queue_result *r)
+{
+    fprintf(fp, "time,mean_number_in_system,number_in_system\n");
+    for (size_t i = 0; i < r->series_len; i++)
+        fprintf(fp, "%.10g,%.10g,%u\n", r->series[i].t, r->series[i].mean, r->series[i].n);
+}
+
+/* Response time: density in equal bins up to the 99.9th percentile (each
+ * histogram bucket spread over the bins it overlaps), and the
+ * complementary CDF, which shows the tail. */
+void qc_app_queue_response_rows(FILE *fp, const qc_queue_result *r)
+{
+    enum { NBIN = 80 };
+    const qc_hist *h = r->response_hist;
+    double top = qc_hist_quantile(h, 0.999), width = top / NBIN;
+    double bins[NBIN] = {0};
+    for (int i = 0; i < QC_HIST_NBUCKETS && width > 0; i++) {
+        if (h->count[i] == 0)
+            continue;
+        double lo, hi;
+        qc_hist_edges(h, i, &lo, &hi);
+        /* uniform inside the bucket, so that bins do not alias bucket edges */
+        for (int b = (int)(lo / width); b < NBIN && b * width < hi; b++) {
+            double a = lo > b * width ? lo : b * width;
+            double z = hi < (b + 1) * width ? hi : (b + 1) * width;
+            if (z > a)
+                bins[b] += (double)h->count[i] * (z - a) / (hi - lo);
+        }
+    }
+    fprintf(fp, "# time density P(T>time)\n");
+    for (int b = 0; b < NBIN; b++) {
+        double t = (b + 0.5) * width;
+        /* P(T > t) from the histogram: 1 - fraction at or below t */
+        uint64_t below = 0;
+        for (int i = 0; i < QC_HIST_NBUCKETS; i++) {
+            double lo, hi;
+            qc_hist_edges(h, i, &lo, &hi);
+            if (0.5 * (lo + hi) > t)
+                break;
+            below += h->count[i];
+        }
+        below += h->zero + h->under;
+        double ccdf = 1.0 - (double)below / (double)h->total;
+        fprintf(fp, "%.10g %.10g %.10g\n", t, bins[b] / ((double)h->total * width), ccdf);
+    }
+}
