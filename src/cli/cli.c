@@ -269,28 +269,3 @@ void cli_progress_done(cli_progress *p)
         fputs("\r\033[K", stderr);
     p->shown = 0;
 }
-
-json_t *cli_json_run(uint64_t customers, double horizon, unsigned reps, uint64_t seed,
-                     double level, const char *ci_method)
-{
-    json_t *run = json_object();
-    if (customers)
-        json_object_set_new(run, "customers", json_integer((json_int_t)customers));
-    else
-        json_object_set_new(run, "time", json_real(horizon));
-    json_object_set_new(run, "reps", json_integer(reps));
-    json_object_set_new(run, "seed", json_integer((json_int_t)seed));
-    json_object_set_new(run, "confidence", json_real(level));
-    json_object_set_new(run, "ci_method", json_string(ci_method));
-    return run;
-}
-
-void cli_json_run_done(json_t *root, json_t *run, uint64_t measured, uint64_t events,
-                       double sim_time, double elapsed)
-{
-    json_object_set_new(run, "measured_customers", json_integer((json_int_t)measured));
-    json_object_set_new(run, "events", json_integer((json_int_t)events));
-    json_object_set_new(run, "simulated_time", json_real(sim_time));
-    json_object_set_new(run, "elapsed_seconds", json_real(elapsed));
-    json_object_set_new(root, "run", run);
-}

@@ -104,15 +104,4 @@ int cmd_gate(int argc, char **argv);
 int cmd_control(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 
-/* The "run" object of a chunked simulation's JSON summary (sim queue,
- * sim pool): its length (customers, or simulated time when customers is
- * 0), replications, seed, confidence level and interval method. */
-json_t *cli_json_run(uint64_t customers, double horizon, unsigned reps, uint64_t seed,
-                     double level, const char *ci_method);
-
-/* Ends that object with what the run did (measured customers, events,
- * simulated time, wall-clock seconds) and puts it in root as "run". */
-void cli_json_run_done(json_t *root, json_t *run, uint64_t measured, uint64_t events,
-                       double sim_time, double elapsed);
-
 #endif

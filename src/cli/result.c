@@ -100,14 +100,6 @@ int cli_write_file(const char *path, cli_rows_fn rows, const void *ctx)
     return cli_file_commit(&f);
 }
 
-void cli_csv_num(FILE *fp, double x, const char *sep)
-{
-    if (isfinite(x))
-        fprintf(fp, "%.10g%s", x, sep);
-    else
-        fputs(sep, fp);
-}
-
 json_t *cli_json_reals(const double *x, size_t n)
 {
     json_t *a = json_array();
@@ -248,48 +240,6 @@ int cli_command_main(const char *cmd, const char *synopsis, const char *about,
     if (rc == 0)
         rc = run(ctx, argc, argv);
     return rc < 0 ? 0 : rc;
-}
-
-void cli_support_print(const cli_support *s)
-{
-    if (!s->short_run)
-        return;
-    printf("RUN TOO SHORT FOR ITS INTERVALS: %s; %s\n", s->why,
-           s->allow_short ? "the intervals below are UNRELIABLE (--allow-short)"
-                          : "no interval is printed (a longer run, more replications, or "
-                            "--allow-short to see them marked unreliable)");
-}
-
-void cli_support_cell(const cli_support *s, double lo, double hi, char *buf, size_t n)
-{
-    if (s->short_run && !s->allow_short)
-        snprintf(buf, n, "none: run too short");
-    else
-        snprintf(buf, n, "[%.6g, %.6g]%s", lo, hi, s->short_run ? " unreliable" : "");
-}
-
-void cli_support_json(const cli_support *s, json_t *ci)
-{
-    if (!s->short_run)
-        return;
-    if (s->allow_short) {
-        json_object_set_new(ci, "unreliable", json_true());
-        return;
-    }
-    static const char *const ends[] = {"ci_low", "ci_high", "half_width"};
-    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++)
-        if (json_object_get(ci, ends[i]))
-            json_object_set_new(ci, ends[i], json_null());
-    json_object_set_new(ci, "reason", json_string("run too short to support an interval"));
-}
-
-json_t *cli_support_json_run(const cli_support *s)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "supported", json_boolean(!s->short_run));
-    json_object_set_new(o, "reason", s->short_run ? json_string(s->why) : json_null());
-    json_object_set_new(o, "allowed_short", json_boolean(s->allow_short));
-    return o;
 }
 
 int cli_support_verdict(const cli_support *s, const char *cmd)

@@ -92,9 +92,6 @@ int cli_json_print(json_t *doc);
 /* path written whole by rows(fp, ctx): 0 or QC_EXIT_FAIL after a message. */
 int cli_write_file(const char *path, cli_rows_fn rows, const void *ctx);
 
-/* A number and sep, or sep alone when x is not finite (CSV has no NaN). */
-void cli_csv_num(FILE *fp, double x, const char *sep);
-
 /* A JSON array of x[0..n), non-finite values as null. */
 json_t *cli_json_reals(const double *x, size_t n);
 
@@ -166,23 +163,6 @@ typedef struct cli_support {
     int precision_asked; /* --precision given */
     int precision_met;
 } cli_support;
-
-/* The table's line for a short run (nothing when it is not short), to
- * go before the table. */
-void cli_support_print(const cli_support *s);
-
-/* The interval cell of a metric's row: "[lo, hi]", or, on a short run,
- * "none: run too short" (or "[lo, hi] unreliable" with --allow-short). */
-void cli_support_cell(const cli_support *s, double lo, double hi, char *buf, size_t n);
-
-/* Marks the JSON of a metric's interval (qc_json_ci_new's object) on a
- * short run: "unreliable": true with --allow-short, else the interval
- * removed (null ends and half-width). */
-void cli_support_json(const cli_support *s, json_t *ci);
-
-/* The run's JSON "interval_support": {"supported", "reason",
- * "allowed_short"}. */
-json_t *cli_support_json_run(const cli_support *s);
 
 /* The exit status the verdict gives: after a message, QC_EXIT_FAIL for a
  * short run without --allow-short or for --precision not reached; else
