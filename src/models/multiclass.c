@@ -255,19 +255,9 @@ static int wfq_depart(qc_mc *m, qc__job *out)
     c->n--;
     m->n_all--;
     m->busy = 0;
-    /* each backlogged class's lead re-expressed at its weight in force,
-     * its charge a mean job's (qc_sfq_reweigh: the controller moves
-     * weights by orders of magnitude, and a lead earned under the old
-     * ones would freeze the classes' order). The mean, not the head
-     * job's own service time: a choice that looked at service times
-     * would break the conservation law the weighted server keeps. */
     uint32_t backlogged = 0;
-    for (unsigned i = 0; i < m->K; i++) {
-        if (m->c[i].rlen == 0)
-            continue;
-        backlogged |= 1u << i;
-        qc_sfq_reweigh(&m->sfq, i, qc_dist_mean(m->c[i].spec->service) / m->w[i]);
-    }
+    for (unsigned i = 0; i < m->K; i++)
+        backlogged |= (uint32_t)(m->c[i].rlen > 0) << i;
     int best = qc_sfq_pick(&m->sfq, backlogged);
     if (best < 0)
         return 0;

@@ -13,7 +13,7 @@
 # line starting with `known ` is a mismatch known and reported (XFAIL; an
 # XPASS when it agrees, so that the list shrinks). The real start of a
 # server (a configuration naming $PORTFILE) is stopped once that file
-# exists (it is up), or after 3 s; any other command runs to its end
+# exists (it is up), or after 15 s; any other command runs to its end
 # (the configurations are short; 20 s at most).
 # Commands that have no --check are listed at the end, not tested.
 # Exit status: 0 when every configuration not marked known agrees.
@@ -50,7 +50,7 @@ run() { # mode(check|start) tag args...
         pid=$!
         rc=
         i=0
-        while [ $i -lt 150 ]; do
+        while [ $i -lt 750 ]; do
             if ! kill -0 "$pid" 2>/dev/null; then
                 wait "$pid"
                 rc=$?
