@@ -15,10 +15,20 @@ static const char *const slabels[QC_NM_COUNT] = {"response", "wait", "number", "
                                                  "thruput", "loss", "balk", "renege",
                                                  "timeout"};
 
-static json_t *value_json(const qc_ci *c, double exact, int sim)
+/* An end-to-end percentile whose interval the replications withheld
+ * (simout.h); one run gives none of them an interval ("no interval"). */
+static int pct_withheld(const qc_network_result *r, int m, const qc_ci *c)
+{
+    return r->reps > 1 && m >= QC_NE_P50 && m <= QC_NE_P99 && isfinite(c->mean) &&
+           isnan(c->half);
+}
+
+static json_t *value_json(const qc_ci *c, double exact, int sim, int withheld)
 {
     json_t *o = sim ? qc_json_ci_new(c) : json_object();
-    if (sim && isnan(c->half))
+    if (sim && withheld)
+        json_object_set_new(o, "reason", json_string(QC_APP_PCT_SHORT_REASON));
+    else if (sim && isnan(c->half))
         json_object_set_new(o, "reason", json_string(isnan(c->mean) ? "nothing measured"
                                                                     : "no interval"));
     json_object_set_new(o, "exact", qc_json_real_new(exact));
@@ -80,7 +90,7 @@ json_t *qc_app_net_json(const qc_app_net_out *o, double elapsed)
                                     value_json(o->simulated ? &o->r.station[row * QC_NM_COUNT + m]
                                                             : NULL,
                                                o->ex.station[row * QC_NM_COUNT + m],
-                                               o->simulated));
+                                               o->simulated, 0));
             json_object_set_new(sj, k < n->ncl ? n->cl[k].name : "all", cj);
         }
         json_object_set_new(st, n->st[i].name, sj);
@@ -92,7 +102,8 @@ json_t *qc_app_net_json(const qc_app_net_out *o, double elapsed)
         for (int m = 0; m < QC_NE_COUNT; m++) {
             size_t x = (size_t)k * QC_NE_COUNT + m;
             json_t *v = value_json(o->simulated ? &o->r.e2e[x] : NULL, o->ex.e2e[x],
-                                   o->simulated);
+                                   o->simulated,
+                                   o->simulated && pct_withheld(&o->r, m, &o->r.e2e[x]));
             if (!isnan(o->ex.e2e_lo[x])) {
                 json_object_set_new(v, "bound_low", qc_json_real_new(o->ex.e2e_lo[x]));
                 json_object_set_new(v, "bound_high", qc_json_real_new(o->ex.e2e_hi[x]));
@@ -105,7 +116,7 @@ json_t *qc_app_net_json(const qc_app_net_out *o, double elapsed)
     return root;
 }
 
-static void cell(char *buf, size_t len, const qc_ci *c, double exact, int sim)
+static void cell(char *buf, size_t len, const qc_ci *c, double exact, int sim, int withheld)
 {
     char e[32] = "";
     if (!isnan(exact))
@@ -114,6 +125,8 @@ static void cell(char *buf, size_t len, const qc_ci *c, double exact, int sim)
         snprintf(buf, len, "%s", isnan(exact) ? "-" : e + 1);
     else if (isnan(c->mean))
         snprintf(buf, len, "none%s", e);
+    else if (withheld)
+        snprintf(buf, len, "%.4g %s%s", c->mean, QC_APP_PCT_SHORT_CELL, e);
     else if (isnan(c->half))
         snprintf(buf, len, "%.4g no CI%s", c->mean, e);
     else
@@ -179,7 +192,7 @@ void qc_app_net_table(const void *ctx)
                 char b[64];
                 size_t x = row * QC_NM_COUNT + (size_t)m;
                 cell(b, sizeof b, o->simulated ? &r->station[x] : NULL, o->ex.station[x],
-                     o->simulated);
+                     o->simulated, 0);
                 printf(" %-26s", b);
             }
             printf("\n");
@@ -194,9 +207,10 @@ void qc_app_net_table(const void *ctx)
     for (unsigned k = 0; k <= n->ncl; k++) {
         printf("  %-10s", k < n->ncl ? n->cl[k].name : "all");
         for (int m = 0; m < QC_NE_COUNT; m++) {
-            char b[64];
+            char b[96];
             size_t x = (size_t)k * QC_NE_COUNT + (size_t)m;
-            cell(b, sizeof b, o->simulated ? &r->e2e[x] : NULL, o->ex.e2e[x], o->simulated);
+            cell(b, sizeof b, o->simulated ? &r->e2e[x] : NULL, o->ex.e2e[x], o->simulated,
+                 o->simulated && pct_withheld(r, m, &r->e2e[x]));
             if (isnan(o->ex.e2e[x]) && !isnan(o->ex.e2e_lo[x])) {
                 size_t l = strlen(b);
                 snprintf(b + l, sizeof b - l, " [%.3g, %.3g]", o->ex.e2e_lo[x], o->ex.e2e_hi[x]);

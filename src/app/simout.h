@@ -42,6 +42,15 @@ void qc_app_support_json(const qc_app_support *s, json_t *ci);
 /* The run's "interval_support": {"supported", "reason", "allowed_short"}. */
 json_t *qc_app_support_json_run(const qc_app_support *s);
 
+/* A percentile whose interval the run withheld (too few kept response
+ * times beyond it, or one run's batches cannot bound it: the models'
+ * reps.h): the table's words and the JSON's reason beside null ends, one
+ * text for sim queue, pool and network. */
+#define QC_APP_PCT_SHORT_CELL "no interval: run too short"
+#define QC_APP_PCT_SHORT_REASON                                                                   \
+    "the run is too short for this percentile's interval: too few response times beyond it, "   \
+    "or its batches cannot bound it; a longer run or replications"
+
 /* The summary's "run" object of a chunked simulation: its length
  * (customers, or simulated time when customers is 0), replications,
  * seed, confidence level and interval method. */

@@ -31,6 +31,26 @@ static qc_ci ci_scaled(const qc_ci *c, double f)
     return s;
 }
 
+/* A response-time percentile whose interval the run withheld (simout.h). */
+static int pct_withheld(int i, const qc_ci *c)
+{
+    return i >= QC_PM_P50 && i <= QC_PM_P99 && isfinite(c->mean) && isnan(c->half);
+}
+
+/* A metric's interval cell: a withheld percentile or a value without an
+ * interval in words, never "[nan, nan]". */
+static void pool_cell(const qc_app_support *sup, int i, const qc_ci *c, char *buf, size_t n)
+{
+    if (pct_withheld(i, c))
+        snprintf(buf, n, "%s", QC_APP_PCT_SHORT_CELL);
+    else if (isnan(c->mean))
+        snprintf(buf, n, "nothing measured");
+    else if (isnan(c->half))
+        snprintf(buf, n, "no interval from %zu value%s", c->n, c->n == 1 ? "" : "s");
+    else
+        qc_app_support_cell(sup, c->lo, c->hi, buf, n);
+}
+
 /* The run's verdict on its intervals (result.h). */
 qc_app_support qc_app_pool_support(const qc_pool_result *r, const qc_app_pool_opts *o)
 {
@@ -94,6 +114,8 @@ json_t *qc_app_pool_json(const qc_pool_params *p, const qc_pool_result *r, const
         json_t *ci = qc_json_ci_new(&r->metric[i]);
         if (isfinite(r->metric[i].half))
             qc_app_support_json(&sup, ci);
+        else if (pct_withheld(i, &r->metric[i]))
+            json_object_set_new(ci, "reason", json_string(QC_APP_PCT_SHORT_REASON));
         json_object_set_new(m, qc_pool_metric_name(i), ci);
     }
     if (o->price > 0) {
@@ -146,12 +168,15 @@ void qc_app_pool_table(const qc_pool_params *p, const qc_pool_result *r, const q
         const qc_ci *c = &r->metric[i];
         if (i == QC_PM_DEMAND_CORR && c->n == 0)
             continue;
-        qc_app_support_cell(&sup, c->lo, c->hi, cell, sizeof cell);
-        printf("%-24s %14.6g   %s\n", labels[i], c->mean, cell);
+        pool_cell(&sup, i, c, cell, sizeof cell);
+        if (isnan(c->mean))
+            printf("%-24s %14s   %s\n", labels[i], "none", cell);
+        else
+            printf("%-24s %14.6g   %s\n", labels[i], c->mean, cell);
     }
     if (o->price > 0) {
         qc_ci w = ci_scaled(&r->metric[QC_PM_POWER], 1.0 / o->price);
-        qc_app_support_cell(&sup, w.lo, w.hi, cell, sizeof cell);
+        pool_cell(&sup, QC_PM_POWER, &w, cell, sizeof cell);
         printf("%-24s %14.6g   %s\n", "mean power (W)", w.mean, cell);
     }
 }
@@ -197,9 +222,13 @@ json_t *qc_app_pool_comparison_json(const qc_app_pool_cmp *c)
     for (size_t i = 0; i < c->n; i++) {
         json_t *row = json_object();
         json_object_set_new(row, "policy", json_string(qc_pool_policy_name(c->pol[i])));
-        for (size_t j = 0; j < NCMP; j++)
-            json_object_set_new(row, qc_pool_metric_name(cmp_metrics[j]),
-                                qc_json_ci_new(&c->r[i]->metric[cmp_metrics[j]]));
+        for (size_t j = 0; j < NCMP; j++) {
+            const qc_ci *ci = &c->r[i]->metric[cmp_metrics[j]];
+            json_t *cj = qc_json_ci_new(ci);
+            if (pct_withheld(cmp_metrics[j], ci))
+                json_object_set_new(cj, "reason", json_string(QC_APP_PCT_SHORT_REASON));
+            json_object_set_new(row, qc_pool_metric_name(cmp_metrics[j]), cj);
+        }
         json_array_append_new(a, row);
     }
     return a;

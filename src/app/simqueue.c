@@ -164,10 +164,7 @@ json_t *qc_app_queue_json(const qc_queue_params *p, const qc_queue_result *r,
             json_object_set_new(mj, "rare_events", json_integer((json_int_t)nrare));
         } else if (isnan(c->half) && is_percentile(i) && (r->batches || r->reps > 1) &&
                    !isnan(c->mean)) {
-            json_object_set_new(mj, "reason",
-                                json_string("the run is too short for this percentile's interval: "
-                                            "too few response times beyond it, or its batches "
-                                            "cannot bound it; a longer run or replications"));
+            json_object_set_new(mj, "reason", json_string(QC_APP_PCT_SHORT_REASON));
         } else if (isnan(c->half)) {
             json_object_set_new(mj, "reason",
                                 json_string(isnan(c->mean) ? "nothing measured"
@@ -253,7 +250,7 @@ void qc_app_queue_table(const qc_queue_params *p, const qc_queue_result *r,
             if (r->rare[i])
                 rare_words(r, i, ci, sizeof ci);
             else if (isnan(c->half) && is_percentile(i) && (r->batches || r->reps > 1))
-                snprintf(ci, sizeof ci, "no interval: run too short");
+                snprintf(ci, sizeof ci, "%s", QC_APP_PCT_SHORT_CELL);
             else if (isnan(c->half))
                 snprintf(ci, sizeof ci, "no interval from %zu value%s", c->n, c->n == 1 ? "" : "s");
             else

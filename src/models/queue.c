@@ -1510,18 +1510,8 @@ int qc_queue_run(const qc_queue_params *p, qc_queue_result *res, qc_err *err)
         qc__percentiles(&res->metric[QC_QM_P50], an.all, grouped ? st.sect : NULL,
                         QC_QUEUE_SECTIONS, p->level);
     /* Replications too: fewer than QC__PCT_TAIL_MIN kept values beyond a
-     * percentile (all replications together) and its interval is withheld,
-     * as for one run: the replications' own quantiles rest on a tenth of
-     * those each and are biased low by more than their spread shows
-     * (H2/M/1 at 0.73, arrivals of SCV 7.8, 10 x 20000 customers, about
-     * 1900 beyond the p99: 84 of 95 unflagged runs covered it). */
-    if (!one_run)
-        for (int j = 0; j < 3; j++) {
-            static const double pq[3] = {0.50, 0.95, 0.99};
-            qc_ci *c = &res->metric[QC_QM_P50 + j];
-            if (isfinite(c->half) && (1 - pq[j]) * (double)an.all->total < QC__PCT_TAIL_MIN)
-                c->lo = c->hi = c->half = NAN;
-        }
+     * percentile (all replications together) and qc__percentiles
+     * withholds its interval, as for one run (reps.h). */
     /* A percentile is never below the least possible response time (the
      * least service requirement), nor any interval of a non-negative
      * measure below 0. */

@@ -664,6 +664,11 @@ static void percentile_batches(qc__analysis *a, int kc)
     }
 }
 
+int qc__pct_tail_short(const qc_hist *all, double q)
+{
+    return (1 - q) * (double)all->total < QC__PCT_TAIL_MIN;
+}
+
 void qc__analysis_percentiles(const qc__analysis *a, qc_ci *c, double level)
 {
     for (int j = 0; j < 3; j++) {
@@ -678,7 +683,7 @@ void qc__analysis_percentiles(const qc__analysis *a, qc_ci *c, double level)
             !isfinite(g.half))
             continue;
         const double p = pct_levels[j], plo = p - g.half, phi = p + g.half;
-        if ((1 - p) * (double)a->all->total < QC__PCT_TAIL_MIN)
+        if (qc__pct_tail_short(a->all, p))
             continue; /* too few values beyond it: its bias is not in the interval */
         /* the tail too thin for its batches: its fraction known to no
          * better than QC__PCT_TAIL_REL of itself (and the runs where the
@@ -799,6 +804,11 @@ void qc__percentiles(qc_ci *c, const qc_hist *all, qc_hist *const *sect, int nse
                 c[i].half = g.half;
                 c[i].n = g.n;
             }
+        }
+        if (qc__pct_tail_short(all, qs[i])) {
+            /* too few values beyond it: its bias is not in the interval */
+            c[i].lo = c[i].hi = c[i].half = NAN;
+            continue;
         }
         if (isfinite(c[i].half)) {
             c[i].lo = x - c[i].half;
