@@ -17,6 +17,10 @@
  *     0.4 s (with the cycle: 0.93 s at p99);
  *   - each limiter kind (maxusers, aimd, vegas, gradient2, envoy) refuses
  *     nothing in the closed loop in front of the fast backend.
+ *   - the limit at the MaxUsers reference under overload: 4 workers of
+ *     det:0.01 at 0.5x (nothing refused), then 3x, Poisson: the mean limit
+ *     within 20% of the reference (the absolute slack of the verdict held
+ *     it at 11.5 against 6).
  * The backend: with FCFS and one deterministic service time S, service
  * starts are in send order, the k-th at max(sent_k, start_{k-c} + S), so
  * completions come in send order and one ring holds the requests out. */
@@ -62,6 +66,8 @@ typedef struct plant {
     double max_lat;    /* admitted: arrival to answer, from t_measure on */
     double t_measure;
     double lim_lo, lim_hi; /* the limit after each tick from t_measure on */
+    double lim_sum, ref_sum; /* ... their sum, and the MaxUsers reference's */
+    unsigned lim_n;
     double arrive_t[RING]; /* closed loop: each client's arrival time */
     double t_tick, t_arr; /* the next tick and open-loop arrival (< 0: not yet drawn) */
     uint64_t next_id;
@@ -195,6 +201,11 @@ static void run(plant *P, double t_end, double (*rate)(double), unsigned clients
                     P->lim_lo = st.limit;
                 if (st.limit > P->lim_hi)
                     P->lim_hi = st.limit;
+                qc_limiter_stats ls;
+                qc_limiter_get_stats(qc_front_limiter(P->f), &ls);
+                P->lim_sum += st.limit;
+                P->ref_sum += ls.reference;
+                P->lim_n++;
             }
             P->t_tick = t + 0.1;
             if (P->host_stall && P->stall_for > 0 && P->t_tick >= P->stall_at &&
@@ -286,6 +297,48 @@ static void test_no_cycle_under_overload(void **state)
     unmake(P);
 }
 
+static double rate_200(double t)
+{
+    (void)t;
+    return 200;
+}
+
+static double rate_1200(double t)
+{
+    (void)t;
+    return 1200;
+}
+
+/* 4 workers of det:0.01 (400/s) at 3x, Poisson: the limit settles near
+ * the MaxUsers reference (1.5 knees, 6), its mean within 20% of the
+ * reference's. Before, the verdict's absolute slack (20 ms, two service
+ * times) read a gate of 10 to 12 as fast (least time 25 to 30 ms), the
+ * rule raised the limit by one a window past the reference and it cycled
+ * 10 to 13 (mean 11.5 against a reference of 6). At 0.5x (Poisson as
+ * well) nothing is refused. */
+static void test_limit_at_reference_under_overload(void **state)
+{
+    (void)state;
+    plant *P = make(QC_LIMITER_MAXUSERS, 4, 0.01, 1e9); /* nothing measured at 0.5x */
+    P->rng = 88172645463325252ull;
+    run(P, 10, rate_200, 0);
+    print_message("0.5x: admitted %llu, refused %llu\n", (unsigned long long)P->admitted,
+                  (unsigned long long)P->refused);
+    assert_int_equal(P->refused, 0);
+    assert_true(P->admitted > 1800); /* 200/s for 10 s: 2000 +- 4 sigma */
+    P->t_measure = 15; /* 5 s into the overload */
+    run(P, 25, rate_1200, 0);
+    assert_true(P->lim_n >= 90);
+    double lim = P->lim_sum / P->lim_n, ref = P->ref_sum / P->lim_n;
+    print_message("3x: mean limit %.2f, mean reference %.2f, limit in [%g, %g], admitted "
+                  "latency at most %.3f s, refused %llu\n",
+                  lim, ref, P->lim_lo, P->lim_hi, P->max_lat, (unsigned long long)P->refused);
+    assert_true(ref >= 4 && ref <= 9); /* 1.5 x the knee of 4 workers, measured */
+    assert_true(fabs(lim - ref) <= 0.2 * ref);
+    assert_true(P->refused > 0);
+    unmake(P);
+}
+
 /* 256 clients, a backend answering in 0.2 ms that stalls (its host
  * descheduled it) for 50 to 500 ms once a second, alone or with the
  * front's own timer: a stall is not an overload, and the clients who
@@ -324,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_rises_when_fast),
         cmocka_unit_test(test_no_cycle_under_overload),
         cmocka_unit_test(test_stall_not_overload),
+        cmocka_unit_test(test_limit_at_reference_under_overload),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
