@@ -262,6 +262,36 @@ static void on_prepare(uv_prepare_t *h)
 
 /* ---- control loop ------------------------------------------------------- */
 
+/* The series' counts are the whole proxy's: with workers, every worker's
+ * admitted, refused, in flight and waiting added up (each counter written
+ * by its own worker's thread, read here as it stands: qc__ctr64), as
+ * /metrics and /status add them (proxy_admin.c, group_view). No
+ * allocation: the workers' P are read under the group's mutex. */
+static void series_counts(proxy *P, uint64_t *adm, uint64_t *ref, unsigned *inflight,
+                          unsigned *qlen)
+{
+    *adm = *ref = 0;
+    *inflight = *qlen = 0;
+    unsigned n = P->g ? P->g->n : 1;
+    if (P->g)
+        pthread_mutex_lock(&P->g->mu);
+    for (unsigned w = 0; w < n; w++) {
+        const proxy *W = P->g ? P->g->w[w].P : P;
+        if (P->g && w == P->index)
+            W = P; /* the lead itself, whatever its slot says while it closes */
+        if (!W)
+            continue; /* a worker not started or already closed */
+        for (unsigned i = 0; i < W->ncls; i++) {
+            *adm += W->cls[i].admitted;
+            *ref += W->cls[i].refused;
+        }
+        *inflight += W->inflight;
+        *qlen += W->qlen;
+    }
+    if (P->g)
+        pthread_mutex_unlock(&P->g->mu);
+}
+
 static void on_control(uv_timer_t *t)
 {
     proxy *P = t->data;
@@ -272,13 +302,11 @@ static void on_control(uv_timer_t *t)
     if (P->series) {
         qc_limiter_stats st;
         qc_limiter_get_stats(P->lim, &st);
-        uint64_t adm = 0, ref = 0;
-        for (unsigned i = 0; i < P->ncls; i++) {
-            adm += P->cls[i].admitted;
-            ref += P->cls[i].refused;
-        }
+        uint64_t adm, ref;
+        unsigned inflight, qlen;
+        series_counts(P, &adm, &ref, &inflight, &qlen);
         fprintf(P->series, "%.3f,%g,%u,%u,%llu,%llu,%g", now - P->t0,
-                P->o->control ? st.limit : NAN, P->inflight, P->qlen, (unsigned long long)adm,
+                P->o->control ? st.limit : NAN, inflight, qlen, (unsigned long long)adm,
                 (unsigned long long)ref, st.last_y);
         fprintf(P->series, ",%u,%u,%u,%u\n", qc__fleet_count(&P->fleet, QC_FLEET_ON),
                 qc__fleet_count(&P->fleet, QC_FLEET_SETUP),

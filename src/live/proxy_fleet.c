@@ -205,33 +205,84 @@ static void unpark_fail(pbackend *b, const char *why)
  * (a 2xx is a success) or, without --health, a TCP connect. A SETUP
  * backend is probed by the same machinery until its first success. */
 
+/* With workers, one health state per backend for the proxy: the
+ * failures in a row are counted over all workers (a backend that fails
+ * --max-fails requests is out whichever workers sent them), and out or
+ * back is the group's; each worker follows it at its control tick
+ * (qc__proxy_health_follow) and probes while it sees the backend out. */
+static qc_proxy_group *shared_health(const proxy *P)
+{
+    return P->g && P->g->n > 1 ? P->g : NULL;
+}
+
+static void take_out(pbackend *b, const char *why)
+{
+    proxy *P = b->P;
+    b->out = 1;
+    b->ejections++;
+    P->fleet.b[b->index].down_until = INFINITY;
+    qc__proxy_plog(P, QC_LOG_WARN, "backend %s out of rotation %s; probed every %g s", b->name,
+                   why, P->o->health_interval);
+    qc__proxy_health_schedule(b);
+}
+
+static void bring_back(pbackend *b)
+{
+    proxy *P = b->P;
+    b->out = 0;
+    P->fleet.b[b->index].down_until = -INFINITY;
+    qc__proxy_plog(P, QC_LOG_INFO, "backend %s back in rotation", b->name);
+    qc__proxy_health_schedule(b);
+}
+
 /* A request or probe of b failed. */
 void qc__proxy_backend_failed(pbackend *b)
 {
     proxy *P = b->P;
     unsigned max = P->o->max_fails;
-    if (b->out || max == 0 || ++b->fails < max ||
-        P->fleet.b[b->index].state != QC_FLEET_ON)
+    if (b->out || max == 0)
         return;
-    b->out = 1;
-    b->ejections++;
-    P->fleet.b[b->index].down_until = INFINITY;
-    qc__proxy_plog(P, QC_LOG_WARN, "backend %s out of rotation after %u failures in a row; probed every %g s", b->name,
-                   b->fails, P->o->health_interval);
-    qc__proxy_health_schedule(b);
+    qc_proxy_group *g = shared_health(P);
+    b->fails = g ? atomic_fetch_add(&g->hfails[b->index], 1) + 1 : b->fails + 1;
+    if (b->fails < max || P->fleet.b[b->index].state != QC_FLEET_ON)
+        return;
+    if (g)
+        atomic_store(&g->hout[b->index], 1);
+    char why[64];
+    snprintf(why, sizeof why, "after %u failures in a row", b->fails);
+    take_out(b, why);
 }
 
 /* b answered a request or a probe. */
 void qc__proxy_backend_answered(pbackend *b)
 {
     b->fails = 0;
-    if (!b->out)
+    qc_proxy_group *g = shared_health(b->P);
+    if (g) { /* loads first: no store (no shared cache line written) while all is well */
+        if (atomic_load(&g->hfails[b->index]))
+            atomic_store(&g->hfails[b->index], 0);
+        if (atomic_load(&g->hout[b->index]))
+            atomic_store(&g->hout[b->index], 0);
+    }
+    if (b->out)
+        bring_back(b);
+}
+
+/* Every control interval, with workers: take each backend out or bring
+ * it back as another worker decided. */
+static void health_follow(proxy *P)
+{
+    qc_proxy_group *g = shared_health(P);
+    if (!g || P->o->max_fails == 0)
         return;
-    proxy *P = b->P;
-    b->out = 0;
-    P->fleet.b[b->index].down_until = -INFINITY;
-    qc__proxy_plog(P, QC_LOG_INFO, "backend %s back in rotation", b->name);
-    qc__proxy_health_schedule(b);
+    for (unsigned i = 0; i < P->nb; i++) {
+        pbackend *b = &P->backend[i];
+        int out = atomic_load(&g->hout[i]);
+        if (out && !b->out && P->fleet.b[i].state == QC_FLEET_ON)
+            take_out(b, "as another worker found it");
+        else if (!out && b->out)
+            bring_back(b);
+    }
 }
 
 /* The outcome of probe p; p is closed. */
@@ -506,6 +557,7 @@ static void park_start(pbackend *b)
 /* Every control interval: the idle timer and min-on. */
 void qc__proxy_fleet_tick(proxy *P, double now)
 {
+    health_follow(P);
     unsigned park[QC_FLEET_MAX], unpark[QC_FLEET_MAX], np, nu;
     qc__fleet_tick(&P->fleet, now, park, &np, unpark, &nu);
     for (unsigned k = 0; k < np; k++)

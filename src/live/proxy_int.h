@@ -230,6 +230,11 @@ struct qc_proxy_group {
     qc__tls_slot tls;     /* TLS: the context the workers share (ctx NULL: none) */
     atomic_uint nclients; /* --max-connections over all workers */
     atomic_size_t mem;    /* --max-memory over all workers */
+    /* passive health, one state per backend for the whole group (see
+     * "health" in proxy_fleet.c): failures in a row over all workers,
+     * and out of rotation; each worker follows it at its control tick */
+    _Atomic unsigned hfails[QC_PROXY_BACKENDS_MAX];
+    atomic_int hout[QC_PROXY_BACKENDS_MAX];
     unsigned n;
     pworker w[];
 };
