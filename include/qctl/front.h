@@ -31,7 +31,10 @@
  * the requests let in at the gate (with as many in flight, itself
  * included, as the gate in force lets in): fast when the least of their
  * times at a backend is within max(L0 (1 + fast_rise), L0 + fast_slack),
- * L0 the least ever seen, and nothing failed; slow otherwise (CoDel's
+ * L0 the least ever seen (fast_slack left out while an overload is
+ * confirmed: with L0 = 10 ms its 20 ms are two service times of queueing,
+ * and the rule held MaxUsers' limit near 11.5 against a reference of 6 at
+ * 3x load), and nothing failed; slow otherwise (CoDel's
  * standing-queue test applied to the backends: a backend whose own queue
  * stands at that level makes every such request wait). While fast, the
  * controller may not lower the limit, and a limit that kept a request out
