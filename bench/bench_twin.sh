@@ -126,7 +126,9 @@ if part 1; then
         for svc in det exp; do
             if [ "$svc" = det ]; then spec="det:$M"; else spec="exp:$RATE_EXP"; fi
             simspec=$spec
+            ssd=$s # the backend's seed: the twin serves its very draws
             if [ "${SERVICE:-}" = measured ]; then
+                ssd=0
                 calibrate_service "$spec" "$T/svc_$svc$s.txt"
                 simspec="empirical:$T/svc_$svc$s.txt"
             fi
@@ -134,7 +136,7 @@ if part 1; then
                 if [ "$lim" = aimd ]; then largs="--limiter aimd"; else largs=""; fi
                 for x in 0.5 1 3; do
                     rate=$(awk -v c="$CAP" -v x="$x" 'BEGIN { printf "%.10g", c * x }')
-                    start_backend --workers 4 --service "$spec"
+                    start_backend --workers 4 --service "$spec" --seed "$s"
                     # shellcheck disable=SC2086
                     start_proxy $largs
                     $CLIENT "127.0.0.1:$PPORT" --class all=/:"$rate" --duration "$DUR" \
@@ -143,16 +145,28 @@ if part 1; then
                     # shellcheck disable=SC2086
                     "$QCTL" sim proxy --workers 4 --service "$simspec" $largs --arrival "trace:$T/sched.all" \
                         --overhead "empirical:$T/overhead$s.txt" --time "$((DUR - WARM))" \
-                        --warmup "$WARM" --reps "$REPS" --seed "$s" --quiet --json >"$T/sim.json"
-                    "$PY" - "$T/live.json" "$T/sim.json" "$s" "$svc" "$lim" "$x" >>"$ROWS" <<'EOF'
+                        --warmup "$WARM" --reps "$REPS" --seed "$s" --service-seed "$ssd" \
+                        --quiet --json >"$T/sim.json"
+                    # the same with each replication's own service draws:
+                    # how far one backend run can fall from another
+                    # shellcheck disable=SC2086
+                    "$QCTL" sim proxy --workers 4 --service "$simspec" $largs --arrival "trace:$T/sched.all" \
+                        --overhead "empirical:$T/overhead$s.txt" --time "$((DUR - WARM))" \
+                        --warmup "$WARM" --reps "$REPS" --seed "$s" --quiet --json >"$T/simfree.json"
+                    "$PY" - "$T/live.json" "$T/sim.json" "$s" "$svc" "$lim" "$x" "$T/simfree.json" \
+                        "$(cut -d' ' -f1 /proc/loadavg)" >>"$ROWS" <<'EOF'
 import json, sys
-live, sim = (json.load(open(f)) for f in sys.argv[1:3])
-a, m = live["all"], sim["metrics"]
+live, sim, free = (json.load(open(f)) for f in sys.argv[1:3] + sys.argv[7:8])
+a, m, fm = live["all"], sim["metrics"], free["metrics"]
 v = lambda k: m[k]["value"] if m[k] else None
+iv = lambda k: [fm[k]["ci_low"], fm[k]["ci_high"]] if fm[k] and "ci_low" in fm[k] else None
 print(json.dumps({"sitting": int(sys.argv[3]), "service": sys.argv[4], "limiter": sys.argv[5],
                   "load": float(sys.argv[6]), "live": a, "lateness_p99": live["lateness_p99"],
+                  "lateness_max": live["lateness_max"], "loadavg": float(sys.argv[8]),
                   "sim": {"goodput": v("goodput"), "p50": v("latency_p50"),
-                          "p99": v("latency_p99"), "refused": v("refused")}}))
+                          "p99": v("latency_p99"), "refused": v("refused")},
+                  "free": {"goodput": iv("goodput"), "p50": iv("latency_p50"),
+                           "refused": iv("refused")}}))
 EOF
                     tail -n 1 "$ROWS" | "$PY" -c '
 import json, sys
@@ -183,8 +197,11 @@ def crit(r):
 f = lambda x, fmt="%.3g": "-" if x is None else fmt % x
 print()
 print("| sitting | service | limiter | load | goodput live / sim (ratio) | p50 ms live / sim (ratio) "
-      "| p99 ms live / sim (ratio) | refused live / sim (points) | met |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+      "| p99 ms live / sim (ratio) | refused live / sim (points) | met "
+      "| host load, client late p99 ms | own draws: goodput, p50 ms, refused (95%) |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+def span(x, k=1, fmt="%.0f"):
+    return "-" if not x else (fmt + "-" + fmt) % (k * x[0], k * x[1])
 met = {}
 for r in rows:
     a, s = r["live"], r["sim"]
@@ -193,7 +210,9 @@ for r in rows:
     met.setdefault(key, []).append(all(ok.values()))
     miss = [k for k, v in ok.items() if not v]
     ms = lambda x: None if x is None else 1e3 * x
-    print("| %d | %s | %s | %gx | %s / %s (%s) | %s / %s (%s) | %s / %s (%s) | %s / %s (%s) | %s |" % (
+    fr = r.get("free", {})
+    print("| %d | %s | %s | %gx | %s / %s (%s) | %s / %s (%s) | %s / %s (%s) | %s / %s (%s) | %s "
+          "| %s, %s | %s, %s, %s |" % (
         r["sitting"], r["service"], r["limiter"], r["load"],
         f(a["goodput"], "%.1f"), f(s["goodput"], "%.1f"), f(g, "%.3f"),
         f(ms(a["p50"]), "%.1f"), f(ms(s["p50"]), "%.1f"), f(p50, "%.2f"),
@@ -201,7 +220,9 @@ for r in rows:
         f(None if a["refused"] is None else 100 * a["refused"], "%.1f%%"),
         f(None if s["refused"] is None else 100 * s["refused"], "%.1f%%"),
         f(None if dref is None else 100 * dref, "%+.1f"),
-        "yes" if not miss else "no: " + ", ".join(miss)))
+        "yes" if not miss else "no: " + ", ".join(miss),
+        f(r.get("loadavg"), "%.0f"), f(ms(r.get("lateness_p99")), "%.1f"),
+        span(fr.get("goodput"), 1, "%.1f"), span(fr.get("p50"), 1e3), span(fr.get("refused"), 100)))
 print()
 n_ok = sum(all(v) for v in met.values())
 print("rows met in every sitting: %d of %d" % (n_ok, len(met)))

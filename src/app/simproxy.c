@@ -45,6 +45,8 @@ json_t *qc_app_psim_json(const qc_psim_params *p, const char *service, const cha
     json_object_set_new(m, "queue_discipline",
                         json_string(qc_psim_discipline_name(p->discipline)));
     json_object_set_new(m, "overhead", overhead ? json_string(overhead) : json_null());
+    json_object_set_new(m, "service_seed",
+                        p->service_seed ? json_integer((json_int_t)p->service_seed) : json_null());
     json_object_set_new(m, "load", qc_json_real_new(r->offered_load));
     json_object_set_new(root, "model", m);
     json_t *run = qc_app_json_run(0, p->horizon, p->reps, p->seed, p->level,

@@ -388,6 +388,10 @@ int cmd_sim_proxy(int argc, char **argv)
          .help = "time added to every answer as the client sees it (the\nproxy's, the "
                  "network's, the host's): det:X, or\nempirical:FILE of latencies measured "
                  "at no load\n(default none)"},
+        {"service-seed", CLI_U64, &p->service_seed, .arg = "S",
+         .help = "every replication serves the service times qctl backend\n--seed S draws "
+                 "(one backend): the twin of one live run\n(default 0: each replication "
+                 "its own)"},
         {"", CLI_NOTE, NULL, .help = "\nThe proxy (as qctl proxy):"},
         {"limiter", CLI_STR, &q.limiter, .arg = "NAME",
          .help = "maxusers (default), aimd, vegas, gradient2, envoy,\nfixed, admission or none"},

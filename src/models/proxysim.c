@@ -226,7 +226,9 @@ static void refuse(run *r, uint32_t i, qc_psim_reason why)
 
 static double service_of(run *r, unsigned k)
 {
-    return qc_sampler_next(&r->svc[k]);
+    /* with a service seed, one sequence for all, as the live backend
+     * draws it (class 0's sampler holds it) */
+    return qc_sampler_next(&r->svc[r->p->service_seed ? 0 : k]);
 }
 
 static void busy_mark(run *r)
@@ -555,7 +557,10 @@ static int rep_setup(run *r, unsigned rep, qc_err *err)
     for (unsigned k = 0; k < r->K; k++) {
         const qc_psim_class *c = &p->cls[k];
         qc_rng_init(&r->rarr[k], p->seed, qc_rng_stream(rep, QC_STREAM_ARRIVAL, k));
-        qc_rng_init(&r->rsvc[k], p->seed, qc_rng_stream(rep, QC_STREAM_SERVICE, k));
+        if (p->service_seed) /* `qctl backend --seed S`'s stream, whatever rep */
+            qc_rng_init(&r->rsvc[k], p->service_seed, qc_rng_stream(0, QC_STREAM_SERVICE, 0));
+        else
+            qc_rng_init(&r->rsvc[k], p->seed, qc_rng_stream(rep, QC_STREAM_SERVICE, k));
         qc_rng_init(&r->ruser[k], p->seed, qc_rng_stream(rep, QC_STREAM_USER, k));
         qc_sampler_init(&r->svc[k], c->service ? c->service : p->service, &r->rsvc[k]);
         if (c->users > 0) {
@@ -746,6 +751,18 @@ static int check(const qc_psim_params *p, qc_err *err)
         return qc_err_set(err, QC_EINVAL, "route: %d is not a routing", (int)p->route);
     if ((unsigned)p->discipline > QC_PSIM_CODEL)
         return qc_err_set(err, QC_EINVAL, "queue discipline: %d is not one", (int)p->discipline);
+    if (p->service_seed) {
+        if (p->backends != 1)
+            return qc_err_set(err, QC_EINVAL,
+                              "service seed: one backend's sequence, but %u backends",
+                              p->backends);
+        for (unsigned k = 0; k < p->nclasses && k < QC_PSIM_CLASSES_MAX; k++)
+            if (p->cls[k].service)
+                return qc_err_set(err, QC_EINVAL,
+                                  "service seed: one sequence of one law, but class %s has "
+                                  "its own service",
+                                  p->cls[k].name ? p->cls[k].name : "?");
+    }
     if (p->overhead) {
         double m = qc_dist_mean(p->overhead);
         if (!(m >= 0 && isfinite(m)))
