@@ -13,10 +13,14 @@
  *   here, and whose admitted mean latency is E[N] / (lambda (1 - P_K));
  *   closed-loop users with exponential think time in front of one
  *   exponential worker, no limiter: the machine-repairman model
- *   M/M/1//N, throughput mu (1 - p0).
+ *   M/M/1//N, throughput mu (1 - p0);
+ *   the proxy's default limiter, and AIMD, at half load in front of 4
+ *   exponential workers: still M/M/4 (nothing refused, nothing waits);
+ *   a service seed: the live backend's own draws, through Lindley's
+ *   recursion run here on them.
  * Each check runs replications with a fixed seed and asserts that the
- * exact value lies in the run's interval at level 1 - 0.01/8 (Bonferroni
- * over the checks of this file, so the family holds with probability
+ * exact value lies in the run's interval at level 1 - 0.01/12 (Bonferroni
+ * over the 12 checks of this file, so the family holds with probability
  * 0.99 whatever the seed) and that the interval is narrow (the first
  * assertion would mean nothing otherwise).
  *
@@ -37,8 +41,9 @@
 #include "qctl/arrivals.h"
 #include "qctl/dist.h"
 #include "qctl/proxysim.h"
+#include "qctl/rng.h"
 
-#define LEVEL (1 - 0.01 / 8)
+#define LEVEL (1 - 0.01 / 12)
 
 typedef struct scen {
     qc_psim_params p;
@@ -288,6 +293,97 @@ static void test_jobs_invariant(void **state)
     scen_free(&s);
 }
 
+/* ---- the proxy's defaults and AIMD at half load: still M/M/4 --------------- */
+
+/* At half the backends' capacity a proxy refuses nothing and adds no wait
+ * (work-conserving), whatever its limiter: the twin of `qctl proxy` with
+ * its defaults, and with --limiter aimd, in front of 4 exponential
+ * workers is M/M/4, the mean response Erlang C's, as bench_twin's 0.5x
+ * rows assume. */
+static void test_half_load_is_mmc(void **state)
+{
+    (void)state;
+    const double lam = 200, mu = 100;
+    const unsigned c = 4;
+    const qc_limiter_algo algo[2] = {QC_LIMITER_MAXUSERS, QC_LIMITER_AIMD};
+    for (int j = 0; j < 2; j++) {
+        scen s;
+        scen_open(&s, "exp:200", "exp:100");
+        qc_limiter_params_init(&s.p.limiter, algo[j]);
+        s.p.workers = c;
+        s.p.horizon = 60;
+        s.p.reps = 10;
+        qc_psim_result r;
+        run_ok(&s, &r);
+        double C = erlang_c(c, lam / mu);
+        inside(j ? "aimd: M/M/4 mean response" : "default: M/M/4 mean response",
+               &r.all[QC_PSIM_LATENCY], C / (c * mu - lam) + 1 / mu, 0, 0.03);
+        assert_true(r.all[QC_PSIM_REFUSED].mean == 0);
+        assert_true(r.all[QC_PSIM_WAIT].mean < 1e-3 / mu);
+        qc_psim_result_free(&r);
+        scen_free(&s);
+    }
+}
+
+/* ---- a service seed: the live backend's own draws --------------------------- */
+
+/* With service_seed S every replication serves the sequence `qctl backend
+ * --seed S` draws (src/live/backend.c: seed S, stream (0, SERVICE, 0), one
+ * draw per service started). Checked against Lindley's recursion run here
+ * on that sequence: one worker, no limiter, an arrival every 20 ms, each
+ * replication's mean latency exactly the recursion's; without the seed the
+ * replications differ. */
+static void test_service_seed_is_backends(void **state)
+{
+    (void)state;
+    const uint64_t S = 7;
+    const double horizon = 20;
+    scen s;
+    scen_open(&s, "det:0.02", "exp:60");
+    s.p.control = 0;
+    s.p.warmup = 0;
+    s.p.horizon = horizon;
+    s.p.reps = 3;
+    s.p.seed = 11;
+    s.p.service_seed = S;
+    qc_psim_result r;
+    run_ok(&s, &r);
+
+    qc_rng rs, ra;
+    qc_rng_init(&rs, S, qc_rng_stream(0, QC_STREAM_SERVICE, 0)); /* as backend.c */
+    qc_rng_init(&ra, 1, 0);
+    qc_arrivals_gen g;
+    qc_arrivals_gen_init(&g, &s.arr, &ra);
+    double dep = 0, sum = 0;
+    unsigned n = 0;
+    for (double a = qc_arrivals_next(&g); a < horizon; a = qc_arrivals_next(&g)) {
+        double x = qc_dist_sample(&s.svc, &rs);
+        dep = (a > dep ? a : dep) + x;
+        if (dep < horizon) { /* answered within the run */
+            sum += dep - a;
+            n++;
+        }
+    }
+    assert_true(n > 900);
+    printf("  Lindley on backend --seed 7's draws: mean %.9g, sim %.9g (+-%.3g)\n", sum / n,
+           r.all[QC_PSIM_LATENCY].mean, r.all[QC_PSIM_LATENCY].half);
+    assert_true(fabs(r.all[QC_PSIM_LATENCY].mean - sum / n) < 1e-9 * (sum / n));
+    assert_true(r.all[QC_PSIM_LATENCY].half < 1e-9 * (sum / n));
+    qc_psim_result_free(&r);
+
+    s.p.service_seed = 0; /* each replication its own draws */
+    run_ok(&s, &r);
+    assert_true(r.all[QC_PSIM_LATENCY].half > 1e-3 * (sum / n));
+    qc_psim_result_free(&r);
+
+    qc_err err = {0};
+    s.p.service_seed = S;
+    s.p.backends = 2; /* one backend's sequence */
+    assert_int_equal(qc_psim_run(&s.p, &r, &err), QC_EINVAL);
+    assert_non_null(strstr(err.msg, "service seed"));
+    scen_free(&s);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -322,6 +418,8 @@ int main(void)
         cmocka_unit_test(test_closed_loop_repairman),
         cmocka_unit_test(test_deadline_and_conservation),
         cmocka_unit_test(test_jobs_invariant),
+        cmocka_unit_test(test_half_load_is_mmc),
+        cmocka_unit_test(test_service_seed_is_backends),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
