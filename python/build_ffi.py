@@ -864,6 +864,7 @@ typedef struct qc_psim_params {
     double series_dt;
     unsigned jobs;
     const qc_cancel *cancel;
+    uint64_t service_seed;
     ...;
 } qc_psim_params;
 void qc_psim_params_init(qc_psim_params *p);

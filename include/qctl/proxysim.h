@@ -106,14 +106,6 @@ typedef struct qc_psim_params {
     const qc_dist *service;  /* service time at a backend */
     qc_psim_route route;
     unsigned threshold;      /* delay-JSQ's T >= 1 */
-    uint64_t service_seed;   /* 0: each replication draws its own service
-                                times. S > 0: every replication serves the
-                                one sequence `qctl backend --seed S` draws
-                                (its stream, shared by the classes in the
-                                order services start; one backend, one
-                                service law): the twin of one live run,
-                                dice included, as a trace: arrival is of
-                                its instants */
     const qc_dist *overhead; /* added to every answer's latency as its
                                 client sees it, drawn per answer: the time
                                 the proxy, the network and the client's
@@ -147,6 +139,14 @@ typedef struct qc_psim_params {
     qc_psim_progress_fn progress;
     void *progress_ctx;
     const qc_cancel *cancel;
+    uint64_t service_seed;   /* 0: each replication draws its own service
+                                times. S > 0: every replication serves the
+                                one sequence `qctl backend --seed S` draws
+                                (its stream, shared by the classes in the
+                                order services start; one backend, one
+                                service law): the twin of one live run,
+                                dice included, as a trace: arrival is of
+                                its instants */
 } qc_psim_params;
 
 /* The proxy's defaults (limiter maxusers with its own defaults, interval

@@ -1467,14 +1467,16 @@ def proxy(arrival=None, users=None, think=None, classes=None, backends=1, worker
           aimd_backoff=None, aimd_timeout=None, interval=0.1, queue=128, queue_timeout=1.0,
           queue_discipline="codel", queue_target=0.0, sample_every=0, epsilon=None,
           alpha=None, min_completions=None, time=60.0, warmup=5.0, reps=10, seed=1,
-          confidence=0.95, series_dt=None, jobs=1):
+          confidence=0.95, series_dt=None, jobs=1, service_seed=0):
     """Simulates `qctl proxy` in front of backends as `qctl sim proxy` does
     with the same flags: the same seed gives the same figures. Clients:
     arrival= (open loop) or users= and think= (closed loop) for one class,
     or classes=[{"name": ..., "bound": ..., "arrival": ... | "users": ...,
     "think": ..., "service": ..., "candidate": bool}, ...] (--class
     NAME=BOUND with its --class-* flags). limiter="none" runs no limiter.
-    Returns a ProxyResult; bad arguments raise ValueError."""
+    service_seed=S (--service-seed): every replication serves the service
+    times `qctl backend --seed S` draws. Returns a ProxyResult; bad
+    arguments raise ValueError."""
     p = ffi.new("qc_psim_params *")
     lib.qc_psim_params_init(p)
     err = new_err()
@@ -1488,6 +1490,7 @@ def proxy(arrival=None, users=None, think=None, classes=None, backends=1, worker
     svc = _dist.parse(service, "--service")
     keep.append(svc)
     p.service = svc._d
+    p.service_seed = _int("--service-seed", service_seed)
     if overhead is not None:
         ov = _dist.parse(overhead, "--overhead")
         keep.append(ov)
