@@ -1464,7 +1464,7 @@ def _psim_metrics(row):
 def proxy(arrival=None, users=None, think=None, classes=None, backends=1, workers=1,
           service="exp:100", route="jsq", djsq_threshold=4, overhead=None, limiter="maxusers",
           limit=None, min_limit=None, max_limit=None, reference=None, gain=None,
-          aimd_backoff=None, aimd_timeout=None, interval=0.1, queue=128, queue_timeout=1.0,
+          aimd_backoff=None, aimd_timeout=None, interval=0.1, queue=1024, queue_timeout=1.0,
           queue_discipline="codel", queue_target=0.0, sample_every=0, epsilon=None,
           alpha=None, min_completions=None, time=60.0, warmup=5.0, reps=10, seed=1,
           confidence=0.95, series_dt=None, jobs=1, service_seed=0):
