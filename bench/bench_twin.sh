@@ -15,7 +15,11 @@
 #     WARM s) on the very instants the client sent at (its schedule, as
 #     --arrival trace:FILE): two Poisson draws of 20 s at 40/s differ by
 #     3.5% (one standard deviation) in their number of arrivals alone,
-#     which would blur a 5% goodput criterion. The one quantity the
+#     which would blur a 5% goodput criterion; and on the very service
+#     times the backend drew (backend --seed S, sim --service-seed S):
+#     at 1x, and under a rule whose state depends on the draws, one run's
+#     draws move p50 by a factor of two (the row's last column is the
+#     twin on its own draws, its 95% interval). The one quantity the
 #     simulation is given from a
 #     measurement is the overhead: the latency of requests through
 #     `qctl proxy --limiter none` to a backend answering at once, at 30/s
