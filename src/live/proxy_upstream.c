@@ -565,8 +565,11 @@ static void on_upstream_connect(uv_connect_t *req, int status)
  * body_buffer in proxy_client.c) is whole at the backend once its write
  * is done, as a streamed body is once its last byte is sent: its time at
  * the backend starts there, not when its bytes were handed to libuv (8 MiB
- * take a while to go, and that is not the backend's load). Writes on a
- * link end in order and before its close callback, so u is still there. */
+ * take a while to go, and that is not the backend's load), and its slot
+ * is lent to the next request while it moves (qc_front_carry: 40
+ * concurrent 8 MiB uploads otherwise held the slots while they moved and
+ * the rest passed their deadline waiting). Writes on a link end in order
+ * and before its close callback, so u is still there. */
 #define WHOLE_LARGE (256u << 10)
 typedef struct sent_write {
     uv_write_t req;
@@ -577,8 +580,10 @@ typedef struct sent_write {
 static void on_large_written(uv_write_t *req, int status)
 {
     sent_write *w = (sent_write *)req;
-    if (status == 0 && w->u->busy && !(w->u->t_sent > 0))
+    if (status == 0 && w->u->busy && !(w->u->t_sent > 0)) {
         w->u->t_sent = qc__now();
+        qc__proxy_carry(w->u->P, &w->u->tok, 0); /* the backend's work from now */
+    }
     free(w);
 }
 
@@ -624,6 +629,8 @@ void qc__proxy_send_request(uconn *u)
         upstream_fail(u, 502);
         return;
     }
+    if (large) /* its slot is lent while the body moves (qc_front_carry) */
+        qc__proxy_carry(P, &u->tok, 1);
     qc__proxy_body_pump(u); /* a kept link is up: the body can follow at once */
 }
 
