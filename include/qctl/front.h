@@ -231,7 +231,8 @@ typedef struct qc_front_token {
     double t_arrive, t_admit;
     uint16_t cls;
     uint16_t live;  /* 1 until given back */
-    uint16_t carry; /* 1 while its body is carried to its backend (qc_front_carry) */
+    uint16_t carry; /* 1 while its body is carried to its backend, 2 once
+                       carried (qc_front_carry) */
 } qc_front_token;
 
 /* A waiting request's place: for qc_front_cancel (0: none). */
@@ -288,11 +289,14 @@ int qc_front_done(qc_front *f, double now, qc_front_token *tok, double service, 
  * network's. Without it, 40 concurrent 8 MiB uploads to a backend that
  * answers at once held the slots while they moved, the rest waited past
  * their 1 s deadline in the room, and 4 to 35 of 40 were refused by every
- * limiter, a backend overloaded by nothing. On 0 it takes its slot back
- * even past the limit (as requests let in before a decrease; the next
- * ones wait until the count is under it again), and its sample counts
- * from there. A second call with the same on is a no-op; done on a
- * carrying token ends it. Decisions as qc_front_done (the lent slot may
+ * limiter, a backend overloaded by nothing. On 0 (the proxy: the
+ * response's first byte) it takes its slot back even past the limit (as
+ * requests let in before a decrease; the next ones wait until the count
+ * is under it again). A request that carried a body makes no sample (its
+ * time includes the transfer, not queueing alone; it still counts as a
+ * failure). A second call with the same on is a no-op; done on a carrying
+ * token ends it. The cost: a backend slow to answer large bodies is not
+ * limited while it reads them (a limit of requests, not of bytes). Decisions as qc_front_done (the lent slot may
  * let a waiting request in). */
 int qc_front_carry(qc_front *f, double now, qc_front_token *tok, int on, qc_front_decision *out,
                    size_t cap);

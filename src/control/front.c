@@ -883,12 +883,19 @@ int qc_front_done(qc_front *f, double now, qc_front_token *tok, double service, 
     outbuf o = {out, 0, cap};
     if (tok->live) {
         tok->live = 0;
-        if (tok->carry) { /* it ends with its slot held, as any request */
-            tok->carry = 0;
+        if (tok->carry == 1) { /* it ends with its slot held, as any request */
             f->carrying--;
             if (f->p.control)
                 qc_limiter_lend(f->lim, &tok->lt, 0);
         }
+        /* a body carried: its time at the backend includes the body's
+         * transfer (the backend reads what the link's buffers still held
+         * once the write was done), which is no queueing: not a sample
+         * (an 8 MiB body read in 20 to 300 ms on a loaded host lowered
+         * the limit as a slow backend would) */
+        if (tok->carry && outcome == QC_FRONT_OK)
+            outcome = QC_FRONT_IGNORE;
+        tok->carry = 0;
         if (!(service >= 0))
             service = now - tok->t_admit;
         unsigned k = tok->cls;
@@ -928,8 +935,8 @@ int qc_front_carry(qc_front *f, double now, qc_front_token *tok, int on, qc_fron
     f->now = now;
     outbuf o = {out, 0, cap};
     on = on != 0;
-    if (tok->live && tok->carry != on) {
-        tok->carry = (uint16_t)on;
+    if (tok->live && (tok->carry == 1) != on) {
+        tok->carry = on ? 1 : 2; /* 2: carried, its sample is not taken */
         if (on)
             f->carrying++;
         else

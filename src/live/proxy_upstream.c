@@ -540,6 +540,8 @@ static void on_upstream_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     if (u->rstate == R_HEAD && u->in.len == 0 && !(u->t_first > 0)) {
         u->t_first = qc__proxy_ready_time(u->P); /* the response's first byte */
         u->t_first_seen = qc__now();
+        if (u->tok.carry == 1) /* its body is read: the slot is held again */
+            qc__proxy_carry(u->P, &u->tok, 0);
     }
     if (u->rstate == R_BODY && !u->paused) /* the backend's silence is bounded */
         backend_deadline(u);
@@ -566,9 +568,10 @@ static void on_upstream_connect(uv_connect_t *req, int status)
  * is done, as a streamed body is once its last byte is sent: its time at
  * the backend starts there, not when its bytes were handed to libuv (8 MiB
  * take a while to go, and that is not the backend's load), and its slot
- * is lent to the next request while it moves (qc_front_carry: 40
- * concurrent 8 MiB uploads otherwise held the slots while they moved and
- * the rest passed their deadline waiting). Writes on a link end in order
+ * is lent to the next request until the response's first byte
+ * (qc_front_carry: 40 concurrent 8 MiB uploads otherwise held the slots
+ * while they moved and the rest passed their deadline waiting; the write
+ * is done while the link's buffers still hold megabytes of it). Writes on a link end in order
  * and before its close callback, so u is still there. */
 #define WHOLE_LARGE (256u << 10)
 typedef struct sent_write {
@@ -580,10 +583,8 @@ typedef struct sent_write {
 static void on_large_written(uv_write_t *req, int status)
 {
     sent_write *w = (sent_write *)req;
-    if (status == 0 && w->u->busy && !(w->u->t_sent > 0)) {
+    if (status == 0 && w->u->busy && !(w->u->t_sent > 0))
         w->u->t_sent = qc__now();
-        qc__proxy_carry(w->u->P, &w->u->tok, 0); /* the backend's work from now */
-    }
     free(w);
 }
 
