@@ -32,10 +32,11 @@ for k in $KINDS; do
     admission) la="--limiter admission --class all=1" ;;
     *) la="--limiter $k" ;;
     esac
-    # shellcheck disable=SC2086
+    # shellcheck disable=SC2086,SC2154
     start_proxy --backend 127.0.0.1:$b_PORT --queue-timeout "$QT" $la ${EXTRA:-}
     python3 "$UP" 127.0.0.1 "$PROXY_PORT" "$N" "$SIZE" 60 >"$TMP/u.json" 2>"$TMP/u.err" ||
         fail "$k: the upload client failed: $(tail -n 2 "$TMP/u.err")"
+    # shellcheck disable=SC2046
     set -- $(python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(j["ok"], j["refused_503"], j["slowest"])' "$TMP/u.json")
     ok=${1:-0} ref=${2:-?}
     echo "$k: $ok of $N answered 2xx, $ref refused (503), slowest ${3:-?} s"
