@@ -230,7 +230,9 @@ typedef struct qc_front_token {
     qc_limiter_token lt;
     double t_arrive, t_admit;
     uint16_t cls;
-    uint16_t live; /* 1 until given back */
+    uint16_t live;  /* 1 until given back */
+    uint16_t carry; /* 1 while its body is carried to its backend, 2 once
+                       carried (qc_front_carry) */
 } qc_front_token;
 
 /* A waiting request's place: for qc_front_cancel (0: none). */
@@ -279,6 +281,25 @@ int qc_front_arrive_n(qc_front *f, double now, unsigned cls, uint64_t id, qc_fro
  * their number, or QC_EINVAL when cap < qc_front_max_decisions. */
 int qc_front_done(qc_front *f, double now, qc_front_token *tok, double service, int outcome,
                   qc_front_decision *out, size_t cap);
+
+/* The admitted request of tok is carrying its body to its backend (on 1)
+ * or has it whole there (on 0). While it carries, its slot is lent: the
+ * limit counts the requests that are their backends' work, and a body on
+ * its way (8 MiB take one to three seconds through a loaded host) is the
+ * network's. Without it, 40 concurrent 8 MiB uploads to a backend that
+ * answers at once held the slots while they moved, the rest waited past
+ * their 1 s deadline in the room, and 4 to 35 of 40 were refused by every
+ * limiter, a backend overloaded by nothing. On 0 (the proxy: the
+ * response's first byte) it takes its slot back even past the limit (as
+ * requests let in before a decrease; the next ones wait until the count
+ * is under it again). A request that carried a body makes no sample (its
+ * time includes the transfer, not queueing alone; it still counts as a
+ * failure). A second call with the same on is a no-op; done on a carrying
+ * token ends it. The cost: a backend slow to answer large bodies is not
+ * limited while it reads them (a limit of requests, not of bytes). Decisions as qc_front_done (the lent slot may
+ * let a waiting request in). */
+int qc_front_carry(qc_front *f, double now, qc_front_token *tok, int on, qc_front_decision *out,
+                   size_t cap);
 
 /* The end of a control interval: as qc_front_done. Also QC_EINVAL (and
  * nothing changes) for a clock that went backwards. */

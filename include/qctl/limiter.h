@@ -270,6 +270,15 @@ void qc_limiter_set_limit(qc_limiter *l, double u);
 int qc_limiter_reconfigure(qc_limiter *l, const qc_limiter_params *c, double now, int *changed,
                            qc_err *err);
 
+/* The request of tok stops holding its slot for a while (lend 1: the
+ * slot is another's to take) or holds it again (lend 0: taken even past
+ * the limit, as a request let in before a decrease; tok->inflight becomes
+ * the count with it back in): for a plant whose admitted request is not
+ * yet its backend's work (qctl/front.h, qc_front_carry). No sample and no
+ * count: the release that ends the request is the one that counts, made
+ * with the slot held. Lock-free. */
+void qc_limiter_lend(qc_limiter *l, qc_limiter_token *tok, int lend);
+
 /* A completion measured by a plant that keeps its own in-flight count (a
  * simulation gating by the published limit): the sample release would add
  * for a token of `inflight` (in flight once it was admitted, itself

@@ -414,6 +414,16 @@ void qc_limiter_release(qc_limiter *l, qc_limiter_token *tok, double latency, in
     atomic_fetch_add_explicit(&l->agg_n, 1, memory_order_release);
 }
 
+void qc_limiter_lend(qc_limiter *l, qc_limiter_token *tok, int lend)
+{
+    if (!tok->live)
+        return;
+    if (lend)
+        atomic_fetch_sub_explicit(&l->inflight, 1, memory_order_release);
+    else
+        tok->inflight = atomic_fetch_add_explicit(&l->inflight, 1, memory_order_acquire) + 1;
+}
+
 void qc_limiter_observe(qc_limiter *l, double y)
 {
     pthread_mutex_lock(&l->mu);

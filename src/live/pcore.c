@@ -68,6 +68,12 @@ void qc__pcore_done(qc__pcore *c, double now, qc_front_token *tok, double servic
     run(c, qc_front_done(c->front, now, tok, service, outcome, c->scratch, c->ndec));
 }
 
+void qc__pcore_carry(qc__pcore *c, double now, qc_front_token *tok, int on)
+{
+    c->now = now;
+    run(c, qc_front_carry(c->front, now, tok, on, c->scratch, c->ndec));
+}
+
 void qc__pcore_tick(qc__pcore *c, double now)
 {
     c->now = now;

@@ -37,6 +37,8 @@ void qc__pcore_free(qc__pcore *c);
 
 void qc__pcore_arrive(qc__pcore *c, double now, unsigned cls, uint64_t id);
 void qc__pcore_done(qc__pcore *c, double now, qc_front_token *tok, double service, int outcome);
+/* tok's body is carried to its backend (on 1) or whole there (0): qc_front_carry. */
+void qc__pcore_carry(qc__pcore *c, double now, qc_front_token *tok, int on);
 void qc__pcore_tick(qc__pcore *c, double now);
 void qc__pcore_expire(qc__pcore *c, double now);
 void qc__pcore_drain(qc__pcore *c, double now);

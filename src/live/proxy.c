@@ -161,6 +161,14 @@ void qc__proxy_done(proxy *P, qc_front_token *tok, double service, int outcome)
     qc__pcore_done(&P->core, qc__proxy_now(P), tok, service, outcome);
 }
 
+/* tok's large body is on its way to its backend (on 1) or whole there
+ * (0): its slot is lent meanwhile (qc_front_carry), and the waiting
+ * requests the front names go. */
+void qc__proxy_carry(proxy *P, qc_front_token *tok, int on)
+{
+    qc__pcore_carry(&P->core, qc__proxy_now(P), tok, on);
+}
+
 /* A waiting request's deadline timer: the front refuses what is past its
  * deadline; a timer that fired before the front's clock reached the
  * deadline (the loop's time is cached) waits the rest. */

@@ -430,6 +430,7 @@ void qc__proxy_own_closed(uv_handle_t *h);
 void qc__proxy_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf);
 void qc__proxy_arrive(cconn *c);
 void qc__proxy_done(proxy *P, qc_front_token *tok, double service, int outcome);
+void qc__proxy_carry(proxy *P, qc_front_token *tok, int on);
 void qc__proxy_forget(cconn *c);
 void qc__proxy_on_queue_timer(uv_timer_t *t);
 void qc__proxy_plog(const proxy *P, int level, const char *fmt, ...)

@@ -540,6 +540,8 @@ static void on_upstream_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     if (u->rstate == R_HEAD && u->in.len == 0 && !(u->t_first > 0)) {
         u->t_first = qc__proxy_ready_time(u->P); /* the response's first byte */
         u->t_first_seen = qc__now();
+        if (u->tok.carry == 1) /* its body is read: the slot is held again */
+            qc__proxy_carry(u->P, &u->tok, 0);
     }
     if (u->rstate == R_BODY && !u->paused) /* the backend's silence is bounded */
         backend_deadline(u);
@@ -565,8 +567,12 @@ static void on_upstream_connect(uv_connect_t *req, int status)
  * body_buffer in proxy_client.c) is whole at the backend once its write
  * is done, as a streamed body is once its last byte is sent: its time at
  * the backend starts there, not when its bytes were handed to libuv (8 MiB
- * take a while to go, and that is not the backend's load). Writes on a
- * link end in order and before its close callback, so u is still there. */
+ * take a while to go, and that is not the backend's load), and its slot
+ * is lent to the next request until the response's first byte
+ * (qc_front_carry: 40 concurrent 8 MiB uploads otherwise held the slots
+ * while they moved and the rest passed their deadline waiting; the write
+ * is done while the link's buffers still hold megabytes of it). Writes on a link end in order
+ * and before its close callback, so u is still there. */
 #define WHOLE_LARGE (256u << 10)
 typedef struct sent_write {
     uv_write_t req;
@@ -624,6 +630,8 @@ void qc__proxy_send_request(uconn *u)
         upstream_fail(u, 502);
         return;
     }
+    if (large) /* its slot is lent while the body moves (qc_front_carry) */
+        qc__proxy_carry(P, &u->tok, 1);
     qc__proxy_body_pump(u); /* a kept link is up: the body can follow at once */
 }
 
