@@ -1334,7 +1334,7 @@ static const char *const plot_captions[][2] = {
     {"ris", "RPCs in server (RIS) and its reference over time (s)."},
     {"maxusers", "MaxUsers (the control input) and users connected over time (s)."},
     {"policy_comparison", "Average cost per unit time of each routing and on/off policy, with 95% intervals."},
-    {"servers", "Servers on and in setup, demand (arrival rate times mean service time) and jobs over time (s); a long run is drawn as the means of at most 500 consecutive spans (the series file beside the page holds every point with --series)."},
+    {"servers", "Servers on and in setup, demand (arrival rate times mean service time) and jobs over time (s); a long run is drawn as the means of at most 500 consecutive spans (--series writes every point)."},
     {"weights", "Scheduling weight of each class over time (s)."},
     {"variance_time", "Variance-time plot of the packet counts, real against generated (log-log)."},
     {"acf_counts", "Autocorrelation of the packet counts per bin, real against generated."},
