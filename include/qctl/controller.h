@@ -54,6 +54,11 @@ typedef struct qc_pi_params {
     double k_aw;         /* back-calculation gain, in (0, 1] */
 } qc_pi_params;
 
+/* Defaults: integral control (kp 0, ki 0.1) on [0, 1000] from u_init 0,
+ * conditional anti-windup, back-calculation gain 1 (used only with
+ * QC_AW_BACKCALC). The limits and gains are the plant's to set. */
+void qc_pi_params_init(qc_pi_params *p);
+
 typedef struct qc_pi {
     qc_pi_params p;
     double integ; /* I(k-1) */

@@ -224,6 +224,13 @@ typedef struct qc_design_predict_params {
     uint64_t seed;
 } qc_design_predict_params;
 
+/* Defaults: integral control (kp 0, ki 0.1) with conditional
+ * anti-windup and no actuator limits (-1e9, 1e9), a step from 0 to r = 1,
+ * band 0.1, 200 samples, no limit on the fall, no sensor, no noise, one
+ * noiseless run, seed 1. The gains, limits and the step are the caller's
+ * to set. */
+void qc_design_predict_params_init(qc_design_predict_params *p);
+
 typedef struct qc_design_prediction {
     int stable;            /* the linear loop's poles inside the unit circle */
     int settled;           /* settled within the horizon (every realisation) */

@@ -87,15 +87,8 @@ QC_API_BEGIN
 
 #define QC_LIMITER_CLASSES_MAX 16
 
-typedef enum qc_limiter_algo {
-    QC_LIMITER_FIXED = 0,
-    QC_LIMITER_MAXUSERS,
-    QC_LIMITER_AIMD,
-    QC_LIMITER_VEGAS,
-    QC_LIMITER_GRADIENT2,
-    QC_LIMITER_ENVOY,
-    QC_LIMITER_ADMISSION
-} qc_limiter_algo;
+/* qc_limiter_algo, the one enum of the limiter algorithms, is in
+ * qctl/limiters.h (the step objects' qc_lim_conc holds one). */
 
 typedef struct qc_limiter_params {
     qc_limiter_algo algo;
@@ -135,7 +128,9 @@ void qc_limiter_params_init(qc_limiter_params *c, qc_limiter_algo algo);
 
 /* "fixed", "maxusers", "aimd", "vegas", "gradient2", "envoy", "admission". */
 const char *qc_limiter_algo_name(qc_limiter_algo a);
-/* The algorithm named s; QC_EINVAL (message lists the names) otherwise. */
+/* The algorithm named s; QC_EINVAL (message lists the names) otherwise.
+ * "static" is taken as "fixed" (the word of `qctl control` and
+ * `qctl gate` for a limit held constant). */
 int qc_limiter_algo_parse(const char *s, qc_limiter_algo *a, qc_err *err);
 
 typedef struct qc_limiter qc_limiter;

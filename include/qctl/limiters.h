@@ -213,13 +213,28 @@ int qc_lim_envoy_init(qc_lim_envoy *c, const qc_lim_envoy_params *p, double t0, 
 void qc_lim_envoy_free(qc_lim_envoy *c);
 int qc_lim_envoy_step(qc_lim_envoy *c, const qc_lim_sample *in, qc_lim_act *out);
 
-/* One of the three, or AIMD (qctl/aimd.h), chosen at run time. */
-typedef enum qc_lim_kind {
-    QC_LIM_GRADIENT2 = 0,
-    QC_LIM_VEGAS = 1,
-    QC_LIM_ENVOY = 2,
-    QC_LIM_AIMD = 3
-} qc_lim_kind;
+/* The limiter algorithms: one enum for the concept, whether the
+ * algorithm runs in the embeddable limiter (qctl/limiter.h: every value),
+ * in qc_lim_conc below (the four that are step objects here: GRADIENT2,
+ * VEGAS, ENVOY, AIMD) or in the proxy. Words: qc_limiter_algo_name. */
+typedef enum qc_limiter_algo {
+    QC_LIMITER_FIXED = 0,
+    QC_LIMITER_MAXUSERS,
+    QC_LIMITER_AIMD,
+    QC_LIMITER_VEGAS,
+    QC_LIMITER_GRADIENT2,
+    QC_LIMITER_ENVOY,
+    QC_LIMITER_ADMISSION
+} qc_limiter_algo;
+
+/* One of the three, or AIMD (qctl/aimd.h), chosen at run time. The kind
+ * is a qc_limiter_algo; qc_lim_kind and its QC_LIM_ names are the earlier
+ * spellings of the same values, kept for existing code. */
+typedef qc_limiter_algo qc_lim_kind;
+#define QC_LIM_GRADIENT2 QC_LIMITER_GRADIENT2
+#define QC_LIM_VEGAS QC_LIMITER_VEGAS
+#define QC_LIM_ENVOY QC_LIMITER_ENVOY
+#define QC_LIM_AIMD QC_LIMITER_AIMD
 
 typedef struct qc_lim_conc {
     qc_lim_kind kind;
@@ -233,6 +248,8 @@ typedef struct qc_lim_conc {
 
 int qc_lim_conc_step(qc_lim_conc *c, const qc_lim_sample *in, qc_lim_act *out);
 double qc_lim_conc_limit(const qc_lim_conc *c);
+/* The word of one of the four kinds (qc_limiter_algo_name's), "?" for
+ * another algorithm; the parse takes only the four. */
 const char *qc_lim_kind_name(qc_lim_kind k);
 int qc_lim_kind_parse(const char *s, qc_lim_kind *v, qc_err *err);
 

@@ -158,6 +158,14 @@ typedef struct qc_mu_run_params {
                                 QC_ECANCELED */
 } qc_mu_run_params;
 
+/* Defaults, those of `qctl sim maxusers`: the plant's
+ * (qc_maxusers_params_init), open loop with no schedule (ref and input
+ * are the caller's), the controller qc_pi_params_init's with its upper
+ * limit at the population (and starting there), the true sensor with gain 1 and offset 0, no
+ * excitation (amplitude 50 and hold 3 when one is chosen), 14400 s of
+ * simulated time, no warm-up, settling band 0.1, no cancel. */
+void qc_mu_run_params_init(qc_mu_run_params *p);
+
 /* What happened after one reference step (or the start of the run). */
 typedef struct qc_mu_step_metrics {
     double t_start, t_end; /* the segment */

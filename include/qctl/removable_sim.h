@@ -40,6 +40,11 @@ typedef struct qc_removable_sim_params {
     int timer_deterministic; /* DelayedOff timer of fixed length 1/timer */
 } qc_removable_sim_params;
 
+/* Defaults: lambda 1, 10000 s measured after 1000 s of warm-up, 10
+ * replications, seed 1, level 0.99, an exponential DelayedOff timer. The
+ * cost model and the policy (NULL here) are the caller's. */
+void qc_removable_sim_params_init(qc_removable_sim_params *p);
+
 typedef struct qc_removable_sim_result {
     qc_ci mean_jobs, mean_response, mean_power, switch_on_rate, frac_setup,
         average_cost, throughput;

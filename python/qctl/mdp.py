@@ -26,6 +26,32 @@ class RemovableSolution:
         return "RemovableSolution(gain=%.10g, N=%d, switch on at n >= %s)" % (
             self.gain, self.nmax, self.threshold)
 
+    def to_dict(self):
+        """The solution: its gain with the solver's bounds, the policy
+        over n = 0..N (lists) and the exact performance of the optimal
+        policy and of each baseline (plain numbers: solved, not
+        estimated, so no interval)."""
+        return {"gain": self.gain, "gain_pi": self.gain_pi,
+                "gain_low": self.gain_low, "gain_high": self.gain_high,
+                "policies_agree": self.policies_agree, "rvi_converged": self.rvi_converged,
+                "nmax": self.nmax, "states": self.states, "tail_ok": self.tail_ok,
+                "threshold": self.threshold,
+                "policy": {"switch_on": self.switch_on.tolist(),
+                           "action": self.action.tolist(), "rate": self.rate.tolist()},
+                "performance": dict(self.performance),
+                "baselines": {k: dict(v) for k, v in self.baselines.items()}}
+
+    def to_frame(self):
+        """One row per policy, "optimal" first and then each baseline, with
+        every performance figure as a column (exact values: there is no
+        interval to show); needs pandas."""
+        from .sim import _pandas
+        pd = _pandas()
+        rows = {"optimal": dict(self.performance, average_cost=self.gain)}
+        for name, b in self.baselines.items():
+            rows[name] = {k: v for k, v in b.items() if k not in ("param_name",)}
+        return pd.DataFrame.from_dict(rows, orient="index")
+
 
 def _perf(p):
     return {"mean_jobs": p.e.mean_jobs, "mean_response": p.e.mean_response,

@@ -95,3 +95,49 @@ def test_to_frame_rows():
     for name, r in runs():
         f = r.to_frame()
         assert isinstance(f, pd.DataFrame) and len(f) > 0, name
+
+
+# The same run through Python and through the command: every interval
+# Python's result holds is the command's, at the same path, with the same
+# figures (the command's --json is the schema; Python reads no other).
+SAME = [
+    ("queue", ["sim", "queue", "--arrival", "exp:0.5", "--service", "exp:1", "--customers",
+               "20000", "--reps", "3", "--seed", "1"],
+     lambda: qctl.sim.queue("exp:0.5", "exp:1", customers=20000, reps=3, seed=1)),
+    ("pool", ["sim", "pool", "--servers", "4", "--arrival", "exp:2", "--customers", "20000",
+              "--reps", "3", "--seed", "1"],
+     lambda: qctl.sim.pool(4, "exp:2", customers=20000, reps=3, seed=1)),
+]
+
+
+@pytest.mark.parametrize("name,args,run", SAME, ids=[s[0] for s in SAME])
+def test_python_intervals_are_the_commands(qctl_bin, name, args, run):
+    out = subprocess.run([qctl_bin, *args, "--json"], capture_output=True, text=True,
+                         check=True).stdout
+    cli = dict(intervals(json.loads(out)))
+    py = dict(intervals(run().to_dict()))
+    assert py and set(py) <= set(cli), sorted(set(py) - set(cli))
+    for k in py:
+        for f in CI_KEYS + ("exact",):
+            if f not in cli[k] and f not in py[k]:
+                continue
+            a, b = cli[k].get(f), py[k].get(f)
+            if not there(a) and not there(b):
+                continue
+            assert there(a) and there(b) and math.isclose(a, b, rel_tol=1e-9), (name, k, f, a, b)
+
+
+def test_mdp_to_frame_is_the_commands_performance(qctl_bin):
+    # the optimal policy's exact performance, one row, and a row per
+    # baseline; the figures are the command's (exact: no interval)
+    pd = pytest.importorskip("pandas")
+    s = qctl.mdp.removable(0.5, [0.6, 1], [1, 3], setup_rate=0.2)
+    f = s.to_frame()
+    assert isinstance(f, pd.DataFrame) and "optimal" in f.index and len(f) >= 1
+    assert f.loc["optimal", "average_cost"] == pytest.approx(s.gain, rel=1e-12)
+    out = subprocess.run([qctl_bin, "mdp", "removable", "--lambda", "0.5", "--rates", "0.6,1",
+                          "--power", "1,3", "--setup-rate", "0.2", "--json", "--quiet"],
+                         capture_output=True, text=True, check=True).stdout
+    d = json.loads(out)
+    assert d["gain"] == pytest.approx(s.to_dict()["gain"], rel=1e-9)
+    assert s.to_dict()["policy"]["switch_on"] == list(s.switch_on)

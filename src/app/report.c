@@ -699,6 +699,136 @@ static json_t *cell_objects(const json_t *obj)
     return o;
 }
 
+/* ---- estimates --------------------------------------------------------- */
+
+/* An interval whose value is a number (a metric the run measured). */
+static int ci_has_value(const json_t *v)
+{
+    return is_ci(v) && json_is_number(json_object_get(v, "value"));
+}
+
+/* The same figure as another: value and ends equal. */
+static int ci_same(const json_t *a, const json_t *b)
+{
+    static const char *const k[] = {"value", "ci_low", "ci_high"};
+    for (size_t i = 0; i < 3; i++)
+        if (!json_equal(json_object_get(a, k[i]), json_object_get(b, k[i])))
+            return 0;
+    return 1;
+}
+
+/* Member `key` of obj repeats an earlier one: a key "X_unit" (mean_power
+ * and mean_power_watts at a price of 1) holding the same figure as X is
+ * the same figure in another name, shown once. */
+static int ci_repeats(const json_t *obj, const char *key, const json_t *v)
+{
+    const char *k;
+    json_t *m;
+    json_object_foreach((json_t *)obj, k, m)
+    {
+        if (m == v)
+            return 0;
+        size_t n = strlen(k);
+        if (is_ci(m) && strncmp(key, k, n) == 0 && key[n] == '_' && ci_same(m, v))
+            return 1;
+    }
+    return 0;
+}
+
+/* The interval's cell: "[lo, hi]", else why there is none, in words. */
+static void put_ci_interval(FILE *fp, const json_t *v)
+{
+    const json_t *lo = json_object_get(v, "ci_low"), *hi = json_object_get(v, "ci_high");
+    const json_t *why = json_object_get(v, "reason");
+    if (json_is_number(lo) && json_is_number(hi)) {
+        fputs("<td class=\"num\">[", fp);
+        put_number(fp, lo);
+        fputs(", ", fp);
+        put_number(fp, hi);
+        fputs(json_is_true(json_object_get(v, "unreliable")) ? "] unreliable</td>" : "]</td>",
+              fp);
+        return;
+    }
+    fputs("<td>no interval: ", fp);
+    if (json_is_string(why))
+        put_esc(fp, json_string_value(why));
+    else
+        fputs("too few independent values", fp);
+    fputs("</td>", fp);
+}
+
+/* The intervals among obj's members as one table: estimate, interval and
+ * (when any has one) the exact value, each in its own column. A metric the
+ * run did not measure (null value) is left out of the table and named in a
+ * sentence after it; a figure repeated under another name is shown once.
+ * Returns whether anything was written. */
+static int put_ci_table(FILE *fp, const json_t *obj)
+{
+    const char *k;
+    json_t *v;
+    int exact = 0, rows = 0, missing = 0;
+    const json_t *level = NULL;
+    json_object_foreach((json_t *)obj, k, v)
+    {
+        if (!ci_has_value(v) || ci_repeats(obj, k, v)) {
+            missing += is_ci(v) && !json_is_number(json_object_get(v, "value"));
+            continue;
+        }
+        exact |= json_object_get(v, "exact") != NULL;
+        if (level == NULL)
+            level = json_object_get(v, "level");
+        rows++;
+    }
+    if (rows > 0) {
+        fputs("<div class=\"wide\"><table>\n<tr><th>estimate of</th><th>value</th><th>", fp);
+        if (json_is_number(level))
+            fprintf(fp, "%g%% ", 100 * json_number_value(level));
+        fputs("confidence interval</th>", fp);
+        if (exact)
+            fputs("<th>exact</th>", fp);
+        fputs("</tr>\n", fp);
+        json_object_foreach((json_t *)obj, k, v)
+        {
+            if (!ci_has_value(v) || ci_repeats(obj, k, v))
+                continue;
+            fputs("<tr><th>", fp);
+            put_key_unit(fp, k);
+            fputs("</th>", fp);
+            put_td(fp, json_object_get(v, "value"));
+            put_ci_interval(fp, v);
+            if (exact) {
+                const json_t *e = json_object_get(v, "exact");
+                if (json_is_number(e))
+                    put_td(fp, e);
+                else
+                    fputs("<td>none known</td>", fp);
+            }
+            fputs("</tr>\n", fp);
+        }
+        fputs("</table></div>\n", fp);
+    }
+    if (missing > 0) {
+        int i = 0;
+        fputs("<p>Not measured in this run: ", fp);
+        json_object_foreach((json_t *)obj, k, v)
+        {
+            if (!is_ci(v) || json_is_number(json_object_get(v, "value")))
+                continue;
+            if (i++)
+                fputs(i == missing ? " and " : ", ", fp);
+            put_key(fp, k);
+            const json_t *why = json_object_get(v, "reason");
+            if (json_is_string(why)) {
+                fputs(" (", fp);
+                put_esc(fp, json_string_value(why));
+                fputc(')', fp);
+            }
+        }
+        fputs(".</p>\n", fp);
+    }
+    return rows > 0 || missing > 0;
+}
+
 /* An object's flat members: its cells as one two-column table; its objects
  * of cells as rows "name › member" of the same table when there is one,
  * else as one table of their own, a row per object and a column per
@@ -711,7 +841,7 @@ static int put_flat_members(FILE *fp, const json_t *obj, int cells_only)
     json_t *group = cells_only ? NULL : cell_objects(obj);
     json_object_foreach((json_t *)obj, k, v)
     {
-        if (!is_flat(v) || ((group || cells_only) && !is_cell(v)))
+        if (!is_flat(v) || ((group || cells_only) && !is_cell(v)) || is_ci(v))
             continue;
         if (!any)
             fputs("<div class=\"wide\"><table>\n", fp);
@@ -728,6 +858,7 @@ static int put_flat_members(FILE *fp, const json_t *obj, int cells_only)
     }
     if (any)
         fputs("</table></div>\n", fp);
+    any |= put_ci_table(fp, obj);
     if (group != NULL) {
         column cols[REPORT_MAX_COLUMNS];
         size_t nc = obj_table_columns(group, cols);
@@ -815,11 +946,79 @@ static void put_matrix(FILE *fp, const json_t *v)
  * opens on the figures a reader looks for, the rest is a click away. */
 #define REPORT_OPEN_DEPTH 2
 
-static int put_value(FILE *fp, strbuf *path, const json_t *v, int depth);
+/* What the walk carries down: the whole summary, to compare a section
+ * with the estimates found elsewhere in it. */
+typedef struct walk {
+    const json_t *root;
+    int estimates; /* the summary holds intervals */
+} walk;
 
-static void open_section(FILE *fp, const strbuf *path, int depth)
+static int put_value(FILE *fp, const walk *w, strbuf *path, const json_t *v, int depth);
+
+/* Whether v holds an interval with a value, at any depth (bounded). */
+static int has_ci(const json_t *v, int depth)
 {
-    if (depth > REPORT_OPEN_DEPTH) {
+    if (depth > 32)
+        return 0;
+    if (ci_has_value(v))
+        return 1;
+    const char *k;
+    size_t i;
+    json_t *m;
+    if (json_is_object(v)) {
+        json_object_foreach((json_t *)v, k, m)
+            if (has_ci(m, depth + 1))
+                return 1;
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, m)
+            if (has_ci(m, depth + 1))
+                return 1;
+    }
+    return 0;
+}
+
+/* Whether x is the value of an interval somewhere in v (bounded depth). */
+static int is_estimate_value(const json_t *v, const json_t *x, int depth)
+{
+    if (depth > 32)
+        return 0;
+    if (ci_has_value(v))
+        return json_equal(json_object_get(v, "value"), x);
+    const char *k;
+    json_t *m;
+    if (json_is_object(v))
+        json_object_foreach((json_t *)v, k, m)
+            if (is_estimate_value(m, x, depth + 1))
+                return 1;
+    return 0;
+}
+
+/* A section of two or more numbers, every one of which is the value of an
+ * estimate shown elsewhere (the pool's energy report beside its metrics):
+ * a copy without the intervals, said in words rather than shown twice. */
+static int copies_estimates(const walk *w, const json_t *v)
+{
+    if (!w->estimates || !json_is_object(v) || is_ci(v) || json_object_size(v) < 2)
+        return 0;
+    const char *k;
+    json_t *m;
+    json_object_foreach((json_t *)v, k, m)
+        if (!json_is_number(m) || !is_estimate_value(w->root, m, 0))
+            return 0;
+    return 1;
+}
+
+/* A section is collapsed two levels down and deeper, and, on a page of
+ * estimates, at the top when it holds none (the model, the costs, the
+ * run's facts: inputs the story has told). */
+static int collapsed(const walk *w, const json_t *v, int depth)
+{
+    return depth > REPORT_OPEN_DEPTH || (depth == 1 && w->estimates && !has_ci(v, 0));
+}
+
+static void open_section(FILE *fp, const strbuf *path, int depth, int fold)
+{
+    if (fold) {
         fputs("<details><summary>", fp);
         fputs(path->buf, fp);
         fputs("</summary>\n", fp);
@@ -830,13 +1029,13 @@ static void open_section(FILE *fp, const strbuf *path, int depth)
     }
 }
 
-static void close_section(FILE *fp, int depth)
+static void close_section(FILE *fp, int fold)
 {
-    if (depth > REPORT_OPEN_DEPTH)
+    if (fold)
         fputs("</details>\n", fp);
 }
 
-static int put_child(FILE *fp, strbuf *path, const char *key, size_t index, const json_t *v,
+static int put_child(FILE *fp, const walk *w, strbuf *path, const char *key, size_t index, const json_t *v,
                      int depth)
 {
     char *keep = path->buf ? strdup(path->buf) : NULL;
@@ -844,7 +1043,7 @@ static int put_child(FILE *fp, strbuf *path, const char *key, size_t index, cons
         return QC_ENOMEM;
     int rc = sb_level(path, key, index, v);
     if (rc == 0)
-        rc = put_value(fp, path, v, depth + 1);
+        rc = put_value(fp, w, path, v, depth + 1);
     path->len = 0;
     if (rc == 0 && keep)
         rc = sb_put(path, keep, strlen(keep));
@@ -852,7 +1051,7 @@ static int put_child(FILE *fp, strbuf *path, const char *key, size_t index, cons
     return rc;
 }
 
-static int put_value(FILE *fp, strbuf *path, const json_t *v, int depth)
+static int put_value(FILE *fp, const walk *w, strbuf *path, const json_t *v, int depth)
 {
     /* Summaries are a few levels deep; a runaway nesting is cut, not
      * followed down the stack. */
@@ -860,12 +1059,15 @@ static int put_value(FILE *fp, strbuf *path, const json_t *v, int depth)
         fputs("<p>(nested too deep)</p>\n", fp);
         return 0;
     }
+    const int fold = depth > 0 && collapsed(w, v, depth);
     if (depth > 0)
-        open_section(fp, path, depth);
+        open_section(fp, path, depth, fold);
     column cols[REPORT_MAX_COLUMNS];
     size_t nc;
     int rc = 0;
-    if (depth > 0 && (nc = obj_table_columns(v, cols)) > 0) {
+    if (depth > 0 && copies_estimates(w, v)) {
+        fputs("<p>The values of estimates shown above, without their intervals.</p>\n", fp);
+    } else if (depth > 0 && (nc = obj_table_columns(v, cols)) > 0) {
         put_obj_table(fp, v, cols, nc);
     } else if (json_is_object(v) && !is_ci(v)) {
         /* at the top, an object of cells is a section of its own */
@@ -876,7 +1078,7 @@ static int put_value(FILE *fp, strbuf *path, const json_t *v, int depth)
         {
             if (depth == 0 ? is_cell(m) : is_flat(m))
                 continue;
-            if ((rc = put_child(fp, path, k, 0, m, depth)) != 0)
+            if ((rc = put_child(fp, w, path, k, 0, m, depth)) != 0)
                 break;
         }
     } else if ((nc = row_table_columns(v, cols, 0)) > 0) {
@@ -891,7 +1093,7 @@ static int put_value(FILE *fp, strbuf *path, const json_t *v, int depth)
         json_t *e;
         json_array_foreach(v, i, e)
         {
-            if ((rc = put_child(fp, path, NULL, i, e, depth)) != 0)
+            if ((rc = put_child(fp, w, path, NULL, i, e, depth)) != 0)
                 break;
         }
     } else {
@@ -900,7 +1102,7 @@ static int put_value(FILE *fp, strbuf *path, const json_t *v, int depth)
         fputs("</tr></table>\n", fp);
     }
     if (depth > 0)
-        close_section(fp, depth);
+        close_section(fp, fold);
     return rc;
 }
 
@@ -992,8 +1194,8 @@ static void put_paragraphs(FILE *fp, const char *text, const char *cls)
     }
 }
 
-static void put_findings(FILE *fp, const char *findings, const json_t *summary, size_t nplots,
-                         size_t nsvg)
+static void put_findings(FILE *fp, const char *findings, const json_t *summary, int folded,
+                         size_t nplots, size_t nsvg)
 {
     fputs("<h2>What it shows</h2>\n", fp);
     if (findings != NULL)
@@ -1027,9 +1229,11 @@ static void put_findings(FILE *fp, const char *findings, const json_t *summary, 
               "no confidence interval. ",
               fp);
     if (summary != NULL)
-        fputs("Every figure of the run is in the tables under <a href=\"#results\">Results"
-              "</a>; deeper details are collapsed and open with a click. ",
-              fp);
+        fprintf(fp,
+                "Every figure of the run is in the tables under <a href=\"#results\">Results"
+                "</a>%s. ",
+                folded ? "; the inputs and deeper details are collapsed and open with a click"
+                       : "");
     if (nplots > 0)
         fprintf(fp,
                 "%zu figure%s follow%s (%zu drawn); each is also saved beside this page as "
@@ -1130,7 +1334,7 @@ static const char *const plot_captions[][2] = {
     {"ris", "RPCs in server (RIS) and its reference over time (s)."},
     {"maxusers", "MaxUsers (the control input) and users connected over time (s)."},
     {"policy_comparison", "Average cost per unit time of each routing and on/off policy, with 95% intervals."},
-    {"servers", "Servers on and in setup, demand (arrival rate times mean service time) and jobs over time (s)."},
+    {"servers", "Servers on and in setup, demand (arrival rate times mean service time) and jobs over time (s); a long run is drawn as the means of at most 500 consecutive spans (--series writes every point)."},
     {"weights", "Scheduling weight of each class over time (s)."},
     {"variance_time", "Variance-time plot of the packet counts, real against generated (log-log)."},
     {"acf_counts", "Autocorrelation of the packet counts per bin, real against generated."},
@@ -1304,13 +1508,28 @@ int qc_report_write_story(const char *dir, const char *title, const char *about,
         put_shell_word(fp, argv[i]);
     }
     fputs("</pre>\n", fp);
-    put_findings(fp, findings, summary, nplots, nsvg);
+    /* the results first, in memory: the findings say whether any part
+     * of them is collapsed */
+    char *results = NULL;
+    size_t results_len = 0;
     if (summary != NULL) {
+        FILE *mem = open_memstream(&results, &results_len);
         strbuf hp = {0};
-        fputs("<h2 id=\"results\">Results</h2>\n", fp);
-        rc = put_value(fp, &hp, summary, 0);
+        walk w = {summary, has_ci(summary, 0)};
+        rc = mem ? put_value(mem, &w, &hp, summary, 0) : QC_ENOMEM;
+        if (mem && fclose(mem) != 0 && rc == 0)
+            rc = QC_ENOMEM;
         free(hp.buf);
     }
+    if (rc == 0) {
+        put_findings(fp, findings, summary, results && strstr(results, "<details>") != NULL,
+                     nplots, nsvg);
+        if (summary != NULL) {
+            fputs("<h2 id=\"results\">Results</h2>\n", fp);
+            fwrite(results, 1, results_len, fp);
+        }
+    }
+    free(results);
     if (rc == 0 && nplots > 0) {
         int inlined = 0;
         fputs("<h2>Figures</h2>\n", fp);

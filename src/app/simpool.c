@@ -193,6 +193,49 @@ void qc_app_pool_series_rows(FILE *fp, const void *ctx)
     }
 }
 
+/* The series as the plot draws it: a long run (125,000 s at 12.5 s is
+ * 10,000 points of a count jumping between whole numbers) drawn point by
+ * point fills the frame solid, so it is averaged over consecutive points
+ * into at most QC_APP_PLOT_POINTS bins, each at its last point's time;
+ * a short series is written as it is. The columns are the series' own
+ * (--series writes every point). */
+void qc_app_pool_plot_rows(FILE *fp, const void *ctx)
+{
+    const qc_pool_result *r = ctx;
+    const size_t n = r->series_len;
+    const size_t per = n > QC_APP_PLOT_POINTS ? (n + QC_APP_PLOT_POINTS - 1) / QC_APP_PLOT_POINTS : 1;
+    if (per == 1) {
+        qc_app_pool_series_rows(fp, ctx);
+        return;
+    }
+    fprintf(fp, "time,jobs,servers_on,servers_setup,servers_busy,arrival_rate,measured_rate\n");
+    for (size_t i = 0; i < n; i += per) {
+        const size_t end = i + per < n ? i + per : n;
+        double sum[6] = {0}; /* jobs, on, setup, busy, rate, arrivals */
+        size_t fin[2] = {0};  /* finite rate, arrivals values */
+        for (size_t j = i; j < end; j++) {
+            const qc_pool_series_point *s = &r->series[j];
+            sum[0] += s->jobs;
+            sum[1] += s->on;
+            sum[2] += s->setup;
+            sum[3] += s->busy;
+            if (isfinite(s->rate)) {
+                sum[4] += s->rate;
+                fin[0]++;
+            }
+            if (isfinite(s->arrivals)) {
+                sum[5] += s->arrivals;
+                fin[1]++;
+            }
+        }
+        const double k = (double)(end - i);
+        fprintf(fp, "%.10g,%.10g,%.10g,%.10g,%.10g,", r->series[end - 1].t, sum[0] / k,
+                sum[1] / k, sum[2] / k, sum[3] / k);
+        qc_app_csv_num(fp, fin[0] ? sum[4] / (double)fin[0] : NAN, ",");
+        qc_app_csv_num(fp, fin[1] ? sum[5] / (double)fin[1] : NAN, "\n");
+    }
+}
+
 /* P(T > t) at the histogram's bucket edges, for the tail plot. */
 void qc_app_pool_ccdf_rows(FILE *fp, const void *ctx)
 {

@@ -38,6 +38,11 @@ void qc_app_pool_table(const qc_pool_params *p, const qc_pool_result *r,
                        const qc_app_pool_opts *o);
 /* CSV of replication 1's series (ctx: the qc_pool_result). */
 void qc_app_pool_series_rows(FILE *fp, const void *ctx);
+/* The plot's series (ctx: the qc_pool_result): the series' columns,
+ * averaged over consecutive points into at most QC_APP_PLOT_POINTS rows
+ * when it is longer, so that a long run is drawn readably. */
+#define QC_APP_PLOT_POINTS 500
+void qc_app_pool_plot_rows(FILE *fp, const void *ctx);
 /* P(T > t) at the histogram's bucket edges (ctx: the qc_pool_result). */
 void qc_app_pool_ccdf_rows(FILE *fp, const void *ctx);
 json_t *qc_app_pool_comparison_json(const qc_app_pool_cmp *c);

@@ -99,7 +99,7 @@ static void pool_series(FILE *fp, const void *ctx)
 static int pool_plots(cli_plots *pl, const void *ctx)
 {
     const pool_out *q = ctx;
-    int rc = cli_plots_data(pl, "pool_series.csv", qc_app_pool_series_rows, &q->r);
+    int rc = cli_plots_data(pl, "pool_series.csv", qc_app_pool_plot_rows, &q->r);
     /* Demand in servers: lambda(t) E[S] (the measured rate for a trace). */
     if (rc == 0)
         rc = cli_plots_draw(

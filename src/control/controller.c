@@ -11,6 +11,17 @@ static double clamp(double v, double lo, double hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
+void qc_pi_params_init(qc_pi_params *p)
+{
+    *p = (qc_pi_params){.kp = 0,
+                        .ki = 0.1,
+                        .u_min = 0,
+                        .u_max = 1000,
+                        .u_init = 0,
+                        .aw = QC_AW_CONDITIONAL,
+                        .k_aw = 1};
+}
+
 int qc_pi_init(qc_pi *c, const qc_pi_params *p, qc_err *err)
 {
     if (!isfinite(p->kp) || !isfinite(p->ki))

@@ -717,6 +717,19 @@ static void predict_once(const qc_arx_model *plant, const qc_design_predict_para
     out->overshoot = fabs(step) > p->band * fabs(p->r) ? 100 * worst / fabs(step) : NAN;
 }
 
+void qc_design_predict_params_init(qc_design_predict_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->ki = 0.1;
+    p->u_min = -1e9;
+    p->u_max = 1e9;
+    p->antiwindup = QC_AW_CONDITIONAL;
+    p->r = 1;
+    p->band = 0.1;
+    p->horizon = 200;
+    p->seed = 1;
+}
+
 int qc_design_predict(qc_design_ws *w, const qc_arx_model *plant,
                       const qc_design_predict_params *p, qc_design_prediction *out, qc_err *err)
 {

@@ -78,7 +78,25 @@ static double clampd(double v, double lo, double hi)
 /* In the order of qc_limiter_algo. */
 static const char *const algo_names[] = {"fixed",     "maxusers", "aimd",     "vegas",
                                          "gradient2", "envoy",    "admission"};
-QC__NAMES(qc_limiter_algo, qc_limiter_algo_name, qc_limiter_algo_parse, algo_names)
+const char *qc_limiter_algo_name(qc_limiter_algo v)
+{
+    return qc__name_of(algo_names, sizeof algo_names / sizeof *algo_names, (int)v);
+}
+
+int qc_limiter_algo_parse(const char *s, qc_limiter_algo *v, qc_err *err)
+{
+    /* "static": the word `qctl control` and `qctl gate` use for a limit
+     * held constant, the same algorithm */
+    if (s != NULL && strcmp(s, "static") == 0) {
+        *v = QC_LIMITER_FIXED;
+        return 0;
+    }
+    int i = 0;
+    int rc = qc__name_parse(s, algo_names, sizeof algo_names / sizeof *algo_names, &i, err);
+    if (rc == 0)
+        *v = (qc_limiter_algo)i;
+    return rc;
+}
 
 void qc_limiter_params_init(qc_limiter_params *c, qc_limiter_algo algo)
 {

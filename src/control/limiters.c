@@ -390,6 +390,8 @@ int qc_lim_conc_step(qc_lim_conc *c, const qc_lim_sample *in, qc_lim_act *out)
         return qc_lim_envoy_step(&c->u.envoy, in, out);
     case QC_LIM_AIMD:
         return qc_lim_aimd_step(&c->u.aimd, in, out);
+    default:
+        break;
     }
     return QC_EINVAL;
 }
@@ -405,9 +407,15 @@ double qc_lim_conc_limit(const qc_lim_conc *c)
         return c->u.envoy.limit;
     case QC_LIM_AIMD:
         return c->u.aimd.limit;
+    default:
+        break;
     }
     return NAN;
 }
 
-static const char *const lim_kind_names[] = {"gradient2", "vegas", "envoy", "aimd"};
+/* Indexed by qc_limiter_algo: the four kinds of qc_lim_conc, with the
+ * words of qc_limiter_algo_name (limiter.c). */
+static const char *const lim_kind_names[] = {
+    [QC_LIMITER_AIMD] = "aimd", [QC_LIMITER_VEGAS] = "vegas",
+    [QC_LIMITER_GRADIENT2] = "gradient2", [QC_LIMITER_ENVOY] = "envoy"};
 QC__NAMES(qc_lim_kind, qc_lim_kind_name, qc_lim_kind_parse, lim_kind_names)

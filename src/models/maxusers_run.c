@@ -80,6 +80,23 @@ static void segment_metrics(const qc_mu_run_result *res, size_t a, size_t b, dou
     m->sse = (sum / (double)(b - h) - r) / r;
 }
 
+void qc_mu_run_params_init(qc_mu_run_params *p)
+{
+    memset(p, 0, sizeof *p);
+    qc_maxusers_params_init(&p->plant);
+    qc_pi_params_init(&p->pi);
+    p->pi.u_max = p->plant.population;
+    p->pi.u_init = p->plant.population; /* as MaxUsers starts: at its limit */
+    p->sensor = QC_SENSOR_TRUE;
+    p->sensor_gain = 1;
+    p->sensor_offset = 0;
+    p->excite = QC_EXCITE_NONE;
+    p->excite_amp = 50;
+    p->excite_hold = 3;
+    p->duration = 14400;
+    p->band = 0.1;
+}
+
 int qc_mu_run_params_check(const qc_mu_run_params *p, qc_err *err)
 {
     if (!(p->warmup >= 0) || !isfinite(p->warmup))

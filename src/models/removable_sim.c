@@ -229,6 +229,17 @@ static int run_once(srun *r, unsigned rep, double out[M_COUNT])
     return 0;
 }
 
+void qc_removable_sim_params_init(qc_removable_sim_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->lambda = 1;
+    p->horizon = 10000;
+    p->warmup = 1000;
+    p->reps = 10;
+    p->seed = 1;
+    p->level = 0.99;
+}
+
 int qc_removable_simulate(const qc_removable_sim_params *p, qc_removable_sim_result *res,
                           qc_err *err)
 {

@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 #include <math.h>
+#include <string.h>
 
 #include "qctl/controller.h"
 
@@ -232,10 +233,30 @@ static void test_knee_light_load(void **state)
     }
 }
 
+/* The defaults are a controller qc_pi_init accepts, with the values the
+ * header states: integral control, so a first step from u_init 0 with
+ * error 10 moves u by ki x 10 = 1. */
+static void test_pi_params_init(void **state)
+{
+    (void)state;
+    qc_pi_params p;
+    memset(&p, 0xff, sizeof p);
+    qc_pi_params_init(&p);
+    assert_true(p.kp == 0 && p.ki == 0.1 && p.u_min == 0 && p.u_max == 1000 && p.u_init == 0);
+    assert_int_equal(p.aw, QC_AW_CONDITIONAL);
+    assert_true(p.k_aw == 1);
+    qc_pi c;
+    assert_int_equal(qc_pi_init(&c, &p, NULL), 0);
+    qc_pi_act a;
+    qc_pi_step(&c, &(qc_pi_sense){.r = 10, .y = 0}, &a);
+    assert_true(fabs(a.u - 1) < 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_law),
+        cmocka_unit_test(test_pi_params_init),
         cmocka_unit_test(test_antiwindup),
         cmocka_unit_test(test_bad),
         cmocka_unit_test(test_mu_hold),

@@ -777,6 +777,36 @@ static void test_predict(void **state)
     qc_design_free(w);
 }
 
+/* The defaults predict: a step from 0 to 1 on y(k) = 0.3 y(k-1) +
+ * 0.7 u(k-1) (DC gain 1) under integral control with ki 0.1 settles (the
+ * loop's pole 1 - 0.07 is inside the unit circle, 1 + 0.3 - 0.07 ...: the
+ * linear loop is stable), with no saturation on limits of +-1e9; a
+ * horizon below 10 is refused, so the default is the one the check
+ * takes. */
+static void test_predict_params_init(void **state)
+{
+    (void)state;
+    const double a1[] = {0.3}, b1[] = {0.7};
+    qc_arx_model p = arx(1, 1, 0, a1, b1);
+    qc_design_ws *w = alloc_ok(&p, NULL);
+    qc_design_predict_params pp;
+    memset(&pp, 0xff, sizeof pp);
+    qc_design_predict_params_init(&pp);
+    assert_true(pp.kp == 0 && pp.ki == 0.1 && pp.r == 1 && pp.y_start == 0 && pp.band == 0.1);
+    assert_int_equal(pp.horizon, 200);
+    assert_null(pp.sensor);
+    qc_design_prediction q;
+    qc_err err = {0};
+    assert_int_equal(qc_design_predict(w, &p, &pp, &q, &err), 0);
+    assert_true(q.stable);
+    assert_true(q.settled);
+    assert_true(q.frac_saturated == 0);
+    assert_true(fabs(q.y_end - 1) < 0.01);
+    pp.horizon = 9;
+    assert_int_equal(qc_design_predict(w, &p, &pp, &q, &err), QC_EINVAL);
+    qc_design_free(w);
+}
+
 /* The loop closed on a sensor: a static affine sensor ym = 100 + 0.5 y,
  * given r_m = 100 + 0.5 r, with K_I = 2 is the plant loop with K_I = 1
  * exactly (e_m = 0.5 (r - y)), limits and fall rate included; a sensor
@@ -892,6 +922,7 @@ int main(void)
         cmocka_unit_test(test_step_response_matches_poles),
         cmocka_unit_test(test_library_step_response),
         cmocka_unit_test(test_predict),
+        cmocka_unit_test(test_predict_params_init),
         cmocka_unit_test(test_predict_sensor),
         cmocka_unit_test(test_bad_models),
     };

@@ -131,8 +131,19 @@ static void test_control(void **state)
     CHECK_ENUM(qc_limiter_algo, qc_limiter_algo_name, qc_limiter_algo_parse, QC_LIMITER_FIXED,
                QC_LIMITER_MAXUSERS, QC_LIMITER_AIMD, QC_LIMITER_VEGAS, QC_LIMITER_GRADIENT2,
                QC_LIMITER_ENVOY, QC_LIMITER_ADMISSION);
-    CHECK_ENUM(qc_lim_kind, qc_lim_kind_name, qc_lim_kind_parse, QC_LIM_GRADIENT2, QC_LIM_VEGAS,
-               QC_LIM_ENVOY, QC_LIM_AIMD);
+    /* the four kinds of qc_lim_conc are values of qc_limiter_algo, with
+     * its words; "static" is "fixed"; another algorithm has no kind word */
+    CHECK_ENUM(qc_lim_kind, qc_lim_kind_name, qc_lim_kind_parse, QC_LIM_AIMD, QC_LIM_VEGAS,
+               QC_LIM_GRADIENT2, QC_LIM_ENVOY);
+    for (int a = QC_LIMITER_FIXED; a <= QC_LIMITER_ADMISSION; a++) {
+        const char *k = qc_lim_kind_name((qc_lim_kind)a);
+        if (strcmp(k, "?") != 0)
+            assert_string_equal(k, qc_limiter_algo_name((qc_limiter_algo)a));
+    }
+    assert_string_equal(qc_lim_kind_name((qc_lim_kind)QC_LIMITER_FIXED), "?");
+    qc_limiter_algo fx = QC_LIMITER_ENVOY;
+    assert_int_equal(qc_limiter_algo_parse("static", &fx, NULL), 0);
+    assert_int_equal(fx, QC_LIMITER_FIXED);
 }
 
 static void test_mdp(void **state)

@@ -363,6 +363,40 @@ static void test_bad_input(void **state)
     qc_removable_policy_free(&pol);
 }
 
+/* The simulation's defaults (lambda 1, 10 replications, level 0.99)
+ * need only a cost model and a policy: with them, on a shorter horizon,
+ * the run covers the chain's exact mean power with its 99% interval of
+ * 10 values. */
+static void test_sim_params_init(void **state)
+{
+    (void)state;
+    qc_removable_sim_params sp;
+    memset(&sp, 0xff, sizeof sp);
+    qc_removable_sim_params_init(&sp);
+    assert_true(sp.lambda == 1 && sp.reps == 10 && sp.level == 0.99 && sp.seed == 1);
+    assert_true(sp.horizon == 10000 && sp.warmup == 1000 && sp.timer_deterministic == 0);
+    assert_null(sp.cost);
+    qc_removable_sim_result s;
+    qc_err err = {0};
+    assert_int_equal(qc_removable_simulate(&sp, &s, &err), QC_EINVAL);
+    qc_energy_cost c = cost3(1, 2, 1, 3, 0.1);
+    qc_removable_policy pol;
+    assert_int_equal(qc_removable_policy_init(&pol, 40, NULL), 0);
+    qc_removable_policy_npolicy(&pol, &c, 2);
+    sp.lambda = 0.4;
+    sp.cost = &c;
+    sp.policy = &pol;
+    sp.horizon = 2000;
+    sp.warmup = 200;
+    assert_int_equal(qc_removable_simulate(&sp, &s, &err), 0);
+    assert_int_equal(s.mean_power.n, 10);
+    assert_true(s.mean_power.level == 0.99);
+    qc_removable_perf pf;
+    assert_int_equal(qc_removable_evaluate(0.4, &c, &pol, &pf, &err), 0);
+    expect_ci(&s.mean_power, pf.e.mean_power, 1, 0.05, "mean power (99%, defaults)");
+    qc_removable_policy_free(&pol);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -372,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_methods),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_sim_params_init),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -399,6 +399,38 @@ static void test_schedule_parse(void **state)
     assert_int_equal(qc_sched_parse("", pts, 8, &n, &err), QC_EPARSE);
 }
 
+/* The defaults are the command's (sim maxusers: 14400 s, band 0.1, true
+ * sensor of gain 1, controller up to the population) and need only a
+ * schedule: without one the check refuses the run, naming what is
+ * missing; with MaxUsers 375 for 600 s it runs 10 intervals. */
+static void test_run_params_init(void **state)
+{
+    (void)state;
+    qc_mu_run_params p;
+    memset(&p, 0xff, sizeof p);
+    qc_mu_run_params_init(&p);
+    assert_true(p.duration == 14400 && p.band == 0.1 && p.sensor_gain == 1 && p.warmup == 0);
+    assert_int_equal(p.plant.population, 1000);
+    assert_true(p.pi.u_max == 1000 && p.pi.u_init == 1000 && p.pi.ki == 0.1);
+    assert_int_equal(p.closed_loop, 0);
+    assert_null(p.cancel);
+    qc_err err = {0};
+    assert_int_equal(qc_mu_run_params_check(&p, &err), QC_EINVAL);
+    assert_non_null(strstr(err.msg, "no MaxUsers schedule"));
+    plant_dists d;
+    dists(&d);
+    plant_params(&p.plant, &d);
+    qc_sched_point mu = {0, 375};
+    p.input = &mu;
+    p.ninput = 1;
+    p.duration = 600;
+    assert_int_equal(qc_mu_run_params_check(&p, &err), 0);
+    qc_mu_run_result r;
+    assert_int_equal(qc_mu_run(&p, &r, &err), 0);
+    assert_int_equal(r.n, 10);
+    qc_mu_run_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -409,6 +441,7 @@ int main(void)
         cmocka_unit_test(test_identified_stable_range),
         cmocka_unit_test(test_hold_recovers),
         cmocka_unit_test(test_schedule_parse),
+        cmocka_unit_test(test_run_params_init),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
