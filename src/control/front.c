@@ -92,6 +92,7 @@ struct qc_front {
     double run_arrived;     /* the arrivals summed over the slow run (excess_beyond_noise) */
     double run_held0, last_held; /* held at the run's start, at the last window's end */
     unsigned grow_run;      /* fixed_overload: windows in a row past the noise, growing */
+    double held_conf;       /* fixed_overload: held when the overload was confirmed */
     double good; /* the largest gate of a fast verdict (0: none yet) */
     int overload; /* confirmed: two slow verdicts in a row since the limit last
                      stopped binding or the backends were last fast for
@@ -746,10 +747,18 @@ static int excess_beyond_noise(qc_front *f, int v, uint64_t arrived, double held
  * backends' latency: it is overloaded when, while it binds, the requests
  * held grow beyond chance (as excess_beyond_noise, since it began to
  * bind) in FIXED_GROW_RUN windows in a row, each growing past its own
- * noise (a closed loop's first burst grows them once, then holds them;
- * the overload ends when the growth over the run is chance's again), and
- * its CoDel judges only
- * then, as the others' does. 256 closed-loop clients held by the limit
+ * noise (a closed loop's first burst grows them once, then holds them),
+ * and its CoDel judges only then, as the others' does. The overload ends
+ * when the limit stops binding, or when the growth over the run is
+ * chance's again while the requests held stay above half what they were
+ * at the confirmation: a closed loop whose refused clients send again at
+ * once holds as many whatever CoDel sheds (shedding frees nothing there),
+ * where an open-loop overload's held requests fall as CoDel sheds them.
+ * Ending on the plateau alone ended every open-loop overload as soon as
+ * CoDel had drained it: the room then grew again until the run's growth
+ * passed its noise once more, a threshold rising with the run (sim proxy,
+ * 4 workers of det:0.01 at 3x, --limiter fixed --limit 4: admitted wait
+ * mean 271 ms, p99 684 ms). 256 closed-loop clients held by the limit
  * in front of a backend that answers at once, or the survivor of two
  * backends at its capacity, are not shed. */
 #define FIXED_GROW_RUN 3 /* growing windows in a row that confirm (wrk's 256
@@ -773,9 +782,11 @@ static void fixed_overload(qc_front *f, int bound, uint64_t arrived, double held
         int excess = held - f->run_held0 > EXCESS_SIGMAS * sqrt(f->run_arrived) + 1;
         int past = excess && held - prev > sqrt((double)arrived) + 1;
         f->grow_run = past ? f->grow_run + 1 : 0;
-        if (f->grow_run >= FIXED_GROW_RUN)
+        if (f->grow_run >= FIXED_GROW_RUN) {
+            if (!f->overload)
+                f->held_conf = held;
             f->overload = 1;
-        else if (!excess)
+        } else if (!excess && (!f->overload || held > f->held_conf / 2))
             f->overload = 0; /* the growth is chance's over the run: a plateau */
     }
     if (!f->overload)
