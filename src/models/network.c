@@ -1280,11 +1280,38 @@ static void seg_overlap(run *r, int f, unsigned i, double x0, double x1, unsigne
     }
 }
 
+/* A tandem's stay at station j from its arrival t (service from st, of
+ * svc, to its departure d): counted in the chunk of its departure, the
+ * next station's arrival with it, and a stay across a change of chunk
+ * spread over the segments it overlaps. cs[j] is the arrival's segment
+ * cursor; cs[j + 1] moves to the departure's. */
+static inline void tandem_stay(run *r, unsigned *cs, unsigned j, double t, double st, double svc,
+                               double d)
+{
+    const size_t ns = r->nsc;
+    unsigned sa = cs[j], sd = cs[j + 1] = seg_of(r, cs[j + 1], d);
+    double *ch = r->chunks + (size_t)r->seg_k[sd] * r->stride;
+    double resp = d - t;
+    ch[(size_t)F_DONE * ns + j] += 1;
+    ch[(size_t)F_RESP * ns + j] += resp;
+    if (resp - svc > 1e-12 * d)
+        ch[(size_t)F_WAIT * ns + j] += resp - svc;
+    ch[(size_t)F_AB * ns + j] += svc;
+    if (j + 1 < r->S)
+        ch[(size_t)F_ARR * ns + j + 1] += 1;
+    if (sa != sd) {
+        ch[(size_t)F_AN * ns + j] -= resp;
+        ch[(size_t)F_AB * ns + j] -= svc;
+        seg_overlap(r, F_AN, j, t, d, sa);
+        seg_overlap(r, F_AB, j, st, d, seg_of(r, sa, st));
+    }
+}
+
 static int tandem_loop(run *r)
 {
     const qc_network_params *p = r->p;
     const unsigned S = r->S;
-    const size_t ns = r->nsc, stride = r->stride;
+    const size_t stride = r->stride;
     double *const chunks = r->chunks;
     double dprev[QC_NET_MAX_STATIONS];
     unsigned cs[QC_NET_MAX_STATIONS + 1]; /* segment cursors: arrivals, then departures */
@@ -1307,22 +1334,7 @@ static int tandem_loop(run *r)
             double st = t > dprev[j] ? t : dprev[j];
             double svc = qc_sampler_next(&r->ssvc[j]), d = st + svc;
             dprev[j] = d;
-            unsigned sa = cs[j], sd = cs[j + 1] = seg_of(r, cs[j + 1], d);
-            double *ch = chunks + (size_t)r->seg_k[sd] * stride;
-            double resp = d - t;
-            ch[(size_t)F_DONE * ns + j] += 1;
-            ch[(size_t)F_RESP * ns + j] += resp;
-            if (resp - svc > 1e-12 * d)
-                ch[(size_t)F_WAIT * ns + j] += resp - svc;
-            ch[(size_t)F_AB * ns + j] += svc;
-            if (j + 1 < S)
-                ch[(size_t)F_ARR * ns + j + 1] += 1;
-            if (sa != sd) { /* a stay across a change of chunk */
-                ch[(size_t)F_AN * ns + j] -= resp;
-                ch[(size_t)F_AB * ns + j] -= svc;
-                seg_overlap(r, F_AN, j, t, d, sa);
-                seg_overlap(r, F_AB, j, st, d, seg_of(r, sa, st));
-            }
+            tandem_stay(r, cs, j, t, st, svc, d);
             t = d;
         }
         events += S + 1;
@@ -1368,22 +1380,7 @@ static int tandem_loop(run *r)
                 break;
             }
             events++;
-            unsigned sd = cs[j + 1] = seg_of(r, cs[j + 1], d);
-            double *ch = chunks + (size_t)r->seg_k[sd] * stride;
-            double resp = d - t;
-            ch[(size_t)F_DONE * ns + j] += 1;
-            ch[(size_t)F_RESP * ns + j] += resp;
-            if (resp - svc > 1e-12 * d)
-                ch[(size_t)F_WAIT * ns + j] += resp - svc;
-            ch[(size_t)F_AB * ns + j] += svc;
-            if (j + 1 < S)
-                ch[(size_t)F_ARR * ns + j + 1] += 1;
-            if (sa != sd) {
-                ch[(size_t)F_AN * ns + j] -= resp;
-                ch[(size_t)F_AB * ns + j] -= svc;
-                seg_overlap(r, F_AN, j, t, d, sa);
-                seg_overlap(r, F_AB, j, st, d, seg_of(r, sa, st));
-            }
+            tandem_stay(r, cs, j, t, st, svc, d);
             t = d;
         }
     }
