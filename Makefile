@@ -12,8 +12,8 @@ BUILD ?= build
 SAN_BUILD ?= build-san
 CTEST_FLAGS ?= --output-on-failure
 # ctest's CPU slots (tests/CMakeLists.txt): a test that keeps a core busy
-# takes two of the 2 x cores, a live test (mostly waiting) one
-CTEST_RUN = ctest $(CTEST_FLAGS) -j $$((2 * $(JOBS))) --resource-spec-file ctest-resources.json
+# takes three of the 3 x cores, a live test (mostly waiting) one
+CTEST_RUN = ctest $(CTEST_FLAGS) -j $$((3 * $(JOBS))) --resource-spec-file ctest-resources.json
 
 .PHONY: all deps build demo check test test-san bench install deb clean
 
