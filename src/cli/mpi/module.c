@@ -3,7 +3,7 @@
  * loaded by `qctl sweep` under mpirun. */
 #include <mpi.h>
 
-#include "../mpi_ops.h"
+#include "../../app/mpi_ops.h"
 
 static void init(int *rank, int *size)
 {

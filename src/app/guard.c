@@ -13,7 +13,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cmdline.h"
 #include "flags.h"
 
 /* Which flags name files, by command, for the commands still parsed with

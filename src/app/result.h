@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cli.h"
+#include "cmdline.h"
 #include "flags.h"
 #include "interrupt.h"
 #include "qctl/output.h"

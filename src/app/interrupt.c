@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cmdline.h"
 #include "flags.h"
 #include "io/ofile_open.h"
 

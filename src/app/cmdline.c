@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cli.c: flag parsing, error reporting and progress for the subcommands. */
-#include "cli.h"
+/* cmdline.c: flag parsing, error reporting and progress for the subcommands. */
+#include "cmdline.h"
 #include "flags.h"
 
 #include <errno.h>

@@ -1,20 +1,24 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* sweep_cli.h: what the parts of `qctl sweep` share: the runner of child
- * processes (app/sweep_exec.c), the master's journal and outputs (sweep.c) and
- * the MPI master/worker loop (sweep_mpi.c).
+/* sweep_master.h: what the parts of `qctl sweep` share: the runner of
+ * child processes (sweep_exec.c), the master's journal (sweep_master.c),
+ * the run and its outputs (sweep_run.c, sweep_report.c) and the MPI
+ * master/worker loop (sweep_mpi.c); the command's flags are cli/sweep.c's.
  *
  * The master owns the results: every finished point goes through
  * sweep_master_record, which appends it to the journal (fsync'd) before
  * anything else learns of it. Workers, local or MPI ranks, only run
  * points and hand their aggregated values back. */
-#ifndef QCTL_SWEEP_CLI_H
-#define QCTL_SWEEP_CLI_H
+#ifndef QCTL_APP_SWEEP_MASTER_H
+#define QCTL_APP_SWEEP_MASTER_H
 
 #include <stddef.h>
 
-#include "cli.h"
-#include "app/sweep.h"
-#include "app/sweep_exec.h"
+#include <jansson.h>
+
+#include "cmdline.h"
+#include "flags.h"
+#include "sweep.h"
+#include "sweep_exec.h"
 
 /* The points run by app/sweep_exec.h (qc_sweep_run_points), with the
  * process's stop flag (interrupt.h). */
@@ -51,5 +55,33 @@ int sweep_mpi_wanted(void);
 typedef int (*sweep_master_fn)(void *ctx, sweep_master **m);
 int sweep_mpi_run(const qc_sweep *sw, const char *exe, sweep_master_fn setup,
                   sweep_master_fn finish, void *ctx);
+
+/* The flags of `qctl sweep FILE` (cli/sweep.c). */
+/* --set given more often than this is refused, naming the flag. */
+#define QC_SWEEP_SETS_MAX 256
+
+typedef struct sweep_opts {
+    const char *file;
+    cli_strs sets; /* --set, in order (in set_v) */
+    const char *set_v[QC_SWEEP_SETS_MAX];
+    unsigned jobs;
+    const char *results;
+    const char *report;
+    int fresh, quiet;
+    char *base;
+    int argc;
+    char **argv;
+    const cli_command_row *commands; /* the commands an experiment may name */
+} sweep_opts;
+
+/* Runs the sweep o describes (its flags read): the exit status. */
+int sweep_main(sweep_opts *o);
+
+/* The page of --report DIR for the finished points. */
+int sweep_write_report(const sweep_opts *o, const qc_sweep *sw, const qc_sweep_point *pts,
+                       const json_t *summary);
+
+/* All of fd read into a new buffer (*len its length), or NULL. */
+char *sweep_read_fd(int fd, size_t *len);
 
 #endif

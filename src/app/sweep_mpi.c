@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "interrupt.h"
-#include "sweep_cli.h"
+#include "sweep_master.h"
 
 int sweep_mpi_wanted(void)
 {

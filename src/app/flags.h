@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* flags.h: the flags of the qctl commands, declared once.
+/* flags.h: the flags of the qctl commands, declared once (the flag engine:
+ * flags.c the parser, flags_value.c a row's value, flags_config.c --config
+ * and --check, flags_text.c usage and messages, flags_list.c the listing
+ * and help, completion.c the shell completion and man page).
  *
  * Two ways to declare a command's flags:
  *   - a cli_flag table, one row per flag (name, type, destination, check,
@@ -20,8 +23,8 @@
  *   --progress   show the progress line even when stderr is not a terminal
  *   --force      run although the memory or output size estimated from the
  *                flags passes its budget (guard.h) */
-#ifndef QCTL_CLI_FLAGS_H
-#define QCTL_CLI_FLAGS_H
+#ifndef QCTL_APP_FLAGS_H
+#define QCTL_APP_FLAGS_H
 
 #include <getopt.h>
 #include <stddef.h>
@@ -262,21 +265,21 @@ typedef struct cli_command_row {
     const char *summary; /* one line */
 } cli_command_row;
 
-/* Every command, in the order of the top-level help. */
-extern const cli_command_row cli_commands[];
-
-/* The command named by words argv[0..] ("sim", "queue"), or NULL; *used is
- * the number of words its name has. */
-const cli_command_row *cli_find_command(int argc, char **argv, int *used);
+/* The row of t named by words argv[0..] ("sim", "queue"), or NULL; *used
+ * is the number of words its name has. A row whose name begins other
+ * rows' names ("sim") is a group. */
+const cli_command_row *cli_command_find(const cli_command_row *t, int argc, char **argv,
+                                        int *used);
 
 /* The long flags of a command, "name" or "name=" (takes a value), one per
  * line in buf; found by running the command's parser in a child process
  * that reports its table and exits. Returns the count, or -1. */
 int cli_list_flags(const cli_command_row *c, char *buf, size_t n);
 
-/* qctl help [COMMAND...] and qctl completion bash|zsh|man. */
-int cmd_help(int argc, char **argv);
-int cmd_completion(int argc, char **argv);
+/* qctl help [COMMAND...] and qctl completion bash|zsh|man over the
+ * command table t (the rows "help" and "completion" are these two). */
+int cli_help_main(const cli_command_row *t, int argc, char **argv);
+int cli_completion_main(const cli_command_row *t, int argc, char **argv);
 
 /* Removes the global flags (--progress, --force) from argv, before "--";
  * returns the new argc. */

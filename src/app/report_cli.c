@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
+#include "cmdline.h"
 #include "qctl/output.h"
 #include "app/report.h"
 #include "app/report_story.h"

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* sweep_run.c: `qctl sweep FILE` once its flags are read: the file
+ * loaded and its experiment's flags checked, the points run locally
+ * (sweep_exec.c) or over MPI ranks (sweep_mpi.c) through the master's
+ * journal (sweep_master.c), then the CSV, the JSON and the report written
+ * at the end, from the records, atomically. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "guard.h"
+#include "interrupt.h"
+#include "qctl/output.h"
+#include "report_cli.h"
+#include "sweep_master.h"
+
+typedef struct sweep_run_ctx {
+    sweep_opts *o;
+    qc_sweep *sw;
+    sweep_master m;
+    char *journal, *csv, *json;
+} sweep_run_ctx;
+
+static int master_setup(void *vctx, sweep_master **m)
+{
+    sweep_run_ctx *c = vctx;
+    int rc = sweep_master_open(&c->m, c->sw, c->journal, c->o->fresh, c->o->quiet);
+    *m = &c->m;
+    return rc;
+}
+
+static int master_finish(void *vctx, sweep_master **mp)
+{
+    sweep_run_ctx *c = vctx;
+    sweep_master *m = *mp;
+    const qc_sweep *sw = c->sw;
+    cli_progress_done(&m->prog);
+    qc_err err = {0};
+    size_t failed = 0, pending = 0;
+    for (size_t i = 0; i < qc_sweep_npoints(sw); i++) {
+        failed += m->pts[i].state == QC_SWEEP_FAILED;
+        pending += m->pts[i].state == QC_SWEEP_PENDING;
+    }
+    json_t *summary = qc_sweep_results_json(sw, m->pts);
+    if (summary == NULL) {
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
+    int rc = 0;
+    if (qc_sweep_write_csv(sw, m->pts, c->csv, &err) != 0 ||
+        qc_json_write(summary, c->json, &err) != 0) {
+        cli_error("sweep: %s", err.msg);
+        rc = QC_EXIT_FAIL;
+    }
+    if (rc == 0 && c->o->report != NULL)
+        rc = sweep_write_report(c->o, sw, m->pts, summary);
+    json_decref(summary);
+    if (!c->o->quiet)
+        fprintf(stderr,
+                "qctl: sweep: %zu points, %zu from the journal, %zu runs now, %zu failed; "
+                "wrote %s and %s\n",
+                qc_sweep_npoints(sw), m->resumed, m->runs, failed + pending, c->csv, c->json);
+    for (size_t i = 0; i < qc_sweep_npoints(sw) && failed > 0; i++)
+        if (m->pts[i].state == QC_SWEEP_FAILED) {
+            char *key = qc_sweep_point_key(sw, i);
+            cli_error("sweep: point %zu (%s) failed: %s", i, key ? key : "", m->pts[i].error);
+            free(key);
+            break; /* the first; the CSV has all */
+        }
+    if (rc == 0 && (failed > 0 || pending > 0))
+        rc = QC_EXIT_FAIL;
+    return rc;
+}
+
+/* The results base: --results, or STEM-results in the current directory. */
+static char *results_base(const sweep_opts *o)
+{
+    if (o->results != NULL)
+        return strdup(o->results);
+    const char *slash = strrchr(o->file, '/');
+    const char *name = slash ? slash + 1 : o->file;
+    size_t n = strlen(name);
+    if (n > 5 && strcmp(name + n - 5, ".json") == 0)
+        n -= 5;
+    char *b = malloc(n + 9);
+    if (b != NULL)
+        snprintf(b, n + 9, "%.*s-results", (int)n, name);
+    return b;
+}
+
+static char *with_ext(const char *base, const char *ext)
+{
+    size_t n = strlen(base) + strlen(ext) + 1;
+    char *p = malloc(n);
+    if (p != NULL)
+        snprintf(p, n, "%s%s", base, ext);
+    return p;
+}
+
+/* The flags of the experiment's command line (point 0: every point has
+ * the same flags) checked against the flags that command accepts, so a
+ * misspelled argument stops the sweep before any point runs. */
+static int check_sweep_flags(const cli_command_row *commands, const qc_sweep *sw,
+                             const char *file)
+{
+    char **av = NULL;
+    size_t ac = 0;
+    qc_err err = {0};
+    if (qc_sweep_argv(sw, 0, 0, &av, &ac, &err) != 0) {
+        cli_error("sweep: %s: %s", file, err.msg);
+        return QC_EXIT_USAGE;
+    }
+    int used = 0, rc = 0;
+    const cli_command_row *c = cli_command_find(commands, (int)ac, av, &used);
+    static char list[16384];
+    if (c == NULL || strcmp(c->name, "help") == 0 || strcmp(c->name, "completion") == 0 ||
+        strcmp(c->name, "sweep") == 0 ||
+        cli_list_flags(c, list, sizeof list) <= 0) {
+        cli_error("sweep: %s: experiment '%s' is not a qctl command that takes flags", file,
+                  qc_sweep_experiment(sw));
+        rc = QC_EXIT_USAGE;
+    }
+    for (size_t i = (size_t)used; rc == 0 && i < ac; i++) {
+        if (strncmp(av[i], "--", 2) != 0)
+            continue;
+        const char *name = av[i] + 2;
+        size_t len = strcspn(name, "=");
+        int found = 0, takes = 0;
+        for (const char *l = list; *l && !found;) {
+            size_t n = strcspn(l, "=\n");
+            if (n == len && strncmp(l, name, len) == 0) {
+                found = 1;
+                takes = l[n] == '=';
+            }
+            l += strcspn(l, "\n");
+            if (*l)
+                l++;
+        }
+        if (!found) {
+            cli_error("sweep: %s: '%.*s' is not a flag of 'qctl %s' (see 'qctl help %s')", file,
+                      (int)len + 2, av[i], c->name, c->name);
+            rc = QC_EXIT_USAGE;
+        } else if (takes && name[len] != '=') {
+            i++; /* its value */
+        }
+    }
+    qc_sweep_argv_free(av);
+    return rc;
+}
+
+static qc_sweep *load_sweep(const sweep_opts *o, int *rc)
+{
+    const char *file = cli_input_path("sweep FILE", o->file, CLI_PATH_IN_NONEMPTY);
+    if (!file) {
+        *rc = QC_EXIT_USAGE;
+        return NULL;
+    }
+    if ((*rc = cli_check_path("sweep FILE", file, CLI_PATH_IN_NONEMPTY)) != 0)
+        return NULL;
+    FILE *fp = fopen(file, "rb");
+    if (fp == NULL) {
+        cli_error("sweep: %s: %s", o->file, strerror(errno));
+        *rc = QC_EXIT_USAGE;
+        return NULL;
+    }
+    size_t len = 0;
+    char *text = sweep_read_fd(fileno(fp), &len);
+    fclose(fp);
+    if (text == NULL) {
+        cli_error("sweep: %s: cannot read", o->file);
+        *rc = QC_EXIT_FAIL;
+        return NULL;
+    }
+    qc_sweep *sw = NULL;
+    qc_err err = {0};
+    int e = qc_sweep_parse(&sw, text, len, o->file, o->sets.v, o->sets.n, &err);
+    free(text);
+    if (e != 0) {
+        cli_error("sweep: %s", err.msg);
+        *rc = cli_exit_code(e);
+        return NULL;
+    }
+    if ((*rc = check_sweep_flags(o->commands, sw, o->file)) != 0) {
+        qc_sweep_free(sw);
+        return NULL;
+    }
+    return sw;
+}
+
+/* The path of this program, for the children: /proc/self/exe resolved
+ * once, so that every child runs the same binary. */
+static char *self_exe(void)
+{
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0)
+        return strdup("/proc/self/exe");
+    buf[n] = '\0';
+    return strdup(buf);
+}
+
+/* 1 when both paths name one existing file. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+int sweep_main(sweep_opts *op)
+{
+    sweep_opts o = *op;
+    int rc = 0;
+    sweep_run_ctx c = {.o = &o};
+    char *exe = NULL;
+    c.sw = load_sweep(&o, &rc);
+    if (c.sw == NULL)
+        goto out;
+    o.base = results_base(&o);
+    exe = self_exe();
+    c.journal = o.base ? with_ext(o.base, ".journal") : NULL;
+    c.csv = o.base ? with_ext(o.base, ".csv") : NULL;
+    c.json = o.base ? with_ext(o.base, ".json") : NULL;
+    if (exe == NULL || c.journal == NULL || c.csv == NULL || c.json == NULL) {
+        cli_error("out of memory");
+        rc = QC_EXIT_FAIL;
+        goto out;
+    }
+    if (same_file(o.file, c.json) || same_file(o.file, c.csv) || same_file(o.file, c.journal)) {
+        cli_error("sweep: --results %s would overwrite the sweep file %s", o.base, o.file);
+        rc = QC_EXIT_USAGE;
+        goto out;
+    }
+    if (o.report != NULL && (rc = cli_report_prepare(o.report)) != 0)
+        goto out;
+    if (sweep_mpi_wanted()) {
+        rc = sweep_mpi_run(c.sw, exe, master_setup, master_finish, &c);
+        goto out;
+    }
+    sweep_master *m;
+    if ((rc = master_setup(&c, &m)) != 0) {
+        sweep_master_close(&c.m);
+        goto out;
+    }
+    size_t n = 0;
+    size_t *todo = sweep_master_todo(m, &n);
+    qc_err err = {0};
+    cli_interrupt_hold(1);
+    int e = todo == NULL ? QC_ENOMEM
+                         : qc_sweep_run_points(c.sw, exe, todo, n, o.jobs, &cli_cancel, sweep_master_record, m,
+                                            &m->runs, &err);
+    cli_interrupt_hold(0);
+    free(todo);
+    if (cli_interrupted()) {
+        cli_progress_done(&m->prog);
+        char left[4200];
+        snprintf(left, sizeof left,
+                 "%zu of %zu points finished, kept in %s: the same command resumes from it",
+                 m->resumed + m->done_now, qc_sweep_npoints(c.sw), c.journal);
+        rc = cli_interrupt_exit(left);
+    } else if (e != 0) {
+        cli_progress_done(&m->prog);
+        if (err.msg[0])
+            cli_error("sweep: %s", err.msg);
+        rc = e == QC_EINVAL ? QC_EXIT_USAGE : QC_EXIT_FAIL;
+    } else {
+        rc = master_finish(&c, &m);
+    }
+    sweep_master_close(&c.m);
+out:
+    free(exe);
+    free(c.journal);
+    free(c.csv);
+    free(c.json);
+    free(o.base);
+    qc_sweep_free(c.sw);
+    return rc;
+}
