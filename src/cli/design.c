@@ -238,8 +238,12 @@ static int design_run(void *ctx, int argc, char **argv)
 int cmd_design(int argc, char **argv)
 {
     qc_app_design_params_init(&P);
+    gains = NULL;
+    design = NULL;
+    memset(given, 0, sizeof given);
     int rc = cli_command_main("design", synopsis, about, flags, given, design_run, NULL, argc,
                               argv);
     qc_app_design_free(design); /* after --check */
+    design = NULL;
     return rc;
 }

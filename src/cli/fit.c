@@ -478,5 +478,7 @@ int cmd_fit(int argc, char **argv)
         qc_trace_groups_free(groups.g, groups.n);
         qc_trace_free(&tr);
     }
+    col_loaded = trace_loaded = 0;
+    groups = (cli_groups){0};
     return rc;
 }

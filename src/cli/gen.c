@@ -708,10 +708,13 @@ static const cli_flag flags[] = {
 int cmd_gen(int argc, char **argv)
 {
     qc_app_gen_params_init(&P);
+    models.n = 0;
+    rep = (report_ctx){NULL, 0, NULL};
     table = flags;
     int rc = cli_command_main("gen", synopsis, about, flags, NULL, gen_run, NULL, argc, argv);
     mix_free(&x);
     if (vtr_loaded)
         qc_trace_free(&vtr);
+    vtr_loaded = 0;
     return rc;
 }

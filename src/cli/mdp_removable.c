@@ -266,6 +266,7 @@ static const cli_flag flags[] = {
 int cmd_mdp_removable(int argc, char **argv)
 {
     qc_app_mdp_params_init(&P);
+    out = (cli_outputs){.cmd = "mdp removable"};
     table = flags;
     return cli_command_main("mdp removable", synopsis, about, flags, NULL, mdp_run, NULL, argc,
                             argv);
