@@ -136,7 +136,7 @@ int qc_app_mdp_params_check(qc_app_mdp_params *a, qc_err *err)
     double mx = c->rate[c->nrates - 1];
     if (!(p->lambda < mx))
         return qc_err_set(err, QC_EINVAL,
-                          "lambda: %g >= the fastest rate %g: the queue is unstable "
+                          "lambda: %g >= the fastest rate %g (--rates): the queue is unstable "
                           "under every policy",
                           p->lambda, mx);
     if (!(p->tol > 0 && p->tol < 1))
