@@ -37,11 +37,14 @@ static uint64_t noise_reps;
 static const int laws[] = {LAW_INTEGRAL, LAW_INTEGRAL, LAW_PI, LAW_BOTH};
 static const int aws[] = {QC_AW_NONE, QC_AW_CONDITIONAL, QC_AW_BACKCALC};
 
-/* The CLI_FUNC parser of --gains: the list into P.gains. */
-static int parse_gains(const cli_flag *f, const char *flag, const char *s)
+static const char *gains;
+static unsigned given[32];
+static int design_validate(void *ctx);
+static qc_app_design *design; /* made by design_validate */
+
+/* The list of --gains into P.gains. */
+static int parse_gains(const char *s)
 {
-    (void)f;
-    (void)flag;
     char buf[64];
     P.ngains = 0;
     while (*s) {
@@ -81,7 +84,7 @@ static const cli_flag flags[] = {
      .help = "wanted maximum overshoot in [0, 1) (default 0)"},
     {"law", CLI_CHOICE, &law, .arg = "L", .choices = "integral,i,pi,both", .values = laws,
      .help = "integral, pi or both (default both)"},
-    {"gains", CLI_FUNC, CLI_AT(&P, gains), .unit = "K_I list", .arg = "K1,K2,...", .parse = parse_gains,
+    {"gains", CLI_STR, &gains, .field = "gains", .unit = "K_I list", .arg = "K1,K2,...",
      .help = "K_I values for the root-locus table (default: fractions\n"
              "of the stable range)"},
     {"kp", CLI_DOUBLE, CLI_AT(&P, kp), .arg = "KP",
@@ -137,6 +140,7 @@ static const cli_flag flags[] = {
     {"quiet", CLI_BOOL, CLI_AT(&P, quiet),
      .help = "no notices on standard error (a specification no\ndesign meets is still "
              "said in the results)"},
+    CLI_ROWS_CONFIG_CHECK(NULL, design_validate),
     CLI_ROW_HELP(&help),
     {0}};
 
@@ -181,13 +185,15 @@ static int write_page(const qc_app_design *d, const char *dir, int argc, char **
     return rc;
 }
 
-int cmd_design(int argc, char **argv)
+/* Every check before the design, --check or not: the flags' values the
+ * parameters take, then qc_app_design_params_check, the run's own. */
+static int design_validate(void *ctx)
 {
-    qc_app_design_params_init(&P);
-    unsigned given[sizeof flags / sizeof flags[0]];
-    int rc = cli_flags_parse_command("design", synopsis, about, flags, argc, argv, given);
-    if (rc != 0)
-        return rc == CLI_DONE_HELP ? 0 : rc;
+    (void)ctx;
+    int rc;
+    P.ngains = 0;
+    if (gains && (rc = parse_gains(gains)) != 0)
+        return rc;
     P.law_i = law != LAW_PI;
     P.law_pi = law != LAW_INTEGRAL;
     P.have_spec = cli_flag_given(flags, given, "settling") > 0;
@@ -199,10 +205,21 @@ int cmd_design(int argc, char **argv)
     qc_err err = {0};
     if ((rc = qc_app_design_params_check(&P, &err)) != 0)
         return cli_flags_error(flags, "design", rc, &err);
+    /* the model is read and the design made here (milliseconds): what
+     * the model file or a reference it cannot reach refuses, --check
+     * refuses alike */
     gsl_set_error_handler_off(); /* a program owns GSL's handler: report, do not abort */
-    qc_app_design *d = qc_app_design_run(&P, &err);
-    if (d == NULL)
+    if ((design = qc_app_design_run(&P, &err)) == NULL)
         return cli_flags_error(flags, NULL, err.code, &err);
+    return 0;
+}
+
+static int design_run(void *ctx, int argc, char **argv)
+{
+    (void)ctx;
+    int rc = 0;
+    qc_app_design *d = design;
+    design = NULL;
     fputs(qc_app_design_notices(d), stderr);
     if (json)
         rc = cli_json_out(qc_app_design_json(d), NULL);
@@ -215,5 +232,18 @@ int cmd_design(int argc, char **argv)
     if (rc == 0 && report)
         rc = write_page(d, report, argc, argv);
     qc_app_design_free(d);
+    return rc;
+}
+
+int cmd_design(int argc, char **argv)
+{
+    qc_app_design_params_init(&P);
+    gains = NULL;
+    design = NULL;
+    memset(given, 0, sizeof given);
+    int rc = cli_command_main("design", synopsis, about, flags, given, design_run, NULL, argc,
+                              argv);
+    qc_app_design_free(design); /* after --check */
+    design = NULL;
     return rc;
 }

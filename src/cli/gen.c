@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "flags.h"
 #include "guard.h"
+#include "app/gen_run.h"
 #include "qctl/output.h"
 #include "qctl/traffic.h"
 #include "report_cli.h"
@@ -113,21 +114,6 @@ static int add_model(mix *x, const char *path)
     }
     x->users[x->n++] = 1;
     return 0;
-}
-
-/* Where --model puts each model it loads (a CLI_FUNC row): the mix, and
- * the file named last. */
-typedef struct models_dest {
-    mix *x;
-    const char *last;
-} models_dest;
-
-static int model_flag(const cli_flag *f, const char *flag, const char *arg)
-{
-    (void)flag;
-    models_dest *d = f->dest;
-    d->last = arg;
-    return add_model(d->x, arg);
 }
 
 /* The temporary file the atomic writer fills (qc_ofile: OUT.tmp-PID),
@@ -414,22 +400,19 @@ static const char *fmt_stat(const vstat *s, char *buf, size_t len)
     return buf;
 }
 
-static int validate(const char *capture, const char *model_file, const char *labels,
+static int validate(const char *capture, const qc_trace *trp, const char *model_file,
                     const char *activity, const qc_traffic_fit_params *fo, uint64_t seed,
                     unsigned realisations, unsigned jobs, int json, int quiet, const char *plot_dir,
                     const report_ctx *rep)
 {
     qc_err err = {0};
-    qc_trace tr;
-    int rc = cli_load_trace(capture, labels, json, &tr);
-    if (rc != 0)
-        return rc;
+    const qc_trace tr = *trp; /* read by gen_validate */
+    int rc = 0;
     /* The packets compared: the whole capture, or one activity. */
     cli_groups gs = {0};
     const qc_trace_split how = activity && tr.nacts ? QC_SPLIT_ACTIVITY : QC_SPLIT_NONE;
     if (qc_trace_split_groups(&tr, how, &gs.g, &gs.n, &err) != 0) {
         cli_error("gen: %s", err.msg);
-        qc_trace_free(&tr);
         return QC_EXIT_FAIL;
     }
     size_t gi = 0;
@@ -594,135 +577,144 @@ end_model:
     qc_traffic_model_free(&m);
 end_groups:
     qc_trace_groups_free(gs.g, gs.n);
-    qc_trace_free(&tr);
     return rc;
 }
 
+/* The command's parameters, the flags' destinations (one run a process),
+ * and what the checks read before the run: the models, or the capture
+ * compared with. */
+static qc_app_gen_params P;
+static cli_strs models = {P.models, 0};
+static report_ctx rep;
+static int help;
+static const cli_flag *table;
+static mix x;
+static qc_trace vtr;
+static int vtr_loaded;
+
+/* Every check before the work, --check or not: the library's one check,
+ * then the inputs read (the models and the users given to each, the
+ * estimated size of the output; or the capture and its activity), so
+ * that a file the run would refuse is refused here alike. */
+static int gen_validate(void *ctx)
+{
+    (void)ctx;
+    qc_err err = {0};
+    int rc;
+    P.nmodels = models.n;
+    if ((rc = qc_app_gen_params_check(&P, &err)) != 0)
+        return cli_flags_error(table, NULL, rc, &err);
+    if (rep.dir && (rc = cli_report_prepare(rep.dir)) != 0)
+        return rc;
+    if (P.validate) {
+        if (P.nmodels == 1 && (rc = add_model(&x, P.models[0])) != 0)
+            return rc;
+        mix_free(&x); /* read again by validate */
+        if ((rc = cli_load_trace(P.validate, P.labels, P.json, &vtr)) != 0)
+            return rc;
+        vtr_loaded = 1;
+        if (!P.activity || vtr.nacts == 0)
+            return 0;
+        for (size_t i = 0; i < vtr.nacts; i++)
+            if (strcmp(vtr.acts[i], P.activity) == 0)
+                return 0;
+        cli_error("--activity: no activity '%s' in %s", P.activity, P.validate);
+        return QC_EXIT_USAGE;
+    }
+    for (unsigned i = 0; i < P.nmodels; i++)
+        if ((rc = add_model(&x, P.models[i])) != 0)
+            return rc;
+    if (P.users && (rc = apply_users(&x, P.users)) != 0)
+        return rc;
+    return check_gen_size(&x, &P.o, P.output, P.fmt, P.snaplen);
+}
+
+static int gen_run(void *ctx, int argc, char **argv)
+{
+    (void)ctx;
+    rep.argc = argc;
+    rep.argv = argv;
+    if (P.validate)
+        return validate(P.validate, &vtr, P.nmodels ? P.models[0] : NULL, P.activity, &P.fo,
+                        P.o.seed, P.realisations, P.jobs, P.json, P.quiet, P.plot, &rep);
+    return generate(&x, &P.o, P.output, P.fmt, P.snaplen, P.json, P.quiet, &rep);
+}
+
+static const int approaches[] = {QC_TRAFFIC_COPULA, QC_TRAFFIC_FITTED, QC_TRAFFIC_COPULA_FITTED};
+static const cli_flag flags[] = {
+    {"model", CLI_STRS, &models, .max = QC_APP_GEN_MAX_MODELS, .field = "models",
+     .path = CLI_PATH_IN_NONEMPTY, .arg = "FILE",
+     .help = "a model file; repeat for a mix of activities"},
+    {"users", CLI_STR, CLI_AT(&P, users), .arg = "LIST",
+     .help = "users per activity, e.g. web=300,video=50,gaming=20\n(default 1 of each model)"},
+    {"duration", CLI_DOUBLE, CLI_AT(&P, o.duration), .min = 0, .max = HUGE_VAL,
+     .open = CLI_OPEN_MIN, .arg = "T", .unit = "seconds", .zero_unset = 1,
+     .help = "seconds of traffic"},
+    {"packets", CLI_U64, CLI_AT(&P, o.packets), .min = 1, .max = HUGE_VAL, .arg = "N",
+     .unit = "packets", .zero_unset = 1, .help = "or a number of packets"},
+    {"output", CLI_STR, CLI_AT(&P, output), .arg = "FILE",
+     .help = "where to write (pcap, or CSV if it ends in .csv)"},
+    {"format", CLI_CHOICE, CLI_AT(&P, format), .arg = "F", .choices = "pcap,csv",
+     .help = "pcap or csv (overrides the file name)"},
+    {"snaplen", CLI_UINT, CLI_AT(&P, snaplen), .min = 64, .max = 65535, .arg = "N",
+     .unit = "bytes",
+     .help = "bytes kept of each frame in a pcap (default 65535;\n"
+             "sizes stay true in the IP length field)"},
+    {"approach", CLI_CHOICE, CLI_AT(&P, approach), .arg = "A",
+     .choices = "copula,fitted,copula-fitted", .values = approaches,
+     .help = "copula (default), fitted, or copula-fitted (the copula\n"
+             "over the fitted marginals)"},
+    {"seed", CLI_U64, CLI_AT(&P, o.seed), .arg = "S", .unit = "integer seed",
+     .help = "seed of every user's stream (default 1)"},
+    {"quiet", CLI_BOOL, CLI_AT(&P, quiet),
+     .help = "no progress line (shown on a terminal, or with\n--progress, during a long write)"},
+    CLI_ROW_JSON(&P.json),
+    {"report", CLI_STR, &rep.dir, .field = "report", .arg = "DIR",
+     .help = "write DIR/index.html: the run's summary tables (and with\n"
+             "--validate, the plots of --plot) in one page"},
+    {"", CLI_NOTE, NULL,
+     .help = "\nValidation (--validate CAPTURE): generates as many packets as the capture\n"
+             "holds with the fitted and the copula approach, several times, and compares\n"
+             "each with it:\n"
+             "KS on size and gap, Kendall's tau, autocorrelation of counts, Hurst\n"
+             "exponent (variance-time). Without --model the model is fitted from the\n"
+             "capture itself (in-sample)."},
+    {"validate", CLI_STR, CLI_AT(&P, validate), .path = CLI_PATH_IN_NONEMPTY, .arg = "CAPTURE",
+     .help = "the capture to compare with"},
+    {"labels", CLI_STR, CLI_AT(&P, labels), .path = CLI_PATH_IN, .arg = "FILE",
+     .help = "with --activity NAME: compare one activity of the capture"},
+    {"activity", CLI_STR, CLI_AT(&P, activity), .arg = "NAME", .help = "the activity compared"},
+    {"gap-threshold", CLI_STR, CLI_AT(&P, gap_threshold), .arg = "T",
+     .help = "as in 'qctl fit' (when fitting here)"},
+    {"segment-gap", CLI_DOUBLE, CLI_AT(&P, fo.segment_gap), .min = 0, .max = HUGE_VAL,
+     .open = CLI_OPEN_MIN, .arg = "T", .unit = "seconds",
+     .help = "as in 'qctl fit' (default 3600 s)"},
+    {"realisations", CLI_UINT, CLI_AT(&P, realisations), .min = 1, .max = 1000, .arg = "N",
+     .unit = "realisations",
+     .help = "generated sequences per approach (default 10; seeds S,\n"
+             "S+1, ...): each metric's mean and 95% interval, and an\n"
+             "approach called closer only when its interval of the\n"
+             "distance to the capture lies wholly below the other's"},
+    {"plot", CLI_STR, CLI_AT(&P, plot), .arg = "DIR",
+     .help = "variance-time, autocorrelation and gap CDF plots (of the\nfirst realisation)"},
+    {"jobs", CLI_UINT, CLI_AT(&P, jobs), .min = 1, .max = 256, .letter = 'j', .arg = "N",
+     .unit = "threads", .zero_unset = 1,
+     .help = "threads for the realisations (default: the number of\ncores); the results do not "
+             "depend on it"},
+    CLI_ROWS_CONFIG_CHECK(NULL, gen_validate),
+    CLI_ROW_HELP(&help),
+    {0}};
+
 int cmd_gen(int argc, char **argv)
 {
-    mix x = {0};
-    models_dest models = {&x, NULL};
-    qc_traffic_gen_params o;
-    qc_traffic_gen_params_init(&o);
-    qc_traffic_fit_params fo;
-    qc_traffic_fit_params_init(&fo);
-    const char *users = NULL, *output = NULL, *validate_cap = NULL;
-    const char *labels = NULL, *activity = NULL, *plot_dir = NULL;
-    unsigned snaplen = 65535, realisations = 10, jobs = 0;
-    int json = 0, quiet = 0, rc = 0, format = -1, approach = o.approach, help = 0, first = 0;
-    static const int approaches[] = {QC_TRAFFIC_COPULA, QC_TRAFFIC_FITTED,
-                                     QC_TRAFFIC_COPULA_FITTED};
-    report_ctx rep = {NULL, argc, argv};
-    const cli_flag flags[] = {
-        {"model", CLI_FUNC, &models, .path = CLI_PATH_IN_NONEMPTY, .arg = "FILE",
-         .parse = model_flag, .help = "a model file; repeat for a mix of activities"},
-        {"users", CLI_STR, &users, .arg = "LIST",
-         .help = "users per activity, e.g. web=300,video=50,gaming=20\n(default 1 of each model)"},
-        {"duration", CLI_DOUBLE, &o.duration, 0, HUGE_VAL, .open = CLI_OPEN_MIN, .arg = "T",
-         .help = "seconds of traffic"},
-        {"packets", CLI_U64, &o.packets, 1, HUGE_VAL, .arg = "N", .help = "or a number of packets"},
-        {"output", CLI_STR, &output, .arg = "FILE",
-         .help = "where to write (pcap, or CSV if it ends in .csv)"},
-        {"format", CLI_CHOICE, &format, .arg = "F", .choices = "pcap,csv",
-         .help = "pcap or csv (overrides the file name)"},
-        {"snaplen", CLI_UINT, &snaplen, 64, 65535, .arg = "N",
-         .help = "bytes kept of each frame in a pcap (default 65535;\n"
-                 "sizes stay true in the IP length field)"},
-        {"approach", CLI_CHOICE, &approach, .arg = "A", .choices = "copula,fitted,copula-fitted",
-         .values = approaches,
-         .help = "copula (default), fitted, or copula-fitted (the copula\n"
-                 "over the fitted marginals)"},
-        {"seed", CLI_U64, &o.seed, .arg = "S", .help = "seed of every user's stream (default 1)"},
-        {"quiet", CLI_BOOL, &quiet,
-         .help = "no progress line (shown on a terminal, or with\n--progress, during a long write)"},
-        CLI_ROW_JSON(&json),
-        {"report", CLI_STR, &rep.dir, .arg = "DIR",
-         .help = "write DIR/index.html: the run's summary tables (and with\n"
-                 "--validate, the plots of --plot) in one page"},
-        {"", CLI_NOTE, NULL,
-         .help = "\nValidation (--validate CAPTURE): generates as many packets as the capture\n"
-                 "holds with the fitted and the copula approach, several times, and compares\n"
-                 "each with it:\n"
-                 "KS on size and gap, Kendall's tau, autocorrelation of counts, Hurst\n"
-                 "exponent (variance-time). Without --model the model is fitted from the\n"
-                 "capture itself (in-sample)."},
-        {"validate", CLI_STR, &validate_cap, .path = CLI_PATH_IN_NONEMPTY, .arg = "CAPTURE",
-         .help = "the capture to compare with"},
-        {"labels", CLI_STR, &labels, .path = CLI_PATH_IN, .arg = "FILE",
-         .help = "with --activity NAME: compare one activity of the capture"},
-        {"activity", CLI_STR, &activity, .arg = "NAME", .help = "the activity compared"},
-        {"gap-threshold", CLI_FUNC, &fo.threshold, .arg = "T", .parse = cli_gap_threshold,
-         .help = "as in 'qctl fit' (when fitting here)"},
-        {"segment-gap", CLI_DOUBLE, &fo.segment_gap, 0, HUGE_VAL, .open = CLI_OPEN_MIN,
-         .arg = "T", .help = "as in 'qctl fit' (default 3600 s)"},
-        {"realisations", CLI_UINT, &realisations, 1, 1000, .arg = "N",
-         .help = "generated sequences per approach (default 10; seeds S,\n"
-                 "S+1, ...): each metric's mean and 95% interval, and an\n"
-                 "approach called closer only when its interval of the\n"
-                 "distance to the capture lies wholly below the other's"},
-        {"plot", CLI_STR, &plot_dir, .arg = "DIR",
-         .help = "variance-time, autocorrelation and gap CDF plots (of the\nfirst realisation)"},
-        {"jobs", CLI_UINT, &jobs, 1, 256, .letter = 'j', .arg = "N",
-         .help = "threads for the realisations (default: the number of\ncores); the results do not depend on it"},
-        CLI_ROW_HELP(&help),
-        {0}};
-    rc = cli_flags_parse("gen", flags, argc, argv, &first, NULL);
-    if (rc != 0)
-        mix_free(&x);
-    if (rc < 0) {
-        cli_flags_usage(stdout, synopsis, about, flags);
-        return 0;
-    }
-    if (rc != 0)
-        return rc;
-    o.approach = (qc_traffic_approach)approach;
-    const char *model_file = models.last;
-    if (first < argc) {
-        mix_free(&x);
-        return cli_extra_operand("gen", argv[first]);
-    }
-    if (rep.dir && (rc = cli_report_prepare(rep.dir)) != 0) {
-        mix_free(&x);
-        return rc;
-    }
-    if (validate_cap) {
-        if (x.n > 1) {
-            cli_error("--validate: give at most one --model");
-            mix_free(&x);
-            return QC_EXIT_USAGE;
-        }
-        mix_free(&x);
-        fo.fit.threads = jobs; /* the in-sample fit too */
-        return validate(validate_cap, model_file, labels, activity, &fo, o.seed, realisations,
-                        jobs, json, quiet, plot_dir, &rep);
-    }
-    if (x.n == 0) {
-        cli_error("gen: --model is required (see 'qctl gen --help')");
-        return QC_EXIT_USAGE;
-    }
-    if (!output) {
-        cli_error("gen: --output is required (see 'qctl gen --help')");
-        mix_free(&x);
-        return QC_EXIT_USAGE;
-    }
-    if (o.duration == 0 && o.packets == 0) {
-        cli_error("gen: give --duration or --packets");
-        mix_free(&x);
-        return QC_EXIT_USAGE;
-    }
-    if (users && (rc = apply_users(&x, users)) != 0) {
-        mix_free(&x);
-        return rc;
-    }
-    qc_traffic_format fmt = QC_TRAFFIC_PCAP;
-    const size_t ol = strlen(output);
-    if (format >= 0 ? format == 1 : (ol > 4 && strcmp(output + ol - 4, ".csv") == 0))
-        fmt = QC_TRAFFIC_CSV;
-    if ((rc = check_gen_size(&x, &o, output, fmt, snaplen)) != 0) {
-        mix_free(&x);
-        return rc;
-    }
-    rc = generate(&x, &o, output, fmt, snaplen, json, quiet, &rep);
+    qc_app_gen_params_init(&P);
+    models.n = 0;
+    rep = (report_ctx){NULL, 0, NULL};
+    table = flags;
+    int rc = cli_command_main("gen", synopsis, about, flags, NULL, gen_run, NULL, argc, argv);
     mix_free(&x);
+    if (vtr_loaded)
+        qc_trace_free(&vtr);
+    vtr_loaded = 0;
     return rc;
 }

@@ -50,6 +50,12 @@ static int json, quiet, help, crit = QC_ARX_AIC;
 static double op[2];
 static unsigned orders[2], na[2], nb[2], sna[2], snb[2];
 static int delays[2], sdelays[2];
+/* their words as given (string rows, so that --check can print them),
+ * read by the rows' parsers in sysid_validate */
+static const char *s_op, *s_orders, *s_na, *s_nb, *s_delays, *s_sna, *s_snb, *s_sdelays, *s_fall;
+static int sysid_validate(void *ctx);
+static qc_app_sysid *ident; /* made by sysid_validate */
+static unsigned given[48];
 static const int crits[] = {QC_ARX_AIC, QC_ARX_BIC};
 
 static const cli_flag flags[] = {
@@ -59,17 +65,17 @@ static const cli_flag flags[] = {
      .help = "time, input and output columns: header names or\n"
              "1-based numbers (default time,u,y; columns 1,2,3 when\n"
              "the file has no header); U,Y alone: no time column"},
-    {"operating-point", CLI_FUNC, op, .field = "operating_point", .arg = "U,Y", .parse = cli_pair_flag,
+    {"operating-point", CLI_STR, &s_op, .field = "operating_point", .arg = "U,Y", .parse = cli_pair_flag,
      .help = "model offsets from (U, Y)"},
     {"demean", CLI_BOOL, CLI_AT(&P, demean),
      .help = "offsets from the means of the estimation part (default)"},
-    {"orders", CLI_FUNC, orders, .field = "orders", .min = 1, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = cli_urange_flag,
+    {"orders", CLI_STR, &s_orders, .field = "orders", .min = 1, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = cli_urange_flag,
      .help = "na = nb in A..B (default 1..3)"},
-    {"na", CLI_FUNC, na, .field = "na", .min = 0, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = cli_urange_flag,
+    {"na", CLI_STR, &s_na, .field = "na", .min = 0, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = cli_urange_flag,
      .help = "na chosen independently of nb"},
-    {"nb", CLI_FUNC, nb, .field = "nb", .min = 1, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = cli_urange_flag,
+    {"nb", CLI_STR, &s_nb, .field = "nb", .min = 1, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = cli_urange_flag,
      .help = "nb chosen independently of na"},
-    {"delays", CLI_FUNC, delays, .field = "delays", .min = -1, .max = QC_ARX_MAX_DELAY, .arg = "A..B", .parse = cli_range_flag,
+    {"delays", CLI_STR, &s_delays, .field = "delays", .min = -1, .max = QC_ARX_MAX_DELAY, .arg = "A..B", .parse = cli_range_flag,
      .help = "input delays d (default 0..2)"},
     {"criterion", CLI_CHOICE, &crit, .field = "criterion", .arg = "C", .choices = "aic,bic", .values = crits,
      .help = "aic (default): N ln(RSS/N) + 2p, or bic: N ln(RSS/N) + p ln N"},
@@ -85,7 +91,7 @@ static const cli_flag flags[] = {
              "each row is the one in force over the interval ending\n"
              "at that row). The convention is u(k) set at instant k,\n"
              "in force over (k, k+1], y(k) measured at instant k"},
-    {"fall", CLI_FUNC, CLI_AT(&P, fall), .unit = "fraction a sample, or auto", .arg = "F", .parse = fall_flag,
+    {"fall", CLI_STR, &s_fall, .field = "fall", .unit = "fraction a sample, or auto", .arg = "F", .parse = fall_flag,
      .help = "the input in effect falls by at most the fraction F\n"
              "per sample, ueff(k) = max(u(k), (1 - F) ueff(k-1)), and\n"
              "the model is fitted from ueff to y (MaxUsers: lowering\n"
@@ -97,11 +103,11 @@ static const cli_flag flags[] = {
      .help = "also fit a sensor model: true y in, measured y out"},
     {"sensor-columns", CLI_STR, CLI_AT(&P, sensor_columns), .arg = "T,Y,M",
      .help = "its columns (default time,y,ym; 1,2,3 without header)"},
-    {"sensor-na", CLI_FUNC, sna, .min = 0, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = cli_urange_flag,
+    {"sensor-na", CLI_STR, &s_sna, .field = "sensor_na", .min = 0, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = cli_urange_flag,
      .help = "sensor na (default 0..2)"},
-    {"sensor-nb", CLI_FUNC, snb, .min = 1, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = cli_urange_flag,
+    {"sensor-nb", CLI_STR, &s_snb, .field = "sensor_nb", .min = 1, .max = QC_ARX_MAX_ORDER, .arg = "A..B", .parse = cli_urange_flag,
      .help = "sensor nb (default 1..2)"},
-    {"sensor-delays", CLI_FUNC, sdelays, .min = -1, .max = QC_ARX_MAX_DELAY, .arg = "A..B", .parse = cli_range_flag,
+    {"sensor-delays", CLI_STR, &s_sdelays, .field = "sensor_delays", .min = -1, .max = QC_ARX_MAX_DELAY, .arg = "A..B", .parse = cli_range_flag,
      .help = "sensor delays (default -1..1; -1: the measurement at k\n"
              "sees the true output at k)"},
     {"sensor-at", CLI_DOUBLE, CLI_AT(&P, sensor_at), .unit = "plant output units", .arg = "Y",
@@ -131,15 +137,16 @@ static const cli_flag flags[] = {
     {"quiet", CLI_BOOL, &quiet,
      .help = "no notices on standard error (sysid writes none but\nits errors: taken as "
              "by every command)"},
+    CLI_ROWS_CONFIG_CHECK(NULL, sysid_validate),
     CLI_ROW_HELP(&help),
     {0}};
 
 /* The values of the flags that set several fields, into P. */
-static void apply(const unsigned *given)
+static void apply(const unsigned *g)
 {
-    P.operating_point = cli_flag_given(flags, given, "operating-point") > 0;
-    P.orders = cli_flag_given(flags, given, "orders") > 0;
-    P.na_nb = cli_flag_given(flags, given, "na") + cli_flag_given(flags, given, "nb") > 0;
+    P.operating_point = cli_flag_given(flags, g, "operating-point") > 0;
+    P.orders = cli_flag_given(flags, g, "orders") > 0;
+    P.na_nb = cli_flag_given(flags, g, "na") + cli_flag_given(flags, g, "nb") > 0;
     if (P.operating_point) {
         P.plant.u0 = op[0];
         P.plant.y0 = op[1];
@@ -160,7 +167,7 @@ static void apply(const unsigned *given)
                   {"delays", delays, &P.plant.d_min, &P.plant.d_max},
                   {"sensor-delays", sdelays, &P.sensor.d_min, &P.sensor.d_max}};
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
-        if (cli_flag_given(flags, given, ranges[i].flag)) {
+        if (cli_flag_given(flags, g, ranges[i].flag)) {
             memcpy(ranges[i].lo, ranges[i].v, sizeof(unsigned));
             memcpy(ranges[i].hi, (const char *)ranges[i].v + sizeof(unsigned), sizeof(unsigned));
         }
@@ -202,14 +209,38 @@ static int write_outputs(const qc_app_sysid *d, int argc, char **argv)
     return rc;
 }
 
-int cmd_sysid(int argc, char **argv)
+/* The rows' words read by their parsers into the fields they set. */
+static int read_words(void)
 {
-    qc_app_sysid_params_init(&P);
-    crit = P.plant.criterion;
-    unsigned given[sizeof flags / sizeof flags[0]];
-    int rc = cli_flags_parse_command("sysid", synopsis, about, flags, argc, argv, given);
-    if (rc != 0)
-        return rc == CLI_DONE_HELP ? 0 : rc;
+    const struct {
+        const char **word;
+        void *dest;
+    } words[] = {{&s_op, op},         {&s_orders, orders}, {&s_na, na},
+                 {&s_nb, nb},         {&s_delays, delays}, {&s_sna, sna},
+                 {&s_snb, snb},       {&s_sdelays, sdelays}, {&s_fall, &P.fall}};
+    for (size_t i = 0; flags[i].name; i++)
+        for (size_t k = 0; flags[i].parse && k < sizeof words / sizeof words[0]; k++)
+            if (flags[i].dest == words[k].word && *words[k].word) {
+                cli_flag f = flags[i];
+                char flag[64];
+                snprintf(flag, sizeof flag, "--%s", f.name);
+                f.dest = words[k].dest;
+                int rc = f.parse(&f, flag, *words[k].word);
+                if (rc != 0)
+                    return rc;
+            }
+    return 0;
+}
+
+/* Every check before the outputs, --check or not: the rows' words, the
+ * library's one check, then the identification itself (it reads the
+ * data: a file the start refuses, --check refuses alike). */
+static int sysid_validate(void *ctx)
+{
+    (void)ctx;
+    int rc;
+    if ((rc = read_words()) != 0)
+        return rc;
     apply(given);
     if (report && (rc = cli_report_prepare(report)) != 0)
         return rc;
@@ -217,10 +248,30 @@ int cmd_sysid(int argc, char **argv)
     if ((rc = qc_app_sysid_params_check(&P, &err)) != 0)
         return cli_flags_error(flags, "sysid", rc, &err);
     gsl_set_error_handler_off(); /* a program owns GSL's handler: report, do not abort */
-    qc_app_sysid *d = qc_app_sysid_run(&P, &err);
-    if (d == NULL)
+    if ((ident = qc_app_sysid_run(&P, &err)) == NULL)
         return cli_flags_error(flags, NULL, err.code, &err);
-    rc = write_outputs(d, argc, argv);
+    return 0;
+}
+
+static int sysid_run(void *ctx, int argc, char **argv)
+{
+    (void)ctx;
+    qc_app_sysid *d = ident;
+    ident = NULL;
+    int rc = write_outputs(d, argc, argv);
     qc_app_sysid_free(d);
+    return rc;
+}
+
+int cmd_sysid(int argc, char **argv)
+{
+    qc_app_sysid_params_init(&P);
+    crit = P.plant.criterion;
+    s_op = s_orders = s_na = s_nb = s_delays = s_sna = s_snb = s_sdelays = s_fall = NULL;
+    ident = NULL;
+    memset(given, 0, sizeof given);
+    int rc = cli_command_main("sysid", synopsis, about, flags, given, sysid_run, NULL, argc, argv);
+    qc_app_sysid_free(ident); /* after --check */
+    ident = NULL;
     return rc;
 }
