@@ -155,9 +155,10 @@ static int control_validate(void *ctx)
         cli_error("--excite-levels: only with --controller open");
         return QC_EXIT_USAGE;
     }
-    if (qc_control_check(o, &err) != 0) {
+    int r = qc_control_params_check(o, &err);
+    if (r != 0) { /* a refused bind is a failure to start (1), the rest usage (2) */
         cli_error("control: %s", err.msg);
-        return QC_EXIT_USAGE;
+        return r == QC_EIO ? QC_EXIT_FAIL : QC_EXIT_USAGE;
     }
     return 0;
 }

@@ -62,6 +62,7 @@ typedef struct gate_cli {
     void *words; /* the --config words its strings point into (cli_flags_config_detach) */
     int log_json; /* --log-format json (gate_log_json once this configuration runs) */
     unsigned workers; /* --workers (0: the usable CPUs) */
+    int reloading; /* a reload: the running gate holds the ports, no dry-run bind */
 } gate_cli;
 
 /* Every check the gate makes before it starts: the run and --check both
@@ -86,9 +87,10 @@ static int gate_validate(void *ctx)
             return QC_EXIT_USAGE;
         }
     }
-    if (qc_gate_check(o, &err) != 0) {
+    int r = g->reloading ? qc_gate_check(o, &err) : qc_gate_params_check(o, &err);
+    if (r != 0) { /* a refused bind is a failure to start (1), the rest usage (2) */
         cli_error("gate: %s", err.msg);
-        return QC_EXIT_USAGE;
+        return r == QC_EIO ? QC_EXIT_FAIL : QC_EXIT_USAGE;
     }
     return 0;
 }
@@ -110,9 +112,10 @@ static void gate_log(void *ctx, int level, const char *line)
 /* The gate's flags parsed into *gp (its defaults first): 0, or
  * CLI_DONE_HELP/CLI_DONE_CHECK, or an exit status after a message. A
  * reload (SIGHUP) comes here again with the same command line. */
-static int gate_parse(gate_cli *gp, int argc, char **argv)
+static int gate_parse(gate_cli *gp, int argc, char **argv, int reload)
 {
     memset(gp, 0, sizeof *gp);
+    gp->reloading = reload;
 #define g (*gp)
     qc_gate_params_init(&g.o);
     g.o.log = gate_log;
@@ -281,7 +284,7 @@ static int gate_reread(void *ctx, const struct qc_gate_params **next, qc_err *er
     }
     char msg[sizeof err->msg];
     cli_error_capture(msg, sizeof msg);
-    int rc = gate_parse(n, R->argc, av);
+    int rc = gate_parse(n, R->argc, av, 1);
     cli_error_capture(NULL, 0);
     free(av);
     if (rc != 0) {
@@ -513,7 +516,7 @@ int cmd_gate(int argc, char **argv)
         return QC_EXIT_FAIL;
     }
     R.cur = R.first = gp;
-    int rc = gate_parse(gp, argc, argv);
+    int rc = gate_parse(gp, argc, argv, 0);
     if (rc != 0) {
         gate_cli_free(R.cur);
         free(R.argv);

@@ -22,89 +22,108 @@ static const char backend_about[] =
     "busy) and is answered 200. GET /health answers at once. Stops on "
     "SIGTERM.\n";
 
+/* What the backend's flags set: the options, and the specs read into
+ * them by backend_validate. */
+typedef struct backend_cli {
+    qc_backend_params o;
+    const char *service, *setup;
+    unsigned threads;
+    int quiet;
+} backend_cli;
+
+/* The library's fields, as the flags name them. */
+static void backend_error(const qc_err *err)
+{
+    static const char *const field[][2] = {
+        {"workers: ", "--workers"}, {"health: ", "--health"}, {"listen: ", "--listen"}};
+    for (size_t i = 0; i < sizeof field / sizeof field[0]; i++)
+        if (strncmp(err->msg, field[i][0], strlen(field[i][0])) == 0) {
+            cli_error("%s: %s", field[i][1], err->msg + strlen(field[i][0]));
+            return;
+        }
+    cli_error("backend: %s", err->msg);
+}
+
+/* Every check the backend's start makes, its bind's dry run included
+ * (qc_backend_params_check): the run and --check both come here. */
+static int backend_validate(void *ctx)
+{
+    backend_cli *b = ctx;
+    qc_err err = {0};
+    if (qc_dist_parse(&b->o.service, b->service, &err) != 0) {
+        cli_error("--service: %s", err.msg);
+        return QC_EXIT_USAGE;
+    }
+    if (b->setup) {
+        if (qc_dist_parse(&b->o.setup, b->setup, &err) != 0) {
+            cli_error("--setup: %s", err.msg);
+            return QC_EXIT_USAGE;
+        }
+        b->o.has_setup = 1;
+    }
+    int r = qc_backend_params_check(&b->o, &err);
+    if (r != 0) {
+        backend_error(&err);
+        return r == QC_EIO ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+    }
+    return 0;
+}
+
 int cmd_backend(int argc, char **argv)
 {
-    qc_backend_params o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1};
-    const char *service = "exp:100", *setup = NULL;
-    unsigned threads = 1;
-    int help = 0, quiet = 0;
+    backend_cli bc = {.o = {.listen = "127.0.0.1:8081", .workers = 1, .seed = 1},
+                      .service = "exp:100", .threads = 1};
+    backend_cli *b = &bc;
+    int help = 0;
     /* one row per flag: the parser, this help and the completion */
     const cli_flag flags[] = {
-        {"listen", CLI_STR, &o.listen, .arg = "HOST:PORT",
+        {"listen", CLI_STR, &b->o.listen, .arg = "HOST:PORT",
          .help = "address (default 127.0.0.1:8081; port 0: any free);\nHOST is 1.2.3.4, [::1] or a "
                  "name (resolved once\nat start, the first address taken)"},
-        CLI_ROW_PORT_FILE(&o.port_file),
-        {"service", CLI_STR, &service, .arg = "SPEC",
+        CLI_ROW_PORT_FILE(&b->o.port_file),
+        {"service", CLI_STR, &b->service, .arg = "SPEC",
          .help = "service time in seconds (default exp:100)"},
-        {"workers", CLI_UINT, &o.workers, 1, 65536, .arg = "N",
+        {"workers", CLI_UINT, &b->o.workers, 1, 65536, .arg = "N",
          .help = "requests served at once (default 1)"},
-        {"threads", CLI_UINT, &threads, 1, 256, .arg = "N",
+        {"threads", CLI_UINT, &b->threads, 1, 256, .arg = "N",
          .help = "N event loops on N threads sharing the port\n(SO_REUSEPORT), the --workers split "
                  "among them:\nN queues, not one (default 1)"},
-        {"mode", CLI_CHOICE, &o.cpu, .arg = "sleep|cpu", .choices = "sleep,cpu",
+        {"mode", CLI_CHOICE, &b->o.cpu, .arg = "sleep|cpu", .choices = "sleep,cpu",
          .help = "wait on a timer (default) or burn CPU"},
-        {"seed", CLI_U64, &o.seed, .arg = "S", .help = "seed of the service times (default 1)"},
-        {"health", CLI_STR, &o.health, .arg = "PATH", .help = "the health path (default /health)"},
-        {"setup", CLI_STR, &setup, .arg = "SPEC", .alias = "warmup",
+        {"seed", CLI_U64, &b->o.seed, .arg = "S", .help = "seed of the service times (default 1)"},
+        {"health", CLI_STR, &b->o.health, .arg = "PATH", .help = "the health path (default /health)"},
+        {"setup", CLI_STR, &b->setup, .arg = "SPEC", .alias = "warmup",
          .help = "the health path answers 503 for a setup time drawn\nfrom SPEC (seconds) after "
                  "start, then 200 (--warmup: old name)"},
-        {"body", CLI_U64, &o.body, .arg = "BYTES",
+        {"body", CLI_U64, &b->o.body, .arg = "BYTES",
          .help = "answer with a body of BYTES bytes of a fixed\npattern instead of \"ok\" (any "
                  "size, not buffered)"},
-        {"chunked", CLI_BOOL, &o.chunked, .help = "send that body chunked (1 MiB chunks)"},
-        {"keepalive-timeout", CLI_DOUBLE, &o.keepalive_timeout, 1e-3, 1e9, .arg = "T",
+        {"chunked", CLI_BOOL, &b->o.chunked, .help = "send that body chunked (1 MiB chunks)"},
+        {"keepalive-timeout", CLI_DOUBLE, &b->o.keepalive_timeout, 1e-3, 1e9, .arg = "T",
          .help = "close a kept-alive connection idle T s\n(default: never)"},
-        {"http10", CLI_BOOL, &o.http10,
+        {"http10", CLI_BOOL, &b->o.http10,
          .help = "answer HTTP/1.0 without Content-Length, the body\nended by closing the "
                  "connection"},
-        {"quiet", CLI_BOOL, &quiet,
+        {"quiet", CLI_BOOL, &b->quiet,
          .help = "nothing but errors on standard error (the backend\nwrites nothing else: taken "
                  "as by every command)"},
+        CLI_ROWS_CONFIG_CHECK(b, backend_validate),
         CLI_ROW_HELP(&help),
         {0}};
     int rc = cli_flags_parse_command("backend", "qctl backend [options]", backend_about, flags,
                                      argc, argv, NULL);
-    if (rc != 0)
-        return rc == CLI_DONE_HELP ? 0 : rc;
-    if (o.health && o.health[0] != '/') {
-        cli_error("--health: '%s' does not start with /", o.health);
-        return QC_EXIT_USAGE;
-    }
-    if (o.workers == 0) {
-        cli_error("--workers: must be >= 1");
-        return QC_EXIT_USAGE;
-    }
-    qc_err err = {0};
-    if (qc_dist_parse(&o.service, service, &err) != 0) {
-        cli_error("--service: %s", err.msg);
-        return QC_EXIT_USAGE;
-    }
-    if (setup) {
-        if (qc_dist_parse(&o.setup, setup, &err) != 0) {
-            qc_dist_free(&o.service);
-            cli_error("--setup: %s", err.msg);
-            return QC_EXIT_USAGE;
+    if (rc == 0) {
+        qc_err err = {0};
+        signal(SIGPIPE, SIG_IGN); /* a client gone mid-response is not fatal */
+        if (cli_backend_serve(&b->o, b->threads, &err) != 0) {
+            cli_error("backend: %s", err.msg);
+            rc = QC_EXIT_FAIL;
         }
-        o.has_setup = 1;
     }
-    struct sockaddr_storage a;
-    if (qc__addr_parse(o.listen, &a, &err) != 0) {
-        qc_dist_free(&o.service);
-        if (o.has_setup)
-            qc_dist_free(&o.setup);
-        cli_error("--listen: %s", err.msg);
-        return QC_EXIT_USAGE;
-    }
-    signal(SIGPIPE, SIG_IGN); /* a client gone mid-response is not fatal */
-    rc = cli_backend_serve(&o, threads, &err);
-    qc_dist_free(&o.service);
-    if (o.has_setup)
-        qc_dist_free(&o.setup);
-    if (rc) {
-        cli_error("backend: %s", err.msg);
-        return QC_EXIT_FAIL;
-    }
-    return 0;
+    qc_dist_free(&b->o.service);
+    if (b->o.has_setup)
+        qc_dist_free(&b->o.setup);
+    return rc < 0 ? 0 : rc;
 }
 
 static const char proxy_about[] =
@@ -140,6 +159,7 @@ typedef struct proxy_cli {
     void *words; /* the --config words its strings point into (cli_flags_config_detach) */
     int log_json; /* --log-format json (proxy_log_json once this configuration runs) */
     unsigned workers; /* --workers (0: the usable CPUs, cli_proxy_serve) */
+    int reloading; /* a reload: the running proxy holds the ports, no dry-run bind */
 } proxy_cli;
 
 /* Resolves --class-prefix NAME=/PATH and --candidate NAME against the
@@ -322,7 +342,7 @@ static int proxy_validate(void *ctx)
                   "--limiter admission");
         return rc;
     }
-    int r = qc_proxy_check(o, &err);
+    int r = pc->reloading ? qc_proxy_check(o, &err) : qc_proxy_params_check(o, &err);
     if (r) {
         cli_error("proxy: %s", err.msg);
         return cli_exit_code(r) == QC_EXIT_USAGE ? QC_EXIT_USAGE : QC_EXIT_FAIL;
@@ -381,6 +401,7 @@ static int proxy_parse(proxy_cli *pc_, int argc, char **argv, int reload)
     pc.classes.v = pc.class_spec;
     pc.prefixes.v = pc.prefix_spec;
     pc.candidates.v = pc.cand_spec;
+    pc.reloading = reload;
     int help = 0, first = 0;
     const cli_flag flags[] = {
         {"listen", CLI_STR, &o->listen, .arg = "HOST:PORT",

@@ -38,7 +38,13 @@ typedef struct load_args {
     double rate, max_errors;
     unsigned traffic_users;
     int per_session, pattern, json, quiet;
+    /* what load_validate reads the specs into, for the run */
+    qc_dist think_d, session_d, off_d;
+    qc_arrivals arr;
+    char spec[512];
 } load_args;
+
+static int load_validate(void *ctx);
 
 /* Parses argv into a; 0, or the exit status to return (help: -1). One
  * row per flag: the parser, the help, the completion and the man page. */
@@ -99,6 +105,7 @@ static int parse_args(int argc, char **argv, load_args *a)
                  "errors and timeouts; default 0:\nany failure)"},
         CLI_ROW_JSON(&a->json),
         {"quiet", CLI_BOOL, &a->quiet, .help = "no log lines on standard error"},
+        CLI_ROWS_CONFIG_CHECK(a, load_validate),
         {"", CLI_NOTE, NULL, .help = "UDP replay:"},
         {"udp", CLI_STR, &a->udp, .arg = "HOST:PORT",
          .help = "send one datagram per packet of --replay FILE"},
@@ -346,6 +353,44 @@ static int check_args(const load_args *a)
     return 0;
 }
 
+/* Every check the run makes before it sends (flags, the target's
+ * address, the bound, the specs read into a for the run): the run and
+ * --check both come here. The UDP replay checks its own flags. */
+static int load_validate(void *ctx)
+{
+    load_args *a = ctx;
+    if (a->udp)
+        return 0;
+    int rc = check_args(a);
+    if (rc)
+        return rc;
+    qc_err err = {0};
+    struct sockaddr_storage sa;
+    if (qc__addr_parse(a->o.target, &sa, &err) != 0) {
+        cli_error("--target: %s", err.msg);
+        return QC_EXIT_USAGE;
+    }
+    int arrivals_bounded = a->arrival && strncmp(a->arrival, "trace:", 6) == 0;
+    if (!a->o.requests && !(a->o.duration > 0) && !arrivals_bounded) {
+        cli_error("load: a bound is required: --requests N or --duration T");
+        return QC_EXIT_USAGE;
+    }
+    if (a->o.users) {
+        if ((rc = parse_dist(&a->think_d, "--think", a->think ? a->think : "det:0")) != 0 ||
+            (a->session && (rc = parse_dist(&a->session_d, "--session", a->session)) != 0) ||
+            (a->off && (rc = parse_dist(&a->off_d, "--off", a->off)) != 0))
+            return rc;
+        a->o.think = &a->think_d;
+        a->o.session = a->session ? &a->session_d : NULL;
+        a->o.off = a->off ? &a->off_d : NULL;
+        return 0;
+    }
+    if ((rc = make_arrivals(a, &a->arr, a->spec, sizeof a->spec)) != 0)
+        return rc;
+    a->o.arrival = &a->arr;
+    return 0;
+}
+
 static void load_log(void *ctx, const char *line)
 {
     (void)ctx; /* from any part's thread: one fprintf, one line */
@@ -358,42 +403,14 @@ int cmd_load(int argc, char **argv)
                          .series_interval = 1}};
     int rc = parse_args(argc, argv, &a);
     if (rc)
-        return rc < 0 ? 0 : rc;
+        goto out;
     if (a.udp)
         return run_udp(&a);
-    if ((rc = check_args(&a)) != 0)
-        return rc;
-    qc_err err = {0};
-    struct sockaddr_storage sa;
-    if (qc__addr_parse(a.o.target, &sa, &err) != 0) {
-        cli_error("--target: %s", err.msg);
-        return QC_EXIT_USAGE;
-    }
-    int arrivals_bounded = a.arrival && strncmp(a.arrival, "trace:", 6) == 0;
-    if (!a.o.requests && !(a.o.duration > 0) && !arrivals_bounded) {
-        cli_error("load: a bound is required: --requests N or --duration T");
-        return QC_EXIT_USAGE;
-    }
-    qc_dist think = {0}, session = {0}, off = {0};
-    qc_arrivals arr = {0};
-    char spec[512] = "";
-    if (a.o.users) {
-        if ((rc = parse_dist(&think, "--think", a.think ? a.think : "det:0")) != 0 ||
-            (a.session && (rc = parse_dist(&session, "--session", a.session)) != 0) ||
-            (a.off && (rc = parse_dist(&off, "--off", a.off)) != 0))
-            goto out;
-        a.o.think = &think;
-        a.o.session = a.session ? &session : NULL;
-        a.o.off = a.off ? &off : NULL;
-    } else {
-        if ((rc = make_arrivals(&a, &arr, spec, sizeof spec)) != 0)
-            goto out;
-        a.o.arrival = &arr;
-    }
     if (a.o.threads == 0) /* the usable cores; one loop writes a series */
         a.o.threads = a.o.series ? 1 : uv_available_parallelism();
     a.o.log = a.quiet ? NULL : load_log;
     qc_load_result r;
+    qc_err err = {0};
     signal(SIGPIPE, SIG_IGN); /* a server gone mid-request is not fatal */
     if (qc_load_run(&a.o, &r, &err) != 0) {
         cli_error("load: %s", err.msg);
@@ -401,9 +418,9 @@ int cmd_load(int argc, char **argv)
         goto out;
     }
     if (a.json)
-        rc = print_json(&a, spec, &r);
+        rc = print_json(&a, a.spec, &r);
     else
-        print_summary(&a, spec, &r);
+        print_summary(&a, a.spec, &r);
     /* connection errors and timeouts: the run measured a broken target */
     uint64_t bad = r.errors + r.timeouts;
     if (rc == 0 && r.sent > 0 && (double)bad > a.max_errors * (double)r.sent) {
@@ -413,9 +430,9 @@ int cmd_load(int argc, char **argv)
         rc = QC_EXIT_FAIL;
     }
 out:
-    qc_dist_free(&think);
-    qc_dist_free(&session);
-    qc_dist_free(&off);
-    qc_arrivals_free(&arr);
-    return rc;
+    qc_dist_free(&a.think_d);
+    qc_dist_free(&a.session_d);
+    qc_dist_free(&a.off_d);
+    qc_arrivals_free(&a.arr);
+    return rc < 0 ? 0 : rc;
 }

@@ -543,28 +543,6 @@ void qc_backend_status_get(const backend *b, qc_backend_status *st)
         st->waiting++;
 }
 
-/* Binds t to addr on a socket with SO_REUSEPORT, so that the backends of
- * one `qctl backend --threads N` share the port. */
-static int bind_shared(uv_tcp_t *t, const struct sockaddr_storage *addr, const char *where,
-                       qc_err *err)
-{
-    int fd = socket(addr->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    int one = 1, rc;
-    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0 ||
-        bind(fd, (const struct sockaddr *)addr, qc__addr_len(addr)) != 0) {
-        int e = errno;
-        if (fd >= 0)
-            close(fd);
-        return qc_err_set(err, QC_EIO, "%s: %s", where, strerror(e));
-    }
-    if ((rc = uv_tcp_open(t, fd)) != 0) {
-        close(fd);
-        return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
-    }
-    return 0;
-}
-
 int qc_backend_start(uv_loop_t *loop, const qc_backend_params *o, qc_backend **out, qc_err *err)
 {
     *out = NULL;
@@ -600,7 +578,7 @@ int qc_backend_start(uv_loop_t *loop, const qc_backend_params *o, qc_backend **o
     b->handles = 2;
     b->listening = 1;
     if (o->reuseport)
-        rc = bind_shared(&b->server, &addr, o->listen, err);
+        rc = qc__bind_reuseport(&b->server, &addr, o->listen, err);
     else if ((rc = uv_tcp_bind(&b->server, (struct sockaddr *)&addr, 0)) != 0)
         rc = qc_err_set(err, QC_EIO, "%s: %s", o->listen, uv_strerror(rc));
     if (rc == 0 && (rc = uv_listen((uv_stream_t *)&b->server, 1024, on_connection)) != 0)
@@ -619,4 +597,19 @@ int qc_backend_start(uv_loop_t *loop, const qc_backend_params *o, qc_backend **o
                   : 0;
     *out = b;
     return 0;
+}
+
+int qc_backend_params_check(const qc_backend_params *o, qc_err *err)
+{
+    if (o->workers == 0)
+        return qc_err_set(err, QC_EINVAL, "workers: must be >= 1");
+    if (o->health && o->health[0] != '/')
+        return qc_err_set(err, QC_EINVAL, "health: '%s' does not start with /", o->health);
+    struct sockaddr_storage a;
+    int rc = qc__addr_parse(o->listen, &a, err);
+    if (rc) {
+        qc_err_prefix(err, "listen");
+        return rc;
+    }
+    return qc__bind_probe(o->listen, err);
 }

@@ -958,3 +958,11 @@ fail:
     return rc; /* its handles close on the loop's next turn, and C is freed */
 }
 
+
+int qc_control_params_check(const qc_control_params *o, qc_err *err)
+{
+    int rc = qc_control_check(o, err);
+    if (rc == 0 && o->admin && (rc = qc__bind_probe(o->admin, err)) != 0)
+        qc_err_prefix(err, "--admin");
+    return rc;
+}

@@ -64,6 +64,10 @@ void qc_control_params_init(qc_control_params *o);
 /* Every check qc_control_run makes before it opens anything. QC_EINVAL or
  * QC_ERANGE naming the flag. */
 int qc_control_check(const qc_control_params *o, qc_err *err);
+/* The one validation of a run, --check's: qc_control_check, then the dry
+ * run of the admin endpoint's bind (qc__bind_probe), named as the run
+ * names it. */
+int qc_control_params_check(const qc_control_params *o, qc_err *err);
 
 /* ---- on a host's loop ------------------------------------------------------
  *

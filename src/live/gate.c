@@ -1615,20 +1615,8 @@ static int listen_shared(gate *G, int port, qc_err *err)
     G->listener.data = G;
     G->handles++;
     G->listener_open = 1;
-    int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    int one = 1;
-    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0 ||
-        bind(fd, (struct sockaddr *)&addr, qc__addr_len(&addr)) != 0) {
-        int e = errno;
-        if (fd >= 0)
-            close(fd);
-        return qc_err_set(err, QC_EIO, "%s: %s", where, strerror(e));
-    }
-    if ((rc = uv_tcp_open(&G->listener, fd)) != 0) {
-        close(fd);
-        return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
-    }
+    if ((rc = qc__bind_reuseport(&G->listener, &addr, where, err)) != 0)
+        return rc;
     if ((rc = uv_listen((uv_stream_t *)&G->listener, 1024, on_client)) != 0)
         return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
     if (G->index == 0 && G->o->port_file &&
@@ -1846,4 +1834,14 @@ int qc_gate_group_start(uv_loop_t *loop, qc_gate_group *g, unsigned index, qc_ga
     if (index > 0 && g->port == 0)
         return qc_err_set(err, QC_EINVAL, "worker %u started before the first", index);
     return gate_start(loop, g, 0, index, out, err);
+}
+
+int qc_gate_params_check(const qc_gate_params *o, qc_err *err)
+{
+    int rc = qc_gate_check(o, err);
+    if (rc == 0 && (rc = qc__bind_probe(o->listen, err)) != 0)
+        qc_err_prefix(err, "--listen");
+    if (rc == 0 && o->admin && (rc = qc__bind_probe(o->admin, err)) != 0)
+        qc_err_prefix(err, "--admin");
+    return rc;
 }

@@ -86,6 +86,10 @@ void qc_gate_params_init(qc_gate_params *o);
  * controller's parameters, the sensor), with the same messages.
  * QC_EINVAL or QC_ERANGE naming the flag. */
 int qc_gate_check(const qc_gate_params *o, qc_err *err);
+/* The one validation of a start, --check's: qc_gate_check, then the dry
+ * run of the listening socket's and the admin endpoint's binds
+ * (qc__bind_probe), named as the start names them. Not for a reload. */
+int qc_gate_params_check(const qc_gate_params *o, qc_err *err);
 
 /* ---- the gate on a host's loop ---------------------------------------------
  *

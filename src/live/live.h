@@ -126,6 +126,19 @@ size_t qc__process_metrics(char *buf, size_t size);
 int qc__listen(uv_loop_t *loop, uv_tcp_t *t, void *data, const char *where,
                const char *port_file, uv_connection_cb cb, qc_err *err);
 
+/* Binds t (initialized on its loop) to addr on a socket with SO_REUSEPORT,
+ * so that the N workers of one proxy, gate or backend share the port.
+ * 0, or QC_EIO naming where with libuv's words for the error (those of
+ * qc__listen, so that one worker and N say the same). */
+int qc__bind_reuseport(uv_tcp_t *t, const struct sockaddr_storage *addr, const char *where,
+                       qc_err *err);
+
+/* The dry run of a start's bind, for --check: binds and listens on a
+ * socket of `where` as qc__listen and qc__bind_reuseport would, then
+ * closes it. 0, or the start's own error (QC_EIO, "where: reason"): an
+ * address not on this machine, a port in use, a port denied. */
+int qc__bind_probe(const char *where, qc_err *err);
+
 typedef struct qc_backend_params {
     const char *listen;    /* HOST:PORT */
     const char *port_file; /* NULL or where to write the bound port */
@@ -169,6 +182,10 @@ typedef struct qc_backend_status {
 } qc_backend_status;
 
 int qc_backend_start(uv_loop_t *loop, const qc_backend_params *o, qc_backend **b, qc_err *err);
+/* The one validation of a start, --check's: workers >= 1, the health
+ * path, the address, then the dry run of its bind (qc__bind_probe) with
+ * the start's message. QC_EINVAL naming the field, or QC_EIO. */
+int qc_backend_params_check(const qc_backend_params *o, qc_err *err);
 void qc_backend_drain(qc_backend *b, double timeout);
 void qc_backend_close(qc_backend *b, void (*on_closed)(qc_backend *b, void *arg), void *arg);
 void qc_backend_status_get(const qc_backend *b, qc_backend_status *st);
@@ -370,6 +387,11 @@ void qc_proxy_params_init(qc_proxy_params *o);
  * same messages: qc_proxy_run fails on a configuration iff this does.
  * QC_EINVAL or QC_ERANGE naming the field; nothing is opened. */
 int qc_proxy_check(const qc_proxy_params *o, qc_err *err);
+/* The one validation of a start, --check's: qc_proxy_check, then the
+ * dry run of the listening socket's and the admin endpoint's binds
+ * (qc__bind_probe) with the start's messages. Not for a reload (the
+ * running proxy holds those ports). */
+int qc_proxy_params_check(const qc_proxy_params *o, qc_err *err);
 /* ---- the proxy on a host's loop --------------------------------------------
  *
  * The proxy's life is libuv's:

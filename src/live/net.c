@@ -3,11 +3,13 @@
  * parsing (IPv4, [IPv6] and names, resolved once), copying writes and the clock. The buffer grows by doubling and
  * is compacted on consume, so a connection's steady state allocates
  * nothing once its buffer has reached the size of its largest message. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "live/live.h"
@@ -359,4 +361,47 @@ int qc__http_request_head(const qc__buf *in, qc__http_head *h, const char **why)
 {
     *why = "malformed request";
     return qc__http_parse_head(in->data, in->len, 1, h, why);
+}
+
+#ifndef SO_REUSEPORT
+#define SO_REUSEPORT 15 /* Linux's, hidden by the strict C11 headers */
+#endif
+
+int qc__bind_reuseport(uv_tcp_t *t, const struct sockaddr_storage *addr, const char *where,
+                       qc_err *err)
+{
+    int fd = socket(addr->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1, rc;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0 ||
+        bind(fd, (const struct sockaddr *)addr, qc__addr_len(addr)) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(-e));
+    }
+    if ((rc = uv_tcp_open(t, fd)) != 0) {
+        close(fd);
+        return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
+    }
+    return 0;
+}
+
+/* Without SO_REUSEPORT: a port another program listens on is refused
+ * here as by a one-worker start (a start of N workers could join a
+ * port held by N others of the same user; --check does not count on it). */
+int qc__bind_probe(const char *where, qc_err *err)
+{
+    struct sockaddr_storage addr;
+    int rc = qc__addr_parse(where, &addr, err);
+    if (rc)
+        return rc;
+    int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1, e = 0;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(fd, (const struct sockaddr *)&addr, qc__addr_len(&addr)) != 0 || listen(fd, 1) != 0)
+        e = errno;
+    if (fd >= 0)
+        close(fd);
+    return e ? qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(-e)) : 0;
 }

@@ -733,20 +733,8 @@ static int listen_shared(proxy *P, uv_tcp_t *t, const char *where, int port,
     t->data = P;
     P->handles++;
     *open = 1;
-    int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    int one = 1;
-    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0 ||
-        bind(fd, (struct sockaddr *)&addr, qc__addr_len(&addr)) != 0) {
-        int e = errno;
-        if (fd >= 0)
-            close(fd);
-        return qc_err_set(err, QC_EIO, "%s: %s", where, strerror(e));
-    }
-    if ((rc = uv_tcp_open(t, fd)) != 0) {
-        close(fd);
-        return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
-    }
+    if ((rc = qc__bind_reuseport(t, &addr, where, err)) != 0)
+        return rc;
     if ((rc = uv_listen((uv_stream_t *)t, 1024, qc__proxy_on_connection)) != 0)
         return qc_err_set(err, QC_EIO, "%s: %s", where, uv_strerror(rc));
     if (port_file && (rc = qc__write_port(t, port_file, err)) != 0)
@@ -1048,4 +1036,14 @@ int qc_proxy_group_start(uv_loop_t *loop, qc_proxy_group *g, unsigned index, qc_
     if (index > 0 && g->port == 0)
         return qc_err_set(err, QC_EINVAL, "worker %u started before the first", index);
     return proxy_start(loop, &g->o, g, index, p, err);
+}
+
+int qc_proxy_params_check(const qc_proxy_params *o, qc_err *err)
+{
+    int rc = qc_proxy_check(o, err);
+    if (rc == 0)
+        rc = qc__bind_probe(o->listen, err);
+    if (rc == 0 && o->admin)
+        rc = qc__bind_probe(o->admin, err);
+    return rc;
 }
