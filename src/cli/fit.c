@@ -462,7 +462,7 @@ int cmd_fit(int argc, char **argv)
     }
     int ac = 0, i = 1;
     av[ac++] = argv[0];
-    if (argc > 1 && argv[1][0] != '-') {
+    if (argc > 1 && (argv[1][0] != '-' || strcmp(argv[1], "-") == 0)) { /* "-": standard input */
         av[ac++] = (char *)"--capture";
         av[ac++] = argv[i++];
     }
