@@ -131,14 +131,12 @@ FILE *qc_plot_data(qc_ofile *f, const char *dir, const char *file, char *path, s
     return qc_ofile_open(f, path, err) == 0 ? f->fp : NULL;
 }
 
-int qc_plotf(const char *dir, const char *name, qc_err *err, const char *fmt, ...)
+int qc_vplotf(const char *dir, const char *name, qc_err *err, const char *fmt, va_list ap)
 {
     /* the body is as long as it needs (paths, one line per series) */
-    va_list ap, again;
-    va_start(ap, fmt);
+    va_list again;
     va_copy(again, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
     char *body = n >= 0 ? malloc((size_t)n + 1) : NULL;
     if (body)
         vsnprintf(body, (size_t)n + 1, fmt, again);
@@ -147,5 +145,14 @@ int qc_plotf(const char *dir, const char *name, qc_err *err, const char *fmt, ..
         return qc_err_set(err, QC_ENOMEM, "out of memory");
     int rc = qc_plot(dir, name, body, err);
     free(body);
+    return rc;
+}
+
+int qc_plotf(const char *dir, const char *name, qc_err *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = qc_vplotf(dir, name, err, fmt, ap);
+    va_end(ap);
     return rc;
 }

@@ -7,6 +7,7 @@
 #define QCTL_APP_PLOT_H
 
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "qctl/error.h"
@@ -28,7 +29,10 @@ int qc_plot(const char *dir, const char *name, const char *body, qc_err *err);
 FILE *qc_plot_data(qc_ofile *f, const char *dir, const char *file, char *path, size_t n,
                    qc_err *err);
 
-/* qc_plot with the body formatted from fmt (printf-style). */
+/* qc_plot with the body formatted from fmt (printf-style); qc_vplotf
+ * takes the arguments as a va_list. */
+int qc_vplotf(const char *dir, const char *name, qc_err *err, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 int qc_plotf(const char *dir, const char *name, qc_err *err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 

@@ -138,23 +138,11 @@ int cli_plots_data(cli_plots *pl, const char *file, cli_rows_fn rows, const void
 
 int cli_plots_draw(const cli_plots *pl, const char *name, const char *fmt, ...)
 {
-    /* the body is as long as it needs (paths, one line per class) */
-    va_list ap, again;
-    va_start(ap, fmt);
-    va_copy(again, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *body = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (body)
-        vsnprintf(body, (size_t)n + 1, fmt, again);
-    va_end(again);
-    if (body == NULL) {
-        cli_error("out of memory");
-        return QC_EXIT_FAIL;
-    }
     qc_err err = {0};
-    int rc = qc_plot(pl->dir, name, body, &err);
-    free(body);
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = qc_vplotf(pl->dir, name, &err, fmt, ap);
+    va_end(ap);
     if (rc != 0) {
         cli_error("%s", err.msg);
         return QC_EXIT_FAIL;
