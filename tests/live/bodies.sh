@@ -44,6 +44,8 @@ code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$U/")
 for p in $holders; do kill "$p" 2>/dev/null; done
 kill "$PROXY_PID"; wait "$PROXY_PID"
 
+rss_bound=98304 # kB
+case ${ASAN_OPTIONS:-} in ?*) rss_bound=131072 ;; esac
 # under AddressSanitizer freed blocks wait in a quarantine (256 MB by
 # default) before they are reused: keep it small so RSS means the same
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=1:thread_local_quarantine_size_kb=64"
@@ -64,7 +66,10 @@ ok=$(cat "$TMP"/big.* | grep -c '^200')
 busy=$(cat "$TMP"/big.* | grep -c '^503')
 echo "40 clients x 8 MB: $ok answered 200, $busy refused 503, peak RSS $hwm kB"
 kill -0 "$PROXY_PID" || fail "the proxy died"
-[ "$hwm" -lt 98304 ] || fail "peak RSS $hwm kB >= 96 MB"
+# AddressSanitizer's shadow memory and redzones add their own share to
+# the resident size (108 MB here where the ordinary build peaks at 72 to
+# 81 MB): its bound is 128 MB, still far under the 320 MB of the bodies
+[ "$hwm" -lt "$rss_bound" ] || fail "peak RSS $hwm kB >= $rss_bound kB"
 [ "$ok" -ge 1 ] || fail "no body carried"
 code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 --data-binary @"$TMP/8m" "http://127.0.0.1:$PROXY_PORT/")
 [ "$code" = 200 ] || fail "an 8 MB body after the rush: $code, not 200"
