@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* traffic_cli.h: what `qctl fit` and `qctl gen` share: loading a capture
- * with its labels and warnings, the capture summary, model file names and
- * the fit report plots. */
-#ifndef QCTL_TRAFFIC_CLI_H
-#define QCTL_TRAFFIC_CLI_H
+/* traffic_cmd.h: what `qctl fit` and `qctl gen` share: loading a capture
+ * with its labels and warnings, the capture summary, model file names
+ * (traffic_cmd.c) and the fit report and validation plots
+ * (traffic_plot.c). */
+#ifndef QCTL_APP_TRAFFIC_CMD_H
+#define QCTL_APP_TRAFFIC_CMD_H
 
 #include <jansson.h>
 
-#include "flags.h"
 #include "qctl/traffic.h"
 
 typedef struct cli_groups {
@@ -19,10 +19,6 @@ typedef struct cli_groups {
  * the reader's warnings unless quiet. Returns 0 or an exit code (2 when
  * nothing usable was read, with the reason printed). */
 int cli_load_trace(const char *path, const char *labels, int quiet, qc_trace *tr);
-
-/* The CLI_FUNC parser of --gap-threshold: "auto", "none" or seconds
- * (> 0) into the double at f->dest (-1 auto, INFINITY none). */
-int cli_gap_threshold(const cli_flag *f, const char *flag, const char *s);
 
 /* The capture's summary (format, link type, packets, flows, duration,
  * partial, warnings), as JSON and as text. */
