@@ -14,21 +14,11 @@ set -u
 Q=${1:-build/qctl}
 C=${C:-16} D=${D:-4}
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-for t in valgrind callgrind_control strace wrk; do
-    command -v $t >/dev/null || { echo "bench_live_cost: needs $t: skipped"; exit 0; }
-done
+BENCH=bench_live_cost
+. "$(dirname "$0")/lib.sh"
+bench_needs valgrind callgrind_control strace wrk python3
 [ -x "$NGINX" ] || { echo "bench_live_cost: needs nginx: skipped"; exit 0; }
-T=$(mktemp -d)
-PIDS=""
-trap 'for p in $PIDS; do kill $p 2>/dev/null; done; rm -rf "$T"' EXIT
-waitport() { for _ in $(seq 300); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done
-    echo "bench_live_cost: nothing listens on $1 after 30 s" >&2; exit 1; }
-port() { # a free port (the kernel's choice, released)
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-"$Q" backend --listen 127.0.0.1:0 --port-file "$T/b.port" --service det:0 --workers 65536 &
-PIDS="$PIDS $!"
-for _ in $(seq 300); do [ -s "$T/b.port" ] && break; sleep 0.1; done
-BP=$(cat "$T/b.port")
+bench_start
 NP=$(port)
 mkdir -p "$T/n"
 cat >"$T/n.conf" <<CONF
@@ -46,15 +36,8 @@ requests() { awk '/requests in/ { print $1 }' "$1"; }
 # NAME PORT CMD...: instructions per request under callgrind
 instr() {
     n=$1 p=$2; shift 2
-    valgrind --tool=callgrind --callgrind-out-file="$T/cg.$n" "$@" 2>/dev/null &
-    v=$!
-    waitport "$p"
-    wrk -t1 -c"$C" -d1s "http://127.0.0.1:$p/" >/dev/null 2>&1
-    callgrind_control -z $v >/dev/null 2>&1
-    wrk -t1 -c"$C" -d"${D}s" "http://127.0.0.1:$p/" >"$T/$n.wrk" 2>&1
-    callgrind_control -d $v >/dev/null 2>&1
-    kill $v; wait $v 2>/dev/null
-    ir=$(cat "$T"/cg.$n.* | awk '/^(summary|totals):/ { print $2; exit }')
+    callgrind_run "$T/cg.$n" "$T/$n.wrk" "$C" "$D" "$p" "$@"
+    ir=$(cg_total "$CG_FILE")
     eval "ir_$n=\$(awk -v a=\$ir -v r=\$(requests \"\$T/\$n.wrk\") 'BEGIN { printf \"%.0f\", a / r }')"
 }
 # NAME PORT CMD...: system calls per request under strace -c -f

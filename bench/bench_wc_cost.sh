@@ -17,19 +17,10 @@ Q=${1:-build/qctl}
 D=${D:-3}
 CONNS=${CONNS:-"32 256"}
 LIMS=${LIMS:-"none default aimd envoy fixed"}
-for t in valgrind callgrind_control callgrind_annotate wrk python3; do
-    command -v $t >/dev/null || { echo "bench_wc_cost: needs $t: skipped"; exit 0; }
-done
-T=$(mktemp -d)
-PIDS=""
-trap 'for p in $PIDS; do kill $p 2>/dev/null; done; rm -rf "$T"' EXIT
-waitport() { for _ in $(seq 300); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done
-    echo "bench_wc_cost: nothing listens on $1 after 30 s" >&2; exit 1; }
-port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-"$Q" backend --listen 127.0.0.1:0 --port-file "$T/b.port" --service det:0 --workers 65536 &
-PIDS="$PIDS $!"
-for _ in $(seq 300); do [ -s "$T/b.port" ] && break; sleep 0.1; done
-BP=$(cat "$T/b.port")
+BENCH=bench_wc_cost
+. "$(dirname "$0")/lib.sh"
+bench_needs valgrind callgrind_control callgrind_annotate wrk python3
+bench_start
 echo "bench_wc_cost: host load $(cut -d' ' -f1-3 /proc/loadavg); wrk -t1 -cC -d${D}s, backend det:0, one worker"
 echo "| conns | limiter | instructions/request | vs none | of which the front (qc_front_*, qc_limiter_*) | 503 |"
 echo "| --- | --- | --- | --- | --- | --- |"
@@ -39,22 +30,13 @@ for c in $CONNS; do
         la=""
         [ "$l" = default ] || la="--limiter $l"
         p=$(port)
-        rm -f "$T"/cg.*
         # shellcheck disable=SC2086
-        valgrind --tool=callgrind --callgrind-out-file="$T/cg.out" "$Q" proxy --listen 127.0.0.1:"$p" \
-            --backend 127.0.0.1:"$BP" --workers 1 $la 2>/dev/null &
-        v=$!
-        waitport "$p"
-        wrk -t1 -c"$c" -d1s "http://127.0.0.1:$p/" >/dev/null 2>&1
-        callgrind_control -z $v >/dev/null 2>&1
-        wrk -t1 -c"$c" -d"${D}s" "http://127.0.0.1:$p/" >"$T/w.txt" 2>&1
-        callgrind_control -d $v >/dev/null 2>&1
-        kill $v; wait $v 2>/dev/null
-        f=$(ls -t "$T"/cg.out.* 2>/dev/null | head -1)
-        [ -n "$f" ] || f="$T/cg.out"
+        callgrind_run "$T/cg.out" "$T/w.txt" "$c" "$D" "$p" "$Q" proxy --listen 127.0.0.1:"$p" \
+            --backend 127.0.0.1:"$BP" --workers 1 $la
+        f=$CG_FILE
         n=$(awk '/requests in/ { print $1 }' "$T/w.txt")
         bad=$(awk '/Non-2xx/ { print $NF }' "$T/w.txt")
-        ir=$(awk '/^(summary|totals):/ { print $2; exit }' "$f")
+        ir=$(cg_total "$f")
         fr=$(callgrind_annotate --inclusive=yes "$f" 2>/dev/null |
             awk '/qc_front_(arrive_n|done|tick|expire|carry)|qc__pcore_(arrive|done|tick|expire|carry)/ && $1 ~ /[0-9]/ {
                      gsub(",", "", $1); if ($0 ~ /qc__pcore/) p += $1; else q += $1 }
