@@ -726,8 +726,9 @@ size_t qcpy_traffic_fill(qc_traffic_gen *g, double *t, uint32_t *size, uint32_t 
 /* ---- the multiclass admission run ---- */
 #define QC_MC_MAX_CLASSES 16
 typedef enum qc_mc_discipline { QC_MC_DPS = 0, QC_MC_DPS_JOB = 1, QC_MC_WEIGHTED = 2 } qc_mc_discipline;
-typedef enum qc_mc_policy { QC_POL_AUTONOMIC = 0, QC_POL_STATIC, QC_POL_UTILIZATION,
-                            QC_POL_GRADIENT2, QC_POL_VEGAS, QC_POL_ENVOY, QC_POL_AIMD } qc_mc_policy;
+typedef enum qc_mc_admitter { QC_MC_AUTONOMIC = 0, QC_MC_STATIC, QC_MC_UTILIZATION } qc_mc_admitter;
+typedef struct qc_mc_policy { qc_mc_admitter admitter; int limited; qc_limiter_algo limiter; } qc_mc_policy;
+const qc_mc_policy *qc_mc_policies(unsigned *n);
 const char *qc_mc_policy_name(qc_mc_policy p);
 const char *qc_mc_discipline_name(qc_mc_discipline d);
 int qc_mc_policy_parse(const char *s, qc_mc_policy *v, qc_err *err);

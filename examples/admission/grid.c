@@ -102,7 +102,7 @@ static double static_scale(const scen *s)
         qc_mc_run_params_init(&p);
         p.nclass = 3;
         p.cls = cl;
-        p.policy = QC_POL_STATIC;
+        p.policy = (qc_mc_policy){.admitter = QC_MC_STATIC};
         p.horizon = 1e6;
         p.warmup = 1e4;
         p.window = 1e5;
@@ -156,7 +156,7 @@ static double static_scale_n(const scen *s, double *spread)
         qc_mc_run_params_init(&p);
         p.nclass = n;
         p.cls = cl;
-        p.policy = QC_POL_STATIC;
+        p.policy = (qc_mc_policy){.admitter = QC_MC_STATIC};
         p.horizon = 1e6;
         p.warmup = 1e4;
         p.window = 1e5;
@@ -509,8 +509,8 @@ static int grid_shape(FILE *o, size_t si, const grid_cfg *g, totals *t, cell *c)
                     continue;
                 if (getenv("ADM_ALPHA") && fabs(atof(getenv("ADM_ALPHA")) - g->alphas[ai]) > 1e-9)
                     continue;
-                if (run_cell(&s, QC_POL_AUTONOMIC, g->epss[ei], g->alphas[ai], g->seeds,
-                             g->horizon, c))
+                const qc_mc_policy autonomic = {.admitter = QC_MC_AUTONOMIC};
+                if (run_cell(&s, autonomic, g->epss[ei], g->alphas[ai], g->seeds, g->horizon, c))
                     return -1;
                 double wm, wh;
                 int wc;
@@ -561,14 +561,13 @@ static int grid_shape(FILE *o, size_t si, const grid_cfg *g, totals *t, cell *c)
 
 static int baselines_shape(FILE *o, size_t si, const grid_cfg *g, cell *c)
 {
-    static const qc_mc_policy pols[] = {QC_POL_AUTONOMIC, QC_POL_STATIC, QC_POL_UTILIZATION,
-                                        QC_POL_GRADIENT2, QC_POL_VEGAS,  QC_POL_ENVOY,
-                                        QC_POL_AIMD};
+    unsigned npols;
+    const qc_mc_policy *pols = qc_mc_policies(&npols);
     for (size_t mi = 0; mi < g->nbm; mi++) {
         scen s;
         if (scen_build(&s, &SHAPES[si], g->bmargins[mi]) != 0)
             return -1;
-        for (size_t pi = 0; pi < sizeof pols / sizeof pols[0]; pi++) {
+        for (size_t pi = 0; pi < npols; pi++) {
             if (run_cell(&s, pols[pi], 0.05, 20, g->bseeds, g->horizon, c))
                 return -1;
             double wm, wh;

@@ -239,26 +239,40 @@ int qc_mc_region_admissible(qc_mc_discipline d, unsigned K, const qc_mc_class *c
 
 /* ---- the closed loop (admission_run.c) --------------------------------- */
 
-/* Who sets the priorities and admits the classes:
+/* Who sets the priorities and admits the classes (the admitter):
  *   AUTONOMIC    one qc_adm controller per bounded class, stepped at each
  *                of its busy-cycle samples; a rejected class is stopped
  *   STATIC       every class keeps its scenario priority; all are let in
  *   UTILIZATION  static priorities; a class starting after time 0 is let
  *                in iff the utilization test admits it (qc_lim_util),
- *                else it never sends
- *   GRADIENT2, VEGAS, ENVOY, AIMD   static priorities, every class let
- *                in, and one concurrency limiter gates every request to the
- *                server (stepped at each completion, and at its timers) */
-typedef enum qc_mc_policy {
-    QC_POL_AUTONOMIC = 0,
-    QC_POL_STATIC,
-    QC_POL_UTILIZATION,
-    QC_POL_GRADIENT2,
-    QC_POL_VEGAS,
-    QC_POL_ENVOY,
-    QC_POL_AIMD
+ *                else it never sends */
+typedef enum qc_mc_admitter {
+    QC_MC_AUTONOMIC = 0,
+    QC_MC_STATIC,
+    QC_MC_UTILIZATION
+} qc_mc_admitter;
+
+/* A policy: an admitter, and for the limited ones (with the STATIC
+ * admitter) one concurrency limiter gating every request to the server
+ * (stepped at each completion, and at its timers), its algorithm the
+ * limiter's own enum: QC_LIMITER_GRADIENT2, _VEGAS, _ENVOY or _AIMD,
+ * with the parameters of qc_mc_run_params. Seven policies, each named by
+ * one word: its admitter's (autonomic, static, utilization) or its
+ * limiter's (gradient2, vegas, envoy, aimd); qc_mc_policies lists them. */
+typedef struct qc_mc_policy {
+    qc_mc_admitter admitter;
+    int limited;             /* 1: a limiter gates every request */
+    qc_limiter_algo limiter; /* its algorithm (read only when limited) */
 } qc_mc_policy;
 
+/* The seven policies in the order of their words above; *n = 7. */
+const qc_mc_policy *qc_mc_policies(unsigned *n);
+
+const char *qc_mc_admitter_name(qc_mc_admitter a);
+int qc_mc_admitter_parse(const char *s, qc_mc_admitter *v, qc_err *err);
+/* The policy's word, or "?" for a pair no policy is (a limiter with
+ * another admitter than STATIC, or an algorithm the run has no
+ * parameters for). */
 const char *qc_mc_policy_name(qc_mc_policy p);
 const char *qc_mc_discipline_name(qc_mc_discipline d);
 /* The policy / discipline named s into *v: 0, or QC_EINVAL (message

@@ -133,11 +133,8 @@ int adm_validate(void *ctx)
     }
     q->npol = 1;
     if (strcmp(q->pol, "all") == 0) {
-        static const qc_mc_policy all[7] = {QC_POL_AUTONOMIC, QC_POL_STATIC, QC_POL_UTILIZATION,
-                                            QC_POL_GRADIENT2, QC_POL_VEGAS, QC_POL_ENVOY,
-                                            QC_POL_AIMD};
-        memcpy(q->pols, all, sizeof all);
-        q->npol = 7;
+        const qc_mc_policy *all = qc_mc_policies(&q->npol);
+        memcpy(q->pols, all, q->npol * sizeof *all);
         if (q->out.series || q->out.plot) {
             cli_error("--policy all: --series and --plot need a single policy");
             return QC_EXIT_USAGE;

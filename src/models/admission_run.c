@@ -27,9 +27,55 @@
 #include "reps.h"
 #include "core/names.h"
 
-static const char *const policy_names[] = {"autonomic", "static", "utilization", "gradient2",
-    "vegas", "envoy", "aimd"};
-QC__NAMES(qc_mc_policy, qc_mc_policy_name, qc_mc_policy_parse, policy_names)
+static const char *const admitter_names[] = {"autonomic", "static", "utilization"};
+QC__NAMES(qc_mc_admitter, qc_mc_admitter_name, qc_mc_admitter_parse, admitter_names)
+
+/* The seven policies: each admitter alone, and the static one with each
+ * limiter the run has parameters for. Their words are the admitter's or
+ * the limiter's (qc_limiter_algo_name): no table of their own. */
+static const qc_mc_policy policies[] = {
+    {QC_MC_AUTONOMIC, 0, QC_LIMITER_FIXED},  {QC_MC_STATIC, 0, QC_LIMITER_FIXED},
+    {QC_MC_UTILIZATION, 0, QC_LIMITER_FIXED}, {QC_MC_STATIC, 1, QC_LIMITER_GRADIENT2},
+    {QC_MC_STATIC, 1, QC_LIMITER_VEGAS},     {QC_MC_STATIC, 1, QC_LIMITER_ENVOY},
+    {QC_MC_STATIC, 1, QC_LIMITER_AIMD}};
+enum { NPOLICIES = sizeof policies / sizeof *policies };
+
+const qc_mc_policy *qc_mc_policies(unsigned *n)
+{
+    if (n)
+        *n = NPOLICIES;
+    return policies;
+}
+
+/* The index of p in policies, or -1. */
+static int policy_index(qc_mc_policy p)
+{
+    for (int i = 0; i < NPOLICIES; i++)
+        if (policies[i].admitter == p.admitter && !policies[i].limited == !p.limited &&
+            (!p.limited || policies[i].limiter == p.limiter))
+            return i;
+    return -1;
+}
+
+const char *qc_mc_policy_name(qc_mc_policy p)
+{
+    const int i = policy_index(p);
+    if (i < 0)
+        return "?";
+    return p.limited ? qc_limiter_algo_name(p.limiter) : qc_mc_admitter_name(p.admitter);
+}
+
+int qc_mc_policy_parse(const char *s, qc_mc_policy *v, qc_err *err)
+{
+    const char *words[NPOLICIES];
+    for (int i = 0; i < NPOLICIES; i++)
+        words[i] = qc_mc_policy_name(policies[i]);
+    int i = 0;
+    int rc = qc__name_parse(s, words, NPOLICIES, &i, err);
+    if (rc == 0)
+        *v = policies[i];
+    return rc;
+}
 
 static const char *const discipline_names[] = {"dps", "dps-job", "weighted"};
 QC__NAMES(qc_mc_discipline, qc_mc_discipline_name, qc_mc_discipline_parse, discipline_names)
@@ -38,7 +84,7 @@ void qc_mc_run_params_init(qc_mc_run_params *p)
 {
     memset(p, 0, sizeof *p);
     p->discipline = QC_MC_DPS;
-    p->policy = QC_POL_AUTONOMIC;
+    p->policy = policies[0];
     qc_adm_params_init(&p->adm, 1, 0.1, 20, 0);
     p->be_floor = 0.01;
     p->min_completions = 20;
@@ -111,6 +157,13 @@ static int check(const qc_mc_run_params *p, qc_mc_class *plant, qc_err *err)
         return qc_err_set(err, QC_EINVAL, "confidence level %g is not in (0, 1)", p->level);
     if (!(p->cycle_max >= 0))
         return qc_err_set(err, QC_EINVAL, "cycle_max: %g must be > 0", p->cycle_max);
+    if (policy_index(p->policy) < 0)
+        return qc_err_set(err, QC_EINVAL,
+                          "policy: admitter %s with limiter %s is none of the policies "
+                          "(a limiter goes with the static admitter: gradient2, vegas, envoy "
+                          "or aimd)",
+                          qc_mc_admitter_name(p->policy.admitter),
+                          p->policy.limited ? qc_limiter_algo_name(p->policy.limiter) : "none");
     unsigned bounded = 0;
     for (unsigned k = 0; k < p->nclass; k++)
         plant[k] = p->cls[k].c;
@@ -138,7 +191,7 @@ static int check(const qc_mc_run_params *p, qc_mc_class *plant, qc_err *err)
                               "priority its mean delay under %s is still %g",
                               nm, c->bound, qc_mc_discipline_name(p->discipline), dmin);
         double T = (1 - p->adm.epsilon) * c->bound;
-        if (p->policy == QC_POL_AUTONOMIC && !(T > dmin))
+        if (p->policy.admitter == QC_MC_AUTONOMIC && !(T > dmin))
             return qc_err_set(err, QC_ERANGE,
                               "class %s: target (1 - epsilon) D = %g is below %g, the least mean "
                               "delay any priority gives it under %s: lower epsilon",
@@ -226,8 +279,9 @@ static void series_push(rep_state *r, const qc_mc_report *rep)
     for (unsigned k = 0; k < r->K; k++) {
         row->delay[k] = rep->sample[k].count ? rep->sample[k].delay : NAN;
         row->priority[k] = r->p->cls[k].c.best_effort ? NAN
-                           : r->p->policy == QC_POL_AUTONOMIC ? qc_adm_priority(&r->adm[k])
-                                                               : r->p->cls[k].c.priority;
+                           : r->p->policy.admitter == QC_MC_AUTONOMIC
+                               ? qc_adm_priority(&r->adm[k])
+                               : r->p->cls[k].c.priority;
         row->weight[k] = qc_mc_weight(r->m, k);
         row->state[k] = (unsigned char)r->state[k];
     }
@@ -242,7 +296,7 @@ static int on_cycle(rep_state *r, const qc_mc_report *rep)
         if (rep->sample[k].count == 0)
             continue;
         any = 1;
-        if (p->policy != QC_POL_AUTONOMIC || !r->bounded[k] || r->rejected[k])
+        if (p->policy.admitter != QC_MC_AUTONOMIC || !r->bounded[k] || r->rejected[k])
             continue;
         /* The weights the admitted classes have now: what a candidate
          * may see of the others (the server applies them), no more. */
@@ -276,7 +330,8 @@ static int on_cycle(rep_state *r, const qc_mc_report *rep)
 static int on_start(rep_state *r, unsigned k, double t)
 {
     const qc_mc_run_params *p = r->p;
-    if (p->policy == QC_POL_UTILIZATION && !p->cls[k].c.best_effort && p->cls[k].c.start > 0) {
+    if (p->policy.admitter == QC_MC_UTILIZATION && !p->cls[k].c.best_effort &&
+        p->cls[k].c.start > 0) {
         qc_lim_util_act act;
         double load = qc_dist_mean(p->cls[k].c.service) / qc_dist_mean(p->cls[k].c.arrival);
         qc_lim_util_step(&r->util, &(qc_lim_util_sense){QC_LIM_JOIN, load}, &act);
@@ -316,22 +371,22 @@ static int lim_step(rep_state *r, const qc_lim_sample *s, double *next_tick)
 static qc_limiter_params lim_config(const qc_mc_run_params *p, unsigned rep)
 {
     qc_limiter_params lc;
-    switch (p->policy) {
-    case QC_POL_GRADIENT2:
+    switch (p->policy.limiter) {
+    case QC_LIMITER_GRADIENT2:
         qc_limiter_params_init(&lc, QC_LIMITER_GRADIENT2);
         lc.gradient2 = p->g2;
         lc.initial_limit = p->g2.initial_limit;
         lc.min_limit = p->g2.min_limit;
         lc.max_limit = p->g2.max_limit;
         break;
-    case QC_POL_VEGAS:
+    case QC_LIMITER_VEGAS:
         qc_limiter_params_init(&lc, QC_LIMITER_VEGAS);
         lc.vegas = p->vegas;
         lc.vegas.seed = p->seed + rep;
         lc.initial_limit = p->vegas.initial_limit;
         lc.max_limit = p->vegas.max_limit;
         break;
-    case QC_POL_ENVOY:
+    case QC_LIMITER_ENVOY:
         qc_limiter_params_init(&lc, QC_LIMITER_ENVOY);
         lc.envoy = p->envoy;
         lc.envoy.seed = p->seed + rep;
@@ -376,7 +431,7 @@ static int rep_init(rep_state *r, unsigned rep, qc_mc_class *plant, qc_err *err)
             int rc = qc_adm_init(&r->adm[k], &ap, err);
             if (rc != 0)
                 return rc;
-            if (p->policy == QC_POL_AUTONOMIC) {
+            if (p->policy.admitter == QC_MC_AUTONOMIC) {
                 plant[k].priority = ap.p_init;
                 r->state[k] = c->candidate ? QC_ADM_CANDIDATE : QC_ADM_ADMITTED;
                 if (!c->candidate)
@@ -385,7 +440,7 @@ static int rep_init(rep_state *r, unsigned rep, qc_mc_class *plant, qc_err *err)
                 if (!(plant[k].priority > 0))
                     plant[k].priority = 0.1;
                 r->t_admit[k] = c->c.start;
-                if (p->policy == QC_POL_UTILIZATION && c->c.start > 0) {
+                if (p->policy.admitter == QC_MC_UTILIZATION && c->c.start > 0) {
                     r->state[k] = QC_ADM_CANDIDATE;
                     r->t_admit[k] = INFINITY;
                 } else {
@@ -394,15 +449,15 @@ static int rep_init(rep_state *r, unsigned rep, qc_mc_class *plant, qc_err *err)
             }
         }
     }
-    if (p->policy == QC_POL_UTILIZATION && qc_lim_util_init(&r->util, p->u_max, u0, err) != 0)
+    if (p->policy.admitter == QC_MC_UTILIZATION &&
+        qc_lim_util_init(&r->util, p->u_max, u0, err) != 0)
         return err ? err->code : QC_EINVAL;
     r->m = qc_mc_alloc(&mp, err);
     if (r->m == NULL)
         return err && err->code ? err->code : QC_ENOMEM;
     r->has_lim = 0;
     int rc = 0;
-    if (p->policy == QC_POL_GRADIENT2 || p->policy == QC_POL_VEGAS || p->policy == QC_POL_ENVOY ||
-        p->policy == QC_POL_AIMD) {
+    if (p->policy.limited) {
         qc_limiter_params lc = lim_config(p, rep);
         r->lim = qc_limiter_alloc(&lc, 0, err);
         if (!r->lim)
@@ -500,8 +555,9 @@ static void rep_summary(rep_state *r, double *f /* [F_COUNT][K] */, double *wors
         f[F_THR * K + k] = n / span;
         f[F_SHED * K + k] = arr > 0 ? (double)(t->shed - w->shed) / arr : NAN;
         f[F_PRIO * K + k] = p->cls[k].c.best_effort ? qc_mc_weight(r->m, k)
-                            : p->policy == QC_POL_AUTONOMIC ? qc_adm_priority(&r->adm[k])
-                                                             : p->cls[k].c.priority;
+                            : p->policy.admitter == QC_MC_AUTONOMIC
+                                ? qc_adm_priority(&r->adm[k])
+                                : p->cls[k].c.priority;
         f[F_ADMIT * K + k] = isfinite(r->t_admit[k]) && p->cls[k].candidate
                                  ? r->t_admit[k] - p->cls[k].c.start
                                  : NAN;

@@ -612,13 +612,13 @@ static void test_property_ii(void **state)
     /* admissible: the region conditions hold; a static witness meets both
      * bounds in a plain simulation; the candidate is admitted */
     scen_init(&x, 0.2, 2.5);
-    run(&x, QC_POL_STATIC, 0.1, 20, 60000, 8, &r);
+    run(&x, (qc_mc_policy){.admitter = QC_MC_STATIC}, 0.1, 20, 60000, 8, &r);
     show("admissible, static witness (0.6, 0.3)", &r);
     assert_int_equal(r.region_bounds, 1);
     assert_int_equal(r.region_targets, 1);
     assert_true(r.cls[0].delay.hi < 2.0 && r.cls[1].delay.hi < 2.5);
     qc_mc_run_result_free(&r);
-    run(&x, QC_POL_AUTONOMIC, 0.1, 20, 300000, 8, &r);
+    run(&x, (qc_mc_policy){.admitter = QC_MC_AUTONOMIC}, 0.1, 20, 300000, 8, &r);
     show("admissible, autonomic eps 0.1 alpha 20", &r);
     assert_int_equal(r.cls[1].admitted, 8);
     assert_true(r.cls[0].admitted_delay.hi < 2.0);
@@ -632,7 +632,7 @@ static void test_property_ii(void **state)
      * work-conserving discipline can meet both bounds); silver is
      * rejected and gold keeps its bound */
     scen_init(&x, 0.3, 1.7);
-    run(&x, QC_POL_AUTONOMIC, 0.1, 20, 300000, 8, &r);
+    run(&x, (qc_mc_policy){.admitter = QC_MC_AUTONOMIC}, 0.1, 20, 300000, 8, &r);
     show("inadmissible, autonomic eps 0.1 alpha 20", &r);
     assert_int_equal(r.region_bounds, 0);
     assert_int_equal(r.cls[1].admitted, 0); /* undecided is allowed */
@@ -642,7 +642,7 @@ static void test_property_ii(void **state)
     qc_mc_run_result_free(&r);
     /* the open-loop utilization test lets it in (U = 0.5 <= 0.9), and
      * gold then misses its bound */
-    run(&x, QC_POL_UTILIZATION, 0.1, 20, 60000, 8, &r);
+    run(&x, (qc_mc_policy){.admitter = QC_MC_UTILIZATION}, 0.1, 20, 60000, 8, &r);
     show("inadmissible, utilization test", &r);
     assert_int_equal(r.cls[1].admitted, 8);
     assert_true(r.cls[0].admitted_delay.lo > 2.0 || r.cls[1].admitted_delay.lo > 1.7);
@@ -657,19 +657,19 @@ static void test_property_i(void **state)
     qc_mc_run_result r;
     /* contested: silver can get in only if gold gives up its slack */
     scen_init(&x, 0.3, 2.3);
-    run(&x, QC_POL_AUTONOMIC, 0.05, 2, 80000, 8, &r);
+    run(&x, (qc_mc_policy){.admitter = QC_MC_AUTONOMIC}, 0.05, 2, 80000, 8, &r);
     show("contested, eps 0.05 alpha 2 (harsh slow start)", &r);
     double harsh = r.worst_mean.mean;
     assert_true(r.worst_mean.lo > 0); /* gold pushed above its bound */
     assert_int_equal(r.worst_mean_class, 0);
     qc_mc_run_result_free(&r);
-    run(&x, QC_POL_AUTONOMIC, 0.05, 20, 200000, 8, &r);
+    run(&x, (qc_mc_policy){.admitter = QC_MC_AUTONOMIC}, 0.05, 20, 200000, 8, &r);
     show("contested, eps 0.05 alpha 20", &r);
     assert_true(r.cls[0].admitted_delay.hi < 2.0);
     assert_true(r.worst_mean.mean < harsh / 2);
     double t20 = r.cls[1].admit_time.mean;
     qc_mc_run_result_free(&r);
-    run(&x, QC_POL_AUTONOMIC, 0.05, 5, 200000, 8, &r);
+    run(&x, (qc_mc_policy){.admitter = QC_MC_AUTONOMIC}, 0.05, 5, 200000, 8, &r);
     show("contested, eps 0.05 alpha 5", &r);
     assert_true(r.cls[1].admit_time.mean < t20); /* gentler is slower */
     qc_mc_run_result_free(&r);
@@ -705,6 +705,18 @@ static void test_run_bad_input(void **state)
     assert_int_equal(qc_mc_run(&p, &r, &err), QC_EINVAL);
     assert_non_null(strstr(err.msg, "alpha"));
     p.adm.alpha = 20;
+    /* a limiter goes with the static admitter only */
+    p.policy = (qc_mc_policy){QC_MC_AUTONOMIC, 1, QC_LIMITER_AIMD};
+    assert_int_equal(qc_mc_run(&p, &r, &err), QC_EINVAL);
+    assert_string_equal(err.msg, "policy: admitter autonomic with limiter aimd is none of the "
+                                 "policies (a limiter goes with the static admitter: gradient2, "
+                                 "vegas, envoy or aimd)");
+    p.policy = (qc_mc_policy){QC_MC_STATIC, 1, QC_LIMITER_FIXED};
+    assert_int_equal(qc_mc_run_params_check(&p, &err), QC_EINVAL);
+    assert_non_null(strstr(err.msg, "limiter fixed"));
+    p.policy = (qc_mc_policy){QC_MC_STATIC, 1, QC_LIMITER_AIMD};
+    assert_int_equal(qc_mc_run_params_check(&p, &err), 0);
+    p.policy = (qc_mc_policy){.admitter = QC_MC_AUTONOMIC};
     p.nclass = 0;
     assert_int_equal(qc_mc_run(&p, &r, &err), QC_EINVAL);
     assert_non_null(strstr(err.msg, "no classes"));

@@ -81,6 +81,51 @@ static void expected_message(char *buf, size_t size, const char *w, const char *
         assert_string_equal(name_fn((type)-1), "?");                                     \
     } while (0)
 
+/* The admission policies: an admitter and an optional limiter, each
+ * named by its admitter's word or its limiter's (no table of their own). */
+static void test_mc_policy(void **state)
+{
+    (void)state;
+    unsigned n = 0;
+    const qc_mc_policy *pols = qc_mc_policies(&n);
+    static const char *const want[] = {"autonomic", "static",  "utilization", "gradient2",
+                                       "vegas",     "envoy",   "aimd"};
+    assert_int_equal(n, sizeof want / sizeof *want);
+    for (unsigned i = 0; i < n; i++) {
+        assert_string_equal(qc_mc_policy_name(pols[i]), want[i]);
+        assert_string_equal(qc_mc_policy_name(pols[i]),
+                            pols[i].limited ? qc_limiter_algo_name(pols[i].limiter)
+                                            : qc_mc_admitter_name(pols[i].admitter));
+        qc_mc_policy back = pols[i == 0 ? n - 1 : 0];
+        qc_err err = {0};
+        assert_int_equal(qc_mc_policy_parse(want[i], &back, &err), 0);
+        assert_int_equal(back.admitter, pols[i].admitter);
+        assert_int_equal(back.limited, pols[i].limited);
+        if (back.limited)
+            assert_int_equal(back.limiter, pols[i].limiter);
+    }
+    /* the four limited ones are the static admitter's */
+    const qc_mc_policy aimd = {QC_MC_STATIC, 1, QC_LIMITER_AIMD};
+    assert_string_equal(qc_mc_policy_name(aimd), "aimd");
+    const qc_mc_policy plain = {QC_MC_STATIC, 0, QC_LIMITER_AIMD}; /* limiter unread */
+    assert_string_equal(qc_mc_policy_name(plain), "static");
+    const qc_mc_policy bad[] = {{QC_MC_AUTONOMIC, 1, QC_LIMITER_AIMD},
+                                {QC_MC_STATIC, 1, QC_LIMITER_FIXED},
+                                {QC_MC_STATIC, 1, QC_LIMITER_ADMISSION},
+                                {(qc_mc_admitter)9, 0, QC_LIMITER_FIXED}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_string_equal(qc_mc_policy_name(bad[i]), "?");
+    qc_mc_policy keep = pols[1];
+    qc_err err = {0};
+    char msg[QC_ERR_MSG_MAX];
+    assert_int_equal(qc_mc_policy_parse("fixed", &keep, &err), QC_EINVAL);
+    expected_message(msg, sizeof msg, "fixed", want, n);
+    assert_string_equal(err.msg, msg);
+    assert_int_equal(keep.admitter, QC_MC_STATIC);
+    assert_int_equal(keep.limited, 0);
+    assert_int_equal(qc_mc_policy_parse(NULL, &keep, NULL), QC_EINVAL);
+}
+
 static void test_helper(void **state)
 {
     (void)state;
@@ -190,9 +235,8 @@ static void test_models(void **state)
                QC_EXCITE_PRBS, QC_EXCITE_UNIFORM, QC_EXCITE_STEPS);
     CHECK_ENUM(qc_mc_discipline, qc_mc_discipline_name, qc_mc_discipline_parse, QC_MC_DPS,
                QC_MC_DPS_JOB, QC_MC_WEIGHTED);
-    CHECK_ENUM(qc_mc_policy, qc_mc_policy_name, qc_mc_policy_parse, QC_POL_AUTONOMIC,
-               QC_POL_STATIC, QC_POL_UTILIZATION, QC_POL_GRADIENT2, QC_POL_VEGAS, QC_POL_ENVOY,
-               QC_POL_AIMD);
+    CHECK_ENUM(qc_mc_admitter, qc_mc_admitter_name, qc_mc_admitter_parse, QC_MC_AUTONOMIC,
+               QC_MC_STATIC, QC_MC_UTILIZATION);
     CHECK_ENUM(qc_pool_policy, qc_pool_policy_name, qc_pool_policy_parse, QC_POOL_DJSQ,
                QC_POOL_JSQ, QC_POOL_JSQ_OFF, QC_POOL_RANDOM, QC_POOL_CENTRAL);
     CHECK_ENUM(qc_pool_metric, qc_pool_metric_name, qc_pool_metric_parse, QC_PM_JOBS,
@@ -223,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_helper),  cmocka_unit_test(test_core),
         cmocka_unit_test(test_control), cmocka_unit_test(test_mdp),
         cmocka_unit_test(test_traffic), cmocka_unit_test(test_models),
+        cmocka_unit_test(test_mc_policy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
