@@ -197,6 +197,7 @@ static const char *const key_names[][2] = {
     {"alpha", "\xce\xb1"}, {"epsilon", "\xce\xb5"}, {"params", "parameters"},
     {"lo", "low"}, {"hi", "high"}, {"rss", "residual sum of squares"}, {"re", "real part"},
     {"im", "imaginary part"}, {"gpd_tail", "generalised Pareto tail"},
+    {"mean_power", "power cost"}, {"energy_per_job", "energy cost"},
     {"frac_idle", "fraction idle"}, {"frac_off", "fraction off"},
     {"frac_serving", "fraction serving"}, {"frac_setup", "fraction in setup"},
     {"util", "utilization"}, {"reps", "replications"}, {"onoff", "on/off"},
@@ -208,7 +209,7 @@ static const char *const key_names[][2] = {
 /* Units by the key's ending or by the whole key; simulated and measured
  * time is in seconds throughout qctl. */
 static const char *const key_units[][2] = {
-    {"_power_w", "W"}, {"_w", "W"}, {"_watts", "W"}, {"_seconds", "s"}, {"_s", "s"},
+    {"mean_power", "per s"}, {"energy_per_job", "per job"}, {"_power_w", "W"}, {"_w", "W"}, {"_watts", "W"}, {"_seconds", "s"}, {"_s", "s"},
     {"_percent", "%"}, {"_per_hour", "1/h"}, {"packets_per_second_per_user", "packets/s per user"},
     {"packets_per_second", "packets/s"}, {"response_time_p50", "s"},
     {"response_time_p95", "s"}, {"response_time_p99", "s"}, {"response_time", "s"},
@@ -218,7 +219,7 @@ static const char *const key_units[][2] = {
     {"sample_interval", "s"}, {"admitted_delay", "s"}, {"throughput", "jobs/s"},
     {"mean_arrival_rate", "1/s"}, {"switch_ons_per_time", "1/s"}, {"mean_jobs", "jobs"},
     {"overshoot_percent", "%"}, {"fit_percent", "%"}, {"number_in_system", "jobs"},
-    {"_power", "W"}, {"mean_power", "W"}, {"energy_per_job", "J"}, {"average_cost", "per s"},
+    {"_power", "W"}, {"average_cost", "per s"},
     {"holding_cost", "per s"}, {"setup_cost", "per s"}, {"power_cost", "per s"},
     {"switching_cost", "per s"}, {"holding", "per job per s"}, {"switch_cost", "per switch-on"},
     {"price", "per J"}, {"setup_rate", "1/s"}, {"lambda", "1/s"}, {"segment_gap", "s"},
@@ -707,34 +708,6 @@ static int ci_has_value(const json_t *v)
     return is_ci(v) && json_is_number(json_object_get(v, "value"));
 }
 
-/* The same figure as another: value and ends equal. */
-static int ci_same(const json_t *a, const json_t *b)
-{
-    static const char *const k[] = {"value", "ci_low", "ci_high"};
-    for (size_t i = 0; i < 3; i++)
-        if (!json_equal(json_object_get(a, k[i]), json_object_get(b, k[i])))
-            return 0;
-    return 1;
-}
-
-/* Member `key` of obj repeats an earlier one: a key "X_unit" (mean_power
- * and mean_power_watts at a price of 1) holding the same figure as X is
- * the same figure in another name, shown once. */
-static int ci_repeats(const json_t *obj, const char *key, const json_t *v)
-{
-    const char *k;
-    json_t *m;
-    json_object_foreach((json_t *)obj, k, m)
-    {
-        if (m == v)
-            return 0;
-        size_t n = strlen(k);
-        if (is_ci(m) && strncmp(key, k, n) == 0 && key[n] == '_' && ci_same(m, v))
-            return 1;
-    }
-    return 0;
-}
-
 /* The interval's cell: "[lo, hi]", else why there is none, in words. */
 static void put_ci_interval(FILE *fp, const json_t *v)
 {
@@ -760,8 +733,7 @@ static void put_ci_interval(FILE *fp, const json_t *v)
 /* The intervals among obj's members as one table: estimate, interval and
  * (when any has one) the exact value, each in its own column. A metric the
  * run did not measure (null value) is left out of the table and named in a
- * sentence after it; a figure repeated under another name is shown once.
- * Returns whether anything was written. */
+ * sentence after it. Returns whether anything was written. */
 static int put_ci_table(FILE *fp, const json_t *obj)
 {
     const char *k;
@@ -770,7 +742,7 @@ static int put_ci_table(FILE *fp, const json_t *obj)
     const json_t *level = NULL;
     json_object_foreach((json_t *)obj, k, v)
     {
-        if (!ci_has_value(v) || ci_repeats(obj, k, v)) {
+        if (!ci_has_value(v)) {
             missing += is_ci(v) && !json_is_number(json_object_get(v, "value"));
             continue;
         }
@@ -789,7 +761,7 @@ static int put_ci_table(FILE *fp, const json_t *obj)
         fputs("</tr>\n", fp);
         json_object_foreach((json_t *)obj, k, v)
         {
-            if (!ci_has_value(v) || ci_repeats(obj, k, v))
+            if (!ci_has_value(v))
                 continue;
             fputs("<tr><th>", fp);
             put_key_unit(fp, k);

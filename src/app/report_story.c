@@ -285,7 +285,7 @@ static int story_pool(const json_t *s, FILE *run, FILE *fp)
     put_q(run, num(c, "off_power_w"), "W", "not given");
     static const est_line lines[] = {
         {"Mean response time", "response_time", "s"}, {"95th percentile", "response_time_p95", "s"},
-        {"mean power", "mean_power", "W"},            {"servers on", "servers_on", NULL},
+        {"mean power", "mean_power_watts", "W"},      {"servers on", "servers_on", NULL},
         {"switch-ons", "switch_ons_per_hour", "per hour"},
     };
     story_customers(run, r, fp, x, lines, sizeof lines / sizeof lines[0], NULL);
@@ -503,8 +503,8 @@ static int story_mdp(const json_t *s, FILE *run, FILE *fp)
     }
     fputs("Under it the mean response time is ", fp);
     put_q(fp, num(p, "mean_response"), "s", "not defined");
-    fputs(", the mean power ", fp);
-    put_q(fp, num(p, "mean_power"), "W", "not defined");
+    fputs(", the power cost ", fp);
+    put_q(fp, num(p, "mean_power"), "per s", "not defined");
     fputs(" and the server switches on ", fp);
     put_q(fp, num(p, "switch_ons_per_hour"), "times per hour", "never");
     fputs(".", fp);

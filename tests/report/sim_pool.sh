@@ -10,11 +10,16 @@ grep -q '(servers\.svg, \.png' "$TMP/r/index.html" || fail "no servers plot"
 grep -q '(policy_comparison\.svg, \.png' "$TMP/r/index.html" ||
     fail "no policy comparison plot"
 grep -q '<th>policy</th><th>average cost (per s)</th>' "$TMP/r/index.html" || fail "no comparison table"
-# each figure once: mean power (W) is one row at a price of 1; the
+# the power cost (watts times the price) per s, and the power in watts,
+# one row each (the same number at a price of 1, two quantities); the
 # demand correlation (not measured: no time-varying input) said in words,
 # not an empty row; the energy report, a copy of the estimates, said so
 h="$TMP/r/index.html"
 [ "$(grep -c '<tr><th>mean power (W)</th><td' "$h")" = 1 ] || fail "mean power (W) is not one row"
+[ "$(grep -c '<tr><th>power cost (per s)</th><td' "$h")" = 1 ] ||
+    fail "power cost (per s) is not one row"
+grep -q '<tr><th>energy cost (per job)</th><td' "$h" || fail "no energy cost (per job) row"
+grep -q 'energy per job (J)' "$h" && fail "a cost per job shown in joules"
 grep -q 'demand correlation</th>' "$h" && fail "an empty demand correlation row"
 grep -q 'Not measured in this run: demand correlation' "$h" || fail "demand correlation not said in words"
 grep -q 'The values of estimates shown above, without their intervals' "$h" ||
