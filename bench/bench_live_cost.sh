@@ -14,7 +14,9 @@ set -u
 Q=${1:-build/qctl}
 C=${C:-16} D=${D:-4}
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+# shellcheck disable=SC2034 # lib.sh's messages name the bench
 BENCH=bench_live_cost
+# shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 bench_needs valgrind callgrind_control strace wrk python3
 [ -x "$NGINX" ] || { echo "bench_live_cost: needs nginx: skipped"; exit 0; }

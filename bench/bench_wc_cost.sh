@@ -17,7 +17,9 @@ Q=${1:-build/qctl}
 D=${D:-3}
 CONNS=${CONNS:-"32 256"}
 LIMS=${LIMS:-"none default aimd envoy fixed"}
+# shellcheck disable=SC2034 # lib.sh's messages name the bench
 BENCH=bench_wc_cost
+# shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 bench_needs valgrind callgrind_control callgrind_annotate wrk python3
 bench_start

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
+# shellcheck shell=bash disable=SC2034 # BP, CG_FILE: for the bench that sources this
 # bench/lib.sh: what the counted-cost benches (bench_wc_cost.sh,
 # bench_live_cost.sh) share; sourced by bash after BENCH (the bench's
 # name, for its messages) and Q (the qctl binary) are set.
