@@ -36,23 +36,6 @@ static int model_gain(const char *path, qc_control_params *o)
     return 0;
 }
 
-/* "A,B": two finite numbers. */
-static int parse_levels(const char *s, double lv[2])
-{
-    char *end;
-    lv[0] = strtod(s, &end);
-    if (end == s || *end != ',')
-        goto bad;
-    const char *b = end + 1;
-    lv[1] = strtod(b, &end);
-    if (end == b || *end != 0 || !isfinite(lv[0]) || !isfinite(lv[1]))
-        goto bad;
-    return 0;
-bad:
-    cli_error("--excite-levels: '%s' is not A,B (two settings)", s);
-    return QC_EXIT_USAGE;
-}
-
 int control_validate(void *ctx)
 {
     control_cli *c = ctx;
@@ -62,7 +45,7 @@ int control_validate(void *ctx)
     o->loop.steps = c->excite == 1;
     o->sensor.remote = c->sensor;
     qc_err err = {0};
-    if (c->levels && parse_levels(c->levels, o->loop.levels) != 0)
+    if (c->levels && cli_excite_levels(c->levels, o->loop.levels, 0) != 0)
         return QC_EXIT_USAGE;
     if (c->reference) {
         if (o->loop.kind != QC_CTLLOOP_INTEGRAL && o->loop.kind != QC_CTLLOOP_PI) {

@@ -10,24 +10,6 @@
 
 #include "gate_cmd.h"
 
-/* "A,B": two numbers >= 0. */
-static int parse_levels(const char *s, double lv[2])
-{
-    char *end;
-    lv[0] = strtod(s, &end);
-    if (end == s || *end != ',')
-        goto bad;
-    const char *b = end + 1;
-    lv[1] = strtod(b, &end);
-    if (end == b || *end != 0 || !(lv[0] >= 0) || !(lv[1] >= 0) || !isfinite(lv[0]) ||
-        !isfinite(lv[1]))
-        goto bad;
-    return 0;
-bad:
-    cli_error("--excite-levels: '%s' is not A,B (two limits >= 0)", s);
-    return QC_EXIT_USAGE;
-}
-
 /* Every check the gate makes before it starts: the run and --check both
  * come here, so --check refuses what the run refuses with the same
  * message. */
@@ -37,7 +19,7 @@ int gate_validate(void *ctx)
     qc_gate_params *o = &g->o;
     o->aw = (qc_antiwindup)g->aw;
     o->buffer = (size_t)g->buffer;
-    if (g->levels && parse_levels(g->levels, o->levels) != 0)
+    if (g->levels && cli_excite_levels(g->levels, o->levels, 1) != 0)
         return QC_EXIT_USAGE;
     qc_err err = {0};
     if (g->reference) {
@@ -67,9 +49,7 @@ int gate_quiet;
 static void gate_log(void *ctx, int level, const char *line)
 {
     (void)ctx;
-    if (gate_quiet && level < QC_LOG_WARN)
-        return;
-    cli_log_line(gate_log_json, "qctl gate", qc__log_level_name(level), line);
+    cli_live_log("qctl gate", gate_log_json, gate_quiet, level, line);
 }
 
 void gate_defaults(gate_cli *g, int reload)
@@ -92,8 +72,9 @@ typedef struct gate_run {
     qc_gate_group *grp;
 } gate_run;
 
-static void gate_cli_free(gate_cli *g)
+static void gate_cli_free(void *p)
 {
+    gate_cli *g = p;
     if (!g)
         return;
     cli_flags_config_release(g->words);
@@ -115,14 +96,9 @@ static void gate_hooks(gate_run *R, gate_cli *g)
 static int gate_reread(void *ctx, const struct qc_gate_params **next, qc_err *err)
 {
     gate_run *R = ctx;
-    gate_cli *n = malloc(sizeof *n);
+    gate_cli *n = cli_reparse_new(R->parse, sizeof *n, gate_cli_free, R->argc, R->argv, err);
     if (!n)
-        return qc_err_set(err, QC_ENOMEM, "out of memory");
-    int rc = cli_reparse(R->parse, n, R->argc, R->argv, err);
-    if (rc != 0) {
-        gate_cli_free(n);
-        return rc;
-    }
+        return err->code;
     gate_hooks(R, n);
     *next = &n->o;
     return 0;

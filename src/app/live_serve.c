@@ -330,3 +330,42 @@ const char *cli_antiwindup_words(void)
     static char buf[64];
     return words(buf, sizeof buf, aw_name, QC_AW_BACKCALC + 1);
 }
+
+int cli_excite_levels(const char *s, double lv[2], int limits)
+{
+    char *end;
+    lv[0] = strtod(s, &end);
+    if (end == s || *end != ',')
+        goto bad;
+    const char *b = end + 1;
+    lv[1] = strtod(b, &end);
+    if (end == b || *end != 0 || !isfinite(lv[0]) || !isfinite(lv[1]) ||
+        (limits && !(lv[0] >= 0 && lv[1] >= 0)))
+        goto bad;
+    return 0;
+bad:
+    cli_error("--excite-levels: '%s' is not A,B (%s)", s, limits ? "two limits >= 0" : "two settings");
+    return QC_EXIT_USAGE;
+}
+
+void cli_live_log(const char *program, int json, int quiet, int level, const char *line)
+{
+    if (quiet && level < QC_LOG_WARN)
+        return;
+    cli_log_line(json, program, qc__log_level_name(level), line);
+}
+
+void *cli_reparse_new(cli_reparse_fn parse, size_t size, void (*drop)(void *), int argc,
+                      char **argv, qc_err *err)
+{
+    void *n = malloc(size);
+    if (!n) {
+        qc_err_set(err, QC_ENOMEM, "out of memory");
+        return NULL;
+    }
+    if (cli_reparse(parse, n, argc, argv, err) != 0) {
+        drop(n);
+        return NULL;
+    }
+    return n;
+}

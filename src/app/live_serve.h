@@ -89,4 +89,19 @@ char **cli_argv_copy(int argc, char **argv);
 const char *cli_ctlloop_words(unsigned n);
 const char *cli_antiwindup_words(void);
 
+/* --excite-levels A,B into lv: two finite numbers, the limits of a gate
+ * (limits: both >= 0) or the settings of a controller; else a message
+ * and QC_EXIT_USAGE. */
+int cli_excite_levels(const char *s, double lv[2], int limits);
+
+/* A live server's event line on stderr (cli_log_line), its info lines
+ * left out with quiet. */
+void cli_live_log(const char *program, int json, int quiet, int level, const char *line);
+
+/* A reload's configuration: size bytes, the running command line parsed
+ * again into it (cli_reparse); NULL with err set, what the parse made
+ * freed by drop. */
+void *cli_reparse_new(cli_reparse_fn parse, size_t size, void (*drop)(void *), int argc,
+                      char **argv, qc_err *err);
+
 #endif

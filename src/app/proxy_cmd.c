@@ -230,9 +230,7 @@ int proxy_quiet;
 void proxy_log(void *ctx, int level, const char *line)
 {
     (void)ctx;
-    if (proxy_quiet && level < QC_LOG_WARN)
-        return;
-    cli_log_line(proxy_log_json, "qctl proxy", qc__log_level_name(level), line);
+    cli_live_log("qctl proxy", proxy_log_json, proxy_quiet, level, line);
 }
 
 void proxy_defaults(proxy_cli *pc, int reload)
@@ -252,8 +250,9 @@ void proxy_defaults(proxy_cli *pc, int reload)
     pc->reloading = reload;
 }
 
-void proxy_cli_free(proxy_cli *pc)
+void proxy_cli_free(void *p)
 {
+    proxy_cli *pc = p;
     if (!pc)
         return;
     for (unsigned i = 0; i < pc->o.nclasses; i++)

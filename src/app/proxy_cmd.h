@@ -50,7 +50,7 @@ void proxy_defaults(proxy_cli *pc, int reload);
 int proxy_validate(void *ctx);
 
 /* Frees what proxy_validate and the parse made of pc, and pc. */
-void proxy_cli_free(proxy_cli *pc);
+void proxy_cli_free(void *pc);
 
 /* `qctl proxy`: parse, then the proxy on the command's loops until a
  * signal has drained it; reloads parse the same command line again. */

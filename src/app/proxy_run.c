@@ -32,14 +32,9 @@ static void proxy_hooks(proxy_run *R, proxy_cli *pc)
 static int proxy_reread(void *ctx, const struct qc_proxy_params **next, qc_err *err)
 {
     proxy_run *R = ctx;
-    proxy_cli *n = malloc(sizeof *n);
+    proxy_cli *n = cli_reparse_new(R->parse, sizeof *n, proxy_cli_free, R->argc, R->argv, err);
     if (!n)
-        return qc_err_set(err, QC_ENOMEM, "out of memory");
-    int rc = cli_reparse(R->parse, n, R->argc, R->argv, err);
-    if (rc != 0) {
-        proxy_cli_free(n);
-        return rc;
-    }
+        return err->code;
     proxy_hooks(R, n);
     *next = &n->o;
     return 0;
