@@ -243,6 +243,8 @@ int cli_group_run(const cli_group_ops *ops, void *ctx, unsigned workers, double 
     if ((rc = worker_start(lead)) != 0) {
         *err = lead->err;
     } else {
+        if (ops->drain_timeout) /* as started: the lead may close before a signal comes */
+            s.drain_timeout = ops->drain_timeout(lead->h);
         cli_signals_start(&s.sig, &lead->loop, on_signal, ops->reload ? on_hup : NULL,
                           ops->reopen ? on_usr1 : NULL, &s);
         uv_timer_init(&lead->loop, &s.duration);

@@ -42,8 +42,8 @@ typedef struct cli_group_ops {
     /* Drains h within timeout seconds (0: cut what is left at once);
      * NULL: a signal closes at once, a second does nothing more. */
     void (*drain)(void *h, double timeout);
-    /* The running configuration's drain timeout, read on the lead's loop
-     * as a signal comes (as reloaded). NULL: 0. */
+    /* The running configuration's drain timeout, read from the lead at
+     * its start and as a signal comes (as reloaded). NULL: 0. */
     double (*drain_timeout)(void *h);
     /* At close, what the worker's end counts (requests cut, writes
      * failed), summed over the workers into cli_group_run's *cut. */
