@@ -149,13 +149,81 @@ static const char *fmt_stat(const vstat *s, char *buf, size_t len)
     return buf;
 }
 
+/* The realisations vs[0..realisations) of a capture of `packets` packets
+ * read into the rows in order, each row finished; the first realisation
+ * kept in *first (for the plots), the others freed; wins[a]: the metrics
+ * on which approach a is closer. */
+static void validation_rows(vrow *rows, qc_traffic_validation *vs, unsigned realisations,
+                            size_t packets, qc_traffic_validation *first, int wins[2])
+{
+    for (unsigned k = 0; k < realisations; k++) {
+        qc_traffic_validation vk = vs[k];
+        const qc_traffic_stats *R = &vk.real;
+        const double real[NMETRICS] = {R->duration, R->mean_size, NAN,      NAN,
+                                       R->tau_sg, R->tau_ss,    R->tau_gg,  R->acf[1],
+                                       NAN,       R->hurst};
+        for (int a = 0; a < 2; a++) {
+            const qc_traffic_stats *G = &vk.gen[a];
+            const double x[NMETRICS] = {G->duration,  G->mean_size,    vk.ks_size[a],
+                                        vk.ks_gap[a], G->tau_sg,       G->tau_ss,
+                                        G->tau_gg,    G->acf[1],       acf_rms(G, R),
+                                        G->hurst};
+            for (size_t i = 0; i < NMETRICS; i++)
+                rows[i].x[a][k] = x[i];
+        }
+        for (size_t i = 0; i < NMETRICS; i++)
+            if (!isnan(rows[i].real))
+                rows[i].real = real[i];
+        if (k == 0)
+            *first = vk; /* the first realisation is plotted */
+        else
+            qc_traffic_validation_free(&vk);
+        memset(&vs[k], 0, sizeof vs[k]);
+    }
+    rows[0].per = (double)(packets - 1);
+    for (size_t i = 0; i < NMETRICS; i++) {
+        row_finish(&rows[i], realisations);
+        if (i == 0)
+            rows[0].real = rows[0].real > 0 ? rows[0].per / rows[0].real : NAN;
+        wins[0] += strcmp(rows[i].closer, "fitted") == 0;
+        wins[1] += strcmp(rows[i].closer, "copula") == 0;
+    }
+}
+
+/* The comparison as text: one row a metric, then the count of wins. */
+static void validation_print(const char *capture, const char *name, const char *model_file,
+                             size_t packets, unsigned realisations, double bin, const vrow *rows,
+                             const int wins[2])
+{
+    printf("validation of '%s' against %s (%zu packets; %s; %u realisations, mean and 95%% "
+           "interval; count bins of %.4g s)\n",
+           name, capture, packets, model_file ? model_file : "model fitted in-sample",
+           realisations, bin);
+    printf("%-20s %11s  %-32s %-32s %s\n", "metric", "real", "fitted", "copula", "closer");
+    for (size_t i = 0; i < NMETRICS; i++) {
+        char a[64], b[64], r[32];
+        if (isnan(rows[i].real))
+            snprintf(r, sizeof r, "(distance)");
+        else if (!isfinite(rows[i].real))
+            snprintf(r, sizeof r, "no value");
+        else
+            snprintf(r, sizeof r, "%.4g", rows[i].real);
+        printf("%-20s %11s  %-32s %-32s %s\n", rows[i].name, r,
+               fmt_stat(&rows[i].v[0], a, sizeof a), fmt_stat(&rows[i].v[1], b, sizeof b),
+               rows[i].closer);
+    }
+    printf("closer to the capture (distance intervals apart): copula on %d, fitted on %d of "
+           "%d metrics\n",
+           wins[1], wins[0], NMETRICS);
+}
+
 int gen_validation(const char *capture, const qc_trace *trp, const char *model_file,
                    const char *activity, const qc_traffic_fit_params *fo, uint64_t seed,
                    unsigned realisations, unsigned jobs, int json, int quiet,
                    const char *plot_dir, const gen_report *rep)
 {
     qc_err err = {0};
-    const qc_trace tr = *trp; /* read by gen_validate */
+    const qc_trace tr = *trp; /* read only */
     int rc = 0;
     /* The packets compared: the whole capture, or one activity. */
     cli_groups gs = {0};
@@ -239,65 +307,15 @@ int gen_validation(const char *capture, const qc_trace *trp, const char *model_f
         rc = cli_input_exit(rc);
         goto end_model;
     }
-    for (unsigned k = 0; k < realisations; k++) {
-        qc_traffic_validation vk = vs[k];
-        const qc_traffic_stats *R = &vk.real;
-        const double real[NMETRICS] = {R->duration, R->mean_size, NAN,      NAN,
-                                       R->tau_sg, R->tau_ss,    R->tau_gg,  R->acf[1],
-                                       NAN,       R->hurst};
-        for (int a = 0; a < 2; a++) {
-            const qc_traffic_stats *G = &vk.gen[a];
-            const double x[NMETRICS] = {G->duration,  G->mean_size,    vk.ks_size[a],
-                                        vk.ks_gap[a], G->tau_sg,       G->tau_ss,
-                                        G->tau_gg,    G->acf[1],       acf_rms(G, R),
-                                        G->hurst};
-            for (size_t i = 0; i < NMETRICS; i++)
-                rows[i].x[a][k] = x[i];
-        }
-        for (size_t i = 0; i < NMETRICS; i++)
-            if (!isnan(rows[i].real))
-                rows[i].real = real[i];
-        if (k == 0)
-            v = vk; /* the first realisation is plotted */
-        else
-            qc_traffic_validation_free(&vk);
-        memset(&vs[k], 0, sizeof vs[k]);
-    }
     int wins[2] = {0, 0};
-    rows[0].per = (double)(g->n - 1);
-    for (size_t i = 0; i < NMETRICS; i++) {
-        row_finish(&rows[i], realisations);
-        if (i == 0)
-            rows[0].real = rows[0].real > 0 ? rows[0].per / rows[0].real : NAN;
-        wins[0] += strcmp(rows[i].closer, "fitted") == 0;
-        wins[1] += strcmp(rows[i].closer, "copula") == 0;
-    }
+    validation_rows(rows, vs, realisations, g->n, &v, wins);
     const double bin = v.real.bin;
     if (json) {
         json_t *s = validation_json(capture, &tr, &m, model_file, g->n, bin, realisations,
                                     segments, rows, NMETRICS, wins);
         rc = cli_json_print(s);
     } else {
-        printf("validation of '%s' against %s (%zu packets; %s; %u realisations, mean and 95%% "
-               "interval; count bins of %.4g s)\n",
-               m.name, capture, g->n, model_file ? model_file : "model fitted in-sample",
-               realisations, bin);
-        printf("%-20s %11s  %-32s %-32s %s\n", "metric", "real", "fitted", "copula", "closer");
-        for (size_t i = 0; i < NMETRICS; i++) {
-            char a[64], b[64], r[32];
-            if (isnan(rows[i].real))
-                snprintf(r, sizeof r, "(distance)");
-            else if (!isfinite(rows[i].real))
-                snprintf(r, sizeof r, "no value");
-            else
-                snprintf(r, sizeof r, "%.4g", rows[i].real);
-            printf("%-20s %11s  %-32s %-32s %s\n", rows[i].name, r,
-                   fmt_stat(&rows[i].v[0], a, sizeof a), fmt_stat(&rows[i].v[1], b, sizeof b),
-                   rows[i].closer);
-        }
-        printf("closer to the capture (distance intervals apart): copula on %d, fitted on %d of "
-               "%d metrics\n",
-               wins[1], wins[0], NMETRICS);
+        validation_print(capture, m.name, model_file, g->n, realisations, bin, rows, wins);
     }
     if (rc == 0 && plot_dir) {
         if (qc_mkdir_p(plot_dir, &err) != 0) {
