@@ -317,10 +317,10 @@ if part 3; then
         waitf "$T/a.port"
         APORT=$(cat "$T/a.port")
         $NICE_ "$QCTL" load --target "127.0.0.1:$PPORT" --path /gold --rate "$g" --duration "$D3" \
-            --seed 11 --max-errors 1 --dump "$T/c3_gold" --quiet --json >"$T/c3_gold.json" &
+            --connections 512 --seed 11 --max-errors 1 --dump "$T/c3_gold" --quiet --json >"$T/c3_gold.json" &
         LG=$!
         $NICE_ "$QCTL" load --target "127.0.0.1:$PPORT" --path /silver --rate "$sv" --duration "$D3" \
-            --seed 12 --max-errors 1 --dump "$T/c3_silver" --quiet --json >"$T/c3_silver.json" &
+            --connections 1024 --seed 12 --max-errors 1 --dump "$T/c3_silver" --quiet --json >"$T/c3_silver.json" &
         LS=$!
         : >"$T/c3_status"
         i=0
