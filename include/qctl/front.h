@@ -83,7 +83,7 @@
  * class's target; a window whose mean time at a backend passes S0 + w
  * sets the limit to X (S0 + w) (halving at most), one within it whose
  * limit kept a request out raises it by one (never past the demand). It
- * starts at the limiter's initial_limit.
+ * starts at the limiter's initial_limit, which is also its most.
  *
  * Events in, decisions out:
  *   qc_front_arrive    a request arrives: ADMIT now, WAIT (with a handle

@@ -901,7 +901,12 @@ static void work_conserve(qc_front *f, uint32_t gate)
  * them that time at that throughput (Little's law), halving at most per
  * window; while R stays within it and the limit kept a request out, the
  * limit rises by one (to X (S0 + w) at once if that is more, doubling at
- * most), never past the demand. The rest of the queue stays in the front,
+ * most), never past the demand. Never past the limiter's initial_limit
+ * either: the user's limit (the backends' parallelism when known) is the
+ * most, the rule only lowers the limit below it when the backends queue
+ * (a limit raised past one worker's 1 kept an admissible candidate from
+ * showing its delay fall with its priority: the backend's FIFO does not
+ * weigh classes). The rest of the queue stays in the front,
  * where the class weights and wait targets act. */
 static void adm_limit(qc_front *f, double now, uint32_t gate)
 {
@@ -957,6 +962,8 @@ static void adm_limit(qc_front *f, double now, uint32_t gate)
     } else {
         return;
     }
+    if (want > f->p.limiter.initial_limit)
+        want = f->p.limiter.initial_limit; /* the user's limit: the most */
     if (want < 1)
         want = 1;
     if (floor(want) != (double)qc_limiter_limit(f->lim))
