@@ -109,6 +109,7 @@ struct qc_front {
     uint64_t adm_n, adm_n0;
     double adm_sum, adm_sum0, adm_s0, adm_busy;
     uint64_t adm_kn[QC_FRONT_CLASSES_MAX]; /* the window's completions per class */
+    double refuse_late; /* emit_refuse: how late past its deadline (refuse_place) */
     uint32_t cap;     /* the plant's own limit beside the limiter's (qc_front_set_cap) */
     unsigned places;  /* the waiting places allocated (qc_front_set_queue's most) */
 };
@@ -354,8 +355,17 @@ static void emit_refuse(qc_front *f, outbuf *o, uint64_t id, unsigned cls, doubl
     /* a miss for the class's controller (qctl/front.h); not a class
      * already rejected, nor one refused because the front drains */
     if (bounded(f, cls) && (why == QC_FRONT_FULL || why == QC_FRONT_DEADLINE ||
-                            why == QC_FRONT_STANDING))
-        qc_limiter_refused(f->lim, cls, f->p.adm_refusal_cost * f->p.bound[cls]);
+                            why == QC_FRONT_STANDING)) {
+        /* a refusal made later than a tenth of the bound past its
+         * deadline was the plant's lag (its loop stalled), not the
+         * class's priority: it counts as the delay it had, not as the
+         * penalty (a stall of a loaded host refusing a few gold requests
+         * at 100 D each sent gold's priority up by orders of magnitude
+         * and an admissible candidate beside it was rejected) */
+        double cost = f->refuse_late > 0.1 * f->p.bound[cls] ? waited + f->est[cls]
+                                                              : f->p.adm_refusal_cost * f->p.bound[cls];
+        qc_limiter_refused(f->lim, cls, cost);
+    }
     if (o->n < o->cap)
         o->d[o->n++] = (qc_front_decision){
             .id = id, .act = QC_FRONT_REFUSE, .reason = why, .cls = cls, .waited = waited};
@@ -366,7 +376,9 @@ static void refuse_place(qc_front *f, outbuf *o, int32_t i, double now, qc_front
 {
     place *e = &f->room[i];
     unlink_place(f, i);
+    f->refuse_late = now - e->deadline;
     emit_refuse(f, o, e->id, e->cls, now - e->t_arrive, why);
+    f->refuse_late = 0;
     free_place(f, i);
 }
 
