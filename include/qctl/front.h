@@ -208,7 +208,10 @@ typedef struct qc_front_params {
                                   delay samples as adm_refusal_cost D_i
                                   (default 100: a miss that outweighs the
                                   admitted requests' delays, so that the
-                                  class refused raises its priority) */
+                                  class refused raises its priority); one
+                                  refused more than 0.1 D_i past its
+                                  deadline (the plant's loop stalled)
+                                  counts as the delay it had */
     double adm_backend_share;  /* the share in [0, 1) of the tightest class's
                                   slack T - S0 the backends may queue for
                                   (the limit, see "Bounded classes";
