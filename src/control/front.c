@@ -362,8 +362,9 @@ static void emit_refuse(qc_front *f, outbuf *o, uint64_t id, unsigned cls, doubl
          * penalty (a stall of a loaded host refusing a few gold requests
          * at 100 D each sent gold's priority up by orders of magnitude
          * and an admissible candidate beside it was rejected) */
-        double cost = f->refuse_late > 0.1 * f->p.bound[cls] ? waited + f->est[cls]
-                                                              : f->p.adm_refusal_cost * f->p.bound[cls];
+        double cost = f->refuse_late > 0.1 * f->p.bound[cls]
+                          ? waited + f->est[cls]
+                          : f->p.adm_refusal_cost * f->p.bound[cls];
         qc_limiter_refused(f->lim, cls, cost);
     }
     if (o->n < o->cap)
@@ -931,7 +932,8 @@ static void adm_limit(qc_front *f, double now, uint32_t gate)
     f->adm_n = f->adm_n0 = 0;
     f->adm_sum = f->adm_sum0 = 0;
     if (n0)
-        f->adm_s0 = isnan(f->adm_s0) ? sum0 / (double)n0 : f->adm_s0 + 0.2 * (sum0 / (double)n0 - f->adm_s0);
+        f->adm_s0 = isnan(f->adm_s0) ? sum0 / (double)n0
+                                     : f->adm_s0 + 0.2 * (sum0 / (double)n0 - f->adm_s0);
     double s0 = f->adm_s0;
     if (!n || !(s0 > 0)) {
         memset(f->adm_kn, 0, sizeof f->adm_kn);
