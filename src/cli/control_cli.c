@@ -1,19 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* control_cli.c: `qctl control`, a controller between another server's
- * sensor and actuator (live/control.h): flags, checks, run, and the
- * re-read of --config on SIGHUP (the same table parsed again). */
-#include <jansson.h>
-#include <math.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
+ * sensor and actuator (live/control.h): its flags, and the run of
+ * app/control_cmd.c, which parses them again on SIGHUP. */
+#include "app/control_cmd.h"
 #include "cli.h"
-#include "flags.h"
-#include "live/control.h"
-#include "live_serve.h"
-#include "qctl/arx_json.h"
 
 static const char control_about[] =
     "Runs a controller every --interval from a sensor to an actuator of a\n"
@@ -70,102 +60,11 @@ static const char control_about[] =
     "limits; bumpless). SIGTERM (or --duration) drains: the apply under way\n"
     "finishes, then --final N is applied (park: every server back to ready).\n";
 
-typedef struct control_cli {
-    qc_control_params o;
-    const char *reference, *levels, *sensor, *model;
-    int controller, aw, excite, help, gain_sign;
-    int argc;
-    char **argv; /* the command line as given (getopt reorders a copy) */
-    void *words; /* the --config words its strings point into (cli_flags_config_detach) */
-} control_cli;
-
-static const char controller_words[] = "static,integral,pi,open,park";
-
-/* --model FILE.json (`qctl sysid -o`): the plant's static gain, and its
- * 95% interval when the file has the fit's (fit.dc_gain.ci95). */
-static int model_gain(const char *path, qc_control_params *o)
-{
-    qc_arx_system sys;
-    qc_err err = {0};
-    if (qc_arx_system_read(path, &sys, &err) != 0) {
-        cli_error("--model: %s", err.msg);
-        return QC_EXIT_USAGE;
-    }
-    o->gain = qc_arx_dc_gain(&sys.plant);
-    o->gain_lo = o->gain_hi = NAN;
-    o->gain_from = path;
-    json_t *j = json_load_file(path, 0, NULL); /* read once already: it parses */
-    json_t *ci = json_object_get(json_object_get(json_object_get(j, "fit"), "dc_gain"), "ci95");
-    if (json_is_array(ci) && json_array_size(ci) == 2 &&
-        json_is_number(json_array_get(ci, 0)) && json_is_number(json_array_get(ci, 1))) {
-        o->gain_lo = json_number_value(json_array_get(ci, 0));
-        o->gain_hi = json_number_value(json_array_get(ci, 1));
-    }
-    json_decref(j);
-    return 0;
-}
-
-/* "A,B": two finite numbers. */
-static int parse_levels(const char *s, double lv[2])
-{
-    char *end;
-    lv[0] = strtod(s, &end);
-    if (end == s || *end != ',')
-        goto bad;
-    const char *b = end + 1;
-    lv[1] = strtod(b, &end);
-    if (end == b || *end != 0 || !isfinite(lv[0]) || !isfinite(lv[1]))
-        goto bad;
-    return 0;
-bad:
-    cli_error("--excite-levels: '%s' is not A,B (two settings)", s);
-    return QC_EXIT_USAGE;
-}
-
-static int control_validate(void *ctx)
-{
-    control_cli *c = ctx;
-    qc_control_params *o = &c->o;
-    o->loop.kind = (qc_ctlloop_kind)c->controller;
-    o->loop.aw = (qc_antiwindup)c->aw;
-    o->loop.steps = c->excite == 1;
-    o->sensor.remote = c->sensor;
-    qc_err err = {0};
-    if (c->levels && parse_levels(c->levels, o->loop.levels) != 0)
-        return QC_EXIT_USAGE;
-    if (c->reference) {
-        if (o->loop.kind != QC_CTLLOOP_INTEGRAL && o->loop.kind != QC_CTLLOOP_PI) {
-            cli_error("--reference: only with --controller integral or pi");
-            return QC_EXIT_USAGE;
-        }
-        if (qc_sched_parse(c->reference, o->loop.ref, QC_CTLLOOP_REF_MAX, &o->loop.nref, &err) !=
-            0) {
-            cli_error("--reference: %s", err.msg);
-            return QC_EXIT_USAGE;
-        }
-    }
-    if (c->gain_sign && !c->model) {
-        cli_error("--gain-sign: only with --model (the identified gain it is checked against)");
-        return QC_EXIT_USAGE;
-    }
-    o->gain_sign = c->gain_sign == 1 ? 1 : c->gain_sign == 2 ? -1 : 0;
-    if (c->model && model_gain(c->model, o) != 0)
-        return QC_EXIT_USAGE;
-    if (c->levels && o->loop.kind != QC_CTLLOOP_OPEN) {
-        cli_error("--excite-levels: only with --controller open");
-        return QC_EXIT_USAGE;
-    }
-    int r = qc_control_params_check(o, &err);
-    if (r != 0) { /* a refused bind is a failure to start (1), the rest usage (2) */
-        cli_error("control: %s", err.msg);
-        return r == QC_EIO ? QC_EXIT_FAIL : QC_EXIT_USAGE;
-    }
-    return 0;
-}
-
 /* The table over c; parses argv into c. */
-static int control_parse(control_cli *c, int argc, char **argv)
+static int control_parse(void *ctx, int argc, char **argv, int reload)
 {
+    (void)reload; /* the same parse: a reload's messages go to standard error */
+    control_cli *c = ctx;
     qc_control_params *o = &c->o;
     qc_ctlloop_params *l = &o->loop;
     const cli_flag flags[] = {
@@ -188,7 +87,7 @@ static int control_parse(control_cli *c, int argc, char **argv)
          .help = "haproxy-maxconn:..., haproxy-weight:...,\nhaproxy-park:..., "
                  "pgbouncer-pool:... or cmd:... (above)"},
         {"", CLI_NOTE, NULL, .help = "The controller:"},
-        {"controller", CLI_CHOICE, &c->controller, .arg = "C", .choices = controller_words,
+        {"controller", CLI_CHOICE, &c->controller, .arg = "C", .choices = cli_ctlloop_words(QC_CTLLOOP_PARK + 1),
          .help = "static (default, --setting), integral, pi, open\nor park"},
         {"setting", CLI_DOUBLE, &l->u_init, -1e9, 1e9, .arg = "N",
          .help = "static: the setting; integral, pi: the first one\n(default --min-setting); "
@@ -211,7 +110,7 @@ static int control_parse(control_cli *c, int argc, char **argv)
          .help = "the controller's least setting (default 1)"},
         {"max-setting", CLI_DOUBLE, &l->u_max, -1e9, 1e9, .arg = "B",
          .help = "its largest (default 1000)"},
-        {"antiwindup", CLI_CHOICE, &c->aw, .arg = "A", .choices = "none,conditional,backcalc",
+        {"antiwindup", CLI_CHOICE, &c->aw, .arg = "A", .choices = cli_antiwindup_words(),
          .help = "none, conditional (default) or backcalc"},
         {"kaw", CLI_DOUBLE, &l->k_aw, 1e-9, 1, .arg = "K",
          .help = "back-calculation gain (default 1)"},
@@ -261,143 +160,7 @@ static int control_parse(control_cli *c, int argc, char **argv)
         control_about, flags, argc, argv, NULL);
 }
 
-/* Parses a copy of argv (getopt reorders it) into c, and keeps the
- * --config words its strings point into with it: the next parse (a
- * reload) would free them otherwise. */
-static int control_parse_held(control_cli *c, int argc, char **argv)
-{
-    char **av = malloc(((size_t)argc + 1) * sizeof *av);
-    if (!av) {
-        cli_error("out of memory");
-        return QC_EXIT_FAIL;
-    }
-    memcpy(av, argv, ((size_t)argc + 1) * sizeof *av);
-    int rc = control_parse(c, argc, av);
-    free(av); /* the strings stay: they are argv's own, or the file's detached words */
-    if (rc == 0)
-        c->words = cli_flags_config_detach();
-    return rc;
-}
-
-static void control_defaults(control_cli *c)
-{
-    memset(c, 0, sizeof *c);
-    qc_control_params_init(&c->o);
-    c->controller = QC_CTLLOOP_STATIC;
-    c->aw = QC_AW_CONDITIONAL;
-}
-
-/* The words of the configurations read: the first (the running sensor's
- * and actuator's strings point into it for the whole run), the one a
- * reload took last, and the one before it, released only at the next
- * reload (as the proxy's command keeps its previous configuration) so
- * that nothing the running configuration may still point into is freed. */
-typedef struct control_run {
-    control_cli *first;
-    void *cur, *prev;
-} control_run;
-
-/* SIGHUP: the same command line again, --config read anew. */
-static int control_reload(void *ctx, qc_control_params *fresh, qc_err *err)
-{
-    control_run *R = ctx;
-    control_cli *c = R->first;
-    control_cli *n = malloc(sizeof *n);
-    if (!n)
-        return qc_err_set(err, QC_ENOMEM, "out of memory");
-    control_defaults(n);
-    n->argc = c->argc;
-    n->argv = c->argv;
-    int rc = control_parse_held(n, c->argc, c->argv); /* validates too (the check row) */
-    if (rc != 0) {
-        free(n);
-        return qc_err_set(err, QC_EINVAL, rc == CLI_DONE_HELP || rc == CLI_DONE_CHECK
-                                              ? "--check or --help has no meaning on a reload"
-                                              : "see the message above");
-    }
-    *fresh = n->o;
-    cli_flags_config_release(R->prev);
-    R->prev = R->cur;
-    R->cur = n->words;
-    free(n);
-    return 0;
-}
-
-/* The command's side of the controller: the loop and the signals are
- * its (the library's controller only runs on the loop: control.h).
- * SIGTERM, SIGINT drain (a second stops at once), SIGHUP reloads. */
-typedef struct control_host {
-    cli_signals sig;
-    qc_control *C;
-    int series_failed;
-} control_host;
-
-static void host_signal(uv_signal_t *h, int sig)
-{
-    (void)sig;
-    control_host *H = h->data;
-    if (H->C)
-        qc_control_drain(H->C);
-}
-
-static void host_hup(uv_signal_t *h, int sig)
-{
-    (void)sig;
-    control_host *H = h->data;
-    if (H->C)
-        (void)qc_control_reload(H->C); /* a refusal is logged and counted */
-}
-
-static void host_closed(qc_control *C, void *arg)
-{
-    control_host *H = arg;
-    qc_control_status st;
-    qc_control_status_get(C, &st);
-    H->series_failed = st.series_failed;
-    H->C = NULL;
-    cli_signals_close(&H->sig);
-}
-
-static int control_serve(const qc_control_params *o, qc_err *err)
-{
-    uv_loop_t loop;
-    if (uv_loop_init(&loop) != 0)
-        return qc_err_set(err, QC_EIO, "cannot start the event loop");
-    control_host H = {0};
-    int rc = qc_control_start(&loop, o, &H.C, err);
-    if (rc == 0) {
-        cli_signals_start(&H.sig, &loop, host_signal, host_hup, NULL, &H);
-        qc_control_close(H.C, host_closed, &H);
-    }
-    uv_run(&loop, UV_RUN_DEFAULT); /* a failed start's handles close here */
-    uv_loop_close(&loop);
-    if (rc == 0 && H.series_failed)
-        rc = qc_err_set(err, QC_EIO, "--series: %s: write failed", o->series);
-    return rc;
-}
-
 int cmd_control(int argc, char **argv)
 {
-    static control_cli c; /* the reload reads argv and the strings for the whole run */
-    control_run R = {.first = &c};
-    control_defaults(&c);
-    c.argc = argc;
-    c.argv = argv;
-    int rc = control_parse_held(&c, argc, argv);
-    if (rc != 0)
-        return rc == CLI_DONE_HELP || rc == CLI_DONE_CHECK ? 0 : rc;
-    c.o.reload = control_reload;
-    c.o.reload_ctx = &R;
-    signal(SIGPIPE, SIG_IGN); /* a server gone mid-write is not fatal */
-    qc_err err = {0};
-    rc = control_serve(&c.o, &err);
-    cli_flags_config_release(R.cur);
-    cli_flags_config_release(R.prev);
-    cli_flags_config_release(c.words);
-    c.words = NULL;
-    if (rc != 0) {
-        cli_error("control: %s", err.msg);
-        return cli_exit_code(rc);
-    }
-    return 0;
+    return control_main(argc, argv, control_parse);
 }

@@ -101,6 +101,9 @@ void qc__deadline_drop(qc__deadline *d);
  * when it fired early (re-armed for the rest) or there is none. */
 int qc__deadline_due(qc__deadline *d, uv_timer_t *t, uv_timer_cb cb, uint64_t step);
 
+/* The port on a line into path (written to path.tmp, then renamed: a
+ * reader never sees half of it), "-": standard output. */
+int qc__port_file_write(const char *path, int port, qc_err *err);
 /* Writes the bound port of a TCP handle to path (for tests using port 0). */
 int qc__write_port(uv_tcp_t *tcp, const char *path, qc_err *err);
 

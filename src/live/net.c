@@ -311,13 +311,8 @@ int qc__listen(uv_loop_t *loop, uv_tcp_t *t, void *data, const char *where,
     return 0;
 }
 
-int qc__write_port(uv_tcp_t *tcp, const char *path, qc_err *err)
+int qc__port_file_write(const char *path, int port, qc_err *err)
 {
-    struct sockaddr_storage ss;
-    int len = sizeof ss;
-    if (uv_tcp_getsockname(tcp, (struct sockaddr *)&ss, &len) != 0)
-        return qc_err_set(err, QC_EIO, "cannot read the bound address");
-    int port = qc__addr_port(&ss);
     if (strcmp(path, "-") == 0) { /* standard output: the port on a line */
         printf("%d\n", port);
         return fflush(stdout) == 0 ? 0 : qc_err_set(err, QC_EIO, "standard output: cannot write");
@@ -331,6 +326,15 @@ int qc__write_port(uv_tcp_t *tcp, const char *path, qc_err *err)
     if (fclose(f) != 0 || rename(tmp, path) != 0)
         return qc_err_set(err, QC_EIO, "%s: cannot write", path);
     return 0;
+}
+
+int qc__write_port(uv_tcp_t *tcp, const char *path, qc_err *err)
+{
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    if (uv_tcp_getsockname(tcp, (struct sockaddr *)&ss, &len) != 0)
+        return qc_err_set(err, QC_EIO, "cannot read the bound address");
+    return qc__port_file_write(path, qc__addr_port(&ss), err);
 }
 
 int qc__conn_init(uv_loop_t *loop, uv_tcp_t *tcp, uv_timer_t *timer, void *owner)
