@@ -81,8 +81,9 @@
  * throughput, the servers in use are X S0 (Little's law) and the backends
  * may queue for w = adm_backend_share (T - S0), T the tightest admitted
  * class's target; a window whose mean time at a backend passes S0 + w
- * sets the limit to X (S0 + w) (halving at most), one within it whose
- * limit kept a request out raises it by one (never past the demand). It
+ * sets the limit to X (S0 + w) (from the second such window in a row,
+ * by a quarter at most), one within it whose limit kept a request out
+ * raises it by one (never past the demand). It
  * starts at the limiter's initial_limit, which is also its most.
  *
  * Events in, decisions out:

@@ -108,6 +108,7 @@ struct qc_front {
     double adm_t0;
     uint64_t adm_n, adm_n0;
     double adm_sum, adm_sum0, adm_s0, adm_busy;
+    unsigned adm_slow; /* windows in a row whose backends queued past S0 + w */
     uint64_t adm_kn[QC_FRONT_CLASSES_MAX]; /* the window's completions per class */
     double refuse_late; /* emit_refuse: how late past its deadline (refuse_place) */
     uint32_t cap;     /* the plant's own limit beside the limiter's (qc_front_set_cap) */
@@ -911,8 +912,11 @@ static void work_conserve(qc_front *f, uint32_t gate)
  * admitted class's slack T - S0, T = (1 - eps) D: a wait w there. When the
  * window's mean time at a backend R passes S0 + w, the backends queue past
  * that: the limit becomes X (S0 + w), the requests in flight that give
- * them that time at that throughput (Little's law), halving at most per
- * window; while R stays within it and the limit kept a request out, the
+ * them that time at that throughput (Little's law), by a quarter at most
+ * per window and from the second such window in a row on (one window may
+ * be a stall of a loaded host: the limit halved on each fell to 2 under 4
+ * workers and gold was refused 8% where the twin said 2%); while R stays
+ * within it and the limit kept a request out, the
  * limit rises by one (to X (S0 + w) at once if that is more, doubling at
  * most), never past the demand. Never past the limiter's initial_limit
  * either: the user's limit (the backends' parallelism when known) is the
@@ -962,9 +966,12 @@ static void adm_limit(qc_front *f, double now, uint32_t gate)
     double w = t > s0 ? f->p.adm_backend_share * (t - s0) : 0;
     double want = x * (s0 + w); /* servers in use + throughput x the backends' wait */
     double g = (double)gate;
+    f->adm_slow = r > s0 + w ? f->adm_slow + 1 : 0;
     if (r > s0 + w) {
-        if (want < g / 2)
-            want = g / 2;
+        if (f->adm_slow < 2)
+            return; /* one window may be a stall of the host: two in a row */
+        if (want < 0.75 * g)
+            want = 0.75 * g;
     } else if (f->win_bound) {
         double demand = (double)(f->inflight - f->carrying) + (double)f->waiting;
         if (want > 2 * g)
