@@ -42,6 +42,19 @@
 #     Then the same scenario 5 times slower (det:0.05, C = 80/s; gold 50/s
 #     bound 0.25 s, silver 70/s bound 1.5 s), which a Python client can
 #     drive on a busy host.
+#  3. the class cases with qctl's own client: 4 workers at det:0.01, gold
+#     (bound 0.05 s, /gold) and silver (bound 0.3 s, /silver) through
+#     `qctl proxy --limiter admission` at its default --limit (the front
+#     sets the limit by Little's law), offered open loop by one `qctl load
+#     --dump` per class for DUR3 s (default 30, the first WARM s
+#     unmeasured): 1x (gold 250/s + silver 350/s), 3x (750 + 1050) and
+#     silver a candidate at 300/s beside gold 250/s (CASES3="1x 3x cand");
+#     /status polled through each run (queue_standing, each class's
+#     late). Then `qctl sim proxy` on the same parameters and the very
+#     send instants of the dumps (trace:FILE per class). Per class: the
+#     admitted mean delay (the clients' dumps) against its bound, the
+#     mean and the refused fraction live against simulated (20% / 5
+#     points). Needs curl.
 # SERVICE=measured: the simulation's service law is the backend's as
 # measured on this host (calibrate_service below) rather than the one the
 # backend is given; the table's last column then says what the twin
@@ -277,6 +290,103 @@ for k, c in enumerate(sim["classes"]):
         f(a["p50"], 1e3, "%.1f"), f(s50, 1e3, "%.1f"), f(r50, 1, "%.2f"),
         f(a["refused"], 100, "%.1f%%"), f(sr, 100, "%.1f%%"), f(dr, 100, "%+.1f"),
         "yes" if all(ok) else "no"))
+EOF
+    done
+fi
+
+if part 3; then
+    echo
+    D3=${DUR3:-30}
+    CASES3=${CASES3:-"1x 3x cand"}
+    command -v curl >/dev/null || { echo "part 3 needs curl: skipped"; CASES3=""; }
+    for case3 in $CASES3; do
+        cand=""
+        case $case3 in
+            1x) g=250 sv=350 ;;
+            3x) g=750 sv=1050 ;;
+            cand) g=250 sv=300 cand="--candidate silver" ;;
+            *) echo "bench_twin: CASES3: $case3 is not 1x, 3x or cand" >&2; exit 2 ;;
+        esac
+        load0=$(cut -d' ' -f1 /proc/loadavg)
+        start_backend --workers 4 --service det:0.01
+        rm -f "$T/a.port"
+        # shellcheck disable=SC2086
+        start_proxy --admin 127.0.0.1:0 --admin-port-file "$T/a.port" --admin-no-token \
+            --limiter admission --class gold=0.05 --class silver=0.3 $cand \
+            --class-prefix gold=/gold --class-prefix silver=/silver
+        waitf "$T/a.port"
+        APORT=$(cat "$T/a.port")
+        $NICE_ "$QCTL" load --target "127.0.0.1:$PPORT" --path /gold --rate "$g" --duration "$D3" \
+            --connections 512 --seed 11 --max-errors 1 --dump "$T/c3_gold" --quiet --json >"$T/c3_gold.json" &
+        LG=$!
+        $NICE_ "$QCTL" load --target "127.0.0.1:$PPORT" --path /silver --rate "$sv" --duration "$D3" \
+            --connections 1024 --seed 12 --max-errors 1 --dump "$T/c3_silver" --quiet --json >"$T/c3_silver.json" &
+        LS=$!
+        : >"$T/c3_status"
+        i=0
+        while kill -0 "$LG" 2>/dev/null && [ $i -lt $((D3 * 4)) ]; do
+            curl -s "http://127.0.0.1:$APORT/status" | tr -d '\n' >>"$T/c3_status" && echo >>"$T/c3_status"
+            sleep 0.25
+            i=$((i + 1))
+        done
+        wait "$LG" || :
+        wait "$LS" || :
+        curl -s "http://127.0.0.1:$APORT/status" | tr -d '\n' >>"$T/c3_status" && echo >>"$T/c3_status"
+        stop "$PPID_" "$BPID"
+        for c in gold silver; do # the send instants, for the twin
+            awk '!/^#/ { print $2 }' "$T/c3_$c" >"$T/c3_$c.trace"
+        done
+        # shellcheck disable=SC2086
+        "$QCTL" sim proxy --workers 4 --service det:0.01 --limiter admission \
+            --class gold=0.05 --class silver=0.3 $cand --class-arrival "gold=trace:$T/c3_gold.trace" \
+            --class-arrival "silver=trace:$T/c3_silver.trace" --time "$((D3 - WARM))" --warmup "$WARM" \
+            --reps "$REPS" --quiet --json >"$T/c3_sim.json"
+        echo "class case $case3: gold $g/s (bound 0.05 s), silver $sv/s (bound 0.3 s)${cand:+, silver a candidate}, $D3 s; host load $load0 -> $(cut -d' ' -f1 /proc/loadavg)"
+        "$PY" - "$T" "$WARM" <<'EOF'
+import json, sys
+T, warm = sys.argv[1], float(sys.argv[2])
+sim = json.load(open(T + "/c3_sim.json"))
+bounds = {"gold": 0.05, "silver": 0.3}
+polls = []
+for l in open(T + "/c3_status"):
+    try:
+        polls.append(json.loads(l))
+    except ValueError:
+        pass
+standing = sum(1 for p in polls if p.get("queue_standing"))
+last = polls[-1] if polls else {}
+late = {c.get("name"): c.get("late") for c in last.get("classes", [])}
+state = {c.get("name"): c.get("state") for c in last.get("classes", [])}
+lims = [p["limit"] for p in polls if isinstance(p.get("limit"), (int, float))]
+print("  /status polled %d times: queue_standing true in %d; let in past a deadline (late, s): %s; limit %s"
+      % (len(polls), standing, ", ".join("%s %s" % (k, late.get(k)) for k in bounds),
+         "%.3g-%.3g, last %.3g" % (min(lims), max(lims), lims[-1]) if lims else "-"))
+print("  | class | state live / sim rejected | bound ms | live mean ms (n) | below bound | sim mean ms (ratio) | refused live / sim (points) | met |")
+print("  | --- | --- | --- | --- | --- | --- | --- | --- |")
+for c in sim["classes"]:
+    name = c["name"]
+    if name not in bounds:
+        continue
+    rows = [l.split() for l in open(T + "/c3_" + name) if not l.startswith("#")]
+    rows = [(float(r[1]), float(r[2]), int(r[3])) for r in rows if float(r[1]) >= warm]
+    ok = [r[1] for r in rows if 200 <= r[2] < 300]
+    ref = sum(1 for r in rows if r[2] == 503)
+    lm = sum(ok) / len(ok) if ok else None
+    lr = ref / len(rows) if rows else None
+    sm = c["latency"]["value"] if c["latency"] else None
+    sr = c["refused"]["value"] if c["refused"] else None
+    rm = None if sm is None or not lm else sm / lm
+    dr = None if sr is None or lr is None else sr - lr
+    # claim (i) is on the admitted classes: a class rejected (live, and in
+    # every replication of the twin) has no admitted mean to hold
+    rej = state.get(name) == "rejected" and c.get("rejected_in_reps") == sim["run"].get("reps", -1)
+    below = (lm is not None and lm < bounds[name]) or (rej and not ok)
+    okp = dr is not None and abs(dr) <= 0.05 and ((rm is not None and abs(rm - 1) <= 0.2) or (rej and sm is None))
+    f = lambda x, k, fmt: "-" if x is None else fmt % (k * x)
+    print("  | %s | %s / %s of %s | %g | %s (%d) | %s | %s (%s) | %s / %s (%s) | %s |" % (
+        name, state.get(name), c.get("rejected_in_reps"), sim["run"].get("reps"), 1e3 * bounds[name], f(lm, 1e3, "%.1f"), len(ok), ("n/a: rejected" if rej and not ok else "yes") if below else "NO",
+        f(sm, 1e3, "%.1f"), f(rm, 1, "%.2f"), f(lr, 100, "%.1f%%"), f(sr, 100, "%.1f%%"),
+        f(dr, 100, "%+.1f"), "yes" if below and okp else "no"))
 EOF
     done
 fi

@@ -73,7 +73,18 @@
  * that no priorities can serve, every class's priority runs to its
  * ceiling and the slots go in proportion to 1 / D_i: the looser class
  * takes the refusals). Best effort (bound 0) has the weight the limiter
- * leaves it and waits up to queue_timeout.
+ * leaves it and waits up to queue_timeout. The limit is the front's to
+ * set (qc_limiter_set_limit), at the end of each window, so that the
+ * backends do not queue past the bounds where no weight acts: with S0
+ * the backends' service time (the mean time at a backend of requests sent
+ * with no more in flight than the servers in use) and X the window's
+ * throughput, the servers in use are X S0 (Little's law) and the backends
+ * may queue for w = adm_backend_share (T - S0), T the tightest admitted
+ * class's target; a window whose mean time at a backend passes S0 + w
+ * sets the limit to X (S0 + w) (from the second such window in a row,
+ * by a quarter at most), one within it whose limit kept a request out
+ * raises it by one (never past the demand). It
+ * starts at the limiter's initial_limit, which is also its most.
  *
  * Events in, decisions out:
  *   qc_front_arrive    a request arrives: ADMIT now, WAIT (with a handle
@@ -196,7 +207,16 @@ typedef struct qc_front_params {
                                   class's target is refused) */
     double adm_refusal_cost;   /* a refused request of class i counts in its
                                   delay samples as adm_refusal_cost D_i
-                                  (default 10: a miss) */
+                                  (default 100: a miss that outweighs the
+                                  admitted requests' delays, so that the
+                                  class refused raises its priority); one
+                                  refused more than 0.1 D_i past its
+                                  deadline (the plant's loop stalled)
+                                  counts as the delay it had */
+    double adm_backend_share;  /* the share in [0, 1) of the tightest class's
+                                  slack T - S0 the backends may queue for
+                                  (the limit, see "Bounded classes";
+                                  default 0.25) */
 } qc_front_params;
 
 /* Defaults above, with limiter algo algo (qc_limiter_params_init). */

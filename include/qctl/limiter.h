@@ -41,9 +41,11 @@
  *   GRADIENT2, VEGAS, ENVOY: the step objects of qctl/limiters.h, given
  *              the interval's sample (Envoy also gets a clock tick).
  *   ADMISSION  the autonomic multi-class admission control of
- *              qctl/admission.h on a live server: the limit stays at
+ *              qctl/admission.h on a live server: the limit starts at
  *              initial_limit (the backends' parallelism, so that the queue
- *              forms in front of them where priorities act), and each
+ *              forms in front of them where priorities act) and changes
+ *              only by qc_limiter_set_limit (the admission front's
+ *              Little's-law rule, qctl/front.h), and each
  *              class with a bound D_i (bound[i] > 0) runs its own qc_adm
  *              controller on its own mean delay, measured per busy cycle:
  *              a busy cycle ends when the in-flight count returns to 0
@@ -244,8 +246,10 @@ double qc_limiter_next_tick(qc_limiter *l);
 /* Puts the limit at u (clamped to [min_limit, max_limit]) now and the
  * controller's state with it, as if it had arrived there (a bumpless
  * restart: MaxUsers' integrator, AIMD's, Gradient2's, Vegas' and Envoy's
- * limit, Envoy's limit to restore after its minRTT window). Not under
- * FIXED or ADMISSION (nothing changes). Thread-safe. */
+ * limit, Envoy's limit to restore after its minRTT window). ADMISSION: the
+ * limit becomes u and stays there (its controllers set weights, not the
+ * limit; the admission front sets it from the backends' throughput,
+ * qctl/front.h). Not under FIXED (nothing changes). Thread-safe. */
 void qc_limiter_set_limit(qc_limiter *l, double u);
 
 /* Takes new parameters c at run time (a configuration reloaded), keeping

@@ -72,6 +72,10 @@ static int parse_args(int argc, char **argv, load_args *a)
                  "that interval's\nanswers, p95 of its 2xx answers (ok_p95)"},
         {"series-interval", CLI_DOUBLE, &o->series_interval, .arg = "T",
          .help = "its interval in seconds (default 1)"},
+        {"dump", CLI_STR, &o->dump, .path = CLI_PATH_OUT, .arg = "FILE",
+         .help = "one line per request answered or failed, in the\norder due: class (the "
+                 "--header value, else the\npath), send time (s from the start), latency\n"
+                 "(s), HTTP status (0: connection error)"},
         {"max-errors", CLI_DOUBLE, &a->max_errors, 0, 1, .arg = "F",
          .help = "exit 1 when more than this fraction of the requests\nfailed (connection "
                  "errors and timeouts; default 0:\nany failure)"},

@@ -60,7 +60,7 @@ static int proxy_parse(void *ctx, int argc, char **argv, int reload)
          .help = "a backend (repeat for more)"},
         {"limiter", CLI_STR, &pc->limiter, .arg = "NAME",
          .help = "none, fixed, maxusers (default), aimd, vegas,\ngradient2, envoy, admission "
-                 "(per-class delay\nbounds, see --class; the limit stays --limit)"},
+                 "(per-class delay\nbounds, see --class; limit set by Little's law)"},
         {"limit", CLI_DOUBLE, &pc->limit, .arg = "L",
          .help = "initial (fixed: the) limit (default 20;\nmaxusers 10, its least reference)"},
         {"min-limit", CLI_DOUBLE, &pc->minl, .arg = "L", .help = "least limit (default 1)"},

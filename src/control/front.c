@@ -101,6 +101,16 @@ struct qc_front {
     double now; /* the last event's time */
     double late[QC_FRONT_CLASSES_MAX];     /* the longest wait past a deadline: let in */
     double late_ref[QC_FRONT_CLASSES_MAX]; /* ... refused */
+    /* ADMISSION's limit (adm_limit): the window's start, its completions
+     * and their times at a backend, those of them sent with no more in
+     * flight than the servers estimated in use; the backends' service
+     * time S0 so estimated (NAN: none yet) */
+    double adm_t0;
+    uint64_t adm_n, adm_n0;
+    double adm_sum, adm_sum0, adm_s0, adm_busy;
+    unsigned adm_slow; /* windows in a row whose backends queued past S0 + w */
+    uint64_t adm_kn[QC_FRONT_CLASSES_MAX]; /* the window's completions per class */
+    double refuse_late; /* emit_refuse: how late past its deadline (refuse_place) */
     uint32_t cap;     /* the plant's own limit beside the limiter's (qc_front_set_cap) */
     unsigned places;  /* the waiting places allocated (qc_front_set_queue's most) */
 };
@@ -129,7 +139,8 @@ void qc_front_params_init(qc_front_params *p, qc_limiter_algo algo)
     p->fast_rise = 0.2;
     p->fast_slack = 0.02;
     p->adm_room = 1;
-    p->adm_refusal_cost = 10;
+    p->adm_refusal_cost = 100;
+    p->adm_backend_share = 0.25;
 }
 
 static int check(const qc_front_params *p, qc_err *err)
@@ -157,6 +168,9 @@ static int check(const qc_front_params *p, qc_err *err)
     if (!(p->adm_refusal_cost >= 0) || !isfinite(p->adm_refusal_cost))
         return qc_err_set(err, QC_ERANGE, "adm_refusal_cost: %g must be >= 0",
                           p->adm_refusal_cost);
+    if (!(p->adm_backend_share >= 0 && p->adm_backend_share < 1))
+        return qc_err_set(err, QC_ERANGE, "adm_backend_share: %g must be in [0, 1)",
+                          p->adm_backend_share);
     if (!(p->est_init > 0) || !isfinite(p->est_init))
         return qc_err_set(err, QC_ERANGE, "est_init: %g must be a positive time", p->est_init);
     return 0;
@@ -193,6 +207,8 @@ qc_front *qc_front_alloc(const qc_front_params *p, double now, qc_err *err)
     f->watch = p->control && p->work_conserving && !adm;
     f->adm = p->control && adm;
     f->now = now;
+    f->adm_t0 = now;
+    f->adm_s0 = NAN;
     qc_lim_sampler_init(&f->sampler, p->sample_every);
     if (p->queue && !(f->room = calloc(p->queue, sizeof *f->room))) {
         qc_limiter_free(f->lim);
@@ -340,8 +356,18 @@ static void emit_refuse(qc_front *f, outbuf *o, uint64_t id, unsigned cls, doubl
     /* a miss for the class's controller (qctl/front.h); not a class
      * already rejected, nor one refused because the front drains */
     if (bounded(f, cls) && (why == QC_FRONT_FULL || why == QC_FRONT_DEADLINE ||
-                            why == QC_FRONT_STANDING))
-        qc_limiter_refused(f->lim, cls, f->p.adm_refusal_cost * f->p.bound[cls]);
+                            why == QC_FRONT_STANDING)) {
+        /* a refusal made later than a tenth of the bound past its
+         * deadline was the plant's lag (its loop stalled), not the
+         * class's priority: it counts as the delay it had, not as the
+         * penalty (a stall of a loaded host refusing a few gold requests
+         * at 100 D each sent gold's priority up by orders of magnitude
+         * and an admissible candidate beside it was rejected) */
+        double cost = f->refuse_late > 0.1 * f->p.bound[cls]
+                          ? waited + f->est[cls]
+                          : f->p.adm_refusal_cost * f->p.bound[cls];
+        qc_limiter_refused(f->lim, cls, cost);
+    }
     if (o->n < o->cap)
         o->d[o->n++] = (qc_front_decision){
             .id = id, .act = QC_FRONT_REFUSE, .reason = why, .cls = cls, .waited = waited};
@@ -352,7 +378,9 @@ static void refuse_place(qc_front *f, outbuf *o, int32_t i, double now, qc_front
 {
     place *e = &f->room[i];
     unlink_place(f, i);
+    f->refuse_late = now - e->deadline;
     emit_refuse(f, o, e->id, e->cls, now - e->t_arrive, why);
+    f->refuse_late = 0;
     free_place(f, i);
 }
 
@@ -874,6 +902,95 @@ static void work_conserve(qc_front *f, uint32_t gate)
         qc_limiter_set_limit(f->lim, want);
 }
 
+/* ADMISSION's limit (qctl/front.h, "Bounded classes"), at the end of
+ * each window: the backends' service time S0 is the mean time at a backend
+ * of the requests sent with no more in flight than the servers in use
+ * (none queues inside a backend then; the first window's, sent with one
+ * in flight, start it), smoothed over windows; the servers in use are X S0
+ * by Little's law, X the window's throughput. The backends may keep a
+ * queue of their own for a share (adm_backend_share) of the tightest
+ * admitted class's slack T - S0, T = (1 - eps) D: a wait w there. When the
+ * window's mean time at a backend R passes S0 + w, the backends queue past
+ * that: the limit becomes X (S0 + w), the requests in flight that give
+ * them that time at that throughput (Little's law), by a quarter at most
+ * per window and from the second such window in a row on (one window may
+ * be a stall of a loaded host: the limit halved on each fell to 2 under 4
+ * workers and gold was refused 8% where the twin said 2%); while R stays
+ * within it and the limit kept a request out, the
+ * limit rises by one (to X (S0 + w) at once if that is more, doubling at
+ * most), never past the demand. Never past the limiter's initial_limit
+ * either: the user's limit (the backends' parallelism when known) is the
+ * most, the rule only lowers the limit below it when the backends queue
+ * (a limit raised past one worker's 1 kept an admissible candidate from
+ * showing its delay fall with its priority: the backend's FIFO does not
+ * weigh classes). The rest of the queue stays in the front,
+ * where the class weights and wait targets act. */
+static void adm_limit(qc_front *f, double now, uint32_t gate)
+{
+    double dt = now - f->adm_t0;
+    if (!(dt > 0))
+        return;
+    uint64_t n = f->adm_n, n0 = f->adm_n0;
+    double sum = f->adm_sum, sum0 = f->adm_sum0;
+    f->adm_t0 = now;
+    f->adm_n = f->adm_n0 = 0;
+    f->adm_sum = f->adm_sum0 = 0;
+    if (n0)
+        f->adm_s0 = isnan(f->adm_s0) ? sum0 / (double)n0
+                                     : f->adm_s0 + 0.2 * (sum0 / (double)n0 - f->adm_s0);
+    double s0 = f->adm_s0;
+    if (!n || !(s0 > 0)) {
+        memset(f->adm_kn, 0, sizeof f->adm_kn);
+        return;
+    }
+    double x = (double)n / dt, r = sum / (double)n;
+    f->adm_busy = x * s0;
+    for (unsigned k = 0; k < f->p.classes; k++) {
+        /* a class none of whose requests came back in the window keeps an
+         * old time at a backend: one from when the backends queued more
+         * (the limit still high at the start) made its wait target 0, so
+         * that none of its requests waited, none came back, and the
+         * estimate never fell (gold refused 100% at 3x): it takes the
+         * backends' time now when that is less */
+        if (!f->adm_kn[k] && f->est[k] > r)
+            f->est[k] = r;
+        f->adm_kn[k] = 0;
+    }
+    double t = INFINITY;
+    for (unsigned k = 0; k < f->p.classes; k++)
+        if (bounded(f, k) && !class_rejected(f, k) &&
+            (1 - f->p.limiter.adm_epsilon) * f->p.bound[k] < t)
+            t = (1 - f->p.limiter.adm_epsilon) * f->p.bound[k];
+    if (!isfinite(t))
+        return;
+    double w = t > s0 ? f->p.adm_backend_share * (t - s0) : 0;
+    double want = x * (s0 + w); /* servers in use + throughput x the backends' wait */
+    double g = (double)gate;
+    f->adm_slow = r > s0 + w ? f->adm_slow + 1 : 0;
+    if (r > s0 + w) {
+        if (f->adm_slow < 2)
+            return; /* one window may be a stall of the host: two in a row */
+        if (want < 0.75 * g)
+            want = 0.75 * g;
+    } else if (f->win_bound) {
+        double demand = (double)(f->inflight - f->carrying) + (double)f->waiting;
+        if (want > 2 * g)
+            want = 2 * g;
+        if (want < g + 1)
+            want = g + 1;
+        if (want > demand)
+            want = demand > g ? demand : g;
+    } else {
+        return;
+    }
+    if (want > f->p.limiter.initial_limit)
+        want = f->p.limiter.initial_limit; /* the user's limit: the most */
+    if (want < 1)
+        want = 1;
+    if (floor(want) != (double)qc_limiter_limit(f->lim))
+        qc_limiter_set_limit(f->lim, want);
+}
+
 /* Steps the limiter's controller: a window of the sampler closed. */
 static void close_window(qc_front *f, double now)
 {
@@ -881,6 +998,8 @@ static void close_window(qc_front *f, double now)
         return;
     uint32_t gate = qc_limiter_limit(f->lim);
     qc_limiter_tick(f->lim, now);
+    if (f->adm)
+        adm_limit(f, now, gate);
     work_conserve(f, gate);
 }
 
@@ -919,6 +1038,15 @@ int qc_front_done(qc_front *f, double now, qc_front_token *tok, double service, 
         }
         if (outcome == QC_FRONT_OK)
             f->est[k] += 0.1 * (service - f->est[k]);
+        if (outcome == QC_FRONT_OK && f->adm) { /* adm_limit's window */
+            f->adm_n++;
+            f->adm_kn[k]++;
+            f->adm_sum += service;
+            if (tok->lt.inflight <= (f->adm_busy > 1 ? f->adm_busy : 1)) {
+                f->adm_n0++;
+                f->adm_sum0 += service;
+            }
+        }
         if (outcome == QC_FRONT_DROPPED)
             f->win_drops++;
         if (outcome == QC_FRONT_OK && f->p.control &&

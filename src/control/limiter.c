@@ -677,9 +677,10 @@ void qc_limiter_set_limit(qc_limiter *l, double u)
     u = clampd(u, c->min_limit, c->max_limit);
     switch (c->algo) {
     case QC_LIMITER_FIXED:
-    case QC_LIMITER_ADMISSION:
         pthread_mutex_unlock(&l->mu);
         return;
+    case QC_LIMITER_ADMISSION:
+        break; /* the limit is its plant's to set (qctl/front.h); no state follows it */
     case QC_LIMITER_MAXUSERS:
         qc_mu_ctl_reset(&l->mu_ctl, u);
         u = l->mu_ctl.u;

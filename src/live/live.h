@@ -211,6 +211,13 @@ typedef struct qc_load_params {
     const qc_dist *think, *session, *off;
     const char *series;     /* NULL or a CSV written every series_interval s */
     double series_interval;
+    /* NULL, or a file written by qc_load_run at the end: one line per
+     * request answered or failed, in the order they were due, "CLASS SEND
+     * LATENCY STATUS": CLASS the value of class_header (else the path),
+     * SEND when it was due (seconds from the start), LATENCY from then to
+     * its answer or failure, STATUS the HTTP status (0: connection error);
+     * timeouts are not in it (the counts have them) */
+    const char *dump;
     /* qc_load_run: the loops (each on a thread of its own, the first on
      * the caller's) the load is spread over; 0 or 1: one. At most the
      * requests, connections (open loop) or users (closed) to share; not

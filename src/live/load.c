@@ -40,6 +40,7 @@
  * share of the users, the connections and the --requests bound, so the
  * requests issued are those of one loop, and the counts and histograms
  * of the parts add up exactly. */
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -63,6 +64,34 @@ typedef struct pending {
 } pending;
 
 typedef struct user user;
+
+/* One request for --dump: when it was due (from t0), its latency, its
+ * status (0: a connection error). */
+typedef struct drec {
+    double due, lat;
+    int status;
+} drec;
+
+typedef struct drecs {
+    drec *v;
+    size_t n, cap;
+    int oom;
+} drecs;
+
+static void drecs_add(drecs *d, double due, double lat, int status)
+{
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? 2 * d->cap : 4096;
+        drec *v = realloc(d->v, cap * sizeof *v);
+        if (!v) {
+            d->oom = 1;
+            return;
+        }
+        d->v = v;
+        d->cap = cap;
+    }
+    d->v[d->n++] = (drec){due, lat, status};
+}
 
 typedef struct load {
     uv_loop_t *loop; /* the host's: the load closes only its own handles */
@@ -106,6 +135,7 @@ typedef struct load {
     void (*on_closed)(qc_load *l, void *arg);
     void *on_closed_arg;
     qc_err series_err; /* the series file could not be written */
+    drecs dump;        /* o->dump: the requests answered or failed */
     char slab[65536]; /* the read buffer: the load's own, not a static */
 } load;
 
@@ -165,6 +195,8 @@ static void finish(load *L, double due, int status)
 {
     double now = qc__now(), lat = now - due;
     L->last_done = now;
+    if (L->o->dump)
+        drecs_add(&L->dump, due - L->t0, lat, status);
     L->r->answered++;
     L->lat_sum += lat;
     qc_hist_add(L->all, lat);
@@ -201,6 +233,8 @@ static void conn_fail(lconn *c)
     if (c->active) {
         L->r->errors++;
         L->last_done = qc__now();
+        if (L->o->dump)
+            drecs_add(&L->dump, c->due - L->t0, L->last_done - c->due, 0);
         c->active = 0;
     }
     remove_idle(L, c);
@@ -645,6 +679,7 @@ static void load_free(load *L)
     qc_hist_free(L->ok);
     qc_hist_free(L->iv);
     qc_hist_free(L->iv_ok);
+    free(L->dump.v);
     free(L->users);
     free(L);
 }
@@ -858,6 +893,7 @@ typedef struct part_run {
     double lat_sum, think_sum;
     uint64_t think_n;
     qc_err series_err;
+    drecs dump;
 } part_run;
 
 static void part_closed(qc_load *L, void *arg)
@@ -870,6 +906,8 @@ static void part_closed(qc_load *L, void *arg)
     pr->think_sum = L->think_sum;
     pr->think_n = L->think_n;
     pr->series_err = L->series_err;
+    pr->dump = L->dump; /* taken over */
+    L->dump = (drecs){0};
     pr->l = NULL;
 }
 
@@ -883,6 +921,54 @@ static void *part_main(void *arg)
     part_run *pr = arg;
     uv_run(&pr->loop, UV_RUN_DEFAULT);
     return NULL;
+}
+
+static int drec_cmp(const void *a, const void *b)
+{
+    double x = ((const drec *)a)->due, y = ((const drec *)b)->due;
+    return (x > y) - (x < y);
+}
+
+/* --dump: the parts' requests merged in the order they were due. */
+static int write_dump(const qc_load_params *o, part_run *pr, unsigned n, qc_err *err)
+{
+    char cls[256];
+    const char *h = o->class_header ? strchr(o->class_header, ':') : NULL;
+    if (h) {
+        h++;
+        h += strspn(h, " \t");
+        snprintf(cls, sizeof cls, "%s", h);
+    } else {
+        snprintf(cls, sizeof cls, "%s", o->path && *o->path ? o->path : "/");
+    }
+    for (char *p = cls; *p; p++)
+        if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+            *p = '_'; /* one word */
+    drecs all = {0};
+    for (unsigned i = 0; i < n; i++) {
+        if (pr[i].dump.oom)
+            all.oom = 1;
+        for (size_t j = 0; j < pr[i].dump.n && !all.oom; j++)
+            drecs_add(&all, pr[i].dump.v[j].due, pr[i].dump.v[j].lat, pr[i].dump.v[j].status);
+    }
+    if (all.oom) {
+        free(all.v);
+        return qc_err_set(err, QC_ENOMEM, "--dump: out of memory for the requests' records");
+    }
+    if (all.n)
+        qsort(all.v, all.n, sizeof *all.v, drec_cmp);
+    FILE *fp = fopen(o->dump, "w");
+    if (!fp) {
+        free(all.v);
+        return qc_err_set(err, QC_EIO, "--dump: %s: %s", o->dump, strerror(errno));
+    }
+    fprintf(fp, "# class send latency status\n");
+    for (size_t j = 0; j < all.n; j++)
+        fprintf(fp, "%s %.6f %.6f %d\n", cls, all.v[j].due, all.v[j].lat, all.v[j].status);
+    free(all.v);
+    if (ferror(fp) | (fclose(fp) != 0))
+        return qc_err_set(err, QC_EIO, "--dump: %s: cannot write it", o->dump);
+    return 0;
 }
 
 int qc_load_run(const qc_load_params *o, qc_load_result *r, qc_err *err)
@@ -978,9 +1064,15 @@ int qc_load_run(const qc_load_params *o, qc_load_result *r, qc_err *err)
     }
     result_finish(r, pr[0].all, pr[0].ok, lat_sum, think_sum, think_n);
     r->threads = n;
+    if (o->dump) {
+        int drc = write_dump(o, pr, n, err);
+        if (drc && !rc)
+            rc = drc;
+    }
     for (unsigned i = 0; i < n; i++) {
         qc_hist_free(pr[i].all);
         qc_hist_free(pr[i].ok);
+        free(pr[i].dump.v);
     }
     free(pr);
     return rc;
