@@ -41,6 +41,8 @@ for c in $CONNS; do
         for l in $order; do
             la=""
             [ "$l" = default ] || la="--limiter $l"
+            # admission needs a class: one class bound to the default wait
+            [ "$l" = admission ] && la="$la --class all=1"
             rm -f "$T/p.port"
             # shellcheck disable=SC2086
             "$Q" proxy --listen 127.0.0.1:0 --port-file "$T/p.port" --backend "127.0.0.1:$B" $la 2>/dev/null &
@@ -57,6 +59,7 @@ done
 start_proxy_kind() { # KIND: a fresh proxy on $PP (its pid $pp)
     la=""
     [ "$1" = default ] || la="--limiter $1"
+    [ "$1" = admission ] && la="$la --class all=1"
     rm -f "$T/p.port"
     # shellcheck disable=SC2086
     "$Q" proxy --listen 127.0.0.1:0 --port-file "$T/p.port" --backend "127.0.0.1:$B" \
