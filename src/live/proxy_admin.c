@@ -169,6 +169,12 @@ static size_t metrics_text(proxy *P, char *buf, size_t size)
     PER_CLASS("qctl_admitted_total", "counter", "Requests admitted, by class.", P->cls[i].admitted);
     PER_CLASS("qctl_refused_total", "counter", "Requests refused with 503, by class.",
               P->cls[i].refused);
+    HEAD("qctl_refused_reason_total", "counter",
+         "Requests refused with 503, by reason: the admission front's, or no-backend.");
+    for (unsigned r = 1; r <= REFUSED_NO_BACKEND; r++)
+        OUT("qctl_refused_reason_total{reason=\"%s\"} %llu\n",
+            r < REFUSED_NO_BACKEND ? qc_front_reason_name((qc_front_reason)r) : "no-backend",
+            (unsigned long long)P->refused_why[r]);
     PER_CLASS("qctl_answered_total", "counter", "Requests answered by a backend, by class.",
               P->cls[i].answered);
     OUT("# HELP qctl_latency_seconds Time from a request read to its answer's end.\n"
@@ -313,6 +319,8 @@ static proxy *group_view(proxy *P)
         S->retries += W->retries;
         S->retries_denied += W->retries_denied;
         S->q_shed += W->q_shed;
+        for (unsigned r = 0; r <= REFUSED_NO_BACKEND; r++)
+            S->refused_why[r] += W->refused_why[r];
         S->refused_conns += W->refused_conns;
         S->refused_mem += W->refused_mem;
         S->too_large += W->too_large;

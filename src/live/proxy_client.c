@@ -37,6 +37,7 @@ static void client_closed(uv_handle_t *h)
     proxy *P = c->P;
     if (--c->handles_open == 0) {
         qc__buf_free(&c->in);
+        qc__proxy_req_release(c); /* a write still out keeps the bytes */
         qc__buf_free(&c->req);
         free(c->lr);
         qc__tls_free(c->tls);
@@ -93,8 +94,10 @@ void qc__proxy_client_idle(cconn *c)
     c->continued = 0;
     c->body_need = 0;
     c->mem_wait = 0;
-    if (c->req.cap > BUF_KEEP)
+    if (c->req.cap > BUF_KEEP) {
+        qc__proxy_req_release(c);
         qc__buf_free(&c->req);
+    }
     if (c->in.len == 0 && c->in.cap > BUF_KEEP)
         qc__buf_free(&c->in);
     client_mem(c);
@@ -316,8 +319,14 @@ void qc__proxy_record_latency(pclass *k, double s)
 
 void qc__proxy_refuse(cconn *c)
 {
+    qc__proxy_refuse_why(c, REFUSED_NO_BACKEND);
+}
+
+void qc__proxy_refuse_why(cconn *c, unsigned why)
+{
     proxy *P = c->P;
     P->cls[c->cls].refused++;
+    P->refused_why[why <= REFUSED_NO_BACKEND ? why : REFUSED_NO_BACKEND]++;
     static const char body[] = "overloaded: retry later\n";
     qc__proxy_client_reply(c, 503, "Service Unavailable", "Retry-After: 1\r\n", "text/plain", body,
                            sizeof body - 1);
@@ -334,10 +343,8 @@ uint64_t qc__proxy_client_step(const proxy *P)
 static void on_client_timer(uv_timer_t *t)
 {
     cconn *c = t->data;
-    if (c->state == C_QUEUED) { /* a deadline the front gave */
-        qc__proxy_on_queue_timer(t);
+    if (c->state == C_QUEUED) /* its wait is bounded by the room's timer (proxy.c) */
         return;
-    }
     if (!qc__deadline_due(&c->dl, t, on_client_timer, qc__proxy_client_step(c->P)))
         return; /* early: re-armed for the rest, or no deadline now */
     if (c->mem_wait > 0 && c->state == C_READ) { /* a body waiting for memory: see body_buffer */
@@ -495,6 +502,7 @@ static int request_out(cconn *c, const qc__http_head *h, size_t total)
     c->reqid[0] = 0;
     for (unsigned i = 0; i < h->nhdr && !hop; i++)
         hop = qc__proxy_hop_by_hop(buf, h, i, 0);
+    qc__proxy_req_release(c); /* the last request's writes may still read it */
     c->req.len = 0;
     if (!hop && total == c->in.len) { /* the request is all there is: no copy */
         qc__buf t = c->req;
@@ -541,6 +549,8 @@ static int request_out(cconn *c, const qc__http_head *h, size_t total)
         qc__buf_append(&c->req, buf + h->head_len, total - h->head_len) != 0)
         return -1;
     qc__buf_consume(&c->in, total);
+    if (c->in.len == 0 && c->in.cap > BUF_KEEP) /* a body read whole is in req now */
+        qc__buf_free(&c->in);
     return 0;
 }
 
@@ -708,7 +718,7 @@ static int client_next(cconn *c)
     if (P->draining) {
         if (c->lr)
             c->lr->decision = "draining";
-        qc__proxy_refuse(c);
+        qc__proxy_refuse_why(c, QC_FRONT_DRAINING);
         return 1;
     }
     qc__proxy_arrive(c); /* the front's answer: in, waiting, or refused */

@@ -90,7 +90,7 @@ void qc__proxy_setup_deadline(uconn *u)
     qc__proxy_upstream_close(u);
     if (c) {
         c->up = NULL;
-        qc__proxy_refuse(c);
+        qc__proxy_refuse_why(c, QC_FRONT_DEADLINE);
     }
 }
 

@@ -43,6 +43,19 @@ typedef struct alog_rec {
 typedef struct uconn uconn;
 typedef struct proxy proxy;
 
+/* A client's request bytes (its req buffer) while writes to a backend
+ * read them where they are: refs counts those writes, and one more while
+ * the client still holds the buffer. A client that lets the buffer go
+ * (qc__proxy_req_release) with writes still out leaves it to the last of
+ * them, counted in *mem (--max-memory) until then. */
+typedef struct reqpin {
+    unsigned refs;
+    int orphan; /* the client let go: the last write frees data */
+    char *data;
+    size_t cap;
+    atomic_size_t *mem;
+} reqpin;
+
 typedef struct probe probe;
 typedef struct fcmd fcmd;
 
@@ -99,6 +112,8 @@ struct cconn {
     proxy *P;
     qc__buf in;
     qc__buf req; /* the request being carried */
+    struct reqpin *pin; /* req's bytes in writes to a backend (NULL: none): see
+                           "the request written in place" in proxy_upstream.c */
     int admin, closing, handles_open;
     int state; /* C_READ, C_QUEUED, C_UPSTREAM */
     int keep;
@@ -247,6 +262,10 @@ struct proxy {
     int admin_on;
     int listener_open, admin_open; /* not yet closed (drain closes them) */
     uv_timer_t control;
+    /* the waiting room's one timer: armed at the earliest deadline the
+     * front gave (room_due; INFINITY: not armed), see qc__proxy_room_arm */
+    uv_timer_t room;
+    double room_due;
     /* the lifecycle (see "lifecycle" in proxy.c): every handle the proxy
      * opens is counted in handles until its close callback; its clients
      * and backend links are on these lists, so that it closes them and
@@ -279,6 +298,9 @@ struct proxy {
     atomic_size_t *mem; /* bytes in the clients' request buffers (--max-memory), the
                            proxy's or its group's */
     qc__ctr64 q_shed;  /* requests refused by the short deadline (codel) */
+    /* requests answered 503, by reason: the front's (qc_front_reason),
+     * then REFUSED_NO_BACKEND */
+    qc__ctr64 refused_why[QC_FRONT_REASONS + 1];
     char token[256];   /* the admin token (read or generated), or empty */
     char token_out[4096]; /* where a generated token was written (removed at exit), or empty */
     qc__ctr64 admin_browser, admin_token; /* state changes refused: from a browser, no token */
@@ -371,6 +393,10 @@ int qc__proxy_client_write(cconn *c, const char *p, size_t n);
 int qc__proxy_client_write2(cconn *c, const char *p, size_t n, const char *q, size_t m);
 void qc__proxy_on_connection(uv_stream_t *server, int status);
 void qc__proxy_record_latency(pclass *k, double s);
+/* 503 for c: why is a qc_front_reason, or REFUSED_NO_BACKEND. */
+void qc__proxy_refuse_why(cconn *c, unsigned why);
+#define REFUSED_NO_BACKEND ((unsigned)QC_FRONT_REASONS)
+/* 503 for c: no backend to send it to (REFUSED_NO_BACKEND). */
 void qc__proxy_refuse(cconn *c);
 void qc__proxy_too_large(cconn *c);
 
@@ -386,6 +412,9 @@ void qc__proxy_upstream_done(uconn *u, int outcome);
 void qc__proxy_upstream_resume(uconn *u);
 void qc__proxy_body_pump(uconn *u);
 void qc__proxy_body_abandon(uconn *u);
+/* c's req buffer is about to change or be freed: writes still reading it
+ * take it with them (c->req is then empty). */
+void qc__proxy_req_release(cconn *c);
 
 /* proxy_fleet.c */
 void qc__proxy_backend_answered(pbackend *b);
@@ -432,7 +461,6 @@ void qc__proxy_arrive(cconn *c);
 void qc__proxy_done(proxy *P, qc_front_token *tok, double service, int outcome);
 void qc__proxy_carry(proxy *P, qc_front_token *tok, int on);
 void qc__proxy_forget(cconn *c);
-void qc__proxy_on_queue_timer(uv_timer_t *t);
 void qc__proxy_plog(const proxy *P, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 double qc__proxy_queue_target(proxy *P);

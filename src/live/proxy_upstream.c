@@ -563,7 +563,19 @@ static void on_upstream_connect(uv_connect_t *req, int status)
     qc__proxy_body_pump(u);
 }
 
-/* A request carried whole but large (a body read whole first: see
+/* ---- the request written in place --------------------------------------
+ *
+ * A request's bytes (c->req: its head, and its body when it was read
+ * whole) go to the backend from the client's buffer, not through a copy
+ * that --max-memory would not see: what the kernel does not take at once
+ * is written by libuv from c->req itself, and the buffer is pinned
+ * (reqpin) until those writes are called back. The client keeps the
+ * buffer, so that a retry sends the same bytes again; a client that must
+ * change it or go (its next request, its idle, its close) before they are
+ * called back lets it go to them (qc__proxy_req_release), and the last
+ * write frees it, counted in --max-memory until then.
+ *
+ * A request carried whole but large (a body read whole first: see
  * body_buffer in proxy_client.c) is whole at the backend once its write
  * is done, as a streamed body is once its last byte is sent: its time at
  * the backend starts there, not when its bytes were handed to libuv (8 MiB
@@ -577,29 +589,89 @@ static void on_upstream_connect(uv_connect_t *req, int status)
 typedef struct sent_write {
     uv_write_t req;
     uconn *u;
-    char data[];
+    reqpin *pin;
+    int large;
 } sent_write;
 
-static void on_large_written(uv_write_t *req, int status)
+static void pin_drop(reqpin *p)
+{
+    if (--p->refs)
+        return;
+    if (p->orphan) {
+        free(p->data);
+        atomic_fetch_sub(p->mem, p->cap);
+    }
+    free(p);
+}
+
+void qc__proxy_req_release(cconn *c)
+{
+    reqpin *p = c->pin;
+    if (!p)
+        return;
+    c->pin = NULL;
+    if (p->refs == 1) { /* no write out: the buffer stays c's */
+        free(p);
+        return;
+    }
+    /* the bytes go with the writes, still counted: c's count moves to p */
+    p->orphan = 1;
+    p->refs--;
+    c->mem -= p->cap;
+    c->req.data = NULL;
+    c->req.len = c->req.cap = 0;
+}
+
+static void on_req_written(uv_write_t *req, int status)
 {
     sent_write *w = (sent_write *)req;
-    if (status == 0 && w->u->busy && !(w->u->t_sent > 0))
+    if (w->large && status == 0 && w->u->busy && !(w->u->t_sent > 0))
         w->u->t_sent = qc__now();
+    pin_drop(w->pin);
     free(w);
 }
 
-static int write_large(uconn *u, const char *p, size_t n)
+/* Writes c->req to u's link: what the kernel takes now, and the rest
+ * from c->req in place (pinned). *queued: a write was left to libuv. */
+static int write_request(uconn *u, cconn *c, int large, int *queued)
 {
-    sent_write *w = malloc(sizeof *w + n);
+    const char *p = c->req.data;
+    size_t n = c->req.len;
+    *queued = 0;
+    if (u->link_up) { /* a connecting link takes no try_write */
+        uv_buf_t t = uv_buf_init((char *)p, (unsigned)n);
+        int k = uv_try_write((uv_stream_t *)&u->tcp, &t, 1);
+        if (k > 0) {
+            p += k;
+            n -= (size_t)k;
+        }
+        if (n == 0)
+            return 0;
+    }
+    if (!c->pin) {
+        reqpin *pin = calloc(1, sizeof *pin);
+        if (!pin)
+            return QC_ENOMEM;
+        pin->refs = 1;
+        pin->data = c->req.data;
+        pin->cap = c->req.cap;
+        pin->mem = c->P->mem;
+        c->pin = pin;
+    }
+    sent_write *w = malloc(sizeof *w);
     if (!w)
         return QC_ENOMEM;
     w->u = u;
-    memcpy(w->data, p, n);
-    uv_buf_t b = uv_buf_init(w->data, (unsigned)n);
-    if (uv_write(&w->req, (uv_stream_t *)&u->tcp, &b, 1, on_large_written) != 0) {
+    w->pin = c->pin;
+    w->large = large;
+    c->pin->refs++;
+    uv_buf_t b = uv_buf_init((char *)p, (unsigned)n);
+    if (uv_write(&w->req, (uv_stream_t *)&u->tcp, &b, 1, on_req_written) != 0) {
+        c->pin->refs--;
         free(w);
         return QC_EIO;
     }
+    *queued = 1;
     return 0;
 }
 
@@ -625,12 +697,14 @@ void qc__proxy_send_request(uconn *u)
             return;
         }
     }
-    if ((large ? write_large(u, c->req.data, c->req.len)
-               : qc__write_copy((uv_stream_t *)&u->tcp, c->req.data, c->req.len)) != 0) {
+    int queued;
+    if (write_request(u, c, large, &queued) != 0) {
         upstream_fail(u, 502);
         return;
     }
-    if (large) /* its slot is lent while the body moves (qc_front_carry) */
+    if (large && !queued)
+        u->t_sent = qc__now(); /* the kernel took it all at once */
+    else if (large) /* its slot is lent while the body moves (qc_front_carry) */
         qc__proxy_carry(P, &u->tok, 1);
     qc__proxy_body_pump(u); /* a kept link is up: the body can follow at once */
 }
@@ -659,7 +733,10 @@ void qc__proxy_send_request(uconn *u)
 typedef struct uwrite {
     uv_write_t req;
     uconn *u;
-    char data[];
+    char *data;      /* the client's read buffer handed over, or inl */
+    size_t counted;  /* its bytes in --max-memory's count until called back */
+    atomic_size_t *mem;
+    char inl[];
 } uwrite;
 
 /* A body write is out: the client may be read again (see client_flow).
@@ -668,21 +745,45 @@ static void on_body_written(uv_write_t *req, int status)
 {
     uwrite *w = (uwrite *)req;
     uconn *u = w->u;
+    atomic_fetch_sub(w->mem, w->counted);
+    if (w->data != w->inl)
+        free(w->data);
     free(w);
     cconn *c = u->client;
     if (status == 0 && !u->closing && c && c->up == u && c->rpaused && !c->closing)
         qc__proxy_client_process(c);
 }
 
-static int body_write(uconn *u, const char *p, size_t n)
+/* Writes the first take bytes of c->in to u's link and consumes them.
+ * When they are all c->in holds (a body being streamed, most often),
+ * the buffer itself goes to the write, no copy made, and its count in
+ * --max-memory with it; else the bytes are copied out, and counted. */
+static int body_write(uconn *u, cconn *c, size_t take)
 {
-    uwrite *w = malloc(sizeof *w + n);
+    int whole = take == c->in.len;
+    uwrite *w = malloc(sizeof *w + (whole ? 0 : take));
     if (!w)
         return QC_ENOMEM;
-    memcpy(w->data, p, n);
     w->u = u;
-    uv_buf_t b = uv_buf_init(w->data, (unsigned)n);
+    w->mem = u->P->mem;
+    if (whole) {
+        w->data = c->in.data;
+        w->counted = c->in.cap;
+        c->mem -= c->in.cap; /* the count moves to the write */
+        c->in.data = NULL;
+        c->in.len = c->in.cap = 0;
+    } else {
+        w->data = w->inl;
+        w->counted = take;
+        memcpy(w->inl, c->in.data, take);
+        atomic_fetch_add(w->mem, take);
+        qc__buf_consume(&c->in, take);
+    }
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)take);
     if (uv_write(&w->req, (uv_stream_t *)&u->tcp, &b, 1, on_body_written) != 0) {
+        atomic_fetch_sub(w->mem, w->counted);
+        if (w->data != w->inl)
+            free(w->data);
         free(w);
         return QC_EIO;
     }
@@ -751,11 +852,10 @@ void qc__proxy_body_pump(uconn *u)
         c->body_left -= take;
         done = c->body_left == 0;
     }
-    if (take && body_write(u, c->in.data, take) != 0) {
+    if (take && body_write(u, c, take) != 0) {
         upstream_fail(u, 502);
         return;
     }
-    qc__buf_consume(&c->in, take);
     c->body_sent += take;
     if (done) {
         c->body_stream = 0;
