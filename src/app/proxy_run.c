@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "proxy_cmd.h"
 
@@ -114,6 +117,22 @@ static const cli_group_ops proxy_ops = {
     .start = w_start, .close = w_close, .drain = w_drain, .drain_timeout = w_drain_timeout,
     .cut = w_cut, .second = w_second, .reload = w_reload, .reopen = w_reopen};
 
+/* Large request buffers (bodies read whole: megabytes each) are given
+ * back to the system when freed. glibc raises its mmap threshold to the
+ * size of the largest block freed (up to 32 MiB), after which 8 MiB bodies
+ * come from the heaps of the worker threads, and a freed one stays
+ * resident there (measured: 40 concurrent uploads of 8 MiB peaked 15 to
+ * 25 MB higher than the buffers counted in --max-memory). A fixed
+ * threshold keeps every block of 1 MiB or more mapped on its own. It is
+ * the process's allocator, so the command sets it, not the library (a
+ * host embedding the proxy chooses its own). */
+static void large_blocks_mapped(void)
+{
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
+}
+
 /* The proxy of o on `workers` loops and threads sharing one front (0:
  * the usable CPUs, 1 with a fleet). QC_ECANCELED when the drain cut
  * requests in flight. */
@@ -122,6 +141,7 @@ static int proxy_serve(proxy_run *R, const qc_proxy_params *o, unsigned workers,
     int fleet = o->fleet.route != QC_FLEET_JSQ || o->unpark_cmd || o->park_cmd;
     if (workers == 0) /* the usable CPUs, one with a fleet (one proxy's) */
         workers = fleet ? 1 : uv_available_parallelism();
+    large_blocks_mapped();
     int rc = qc_proxy_group_alloc(o, workers, &R->g, err);
     if (rc != 0)
         return rc;

@@ -42,9 +42,6 @@
  * in proxy_fleet.c and the admin listener in proxy_admin.c, sharing the
  * types and qc__proxy_ functions of proxy_int.h. */
 #include <errno.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/socket.h>
@@ -875,23 +872,6 @@ int qc_proxy_check(const qc_proxy_params *o, qc_err *err)
     return 0;
 }
 
-/* Large request buffers (bodies read whole: megabytes each) are given
- * back to the system when freed. glibc raises its mmap threshold to the
- * size of the largest block freed (up to 32 MiB), after which 8 MiB bodies
- * come from the heaps of the worker threads, and a freed one stays
- * resident there (measured: 40 concurrent uploads of 8 MiB peaked 15 to
- * 25 MB higher than the buffers counted in --max-memory). A fixed
- * threshold keeps every block of 1 MiB or more mapped on its own. Once a
- * process, before the first worker. */
-static void large_blocks_mapped(void)
-{
-#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
-    static atomic_int done;
-    if (!atomic_exchange(&done, 1))
-        mallopt(M_MMAP_THRESHOLD, 1 << 20);
-#endif
-}
-
 static int proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy_group *g,
                        unsigned index, qc_proxy **out, qc_err *err)
 {
@@ -899,7 +879,6 @@ static int proxy_start(uv_loop_t *loop, const qc_proxy_params *params, qc_proxy_
     int rc = qc_proxy_check(params, err);
     if (rc != 0)
         return rc;
-    large_blocks_mapped();
     proxy *P = calloc(1, sizeof *P);
     if (!P)
         return qc_err_set(err, QC_ENOMEM, "out of memory");
