@@ -11,6 +11,7 @@ is series_dt=), checked as the command checks them, with its messages
 (ValueError). The same seed gives the same estimates as the command,
 digit for digit: both call qc_queue_run on the same parameters.
 """
+import json
 import math
 import numbers
 
@@ -19,164 +20,85 @@ import numpy as np
 from . import dist as _dist
 from ._native import (QctlShortRunError, bad, check, cstr, existing_path, ffi, lib,
                       new_cancel, new_err, run_interruptible)
-
-_LABELS = ["response time", "waiting time", "number in system", "utilization", "throughput",
-           "blocking probability", "response time p50", "response time p95",
-           "response time p99"]
+from .result import (CI_KEYS, Estimate, Result, frame, intervals, is_interval,  # noqa: F401
+                     num_words as _num_words)
 
 
-def _metric_names():
-    return [ffi.string(lib.qc_queue_metric_name(i)).decode() for i in range(lib.QC_QM_COUNT)]
-
-
-class Estimate:
-    """One metric: value (the point estimate), its confidence interval
-    (lo, hi, half-width; NaN when there is none), the level, the number n
-    of independent values it rests on, and the exact value where a closed
-    form exists (NaN otherwise; inf when infinite)."""
-
-    __slots__ = ("name", "label", "value", "lo", "hi", "half", "level", "n", "exact")
-
-    def __init__(self, name, label, ci, exact):
-        self.name, self.label = name, label
-        self.value, self.lo, self.hi, self.half = ci.mean, ci.lo, ci.hi, ci.half
-        self.level, self.n, self.exact = ci.level, int(ci.n), exact
-
-    @property
-    def ci(self):
-        return (self.lo, self.hi)
-
-    def covers(self, x=None):
-        """Whether the interval holds x (default: the exact value)."""
-        x = self.exact if x is None else x
-        return bool(self.lo <= x <= self.hi)
-
-    # the qc_ci names, so that ci_dict reads an Estimate as it reads a qc_ci
-    mean = property(lambda self: self.value)
-
-    def to_dict(self):
-        return dict(zip(CI_KEYS + ("exact",), (self.value, self.lo, self.hi, self.half,
-                                               self.level, self.n, self.exact)))
-
-    def __repr__(self):
-        return "Estimate(%s=%s, ci=%s%s)" % (
-            self.name, _num_words(self.value), _ci_words(self),
-            "" if math.isnan(self.exact) else ", exact=%s" % _num_words(self.exact))
-
-
-class QueueResult:
-    """What qctl.sim.queue returns: the estimates by metric name
-    (result["response_time"], or result.metrics) and the run's facts."""
-
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
-
-    def __getitem__(self, name):
-        return self.metrics[name]
-
-    def __iter__(self):
-        return iter(self.metrics.values())
-
-    def to_dict(self):
-        """The summary, with the fields of `qctl sim queue --json`'s model,
-        run and metrics that a Python user reads."""
-        return {
-            "command": "sim queue",
-            "model": {"arrival": self.arrival, "service": self.service,
-                      "arrival_canonical": self.arrival_canonical,
-                      "service_canonical": self.service_canonical,
-                      "servers": self.servers, "capacity": self.capacity,
-                      "discipline": self.discipline, "load": self.load,
-                      "exact_model": self.exact_model},
-            "run": {"customers": self.customers, "time": self.time, "reps": self.reps,
-                    "seed": self.seed, "confidence": self.level, "ci_method": self.ci_method,
-                    "warmup": {"method": self.warmup_method,
-                               "customers_cut": self.warmup_customers,
-                               "time_cut": self.warmup_time,
-                               "chunks_cut": self.warmup_chunks},
-                    "batches": self.batches, "transient": self.transient_reason or None,
-                    "measured_customers": self.measured, "events": self.events,
-                    "simulated_time": self.sim_time},
-            "metrics": {k: v.to_dict() for k, v in self.metrics.items()},
-        }
-
-    def to_frame(self):
-        """The metrics as a pandas DataFrame, one row per metric (needs
-        pandas: Debian's python3-pandas)."""
-        try:
-            import pandas as pd
-        except ImportError as e:
-            raise ImportError("to_frame needs pandas (apt-get install python3-pandas); "
-                              "to_dict() needs nothing") from e
-        rows = {k: v.to_dict() for k, v in self.metrics.items()}
-        return pd.DataFrame.from_dict(rows, orient="index")
+class QueueResult(Result):
+    """What qctl.sim.queue returns: the document of `qctl sim queue --json`
+    (qctl.result.Result): result["response_time"] an Estimate, result.load,
+    result.reps ... its facts, result.series replication 1's number in
+    system (numpy arrays) when series_dt was given."""
 
     def __str__(self):
         """The table `qctl sim queue` prints for the same run."""
+        model, run, ms = self.model, self.run, self.metrics
         out = []
-        cap = str(self.capacity) if self.capacity else "unlimited"
+        cap = str(model["capacity"]) if model["capacity"] else "unlimited"
         out.append("G/G/c/K queue: arrival %s, service %s, c = %u, K = %s, %s; offered load %.4g"
-                   % (self.arrival, self.service, self.servers, cap,
-                      "PS" if self.discipline == "ps" else "FCFS", self.load))
-        line = "%u replication%s of " % (self.reps, "s" if self.reps > 1 else "")
-        if self.time is None:
-            line += "%d customers" % self.customers
-        else:
-            line += "time %g" % self.time
-        per = " per replication" if self.reps > 1 else ""
-        if self.warmup_method == "mser":
+                   % (model["arrival"], model["service"], model["servers"], cap,
+                      "PS" if model["discipline"] == "ps" else "FCFS", model["load"]))
+        reps = run["reps"]
+        line = "%u replication%s of " % (reps, "s" if reps > 1 else "")
+        line += "%d customers" % run["customers"] if "customers" in run else "time %g" % run["time"]
+        per = " per replication" if reps > 1 else ""
+        wu = run["warmup"]
+        if wu["method"] == "mser":
             line += "; warm-up cut by MSER on the %s: %.0f customers, time %.4g%s" % (
-                "other replications' mean" if self.reps > 1 else "run",
-                self.warmup_customers, self.warmup_time, per)
+                "other replications' mean" if reps > 1 else "run",
+                wu["customers_cut"], wu["time_cut"], per)
         else:
             line += "; fixed warm-up: %.0f customers, time %.4g%s" % (
-                self.warmup_customers, self.warmup_time, per)
+                wu["customers_cut"], wu["time_cut"], per)
         out.append(line)
-        if self.batches:
+        bm = run.get("batch_means")
+        if bm:
             out.append("CI by batch means: %d batches, %s (von Neumann statistic %.2f)" % (
-                self.batches,
-                "independent by von Neumann's test" if self.batches_independent
+                bm["batches"],
+                "independent by von Neumann's test" if bm["independent"]
                 else "NOT independent even at 8 batches: intervals may be too narrow; run longer",
-                self.von_neumann))
+                bm["von_neumann_statistic"]))
         else:
             out.append("CI by replications")
-        if self.precision:
-            if self.precision_met:
+        pr = run.get("precision")
+        if pr:
+            per_rep = pr["customers_per_replication"]
+            if pr["reached"]:
                 out.append("precision %g%% reached with %d customers%s (%d simulated in all rounds)"
-                           % (100 * self.precision, self.customers * self.reps,
-                              " in all replications" if self.reps > 1 else "",
-                              self.total_customers))
+                           % (100 * pr["relative_half_width"], per_rep * pr["replications"],
+                              " in all replications" if pr["replications"] > 1 else "",
+                              pr["customers_all_rounds"]))
             else:
                 out.append("precision %g%% NOT reached within --max-customers/--max-reps: "
                            "stopped at %u replication%s of %d customers"
-                           % (100 * self.precision, self.reps, "s" if self.reps > 1 else "",
-                              self.customers))
-        if self.transient:
-            out.append("TRANSIENT, NOT A STEADY STATE: %s" % self.transient_reason)
+                           % (100 * pr["relative_half_width"], pr["replications"],
+                              "s" if pr["replications"] > 1 else "", per_rep))
+        if run.get("transient"):
+            out.append("TRANSIENT, NOT A STEADY STATE: %s" % run["transient"])
         out.append("")
         out.append("%-22s %14s   %-32s %s" % ("metric", "estimate",
-                                              "%g%% confidence interval" % (100 * self.level),
+                                              "%g%% confidence interval" % (100 * run["confidence"]),
                                               "exact"))
-        for m in self.metrics.values():
+        infinite_reason = None
+        for name, m in ms.items():
+            d = m._doc
             if math.isinf(m.value):
                 est, ci = "infinite", "no mean exists (see below)"
+                infinite_reason = d.get("reason")
             elif math.isnan(m.value):
                 est, ci = "none", "nothing measured"
             else:
                 est = "%.6g" % m.value
-                i = list(self.metrics).index(m.name)
-                if self.rare[i]:
+                if "rare_events" in d:
                     # as the command: too few blocked (waiting) customers
-                    if m.name == "utilization":
-                        ci = "no interval: %d found a server free (<%d)" % (
-                            getattr(self, "rare_free", 0), 500)
+                    if name == "utilization":
+                        ci = "no interval: %d found a server free (<%d)" % (d["rare_events"], 500)
                     else:
                         ci = "no interval: %d %s (<%d)" % (
-                            self.rare_blocked if m.name == "blocking_probability"
-                            else self.rare_waited,
-                            "blocked" if m.name == "blocking_probability" else "waited", 50)
-                elif (math.isnan(m.half) and m.name.startswith("response_time_p")
-                      and (self.batches or self.reps > 1)):
+                            d["rare_events"],
+                            "blocked" if name == "blocking_probability" else "waited", 50)
+                elif (math.isnan(m.half) and name.startswith("response_time_p")
+                      and (bm or reps > 1)):
                     ci = "no interval: run too short"
                 elif math.isnan(m.half):
                     ci = "no interval from %d value%s" % (m.n, "" if m.n == 1 else "s")
@@ -184,25 +106,36 @@ class QueueResult:
                     ci = "[%.6g, %.6g]" % (m.lo, m.hi)
             e = m.exact
             exs = "infinite" if math.isinf(e) else "-" if math.isnan(e) else "%.6g" % e
-            out.append("%-22s %14s   %-32s %s" % (m.label, est, ci, exs))
-        if self.infinite_reason:
+            out.append("%-22s %14s   %-32s %s" % (_LABELS.get(name, name.replace("_", " ")),
+                                                  est, ci, exs))
+        if infinite_reason:
             out.append("")
-            out.append("No finite mean: %s." % self.infinite_reason)
-        if self.exact_model:
+            out.append("No finite mean: %s." % infinite_reason)
+        if model["exact_model"]:
             out.append("")
             out.append("exact: %s closed form%s" % (
-                self.exact_model,
-                " (means only)" if math.isnan(list(self.metrics.values())[6].exact) else ""))
+                model["exact_model"],
+                " (means only)" if math.isnan(ms["response_time_p50"].exact) else ""))
         return "\n".join(out)
 
     def __repr__(self):
         return self.__str__()
 
 
-# The one interval shape of every command's JSON (qc_json_ci_new), and of
-# every result object here: value, ci_low, ci_high, half_width, level, n,
-# plus exact where a closed form gives it.
-CI_KEYS = ("value", "ci_low", "ci_high", "half_width", "level", "n")
+# The table's words for a metric where they are not its name's.
+_LABELS = {"response_time_p50": "response time p50", "response_time_p95": "response time p95",
+           "response_time_p99": "response time p99"}
+
+
+def _result_doc(json_ptr, what):
+    """The library's JSON of a result (qctl/results.h) as a Python document."""
+    text = lib.qcpy_result_text(json_ptr)
+    if text == ffi.NULL:
+        raise MemoryError("%s: out of memory writing the result" % what)
+    try:
+        return json.loads(ffi.string(text).decode())
+    finally:
+        lib.qc_result_text_free(text)
 
 
 def ci_dict(ci, exact=None):
@@ -220,57 +153,8 @@ def _json_ci(e):
     return ci_dict(e)
 
 
-def is_interval(v):
-    return isinstance(v, dict) and all(k in v for k in CI_KEYS)
-
-
-def intervals(d, path=""):
-    """Every interval in a result's to_dict(), as (dotted path, interval)
-    in document order: the schema, not a list of fields per model."""
-    if is_interval(d):
-        yield path, d
-        return
-    if isinstance(d, dict):
-        items = d.items()
-    elif isinstance(d, list):  # a list item by its name where it has one
-        items = ((v.get("name", v.get("policy", i)) if isinstance(v, dict) else i, v)
-                 for i, v in enumerate(d))
-    else:
-        return
-    for k, v in items:
-        yield from intervals(v, "%s.%s" % (path, k) if path else str(k))
-
-
-def _pandas():
-    try:
-        import pandas as pd
-    except ImportError as e:
-        raise ImportError("to_frame needs pandas (apt-get install python3-pandas); "
-                          "to_dict() needs nothing") from e
-    return pd
-
-
-def frame(d):
-    """A pandas DataFrame of every interval in a result's to_dict(): one
-    row per figure (its dotted path as the index), the interval's keys as
-    columns (exact where known)."""
-    pd = _pandas()
-    rows = {p: dict(v) for p, v in intervals(d)}
-    cols = list(CI_KEYS) + (["exact"] if any("exact" in v for v in rows.values()) else [])
-    return pd.DataFrame.from_dict(rows, orient="index", columns=cols)
-
-
 def _finite_or_none(x):
     return x if x is not None and math.isfinite(x) else None
-
-
-def _num_words(x):
-    """A number as qctl prints it: never 'nan'."""
-    if math.isnan(x):
-        return "none"
-    if math.isinf(x):
-        return "infinite" if x > 0 else "-infinite"
-    return "%.6g" % x
 
 
 def _ci_words(m):
@@ -308,7 +192,7 @@ def _num(flag, v):
 
 def queue(arrival, service, servers=1, capacity=None, discipline="fcfs", customers=None,
           time=None, warmup="auto", reps=1, seed=1, confidence=0.95, precision=None,
-          max_customers=None, max_reps=None, series_dt=None):
+          max_customers=None, max_reps=None, series_dt=None, allow_short=False):
     """Simulates the G/G/c/K queue as `qctl sim queue` does with the same
     flags (see its --help): arrival and service are specs (or qctl.dist
     objects for service), capacity None is unlimited, customers defaults
@@ -318,6 +202,10 @@ def queue(arrival, service, servers=1, capacity=None, discipline="fcfs", custome
     series_dt > 0 records the number in system of replication 1 in bins of
     that width: result.series is then a dict of numpy arrays t (end of
     the bin), mean (time average over the bin), n (number at its end).
+    A run too short to support its intervals raises QctlShortRunError
+    (the command's exit status 1), its .result with the intervals
+    withheld; allow_short=True (--allow-short) returns them marked
+    unreliable.
     The GIL is released while it runs; Ctrl-C interrupts the wait."""
     p = ffi.new("qc_queue_params *")
     lib.qc_queue_params_init(p)
@@ -407,10 +295,6 @@ def queue(arrival, service, servers=1, capacity=None, discipline="fcfs", custome
     try:
         ex = ffi.new("qc_queue_exact *")
         lib.qc_queue_exact_values(p, ex)
-        names = _metric_names()
-        metrics = {}
-        for i, name in enumerate(names):
-            metrics[name] = Estimate(name, _LABELS[i], res.metric[i], ex.value[i])
         series = None
         if p.series_dt > 0:
             k = int(res.series_len)
@@ -423,92 +307,58 @@ def queue(arrival, service, servers=1, capacity=None, discipline="fcfs", custome
             raw = np.frombuffer(ffi.buffer(res.series, k * size), dtype=dt, count=k) if k \
                 else np.zeros(0, dtype=dt)
             series = {f: raw[f].copy() for f in ("t", "mean", "n")}
-        buf = ffi.new("char[]", 1024)
-        lib.qc_arrivals_format(arr, buf, 1024)
-        arrival_canonical = ffi.string(buf).decode()
-        return QueueResult(
-            arrival=arrival, service=service_spec, arrival_canonical=arrival_canonical,
-            service_canonical=svc.canonical, servers=p.servers,
-            capacity=int(p.capacity) or None,
-            discipline="ps" if p.discipline == lib.QC_PS else "fcfs",
-            load=res.load, exact_model=ffi.string(ex.model).decode() or None,
-            customers=int(res.customers) if p.customers else None,
-            time=p.horizon if not p.customers else None, reps=res.reps, seed=int(p.seed),
-            level=p.level, ci_method=ffi.string(res.ci_method).decode(),
-            warmup_method="mser" if p.warmup_mode == lib.QC_WARMUP_MSER5 else "fixed",
-            warmup_customers=res.warmup_customers, warmup_time=res.warmup_time,
-            warmup_chunks=res.warmup_chunks, batches=int(res.batches),
-            batches_independent=bool(res.batches_independent), von_neumann=res.von_neumann,
-            precision=p.precision, precision_met=bool(res.precision_met),
-            total_customers=int(res.total_customers),
-            transient=bool(res.transient),
-            transient_reason=ffi.string(res.transient_reason).decode(),
-            infinite_reason=ffi.string(res.infinite_reason).decode(),
-            rare=[int(res.rare[i]) for i in range(len(names))],
-            rare_blocked=int(res.rare_blocked), rare_waited=int(res.rare_waited),
-            rare_free=int(res.rare_free),
-            measured=int(res.measured), events=int(res.events), sim_time=res.sim_time,
-            series=series, metrics=metrics)
+        specs = [ffi.new("char[]", cstr(x)) for x in (arrival, service_spec)]
+        o = ffi.new("qc_queue_json_opts *")
+        o.arrival, o.service = specs
+        o.allow_short = bool(allow_short)
+        doc = _result_doc(lib.qc_queue_result_json(p, res, ex, o, 0.0), "sim queue")
+        r = QueueResult(doc, series=series)
+        return _short_verdict(r, doc["run"]["interval_support"], "sim queue")
     finally:
         lib.qc_queue_result_free(res)
 
 
-class PoolResult:
-    """What qctl.sim.pool returns: r[name] per metric (an Estimate; exact
-    is NaN: the pool has no closed form in general) and the run's facts."""
-
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
-
-    def __getitem__(self, name):
-        return self.metrics[name]
+class PoolResult(Result):
+    """What qctl.sim.pool returns: the document of `qctl sim pool --json`
+    (qctl.result.Result; the pool has no closed form in general, so no
+    metric has an exact value); with compare=True, result.comparison maps
+    each policy to its metrics (Estimates by name)."""
 
     # the metrics of --compare's rows, as the command writes them
     COMPARED = ("average_cost", "holding_cost", "mean_power", "setup_cost", "response_time",
                 "response_time_p95", "servers_on", "switch_ons_per_hour")
 
     def to_dict(self):
-        d = {"command": "sim pool",
-             "model": {"servers": self.servers, "policy": self.policy,
-                       "arrival": self.arrival, "service": self.service,
-                       "setup_time": self.setup_time, "load": self.load},
-             "run": {"reps": self.reps, "seed": self.seed, "ci_method": self.ci_method,
-                     "measured_customers": self.measured, "events": self.events},
-             "metrics": {k: v.to_dict() for k, v in self.metrics.items()}}
+        d = self._doc
         if self.comparison is not None:
+            d = dict(d)
             d["comparison"] = [
                 dict({"policy": pol}, **{k: _json_ci(m[k]) for k in self.COMPARED})
                 for pol, m in self.comparison.items()]
         return d
 
-    def to_frame(self):
-        try:
-            import pandas as pd
-        except ImportError as e:
-            raise ImportError("to_frame needs pandas (apt-get install python3-pandas)") from e
-        return pd.DataFrame.from_dict({k: v.to_dict() for k, v in self.metrics.items()},
-                                      orient="index")
-
     def __repr__(self):
+        m = self.model
         lines = ["pool of %d servers, %s; arrival %s, service %s, setup %s; load %.4g"
-                 % (self.servers, self.policy, self.arrival, self.service, self.setup_time,
-                    self.load)]
-        for m in self.metrics.values():
-            lines.append("%-24s %14s   %s" % (m.name, _num_words(m.value), _ci_words(m)))
+                 % (m["servers"], m["policy"], m["arrival"], m["service"], m["setup_time"],
+                    m["load"])]
+        for e in self.metrics.values():
+            lines.append("%-24s %14s   %s" % (e.name, _num_words(e.value), _ci_words(e)))
         return "\n".join(lines)
 
 
 def pool(servers, arrival, service="exp:1", setup_time="exp:0.1", policy="djsq", threshold=4,
          idle_timer=0.0, customers=None, time=None, warmup="auto", reps=10, seed=1,
          confidence=0.95, holding=1.0, busy_power=240.0, idle_power=180.0, setup_power=240.0,
-         off_power=0.0, switch_cost=0.0, price=1.0, compare=False):
+         off_power=0.0, switch_cost=0.0, price=1.0, compare=False, allow_short=False):
     """Simulates K removable servers as `qctl sim pool` does with the same
     flags (idle_timer=math.inf or "inf": never switch off). Returns a
     PoolResult; bad arguments raise ValueError with the command's message.
     compare=True is --compare: every other policy runs on the same input
     and seed, and result.comparison maps each policy's name (the run's
     own first, then the library's order) to its metrics (Estimates by
-    name); to_dict()["comparison"] is the command's JSON array."""
+    name); to_dict()["comparison"] is the command's JSON array. A run
+    too short for its intervals: as qctl.sim.queue (allow_short)."""
     p = ffi.new("qc_pool_params *")
     lib.qc_pool_params_init(p)
     p.servers = _int("--servers", servers)
@@ -589,25 +439,27 @@ def pool(servers, arrival, service="exp:1", setup_time="exp:0.1", policy="djsq",
     p.cancel = cancel
     check(run_interruptible(lib.qc_pool_run, p, res, err, cancel=cancel), err, "sim pool: ")
     try:
-        metrics = _pool_metrics(res)
         comparison = None
         if compare:
             cmp = ffi.new("qc_pool_comparison *")
             check(run_interruptible(lib.qc_pool_compare, p, cmp, err, cancel=cancel), err,
                   "sim pool: --compare: ")
             try:
-                comparison = {_policy_name(p.policy): metrics}
+                comparison = {_policy_name(p.policy): _pool_metrics(res)}
                 for i in range(cmp.n):
                     comparison[_policy_name(cmp.policy[i])] = _pool_metrics(cmp.result[i])
             finally:
                 lib.qc_pool_comparison_free(cmp)
-        return PoolResult(
-            servers=p.servers, policy=ffi.string(lib.qc_pool_policy_name(p.policy)).decode(),
-            arrival=arrival, service=svc.spec, setup_time=wup.spec, load=res.load,
-            reps=p.reps, seed=int(p.seed), ci_method=ffi.string(res.ci_method).decode(),
-            warmup_customers=res.warmup_customers, warmup_time=res.warmup_time,
-            measured=int(res.measured), events=int(res.events), sim_time=res.sim_time,
-            metrics=metrics, comparison=comparison)
+        specs = [ffi.new("char[]", cstr(x)) for x in (arrival, svc.spec, wup.spec)]
+        o = ffi.new("qc_pool_json_opts *")
+        o.arrival, o.service, o.setup = specs
+        o.price = watts[6]
+        o.allow_short = bool(allow_short)
+        for i in range(4):
+            o.watts[i] = watts[1 + i]
+        doc = _result_doc(lib.qc_pool_result_json(p, res, o, 0.0), "sim pool")
+        r = PoolResult(doc, comparison=comparison)
+        return _short_verdict(r, doc["run"]["interval_support"], "sim pool")
     finally:
         lib.qc_pool_result_free(res)
 
