@@ -906,6 +906,8 @@ typedef struct qc_pool_json_opts {
 } qc_pool_json_opts;
 json_t *qc_pool_result_json(const qc_pool_params *p, const qc_pool_result *r,
                             const qc_pool_json_opts *o, double elapsed);
+json_t *qc_removable_result_json(const qc_removable_params *p, const qc_removable_result *r,
+                                 double price, double elapsed);
 char *qcpy_result_text(json_t *doc);
 void qc_result_text_free(char *text);
 /* ---- binding helpers (SOURCE below) ---- */

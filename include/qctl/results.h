@@ -30,6 +30,7 @@
 #include "qctl/exact.h"
 #include "qctl/pool.h"
 #include "qctl/queue.h"
+#include "qctl/removable.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -123,6 +124,15 @@ qc_result_support qc_pool_result_support(const qc_pool_result *r, const qc_pool_
  * "mean_power_watts" when price > 0). */
 json_t *qc_pool_result_json(const qc_pool_params *p, const qc_pool_result *r,
                             const qc_pool_json_opts *o, double elapsed);
+
+/* ---- mdp removable ------------------------------------------------------- */
+
+/* {"command": "mdp removable", "model" (with the energy price per unit of
+ * energy, price), "truncation", "solver" (elapsed: its wall-clock
+ * seconds), "gain", "policy", "structure", "performance", "comparison"}
+ * of the solved model r of p: exact figures, no interval. */
+json_t *qc_removable_result_json(const qc_removable_params *p, const qc_removable_result *r,
+                                 double price, double elapsed);
 
 QC_API_END
 #ifdef __cplusplus

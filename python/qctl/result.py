@@ -160,6 +160,19 @@ def _finite_or_none(x):
     return x if x is not None and math.isfinite(x) else None
 
 
+def result_doc(json_ptr, what):
+    """The library's JSON of a result (a json_t * of qctl/results.h,
+    released here) as a Python document."""
+    from ._native import ffi, lib
+    text = lib.qcpy_result_text(json_ptr)
+    if text == ffi.NULL:
+        raise MemoryError("%s: out of memory writing the result" % what)
+    try:
+        return json.loads(ffi.string(text).decode())
+    finally:
+        lib.qc_result_text_free(text)
+
+
 class Result:
     """A run's result, built from its document (the command's --json).
 

@@ -20,8 +20,8 @@ import numpy as np
 from . import dist as _dist
 from ._native import (QctlShortRunError, bad, check, cstr, existing_path, ffi, lib,
                       new_cancel, new_err, run_interruptible)
-from .result import (CI_KEYS, Estimate, Result, frame, intervals, is_interval,  # noqa: F401
-                     num_words as _num_words)
+from .result import (CI_KEYS, Estimate, Result, _pandas, frame, intervals,  # noqa: F401
+                     is_interval, num_words as _num_words, result_doc as _result_doc)
 
 
 class QueueResult(Result):
@@ -125,17 +125,6 @@ class QueueResult(Result):
 # The table's words for a metric where they are not its name's.
 _LABELS = {"response_time_p50": "response time p50", "response_time_p95": "response time p95",
            "response_time_p99": "response time p99"}
-
-
-def _result_doc(json_ptr, what):
-    """The library's JSON of a result (qctl/results.h) as a Python document."""
-    text = lib.qcpy_result_text(json_ptr)
-    if text == ffi.NULL:
-        raise MemoryError("%s: out of memory writing the result" % what)
-    try:
-        return json.loads(ffi.string(text).decode())
-    finally:
-        lib.qc_result_text_free(text)
 
 
 def ci_dict(ci, exact=None):
