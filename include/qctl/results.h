@@ -28,6 +28,7 @@
 
 #include "qctl/api.h"
 #include "qctl/exact.h"
+#include "qctl/multiclass.h"
 #include "qctl/pool.h"
 #include "qctl/queue.h"
 #include "qctl/removable.h"
@@ -62,6 +63,9 @@ typedef struct qc_result_support {
  * allowed, else its ends and half-width null and a "reason". Nothing on a
  * run that supports its intervals. */
 void qc_result_ci_mark(const qc_result_support *s, json_t *ci);
+
+/* qc_result_ci_mark on every interval object (one with "ci_low") in doc. */
+void qc_result_mark_all(const qc_result_support *s, json_t *doc);
 
 /* {"supported", "reason", "allowed_short"}: the run's "interval_support". */
 json_t *qc_result_support_json(const qc_result_support *s);
@@ -124,6 +128,23 @@ qc_result_support qc_pool_result_support(const qc_pool_result *r, const qc_pool_
  * "mean_power_watts" when price > 0). */
 json_t *qc_pool_result_json(const qc_pool_params *p, const qc_pool_result *r,
                             const qc_pool_json_opts *o, double elapsed);
+
+/* ---- sim admission ------------------------------------------------------ */
+
+/* A class's role: "best-effort", "candidate" or "admitted". */
+const char *qc_mc_class_role(const qc_mc_run_class *c);
+
+/* {"command": "sim admission", "scenario": path, "model", "run",
+ * "admissibility", then one policy's "policy", "classes", "summary" (npol
+ * 1) or "policies": [...]} of the runs res[0..npol) of pols on the
+ * scenario m (p: the first's parameters); each class's figures an
+ * interval, null where nothing was measured. sup (NULL: left out): the
+ * runs' verdict on their intervals, added as "interval_support" and
+ * marked on every interval (qc_result_mark_all). */
+json_t *qc_mc_result_json(const qc_mc_run_params *p, const qc_mc_scenario *m,
+                          const char *path, const qc_mc_run_result *res,
+                          const qc_mc_policy *pols, unsigned npol, const qc_result_support *sup,
+                          double elapsed);
 
 /* ---- mdp removable ------------------------------------------------------- */
 

@@ -23,6 +23,30 @@ void qc_result_ci_mark(const qc_result_support *s, json_t *ci)
     json_object_set_new(ci, "reason", json_string("run too short to support an interval"));
 }
 
+/* Bounded by depth: a result's document nests a few levels, never more
+ * than 8. */
+static void mark_all(const qc_result_support *s, json_t *o, int depth)
+{
+    if (depth > 8)
+        return;
+    if (json_is_object(o)) {
+        if (json_object_get(o, "ci_low"))
+            qc_result_ci_mark(s, o);
+        const char *key;
+        json_t *v;
+        json_object_foreach(o, key, v) mark_all(s, v, depth + 1);
+    } else if (json_is_array(o)) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(o, i, v) mark_all(s, v, depth + 1);
+    }
+}
+
+void qc_result_mark_all(const qc_result_support *s, json_t *doc)
+{
+    mark_all(s, doc, 0);
+}
+
 json_t *qc_result_support_json(const qc_result_support *s)
 {
     json_t *o = json_object();
