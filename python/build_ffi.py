@@ -908,6 +908,17 @@ json_t *qc_pool_result_json(const qc_pool_params *p, const qc_pool_result *r,
                             const qc_pool_json_opts *o, double elapsed);
 json_t *qc_removable_result_json(const qc_removable_params *p, const qc_removable_result *r,
                                  double price, double elapsed);
+typedef struct qc_result_support {
+    int short_run;
+    const char *why;
+    int allow_short;
+    int precision_asked;
+    int precision_met;
+} qc_result_support;
+json_t *qc_mc_result_json(const qc_mc_run_params *p, const qc_mc_scenario *m,
+                          const char *path, const qc_mc_run_result *res,
+                          const qc_mc_policy *pols, unsigned npol, const qc_result_support *sup,
+                          double elapsed);
 char *qcpy_result_text(json_t *doc);
 void qc_result_text_free(char *text);
 /* ---- binding helpers (SOURCE below) ---- */

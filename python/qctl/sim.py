@@ -865,74 +865,35 @@ def _mu_result(p, out, reps, level, controller, bound, ref_m, unreachable, refs,
 _POLICIES_ALL = ("autonomic", "static", "utilization", "gradient2", "vegas", "envoy", "aimd")
 
 
-def _mc_role(c):
-    return "best-effort" if c.c.best_effort else "candidate" if c.candidate else "admitted"
-
-
-def _mc_ci(ci):
-    """A qc_ci as the command writes it: null when nothing was measured."""
-    if math.isnan(ci.mean):
-        return None
-    return ci_dict(ci)
-
-
-class AdmissionResult:
-    """What qctl.sim.admission returns: policies (a dict by policy name,
-    each a dict with "classes" (by class name: delay, admitted_delay,
-    worst_excursion, expected_worst_excursion, throughput, shed,
-    priority, admit_time as the command's interval dicts or None, and
-    offered, admitted, rejected, undecided) and "summary"), the model and
-    admissibility as the command reports them, series (one policy and
+class AdmissionResult(Result):
+    """What qctl.sim.admission returns: the document of `qctl sim admission
+    --json` (qctl.result.Result); r[policy] (or r.policies[policy]) a dict
+    with "classes" (by class name, each the document's class: delay,
+    admitted_delay, worst_excursion, expected_worst_excursion,
+    throughput, shed, priority, admit_time as intervals or None, offered,
+    admitted, rejected, undecided) and "summary"; series (one policy and
     series=True: replication 1 per busy cycle with a sample, as numpy
-    arrays: t, limit, and per class delay, priority, weight, state), and
-    to_dict() (the command's --json, without elapsed_seconds) /
-    to_frame() (one row per policy and class)."""
+    arrays: t, limit, and per class delay, priority, weight, state)."""
 
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
+    @property
+    def policies(self):
+        d = self._doc
+        each = d["policies"] if "policies" in d else [d]
+        return {v["policy"]: {"classes": {c["name"]: c for c in v["classes"]},
+                              "summary": v["summary"]} for v in each}
 
     def __getitem__(self, policy):
         return self.policies[policy]
 
-    def to_dict(self):
-        d = {"command": "sim admission", "scenario": self.scenario, "model": self.model,
-             "run": self.run, "admissibility": self.admissibility,
-             "interval_support": dict(self.interval_support)}
-        if len(self.policies) == 1:
-            (name, one), = self.policies.items()
-            d.update({"policy": name, "classes": one["classes_list"],
-                      "summary": one["summary"]})
-        else:
-            d["policies"] = [{"policy": k, "classes": v["classes_list"], "summary": v["summary"]}
-                             for k, v in self.policies.items()]
-        return d
-
-    def to_frame(self):
-        try:
-            import pandas as pd
-        except ImportError as e:
-            raise ImportError("to_frame needs pandas (apt-get install python3-pandas)") from e
-        rows = []
-        for pol, v in self.policies.items():
-            for c in v["classes_list"]:
-                row = {"policy": pol, "class": c["name"], "role": c["role"], "bound": c["bound"]}
-                for k, x in c.items():  # every interval the schema holds
-                    if is_interval(x):
-                        row[k] = x["value"]
-                    elif x is None and k not in row:  # an interval not measured
-                        row[k] = math.nan
-                row.update({k: c[k] for k in ("admitted", "rejected", "undecided")})
-                rows.append(row)
-        return pd.DataFrame(rows)
-
     def __repr__(self):
+        pols = self.policies
         lines = ["sim admission: %s; %d replications of time %g" % (
-            ", ".join(self.policies), self.run["reps"], self.run["time"])]
-        for pol, v in self.policies.items():
-            for c in v["classes_list"]:
+            ", ".join(pols), self.run["reps"], self.run["time"])]
+        for pol, v in pols.items():
+            for c in v["classes"].values():
                 dl = c["admitted_delay"] or c["delay"]
                 lines.append("  %-11s %-12s %-11s delay %s (bound %s), admitted in %d/%d" % (
-                    pol, c["name"], c["role"], _num_words(dl["value"] if dl else math.nan),
+                    pol, c["name"], c["role"], _num_words(_nan(dl["value"] if dl else None)),
                     "-" if c["bound"] is None else "%g" % c["bound"], c["admitted"],
                     self.run["reps"]))
         return "\n".join(lines)
@@ -1043,83 +1004,33 @@ def admission(scenario, policy="autonomic", discipline=None, epsilon=None, alpha
             rc = run_interruptible(lib.qc_mc_run, q, res, err, cancel=cancel)
             check(rc, err, label + ": ")
             results.append(res)
-        r = _mc_result(p, sc, label, pols, results)
-        # the policies in order, the first short one says why (as one call
-        # over all of them would)
+        # the runs side by side, as the command holds them, and its verdict
+        # on their intervals (the first short policy says why)
+        n = len(results)
+        runs = ffi.new("qc_mc_run_result[]", n)
+        for i, res in enumerate(results):
+            runs[i] = res[0]
+        pol_arr = ffi.new("qc_mc_policy[]", enums)
         why = ffi.new("char[512]")
-        short = 0
-        for res, e in zip(results, enums):
-            short = lib.qc_mc_run_support(p, res, ffi.new("qc_mc_policy[1]", [e]), 1, why, 512)
-            if short:
-                break
-        r.interval_support = _support(short, ffi.string(why).decode(), allow_short)
-        for v in r.policies.values():
-            _mark_short(v["classes_list"], r.interval_support)
-            _mark_short(v["summary"], r.interval_support)
-        return _short_verdict(r, r.interval_support, "sim admission")
+        sup = ffi.new("qc_result_support *")
+        sup.short_run = lib.qc_mc_run_support(p, runs, pol_arr, n, why, 512)
+        sup.why, sup.allow_short, sup.precision_met = why, bool(allow_short), 1
+        q = ffi.new("qc_mc_run_params *", p[0])
+        q.policy = enums[0]
+        path = ffi.new("char[]", cstr(label))
+        doc = _result_doc(lib.qc_mc_result_json(q, sc, path, runs, pol_arr, n, sup, 0.0),
+                          "sim admission")
+        r = AdmissionResult(doc, series=_mc_series(p, sc, results[0]))
+        return _short_verdict(r, doc["interval_support"], "sim admission")
     finally:
         for res in results:
             lib.qc_mc_run_result_free(res)
 
 
-def _mc_result(p, sc, label, pols, results):
-    n = int(sc.n)
-    cls = [sc.cls[k] for k in range(n)]
-    names = [ffi.string(c.c.name).decode() for c in cls]
-    r0 = results[0]
-    f = _finite_or_none
-    model_classes, load = [], 0.0
-    for k, c in enumerate(cls):
-        be = bool(c.c.best_effort)
-        model_classes.append({
-            "name": names[k], "role": _mc_role(c),
-            "arrival": ffi.string(sc.arr_spec[k]).decode(),
-            "service": ffi.string(sc.svc_spec[k]).decode(), "start": c.c.start,
-            "bound": None if be else c.bound,
-            "target": None if be else (1 - p.adm.epsilon) * c.bound,
-            "load": f(r0.cls[k].load), "least_delay": f(r0.cls[k].min_delay)})
-        load += r0.cls[k].load
-    model = {"discipline": ffi.string(lib.qc_mc_discipline_name(p.discipline)).decode(),
-             "be_floor": p.be_floor, "min_completions": int(p.min_completions),
-             "cycle_max": f(r0.cycle_max), "classes": model_classes, "load": f(load)}
-    run = {"epsilon": p.adm.epsilon, "alpha": p.adm.alpha, "gain": p.adm.gain,
-           "time": p.horizon, "warmup": p.warmup, "window": p.window, "reps": int(p.reps),
-           "seed": int(p.seed), "confidence": p.level}
-
-    def verdict(v):
-        return None if v < 0 else bool(v)
-    adm = {"method": "achievable region, non-preemptive (Kleinrock)"
-           if p.discipline == lib.QC_MC_WEIGHTED
-           else "achievable region, exponential classes (Coffman-Mitrani)",
-           "bounds": verdict(r0.region_bounds), "targets": verdict(r0.region_targets),
-           "margin": None if r0.region_bounds < 0 else f(r0.region_margin)}
-    policies = {}
-    for pol, r in zip(pols, results):
-        lst = []
-        for k, c in enumerate(cls):
-            x = r.cls[k]
-            ew = _mc_ci(x.worst_mean)
-            if ew is not None:
-                ew["window_start"] = f(x.worst_mean_t)
-            lst.append({
-                "name": names[k], "role": _mc_role(c),
-                "bound": None if c.c.best_effort else c.bound,
-                "delay": _mc_ci(x.delay), "admitted_delay": _mc_ci(x.admitted_delay),
-                "worst_excursion": _mc_ci(x.worst), "expected_worst_excursion": ew,
-                "throughput": _mc_ci(x.throughput), "offered": f(x.offered),
-                "shed": _mc_ci(x.shed), "priority": _mc_ci(x.priority),
-                "admit_time": _mc_ci(x.admit_time), "admitted": int(x.admitted),
-                "rejected": int(x.rejected), "undecided": int(x.undecided)})
-        em = _mc_ci(r.worst_mean)
-        if em is not None:
-            em["class"] = names[r.worst_mean_class]
-            em["window_start"] = f(r.worst_mean_t)
-        summary = {"worst_excursion": _mc_ci(r.worst), "worst_excursion_max": f(r.worst_max),
-                   "expected_worst_excursion": em,
-                   "best_effort_throughput": _mc_ci(r.be_throughput),
-                   "best_effort_offered": f(r.be_offered), "events": int(r.events)}
-        policies[pol] = {"classes": {c["name"]: c for c in lst}, "classes_list": lst,
-                         "summary": summary}
+def _mc_series(p, sc, r0):
+    """Replication 1's series of the first policy (p.series), as numpy
+    arrays: t, limit, and per class delay, priority, weight, state."""
+    names = [ffi.string(sc.cls[k].c.name).decode() for k in range(int(sc.n))]
     series = None
     if p.series:
         m = int(r0.series_len)
@@ -1132,8 +1043,7 @@ def _mc_result(p, sc, label, pols, results):
                 "priority": np.array([w.priority[k] for w in rows]),
                 "weight": np.array([w.weight[k] for w in rows]),
                 "state": [ffi.string(lib.qc_adm_state_name(w.state[k])).decode() for w in rows]}
-    return AdmissionResult(scenario=label, model=model, run=run, admissibility=adm,
-                           policies=policies, series=series)
+    return series
 
 
 class NetworkResult:
