@@ -28,6 +28,7 @@
 
 #include "qctl/api.h"
 #include "qctl/exact.h"
+#include "qctl/maxusers.h"
 #include "qctl/multiclass.h"
 #include "qctl/pool.h"
 #include "qctl/queue.h"
@@ -128,6 +129,39 @@ qc_result_support qc_pool_result_support(const qc_pool_result *r, const qc_pool_
  * "mean_power_watts" when price > 0). */
 json_t *qc_pool_result_json(const qc_pool_params *p, const qc_pool_result *r,
                             const qc_pool_json_opts *o, double elapsed);
+
+/* ---- sim maxusers ------------------------------------------------------- */
+
+/* Each reference step's settling time, overshoot and steady-state error
+ * in every replication, and each replication's fractions of the run
+ * saturated and held: the caller's arrays, [step * reps + rep] and [rep],
+ * for up to 64 steps. bound: the logged sensor's reach
+ * (qc_mu_logged_bound); ref_m, unreachable: each reference mapped into
+ * the sensor, and whether the sensor can read it. */
+typedef struct qc_mu_rep_stats {
+    unsigned reps;
+    double level;
+    size_t nsteps;
+    double *settling, *overshoot, *sse;
+    double *sat, *held;
+    double bound;
+    double ref_m[64];
+    int unreachable[64];
+} qc_mu_rep_stats;
+
+/* Replication k's step metrics and fractions into st: 0, or QC_EINVAL
+ * when k >= st->reps. */
+int qc_mu_rep_stats_add(qc_mu_rep_stats *st, unsigned k, const qc_mu_run_result *rk);
+
+/* {"command": "sim maxusers", "run", "interval_support", "steps",
+ * "summary"}: r is replication 1 (its throughput and response, its
+ * second half's means), st the replications' step metrics (a t interval
+ * over the finite values of each: null when there are none; a settling
+ * time only when every replication settled), ctl the controller's name,
+ * sup the verdict on the intervals (qc_mu_run_support). */
+json_t *qc_mu_result_json(const qc_mu_run_params *p, const qc_mu_run_result *r,
+                          const qc_mu_rep_stats *st, const char *ctl,
+                          const qc_result_support *sup);
 
 /* ---- sim admission ------------------------------------------------------ */
 
