@@ -919,6 +919,20 @@ json_t *qc_mc_result_json(const qc_mc_run_params *p, const qc_mc_scenario *m,
                           const char *path, const qc_mc_run_result *res,
                           const qc_mc_policy *pols, unsigned npol, const qc_result_support *sup,
                           double elapsed);
+typedef struct qc_mu_rep_stats {
+    unsigned reps;
+    double level;
+    size_t nsteps;
+    double *settling, *overshoot, *sse;
+    double *sat, *held;
+    double bound;
+    double ref_m[64];
+    int unreachable[64];
+} qc_mu_rep_stats;
+int qc_mu_rep_stats_add(qc_mu_rep_stats *st, unsigned k, const qc_mu_run_result *rk);
+json_t *qc_mu_result_json(const qc_mu_run_params *p, const qc_mu_run_result *r,
+                          const qc_mu_rep_stats *st, const char *ctl,
+                          const qc_result_support *sup);
 char *qcpy_result_text(json_t *doc);
 void qc_result_text_free(char *text);
 /* ---- binding helpers (SOURCE below) ---- */

@@ -11,7 +11,6 @@ is series_dt=), checked as the command checks them, with its messages
 (ValueError). The same seed gives the same estimates as the command,
 digit for digit: both call qc_queue_run on the same parameters.
 """
-import json
 import math
 import numbers
 
@@ -20,8 +19,8 @@ import numpy as np
 from . import dist as _dist
 from ._native import (QctlShortRunError, bad, check, cstr, existing_path, ffi, lib,
                       new_cancel, new_err, run_interruptible)
-from .result import (CI_KEYS, Estimate, Result, _pandas, frame, intervals,  # noqa: F401
-                     is_interval, num_words as _num_words, result_doc as _result_doc)
+from .result import (CI_KEYS, Estimate, Result, frame, intervals, is_interval,  # noqa: F401
+                     num_words as _num_words, result_doc as _result_doc)
 
 
 class QueueResult(Result):
@@ -518,34 +517,6 @@ class MaxUsersPlant:
 
 # ---- whether a run supports its intervals (the commands' --allow-short) ---------------
 
-def _support(short, why, allow_short):
-    """The command's "interval_support" object."""
-    return {"supported": not short, "reason": why if short else None,
-            "allowed_short": bool(allow_short)}
-
-
-def _mark_short(d, sup, depth=0):
-    """Every interval of d (a dict with "ci_low") as the command writes it
-    for a short run: marked "unreliable" when allowed, else its ends null
-    with the reason (cli_support_json)."""
-    if sup["supported"] or depth > 8:
-        return
-    if isinstance(d, dict):
-        if "ci_low" in d:
-            if sup["allowed_short"]:
-                d["unreliable"] = True
-            else:
-                for k in ("ci_low", "ci_high", "half_width"):
-                    if k in d:
-                        d[k] = None
-                d["reason"] = "run too short to support an interval"
-        for v in d.values():
-            _mark_short(v, sup, depth + 1)
-    elif isinstance(d, (list, tuple)):
-        for v in d:
-            _mark_short(v, sup, depth + 1)
-
-
 def _short_verdict(result, sup, cmd):
     """The command's exit status 1 for a run too short for its intervals
     (without allow_short): QctlShortRunError with the command's message,
@@ -572,17 +543,6 @@ def _struct_array(ptr, n, ctype, fields, ints=()):
     return {f: raw[f].copy() for f in fields}
 
 
-def _ci_of_finite(x, level):
-    """The t interval of the finite values of x in the one shape
-    (ci_dict), or None when there is none: the call (qc_ci_t_finite) that
-    `sim maxusers` makes."""
-    ci = ffi.new("qc_ci *")
-    buf = ffi.new("double[]", [float(v) for v in x] or [0.0])
-    if lib.qc_ci_t_finite(buf, len(x), level, ci, ffi.NULL) != 0 or ci.n == 0:
-        return None
-    return ci_dict(ci)
-
-
 def _sched(flag, spec):
     pts = ffi.new("qc_sched_point[64]")
     n = ffi.new("size_t *")
@@ -603,39 +563,29 @@ _MU_SERIES = ("maxusers", "ris", "ris_now", "ris_logged", "throughput", "respons
               "connected", "waiting")
 
 
-class MaxUsersResult:
-    """What qctl.sim.maxusers returns: steps (one dict per reference step,
-    as in the command's JSON, with the per-replication values in
-    settling, overshoot and sse: numpy arrays over replications), the
-    summary (fraction saturated and held with their intervals, throughput
-    and response of the first replication), series (the first
-    replication's `--series` CSV as numpy arrays: time, reference,
-    maxusers, ris, ris_now, ris_logged, throughput, response, connected,
-    waiting; one row per sample instant k = 0..n), logged_ris_bound, and
-    to_dict() (the command's --json) / to_frame() (every interval)."""
+class MaxUsersResult(Result):
+    """What qctl.sim.maxusers returns: the document of `qctl sim maxusers
+    --json` (qctl.result.Result: run, interval_support, steps, summary);
+    steps (the document's, each with the per-replication values in
+    settling, overshoot and sse: numpy arrays over replications), series
+    (the first replication's `--series` CSV as numpy arrays: time,
+    reference, maxusers, ris, ris_now, ris_logged, throughput, response,
+    connected, waiting; one row per sample instant k = 0..n),
+    logged_ris_bound; to_frame() every interval (each step's and the
+    summary's: an open-loop run, with no steps, still has its fractions
+    saturated and held)."""
 
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
-
-    def to_dict(self):
-        steps = []
-        for st in self.steps:
-            steps.append({k: st[k] for k in st if k not in ("settling", "overshoot", "sse")})
-        return {"command": "sim maxusers", "run": dict(self.run),
-                "interval_support": dict(self.interval_support), "steps": steps,
-                "summary": dict(self.summary)}
-
-    def to_frame(self):
-        """Every interval of to_dict() (each step's and the summary's), one
-        row each (frame()): an open-loop run, with no steps, still has its
-        fractions saturated and held."""
-        return frame(self.to_dict())
+    @property
+    def steps(self):
+        return [dict(st, **{k: v[i] for k, v in self.rep_values.items()})
+                for i, st in enumerate(self._doc["steps"])]
 
     def __repr__(self):
+        run = self.run
         lines = ["MaxUsers server: %d users, %s control, %d replication%s"
-                 % (self.run["population"], self.run["controller"], self.run["reps"],
-                    "" if self.run["reps"] == 1 else "s")]
-        for st in self.steps:
+                 % (run["population"], run["controller"], run["reps"],
+                    "" if run["reps"] == 1 else "s")]
+        for st in self._doc["steps"]:
             lines.append("  step to %g at t=%g: settling %s s, overshoot %s%%, "
                          "steady-state error %s" % (
                              st["reference"], st["t_start"], _num_words(_nan(st["settling_time"])),
@@ -643,7 +593,7 @@ class MaxUsersResult:
                              _num_words(_nan(st["steady_state_error"]))))
         s = self.summary
         lines.append("  saturated %.1f%%, held %.1f%%; throughput %s RPC/s" % (
-            100 * s["fraction_saturated"], 100 * s["fraction_held"],
+            100 * _nan(s["fraction_saturated"]), 100 * _nan(s["fraction_held"]),
             _num_words(_nan(s["throughput"]))))
         return "\n".join(lines)
 
@@ -777,72 +727,41 @@ def maxusers(population=1000, threads=4, discipline="ps", think="exp:0.2", servi
         rc = run_interruptible(lib.qcpy_mu_run_reps, p, reps, jobs, out, failed, err,
                                cancel=cancel)
         check(rc, err, "sim maxusers: replication %d: " % failed[0])
-        r = _mu_result(p, out, reps, level, controller, bound, ref_m, unreachable, refs,
-                       nref)
-        nsteps = len(r.steps)
-        settling = ffi.new("double[]", [float(st["settling"][k]) for st in r.steps
-                                        for k in range(reps)] or [0.0])
+        # the replications' step metrics, as the command gathers them
+        nsteps = max(int(out[k].nsteps) for k in range(reps))
+        st = ffi.new("qc_mu_rep_stats *")
+        cols = {f: ffi.new("double[]", max(1, nsteps * reps))
+                for f in ("settling", "overshoot", "sse")}
+        fracs = [ffi.new("double[]", reps) for _ in range(2)]
+        st.settling, st.overshoot, st.sse = cols["settling"], cols["overshoot"], cols["sse"]
+        st.sat, st.held = fracs
+        st.reps, st.level, st.bound = reps, level, bound
+        for i, (m, u) in enumerate(zip(ref_m, unreachable)):
+            st.ref_m[i], st.unreachable[i] = m, int(u)
+        for k in range(reps):
+            lib.qc_mu_rep_stats_add(st, k, ffi.addressof(out, k))
         why = ffi.new("char[512]")
-        short = lib.qc_mu_run_support(p, ffi.addressof(out, 0), settling, nsteps, reps, why,
-                                      512)
-        r.interval_support = _support(short, ffi.string(why).decode(), allow_short)
-        _mark_short(r.steps, r.interval_support)
-        _mark_short(r.summary, r.interval_support)
-        return _short_verdict(r, r.interval_support, "sim maxusers")
+        sup = ffi.new("qc_result_support *")
+        sup.short_run = lib.qc_mu_run_support(p, ffi.addressof(out, 0), st.settling, st.nsteps,
+                                              reps, why, 512)
+        sup.why, sup.allow_short, sup.precision_met = why, bool(allow_short), 1
+        ctl = ffi.new("char[]", cstr(controller))
+        doc = _result_doc(lib.qc_mu_result_json(p, ffi.addressof(out, 0), st, ctl, sup),
+                          "sim maxusers")
+        n = int(st.nsteps)
+        rep_values = {f: np.frombuffer(ffi.buffer(c, 8 * n * reps), dtype=np.float64)
+                      .reshape(n, reps).copy() for f, c in cols.items()}
+        r = MaxUsersResult(doc, rep_values=rep_values, series=_mu_series(p, out[0], refs, nref),
+                           logged_ris_bound=bound)
+        return _short_verdict(r, doc["interval_support"], "sim maxusers")
     finally:
         for i in range(reps):
             lib.qc_mu_run_result_free(ffi.addressof(out, i))
 
 
-def _mu_result(p, out, reps, level, controller, bound, ref_m, unreachable, refs, nref):
-    r0 = out[0]
+def _mu_series(p, r0, refs, nref):
+    """Replication 1's series (the command's --series CSV) as numpy arrays."""
     n = int(r0.n)
-    nsteps = int(r0.nsteps)
-    run = {"controller": controller}
-    if p.closed_loop:
-        run.update({"ki": p.pi.ki, "kp": p.pi.kp,
-                    "sensor": "logged" if p.sensor == lib.QC_SENSOR_LOGGED else "true",
-                    "sensor_gain": p.sensor_gain if p.sensor_gain > 0 else 1.0,
-                    "sensor_offset": p.sensor_offset})
-    run.update({"population": int(p.plant.population), "interval": p.plant.interval,
-                "intervals": n, "seed": int(p.plant.seed), "reps": reps, "confidence": level,
-                "band": p.band if p.band > 0 else 0.1,
-                "logged_ris_bound": _finite_or_none(bound)})
-    steps = []
-    for i in range(nsteps):
-        m = r0.steps[i]
-        se = np.array([out[k].steps[i].settling for k in range(reps)])
-        ov = np.array([out[k].steps[i].overshoot for k in range(reps)])
-        ss = np.array([out[k].steps[i].sse for k in range(reps)])
-        settled = int(np.isfinite(se).sum())
-        st = {"t_start": m.t_start, "reference": m.r}
-        if p.closed_loop:
-            st["reference_measured"] = ref_m[i]
-            st["reachable"] = not unreachable[i]
-        st["settled_reps"] = settled
-        sci = _ci_of_finite(list(se), level)
-        st["settling_time"] = sci["value"] if settled == reps and sci else None
-        st["settling_time_ci"] = sci if settled == reps else None
-        oci = _ci_of_finite(list(ov), level)
-        st["overshoot_percent"] = oci["value"] if oci else None
-        st["overshoot_percent_ci"] = oci
-        eci = _ci_of_finite(list(ss), level)
-        st["steady_state_error"] = eci["value"] if eci else None
-        st["steady_state_error_ci"] = eci
-        st["settling"], st["overshoot"], st["sse"] = se, ov, ss
-        steps.append(st)
-    sat = _ci_of_finite([out[k].frac_saturated for k in range(reps)], level)
-    held = _ci_of_finite([out[k].frac_held for k in range(reps)], level)
-    h = n // 2
-    ris = sum(r0.samples[k].ris for k in range(h, n))
-    mu = sum(r0.samples[k].maxusers for k in range(h, n))
-    summary = {"fraction_saturated": sat["value"] if sat else 0.0, "fraction_saturated_ci": sat,
-               "fraction_held": held["value"] if held else 0.0, "fraction_held_ci": held,
-               "throughput": _finite_or_none(r0.throughput),
-               "response_mean": _finite_or_none(r0.response_mean),
-               "response_p95": _finite_or_none(r0.response_p95),
-               "ris_mean_second_half": ris / (n - h) if n - h else math.nan,
-               "maxusers_mean_second_half": mu / (n - h) if n - h else math.nan}
     # the series: row k = 0 is the initial measurement y(0), rows 1..n the samples
     cols = _struct_array(r0.samples, n, "qc_maxusers_sample", _MU_SERIES + ("completed",),
                          ints=("completed",))
@@ -856,8 +775,7 @@ def _mu_result(p, out, reps, level, controller, bound, ref_m, unreachable, refs,
         series[f] = np.insert(cols[f], 0, getattr(init, f))
     done = np.insert(cols["completed"], 0, float(init.completed))
     series["response"] = np.where(done > 0, series["response"], math.nan)
-    return MaxUsersResult(run=run, steps=steps, summary=summary, series=series,
-                          logged_ris_bound=bound, reps=reps)
+    return series
 
 
 # ---- the multiclass admission run: `qctl sim admission` ------------------------------
