@@ -194,7 +194,9 @@ class Result:
         return cls(json.loads(text), **extra)
 
     def __getattr__(self, name):
-        doc = self.__dict__["_doc"]
+        doc = self.__dict__.get("_doc")  # absent while copy or pickle rebuilds one
+        if name.startswith("__") or doc is None:
+            raise AttributeError(name)
         if isinstance(doc, dict):
             if name in doc:
                 return doc[name]
