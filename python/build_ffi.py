@@ -888,6 +888,54 @@ typedef struct qc_psim_result {
 int qc_psim_run(const qc_psim_params *p, qc_psim_result *r, qc_err *err);
 void qc_psim_result_free(qc_psim_result *r);
 
+/* ---- results as JSON (qctl/results.h): the schema Python reads ---- */
+typedef ... json_t;
+typedef struct qc_queue_json_opts {
+    const char *arrival, *service;
+    const char *curve_unit;
+    int whole_periods;
+    int allow_short;
+} qc_queue_json_opts;
+json_t *qc_queue_result_json(const qc_queue_params *p, const qc_queue_result *r,
+                             const qc_queue_exact *ex, const qc_queue_json_opts *o,
+                             double elapsed);
+typedef struct qc_pool_json_opts {
+    const char *arrival, *service, *setup;
+    int allow_short;
+    double price;
+    double watts[4];
+} qc_pool_json_opts;
+json_t *qc_pool_result_json(const qc_pool_params *p, const qc_pool_result *r,
+                            const qc_pool_json_opts *o, double elapsed);
+json_t *qc_removable_result_json(const qc_removable_params *p, const qc_removable_result *r,
+                                 double price, double elapsed);
+typedef struct qc_result_support {
+    int short_run;
+    const char *why;
+    int allow_short;
+    int precision_asked;
+    int precision_met;
+} qc_result_support;
+json_t *qc_mc_result_json(const qc_mc_run_params *p, const qc_mc_scenario *m,
+                          const char *path, const qc_mc_run_result *res,
+                          const qc_mc_policy *pols, unsigned npol, const qc_result_support *sup,
+                          double elapsed);
+typedef struct qc_mu_rep_stats {
+    unsigned reps;
+    double level;
+    size_t nsteps;
+    double *settling, *overshoot, *sse;
+    double *sat, *held;
+    double bound;
+    double ref_m[64];
+    int unreachable[64];
+} qc_mu_rep_stats;
+int qc_mu_rep_stats_add(qc_mu_rep_stats *st, unsigned k, const qc_mu_run_result *rk);
+json_t *qc_mu_result_json(const qc_mu_run_params *p, const qc_mu_run_result *r,
+                          const qc_mu_rep_stats *st, const char *ctl,
+                          const qc_result_support *sup);
+char *qcpy_result_text(json_t *doc);
+void qc_result_text_free(char *text);
 /* ---- binding helpers (SOURCE below) ---- */
 void qcpy_dist_sample(const qc_dist *d, qc_rng *r, double *out, size_t n);
 void qcpy_init(void);
@@ -946,6 +994,15 @@ static int qcpy_mu_run_reps(const qc_mu_run_params *p, unsigned reps, unsigned j
                             qc_mu_run_result *out, unsigned *failed, qc_err *err)
 {
     return qc_mu_run_reps(p, reps, jobs, qcpy_mu_keep, out, NULL, NULL, failed, err);
+}
+
+/* A result's JSON (qctl/results.h) as text, the document released: the
+ * text is the caller's (qc_result_text_free); NULL when out of memory. */
+static char *qcpy_result_text(json_t *doc)
+{
+    char *s = doc ? qc_result_text(doc) : NULL;
+    json_decref(doc);
+    return s;
 }
 
 static size_t qcpy_sizeof_dist(void)

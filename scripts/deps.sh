@@ -8,8 +8,9 @@
 #   scripts/deps.sh --test   also what the tests need (cmocka, clang for the
 #                            sanitizer and fuzzer builds, curl for the
 #                            proxy's admin endpoints, chromium to check the
-#                            HTML reports in a real browser engine; pytest and
-#                            SimPy for the Python package's tests and examples;
+#                            HTML reports in a real browser engine; pytest,
+#                            pandas (to_frame) and SimPy for the Python
+#                            package's tests and examples;
 #                            prometheus for promtool, which checks /metrics;
 #                            debootstrap, to make the Debian chroot the .deb
 #                            is installed in: scripts/deb_chroot.sh;
@@ -28,7 +29,7 @@ pkgs="build-essential cmake pkg-config libgsl-dev libjansson-dev libpcap-dev lib
 # OpenSSL: TLS termination in qctl proxy (src/live/tls.c)
 pkgs="$pkgs libssl-dev"
 if [ "${1:-}" = "--test" ]; then
-    pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev curl chromium python3-pytest python3-simpy3 prometheus debootstrap haproxy pgbouncer postgresql postgresql-client"
+    pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev curl chromium python3-pytest python3-pandas python3-simpy3 prometheus debootstrap haproxy pgbouncer postgresql postgresql-client"
 fi
 if [ "${1:-}" = "--bench" ]; then
     pkgs="$pkgs nginx-light haproxy wrk"

@@ -48,5 +48,6 @@
 #include "qctl/proxysim.h"
 #include "qctl/queue.h"
 #include "qctl/removable_sim.h"
+#include "qctl/results.h"
 
 #endif

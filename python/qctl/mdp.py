@@ -13,53 +13,43 @@ rate[n] (float64): the rate served there (0 when idle or off).
 import numpy as np
 
 from ._native import bad, check, ffi, lib, new_err, run_interruptible
+from .result import Result, _pandas, result_doc as _result_doc
 
 IDLE, OFF = -1, -2
 _METHOD = {"rvi": 1, "pi": 2, "both": 3}
 
 
-class RemovableSolution:
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
+class RemovableSolution(Result):
+    """What qctl.mdp.removable returns: the document of `qctl mdp removable
+    --json` (qctl.result.Result: s.gain, s.to_dict(), ...), and the policy
+    over n = 0..N as numpy arrays (switch_on, action, rate)."""
 
     def __repr__(self):
         return "RemovableSolution(gain=%.10g, N=%d, switch on at n >= %s)" % (
             self.gain, self.nmax, self.threshold)
 
-    def to_dict(self):
-        """The solution: its gain with the solver's bounds, the policy
-        over n = 0..N (lists) and the exact performance of the optimal
-        policy and of each baseline (plain numbers: solved, not
-        estimated, so no interval)."""
-        return {"gain": self.gain, "gain_pi": self.gain_pi,
-                "gain_low": self.gain_low, "gain_high": self.gain_high,
-                "policies_agree": self.policies_agree, "rvi_converged": self.rvi_converged,
-                "nmax": self.nmax, "states": self.states, "tail_ok": self.tail_ok,
-                "threshold": self.threshold,
-                "policy": {"switch_on": self.switch_on.tolist(),
-                           "action": self.action.tolist(), "rate": self.rate.tolist()},
-                "performance": dict(self.performance),
-                "baselines": {k: dict(v) for k, v in self.baselines.items()}}
+    nmax = property(lambda self: self.truncation["N"])
+    states = property(lambda self: self.truncation["states"])
+    tail_ok = property(lambda self: self.truncation["tail_ok"])
+    threshold = property(lambda self: self.structure["threshold_n"])
+    policies_agree = property(
+        lambda self: self.solver.get("agreement", {}).get("agree", True))
+
+    @property
+    def baselines(self):
+        """Each simple policy's exact performance by its name (the
+        document's comparison after the optimal policy)."""
+        return {c["policy"]: c for c in self.comparison[1:]}
 
     def to_frame(self):
-        """One row per policy, "optimal" first and then each baseline, with
-        every performance figure as a column (exact values: there is no
-        interval to show); needs pandas."""
-        from .sim import _pandas
+        """One row per policy of the document's comparison, "optimal"
+        first and then each baseline, every figure a column (exact values:
+        no interval); needs pandas."""
         pd = _pandas()
-        rows = {"optimal": dict(self.performance, average_cost=self.gain)}
-        for name, b in self.baselines.items():
-            rows[name] = {k: v for k, v in b.items() if k not in ("param_name",)}
+        rows = {("optimal" if i == 0 else c["policy"]): {k: v for k, v in c.items()
+                                                         if k != "policy"}
+                for i, c in enumerate(self.comparison)}
         return pd.DataFrame.from_dict(rows, orient="index")
-
-
-def _perf(p):
-    return {"mean_jobs": p.e.mean_jobs, "mean_response": p.e.mean_response,
-            "mean_power": p.e.mean_power, "frac_setup": p.e.frac_setup,
-            "frac_off": p.frac_off, "frac_idle": p.frac_idle, "frac_serving": p.frac_serving,
-            "switch_on_rate": p.switch_on_rate, "throughput": p.throughput,
-            "blocking": p.blocking, "holding_cost": p.holding_cost,
-            "power_cost": p.power_cost, "switching_cost": p.switching_cost}
 
 
 def removable(lam, rates, power, setup_rate, holding=1.0, idle_power=None, setup_power=None,
@@ -139,21 +129,7 @@ def removable(lam, rates, power, setup_rate, holding=1.0, idle_power=None, setup
         switch_on = np.frombuffer(ffi.buffer(r.policy.switch_on, n), dtype=np.uint8).copy()
         action = np.frombuffer(ffi.buffer(r.policy.on_action, 4 * n), dtype=np.int32).copy()
         rate = np.where(action >= 0, np.array(rates)[np.clip(action, 0, None)], 0.0)
-        on = np.nonzero(switch_on)[0]
-        baselines = {}
-        if r.have_baselines:
-            for i in range(4):
-                b = r.baseline[i]
-                baselines[ffi.string(b.name).decode()] = dict(
-                    param_name=ffi.string(b.param_name).decode() if b.param_name else None,
-                    param=b.param, **_perf(b.perf),
-                    average_cost=b.perf.holding_cost + b.perf.power_cost + b.perf.switching_cost)
-        return RemovableSolution(
-            gain=r.gain, gain_pi=r.gain_pi, gain_low=r.gain_lo, gain_high=r.gain_hi,
-            policies_agree=bool(r.policies_agree), rvi_converged=bool(r.rvi_converged),
-            nmax=int(r.nmax), states=int(r.states), tail_ok=bool(r.tail_ok),
-            switch_on=switch_on, action=action, rate=rate,
-            threshold=int(on[0]) if len(on) else None,
-            performance=_perf(r.perf), baselines=baselines)
+        doc = _result_doc(lib.qc_removable_result_json(p, r, 1.0, 0.0), "mdp removable")
+        return RemovableSolution(doc, switch_on=switch_on, action=action, rate=rate)
     finally:
         lib.qc_removable_result_free(r)

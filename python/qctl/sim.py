@@ -19,164 +19,85 @@ import numpy as np
 from . import dist as _dist
 from ._native import (QctlShortRunError, bad, check, cstr, existing_path, ffi, lib,
                       new_cancel, new_err, run_interruptible)
-
-_LABELS = ["response time", "waiting time", "number in system", "utilization", "throughput",
-           "blocking probability", "response time p50", "response time p95",
-           "response time p99"]
+from .result import (CI_KEYS, Estimate, Result, frame, intervals, is_interval,  # noqa: F401
+                     num_words as _num_words, result_doc as _result_doc)
 
 
-def _metric_names():
-    return [ffi.string(lib.qc_queue_metric_name(i)).decode() for i in range(lib.QC_QM_COUNT)]
-
-
-class Estimate:
-    """One metric: value (the point estimate), its confidence interval
-    (lo, hi, half-width; NaN when there is none), the level, the number n
-    of independent values it rests on, and the exact value where a closed
-    form exists (NaN otherwise; inf when infinite)."""
-
-    __slots__ = ("name", "label", "value", "lo", "hi", "half", "level", "n", "exact")
-
-    def __init__(self, name, label, ci, exact):
-        self.name, self.label = name, label
-        self.value, self.lo, self.hi, self.half = ci.mean, ci.lo, ci.hi, ci.half
-        self.level, self.n, self.exact = ci.level, int(ci.n), exact
-
-    @property
-    def ci(self):
-        return (self.lo, self.hi)
-
-    def covers(self, x=None):
-        """Whether the interval holds x (default: the exact value)."""
-        x = self.exact if x is None else x
-        return bool(self.lo <= x <= self.hi)
-
-    # the qc_ci names, so that ci_dict reads an Estimate as it reads a qc_ci
-    mean = property(lambda self: self.value)
-
-    def to_dict(self):
-        return dict(zip(CI_KEYS + ("exact",), (self.value, self.lo, self.hi, self.half,
-                                               self.level, self.n, self.exact)))
-
-    def __repr__(self):
-        return "Estimate(%s=%s, ci=%s%s)" % (
-            self.name, _num_words(self.value), _ci_words(self),
-            "" if math.isnan(self.exact) else ", exact=%s" % _num_words(self.exact))
-
-
-class QueueResult:
-    """What qctl.sim.queue returns: the estimates by metric name
-    (result["response_time"], or result.metrics) and the run's facts."""
-
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
-
-    def __getitem__(self, name):
-        return self.metrics[name]
-
-    def __iter__(self):
-        return iter(self.metrics.values())
-
-    def to_dict(self):
-        """The summary, with the fields of `qctl sim queue --json`'s model,
-        run and metrics that a Python user reads."""
-        return {
-            "command": "sim queue",
-            "model": {"arrival": self.arrival, "service": self.service,
-                      "arrival_canonical": self.arrival_canonical,
-                      "service_canonical": self.service_canonical,
-                      "servers": self.servers, "capacity": self.capacity,
-                      "discipline": self.discipline, "load": self.load,
-                      "exact_model": self.exact_model},
-            "run": {"customers": self.customers, "time": self.time, "reps": self.reps,
-                    "seed": self.seed, "confidence": self.level, "ci_method": self.ci_method,
-                    "warmup": {"method": self.warmup_method,
-                               "customers_cut": self.warmup_customers,
-                               "time_cut": self.warmup_time,
-                               "chunks_cut": self.warmup_chunks},
-                    "batches": self.batches, "transient": self.transient_reason or None,
-                    "measured_customers": self.measured, "events": self.events,
-                    "simulated_time": self.sim_time},
-            "metrics": {k: v.to_dict() for k, v in self.metrics.items()},
-        }
-
-    def to_frame(self):
-        """The metrics as a pandas DataFrame, one row per metric (needs
-        pandas: Debian's python3-pandas)."""
-        try:
-            import pandas as pd
-        except ImportError as e:
-            raise ImportError("to_frame needs pandas (apt-get install python3-pandas); "
-                              "to_dict() needs nothing") from e
-        rows = {k: v.to_dict() for k, v in self.metrics.items()}
-        return pd.DataFrame.from_dict(rows, orient="index")
+class QueueResult(Result):
+    """What qctl.sim.queue returns: the document of `qctl sim queue --json`
+    (qctl.result.Result): result["response_time"] an Estimate, result.load,
+    result.reps ... its facts, result.series replication 1's number in
+    system (numpy arrays) when series_dt was given."""
 
     def __str__(self):
         """The table `qctl sim queue` prints for the same run."""
+        model, run, ms = self.model, self.run, self.metrics
         out = []
-        cap = str(self.capacity) if self.capacity else "unlimited"
+        cap = str(model["capacity"]) if model["capacity"] else "unlimited"
         out.append("G/G/c/K queue: arrival %s, service %s, c = %u, K = %s, %s; offered load %.4g"
-                   % (self.arrival, self.service, self.servers, cap,
-                      "PS" if self.discipline == "ps" else "FCFS", self.load))
-        line = "%u replication%s of " % (self.reps, "s" if self.reps > 1 else "")
-        if self.time is None:
-            line += "%d customers" % self.customers
-        else:
-            line += "time %g" % self.time
-        per = " per replication" if self.reps > 1 else ""
-        if self.warmup_method == "mser":
+                   % (model["arrival"], model["service"], model["servers"], cap,
+                      "PS" if model["discipline"] == "ps" else "FCFS", model["load"]))
+        reps = run["reps"]
+        line = "%u replication%s of " % (reps, "s" if reps > 1 else "")
+        line += "%d customers" % run["customers"] if "customers" in run else "time %g" % run["time"]
+        per = " per replication" if reps > 1 else ""
+        wu = run["warmup"]
+        if wu["method"] == "mser":
             line += "; warm-up cut by MSER on the %s: %.0f customers, time %.4g%s" % (
-                "other replications' mean" if self.reps > 1 else "run",
-                self.warmup_customers, self.warmup_time, per)
+                "other replications' mean" if reps > 1 else "run",
+                wu["customers_cut"], wu["time_cut"], per)
         else:
             line += "; fixed warm-up: %.0f customers, time %.4g%s" % (
-                self.warmup_customers, self.warmup_time, per)
+                wu["customers_cut"], wu["time_cut"], per)
         out.append(line)
-        if self.batches:
+        bm = run.get("batch_means")
+        if bm:
             out.append("CI by batch means: %d batches, %s (von Neumann statistic %.2f)" % (
-                self.batches,
-                "independent by von Neumann's test" if self.batches_independent
+                bm["batches"],
+                "independent by von Neumann's test" if bm["independent"]
                 else "NOT independent even at 8 batches: intervals may be too narrow; run longer",
-                self.von_neumann))
+                bm["von_neumann_statistic"]))
         else:
             out.append("CI by replications")
-        if self.precision:
-            if self.precision_met:
+        pr = run.get("precision")
+        if pr:
+            per_rep = pr["customers_per_replication"]
+            if pr["reached"]:
                 out.append("precision %g%% reached with %d customers%s (%d simulated in all rounds)"
-                           % (100 * self.precision, self.customers * self.reps,
-                              " in all replications" if self.reps > 1 else "",
-                              self.total_customers))
+                           % (100 * pr["relative_half_width"], per_rep * pr["replications"],
+                              " in all replications" if pr["replications"] > 1 else "",
+                              pr["customers_all_rounds"]))
             else:
                 out.append("precision %g%% NOT reached within --max-customers/--max-reps: "
                            "stopped at %u replication%s of %d customers"
-                           % (100 * self.precision, self.reps, "s" if self.reps > 1 else "",
-                              self.customers))
-        if self.transient:
-            out.append("TRANSIENT, NOT A STEADY STATE: %s" % self.transient_reason)
+                           % (100 * pr["relative_half_width"], pr["replications"],
+                              "s" if pr["replications"] > 1 else "", per_rep))
+        if run.get("transient"):
+            out.append("TRANSIENT, NOT A STEADY STATE: %s" % run["transient"])
         out.append("")
         out.append("%-22s %14s   %-32s %s" % ("metric", "estimate",
-                                              "%g%% confidence interval" % (100 * self.level),
+                                              "%g%% confidence interval" % (100 * run["confidence"]),
                                               "exact"))
-        for m in self.metrics.values():
+        infinite_reason = None
+        for name, m in ms.items():
+            d = m._doc
             if math.isinf(m.value):
                 est, ci = "infinite", "no mean exists (see below)"
+                infinite_reason = d.get("reason")
             elif math.isnan(m.value):
                 est, ci = "none", "nothing measured"
             else:
                 est = "%.6g" % m.value
-                i = list(self.metrics).index(m.name)
-                if self.rare[i]:
+                if "rare_events" in d:
                     # as the command: too few blocked (waiting) customers
-                    if m.name == "utilization":
-                        ci = "no interval: %d found a server free (<%d)" % (
-                            getattr(self, "rare_free", 0), 500)
+                    if name == "utilization":
+                        ci = "no interval: %d found a server free (<%d)" % (d["rare_events"], 500)
                     else:
                         ci = "no interval: %d %s (<%d)" % (
-                            self.rare_blocked if m.name == "blocking_probability"
-                            else self.rare_waited,
-                            "blocked" if m.name == "blocking_probability" else "waited", 50)
-                elif (math.isnan(m.half) and m.name.startswith("response_time_p")
-                      and (self.batches or self.reps > 1)):
+                            d["rare_events"],
+                            "blocked" if name == "blocking_probability" else "waited", 50)
+                elif (math.isnan(m.half) and name.startswith("response_time_p")
+                      and (bm or reps > 1)):
                     ci = "no interval: run too short"
                 elif math.isnan(m.half):
                     ci = "no interval from %d value%s" % (m.n, "" if m.n == 1 else "s")
@@ -184,25 +105,25 @@ class QueueResult:
                     ci = "[%.6g, %.6g]" % (m.lo, m.hi)
             e = m.exact
             exs = "infinite" if math.isinf(e) else "-" if math.isnan(e) else "%.6g" % e
-            out.append("%-22s %14s   %-32s %s" % (m.label, est, ci, exs))
-        if self.infinite_reason:
+            out.append("%-22s %14s   %-32s %s" % (_LABELS.get(name, name.replace("_", " ")),
+                                                  est, ci, exs))
+        if infinite_reason:
             out.append("")
-            out.append("No finite mean: %s." % self.infinite_reason)
-        if self.exact_model:
+            out.append("No finite mean: %s." % infinite_reason)
+        if model["exact_model"]:
             out.append("")
             out.append("exact: %s closed form%s" % (
-                self.exact_model,
-                " (means only)" if math.isnan(list(self.metrics.values())[6].exact) else ""))
+                model["exact_model"],
+                " (means only)" if math.isnan(ms["response_time_p50"].exact) else ""))
         return "\n".join(out)
 
     def __repr__(self):
         return self.__str__()
 
 
-# The one interval shape of every command's JSON (qc_json_ci_new), and of
-# every result object here: value, ci_low, ci_high, half_width, level, n,
-# plus exact where a closed form gives it.
-CI_KEYS = ("value", "ci_low", "ci_high", "half_width", "level", "n")
+# The table's words for a metric where they are not its name's.
+_LABELS = {"response_time_p50": "response time p50", "response_time_p95": "response time p95",
+           "response_time_p99": "response time p99"}
 
 
 def ci_dict(ci, exact=None):
@@ -220,57 +141,8 @@ def _json_ci(e):
     return ci_dict(e)
 
 
-def is_interval(v):
-    return isinstance(v, dict) and all(k in v for k in CI_KEYS)
-
-
-def intervals(d, path=""):
-    """Every interval in a result's to_dict(), as (dotted path, interval)
-    in document order: the schema, not a list of fields per model."""
-    if is_interval(d):
-        yield path, d
-        return
-    if isinstance(d, dict):
-        items = d.items()
-    elif isinstance(d, list):  # a list item by its name where it has one
-        items = ((v.get("name", v.get("policy", i)) if isinstance(v, dict) else i, v)
-                 for i, v in enumerate(d))
-    else:
-        return
-    for k, v in items:
-        yield from intervals(v, "%s.%s" % (path, k) if path else str(k))
-
-
-def _pandas():
-    try:
-        import pandas as pd
-    except ImportError as e:
-        raise ImportError("to_frame needs pandas (apt-get install python3-pandas); "
-                          "to_dict() needs nothing") from e
-    return pd
-
-
-def frame(d):
-    """A pandas DataFrame of every interval in a result's to_dict(): one
-    row per figure (its dotted path as the index), the interval's keys as
-    columns (exact where known)."""
-    pd = _pandas()
-    rows = {p: dict(v) for p, v in intervals(d)}
-    cols = list(CI_KEYS) + (["exact"] if any("exact" in v for v in rows.values()) else [])
-    return pd.DataFrame.from_dict(rows, orient="index", columns=cols)
-
-
 def _finite_or_none(x):
     return x if x is not None and math.isfinite(x) else None
-
-
-def _num_words(x):
-    """A number as qctl prints it: never 'nan'."""
-    if math.isnan(x):
-        return "none"
-    if math.isinf(x):
-        return "infinite" if x > 0 else "-infinite"
-    return "%.6g" % x
 
 
 def _ci_words(m):
@@ -308,7 +180,7 @@ def _num(flag, v):
 
 def queue(arrival, service, servers=1, capacity=None, discipline="fcfs", customers=None,
           time=None, warmup="auto", reps=1, seed=1, confidence=0.95, precision=None,
-          max_customers=None, max_reps=None, series_dt=None):
+          max_customers=None, max_reps=None, series_dt=None, allow_short=False):
     """Simulates the G/G/c/K queue as `qctl sim queue` does with the same
     flags (see its --help): arrival and service are specs (or qctl.dist
     objects for service), capacity None is unlimited, customers defaults
@@ -318,6 +190,10 @@ def queue(arrival, service, servers=1, capacity=None, discipline="fcfs", custome
     series_dt > 0 records the number in system of replication 1 in bins of
     that width: result.series is then a dict of numpy arrays t (end of
     the bin), mean (time average over the bin), n (number at its end).
+    A run too short to support its intervals raises QctlShortRunError
+    (the command's exit status 1), its .result with the intervals
+    withheld; allow_short=True (--allow-short) returns them marked
+    unreliable.
     The GIL is released while it runs; Ctrl-C interrupts the wait."""
     p = ffi.new("qc_queue_params *")
     lib.qc_queue_params_init(p)
@@ -407,10 +283,6 @@ def queue(arrival, service, servers=1, capacity=None, discipline="fcfs", custome
     try:
         ex = ffi.new("qc_queue_exact *")
         lib.qc_queue_exact_values(p, ex)
-        names = _metric_names()
-        metrics = {}
-        for i, name in enumerate(names):
-            metrics[name] = Estimate(name, _LABELS[i], res.metric[i], ex.value[i])
         series = None
         if p.series_dt > 0:
             k = int(res.series_len)
@@ -423,92 +295,58 @@ def queue(arrival, service, servers=1, capacity=None, discipline="fcfs", custome
             raw = np.frombuffer(ffi.buffer(res.series, k * size), dtype=dt, count=k) if k \
                 else np.zeros(0, dtype=dt)
             series = {f: raw[f].copy() for f in ("t", "mean", "n")}
-        buf = ffi.new("char[]", 1024)
-        lib.qc_arrivals_format(arr, buf, 1024)
-        arrival_canonical = ffi.string(buf).decode()
-        return QueueResult(
-            arrival=arrival, service=service_spec, arrival_canonical=arrival_canonical,
-            service_canonical=svc.canonical, servers=p.servers,
-            capacity=int(p.capacity) or None,
-            discipline="ps" if p.discipline == lib.QC_PS else "fcfs",
-            load=res.load, exact_model=ffi.string(ex.model).decode() or None,
-            customers=int(res.customers) if p.customers else None,
-            time=p.horizon if not p.customers else None, reps=res.reps, seed=int(p.seed),
-            level=p.level, ci_method=ffi.string(res.ci_method).decode(),
-            warmup_method="mser" if p.warmup_mode == lib.QC_WARMUP_MSER5 else "fixed",
-            warmup_customers=res.warmup_customers, warmup_time=res.warmup_time,
-            warmup_chunks=res.warmup_chunks, batches=int(res.batches),
-            batches_independent=bool(res.batches_independent), von_neumann=res.von_neumann,
-            precision=p.precision, precision_met=bool(res.precision_met),
-            total_customers=int(res.total_customers),
-            transient=bool(res.transient),
-            transient_reason=ffi.string(res.transient_reason).decode(),
-            infinite_reason=ffi.string(res.infinite_reason).decode(),
-            rare=[int(res.rare[i]) for i in range(len(names))],
-            rare_blocked=int(res.rare_blocked), rare_waited=int(res.rare_waited),
-            rare_free=int(res.rare_free),
-            measured=int(res.measured), events=int(res.events), sim_time=res.sim_time,
-            series=series, metrics=metrics)
+        specs = [ffi.new("char[]", cstr(x)) for x in (arrival, service_spec)]
+        o = ffi.new("qc_queue_json_opts *")
+        o.arrival, o.service = specs
+        o.allow_short = bool(allow_short)
+        doc = _result_doc(lib.qc_queue_result_json(p, res, ex, o, 0.0), "sim queue")
+        r = QueueResult(doc, series=series)
+        return _short_verdict(r, doc["run"]["interval_support"], "sim queue")
     finally:
         lib.qc_queue_result_free(res)
 
 
-class PoolResult:
-    """What qctl.sim.pool returns: r[name] per metric (an Estimate; exact
-    is NaN: the pool has no closed form in general) and the run's facts."""
-
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
-
-    def __getitem__(self, name):
-        return self.metrics[name]
+class PoolResult(Result):
+    """What qctl.sim.pool returns: the document of `qctl sim pool --json`
+    (qctl.result.Result; the pool has no closed form in general, so no
+    metric has an exact value); with compare=True, result.comparison maps
+    each policy to its metrics (Estimates by name)."""
 
     # the metrics of --compare's rows, as the command writes them
     COMPARED = ("average_cost", "holding_cost", "mean_power", "setup_cost", "response_time",
                 "response_time_p95", "servers_on", "switch_ons_per_hour")
 
     def to_dict(self):
-        d = {"command": "sim pool",
-             "model": {"servers": self.servers, "policy": self.policy,
-                       "arrival": self.arrival, "service": self.service,
-                       "setup_time": self.setup_time, "load": self.load},
-             "run": {"reps": self.reps, "seed": self.seed, "ci_method": self.ci_method,
-                     "measured_customers": self.measured, "events": self.events},
-             "metrics": {k: v.to_dict() for k, v in self.metrics.items()}}
+        d = self._doc
         if self.comparison is not None:
+            d = dict(d)
             d["comparison"] = [
                 dict({"policy": pol}, **{k: _json_ci(m[k]) for k in self.COMPARED})
                 for pol, m in self.comparison.items()]
         return d
 
-    def to_frame(self):
-        try:
-            import pandas as pd
-        except ImportError as e:
-            raise ImportError("to_frame needs pandas (apt-get install python3-pandas)") from e
-        return pd.DataFrame.from_dict({k: v.to_dict() for k, v in self.metrics.items()},
-                                      orient="index")
-
     def __repr__(self):
+        m = self.model
         lines = ["pool of %d servers, %s; arrival %s, service %s, setup %s; load %.4g"
-                 % (self.servers, self.policy, self.arrival, self.service, self.setup_time,
-                    self.load)]
-        for m in self.metrics.values():
-            lines.append("%-24s %14s   %s" % (m.name, _num_words(m.value), _ci_words(m)))
+                 % (m["servers"], m["policy"], m["arrival"], m["service"], m["setup_time"],
+                    m["load"])]
+        for e in self.metrics.values():
+            lines.append("%-24s %14s   %s" % (e.name, _num_words(e.value), _ci_words(e)))
         return "\n".join(lines)
 
 
 def pool(servers, arrival, service="exp:1", setup_time="exp:0.1", policy="djsq", threshold=4,
          idle_timer=0.0, customers=None, time=None, warmup="auto", reps=10, seed=1,
          confidence=0.95, holding=1.0, busy_power=240.0, idle_power=180.0, setup_power=240.0,
-         off_power=0.0, switch_cost=0.0, price=1.0, compare=False):
+         off_power=0.0, switch_cost=0.0, price=1.0, compare=False, allow_short=False):
     """Simulates K removable servers as `qctl sim pool` does with the same
     flags (idle_timer=math.inf or "inf": never switch off). Returns a
     PoolResult; bad arguments raise ValueError with the command's message.
     compare=True is --compare: every other policy runs on the same input
     and seed, and result.comparison maps each policy's name (the run's
     own first, then the library's order) to its metrics (Estimates by
-    name); to_dict()["comparison"] is the command's JSON array."""
+    name); to_dict()["comparison"] is the command's JSON array. A run
+    too short for its intervals: as qctl.sim.queue (allow_short)."""
     p = ffi.new("qc_pool_params *")
     lib.qc_pool_params_init(p)
     p.servers = _int("--servers", servers)
@@ -589,25 +427,27 @@ def pool(servers, arrival, service="exp:1", setup_time="exp:0.1", policy="djsq",
     p.cancel = cancel
     check(run_interruptible(lib.qc_pool_run, p, res, err, cancel=cancel), err, "sim pool: ")
     try:
-        metrics = _pool_metrics(res)
         comparison = None
         if compare:
             cmp = ffi.new("qc_pool_comparison *")
             check(run_interruptible(lib.qc_pool_compare, p, cmp, err, cancel=cancel), err,
                   "sim pool: --compare: ")
             try:
-                comparison = {_policy_name(p.policy): metrics}
+                comparison = {_policy_name(p.policy): _pool_metrics(res)}
                 for i in range(cmp.n):
                     comparison[_policy_name(cmp.policy[i])] = _pool_metrics(cmp.result[i])
             finally:
                 lib.qc_pool_comparison_free(cmp)
-        return PoolResult(
-            servers=p.servers, policy=ffi.string(lib.qc_pool_policy_name(p.policy)).decode(),
-            arrival=arrival, service=svc.spec, setup_time=wup.spec, load=res.load,
-            reps=p.reps, seed=int(p.seed), ci_method=ffi.string(res.ci_method).decode(),
-            warmup_customers=res.warmup_customers, warmup_time=res.warmup_time,
-            measured=int(res.measured), events=int(res.events), sim_time=res.sim_time,
-            metrics=metrics, comparison=comparison)
+        specs = [ffi.new("char[]", cstr(x)) for x in (arrival, svc.spec, wup.spec)]
+        o = ffi.new("qc_pool_json_opts *")
+        o.arrival, o.service, o.setup = specs
+        o.price = watts[6]
+        o.allow_short = bool(allow_short)
+        for i in range(4):
+            o.watts[i] = watts[1 + i]
+        doc = _result_doc(lib.qc_pool_result_json(p, res, o, 0.0), "sim pool")
+        r = PoolResult(doc, comparison=comparison)
+        return _short_verdict(r, doc["run"]["interval_support"], "sim pool")
     finally:
         lib.qc_pool_result_free(res)
 
@@ -677,34 +517,6 @@ class MaxUsersPlant:
 
 # ---- whether a run supports its intervals (the commands' --allow-short) ---------------
 
-def _support(short, why, allow_short):
-    """The command's "interval_support" object."""
-    return {"supported": not short, "reason": why if short else None,
-            "allowed_short": bool(allow_short)}
-
-
-def _mark_short(d, sup, depth=0):
-    """Every interval of d (a dict with "ci_low") as the command writes it
-    for a short run: marked "unreliable" when allowed, else its ends null
-    with the reason (cli_support_json)."""
-    if sup["supported"] or depth > 8:
-        return
-    if isinstance(d, dict):
-        if "ci_low" in d:
-            if sup["allowed_short"]:
-                d["unreliable"] = True
-            else:
-                for k in ("ci_low", "ci_high", "half_width"):
-                    if k in d:
-                        d[k] = None
-                d["reason"] = "run too short to support an interval"
-        for v in d.values():
-            _mark_short(v, sup, depth + 1)
-    elif isinstance(d, (list, tuple)):
-        for v in d:
-            _mark_short(v, sup, depth + 1)
-
-
 def _short_verdict(result, sup, cmd):
     """The command's exit status 1 for a run too short for its intervals
     (without allow_short): QctlShortRunError with the command's message,
@@ -731,17 +543,6 @@ def _struct_array(ptr, n, ctype, fields, ints=()):
     return {f: raw[f].copy() for f in fields}
 
 
-def _ci_of_finite(x, level):
-    """The t interval of the finite values of x in the one shape
-    (ci_dict), or None when there is none: the call (qc_ci_t_finite) that
-    `sim maxusers` makes."""
-    ci = ffi.new("qc_ci *")
-    buf = ffi.new("double[]", [float(v) for v in x] or [0.0])
-    if lib.qc_ci_t_finite(buf, len(x), level, ci, ffi.NULL) != 0 or ci.n == 0:
-        return None
-    return ci_dict(ci)
-
-
 def _sched(flag, spec):
     pts = ffi.new("qc_sched_point[64]")
     n = ffi.new("size_t *")
@@ -762,39 +563,29 @@ _MU_SERIES = ("maxusers", "ris", "ris_now", "ris_logged", "throughput", "respons
               "connected", "waiting")
 
 
-class MaxUsersResult:
-    """What qctl.sim.maxusers returns: steps (one dict per reference step,
-    as in the command's JSON, with the per-replication values in
-    settling, overshoot and sse: numpy arrays over replications), the
-    summary (fraction saturated and held with their intervals, throughput
-    and response of the first replication), series (the first
-    replication's `--series` CSV as numpy arrays: time, reference,
-    maxusers, ris, ris_now, ris_logged, throughput, response, connected,
-    waiting; one row per sample instant k = 0..n), logged_ris_bound, and
-    to_dict() (the command's --json) / to_frame() (every interval)."""
+class MaxUsersResult(Result):
+    """What qctl.sim.maxusers returns: the document of `qctl sim maxusers
+    --json` (qctl.result.Result: run, interval_support, steps, summary);
+    steps (the document's, each with the per-replication values in
+    settling, overshoot and sse: numpy arrays over replications), series
+    (the first replication's `--series` CSV as numpy arrays: time,
+    reference, maxusers, ris, ris_now, ris_logged, throughput, response,
+    connected, waiting; one row per sample instant k = 0..n),
+    logged_ris_bound; to_frame() every interval (each step's and the
+    summary's: an open-loop run, with no steps, still has its fractions
+    saturated and held)."""
 
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
-
-    def to_dict(self):
-        steps = []
-        for st in self.steps:
-            steps.append({k: st[k] for k in st if k not in ("settling", "overshoot", "sse")})
-        return {"command": "sim maxusers", "run": dict(self.run),
-                "interval_support": dict(self.interval_support), "steps": steps,
-                "summary": dict(self.summary)}
-
-    def to_frame(self):
-        """Every interval of to_dict() (each step's and the summary's), one
-        row each (frame()): an open-loop run, with no steps, still has its
-        fractions saturated and held."""
-        return frame(self.to_dict())
+    @property
+    def steps(self):
+        return [dict(st, **{k: v[i] for k, v in self.rep_values.items()})
+                for i, st in enumerate(self._doc["steps"])]
 
     def __repr__(self):
+        run = self.run
         lines = ["MaxUsers server: %d users, %s control, %d replication%s"
-                 % (self.run["population"], self.run["controller"], self.run["reps"],
-                    "" if self.run["reps"] == 1 else "s")]
-        for st in self.steps:
+                 % (run["population"], run["controller"], run["reps"],
+                    "" if run["reps"] == 1 else "s")]
+        for st in self._doc["steps"]:
             lines.append("  step to %g at t=%g: settling %s s, overshoot %s%%, "
                          "steady-state error %s" % (
                              st["reference"], st["t_start"], _num_words(_nan(st["settling_time"])),
@@ -802,7 +593,7 @@ class MaxUsersResult:
                              _num_words(_nan(st["steady_state_error"]))))
         s = self.summary
         lines.append("  saturated %.1f%%, held %.1f%%; throughput %s RPC/s" % (
-            100 * s["fraction_saturated"], 100 * s["fraction_held"],
+            100 * _nan(s["fraction_saturated"]), 100 * _nan(s["fraction_held"]),
             _num_words(_nan(s["throughput"]))))
         return "\n".join(lines)
 
@@ -936,72 +727,41 @@ def maxusers(population=1000, threads=4, discipline="ps", think="exp:0.2", servi
         rc = run_interruptible(lib.qcpy_mu_run_reps, p, reps, jobs, out, failed, err,
                                cancel=cancel)
         check(rc, err, "sim maxusers: replication %d: " % failed[0])
-        r = _mu_result(p, out, reps, level, controller, bound, ref_m, unreachable, refs,
-                       nref)
-        nsteps = len(r.steps)
-        settling = ffi.new("double[]", [float(st["settling"][k]) for st in r.steps
-                                        for k in range(reps)] or [0.0])
+        # the replications' step metrics, as the command gathers them
+        nsteps = max(int(out[k].nsteps) for k in range(reps))
+        st = ffi.new("qc_mu_rep_stats *")
+        cols = {f: ffi.new("double[]", max(1, nsteps * reps))
+                for f in ("settling", "overshoot", "sse")}
+        fracs = [ffi.new("double[]", reps) for _ in range(2)]
+        st.settling, st.overshoot, st.sse = cols["settling"], cols["overshoot"], cols["sse"]
+        st.sat, st.held = fracs
+        st.reps, st.level, st.bound = reps, level, bound
+        for i, (m, u) in enumerate(zip(ref_m, unreachable)):
+            st.ref_m[i], st.unreachable[i] = m, int(u)
+        for k in range(reps):
+            lib.qc_mu_rep_stats_add(st, k, ffi.addressof(out, k))
         why = ffi.new("char[512]")
-        short = lib.qc_mu_run_support(p, ffi.addressof(out, 0), settling, nsteps, reps, why,
-                                      512)
-        r.interval_support = _support(short, ffi.string(why).decode(), allow_short)
-        _mark_short(r.steps, r.interval_support)
-        _mark_short(r.summary, r.interval_support)
-        return _short_verdict(r, r.interval_support, "sim maxusers")
+        sup = ffi.new("qc_result_support *")
+        sup.short_run = lib.qc_mu_run_support(p, ffi.addressof(out, 0), st.settling, st.nsteps,
+                                              reps, why, 512)
+        sup.why, sup.allow_short, sup.precision_met = why, bool(allow_short), 1
+        ctl = ffi.new("char[]", cstr(controller))
+        doc = _result_doc(lib.qc_mu_result_json(p, ffi.addressof(out, 0), st, ctl, sup),
+                          "sim maxusers")
+        n = int(st.nsteps)
+        rep_values = {f: np.frombuffer(ffi.buffer(c, 8 * n * reps), dtype=np.float64)
+                      .reshape(n, reps).copy() for f, c in cols.items()}
+        r = MaxUsersResult(doc, rep_values=rep_values, series=_mu_series(p, out[0], refs, nref),
+                           logged_ris_bound=bound)
+        return _short_verdict(r, doc["interval_support"], "sim maxusers")
     finally:
         for i in range(reps):
             lib.qc_mu_run_result_free(ffi.addressof(out, i))
 
 
-def _mu_result(p, out, reps, level, controller, bound, ref_m, unreachable, refs, nref):
-    r0 = out[0]
+def _mu_series(p, r0, refs, nref):
+    """Replication 1's series (the command's --series CSV) as numpy arrays."""
     n = int(r0.n)
-    nsteps = int(r0.nsteps)
-    run = {"controller": controller}
-    if p.closed_loop:
-        run.update({"ki": p.pi.ki, "kp": p.pi.kp,
-                    "sensor": "logged" if p.sensor == lib.QC_SENSOR_LOGGED else "true",
-                    "sensor_gain": p.sensor_gain if p.sensor_gain > 0 else 1.0,
-                    "sensor_offset": p.sensor_offset})
-    run.update({"population": int(p.plant.population), "interval": p.plant.interval,
-                "intervals": n, "seed": int(p.plant.seed), "reps": reps, "confidence": level,
-                "band": p.band if p.band > 0 else 0.1,
-                "logged_ris_bound": _finite_or_none(bound)})
-    steps = []
-    for i in range(nsteps):
-        m = r0.steps[i]
-        se = np.array([out[k].steps[i].settling for k in range(reps)])
-        ov = np.array([out[k].steps[i].overshoot for k in range(reps)])
-        ss = np.array([out[k].steps[i].sse for k in range(reps)])
-        settled = int(np.isfinite(se).sum())
-        st = {"t_start": m.t_start, "reference": m.r}
-        if p.closed_loop:
-            st["reference_measured"] = ref_m[i]
-            st["reachable"] = not unreachable[i]
-        st["settled_reps"] = settled
-        sci = _ci_of_finite(list(se), level)
-        st["settling_time"] = sci["value"] if settled == reps and sci else None
-        st["settling_time_ci"] = sci if settled == reps else None
-        oci = _ci_of_finite(list(ov), level)
-        st["overshoot_percent"] = oci["value"] if oci else None
-        st["overshoot_percent_ci"] = oci
-        eci = _ci_of_finite(list(ss), level)
-        st["steady_state_error"] = eci["value"] if eci else None
-        st["steady_state_error_ci"] = eci
-        st["settling"], st["overshoot"], st["sse"] = se, ov, ss
-        steps.append(st)
-    sat = _ci_of_finite([out[k].frac_saturated for k in range(reps)], level)
-    held = _ci_of_finite([out[k].frac_held for k in range(reps)], level)
-    h = n // 2
-    ris = sum(r0.samples[k].ris for k in range(h, n))
-    mu = sum(r0.samples[k].maxusers for k in range(h, n))
-    summary = {"fraction_saturated": sat["value"] if sat else 0.0, "fraction_saturated_ci": sat,
-               "fraction_held": held["value"] if held else 0.0, "fraction_held_ci": held,
-               "throughput": _finite_or_none(r0.throughput),
-               "response_mean": _finite_or_none(r0.response_mean),
-               "response_p95": _finite_or_none(r0.response_p95),
-               "ris_mean_second_half": ris / (n - h) if n - h else math.nan,
-               "maxusers_mean_second_half": mu / (n - h) if n - h else math.nan}
     # the series: row k = 0 is the initial measurement y(0), rows 1..n the samples
     cols = _struct_array(r0.samples, n, "qc_maxusers_sample", _MU_SERIES + ("completed",),
                          ints=("completed",))
@@ -1015,8 +775,7 @@ def _mu_result(p, out, reps, level, controller, bound, ref_m, unreachable, refs,
         series[f] = np.insert(cols[f], 0, getattr(init, f))
     done = np.insert(cols["completed"], 0, float(init.completed))
     series["response"] = np.where(done > 0, series["response"], math.nan)
-    return MaxUsersResult(run=run, steps=steps, summary=summary, series=series,
-                          logged_ris_bound=bound, reps=reps)
+    return series
 
 
 # ---- the multiclass admission run: `qctl sim admission` ------------------------------
@@ -1024,74 +783,35 @@ def _mu_result(p, out, reps, level, controller, bound, ref_m, unreachable, refs,
 _POLICIES_ALL = ("autonomic", "static", "utilization", "gradient2", "vegas", "envoy", "aimd")
 
 
-def _mc_role(c):
-    return "best-effort" if c.c.best_effort else "candidate" if c.candidate else "admitted"
-
-
-def _mc_ci(ci):
-    """A qc_ci as the command writes it: null when nothing was measured."""
-    if math.isnan(ci.mean):
-        return None
-    return ci_dict(ci)
-
-
-class AdmissionResult:
-    """What qctl.sim.admission returns: policies (a dict by policy name,
-    each a dict with "classes" (by class name: delay, admitted_delay,
-    worst_excursion, expected_worst_excursion, throughput, shed,
-    priority, admit_time as the command's interval dicts or None, and
-    offered, admitted, rejected, undecided) and "summary"), the model and
-    admissibility as the command reports them, series (one policy and
+class AdmissionResult(Result):
+    """What qctl.sim.admission returns: the document of `qctl sim admission
+    --json` (qctl.result.Result); r[policy] (or r.policies[policy]) a dict
+    with "classes" (by class name, each the document's class: delay,
+    admitted_delay, worst_excursion, expected_worst_excursion,
+    throughput, shed, priority, admit_time as intervals or None, offered,
+    admitted, rejected, undecided) and "summary"; series (one policy and
     series=True: replication 1 per busy cycle with a sample, as numpy
-    arrays: t, limit, and per class delay, priority, weight, state), and
-    to_dict() (the command's --json, without elapsed_seconds) /
-    to_frame() (one row per policy and class)."""
+    arrays: t, limit, and per class delay, priority, weight, state)."""
 
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
+    @property
+    def policies(self):
+        d = self._doc
+        each = d["policies"] if "policies" in d else [d]
+        return {v["policy"]: {"classes": {c["name"]: c for c in v["classes"]},
+                              "summary": v["summary"]} for v in each}
 
     def __getitem__(self, policy):
         return self.policies[policy]
 
-    def to_dict(self):
-        d = {"command": "sim admission", "scenario": self.scenario, "model": self.model,
-             "run": self.run, "admissibility": self.admissibility,
-             "interval_support": dict(self.interval_support)}
-        if len(self.policies) == 1:
-            (name, one), = self.policies.items()
-            d.update({"policy": name, "classes": one["classes_list"],
-                      "summary": one["summary"]})
-        else:
-            d["policies"] = [{"policy": k, "classes": v["classes_list"], "summary": v["summary"]}
-                             for k, v in self.policies.items()]
-        return d
-
-    def to_frame(self):
-        try:
-            import pandas as pd
-        except ImportError as e:
-            raise ImportError("to_frame needs pandas (apt-get install python3-pandas)") from e
-        rows = []
-        for pol, v in self.policies.items():
-            for c in v["classes_list"]:
-                row = {"policy": pol, "class": c["name"], "role": c["role"], "bound": c["bound"]}
-                for k, x in c.items():  # every interval the schema holds
-                    if is_interval(x):
-                        row[k] = x["value"]
-                    elif x is None and k not in row:  # an interval not measured
-                        row[k] = math.nan
-                row.update({k: c[k] for k in ("admitted", "rejected", "undecided")})
-                rows.append(row)
-        return pd.DataFrame(rows)
-
     def __repr__(self):
+        pols = self.policies
         lines = ["sim admission: %s; %d replications of time %g" % (
-            ", ".join(self.policies), self.run["reps"], self.run["time"])]
-        for pol, v in self.policies.items():
-            for c in v["classes_list"]:
+            ", ".join(pols), self.run["reps"], self.run["time"])]
+        for pol, v in pols.items():
+            for c in v["classes"].values():
                 dl = c["admitted_delay"] or c["delay"]
                 lines.append("  %-11s %-12s %-11s delay %s (bound %s), admitted in %d/%d" % (
-                    pol, c["name"], c["role"], _num_words(dl["value"] if dl else math.nan),
+                    pol, c["name"], c["role"], _num_words(_nan(dl["value"] if dl else None)),
                     "-" if c["bound"] is None else "%g" % c["bound"], c["admitted"],
                     self.run["reps"]))
         return "\n".join(lines)
@@ -1202,83 +922,33 @@ def admission(scenario, policy="autonomic", discipline=None, epsilon=None, alpha
             rc = run_interruptible(lib.qc_mc_run, q, res, err, cancel=cancel)
             check(rc, err, label + ": ")
             results.append(res)
-        r = _mc_result(p, sc, label, pols, results)
-        # the policies in order, the first short one says why (as one call
-        # over all of them would)
+        # the runs side by side, as the command holds them, and its verdict
+        # on their intervals (the first short policy says why)
+        n = len(results)
+        runs = ffi.new("qc_mc_run_result[]", n)
+        for i, res in enumerate(results):
+            runs[i] = res[0]
+        pol_arr = ffi.new("qc_mc_policy[]", enums)
         why = ffi.new("char[512]")
-        short = 0
-        for res, e in zip(results, enums):
-            short = lib.qc_mc_run_support(p, res, ffi.new("qc_mc_policy[1]", [e]), 1, why, 512)
-            if short:
-                break
-        r.interval_support = _support(short, ffi.string(why).decode(), allow_short)
-        for v in r.policies.values():
-            _mark_short(v["classes_list"], r.interval_support)
-            _mark_short(v["summary"], r.interval_support)
-        return _short_verdict(r, r.interval_support, "sim admission")
+        sup = ffi.new("qc_result_support *")
+        sup.short_run = lib.qc_mc_run_support(p, runs, pol_arr, n, why, 512)
+        sup.why, sup.allow_short, sup.precision_met = why, bool(allow_short), 1
+        q = ffi.new("qc_mc_run_params *", p[0])
+        q.policy = enums[0]
+        path = ffi.new("char[]", cstr(label))
+        doc = _result_doc(lib.qc_mc_result_json(q, sc, path, runs, pol_arr, n, sup, 0.0),
+                          "sim admission")
+        r = AdmissionResult(doc, series=_mc_series(p, sc, results[0]))
+        return _short_verdict(r, doc["interval_support"], "sim admission")
     finally:
         for res in results:
             lib.qc_mc_run_result_free(res)
 
 
-def _mc_result(p, sc, label, pols, results):
-    n = int(sc.n)
-    cls = [sc.cls[k] for k in range(n)]
-    names = [ffi.string(c.c.name).decode() for c in cls]
-    r0 = results[0]
-    f = _finite_or_none
-    model_classes, load = [], 0.0
-    for k, c in enumerate(cls):
-        be = bool(c.c.best_effort)
-        model_classes.append({
-            "name": names[k], "role": _mc_role(c),
-            "arrival": ffi.string(sc.arr_spec[k]).decode(),
-            "service": ffi.string(sc.svc_spec[k]).decode(), "start": c.c.start,
-            "bound": None if be else c.bound,
-            "target": None if be else (1 - p.adm.epsilon) * c.bound,
-            "load": f(r0.cls[k].load), "least_delay": f(r0.cls[k].min_delay)})
-        load += r0.cls[k].load
-    model = {"discipline": ffi.string(lib.qc_mc_discipline_name(p.discipline)).decode(),
-             "be_floor": p.be_floor, "min_completions": int(p.min_completions),
-             "cycle_max": f(r0.cycle_max), "classes": model_classes, "load": f(load)}
-    run = {"epsilon": p.adm.epsilon, "alpha": p.adm.alpha, "gain": p.adm.gain,
-           "time": p.horizon, "warmup": p.warmup, "window": p.window, "reps": int(p.reps),
-           "seed": int(p.seed), "confidence": p.level}
-
-    def verdict(v):
-        return None if v < 0 else bool(v)
-    adm = {"method": "achievable region, non-preemptive (Kleinrock)"
-           if p.discipline == lib.QC_MC_WEIGHTED
-           else "achievable region, exponential classes (Coffman-Mitrani)",
-           "bounds": verdict(r0.region_bounds), "targets": verdict(r0.region_targets),
-           "margin": None if r0.region_bounds < 0 else f(r0.region_margin)}
-    policies = {}
-    for pol, r in zip(pols, results):
-        lst = []
-        for k, c in enumerate(cls):
-            x = r.cls[k]
-            ew = _mc_ci(x.worst_mean)
-            if ew is not None:
-                ew["window_start"] = f(x.worst_mean_t)
-            lst.append({
-                "name": names[k], "role": _mc_role(c),
-                "bound": None if c.c.best_effort else c.bound,
-                "delay": _mc_ci(x.delay), "admitted_delay": _mc_ci(x.admitted_delay),
-                "worst_excursion": _mc_ci(x.worst), "expected_worst_excursion": ew,
-                "throughput": _mc_ci(x.throughput), "offered": f(x.offered),
-                "shed": _mc_ci(x.shed), "priority": _mc_ci(x.priority),
-                "admit_time": _mc_ci(x.admit_time), "admitted": int(x.admitted),
-                "rejected": int(x.rejected), "undecided": int(x.undecided)})
-        em = _mc_ci(r.worst_mean)
-        if em is not None:
-            em["class"] = names[r.worst_mean_class]
-            em["window_start"] = f(r.worst_mean_t)
-        summary = {"worst_excursion": _mc_ci(r.worst), "worst_excursion_max": f(r.worst_max),
-                   "expected_worst_excursion": em,
-                   "best_effort_throughput": _mc_ci(r.be_throughput),
-                   "best_effort_offered": f(r.be_offered), "events": int(r.events)}
-        policies[pol] = {"classes": {c["name"]: c for c in lst}, "classes_list": lst,
-                         "summary": summary}
+def _mc_series(p, sc, r0):
+    """Replication 1's series of the first policy (p.series), as numpy
+    arrays: t, limit, and per class delay, priority, weight, state."""
+    names = [ffi.string(sc.cls[k].c.name).decode() for k in range(int(sc.n))]
     series = None
     if p.series:
         m = int(r0.series_len)
@@ -1291,8 +961,7 @@ def _mc_result(p, sc, label, pols, results):
                 "priority": np.array([w.priority[k] for w in rows]),
                 "weight": np.array([w.weight[k] for w in rows]),
                 "state": [ffi.string(lib.qc_adm_state_name(w.state[k])).decode() for w in rows]}
-    return AdmissionResult(scenario=label, model=model, run=run, admissibility=adm,
-                           policies=policies, series=series)
+    return series
 
 
 class NetworkResult:

@@ -69,11 +69,32 @@ def test_md1_pollaczek_khinchine():
 def test_mm1k_blocking():
     # M/M/1/5 at rho 1.2 (stable with a buffer): P(block) = rho^K (1-rho)/(1-rho^(K+1))
     rho, k = 1.2, 5
-    r = qctl.sim.queue(arrival="exp:1.2", service="exp:1", capacity=k, customers=50000,
+    r = qctl.sim.queue(arrival="exp:1.2", service="exp:1", capacity=k, customers=100000,
                        reps=10, seed=1)
     pb = rho ** k * (1 - rho) / (1 - rho ** (k + 1))
     assert r["blocking_probability"].exact == pytest.approx(pb, rel=1e-9)
     assert r["blocking_probability"].covers(pb)
+
+
+def test_short_run_as_the_command(qctl_bin):
+    # half that run is too short for its intervals (the buffer's empty
+    # places relax too slowly): the command exits 1 with its reason, and
+    # Python raises QctlShortRunError with the same words, the result
+    # (its intervals withheld, as --json writes them) in .result
+    kw = dict(arrival="exp:1.2", service="exp:1", capacity=5, customers=50000, reps=10, seed=1)
+    args = ["--arrival", "exp:1.2", "--service", "exp:1", "--capacity", "5", "--customers",
+            "50000", "--reps", "10", "--seed", "1"]
+    with pytest.raises(qctl.QctlShortRunError) as e:
+        qctl.sim.queue(**kw)
+    t = cli(qctl_bin, *args, "--json")
+    assert t.returncode == 1
+    doc = json.loads(t.stdout)
+    ours = e.value.result.to_dict()
+    assert ours["run"]["interval_support"] == doc["run"]["interval_support"]
+    assert ours["metrics"]["blocking_probability"]["ci_low"] is None
+    assert doc["run"]["interval_support"]["reason"] in t.stderr
+    kept = qctl.sim.queue(**kw, allow_short=True)["blocking_probability"]
+    assert kept.unreliable and kept.lo < kept.value < kept.hi
 
 
 @pytest.mark.parametrize("args,kw", [
@@ -97,7 +118,7 @@ def test_same_as_cli(qctl_bin, args, kw):
     assert j.returncode == 0, j.stderr
     doc = json.loads(j.stdout)
     assert doc["model"]["load"] == float("%.10g" % r.load)
-    assert doc["run"]["measured_customers"] == r.measured
+    assert doc["run"]["measured_customers"] == r.measured_customers
     assert doc["run"]["events"] == r.events
     for name, m in doc["metrics"].items():
         est = r[name]

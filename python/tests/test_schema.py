@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# The one interval shape: every interval in a result's to_dict() (queue,
-# pool, maxusers open and closed loop, admission) has exactly the keys of
+# The one schema: every result (queue, pool, maxusers, admission, mdp) is
+# the document the command writes for the same run, built by the same
+# library function (qctl/results.h). The one interval shape: every
+# interval in a result's to_dict() has exactly the keys of
 # qctl.sim.CI_KEYS (plus exact where known), the same as the command's
 # --json; and to_frame() has a row for each, so that an open-loop MaxUsers
 # run (no reference steps) still gives its fractions saturated and held.
@@ -141,3 +143,67 @@ def test_mdp_to_frame_is_the_commands_performance(qctl_bin):
     d = json.loads(out)
     assert d["gain"] == pytest.approx(s.to_dict()["gain"], rel=1e-9)
     assert s.to_dict()["policy"]["switch_on"] == list(s.switch_on)
+
+
+def norm(x):
+    """x as the command's JSON holds it: reals to 10 significant digits,
+    non-finite numbers as null, no wall-clock fields."""
+    if isinstance(x, float):
+        return float("%.10g" % x) if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: norm(v) for k, v in x.items() if k != "elapsed_seconds"}
+    if isinstance(x, list):
+        return [norm(v) for v in x]
+    return x
+
+
+# Python's to_dict() is the command's document for the same run, key for
+# key and (to the command's 10 digits) figure for figure: both are written
+# by the same library function (qctl/results.h).
+DOCS = [
+    ("queue", ["sim", "queue", "--arrival", "exp:0.7", "--service", "exp:1", "--servers", "2",
+               "--customers", "20000", "--reps", "3", "--seed", "4"],
+     lambda: qctl.sim.queue("exp:0.7", "exp:1", servers=2, customers=20000, reps=3, seed=4)),
+    ("pool", ["sim", "pool", "--servers", "3", "--arrival", "exp:1.5", "--customers", "20000",
+              "--reps", "3", "--seed", "2"],
+     lambda: qctl.sim.pool(3, "exp:1.5", customers=20000, reps=3, seed=2)),
+    ("maxusers", ["sim", "maxusers", "--controller", "open", "--duration", "3600", "--reps",
+                  "2", "--seed", "3"],
+     lambda: qctl.sim.maxusers(controller="open", duration=3600, reps=2, seed=3)),
+    ("mdp", ["mdp", "removable", "--lambda", "0.5", "--rates", "0.6,1", "--power", "1,3",
+             "--setup-rate", "0.2", "--method", "both"],
+     lambda: qctl.mdp.removable(0.5, [0.6, 1], [1, 3], setup_rate=0.2)),
+]
+
+
+@pytest.mark.parametrize("name,args,run", DOCS, ids=[d[0] for d in DOCS])
+def test_to_dict_is_the_commands_document(qctl_bin, name, args, run):
+    out = subprocess.run([qctl_bin, *args, "--json", "--quiet"], capture_output=True, text=True,
+                         check=True).stdout
+    assert norm(run().to_dict()) == norm(json.loads(out)), name
+
+
+def test_every_result_has_rows():
+    # a row for each interval (or, for the MDP's exact solution, each
+    # policy compared) of every model's result
+    pd = pytest.importorskip("pandas")
+    results = list(runs()) + [("mdp", qctl.mdp.removable(0.5, [0.6, 1], [1, 3], setup_rate=0.2))]
+    for name, r in results:
+        f = r.to_frame()
+        assert isinstance(f, pd.DataFrame) and len(f) > 0, name
+    q = dict(runs())["queue"].to_frame()
+    assert list(q.columns) == list(CI_KEYS) + ["exact"]
+    assert q.loc["response_time", "exact"] == pytest.approx(2.0)
+
+
+def test_estimate_reads_the_interval_shape():
+    r = qctl.sim.queue("exp:0.5", "exp:1", customers=20000, reps=3, seed=1)
+    d = r.to_dict()["metrics"]["response_time"]
+    e = r["response_time"]
+    assert (e.value, e.lo, e.hi, e.half, e.level, e.n, e.exact) == (
+        d["value"], d["ci_low"], d["ci_high"], d["half_width"], d["level"], d["n"], d["exact"])
+    assert e.covers()
+    # any interval by its dotted path, not only the metrics
+    m = qctl.sim.maxusers(controller="open", duration=3600, reps=2, seed=3)
+    held = m["summary.fraction_held_ci"]
+    assert held.value == m.summary["fraction_held"] and held.n == 2

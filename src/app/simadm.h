@@ -36,7 +36,8 @@ void qc_app_adm_table(const qc_mc_run_params *p, const qc_app_adm_scenario *s,
                       const qc_app_support *sup);
 /* CSV of replication 1 of the first policy, a row per busy cycle. */
 void qc_app_adm_series_rows(FILE *fp, const qc_app_adm_scenario *s, const qc_mc_run_result *r);
-/* Marks every interval object of the summary on a short run. */
+/* Marks every interval object of the summary on a short run
+ * (qc_result_mark_all, which bounds the depth itself: depth is unused). */
 void qc_app_adm_mark_short(json_t *o, const qc_app_support *sup, int depth);
 
 #endif

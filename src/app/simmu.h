@@ -13,29 +13,20 @@
 #include <stdio.h>
 
 #include "qctl/maxusers.h"
+#include "qctl/results.h"
 #include "simout.h"
+
+/* Step metrics and saturation over replications (qctl/results.h). */
+typedef qc_mu_rep_stats qc_app_mu_stats;
 
 /* What the outputs are made of. */
 typedef struct qc_app_mu_out {
     const qc_mu_run_params *p;
     const qc_mu_run_result *r;
-    const struct qc_app_mu_stats *st;
+    const qc_app_mu_stats *st;
     const char *ctl;
     const qc_app_support *sup; /* whether the run supports its intervals */
 } qc_app_mu_out;
-
-/* Step metrics and saturation over replications: the result of rep 0
- * (series, plots) plus, per step, the values of every replication. */
-typedef struct qc_app_mu_stats {
-    unsigned reps;
-    double level;
-    size_t nsteps;
-    double *settling, *overshoot, *sse; /* [step * reps + rep] */
-    double *sat, *held;                 /* [rep] */
-    double bound;                       /* logged sensor's reach */
-    double ref_m[64];                   /* references mapped into the sensor */
-    int unreachable[64];
-} qc_app_mu_stats;
 
 /* One replication's result, in replication order: its step metrics into
  * st; replication 0's result kept whole in *res0 (series, plots). */

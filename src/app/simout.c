@@ -27,51 +27,24 @@ void qc_app_support_cell(const qc_app_support *s, double lo, double hi, char *bu
 
 void qc_app_support_json(const qc_app_support *s, json_t *ci)
 {
-    if (!s->short_run)
-        return;
-    if (s->allow_short) {
-        json_object_set_new(ci, "unreliable", json_true());
-        return;
-    }
-    static const char *const ends[] = {"ci_low", "ci_high", "half_width"};
-    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++)
-        if (json_object_get(ci, ends[i]))
-            json_object_set_new(ci, ends[i], json_null());
-    json_object_set_new(ci, "reason", json_string("run too short to support an interval"));
+    qc_result_ci_mark(s, ci);
 }
 
 json_t *qc_app_support_json_run(const qc_app_support *s)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "supported", json_boolean(!s->short_run));
-    json_object_set_new(o, "reason", s->short_run ? json_string(s->why) : json_null());
-    json_object_set_new(o, "allowed_short", json_boolean(s->allow_short));
-    return o;
+    return qc_result_support_json(s);
 }
 
 json_t *qc_app_json_run(uint64_t customers, double horizon, unsigned reps, uint64_t seed,
                         double level, const char *ci_method)
 {
-    json_t *run = json_object();
-    if (customers)
-        json_object_set_new(run, "customers", json_integer((json_int_t)customers));
-    else
-        json_object_set_new(run, "time", json_real(horizon));
-    json_object_set_new(run, "reps", json_integer(reps));
-    json_object_set_new(run, "seed", json_integer((json_int_t)seed));
-    json_object_set_new(run, "confidence", json_real(level));
-    json_object_set_new(run, "ci_method", json_string(ci_method));
-    return run;
+    return qc_result_run_json(customers, horizon, reps, seed, level, ci_method);
 }
 
 void qc_app_json_run_done(json_t *root, json_t *run, uint64_t measured, uint64_t events,
                           double sim_time, double elapsed)
 {
-    json_object_set_new(run, "measured_customers", json_integer((json_int_t)measured));
-    json_object_set_new(run, "events", json_integer((json_int_t)events));
-    json_object_set_new(run, "simulated_time", json_real(sim_time));
-    json_object_set_new(run, "elapsed_seconds", json_real(elapsed));
-    json_object_set_new(root, "run", run);
+    qc_result_run_done(root, run, measured, events, sim_time, elapsed);
 }
 
 void qc_app_csv_num(FILE *fp, double x, const char *sep)

@@ -18,14 +18,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* A run's verdict on its intervals. */
-typedef struct qc_app_support {
-    int short_run;       /* the intervals are not supported */
-    const char *why;     /* in words, when short_run */
-    int allow_short;     /* print them marked unreliable */
-    int precision_asked; /* a precision was asked for */
-    int precision_met;
-} qc_app_support;
+#include "qctl/results.h"
+
+/* A run's verdict on its intervals (qctl/results.h). */
+typedef qc_result_support qc_app_support;
 
 /* The table's line for a short run on stdout (nothing when not short),
  * to go before the table. */
@@ -47,9 +43,7 @@ json_t *qc_app_support_json_run(const qc_app_support *s);
  * reps.h): the table's words and the JSON's reason beside null ends, one
  * text for sim queue, pool and network. */
 #define QC_APP_PCT_SHORT_CELL "no interval: run too short"
-#define QC_APP_PCT_SHORT_REASON                                                                   \
-    "the run is too short for this percentile's interval: too few response times beyond it, "   \
-    "or its batches cannot bound it; a longer run or replications"
+#define QC_APP_PCT_SHORT_REASON QC_RESULT_PCT_SHORT_REASON
 
 /* The summary's "run" object of a chunked simulation: its length
  * (customers, or simulated time when customers is 0), replications,

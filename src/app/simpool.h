@@ -12,15 +12,12 @@
 #include <stdio.h>
 
 #include "qctl/pool.h"
+#include "qctl/results.h"
 #include "simout.h"
 
-/* What the command line said that the run does not hold. */
-typedef struct qc_app_pool_opts {
-    const char *arrival, *service, *setup; /* the specs as given */
-    int allow_short;                       /* --allow-short */
-    double price;                          /* cost per joule: power in W = cost / price */
-    double watts[4];                       /* busy, idle, setup, off */
-} qc_app_pool_opts;
+/* What the command line said that the run does not hold: the library's
+ * (qctl/results.h). */
+typedef qc_pool_json_opts qc_app_pool_opts;
 
 /* --compare: the run's own policy first, then the others on the same
  * input and seed (qc_pool_compare). */

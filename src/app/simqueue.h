@@ -11,21 +11,19 @@
 
 #include "qctl/exact.h"
 #include "qctl/queue.h"
+#include "qctl/results.h"
 #include "simout.h"
 
-/* What the command line said that the run does not hold. */
-typedef struct qc_app_queue_opts {
-    const char *arrival, *service; /* the specs as given */
-    const char *curve_unit;        /* --curve-unit s|min|h, or NULL */
-    int whole_periods;             /* the run was set to whole periods of the rate */
-    int allow_short;               /* --allow-short */
-} qc_app_queue_opts;
+/* What the command line said that the run does not hold (--arrival,
+ * --service, --curve-unit, --allow-short): the library's (qctl/results.h). */
+typedef qc_queue_json_opts qc_app_queue_opts;
 
 /* The run's verdict on its intervals. */
 qc_app_support qc_app_queue_support(const qc_queue_params *p, const qc_queue_result *r,
                                     const qc_app_queue_opts *o);
 
-/* The JSON summary; elapsed: the run's wall-clock seconds. */
+/* The JSON summary (qc_queue_result_json); elapsed: the run's wall-clock
+ * seconds. */
 json_t *qc_app_queue_json(const qc_queue_params *p, const qc_queue_result *r,
                           const qc_queue_exact *ex, const qc_app_queue_opts *o, double elapsed);
 
