@@ -96,6 +96,7 @@ struct qc_front {
     unsigned brun;          /* bound_run: windows in a row in which the limit bound */
     double brun_arrived;    /* ... the arrivals over them */
     double brun_held0;      /* ... held at the start of the first */
+    unsigned brun_past;     /* ... the last of them in a row growing past their noise */
     int suspect;            /* the bound run grew past its noise: LIFO until the
                                overload is confirmed or ended (suspect_lifo) */
     int dl_seen;            /* a request was refused at its deadline in the window */
@@ -782,11 +783,13 @@ static int excess_beyond_noise(qc_front *f, int v, uint64_t arrived, double held
  * them as a random walk, within the noise. Sets f->suspect (suspect_lifo)
  * while the run stays grown; a window in which the limit did not bind
  * ends the run. */
+#define BRUN_PAST 3 /* windows in a row growing past their noise that confirm */
 static int bound_run(qc_front *f, int bound, uint64_t arrived, double held, double prev)
 {
     if (!bound) {
         f->brun = 0;
         f->brun_arrived = 0;
+        f->brun_past = 0;
         f->suspect = 0;
         return 0;
     }
@@ -796,8 +799,13 @@ static int bound_run(qc_front *f, int bound, uint64_t arrived, double held, doub
     }
     f->brun_arrived += (double)arrived;
     int grown = held - f->brun_held0 > EXCESS_SIGMAS * sqrt(f->brun_arrived) + 1;
-    f->suspect = grown;
-    return grown;
+    /* the window's own growth past one standard deviation of its arrivals:
+     * a closed loop's burst is one such window (two when it reaches the
+     * front over two), an overload one after another */
+    int past = held - prev > sqrt((double)arrived) + 1;
+    f->brun_past = past ? f->brun_past + 1 : 0;
+    f->suspect = grown && (past || (f->suspect && held > prev));
+    return grown && f->brun_past >= BRUN_PAST;
 }
 
 /* A fixed limit is the capacity its user declared, whatever the
