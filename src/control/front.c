@@ -878,6 +878,8 @@ static void work_conserve(qc_front *f, uint32_t gate)
     int grown = bound_run(f, bound, arrived, held, prev);
     if (!f->wc_on) {
         fixed_overload(f, bound, arrived, held, prev);
+        if (f->overload)
+            f->brun = 0;
         return;
     }
     if (v == 0) {
@@ -914,6 +916,8 @@ static void work_conserve(qc_front *f, uint32_t gate)
      * fourth window instead of late or never */
     if (v == 0 && (grown || (bound && dl > 0)))
         f->overload = 1;
+    if (f->overload)
+        f->brun = 0; /* once it ends, the growth is counted from then */
     if (v == 0 && (double)gate / 2 < f->ssthresh)
         f->ssthresh = gate / 2 > 1 ? (double)gate / 2 : 1;
     if (v == 0 && f->slow_run == 1 && bound) {
