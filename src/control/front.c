@@ -99,11 +99,13 @@ struct qc_front {
     unsigned brun_past;     /* ... the last of them in a row growing past their noise */
     int suspect;            /* the bound run grew past its noise: LIFO until the
                                overload is confirmed or ended (suspect_lifo) */
-    int dl_seen;            /* a request was refused at its deadline in the window */
+    int dl_seen;            /* a request was refused at its class's deadline in the window */
     double good; /* the largest gate of a fast verdict (0: none yet) */
     int overload; /* confirmed: two slow verdicts in a row since the limit last
                      stopped binding or the backends were last fast for
-                     FAST_FORGET windows in a row (CoDel judges only then) */
+                     FAST_FORGET windows in a row, or one on a bound run grown
+                     past its noise or with deadline refusals (work_conserve;
+                     CoDel judges only then) */
     int adm;   /* the ADMISSION limiter gates: bounded classes (qctl/front.h) */
     double now; /* the last event's time */
     double late[QC_FRONT_CLASSES_MAX];     /* the longest wait past a deadline: let in */
@@ -1077,8 +1079,11 @@ int qc_front_expire(qc_front *f, double now, qc_front_decision *out, size_t cap)
         place *e = &f->room[best];
         if (now - e->deadline > f->late_ref[e->cls])
             f->late_ref[e->cls] = now - e->deadline;
+        /* given its class's whole deadline (not CoDel's short one): the
+         * room stood that long (work_conserve) */
+        if (e->deadline - e->t_arrive >= f->deadline[e->cls] * (1 - 1e-9))
+            f->dl_seen = 1;
         refuse_place(f, &o, best, now, QC_FRONT_DEADLINE);
-        f->dl_seen = 1;
     }
     pthread_mutex_unlock(&f->mu);
     return (int)o.n;
