@@ -457,8 +457,9 @@ static int codel_judges(const qc_front *f)
  * every request admitted meanwhile wait as long as the queue had grown
  * (sim proxy, 4 workers of det:0.01 from cold into 3x, --limiter fixed
  * --limit 4: admitted p99 139 ms, 19 ms with it). A closed loop's first
- * burst grows the run once, then holds it, and the suspicion ends as the
- * run's noise passes it: its oldest are not left to their deadline. */
+ * burst grows the run once, then holds it, and the suspicion ends with
+ * the first window that does not grow: its oldest are not left to their
+ * deadline. */
 static int suspect_lifo(const qc_front *f)
 {
     return f->codel_on && f->watch && f->suspect && !f->overload;
@@ -779,12 +780,17 @@ static int excess_beyond_noise(qc_front *f, int v, uint64_t arrived, double held
  * reads slow and the limit halves): two slow verdicts in a row came late
  * or never, and the room stood to its 1 s deadline (sim proxy, 4 workers
  * of det:0.01 at 1.5x: admitted p50 646 ms over seeds, +-440; 1.2x 1.02
- * s). A closed loop held by the limit grows them once, by its clients,
- * then holds them, and falls back within the noise as the run's arrivals
- * add up; the survivor of two backends at exactly its capacity grows
- * them as a random walk, within the noise. Sets f->suspect (suspect_lifo)
- * while the run stays grown; a window in which the limit did not bind
- * ends the run. */
+ * s). The run's growth alone is not enough: a closed loop held by the
+ * limit grows them once, by its clients, then holds them (256 clients
+ * without think time in front of 4 workers of det:0.01, their whole
+ * burst in one window, were confirmed by it and refused 97% of their
+ * tries, to no gain: refusals only make them send again), so the last
+ * BRUN_PAST windows must each grow past one standard deviation of their
+ * own arrivals too; the survivor of two backends at exactly its capacity
+ * grows them as a random walk, within the noise. Sets f->suspect
+ * (suspect_lifo) from a window grown past both noises on, while the run
+ * stays grown and its windows keep growing; a window in which the limit
+ * did not bind ends the run. */
 #define BRUN_PAST 3 /* windows in a row growing past their noise that confirm */
 static int bound_run(qc_front *f, int bound, uint64_t arrived, double held, double prev)
 {
@@ -881,7 +887,7 @@ static void work_conserve(qc_front *f, uint32_t gate)
     if (!f->wc_on) {
         fixed_overload(f, bound, arrived, held, prev);
         if (f->overload)
-            f->brun = 0;
+            f->brun = 0; /* the suspicion's run, counted from the end */
         return;
     }
     if (v == 0) {
@@ -914,8 +920,9 @@ static void work_conserve(qc_front *f, uint32_t gate)
     /* or by a slow verdict on a bound run grown past its noise
      * (bound_run), or while requests are refused at their deadline (the
      * room stood a whole deadline while the limit bound): a moderate
-     * overload, whose verdicts alternate, is confirmed in its third or
-     * fourth window instead of late or never */
+     * overload, whose verdicts alternate, is confirmed within a second or
+     * so (1.5x of 4 workers of det:0.01: its third to fifth window)
+     * instead of late or never */
     if (v == 0 && (grown || (bound && dl > 0)))
         f->overload = 1;
     if (f->overload)
