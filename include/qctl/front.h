@@ -48,9 +48,19 @@
  * arrivals than completions (a closed loop of clients, however slow the
  * backends, has as many of each, and refusing them frees nothing), the
  * second slow one in a row or one with more requests held (in flight and
- * waiting) than twice the largest gate ever judged fast; five fast
- * verdicts in a row, or a window in which the limit never bound, end it (the waiting room is then the limit's and drains by
- * its rising). The time at a backend is the plant's to measure: the proxy
+ * waiting) than twice the largest gate ever judged fast; or a slow
+ * verdict on a bound run (the windows in a row in which the limit kept a
+ * request out) whose requests held grew by more than 4 standard
+ * deviations of its arrivals plus one, the last three windows each
+ * growing past one of their own (a moderate overload, 1.2x to 1.5x, whose
+ * verdicts alternate; a closed loop's burst grows one or two windows,
+ * then holds); or a slow verdict while the limit binds and requests are
+ * refused at their deadline. Five fast verdicts in a row, or a window in
+ * which the limit never bound, end it (the waiting room is then the
+ * limit's and drains by its rising). From a bound run's first window
+ * grown past its noise until the overload is confirmed or ended, the
+ * waiting room serves its newest first (CoDel's LIFO, which refuses
+ * nothing), under a fixed limit too. The time at a backend is the plant's to measure: the proxy
  * takes its own event loop's delays out of it (a proxy short of CPU is not
  * a backend overloaded). Not under FIXED or ADMISSION, whose limits are
  * the user's.

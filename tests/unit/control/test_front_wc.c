@@ -73,6 +73,8 @@ typedef struct plant {
     /* what is measured */
     uint64_t refused, admitted;
     double max_lat;    /* admitted: arrival to answer, from t_measure on */
+    uint64_t answered, answered_slow; /* ... their count, and past slow_at */
+    double slow_at;
     double t_measure;
     double lim_lo, lim_hi; /* the limit after each tick from t_measure on */
     double lim_sum, ref_sum; /* ... their sum, and the MaxUsers reference's */
@@ -187,6 +189,10 @@ static void run(plant *P, double t_end, double (*rate)(double), unsigned clients
             P->n--;
             if (t >= P->t_measure && t - r.arrive > P->max_lat)
                 P->max_lat = t - r.arrive;
+            if (t >= P->t_measure) {
+                P->answered++;
+                P->answered_slow += t - r.arrive > P->slow_at;
+            }
             apply(P, t,
                   qc_front_done(P->f, t, &r.tok, t - r.sent, QC_FRONT_OK, P->dec, P->ndec));
             if (P->closed)
@@ -551,6 +557,56 @@ static void test_uploads_lend_slots(void **state)
     assert_int_equal(held, 36); /* the test can fail: held from the head */
 }
 
+static double rate_480(double t)
+{
+    (void)t;
+    return 480;
+}
+
+static double rate_600(double t)
+{
+    (void)t;
+    return 600;
+}
+
+/* A moderate overload is confirmed: 4 workers of det:0.01 (400/s) at
+ * 0.5x (nothing refused), then 1.2x or 1.5x, Poisson. The requests held
+ * grow by a fifth to a third of the arrivals, window after window, while
+ * the verdicts alternate fast and slow (the rule raises a limit judged
+ * fast into the backends' queue, the next window reads slow): two slow
+ * verdicts in a row came late or never, CoDel never judged, and the room
+ * stood to its 1 s deadline (admitted latency about 1 s, none refused as
+ * standing). The bound run's growth past its noise confirms it: from 5 s
+ * into the overload on, CoDel refuses (STANDING) and fewer than 10% of
+ * the admitted requests take over 0.1 s (10 service times). */
+static void test_moderate_overload_confirmed(void **state)
+{
+    (void)state;
+    double (*const rates[])(double) = {rate_480, rate_600};
+    const uint64_t seeds[] = {88172645463325252ull, 0x9e3779b97f4a7c15ull};
+    for (size_t k = 0; k < 2; k++)
+        for (size_t j = 0; j < 2; j++) {
+            plant *P = make(QC_LIMITER_MAXUSERS, 4, 0.01, 1e9);
+            P->rng = seeds[j];
+            P->slow_at = 0.1;
+            run(P, 10, rate_200, 0);
+            assert_int_equal(P->refused, 0);
+            P->t_measure = 15;
+            run(P, 35, rates[k], 0);
+            qc_front_stats st;
+            qc_front_get_stats(P->f, &st);
+            print_message("%.1fx: admitted latency over 0.1 s: %llu of %llu, refused %llu "
+                          "(%llu standing)\n",
+                          rates[k](0) / 400, (unsigned long long)P->answered_slow,
+                          (unsigned long long)P->answered, (unsigned long long)P->refused,
+                          (unsigned long long)st.refused_by[QC_FRONT_STANDING]);
+            assert_true(P->answered > 7000); /* 400/s for 20 s, less the drain */
+            assert_true(st.refused_by[QC_FRONT_STANDING] > 0);
+            assert_true(10 * P->answered_slow < P->answered);
+            unmake(P);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -560,6 +616,7 @@ int main(void)
         cmocka_unit_test(test_limit_at_reference_under_overload),
         cmocka_unit_test(test_uploads_lend_slots),
         cmocka_unit_test(test_fixed_limit_under_overload),
+        cmocka_unit_test(test_moderate_overload_confirmed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
