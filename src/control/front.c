@@ -84,6 +84,7 @@ struct qc_front {
     uint64_t win_fresh;
     double win_sum;
     uint32_t win_gate; /* the gate in force as the window closed */
+    uint64_t win_n0;   /* n0 as the window opened */
     /* the no-load latency L0 (noload_sample): the requests let in with at
      * most half the knee in flight, their running mean; the knee (the
      * gate of the last fast verdict, 0: none yet); the requests of a
@@ -380,9 +381,9 @@ static void refuse_place(qc_front *f, outbuf *o, int32_t i, double now, qc_front
  * the least of requests that waited behind others inside the backends
  * either: it rises with the load it should be measured without.
  *
- * Until NOLOAD_N such requests were seen, a window that ended with the
- * limit binding (an overload, or a closed loop at the gate, where none
- * goes in at half the knee) starts a probe: the next PROBE_N requests are
+ * Until NOLOAD_N such requests were seen, a window that brought none
+ * and ended with the limit binding (an overload, or a closed loop at the
+ * gate, where none goes in at half the knee) starts a probe: the next PROBE_N requests are
  * let in one at a time, each once the backends hold no other (about
  * PROBE_N + 1 service times at one in flight). The estimate is used from
  * NOLOAD_USE samples on (one probe). */
@@ -738,12 +739,14 @@ int qc_front_arrive_n(qc_front *f, double now, unsigned cls, uint64_t id, qc_fro
  * it emptier than the gate will keep it and read fast: doubling on them
  * was the limit cycle 1 to 18 of a 3x overload of 4 workers of det:0.05.
  * A fast verdict records its gate as the knee (knee_level). Until L0 has
- * NOLOAD_N samples, a window in which the limit bound starts a probe.
+ * NOLOAD_N samples, a window that brought none while the limit bound
+ * starts a probe (noload).
  * Returns 1 fast, 0 slow, -1 no evidence. */
 static int verdict(qc_front *f, uint64_t drops)
 {
-    if (f->wc_on && f->n0 < NOLOAD_N && f->win_bound && !f->probe)
+    if (f->wc_on && f->n0 < NOLOAD_N && f->n0 == f->win_n0 && f->win_bound && !f->probe)
         f->probe = PROBE_N;
+    f->win_n0 = f->n0;
     if (drops)
         return 0;
     if (!f->win_fresh)
