@@ -252,6 +252,16 @@ size_t qc_front_max_decisions(const qc_front *f)
     return (size_t)f->places + 1;
 }
 
+static double noload(const qc_front *f);
+
+double qc_front_noload(qc_front *f)
+{
+    pthread_mutex_lock(&f->mu);
+    double l0 = noload(f);
+    pthread_mutex_unlock(&f->mu);
+    return l0;
+}
+
 qc_limiter *qc_front_limiter(qc_front *f)
 {
     return f->lim;
@@ -1223,6 +1233,8 @@ void qc_front_get_stats(qc_front *f, qc_front_stats *st)
         st->class_refused[k] = f->refused[k];
     }
     memcpy(st->refused_by, f->refused_by, sizeof st->refused_by);
+    st->n0 = f->n0;
+    st->mean0 = f->mean0;
     st->cancelled = f->cancelled;
     st->standing = f->codel.standing;
     st->target = f->codel.target;
