@@ -30,23 +30,24 @@
  * of the sampler's window the front gives a verdict on the backends from
  * the requests let in at the gate (with as many in flight, itself
  * included, as the gate in force lets in): fast when the mean of their
- * times at a backend is within max(L0 (1 + fast_rise), L0 + fast_slack),
- * L0 the no-load latency: the running mean of the times at a backend of
- * the last 32 requests let in with at most half the knee in flight
- * (itself included; the knee the gate of the last fast verdict, or the
- * gate in force when lower): requests that met the backends idle. Until
- * 32 such requests were seen, a window that brought none while the limit
- * bound starts a probe: the next 4 requests are let in one at a time,
- * each once no other is in flight. No verdict before 4 such samples
- * (qc_front_noload; n0 and mean0 in qc_front_stats). Not the least
- * latency ever seen: of exponential services it is a few microseconds,
- * and no window came near it (fast_slack left out while an overload is
- * confirmed: with L0 = 10 ms its 20 ms are two service times of queueing,
- * and the rule held MaxUsers' limit near 11.5 against a reference of 6 at
- * 3x load), and nothing failed; slow otherwise (CoDel's
- * standing-queue test applied to the backends: a backend whose own queue
- * stands at that level makes every such request wait). While fast, the
- * controller may not lower the limit, and a limit that kept a request out
+ * times at a backend is within max(L0 (1 + fast_rise), L0 + fast_slack)
+ * (fast_slack left out while an overload is confirmed: with L0 = 10 ms
+ * its 20 ms are two service times of queueing, and the rule held
+ * MaxUsers' limit near 11.5 against a reference of 6 at 3x load), and
+ * nothing failed; slow otherwise (CoDel's standing-queue test applied to
+ * the backends: a backend whose own queue stands at that level makes
+ * every such request wait). L0 is the no-load latency: the running mean
+ * of the times at a backend of the last 32 requests let in with at most
+ * half the knee in flight (itself included; the knee the gate of the
+ * last fast verdict, or the gate in force when lower): requests that met
+ * the backends idle. Until 32 such requests were seen, a window that
+ * brought none while the limit bound starts a probe: the next 4 requests
+ * are let in each once fewer than half the knee are in flight. No
+ * verdict before 4 such samples (qc_front_noload; n0 and mean0 in
+ * qc_front_stats). Not the least latency ever seen: of exponential
+ * services it is a few microseconds, and no window's mean comes near it.
+ * While fast, the controller may not lower the limit, and a limit that
+ * kept a request out
  * doubles (up to the demand, in flight + waiting; from half the gate of
  * the last slow verdict on, by an eighth), the controller restarted there
  * (qc_limiter_set_limit). Once slow, each controller keeps its own rule
