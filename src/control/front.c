@@ -88,7 +88,7 @@ struct qc_front {
     /* the no-load latency L0 (noload_sample): the requests let in with at
      * most half the knee in flight, their running mean; the knee (the
      * gate of the last fast verdict, 0: none yet); the requests of a
-     * probe still to let in, one at a time */
+     * probe still to let in (at half the knee) */
     uint64_t n0;
     double mean0;
     double knee;
