@@ -29,15 +29,25 @@
  * some, only while the backends behind it are overloaded. At each close
  * of the sampler's window the front gives a verdict on the backends from
  * the requests let in at the gate (with as many in flight, itself
- * included, as the gate in force lets in): fast when the least of their
- * times at a backend is within max(L0 (1 + fast_rise), L0 + fast_slack),
- * L0 the least ever seen (fast_slack left out while an overload is
- * confirmed: with L0 = 10 ms its 20 ms are two service times of queueing,
- * and the rule held MaxUsers' limit near 11.5 against a reference of 6 at
- * 3x load), and nothing failed; slow otherwise (CoDel's
- * standing-queue test applied to the backends: a backend whose own queue
- * stands at that level makes every such request wait). While fast, the
- * controller may not lower the limit, and a limit that kept a request out
+ * included, as the gate in force lets in): fast when the mean of their
+ * times at a backend is within max(L0 (1 + fast_rise), L0 + fast_slack)
+ * (fast_slack left out while an overload is confirmed: with L0 = 10 ms
+ * its 20 ms are two service times of queueing, and the rule held
+ * MaxUsers' limit near 11.5 against a reference of 6 at 3x load), and
+ * nothing failed; slow otherwise (CoDel's standing-queue test applied to
+ * the backends: a backend whose own queue stands at that level makes
+ * every such request wait). L0 is the no-load latency: the running mean
+ * of the times at a backend of the last 32 requests let in with at most
+ * half the knee in flight (itself included; the knee the gate of the
+ * last fast verdict, or the gate in force when lower): requests that met
+ * the backends idle. Until 32 such requests were seen, a window that
+ * brought none while the limit bound starts a probe: the next 4 requests
+ * are let in each once fewer than half the knee are in flight. No
+ * verdict before 4 such samples (qc_front_noload; n0 and mean0 in
+ * qc_front_stats). Not the least latency ever seen: of exponential
+ * services it is a few microseconds, and no window's mean comes near it.
+ * While fast, the controller may not lower the limit, and a limit that
+ * kept a request out
  * doubles (up to the demand, in flight + waiting; from half the gate of
  * the last slow verdict on, by an eighth), the controller restarted there
  * (qc_limiter_set_limit). Once slow, each controller keeps its own rule
@@ -202,7 +212,7 @@ typedef struct qc_front_params {
                                   backend, s (default 0.01) */
     int work_conserving;       /* 1 (default): the limit follows the demand
                                   while the backends are fast (below) */
-    double fast_rise;          /* fast: the least time at the backends of a
+    double fast_rise;          /* fast: the mean time at the backends of a
                                   window's requests let in at the gate within
                                   L0 (1 + fast_rise) (default 0.2) ... */
     double fast_slack;         /* ... or within L0 + fast_slack, s (default
@@ -413,9 +423,20 @@ typedef struct qc_front_stats {
     double class_target[QC_FRONT_CLASSES_MAX];
     double class_late[QC_FRONT_CLASSES_MAX];
     double class_late_refused[QC_FRONT_CLASSES_MAX];
+    /* the no-load latency L0 of the work-conserving verdict (above): the
+     * requests let in with at most half the knee in flight so far (n0),
+     * and the running mean of the last 32 of their times at a backend,
+     * s (mean0; 0 while n0 is 0) */
+    uint64_t n0;
+    double mean0;
 } qc_front_stats;
 
 void qc_front_get_stats(qc_front *f, qc_front_stats *st);
+
+/* The no-load latency L0 the work-conserving verdict judges by (s; NAN
+ * until 4 requests were let in at half the knee): read-only, for a
+ * status page. Thread-safe. */
+double qc_front_noload(qc_front *f);
 
 /* The limiter inside (for qc_limiter_get_stats, _set_bound,
  * _set_reference, _weight: each thread-safe on its own). */

@@ -276,9 +276,10 @@ static void test_sampler(void **state)
     }
 }
 
-/* Work-conserving: AIMD at 2 with 6 requests waiting. The request let
+/* Work-conserving: AIMD at 2 with 6 requests waiting. Four requests
+ * alone (1 in flight: half the gate) measure L0 = 1 ms. The request let
  * in at the gate (the second in flight, with the gate at 2) comes back in
- * 1 ms against a least of 1 ms: the backends are fast, so the tick (AIMD:
+ * 1 ms against L0 = 1 ms: the backends are fast, so the tick (AIMD:
  * 2 + 1 = 3) is followed by the rule's doubling of the gate it found (2 x
  * 2 = 4, under the demand of 2 in flight + 5 waiting): 2 more go in. The
  * same with it back in 60 ms (the backend's queue stands) leaves it to
@@ -296,6 +297,12 @@ static void test_work_conserving(void **state)
         assert_non_null(f);
         qc_front_decision d, out[CAP];
         qc_front_token t[2];
+        /* L0 first: 4 requests alone, each back at the no-load latency */
+        for (int i = 0; i < 4; i++) {
+            assert_int_equal(qc_front_arrive(f, 0, 0, (uint64_t)(100 + i), &d), QC_FRONT_ADMIT);
+            assert_int_equal(qc_front_done(f, 0, &d.tok, 0.001, QC_FRONT_OK, out, CAP), 0);
+        }
+        assert_true(fabs(qc_front_noload(f) - 0.001) < 1e-12);
         for (int i = 0; i < 2; i++) {
             assert_int_equal(qc_front_arrive(f, 0, 0, (uint64_t)i, &d), QC_FRONT_ADMIT);
             t[i] = d.tok;
