@@ -65,9 +65,10 @@
  * growing past one of their own (a moderate overload, 1.2x to 1.5x, whose
  * verdicts alternate; a closed loop's burst grows one or two windows,
  * then holds); or a slow verdict while the limit binds and requests are
- * refused at their deadline. Five fast verdicts in a row, or a window in
- * which the limit never bound, end it (the waiting room is then the
- * limit's and drains by its rising). From a bound run's first window
+ * refused at their deadline. Five fast verdicts in a row, or three
+ * windows in a row in which the limit never bound (one may be a lull of
+ * the arrivals while CoDel keeps the room short), end it (the waiting
+ * room is then the limit's and drains by its rising). From a bound run's first window
  * grown past its noise until the overload is confirmed or ended, the
  * waiting room serves its newest first (CoDel's LIFO, which refuses
  * nothing), under a fixed limit too. The time at a backend is the plant's to measure: the proxy

@@ -583,9 +583,10 @@ static void test_moderate_overload_confirmed(void **state)
 {
     (void)state;
     double (*const rates[])(double) = {rate_480, rate_600};
-    const uint64_t seeds[] = {88172645463325252ull, 0x9e3779b97f4a7c15ull};
+    const uint64_t seeds[] = {88172645463325252ull, 0x9e3779b97f4a7c15ull,
+                              0x2545f4914f6cdd1dull};
     for (size_t k = 0; k < 2; k++)
-        for (size_t j = 0; j < 2; j++) {
+        for (size_t j = 0; j < sizeof seeds / sizeof *seeds; j++) {
             plant *P = make(QC_LIMITER_MAXUSERS, 4, 0.01, 1e9);
             P->rng = seeds[j];
             P->slow_at = 0.1;
