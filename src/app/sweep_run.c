@@ -223,17 +223,30 @@ static int same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
-/* Runs `exe ARGS --check` for one point (stdout discarded): 0, or the
- * exit status of the child with its first "qctl: " line in msg. */
-static int point_check(const char *exe, char **av, size_t ac, char *msg, size_t n)
+/* A point's check under way: `exe ARGS --check`, stdout discarded, its
+ * stderr on fd. */
+typedef struct point_probe {
+    pid_t pid;
+    int fd;
+    size_t point;
+} point_probe;
+
+/* Starts the check of one point: 0, or an exit status with msg set. */
+static int check_start(point_probe *pp, const char *exe, char **av, size_t ac, char *msg,
+                       size_t n)
 {
-    msg[0] = '\0';
+    pp->pid = -1;
+    pp->fd = -1;
     char **args = calloc(ac + 3, sizeof *args);
-    int pe[2];
+    int pe[2] = {-1, -1};
     if (args == NULL || pipe(pe) != 0 || fcntl(pe[0], F_SETFD, FD_CLOEXEC) != 0 ||
         fcntl(pe[1], F_SETFD, FD_CLOEXEC) != 0) {
-        free(args);
         snprintf(msg, n, "cannot start a check: %s", strerror(errno));
+        free(args);
+        if (pe[0] >= 0) {
+            close(pe[0]);
+            close(pe[1]);
+        }
         return QC_EXIT_FAIL;
     }
     args[0] = (char *)exe;
@@ -244,20 +257,28 @@ static int point_check(const char *exe, char **av, size_t ac, char *msg, size_t 
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-    pid_t pid;
-    int e = posix_spawn(&pid, exe, &fa, NULL, args, environ);
+    int e = posix_spawn(&pp->pid, exe, &fa, NULL, args, environ);
     posix_spawn_file_actions_destroy(&fa);
     free(args);
     close(pe[1]);
     if (e != 0) {
         close(pe[0]);
+        pp->pid = -1;
         snprintf(msg, n, "cannot start %s: %s", exe, strerror(e));
         return QC_EXIT_FAIL;
     }
+    pp->fd = pe[0];
+    return 0;
+}
+
+/* Waits for a point's check: 0, or the child's exit status with its first
+ * "qctl: " line (without the prefix) in msg. */
+static int check_end(point_probe *pp, char *msg, size_t n)
+{
     char err[8192];
     size_t got = 0;
     for (;;) {
-        ssize_t r = read(pe[0], err + got, sizeof err - 1 - got);
+        ssize_t r = read(pp->fd, err + got, sizeof err - 1 - got);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
@@ -265,16 +286,18 @@ static int point_check(const char *exe, char **av, size_t ac, char *msg, size_t 
         got += (size_t)r;
         if (got == sizeof err - 1) { /* the rest is not needed: drain it */
             char sink[4096];
-            while (read(pe[0], sink, sizeof sink) > 0)
+            while (read(pp->fd, sink, sizeof sink) > 0)
                 ;
             break;
         }
     }
-    close(pe[0]);
+    close(pp->fd);
+    pp->fd = -1;
     err[got] = '\0';
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    while (waitpid(pp->pid, &status, 0) < 0 && errno == EINTR)
         ;
+    pp->pid = -1;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
     const char *line = strstr(err, "qctl: ");
@@ -289,29 +312,56 @@ static int point_check(const char *exe, char **av, size_t ac, char *msg, size_t 
     return WIFEXITED(status) ? WEXITSTATUS(status) : QC_EXIT_FAIL;
 }
 
-/* Every point's command line checked by the experiment's own --check, in
- * canonical order, before any run: a point the experiment refuses stops
- * the sweep here, naming the file and the point, instead of turning into
- * an error row once its runs start. */
+/* Every point's command line checked by the experiment's own --check
+ * before any run, -j at once in canonical order: a point the experiment
+ * refuses stops the sweep here, naming the file and the point (the first
+ * such point in canonical order, whatever -j), instead of turning into an
+ * error row once its runs start. */
 static int check_points(const sweep_opts *o, const qc_sweep *sw, const char *exe)
 {
+    enum { BATCH_MAX = 64 };
+    point_probe pp[BATCH_MAX];
+    const size_t batch = o->jobs < 1 ? 1 : o->jobs > BATCH_MAX ? BATCH_MAX : o->jobs;
+    const size_t np = qc_sweep_npoints(sw);
     char msg[1024];
-    for (size_t p = 0; p < qc_sweep_npoints(sw); p++) {
-        char **av = NULL;
-        size_t ac = 0;
-        qc_err err = {0};
-        if (qc_sweep_argv(sw, p, 0, &av, &ac, &err) != 0) {
-            cli_error("sweep: %s: %s", o->file, err.msg);
-            return QC_EXIT_USAGE;
+    int rc = 0;
+    size_t bad = 0;
+    for (size_t first = 0; first < np && rc == 0; first += batch) {
+        size_t k = 0;
+        for (size_t p = first; p < np && k < batch && rc == 0; p++) {
+            char **av = NULL;
+            size_t ac = 0;
+            qc_err err = {0};
+            if (qc_sweep_argv(sw, p, 0, &av, &ac, &err) != 0) {
+                snprintf(msg, sizeof msg, "%s", err.msg);
+                rc = -1;
+                break;
+            }
+            if ((rc = check_start(&pp[k], exe, av, ac, msg, sizeof msg)) == 0)
+                pp[k++].point = p;
+            else
+                bad = p;
+            qc_sweep_argv_free(av);
         }
-        int rc = point_check(exe, av, ac, msg, sizeof msg);
-        qc_sweep_argv_free(av);
-        if (rc != 0) {
-            char *key = qc_sweep_point_key(sw, p);
-            cli_error("sweep: %s: point %zu (%s): %s", o->file, p, key ? key : "", msg);
-            free(key);
-            return rc == QC_EXIT_FAIL ? QC_EXIT_FAIL : QC_EXIT_USAGE;
+        for (size_t i = 0; i < k; i++) { /* all of them waited for */
+            char m[1024];
+            int r = check_end(&pp[i], m, sizeof m);
+            if (r != 0 && (rc == 0 || pp[i].point < bad)) {
+                rc = r;
+                bad = pp[i].point;
+                snprintf(msg, sizeof msg, "%s", m);
+            }
         }
+    }
+    if (rc == -1) {
+        cli_error("sweep: %s: %s", o->file, msg);
+        return QC_EXIT_USAGE;
+    }
+    if (rc != 0) {
+        char *key = qc_sweep_point_key(sw, bad);
+        cli_error("sweep: %s: point %zu (%s): %s", o->file, bad, key ? key : "", msg);
+        free(key);
+        return rc == QC_EXIT_FAIL ? QC_EXIT_FAIL : QC_EXIT_USAGE;
     }
     return 0;
 }
