@@ -59,6 +59,92 @@ char *sweep_read_fd(int fd, size_t *len)
     return buf;
 }
 
+/* The message and exit status of qc_sweep_journal_load's rc (0: none). */
+static int journal_load_error(int rc, const qc_err *err)
+{
+    if (rc == QC_ERANGE) {
+        cli_error("sweep: %s; use --fresh to start over, or --results to write elsewhere",
+                  err->msg);
+        return QC_EXIT_USAGE;
+    }
+    if (rc != 0) {
+        cli_error("sweep: %s (use --fresh to start over)", err->msg);
+        return QC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The directory part of path ("." when it has none); caller frees. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    size_t n = (size_t)(slash - path);
+    char *d = malloc(n + 1);
+    if (d != NULL) {
+        memcpy(d, path, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+int sweep_master_probe(const qc_sweep *sw, const char *journal, int fresh)
+{
+    int fd = open(journal, O_RDWR | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        /* the start creates it: its directory must take a new file */
+        char *dir = dir_of(journal);
+        if (dir == NULL) {
+            cli_error("out of memory");
+            return QC_EXIT_FAIL;
+        }
+        int ok = access(dir, W_OK | X_OK) == 0;
+        int e = errno;
+        free(dir);
+        if (!ok) {
+            cli_error("sweep: %s: %s", journal, strerror(e));
+            return QC_EXIT_FAIL;
+        }
+        return 0;
+    }
+    if (fd < 0) {
+        cli_error("sweep: %s: %s", journal, strerror(errno));
+        return QC_EXIT_FAIL;
+    }
+    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fcntl(fd, F_GETLK, &lk) != 0 || lk.l_type != F_UNLCK) {
+        close(fd);
+        cli_error("sweep: %s: in use by another qctl sweep", journal);
+        return QC_EXIT_FAIL;
+    }
+    if (fresh) {
+        close(fd);
+        return 0;
+    }
+    size_t len = 0, good = 0, records = 0;
+    char *text = sweep_read_fd(fd, &len);
+    int e = errno;
+    close(fd);
+    if (text == NULL) {
+        cli_error("sweep: %s: cannot read: %s", journal, strerror(e));
+        return QC_EXIT_FAIL;
+    }
+    qc_sweep_point *pts = qc_sweep_points_new(sw);
+    if (pts == NULL) {
+        free(text);
+        cli_error("out of memory");
+        return QC_EXIT_FAIL;
+    }
+    qc_err err = {0};
+    int rc = qc_sweep_journal_load(sw, text, len, journal, pts, &good, &records, &err);
+    free(text);
+    qc_sweep_points_free(sw, pts);
+    return journal_load_error(rc, &err);
+}
+
 int sweep_master_open(sweep_master *m, const qc_sweep *sw, const char *journal, int fresh,
                       int quiet)
 {
@@ -95,15 +181,8 @@ int sweep_master_open(sweep_master *m, const qc_sweep *sw, const char *journal, 
     qc_err err = {0};
     int rc = qc_sweep_journal_load(sw, text, len, journal, m->pts, &good, &m->resumed, &err);
     free(text);
-    if (rc == QC_ERANGE) {
-        cli_error("sweep: %s; use --fresh to start over, or --results to write elsewhere",
-                  err.msg);
-        return QC_EXIT_USAGE;
-    }
-    if (rc != 0) {
-        cli_error("sweep: %s (use --fresh to start over)", err.msg);
-        return QC_EXIT_USAGE;
-    }
+    if ((rc = journal_load_error(rc, &err)) != 0)
+        return rc;
     /* Drop a record cut by an interruption, then append after the rest. */
     if (ftruncate(m->fd, (off_t)good) != 0 || lseek(m->fd, (off_t)good, SEEK_SET) < 0) {
         cli_error("sweep: %s: %s", journal, strerror(errno));

@@ -41,6 +41,11 @@ typedef struct sweep_master {
  * points it holds. Returns 0 or an exit code with the message printed. */
 int sweep_master_open(sweep_master *m, const qc_sweep *sw, const char *journal, int fresh,
                       int quiet);
+/* What sweep_master_open checks, without changing anything: the journal
+ * can be opened for writing (or created in its directory), no other sweep
+ * holds it, and (without fresh) it belongs to this sweep. The same
+ * messages and exit codes as sweep_master_open. */
+int sweep_master_probe(const qc_sweep *sw, const char *journal, int fresh);
 /* Records a finished point (a sweep_point_fn; ctx is the sweep_master). */
 int sweep_master_record(void *ctx, size_t point, const qc_sweep_val *vals, const char *error);
 /* Lists the points not finished yet (caller frees); *n their count. */
@@ -69,12 +74,22 @@ typedef struct sweep_opts {
     const char *report;
     int fresh, quiet;
     char *base;
+    qc_sweep *sw; /* the file, its overrides and grid: sweep_check's */
     int argc;
     char **argv;
     const cli_command_row *commands; /* the commands an experiment may name */
 } sweep_opts;
 
-/* Runs the sweep o describes (its flags read): the exit status. */
+/* Every check the sweep makes before its first run, changing nothing:
+ * the file, its overrides and grid, each point's flags, the --results
+ * and --report paths, the journal (writable, not in use, this sweep's
+ * unless --fresh), then each point's command line through the
+ * experiment's own --check. Loads o->sw and o->base (freed by the next
+ * call or sweep_opts_free). Returns 0 or an exit status after a message.
+ * It is the validation of --check and of the start alike. */
+int sweep_check(sweep_opts *o);
+void sweep_opts_free(sweep_opts *o);
+/* Runs the sweep o describes, after sweep_check: the exit status. */
 int sweep_main(sweep_opts *o);
 
 /* The page of --report DIR for the finished points. */

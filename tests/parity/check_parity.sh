@@ -8,7 +8,8 @@
 # or refuses what the start runs, is the defect this test finds.
 #   check_parity.sh QCTL [CONFIGS]
 # configs.txt: one configuration a line, `CMD :: ARGS` (shell words; $TMP
-# a scratch directory, $EX the examples, $P and $Q two free ports, $BUSY
+# a scratch directory, $EX the examples, $SW the sweep files of
+# tests/parity/sweeps, $P and $Q two free ports, $BUSY
 # a port another program listens on,
 # $PORTFILE a file the server writes its port into once it listens). A
 # line starting with `known ` is a mismatch known and reported (XFAIL; an
@@ -22,9 +23,10 @@ set -u
 qctl=$1
 configs=${2:-$(dirname "$0")/configs.txt}
 EX=$(cd "$(dirname "$0")/../../examples" && pwd)
+SW=$(cd "$(dirname "$0")/sweeps" && pwd)
 TOP=$(mktemp -d)
 TMP=$TOP
-export TMP EX
+export TMP EX SW
 trap 'rm -rf "$TOP"' EXIT
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
@@ -89,7 +91,7 @@ run() { # mode(check|start) tag args...
         fi
     fi
     echo "$rc" >"$TMP/rc.$tag"
-    sed -n "/^qctl: /s#$TMP#TMP#gp" "$TMP/err" >"$TMP/msg.$tag"
+    sed -n "/^qctl: /{s#$TMP#TMP#g;p;}" "$TMP/err" >"$TMP/msg.$tag"
 }
 
 # 0 when an argument is $PORTFILE: a server (no process forked: the
