@@ -19,14 +19,23 @@
 #     times the backend drew (backend --seed S, sim --service-seed S):
 #     at 1x, and under a rule whose state depends on the draws, one run's
 #     draws move p50 by a factor of two (the row's last column is the
-#     twin on its own draws, its 95% interval). The one quantity the
-#     simulation is given from a
-#     measurement is the overhead: the latency of requests through
+#     twin on its own draws, its 95% interval). The two quantities the
+#     simulation is given from measurements: the overhead, the latency of requests through
 #     `qctl proxy --limiter none` to a backend answering at once, at 30/s
 #     (no load), measured once per sitting and handed over as
 #     --overhead empirical:FILE (the time the proxy, the loopback and the
 #     client's host add to an answer; on a host shared with other work it
-#     is milliseconds, not microseconds).
+#     is milliseconds, not microseconds). Less the proxy's own time at
+#     that backend (its access log's upstream_time, median), which the
+#     second measured quantity carries: the transit, the time a request
+#     holds its proxy slot beyond its service, as the proxy's clock sees
+#     it (the loopback both ways, the backend's timer and loop):
+#     `qctl proxy --limiter fixed --limit 4` to the 4 workers of det:M at
+#     a quarter of capacity (so none waits in the backend), its access
+#     log's upstream_time less M, once per sitting, handed over as
+#     --transit empirical:FILE. At 1x a limit that binds at the workers
+#     loses that share of capacity; and it spreads the answers of workers
+#     that the simulation would finish at one instant (det service).
 #     Criteria per row: goodput within 5%, admitted p50 and p99 within
 #     20% (sim / live), refused fraction within 5 points. SITTINGS
 #     sittings (default 3); a row is met when it is met in every sitting.
@@ -105,14 +114,38 @@ CAP=$(awk -v m="$M" 'BEGIN { printf "%.10g", 4 / m }')
 RATE_EXP=$(awk -v m="$M" 'BEGIN { printf "%.10g", 1 / m }')
 echo "bench_twin: host load $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 
+# The upstream_time of each line of the proxy's JSON access log FILE,
+# less SUB (clamped at 0), one a line.
+upstream() { # FILE SUB
+    "$PY" -c 'import json, sys
+for l in open(sys.argv[1]):
+    u = json.loads(l).get("upstream_time")
+    if u is not None:
+        print("%.9f" % max(0.0, u - float(sys.argv[2])))' "$1" "$2"
+}
+median() { sort -g "$1" | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'; }
+
 # The overhead: latencies through the proxy without a limiter to a
-# backend that answers at once, at no load.
-calibrate() { # OUTFILE
+# backend that answers at once, at no load, less the proxy's median time
+# at that backend (the transit carries it). Then the transit.
+calibrate() { # OUTFILE TRANSITFILE
     start_backend --workers 65536 --service det:0
-    start_proxy --limiter none
+    rm -f "$T/alog0"
+    start_proxy --limiter none --access-log "$T/alog0" --access-log-format json
     $CLIENT "127.0.0.1:$PPORT" --class all=/:30 --duration 12 --warmup 2 --seed 99 \
-        --dump "$1" >"$1.json"
+        --dump "$1.raw" >"$1.json"
     stop "$PPID_" "$BPID"
+    upstream "$T/alog0" 0 >"$1.up"
+    m0=$(median "$1.up")
+    awk -v m="$m0" '{ x = $1 - m; print (x > 0 ? x : 0) }' "$1.raw" >"$1"
+    start_backend --workers 4 --service "det:$M"
+    rm -f "$T/alog1"
+    start_proxy --limiter fixed --limit 4 --access-log "$T/alog1" --access-log-format json
+    r=$(awk -v c="$CAP" 'BEGIN { printf "%.10g", c / 4 }')
+    $CLIENT "127.0.0.1:$PPORT" --class all=/:"$r" --duration 11 --warmup 1 --seed 96 >/dev/null
+    stop "$PPID_" "$BPID"
+    upstream "$T/alog1" "$M" >"$2"
+    echo "  sitting $s: transit median $(median "$2") s (n $(wc -l <"$2")), at det:0 $m0 s"
 }
 
 # The backend's own service on this host (SERVICE=measured): latencies
@@ -139,15 +172,17 @@ if part 1; then
     : >"$ROWS"
     s=1
     while [ "$s" -le "$SITTINGS" ]; do
-        calibrate "$T/overhead$s.txt"
+        calibrate "$T/overhead$s.txt" "$T/transit$s.txt"
         for svc in det exp; do
             if [ "$svc" = det ]; then spec="det:$M"; else spec="exp:$RATE_EXP"; fi
             simspec=$spec
+            targs="--transit empirical:$T/transit$s.txt"
             ssd=$s # the backend's seed: the twin serves its very draws
             if [ "${SERVICE:-}" = measured ]; then
                 ssd=0
                 calibrate_service "$spec" "$T/svc_$svc$s.txt"
                 simspec="empirical:$T/svc_$svc$s.txt"
+                targs="" # the measured law has the backend's lateness
             fi
             for lim in default aimd; do
                 if [ "$lim" = aimd ]; then largs="--limiter aimd"; else largs=""; fi
@@ -161,14 +196,14 @@ if part 1; then
                     stop "$PPID_" "$BPID"
                     # shellcheck disable=SC2086
                     "$QCTL" sim proxy --workers 4 --service "$simspec" $largs --arrival "trace:$T/sched.all" \
-                        --overhead "empirical:$T/overhead$s.txt" --time "$((DUR - WARM))" \
+                        --overhead "empirical:$T/overhead$s.txt" $targs --time "$((DUR - WARM))" \
                         --warmup "$WARM" --reps "$REPS" --seed "$s" --service-seed "$ssd" \
                         --quiet --json >"$T/sim.json"
                     # the same with each replication's own service draws:
                     # how far one backend run can fall from another
                     # shellcheck disable=SC2086
                     "$QCTL" sim proxy --workers 4 --service "$simspec" $largs --arrival "trace:$T/sched.all" \
-                        --overhead "empirical:$T/overhead$s.txt" --time "$((DUR - WARM))" \
+                        --overhead "empirical:$T/overhead$s.txt" $targs --time "$((DUR - WARM))" \
                         --warmup "$WARM" --reps "$REPS" --seed "$s" --quiet --json >"$T/simfree.json"
                     "$PY" - "$T/live.json" "$T/sim.json" "$s" "$svc" "$lim" "$x" "$T/simfree.json" \
                         "$(cut -d' ' -f1 /proc/loadavg)" >>"$ROWS" <<'EOF'

@@ -847,6 +847,7 @@ typedef struct qc_psim_params {
     qc_psim_route route;
     unsigned threshold;
     const qc_dist *overhead;
+    const qc_dist *transit;
     int control;
     qc_limiter_params limiter;
     double interval;

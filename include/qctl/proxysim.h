@@ -112,6 +112,16 @@ typedef struct qc_psim_params {
                                 host add (NULL: none). det:X, or
                                 empirical:FILE of latencies measured at no
                                 load; the front does not see it */
+    const qc_dist *transit;  /* the time an answer takes from the end of
+                                its service (its worker free at once) to
+                                the proxy, its slot still held: what the
+                                proxy measures at a backend beyond the
+                                service itself (the network both ways, the
+                                backend's timer and loop), drawn per
+                                answer (NULL: none). The front sees it (in
+                                the slot's time and in the time at the
+                                backend it is told), and so does the
+                                client's latency */
     /* the proxy (the flags of `qctl proxy`) */
     int control;                /* 0: --limiter none (every request let in) */
     qc_limiter_params limiter;  /* as the proxy's --limiter and its flags */

@@ -1131,7 +1131,8 @@ def _psim_metrics(row):
 
 
 def proxy(arrival=None, users=None, think=None, classes=None, backends=1, workers=1,
-          service="exp:100", route="jsq", djsq_threshold=4, overhead=None, limiter="maxusers",
+          service="exp:100", route="jsq", djsq_threshold=4, overhead=None, transit=None,
+          limiter="maxusers",
           limit=None, min_limit=None, max_limit=None, reference=None, gain=None,
           aimd_backoff=None, aimd_timeout=None, interval=0.1, queue=1024, queue_timeout=1.0,
           queue_discipline="codel", queue_target=0.0, sample_every=0, epsilon=None,
@@ -1164,6 +1165,10 @@ def proxy(arrival=None, users=None, think=None, classes=None, backends=1, worker
         ov = _dist.parse(overhead, "--overhead")
         keep.append(ov)
         p.overhead = ov._d
+    if transit is not None:
+        tr = _dist.parse(transit, "--transit")
+        keep.append(tr)
+        p.transit = tr._d
     if limiter == "none":
         p.control = 0
     else:

@@ -53,6 +53,23 @@ def test_same_as_cli(qctl_bin):
     assert r.classes["gold"]["refused"].value < r.classes["silver"]["refused"].value / 4
 
 
+def test_transit_same_as_cli(qctl_bin):
+    # a transit of 10 ms on 4 workers of det:0.05 at a saturated limit of
+    # 4: each slot cycles in 60 ms, 4 / 0.06 a second, as the command says
+    args = ["--workers", "4", "--service", "det:0.05", "--limiter", "fixed", "--limit", "4",
+            "--arrival", "exp:200", "--transit", "det:0.01", "--time", "20", "--reps", "2",
+            "--seed", "3"]
+    t = subprocess.run([qctl_bin, "sim", "proxy", *args, "--json", "--quiet"],
+                       capture_output=True, text=True)
+    assert t.returncode == 0, t.stderr
+    doc = json.loads(t.stdout)
+    assert doc["model"]["transit"] == "det:0.01"
+    r = qctl.sim.proxy(arrival="exp:200", workers=4, service="det:0.05", limiter="fixed",
+                       limit=4, transit="det:0.01", time=20, reps=2, seed=3)
+    assert r["goodput"].value == pytest.approx(doc["metrics"]["goodput"]["value"], rel=1e-9)
+    assert r["goodput"].value == pytest.approx(4 / 0.06, rel=0.005)
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="--arrival"):
         qctl.sim.proxy(workers=4)

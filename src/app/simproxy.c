@@ -25,7 +25,7 @@ static json_t *metrics_json(const qc_ci *m)
 }
 
 json_t *qc_app_psim_json(const qc_psim_params *p, const char *service, const char *overhead,
-                         const qc_psim_result *r, double elapsed)
+                         const char *transit, const qc_psim_result *r, double elapsed)
 {
     json_t *root = json_object();
     json_object_set_new(root, "command", json_string("sim proxy"));
@@ -45,6 +45,7 @@ json_t *qc_app_psim_json(const qc_psim_params *p, const char *service, const cha
     json_object_set_new(m, "queue_discipline",
                         json_string(qc_psim_discipline_name(p->discipline)));
     json_object_set_new(m, "overhead", overhead ? json_string(overhead) : json_null());
+    json_object_set_new(m, "transit", transit ? json_string(transit) : json_null());
     json_object_set_new(m, "service_seed",
                         p->service_seed ? json_integer((json_int_t)p->service_seed) : json_null());
     json_object_set_new(m, "load", qc_json_real_new(r->offered_load));

@@ -12,10 +12,11 @@
 #include "qctl/proxysim.h"
 #include "simout.h"
 
-/* The JSON summary; service and overhead: the specs as given (overhead
- * may be NULL); elapsed: the run's wall-clock seconds. */
+/* The JSON summary; service, overhead and transit: the specs as given
+ * (overhead and transit may be NULL); elapsed: the run's wall-clock
+ * seconds. */
 json_t *qc_app_psim_json(const qc_psim_params *p, const char *service, const char *overhead,
-                         const qc_psim_result *r, double elapsed);
+                         const char *transit, const qc_psim_result *r, double elapsed);
 /* The summary as a table on stdout. */
 void qc_app_psim_table(const qc_psim_params *p, const char *service, const qc_psim_result *r);
 /* CSV of replication 1's limit, requests in flight and waiting over time. */

@@ -230,6 +230,13 @@ int psim_validate(void *ctx)
         }
         p->overhead = &q->over;
     }
+    if (q->transit) {
+        if (qc_dist_parse(&q->trans, q->transit, &err) != 0) {
+            cli_error("--transit: %s", err.msg);
+            return QC_EXIT_USAGE;
+        }
+        p->transit = &q->trans;
+    }
     if ((rc = parse_clients(q)) != 0)
         return rc;
     if (q->out.series || q->out.plot || q->out.report)
@@ -307,7 +314,7 @@ int psim_run(void *ctx, int argc, char **argv)
     if (rc != 0)
         return rc;
     const psim_out out = {q, &q->p, &r};
-    json_t *js = qc_app_psim_json(&q->p, q->service, q->overhead, &r, run.elapsed);
+    json_t *js = qc_app_psim_json(&q->p, q->service, q->overhead, q->transit, &r, run.elapsed);
     cli_result res = {js, &out, psim_table, NULL, psim_series, psim_plots, names, 1};
     rc = cli_result_write(&q->out, &res, argc, argv);
     qc_psim_result_free(&r);

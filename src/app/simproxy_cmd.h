@@ -25,7 +25,8 @@
 
 typedef struct psim_cli {
     qc_psim_params p;
-    const char *limiter, *route, *discipline, *service, *arrival, *think, *overhead;
+    const char *limiter, *route, *discipline, *service, *arrival, *think, *overhead,
+        *transit;
     unsigned users;
     double limit, minl, maxl, ref, gain, eps, alpha, backoff, timeout;
     unsigned minc;
@@ -35,7 +36,7 @@ typedef struct psim_cli {
     char names[NCLS][64];
     const char *arr_spec[NCLS], *think_spec[NCLS], *svc_spec[NCLS];
     qc_arrivals arr[NCLS];
-    qc_dist thk[NCLS], csvc[NCLS], svc, over;
+    qc_dist thk[NCLS], csvc[NCLS], svc, over, trans;
     cli_outputs out;
     int quiet;
     double series_dt;

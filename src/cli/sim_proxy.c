@@ -47,6 +47,11 @@ static const cli_flag flags[] = {
      .help = "time added to every answer as the client sees it (the\nproxy's, the "
              "network's, the host's): det:X, or\nempirical:FILE of latencies measured "
              "at no load\n(default none)"},
+    {"transit", CLI_STR, &Q.transit, .arg = "SPEC",
+     .help = "time an answer takes from the end of its service to\nthe proxy, holding its "
+             "slot (the network both ways,\nthe backend's timer): det:X, or empirical:FILE "
+             "of\nthe proxy's time at a backend less its service,\nmeasured at no load "
+             "(default none)"},
     {"service-seed", CLI_U64, &Q.p.service_seed, .arg = "S",
      .help = "every replication serves the service times qctl backend\n--seed S draws "
              "(one backend): the twin of one live run\n(default 0: each replication "

@@ -14,7 +14,10 @@
  * front says admit, wait or refuse); WAITING in the front's room, with an
  * EXPIRE event at the deadline the front gave (the proxy's per-request
  * timer); SENT to a backend, queued there FCFS or in service at one of
- * its c workers (a DONE event at the end of its service); answered. Each
+ * its c workers (a DONE event at the end of its service); on its way
+ * back (a BACK event after the `transit`, its slot still held: what the
+ * proxy's own clock sees beyond the service, the loopback both ways and
+ * the backend's timer, measured at no load); answered. Each
  * answer goes back to its client: a closed-loop user thinks and sends
  * again, an open-loop class ignores it. Every event the proxy reports to
  * its front is reported here with the simulated time (arrive, done with
@@ -40,7 +43,7 @@
 #include "core/names.h"
 #include "reps.h"
 
-enum { EV_ARRIVE = 0, EV_DONE = 1, EV_EXPIRE = 2, EV_TICK = 3, EV_THINK = 4 };
+enum { EV_ARRIVE = 0, EV_DONE = 1, EV_EXPIRE = 2, EV_TICK = 3, EV_THINK = 4, EV_BACK = 5 };
 enum { R_FREE = 0, R_NEW, R_WAITING, R_SENT };
 
 #define NIL UINT32_MAX
@@ -121,8 +124,9 @@ typedef struct run {
     qc_arrivals_gen gen[QC_PSIM_CLASSES_MAX];
     qc_sampler svc[QC_PSIM_CLASSES_MAX];
     qc_sampler think[QC_PSIM_CLASSES_MAX];
-    qc_rng rover;
-    qc_sampler over; /* the overhead, when p->overhead */
+    qc_rng rover, rtransit;
+    qc_sampler over;    /* the overhead, when p->overhead */
+    qc_sampler transit; /* the transit, when p->transit */
     req *rq;
     uint32_t cap, free_head;
     backend bk[QC_PSIM_BACKENDS_MAX];
@@ -416,24 +420,17 @@ static void arrive(run *r, unsigned k)
     front_arrive(r, i);
 }
 
-static void done(run *r, uint32_t i)
+/* Request i's answer reached the proxy: its client gets it, and the front
+ * is told, with the time since the request was sent (the proxy's measure:
+ * the service, the backend's queue and the transit). */
+static void back(run *r, uint32_t i)
 {
     req *x = &r->rq[i];
-    unsigned b = x->backend, k = x->cls;
-    backend *bk = &r->bk[b];
-    busy_mark(r);
-    bk->busy--;
+    unsigned k = x->cls;
+    backend *bk = &r->bk[x->backend];
     bk->inflight--;
     if (bk->inflight == 0)
         bk->idle_since = r->sim.now;
-    if (bk->head != NIL) {
-        uint32_t j = bk->head;
-        bk->head = r->rq[j].next;
-        if (bk->head == NIL)
-            bk->tail = NIL;
-        bk->queued--;
-        start_service(r, b, j);
-    }
     double lat = r->sim.now - x->t_arr + (r->p->overhead ? qc_sampler_next(&r->over) : 0);
     if (x->measured) {
         tally *t[2] = {&r->t[k], &r->t[r->K]};
@@ -449,6 +446,33 @@ static void done(run *r, uint32_t i)
     /* the time at the backend as the proxy measures it: sent to answered */
     front_done(r, i, r->sim.now - x->t_adm);
     client_answered(r, k);
+}
+
+/* Request i's service ended: its worker is free at once (the next in the
+ * backend's queue starts, as `qctl backend` starts it at the nominal end
+ * of the one before), and its answer reaches the proxy after the transit
+ * (at once without one), holding its slot until then. */
+static void done(run *r, uint32_t i)
+{
+    unsigned b = r->rq[i].backend;
+    backend *bk = &r->bk[b];
+    busy_mark(r);
+    bk->busy--;
+    if (bk->head != NIL) {
+        uint32_t j = bk->head;
+        bk->head = r->rq[j].next;
+        if (bk->head == NIL)
+            bk->tail = NIL;
+        bk->queued--;
+        start_service(r, b, j);
+    }
+    if (r->p->transit) {
+        double t = qc_sampler_next(&r->transit);
+        if (qc_sim_after(&r->sim, t > 0 && isfinite(t) ? t : 0, EV_BACK, i) < 0)
+            r->oom = 1;
+        return;
+    }
+    back(r, i);
 }
 
 /* A deadline the front gave came: it refuses what is past its own. */
@@ -554,6 +578,10 @@ static int rep_setup(run *r, unsigned rep, qc_err *err)
         qc_rng_init(&r->rover, p->seed, qc_rng_stream(rep, QC_STREAM_MISC, 0));
         qc_sampler_init(&r->over, p->overhead, &r->rover);
     }
+    if (p->transit) {
+        qc_rng_init(&r->rtransit, p->seed, qc_rng_stream(rep, QC_STREAM_MISC, 1));
+        qc_sampler_init(&r->transit, p->transit, &r->rtransit);
+    }
     for (unsigned k = 0; k < r->K; k++) {
         const qc_psim_class *c = &p->cls[k];
         qc_rng_init(&r->rarr[k], p->seed, qc_rng_stream(rep, QC_STREAM_ARRIVAL, k));
@@ -614,6 +642,9 @@ static int rep_run(void *ctx, void *wsv, unsigned rep, qc__reps_worker *w, qc_er
             break;
         case EV_DONE:
             done(r, (uint32_t)ev.data);
+            break;
+        case EV_BACK:
+            back(r, (uint32_t)ev.data);
             break;
         case EV_EXPIRE:
             expire(r, (uint32_t)ev.data);
@@ -767,6 +798,11 @@ static int check(const qc_psim_params *p, qc_err *err)
         double m = qc_dist_mean(p->overhead);
         if (!(m >= 0 && isfinite(m)))
             return qc_err_set(err, QC_EINVAL, "overhead: mean %g is not >= 0", m);
+    }
+    if (p->transit) {
+        double m = qc_dist_mean(p->transit);
+        if (!(m >= 0 && isfinite(m)))
+            return qc_err_set(err, QC_EINVAL, "transit: mean %g is not >= 0", m);
     }
     if (!(p->interval > 0 && isfinite(p->interval)))
         return qc_err_set(err, QC_EINVAL, "interval: %g is not > 0", p->interval);

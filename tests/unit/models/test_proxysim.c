@@ -17,7 +17,12 @@
  *   the proxy's default limiter, and AIMD, at half load in front of 4
  *   exponential workers: still M/M/4 (nothing refused, nothing waits);
  *   a service seed: the live backend's own draws, through Lindley's
- *   recursion run here on them.
+ *   recursion run here on them;
+ *   a transit t (the answer's way back to the proxy, its slot held, its
+ *   worker free): a saturated fixed limit c on c workers of det:S serves
+ *   c / (S + t) a second, where without a limiter the backend's queue
+ *   keeps the workers busy and serves c / S; at no load every answer
+ *   takes S + t.
  * Each check runs replications with a fixed seed and asserts that the
  * exact value lies in the run's interval at level 1 - 0.01/12 (Bonferroni
  * over the 12 checks of this file, so the family holds with probability
@@ -384,6 +389,64 @@ static void test_service_seed_is_backends(void **state)
     scen_free(&s);
 }
 
+/* ---- the transit: the slot held beyond the service --------------------------- */
+
+static void test_transit(void **state)
+{
+    (void)state;
+    const double S = 0.05, t = 0.01;
+    const unsigned c = 4;
+    qc_dist tr;
+    qc_err err = {0};
+    assert_int_equal(qc_dist_parse(&tr, "det:0.01", &err), 0);
+    /* a saturated limit of c: each slot cycles in S + t */
+    scen s;
+    scen_open(&s, "exp:400", "det:0.05");
+    s.p.limiter.algo = QC_LIMITER_FIXED;
+    s.p.limiter.initial_limit = c;
+    s.p.limiter.min_limit = 1;
+    s.p.limiter.max_limit = 1000;
+    s.p.workers = c;
+    s.p.queue = 16;
+    s.p.discipline = QC_PSIM_FIFO;
+    s.p.horizon = 100;
+    s.p.reps = 4;
+    s.p.transit = &tr;
+    qc_psim_result r;
+    run_ok(&s, &r);
+    double want = c / (S + t);
+    printf("  limit c: goodput %.6g, c / (S + t) = %.6g\n", r.all[QC_PSIM_GOODPUT].mean, want);
+    assert_true(fabs(r.all[QC_PSIM_GOODPUT].mean - want) < 0.002 * want);
+    assert_true(r.all[QC_PSIM_LATENCY].mean >= S + t - 1e-9);
+    qc_psim_result_free(&r);
+    s.p.transit = NULL; /* the same without: c / S */
+    run_ok(&s, &r);
+    assert_true(fabs(r.all[QC_PSIM_GOODPUT].mean - c / S) < 0.002 * c / S);
+    qc_psim_result_free(&r);
+    /* no limiter: the backend's queue starts the next service at once,
+     * the transit takes nothing from the workers */
+    s.p.control = 0;
+    s.p.transit = &tr;
+    run_ok(&s, &r);
+    printf("  no limiter: goodput %.6g, c / S = %.6g\n", r.all[QC_PSIM_GOODPUT].mean, c / S);
+    assert_true(fabs(r.all[QC_PSIM_GOODPUT].mean - c / S) < 0.002 * c / S);
+    qc_psim_result_free(&r);
+    scen_free(&s);
+    /* no load (a worker for every request): every answer takes S + t */
+    scen_open(&s, "exp:20", "det:0.05");
+    s.p.control = 0;
+    s.p.workers = 1000;
+    s.p.horizon = 50;
+    s.p.reps = 2;
+    s.p.transit = &tr;
+    run_ok(&s, &r);
+    printf("  no load: mean %.9g, S + t = %.9g\n", r.all[QC_PSIM_LATENCY].mean, S + t);
+    assert_true(fabs(r.all[QC_PSIM_LATENCY].mean - (S + t)) < 1e-9);
+    qc_psim_result_free(&r);
+    scen_free(&s);
+    qc_dist_free(&tr);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -420,6 +483,7 @@ int main(void)
         cmocka_unit_test(test_jobs_invariant),
         cmocka_unit_test(test_half_load_is_mmc),
         cmocka_unit_test(test_service_seed_is_backends),
+        cmocka_unit_test(test_transit),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
