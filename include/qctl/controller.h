@@ -183,6 +183,10 @@ void qc_mu_ctl_reset(qc_mu_ctl *c, double u);
  * interval ran with at most knee requests at once (no queue inside the
  * server): its least latency is then the new L0 (a probe lasts at most
  * 10 intervals; BBR's ProbeRTT and Vegas' probe do the same).
+ * A plant that knows the mean time of the requests that met the servers
+ * idle gives it instead (qc_knee_set_noload; the admission front does):
+ * the least latency is the mean only of deterministic services, and of
+ * exponential ones a few per cent of it.
  *
  * The no-load latency also scales the queue in front of the server: see
  * qc_knee_queue_target. */
