@@ -183,6 +183,10 @@ void qc_mu_ctl_reset(qc_mu_ctl *c, double u);
  * interval ran with at most knee requests at once (no queue inside the
  * server): its least latency is then the new L0 (a probe lasts at most
  * 10 intervals; BBR's ProbeRTT and Vegas' probe do the same).
+ * A plant that knows the mean time of the requests that met the servers
+ * idle gives it instead (qc_knee_set_noload; the admission front does):
+ * the least latency is the mean only of deterministic services, and of
+ * exponential ones a few per cent of it.
  *
  * The no-load latency also scales the queue in front of the server: see
  * qc_knee_queue_target. */
@@ -206,6 +210,7 @@ typedef struct qc_knee {
     double x_max;      /* the best throughput of late (decays 1% an interval) */
     int found;         /* the knee was measured once (not a lower bound) */
     double dt_prev;    /* the last interval's length (0: none yet) */
+    int l0_given;      /* l0 is the plant's (qc_knee_set_noload): kept */
 } qc_knee;
 
 typedef struct qc_knee_sense {
@@ -235,6 +240,13 @@ void qc_knee_step(qc_knee *k, const qc_knee_sense *in, qc_knee_act *out);
 /* The least latency of a live sample, folded into L0 at once (between
  * steps), so a plant has L0 from the first completion. */
 void qc_knee_observe_min(qc_knee *k, double latency);
+/* The plant's own no-load latency: the mean time of the requests that met
+ * the servers idle (the admission front's L0, qc_front_noload). From then
+ * on it is L0, and neither the least latency seen nor a probe replaces
+ * it: the least of exponential services is a few microseconds, and n = X
+ * L0 then put the knee of 4 workers of exp:20 far under one and MaxUsers'
+ * reference at its floor. Ignored unless > 0 and finite. */
+void qc_knee_set_noload(qc_knee *k, double l0);
 
 /* The target wait of a queue in front of the server (CoDel's target):
  * one no-load latency, so that a request let in after waiting it spends

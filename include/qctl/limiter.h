@@ -229,9 +229,14 @@ void qc_limiter_get_stats(qc_limiter *l, qc_limiter_stats *st);
 
 /* The no-load latency of the server: the least latency given to release
  * (seconds; NAN before the first), raised only by the knee estimator's
- * probe (qc_knee). Lock-free. Not under ADMISSION (its latencies hold
+ * probe (qc_knee); once the plant gave its mean no-load latency
+ * (qc_limiter_set_noload), that. Lock-free. Not under ADMISSION (its latencies hold
  * the wait in the caller's queue). */
 double qc_limiter_noload(const qc_limiter *l);
+/* The plant's mean no-load latency for the knee estimator
+ * (qc_knee_set_noload): the admission front gives its L0 at each window's
+ * close. Ignored unless > 0 and finite. */
+void qc_limiter_set_noload(qc_limiter *l, double l0);
 
 /* The published integer limit. */
 uint32_t qc_limiter_limit(const qc_limiter *l);

@@ -164,6 +164,7 @@ int qc_knee_init(qc_knee *k, const qc_knee_params *p, qc_err *err)
     k->probing = 0;
     k->x_max = 0;
     k->found = 0;
+    k->l0_given = 0;
     k->dt_prev = 0;
     return 0;
 }
@@ -172,6 +173,14 @@ void qc_knee_observe_min(qc_knee *k, double latency)
 {
     if (latency > 0 && isfinite(latency) && !(latency >= k->l0)) /* l0 NAN: taken */
         k->l0 = latency;
+}
+
+void qc_knee_set_noload(qc_knee *k, double l0)
+{
+    if (!(l0 > 0) || !isfinite(l0))
+        return;
+    k->l0 = l0;
+    k->l0_given = 1;
 }
 
 /* The probe of L0: started every probe_period; ends at the first interval
@@ -194,7 +203,7 @@ static void knee_probe(qc_knee *k, const qc_knee_sense *in)
     if (in->peak <= floor(k->knee) && in->min < k->probe_min)
         k->probe_min = in->min;
     if (isfinite(k->probe_min) || k->probing >= max_intervals) {
-        if (isfinite(k->probe_min))
+        if (isfinite(k->probe_min) && !k->l0_given)
             k->l0 = k->probe_min; /* may rise: a server that became slower */
         k->probing = 0;
         k->next_probe = in->t + k->p.probe_period;
@@ -241,7 +250,8 @@ void qc_knee_step(qc_knee *k, const qc_knee_sense *in, qc_knee_act *out)
         isfinite(in->min) && isfinite(in->dt)) {
         int had = isfinite(k->knee);
         if (!k->probing) { /* a probe's interval runs below the knee: no sample of it */
-            qc_knee_observe_min(k, in->min);
+            if (!k->l0_given)
+                qc_knee_observe_min(k, in->min);
             double x = in->n / in->dt, n = x * k->l0;
             /* the best throughput of late (decaying 1% an interval) */
             k->x_max = x > k->x_max * 0.99 ? x : k->x_max * 0.99;

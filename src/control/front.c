@@ -1194,6 +1194,7 @@ static void close_window(qc_front *f, double now)
         return;
     uint32_t gate = qc_limiter_limit(f->lim);
     f->win_gate = gate;
+    qc_limiter_set_noload(f->lim, noload(f)); /* the knee's L0: the mean, not the least */
     qc_limiter_tick(f->lim, now);
     if (f->adm)
         adm_limit(f, now, gate);

@@ -466,6 +466,13 @@ double qc_limiter_noload(const qc_limiter *l)
     return v == UINT64_MAX ? NAN : (double)v / 1e9;
 }
 
+void qc_limiter_set_noload(qc_limiter *l, double l0)
+{
+    pthread_mutex_lock(&l->mu);
+    qc_knee_set_noload(&l->knee, l0);
+    pthread_mutex_unlock(&l->mu);
+}
+
 /* The knee estimator's interval (every limiter but ADMISSION, whose
  * latencies include the wait in the queue): the no-load latency for
  * qc_limiter_noload, and under MAXUSERS with knee_on the reference. */

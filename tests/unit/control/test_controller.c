@@ -193,6 +193,60 @@ static void test_knee_plant(void **state)
     assert_float_equal(qc_knee_queue_target(NAN, 0.001, INFINITY, 0.05), 0.05, 0);
 }
 
+/* The same plant with exponential services: an interval's least latency is
+ * a small fraction of the mean no-load latency L0 (here 5%), and n = X
+ * min is no knee (under one: never taken for a measure, the reference
+ * left at its light-load floor; in the front, where the limit binds and
+ * the verdicts move it, the MaxUsers limit settled at 1 to 3 in front of 4
+ * workers). Given the plant's
+ * mean L0 (qc_knee_set_noload) before each step, as the admission front
+ * gives it, the reference settles at (1 + headroom) c, and neither the
+ * least latency nor a probe replaces L0. */
+static void test_knee_given_noload(void **state)
+{
+    (void)state;
+    for (int given = 0; given <= 1; given++) {
+        double c = 4, l0 = 0.05, dt = 0.1;
+        qc_knee_params kp;
+        qc_knee_params_init(&kp);
+        qc_knee k;
+        assert_int_equal(qc_knee_init(&k, &kp, NULL), 0);
+        qc_pi_params pp = {0, 0.5, 1, 1000, 20, QC_AW_CONDITIONAL, 1};
+        qc_mu_ctl mu;
+        assert_int_equal(qc_mu_ctl_init(&mu, &pp, NULL), 0);
+        double r = kp.r_init;
+        for (int t = 1; t <= 300; t++) {
+            double y = floor(mu.u);
+            double x = (y < c ? y : c) / l0, mean = y / x > l0 ? y / x : l0;
+            qc_knee_sense in = {t * dt, dt, x * dt, mean, 0.05 * l0, y, floor(mu.u)};
+            if (given)
+                qc_knee_set_noload(&k, l0);
+            qc_knee_act a;
+            qc_knee_step(&k, &in, &a);
+            r = a.r;
+            if (a.first && mu.u > r)
+                qc_mu_ctl_reset(&mu, r);
+            qc_mu_ctl_sense ms = {r, y, y};
+            qc_mu_ctl_act ma;
+            qc_mu_ctl_step(&mu, &ms, &ma);
+        }
+        if (given) {
+            assert_float_equal(r, (1 + kp.headroom) * c, 0.05 * c);
+            assert_float_equal(k.l0, l0, 0);
+        } else { /* X min < 1: never a measure of the knee, the reference not on it */
+            print_message("  least latency as L0: reference %g against %g\n", r, (1 + kp.headroom) * c);
+            assert_true(fabs(r - (1 + kp.headroom) * c) > 0.5 * c);
+        }
+    }
+    qc_knee k;
+    qc_knee_params kp;
+    qc_knee_params_init(&kp);
+    assert_int_equal(qc_knee_init(&k, &kp, NULL), 0);
+    qc_knee_set_noload(&k, NAN); /* ignored */
+    qc_knee_set_noload(&k, -1);
+    assert_int_equal(k.l0_given, 0);
+}
+
 /* The light-load floor: one worker of no-load latency L0 at a load rho,
  * its latency L0 / (1 - rho) as in M/M/1 (20% above L0 from rho = 1/6
  * on), under a limit that never fills (peak 2 of 20). Its samples X L0 =
@@ -261,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_bad),
         cmocka_unit_test(test_mu_hold),
         cmocka_unit_test(test_knee_plant),
+        cmocka_unit_test(test_knee_given_noload),
         cmocka_unit_test(test_knee_light_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -447,6 +447,38 @@ static void test_transit(void **state)
     qc_dist_free(&tr);
 }
 
+/* ---- the default limiter keeps exponential backends busy ------------------- */
+
+/* 4 workers of exp:20 (80/s) offered 240/s, Poisson, through the defaults
+ * (MaxUsers, work-conserving): the goodput stays within 10% of the
+ * workers' capacity on the service draws where the knee estimator's L0,
+ * the least latency seen (a few ms of exponential services of 50 ms),
+ * put the knee at X L0 << 4 and the limit at 1 to 3 with the workers
+ * mostly idle (59, 60 and 59/s on service seeds 5, 6 and 7). The front
+ * now gives the estimator its own L0, the mean time of the requests that
+ * met the workers idle. */
+static void test_default_exp_overload_keeps_capacity(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 5; seed <= 7; seed++) {
+        scen s;
+        scen_open(&s, "exp:240", "exp:20");
+        s.p.workers = 4;
+        s.p.warmup = 5;
+        s.p.horizon = 20;
+        s.p.reps = 1;
+        s.p.seed = seed;
+        s.p.service_seed = seed;
+        qc_psim_result r;
+        run_ok(&s, &r);
+        double g = r.all[QC_PSIM_GOODPUT].mean;
+        printf("  service seed %llu: goodput %.1f/s of 80\n", (unsigned long long)seed, g);
+        assert_true(g > 0.9 * 80);
+        qc_psim_result_free(&r);
+        scen_free(&s);
+    }
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -484,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_half_load_is_mmc),
         cmocka_unit_test(test_service_seed_is_backends),
         cmocka_unit_test(test_transit),
+        cmocka_unit_test(test_default_exp_overload_keeps_capacity),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
