@@ -157,36 +157,52 @@ static void test_mu_hold(void **state)
 /* The knee estimator on a closed-form plant: c workers of no-load latency
  * L0 behind the MaxUsers controller, overloaded. With y in flight the
  * plant completes X = min(y, c) / L0 a second at mean latency
- * max(L0, y / X); the reference must settle at (1 + headroom) c, for two
- * server sizes, and the queue target at L0. */
+ * max(L0, y / X), and each interval's least latency is min_frac L0; when
+ * given, L0 is handed to the estimator before each step (as the admission
+ * front does). 300 intervals of 0.1 s; returns the reference in force. */
+static double knee_plant(qc_knee *k, double c, double l0, double min_frac, int given,
+                         double probe_period)
+{
+    const double dt = 0.1;
+    qc_knee_params kp;
+    qc_knee_params_init(&kp);
+    kp.probe_period = probe_period;
+    assert_int_equal(qc_knee_init(k, &kp, NULL), 0);
+    qc_pi_params pp = {0, 0.5, 1, 1000, 20, QC_AW_CONDITIONAL, 1};
+    qc_mu_ctl mu;
+    assert_int_equal(qc_mu_ctl_init(&mu, &pp, NULL), 0);
+    double r = kp.r_init;
+    for (int t = 1; t <= 300; t++) {
+        double y = floor(mu.u); /* overload: the limit is always full */
+        double x = (y < c ? y : c) / l0, mean = y / x > l0 ? y / x : l0;
+        qc_knee_sense in = {t * dt, dt, x * dt, mean, min_frac * l0, y, floor(mu.u)};
+        if (given)
+            qc_knee_set_noload(k, l0);
+        qc_knee_act a;
+        qc_knee_step(k, &in, &a);
+        r = a.r;
+        if (a.first && mu.u > r)
+            qc_mu_ctl_reset(&mu, r);
+        qc_mu_ctl_sense ms = {r, y, y};
+        qc_mu_ctl_act ma;
+        qc_mu_ctl_step(&mu, &ms, &ma);
+    }
+    return r;
+}
+
+/* Deterministic services (the least latency is L0): the reference must
+ * settle at (1 + headroom) c, for two server sizes, and the queue target
+ * at L0. */
 static void test_knee_plant(void **state)
 {
     (void)state;
     const unsigned sizes[] = {4, 16};
+    qc_knee_params kp;
+    qc_knee_params_init(&kp);
     for (unsigned s = 0; s < 2; s++) {
-        double c = sizes[s], l0 = 0.01, dt = 0.1;
-        qc_knee_params kp;
-        qc_knee_params_init(&kp);
-        kp.probe_period = 0;
+        double c = sizes[s], l0 = 0.01;
         qc_knee k;
-        assert_int_equal(qc_knee_init(&k, &kp, NULL), 0);
-        qc_pi_params pp = {0, 0.5, 1, 1000, 20, QC_AW_CONDITIONAL, 1};
-        qc_mu_ctl mu;
-        assert_int_equal(qc_mu_ctl_init(&mu, &pp, NULL), 0);
-        double r = kp.r_init;
-        for (int t = 1; t <= 300; t++) {
-            double y = floor(mu.u); /* overload: the limit is always full */
-            double x = (y < c ? y : c) / l0, mean = y / x > l0 ? y / x : l0;
-            qc_knee_sense in = {t * dt, dt, x * dt, mean, l0, y, floor(mu.u)};
-            qc_knee_act a;
-            qc_knee_step(&k, &in, &a);
-            r = a.r;
-            if (a.first && mu.u > r)
-                qc_mu_ctl_reset(&mu, r);
-            qc_mu_ctl_sense ms = {r, y, y};
-            qc_mu_ctl_act ma;
-            qc_mu_ctl_step(&mu, &ms, &ma);
-        }
+        double r = knee_plant(&k, c, l0, 1, 0, 0);
         assert_float_equal(r, (1 + kp.headroom) * c, 0.05 * c);
         assert_float_equal(qc_knee_queue_target(k.l0, 0.001, INFINITY, 0.05), l0, 1e-12);
     }
@@ -198,49 +214,29 @@ static void test_knee_plant(void **state)
  * min is no knee (under one: never taken for a measure, the reference
  * left at its light-load floor; in the front, where the limit binds and
  * the verdicts move it, the MaxUsers limit settled at 1 to 3 in front of 4
- * workers). Given the plant's
- * mean L0 (qc_knee_set_noload) before each step, as the admission front
- * gives it, the reference settles at (1 + headroom) c, and neither the
- * least latency nor a probe replaces L0. */
+ * workers). Given the plant's mean L0 (qc_knee_set_noload) before each
+ * step, as the admission front gives it, the reference settles at (1 +
+ * headroom) c, and neither the least latency nor a probe (every 10 s, the
+ * default) replaces L0. */
 static void test_knee_given_noload(void **state)
 {
     (void)state;
+    const double c = 4, l0 = 0.05;
+    qc_knee_params kp;
+    qc_knee_params_init(&kp);
     for (int given = 0; given <= 1; given++) {
-        double c = 4, l0 = 0.05, dt = 0.1;
-        qc_knee_params kp;
-        qc_knee_params_init(&kp);
         qc_knee k;
-        assert_int_equal(qc_knee_init(&k, &kp, NULL), 0);
-        qc_pi_params pp = {0, 0.5, 1, 1000, 20, QC_AW_CONDITIONAL, 1};
-        qc_mu_ctl mu;
-        assert_int_equal(qc_mu_ctl_init(&mu, &pp, NULL), 0);
-        double r = kp.r_init;
-        for (int t = 1; t <= 300; t++) {
-            double y = floor(mu.u);
-            double x = (y < c ? y : c) / l0, mean = y / x > l0 ? y / x : l0;
-            qc_knee_sense in = {t * dt, dt, x * dt, mean, 0.05 * l0, y, floor(mu.u)};
-            if (given)
-                qc_knee_set_noload(&k, l0);
-            qc_knee_act a;
-            qc_knee_step(&k, &in, &a);
-            r = a.r;
-            if (a.first && mu.u > r)
-                qc_mu_ctl_reset(&mu, r);
-            qc_mu_ctl_sense ms = {r, y, y};
-            qc_mu_ctl_act ma;
-            qc_mu_ctl_step(&mu, &ms, &ma);
-        }
+        double r = knee_plant(&k, c, l0, 0.05, given, kp.probe_period);
         if (given) {
             assert_float_equal(r, (1 + kp.headroom) * c, 0.05 * c);
             assert_float_equal(k.l0, l0, 0);
         } else { /* X min < 1: never a measure of the knee, the reference not on it */
-            print_message("  least latency as L0: reference %g against %g\n", r, (1 + kp.headroom) * c);
+            print_message("  least latency as L0: reference %g against %g\n", r,
+                          (1 + kp.headroom) * c);
             assert_true(fabs(r - (1 + kp.headroom) * c) > 0.5 * c);
         }
     }
     qc_knee k;
-    qc_knee_params kp;
-    qc_knee_params_init(&kp);
     assert_int_equal(qc_knee_init(&k, &kp, NULL), 0);
     qc_knee_set_noload(&k, NAN); /* ignored */
     qc_knee_set_noload(&k, -1);
