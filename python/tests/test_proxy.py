@@ -19,6 +19,14 @@ def erlang_c_response(lam, mu, k):
     return c / (k * mu - lam) + 1 / mu
 
 
+def cli_json(qctl_bin, args):
+    """`qctl sim proxy ARGS --json --quiet`'s document."""
+    t = subprocess.run([qctl_bin, "sim", "proxy", *args, "--json", "--quiet"],
+                       capture_output=True, text=True)
+    assert t.returncode == 0, t.stderr
+    return json.loads(t.stdout)
+
+
 def test_no_limiter_is_mmc():
     r = qctl.sim.proxy(arrival="exp:300", workers=4, service="exp:100", limiter="none",
                        time=100, reps=10, seed=1)
@@ -34,10 +42,7 @@ def test_same_as_cli(qctl_bin):
             "--class", "gold=0.05", "--class", "silver=0.3", "--class-arrival", "gold=exp:250",
             "--class-arrival", "silver=exp:350", "--time", "10", "--warmup", "2", "--reps", "3",
             "--seed", "5"]
-    t = subprocess.run([qctl_bin, "sim", "proxy", *args, "--json", "--quiet"],
-                       capture_output=True, text=True)
-    assert t.returncode == 0, t.stderr
-    doc = json.loads(t.stdout)
+    doc = cli_json(qctl_bin, args)
     r = qctl.sim.proxy(classes=[{"name": "gold", "bound": 0.05, "arrival": "exp:250"},
                                 {"name": "silver", "bound": 0.3, "arrival": "exp:350"}],
                        workers=4, service="det:0.01", limiter="admission", time=10, warmup=2,
@@ -59,10 +64,7 @@ def test_transit_same_as_cli(qctl_bin):
     args = ["--workers", "4", "--service", "det:0.05", "--limiter", "fixed", "--limit", "4",
             "--arrival", "exp:200", "--transit", "det:0.01", "--time", "20", "--reps", "2",
             "--seed", "3"]
-    t = subprocess.run([qctl_bin, "sim", "proxy", *args, "--json", "--quiet"],
-                       capture_output=True, text=True)
-    assert t.returncode == 0, t.stderr
-    doc = json.loads(t.stdout)
+    doc = cli_json(qctl_bin, args)
     assert doc["model"]["transit"] == "det:0.01"
     r = qctl.sim.proxy(arrival="exp:200", workers=4, service="det:0.05", limiter="fixed",
                        limit=4, transit="det:0.01", time=20, reps=2, seed=3)

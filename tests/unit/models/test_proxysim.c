@@ -71,6 +71,15 @@ static void scen_open(scen *s, const char *arrival, const char *service)
     s->p.jobs = 2;
 }
 
+/* The proxy's limiter a fixed limit of `limit` (--limiter fixed --limit). */
+static void scen_fixed(scen *s, unsigned limit)
+{
+    s->p.limiter.algo = QC_LIMITER_FIXED;
+    s->p.limiter.initial_limit = limit;
+    s->p.limiter.min_limit = 1;
+    s->p.limiter.max_limit = 1000;
+}
+
 static void scen_free(scen *s)
 {
     qc_arrivals_free(&s->arr);
@@ -162,10 +171,7 @@ static void test_fixed_limit_is_mmck(void **state)
     const unsigned L = 2, K = 3, N = L + K;
     scen s;
     scen_open(&s, "exp:250", "exp:100");
-    s.p.limiter.algo = QC_LIMITER_FIXED;
-    s.p.limiter.initial_limit = L;
-    s.p.limiter.min_limit = 1;
-    s.p.limiter.max_limit = 1000;
+    scen_fixed(&s, L);
     s.p.workers = L; /* the limit is the servers: the proxy's room is the queue */
     s.p.queue = K;
     s.p.queue_timeout = 1e6; /* deadlines never reached */
@@ -402,10 +408,7 @@ static void test_transit(void **state)
     /* a saturated limit of c: each slot cycles in S + t */
     scen s;
     scen_open(&s, "exp:400", "det:0.05");
-    s.p.limiter.algo = QC_LIMITER_FIXED;
-    s.p.limiter.initial_limit = c;
-    s.p.limiter.min_limit = 1;
-    s.p.limiter.max_limit = 1000;
+    scen_fixed(&s, c);
     s.p.workers = c;
     s.p.queue = 16;
     s.p.discipline = QC_PSIM_FIFO;
