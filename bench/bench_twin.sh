@@ -163,7 +163,7 @@ calibrate_service() { # SPEC OUTFILE
     $CLIENT "127.0.0.1:$BPORT" --class all=/:"$r" --duration 20 --warmup 1 --seed 97 \
         --dump "$2.raw" >/dev/null
     stop "$BPID"
-    m0=$(sort -g "$2.zero" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+    m0=$(median "$2.zero")
     awk -v m="$m0" '{ x = $1 - m; print (x > 0 ? x : 0) }' "$2.raw" >"$2"
 }
 
