@@ -96,6 +96,7 @@ struct qc_front {
     int wc_on;       /* the work-conserving rule applies (see qctl/front.h) */
     int watch;       /* overload judged (wc_on, or a fixed limit: CoDel only then) */
     int fast;        /* the last verdict: the backends answer at their no-load latency */
+    int slack_only;  /* ... within the fast slack, not within L0 (1 + fast_rise) */
     double ssthresh; /* half the gate of the last slow verdict (INFINITY: none
                         since the limit last stopped binding): doubling stops there */
     unsigned slow_run, fast_run; /* slow / fast verdicts in a row */
@@ -561,6 +562,21 @@ static int codel_judges(const qc_front *f)
     return f->codel_on && (!f->watch || f->overload);
 }
 
+/* Whether the requests held (in flight and waiting) grew beyond what
+ * chance makes of a backend loaded just to its capacity: their growth
+ * over the slow run (from the start of its first slow window) above
+ * EXCESS_SIGMAS standard deviations of the run's arrivals' count (sqrt(A)
+ * for Poisson arrivals; the completions of a saturated backend vary
+ * less). The growth, not arrivals against completions: a refused client
+ * that sends again is one more arrival, not more held. A window's own
+ * excess (arrived > 1.05 done) was chance at exactly 100% of a backend's
+ * capacity (one of two backends killed at 50% of their total load: 40 +-
+ * 6 arrivals a 0.1 s window against 40 completions): CoDel then judged
+ * and refused 0.9 to 12% of a load nginx and haproxy serve whole. A 3x
+ * overload (120 against 40) is confirmed in its first window, 1.5x (60
+ * against 40) in its third. */
+#define EXCESS_SIGMAS 4
+
 /* Whether the room serves its newest first before CoDel judges: the
  * limit bound and the requests held grew past their noise over the bound
  * run (bound_run) in the last window, an overload suspected but not yet
@@ -574,7 +590,17 @@ static int codel_judges(const qc_front *f)
  * deadline. */
 static int suspect_lifo(const qc_front *f)
 {
-    return f->codel_on && f->watch && f->suspect && !f->overload;
+    if (!f->codel_on || !f->watch || f->overload)
+        return 0;
+    if (f->suspect)
+        return 1;
+    /* or the window open now grew so already: the second window of a cold
+     * 3x overload (4 workers of det:0.01) grew its room from 13 to 108
+     * served oldest first, and its requests were 42 of the 43 the live
+     * proxy answered in over 40 ms in a 10 s run (bench_live part 4) */
+    double held = (double)(f->inflight - f->carrying) + (double)f->waiting;
+    return f->win_bound &&
+           held - f->last_held > EXCESS_SIGMAS * sqrt((double)f->win_arrived) + 1;
 }
 
 /* Lets waiting requests in while there are slots: the backlogged class
@@ -834,10 +860,12 @@ static int verdict(qc_front *f, uint64_t drops)
      * requests held growing beyond chance, which a closed loop or a host
      * stall does not make), only the relative test judges, and the
      * controller's reference holds. */
+    double mean = f->win_sum / (double)f->win_fresh;
+    f->slack_only = mean > fast;
     if (!f->overload && l0 + f->p.fast_slack > fast)
         fast = l0 + f->p.fast_slack;
-    int v = f->win_sum / (double)f->win_fresh <= fast;
-    if (v)
+    int v = mean <= fast;
+    if (v && !f->slack_only) /* within the slack only, the backends may queue */
         f->knee = (double)f->win_gate;
     return v;
 }
@@ -872,20 +900,6 @@ static int verdict(qc_front *f, uint64_t drops)
 #define FAST_FORGET 5 /* fast verdicts in a row that end an overload */
 #define OVER_UNBOUND 3 /* windows in a row without the limit binding that end one */
 
-/* Whether the requests held (in flight and waiting) grew beyond what
- * chance makes of a backend loaded just to its capacity: their growth
- * over the slow run (from the start of its first slow window) above
- * EXCESS_SIGMAS standard deviations of the run's arrivals' count (sqrt(A)
- * for Poisson arrivals; the completions of a saturated backend vary
- * less). The growth, not arrivals against completions: a refused client
- * that sends again is one more arrival, not more held. A window's own
- * excess (arrived > 1.05 done) was chance at exactly 100% of a backend's
- * capacity (one of two backends killed at 50% of their total load: 40 +-
- * 6 arrivals a 0.1 s window against 40 completions): CoDel then judged
- * and refused 0.9 to 12% of a load nginx and haproxy serve whole. A 3x
- * overload (120 against 40) is confirmed in its first window, 1.5x (60
- * against 40) in its third. */
-#define EXCESS_SIGMAS 4
 
 static int excess_beyond_noise(qc_front *f, int v, uint64_t arrived, double held, double prev)
 {
@@ -1023,6 +1037,8 @@ static void work_conserve(qc_front *f, uint32_t gate)
             f->brun = 0; /* the suspicion's run, counted from the end */
         return;
     }
+    if (v == 1 && f->slack_only && grown)
+        v = 0; /* within the slack only, while the room grows past its noise window after window */
     if (v == 0) {
         f->slow_run++;
         f->fast_run = 0;
@@ -1086,8 +1102,9 @@ static void work_conserve(qc_front *f, uint32_t gate)
         want = gate; /* not lowered while the backends are fast */
     if (bound) {
         double g = (double)gate;
-        double up = g < f->ssthresh ? (2 * g < f->ssthresh ? 2 * g : f->ssthresh)
-                                    : g + (g / 8 > 1 ? g / 8 : 1);
+        double up = g < f->ssthresh && !f->slack_only
+                        ? (2 * g < f->ssthresh ? 2 * g : f->ssthresh)
+                        : g + (g / 8 > 1 ? g / 8 : 1);
         double demand = (double)(f->inflight - f->carrying) + (double)f->waiting;
         if (up > demand)
             up = demand;
