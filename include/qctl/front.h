@@ -50,7 +50,14 @@
  * kept a request out
  * doubles (up to the demand, in flight + waiting; from half the gate of
  * the last slow verdict on, by an eighth), the controller restarted there
- * (qc_limiter_set_limit). Once slow, each controller keeps its own rule
+ * (qc_limiter_set_limit). A verdict fast only by the slack (the mean past
+ * L0 (1 + fast_rise)) may be backends queueing as well as a host's
+ * delays: the limit then rises by an eighth, not doubling, its gate is
+ * not taken as the knee (so not as the level of the no-load samples),
+ * and it reads slow once the bound run has grown past its noise window
+ * after window (the cold start of a 3x overload of 4 workers of
+ * det:0.01 read 25 to 35 ms at the backends as fast, doubled the limit
+ * and raised L0 to 14 ms: live admitted p99 53 to 96 ms, now 33 to 35). Once slow, each controller keeps its own rule
  * (MaxUsers its reference, AIMD its backoff), except that the first slow
  * verdict after fast ones lowers the limit by half at most (it may be a
  * stall of the host, not the backends). CoDel judges the waiting room
@@ -69,7 +76,8 @@
  * windows in a row in which the limit never bound (one may be a lull of
  * the arrivals while CoDel keeps the room short), end it (the waiting
  * room is then the limit's and drains by its rising). From a bound run's first window
- * grown past its noise until the overload is confirmed or ended, the
+ * grown past its noise (or from the moment the window open now has grown
+ * so) until the overload is confirmed or ended, the
  * waiting room serves its newest first (CoDel's LIFO, which refuses
  * nothing), under a fixed limit too. The time at a backend is the plant's to measure: the proxy
  * takes its own event loop's delays out of it (a proxy short of CPU is not
