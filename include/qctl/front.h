@@ -52,12 +52,12 @@
  * the last slow verdict on, by an eighth), the controller restarted there
  * (qc_limiter_set_limit). A verdict fast only by the slack (the mean past
  * L0 (1 + fast_rise)) may be backends queueing as well as a host's
- * delays: the limit then rises by an eighth, not doubling, its gate is
- * not taken as the knee (so not as the level of the no-load samples),
- * and it reads slow once the bound run has grown past its noise window
- * after window (the cold start of a 3x overload of 4 workers of
- * det:0.01 read 25 to 35 ms at the backends as fast, doubled the limit
- * and raised L0 to 14 ms: live admitted p99 53 to 96 ms, now 33 to 35). Once slow, each controller keeps its own rule
+ * delays: the limit then rises by an eighth, not doubling, and it reads
+ * slow once the bound run has grown past its noise window after window
+ * (the cold start of a 3x overload of 4 workers of det:0.01 read 25 to
+ * 35 ms at the backends as fast, doubled the limit, and the gates it went
+ * through raised L0 to 14 ms: live admitted p99 53 to 96 ms, now 33 to
+ * 36). Once slow, each controller keeps its own rule
  * (MaxUsers its reference, AIMD its backoff), except that the first slow
  * verdict after fast ones lowers the limit by half at most (it may be a
  * stall of the host, not the backends). CoDel judges the waiting room

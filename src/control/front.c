@@ -865,7 +865,7 @@ static int verdict(qc_front *f, uint64_t drops)
     if (!f->overload && l0 + f->p.fast_slack > fast)
         fast = l0 + f->p.fast_slack;
     int v = mean <= fast;
-    if (v && !f->slack_only) /* within the slack only, the backends may queue */
+    if (v)
         f->knee = (double)f->win_gate;
     return v;
 }
