@@ -562,6 +562,13 @@ static int codel_judges(const qc_front *f)
     return f->codel_on && (!f->watch || f->overload);
 }
 
+/* The requests held: in flight (less those carrying a body, qc_front_carry)
+ * and waiting. */
+static double held_now(const qc_front *f)
+{
+    return (double)(f->inflight - f->carrying) + (double)f->waiting;
+}
+
 /* Whether the requests held (in flight and waiting) grew beyond what
  * chance makes of a backend loaded just to its capacity: their growth
  * over the slow run (from the start of its first slow window) above
@@ -598,9 +605,8 @@ static int suspect_lifo(const qc_front *f)
      * 3x overload (4 workers of det:0.01) grew its room from 13 to 108
      * served oldest first, and its requests were 42 of the 43 the live
      * proxy answered in over 40 ms in a 10 s run (bench_live part 4) */
-    double held = (double)(f->inflight - f->carrying) + (double)f->waiting;
     return f->win_bound &&
-           held - f->last_held > EXCESS_SIGMAS * sqrt((double)f->win_arrived) + 1;
+           held_now(f) - f->last_held > EXCESS_SIGMAS * sqrt((double)f->win_arrived) + 1;
 }
 
 /* Lets waiting requests in while there are slots: the backlogged class
@@ -900,7 +906,6 @@ static int verdict(qc_front *f, uint64_t drops)
 #define FAST_FORGET 5 /* fast verdicts in a row that end an overload */
 #define OVER_UNBOUND 3 /* windows in a row without the limit binding that end one */
 
-
 static int excess_beyond_noise(qc_front *f, int v, uint64_t arrived, double held, double prev)
 {
     if (v != 0) {
@@ -1028,7 +1033,7 @@ static void work_conserve(qc_front *f, uint32_t gate)
     f->dl_seen = 0;
     if (!f->watch)
         return;
-    double held = (double)(f->inflight - f->carrying) + (double)f->waiting, prev = f->last_held;
+    double held = held_now(f), prev = f->last_held;
     f->last_held = held;
     int grown = bound_run(f, bound, arrived, held, prev);
     if (!f->wc_on) {
@@ -1105,7 +1110,7 @@ static void work_conserve(qc_front *f, uint32_t gate)
         double up = g < f->ssthresh && !f->slack_only
                         ? (2 * g < f->ssthresh ? 2 * g : f->ssthresh)
                         : g + (g / 8 > 1 ? g / 8 : 1);
-        double demand = (double)(f->inflight - f->carrying) + (double)f->waiting;
+        double demand = held_now(f);
         if (up > demand)
             up = demand;
         if (up > want)
@@ -1186,7 +1191,7 @@ static void adm_limit(qc_front *f, double now, uint32_t gate)
         if (want < 0.75 * g)
             want = 0.75 * g;
     } else if (f->win_bound) {
-        double demand = (double)(f->inflight - f->carrying) + (double)f->waiting;
+        double demand = held_now(f);
         if (want > 2 * g)
             want = 2 * g;
         if (want < g + 1)
