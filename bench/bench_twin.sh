@@ -36,6 +36,14 @@
 #     --transit empirical:FILE. At 1x a limit that binds at the workers
 #     loses that share of capacity; and it spreads the answers of workers
 #     that the simulation would finish at one instant (det service).
+#     RUNS live runs per row and sitting (default 4), each on its own
+#     seed (client, backend and twin: run r of sitting s seeds s + 100 (r -
+#     1)), each with its twin on its own inputs; a row's figures are the
+#     means over its runs (each run's goodput, p50, p99, refused), live
+#     and simulated. One run is not enough: at 1x (a queue at the edge of
+#     stability) two runs on the same inputs that differ only in the
+#     host's timing move p50 by 20% (sd), and the twin, whose replications
+#     redraw the transit, shows the same spread.
 #     Criteria per row: goodput within 5%, admitted p50 and p99 within
 #     20% (sim / live), refused fraction within 5 points. SITTINGS
 #     sittings (default 3); a row is met when it is met in every sitting.
@@ -81,6 +89,7 @@ DUR=${DUR:-25}
 WARM=${WARM:-5}
 M=${SVC_MEAN:-0.05}
 REPS=${REPS:-10}
+RUNS=${RUNS:-4}
 HERE=$(cd "$(dirname "$0")" && pwd)
 PY=$(command -v python3 || :)
 [ -n "$PY" ] || { echo "bench_twin: needs python3: skipped"; exit 0; }
@@ -187,32 +196,36 @@ if part 1; then
             for lim in default aimd; do
                 if [ "$lim" = aimd ]; then largs="--limiter aimd"; else largs=""; fi
                 for x in 0.5 1 3; do
-                    rate=$(awk -v c="$CAP" -v x="$x" 'BEGIN { printf "%.10g", c * x }')
-                    start_backend --workers 4 --service "$spec" --seed "$s"
+                  rate=$(awk -v c="$CAP" -v x="$x" 'BEGIN { printf "%.10g", c * x }')
+                  r=1
+                  while [ "$r" -le "$RUNS" ]; do
+                    rs=$((s + 100 * (r - 1)))
+                    [ "$ssd" = 0 ] || ssd=$rs
+                    start_backend --workers 4 --service "$spec" --seed "$rs"
                     # shellcheck disable=SC2086
                     start_proxy $largs
                     $CLIENT "127.0.0.1:$PPORT" --class all=/:"$rate" --duration "$DUR" \
-                        --warmup "$WARM" --seed "$s" --schedule "$T/sched" >"$T/live.json"
+                        --warmup "$WARM" --seed "$rs" --schedule "$T/sched" >"$T/live.json"
                     stop "$PPID_" "$BPID"
                     # shellcheck disable=SC2086
                     "$QCTL" sim proxy --workers 4 --service "$simspec" $largs --arrival "trace:$T/sched.all" \
                         --overhead "empirical:$T/overhead$s.txt" $targs --time "$((DUR - WARM))" \
-                        --warmup "$WARM" --reps "$REPS" --seed "$s" --service-seed "$ssd" \
+                        --warmup "$WARM" --reps "$REPS" --seed "$rs" --service-seed "$ssd" \
                         --quiet --json >"$T/sim.json"
                     # the same with each replication's own service draws:
                     # how far one backend run can fall from another
                     # shellcheck disable=SC2086
                     "$QCTL" sim proxy --workers 4 --service "$simspec" $largs --arrival "trace:$T/sched.all" \
                         --overhead "empirical:$T/overhead$s.txt" $targs --time "$((DUR - WARM))" \
-                        --warmup "$WARM" --reps "$REPS" --seed "$s" --quiet --json >"$T/simfree.json"
+                        --warmup "$WARM" --reps "$REPS" --seed "$rs" --quiet --json >"$T/simfree.json"
                     "$PY" - "$T/live.json" "$T/sim.json" "$s" "$svc" "$lim" "$x" "$T/simfree.json" \
-                        "$(cut -d' ' -f1 /proc/loadavg)" >>"$ROWS" <<'EOF'
+                        "$(cut -d' ' -f1 /proc/loadavg)" "$r" >>"$ROWS" <<'EOF'
 import json, sys
 live, sim, free = (json.load(open(f)) for f in sys.argv[1:3] + sys.argv[7:8])
 a, m, fm = live["all"], sim["metrics"], free["metrics"]
 v = lambda k: m[k]["value"] if m[k] else None
 iv = lambda k: [fm[k]["ci_low"], fm[k]["ci_high"]] if fm[k] and "ci_low" in fm[k] else None
-print(json.dumps({"sitting": int(sys.argv[3]), "service": sys.argv[4], "limiter": sys.argv[5],
+print(json.dumps({"sitting": int(sys.argv[3]), "run": int(sys.argv[9]), "service": sys.argv[4], "limiter": sys.argv[5],
                   "load": float(sys.argv[6]), "live": a, "lateness_p99": live["lateness_p99"],
                   "lateness_max": live["lateness_max"], "loadavg": float(sys.argv[8]),
                   "sim": {"goodput": v("goodput"), "p50": v("latency_p50"),
@@ -224,9 +237,11 @@ EOF
 import json, sys
 r = json.loads(sys.stdin.read()); a, s = r["live"], r["sim"]
 f = lambda x: "-" if x is None else "%.4g" % x
-print("  sitting %d %s %-7s %.1fx: live goodput %s p50 %s p99 %s refused %s | sim %s %s %s %s"
-      % (r["sitting"], r["service"], r["limiter"], r["load"], f(a["goodput"]), f(a["p50"]),
+print("  sitting %d %s %-7s %.1fx run %d: live goodput %s p50 %s p99 %s refused %s | sim %s %s %s %s"
+      % (r["sitting"], r["service"], r["limiter"], r["load"], r["run"], f(a["goodput"]), f(a["p50"]),
          f(a["p99"]), f(a["refused"]), f(s["goodput"]), f(s["p50"]), f(s["p99"]), f(s["refused"])))'
+                    r=$((r + 1))
+                  done
                 done
             done
         done
@@ -234,7 +249,20 @@ print("  sitting %d %s %-7s %.1fx: live goodput %s p50 %s p99 %s refused %s | si
     done
     "$PY" - "$ROWS" <<'EOF'
 import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
+runs = [json.loads(l) for l in open(sys.argv[1])]
+# a row of a sitting: the means over its runs
+def mean(xs):
+    return None if not xs or any(x is None for x in xs) else sum(xs) / len(xs)
+rows, by = [], {}
+for r in runs:
+    by.setdefault((r["sitting"], r["service"], r["limiter"], r["load"]), []).append(r)
+for (st, svc, lim, load), rr in by.items():
+    agg = lambda side: {k: mean([x[side][k] for x in rr]) for k in ("goodput", "p50", "p99", "refused")}
+    p50s = [x["live"]["p50"] for x in rr if x["live"]["p50"] is not None]
+    rows.append({"sitting": st, "service": svc, "limiter": lim, "load": load, "live": agg("live"),
+                 "sim": agg("sim"), "runs": len(rr), "live_p50": [min(p50s), max(p50s)] if p50s else None,
+                 "lateness_p99": max(x["lateness_p99"] for x in rr),
+                 "loadavg": max(x["loadavg"] for x in rr), "free": rr[0].get("free", {})})
 def ratio(s, l):
     return None if s is None or l is None or l == 0 else s / l
 def crit(r):
@@ -249,9 +277,9 @@ def crit(r):
 f = lambda x, fmt="%.3g": "-" if x is None else fmt % x
 print()
 print("| sitting | service | limiter | load | goodput live / sim (ratio) | p50 ms live / sim (ratio) "
-      "| p99 ms live / sim (ratio) | refused live / sim (points) | met "
-      "| host load, client late p99 ms | own draws: goodput, p50 ms, refused (95%) |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+      "| p99 ms live / sim (ratio) | refused live / sim (points) | met | live runs' p50 ms "
+      "| host load, client late p99 ms | own draws (run 1): goodput, p50 ms, refused (95%) |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 def span(x, k=1, fmt="%.0f"):
     return "-" if not x else (fmt + "-" + fmt) % (k * x[0], k * x[1])
 met = {}
@@ -264,7 +292,7 @@ for r in rows:
     ms = lambda x: None if x is None else 1e3 * x
     fr = r.get("free", {})
     print("| %d | %s | %s | %gx | %s / %s (%s) | %s / %s (%s) | %s / %s (%s) | %s / %s (%s) | %s "
-          "| %s, %s | %s, %s, %s |" % (
+          "| %s | %s, %s | %s, %s, %s |" % (
         r["sitting"], r["service"], r["limiter"], r["load"],
         f(a["goodput"], "%.1f"), f(s["goodput"], "%.1f"), f(g, "%.3f"),
         f(ms(a["p50"]), "%.1f"), f(ms(s["p50"]), "%.1f"), f(p50, "%.2f"),
@@ -272,7 +300,7 @@ for r in rows:
         f(None if a["refused"] is None else 100 * a["refused"], "%.1f%%"),
         f(None if s["refused"] is None else 100 * s["refused"], "%.1f%%"),
         f(None if dref is None else 100 * dref, "%+.1f"),
-        "yes" if not miss else "no: " + ", ".join(miss),
+        "yes" if not miss else "no: " + ", ".join(miss), span(r.get("live_p50"), 1e3),
         f(r.get("loadavg"), "%.0f"), f(ms(r.get("lateness_p99")), "%.1f"),
         span(fr.get("goodput"), 1, "%.1f"), span(fr.get("p50"), 1e3), span(fr.get("refused"), 100)))
 print()

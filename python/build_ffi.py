@@ -856,6 +856,7 @@ typedef struct qc_psim_params {
     qc_psim_discipline discipline;
     double queue_target;
     unsigned sample_every;
+    unsigned sample_least;
     qc_psim_class cls[8];
     unsigned nclasses;
     double horizon;

@@ -132,6 +132,8 @@ typedef struct qc_psim_params {
     double queue_target;        /* codel target, s (0: adaptive) */
     unsigned sample_every;      /* the limiter's sampler: 0, one sample per
                                    interval (the proxy's); N, per N completions */
+    unsigned sample_least;      /* sample_every = 0: completions a window holds
+                                   at least (32, the proxy's; qctl/front.h) */
     /* the clients */
     qc_psim_class cls[QC_PSIM_CLASSES_MAX];
     unsigned nclasses; /* >= 1 */

@@ -1135,7 +1135,8 @@ def proxy(arrival=None, users=None, think=None, classes=None, backends=1, worker
           limiter="maxusers",
           limit=None, min_limit=None, max_limit=None, reference=None, gain=None,
           aimd_backoff=None, aimd_timeout=None, interval=0.1, queue=1024, queue_timeout=1.0,
-          queue_discipline="codel", queue_target=0.0, sample_every=0, epsilon=None,
+          queue_discipline="codel", queue_target=0.0, sample_every=0, sample_least=32,
+          epsilon=None,
           alpha=None, min_completions=None, time=60.0, warmup=5.0, reps=10, seed=1,
           confidence=0.95, series_dt=None, jobs=1, service_seed=0):
     """Simulates `qctl proxy` in front of backends as `qctl sim proxy` does
@@ -1196,6 +1197,7 @@ def proxy(arrival=None, users=None, think=None, classes=None, backends=1, worker
     p.discipline = disc[0]
     p.queue_target = _num("--queue-target", queue_target)
     p.sample_every = _int("--sample-every", sample_every)
+    p.sample_least = _int("--sample-least", sample_least)
     if classes is None:
         if (arrival is None) == (users is None):
             raise bad("sim proxy: give --arrival SPEC (open loop) or --users N (closed loop), "

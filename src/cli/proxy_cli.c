@@ -71,6 +71,11 @@ static int proxy_parse(void *ctx, int argc, char **argv, int reload)
          .help = "maxusers: integral gain K_I (default 0.5)"},
         {"interval", CLI_DOUBLE, &o->interval, .arg = "T",
          .help = "control interval, seconds (default 0.1)"},
+        {"sample-every", CLI_UINT, &o->sample_every, 0, 1e9, .arg = "N",
+         .help = "the limiter's window: 0 (default), one per interval;\nN, one per N completions"},
+        {"sample-least", CLI_UINT, &o->sample_least, 0, 1e9, .arg = "N",
+         .help = "--sample-every 0: an interval closes the window once\nit holds N completions "
+                 "(default 32; 0: every interval)"},
         {"queue", CLI_UINT, &o->queue, .arg = "N", .help = "waiting room (default 1024)"},
         {"queue-timeout", CLI_DOUBLE, &o->queue_timeout, .arg = "T",
          .help = "best-effort wait deadline, seconds (default 1)"},

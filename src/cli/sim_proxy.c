@@ -81,6 +81,9 @@ static const cli_flag flags[] = {
     {"sample-every", CLI_UINT, &Q.p.sample_every, 0, 1e9, .arg = "N",
      .help = "the limiter's sampler: 0 (default, as the proxy), one\nsample per interval; "
              "N, one per N completions"},
+    {"sample-least", CLI_UINT, &Q.p.sample_least, 0, 1e9, .arg = "N",
+     .help = "--sample-every 0: an interval closes the window once\nit holds N completions "
+             "(default 32; 0: every interval)"},
     {"class", CLI_STRS, &Q.classes, 0, NCLS, .arg = "NAME=BOUND",
      .help = "a class and its deadline, s (0: --queue-timeout); under\n--limiter "
              "admission its delay bound (0: best effort)"},

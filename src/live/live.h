@@ -347,6 +347,8 @@ typedef struct qc_proxy_params {
     size_t max_memory;        /* request bytes buffered beyond get 503 (0: no cap) */
     int queue_discipline;     /* QC_QUEUE_FIFO or QC_QUEUE_CODEL (see proxy.c) */
     double queue_target;      /* codel: the wait beyond which the queue is standing */
+    unsigned sample_every;    /* the limiter's sampler (qctl/front.h): 0, per interval */
+    unsigned sample_least;    /* sample_every 0: completions a window holds at least (32) */
     double drain_timeout;     /* after SIGTERM, stop anyway after this many seconds */
     const char *admin_token_file; /* NULL, or a file whose first line is the admin token */
     /* Without admin_token_file, a token is generated at start and written

@@ -716,6 +716,7 @@ void qc_proxy_params_init(qc_proxy_params *o)
     o->max_memory = (size_t)256 << 20;
     o->queue_discipline = QC_QUEUE_CODEL;
     o->queue_target = 0; /* adaptive: qc__proxy_queue_target */
+    o->sample_least = 32; /* the front's: qctl/front.h */
     o->drain_timeout = 30;
     o->tls_handshake_timeout = 10;
 }
@@ -787,6 +788,8 @@ static qc_front_params proxy_front_config(const qc_proxy_params *o)
     fp.discipline = o->queue_discipline == QC_QUEUE_CODEL ? QC_FRONT_CODEL : QC_FRONT_FIFO;
     fp.codel.target = o->queue_target;
     fp.codel.interval = o->interval;
+    fp.sample_every = o->sample_every;
+    fp.sample_least = o->sample_least;
     return fp;
 }
 

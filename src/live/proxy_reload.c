@@ -60,6 +60,10 @@ static int fixed_fields(const qc_proxy_params *o, const qc_proxy_params *n, qc_e
         f = "--queue-target";
     else if (o->interval != n->interval)
         f = "--interval";
+    else if (o->sample_every != n->sample_every)
+        f = "--sample-every";
+    else if (o->sample_least != n->sample_least)
+        f = "--sample-least";
     else if (memcmp(&o->fleet, &n->fleet, sizeof o->fleet) != 0)
         f = "the fleet (--route, --djsq-threshold, --idle-off, --min-on, --max-on, "
             "--initially-on)";

@@ -462,7 +462,7 @@ static int rep_init(rep_state *r, unsigned rep, qc_mc_class *plant, qc_err *err)
         r->lim = qc_limiter_alloc(&lc, 0, err);
         if (!r->lim)
             return err && err->code ? err->code : QC_ENOMEM;
-        qc_lim_sampler_init(&r->samp, 1);
+        qc_lim_sampler_init(&r->samp, 1, 0);
         r->has_lim = 1;
         qc_mc_set_limit(r->m, qc_limiter_limit_real(r->lim));
     }

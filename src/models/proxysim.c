@@ -80,6 +80,7 @@ void qc_psim_params_init(qc_psim_params *p)
     p->control = 1;
     qc_limiter_params_init(&p->limiter, QC_LIMITER_MAXUSERS);
     p->interval = 0.1;
+    p->sample_least = 32;
     p->queue = 1024;
     p->queue_timeout = 1;
     p->discipline = QC_PSIM_CODEL;
@@ -519,6 +520,7 @@ static qc_front_params front_config(const qc_psim_params *p, unsigned rep)
     fp.codel.target = p->queue_target;
     fp.codel.interval = p->interval;
     fp.sample_every = p->sample_every;
+    fp.sample_least = p->sample_least;
     return fp;
 }
 

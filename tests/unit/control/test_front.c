@@ -238,20 +238,36 @@ static void test_sampler(void **state)
 {
     (void)state;
     qc_lim_sampler s;
-    qc_lim_sampler_init(&s, 3);
+    qc_lim_sampler_init(&s, 3, 32);
     assert_int_equal(qc_lim_sampler_completion(&s), 0);
     assert_int_equal(qc_lim_sampler_completion(&s), 0);
     assert_int_equal(qc_lim_sampler_completion(&s), 1);
-    assert_int_equal(qc_lim_sampler_tick(&s), 0);
-    qc_lim_sampler_init(&s, 0);
+    assert_int_equal(qc_lim_sampler_tick(&s, 1), 0);
+    qc_lim_sampler_init(&s, 0, 0);
     assert_int_equal(qc_lim_sampler_completion(&s), 0);
-    assert_int_equal(qc_lim_sampler_tick(&s), 1);
+    assert_int_equal(qc_lim_sampler_tick(&s, 0), 1);
+    assert_int_equal(qc_lim_sampler_tick(&s, 0), 1); /* none: every interval still */
+    /* at least 3 completions: the window spans intervals until then, or
+     * until a failure, or QC_LIM_SAMPLER_TICKS intervals */
+    qc_lim_sampler_init(&s, 0, 3);
+    assert_int_equal(qc_lim_sampler_completion(&s), 0);
+    assert_int_equal(qc_lim_sampler_tick(&s, 0), 0);
+    assert_int_equal(qc_lim_sampler_completion(&s), 0);
+    assert_int_equal(qc_lim_sampler_tick(&s, 0), 0);
+    assert_int_equal(qc_lim_sampler_completion(&s), 0);
+    assert_int_equal(qc_lim_sampler_tick(&s, 0), 1);
+    assert_int_equal(qc_lim_sampler_completion(&s), 0);
+    assert_int_equal(qc_lim_sampler_tick(&s, 1), 1); /* a failure closes it */
+    for (int i = 1; i < QC_LIM_SAMPLER_TICKS; i++)
+        assert_int_equal(qc_lim_sampler_tick(&s, 0), 0);
+    assert_int_equal(qc_lim_sampler_tick(&s, 0), 1); /* none came: the longest window */
 
     for (unsigned every = 0; every <= 1; every++) {
         qc_front_params p;
         qc_front_params_init(&p, QC_LIMITER_AIMD);
         p.limiter.initial_limit = 4;
         p.sample_every = every;
+        p.sample_least = 0; /* every interval */
         qc_front *f = qc_front_alloc(&p, 0, NULL);
         assert_non_null(f);
         qc_front_decision d[4], out[CAP];
@@ -293,6 +309,7 @@ static void test_work_conserving(void **state)
         qc_front_params_init(&p, QC_LIMITER_AIMD);
         p.limiter.initial_limit = 2;
         p.discipline = QC_FRONT_FIFO;
+        p.sample_least = 0; /* the rule on one window: one per interval */
         qc_front *f = qc_front_alloc(&p, 0, NULL);
         assert_non_null(f);
         qc_front_decision d, out[CAP];

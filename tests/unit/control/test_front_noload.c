@@ -147,6 +147,7 @@ static void test_verdict_mean(void **state)
         qc_front_params_init(&p, QC_LIMITER_AIMD);
         p.limiter.initial_limit = 2;
         p.discipline = QC_FRONT_FIFO;
+        p.sample_least = 0; /* the rule on one window: one per interval */
         qc_front *f = qc_front_alloc(&p, 0, NULL);
         assert_non_null(f);
         qc_front_decision d, out[CAP];
