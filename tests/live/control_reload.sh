@@ -50,17 +50,23 @@ grep -q "drain: the final setting 1" "$TMP/r.err" || fail "no drain line"
 # the integral controller: bumpless across a reload of its reference
 echo 10 >"$TMP/y"
 rm -f "$TMP/applied"
-printf '{"actuator": "cmd:/bin/sh %s/act.sh {}", "controller": "integral", "reference": 10, "ki": 1, "setting": 5, "sensor-cmd": "cat %s/y", "interval": 0.2}\n' \
+printf '{"actuator": "cmd:/bin/sh %s/act.sh {}", "controller": "integral", "reference": 10, "ki": 1, "setting": 5, "sensor-cmd": "cat %s/y", "interval": 1}\n' \
     "$TMP" "$TMP" >"$TMP/i.json"
 "$QCTL" control --config "$TMP/i.json" --series "$TMP/i.csv" 2>"$TMP/i.err" &
 P=$!
 PIDS="$PIDS $P"
 wait_last 5
-sleep 0.5
+# y and the reference change together, just after a tick (the next is a
+# second away): a tick between the two writes would see y = 12 against
+# r = 10, a step of the controller rather than of the reload (a loaded
+# host once fitted one in between at an interval of 0.2 s)
+n0=$(wc -l <"$TMP/i.csv")
+i=0
+while [ "$(wc -l <"$TMP/i.csv")" -eq "$n0" ] && [ $i -lt 50 ]; do sleep 0.05; i=$((i + 1)); done
 sed -i 's/"reference": 10/"reference": 12/' "$TMP/i.json"
 echo 12 >"$TMP/y"
 kill -HUP "$P"
-sleep 1
+sleep 1.5
 kill "$P"; wait "$P" || fail "exit status $?"
 # every applied value is 5: no bump at the reload (y = r before and after)
 [ "$(sort -u "$TMP/applied")" = 5 ] || fail "the reload bumped the setting: $(sort -u "$TMP/applied" | tr '\n' ' ')"
